@@ -1,0 +1,62 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actorflow/actors/runtime.hpp"
+#include "actorflow/ops/placer.hpp"
+#include "actorflow/ops/resource.hpp"
+
+namespace af {
+
+struct SessionConfig;
+
+/// A device a session computes on (TensorFlow's `Device`): its attributes, its resource
+/// manager and where its kernels run. The runtime wraps each device in a device actor that
+/// executes partitions; the Device itself is shared with kernels running on pool threads
+/// and must be thread-safe.
+class Device {
+ public:
+  explicit Device(DeviceAttributes attributes) : attributes_(std::move(attributes)) {}
+  virtual ~Device() = default;
+
+  const DeviceAttributes& attributes() const noexcept { return attributes_; }
+  const std::string& name() const noexcept { return attributes_.name; }
+  const std::string& device_type() const noexcept { return attributes_.device_type; }
+
+  /// Variables and other resources living on this device.
+  ResourceMgr& resource_mgr() noexcept { return resources_; }
+
+  /// Runs `fn` on this device's inter-op pool (expensive kernels).
+  virtual void schedule(std::function<void()> fn) = 0;
+  /// The intra-op pool for multi-threaded kernels (may be null).
+  virtual Eigen::ThreadPoolDevice* intra_op_device() noexcept = 0;
+  virtual int intra_op_threads() const noexcept = 0;
+
+ private:
+  DeviceAttributes attributes_;
+  ResourceMgr resources_;
+};
+
+/// Creates the devices of one device type for a session (TensorFlow's `DeviceFactory`).
+class DeviceFactory {
+ public:
+  virtual ~DeviceFactory() = default;
+  /// Appends devices named under `name_prefix` (`/job:localhost/replica:0/task:0`).
+  virtual void create_devices(Runtime& runtime, const SessionConfig& config,
+                              const std::string& name_prefix,
+                              std::vector<std::unique_ptr<Device>>* out) = 0;
+
+  /// Registers `factory` for `device_type` (idempotent per type; higher priority first).
+  static void register_factory(const std::string& device_type, int priority,
+                               std::unique_ptr<DeviceFactory> factory);
+  /// Creates the devices of every registered factory, in priority order.
+  static std::vector<std::unique_ptr<Device>> create_all(Runtime& runtime, const SessionConfig& config,
+                                                         const std::string& name_prefix);
+  /// Registered device types.
+  static std::vector<std::string> device_types();
+};
+
+}  // namespace af

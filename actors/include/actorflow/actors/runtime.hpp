@@ -1,0 +1,98 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+
+namespace caf {
+class actor_system;
+class actor_system_config;
+}  // namespace caf
+
+namespace Eigen {
+struct ThreadPoolDevice;
+}  // namespace Eigen
+
+namespace af {
+
+/// Sizes of the runtime's CAF scheduler (0 = automatic).
+struct RuntimeOptions {
+  /// CAF worker threads; 0 = the number of cores (at least 2).
+  int scheduler_threads = 0;
+  /// CAF `scheduler.max-throughput` (messages an actor handles before yielding).
+  int max_throughput = 300;
+};
+
+/// The inter-op and intra-op thread pools of a device (TensorFlow's session thread pools).
+class ThreadPools {
+ public:
+  ThreadPools(int inter_op_threads, int intra_op_threads);
+  ~ThreadPools();
+  ThreadPools(const ThreadPools&) = delete;
+  ThreadPools& operator=(const ThreadPools&) = delete;
+
+  /// Runs `fn` on the inter-op pool.
+  void schedule(std::function<void()> fn);
+  /// The intra-op pool as an Eigen device for multi-threaded kernels.
+  Eigen::ThreadPoolDevice* intra_op_device() noexcept;
+  int inter_op_threads() const noexcept { return inter_threads_; }
+  int intra_op_threads() const noexcept { return intra_threads_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int inter_threads_;
+  int intra_threads_;
+};
+
+/// The actor system actorflow runs in, plus the process-wide thread pools.
+///
+/// A program either uses `Runtime::global()` (created on first use, shut down at exit) or
+/// creates its own Runtime, owning a fresh `caf::actor_system` or adopting the host
+/// application's (whose config must have gone through `Runtime::configure`). `shutdown()`
+/// is idempotent; sessions must be destroyed first.
+class Runtime {
+ public:
+  /// Creates a runtime with an actor system of its own.
+  explicit Runtime(RuntimeOptions options = {});
+  /// Adopts `system`; it must outlive the runtime. Its config must have been passed to
+  /// `Runtime::configure` before the system was created.
+  explicit Runtime(caf::actor_system& system);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  /// The process-wide runtime, created on first use.
+  static Runtime& global();
+
+  /// Adds actorflow's message types and recommended scheduler settings to `cfg`.
+  static void configure(caf::actor_system_config& cfg, const RuntimeOptions& options = {});
+
+  caf::actor_system& system() noexcept { return *system_; }
+
+  /// The process-wide pools: created by the first caller with its sizes (0 = number of
+  /// cores), reused by later callers (TensorFlow: "the first session you start creates the
+  /// inter-op thread pools; all other sessions just reuse them").
+  std::shared_ptr<ThreadPools> shared_pools(int inter_op_threads, int intra_op_threads);
+
+  /// A fresh step id, unique in this runtime.
+  std::int64_t next_step_id() noexcept { return ++step_ids_; }
+
+  /// Stops the owned actor system (waits for actors already asked to quit). Idempotent.
+  void shutdown();
+
+ private:
+  std::unique_ptr<caf::actor_system_config> config_;
+  std::unique_ptr<caf::actor_system> owned_system_;
+  caf::actor_system* system_ = nullptr;
+  std::mutex pools_mu_;
+  std::shared_ptr<ThreadPools> pools_;
+  std::atomic<std::int64_t> step_ids_{0};
+};
+
+/// Resolves a thread count: `requested` if positive, else the number of cores.
+int resolve_thread_count(int requested);
+
+}  // namespace af

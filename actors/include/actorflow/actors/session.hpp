@@ -1,0 +1,149 @@
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <asio/async_result.hpp>
+#include <asio/associated_executor.hpp>
+#include <asio/post.hpp>
+
+#include "actorflow/actors/runtime.hpp"
+#include "actorflow/actors/step_stats.hpp"
+#include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/placer.hpp"
+#include "actorflow/ops/tensor.hpp"
+
+namespace af {
+
+/// GPU memory options (`ConfigProto.gpu_options`); used by GPU devices.
+struct GPUOptions {
+  /// Fraction of each GPU's memory the process may take (0 = nearly all).
+  double per_process_gpu_memory_fraction = 0.0;
+  /// Allocate on demand instead of up front; memory is never given back.
+  bool allow_growth = false;
+  /// Comma-separated visible GPU ids, like CUDA_VISIBLE_DEVICES, applied on top of it.
+  std::string visible_device_list;
+};
+
+/// Session configuration (TensorFlow's `ConfigProto`).
+struct SessionConfig {
+  /// Log every node's device once, when the placer first places it.
+  bool log_device_placement = false;
+  /// Fall back to another device when a pinned device has no kernel for a node.
+  bool allow_soft_placement = false;
+  /// Threads of the inter-op pool (0 = number of cores).
+  int inter_op_parallelism_threads = 0;
+  /// Threads of the intra-op pool (0 = number of cores).
+  int intra_op_parallelism_threads = 0;
+  /// Give this session pools of its own instead of the process-wide ones.
+  bool use_per_session_threads = false;
+  /// Deadline of every step without its own `RunOptions::timeout_in_ms` (0 = none).
+  std::int64_t operation_timeout_in_ms = 0;
+  GPUOptions gpu_options;
+  /// Maximum devices per type (`{"CPU": 2}` creates CPU:0 and CPU:1; `{"GPU": 0}` hides GPUs).
+  std::map<std::string, int> device_count;
+  /// The runtime to run in (default: `Runtime::global()`).
+  Runtime* runtime = nullptr;
+};
+
+/// Per-step options (TensorFlow's `RunOptions`).
+struct RunOptions {
+  /// The step's deadline (0 = the session's operation_timeout_in_ms, or none).
+  std::int64_t timeout_in_ms = 0;
+  /// Record per-node stats into the RunMetadata passed to `run`.
+  bool trace = false;
+};
+
+/// Values for placeholders (or any tensor) for one step.
+using FeedDict = std::vector<std::pair<Output, Tensor>>;
+
+/// Handler type of `Session::async_run`.
+using RunSignature = void(std::exception_ptr, std::vector<Tensor>);
+
+/// Runs graphs (TensorFlow's `tf.Session`).
+///
+/// A local session (target `""`) creates its devices (CPU:0, GPUs where present) as actors,
+/// plus a master actor coordinating steps; variables live in the session's devices and are
+/// lost when it closes. `run` may be called from many threads at once; each call is one
+/// step. Errors are thrown as `af::Error` subclasses (`InvalidArgumentError`,
+/// `FailedPreconditionError`, `DeadlineExceededError`, ...); a failed or timed-out step
+/// leaves the session usable.
+class Session {
+ public:
+  /// Opens a session on `graph` (which must outlive the session). `target` is `""` for an
+  /// in-process session; `"caf://host:port"` targets need the net module.
+  explicit Session(Graph& graph, const std::string& target = "", SessionConfig config = {});
+  Session(Graph& graph, SessionConfig config);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// Runs one step and returns the value of `fetch`. Blocks until the step ends.
+  Tensor run(const Output& fetch, const FeedDict& feeds = {}, const RunOptions& options = {},
+             RunMetadata* metadata = nullptr);
+  /// Runs one step, evaluating `fetches` and running `targets`. Blocks until it ends.
+  std::vector<Tensor> run(const std::vector<Output>& fetches, const FeedDict& feeds = {},
+                          const std::vector<Operation>& targets = {},
+                          const RunOptions& options = {}, RunMetadata* metadata = nullptr);
+  /// Runs `target` (e.g. an initializer) for its effects.
+  void run(const Operation& target, const FeedDict& feeds = {}, const RunOptions& options = {},
+           RunMetadata* metadata = nullptr);
+
+  /// Starts one step and completes `token` with `(std::exception_ptr, std::vector<Tensor>)`:
+  /// a callback, `asio::use_future` or `asio::use_awaitable`. Never blocks the caller.
+  /// The completion runs on the handler's associated executor (by default a system
+  /// thread, never a runtime thread).
+  template <class CompletionToken>
+  auto async_run(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
+                 RunOptions options, CompletionToken&& token) {
+    return asio::async_initiate<CompletionToken, RunSignature>(
+        [this](auto handler, std::vector<Output> f, FeedDict fd, std::vector<Operation> t,
+               RunOptions o) {
+          auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+          start_step(std::move(f), std::move(fd), std::move(t), o, nullptr,
+                     [shared](Status status, std::vector<Tensor> values) {
+                       auto ex = asio::get_associated_executor(*shared);
+                       asio::post(ex, [shared, status = std::move(status),
+                                       values = std::move(values)]() mutable {
+                         (*shared)(make_exception_ptr(status), std::move(values));
+                       });
+                     });
+        },
+        token, std::move(fetches), std::move(feeds), std::move(targets), options);
+  }
+
+  /// `async_run(fetches, {}, {}, {}, token)`.
+  template <class CompletionToken>
+  auto async_run(std::vector<Output> fetches, CompletionToken&& token) {
+    return async_run(std::move(fetches), {}, {}, {}, std::forward<CompletionToken>(token));
+  }
+
+  /// Starts one step; `done` runs once, on a runtime thread, with the status and the
+  /// fetched values. The primitive under `run` and `async_run`.
+  void start_step(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
+                  const RunOptions& options, RunMetadata* metadata,
+                  std::function<void(Status, std::vector<Tensor>)> done);
+
+  /// Closes the session: pending steps end with Cancelled, devices and their variables go
+  /// away. Idempotent; called by the destructor.
+  void close();
+
+  /// The session's devices.
+  std::vector<DeviceAttributes> list_devices() const;
+  /// The placement so far (node name -> device), as the placer remembers it.
+  Placement placement() const;
+  /// The runtime this session runs in.
+  Runtime& runtime() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace af

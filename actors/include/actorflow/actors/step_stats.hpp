@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace af {
+
+/// One node's execution in a traced step (TensorFlow's `NodeExecStats`).
+struct NodeExecStats {
+  std::string node_name;
+  std::string op;
+  std::string device;
+  std::uint64_t thread_id = 0;  ///< OS thread that started the kernel
+  std::int64_t start_us = 0;    ///< microseconds since the steady clock's epoch
+  std::int64_t end_us = 0;
+  bool async = false;  ///< an asynchronous kernel (recv, delay): it waited without a thread
+};
+
+/// What a traced step reports (TensorFlow's `RunMetadata.step_stats`).
+class RunMetadata {
+ public:
+  std::vector<NodeExecStats> step_stats;
+
+  /// Chrome trace-event JSON (Perfetto and chrome://tracing open it): one process per
+  /// device, one track per device thread; async kernels that overlap other work go on
+  /// extra tracks so every track holds properly nested events only.
+  std::string chrome_trace() const;
+  /// Writes `chrome_trace()` to `path`; throws af::Error (NotFound, ...) on failure.
+  void write_chrome_trace(const std::string& path) const;
+};
+
+}  // namespace af

@@ -1,0 +1,360 @@
+// The device actor: runs partitions of steps. Cheap kernels run inline in the actor,
+// expensive ones on the device's inter-op pool (completion comes back as a message),
+// asynchronous ones as coroutines resumed inside the actor.
+#include <chrono>
+#include <deque>
+#include <thread>
+#include <unordered_map>
+
+#include "actorflow/ops/op_registry.hpp"
+#include "step.hpp"
+#include "wire_types.hpp"
+
+namespace af::detail {
+
+namespace {
+
+std::int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::uint64_t thread_id() {
+  return static_cast<std::uint64_t>(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+}
+
+Status with_node(Status s, const std::string& node) {
+  if (s.ok() || s.message().find("[[") != std::string::npos) return s;
+  return s.with_context("\n\t [[{{node " + node + "}}]]");
+}
+
+}  // namespace
+
+// -- ExecutorImpl --------------------------------------------------------------------------
+
+Status ExecutorImpl::create(PartitionPlan plan, std::shared_ptr<Device> device,
+                            std::shared_ptr<ExecutorImpl>* out) {
+  auto impl = std::make_shared<ExecutorImpl>();
+  impl->plan = std::move(plan);
+  impl->device = std::move(device);
+  auto& nodes = impl->plan.nodes;
+  impl->items.resize(nodes.size());
+  int slot = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    auto& item = impl->items[i];
+    const ExecNode& n = nodes[i];
+    item.node = &n;
+    item.input_start = slot;
+    item.num_inputs = static_cast<int>(n.inputs.size());
+    slot += item.num_inputs;
+    item.initial_pending = item.num_inputs + static_cast<int>(n.control_inputs.size());
+    item.out_edges.resize(n.output_types.size());
+    for (std::size_t k = 0; k < n.input_types.size(); ++k)
+      if (n.input_types[k] != DType::resource && !n.input_is_ref[k]) item.needs_deref = true;
+    if (n.def.op == "_Feed") continue;
+    OpKernelConstruction c{n.def, n.input_types, n.output_types, impl->device->device_type(),
+                           impl->device->name()};
+    Status s = KernelRegistry::global().create(c, &item.kernel);
+    if (!s.ok()) return s;
+    item.is_async = item.kernel->is_async();
+  }
+  impl->total_inputs = slot;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const ExecNode& n = nodes[i];
+    for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+      auto [src, output] = n.inputs[k];
+      impl->items[static_cast<std::size_t>(src)].out_edges[static_cast<std::size_t>(output)].push_back(
+          {static_cast<int>(i), static_cast<int>(k)});
+    }
+    for (int c : n.control_inputs) impl->items[static_cast<std::size_t>(c)].control_out.push_back(static_cast<int>(i));
+    if (impl->items[i].initial_pending == 0) impl->initial_ready.push_back(static_cast<int>(i));
+  }
+  for (auto& f : impl->plan.fetches)
+    impl->items[static_cast<std::size_t>(f.node)].fetches.push_back({f.fetch_index, f.output});
+  *out = std::move(impl);
+  return {};
+}
+
+// -- per-step execution state ------------------------------------------------------------
+
+namespace {
+
+class ExecutorState;
+
+struct DeviceActorState {
+  std::shared_ptr<Device> device;
+  // Keyed by (step id, partition index).
+  std::map<std::pair<std::int64_t, std::size_t>, std::unique_ptr<ExecutorState>> steps;
+  static inline const char* name = "af.device";
+  DeviceActorState() = default;
+  ~DeviceActorState();
+};
+using DeviceActor = caf::stateful_actor<DeviceActorState>;
+
+/// One partition of one step, owned by the device actor running it.
+class ExecutorState final : public StepServices {
+ public:
+  ExecutorState(DeviceActor* self, PartitionRunPtr run)
+      : self_(self),
+        run_(std::move(run)),
+        step_(run_->step.get()),
+        impl_(step_->executors[run_->partition]) {
+    pending_.reserve(impl_->items.size());
+    for (auto& item : impl_->items) pending_.push_back(item.initial_pending);
+    inputs_.resize(static_cast<std::size_t>(impl_->total_inputs));
+    ready_.assign(impl_->initial_ready.begin(), impl_->initial_ready.end());
+  }
+
+  // -- StepServices ------------------------------------------------------------------------
+
+  std::int64_t step_id() const override { return step_->step_id; }
+
+  void send(const std::string& key, Tensor value) override {
+    self_->send(step_->rendezvous, send_atom::value, step_->step_id, key, std::move(value));
+  }
+
+  Async<StatusOr<Tensor>> recv(const std::string& key) override {
+    return {[this, key](Completion<StatusOr<Tensor>> c) {
+      if (!status_.ok()) return c(cancelled("step aborted before recv of " + key));
+      cancel_hooks_.push_back([c](const Status& s) { c(s); });
+      auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(remaining());
+      self_->request(step_->rendezvous, wait, recv_atom::value, step_->step_id, key)
+          .then([c](const Tensor& t) { c(t); },
+                [c, key](caf::error& e) { c(status_from_error(e, "recv " + key)); });
+    }};
+  }
+
+  Async<Status> sleep(std::chrono::microseconds delay) override {
+    return {[this, delay](Completion<Status> c) {
+      if (!status_.ok()) return c(cancelled("step aborted"));
+      cancel_hooks_.push_back([c](const Status& s) { c(s); });
+      self_->delayed_send(self_, delay, resume_atom::value, Closure{[c] { c(Status()); }});
+    }};
+  }
+
+  // -- driving -------------------------------------------------------------------------------
+
+  /// Runs ready nodes until none is left; reports the partition when nothing is in flight.
+  /// Returns true when the partition finished.
+  bool run() {
+    if (in_loop_) return false;
+    in_loop_ = true;
+    while (!ready_.empty()) {
+      int id = ready_.front();
+      ready_.pop_front();
+      if (!status_.ok()) continue;  // aborted: drain without running
+      launch(id);
+    }
+    in_loop_ = false;
+    return maybe_finish();
+  }
+
+  /// Aborts the partition: nothing new starts; waiting kernels resume with `why`.
+  /// The caller runs `run()` afterwards (kernels resumed here must not finish the partition
+  /// underneath it).
+  void cancel(const Status& why) {
+    if (status_.ok()) status_ = why;
+    ready_.clear();
+    bool was_in_loop = std::exchange(in_loop_, true);
+    auto hooks = std::move(cancel_hooks_);
+    for (auto& h : hooks) h(why);
+    in_loop_ = was_in_loop;
+  }
+
+ private:
+  std::chrono::steady_clock::duration remaining() const {
+    if (step_->deadline == std::chrono::steady_clock::time_point::max()) return kNoDeadlineWait;
+    auto left = step_->deadline - std::chrono::steady_clock::now();
+    return std::max(left, std::chrono::steady_clock::duration(std::chrono::milliseconds(1)));
+  }
+
+  void fail(Status s) {
+    bool first = status_.ok();
+    if (first) {
+      cancel(s);
+      // Tell the master at once so it can cancel the other partitions.
+      self_->send(run_->master, cancel_atom::value, step_->step_id, s);
+    }
+  }
+
+  std::vector<Tensor> gather_inputs(const ExecutorImpl::Item& item, Status* s) {
+    std::vector<Tensor> in;
+    in.reserve(static_cast<std::size_t>(item.num_inputs));
+    for (int k = 0; k < item.num_inputs; ++k) {
+      Tensor& t = inputs_[static_cast<std::size_t>(item.input_start + k)];
+      if (t.dtype() == DType::resource && !item.node->input_is_ref[static_cast<std::size_t>(k)]) {
+        // A reference read by a kernel that wants the value (TensorFlow's executor deref).
+        auto* var = dynamic_cast<Var*>(t.resource().get());
+        Tensor value;
+        Status r = var ? var->read(&value) : internal("input is not a variable");
+        if (!r.ok()) {
+          *s = r;
+          return in;
+        }
+        in.push_back(std::move(value));
+      } else {
+        in.push_back(std::move(t));
+      }
+    }
+    return in;
+  }
+
+  void launch(int id) {
+    const auto& item = impl_->items[static_cast<std::size_t>(id)];
+    const ExecNode& node = *item.node;
+    if (node.feed_index >= 0) {
+      std::vector<Tensor> out{step_->feeds[static_cast<std::size_t>(node.feed_index)]};
+      complete(id, out, Status());
+      return;
+    }
+    Status s;
+    auto ctx = std::make_shared<OpKernelContext>(node.def, gather_inputs(item, &s));
+    if (!s.ok()) return fail(with_node(s, node.def.name));
+    ctx->set_num_outputs(static_cast<int>(node.output_types.size()));
+    ctx->resource_mgr = &impl_->device->resource_mgr();
+    ctx->step = this;
+    ctx->eigen_device = impl_->device->intra_op_device();
+    ctx->intra_op_threads = impl_->device->intra_op_threads();
+    ctx->device_name = impl_->device->name();
+    OpKernel* kernel = item.kernel.get();
+    if (item.is_async) {
+      ++outstanding_;
+      auto start = step_->trace ? now_us() : 0;
+      auto tid = step_->trace ? thread_id() : 0;
+      AsyncKernelTask task = kernel->compute_async(*ctx);
+      task.start([this, id, ctx, start, tid](std::exception_ptr e) {
+        --outstanding_;
+        if (e) ctx->fail(status_from_exception(e));
+        if (step_->trace) record(id, tid, start, now_us(), true);
+        complete(id, ctx->outputs(), ctx->status());
+        run();
+      });
+      return;
+    }
+    if (kernel->is_expensive(*ctx)) {
+      ++outstanding_;
+      auto impl = impl_;  // keeps kernels and device alive while the pool runs
+      caf::actor me = caf::actor_cast<caf::actor>(self_);
+      bool trace = step_->trace;
+      impl_->device->schedule([this, id, ctx, kernel, impl, me, trace] {
+        auto start = trace ? now_us() : 0;
+        compute(*kernel, *ctx);
+        auto end = trace ? now_us() : 0;
+        auto tid = trace ? thread_id() : 0;
+        caf::anon_send(me, resume_atom::value, Closure{[this, id, ctx, start, end, tid] {
+                         --outstanding_;
+                         if (step_->trace) record(id, tid, start, end, false);
+                         complete(id, ctx->outputs(), ctx->status());
+                         run();
+                       }});
+      });
+      return;
+    }
+    auto start = step_->trace ? now_us() : 0;
+    compute(*kernel, *ctx);
+    if (step_->trace) record(id, thread_id(), start, now_us(), false);
+    complete(id, ctx->outputs(), ctx->status());
+  }
+
+  static void compute(OpKernel& kernel, OpKernelContext& ctx) {
+    try {
+      kernel.compute(ctx);
+    } catch (...) {
+      ctx.fail(status_from_exception(std::current_exception()));
+    }
+  }
+
+  void record(int id, std::uint64_t tid, std::int64_t start, std::int64_t end, bool async) {
+    const ExecNode& n = *impl_->items[static_cast<std::size_t>(id)].node;
+    stats_.push_back({n.def.name, n.def.op, impl_->device->name(), tid, start, end, async});
+  }
+
+  void complete(int id, std::vector<Tensor>& outputs, const Status& s) {
+    const auto& item = impl_->items[static_cast<std::size_t>(id)];
+    if (!s.ok()) return fail(with_node(s, item.node->def.name));
+    if (!status_.ok()) return;
+    for (auto& [fetch, output] : item.fetches) {
+      Tensor value = outputs[static_cast<std::size_t>(output)];
+      if (value.dtype() == DType::resource) {
+        auto* var = dynamic_cast<Var*>(value.resource().get());
+        Status r = var ? var->read(&value) : internal("fetched a non-variable resource");
+        if (!r.ok()) return fail(with_node(r, item.node->def.name));
+      }
+      step_->results[static_cast<std::size_t>(fetch)] = std::move(value);
+    }
+    for (std::size_t o = 0; o < item.out_edges.size(); ++o) {
+      const auto& edges = item.out_edges[o];
+      for (std::size_t e = 0; e < edges.size(); ++e) {
+        auto [dst, slot] = edges[e];
+        auto& target = inputs_[static_cast<std::size_t>(impl_->items[static_cast<std::size_t>(dst)].input_start + slot)];
+        // The last consumer takes the tensor; the others share it.
+        target = e + 1 == edges.size() ? std::move(outputs[o]) : outputs[o];
+        if (--pending_[static_cast<std::size_t>(dst)] == 0) ready_.push_back(dst);
+      }
+    }
+    for (int dst : item.control_out)
+      if (--pending_[static_cast<std::size_t>(dst)] == 0) ready_.push_back(dst);
+  }
+
+  bool maybe_finish();
+
+  DeviceActor* self_;
+  PartitionRunPtr run_;
+  StepRun* step_;
+  std::shared_ptr<const ExecutorImpl> impl_;
+  std::vector<int> pending_;
+  std::vector<Tensor> inputs_;
+  std::deque<int> ready_;
+  int outstanding_ = 0;
+  bool in_loop_ = false;
+  bool finished_ = false;
+  Status status_;
+  std::vector<std::function<void(const Status&)>> cancel_hooks_;
+  std::vector<NodeExecStats> stats_;
+};
+
+DeviceActorState::~DeviceActorState() = default;
+
+bool ExecutorState::maybe_finish() {
+  if (finished_ || in_loop_ || outstanding_ > 0 || (!ready_.empty() && status_.ok())) return false;
+  finished_ = true;
+  if (!stats_.empty()) {
+    std::lock_guard<std::mutex> guard(step_->stats_mu);
+    step_->stats.insert(step_->stats.end(), stats_.begin(), stats_.end());
+  }
+  self_->send(run_->master, done_atom::value, step_->step_id, run_->partition, status_);
+  self_->state.steps.erase({step_->step_id, run_->partition});  // destroys *this
+  return true;
+}
+
+caf::behavior device_actor(DeviceActor* self, std::shared_ptr<Device> device) {
+  self->state.device = std::move(device);
+  return {
+      [self](run_atom, const PartitionRunPtr& run) {
+        auto key = std::make_pair(run->step->step_id, run->partition);
+        auto state = std::make_unique<ExecutorState>(self, run);
+        auto* raw = state.get();
+        self->state.steps.emplace(key, std::move(state));
+        raw->run();
+      },
+      [self](cancel_atom, std::int64_t step_id, const Status& why) {
+        std::vector<ExecutorState*> targets;
+        for (auto& [key, state] : self->state.steps)
+          if (key.first == step_id) targets.push_back(state.get());
+        for (auto* s : targets) {
+          s->cancel(why);
+          s->run();
+        }
+      },
+      [](resume_atom, const Closure& c) { c.fn(); },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_device_actor(caf::actor_system& sys, std::shared_ptr<Device> device) {
+  return sys.spawn(device_actor, std::move(device));
+}
+
+}  // namespace af::detail

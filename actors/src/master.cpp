@@ -1,0 +1,108 @@
+// A session's master actor: fans a step out to its device actors, enforces the step's
+// deadline, cancels every partition on the first error and completes the step once every
+// partition has reported.
+#include <map>
+
+#include "step.hpp"
+#include "wire_types.hpp"
+
+namespace af::detail {
+
+namespace {
+
+struct ActiveStep {
+  StepRunPtr step;
+  std::size_t remaining = 0;
+  Status status;
+  bool cancelled = false;
+};
+
+struct MasterState {
+  std::map<std::int64_t, ActiveStep> steps;
+  static inline const char* name = "af.master";
+
+  ~MasterState() {
+    // The session closed with steps in flight: they end with Cancelled.
+    for (auto& [id, active] : steps) {
+      if (active.step->done)
+        active.step->done(cancelled("Session has been closed."), {});
+    }
+  }
+};
+
+using Master = caf::stateful_actor<MasterState>;
+
+void cancel_step(Master* self, ActiveStep& active, const Status& why) {
+  if (active.status.ok()) active.status = why;
+  if (active.cancelled) return;
+  active.cancelled = true;
+  auto& step = *active.step;
+  Status wake = why.code() == Code::cancelled || why.code() == Code::deadline_exceeded
+                    ? why
+                    : cancelled("step " + std::to_string(step.step_id) +
+                                " was aborted: " + why.message());
+  for (auto& device : step.device_actors)
+    self->send(device, cancel_atom::value, step.step_id, wake);
+  if (step.rendezvous) self->send(step.rendezvous, abort_atom::value, step.step_id, wake);
+}
+
+void finish_step(Master* self, std::int64_t step_id) {
+  auto it = self->state.steps.find(step_id);
+  ActiveStep active = std::move(it->second);
+  self->state.steps.erase(it);
+  auto& step = *active.step;
+  if (step.rendezvous) self->send(step.rendezvous, cleanup_atom::value, step.step_id);
+  if (step.metadata) {
+    std::lock_guard<std::mutex> guard(step.stats_mu);
+    step.metadata->step_stats = std::move(step.stats);
+  }
+  auto done = std::move(step.done);
+  if (active.status.ok())
+    done(Status(), std::move(step.results));
+  else
+    done(active.status, {});
+}
+
+caf::behavior master(Master* self) {
+  return {
+      [self](run_atom, const StepRunPtr& step) {
+        auto& active = self->state.steps[step->step_id];
+        active.step = step;
+        active.remaining = step->executors.size();
+        if (active.remaining == 0) return finish_step(self, step->step_id);
+        if (step->timeout)
+          self->delayed_send(self, *step->timeout, timeout_atom::value, step->step_id);
+        for (std::size_t i = 0; i < step->executors.size(); ++i) {
+          auto run = std::make_shared<PartitionRun>();
+          run->step = step;
+          run->partition = i;
+          run->master = caf::actor_cast<caf::actor>(self);
+          self->send(step->device_actors[i], run_atom::value, std::move(run));
+        }
+      },
+      [self](cancel_atom, std::int64_t step_id, const Status& why) {
+        auto it = self->state.steps.find(step_id);
+        if (it != self->state.steps.end()) cancel_step(self, it->second, why);
+      },
+      [self](done_atom, std::int64_t step_id, std::size_t, const Status& status) {
+        auto it = self->state.steps.find(step_id);
+        if (it == self->state.steps.end()) return;
+        if (!status.ok()) cancel_step(self, it->second, status);
+        if (--it->second.remaining == 0) finish_step(self, step_id);
+      },
+      [self](timeout_atom, std::int64_t step_id) {
+        auto it = self->state.steps.find(step_id);
+        if (it == self->state.steps.end()) return;
+        cancel_step(self, it->second,
+                    deadline_exceeded("Timed out waiting for notification: step " +
+                                      std::to_string(step_id) + " exceeded its deadline of " +
+                                      std::to_string(it->second.step->timeout->count()) + " ms"));
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_master(caf::actor_system& sys) { return sys.spawn(master); }
+
+}  // namespace af::detail

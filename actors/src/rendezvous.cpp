@@ -1,0 +1,70 @@
+// The step rendezvous: values sent on cross-device edges wait here for their receiver.
+// A receive is a delayed response, failed at once when the step is aborted.
+#include <map>
+#include <string>
+
+#include "step.hpp"
+#include "wire_types.hpp"
+
+namespace af::detail {
+
+namespace {
+
+struct StepEntry {
+  std::map<std::string, Tensor> values;
+  std::map<std::string, caf::response_promise> waiters;
+  Status aborted;
+};
+
+struct RendezvousState {
+  std::map<std::int64_t, StepEntry> steps;
+  static inline const char* name = "af.rendezvous";
+};
+
+caf::behavior rendezvous(caf::stateful_actor<RendezvousState>* self) {
+  return {
+      [self](send_atom, std::int64_t step_id, const std::string& key, const Tensor& value) {
+        auto& entry = self->state.steps[step_id];
+        if (!entry.aborted.ok()) return;
+        if (auto it = entry.waiters.find(key); it != entry.waiters.end()) {
+          auto promise = std::move(it->second);
+          entry.waiters.erase(it);
+          promise.deliver(value);
+          return;
+        }
+        entry.values[key] = value;
+      },
+      [self](recv_atom, std::int64_t step_id, const std::string& key) -> caf::result<Tensor> {
+        auto& entry = self->state.steps[step_id];
+        if (!entry.aborted.ok()) return to_error(entry.aborted);
+        if (auto it = entry.values.find(key); it != entry.values.end()) {
+          Tensor t = std::move(it->second);
+          entry.values.erase(it);
+          return t;
+        }
+        auto promise = self->make_response_promise();
+        entry.waiters.emplace(key, promise);
+        return caf::delegated<Tensor>{};
+      },
+      [self](abort_atom, std::int64_t step_id, const Status& why) {
+        auto& entry = self->state.steps[step_id];
+        if (entry.aborted.ok()) entry.aborted = cancelled("step aborted: " + why.message());
+        entry.values.clear();
+        for (auto& [key, promise] : entry.waiters) promise.deliver(to_error(entry.aborted));
+        entry.waiters.clear();
+      },
+      [self](cleanup_atom, std::int64_t step_id) {
+        auto it = self->state.steps.find(step_id);
+        if (it == self->state.steps.end()) return;
+        for (auto& [key, promise] : it->second.waiters)
+          promise.deliver(to_error(cancelled("step " + std::to_string(step_id) + " ended")));
+        self->state.steps.erase(it);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_rendezvous(caf::actor_system& sys) { return sys.spawn(rendezvous); }
+
+}  // namespace af::detail

@@ -1,0 +1,85 @@
+#include "actorflow/actors/runtime.hpp"
+
+#define EIGEN_USE_THREADS
+#include <algorithm>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include "wire_types.hpp"
+
+namespace af {
+
+int resolve_thread_count(int requested) {
+  if (requested > 0) return requested;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+struct ThreadPools::Impl {
+  Eigen::ThreadPool inter;
+  Eigen::ThreadPool intra;
+  Eigen::ThreadPoolDevice intra_device;
+  Impl(int inter_threads, int intra_threads)
+      : inter(inter_threads), intra(intra_threads), intra_device(&intra, intra_threads) {}
+};
+
+ThreadPools::ThreadPools(int inter_op_threads, int intra_op_threads)
+    : inter_threads_(resolve_thread_count(inter_op_threads)),
+      intra_threads_(resolve_thread_count(intra_op_threads)) {
+  impl_ = std::make_unique<Impl>(inter_threads_, intra_threads_);
+}
+
+ThreadPools::~ThreadPools() = default;
+
+void ThreadPools::schedule(std::function<void()> fn) { impl_->inter.Schedule(std::move(fn)); }
+
+Eigen::ThreadPoolDevice* ThreadPools::intra_op_device() noexcept { return &impl_->intra_device; }
+
+void Runtime::configure(caf::actor_system_config& cfg, const RuntimeOptions& options) {
+  detail::add_wire_types(cfg);
+  cfg.load<caf::io::middleman>();
+  int threads = options.scheduler_threads > 0
+                    ? options.scheduler_threads
+                    : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
+  cfg.set("scheduler.max-threads", static_cast<size_t>(threads));
+  cfg.set("scheduler.max-throughput", static_cast<size_t>(options.max_throughput));
+  cfg.set("logger.verbosity", caf::atom("quiet"));
+}
+
+Runtime::Runtime(RuntimeOptions options) : config_(std::make_unique<caf::actor_system_config>()) {
+  configure(*config_, options);
+  owned_system_ = std::make_unique<caf::actor_system>(*config_);
+  system_ = owned_system_.get();
+  detail::check_wire_types(*system_);
+}
+
+Runtime::Runtime(caf::actor_system& system) : system_(&system) { detail::check_wire_types(system); }
+
+Runtime::~Runtime() { shutdown(); }
+
+Runtime& Runtime::global() {
+  // Never destroyed: CAF 0.17's actor_system crashes when destroyed during exit() (after the
+  // main thread's thread-locals are gone). Programs that want an orderly stop call
+  // `Runtime::global().shutdown()` before main returns; otherwise the idle workers end
+  // with the process.
+  static Runtime* runtime = new Runtime;
+  return *runtime;
+}
+
+std::shared_ptr<ThreadPools> Runtime::shared_pools(int inter_op_threads, int intra_op_threads) {
+  std::lock_guard<std::mutex> guard(pools_mu_);
+  if (!pools_) pools_ = std::make_shared<ThreadPools>(inter_op_threads, intra_op_threads);
+  return pools_;
+}
+
+void Runtime::shutdown() {
+  {
+    std::lock_guard<std::mutex> guard(pools_mu_);
+    pools_.reset();
+  }
+  owned_system_.reset();
+}
+
+}  // namespace af

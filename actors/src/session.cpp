@@ -1,0 +1,262 @@
+#include "actorflow/actors/session.hpp"
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+
+#include "actorflow/actors/device.hpp"
+#include "actorflow/ops/execution_plan.hpp"
+#include "actorflow/ops/logging.hpp"
+#include "step.hpp"
+#include "wire_types.hpp"
+
+namespace af {
+
+namespace {
+
+constexpr const char* kLocalPrefix = "/job:localhost/replica:0/task:0";
+
+struct CachedPlan {
+  ExecutionPlan plan;
+  std::vector<std::shared_ptr<const detail::ExecutorImpl>> executors;
+  std::vector<caf::actor> device_actors;
+};
+
+std::string shape_tuple(const Shape& s) {
+  std::string out = "(";
+  for (int i = 0; i < s.rank(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(s.dim(i));
+  }
+  if (s.rank() == 1) out += ",";
+  return out + ")";
+}
+
+}  // namespace
+
+struct Session::Impl {
+  Graph* graph = nullptr;
+  SessionConfig config;
+  Runtime* runtime = nullptr;
+  std::vector<std::shared_ptr<Device>> devices;
+  std::vector<DeviceAttributes> attributes;
+  std::map<std::string, caf::actor> device_actors;
+  caf::actor master;
+  caf::actor rendezvous;
+
+  mutable std::mutex mu;
+  Placement placement;
+  std::map<std::string, std::shared_ptr<const CachedPlan>> cache;
+  bool closed = false;
+
+  Status prepare(const std::vector<Output>& feeds, const std::vector<Output>& fetches,
+                 const std::vector<Operation>& targets, std::shared_ptr<const CachedPlan>* out);
+  void close();
+};
+
+Status Session::Impl::prepare(const std::vector<Output>& feeds, const std::vector<Output>& fetches,
+                              const std::vector<Operation>& targets,
+                              std::shared_ptr<const CachedPlan>* out) {
+  std::string key;
+  for (auto& f : feeds) key += f.name() + ",";
+  key += "|";
+  for (auto& f : fetches) key += f.name() + ",";
+  key += "|";
+  for (auto& t : targets) key += t.name() + ",";
+  std::lock_guard<std::mutex> guard(mu);
+  if (closed) return failed_precondition("Attempted to use a closed Session.");
+  if (auto it = cache.find(key); it != cache.end()) {
+    *out = it->second;
+    return {};
+  }
+  auto cached = std::make_shared<CachedPlan>();
+  {
+    std::shared_lock<std::shared_mutex> graph_lock(graph->mutex());
+    PlacerOptions options{config.allow_soft_placement, config.log_device_placement};
+    ACTORFLOW_RETURN_IF_ERROR(build_execution_plan(*graph, feeds, fetches, targets, attributes,
+                                                   options, &placement, &cached->plan));
+  }
+  if (config.log_device_placement)
+    for (auto& name : cached->plan.newly_placed) log_info(name + ": " + placement.at(name));
+  for (auto& partition : cached->plan.partitions) {
+    std::shared_ptr<Device> device;
+    for (auto& d : devices)
+      if (d->name() == partition.device) device = d;
+    std::shared_ptr<detail::ExecutorImpl> executor;
+    caf::actor actor = device_actors.at(partition.device);
+    ACTORFLOW_RETURN_IF_ERROR(detail::ExecutorImpl::create(partition, device, &executor));
+    cached->executors.push_back(std::move(executor));
+    cached->device_actors.push_back(actor);
+  }
+  cache.emplace(key, cached);
+  *out = std::move(cached);
+  return {};
+}
+
+void Session::Impl::close() {
+  std::lock_guard<std::mutex> guard(mu);
+  if (closed) return;
+  closed = true;
+  cache.clear();
+  for (auto& [name, actor] : device_actors) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(rendezvous, caf::exit_reason::user_shutdown);
+  device_actors.clear();
+  master = caf::actor();
+  rendezvous = caf::actor();
+  devices.clear();
+}
+
+Session::Session(Graph& graph, SessionConfig config) : Session(graph, "", std::move(config)) {}
+
+Session::Session(Graph& graph, const std::string& target, SessionConfig config)
+    : impl_(std::make_shared<Impl>()) {
+  if (!target.empty())
+    throw UnimplementedError(af::unimplemented(
+        "Session target '" + target +
+        "': remote sessions are provided by the actorflow net module, which is not built yet"));
+  impl_->graph = &graph;
+  impl_->runtime = config.runtime ? config.runtime : &Runtime::global();
+  impl_->config = std::move(config);
+  auto devices = DeviceFactory::create_all(*impl_->runtime, impl_->config, kLocalPrefix);
+  if (devices.empty())
+    throw InternalError(af::internal(
+        "no devices: link actorflow::devices and include <actorflow/actorflow.hpp> (or "
+        "<actorflow/devices/cpu_device.hpp>) so the CPU device registers itself"));
+  auto& sys = impl_->runtime->system();
+  for (auto& d : devices) {
+    std::shared_ptr<Device> shared = std::move(d);
+    impl_->attributes.push_back(shared->attributes());
+    impl_->device_actors.emplace(shared->name(), detail::spawn_device_actor(sys, shared));
+    impl_->devices.push_back(std::move(shared));
+  }
+  impl_->master = detail::spawn_master(sys);
+  impl_->rendezvous = detail::spawn_rendezvous(sys);
+}
+
+Session::~Session() { close(); }
+
+void Session::close() { impl_->close(); }
+
+std::vector<DeviceAttributes> Session::list_devices() const { return impl_->attributes; }
+
+Placement Session::placement() const {
+  std::lock_guard<std::mutex> guard(impl_->mu);
+  return impl_->placement;
+}
+
+Runtime& Session::runtime() const { return *impl_->runtime; }
+
+void Session::start_step(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
+                         const RunOptions& options, RunMetadata* metadata,
+                         std::function<void(Status, std::vector<Tensor>)> done) {
+  std::vector<Output> feed_outputs;
+  std::vector<Tensor> feed_values;
+  for (auto& [out, value] : feeds) {
+    if (!out.valid()) return done(invalid_argument("Feed key is not a valid tensor"), {});
+    if (!value.is_initialized())
+      return done(invalid_argument("Cannot feed an uninitialized value for Tensor '" + out.name() + "'"), {});
+    if (value.dtype() != out.dtype())
+      return done(invalid_argument("Cannot feed value of dtype " + std::string(dtype_name(value.dtype())) +
+                                   " for Tensor '" + out.name() + "', which has dtype " +
+                                   std::string(dtype_name(out.dtype()))),
+                  {});
+    if (!out.shape().is_compatible_with(PartialShape(value.shape())))
+      return done(invalid_argument("Cannot feed value of shape " + shape_tuple(value.shape()) +
+                                   " for Tensor '" + out.name() + "', which has shape '" +
+                                   out.shape().to_string() + "'"),
+                  {});
+    feed_outputs.push_back(out);
+    feed_values.push_back(value);
+  }
+  for (auto& f : fetches)
+    if (!f.valid()) return done(invalid_argument("Fetch argument is not a valid tensor"), {});
+  std::shared_ptr<const CachedPlan> plan;
+  Status s;
+  try {
+    s = impl_->prepare(feed_outputs, fetches, targets, &plan);
+  } catch (...) {
+    s = status_from_exception(std::current_exception());
+  }
+  if (!s.ok()) return done(s, {});
+  auto step = std::make_shared<detail::StepRun>();
+  step->step_id = impl_->runtime->next_step_id();
+  step->feeds = std::move(feed_values);
+  step->results.resize(fetches.size());
+  for (std::size_t k = 0; k < fetches.size(); ++k)
+    if (int f = plan->plan.fetch_from_feed[k]; f >= 0) step->results[k] = step->feeds[static_cast<std::size_t>(f)];
+  step->trace = options.trace && metadata != nullptr;
+  step->metadata = step->trace ? metadata : nullptr;
+  std::int64_t timeout =
+      options.timeout_in_ms > 0 ? options.timeout_in_ms : impl_->config.operation_timeout_in_ms;
+  if (timeout > 0) {
+    step->timeout = std::chrono::milliseconds(timeout);
+    step->deadline = std::chrono::steady_clock::now() + *step->timeout;
+  }
+  step->executors = plan->executors;
+  step->device_actors = plan->device_actors;
+  step->done = std::move(done);
+  caf::actor master, rendezvous;
+  {
+    std::lock_guard<std::mutex> guard(impl_->mu);
+    if (impl_->closed) {
+      auto d = std::move(step->done);
+      return d(failed_precondition("Attempted to use a closed Session."), {});
+    }
+    master = impl_->master;
+    step->rendezvous = impl_->rendezvous;
+  }
+  caf::anon_send(master, detail::run_atom::value, std::move(step));
+}
+
+namespace {
+
+/// A blocking wait for one step (the synchronous API).
+struct SyncWait {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  Status status;
+  std::vector<Tensor> values;
+
+  std::function<void(Status, std::vector<Tensor>)> callback() {
+    return [this](Status s, std::vector<Tensor> v) {
+      std::lock_guard<std::mutex> guard(mu);
+      status = std::move(s);
+      values = std::move(v);
+      done = true;
+      cv.notify_one();
+    };
+  }
+
+  std::vector<Tensor> wait() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [this] { return done; });
+    throw_if_error(status);
+    return std::move(values);
+  }
+};
+
+}  // namespace
+
+std::vector<Tensor> Session::run(const std::vector<Output>& fetches, const FeedDict& feeds,
+                                 const std::vector<Operation>& targets, const RunOptions& options,
+                                 RunMetadata* metadata) {
+  SyncWait wait;
+  start_step(fetches, feeds, targets, options, metadata, wait.callback());
+  return wait.wait();
+}
+
+Tensor Session::run(const Output& fetch, const FeedDict& feeds, const RunOptions& options,
+                    RunMetadata* metadata) {
+  return run(std::vector<Output>{fetch}, feeds, {}, options, metadata).at(0);
+}
+
+void Session::run(const Operation& target, const FeedDict& feeds, const RunOptions& options,
+                  RunMetadata* metadata) {
+  run(std::vector<Output>{}, feeds, {target}, options, metadata);
+}
+
+}  // namespace af

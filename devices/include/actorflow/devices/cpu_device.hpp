@@ -1,0 +1,31 @@
+#pragma once
+
+#include <memory>
+
+#include "actorflow/actors/device.hpp"
+
+namespace af {
+
+/// The CPU device (`/device:CPU:N`): kernels run inline in its actor or on the inter-op
+/// pool; multi-threaded kernels use the intra-op pool. Pools are the process-wide ones
+/// unless `SessionConfig::use_per_session_threads`.
+class CpuDevice : public Device {
+ public:
+  CpuDevice(DeviceAttributes attributes, std::shared_ptr<ThreadPools> pools);
+  void schedule(std::function<void()> fn) override;
+  Eigen::ThreadPoolDevice* intra_op_device() noexcept override;
+  int intra_op_threads() const noexcept override;
+
+ private:
+  std::shared_ptr<ThreadPools> pools_;
+};
+
+/// Registers the CPU device factory (idempotent). Returns true.
+bool register_cpu_device_factory();
+
+namespace detail {
+// Including this header registers the CPU device in every program that does.
+inline const bool cpu_device_registered = register_cpu_device_factory();
+}  // namespace detail
+
+}  // namespace af

@@ -1,0 +1,14 @@
+#pragma once
+
+/// Everything a user of actorflow needs: graphs, ops, sessions and devices.
+#include "actorflow/actors/device.hpp"
+#include "actorflow/actors/runtime.hpp"
+#include "actorflow/actors/session.hpp"
+#include "actorflow/actors/step_stats.hpp"
+#include "actorflow/devices/cpu_device.hpp"
+#include "actorflow/ops/device_spec.hpp"
+#include "actorflow/ops/errors.hpp"
+#include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/logging.hpp"
+#include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/tensor.hpp"

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "actorflow/ops/dtype.hpp"
+#include "actorflow/ops/shape.hpp"
+#include "actorflow/ops/tensor.hpp"
+
+namespace af {
+
+/// An attribute of a node (TensorFlow's `AttrValue`).
+using AttrValue = std::variant<std::monostate, std::int64_t, float, bool, std::string, DType,
+                               PartialShape, Tensor, std::vector<std::int64_t>,
+                               std::vector<float>, std::vector<DType>,
+                               std::vector<PartialShape>, std::vector<std::string>>;
+
+/// Attributes by name, ordered (so exports are deterministic).
+using AttrMap = std::map<std::string, AttrValue>;
+
+/// The serialisable description of one node (TensorFlow's `NodeDef`).
+///
+/// `inputs` lists data inputs as `"node"` / `"node:1"` and control inputs as `"^node"`.
+struct NodeDef {
+  std::string name;
+  std::string op;
+  std::vector<std::string> inputs;
+  std::string device;  ///< the requested device spec (may be partial or empty)
+  AttrMap attrs;
+
+  /// Returns the attribute `name` as `T`, or nullptr when absent or of another type.
+  template <class T>
+  const T* attr(const std::string& attr_name) const {
+    auto it = attrs.find(attr_name);
+    return it == attrs.end() ? nullptr : std::get_if<T>(&it->second);
+  }
+
+  friend bool operator==(const NodeDef&, const NodeDef&) = default;
+};
+
+/// A whole graph as data (TensorFlow's `GraphDef`).
+struct GraphDef {
+  std::vector<NodeDef> nodes;
+  int version = 1;
+  friend bool operator==(const GraphDef&, const GraphDef&) = default;
+};
+
+}  // namespace af

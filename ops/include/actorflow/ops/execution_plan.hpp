@@ -1,0 +1,60 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/placer.hpp"
+
+namespace af {
+
+/// One node of a partition, ready for an executor: inputs refer to nodes of the same
+/// partition by index.
+struct ExecNode {
+  NodeDef def;
+  std::vector<std::pair<int, int>> inputs;  ///< (producer index, output index)
+  std::vector<int> control_inputs;          ///< producer indices
+  std::vector<DType> input_types;
+  std::vector<DType> output_types;
+  std::vector<bool> input_is_ref;  ///< the kernel takes input i as a reference
+  int feed_index = -1;             ///< for `_Feed` nodes: which feed it forwards
+};
+
+/// The part of a step that runs on one device; nodes are in topological order.
+struct PartitionPlan {
+  std::string device;
+  std::vector<ExecNode> nodes;
+  struct Fetch {
+    int fetch_index;
+    int node;
+    int output;
+  };
+  std::vector<Fetch> fetches;
+};
+
+/// A pruned, placed and partitioned step, cached by sessions per (feeds, fetches, targets).
+struct ExecutionPlan {
+  std::vector<PartitionPlan> partitions;
+  /// For fetch k: the feed index when the fetched tensor is itself fed, else -1.
+  std::vector<int> fetch_from_feed;
+  /// Static dtype and shape of each feed (for checking fed values).
+  std::vector<DType> feed_types;
+  std::vector<PartialShape> feed_shapes;
+  std::vector<std::string> feed_names;
+  /// Names of nodes placed by this plan's construction, in graph order.
+  std::vector<std::string> newly_placed;
+};
+
+/// Prunes `g` to what `fetches` and `targets` need (stopping at fed tensors), places the
+/// nodes (remembering placement in `*placement`), partitions them by device and inserts
+/// `_Send`/`_Recv` pairs on cross-device edges (control edges included) and `_Feed` nodes.
+/// The caller holds the graph's lock. Errors: InvalidArgument from the placer, NotFound for
+/// names not in the graph.
+Status build_execution_plan(const Graph& g, const std::vector<Output>& feeds,
+                            const std::vector<Output>& fetches,
+                            const std::vector<Operation>& targets,
+                            const std::vector<DeviceAttributes>& devices,
+                            const PlacerOptions& options, Placement* placement,
+                            ExecutionPlan* out);
+
+}  // namespace af

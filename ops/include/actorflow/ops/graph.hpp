@@ -1,0 +1,319 @@
+#pragma once
+
+#include <any>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+#include "actorflow/ops/attr_value.hpp"
+#include "actorflow/ops/tensor.hpp"
+
+namespace af {
+
+class Graph;
+class Node;
+class Operation;
+
+/// The `index`-th output of a node (TensorFlow's `Tensor` in the Python graph API).
+class Output {
+ public:
+  Output() = default;
+  Output(Node* node, int index) : node_(node), index_(index) {}
+
+  Node* node() const noexcept { return node_; }
+  int index() const noexcept { return index_; }
+  bool valid() const noexcept { return node_ != nullptr; }
+  Graph& graph() const;
+  Operation op() const;
+  /// `"mul:0"`.
+  std::string name() const;
+  DType dtype() const;
+  /// The statically inferred shape.
+  const PartialShape& shape() const;
+
+  friend bool operator==(const Output&, const Output&) = default;
+  friend bool operator<(const Output& a, const Output& b);
+
+ private:
+  Node* node_ = nullptr;
+  int index_ = 0;
+};
+
+/// A node of the graph (TensorFlow's `Operation`): a cheap handle.
+class Operation {
+ public:
+  Operation() = default;
+  explicit Operation(Node* node) : node_(node) {}
+  Operation(const Output& out) : node_(out.node()) {}  // NOLINT: ops taking targets accept both
+
+  Node* node() const noexcept { return node_; }
+  bool valid() const noexcept { return node_ != nullptr; }
+  const std::string& name() const;
+  const std::string& type() const;
+  /// The requested device (possibly partial), as TensorFlow's `op.device`.
+  const std::string& device() const;
+  const NodeDef& node_def() const;
+  int num_outputs() const;
+  Output output(int i) const { return Output(node_, i); }
+  Graph& graph() const;
+
+  friend bool operator==(const Operation&, const Operation&) = default;
+
+ private:
+  Node* node_ = nullptr;
+};
+
+/// A node with its inferred output types and shapes. Owned by its Graph; immutable once
+/// created (except for the graph's bookkeeping).
+class Node {
+ public:
+  int id() const noexcept { return id_; }
+  const std::string& name() const noexcept { return def_.name; }
+  const std::string& type() const noexcept { return def_.op; }
+  const NodeDef& def() const noexcept { return def_; }
+  const std::vector<Output>& inputs() const noexcept { return inputs_; }
+  const std::vector<Node*>& control_inputs() const noexcept { return control_inputs_; }
+  const std::vector<DType>& output_types() const noexcept { return output_types_; }
+  const std::vector<PartialShape>& output_shapes() const noexcept { return output_shapes_; }
+  /// True when output `i` is a reference to a resource (TensorFlow's `float32_ref`).
+  bool output_is_ref(int i) const { return output_is_ref_.at(static_cast<std::size_t>(i)); }
+  bool input_is_ref(int i) const { return input_is_ref_.at(static_cast<std::size_t>(i)); }
+  int num_outputs() const noexcept { return static_cast<int>(output_types_.size()); }
+  Graph& graph() const noexcept { return *graph_; }
+  /// Names of the nodes this node must be colocated with (from `_class = ["loc:@x"]`).
+  std::vector<std::string> colocation_names() const;
+
+ private:
+  friend class Graph;
+  Graph* graph_ = nullptr;
+  int id_ = 0;
+  NodeDef def_;
+  std::vector<Output> inputs_;
+  std::vector<Node*> control_inputs_;
+  std::vector<DType> output_types_;
+  std::vector<PartialShape> output_shapes_;
+  std::vector<bool> output_is_ref_;
+  std::vector<bool> input_is_ref_;
+};
+
+/// A device function: given the node being created, returns the device to request.
+using DeviceFunction = std::function<std::string(const NodeDef&)>;
+
+/// RAII guard restoring a Graph scope stack on destruction (Python's `with` block).
+class ScopeGuard {
+ public:
+  ScopeGuard() = default;
+  explicit ScopeGuard(std::function<void()> on_exit) : on_exit_(std::move(on_exit)) {}
+  ScopeGuard(ScopeGuard&& other) noexcept : on_exit_(std::exchange(other.on_exit_, nullptr)) {}
+  ScopeGuard& operator=(ScopeGuard&&) = delete;
+  ScopeGuard(const ScopeGuard&) = delete;
+  ~ScopeGuard() {
+    if (on_exit_) on_exit_();
+  }
+
+ private:
+  std::function<void()> on_exit_;
+};
+
+/// Options for creating a variable (`tf.Variable` keyword arguments).
+struct VariableOptions {
+  std::string name = "Variable";
+  bool trainable = true;
+  /// When set, the variable's static shape; default: the initial value's shape.
+  std::optional<PartialShape> shape;
+  /// Storage dtype; default: the initial value's dtype.
+  std::optional<DType> dtype;
+  /// Resource sharing name (default: the node name).
+  std::string shared_name;
+};
+
+class Variable;
+
+/// A dataflow graph under construction (TensorFlow's `tf.Graph`).
+///
+/// Creating nodes runs shape inference at once, so malformed graphs fail at construction
+/// time with InvalidArgumentError, as in TensorFlow. Scope methods (`device`,
+/// `control_dependencies`, `name_scope`, `colocate_with`, `container`) return guards that
+/// pop the scope when they go out of scope. Building a graph is meant for one thread at a
+/// time; sessions read it under the graph's lock while running.
+class Graph {
+ public:
+  Graph();
+  ~Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // -- generic node creation ---------------------------------------------------
+
+  /// Adds a node of op `type`. Applies the current name scope (`name` made unique),
+  /// control dependencies, device functions, colocation and container scopes, then infers
+  /// output types and shapes. Throws InvalidArgumentError (naming the node) when inference
+  /// fails or `type` is unknown.
+  Operation create_op(const std::string& type, const std::vector<Output>& inputs,
+                      AttrMap attrs = {}, std::string_view name = {},
+                      const std::vector<Operation>& control_inputs = {});
+
+  /// Adds a node exactly as described (import); the name must be unique and inputs must
+  /// exist. Scopes are not applied.
+  Operation add_node_def(const NodeDef& def);
+
+  // -- lookup --------------------------------------------------------------------
+
+  /// The operation named `name`; throws NotFoundError otherwise.
+  Operation operation(std::string_view name) const;
+  /// The output `"name:i"` (or `"name"` for output 0); throws NotFoundError otherwise.
+  Output output(std::string_view name) const;
+  /// All nodes in creation order.
+  std::vector<Node*> nodes() const;
+  /// All nodes in creation order; the caller holds `mutex()`.
+  std::vector<Node*> nodes_locked() const;
+  int num_nodes() const;
+  /// A counter bumped by every node creation.
+  std::uint64_t version() const noexcept { return version_; }
+
+  // -- scopes ----------------------------------------------------------------------
+
+  /// Pins nodes created in the scope to `spec`, merged into enclosing device scopes as
+  /// TensorFlow merges them (inner fields win, unset fields are inherited).
+  [[nodiscard]] ScopeGuard device(std::string_view spec);
+  /// Calls `fn` for every node created in the scope; its result is merged with enclosing
+  /// device scopes.
+  [[nodiscard]] ScopeGuard device(DeviceFunction fn);
+  /// Clears enclosing device scopes (Python's `tf.device(None)`).
+  [[nodiscard]] ScopeGuard device(std::nullptr_t);
+
+  /// Nodes created in the scope run only after `deps` (TensorFlow's control_dependencies).
+  [[nodiscard]] ScopeGuard control_dependencies(const std::vector<Operation>& deps);
+  /// Prefixes names created in the scope with `name/`.
+  [[nodiscard]] ScopeGuard name_scope(std::string_view name);
+  /// Colocates nodes created in the scope with `op`.
+  [[nodiscard]] ScopeGuard colocate_with(const Operation& op);
+  /// Stateful ops created in the scope keep their resources in `container`.
+  [[nodiscard]] ScopeGuard container(std::string_view name);
+
+  /// Returns `base` made unique under the current name scope, as TensorFlow does
+  /// (`"mul"`, `"mul_1"`, ...).
+  std::string unique_name(std::string_view base, bool mark_as_used = true);
+
+  // -- building blocks -----------------------------------------------------------
+
+  /// A constant (op `Const`, default name `"Const"`).
+  Output constant(const Tensor& value, std::string_view name = {});
+  /// A placeholder that must be fed (op `Placeholder`); `shape` defaults to unknown rank.
+  Output placeholder(DType dtype, PartialShape shape = {}, std::string_view name = {});
+  /// A variable initialised from `initial_value` (ops `VariableV2`, `<name>/initial_value`,
+  /// `<name>/Assign`, `<name>/read`), added to the GLOBAL_VARIABLES collection.
+  Variable variable(const Tensor& initial_value, VariableOptions options = {});
+  /// A variable initialised from the output of another op (e.g. random_normal).
+  Variable variable(const Output& initial_value, VariableOptions options = {});
+  /// A no-op (op `NoOp`).
+  Operation no_op(std::string_view name = {});
+  /// A no-op depending on every op of `ops` (`tf.group`).
+  Operation group(const std::vector<Operation>& ops, std::string_view name = {});
+  /// Groups the initializers of all global variables (`tf.global_variables_initializer`).
+  Operation global_variables_initializer();
+  /// Groups the initializers of `vars` (`tf.variables_initializer`).
+  Operation variables_initializer(const std::vector<Variable>& vars, std::string_view name = "init");
+  /// All variables created in this graph (GLOBAL_VARIABLES).
+  std::vector<Variable> global_variables() const;
+
+  /// Seed of the graph, as `tf.set_random_seed`; nullopt when unset.
+  std::optional<std::int64_t> seed() const noexcept { return seed_; }
+  void set_random_seed(std::int64_t seed) { seed_ = seed; }
+  /// The (seed, seed2) pair for an op, as `tf.get_seed(op_seed)`.
+  std::pair<std::int64_t, std::int64_t> get_seed(std::optional<std::int64_t> op_seed);
+
+  // -- collections -------------------------------------------------------------
+
+  /// Appends `value` to collection `name` (`tf.add_to_collection`).
+  void add_to_collection(const std::string& name, std::any value);
+  /// The values of collection `name` in insertion order.
+  const std::vector<std::any>& get_collection(const std::string& name) const;
+
+  // -- serialisation -----------------------------------------------------------
+
+  /// A snapshot of all nodes as data.
+  GraphDef to_graph_def() const;
+  /// Adds all nodes of `def` (in order; inputs must precede their consumers).
+  void import_graph_def(const GraphDef& def);
+
+  /// The lock sessions take to read the graph while other threads may be adding nodes.
+  std::shared_mutex& mutex() const noexcept { return mu_; }
+
+ private:
+  struct ControlFrame {
+    std::vector<Node*> deps;
+    std::set<const Node*> created;
+  };
+  struct DeviceEntry {
+    DeviceFunction fn;  // null entry = clear (tf.device(None))
+  };
+  Node* finish_node(std::unique_ptr<Node> node, bool apply_scopes);
+  std::string apply_device_functions(const NodeDef& def) const;
+
+  mutable std::shared_mutex mu_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::unordered_map<std::string, Node*> by_name_;
+  std::unordered_map<std::string, int> name_counts_;
+  std::vector<std::string> name_scopes_;
+  std::vector<DeviceEntry> device_stack_;
+  std::vector<ControlFrame> control_stack_;
+  std::vector<std::vector<std::string>> colocation_stack_;
+  std::vector<std::string> container_stack_;
+  std::map<std::string, std::vector<std::any>> collections_;
+  std::optional<std::int64_t> seed_;
+  std::uint64_t version_ = 0;
+};
+
+/// A variable (TensorFlow's `tf.Variable`): the VariableV2 node plus its initializer and
+/// snapshot. Converts to its value (`<name>/read`) where an Output is expected.
+class Variable {
+ public:
+  Variable() = default;
+  Variable(Output ref, Operation initializer, Output value, Output initial_value)
+      : ref_(ref), initializer_(initializer), value_(value), initial_value_(initial_value) {}
+
+  /// The snapshot of the current value (`<name>/read`).
+  Output value() const { return value_; }
+  operator Output() const { return value_; }  // NOLINT: as tf.Variable converts to a tensor
+  /// The reference output of the VariableV2 node.
+  Output ref() const { return ref_; }
+  Operation op() const { return ref_.op(); }
+  Operation initializer() const { return initializer_; }
+  Output initial_value() const { return initial_value_; }
+  const std::string& name() const { return ref_.op().name(); }
+  DType dtype() const { return ref_.dtype(); }
+  const PartialShape& shape() const { return ref_.shape(); }
+  Graph& graph() const { return ref_.graph(); }
+
+  /// `tf.assign(v, value)`; returns the assigned value.
+  Output assign(const Output& value, std::string_view name = {}) const;
+  Output assign_add(const Output& delta, std::string_view name = {}) const;
+  Output assign_sub(const Output& delta, std::string_view name = {}) const;
+
+ private:
+  Output ref_;
+  Operation initializer_;
+  Output value_;
+  Output initial_value_;
+};
+
+/// The collection holding every Variable (`tf.GraphKeys.GLOBAL_VARIABLES`).
+inline constexpr const char* kGlobalVariables = "variables";
+/// The collection holding trainable Variables.
+inline constexpr const char* kTrainableVariables = "trainable_variables";
+
+std::ostream& operator<<(std::ostream& os, const Output& o);
+
+}  // namespace af

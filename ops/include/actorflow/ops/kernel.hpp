@@ -1,0 +1,186 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "actorflow/ops/async_task.hpp"
+#include "actorflow/ops/attr_value.hpp"
+#include "actorflow/ops/resource.hpp"
+#include "actorflow/ops/status.hpp"
+#include "actorflow/ops/status_or.hpp"
+#include "actorflow/ops/tensor.hpp"
+
+namespace Eigen {
+struct ThreadPoolDevice;
+}  // namespace Eigen
+
+namespace af {
+
+/// Services a running step offers its kernels; implemented by the runtime (actors module).
+/// Awaitables it returns resume the kernel in its device actor, and complete with
+/// `Cancelled` / `DeadlineExceeded` when the step is aborted while they wait.
+class StepServices {
+ public:
+  virtual ~StepServices() = default;
+  virtual std::int64_t step_id() const = 0;
+  /// Hands `value` to the rendezvous under `key` (non-blocking).
+  virtual void send(const std::string& key, Tensor value) = 0;
+  /// Waits for the value sent under `key`.
+  virtual Async<StatusOr<Tensor>> recv(const std::string& key) = 0;
+  /// Resumes after `delay` without holding a thread.
+  virtual Async<Status> sleep(std::chrono::microseconds delay) = 0;
+};
+
+/// What a kernel sees when it is constructed: the node and its input types.
+struct OpKernelConstruction {
+  const NodeDef& def;
+  std::vector<DType> input_types;
+  std::vector<DType> output_types;
+  std::string device_type;  ///< "CPU", "GPU"
+  std::string device_name;  ///< full name of the device
+  /// Returns attribute `name` or InvalidArgument naming the node.
+  template <class T>
+  Status get_attr(const std::string& name, T* out) const {
+    if (auto p = def.attr<T>(name)) {
+      *out = *p;
+      return {};
+    }
+    return invalid_argument("NodeDef missing attr '" + name + "' from Op<name=" + def.op +
+                            "> for node '" + def.name + "'");
+  }
+};
+
+/// What a kernel sees when it runs: its inputs, outputs, status and the step's services.
+class OpKernelContext {
+ public:
+  OpKernelContext(const NodeDef& def, std::vector<Tensor> inputs) noexcept
+      : def_(def), inputs_(std::move(inputs)) {}
+
+  const NodeDef& def() const noexcept { return def_; }
+  const std::string& node_name() const noexcept { return def_.name; }
+
+  int num_inputs() const noexcept { return static_cast<int>(inputs_.size()); }
+  const Tensor& input(int i) const { return inputs_.at(static_cast<std::size_t>(i)); }
+  /// The resource behind a reference input (variables), or null.
+  std::shared_ptr<ResourceBase> input_ref(int i) const { return input(i).resource(); }
+
+  int num_outputs() const noexcept { return static_cast<int>(outputs_.size()); }
+  void set_num_outputs(int n) { outputs_.resize(static_cast<std::size_t>(n)); }
+  void set_output(int i, Tensor t) { outputs_.at(static_cast<std::size_t>(i)) = std::move(t); }
+  /// Allocates output `i` with `dtype` and `shape` and returns it for filling.
+  Tensor& allocate_output(int i, DType dtype, Shape shape);
+  std::vector<Tensor>& outputs() noexcept { return outputs_; }
+
+  /// Records an error; the first one wins. Kernels return right after failing.
+  void fail(Status s) {
+    if (status_.ok()) status_ = std::move(s);
+  }
+  bool ok() const noexcept { return status_.ok(); }
+  const Status& status() const noexcept { return status_; }
+
+  // -- runtime services (set by the executor) -----------------------------------
+
+  ResourceMgr* resource_mgr = nullptr;
+  StepServices* step = nullptr;
+  Eigen::ThreadPoolDevice* eigen_device = nullptr;  ///< intra-op pool (may be null)
+  int intra_op_threads = 1;
+  std::string device_name;
+
+ private:
+  const NodeDef& def_;
+  std::vector<Tensor> inputs_;
+  std::vector<Tensor> outputs_;
+  Status status_;
+};
+
+/// A computation of one node on one device type (TensorFlow's `OpKernel`). Constructed
+/// once per session partition; `compute` may run concurrently for different steps.
+class OpKernel {
+ public:
+  explicit OpKernel(OpKernelConstruction& c) : name_(c.def.name), type_(c.def.op) {}
+  virtual ~OpKernel() = default;
+
+  /// Computes the outputs synchronously. Errors go to `ctx.fail`.
+  virtual void compute(OpKernelContext& ctx) = 0;
+
+  /// True for kernels worth a pool thread (large matmuls, reductions); cheap kernels run
+  /// inline in the device actor.
+  virtual bool is_expensive(const OpKernelContext& /*ctx*/) const { return false; }
+
+  /// True for kernels that wait (recv, dequeue): they implement `compute_async`.
+  virtual bool is_async() const { return false; }
+
+  /// An asynchronous kernel's body; runs inside the device actor and may `co_await` the
+  /// awaitables of `ctx.step`. Fails through `ctx.fail`.
+  virtual AsyncKernelTask compute_async(OpKernelContext& ctx);
+
+  const std::string& name() const noexcept { return name_; }
+  const std::string& type() const noexcept { return type_; }
+
+ private:
+  std::string name_;
+  std::string type_;
+};
+
+using KernelFactory = std::function<std::unique_ptr<OpKernel>(OpKernelConstruction&, Status*)>;
+
+/// One kernel registration: op type, device type, dtype constraints and a factory.
+struct KernelDef {
+  std::string op;
+  std::string device_type;
+  /// Attribute name -> allowed dtypes (`TypeConstraint<float>("T")`).
+  std::vector<std::pair<std::string, std::vector<DType>>> constraints;
+  KernelFactory factory;
+};
+
+/// All kernels (TensorFlow's kernel registry). Standard kernels register on first use.
+class KernelRegistry {
+ public:
+  static KernelRegistry& global();
+  void add(KernelDef def);
+
+  /// The kernel for `def` on `device_type`, or null.
+  const KernelDef* find(const NodeDef& def, const std::string& device_type) const;
+  /// Device types with a kernel for `def`, e.g. {"CPU"}.
+  std::vector<std::string> supported_device_types(const NodeDef& def) const;
+  /// Instantiates the kernel; NotFound / InvalidArgument naming the node on failure.
+  Status create(OpKernelConstruction& c, std::unique_ptr<OpKernel>* out) const;
+  /// TensorFlow's "Registered kernels:" listing for `op`.
+  std::string registered_kernels_string(const std::string& op) const;
+
+ private:
+  KernelRegistry() = default;
+  mutable std::mutex mu_;
+  std::multimap<std::string, KernelDef> kernels_;
+};
+
+/// Registers the standard CPU kernels (called once by `KernelRegistry::global()`).
+void register_standard_kernels(KernelRegistry& r);
+
+/// Registers kernel `Class` (constructor `Class(OpKernelConstruction&, Status*)` or
+/// `Class(OpKernelConstruction&)`) for `op` on `device`.
+template <class Class>
+KernelDef make_kernel_def(std::string op, std::string device,
+                          std::vector<std::pair<std::string, std::vector<DType>>> constraints = {}) {
+  KernelDef d;
+  d.op = std::move(op);
+  d.device_type = std::move(device);
+  d.constraints = std::move(constraints);
+  d.factory = [](OpKernelConstruction& c, Status* s) -> std::unique_ptr<OpKernel> {
+    if constexpr (std::is_constructible_v<Class, OpKernelConstruction&, Status*>) {
+      return std::make_unique<Class>(c, s);
+    } else {
+      (void)s;
+      return std::make_unique<Class>(c);
+    }
+  };
+  return d;
+}
+
+}  // namespace af

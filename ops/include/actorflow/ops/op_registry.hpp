@@ -1,0 +1,88 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "actorflow/ops/attr_value.hpp"
+#include "actorflow/ops/status.hpp"
+
+namespace af {
+
+/// What shape inference sees of a node being created: input types, shapes and (for inputs
+/// produced by `Const` nodes) their values; it fills in the outputs.
+struct InferenceContext {
+  const NodeDef& node;
+  std::vector<DType> input_types;
+  std::vector<PartialShape> input_shapes;
+  std::vector<bool> input_is_ref;
+  /// Values of constant inputs (null where the input is not a `Const`).
+  std::vector<const Tensor*> input_values;
+
+  std::vector<DType> output_types;
+  std::vector<PartialShape> output_shapes;
+  std::vector<bool> output_is_ref;
+
+  int num_inputs() const { return static_cast<int>(input_types.size()); }
+
+  /// Adds an output.
+  void add_output(DType t, PartialShape s, bool is_ref = false) {
+    output_types.push_back(t);
+    output_shapes.push_back(std::move(s));
+    output_is_ref.push_back(is_ref);
+  }
+
+  /// Returns attribute `name` or InvalidArgument "NodeDef missing attr 'name' ...".
+  template <class T>
+  Status get_attr(const std::string& name, T* out) const {
+    if (auto p = node.attr<T>(name)) {
+      *out = *p;
+      return {};
+    }
+    return invalid_argument("NodeDef missing attr '" + name + "' from Op<name=" + node.op +
+                            "> for node '" + node.name + "'");
+  }
+
+  /// InvalidArgument unless the node has exactly `n` inputs.
+  Status expect_inputs(int n) const;
+  /// InvalidArgument unless input `i` has dtype `t`.
+  Status expect_input_type(int i, DType t) const;
+  /// InvalidArgument unless all inputs share one dtype; stores it in `*t`.
+  Status same_input_types(DType* t) const;
+};
+
+using ShapeFn = std::function<Status(InferenceContext&)>;
+
+/// An op type: its name, whether it is stateful, which inputs are references, and its
+/// shape/type inference.
+struct OpDef {
+  std::string name;
+  ShapeFn infer;
+  bool stateful = false;
+  /// Input indices that take references (Assign's first input).
+  std::vector<int> ref_inputs;
+  /// For ops with variable input counts the ref list applies to these indices only.
+};
+
+/// All op types (TensorFlow's `OpRegistry`). The standard ops register on first use.
+class OpRegistry {
+ public:
+  static OpRegistry& global();
+  void add(OpDef def);
+  /// The op named `type`, or null.
+  const OpDef* find(const std::string& type) const;
+  std::vector<std::string> names() const;
+
+ private:
+  OpRegistry() = default;
+  mutable std::mutex mu_;
+  std::map<std::string, std::unique_ptr<OpDef>> ops_;
+};
+
+/// Registration hooks for each op family (called once by `OpRegistry::global()`).
+void register_standard_ops(OpRegistry& r);
+
+}  // namespace af

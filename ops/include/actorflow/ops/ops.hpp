@@ -1,0 +1,154 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "actorflow/ops/graph.hpp"
+
+/// Graph-building functions for the standard ops. Each creates a node in the graph of its
+/// first input (or the graph passed in) and throws InvalidArgumentError, naming the node,
+/// when shape or type inference rejects the inputs. Default names follow TensorFlow's
+/// Python API (`tf.add` -> "Add"; the `+` operator -> "add").
+namespace af {
+
+// -- array ops ----------------------------------------------------------------------------
+
+/// `tf.identity`: op Identity.
+Output identity(const Output& x, std::string_view name = {});
+/// `tf.reshape`: op Reshape; one dimension may be -1.
+Output reshape(const Output& x, const Output& shape, std::string_view name = {});
+Output reshape(const Output& x, const std::vector<std::int64_t>& shape, std::string_view name = {});
+/// `tf.stack`: op Pack, default name "stack".
+Output stack(const std::vector<Output>& values, int axis = 0, std::string_view name = {});
+/// `tf.concat`: op ConcatV2, default name "concat".
+Output concat(const std::vector<Output>& values, int axis, std::string_view name = {});
+/// `tf.fill`: op Fill.
+Output fill(const Output& dims, const Output& value, std::string_view name = {});
+/// `tf.zeros` / `tf.ones`: a Const when small (< 1000 elements), else a Fill.
+Output zeros(Graph& g, const Shape& shape, DType dtype = DType::float32, std::string_view name = {});
+Output ones(Graph& g, const Shape& shape, DType dtype = DType::float32, std::string_view name = {});
+/// `tf.cast`: op Cast (SrcT, DstT); default name "Cast".
+Output cast(const Output& x, DType dtype, std::string_view name = {});
+
+// -- math ops -----------------------------------------------------------------------------
+
+/// Element-wise with NumPy broadcasting: ops Add, Sub, Mul, RealDiv (floats) / Div (ints).
+Output add(const Output& a, const Output& b, std::string_view name = {});
+Output sub(const Output& a, const Output& b, std::string_view name = {});
+Output mul(const Output& a, const Output& b, std::string_view name = {});
+Output div(const Output& a, const Output& b, std::string_view name = {});
+Output neg(const Output& x, std::string_view name = {});
+/// `tf.matmul`: op MatMul on rank-2 inputs.
+Output matmul(const Output& a, const Output& b, bool transpose_a = false, bool transpose_b = false,
+              std::string_view name = {});
+/// `tf.reduce_sum` / `reduce_mean` / `reduce_max`: ops Sum, Mean, Max. `axes` empty or
+/// absent reduces all dimensions; negative axes count from the end.
+Output reduce_sum(const Output& x, std::optional<std::vector<std::int64_t>> axes = {},
+                  bool keep_dims = false, std::string_view name = {});
+Output reduce_mean(const Output& x, std::optional<std::vector<std::int64_t>> axes = {},
+                   bool keep_dims = false, std::string_view name = {});
+Output reduce_max(const Output& x, std::optional<std::vector<std::int64_t>> axes = {},
+                  bool keep_dims = false, std::string_view name = {});
+/// Activations: ops Relu, Sigmoid, Tanh, Softmax (softmax over the last dimension).
+Output relu(const Output& x, std::string_view name = {});
+Output sigmoid(const Output& x, std::string_view name = {});
+Output tanh(const Output& x, std::string_view name = {});
+Output softmax(const Output& x, std::string_view name = {});
+
+// -- random ops ---------------------------------------------------------------------------
+
+/// `tf.random_uniform`: values in [minval, maxval) (ops RandomUniform, mul, add under the
+/// name scope "random_uniform"). With a seed, sequences match TensorFlow's Philox output.
+Output random_uniform(Graph& g, const Shape& shape, DType dtype = DType::float32,
+                      double minval = 0.0, double maxval = 1.0,
+                      std::optional<std::int64_t> seed = {}, std::string_view name = {});
+/// `tf.random_normal`: ops RandomStandardNormal, mul, add under "random_normal".
+Output random_normal(Graph& g, const Shape& shape, DType dtype = DType::float32,
+                     double mean = 0.0, double stddev = 1.0,
+                     std::optional<std::int64_t> seed = {}, std::string_view name = {});
+
+// -- state and control ops ----------------------------------------------------------------
+
+/// `tf.assign(ref, value)`: op Assign; `ref` must be a variable's reference output.
+Output assign(const Output& ref, const Output& value, std::string_view name = {});
+Output assign_add(const Output& ref, const Output& delta, std::string_view name = {});
+Output assign_sub(const Output& ref, const Output& delta, std::string_view name = {});
+/// Forwards `x` after waiting `delay` without holding a thread (op `_Delay`, an
+/// asynchronous kernel; an actorflow extension useful for tests and demos).
+Output delay(const Output& x, std::chrono::microseconds delay, std::string_view name = {});
+
+// -- operators ----------------------------------------------------------------------------
+
+/// A scalar constant of `like`'s dtype in `like`'s graph, named `name` (default "Const").
+Output scalar_like(const Output& like, double value, std::string_view name = {});
+
+namespace detail {
+/// Applies binary op `fn` to `a` and a scalar, naming the scalar "<op>/y" (or "<op>/x" when
+/// it is the left operand) as TensorFlow's Python operators do.
+template <class Fn>
+Output with_scalar(const Output& tensor, double scalar, bool scalar_first, const char* op, Fn fn) {
+  std::string op_name = tensor.graph().unique_name(op, /*mark_as_used=*/false);
+  Output c = scalar_like(tensor, scalar, op_name + (scalar_first ? "/x/" : "/y/"));
+  return scalar_first ? fn(c, tensor, op) : fn(tensor, c, op);
+}
+}  // namespace detail
+
+inline Output operator+(const Output& a, const Output& b) { return add(a, b, "add"); }
+inline Output operator-(const Output& a, const Output& b) { return sub(a, b, "sub"); }
+inline Output operator*(const Output& a, const Output& b) { return mul(a, b, "mul"); }
+inline Output operator/(const Output& a, const Output& b) { return div(a, b, "truediv"); }
+inline Output operator-(const Output& a) { return neg(a, "Neg"); }
+
+template <class T>
+  requires std::is_arithmetic_v<T>
+Output operator+(const Output& a, T b) {
+  return detail::with_scalar(a, static_cast<double>(b), false, "add", [](auto& x, auto& y, auto n) { return add(x, y, n); });
+}
+template <class T>
+  requires std::is_arithmetic_v<T>
+Output operator+(T a, const Output& b) {
+  return detail::with_scalar(b, static_cast<double>(a), true, "add", [](auto& x, auto& y, auto n) { return add(x, y, n); });
+}
+template <class T>
+  requires std::is_arithmetic_v<T>
+Output operator-(const Output& a, T b) {
+  return detail::with_scalar(a, static_cast<double>(b), false, "sub", [](auto& x, auto& y, auto n) { return sub(x, y, n); });
+}
+template <class T>
+  requires std::is_arithmetic_v<T>
+Output operator-(T a, const Output& b) {
+  return detail::with_scalar(b, static_cast<double>(a), true, "sub", [](auto& x, auto& y, auto n) { return sub(x, y, n); });
+}
+template <class T>
+  requires std::is_arithmetic_v<T>
+Output operator*(const Output& a, T b) {
+  return detail::with_scalar(a, static_cast<double>(b), false, "mul", [](auto& x, auto& y, auto n) { return mul(x, y, n); });
+}
+template <class T>
+  requires std::is_arithmetic_v<T>
+Output operator*(T a, const Output& b) {
+  return detail::with_scalar(b, static_cast<double>(a), true, "mul", [](auto& x, auto& y, auto n) { return mul(x, y, n); });
+}
+template <class T>
+  requires std::is_arithmetic_v<T>
+Output operator/(const Output& a, T b) {
+  return detail::with_scalar(a, static_cast<double>(b), false, "truediv", [](auto& x, auto& y, auto n) { return div(x, y, n); });
+}
+template <class T>
+  requires std::is_arithmetic_v<T>
+Output operator/(T a, const Output& b) {
+  return detail::with_scalar(b, static_cast<double>(a), true, "truediv", [](auto& x, auto& y, auto n) { return div(x, y, n); });
+}
+
+// Variables convert to their value.
+inline Output operator+(const Variable& a, const Output& b) { return Output(a) + b; }
+inline Output operator*(const Variable& a, const Output& b) { return Output(a) * b; }
+inline Output operator-(const Variable& a, const Output& b) { return Output(a) - b; }
+inline Output operator/(const Variable& a, const Output& b) { return Output(a) / b; }
+
+}  // namespace af

@@ -1,0 +1,105 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actorflow/ops/status.hpp"
+#include "actorflow/ops/tensor.hpp"
+
+namespace af {
+
+/// A stateful object that outlives steps: variables, queues, readers (TF's `ResourceBase`).
+class ResourceBase {
+ public:
+  virtual ~ResourceBase() = default;
+  /// A short description for error messages and `/status`.
+  virtual std::string debug_string() const = 0;
+};
+
+/// A variable's storage. Thread-safe: kernels on different threads may read and assign.
+class Var : public ResourceBase {
+ public:
+  Var(std::string name, DType dtype) : name_(std::move(name)), dtype_(dtype) {}
+
+  const std::string& name() const noexcept { return name_; }
+  DType dtype() const noexcept { return dtype_; }
+
+  /// Reads the value; FailedPrecondition "Attempting to use uninitialized value NAME" when
+  /// the variable was never assigned.
+  Status read(Tensor* out) const;
+  /// Replaces the value.
+  void assign(Tensor value);
+  /// Runs `f` on the value under the variable's lock (for assign_add / assign_sub).
+  Status update(const std::function<Status(Tensor&)>& f);
+  bool is_initialized() const;
+
+  std::string debug_string() const override;
+
+ private:
+  mutable std::mutex mu_;
+  std::string name_;
+  DType dtype_;
+  Tensor value_;
+};
+
+/// Resources keyed by (container, name) (TF's `ResourceMgr`). Thread-safe.
+class ResourceMgr {
+ public:
+  explicit ResourceMgr(std::string default_container = "localhost")
+      : default_container_(std::move(default_container)) {}
+
+  const std::string& default_container() const noexcept { return default_container_; }
+
+  /// Returns the resource at (container, name), creating it with `create` if absent.
+  /// InvalidArgument when a resource of another type sits there.
+  template <class T>
+  Status lookup_or_create(const std::string& container, const std::string& name,
+                          std::shared_ptr<T>* out,
+                          const std::function<Status(std::shared_ptr<T>*)>& create) {
+    std::lock_guard<std::mutex> guard(mu_);
+    auto key = std::make_pair(container.empty() ? default_container_ : container, name);
+    auto it = resources_.find(key);
+    if (it != resources_.end()) {
+      *out = std::dynamic_pointer_cast<T>(it->second);
+      if (!*out)
+        return invalid_argument("Resource " + key.first + "/" + name +
+                                " exists with another type: " + it->second->debug_string());
+      return {};
+    }
+    ACTORFLOW_RETURN_IF_ERROR(create(out));
+    resources_.emplace(std::move(key), *out);
+    return {};
+  }
+
+  /// Returns the resource at (container, name) or NotFound.
+  template <class T>
+  Status lookup(const std::string& container, const std::string& name,
+                std::shared_ptr<T>* out) const {
+    std::lock_guard<std::mutex> guard(mu_);
+    auto it = resources_.find({container.empty() ? default_container_ : container, name});
+    if (it == resources_.end())
+      return not_found("Resource " + container + "/" + name + " does not exist.");
+    *out = std::dynamic_pointer_cast<T>(it->second);
+    if (!*out) return invalid_argument("Resource " + container + "/" + name + " has another type");
+    return {};
+  }
+
+  /// Drops every resource of `container`; returns how many were dropped.
+  std::size_t cleanup(const std::string& container);
+  /// Drops everything.
+  void clear();
+  /// (container, name, description) of every resource, sorted.
+  std::vector<std::tuple<std::string, std::string, std::string>> list() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::string default_container_;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<ResourceBase>> resources_;
+};
+
+}  // namespace af

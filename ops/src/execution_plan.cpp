@@ -1,0 +1,208 @@
+#include "actorflow/ops/execution_plan.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "actorflow/ops/op_registry.hpp"
+
+namespace af {
+
+namespace {
+
+struct Builder {
+  PartitionPlan plan;
+  std::unordered_map<std::string, int> index;  // node name -> local index
+
+  int add(ExecNode n) {
+    int i = static_cast<int>(plan.nodes.size());
+    index[n.def.name] = i;
+    plan.nodes.push_back(std::move(n));
+    return i;
+  }
+};
+
+ExecNode exec_node_of(const Node* n) {
+  ExecNode e;
+  e.def = n->def();
+  e.output_types = n->output_types();
+  for (std::size_t i = 0; i < n->inputs().size(); ++i) {
+    e.input_types.push_back(n->inputs()[i].dtype());
+    e.input_is_ref.push_back(n->input_is_ref(static_cast<int>(i)));
+  }
+  return e;
+}
+
+}  // namespace
+
+Status build_execution_plan(const Graph& g, const std::vector<Output>& feeds,
+                            const std::vector<Output>& fetches,
+                            const std::vector<Operation>& targets,
+                            const std::vector<DeviceAttributes>& devices,
+                            const PlacerOptions& options, Placement* placement,
+                            ExecutionPlan* out) {
+  std::map<Output, int> fed;
+  for (std::size_t i = 0; i < feeds.size(); ++i) {
+    if (!fed.emplace(feeds[i], static_cast<int>(i)).second)
+      return invalid_argument(feeds[i].name() + " fed more than once.");
+    out->feed_types.push_back(feeds[i].dtype());
+    out->feed_shapes.push_back(feeds[i].shape());
+    out->feed_names.push_back(feeds[i].name());
+  }
+  // -- prune: walk back from fetches and targets, stopping at fed tensors ------------------
+  std::set<const Node*> needed;
+  std::vector<const Node*> stack;
+  out->fetch_from_feed.assign(fetches.size(), -1);
+  for (std::size_t k = 0; k < fetches.size(); ++k) {
+    if (auto it = fed.find(fetches[k]); it != fed.end()) {
+      out->fetch_from_feed[k] = it->second;
+      continue;
+    }
+    stack.push_back(fetches[k].node());
+  }
+  for (auto& t : targets) stack.push_back(t.node());
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (!needed.insert(n).second) continue;
+    for (auto& in : n->inputs())
+      if (!fed.count(in)) stack.push_back(in.node());
+    for (auto* c : n->control_inputs()) stack.push_back(c);
+  }
+  std::vector<const Node*> order(needed.begin(), needed.end());
+  std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->id() < b->id(); });
+
+  // -- place ----------------------------------------------------------------------------
+  // Like TensorFlow's GraphExecutionState, the placer runs over every node not placed yet
+  // (not only the pruned subgraph), so each node is placed and logged once, on the first
+  // run after it was created.
+  std::vector<const Node*> unplaced;
+  for (auto* n : g.nodes_locked())
+    if (!placement->count(n->name())) unplaced.push_back(n);
+  std::vector<std::string> newly;
+  if (!unplaced.empty())
+    ACTORFLOW_RETURN_IF_ERROR(
+        place_nodes(unplaced, devices, options, KernelRegistry::global(), placement, &newly));
+  {
+    std::set<std::string> fresh(newly.begin(), newly.end());
+    for (auto* n : unplaced)
+      if (fresh.count(n->name())) out->newly_placed.push_back(n->name());
+  }
+
+  // -- partition ------------------------------------------------------------------------
+  // Node ids increase along edges (inputs exist before consumers), so id order is a
+  // topological order and each partition's nodes stay topologically sorted.
+  std::map<std::string, Builder> parts;
+  std::map<std::pair<std::string, Output>, int> feed_nodes;     // (device, fed tensor) -> node
+  std::map<std::pair<std::string, Output>, int> recv_nodes;     // (device, tensor) -> _Recv
+  std::map<std::pair<std::string, const Node*>, int> ctrl_recv;  // (device, src) -> _Recv
+  int edge_counter = 0;
+  auto device_of = [&](const Node* n) { return placement->at(n->name()); };
+
+  auto local_input = [&](const std::string& dev, const Output& in) -> std::pair<int, int> {
+    Builder& b = parts[dev];
+    if (auto f = fed.find(in); f != fed.end()) {
+      auto key = std::make_pair(dev, in);
+      auto it = feed_nodes.find(key);
+      if (it == feed_nodes.end()) {
+        ExecNode e;
+        e.def.name = "_feed/" + in.node()->name() + "_" + std::to_string(in.index());
+        e.def.op = "_Feed";
+        e.def.device = dev;
+        e.output_types = {in.dtype()};
+        e.feed_index = f->second;
+        it = feed_nodes.emplace(key, b.add(std::move(e))).first;
+      }
+      return {it->second, 0};
+    }
+    const std::string& src_dev = device_of(in.node());
+    if (src_dev == dev) return {parts[dev].index.at(in.node()->name()), in.index()};
+    // Cross-device edge: _Send on the producer's device, _Recv here (one per tensor+device).
+    auto key = std::make_pair(dev, in);
+    if (auto it = recv_nodes.find(key); it != recv_nodes.end()) return {it->second, 0};
+    std::string tensor_key = src_dev + ";" + dev + ";" + in.name() + ";" + std::to_string(edge_counter++);
+    Builder& src = parts[src_dev];
+    ExecNode send;
+    send.def.name = "_send/" + in.node()->name() + "_" + std::to_string(in.index()) + "/" + dev;
+    send.def.op = "_Send";
+    send.def.device = src_dev;
+    send.def.attrs["key"] = tensor_key;
+    send.def.attrs["T"] = in.dtype();
+    send.inputs = {{src.index.at(in.node()->name()), in.index()}};
+    send.input_types = {in.dtype()};
+    send.input_is_ref = {false};  // a reference is read on the sending side
+    src.add(std::move(send));
+    ExecNode recv;
+    recv.def.name = "_recv/" + in.node()->name() + "_" + std::to_string(in.index());
+    recv.def.op = "_Recv";
+    recv.def.device = dev;
+    recv.def.attrs["key"] = tensor_key;
+    recv.def.attrs["T"] = in.dtype();
+    recv.output_types = {in.dtype()};
+    int r = b.add(std::move(recv));
+    recv_nodes.emplace(key, r);
+    return {r, 0};
+  };
+
+  auto local_control = [&](const std::string& dev, const Node* src_node) -> int {
+    const std::string& src_dev = device_of(src_node);
+    if (src_dev == dev) return parts[dev].index.at(src_node->name());
+    auto key = std::make_pair(dev, src_node);
+    if (auto it = ctrl_recv.find(key); it != ctrl_recv.end()) return it->second;
+    std::string tensor_key = src_dev + ";" + dev + ";^" + src_node->name() + ";" + std::to_string(edge_counter++);
+    Builder& src = parts[src_dev];
+    ExecNode trigger;
+    trigger.def.name = "_ctrl/" + src_node->name() + "/" + dev;
+    trigger.def.op = "Const";
+    trigger.def.device = src_dev;
+    trigger.def.attrs["value"] = Tensor(0.0f);
+    trigger.def.attrs["dtype"] = DType::float32;
+    trigger.output_types = {DType::float32};
+    trigger.control_inputs = {src.index.at(src_node->name())};
+    int t = src.add(std::move(trigger));
+    ExecNode send;
+    send.def.name = "_send/^" + src_node->name() + "/" + dev;
+    send.def.op = "_Send";
+    send.def.device = src_dev;
+    send.def.attrs["key"] = tensor_key;
+    send.def.attrs["T"] = DType::float32;
+    send.inputs = {{t, 0}};
+    send.input_types = {DType::float32};
+    send.input_is_ref = {false};
+    src.add(std::move(send));
+    ExecNode recv;
+    recv.def.name = "_recv/^" + src_node->name();
+    recv.def.op = "_Recv";
+    recv.def.device = dev;
+    recv.def.attrs["key"] = tensor_key;
+    recv.def.attrs["T"] = DType::float32;
+    recv.output_types = {DType::float32};
+    int r = parts[dev].add(std::move(recv));
+    ctrl_recv.emplace(key, r);
+    return r;
+  };
+
+  for (auto* n : order) {
+    const std::string& dev = device_of(n);
+    ExecNode e = exec_node_of(n);
+    e.def.device = dev;
+    for (auto& in : n->inputs()) e.inputs.push_back(local_input(dev, in));
+    for (auto* c : n->control_inputs()) e.control_inputs.push_back(local_control(dev, c));
+    parts[dev].add(std::move(e));
+  }
+  for (std::size_t k = 0; k < fetches.size(); ++k) {
+    if (out->fetch_from_feed[k] >= 0) continue;
+    const Output& f = fetches[k];
+    const std::string& dev = device_of(f.node());
+    parts[dev].plan.fetches.push_back(
+        {static_cast<int>(k), parts[dev].index.at(f.node()->name()), f.index()});
+  }
+  for (auto& [dev, b] : parts) {
+    b.plan.device = dev;
+    out->partitions.push_back(std::move(b.plan));
+  }
+  return {};
+}
+
+}  // namespace af

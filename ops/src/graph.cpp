@@ -1,0 +1,505 @@
+#include "actorflow/ops/graph.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+
+#include "actorflow/ops/device_spec.hpp"
+#include "actorflow/ops/op_registry.hpp"
+#include "actorflow/ops/ops.hpp"
+
+namespace af {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// TensorFlow's rendering of shapes in inference errors: "[2,?]", "?" for unknown rank.
+std::string inference_shape_string(const PartialShape& s) {
+  if (!s.rank_known()) return "?";
+  std::string out = "[";
+  for (int i = 0; i < s.rank(); ++i) {
+    if (i) out += ",";
+    out += s.dim(i) < 0 ? std::string("?") : std::to_string(s.dim(i));
+  }
+  return out + "]";
+}
+
+std::string input_string(const Output& o) {
+  return o.index() == 0 ? o.node()->name() : o.node()->name() + ":" + std::to_string(o.index());
+}
+
+}  // namespace
+
+// -- Output / Operation -------------------------------------------------------------------
+
+Graph& Output::graph() const { return node_->graph(); }
+Operation Output::op() const { return Operation(node_); }
+std::string Output::name() const { return node_->name() + ":" + std::to_string(index_); }
+DType Output::dtype() const { return node_->output_types().at(static_cast<std::size_t>(index_)); }
+const PartialShape& Output::shape() const {
+  return node_->output_shapes().at(static_cast<std::size_t>(index_));
+}
+bool operator<(const Output& a, const Output& b) {
+  if (a.node_ != b.node_) return a.node_->id() < b.node_->id();
+  return a.index_ < b.index_;
+}
+std::ostream& operator<<(std::ostream& os, const Output& o) {
+  return os << "Output(\"" << o.name() << "\", dtype=" << o.dtype() << ", shape=" << o.shape()
+            << ")";
+}
+
+const std::string& Operation::name() const { return node_->name(); }
+const std::string& Operation::type() const { return node_->type(); }
+const std::string& Operation::device() const { return node_->def().device; }
+const NodeDef& Operation::node_def() const { return node_->def(); }
+int Operation::num_outputs() const { return node_->num_outputs(); }
+Graph& Operation::graph() const { return node_->graph(); }
+
+std::vector<std::string> Node::colocation_names() const {
+  std::vector<std::string> out;
+  if (auto cls = def_.attr<std::vector<std::string>>("_class")) {
+    for (auto& s : *cls)
+      if (s.rfind("loc:@", 0) == 0) out.push_back(s.substr(5));
+  }
+  return out;
+}
+
+// -- Graph --------------------------------------------------------------------------------
+
+Graph::Graph() = default;
+Graph::~Graph() = default;
+
+std::string Graph::unique_name(std::string_view base, bool mark_as_used) {
+  std::string name(base);
+  if (!name_scopes_.empty() && !name_scopes_.back().empty())
+    name = name_scopes_.back() + "/" + name;
+  // TensorFlow counts names case-insensitively (graph.py, unique_name).
+  std::string key = lower(name);
+  int i = 0;
+  if (auto it = name_counts_.find(key); it != name_counts_.end()) i = it->second;
+  if (mark_as_used) name_counts_[key] = i + 1;
+  if (i > 0) {
+    std::string base_key = key;
+    while (name_counts_.count(key)) {
+      key = base_key + "_" + std::to_string(i);
+      ++i;
+    }
+    if (mark_as_used) name_counts_[key] = 1;
+    name = name + "_" + std::to_string(i - 1);
+  }
+  return name;
+}
+
+std::string Graph::apply_device_functions(const NodeDef& def) const {
+  // Innermost first; each merge function fills the fields the inner ones left unset
+  // (TensorFlow's _apply_device_functions + pydev.merge_device).
+  NodeDef current = def;
+  for (auto it = device_stack_.rbegin(); it != device_stack_.rend(); ++it) {
+    if (!it->fn) break;
+    current.device = it->fn(current);
+  }
+  return current.device;
+}
+
+Operation Graph::create_op(const std::string& type, const std::vector<Output>& inputs,
+                           AttrMap attrs, std::string_view name,
+                           const std::vector<Operation>& control_inputs) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  auto node = std::make_unique<Node>();
+  node->graph_ = this;
+  NodeDef& def = node->def_;
+  def.op = type;
+  std::string requested(name.empty() ? std::string_view(type) : name);
+  if (!requested.empty() && requested.back() == '/') {
+    def.name = requested.substr(0, requested.size() - 1);
+  } else {
+    def.name = unique_name(requested);
+  }
+  for (auto& in : inputs) {
+    if (!in.valid())
+      throw InvalidArgumentError(af::invalid_argument("Invalid (null) input to node '" + def.name + "'"));
+    if (&in.graph() != this)
+      throw InvalidArgumentError(af::invalid_argument(
+          "Tensor " + in.name() + " must be from the same graph as node '" + def.name + "'"));
+    node->inputs_.push_back(in);
+    def.inputs.push_back(input_string(in));
+  }
+  def.attrs = std::move(attrs);
+  // Control dependencies: every enclosing frame applies unless an input was created inside
+  // it (TensorFlow's _control_dependencies_for_inputs).
+  std::vector<Node*> controls;
+  for (auto& op : control_inputs) controls.push_back(op.node());
+  for (auto& frame : control_stack_) {
+    bool dominated = std::any_of(inputs.begin(), inputs.end(),
+                                 [&](const Output& in) { return frame.created.count(in.node()); });
+    if (!dominated) controls.insert(controls.end(), frame.deps.begin(), frame.deps.end());
+  }
+  for (auto* c : controls) {
+    if (std::find(node->control_inputs_.begin(), node->control_inputs_.end(), c) ==
+        node->control_inputs_.end()) {
+      node->control_inputs_.push_back(c);
+      def.inputs.push_back("^" + c->name());
+    }
+  }
+  // Container scope fills the "container" attribute of stateful ops that have one.
+  if (!container_stack_.empty()) {
+    if (auto it = def.attrs.find("container"); it != def.attrs.end()) {
+      if (auto s = std::get_if<std::string>(&it->second); s && s->empty())
+        *s = container_stack_.back();
+    }
+  }
+  def.device = apply_device_functions(def);
+  // Colocation (TensorFlow's _create_op_helper): the node takes the colocated op's groups
+  // and device.
+  if (!colocation_stack_.empty()) {
+    std::vector<std::string> groups;
+    for (auto& frame : colocation_stack_) {
+      for (auto& target_name : frame) {
+        Node* target = by_name_.at(target_name);
+        auto names = target->colocation_names();
+        if (names.empty()) names.push_back(target->name());
+        for (auto& n : names) groups.push_back("loc:@" + n);
+        if (!target->def().device.empty()) def.device = target->def().device;
+      }
+    }
+    std::sort(groups.begin(), groups.end());
+    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+    def.attrs["_class"] = groups;
+  }
+  Node* n = finish_node(std::move(node), true);
+  return Operation(n);
+}
+
+Node* Graph::finish_node(std::unique_ptr<Node> node, bool apply_scopes) {
+  NodeDef& def = node->def_;
+  if (by_name_.count(def.name))
+    throw InvalidArgumentError(
+        af::invalid_argument("Duplicate node name in graph: '" + def.name + "'"));
+  const OpDef* op = OpRegistry::global().find(def.op);
+  if (!op) throw NotFoundError(af::not_found("Op type not registered '" + def.op + "' in binary"));
+  InferenceContext ctx{def, {}, {}, {}, {}, {}, {}, {}};
+  for (std::size_t i = 0; i < node->inputs_.size(); ++i) {
+    const Output& in = node->inputs_[i];
+    ctx.input_types.push_back(in.dtype());
+    ctx.input_shapes.push_back(in.shape());
+    bool wants_ref = std::find(op->ref_inputs.begin(), op->ref_inputs.end(), static_cast<int>(i)) !=
+                     op->ref_inputs.end();
+    bool is_ref = in.node()->output_is_ref(in.index());
+    if (wants_ref && !is_ref)
+      throw InvalidArgumentError(af::invalid_argument(
+          "Input " + std::to_string(i) + " of '" + def.name + "' Op (" + def.op +
+          ") requires l-value input; got " + in.name()));
+    ctx.input_is_ref.push_back(wants_ref);
+    node->input_is_ref_.push_back(wants_ref);
+    const Tensor* value = nullptr;
+    if (in.node()->type() == "Const") value = in.node()->def().attr<Tensor>("value");
+    ctx.input_values.push_back(value);
+  }
+  Status s = op->infer(ctx);
+  if (!s.ok()) {
+    std::string shapes;
+    for (std::size_t i = 0; i < ctx.input_shapes.size(); ++i) {
+      if (i) shapes += ", ";
+      shapes += inference_shape_string(ctx.input_shapes[i]);
+    }
+    throw_if_error(Status(s.code(), s.message() + " for '" + def.name + "' (op: '" + def.op +
+                                        "') with input shapes: " + shapes + "."));
+  }
+  node->output_types_ = std::move(ctx.output_types);
+  node->output_shapes_ = std::move(ctx.output_shapes);
+  node->output_is_ref_ = std::move(ctx.output_is_ref);
+  node->output_is_ref_.resize(node->output_types_.size(), false);
+  node->id_ = static_cast<int>(nodes_.size());
+  Node* raw = node.get();
+  by_name_[def.name] = raw;
+  nodes_.push_back(std::move(node));
+  if (apply_scopes)
+    for (auto& frame : control_stack_) frame.created.insert(raw);
+  // Imported names must also reserve the name for unique_name.
+  name_counts_.try_emplace(lower(def.name), 1);
+  ++version_;
+  return raw;
+}
+
+Operation Graph::add_node_def(const NodeDef& def) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  auto node = std::make_unique<Node>();
+  node->graph_ = this;
+  node->def_ = def;
+  for (auto& in : def.inputs) {
+    bool control = !in.empty() && in[0] == '^';
+    std::string ref = control ? in.substr(1) : in;
+    int index = 0;
+    if (auto colon = ref.rfind(':'); !control && colon != std::string::npos) {
+      index = std::stoi(ref.substr(colon + 1));
+      ref = ref.substr(0, colon);
+    }
+    auto it = by_name_.find(ref);
+    if (it == by_name_.end())
+      throw InvalidArgumentError(af::invalid_argument("Node '" + def.name + "': unknown input '" +
+                                                      in + "' (inputs must precede consumers)"));
+    if (control) {
+      node->control_inputs_.push_back(it->second);
+    } else {
+      if (index < 0 || index >= it->second->num_outputs())
+        throw InvalidArgumentError(af::invalid_argument("Node '" + def.name + "': input '" + in +
+                                                        "' names a missing output"));
+      node->inputs_.emplace_back(it->second, index);
+    }
+  }
+  return Operation(finish_node(std::move(node), false));
+}
+
+Operation Graph::operation(std::string_view name) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  auto it = by_name_.find(std::string(name));
+  if (it == by_name_.end())
+    throw NotFoundError(af::not_found("The name '" + std::string(name) +
+                                      "' refers to an Operation not in the graph."));
+  return Operation(it->second);
+}
+
+Output Graph::output(std::string_view name) const {
+  std::string s(name);
+  int index = 0;
+  if (auto colon = s.rfind(':'); colon != std::string::npos) {
+    index = std::stoi(s.substr(colon + 1));
+    s = s.substr(0, colon);
+  }
+  Operation op = operation(s);
+  if (index < 0 || index >= op.num_outputs())
+    throw NotFoundError(af::not_found("The name '" + std::string(name) +
+                                      "' refers to a Tensor which does not exist."));
+  return op.output(index);
+}
+
+std::vector<Node*> Graph::nodes() const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::vector<Node*> out;
+  out.reserve(nodes_.size());
+  for (auto& n : nodes_) out.push_back(n.get());
+  return out;
+}
+
+std::vector<Node*> Graph::nodes_locked() const {
+  std::vector<Node*> out;
+  out.reserve(nodes_.size());
+  for (auto& n : nodes_) out.push_back(n.get());
+  return out;
+}
+
+int Graph::num_nodes() const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  return static_cast<int>(nodes_.size());
+}
+
+// -- scopes ---------------------------------------------------------------------------------
+
+ScopeGuard Graph::device(std::string_view spec) {
+  DeviceSpec parsed = DeviceSpec::parse(spec);
+  return device(DeviceFunction([parsed](const NodeDef& def) {
+    // pydev.merge_device: the node's current (inner) spec wins over this scope's.
+    DeviceSpec merged = parsed;
+    merged.merge_from(DeviceSpec::parse(def.device));
+    return merged.to_string();
+  }));
+}
+
+ScopeGuard Graph::device(DeviceFunction fn) {
+  device_stack_.push_back({std::move(fn)});
+  return ScopeGuard([this] { device_stack_.pop_back(); });
+}
+
+ScopeGuard Graph::device(std::nullptr_t) {
+  device_stack_.push_back({nullptr});
+  return ScopeGuard([this] { device_stack_.pop_back(); });
+}
+
+ScopeGuard Graph::control_dependencies(const std::vector<Operation>& deps) {
+  ControlFrame frame;
+  for (auto& op : deps) {
+    if (!op.valid())
+      throw InvalidArgumentError(af::invalid_argument("control_dependencies: invalid operation"));
+    frame.deps.push_back(op.node());
+  }
+  control_stack_.push_back(std::move(frame));
+  return ScopeGuard([this] { control_stack_.pop_back(); });
+}
+
+ScopeGuard Graph::name_scope(std::string_view name) {
+  std::string scope;
+  if (!name.empty() && name.back() == '/') {
+    scope = std::string(name.substr(0, name.size() - 1));
+  } else if (!name.empty()) {
+    scope = unique_name(name);
+  }
+  name_scopes_.push_back(scope);
+  return ScopeGuard([this] { name_scopes_.pop_back(); });
+}
+
+ScopeGuard Graph::colocate_with(const Operation& op) {
+  // Like TensorFlow, colocation is stronger than device functions: they are suspended.
+  auto saved = std::make_shared<std::vector<DeviceEntry>>(std::move(device_stack_));
+  device_stack_.clear();
+  colocation_stack_.push_back({op.name()});
+  return ScopeGuard([this, saved] {
+    colocation_stack_.pop_back();
+    device_stack_ = std::move(*saved);
+  });
+}
+
+ScopeGuard Graph::container(std::string_view name) {
+  container_stack_.emplace_back(name);
+  return ScopeGuard([this] { container_stack_.pop_back(); });
+}
+
+// -- building blocks --------------------------------------------------------------------------
+
+Output Graph::constant(const Tensor& value, std::string_view name) {
+  if (!value.is_initialized())
+    throw InvalidArgumentError(af::invalid_argument("constant: uninitialized tensor"));
+  return create_op("Const", {}, {{"value", value}, {"dtype", value.dtype()}},
+                   name.empty() ? "Const" : name)
+      .output(0);
+}
+
+Output Graph::placeholder(DType dtype, PartialShape shape, std::string_view name) {
+  return create_op("Placeholder", {}, {{"dtype", dtype}, {"shape", shape}},
+                   name.empty() ? "Placeholder" : name)
+      .output(0);
+}
+
+Variable Graph::variable(const Tensor& initial_value, VariableOptions options) {
+  if (!initial_value.is_initialized())
+    throw InvalidArgumentError(af::invalid_argument("variable: uninitialized initial value"));
+  auto scope = name_scope(options.name.empty() ? "Variable" : options.name);
+  Tensor init = initial_value;
+  Output init_out = constant(init, "initial_value");
+  return variable(init_out, [&] {
+    VariableOptions o = options;
+    o.name = name_scopes_.back() + "/";  // already inside the variable's scope
+    return o;
+  }());
+}
+
+Variable Graph::variable(const Output& initial_value, VariableOptions options) {
+  std::optional<ScopeGuard> scope;
+  std::string scope_name;
+  if (!options.name.empty() && options.name.back() == '/') {
+    scope_name = options.name.substr(0, options.name.size() - 1);
+  } else {
+    scope.emplace(name_scope(options.name.empty() ? "Variable" : options.name));
+    scope_name = name_scopes_.back();
+  }
+  DType dtype = options.dtype.value_or(initial_value.dtype());
+  Output init = initial_value;
+  if (dtype != init.dtype()) init = cast(init, dtype);
+  PartialShape shape = options.shape.value_or(init.shape());
+  Operation var = create_op("VariableV2", {},
+                            {{"shape", shape},
+                             {"dtype", dtype},
+                             {"container", std::string()},
+                             {"shared_name", options.shared_name}},
+                            scope_name + "/");
+  Output ref = var.output(0);
+  Operation assign_op;
+  {
+    auto colocate = colocate_with(var);
+    assign_op = create_op("Assign", {ref, init},
+                          {{"T", dtype}, {"validate_shape", true}, {"use_locking", true}},
+                          scope_name + "/Assign/");
+  }
+  Output read;
+  {
+    auto colocate = colocate_with(var);
+    read = create_op("Identity", {ref}, {{"T", dtype}}, scope_name + "/read/").output(0);
+  }
+  Variable v(ref, assign_op, read, init);
+  add_to_collection(kGlobalVariables, v);
+  if (options.trainable) add_to_collection(kTrainableVariables, v);
+  return v;
+}
+
+Operation Graph::no_op(std::string_view name) {
+  return create_op("NoOp", {}, {}, name.empty() ? "NoOp" : name);
+}
+
+Operation Graph::group(const std::vector<Operation>& ops, std::string_view name) {
+  return create_op("NoOp", {}, {}, name.empty() ? "group_deps" : name, ops);
+}
+
+Operation Graph::global_variables_initializer() {
+  return variables_initializer(global_variables(), "init");
+}
+
+Operation Graph::variables_initializer(const std::vector<Variable>& vars, std::string_view name) {
+  std::vector<Operation> inits;
+  for (auto& v : vars) inits.push_back(v.initializer());
+  return group(inits, name);
+}
+
+std::vector<Variable> Graph::global_variables() const {
+  std::vector<Variable> out;
+  auto it = collections_.find(kGlobalVariables);
+  if (it == collections_.end()) return out;
+  for (auto& a : it->second) out.push_back(std::any_cast<Variable>(a));
+  return out;
+}
+
+std::pair<std::int64_t, std::int64_t> Graph::get_seed(std::optional<std::int64_t> op_seed) {
+  // tensorflow/python/framework/random_seed.py (TF 1.x).
+  constexpr std::int64_t kMaxInt32 = (1LL << 31) - 1;
+  constexpr std::int64_t kDefaultGraphSeed = 87654321;
+  auto truncate = [](std::int64_t s) { return s % kMaxInt32; };
+  std::pair<std::int64_t, std::int64_t> seeds{0, 0};
+  if (seed_) {
+    std::int64_t op = op_seed ? *op_seed : static_cast<std::int64_t>(nodes_.size());
+    seeds = {truncate(*seed_), truncate(op)};
+  } else if (op_seed) {
+    seeds = {kDefaultGraphSeed, truncate(*op_seed)};
+  } else {
+    return {0, 0};
+  }
+  if (seeds.first == 0 && seeds.second == 0) return {0, kMaxInt32};
+  return seeds;
+}
+
+void Graph::add_to_collection(const std::string& name, std::any value) {
+  collections_[name].push_back(std::move(value));
+}
+
+const std::vector<std::any>& Graph::get_collection(const std::string& name) const {
+  static const std::vector<std::any> empty;
+  auto it = collections_.find(name);
+  return it == collections_.end() ? empty : it->second;
+}
+
+GraphDef Graph::to_graph_def() const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  GraphDef out;
+  for (auto& n : nodes_) out.nodes.push_back(n->def());
+  return out;
+}
+
+void Graph::import_graph_def(const GraphDef& def) {
+  for (auto& n : def.nodes) add_node_def(n);
+}
+
+// -- Variable ----------------------------------------------------------------------------------
+
+Output Variable::assign(const Output& value, std::string_view name) const {
+  return af::assign(ref_, value, name);
+}
+Output Variable::assign_add(const Output& delta, std::string_view name) const {
+  return af::assign_add(ref_, delta, name);
+}
+Output Variable::assign_sub(const Output& delta, std::string_view name) const {
+  return af::assign_sub(ref_, delta, name);
+}
+
+}  // namespace af

@@ -1,0 +1,1204 @@
+// Add, Sub, Mul, RealDiv, Div, Neg, MatMul, Sum, Mean, Max, Relu, Sigmoid, Tanh and Softmax:
+// ops, shape functions, CPU kernels and graph-building functions.
+//
+// Kernels are plain loops the compiler vectorises, or Eigen where Eigen is faster (matrix
+// products, transcendental functions). Large inputs are split over the intra-op pool
+// (`OpKernelContext::eigen_device`); small ones run inline and allocate nothing but their
+// output, since the executor runs cheap kernels directly in the device actor.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#define EIGEN_USE_THREADS
+// Eigen 3.4's thread-pool code captures `this` implicitly, deprecated in C++20.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated"
+#include <unsupported/Eigen/CXX11/Tensor>
+#pragma GCC diagnostic pop
+
+#include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/kernel.hpp"
+#include "actorflow/ops/ops.hpp"
+#include "standard_ops.hpp"
+
+namespace af {
+
+namespace {
+
+using Index = std::int64_t;
+
+// Kernels with more elements than this are worth a pool thread (and are split over the
+// intra-op pool); below it the hand-off costs more than the work.
+constexpr Index kExpensiveElements = 16 * 1024;
+// MatMuls with more multiply-adds than this are worth a pool thread.
+constexpr Index kExpensiveMatMulFlops = 64 * 1024;
+// Up to this many multiply-adds a plain loop beats Eigen's packing (and allocates nothing).
+constexpr Index kNaiveMatMulFlops = 8 * 1024;
+// Collapsed ranks supported by the broadcasting and reduction loops.
+constexpr int kMaxCollapsedRank = 16;
+
+const std::vector<DType> kFloatTypes = {DType::float32, DType::float64, DType::bfloat16};
+
+std::string node_suffix(const std::string& node) { return "\n\t [[{{node " + node + "}}]]"; }
+
+// TensorFlow's rendering of shapes in shape-function errors: "[2,?]", "?" for unknown rank.
+std::string inference_shape_string(const PartialShape& s) {
+  if (!s.rank_known()) return "?";
+  std::string out = "[";
+  for (int i = 0; i < s.rank(); ++i) {
+    if (i) out += ",";
+    out += s.dim(i) < 0 ? std::string("?") : std::to_string(s.dim(i));
+  }
+  return out + "]";
+}
+
+// -- element types ------------------------------------------------------------------------
+
+// bfloat16 is computed in float, as TensorFlow's CPU kernels do.
+template <class T>
+struct compute_type {
+  using type = T;
+};
+template <>
+struct compute_type<bfloat16_t> {
+  using type = float;
+};
+template <class T>
+using compute_t = typename compute_type<T>::type;
+
+template <class T>
+compute_t<T> to_compute(T v) {
+  return static_cast<compute_t<T>>(v);
+}
+template <class T>
+T from_compute(compute_t<T> v) {
+  if constexpr (std::is_same_v<T, bfloat16_t>)
+    return bfloat16_t(v);
+  else
+    return v;
+}
+
+// Integer arithmetic wraps around (as TensorFlow's kernels do in practice) without the
+// undefined behaviour of signed overflow.
+template <class T>
+T wrapping_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+T wrapping_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
+  } else {
+    return a - b;
+  }
+}
+template <class T>
+T wrapping_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    // uint8 operands promote to int; their product always fits.
+    using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+template <class T>
+T wrapping_neg(T a) {
+  return wrapping_sub(T(0), a);
+}
+
+std::string allowed_types_string(const std::vector<DType>& allowed) {
+  std::string out;
+  for (std::size_t i = 0; i < allowed.size(); ++i) {
+    if (i) out += ", ";
+    out += data_type_string(allowed[i]);
+  }
+  return out;
+}
+
+// TensorFlow's attr check: "Value for attr 'T' of int32 is not in the list of allowed values".
+Status check_allowed_type(DType t, const std::vector<DType>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), t) != allowed.end()) return {};
+  return invalid_argument("Value for attr 'T' of " + std::string(data_type_string(t)) +
+                          " is not in the list of allowed values: " +
+                          allowed_types_string(allowed));
+}
+
+// TensorFlow's op_def_library message for mismatched inputs of one type attribute.
+std::string type_mismatch_message(const std::string& op, const char* arg, DType got,
+                                  const char* first_arg, DType expected) {
+  return "Input '" + std::string(arg) + "' of '" + op + "' Op has type " +
+         std::string(dtype_name(got)) + " that does not match type " +
+         std::string(dtype_name(expected)) + " of argument '" + first_arg + "'.";
+}
+
+// -- parallel loops -----------------------------------------------------------------------
+
+// Runs `fn(begin, end)` over [0, n): split over the intra-op pool when `total_work` (element
+// operations) pays for the hand-off, else inline on the calling thread without allocating.
+template <class F>
+void parallel_for(const OpKernelContext& ctx, Index n, Index total_work,
+                  const Eigen::TensorOpCost& unit_cost, F&& fn) {
+  Eigen::ThreadPoolDevice* device = ctx.eigen_device;
+  if (device != nullptr && n > 1 && total_work >= kExpensiveElements && device->numThreads() > 1) {
+    device->parallelFor(n, unit_cost, [&fn](Eigen::Index begin, Eigen::Index end) {
+      fn(static_cast<Index>(begin), static_cast<Index>(end));
+    });
+  } else {
+    fn(Index{0}, n);
+  }
+}
+
+template <class T>
+Eigen::TensorOpCost elementwise_cost(int inputs, double cycles) {
+  return Eigen::TensorOpCost(static_cast<double>(inputs * sizeof(T)), static_cast<double>(sizeof(T)),
+                             cycles);
+}
+
+// -- binary element-wise ops --------------------------------------------------------------
+
+// Floating-point loops go through Eigen's explicit SIMD packets: the project builds at -O2,
+// where GCC does not vectorise loops of unknown trip count. Integer and bfloat16 loops are
+// plain (integer arithmetic must wrap, bfloat16 converts per element).
+template <class T>
+using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <class T>
+using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+struct AddFn {
+  static constexpr double kCycles = 1;
+  static constexpr bool kChecksZero = false;
+  template <class C>
+  C operator()(C a, C b) const {
+    return wrapping_add(a, b);
+  }
+  template <class X, class Y>
+  static auto eigen(const X& x, const Y& y) {
+    return x + y;
+  }
+};
+struct SubFn {
+  static constexpr double kCycles = 1;
+  static constexpr bool kChecksZero = false;
+  template <class C>
+  C operator()(C a, C b) const {
+    return wrapping_sub(a, b);
+  }
+  template <class X, class Y>
+  static auto eigen(const X& x, const Y& y) {
+    return x - y;
+  }
+};
+struct MulFn {
+  static constexpr double kCycles = 1;
+  static constexpr bool kChecksZero = false;
+  template <class C>
+  C operator()(C a, C b) const {
+    return wrapping_mul(a, b);
+  }
+  template <class X, class Y>
+  static auto eigen(const X& x, const Y& y) {
+    return x * y;
+  }
+};
+// RealDiv and Div. Integer division truncates like C; the kernel rejects zero divisors
+// before computing, and INT_MIN / -1 wraps instead of trapping.
+struct DivFn {
+  static constexpr double kCycles = 5;
+  static constexpr bool kChecksZero = true;
+  template <class C>
+  C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C> && std::is_signed_v<C>) {
+      if (b == C(-1)) return wrapping_neg(a);
+    }
+    return static_cast<C>(a / b);
+  }
+  template <class X, class Y>
+  static auto eigen(const X& x, const Y& y) {
+    return x / y;
+  }
+};
+
+template <class Fn, class T>
+void binary_vv(const T* __restrict x, const T* __restrict y, T* __restrict out, Index n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    ArrayMap<T>(out, n) = Fn::eigen(ConstArrayMap<T>(x, n), ConstArrayMap<T>(y, n));
+  } else {
+    Fn fn;
+    for (Index i = 0; i < n; ++i) out[i] = from_compute<T>(fn(to_compute(x[i]), to_compute(y[i])));
+  }
+}
+template <class Fn, class T>
+void binary_sv(T x, const T* __restrict y, T* __restrict out, Index n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    ArrayMap<T>(out, n) = Fn::eigen(Eigen::Array<T, Eigen::Dynamic, 1>::Constant(n, x), ConstArrayMap<T>(y, n));
+  } else {
+    Fn fn;
+    auto xv = to_compute(x);
+    for (Index i = 0; i < n; ++i) out[i] = from_compute<T>(fn(xv, to_compute(y[i])));
+  }
+}
+template <class Fn, class T>
+void binary_vs(const T* __restrict x, T y, T* __restrict out, Index n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    ArrayMap<T>(out, n) = Fn::eigen(ConstArrayMap<T>(x, n), Eigen::Array<T, Eigen::Dynamic, 1>::Constant(n, y));
+  } else {
+    Fn fn;
+    auto yv = to_compute(y);
+    for (Index i = 0; i < n; ++i) out[i] = from_compute<T>(fn(to_compute(x[i]), yv));
+  }
+}
+
+// NumPy broadcasting of two shapes, with adjacent dimensions of the same broadcasting pattern
+// collapsed into one, so loops see few dimensions (often two).
+struct BroadcastPlan {
+  int rank = 0;
+  std::array<Index, kMaxCollapsedRank> dims{};
+  std::array<Index, kMaxCollapsedRank> x_strides{};  // 0 where x is broadcast
+  std::array<Index, kMaxCollapsedRank> y_strides{};
+};
+
+Status make_broadcast_plan(const Shape& x, const Shape& y, Shape* out_shape, BroadcastPlan* plan) {
+  const int rx = x.rank(), ry = y.rank(), rank = std::max(rx, ry);
+  std::vector<std::int64_t> out_dims(static_cast<std::size_t>(rank));
+  std::array<int, kMaxCollapsedRank> patterns{};
+  int prev_pattern = -1;
+  plan->rank = 0;
+  for (int i = 0; i < rank; ++i) {
+    Index dx = i >= rank - rx ? x.dim(i - (rank - rx)) : 1;
+    Index dy = i >= rank - ry ? y.dim(i - (rank - ry)) : 1;
+    if (dx != dy && dx != 1 && dy != 1)
+      return invalid_argument("Incompatible shapes: " + x.to_string() + " vs. " + y.to_string());
+    Index d = dx == 1 ? dy : dx;
+    out_dims[static_cast<std::size_t>(i)] = d;
+    if (d == 1) continue;
+    int pattern = (dx == 1 ? 1 : 0) | (dy == 1 ? 2 : 0);
+    if (pattern == prev_pattern) {
+      plan->dims[static_cast<std::size_t>(plan->rank - 1)] *= d;
+      continue;
+    }
+    if (plan->rank == kMaxCollapsedRank)
+      return unimplemented("Broadcast between " + x.to_string() + " and " + y.to_string() +
+                           " is not supported yet.");
+    plan->dims[static_cast<std::size_t>(plan->rank)] = d;
+    patterns[static_cast<std::size_t>(plan->rank)] = pattern;
+    ++plan->rank;
+    prev_pattern = pattern;
+  }
+  Index sx = 1, sy = 1;
+  for (int i = plan->rank - 1; i >= 0; --i) {
+    auto u = static_cast<std::size_t>(i);
+    plan->x_strides[u] = (patterns[u] & 1) ? 0 : sx;
+    plan->y_strides[u] = (patterns[u] & 2) ? 0 : sy;
+    if (!(patterns[u] & 1)) sx *= plan->dims[u];
+    if (!(patterns[u] & 2)) sy *= plan->dims[u];
+  }
+  *out_shape = Shape(std::move(out_dims));
+  return {};
+}
+
+// Computes rows [row_begin, row_end) of a broadcast, a row being the innermost collapsed
+// dimension.
+template <class Fn, class T>
+void broadcast_rows(const BroadcastPlan& plan, const T* x, const T* y, T* out, Index row_begin,
+                    Index row_end) {
+  const int outer = plan.rank - 1;
+  const auto last = static_cast<std::size_t>(outer);
+  const Index inner = plan.dims[last];
+  const bool x_vec = plan.x_strides[last] != 0, y_vec = plan.y_strides[last] != 0;
+  std::array<Index, kMaxCollapsedRank> coord{};
+  Index xo = 0, yo = 0;
+  {
+    Index r = row_begin;
+    for (int d = outer - 1; d >= 0; --d) {
+      auto u = static_cast<std::size_t>(d);
+      coord[u] = r % plan.dims[u];
+      r /= plan.dims[u];
+      xo += coord[u] * plan.x_strides[u];
+      yo += coord[u] * plan.y_strides[u];
+    }
+  }
+  for (Index row = row_begin; row < row_end; ++row) {
+    T* o = out + row * inner;
+    if (x_vec && y_vec)
+      binary_vv<Fn>(x + xo, y + yo, o, inner);
+    else if (x_vec)
+      binary_vs<Fn>(x + xo, y[yo], o, inner);
+    else
+      binary_sv<Fn>(x[xo], y + yo, o, inner);
+    for (int d = outer - 1; d >= 0; --d) {
+      auto u = static_cast<std::size_t>(d);
+      xo += plan.x_strides[u];
+      yo += plan.y_strides[u];
+      if (++coord[u] < plan.dims[u]) break;
+      xo -= plan.x_strides[u] * plan.dims[u];
+      yo -= plan.y_strides[u] * plan.dims[u];
+      coord[u] = 0;
+    }
+  }
+}
+
+template <class Fn, class T>
+class BinaryOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    return ctx.num_inputs() == 2 &&
+           std::max(ctx.input(0).num_elements(), ctx.input(1).num_elements()) > kExpensiveElements;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& y = ctx.input(1);
+    const T* xp = x.data<T>();
+    const T* yp = y.data<T>();
+    if constexpr (Fn::kChecksZero && std::is_integral_v<T>) {
+      const Index ny = y.num_elements();
+      if (std::find(yp, yp + ny, T(0)) != yp + ny)
+        return ctx.fail(invalid_argument("Integer division by zero" + node_suffix(name())));
+    }
+    const auto cost = elementwise_cost<T>(2, Fn::kCycles);
+    if (x.shape() == y.shape()) {
+      T* o = ctx.allocate_output(0, dtype_of_v<T>, x.shape()).template data<T>();
+      const Index n = x.num_elements();
+      parallel_for(ctx, n, n, cost, [&](Index b, Index e) { binary_vv<Fn>(xp + b, yp + b, o + b, e - b); });
+      return;
+    }
+    if (y.num_elements() == 1 && y.rank() <= x.rank()) {
+      T* o = ctx.allocate_output(0, dtype_of_v<T>, x.shape()).template data<T>();
+      const Index n = x.num_elements();
+      const T yv = yp[0];
+      parallel_for(ctx, n, n, cost, [&](Index b, Index e) { binary_vs<Fn>(xp + b, yv, o + b, e - b); });
+      return;
+    }
+    if (x.num_elements() == 1 && x.rank() <= y.rank()) {
+      T* o = ctx.allocate_output(0, dtype_of_v<T>, y.shape()).template data<T>();
+      const Index n = y.num_elements();
+      const T xv = xp[0];
+      parallel_for(ctx, n, n, cost, [&](Index b, Index e) { binary_sv<Fn>(xv, yp + b, o + b, e - b); });
+      return;
+    }
+    BroadcastPlan plan;
+    Shape out_shape;
+    Status s = make_broadcast_plan(x.shape(), y.shape(), &out_shape, &plan);
+    if (!s.ok()) return ctx.fail(s.with_context(node_suffix(name())));
+    T* o = ctx.allocate_output(0, dtype_of_v<T>, std::move(out_shape)).template data<T>();
+    const Index n = ctx.outputs()[0].num_elements();
+    if (n == 0) return;
+    if (plan.rank == 0) {  // every dimension is 1
+      o[0] = from_compute<T>(Fn{}(to_compute(xp[0]), to_compute(yp[0])));
+      return;
+    }
+    const Index inner = plan.dims[static_cast<std::size_t>(plan.rank - 1)];
+    const Index rows = n / inner;
+    auto row_cost = elementwise_cost<T>(2, Fn::kCycles) * static_cast<double>(inner);
+    parallel_for(ctx, rows, n, row_cost,
+                 [&](Index b, Index e) { broadcast_rows<Fn>(plan, xp, yp, o, b, e); });
+  }
+};
+
+// -- unary element-wise ops ---------------------------------------------------------------
+
+struct NegFn {
+  static constexpr double kCycles = 1;
+  static constexpr bool kEigen = true;
+  template <class C>
+  C operator()(C a) const {
+    return wrapping_neg(a);
+  }
+  template <class Out, class In>
+  static void eigen(Out& out, const In& in) {
+    out = -in;
+  }
+};
+// max(x, 0) as TensorFlow's Relu (Eigen's cwiseMax).
+struct ReluFn {
+  static constexpr double kCycles = 1;
+  static constexpr bool kEigen = true;
+  template <class C>
+  C operator()(C a) const {
+    return a < C(0) ? C(0) : a;
+  }
+  template <class Out, class In>
+  static void eigen(Out& out, const In& in) {
+    out = in.cwiseMax(typename In::Scalar(0));
+  }
+};
+struct SigmoidFn {
+  static constexpr double kCycles = 20;
+  static constexpr bool kEigen = true;
+  template <class C>
+  C operator()(C a) const {
+    return C(1) / (C(1) + std::exp(-a));
+  }
+  template <class Out, class In>
+  static void eigen(Out& out, const In& in) {
+    out = in.sigmoid();
+  }
+};
+struct TanhFn {
+  static constexpr double kCycles = 20;
+  static constexpr bool kEigen = true;
+  template <class C>
+  C operator()(C a) const {
+    return std::tanh(a);
+  }
+  template <class Out, class In>
+  static void eigen(Out& out, const In& in) {
+    out = in.tanh();
+  }
+};
+
+template <class T>
+using ConstVector = Eigen::TensorMap<Eigen::Tensor<const T, 1, Eigen::RowMajor, Eigen::Index>>;
+template <class T>
+using Vector = Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, Eigen::Index>>;
+
+template <class Fn, class T>
+class UnaryOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    return ctx.num_inputs() == 1 && ctx.input(0).num_elements() > kExpensiveElements;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const T* xp = x.data<T>();
+    T* o = ctx.allocate_output(0, dtype_of_v<T>, x.shape()).template data<T>();
+    const Index n = x.num_elements();
+    parallel_for(ctx, n, n, elementwise_cost<T>(1, Fn::kCycles), [&](Index b, Index e) {
+      if constexpr (Fn::kEigen && std::is_floating_point_v<T>) {
+        // Eigen's vectorised exp / tanh on the chunk, on the calling thread.
+        Vector<T> out(o + b, e - b);
+        ConstVector<T> in(xp + b, e - b);
+        Fn::eigen(out, in);
+      } else {
+        Fn fn;
+        for (Index i = b; i < e; ++i) o[i] = from_compute<T>(fn(to_compute(xp[i])));
+      }
+    });
+  }
+};
+
+// -- Softmax ------------------------------------------------------------------------------
+
+template <class T>
+class SoftmaxOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    return ctx.num_inputs() == 1 && ctx.input(0).num_elements() > kExpensiveElements;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    if (x.rank() < 1)
+      return ctx.fail(invalid_argument("logits must have >= 1 dimension, got " +
+                                       x.shape().to_string() + node_suffix(name())));
+    const T* xp = x.data<T>();
+    T* o = ctx.allocate_output(0, dtype_of_v<T>, x.shape()).template data<T>();
+    const Index cols = x.shape().dim(x.rank() - 1);
+    if (cols == 0 || x.num_elements() == 0) return;
+    const Index rows = x.num_elements() / cols;
+    auto cost = elementwise_cost<T>(1, 25) * static_cast<double>(cols);
+    parallel_for(ctx, rows, x.num_elements(), cost, [&](Index b, Index e) {
+      for (Index r = b; r < e; ++r) softmax_row(xp + r * cols, o + r * cols, cols);
+    });
+  }
+
+ private:
+  static void softmax_row(const T* x, T* out, Index n) {
+    if constexpr (std::is_floating_point_v<T>) {
+      // Eigen's vectorised max, exp and sum.
+      Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> in(x, n);
+      Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> o(out, n);
+      const T max = in.maxCoeff();
+      o = (in - max).exp();
+      o *= T(1) / o.sum();
+    } else {
+      // Exponentials kept in float until normalised, so bfloat16 rounds once.
+      float max = static_cast<float>(x[0]);
+      for (Index i = 1; i < n; ++i) max = std::max(max, static_cast<float>(x[i]));
+      float sum = 0;
+      for (Index i = 0; i < n; ++i) sum += std::exp(static_cast<float>(x[i]) - max);
+      for (Index i = 0; i < n; ++i) out[i] = bfloat16_t(std::exp(static_cast<float>(x[i]) - max) / sum);
+    }
+  }
+};
+
+// -- MatMul -------------------------------------------------------------------------------
+
+// out[m,n] = op(a) * op(b); `a` is [m,k] (or [k,m] when transposed), `b` is [k,n] (or [n,k]).
+template <class T>
+void naive_matmul(const T* a, const T* b, T* out, Index m, Index n, Index k, bool ta, bool tb) {
+  std::fill(out, out + m * n, T(0));
+  for (Index i = 0; i < m; ++i) {
+    T* row = out + i * n;
+    for (Index p = 0; p < k; ++p) {
+      const T av = ta ? a[p * m + i] : a[i * k + p];
+      if (tb) {
+        for (Index j = 0; j < n; ++j) row[j] = wrapping_add(row[j], wrapping_mul(av, b[j * k + p]));
+      } else {
+        const T* brow = b + p * n;
+        for (Index j = 0; j < n; ++j) row[j] = wrapping_add(row[j], wrapping_mul(av, brow[j]));
+      }
+    }
+  }
+}
+
+template <class T>
+void eigen_matmul(const OpKernelContext& ctx, const T* a, const T* b, T* out, Index m, Index n,
+                  Index k, bool ta, bool tb) {
+  using ConstMatrix = Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor, Eigen::Index>>;
+  using Matrix = Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor, Eigen::Index>>;
+  ConstMatrix am(a, ta ? k : m, ta ? m : k);
+  ConstMatrix bm(b, tb ? n : k, tb ? k : n);
+  Matrix om(out, m, n);
+  // The contracted dimensions are runtime values, so one instantiation serves all four
+  // transpose combinations.
+  Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> dims{
+      {Eigen::IndexPair<Eigen::Index>(ta ? 0 : 1, tb ? 1 : 0)}};
+  if (ctx.eigen_device != nullptr)
+    om.device(*ctx.eigen_device) = am.contract(bm, dims);
+  else
+    om.device(Eigen::DefaultDevice()) = am.contract(bm, dims);
+}
+
+template <class T>
+class MatMulOp : public OpKernel {
+ public:
+  MatMulOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("transpose_a", &transpose_a_);
+    if (s->ok()) *s = c.get_attr("transpose_b", &transpose_b_);
+  }
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    if (ctx.num_inputs() != 2 || ctx.input(0).rank() != 2 || ctx.input(1).rank() != 2) return false;
+    const Shape& a = ctx.input(0).shape();
+    const Shape& b = ctx.input(1).shape();
+    return a.dim(0) * a.dim(1) * b.dim(transpose_b_ ? 0 : 1) > kExpensiveMatMulFlops;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    for (int i = 0; i < 2; ++i)
+      if (ctx.input(i).rank() != 2)
+        return ctx.fail(invalid_argument("In[" + std::to_string(i) +
+                                         "] is not a matrix. Instead it has shape " +
+                                         ctx.input(i).shape().to_string() + node_suffix(name())));
+    const Index m = a.shape().dim(transpose_a_ ? 1 : 0);
+    const Index k = a.shape().dim(transpose_a_ ? 0 : 1);
+    const Index kb = b.shape().dim(transpose_b_ ? 1 : 0);
+    const Index n = b.shape().dim(transpose_b_ ? 0 : 1);
+    if (k != kb)
+      return ctx.fail(invalid_argument("Matrix size-incompatible: In[0]: " + a.shape().to_string() +
+                                       ", In[1]: " + b.shape().to_string() + node_suffix(name())));
+    Tensor& out = ctx.allocate_output(0, dtype_of_v<T>, Shape{m, n});
+    if (m == 0 || n == 0 || k == 0) return;  // the output is zero-filled
+    T* o = out.data<T>();
+    if constexpr (std::is_same_v<T, bfloat16_t>) {
+      // Products in float, rounded once; the conversions are cheap next to the product.
+      std::vector<float> af(static_cast<std::size_t>(m * k)), bf(static_cast<std::size_t>(k * n)),
+          of(static_cast<std::size_t>(m * n));
+      const T* ap = a.data<T>();
+      const T* bp = b.data<T>();
+      for (std::size_t i = 0; i < af.size(); ++i) af[i] = static_cast<float>(ap[i]);
+      for (std::size_t i = 0; i < bf.size(); ++i) bf[i] = static_cast<float>(bp[i]);
+      multiply(ctx, af.data(), bf.data(), of.data(), m, n, k);
+      for (std::size_t i = 0; i < of.size(); ++i) o[i] = bfloat16_t(of[i]);
+    } else {
+      multiply(ctx, a.data<T>(), b.data<T>(), o, m, n, k);
+    }
+  }
+
+ private:
+  template <class C>
+  void multiply(const OpKernelContext& ctx, const C* a, const C* b, C* out, Index m, Index n,
+                Index k) const {
+    if (m * n * k <= kNaiveMatMulFlops)
+      naive_matmul(a, b, out, m, n, k, transpose_a_, transpose_b_);
+    else
+      eigen_matmul(ctx, a, b, out, m, n, k, transpose_a_, transpose_b_);
+  }
+
+  bool transpose_a_ = false;
+  bool transpose_b_ = false;
+};
+
+// -- reductions ---------------------------------------------------------------------------
+
+enum class ReduceKind { sum, mean, max };
+
+// The type reductions accumulate in: float for bfloat16 and, for Mean, 64-bit integers (as
+// TensorFlow's MeanReducer specialisations do, so integer means do not overflow).
+template <ReduceKind K, class T>
+struct accumulator {
+  using type = compute_t<T>;
+};
+template <>
+struct accumulator<ReduceKind::mean, std::int32_t> {
+  using type = std::int64_t;
+};
+template <>
+struct accumulator<ReduceKind::mean, std::uint8_t> {
+  using type = std::uint64_t;
+};
+
+template <ReduceKind K, class A>
+struct Reducer {
+  static A identity() {
+    if constexpr (K == ReduceKind::max)
+      return std::numeric_limits<A>::lowest();
+    else
+      return A(0);
+  }
+  static A combine(A a, A b) {
+    if constexpr (K == ReduceKind::max)
+      return a < b ? b : a;
+    else
+      return wrapping_add(a, b);
+  }
+  // Reduces n >= 1 contiguous values.
+  static A reduce(const A* p, Index n) {
+    if constexpr (std::is_floating_point_v<A>) {
+      Eigen::Map<const Eigen::Array<A, Eigen::Dynamic, 1>> v(p, n);
+      if constexpr (K == ReduceKind::max)
+        return v.maxCoeff();
+      else
+        return v.sum();
+    } else {
+      // Independent lanes so the compiler vectorises (integer addition is associative).
+      constexpr int kLanes = 8;
+      std::array<A, kLanes> lanes;
+      lanes.fill(identity());
+      Index i = 0;
+      for (; i + kLanes <= n; i += kLanes)
+        for (int l = 0; l < kLanes; ++l) lanes[static_cast<std::size_t>(l)] = combine(lanes[static_cast<std::size_t>(l)], p[i + l]);
+      A acc = identity();
+      for (A l : lanes) acc = combine(acc, l);
+      for (; i < n; ++i) acc = combine(acc, p[i]);
+      return acc;
+    }
+  }
+};
+
+// Reduces the middle dimension of `in` viewed as [outer, middle, inner] into `out` [outer, inner].
+template <ReduceKind K, class A>
+void reduce_middle(const OpKernelContext& ctx, const A* in, A* out, Index outer, Index middle,
+                   Index inner) {
+  using R = Reducer<K, A>;
+  const Index total = outer * middle * inner;
+  if (inner == 1) {
+    Eigen::ThreadPoolDevice* device = ctx.eigen_device;
+    const int threads = device ? device->numThreads() : 1;
+    if (device && threads > 1 && total >= kExpensiveElements && outer < 2 * threads) {
+      // Few long rows (a full reduction): split each row into blocks, then combine.
+      constexpr Index kMaxBlocks = 64;
+      const Index blocks = std::min<Index>({kMaxBlocks, 4 * threads, middle});
+      const Index block = (middle + blocks - 1) / blocks;
+      std::array<A, kMaxBlocks> partial;
+      for (Index o = 0; o < outer; ++o) {
+        const A* row = in + o * middle;
+        device->parallelFor(blocks, Eigen::TensorOpCost(sizeof(A) * block, 0, block),
+                            [&](Eigen::Index b, Eigen::Index e) {
+                              for (Eigen::Index i = b; i < e; ++i) {
+                                const Index begin = i * block, end = std::min(middle, begin + block);
+                                partial[static_cast<std::size_t>(i)] =
+                                    begin < end ? R::reduce(row + begin, end - begin) : R::identity();
+                              }
+                            });
+        A acc = partial[0];
+        for (Index i = 1; i < blocks; ++i) acc = R::combine(acc, partial[static_cast<std::size_t>(i)]);
+        out[o] = acc;
+      }
+      return;
+    }
+    parallel_for(ctx, outer, total, Eigen::TensorOpCost(sizeof(A) * middle, sizeof(A), middle),
+                 [&](Index b, Index e) {
+                   for (Index o = b; o < e; ++o) out[o] = R::reduce(in + o * middle, middle);
+                 });
+    return;
+  }
+  // Accumulate whole rows of `inner` values: contiguous, vectorised.
+  auto reduce_rows = [inner](const A* __restrict src, Index rows, A* __restrict dst) {
+    std::copy(src, src + inner, dst);
+    for (Index m = 1; m < rows; ++m) {
+      const A* row = src + m * inner;
+      if constexpr (std::is_floating_point_v<A>) {
+        ArrayMap<A> acc(dst, inner);
+        if constexpr (K == ReduceKind::max)
+          acc = acc.max(ConstArrayMap<A>(row, inner));
+        else
+          acc += ConstArrayMap<A>(row, inner);
+      } else {
+        for (Index c = 0; c < inner; ++c) dst[c] = R::combine(dst[c], row[c]);
+      }
+    }
+  };
+  Eigen::ThreadPoolDevice* device = ctx.eigen_device;
+  const int threads = device ? device->numThreads() : 1;
+  if (outer >= 2 * threads || total < kExpensiveElements || threads == 1 || middle < 2) {
+    parallel_for(ctx, outer, total,
+                 Eigen::TensorOpCost(sizeof(A) * middle * inner, sizeof(A) * inner, middle * inner),
+                 [&](Index b, Index e) {
+                   for (Index o = b; o < e; ++o) reduce_rows(in + o * middle * inner, middle, out + o * inner);
+                 });
+    return;
+  }
+  // Few outer slices (e.g. a sum over rows): each pool task streams a contiguous block of
+  // rows into a partial result of its own, then the partials are combined.
+  const Index blocks = std::min<Index>(threads, middle);
+  const Index block = (middle + blocks - 1) / blocks;
+  std::vector<A> partial(static_cast<std::size_t>(blocks * inner));
+  for (Index o = 0; o < outer; ++o) {
+    const A* src = in + o * middle * inner;
+    device->parallelFor(blocks, Eigen::TensorOpCost(sizeof(A) * block * inner, sizeof(A) * inner, block * inner),
+                        [&](Eigen::Index b, Eigen::Index e) {
+                          for (Eigen::Index i = b; i < e; ++i) {
+                            const Index begin = i * block, end = std::min(middle, begin + block);
+                            if (begin < end)
+                              reduce_rows(src + begin * inner, end - begin, partial.data() + i * inner);
+                          }
+                        });
+    A* dst = out + o * inner;
+    reduce_rows(partial.data(), std::min<Index>(blocks, (middle + block - 1) / block), dst);
+  }
+}
+
+template <ReduceKind K, class T>
+class ReductionOp : public OpKernel {
+ public:
+  using A = typename accumulator<K, T>::type;
+
+  ReductionOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    c.get_attr("keep_dims", &keep_dims_);
+    (void)s;
+  }
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    return ctx.num_inputs() == 2 && ctx.input(0).num_elements() > kExpensiveElements;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& in = ctx.input(0);
+    const Tensor& indices = ctx.input(1);
+    const int rank = in.rank();
+    if (indices.rank() > 1)
+      return ctx.fail(invalid_argument("reduction_indices must be a scalar or vector, got shape " +
+                                       indices.shape().to_string() + node_suffix(name())));
+    if (rank > 64)
+      return ctx.fail(unimplemented("Reductions of rank " + std::to_string(rank) +
+                                    " tensors are not supported" + node_suffix(name())));
+    std::uint64_t reduced = 0;
+    for (Index i = 0; i < indices.num_elements(); ++i) {
+      Index axis = indices.dtype() == DType::int64
+                       ? indices.data<std::int64_t>()[i]
+                       : static_cast<Index>(indices.data<std::int32_t>()[i]);
+      if (axis < -rank || axis >= rank)
+        return ctx.fail(invalid_argument("Invalid reduction dimension (" + std::to_string(axis) +
+                                         " for input with " + std::to_string(rank) +
+                                         " dimension(s)" + node_suffix(name())));
+      if (axis < 0) axis += rank;
+      reduced |= std::uint64_t{1} << axis;
+    }
+    std::vector<std::int64_t> out_dims;
+    out_dims.reserve(static_cast<std::size_t>(rank));
+    Index count = 1;  // values reduced into each output
+    // Groups of adjacent dimensions that are all reduced or all kept, size-1 dims skipped.
+    std::array<Index, kMaxCollapsedRank * 4> group_size{};
+    std::array<bool, kMaxCollapsedRank * 4> group_reduced{};
+    int groups = 0;
+    for (int d = 0; d < rank; ++d) {
+      const bool r = (reduced >> d) & 1;
+      const Index size = in.shape().dim(d);
+      if (r) {
+        count *= size;
+        if (keep_dims_) out_dims.push_back(1);
+      } else {
+        out_dims.push_back(size);
+      }
+      if (size == 1) continue;
+      if (groups > 0 && group_reduced[static_cast<std::size_t>(groups - 1)] == r) {
+        group_size[static_cast<std::size_t>(groups - 1)] *= size;
+      } else {
+        group_size[static_cast<std::size_t>(groups)] = size;
+        group_reduced[static_cast<std::size_t>(groups)] = r;
+        ++groups;
+      }
+    }
+    Tensor& out = ctx.allocate_output(0, dtype_of_v<T>, Shape(std::move(out_dims)));
+    T* o = out.data<T>();
+    const Index n_out = out.num_elements();
+    if (n_out == 0) return;
+    if (in.num_elements() == 0) return fill_empty(o, n_out);
+    const T* ip = in.data<T>();
+    if (count == 1) {  // nothing to reduce
+      std::copy(ip, ip + n_out, o);
+      return;
+    }
+    // Accumulate in A; convert the input first where A differs from T.
+    std::vector<A> converted;
+    const A* src;
+    if constexpr (std::is_same_v<A, T>) {
+      src = ip;
+    } else {
+      converted.resize(static_cast<std::size_t>(in.num_elements()));
+      for (std::size_t i = 0; i < converted.size(); ++i) converted[i] = static_cast<A>(to_compute(ip[i]));
+      src = converted.data();
+    }
+    // One pass per reduced group, innermost first; all but the last pass into scratch.
+    std::vector<A> scratch[2];
+    int first_reduced = -1;
+    for (int g = groups - 1; g >= 0; --g)
+      if (group_reduced[static_cast<std::size_t>(g)]) first_reduced = g;
+    std::vector<A> final_scratch;
+    A* final_dst;
+    if constexpr (std::is_same_v<A, T>) {
+      final_dst = o;
+    } else {
+      final_scratch.resize(static_cast<std::size_t>(n_out));
+      final_dst = final_scratch.data();
+    }
+    Index inner_kept = 1;  // product of kept groups after the current one
+    int pass = 0;
+    for (int g = groups - 1; g >= 0; --g) {
+      const auto u = static_cast<std::size_t>(g);
+      if (!group_reduced[u]) {
+        inner_kept *= group_size[u];
+        continue;
+      }
+      Index outer = 1;
+      for (int h = 0; h < g; ++h) outer *= group_size[static_cast<std::size_t>(h)];
+      A* dst;
+      if (g == first_reduced) {
+        dst = final_dst;
+      } else {
+        auto& buf = scratch[pass % 2];
+        buf.resize(static_cast<std::size_t>(outer * inner_kept));
+        dst = buf.data();
+      }
+      reduce_middle<K>(ctx, src, dst, outer, group_size[u], inner_kept);
+      src = dst;
+      ++pass;
+    }
+    if constexpr (K == ReduceKind::mean) {
+      for (Index i = 0; i < n_out; ++i) final_dst[i] = static_cast<A>(final_dst[i] / static_cast<A>(count));
+    }
+    if constexpr (!std::is_same_v<A, T>) {
+      for (Index i = 0; i < n_out; ++i) o[i] = from_compute<T>(static_cast<compute_t<T>>(final_dst[i]));
+    }
+  }
+
+ private:
+  // Reductions over no values: 0 for Sum, the lowest value for Max, NaN (0 for integers)
+  // for Mean.
+  static void fill_empty(T* o, Index n) {
+    T value{};
+    if constexpr (K == ReduceKind::max) {
+      if constexpr (std::is_same_v<T, bfloat16_t>)
+        value.bits = 0xff7f;  // bfloat16's lowest finite value
+      else
+        value = std::numeric_limits<T>::lowest();
+    } else if constexpr (K == ReduceKind::mean && !std::is_integral_v<T>) {
+      value = from_compute<T>(std::numeric_limits<compute_t<T>>::quiet_NaN());
+    }
+    std::fill(o, o + n, value);
+  }
+
+  bool keep_dims_ = false;
+};
+
+// -- shape functions ----------------------------------------------------------------------
+
+Status infer_binary(InferenceContext& c, const std::vector<DType>& allowed) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+  const DType t = c.input_types[0];
+  if (c.input_types[1] != t)
+    return invalid_argument(type_mismatch_message(c.node.op, "y", c.input_types[1], "x", t));
+  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, allowed));
+  const PartialShape& a = c.input_shapes[0];
+  const PartialShape& b = c.input_shapes[1];
+  PartialShape out;
+  if (!broadcast_shapes(a, b, &out).ok()) {
+    const int rank = std::max(a.rank(), b.rank());
+    for (int i = 0; i < rank; ++i) {
+      const std::int64_t da = i >= rank - a.rank() ? a.dim(i - (rank - a.rank())) : 1;
+      const std::int64_t db = i >= rank - b.rank() ? b.dim(i - (rank - b.rank())) : 1;
+      if (da > 1 && db > 1 && da != db)
+        return invalid_argument("Dimensions must be equal, but are " + std::to_string(da) +
+                                " and " + std::to_string(db));
+    }
+    return invalid_argument("Incompatible shapes: " + inference_shape_string(a) + " vs. " +
+                            inference_shape_string(b));
+  }
+  c.add_output(t, out);
+  return {};
+}
+
+Status infer_unary(InferenceContext& c, const std::vector<DType>& allowed) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
+  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(c.input_types[0], allowed));
+  c.add_output(c.input_types[0], c.input_shapes[0]);
+  return {};
+}
+
+Status infer_matmul(InferenceContext& c, const std::vector<DType>& allowed) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+  const DType t = c.input_types[0];
+  if (c.input_types[1] != t)
+    return invalid_argument(type_mismatch_message(c.node.op, "b", c.input_types[1], "a", t));
+  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, allowed));
+  bool ta = false, tb = false;
+  c.get_attr("transpose_a", &ta);
+  c.get_attr("transpose_b", &tb);
+  PartialShape a = c.input_shapes[0], b = c.input_shapes[1];
+  for (const PartialShape* s : {&a, &b})
+    if (s->rank_known() && s->rank() != 2)
+      return invalid_argument("Shape must be rank 2 but is rank " + std::to_string(s->rank()));
+  if (!a.rank_known()) a = PartialShape::unknown_of_rank(2);
+  if (!b.rank_known()) b = PartialShape::unknown_of_rank(2);
+  const std::int64_t m = a.dim(ta ? 1 : 0), ka = a.dim(ta ? 0 : 1);
+  const std::int64_t kb = b.dim(tb ? 1 : 0), n = b.dim(tb ? 0 : 1);
+  if (ka >= 0 && kb >= 0 && ka != kb)
+    return invalid_argument("Dimensions must be equal, but are " + std::to_string(ka) + " and " +
+                            std::to_string(kb));
+  c.add_output(t, PartialShape{m, n});
+  return {};
+}
+
+Status infer_reduction(InferenceContext& c, const std::vector<DType>& allowed) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+  const DType t = c.input_types[0];
+  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, allowed));
+  const DType index_type = c.input_types[1];
+  if (index_type != DType::int32 && index_type != DType::int64)
+    return invalid_argument("Value for attr 'Tidx' of " + std::string(data_type_string(index_type)) +
+                            " is not in the list of allowed values: int32, int64");
+  bool keep_dims = false;
+  c.get_attr("keep_dims", &keep_dims);
+  const PartialShape& in = c.input_shapes[0];
+  const Tensor* indices = c.input_values[1];
+  if (indices == nullptr || !in.rank_known()) {
+    c.add_output(t, keep_dims && in.rank_known() ? PartialShape::unknown_of_rank(in.rank())
+                                                 : PartialShape::unknown());
+    return {};
+  }
+  if (indices->rank() > 1)
+    return invalid_argument("Shape must be at most rank 1 but is rank " +
+                            std::to_string(indices->rank()));
+  const int rank = in.rank();
+  std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
+  for (Index i = 0; i < indices->num_elements(); ++i) {
+    Index axis = indices->dtype() == DType::int64
+                     ? indices->data<std::int64_t>()[i]
+                     : static_cast<Index>(indices->data<std::int32_t>()[i]);
+    if (axis < -rank || axis >= rank)
+      return invalid_argument("Invalid reduction dimension " + std::to_string(axis) +
+                              " for input with " + std::to_string(rank) + " dimensions.");
+    reduced[static_cast<std::size_t>(axis < 0 ? axis + rank : axis)] = true;
+  }
+  std::vector<std::int64_t> dims;
+  for (int d = 0; d < rank; ++d) {
+    if (!reduced[static_cast<std::size_t>(d)])
+      dims.push_back(in.dim(d));
+    else if (keep_dims)
+      dims.push_back(1);
+  }
+  c.add_output(t, PartialShape(std::move(dims)));
+  return {};
+}
+
+Status infer_softmax(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
+  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(c.input_types[0], kFloatTypes));
+  const PartialShape& s = c.input_shapes[0];
+  if (s.rank_known() && s.rank() < 1)
+    return invalid_argument("Shape must be at least rank 1 but is rank " + std::to_string(s.rank()));
+  c.add_output(c.input_types[0], s);
+  return {};
+}
+
+// -- registration helpers -----------------------------------------------------------------
+
+template <template <class> class Kernel, class... Ts>
+void register_for_types(KernelRegistry& r, const std::string& op) {
+  (r.add(make_kernel_def<Kernel<Ts>>(op, "CPU", {{"T", {dtype_of_v<Ts>}}})), ...);
+}
+
+template <class T> using AddKernel = BinaryOp<AddFn, T>;
+template <class T> using SubKernel = BinaryOp<SubFn, T>;
+template <class T> using MulKernel = BinaryOp<MulFn, T>;
+template <class T> using DivKernel = BinaryOp<DivFn, T>;
+template <class T> using NegKernel = UnaryOp<NegFn, T>;
+template <class T> using ReluKernel = UnaryOp<ReluFn, T>;
+template <class T> using SigmoidKernel = UnaryOp<SigmoidFn, T>;
+template <class T> using TanhKernel = UnaryOp<TanhFn, T>;
+template <class T> using SumKernel = ReductionOp<ReduceKind::sum, T>;
+template <class T> using MeanKernel = ReductionOp<ReduceKind::mean, T>;
+template <class T> using MaxKernel = ReductionOp<ReduceKind::max, T>;
+
+// Element types by op, as TensorFlow's CPU kernels.
+const std::vector<DType> kArithmeticTypes = {DType::float32, DType::float64, DType::int32,
+                                             DType::int64,   DType::uint8,   DType::bfloat16};
+const std::vector<DType> kSignedTypes = {DType::float32, DType::float64, DType::int32,
+                                         DType::int64, DType::bfloat16};
+const std::vector<DType> kMatMulTypes = {DType::float32, DType::float64, DType::int32,
+                                         DType::int64, DType::bfloat16};
+
+// -- builders -----------------------------------------------------------------------------
+
+Output binary_op(const char* type, const Output& x, const Output& y, std::string_view name,
+                 const char* default_name) {
+  if (x.dtype() != y.dtype())
+    throw InvalidArgumentError(
+        invalid_argument(type_mismatch_message(type, "y", y.dtype(), "x", x.dtype())));
+  return x.graph()
+      .create_op(type, {x, y}, {{"T", x.dtype()}}, name.empty() ? default_name : name)
+      .output(0);
+}
+
+Output unary_op(const char* type, const Output& x, std::string_view name) {
+  return x.graph().create_op(type, {x}, {{"T", x.dtype()}}, name.empty() ? type : name).output(0);
+}
+
+Output reduction_op(const char* type, const Output& x,
+                    const std::optional<std::vector<std::int64_t>>& axes, bool keep_dims,
+                    std::string_view name) {
+  Graph& g = x.graph();
+  AttrMap attrs{{"keep_dims", keep_dims}, {"T", x.dtype()}, {"Tidx", DType::int32}};
+  std::string requested(name.empty() ? std::string_view(type) : name);
+  if (!axes || axes->empty()) {
+    // TensorFlow's _ReductionDims: a Const of range(rank) beside the op.
+    if (!x.shape().rank_known())
+      throw InvalidArgumentError(invalid_argument(
+          std::string(type) + " over all axes of '" + x.name() +
+          "' needs its rank, which is unknown; pass the axes explicitly"));
+    std::vector<std::int32_t> all(static_cast<std::size_t>(x.shape().rank()));
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int32_t>(i);
+    Output indices = g.constant(Tensor::from_vector(all), "Const");
+    return g.create_op(type, {x, indices}, std::move(attrs), requested).output(0);
+  }
+  // Explicit axes become the op's input "<op>/reduction_indices", as op_def_library names them.
+  std::vector<std::int32_t> values;
+  for (auto a : *axes) values.push_back(static_cast<std::int32_t>(a));
+  const std::string op_name = g.unique_name(requested);
+  Output indices;
+  {
+    auto scope = g.name_scope(op_name + "/");
+    indices = g.constant(Tensor::from_vector(values), "reduction_indices");
+  }
+  return g.create_op(type, {x, indices}, std::move(attrs), op_name + "/").output(0);
+}
+
+}  // namespace
+
+namespace detail {
+
+void register_math_ops(OpRegistry& r) {
+  auto binary = [&](const char* type, const std::vector<DType>& allowed) {
+    r.add({type, [allowed](InferenceContext& c) { return infer_binary(c, allowed); }});
+  };
+  binary("Add", kArithmeticTypes);
+  binary("Sub", kArithmeticTypes);
+  binary("Mul", kArithmeticTypes);
+  binary("Div", kArithmeticTypes);
+  binary("RealDiv", kFloatTypes);
+  auto unary = [&](const char* type, const std::vector<DType>& allowed) {
+    r.add({type, [allowed](InferenceContext& c) { return infer_unary(c, allowed); }});
+  };
+  unary("Neg", kSignedTypes);
+  unary("Relu", kArithmeticTypes);
+  unary("Sigmoid", kFloatTypes);
+  unary("Tanh", kFloatTypes);
+  r.add({"Softmax", infer_softmax});
+  r.add({"MatMul", [](InferenceContext& c) { return infer_matmul(c, kMatMulTypes); }});
+  for (const char* type : {"Sum", "Mean", "Max"})
+    r.add({type, [](InferenceContext& c) { return infer_reduction(c, kArithmeticTypes); }});
+}
+
+void register_math_kernels(KernelRegistry& r) {
+  using std::int32_t;
+  using std::int64_t;
+  using std::uint8_t;
+  register_for_types<AddKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Add");
+  register_for_types<SubKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Sub");
+  register_for_types<MulKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Mul");
+  register_for_types<DivKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Div");
+  register_for_types<DivKernel, float, double, bfloat16_t>(r, "RealDiv");
+  register_for_types<NegKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Neg");
+  register_for_types<ReluKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Relu");
+  register_for_types<SigmoidKernel, float, double, bfloat16_t>(r, "Sigmoid");
+  register_for_types<TanhKernel, float, double, bfloat16_t>(r, "Tanh");
+  register_for_types<SoftmaxOp, float, double, bfloat16_t>(r, "Softmax");
+  register_for_types<MatMulOp, float, double, int32_t, int64_t, bfloat16_t>(r, "MatMul");
+  register_for_types<SumKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Sum");
+  register_for_types<MeanKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Mean");
+  register_for_types<MaxKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Max");
+}
+
+}  // namespace detail
+
+Output add(const Output& a, const Output& b, std::string_view name) {
+  return binary_op("Add", a, b, name, "Add");
+}
+Output sub(const Output& a, const Output& b, std::string_view name) {
+  return binary_op("Sub", a, b, name, "Sub");
+}
+Output mul(const Output& a, const Output& b, std::string_view name) {
+  return binary_op("Mul", a, b, name, "Mul");
+}
+Output div(const Output& a, const Output& b, std::string_view name) {
+  // tf.truediv on floats; C-style truncating division on integers.
+  const bool integral = is_integer(a.dtype());
+  return binary_op(integral ? "Div" : "RealDiv", a, b, name, "truediv");
+}
+Output neg(const Output& x, std::string_view name) { return unary_op("Neg", x, name); }
+
+Output matmul(const Output& a, const Output& b, bool transpose_a, bool transpose_b,
+              std::string_view name) {
+  if (a.dtype() != b.dtype())
+    throw InvalidArgumentError(
+        invalid_argument(type_mismatch_message("MatMul", "b", b.dtype(), "a", a.dtype())));
+  return a.graph()
+      .create_op("MatMul", {a, b},
+                 {{"transpose_a", transpose_a}, {"transpose_b", transpose_b}, {"T", a.dtype()}},
+                 name.empty() ? "MatMul" : name)
+      .output(0);
+}
+
+Output reduce_sum(const Output& x, std::optional<std::vector<std::int64_t>> axes, bool keep_dims,
+                  std::string_view name) {
+  return reduction_op("Sum", x, axes, keep_dims, name);
+}
+Output reduce_mean(const Output& x, std::optional<std::vector<std::int64_t>> axes, bool keep_dims,
+                   std::string_view name) {
+  return reduction_op("Mean", x, axes, keep_dims, name);
+}
+Output reduce_max(const Output& x, std::optional<std::vector<std::int64_t>> axes, bool keep_dims,
+                  std::string_view name) {
+  return reduction_op("Max", x, axes, keep_dims, name);
+}
+
+Output relu(const Output& x, std::string_view name) { return unary_op("Relu", x, name); }
+Output sigmoid(const Output& x, std::string_view name) { return unary_op("Sigmoid", x, name); }
+Output tanh(const Output& x, std::string_view name) { return unary_op("Tanh", x, name); }
+Output softmax(const Output& x, std::string_view name) { return unary_op("Softmax", x, name); }
+
+}  // namespace af

@@ -1,0 +1,445 @@
+// RandomUniform and RandomStandardNormal: ops, shape functions, kernels and builders.
+//
+// The kernels reproduce TensorFlow's CPU output bit for bit for a given (seed, seed2):
+// Philox4x32-10 (tensorflow/core/lib/random/philox_random.h), the distributions of
+// random_distributions.h / random_distributions_utils.h, GuardedPhiloxRandom's reservation
+// of 256 Philox samples per output element on every run, and FillPhiloxRandom's grouping
+// (output group g is drawn from the generator skipped by g, whatever the sharding).
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <random>
+
+#include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/kernel.hpp"
+#include "actorflow/ops/ops.hpp"
+#include "standard_ops.hpp"
+
+namespace af {
+
+namespace {
+
+const std::vector<DType> kRandomTypes = {DType::float32, DType::float64, DType::bfloat16};
+const std::vector<DType> kShapeTypes = {DType::int32, DType::int64};
+
+// -- Philox4x32-10 ------------------------------------------------------------------------
+
+/// TensorFlow's `random::PhiloxRandom`: a counter-based generator returning 128 random
+/// bits (four uint32) per call. Trivially copyable; a copy continues the same stream.
+class PhiloxRandom {
+ public:
+  using Result = std::array<std::uint32_t, 4>;
+  using Key = std::array<std::uint32_t, 2>;
+
+  PhiloxRandom() = default;
+
+  /// The key is `seed_lo`'s two halves; `seed_hi` fills the upper half of the counter.
+  PhiloxRandom(std::uint64_t seed_lo, std::uint64_t seed_hi) {
+    key_[0] = static_cast<std::uint32_t>(seed_lo);
+    key_[1] = static_cast<std::uint32_t>(seed_lo >> 32);
+    counter_[2] = static_cast<std::uint32_t>(seed_hi);
+    counter_[3] = static_cast<std::uint32_t>(seed_hi >> 32);
+  }
+
+  /// Skips `count` 128-bit samples.
+  void skip(std::uint64_t count) {
+    const auto count_lo = static_cast<std::uint32_t>(count);
+    auto count_hi = static_cast<std::uint32_t>(count >> 32);
+    counter_[0] += count_lo;
+    if (counter_[0] < count_lo) ++count_hi;
+    counter_[1] += count_hi;
+    if (counter_[1] < count_hi) {
+      if (++counter_[2] == 0) ++counter_[3];
+    }
+  }
+
+  /// The next 128 random bits.
+  Result operator()() {
+    Result counter = counter_;
+    Key key = key_;
+    for (int round = 0; round < 10; ++round) {
+      if (round > 0) {
+        key[0] += kW32A;
+        key[1] += kW32B;
+      }
+      counter = single_round(counter, key);
+    }
+    skip_one();
+    return counter;
+  }
+
+ private:
+  static constexpr std::uint32_t kW32A = 0x9E3779B9;
+  static constexpr std::uint32_t kW32B = 0xBB67AE85;
+  static constexpr std::uint32_t kM4x32A = 0xD2511F53;
+  static constexpr std::uint32_t kM4x32B = 0xCD9E8D57;
+
+  void skip_one() {
+    if (++counter_[0] == 0)
+      if (++counter_[1] == 0)
+        if (++counter_[2] == 0) ++counter_[3];
+  }
+
+  static Result single_round(const Result& counter, const Key& key) {
+    const std::uint64_t product0 = static_cast<std::uint64_t>(kM4x32A) * counter[0];
+    const std::uint64_t product1 = static_cast<std::uint64_t>(kM4x32B) * counter[2];
+    const auto lo0 = static_cast<std::uint32_t>(product0);
+    const auto hi0 = static_cast<std::uint32_t>(product0 >> 32);
+    const auto lo1 = static_cast<std::uint32_t>(product1);
+    const auto hi1 = static_cast<std::uint32_t>(product1 >> 32);
+    return {hi1 ^ counter[1] ^ key[0], lo1, hi0 ^ counter[3] ^ key[1], lo0};
+  }
+
+  Result counter_{};
+  Key key_{};
+};
+
+// -- distributions (random_distributions_utils.h) -----------------------------------------
+
+// A float in [0, 1) from the 23 low bits of `x` (exponent 127, then minus 1).
+float uint32_to_float(std::uint32_t x) {
+  const std::uint32_t val = (127u << 23) | (x & 0x7fffffu);
+  float f;
+  std::memcpy(&f, &val, sizeof f);
+  return f - 1.0f;
+}
+
+// A double in [0, 1) from 20 bits of `x0` and all of `x1`.
+double uint64_to_double(std::uint32_t x0, std::uint32_t x1) {
+  const std::uint64_t man = (static_cast<std::uint64_t>(x0 & 0xfffffu) << 32) | x1;
+  const std::uint64_t val = (std::uint64_t{1023} << 52) | man;
+  double d;
+  std::memcpy(&d, &val, sizeof d);
+  return d - 1.0;
+}
+
+// A bfloat16 in [0, 1) from the 7 low bits of `x` (TensorFlow's Uint16ToBfloat16; the
+// subtraction is exact, so it is done in float).
+bfloat16_t uint16_to_bfloat16(std::uint16_t x) {
+  return bfloat16_t(static_cast<float>(x & 0x7fu) / 128.0f);
+}
+
+// Box-Muller on two uniform uint32 (TensorFlow's BoxMullerFloat). The angle is computed in
+// double (2.0f * M_PI promotes) and rounded to float, as TensorFlow's expression does.
+void box_muller_float(std::uint32_t x0, std::uint32_t x1, float* f0, float* f1) {
+  constexpr float kEpsilon = 1.0e-7f;
+  float u1 = uint32_to_float(x0);
+  if (u1 < kEpsilon) u1 = kEpsilon;
+  const auto v1 = static_cast<float>(2.0f * M_PI * uint32_to_float(x1));
+  const float u2 = std::sqrt(-2.0f * std::log(u1));
+  ::sincosf(v1, f0, f1);
+  *f0 *= u2;
+  *f1 *= u2;
+}
+
+// Box-Muller on four uniform uint32 (TensorFlow's BoxMullerDouble).
+void box_muller_double(std::uint32_t x0, std::uint32_t x1, std::uint32_t x2, std::uint32_t x3,
+                       double* d0, double* d1) {
+  constexpr double kEpsilon = 1.0e-7;
+  double u1 = uint64_to_double(x0, x1);
+  if (u1 < kEpsilon) u1 = kEpsilon;
+  const double v1 = 2 * M_PI * uint64_to_double(x2, x3);
+  const double u2 = std::sqrt(-2.0 * std::log(u1));
+  ::sincos(v1, d0, d1);
+  *d0 *= u2;
+  *d1 *= u2;
+}
+
+// A distribution turns one Philox call into a group of `kGroupSize` outputs.
+template <class T>
+struct UniformDistribution;
+
+template <>
+struct UniformDistribution<float> {
+  static constexpr int kGroupSize = 4;
+  static std::array<float, kGroupSize> draw(PhiloxRandom& gen) {
+    auto s = gen();
+    return {uint32_to_float(s[0]), uint32_to_float(s[1]), uint32_to_float(s[2]),
+            uint32_to_float(s[3])};
+  }
+};
+
+template <>
+struct UniformDistribution<double> {
+  static constexpr int kGroupSize = 2;
+  static std::array<double, kGroupSize> draw(PhiloxRandom& gen) {
+    auto s = gen();
+    return {uint64_to_double(s[0], s[1]), uint64_to_double(s[2], s[3])};
+  }
+};
+
+template <>
+struct UniformDistribution<bfloat16_t> {
+  static constexpr int kGroupSize = 4;
+  static std::array<bfloat16_t, kGroupSize> draw(PhiloxRandom& gen) {
+    auto s = gen();
+    std::array<bfloat16_t, kGroupSize> out;
+    for (int i = 0; i < kGroupSize; ++i)
+      out[static_cast<std::size_t>(i)] =
+          uint16_to_bfloat16(static_cast<std::uint16_t>(s[static_cast<std::size_t>(i)]));
+    return out;
+  }
+};
+
+template <class T>
+struct NormalDistribution;
+
+template <>
+struct NormalDistribution<float> {
+  static constexpr int kGroupSize = 4;
+  static std::array<float, kGroupSize> draw(PhiloxRandom& gen) {
+    auto s = gen();
+    std::array<float, kGroupSize> out;
+    box_muller_float(s[0], s[1], &out[0], &out[1]);
+    box_muller_float(s[2], s[3], &out[2], &out[3]);
+    return out;
+  }
+};
+
+template <>
+struct NormalDistribution<double> {
+  static constexpr int kGroupSize = 2;
+  static std::array<double, kGroupSize> draw(PhiloxRandom& gen) {
+    auto s = gen();
+    std::array<double, kGroupSize> out;
+    box_muller_double(s[0], s[1], s[2], s[3], &out[0], &out[1]);
+    return out;
+  }
+};
+
+// TensorFlow computes in float and rounds each value to bfloat16.
+template <>
+struct NormalDistribution<bfloat16_t> {
+  static constexpr int kGroupSize = 4;
+  static std::array<bfloat16_t, kGroupSize> draw(PhiloxRandom& gen) {
+    auto f = NormalDistribution<float>::draw(gen);
+    return {bfloat16_t(f[0]), bfloat16_t(f[1]), bfloat16_t(f[2]), bfloat16_t(f[3])};
+  }
+};
+
+// FillPhiloxRandom: group g takes the g-th Philox call after `gen`; a trailing partial group
+// takes a prefix of one more call. Sharding does not change the values, so one pass will do.
+template <class Distribution, class T>
+void fill_philox_random(PhiloxRandom gen, T* data, std::int64_t size) {
+  constexpr std::int64_t kGroupSize = Distribution::kGroupSize;
+  const std::int64_t full_groups = size / kGroupSize;
+  std::int64_t offset = 0;
+  for (std::int64_t g = 0; g < full_groups; ++g, offset += kGroupSize) {
+    auto samples = Distribution::draw(gen);
+    std::copy(samples.begin(), samples.end(), data + offset);
+  }
+  if (offset < size) {
+    auto samples = Distribution::draw(gen);
+    std::copy(samples.begin(), samples.begin() + (size - offset), data + offset);
+  }
+}
+
+// -- kernels ------------------------------------------------------------------------------
+
+// Reads the output shape from a 1-D int32/int64 tensor (TensorFlow's AllocateOutputWithShape).
+Status shape_from_tensor(const Tensor& t, Shape* out) {
+  if (t.rank() != 1)
+    return invalid_argument("shape must be a vector of {int32,int64}, got shape " +
+                            t.shape().to_string());
+  std::vector<std::int64_t> dims;
+  if (t.dtype() == DType::int32) {
+    for (auto d : t.flat<std::int32_t>()) dims.push_back(d);
+  } else if (t.dtype() == DType::int64) {
+    for (auto d : t.flat<std::int64_t>()) dims.push_back(d);
+  } else {
+    return invalid_argument("shape must be a vector of {int32,int64}.");
+  }
+  for (auto d : dims)
+    if (d < 0) return invalid_argument("Dimension " + std::to_string(d) + " must be >= 0");
+  *out = Shape(std::move(dims));
+  return {};
+}
+
+/// The kernel of RandomUniform / RandomStandardNormal (TensorFlow's PhiloxRandomOp with a
+/// GuardedPhiloxRandom): every run reserves 256 Philox samples per output element, so
+/// successive runs of one kernel continue TensorFlow's sequence.
+template <template <class> class Distribution>
+class PhiloxRandomOp : public OpKernel {
+ public:
+  PhiloxRandomOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("dtype", &dtype_);
+    if (!s->ok()) return;
+    std::int64_t seed = 0;
+    std::int64_t seed2 = 0;
+    *s = c.get_attr("seed", &seed);
+    if (!s->ok()) return;
+    *s = c.get_attr("seed2", &seed2);
+    if (!s->ok()) return;
+    if (seed == 0 && seed2 == 0) {
+      // Unseeded ops get fresh random seeds, as TensorFlow's random::New64().
+      std::random_device rd;
+      auto new64 = [&rd] { return (static_cast<std::uint64_t>(rd()) << 32) | rd(); };
+      generator_ = PhiloxRandom(new64(), new64());
+    } else {
+      generator_ = PhiloxRandom(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed2));
+    }
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    Shape shape;
+    if (Status s = shape_from_tensor(ctx.input(0), &shape); !s.ok()) return ctx.fail(s);
+    Tensor& out = ctx.allocate_output(0, dtype_, shape);
+    const std::int64_t n = out.num_elements();
+    PhiloxRandom gen = reserve(n);
+    switch (dtype_) {
+      case DType::float32:
+        fill_philox_random<Distribution<float>>(gen, out.data<float>(), n);
+        break;
+      case DType::float64:
+        fill_philox_random<Distribution<double>>(gen, out.data<double>(), n);
+        break;
+      case DType::bfloat16:
+        fill_philox_random<Distribution<bfloat16_t>>(gen, out.data<bfloat16_t>(), n);
+        break;
+      default:
+        ctx.fail(invalid_argument(type() + " does not support dtype " +
+                                  std::string(dtype_name(dtype_))));
+    }
+  }
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    return ctx.num_inputs() > 0 && ctx.input(0).num_elements() > 0;
+  }
+
+ private:
+  // GuardedPhiloxRandom::ReserveRandomOutputs(n, 256).
+  PhiloxRandom reserve(std::int64_t n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    PhiloxRandom local = generator_;
+    generator_.skip(static_cast<std::uint64_t>(n) * 256);
+    return local;
+  }
+
+  DType dtype_ = DType::invalid;
+  std::mutex mu_;
+  PhiloxRandom generator_;
+};
+
+// TensorFlow's RandomShape: the output shape is the value of input 0 when known.
+Status infer_random(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
+  DType dtype = DType::invalid;
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &dtype));
+  if (dtype != DType::float32 && dtype != DType::float64 && dtype != DType::bfloat16)
+    return invalid_argument("Value for attr 'dtype' of " + std::string(dtype_name(dtype)) +
+                            " is not in the list of allowed values: half, bfloat16, float, double");
+  if (c.input_types[0] != DType::int32 && c.input_types[0] != DType::int64)
+    return invalid_argument("Value for attr 'T' of " + std::string(dtype_name(c.input_types[0])) +
+                            " is not in the list of allowed values: int32, int64");
+  const PartialShape& in = c.input_shapes[0];
+  if (in.rank_known() && in.rank() != 1)
+    return invalid_argument("Shape must be rank 1 but is rank " + std::to_string(in.rank()) +
+                            " for '" + c.node.name + "' (op: '" + c.node.op + "')");
+  if (const Tensor* value = c.input_values[0]) {
+    std::vector<std::int64_t> dims;
+    if (value->dtype() == DType::int32) {
+      for (auto d : value->flat<std::int32_t>()) dims.push_back(d);
+    } else {
+      for (auto d : value->flat<std::int64_t>()) dims.push_back(d);
+    }
+    for (auto d : dims)
+      if (d < -1)
+        return invalid_argument("Invalid value in tensor used for shape: " + std::to_string(d));
+    c.add_output(dtype, PartialShape(std::move(dims)));
+  } else if (in.rank_known() && in.dim(0) >= 0) {
+    c.add_output(dtype, PartialShape::unknown_of_rank(static_cast<int>(in.dim(0))));
+  } else {
+    c.add_output(dtype, PartialShape::unknown());
+  }
+  return {};
+}
+
+// A scalar constant of the floating dtype `dtype` (convert_to_tensor(value, dtype)).
+Tensor float_scalar(DType dtype, double value) {
+  switch (dtype) {
+    case DType::float64: return Tensor(value);
+    case DType::bfloat16: return Tensor(bfloat16_t(static_cast<float>(value)));
+    default: return Tensor(static_cast<float>(value));
+  }
+}
+
+// TensorFlow's tensor_util.shape_tensor: int32 unless a dimension needs int64.
+Tensor shape_tensor(const Shape& shape) {
+  bool needs_int64 = false;
+  for (auto d : shape.dims()) needs_int64 |= d > std::numeric_limits<std::int32_t>::max();
+  if (needs_int64) return Tensor::from_vector(shape.dims());
+  std::vector<std::int32_t> dims(shape.dims().begin(), shape.dims().end());
+  return Tensor::from_vector(dims);
+}
+
+void check_float_dtype(DType dtype, const char* fn) {
+  if (dtype != DType::float32 && dtype != DType::float64 && dtype != DType::bfloat16)
+    throw InvalidArgumentError(invalid_argument(std::string(fn) + ": invalid dtype " +
+                                                std::string(dtype_name(dtype)) +
+                                                " (expected bfloat16, float32 or float64)"));
+}
+
+Output random_op(Graph& g, const char* type, const Output& shape, DType dtype,
+                 std::optional<std::int64_t> seed) {
+  auto [seed1, seed2] = g.get_seed(seed);
+  return g.create_op(type, {shape},
+                     {{"seed", seed1}, {"seed2", seed2}, {"dtype", dtype}, {"T", shape.dtype()}},
+                     type)
+      .output(0);
+}
+
+}  // namespace
+
+namespace detail {
+
+void register_random_ops(OpRegistry& r) {
+  r.add({"RandomUniform", infer_random, true});
+  r.add({"RandomStandardNormal", infer_random, true});
+}
+
+void register_random_kernels(KernelRegistry& r) {
+  r.add(make_kernel_def<PhiloxRandomOp<UniformDistribution>>(
+      "RandomUniform", "CPU", {{"dtype", kRandomTypes}, {"T", kShapeTypes}}));
+  r.add(make_kernel_def<PhiloxRandomOp<NormalDistribution>>(
+      "RandomStandardNormal", "CPU", {{"dtype", kRandomTypes}, {"T", kShapeTypes}}));
+}
+
+}  // namespace detail
+
+// TensorFlow 1.x's random_ops.random_uniform: under the name scope, the consts "shape",
+// "min" and "max", then "RandomUniform", "sub" (max - min), "mul" and the Add named after
+// the scope itself. The seeds are drawn after the consts exist, as in TensorFlow, so a
+// graph-level seed without an op seed sees the same op count.
+Output random_uniform(Graph& g, const Shape& shape, DType dtype, double minval, double maxval,
+                      std::optional<std::int64_t> seed, std::string_view name) {
+  check_float_dtype(dtype, "random_uniform");
+  const std::string scope = g.unique_name(name.empty() ? "random_uniform" : name);
+  auto guard = g.name_scope(scope + "/");
+  Output shape_t = g.constant(shape_tensor(shape), "shape");
+  Output min_t = g.constant(float_scalar(dtype, minval), "min");
+  Output max_t = g.constant(float_scalar(dtype, maxval), "max");
+  Output rnd = random_op(g, "RandomUniform", shape_t, dtype, seed);
+  Output range = sub(max_t, min_t, "sub");
+  Output scaled = mul(rnd, range, "mul");
+  return add(scaled, min_t, scope + "/");
+}
+
+// TensorFlow 1.x's random_ops.random_normal: consts "shape", "mean", "stddev", then
+// "RandomStandardNormal", "mul" and the Add named after the scope.
+Output random_normal(Graph& g, const Shape& shape, DType dtype, double mean, double stddev,
+                     std::optional<std::int64_t> seed, std::string_view name) {
+  check_float_dtype(dtype, "random_normal");
+  const std::string scope = g.unique_name(name.empty() ? "random_normal" : name);
+  auto guard = g.name_scope(scope + "/");
+  Output shape_t = g.constant(shape_tensor(shape), "shape");
+  Output mean_t = g.constant(float_scalar(dtype, mean), "mean");
+  Output stddev_t = g.constant(float_scalar(dtype, stddev), "stddev");
+  Output rnd = random_op(g, "RandomStandardNormal", shape_t, dtype, seed);
+  Output scaled = mul(rnd, stddev_t, "mul");
+  return add(scaled, mean_t, scope + "/");
+}
+
+}  // namespace af

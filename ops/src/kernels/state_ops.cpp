@@ -1,0 +1,194 @@
+// VariableV2, Assign, AssignAdd and AssignSub: ops, shape functions, kernels and builders.
+#include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/kernel.hpp"
+#include "actorflow/ops/ops.hpp"
+#include "standard_ops.hpp"
+
+namespace af {
+
+namespace {
+
+const std::vector<DType> kVariableTypes = {DType::float32, DType::float64, DType::int32,
+                                           DType::int64,   DType::uint8,   DType::boolean,
+                                           DType::string,  DType::bfloat16};
+const std::vector<DType> kNumberTypes = {DType::float32, DType::float64, DType::int32,
+                                         DType::int64,   DType::uint8,   DType::bfloat16};
+
+class VariableOp : public OpKernel {
+ public:
+  VariableOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("dtype", &dtype_);
+    c.get_attr("container", &container_);
+    c.get_attr("shared_name", &shared_name_);
+    if (shared_name_.empty()) shared_name_ = c.def.name;
+  }
+  void compute(OpKernelContext& ctx) override {
+    if (!ctx.resource_mgr) return ctx.fail(internal("no resource manager for " + name()));
+    std::shared_ptr<Var> var;
+    Status s = ctx.resource_mgr->lookup_or_create<Var>(
+        container_, shared_name_, &var, [&](std::shared_ptr<Var>* out) -> Status {
+          *out = std::make_shared<Var>(name(), dtype_);
+          return {};
+        });
+    if (!s.ok()) return ctx.fail(s);
+    if (var->dtype() != dtype_)
+      return ctx.fail(invalid_argument("Variable " + name() + " has dtype " +
+                                       std::string(dtype_name(dtype_)) +
+                                       " but the shared resource has " +
+                                       std::string(dtype_name(var->dtype()))));
+    ctx.set_output(0, Tensor::from_resource(var));
+  }
+
+ private:
+  DType dtype_ = DType::invalid;
+  std::string container_;
+  std::string shared_name_;
+};
+
+Var* var_of(OpKernelContext& ctx) {
+  auto r = ctx.input_ref(0);
+  auto* v = dynamic_cast<Var*>(r.get());
+  if (!v) ctx.fail(invalid_argument("Input 0 of " + ctx.node_name() + " is not a variable"));
+  return v;
+}
+
+class AssignOp : public OpKernel {
+ public:
+  AssignOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    c.get_attr("validate_shape", &validate_shape_);
+    (void)s;
+  }
+  void compute(OpKernelContext& ctx) override {
+    Var* var = var_of(ctx);
+    if (!var) return;
+    const Tensor& value = ctx.input(1);
+    if (validate_shape_) {
+      Tensor old;
+      if (var->read(&old).ok() && old.shape() != value.shape())
+        return ctx.fail(invalid_argument("Assign requires shapes of both tensors to match. lhs shape= " +
+                                         old.shape().to_string() +
+                                         " rhs shape= " + value.shape().to_string() +
+                                         "\n\t [[{{node " + name() + "}}]]"));
+    }
+    var->assign(value);
+    ctx.set_output(0, ctx.input(0));
+  }
+
+ private:
+  bool validate_shape_ = true;
+};
+
+template <bool Add>
+class AssignUpdateOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    Var* var = var_of(ctx);
+    if (!var) return;
+    const Tensor& delta = ctx.input(1);
+    Status s = var->update([&](Tensor& value) -> Status {
+      if (value.shape() != delta.shape())
+        return invalid_argument("Cannot update variable with shape " + value.shape().to_string() +
+                                " using a Tensor with shape " + delta.shape().to_string() +
+                                ", shapes must be equal.\n\t [[{{node " + name() + "}}]]");
+      Tensor out(value.dtype(), value.shape());
+      visit_numeric_dtype(value.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (std::is_same_v<T, bool>) {
+          return;
+        } else {
+          auto a = value.flat<T>();
+          auto b = delta.flat<T>();
+          T* o = out.data<T>();
+          for (std::size_t i = 0; i < a.size(); ++i) {
+            if constexpr (std::is_same_v<T, bfloat16_t>)
+              o[i] = bfloat16_t(Add ? static_cast<float>(a[i]) + static_cast<float>(b[i])
+                                    : static_cast<float>(a[i]) - static_cast<float>(b[i]));
+            else
+              o[i] = static_cast<T>(Add ? a[i] + b[i] : a[i] - b[i]);
+          }
+        }
+      });
+      value = std::move(out);
+      return {};
+    });
+    if (!s.ok()) {
+      if (s.code() == Code::failed_precondition) s = s.with_context("\n\t [[{{node " + name() + "}}]]");
+      return ctx.fail(s);
+    }
+    ctx.set_output(0, ctx.input(0));
+  }
+};
+
+Status infer_assign(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+  if (c.input_types[0] != c.input_types[1])
+    return invalid_argument("Input 'value' of '" + c.node.op + "' Op has type " +
+                            std::string(dtype_name(c.input_types[1])) +
+                            " that does not match type " + std::string(dtype_name(c.input_types[0])) +
+                            " of argument 'ref'.");
+  bool validate = true;
+  if (auto v = c.node.attr<bool>("validate_shape")) validate = *v;
+  PartialShape out = c.input_shapes[1];
+  if (validate || c.node.op != "Assign") {
+    PartialShape merged;
+    Status s = c.input_shapes[0].merge_with(c.input_shapes[1], &merged);
+    if (!s.ok())
+      return invalid_argument("Shapes must be equal rank, but are " +
+                              std::to_string(c.input_shapes[0].rank()) + " and " +
+                              std::to_string(c.input_shapes[1].rank()));
+    out = merged;
+  }
+  c.add_output(c.input_types[0], out, /*is_ref=*/true);
+  return {};
+}
+
+Output assign_like(const char* type, const char* default_name, const Output& ref,
+                   const Output& value, std::string_view name, bool locking_attrs) {
+  AttrMap attrs{{"T", ref.dtype()}, {"use_locking", false}};
+  if (locking_attrs) attrs["validate_shape"] = true;
+  // Updates of a variable are colocated with it (as TensorFlow's state_ops do via ref edges).
+  auto colocate = ref.graph().colocate_with(ref.op());
+  return ref.graph().create_op(type, {ref, value}, attrs, name.empty() ? default_name : name).output(0);
+}
+
+}  // namespace
+
+namespace detail {
+
+void register_state_ops(OpRegistry& r) {
+  r.add({"VariableV2",
+         [](InferenceContext& c) -> Status {
+           DType t;
+           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+           PartialShape s;
+           c.get_attr("shape", &s);
+           c.add_output(t, s, /*is_ref=*/true);
+           return {};
+         },
+         true});
+  r.add({"Assign", infer_assign, true, {0}});
+  r.add({"AssignAdd", infer_assign, true, {0}});
+  r.add({"AssignSub", infer_assign, true, {0}});
+}
+
+void register_state_kernels(KernelRegistry& r) {
+  r.add(make_kernel_def<VariableOp>("VariableV2", "CPU", {{"dtype", kVariableTypes}}));
+  r.add(make_kernel_def<AssignOp>("Assign", "CPU", {{"T", kVariableTypes}}));
+  r.add(make_kernel_def<AssignUpdateOp<true>>("AssignAdd", "CPU", {{"T", kNumberTypes}}));
+  r.add(make_kernel_def<AssignUpdateOp<false>>("AssignSub", "CPU", {{"T", kNumberTypes}}));
+}
+
+}  // namespace detail
+
+Output assign(const Output& ref, const Output& value, std::string_view name) {
+  return assign_like("Assign", "Assign", ref, value, name, true);
+}
+Output assign_add(const Output& ref, const Output& delta, std::string_view name) {
+  return assign_like("AssignAdd", "AssignAdd", ref, delta, name, false);
+}
+Output assign_sub(const Output& ref, const Output& delta, std::string_view name) {
+  return assign_like("AssignSub", "AssignSub", ref, delta, name, false);
+}
+
+}  // namespace af

@@ -1,0 +1,72 @@
+#include "actorflow/ops/op_registry.hpp"
+
+#include "standard_ops.hpp"
+
+namespace af {
+
+Status InferenceContext::expect_inputs(int n) const {
+  if (num_inputs() != n)
+    return invalid_argument("Expected " + std::to_string(n) + " inputs, got " +
+                            std::to_string(num_inputs()));
+  return {};
+}
+
+Status InferenceContext::expect_input_type(int i, DType t) const {
+  auto got = input_types.at(static_cast<std::size_t>(i));
+  if (got != t)
+    return invalid_argument("Input " + std::to_string(i) + " of node " + node.name +
+                            " was passed " + std::string(data_type_string(got)) +
+                            " from a tensor expecting " + std::string(data_type_string(t)));
+  return {};
+}
+
+Status InferenceContext::same_input_types(DType* t) const {
+  if (input_types.empty()) return invalid_argument("Expected at least one input");
+  *t = input_types[0];
+  for (std::size_t i = 1; i < input_types.size(); ++i) {
+    if (input_types[i] != *t)
+      return invalid_argument("Input " + std::to_string(i) + " of '" + node.name + "' Op has type " +
+                              std::string(dtype_name(input_types[i])) +
+                              " that does not match type " + std::string(dtype_name(*t)) +
+                              " of argument 'x'.");
+  }
+  return {};
+}
+
+OpRegistry& OpRegistry::global() {
+  static OpRegistry* registry = [] {
+    auto* r = new OpRegistry;  // never destroyed: registrations outlive static destructors
+    register_standard_ops(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+void OpRegistry::add(OpDef def) {
+  std::lock_guard<std::mutex> guard(mu_);
+  auto name = def.name;
+  ops_[name] = std::make_unique<OpDef>(std::move(def));
+}
+
+const OpDef* OpRegistry::find(const std::string& type) const {
+  std::lock_guard<std::mutex> guard(mu_);
+  auto it = ops_.find(type);
+  return it == ops_.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> OpRegistry::names() const {
+  std::lock_guard<std::mutex> guard(mu_);
+  std::vector<std::string> out;
+  for (auto& [k, v] : ops_) out.push_back(k);
+  return out;
+}
+
+void register_standard_ops(OpRegistry& r) {
+  detail::register_control_ops(r);
+  detail::register_state_ops(r);
+  detail::register_array_ops(r);
+  detail::register_math_ops(r);
+  detail::register_random_ops(r);
+}
+
+}  // namespace af

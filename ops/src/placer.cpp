@@ -1,0 +1,169 @@
+#include "actorflow/ops/placer.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+namespace af {
+
+int device_type_priority(const std::string& device_type) {
+  if (device_type == "GPU") return 210;
+  if (device_type == "CPU") return 100;
+  return 50;
+}
+
+namespace {
+
+struct UnionFind {
+  std::vector<int> parent;
+  explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+  int find(int x) { return parent[static_cast<std::size_t>(x)] == x ? x : parent[static_cast<std::size_t>(x)] = find(parent[static_cast<std::size_t>(x)]); }
+  void unite(int a, int b) { parent[static_cast<std::size_t>(find(a))] = find(b); }
+};
+
+std::string join_names(const std::vector<const DeviceAttributes*>& devices) {
+  std::string out;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    if (i) out += ", ";
+    out += devices[i]->name;
+  }
+  return out;
+}
+
+}  // namespace
+
+Status place_nodes(const std::vector<const Node*>& nodes, const std::vector<DeviceAttributes>& devices,
+                   const PlacerOptions& options, const KernelRegistry& kernels, Placement* placement,
+                   std::vector<std::string>* newly_placed) {
+  if (devices.empty()) return internal("place_nodes: no devices");
+  std::unordered_map<std::string, int> index;
+  for (std::size_t i = 0; i < nodes.size(); ++i) index[nodes[i]->name()] = static_cast<int>(i);
+  UnionFind groups(nodes.size());
+  // Colocation constraints: explicit `_class` groups and reference edges.
+  std::unordered_map<std::string, int> group_anchor;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const Node* n = nodes[i];
+    for (auto& target : n->colocation_names()) {
+      auto [it, fresh] = group_anchor.emplace(target, static_cast<int>(i));
+      if (!fresh) groups.unite(static_cast<int>(i), it->second);
+      if (auto t = index.find(target); t != index.end()) groups.unite(static_cast<int>(i), t->second);
+    }
+    for (std::size_t k = 0; k < n->inputs().size(); ++k) {
+      if (!n->input_is_ref(static_cast<int>(k))) continue;
+      if (auto t = index.find(n->inputs()[k].node()->name()); t != index.end())
+        groups.unite(static_cast<int>(i), t->second);
+    }
+  }
+  std::map<int, std::vector<int>> members;
+  for (std::size_t i = 0; i < nodes.size(); ++i) members[groups.find(static_cast<int>(i))].push_back(static_cast<int>(i));
+
+  std::vector<const DeviceAttributes*> sorted;
+  for (auto& d : devices) sorted.push_back(&d);
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) {
+    int pa = device_type_priority(a->device_type), pb = device_type_priority(b->device_type);
+    if (pa != pb) return pa > pb;
+    return a->name < b->name;
+  });
+
+  for (auto& [root, group] : members) {
+    // 1. A node placed in an earlier run stays (and pulls its group along).
+    std::string chosen;
+    for (int i : group) {
+      auto it = placement->find(nodes[static_cast<std::size_t>(i)]->name());
+      if (it != placement->end()) {
+        chosen = it->second;
+        break;
+      }
+    }
+    if (chosen.empty()) {
+      // Colocation targets outside this subgraph that were placed before.
+      for (int i : group)
+        for (auto& target : nodes[static_cast<std::size_t>(i)]->colocation_names())
+          if (auto it = placement->find(target); chosen.empty() && it != placement->end())
+            chosen = it->second;
+    }
+    if (chosen.empty()) {
+      // 2. Merge the requested specs of the group.
+      DeviceSpec spec;
+      const Node* pinned = nullptr;
+      for (int i : group) {
+        const Node* n = nodes[static_cast<std::size_t>(i)];
+        if (n->def().device.empty()) continue;
+        DeviceSpec requested;
+        Status s = DeviceSpec::parse(n->def().device, &requested);
+        if (!s.ok()) return s.with_context(" (device of node '" + n->name() + "')");
+        s = spec.merge_compatible(requested, options.allow_soft_placement);
+        if (!s.ok())
+          return invalid_argument("Cannot colocate nodes '" + n->name() + "' and '" +
+                                  (pinned ? pinned->name() : n->name()) + "': " + s.message());
+        if (!pinned) pinned = n;
+      }
+      // Device types with a kernel for every member.
+      std::set<std::string> supported;
+      bool first = true;
+      for (int i : group) {
+        auto types = kernels.supported_device_types(nodes[static_cast<std::size_t>(i)]->def());
+        std::set<std::string> t(types.begin(), types.end());
+        if (first) {
+          supported = t;
+          first = false;
+        } else {
+          std::set<std::string> both;
+          std::set_intersection(supported.begin(), supported.end(), t.begin(), t.end(),
+                                std::inserter(both, both.begin()));
+          supported = both;
+        }
+      }
+      const Node* blame = pinned ? pinned : nodes[static_cast<std::size_t>(group.front())];
+      std::vector<const DeviceAttributes*> matching, with_kernel, candidates;
+      for (auto* d : sorted) {
+        bool kernel = supported.count(d->device_type) > 0;
+        bool match = spec.matches(d->spec());
+        if (match) matching.push_back(d);
+        if (kernel) with_kernel.push_back(d);
+        if (match && kernel) candidates.push_back(d);
+      }
+      if (candidates.empty() && !spec.empty() && options.allow_soft_placement) {
+        // Soft placement: keep job/replica/task, drop the device type and index.
+        DeviceSpec relaxed = spec;
+        relaxed.device_type.reset();
+        relaxed.device_index.reset();
+        for (auto* d : with_kernel)
+          if (relaxed.matches(d->spec())) candidates.push_back(d);
+      }
+      if (candidates.empty()) {
+        if (with_kernel.empty())
+          return invalid_argument("Cannot assign a device for operation " + blame->name() +
+                                  ": No OpKernel was registered to support Op '" + blame->type() +
+                                  "' used by {{node " + blame->name() + "}} with these attrs.\n" +
+                                  kernels.registered_kernels_string(blame->type()));
+        std::string why;
+        if (matching.empty()) {
+          std::vector<const DeviceAttributes*> all;
+          for (auto* d : sorted) all.push_back(d);
+          why = "because no devices matching that specification are registered in this process; "
+                "available devices: " + join_names(all);
+        } else {
+          why = "because no supported kernel for " + spec.device_type.value_or(std::string("the requested")) +
+                " devices is available.";
+        }
+        return invalid_argument("Cannot assign a device for operation " + blame->name() +
+                                ": Could not satisfy explicit device specification '" +
+                                spec.to_string() + "' " + why +
+                                "\nDevices with a kernel for this operation: " +
+                                join_names(with_kernel) + "\n" +
+                                kernels.registered_kernels_string(blame->type()));
+      }
+      chosen = candidates.front()->name;
+    }
+    for (int i : group) {
+      const Node* n = nodes[static_cast<std::size_t>(i)];
+      if (placement->emplace(n->name(), chosen).second && newly_placed)
+        newly_placed->push_back(n->name());
+    }
+  }
+  return {};
+}
+
+}  // namespace af

@@ -1,0 +1,21 @@
+#pragma once
+
+// Registration entry points of the op families; called once from the registries.
+#include "actorflow/ops/kernel.hpp"
+#include "actorflow/ops/op_registry.hpp"
+
+namespace af::detail {
+
+void register_array_ops(OpRegistry& r);      // Reshape, Pack, ConcatV2, Fill, Cast
+void register_math_ops(OpRegistry& r);       // Add, Sub, Mul, RealDiv, Div, Neg, MatMul, Sum, Mean, Max, Relu, ...
+void register_random_ops(OpRegistry& r);     // RandomUniform, RandomStandardNormal
+void register_state_ops(OpRegistry& r);      // VariableV2, Assign, AssignAdd, AssignSub
+void register_control_ops(OpRegistry& r);    // Const, Placeholder, Identity, NoOp, _Send, _Recv, _Delay
+
+void register_array_kernels(KernelRegistry& r);
+void register_math_kernels(KernelRegistry& r);
+void register_random_kernels(KernelRegistry& r);
+void register_state_kernels(KernelRegistry& r);
+void register_control_kernels(KernelRegistry& r);
+
+}  // namespace af::detail

@@ -1,0 +1,173 @@
+#include "actorflow/ops/tensor.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "actorflow/ops/resource.hpp"
+
+namespace af {
+
+namespace {
+
+constexpr std::size_t kAlignment = 64;
+
+std::shared_ptr<void> allocate_bytes(std::size_t bytes) {
+  std::size_t rounded = ((bytes + kAlignment - 1) / kAlignment) * kAlignment;
+  if (rounded == 0) rounded = kAlignment;
+  void* p = ::operator new(rounded, std::align_val_t{kAlignment});
+  std::memset(p, 0, rounded);
+  return {p, [](void* q) { ::operator delete(q, std::align_val_t{kAlignment}); }};
+}
+
+std::shared_ptr<void> allocate_strings(std::int64_t n) {
+  auto* arr = new std::string[static_cast<std::size_t>(n > 0 ? n : 1)];
+  return {static_cast<void*>(arr), [](void* q) { delete[] static_cast<std::string*>(q); }};
+}
+
+}  // namespace
+
+Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  for (auto d : shape_.dims())
+    if (d < 0)
+      throw InvalidArgumentError(
+          af::invalid_argument("Tensor shape " + shape_.to_string() + " has a negative dimension"));
+  allocate();
+}
+
+void Tensor::allocate() {
+  if (dtype_ == DType::string) {
+    buf_ = allocate_strings(num_elements());
+  } else if (dtype_ == DType::resource || dtype_ == DType::invalid) {
+    throw InvalidArgumentError(af::invalid_argument(
+        std::string("cannot allocate a tensor of dtype ") + std::string(dtype_name(dtype_))));
+  } else {
+    buf_ = allocate_bytes(static_cast<std::size_t>(num_elements()) * dtype_size(dtype_));
+  }
+}
+
+#define ACTORFLOW_SCALAR_CTOR(Type)              \
+  Tensor::Tensor(Type v) : dtype_(dtype_of_v<Type>) { \
+    allocate();                                  \
+    *static_cast<Type*>(buf_.get()) = v;         \
+  }
+ACTORFLOW_SCALAR_CTOR(float)
+ACTORFLOW_SCALAR_CTOR(double)
+ACTORFLOW_SCALAR_CTOR(std::int32_t)
+ACTORFLOW_SCALAR_CTOR(std::int64_t)
+ACTORFLOW_SCALAR_CTOR(bool)
+ACTORFLOW_SCALAR_CTOR(bfloat16_t)
+#undef ACTORFLOW_SCALAR_CTOR
+
+Tensor::Tensor(std::string v) : dtype_(DType::string) {
+  allocate();
+  *static_cast<std::string*>(buf_.get()) = std::move(v);
+}
+
+Tensor::Tensor(const char* v) : Tensor(std::string(v)) {}
+
+Tensor Tensor::from_resource(std::shared_ptr<ResourceBase> resource) {
+  Tensor t;
+  t.dtype_ = DType::resource;
+  t.buf_ = std::move(resource);
+  return t;
+}
+
+std::shared_ptr<ResourceBase> Tensor::resource() const {
+  if (dtype_ != DType::resource) return nullptr;
+  return std::static_pointer_cast<ResourceBase>(buf_);
+}
+
+std::size_t Tensor::total_bytes() const noexcept {
+  return static_cast<std::size_t>(num_elements()) * dtype_size(dtype_);
+}
+
+void Tensor::check_type(DType expected) const {
+  if (expected != dtype_)
+    throw InvalidArgumentError(af::invalid_argument(
+        std::string("tensor has dtype ") + std::string(dtype_name(dtype_)) + ", accessed as " +
+        std::string(dtype_name(expected))));
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+  if (shape.num_elements() != num_elements())
+    throw InvalidArgumentError(af::invalid_argument(
+        "Cannot reshape a tensor with " + std::to_string(num_elements()) +
+        " elements to shape " + shape.to_string() + " (" + std::to_string(shape.num_elements()) +
+        " elements)"));
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::slice_rows(std::int64_t begin, std::int64_t end) const {
+  if (rank() < 1 || begin < 0 || end < begin || end > shape_.dim(0))
+    throw InvalidArgumentError(af::invalid_argument(
+        "slice_rows [" + std::to_string(begin) + ", " + std::to_string(end) +
+        ") out of range for shape " + shape_.to_string()));
+  Tensor t;
+  t.dtype_ = dtype_;
+  auto dims = shape_.dims();
+  dims[0] = end - begin;
+  t.shape_ = Shape{dims};
+  std::int64_t row = shape_.dim(0) ? num_elements() / shape_.dim(0) : 0;
+  if (dtype_ == DType::string) {
+    t.buf_ = std::shared_ptr<void>(buf_, static_cast<std::string*>(buf_.get()) + begin * row);
+  } else {
+    t.buf_ = std::shared_ptr<void>(
+        buf_, static_cast<char*>(buf_.get()) + begin * row * static_cast<std::int64_t>(dtype_size(dtype_)));
+  }
+  return t;
+}
+
+Tensor Tensor::slice(std::int64_t index) const {
+  Tensor t = slice_rows(index, index + 1);
+  auto dims = shape_.dims();
+  dims.erase(dims.begin());
+  t.shape_ = Shape{dims};
+  return t;
+}
+
+Tensor Tensor::deep_copy() const {
+  if (!is_initialized() || dtype_ == DType::resource) return *this;
+  Tensor t(dtype_, shape_);
+  if (dtype_ == DType::string) {
+    auto src = flat<std::string>();
+    std::copy(src.begin(), src.end(), t.data<std::string>());
+  } else {
+    std::memcpy(t.raw_data(), raw_data(), total_bytes());
+  }
+  return t;
+}
+
+bool operator==(const Tensor& a, const Tensor& b) {
+  if (a.dtype_ != b.dtype_ || a.shape_ != b.shape_) return false;
+  if (!a.is_initialized()) return true;
+  if (a.dtype_ == DType::resource) return a.buf_ == b.buf_;
+  if (a.dtype_ == DType::string) {
+    auto x = a.flat<std::string>(), y = b.flat<std::string>();
+    return std::equal(x.begin(), x.end(), y.begin());
+  }
+  bool equal = true;
+  visit_numeric_dtype(a.dtype_, [&](auto tag) {
+    using T = decltype(tag);
+    auto x = a.flat<T>(), y = b.flat<T>();
+    for (std::size_t i = 0; i < x.size() && equal; ++i) {
+      if constexpr (std::is_same_v<T, bfloat16_t>)
+        equal = static_cast<float>(x[i]) == static_cast<float>(y[i]);
+      else
+        equal = x[i] == y[i];
+    }
+  });
+  return equal;
+}
+
+std::string Tensor::debug_string() const {
+  return "Tensor<" + std::string(dtype_name(dtype_)) + ", " + shape_.to_string() +
+         ">: " + to_string();
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.to_string(); }
+
+}  // namespace af

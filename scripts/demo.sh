@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs the main demo: the chapter's local examples with placement
+# logging and a step trace.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+scripts/build.sh
+BUILD_DIR=${BUILD_DIR:-build}
+"$BUILD_DIR"/apps/demo/actorflow-demo "$@"
