@@ -9,6 +9,7 @@
 int main(int argc, char** argv) {
   std::string trace_path = argc > 1 ? argv[1]
                                     : (std::filesystem::temp_directory_path() / "actorflow-demo-trace.json").string();
+  std::cout << std::unitbuf;  // interleave with the placement log on stderr
   std::cout << "== Logging placements (a, b pinned to /cpu:0; c = a * b unpinned)\n";
   af::Graph g;
   af::Variable a;

@@ -144,7 +144,7 @@ void register_control_ops(OpRegistry& r) {
            return {};
          }});
   r.add({"Placeholder", [](InferenceContext& c) -> Status {
-           DType t;
+           DType t = DType::invalid;
            ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
            PartialShape s;
            c.get_attr("shape", &s);
@@ -155,7 +155,7 @@ void register_control_ops(OpRegistry& r) {
   r.add({"NoOp", [](InferenceContext&) -> Status { return {}; }});
   r.add({"_Send", [](InferenceContext& c) { return c.expect_inputs(1); }, true});
   r.add({"_Recv", [](InferenceContext& c) -> Status {
-           DType t;
+           DType t = DType::invalid;
            ACTORFLOW_RETURN_IF_ERROR(c.get_attr("T", &t));
            PartialShape s;
            c.get_attr("shape", &s);

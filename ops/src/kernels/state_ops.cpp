@@ -159,7 +159,7 @@ namespace detail {
 void register_state_ops(OpRegistry& r) {
   r.add({"VariableV2",
          [](InferenceContext& c) -> Status {
-           DType t;
+           DType t = DType::invalid;
            ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
            PartialShape s;
            c.get_attr("shape", &s);

@@ -69,6 +69,9 @@ class Status {
 
 std::ostream& operator<<(std::ostream& os, const Status& s);
 
+/// Prints the upper-case code name.
+inline std::ostream& operator<<(std::ostream& os, Code code) { return os << code_name(code); }
+
 // -- factories (TensorFlow's `errors::InvalidArgument(...)`) ------------------
 
 inline Status ok_status() { return {}; }

@@ -1,0 +1,120 @@
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/kernel.hpp"
+#include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/placer.hpp"
+
+namespace {
+
+const std::string kCpu = "/job:localhost/replica:0/task:0/device:CPU:0";
+const std::string kGpu = "/job:localhost/replica:0/task:0/device:GPU:0";
+
+class FakeKernel : public af::OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(af::OpKernelContext&) override {}
+};
+
+/// GPU registrations as TensorFlow has them for these ops: float variables and their
+/// reads/assigns have GPU kernels, int32 ones do not (variable_ops.cc registers
+/// TF_CALL_GPU_NUMBER_TYPES + int64 + ... but not int32).
+void register_fake_gpu_kernels() {
+  static bool done = [] {
+    auto& r = af::KernelRegistry::global();
+    std::vector<af::DType> gpu_types{af::float32, af::float64, af::int64};
+    r.add(af::make_kernel_def<FakeKernel>("VariableV2", "GPU", {{"dtype", gpu_types}}));
+    r.add(af::make_kernel_def<FakeKernel>("Assign", "GPU", {{"T", gpu_types}}));
+    r.add(af::make_kernel_def<FakeKernel>("Identity", "GPU", {{"T", gpu_types}}));
+    r.add(af::make_kernel_def<FakeKernel>("Const", "GPU"));
+    r.add(af::make_kernel_def<FakeKernel>("Mul", "GPU", {{"T", gpu_types}}));
+    return true;
+  }();
+  (void)done;
+}
+
+std::vector<af::DeviceAttributes> cpu_and_gpu() {
+  return {{kCpu, "CPU", "host", 0}, {kGpu, "GPU", "fake GPU", 0}};
+}
+
+std::vector<const af::Node*> all_nodes(const af::Graph& g) {
+  auto nodes = g.nodes();
+  return {nodes.begin(), nodes.end()};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(placer_test)
+
+// Simple placement: "it defaults to GPU #0, or the CPU if there is no GPU".
+BOOST_AUTO_TEST_CASE(unpinned_nodes_default_to_gpu0_when_it_has_a_kernel) {
+  register_fake_gpu_kernels();
+  af::Graph g;
+  auto a = g.constant(1.0f, "a");
+  (void)(a * a);
+  af::Placement placement;
+  BOOST_REQUIRE(af::place_nodes(all_nodes(g), cpu_and_gpu(), {}, af::KernelRegistry::global(),
+                                &placement, nullptr)
+                    .ok());
+  BOOST_TEST(placement.at("a") == kGpu);
+  BOOST_TEST(placement.at("mul") == kGpu);
+}
+
+// "Operations and kernels": no GPU kernel for an int32 variable.
+BOOST_AUTO_TEST_CASE(int32_variable_pinned_to_gpu_is_invalid_argument_naming_op_and_devices) {
+  register_fake_gpu_kernels();
+  af::Graph g;
+  {
+    auto gpu = g.device("/gpu:0");
+    g.variable(af::Tensor(3), {.name = "Variable"});
+  }
+  af::Placement placement;
+  af::Status s = af::place_nodes(all_nodes(g), cpu_and_gpu(), {}, af::KernelRegistry::global(),
+                                 &placement, nullptr);
+  BOOST_TEST(s.code() == af::Code::invalid_argument);
+  BOOST_TEST(s.message().find("Cannot assign a device for operation Variable") != std::string::npos,
+             s.message());
+  BOOST_TEST(s.message().find("'/device:GPU:0'") != std::string::npos);
+  BOOST_TEST(s.message().find("no supported kernel for GPU devices") != std::string::npos);
+  BOOST_TEST(s.message().find(kCpu) != std::string::npos, "names the device with a kernel");
+}
+
+// "Soft placement": falls back to the CPU; the variable's assign and read follow it.
+BOOST_AUTO_TEST_CASE(soft_placement_falls_back_to_cpu_and_keeps_colocation) {
+  register_fake_gpu_kernels();
+  af::Graph g;
+  {
+    auto gpu = g.device("/gpu:0");
+    g.variable(af::Tensor(3), {.name = "Variable"});
+  }
+  af::Placement placement;
+  af::PlacerOptions soft{.allow_soft_placement = true};
+  BOOST_REQUIRE(af::place_nodes(all_nodes(g), cpu_and_gpu(), soft, af::KernelRegistry::global(),
+                                &placement, nullptr)
+                    .ok());
+  BOOST_TEST(placement.at("Variable") == kCpu);
+  BOOST_TEST(placement.at("Variable/Assign") == kCpu);
+  BOOST_TEST(placement.at("Variable/read") == kCpu);
+}
+
+// "If a node was already placed on a device in a previous run, it is left on that device."
+BOOST_AUTO_TEST_CASE(previously_placed_nodes_stay_and_pull_their_colocation_group) {
+  register_fake_gpu_kernels();
+  af::Graph g;
+  g.variable(1.0f, {.name = "v"});
+  af::Placement placement{{"v", kCpu}};
+  std::vector<std::string> newly;
+  BOOST_REQUIRE(af::place_nodes(all_nodes(g), cpu_and_gpu(), {}, af::KernelRegistry::global(),
+                                &placement, &newly)
+                    .ok());
+  BOOST_TEST(placement.at("v") == kCpu);
+  BOOST_TEST(placement.at("v/read") == kCpu, "colocated with the variable");
+  BOOST_TEST(placement.at("v/Assign") == kCpu);
+  BOOST_TEST(placement.at("v/initial_value") == kGpu, "not colocated: default device");
+  BOOST_TEST(std::count(newly.begin(), newly.end(), "v") == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
