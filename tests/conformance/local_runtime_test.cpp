@@ -281,4 +281,25 @@ BOOST_AUTO_TEST_CASE(first_error_wins_and_cancels_other_devices, *boost::unit_te
   BOOST_TEST((std::chrono::steady_clock::now() - start) < 10s);
 }
 
+// Tensors of every supported dtype flow through a session; bfloat16 rounds to nearest even.
+BOOST_AUTO_TEST_CASE(every_dtype_flows_through_a_session, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  std::vector<af::Tensor> values{
+      af::Tensor::from_vector<float>({1.5f, -2}), af::Tensor::from_vector<double>({0.25}),
+      af::Tensor::from_vector<std::int32_t>({7, 8, 9}), af::Tensor::from_vector<std::int64_t>({1LL << 40}),
+      af::Tensor::from_vector<std::uint8_t>({255}), af::Tensor::from_vector<bool>({true, false}),
+      af::Tensor::from_vector<std::string>({"ab", std::string("c\0d", 3)}),
+      af::Tensor(af::bfloat16_t(1.0f))};
+  std::vector<af::Output> outs;
+  for (auto& v : values) outs.push_back(af::identity(g.constant(v)));
+  af::Output rounded = af::cast(af::cast(g.constant(1.00390625f), af::bfloat16), af::float32);
+  outs.push_back(rounded);
+  af::Session sess(g);
+  auto r = sess.run(outs);
+  for (std::size_t i = 0; i < values.size(); ++i) BOOST_TEST((r[i] == values[i]), "dtype " << values[i].dtype());
+  // 1 + 2^-8 lies exactly between two bfloat16 values: ties go to the even one, 1.0.
+  BOOST_TEST(r.back().scalar<float>() == 1.0f);
+  BOOST_TEST(r[5].to_string() == "[ True False]");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
