@@ -302,4 +302,19 @@ BOOST_AUTO_TEST_CASE(every_dtype_flows_through_a_session, *boost::unit_test::tim
   BOOST_TEST(r[5].to_string() == "[ True False]");
 }
 
+// tf.reduce_sum(x, axis=None) reduces everything; axis=[] reduces nothing.
+BOOST_AUTO_TEST_CASE(reduction_over_no_axes_is_identity_and_over_none_is_total,
+                     *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  af::Output x = g.constant(af::Tensor::from_vector<float>({1, 2, 3, 4}, af::Shape{2, 2}));
+  af::Session sess(g);
+  auto r = sess.run({af::reduce_sum(x), af::reduce_sum(x, std::vector<std::int64_t>{}),
+                     af::reduce_mean(x, std::vector<std::int64_t>{-1}, true)});
+  BOOST_TEST(r[0].scalar<float>() == 10.0f);
+  BOOST_TEST(r[1].to_vector<float>() == (std::vector<float>{1, 2, 3, 4}));
+  BOOST_TEST(r[1].shape() == (af::Shape{2, 2}));
+  BOOST_TEST(r[2].to_vector<float>() == (std::vector<float>{1.5f, 3.5f}));
+  BOOST_TEST(r[2].shape() == (af::Shape{2, 1}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

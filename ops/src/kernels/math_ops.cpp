@@ -1121,7 +1121,7 @@ Output reduction_op(const char* type, const Output& x,
   Graph& g = x.graph();
   AttrMap attrs{{"keep_dims", keep_dims}, {"T", x.dtype()}, {"Tidx", DType::int32}};
   std::string requested(name.empty() ? std::string_view(type) : name);
-  if (!axes || axes->empty()) {
+  if (!axes) {
     // TensorFlow's _ReductionDims: a Const of range(rank) beside the op.
     if (!x.shape().rank_known())
       throw InvalidArgumentError(invalid_argument(

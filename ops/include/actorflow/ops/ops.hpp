@@ -46,8 +46,9 @@ Output neg(const Output& x, std::string_view name = {});
 /// `tf.matmul`: op MatMul on rank-2 inputs.
 Output matmul(const Output& a, const Output& b, bool transpose_a = false, bool transpose_b = false,
               std::string_view name = {});
-/// `tf.reduce_sum` / `reduce_mean` / `reduce_max`: ops Sum, Mean, Max. `axes` empty or
-/// absent reduces all dimensions; negative axes count from the end.
+/// `tf.reduce_sum` / `reduce_mean` / `reduce_max`: ops Sum, Mean, Max. Absent `axes`
+/// (`std::nullopt`, TF's `axis=None`) reduces all dimensions; an empty list reduces none,
+/// as in TensorFlow; negative axes count from the end.
 Output reduce_sum(const Output& x, std::optional<std::vector<std::int64_t>> axes = {},
                   bool keep_dims = false, std::string_view name = {});
 Output reduce_mean(const Output& x, std::optional<std::vector<std::int64_t>> axes = {},
