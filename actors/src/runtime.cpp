@@ -45,6 +45,8 @@ void Runtime::configure(caf::actor_system_config& cfg, const RuntimeOptions& opt
                     : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
   cfg.set("scheduler.max-threads", static_cast<size_t>(threads));
   cfg.set("scheduler.max-throughput", static_cast<size_t>(options.max_throughput));
+  cfg.set("work-stealing.moderate-sleep-duration",
+          caf::timespan{std::chrono::microseconds(std::max(0, options.moderate_sleep_us))});
   cfg.set("logger.verbosity", caf::atom("quiet"));
 }
 

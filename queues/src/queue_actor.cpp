@@ -16,13 +16,9 @@ struct QueueActorState {
 };
 using QueueActor = caf::stateful_actor<QueueActorState>;
 
-ReplyFn wrap(const std::shared_ptr<ReplyOnce>& r) {
-  return [r](QueueReply reply) { (*r)(std::move(reply)); };
-}
-
 void handle_call(QueueActor* self, QueueCall& call) {
   auto& core = *self->state.core;
-  auto reply = wrap(call.reply);
+  ReplyFn reply(call.reply);
   const bool timed = call.deadline != std::chrono::steady_clock::time_point::max();
   bool waits = false;
   switch (call.kind) {
@@ -55,7 +51,7 @@ void handle_call(QueueActor* self, QueueCall& call) {
       return reply({Status(), {Tensor(static_cast<std::int32_t>(core.size()))}});
     case QueueCall::Kind::is_closed: return reply({Status(), {Tensor(core.is_closed())}});
   }
-  if (waits && timed && call.reply->fn) {
+  if (waits && timed && !call.reply->fired()) {
     // Still pending: the queue itself ends the attempt at the deadline.
     auto left = call.deadline - std::chrono::steady_clock::now();
     auto delay = std::max(std::chrono::duration_cast<std::chrono::microseconds>(left),
@@ -93,7 +89,7 @@ caf::behavior queue_actor(QueueActor* self, QueueSpec spec) {
         if (timeout_ms >= 0)
           call.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
         call.what = "a request";
-        call.reply = std::make_shared<ReplyOnce>([rp](QueueReply r) mutable {
+        call.reply = make_reply([rp](QueueReply r) mutable {
           if (r.status.ok())
             rp.deliver(std::move(r.components));
           else

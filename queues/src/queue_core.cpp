@@ -119,19 +119,45 @@ void copy_into_row(const Tensor& src, Tensor& dst, std::int64_t row) {
 
 // -- element stores --------------------------------------------------------------------------
 
+/// Splits a range into single elements (for stores that order elements individually).
+template <class F>
+void for_each_element(Rows rows, F&& f) {
+  if (!rows.batched) return f(std::move(rows.components));
+  for (std::int64_t i = 0; i < rows.count; ++i) f(rows.element(i));
+}
+
+Rows single(Tuple element) { return Rows{std::move(element), 0, 1, false}; }
+
+/// FIFO order over whole ranges: a batch enqueued with enqueue_many stays one entry.
 class FifoStore final : public ElementStore {
  public:
-  std::int64_t size() const override { return static_cast<std::int64_t>(elements_.size()); }
-  void push(Tuple e) override { elements_.push_back(std::move(e)); }
-  void push_front(Tuple e) override { elements_.push_front(std::move(e)); }
-  Tuple pop() override {
-    Tuple e = std::move(elements_.front());
-    elements_.pop_front();
-    return e;
+  std::int64_t size() const override { return size_; }
+  void push(Rows r) override {
+    size_ += r.count;
+    ranges_.push_back(std::move(r));
+  }
+  void push_front(Rows r) override {
+    size_ += r.count;
+    ranges_.push_front(std::move(r));
+  }
+  Rows pop(std::int64_t max) override {
+    Rows& front = ranges_.front();
+    if (front.count <= max) {
+      Rows r = std::move(front);
+      ranges_.pop_front();
+      size_ -= r.count;
+      return r;
+    }
+    Rows r{front.components, front.begin, max, true};
+    front.begin += max;
+    front.count -= max;
+    size_ -= max;
+    return r;
   }
 
  private:
-  std::deque<Tuple> elements_;
+  std::deque<Rows> ranges_;
+  std::int64_t size_ = 0;
 };
 
 /// TensorFlow's RandomShuffleQueue: a random element swapped with the last one.
@@ -139,14 +165,16 @@ class ShuffleStore final : public ElementStore {
  public:
   ShuffleStore(std::int64_t seed, std::int64_t seed2) : generator_(make_generator(seed, seed2)) {}
   std::int64_t size() const override { return static_cast<std::int64_t>(elements_.size()); }
-  void push(Tuple e) override { elements_.push_back(std::move(e)); }
-  void push_front(Tuple e) override { elements_.push_back(std::move(e)); }
-  Tuple pop() override {
+  void push(Rows r) override {
+    for_each_element(std::move(r), [this](Tuple e) { elements_.push_back(std::move(e)); });
+  }
+  void push_front(Rows r) override { push(std::move(r)); }
+  Rows pop(std::int64_t) override {
     auto index = static_cast<std::size_t>(generator_() % elements_.size());
     Tuple e = std::move(elements_[index]);
     if (index + 1 != elements_.size()) elements_[index] = std::move(elements_.back());
     elements_.pop_back();
-    return e;
+    return single(std::move(e));
   }
 
  private:
@@ -166,15 +194,17 @@ class ShuffleStore final : public ElementStore {
 class PriorityStore final : public ElementStore {
  public:
   std::int64_t size() const override { return static_cast<std::int64_t>(heap_.size()); }
-  void push(Tuple e) override {
-    std::int64_t p = e[0].scalar<std::int64_t>();
-    heap_.push(Entry{p, next_++, std::move(e)});
+  void push(Rows r) override {
+    for_each_element(std::move(r), [this](Tuple e) {
+      std::int64_t p = e[0].scalar<std::int64_t>();
+      heap_.push(Entry{p, next_++, std::move(e)});
+    });
   }
-  void push_front(Tuple e) override { push(std::move(e)); }
-  Tuple pop() override {
+  void push_front(Rows r) override { push(std::move(r)); }
+  Rows pop(std::int64_t) override {
     Tuple e = std::move(const_cast<Entry&>(heap_.top()).element);
     heap_.pop();
-    return e;
+    return single(std::move(e));
   }
 
  private:
@@ -192,6 +222,14 @@ class PriorityStore final : public ElementStore {
 
 }  // namespace
 
+Tuple Rows::element(std::int64_t i) const {
+  if (!batched) return components;
+  Tuple e;
+  e.reserve(components.size());
+  for (const auto& c : components) e.push_back(c.slice(begin + i));
+  return e;
+}
+
 // -- QueueCore -----------------------------------------------------------------------------
 
 QueueCore::QueueCore(QueueSpec spec)
@@ -207,59 +245,62 @@ QueueCore::QueueCore(QueueSpec spec)
   }
 }
 
+std::string QueueCore::where() const { return " (" + prefix() + ")"; }
+
 std::string QueueCore::prefix() const {
   return std::string(queue_kind_name(spec_.kind)) + " '" + spec_.name + "'";
 }
 
 Status QueueCore::validate_tuple(const Tuple& t) const {
-  std::string where = " (" + prefix() + ")";
   if (t.size() != spec_.dtypes.size())
     return invalid_argument("Wrong number of components in tuple. Expected " +
                             std::to_string(spec_.dtypes.size()) + ", got " +
-                            std::to_string(t.size()) + where);
+                            std::to_string(t.size()) + where());
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (t[i].dtype() != spec_.dtypes[i])
       return invalid_argument("Type mismatch in tuple component " + std::to_string(i) +
                               ". Expected " + std::string(data_type_string(spec_.dtypes[i])) +
-                              ", got " + std::string(data_type_string(t[i].dtype())) + where);
+                              ", got " + std::string(data_type_string(t[i].dtype())) + where());
     if (spec_.specified_shapes() && !spec_.shapes[i].is_compatible_with(t[i].shape()))
       return invalid_argument("Shape mismatch in tuple component " + std::to_string(i) +
                               ". Expected " + shape_string(spec_.shapes[i]) + ", got " +
-                              dims_string(t[i].shape().dims()) + where);
+                              dims_string(t[i].shape().dims()) + where());
   }
   return {};
 }
 
 Status QueueCore::validate_many_tuple(const Tuple& t) const {
-  std::string where = " (" + prefix() + ")";
   if (t.size() != spec_.dtypes.size())
     return invalid_argument("Wrong number of components in tuple. Expected " +
                             std::to_string(spec_.dtypes.size()) + ", got " +
-                            std::to_string(t.size()) + where);
+                            std::to_string(t.size()) + where());
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (t[i].dtype() != spec_.dtypes[i])
       return invalid_argument("Type mismatch in tuple component " + std::to_string(i) +
                               ". Expected " + std::string(data_type_string(spec_.dtypes[i])) +
-                              ", got " + std::string(data_type_string(t[i].dtype())) + where);
+                              ", got " + std::string(data_type_string(t[i].dtype())) + where());
     if (t[i].rank() < 1)
       return invalid_argument("Shape mismatch in tuple component " + std::to_string(i) +
-                              ". enqueue_many needs a batch dimension, got a scalar" + where);
+                              ". enqueue_many needs a batch dimension, got a scalar" + where());
   }
   const std::int64_t batch = t[0].shape().dim(0);
   for (std::size_t i = 0; i < t.size(); ++i) {
     if (spec_.specified_shapes()) {
-      std::vector<std::int64_t> expected{batch};
       const auto& d = spec_.shapes[i].dims();
+      const auto& got = t[i].shape().dims();
+      bool ok = got.size() == d.size() + 1 && got[0] == batch;
+      for (std::size_t k = 0; ok && k < d.size(); ++k) ok = d[k] < 0 || d[k] == got[k + 1];
+      if (ok) continue;
+      std::vector<std::int64_t> expected{batch};
       expected.insert(expected.end(), d.begin(), d.end());
-      if (!PartialShape(expected).is_compatible_with(t[i].shape()))
-        return invalid_argument("Shape mismatch in tuple component " + std::to_string(i) +
+      return invalid_argument("Shape mismatch in tuple component " + std::to_string(i) +
                                 ". Expected " + dims_string(expected) + ", got " +
-                                dims_string(t[i].shape().dims()) + where);
+                                dims_string(t[i].shape().dims()) + where());
     } else if (t[i].shape().dim(0) != batch) {
       return invalid_argument("All input tensors must have the same size in the 0th dimension. "
                               "Component " + std::to_string(i) + " has " +
                               std::to_string(t[i].shape().dim(0)) + ", and should have " +
-                              std::to_string(batch) + where);
+                              std::to_string(batch) + where());
     }
   }
   return {};
@@ -271,29 +312,53 @@ Shape QueueCore::many_out_shape(std::size_t component, std::int64_t n) const {
   return Shape(std::move(dims));
 }
 
-Tuple QueueCore::assemble(const std::vector<Tuple>& elements, std::int64_t n) const {
+Tuple QueueCore::assemble(const std::vector<Rows>& taken, std::int64_t n) const {
   Tuple out;
   out.reserve(spec_.dtypes.size());
+  const bool padding = spec_.kind == QueueKind::padding_fifo;
+  if (!padding && taken.size() == 1 && taken[0].batched) {
+    // The batch lines up with one enqueued range: hand out a view of it.
+    for (const auto& c : taken[0].components)
+      out.push_back(c.slice_rows(taken[0].begin, taken[0].begin + taken[0].count));
+    return out;
+  }
   for (std::size_t c = 0; c < spec_.dtypes.size(); ++c) {
     Shape shape = many_out_shape(c, n);
-    if (spec_.kind == QueueKind::padding_fifo) {
+    if (padding) {
       // Every unknown dimension becomes the largest among the batch's elements.
       auto& dims = shape.mutable_dims();
-      for (const auto& e : elements)
-        for (int d = 0; d < e[c].rank(); ++d)
-          dims[static_cast<std::size_t>(d) + 1] =
-              std::max(dims[static_cast<std::size_t>(d) + 1], e[c].shape().dim(d));
+      for (const auto& r : taken) {
+        const Tensor& t = r.components[c];
+        const int first = r.batched ? 1 : 0;
+        for (int d = first; d < t.rank(); ++d)
+          dims[static_cast<std::size_t>(d - first) + 1] =
+              std::max(dims[static_cast<std::size_t>(d - first) + 1], t.shape().dim(d));
+      }
     }
     Tensor batch(spec_.dtypes[c], shape);
-    for (std::size_t r = 0; r < elements.size(); ++r)
-      copy_into_row(elements[r][c], batch, static_cast<std::int64_t>(r));
+    const bool strings = batch.dtype() == DType::string;
+    std::int64_t row = 0;
+    for (const auto& r : taken) {
+      const Tensor& t = r.components[c];
+      if (r.batched && !padding && !strings) {
+        // Whole rows of an enqueued batch: one contiguous copy.
+        const std::int64_t row_bytes = t.shape().dim(0) ? t.total_bytes() / t.shape().dim(0) : 0;
+        std::memcpy(static_cast<char*>(batch.raw_data()) + row * row_bytes,
+                    static_cast<const char*>(t.raw_data()) + r.begin * row_bytes,
+                    static_cast<std::size_t>(r.count * row_bytes));
+        row += r.count;
+        continue;
+      }
+      for (std::int64_t i = 0; i < r.count; ++i, ++row)
+        copy_into_row(r.batched ? t.slice(r.begin + i) : t, batch, row);
+    }
     out.push_back(std::move(batch));
   }
   return out;
 }
 
 void QueueCore::enqueue(std::uint64_t id, Tuple element, ReplyFn done) {
-  Attempt a{AttemptKind::enqueue, id, 1, false, std::move(element), {}, {}, {}, std::move(done)};
+  Attempt a{AttemptKind::enqueue, id, 1, false, std::move(element), {}, 0, {}, {}, std::move(done)};
   enqueue_attempts_.push_back(std::move(a));
   flush();
 }
@@ -301,13 +366,13 @@ void QueueCore::enqueue(std::uint64_t id, Tuple element, ReplyFn done) {
 void QueueCore::enqueue_many(std::uint64_t id, Tuple batch, ReplyFn done) {
   const std::int64_t n = batch.empty() ? 0 : batch[0].shape().dim(0);
   if (n == 0) return done({});
-  Attempt a{AttemptKind::enqueue_many, id, n, false, std::move(batch), {}, {}, {}, std::move(done)};
+  Attempt a{AttemptKind::enqueue_many, id, n, false, std::move(batch), {}, 0, {}, {}, std::move(done)};
   enqueue_attempts_.push_back(std::move(a));
   flush();
 }
 
 void QueueCore::dequeue(std::uint64_t id, ReplyFn done) {
-  Attempt a{AttemptKind::dequeue, id, 1, false, {}, {}, {}, {}, std::move(done)};
+  Attempt a{AttemptKind::dequeue, id, 1, false, {}, {}, 0, {}, {}, std::move(done)};
   dequeue_attempts_.push_back(std::move(a));
   flush();
 }
@@ -325,7 +390,7 @@ void QueueCore::dequeue_many(std::uint64_t id, std::int64_t n, bool allow_small_
                                   " < 0 elements (" + prefix() + ")"),
                  {}});
   if (n == 0) return done({Status(), assemble({}, 0)});
-  Attempt a{AttemptKind::dequeue_many, id, n, allow_small_batch, {}, {}, {}, {}, std::move(done)};
+  Attempt a{AttemptKind::dequeue_many, id, n, allow_small_batch, {}, {}, 0, {}, {}, std::move(done)};
   dequeue_attempts_.push_back(std::move(a));
   flush();
 }
@@ -346,7 +411,7 @@ void QueueCore::close(std::uint64_t id, bool cancel_pending_enqueues, ReplyFn do
     flush();
     return;
   }
-  Attempt a{AttemptKind::close, id, 0, false, {}, {}, {}, {}, std::move(done)};
+  Attempt a{AttemptKind::close, id, 0, false, {}, {}, 0, {}, {}, std::move(done)};
   enqueue_attempts_.push_back(std::move(a));
   flush();
 }
@@ -355,6 +420,9 @@ void QueueCore::give_back(Attempt& a) {
   // Reserved elements go back in front, the last taken first, so FIFO order is kept.
   for (auto it = a.taken.rbegin(); it != a.taken.rend(); ++it) store_->push_front(std::move(*it));
   a.taken.clear();
+  // As TensorFlow, `requested` keeps counting what is still missing (its error message
+  // reports that number).
+  a.reserved = 0;
 }
 
 bool QueueCore::cancel(std::uint64_t id, const Status& why) {
@@ -374,21 +442,13 @@ bool QueueCore::cancel(std::uint64_t id, const Status& why) {
 
 void QueueCore::restore(const Tuple& components, bool many) {
   if (components.empty()) return;
+  // A padded batch cannot be unpadded; its rows go back padded (as TensorFlow's
+  // partial-batch restore does).
   if (!many) {
-    store_->push_front(components);
+    store_->push_front(single(components));
   } else {
     const std::int64_t n = components[0].shape().dim(0);
-    for (std::int64_t r = n - 1; r >= 0; --r) {
-      Tuple e;
-      e.reserve(components.size());
-      for (const auto& c : components) {
-        Tensor row = c.slice(r);
-        // A padded batch cannot be unpadded; its rows go back padded (as TensorFlow's
-        // partial-batch restore does).
-        e.push_back(std::move(row));
-      }
-      store_->push_front(std::move(e));
-    }
+    if (n > 0) store_->push_front(Rows{components, 0, n, true});
   }
   flush();
 }
@@ -419,7 +479,7 @@ QueueCore::RunResult QueueCore::run_enqueue(Attempt& a) {
         return RunResult::complete;
       }
       if (store_->size() < capacity_) {
-        store_->push(std::move(a.input));
+        store_->push(single(std::move(a.input)));
         return RunResult::complete;
       }
       return RunResult::no_progress;
@@ -428,18 +488,19 @@ QueueCore::RunResult QueueCore::run_enqueue(Attempt& a) {
         a.status = cancelled(prefix() + " is closed.");
         return RunResult::complete;
       }
-      RunResult result = RunResult::no_progress;
+      const std::int64_t room = capacity_ - store_->size();
+      if (room <= 0) return RunResult::no_progress;
+      // As many rows as fit enter as one range of the batch.
       const std::int64_t batch = a.input[0].shape().dim(0);
-      while (store_->size() < capacity_) {
-        result = RunResult::progress;
-        const std::int64_t index = batch - a.requested;
-        Tuple e;
-        e.reserve(a.input.size());
-        for (const auto& c : a.input) e.push_back(c.slice(index));
-        store_->push(std::move(e));
-        if (--a.requested == 0) return RunResult::complete;
+      const std::int64_t k = std::min(room, a.requested);
+      const std::int64_t index = batch - a.requested;
+      a.requested -= k;
+      if (a.requested == 0) {
+        store_->push(Rows{std::move(a.input), index, k, true});
+        return RunResult::complete;
       }
-      return result;
+      store_->push(Rows{a.input, index, k, true});
+      return RunResult::progress;
     }
     default: return RunResult::complete;
   }
@@ -457,7 +518,7 @@ QueueCore::RunResult QueueCore::run_dequeue(Attempt& a) {
     }
     if (!closed_) queue_size -= min_after;
     if (queue_size > 0) {
-      a.output = store_->pop();
+      a.output = store_->pop(1).element(0);
       return RunResult::complete;
     }
     return RunResult::no_progress;
@@ -479,12 +540,17 @@ QueueCore::RunResult QueueCore::run_dequeue(Attempt& a) {
   }
   RunResult result = RunResult::no_progress;
   if (!closed_) queue_size -= min_after;
-  for (; queue_size > 0; --queue_size) {
+  while (queue_size > 0) {
     result = RunResult::progress;
-    a.taken.push_back(store_->pop());
-    if (--a.requested == 0) {
-      a.output = assemble(a.taken, static_cast<std::int64_t>(a.taken.size()));
+    Rows r = store_->pop(std::min(queue_size, a.requested));
+    queue_size -= r.count;
+    a.requested -= r.count;
+    a.reserved += r.count;
+    a.taken.push_back(std::move(r));
+    if (a.requested == 0) {
+      a.output = assemble(a.taken, a.reserved);
       a.taken.clear();
+      a.reserved = 0;
       return RunResult::complete;
     }
   }

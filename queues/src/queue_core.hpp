@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "actorflow/ops/philox_random.hpp"
@@ -29,18 +30,83 @@ struct QueueReply {
   Tuple components;
 };
 
-/// Called once, inside the queue actor, when an attempt completes.
-using ReplyFn = std::function<void(QueueReply)>;
+/// Where an attempt's outcome goes: called once, inside the queue actor. If the last
+/// reference dies unfired (the queue actor quit before answering, a message was dropped),
+/// it fires with Cancelled. One allocation per call (`make_reply`).
+class ReplyOnce {
+ public:
+  virtual ~ReplyOnce() = default;
+  void operator()(QueueReply r) {
+    if (!std::exchange(fired_, true)) deliver(std::move(r));
+  }
+  bool fired() const noexcept { return fired_; }
+
+ protected:
+  virtual void deliver(QueueReply r) = 0;
+  /// For the final class's destructor.
+  void fire_cancelled() {
+    if (!std::exchange(fired_, true))
+      deliver({cancelled("the queue was closed down before it answered"), {}});
+  }
+
+ private:
+  bool fired_ = false;
+};
+
+template <class F>
+class ReplyOnceFn final : public ReplyOnce {
+ public:
+  explicit ReplyOnceFn(F f) : fn_(std::move(f)) {}
+  ~ReplyOnceFn() override { fire_cancelled(); }
+
+ private:
+  void deliver(QueueReply r) override { fn_(std::move(r)); }
+  F fn_;
+};
+
+/// A reply that calls `f(QueueReply)` once.
+template <class F>
+std::shared_ptr<ReplyOnce> make_reply(F f) {
+  return std::make_shared<ReplyOnceFn<F>>(std::move(f));
+}
+
+/// A shared reference to a ReplyOnce, called like a function.
+class ReplyFn {
+ public:
+  ReplyFn() = default;
+  ReplyFn(std::shared_ptr<ReplyOnce> r) : r_(std::move(r)) {}  // NOLINT: implicit by design
+  void operator()(QueueReply r) const {
+    if (r_) (*r_)(std::move(r));
+  }
+  bool pending() const noexcept { return r_ && !r_->fired(); }
+
+ private:
+  std::shared_ptr<ReplyOnce> r_;
+};
+
+/// Rows `[begin, begin + count)` of a batch (`batched`: each component has a leading batch
+/// dimension), or one element (`!batched`, count 1). Stores keep enqueue_many batches whole
+/// in such ranges, so a dequeue_many that lines up with them is a view, not a copy.
+struct Rows {
+  Tuple components;
+  std::int64_t begin = 0;
+  std::int64_t count = 1;
+  bool batched = false;
+
+  /// Row `i` of the range as an element (views of the batch).
+  Tuple element(std::int64_t i) const;
+};
 
 /// Where elements sit between enqueue and dequeue; one implementation per queue kind.
 class ElementStore {
  public:
   virtual ~ElementStore() = default;
   virtual std::int64_t size() const = 0;
-  virtual void push(Tuple element) = 0;
-  /// Puts an element back where the next dequeue finds it first (FIFO) or anywhere.
-  virtual void push_front(Tuple element) = 0;
-  virtual Tuple pop() = 0;
+  virtual void push(Rows rows) = 0;
+  /// Puts rows back where the next dequeue finds them first (FIFO) or anywhere.
+  virtual void push_front(Rows rows) = 0;
+  /// Takes between 1 and `max` rows (a non-FIFO store takes one element). Not empty.
+  virtual Rows pop(std::int64_t max) = 0;
 };
 
 /// The queue itself; see the file comment. Not thread-safe.
@@ -95,7 +161,8 @@ class QueueCore {
     std::int64_t requested = 0;  ///< elements still to enqueue / dequeue
     bool allow_small_batch = false;
     Tuple input;                 ///< the element or batch to enqueue
-    std::vector<Tuple> taken;    ///< elements a dequeue_many has reserved
+    std::vector<Rows> taken;     ///< rows a dequeue_many has reserved
+    std::int64_t reserved = 0;   ///< how many rows `taken` holds
     Status status;
     Tuple output;
     ReplyFn done;
@@ -104,12 +171,13 @@ class QueueCore {
   RunResult run_enqueue(Attempt& a);
   RunResult run_dequeue(Attempt& a);
   void give_back(Attempt& a);
-  Tuple assemble(const std::vector<Tuple>& elements, std::int64_t n) const;
+  Tuple assemble(const std::vector<Rows>& taken, std::int64_t n) const;
   Shape many_out_shape(std::size_t component, std::int64_t n) const;
   void flush();
   bool try_attempts(std::deque<Attempt>& attempts, bool enqueue_side,
                     std::vector<std::pair<ReplyFn, QueueReply>>* finished);
   std::string prefix() const;  ///< "FIFOQueue 'name'"
+  std::string where() const;   ///< " (FIFOQueue 'name')", for error messages
 
   QueueSpec spec_;
   std::int64_t capacity_;

@@ -21,7 +21,7 @@ inline Async<QueueReply> call_queue(StepServices* step, std::shared_ptr<QueueRes
     auto token = std::make_shared<std::uint64_t>(0);
     const auto id = call.id = next_queue_call_id();
     call.deadline = step->deadline();
-    call.reply = std::make_shared<ReplyOnce>([post, c, step, token](QueueReply r) {
+    call.reply = make_reply([post, c, step, token](QueueReply r) {
       post([c, step, token, r = std::move(r)]() mutable {
         if (*token) step->remove_cancel_hook(*token);
         c(std::move(r));

@@ -28,19 +28,6 @@ using queue_cancel_atom = caf::atom_constant<caf::atom("q_cancel")>;
 using queue_restore_atom = caf::atom_constant<caf::atom("q_restore")>;
 using queue_deadline_atom = caf::atom_constant<caf::atom("q_dline")>;
 
-/// A reply function that fires exactly once: by the queue, or with Cancelled when the last
-/// reference dies unfired (the queue actor quit before answering).
-struct ReplyOnce {
-  explicit ReplyOnce(ReplyFn f) : fn(std::move(f)) {}
-  ~ReplyOnce() {
-    if (fn) fn({cancelled("the queue was closed down before it answered"), {}});
-  }
-  void operator()(QueueReply r) {
-    if (auto f = std::exchange(fn, nullptr)) f(std::move(r));
-  }
-  ReplyFn fn;
-};
-
 /// What a caller asks of a queue; `reply` runs once inside the queue actor (if the message
 /// is dropped, it runs from the destructor with Cancelled).
 struct QueueCall {

@@ -63,7 +63,7 @@ void request_work(ReaderActor* self) {
   q.what = "the work queue dequeue of " + s.kind + " '" + s.reader_name + "'";
   auto me = caf::actor_cast<caf::actor>(self);
   auto id = q.id;
-  q.reply = std::make_shared<ReplyOnce>([me, id](QueueReply r) {
+  q.reply = make_reply([me, id](QueueReply r) {
     caf::anon_send(me, reader_work_atom::value, id, std::move(r));
   });
   front.call.work_queue->call(std::move(q));

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -81,8 +82,68 @@ class QueueHandle {
   explicit operator bool() const noexcept { return queue_ != nullptr; }
 
  private:
+  friend class QueueProducer;
+  friend class QueueConsumer;
   std::vector<Tensor> call(QueueOp op, std::vector<Tensor> components, std::int64_t n, Timeout timeout) const;
   std::shared_ptr<detail::QueueResource> queue_;
+};
+
+namespace detail {
+struct PipeState;
+}
+
+/// Pipelined enqueues from one host thread: each call returns once its request is sent,
+/// with at most `window` requests in flight (the caller waits while the window is full,
+/// and the queue's capacity still holds requests back). The first error a request gets
+/// is thrown by the next call or by `flush()`; requests after a failed one still run.
+/// Not thread-safe; use one per producing thread.
+class QueueProducer {
+ public:
+  explicit QueueProducer(QueueHandle queue, std::size_t window = 16);
+  /// Waits for the requests in flight (as a blocking enqueue would); errors are dropped:
+  /// call `flush()` first to see them.
+  ~QueueProducer();
+  QueueProducer(const QueueProducer&) = delete;
+  QueueProducer& operator=(const QueueProducer&) = delete;
+
+  void enqueue(std::vector<Tensor> element);
+  void enqueue_many(std::vector<Tensor> batch);
+  /// Waits until every request sent so far has completed; throws the first error.
+  void flush();
+
+ private:
+  void send(QueueOp op, std::vector<Tensor> components);
+  QueueHandle queue_;
+  std::size_t window_;
+  std::shared_ptr<detail::PipeState> state_;
+};
+
+/// Prefetching dequeues for one host thread: keeps `window` dequeue_many(n) (or, with
+/// `up_to`, dequeue_up_to(n)) requests in flight and hands their batches out in order.
+/// A failed request (OutOfRange once the queue is closed and drained) stops prefetching;
+/// `next()` throws its error. Destruction cancels the requests still waiting (they take
+/// nothing) and puts batches received but not taken back at the front of the queue, so
+/// prefetching loses nothing. Not thread-safe; use one per consuming thread.
+class QueueConsumer {
+ public:
+  QueueConsumer(QueueHandle queue, std::int64_t n, std::size_t window = 4, bool up_to = false);
+  ~QueueConsumer();
+  QueueConsumer(const QueueConsumer&) = delete;
+  QueueConsumer& operator=(const QueueConsumer&) = delete;
+
+  /// The next batch, in request order; throws the request's error.
+  std::vector<Tensor> next();
+
+ private:
+  void top_up();
+  QueueHandle queue_;
+  std::int64_t n_;
+  std::size_t window_;
+  bool up_to_;
+  bool ended_ = false;
+  std::uint64_t next_seq_ = 0;   ///< sequence number of the next request to send
+  std::deque<std::uint64_t> ids_;  ///< queue call ids of the requests not yet taken
+  std::shared_ptr<detail::PipeState> state_;
 };
 
 }  // namespace af

@@ -1,0 +1,172 @@
+// Batches stored whole (row ranges), zero-copy dequeue_many, and the pipelined host calls
+// (QueueProducer / QueueConsumer): order kept, nothing lost, errors surfaced.
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include <actorflow/actorflow.hpp>
+
+using namespace std::chrono_literals;
+
+namespace {
+
+af::QueueHandle open_queue(const std::string& name, std::int64_t capacity = 1000) {
+  return af::QueueHandle::open({.kind = af::QueueKind::fifo,
+                                .name = name,
+                                .dtypes = {af::int64},
+                                .shapes = {af::PartialShape(af::Shape{})},
+                                .capacity = capacity});
+}
+
+af::Tensor iota(std::int64_t first, std::int64_t n) {
+  af::Tensor t(af::int64, af::Shape{n});
+  for (std::int64_t i = 0; i < n; ++i) t.data<std::int64_t>()[i] = first + i;
+  return t;
+}
+
+std::vector<std::int64_t> values(const std::vector<af::Tensor>& batch) {
+  return batch.at(0).to_vector<std::int64_t>();
+}
+
+std::vector<std::int64_t> range(std::int64_t first, std::int64_t n) {
+  return iota(first, n).to_vector<std::int64_t>();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(queue_pipeline_test)
+
+BOOST_AUTO_TEST_CASE(dequeue_many_of_a_whole_enqueued_batch_is_a_view, *boost::unit_test::timeout(30)) {
+  auto q = open_queue("pipe_view");
+  af::Tensor batch = iota(0, 8);
+  q.enqueue_many({batch});
+  auto out = q.dequeue_many(8);
+  BOOST_TEST(values(out) == range(0, 8));
+  BOOST_TEST(out[0].shares_buffer_with(batch));
+}
+
+BOOST_AUTO_TEST_CASE(batches_split_and_join_across_ranges_in_order, *boost::unit_test::timeout(30)) {
+  auto q = open_queue("pipe_ranges");
+  q.enqueue_many({iota(0, 10)});
+  q.enqueue({af::Tensor(std::int64_t{10})});
+  q.enqueue_many({iota(11, 5)});
+  BOOST_TEST(q.size() == 16);
+  BOOST_TEST(values(q.dequeue_many(4)) == range(0, 4));   // part of the first batch
+  BOOST_TEST(values(q.dequeue_many(8)) == range(4, 8));   // rest, the single, part of the last
+  BOOST_TEST(q.dequeue()[0].scalar<std::int64_t>() == 12);
+  q.close();
+  BOOST_TEST(values(q.dequeue_up_to(10)) == range(13, 3));
+  BOOST_CHECK_THROW(q.dequeue_up_to(1), af::OutOfRangeError);
+}
+
+BOOST_AUTO_TEST_CASE(an_enqueue_many_larger_than_capacity_enters_as_room_frees,
+                     *boost::unit_test::timeout(30)) {
+  auto q = open_queue("pipe_capacity", 5);
+  std::thread producer([&] { q.enqueue_many({iota(0, 23)}); });
+  std::vector<std::int64_t> got;
+  while (got.size() < 21) {
+    auto b = values(q.dequeue_many(3));
+    got.insert(got.end(), b.begin(), b.end());
+  }
+  auto rest = values(q.dequeue_many(2));
+  got.insert(got.end(), rest.begin(), rest.end());
+  producer.join();
+  BOOST_TEST(got == range(0, 23));
+  BOOST_TEST(q.size() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_timed_out_dequeue_many_gives_its_rows_back_in_order,
+                     *boost::unit_test::timeout(30)) {
+  auto q = open_queue("pipe_timeout");
+  q.enqueue_many({iota(0, 3)});
+  q.enqueue_many({iota(3, 2)});
+  BOOST_CHECK_THROW(q.dequeue_many(8, 20ms), af::DeadlineExceededError);
+  BOOST_TEST(q.size() == 5);
+  BOOST_TEST(values(q.dequeue_many(5)) == range(0, 5));
+}
+
+BOOST_AUTO_TEST_CASE(producer_and_consumer_move_every_item_in_order, *boost::unit_test::timeout(60)) {
+  auto q = open_queue("pipe_order", 100);
+  constexpr std::int64_t kBatches = 2000, kBatch = 16;
+  std::thread producer([&] {
+    af::QueueProducer out(q, 8);
+    for (std::int64_t b = 0; b < kBatches; ++b) out.enqueue_many({iota(b * kBatch, kBatch)});
+    out.flush();
+  });
+  af::QueueConsumer in(q, kBatch, 4);
+  for (std::int64_t b = 0; b < kBatches; ++b) {
+    auto got = values(in.next());
+    BOOST_REQUIRE(got == range(b * kBatch, kBatch));
+  }
+  producer.join();
+}
+
+BOOST_AUTO_TEST_CASE(a_destroyed_consumer_puts_prefetched_batches_back, *boost::unit_test::timeout(30)) {
+  auto q = open_queue("pipe_putback");
+  q.enqueue_many({iota(0, 20)});
+  {
+    af::QueueConsumer in(q, 4, 3);
+    BOOST_TEST(values(in.next()) == range(0, 4));
+    // Three more requests (12 rows) are in flight; let them be answered.
+    for (int i = 0; i < 2000 && q.size() > 4; ++i) std::this_thread::sleep_for(1ms);
+    BOOST_TEST(q.size() == 4);
+  }
+  // The batches it had taken but not handed out are back in front, in order.
+  BOOST_TEST(q.size() == 16);
+  BOOST_TEST(values(q.dequeue_many(16)) == range(4, 16));
+}
+
+BOOST_AUTO_TEST_CASE(a_destroyed_consumer_cancels_waiting_requests, *boost::unit_test::timeout(30)) {
+  auto q = open_queue("pipe_cancel");
+  {
+    af::QueueConsumer in(q, 4, 2);
+    q.enqueue_many({iota(0, 4)});
+    BOOST_TEST(values(in.next()) == range(0, 4));
+    q.enqueue_many({iota(4, 3)});  // the next request waits for a fourth row
+  }
+  // The cancelled request took nothing.
+  BOOST_TEST(q.size() == 3);
+  BOOST_TEST(values(q.dequeue_many(3)) == range(4, 3));
+}
+
+BOOST_AUTO_TEST_CASE(consumer_ends_with_out_of_range_and_up_to_returns_the_rest,
+                     *boost::unit_test::timeout(30)) {
+  auto q = open_queue("pipe_end");
+  q.enqueue_many({iota(0, 10)});
+  q.close();
+  af::QueueConsumer in(q, 4, 3, /*up_to=*/true);
+  BOOST_TEST(values(in.next()) == range(0, 4));
+  BOOST_TEST(values(in.next()) == range(4, 4));
+  BOOST_TEST(values(in.next()) == range(8, 2));
+  BOOST_CHECK_THROW(in.next(), af::OutOfRangeError);
+  BOOST_CHECK_THROW(in.next(), af::OutOfRangeError);
+}
+
+BOOST_AUTO_TEST_CASE(producer_reports_the_first_error_naming_the_queue, *boost::unit_test::timeout(30)) {
+  auto q = open_queue("pipe_errors");
+  af::QueueProducer out(q, 4);
+  out.enqueue_many({iota(0, 2)});
+  af::Tensor wrong(af::float32, af::Shape{2});
+  out.enqueue_many({wrong});
+  out.enqueue_many({iota(2, 2)});  // requests after a failed one still run
+  try {
+    out.flush();
+    BOOST_FAIL("flush should throw");
+  } catch (const af::InvalidArgumentError& e) {
+    BOOST_TEST(std::string(e.what()).find("FIFOQueue 'pipe_errors'") != std::string::npos);
+  }
+  out.flush();  // the error was reported once
+  BOOST_TEST(values(q.dequeue_many(4)) == range(0, 4));
+}
+
+BOOST_AUTO_TEST_CASE(producer_enqueue_after_close_is_cancelled, *boost::unit_test::timeout(30)) {
+  auto q = open_queue("pipe_closed");
+  q.close();
+  af::QueueProducer out(q);
+  out.enqueue({af::Tensor(std::int64_t{1})});
+  BOOST_CHECK_THROW(out.flush(), af::CancelledError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
