@@ -135,6 +135,17 @@ PipelineResult parse_files_directly(const std::vector<std::string>& files) {
 }
 
 long peak_rss_kib() {
+  // VmHWM is this address space's high-water mark. getrusage's ru_maxrss is not: Linux
+  // carries it across execve, so a child started by posix_spawn (vfork) reports its
+  // parent's peak.
+  if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    long kib = -1;
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+    std::fclose(f);
+    if (kib >= 0) return kib;
+  }
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return u.ru_maxrss;

@@ -119,14 +119,17 @@ void copy_into_row(const Tensor& src, Tensor& dst, std::int64_t row) {
 
 // -- element stores --------------------------------------------------------------------------
 
-/// Splits a range into single elements (for stores that order elements individually).
+/// Splits a range into one-row ranges (for stores that order elements individually); the
+/// rows keep sharing the batch.
 template <class F>
 void for_each_element(Rows rows, F&& f) {
-  if (!rows.batched) return f(std::move(rows.components));
-  for (std::int64_t i = 0; i < rows.count; ++i) f(rows.element(i));
+  if (!rows.batched) return f(std::move(rows));
+  for (std::int64_t i = 0; i < rows.count; ++i) f(Rows{rows.source, rows.begin + i, 1, true});
 }
 
-Rows single(Tuple element) { return Rows{std::move(element), 0, 1, false}; }
+Rows single(Tuple element) {
+  return Rows{std::make_shared<const Tuple>(std::move(element)), 0, 1, false};
+}
 
 /// FIFO order over whole ranges: a batch enqueued with enqueue_many stays one entry.
 class FifoStore final : public ElementStore {
@@ -148,7 +151,7 @@ class FifoStore final : public ElementStore {
       size_ -= r.count;
       return r;
     }
-    Rows r{front.components, front.begin, max, true};
+    Rows r{front.source, front.begin, max, true};
     front.begin += max;
     front.count -= max;
     size_ -= max;
@@ -166,15 +169,15 @@ class ShuffleStore final : public ElementStore {
   ShuffleStore(std::int64_t seed, std::int64_t seed2) : generator_(make_generator(seed, seed2)) {}
   std::int64_t size() const override { return static_cast<std::int64_t>(elements_.size()); }
   void push(Rows r) override {
-    for_each_element(std::move(r), [this](Tuple e) { elements_.push_back(std::move(e)); });
+    for_each_element(std::move(r), [this](Rows e) { elements_.push_back(std::move(e)); });
   }
   void push_front(Rows r) override { push(std::move(r)); }
   Rows pop(std::int64_t) override {
     auto index = static_cast<std::size_t>(generator_() % elements_.size());
-    Tuple e = std::move(elements_[index]);
+    Rows e = std::move(elements_[index]);
     if (index + 1 != elements_.size()) elements_[index] = std::move(elements_.back());
     elements_.pop_back();
-    return single(std::move(e));
+    return e;
   }
 
  private:
@@ -187,7 +190,7 @@ class ShuffleStore final : public ElementStore {
     return PhiloxSingleSample(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed2));
   }
   PhiloxSingleSample generator_;
-  std::vector<Tuple> elements_;
+  std::vector<Rows> elements_;  ///< one row each
 };
 
 /// TensorFlow's PriorityQueue: smallest priority (component 0) first.
@@ -195,23 +198,24 @@ class PriorityStore final : public ElementStore {
  public:
   std::int64_t size() const override { return static_cast<std::int64_t>(heap_.size()); }
   void push(Rows r) override {
-    for_each_element(std::move(r), [this](Tuple e) {
-      std::int64_t p = e[0].scalar<std::int64_t>();
-      heap_.push(Entry{p, next_++, std::move(e)});
+    for_each_element(std::move(r), [this](Rows e) {
+      const Tensor& p = e.components()[0];
+      std::int64_t priority = p.data<std::int64_t>()[e.batched ? e.begin : 0];
+      heap_.push(Entry{priority, next_++, std::move(e)});
     });
   }
   void push_front(Rows r) override { push(std::move(r)); }
   Rows pop(std::int64_t) override {
-    Tuple e = std::move(const_cast<Entry&>(heap_.top()).element);
+    Rows e = std::move(const_cast<Entry&>(heap_.top()).element);
     heap_.pop();
-    return single(std::move(e));
+    return e;
   }
 
  private:
   struct Entry {
     std::int64_t priority;
     std::uint64_t sequence;
-    Tuple element;
+    Rows element;
     bool operator<(const Entry& o) const {
       return priority != o.priority ? priority > o.priority : sequence > o.sequence;
     }
@@ -223,10 +227,10 @@ class PriorityStore final : public ElementStore {
 }  // namespace
 
 Tuple Rows::element(std::int64_t i) const {
-  if (!batched) return components;
+  if (!batched) return *source;
   Tuple e;
-  e.reserve(components.size());
-  for (const auto& c : components) e.push_back(c.slice(begin + i));
+  e.reserve(source->size());
+  for (const auto& c : *source) e.push_back(c.slice(begin + i));
   return e;
 }
 
@@ -318,7 +322,7 @@ Tuple QueueCore::assemble(const std::vector<Rows>& taken, std::int64_t n) const 
   const bool padding = spec_.kind == QueueKind::padding_fifo;
   if (!padding && taken.size() == 1 && taken[0].batched) {
     // The batch lines up with one enqueued range: hand out a view of it.
-    for (const auto& c : taken[0].components)
+    for (const auto& c : taken[0].components())
       out.push_back(c.slice_rows(taken[0].begin, taken[0].begin + taken[0].count));
     return out;
   }
@@ -328,7 +332,7 @@ Tuple QueueCore::assemble(const std::vector<Rows>& taken, std::int64_t n) const 
       // Every unknown dimension becomes the largest among the batch's elements.
       auto& dims = shape.mutable_dims();
       for (const auto& r : taken) {
-        const Tensor& t = r.components[c];
+        const Tensor& t = r.components()[c];
         const int first = r.batched ? 1 : 0;
         for (int d = first; d < t.rank(); ++d)
           dims[static_cast<std::size_t>(d - first) + 1] =
@@ -339,13 +343,22 @@ Tuple QueueCore::assemble(const std::vector<Rows>& taken, std::int64_t n) const 
     const bool strings = batch.dtype() == DType::string;
     std::int64_t row = 0;
     for (const auto& r : taken) {
-      const Tensor& t = r.components[c];
-      if (r.batched && !padding && !strings) {
-        // Whole rows of an enqueued batch: one contiguous copy.
-        const std::int64_t row_bytes = t.shape().dim(0) ? t.total_bytes() / t.shape().dim(0) : 0;
-        std::memcpy(static_cast<char*>(batch.raw_data()) + row * row_bytes,
-                    static_cast<const char*>(t.raw_data()) + r.begin * row_bytes,
-                    static_cast<std::size_t>(r.count * row_bytes));
+      const Tensor& t = r.components()[c];
+      if (!padding) {
+        // Rows of the element's own shape: one contiguous copy per range.
+        const std::int64_t per_row =
+            r.batched ? (t.shape().dim(0) ? t.num_elements() / t.shape().dim(0) : 0) : t.num_elements();
+        const std::int64_t from = r.batched ? r.begin * per_row : 0, to = row * per_row;
+        const std::int64_t count = r.count * per_row;
+        if (strings) {
+          const std::string* src = t.data<std::string>() + from;
+          std::copy(src, src + count, batch.data<std::string>() + to);
+        } else {
+          const auto esize = static_cast<std::int64_t>(dtype_size(t.dtype()));
+          std::memcpy(static_cast<char*>(batch.raw_data()) + to * esize,
+                      static_cast<const char*>(t.raw_data()) + from * esize,
+                      static_cast<std::size_t>(count * esize));
+        }
         row += r.count;
         continue;
       }
@@ -358,7 +371,7 @@ Tuple QueueCore::assemble(const std::vector<Rows>& taken, std::int64_t n) const 
 }
 
 void QueueCore::enqueue(std::uint64_t id, Tuple element, ReplyFn done) {
-  Attempt a{AttemptKind::enqueue, id, 1, false, std::move(element), {}, 0, {}, {}, std::move(done)};
+  Attempt a{AttemptKind::enqueue, id, 1, false, std::move(element), {}, {}, 0, {}, {}, std::move(done)};
   enqueue_attempts_.push_back(std::move(a));
   flush();
 }
@@ -366,13 +379,13 @@ void QueueCore::enqueue(std::uint64_t id, Tuple element, ReplyFn done) {
 void QueueCore::enqueue_many(std::uint64_t id, Tuple batch, ReplyFn done) {
   const std::int64_t n = batch.empty() ? 0 : batch[0].shape().dim(0);
   if (n == 0) return done({});
-  Attempt a{AttemptKind::enqueue_many, id, n, false, std::move(batch), {}, 0, {}, {}, std::move(done)};
+  Attempt a{AttemptKind::enqueue_many, id, n, false, std::move(batch), {}, {}, 0, {}, {}, std::move(done)};
   enqueue_attempts_.push_back(std::move(a));
   flush();
 }
 
 void QueueCore::dequeue(std::uint64_t id, ReplyFn done) {
-  Attempt a{AttemptKind::dequeue, id, 1, false, {}, {}, 0, {}, {}, std::move(done)};
+  Attempt a{AttemptKind::dequeue, id, 1, false, {}, {}, {}, 0, {}, {}, std::move(done)};
   dequeue_attempts_.push_back(std::move(a));
   flush();
 }
@@ -390,7 +403,7 @@ void QueueCore::dequeue_many(std::uint64_t id, std::int64_t n, bool allow_small_
                                   " < 0 elements (" + prefix() + ")"),
                  {}});
   if (n == 0) return done({Status(), assemble({}, 0)});
-  Attempt a{AttemptKind::dequeue_many, id, n, allow_small_batch, {}, {}, 0, {}, {}, std::move(done)};
+  Attempt a{AttemptKind::dequeue_many, id, n, allow_small_batch, {}, {}, {}, 0, {}, {}, std::move(done)};
   dequeue_attempts_.push_back(std::move(a));
   flush();
 }
@@ -411,7 +424,7 @@ void QueueCore::close(std::uint64_t id, bool cancel_pending_enqueues, ReplyFn do
     flush();
     return;
   }
-  Attempt a{AttemptKind::close, id, 0, false, {}, {}, 0, {}, {}, std::move(done)};
+  Attempt a{AttemptKind::close, id, 0, false, {}, {}, {}, 0, {}, {}, std::move(done)};
   enqueue_attempts_.push_back(std::move(a));
   flush();
 }
@@ -448,7 +461,7 @@ void QueueCore::restore(const Tuple& components, bool many) {
     store_->push_front(single(components));
   } else {
     const std::int64_t n = components[0].shape().dim(0);
-    if (n > 0) store_->push_front(Rows{components, 0, n, true});
+    if (n > 0) store_->push_front(Rows{std::make_shared<const Tuple>(components), 0, n, true});
   }
   flush();
 }
@@ -491,16 +504,14 @@ QueueCore::RunResult QueueCore::run_enqueue(Attempt& a) {
       const std::int64_t room = capacity_ - store_->size();
       if (room <= 0) return RunResult::no_progress;
       // As many rows as fit enter as one range of the batch.
-      const std::int64_t batch = a.input[0].shape().dim(0);
+      const Tuple& input = a.shared_input ? *a.shared_input : a.input;
+      const std::int64_t batch = input[0].shape().dim(0);
       const std::int64_t k = std::min(room, a.requested);
       const std::int64_t index = batch - a.requested;
       a.requested -= k;
-      if (a.requested == 0) {
-        store_->push(Rows{std::move(a.input), index, k, true});
-        return RunResult::complete;
-      }
-      store_->push(Rows{a.input, index, k, true});
-      return RunResult::progress;
+      if (!a.shared_input) a.shared_input = std::make_shared<const Tuple>(std::move(a.input));
+      store_->push(Rows{a.shared_input, index, k, true});
+      return a.requested == 0 ? RunResult::complete : RunResult::progress;
     }
     default: return RunResult::complete;
   }

@@ -88,11 +88,12 @@ class ReplyFn {
 /// dimension), or one element (`!batched`, count 1). Stores keep enqueue_many batches whole
 /// in such ranges, so a dequeue_many that lines up with them is a view, not a copy.
 struct Rows {
-  Tuple components;
+  std::shared_ptr<const Tuple> source;
   std::int64_t begin = 0;
   std::int64_t count = 1;
   bool batched = false;
 
+  const Tuple& components() const noexcept { return *source; }
   /// Row `i` of the range as an element (views of the batch).
   Tuple element(std::int64_t i) const;
 };
@@ -161,6 +162,7 @@ class QueueCore {
     std::int64_t requested = 0;  ///< elements still to enqueue / dequeue
     bool allow_small_batch = false;
     Tuple input;                 ///< the element or batch to enqueue
+    std::shared_ptr<const Tuple> shared_input;  ///< `input`, once part of it is queued
     std::vector<Rows> taken;     ///< rows a dequeue_many has reserved
     std::int64_t reserved = 0;   ///< how many rows `taken` holds
     Status status;
