@@ -52,6 +52,13 @@ std::vector<std::string> DeviceFactory::device_types() {
   return out;
 }
 
+void Device::forget_kernels(const std::string& prefix) {
+  std::lock_guard<std::mutex> lock(kernels_mu_);
+  for (auto it = stateful_kernels_.lower_bound(prefix);
+       it != stateful_kernels_.end() && it->first.compare(0, prefix.size(), prefix) == 0;)
+    it = stateful_kernels_.erase(it);
+}
+
 Status Device::find_or_create_kernel(const std::string& node_name, bool stateful,
                                      std::shared_ptr<OpKernel>* out,
                                      const std::function<Status(std::unique_ptr<OpKernel>*)>& create) {

@@ -35,7 +35,7 @@ Status with_node(Status s, const std::string& node) {
 // -- ExecutorImpl --------------------------------------------------------------------------
 
 Status ExecutorImpl::create(PartitionPlan plan, std::shared_ptr<Device> device,
-                            std::shared_ptr<ExecutorImpl>* out) {
+                            std::shared_ptr<ExecutorImpl>* out, const std::string& kernel_scope) {
   auto impl = std::make_shared<ExecutorImpl>();
   impl->plan = std::move(plan);
   impl->device = std::move(device);
@@ -60,7 +60,7 @@ Status ExecutorImpl::create(PartitionPlan plan, std::shared_ptr<Device> device,
     // by every plan, as TensorFlow's OpSegment shares them between executors.
     const OpDef* op = OpRegistry::global().find(n.def.op);
     Status s = impl->device->find_or_create_kernel(
-        n.def.name, op && op->stateful, &item.kernel, [&](std::unique_ptr<OpKernel>* out) {
+        kernel_scope + n.def.name, op && op->stateful, &item.kernel, [&](std::unique_ptr<OpKernel>* out) {
           return KernelRegistry::global().create(c, out);
         });
     if (!s.ok()) return s;

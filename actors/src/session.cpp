@@ -1,5 +1,6 @@
 #include "actorflow/actors/session.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -36,8 +37,55 @@ std::string shape_tuple(const Shape& s) {
 
 }  // namespace
 
+namespace {
+
+struct TargetRegistry {
+  std::mutex mu;
+  std::map<std::string, SessionTarget> targets;
+  static TargetRegistry& get() {
+    static TargetRegistry r;
+    return r;
+  }
+  SessionTarget find(const std::string& target) {
+    auto pos = target.find("://");
+    std::string scheme = pos == std::string::npos ? "" : target.substr(0, pos);
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = targets.find(scheme);
+    if (pos == std::string::npos || it == targets.end())
+      throw UnimplementedError(af::unimplemented(
+          "Session target '" + target + "': " +
+          (pos == std::string::npos ? std::string("expected scheme://host:port, e.g. caf://127.0.0.1:2222")
+                                    : "no protocol '" + scheme + "' is linked in (caf:// targets come with "
+                                      "the actorflow net module, <actorflow/actorflow.hpp>)")));
+    return it->second;
+  }
+};
+
+}  // namespace
+
+void register_session_target(const std::string& scheme, SessionTarget target) {
+  auto& r = TargetRegistry::get();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.targets[scheme] = std::move(target);
+}
+
+void Session::reset(const std::string& target, const std::vector<std::string>& containers) {
+  auto t = TargetRegistry::get().find(target);
+  if (!t.reset) throw UnimplementedError(af::unimplemented("Session target '" + target + "' cannot reset containers"));
+  t.reset(target, containers);
+}
+
+namespace {
+std::atomic<std::uint64_t> next_session_serial{1};
+}  // namespace
+
 struct Session::Impl {
   Graph* graph = nullptr;
+  /// Set for remote targets: every step goes there.
+  std::unique_ptr<SessionBackend> backend;
+  /// Set for sessions on a server's devices (not closed with the session).
+  std::shared_ptr<const DeviceSet> shared_devices;
+  std::string kernel_scope;
   SessionConfig config;
   Runtime* runtime = nullptr;
   std::vector<std::shared_ptr<Device>> devices;
@@ -86,7 +134,7 @@ Status Session::Impl::prepare(const std::vector<Output>& feeds, const std::vecto
       if (d->name() == partition.device) device = d;
     std::shared_ptr<detail::ExecutorImpl> executor;
     caf::actor actor = device_actors.at(partition.device);
-    ACTORFLOW_RETURN_IF_ERROR(detail::ExecutorImpl::create(partition, device, &executor));
+    ACTORFLOW_RETURN_IF_ERROR(detail::ExecutorImpl::create(partition, device, &executor, kernel_scope));
     cached->executors.push_back(std::move(executor));
     cached->device_actors.push_back(actor);
   }
@@ -99,8 +147,15 @@ void Session::Impl::close() {
   std::lock_guard<std::mutex> guard(mu);
   if (closed) return;
   closed = true;
+  if (backend) {
+    backend->close();
+    return;
+  }
   cache.clear();
-  for (auto& [name, actor] : device_actors) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  if (!shared_devices)
+    for (auto& [name, actor] : device_actors) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  else
+    for (auto& d : devices) d->forget_kernels(kernel_scope);
   caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(rendezvous, caf::exit_reason::user_shutdown);
   device_actors.clear();
@@ -111,13 +166,30 @@ void Session::Impl::close() {
 
 Session::Session(Graph& graph, SessionConfig config) : Session(graph, "", std::move(config)) {}
 
+Session::Session(Graph& graph, SessionConfig config, std::shared_ptr<const DeviceSet> devices)
+    : impl_(std::make_shared<Impl>()) {
+  impl_->graph = &graph;
+  impl_->runtime = config.runtime ? config.runtime : &Runtime::global();
+  impl_->config = std::move(config);
+  impl_->shared_devices = std::move(devices);
+  impl_->kernel_scope = "session" + std::to_string(next_session_serial++) + "/";
+  impl_->devices = impl_->shared_devices->devices;
+  impl_->attributes = impl_->shared_devices->attributes;
+  impl_->device_actors = impl_->shared_devices->actors;
+  auto& sys = impl_->runtime->system();
+  impl_->master = detail::spawn_master(sys);
+  impl_->rendezvous = detail::spawn_rendezvous(sys);
+}
+
 Session::Session(Graph& graph, const std::string& target, SessionConfig config)
     : impl_(std::make_shared<Impl>()) {
-  if (!target.empty())
-    throw UnimplementedError(af::unimplemented(
-        "Session target '" + target +
-        "': remote sessions are provided by the actorflow net module, which is not built yet"));
   impl_->graph = &graph;
+  if (!target.empty()) {
+    impl_->backend = TargetRegistry::get().find(target).open(graph, target, config);
+    impl_->runtime = config.runtime ? config.runtime : &Runtime::global();
+    impl_->config = std::move(config);
+    return;
+  }
   impl_->runtime = config.runtime ? config.runtime : &Runtime::global();
   impl_->config = std::move(config);
   auto devices = DeviceFactory::create_all(*impl_->runtime, impl_->config, kLocalPrefix);
@@ -137,11 +209,36 @@ Session::Session(Graph& graph, const std::string& target, SessionConfig config)
   impl_->rendezvous = detail::spawn_rendezvous(sys);
 }
 
+std::shared_ptr<DeviceSet> DeviceSet::create(Runtime& runtime, const SessionConfig& config,
+                                             const std::string& name_prefix) {
+  auto devices = DeviceFactory::create_all(runtime, config, name_prefix);
+  if (devices.empty())
+    throw InternalError(af::internal("no devices: link actorflow::devices (include <actorflow/actorflow.hpp>)"));
+  auto set = std::make_shared<DeviceSet>();
+  for (auto& d : devices) {
+    d->attach(runtime);
+    std::shared_ptr<Device> shared = std::move(d);
+    set->attributes.push_back(shared->attributes());
+    set->actors.emplace(shared->name(), detail::spawn_device_actor(runtime.system(), shared));
+    set->devices.push_back(std::move(shared));
+  }
+  return set;
+}
+
+void DeviceSet::shutdown() {
+  for (auto& [name, actor] : actors) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  actors.clear();
+  devices.clear();
+}
+
 Session::~Session() { close(); }
 
 void Session::close() { impl_->close(); }
 
-std::vector<DeviceAttributes> Session::list_devices() const { return impl_->attributes; }
+std::vector<DeviceAttributes> Session::list_devices() const {
+  if (impl_->backend) return impl_->backend->list_devices();
+  return impl_->attributes;
+}
 
 Placement Session::placement() const {
   std::lock_guard<std::mutex> guard(impl_->mu);
@@ -184,6 +281,14 @@ void Session::Handle::start_step(std::vector<Output> fetches, FeedDict feeds,
   }
   for (auto& f : fetches)
     if (!f.valid()) return done(invalid_argument("Fetch argument is not a valid tensor"), {});
+  if (impl_->backend) {
+    {
+      std::lock_guard<std::mutex> guard(impl_->mu);
+      if (impl_->closed) return done(failed_precondition("Attempted to use a closed Session."), {});
+    }
+    return impl_->backend->start_step(std::move(fetches), std::move(feeds), std::move(targets), options,
+                                      metadata, std::move(done));
+  }
   std::shared_ptr<const CachedPlan> plan;
   Status s;
   try {

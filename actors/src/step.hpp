@@ -41,8 +41,10 @@ struct ExecutorImpl {
   int total_inputs = 0;
 
   /// Builds kernels and edge tables; errors name the node.
+  /// `kernel_scope` prefixes the keys of stateful kernels on the device (sessions sharing
+  /// a server's devices keep theirs apart).
   static Status create(PartitionPlan plan, std::shared_ptr<Device> device,
-                       std::shared_ptr<ExecutorImpl>* out);
+                       std::shared_ptr<ExecutorImpl>* out, const std::string& kernel_scope = "");
 };
 
 /// One step, shared by everyone taking part in it.

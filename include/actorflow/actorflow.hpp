@@ -1,12 +1,15 @@
 #pragma once
 
-/// Everything a user of actorflow needs: graphs, ops, sessions, devices, queues and readers.
+/// Everything a user of actorflow needs: graphs, ops, sessions, devices, queues, readers
+/// and clusters (servers, `caf://` sessions).
 #include "actorflow/actors/coordinator.hpp"
 #include "actorflow/actors/device.hpp"
 #include "actorflow/actors/runtime.hpp"
 #include "actorflow/actors/session.hpp"
 #include "actorflow/actors/step_stats.hpp"
 #include "actorflow/devices/cpu_device.hpp"
+#include "actorflow/net/cluster_spec.hpp"
+#include "actorflow/net/server.hpp"
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph.hpp"

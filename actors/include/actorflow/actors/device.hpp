@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <caf/actor.hpp>
+
 #include "actorflow/actors/runtime.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/placer.hpp"
@@ -49,6 +51,9 @@ class Device {
                                std::shared_ptr<OpKernel>* out,
                                const std::function<Status(std::unique_ptr<OpKernel>*)>& create);
 
+  /// Drops the stateful kernels whose keys start with `prefix` (a closed session's).
+  void forget_kernels(const std::string& prefix);
+
   /// Runs `fn` on this device's inter-op pool (expensive kernels).
   virtual void schedule(std::function<void()> fn) = 0;
   /// The intra-op pool for multi-threaded kernels (may be null).
@@ -62,6 +67,21 @@ class Device {
   Runtime* runtime_ = nullptr;
   std::mutex kernels_mu_;
   std::map<std::string, std::shared_ptr<OpKernel>> stateful_kernels_;
+};
+
+/// Devices that outlive sessions (a server's): each with its device actor. Sessions opened
+/// on a DeviceSet share the devices' resource managers, so variables live as long as the set.
+struct DeviceSet {
+  std::vector<std::shared_ptr<Device>> devices;
+  std::vector<DeviceAttributes> attributes;
+  std::map<std::string, caf::actor> actors;  ///< device name -> device actor
+
+  /// Creates every registered device type's devices named under `name_prefix`
+  /// (`/job:worker/replica:0/task:0`) with their actors. Throws InternalError when none.
+  static std::shared_ptr<DeviceSet> create(Runtime& runtime, const SessionConfig& config,
+                                           const std::string& name_prefix);
+  /// Tells the device actors to quit and drops the devices (their resources go with them).
+  void shutdown();
 };
 
 /// Creates the devices of one device type for a session (TensorFlow's `DeviceFactory`).

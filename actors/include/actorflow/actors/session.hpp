@@ -66,6 +66,34 @@ using FeedDict = std::vector<std::pair<Output, Tensor>>;
 /// Handler type of `Session::async_run`.
 using RunSignature = void(std::exception_ptr, std::vector<Tensor>);
 
+struct DeviceSet;
+
+/// Steps that run somewhere else: what a `scheme://...` target opens. The net module
+/// registers `caf`. `graph` outlives the backend.
+class SessionBackend {
+ public:
+  virtual ~SessionBackend() = default;
+  /// As Session::start_step, with feeds already checked against their tensors.
+  virtual void start_step(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
+                          const RunOptions& options, RunMetadata* metadata,
+                          std::function<void(Status, std::vector<Tensor>)> done) = 0;
+  /// Ends the session; pending steps end with Cancelled. Idempotent.
+  virtual void close() = 0;
+  virtual std::vector<DeviceAttributes> list_devices() const = 0;
+};
+
+/// What a target scheme provides.
+struct SessionTarget {
+  std::function<std::unique_ptr<SessionBackend>(Graph& graph, const std::string& target,
+                                                const SessionConfig& config)>
+      open;
+  /// `Session::reset(target, containers)`; throws on failure.
+  std::function<void(const std::string& target, const std::vector<std::string>& containers)> reset;
+};
+
+/// Makes `Session(graph, "scheme://...")` and `Session::reset` use `target` (idempotent).
+void register_session_target(const std::string& scheme, SessionTarget target);
+
 /// Runs graphs (TensorFlow's `tf.Session`).
 ///
 /// A local session (target `""`) creates its devices (CPU:0, GPUs where present) as actors,
@@ -83,6 +111,9 @@ class Session {
   /// in-process session; `"caf://host:port"` targets need the net module.
   explicit Session(Graph& graph, const std::string& target = "", SessionConfig config = {});
   Session(Graph& graph, SessionConfig config);
+  /// A session on devices owned by someone else (a server's): their resources (variables,
+  /// queues) outlive the session and are shared with other sessions on the same set.
+  Session(Graph& graph, SessionConfig config, std::shared_ptr<const DeviceSet> devices);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -155,8 +186,13 @@ class Session {
   Handle handle() const;
 
   /// Closes the session: pending steps end with Cancelled, devices and their variables go
-  /// away. Idempotent; called by the destructor.
+  /// away (unless the devices belong to a server). Idempotent; called by the destructor.
   void close();
+
+  /// Frees the resource containers `containers` ("" = the default container) on the server
+  /// at `target` and closes every session open on it (TensorFlow's `Session.reset`).
+  /// Needs the net module for `caf://` targets.
+  static void reset(const std::string& target, const std::vector<std::string>& containers);
 
   /// The session's devices.
   std::vector<DeviceAttributes> list_devices() const;

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "actorflow/actors/runtime.hpp"
+#include "actorflow/actors/session.hpp"
+#include "actorflow/net/cluster_spec.hpp"
+
+namespace af {
+
+/// How a Server runs.
+struct ServerOptions {
+  /// Devices and pools of the task (device_count, inter/intra-op threads, gpu_options).
+  SessionConfig config;
+  /// Start serving in the constructor (otherwise call `start()`).
+  bool start = true;
+};
+
+/// One task of a cluster (TensorFlow's `tf.train.Server`): owns the task's devices (their
+/// variables, queues and readers live as long as the server) and publishes its master
+/// service on the task's address with CAF's middleman. Clients open
+/// `af::Session(graph, server.target())` from this or any other process; one server
+/// serves many sessions at once. Several servers may run in one process.
+///
+/// The server binds only to the host of its address (`127.0.0.1:2222` listens on
+/// loopback). Port 0 lets the system choose; `target()` then has the real port.
+class Server {
+ public:
+  /// Throws InvalidArgumentError when `job`/`task` is not in `cluster`, and UnavailableError
+  /// when the address cannot be bound (in use, not a local address).
+  Server(const ClusterSpec& cluster, const std::string& job, int task, ServerOptions options = {});
+  /// A single-task cluster `{"localhost": ["127.0.0.1:0"]}` (TensorFlow's
+  /// `Server.create_local_server`).
+  static std::unique_ptr<Server> create_local_server(ServerOptions options = {});
+  /// Stops (see `stop`).
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// Publishes the master service (idempotent).
+  void start();
+  /// Stops serving: open sessions end (their pending steps with Cancelled), the port is
+  /// unpublished, devices and their resources go away. Idempotent; `join` returns.
+  void stop();
+  /// Blocks until `stop()` (from another thread or a signal handler's thread).
+  void join();
+
+  /// `caf://host:port` of this task.
+  std::string target() const;
+  std::uint16_t port() const;
+  const ClusterSpec& cluster() const;
+  const std::string& job() const;
+  int task() const;
+  /// Devices of this task (`/job:worker/replica:0/task:0/device:CPU:0`, ...).
+  std::vector<DeviceAttributes> devices() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+/// Makes sure `caf://` session targets are registered (idempotent; including this header
+/// does it, so a program linking actorflow::net can open `caf://` sessions).
+bool register_caf_session_target();
+
+namespace detail {
+inline const bool caf_session_target_registered = register_caf_session_target();
+}  // namespace detail
+
+}  // namespace af

@@ -1,0 +1,275 @@
+// The client side of `caf://host:port` sessions: connects to a server's master service,
+// ships the graph as it grows (only the nodes it has not sent yet) and runs steps there.
+#include <atomic>
+#include <map>
+#include <mutex>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actorflow/actors/message_types.hpp"
+#include "actorflow/actors/session.hpp"
+#include "actorflow/net/cluster_spec.hpp"
+#include "actorflow/net/server.hpp"
+#include "actorflow/ops/errors.hpp"
+#include "actorflow/ops/graph_json.hpp"
+#include "protocol.hpp"
+#include "wire.hpp"
+
+namespace af {
+
+namespace {
+
+constexpr auto kControlTimeout = std::chrono::seconds(10);
+
+/// One step in flight from this client; `done` fires once.
+struct RemoteCall {
+  std::string request;
+  std::chrono::milliseconds timeout{0};
+  std::function<void(Status, std::string)> done;
+  std::atomic<bool> fired{false};
+  void finish(Status s, std::string reply) {
+    if (!fired.exchange(true)) done(std::move(s), std::move(reply));
+  }
+};
+
+}  // namespace
+}  // namespace af
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::RemoteCall>)
+
+namespace af {
+
+namespace {
+
+std::pair<std::string, std::uint16_t> parse_target(const std::string& target) {
+  const std::string prefix = "caf://";
+  if (target.compare(0, prefix.size(), prefix) != 0)
+    throw InvalidArgumentError(invalid_argument("Session target '" + target + "' is not caf://host:port"));
+  try {
+    return ClusterSpec::split_address(target.substr(prefix.size()));
+  } catch (const InvalidArgumentError& e) {
+    throw InvalidArgumentError(invalid_argument("Session target '" + target + "': " + e.what()));
+  }
+}
+
+/// Connects to the master service at `target` (never blocks longer than kControlTimeout).
+caf::actor connect(caf::actor_system& sys, const std::string& target) {
+  auto [host, port] = parse_target(target);
+  caf::scoped_actor self{sys};
+  caf::actor server;
+  Status failure;
+  self->request(sys.middleman().actor_handle(), kControlTimeout, caf::connect_atom::value, host, port)
+      .receive(
+          [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+            server = caf::actor_cast<caf::actor>(ptr);
+          },
+          [&](caf::error& e) { failure = unavailable("cannot connect to " + target + ": " + sys.render(e)); });
+  if (!failure.ok()) throw UnavailableError(failure);
+  if (!server) throw UnavailableError(unavailable("no actorflow server is published at " + target));
+  return server;
+}
+
+/// A blocking control request (open, close, reset, devices) with a finite timeout.
+template <class Result, class... Ts>
+Result control(caf::actor_system& sys, const caf::actor& server, const std::string& target, Ts&&... xs) {
+  caf::scoped_actor self{sys};
+  Result result{};
+  Status failure;
+  self->request(server, kControlTimeout, std::forward<Ts>(xs)...)
+      .receive([&](Result& r) { result = std::move(r); },
+               [&](caf::error& e) { failure = status_from_caf_error(e, "server " + target); });
+  throw_if_error(failure);
+  return result;
+}
+
+struct ProxyState {
+  caf::actor server;
+  std::string target;
+  std::map<std::uint64_t, std::shared_ptr<RemoteCall>> pending;
+  std::uint64_t next = 0;
+  static inline const char* name = "af.remote_session";
+};
+using ProxyActor = caf::stateful_actor<ProxyState>;
+
+/// Sends the client's steps to the server, one request each, and fails them all if the
+/// server goes away (a down message) or the session closes.
+caf::behavior remote_session_proxy(ProxyActor* self, caf::actor server, std::string target, std::uint64_t id) {
+  self->state.server = server;
+  self->state.target = target;
+  self->monitor(server);
+  auto fail_all = [self](const Status& why) {
+    auto pending = std::move(self->state.pending);
+    self->state.pending.clear();
+    for (auto& [k, call] : pending) call->finish(why, {});
+  };
+  self->set_down_handler([self, fail_all](caf::down_msg& msg) {
+    fail_all(unavailable("server " + self->state.target + " is unavailable: " + self->system().render(msg.reason)));
+  });
+  self->set_exit_handler([self, fail_all](caf::exit_msg& msg) {
+    fail_all(cancelled("Session on " + self->state.target + " was closed"));
+    self->quit(msg.reason);
+  });
+  return {
+      [self, id](net::rs_call_atom, std::shared_ptr<RemoteCall> call) {
+        auto key = self->state.next++;
+        self->state.pending.emplace(key, call);
+        // The step's own deadline is enforced by the server; this is the safety net.
+        auto timeout = call->timeout.count() > 0 ? call->timeout + std::chrono::seconds(10) : std::chrono::hours(24);
+        self->request(self->state.server, timeout, net::rs_run_atom::value, id, call->request)
+            .then(
+                [self, key](std::string& reply) {
+                  auto it = self->state.pending.find(key);
+                  if (it == self->state.pending.end()) return;
+                  auto c = it->second;
+                  self->state.pending.erase(it);
+                  c->finish({}, std::move(reply));
+                },
+                [self, key](caf::error& e) {
+                  auto it = self->state.pending.find(key);
+                  if (it == self->state.pending.end()) return;
+                  auto c = it->second;
+                  self->state.pending.erase(it);
+                  c->finish(status_from_caf_error(e, "step on " + self->state.target), {});
+                });
+      },
+  };
+}
+
+class RemoteSession final : public SessionBackend {
+ public:
+  RemoteSession(Graph& graph, const std::string& target, const SessionConfig& config)
+      : graph_(graph), target_(target), config_(config),
+        runtime_(config.runtime ? config.runtime : &Runtime::global()) {
+    auto& sys = runtime_->system();
+    server_ = connect(sys, target_);
+    id_ = control<std::uint64_t>(sys, server_, target_, net::rs_open_atom::value);
+    proxy_ = sys.spawn(remote_session_proxy, server_, target_, id_);
+  }
+  ~RemoteSession() override { close(); }
+
+  void start_step(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
+                  const RunOptions& options, RunMetadata*,
+                  std::function<void(Status, std::vector<Tensor>)> done) override {
+    auto call = std::make_shared<RemoteCall>();
+    std::int64_t timeout = options.timeout_in_ms > 0 ? options.timeout_in_ms : config_.operation_timeout_in_ms;
+    call->timeout = std::chrono::milliseconds(timeout);
+    const std::size_t expected = fetches.size();
+    call->done = [done = std::move(done), expected, target = target_](Status s, std::string reply) {
+      if (!s.ok()) return done(std::move(s), {});
+      net::WireReader in(reply, "run reply from " + target);
+      std::uint64_t n = 0;
+      std::vector<Tensor> values;
+      if (in.count(&n, 2)) {
+        for (std::uint64_t i = 0; i < n; ++i) {
+          Tensor t;
+          if (!in.tensor(&t)) break;
+          values.push_back(std::move(t));
+        }
+      }
+      if (!in.status().ok()) return done(in.status(), {});
+      if (values.size() != expected)
+        return done(data_loss("run reply from " + target + " has " + std::to_string(values.size()) +
+                              " values for " + std::to_string(expected) + " fetches"),
+                    {});
+      done({}, std::move(values));
+    };
+    caf::actor proxy;
+    {
+      // Graph deltas must reach the server in order: encode and send under one lock.
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!proxy_) return call->finish(failed_precondition("Attempted to use a closed Session."), {});
+      net::WireWriter out;
+      try {
+        out.str(graph_delta());
+      } catch (...) {
+        return call->finish(status_from_exception(std::current_exception()), {});
+      }
+      out.u64(feeds.size());
+      for (auto& [o, t] : feeds) {
+        out.str(o.name());
+        out.tensor(t);
+      }
+      out.u64(fetches.size());
+      for (auto& f : fetches) out.str(f.name());
+      out.u64(targets.size());
+      for (auto& t : targets) out.str(t.name());
+      out.i64(timeout);
+      call->request = out.take();
+      caf::anon_send(proxy_, net::rs_call_atom::value, call);
+    }
+  }
+
+  void close() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!proxy_) return;
+    caf::anon_send(server_, net::rs_close_atom::value, id_);
+    caf::anon_send_exit(proxy_, caf::exit_reason::user_shutdown);
+    proxy_ = caf::actor();
+  }
+
+  std::vector<DeviceAttributes> list_devices() const override {
+    auto blob = control<std::string>(runtime_->system(), server_, target_, net::rs_devices_atom::value);
+    net::WireReader in(blob, "device list from " + target_);
+    std::uint64_t n = 0;
+    std::vector<DeviceAttributes> out;
+    if (in.count(&n, 24)) {
+      for (std::uint64_t i = 0; i < n; ++i) {
+        DeviceAttributes a;
+        if (!in.str(&a.name) || !in.str(&a.device_type) || !in.i64(&a.memory_limit)) break;
+        out.push_back(std::move(a));
+      }
+    }
+    throw_if_error(in.status());
+    return out;
+  }
+
+ private:
+  /// JSON of the nodes added since the last step (caller holds mu_).
+  std::string graph_delta() {
+    GraphDef def = graph_.to_graph_def();
+    if (def.nodes.size() <= sent_nodes_) return {};
+    GraphDef delta;
+    delta.version = def.version;
+    delta.nodes.assign(std::make_move_iterator(def.nodes.begin() + static_cast<std::ptrdiff_t>(sent_nodes_)),
+                       std::make_move_iterator(def.nodes.end()));
+    std::string json = graph_def_to_json(delta, -1);
+    sent_nodes_ = def.nodes.size();
+    return json;
+  }
+
+  Graph& graph_;
+  std::string target_;
+  SessionConfig config_;
+  Runtime* runtime_;
+  caf::actor server_;
+  std::uint64_t id_ = 0;
+  std::mutex mu_;
+  caf::actor proxy_;
+  std::size_t sent_nodes_ = 0;
+};
+
+void reset_containers(const std::string& target, const std::vector<std::string>& containers) {
+  auto& sys = Runtime::global().system();
+  auto server = connect(sys, target);
+  net::WireWriter out;
+  out.u64(containers.size());
+  for (auto& c : containers) out.str(c);
+  control<std::string>(sys, server, target, net::rs_reset_atom::value, out.take());
+}
+
+}  // namespace
+
+bool register_caf_session_target() {
+  static const bool done = [] {
+    register_session_target(
+        "caf", SessionTarget{[](Graph& g, const std::string& target, const SessionConfig& config) {
+                               return std::unique_ptr<SessionBackend>(new RemoteSession(g, target, config));
+                             },
+                             reset_containers});
+    return true;
+  }();
+  return done;
+}
+
+}  // namespace af

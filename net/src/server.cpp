@@ -1,0 +1,264 @@
+// Server: a task's devices plus its master service, published with CAF's middleman.
+#include "actorflow/net/server.hpp"
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actorflow/actors/device.hpp"
+#include "actorflow/actors/message_types.hpp"
+#include "actorflow/ops/errors.hpp"
+#include "actorflow/ops/graph_json.hpp"
+#include "actorflow/ops/logging.hpp"
+#include "protocol.hpp"
+#include "wire.hpp"
+
+namespace af {
+
+namespace {
+
+/// One client session served by this task: its own copy of the client's graph.
+struct ServedSession {
+  Graph graph;
+  std::unique_ptr<Session> session;
+};
+
+struct MasterState {
+  std::shared_ptr<DeviceSet> devices;
+  SessionConfig config;
+  std::string task_name;  ///< "/job:worker/replica:0/task:0"
+  std::map<std::uint64_t, std::shared_ptr<ServedSession>> sessions;
+  std::uint64_t next_session = 1;
+  std::map<std::uint64_t, caf::response_promise> pending;
+  std::uint64_t next_pending = 1;
+  static inline const char* name = "af.master_service";
+};
+using MasterActor = caf::stateful_actor<MasterState>;
+
+void close_all(MasterState& st) {
+  for (auto& [id, s] : st.sessions) s->session->close();
+  st.sessions.clear();
+}
+
+caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devices, SessionConfig config,
+                             std::string task_name) {
+  self->state.devices = std::move(devices);
+  self->state.config = std::move(config);
+  self->state.task_name = std::move(task_name);
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    close_all(self->state);
+    for (auto& [id, rp] : self->state.pending)
+      rp.deliver(to_caf_error(cancelled("Server " + self->state.task_name + " stopped")));
+    self->state.pending.clear();
+    self->quit(msg.reason);
+  });
+  return {
+      [self](net::rs_open_atom) -> std::uint64_t {
+        auto s = std::make_shared<ServedSession>();
+        s->session = std::make_unique<Session>(s->graph, self->state.config, self->state.devices);
+        auto id = self->state.next_session++;
+        self->state.sessions.emplace(id, std::move(s));
+        return id;
+      },
+      [self](net::rs_run_atom, std::uint64_t id, const std::string& request) -> caf::result<std::string> {
+        auto it = self->state.sessions.find(id);
+        if (it == self->state.sessions.end())
+          return to_caf_error(aborted("Session " + std::to_string(id) + " is not open on " + self->state.task_name +
+                                      " (closed, or its containers were reset)"));
+        auto served = it->second;
+        net::WireReader in(request, "run request");
+        std::string delta;
+        std::uint64_t n = 0;
+        std::vector<std::pair<Output, Tensor>> feeds;
+        std::vector<Output> fetches;
+        std::vector<Operation> targets;
+        std::int64_t timeout_ms = 0;
+        try {
+          if (!in.str(&delta)) return to_caf_error(in.status());
+          if (!delta.empty()) import_graph_json(served->graph, delta);
+          if (!in.count(&n, 9)) return to_caf_error(in.status());
+          for (std::uint64_t i = 0; i < n; ++i) {
+            std::string name;
+            Tensor value;
+            if (!in.str(&name) || !in.tensor(&value)) return to_caf_error(in.status());
+            feeds.emplace_back(served->graph.output(name), std::move(value));
+          }
+          if (!in.count(&n, 8)) return to_caf_error(in.status());
+          for (std::uint64_t i = 0; i < n; ++i) {
+            std::string name;
+            if (!in.str(&name)) return to_caf_error(in.status());
+            fetches.push_back(served->graph.output(name));
+          }
+          if (!in.count(&n, 8)) return to_caf_error(in.status());
+          for (std::uint64_t i = 0; i < n; ++i) {
+            std::string name;
+            if (!in.str(&name)) return to_caf_error(in.status());
+            targets.push_back(served->graph.operation(name));
+          }
+          if (!in.i64(&timeout_ms)) return to_caf_error(in.status());
+          if (!in.at_end()) return to_caf_error(data_loss("malformed run request: trailing bytes"));
+        } catch (...) {
+          return to_caf_error(status_from_exception(std::current_exception()));
+        }
+        auto key = self->state.next_pending++;
+        self->state.pending.emplace(key, self->make_response_promise());
+        RunOptions options;
+        options.timeout_in_ms = timeout_ms;
+        caf::actor me = caf::actor_cast<caf::actor>(self);
+        served->session->start_step(std::move(fetches), std::move(feeds), std::move(targets), options, nullptr,
+                                    [me, key, served](Status s, std::vector<Tensor> values) {
+                                      std::string reply;
+                                      if (s.ok()) {
+                                        net::WireWriter out;
+                                        out.u64(values.size());
+                                        for (const auto& v : values) out.tensor(v);
+                                        reply = out.take();
+                                      }
+                                      caf::anon_send(me, net::rs_done_atom::value, key, to_caf_error(s),
+                                                     std::move(reply));
+                                    });
+        return caf::delegated<std::string>();
+      },
+      [self](net::rs_done_atom, std::uint64_t key, const caf::error& err, std::string& reply) {
+        auto it = self->state.pending.find(key);
+        if (it == self->state.pending.end()) return;
+        if (err)
+          it->second.deliver(err);
+        else
+          it->second.deliver(std::move(reply));
+        self->state.pending.erase(it);
+      },
+      [self](net::rs_close_atom, std::uint64_t id) -> std::string {
+        auto it = self->state.sessions.find(id);
+        if (it != self->state.sessions.end()) {
+          it->second->session->close();
+          self->state.sessions.erase(it);
+        }
+        return {};
+      },
+      [self](net::rs_reset_atom, const std::string& blob) -> caf::result<std::string> {
+        net::WireReader in(blob, "reset request");
+        std::uint64_t n = 0;
+        std::vector<std::string> containers;
+        if (!in.count(&n, 8)) return to_caf_error(in.status());
+        for (std::uint64_t i = 0; i < n; ++i) {
+          std::string c;
+          if (!in.str(&c)) return to_caf_error(in.status());
+          containers.push_back(std::move(c));
+        }
+        // As TensorFlow's Reset: every session on this server is closed, then the
+        // containers' resources are freed.
+        close_all(self->state);
+        for (auto& d : self->state.devices->devices) {
+          for (auto& c : containers) {
+            d->resource_mgr().cleanup(c.empty() ? d->resource_mgr().default_container() : c);
+            if (auto* shared = d->shared_resource_mgr())
+              shared->cleanup(c.empty() ? shared->default_container() : c);
+          }
+        }
+        return std::string();
+      },
+      [self](net::rs_devices_atom) -> std::string {
+        net::WireWriter out;
+        out.u64(self->state.devices->attributes.size());
+        for (const auto& a : self->state.devices->attributes) {
+          out.str(a.name);
+          out.str(a.device_type);
+          out.i64(a.memory_limit);
+        }
+        return out.take();
+      },
+  };
+}
+
+}  // namespace
+
+struct Server::Impl {
+  ClusterSpec cluster;
+  std::string job;
+  int task = 0;
+  ServerOptions options;
+  Runtime* runtime = nullptr;
+  std::string host;
+  std::uint16_t port = 0;
+  std::shared_ptr<DeviceSet> devices;
+  caf::actor master;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool started = false;
+  bool stopped = false;
+
+  std::string task_name() const { return "/job:" + job + "/replica:0/task:" + std::to_string(task); }
+};
+
+Server::Server(const ClusterSpec& cluster, const std::string& job, int task, ServerOptions options)
+    : impl_(std::make_shared<Impl>()) {
+  register_caf_session_target();
+  impl_->cluster = cluster;
+  impl_->job = job;
+  impl_->task = task;
+  auto [host, port] = ClusterSpec::split_address(cluster.task_address(job, task));
+  impl_->host = host;
+  impl_->port = port;
+  impl_->runtime = options.config.runtime ? options.config.runtime : &Runtime::global();
+  impl_->options = std::move(options);
+  impl_->devices = DeviceSet::create(*impl_->runtime, impl_->options.config, impl_->task_name());
+  impl_->master = impl_->runtime->system().spawn(master_service, impl_->devices, impl_->options.config,
+                                                 impl_->task_name());
+  if (impl_->options.start) start();
+}
+
+std::unique_ptr<Server> Server::create_local_server(ServerOptions options) {
+  return std::make_unique<Server>(ClusterSpec(std::map<std::string, std::vector<std::string>>{{"localhost", {"127.0.0.1:0"}}}),
+                                  "localhost", 0, std::move(options));
+}
+
+Server::~Server() { stop(); }
+
+void Server::start() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (impl_->started) return;
+  if (impl_->stopped) throw FailedPreconditionError(failed_precondition("Server " + impl_->task_name() + " was stopped"));
+  auto& mm = impl_->runtime->system().middleman();
+  auto port = mm.publish(impl_->master, impl_->port, impl_->host.c_str(), true);
+  if (!port)
+    throw UnavailableError(unavailable("Server " + impl_->task_name() + ": cannot listen on " + impl_->host + ":" +
+                                       std::to_string(impl_->port) + ": " +
+                                       impl_->runtime->system().render(port.error())));
+  impl_->port = *port;
+  impl_->started = true;
+  log_info("Started server " + impl_->task_name() + " with target: " + target());
+}
+
+void Server::stop() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->stopped) return;
+    impl_->stopped = true;
+    if (impl_->started) impl_->runtime->system().middleman().unpublish(impl_->master, impl_->port);
+    caf::anon_send_exit(impl_->master, caf::exit_reason::user_shutdown);
+    impl_->master = caf::actor();
+    impl_->devices->shutdown();
+  }
+  impl_->cv.notify_all();
+}
+
+void Server::join() {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  impl_->cv.wait(lock, [&] { return impl_->stopped; });
+}
+
+std::string Server::target() const {
+  bool v6 = impl_->host.find(':') != std::string::npos;
+  return "caf://" + (v6 ? "[" + impl_->host + "]" : impl_->host) + ":" + std::to_string(impl_->port);
+}
+std::uint16_t Server::port() const { return impl_->port; }
+const ClusterSpec& Server::cluster() const { return impl_->cluster; }
+const std::string& Server::job() const { return impl_->job; }
+int Server::task() const { return impl_->task; }
+std::vector<DeviceAttributes> Server::devices() const { return impl_->devices->attributes; }
+
+}  // namespace af

@@ -1,0 +1,60 @@
+#include "wire.hpp"
+
+#include <limits>
+
+namespace af::net {
+
+void WireWriter::tensor(const Tensor& t) {
+  u8(static_cast<std::uint8_t>(t.dtype()));
+  if (!t.is_initialized() || t.dtype() == DType::resource) {
+    u8(0xff);  // no value
+    return;
+  }
+  const auto& dims = t.shape().dims();
+  u8(static_cast<std::uint8_t>(dims.size()));
+  for (auto d : dims) i64(d);
+  if (t.dtype() == DType::string) {
+    for (const auto& s : t.flat<std::string>()) str(s);
+  } else {
+    out_.append(static_cast<const char*>(t.raw_data()), t.total_bytes());
+  }
+}
+
+bool WireReader::tensor(Tensor* t) {
+  std::uint8_t dtype = 0, rank = 0;
+  if (!u8(&dtype) || !u8(&rank)) return false;
+  if (rank == 0xff) {
+    *t = Tensor();
+    return true;
+  }
+  auto type = static_cast<DType>(dtype);
+  if (type == DType::invalid || type == DType::resource || dtype > static_cast<std::uint8_t>(DType::resource))
+    return fail("unknown dtype code " + std::to_string(dtype));
+  if (rank > 32) return fail("tensor rank " + std::to_string(rank) + " > 32");
+  std::vector<std::int64_t> dims(rank);
+  std::uint64_t elements = 1;
+  for (auto& d : dims) {
+    if (!i64(&d)) return false;
+    if (d < 0) return fail("negative dimension " + std::to_string(d));
+    if (d > 0 && elements > left() / static_cast<std::uint64_t>(d)) return fail("tensor larger than the message");
+    elements *= static_cast<std::uint64_t>(d);
+  }
+  // Nothing is allocated before the message is known to hold it: a string takes at least
+  // its 8-byte length, a number its element size.
+  const std::uint64_t min_bytes = type == DType::string ? 8 : dtype_size(type);
+  if (elements > left() / min_bytes) return fail("tensor larger than the message");
+  Tensor out(type, Shape(std::move(dims)));
+  if (type == DType::string) {
+    auto* s = out.data<std::string>();
+    for (std::uint64_t i = 0; i < elements; ++i)
+      if (!str(&s[i])) return false;
+  } else {
+    const std::size_t bytes = out.total_bytes();
+    std::memcpy(out.raw_data(), in_.data() + pos_, bytes);
+    pos_ += bytes;
+  }
+  *t = std::move(out);
+  return true;
+}
+
+}  // namespace af::net

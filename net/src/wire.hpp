@@ -1,0 +1,97 @@
+#pragma once
+
+// The byte format of remote-session messages. Every request and reply is one std::string
+// (CAF sends byte strings with one memcpy); inside it, little-endian integers,
+// length-prefixed strings and tensors (dtype, rank, dims, raw bytes or strings). Readers
+// check every length against what is left, so garbage decodes to an error, never a crash
+// or a huge allocation.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "actorflow/ops/status.hpp"
+#include "actorflow/ops/tensor.hpp"
+
+namespace af::net {
+
+class WireWriter {
+ public:
+  void u8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void u64(std::uint64_t v) {
+    char b[8];
+    for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+    out_.append(b, 8);
+  }
+  void i64(std::int64_t v) { u64(static_cast<std::uint64_t>(v)); }
+  void str(std::string_view s) {
+    u64(s.size());
+    out_.append(s.data(), s.size());
+  }
+  void tensor(const Tensor& t);
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class WireReader {
+ public:
+  explicit WireReader(std::string_view in, std::string what) : in_(in), what_(std::move(what)) {}
+
+  bool u8(std::uint8_t* v) {
+    if (!need(1)) return false;
+    *v = static_cast<std::uint8_t>(in_[pos_++]);
+    return true;
+  }
+  bool u64(std::uint64_t* v) {
+    if (!need(8)) return false;
+    std::uint64_t r = 0;
+    for (int i = 0; i < 8; ++i) r |= static_cast<std::uint64_t>(static_cast<unsigned char>(in_[pos_ + i])) << (8 * i);
+    pos_ += 8;
+    *v = r;
+    return true;
+  }
+  bool i64(std::int64_t* v) {
+    std::uint64_t u = 0;
+    if (!u64(&u)) return false;
+    *v = static_cast<std::int64_t>(u);
+    return true;
+  }
+  bool str(std::string* s) {
+    std::uint64_t n = 0;
+    if (!u64(&n) || !need(n)) return false;
+    s->assign(in_.data() + pos_, static_cast<std::size_t>(n));
+    pos_ += static_cast<std::size_t>(n);
+    return true;
+  }
+  /// A count of items each at least `min_bytes` long (bounded by what is left).
+  bool count(std::uint64_t* n, std::size_t min_bytes) {
+    if (!u64(n)) return false;
+    if (*n > (in_.size() - pos_) / (min_bytes ? min_bytes : 1)) return fail("count " + std::to_string(*n) + " exceeds the message");
+    return true;
+  }
+  bool tensor(Tensor* t);
+  bool at_end() const noexcept { return pos_ == in_.size(); }
+  /// The first decoding error (DataLoss naming the message and offset), or OK.
+  const Status& status() const noexcept { return status_; }
+  bool fail(const std::string& why) {
+    if (status_.ok())
+      status_ = data_loss("malformed " + what_ + " at byte " + std::to_string(pos_) + ": " + why);
+    return false;
+  }
+
+ private:
+  std::uint64_t left() const noexcept { return in_.size() - pos_; }
+  bool need(std::uint64_t n) {
+    if (n > in_.size() - pos_) return fail("truncated (needs " + std::to_string(n) + " more bytes)");
+    return true;
+  }
+  std::string_view in_;
+  std::size_t pos_ = 0;
+  std::string what_;
+  Status status_;
+};
+
+}  // namespace af::net

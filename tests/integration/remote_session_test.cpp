@@ -1,0 +1,140 @@
+// caf:// sessions against a Server in this process, over the middleman on loopback:
+// the chapter's "Opening a Session" and "Sharing State Across Sessions Using Resource
+// Containers" (simple_client), reset, errors and a stopped server.
+#include <boost/test/unit_test.hpp>
+
+#include <asio.hpp>
+#include <random>
+
+#include <actorflow/actorflow.hpp>
+
+BOOST_AUTO_TEST_SUITE(remote_session_test)
+
+BOOST_AUTO_TEST_CASE(a_remote_session_evaluates_on_the_servers_devices, *boost::unit_test::timeout(60)) {
+  auto server = af::Server::create_local_server();
+  BOOST_TEST(server->target().rfind("caf://127.0.0.1:", 0) == 0);
+  BOOST_TEST(server->port() != 0);
+  af::Graph g;
+  auto a = g.constant(1.0f);
+  auto b = a + 2.0f;
+  auto c = a * 3.0f;
+  af::Session sess(g, server->target());
+  BOOST_TEST(sess.run(c).scalar<float>() == 3.0f);
+  BOOST_TEST(sess.run(b).scalar<float>() == 3.0f);
+  auto devices = sess.list_devices();
+  BOOST_REQUIRE(!devices.empty());
+  BOOST_TEST(devices[0].name == "/job:localhost/replica:0/task:0/device:CPU:0");
+  // The graph may grow after the session opened: new nodes travel with the next step.
+  auto x = g.placeholder(af::float32, af::PartialShape{-1});
+  auto y = x * 2.0f + c;
+  auto out = sess.run(y, {{x, af::Tensor::from_vector<float>({1.0f, 2.0f})}});
+  BOOST_TEST(out.to_vector<float>() == (std::vector<float>{5.0f, 7.0f}));
+}
+
+BOOST_AUTO_TEST_CASE(variables_live_on_the_server_not_in_sessions, *boost::unit_test::timeout(60)) {
+  auto server = af::Server::create_local_server();
+  // simple_client.py, run twice: "init" the first time.
+  auto simple_client = [&](bool init) {
+    af::Graph g;
+    auto x = g.variable(0.0f, {.name = "x"});
+    auto increment_x = x.assign(x.value() + 1.0f);
+    af::Session sess(g, server->target());
+    if (init) sess.run(x.initializer());
+    sess.run(increment_x);
+    return sess.run(x.value()).scalar<float>();
+  };
+  BOOST_TEST(simple_client(true) == 1.0f);
+  BOOST_TEST(simple_client(false) == 2.0f);
+  // Session.reset frees the default container: x must be initialized again.
+  af::Session::reset(server->target(), {""});
+  BOOST_CHECK_THROW(simple_client(false), af::FailedPreconditionError);
+  BOOST_TEST(simple_client(true) == 1.0f);
+}
+
+BOOST_AUTO_TEST_CASE(containers_are_reset_one_by_one, *boost::unit_test::timeout(60)) {
+  auto server = af::Server::create_local_server();
+  af::Graph g;
+  af::Variable v1, v2;
+  {
+    auto scope = g.container("my_problem_1");
+    v1 = g.variable(10.0f, {.name = "v"});
+  }
+  v2 = g.variable(20.0f, {.name = "w"});
+  {
+    af::Session sess(g, server->target());
+    sess.run(g.global_variables_initializer());
+  }
+  af::Session::reset(server->target(), {"my_problem_1"});
+  af::Session sess(g, server->target());
+  BOOST_TEST(sess.run(v2.value()).scalar<float>() == 20.0f);
+  BOOST_CHECK_THROW(sess.run(v1.value()), af::FailedPreconditionError);
+}
+
+BOOST_AUTO_TEST_CASE(errors_on_the_server_reach_the_client_with_their_type, *boost::unit_test::timeout(60)) {
+  auto server = af::Server::create_local_server();
+  af::Graph g;
+  auto x = g.placeholder(af::float32, af::PartialShape{});
+  auto y = x + 1.0f;
+  af::Session sess(g, server->target());
+  try {
+    sess.run(y);
+    BOOST_FAIL("expected an error");
+  } catch (const af::InvalidArgumentError& e) {
+    BOOST_TEST(std::string(e.what()).find("Placeholder") != std::string::npos);
+  }
+  BOOST_TEST(sess.run(y, {{x, af::Tensor(1.0f)}}).scalar<float>() == 2.0f);
+  // Pinned to a task this cluster does not have: the placer's error, naming the spec.
+  af::Output z;
+  {
+    auto on_ps = g.device("/job:ps/task:0");
+    z = g.constant(1.0f) * 2.0f;
+  }
+  try {
+    sess.run(z);
+    BOOST_FAIL("expected an error");
+  } catch (const af::InvalidArgumentError& e) {
+    BOOST_TEST(std::string(e.what()).find("'/job:ps/task:0'") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_closed_or_unreachable_server_is_an_error_not_a_hang, *boost::unit_test::timeout(60)) {
+  af::Graph empty;
+  BOOST_CHECK_THROW(af::Session(empty, "caf://127.0.0.1:1"), af::UnavailableError);
+  BOOST_CHECK_THROW(af::Session(empty, "grpc://127.0.0.1:1"), af::UnimplementedError);
+  BOOST_CHECK_THROW(af::Session(empty, "caf://nohostport"), af::InvalidArgumentError);
+  auto server = af::Server::create_local_server();
+  af::Graph g;
+  auto c = g.constant(3.0f);
+  af::Session sess(g, server->target());
+  BOOST_TEST(sess.run(c).scalar<float>() == 3.0f);
+  server->stop();
+  server->join();
+  BOOST_CHECK_THROW(sess.run(c), af::Error);
+}
+
+BOOST_AUTO_TEST_CASE(garbage_on_the_servers_port_leaves_it_serving, *boost::unit_test::timeout(60)) {
+  auto server = af::Server::create_local_server();
+  asio::io_context io;
+  auto send_raw = [&](const std::string& bytes) {
+    asio::ip::tcp::socket socket(io);
+    socket.connect({asio::ip::make_address("127.0.0.1"), server->port()});
+    asio::error_code ec;
+    asio::write(socket, asio::buffer(bytes), ec);
+    socket.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  };
+  std::mt19937 rng(7);
+  std::string noise(4096, '\0');
+  for (auto& c : noise) c = static_cast<char>(rng());
+  send_raw(noise);                                      // random bytes
+  send_raw("GET / HTTP/1.1\r\nHost: x\r\n\r\n");      // another protocol
+  send_raw(std::string(16, '\xff'));                    // a truncated header
+  std::string oversized(32, '\0');                      // a BASP-sized header claiming ~4 GiB
+  for (int i = 4; i < 8; ++i) oversized[static_cast<std::size_t>(i)] = '\xff';
+  send_raw(oversized);
+  af::Graph g;
+  auto c = g.constant(4.0f) * 2.0f;
+  af::Session sess(g, server->target());
+  BOOST_TEST(sess.run(c).scalar<float>() == 8.0f);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
