@@ -18,6 +18,19 @@ detail::QueueCall::Kind kind_of(QueueOp op) {
   return static_cast<detail::QueueCall::Kind>(static_cast<std::uint8_t>(op));
 }
 
+/// A host call of `op`; the caller sets `reply`.
+detail::QueueCall host_call(QueueOp op, std::vector<Tensor> components, std::int64_t n,
+                            QueueHandle::Timeout timeout, const char* what) {
+  detail::QueueCall call;
+  call.kind = kind_of(op);
+  call.id = detail::next_queue_call_id();
+  call.components = std::move(components);
+  call.n = n;
+  if (timeout) call.deadline = std::chrono::steady_clock::now() + *timeout;
+  call.what = what;
+  return call;
+}
+
 }  // namespace
 
 QueueHandle QueueHandle::open(const QueueSpec& spec, const QueueHandleOptions& options) {
@@ -34,13 +47,7 @@ QueueHandle QueueHandle::open(const QueueSpec& spec, const QueueHandleOptions& o
 void QueueHandle::async(QueueOp op, std::vector<Tensor> components, std::int64_t n, Timeout timeout,
                         std::function<void(Status, std::vector<Tensor>)> done) const {
   if (!queue_) return done(failed_precondition("QueueHandle is empty"), {});
-  detail::QueueCall call;
-  call.kind = kind_of(op);
-  call.id = detail::next_queue_call_id();
-  call.components = std::move(components);
-  call.n = n;
-  if (timeout) call.deadline = std::chrono::steady_clock::now() + *timeout;
-  call.what = "a host call";
+  auto call = host_call(op, std::move(components), n, timeout, "a host call");
   call.reply = detail::make_reply(
       [done = std::move(done)](detail::QueueReply r) { done(std::move(r.status), std::move(r.components)); });
   queue_->call(std::move(call));
@@ -55,13 +62,7 @@ std::vector<Tensor> QueueHandle::call(QueueOp op, std::vector<Tensor> components
     std::condition_variable cv;
     std::optional<detail::QueueReply> reply;
   } w;
-  detail::QueueCall call;
-  call.kind = kind_of(op);
-  call.id = detail::next_queue_call_id();
-  call.components = std::move(components);
-  call.n = n;
-  if (timeout) call.deadline = std::chrono::steady_clock::now() + *timeout;
-  call.what = "a host call";
+  auto call = host_call(op, std::move(components), n, timeout, "a host call");
   call.reply = detail::make_reply([&w](detail::QueueReply r) {
     std::lock_guard<std::mutex> lock(w.mu);
     w.reply = std::move(r);
@@ -163,11 +164,7 @@ void QueueProducer::send(QueueOp op, std::vector<Tensor> components) {
     if (!state_->error.ok()) throw_if_error(std::exchange(state_->error, Status()));
     ++state_->in_flight;
   }
-  detail::QueueCall call;
-  call.kind = kind_of(op);
-  call.id = detail::next_queue_call_id();
-  call.components = std::move(components);
-  call.what = "a producer";
+  auto call = host_call(op, std::move(components), 0, {}, "a producer");
   call.reply = detail::make_reply([state = state_](detail::QueueReply r) {
     std::lock_guard<std::mutex> lock(state->mu);
     if (!r.status.ok() && state->error.ok()) state->error = std::move(r.status);
@@ -204,11 +201,7 @@ void QueueConsumer::top_up() {
       state_->replies.emplace_back();
       ++state_->in_flight;
     }
-    detail::QueueCall call;
-    call.kind = up_to_ ? detail::QueueCall::Kind::dequeue_up_to : detail::QueueCall::Kind::dequeue_many;
-    call.id = detail::next_queue_call_id();
-    call.n = n_;
-    call.what = "a consumer";
+    auto call = host_call(up_to_ ? QueueOp::dequeue_up_to : QueueOp::dequeue_many, {}, n_, {}, "a consumer");
     call.reply = detail::make_reply([state = state_, seq](detail::QueueReply r) {
       std::lock_guard<std::mutex> lock(state->mu);
       const auto index = static_cast<std::size_t>(seq - state->base);
