@@ -39,6 +39,7 @@ Status ExecutorImpl::create(PartitionPlan plan, std::shared_ptr<Device> device,
   auto impl = std::make_shared<ExecutorImpl>();
   impl->plan = std::move(plan);
   impl->device = std::move(device);
+  impl->kernel_scope = kernel_scope;
   auto& nodes = impl->plan.nodes;
   impl->items.resize(nodes.size());
   int slot = 0;
@@ -118,6 +119,7 @@ class ExecutorState final : public StepServices {
   std::int64_t step_id() const override { return step_->step_id; }
 
   void send(const std::string& key, Tensor value) override {
+    if (step_->remote_send && step_->remote_send(step_->step_id, key, value)) return;
     self_->send(step_->rendezvous, send_atom::value, step_->step_id, key, std::move(value));
   }
 

@@ -56,6 +56,9 @@ void finish_step(Master* self, std::int64_t step_id) {
   self->state.steps.erase(it);
   auto& step = *active.step;
   if (step.rendezvous) self->send(step.rendezvous, cleanup_atom::value, step.step_id);
+  // Partitions on other tasks: their proxies tell the remote workers the step is over.
+  for (std::size_t i = 0; i < step.executors.size(); ++i)
+    if (!step.executors[i]->device) self->send(step.device_actors[i], cleanup_atom::value, step.step_id);
   if (step.metadata) {
     std::lock_guard<std::mutex> guard(step.stats_mu);
     step.metadata->step_stats = std::move(step.stats);

@@ -1,6 +1,8 @@
 // The step rendezvous: values sent on cross-device edges wait here for their receiver.
 // A receive is a delayed response, failed at once when the step is aborted.
+#include <deque>
 #include <map>
+#include <unordered_set>
 #include <string>
 
 #include "step.hpp"
@@ -18,12 +20,26 @@ struct StepEntry {
 
 struct RendezvousState {
   std::map<std::int64_t, StepEntry> steps;
+  /// Steps that ended recently: tensors arriving late from other tasks are dropped instead of
+  /// opening an entry nobody cleans up.
+  std::unordered_set<std::int64_t> finished;
+  std::deque<std::int64_t> finished_order;
+  static constexpr std::size_t kRememberFinished = 65536;
+  void remember_finished(std::int64_t step_id) {
+    if (!finished.insert(step_id).second) return;
+    finished_order.push_back(step_id);
+    if (finished_order.size() > kRememberFinished) {
+      finished.erase(finished_order.front());
+      finished_order.pop_front();
+    }
+  }
   static inline const char* name = "af.rendezvous";
 };
 
 caf::behavior rendezvous(caf::stateful_actor<RendezvousState>* self) {
   return {
       [self](send_atom, std::int64_t step_id, const std::string& key, const Tensor& value) {
+        if (self->state.finished.count(step_id)) return;
         auto& entry = self->state.steps[step_id];
         if (!entry.aborted.ok()) return;
         if (auto it = entry.waiters.find(key); it != entry.waiters.end()) {
@@ -35,6 +51,8 @@ caf::behavior rendezvous(caf::stateful_actor<RendezvousState>* self) {
         entry.values[key] = value;
       },
       [self](recv_atom, std::int64_t step_id, const std::string& key) -> caf::result<Tensor> {
+        if (self->state.finished.count(step_id))
+          return to_error(cancelled("step " + std::to_string(step_id) + " ended"));
         auto& entry = self->state.steps[step_id];
         if (!entry.aborted.ok()) return to_error(entry.aborted);
         if (auto it = entry.values.find(key); it != entry.values.end()) {
@@ -54,6 +72,7 @@ caf::behavior rendezvous(caf::stateful_actor<RendezvousState>* self) {
         entry.waiters.clear();
       },
       [self](cleanup_atom, std::int64_t step_id) {
+        self->state.remember_finished(step_id);
         auto it = self->state.steps.find(step_id);
         if (it == self->state.steps.end()) return;
         for (auto& [key, promise] : it->second.waiters)

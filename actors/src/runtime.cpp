@@ -2,6 +2,7 @@
 
 #define EIGEN_USE_THREADS
 #include <algorithm>
+#include <random>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -48,6 +49,16 @@ void Runtime::configure(caf::actor_system_config& cfg, const RuntimeOptions& opt
   cfg.set("work-stealing.moderate-sleep-duration",
           caf::timespan{std::chrono::microseconds(std::max(0, options.moderate_sleep_us))});
   cfg.set("logger.verbosity", caf::atom("quiet"));
+  cfg.set("middleman.heartbeat-interval",
+          caf::timespan{std::chrono::milliseconds(std::max(0, options.heartbeat_interval_ms))});
+  cfg.set("middleman.connection-timeout",
+          caf::timespan{std::chrono::milliseconds(std::max(0, options.connection_timeout_ms))});
+}
+
+std::int64_t Runtime::random_step_id_base() {
+  std::random_device rd;
+  std::uint64_t prefix = (static_cast<std::uint64_t>(rd()) << 1 ^ rd()) & 0x7fffffffULL;
+  return static_cast<std::int64_t>(prefix << 32);
 }
 
 Runtime::Runtime(RuntimeOptions options) : config_(std::make_unique<caf::actor_system_config>()) {

@@ -122,7 +122,8 @@ Status Session::Impl::prepare(const std::vector<Output>& feeds, const std::vecto
   auto cached = std::make_shared<CachedPlan>();
   {
     std::shared_lock<std::shared_mutex> graph_lock(graph->mutex());
-    PlacerOptions options{config.allow_soft_placement, config.log_device_placement};
+    PlacerOptions options{config.allow_soft_placement, config.log_device_placement,
+                          shared_devices ? shared_devices->task : std::string(kLocalPrefix)};
     ACTORFLOW_RETURN_IF_ERROR(build_execution_plan(*graph, feeds, fetches, targets, attributes,
                                                    options, &placement, &cached->plan));
   }
@@ -134,7 +135,14 @@ Status Session::Impl::prepare(const std::vector<Output>& feeds, const std::vecto
       if (d->name() == partition.device) device = d;
     std::shared_ptr<detail::ExecutorImpl> executor;
     caf::actor actor = device_actors.at(partition.device);
-    ACTORFLOW_RETURN_IF_ERROR(detail::ExecutorImpl::create(partition, device, &executor, kernel_scope));
+    if (device) {
+      ACTORFLOW_RETURN_IF_ERROR(detail::ExecutorImpl::create(partition, device, &executor, kernel_scope));
+    } else {
+      // A device of another task: its proxy actor ships the plan to the remote worker.
+      executor = std::make_shared<detail::ExecutorImpl>();
+      executor->plan = partition;
+      executor->kernel_scope = kernel_scope;
+    }
     cached->executors.push_back(std::move(executor));
     cached->device_actors.push_back(actor);
   }
@@ -152,12 +160,14 @@ void Session::Impl::close() {
     return;
   }
   cache.clear();
-  if (!shared_devices)
+  if (!shared_devices) {
     for (auto& [name, actor] : device_actors) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
-  else
+    caf::anon_send_exit(rendezvous, caf::exit_reason::user_shutdown);
+  } else {
     for (auto& d : devices) d->forget_kernels(kernel_scope);
+    if (shared_devices->on_session_close) shared_devices->on_session_close(kernel_scope);
+  }
   caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(rendezvous, caf::exit_reason::user_shutdown);
   device_actors.clear();
   master = caf::actor();
   rendezvous = caf::actor();
@@ -178,7 +188,7 @@ Session::Session(Graph& graph, SessionConfig config, std::shared_ptr<const Devic
   impl_->device_actors = impl_->shared_devices->actors;
   auto& sys = impl_->runtime->system();
   impl_->master = detail::spawn_master(sys);
-  impl_->rendezvous = detail::spawn_rendezvous(sys);
+  impl_->rendezvous = impl_->shared_devices->rendezvous;
 }
 
 Session::Session(Graph& graph, const std::string& target, SessionConfig config)
@@ -222,11 +232,15 @@ std::shared_ptr<DeviceSet> DeviceSet::create(Runtime& runtime, const SessionConf
     set->actors.emplace(shared->name(), detail::spawn_device_actor(runtime.system(), shared));
     set->devices.push_back(std::move(shared));
   }
+  set->task = name_prefix;
+  set->rendezvous = detail::spawn_rendezvous(runtime.system());
   return set;
 }
 
 void DeviceSet::shutdown() {
   for (auto& [name, actor] : actors) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  if (rendezvous) caf::anon_send_exit(rendezvous, caf::exit_reason::user_shutdown);
+  rendezvous = caf::actor();
   actors.clear();
   devices.clear();
 }
@@ -312,6 +326,7 @@ void Session::Handle::start_step(std::vector<Output> fetches, FeedDict feeds,
     step->deadline = std::chrono::steady_clock::now() + *step->timeout;
   }
   step->executors = plan->executors;
+  if (impl_->shared_devices && impl_->shared_devices->remote_send) step->remote_send = impl_->shared_devices->remote_send;
   step->device_actors = plan->device_actors;
   step->done = std::move(done);
   caf::actor master, rendezvous;

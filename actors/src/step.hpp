@@ -35,7 +35,11 @@ struct ExecutorImpl {
     std::vector<std::pair<int, int>> fetches;  // (fetch index, output)
   };
   PartitionPlan plan;
+  /// Null for a partition that runs on another task (only `plan` is set; the device's proxy
+  /// actor ships it there).
   std::shared_ptr<Device> device;
+  /// Prefix of the stateful kernels' keys (one per session).
+  std::string kernel_scope;
   std::vector<Item> items;
   std::vector<int> initial_ready;
   int total_inputs = 0;
@@ -58,6 +62,9 @@ struct StepRun {
   std::vector<std::shared_ptr<const ExecutorImpl>> executors;
   std::vector<caf::actor> device_actors;  // parallel to executors
   caf::actor rendezvous;
+  /// Routes tensors whose destination device is on another task (see DeviceSet::remote_send);
+  /// empty in single-task sessions.
+  std::function<bool(std::int64_t step_id, const std::string& key, const Tensor& value)> remote_send;
   std::function<void(Status, std::vector<Tensor>)> done;
   RunMetadata* metadata = nullptr;
 

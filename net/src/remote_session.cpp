@@ -21,6 +21,8 @@ namespace af {
 namespace {
 
 constexpr auto kControlTimeout = std::chrono::seconds(10);
+/// Opening waits for the server to reach the other tasks of its cluster (ServerOptions::peer_wait).
+constexpr auto kOpenTimeout = std::chrono::seconds(120);
 
 /// One step in flight from this client; `done` fires once.
 struct RemoteCall {
@@ -72,11 +74,12 @@ caf::actor connect(caf::actor_system& sys, const std::string& target) {
 
 /// A blocking control request (open, close, reset, devices) with a finite timeout.
 template <class Result, class... Ts>
-Result control(caf::actor_system& sys, const caf::actor& server, const std::string& target, Ts&&... xs) {
+Result control(caf::actor_system& sys, const caf::actor& server, const std::string& target,
+               caf::timespan timeout, Ts&&... xs) {
   caf::scoped_actor self{sys};
   Result result{};
   Status failure;
-  self->request(server, kControlTimeout, std::forward<Ts>(xs)...)
+  self->request(server, timeout, std::forward<Ts>(xs)...)
       .receive([&](Result& r) { result = std::move(r); },
                [&](caf::error& e) { failure = status_from_caf_error(e, "server " + target); });
   throw_if_error(failure);
@@ -143,7 +146,7 @@ class RemoteSession final : public SessionBackend {
         runtime_(config.runtime ? config.runtime : &Runtime::global()) {
     auto& sys = runtime_->system();
     server_ = connect(sys, target_);
-    id_ = control<std::uint64_t>(sys, server_, target_, net::rs_open_atom::value);
+    id_ = control<std::uint64_t>(sys, server_, target_, kOpenTimeout, net::rs_open_atom::value);
     proxy_ = sys.spawn(remote_session_proxy, server_, target_, id_);
   }
   ~RemoteSession() override { close(); }
@@ -209,7 +212,7 @@ class RemoteSession final : public SessionBackend {
   }
 
   std::vector<DeviceAttributes> list_devices() const override {
-    auto blob = control<std::string>(runtime_->system(), server_, target_, net::rs_devices_atom::value);
+    auto blob = control<std::string>(runtime_->system(), server_, target_, kControlTimeout, net::rs_devices_atom::value);
     net::WireReader in(blob, "device list from " + target_);
     std::uint64_t n = 0;
     std::vector<DeviceAttributes> out;
@@ -255,7 +258,7 @@ void reset_containers(const std::string& target, const std::vector<std::string>&
   net::WireWriter out;
   out.u64(containers.size());
   for (auto& c : containers) out.str(c);
-  control<std::string>(sys, server, target, net::rs_reset_atom::value, out.take());
+  control<std::string>(sys, server, target, kControlTimeout, net::rs_reset_atom::value, out.take());
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph_json.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "cluster.hpp"
 #include "protocol.hpp"
 #include "wire.hpp"
 
@@ -30,6 +31,10 @@ struct MasterState {
   std::shared_ptr<DeviceSet> devices;
   SessionConfig config;
   std::string task_name;  ///< "/job:worker/replica:0/task:0"
+  caf::actor worker;
+  caf::actor agent;  ///< null in a single-task cluster
+  std::shared_ptr<net::Routes> routes;
+  std::int64_t peer_wait_ms = 0;
   std::map<std::uint64_t, std::shared_ptr<ServedSession>> sessions;
   std::uint64_t next_session = 1;
   std::map<std::uint64_t, caf::response_promise> pending;
@@ -43,11 +48,45 @@ void close_all(MasterState& st) {
   st.sessions.clear();
 }
 
+/// The devices a session of this task sees: its own plus those of every other task, which
+/// run through the tasks' proxies.
+std::shared_ptr<const DeviceSet> cluster_view(MasterState& st, const net::PeerList& peers) {
+  if (!peers || peers->empty()) return st.devices;
+  auto view = std::make_shared<DeviceSet>(*st.devices);
+  for (const auto& peer : *peers)
+    for (const auto& d : peer.devices) {
+      view->attributes.push_back(d);
+      view->actors[d.name] = peer.proxy;
+    }
+  std::vector<caf::actor> proxies;
+  for (const auto& peer : *peers) proxies.push_back(peer.proxy);
+  view->remote_send = [routes = st.routes, task = st.task_name](std::int64_t step_id, const std::string& key,
+                                                                const Tensor& value) {
+    return net::route_tensor(*routes, task, step_id, key, value);
+  };
+  view->on_session_close = [proxies](const std::string& scope) {
+    for (auto& p : proxies) caf::anon_send(p, net::ws_forget_atom::value, scope);
+  };
+  return view;
+}
+
+std::uint64_t open_session(MasterActor* self, const net::PeerList& peers) {
+  auto s = std::make_shared<ServedSession>();
+  s->session = std::make_unique<Session>(s->graph, self->state.config, cluster_view(self->state, peers));
+  auto id = self->state.next_session++;
+  self->state.sessions.emplace(id, std::move(s));
+  return id;
+}
+
 caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devices, SessionConfig config,
-                             std::string task_name) {
+                             std::string task_name, caf::actor worker, std::shared_ptr<net::Routes> routes,
+                             std::int64_t peer_wait_ms) {
   self->state.devices = std::move(devices);
   self->state.config = std::move(config);
   self->state.task_name = std::move(task_name);
+  self->state.worker = std::move(worker);
+  self->state.routes = std::move(routes);
+  self->state.peer_wait_ms = peer_wait_ms;
   self->set_exit_handler([self](caf::exit_msg& msg) {
     close_all(self->state);
     for (auto& [id, rp] : self->state.pending)
@@ -56,12 +95,21 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
     self->quit(msg.reason);
   });
   return {
-      [self](net::rs_open_atom) -> std::uint64_t {
-        auto s = std::make_shared<ServedSession>();
-        s->session = std::make_unique<Session>(s->graph, self->state.config, self->state.devices);
-        auto id = self->state.next_session++;
-        self->state.sessions.emplace(id, std::move(s));
-        return id;
+      [self](net::agent_atom, caf::actor agent) { self->state.agent = std::move(agent); },
+      // As TensorFlow's CreateSession, a session opens once every task of the cluster is
+      // reachable (their devices are candidates for placement).
+      [self](net::rs_open_atom) -> caf::result<std::uint64_t> {
+        if (!self->state.agent) return open_session(self, nullptr);
+        auto promise = self->make_response_promise<std::uint64_t>();
+        auto wait = std::chrono::milliseconds(self->state.peer_wait_ms);
+        self->request(self->state.agent, wait + std::chrono::seconds(5), net::ca_peers_atom::value,
+                      self->state.peer_wait_ms)
+            .then([self, promise](const net::PeerList& peers) mutable { promise.deliver(open_session(self, peers)); },
+                  [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
+        return promise;
+      },
+      [self](net::rs_worker_atom) -> std::tuple<caf::actor, std::string> {
+        return {self->state.worker, net::encode_devices(self->state.devices->attributes)};
       },
       [self](net::rs_run_atom, std::uint64_t id, const std::string& request) -> caf::result<std::string> {
         auto it = self->state.sessions.find(id);
@@ -161,16 +209,7 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
         }
         return std::string();
       },
-      [self](net::rs_devices_atom) -> std::string {
-        net::WireWriter out;
-        out.u64(self->state.devices->attributes.size());
-        for (const auto& a : self->state.devices->attributes) {
-          out.str(a.name);
-          out.str(a.device_type);
-          out.i64(a.memory_limit);
-        }
-        return out.take();
-      },
+      [self](net::rs_devices_atom) -> std::string { return net::encode_devices(self->state.devices->attributes); },
   };
 }
 
@@ -186,6 +225,9 @@ struct Server::Impl {
   std::uint16_t port = 0;
   std::shared_ptr<DeviceSet> devices;
   caf::actor master;
+  caf::actor worker;
+  caf::actor agent;
+  std::shared_ptr<net::Routes> routes = std::make_shared<net::Routes>();
   std::mutex mu;
   std::condition_variable cv;
   bool started = false;
@@ -206,8 +248,10 @@ Server::Server(const ClusterSpec& cluster, const std::string& job, int task, Ser
   impl_->runtime = options.config.runtime ? options.config.runtime : &Runtime::global();
   impl_->options = std::move(options);
   impl_->devices = DeviceSet::create(*impl_->runtime, impl_->options.config, impl_->task_name());
-  impl_->master = impl_->runtime->system().spawn(master_service, impl_->devices, impl_->options.config,
-                                                 impl_->task_name());
+  auto& sys = impl_->runtime->system();
+  impl_->worker = net::spawn_worker_service(sys, impl_->devices);
+  impl_->master = sys.spawn(master_service, impl_->devices, impl_->options.config, impl_->task_name(), impl_->worker,
+                            impl_->routes, static_cast<std::int64_t>(impl_->options.peer_wait.count()));
   if (impl_->options.start) start();
 }
 
@@ -230,6 +274,13 @@ void Server::start() {
                                        impl_->runtime->system().render(port.error())));
   impl_->port = *port;
   impl_->started = true;
+  std::size_t tasks = 0;
+  for (const auto& name : impl_->cluster.jobs()) tasks += impl_->cluster.task_indices(name).size();
+  if (tasks > 1) {
+    impl_->agent = net::spawn_cluster_agent(impl_->runtime->system(), impl_->cluster, impl_->job, impl_->task,
+                                            impl_->devices->rendezvous, impl_->routes, impl_->options.log_every);
+    caf::anon_send(impl_->master, net::agent_atom::value, impl_->agent);
+  }
   log_info("Started server " + impl_->task_name() + " with target: " + target());
 }
 
@@ -239,8 +290,12 @@ void Server::stop() {
     if (impl_->stopped) return;
     impl_->stopped = true;
     if (impl_->started) impl_->runtime->system().middleman().unpublish(impl_->master, impl_->port);
+    if (impl_->agent) caf::anon_send_exit(impl_->agent, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(impl_->master, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(impl_->worker, caf::exit_reason::user_shutdown);
+    impl_->agent = caf::actor();
     impl_->master = caf::actor();
+    impl_->worker = caf::actor();
     impl_->devices->shutdown();
   }
   impl_->cv.notify_all();

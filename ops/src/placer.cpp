@@ -115,6 +115,19 @@ Status place_nodes(const std::vector<const Node*>& nodes, const std::vector<Devi
           supported = both;
         }
       }
+      const DeviceSpec requested_spec = spec;
+      if (!options.default_task.empty()) {
+        // Omitted parts default as TensorFlow's master does: job and task -> the master's
+        // task; task alone -> 0; replica -> 0. The device then is the task's default device.
+        DeviceSpec master = DeviceSpec::parse(options.default_task);
+        if (!spec.job) {
+          spec.job = master.job;
+          if (!spec.task) spec.task = master.task;
+          if (!spec.replica) spec.replica = master.replica;
+        }
+        if (!spec.task) spec.task = 0;
+        if (!spec.replica) spec.replica = 0;
+      }
       const Node* blame = pinned ? pinned : nodes[static_cast<std::size_t>(group.front())];
       std::vector<const DeviceAttributes*> matching, with_kernel, candidates;
       for (auto* d : sorted) {
@@ -145,12 +158,12 @@ Status place_nodes(const std::vector<const Node*>& nodes, const std::vector<Devi
           why = "because no devices matching that specification are registered in this process; "
                 "available devices: " + join_names(all);
         } else {
-          why = "because no supported kernel for " + spec.device_type.value_or(std::string("the requested")) +
+          why = "because no supported kernel for " + requested_spec.device_type.value_or(std::string("the requested")) +
                 " devices is available.";
         }
         return invalid_argument("Cannot assign a device for operation " + blame->name() +
                                 ": Could not satisfy explicit device specification '" +
-                                spec.to_string() + "' " + why +
+                                requested_spec.to_string() + "' " + why +
                                 "\nDevices with a kernel for this operation: " +
                                 join_names(with_kernel) + "\n" +
                                 kernels.registered_kernels_string(blame->type()));

@@ -75,12 +75,27 @@ struct DeviceSet {
   std::vector<std::shared_ptr<Device>> devices;
   std::vector<DeviceAttributes> attributes;
   std::map<std::string, caf::actor> actors;  ///< device name -> device actor
+  /// The task the devices belong to (`/job:worker/replica:0/task:0`): where a session on the
+  /// set places unpinned nodes.
+  std::string task;
+  /// The task's step rendezvous, shared by every session on the set (step ids are unique
+  /// across the cluster, see `Runtime::next_step_id`).
+  caf::actor rendezvous;
+  /// Set by a server's master service for devices of other tasks: their attributes are in
+  /// `attributes` and their actors (proxies running partitions on the remote worker) in
+  /// `actors`, with no entry in `devices`. Routes a tensor sent on an edge whose
+  /// destination is another task (the key names the destination device); false when the
+  /// destination is local.
+  std::function<bool(std::int64_t step_id, const std::string& key, const Tensor& value)> remote_send;
+  /// Called with a closing session's kernel scope (remote workers forget its partitions).
+  std::function<void(const std::string& kernel_scope)> on_session_close;
 
   /// Creates every registered device type's devices named under `name_prefix`
   /// (`/job:worker/replica:0/task:0`) with their actors. Throws InternalError when none.
   static std::shared_ptr<DeviceSet> create(Runtime& runtime, const SessionConfig& config,
                                            const std::string& name_prefix);
-  /// Tells the device actors to quit and drops the devices (their resources go with them).
+  /// Tells the device actors and the rendezvous to quit and drops the devices (their
+  /// resources go with them).
   void shutdown();
 };
 

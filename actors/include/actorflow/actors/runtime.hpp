@@ -34,6 +34,12 @@ struct RuntimeOptions {
   /// workers poll without sleeping for a few hundred attempts, then park (woken by the
   /// next external enqueue).
   int moderate_sleep_us = 0;
+  /// CAF `middleman.heartbeat-interval`: how often connected nodes ping each other (0 = off,
+  /// CAF's default). With heartbeats a frozen peer is noticed, not only a dead one.
+  int heartbeat_interval_ms = 500;
+  /// CAF `middleman.connection-timeout`: a peer silent this long is dropped (its actors go
+  /// down with `remote_link_unreachable`, steps needing it fail with Unavailable).
+  int connection_timeout_ms = 3000;
 };
 
 /// The inter-op and intra-op thread pools of a device (TensorFlow's session thread pools).
@@ -97,6 +103,8 @@ class Runtime {
   std::size_t reset_shared_resources(const std::vector<std::string>& containers = {});
 
   /// A fresh step id, unique in this runtime.
+  /// A step id unique across the cluster with high probability: a random 31-bit prefix per
+  /// runtime and a counter (steps of several masters meet in one worker's rendezvous).
   std::int64_t next_step_id() noexcept { return ++step_ids_; }
 
   /// Stops the owned actor system (waits for actors already asked to quit). Idempotent.
@@ -109,7 +117,8 @@ class Runtime {
   std::mutex pools_mu_;
   std::shared_ptr<ThreadPools> pools_;
   std::map<std::string, std::shared_ptr<ResourceMgr>> shared_resources_;
-  std::atomic<std::int64_t> step_ids_{0};
+  std::atomic<std::int64_t> step_ids_{random_step_id_base()};
+  static std::int64_t random_step_id_base();
 };
 
 /// Resolves a thread count: `requested` if positive, else the number of cores.

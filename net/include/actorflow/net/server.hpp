@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -16,6 +17,11 @@ struct ServerOptions {
   SessionConfig config;
   /// Start serving in the constructor (otherwise call `start()`).
   bool start = true;
+  /// How long opening a session waits for the other tasks of the cluster to be reachable
+  /// (TensorFlow waits forever, logging); then the open fails with Unavailable naming them.
+  std::chrono::milliseconds peer_wait{30000};
+  /// How often the server repeats what it is waiting for (which task, address, last error).
+  std::chrono::milliseconds log_every{10000};
 };
 
 /// One task of a cluster (TensorFlow's `tf.train.Server`): owns the task's devices (their

@@ -25,6 +25,10 @@ struct DeviceAttributes {
 struct PlacerOptions {
   bool allow_soft_placement = false;
   bool log_device_placement = false;
+  /// The master's task (`/job:worker/replica:0/task:1`): an unpinned node, or a spec without
+  /// a job, goes there; a spec naming a job but no task means task 0 (the chapter's
+  /// "Pinning Operations Across Tasks"). Empty: no defaults (any matching device).
+  std::string default_task;
 };
 
 /// Node name -> device name, remembered by a session across runs (a placed node stays).

@@ -1,0 +1,90 @@
+#pragma once
+
+// The distributed half of a step (see ARCHITECTURE.md "A cluster"): every server runs a
+// worker service (partitions shipped by masters of other tasks), a cluster agent (connects
+// to the other tasks, keeps their worker handles and devices) and, per connected task, a
+// task proxy (the local stand-in for that task's devices in the step protocol).
+//
+// Cross-task tensors: a `_Send` whose key names a device of another task goes straight to
+// that task's worker service when sent from the master's task; a worker sends its outgoing
+// tensors back to the master's proxy, which delivers or forwards them.
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actorflow/actors/device.hpp"
+#include "actorflow/net/cluster_spec.hpp"
+#include "actorflow/ops/status.hpp"
+
+namespace af::net {
+
+/// The task part of a device name (`/job:ps/replica:0/task:0`); `""` when it has none.
+std::string task_of_device(const std::string& device);
+/// The destination device's task of a rendezvous key `src;dst;tensor;n`.
+std::string destination_task(const std::string& key);
+
+/// Worker handles of the connected tasks, shared by the agent (writer) and the routing
+/// functions of a task's sessions and proxies (readers).
+class Routes {
+ public:
+  caf::actor worker(const std::string& task) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = workers_.find(task);
+    return it == workers_.end() ? caf::actor() : it->second;
+  }
+  void set(const std::string& task, caf::actor worker) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (worker)
+      workers_[task] = std::move(worker);
+    else
+      workers_.erase(task);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, caf::actor> workers_;
+};
+
+/// Sends `value` to the worker of the key's destination task unless that is `local_task`
+/// (returns false: the caller delivers locally). A destination that is not connected gets
+/// nothing; the step fails when that task's proxy sees it go down, or at its deadline.
+bool route_tensor(const Routes& routes, const std::string& local_task, std::int64_t step_id,
+                  const std::string& key, const Tensor& value);
+
+/// A connected task as the cluster agent knows it.
+struct Peer {
+  std::string task;     ///< `/job:ps/replica:0/task:0`
+  std::string address;  ///< `127.0.0.1:2221`
+  caf::actor worker;    ///< its worker service (remote)
+  caf::actor proxy;     ///< local stand-in for its devices
+  std::vector<DeviceAttributes> devices;
+};
+using PeerList = std::shared_ptr<const std::vector<Peer>>;
+
+/// Spawns the worker service of a task.
+caf::actor spawn_worker_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices);
+
+/// Spawns the proxy of remote task `peer_task` for partitions of masters on `local_task`.
+caf::actor spawn_task_proxy(caf::actor_system& sys, std::string peer_task, std::string peer_address,
+                            caf::actor remote_worker, std::string local_task, caf::actor local_rendezvous,
+                            std::shared_ptr<Routes> routes);
+
+/// Spawns the cluster agent of `job`/`task`: connects to every other task (retrying, logging
+/// what it waits for at most every `log_every`), answers
+/// `(ca_peers_atom, int64 wait_ms)` with a PeerList of every other task once all are
+/// connected, or Unavailable naming the missing tasks after `wait_ms`.
+caf::actor spawn_cluster_agent(caf::actor_system& sys, ClusterSpec cluster, std::string job, int task,
+                               caf::actor local_rendezvous, std::shared_ptr<Routes> routes,
+                               std::chrono::milliseconds log_every);
+
+/// Encodes the device list as `rs_devices` answers it.
+std::string encode_devices(const std::vector<DeviceAttributes>& devices);
+Status decode_devices(const std::string& blob, const std::string& what, std::vector<DeviceAttributes>* out);
+
+}  // namespace af::net
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(af::net::PeerList)

@@ -1,0 +1,231 @@
+// The cluster agent: connects this task to every other task of the cluster and keeps the
+// connections (worker handle, devices, proxy) current. A task that cannot be reached is
+// retried every half second; what the task waits for is logged when it starts waiting and
+// then at most every `log_every`. A task that goes away (process killed, heartbeats lost)
+// is reconnected when it comes back; new sessions then use the new incarnation.
+#include <chrono>
+#include <map>
+#include <set>
+
+#include <caf/io/all.hpp>
+
+#include "actorflow/actors/message_types.hpp"
+#include "actorflow/ops/errors.hpp"
+#include "actorflow/ops/logging.hpp"
+#include "cluster.hpp"
+#include "protocol.hpp"
+
+namespace af::net {
+
+namespace {
+
+constexpr auto kConnectTimeout = std::chrono::seconds(5);
+constexpr auto kRetryDelay = std::chrono::milliseconds(500);
+
+struct PeerState {
+  std::string task;
+  std::string host;
+  std::uint16_t port = 0;
+  bool connecting = false;
+  bool connected = false;
+  caf::actor master;
+  Peer peer;
+  std::string last_error;
+  std::chrono::steady_clock::time_point waiting_since{};
+  std::chrono::steady_clock::time_point last_log{};
+};
+
+struct Waiter {
+  caf::response_promise promise;
+  std::chrono::steady_clock::time_point deadline;
+};
+
+struct AgentState {
+  std::string task;
+  caf::actor local_rendezvous;
+  std::shared_ptr<Routes> routes;
+  std::chrono::milliseconds log_every{10000};
+  std::map<std::string, PeerState> peers;
+  std::map<std::uint64_t, Waiter> waiters;
+  std::uint64_t next_waiter = 1;
+  std::vector<caf::actor> retired_proxies;
+  bool stopping = false;
+  static inline const char* name = "af.cluster_agent";
+};
+using AgentActor = caf::stateful_actor<AgentState>;
+
+bool all_connected(const AgentState& st) {
+  for (auto& [task, p] : st.peers)
+    if (!p.connected) return false;
+  return true;
+}
+
+PeerList snapshot(const AgentState& st) {
+  auto list = std::make_shared<std::vector<Peer>>();
+  for (auto& [task, p] : st.peers) list->push_back(p.peer);
+  return list;
+}
+
+std::string missing(const AgentState& st) {
+  std::string out;
+  for (auto& [task, p] : st.peers) {
+    if (p.connected) continue;
+    if (!out.empty()) out += "; ";
+    out += task + " at " + p.host + ":" + std::to_string(p.port);
+    if (!p.last_error.empty()) out += " (last error: " + p.last_error + ")";
+  }
+  return out;
+}
+
+void answer_waiters(AgentActor* self) {
+  if (self->state.waiters.empty() || !all_connected(self->state)) return;
+  auto list = snapshot(self->state);
+  for (auto& [id, w] : self->state.waiters) w.promise.deliver(list);
+  self->state.waiters.clear();
+}
+
+void connect(AgentActor* self, const std::string& task);
+
+void failed(AgentActor* self, const std::string& task, std::string why) {
+  auto& st = self->state;
+  auto it = st.peers.find(task);
+  if (it == st.peers.end() || st.stopping) return;
+  auto& p = it->second;
+  p.connecting = false;
+  p.last_error = std::move(why);
+  auto now = std::chrono::steady_clock::now();
+  if (p.waiting_since == std::chrono::steady_clock::time_point{}) p.waiting_since = now;
+  if (p.last_log == std::chrono::steady_clock::time_point{} || now - p.last_log >= st.log_every) {
+    p.last_log = now;
+    auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - p.waiting_since).count();
+    log_info(st.task + ": waiting for " + task + " at " + p.host + ":" + std::to_string(p.port) + " (" +
+             std::to_string(waited) + " s so far; last error: " + p.last_error + ")");
+  }
+  self->delayed_send(self, kRetryDelay, ca_retry_atom::value, task);
+}
+
+void connected(AgentActor* self, const std::string& task, caf::actor master, caf::actor worker,
+               std::vector<DeviceAttributes> devices) {
+  auto& st = self->state;
+  auto it = st.peers.find(task);
+  if (it == st.peers.end() || st.stopping) return;
+  auto& p = it->second;
+  p.connecting = false;
+  p.connected = true;
+  p.master = master;
+  p.peer.task = task;
+  p.peer.address = p.host + ":" + std::to_string(p.port);
+  p.peer.worker = worker;
+  p.peer.devices = std::move(devices);
+  p.peer.proxy = spawn_task_proxy(self->system(), task, p.peer.address, worker, st.task, st.local_rendezvous, st.routes);
+  st.routes->set(task, worker);
+  if (p.waiting_since != std::chrono::steady_clock::time_point{})
+    log_info(st.task + ": connected to " + task + " at " + p.peer.address);
+  p.waiting_since = {};
+  p.last_log = {};
+  p.last_error.clear();
+  self->monitor(master);
+  answer_waiters(self);
+}
+
+void connect(AgentActor* self, const std::string& task) {
+  auto& p = self->state.peers.at(task);
+  if (p.connecting || p.connected || self->state.stopping) return;
+  p.connecting = true;
+  self->request(self->system().middleman().actor_handle(), kConnectTimeout, caf::connect_atom::value, p.host, p.port)
+      .then(
+          [self, task](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+            auto master = caf::actor_cast<caf::actor>(ptr);
+            if (!master) return failed(self, task, "no actorflow server is published there");
+            self->request(master, kConnectTimeout, rs_worker_atom::value)
+                .then(
+                    [self, task, master](caf::actor& worker, std::string& blob) {
+                      std::vector<DeviceAttributes> devices;
+                      if (Status s = decode_devices(blob, "device list of " + task, &devices); !s.ok())
+                        return failed(self, task, s.message());
+                      if (!worker) return failed(self, task, "it has no worker service");
+                      connected(self, task, master, worker, std::move(devices));
+                    },
+                    [self, task](caf::error& e) { failed(self, task, self->system().render(e)); });
+          },
+          [self, task](caf::error& e) { failed(self, task, self->system().render(e)); });
+}
+
+caf::behavior cluster_agent(AgentActor* self, ClusterSpec cluster, std::string job, int task,
+                            caf::actor local_rendezvous, std::shared_ptr<Routes> routes,
+                            std::chrono::milliseconds log_every) {
+  auto& st = self->state;
+  st.task = "/job:" + job + "/replica:0/task:" + std::to_string(task);
+  st.local_rendezvous = std::move(local_rendezvous);
+  st.routes = std::move(routes);
+  st.log_every = log_every;
+  for (const auto& name : cluster.jobs())
+    for (int index : cluster.task_indices(name)) {
+      if (name == job && index == task) continue;
+      PeerState p;
+      p.task = "/job:" + name + "/replica:0/task:" + std::to_string(index);
+      std::tie(p.host, p.port) = ClusterSpec::split_address(cluster.task_address(name, index));
+      st.peers.emplace(p.task, std::move(p));
+    }
+  for (auto& [name, p] : st.peers) connect(self, name);
+  self->set_down_handler([self](caf::down_msg& msg) {
+    auto& st = self->state;
+    for (auto& [name, p] : st.peers) {
+      if (!p.connected || caf::actor_cast<caf::actor_addr>(p.master) != msg.source) continue;
+      log_info(st.task + ": lost " + name + " at " + p.peer.address + " (" + self->system().render(msg.reason) +
+               "); reconnecting");
+      p.connected = false;
+      st.routes->set(name, caf::actor());
+      // The old proxy stays: sessions that placed nodes on the lost incarnation keep failing
+      // with Unavailable through it; it quits with the server.
+      st.retired_proxies.push_back(p.peer.proxy);
+      p.peer = Peer{};
+      p.master = caf::actor();
+      p.last_error = "connection lost: " + self->system().render(msg.reason);
+      p.waiting_since = std::chrono::steady_clock::now();
+      p.last_log = p.waiting_since;
+      self->delayed_send(self, kRetryDelay, ca_retry_atom::value, name);
+    }
+  });
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    auto& st = self->state;
+    st.stopping = true;
+    for (auto& [name, p] : st.peers)
+      if (p.peer.proxy) caf::anon_send_exit(p.peer.proxy, caf::exit_reason::user_shutdown);
+    for (auto& proxy : st.retired_proxies) caf::anon_send_exit(proxy, caf::exit_reason::user_shutdown);
+    for (auto& [id, w] : st.waiters) w.promise.deliver(to_caf_error(cancelled("Server " + st.task + " stopped")));
+    st.waiters.clear();
+    self->quit(msg.reason);
+  });
+  return {
+      [self](ca_retry_atom, const std::string& task) { connect(self, task); },
+      [self](ca_peers_atom, std::int64_t wait_ms) -> caf::result<PeerList> {
+        auto& st = self->state;
+        if (all_connected(st)) return snapshot(st);
+        auto id = st.next_waiter++;
+        st.waiters.emplace(id, Waiter{self->make_response_promise(),
+                                      std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms)});
+        self->delayed_send(self, std::chrono::milliseconds(wait_ms), ca_expire_atom::value, id);
+        return caf::delegated<PeerList>();
+      },
+      [self](ca_expire_atom, std::uint64_t id) {
+        auto& st = self->state;
+        auto it = st.waiters.find(id);
+        if (it == st.waiters.end()) return;
+        it->second.promise.deliver(to_caf_error(unavailable(
+            "Server " + st.task + " could not reach every task of its cluster in time: waiting for " + missing(st))));
+        st.waiters.erase(it);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_cluster_agent(caf::actor_system& sys, ClusterSpec cluster, std::string job, int task,
+                               caf::actor local_rendezvous, std::shared_ptr<Routes> routes,
+                               std::chrono::milliseconds log_every) {
+  return sys.spawn(cluster_agent, std::move(cluster), std::move(job), task, std::move(local_rendezvous),
+                   std::move(routes), log_every);
+}
+
+}  // namespace af::net

@@ -1,0 +1,224 @@
+// A task proxy: the local stand-in for the devices of one remote task. The master actor of a
+// session sends it partitions exactly as it sends them to local device actors; the proxy
+// registers each partition plan with the remote worker once, runs it there per step, copies
+// the fetched values into the step and reports done. If the remote task goes away, every
+// partition in flight and every later one fails with Unavailable naming the task.
+#include <map>
+#include <random>
+
+#include "actorflow/actors/message_types.hpp"
+#include "actorflow/ops/errors.hpp"
+#include "cluster.hpp"
+#include "partition_codec.hpp"
+#include "protocol.hpp"
+#include "step.hpp"
+#include "wire.hpp"
+#include "wire_types.hpp"
+
+namespace af::net {
+
+namespace {
+
+constexpr auto kRegisterTimeout = std::chrono::seconds(30);
+constexpr auto kRequestSlack = std::chrono::seconds(10);
+
+struct Registration {
+  std::weak_ptr<const detail::ExecutorImpl> executor;
+  std::string scope;
+  std::uint64_t handle = 0;  ///< 0 while the registration is in flight
+  std::vector<detail::PartitionRunPtr> queued;
+};
+
+struct ProxyState {
+  std::string peer_task;
+  std::string peer_address;
+  caf::actor worker;
+  std::string local_task;
+  caf::actor local_rendezvous;
+  std::shared_ptr<Routes> routes;
+  std::string incarnation;  ///< makes kernel scopes unique across master restarts
+  std::map<const detail::ExecutorImpl*, Registration> registered;
+  std::multimap<std::int64_t, detail::PartitionRunPtr> running;
+  Status down;  ///< set once the remote task is gone
+  static inline const char* name = "af.task_proxy";
+};
+using ProxyActor = caf::stateful_actor<ProxyState>;
+
+void report(ProxyActor* self, const detail::PartitionRunPtr& run, const Status& status) {
+  self->send(run->master, detail::done_atom::value, run->step->step_id, run->partition, status);
+}
+
+void finish(ProxyActor* self, const detail::PartitionRunPtr& run, const Status& status) {
+  auto [begin, end] = self->state.running.equal_range(run->step->step_id);
+  for (auto it = begin; it != end; ++it)
+    if (it->second == run) {
+      self->state.running.erase(it);
+      report(self, run, status);
+      return;
+    }
+}
+
+void start(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t handle) {
+  auto& step = *run->step;
+  const auto& plan = step.executors[run->partition]->plan;
+  std::vector<std::pair<int, Tensor>> feeds;
+  for (auto& node : plan.nodes)
+    if (node.feed_index >= 0) feeds.emplace_back(node.feed_index, step.feeds[static_cast<std::size_t>(node.feed_index)]);
+  std::int64_t timeout_ms = 0;
+  auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(detail::kNoDeadlineWait);
+  if (step.timeout) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(step.deadline - std::chrono::steady_clock::now());
+    timeout_ms = std::max<std::int64_t>(1, left.count());
+    wait = std::chrono::milliseconds(timeout_ms) + kRequestSlack;
+  }
+  self->state.running.emplace(step.step_id, run);
+  self->request(self->state.worker, wait, ws_run_atom::value, handle, step.step_id, timeout_ms,
+                encode_indexed_tensors(feeds))
+      .then(
+          [self, run](const std::string& reply) {
+            std::vector<std::pair<int, Tensor>> fetched;
+            Status s = decode_indexed_tensors(reply, "fetches from " + self->state.peer_task, &fetched);
+            if (s.ok())
+              for (auto& [index, value] : fetched) {
+                if (static_cast<std::size_t>(index) >= run->step->results.size()) {
+                  s = data_loss("fetch index " + std::to_string(index) + " from " + self->state.peer_task + " out of range");
+                  break;
+                }
+                run->step->results[static_cast<std::size_t>(index)] = std::move(value);
+              }
+            finish(self, run, s);
+          },
+          [self, run](caf::error& e) {
+            finish(self, run, status_from_caf_error(e, "partition on " + self->state.peer_task));
+          });
+}
+
+void fail_registration(ProxyActor* self, const detail::ExecutorImpl* key, const Status& why) {
+  auto it = self->state.registered.find(key);
+  if (it == self->state.registered.end()) return;
+  auto queued = std::move(it->second.queued);
+  self->state.registered.erase(it);
+  for (auto& run : queued) report(self, run, why);
+}
+
+caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string peer_address, caf::actor worker,
+                         std::string local_task, caf::actor local_rendezvous, std::shared_ptr<Routes> routes) {
+  auto& st = self->state;
+  st.peer_task = std::move(peer_task);
+  st.peer_address = std::move(peer_address);
+  st.worker = std::move(worker);
+  st.local_task = std::move(local_task);
+  st.local_rendezvous = std::move(local_rendezvous);
+  st.routes = std::move(routes);
+  std::random_device rd;
+  st.incarnation = std::to_string((static_cast<std::uint64_t>(rd()) << 32) | rd());
+  self->monitor(st.worker);
+  self->set_down_handler([self](caf::down_msg& msg) {
+    auto& st = self->state;
+    if (!st.down.ok()) return;
+    st.down = unavailable("Task " + st.peer_task + " at " + st.peer_address + " is unavailable (" +
+                          self->system().render(msg.reason) + ")");
+    auto running = std::move(st.running);
+    st.running.clear();
+    for (auto& [id, run] : running) report(self, run, st.down);
+    auto registered = std::move(st.registered);
+    st.registered.clear();
+    for (auto& [key, reg] : registered)
+      for (auto& run : reg.queued) report(self, run, st.down);
+  });
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    auto& st = self->state;
+    Status why = cancelled("Server " + st.local_task + " stopped");
+    for (auto& [id, run] : st.running) report(self, run, why);
+    st.running.clear();
+    for (auto& [key, reg] : st.registered)
+      for (auto& run : reg.queued) report(self, run, why);
+    st.registered.clear();
+    self->quit(msg.reason);
+  });
+  return {
+      [self](detail::run_atom, const detail::PartitionRunPtr& run) {
+        auto& st = self->state;
+        if (!st.down.ok()) return report(self, run, st.down);
+        const auto& executor = run->step->executors[run->partition];
+        const detail::ExecutorImpl* key = executor.get();
+        auto it = st.registered.find(key);
+        if (it != st.registered.end() && it->second.executor.expired()) {
+          st.registered.erase(it);  // a new plan at a recycled address
+          it = st.registered.end();
+        }
+        if (it != st.registered.end()) {
+          if (it->second.handle != 0) return start(self, run, it->second.handle);
+          it->second.queued.push_back(run);
+          return;
+        }
+        auto scope = st.local_task + "/" + st.incarnation + "/" + executor->kernel_scope;
+        auto& reg = st.registered[key];
+        reg.executor = executor;
+        reg.scope = executor->kernel_scope;
+        reg.queued.push_back(run);
+        std::string blob;
+        try {
+          blob = encode_partition(executor->plan);
+        } catch (...) {
+          return fail_registration(self, key, status_from_exception(std::current_exception()));
+        }
+        self->request(st.worker, kRegisterTimeout, ws_reg_atom::value, scope, std::move(blob))
+            .then(
+                [self, key](std::uint64_t handle) {
+                  auto it = self->state.registered.find(key);
+                  if (it == self->state.registered.end()) return;
+                  it->second.handle = handle;
+                  auto queued = std::move(it->second.queued);
+                  it->second.queued.clear();
+                  for (auto& r : queued) start(self, r, handle);
+                },
+                [self, key](caf::error& e) {
+                  fail_registration(self, key, status_from_caf_error(e, "registering a partition on " + self->state.peer_task));
+                });
+      },
+      [self](detail::cancel_atom, std::int64_t step_id, const Status& why) {
+        if (self->state.running.count(step_id))
+          self->send(self->state.worker, ws_cancel_atom::value, step_id, detail::to_wire(why));
+      },
+      [self](detail::cleanup_atom, std::int64_t step_id) {
+        if (self->state.down.ok()) self->send(self->state.worker, ws_clean_atom::value, step_id);
+      },
+      // A tensor a partition on the remote task sent to another task.
+      [self](ws_tensor_atom, std::int64_t step_id, const std::string& key, const std::string& blob) {
+        auto& st = self->state;
+        auto dst = destination_task(key);
+        if (dst != st.local_task) {
+          if (auto w = st.routes->worker(dst)) self->send(w, ws_tensor_atom::value, step_id, key, blob);
+          return;
+        }
+        WireReader in(blob, "tensor " + key + " from " + st.peer_task);
+        Tensor value;
+        if (!in.tensor(&value) || !in.at_end()) {
+          Status s = in.status().ok() ? data_loss("malformed tensor " + key + ": trailing bytes") : in.status();
+          self->send(st.local_rendezvous, detail::abort_atom::value, step_id, s);
+          return;
+        }
+        self->send(st.local_rendezvous, detail::send_atom::value, step_id, key, std::move(value));
+      },
+      // A session of this task closed: the remote worker drops its partitions and kernels.
+      [self](ws_forget_atom, const std::string& kernel_scope) {
+        auto& st = self->state;
+        for (auto it = st.registered.begin(); it != st.registered.end();)
+          it = it->second.scope == kernel_scope && it->second.queued.empty() ? st.registered.erase(it) : std::next(it);
+        if (st.down.ok())
+          self->send(st.worker, ws_forget_atom::value, st.local_task + "/" + st.incarnation + "/" + kernel_scope);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_task_proxy(caf::actor_system& sys, std::string peer_task, std::string peer_address,
+                            caf::actor remote_worker, std::string local_task, caf::actor local_rendezvous,
+                            std::shared_ptr<Routes> routes) {
+  return sys.spawn(task_proxy, std::move(peer_task), std::move(peer_address), std::move(remote_worker),
+                   std::move(local_task), std::move(local_rendezvous), std::move(routes));
+}
+
+}  // namespace af::net

@@ -1,0 +1,224 @@
+// The worker service: runs partitions that masters on other tasks registered here, on this
+// task's device actors, and takes the tensors other tasks send on cross-task edges.
+#include <map>
+
+#include "actorflow/actors/message_types.hpp"
+#include "actorflow/ops/errors.hpp"
+#include "cluster.hpp"
+#include "partition_codec.hpp"
+#include "protocol.hpp"
+#include "step.hpp"
+#include "wire.hpp"
+#include "wire_types.hpp"
+
+namespace af::net {
+
+std::string task_of_device(const std::string& device) {
+  auto pos = device.find("/device:");
+  return pos == std::string::npos ? std::string() : device.substr(0, pos);
+}
+
+std::string destination_task(const std::string& key) {
+  auto first = key.find(';');
+  if (first == std::string::npos) return {};
+  auto second = key.find(';', first + 1);
+  if (second == std::string::npos) return {};
+  return task_of_device(key.substr(first + 1, second - first - 1));
+}
+
+std::string encode_tensor(const Tensor& value) {
+  WireWriter out;
+  out.tensor(value);
+  return out.take();
+}
+
+bool route_tensor(const Routes& routes, const std::string& local_task, std::int64_t step_id,
+                  const std::string& key, const Tensor& value) {
+  auto dst = destination_task(key);
+  if (dst.empty() || dst == local_task) return false;
+  if (auto worker = routes.worker(dst)) caf::anon_send(worker, ws_tensor_atom::value, step_id, key, encode_tensor(value));
+  return true;
+}
+
+std::string encode_devices(const std::vector<DeviceAttributes>& devices) {
+  WireWriter out;
+  out.u64(devices.size());
+  for (const auto& a : devices) {
+    out.str(a.name);
+    out.str(a.device_type);
+    out.i64(a.memory_limit);
+  }
+  return out.take();
+}
+
+Status decode_devices(const std::string& blob, const std::string& what, std::vector<DeviceAttributes>* out) {
+  WireReader in(blob, what);
+  std::uint64_t n = 0;
+  if (in.count(&n, 24)) {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      DeviceAttributes a;
+      if (!in.str(&a.name) || !in.str(&a.device_type) || !in.i64(&a.memory_limit)) break;
+      out->push_back(std::move(a));
+    }
+  }
+  return in.status();
+}
+
+namespace {
+
+struct Registered {
+  std::string scope;
+  std::shared_ptr<const detail::ExecutorImpl> executor;
+  caf::actor device_actor;
+};
+
+struct Running {
+  caf::actor device_actor;
+  detail::StepRunPtr step;
+  caf::response_promise promise;
+};
+
+struct WorkerState {
+  std::shared_ptr<DeviceSet> devices;
+  std::map<std::uint64_t, Registered> partitions;
+  std::uint64_t next_handle = 1;
+  std::multimap<std::int64_t, Running> running;
+  static inline const char* name = "af.worker_service";
+};
+using WorkerActor = caf::stateful_actor<WorkerState>;
+
+void cancel_runs(WorkerActor* self, std::int64_t step_id, const Status& why) {
+  auto [begin, end] = self->state.running.equal_range(step_id);
+  for (auto it = begin; it != end; ++it) self->send(it->second.device_actor, detail::cancel_atom::value, step_id, why);
+}
+
+caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devices) {
+  self->state.devices = std::move(devices);
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    for (auto& [step_id, run] : self->state.running)
+      run.promise.deliver(to_caf_error(cancelled("Worker " + self->state.devices->task + " stopped")));
+    self->state.running.clear();
+    self->state.partitions.clear();
+    self->quit(msg.reason);
+  });
+  return {
+      [self](ws_reg_atom, const std::string& scope, const std::string& blob) -> caf::result<std::uint64_t> {
+        PartitionPlan plan;
+        if (Status s = decode_partition(blob, &plan); !s.ok()) return to_caf_error(s);
+        auto& st = self->state;
+        std::shared_ptr<Device> device;
+        for (auto& d : st.devices->devices)
+          if (d->name() == plan.device) device = d;
+        auto actor = st.devices->actors.find(plan.device);
+        if (!device || actor == st.devices->actors.end())
+          return to_caf_error(invalid_argument("Worker " + st.devices->task + " has no device " + plan.device));
+        std::shared_ptr<detail::ExecutorImpl> executor;
+        if (Status s = detail::ExecutorImpl::create(std::move(plan), device, &executor, scope); !s.ok())
+          return to_caf_error(s);
+        auto handle = st.next_handle++;
+        st.partitions.emplace(handle, Registered{scope, std::move(executor), actor->second});
+        return handle;
+      },
+      [self](ws_run_atom, std::uint64_t handle, std::int64_t step_id, std::int64_t timeout_ms,
+             const std::string& feed_blob) -> caf::result<std::string> {
+        auto& st = self->state;
+        auto it = st.partitions.find(handle);
+        if (it == st.partitions.end())
+          return to_caf_error(aborted("Worker " + st.devices->task + ": partition " + std::to_string(handle) +
+                                      " is not registered (its session closed)"));
+        std::vector<std::pair<int, Tensor>> feeds;
+        if (Status s = decode_indexed_tensors(feed_blob, "feeds of step " + std::to_string(step_id), &feeds); !s.ok())
+          return to_caf_error(s);
+        auto step = std::make_shared<detail::StepRun>();
+        step->step_id = step_id;
+        for (auto& [index, value] : feeds) {
+          if (step->feeds.size() <= static_cast<std::size_t>(index)) step->feeds.resize(static_cast<std::size_t>(index) + 1);
+          step->feeds[static_cast<std::size_t>(index)] = std::move(value);
+        }
+        const auto& executor = it->second.executor;
+        for (auto& node : executor->plan.nodes)
+          if (node.feed_index >= static_cast<int>(step->feeds.size()))
+            return to_caf_error(invalid_argument("step " + std::to_string(step_id) + ": feed " +
+                                                 std::to_string(node.feed_index) + " is missing"));
+        std::size_t results = 0;
+        for (auto& f : executor->plan.fetches) results = std::max(results, static_cast<std::size_t>(f.fetch_index) + 1);
+        step->results.resize(results);
+        if (timeout_ms > 0) {
+          step->timeout = std::chrono::milliseconds(timeout_ms);
+          step->deadline = std::chrono::steady_clock::now() + *step->timeout;
+        }
+        step->executors = {executor};
+        step->device_actors = {it->second.device_actor};
+        step->rendezvous = st.devices->rendezvous;
+        // Tensors for other tasks go back to the master's proxy, which delivers or forwards.
+        auto reply_to = caf::actor_cast<caf::actor>(self->current_sender());
+        step->remote_send = [reply_to, local = st.devices->task](std::int64_t id, const std::string& key,
+                                                                 const Tensor& value) {
+          auto dst = destination_task(key);
+          if (dst.empty() || dst == local) return false;
+          caf::anon_send(reply_to, ws_tensor_atom::value, id, key, encode_tensor(value));
+          return true;
+        };
+        auto run = std::make_shared<detail::PartitionRun>();
+        run->step = step;
+        run->partition = 0;
+        run->master = caf::actor_cast<caf::actor>(self);
+        auto promise = self->make_response_promise();
+        st.running.emplace(step_id, Running{it->second.device_actor, step, promise});
+        self->send(it->second.device_actor, detail::run_atom::value, std::move(run));
+        return caf::delegated<std::string>();
+      },
+      // From a device actor: a partition failed (it reports done later); stop the step's
+      // other partitions here at once.
+      [self](detail::cancel_atom, std::int64_t step_id, const Status& why) { cancel_runs(self, step_id, why); },
+      [self](detail::done_atom, std::int64_t step_id, std::size_t, const Status& status) {
+        auto sender = self->current_sender();
+        auto [begin, end] = self->state.running.equal_range(step_id);
+        for (auto it = begin; it != end; ++it) {
+          if (caf::actor_cast<caf::strong_actor_ptr>(it->second.device_actor) != sender) continue;
+          auto run = std::move(it->second);
+          self->state.running.erase(it);
+          if (!status.ok()) return run.promise.deliver(to_caf_error(status));
+          std::vector<std::pair<int, Tensor>> fetched;
+          for (auto& f : run.step->executors[0]->plan.fetches)
+            fetched.emplace_back(f.fetch_index, run.step->results[static_cast<std::size_t>(f.fetch_index)]);
+          run.promise.deliver(encode_indexed_tensors(fetched));
+          return;
+        }
+      },
+      [self](ws_cancel_atom, std::int64_t step_id, const detail::WireStatus& why) {
+        Status s = detail::from_wire(why);
+        if (s.ok()) s = cancelled("step " + std::to_string(step_id) + " was cancelled");
+        cancel_runs(self, step_id, s);
+        self->send(self->state.devices->rendezvous, detail::abort_atom::value, step_id, s);
+      },
+      [self](ws_clean_atom, std::int64_t step_id) {
+        self->send(self->state.devices->rendezvous, detail::cleanup_atom::value, step_id);
+      },
+      [self](ws_tensor_atom, std::int64_t step_id, const std::string& key, const std::string& blob) {
+        WireReader in(blob, "tensor " + key);
+        Tensor value;
+        if (!in.tensor(&value) || !in.at_end()) {
+          Status s = in.status().ok() ? data_loss("malformed tensor " + key + ": trailing bytes") : in.status();
+          self->send(self->state.devices->rendezvous, detail::abort_atom::value, step_id, s);
+          cancel_runs(self, step_id, s);
+          return;
+        }
+        self->send(self->state.devices->rendezvous, detail::send_atom::value, step_id, key, std::move(value));
+      },
+      [self](ws_forget_atom, const std::string& scope) {
+        auto& st = self->state;
+        for (auto it = st.partitions.begin(); it != st.partitions.end();)
+          it = it->second.scope == scope ? st.partitions.erase(it) : std::next(it);
+        for (auto& d : st.devices->devices) d->forget_kernels(scope);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_worker_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices) {
+  return sys.spawn(worker_service, std::move(devices));
+}
+
+}  // namespace af::net

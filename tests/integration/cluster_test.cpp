@@ -1,0 +1,141 @@
+// Several tasks of one cluster in this process (the chapter's footnote: useful for tests),
+// talking over the middleman on loopback: "Pinning Operations Across Tasks" and
+// "Sharing State Across Sessions Using Resource Containers" with x on the ps task.
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <string>
+
+#include <actorflow/actorflow.hpp>
+
+#include "free_port.hpp"
+
+namespace {
+
+std::string address() { return "127.0.0.1:" + std::to_string(af::test::free_port()); }
+
+/// ps:0, worker:0 and worker:1, each a Server in this process.
+struct ThreeTasks {
+  af::ClusterSpec cluster{std::map<std::string, std::vector<std::string>>{
+      {"ps", {address()}}, {"worker", {address(), address()}}}};
+  af::Server ps{cluster, "ps", 0};
+  af::Server worker0{cluster, "worker", 0};
+  af::Server worker1{cluster, "worker", 1};
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(cluster_test)
+
+BOOST_AUTO_TEST_CASE(ops_pinned_to_other_tasks_run_there_and_tensors_cross_between_tasks,
+                     *boost::unit_test::timeout(60)) {
+  ThreeTasks tasks;
+  af::Graph g;
+  af::Output a, b;
+  {
+    auto pin = g.device("/job:ps/task:0/cpu:0");
+    a = g.constant(1.0f);
+  }
+  {
+    auto pin = g.device("/job:worker/task:1");
+    b = a + 2.0f;
+  }
+  auto c = a + b;  // unpinned: the master's task (worker:0)
+  af::Session sess(g, tasks.worker0.target());
+  BOOST_TEST(sess.run(c).scalar<float>() == 4.0f);
+  BOOST_TEST(sess.run(b).scalar<float>() == 3.0f);
+  // Feeds reach partitions on other tasks; fetches come back from them.
+  auto x = g.placeholder(af::float32, af::PartialShape{2});
+  af::Output y;
+  {
+    auto pin = g.device("/job:ps");
+    y = x * 10.0f;
+  }
+  auto z = y + c;
+  auto out = sess.run({y, z}, {{x, af::Tensor::from_vector<float>({1.0f, 2.0f})}});
+  BOOST_TEST(out[0].to_vector<float>() == (std::vector<float>{10.0f, 20.0f}));
+  BOOST_TEST(out[1].to_vector<float>() == (std::vector<float>{14.0f, 24.0f}));
+  auto devices = sess.list_devices();
+  BOOST_TEST(devices.size() >= 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_variable_on_the_ps_task_is_shared_by_sessions_on_every_worker,
+                     *boost::unit_test::timeout(60)) {
+  ThreeTasks tasks;
+  // simple_client, with x pinned to the ps task: as in TensorFlow, an unpinned x would live on
+  // each master's own task, and the two workers would not share it.
+  auto simple_client = [](const std::string& target, bool init) {
+    af::Graph g;
+    af::Variable x;
+    {
+      auto pin = g.device("/job:ps/task:0");
+      x = g.variable(0.0f, {.name = "x"});
+    }
+    auto increment_x = x.assign(x.value() + 1.0f);
+    af::Session sess(g, target);
+    if (init) sess.run(x.initializer());
+    sess.run(increment_x);
+    return sess.run(x.value()).scalar<float>();
+  };
+  BOOST_TEST(simple_client(tasks.worker0.target(), true) == 1.0f);
+  BOOST_TEST(simple_client(tasks.worker1.target(), false) == 2.0f);
+  BOOST_TEST(simple_client(tasks.ps.target(), false) == 3.0f);
+}
+
+BOOST_AUTO_TEST_CASE(unpinned_variables_live_on_the_masters_task, *boost::unit_test::timeout(60)) {
+  ThreeTasks tasks;
+  auto client = [](const std::string& target, bool init) {
+    af::Graph g;
+    auto x = g.variable(0.0f, {.name = "x"});
+    auto increment_x = x.assign(x.value() + 1.0f);
+    af::Session sess(g, target);
+    if (init) sess.run(x.initializer());
+    sess.run(increment_x);
+    return sess.run(x.value()).scalar<float>();
+  };
+  BOOST_TEST(client(tasks.worker0.target(), true) == 1.0f);
+  BOOST_TEST(client(tasks.worker0.target(), false) == 2.0f);
+  // worker:1 has its own x, never initialized.
+  BOOST_CHECK_THROW(client(tasks.worker1.target(), false), af::FailedPreconditionError);
+}
+
+BOOST_AUTO_TEST_CASE(errors_on_a_remote_task_fail_the_step_and_keep_the_session_usable,
+                     *boost::unit_test::timeout(60)) {
+  ThreeTasks tasks;
+  af::Graph g;
+  auto x = g.placeholder(af::float32, af::PartialShape{-1});
+  af::Output y;
+  {
+    auto pin = g.device("/job:ps/task:0");
+    y = af::reshape(x * 2.0f, std::vector<std::int64_t>{2});
+  }
+  auto z = y + 1.0f;
+  af::Session sess(g, tasks.worker1.target());
+  BOOST_CHECK_THROW(sess.run(z, {{x, af::Tensor::from_vector<float>({1.0f, 2.0f, 3.0f})}}),
+                    af::InvalidArgumentError);
+  BOOST_TEST(sess.run(z, {{x, af::Tensor::from_vector<float>({1.0f, 2.0f})}}).to_vector<float>() ==
+             (std::vector<float>{3.0f, 5.0f}));
+}
+
+BOOST_AUTO_TEST_CASE(a_step_needing_a_stopped_task_fails_with_unavailable_naming_it,
+                     *boost::unit_test::timeout(60)) {
+  ThreeTasks tasks;
+  af::Graph g;
+  af::Output a;
+  {
+    auto pin = g.device("/job:ps/task:0");
+    a = g.constant(1.0f);
+  }
+  auto b = a + 1.0f;
+  af::Session sess(g, tasks.worker0.target());
+  BOOST_TEST(sess.run(b).scalar<float>() == 2.0f);
+  tasks.ps.stop();
+  try {
+    sess.run(b);
+    BOOST_FAIL("the step ran without its ps task");
+  } catch (const af::UnavailableError& e) {
+    BOOST_TEST(std::string(e.what()).find("/job:ps/replica:0/task:0") != std::string::npos, e.what());
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
