@@ -13,6 +13,7 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph_json.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "actorflow/queues/queues.hpp"
 #include "cluster.hpp"
 #include "protocol.hpp"
 #include "wire.hpp"
@@ -239,6 +240,8 @@ struct Server::Impl {
 Server::Server(const ClusterSpec& cluster, const std::string& job, int task, ServerOptions options)
     : impl_(std::make_shared<Impl>()) {
   register_caf_session_target();
+  // Graphs arrive as data: every op this binary links must be known before the first one.
+  register_queue_ops();
   impl_->cluster = cluster;
   impl_->job = job;
   impl_->task = task;
@@ -274,6 +277,12 @@ void Server::start() {
                                        impl_->runtime->system().render(port.error())));
   impl_->port = *port;
   impl_->started = true;
+  const std::string& h = impl_->host;
+  bool loopback = h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
+  if (!loopback)
+    log_info("WARNING: server " + impl_->task_name() + " listens on " + h + ":" + std::to_string(impl_->port) +
+             ", a non-loopback address, WITHOUT authentication or encryption: anyone who can reach this port "
+             "can run graphs and read every variable. Bind to 127.0.0.1 or restrict the network.");
   std::size_t tasks = 0;
   for (const auto& name : impl_->cluster.jobs()) tasks += impl_->cluster.task_indices(name).size();
   if (tasks > 1) {

@@ -1,0 +1,193 @@
+// A cluster of real processes (apps/server) on loopback: the chapter's simple_client across
+// two workers, a task killed (SIGKILL) or frozen (SIGSTOP) in the middle of a step, a task
+// restarted, and the binary's signals and flags. Every child is reaped by ProcessGroup.
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <thread>
+#include <string>
+
+#include <actorflow/actorflow.hpp>
+
+#include "free_port.hpp"
+#include "process.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string address() { return "127.0.0.1:" + std::to_string(af::test::free_port()); }
+
+std::string log_path(const std::string& name) {
+  auto dir = fs::temp_directory_path() / ("actorflow-process-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return (dir / (name + ".log")).string();
+}
+
+/// ps:0, worker:0 and worker:1 as three actorflow-server processes.
+struct ProcessCluster {
+  std::string ps_address = address(), w0_address = address(), w1_address = address();
+  std::string spec = R"({"ps": [")" + ps_address + R"("], "worker": [")" + w0_address + R"(", ")" + w1_address + R"("]})";
+  af::test::ProcessGroup group;
+  std::size_t ps = 0, w0 = 0, w1 = 0;
+
+  ProcessCluster() {
+    ps = start("ps", 0);
+    w0 = start("worker", 0);
+    w1 = start("worker", 1);
+  }
+  std::size_t start(const std::string& job, int task) {
+    return group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task", std::to_string(task),
+                        "--heartbeat-ms", "300", "--connection-timeout-ms", "2000", "--peer-wait-ms", "20000"},
+                       log_path(job + std::to_string(task)));
+  }
+  static std::string target(const std::string& addr) { return "caf://" + addr; }
+};
+
+/// Opens a session, retrying while the server process is still starting up.
+std::unique_ptr<af::Session> open(af::Graph& g, const std::string& target) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (;;) {
+    try {
+      return std::make_unique<af::Session>(g, target);
+    } catch (const af::UnavailableError&) {
+      if (std::chrono::steady_clock::now() > until) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+}
+
+struct Counter {
+  af::Graph g;
+  af::Variable x;
+  af::Output increment_x;
+  Counter() {
+    auto pin = g.device("/job:ps/task:0");
+    x = g.variable(0.0f, {.name = "x"});
+    increment_x = x.assign(x.value() + 1.0f);
+  }
+};
+
+/// How a step ended that was running while `disturb` hit one of its tasks.
+struct Outcome {
+  af::Code code = af::Code::ok;
+  std::string message;
+  std::chrono::milliseconds detected{0};  ///< from the disturbance to the step's end
+};
+
+Outcome run_while(af::Session& sess, const af::Output& fetch, const af::RunOptions& options,
+                  const std::function<void()>& disturb) {
+  std::chrono::steady_clock::time_point hit;
+  std::thread disturber([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    hit = std::chrono::steady_clock::now();
+    disturb();
+  });
+  Outcome out;
+  try {
+    sess.run(fetch, {}, options);
+    out.message = "the step succeeded";
+  } catch (const af::Error& e) {
+    out.code = e.code();
+    out.message = e.what();
+  }
+  disturber.join();
+  out.detected = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - hit);
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(server_process_test)
+
+BOOST_AUTO_TEST_CASE(simple_client_shares_x_on_the_ps_task_across_two_worker_processes,
+                     *boost::unit_test::timeout(120)) {
+  ProcessCluster cluster;
+  auto simple_client = [&](const std::string& addr, bool init) {
+    Counter c;
+    auto sess = open(c.g, ProcessCluster::target(addr));
+    if (init) sess->run(c.x.initializer());
+    sess->run(c.increment_x);
+    return sess->run(c.x.value()).scalar<float>();
+  };
+  BOOST_TEST(simple_client(cluster.w0_address, true) == 1.0f);
+  BOOST_TEST(simple_client(cluster.w1_address, false) == 2.0f);
+  // SIGTERM stops each server; the processes exit 0.
+  for (auto i : {cluster.w0, cluster.w1, cluster.ps}) cluster.group.signal(i, SIGTERM);
+  for (auto i : {cluster.w0, cluster.w1, cluster.ps}) {
+    int status = cluster.group.wait(i, std::chrono::seconds(15));
+    BOOST_TEST_REQUIRE(status != -1, "a server did not exit after SIGTERM:\n" << cluster.group.log(i));
+    BOOST_TEST(WIFEXITED(status));
+    BOOST_TEST(WEXITSTATUS(status) == 0);
+  }
+  BOOST_TEST(cluster.group.log(cluster.w0).find("[/job:worker/task:0]") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_killed_task_fails_the_step_waiting_on_it_with_unavailable_and_can_restart,
+                     *boost::unit_test::timeout(120)) {
+  ProcessCluster cluster;
+  af::Graph g;
+  af::FIFOQueue q(g, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .name = "q",
+                      .shared_name = "q"});
+  af::Output next;
+  {
+    auto pin = g.device("/job:ps/task:0");
+    next = q.dequeue().at(0);
+  }
+  auto doubled = next * 2.0f;
+  auto sess = open(g, ProcessCluster::target(cluster.w0_address));
+  af::RunOptions options;
+  options.timeout_in_ms = 15000;  // a missed detection ends in DeadlineExceeded, not Unavailable
+  auto outcome = run_while(*sess, doubled, options, [&] { cluster.group.kill(cluster.ps); });
+  BOOST_TEST_MESSAGE("SIGKILL of the ps task detected after " << outcome.detected.count() << " ms");
+  BOOST_TEST(outcome.code == af::Code::unavailable, outcome.message);
+  BOOST_TEST(outcome.message.find("/job:ps/replica:0/task:0") != std::string::npos, outcome.message);
+  // A restarted ps task serves new sessions (its variables and queues are new).
+  cluster.ps = cluster.start("ps", 0);
+  Counter c;
+  auto again = open(c.g, ProcessCluster::target(cluster.w1_address));
+  again->run(c.x.initializer());
+  BOOST_TEST(again->run(c.increment_x).scalar<float>() == 1.0f);
+}
+
+BOOST_AUTO_TEST_CASE(a_frozen_task_fails_the_step_waiting_on_it_with_unavailable,
+                     *boost::unit_test::timeout(120)) {
+  ProcessCluster cluster;
+  af::Graph g;
+  af::FIFOQueue q(g, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .name = "q",
+                      .shared_name = "q"});
+  af::Output next;
+  {
+    auto pin = g.device("/job:ps/task:0");
+    next = q.dequeue().at(0);
+  }
+  auto sess = open(g, ProcessCluster::target(cluster.w1_address));
+  af::RunOptions options;
+  options.timeout_in_ms = 20000;
+  auto outcome = run_while(*sess, next, options, [&] { cluster.group.signal(cluster.ps, SIGSTOP); });
+  BOOST_TEST_MESSAGE("SIGSTOP of the ps task detected after " << outcome.detected.count() << " ms");
+  BOOST_TEST(outcome.code == af::Code::unavailable, outcome.message);
+  BOOST_TEST(outcome.message.find("/job:ps/replica:0/task:0") != std::string::npos, outcome.message);
+}
+
+BOOST_AUTO_TEST_CASE(the_server_binary_explains_bad_flags_and_exits_cleanly, *boost::unit_test::timeout(60)) {
+  af::test::ProcessGroup group;
+  auto help = group.spawn({ACTORFLOW_SERVER_BINARY, "--help"}, log_path("help"));
+  int status = group.wait(help, std::chrono::seconds(10));
+  BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  BOOST_TEST(group.log(help).find("usage: actorflow-server") != std::string::npos);
+  auto bad = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", "{\"w\": [\"127.0.0.1:0\"]}", "--job", "w", "--task", "x"},
+                         log_path("bad"));
+  status = group.wait(bad, std::chrono::seconds(10));
+  BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 2));
+  BOOST_TEST(group.log(bad).find("--task: expected an integer, got 'x'") != std::string::npos, group.log(bad));
+  auto missing = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", "{\"w\": [\"127.0.0.1:0\"]}", "--job", "ps", "--task", "0"},
+                             log_path("missing"));
+  status = group.wait(missing, std::chrono::seconds(10));
+  BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 1));
+  BOOST_TEST(group.log(missing).find("ps") != std::string::npos, group.log(missing));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
