@@ -209,10 +209,13 @@ void bench_p2(bool quick);
 void bench_p3(bool quick);
 void bench_p8(bool quick, const char* self_exe);
 int p8_child(int argc, char** argv);
+void bench_remote(bool quick, const char* self_exe);
+int remote_child();
 }  // namespace af::bench
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "p8-child") == 0) return af::bench::p8_child(argc, argv);
+  if (argc > 1 && std::strcmp(argv[1], "remote-child") == 0) return af::bench::remote_child();
   std::string which = "all";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0)
@@ -230,5 +233,6 @@ int main(int argc, char** argv) {
   if (which == "all" || which == "p2") af::bench::bench_p2(quick);
   if (which == "all" || which == "p3") af::bench::bench_p3(quick);
   if (which == "all" || which == "p8") af::bench::bench_p8(quick, "/proc/self/exe");
+  if (which == "all" || which == "p4" || which == "p5") af::bench::bench_remote(quick, "/proc/self/exe");
   return 0;
 }
