@@ -117,4 +117,55 @@ BOOST_AUTO_TEST_CASE(previously_placed_nodes_stay_and_pull_their_colocation_grou
   BOOST_TEST(std::count(newly.begin(), newly.end(), "v") == 0);
 }
 
+// "Pinning Operations Across Tasks": omitted parts default to the task's default device,
+// task 0 of a named job, and the master's task without a job.
+BOOST_AUTO_TEST_CASE(omitted_device_parts_default_to_task_zero_or_the_masters_task) {
+  register_fake_gpu_kernels();
+  const std::string ps0 = "/job:ps/replica:0/task:0/device:CPU:0";
+  const std::string ps1_cpu = "/job:ps/replica:0/task:1/device:CPU:0";
+  const std::string ps1_gpu = "/job:ps/replica:0/task:1/device:GPU:0";
+  const std::string w0 = "/job:worker/replica:0/task:0/device:CPU:0";
+  const std::string w1_cpu = "/job:worker/replica:0/task:1/device:CPU:0";
+  const std::string w1_gpu = "/job:worker/replica:0/task:1/device:GPU:0";
+  std::vector<af::DeviceAttributes> devices{{ps0, "CPU", "", 0},    {ps1_cpu, "CPU", "", 0}, {ps1_gpu, "GPU", "", 0},
+                                            {w0, "CPU", "", 0},     {w1_cpu, "CPU", "", 0},  {w1_gpu, "GPU", "", 0}};
+  af::Graph g;
+  g.constant(1.0f, "unpinned");
+  {
+    auto pin = g.device("/job:ps");
+    g.constant(1.0f, "job_only");  // task 0, even though ps task 1 has a GPU
+  }
+  {
+    auto pin = g.device("/job:ps/task:1");
+    g.constant(1.0f, "task_default");  // the task's default device: its GPU
+  }
+  {
+    auto pin = g.device("/cpu:0");
+    g.constant(1.0f, "device_only");  // the master's task
+  }
+  {
+    auto pin = g.device("/job:ps/task:1/cpu:0");
+    g.constant(1.0f, "full");
+  }
+  af::PlacerOptions options;
+  options.default_task = "/job:worker/replica:0/task:1";
+  af::Placement placement;
+  BOOST_REQUIRE(af::place_nodes(all_nodes(g), devices, options, af::KernelRegistry::global(), &placement, nullptr).ok());
+  BOOST_TEST(placement.at("unpinned") == w1_gpu);
+  BOOST_TEST(placement.at("job_only") == ps0);
+  BOOST_TEST(placement.at("task_default") == ps1_gpu);
+  BOOST_TEST(placement.at("device_only") == w1_cpu);
+  BOOST_TEST(placement.at("full") == ps1_cpu);
+  // A task that does not exist is an error naming the requested spec.
+  af::Graph bad;
+  {
+    auto pin = bad.device("/job:ps/task:7");
+    bad.constant(1.0f, "nowhere");
+  }
+  af::Placement none;
+  af::Status s = af::place_nodes(all_nodes(bad), devices, options, af::KernelRegistry::global(), &none, nullptr);
+  BOOST_TEST(s.code() == af::Code::invalid_argument);
+  BOOST_TEST(s.message().find("'/job:ps/task:7'") != std::string::npos, s.message());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
