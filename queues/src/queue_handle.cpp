@@ -155,13 +155,14 @@ QueueProducer::~QueueProducer() {
 }
 
 void QueueProducer::send(QueueOp op, std::vector<Tensor> components) {
+  Status earlier;
   {
     std::unique_lock<std::mutex> lock(state_->mu);
     if (state_->in_flight >= window_) {
       state_->wake_at = window_ / 2;
       state_->wait(lock, [&] { return state_->in_flight <= window_ / 2; });
     }
-    if (!state_->error.ok()) throw_if_error(std::exchange(state_->error, Status()));
+    earlier = std::exchange(state_->error, Status());
     ++state_->in_flight;
   }
   auto call = host_call(op, std::move(components), 0, {}, "a producer");
@@ -171,6 +172,9 @@ void QueueProducer::send(QueueOp op, std::vector<Tensor> components) {
     state->sent_done();
   });
   queue_.queue_->call(std::move(call));
+  // An earlier request's error is reported after this request is on its way: the caller's
+  // batch is never dropped because of someone else's failure.
+  throw_if_error(earlier);
 }
 
 void QueueProducer::enqueue(std::vector<Tensor> element) { send(QueueOp::enqueue, std::move(element)); }

@@ -95,7 +95,8 @@ struct PipeState;
 /// Pipelined enqueues from one host thread: each call returns once its request is sent,
 /// with at most `window` requests in flight (the caller waits while the window is full,
 /// and the queue's capacity still holds requests back). The first error a request gets
-/// is thrown by the next call or by `flush()`; requests after a failed one still run.
+/// is thrown by the next call (after that call's own request was sent) or by `flush()`;
+/// requests after a failed one still run.
 /// Not thread-safe; use one per producing thread.
 class QueueProducer {
  public:
