@@ -44,6 +44,16 @@ struct ProxyState {
 };
 using ProxyActor = caf::stateful_actor<ProxyState>;
 
+/// A failed request to the remote worker as a Status: a worker that is gone (before or
+/// after its down message arrived) is Unavailable naming the task.
+Status request_failure(ProxyActor* self, const caf::error& e, const std::string& what) {
+  auto& st = self->state;
+  if (!st.down.ok()) return st.down;
+  if (e == caf::sec::request_receiver_down)
+    return unavailable("Task " + st.peer_task + " at " + st.peer_address + " is unavailable (its worker is gone)");
+  return status_from_caf_error(e, what + " on " + st.peer_task);
+}
+
 void report(ProxyActor* self, const detail::PartitionRunPtr& run, const Status& status) {
   self->send(run->master, detail::done_atom::value, run->step->step_id, run->partition, status);
 }
@@ -89,7 +99,7 @@ void start(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t h
             finish(self, run, s);
           },
           [self, run](caf::error& e) {
-            finish(self, run, status_from_caf_error(e, "partition on " + self->state.peer_task));
+            finish(self, run, request_failure(self, e, "partition"));
           });
 }
 
@@ -174,7 +184,7 @@ caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string pe
                   for (auto& r : queued) start(self, r, handle);
                 },
                 [self, key](caf::error& e) {
-                  fail_registration(self, key, status_from_caf_error(e, "registering a partition on " + self->state.peer_task));
+                  fail_registration(self, key, request_failure(self, e, "registering a partition"));
                 });
       },
       [self](detail::cancel_atom, std::int64_t step_id, const Status& why) {
