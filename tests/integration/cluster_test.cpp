@@ -138,4 +138,38 @@ BOOST_AUTO_TEST_CASE(a_step_needing_a_stopped_task_fails_with_unavailable_naming
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_replica_device_setter_graph_keeps_variables_on_two_ps_tasks,
+                     *boost::unit_test::timeout(60)) {
+  af::ClusterSpec cluster{std::map<std::string, std::vector<std::string>>{
+      {"ps", {address(), address()}}, {"worker", {address()}}}};
+  af::Server ps0{cluster, "ps", 0};
+  af::Server ps1{cluster, "ps", 1};
+  af::Server worker{cluster, "worker", 0};
+  af::Graph g;
+  af::Variable v, w;
+  af::Output sum, step;
+  {
+    auto setter = g.device(af::replica_device_setter(cluster, {.worker_device = "/job:worker/task:0"}));
+    v = g.variable(af::Tensor::from_vector<float>({1.0f, 2.0f}), {.name = "v"});
+    w = g.variable(af::Tensor::from_vector<float>({10.0f, 20.0f}), {.name = "w"});
+    sum = v + w;
+    step = w.assign_add(sum);
+  }
+  BOOST_TEST(v.op().device() == "/job:ps/task:0");
+  BOOST_TEST(w.op().device() == "/job:ps/task:1");
+  af::Session sess(g, worker.target());
+  sess.run(g.global_variables_initializer());
+  BOOST_TEST(sess.run(sum).to_vector<float>() == (std::vector<float>{11.0f, 22.0f}));
+  sess.run(step);
+  // w lives on ps:1: a session opened there reads the updated value by pinning to it.
+  af::Graph reader;
+  af::Variable w_again;
+  {
+    auto pin = reader.device("/job:ps/task:1");
+    w_again = reader.variable(af::Tensor::from_vector<float>({0.0f, 0.0f}), {.name = "w"});
+  }
+  af::Session on_ps1(reader, ps1.target());
+  BOOST_TEST(on_ps1.run(w_again.value()).to_vector<float>() == (std::vector<float>{21.0f, 42.0f}));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
