@@ -33,6 +33,7 @@ using ws_cancel_atom = caf::atom_constant<caf::atom("ws_cancel")>;
 using ws_clean_atom = caf::atom_constant<caf::atom("ws_clean")>;
 using ws_tensor_atom = caf::atom_constant<caf::atom("ws_tensor")>;
 using ws_forget_atom = caf::atom_constant<caf::atom("ws_forget")>;
+using bulk_atom = caf::atom_constant<caf::atom("bulk")>;
 using agent_atom = caf::atom_constant<caf::atom("agent")>;
 using ca_retry_atom = caf::atom_constant<caf::atom("ca_retry")>;
 using ca_peers_atom = caf::atom_constant<caf::atom("ca_peers")>;

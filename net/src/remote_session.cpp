@@ -13,6 +13,7 @@
 #include "actorflow/net/server.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph_json.hpp"
+#include "bulk_channel.hpp"
 #include "protocol.hpp"
 #include "wire.hpp"
 
@@ -148,6 +149,7 @@ class RemoteSession final : public SessionBackend {
     server_ = connect(sys, target_);
     id_ = control<std::uint64_t>(sys, server_, target_, kOpenTimeout, net::rs_open_atom::value);
     proxy_ = sys.spawn(remote_session_proxy, server_, target_, id_);
+    bulk_ = std::make_shared<net::BulkClient>(parse_target(target_).first, "Session on " + target_);
   }
   ~RemoteSession() override { close(); }
 
@@ -158,15 +160,19 @@ class RemoteSession final : public SessionBackend {
     std::int64_t timeout = options.timeout_in_ms > 0 ? options.timeout_in_ms : config_.operation_timeout_in_ms;
     call->timeout = std::chrono::milliseconds(timeout);
     const std::size_t expected = fetches.size();
-    call->done = [done = std::move(done), expected, target = target_](Status s, std::string reply) {
+    call->done = [done = std::move(done), expected, target = target_,
+                  weak_bulk = std::weak_ptr<net::BulkClient>(bulk_)](Status s, std::string reply) mutable {
       if (!s.ok()) return done(std::move(s), {});
       net::WireReader in(reply, "run reply from " + target);
       std::uint64_t n = 0;
       std::vector<Tensor> values;
+      std::vector<std::pair<std::size_t, net::BulkRef>> refs;
       if (in.count(&n, 2)) {
         for (std::uint64_t i = 0; i < n; ++i) {
           Tensor t;
-          if (!in.tensor(&t)) break;
+          net::BulkRef ref;
+          if (!in.tensor(&t, &ref)) break;
+          if (ref.present) refs.emplace_back(values.size(), ref);
           values.push_back(std::move(t));
         }
       }
@@ -175,7 +181,20 @@ class RemoteSession final : public SessionBackend {
         return done(data_loss("run reply from " + target + " has " + std::to_string(values.size()) +
                               " values for " + std::to_string(expected) + " fetches"),
                     {});
-      done({}, std::move(values));
+      if (refs.empty()) return done({}, std::move(values));
+      // Large tensors: read their bytes from the server's bulk port on the bulk client's
+      // thread, straight into the tensors returned.
+      auto bulk = weak_bulk.lock();
+      if (!bulk) return done(cancelled("Session on " + target + " was closed"), {});
+      bulk->post([client = bulk.get(), done = std::move(done), values = std::move(values),
+                  refs = std::move(refs)]() mutable {
+        for (auto& [index, ref] : refs) {
+          Tensor& t = values[index];
+          Status fetched = client->fetch(ref.port, ref.transfer_id, t.raw_data(), t.total_bytes());
+          if (!fetched.ok()) return done(std::move(fetched), {});
+        }
+        done({}, std::move(values));
+      });
     };
     caf::actor proxy;
     {
@@ -250,6 +269,7 @@ class RemoteSession final : public SessionBackend {
   std::mutex mu_;
   caf::actor proxy_;
   std::size_t sent_nodes_ = 0;
+  std::shared_ptr<net::BulkClient> bulk_;  ///< reads large fetched tensors (bulk_channel.hpp)
 };
 
 void reset_containers(const std::string& target, const std::vector<std::string>& containers) {

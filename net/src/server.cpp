@@ -14,9 +14,12 @@
 #include "actorflow/ops/graph_json.hpp"
 #include "actorflow/ops/logging.hpp"
 #include "actorflow/queues/queues.hpp"
+#include "bulk_channel.hpp"
 #include "cluster.hpp"
 #include "protocol.hpp"
 #include "wire.hpp"
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::net::BulkServer>)
 
 namespace af {
 
@@ -34,6 +37,7 @@ struct MasterState {
   std::string task_name;  ///< "/job:worker/replica:0/task:0"
   caf::actor worker;
   caf::actor agent;  ///< null in a single-task cluster
+  std::shared_ptr<net::BulkServer> bulk;  ///< null when the bulk port could not be opened
   std::shared_ptr<net::Routes> routes;
   std::int64_t peer_wait_ms = 0;
   std::map<std::uint64_t, std::shared_ptr<ServedSession>> sessions;
@@ -97,6 +101,7 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
   });
   return {
       [self](net::agent_atom, caf::actor agent) { self->state.agent = std::move(agent); },
+      [self](net::bulk_atom, std::shared_ptr<net::BulkServer> bulk) { self->state.bulk = std::move(bulk); },
       // As TensorFlow's CreateSession, a session opens once every task of the cluster is
       // reachable (their devices are candidates for placement).
       [self](net::rs_open_atom) -> caf::result<std::uint64_t> {
@@ -158,12 +163,20 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
         options.timeout_in_ms = timeout_ms;
         caf::actor me = caf::actor_cast<caf::actor>(self);
         served->session->start_step(std::move(fetches), std::move(feeds), std::move(targets), options, nullptr,
-                                    [me, key, served](Status s, std::vector<Tensor> values) {
+                                    [me, key, served, bulk = self->state.bulk](Status s, std::vector<Tensor> values) {
                                       std::string reply;
                                       if (s.ok()) {
+                                        // Large numeric fetches go over the bulk port; the
+                                        // reply carries their transfer ids.
                                         net::WireWriter out;
                                         out.u64(values.size());
-                                        for (const auto& v : values) out.tensor(v);
+                                        for (const auto& v : values) {
+                                          if (bulk && v.is_initialized() && v.dtype() != DType::string &&
+                                              v.dtype() != DType::resource && v.total_bytes() >= net::kBulkMinBytes)
+                                            out.bulk_ref(v, bulk->port(), bulk->offer(v));
+                                          else
+                                            out.tensor(v);
+                                        }
                                         reply = out.take();
                                       }
                                       caf::anon_send(me, net::rs_done_atom::value, key, to_caf_error(s),
@@ -228,6 +241,7 @@ struct Server::Impl {
   caf::actor master;
   caf::actor worker;
   caf::actor agent;
+  std::shared_ptr<net::BulkServer> bulk;
   std::shared_ptr<net::Routes> routes = std::make_shared<net::Routes>();
   std::mutex mu;
   std::condition_variable cv;
@@ -277,6 +291,12 @@ void Server::start() {
                                        impl_->runtime->system().render(port.error())));
   impl_->port = *port;
   impl_->started = true;
+  try {
+    impl_->bulk = std::make_shared<net::BulkServer>(impl_->host, "Server " + impl_->task_name());
+    caf::anon_send(impl_->master, net::bulk_atom::value, impl_->bulk);
+  } catch (const Error& e) {
+    log_info(std::string("WARNING: ") + e.what() + "; large fetched tensors travel over CAF instead");
+  }
   const std::string& h = impl_->host;
   bool loopback = h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
   if (!loopback)
@@ -302,6 +322,7 @@ void Server::stop() {
     if (impl_->agent) caf::anon_send_exit(impl_->agent, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(impl_->master, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(impl_->worker, caf::exit_reason::user_shutdown);
+    if (impl_->bulk) impl_->bulk->stop();
     impl_->agent = caf::actor();
     impl_->master = caf::actor();
     impl_->worker = caf::actor();

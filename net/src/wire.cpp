@@ -20,7 +20,17 @@ void WireWriter::tensor(const Tensor& t) {
   }
 }
 
-bool WireReader::tensor(Tensor* t) {
+void WireWriter::bulk_ref(const Tensor& t, std::uint16_t port, std::uint64_t transfer_id) {
+  u8(static_cast<std::uint8_t>(t.dtype()));
+  u8(0xfe);
+  const auto& dims = t.shape().dims();
+  u8(static_cast<std::uint8_t>(dims.size()));
+  for (auto d : dims) i64(d);
+  u64(port);
+  u64(transfer_id);
+}
+
+bool WireReader::tensor(Tensor* t, BulkRef* bulk) {
   std::uint8_t dtype = 0, rank = 0;
   if (!u8(&dtype) || !u8(&rank)) return false;
   if (rank == 0xff) {
@@ -30,6 +40,28 @@ bool WireReader::tensor(Tensor* t) {
   auto type = static_cast<DType>(dtype);
   if (type == DType::invalid || type == DType::resource || dtype > static_cast<std::uint8_t>(DType::resource))
     return fail("unknown dtype code " + std::to_string(dtype));
+  if (rank == 0xfe) {
+    if (!bulk) return fail("unexpected bulk tensor reference");
+    if (type == DType::string) return fail("bulk reference to a string tensor");
+    if (!u8(&rank)) return false;
+    if (rank > 32) return fail("tensor rank " + std::to_string(rank) + " > 32");
+    std::vector<std::int64_t> dims(rank);
+    // The bytes are not in this message; bound the allocation by a sane total instead.
+    constexpr std::uint64_t kMaxBulkBytes = std::uint64_t{1} << 40;
+    std::uint64_t bytes = dtype_size(type);
+    for (auto& d : dims) {
+      if (!i64(&d)) return false;
+      if (d < 0) return fail("negative dimension " + std::to_string(d));
+      if (d > 0 && bytes > kMaxBulkBytes / static_cast<std::uint64_t>(d)) return fail("bulk tensor too large");
+      bytes *= static_cast<std::uint64_t>(d);
+    }
+    std::uint64_t port = 0, id = 0;
+    if (!u64(&port) || !u64(&id)) return false;
+    if (port == 0 || port > 65535) return fail("bad bulk port " + std::to_string(port));
+    *t = Tensor(type, Shape(std::move(dims)));
+    *bulk = BulkRef{true, static_cast<std::uint16_t>(port), id};
+    return true;
+  }
   if (rank > 32) return fail("tensor rank " + std::to_string(rank) + " > 32");
   std::vector<std::int64_t> dims(rank);
   std::uint64_t elements = 1;

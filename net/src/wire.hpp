@@ -30,10 +30,20 @@ class WireWriter {
     out_.append(s.data(), s.size());
   }
   void tensor(const Tensor& t);
+  /// A numeric tensor whose bytes travel over the bulk channel (bulk_channel.hpp): dtype,
+  /// the marker 0xfe, rank, dims, then the server's bulk port and the transfer id.
+  void bulk_ref(const Tensor& t, std::uint16_t port, std::uint64_t transfer_id);
   std::string take() { return std::move(out_); }
 
  private:
   std::string out_;
+};
+
+/// Where the bytes of a tensor read by `WireReader::tensor` must be fetched from.
+struct BulkRef {
+  bool present = false;
+  std::uint16_t port = 0;
+  std::uint64_t transfer_id = 0;
 };
 
 class WireReader {
@@ -72,7 +82,9 @@ class WireReader {
     if (*n > (in_.size() - pos_) / (min_bytes ? min_bytes : 1)) return fail("count " + std::to_string(*n) + " exceeds the message");
     return true;
   }
-  bool tensor(Tensor* t);
+  /// Reads a tensor. A bulk reference is accepted only when `bulk` is given: `*t` is then
+  /// allocated with its dtype and shape, and `*bulk` says where its bytes are.
+  bool tensor(Tensor* t, BulkRef* bulk = nullptr);
   bool at_end() const noexcept { return pos_ == in_.size(); }
   /// The first decoding error (DataLoss naming the message and offset), or OK.
   const Status& status() const noexcept { return status_; }

@@ -137,4 +137,33 @@ BOOST_AUTO_TEST_CASE(garbage_on_the_servers_port_leaves_it_serving, *boost::unit
   BOOST_TEST(sess.run(c).scalar<float>() == 8.0f);
 }
 
+BOOST_AUTO_TEST_CASE(large_fetches_arrive_intact_beside_small_ones, *boost::unit_test::timeout(60)) {
+  // Tensors of 1 MiB and more travel over the server's bulk port, the rest in the reply.
+  auto server = af::Server::create_local_server();
+  af::Graph g;
+  const std::int64_t n = 3 << 20;  // 12 MiB of floats
+  auto x = g.placeholder(af::float32, af::PartialShape{-1});
+  auto big = x * 2.0f;
+  auto v = g.variable(af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({n})), g.constant(0.5f)),
+                      {.name = "big"});
+  auto small = af::reduce_sum(x);
+  af::Session sess(g, server->target());
+  sess.run(v.initializer());
+  std::vector<float> input(1 << 19);
+  for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i % 1000);
+  for (int round = 0; round < 3; ++round) {
+    auto out = sess.run({big, v.value(), small}, {{x, af::Tensor::from_vector<float>(input)}});
+    BOOST_REQUIRE(out.size() == 3u);
+    auto doubled = out[0].to_vector<float>();
+    BOOST_REQUIRE(doubled.size() == input.size());
+    bool same = true;
+    for (std::size_t i = 0; i < input.size(); ++i) same = same && doubled[i] == 2.0f * input[i];
+    BOOST_TEST(same);
+    BOOST_REQUIRE(out[1].num_elements() == n);
+    const float* p = out[1].data<float>();
+    BOOST_TEST((p[0] == 0.5f && p[n / 2] == 0.5f && p[n - 1] == 0.5f));
+    BOOST_TEST(out[2].scalar<float>() > 0.0f);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

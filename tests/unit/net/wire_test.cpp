@@ -76,4 +76,49 @@ BOOST_AUTO_TEST_CASE(random_bytes_never_crash_the_decoder) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_bulk_reference_allocates_the_tensor_and_names_its_transfer) {
+  af::net::WireWriter out;
+  af::Tensor big(af::float32, af::Shape{3, 4});
+  out.bulk_ref(big, 40123, 0x1234567890abcdefULL);
+  std::string bytes = out.take();
+  af::net::WireReader in(bytes, "test");
+  af::Tensor t;
+  af::net::BulkRef ref;
+  BOOST_REQUIRE(in.tensor(&t, &ref));
+  BOOST_TEST(in.at_end());
+  BOOST_TEST(ref.present);
+  BOOST_TEST(ref.port == 40123);
+  BOOST_TEST(ref.transfer_id == 0x1234567890abcdefULL);
+  BOOST_TEST(t.dtype() == af::float32);
+  BOOST_TEST(t.shape() == (af::Shape{3, 4}));
+  // Where no bulk transfer is expected (requests), a reference is malformed input.
+  af::net::WireReader strict(bytes, "run request");
+  BOOST_TEST(!strict.tensor(&t));
+  BOOST_TEST(strict.status().message().find("unexpected bulk tensor reference") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_bulk_reference_with_absurd_dims_or_port_is_data_loss) {
+  auto bad = [](std::int64_t dim, std::uint64_t port) {
+    af::net::WireWriter out;
+    out.u8(static_cast<std::uint8_t>(af::float32));
+    out.u8(0xfe);
+    out.u8(2);
+    out.i64(dim);
+    out.i64(dim);
+    out.u64(port);
+    out.u64(1);
+    std::string bytes = out.take();
+    af::net::WireReader in(bytes, "run reply");
+    af::Tensor t;
+    af::net::BulkRef ref;
+    BOOST_TEST(!in.tensor(&t, &ref));
+    BOOST_TEST(in.status().code() == af::Code::data_loss);
+    BOOST_TEST(!ref.present);
+  };
+  bad(std::int64_t{1} << 40, 1000);  // 2^80 elements
+  bad(-1, 1000);
+  bad(2, 0);
+  bad(2, 70000);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,77 @@
+#pragma once
+
+// The bulk side channel for large tensors (CAF notes, "size limits": CAF carries control and
+// a transfer id, a raw TCP stream carries the bytes, as TensorFlow split gRPC from its bulk
+// transports). A server offers a tensor and gets a transfer id; the reply that names the
+// id travels over CAF; the client then reads the bytes from the server's bulk port straight
+// into the tensor it returns.
+//
+// Protocol on one TCP connection, any number of requests in turn:
+//   client -> server: "AFBULK01" + u64 transfer id (little-endian), 16 bytes
+//   server -> client: u64 status (0 = ok, 1 = unknown or expired id) + u64 length, then the
+//                     tensor's `length` raw bytes when the status is 0
+// Anything else makes the server close that connection; it keeps serving the others.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "actorflow/ops/status.hpp"
+#include "actorflow/ops/tensor.hpp"
+
+namespace af::net {
+
+/// Tensors at least this large travel over the bulk channel.
+inline constexpr std::size_t kBulkMinBytes = 1 << 20;
+
+/// The server side: an Asio acceptor on the server's host (port chosen by the system),
+/// one thread, and the table of offered tensors.
+class BulkServer {
+ public:
+  /// Listens on `host`:0; throws UnavailableError naming `owner` when it cannot.
+  BulkServer(const std::string& host, std::string owner,
+             std::chrono::milliseconds ttl = std::chrono::seconds(60));
+  ~BulkServer();
+  BulkServer(const BulkServer&) = delete;
+  BulkServer& operator=(const BulkServer&) = delete;
+
+  /// Closes the acceptor and every connection and joins the thread. Idempotent.
+  void stop();
+  std::uint16_t port() const noexcept;
+  /// Keeps `value` (a numeric tensor, shared, not copied: kernels never write a buffer they
+  /// have output) until a client collects it or the time-to-live passes. Thread-safe.
+  std::uint64_t offer(Tensor value);
+  /// Tensors offered and not yet collected or expired.
+  std::size_t pending() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+/// The client side: one connection per server bulk port, used from one thread of its own
+/// so that blocking reads never run on CAF's workers.
+class BulkClient {
+ public:
+  /// `host` is the server's host; `what` names it in errors.
+  BulkClient(std::string host, std::string what);
+  ~BulkClient();
+  BulkClient(const BulkClient&) = delete;
+  BulkClient& operator=(const BulkClient&) = delete;
+
+  /// Runs `job` on the client's thread, in order.
+  void post(std::function<void()> job);
+  /// Reads transfer `id` from `port` into `out` (exactly `bytes` long). Call it only from a
+  /// posted job. Unavailable when the server cannot be reached or the connection breaks or
+  /// stalls for `stall` without a byte; DataLoss when the transfer is unknown or its size
+  /// differs.
+  Status fetch(std::uint16_t port, std::uint64_t id, void* out, std::size_t bytes,
+               std::chrono::milliseconds stall = std::chrono::seconds(30));
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace af::net

@@ -1,0 +1,113 @@
+// The bulk side channel for large fetched tensors: bytes arrive intact over one reused
+// connection; unknown, collected or expired transfers are DataLoss; garbage on the port
+// closes only that connection; a stopped server is Unavailable, never a hang.
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <cstring>
+#include <numeric>
+#include <thread>
+
+#include <asio.hpp>
+
+#include <actorflow/actorflow.hpp>
+
+#include "../../../net/src/bulk_channel.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+af::Tensor iota_floats(std::int64_t n) {
+  af::Tensor t(af::float32, af::Shape{n});
+  std::iota(t.data<float>(), t.data<float>() + n, 0.0f);
+  return t;
+}
+
+/// Fetches `id` on the client's own thread and waits for the result.
+af::Status fetch(af::net::BulkClient& client, std::uint16_t port, std::uint64_t id, af::Tensor& into,
+                 std::chrono::milliseconds stall = 5s) {
+  std::promise<af::Status> done;
+  client.post([&] { done.set_value(client.fetch(port, id, into.raw_data(), into.total_bytes(), stall)); });
+  return done.get_future().get();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(bulk_channel_test)
+
+BOOST_AUTO_TEST_CASE(offered_tensors_arrive_intact_over_one_connection, *boost::unit_test::timeout(30)) {
+  af::net::BulkServer server("127.0.0.1", "test server");
+  af::net::BulkClient client("127.0.0.1", "test client");
+  for (std::int64_t n : {1, 1000, 3 << 20}) {
+    auto sent = iota_floats(n);
+    auto id = server.offer(sent);
+    BOOST_TEST(server.pending() == 1u);
+    af::Tensor got(af::float32, af::Shape{n});
+    auto s = fetch(client, server.port(), id, got);
+    BOOST_TEST_REQUIRE(s.ok(), s.message());
+    BOOST_TEST(std::memcmp(got.raw_data(), sent.raw_data(), sent.total_bytes()) == 0);
+    BOOST_TEST(server.pending() == 0u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(unknown_collected_and_expired_transfers_are_data_loss, *boost::unit_test::timeout(30)) {
+  af::net::BulkServer server("127.0.0.1", "test server", 50ms);
+  af::net::BulkClient client("127.0.0.1", "test client");
+  af::Tensor got(af::float32, af::Shape{4});
+  auto s = fetch(client, server.port(), 42, got);
+  BOOST_TEST(s.code() == af::Code::data_loss);
+  BOOST_TEST(s.message().find("unknown to the server") != std::string::npos, s.message());
+  auto id = server.offer(iota_floats(4));
+  BOOST_TEST(fetch(client, server.port(), id, got).ok());
+  BOOST_TEST(fetch(client, server.port(), id, got).code() == af::Code::data_loss);  // collected once only
+  auto expired = server.offer(iota_floats(4));
+  std::this_thread::sleep_for(100ms);
+  server.offer(iota_floats(1));  // offering sweeps expired entries
+  BOOST_TEST(fetch(client, server.port(), expired, got).code() == af::Code::data_loss);
+  // A size other than the one the reply announced is refused.
+  auto mismatched = server.offer(iota_floats(8));
+  s = fetch(client, server.port(), mismatched, got);
+  BOOST_TEST(s.code() == af::Code::data_loss);
+  BOOST_TEST(s.message().find("expected 16") != std::string::npos, s.message());
+}
+
+BOOST_AUTO_TEST_CASE(garbage_on_the_bulk_port_closes_that_connection_only, *boost::unit_test::timeout(30)) {
+  af::net::BulkServer server("127.0.0.1", "test server");
+  asio::io_context io;
+  for (std::string garbage : {std::string("GET / HTTP/1.1\r\n\r\n"), std::string(16, '\0'),
+                              std::string("AFBULK0"), std::string(1 << 16, 'x')}) {
+    asio::ip::tcp::socket s(io);
+    s.connect({asio::ip::make_address("127.0.0.1"), server.port()});
+    std::error_code ec;
+    asio::write(s, asio::buffer(garbage), ec);
+    s.shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+    char buf[64];
+    std::size_t n = 0;
+    for (;;) {  // the server closes without a reply
+      auto k = s.read_some(asio::buffer(buf), ec);
+      if (ec) break;
+      n += k;
+    }
+    BOOST_TEST(n == 0u);
+  }
+  af::net::BulkClient client("127.0.0.1", "test client");
+  auto sent = iota_floats(100);
+  af::Tensor got(af::float32, af::Shape{100});
+  BOOST_TEST(fetch(client, server.port(), server.offer(sent), got).ok());
+  BOOST_TEST((got == sent));
+}
+
+BOOST_AUTO_TEST_CASE(a_stopped_server_is_unavailable, *boost::unit_test::timeout(30)) {
+  auto server = std::make_unique<af::net::BulkServer>("127.0.0.1", "test server");
+  af::net::BulkClient client("127.0.0.1", "test client");
+  auto port = server->port();
+  af::Tensor got(af::float32, af::Shape{4});
+  BOOST_TEST(fetch(client, port, server->offer(iota_floats(4)), got).ok());
+  auto id = server->offer(iota_floats(4));
+  server.reset();
+  auto s = fetch(client, port, id, got, 2s);
+  BOOST_TEST(s.code() == af::Code::unavailable, s.message());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
