@@ -10,6 +10,7 @@
 #include <caf/io/all.hpp>
 
 #include "actorflow/actors/message_types.hpp"
+#include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
 #include "cluster.hpp"
@@ -38,6 +39,7 @@ struct PeerState {
 struct Waiter {
   caf::response_promise promise;
   std::chrono::steady_clock::time_point deadline;
+  std::vector<DeviceSpec> filters;  ///< the session's device filters (empty: every task)
 };
 
 struct AgentState {
@@ -54,9 +56,24 @@ struct AgentState {
 };
 using AgentActor = caf::stateful_actor<AgentState>;
 
-bool all_connected(const AgentState& st) {
+/// Whether a session with `filters` needs `task` (TensorFlow's device_filters: a filter
+/// names a job, a task or a device; a task is needed when one of them could match it).
+bool needed(const std::vector<DeviceSpec>& filters, const std::string& task) {
+  if (filters.empty()) return true;
+  DeviceSpec t = DeviceSpec::parse(task);
+  for (const auto& f : filters) {
+    DeviceSpec task_part;
+    task_part.job = f.job;
+    task_part.replica = f.replica;
+    task_part.task = f.task;
+    if (task_part.matches(t)) return true;
+  }
+  return false;
+}
+
+bool all_connected(const AgentState& st, const std::vector<DeviceSpec>& filters = {}) {
   for (auto& [task, p] : st.peers)
-    if (!p.connected) return false;
+    if (!p.connected && needed(filters, task)) return false;
   return true;
 }
 
@@ -66,10 +83,10 @@ PeerList snapshot(const AgentState& st) {
   return list;
 }
 
-std::string missing(const AgentState& st) {
+std::string missing(const AgentState& st, const std::vector<DeviceSpec>& filters) {
   std::string out;
   for (auto& [task, p] : st.peers) {
-    if (p.connected) continue;
+    if (p.connected || !needed(filters, task)) continue;
     if (!out.empty()) out += "; ";
     out += task + " at " + p.host + ":" + std::to_string(p.port);
     if (!p.last_error.empty()) out += " (last error: " + p.last_error + ")";
@@ -78,10 +95,15 @@ std::string missing(const AgentState& st) {
 }
 
 void answer_waiters(AgentActor* self) {
-  if (self->state.waiters.empty() || !all_connected(self->state)) return;
-  auto list = snapshot(self->state);
-  for (auto& [id, w] : self->state.waiters) w.promise.deliver(list);
-  self->state.waiters.clear();
+  auto& st = self->state;
+  for (auto it = st.waiters.begin(); it != st.waiters.end();) {
+    if (all_connected(st, it->second.filters)) {
+      it->second.promise.deliver(snapshot(st));
+      it = st.waiters.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 void connect(AgentActor* self, const std::string& task);
@@ -199,12 +221,20 @@ caf::behavior cluster_agent(AgentActor* self, ClusterSpec cluster, std::string j
   });
   return {
       [self](ca_retry_atom, const std::string& task) { connect(self, task); },
-      [self](ca_peers_atom, std::int64_t wait_ms) -> caf::result<PeerList> {
+      [self](ca_peers_atom, std::int64_t wait_ms, const std::vector<std::string>& filter_specs) -> caf::result<PeerList> {
         auto& st = self->state;
-        if (all_connected(st)) return snapshot(st);
+        std::vector<DeviceSpec> filters;
+        for (const auto& f : filter_specs) {
+          DeviceSpec spec;
+          if (Status s = DeviceSpec::parse(f, &spec); !s.ok())
+            return to_caf_error(invalid_argument("device_filters: " + s.message()));
+          filters.push_back(std::move(spec));
+        }
+        if (all_connected(st, filters)) return snapshot(st);
         auto id = st.next_waiter++;
         st.waiters.emplace(id, Waiter{self->make_response_promise(),
-                                      std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms)});
+                                      std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms),
+                                      std::move(filters)});
         self->delayed_send(self, std::chrono::milliseconds(wait_ms), ca_expire_atom::value, id);
         return caf::delegated<PeerList>();
       },
@@ -213,7 +243,8 @@ caf::behavior cluster_agent(AgentActor* self, ClusterSpec cluster, std::string j
         auto it = st.waiters.find(id);
         if (it == st.waiters.end()) return;
         it->second.promise.deliver(to_caf_error(unavailable(
-            "Server " + st.task + " could not reach every task of its cluster in time: waiting for " + missing(st))));
+            "Server " + st.task + " could not reach every task of its cluster in time: waiting for " +
+            missing(st, it->second.filters))));
         st.waiters.erase(it);
       },
   };

@@ -1,7 +1,7 @@
 #pragma once
 
 // The master service's messages (every payload a byte string, see wire.hpp):
-//   (rs_open_atom)                                  -> uint64 session id
+//   (rs_open_atom, vector<string> device_filters)   -> uint64 session id
 //   (rs_run_atom, uint64 id, string request)        -> string reply (fetched tensors)
 //   (rs_close_atom, uint64 id)                      -> string ""
 //   (rs_reset_atom, string containers)              -> string ""

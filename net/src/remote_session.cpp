@@ -147,7 +147,8 @@ class RemoteSession final : public SessionBackend {
         runtime_(config.runtime ? config.runtime : &Runtime::global()) {
     auto& sys = runtime_->system();
     server_ = connect(sys, target_);
-    id_ = control<std::uint64_t>(sys, server_, target_, kOpenTimeout, net::rs_open_atom::value);
+    id_ = control<std::uint64_t>(sys, server_, target_, kOpenTimeout, net::rs_open_atom::value,
+                                 config_.device_filters);
     proxy_ = sys.spawn(remote_session_proxy, server_, target_, id_);
     bulk_ = std::make_shared<net::BulkClient>(parse_target(target_).first, "Session on " + target_);
   }

@@ -1,6 +1,7 @@
 // Server: a task's devices plus its master service, published with CAF's middleman.
 #include "actorflow/net/server.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -10,6 +11,7 @@
 
 #include "actorflow/actors/device.hpp"
 #include "actorflow/actors/message_types.hpp"
+#include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph_json.hpp"
 #include "actorflow/ops/logging.hpp"
@@ -55,11 +57,18 @@ void close_all(MasterState& st) {
 
 /// The devices a session of this task sees: its own plus those of every other task, which
 /// run through the tasks' proxies.
-std::shared_ptr<const DeviceSet> cluster_view(MasterState& st, const net::PeerList& peers) {
+std::shared_ptr<const DeviceSet> cluster_view(MasterState& st, const net::PeerList& peers,
+                                              const std::vector<DeviceSpec>& filters) {
   if (!peers || peers->empty()) return st.devices;
   auto view = std::make_shared<DeviceSet>(*st.devices);
+  auto wanted = [&](const std::string& device) {
+    if (filters.empty()) return true;
+    DeviceSpec d = DeviceSpec::parse(device);
+    return std::any_of(filters.begin(), filters.end(), [&](const DeviceSpec& f) { return f.matches(d); });
+  };
   for (const auto& peer : *peers)
     for (const auto& d : peer.devices) {
+      if (!wanted(d.name)) continue;
       view->attributes.push_back(d);
       view->actors[d.name] = peer.proxy;
     }
@@ -75,9 +84,9 @@ std::shared_ptr<const DeviceSet> cluster_view(MasterState& st, const net::PeerLi
   return view;
 }
 
-std::uint64_t open_session(MasterActor* self, const net::PeerList& peers) {
+std::uint64_t open_session(MasterActor* self, const net::PeerList& peers, const std::vector<DeviceSpec>& filters) {
   auto s = std::make_shared<ServedSession>();
-  s->session = std::make_unique<Session>(s->graph, self->state.config, cluster_view(self->state, peers));
+  s->session = std::make_unique<Session>(s->graph, self->state.config, cluster_view(self->state, peers, filters));
   auto id = self->state.next_session++;
   self->state.sessions.emplace(id, std::move(s));
   return id;
@@ -104,13 +113,22 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
       [self](net::bulk_atom, std::shared_ptr<net::BulkServer> bulk) { self->state.bulk = std::move(bulk); },
       // As TensorFlow's CreateSession, a session opens once every task of the cluster is
       // reachable (their devices are candidates for placement).
-      [self](net::rs_open_atom) -> caf::result<std::uint64_t> {
-        if (!self->state.agent) return open_session(self, nullptr);
+      [self](net::rs_open_atom, const std::vector<std::string>& filter_specs) -> caf::result<std::uint64_t> {
+        std::vector<DeviceSpec> filters;
+        for (const auto& f : filter_specs) {
+          DeviceSpec spec;
+          if (Status s = DeviceSpec::parse(f, &spec); !s.ok())
+            return to_caf_error(invalid_argument("device_filters: " + s.message()));
+          filters.push_back(std::move(spec));
+        }
+        if (!self->state.agent) return open_session(self, nullptr, filters);
         auto promise = self->make_response_promise<std::uint64_t>();
         auto wait = std::chrono::milliseconds(self->state.peer_wait_ms);
         self->request(self->state.agent, wait + std::chrono::seconds(5), net::ca_peers_atom::value,
-                      self->state.peer_wait_ms)
-            .then([self, promise](const net::PeerList& peers) mutable { promise.deliver(open_session(self, peers)); },
+                      self->state.peer_wait_ms, filter_specs)
+            .then([self, promise, filters](const net::PeerList& peers) mutable {
+                    promise.deliver(open_session(self, peers, filters));
+                  },
                   [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
         return promise;
       },

@@ -1,6 +1,7 @@
 // The worker service: runs partitions that masters on other tasks registered here, on this
 // task's device actors, and takes the tensors other tasks send on cross-task edges.
 #include <map>
+#include <set>
 
 #include "actorflow/actors/message_types.hpp"
 #include "actorflow/ops/errors.hpp"
@@ -70,12 +71,14 @@ struct Registered {
   std::string scope;
   std::shared_ptr<const detail::ExecutorImpl> executor;
   caf::actor device_actor;
+  caf::actor_addr owner;  ///< the master task's proxy that registered it
 };
 
 struct Running {
   caf::actor device_actor;
   detail::StepRunPtr step;
   caf::response_promise promise;
+  caf::actor_addr requester;
 };
 
 struct WorkerState {
@@ -83,9 +86,18 @@ struct WorkerState {
   std::map<std::uint64_t, Registered> partitions;
   std::uint64_t next_handle = 1;
   std::multimap<std::int64_t, Running> running;
+  /// The masters' proxies this worker serves: when one goes away (its task stopped, was
+  /// killed or lost), its steps here are cancelled and its partitions dropped.
+  std::set<caf::actor_addr> masters;
   static inline const char* name = "af.worker_service";
 };
 using WorkerActor = caf::stateful_actor<WorkerState>;
+
+caf::actor_addr watch_sender(WorkerActor* self) {
+  auto sender = caf::actor_cast<caf::actor_addr>(self->current_sender());
+  if (sender && self->state.masters.insert(sender).second) self->monitor(sender);
+  return sender;
+}
 
 void cancel_runs(WorkerActor* self, std::int64_t step_id, const Status& why) {
   auto [begin, end] = self->state.running.equal_range(step_id);
@@ -94,6 +106,32 @@ void cancel_runs(WorkerActor* self, std::int64_t step_id, const Status& why) {
 
 caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devices) {
   self->state.devices = std::move(devices);
+  self->set_down_handler([self](caf::down_msg& msg) {
+    // A master's task is gone: nothing will collect its steps' results, and a step blocked
+    // here (a dequeue) must not take elements meant for live clients.
+    auto& st = self->state;
+    st.masters.erase(msg.source);
+    Status why = aborted("Worker " + st.devices->task + ": the master of this step went away (" +
+                         self->system().render(msg.reason) + ")");
+    std::set<std::int64_t> steps;
+    for (auto& [step_id, run] : st.running)
+      if (run.requester == msg.source) steps.insert(step_id);
+    for (auto step_id : steps) {
+      cancel_runs(self, step_id, why);
+      self->send(st.devices->rendezvous, detail::abort_atom::value, step_id, why);
+    }
+    std::set<std::string> scopes;
+    for (auto it = st.partitions.begin(); it != st.partitions.end();) {
+      if (it->second.owner == msg.source) {
+        scopes.insert(it->second.scope);
+        it = st.partitions.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (auto& scope : scopes)
+      for (auto& d : st.devices->devices) d->forget_kernels(scope);
+  });
   self->set_exit_handler([self](caf::exit_msg& msg) {
     for (auto& [step_id, run] : self->state.running)
       run.promise.deliver(to_caf_error(cancelled("Worker " + self->state.devices->task + " stopped")));
@@ -116,7 +154,7 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
         if (Status s = detail::ExecutorImpl::create(std::move(plan), device, &executor, scope); !s.ok())
           return to_caf_error(s);
         auto handle = st.next_handle++;
-        st.partitions.emplace(handle, Registered{scope, std::move(executor), actor->second});
+        st.partitions.emplace(handle, Registered{scope, std::move(executor), actor->second, watch_sender(self)});
         return handle;
       },
       [self](ws_run_atom, std::uint64_t handle, std::int64_t step_id, std::int64_t timeout_ms,
@@ -163,8 +201,9 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
         run->step = step;
         run->partition = 0;
         run->master = caf::actor_cast<caf::actor>(self);
+        auto requester = watch_sender(self);  // before make_response_promise takes the sender
         auto promise = self->make_response_promise();
-        st.running.emplace(step_id, Running{it->second.device_actor, step, promise});
+        st.running.emplace(step_id, Running{it->second.device_actor, step, promise, requester});
         self->send(it->second.device_actor, detail::run_atom::value, std::move(run));
         return caf::delegated<std::string>();
       },

@@ -4,6 +4,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <future>
+#include <thread>
 #include <string>
 
 #include <actorflow/actorflow.hpp>
@@ -170,6 +172,80 @@ BOOST_AUTO_TEST_CASE(a_replica_device_setter_graph_keeps_variables_on_two_ps_tas
   }
   af::Session on_ps1(reader, ps1.target());
   BOOST_TEST(on_ps1.run(w_again.value()).to_vector<float>() == (std::vector<float>{21.0f, 42.0f}));
+}
+
+BOOST_AUTO_TEST_CASE(a_stopped_masters_blocked_dequeue_on_another_task_takes_nothing,
+                     *boost::unit_test::timeout(60)) {
+  ThreeTasks tasks;
+  auto client = [](af::Graph& g) {
+    auto pin = g.device("/job:ps/task:0");
+    return af::FIFOQueue(g, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "shared_q"});
+  };
+  af::Graph g0;
+  auto q0 = client(g0);
+  auto dequeue0 = q0.dequeue()[0];
+  auto blocked = std::async(std::launch::async, [&] {
+    af::Session sess(g0, tasks.worker0.target());
+    try {
+      sess.run(dequeue0);
+      return std::string("returned a value");
+    } catch (const af::Error& e) {
+      return std::string(e.what());
+    }
+  });
+  // The dequeue now waits on ps:0 for a partition of worker:0's session; then worker:0 goes.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  tasks.worker0.stop();
+  BOOST_TEST((blocked.wait_for(std::chrono::seconds(20)) == std::future_status::ready));
+  BOOST_TEST(blocked.get() != "returned a value");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the ps task learns it is gone
+  // The element enqueued next belongs to the live client, not to the dead step.
+  af::Graph g1;
+  auto q1 = client(g1);
+  auto enqueue1 = q1.enqueue({g1.constant(42.0f)});
+  auto dequeue1 = q1.dequeue()[0];
+  // Only the ps task is needed: with device_filters, opening does not wait for worker:0.
+  af::SessionConfig config;
+  config.device_filters = {"/job:ps"};
+  af::Session sess(g1, tasks.worker1.target(), config);
+  sess.run(enqueue1);
+  af::RunOptions options;
+  options.timeout_in_ms = 5000;
+  BOOST_TEST(sess.run(dequeue1, {}, options).scalar<float>() == 42.0f);
+}
+
+BOOST_AUTO_TEST_CASE(device_filters_limit_the_tasks_a_session_waits_for_and_sees,
+                     *boost::unit_test::timeout(60)) {
+  ThreeTasks tasks;
+  tasks.worker0.stop();
+  af::Graph g;
+  af::Output a;
+  {
+    auto pin = g.device("/job:ps/task:0");
+    a = g.constant(2.0f);
+  }
+  auto b = a * 3.0f;
+  af::SessionConfig config;
+  config.device_filters = {"/job:ps"};
+  af::Session sess(g, tasks.worker1.target(), config);
+  BOOST_TEST(sess.run(b).scalar<float>() == 6.0f);
+  auto devices = sess.list_devices();
+  // Devices outside the filters are not candidates for placement.
+  af::Graph other;
+  {
+    auto pin = other.device("/job:worker/task:0");
+    other.constant(1.0f, "on_worker0");
+  }
+  af::Session filtered(other, tasks.worker1.target(), config);
+  BOOST_CHECK_THROW(filtered.run(other.output("on_worker0")), af::InvalidArgumentError);
+  // A malformed filter is InvalidArgument naming it.
+  config.device_filters = {"/job:ps/bogus:1"};
+  try {
+    af::Session bad(g, tasks.worker1.target(), config);
+    BOOST_FAIL("a malformed device filter was accepted");
+  } catch (const af::InvalidArgumentError& e) {
+    BOOST_TEST(std::string(e.what()).find("device_filters") != std::string::npos, e.what());
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -45,6 +45,12 @@ struct SessionConfig {
   bool use_per_session_threads = false;
   /// Deadline of every step without its own `RunOptions::timeout_in_ms` (0 = none).
   std::int64_t operation_timeout_in_ms = 0;
+  /// A session on a cluster server sees only the other tasks' devices that match one of
+  /// these partial specs (`"/job:ps"`, `"/job:worker/task:3"`), and opening it waits only for
+  /// those tasks (TensorFlow's `device_filters`); the master's own task is always in. Empty:
+  /// every task. Between-graph clients use it so that a dead task they never use cannot stop
+  /// them from opening a session.
+  std::vector<std::string> device_filters;
   GPUOptions gpu_options;
   /// Maximum devices per type (`{"CPU": 2}` creates CPU:0 and CPU:1; `{"GPU": 0}` hides GPUs).
   std::map<std::string, int> device_count;
