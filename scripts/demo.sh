@@ -1,12 +1,52 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs the main demo: the chapter's local examples with placement
-# logging and a step trace.
+# logging and a step trace, a cluster of three tasks (in this process by default), the
+# ensemble of Figure 12-13 with a predictor killed midway, and the CSV input pipeline.
+#
+#   scripts/demo.sh              # the cluster's tasks are Servers inside the demo process
+#   scripts/demo.sh --processes  # they are actorflow-server processes (ports from
+#                                # AF_DEMO_PORT_BASE, default 22221..22223), and the
+#                                # ensemble's predictors are processes killed with SIGKILL
 set -euo pipefail
 cd "$(dirname "$0")/.."
+processes=0
+args=()
+for a in "$@"; do
+  if [[ "$a" == "--processes" ]]; then processes=1; else args+=("$a"); fi
+done
 scripts/setup.sh
 scripts/build.sh
 BUILD_DIR=${BUILD_DIR:-build}
-"$BUILD_DIR"/apps/demo/actorflow-demo "$@"
+
+if [[ $processes == 1 ]]; then
+  base=${AF_DEMO_PORT_BASE:-22221}
+  cluster=$(mktemp --suffix=.json)
+  echo "{\"ps\": [\"127.0.0.1:$base\"], \"worker\": [\"127.0.0.1:$((base + 1))\", \"127.0.0.1:$((base + 2))\"]}" >"$cluster"
+  pids=()
+  cleanup() {
+    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+    rm -f "$cluster" "${cluster%.json}.log"
+  }
+  trap cleanup EXIT
+  for spec in "ps 0" "worker 0" "worker 1"; do
+    set -- $spec
+    "$BUILD_DIR"/apps/server/actorflow-server --cluster "$cluster" --job "$1" --task "$2" 2>>"${cluster%.json}.log" &
+    pids+=($!)
+  done
+  for port in $base $((base + 1)) $((base + 2)); do  # until every server listens
+    for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+  done
+  "$BUILD_DIR"/apps/demo/actorflow-demo "${args[@]}" --cluster "$cluster"
+  echo
+  echo "== ensemble (Figure 12-13): predictor processes, one killed with SIGKILL =="
+  "$BUILD_DIR"/apps/ensemble/actorflow-ensemble --processes 2> >(grep -v "waiting for\|Started server\|connected to" >&2)
+else
+  "$BUILD_DIR"/apps/demo/actorflow-demo "${args[@]}"
+  echo
+  echo "== ensemble (Figure 12-13): predictor clients in this process, one stopped midway =="
+  "$BUILD_DIR"/apps/ensemble/actorflow-ensemble 2> >(grep -v "waiting for\|Started server\|connected to" >&2)
+fi
 echo
 echo "== csv_pipeline: sharded CSV files -> 2 TextLineReader actors -> RandomShuffleQueue =="
 "$BUILD_DIR"/apps/csv_pipeline/actorflow-csv-pipeline --files 4 --lines 100000 --readers 2

@@ -1,14 +1,98 @@
-// The chapter's local examples, in C++: placement logging, control dependencies, soft
-// placement, and a traced step written as a Chrome trace.
+// The chapter's examples, in C++: placement logging, control dependencies, soft
+// placement, a traced step written as a Chrome trace, then a cluster of three tasks
+// (ps:0, worker:0, worker:1): simple_client through two tasks and replica_device_setter.
+//
+// usage: actorflow-demo [TRACE.json] [--cluster CLUSTER.json]
+// Without --cluster the three tasks are Servers in this process; with it the demo is only a
+// client of the servers the file describes (scripts/demo.sh --processes starts them).
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <memory>
+#include <sstream>
 
 #include <actorflow/actorflow.hpp>
 
+namespace {
+
+void cluster_demo(const std::string& cluster_file) {
+  af::ClusterSpec cluster;
+  std::vector<std::unique_ptr<af::Server>> servers;
+  if (cluster_file.empty()) {
+    auto free_address = [] {
+      auto probe = af::Server::create_local_server();
+      auto port = probe->port();
+      probe->stop();
+      return "127.0.0.1:" + std::to_string(port);
+    };
+    cluster = af::ClusterSpec(std::map<std::string, std::vector<std::string>>{
+        {"ps", {free_address()}}, {"worker", {free_address(), free_address()}}});
+    for (auto [job, task] : {std::pair<const char*, int>{"ps", 0}, {"worker", 0}, {"worker", 1}})
+      servers.push_back(std::make_unique<af::Server>(cluster, job, task));
+    std::cout << "\n== A cluster of three tasks in this process: " << cluster.to_json() << "\n";
+  } else {
+    std::ifstream in(cluster_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    cluster = af::ClusterSpec::from_json(text.str());
+    std::cout << "\n== A cluster of server processes: " << cluster.to_json() << "\n";
+  }
+  auto target = [&](const std::string& job, int task) { return "caf://" + cluster.task_address(job, task); };
+
+  // simple_client.py with x on the ps task: the two workers share it.
+  auto simple_client = [&](const std::string& on, bool init) {
+    af::Graph g;
+    af::Variable x;
+    {
+      auto pin = g.device("/job:ps/task:0");
+      x = g.variable(0.0f, {.name = "x"});
+    }
+    auto increment_x = x.assign(x.value() + 1.0f);
+    af::Session sess(g, on);
+    if (init) sess.run(x.initializer());
+    sess.run(increment_x);
+    return sess.run(x.value()).scalar<float>();
+  };
+  float first = simple_client(target("worker", 0), true);
+  std::cout << "simple_client via /job:worker/task:0 (init): x = " << first << "\n";
+  float second = simple_client(target("worker", 1), false);
+  std::cout << "simple_client via /job:worker/task:1:        x = " << second << "\n";
+
+  // Between-graph replication: variables round-robin over the ps tasks, the rest on the worker.
+  af::Graph g;
+  af::Variable w, b;
+  af::Output y;
+  {
+    auto setter = g.device(af::replica_device_setter(cluster, {.worker_device = "/job:worker/task:1"}));
+    w = g.variable(af::Tensor::from_vector<float>({1.0f, 2.0f}), {.name = "w"});
+    b = g.variable(0.5f, {.name = "b"});
+    y = af::reduce_sum(w.value() * 3.0f) + b;
+  }
+  af::Session sess(g, target("worker", 1));
+  sess.run(g.global_variables_initializer());
+  auto value = sess.run(y);
+  std::cout << "replica_device_setter: w on " << w.op().device() << ", b on " << b.op().device() << ", y on "
+            << y.op().device() << "; y = " << value << "\n";
+  af::Session::reset(target("ps", 0), {""});
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  std::string trace_path = argc > 1 ? argv[1]
-                                    : (std::filesystem::temp_directory_path() / "actorflow-demo-trace.json").string();
+  std::string trace_path = (std::filesystem::temp_directory_path() / "actorflow-demo-trace.json").string();
+  std::string cluster_file;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--cluster" && i + 1 < argc) {
+      cluster_file = argv[++i];
+    } else if (arg.rfind("--", 0) == 0) {
+      std::cerr << "usage: actorflow-demo [TRACE.json] [--cluster CLUSTER.json]\n";
+      return 2;
+    } else {
+      trace_path = arg;
+    }
+  }
   std::cout << std::unitbuf;  // interleave with the placement log on stderr
   std::cout << "== Logging placements (a, b pinned to /cpu:0; c = a * b unpinned)\n";
   af::Graph g;
@@ -81,5 +165,7 @@ int main(int argc, char** argv) {
   std::cout << "sum = " << result[0] << " (" << trace.step_stats.size() << " kernels traced)\n";
   trace.write_chrome_trace(trace_path);
   std::cout << "step trace (Chrome trace-event JSON, open in Perfetto): " << trace_path << "\n";
+
+  cluster_demo(cluster_file);
   return 0;
 }
