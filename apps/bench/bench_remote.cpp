@@ -2,6 +2,9 @@
 // another process, each beside a raw loopback TCP baseline served by the same child process:
 // a 1 MiB-write stream of the same bytes (P4) and a 64-byte ping-pong (P5).
 #include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -208,6 +211,142 @@ void bench_remote(bool quick, const char* self_exe) {
     std::printf("P4 remote fetch of a %lld MiB float tensor: median %.2f GB/s; raw TCP stream (1 MiB "
                 "writes) %.2f GB/s; ratio %.2fx (target >= 0.9x)\n", static_cast<long long>(mib), o, t, o / t);
   }
+}
+
+}  // namespace af::bench
+
+// -- null distributed step: 1 ps + N workers, each a process ---------------------------------
+
+namespace af::bench {
+
+/// A cluster task for the null-step benchmark: `cluster-child JSON JOB TASK`; prints "ready"
+/// once serving, runs until stdin closes.
+int cluster_child(int argc, char** argv) {
+  if (argc < 5) return 2;
+  Server server(ClusterSpec::from_json(argv[2]), argv[3], std::atoi(argv[4]));
+  std::printf("ready\n");
+  std::fflush(stdout);
+  char c;
+  while (::read(0, &c, 1) > 0) {
+  }
+  std::_Exit(0);
+}
+
+namespace {
+
+struct TaskProcess {
+  pid_t pid = -1;
+  int to_child = -1;
+  ~TaskProcess() {
+    if (pid > 0) {
+      ::close(to_child);
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+};
+
+bool start_task(TaskProcess& child, const char* self_exe, const std::string& json, const std::string& job, int task) {
+  int in[2], out[2];
+  if (::pipe(in) != 0 || ::pipe(out) != 0) return false;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_addclose(&actions, in[1]);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  std::string task_text = std::to_string(task);
+  std::vector<std::string> args{"actorflow-bench", "cluster-child", json, job, task_text};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int rc = posix_spawn(&child.pid, self_exe, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(in[0]);
+  ::close(out[1]);
+  child.to_child = in[1];
+  if (rc != 0) return false;
+  char line[16] = {0};
+  auto n = ::read(out[0], line, 6);
+  ::close(out[0]);
+  return n == 6 && std::strncmp(line, "ready\n", 6) == 0;
+}
+
+std::string free_address() {
+  auto probe = Server::create_local_server();
+  auto port = probe->port();
+  probe->stop();
+  return "127.0.0.1:" + std::to_string(port);
+}
+
+/// Median step latency (us) of `workers` clients at once, client i on worker i, each step
+/// reading and assign_adding a scalar variable on the ps task.
+double null_step_median(const char* self_exe, int workers, int iters, int runs) {
+  std::vector<std::string> worker_addresses;
+  for (int i = 0; i < workers; ++i) worker_addresses.push_back(free_address());
+  ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"ps", {free_address()}},
+                                                                      {"worker", worker_addresses}});
+  const std::string json = cluster.to_json();
+  std::vector<TaskProcess> tasks(static_cast<std::size_t>(workers) + 1);
+  if (!start_task(tasks[0], self_exe, json, "ps", 0)) return -1;
+  for (int i = 0; i < workers; ++i)
+    if (!start_task(tasks[static_cast<std::size_t>(i) + 1], self_exe, json, "worker", i)) return -1;
+  std::vector<double> medians;
+  std::mutex mu;
+  std::vector<std::thread> clients;
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  for (int w = 0; w < workers; ++w) {
+    clients.emplace_back([&, w] {
+      Graph g;
+      Variable x;
+      {
+        auto pin = g.device("/job:ps/task:0");
+        x = g.variable(0.0f, {.name = "null_step_x"});
+      }
+      auto step = x.assign_add(g.constant(1.0f));
+      Session sess(g, "caf://" + cluster.task_address("worker", w));
+      if (w == 0) sess.run(x.initializer());
+      for (int i = 0; i < 50; ++i) {
+        try {
+          sess.run(step);
+        } catch (const FailedPreconditionError&) {  // not initialized by client 0 yet
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+      }
+      ++ready;
+      while (!go) std::this_thread::yield();
+      for (int r = 0; r < runs; ++r) {
+        std::vector<double> lat;
+        for (int i = 0; i < iters; ++i) {
+          auto t0 = Clock::now();
+          sess.run(step);
+          lat.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        medians.push_back(median_of(lat));
+      }
+    });
+  }
+  while (ready < workers) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  go = true;
+  for (auto& t : clients) t.join();
+  return median_of(medians);
+}
+
+}  // namespace
+
+void bench_null_step(bool quick, const char* self_exe) {
+  const int iters = quick ? 200 : 1000, runs = 5;
+  double one = null_step_median(self_exe, 1, iters, runs);
+  double four = null_step_median(self_exe, 4, iters, runs);
+  if (one <= 0 || four <= 0) {
+    std::printf("null distributed step: cannot start the cluster processes\n");
+    return;
+  }
+  std::printf("null distributed step (read + assign_add of a scalar on ps, client on a worker; processes): "
+              "1 ps + 1 worker median %.1f us; 1 ps + 4 workers (4 clients at once) median %.1f us; growth %.2fx\n",
+              one, four, four / one);
 }
 
 }  // namespace af::bench

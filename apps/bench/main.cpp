@@ -211,11 +211,14 @@ void bench_p8(bool quick, const char* self_exe);
 int p8_child(int argc, char** argv);
 void bench_remote(bool quick, const char* self_exe);
 int remote_child();
+void bench_null_step(bool quick, const char* self_exe);
+int cluster_child(int argc, char** argv);
 }  // namespace af::bench
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "p8-child") == 0) return af::bench::p8_child(argc, argv);
   if (argc > 1 && std::strcmp(argv[1], "remote-child") == 0) return af::bench::remote_child();
+  if (argc > 1 && std::strcmp(argv[1], "cluster-child") == 0) return af::bench::cluster_child(argc, argv);
   std::string which = "all";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0)
@@ -234,5 +237,6 @@ int main(int argc, char** argv) {
   if (which == "all" || which == "p3") af::bench::bench_p3(quick);
   if (which == "all" || which == "p8") af::bench::bench_p8(quick, "/proc/self/exe");
   if (which == "all" || which == "p4" || which == "p5") af::bench::bench_remote(quick, "/proc/self/exe");
+  if (which == "all" || which == "null") af::bench::bench_null_step(quick, "/proc/self/exe");
   return 0;
 }
