@@ -272,12 +272,7 @@ bool start_task(TaskProcess& child, const char* self_exe, const std::string& jso
   return n == 6 && std::strncmp(line, "ready\n", 6) == 0;
 }
 
-std::string free_address() {
-  auto probe = Server::create_local_server();
-  auto port = probe->port();
-  probe->stop();
-  return "127.0.0.1:" + std::to_string(port);
-}
+std::string free_address() { return "127.0.0.1:" + std::to_string(pick_unused_port()); }
 
 /// Median step latency (us) of `workers` clients at once, client i on worker i, each step
 /// reading and assign_adding a scalar variable on the ps task.

@@ -20,12 +20,7 @@ void cluster_demo(const std::string& cluster_file) {
   af::ClusterSpec cluster;
   std::vector<std::unique_ptr<af::Server>> servers;
   if (cluster_file.empty()) {
-    auto free_address = [] {
-      auto probe = af::Server::create_local_server();
-      auto port = probe->port();
-      probe->stop();
-      return "127.0.0.1:" + std::to_string(port);
-    };
+    auto free_address = [] { return "127.0.0.1:" + std::to_string(af::pick_unused_port()); };
     cluster = af::ClusterSpec(std::map<std::string, std::vector<std::string>>{
         {"ps", {free_address()}}, {"worker", {free_address(), free_address()}}});
     for (auto [job, task] : {std::pair<const char*, int>{"ps", 0}, {"worker", 0}, {"worker", 1}})

@@ -56,13 +56,7 @@ Runs an ensemble by between-graph replication (Figure 12-13) and kills one predi
   --processes        run every predictor as a separate process (default: one process)
 )";
 
-std::string address() {
-  // Port 0 cannot be shared through a cluster spec: ask the system for a free port.
-  auto server = af::Server::create_local_server();
-  auto port = server->port();
-  server->stop();
-  return "127.0.0.1:" + std::to_string(port);
-}
+std::string address() { return "127.0.0.1:" + std::to_string(af::pick_unused_port()); }
 
 std::string predictor_task(int i) { return "/job:predictor/task:" + std::to_string(i); }
 

@@ -10,6 +10,7 @@
 #include "actorflow/devices/cpu_device.hpp"
 #include "actorflow/net/cluster_spec.hpp"
 #include "actorflow/net/device_setter.hpp"
+#include "actorflow/net/port_picker.hpp"
 #include "actorflow/net/server.hpp"
 #include "actorflow/ops/device_setter.hpp"
 #include "actorflow/ops/device_spec.hpp"

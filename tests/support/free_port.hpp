@@ -1,18 +1,14 @@
 #pragma once
 
 // A loopback port nobody listens on right now (for cluster specs that must name their
-// ports before the servers start). Another process may take it before the test binds it;
-// on a test machine that is rare enough.
+// ports before the servers start): af::pick_unused_port, below the ephemeral range, so the
+// bulk ports and outgoing connections of servers started earlier cannot take it.
 #include <cstdint>
 
-#include <asio.hpp>
+#include <actorflow/net/port_picker.hpp>
 
 namespace af::test {
 
-inline std::uint16_t free_port() {
-  asio::io_context io;
-  asio::ip::tcp::acceptor acceptor(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-  return acceptor.local_endpoint().port();
-}
+inline std::uint16_t free_port() { return af::pick_unused_port("127.0.0.1"); }
 
 }  // namespace af::test
