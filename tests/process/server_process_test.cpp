@@ -12,6 +12,7 @@
 #include <actorflow/actorflow.hpp>
 
 #include "free_port.hpp"
+#include "step_load.hpp"
 #include "process.hpp"
 
 namespace {
@@ -188,6 +189,28 @@ BOOST_AUTO_TEST_CASE(the_server_binary_explains_bad_flags_and_exits_cleanly, *bo
   status = group.wait(missing, std::chrono::seconds(10));
   BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 1));
   BOOST_TEST(group.log(missing).find("ps") != std::string::npos, group.log(missing));
+}
+
+BOOST_AUTO_TEST_CASE(a_thousand_concurrent_steps_from_fifty_clients_on_a_server_process,
+                     *boost::unit_test::timeout(240)) {
+  af::test::ProcessGroup group;
+  auto addr = address();
+  auto i = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", R"({"local": [")" + addr + R"("]})", "--job", "local",
+                        "--task", "0"},
+                       log_path("load"));
+  af::Graph probe;
+  open(probe, ProcessCluster::target(addr));  // waits until the server listens
+  auto r = af::test::run_step_load(ProcessCluster::target(addr), 50, 20, std::chrono::seconds(200));
+  BOOST_TEST_INFO("server log:\n" << group.log(i));
+  BOOST_REQUIRE_MESSAGE(r.finished_clients == 50, "only " << r.finished_clients << " of 50 clients finished");
+  BOOST_TEST(r.failed == 0, "first error: " << r.first_error);
+  BOOST_TEST(r.wrong == 0);
+  BOOST_TEST(r.counter == 1000.0f);
+  group.signal(i, SIGTERM);
+  int status = group.wait(i, std::chrono::seconds(20));
+  BOOST_TEST(status != -1);
+  BOOST_TEST(WIFEXITED(status));
+  BOOST_TEST(WEXITSTATUS(status) == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
