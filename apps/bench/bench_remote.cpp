@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -342,6 +343,99 @@ void bench_null_step(bool quick, const char* self_exe) {
   std::printf("null distributed step (read + assign_add of a scalar on ps, client on a worker; processes): "
               "1 ps + 1 worker median %.1f us; 1 ps + 4 workers (4 clients at once) median %.1f us; growth %.2fx\n",
               one, four, four / one);
+}
+
+}  // namespace af::bench
+
+// -- soak: steady load on a server process, its memory sampled ---------------------------------
+
+namespace af::bench {
+
+namespace {
+
+long rss_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  return -1;
+}
+
+}  // namespace
+
+/// `actorflow-bench soak [MINUTES]`: 50 clients, each with its own session, run steps
+/// (feed, fetch, assign_add on a shared variable) against a one-task server process for
+/// MINUTES (default 10); prints the server's RSS every minute and the totals.
+void bench_soak(double minutes, const char* self_exe) {
+  ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"local", {free_address()}}});
+  TaskProcess server;
+  if (!start_task(server, self_exe, cluster.to_json(), "local", 0)) {
+    std::printf("soak: cannot start the server process\n");
+    return;
+  }
+  const std::string target = "caf://" + cluster.task_address("local", 0);
+  auto build = [](Graph& g, Variable* counter, Output* x, Output* y, Output* bump) {
+    *counter = g.variable(0.0f, {.name = "soak_counter"});
+    *x = g.placeholder(float32, PartialShape(Shape{}), "x");
+    *y = *x * 2.0f;
+    *bump = counter->assign_add(g.constant(1.0f));
+  };
+  {
+    Graph g;
+    Variable counter;
+    Output x, y, bump;
+    build(g, &counter, &x, &y, &bump);
+    Session(g, target).run(counter.initializer());
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<std::int64_t> steps{0}, errors{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 50; ++c) {
+    clients.emplace_back([&, c] {
+      Graph g;
+      Variable counter;
+      Output x, y, bump;
+      build(g, &counter, &x, &y, &bump);
+      Session sess(g, target);
+      for (std::int64_t i = 0; !stop; ++i) {
+        float value = static_cast<float>((c * 7919 + i) % 100000);
+        try {
+          auto out = sess.run({y, bump}, {{x, Tensor(value)}});
+          if (out[0].scalar<float>() != 2.0f * value) ++errors;
+        } catch (const Error&) {
+          ++errors;
+        }
+        ++steps;
+      }
+    });
+  }
+  const long start_rss = rss_kib(server.pid);
+  const auto t0 = Clock::now();
+  const auto end = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::ratio<60>>(minutes));
+  std::vector<long> samples{start_rss};
+  std::printf("soak: 50 clients on one server process for %.1f min; server RSS at start %ld KiB\n", minutes, start_rss);
+  std::fflush(stdout);
+  auto next = t0 + std::chrono::minutes(1);
+  while (Clock::now() < end) {
+    std::this_thread::sleep_until(std::min(next, end));
+    if (Clock::now() >= next) {
+      samples.push_back(rss_kib(server.pid));
+      std::printf("soak: %.0f min: %lld steps, %lld errors, server RSS %ld KiB\n",
+                  std::chrono::duration<double, std::ratio<60>>(Clock::now() - t0).count(),
+                  static_cast<long long>(steps.load()), static_cast<long long>(errors.load()), samples.back());
+      std::fflush(stdout);
+      next += std::chrono::minutes(1);
+    }
+  }
+  stop = true;
+  for (auto& t : clients) t.join();
+  double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  long end_rss = rss_kib(server.pid);
+  long after_warmup = samples.size() > 1 ? samples[1] : start_rss;
+  std::printf("soak: %lld steps in %.0f s (%.0f steps/s), %lld errors; server RSS start %ld KiB, after 1 min %ld KiB, "
+              "end %ld KiB (end / 1 min = %.3f)\n",
+              static_cast<long long>(steps.load()), secs, steps.load() / secs, static_cast<long long>(errors.load()),
+              start_rss, after_warmup, end_rss, after_warmup > 0 ? static_cast<double>(end_rss) / after_warmup : 0.0);
 }
 
 }  // namespace af::bench

@@ -213,12 +213,17 @@ void bench_remote(bool quick, const char* self_exe);
 int remote_child();
 void bench_null_step(bool quick, const char* self_exe);
 int cluster_child(int argc, char** argv);
+void bench_soak(double minutes, const char* self_exe);
 }  // namespace af::bench
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "p8-child") == 0) return af::bench::p8_child(argc, argv);
   if (argc > 1 && std::strcmp(argv[1], "remote-child") == 0) return af::bench::remote_child();
   if (argc > 1 && std::strcmp(argv[1], "cluster-child") == 0) return af::bench::cluster_child(argc, argv);
+  if (argc > 1 && std::strcmp(argv[1], "soak") == 0) {  // not part of "all": it runs for minutes
+    af::bench::bench_soak(argc > 2 ? std::atof(argv[2]) : 10.0, "/proc/self/exe");
+    return 0;
+  }
   std::string which = "all";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0)
