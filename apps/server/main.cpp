@@ -38,6 +38,8 @@ Runs one task of an actorflow cluster until SIGINT/SIGTERM (a second signal exit
                         drop a peer silent this long (default 3000)
   --peer-wait-ms N      how long opening a session waits for every task (default 30000)
   --log-every-ms N      how often start-up waits are repeated in the log (default 10000)
+  --status-port N       serve GET /metrics and /status over HTTP on this port of the task's
+                        host (0 = any free port; default: no status port)
   --cpus N              CPU devices of this task (default 1)
   --gpus N              GPU devices of this task (default: every visible GPU)
   --threads N           inter-op and intra-op threads (default: cores)
@@ -54,6 +56,7 @@ struct Settings {
   int connection_timeout_ms = 3000;
   int peer_wait_ms = 30000;
   int log_every_ms = 10000;
+  int status_port = -1;
   int cpus = 1;
   int gpus = -1;
   int threads = 0;
@@ -66,6 +69,7 @@ struct Settings {
             {"connection_timeout_ms", connection_timeout_ms},
             {"peer_wait_ms", peer_wait_ms},
             {"log_every_ms", log_every_ms},
+            {"status_port", status_port},
             {"cpus", cpus},
             {"gpus", gpus},
             {"threads", threads}};
@@ -80,6 +84,7 @@ struct Settings {
       else if (key == "connection_timeout_ms") connection_timeout_ms = value.get<int>();
       else if (key == "peer_wait_ms") peer_wait_ms = value.get<int>();
       else if (key == "log_every_ms") log_every_ms = value.get<int>();
+      else if (key == "status_port") status_port = value.get<int>();
       else if (key == "cpus") cpus = value.get<int>();
       else if (key == "gpus") gpus = value.get<int>();
       else if (key == "threads") threads = value.get<int>();
@@ -160,6 +165,7 @@ int main(int argc, char** argv) {
       else if (flag == "--connection-timeout-ms") settings.connection_timeout_ms = to_int(flag, value);
       else if (flag == "--peer-wait-ms") settings.peer_wait_ms = to_int(flag, value);
       else if (flag == "--log-every-ms") settings.log_every_ms = to_int(flag, value);
+      else if (flag == "--status-port") settings.status_port = to_int(flag, value);
       else if (flag == "--cpus") settings.cpus = to_int(flag, value);
       else if (flag == "--gpus") settings.gpus = to_int(flag, value);
       else if (flag == "--threads") settings.threads = to_int(flag, value);
@@ -215,6 +221,7 @@ int main(int argc, char** argv) {
       options.config.intra_op_parallelism_threads = settings.threads;
       options.peer_wait = std::chrono::milliseconds(settings.peer_wait_ms);
       options.log_every = std::chrono::milliseconds(settings.log_every_ms);
+      options.status_port = settings.status_port;
       af::Server server(cluster, settings.job, settings.task, options);
       af::log_info("serving " + server.target() + " (" + std::to_string(server.devices().size()) + " devices)");
       std::thread waiter([&server] {

@@ -44,9 +44,28 @@ class Routes {
       workers_.erase(task);
   }
 
+  /// Bytes of partitions, feeds, fetches and tensors exchanged with each peer (`/metrics`).
+  struct Traffic {
+    std::uint64_t sent = 0;
+    std::uint64_t received = 0;
+  };
+  void count_sent(const std::string& peer, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    traffic_[peer].sent += bytes;
+  }
+  void count_received(const std::string& peer, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    traffic_[peer].received += bytes;
+  }
+  std::map<std::string, Traffic> traffic() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return traffic_;
+  }
+
  private:
   mutable std::mutex mu_;
   std::map<std::string, caf::actor> workers_;
+  std::map<std::string, Traffic> traffic_;
 };
 
 /// Sends `value` to the worker of the key's destination task unless that is `local_task`
@@ -66,7 +85,8 @@ struct Peer {
 using PeerList = std::shared_ptr<const std::vector<Peer>>;
 
 /// Spawns the worker service of a task.
-caf::actor spawn_worker_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices);
+caf::actor spawn_worker_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices,
+                                std::shared_ptr<Routes> routes);
 
 /// Spawns the proxy of remote task `peer_task` for partitions of masters on `local_task`.
 caf::actor spawn_task_proxy(caf::actor_system& sys, std::string peer_task, std::string peer_address,

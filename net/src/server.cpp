@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <atomic>
 #include <map>
+#include <sstream>
 #include <mutex>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <nlohmann/json.hpp>
 
 #include "actorflow/actors/device.hpp"
 #include "actorflow/actors/message_types.hpp"
@@ -15,8 +18,10 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph_json.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "actorflow/queues/queue_stats.hpp"
 #include "actorflow/queues/queues.hpp"
 #include "bulk_channel.hpp"
+#include "status_http.hpp"
 #include "cluster.hpp"
 #include "protocol.hpp"
 #include "wire.hpp"
@@ -26,6 +31,15 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::net::BulkServer>)
 namespace af {
 
 namespace {
+
+/// Counters of a task's master service, read by the status port.
+struct ServerMetrics {
+  std::atomic<std::uint64_t> steps{0};
+  std::atomic<std::uint64_t> step_errors{0};
+  std::atomic<std::int64_t> open_sessions{0};
+  std::atomic<std::uint64_t> client_bytes_received{0};
+  std::atomic<std::uint64_t> client_bytes_sent{0};
+};
 
 /// One client session served by this task: its own copy of the client's graph.
 struct ServedSession {
@@ -41,6 +55,7 @@ struct MasterState {
   caf::actor agent;  ///< null in a single-task cluster
   std::shared_ptr<net::BulkServer> bulk;  ///< null when the bulk port could not be opened
   std::shared_ptr<net::Routes> routes;
+  std::shared_ptr<ServerMetrics> metrics;
   std::int64_t peer_wait_ms = 0;
   std::map<std::uint64_t, std::shared_ptr<ServedSession>> sessions;
   std::uint64_t next_session = 1;
@@ -53,6 +68,7 @@ using MasterActor = caf::stateful_actor<MasterState>;
 void close_all(MasterState& st) {
   for (auto& [id, s] : st.sessions) s->session->close();
   st.sessions.clear();
+  st.metrics->open_sessions = 0;
 }
 
 /// The devices a session of this task sees: its own plus those of every other task, which
@@ -89,12 +105,14 @@ std::uint64_t open_session(MasterActor* self, const net::PeerList& peers, const 
   s->session = std::make_unique<Session>(s->graph, self->state.config, cluster_view(self->state, peers, filters));
   auto id = self->state.next_session++;
   self->state.sessions.emplace(id, std::move(s));
+  self->state.metrics->open_sessions = static_cast<std::int64_t>(self->state.sessions.size());
   return id;
 }
 
 caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devices, SessionConfig config,
                              std::string task_name, caf::actor worker, std::shared_ptr<net::Routes> routes,
-                             std::int64_t peer_wait_ms) {
+                             std::shared_ptr<ServerMetrics> metrics, std::int64_t peer_wait_ms) {
+  self->state.metrics = std::move(metrics);
   self->state.devices = std::move(devices);
   self->state.config = std::move(config);
   self->state.task_name = std::move(task_name);
@@ -141,6 +159,7 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
           return to_caf_error(aborted("Session " + std::to_string(id) + " is not open on " + self->state.task_name +
                                       " (closed, or its containers were reset)"));
         auto served = it->second;
+        self->state.metrics->client_bytes_received += request.size();
         net::WireReader in(request, "run request");
         std::string delta;
         std::uint64_t n = 0;
@@ -181,7 +200,10 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
         options.timeout_in_ms = timeout_ms;
         caf::actor me = caf::actor_cast<caf::actor>(self);
         served->session->start_step(std::move(fetches), std::move(feeds), std::move(targets), options, nullptr,
-                                    [me, key, served, bulk = self->state.bulk](Status s, std::vector<Tensor> values) {
+                                    [me, key, served, bulk = self->state.bulk,
+                                     metrics = self->state.metrics](Status s, std::vector<Tensor> values) {
+                                      ++metrics->steps;
+                                      if (!s.ok()) ++metrics->step_errors;
                                       std::string reply;
                                       if (s.ok()) {
                                         // Large numeric fetches go over the bulk port; the
@@ -196,6 +218,7 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
                                             out.tensor(v);
                                         }
                                         reply = out.take();
+                                        metrics->client_bytes_sent += reply.size();
                                       }
                                       caf::anon_send(me, net::rs_done_atom::value, key, to_caf_error(s),
                                                      std::move(reply));
@@ -216,6 +239,7 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
         if (it != self->state.sessions.end()) {
           it->second->session->close();
           self->state.sessions.erase(it);
+          self->state.metrics->open_sessions = static_cast<std::int64_t>(self->state.sessions.size());
         }
         return {};
       },
@@ -260,6 +284,8 @@ struct Server::Impl {
   caf::actor worker;
   caf::actor agent;
   std::shared_ptr<net::BulkServer> bulk;
+  std::unique_ptr<net::StatusHttpServer> status;
+  std::shared_ptr<ServerMetrics> metrics = std::make_shared<ServerMetrics>();
   std::shared_ptr<net::Routes> routes = std::make_shared<net::Routes>();
   std::mutex mu;
   std::condition_variable cv;
@@ -267,7 +293,110 @@ struct Server::Impl {
   bool stopped = false;
 
   std::string task_name() const { return "/job:" + job + "/replica:0/task:" + std::to_string(task); }
+  int serve_status(const std::string& path, std::string* body, std::string* type);
 };
+
+namespace {
+
+/// A Prometheus label value: backslash, quote and newline escaped.
+std::string label(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+int Server::Impl::serve_status(const std::string& path, std::string* body, std::string* type) {
+  // Queues live in the devices' shared resource managers (shared by name) and, for
+  // session-private queues, in each device's own manager.
+  std::vector<QueueStats> queues;
+  nlohmann::json containers = nlohmann::json::object();
+  for (auto& d : devices->devices) {
+    for (ResourceMgr* mgr : {&d->resource_mgr(), d->shared_resource_mgr()}) {
+      if (!mgr) continue;
+      for (auto& q : queue_stats(*mgr)) queues.push_back(std::move(q));
+      for (const auto& [container, name, description] : mgr->list())
+        containers[container].push_back({{"name", name}, {"device", d->name()}, {"resource", description}});
+    }
+  }
+  auto traffic = routes->traffic();
+  const std::string t = label(task_name());
+  if (path == "/metrics") {
+    std::ostringstream m;
+    m << "# HELP actorflow_steps_total Steps run by sessions whose master is this task.\n"
+      << "# TYPE actorflow_steps_total counter\n"
+      << "actorflow_steps_total{task=\"" << t << "\"} " << metrics->steps.load() << "\n"
+      << "# HELP actorflow_step_errors_total Steps that ended with an error.\n"
+      << "# TYPE actorflow_step_errors_total counter\n"
+      << "actorflow_step_errors_total{task=\"" << t << "\"} " << metrics->step_errors.load() << "\n"
+      << "# HELP actorflow_open_sessions Client sessions open on this task.\n"
+      << "# TYPE actorflow_open_sessions gauge\n"
+      << "actorflow_open_sessions{task=\"" << t << "\"} " << metrics->open_sessions.load() << "\n";
+    m << "# HELP actorflow_queue_size Elements in a queue.\n# TYPE actorflow_queue_size gauge\n";
+    for (auto& q : queues)
+      m << "actorflow_queue_size{task=\"" << t << "\",container=\"" << label(q.container) << "\",queue=\""
+        << label(q.name) << "\"} " << q.size << "\n";
+    m << "# HELP actorflow_queue_capacity Capacity of a queue (-1: unbounded).\n# TYPE actorflow_queue_capacity gauge\n";
+    for (auto& q : queues)
+      m << "actorflow_queue_capacity{task=\"" << t << "\",container=\"" << label(q.container) << "\",queue=\""
+        << label(q.name) << "\"} " << q.capacity << "\n";
+    m << "# HELP actorflow_queue_waiters Enqueues or dequeues waiting on a queue.\n"
+      << "# TYPE actorflow_queue_waiters gauge\n";
+    for (auto& q : queues) {
+      for (auto [side, n] : {std::pair<const char*, std::int64_t>{"enqueue", q.pending_enqueues}, {"dequeue", q.pending_dequeues}})
+        m << "actorflow_queue_waiters{task=\"" << t << "\",container=\"" << label(q.container) << "\",queue=\""
+          << label(q.name) << "\",side=\"" << side << "\"} " << n << "\n";
+    }
+    m << "# HELP actorflow_peer_bytes_sent_total Bytes of partitions, feeds and tensors sent to a peer.\n"
+      << "# TYPE actorflow_peer_bytes_sent_total counter\n";
+    m << "actorflow_peer_bytes_sent_total{task=\"" << t << "\",peer=\"clients\"} " << metrics->client_bytes_sent.load() << "\n";
+    for (auto& [peer, tr] : traffic)
+      m << "actorflow_peer_bytes_sent_total{task=\"" << t << "\",peer=\"" << label(peer) << "\"} " << tr.sent << "\n";
+    m << "# HELP actorflow_peer_bytes_received_total Bytes of partitions, feeds and tensors received from a peer.\n"
+      << "# TYPE actorflow_peer_bytes_received_total counter\n";
+    m << "actorflow_peer_bytes_received_total{task=\"" << t << "\",peer=\"clients\"} "
+      << metrics->client_bytes_received.load() << "\n";
+    for (auto& [peer, tr] : traffic)
+      m << "actorflow_peer_bytes_received_total{task=\"" << t << "\",peer=\"" << label(peer) << "\"} " << tr.received
+        << "\n";
+    *body = m.str();
+    *type = "text/plain; version=0.0.4";
+    return 200;
+  }
+  if (path == "/status") {
+    nlohmann::json j;
+    j["task"] = task_name();
+    j["target"] = "caf://" + host + ":" + std::to_string(port);
+    j["cluster"] = nlohmann::json::parse(cluster.to_json());
+    j["devices"] = nlohmann::json::array();
+    for (auto& a : devices->attributes)
+      j["devices"].push_back({{"name", a.name}, {"type", a.device_type}, {"memory_limit", a.memory_limit}});
+    j["open_sessions"] = metrics->open_sessions.load();
+    j["steps"] = metrics->steps.load();
+    j["step_errors"] = metrics->step_errors.load();
+    j["containers"] = containers;
+    j["queues"] = nlohmann::json::array();
+    for (auto& q : queues)
+      j["queues"].push_back({{"container", q.container}, {"name", q.name}, {"kind", q.kind}, {"size", q.size},
+                             {"capacity", q.capacity}, {"pending_enqueues", q.pending_enqueues},
+                             {"pending_dequeues", q.pending_dequeues}, {"closed", q.closed}});
+    j["peers"] = nlohmann::json::object();
+    for (auto& [peer, tr] : traffic) j["peers"][peer] = {{"bytes_sent", tr.sent}, {"bytes_received", tr.received}};
+    *body = j.dump(2) + "\n";
+    *type = "application/json";
+    return 200;
+  }
+  *body = "not found: try /metrics or /status\n";
+  return 404;
+}
 
 Server::Server(const ClusterSpec& cluster, const std::string& job, int task, ServerOptions options)
     : impl_(std::make_shared<Impl>()) {
@@ -284,9 +413,9 @@ Server::Server(const ClusterSpec& cluster, const std::string& job, int task, Ser
   impl_->options = std::move(options);
   impl_->devices = DeviceSet::create(*impl_->runtime, impl_->options.config, impl_->task_name());
   auto& sys = impl_->runtime->system();
-  impl_->worker = net::spawn_worker_service(sys, impl_->devices);
+  impl_->worker = net::spawn_worker_service(sys, impl_->devices, impl_->routes);
   impl_->master = sys.spawn(master_service, impl_->devices, impl_->options.config, impl_->task_name(), impl_->worker,
-                            impl_->routes, static_cast<std::int64_t>(impl_->options.peer_wait.count()));
+                            impl_->routes, impl_->metrics, static_cast<std::int64_t>(impl_->options.peer_wait.count()));
   if (impl_->options.start) start();
 }
 
@@ -315,6 +444,18 @@ void Server::start() {
   } catch (const Error& e) {
     log_info(std::string("WARNING: ") + e.what() + "; large fetched tensors travel over CAF instead");
   }
+  if (impl_->options.status_port > 65535)
+    throw InvalidArgumentError(invalid_argument("Server " + impl_->task_name() + ": status port " +
+                                                std::to_string(impl_->options.status_port) + " is not a port"));
+  if (impl_->options.status_port >= 0) {
+    Impl* impl = impl_.get();
+    impl_->status = std::make_unique<net::StatusHttpServer>(
+        impl_->host, static_cast<std::uint16_t>(impl_->options.status_port),
+        [impl](const std::string& path, std::string* body, std::string* type) { return impl->serve_status(path, body, type); },
+        "Server " + impl_->task_name());
+    log_info("Server " + impl_->task_name() + " serves /metrics and /status on http://" + impl_->host + ":" +
+             std::to_string(impl_->status->port()));
+  }
   const std::string& h = impl_->host;
   bool loopback = h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
   if (!loopback)
@@ -341,6 +482,7 @@ void Server::stop() {
     caf::anon_send_exit(impl_->master, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(impl_->worker, caf::exit_reason::user_shutdown);
     if (impl_->bulk) impl_->bulk->stop();
+    if (impl_->status) impl_->status->stop();
     impl_->agent = caf::actor();
     impl_->master = caf::actor();
     impl_->worker = caf::actor();
@@ -359,6 +501,7 @@ std::string Server::target() const {
   return "caf://" + (v6 ? "[" + impl_->host + "]" : impl_->host) + ":" + std::to_string(impl_->port);
 }
 std::uint16_t Server::port() const { return impl_->port; }
+std::uint16_t Server::status_port() const { return impl_->status ? impl_->status->port() : 0; }
 const ClusterSpec& Server::cluster() const { return impl_->cluster; }
 const std::string& Server::job() const { return impl_->job; }
 int Server::task() const { return impl_->task; }

@@ -82,10 +82,12 @@ void start(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t h
     wait = std::chrono::milliseconds(timeout_ms) + kRequestSlack;
   }
   self->state.running.emplace(step.step_id, run);
-  self->request(self->state.worker, wait, ws_run_atom::value, handle, step.step_id, timeout_ms,
-                encode_indexed_tensors(feeds))
+  auto feed_blob = encode_indexed_tensors(feeds);
+  self->state.routes->count_sent(self->state.peer_task, feed_blob.size());
+  self->request(self->state.worker, wait, ws_run_atom::value, handle, step.step_id, timeout_ms, std::move(feed_blob))
       .then(
           [self, run](const std::string& reply) {
+            self->state.routes->count_received(self->state.peer_task, reply.size());
             std::vector<std::pair<int, Tensor>> fetched;
             Status s = decode_indexed_tensors(reply, "fetches from " + self->state.peer_task, &fetched);
             if (s.ok())
@@ -173,6 +175,7 @@ caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string pe
         } catch (...) {
           return fail_registration(self, key, status_from_exception(std::current_exception()));
         }
+        st.routes->count_sent(st.peer_task, blob.size());
         self->request(st.worker, kRegisterTimeout, ws_reg_atom::value, scope, std::move(blob))
             .then(
                 [self, key](std::uint64_t handle) {
@@ -197,9 +200,13 @@ caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string pe
       // A tensor a partition on the remote task sent to another task.
       [self](ws_tensor_atom, std::int64_t step_id, const std::string& key, const std::string& blob) {
         auto& st = self->state;
+        st.routes->count_received(st.peer_task, blob.size());
         auto dst = destination_task(key);
         if (dst != st.local_task) {
-          if (auto w = st.routes->worker(dst)) self->send(w, ws_tensor_atom::value, step_id, key, blob);
+          if (auto w = st.routes->worker(dst)) {
+            st.routes->count_sent(dst, blob.size());
+            self->send(w, ws_tensor_atom::value, step_id, key, blob);
+          }
           return;
         }
         WireReader in(blob, "tensor " + key + " from " + st.peer_task);

@@ -37,7 +37,11 @@ bool route_tensor(const Routes& routes, const std::string& local_task, std::int6
                   const std::string& key, const Tensor& value) {
   auto dst = destination_task(key);
   if (dst.empty() || dst == local_task) return false;
-  if (auto worker = routes.worker(dst)) caf::anon_send(worker, ws_tensor_atom::value, step_id, key, encode_tensor(value));
+  if (auto worker = routes.worker(dst)) {
+    auto blob = encode_tensor(value);
+    const_cast<Routes&>(routes).count_sent(dst, blob.size());
+    caf::anon_send(worker, ws_tensor_atom::value, step_id, key, std::move(blob));
+  }
   return true;
 }
 
@@ -79,10 +83,12 @@ struct Running {
   detail::StepRunPtr step;
   caf::response_promise promise;
   caf::actor_addr requester;
+  std::string master_task;
 };
 
 struct WorkerState {
   std::shared_ptr<DeviceSet> devices;
+  std::shared_ptr<Routes> routes;
   std::map<std::uint64_t, Registered> partitions;
   std::uint64_t next_handle = 1;
   std::multimap<std::int64_t, Running> running;
@@ -92,6 +98,13 @@ struct WorkerState {
   static inline const char* name = "af.worker_service";
 };
 using WorkerActor = caf::stateful_actor<WorkerState>;
+
+/// The master's task of a partition scope (`/job:w/replica:0/task:0/<incarnation>/...`).
+std::string master_task_of_scope(const std::string& scope) {
+  auto pos = scope.find("/task:");
+  if (pos == std::string::npos) return "unknown";
+  return scope.substr(0, scope.find('/', pos + 1));
+}
 
 caf::actor_addr watch_sender(WorkerActor* self) {
   auto sender = caf::actor_cast<caf::actor_addr>(self->current_sender());
@@ -104,8 +117,9 @@ void cancel_runs(WorkerActor* self, std::int64_t step_id, const Status& why) {
   for (auto it = begin; it != end; ++it) self->send(it->second.device_actor, detail::cancel_atom::value, step_id, why);
 }
 
-caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devices) {
+caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devices, std::shared_ptr<Routes> routes) {
   self->state.devices = std::move(devices);
+  self->state.routes = std::move(routes);
   self->set_down_handler([self](caf::down_msg& msg) {
     // A master's task is gone: nothing will collect its steps' results, and a step blocked
     // here (a dequeue) must not take elements meant for live clients.
@@ -154,6 +168,7 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
         if (Status s = detail::ExecutorImpl::create(std::move(plan), device, &executor, scope); !s.ok())
           return to_caf_error(s);
         auto handle = st.next_handle++;
+        st.routes->count_received(master_task_of_scope(scope), blob.size());
         st.partitions.emplace(handle, Registered{scope, std::move(executor), actor->second, watch_sender(self)});
         return handle;
       },
@@ -165,6 +180,7 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
           return to_caf_error(aborted("Worker " + st.devices->task + ": partition " + std::to_string(handle) +
                                       " is not registered (its session closed)"));
         std::vector<std::pair<int, Tensor>> feeds;
+        st.routes->count_received(master_task_of_scope(it->second.scope), feed_blob.size());
         if (Status s = decode_indexed_tensors(feed_blob, "feeds of step " + std::to_string(step_id), &feeds); !s.ok())
           return to_caf_error(s);
         auto step = std::make_shared<detail::StepRun>();
@@ -203,7 +219,8 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
         run->master = caf::actor_cast<caf::actor>(self);
         auto requester = watch_sender(self);  // before make_response_promise takes the sender
         auto promise = self->make_response_promise();
-        st.running.emplace(step_id, Running{it->second.device_actor, step, promise, requester});
+        st.running.emplace(step_id, Running{it->second.device_actor, step, promise, requester,
+                                            master_task_of_scope(it->second.scope)});
         self->send(it->second.device_actor, detail::run_atom::value, std::move(run));
         return caf::delegated<std::string>();
       },
@@ -221,7 +238,9 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
           std::vector<std::pair<int, Tensor>> fetched;
           for (auto& f : run.step->executors[0]->plan.fetches)
             fetched.emplace_back(f.fetch_index, run.step->results[static_cast<std::size_t>(f.fetch_index)]);
-          run.promise.deliver(encode_indexed_tensors(fetched));
+          auto reply = encode_indexed_tensors(fetched);
+          self->state.routes->count_sent(run.master_task, reply.size());
+          run.promise.deliver(std::move(reply));
           return;
         }
       },
@@ -235,6 +254,8 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
         self->send(self->state.devices->rendezvous, detail::cleanup_atom::value, step_id);
       },
       [self](ws_tensor_atom, std::int64_t step_id, const std::string& key, const std::string& blob) {
+        if (auto semi = key.find(';'); semi != std::string::npos)
+          self->state.routes->count_received(task_of_device(key.substr(0, semi)), blob.size());
         WireReader in(blob, "tensor " + key);
         Tensor value;
         if (!in.tensor(&value) || !in.at_end()) {
@@ -256,8 +277,9 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
 
 }  // namespace
 
-caf::actor spawn_worker_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices) {
-  return sys.spawn(worker_service, std::move(devices));
+caf::actor spawn_worker_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices,
+                                std::shared_ptr<Routes> routes) {
+  return sys.spawn(worker_service, std::move(devices), std::move(routes));
 }
 
 }  // namespace af::net

@@ -50,6 +50,11 @@ void handle_call(QueueActor* self, QueueCall& call) {
     case QueueCall::Kind::size:
       return reply({Status(), {Tensor(static_cast<std::int32_t>(core.size()))}});
     case QueueCall::Kind::is_closed: return reply({Status(), {Tensor(core.is_closed())}});
+    case QueueCall::Kind::stats:
+      return reply({Status(),
+                    {Tensor::from_vector<std::int64_t>({core.size(), static_cast<std::int64_t>(core.pending_enqueues()),
+                                                        static_cast<std::int64_t>(core.pending_dequeues()),
+                                                        core.is_closed() ? 1 : 0})}});
   }
   if (waits && timed && !call.reply->fired()) {
     // Still pending: the queue itself ends the attempt at the deadline.

@@ -33,7 +33,7 @@ using queue_deadline_atom = caf::atom_constant<caf::atom("q_dline")>;
 struct QueueCall {
   enum class Kind : std::uint8_t {
     enqueue, enqueue_many, dequeue, dequeue_many, dequeue_up_to, close, close_cancel, size,
-    is_closed
+    is_closed, stats
   };
   Kind kind = Kind::dequeue;
   std::uint64_t id = 0;

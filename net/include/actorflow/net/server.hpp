@@ -22,6 +22,11 @@ struct ServerOptions {
   std::chrono::milliseconds peer_wait{30000};
   /// How often the server repeats what it is waiting for (which task, address, last error).
   std::chrono::milliseconds log_every{10000};
+  /// The HTTP status port on the server's host: `GET /metrics` (Prometheus text: steps,
+  /// errors, open sessions, per-queue size/capacity/waiters, bytes per peer) and
+  /// `GET /status` (JSON: task, devices, containers, queues, peers). -1: none; 0: the system
+  /// chooses (`status_port()` tells which).
+  int status_port = -1;
 };
 
 /// One task of a cluster (TensorFlow's `tf.train.Server`): owns the task's devices (their
@@ -56,6 +61,8 @@ class Server {
   /// `caf://host:port` of this task.
   std::string target() const;
   std::uint16_t port() const;
+  /// The HTTP status port, or 0 when the server has none (ServerOptions::status_port).
+  std::uint16_t status_port() const;
   const ClusterSpec& cluster() const;
   const std::string& job() const;
   int task() const;

@@ -1,0 +1,151 @@
+#include "status_http.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include <asio.hpp>
+
+#include "actorflow/ops/errors.hpp"
+
+namespace af::net {
+
+namespace {
+
+using asio::ip::tcp;
+
+constexpr std::size_t kMaxRequest = 8192;
+constexpr auto kRequestTimeout = std::chrono::seconds(5);
+constexpr std::size_t kMaxConnections = 64;
+
+const char* reason(int code) {
+  switch (code) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 431: return "Request Header Fields Too Large";
+    default: return "Internal Server Error";
+  }
+}
+
+}  // namespace
+
+struct StatusHttpServer::Impl {
+  struct Connection {
+    explicit Connection(asio::io_context& io) : socket(io), timer(io) {}
+    tcp::socket socket;
+    asio::steady_timer timer;
+    asio::streambuf request{kMaxRequest};
+    std::string response;
+  };
+
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  Handler handler;
+  std::string owner;
+  std::thread thread;
+  std::uint16_t port = 0;
+  std::atomic<std::size_t> connections{0};
+  bool stopped = false;
+
+  void accept() {
+    acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
+      if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
+      if (!ec) {
+        if (connections.load() >= kMaxConnections) {
+          socket.close(ec);
+        } else {
+          auto c = std::make_shared<Connection>(io);
+          c->socket = std::move(socket);
+          ++connections;
+          serve(c);
+        }
+      }
+      accept();
+    });
+  }
+
+  void close(const std::shared_ptr<Connection>& c) {
+    if (!c->socket.is_open()) return;
+    std::error_code ignored;
+    c->socket.close(ignored);
+    c->timer.cancel();
+    --connections;
+  }
+
+  void respond(const std::shared_ptr<Connection>& c, int code, const std::string& body, const std::string& type) {
+    std::ostringstream out;
+    out << "HTTP/1.1 " << code << ' ' << reason(code) << "\r\nContent-Type: " << type
+        << "\r\nContent-Length: " << body.size() << "\r\nConnection: close\r\n\r\n"
+        << body;
+    c->response = out.str();
+    asio::async_write(c->socket, asio::buffer(c->response), [this, c](std::error_code, std::size_t) {
+      std::error_code ignored;
+      c->socket.shutdown(tcp::socket::shutdown_both, ignored);
+      close(c);
+    });
+  }
+
+  void serve(const std::shared_ptr<Connection>& c) {
+    c->timer.expires_after(kRequestTimeout);
+    c->timer.async_wait([this, c](std::error_code ec) {
+      if (!ec) close(c);
+    });
+    asio::async_read_until(c->socket, c->request, "\r\n\r\n", [this, c](std::error_code ec, std::size_t) {
+      if (ec == asio::error::not_found) return respond(c, 431, "request too large\n", "text/plain");
+      if (ec) return close(c);
+      std::istream in(&c->request);
+      std::string method, target, version;
+      in >> method >> target >> version;
+      if (method.empty() || target.empty() || target[0] != '/' || version.rfind("HTTP/", 0) != 0)
+        return respond(c, 400, "bad request\n", "text/plain");
+      if (method != "GET") return respond(c, 405, "only GET\n", "text/plain");
+      auto path = target.substr(0, target.find('?'));
+      std::string body, type = "text/plain";
+      int code = 500;
+      try {
+        code = handler(path, &body, &type);
+      } catch (const std::exception& e) {
+        body = std::string(e.what()) + "\n";
+        type = "text/plain";
+      }
+      respond(c, code, body, type);
+    });
+  }
+};
+
+StatusHttpServer::StatusHttpServer(const std::string& host, std::uint16_t port, Handler handler, std::string owner)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->handler = std::move(handler);
+  impl_->owner = std::move(owner);
+  std::error_code ec;
+  auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
+  if (!ec) {
+    tcp::endpoint endpoint(address, port);
+    impl_->acceptor.open(endpoint.protocol(), ec);
+    if (!ec) impl_->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) impl_->acceptor.bind(endpoint, ec);
+    if (!ec) impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  }
+  if (ec)
+    throw UnavailableError(unavailable(impl_->owner + ": cannot open the status port " + host + ":" +
+                                       std::to_string(port) + ": " + ec.message()));
+  impl_->port = impl_->acceptor.local_endpoint().port();
+  impl_->accept();
+  impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
+}
+
+StatusHttpServer::~StatusHttpServer() { stop(); }
+
+void StatusHttpServer::stop() {
+  if (impl_->stopped) return;
+  impl_->stopped = true;
+  impl_->io.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+std::uint16_t StatusHttpServer::port() const noexcept { return impl_->port; }
+
+}  // namespace af::net

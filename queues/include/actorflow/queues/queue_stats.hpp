@@ -1,0 +1,29 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actorflow/ops/resource.hpp"
+
+namespace af {
+
+/// A queue's state as its actor reports it (for `/metrics` and `/status`).
+struct QueueStats {
+  std::string container;
+  std::string name;
+  std::string kind;  ///< "FIFOQueue", "RandomShuffleQueue", ...
+  std::int64_t size = 0;
+  std::int64_t capacity = -1;  ///< negative: unbounded
+  std::int64_t pending_enqueues = 0;
+  std::int64_t pending_dequeues = 0;
+  bool closed = false;
+};
+
+/// The state of every queue kept in `resources`, asked of each queue actor in turn; a queue
+/// that does not answer within `timeout` is left out. Any thread; blocks meanwhile.
+std::vector<QueueStats> queue_stats(const ResourceMgr& resources,
+                                    std::chrono::milliseconds timeout = std::chrono::seconds(1));
+
+}  // namespace af

@@ -1,0 +1,164 @@
+// A server's status port: /metrics in Prometheus text and /status as JSON, scraped while a
+// step waits on a queue; bad requests get an error status and the port keeps serving.
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <future>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include <asio.hpp>
+#include <nlohmann/json.hpp>
+
+#include <actorflow/actorflow.hpp>
+
+#include "free_port.hpp"
+
+namespace {
+
+/// Sends `request` raw and returns the whole response (the server closes the connection).
+std::string http(std::uint16_t port, const std::string& request) {
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect({asio::ip::make_address("127.0.0.1"), port});
+  asio::write(s, asio::buffer(request));
+  std::string out;
+  std::error_code ec;
+  char buf[4096];
+  for (;;) {
+    auto n = s.read_some(asio::buffer(buf), ec);
+    out.append(buf, n);
+    if (ec) break;
+  }
+  return out;
+}
+
+std::string get(std::uint16_t port, const std::string& path) {
+  return http(port, "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
+}
+
+std::string body_of(const std::string& response) {
+  auto pos = response.find("\r\n\r\n");
+  return pos == std::string::npos ? std::string() : response.substr(pos + 4);
+}
+
+/// The value of the metric line that starts with `series` (name and labels), or -1.
+double metric(const std::string& text, const std::string& series) {
+  auto pos = text.find("\n" + series + " ");
+  if (pos == std::string::npos) return -1;
+  return std::stod(text.substr(pos + series.size() + 2));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(status_http_test)
+
+BOOST_AUTO_TEST_CASE(metrics_and_status_describe_steps_queues_and_peers, *boost::unit_test::timeout(60)) {
+  auto addr = [] { return "127.0.0.1:" + std::to_string(af::test::free_port()); };
+  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"ps", {addr()}}, {"worker", {addr()}}});
+  af::ServerOptions with_status;
+  with_status.status_port = 0;
+  af::Server ps(cluster, "ps", 0, with_status);
+  af::Server worker(cluster, "worker", 0);
+  BOOST_REQUIRE(ps.status_port() != 0);
+  BOOST_TEST(worker.status_port() == 0);
+
+  // A queue on ps with 2 elements, a tensor from worker:0 to ps, and a dequeue left waiting.
+  af::Graph g;
+  af::Output x = g.placeholder(af::float32, af::PartialShape(af::Shape{}), "x");
+  af::FIFOQueue q = [&] {
+    auto pin = g.device("/job:ps/task:0");
+    return af::FIFOQueue(g, {.capacity = 7, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "status_q"});
+  }();
+  auto enqueue = q.enqueue({x});
+  auto dequeue_many = q.dequeue_many(3)[0];
+  af::Session on_ps(g, ps.target());
+  for (float v : {1.0f, 2.0f}) on_ps.run(enqueue, {{x, af::Tensor(v)}});
+  af::Session on_worker(g, worker.target());
+  on_worker.run(enqueue, {{x, af::Tensor(3.0f)}});
+  on_ps.run(enqueue, {{x, af::Tensor(4.0f)}});
+  auto waiting = std::async(std::launch::async, [&] {
+    af::RunOptions o;
+    o.timeout_in_ms = 20000;
+    try {
+      return on_ps.run(dequeue_many, {}, o).num_elements();
+    } catch (const af::Error&) {
+      return std::int64_t{-1};
+    }
+  });
+  // 4 elements, then a dequeue_many(3) takes 3: 1 left. Then one that waits for 3 more
+  // (holding the one left, as TensorFlow's waiting dequeue_many does: the size reads 0).
+  BOOST_TEST(waiting.get() == 3);
+  auto blocked = std::async(std::launch::async, [&] {
+    af::RunOptions o;
+    o.timeout_in_ms = 20000;
+    try {
+      return on_ps.run(dequeue_many, {}, o).num_elements();
+    } catch (const af::Error&) {
+      return std::int64_t{-1};
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the dequeue reaches the queue
+
+  auto response = get(ps.status_port(), "/metrics");
+  BOOST_TEST(response.rfind("HTTP/1.1 200 OK\r\n", 0) == 0, response);
+  BOOST_TEST(response.find("Content-Type: text/plain; version=0.0.4") != std::string::npos);
+  auto text = body_of(response);
+  const std::string t = "task=\"/job:ps/replica:0/task:0\"";
+  const std::string qs = t + ",container=\"localhost\",queue=\"status_q\"";
+  BOOST_TEST(metric(text, "actorflow_steps_total{" + t + "}") >= 4, text);
+  BOOST_TEST(metric(text, "actorflow_step_errors_total{" + t + "}") == 0);
+  BOOST_TEST(metric(text, "actorflow_open_sessions{" + t + "}") == 1);  // on_ps (on_worker's master is worker:0)
+  BOOST_TEST(metric(text, "actorflow_queue_size{" + qs + "}") == 0, text);
+  BOOST_TEST(metric(text, "actorflow_queue_capacity{" + qs + "}") == 7);
+  BOOST_TEST(metric(text, "actorflow_queue_waiters{" + qs + ",side=\"dequeue\"}") == 1);
+  BOOST_TEST(metric(text, "actorflow_queue_waiters{" + qs + ",side=\"enqueue\"}") == 0);
+  BOOST_TEST(metric(text, "actorflow_peer_bytes_received_total{" + t + ",peer=\"clients\"}") > 0);
+  // worker:0's master shipped a partition and the fed value to ps.
+  BOOST_TEST(metric(text, "actorflow_peer_bytes_received_total{" + t + ",peer=\"/job:worker/replica:0/task:0\"}") > 0,
+             text);
+  BOOST_TEST(text.find("# TYPE actorflow_queue_size gauge") != std::string::npos);
+
+  response = get(ps.status_port(), "/status?pretty=1");
+  BOOST_TEST(response.find("Content-Type: application/json") != std::string::npos);
+  auto j = nlohmann::json::parse(body_of(response));
+  BOOST_TEST(j["task"] == "/job:ps/replica:0/task:0");
+  BOOST_TEST(j["devices"][0]["name"] == "/job:ps/replica:0/task:0/device:CPU:0");
+  BOOST_TEST(j["cluster"]["worker"].size() == 1u);
+  BOOST_REQUIRE(j["queues"].size() == 1u);
+  BOOST_TEST(j["queues"][0]["name"] == "status_q");
+  BOOST_TEST(j["queues"][0]["kind"] == "FIFOQueue");
+  BOOST_TEST(j["queues"][0]["size"] == 0);
+  BOOST_TEST(j["queues"][0]["pending_dequeues"] == 1);
+  BOOST_TEST(j["containers"].contains("localhost"));
+  BOOST_TEST(j["peers"].contains("/job:worker/replica:0/task:0"));
+
+  // Feed the waiting dequeue so that it ends.
+  for (float v : {5.0f, 6.0f}) on_ps.run(enqueue, {{x, af::Tensor(v)}});
+  BOOST_TEST(blocked.get() == 3);
+}
+
+BOOST_AUTO_TEST_CASE(bad_requests_get_an_error_and_the_port_keeps_serving, *boost::unit_test::timeout(60)) {
+  af::ServerOptions with_status;
+  with_status.status_port = 0;
+  auto server = af::Server::create_local_server(with_status);
+  auto port = server->status_port();
+  BOOST_TEST(get(port, "/nope").rfind("HTTP/1.1 404", 0) == 0);
+  BOOST_TEST(http(port, "POST /metrics HTTP/1.1\r\n\r\n").rfind("HTTP/1.1 405", 0) == 0);
+  BOOST_TEST(http(port, "\x01\x02garbage\r\n\r\n").rfind("HTTP/1.1 400", 0) == 0);
+  BOOST_TEST(http(port, "GET /" + std::string(10000, 'a')).rfind("HTTP/1.1 431", 0) == 0);
+  {
+    // A client that connects and says nothing is dropped after the request timeout.
+    asio::io_context io;
+    asio::ip::tcp::socket idle(io);
+    idle.connect({asio::ip::make_address("127.0.0.1"), port});
+    BOOST_TEST(get(port, "/metrics").rfind("HTTP/1.1 200", 0) == 0);  // served meanwhile
+  }
+  BOOST_TEST(get(port, "/status").rfind("HTTP/1.1 200", 0) == 0);
+  af::ServerOptions bad;
+  bad.status_port = 70000;
+  BOOST_CHECK_THROW(af::Server::create_local_server(bad), af::InvalidArgumentError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
