@@ -15,9 +15,10 @@ namespace af::detail {
 
 namespace {
 
+// The system clock: stats of the tasks of a distributed step share one time axis.
 std::int64_t now_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+             std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -302,7 +303,10 @@ class ExecutorState final : public StepServices {
 
   void record(int id, std::uint64_t tid, std::int64_t start, std::int64_t end, bool async) {
     const ExecNode& n = *impl_->items[static_cast<std::size_t>(id)].node;
-    stats_.push_back({n.def.name, n.def.op, impl_->device->name(), tid, start, end, async});
+    std::string transfer;
+    if (n.def.op == "_Send" || n.def.op == "_Recv")
+      if (auto key = n.def.attr<std::string>("key")) transfer = *key;
+    stats_.push_back({n.def.name, n.def.op, impl_->device->name(), tid, start, end, async, std::move(transfer)});
   }
 
   void complete(int id, std::vector<Tensor>& outputs, const Status& s) {

@@ -10,17 +10,34 @@
 
 namespace af {
 
+namespace {
+
+/// `/job:ps/replica:0/task:0` of a full device name; the name itself when it has no task.
+std::string task_of(const std::string& device) {
+  auto pos = device.find("/device:");
+  return pos == std::string::npos ? device : device.substr(0, pos);
+}
+
+/// `CPU:0` of a full device name.
+std::string short_device(const std::string& device) {
+  auto pos = device.find("/device:");
+  return pos == std::string::npos ? device : device.substr(pos + 8);
+}
+
+}  // namespace
+
 std::string RunMetadata::chrome_trace() const {
   using nlohmann::json;
   json events = json::array();
-  std::map<std::string, int> pids;
-  for (auto& s : step_stats) pids.emplace(s.device, 0);
+  std::map<std::string, int> pids;  // by task
+  for (auto& s : step_stats) pids.emplace(task_of(s.device), 0);
   int next_pid = 1;
-  for (auto& [device, pid] : pids) {
+  for (auto& [task, pid] : pids) {
     pid = next_pid++;
     events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0},
-                      {"args", {{"name", device}}}});
+                      {"args", {{"name", task}}}});
   }
+  auto pid_of = [&](const NodeExecStats& s) { return pids[task_of(s.device)]; };
   // Lanes: per (device, thread) events sorted by start; an event goes to the first lane where
   // it nests in or follows what is open there, so every track holds nested events only.
   struct Lane {
@@ -36,6 +53,7 @@ std::string RunMetadata::chrome_trace() const {
     return a->end_us > b->end_us;  // outer first
   });
   std::map<std::pair<std::string, std::size_t>, int> tids;
+  std::map<const NodeExecStats*, int> placed;  // event -> its tid
   int next_tid = 1;
   for (auto* s : sorted) {
     auto& device_lanes = lanes[s->device];
@@ -51,8 +69,8 @@ std::string RunMetadata::chrome_trace() const {
       }
     }
     if (chosen == device_lanes.size()) {
-      std::string label = s->async ? "async kernels " + std::to_string(chosen)
-                                   : "thread " + std::to_string(s->thread_id % 100000);
+      std::string label = short_device(s->device) + (s->async ? " async kernels " + std::to_string(chosen)
+                                                                : " thread " + std::to_string(s->thread_id % 100000));
       device_lanes.push_back({s->thread_id, label, {}});
     }
     auto& lane = device_lanes[chosen];
@@ -62,17 +80,36 @@ std::string RunMetadata::chrome_trace() const {
     auto [it, fresh] = tids.emplace(key, next_tid);
     if (fresh) {
       ++next_tid;
-      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pids[s->device]},
+      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid_of(*s)},
                         {"tid", it->second}, {"args", {{"name", lane.label}}}});
     }
+    placed[s] = it->second;
     events.push_back({{"ph", "X"},
                       {"name", s->node_name},
                       {"cat", s->op},
-                      {"pid", pids[s->device]},
+                      {"pid", pid_of(*s)},
                       {"tid", it->second},
                       {"ts", s->start_us},
                       {"dur", std::max<std::int64_t>(0, s->end_us - s->start_us)},
                       {"args", {{"op", s->op}, {"device", s->device}, {"async", s->async}}}});
+  }
+  // Flow arrows for tensors crossing tasks: from the end of the _Send to the end of the
+  // _Recv that took it.
+  std::map<std::string, const NodeExecStats*> sends;
+  for (auto& s : step_stats)
+    if (s.op == "_Send" && !s.transfer.empty()) sends[s.transfer] = &s;
+  int flow_id = 1;
+  for (auto& r : step_stats) {
+    if (r.op != "_Recv" || r.transfer.empty()) continue;
+    auto it = sends.find(r.transfer);
+    if (it == sends.end() || task_of(it->second->device) == task_of(r.device)) continue;
+    const NodeExecStats& snd = *it->second;
+    events.push_back({{"ph", "s"}, {"name", "tensor"}, {"cat", "transfer"}, {"id", flow_id},
+                      {"pid", pid_of(snd)}, {"tid", placed[&snd]}, {"ts", snd.end_us},
+                      {"args", {{"key", r.transfer}}}});
+    events.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "tensor"}, {"cat", "transfer"}, {"id", flow_id},
+                      {"pid", pid_of(r)}, {"tid", placed[&r]}, {"ts", std::max(r.end_us, snd.end_us)}});
+    ++flow_id;
   }
   return json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump(1);
 }

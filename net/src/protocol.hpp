@@ -9,7 +9,8 @@
 //   (rs_worker_atom)                                -> (actor worker, string devices)
 // The worker service's messages (one actor per task; its master's peers send them):
 //   (ws_reg_atom, string scope, string plan)        -> uint64 partition handle
-//   (ws_run_atom, uint64 handle, int64 step, int64 timeout_ms, string feeds) -> string fetches
+//   (ws_run_atom, uint64 handle, int64 step, int64 timeout_ms, bool trace, string feeds)
+//                                                   -> string (fetches, then step stats)
 //   (ws_cancel_atom, int64 step, WireStatus why)    (no reply)
 //   (ws_clean_atom, int64 step)                     (no reply; the step is over)
 //   (ws_tensor_atom, int64 step, string key, string tensor)  (no reply; a cross-task edge)

@@ -155,13 +155,14 @@ class RemoteSession final : public SessionBackend {
   ~RemoteSession() override { close(); }
 
   void start_step(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
-                  const RunOptions& options, RunMetadata*,
+                  const RunOptions& options, RunMetadata* metadata,
                   std::function<void(Status, std::vector<Tensor>)> done) override {
+    const bool trace = options.trace && metadata != nullptr;
     auto call = std::make_shared<RemoteCall>();
     std::int64_t timeout = options.timeout_in_ms > 0 ? options.timeout_in_ms : config_.operation_timeout_in_ms;
     call->timeout = std::chrono::milliseconds(timeout);
     const std::size_t expected = fetches.size();
-    call->done = [done = std::move(done), expected, target = target_,
+    call->done = [done = std::move(done), expected, target = target_, metadata,
                   weak_bulk = std::weak_ptr<net::BulkClient>(bulk_)](Status s, std::string reply) mutable {
       if (!s.ok()) return done(std::move(s), {});
       net::WireReader in(reply, "run reply from " + target);
@@ -177,7 +178,10 @@ class RemoteSession final : public SessionBackend {
           values.push_back(std::move(t));
         }
       }
+      std::vector<NodeExecStats> stats;
+      if (in.status().ok()) in.stats(&stats);
       if (!in.status().ok()) return done(in.status(), {});
+      if (metadata) metadata->step_stats = std::move(stats);
       if (values.size() != expected)
         return done(data_loss("run reply from " + target + " has " + std::to_string(values.size()) +
                               " values for " + std::to_string(expected) + " fetches"),
@@ -218,6 +222,7 @@ class RemoteSession final : public SessionBackend {
       out.u64(targets.size());
       for (auto& t : targets) out.str(t.name());
       out.i64(timeout);
+      out.u8(trace ? 1 : 0);
       call->request = out.take();
       caf::anon_send(proxy_, net::rs_call_atom::value, call);
     }

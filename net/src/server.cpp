@@ -167,6 +167,7 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
         std::vector<Output> fetches;
         std::vector<Operation> targets;
         std::int64_t timeout_ms = 0;
+        std::uint8_t trace = 0;
         try {
           if (!in.str(&delta)) return to_caf_error(in.status());
           if (!delta.empty()) import_graph_json(served->graph, delta);
@@ -189,7 +190,7 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
             if (!in.str(&name)) return to_caf_error(in.status());
             targets.push_back(served->graph.operation(name));
           }
-          if (!in.i64(&timeout_ms)) return to_caf_error(in.status());
+          if (!in.i64(&timeout_ms) || !in.u8(&trace)) return to_caf_error(in.status());
           if (!in.at_end()) return to_caf_error(data_loss("malformed run request: trailing bytes"));
         } catch (...) {
           return to_caf_error(status_from_exception(std::current_exception()));
@@ -198,9 +199,11 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
         self->state.pending.emplace(key, self->make_response_promise());
         RunOptions options;
         options.timeout_in_ms = timeout_ms;
+        options.trace = trace != 0;
+        auto metadata = trace ? std::make_shared<RunMetadata>() : nullptr;
         caf::actor me = caf::actor_cast<caf::actor>(self);
-        served->session->start_step(std::move(fetches), std::move(feeds), std::move(targets), options, nullptr,
-                                    [me, key, served, bulk = self->state.bulk,
+        served->session->start_step(std::move(fetches), std::move(feeds), std::move(targets), options, metadata.get(),
+                                    [me, key, served, bulk = self->state.bulk, metadata,
                                      metrics = self->state.metrics](Status s, std::vector<Tensor> values) {
                                       ++metrics->steps;
                                       if (!s.ok()) ++metrics->step_errors;
@@ -217,6 +220,8 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
                                           else
                                             out.tensor(v);
                                         }
+                                        // Step stats of every task the step ran on (traced steps).
+                                        out.stats(metadata ? metadata->step_stats : std::vector<NodeExecStats>{});
                                         reply = out.take();
                                         metrics->client_bytes_sent += reply.size();
                                       }

@@ -84,12 +84,18 @@ void start(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t h
   self->state.running.emplace(step.step_id, run);
   auto feed_blob = encode_indexed_tensors(feeds);
   self->state.routes->count_sent(self->state.peer_task, feed_blob.size());
-  self->request(self->state.worker, wait, ws_run_atom::value, handle, step.step_id, timeout_ms, std::move(feed_blob))
+  self->request(self->state.worker, wait, ws_run_atom::value, handle, step.step_id, timeout_ms, step.trace,
+                std::move(feed_blob))
       .then(
           [self, run](const std::string& reply) {
             self->state.routes->count_received(self->state.peer_task, reply.size());
+            WireReader in(reply, "partition reply from " + self->state.peer_task);
+            std::string fetch_blob;
+            std::vector<NodeExecStats> stats;
+            Status s;
+            if (!in.str(&fetch_blob) || !in.stats(&stats)) s = in.status();
             std::vector<std::pair<int, Tensor>> fetched;
-            Status s = decode_indexed_tensors(reply, "fetches from " + self->state.peer_task, &fetched);
+            if (s.ok()) s = decode_indexed_tensors(fetch_blob, "fetches from " + self->state.peer_task, &fetched);
             if (s.ok())
               for (auto& [index, value] : fetched) {
                 if (static_cast<std::size_t>(index) >= run->step->results.size()) {
@@ -98,6 +104,11 @@ void start(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t h
                 }
                 run->step->results[static_cast<std::size_t>(index)] = std::move(value);
               }
+            if (s.ok() && run->step->trace && !stats.empty()) {
+              std::lock_guard<std::mutex> lock(run->step->stats_mu);
+              run->step->stats.insert(run->step->stats.end(), std::make_move_iterator(stats.begin()),
+                                      std::make_move_iterator(stats.end()));
+            }
             finish(self, run, s);
           },
           [self, run](caf::error& e) {

@@ -30,6 +30,35 @@ void WireWriter::bulk_ref(const Tensor& t, std::uint16_t port, std::uint64_t tra
   u64(transfer_id);
 }
 
+void WireWriter::stats(const std::vector<NodeExecStats>& stats) {
+  u64(stats.size());
+  for (const auto& s : stats) {
+    str(s.node_name);
+    str(s.op);
+    str(s.device);
+    u64(s.thread_id);
+    i64(s.start_us);
+    i64(s.end_us);
+    u8(s.async ? 1 : 0);
+    str(s.transfer);
+  }
+}
+
+bool WireReader::stats(std::vector<NodeExecStats>* out) {
+  std::uint64_t n = 0;
+  if (!count(&n, 57)) return false;  // four empty strings, three integers and a flag
+  for (std::uint64_t i = 0; i < n; ++i) {
+    NodeExecStats s;
+    std::uint8_t async = 0;
+    if (!str(&s.node_name) || !str(&s.op) || !str(&s.device) || !u64(&s.thread_id) || !i64(&s.start_us) ||
+        !i64(&s.end_us) || !u8(&async) || !str(&s.transfer))
+      return false;
+    s.async = async != 0;
+    out->push_back(std::move(s));
+  }
+  return true;
+}
+
 bool WireReader::tensor(Tensor* t, BulkRef* bulk) {
   std::uint8_t dtype = 0, rank = 0;
   if (!u8(&dtype) || !u8(&rank)) return false;

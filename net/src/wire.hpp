@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "actorflow/actors/step_stats.hpp"
 #include "actorflow/ops/status.hpp"
 #include "actorflow/ops/tensor.hpp"
 
@@ -33,6 +34,8 @@ class WireWriter {
   /// A numeric tensor whose bytes travel over the bulk channel (bulk_channel.hpp): dtype,
   /// the marker 0xfe, rank, dims, then the server's bulk port and the transfer id.
   void bulk_ref(const Tensor& t, std::uint16_t port, std::uint64_t transfer_id);
+  /// Step stats of a traced step (count, then each node's fields).
+  void stats(const std::vector<NodeExecStats>& stats);
   std::string take() { return std::move(out_); }
 
  private:
@@ -85,6 +88,8 @@ class WireReader {
   /// Reads a tensor. A bulk reference is accepted only when `bulk` is given: `*t` is then
   /// allocated with its dtype and shape, and `*bulk` says where its bytes are.
   bool tensor(Tensor* t, BulkRef* bulk = nullptr);
+  /// Appends the step stats written by `WireWriter::stats` to `*out`.
+  bool stats(std::vector<NodeExecStats>* out);
   bool at_end() const noexcept { return pos_ == in_.size(); }
   /// The first decoding error (DataLoss naming the message and offset), or OK.
   const Status& status() const noexcept { return status_; }

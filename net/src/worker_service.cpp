@@ -172,7 +172,7 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
         st.partitions.emplace(handle, Registered{scope, std::move(executor), actor->second, watch_sender(self)});
         return handle;
       },
-      [self](ws_run_atom, std::uint64_t handle, std::int64_t step_id, std::int64_t timeout_ms,
+      [self](ws_run_atom, std::uint64_t handle, std::int64_t step_id, std::int64_t timeout_ms, bool trace,
              const std::string& feed_blob) -> caf::result<std::string> {
         auto& st = self->state;
         auto it = st.partitions.find(handle);
@@ -185,6 +185,7 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
           return to_caf_error(s);
         auto step = std::make_shared<detail::StepRun>();
         step->step_id = step_id;
+        step->trace = trace;
         for (auto& [index, value] : feeds) {
           if (step->feeds.size() <= static_cast<std::size_t>(index)) step->feeds.resize(static_cast<std::size_t>(index) + 1);
           step->feeds[static_cast<std::size_t>(index)] = std::move(value);
@@ -238,7 +239,14 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
           std::vector<std::pair<int, Tensor>> fetched;
           for (auto& f : run.step->executors[0]->plan.fetches)
             fetched.emplace_back(f.fetch_index, run.step->results[static_cast<std::size_t>(f.fetch_index)]);
-          auto reply = encode_indexed_tensors(fetched);
+          // The fetches, then the partition's step stats when the step is traced.
+          WireWriter out;
+          out.str(encode_indexed_tensors(fetched));
+          {
+            std::lock_guard<std::mutex> lock(run.step->stats_mu);
+            out.stats(run.step->stats);
+          }
+          auto reply = out.take();
           self->state.routes->count_sent(run.master_task, reply.size());
           run.promise.deliver(std::move(reply));
           return;

@@ -4,9 +4,13 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <map>
+#include <set>
 #include <future>
 #include <thread>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include <actorflow/actorflow.hpp>
 
@@ -246,6 +250,59 @@ BOOST_AUTO_TEST_CASE(device_filters_limit_the_tasks_a_session_waits_for_and_sees
   } catch (const af::InvalidArgumentError& e) {
     BOOST_TEST(std::string(e.what()).find("device_filters") != std::string::npos, e.what());
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_traced_distributed_step_merges_every_tasks_stats_into_one_chrome_trace,
+                     *boost::unit_test::timeout(60)) {
+  ThreeTasks tasks;
+  af::Graph g;
+  af::Output a, b;
+  {
+    auto pin = g.device("/job:ps/task:0");
+    a = g.constant(1.0f, "a");
+  }
+  {
+    auto pin = g.device("/job:worker/task:1");
+    b = af::add(a, g.constant(2.0f), "b");
+  }
+  auto c = af::add(a, b, "c");  // the master's task, worker:0
+  af::Session sess(g, tasks.worker0.target());
+  af::RunMetadata meta;
+  auto out = sess.run({c}, {}, {}, {.trace = true}, &meta);
+  BOOST_TEST(out[0].scalar<float>() == 4.0f);
+  std::set<std::string> tasks_seen;
+  std::map<std::string, std::string> sent_from, received_on;  // transfer key -> task
+  for (auto& s : meta.step_stats) {
+    auto task = s.device.substr(0, s.device.find("/device:"));
+    tasks_seen.insert(task);
+    BOOST_TEST(s.end_us >= s.start_us);
+    if (s.op == "_Send") sent_from[s.transfer] = task;
+    if (s.op == "_Recv") received_on[s.transfer] = task;
+  }
+  BOOST_TEST(tasks_seen.count("/job:ps/replica:0/task:0") == 1u);
+  BOOST_TEST(tasks_seen.count("/job:worker/replica:0/task:0") == 1u);
+  BOOST_TEST(tasks_seen.count("/job:worker/replica:0/task:1") == 1u);
+  int cross_task = 0;
+  for (auto& [key, from] : sent_from)
+    if (received_on.count(key) && received_on[key] != from) ++cross_task;
+  BOOST_TEST(cross_task >= 3);  // ps -> worker:1, ps -> worker:0, worker:1 -> worker:0
+  // One process track per task, and a flow arrow (s then f) per cross-task transfer.
+  auto trace = nlohmann::json::parse(meta.chrome_trace());
+  std::set<std::string> processes;
+  int flow_starts = 0, flow_ends = 0;
+  for (auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") processes.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] == "s") ++flow_starts;
+    if (e["ph"] == "f") ++flow_ends;
+  }
+  BOOST_TEST(processes == (std::set<std::string>{"/job:ps/replica:0/task:0", "/job:worker/replica:0/task:0",
+                                                 "/job:worker/replica:0/task:1"}));
+  BOOST_TEST(flow_starts == cross_task);
+  BOOST_TEST(flow_ends == cross_task);
+  // An untraced step carries no stats.
+  af::RunMetadata none;
+  sess.run({c}, {}, {}, {}, &none);
+  BOOST_TEST(none.step_stats.empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -166,4 +166,21 @@ BOOST_AUTO_TEST_CASE(large_fetches_arrive_intact_beside_small_ones, *boost::unit
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_traced_remote_step_returns_the_servers_step_stats, *boost::unit_test::timeout(60)) {
+  auto server = af::Server::create_local_server();
+  af::Graph g;
+  auto a = g.constant(1.0f, "a");
+  auto b = af::add(a, g.constant(2.0f), "b");
+  af::Session sess(g, server->target());
+  af::RunMetadata meta;
+  BOOST_TEST(sess.run({b}, {}, {}, {.trace = true}, &meta)[0].scalar<float>() == 3.0f);
+  bool saw_b = false;
+  for (auto& s : meta.step_stats) {
+    saw_b |= s.node_name == "b" && s.op == "Add";
+    BOOST_TEST(s.device == "/job:localhost/replica:0/task:0/device:CPU:0");
+  }
+  BOOST_TEST(saw_b);
+  BOOST_TEST(meta.chrome_trace().find("/job:localhost/replica:0/task:0") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
