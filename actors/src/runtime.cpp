@@ -2,6 +2,7 @@
 
 #define EIGEN_USE_THREADS
 #include <algorithm>
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -9,6 +10,7 @@
 #include <caf/io/all.hpp>
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include "actorflow/ops/errors.hpp"
 #include "wire_types.hpp"
 
 namespace af {
@@ -41,6 +43,14 @@ Eigen::ThreadPoolDevice* ThreadPools::intra_op_device() noexcept { return &impl_
 void Runtime::configure(caf::actor_system_config& cfg, const RuntimeOptions& options) {
   detail::add_wire_types(cfg);
   cfg.load<caf::io::middleman>();
+  const int tls_parts = !options.tls_certificate.empty() + !options.tls_key.empty() + !options.tls_ca_file.empty();
+  if (tls_parts != 0 && tls_parts != 3)
+    throw InvalidArgumentError(invalid_argument(
+        "TLS needs a certificate, a key and a CA file (RuntimeOptions::tls_certificate, tls_key, tls_ca_file); "
+        "only " + std::to_string(tls_parts) + " of them are set"));
+  if (tls_parts == 3)
+    for (const auto* file : {&options.tls_certificate, &options.tls_key, &options.tls_ca_file})
+      if (!std::ifstream(*file)) throw NotFoundError(not_found("TLS file " + *file + " cannot be read"));
   int threads = options.scheduler_threads > 0
                     ? options.scheduler_threads
                     : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
@@ -63,6 +73,7 @@ std::int64_t Runtime::random_step_id_base() {
 
 Runtime::Runtime(RuntimeOptions options) : config_(std::make_unique<caf::actor_system_config>()) {
   configure(*config_, options);
+  options_ = options;
   owned_system_ = std::make_unique<caf::actor_system>(*config_);
   system_ = owned_system_.get();
   detail::check_wire_types(*system_);

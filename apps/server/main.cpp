@@ -40,6 +40,10 @@ Runs one task of an actorflow cluster until SIGINT/SIGTERM (a second signal exit
   --log-every-ms N      how often start-up waits are repeated in the log (default 10000)
   --status-port N       serve GET /metrics and /status over HTTP on this port of the task's
                         host (0 = any free port; default: no status port)
+  --tls-cert FILE       this task's certificate chain (PEM); with --tls-key and --tls-ca
+  --tls-key FILE        its private key (PEM)       every connection to and from other
+  --tls-ca FILE         the cluster's CA (PEM)      processes is TLS with mutual certificates;
+                                                    peers without one the CA signed are refused
   --cpus N              CPU devices of this task (default 1)
   --gpus N              GPU devices of this task (default: every visible GPU)
   --threads N           inter-op and intra-op threads (default: cores)
@@ -57,6 +61,7 @@ struct Settings {
   int peer_wait_ms = 30000;
   int log_every_ms = 10000;
   int status_port = -1;
+  std::string tls_cert, tls_key, tls_ca;
   int cpus = 1;
   int gpus = -1;
   int threads = 0;
@@ -70,6 +75,9 @@ struct Settings {
             {"peer_wait_ms", peer_wait_ms},
             {"log_every_ms", log_every_ms},
             {"status_port", status_port},
+            {"tls_cert", tls_cert},
+            {"tls_key", tls_key},
+            {"tls_ca", tls_ca},
             {"cpus", cpus},
             {"gpus", gpus},
             {"threads", threads}};
@@ -85,6 +93,9 @@ struct Settings {
       else if (key == "peer_wait_ms") peer_wait_ms = value.get<int>();
       else if (key == "log_every_ms") log_every_ms = value.get<int>();
       else if (key == "status_port") status_port = value.get<int>();
+      else if (key == "tls_cert") tls_cert = value.get<std::string>();
+      else if (key == "tls_key") tls_key = value.get<std::string>();
+      else if (key == "tls_ca") tls_ca = value.get<std::string>();
       else if (key == "cpus") cpus = value.get<int>();
       else if (key == "gpus") gpus = value.get<int>();
       else if (key == "threads") threads = value.get<int>();
@@ -166,6 +177,9 @@ int main(int argc, char** argv) {
       else if (flag == "--peer-wait-ms") settings.peer_wait_ms = to_int(flag, value);
       else if (flag == "--log-every-ms") settings.log_every_ms = to_int(flag, value);
       else if (flag == "--status-port") settings.status_port = to_int(flag, value);
+      else if (flag == "--tls-cert") settings.tls_cert = value;
+      else if (flag == "--tls-key") settings.tls_key = value;
+      else if (flag == "--tls-ca") settings.tls_ca = value;
       else if (flag == "--cpus") settings.cpus = to_int(flag, value);
       else if (flag == "--gpus") settings.gpus = to_int(flag, value);
       else if (flag == "--threads") settings.threads = to_int(flag, value);
@@ -210,6 +224,9 @@ int main(int argc, char** argv) {
     af::ClusterSpec cluster = af::ClusterSpec::from_json(settings.cluster.dump());
     af::RuntimeOptions runtime_options;
     runtime_options.heartbeat_interval_ms = settings.heartbeat_ms;
+    runtime_options.tls_certificate = settings.tls_cert;
+    runtime_options.tls_key = settings.tls_key;
+    runtime_options.tls_ca_file = settings.tls_ca;
     runtime_options.connection_timeout_ms = settings.connection_timeout_ms;
     af::Runtime runtime(runtime_options);
     {

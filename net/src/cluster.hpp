@@ -97,7 +97,7 @@ caf::actor spawn_task_proxy(caf::actor_system& sys, std::string peer_task, std::
 /// what it waits for at most every `log_every`), answers
 /// `(ca_peers_atom, int64 wait_ms)` with a PeerList of every other task once all are
 /// connected, or Unavailable naming the missing tasks after `wait_ms`.
-caf::actor spawn_cluster_agent(caf::actor_system& sys, ClusterSpec cluster, std::string job, int task,
+caf::actor spawn_cluster_agent(Runtime& runtime, ClusterSpec cluster, std::string job, int task,
                                caf::actor local_rendezvous, std::shared_ptr<Routes> routes,
                                std::chrono::milliseconds log_every);
 

@@ -14,6 +14,7 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
 #include "cluster.hpp"
+#include "tls_tunnel.hpp"
 #include "protocol.hpp"
 
 namespace af::net {
@@ -43,6 +44,7 @@ struct Waiter {
 };
 
 struct AgentState {
+  Runtime* runtime = nullptr;
   std::string task;
   caf::actor local_rendezvous;
   std::shared_ptr<Routes> routes;
@@ -154,7 +156,10 @@ void connect(AgentActor* self, const std::string& task) {
   auto& p = self->state.peers.at(task);
   if (p.connecting || p.connected || self->state.stopping) return;
   p.connecting = true;
-  self->request(self->system().middleman().actor_handle(), kConnectTimeout, caf::connect_atom::value, p.host, p.port)
+  // With TLS, through the loopback forwarder of the peer's address.
+  auto [dial_host, dial_port] = dial_address(*self->state.runtime, p.host, p.port);
+  self->request(self->system().middleman().actor_handle(), kConnectTimeout, caf::connect_atom::value, dial_host,
+                dial_port)
       .then(
           [self, task](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
             auto master = caf::actor_cast<caf::actor>(ptr);
@@ -173,10 +178,11 @@ void connect(AgentActor* self, const std::string& task) {
           [self, task](caf::error& e) { failed(self, task, self->system().render(e)); });
 }
 
-caf::behavior cluster_agent(AgentActor* self, ClusterSpec cluster, std::string job, int task,
+caf::behavior cluster_agent(AgentActor* self, Runtime* runtime, ClusterSpec cluster, std::string job, int task,
                             caf::actor local_rendezvous, std::shared_ptr<Routes> routes,
                             std::chrono::milliseconds log_every) {
   auto& st = self->state;
+  st.runtime = runtime;
   st.task = "/job:" + job + "/replica:0/task:" + std::to_string(task);
   st.local_rendezvous = std::move(local_rendezvous);
   st.routes = std::move(routes);
@@ -252,11 +258,11 @@ caf::behavior cluster_agent(AgentActor* self, ClusterSpec cluster, std::string j
 
 }  // namespace
 
-caf::actor spawn_cluster_agent(caf::actor_system& sys, ClusterSpec cluster, std::string job, int task,
+caf::actor spawn_cluster_agent(Runtime& runtime, ClusterSpec cluster, std::string job, int task,
                                caf::actor local_rendezvous, std::shared_ptr<Routes> routes,
                                std::chrono::milliseconds log_every) {
-  return sys.spawn(cluster_agent, std::move(cluster), std::move(job), task, std::move(local_rendezvous),
-                   std::move(routes), log_every);
+  return runtime.system().spawn(cluster_agent, &runtime, std::move(cluster), std::move(job), task,
+                                std::move(local_rendezvous), std::move(routes), log_every);
 }
 
 }  // namespace af::net

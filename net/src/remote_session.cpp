@@ -14,6 +14,7 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph_json.hpp"
 #include "bulk_channel.hpp"
+#include "tls_tunnel.hpp"
 #include "protocol.hpp"
 #include "wire.hpp"
 
@@ -56,9 +57,12 @@ std::pair<std::string, std::uint16_t> parse_target(const std::string& target) {
   }
 }
 
-/// Connects to the master service at `target` (never blocks longer than kControlTimeout).
-caf::actor connect(caf::actor_system& sys, const std::string& target) {
-  auto [host, port] = parse_target(target);
+/// Connects to the master service at `target` (never blocks longer than kControlTimeout);
+/// with TLS through the runtime's loopback forwarder for it.
+caf::actor connect(Runtime& runtime, const std::string& target) {
+  auto& sys = runtime.system();
+  auto [target_host, target_port] = parse_target(target);
+  auto [host, port] = net::dial_address(runtime, target_host, target_port);
   caf::scoped_actor self{sys};
   caf::actor server;
   Status failure;
@@ -146,7 +150,7 @@ class RemoteSession final : public SessionBackend {
       : graph_(graph), target_(target), config_(config),
         runtime_(config.runtime ? config.runtime : &Runtime::global()) {
     auto& sys = runtime_->system();
-    server_ = connect(sys, target_);
+    server_ = connect(*runtime_, target_);
     id_ = control<std::uint64_t>(sys, server_, target_, kOpenTimeout, net::rs_open_atom::value,
                                  config_.device_filters);
     proxy_ = sys.spawn(remote_session_proxy, server_, target_, id_);
@@ -280,7 +284,7 @@ class RemoteSession final : public SessionBackend {
 
 void reset_containers(const std::string& target, const std::vector<std::string>& containers) {
   auto& sys = Runtime::global().system();
-  auto server = connect(sys, target);
+  auto server = connect(Runtime::global(), target);
   net::WireWriter out;
   out.u64(containers.size());
   for (auto& c : containers) out.str(c);

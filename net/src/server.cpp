@@ -23,6 +23,7 @@
 #include "bulk_channel.hpp"
 #include "status_http.hpp"
 #include "cluster.hpp"
+#include "tls_tunnel.hpp"
 #include "protocol.hpp"
 #include "wire.hpp"
 
@@ -283,7 +284,8 @@ struct Server::Impl {
   ServerOptions options;
   Runtime* runtime = nullptr;
   std::string host;
-  std::uint16_t port = 0;
+  std::uint16_t port = 0;      ///< the spec's port (the TLS tunnel's with TLS)
+  std::uint16_t caf_port = 0;  ///< where CAF listens (a loopback port with TLS)
   std::shared_ptr<DeviceSet> devices;
   caf::actor master;
   caf::actor worker;
@@ -435,19 +437,34 @@ void Server::start() {
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (impl_->started) return;
   if (impl_->stopped) throw FailedPreconditionError(failed_precondition("Server " + impl_->task_name() + " was stopped"));
-  auto& mm = impl_->runtime->system().middleman();
-  auto port = mm.publish(impl_->master, impl_->port, impl_->host.c_str(), true);
+  auto& sys = impl_->runtime->system();
+  auto* tunnels = net::tls_tunnels(*impl_->runtime);
+  const bool tls = tunnels != nullptr;
+  // With TLS, CAF listens on loopback only and the tunnel owns the spec's address.
+  auto port = sys.middleman().publish(impl_->master, tls ? 0 : impl_->port, tls ? "127.0.0.1" : impl_->host.c_str(), true);
   if (!port)
     throw UnavailableError(unavailable("Server " + impl_->task_name() + ": cannot listen on " + impl_->host + ":" +
-                                       std::to_string(impl_->port) + ": " +
-                                       impl_->runtime->system().render(port.error())));
-  impl_->port = *port;
+                                       std::to_string(impl_->port) + ": " + sys.render(port.error())));
+  impl_->caf_port = *port;
+  if (tls) {
+    try {
+      impl_->port = tunnels->serve(impl_->host, impl_->port, *port, "Server " + impl_->task_name());
+    } catch (...) {
+      sys.middleman().unpublish(impl_->master, *port);
+      throw;
+    }
+  } else {
+    impl_->port = *port;
+  }
   impl_->started = true;
-  try {
-    impl_->bulk = std::make_shared<net::BulkServer>(impl_->host, "Server " + impl_->task_name());
-    caf::anon_send(impl_->master, net::bulk_atom::value, impl_->bulk);
-  } catch (const Error& e) {
-    log_info(std::string("WARNING: ") + e.what() + "; large fetched tensors travel over CAF instead");
+  // The bulk port is plain TCP: with TLS, tensors stay inside the encrypted CAF connection.
+  if (!tls) {
+    try {
+      impl_->bulk = std::make_shared<net::BulkServer>(impl_->host, "Server " + impl_->task_name());
+      caf::anon_send(impl_->master, net::bulk_atom::value, impl_->bulk);
+    } catch (const Error& e) {
+      log_info(std::string("WARNING: ") + e.what() + "; large fetched tensors travel over CAF instead");
+    }
   }
   if (impl_->options.status_port > 65535)
     throw InvalidArgumentError(invalid_argument("Server " + impl_->task_name() + ": status port " +
@@ -463,18 +480,19 @@ void Server::start() {
   }
   const std::string& h = impl_->host;
   bool loopback = h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
-  if (!loopback)
+  if (!loopback && !tls)
     log_info("WARNING: server " + impl_->task_name() + " listens on " + h + ":" + std::to_string(impl_->port) +
              ", a non-loopback address, WITHOUT authentication or encryption: anyone who can reach this port "
              "can run graphs and read every variable. Bind to 127.0.0.1 or restrict the network.");
   std::size_t tasks = 0;
   for (const auto& name : impl_->cluster.jobs()) tasks += impl_->cluster.task_indices(name).size();
   if (tasks > 1) {
-    impl_->agent = net::spawn_cluster_agent(impl_->runtime->system(), impl_->cluster, impl_->job, impl_->task,
+    impl_->agent = net::spawn_cluster_agent(*impl_->runtime, impl_->cluster, impl_->job, impl_->task,
                                             impl_->devices->rendezvous, impl_->routes, impl_->options.log_every);
     caf::anon_send(impl_->master, net::agent_atom::value, impl_->agent);
   }
-  log_info("Started server " + impl_->task_name() + " with target: " + target());
+  log_info("Started server " + impl_->task_name() + " with target: " + target() +
+           (tls ? " (TLS, peers need a certificate signed by the cluster's CA)" : ""));
 }
 
 void Server::stop() {
@@ -482,7 +500,10 @@ void Server::stop() {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->stopped) return;
     impl_->stopped = true;
-    if (impl_->started) impl_->runtime->system().middleman().unpublish(impl_->master, impl_->port);
+    if (impl_->started) {
+      impl_->runtime->system().middleman().unpublish(impl_->master, impl_->caf_port);
+      if (auto* tunnels = net::tls_tunnels(*impl_->runtime)) tunnels->stop_serving(impl_->port);
+    }
     if (impl_->agent) caf::anon_send_exit(impl_->agent, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(impl_->master, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(impl_->worker, caf::exit_reason::user_shutdown);

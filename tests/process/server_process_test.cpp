@@ -213,4 +213,51 @@ BOOST_AUTO_TEST_CASE(a_thousand_concurrent_steps_from_fifty_clients_on_a_server_
   BOOST_TEST(WEXITSTATUS(status) == 0);
 }
 
+BOOST_AUTO_TEST_CASE(a_tls_cluster_of_processes_runs_steps_across_tasks_and_refuses_plain_clients,
+                     *boost::unit_test::timeout(120)) {
+  const std::string tls = ACTORFLOW_TEST_DATA_DIR "/tls/";
+  auto ps_address = address(), worker_address = address();
+  std::string spec = R"({"ps": [")" + ps_address + R"("], "worker": [")" + worker_address + R"("]})";
+  af::test::ProcessGroup group;
+  for (auto [job, name] : {std::pair<const char*, const char*>{"ps", "tls_ps"}, {"worker", "tls_worker"}})
+    group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task", "0", "--tls-cert",
+                 tls + "node.pem", "--tls-key", tls + "node.key", "--tls-ca", tls + "ca.pem"},
+                log_path(name));
+  af::RuntimeOptions client_options;
+  client_options.tls_certificate = tls + "node.pem";
+  client_options.tls_key = tls + "node.key";
+  client_options.tls_ca_file = tls + "ca.pem";
+  af::Runtime client(client_options);
+  af::Graph g;
+  af::Output a;
+  {
+    auto pin = g.device("/job:ps/task:0");
+    a = g.constant(20.0f);
+  }
+  auto b = a + 1.0f;  // on worker:0, the master
+  af::SessionConfig config;
+  config.runtime = &client;
+  std::unique_ptr<af::Session> sess;
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (;;) {  // the servers are still starting
+    try {
+      sess = std::make_unique<af::Session>(g, ProcessCluster::target(worker_address), config);
+      break;
+    } catch (const af::UnavailableError&) {
+      if (std::chrono::steady_clock::now() > until) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  BOOST_TEST(sess->run(b).scalar<float>() == 21.0f);  // worker:0 reached ps:0 over TLS too
+  // A client without TLS is refused.
+  af::Graph plain_graph;
+  auto c = plain_graph.constant(1.0f);
+  BOOST_CHECK_THROW(af::Session(plain_graph, ProcessCluster::target(worker_address)).run(c), af::UnavailableError);
+  for (std::size_t i = 0; i < 2; ++i) group.signal(i, SIGTERM);
+  for (std::size_t i = 0; i < 2; ++i) {
+    int status = group.wait(i, std::chrono::seconds(20));
+    BOOST_TEST(status != -1);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

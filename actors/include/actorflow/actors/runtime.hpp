@@ -40,6 +40,17 @@ struct RuntimeOptions {
   /// CAF `middleman.connection-timeout`: a peer silent this long is dropped (its actors go
   /// down with `remote_link_unreachable`, steps needing it fail with Unavailable).
   int connection_timeout_ms = 3000;
+  /// TLS between processes: this node's certificate chain and private key (PEM) and the CA
+  /// file that every peer's certificate must be signed by. All three set: servers of this
+  /// runtime accept only TLS connections whose client certificate the CA signed, and its
+  /// connections to other servers are TLS too (an Asio/OpenSSL tunnel in front of CAF's
+  /// middleman, see net/src/tls_tunnel.hpp). All empty: plain TCP. Anything in between is
+  /// InvalidArgument; an unreadable file is NotFound.
+  std::string tls_certificate;
+  std::string tls_key;
+  std::string tls_ca_file;
+  /// Passphrase of an encrypted `tls_key`.
+  std::string tls_passphrase;
 };
 
 /// The inter-op and intra-op thread pools of a device (TensorFlow's session thread pools).
@@ -88,6 +99,10 @@ class Runtime {
   static void configure(caf::actor_system_config& cfg, const RuntimeOptions& options = {});
 
   caf::actor_system& system() noexcept { return *system_; }
+  /// The options the runtime was created with (defaults for an adopted system).
+  const RuntimeOptions& options() const noexcept { return options_; }
+  /// Whether connections to and from other processes use TLS (RuntimeOptions::tls_*).
+  bool tls() const noexcept { return !options_.tls_certificate.empty(); }
 
   /// The process-wide pools: created by the first caller with its sizes (0 = number of
   /// cores), reused by later callers (TensorFlow: "the first session you start creates the
@@ -112,6 +127,7 @@ class Runtime {
 
  private:
   std::unique_ptr<caf::actor_system_config> config_;
+  RuntimeOptions options_;
   std::unique_ptr<caf::actor_system> owned_system_;
   caf::actor_system* system_ = nullptr;
   std::mutex pools_mu_;

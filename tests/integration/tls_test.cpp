@@ -1,0 +1,82 @@
+// TLS between processes (RuntimeOptions::tls_*): a client whose certificate the cluster's CA
+// signed runs steps; a plain-TCP client and clients with a certificate from another CA are
+// refused, and the server keeps serving old and new clients. Each "process" is a Runtime of
+// its own here (its own CAF actor system and connections); tests/data/tls/make_certs.sh made
+// the PKI.
+#include <boost/test/unit_test.hpp>
+
+#include <memory>
+#include <string>
+
+#include <actorflow/actorflow.hpp>
+
+#include "free_port.hpp"
+
+namespace {
+
+const std::string kTls = ACTORFLOW_TEST_DATA_DIR "/tls/";
+
+af::RuntimeOptions tls_options(const std::string& node, const std::string& ca = "ca") {
+  af::RuntimeOptions o;
+  o.scheduler_threads = 2;
+  o.tls_certificate = kTls + node + ".pem";
+  o.tls_key = kTls + node + ".key";
+  o.tls_ca_file = kTls + ca + ".pem";
+  return o;
+}
+
+float run_on(af::Runtime& runtime, const std::string& target) {
+  af::Graph g;
+  auto x = g.placeholder(af::float32, af::PartialShape(af::Shape{}), "x");
+  auto y = x * 3.0f;
+  af::SessionConfig config;
+  config.runtime = &runtime;
+  af::Session sess(g, target, config);
+  return sess.run(y, {{x, af::Tensor(2.0f)}}).scalar<float>();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(tls_test)
+
+BOOST_AUTO_TEST_CASE(only_peers_with_a_certificate_of_the_clusters_ca_are_served, *boost::unit_test::timeout(120)) {
+  auto server_runtime = std::make_unique<af::Runtime>(tls_options("node"));
+  af::ServerOptions options;
+  options.config.runtime = server_runtime.get();
+  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{
+      {"local", {"127.0.0.1:" + std::to_string(af::test::free_port())}}});
+  af::Server server(cluster, "local", 0, options);
+  const auto target = server.target();
+
+  auto good = std::make_unique<af::Runtime>(tls_options("node"));
+  BOOST_TEST(run_on(*good, target) == 6.0f);
+
+  af::RuntimeOptions plain_options;
+  plain_options.scheduler_threads = 2;
+  auto plain = std::make_unique<af::Runtime>(plain_options);
+  BOOST_CHECK_THROW(run_on(*plain, target), af::UnavailableError);
+
+  auto rogue = std::make_unique<af::Runtime>(tls_options("rogue_node", "rogue_ca"));
+  BOOST_CHECK_THROW(run_on(*rogue, target), af::UnavailableError);
+
+  // A rogue client that trusts the cluster's CA still has no certificate the server accepts.
+  auto half_rogue = std::make_unique<af::Runtime>(tls_options("rogue_node", "ca"));
+  BOOST_CHECK_THROW(run_on(*half_rogue, target), af::UnavailableError);
+
+  // Still serving: the first client's connection and a new client run steps.
+  BOOST_TEST(run_on(*good, target) == 6.0f);
+  auto fresh = std::make_unique<af::Runtime>(tls_options("node"));
+  BOOST_TEST(run_on(*fresh, target) == 6.0f);
+  server.stop();
+}
+
+BOOST_AUTO_TEST_CASE(partial_tls_settings_are_invalid_argument) {
+  af::RuntimeOptions o;
+  o.tls_certificate = kTls + "node.pem";
+  BOOST_CHECK_THROW(af::Runtime{o}, af::InvalidArgumentError);
+  o.tls_key = kTls + "node.key";
+  o.tls_ca_file = kTls + "missing.pem";
+  BOOST_CHECK_THROW(af::Runtime{o}, af::NotFoundError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
