@@ -207,10 +207,14 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
         step->rendezvous = st.devices->rendezvous;
         // Tensors for other tasks go back to the master's proxy, which delivers or forwards.
         auto reply_to = caf::actor_cast<caf::actor>(self->current_sender());
-        step->remote_send = [reply_to, local = st.devices->task](std::int64_t id, const std::string& key,
-                                                                 const Tensor& value) {
+        // A tensor for another task goes straight to that task's worker service (every task
+        // delivers into the one rendezvous its sessions share); only when this task is not
+        // connected to it does it go back through the master's proxy, which forwards it.
+        step->remote_send = [reply_to, routes = st.routes, local = st.devices->task](
+                                std::int64_t id, const std::string& key, const Tensor& value) {
           auto dst = destination_task(key);
           if (dst.empty() || dst == local) return false;
+          if (routes->worker(dst)) return route_tensor(*routes, local, id, key, value);
           caf::anon_send(reply_to, ws_tensor_atom::value, id, key, encode_tensor(value));
           return true;
         };

@@ -161,4 +161,40 @@ BOOST_AUTO_TEST_CASE(bad_requests_get_an_error_and_the_port_keeps_serving, *boos
   BOOST_CHECK_THROW(af::Server::create_local_server(bad), af::InvalidArgumentError);
 }
 
+BOOST_AUTO_TEST_CASE(tensors_between_two_workers_go_straight_from_one_to_the_other, *boost::unit_test::timeout(60)) {
+  // The master is worker:0; a tensor produced on ps:0 for worker:1 goes ps -> worker:1 without
+  // passing through worker:0 (the status ports count each task's bytes per peer).
+  auto addr = [] { return "127.0.0.1:" + std::to_string(af::test::free_port()); };
+  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"ps", {addr()}},
+                                                                          {"worker", {addr(), addr()}}});
+  af::ServerOptions with_status;
+  with_status.status_port = 0;
+  af::Server ps(cluster, "ps", 0, with_status);
+  af::Server worker0(cluster, "worker", 0, with_status);
+  af::Server worker1(cluster, "worker", 1, with_status);
+  af::Graph g;
+  af::Output big, sum;
+  {
+    auto pin = g.device("/job:ps/task:0");
+    big = af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({1 << 18})), g.constant(1.0f));  // 1 MiB
+  }
+  {
+    auto pin = g.device("/job:worker/task:1");
+    sum = af::reduce_sum(big);
+  }
+  af::Session sess(g, worker0.target());
+  BOOST_TEST(sess.run(sum).scalar<float>() == static_cast<float>(1 << 18));
+  auto ps_metrics = body_of(get(ps.status_port(), "/metrics"));
+  auto w0_metrics = body_of(get(worker0.status_port(), "/metrics"));
+  const std::string ps_task = "task=\"/job:ps/replica:0/task:0\"";
+  const std::string w0_task = "task=\"/job:worker/replica:0/task:0\"";
+  BOOST_TEST(metric(ps_metrics, "actorflow_peer_bytes_sent_total{" + ps_task + ",peer=\"/job:worker/replica:0/task:1\"}") >
+                 4.0 * (1 << 18),
+             ps_metrics);
+  // worker:0 (the master) forwarded none of those bytes.
+  BOOST_TEST(metric(w0_metrics, "actorflow_peer_bytes_sent_total{" + w0_task + ",peer=\"/job:worker/replica:0/task:1\"}") <
+                 4.0 * (1 << 18),
+             w0_metrics);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
