@@ -141,15 +141,27 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
           filters.push_back(std::move(spec));
         }
         if (!self->state.agent) return open_session(self, nullptr, filters);
-        auto promise = self->make_response_promise<std::uint64_t>();
+        // Tracked with the run promises: a server stopping meanwhile answers Cancelled
+        // instead of leaving the client waiting for its open timeout.
+        auto key = self->state.next_pending++;
+        self->state.pending.emplace(key, self->make_response_promise());
         auto wait = std::chrono::milliseconds(self->state.peer_wait_ms);
         self->request(self->state.agent, wait + std::chrono::seconds(5), net::ca_peers_atom::value,
                       self->state.peer_wait_ms, filter_specs)
-            .then([self, promise, filters](const net::PeerList& peers) mutable {
-                    promise.deliver(open_session(self, peers, filters));
-                  },
-                  [promise](caf::error& e) mutable { promise.deliver(std::move(e)); });
-        return promise;
+            .then(
+                [self, key, filters](const net::PeerList& peers) {
+                  auto it = self->state.pending.find(key);
+                  if (it == self->state.pending.end()) return;
+                  it->second.deliver(open_session(self, peers, filters));
+                  self->state.pending.erase(it);
+                },
+                [self, key](caf::error& e) {
+                  auto it = self->state.pending.find(key);
+                  if (it == self->state.pending.end()) return;
+                  it->second.deliver(std::move(e));
+                  self->state.pending.erase(it);
+                });
+        return caf::delegated<std::uint64_t>();
       },
       [self](net::rs_worker_atom) -> std::tuple<caf::actor, std::string> {
         return {self->state.worker, net::encode_devices(self->state.devices->attributes)};

@@ -182,6 +182,10 @@ BOOST_AUTO_TEST_CASE(tensors_between_two_workers_go_straight_from_one_to_the_oth
     auto pin = g.device("/job:worker/task:1");
     sum = af::reduce_sum(big);
   }
+  // Opening a session on ps:0 waits until ps:0 reaches every task (it may still be
+  // connecting to worker:1; unconnected, it would route back through the master's proxy).
+  af::Graph empty;
+  af::Session on_ps(empty, ps.target());
   af::Session sess(g, worker0.target());
   BOOST_TEST(sess.run(sum).scalar<float>() == static_cast<float>(1 << 18));
   auto ps_metrics = body_of(get(ps.status_port(), "/metrics"));
