@@ -33,26 +33,29 @@ struct ProcessCluster {
   std::string spec = R"({"ps": [")" + ps_address + R"("], "worker": [")" + w0_address + R"(", ")" + w1_address + R"("]})";
   af::test::ProcessGroup group;
   std::size_t ps = 0, w0 = 0, w1 = 0;
+  std::vector<std::string> extra_flags;  ///< e.g. the --tls-* flags
 
-  ProcessCluster() {
+  explicit ProcessCluster(std::vector<std::string> extra = {}) : extra_flags(std::move(extra)) {
     ps = start("ps", 0);
     w0 = start("worker", 0);
     w1 = start("worker", 1);
   }
   std::size_t start(const std::string& job, int task) {
-    return group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task", std::to_string(task),
-                        "--heartbeat-ms", "300", "--connection-timeout-ms", "2000", "--peer-wait-ms", "20000"},
-                       log_path(job + std::to_string(task)));
+    std::vector<std::string> argv{ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task",
+                                  std::to_string(task), "--heartbeat-ms", "300", "--connection-timeout-ms", "2000",
+                                  "--peer-wait-ms", "20000"};
+    argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
+    return group.spawn(argv, log_path(job + std::to_string(task)));
   }
   static std::string target(const std::string& addr) { return "caf://" + addr; }
 };
 
 /// Opens a session, retrying while the server process is still starting up.
-std::unique_ptr<af::Session> open(af::Graph& g, const std::string& target) {
+std::unique_ptr<af::Session> open(af::Graph& g, const std::string& target, af::SessionConfig config = {}) {
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   for (;;) {
     try {
-      return std::make_unique<af::Session>(g, target);
+      return std::make_unique<af::Session>(g, target, config);
     } catch (const af::UnavailableError&) {
       if (std::chrono::steady_clock::now() > until) throw;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -258,6 +261,54 @@ BOOST_AUTO_TEST_CASE(a_tls_cluster_of_processes_runs_steps_across_tasks_and_refu
     int status = group.wait(i, std::chrono::seconds(20));
     BOOST_TEST(status != -1);
   }
+}
+
+BOOST_AUTO_TEST_CASE(through_tls_a_killed_or_frozen_task_still_fails_the_step_with_unavailable,
+                     *boost::unit_test::timeout(120)) {
+  const std::string tls = ACTORFLOW_TEST_DATA_DIR "/tls/";
+  ProcessCluster cluster({"--tls-cert", tls + "node.pem", "--tls-key", tls + "node.key", "--tls-ca", tls + "ca.pem"});
+  af::RuntimeOptions client_options;
+  client_options.tls_certificate = tls + "node.pem";
+  client_options.tls_key = tls + "node.key";
+  client_options.tls_ca_file = tls + "ca.pem";
+  af::Runtime client(client_options);
+  af::SessionConfig config;
+  config.runtime = &client;
+  af::Graph g;
+  af::FIFOQueue q(g, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .name = "q", .shared_name = "q"});
+  af::Output next;
+  {
+    auto pin = g.device("/job:ps/task:0");
+    next = q.dequeue().at(0);
+  }
+  af::RunOptions options;
+  options.timeout_in_ms = 20000;
+  // Frozen worker:1 (the step's ps partition keeps waiting; heartbeats stop crossing the tunnel).
+  {
+    af::Graph g1;
+    af::FIFOQueue q1(g1, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .name = "q1", .shared_name = "q1"});
+    af::Output on_w1;
+    {
+      auto pin = g1.device("/job:worker/task:1");
+      on_w1 = q1.dequeue().at(0);
+    }
+    auto sess = open(g1, ProcessCluster::target(cluster.w0_address), config);
+    auto frozen = run_while(*sess, on_w1, options, [&] { cluster.group.signal(cluster.w1, SIGSTOP); });
+    BOOST_TEST_MESSAGE("through TLS, SIGSTOP of worker:1 detected after " << frozen.detected.count() << " ms");
+    BOOST_TEST(frozen.code == af::Code::unavailable, frozen.message);
+    BOOST_TEST(frozen.message.find("/job:worker/replica:0/task:1") != std::string::npos, frozen.message);
+    cluster.group.kill(cluster.w1);
+  }
+  // Killed ps:0.
+  auto sess = open(g, ProcessCluster::target(cluster.w0_address), [&] {
+    af::SessionConfig c = config;
+    c.device_filters = {"/job:ps"};  // worker:1 is gone
+    return c;
+  }());
+  auto killed = run_while(*sess, next, options, [&] { cluster.group.kill(cluster.ps); });
+  BOOST_TEST_MESSAGE("through TLS, SIGKILL of ps:0 detected after " << killed.detected.count() << " ms");
+  BOOST_TEST(killed.code == af::Code::unavailable, killed.message);
+  BOOST_TEST(killed.message.find("/job:ps/replica:0/task:0") != std::string::npos, killed.message);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
