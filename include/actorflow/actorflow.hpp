@@ -17,6 +17,7 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "actorflow/ops/nn_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/tensor.hpp"
 #include "actorflow/ops/parsing_ops.hpp"

@@ -104,6 +104,7 @@ void register_standard_kernels(KernelRegistry& r) {
   detail::register_random_kernels(r);
   detail::register_parsing_kernels(r);
   detail::register_input_kernels(r);
+  detail::register_nn_kernels(r);
 }
 
 }  // namespace af

@@ -69,6 +69,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_random_ops(r);
   detail::register_parsing_ops(r);
   detail::register_input_ops(r);
+  detail::register_nn_ops(r);
 }
 
 }  // namespace af

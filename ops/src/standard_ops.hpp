@@ -12,7 +12,8 @@ void register_random_ops(OpRegistry& r);     // RandomUniform, RandomStandardNor
 void register_state_ops(OpRegistry& r);      // VariableV2, Assign, AssignAdd, AssignSub
 void register_control_ops(OpRegistry& r);    // Const, Placeholder, Identity, NoOp, _Send, _Recv, _Delay
 void register_parsing_ops(OpRegistry& r);    // DecodeCSV
-void register_input_ops(OpRegistry& r);      // Range, GatherV2, RandomShuffle, CountUpTo, Size, Shape
+void register_input_ops(OpRegistry& r);
+void register_nn_ops(OpRegistry& r);         // BiasAdd, Conv2D (+ backprops), MaxPool, AvgPool      // Range, GatherV2, RandomShuffle, CountUpTo, Size, Shape
 
 void register_array_kernels(KernelRegistry& r);
 void register_math_kernels(KernelRegistry& r);
@@ -21,5 +22,6 @@ void register_state_kernels(KernelRegistry& r);
 void register_control_kernels(KernelRegistry& r);
 void register_parsing_kernels(KernelRegistry& r);
 void register_input_kernels(KernelRegistry& r);
+void register_nn_kernels(KernelRegistry& r);
 
 }  // namespace af::detail
