@@ -238,7 +238,21 @@ class ExecutorState final : public StepServices {
     const auto& item = impl_->items[static_cast<std::size_t>(id)];
     const ExecNode& node = *item.node;
     if (node.feed_index >= 0) {
-      std::vector<Tensor> out{step_->feeds[static_cast<std::size_t>(node.feed_index)]};
+      const Tensor& fed = step_->feeds[static_cast<std::size_t>(node.feed_index)];
+      if (impl_->device->is_accelerator() && fed.is_initialized() && fed.dtype() != DType::resource &&
+          fed.dtype() != DType::string) {
+        // A feed into a GPU partition is copied into the device's memory first.
+        ++outstanding_;
+        impl_->device->copy_from_host(fed, posted<StatusOr<Tensor>>([this, id](StatusOr<Tensor> r) {
+          --outstanding_;
+          std::vector<Tensor> out(1);
+          if (r.ok()) out[0] = std::move(*r);
+          complete(id, out, r.ok() ? Status() : r.status());
+          run();
+        }));
+        return;
+      }
+      std::vector<Tensor> out{fed};
       complete(id, out, Status());
       return;
     }
@@ -253,6 +267,7 @@ class ExecutorState final : public StepServices {
     ctx->eigen_device = impl_->device->intra_op_device();
     ctx->intra_op_threads = impl_->device->intra_op_threads();
     ctx->device_name = impl_->device->name();
+    ctx->device_context = impl_->device->device_context();
     OpKernel* kernel = item.kernel.get();
     if (item.is_async) {
       ++outstanding_;
@@ -301,6 +316,15 @@ class ExecutorState final : public StepServices {
     }
   }
 
+  // Wraps `fn` so that it runs inside this device actor whichever thread calls it (copy
+  // completions come from CUDA's callback thread).
+  template <class T>
+  std::function<void(T)> posted(std::function<void(T)> fn) {
+    return [post = poster(), fn = std::move(fn)](T value) mutable {
+      post([fn, value = std::move(value)]() mutable { fn(std::move(value)); });
+    };
+  }
+
   void record(int id, std::uint64_t tid, std::int64_t start, std::int64_t end, bool async) {
     const ExecNode& n = *impl_->items[static_cast<std::size_t>(id)].node;
     std::string transfer;
@@ -321,6 +345,19 @@ class ExecutorState final : public StepServices {
           Status r = var->read(&value);
           if (!r.ok()) return fail(with_node(r, item.node->def.name));
         }
+      }
+      if (value.on_device()) {
+        // Fetched from a GPU: the client gets a host copy once the copy has finished.
+        ++outstanding_;
+        impl_->device->copy_to_host(value, posted<StatusOr<Tensor>>([this, fetch, node = item.node](StatusOr<Tensor> r) {
+          --outstanding_;
+          if (!r.ok())
+            fail(with_node(r.status(), node->def.name));
+          else
+            step_->results[static_cast<std::size_t>(fetch)] = std::move(*r);
+          run();
+        }));
+        continue;
       }
       step_->results[static_cast<std::size_t>(fetch)] = std::move(value);
     }
@@ -350,6 +387,7 @@ class ExecutorState final : public StepServices {
   int outstanding_ = 0;
   bool in_loop_ = false;
   bool finished_ = false;
+  bool synced_ = false;
   Status status_;
   std::map<std::uint64_t, std::function<void(const Status&)>> cancel_hooks_;
   std::uint64_t next_hook_ = 1;
@@ -361,6 +399,18 @@ DeviceActorState::~DeviceActorState() = default;
 
 bool ExecutorState::maybe_finish() {
   if (finished_ || in_loop_ || outstanding_ > 0 || (!ready_.empty() && status_.ok())) return false;
+  if (impl_->device->is_accelerator() && !synced_) {
+    // A GPU partition is done when the work it enqueued is (TensorFlow's sync_on_finish);
+    // the device answers from its stream's callback, by message, never by blocking here.
+    synced_ = true;
+    ++outstanding_;
+    impl_->device->sync(posted<Status>([this](Status s) {
+      --outstanding_;
+      if (!s.ok()) fail(s);
+      run();
+    }));
+    return false;
+  }
   finished_ = true;
   if (!status_.ok())
     for (auto it = rollbacks_.rbegin(); it != rollbacks_.rend(); ++it) (*it)();

@@ -17,6 +17,8 @@ WireTensor to_wire(const Tensor& t) {
     auto s = t.flat<std::string>();
     w.strings.assign(s.begin(), s.end());
   } else if (t.is_initialized() && t.dtype() != DType::resource) {
+    if (t.on_device())  // devices copy to the host before a tensor leaves them
+      throw InternalError(internal("a tensor in device memory cannot be serialised"));
     const char* p = static_cast<const char*>(t.raw_data());
     w.bytes.assign(p, p + t.total_bytes());
   }

@@ -16,6 +16,8 @@ void WireWriter::tensor(const Tensor& t) {
   if (t.dtype() == DType::string) {
     for (const auto& s : t.flat<std::string>()) str(s);
   } else {
+    if (t.on_device())  // devices copy to the host before a tensor leaves them
+      throw InternalError(internal("a tensor in device memory cannot be serialised"));
     out_.append(static_cast<const char*>(t.raw_data()), t.total_bytes());
   }
 }

@@ -46,6 +46,15 @@ bool satisfies(const KernelDef& k, const NodeDef& def) {
 
 }  // namespace
 
+std::vector<KernelDef> KernelRegistry::kernels_for(const std::string& op, const std::string& device_type) const {
+  std::lock_guard<std::mutex> guard(mu_);
+  std::vector<KernelDef> out;
+  auto [begin, end] = kernels_.equal_range(op);
+  for (auto it = begin; it != end; ++it)
+    if (it->second.device_type == device_type) out.push_back(it->second);
+  return out;
+}
+
 const KernelDef* KernelRegistry::find(const NodeDef& def, const std::string& device_type) const {
   std::lock_guard<std::mutex> guard(mu_);
   auto [begin, end] = kernels_.equal_range(def.op);

@@ -67,6 +67,20 @@ Tensor::Tensor(std::string v) : dtype_(DType::string) {
 
 Tensor::Tensor(const char* v) : Tensor(std::string(v)) {}
 
+Tensor Tensor::from_buffer(DType dtype, Shape shape, std::shared_ptr<void> buffer, bool on_device) {
+  if (dtype == DType::string || dtype == DType::resource || dtype == DType::invalid)
+    throw InvalidArgumentError(af::invalid_argument(
+        std::string("from_buffer: dtype ") + std::string(dtype_name(dtype)) + " is not numeric"));
+  if (!buffer && shape.num_elements() > 0)
+    throw InvalidArgumentError(af::invalid_argument("from_buffer: no buffer for shape " + shape.to_string()));
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.buf_ = std::move(buffer);
+  t.on_device_ = on_device;
+  return t;
+}
+
 Tensor Tensor::from_resource(std::shared_ptr<ResourceBase> resource) {
   Tensor t;
   t.dtype_ = DType::resource;
@@ -84,6 +98,10 @@ std::size_t Tensor::total_bytes() const noexcept {
 }
 
 void Tensor::check_type(DType expected) const {
+  if (on_device_)
+    throw InternalError(af::internal(
+        "tensor of shape " + shape_.to_string() +
+        " lives in device memory; the host reads it only after a device-to-host copy"));
   if (expected != dtype_)
     throw InvalidArgumentError(af::invalid_argument(
         std::string("tensor has dtype ") + std::string(dtype_name(dtype_)) + ", accessed as " +
@@ -108,6 +126,7 @@ Tensor Tensor::slice_rows(std::int64_t begin, std::int64_t end) const {
         ") out of range for shape " + shape_.to_string()));
   Tensor t;
   t.dtype_ = dtype_;
+  t.on_device_ = on_device_;
   auto dims = shape_.dims();
   dims[0] = end - begin;
   t.shape_ = Shape{dims};
@@ -131,6 +150,8 @@ Tensor Tensor::slice(std::int64_t index) const {
 
 Tensor Tensor::deep_copy() const {
   if (!is_initialized() || dtype_ == DType::resource) return *this;
+  if (on_device_)
+    throw InternalError(af::internal("deep_copy of a tensor in device memory (copy it on its device)"));
   Tensor t(dtype_, shape_);
   if (dtype_ == DType::string) {
     auto src = flat<std::string>();

@@ -54,6 +54,25 @@ class Device {
   /// Drops the stateful kernels whose keys start with `prefix` (a closed session's).
   void forget_kernels(const std::string& prefix);
 
+  // -- accelerators ---------------------------------------------------------------------
+
+  /// The context device kernels use (streams, allocator, library handles); null for the
+  /// CPU. Valid as long as the device.
+  virtual DeviceContext* device_context() noexcept { return nullptr; }
+  /// True for devices whose tensors live in their own memory (GPUs): the executor then
+  /// copies feeds in, fetches out and waits for `sync` before a partition reports done.
+  virtual bool is_accelerator() const noexcept { return false; }
+  /// Copies `value` (a tensor of this device) into host memory and calls `done` with the
+  /// host tensor, from any thread, once the copy has finished. Host tensors pass through.
+  virtual void copy_to_host(const Tensor& value, std::function<void(StatusOr<Tensor>)> done) { done(value); }
+  /// Starts a copy of host tensor `value` into this device's memory and calls `done` with
+  /// the device tensor, from any thread; kernels of this device that use it run after the
+  /// copy. ResourceExhausted when the device's memory is exhausted.
+  virtual void copy_from_host(const Tensor& value, std::function<void(StatusOr<Tensor>)> done) { done(value); }
+  /// Calls `done`, from any thread, once the work enqueued on the device so far has
+  /// finished, with the first asynchronous error of that work.
+  virtual void sync(std::function<void(Status)> done) { done(Status()); }
+
   /// Runs `fn` on this device's inter-op pool (expensive kernels).
   virtual void schedule(std::function<void()> fn) = 0;
   /// The intra-op pool for multi-threaded kernels (may be null).

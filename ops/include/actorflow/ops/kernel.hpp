@@ -60,6 +60,13 @@ class StepServices {
   virtual void add_rollback(std::function<void()> undo) = 0;
 };
 
+/// What a device offers its kernels beyond the CPU's (streams, an allocator, library
+/// handles); device kernels downcast it to their device's type. Null on the CPU.
+class DeviceContext {
+ public:
+  virtual ~DeviceContext() = default;
+};
+
 /// What a kernel sees when it is constructed: the node and its input types.
 struct OpKernelConstruction {
   const NodeDef& def;
@@ -119,6 +126,8 @@ class OpKernelContext {
   Eigen::ThreadPoolDevice* eigen_device = nullptr;  ///< intra-op pool (may be null)
   int intra_op_threads = 1;
   std::string device_name;
+  /// The device's context for device kernels (GPU streams and allocator); null on the CPU.
+  DeviceContext* device_context = nullptr;
 
  private:
   const NodeDef& def_;
@@ -175,6 +184,9 @@ class KernelRegistry {
 
   /// The kernel for `def` on `device_type`, or null.
   const KernelDef* find(const NodeDef& def, const std::string& device_type) const;
+  /// Every registration of `op` on `device_type` (a GPU device reuses the CPU kernels
+  /// that never touch element memory: Identity, NoOp, variables).
+  std::vector<KernelDef> kernels_for(const std::string& op, const std::string& device_type) const;
   /// Device types with a kernel for `def`, e.g. {"CPU"}.
   std::vector<std::string> supported_device_types(const NodeDef& def) const;
   /// Instantiates the kernel; NotFound / InvalidArgument naming the node on failure.

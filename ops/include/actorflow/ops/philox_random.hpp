@@ -35,6 +35,10 @@ class PhiloxRandom {
   }
 
   /// The next 128 random bits.
+  /// The 128-bit counter and 64-bit key (a GPU kernel continues the sequence from them).
+  const Result& counter() const noexcept { return counter_; }
+  const Key& key() const noexcept { return key_; }
+
   Result operator()() {
     Result counter = counter_;
     Key key = key_;

@@ -49,12 +49,22 @@ class Tensor {
   template <class T>
   static Tensor from_vector(const std::vector<T>& values, std::optional<Shape> shape = {});
 
+  /// A numeric tensor over `buffer`, which holds at least `total_bytes()` bytes and is
+  /// released through its deleter when the last tensor sharing it goes (an allocator's
+  /// block). The contents are whatever the buffer holds. `on_device` marks accelerator
+  /// memory the host cannot read: `data()`, `flat()`, printing and `deep_copy` then throw
+  /// InternalError, and only device kernels and copies touch `raw_data()`. Throws
+  /// InvalidArgumentError for string, resource or invalid dtypes.
+  static Tensor from_buffer(DType dtype, Shape shape, std::shared_ptr<void> buffer, bool on_device);
+
   /// A tensor holding a reference to a resource (variables, queues); internal.
   static Tensor from_resource(std::shared_ptr<ResourceBase> resource);
 
   // -- observers --------------------------------------------------------------
 
   bool is_initialized() const noexcept { return dtype_ != DType::invalid; }
+  /// True when the elements live in device (GPU) memory; see `from_buffer`.
+  bool on_device() const noexcept { return on_device_; }
   DType dtype() const noexcept { return dtype_; }
   const Shape& shape() const noexcept { return shape_; }
   int rank() const noexcept { return shape_.rank(); }
@@ -145,6 +155,7 @@ class Tensor {
   // Numeric: aligned bytes; string: std::string[num_elements]; resource: ResourceBase.
   // Views alias the owner through shared_ptr's aliasing constructor.
   std::shared_ptr<void> buf_;
+  bool on_device_ = false;
 };
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);

@@ -1,0 +1,536 @@
+// actorflow's own CUDA kernels: grid-stride loops over contiguous memory, bfloat16 in
+// float, the Philox generator of the CPU kernels (tensorflow/core/lib/random).
+#include "gpu_kernels.hpp"
+
+#include <cmath>
+#include <cstdint>
+
+namespace af::gpu {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+int blocks_for(std::int64_t n) {
+  const std::int64_t b = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(b < 1 ? 1 : (b > 65535 * 8 ? 65535 * 8 : b));
+}
+
+// -- element access: bfloat16 is 16 bits computed in float ----------------------------------
+
+struct bf16 {
+  std::uint16_t bits;
+};
+
+template <class T>
+__device__ __forceinline__ T max_of(T a, T b) { return a > b ? a : b; }
+template <class T>
+__device__ __forceinline__ T min_of(T a, T b) { return a < b ? a : b; }
+
+__device__ __forceinline__ float to_float(bf16 v) { return __uint_as_float(static_cast<std::uint32_t>(v.bits) << 16); }
+
+__device__ __forceinline__ bf16 to_bf16(float f) {
+  std::uint32_t u = __float_as_uint(f);
+  if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu) != 0) return bf16{0x7fc0};
+  const std::uint32_t lsb = (u >> 16) & 1u;
+  u += 0x7fffu + lsb;
+  return bf16{static_cast<std::uint16_t>(u >> 16)};
+}
+
+template <class T>
+struct Compute {
+  using type = T;
+  __device__ static T load(T v) { return v; }
+  __device__ static T store(T v) { return v; }
+};
+template <>
+struct Compute<bf16> {
+  using type = float;
+  __device__ static float load(bf16 v) { return to_float(v); }
+  __device__ static bf16 store(float v) { return to_bf16(v); }
+};
+
+// -- binary ------------------------------------------------------------------------------------
+
+template <BinaryKind Op, class C>
+__device__ __forceinline__ C apply_binary(C x, C y) {
+  if constexpr (Op == BinaryKind::add) return x + y;
+  else if constexpr (Op == BinaryKind::sub) return x - y;
+  else if constexpr (Op == BinaryKind::mul) return x * y;
+  else return x / y;
+}
+
+template <BinaryKind Op, class T>
+__global__ void binary_same(const T* a, const T* b, T* out, std::int64_t n) {
+  using C = Compute<T>;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x)
+    out[i] = C::store(apply_binary<Op>(C::load(a[i]), C::load(b[i])));
+}
+
+template <BinaryKind Op, class T>
+__global__ void binary_broadcast(const T* a, const T* b, T* out, std::int64_t n, BroadcastPlan plan) {
+  using C = Compute<T>;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    std::int64_t rest = i, ai = 0, bi = 0;
+    for (int d = plan.rank - 1; d >= 0; --d) {
+      const std::int64_t coord = rest % plan.dims[d];
+      rest /= plan.dims[d];
+      ai += coord * plan.a_strides[d];
+      bi += coord * plan.b_strides[d];
+    }
+    out[i] = C::store(apply_binary<Op>(C::load(a[ai]), C::load(b[bi])));
+  }
+}
+
+template <BinaryKind Op, class T>
+cudaError_t binary_typed(const void* a, const void* b, void* out, std::int64_t n, const BroadcastPlan& plan,
+                         cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  bool same = true;
+  for (int d = 0; d < plan.rank; ++d) {
+    std::int64_t expect = 1;
+    for (int e = d + 1; e < plan.rank; ++e) expect *= plan.dims[e];
+    if (plan.a_strides[d] != expect || plan.b_strides[d] != expect) same = false;
+  }
+  if (same)
+    binary_same<Op, T><<<blocks_for(n), kThreads, 0, s>>>(static_cast<const T*>(a), static_cast<const T*>(b),
+                                                          static_cast<T*>(out), n);
+  else
+    binary_broadcast<Op, T><<<blocks_for(n), kThreads, 0, s>>>(static_cast<const T*>(a), static_cast<const T*>(b),
+                                                               static_cast<T*>(out), n, plan);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t binary_op(BinaryKind op, const void* a, const void* b, void* out, std::int64_t n,
+                      const BroadcastPlan& plan, cudaStream_t s) {
+  switch (op) {
+    case BinaryKind::add: return binary_typed<BinaryKind::add, T>(a, b, out, n, plan, s);
+    case BinaryKind::sub: return binary_typed<BinaryKind::sub, T>(a, b, out, n, plan, s);
+    case BinaryKind::mul: return binary_typed<BinaryKind::mul, T>(a, b, out, n, plan, s);
+    case BinaryKind::div: return binary_typed<BinaryKind::div, T>(a, b, out, n, plan, s);
+  }
+  return cudaErrorInvalidValue;
+}
+
+// -- unary -------------------------------------------------------------------------------------
+
+template <UnaryKind Op, class C>
+__device__ __forceinline__ C apply_unary(C x) {
+  if constexpr (Op == UnaryKind::neg) return -x;
+  else if constexpr (Op == UnaryKind::relu) return x > C(0) ? x : C(0);
+  else if constexpr (Op == UnaryKind::sigmoid) return C(1) / (C(1) + exp(-x));
+  else return tanh(x);
+}
+
+template <UnaryKind Op, class T>
+__global__ void unary_kernel(const T* in, T* out, std::int64_t n) {
+  using C = Compute<T>;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x)
+    out[i] = C::store(apply_unary<Op>(C::load(in[i])));
+}
+
+template <class T>
+cudaError_t unary_op(UnaryKind op, const void* in, void* out, std::int64_t n, cudaStream_t s) {
+  if (n == 0) return cudaSuccess;
+  auto* i = static_cast<const T*>(in);
+  auto* o = static_cast<T*>(out);
+  switch (op) {
+    case UnaryKind::neg: unary_kernel<UnaryKind::neg, T><<<blocks_for(n), kThreads, 0, s>>>(i, o, n); break;
+    case UnaryKind::relu: unary_kernel<UnaryKind::relu, T><<<blocks_for(n), kThreads, 0, s>>>(i, o, n); break;
+    case UnaryKind::sigmoid: unary_kernel<UnaryKind::sigmoid, T><<<blocks_for(n), kThreads, 0, s>>>(i, o, n); break;
+    case UnaryKind::tanh: unary_kernel<UnaryKind::tanh, T><<<blocks_for(n), kThreads, 0, s>>>(i, o, n); break;
+  }
+  return cudaGetLastError();
+}
+
+// -- bias_add ---------------------------------------------------------------------------------
+
+template <class T>
+__global__ void bias_add_kernel(const T* x, const T* bias, T* out, std::int64_t n, std::int64_t channels) {
+  using C = Compute<T>;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x)
+    out[i] = C::store(C::load(x[i]) + C::load(bias[i % channels]));
+}
+
+// -- reductions -------------------------------------------------------------------------------
+
+template <ReduceKind Op, class C>
+__device__ __forceinline__ C combine(C a, C b) {
+  if constexpr (Op == ReduceKind::sum) return a + b;
+  else return a > b ? a : b;
+}
+
+template <ReduceKind Op, class C>
+__device__ __forceinline__ C identity_of() {
+  if constexpr (Op == ReduceKind::sum) return C(0);
+  else return -INFINITY;
+}
+
+// inner == 1: one block per row, a shared-memory tree over the row.
+template <ReduceKind Op, class T>
+__global__ void reduce_rows(const T* in, T* out, std::int64_t reduce, double scale) {
+  using C = Compute<T>;
+  using V = typename C::type;
+  __shared__ V partial[kThreads];
+  const T* row = in + blockIdx.x * reduce;
+  V acc = identity_of<Op, V>();
+  for (std::int64_t i = threadIdx.x; i < reduce; i += blockDim.x) acc = combine<Op>(acc, C::load(row[i]));
+  partial[threadIdx.x] = acc;
+  __syncthreads();
+  for (int width = blockDim.x / 2; width > 0; width /= 2) {
+    if (threadIdx.x < width) partial[threadIdx.x] = combine<Op>(partial[threadIdx.x], partial[threadIdx.x + width]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = C::store(static_cast<V>(partial[0] * static_cast<V>(scale)));
+}
+
+// inner > 1: one thread per output, walking the reduced dimension (coalesced over inner).
+template <ReduceKind Op, class T>
+__global__ void reduce_columns(const T* in, T* out, std::int64_t outer, std::int64_t reduce, std::int64_t inner,
+                               double scale) {
+  using C = Compute<T>;
+  using V = typename C::type;
+  const std::int64_t n = outer * inner;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    const std::int64_t o = i / inner, k = i % inner;
+    const T* p = in + o * reduce * inner + k;
+    V acc = identity_of<Op, V>();
+    for (std::int64_t r = 0; r < reduce; ++r) acc = combine<Op>(acc, C::load(p[r * inner]));
+    out[i] = C::store(static_cast<V>(acc * static_cast<V>(scale)));
+  }
+}
+
+template <ReduceKind Op, class T>
+cudaError_t reduce_typed(const void* in, void* out, std::int64_t outer, std::int64_t reduce, std::int64_t inner,
+                         double scale, cudaStream_t s) {
+  if (outer * inner == 0) return cudaSuccess;
+  auto* i = static_cast<const T*>(in);
+  auto* o = static_cast<T*>(out);
+  if (inner == 1)
+    reduce_rows<Op, T><<<static_cast<unsigned>(outer), kThreads, 0, s>>>(i, o, reduce, scale);
+  else
+    reduce_columns<Op, T><<<blocks_for(outer * inner), kThreads, 0, s>>>(i, o, outer, reduce, inner, scale);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t reduce_op(ReduceKind op, const void* in, void* out, std::int64_t outer, std::int64_t reduce,
+                      std::int64_t inner, double scale, cudaStream_t s) {
+  return op == ReduceKind::sum ? reduce_typed<ReduceKind::sum, T>(in, out, outer, reduce, inner, scale, s)
+                               : reduce_typed<ReduceKind::max, T>(in, out, outer, reduce, inner, scale, s);
+}
+
+// -- cast --------------------------------------------------------------------------------------
+
+template <class From, class To>
+__device__ __forceinline__ To convert(From v) {
+  if constexpr (std::is_same_v<From, bf16> && std::is_same_v<To, bf16>) return v;
+  else if constexpr (std::is_same_v<From, bf16>) return static_cast<To>(to_float(v));
+  else if constexpr (std::is_same_v<To, bf16>) return to_bf16(static_cast<float>(v));
+  else if constexpr (std::is_same_v<To, bool>) return v != From(0);
+  else return static_cast<To>(v);
+}
+
+template <class From, class To>
+__global__ void cast_kernel(const From* in, To* out, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x)
+    out[i] = convert<From, To>(in[i]);
+}
+
+template <class From>
+cudaError_t cast_from(ElemType to, const void* in, void* out, std::int64_t n, cudaStream_t s) {
+  auto* i = static_cast<const From*>(in);
+  const int blocks = blocks_for(n);
+  switch (to) {
+    case ElemType::f32: cast_kernel<From, float><<<blocks, kThreads, 0, s>>>(i, static_cast<float*>(out), n); break;
+    case ElemType::f64: cast_kernel<From, double><<<blocks, kThreads, 0, s>>>(i, static_cast<double*>(out), n); break;
+    case ElemType::bf16: cast_kernel<From, bf16><<<blocks, kThreads, 0, s>>>(i, static_cast<bf16*>(out), n); break;
+    case ElemType::i64:
+      cast_kernel<From, std::int64_t><<<blocks, kThreads, 0, s>>>(i, static_cast<std::int64_t*>(out), n);
+      break;
+    case ElemType::u8:
+      cast_kernel<From, std::uint8_t><<<blocks, kThreads, 0, s>>>(i, static_cast<std::uint8_t*>(out), n);
+      break;
+    case ElemType::boolean: cast_kernel<From, bool><<<blocks, kThreads, 0, s>>>(i, static_cast<bool*>(out), n); break;
+  }
+  return cudaGetLastError();
+}
+
+// -- Philox ------------------------------------------------------------------------------------
+
+struct Philox {
+  std::uint32_t counter[4];
+  std::uint32_t key[2];
+
+  __device__ void skip(std::uint64_t count) {
+    const auto lo = static_cast<std::uint32_t>(count);
+    auto hi = static_cast<std::uint32_t>(count >> 32);
+    counter[0] += lo;
+    if (counter[0] < lo) ++hi;
+    counter[1] += hi;
+    if (counter[1] < hi) {
+      if (++counter[2] == 0) ++counter[3];
+    }
+  }
+
+  __device__ void next(std::uint32_t out[4]) const {
+    std::uint32_t c[4] = {counter[0], counter[1], counter[2], counter[3]};
+    std::uint32_t k[2] = {key[0], key[1]};
+    for (int round = 0; round < 10; ++round) {
+      if (round > 0) {
+        k[0] += 0x9E3779B9u;
+        k[1] += 0xBB67AE85u;
+      }
+      const std::uint64_t p0 = static_cast<std::uint64_t>(0xD2511F53u) * c[0];
+      const std::uint64_t p1 = static_cast<std::uint64_t>(0xCD9E8D57u) * c[2];
+      const std::uint32_t n0 = static_cast<std::uint32_t>(p1 >> 32) ^ c[1] ^ k[0];
+      const std::uint32_t n1 = static_cast<std::uint32_t>(p1);
+      const std::uint32_t n2 = static_cast<std::uint32_t>(p0 >> 32) ^ c[3] ^ k[1];
+      const std::uint32_t n3 = static_cast<std::uint32_t>(p0);
+      c[0] = n0;
+      c[1] = n1;
+      c[2] = n2;
+      c[3] = n3;
+    }
+    for (int i = 0; i < 4; ++i) out[i] = c[i];
+  }
+};
+
+__device__ float uint32_to_float(std::uint32_t x) { return __uint_as_float((127u << 23) | (x & 0x7fffffu)) - 1.0f; }
+
+__device__ double uint64_to_double(std::uint32_t x0, std::uint32_t x1) {
+  const std::uint64_t man = (static_cast<std::uint64_t>(x0 & 0xfffffu) << 32) | x1;
+  return __longlong_as_double(static_cast<long long>((std::uint64_t{1023} << 52) | man)) - 1.0;
+}
+
+__device__ void box_muller_float(std::uint32_t x0, std::uint32_t x1, float* f0, float* f1) {
+  float u1 = uint32_to_float(x0);
+  if (u1 < 1.0e-7f) u1 = 1.0e-7f;
+  const auto v1 = static_cast<float>(2.0 * M_PI * static_cast<double>(uint32_to_float(x1)));
+  const float u2 = sqrtf(-2.0f * logf(u1));
+  sincosf(v1, f0, f1);
+  *f0 *= u2;
+  *f1 *= u2;
+}
+
+__device__ void box_muller_double(const std::uint32_t s[4], double* d0, double* d1) {
+  double u1 = uint64_to_double(s[0], s[1]);
+  if (u1 < 1.0e-7) u1 = 1.0e-7;
+  const double v1 = 2 * M_PI * uint64_to_double(s[2], s[3]);
+  const double u2 = sqrt(-2.0 * log(u1));
+  sincos(v1, d0, d1);
+  *d0 *= u2;
+  *d1 *= u2;
+}
+
+// One thread per group: float and bfloat16 groups hold 4 values, double groups 2.
+template <RandomKind Kind, class T>
+__global__ void philox_kernel(Philox base, T* out, std::int64_t n) {
+  constexpr int kGroup = std::is_same_v<T, double> ? 2 : 4;
+  const std::int64_t groups = (n + kGroup - 1) / kGroup;
+  for (std::int64_t g = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; g < groups;
+       g += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    Philox gen = base;
+    gen.skip(static_cast<std::uint64_t>(g));
+    std::uint32_t s[4];
+    gen.next(s);
+    T values[kGroup];
+    if constexpr (std::is_same_v<T, double>) {
+      if constexpr (Kind == RandomKind::uniform) {
+        values[0] = uint64_to_double(s[0], s[1]);
+        values[1] = uint64_to_double(s[2], s[3]);
+      } else {
+        box_muller_double(s, &values[0], &values[1]);
+      }
+    } else {
+      float f[4];
+      if constexpr (Kind == RandomKind::uniform) {
+        for (int i = 0; i < 4; ++i)
+          f[i] = std::is_same_v<T, bf16> ? static_cast<float>(s[i] & 0x7fu) / 128.0f : uint32_to_float(s[i]);
+      } else {
+        box_muller_float(s[0], s[1], &f[0], &f[1]);
+        box_muller_float(s[2], s[3], &f[2], &f[3]);
+      }
+      for (int i = 0; i < 4; ++i) {
+        if constexpr (std::is_same_v<T, bf16>) values[i] = to_bf16(f[i]);
+        else values[i] = f[i];
+      }
+    }
+    for (int i = 0; i < kGroup && g * kGroup + i < n; ++i) out[g * kGroup + i] = values[i];
+  }
+}
+
+template <RandomKind Kind>
+cudaError_t philox_typed(ElemType t, const Philox& base, void* out, std::int64_t n, cudaStream_t s) {
+  const std::int64_t groups = (n + 3) / 2;  // an upper bound for every group size
+  switch (t) {
+    case ElemType::f32: philox_kernel<Kind, float><<<blocks_for(groups), kThreads, 0, s>>>(base, static_cast<float*>(out), n); break;
+    case ElemType::f64: philox_kernel<Kind, double><<<blocks_for(groups), kThreads, 0, s>>>(base, static_cast<double*>(out), n); break;
+    case ElemType::bf16: philox_kernel<Kind, bf16><<<blocks_for(groups), kThreads, 0, s>>>(base, static_cast<bf16*>(out), n); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+// -- pooling and padding ---------------------------------------------------------------------
+
+template <class T>
+__global__ void pool_kernel(bool max, const T* in, T* out, PoolPlan p) {
+  using C = Compute<T>;
+  using V = typename C::type;
+  const std::int64_t n = p.batch * p.out_rows * p.out_cols * p.depth;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    const std::int64_t c = i % p.depth;
+    const std::int64_t ox = (i / p.depth) % p.out_cols;
+    const std::int64_t oy = (i / (p.depth * p.out_cols)) % p.out_rows;
+    const std::int64_t b = i / (p.depth * p.out_cols * p.out_rows);
+    const std::int64_t y0 = max_of(std::int64_t{0}, oy * p.stride_rows - p.pad_rows);
+    const std::int64_t y1 = min_of(p.in_rows, oy * p.stride_rows - p.pad_rows + p.window_rows);
+    const std::int64_t x0 = max_of(std::int64_t{0}, ox * p.stride_cols - p.pad_cols);
+    const std::int64_t x1 = min_of(p.in_cols, ox * p.stride_cols - p.pad_cols + p.window_cols);
+    V acc = max ? static_cast<V>(-INFINITY) : V(0);
+    for (std::int64_t y = y0; y < y1; ++y)
+      for (std::int64_t x = x0; x < x1; ++x) {
+        const V v = C::load(in[((b * p.in_rows + y) * p.in_cols + x) * p.depth + c]);
+        acc = max ? (v > acc ? v : acc) : acc + v;
+      }
+    if (!max) acc /= static_cast<V>(max_of(std::int64_t{1}, (y1 - y0) * (x1 - x0)));
+    out[i] = C::store(acc);
+  }
+}
+
+template <class T>
+__global__ void pad_kernel(const T* in, T* out, std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c,
+                           std::int64_t extra_rows, std::int64_t extra_cols, bool crop) {
+  const std::int64_t H = h + extra_rows, W = w + extra_cols;
+  const std::int64_t total = crop ? n * h * w * c : n * H * W * c;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    if (crop) {  // i indexes the small array
+      const std::int64_t ch = i % c, x = (i / c) % w, y = (i / (c * w)) % h, b = i / (c * w * h);
+      out[i] = in[((b * H + y) * W + x) * c + ch];
+    } else {  // i indexes the large array
+      const std::int64_t ch = i % c, x = (i / c) % W, y = (i / (c * W)) % H, b = i / (c * W * H);
+      out[i] = y < h && x < w ? in[((b * h + y) * w + x) * c + ch] : T{};
+    }
+  }
+}
+
+template <class T>
+cudaError_t pad_typed(const void* in, void* out, std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c,
+                      std::int64_t er, std::int64_t ec, bool crop, cudaStream_t s) {
+  const std::int64_t total = crop ? n * h * w * c : n * (h + er) * (w + ec) * c;
+  if (total == 0) return cudaSuccess;
+  pad_kernel<T><<<blocks_for(total), kThreads, 0, s>>>(static_cast<const T*>(in), static_cast<T*>(out), n, h, w, c,
+                                                       er, ec, crop);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t launch_pool2d(bool max, ElemType t, const void* in, void* out, const PoolPlan& plan, cudaStream_t stream) {
+  const std::int64_t n = plan.batch * plan.out_rows * plan.out_cols * plan.depth;
+  if (n == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::f32: pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(max, static_cast<const float*>(in), static_cast<float*>(out), plan); break;
+    case ElemType::f64: pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(max, static_cast<const double*>(in), static_cast<double*>(out), plan); break;
+    case ElemType::bf16: pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(max, static_cast<const bf16*>(in), static_cast<bf16*>(out), plan); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_pad_nhwc(ElemType t, const void* in, void* out, std::int64_t n, std::int64_t h, std::int64_t w,
+                            std::int64_t c, std::int64_t extra_rows, std::int64_t extra_cols, bool crop,
+                            cudaStream_t stream) {
+  switch (t) {
+    case ElemType::f32: return pad_typed<float>(in, out, n, h, w, c, extra_rows, extra_cols, crop, stream);
+    case ElemType::f64: return pad_typed<double>(in, out, n, h, w, c, extra_rows, extra_cols, crop, stream);
+    case ElemType::bf16: return pad_typed<bf16>(in, out, n, h, w, c, extra_rows, extra_cols, crop, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t launch_binary(BinaryKind op, ElemType t, const void* a, const void* b, void* out, std::int64_t n,
+                          const BroadcastPlan& plan, cudaStream_t stream) {
+  switch (t) {
+    case ElemType::f32: return binary_op<float>(op, a, b, out, n, plan, stream);
+    case ElemType::f64: return binary_op<double>(op, a, b, out, n, plan, stream);
+    case ElemType::bf16: return binary_op<bf16>(op, a, b, out, n, plan, stream);
+    case ElemType::i64: return binary_op<std::int64_t>(op, a, b, out, n, plan, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t launch_unary(UnaryKind op, ElemType t, const void* in, void* out, std::int64_t n, cudaStream_t stream) {
+  switch (t) {
+    case ElemType::f32: return unary_op<float>(op, in, out, n, stream);
+    case ElemType::f64: return unary_op<double>(op, in, out, n, stream);
+    case ElemType::bf16: return unary_op<bf16>(op, in, out, n, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t launch_bias_add(ElemType t, const void* x, const void* bias, void* out, std::int64_t n,
+                            std::int64_t channels, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::f32:
+      bias_add_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const float*>(x), static_cast<const float*>(bias),
+                                                             static_cast<float*>(out), n, channels);
+      break;
+    case ElemType::f64:
+      bias_add_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const double*>(x), static_cast<const double*>(bias),
+                                                             static_cast<double*>(out), n, channels);
+      break;
+    case ElemType::bf16:
+      bias_add_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const bf16*>(x), static_cast<const bf16*>(bias),
+                                                             static_cast<bf16*>(out), n, channels);
+      break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_reduce(ReduceKind op, ElemType t, const void* in, void* out, std::int64_t outer,
+                          std::int64_t reduce, std::int64_t inner, double scale, cudaStream_t stream) {
+  switch (t) {
+    case ElemType::f32: return reduce_op<float>(op, in, out, outer, reduce, inner, scale, stream);
+    case ElemType::f64: return reduce_op<double>(op, in, out, outer, reduce, inner, scale, stream);
+    case ElemType::bf16: return reduce_op<bf16>(op, in, out, outer, reduce, inner, scale, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t launch_cast(ElemType from, ElemType to, const void* in, void* out, std::int64_t n, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  switch (from) {
+    case ElemType::f32: return cast_from<float>(to, in, out, n, stream);
+    case ElemType::f64: return cast_from<double>(to, in, out, n, stream);
+    case ElemType::bf16: return cast_from<bf16>(to, in, out, n, stream);
+    case ElemType::i64: return cast_from<std::int64_t>(to, in, out, n, stream);
+    case ElemType::u8: return cast_from<std::uint8_t>(to, in, out, n, stream);
+    case ElemType::boolean: return cast_from<bool>(to, in, out, n, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t launch_philox_random(RandomKind kind, ElemType t, const std::uint32_t key[2],
+                                 const std::uint32_t counter[4], void* out, std::int64_t n, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  Philox base{{counter[0], counter[1], counter[2], counter[3]}, {key[0], key[1]}};
+  return kind == RandomKind::uniform ? philox_typed<RandomKind::uniform>(t, base, out, n, stream)
+                                     : philox_typed<RandomKind::normal>(t, base, out, n, stream);
+}
+
+int threads_per_block() noexcept { return kThreads; }
+
+}  // namespace af::gpu
