@@ -188,16 +188,20 @@ BOOST_AUTO_TEST_CASE(a_stopped_masters_blocked_dequeue_on_another_task_takes_not
   af::Graph g0;
   auto q0 = client(g0);
   auto dequeue0 = q0.dequeue()[0];
+  std::promise<void> opened;
   auto blocked = std::async(std::launch::async, [&] {
-    af::Session sess(g0, tasks.worker0.target());
     try {
+      af::Session sess(g0, tasks.worker0.target());
+      opened.set_value();
       sess.run(dequeue0);
       return std::string("returned a value");
     } catch (const af::Error& e) {
-      return std::string(e.what());
+      return std::string("opening or running failed: ") + e.what();
     }
   });
-  // The dequeue now waits on ps:0 for a partition of worker:0's session; then worker:0 goes.
+  // Opening can be slow on a loaded machine: stop worker:0 only once its session is open
+  // and its dequeue has had time to reach ps:0 and wait there.
+  BOOST_REQUIRE((opened.get_future().wait_for(std::chrono::seconds(20)) == std::future_status::ready));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   tasks.worker0.stop();
   BOOST_TEST((blocked.wait_for(std::chrono::seconds(20)) == std::future_status::ready));
