@@ -187,6 +187,14 @@ void bench_p2(bool quick) {
               median_of(single), median_of(sess), mb1, median_of(single) / mb1, median_of(sess) / mb1);
 }
 
+/// Only the pipelined P2 case, for profiling (`actorflow-bench p2-pipelined`).
+void bench_p2_pipelined(bool quick) {
+  const std::int64_t items = quick ? 200'000 : 2'000'000;
+  std::vector<double> v;
+  for (int r = 0; r < 5; ++r) v.push_back(pipelined_rate(items, 64, 1000 + r));
+  std::printf("P2 pipelined only: %.2f M items/s (median of 5)\n", median_of(v) / 1e6);
+}
+
 void bench_p3(bool quick) {
   auto dir = (std::filesystem::temp_directory_path() / "actorflow_bench_p3").string();
   const std::int64_t lines = quick ? 50'000 : 250'000;

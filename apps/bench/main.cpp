@@ -207,6 +207,7 @@ void bench_matmul() {
 namespace af::bench {
 void bench_p2(bool quick);
 void bench_p3(bool quick);
+void bench_p2_pipelined(bool quick);
 void bench_p8(bool quick, const char* self_exe);
 int p8_child(int argc, char** argv);
 void bench_remote(bool quick, const char* self_exe);
@@ -239,6 +240,7 @@ int main(int argc, char** argv) {
   if (which == "all" || which == "par") bench_parallel();
   if (which == "all" || which == "mm") bench_matmul();
   if (which == "all" || which == "p2") af::bench::bench_p2(quick);
+  if (which == "p2-pipelined") af::bench::bench_p2_pipelined(quick);
   if (which == "all" || which == "p3") af::bench::bench_p3(quick);
   if (which == "all" || which == "p8") af::bench::bench_p8(quick, "/proc/self/exe");
   if (which == "all" || which == "p4" || which == "p5") af::bench::bench_remote(quick, "/proc/self/exe");

@@ -127,9 +127,8 @@ Tensor Tensor::slice_rows(std::int64_t begin, std::int64_t end) const {
   Tensor t;
   t.dtype_ = dtype_;
   t.on_device_ = on_device_;
-  auto dims = shape_.dims();
-  dims[0] = end - begin;
-  t.shape_ = Shape{dims};
+  t.shape_ = shape_;
+  t.shape_.mutable_dims()[0] = end - begin;
   std::int64_t row = shape_.dim(0) ? num_elements() / shape_.dim(0) : 0;
   if (dtype_ == DType::string) {
     t.buf_ = std::shared_ptr<void>(buf_, static_cast<std::string*>(buf_.get()) + begin * row);

@@ -12,7 +12,20 @@ namespace {
 
 struct QueueActorState {
   std::unique_ptr<QueueCore> core;
+  std::shared_ptr<QueueInbox> inbox;
+  std::vector<QueueInboxItem> taken;  ///< the drained items (its capacity is reused)
   static inline const char* name = "af.queue";
+
+  ~QueueActorState() {
+    if (!inbox) return;
+    std::vector<QueueInboxItem> left;
+    {
+      std::lock_guard<std::mutex> lock(inbox->mu);
+      inbox->closed = true;
+      left.swap(inbox->items);
+    }
+    // Calls never handled die here: their replies fire Cancelled.
+  }
 };
 using QueueActor = caf::stateful_actor<QueueActorState>;
 
@@ -65,17 +78,35 @@ void handle_call(QueueActor* self, QueueCall& call) {
   }
 }
 
-caf::behavior queue_actor(QueueActor* self, QueueSpec spec) {
+/// Handles everything in the inbox, in order.
+void drain(QueueActor* self) {
+  auto& st = self->state;
+  st.taken.clear();
+  {
+    std::lock_guard<std::mutex> lock(st.inbox->mu);
+    st.taken.swap(st.inbox->items);
+    st.inbox->drain_sent = false;
+  }
+  for (auto& item : st.taken) {
+    if (auto* call = std::get_if<QueueCall>(&item))
+      handle_call(self, *call);
+    else if (auto* c = std::get_if<QueueCancel>(&item))
+      st.core->cancel(c->id, c->why);
+    else
+      st.core->restore(std::get<QueueRestore>(item).components, std::get<QueueRestore>(item).many);
+  }
+  st.taken.clear();
+}
+
+caf::behavior queue_actor(QueueActor* self, QueueSpec spec, std::shared_ptr<QueueInbox> inbox) {
   self->state.core = std::make_unique<QueueCore>(std::move(spec));
+  self->state.inbox = std::move(inbox);
   self->set_exit_handler([self](caf::exit_msg& msg) {
     self->state.core->fail_all(cancelled("Queue '" + self->state.core->name() + "' was destroyed"));
     self->quit(msg.reason);
   });
   return {
-      [self](queue_call_atom, QueueCall& call) { handle_call(self, call); },
-      [self](queue_cancel_atom, std::uint64_t id, const Status& why) {
-        self->state.core->cancel(id, why);
-      },
+      [self](queue_drain_atom) { drain(self); },
       [self](queue_deadline_atom, std::uint64_t id, const std::string& what) {
         auto& core = *self->state.core;
         core.cancel(id, deadline_exceeded("Timed out waiting for notification: " +
@@ -103,9 +134,6 @@ caf::behavior queue_actor(QueueActor* self, QueueSpec spec) {
         handle_call(self, call);
         return rp;
       },
-      [self](queue_restore_atom, const Tuple& components, bool many) {
-        self->state.core->restore(components, many);
-      },
   };
 }
 
@@ -116,8 +144,9 @@ std::uint64_t next_queue_call_id() {
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-QueueResource::QueueResource(caf::actor_system& sys, QueueSpec spec) : spec_(std::move(spec)) {
-  actor_ = sys.spawn(queue_actor, spec_);
+QueueResource::QueueResource(caf::actor_system& sys, QueueSpec spec)
+    : spec_(std::move(spec)), inbox_(std::make_shared<QueueInbox>()) {
+  actor_ = sys.spawn(queue_actor, spec_, inbox_);
 }
 
 QueueResource::~QueueResource() { caf::anon_send_exit(actor_, caf::exit_reason::user_shutdown); }
@@ -126,16 +155,25 @@ std::string QueueResource::debug_string() const {
   return std::string(queue_kind_name(spec_.kind)) + " '" + spec_.name + "'";
 }
 
-void QueueResource::call(QueueCall call) const {
-  caf::anon_send(actor_, queue_call_atom::value, std::move(call));
+void QueueResource::push(QueueInboxItem item) const {
+  bool send = false;
+  {
+    std::lock_guard<std::mutex> lock(inbox_->mu);
+    if (!inbox_->closed) {
+      inbox_->items.push_back(std::move(item));
+      send = !std::exchange(inbox_->drain_sent, true);
+    }
+  }
+  // A closed inbox drops `item` here: a call's reply fires Cancelled.
+  if (send) caf::anon_send(actor_, queue_drain_atom::value);
 }
 
-void QueueResource::cancel(std::uint64_t id, const Status& why) const {
-  caf::anon_send(actor_, queue_cancel_atom::value, id, why);
-}
+void QueueResource::call(QueueCall call) const { push(std::move(call)); }
+
+void QueueResource::cancel(std::uint64_t id, const Status& why) const { push(QueueCancel{id, why}); }
 
 void QueueResource::restore(Tuple components, bool many) const {
-  caf::anon_send(actor_, queue_restore_atom::value, std::move(components), many);
+  push(QueueRestore{std::move(components), many});
 }
 
 Status QueueResource::matches(const QueueSpec& r) const {

@@ -316,7 +316,7 @@ Shape QueueCore::many_out_shape(std::size_t component, std::int64_t n) const {
   return Shape(std::move(dims));
 }
 
-Tuple QueueCore::assemble(const std::vector<Rows>& taken, std::int64_t n) const {
+Tuple QueueCore::assemble(std::span<const Rows> taken, std::int64_t n) const {
   Tuple out;
   out.reserve(spec_.dtypes.size());
   const bool padding = spec_.kind == QueueKind::padding_fifo;
@@ -554,6 +554,12 @@ QueueCore::RunResult QueueCore::run_dequeue(Attempt& a) {
   while (queue_size > 0) {
     result = RunResult::progress;
     Rows r = store_->pop(std::min(queue_size, a.requested));
+    if (a.taken.empty() && r.count == a.requested) {
+      // The whole batch in one range: no list of ranges needed.
+      a.output = assemble(std::span<const Rows>(&r, 1), r.count);
+      a.requested = 0;
+      return RunResult::complete;
+    }
     queue_size -= r.count;
     a.requested -= r.count;
     a.reserved += r.count;
@@ -587,6 +593,7 @@ void QueueCore::flush() {
   if (flushing_) return;
   flushing_ = true;
   std::vector<std::pair<ReplyFn, QueueReply>> finished;
+  finished.swap(finished_);
   bool changed;
   int idle_rounds = 0;
   do {
@@ -604,6 +611,8 @@ void QueueCore::flush() {
   } while (changed);
   flushing_ = false;
   for (auto& [done, reply] : finished) done(std::move(reply));
+  finished.clear();
+  if (finished_.capacity() < finished.capacity()) finished_.swap(finished);
 }
 
 }  // namespace detail

@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -173,7 +174,7 @@ class QueueCore {
   RunResult run_enqueue(Attempt& a);
   RunResult run_dequeue(Attempt& a);
   void give_back(Attempt& a);
-  Tuple assemble(const std::vector<Rows>& taken, std::int64_t n) const;
+  Tuple assemble(std::span<const Rows> taken, std::int64_t n) const;
   Shape many_out_shape(std::size_t component, std::int64_t n) const;
   void flush();
   bool try_attempts(std::deque<Attempt>& attempts, bool enqueue_side,
@@ -188,6 +189,8 @@ class QueueCore {
   bool flushing_ = false;
   std::deque<Attempt> enqueue_attempts_;
   std::deque<Attempt> dequeue_attempts_;
+  /// flush()'s list of finished attempts, kept to reuse its capacity.
+  std::vector<std::pair<ReplyFn, QueueReply>> finished_;
 };
 
 }  // namespace af::detail

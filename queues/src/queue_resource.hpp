@@ -7,7 +7,10 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include <caf/all.hpp>
 
@@ -23,10 +26,8 @@ class Runtime;
 
 namespace af::detail {
 
-using queue_call_atom = caf::atom_constant<caf::atom("q_call")>;
-using queue_cancel_atom = caf::atom_constant<caf::atom("q_cancel")>;
-using queue_restore_atom = caf::atom_constant<caf::atom("q_restore")>;
 using queue_deadline_atom = caf::atom_constant<caf::atom("q_dline")>;
+using queue_drain_atom = caf::atom_constant<caf::atom("q_drain")>;
 
 /// What a caller asks of a queue; `reply` runs once inside the queue actor (if the message
 /// is dropped, it runs from the destructor with Cancelled).
@@ -43,6 +44,33 @@ struct QueueCall {
   /// Added to DeadlineExceeded messages ("" = generic).
   std::string what;
   std::shared_ptr<ReplyOnce> reply;
+};
+
+/// Ends the pending attempt `id` with `why`.
+struct QueueCancel {
+  std::uint64_t id = 0;
+  Status why;
+};
+
+/// Puts dequeued components back.
+struct QueueRestore {
+  Tuple components;
+  bool many = false;
+};
+
+/// What callers hand a queue actor through its inbox, in the order they handed it.
+using QueueInboxItem = std::variant<QueueCall, QueueCancel, QueueRestore>;
+
+/// The queue actor's inbox for calls, cancels and restores from `QueueResource` (graph ops,
+/// readers, host handles). A push that finds the inbox idle sends the actor one
+/// `queue_drain_atom`; the actor then takes everything pushed so far in one go, so a burst of
+/// calls costs one CAF message and one wake-up instead of one each. Order per caller is
+/// kept because every path goes through the same inbox.
+struct QueueInbox {
+  std::mutex mu;
+  std::vector<QueueInboxItem> items;
+  bool drain_sent = false;  ///< a drain message is on its way; the actor clears it
+  bool closed = false;      ///< the actor quit: pushes are dropped (replies fire Cancelled)
 };
 
 /// A fresh attempt id (process-wide).
@@ -71,7 +99,9 @@ class QueueResource final : public ResourceBase {
   Status matches(const QueueSpec& requested) const;
 
  private:
+  void push(QueueInboxItem item) const;
   QueueSpec spec_;
+  std::shared_ptr<QueueInbox> inbox_;
   caf::actor actor_;
 };
 
