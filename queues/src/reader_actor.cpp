@@ -33,6 +33,36 @@ struct ReaderState {
 };
 using ReaderActor = caf::stateful_actor<ReaderState>;
 
+/// ReaderBase::ResetLocked: forgets the work unit and zeroes the counters.
+void reset(ReaderState& s) {
+  s.source->close();
+  s.work_in_progress = false;
+  s.work.clear();
+  s.num_records_produced = s.work_started = s.work_finished = 0;
+}
+
+/// RestoreStateLocked + RestoreBaseState.
+Status restore(ReaderState& s, const std::string& bytes) {
+  const std::string who = s.kind + " '" + s.reader_name + "'";
+  if (!s.source->supports_serialize()) return unimplemented("Reader RestoreState");
+  ReaderBaseState state;
+  if (!parse_reader_state(bytes, &state))
+    return invalid_argument("Could not parse state for " + who + ": " + c_escape(bytes));
+  s.source->close();
+  s.work_started = state.work_started;
+  s.work_finished = state.work_finished;
+  s.num_records_produced = state.num_records_produced;
+  s.work = state.current_work;
+  s.work_in_progress = false;
+  if (s.work_started < 0 || s.work_finished < 0 || s.num_records_produced < 0)
+    return invalid_argument("Unexpected negative value when restoring in " + who + ": " +
+                            reader_state_debug_string(state));
+  if (s.work_started > s.work_finished)
+    return invalid_argument("Inconsistent work started vs. finished when restoring in " + who + ": " +
+                            reader_state_debug_string(state));
+  return {};
+}
+
 void reply_front(ReaderActor* self, ReaderReply r) {
   auto& s = self->state;
   auto call = std::move(s.pending.front());
@@ -77,18 +107,30 @@ void process(ReaderActor* self) {
     auto& call = front.call;
     switch (call.kind) {
       case ReaderCall::Kind::num_records_produced:
-        reply_front(self, {Status(), {}, {}, s.num_records_produced});
+        reply_front(self, {Status(), {}, {}, s.num_records_produced, {}});
         continue;
       case ReaderCall::Kind::num_work_units_completed:
-        reply_front(self, {Status(), {}, {}, s.work_finished});
+        reply_front(self, {Status(), {}, {}, s.work_finished, {}});
         continue;
       case ReaderCall::Kind::reset:
-        s.source->close();
-        s.work_in_progress = false;
-        s.work.clear();
-        s.num_records_produced = s.work_started = s.work_finished = 0;
+        reset(s);
         reply_front(self, {});
         continue;
+      case ReaderCall::Kind::serialize_state: {
+        ReaderReply r;
+        if (!s.source->supports_serialize())
+          r.status = unimplemented("Reader SerializeState");
+        else
+          r.state = serialize_reader_state({s.work_started, s.work_finished, s.num_records_produced, s.work});
+        reply_front(self, std::move(r));
+        continue;
+      }
+      case ReaderCall::Kind::restore_state: {
+        Status st = restore(s, call.state);
+        if (!st.ok()) reset(s);  // as ReaderBase::RestoreState: a failed restore resets
+        reply_front(self, {std::move(st), {}, {}, 0, {}});
+        continue;
+      }
       case ReaderCall::Kind::read:
       case ReaderCall::Kind::read_up_to: break;
     }
@@ -119,7 +161,8 @@ void process(ReaderActor* self) {
         ++s.num_records_produced;
         front.keys.push_back(std::move(key));
         front.values.push_back(std::move(value));
-        continue;
+        if (!at_end) continue;
+        // A source may end its work unit with its last record (IdentityReader does).
       }
       if (at_end) {
         s.source->close();
@@ -182,7 +225,7 @@ caf::behavior reader_actor(ReaderActor* self, std::string name, std::string kind
     auto pending = std::move(s.pending);
     s.pending.clear();
     for (auto& p : pending)
-      (*p.call.reply)({cancelled(s.kind + " '" + s.reader_name + "' was destroyed"), {}, {}, 0});
+      (*p.call.reply)({cancelled(s.kind + " '" + s.reader_name + "' was destroyed"), {}, {}, 0, {}});
     self->quit(msg.reason);
   });
   return {
@@ -202,7 +245,7 @@ caf::behavior reader_actor(ReaderActor* self, std::string name, std::string kind
           } else {
             auto call = std::move(*it);
             s.pending.erase(it);
-            (*call.call.reply)({why, {}, {}, 0});
+            (*call.call.reply)({why, {}, {}, 0, {}});
           }
           return;
         }

@@ -20,7 +20,8 @@ namespace {
 
 std::atomic<std::int64_t> g_unique_reader_ids{0};
 
-/// TextLineReaderV2 / FixedLengthRecordReaderV2 / TFRecordReaderV2 / WholeFileReaderV2.
+/// TextLineReaderV2 / FixedLengthRecordReaderV2 / TFRecordReaderV2 / WholeFileReaderV2 /
+/// IdentityReaderV2.
 class ReaderOp : public OpKernel {
  public:
   ReaderOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
@@ -54,6 +55,8 @@ class ReaderOp : public OpKernel {
         return;
       }
       make_ = [compression] { return make_tf_record_source(compression); };
+    } else if (op == "IdentityReaderV2") {
+      make_ = [] { return make_identity_source(); };
     } else {
       make_ = [] { return make_whole_file_source(); };
     }
@@ -70,9 +73,11 @@ class ReaderOp : public OpKernel {
                               ? "_" + std::to_string(g_unique_reader_ids.fetch_add(1)) + "_" + name()
                               : shared_name_;
       auto& sys = ctx.runtime->system();
+      // Messages name the reader as TensorFlow does: "IdentityReader 'node name'".
+      const std::string shown = shared_name_.empty() ? name() : shared_name_;
       Status s = mgr->lookup_or_create<ReaderResource>(
           container_, rname, &reader_, [&](std::shared_ptr<ReaderResource>* out) -> Status {
-            *out = std::make_shared<ReaderResource>(sys, rname, kind_, make_);
+            *out = std::make_shared<ReaderResource>(sys, shown, kind_, make_);
             return {};
           });
       if (!s.ok()) return ctx.fail(s);
@@ -108,7 +113,8 @@ Async<ReaderReply> call_reader(StepServices* step, std::shared_ptr<ReaderResourc
 }
 
 /// ReaderReadV2, ReaderReadUpToV2, ReaderNumRecordsProducedV2,
-/// ReaderNumWorkUnitsCompletedV2 and ReaderResetV2.
+/// ReaderNumWorkUnitsCompletedV2, ReaderResetV2, ReaderSerializeStateV2 and
+/// ReaderRestoreStateV2.
 class ReaderCallOp : public OpKernel {
  public:
   explicit ReaderCallOp(OpKernelConstruction& c) : OpKernel(c) {
@@ -117,6 +123,8 @@ class ReaderCallOp : public OpKernel {
     else if (op == "ReaderReadUpToV2") kind_ = ReaderCall::Kind::read_up_to;
     else if (op == "ReaderNumRecordsProducedV2") kind_ = ReaderCall::Kind::num_records_produced;
     else if (op == "ReaderNumWorkUnitsCompletedV2") kind_ = ReaderCall::Kind::num_work_units_completed;
+    else if (op == "ReaderSerializeStateV2") kind_ = ReaderCall::Kind::serialize_state;
+    else if (op == "ReaderRestoreStateV2") kind_ = ReaderCall::Kind::restore_state;
     else kind_ = ReaderCall::Kind::reset;
   }
   void compute(OpKernelContext& ctx) override { ctx.fail(internal(name() + " is asynchronous")); }
@@ -133,6 +141,16 @@ class ReaderCallOp : public OpKernel {
     if (kind_ == ReaderCall::Kind::read || kind_ == ReaderCall::Kind::read_up_to) {
       call.work_queue = queue_input(ctx, 1);
       if (!call.work_queue) co_return;
+    }
+    if (kind_ == ReaderCall::Kind::restore_state) {
+      const Tensor& state = ctx.input(1);
+      if (state.dtype() != DType::string || state.num_elements() != 1 || state.rank() != 0) {
+        ctx.fail(invalid_argument(name() + ": state must be a string scalar, got " +
+                                  std::string(data_type_string(state.dtype())) + " of shape " +
+                                  state.shape().to_string()));
+        co_return;
+      }
+      call.state = state.scalar<std::string>();
     }
     if (kind_ == ReaderCall::Kind::read_up_to) {
       call.num_records = ctx.input(2).scalar<std::int64_t>();
@@ -164,7 +182,9 @@ class ReaderCallOp : public OpKernel {
       case ReaderCall::Kind::num_work_units_completed:
         ctx.set_output(0, Tensor(r.count));
         break;
-      case ReaderCall::Kind::reset: break;
+      case ReaderCall::Kind::serialize_state: ctx.set_output(0, Tensor(std::move(r.state))); break;
+      case ReaderCall::Kind::reset:
+      case ReaderCall::Kind::restore_state: break;
     }
   }
 
@@ -182,7 +202,8 @@ Status infer_reader(InferenceContext& c) {
 void register_reader_ops_and_kernels() {
   auto& ops = OpRegistry::global();
   auto& kernels = KernelRegistry::global();
-  for (const char* op : {"TextLineReaderV2", "FixedLengthRecordReaderV2", "TFRecordReaderV2", "WholeFileReaderV2"}) {
+  for (const char* op : {"TextLineReaderV2", "FixedLengthRecordReaderV2", "TFRecordReaderV2", "WholeFileReaderV2",
+                         "IdentityReaderV2"}) {
     ops.add({op, infer_reader, true, {}});
     kernels.add(make_kernel_def<ReaderOp>(op, "CPU"));
   }
@@ -207,8 +228,27 @@ void register_reader_ops_and_kernels() {
   ops.add({"ReaderNumRecordsProducedV2", scalar_int64, true, {0}});
   ops.add({"ReaderNumWorkUnitsCompletedV2", scalar_int64, true, {0}});
   ops.add({"ReaderResetV2", [](InferenceContext&) { return Status(); }, true, {0}});
+  ops.add({"ReaderSerializeStateV2",
+           [](InferenceContext& c) {
+             c.add_output(DType::string, PartialShape(Shape{}));
+             return Status();
+           },
+           true, {0}});
+  ops.add({"ReaderRestoreStateV2",
+           [](InferenceContext& c) {
+             // As TensorFlow's shape function: the state is a scalar.
+             ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+             ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::string));
+             const auto& state = c.input_shapes[1];
+             if (state.rank_known() && state.rank() != 0)
+               return invalid_argument("Shape must be rank 0 but is rank " + std::to_string(state.rank()) +
+                                       " for '" + c.node.name + "' (op: 'ReaderRestoreStateV2')");
+             return Status();
+           },
+           true, {0}});
   for (const char* op : {"ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
-                         "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2"})
+                         "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2", "ReaderSerializeStateV2",
+                         "ReaderRestoreStateV2"})
     kernels.add(make_kernel_def<ReaderCallOp>(op, "CPU"));
 }
 
@@ -262,6 +302,21 @@ Operation ReaderBase::reset(std::string_view name) const {
   return graph_->create_op("ReaderResetV2", {handle_}, {}, name.empty() ? std::string_view("ReaderResetV2") : name);
 }
 
+Output ReaderBase::serialize_state(std::string_view name) const {
+  return graph_->create_op("ReaderSerializeStateV2", {handle_}, {},
+                           name.empty() ? std::string_view("ReaderSerializeStateV2") : name).output(0);
+}
+
+Operation ReaderBase::restore_state(const Output& state, std::string_view name) const {
+  return graph_->create_op("ReaderRestoreStateV2", {handle_, state}, {},
+                           name.empty() ? std::string_view("ReaderRestoreStateV2") : name);
+}
+
+Operation ReaderBase::restore_state(const std::string& state, std::string_view name) const {
+  std::string op_name(name.empty() ? std::string_view("ReaderRestoreStateV2") : name);
+  return restore_state(graph_->constant(Tensor(state), op_name + "/state"), op_name);
+}
+
 TextLineReader::TextLineReader(Graph& g, const TextLineReaderOptions& o)
     : ReaderBase(g, "TextLineReaderV2", {{"skip_header_lines", o.skip_header_lines}}, o.name, o.shared_name) {}
 
@@ -282,5 +337,8 @@ TFRecordReader::TFRecordReader(Graph& g, const TFRecordReaderOptions& o)
 
 WholeFileReader::WholeFileReader(Graph& g, const WholeFileReaderOptions& o)
     : ReaderBase(g, "WholeFileReaderV2", {}, o.name, o.shared_name) {}
+
+IdentityReader::IdentityReader(Graph& g, const IdentityReaderOptions& o)
+    : ReaderBase(g, "IdentityReaderV2", {}, o.name, o.shared_name) {}
 
 }  // namespace af

@@ -28,6 +28,7 @@ struct ReaderReply {
   std::vector<std::string> keys;
   std::vector<std::string> values;
   std::int64_t count = 0;  ///< num_records_produced / num_work_units_completed
+  std::string state;       ///< serialize_state: the reader's state as bytes
 };
 
 /// Fires exactly once; with Cancelled when dropped unfired (the reader actor quit).
@@ -44,11 +45,14 @@ struct ReaderReplyOnce {
 
 /// A request to a reader actor.
 struct ReaderCall {
-  enum class Kind : std::uint8_t { read, read_up_to, num_records_produced, num_work_units_completed, reset };
+  enum class Kind : std::uint8_t {
+    read, read_up_to, num_records_produced, num_work_units_completed, reset, serialize_state, restore_state
+  };
   Kind kind = Kind::read;
   std::uint64_t id = 0;
   std::shared_ptr<QueueResource> work_queue;
   std::int64_t num_records = 1;
+  std::string state;  ///< restore_state: bytes from serialize_state
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   std::shared_ptr<ReaderReplyOnce> reply;
 };

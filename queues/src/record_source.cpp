@@ -265,4 +265,145 @@ std::unique_ptr<RecordSource> make_tf_record_source(std::string compression_type
 }
 std::unique_ptr<RecordSource> make_whole_file_source() { return std::make_unique<WholeFileSource>(); }
 
+namespace {
+
+/// IdentityReader's ReadLocked: the work unit is the record, produced and ended at once.
+class IdentitySource final : public RecordSource {
+ public:
+  Status open(const std::string& work) override {
+    work_ = work;
+    return {};
+  }
+  Status read(std::string* key, std::string* value, bool* produced, bool* at_end) override {
+    *key = work_;
+    *value = work_;
+    *produced = true;
+    *at_end = true;
+    return {};
+  }
+  void close() override {}
+  bool supports_serialize() const override { return true; }
+
+ private:
+  std::string work_;
+};
+
+void put_varint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+bool get_varint(std::string_view& in, std::uint64_t* v) {
+  std::uint64_t result = 0;
+  for (int shift = 0; shift < 70 && !in.empty(); shift += 7) {
+    const auto byte = static_cast<std::uint8_t>(in.front());
+    in.remove_prefix(1);
+    if (shift == 63 && byte > 1) return false;  // more than 64 bits
+    result |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) {
+      *v = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::unique_ptr<RecordSource> make_identity_source() { return std::make_unique<IdentitySource>(); }
+
+std::string serialize_reader_state(const ReaderBaseState& s) {
+  // proto3: fields in number order, zero values and empty bytes left out.
+  std::string out;
+  auto int_field = [&](int number, std::int64_t v) {
+    if (v == 0) return;
+    put_varint(out, static_cast<std::uint64_t>(number) << 3);
+    put_varint(out, static_cast<std::uint64_t>(v));
+  };
+  int_field(1, s.work_started);
+  int_field(2, s.work_finished);
+  int_field(3, s.num_records_produced);
+  if (!s.current_work.empty()) {
+    put_varint(out, (4u << 3) | 2u);
+    put_varint(out, s.current_work.size());
+    out += s.current_work;
+  }
+  return out;
+}
+
+bool parse_reader_state(std::string_view in, ReaderBaseState* state) {
+  ReaderBaseState s;
+  while (!in.empty()) {
+    std::uint64_t tag = 0;
+    if (!get_varint(in, &tag)) return false;
+    const std::uint64_t number = tag >> 3;
+    const unsigned wire = static_cast<unsigned>(tag & 7);
+    if (number == 0 || number > 0x1fffffff) return false;
+    switch (wire) {
+      case 0: {
+        std::uint64_t v = 0;
+        if (!get_varint(in, &v)) return false;
+        if (number == 1) s.work_started = static_cast<std::int64_t>(v);
+        else if (number == 2) s.work_finished = static_cast<std::int64_t>(v);
+        else if (number == 3) s.num_records_produced = static_cast<std::int64_t>(v);
+        break;  // other numbers: unknown fields, skipped as protobuf does
+      }
+      case 1:
+        if (in.size() < 8) return false;
+        in.remove_prefix(8);
+        break;
+      case 2: {
+        std::uint64_t len = 0;
+        if (!get_varint(in, &len) || len > in.size()) return false;
+        if (number == 4) s.current_work.assign(in.substr(0, static_cast<std::size_t>(len)));
+        in.remove_prefix(static_cast<std::size_t>(len));
+        break;
+      }
+      case 5:
+        if (in.size() < 4) return false;
+        in.remove_prefix(4);
+        break;
+      default: return false;  // groups and undefined wire types
+    }
+  }
+  *state = std::move(s);
+  return true;
+}
+
+std::string c_escape(std::string_view bytes) {
+  std::string out;
+  for (char ch : bytes) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\"': out += "\\\""; break;
+      case '\'': out += "\\'"; break;
+      case '\\': out += "\\\\"; break;
+      default:
+        if (c < 0x20 || c >= 0x7f) {
+          const char oct[] = {'\\', static_cast<char>('0' + (c >> 6)), static_cast<char>('0' + ((c >> 3) & 7)),
+                              static_cast<char>('0' + (c & 7))};
+          out.append(oct, 4);
+        } else {
+          out.push_back(ch);
+        }
+    }
+  }
+  return out;
+}
+
+std::string reader_state_debug_string(const ReaderBaseState& s) {
+  std::string out;
+  if (s.work_started) out += "work_started: " + std::to_string(s.work_started) + "\n";
+  if (s.work_finished) out += "work_finished: " + std::to_string(s.work_finished) + "\n";
+  if (s.num_records_produced) out += "num_records_produced: " + std::to_string(s.num_records_produced) + "\n";
+  if (!s.current_work.empty()) out += "current_work: \"" + c_escape(s.current_work) + "\"\n";
+  return out;
+}
+
 }  // namespace af::detail

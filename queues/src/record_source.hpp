@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "actorflow/ops/status.hpp"
 
@@ -21,6 +22,9 @@ class RecordSource {
   virtual Status read(std::string* key, std::string* value, bool* produced, bool* at_end) = 0;
   /// Ends the current file (OnWorkFinishedLocked / reset).
   virtual void close() = 0;
+  /// Whether the reader's state can be saved and restored (TensorFlow: IdentityReader
+  /// only; the other readers answer Unimplemented).
+  virtual bool supports_serialize() const { return false; }
 };
 
 struct TextLineOptions {
@@ -39,5 +43,24 @@ std::unique_ptr<RecordSource> make_text_line_source(TextLineOptions options);
 std::unique_ptr<RecordSource> make_fixed_length_source(FixedLengthOptions options);
 std::unique_ptr<RecordSource> make_tf_record_source(std::string compression_type);
 std::unique_ptr<RecordSource> make_whole_file_source();
+/// IdentityReader: each work unit is one record, the work string as key and value.
+std::unique_ptr<RecordSource> make_identity_source();
+
+/// TensorFlow's ReaderBaseState proto (work_started = 1, work_finished = 2,
+/// num_records_produced = 3, current_work = 4), in protobuf wire format.
+struct ReaderBaseState {
+  std::int64_t work_started = 0;
+  std::int64_t work_finished = 0;
+  std::int64_t num_records_produced = 0;
+  std::string current_work;
+};
+std::string serialize_reader_state(const ReaderBaseState& state);
+/// False when `bytes` is not a valid encoding (truncated, bad tags, trailing garbage).
+bool parse_reader_state(std::string_view bytes, ReaderBaseState* state);
+/// The proto's text form, as TensorFlow's DebugString prints it.
+std::string reader_state_debug_string(const ReaderBaseState& state);
+/// absl::CEscape: C escapes for quotes, backslash, \n \r \t and octal for other
+/// non-printable bytes.
+std::string c_escape(std::string_view bytes);
 
 }  // namespace af::detail

@@ -293,4 +293,198 @@ BOOST_AUTO_TEST_CASE(decode_csv_errors_name_file_and_line, *boost::unit_test::ti
   BOOST_TEST(contains(msg, f + ":2"), msg);
 }
 
+// -- IdentityReader (reader_ops_test.py's IdentityReaderTest) ---------------------------------
+
+namespace {
+
+/// A FIFOQueue(99, [string], shapes=()) and an op enqueueing `items` into it.
+struct WorkQueue {
+  af::FIFOQueue queue;
+  WorkQueue(af::Graph& g) : queue(g, {.capacity = 99, .dtypes = {af::string}, .shapes = {{}}}) {}
+  af::Operation enqueue_many(af::Graph& g, std::vector<std::string> items) {
+    return queue.enqueue_many({g.constant(af::Tensor::from_vector<std::string>(std::move(items)))});
+  }
+};
+
+void expect_read(af::Session& sess, const af::Output& key, const af::Output& value, const std::string& want) {
+  auto r = sess.run({key, value});
+  BOOST_TEST(r[0].scalar<std::string>() == want);
+  BOOST_TEST(r[1].scalar<std::string>() == want);
+}
+
+std::int64_t int64_of(af::Session& sess, const af::Output& o) { return sess.run(o).scalar<std::int64_t>(); }
+
+const char* const kClosedEmpty = "is closed and has insufficient elements (requested 1, current size 0)";
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(identity_reader_one_epoch, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  af::IdentityReader reader(g, {.name = "test_reader"});
+  auto work_completed = reader.num_work_units_completed();
+  auto produced = reader.num_records_produced();
+  WorkQueue q(g);
+  auto queued_length = q.queue.size();
+  auto [key, value] = reader.read(q.queue);
+  af::Session sess(g);
+  BOOST_TEST(int64_of(sess, work_completed) == 0);
+  BOOST_TEST(int64_of(sess, produced) == 0);
+  BOOST_TEST(sess.run(queued_length).scalar<std::int32_t>() == 0);
+  sess.run(q.enqueue_many(g, {"A", "B", "C"}));
+  sess.run(q.queue.close());
+  BOOST_TEST(sess.run(queued_length).scalar<std::int32_t>() == 3);
+  expect_read(sess, key, value, "A");
+  BOOST_TEST(int64_of(sess, produced) == 1);
+  expect_read(sess, key, value, "B");
+  expect_read(sess, key, value, "C");
+  BOOST_TEST(int64_of(sess, produced) == 3);
+  BOOST_TEST(sess.run(queued_length).scalar<std::int32_t>() == 0);
+  auto msg = error_of<af::OutOfRangeError>([&] { sess.run({key, value}); });
+  BOOST_TEST(contains(msg, kClosedEmpty), msg);
+  BOOST_TEST(int64_of(sess, work_completed) == 3);
+  BOOST_TEST(int64_of(sess, produced) == 3);
+}
+
+BOOST_AUTO_TEST_CASE(identity_reader_multiple_epochs, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  af::IdentityReader reader(g, {.name = "test_reader"});
+  WorkQueue q(g);
+  auto enqueue = q.enqueue_many(g, {"DD", "EE"});
+  auto [key, value] = reader.read(q.queue);
+  af::Session sess(g);
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    sess.run(enqueue);
+    expect_read(sess, key, value, "DD");
+    expect_read(sess, key, value, "EE");
+  }
+  sess.run(q.queue.close());
+  auto msg = error_of<af::OutOfRangeError>([&] { sess.run({key, value}); });
+  BOOST_TEST(contains(msg, kClosedEmpty), msg);
+}
+
+BOOST_AUTO_TEST_CASE(identity_reader_serialize_restore, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  af::IdentityReader reader(g, {.name = "test_reader"});
+  auto produced = reader.num_records_produced();
+  WorkQueue q(g);
+  auto [key, value] = reader.read(q.queue);
+  auto serialize = reader.serialize_state();
+  auto state_in = g.placeholder(af::string);
+  auto restore = reader.restore_state(state_in);
+  af::Session sess(g);
+  sess.run(q.enqueue_many(g, {"X", "Y", "Z"}));
+  expect_read(sess, key, value, "X");
+  BOOST_TEST(int64_of(sess, produced) == 1);
+  const std::string state = sess.run(serialize).scalar<std::string>();
+  // ReaderBaseState{work_started: 1, work_finished: 1, num_records_produced: 1,
+  // current_work: "X"} in protobuf wire format, as TensorFlow writes it.
+  BOOST_TEST(state == std::string("\x08\x01\x10\x01\x18\x01\x22\x01X", 9));
+  expect_read(sess, key, value, "Y");
+  expect_read(sess, key, value, "Z");
+  BOOST_TEST(int64_of(sess, produced) == 3);
+  sess.run(q.enqueue_many(g, {"Y", "Z"}));
+  sess.run(q.queue.close());
+  sess.run(restore, {{state_in, af::Tensor(state)}});
+  BOOST_TEST(int64_of(sess, produced) == 1);
+  expect_read(sess, key, value, "Y");
+  expect_read(sess, key, value, "Z");
+  auto msg = error_of<af::OutOfRangeError>([&] { sess.run({key, value}); });
+  BOOST_TEST(contains(msg, kClosedEmpty), msg);
+  BOOST_TEST(int64_of(sess, produced) == 3);
+
+  // The state must be a scalar: a vector is refused when the graph is built.
+  BOOST_CHECK_THROW(reader.restore_state(g.constant(af::Tensor::from_vector<std::string>({state, state}))),
+                    af::InvalidArgumentError);
+  // Damaged bytes do not parse (TensorFlow's five cases).
+  for (const std::string& bad : {state.substr(1), state.substr(0, state.size() - 1), state + "ExtraJunk",
+                                 "PREFIX" + state, "BOGUS" + state.substr(5)}) {
+    auto m = error_of<af::InvalidArgumentError>([&] { sess.run(restore, {{state_in, af::Tensor(bad)}}); });
+    BOOST_TEST(contains(m, "Could not parse state for IdentityReader 'test_reader'"), m);
+  }
+  // A failed restore resets the reader.
+  BOOST_TEST(int64_of(sess, produced) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(identity_reader_restore_checks_counters, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  af::IdentityReader reader(g, {.name = "r"});
+  auto produced = reader.num_records_produced();
+  auto state_in = g.placeholder(af::string);
+  auto restore = reader.restore_state(state_in);
+  af::Session sess(g);
+  // num_records_produced = -1 (a ten-byte varint).
+  std::string negative("\x18\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11);
+  auto m = error_of<af::InvalidArgumentError>([&] { sess.run(restore, {{state_in, af::Tensor(negative)}}); });
+  BOOST_TEST(contains(m, "Unexpected negative value when restoring in IdentityReader 'r'"), m);
+  // work_started 2 > work_finished 1.
+  m = error_of<af::InvalidArgumentError>(
+      [&] { sess.run(restore, {{state_in, af::Tensor(std::string("\x08\x02\x10\x01", 4))}}); });
+  BOOST_TEST(contains(m, "Inconsistent work started vs. finished when restoring in IdentityReader 'r'"), m);
+  // Unknown fields are skipped, as protobuf parsing does; the empty state is all zeros.
+  sess.run(restore, {{state_in, af::Tensor(std::string("\x18\x07\x28\x05\x35\x01\x02\x03\x04", 9))}});
+  BOOST_TEST(int64_of(sess, produced) == 7);
+  sess.run(restore, {{state_in, af::Tensor(std::string())}});
+  BOOST_TEST(int64_of(sess, produced) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(identity_reader_reset, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  af::IdentityReader reader(g, {.name = "test_reader"});
+  auto work_completed = reader.num_work_units_completed();
+  auto produced = reader.num_records_produced();
+  WorkQueue q(g);
+  auto queued_length = q.queue.size();
+  auto [key, value] = reader.read(q.queue);
+  af::Session sess(g);
+  sess.run(q.enqueue_many(g, {"X", "Y", "Z"}));
+  expect_read(sess, key, value, "X");
+  BOOST_TEST(sess.run(queued_length).scalar<std::int32_t>() > 0);
+  BOOST_TEST(int64_of(sess, produced) == 1);
+  expect_read(sess, key, value, "Y");
+  BOOST_TEST(int64_of(sess, work_completed) > 0);
+  BOOST_TEST(int64_of(sess, produced) == 2);
+  sess.run(reader.reset());
+  BOOST_TEST(int64_of(sess, work_completed) == 0);
+  BOOST_TEST(int64_of(sess, produced) == 0);
+  BOOST_TEST(sess.run(queued_length).scalar<std::int32_t>() == 1);
+  expect_read(sess, key, value, "Z");
+  sess.run(q.enqueue_many(g, {"K", "L"}));
+  expect_read(sess, key, value, "K");
+}
+
+// ReadUpTo on an IdentityReader returns one record per call: every work unit ends with its
+// record (ReaderBase's default ReadUpToLocked).
+BOOST_AUTO_TEST_CASE(identity_reader_read_up_to_returns_one_work_unit_per_call, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  af::IdentityReader reader(g);
+  WorkQueue q(g);
+  auto [keys, values] = reader.read_up_to(q.queue, 5);
+  af::Session sess(g);
+  sess.run(q.enqueue_many(g, {"a", "b"}));
+  BOOST_TEST(sess.run(values).to_vector<std::string>() == std::vector<std::string>{"a"});
+  BOOST_TEST(sess.run(keys).to_vector<std::string>() == std::vector<std::string>{"b"});
+  BOOST_TEST(sess.run(reader.num_work_units_completed()).scalar<std::int64_t>() == 2);
+}
+
+// The file readers cannot serialize their state (TensorFlow's ReaderBase default); a
+// failed restore still resets them.
+BOOST_AUTO_TEST_CASE(file_readers_do_not_serialize_state, *boost::unit_test::timeout(60)) {
+  TempDir dir;
+  auto a = dir.write("a.txt", "1\n2\n");
+  af::Graph g;
+  af::FIFOQueue files(g, {.capacity = 10, .dtypes = {af::string}, .shapes = {{}}});
+  auto name = g.placeholder(af::string);
+  auto enqueue = files.enqueue({name});
+  af::TextLineReader reader(g);
+  auto [key, value] = reader.read(files);
+  af::Session sess(g);
+  sess.run(enqueue, {{name, af::Tensor(a)}});
+  BOOST_TEST(sess.run(value).scalar<std::string>() == "1");
+  auto m = error_of<af::UnimplementedError>([&] { sess.run(reader.serialize_state()); });
+  BOOST_TEST(contains(m, "Reader SerializeState"), m);
+  m = error_of<af::UnimplementedError>([&] { sess.run(reader.restore_state(std::string("\x08\x01", 2))); });
+  BOOST_TEST(contains(m, "Reader RestoreState"), m);
+  BOOST_TEST(sess.run(reader.num_records_produced()).scalar<std::int64_t>() == 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -38,6 +38,14 @@ class ReaderBase {
   Output num_work_units_completed(std::string_view name = {}) const;
   /// Forgets the current file and zeroes the counters.
   Operation reset(std::string_view name = {}) const;
+  /// The reader's state as a string scalar (`ReaderSerializeStateV2`). As in TensorFlow,
+  /// only IdentityReader supports it; the file readers fail with Unimplemented.
+  Output serialize_state(std::string_view name = {}) const;
+  /// Restores a state from `serialize_state` (`ReaderRestoreStateV2`; `state` must be a
+  /// string scalar). Bytes that do not parse fail with InvalidArgument "Could not parse
+  /// state for IdentityReader '<name>': <escaped bytes>"; a failed restore resets the reader.
+  Operation restore_state(const Output& state, std::string_view name = {}) const;
+  Operation restore_state(const std::string& state, std::string_view name = {}) const;
 
   Graph& graph() const noexcept { return *graph_; }
 
@@ -104,6 +112,18 @@ struct WholeFileReaderOptions {
 class WholeFileReader : public ReaderBase {
  public:
   explicit WholeFileReader(Graph& g, const WholeFileReaderOptions& options = {});
+};
+
+/// `tf.IdentityReader`: each work unit (string taken from the queue) is one record, with the
+/// work string as both key and value. Its state can be serialized and restored.
+struct IdentityReaderOptions {
+  std::string name;
+  std::string shared_name;
+};
+
+class IdentityReader : public ReaderBase {
+ public:
+  explicit IdentityReader(Graph& g, const IdentityReaderOptions& options = {});
 };
 
 }  // namespace af
