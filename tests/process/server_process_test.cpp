@@ -129,6 +129,63 @@ BOOST_AUTO_TEST_CASE(simple_client_shares_x_on_the_ps_task_across_two_worker_pro
   BOOST_TEST(cluster.group.log(cluster.w0).find("[/job:worker/task:0]") != std::string::npos);
 }
 
+// The chapter's training_data_loader.py and trainer.py: two clients share the queue "shared_q"
+// by its shared_name through the cluster. First as in the chapter (both clients on the same
+// server, the queue on that server's task), then with the queue pinned to the ps task and the
+// clients on different worker processes. dequeue_many(2) with one element left waits; its
+// deadline ends the wait without taking that element.
+BOOST_AUTO_TEST_CASE(the_chapters_loader_and_trainer_clients_talk_through_one_shared_queue,
+                     *boost::unit_test::timeout(120)) {
+  ProcessCluster cluster;
+  struct Client {
+    af::Graph g;
+    std::unique_ptr<af::FIFOQueue> q;
+    explicit Client(const std::string& pin) {
+      auto scope = g.device(pin);
+      q = std::make_unique<af::FIFOQueue>(
+          g, af::QueueOptions{.capacity = 10, .dtypes = {af::float32}, .shapes = {{2}}, .name = "q",
+                              .shared_name = "shared_q"});
+    }
+  };
+  auto row = [](float a, float b) { return af::Tensor::from_vector<float>({a, b}, af::Shape{2}); };
+  struct Case {
+    std::string pin, loader_address, trainer_address;
+  };
+  for (const auto& c : {Case{"", cluster.w0_address, cluster.w0_address},
+                        Case{"/job:ps/task:0", cluster.w0_address, cluster.w1_address}}) {
+    BOOST_TEST_CONTEXT("queue pinned to '" << c.pin << "', loader on " << c.loader_address << ", trainer on "
+                                          << c.trainer_address) {
+      // training_data_loader.py: three instances one by one, then three with enqueue_many.
+      Client loader(c.pin);
+      auto instance = loader.g.placeholder(af::float32, af::PartialShape{2});
+      auto enqueue = loader.q->enqueue({instance});
+      auto instances = loader.g.placeholder(af::float32, af::PartialShape{-1, 2});
+      auto enqueue_many = loader.q->enqueue_many({instances});
+      auto loader_sess = open(loader.g, ProcessCluster::target(c.loader_address));
+      loader_sess->run(enqueue, {{instance, row(1, 2)}});
+      loader_sess->run(enqueue, {{instance, row(3, 4)}});
+      loader_sess->run(enqueue, {{instance, row(5, 6)}});
+
+      // trainer.py, in its own session on its own task.
+      Client trainer(c.pin);
+      auto dequeue = trainer.q->dequeue();
+      auto dequeue_mini_batch = trainer.q->dequeue_many(2);
+      auto trainer_sess = open(trainer.g, ProcessCluster::target(c.trainer_address));
+      BOOST_TEST(trainer_sess->run(dequeue[0]).to_vector<float>() == (std::vector<float>{1, 2}));
+      BOOST_TEST(trainer_sess->run(dequeue_mini_batch[0]).to_vector<float>() == (std::vector<float>{3, 4, 5, 6}));
+      loader_sess->run(enqueue_many, {{instances, af::Tensor::from_vector<float>({7, 8, 9, 10, 11, 12}, af::Shape{3, 2})}});
+      BOOST_TEST(trainer_sess->run(dequeue_mini_batch[0]).to_vector<float>() == (std::vector<float>{7, 8, 9, 10}));
+      // One instance left: the mini-batch waits ("blocked waiting for another instance").
+      af::RunOptions options;
+      options.timeout_in_ms = 300;
+      BOOST_CHECK_THROW(trainer_sess->run(dequeue_mini_batch[0], {}, options), af::DeadlineExceededError);
+      loader_sess->run(enqueue, {{instance, row(13, 14)}});
+      BOOST_TEST(trainer_sess->run(dequeue_mini_batch[0]).to_vector<float>() == (std::vector<float>{11, 12, 13, 14}),
+                 "the timed-out dequeue_many took nothing");
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_killed_task_fails_the_step_waiting_on_it_with_unavailable_and_can_restart,
                      *boost::unit_test::timeout(120)) {
   ProcessCluster cluster;
