@@ -7,6 +7,8 @@
 //   (rs_reset_atom, string containers)              -> string ""
 //   (rs_devices_atom)                               -> string (device names and types)
 //   (rs_worker_atom)                                -> (actor worker, string devices)
+//   (rs_step_atom, uint64 id)                       -> string (u64 token, u64 step port) or
+//                                                      Unimplemented (no step channel)
 // The worker service's messages (one actor per task; its master's peers send them):
 //   (ws_reg_atom, string scope, string plan)        -> uint64 partition handle
 //   (ws_run_atom, uint64 handle, int64 step, int64 timeout_ms, bool trace, string feeds)
@@ -28,6 +30,7 @@ using rs_devices_atom = caf::atom_constant<caf::atom("rs_devices")>;
 using rs_done_atom = caf::atom_constant<caf::atom("rs_done")>;
 using rs_call_atom = caf::atom_constant<caf::atom("rs_call")>;
 using rs_worker_atom = caf::atom_constant<caf::atom("rs_worker")>;
+using rs_step_atom = caf::atom_constant<caf::atom("rs_step")>;
 using ws_reg_atom = caf::atom_constant<caf::atom("ws_reg")>;
 using ws_run_atom = caf::atom_constant<caf::atom("ws_run")>;
 using ws_cancel_atom = caf::atom_constant<caf::atom("ws_cancel")>;

@@ -14,6 +14,7 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph_json.hpp"
 #include "bulk_channel.hpp"
+#include "step_channel.hpp"
 #include "tls_tunnel.hpp"
 #include "protocol.hpp"
 #include "wire.hpp"
@@ -57,6 +58,17 @@ std::pair<std::string, std::uint16_t> parse_target(const std::string& target) {
   }
 }
 
+/// A numeric tensor whose bytes are about to be overwritten (a bulk transfer's landing
+/// buffer): not zero-filled, so its pages are first touched by the socket read.
+Tensor uninitialized_tensor(DType dtype, const Shape& shape) {
+  constexpr std::size_t kAlign = 64;
+  std::size_t bytes = static_cast<std::size_t>(shape.num_elements()) * dtype_size(dtype);
+  bytes = std::max<std::size_t>(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
+  std::shared_ptr<void> buffer(::operator new(bytes, std::align_val_t{kAlign}),
+                               [](void* p) { ::operator delete(p, std::align_val_t{kAlign}); });
+  return Tensor::from_buffer(dtype, shape, std::move(buffer), /*on_device=*/false);
+}
+
 /// Connects to the master service at `target` (never blocks longer than kControlTimeout);
 /// with TLS through the runtime's loopback forwarder for it.
 caf::actor connect(Runtime& runtime, const std::string& target) {
@@ -93,6 +105,7 @@ Result control(caf::actor_system& sys, const caf::actor& server, const std::stri
 
 struct ProxyState {
   caf::actor server;
+  std::shared_ptr<net::StepClient> step;  ///< failed too when the server goes away
   std::string target;
   std::map<std::uint64_t, std::shared_ptr<RemoteCall>> pending;
   std::uint64_t next = 0;
@@ -102,8 +115,10 @@ using ProxyActor = caf::stateful_actor<ProxyState>;
 
 /// Sends the client's steps to the server, one request each, and fails them all if the
 /// server goes away (a down message) or the session closes.
-caf::behavior remote_session_proxy(ProxyActor* self, caf::actor server, std::string target, std::uint64_t id) {
+caf::behavior remote_session_proxy(ProxyActor* self, caf::actor server, std::string target, std::uint64_t id,
+                                   std::shared_ptr<net::StepClient> step) {
   self->state.server = server;
+  self->state.step = std::move(step);
   self->state.target = target;
   self->monitor(server);
   auto fail_all = [self](const Status& why) {
@@ -112,7 +127,10 @@ caf::behavior remote_session_proxy(ProxyActor* self, caf::actor server, std::str
     for (auto& [k, call] : pending) call->finish(why, {});
   };
   self->set_down_handler([self, fail_all](caf::down_msg& msg) {
-    fail_all(unavailable("server " + self->state.target + " is unavailable: " + self->system().render(msg.reason)));
+    Status why = unavailable("server " + self->state.target + " is unavailable: " + self->system().render(msg.reason));
+    // Steps on the step channel learn of a dead or frozen server from CAF's monitoring too.
+    if (self->state.step) self->state.step->fail_all(why);
+    fail_all(why);
   });
   self->set_exit_handler([self, fail_all](caf::exit_msg& msg) {
     fail_all(cancelled("Session on " + self->state.target + " was closed"));
@@ -153,7 +171,8 @@ class RemoteSession final : public SessionBackend {
     server_ = connect(*runtime_, target_);
     id_ = control<std::uint64_t>(sys, server_, target_, kOpenTimeout, net::rs_open_atom::value,
                                  config_.device_filters);
-    proxy_ = sys.spawn(remote_session_proxy, server_, target_, id_);
+    step_ = open_step_channel();
+    proxy_ = sys.spawn(remote_session_proxy, server_, target_, id_, step_);
     bulk_ = std::make_shared<net::BulkClient>(parse_target(target_).first, "Session on " + target_);
   }
   ~RemoteSession() override { close(); }
@@ -199,6 +218,7 @@ class RemoteSession final : public SessionBackend {
                   refs = std::move(refs)]() mutable {
         for (auto& [index, ref] : refs) {
           Tensor& t = values[index];
+          t = uninitialized_tensor(ref.dtype, ref.shape);
           Status fetched = client->fetch(ref.port, ref.transfer_id, t.raw_data(), t.total_bytes());
           if (!fetched.ok()) return done(std::move(fetched), {});
         }
@@ -228,16 +248,25 @@ class RemoteSession final : public SessionBackend {
       out.i64(timeout);
       out.u8(trace ? 1 : 0);
       call->request = out.take();
+      if (step_) {
+        // The step channel keeps every request of this session in order on one connection.
+        step_->run(call->request, [call](Status s, std::string reply) { call->finish(std::move(s), std::move(reply)); });
+        return;
+      }
       caf::anon_send(proxy_, net::rs_call_atom::value, call);
     }
   }
 
   void close() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!proxy_) return;
-    caf::anon_send(server_, net::rs_close_atom::value, id_);
-    caf::anon_send_exit(proxy_, caf::exit_reason::user_shutdown);
-    proxy_ = caf::actor();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!proxy_) return;
+      caf::anon_send(server_, net::rs_close_atom::value, id_);
+      caf::anon_send_exit(proxy_, caf::exit_reason::user_shutdown);
+      proxy_ = caf::actor();
+    }
+    // Outside the lock: the failed steps' callbacks may call back into this session.
+    if (step_) step_->fail_all(cancelled("Session on " + target_ + " was closed"));
   }
 
   std::vector<DeviceAttributes> list_devices() const override {
@@ -257,6 +286,26 @@ class RemoteSession final : public SessionBackend {
   }
 
  private:
+  /// The server's step channel for this session, or null (a TLS server has none; then
+  /// steps travel over CAF).
+  std::shared_ptr<net::StepClient> open_step_channel() {
+    std::string blob;
+    try {
+      blob = control<std::string>(runtime_->system(), server_, target_, kControlTimeout, net::rs_step_atom::value, id_);
+    } catch (const Error&) {
+      return nullptr;
+    }
+    net::WireReader in(blob, "step channel of " + target_);
+    std::uint64_t token = 0, port = 0;
+    if (!in.u64(&token) || !in.u64(&port) || port == 0 || port > 65535) return nullptr;
+    try {
+      return std::make_shared<net::StepClient>(parse_target(target_).first, static_cast<std::uint16_t>(port), token,
+                                               "Session on " + target_);
+    } catch (const Error&) {
+      return nullptr;  // CAF still works
+    }
+  }
+
   /// JSON of the nodes added since the last step (caller holds mu_).
   std::string graph_delta() {
     GraphDef def = graph_.to_graph_def();
@@ -280,6 +329,7 @@ class RemoteSession final : public SessionBackend {
   caf::actor proxy_;
   std::size_t sent_nodes_ = 0;
   std::shared_ptr<net::BulkClient> bulk_;  ///< reads large fetched tensors (bulk_channel.hpp)
+  std::shared_ptr<net::StepClient> step_;  ///< runs steps (step_channel.hpp); null: over CAF
 };
 
 void reset_containers(const std::string& target, const std::vector<std::string>& containers) {

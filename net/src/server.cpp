@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 #include <mutex>
+#include <random>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -21,6 +22,7 @@
 #include "actorflow/queues/queue_stats.hpp"
 #include "actorflow/queues/queues.hpp"
 #include "bulk_channel.hpp"
+#include "step_channel.hpp"
 #include "status_http.hpp"
 #include "cluster.hpp"
 #include "tls_tunnel.hpp"
@@ -44,9 +46,126 @@ struct ServerMetrics {
 
 /// One client session served by this task: its own copy of the client's graph.
 struct ServedSession {
+  std::mutex mu;  ///< serializes graph imports and step starts (CAF and step-channel requests)
   Graph graph;
   std::unique_ptr<Session> session;
+  std::uint64_t token = 0;  ///< the step channel's key for this session (random)
 };
+
+/// The sessions the step channel may run steps on, by token (step_channel.hpp).
+struct StepRegistry {
+  std::mutex mu;
+  std::map<std::uint64_t, std::shared_ptr<ServedSession>> sessions;
+  std::mt19937_64 rng{std::random_device{}()};
+  std::atomic<std::uint16_t> port{0};  ///< 0: no step channel (TLS, or it could not open)
+  std::shared_ptr<net::BulkServer> bulk;
+  std::shared_ptr<ServerMetrics> metrics;
+  std::string task_name;
+
+  std::uint64_t add(std::shared_ptr<ServedSession> s) {
+    std::lock_guard<std::mutex> lock(mu);
+    std::uint64_t token = 0;
+    do {
+      token = rng();
+    } while (token == 0 || sessions.count(token));
+    s->token = token;
+    sessions.emplace(token, std::move(s));
+    return token;
+  }
+  void remove(std::uint64_t token) {
+    std::lock_guard<std::mutex> lock(mu);
+    sessions.erase(token);
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mu);
+    sessions.clear();
+  }
+  std::shared_ptr<ServedSession> find(std::uint64_t token) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = sessions.find(token);
+    return it == sessions.end() ? nullptr : it->second;
+  }
+};
+
+/// Parses a run request (wire.hpp's rs_run encoding) and starts its step on `served`;
+/// `done(status, reply)` fires once, from any thread. Used by rs_run and the step channel.
+void run_request(const std::shared_ptr<ServedSession>& served, const std::string& request,
+                 const std::shared_ptr<net::BulkServer>& bulk, const std::shared_ptr<ServerMetrics>& metrics,
+                 std::function<void(Status, std::string)> done) {
+  metrics->client_bytes_received += request.size();
+  net::WireReader in(request, "run request");
+  std::string delta;
+  std::uint64_t n = 0;
+  std::vector<std::pair<Output, Tensor>> feeds;
+  std::vector<Output> fetches;
+  std::vector<Operation> targets;
+  std::int64_t timeout_ms = 0;
+  std::uint8_t trace = 0;
+  std::unique_lock<std::mutex> lock(served->mu);
+  try {
+    auto parse = [&]() -> Status {
+      if (!in.str(&delta)) return in.status();
+      if (!delta.empty()) import_graph_json(served->graph, delta);
+      if (!in.count(&n, 9)) return in.status();
+      for (std::uint64_t i = 0; i < n; ++i) {
+        std::string name;
+        Tensor value;
+        if (!in.str(&name) || !in.tensor(&value)) return in.status();
+        feeds.emplace_back(served->graph.output(name), std::move(value));
+      }
+      if (!in.count(&n, 8)) return in.status();
+      for (std::uint64_t i = 0; i < n; ++i) {
+        std::string name;
+        if (!in.str(&name)) return in.status();
+        fetches.push_back(served->graph.output(name));
+      }
+      if (!in.count(&n, 8)) return in.status();
+      for (std::uint64_t i = 0; i < n; ++i) {
+        std::string name;
+        if (!in.str(&name)) return in.status();
+        targets.push_back(served->graph.operation(name));
+      }
+      if (!in.i64(&timeout_ms) || !in.u8(&trace)) return in.status();
+      if (!in.at_end()) return data_loss("malformed run request: trailing bytes");
+      return {};
+    };
+    if (Status s = parse(); !s.ok()) {
+      lock.unlock();
+      return done(std::move(s), {});
+    }
+  } catch (...) {
+    lock.unlock();
+    return done(status_from_exception(std::current_exception()), {});
+  }
+  RunOptions options;
+  options.timeout_in_ms = timeout_ms;
+  options.trace = trace != 0;
+  auto metadata = trace ? std::make_shared<RunMetadata>() : nullptr;
+  served->session->start_step(
+      std::move(fetches), std::move(feeds), std::move(targets), options, metadata.get(),
+      [served, bulk, metadata, metrics, done = std::move(done)](Status s, std::vector<Tensor> values) {
+        ++metrics->steps;
+        if (!s.ok()) ++metrics->step_errors;
+        std::string reply;
+        if (s.ok()) {
+          // Large numeric fetches go over the bulk port; the reply carries their transfer ids.
+          net::WireWriter out;
+          out.u64(values.size());
+          for (const auto& v : values) {
+            if (bulk && v.is_initialized() && v.dtype() != DType::string && v.dtype() != DType::resource &&
+                v.total_bytes() >= net::kBulkMinBytes)
+              out.bulk_ref(v, bulk->port(), bulk->offer(v));
+            else
+              out.tensor(v);
+          }
+          // Step stats of every task the step ran on (traced steps).
+          out.stats(metadata ? metadata->step_stats : std::vector<NodeExecStats>{});
+          reply = out.take();
+          metrics->client_bytes_sent += reply.size();
+        }
+        done(std::move(s), std::move(reply));
+      });
+}
 
 struct MasterState {
   std::shared_ptr<DeviceSet> devices;
@@ -57,6 +176,7 @@ struct MasterState {
   std::shared_ptr<net::BulkServer> bulk;  ///< null when the bulk port could not be opened
   std::shared_ptr<net::Routes> routes;
   std::shared_ptr<ServerMetrics> metrics;
+  std::shared_ptr<StepRegistry> steps;
   std::int64_t peer_wait_ms = 0;
   std::map<std::uint64_t, std::shared_ptr<ServedSession>> sessions;
   std::uint64_t next_session = 1;
@@ -67,6 +187,7 @@ struct MasterState {
 using MasterActor = caf::stateful_actor<MasterState>;
 
 void close_all(MasterState& st) {
+  st.steps->clear();
   for (auto& [id, s] : st.sessions) s->session->close();
   st.sessions.clear();
   st.metrics->open_sessions = 0;
@@ -105,6 +226,7 @@ std::uint64_t open_session(MasterActor* self, const net::PeerList& peers, const 
   auto s = std::make_shared<ServedSession>();
   s->session = std::make_unique<Session>(s->graph, self->state.config, cluster_view(self->state, peers, filters));
   auto id = self->state.next_session++;
+  self->state.steps->add(s);
   self->state.sessions.emplace(id, std::move(s));
   self->state.metrics->open_sessions = static_cast<std::int64_t>(self->state.sessions.size());
   return id;
@@ -112,8 +234,10 @@ std::uint64_t open_session(MasterActor* self, const net::PeerList& peers, const 
 
 caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devices, SessionConfig config,
                              std::string task_name, caf::actor worker, std::shared_ptr<net::Routes> routes,
-                             std::shared_ptr<ServerMetrics> metrics, std::int64_t peer_wait_ms) {
+                             std::shared_ptr<ServerMetrics> metrics, std::shared_ptr<StepRegistry> steps,
+                             std::int64_t peer_wait_ms) {
   self->state.metrics = std::move(metrics);
+  self->state.steps = std::move(steps);
   self->state.devices = std::move(devices);
   self->state.config = std::move(config);
   self->state.task_name = std::move(task_name);
@@ -171,77 +295,27 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
         if (it == self->state.sessions.end())
           return to_caf_error(aborted("Session " + std::to_string(id) + " is not open on " + self->state.task_name +
                                       " (closed, or its containers were reset)"));
-        auto served = it->second;
-        self->state.metrics->client_bytes_received += request.size();
-        net::WireReader in(request, "run request");
-        std::string delta;
-        std::uint64_t n = 0;
-        std::vector<std::pair<Output, Tensor>> feeds;
-        std::vector<Output> fetches;
-        std::vector<Operation> targets;
-        std::int64_t timeout_ms = 0;
-        std::uint8_t trace = 0;
-        try {
-          if (!in.str(&delta)) return to_caf_error(in.status());
-          if (!delta.empty()) import_graph_json(served->graph, delta);
-          if (!in.count(&n, 9)) return to_caf_error(in.status());
-          for (std::uint64_t i = 0; i < n; ++i) {
-            std::string name;
-            Tensor value;
-            if (!in.str(&name) || !in.tensor(&value)) return to_caf_error(in.status());
-            feeds.emplace_back(served->graph.output(name), std::move(value));
-          }
-          if (!in.count(&n, 8)) return to_caf_error(in.status());
-          for (std::uint64_t i = 0; i < n; ++i) {
-            std::string name;
-            if (!in.str(&name)) return to_caf_error(in.status());
-            fetches.push_back(served->graph.output(name));
-          }
-          if (!in.count(&n, 8)) return to_caf_error(in.status());
-          for (std::uint64_t i = 0; i < n; ++i) {
-            std::string name;
-            if (!in.str(&name)) return to_caf_error(in.status());
-            targets.push_back(served->graph.operation(name));
-          }
-          if (!in.i64(&timeout_ms) || !in.u8(&trace)) return to_caf_error(in.status());
-          if (!in.at_end()) return to_caf_error(data_loss("malformed run request: trailing bytes"));
-        } catch (...) {
-          return to_caf_error(status_from_exception(std::current_exception()));
-        }
         auto key = self->state.next_pending++;
         self->state.pending.emplace(key, self->make_response_promise());
-        RunOptions options;
-        options.timeout_in_ms = timeout_ms;
-        options.trace = trace != 0;
-        auto metadata = trace ? std::make_shared<RunMetadata>() : nullptr;
         caf::actor me = caf::actor_cast<caf::actor>(self);
-        served->session->start_step(std::move(fetches), std::move(feeds), std::move(targets), options, metadata.get(),
-                                    [me, key, served, bulk = self->state.bulk, metadata,
-                                     metrics = self->state.metrics](Status s, std::vector<Tensor> values) {
-                                      ++metrics->steps;
-                                      if (!s.ok()) ++metrics->step_errors;
-                                      std::string reply;
-                                      if (s.ok()) {
-                                        // Large numeric fetches go over the bulk port; the
-                                        // reply carries their transfer ids.
-                                        net::WireWriter out;
-                                        out.u64(values.size());
-                                        for (const auto& v : values) {
-                                          if (bulk && v.is_initialized() && v.dtype() != DType::string &&
-                                              v.dtype() != DType::resource && v.total_bytes() >= net::kBulkMinBytes)
-                                            out.bulk_ref(v, bulk->port(), bulk->offer(v));
-                                          else
-                                            out.tensor(v);
-                                        }
-                                        // Step stats of every task the step ran on (traced steps).
-                                        out.stats(metadata ? metadata->step_stats : std::vector<NodeExecStats>{});
-                                        reply = out.take();
-                                        metrics->client_bytes_sent += reply.size();
-                                      }
-                                      caf::anon_send(me, net::rs_done_atom::value, key, to_caf_error(s),
-                                                     std::move(reply));
-                                    });
+        run_request(it->second, request, self->state.bulk, self->state.metrics,
+                    [me, key](Status s, std::string reply) {
+                      caf::anon_send(me, net::rs_done_atom::value, key, to_caf_error(s), std::move(reply));
+                    });
         return caf::delegated<std::string>();
+      },
+      // The step channel of a session: its token and the step port (Unimplemented when the
+      // server has no step channel, e.g. with TLS).
+      [self](net::rs_step_atom, std::uint64_t id) -> caf::result<std::string> {
+        auto it = self->state.sessions.find(id);
+        const std::uint16_t port = self->state.steps->port.load();
+        if (it == self->state.sessions.end() || port == 0)
+          return to_caf_error(unimplemented("no step channel for session " + std::to_string(id) + " on " +
+                                            self->state.task_name));
+        net::WireWriter out;
+        out.u64(it->second->token);
+        out.u64(port);
+        return out.take();
       },
       [self](net::rs_done_atom, std::uint64_t key, const caf::error& err, std::string& reply) {
         auto it = self->state.pending.find(key);
@@ -255,6 +329,7 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
       [self](net::rs_close_atom, std::uint64_t id) -> std::string {
         auto it = self->state.sessions.find(id);
         if (it != self->state.sessions.end()) {
+          self->state.steps->remove(it->second->token);
           it->second->session->close();
           self->state.sessions.erase(it);
           self->state.metrics->open_sessions = static_cast<std::int64_t>(self->state.sessions.size());
@@ -303,6 +378,8 @@ struct Server::Impl {
   caf::actor worker;
   caf::actor agent;
   std::shared_ptr<net::BulkServer> bulk;
+  std::unique_ptr<net::StepServer> step;
+  std::shared_ptr<StepRegistry> steps = std::make_shared<StepRegistry>();
   std::unique_ptr<net::StatusHttpServer> status;
   std::shared_ptr<ServerMetrics> metrics = std::make_shared<ServerMetrics>();
   std::shared_ptr<net::Routes> routes = std::make_shared<net::Routes>();
@@ -434,7 +511,8 @@ Server::Server(const ClusterSpec& cluster, const std::string& job, int task, Ser
   auto& sys = impl_->runtime->system();
   impl_->worker = net::spawn_worker_service(sys, impl_->devices, impl_->routes);
   impl_->master = sys.spawn(master_service, impl_->devices, impl_->options.config, impl_->task_name(), impl_->worker,
-                            impl_->routes, impl_->metrics, static_cast<std::int64_t>(impl_->options.peer_wait.count()));
+                            impl_->routes, impl_->metrics, impl_->steps,
+                            static_cast<std::int64_t>(impl_->options.peer_wait.count()));
   if (impl_->options.start) start();
 }
 
@@ -476,6 +554,25 @@ void Server::start() {
       caf::anon_send(impl_->master, net::bulk_atom::value, impl_->bulk);
     } catch (const Error& e) {
       log_info(std::string("WARNING: ") + e.what() + "; large fetched tensors travel over CAF instead");
+    }
+    // The step channel (also plain TCP): clients' steps skip CAF's proxies and multiplexers.
+    impl_->steps->bulk = impl_->bulk;
+    impl_->steps->metrics = impl_->metrics;
+    impl_->steps->task_name = impl_->task_name();
+    try {
+      impl_->step = std::make_unique<net::StepServer>(
+          impl_->host, "Server " + impl_->task_name(),
+          [steps = impl_->steps](std::uint64_t token, std::string request, std::function<void(Status, std::string)> done) {
+            auto served = steps->find(token);
+            if (!served)
+              return done(aborted("Session is not open on " + steps->task_name +
+                                  " (closed, or its containers were reset)"),
+                          {});
+            run_request(served, request, steps->bulk, steps->metrics, std::move(done));
+          });
+      impl_->steps->port = impl_->step->port();
+    } catch (const Error& e) {
+      log_info(std::string("WARNING: ") + e.what() + "; steps travel over CAF instead");
     }
   }
   if (impl_->options.status_port > 65535)
@@ -520,6 +617,8 @@ void Server::stop() {
     caf::anon_send_exit(impl_->master, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(impl_->worker, caf::exit_reason::user_shutdown);
     if (impl_->bulk) impl_->bulk->stop();
+    impl_->steps->port = 0;
+    if (impl_->step) impl_->step->stop();
     if (impl_->status) impl_->status->stop();
     impl_->agent = caf::actor();
     impl_->master = caf::actor();

@@ -89,8 +89,10 @@ bool WireReader::tensor(Tensor* t, BulkRef* bulk) {
     std::uint64_t port = 0, id = 0;
     if (!u64(&port) || !u64(&id)) return false;
     if (port == 0 || port > 65535) return fail("bad bulk port " + std::to_string(port));
-    *t = Tensor(type, Shape(std::move(dims)));
-    *bulk = BulkRef{true, static_cast<std::uint16_t>(port), id};
+    // The tensor is allocated by whoever reads the bytes, on its own thread (a fresh 4 MiB
+    // buffer costs page faults: pay them where the bytes land).
+    *t = Tensor();
+    *bulk = BulkRef{true, static_cast<std::uint16_t>(port), id, type, Shape(std::move(dims))};
     return true;
   }
   if (rank > 32) return fail("tensor rank " + std::to_string(rank) + " > 32");

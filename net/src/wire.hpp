@@ -47,6 +47,8 @@ struct BulkRef {
   bool present = false;
   std::uint16_t port = 0;
   std::uint64_t transfer_id = 0;
+  DType dtype = DType::invalid;  ///< the tensor to allocate for the bytes
+  Shape shape;
 };
 
 class WireReader {

@@ -1,0 +1,379 @@
+#include "step_channel.hpp"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <asio.hpp>
+
+#include "actorflow/ops/errors.hpp"
+
+namespace af::net {
+
+namespace {
+
+using asio::ip::tcp;
+
+constexpr char kMagic[8] = {'A', 'F', 'S', 'T', 'E', 'P', '0', '1'};
+constexpr std::size_t kMaxConnections = 1024;
+/// Request bodies are read in pieces of this size, so a length field promises nothing the
+/// peer has not sent (no allocation up front).
+constexpr std::size_t kReadChunk = 1u << 20;
+
+void put_u64(char* p, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+std::uint64_t get_u64(const char* p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  return v;
+}
+
+/// A frame's 24-byte header (call id, code or token, length) followed by its body.
+std::string frame(std::uint64_t a, std::uint64_t b, const std::string& body) {
+  std::string out(24, '\0');
+  put_u64(out.data(), a);
+  put_u64(out.data() + 8, b);
+  put_u64(out.data() + 16, body.size());
+  out += body;
+  return out;
+}
+
+}  // namespace
+
+// -- server ---------------------------------------------------------------------------------
+
+struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
+  struct Connection {
+    explicit Connection(asio::io_context& io) : socket(io) {}
+    tcp::socket socket;
+    std::array<char, 32> header{};
+    std::uint64_t call = 0, token = 0, length = 0;
+    std::string body;
+    std::deque<std::string> out;  ///< reply frames; the front one is being written
+    bool closed = false;
+  };
+
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  std::thread thread;
+  std::string owner;
+  Handler handler;
+  std::uint16_t port = 0;
+  std::size_t connections = 0;  ///< io thread only
+  std::vector<std::weak_ptr<Connection>> open;  ///< io thread only; pruned as it grows
+  std::mutex mu;
+  bool stopped = false;
+
+  void accept() {
+    acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
+      if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
+      if (!ec) {
+        if (connections >= kMaxConnections) {
+          socket.close(ec);
+        } else {
+          auto c = std::make_shared<Connection>(io);
+          c->socket = std::move(socket);
+          c->socket.set_option(tcp::no_delay(true), ec);
+          ++connections;
+          if (open.size() >= 2 * connections + 16)
+            std::erase_if(open, [](const std::weak_ptr<Connection>& w) { return w.expired(); });
+          open.push_back(c);
+          read_header(c);
+        }
+      }
+      accept();
+    });
+  }
+
+  void close(const std::shared_ptr<Connection>& c) {
+    if (c->closed) return;
+    c->closed = true;
+    std::error_code ignored;
+    c->socket.close(ignored);
+    --connections;
+  }
+
+  void read_header(const std::shared_ptr<Connection>& c) {
+    asio::async_read(c->socket, asio::buffer(c->header), [this, c](std::error_code ec, std::size_t) {
+      if (ec) return close(c);
+      if (std::memcmp(c->header.data(), kMagic, sizeof kMagic) != 0) return close(c);  // not our protocol
+      c->call = get_u64(c->header.data() + 8);
+      c->token = get_u64(c->header.data() + 16);
+      c->length = get_u64(c->header.data() + 24);
+      if (c->length > kStepMaxRequest) return close(c);
+      c->body.clear();
+      read_body(c);
+    });
+  }
+
+  void read_body(const std::shared_ptr<Connection>& c) {
+    const std::size_t have = c->body.size();
+    if (have == c->length) return dispatch(c);
+    const std::size_t piece = std::min<std::size_t>(kReadChunk, c->length - have);
+    c->body.resize(have + piece);
+    asio::async_read(c->socket, asio::buffer(c->body.data() + have, piece), [this, c](std::error_code ec, std::size_t) {
+      if (ec) return close(c);
+      read_body(c);
+    });
+  }
+
+  void dispatch(const std::shared_ptr<Connection>& c) {
+    const std::uint64_t call = c->call;
+    std::weak_ptr<Impl> weak_self = shared_from_this();
+    std::weak_ptr<Connection> weak_c = c;
+    handler(c->token, std::move(c->body), [weak_self, weak_c, call](Status s, std::string reply) {
+      auto self = weak_self.lock();
+      if (!self) return;  // the server is gone: nobody to answer
+      std::string f = s.ok() ? frame(call, 0, reply) : frame(call, static_cast<std::uint64_t>(s.code()), s.message());
+      asio::post(self->io, [self = self.get(), weak_c, f = std::move(f)]() mutable {
+        auto conn = weak_c.lock();
+        if (!conn || conn->closed) return;
+        conn->out.push_back(std::move(f));
+        if (conn->out.size() == 1) self->write_front(conn);
+      });
+    });
+    c->body = std::string();
+    read_header(c);  // requests are pipelined: read the next one while this step runs
+  }
+
+  void write_front(const std::shared_ptr<Connection>& c) {
+    asio::async_write(c->socket, asio::buffer(c->out.front()), [this, c](std::error_code ec, std::size_t) {
+      if (ec) return close(c);
+      c->out.pop_front();
+      if (!c->out.empty()) write_front(c);
+    });
+  }
+};
+
+StepServer::StepServer(const std::string& host, std::string owner, Handler handler)
+    : impl_(std::make_shared<Impl>()) {
+  impl_->owner = std::move(owner);
+  impl_->handler = std::move(handler);
+  std::error_code ec;
+  auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
+  if (!ec) {
+    tcp::endpoint endpoint(address, 0);
+    impl_->acceptor.open(endpoint.protocol(), ec);
+    if (!ec) impl_->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) impl_->acceptor.bind(endpoint, ec);
+    if (!ec) impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  }
+  if (ec)
+    throw UnavailableError(unavailable(impl_->owner + ": cannot open the step port on " + host + ": " + ec.message()));
+  impl_->port = impl_->acceptor.local_endpoint().port();
+  impl_->accept();
+  impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
+}
+
+StepServer::~StepServer() { stop(); }
+
+void StepServer::stop() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->stopped) return;
+    impl_->stopped = true;
+  }
+  // Close the listening socket and every connection on the io thread, so clients see the
+  // end at once (not when the last of their steps finishes).
+  std::promise<void> closed;
+  asio::post(impl_->io, [impl = impl_.get(), &closed] {
+    std::error_code ignored;
+    impl->acceptor.close(ignored);
+    for (auto& w : impl->open)
+      if (auto c = w.lock()) impl->close(c);
+    impl->open.clear();
+    closed.set_value();
+  });
+  closed.get_future().wait_for(std::chrono::seconds(5));
+  impl_->io.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+std::uint16_t StepServer::port() const noexcept { return impl_->port; }
+
+// -- client ---------------------------------------------------------------------------------
+
+struct StepClient::Impl {
+  int fd = -1;
+  std::uint64_t token = 0;
+  std::string what;
+  std::mutex write_mu;  ///< one frame at a time on the socket
+  std::mutex mu;
+  std::map<std::uint64_t, std::function<void(Status, std::string)>> pending;
+  std::uint64_t next_call = 1;
+  Status broken;  ///< set once: every later call fails with it
+  std::thread reader;
+  std::atomic<bool> close_fd_on_exit{false};
+
+  ~Impl() {
+    if (close_fd_on_exit) ::close(fd);
+  }
+
+  /// Takes every pending call and marks the client broken (first reason wins).
+  void fail_all(const Status& why) {
+    std::map<std::uint64_t, std::function<void(Status, std::string)>> calls;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (broken.ok()) broken = why;
+      calls.swap(pending);
+    }
+    ::shutdown(fd, SHUT_RDWR);  // wakes the reader thread
+    for (auto& [id, done] : calls) done(why, {});
+  }
+
+  bool read_exact(char* p, std::size_t n) {
+    while (n > 0) {
+      ssize_t k = ::recv(fd, p, n, 0);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) return false;
+      p += k;
+      n -= static_cast<std::size_t>(k);
+    }
+    return true;
+  }
+
+  void read_loop() {
+    for (;;) {
+      char header[24];
+      if (!read_exact(header, sizeof header)) break;
+      const std::uint64_t call = get_u64(header), code = get_u64(header + 8), length = get_u64(header + 16);
+      if (length > (std::uint64_t{1} << 40) || code > static_cast<std::uint64_t>(Code::unauthenticated)) {
+        fail_all(data_loss(what + ": malformed reply on the step connection"));
+        return;
+      }
+      std::string body(static_cast<std::size_t>(length), '\0');
+      if (!read_exact(body.data(), body.size())) break;
+      std::function<void(Status, std::string)> done;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        auto it = pending.find(call);
+        if (it == pending.end()) continue;  // failed already
+        done = std::move(it->second);
+        pending.erase(it);
+      }
+      if (code == 0)
+        done({}, std::move(body));
+      else
+        done(Status(static_cast<Code>(code), std::move(body)), {});
+    }
+    fail_all(unavailable(what + ": the step connection was closed by the server"));
+  }
+};
+
+StepClient::StepClient(const std::string& host, std::uint16_t port, std::uint64_t token, std::string what,
+                       std::chrono::milliseconds connect_timeout)
+    : impl_(std::make_shared<Impl>()) {
+  impl_->token = token;
+  impl_->what = std::move(what);
+  std::error_code ec;
+  auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
+  if (ec) throw UnavailableError(unavailable(impl_->what + ": bad step host '" + host + "': " + ec.message()));
+  tcp::endpoint endpoint(address, port);
+  int fd = ::socket(endpoint.protocol().family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw UnavailableError(unavailable(impl_->what + ": socket: " + std::strerror(errno)));
+  int r = ::connect(fd, endpoint.data(), static_cast<socklen_t>(endpoint.size()));
+  if (r < 0 && errno == EINPROGRESS) {
+    pollfd pfd{fd, POLLOUT, 0};
+    r = ::poll(&pfd, 1, static_cast<int>(connect_timeout.count()));
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (r == 1 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0)
+      r = 0;
+    else
+      errno = r == 0 ? ETIMEDOUT : (err ? err : errno), r = -1;
+  }
+  if (r < 0) {
+    std::string why = std::strerror(errno);
+    ::close(fd);
+    throw UnavailableError(unavailable(impl_->what + ": cannot connect to the step port " + std::to_string(port) +
+                                       ": " + why));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  impl_->fd = fd;
+  impl_->reader = std::thread([impl = impl_] { impl->read_loop(); });
+}
+
+StepClient::~StepClient() {
+  impl_->fail_all(cancelled(impl_->what + " was closed"));
+  if (impl_->reader.get_id() == std::this_thread::get_id()) {
+    // Destroyed by a step's callback on the reader thread: it ends by itself (the socket is
+    // shut down) and owns the Impl; the descriptor is closed with it.
+    impl_->reader.detach();
+    impl_->close_fd_on_exit = true;
+    return;
+  }
+  if (impl_->reader.joinable()) impl_->reader.join();
+  ::close(impl_->fd);
+}
+
+void StepClient::run(const std::string& request, std::function<void(Status, std::string)> done) {
+  std::uint64_t call = 0;
+  Status broken;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    broken = impl_->broken;
+    if (broken.ok()) {
+      call = impl_->next_call++;
+      impl_->pending.emplace(call, std::move(done));
+    }
+  }
+  if (!broken.ok()) return done(std::move(broken), {});  // outside the lock: done may run a step
+  char header[32];
+  std::memcpy(header, kMagic, sizeof kMagic);
+  put_u64(header + 8, call);
+  put_u64(header + 16, impl_->token);
+  put_u64(header + 24, request.size());
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  iovec iov[2] = {{header, sizeof header}, {const_cast<char*>(request.data()), request.size()}};
+  std::size_t skip = 0, total = sizeof header + request.size();
+  while (skip < total) {
+    // Advance past what was written.
+    iovec v[2];
+    int n = 0;
+    std::size_t s = skip;
+    for (auto& part : iov) {
+      if (s >= part.iov_len) {
+        s -= part.iov_len;
+        continue;
+      }
+      v[n++] = {static_cast<char*>(part.iov_base) + s, part.iov_len - s};
+      s = 0;
+    }
+    msghdr msg{};
+    msg.msg_iov = v;
+    msg.msg_iovlen = static_cast<std::size_t>(n);
+    ssize_t k = ::sendmsg(impl_->fd, &msg, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      impl_->fail_all(unavailable(impl_->what + ": sending the step failed: " + std::strerror(errno)));
+      return;
+    }
+    skip += static_cast<std::size_t>(k);
+  }
+}
+
+void StepClient::fail_all(const Status& why) { impl_->fail_all(why); }
+
+bool StepClient::usable() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->broken.ok();
+}
+
+}  // namespace af::net

@@ -1,0 +1,82 @@
+#pragma once
+
+// The step channel: a fast path for `caf://` sessions' steps. A step over CAF crosses the
+// client's proxy actor, both middleman multiplexer threads and the master actor (about 100 µs
+// on loopback); over the step channel the client's thread writes the run request straight
+// to a TCP connection, the server's Asio thread starts the step on the served session, and
+// the reply comes back on the same connection to the client's reader thread. Sessions are
+// still opened, closed and monitored over CAF (which also detects a dead or frozen server);
+// only `rs_run` requests take this path. Plain TCP: servers with TLS do not offer it.
+//
+// Protocol on one TCP connection per client session, requests pipelined, replies in any
+// order (little-endian integers):
+//   client -> server: "AFSTEP01" + u64 call id + u64 session token + u64 length, then
+//                     `length` bytes of run request (the rs_run encoding, wire.hpp)
+//   server -> client: u64 call id + u64 code (0 = ok, else af::Code) + u64 length, then the
+//                     run reply (ok) or the error message
+// A bad magic, an unknown token or a length over kStepMaxRequest closes that connection
+// (unknown tokens after answering Aborted); the server keeps serving the others.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "actorflow/ops/status.hpp"
+
+namespace af::net {
+
+/// Requests larger than this (large feeds) go over CAF instead.
+inline constexpr std::size_t kStepMaxRequest = 64u << 20;
+
+/// The server side: an Asio acceptor on the server's host (system-chosen port), one thread.
+class StepServer {
+ public:
+  /// Runs a request for the session with `token`; `done` may be called from any thread,
+  /// once. Unknown tokens are answered with `done(aborted(...), {})`.
+  using Handler = std::function<void(std::uint64_t token, std::string request,
+                                     std::function<void(Status, std::string)> done)>;
+
+  /// Listens on `host`:0; throws UnavailableError naming `owner` when it cannot.
+  StepServer(const std::string& host, std::string owner, Handler handler);
+  ~StepServer();
+  StepServer(const StepServer&) = delete;
+  StepServer& operator=(const StepServer&) = delete;
+
+  /// Closes the acceptor and every connection and joins the thread. Idempotent; replies of
+  /// steps still running are dropped.
+  void stop();
+  std::uint16_t port() const noexcept;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+/// The client side for one session: one connection, a reader thread for the replies.
+class StepClient {
+ public:
+  /// Connects to `host`:`port` (within `connect_timeout`); throws UnavailableError naming
+  /// `what` when it cannot.
+  StepClient(const std::string& host, std::uint16_t port, std::uint64_t token, std::string what,
+             std::chrono::milliseconds connect_timeout = std::chrono::seconds(5));
+  /// Fails the calls in flight with Cancelled and joins the reader thread.
+  ~StepClient();
+  StepClient(const StepClient&) = delete;
+  StepClient& operator=(const StepClient&) = delete;
+
+  /// Sends `request` on the calling thread; `done` fires once, on the reader thread (or
+  /// here, when the connection is already broken: Unavailable).
+  void run(const std::string& request, std::function<void(Status, std::string)> done);
+  /// Fails every call in flight with `why` and closes the connection (the server went
+  /// away, as CAF's monitoring found). Later calls fail with `why` too.
+  void fail_all(const Status& why);
+  /// False once the connection broke or fail_all ran.
+  bool usable() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace af::net

@@ -1,0 +1,195 @@
+// The step channel (caf:// sessions' fast path for steps): pipelined requests on one
+// connection get their own replies even when they finish out of order; errors keep their
+// code; garbage, a bad magic or an oversized length closes only that connection; a stopped
+// server and fail_all end the calls in flight with Unavailable / the given reason.
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <asio.hpp>
+
+#include <actorflow/actorflow.hpp>
+
+#include "../../../net/src/step_channel.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::uint64_t kToken = 0x5eed;
+
+/// Answers "echo:<request>" for kToken, Aborted for other tokens; requests starting with
+/// "late" are answered only when `release()` runs (in reverse order of arrival).
+struct EchoHandler {
+  std::mutex mu;
+  std::vector<std::pair<std::string, std::function<void(af::Status, std::string)>>> held;
+
+  af::net::StepServer::Handler handler() {
+    return [this](std::uint64_t token, std::string request, std::function<void(af::Status, std::string)> done) {
+      if (token != kToken) return done(af::aborted("Session is not open"), {});
+      if (request == "fail") return done(af::invalid_argument("bad step"), {});
+      if (request.rfind("late", 0) == 0) {
+        std::lock_guard<std::mutex> lock(mu);
+        held.emplace_back(std::move(request), std::move(done));
+        return;
+      }
+      done({}, "echo:" + request);
+    };
+  }
+  std::size_t held_count() {
+    std::lock_guard<std::mutex> lock(mu);
+    return held.size();
+  }
+  void release() {
+    std::vector<std::pair<std::string, std::function<void(af::Status, std::string)>>> h;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      h.swap(held);
+    }
+    // From another thread, last first: replies go out in a different order than requests.
+    std::thread([h = std::move(h)]() mutable {
+      for (auto it = h.rbegin(); it != h.rend(); ++it) it->second({}, "echo:" + it->first);
+    }).join();
+  }
+};
+
+/// Runs `request` and waits for its outcome.
+std::pair<af::Status, std::string> run(af::net::StepClient& client, const std::string& request) {
+  std::promise<std::pair<af::Status, std::string>> p;
+  client.run(request, [&](af::Status s, std::string reply) { p.set_value({std::move(s), std::move(reply)}); });
+  auto f = p.get_future();
+  BOOST_REQUIRE(f.wait_for(10s) == std::future_status::ready);
+  return f.get();
+}
+
+/// Writes `bytes` on a fresh connection, ends its sending side and returns how many bytes
+/// came back before the server closed it.
+std::size_t reply_bytes_to(std::uint16_t port, const std::string& bytes) {
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect({asio::ip::make_address("127.0.0.1"), port});
+  std::error_code ec;
+  asio::write(s, asio::buffer(bytes), ec);
+  s.shutdown(asio::ip::tcp::socket::shutdown_send, ec);  // the peer has nothing more to say
+  char buf[256];
+  std::size_t n = 0;
+  for (;;) {
+    auto k = s.read_some(asio::buffer(buf), ec);
+    if (ec) break;
+    n += k;
+  }
+  return n;
+}
+
+std::string header(const char magic[8], std::uint64_t call, std::uint64_t token, std::uint64_t length) {
+  std::string h(magic, 8);
+  for (std::uint64_t v : {call, token, length})
+    for (int i = 0; i < 8; ++i) h.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  return h;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(step_channel_test)
+
+BOOST_AUTO_TEST_CASE(pipelined_requests_get_their_own_replies_in_any_order, *boost::unit_test::timeout(30)) {
+  EchoHandler echo;
+  af::net::StepServer server("127.0.0.1", "test server", echo.handler());
+  af::net::StepClient client("127.0.0.1", server.port(), kToken, "test session");
+  auto [s, reply] = run(client, "hello");
+  BOOST_TEST_REQUIRE(s.ok(), s.message());
+  BOOST_TEST(reply == "echo:hello");
+  // Ten held requests and a large one, answered in reverse order.
+  std::mutex mu;
+  std::vector<std::string> got(11);
+  std::promise<void> all;
+  int left = 11;
+  for (int i = 0; i < 11; ++i) {
+    std::string request = "late" + std::to_string(i) + (i == 10 ? std::string(3 << 20, 'z') : "");
+    client.run(request, [&, i](af::Status st, std::string r) {
+      std::lock_guard<std::mutex> lock(mu);
+      got[static_cast<std::size_t>(i)] = st.ok() ? r : st.message();
+      if (--left == 0) all.set_value();
+    });
+  }
+  for (int i = 0; i < 500 && echo.held_count() < 11; ++i) std::this_thread::sleep_for(10ms);
+  BOOST_TEST_REQUIRE(echo.held_count() == 11u);
+  echo.release();
+  BOOST_TEST_REQUIRE((all.get_future().wait_for(10s) == std::future_status::ready));
+  for (int i = 0; i < 10; ++i) BOOST_TEST(got[static_cast<std::size_t>(i)] == "echo:late" + std::to_string(i));
+  BOOST_TEST(got[10].size() == 5 + 6 + (3u << 20));
+  // Errors keep their code and message.
+  auto [e, none] = run(client, "fail");
+  BOOST_TEST(e.code() == af::Code::invalid_argument);
+  BOOST_TEST(e.message() == "bad step");
+  BOOST_TEST(none.empty());
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_token_is_aborted, *boost::unit_test::timeout(30)) {
+  EchoHandler echo;
+  af::net::StepServer server("127.0.0.1", "test server", echo.handler());
+  af::net::StepClient stranger("127.0.0.1", server.port(), 12345, "stranger");
+  auto [s, reply] = run(stranger, "hello");
+  BOOST_TEST(s.code() == af::Code::aborted, s.message());
+}
+
+BOOST_AUTO_TEST_CASE(garbage_on_the_step_port_closes_that_connection_only, *boost::unit_test::timeout(30)) {
+  EchoHandler echo;
+  af::net::StepServer server("127.0.0.1", "test server", echo.handler());
+  af::net::StepClient client("127.0.0.1", server.port(), kToken, "test session");
+  const char magic[8] = {'A', 'F', 'S', 'T', 'E', 'P', '0', '1'};
+  const char wrong[8] = {'A', 'F', 'S', 'T', 'E', 'P', '9', '9'};
+  for (const std::string& garbage :
+       {std::string("GET / HTTP/1.1\r\n\r\n") + std::string(32, ' '), std::string(64, '\0'),
+        header(wrong, 1, kToken, 1) + "x",
+        header(magic, 1, kToken, af::net::kStepMaxRequest + 1),  // oversized length: no allocation
+        header(magic, 1, kToken, ~std::uint64_t{0})}) {
+    BOOST_TEST(reply_bytes_to(server.port(), garbage) == 0u);
+  }
+  // A truncated request is never dispatched: the connection just ends.
+  BOOST_TEST(reply_bytes_to(server.port(), header(magic, 1, kToken, 100) + "short") == 0u);
+  // The server still serves its clients.
+  auto [s, reply] = run(client, "still here");
+  BOOST_TEST(s.ok(), s.message());
+  BOOST_TEST(reply == "echo:still here");
+}
+
+BOOST_AUTO_TEST_CASE(a_stopped_server_fails_the_calls_in_flight_with_unavailable, *boost::unit_test::timeout(30)) {
+  EchoHandler echo;
+  auto server = std::make_unique<af::net::StepServer>("127.0.0.1", "test server", echo.handler());
+  af::net::StepClient client("127.0.0.1", server->port(), kToken, "test session");
+  std::promise<af::Status> pending;
+  client.run("late-forever", [&](af::Status s, std::string) { pending.set_value(s); });
+  for (int i = 0; i < 500 && echo.held_count() < 1; ++i) std::this_thread::sleep_for(10ms);
+  server->stop();
+  auto f = pending.get_future();
+  BOOST_TEST_REQUIRE((f.wait_for(10s) == std::future_status::ready));
+  auto s = f.get();
+  BOOST_TEST(s.code() == af::Code::unavailable, s.message());
+  BOOST_TEST(!client.usable());
+  BOOST_TEST(run(client, "again").first.code() == af::Code::unavailable);
+  echo.release();  // the late reply has nowhere to go: dropped
+}
+
+BOOST_AUTO_TEST_CASE(fail_all_ends_the_calls_in_flight_with_its_reason, *boost::unit_test::timeout(30)) {
+  EchoHandler echo;
+  af::net::StepServer server("127.0.0.1", "test server", echo.handler());
+  af::net::StepClient client("127.0.0.1", server.port(), kToken, "test session");
+  std::promise<af::Status> pending;
+  client.run("late", [&](af::Status s, std::string) { pending.set_value(s); });
+  for (int i = 0; i < 500 && echo.held_count() < 1; ++i) std::this_thread::sleep_for(10ms);
+  client.fail_all(af::unavailable("server went away"));
+  auto s = pending.get_future().get();
+  BOOST_TEST(s.code() == af::Code::unavailable);
+  BOOST_TEST(s.message() == "server went away");
+  BOOST_TEST(run(client, "x").first.message() == "server went away");
+  echo.release();
+  BOOST_CHECK_THROW(af::net::StepClient("127.0.0.1", 1, kToken, "nobody", 1s), af::UnavailableError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
