@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <chrono>
+#include <memory>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -203,8 +204,9 @@ void bench_remote(bool quick, const char* self_exe) {
       t0 = Clock::now();
       asio::write(stream, asio::buffer(&bytes, 8));
       std::uint64_t left = bytes;
-      std::vector<char> all(bytes);  // the same landing buffer a tensor needs
-      while (left > 0) left -= stream.read_some(asio::buffer(all.data() + (bytes - left), std::min<std::uint64_t>(left, 1 << 20)));
+      // The same landing buffer a fetched tensor gets: fresh, not zero-filled.
+      std::unique_ptr<char[]> all(new char[bytes]);
+      while (left > 0) left -= stream.read_some(asio::buffer(all.get() + (bytes - left), std::min<std::uint64_t>(left, 1 << 20)));
       s = std::chrono::duration<double>(Clock::now() - t0).count();
       raw.push_back(bytes / s / 1e9);
     }
