@@ -105,6 +105,19 @@ std::shared_ptr<ResourceMgr> Runtime::shared_resource_mgr(const std::string& dev
   return mgr;
 }
 
+std::shared_ptr<ResourceMgr> Runtime::fresh_shared_resource_mgr(const std::string& device_name) {
+  auto mgr = std::make_shared<ResourceMgr>();
+  std::lock_guard<std::mutex> guard(pools_mu_);
+  shared_resources_[device_name] = mgr;
+  return mgr;
+}
+
+void Runtime::release_shared_resource_mgr(const std::string& device_name, const std::shared_ptr<ResourceMgr>& mgr) {
+  std::lock_guard<std::mutex> guard(pools_mu_);
+  auto it = shared_resources_.find(device_name);
+  if (it != shared_resources_.end() && it->second == mgr) shared_resources_.erase(it);
+}
+
 std::size_t Runtime::reset_shared_resources(const std::vector<std::string>& containers) {
   std::map<std::string, std::shared_ptr<ResourceMgr>> mgrs;
   {

@@ -225,8 +225,11 @@ std::shared_ptr<DeviceSet> DeviceSet::create(Runtime& runtime, const SessionConf
   if (devices.empty())
     throw InternalError(af::internal("no devices: link actorflow::devices (include <actorflow/actorflow.hpp>)"));
   auto set = std::make_shared<DeviceSet>();
+  set->runtime = &runtime;
   for (auto& d : devices) {
-    d->attach(runtime);
+    auto resources = runtime.fresh_shared_resource_mgr(d->name());
+    set->owned_resources.emplace_back(d->name(), resources);
+    d->attach(runtime, std::move(resources));
     std::shared_ptr<Device> shared = std::move(d);
     set->attributes.push_back(shared->attributes());
     set->actors.emplace(shared->name(), detail::spawn_device_actor(runtime.system(), shared));
@@ -243,6 +246,11 @@ void DeviceSet::shutdown() {
   rendezvous = caf::actor();
   actors.clear();
   devices.clear();
+  for (auto& [name, mgr] : owned_resources) {
+    if (runtime) runtime->release_shared_resource_mgr(name, mgr);
+    mgr->clear();
+  }
+  owned_resources.clear();
 }
 
 Session::~Session() { close(); }

@@ -199,6 +199,7 @@ std::shared_ptr<const DeviceSet> cluster_view(MasterState& st, const net::PeerLi
                                               const std::vector<DeviceSpec>& filters) {
   if (!peers || peers->empty()) return st.devices;
   auto view = std::make_shared<DeviceSet>(*st.devices);
+  view->owned_resources.clear();  // the task's set owns them
   auto wanted = [&](const std::string& device) {
     if (filters.empty()) return true;
     DeviceSpec d = DeviceSpec::parse(device);

@@ -51,6 +51,26 @@ BOOST_AUTO_TEST_CASE(variables_live_on_the_server_not_in_sessions, *boost::unit_
   BOOST_TEST(simple_client(true) == 1.0f);
 }
 
+BOOST_AUTO_TEST_CASE(a_server_started_again_in_the_process_starts_empty, *boost::unit_test::timeout(60)) {
+  // Shared queues live with their server: one started later under the same task name
+  // (as a restarted process would be) does not see the stopped one's queue.
+  auto size_after_enqueue = [](af::Server& server) {
+    af::Graph g;
+    af::FIFOQueue q(g, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "restart_q"});
+    auto enqueue = q.enqueue({g.constant(1.0f)});
+    af::Session sess(g, server.target());
+    sess.run(enqueue);
+    return sess.run(q.size()).scalar<std::int32_t>();
+  };
+  auto first = af::Server::create_local_server();
+  BOOST_TEST(size_after_enqueue(*first) == 1);
+  BOOST_TEST(size_after_enqueue(*first) == 2);  // the same server keeps its queue
+  first->stop();
+  first.reset();
+  auto second = af::Server::create_local_server();
+  BOOST_TEST(size_after_enqueue(*second) == 1);
+}
+
 BOOST_AUTO_TEST_CASE(containers_are_reset_one_by_one, *boost::unit_test::timeout(60)) {
   auto server = af::Server::create_local_server();
   af::Graph g;

@@ -126,7 +126,7 @@ BOOST_AUTO_TEST_CASE(metrics_and_status_describe_steps_queues_and_peers, *boost:
   BOOST_TEST(j["task"] == "/job:ps/replica:0/task:0");
   BOOST_TEST(j["devices"][0]["name"] == "/job:ps/replica:0/task:0/device:CPU:0");
   BOOST_TEST(j["cluster"]["worker"].size() == 1u);
-  BOOST_REQUIRE(j["queues"].size() == 1u);
+  BOOST_REQUIRE_MESSAGE(j["queues"].size() == 1u, j.dump());
   BOOST_TEST(j["queues"][0]["name"] == "status_q");
   BOOST_TEST(j["queues"][0]["kind"] == "FIFOQueue");
   BOOST_TEST(j["queues"][0]["size"] == 0);

@@ -39,9 +39,11 @@ class Device {
   /// The runtime this device computes in (set by the session), or null.
   Runtime* runtime() noexcept { return runtime_; }
   /// Binds the device to `runtime` and its process-wide resources for this device name.
-  void attach(Runtime& runtime) {
+  void attach(Runtime& runtime) { attach(runtime, runtime.shared_resource_mgr(name())); }
+  /// Binds the device to `runtime` with `shared` as its shared resources.
+  void attach(Runtime& runtime, std::shared_ptr<ResourceMgr> shared) {
     runtime_ = &runtime;
-    shared_resources_ = runtime.shared_resource_mgr(name());
+    shared_resources_ = std::move(shared);
   }
 
   /// The kernel of node `node_name`: `create`d afresh unless `stateful`, in which case the
@@ -100,6 +102,10 @@ struct DeviceSet {
   /// The task's step rendezvous, shared by every session on the set (step ids are unique
   /// across the cluster, see `Runtime::next_step_id`).
   caf::actor rendezvous;
+  /// The runtime the set was created in and the shared resources it owns, per device
+  /// name (see `Runtime::fresh_shared_resource_mgr`).
+  Runtime* runtime = nullptr;
+  std::vector<std::pair<std::string, std::shared_ptr<ResourceMgr>>> owned_resources;
   /// Set by a server's master service for devices of other tasks: their attributes are in
   /// `attributes` and their actors (proxies running partitions on the remote worker) in
   /// `actors`, with no entry in `devices`. Routes a tensor sent on an edge whose
@@ -110,11 +116,12 @@ struct DeviceSet {
   std::function<void(const std::string& kernel_scope)> on_session_close;
 
   /// Creates every registered device type's devices named under `name_prefix`
-  /// (`/job:worker/replica:0/task:0`) with their actors. Throws InternalError when none.
+  /// (`/job:worker/replica:0/task:0`) with their actors and fresh shared resources. Throws
+  /// InternalError when none.
   static std::shared_ptr<DeviceSet> create(Runtime& runtime, const SessionConfig& config,
                                            const std::string& name_prefix);
-  /// Tells the device actors and the rendezvous to quit and drops the devices (their
-  /// resources go with them).
+  /// Tells the device actors and the rendezvous to quit and drops the devices and the
+  /// shared resources the set owns (queue and reader actors quit).
   void shutdown();
 };
 

@@ -113,6 +113,14 @@ class Runtime {
   /// with a `shared_name`), shared by every session of this runtime and outliving them.
   std::shared_ptr<ResourceMgr> shared_resource_mgr(const std::string& device_name);
 
+  /// A new, empty set of shared resources for `device_name`, replacing the current one (a
+  /// server's devices: a server started again in this process starts empty, as a new
+  /// process would, and host `QueueHandle`s reach its queues by device name).
+  std::shared_ptr<ResourceMgr> fresh_shared_resource_mgr(const std::string& device_name);
+  /// Forgets `mgr` as the shared resources of `device_name` when it is still the current
+  /// one (a stopped server's).
+  void release_shared_resource_mgr(const std::string& device_name, const std::shared_ptr<ResourceMgr>& mgr);
+
   /// Drops the shared resources of `containers` on every device (all containers when
   /// empty); queue and reader actors of dropped resources quit. Returns how many were dropped.
   std::size_t reset_shared_resources(const std::vector<std::string>& containers = {});
