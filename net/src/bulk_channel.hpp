@@ -25,6 +25,10 @@ namespace af::net {
 /// Tensors at least this large travel over the bulk channel.
 inline constexpr std::size_t kBulkMinBytes = 1 << 20;
 
+/// What a client's landing pool keeps at most, and for how long an unused buffer stays.
+inline constexpr std::size_t kLandingPoolBytes = std::size_t{512} << 20;
+inline constexpr std::chrono::milliseconds kLandingPoolIdle{2000};
+
 /// The server side: an Asio acceptor on the server's host (port chosen by the system),
 /// one thread, and the table of offered tensors.
 class BulkServer {
@@ -54,14 +58,24 @@ class BulkServer {
 /// so that blocking reads never run on CAF's workers.
 class BulkClient {
  public:
-  /// `host` is the server's host; `what` names it in errors.
-  BulkClient(std::string host, std::string what);
+  /// `host` is the server's host; `what` names it in errors; unused landing buffers are
+  /// freed after `landing_idle`.
+  BulkClient(std::string host, std::string what, std::chrono::milliseconds landing_idle = kLandingPoolIdle);
   ~BulkClient();
   BulkClient(const BulkClient&) = delete;
   BulkClient& operator=(const BulkClient&) = delete;
 
   /// Runs `job` on the client's thread, in order.
   void post(std::function<void()> job);
+  /// A host tensor to read a transfer into, its bytes uninitialized. Its buffer comes from
+  /// the client's landing pool: buffers of tensors the caller has dropped are kept (at most
+  /// kLandingPoolBytes together, each for `landing_idle` after its last use) and reused
+  /// for fetches of about their size, so a repeated fetch lands in memory already mapped
+  /// instead of faulting in (and zeroing) fresh pages, as TensorFlow's BFC allocator keeps
+  /// its regions. Thread-safe; tensors may outlive the client.
+  Tensor landing_tensor(DType dtype, const Shape& shape);
+  /// Bytes of unused buffers the landing pool holds now.
+  std::size_t landing_pool_bytes() const;
   /// Reads transfer `id` from `port` into `out` (exactly `bytes` long). Call it only from a
   /// posted job. Unavailable when the server cannot be reached or the connection breaks or
   /// stalls for `stall` without a byte; DataLoss when the transfer is unknown or its size

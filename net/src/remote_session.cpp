@@ -58,17 +58,6 @@ std::pair<std::string, std::uint16_t> parse_target(const std::string& target) {
   }
 }
 
-/// A numeric tensor whose bytes are about to be overwritten (a bulk transfer's landing
-/// buffer): not zero-filled, so its pages are first touched by the socket read.
-Tensor uninitialized_tensor(DType dtype, const Shape& shape) {
-  constexpr std::size_t kAlign = 64;
-  std::size_t bytes = static_cast<std::size_t>(shape.num_elements()) * dtype_size(dtype);
-  bytes = std::max<std::size_t>(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
-  std::shared_ptr<void> buffer(::operator new(bytes, std::align_val_t{kAlign}),
-                               [](void* p) { ::operator delete(p, std::align_val_t{kAlign}); });
-  return Tensor::from_buffer(dtype, shape, std::move(buffer), /*on_device=*/false);
-}
-
 /// Connects to the master service at `target` (never blocks longer than kControlTimeout);
 /// with TLS through the runtime's loopback forwarder for it.
 caf::actor connect(Runtime& runtime, const std::string& target) {
@@ -218,7 +207,7 @@ class RemoteSession final : public SessionBackend {
                   refs = std::move(refs)]() mutable {
         for (auto& [index, ref] : refs) {
           Tensor& t = values[index];
-          t = uninitialized_tensor(ref.dtype, ref.shape);
+          t = client->landing_tensor(ref.dtype, ref.shape);
           Status fetched = client->fetch(ref.port, ref.transfer_id, t.raw_data(), t.total_bytes());
           if (!fetched.ok()) return done(std::move(fetched), {});
         }

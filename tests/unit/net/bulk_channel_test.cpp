@@ -62,8 +62,11 @@ BOOST_AUTO_TEST_CASE(unknown_collected_and_expired_transfers_are_data_loss, *boo
   BOOST_TEST(fetch(client, server.port(), id, got).ok());
   BOOST_TEST(fetch(client, server.port(), id, got).code() == af::Code::data_loss);  // collected once only
   auto expired = server.offer(iota_floats(4));
-  std::this_thread::sleep_for(100ms);
-  server.offer(iota_floats(1));  // offering sweeps expired entries
+  BOOST_TEST(server.pending() == 1u);
+  // Nobody collects it and nothing else is offered: the server's sweep frees it anyway.
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (server.pending() > 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  BOOST_TEST(server.pending() == 0u);
   BOOST_TEST(fetch(client, server.port(), expired, got).code() == af::Code::data_loss);
   // A size other than the one the reply announced is refused.
   auto mismatched = server.offer(iota_floats(8));
@@ -108,6 +111,50 @@ BOOST_AUTO_TEST_CASE(a_stopped_server_is_unavailable, *boost::unit_test::timeout
   server.reset();
   auto s = fetch(client, port, id, got, 2s);
   BOOST_TEST(s.code() == af::Code::unavailable, s.message());
+}
+
+BOOST_AUTO_TEST_CASE(landing_buffers_of_dropped_tensors_are_reused_then_freed_when_idle,
+                     *boost::unit_test::timeout(30)) {
+  af::net::BulkServer server("127.0.0.1", "test server");
+  af::net::BulkClient client("127.0.0.1", "test client", 200ms);
+  const std::int64_t n = 1 << 20;  // 4 MiB
+  auto first = client.landing_tensor(af::float32, af::Shape{n});
+  const void* first_buffer = first.raw_data();
+  BOOST_TEST(fetch(client, server.port(), server.offer(iota_floats(n)), first).ok());
+  BOOST_TEST((first == iota_floats(n)));
+  // Still held: a second landing tensor gets other memory and the first keeps its values.
+  auto second = client.landing_tensor(af::float32, af::Shape{n});
+  BOOST_TEST(second.raw_data() != first_buffer);
+  std::memset(second.raw_data(), 0, second.total_bytes());
+  BOOST_TEST((first == iota_floats(n)));
+  BOOST_TEST(client.landing_pool_bytes() == 0u);
+  first = af::Tensor();
+  BOOST_TEST(client.landing_pool_bytes() == static_cast<std::size_t>(n) * 4);
+  // Dropped: the next fetch of the same size (or a little smaller) lands in it.
+  auto third = client.landing_tensor(af::float32, af::Shape{n - 100});
+  BOOST_TEST(third.raw_data() == first_buffer);
+  BOOST_TEST(third.num_elements() == n - 100);
+  BOOST_TEST(client.landing_pool_bytes() == 0u);
+  // Much smaller requests do not take a big buffer.
+  third = af::Tensor();
+  auto small = client.landing_tensor(af::float32, af::Shape{1000});
+  BOOST_TEST(small.raw_data() != first_buffer);
+  small = af::Tensor();
+  second = af::Tensor();
+  BOOST_TEST(client.landing_pool_bytes() > static_cast<std::size_t>(n) * 8);
+  // Unused for longer than the idle time, the buffers go back to the system.
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (client.landing_pool_bytes() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(50ms);
+  BOOST_TEST(client.landing_pool_bytes() == 0u);
+  // A tensor that outlives its client keeps its memory and frees it itself.
+  af::Tensor survivor;
+  {
+    af::net::BulkClient short_lived("127.0.0.1", "short-lived client");
+    survivor = short_lived.landing_tensor(af::float32, af::Shape{n});
+    std::memset(survivor.raw_data(), 1, survivor.total_bytes());
+  }
+  BOOST_TEST(static_cast<const unsigned char*>(survivor.raw_data())[0] == 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
