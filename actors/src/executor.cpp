@@ -69,6 +69,11 @@ Status ExecutorImpl::create(PartitionPlan plan, std::shared_ptr<Device> device,
     item.is_async = item.kernel->is_async();
   }
   impl->total_inputs = slot;
+  impl->inline_ok = impl->device && !impl->device->is_accelerator();
+  for (auto& item : impl->items) {
+    const std::string& op = item.node->def.op;
+    if (item.is_async || op == "_Send" || op == "_Recv") impl->inline_ok = false;
+  }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const ExecNode& n = nodes[i];
     for (std::size_t k = 0; k < n.inputs.size(); ++k) {
@@ -101,6 +106,20 @@ struct DeviceActorState {
 };
 using DeviceActor = caf::stateful_actor<DeviceActorState>;
 
+using adopt_atom = caf::atom_constant<caf::atom("af_adopt")>;
+/// Hands a partition started on another thread (run_step_inline) to the device actor.
+struct Adopt {
+  std::function<void(DeviceActor*)> fn;
+};
+
+}  // namespace
+}  // namespace af::detail
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(af::detail::Adopt)
+
+namespace af::detail {
+namespace {
+
 /// One partition of one step, owned by the device actor running it.
 class ExecutorState final : public StepServices {
  public:
@@ -118,6 +137,9 @@ class ExecutorState final : public StepServices {
   // -- StepServices ------------------------------------------------------------------------
 
   std::int64_t step_id() const override { return step_->step_id; }
+
+  /// True when the partition runs on the caller's thread (run_step_inline), not in an actor.
+  bool inline_mode() const { return self_ == nullptr; }
 
   void send(const std::string& key, Tensor value) override {
     if (step_->remote_send && step_->remote_send(step_->step_id, key, value)) return;
@@ -172,7 +194,7 @@ class ExecutorState final : public StepServices {
   bool run() {
     if (in_loop_) return false;
     in_loop_ = true;
-    while (!ready_.empty()) {
+    while (!ready_.empty() && !handoff_ctx_) {
       int id = ready_.front();
       ready_.pop_front();
       if (!status_.ok()) continue;  // aborted: drain without running
@@ -181,6 +203,8 @@ class ExecutorState final : public StepServices {
     in_loop_ = false;
     return maybe_finish();
   }
+
+  const Status& status() const { return status_; }
 
   /// Aborts the partition: nothing new starts; waiting kernels resume with `why`.
   /// The caller runs `run()` afterwards (kernels resumed here must not finish the partition
@@ -207,7 +231,7 @@ class ExecutorState final : public StepServices {
     if (first) {
       cancel(s);
       // Tell the master at once so it can cancel the other partitions.
-      self_->send(run_->master, cancel_atom::value, step_->step_id, s);
+      if (!inline_mode() && !adopted_) self_->send(run_->master, cancel_atom::value, step_->step_id, s);
     }
   }
 
@@ -284,29 +308,65 @@ class ExecutorState final : public StepServices {
       return;
     }
     if (kernel->is_expensive(*ctx)) {
-      ++outstanding_;
-      auto impl = impl_;  // keeps kernels and device alive while the pool runs
-      caf::actor me = caf::actor_cast<caf::actor>(self_);
-      bool trace = step_->trace;
-      impl_->device->schedule([this, id, ctx, kernel, impl, me, trace] {
-        auto start = trace ? now_us() : 0;
-        compute(*kernel, *ctx);
-        auto end = trace ? now_us() : 0;
-        auto tid = trace ? thread_id() : 0;
-        caf::anon_send(me, resume_atom::value, Closure{[this, id, ctx, start, end, tid] {
-                         --outstanding_;
-                         if (step_->trace) record(id, tid, start, end, false);
-                         complete(id, ctx->outputs(), ctx->status());
-                         run();
-                       }});
-      });
-      return;
+      if (!inline_mode()) return schedule(id, std::move(ctx));
+      if (cheap_only_) {
+        // A thread that must not block: stop here and hand the rest to the device actor.
+        handoff_id_ = id;
+        handoff_ctx_ = std::move(ctx);
+        return;
+      }
     }
     auto start = step_->trace ? now_us() : 0;
     compute(*kernel, *ctx);
     if (step_->trace) record(id, thread_id(), start, now_us(), false);
     complete(id, ctx->outputs(), ctx->status());
   }
+
+  /// Runs node `id`'s expensive kernel on the device's inter-op pool.
+  void schedule(int id, std::shared_ptr<OpKernelContext> ctx) {
+    OpKernel* kernel = impl_->items[static_cast<std::size_t>(id)].kernel.get();
+    ++outstanding_;
+    auto impl = impl_;  // keeps kernels and device alive while the pool runs
+    caf::actor me = caf::actor_cast<caf::actor>(self_);
+    bool trace = step_->trace;
+    impl_->device->schedule([this, id, ctx, kernel, impl, me, trace] {
+      auto start = trace ? now_us() : 0;
+      compute(*kernel, *ctx);
+      auto end = trace ? now_us() : 0;
+      auto tid = trace ? thread_id() : 0;
+      caf::anon_send(me, resume_atom::value, Closure{[this, id, ctx, start, end, tid] {
+                       --outstanding_;
+                       if (step_->trace) record(id, tid, start, end, false);
+                       complete(id, ctx->outputs(), ctx->status());
+                       run();
+                     }});
+    });
+  }
+
+ public:
+  /// Inline mode on a thread that must not block: expensive kernels are not run here (see
+  /// `handed_off`).
+  void set_cheap_only() { cheap_only_ = true; }
+  /// True when an inline run stopped at an expensive kernel: `adopt` it in the device actor.
+  bool handed_off() const { return handoff_ctx_ != nullptr; }
+  /// Continues a handed-off partition inside device actor `self`: the pending expensive
+  /// kernel goes to the pool and the step ends there, calling the step's `done` itself (a
+  /// one-partition step has no master).
+  void adopt(DeviceActor* self) {
+    self_ = self;
+    adopted_ = true;
+    schedule(handoff_id_, std::move(handoff_ctx_));
+    handoff_ctx_ = nullptr;
+    run();
+  }
+  ~ExecutorState() override {
+    if (adopted_ && !finished_ && step_->done) {
+      auto done = std::move(step_->done);
+      done(cancelled("step " + std::to_string(step_->step_id) + " was cancelled: its device shut down"), {});
+    }
+  }
+
+ private:
 
   static void compute(OpKernel& kernel, OpKernelContext& ctx) {
     try {
@@ -386,6 +446,10 @@ class ExecutorState final : public StepServices {
   std::deque<int> ready_;
   int outstanding_ = 0;
   bool in_loop_ = false;
+  bool cheap_only_ = false;
+  bool adopted_ = false;
+  int handoff_id_ = -1;
+  std::shared_ptr<OpKernelContext> handoff_ctx_;
   bool finished_ = false;
   bool synced_ = false;
   Status status_;
@@ -398,7 +462,7 @@ class ExecutorState final : public StepServices {
 DeviceActorState::~DeviceActorState() = default;
 
 bool ExecutorState::maybe_finish() {
-  if (finished_ || in_loop_ || outstanding_ > 0 || (!ready_.empty() && status_.ok())) return false;
+  if (finished_ || in_loop_ || outstanding_ > 0 || handoff_ctx_ || (!ready_.empty() && status_.ok())) return false;
   if (impl_->device->is_accelerator() && !synced_) {
     // A GPU partition is done when the work it enqueued is (TensorFlow's sync_on_finish);
     // the device answers from its stream's callback, by message, never by blocking here.
@@ -417,6 +481,15 @@ bool ExecutorState::maybe_finish() {
   if (!stats_.empty()) {
     std::lock_guard<std::mutex> guard(step_->stats_mu);
     step_->stats.insert(step_->stats.end(), stats_.begin(), stats_.end());
+  }
+  if (inline_mode()) return true;  // run_step_inline reads the status
+  if (adopted_) {
+    auto done = std::move(step_->done);
+    Status status = status_;
+    std::vector<Tensor> results = status.ok() ? std::move(step_->results) : std::vector<Tensor>{};
+    self_->state.steps.erase({step_->step_id, run_->partition});  // destroys *this
+    done(std::move(status), std::move(results));
+    return true;
   }
   self_->send(run_->master, done_atom::value, step_->step_id, run_->partition, status_);
   self_->state.steps.erase({step_->step_id, run_->partition});  // destroys *this
@@ -443,10 +516,37 @@ caf::behavior device_actor(DeviceActor* self, std::shared_ptr<Device> device) {
         }
       },
       [](resume_atom, const Closure& c) { c.fn(); },
+      [self](adopt_atom, const Adopt& a) { a.fn(self); },
   };
 }
 
 }  // namespace
+
+void run_step_inline(const StepRunPtr& step, bool may_block) {
+  auto run = std::make_shared<PartitionRun>();
+  run->step = step;
+  auto state = std::make_shared<std::unique_ptr<ExecutorState>>(std::make_unique<ExecutorState>(nullptr, std::move(run)));
+  ExecutorState& s = **state;
+  if (!may_block) s.set_cheap_only();
+  if (s.run()) {
+    auto done = std::move(step->done);
+    if (s.status().ok())
+      done(Status(), std::move(step->results));
+    else
+      done(s.status(), {});
+    return;
+  }
+  if (!s.handed_off()) {
+    auto done = std::move(step->done);
+    return done(internal("step " + std::to_string(step->step_id) + " stopped on its thread unfinished"), {});
+  }
+  caf::anon_send(step->device_actors.at(0), adopt_atom::value, Adopt{[state](DeviceActor* self) {
+                   auto owned = std::move(*state);
+                   auto* raw = owned.get();
+                   self->state.steps.emplace(std::make_pair(raw->step_id(), std::size_t{0}), std::move(owned));
+                   raw->adopt(self);
+                 }});
+}
 
 caf::actor spawn_device_actor(caf::actor_system& sys, std::shared_ptr<Device> device) {
   return sys.spawn(device_actor, std::move(device));

@@ -276,12 +276,34 @@ void Session::start_step(std::vector<Output> fetches, FeedDict feeds, std::vecto
                       std::move(done));
 }
 
+void Session::start_step_here(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
+                              const RunOptions& options, RunMetadata* metadata,
+                              std::function<void(Status, std::vector<Tensor>)> done, bool may_block) {
+  handle().start_step_here(std::move(fetches), std::move(feeds), std::move(targets), options, metadata,
+                           std::move(done), may_block);
+}
+
 Session::Handle Session::handle() const { return Handle(impl_); }
 
 void Session::Handle::start_step(std::vector<Output> fetches, FeedDict feeds,
                                  std::vector<Operation> targets, const RunOptions& options,
                                  RunMetadata* metadata,
                                  std::function<void(Status, std::vector<Tensor>)> done) const {
+  start(std::move(fetches), std::move(feeds), std::move(targets), options, metadata, std::move(done), Here::no);
+}
+
+void Session::Handle::start_step_here(std::vector<Output> fetches, FeedDict feeds,
+                                      std::vector<Operation> targets, const RunOptions& options,
+                                      RunMetadata* metadata,
+                                      std::function<void(Status, std::vector<Tensor>)> done,
+                                      bool may_block) const {
+  start(std::move(fetches), std::move(feeds), std::move(targets), options, metadata, std::move(done),
+        may_block ? Here::may_block : Here::cheap_only);
+}
+
+void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
+                            const RunOptions& options, RunMetadata* metadata,
+                            std::function<void(Status, std::vector<Tensor>)> done, Here here) const {
   std::vector<Output> feed_outputs;
   std::vector<Tensor> feed_values;
   for (auto& [out, value] : feeds) {
@@ -337,6 +359,16 @@ void Session::Handle::start_step(std::vector<Output> fetches, FeedDict feeds,
   if (impl_->shared_devices && impl_->shared_devices->remote_send) step->remote_send = impl_->shared_devices->remote_send;
   step->device_actors = plan->device_actors;
   step->done = std::move(done);
+  if (here != Here::no && !step->trace && step->executors.size() == 1 && step->executors[0]->inline_ok) {
+    {
+      std::lock_guard<std::mutex> guard(impl_->mu);
+      if (impl_->closed) {
+        auto d = std::move(step->done);
+        return d(failed_precondition("Attempted to use a closed Session."), {});
+      }
+    }
+    return detail::run_step_inline(step, here == Here::may_block);
+  }
   caf::actor master, rendezvous;
   {
     std::lock_guard<std::mutex> guard(impl_->mu);
@@ -384,7 +416,7 @@ std::vector<Tensor> Session::run(const std::vector<Output>& fetches, const FeedD
                                  const std::vector<Operation>& targets, const RunOptions& options,
                                  RunMetadata* metadata) {
   SyncWait wait;
-  start_step(fetches, feeds, targets, options, metadata, wait.callback());
+  start_step_here(fetches, feeds, targets, options, metadata, wait.callback(), /*may_block=*/true);
   return wait.wait();
 }
 

@@ -43,6 +43,9 @@ struct ExecutorImpl {
   std::vector<Item> items;
   std::vector<int> initial_ready;
   int total_inputs = 0;
+  /// The partition can run to its end on any thread without waiting: a host device, no
+  /// asynchronous kernel (queues, readers, recv, sleep), no send (see `run_step_inline`).
+  bool inline_ok = false;
 
   /// Builds kernels and edge tables; errors name the node.
   /// `kernel_scope` prefixes the keys of stateful kernels on the device (sessions sharing
@@ -81,6 +84,14 @@ struct PartitionRun {
   caf::actor master;
 };
 using PartitionRunPtr = std::shared_ptr<PartitionRun>;
+
+/// Runs a step of one partition whose executor is `inline_ok` on the calling thread,
+/// without the master (TensorFlow runs such steps in the caller's thread too), and calls
+/// `step->done`. With `may_block`, expensive kernels run here as well (a user's thread in
+/// `Session::run`); without, the run stops before the first expensive kernel and the
+/// device actor (`step->device_actors[0]`) takes the step over and ends it (an io thread
+/// that serves other connections). Never call it from an actor.
+void run_step_inline(const StepRunPtr& step, bool may_block);
 
 /// Spawns the actor executing partitions on `device`.
 caf::actor spawn_device_actor(caf::actor_system& sys, std::shared_ptr<Device> device);

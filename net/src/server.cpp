@@ -91,7 +91,7 @@ struct StepRegistry {
 /// `done(status, reply)` fires once, from any thread. Used by rs_run and the step channel.
 void run_request(const std::shared_ptr<ServedSession>& served, const std::string& request,
                  const std::shared_ptr<net::BulkServer>& bulk, const std::shared_ptr<ServerMetrics>& metrics,
-                 std::function<void(Status, std::string)> done) {
+                 bool on_io_thread, std::function<void(Status, std::string)> done) {
   metrics->client_bytes_received += request.size();
   net::WireReader in(request, "run request");
   std::string delta;
@@ -141,30 +141,36 @@ void run_request(const std::shared_ptr<ServedSession>& served, const std::string
   options.timeout_in_ms = timeout_ms;
   options.trace = trace != 0;
   auto metadata = trace ? std::make_shared<RunMetadata>() : nullptr;
-  served->session->start_step(
-      std::move(fetches), std::move(feeds), std::move(targets), options, metadata.get(),
-      [served, bulk, metadata, metrics, done = std::move(done)](Status s, std::vector<Tensor> values) {
-        ++metrics->steps;
-        if (!s.ok()) ++metrics->step_errors;
-        std::string reply;
-        if (s.ok()) {
-          // Large numeric fetches go over the bulk port; the reply carries their transfer ids.
-          net::WireWriter out;
-          out.u64(values.size());
-          for (const auto& v : values) {
-            if (bulk && v.is_initialized() && v.dtype() != DType::string && v.dtype() != DType::resource &&
-                v.total_bytes() >= net::kBulkMinBytes)
-              out.bulk_ref(v, bulk->port(), bulk->offer(v));
-            else
-              out.tensor(v);
-          }
-          // Step stats of every task the step ran on (traced steps).
-          out.stats(metadata ? metadata->step_stats : std::vector<NodeExecStats>{});
-          reply = out.take();
-          metrics->client_bytes_sent += reply.size();
-        }
-        done(std::move(s), std::move(reply));
-      });
+  auto finish = [served, bulk, metadata, metrics, done = std::move(done)](Status s, std::vector<Tensor> values) {
+    ++metrics->steps;
+    if (!s.ok()) ++metrics->step_errors;
+    std::string reply;
+    if (s.ok()) {
+      // Large numeric fetches go over the bulk port; the reply carries their transfer ids.
+      net::WireWriter out;
+      out.u64(values.size());
+      for (const auto& v : values) {
+        if (bulk && v.is_initialized() && v.dtype() != DType::string && v.dtype() != DType::resource &&
+            v.total_bytes() >= net::kBulkMinBytes)
+          out.bulk_ref(v, bulk->port(), bulk->offer(v));
+        else
+          out.tensor(v);
+      }
+      // Step stats of every task the step ran on (traced steps).
+      out.stats(metadata ? metadata->step_stats : std::vector<NodeExecStats>{});
+      reply = out.take();
+      metrics->client_bytes_sent += reply.size();
+    }
+    done(std::move(s), std::move(reply));
+  };
+  // On the step channel's io thread a step without waiting kernels starts right here (and
+  // hands its expensive kernels to the device actor); over CAF, in an actor, it never does.
+  if (on_io_thread)
+    served->session->start_step_here(std::move(fetches), std::move(feeds), std::move(targets), options,
+                                     metadata.get(), std::move(finish), /*may_block=*/false);
+  else
+    served->session->start_step(std::move(fetches), std::move(feeds), std::move(targets), options,
+                                metadata.get(), std::move(finish));
 }
 
 struct MasterState {
@@ -299,7 +305,7 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
         auto key = self->state.next_pending++;
         self->state.pending.emplace(key, self->make_response_promise());
         caf::actor me = caf::actor_cast<caf::actor>(self);
-        run_request(it->second, request, self->state.bulk, self->state.metrics,
+        run_request(it->second, request, self->state.bulk, self->state.metrics, /*on_io_thread=*/false,
                     [me, key](Status s, std::string reply) {
                       caf::anon_send(me, net::rs_done_atom::value, key, to_caf_error(s), std::move(reply));
                     });
@@ -569,7 +575,7 @@ void Server::start() {
               return done(aborted("Session is not open on " + steps->task_name +
                                   " (closed, or its containers were reset)"),
                           {});
-            run_request(served, request, steps->bulk, steps->metrics, std::move(done));
+            run_request(served, request, steps->bulk, steps->metrics, /*on_io_thread=*/true, std::move(done));
           });
       impl_->steps->port = impl_->step->port();
     } catch (const Error& e) {

@@ -64,7 +64,9 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
     std::array<char, 32> header{};
     std::uint64_t call = 0, token = 0, length = 0;
     std::string body;
-    std::deque<std::string> out;  ///< reply frames; the front one is being written
+    std::mutex mu;                ///< guards `out`, `writing` and `closed` (replies come from any thread)
+    std::deque<std::string> out;  ///< reply frames waiting; the front one is being written when `writing`
+    bool writing = false;         ///< the io thread has an async write in flight
     bool closed = false;
   };
 
@@ -100,7 +102,9 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
     });
   }
 
+  /// Io thread only.
   void close(const std::shared_ptr<Connection>& c) {
+    std::lock_guard<std::mutex> lock(c->mu);
     if (c->closed) return;
     c->closed = true;
     std::error_code ignored;
@@ -139,23 +143,49 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
     handler(c->token, std::move(c->body), [weak_self, weak_c, call](Status s, std::string reply) {
       auto self = weak_self.lock();
       if (!self) return;  // the server is gone: nobody to answer
-      std::string f = s.ok() ? frame(call, 0, reply) : frame(call, static_cast<std::uint64_t>(s.code()), s.message());
-      asio::post(self->io, [self = self.get(), weak_c, f = std::move(f)]() mutable {
-        auto conn = weak_c.lock();
-        if (!conn || conn->closed) return;
-        conn->out.push_back(std::move(f));
-        if (conn->out.size() == 1) self->write_front(conn);
-      });
+      auto conn = weak_c.lock();
+      if (!conn) return;
+      self->reply(conn, s.ok() ? frame(call, 0, reply) : frame(call, static_cast<std::uint64_t>(s.code()), s.message()));
     });
     c->body = std::string();
     read_header(c);  // requests are pipelined: read the next one while this step runs
   }
 
+  /// Sends a reply frame from whichever thread finished the step: straight to the socket
+  /// when nothing is queued before it and the socket takes it whole (no hop to the io
+  /// thread), else queued for the io thread to write.
+  void reply(const std::shared_ptr<Connection>& c, std::string f) {
+    std::lock_guard<std::mutex> lock(c->mu);
+    if (c->closed) return;
+    if (!c->writing) {
+      ssize_t k;
+      do {
+        k = ::send(c->socket.native_handle(), f.data(), f.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      } while (k < 0 && errno == EINTR);
+      if (k == static_cast<ssize_t>(f.size())) return;
+      if (k > 0) f.erase(0, static_cast<std::size_t>(k));
+      // Errors other than a full socket surface in the io thread's write (which closes).
+    }
+    c->out.push_back(std::move(f));
+    if (!c->writing) {
+      c->writing = true;
+      asio::post(io, [this, c] { write_front(c); });
+    }
+  }
+
+  /// Io thread only.
   void write_front(const std::shared_ptr<Connection>& c) {
+    std::lock_guard<std::mutex> lock(c->mu);
+    if (c->closed) return;
     asio::async_write(c->socket, asio::buffer(c->out.front()), [this, c](std::error_code ec, std::size_t) {
       if (ec) return close(c);
+      std::lock_guard<std::mutex> lock(c->mu);
       c->out.pop_front();
-      if (!c->out.empty()) write_front(c);
+      if (c->out.empty()) {
+        c->writing = false;
+        return;
+      }
+      asio::post(io, [this, c] { write_front(c); });
     });
   }
 };

@@ -170,6 +170,18 @@ class Session {
                   const RunOptions& options, RunMetadata* metadata,
                   std::function<void(Status, std::vector<Tensor>)> done);
 
+  /// As `start_step`, except that a step which can run to its end without waiting (a local
+  /// session, one host device, no queue, reader, send/recv or sleep kernel, not traced)
+  /// starts on the calling thread, with no actor message and no thread switch, as
+  /// TensorFlow runs such steps in the caller's thread. With `may_block` it runs here to
+  /// its end, `done` included, expensive kernels too (`run` does this; only for threads
+  /// that may block, never an actor or a coroutine on the runtime). Without, it stops
+  /// before the first expensive kernel and the device actor finishes it (`done` then runs
+  /// on a runtime thread): for a thread that serves others, like a server's io thread.
+  void start_step_here(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
+                       const RunOptions& options, RunMetadata* metadata,
+                       std::function<void(Status, std::vector<Tensor>)> done, bool may_block);
+
   /// A copyable reference to this session's state for activities that may outlive the
   /// Session object (queue runners): steps started through it after the session closed
   /// fail with FailedPrecondition. The graph must still be alive.
@@ -180,11 +192,19 @@ class Session {
     void start_step(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
                     const RunOptions& options, RunMetadata* metadata,
                     std::function<void(Status, std::vector<Tensor>)> done) const;
+    /// As `Session::start_step_here`.
+    void start_step_here(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
+                         const RunOptions& options, RunMetadata* metadata,
+                         std::function<void(Status, std::vector<Tensor>)> done, bool may_block) const;
     explicit operator bool() const noexcept { return impl_ != nullptr; }
 
    private:
     friend class Session;
     explicit Handle(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+    enum class Here { no, cheap_only, may_block };
+    void start(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
+               const RunOptions& options, RunMetadata* metadata,
+               std::function<void(Status, std::vector<Tensor>)> done, Here here) const;
     std::shared_ptr<Impl> impl_;
   };
 
