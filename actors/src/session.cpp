@@ -416,7 +416,9 @@ std::vector<Tensor> Session::run(const std::vector<Output>& fetches, const FeedD
                                  const std::vector<Operation>& targets, const RunOptions& options,
                                  RunMetadata* metadata) {
   SyncWait wait;
-  start_step_here(fetches, feeds, targets, options, metadata, wait.callback(), /*may_block=*/true);
+  // Expensive kernels go to the device actor and its pool, which keeps independent
+  // branches running in parallel (TensorFlow inlines only its inexpensive kernels too).
+  start_step_here(fetches, feeds, targets, options, metadata, wait.callback(), /*may_block=*/false);
   return wait.wait();
 }
 

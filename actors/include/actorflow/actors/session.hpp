@@ -173,11 +173,12 @@ class Session {
   /// As `start_step`, except that a step which can run to its end without waiting (a local
   /// session, one host device, no queue, reader, send/recv or sleep kernel, not traced)
   /// starts on the calling thread, with no actor message and no thread switch, as
-  /// TensorFlow runs such steps in the caller's thread. With `may_block` it runs here to
-  /// its end, `done` included, expensive kernels too (`run` does this; only for threads
-  /// that may block, never an actor or a coroutine on the runtime). Without, it stops
-  /// before the first expensive kernel and the device actor finishes it (`done` then runs
-  /// on a runtime thread): for a thread that serves others, like a server's io thread.
+  /// TensorFlow runs inexpensive kernels in the caller's thread. Without `may_block` it
+  /// stops before the first expensive kernel and the device actor finishes the step (its
+  /// pool runs independent branches in parallel; `done` then runs on a runtime thread):
+  /// `run` does this, and so does a server's io thread. With `may_block` it runs here to
+  /// its end, expensive kernels too, `done` included: one thread, no parallelism. Call it
+  /// only from a thread that may block (never an actor or a coroutine on the runtime).
   void start_step_here(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
                        const RunOptions& options, RunMetadata* metadata,
                        std::function<void(Status, std::vector<Tensor>)> done, bool may_block);
