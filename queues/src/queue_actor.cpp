@@ -1,6 +1,9 @@
 // The queue actor: owns a QueueCore, answers calls, enforces deadlines on its side (an
 // expired attempt is cancelled by the queue itself, so it never takes an element) and
 // fails its waiters with Cancelled when it quits.
+#include <limits>
+#include <map>
+
 #include <caf/all.hpp>
 
 #include "actorflow/queues/queue_handle.hpp"
@@ -10,27 +13,16 @@ namespace af::detail {
 
 namespace {
 
-struct QueueActorState {
-  std::unique_ptr<QueueCore> core;
-  std::shared_ptr<QueueInbox> inbox;
-  std::vector<QueueInboxItem> taken;  ///< the drained items (its capacity is reused)
-  static inline const char* name = "af.queue";
+using queue_reply_atom = caf::atom_constant<caf::atom("q_reply")>;
 
-  ~QueueActorState() {
-    if (!inbox) return;
-    std::vector<QueueInboxItem> left;
-    {
-      std::lock_guard<std::mutex> lock(inbox->mu);
-      inbox->closed = true;
-      left.swap(inbox->items);
-    }
-    // Calls never handled die here: their replies fire Cancelled.
-  }
-};
-using QueueActor = caf::stateful_actor<QueueActorState>;
+/// The inbox a thread is draining right now (a reply callback that pushes to a queue never
+/// drains again underneath it).
+thread_local const QueueInbox* draining_here = nullptr;
 
-void handle_call(QueueActor* self, QueueCall& call) {
-  auto& core = *self->state.core;
+/// Runs one call on the core (the caller drains `box`). Attempts with a deadline that are
+/// still pending get a timer message to the queue actor, which comes back as a cancel.
+void handle_call(QueueInbox& box, const caf::actor& actor, QueueCall& call) {
+  auto& core = *box.core;
   ReplyFn reply(call.reply);
   const bool timed = call.deadline != std::chrono::steady_clock::time_point::max();
   bool waits = false;
@@ -69,50 +61,121 @@ void handle_call(QueueActor* self, QueueCall& call) {
                                                         static_cast<std::int64_t>(core.pending_dequeues()),
                                                         core.is_closed() ? 1 : 0})}});
   }
-  if (waits && timed && !call.reply->fired()) {
+  if (waits && timed && !call.reply->fired() && actor) {
     // Still pending: the queue itself ends the attempt at the deadline.
     auto left = call.deadline - std::chrono::steady_clock::now();
     auto delay = std::max(std::chrono::duration_cast<std::chrono::microseconds>(left),
                           std::chrono::microseconds(0));
-    self->delayed_send(self, delay, queue_deadline_atom::value, call.id, std::move(call.what));
+    caf::delayed_anon_send(actor, delay, queue_deadline_atom::value, call.id, std::move(call.what));
   }
 }
 
-/// Handles everything in the inbox, in order.
-void drain(QueueActor* self) {
-  auto& st = self->state;
-  st.taken.clear();
+/// Runs the inbox's items until none is left, the queue closed or `max_rounds` batches
+/// were run (then the actor is asked to go on: a host thread does not serve others for
+/// long). The caller has set `box.draining`; this clears it.
+void drain_loop(QueueInbox& box, int max_rounds) {
+  const QueueInbox* outer = std::exchange(draining_here, &box);
+  for (int round = 0;; ++round) {
+    caf::actor actor;
+    bool stop = false, hand_over = false;
+    {
+      std::lock_guard<std::mutex> lock(box.mu);
+      actor = box.actor;
+      if (box.items.empty() || box.closed || round == max_rounds) {
+        stop = true;
+        hand_over = !box.items.empty() && !box.closed && !box.drain_sent && actor;
+        if (hand_over) box.drain_sent = true;
+        box.draining = false;
+        box.idle.notify_all();
+      } else {
+        box.taken.swap(box.items);
+      }
+    }
+    if (stop) {
+      if (hand_over) caf::anon_send(actor, queue_drain_atom::value);
+      break;
+    }
+    for (auto& item : box.taken) {
+      if (auto* call = std::get_if<QueueCall>(&item))
+        handle_call(box, actor, *call);
+      else if (auto* c = std::get_if<QueueCancel>(&item))
+        box.core->cancel(c->id, c->why);
+      else
+        box.core->restore(std::get<QueueRestore>(item).components, std::get<QueueRestore>(item).many);
+    }
+    box.taken.clear();
+  }
+  draining_here = outer;
+}
+
+/// Takes the drainer's role if nobody has it; returns whether the caller got it.
+bool take_drain(QueueInbox& box, std::unique_lock<std::mutex>& lock) {
+  if (box.draining || box.closed) return false;
+  box.draining = true;
+  lock.unlock();
+  return true;
+}
+
+/// Closes the queue for good: no more pushes or drains; waits for a drainer to finish its
+/// batch, then fails every waiter with `why` and frees the core. Any thread; idempotent.
+void shut_down(QueueInbox& box, const Status& why) {
+  std::vector<QueueInboxItem> dropped;
+  std::unique_ptr<QueueCore> core;
   {
-    std::lock_guard<std::mutex> lock(st.inbox->mu);
-    st.taken.swap(st.inbox->items);
-    st.inbox->drain_sent = false;
+    std::unique_lock<std::mutex> lock(box.mu);
+    box.closed = true;
+    box.actor = caf::actor();  // breaks the actor <-> inbox cycle
+    dropped.swap(box.items);
+    box.idle.wait(lock, [&] { return !box.draining; });
+    core = std::move(box.core);
   }
-  for (auto& item : st.taken) {
-    if (auto* call = std::get_if<QueueCall>(&item))
-      handle_call(self, *call);
-    else if (auto* c = std::get_if<QueueCancel>(&item))
-      st.core->cancel(c->id, c->why);
-    else
-      st.core->restore(std::get<QueueRestore>(item).components, std::get<QueueRestore>(item).many);
-  }
-  st.taken.clear();
+  if (core) core->fail_all(why);
+  // `dropped` goes here: calls never handled fire Cancelled.
 }
 
-caf::behavior queue_actor(QueueActor* self, QueueSpec spec, std::shared_ptr<QueueInbox> inbox) {
-  self->state.core = std::make_unique<QueueCore>(std::move(spec));
+struct QueueActorState {
+  std::shared_ptr<QueueInbox> inbox;
+  /// Remote requests in flight (queue_request_atom), answered from inside the actor.
+  std::map<std::uint64_t, caf::response_promise> requests;
+  static inline const char* name = "af.queue";
+
+  ~QueueActorState() {
+    if (inbox) shut_down(*inbox, cancelled("the queue was closed down before it answered"));
+  }
+};
+using QueueActor = caf::stateful_actor<QueueActorState>;
+
+caf::behavior queue_actor(QueueActor* self, std::shared_ptr<QueueInbox> inbox) {
   self->state.inbox = std::move(inbox);
   self->set_exit_handler([self](caf::exit_msg& msg) {
-    self->state.core->fail_all(cancelled("Queue '" + self->state.core->name() + "' was destroyed"));
+    auto& box = *self->state.inbox;
+    std::string name;
+    {
+      std::lock_guard<std::mutex> lock(box.mu);
+      if (box.core) name = box.core->name();
+    }
+    shut_down(box, cancelled("Queue '" + name + "' was destroyed"));
     self->quit(msg.reason);
   });
   return {
-      [self](queue_drain_atom) { drain(self); },
+      [self](queue_drain_atom) {
+        auto& box = *self->state.inbox;
+        std::unique_lock<std::mutex> lock(box.mu);
+        box.drain_sent = false;
+        if (take_drain(box, lock)) drain_loop(box, std::numeric_limits<int>::max());
+      },
       [self](queue_deadline_atom, std::uint64_t id, const std::string& what) {
-        auto& core = *self->state.core;
-        core.cancel(id, deadline_exceeded("Timed out waiting for notification: " +
-                                          (what.empty() ? std::string("operation") : what) +
-                                          " on " + std::string(queue_kind_name(core.spec().kind)) +
-                                          " '" + core.name() + "' exceeded its deadline"));
+        auto& box = *self->state.inbox;
+        std::string queue;
+        {
+          std::lock_guard<std::mutex> lock(box.mu);
+          if (!box.core) return;
+          queue = std::string(queue_kind_name(box.core->spec().kind)) + " '" + box.core->name() + "'";
+        }
+        QueueResource::push_to(box, QueueCancel{id, deadline_exceeded("Timed out waiting for notification: " +
+                                                                      (what.empty() ? std::string("operation") : what) +
+                                                                      " on " + queue + " exceeded its deadline")},
+                               /*drain_here=*/true);
       },
       [self](queue_request_atom, QueueOp op, Tuple& components, std::int64_t n,
              std::int64_t timeout_ms) -> caf::result<Tuple> {
@@ -125,14 +188,23 @@ caf::behavior queue_actor(QueueActor* self, QueueSpec spec, std::shared_ptr<Queu
         if (timeout_ms >= 0)
           call.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
         call.what = "a request";
-        call.reply = make_reply([rp](QueueReply r) mutable {
-          if (r.status.ok())
-            rp.deliver(std::move(r.components));
-          else
-            rp.deliver(to_caf_error(r.status));
+        // The reply may fire on whichever thread drains: it comes back here to be delivered.
+        self->state.requests.emplace(call.id, rp);
+        caf::actor me = caf::actor_cast<caf::actor>(self);
+        call.reply = make_reply([me, id = call.id](QueueReply r) {
+          caf::anon_send(me, queue_reply_atom::value, id, std::move(r));
         });
-        handle_call(self, call);
+        QueueResource::push_to(*self->state.inbox, std::move(call), /*drain_here=*/true);
         return rp;
+      },
+      [self](queue_reply_atom, std::uint64_t id, QueueReply& r) {
+        auto it = self->state.requests.find(id);
+        if (it == self->state.requests.end()) return;
+        if (r.status.ok())
+          it->second.deliver(std::move(r.components));
+        else
+          it->second.deliver(to_caf_error(r.status));
+        self->state.requests.erase(it);
       },
   };
 }
@@ -146,7 +218,10 @@ std::uint64_t next_queue_call_id() {
 
 QueueResource::QueueResource(caf::actor_system& sys, QueueSpec spec)
     : spec_(std::move(spec)), inbox_(std::make_shared<QueueInbox>()) {
-  actor_ = sys.spawn(queue_actor, spec_, inbox_);
+  inbox_->core = std::make_unique<QueueCore>(spec_);
+  actor_ = sys.spawn(queue_actor, inbox_);
+  std::lock_guard<std::mutex> lock(inbox_->mu);
+  inbox_->actor = actor_;
 }
 
 QueueResource::~QueueResource() { caf::anon_send_exit(actor_, caf::exit_reason::user_shutdown); }
@@ -155,25 +230,33 @@ std::string QueueResource::debug_string() const {
   return std::string(queue_kind_name(spec_.kind)) + " '" + spec_.name + "'";
 }
 
-void QueueResource::push(QueueInboxItem item) const {
-  bool send = false;
+void QueueResource::push_to(QueueInbox& box, QueueInboxItem item, bool drain_here) {
+  caf::actor send_to;
   {
-    std::lock_guard<std::mutex> lock(inbox_->mu);
-    if (!inbox_->closed) {
-      inbox_->items.push_back(std::move(item));
-      send = !std::exchange(inbox_->drain_sent, true);
+    std::unique_lock<std::mutex> lock(box.mu);
+    if (box.closed) return;  // `item` is dropped on return: a call's reply fires Cancelled
+    box.items.push_back(std::move(item));
+    if (box.draining || box.drain_sent) return;  // the drainer or the actor takes it
+    if (drain_here && draining_here == nullptr) {
+      if (take_drain(box, lock)) drain_loop(box, kHostDrainRounds);
+      return;
     }
+    box.drain_sent = true;
+    send_to = box.actor;
   }
-  // A closed inbox drops `item` here: a call's reply fires Cancelled.
-  if (send) caf::anon_send(actor_, queue_drain_atom::value);
+  caf::anon_send(send_to, queue_drain_atom::value);
 }
 
-void QueueResource::call(QueueCall call) const { push(std::move(call)); }
+void QueueResource::push(QueueInboxItem item, bool drain_here) const { push_to(*inbox_, std::move(item), drain_here); }
 
-void QueueResource::cancel(std::uint64_t id, const Status& why) const { push(QueueCancel{id, why}); }
+void QueueResource::call(QueueCall call, bool drain_here) const { push(std::move(call), drain_here); }
 
-void QueueResource::restore(Tuple components, bool many) const {
-  push(QueueRestore{std::move(components), many});
+void QueueResource::cancel(std::uint64_t id, const Status& why, bool drain_here) const {
+  push(QueueCancel{id, why}, drain_here);
+}
+
+void QueueResource::restore(Tuple components, bool many, bool drain_here) const {
+  push(QueueRestore{std::move(components), many}, drain_here);
 }
 
 Status QueueResource::matches(const QueueSpec& r) const {

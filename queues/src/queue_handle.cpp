@@ -68,7 +68,7 @@ std::vector<Tensor> QueueHandle::call(QueueOp op, std::vector<Tensor> components
     w.reply = std::move(r);
     w.cv.notify_one();
   });
-  queue_->call(std::move(call));
+  queue_->call(std::move(call), /*drain_here=*/true);
   std::unique_lock<std::mutex> lock(w.mu);
   w.cv.wait(lock, [&] { return w.reply.has_value(); });
   throw_if_error(w.reply->status);
@@ -171,7 +171,7 @@ void QueueProducer::send(QueueOp op, std::vector<Tensor> components) {
     if (!r.status.ok() && state->error.ok()) state->error = std::move(r.status);
     state->sent_done();
   });
-  queue_.queue_->call(std::move(call));
+  queue_.queue_->call(std::move(call), /*drain_here=*/true);
   // An earlier request's error is reported after this request is on its way: the caller's
   // batch is never dropped because of someone else's failure.
   throw_if_error(earlier);
@@ -213,7 +213,7 @@ void QueueConsumer::top_up() {
       state->reply_done(index);
     });
     ids_.push_back(call.id);
-    queue_.queue_->call(std::move(call));
+    queue_.queue_->call(std::move(call), /*drain_here=*/true);
   }
 }
 

@@ -4,6 +4,7 @@
 // under (container, shared name). Destroying the resource tells the actor to quit; pending
 // waiters then fail with Cancelled.
 #include <atomic>
+#include <condition_variable>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -29,8 +30,9 @@ namespace af::detail {
 using queue_deadline_atom = caf::atom_constant<caf::atom("q_dline")>;
 using queue_drain_atom = caf::atom_constant<caf::atom("q_drain")>;
 
-/// What a caller asks of a queue; `reply` runs once inside the queue actor (if the message
-/// is dropped, it runs from the destructor with Cancelled).
+/// What a caller asks of a queue; `reply` runs once, on the thread that drains the queue's
+/// inbox (the queue actor, or a host thread using a host handle); if the call is dropped, it
+/// runs from the destructor with Cancelled.
 struct QueueCall {
   enum class Kind : std::uint8_t {
     enqueue, enqueue_many, dequeue, dequeue_many, dequeue_up_to, close, close_cancel, size,
@@ -61,16 +63,25 @@ struct QueueRestore {
 /// What callers hand a queue actor through its inbox, in the order they handed it.
 using QueueInboxItem = std::variant<QueueCall, QueueCancel, QueueRestore>;
 
-/// The queue actor's inbox for calls, cancels and restores from `QueueResource` (graph ops,
-/// readers, host handles). A push that finds the inbox idle sends the actor one
-/// `queue_drain_atom`; the actor then takes everything pushed so far in one go, so a burst of
-/// calls costs one CAF message and one wake-up instead of one each. Order per caller is
-/// kept because every path goes through the same inbox.
+/// A queue's inbox and state: calls, cancels and restores from `QueueResource` (graph ops,
+/// readers, host handles) wait in `items`, in the order they came; whoever drains them runs
+/// them on the `QueueCore`. Only one thread drains at a time (`draining`), and it alone
+/// touches `core`. A push that finds nobody draining either drains right there (host
+/// handles: a host-to-host handoff then needs no actor at all, as a mutex queue would) or
+/// sends the queue actor one `queue_drain_atom` (graph ops, readers, callbacks): a burst of
+/// calls costs one message. The actor also drains, keeps the deadlines (timer messages that
+/// come back as cancels through the inbox) and closes the queue when it quits.
 struct QueueInbox {
   std::mutex mu;
+  std::condition_variable idle;  ///< signalled when `draining` goes false
   std::vector<QueueInboxItem> items;
   bool drain_sent = false;  ///< a drain message is on its way; the actor clears it
+  bool draining = false;    ///< a thread is running items; it owns `core` meanwhile
   bool closed = false;      ///< the actor quit: pushes are dropped (replies fire Cancelled)
+  caf::actor actor;         ///< the queue actor (reset when it quits, breaking the cycle)
+  /// The queue itself; only the draining thread (or the actor once `closed`) touches it.
+  std::unique_ptr<QueueCore> core;
+  std::vector<QueueInboxItem> taken;  ///< the drainer's batch (its capacity is reused)
 };
 
 /// A fresh attempt id (process-wide).
@@ -86,20 +97,28 @@ class QueueResource final : public ResourceBase {
   const caf::actor& actor() const noexcept { return actor_; }
   std::string debug_string() const override;
 
-  /// Sends `call` to the queue actor (any thread).
-  void call(QueueCall call) const;
-  /// Asks the actor to end the pending attempt `id` with `why` (a no-op if it completed).
-  void cancel(std::uint64_t id, const Status& why) const;
+  /// Hands `call` to the queue (any thread). With `drain_here` the calling thread may run
+  /// the queue's pending work itself before returning, replies of other callers included:
+  /// only for threads that may block briefly and hold no lock a reply callback could take
+  /// (host handles); otherwise the queue actor runs it.
+  void call(QueueCall call, bool drain_here = false) const;
+  /// Ends the pending attempt `id` with `why` (a no-op if it completed).
+  void cancel(std::uint64_t id, const Status& why, bool drain_here = false) const;
   /// Puts dequeued components back in the queue.
-  void restore(Tuple components, bool many) const;
+  void restore(Tuple components, bool many, bool drain_here = false) const;
 
   /// InvalidArgument when `requested` (another node's attributes) differs from this
   /// shared queue, in TensorFlow's words ("Shared queue 'q' has capacity 10 but requested
   /// capacity was 5").
   Status matches(const QueueSpec& requested) const;
 
+  /// Pushes to `box` (see `call`); the queue actor uses it for its own timers and requests.
+  static void push_to(QueueInbox& box, QueueInboxItem item, bool drain_here);
+  /// How many batches a host thread runs before it leaves the rest to the queue actor.
+  static constexpr int kHostDrainRounds = 16;
+
  private:
-  void push(QueueInboxItem item) const;
+  void push(QueueInboxItem item, bool drain_here) const;
   QueueSpec spec_;
   std::shared_ptr<QueueInbox> inbox_;
   caf::actor actor_;
@@ -115,3 +134,4 @@ Status lookup_or_create_queue(ResourceMgr& mgr, caf::actor_system& sys, const st
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(af::detail::QueueCall)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(af::QueueOp)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(af::detail::QueueReply)

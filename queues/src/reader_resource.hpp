@@ -77,4 +77,3 @@ class ReaderResource final : public ResourceBase {
 }  // namespace af::detail
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(af::detail::ReaderCall)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(af::detail::QueueReply)

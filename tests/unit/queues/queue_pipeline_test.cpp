@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <future>
 #include <thread>
 #include <vector>
 
@@ -169,6 +170,42 @@ BOOST_AUTO_TEST_CASE(producer_enqueue_after_close_is_cancelled, *boost::unit_tes
   af::QueueProducer out(q);
   out.enqueue({af::Tensor(std::int64_t{1})});
   BOOST_CHECK_THROW(out.flush(), af::CancelledError);
+}
+
+BOOST_AUTO_TEST_CASE(a_blocking_host_call_serves_the_queue_on_its_own_thread, *boost::unit_test::timeout(60)) {
+  // A pending async dequeue is completed by the enqueue of a host thread that finds the
+  // queue idle: the handoff runs on that thread, no queue actor in between. (Whether the
+  // actor is still finishing the previous batch is a race, so a few attempts are allowed.)
+  auto q = open_queue("drain_here_q");
+  int on_caller = 0;
+  for (int attempt = 0; attempt < 50 && on_caller == 0; ++attempt) {
+    std::promise<std::pair<std::thread::id, std::int64_t>> got;
+    q.async(af::QueueOp::dequeue, {}, 1, {}, [&](af::Status s, std::vector<af::Tensor> v) {
+      got.set_value({std::this_thread::get_id(), s.ok() ? v.at(0).scalar<std::int64_t>() : -1});
+    });
+    BOOST_TEST(q.size() == 0);  // the dequeue is waiting in the queue now
+    q.enqueue({af::Tensor(std::int64_t{attempt})});
+    auto f = got.get_future();
+    BOOST_REQUIRE(f.wait_for(10s) == std::future_status::ready);
+    auto [thread, value] = f.get();
+    BOOST_TEST(value == attempt);
+    if (thread == std::this_thread::get_id()) ++on_caller;
+  }
+  BOOST_TEST(on_caller == 1);
+}
+
+BOOST_AUTO_TEST_CASE(blocking_handoffs_between_host_threads_keep_order_and_deadlines, *boost::unit_test::timeout(60)) {
+  auto q = open_queue("handoff_q", 8);
+  constexpr std::int64_t kItems = 20000;
+  std::thread producer([&] {
+    for (std::int64_t i = 0; i < kItems; ++i) q.enqueue({af::Tensor(i)});
+  });
+  for (std::int64_t i = 0; i < kItems; ++i) BOOST_REQUIRE(q.dequeue().at(0).scalar<std::int64_t>() == i);
+  producer.join();
+  // A timed-out host dequeue still ends with DeadlineExceeded and takes nothing.
+  BOOST_CHECK_THROW(q.dequeue(20ms), af::DeadlineExceededError);
+  q.enqueue({af::Tensor(std::int64_t{7})});
+  BOOST_TEST(q.dequeue().at(0).scalar<std::int64_t>() == 7);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -46,9 +46,14 @@ struct QueueHandleOptions {
 };
 
 /// A queue actor used directly by host code: the streaming-input case. Blocking calls
-/// wait on the calling thread (never call them from inside an actor); `async` calls
-/// report through a callback that runs inside the queue actor (keep it short). Host
-/// actors may instead send `queue_request_atom` requests to `actor()`.
+/// wait on the calling thread (never call them from inside an actor). A blocking call, a
+/// QueueProducer or a QueueConsumer that finds the queue idle runs the queue's pending
+/// work on its own thread instead of waking the queue actor (one thread at a time, a few
+/// batches at most), so a handoff between two host threads needs no actor; do not hold a
+/// lock that a callback of this queue's `async` calls takes while calling them. `async`
+/// calls report through a callback that runs on the thread serving the queue at that
+/// moment, the queue actor or such a host thread (keep it short). Host actors may instead
+/// send `queue_request_atom` requests to `actor()`.
 ///
 /// Semantics are the graph ops': enqueue waits while full, dequeue while empty, close,
 /// OutOfRange, Cancelled, shape and dtype checks. Errors throw the matching af::Error.
@@ -72,7 +77,8 @@ class QueueHandle {
   std::int64_t size() const;
   bool is_closed() const;
 
-  /// Starts `op` and calls `done(status, components)` once, inside the queue actor.
+  /// Starts `op` and calls `done(status, components)` once (see the class comment for the
+  /// thread; never inside the `async` call itself).
   void async(QueueOp op, std::vector<Tensor> components, std::int64_t n, Timeout timeout,
              std::function<void(Status, std::vector<Tensor>)> done) const;
 
