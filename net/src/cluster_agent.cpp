@@ -156,10 +156,14 @@ void connect(AgentActor* self, const std::string& task) {
   auto& p = self->state.peers.at(task);
   if (p.connecting || p.connected || self->state.stopping) return;
   p.connecting = true;
-  // With TLS, through the loopback forwarder of the peer's address.
-  auto [dial_host, dial_port] = dial_address(*self->state.runtime, p.host, p.port);
-  self->request(self->system().middleman().actor_handle(), kConnectTimeout, caf::connect_atom::value, dial_host,
-                dial_port)
+  // With TLS, over a fresh tunnel handed to the BASP broker.
+  std::pair<caf::actor, caf::message> dial_to;
+  try {
+    dial_to = dial(*self->state.runtime, p.host, p.port);
+  } catch (const Error& e) {
+    return failed(self, task, e.what());
+  }
+  self->request(dial_to.first, kConnectTimeout, std::move(dial_to.second))
       .then(
           [self, task](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
             auto master = caf::actor_cast<caf::actor>(ptr);

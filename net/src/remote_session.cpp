@@ -63,11 +63,11 @@ std::pair<std::string, std::uint16_t> parse_target(const std::string& target) {
 caf::actor connect(Runtime& runtime, const std::string& target) {
   auto& sys = runtime.system();
   auto [target_host, target_port] = parse_target(target);
-  auto [host, port] = net::dial_address(runtime, target_host, target_port);
+  auto [whom, ask] = net::dial(runtime, target_host, target_port);
   caf::scoped_actor self{sys};
   caf::actor server;
   Status failure;
-  self->request(sys.middleman().actor_handle(), kControlTimeout, caf::connect_atom::value, host, port)
+  self->request(whom, kControlTimeout, std::move(ask))
       .receive(
           [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
             server = caf::actor_cast<caf::actor>(ptr);

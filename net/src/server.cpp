@@ -379,7 +379,7 @@ struct Server::Impl {
   Runtime* runtime = nullptr;
   std::string host;
   std::uint16_t port = 0;      ///< the spec's port (the TLS tunnel's with TLS)
-  std::uint16_t caf_port = 0;  ///< where CAF listens (a loopback port with TLS)
+  std::uint16_t caf_port = 0;  ///< where CAF listens (0 with TLS: the tunnel hands it connections)
   std::shared_ptr<DeviceSet> devices;
   caf::actor master;
   caf::actor worker;
@@ -537,20 +537,17 @@ void Server::start() {
   auto& sys = impl_->runtime->system();
   auto* tunnels = net::tls_tunnels(*impl_->runtime);
   const bool tls = tunnels != nullptr;
-  // With TLS, CAF listens on loopback only and the tunnel owns the spec's address.
-  auto port = sys.middleman().publish(impl_->master, tls ? 0 : impl_->port, tls ? "127.0.0.1" : impl_->host.c_str(), true);
-  if (!port)
-    throw UnavailableError(unavailable("Server " + impl_->task_name() + ": cannot listen on " + impl_->host + ":" +
-                                       std::to_string(impl_->port) + ": " + sys.render(port.error())));
-  impl_->caf_port = *port;
   if (tls) {
-    try {
-      impl_->port = tunnels->serve(impl_->host, impl_->port, *port, "Server " + impl_->task_name());
-    } catch (...) {
-      sys.middleman().unpublish(impl_->master, *port);
-      throw;
-    }
+    // The tunnel owns the spec's address and hands CAF each authenticated connection; CAF
+    // itself listens nowhere (nothing on loopback for other local users to reach).
+    impl_->port = net::serve_over_tls(*impl_->runtime, impl_->host, impl_->port, impl_->master,
+                                      "Server " + impl_->task_name());
   } else {
+    auto port = sys.middleman().publish(impl_->master, impl_->port, impl_->host.c_str(), true);
+    if (!port)
+      throw UnavailableError(unavailable("Server " + impl_->task_name() + ": cannot listen on " + impl_->host + ":" +
+                                         std::to_string(impl_->port) + ": " + sys.render(port.error())));
+    impl_->caf_port = *port;
     impl_->port = *port;
   }
   impl_->started = true;
@@ -617,7 +614,7 @@ void Server::stop() {
     if (impl_->stopped) return;
     impl_->stopped = true;
     if (impl_->started) {
-      impl_->runtime->system().middleman().unpublish(impl_->master, impl_->caf_port);
+      if (impl_->caf_port != 0) impl_->runtime->system().middleman().unpublish(impl_->master, impl_->caf_port);
       if (auto* tunnels = net::tls_tunnels(*impl_->runtime)) tunnels->stop_serving(impl_->port);
     }
     if (impl_->agent) caf::anon_send_exit(impl_->agent, caf::exit_reason::user_shutdown);

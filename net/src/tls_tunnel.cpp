@@ -6,8 +6,17 @@
 #include <thread>
 #include <tuple>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+
 #include <asio.hpp>
 #include <asio/ssl.hpp>
+#include <caf/io/all.hpp>
+#include <caf/io/basp_broker.hpp>
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
@@ -29,13 +38,23 @@ asio::ip::address parse_host(const std::string& host) {
   return a;
 }
 
-/// One connection: the TLS side and the plain loopback side, bytes pumped both ways until
-/// either closes.
+using LocalSocket = asio::local::stream_protocol::socket;
+
+/// A connected pair of local stream sockets: one end for the tunnel, one handed to CAF.
+std::pair<int, int> socket_pair(const std::string& what) {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    throw UnavailableError(unavailable("TLS: " + what + ": socketpair: " + std::strerror(errno)));
+  return {fds[0], fds[1]};
+}
+
+/// One connection: the TLS side and the local side (a socket pair whose other end CAF
+/// holds), bytes pumped both ways until either closes.
 struct Pipe : std::enable_shared_from_this<Pipe> {
-  Pipe(tcp::socket tls_socket, asio::ssl::context& ctx, tcp::socket plain_socket)
-      : tls(std::move(tls_socket), ctx), plain(std::move(plain_socket)), timer(plain.get_executor()) {}
+  Pipe(tcp::socket tls_socket, asio::ssl::context& ctx, asio::io_context& io)
+      : tls(std::move(tls_socket), ctx), plain(io), timer(io) {}
   TlsStream tls;
-  tcp::socket plain;
+  LocalSocket plain;
   asio::steady_timer timer;
   std::array<char, kPipeBuffer> up{};    // plain -> tls
   std::array<char, kPipeBuffer> down{};  // tls -> plain
@@ -84,13 +103,13 @@ struct Pipe : std::enable_shared_from_this<Pipe> {
 }  // namespace
 
 struct TlsTunnels::Impl {
+  using Handover = std::function<void(int fd, std::uint16_t port)>;
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
   asio::ssl::context ctx{asio::ssl::context::tls};
   std::thread thread;
   std::mutex mu;
   std::map<std::uint16_t, std::shared_ptr<tcp::acceptor>> servers;  // by public port
-  std::map<std::pair<std::string, std::uint16_t>, std::uint16_t> forwarders;
   std::chrono::steady_clock::time_point last_refusal_log{};
 
   void log_refusal(const std::string& owner, const tcp::endpoint& peer, const std::error_code& ec) {
@@ -101,54 +120,56 @@ struct TlsTunnels::Impl {
              " (TLS handshake failed: " + ec.message() + ")");
   }
 
-  void accept(std::shared_ptr<tcp::acceptor> acceptor, std::uint16_t target_port, std::string owner) {
-    acceptor->async_accept([this, acceptor, target_port, owner](std::error_code ec, tcp::socket socket) {
+  void accept(std::shared_ptr<tcp::acceptor> acceptor, std::shared_ptr<const Handover> handover, std::string owner) {
+    acceptor->async_accept([this, acceptor, handover, owner](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor->is_open()) return;
       if (!ec) {
         std::error_code ignored;
         auto peer = socket.remote_endpoint(ignored);
+        const auto port = acceptor->local_endpoint(ignored).port();
         socket.set_option(tcp::no_delay(true), ignored);
-        auto pipe = std::make_shared<Pipe>(std::move(socket), ctx, tcp::socket(io));
+        auto pipe = std::make_shared<Pipe>(std::move(socket), ctx, io);
         pipe->arm_timer();
-        pipe->tls.async_handshake(asio::ssl::stream_base::server, [this, pipe, target_port, owner, peer](std::error_code hs) {
+        pipe->tls.async_handshake(asio::ssl::stream_base::server, [this, pipe, handover, owner, peer, port](std::error_code hs) {
           if (hs) {
             log_refusal(owner, peer, hs);
             return pipe->close();
           }
-          pipe->plain.async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), target_port),
-                                    [pipe](std::error_code c) {
-                                      if (c) return pipe->close();
-                                      pipe->timer.cancel();
-                                      std::error_code ignored2;
-                                      pipe->plain.set_option(tcp::no_delay(true), ignored2);
-                                      pipe->start_pumps();
-                                    });
+          pipe->timer.cancel();
+          std::pair<int, int> fds;
+          try {
+            fds = socket_pair(owner);
+          } catch (const Error& e) {
+            log_info(std::string(e.what()));
+            return pipe->close();
+          }
+          std::error_code assigned;
+          pipe->plain.assign(asio::local::stream_protocol(), fds.first, assigned);
+          if (assigned) {
+            ::close(fds.first);
+            ::close(fds.second);
+            return pipe->close();
+          }
+          pipe->start_pumps();
+          (*handover)(fds.second, port);
         });
       }
-      accept(acceptor, target_port, owner);
+      accept(acceptor, handover, owner);
     });
   }
 
-  void forward(std::shared_ptr<tcp::acceptor> local, tcp::endpoint remote) {
-    local->async_accept([this, local, remote](std::error_code ec, tcp::socket plain) {
-      if (ec == asio::error::operation_aborted || !local->is_open()) return;
-      if (!ec) {
-        std::error_code ignored;
-        plain.set_option(tcp::no_delay(true), ignored);
-        auto pipe = std::make_shared<Pipe>(tcp::socket(io), ctx, std::move(plain));
-        pipe->arm_timer();
-        pipe->tls.lowest_layer().async_connect(remote, [pipe](std::error_code c) {
-          if (c) return pipe->close();
-          std::error_code ignored2;
-          pipe->tls.lowest_layer().set_option(tcp::no_delay(true), ignored2);
-          pipe->tls.async_handshake(asio::ssl::stream_base::client, [pipe](std::error_code hs) {
-            if (hs) return pipe->close();
-            pipe->timer.cancel();
-            pipe->start_pumps();
-          });
-        });
-      }
-      forward(local, remote);
+  /// Connects `pipe`'s TLS side to `remote`, then pumps.
+  void dial(std::shared_ptr<Pipe> pipe, tcp::endpoint remote) {
+    pipe->arm_timer();
+    pipe->tls.lowest_layer().async_connect(remote, [pipe](std::error_code c) {
+      if (c) return pipe->close();
+      std::error_code ignored;
+      pipe->tls.lowest_layer().set_option(tcp::no_delay(true), ignored);
+      pipe->tls.async_handshake(asio::ssl::stream_base::client, [pipe](std::error_code hs) {
+        if (hs) return pipe->close();
+        pipe->timer.cancel();
+        pipe->start_pumps();
+      });
     });
   }
 };
@@ -177,8 +198,8 @@ TlsTunnels::~TlsTunnels() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-std::uint16_t TlsTunnels::serve(const std::string& host, std::uint16_t port, std::uint16_t target_port,
-                                std::string owner) {
+std::uint16_t TlsTunnels::serve(const std::string& host, std::uint16_t port,
+                                std::function<void(int fd, std::uint16_t port)> handover, std::string owner) {
   auto acceptor = std::make_shared<tcp::acceptor>(impl_->io);
   tcp::endpoint endpoint(parse_host(host), port);
   std::error_code ec;
@@ -194,7 +215,8 @@ std::uint16_t TlsTunnels::serve(const std::string& host, std::uint16_t port, std
     std::lock_guard<std::mutex> lock(impl_->mu);
     impl_->servers[bound] = acceptor;
   }
-  asio::post(impl_->io, [impl = impl_, acceptor, target_port, owner] { impl->accept(acceptor, target_port, owner); });
+  auto shared = std::make_shared<const Impl::Handover>(std::move(handover));
+  asio::post(impl_->io, [impl = impl_, acceptor, shared, owner] { impl->accept(acceptor, shared, owner); });
   return bound;
 }
 
@@ -213,16 +235,19 @@ void TlsTunnels::stop_serving(std::uint16_t port) {
   });
 }
 
-std::uint16_t TlsTunnels::local_port_for(const std::string& host, std::uint16_t port) {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  auto key = std::make_pair(host, port);
-  if (auto it = impl_->forwarders.find(key); it != impl_->forwarders.end()) return it->second;
-  auto local = std::make_shared<tcp::acceptor>(impl_->io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-  auto local_port = local->local_endpoint().port();
+int TlsTunnels::connect(const std::string& host, std::uint16_t port) {
   tcp::endpoint remote(parse_host(host), port);
-  asio::post(impl_->io, [impl = impl_, local, remote] { impl->forward(local, remote); });
-  impl_->forwarders.emplace(key, local_port);
-  return local_port;
+  auto fds = socket_pair("connecting to " + host + ":" + std::to_string(port));
+  auto pipe = std::make_shared<Pipe>(tcp::socket(impl_->io), impl_->ctx, impl_->io);
+  std::error_code ec;
+  pipe->plain.assign(asio::local::stream_protocol(), fds.first, ec);
+  if (ec) {
+    ::close(fds.first);
+    ::close(fds.second);
+    throw UnavailableError(unavailable("TLS: connecting to " + host + ":" + std::to_string(port) + ": " + ec.message()));
+  }
+  asio::post(impl_->io, [impl = impl_, pipe, remote] { impl->dial(pipe, remote); });
+  return fds.second;
 }
 
 TlsTunnels* tls_tunnels(const Runtime& runtime) {
@@ -237,10 +262,34 @@ TlsTunnels* tls_tunnels(const Runtime& runtime) {
   return slot;
 }
 
-std::pair<std::string, std::uint16_t> dial_address(const Runtime& runtime, const std::string& host,
-                                                   std::uint16_t port) {
-  if (auto* tunnels = tls_tunnels(runtime)) return {"127.0.0.1", tunnels->local_port_for(host, port)};
-  return {host, port};
+std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& host, std::uint16_t port) {
+  auto& mm = runtime.system().middleman();
+  auto* tunnels = tls_tunnels(runtime);
+  if (!tunnels)
+    return {caf::actor_cast<caf::actor>(mm.actor_handle()), caf::make_message(caf::connect_atom::value, host, port)};
+  int fd = tunnels->connect(host, port);
+  auto scribe = mm.backend().new_scribe(fd);
+  return {mm.named_broker<caf::io::basp_broker>(caf::atom("BASP")),
+          caf::make_message(caf::connect_atom::value, std::move(scribe), port)};
+}
+
+std::uint16_t serve_over_tls(Runtime& runtime, const std::string& host, std::uint16_t port, const caf::actor& whom,
+                             const std::string& owner) {
+  auto* tunnels = tls_tunnels(runtime);
+  if (!tunnels) throw InternalError(internal(owner + ": serve_over_tls without TLS"));
+  auto& sys = runtime.system();
+  auto broker = sys.middleman().named_broker<caf::io::basp_broker>(caf::atom("BASP"));
+  auto published = caf::actor_cast<caf::strong_actor_ptr>(whom);
+  return tunnels->serve(
+      host, port,
+      [&sys, broker, published](int fd, std::uint16_t bound) {
+        // The BASP broker adopts the connection as a server: it registers `published`
+        // under the port and sends the server handshake on it.
+        auto scribe = sys.middleman().backend().new_scribe(fd);
+        caf::anon_send(broker, caf::publish_atom::value, std::move(scribe), bound, published,
+                       std::set<std::string>{});
+      },
+      owner);
 }
 
 }  // namespace af::net

@@ -1,16 +1,22 @@
 #pragma once
 
-// TLS between tasks: an Asio/OpenSSL tunnel in front of CAF's middleman. A TLS server
-// publishes its master service on a loopback port and accepts, on the cluster spec's
-// address, only TLS connections whose client certificate the cluster's CA signed; each
-// accepted connection is piped to the loopback port. Outgoing connections go to a loopback
-// forwarder per remote address, which opens a TLS connection (presenting this node's
-// certificate and verifying the server's) and pipes the bytes. CAF's BASP runs unchanged
-// inside. (CAF 0.17.6's own OpenSSL module was tried first: its connections stall when
-// OpenSSL holds decrypted bytes the epoll loop never hears of; see the README.)
+// TLS between tasks: an Asio/OpenSSL tunnel in front of CAF's BASP. Nothing listens on
+// loopback: a TLS server accepts, on the cluster spec's address, only TLS connections whose
+// client certificate the cluster's CA signed, and hands CAF's BASP broker one end of a
+// local socket pair per connection (the tunnel pumps bytes between the other end and the
+// TLS stream); an outgoing connection is a TLS connection (presenting this node's
+// certificate, verifying the server's) piped likewise to a socket-pair end handed to CAF
+// as a connecting scribe. CAF's BASP runs unchanged inside, and no other local process can
+// reach it without a certificate. (CAF 0.17.6's own OpenSSL module was tried first: its
+// connections stall when OpenSSL holds decrypted bytes the epoll loop never hears of; see
+// the README.)
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+
+#include <caf/actor.hpp>
+#include <caf/message.hpp>
 
 #include "actorflow/actors/runtime.hpp"
 
@@ -25,15 +31,19 @@ class TlsTunnels {
   TlsTunnels(const TlsTunnels&) = delete;
   TlsTunnels& operator=(const TlsTunnels&) = delete;
 
-  /// Accepts TLS on `host`:`port` (0: any) and pipes every authenticated connection to
-  /// 127.0.0.1:`target_port`. Returns the bound port; throws UnavailableError when it
-  /// cannot listen.
-  std::uint16_t serve(const std::string& host, std::uint16_t port, std::uint16_t target_port, std::string owner);
+  /// Accepts TLS on `host`:`port` (0: any) and calls `handover(fd, bound_port)` on the
+  /// tunnel's thread with the local end (a connected stream socket the callee owns) of
+  /// every authenticated connection. Returns the bound port; throws UnavailableError when
+  /// it cannot listen.
+  std::uint16_t serve(const std::string& host, std::uint16_t port,
+                      std::function<void(int fd, std::uint16_t port)> handover, std::string owner);
   /// Stops accepting on `port` (connections already piped stay until either side closes).
   void stop_serving(std::uint16_t port);
-  /// A loopback port whose connections are piped over TLS to `host`:`port` (one forwarder
-  /// per remote address, created on first use).
-  std::uint16_t local_port_for(const std::string& host, std::uint16_t port);
+  /// Starts a TLS connection to `host`:`port` and returns the local end (owned by the
+  /// caller) of the stream it is piped to; bytes written before the handshake completes
+  /// wait, and a failed connection or handshake closes it. Throws UnavailableError when
+  /// `host` is no address or no socket pair can be made.
+  int connect(const std::string& host, std::uint16_t port);
 
  private:
   struct Impl;
@@ -44,8 +54,16 @@ class TlsTunnels {
 /// does not use TLS. Lives until the process ends.
 TlsTunnels* tls_tunnels(const Runtime& runtime);
 
-/// Where to connect for `host`:`port` from `runtime`: the address itself, or with TLS the
-/// loopback forwarder for it.
-std::pair<std::string, std::uint16_t> dial_address(const Runtime& runtime, const std::string& host, std::uint16_t port);
+/// Who to ask, and what, for a connection to the CAF node at `host`:`port`: the
+/// middleman actor with `(connect_atom, host, port)`, or with TLS the BASP broker with
+/// `(connect_atom, scribe, port)` on a fresh tunnel. Either answers `(node_id,
+/// strong_actor_ptr, std::set<std::string>)` once the BASP handshake is done.
+std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& host, std::uint16_t port);
+
+/// With TLS, serves the actor `whom` on `host`:`port` through the tunnels: each
+/// authenticated connection becomes a BASP connection presenting `whom`. Returns the bound
+/// port; throws UnavailableError when it cannot listen.
+std::uint16_t serve_over_tls(Runtime& runtime, const std::string& host, std::uint16_t port, const caf::actor& whom,
+                             const std::string& owner);
 
 }  // namespace af::net

@@ -5,7 +5,12 @@
 // the PKI.
 #include <boost/test/unit_test.hpp>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include <actorflow/actorflow.hpp>
@@ -35,9 +40,59 @@ float run_on(af::Runtime& runtime, const std::string& target) {
   return sess.run(y, {{x, af::Tensor(2.0f)}}).scalar<float>();
 }
 
+/// The "ip:port" (hex, as /proc/net/tcp writes it) of every TCP socket this process listens
+/// on.
+std::set<std::string> own_listening_sockets() {
+  std::set<std::string> inodes;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    auto target = std::filesystem::read_symlink(entry.path(), ec).string();
+    if (!ec && target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
+  }
+  std::set<std::string> out;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
+      if (state == "0A" && inodes.count(inode)) out.insert(local);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(tls_test)
+
+BOOST_AUTO_TEST_CASE(with_tls_nothing_but_the_specs_address_listens, *boost::unit_test::timeout(120)) {
+  // CAF is handed the tunnel's connections: no loopback port that a local user could
+  // reach without a certificate, on the server or on its clients.
+  const auto before = own_listening_sockets();
+  auto server_runtime = std::make_unique<af::Runtime>(tls_options("node"));
+  af::ServerOptions options;
+  options.config.runtime = server_runtime.get();
+  const auto port = af::test::free_port();
+  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"local", {"127.0.0.1:" + std::to_string(port)}}});
+  af::Server server(cluster, "local", 0, options);
+  auto client = std::make_unique<af::Runtime>(tls_options("node"));
+  BOOST_TEST(run_on(*client, server.target()) == 6.0f);
+  std::set<std::string> added;
+  for (const auto& s : own_listening_sockets())
+    if (!before.count(s)) added.insert(s);
+  char expected[16];
+  std::snprintf(expected, sizeof expected, "0100007F:%04X", port);
+  BOOST_TEST(added.size() == 1u);
+  BOOST_TEST(added.count(expected) == 1u, "listening: " << [&] {
+    std::string all;
+    for (auto& a : added) all += a + " ";
+    return all;
+  }());
+  server.stop();
+}
 
 BOOST_AUTO_TEST_CASE(only_peers_with_a_certificate_of_the_clusters_ca_are_served, *boost::unit_test::timeout(120)) {
   auto server_runtime = std::make_unique<af::Runtime>(tls_options("node"));
