@@ -1,8 +1,24 @@
 #include "actorflow/ops/shape.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace af {
+
+std::int64_t DimVector::at(std::size_t i) const {
+  if (i >= size_) throw std::out_of_range("DimVector::at: dim " + std::to_string(i) + " of " + std::to_string(size_));
+  return data()[i];
+}
+
+void DimVector::reserve(std::size_t n) {
+  if (n <= capacity()) return;
+  const std::size_t grown = std::max(n, 2 * capacity());
+  auto* bigger = new std::int64_t[grown];
+  for (std::size_t i = 0; i < size_; ++i) bigger[i] = data()[i];
+  delete[] heap_;
+  heap_ = bigger;
+  heap_capacity_ = grown;
+}
 
 std::int64_t Shape::num_elements() const noexcept {
   std::int64_t n = 1;

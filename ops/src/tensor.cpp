@@ -141,9 +141,8 @@ Tensor Tensor::slice_rows(std::int64_t begin, std::int64_t end) const {
 
 Tensor Tensor::slice(std::int64_t index) const {
   Tensor t = slice_rows(index, index + 1);
-  auto dims = shape_.dims();
-  dims.erase(dims.begin());
-  t.shape_ = Shape{dims};
+  t.shape_ = shape_;
+  t.shape_.mutable_dims().erase_front();
   return t;
 }
 

@@ -519,7 +519,7 @@ class ShapeOp : public OpKernel {
 
   void compute(OpKernelContext& ctx) override {
     const Shape& shape = ctx.input(0).shape();
-    if (out_type_ == DType::int64) return ctx.set_output(0, Tensor::from_vector(shape.dims()));
+    if (out_type_ == DType::int64) return ctx.set_output(0, Tensor::from_vector(std::vector<std::int64_t>(shape.dims())));
     std::vector<std::int32_t> dims;
     dims.reserve(shape.dims().size());
     for (int i = 0; i < shape.rank(); ++i) {

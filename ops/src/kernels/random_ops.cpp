@@ -300,7 +300,7 @@ Tensor float_scalar(DType dtype, double value) {
 Tensor shape_tensor(const Shape& shape) {
   bool needs_int64 = false;
   for (auto d : shape.dims()) needs_int64 |= d > std::numeric_limits<std::int32_t>::max();
-  if (needs_int64) return Tensor::from_vector(shape.dims());
+  if (needs_int64) return Tensor::from_vector(std::vector<std::int64_t>(shape.dims()));
   std::vector<std::int32_t> dims(shape.dims().begin(), shape.dims().end());
   return Tensor::from_vector(dims);
 }

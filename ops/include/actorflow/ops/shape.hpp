@@ -11,17 +11,124 @@
 
 namespace af {
 
+/// The dims of a Shape: a vector of int64 that keeps up to `kInline` dims in place (no
+/// allocation for the shapes tensors almost always have, as TensorFlow's TensorShape keeps
+/// its dims inline). Converts to `std::vector<std::int64_t>` where one is needed.
+class DimVector {
+ public:
+  static constexpr std::size_t kInline = 6;
+  using value_type = std::int64_t;
+  using size_type = std::size_t;
+  using iterator = std::int64_t*;
+  using const_iterator = const std::int64_t*;
+
+  DimVector() = default;
+  DimVector(std::initializer_list<std::int64_t> dims) { assign(dims.begin(), dims.end()); }
+  explicit DimVector(const std::vector<std::int64_t>& dims) { assign(dims.data(), dims.data() + dims.size()); }
+  DimVector(const std::int64_t* first, const std::int64_t* last) { assign(first, last); }
+  DimVector(const DimVector& o) { assign(o.begin(), o.end()); }
+  DimVector(DimVector&& o) noexcept { take(o); }
+  DimVector& operator=(const DimVector& o) {
+    if (this != &o) assign(o.begin(), o.end());
+    return *this;
+  }
+  DimVector& operator=(DimVector&& o) noexcept {
+    if (this != &o) {
+      release();
+      take(o);
+    }
+    return *this;
+  }
+  ~DimVector() { release(); }
+
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  std::int64_t* data() noexcept { return heap_ ? heap_ : inline_; }
+  const std::int64_t* data() const noexcept { return heap_ ? heap_ : inline_; }
+  iterator begin() noexcept { return data(); }
+  iterator end() noexcept { return data() + size_; }
+  const_iterator begin() const noexcept { return data(); }
+  const_iterator end() const noexcept { return data() + size_; }
+  std::int64_t& operator[](std::size_t i) noexcept { return data()[i]; }
+  std::int64_t operator[](std::size_t i) const noexcept { return data()[i]; }
+  std::int64_t at(std::size_t i) const;
+  std::int64_t front() const noexcept { return data()[0]; }
+  std::int64_t back() const noexcept { return data()[size_ - 1]; }
+  void push_back(std::int64_t d) {
+    reserve(size_ + 1);
+    data()[size_++] = d;
+  }
+  /// Removes the first dim (Tensor::slice).
+  void erase_front() noexcept {
+    if (size_ == 0) return;
+    for (std::size_t i = 1; i < size_; ++i) data()[i - 1] = data()[i];
+    --size_;
+  }
+  void reserve(std::size_t n);
+  operator std::vector<std::int64_t>() const { return {begin(), end()}; }  // NOLINT: like the vector it was
+
+  friend bool operator==(const DimVector& a, const DimVector& b) noexcept {
+    if (a.size_ != b.size_) return false;
+    for (std::size_t i = 0; i < a.size_; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+  friend bool operator==(const DimVector& a, const std::vector<std::int64_t>& b) noexcept {
+    if (a.size_ != b.size()) return false;
+    for (std::size_t i = 0; i < a.size_; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+
+ private:
+  void assign(const std::int64_t* first, const std::int64_t* last) {
+    const auto n = static_cast<std::size_t>(last - first);
+    if (n > capacity()) {
+      release();
+      heap_ = new std::int64_t[n];
+      heap_capacity_ = n;
+    }
+    for (std::size_t i = 0; i < n; ++i) data()[i] = first[i];
+    size_ = n;
+  }
+  std::size_t capacity() const noexcept { return heap_ ? heap_capacity_ : kInline; }
+  void release() noexcept {
+    delete[] heap_;
+    heap_ = nullptr;
+    heap_capacity_ = 0;
+    size_ = 0;
+  }
+  void take(DimVector& o) noexcept {
+    size_ = o.size_;
+    if (o.heap_) {
+      heap_ = o.heap_;
+      heap_capacity_ = o.heap_capacity_;
+      o.heap_ = nullptr;
+      o.heap_capacity_ = 0;
+    } else {
+      for (std::size_t i = 0; i < size_; ++i) inline_[i] = o.inline_[i];
+    }
+    o.size_ = 0;
+  }
+
+  std::size_t size_ = 0;
+  std::int64_t inline_[kInline] = {};
+  std::int64_t* heap_ = nullptr;
+  std::size_t heap_capacity_ = 0;
+};
+
 /// A fully defined tensor shape (TensorFlow's `TensorShape`): a list of non-negative dims.
 class Shape {
  public:
   Shape() = default;
   Shape(std::initializer_list<std::int64_t> dims) : dims_(dims) {}
-  explicit Shape(std::vector<std::int64_t> dims) : dims_(std::move(dims)) {}
+  explicit Shape(const std::vector<std::int64_t>& dims) : dims_(dims) {}
+  explicit Shape(DimVector dims) : dims_(std::move(dims)) {}
 
   int rank() const noexcept { return static_cast<int>(dims_.size()); }
   std::int64_t dim(int i) const { return dims_.at(static_cast<std::size_t>(i)); }
-  const std::vector<std::int64_t>& dims() const noexcept { return dims_; }
-  std::vector<std::int64_t>& mutable_dims() noexcept { return dims_; }
+  const DimVector& dims() const noexcept { return dims_; }
+  DimVector& mutable_dims() noexcept { return dims_; }
   std::int64_t num_elements() const noexcept;
   bool is_scalar() const noexcept { return dims_.empty(); }
 
@@ -31,7 +138,7 @@ class Shape {
   friend bool operator==(const Shape&, const Shape&) = default;
 
  private:
-  std::vector<std::int64_t> dims_;
+  DimVector dims_;
 };
 
 std::ostream& operator<<(std::ostream& os, const Shape& s);
@@ -45,7 +152,7 @@ class PartialShape {
   /// Known rank; -1 marks an unknown dimension. `{}` is a scalar.
   PartialShape(std::initializer_list<std::int64_t> dims) : dims_(std::vector<std::int64_t>(dims)) {}
   explicit PartialShape(std::vector<std::int64_t> dims) : dims_(std::move(dims)) {}
-  PartialShape(const Shape& s) : dims_(s.dims()) {}  // NOLINT: implicit like TensorShape
+  PartialShape(const Shape& s) : dims_(std::vector<std::int64_t>(s.dims())) {}  // NOLINT: implicit like TensorShape
 
   static PartialShape unknown() { return {}; }
   static PartialShape unknown_of_rank(int rank) {
