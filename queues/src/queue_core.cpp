@@ -574,7 +574,7 @@ QueueCore::RunResult QueueCore::run_dequeue(Attempt& a) {
   return result;
 }
 
-bool QueueCore::try_attempts(std::deque<Attempt>& attempts, bool enqueue_side,
+bool QueueCore::try_attempts(AttemptQueue& attempts, bool enqueue_side,
                              std::vector<std::pair<ReplyFn, QueueReply>>* finished) {
   bool progress = false;
   while (!attempts.empty()) {

@@ -171,13 +171,45 @@ class QueueCore {
     ReplyFn done;
   };
 
+  /// Pending attempts in order: a vector whose popped slots are reused, so a steady stream
+  /// of attempts allocates nothing (a std::deque allocates a block for every two).
+  class AttemptQueue {
+   public:
+    using iterator = std::vector<Attempt>::iterator;
+    bool empty() const noexcept { return head_ == items_.size(); }
+    std::size_t size() const noexcept { return items_.size() - head_; }
+    Attempt& front() { return items_[head_]; }
+    iterator begin() { return items_.begin() + static_cast<std::ptrdiff_t>(head_); }
+    iterator end() { return items_.end(); }
+    void push_back(Attempt a) {
+      if (head_ > 0 && head_ * 2 >= items_.size()) {  // reclaim the popped front
+        items_.erase(items_.begin(), begin());
+        head_ = 0;
+      }
+      items_.push_back(std::move(a));
+    }
+    void pop_front() {
+      items_[head_] = Attempt{};  // releases its tensors and reply now
+      if (++head_ == items_.size()) clear();
+    }
+    void erase(iterator it) { items_.erase(it); }
+    void clear() {
+      items_.clear();  // keeps the capacity
+      head_ = 0;
+    }
+
+   private:
+    std::vector<Attempt> items_;
+    std::size_t head_ = 0;
+  };
+
   RunResult run_enqueue(Attempt& a);
   RunResult run_dequeue(Attempt& a);
   void give_back(Attempt& a);
   Tuple assemble(std::span<const Rows> taken, std::int64_t n) const;
   Shape many_out_shape(std::size_t component, std::int64_t n) const;
   void flush();
-  bool try_attempts(std::deque<Attempt>& attempts, bool enqueue_side,
+  bool try_attempts(AttemptQueue& attempts, bool enqueue_side,
                     std::vector<std::pair<ReplyFn, QueueReply>>* finished);
   std::string prefix() const;  ///< "FIFOQueue 'name'"
   std::string where() const;   ///< " (FIFOQueue 'name')", for error messages
@@ -187,8 +219,8 @@ class QueueCore {
   std::unique_ptr<ElementStore> store_;
   bool closed_ = false;
   bool flushing_ = false;
-  std::deque<Attempt> enqueue_attempts_;
-  std::deque<Attempt> dequeue_attempts_;
+  AttemptQueue enqueue_attempts_;
+  AttemptQueue dequeue_attempts_;
   /// flush()'s list of finished attempts, kept to reuse its capacity.
   std::vector<std::pair<ReplyFn, QueueReply>> finished_;
 };
