@@ -73,12 +73,14 @@ void handle_call(QueueInbox& box, const caf::actor& actor, QueueCall& call) {
 /// Runs the inbox's items until none is left, the queue closed or `max_rounds` batches
 /// were run (then the actor is asked to go on: a host thread does not serve others for
 /// long). The caller has set `box.draining`; this clears it.
-void drain_loop(QueueInbox& box, int max_rounds) {
+void drain_loop(QueueInbox& box, int max_rounds, bool first_batch_taken = false, caf::actor first_actor = {}) {
   const QueueInbox* outer = std::exchange(draining_here, &box);
   for (int round = 0;; ++round) {
     caf::actor actor;
     bool stop = false, hand_over = false;
-    {
+    if (round == 0 && first_batch_taken) {
+      actor = std::move(first_actor);  // the caller took the first batch under its lock
+    } else {
       std::lock_guard<std::mutex> lock(box.mu);
       actor = box.actor;
       if (box.items.empty() || box.closed || round == max_rounds) {
@@ -108,10 +110,17 @@ void drain_loop(QueueInbox& box, int max_rounds) {
   draining_here = outer;
 }
 
-/// Takes the drainer's role if nobody has it; returns whether the caller got it.
-bool take_drain(QueueInbox& box, std::unique_lock<std::mutex>& lock) {
+/// Takes the drainer's role if nobody has it (and unlocks); returns whether the caller got
+/// it. With `take_batch`, also takes the items pushed so far into `box.taken` (and the actor
+/// handle into `*actor`), saving `drain_loop` a round of locking.
+bool take_drain(QueueInbox& box, std::unique_lock<std::mutex>& lock, bool take_batch = false,
+                caf::actor* actor = nullptr) {
   if (box.draining || box.closed) return false;
   box.draining = true;
+  if (take_batch) {
+    box.taken.swap(box.items);
+    *actor = box.actor;
+  }
   lock.unlock();
   return true;
 }
@@ -238,7 +247,9 @@ void QueueResource::push_to(QueueInbox& box, QueueInboxItem item, bool drain_her
     box.items.push_back(std::move(item));
     if (box.draining || box.drain_sent) return;  // the drainer or the actor takes it
     if (drain_here && draining_here == nullptr) {
-      if (take_drain(box, lock)) drain_loop(box, kHostDrainRounds);
+      caf::actor actor;
+      if (take_drain(box, lock, /*take_batch=*/true, &actor))
+        drain_loop(box, kHostDrainRounds, /*first_batch_taken=*/true, std::move(actor));
       return;
     }
     box.drain_sent = true;
