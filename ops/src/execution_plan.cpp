@@ -200,9 +200,68 @@ Status build_execution_plan(const Graph& g, const std::vector<Output>& feeds,
   }
   for (auto& [dev, b] : parts) {
     b.plan.device = dev;
+    fuse_reader_decode_csv(b.plan);
     out->partitions.push_back(std::move(b.plan));
   }
   return {};
+}
+
+int fuse_reader_decode_csv(PartitionPlan& plan) {
+  auto& nodes = plan.nodes;
+  const auto n = nodes.size();
+  // Uses of every output and control uses of every node; fetched outputs count as uses.
+  std::map<std::pair<int, int>, int> uses;
+  std::vector<int> control_uses(n, 0);
+  for (const auto& node : nodes) {
+    for (const auto& in : node.inputs) ++uses[in];
+    for (int c : node.control_inputs) ++control_uses[static_cast<std::size_t>(c)];
+  }
+  for (const auto& f : plan.fetches) ++uses[{f.node, f.output}];
+  int fused = 0;
+  for (std::size_t d = 0; d < n; ++d) {
+    ExecNode& decode = nodes[d];
+    if (decode.def.op != "DecodeCSV" || decode.inputs.empty()) continue;
+    const auto [r, output] = decode.inputs[0];
+    if (output != 1) continue;
+    ExecNode& read = nodes[static_cast<std::size_t>(r)];
+    if (read.def.op != "ReaderReadV2" && read.def.op != "ReaderReadUpToV2") continue;
+    const auto* types = decode.def.attr<std::vector<DType>>("OUT_TYPE");
+    const auto* keys_attr = decode.def.attr<bool>("has_keys");
+    const bool has_keys = keys_attr != nullptr && *keys_attr;
+    if (types == nullptr || decode.inputs.size() != 1 + types->size() + (has_keys ? 1 : 0)) continue;
+    if (has_keys && decode.inputs.back() != std::make_pair(r, 0)) continue;
+    // The records (and keys) must go to this DecodeCSV only, and nothing may wait on the read.
+    if (uses[{r, 1}] != 1 || uses[{r, 0}] != (has_keys ? 1 : 0) ||
+        control_uses[static_cast<std::size_t>(r)] != 0)
+      continue;
+    ExecNode f;
+    f.def = decode.def;
+    f.def.op = "_ReaderReadDecodeCSV";
+    f.def.attrs.erase("has_keys");
+    f.def.attrs["has_keys"] = has_keys;
+    f.def.attrs["reader_op"] = read.def.op;
+    f.def.attrs["reader_node"] = read.def.name;
+    f.inputs = read.inputs;
+    f.input_types = read.input_types;
+    f.input_is_ref = read.input_is_ref;
+    for (std::size_t i = 1; i <= types->size(); ++i) {
+      f.inputs.push_back(decode.inputs[i]);
+      f.input_types.push_back(decode.input_types[i]);
+      f.input_is_ref.push_back(decode.input_is_ref[i]);
+    }
+    f.output_types = decode.output_types;
+    f.control_inputs = read.control_inputs;
+    f.control_inputs.insert(f.control_inputs.end(), decode.control_inputs.begin(), decode.control_inputs.end());
+    decode = std::move(f);
+    // The read's slot stays (indices are positions) as a NoOp that nothing uses.
+    ExecNode noop;
+    noop.def.name = read.def.name;
+    noop.def.op = "NoOp";
+    noop.def.device = read.def.device;
+    read = std::move(noop);
+    ++fused;
+  }
+  return fused;
 }
 
 }  // namespace af

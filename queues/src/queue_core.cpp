@@ -180,7 +180,7 @@ class ShuffleStore final : public ElementStore {
     return e;
   }
 
- private:
+ public:
   static PhiloxSingleSample make_generator(std::int64_t seed, std::int64_t seed2) {
     if (seed == 0 && seed2 == 0) {
       std::random_device rd;
@@ -189,8 +189,102 @@ class ShuffleStore final : public ElementStore {
     }
     return PhiloxSingleSample(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed2));
   }
+
+ private:
   PhiloxSingleSample generator_;
   std::vector<Rows> elements_;  ///< one row each
+};
+
+/// RandomShuffleQueue with declared shapes: the same order as ShuffleStore (a random
+/// element swapped with the last one), but elements live column by column, one buffer per
+/// component, so that enqueue_many and dequeue_many copy rows with no allocation or
+/// reference count per element.
+class ColumnShuffleStore final : public ElementStore {
+ public:
+  explicit ColumnShuffleStore(const QueueSpec& spec)
+      : generator_(ShuffleStore::make_generator(spec.seed, spec.seed2)) {
+    for (std::size_t c = 0; c < spec.dtypes.size(); ++c) {
+      Column col;
+      col.dtype = spec.dtypes[c];
+      col.row_elements = 1;
+      for (auto d : spec.shapes[c].dims()) col.row_elements *= d;
+      col.row_bytes = col.dtype == DType::string ? 0 : static_cast<std::size_t>(col.row_elements) * dtype_size(col.dtype);
+      std::vector<std::int64_t> dims{0};
+      dims.insert(dims.end(), spec.shapes[c].dims().begin(), spec.shapes[c].dims().end());
+      col.batch_dims = std::move(dims);
+      columns_.push_back(std::move(col));
+    }
+  }
+  std::int64_t size() const override { return size_; }
+  void push(Rows r) override {
+    const Tuple& t = *r.source;
+    const std::int64_t first = r.batched ? r.begin : 0;
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      Column& col = columns_[c];
+      const std::int64_t from = first * col.row_elements, count = r.count * col.row_elements;
+      if (col.dtype == DType::string) {
+        const std::string* src = t[c].data<std::string>() + from;
+        col.strings.insert(col.strings.end(), src, src + count);
+      } else {
+        const char* src = static_cast<const char*>(t[c].raw_data()) + from * static_cast<std::int64_t>(dtype_size(col.dtype));
+        col.bytes.insert(col.bytes.end(), src, src + static_cast<std::size_t>(r.count) * col.row_bytes);
+      }
+    }
+    size_ += r.count;
+  }
+  void push_front(Rows r) override { push(std::move(r)); }
+  /// Takes `max` elements at once, in the order `max` one-element pops would take them,
+  /// as one batch.
+  Rows pop(std::int64_t max) override {
+    Tuple batch;
+    batch.reserve(columns_.size());
+    for (auto& col : columns_) {
+      col.batch_dims[0] = max;
+      batch.emplace_back(col.dtype, Shape(col.batch_dims));
+    }
+    for (std::int64_t i = 0; i < max; ++i) take(i, batch);
+    return Rows{std::make_shared<const Tuple>(std::move(batch)), 0, max, true};
+  }
+
+ private:
+  struct Column {
+    DType dtype = DType::invalid;
+    std::vector<std::int64_t> batch_dims;
+    std::int64_t row_elements = 1;
+    std::size_t row_bytes = 0;
+    std::vector<char> bytes;           ///< rows of a numeric component
+    std::vector<std::string> strings;  ///< elements of a string component
+  };
+
+  // Moves a random element into row `row` of `out` and the last element into its place.
+  void take(std::int64_t row, Tuple& out) {
+    const auto index = static_cast<std::int64_t>(generator_() % static_cast<std::uint64_t>(size_));
+    const std::int64_t last = size_ - 1;
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      Column& col = columns_[c];
+      if (col.dtype == DType::string) {
+        const auto k = col.row_elements;
+        std::string* dst = out[c].data<std::string>() + row * k;
+        std::string* src = col.strings.data() + index * k;
+        std::move(src, src + k, dst);
+        if (index != last) std::move(col.strings.data() + last * k, col.strings.data() + (last + 1) * k, src);
+        col.strings.resize(static_cast<std::size_t>(last * k));
+      } else {
+        const std::size_t rb = col.row_bytes;
+        char* base = col.bytes.data();
+        std::memcpy(static_cast<char*>(out[c].raw_data()) + static_cast<std::size_t>(row) * rb,
+                    base + static_cast<std::size_t>(index) * rb, rb);
+        if (index != last)
+          std::memcpy(base + static_cast<std::size_t>(index) * rb, base + static_cast<std::size_t>(last) * rb, rb);
+        col.bytes.resize(static_cast<std::size_t>(last) * rb);
+      }
+    }
+    size_ = last;
+  }
+
+  PhiloxSingleSample generator_;
+  std::vector<Column> columns_;
+  std::int64_t size_ = 0;
 };
 
 /// TensorFlow's PriorityQueue: smallest priority (component 0) first.
@@ -243,7 +337,10 @@ QueueCore::QueueCore(QueueSpec spec)
     case QueueKind::fifo:
     case QueueKind::padding_fifo: store_ = std::make_unique<FifoStore>(); break;
     case QueueKind::random_shuffle:
-      store_ = std::make_unique<ShuffleStore>(spec_.seed, spec_.seed2);
+      if (spec_.shapes.empty())
+        store_ = std::make_unique<ShuffleStore>(spec_.seed, spec_.seed2);
+      else
+        store_ = std::make_unique<ColumnShuffleStore>(spec_);
       break;
     case QueueKind::priority: store_ = std::make_unique<PriorityStore>(); break;
   }
@@ -551,6 +648,7 @@ QueueCore::RunResult QueueCore::run_dequeue(Attempt& a) {
   }
   RunResult result = RunResult::no_progress;
   if (!closed_) queue_size -= min_after;
+
   while (queue_size > 0) {
     result = RunResult::progress;
     Rows r = store_->pop(std::min(queue_size, a.requested));

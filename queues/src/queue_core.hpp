@@ -107,7 +107,7 @@ class ElementStore {
   virtual void push(Rows rows) = 0;
   /// Puts rows back where the next dequeue finds them first (FIFO) or anywhere.
   virtual void push_front(Rows rows) = 0;
-  /// Takes between 1 and `max` rows (a non-FIFO store takes one element). Not empty.
+  /// Takes between 1 and `max` rows (at most size()). Not empty.
   virtual Rows pop(std::int64_t max) = 0;
 };
 

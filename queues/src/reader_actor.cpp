@@ -14,7 +14,15 @@ struct ActiveRead {
   ReaderCall call;
   std::vector<std::string> keys, values;
   Status cancelled_with;  ///< set when cancelled while waiting for work
+  // A decoding read (call.decoder): records read so far, the rows allocated, and the first
+  // record that did not decode.
+  std::int64_t decoded = 0;
+  std::int64_t rows = 0;
+  Status decode_error;
 };
+
+/// Rows a decoding read_up_to allocates at first; it doubles them as it needs.
+constexpr std::int64_t kFirstDecodeRows = 4096;
 
 struct ReaderState {
   std::string reader_name;
@@ -29,6 +37,7 @@ struct ReaderState {
   bool waiting_for_work = false;
   std::uint64_t work_call_id = 0;
   std::shared_ptr<QueueResource> work_queue;
+  CsvBatch batch;  ///< the front decoding read's columns
   static inline const char* name = "af.reader";
 };
 using ReaderActor = caf::stateful_actor<ReaderState>;
@@ -74,9 +83,16 @@ void finish_read(ReaderActor* self, Status status) {
   auto& front = self->state.pending.front();
   ReaderReply r;
   r.status = std::move(status);
+  if (r.status.ok() && front.call.decoder) r.status = front.decode_error;
   if (r.status.ok()) {
-    r.keys = std::move(front.keys);
-    r.values = std::move(front.values);
+    if (front.call.decoder) {
+      r.columns = std::move(self->state.batch.columns());
+      if (front.call.kind == ReaderCall::Kind::read_up_to && front.decoded < front.rows)
+        for (auto& c : r.columns) c = c.slice_rows(0, front.decoded);
+    } else {
+      r.keys = std::move(front.keys);
+      r.values = std::move(front.values);
+    }
   }
   reply_front(self, std::move(r));
 }
@@ -139,9 +155,20 @@ void process(ReaderActor* self) {
       continue;
     }
     const std::int64_t wanted = call.kind == ReaderCall::Kind::read ? 1 : call.num_records;
+    const bool decoding = call.decoder != nullptr;
+    if (decoding && front.rows == 0) {
+      // Scalar outputs for read, a batch of rows for read_up_to (grown as records come).
+      front.rows = call.kind == ReaderCall::Kind::read ? 1 : std::min(wanted, kFirstDecodeRows);
+      Status st = s.batch.start(*call.decoder, call.defaults,
+                                call.kind == ReaderCall::Kind::read ? Shape{} : Shape{front.rows});
+      if (!st.ok()) {
+        finish_read(self, st.with_context(call.decoder->node_suffix()));
+        continue;
+      }
+    }
     bool done = false;
     while (!done) {
-      auto produced_so_far = static_cast<std::int64_t>(front.keys.size());
+      auto produced_so_far = decoding ? front.decoded : static_cast<std::int64_t>(front.keys.size());
       if (produced_so_far == wanted) {
         finish_read(self, {});
         break;
@@ -150,17 +177,40 @@ void process(ReaderActor* self) {
         request_work(self);
         return;
       }
-      std::string key, value;
       bool produced = false, at_end = false;
-      Status st = s.source->read(&key, &value, &produced, &at_end);
+      Status st;
+      if (decoding) {
+        std::string_view value;
+        st = s.source->read_view(&value, &produced, &at_end);
+        if (st.ok() && produced) {
+          if (front.decoded == front.rows) {
+            front.rows = std::min(wanted, 2 * front.rows);
+            s.batch.grow(front.rows);
+          }
+          if (front.decode_error.ok()) {
+            Status bad = s.batch.decode(value, front.decoded);
+            if (!bad.ok()) {
+              std::string message = bad.message();
+              if (call.decoder->has_keys()) message += " (" + s.source->last_key() + ")";
+              front.decode_error = invalid_argument(message + call.decoder->node_suffix());
+            }
+          }
+          ++front.decoded;
+        }
+      } else {
+        std::string key, value;
+        st = s.source->read(&key, &value, &produced, &at_end);
+        if (st.ok() && produced) {
+          front.keys.push_back(std::move(key));
+          front.values.push_back(std::move(value));
+        }
+      }
       if (!st.ok()) {
         finish_read(self, st);
         break;
       }
       if (produced) {
         ++s.num_records_produced;
-        front.keys.push_back(std::move(key));
-        front.values.push_back(std::move(value));
         if (!at_end) continue;
         // A source may end its work unit with its last record (IdentityReader does).
       }
@@ -168,7 +218,7 @@ void process(ReaderActor* self) {
         s.source->close();
         s.work_in_progress = false;
         s.work_finished = s.work_started;
-        if (!front.keys.empty()) {
+        if ((decoding ? front.decoded : static_cast<std::int64_t>(front.keys.size())) > 0) {
           // ReadUpTo returns what it has when a file ends.
           finish_read(self, {});
           done = true;

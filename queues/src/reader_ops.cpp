@@ -192,6 +192,72 @@ class ReaderCallOp : public OpKernel {
   ReaderCall::Kind kind_;
 };
 
+/// `_ReaderReadDecodeCSV`: a ReaderReadV2 / ReaderReadUpToV2 whose records feed only a
+/// DecodeCSV, fused into one node by the execution plan (fuse_reader_decode_csv): the
+/// reader actor decodes each line straight from its file buffer, so no string per record
+/// (nor per key) is made. Inputs: the reader's (handle, queue[, num_records]), then the
+/// DecodeCSV defaults; outputs: the DecodeCSV's. The node carries the DecodeCSV's name and
+/// attributes; errors of the read name the reader node, decode errors the DecodeCSV node.
+class ReaderReadDecodeCSVOp : public OpKernel {
+ public:
+  ReaderReadDecodeCSVOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    c.get_attr("reader_op", &reader_op_);
+    c.get_attr("reader_node", &reader_node_);
+    up_to_ = reader_op_ == "ReaderReadUpToV2";
+    *s = CsvDecoder::create(c.def, &decoder_);
+  }
+  void compute(OpKernelContext& ctx) override { ctx.fail(internal(name() + " is asynchronous")); }
+  bool is_async() const override { return true; }
+
+  AsyncKernelTask compute_async(OpKernelContext& ctx) override {
+    const std::string reader_suffix = "\n\t [[{{node " + reader_node_ + "}}]]";
+    auto fail_read = [&](const Status& st) {
+      ctx.fail(st.message().find("[[") == std::string::npos ? st.with_context(reader_suffix) : st);
+    };
+    auto reader = std::dynamic_pointer_cast<ReaderResource>(ctx.input(0).resource());
+    if (!reader) {
+      fail_read(invalid_argument("Input 0 of " + reader_node_ + " is not a reader handle"));
+      co_return;
+    }
+    ReaderCall call;
+    call.kind = up_to_ ? ReaderCall::Kind::read_up_to : ReaderCall::Kind::read;
+    call.work_queue = std::dynamic_pointer_cast<QueueResource>(ctx.input(1).resource());
+    if (!call.work_queue) {
+      fail_read(invalid_argument("Input 1 of " + reader_node_ + " is not a queue handle"));
+      co_return;
+    }
+    if (up_to_) {
+      call.num_records = ctx.input(2).scalar<std::int64_t>();
+      if (call.num_records <= 0) {
+        fail_read(invalid_argument(reader_node_ + ": num_records must be > 0, got " +
+                                   std::to_string(call.num_records)));
+        co_return;
+      }
+    }
+    const int first_default = up_to_ ? 3 : 2;
+    const int columns = static_cast<int>(decoder_->out_types().size());
+    if (ctx.num_inputs() != first_default + columns) {
+      ctx.fail(internal(name() + ": expects " + std::to_string(first_default + columns) + " inputs, got " +
+                        std::to_string(ctx.num_inputs())));
+      co_return;
+    }
+    call.decoder = decoder_;
+    call.defaults.reserve(static_cast<std::size_t>(columns));
+    for (int i = 0; i < columns; ++i) call.defaults.push_back(ctx.input(first_default + i));
+    ReaderReply r = co_await call_reader(ctx.step, reader, std::move(call));
+    if (!r.status.ok()) {
+      fail_read(r.status);
+      co_return;
+    }
+    for (int i = 0; i < columns; ++i) ctx.set_output(i, std::move(r.columns[static_cast<std::size_t>(i)]));
+  }
+
+ private:
+  std::string reader_op_, reader_node_;
+  bool up_to_ = false;
+  std::shared_ptr<const CsvDecoder> decoder_;
+};
+
 Status infer_reader(InferenceContext& c) {
   c.add_output(DType::resource, PartialShape(Shape{}), /*is_ref=*/true);
   return {};
@@ -246,6 +312,10 @@ void register_reader_ops_and_kernels() {
              return Status();
            },
            true, {0}});
+  // Made only by the execution plan, never by graph building: no shape function needed
+  // beyond the DecodeCSV outputs the plan copies.
+  ops.add({"_ReaderReadDecodeCSV", [](InferenceContext&) { return Status(); }, true, {0}});
+  kernels.add(make_kernel_def<ReaderReadDecodeCSVOp>("_ReaderReadDecodeCSV", "CPU"));
   for (const char* op : {"ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
                          "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2", "ReaderSerializeStateV2",
                          "ReaderRestoreStateV2"})

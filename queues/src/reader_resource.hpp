@@ -12,6 +12,7 @@
 #include <caf/all.hpp>
 
 #include "actorflow/actors/message_types.hpp"
+#include "actorflow/ops/csv_decoder.hpp"
 #include "actorflow/ops/resource.hpp"
 #include "queue_resource.hpp"
 #include "record_source.hpp"
@@ -29,6 +30,8 @@ struct ReaderReply {
   std::vector<std::string> values;
   std::int64_t count = 0;  ///< num_records_produced / num_work_units_completed
   std::string state;       ///< serialize_state: the reader's state as bytes
+  /// A decoding read (`ReaderCall::decoder`): the decoded columns instead of keys and values.
+  std::vector<Tensor> columns;
 };
 
 /// Fires exactly once; with Cancelled when dropped unfired (the reader actor quit).
@@ -53,6 +56,12 @@ struct ReaderCall {
   std::shared_ptr<QueueResource> work_queue;
   std::int64_t num_records = 1;
   std::string state;  ///< restore_state: bytes from serialize_state
+  /// When set, a read decodes its records as this DecodeCSV node would (the fused
+  /// ReaderRead(UpTo) + DecodeCSV node) with `defaults`, and answers with the columns.
+  /// A record that does not decode still counts as read: the read goes on to its end as
+  /// the unfused one would, then fails with the first decode error.
+  std::shared_ptr<const CsvDecoder> decoder;
+  std::vector<Tensor> defaults;
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   std::shared_ptr<ReaderReplyOnce> reply;
 };

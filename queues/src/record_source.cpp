@@ -67,6 +67,26 @@ class BufferedInput {
     }
   }
 
+  /// As read_line, but the line is a view into the buffer (or into `carry` when it spans
+  /// a refill), valid until the next read.
+  Status read_line_view(std::string_view* line, bool* got) {
+    *got = false;
+    if (begin_ != end_) {
+      const char* start = buffer_.data() + begin_;
+      if (const void* nl = std::memchr(start, '\n', end_ - begin_)) {
+        std::size_t n = static_cast<const char*>(nl) - start;
+        begin_ += n + 1;
+        if (n > 0 && start[n - 1] == '\r') --n;
+        *line = std::string_view(start, n);
+        *got = true;
+        return {};
+      }
+    }
+    ACTORFLOW_RETURN_IF_ERROR(read_line(&carry_, got));
+    *line = carry_;
+    return {};
+  }
+
   /// Reads up to `n` bytes (fewer only at end of file).
   Status read_bytes(std::size_t n, std::string* out) {
     out->clear();
@@ -97,6 +117,7 @@ class BufferedInput {
   std::vector<char> buffer_;
   std::size_t begin_ = 0, end_ = 0;
   bool eof_ = false;
+  std::string carry_;  ///< read_line_view's line when it spans a refill
 };
 
 class TextLineSource final : public RecordSource {
@@ -129,6 +150,18 @@ class TextLineSource final : public RecordSource {
     *produced = true;
     return {};
   }
+  Status read_view(std::string_view* value, bool* produced, bool* at_end) override {
+    bool got = false;
+    ACTORFLOW_RETURN_IF_ERROR(input_.read_line_view(value, &got));
+    if (!got) {
+      *at_end = true;
+      return {};
+    }
+    ++line_number_;
+    *produced = true;
+    return {};
+  }
+  std::string last_key() const override { return filename_ + ":" + std::to_string(line_number_); }
   void close() override { input_.close(); }
 
  private:

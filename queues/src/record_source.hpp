@@ -20,11 +20,24 @@ class RecordSource {
   virtual Status open(const std::string& filename) = 0;
   /// Reads the next record (ReadLocked): sets `*produced` with key and value, or `*at_end`.
   virtual Status read(std::string* key, std::string* value, bool* produced, bool* at_end) = 0;
+  /// As `read`, but the value is a view valid until the next call on this source and no
+  /// key is built (`last_key` builds the key of the record produced last). For readers
+  /// that decode records themselves; the default reads with `read`.
+  virtual Status read_view(std::string_view* value, bool* produced, bool* at_end) {
+    ACTORFLOW_RETURN_IF_ERROR(read(&view_key_, &view_value_, produced, at_end));
+    *value = view_value_;
+    return {};
+  }
+  /// The key of the record that `read_view` produced last.
+  virtual std::string last_key() const { return view_key_; }
   /// Ends the current file (OnWorkFinishedLocked / reset).
   virtual void close() = 0;
   /// Whether the reader's state can be saved and restored (TensorFlow: IdentityReader
   /// only; the other readers answer Unimplemented).
   virtual bool supports_serialize() const { return false; }
+
+ private:
+  std::string view_key_, view_value_;
 };
 
 struct TextLineOptions {

@@ -2,6 +2,7 @@
 // (QueueProducer / QueueConsumer): order kept, nothing lost, errors surfaced.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <thread>
@@ -206,6 +207,62 @@ BOOST_AUTO_TEST_CASE(blocking_handoffs_between_host_threads_keep_order_and_deadl
   BOOST_CHECK_THROW(q.dequeue(20ms), af::DeadlineExceededError);
   q.enqueue({af::Tensor(std::int64_t{7})});
   BOOST_TEST(q.dequeue().at(0).scalar<std::int64_t>() == 7);
+}
+
+// A RandomShuffleQueue with declared shapes keeps its elements column by column; it must
+// hand them out in exactly the order of the per-element store used without shapes.
+BOOST_AUTO_TEST_CASE(a_shuffle_queue_with_shapes_shuffles_as_one_without, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  af::RandomShuffleQueue shaped(g, {.capacity = 1000, .min_after_dequeue = 5, .dtypes = {af::int32, af::string},
+                                    .shapes = {{2}, {}}, .seed = 7});
+  af::RandomShuffleQueue loose(g, {.capacity = 1000, .min_after_dequeue = 5, .dtypes = {af::int32, af::string},
+                                   .seed = 7});
+  BOOST_REQUIRE(shaped.dequeue_many(1).size() == 2u);
+  std::vector<std::int32_t> pairs;
+  std::vector<std::string> names;
+  for (int i = 0; i < 60; ++i) {
+    pairs.push_back(i);
+    pairs.push_back(-i);
+    names.push_back("n" + std::to_string(i));
+  }
+  auto ints = g.constant(af::Tensor::from_vector<std::int32_t>(pairs).reshaped(af::Shape{60, 2}));
+  auto strs = g.constant(af::Tensor::from_vector<std::string>(names));
+  auto fill_shaped = shaped.enqueue_many({ints, strs});
+  auto fill_loose = loose.enqueue_many({ints, strs});
+  auto many = shaped.dequeue_many(10);
+  auto up_to = shaped.dequeue_up_to(100);
+  auto one = shaped.dequeue();
+  auto loose_one = loose.dequeue();
+  af::Session sess(g);
+  sess.run(fill_shaped);
+  sess.run(fill_loose);
+  // 1 + 10 + 1 elements through dequeue, dequeue_many and dequeue again; the rest after close.
+  std::vector<std::string> got, want;
+  auto take_loose = [&](int n) {
+    for (int k = 0; k < n; ++k) {
+      auto e = sess.run({loose_one[0], loose_one[1]});
+      want.push_back(e[1].scalar<std::string>() + "/" + std::to_string(e[0].flat<std::int32_t>()[1]));
+    }
+  };
+  auto record = [&](const std::vector<af::Tensor>& batch) {
+    auto v = batch[0].flat<std::int32_t>();
+    auto s = batch[1].flat<std::string>();
+    for (std::size_t k = 0; k < s.size(); ++k) got.push_back(s[k] + "/" + std::to_string(v[2 * k + 1]));
+  };
+  auto first = sess.run({one[0], one[1]});
+  BOOST_TEST(first[0].shape() == af::Shape({2}));
+  got.push_back(first[1].scalar<std::string>() + "/" + std::to_string(first[0].flat<std::int32_t>()[1]));
+  take_loose(1);
+  record(sess.run({many[0], many[1]}));
+  take_loose(10);
+  sess.run(shaped.close());
+  sess.run(loose.close());
+  record(sess.run({up_to[0], up_to[1]}));
+  take_loose(49);
+  BOOST_TEST(got.size() == 60u);
+  BOOST_TEST(got == want, "the two stores disagree on the order");
+  std::sort(got.begin(), got.end());
+  BOOST_TEST((std::adjacent_find(got.begin(), got.end()) == got.end()), "an element came out twice");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -57,4 +57,15 @@ Status build_execution_plan(const Graph& g, const std::vector<Output>& feeds,
                             const PlacerOptions& options, Placement* placement,
                             ExecutionPlan* out);
 
+/// Fuses each ReaderReadV2 / ReaderReadUpToV2 whose records feed exactly one DecodeCSV
+/// (and whose keys, if used, only that DecodeCSV's error messages) into one
+/// `_ReaderReadDecodeCSV` node in the DecodeCSV's place: the reader actor then decodes
+/// lines straight from its file buffer instead of making a string per record and key.
+/// Nothing observable changes: the same records are consumed, the outputs and errors are
+/// the DecodeCSV's, and a record that fails to decode still ends the read as before. Reads
+/// that are fetched, used elsewhere or waited on by control edges are left alone. The
+/// read's slot becomes an unused NoOp (indices stay valid). Returns the number fused;
+/// build_execution_plan calls it on every partition.
+int fuse_reader_decode_csv(PartitionPlan& plan);
+
 }  // namespace af
