@@ -1,6 +1,6 @@
 // csv_pipeline: the chapter's multi-reader input pipeline (Figures 12-9 and 12-10).
 //
-//   actorflow-csv-pipeline [--files N] [--lines L] [--readers K] [--read-up-to R]
+//   actorflow-csv-pipeline [--files N] [--lines L] [--readers K] [--loops J] [--read-up-to R]
 //                          [--batch B] [--dir D] [FILE.csv ...]
 //
 // Writes N sharded CSV files (or takes the given ones), runs K TextLineReader actors that
@@ -35,11 +35,12 @@ int main(int argc, char** argv) {
     if (a == "--files") files = std::stoi(next());
     else if (a == "--lines") lines = std::stoll(next());
     else if (a == "--readers") options.readers = std::stoi(next());
+    else if (a == "--loops") options.loops_per_reader = std::stoi(next());
     else if (a == "--read-up-to") options.read_up_to = std::stoll(next());
     else if (a == "--batch") options.batch_size = std::stoll(next());
     else if (a == "--dir") dir = next();
     else if (a == "--help" || a == "-h") {
-      std::cout << "usage: actorflow-csv-pipeline [--files N] [--lines L] [--readers K] [--read-up-to R] "
+      std::cout << "usage: actorflow-csv-pipeline [--files N] [--lines L] [--readers K] [--loops J] [--read-up-to R] "
                    "[--batch B] [--dir D] [FILE.csv ...]\n";
       return 0;
     } else options.files.push_back(a);
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   };
   std::cout << "pipeline: " << options.files.size() << " files -> filename queue -> " << options.readers
-            << " TextLineReader actors (read_up_to " << options.read_up_to
+            << " TextLineReader actors (" << options.loops_per_reader << " runner loops each, read_up_to " << options.read_up_to
             << ") -> decode_csv -> RandomShuffleQueue -> dequeue_up_to(" << options.batch_size << ")\n";
   try {
     start = std::chrono::steady_clock::now();

@@ -1,5 +1,6 @@
 #include "pipeline.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -58,7 +59,10 @@ PipelineResult run_pipeline(const PipelineOptions& o) {
       read_and_enqueue.push_back(instance_queue.enqueue({cols[0], cols[1], cols[2]}));
     }
   }
-  QueueRunner runner(instance_queue, read_and_enqueue);
+  std::vector<Operation> loops;
+  for (const auto& op : read_and_enqueue)
+    for (int l = 0; l < std::max(1, o.loops_per_reader); ++l) loops.push_back(op);
+  QueueRunner runner(instance_queue, loops);
   auto batch = instance_queue.dequeue_up_to(static_cast<std::int32_t>(o.batch_size));
   auto fill = instance_queue.size();
 

@@ -14,6 +14,10 @@ namespace af::apps {
 struct PipelineOptions {
   std::vector<std::string> files;
   int readers = 2;
+  /// QueueRunner loops running each reader's read-and-enqueue op, as the chapter's
+  /// `QueueRunner(instance_queue, [enqueue_instance] * 5)`: while one loop's batch goes
+  /// into the queue, the reader already decodes the next loop's.
+  int loops_per_reader = 2;
   /// Lines per read step (`read_up_to`); 1 = the chapter's one-record `read`.
   std::int64_t read_up_to = 1024;
   std::int64_t batch_size = 1024;

@@ -3,10 +3,12 @@
 #include "actorflow/ops/parsing_ops.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "actorflow/ops/csv_decoder.hpp"
@@ -216,6 +218,10 @@ std::vector<Output> create_decode_csv(const Output& records, const std::vector<O
 struct CsvDecoder::Impl {
   csv::RecordSplitter splitter{csv::SplitOptions{}};
   std::string na_value;
+  /// All columns numeric, every column selected, no na_value: records of plain numbers can
+  /// be parsed in one pass (CsvBatch::Impl::decode_plain).
+  bool plain_numbers = false;
+  char delim = ',';
 };
 
 CsvDecoder::CsvDecoder() : impl_(std::make_unique<Impl>()) {}
@@ -243,6 +249,12 @@ Status CsvDecoder::create(const NodeDef& def, std::shared_ptr<const CsvDecoder>*
   if (!select.empty() && select.front() < 0) return invalid_argument("select_cols should be non-negative indices");
   if (delim.size() != 1) return invalid_argument("field_delim should be only 1 char");
   options.delim = delim[0];
+  d->impl_->delim = delim[0];
+  d->impl_->plain_numbers = select.empty() && d->impl_->na_value.empty() &&
+                            std::all_of(d->out_types_.begin(), d->out_types_.end(), [](DType t) {
+                              return t == DType::float32 || t == DType::float64 || t == DType::int32 ||
+                                     t == DType::int64;
+                            });
   d->impl_->splitter = csv::RecordSplitter(std::move(options));
   *out = std::move(d);
   return {};
@@ -252,6 +264,53 @@ struct CsvBatch::Impl {
   const CsvDecoder* decoder = nullptr;
   std::vector<Column> cols;
   csv::SplitBuffers buffers;
+
+  // One pass over a record of plain decimal numbers ("-12.5,3,0.25"): each field parsed
+  // where it starts, its end found by the parse. True when every field was such a number
+  // and the record had exactly one per column; false leaves the record to the splitter and
+  // the TensorFlow parsers, which give the same values for such fields (from_chars rounds
+  // correctly, as they do) and handle everything else: spaces, signs, hex, inf/nan, quotes,
+  // empty fields, overflow, errors.
+  template <class T>
+  static bool parse_plain(const char*& p, const char* end, const Column& col, Index r) {
+    T v;
+    auto [ptr, ec] = std::from_chars(p, end, v);
+    if (ec != std::errc()) return false;
+    // safe_strtof/d refuse texts of 32 bytes or more.
+    if constexpr (std::is_floating_point_v<T>)
+      if (ptr - p >= 32) return false;
+    store<T>(col, r, v);
+    p = ptr;
+    return true;
+  }
+
+  bool decode_plain(std::string_view record, Index r) const {
+    const char* p = record.data();
+    const char* const end = p + record.size();
+    const char delim = decoder->impl_->delim;
+    for (std::size_t f = 0; f < cols.size(); ++f) {
+      if (p == end) return false;
+      const char c0 = *p;
+      if (!((c0 >= '0' && c0 <= '9') || (c0 == '-' && end - p > 1 && p[1] >= '0' && p[1] <= '9'))) return false;
+      const Column& col = cols[f];
+      bool ok = false;
+      switch (col.type) {
+        case DType::float32: ok = parse_plain<float>(p, end, col, r); break;
+        case DType::float64: ok = parse_plain<double>(p, end, col, r); break;
+        case DType::int32: ok = parse_plain<std::int32_t>(p, end, col, r); break;
+        case DType::int64: ok = parse_plain<std::int64_t>(p, end, col, r); break;
+        default: return false;
+      }
+      if (!ok) return false;
+      if (f + 1 < cols.size()) {
+        if (p == end || *p != delim) return false;
+        ++p;
+      } else if (p != end) {
+        return false;
+      }
+    }
+    return true;
+  }
 
   // Stores field `f` of record `r` into its column, or the column's default when the field
   // is empty or `na_value`. Errors are TensorFlow's messages, without context.
@@ -357,6 +416,7 @@ void CsvBatch::grow(std::int64_t rows) {
 
 Status CsvBatch::decode(std::string_view record, std::int64_t r) {
   const auto& decoder = *impl_->decoder;
+  if (decoder.impl_->plain_numbers && impl_->decode_plain(record, r)) return {};
   const csv::SplitError error = decoder.impl_->splitter.split(record, impl_->buffers);
   if (error != csv::SplitError::none) return invalid_argument(std::string(csv::split_error_message(error)));
   const auto& fields = impl_->buffers.fields;

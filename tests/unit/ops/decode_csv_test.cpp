@@ -4,6 +4,8 @@
 // csv_parse.hpp on their own.
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "../../../ops/src/kernels/csv_parse.hpp"
+#include "actorflow/ops/csv_decoder.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/op_registry.hpp"
@@ -617,6 +620,63 @@ BOOST_AUTO_TEST_CASE(the_number_parsers_follow_tensorflows_safe_strto) {
   BOOST_TEST(!af::csv::parse_int32("-", &i));
   BOOST_TEST(af::csv::parse_int64(" 00000000000000000000000000000000000042 ", &l));
   BOOST_TEST(l == 42);
+}
+
+// CsvBatch parses records of plain numbers in one pass; anything else goes through the
+// splitter and TensorFlow's parsers. A decoder with a never-seen na_value takes the slow
+// path for every record with the same semantics: both must agree on every value and error.
+BOOST_AUTO_TEST_CASE(the_one_pass_number_path_agrees_with_the_splitter_path) {
+  std::mt19937 rng(1234);
+  const std::vector<std::string> pieces = {"0", "1", "7", "9", "12", "-", "+", ".", "e", "E", "e-", "e+",
+                                           " ", "x", "0x1f", "inf", "nan", "\"", ",", "\r",
+                                           "123456789012345678901234567890", "99999999999", "1e39", "1e-50"};
+  auto make = [&](const std::string& na) {
+    af::NodeDef def;
+    def.name = "decode";
+    def.op = "DecodeCSV";
+    def.attrs["OUT_TYPE"] = std::vector<af::DType>{af::float32, af::int32, af::float64, af::int64};
+    def.attrs["na_value"] = na;
+    std::shared_ptr<const af::CsvDecoder> d;
+    BOOST_REQUIRE(af::CsvDecoder::create(def, &d).ok());
+    return d;
+  };
+  auto fast = make(""), slow = make("\x01never");
+  std::vector<af::Tensor> defaults{af::Tensor(-1.0f), af::Tensor(-2), af::Tensor(-3.0), af::Tensor(std::int64_t{-4})};
+  af::CsvBatch a, b;
+  int plain_records = 0;
+  for (int k = 0; k < 20000; ++k) {
+    std::string record;
+    const int fields = 3 + static_cast<int>(rng() % 3);  // 3 to 5: wrong counts too
+    bool plain = true;
+    for (int f = 0; f < fields; ++f) {
+      if (f) record += ',';
+      if (rng() % 3 == 0) {
+        // a token soup: mostly invalid or tricky
+        const int n = static_cast<int>(rng() % 4);
+        for (int t = 0; t < n; ++t) record += pieces[rng() % pieces.size()];
+        plain = false;
+      } else {
+        // a plain number, sometimes negative, fractional or with an exponent
+        if (rng() % 4 == 0) record += '-';
+        record += std::to_string(rng() % 100000);
+        if (f % 2 == 0 && rng() % 2) record += "." + std::to_string(rng() % 1000);
+        if (f % 2 == 0 && rng() % 5 == 0) record += "e" + std::to_string(static_cast<int>(rng() % 20) - 10);
+      }
+    }
+    plain_records += plain && fields == 4;
+    BOOST_REQUIRE(a.start(*fast, defaults, af::Shape{}).ok());
+    BOOST_REQUIRE(b.start(*slow, defaults, af::Shape{}).ok());
+    af::Status sa = a.decode(record, 0), sb = b.decode(record, 0);
+    BOOST_TEST(sa.ok() == sb.ok(), record);
+    BOOST_TEST(sa.message() == sb.message(), record);
+    if (!sa.ok() || !sb.ok()) continue;
+    for (std::size_t c = 0; c < 4; ++c) {
+      const auto& x = a.columns()[c];
+      const auto& y = b.columns()[c];
+      BOOST_TEST(std::memcmp(x.raw_data(), y.raw_data(), af::dtype_size(x.dtype())) == 0, record << " column " << c);
+    }
+  }
+  BOOST_TEST(plain_records > 1000);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
