@@ -196,6 +196,27 @@ void bench_p2_pipelined(bool quick) {
   std::printf("P2 pipelined only: %.2f M items/s (median of 5)\n", median_of(v) / 1e6);
 }
 
+/// One thread, no contention: the cost of one enqueue_many + dequeue_many pair.
+void bench_p2_self(bool quick) {
+  const std::int64_t batches = quick ? 20'000 : 500'000;
+  auto q = QueueHandle::open({.kind = QueueKind::fifo, .name = "p2self", .dtypes = {af::int64},
+                              .shapes = {PartialShape(Shape{})}, .capacity = 1024});
+  std::vector<double> v;
+  for (int r = 0; r < 5; ++r) {
+    auto start = Clock::now();
+    for (std::int64_t i = 0; i < batches; ++i) {
+      Tensor b(af::int64, Shape{64});
+      auto* d = b.data<std::int64_t>();
+      for (std::int64_t k = 0; k < 64; ++k) d[k] = i + k;
+      q.enqueue_many({std::move(b)});
+      auto out = q.dequeue_many(64);
+      if (out[0].flat<std::int64_t>()[0] != i) std::abort();
+    }
+    v.push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count() / static_cast<double>(batches));
+  }
+  std::printf("P2 one thread: %.0f ns per enqueue_many + dequeue_many of 64 (median of 5)\n", median_of(v));
+}
+
 void bench_p3(bool quick) {
   auto dir = (std::filesystem::temp_directory_path() / "actorflow_bench_p3").string();
   const std::int64_t lines = quick ? 50'000 : 250'000;

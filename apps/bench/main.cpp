@@ -5,8 +5,13 @@
 //   EX   executor throughput: 1,000-node chain and 1,000-wide fan-out of trivial ops
 //   PAR  two independent 512x512 matmul chains on a 2-thread vs 1-thread inter-op pool
 //   MM   matmul 1024^3 GFLOP/s through a session vs OpenBLAS cblas_sgemm, same threads
+//   P2 / P3 / P8   queue handoff, CSV pipeline, pipeline memory (bench_queues.cpp)
+//   P4 / P5 / null / soak   cluster transfers, remote steps, null steps, soak (bench_remote.cpp)
 //
-// Usage: actorflow-bench [p1|ex|par|mm|all] [--quick]
+// Usage: actorflow-bench [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null] [--quick]
+//        actorflow-bench soak MINUTES
+// For profiling: p2-pipelined (P2's pipelined case alone), p2-self (one thread's cost of an
+// enqueue_many + dequeue_many pair, no second thread).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -208,6 +213,7 @@ namespace af::bench {
 void bench_p2(bool quick);
 void bench_p3(bool quick);
 void bench_p2_pipelined(bool quick);
+void bench_p2_self(bool quick);
 void bench_p8(bool quick, const char* self_exe);
 int p8_child(int argc, char** argv);
 void bench_remote(bool quick, const char* self_exe);
@@ -241,6 +247,7 @@ int main(int argc, char** argv) {
   if (which == "all" || which == "mm") bench_matmul();
   if (which == "all" || which == "p2") af::bench::bench_p2(quick);
   if (which == "p2-pipelined") af::bench::bench_p2_pipelined(quick);
+  if (which == "p2-self") af::bench::bench_p2_self(quick);
   if (which == "all" || which == "p3") af::bench::bench_p3(quick);
   if (which == "all" || which == "p8") af::bench::bench_p8(quick, "/proc/self/exe");
   if (which == "all" || which == "p4" || which == "p5") af::bench::bench_remote(quick, "/proc/self/exe");

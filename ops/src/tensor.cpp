@@ -1,6 +1,7 @@
 #include "actorflow/ops/tensor.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -12,13 +13,41 @@ namespace af {
 namespace {
 
 constexpr std::size_t kAlignment = 64;
+/// Room for the shared_ptr control block at the front of a tensor's chunk.
+constexpr std::size_t kHeadRoom = 64;
+
+/// Hands the front of one malloc'd chunk to shared_ptr for its control block and frees the
+/// chunk with it: a tensor's bytes and their reference counts are one allocation, from
+/// malloc's per-thread cache (aligned allocations bypass it and lock the arena every time).
+template <class T>
+struct ChunkAllocator {
+  using value_type = T;
+  void* chunk;
+  explicit ChunkAllocator(void* c) noexcept : chunk(c) {}
+  template <class U>
+  ChunkAllocator(const ChunkAllocator<U>& other) noexcept : chunk(other.chunk) {}  // NOLINT: rebinding
+  T* allocate(std::size_t n) {
+    static_assert(sizeof(T) <= kHeadRoom && alignof(T) <= alignof(std::max_align_t),
+                  "shared_ptr's control block must fit in the chunk's head room");
+    if (n != 1) throw std::bad_alloc();
+    return static_cast<T*>(chunk);
+  }
+  void deallocate(T*, std::size_t) noexcept { std::free(chunk); }
+  template <class U>
+  bool operator==(const ChunkAllocator<U>& other) const noexcept { return chunk == other.chunk; }
+};
 
 std::shared_ptr<void> allocate_bytes(std::size_t bytes) {
   std::size_t rounded = ((bytes + kAlignment - 1) / kAlignment) * kAlignment;
   if (rounded == 0) rounded = kAlignment;
-  void* p = ::operator new(rounded, std::align_val_t{kAlignment});
-  std::memset(p, 0, rounded);
-  return {p, [](void* q) { ::operator delete(q, std::align_val_t{kAlignment}); }};
+  // malloc aligns to 16: up to kAlignment - 16 bytes go to lining the data up.
+  void* chunk = std::malloc(kHeadRoom + kAlignment - alignof(std::max_align_t) + rounded);
+  if (chunk == nullptr) throw std::bad_alloc();
+  auto start = reinterpret_cast<std::uintptr_t>(chunk) + kHeadRoom;
+  void* data = reinterpret_cast<void*>((start + kAlignment - 1) & ~(kAlignment - 1));
+  std::memset(data, 0, rounded);
+  // The deleter does nothing: the bytes go when the control block's allocator frees the chunk.
+  return {data, [](void*) {}, ChunkAllocator<char>(chunk)};
 }
 
 std::shared_ptr<void> allocate_strings(std::int64_t n) {

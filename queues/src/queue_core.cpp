@@ -124,11 +124,12 @@ void copy_into_row(const Tensor& src, Tensor& dst, std::int64_t row) {
 template <class F>
 void for_each_element(Rows rows, F&& f) {
   if (!rows.batched) return f(std::move(rows));
-  for (std::int64_t i = 0; i < rows.count; ++i) f(Rows{rows.source, rows.begin + i, 1, true});
+  const auto& source = rows.share();
+  for (std::int64_t i = 0; i < rows.count; ++i) f(Rows::part(source, rows.begin + i, 1));
 }
 
 Rows single(Tuple element) {
-  return Rows{std::make_shared<const Tuple>(std::move(element)), 0, 1, false};
+  return Rows::whole(std::move(element), 1, false);
 }
 
 /// FIFO order over whole ranges: a batch enqueued with enqueue_many stays one entry.
@@ -151,7 +152,7 @@ class FifoStore final : public ElementStore {
       size_ -= r.count;
       return r;
     }
-    Rows r{front.source, front.begin, max, true};
+    Rows r = Rows::part(front.share(), front.begin, max);
     front.begin += max;
     front.count -= max;
     size_ -= max;
@@ -217,7 +218,7 @@ class ColumnShuffleStore final : public ElementStore {
   }
   std::int64_t size() const override { return size_; }
   void push(Rows r) override {
-    const Tuple& t = *r.source;
+    const Tuple& t = r.components();
     const std::int64_t first = r.batched ? r.begin : 0;
     for (std::size_t c = 0; c < columns_.size(); ++c) {
       Column& col = columns_[c];
@@ -243,7 +244,7 @@ class ColumnShuffleStore final : public ElementStore {
       batch.emplace_back(col.dtype, Shape(col.batch_dims));
     }
     for (std::int64_t i = 0; i < max; ++i) take(i, batch);
-    return Rows{std::make_shared<const Tuple>(std::move(batch)), 0, max, true};
+    return Rows::whole(std::move(batch), max, true);
   }
 
  private:
@@ -321,10 +322,10 @@ class PriorityStore final : public ElementStore {
 }  // namespace
 
 Tuple Rows::element(std::int64_t i) const {
-  if (!batched) return *source;
+  if (!batched) return components();
   Tuple e;
-  e.reserve(source->size());
-  for (const auto& c : *source) e.push_back(c.slice(begin + i));
+  e.reserve(components().size());
+  for (const auto& c : components()) e.push_back(c.slice(begin + i));
   return e;
 }
 
@@ -558,7 +559,7 @@ void QueueCore::restore(const Tuple& components, bool many) {
     store_->push_front(single(components));
   } else {
     const std::int64_t n = components[0].shape().dim(0);
-    if (n > 0) store_->push_front(Rows{std::make_shared<const Tuple>(components), 0, n, true});
+    if (n > 0) store_->push_front(Rows::whole(components, n, true));
   }
   flush();
 }
@@ -606,8 +607,12 @@ QueueCore::RunResult QueueCore::run_enqueue(Attempt& a) {
       const std::int64_t k = std::min(room, a.requested);
       const std::int64_t index = batch - a.requested;
       a.requested -= k;
-      if (!a.shared_input) a.shared_input = std::make_shared<const Tuple>(std::move(a.input));
-      store_->push(Rows{a.shared_input, index, k, true});
+      if (index == 0 && k == batch) {
+        store_->push(Rows::whole(std::move(a.input), k, true));  // in whole: no sharing
+      } else {
+        if (!a.shared_input) a.shared_input = std::make_shared<const Tuple>(std::move(a.input));
+        store_->push(Rows::part(a.shared_input, index, k));
+      }
       return a.requested == 0 ? RunResult::complete : RunResult::progress;
     }
     default: return RunResult::complete;
@@ -626,7 +631,8 @@ QueueCore::RunResult QueueCore::run_dequeue(Attempt& a) {
     }
     if (!closed_) queue_size -= min_after;
     if (queue_size > 0) {
-      a.output = store_->pop(1).element(0);
+      Rows r = store_->pop(1);
+      a.output = !r.batched && r.is_whole() ? std::move(r.owned) : r.element(0);
       return RunResult::complete;
     }
     return RunResult::no_progress;
@@ -653,8 +659,12 @@ QueueCore::RunResult QueueCore::run_dequeue(Attempt& a) {
     result = RunResult::progress;
     Rows r = store_->pop(std::min(queue_size, a.requested));
     if (a.taken.empty() && r.count == a.requested) {
-      // The whole batch in one range: no list of ranges needed.
-      a.output = assemble(std::span<const Rows>(&r, 1), r.count);
+      // The whole batch in one range: no list of ranges needed, and a batch enqueued whole
+      // goes out as it came in.
+      if (r.batched && r.is_whole() && spec_.kind != QueueKind::padding_fifo)
+        a.output = std::move(r.owned);
+      else
+        a.output = assemble(std::span<const Rows>(&r, 1), r.count);
       a.requested = 0;
       return RunResult::complete;
     }

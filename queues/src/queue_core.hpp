@@ -87,14 +87,42 @@ class ReplyFn {
 
 /// Rows `[begin, begin + count)` of a batch (`batched`: each component has a leading batch
 /// dimension), or one element (`!batched`, count 1). Stores keep enqueue_many batches whole
-/// in such ranges, so a dequeue_many that lines up with them is a view, not a copy.
+/// in such ranges, so a dequeue_many that lines up with them is a view, not a copy. A range
+/// owns its tuple until it is split (`share`): a batch that goes in and out whole costs no
+/// allocation of its own.
 struct Rows {
-  std::shared_ptr<const Tuple> source;
+  Tuple owned;                          ///< the tuple, while no other range refers to it
+  std::shared_ptr<const Tuple> shared;  ///< the tuple, once shared between ranges
   std::int64_t begin = 0;
   std::int64_t count = 1;
   bool batched = false;
 
-  const Tuple& components() const noexcept { return *source; }
+  static Rows whole(Tuple t, std::int64_t count, bool batched) {
+    Rows r;
+    r.owned = std::move(t);
+    r.count = count;
+    r.batched = batched;
+    return r;
+  }
+  static Rows part(std::shared_ptr<const Tuple> t, std::int64_t begin, std::int64_t count) {
+    Rows r;
+    r.shared = std::move(t);
+    r.begin = begin;
+    r.count = count;
+    r.batched = true;
+    return r;
+  }
+
+  const Tuple& components() const noexcept { return shared ? *shared : owned; }
+  /// The tuple as a shared reference, for ranges split off this one.
+  const std::shared_ptr<const Tuple>& share() {
+    if (!shared) shared = std::make_shared<const Tuple>(std::move(owned));
+    return shared;
+  }
+  /// Whether the range is its whole, unshared tuple (it can be moved out as it is).
+  bool is_whole() const noexcept {
+    return !shared && (!batched || (begin == 0 && !owned.empty() && owned[0].shape().dim(0) == count));
+  }
   /// Row `i` of the range as an element (views of the batch).
   Tuple element(std::int64_t i) const;
 };

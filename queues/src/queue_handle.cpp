@@ -58,7 +58,7 @@ std::vector<Tensor> QueueHandle::call(QueueOp op, std::vector<Tensor> components
   if (!queue_) throw FailedPreconditionError(failed_precondition("QueueHandle is empty"));
   // The caller's frame holds the outcome; the reply fires exactly once before we return.
   struct Waiter {
-    std::mutex mu;
+    detail::AdaptiveMutex mu;
     std::condition_variable cv;
     std::optional<detail::QueueReply> reply;
   } w;
@@ -107,7 +107,7 @@ namespace detail {
 
 /// What a producer or consumer shares with the queue actor's callbacks.
 struct PipeState {
-  std::mutex mu;
+  AdaptiveMutex mu;
   std::condition_variable cv;
   std::size_t in_flight = 0;
   bool waiting = false;  ///< the host thread sleeps on `cv` (notify only then)

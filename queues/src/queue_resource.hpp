@@ -19,6 +19,7 @@
 #include "actorflow/ops/resource.hpp"
 #include "actorflow/queues/queue_handle.hpp"
 #include "actorflow/queues/queue_spec.hpp"
+#include "adaptive_mutex.hpp"
 #include "queue_core.hpp"
 
 namespace af {
@@ -72,7 +73,7 @@ using QueueInboxItem = std::variant<QueueCall, QueueCancel, QueueRestore>;
 /// calls costs one message. The actor also drains, keeps the deadlines (timer messages that
 /// come back as cancels through the inbox) and closes the queue when it quits.
 struct QueueInbox {
-  std::mutex mu;
+  AdaptiveMutex mu;
   std::condition_variable idle;  ///< signalled when `draining` goes false
   std::vector<QueueInboxItem> items;
   bool drain_sent = false;  ///< a drain message is on its way; the actor clears it
