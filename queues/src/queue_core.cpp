@@ -244,6 +244,7 @@ class ColumnShuffleStore final : public ElementStore {
       batch.emplace_back(col.dtype, Shape(col.batch_dims));
     }
     for (std::int64_t i = 0; i < max; ++i) take(i, batch);
+    shrink();
     return Rows::whole(std::move(batch), max, true);
   }
 
@@ -257,9 +258,15 @@ class ColumnShuffleStore final : public ElementStore {
     std::vector<std::string> strings;  ///< elements of a string component
   };
 
-  // Moves a random element into row `row` of `out` and the last element into its place.
+  // Moves a random element into row `row` of `out` and the last element into its place;
+  // the columns shrink by a row at the end of `pop`.
   void take(std::int64_t row, Tuple& out) {
-    const auto index = static_cast<std::int64_t>(generator_() % static_cast<std::uint64_t>(size_));
+    // TensorFlow's `generator() % size` (a 32-bit draw): a 32-bit division while the size
+    // fits, the same value at a fraction of a 64-bit division's cost.
+    const std::uint32_t draw = generator_();
+    const auto index = size_ <= std::numeric_limits<std::uint32_t>::max()
+                           ? static_cast<std::int64_t>(draw % static_cast<std::uint32_t>(size_))
+                           : static_cast<std::int64_t>(draw % static_cast<std::uint64_t>(size_));
     const std::int64_t last = size_ - 1;
     for (std::size_t c = 0; c < columns_.size(); ++c) {
       Column& col = columns_[c];
@@ -269,18 +276,38 @@ class ColumnShuffleStore final : public ElementStore {
         std::string* src = col.strings.data() + index * k;
         std::move(src, src + k, dst);
         if (index != last) std::move(col.strings.data() + last * k, col.strings.data() + (last + 1) * k, src);
-        col.strings.resize(static_cast<std::size_t>(last * k));
       } else {
         const std::size_t rb = col.row_bytes;
         char* base = col.bytes.data();
-        std::memcpy(static_cast<char*>(out[c].raw_data()) + static_cast<std::size_t>(row) * rb,
-                    base + static_cast<std::size_t>(index) * rb, rb);
-        if (index != last)
-          std::memcpy(base + static_cast<std::size_t>(index) * rb, base + static_cast<std::size_t>(last) * rb, rb);
-        col.bytes.resize(static_cast<std::size_t>(last) * rb);
+        char* dst = static_cast<char*>(out[c].raw_data()) + static_cast<std::size_t>(row) * rb;
+        char* hole = base + static_cast<std::size_t>(index) * rb;
+        const char* tail = base + static_cast<std::size_t>(last) * rb;
+        // Scalars of 4 and 8 bytes (the usual CSV columns) copy without a call.
+        if (rb == 4) {
+          copy_row<4>(dst, hole, tail);
+        } else if (rb == 8) {
+          copy_row<8>(dst, hole, tail);
+        } else {
+          std::memcpy(dst, hole, rb);
+          if (index != last) std::memcpy(hole, tail, rb);
+        }
       }
     }
     size_ = last;
+  }
+  template <std::size_t N>
+  static void copy_row(char* dst, char* hole, const char* tail) {
+    std::memcpy(dst, hole, N);
+    std::memmove(hole, tail, N);  // its own row when the hole is the last one
+  }
+  // Drops the rows `take` moved out from the columns' ends.
+  void shrink() {
+    for (auto& col : columns_) {
+      if (col.dtype == DType::string)
+        col.strings.resize(static_cast<std::size_t>(size_ * col.row_elements));
+      else
+        col.bytes.resize(static_cast<std::size_t>(size_) * col.row_bytes);
+    }
   }
 
   PhiloxSingleSample generator_;

@@ -27,7 +27,9 @@ inline Async<QueueReply> call_queue(StepServices* step, std::shared_ptr<QueueRes
         c(std::move(r));
       });
     });
-    queue->call(std::move(call));
+    // The device actor's thread serves the queue itself when nobody else does (no hop to
+    // the queue actor); the reply still comes back to it as a message, after this returns.
+    queue->call(std::move(call), /*drain_here=*/true);
     *token = step->add_cancel_hook([queue, id](const Status& why) { queue->cancel(id, why); });
   }};
 }

@@ -68,9 +68,9 @@ using QueueInboxItem = std::variant<QueueCall, QueueCancel, QueueRestore>;
 /// readers, host handles) wait in `items`, in the order they came; whoever drains them runs
 /// them on the `QueueCore`. Only one thread drains at a time (`draining`), and it alone
 /// touches `core`. A push that finds nobody draining either drains right there (host
-/// handles: a host-to-host handoff then needs no actor at all, as a mutex queue would) or
-/// sends the queue actor one `queue_drain_atom` (graph ops, readers, callbacks): a burst of
-/// calls costs one message. The actor also drains, keeps the deadlines (timer messages that
+/// handles and queue kernels in device actors: a handoff then needs no queue actor at
+/// all, as a mutex queue would) or sends the queue actor one `queue_drain_atom` (readers,
+/// reply callbacks, cancels from kernels): a burst of calls costs one message. The actor also drains, keeps the deadlines (timer messages that
 /// come back as cancels through the inbox) and closes the queue when it quits.
 struct QueueInbox {
   AdaptiveMutex mu;
@@ -101,7 +101,8 @@ class QueueResource final : public ResourceBase {
   /// Hands `call` to the queue (any thread). With `drain_here` the calling thread may run
   /// the queue's pending work itself before returning, replies of other callers included:
   /// only for threads that may block briefly and hold no lock a reply callback could take
-  /// (host handles); otherwise the queue actor runs it.
+  /// (host handles; device actors, whose queue kernels get their reply by message);
+  /// otherwise the queue actor runs it.
   void call(QueueCall call, bool drain_here = false) const;
   /// Ends the pending attempt `id` with `why` (a no-op if it completed).
   void cancel(std::uint64_t id, const Status& why, bool drain_here = false) const;
