@@ -7,8 +7,8 @@
 // output, since the executor runs cheap kernels directly in the device actor.
 #ifdef ACTORFLOW_HAVE_OPENBLAS
 #include <cblas.h>
+#include <dlfcn.h>
 #include <mutex>
-extern "C" void openblas_set_num_threads(int);
 #endif
 #include <algorithm>
 #include <array>
@@ -568,21 +568,49 @@ void naive_matmul(const T* a, const T* b, T* out, Index m, Index n, Index k, boo
 }
 
 #ifdef ACTORFLOW_HAVE_OPENBLAS
+/// OpenBLAS, loaded on the first float/double matmul rather than linked: loading it starts
+/// its thread pool, whose threads spin (sched_yield) for about 0.1 s before they sleep, in
+/// every process, matmul or not (measured: 17% of the CPU of a short csv_pipeline run).
+struct Blas {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  decltype(&cblas_dgemm) dgemm = nullptr;
+  void (*set_num_threads)(int) = nullptr;
+
+  /// Null when OpenBLAS cannot be loaded (Eigen computes then).
+  static const Blas* get(int threads) {
+    static Blas blas;
+    static std::once_flag loaded;
+    std::call_once(loaded, [threads] {
+      void* lib = nullptr;
+      for (const char* name : {"libopenblas.so.0", "libopenblas.so"})
+        if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+      if (lib == nullptr) return;
+      blas.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(lib, "cblas_sgemm"));
+      blas.dgemm = reinterpret_cast<decltype(&cblas_dgemm)>(dlsym(lib, "cblas_dgemm"));
+      blas.set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(lib, "openblas_set_num_threads"));
+      if (blas.set_num_threads) blas.set_num_threads(threads);
+    });
+    return blas.sgemm && blas.dgemm ? &blas : nullptr;
+  }
+};
+
+/// False when OpenBLAS is not there (the caller computes with Eigen).
 template <class T>
-void blas_gemm(const T* a, const T* b, T* out, Index m, Index n, Index k, bool ta, bool tb,
+bool blas_gemm(const T* a, const T* b, T* out, Index m, Index n, Index k, bool ta, bool tb,
                int threads) {
-  static std::once_flag sized;
-  std::call_once(sized, [threads] { openblas_set_num_threads(threads); });
+  const Blas* blas = Blas::get(threads);
+  if (blas == nullptr) return false;
   const auto op_a = ta ? CblasTrans : CblasNoTrans;
   const auto op_b = tb ? CblasTrans : CblasNoTrans;
   const auto lda = static_cast<blasint>(ta ? m : k);
   const auto ldb = static_cast<blasint>(tb ? k : n);
   if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, op_a, op_b, static_cast<blasint>(m), static_cast<blasint>(n),
+    blas->sgemm(CblasRowMajor, op_a, op_b, static_cast<blasint>(m), static_cast<blasint>(n),
                 static_cast<blasint>(k), 1.0f, a, lda, b, ldb, 0.0f, out, static_cast<blasint>(n));
   else
-    cblas_dgemm(CblasRowMajor, op_a, op_b, static_cast<blasint>(m), static_cast<blasint>(n),
+    blas->dgemm(CblasRowMajor, op_a, op_b, static_cast<blasint>(m), static_cast<blasint>(n),
                 static_cast<blasint>(k), 1.0, a, lda, b, ldb, 0.0, out, static_cast<blasint>(n));
+  return true;
 }
 #endif
 
@@ -603,10 +631,7 @@ void eigen_matmul(const OpKernelContext& ctx, const T* a, const T* b, T* out, In
   // baseline x86-64 cannot: 80 vs 11 GFLOP/s at 1024^3 on 2 cores (apps/bench mm). Used
   // when the kernel may take the intra-op threads; OpenBLAS's own pool is sized to them.
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    if (ctx.intra_op_threads > 1) {
-      blas_gemm(a, b, out, m, n, k, ta, tb, ctx.intra_op_threads);
-      return;
-    }
+    if (ctx.intra_op_threads > 1 && blas_gemm(a, b, out, m, n, k, ta, tb, ctx.intra_op_threads)) return;
   }
 #endif
   // With one intra-op thread, compute on the calling (inter-op) thread: a one-thread Eigen
