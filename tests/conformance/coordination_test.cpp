@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "temp_dir.hpp"
 #include <actorflow/actorflow.hpp>
 
 #include "log_capture.hpp"
@@ -23,19 +24,8 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() / ("af_coord_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string write(const std::string& name, const std::string& contents) const {
-    auto p = path / name;
-    std::ofstream(p) << contents;
-    return p.string();
-  }
+struct TempDir : af::test::TempDir {
+  TempDir() : af::test::TempDir("af_coord_test") {}
 };
 
 }  // namespace

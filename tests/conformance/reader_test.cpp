@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "temp_dir.hpp"
 #include <actorflow/actorflow.hpp>
 #include <actorflow/ops/parsing_ops.hpp>
 #include <actorflow/queues/tf_record.hpp>
@@ -33,23 +34,8 @@ std::string error_of(F&& f) {
 }
 
 /// A fresh directory under the system temp dir, removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("af_reader_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string write(const std::string& name, const std::string& contents) const {
-    auto p = path / name;
-    std::ofstream(p, std::ios::binary) << contents;
-    return p.string();
-  }
-  static int& counter() {
-    static int c = 0;
-    return c;
-  }
+struct TempDir : af::test::TempDir {
+  TempDir() : af::test::TempDir("af_reader_test") {}
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <shared_mutex>
 #include <string>
 
+#include "temp_dir.hpp"
 #include <actorflow/actorflow.hpp>
 #include <actorflow/ops/execution_plan.hpp>
 #include <actorflow/ops/parsing_ops.hpp>
@@ -17,20 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("af_fusion_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string write(const std::string& name, const std::string& contents) const {
-    auto p = path / name;
-    std::ofstream(p, std::ios::binary) << contents;
-    return p.string();
-  }
+struct TempDir : af::test::TempDir {
+  TempDir() : af::test::TempDir("af_fusion_test") {}
 };
 
 /// The ops of one partition's plan for these fetches and targets.

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "../../../queues/src/record_io.hpp"
+#include "temp_dir.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/status.hpp"
 #include "actorflow/queues/tf_record.hpp"
@@ -81,21 +82,8 @@ std::string write_records(const fs::path& path, const std::vector<std::string>& 
 }
 
 // A fresh directory per test case, removed afterwards.
-struct TempDir {
-  fs::path dir;
-
-  TempDir() {
-    std::random_device entropy;
-    dir = fs::temp_directory_path() /
-          ("actorflow_tf_record_test_" + std::to_string(entropy()) + std::to_string(entropy()));
-    fs::create_directories(dir);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(dir, ignored);
-  }
-
-  fs::path file(const std::string& name) const { return dir / name; }
+struct TempDir : af::test::TempDir {
+  TempDir() : af::test::TempDir("actorflow_tf_record_test") {}
 };
 
 const std::vector<std::pair<std::string, TFRecordCompressionType>> compressions{
@@ -579,11 +567,11 @@ BOOST_AUTO_TEST_CASE(io_errors_carry_tensorflows_codes) {
   // Reading a directory fails at the first read, as TensorFlow's RandomAccessFile does.
   TempDir tmp;
   std::unique_ptr<af::io::RecordReader> reader;
-  BOOST_REQUIRE(af::io::RecordReader::open(tmp.dir.string(), "", &reader).ok());
+  BOOST_REQUIRE(af::io::RecordReader::open(tmp.path.string(), "", &reader).ok());
   std::string record;
   const af::Status s = reader->read(&record);
   BOOST_TEST(s.code() == af::Code::failed_precondition);
-  BOOST_TEST(s.message() == tmp.dir.string() + "; Is a directory");
+  BOOST_TEST(s.message() == tmp.path.string() + "; Is a directory");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
