@@ -8,6 +8,7 @@
 //
 // Input: byte 0 picks the options (bit 0: use_quote_delim; bits 1-3: the delimiter; bit 4:
 // select columns), byte 1 is a bitmask of the selected columns 0-7, the rest is the record.
+#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -208,7 +209,24 @@ void check_floats(std::string_view text) {
 }
 #endif
 
+// parse_plain_number (DecodeCSV's one-pass path) must agree with std::from_chars on the
+// value's bits and on where the number ends.
+template <class T>
+void check_plain(std::string_view text) {
+  const char* const end = text.data() + text.size();
+  const char* p = text.data();
+  T value{}, expected{};
+  const bool ok = af::csv::parse_plain_number(p, end, &value);
+  auto [ptr, ec] = std::from_chars(text.data(), end, expected);
+  if (ok != (ec == std::errc())) mismatch("parse_plain_number result", text);
+  if (ok && (p != ptr || std::memcmp(&value, &expected, sizeof(T)) != 0)) mismatch("parse_plain_number value", text);
+}
+
 void check_numbers(std::string_view text) {
+  check_plain<float>(text);
+  check_plain<double>(text);
+  check_plain<std::int32_t>(text);
+  check_plain<std::int64_t>(text);
   std::int32_t i32 = 0, r32 = 0;
   const bool ok32 = af::csv::parse_int32(text, &i32);
   if (ok32 != reference_strto32(text, &r32) || (ok32 && i32 != r32)) mismatch("parse_int32", text);

@@ -243,7 +243,9 @@ class ColumnShuffleStore final : public ElementStore {
       col.batch_dims[0] = max;
       batch.emplace_back(col.dtype, Shape(col.batch_dims));
     }
-    for (std::int64_t i = 0; i < max; ++i) take(i, batch);
+    draw_indices(max);
+    for (std::size_t c = 0; c < columns_.size(); ++c) take_column(columns_[c], batch[c]);
+    size_ -= max;
     shrink();
     return Rows::whole(std::move(batch), max, true);
   }
@@ -258,49 +260,71 @@ class ColumnShuffleStore final : public ElementStore {
     std::vector<std::string> strings;  ///< elements of a string component
   };
 
-  // Moves a random element into row `row` of `out` and the last element into its place;
-  // the columns shrink by a row at the end of `pop`.
-  void take(std::int64_t row, Tuple& out) {
-    // TensorFlow's `generator() % size` (a 32-bit draw): a 32-bit division while the size
-    // fits, the same value at a fraction of a 64-bit division's cost.
-    const std::uint32_t draw = generator_();
-    const auto index = size_ <= std::numeric_limits<std::uint32_t>::max()
-                           ? static_cast<std::int64_t>(draw % static_cast<std::uint32_t>(size_))
-                           : static_cast<std::int64_t>(draw % static_cast<std::uint64_t>(size_));
-    const std::int64_t last = size_ - 1;
-    for (std::size_t c = 0; c < columns_.size(); ++c) {
-      Column& col = columns_[c];
-      if (col.dtype == DType::string) {
-        const auto k = col.row_elements;
-        std::string* dst = out[c].data<std::string>() + row * k;
-        std::string* src = col.strings.data() + index * k;
-        std::move(src, src + k, dst);
-        if (index != last) std::move(col.strings.data() + last * k, col.strings.data() + (last + 1) * k, src);
-      } else {
-        const std::size_t rb = col.row_bytes;
-        char* base = col.bytes.data();
-        char* dst = static_cast<char*>(out[c].raw_data()) + static_cast<std::size_t>(row) * rb;
-        char* hole = base + static_cast<std::size_t>(index) * rb;
-        const char* tail = base + static_cast<std::size_t>(last) * rb;
-        // Scalars of 4 and 8 bytes (the usual CSV columns) copy without a call.
-        if (rb == 4) {
-          copy_row<4>(dst, hole, tail);
-        } else if (rb == 8) {
-          copy_row<8>(dst, hole, tail);
-        } else {
-          std::memcpy(dst, hole, rb);
-          if (index != last) std::memcpy(hole, tail, rb);
-        }
-      }
+  // The elements `max` single pops would take, in order: pop i draws `generator() % size`
+  // (TensorFlow's 32-bit draw) with `size_ - i` elements left, and that element's place is
+  // filled by the last one. All draws come first, so the divisions overlap, and the rows
+  // then move column by column (the columns are independent; within one the order is kept).
+  void draw_indices(std::int64_t max) {
+    indices_.resize(static_cast<std::size_t>(max));
+    std::int64_t left = size_;
+    if (size_ <= std::numeric_limits<std::uint32_t>::max()) {
+      // A 32-bit division while the size fits: the same value at a fraction of the cost.
+      for (auto& index : indices_) index = generator_() % static_cast<std::uint32_t>(left--);
+    } else {
+      for (auto& index : indices_) index = static_cast<std::int64_t>(generator_() % static_cast<std::uint64_t>(left--));
     }
-    size_ = last;
   }
-  template <std::size_t N>
-  static void copy_row(char* dst, char* hole, const char* tail) {
-    std::memcpy(dst, hole, N);
-    std::memmove(hole, tail, N);  // its own row when the hole is the last one
+
+  // Moves the drawn elements of `col` into the rows of `out`, each hole filled from the end.
+  void take_column(Column& col, Tensor& out) const {
+    std::int64_t last = size_ - 1;
+    if (col.dtype == DType::string) {
+      const auto k = col.row_elements;
+      std::string* dst = out.data<std::string>();
+      std::string* base = col.strings.data();
+      for (const std::int64_t index : indices_) {
+        std::string* src = base + index * k;
+        dst = std::move(src, src + k, dst);
+        if (index != last) std::move(base + last * k, base + (last + 1) * k, src);
+        --last;
+      }
+      return;
+    }
+    switch (col.row_bytes) {
+      // Scalars of 4 and 8 bytes (the usual CSV columns) copy without a call.
+      case 4: return take_rows<std::uint32_t>(col, out, last);
+      case 8: return take_rows<std::uint64_t>(col, out, last);
+      default: break;
+    }
+    const std::size_t rb = col.row_bytes;
+    char* base = col.bytes.data();
+    char* dst = static_cast<char*>(out.raw_data());
+    for (const std::int64_t index : indices_) {
+      char* hole = base + static_cast<std::size_t>(index) * rb;
+      std::memcpy(dst, hole, rb);
+      if (index != last) std::memcpy(hole, base + static_cast<std::size_t>(last) * rb, rb);
+      dst += rb;
+      --last;
+    }
   }
-  // Drops the rows `take` moved out from the columns' ends.
+  template <class Word>
+  void take_rows(Column& col, Tensor& out, std::int64_t last) const {
+    // The byte buffers are std::vector<char>, malloc-aligned; rows of sizeof(Word) bytes
+    // are read and written as Words through memcpy, which compiles to plain moves.
+    char* base = col.bytes.data();
+    char* dst = static_cast<char*>(out.raw_data());
+    for (const std::int64_t index : indices_) {
+      char* hole = base + static_cast<std::size_t>(index) * sizeof(Word);
+      Word v, tail;
+      std::memcpy(&v, hole, sizeof(Word));
+      std::memcpy(&tail, base + static_cast<std::size_t>(last) * sizeof(Word), sizeof(Word));
+      std::memcpy(dst, &v, sizeof(Word));
+      std::memcpy(hole, &tail, sizeof(Word));  // its own row when the hole is the last one
+      dst += sizeof(Word);
+      --last;
+    }
+  }
+  // Drops the rows `take_column` moved out from the columns' ends.
   void shrink() {
     for (auto& col : columns_) {
       if (col.dtype == DType::string)
@@ -313,6 +337,7 @@ class ColumnShuffleStore final : public ElementStore {
   PhiloxSingleSample generator_;
   std::vector<Column> columns_;
   std::int64_t size_ = 0;
+  std::vector<std::int64_t> indices_;  ///< draw_indices's, reused
 };
 
 /// TensorFlow's PriorityQueue: smallest priority (component 0) first.

@@ -4,7 +4,11 @@
 // exact semantics (`decode_csv_op.cc`'s ExtractFields, `strings::safe_strto32/64/f/d`).
 // Self-contained (standard library only) so that fuzz/csv_fuzzer.cpp compiles it alone.
 #include <array>
+#include <charconv>
 #include <cstdint>
+#include <limits>
+#include <system_error>
+#include <type_traits>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -83,5 +87,59 @@ bool parse_float(std::string_view text, float* value) noexcept;
 
 /// `strings::safe_strtod`, as parse_float for double.
 bool parse_double(std::string_view text, double* value) noexcept;
+
+/// Parses a plain decimal number at `p` (`-?[0-9]+(\.[0-9]*)?`, or anything std::from_chars
+/// takes in its general format) into `*value` and advances `p` past it; false, with `p`
+/// unchanged, when no number starts there or it does not fit `T`. Values are exactly
+/// std::from_chars's (correctly rounded). Short decimals, the common CSV field, take
+/// Clinger's fast path: a mantissa of at most 24 (53) bits divided by an exactly
+/// representable power of ten is one correctly rounded IEEE division. Integers of up to
+/// 18 digits are summed directly.
+template <class T>
+inline bool parse_plain_number(const char*& p, const char* end, T* value) noexcept {
+  const char* q = p;
+  const bool negative = q != end && *q == '-';
+  if (negative) ++q;
+  const char* const digits = q;
+  std::uint64_t m = 0;
+  while (q != end && static_cast<unsigned char>(*q - '0') < 10) m = m * 10 + static_cast<unsigned>(*q++ - '0');
+  std::size_t count = static_cast<std::size_t>(q - digits);
+  if constexpr (std::is_integral_v<T>) {
+    if (count > 0 && count <= 18 && (q == end || *q != '.')) {
+      // Up to 18 digits cannot overflow uint64; range-check against T.
+      using U = std::make_unsigned_t<T>;
+      const std::uint64_t limit = static_cast<std::uint64_t>(std::numeric_limits<T>::max()) + (negative ? 1 : 0);
+      if (m <= limit) {
+        *value = negative ? static_cast<T>(U(0) - static_cast<U>(m)) : static_cast<T>(m);
+        p = q;
+        return true;
+      }
+    }
+  } else {
+    std::size_t fraction = 0;
+    if (q != end && *q == '.') {
+      const char* const f = ++q;
+      while (q != end && static_cast<unsigned char>(*q - '0') < 10) m = m * 10 + static_cast<unsigned>(*q++ - '0');
+      fraction = static_cast<std::size_t>(q - f);
+      count += fraction;
+    }
+    constexpr std::uint64_t max_exact = std::uint64_t(1) << std::numeric_limits<T>::digits;
+    constexpr std::size_t max_power = std::is_same_v<T, float> ? 10 : 22;
+    if (count > 0 && count <= 19 && m <= max_exact && fraction <= max_power &&
+        (q == end || (*q != 'e' && *q != 'E'))) {
+      static constexpr T powers[] = {T(1e0),  T(1e1),  T(1e2),  T(1e3),  T(1e4),  T(1e5),  T(1e6),  T(1e7),
+                                     T(1e8),  T(1e9),  T(1e10), T(1e11), T(1e12), T(1e13), T(1e14), T(1e15),
+                                     T(1e16), T(1e17), T(1e18), T(1e19), T(1e20), T(1e21), T(1e22)};
+      const T v = static_cast<T>(m) / powers[fraction];
+      *value = negative ? -v : v;
+      p = q;
+      return true;
+    }
+  }
+  auto [ptr, ec] = std::from_chars(p, end, *value);
+  if (ec != std::errc()) return false;
+  p = ptr;
+  return true;
+}
 
 }  // namespace af::csv

@@ -274,8 +274,8 @@ struct CsvBatch::Impl {
   template <class T>
   static bool parse_plain(const char*& p, const char* end, const Column& col, Index r) {
     T v;
-    auto [ptr, ec] = std::from_chars(p, end, v);
-    if (ec != std::errc()) return false;
+    const char* ptr = p;
+    if (!csv::parse_plain_number(ptr, end, &v)) return false;
     // safe_strtof/d refuse texts of 32 bytes or more.
     if constexpr (std::is_floating_point_v<T>)
       if (ptr - p >= 32) return false;

@@ -3,6 +3,7 @@
 // naming, the actorflow "file:line" keys, and the splitter and number parsers of
 // csv_parse.hpp on their own.
 #include <boost/test/unit_test.hpp>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -620,6 +621,54 @@ BOOST_AUTO_TEST_CASE(the_number_parsers_follow_tensorflows_safe_strto) {
   BOOST_TEST(!af::csv::parse_int32("-", &i));
   BOOST_TEST(af::csv::parse_int64(" 00000000000000000000000000000000000042 ", &l));
   BOOST_TEST(l == 42);
+}
+
+// The one-pass path's number parser takes a fast path for short decimals; it must give
+// std::from_chars's exact bits and stop where it stops, for every length and precision.
+template <class T>
+void expect_plain_matches_from_chars(const std::string& text) {
+  const char* const end = text.data() + text.size();
+  const char* p = text.data();
+  T value{}, expected{};
+  const bool ok = af::csv::parse_plain_number(p, end, &value);
+  auto [ptr, ec] = std::from_chars(text.data(), end, expected);
+  BOOST_REQUIRE_MESSAGE(ok == (ec == std::errc()), text);
+  if (!ok) return;
+  BOOST_REQUIRE_MESSAGE(p == ptr, text);
+  BOOST_REQUIRE_MESSAGE(std::memcmp(&value, &expected, sizeof(T)) == 0, text);
+}
+
+BOOST_AUTO_TEST_CASE(the_plain_number_parser_gives_from_chars_bits) {
+  std::mt19937_64 rng(99);
+  for (int k = 0; k < 400000; ++k) {
+    std::string text;
+    if (rng() % 3 == 0) text += '-';
+    const int int_digits = static_cast<int>(rng() % 21);
+    for (int i = 0; i < int_digits; ++i) text += static_cast<char>('0' + rng() % 10);
+    if (rng() % 2) {
+      text += '.';
+      const int fraction = static_cast<int>(rng() % 26);
+      for (int i = 0; i < fraction; ++i) text += static_cast<char>('0' + rng() % 10);
+    }
+    if (rng() % 8 == 0) text += "e" + std::to_string(static_cast<int>(rng() % 90) - 45);
+    if (rng() % 4 == 0) text += ",7";
+    expect_plain_matches_from_chars<float>(text);
+    expect_plain_matches_from_chars<double>(text);
+    expect_plain_matches_from_chars<std::int32_t>(text);
+    expect_plain_matches_from_chars<std::int64_t>(text);
+  }
+  // Edges: the limits of the exact mantissas and powers, the integer ranges, signed zeros.
+  for (const char* text : {"16777216.5", "16777217", "1.6777217", "0.0000000001", "0.00000000001",
+                           "9007199254740993", "9007199254740992.0", "0.1234567890123456789012",
+                           "-0", "-0.0", "0", "2147483647", "2147483648", "-2147483648", "-2147483649",
+                           "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                           "999999999999999999", "-999999999999999999", "1.", "-", "-.5", "x", "",
+                           "340282356779733661637539395458142568448", "1e39", "4.9e-324"}) {
+    expect_plain_matches_from_chars<float>(text);
+    expect_plain_matches_from_chars<double>(text);
+    expect_plain_matches_from_chars<std::int32_t>(text);
+    expect_plain_matches_from_chars<std::int64_t>(text);
+  }
 }
 
 // CsvBatch parses records of plain numbers in one pass; anything else goes through the

@@ -212,23 +212,31 @@ BOOST_AUTO_TEST_CASE(blocking_handoffs_between_host_threads_keep_order_and_deadl
 // A RandomShuffleQueue with declared shapes keeps its elements column by column; it must
 // hand them out in exactly the order of the per-element store used without shapes.
 BOOST_AUTO_TEST_CASE(a_shuffle_queue_with_shapes_shuffles_as_one_without, *boost::unit_test::timeout(60)) {
+  // Rows of 8 bytes (int32 {2}), strings, 4 bytes (float32) and 24 bytes (int64 {3}): each
+  // moves through its own copy path.
+  const std::vector<af::DType> dtypes{af::int32, af::string, af::float32, af::int64};
   af::Graph g;
-  af::RandomShuffleQueue shaped(g, {.capacity = 1000, .min_after_dequeue = 5, .dtypes = {af::int32, af::string},
-                                    .shapes = {{2}, {}}, .seed = 7});
-  af::RandomShuffleQueue loose(g, {.capacity = 1000, .min_after_dequeue = 5, .dtypes = {af::int32, af::string},
-                                   .seed = 7});
-  BOOST_REQUIRE(shaped.dequeue_many(1).size() == 2u);
+  af::RandomShuffleQueue shaped(g, {.capacity = 1000, .min_after_dequeue = 5, .dtypes = dtypes,
+                                    .shapes = {{2}, {}, {}, {3}}, .seed = 7});
+  af::RandomShuffleQueue loose(g, {.capacity = 1000, .min_after_dequeue = 5, .dtypes = dtypes, .seed = 7});
+  BOOST_REQUIRE(shaped.dequeue_many(1).size() == 4u);
   std::vector<std::int32_t> pairs;
   std::vector<std::string> names;
+  std::vector<float> reals;
+  std::vector<std::int64_t> triples;
   for (int i = 0; i < 60; ++i) {
     pairs.push_back(i);
     pairs.push_back(-i);
     names.push_back("n" + std::to_string(i));
+    reals.push_back(static_cast<float>(i) + 0.5f);
+    for (int k = 0; k < 3; ++k) triples.push_back(1000 * i + k);
   }
   auto ints = g.constant(af::Tensor::from_vector<std::int32_t>(pairs).reshaped(af::Shape{60, 2}));
   auto strs = g.constant(af::Tensor::from_vector<std::string>(names));
-  auto fill_shaped = shaped.enqueue_many({ints, strs});
-  auto fill_loose = loose.enqueue_many({ints, strs});
+  auto floats = g.constant(af::Tensor::from_vector<float>(reals));
+  auto longs = g.constant(af::Tensor::from_vector<std::int64_t>(triples).reshaped(af::Shape{60, 3}));
+  auto fill_shaped = shaped.enqueue_many({ints, strs, floats, longs});
+  auto fill_loose = loose.enqueue_many({ints, strs, floats, longs});
   auto many = shaped.dequeue_many(10);
   auto up_to = shaped.dequeue_up_to(100);
   auto one = shaped.dequeue();
@@ -236,31 +244,39 @@ BOOST_AUTO_TEST_CASE(a_shuffle_queue_with_shapes_shuffles_as_one_without, *boost
   af::Session sess(g);
   sess.run(fill_shaped);
   sess.run(fill_loose);
+  // An element as text: every component of row `k` of a batch (or of a single element).
+  auto describe = [](const std::vector<af::Tensor>& t, std::size_t k) {
+    return t[1].flat<std::string>()[k] + "/" + std::to_string(t[0].flat<std::int32_t>()[2 * k + 1]) + "/" +
+           std::to_string(t[2].flat<float>()[k]) + "/" + std::to_string(t[3].flat<std::int64_t>()[3 * k]) + "," +
+           std::to_string(t[3].flat<std::int64_t>()[3 * k + 2]);
+  };
   // 1 + 10 + 1 elements through dequeue, dequeue_many and dequeue again; the rest after close.
   std::vector<std::string> got, want;
   auto take_loose = [&](int n) {
-    for (int k = 0; k < n; ++k) {
-      auto e = sess.run({loose_one[0], loose_one[1]});
-      want.push_back(e[1].scalar<std::string>() + "/" + std::to_string(e[0].flat<std::int32_t>()[1]));
-    }
+    for (int k = 0; k < n; ++k) want.push_back(describe(sess.run({loose_one[0], loose_one[1], loose_one[2], loose_one[3]}), 0));
   };
   auto record = [&](const std::vector<af::Tensor>& batch) {
-    auto v = batch[0].flat<std::int32_t>();
-    auto s = batch[1].flat<std::string>();
-    for (std::size_t k = 0; k < s.size(); ++k) got.push_back(s[k] + "/" + std::to_string(v[2 * k + 1]));
+    for (std::int64_t k = 0; k < batch[1].num_elements(); ++k) got.push_back(describe(batch, static_cast<std::size_t>(k)));
   };
-  auto first = sess.run({one[0], one[1]});
+  auto first = sess.run({one[0], one[1], one[2], one[3]});
   BOOST_TEST(first[0].shape() == af::Shape({2}));
-  got.push_back(first[1].scalar<std::string>() + "/" + std::to_string(first[0].flat<std::int32_t>()[1]));
+  got.push_back(describe(first, 0));
   take_loose(1);
-  record(sess.run({many[0], many[1]}));
+  record(sess.run({many[0], many[1], many[2], many[3]}));
   take_loose(10);
   sess.run(shaped.close());
   sess.run(loose.close());
-  record(sess.run({up_to[0], up_to[1]}));
+  record(sess.run({up_to[0], up_to[1], up_to[2], up_to[3]}));
   take_loose(49);
   BOOST_TEST(got.size() == 60u);
   BOOST_TEST(got == want, "the two stores disagree on the order");
+  // Every row kept its components together: name n<i> goes with -i, i + 0.5 and 1000 i.
+  for (const auto& e : got) {
+    const int i = std::stoi(e.substr(1));
+    BOOST_TEST(e == describe({af::Tensor::from_vector<std::int32_t>({i, -i}), af::Tensor::from_vector<std::string>({"n" + std::to_string(i)}),
+                              af::Tensor::from_vector<float>({static_cast<float>(i) + 0.5f}),
+                              af::Tensor::from_vector<std::int64_t>({1000 * i, 1000 * i + 1, 1000 * i + 2})}, 0));
+  }
   std::sort(got.begin(), got.end());
   BOOST_TEST((std::adjacent_find(got.begin(), got.end()) == got.end()), "an element came out twice");
 }
