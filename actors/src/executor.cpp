@@ -69,10 +69,11 @@ Status ExecutorImpl::create(PartitionPlan plan, std::shared_ptr<Device> device,
     item.is_async = item.kernel->is_async();
   }
   impl->total_inputs = slot;
-  impl->inline_ok = impl->device && !impl->device->is_accelerator();
+  impl->inline_ok = impl->waiting_ok = impl->device && !impl->device->is_accelerator();
   for (auto& item : impl->items) {
     const std::string& op = item.node->def.op;
     if (item.is_async || op == "_Send" || op == "_Recv") impl->inline_ok = false;
+    if (op == "_Send" || op == "_Recv") impl->waiting_ok = false;
   }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const ExecNode& n = nodes[i];
@@ -149,6 +150,7 @@ class ExecutorState final : public StepServices {
   Async<StatusOr<Tensor>> recv(const std::string& key) override {
     return {[this, key](Completion<StatusOr<Tensor>> c) {
       if (!status_.ok()) return c(cancelled("step aborted before recv of " + key));
+      if (inline_mode()) return c(internal("recv of " + key + " in a step without a device actor"));
       cancel_hooks_.emplace(next_hook_++, [c](const Status& s) { c(s); });
       auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(remaining());
       self_->request(step_->rendezvous, wait, recv_atom::value, step_->step_id, key)
@@ -161,13 +163,18 @@ class ExecutorState final : public StepServices {
     return {[this, delay](Completion<Status> c) {
       if (!status_.ok()) return c(cancelled("step aborted"));
       cancel_hooks_.emplace(next_hook_++, [c](const Status& s) { c(s); });
-      self_->delayed_send(self_, delay, resume_atom::value, Closure{[c] { c(Status()); }});
+      if (inline_mode())
+        loop_->post_at(std::chrono::steady_clock::now() + delay, [c] { c(Status()); });
+      else
+        self_->delayed_send(self_, delay, resume_atom::value, Closure{[c] { c(Status()); }});
     }};
   }
 
   std::chrono::steady_clock::time_point deadline() const override { return step_->deadline; }
 
   std::function<void(std::function<void()>)> poster() override {
+    if (inline_mode())
+      return [loop = loop_](std::function<void()> fn) { loop->post(std::move(fn)); };
     return [me = caf::actor_cast<caf::actor>(self_)](std::function<void()> fn) {
       caf::anon_send(me, resume_atom::value, Closure{std::move(fn)});
     };
@@ -347,6 +354,11 @@ class ExecutorState final : public StepServices {
   /// Inline mode on a thread that must not block: expensive kernels are not run here (see
   /// `handed_off`).
   void set_cheap_only() { cheap_only_ = true; }
+  /// Inline mode on a thread that waits for the step: asynchronous kernels post their
+  /// completions (and sleeps their timers) to `loop`, which that thread serves.
+  void set_loop(std::shared_ptr<WaitLoop> loop) { loop_ = std::move(loop); }
+  bool finished() const { return finished_; }
+  int outstanding() const { return outstanding_; }
   /// True when an inline run stopped at an expensive kernel: `adopt` it in the device actor.
   bool handed_off() const { return handoff_ctx_ != nullptr; }
   /// Continues a handed-off partition inside device actor `self`: the pending expensive
@@ -450,6 +462,7 @@ class ExecutorState final : public StepServices {
   bool adopted_ = false;
   int handoff_id_ = -1;
   std::shared_ptr<OpKernelContext> handoff_ctx_;
+  std::shared_ptr<WaitLoop> loop_;  ///< run_step_waiting's
   bool finished_ = false;
   bool synced_ = false;
   Status status_;
@@ -522,6 +535,21 @@ caf::behavior device_actor(DeviceActor* self, std::shared_ptr<Device> device) {
 
 }  // namespace
 
+namespace {
+
+/// Gives a partition stopped at an expensive kernel on a caller's thread to the device
+/// actor, which finishes it and calls the step's `done`.
+void hand_off(const StepRunPtr& step, std::shared_ptr<std::unique_ptr<ExecutorState>> state) {
+  caf::anon_send(step->device_actors.at(0), adopt_atom::value, Adopt{[state](DeviceActor* self) {
+                   auto owned = std::move(*state);
+                   auto* raw = owned.get();
+                   self->state.steps.emplace(std::make_pair(raw->step_id(), std::size_t{0}), std::move(owned));
+                   raw->adopt(self);
+                 }});
+}
+
+}  // namespace
+
 void run_step_inline(const StepRunPtr& step, bool may_block) {
   auto run = std::make_shared<PartitionRun>();
   run->step = step;
@@ -540,12 +568,38 @@ void run_step_inline(const StepRunPtr& step, bool may_block) {
     auto done = std::move(step->done);
     return done(internal("step " + std::to_string(step->step_id) + " stopped on its thread unfinished"), {});
   }
-  caf::anon_send(step->device_actors.at(0), adopt_atom::value, Adopt{[state](DeviceActor* self) {
-                   auto owned = std::move(*state);
-                   auto* raw = owned.get();
-                   self->state.steps.emplace(std::make_pair(raw->step_id(), std::size_t{0}), std::move(owned));
-                   raw->adopt(self);
-                 }});
+  hand_off(step, std::move(state));
+}
+
+void run_step_waiting(const StepRunPtr& step, const std::shared_ptr<WaitLoop>& loop) {
+  auto run = std::make_shared<PartitionRun>();
+  run->step = step;
+  auto state = std::make_shared<std::unique_ptr<ExecutorState>>(std::make_unique<ExecutorState>(nullptr, std::move(run)));
+  ExecutorState& s = **state;
+  s.set_cheap_only();
+  s.set_loop(loop);
+  s.run();
+  while (!s.finished()) {
+    if (s.handed_off() && s.outstanding() == 0) {
+      // Nothing of ours is in flight any more: the device actor takes the step over.
+      loop->close();
+      return hand_off(step, std::move(state));
+    }
+    auto wake = loop->wait(step->deadline);
+    for (auto& fn : wake.work) fn();
+    // As the master: a step that finished before its cancellation or deadline came stands.
+    if (!s.finished() && wake.cancel) s.cancel(*wake.cancel);
+    if (!s.finished() && wake.deadline)
+      s.cancel(deadline_exceeded("Timed out waiting for notification: step " + std::to_string(step->step_id) +
+                                 " exceeded its deadline of " + std::to_string(step->timeout->count()) + " ms"));
+    s.run();
+  }
+  loop->close();
+  auto done = std::move(step->done);
+  if (s.status().ok())
+    done(Status(), std::move(step->results));
+  else
+    done(s.status(), {});
 }
 
 caf::actor spawn_device_actor(caf::actor_system& sys, std::shared_ptr<Device> device) {

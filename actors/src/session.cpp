@@ -1,5 +1,6 @@
 #include "actorflow/actors/session.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <map>
@@ -98,6 +99,9 @@ struct Session::Impl {
   Placement placement;
   std::map<std::string, std::shared_ptr<const CachedPlan>> cache;
   bool closed = false;
+  /// The loops of steps running on the threads that wait for them (run_step_waiting):
+  /// closing the session cancels them, as the master's end cancels its steps.
+  std::vector<std::shared_ptr<detail::WaitLoop>> waiting_steps;
 
   Status prepare(const std::vector<Output>& feeds, const std::vector<Output>& fetches,
                  const std::vector<Operation>& targets, std::shared_ptr<const CachedPlan>* out);
@@ -155,6 +159,7 @@ void Session::Impl::close() {
   std::lock_guard<std::mutex> guard(mu);
   if (closed) return;
   closed = true;
+  for (auto& loop : waiting_steps) loop->cancel(cancelled("Session has been closed."));
   if (backend) {
     backend->close();
     return;
@@ -369,6 +374,22 @@ void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds, std::ve
     }
     return detail::run_step_inline(step, here == Here::may_block);
   }
+  if (here == Here::caller_waits && !step->trace && step->executors.size() == 1 && step->executors[0]->waiting_ok) {
+    auto loop = std::make_shared<detail::WaitLoop>();
+    {
+      std::lock_guard<std::mutex> guard(impl_->mu);
+      if (impl_->closed) {
+        auto d = std::move(step->done);
+        return d(failed_precondition("Attempted to use a closed Session."), {});
+      }
+      impl_->waiting_steps.push_back(loop);
+    }
+    detail::run_step_waiting(step, loop);
+    std::lock_guard<std::mutex> guard(impl_->mu);
+    auto& w = impl_->waiting_steps;
+    w.erase(std::find(w.begin(), w.end(), loop));
+    return;
+  }
   caf::actor master, rendezvous;
   {
     std::lock_guard<std::mutex> guard(impl_->mu);
@@ -418,7 +439,8 @@ std::vector<Tensor> Session::run(const std::vector<Output>& fetches, const FeedD
   SyncWait wait;
   // Expensive kernels go to the device actor and its pool, which keeps independent
   // branches running in parallel (TensorFlow inlines only its inexpensive kernels too).
-  start_step_here(fetches, feeds, targets, options, metadata, wait.callback(), /*may_block=*/false);
+  // A step that waits on queues or readers runs here too, served by this waiting thread.
+  handle().start(fetches, feeds, targets, options, metadata, wait.callback(), Handle::Here::caller_waits);
   return wait.wait();
 }
 

@@ -4,7 +4,10 @@
 // the rendezvous (all in one process; see ARCHITECTURE.md "A step").
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -46,6 +49,9 @@ struct ExecutorImpl {
   /// The partition can run to its end on any thread without waiting: a host device, no
   /// asynchronous kernel (queues, readers, recv, sleep), no send (see `run_step_inline`).
   bool inline_ok = false;
+  /// The partition can run on a thread that waits for it (`run_step_waiting`): a host
+  /// device and no send or recv; asynchronous kernels allowed.
+  bool waiting_ok = false;
 
   /// Builds kernels and edge tables; errors name the node.
   /// `kernel_scope` prefixes the keys of stateful kernels on the device (sessions sharing
@@ -93,6 +99,107 @@ using PartitionRunPtr = std::shared_ptr<PartitionRun>;
 /// that serves other connections). Never call it from an actor.
 void run_step_inline(const StepRunPtr& step, bool may_block);
 
+/// The safety net for waits without a deadline (never `infinite`, see CAF notes §2).
+inline constexpr std::chrono::hours kNoDeadlineWait{24};
+
+/// The event loop of a step that runs on the thread waiting for it (`run_step_waiting`):
+/// the replies of queues and readers and the timers of sleeps, posted from any thread, run
+/// there in order; the session posts a cancellation when it closes.
+class WaitLoop {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  /// Queues `fn` to run on the loop's thread; dropped once the loop is closed (its step
+  /// finished: nothing it started is still waiting).
+  void post(std::function<void()> fn) {
+    std::lock_guard<std::mutex> guard(mu_);
+    if (closed_) return;
+    posted_.push_back(std::move(fn));
+    if (waiting_) cv_.notify_one();
+  }
+  /// Queues `fn` to run on the loop's thread at `when`.
+  void post_at(Clock::time_point when, std::function<void()> fn) {
+    std::lock_guard<std::mutex> guard(mu_);
+    if (closed_) return;
+    timers_.emplace(when, std::move(fn));
+    if (waiting_) cv_.notify_one();
+  }
+  /// Asks the step to stop with `why` (from any thread; the first request wins).
+  void cancel(Status why) {
+    std::lock_guard<std::mutex> guard(mu_);
+    if (closed_ || cancel_) return;
+    cancel_ = std::move(why);
+    if (waiting_) cv_.notify_one();
+  }
+
+  /// What woke the loop's thread: closures to run (in order), and a cancellation or the
+  /// deadline when they came.
+  struct Wake {
+    std::deque<std::function<void()>> work;
+    std::optional<Status> cancel;
+    bool deadline = false;
+  };
+  /// Waits until something is posted, a timer is due, a cancellation is asked for or
+  /// `deadline` passes.
+  Wake wait(Clock::time_point deadline) {
+    Wake w;
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      const auto now = Clock::now();
+      while (!timers_.empty() && timers_.begin()->first <= now) {
+        posted_.push_back(std::move(timers_.begin()->second));
+        timers_.erase(timers_.begin());
+      }
+      if (!posted_.empty() || cancel_ || (deadline <= now && !deadline_reported_)) break;
+      auto until = deadline_reported_ ? Clock::time_point::max() : deadline;
+      if (!timers_.empty()) until = std::min(until, timers_.begin()->first);
+      waiting_ = true;
+      if (until == Clock::time_point::max())
+        cv_.wait_for(lock, kNoDeadlineWait);
+      else
+        cv_.wait_until(lock, until);
+      waiting_ = false;
+    }
+    w.work.swap(posted_);
+    if (cancel_ && !cancel_reported_) {
+      cancel_reported_ = true;
+      w.cancel = cancel_;
+    }
+    if (!deadline_reported_ && deadline <= Clock::now()) {
+      deadline_reported_ = true;
+      w.deadline = true;
+    }
+    return w;
+  }
+  /// Ends the loop: later posts are dropped.
+  void close() {
+    std::lock_guard<std::mutex> guard(mu_);
+    closed_ = true;
+    posted_.clear();
+    timers_.clear();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> posted_;
+  std::multimap<Clock::time_point, std::function<void()>> timers_;
+  std::optional<Status> cancel_;
+  bool cancel_reported_ = false;
+  bool deadline_reported_ = false;
+  bool waiting_ = false;
+  bool closed_ = false;
+};
+
+/// Runs a step of one partition whose executor is `waiting_ok` on the calling thread, which
+/// waits for it: kernels run here, and the replies of the queues and readers it calls come
+/// back through `loop` (no master, no device actor, no message). The step's deadline and
+/// `loop`'s cancellation end it as the master would. Expensive kernels are handed to the
+/// device actor, as with `run_step_inline` without `may_block`, once nothing is in flight.
+/// Calls `step->done` (on this thread unless the device actor took the step over). Never
+/// call it from an actor.
+void run_step_waiting(const StepRunPtr& step, const std::shared_ptr<WaitLoop>& loop);
+
 /// Spawns the actor executing partitions on `device`.
 caf::actor spawn_device_actor(caf::actor_system& sys, std::shared_ptr<Device> device);
 /// Spawns a step rendezvous (cross-device send/recv) actor.
@@ -100,8 +207,6 @@ caf::actor spawn_rendezvous(caf::actor_system& sys);
 /// Spawns a session's master actor (fans steps out, enforces deadlines, first error wins).
 caf::actor spawn_master(caf::actor_system& sys);
 
-/// The safety net for waits without a deadline (never `infinite`, see CAF notes §2).
-inline constexpr std::chrono::hours kNoDeadlineWait{24};
 
 }  // namespace af::detail
 

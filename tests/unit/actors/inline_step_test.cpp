@@ -1,7 +1,9 @@
 // Steps that cannot wait run on the caller's thread (Session::start_step_here): cheap ones
 // end, `done` included, before the call returns; on a thread that must not block, the run
 // stops before an expensive kernel and the device actor finishes the step; steps with
-// waiting kernels (queues) still go through the actors.
+// waiting kernels (queues) still go through the actors. Session::run, whose caller waits
+// anyway, runs steps with waiting kernels on that thread too (run_step_waiting): replies,
+// timers, the deadline and the session's close reach it there.
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -100,6 +102,95 @@ BOOST_AUTO_TEST_CASE(a_step_that_may_wait_is_not_run_inline, *boost::unit_test::
   auto [s, v] = f.get();
   BOOST_REQUIRE(s.ok());
   BOOST_TEST(v.at(0).scalar<float>() == 7.0f);
+}
+
+// -- Session::run: steps with waiting kernels on the waiting thread --------------------------
+
+BOOST_AUTO_TEST_CASE(a_waiting_run_is_woken_by_another_thread, *boost::unit_test::timeout(30)) {
+  af::Graph g;
+  af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}});
+  auto dequeue = q.dequeue()[0];
+  auto x = g.placeholder(af::float32, af::PartialShape(af::Shape{}));
+  auto enqueue = q.enqueue({x});
+  af::Session sess(g);
+  auto waiting = std::async(std::launch::async, [&] { return sess.run(dequeue).scalar<float>(); });
+  BOOST_TEST((waiting.wait_for(50ms) == std::future_status::timeout));
+  sess.run(enqueue, {{x, af::Tensor(7.0f)}});
+  BOOST_TEST(waiting.get() == 7.0f);
+  // Many in a row, the producer on another thread: every value arrives once, in order.
+  auto producer = std::async(std::launch::async, [&] {
+    for (int i = 0; i < 2000; ++i) sess.run(enqueue, {{x, af::Tensor(static_cast<float>(i))}});
+  });
+  for (int i = 0; i < 2000; ++i) BOOST_REQUIRE(sess.run(dequeue).scalar<float>() == static_cast<float>(i));
+  producer.get();
+  BOOST_TEST(sess.run(q.size()).scalar<std::int32_t>() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(closing_the_session_cancels_a_waiting_run, *boost::unit_test::timeout(30)) {
+  af::Graph g;
+  af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::int32}, .shapes = {{}}, .shared_name = "close_cancels_waiting_q"});
+  auto dequeue = q.dequeue()[0];
+  auto enqueue = q.enqueue({g.constant(5)});
+  auto sess = std::make_unique<af::Session>(g);
+  af::Session other(g);  // keeps the shared queue alive past the close
+  other.run(q.size());
+  auto waiting = std::async(std::launch::async, [&]() -> std::string {
+    try {
+      sess->run(dequeue);
+      return "no error";
+    } catch (const af::CancelledError& e) {
+      return e.what();
+    }
+  });
+  BOOST_TEST((waiting.wait_for(50ms) == std::future_status::timeout));
+  sess->close();
+  BOOST_REQUIRE((waiting.wait_for(10s) == std::future_status::ready));
+  const std::string message = waiting.get();
+  BOOST_TEST(message.find("Session has been closed.") != std::string::npos, message);
+  // The cancelled dequeue took nothing: an element enqueued now stays for the next one.
+  other.run(enqueue);
+  BOOST_TEST(other.run(q.size()).scalar<std::int32_t>() == 1);
+  BOOST_TEST(other.run(dequeue).scalar<std::int32_t>() == 5);
+  BOOST_CHECK_THROW(sess->run(dequeue), af::FailedPreconditionError);
+}
+
+BOOST_AUTO_TEST_CASE(a_waiting_run_keeps_its_deadline_and_timers, *boost::unit_test::timeout(30)) {
+  af::Graph g;
+  af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::int32}, .shapes = {{}}});
+  auto dequeue = q.dequeue()[0];
+  auto enqueue = q.enqueue({g.constant(9)});
+  auto one = g.constant(1.0f);
+  auto short_delay = af::delay(one, 20ms) + 1.0f;
+  auto long_delay = af::delay(one, 30s);
+  af::Session sess(g);
+  auto start = std::chrono::steady_clock::now();
+  BOOST_TEST(sess.run(short_delay).scalar<float>() == 2.0f);
+  BOOST_TEST((std::chrono::steady_clock::now() - start >= 20ms));
+  start = std::chrono::steady_clock::now();
+  BOOST_CHECK_THROW(sess.run(long_delay, {}, {.timeout_in_ms = 50}), af::DeadlineExceededError);
+  BOOST_CHECK_THROW(sess.run(dequeue, {}, {.timeout_in_ms = 50}), af::DeadlineExceededError);
+  BOOST_TEST((std::chrono::steady_clock::now() - start < 10s));
+  // The expired dequeue took nothing.
+  sess.run(enqueue);
+  BOOST_TEST(sess.run(dequeue, {}, {.timeout_in_ms = 5000}).scalar<std::int32_t>() == 9);
+}
+
+BOOST_AUTO_TEST_CASE(a_waiting_run_hands_an_expensive_kernel_to_the_device, *boost::unit_test::timeout(30)) {
+  af::Graph g;
+  af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}});
+  auto x = g.placeholder(af::float32, af::PartialShape(af::Shape{}));
+  auto enqueue = q.enqueue({x});
+  const std::int64_t n = 1 << 20;  // far above the elementwise ops' expensive threshold
+  auto a = af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({n})), q.dequeue()[0]);
+  auto sum = af::reduce_sum(a + a);
+  af::Session sess(g);
+  sess.run(enqueue, {{x, af::Tensor(1.5f)}});
+  BOOST_TEST(sess.run(sum).scalar<float>() == 3.0f * n);
+  // The same when the dequeue has to wait first.
+  auto waiting = std::async(std::launch::async, [&] { return sess.run(sum).scalar<float>(); });
+  BOOST_TEST((waiting.wait_for(50ms) == std::future_status::timeout));
+  sess.run(enqueue, {{x, af::Tensor(0.5f)}});
+  BOOST_TEST(waiting.get() == 1.0f * n);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -202,7 +202,11 @@ class Session {
    private:
     friend class Session;
     explicit Handle(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
-    enum class Here { no, cheap_only, may_block };
+    /// Where a step may run: only through the master (`no`); on the calling thread when it
+    /// cannot wait, stopping before expensive kernels (`cheap_only`) or not (`may_block`);
+    /// or, as `cheap_only`, and also when it waits on queues or readers, the caller
+    /// waiting for it (`caller_waits`: `Session::run`).
+    enum class Here { no, cheap_only, may_block, caller_waits };
     void start(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
                const RunOptions& options, RunMetadata* metadata,
                std::function<void(Status, std::vector<Tensor>)> done, Here here) const;
