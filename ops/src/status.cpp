@@ -29,17 +29,22 @@ std::string_view code_name(Code code) noexcept {
   return "UNKNOWN_CODE";
 }
 
+const std::string& Status::empty_message() noexcept {
+  static const std::string empty;
+  return empty;
+}
+
 std::string Status::to_string() const {
   if (ok()) return "OK";
-  std::string out{code_name(code_)};
+  std::string out{code_name(code())};
   out += ": ";
-  out += message_;
+  out += message();
   return out;
 }
 
 Status Status::with_context(std::string_view suffix) const {
   if (ok()) return *this;
-  return Status{code_, message_ + std::string{suffix}};
+  return Status{code(), message() + std::string{suffix}};
 }
 
 std::ostream& operator<<(std::ostream& os, const Status& s) { return os << s.to_string(); }

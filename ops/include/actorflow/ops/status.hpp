@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -36,6 +37,8 @@ std::string_view code_name(Code code) noexcept;
 ///
 /// The runtime passes errors as values; the synchronous public API turns a
 /// failed Status into the matching `af::Error` subclass with `throw_if_error`.
+/// As TensorFlow's, an OK status is one null pointer: making, moving and dropping it on
+/// hot paths (a reader's every record) costs next to nothing.
 class Status {
  public:
   // -- constructors -----------------------------------------------------------
@@ -44,13 +47,23 @@ class Status {
   Status() = default;
 
   /// Constructs a status with `code` and `message`.
-  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(Code code, std::string message)
+      : state_(code == Code::ok && message.empty() ? nullptr
+                                                  : std::make_unique<State>(State{code, std::move(message)})) {}
+
+  Status(const Status& other) : state_(other.state_ ? std::make_unique<State>(*other.state_) : nullptr) {}
+  Status(Status&&) noexcept = default;
+  Status& operator=(const Status& other) {
+    if (this != &other) state_ = other.state_ ? std::make_unique<State>(*other.state_) : nullptr;
+    return *this;
+  }
+  Status& operator=(Status&&) noexcept = default;
 
   // -- observers --------------------------------------------------------------
 
-  bool ok() const noexcept { return code_ == Code::ok; }
-  Code code() const noexcept { return code_; }
-  const std::string& message() const noexcept { return message_; }
+  bool ok() const noexcept { return !state_ || state_->code == Code::ok; }
+  Code code() const noexcept { return state_ ? state_->code : Code::ok; }
+  const std::string& message() const noexcept { return state_ ? state_->message : empty_message(); }
 
   /// Renders as TensorFlow does: `"INVALID_ARGUMENT: message"`, or `"OK"`.
   std::string to_string() const;
@@ -59,12 +72,16 @@ class Status {
   Status with_context(std::string_view suffix) const;
 
   friend bool operator==(const Status& a, const Status& b) {
-    return a.code_ == b.code_ && a.message_ == b.message_;
+    return a.code() == b.code() && a.message() == b.message();
   }
 
  private:
-  Code code_ = Code::ok;
-  std::string message_;
+  struct State {
+    Code code;
+    std::string message;
+  };
+  static const std::string& empty_message() noexcept;
+  std::unique_ptr<State> state_;  ///< null when OK
 };
 
 std::ostream& operator<<(std::ostream& os, const Status& s);
