@@ -128,7 +128,8 @@ class ExecutorState final : public StepServices {
       : self_(self),
         run_(std::move(run)),
         step_(run_->step.get()),
-        impl_(step_->executors[run_->partition]) {
+        impl_(step_->executors[run_->partition]),
+        ends_step_(run_->direct) {
     pending_.reserve(impl_->items.size());
     for (auto& item : impl_->items) pending_.push_back(item.initial_pending);
     inputs_.resize(static_cast<std::size_t>(impl_->total_inputs));
@@ -238,7 +239,7 @@ class ExecutorState final : public StepServices {
     if (first) {
       cancel(s);
       // Tell the master at once so it can cancel the other partitions.
-      if (!inline_mode() && !adopted_) self_->send(run_->master, cancel_atom::value, step_->step_id, s);
+      if (!inline_mode() && !ends_step_) self_->send(run_->master, cancel_atom::value, step_->step_id, s);
     }
   }
 
@@ -358,6 +359,7 @@ class ExecutorState final : public StepServices {
   /// completions (and sleeps their timers) to `loop`, which that thread serves.
   void set_loop(std::shared_ptr<WaitLoop> loop) { loop_ = std::move(loop); }
   bool finished() const { return finished_; }
+  const StepRun* step() const { return step_; }
   int outstanding() const { return outstanding_; }
   /// True when an inline run stopped at an expensive kernel: `adopt` it in the device actor.
   bool handed_off() const { return handoff_ctx_ != nullptr; }
@@ -366,15 +368,18 @@ class ExecutorState final : public StepServices {
   /// one-partition step has no master).
   void adopt(DeviceActor* self) {
     self_ = self;
-    adopted_ = true;
+    ends_step_ = true;
     schedule(handoff_id_, std::move(handoff_ctx_));
     handoff_ctx_ = nullptr;
     run();
   }
   ~ExecutorState() override {
-    if (adopted_ && !finished_ && step_->done) {
+    if (ends_step_ && !finished_ && step_->done) {
       auto done = std::move(step_->done);
-      done(cancelled("step " + std::to_string(step_->step_id) + " was cancelled: its device shut down"), {});
+      // A cancellation that reached the partition (the session's close) is the reason.
+      done(status_.ok() ? cancelled("step " + std::to_string(step_->step_id) + " was cancelled: its device shut down")
+                        : status_,
+           {});
     }
   }
 
@@ -459,7 +464,8 @@ class ExecutorState final : public StepServices {
   int outstanding_ = 0;
   bool in_loop_ = false;
   bool cheap_only_ = false;
-  bool adopted_ = false;
+  /// No master: this partition calls the step's `done` (adopted, or started direct).
+  bool ends_step_ = false;
   int handoff_id_ = -1;
   std::shared_ptr<OpKernelContext> handoff_ctx_;
   std::shared_ptr<WaitLoop> loop_;  ///< run_step_waiting's
@@ -496,7 +502,7 @@ bool ExecutorState::maybe_finish() {
     step_->stats.insert(step_->stats.end(), stats_.begin(), stats_.end());
   }
   if (inline_mode()) return true;  // run_step_inline reads the status
-  if (adopted_) {
+  if (ends_step_) {
     auto done = std::move(step_->done);
     Status status = status_;
     std::vector<Tensor> results = status.ok() ? std::move(step_->results) : std::vector<Tensor>{};
@@ -517,7 +523,20 @@ caf::behavior device_actor(DeviceActor* self, std::shared_ptr<Device> device) {
         auto state = std::make_unique<ExecutorState>(self, run);
         auto* raw = state.get();
         self->state.steps.emplace(key, std::move(state));
+        if (run->direct && run->step->timeout)
+          self->delayed_send(self, *run->step->timeout, timeout_atom::value, run->step->step_id);
         raw->run();
+      },
+      [self](timeout_atom, std::int64_t step_id) {
+        // A direct step's deadline (the master's job otherwise). One that finished first
+        // is gone and stands.
+        auto it = self->state.steps.find({step_id, std::size_t{0}});
+        if (it == self->state.steps.end()) return;
+        ExecutorState* s = it->second.get();
+        const auto& step = *s->step();
+        s->cancel(deadline_exceeded("Timed out waiting for notification: step " + std::to_string(step_id) +
+                                    " exceeded its deadline of " + std::to_string(step.timeout->count()) + " ms"));
+        s->run();
       },
       [self](cancel_atom, std::int64_t step_id, const Status& why) {
         std::vector<ExecutorState*> targets;
@@ -600,6 +619,13 @@ void run_step_waiting(const StepRunPtr& step, const std::shared_ptr<WaitLoop>& l
     done(Status(), std::move(step->results));
   else
     done(s.status(), {});
+}
+
+void start_step_direct(const StepRunPtr& step) {
+  auto run = std::make_shared<PartitionRun>();
+  run->step = step;
+  run->direct = true;
+  caf::anon_send(step->device_actors.at(0), run_atom::value, std::move(run));
 }
 
 caf::actor spawn_device_actor(caf::actor_system& sys, std::shared_ptr<Device> device) {

@@ -102,6 +102,9 @@ struct Session::Impl {
   /// The loops of steps running on the threads that wait for them (run_step_waiting):
   /// closing the session cancels them, as the master's end cancels its steps.
   std::vector<std::shared_ptr<detail::WaitLoop>> waiting_steps;
+  /// Steps started on their device actor without the master (start_step_direct), by id:
+  /// closing the session cancels them there.
+  std::map<std::int64_t, caf::actor> direct_steps;
 
   Status prepare(const std::vector<Output>& feeds, const std::vector<Output>& fetches,
                  const std::vector<Operation>& targets, std::shared_ptr<const CachedPlan>* out);
@@ -160,6 +163,9 @@ void Session::Impl::close() {
   if (closed) return;
   closed = true;
   for (auto& loop : waiting_steps) loop->cancel(cancelled("Session has been closed."));
+  // Before the devices' exit messages, so that the steps end with this reason.
+  for (auto& [id, device] : direct_steps)
+    caf::anon_send(device, detail::cancel_atom::value, id, cancelled("Session has been closed."));
   if (backend) {
     backend->close();
     return;
@@ -389,6 +395,28 @@ void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds, std::ve
     auto& w = impl_->waiting_steps;
     w.erase(std::find(w.begin(), w.end(), loop));
     return;
+  }
+  if (!step->trace && step->executors.size() == 1 && step->executors[0]->waiting_ok) {
+    // One partition on a local host device: its device actor runs it and ends it.
+    const std::int64_t id = step->step_id;
+    std::unique_lock<std::mutex> lock(impl_->mu);
+    if (impl_->closed) {
+      lock.unlock();
+      auto d = std::move(step->done);
+      return d(failed_precondition("Attempted to use a closed Session."), {});
+    }
+    step->done = [weak = std::weak_ptr<Impl>(impl_), id, done = std::move(step->done)](
+                     Status s, std::vector<Tensor> values) {
+      if (auto impl = weak.lock()) {
+        std::lock_guard<std::mutex> guard(impl->mu);
+        impl->direct_steps.erase(id);
+      }
+      done(std::move(s), std::move(values));
+    };
+    impl_->direct_steps.emplace(id, step->device_actors[0]);
+    // Sent under the lock: a close that follows finds the step in the device's mailbox
+    // ahead of its cancellation.
+    return detail::start_step_direct(step);
   }
   caf::actor master, rendezvous;
   {

@@ -88,6 +88,9 @@ struct PartitionRun {
   StepRunPtr step;
   std::size_t partition = 0;
   caf::actor master;
+  /// A one-partition step sent straight to its device actor, without a master
+  /// (`start_step_direct`): the device actor enforces the deadline and calls `step->done`.
+  bool direct = false;
 };
 using PartitionRunPtr = std::shared_ptr<PartitionRun>;
 
@@ -199,6 +202,13 @@ class WaitLoop {
 /// Calls `step->done` (on this thread unless the device actor took the step over). Never
 /// call it from an actor.
 void run_step_waiting(const StepRunPtr& step, const std::shared_ptr<WaitLoop>& loop);
+
+/// Starts a step of one partition whose executor is `waiting_ok` on its device actor
+/// directly, the master left out (two messages fewer each way: a queue runner's step is a
+/// round trip runner -> device actor -> runner). The device actor arms the step's deadline,
+/// ends it as the master would and calls `step->done`; a `cancel_atom` sent to the device
+/// actor with the step's id cancels it (the session's close does).
+void start_step_direct(const StepRunPtr& step);
 
 /// Spawns the actor executing partitions on `device`.
 caf::actor spawn_device_actor(caf::actor_system& sys, std::shared_ptr<Device> device);

@@ -37,15 +37,16 @@ caf::behavior enqueue_loop(caf::event_based_actor* self, std::shared_ptr<LoopGro
                            std::function<void()> finish) {
   self->attach_functor([finish] { finish(); });
   auto me = caf::actor_cast<caf::actor>(self);
+  auto next = [self, group, op, me] {
+    if (group->coord && group->coord->should_stop()) return self->quit();
+    group->session.start_step({}, {}, {op}, {}, nullptr, [me](Status s, std::vector<Tensor>) {
+      caf::anon_send(me, loop_done_atom::value, std::move(s));
+    });
+  };
   return {
-      [self, group, op, me](loop_next_atom) {
-        if (group->coord && group->coord->should_stop()) return self->quit();
-        group->session.start_step({}, {}, {op}, {}, nullptr, [me](Status s, std::vector<Tensor>) {
-          caf::anon_send(me, loop_done_atom::value, std::move(s));
-        });
-      },
-      [self, group](loop_done_atom, const Status& s) {
-        if (s.ok()) return self->send(self, loop_next_atom::value);
+      [next](loop_next_atom) { next(); },
+      [self, group, next](loop_done_atom, const Status& s) {
+        if (s.ok()) return next();  // the next step at once: no message to itself
         if (is_queue_closed(s)) {
           if (--group->running == 0) {
             // The last loop closes the queue; errors of the close are ignored, as in TF.

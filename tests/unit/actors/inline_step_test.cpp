@@ -3,7 +3,9 @@
 // stops before an expensive kernel and the device actor finishes the step; steps with
 // waiting kernels (queues) still go through the actors. Session::run, whose caller waits
 // anyway, runs steps with waiting kernels on that thread too (run_step_waiting): replies,
-// timers, the deadline and the session's close reach it there.
+// timers, the deadline and the session's close reach it there. Steps started from actors
+// (Session::start_step: queue runners) with one partition on a host device go straight to
+// the device actor, which keeps their deadline and ends them without the master.
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -191,6 +193,102 @@ BOOST_AUTO_TEST_CASE(a_waiting_run_hands_an_expensive_kernel_to_the_device, *boo
   BOOST_TEST((waiting.wait_for(50ms) == std::future_status::timeout));
   sess.run(enqueue, {{x, af::Tensor(0.5f)}});
   BOOST_TEST(waiting.get() == 1.0f * n);
+}
+
+// -- Session::start_step: one-partition steps on their device actor, no master ---------------
+
+BOOST_AUTO_TEST_CASE(a_started_step_waits_and_ends_on_its_device_actor, *boost::unit_test::timeout(30)) {
+  af::Graph g;
+  af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}});
+  auto dequeue = q.dequeue()[0];
+  auto x = g.placeholder(af::float32, af::PartialShape(af::Shape{}));
+  auto enqueue = q.enqueue({x});
+  const std::int64_t n = 1 << 20;  // an expensive kernel after the wait: the device's pool
+  auto sum = af::reduce_sum(af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({n})), dequeue));
+  af::Session sess(g);
+  Outcome o;
+  auto f = o.promise.get_future();
+  sess.start_step({dequeue}, {}, {}, {}, nullptr, o.callback());
+  BOOST_TEST((f.wait_for(50ms) == std::future_status::timeout));
+  sess.run(enqueue, {{x, af::Tensor(7.0f)}});
+  BOOST_REQUIRE(f.wait_for(10s) == std::future_status::ready);
+  auto [s, v] = f.get();
+  BOOST_REQUIRE_MESSAGE(s.ok(), s.message());
+  BOOST_TEST(v.at(0).scalar<float>() == 7.0f);
+  BOOST_TEST(o.thread != std::this_thread::get_id());
+  Outcome big;
+  auto fb = big.promise.get_future();
+  sess.start_step({sum}, {}, {}, {}, nullptr, big.callback());
+  sess.run(enqueue, {{x, af::Tensor(0.5f)}});
+  BOOST_REQUIRE(fb.wait_for(20s) == std::future_status::ready);
+  auto [sb, vb] = fb.get();
+  BOOST_REQUIRE_MESSAGE(sb.ok(), sb.message());
+  BOOST_TEST(vb.at(0).scalar<float>() == 0.5f * n);
+  // A failing node fails the step, named, and cancels the waiting dequeue with it.
+  auto y = g.variable(1.0f, {.name = "never_initialized"});
+  Outcome bad;
+  auto fe = bad.promise.get_future();
+  sess.start_step({dequeue, y.value()}, {}, {}, {}, nullptr, bad.callback());
+  BOOST_REQUIRE(fe.wait_for(10s) == std::future_status::ready);
+  auto [se, ve] = fe.get();
+  BOOST_TEST(se.code() == af::Code::failed_precondition, se.message());
+  BOOST_TEST(se.message().find("never_initialized") != std::string::npos, se.message());
+  sess.run(enqueue, {{x, af::Tensor(3.0f)}});
+  BOOST_TEST(sess.run(q.size()).scalar<std::int32_t>() == 1);  // the failed step took nothing
+}
+
+BOOST_AUTO_TEST_CASE(a_started_step_keeps_its_deadline, *boost::unit_test::timeout(30)) {
+  af::Graph g;
+  af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::int32}, .shapes = {{}}});
+  auto dequeue = q.dequeue()[0];
+  auto enqueue = q.enqueue({g.constant(9)});
+  auto long_delay = af::delay(g.constant(1.0f), 30s);
+  af::Session sess(g);
+  const auto start = std::chrono::steady_clock::now();
+  for (const af::Output& fetch : {dequeue, long_delay}) {
+    Outcome o;
+    auto f = o.promise.get_future();
+    sess.start_step({fetch}, {}, {}, {.timeout_in_ms = 50}, nullptr, o.callback());
+    BOOST_REQUIRE(f.wait_for(10s) == std::future_status::ready);
+    auto [s, v] = f.get();
+    BOOST_TEST(s.code() == af::Code::deadline_exceeded, s.message());
+  }
+  BOOST_TEST((std::chrono::steady_clock::now() - start < 10s));
+  // The expired dequeue took nothing; a step that ends before its deadline stands.
+  sess.run(enqueue);
+  Outcome o;
+  auto f = o.promise.get_future();
+  sess.start_step({dequeue}, {}, {}, {.timeout_in_ms = 5000}, nullptr, o.callback());
+  BOOST_REQUIRE(f.wait_for(10s) == std::future_status::ready);
+  auto [s, v] = f.get();
+  BOOST_REQUIRE_MESSAGE(s.ok(), s.message());
+  BOOST_TEST(v.at(0).scalar<std::int32_t>() == 9);
+}
+
+BOOST_AUTO_TEST_CASE(closing_the_session_cancels_a_started_step, *boost::unit_test::timeout(30)) {
+  af::Graph g;
+  af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::int32}, .shapes = {{}}, .shared_name = "close_cancels_started_q"});
+  auto dequeue = q.dequeue()[0];
+  auto enqueue = q.enqueue({g.constant(5)});
+  auto sess = std::make_unique<af::Session>(g);
+  af::Session other(g);  // keeps the shared queue alive past the close
+  other.run(q.size());
+  Outcome o;
+  auto f = o.promise.get_future();
+  sess->start_step({dequeue}, {}, {}, {}, nullptr, o.callback());
+  BOOST_TEST((f.wait_for(50ms) == std::future_status::timeout));
+  sess->close();
+  BOOST_REQUIRE(f.wait_for(10s) == std::future_status::ready);
+  auto [s, v] = f.get();
+  BOOST_TEST(s.code() == af::Code::cancelled, s.message());
+  BOOST_TEST(s.message().find("Session has been closed.") != std::string::npos, s.message());
+  other.run(enqueue);
+  BOOST_TEST(other.run(q.size()).scalar<std::int32_t>() == 1);  // the cancelled dequeue took nothing
+  Outcome late;
+  auto fl = late.promise.get_future();
+  sess->start_step({dequeue}, {}, {}, {}, nullptr, late.callback());
+  BOOST_REQUIRE(fl.wait_for(10s) == std::future_status::ready);
+  BOOST_TEST(fl.get().first.code() == af::Code::failed_precondition);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
