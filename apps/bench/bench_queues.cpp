@@ -219,7 +219,7 @@ void bench_p2_self(bool quick) {
 
 void bench_p3(bool quick) {
   auto dir = (std::filesystem::temp_directory_path() / "actorflow_bench_p3").string();
-  const std::int64_t lines = quick ? 50'000 : 250'000;
+  const std::int64_t lines = quick ? 50'000 : 625'000;
   auto files = apps::write_csv_shards(dir, 4, lines);
   apps::parse_files_directly(files);  // page cache
   const int runs = quick ? 2 : 5;
@@ -248,10 +248,10 @@ void bench_p3(bool quick) {
   }
   double b = median_of(base), r1 = median_of(one), r2 = median_of(two);
   std::printf("P3 CSV pipeline, %lld lines of 3 fields in 4 files (page cache), read_up_to 1024, "
-              "batches of 1024: 1 reader median %.2f M lines/s, 2 readers %.2f M lines/s; "
+              "%d QueueRunner loops per reader, batches of 1024: 1 reader median %.2f M lines/s, 2 readers %.2f M lines/s; "
               "std::from_chars loop %.2f M lines/s; ratio 1 reader %.2fx, 2 readers per core %.2fx "
               "(checksums %s); CPU busy %.2f / %.2f cores, so per CPU-second %.2fx / %.2fx of the loop\n",
-              static_cast<long long>(4 * lines), r1 / 1e6, r2 / 1e6, b / 1e6, r1 / b, r2 / (2 * b),
+              static_cast<long long>(4 * lines), apps::PipelineOptions{}.loops_per_reader, r1 / 1e6, r2 / 1e6, b / 1e6, r1 / b, r2 / (2 * b),
               std::abs(checksum - checksum_base) < 1e-3 * std::abs(checksum_base) + 1 ? "match" : "DIFFER",
               median_of(cores_one), median_of(cores_two), r1 / median_of(cores_one) / b,
               r2 / median_of(cores_two) / b);

@@ -16,8 +16,10 @@ struct PipelineOptions {
   int readers = 2;
   /// QueueRunner loops running each reader's read-and-enqueue op, as the chapter's
   /// `QueueRunner(instance_queue, [enqueue_instance] * 5)`: while one loop's batch goes
-  /// into the queue, the reader already decodes the next loop's.
-  int loops_per_reader = 2;
+  /// into the queue and its next step comes back, the reader decodes the other loops'
+  /// requests instead of waiting (2 loops: 18.6 M lines/s with 2 readers on 2 cores;
+  /// 4: 20.7 M; 5: the chapter's count; 8: 21.6 M).
+  int loops_per_reader = 5;
   /// Lines per read step (`read_up_to`); 1 = the chapter's one-record `read`.
   std::int64_t read_up_to = 1024;
   std::int64_t batch_size = 1024;
