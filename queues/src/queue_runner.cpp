@@ -4,6 +4,7 @@
 #include "actorflow/queues/queue_runner.hpp"
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 
 #include <caf/all.hpp>
@@ -33,20 +34,39 @@ bool is_queue_closed(const Status& s) {
   return s.code() == Code::out_of_range || s.code() == Code::cancelled;
 }
 
+/// The steps of one enqueue loop. Each step's completion starts the next one right where it
+/// arrives (the device actor's thread, for a one-partition step): the loop's actor hears
+/// only of the end (an error, the queue's close, a stop request).
+struct LoopSteps : std::enable_shared_from_this<LoopSteps> {
+  std::shared_ptr<LoopGroup> group;
+  Operation op;
+  caf::actor loop;
+
+  bool stopping() const { return group->coord && group->coord->should_stop(); }
+  void next() {
+    group->session.start_step({}, {}, {op}, {}, nullptr, [me = shared_from_this()](Status s, std::vector<Tensor>) {
+      if (!s.ok()) return caf::anon_send(me->loop, loop_done_atom::value, std::move(s));
+      if (me->stopping()) return caf::anon_send(me->loop, loop_next_atom::value);  // it quits
+      me->next();
+    });
+  }
+};
+
 caf::behavior enqueue_loop(caf::event_based_actor* self, std::shared_ptr<LoopGroup> group, Operation op,
                            std::function<void()> finish) {
   self->attach_functor([finish] { finish(); });
-  auto me = caf::actor_cast<caf::actor>(self);
-  auto next = [self, group, op, me] {
-    if (group->coord && group->coord->should_stop()) return self->quit();
-    group->session.start_step({}, {}, {op}, {}, nullptr, [me](Status s, std::vector<Tensor>) {
-      caf::anon_send(me, loop_done_atom::value, std::move(s));
-    });
+  auto steps = std::make_shared<LoopSteps>();
+  steps->group = group;
+  steps->op = op;
+  steps->loop = caf::actor_cast<caf::actor>(self);
+  auto next = [self, steps] {
+    if (steps->stopping()) return self->quit();
+    steps->next();
   };
   return {
       [next](loop_next_atom) { next(); },
       [self, group, next](loop_done_atom, const Status& s) {
-        if (s.ok()) return next();  // the next step at once: no message to itself
+        if (s.ok()) return next();
         if (is_queue_closed(s)) {
           if (--group->running == 0) {
             // The last loop closes the queue; errors of the close are ignored, as in TF.
