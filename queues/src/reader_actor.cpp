@@ -3,6 +3,8 @@
 // and waits for the answer without blocking, so a cancel or the deadline can end the wait
 // (the queue then gives nothing away). File I/O blocks only this detached actor's thread.
 #include <deque>
+#include <string_view>
+#include <vector>
 
 #include "reader_resource.hpp"
 
@@ -23,6 +25,8 @@ struct ActiveRead {
 
 /// Rows a decoding read_up_to allocates at first; it doubles them as it needs.
 constexpr std::int64_t kFirstDecodeRows = 4096;
+/// Records a decoding read takes from its source per call (RecordSource::read_views).
+constexpr std::int64_t kViewBatch = 256;
 
 struct ReaderState {
   std::string reader_name;
@@ -38,6 +42,7 @@ struct ReaderState {
   std::uint64_t work_call_id = 0;
   std::shared_ptr<QueueResource> work_queue;
   CsvBatch batch;  ///< the front decoding read's columns
+  std::vector<std::string_view> views;  ///< a decoding read's records, read_views at a time
   static inline const char* name = "af.reader";
 };
 using ReaderActor = caf::stateful_actor<ReaderState>;
@@ -177,30 +182,35 @@ void process(ReaderActor* self) {
         request_work(self);
         return;
       }
-      bool produced = false, at_end = false;
+      bool at_end = false;
+      std::int64_t produced = 0;
       Status st;
       if (decoding) {
-        std::string_view value;
-        st = s.source->read_view(&value, &produced, &at_end);
-        if (st.ok() && produced) {
-          if (front.decoded == front.rows) {
-            front.rows = std::min(wanted, 2 * front.rows);
+        // Records come a buffer's worth at a time (views into the source's buffer).
+        if (s.views.empty()) s.views.resize(kViewBatch);
+        const std::int64_t max = std::min<std::int64_t>(wanted - front.decoded, kViewBatch);
+        st = s.source->read_views(max, s.views.data(), &produced, &at_end);
+        if (st.ok() && produced > 0) {
+          if (front.decoded + produced > front.rows) {
+            front.rows = std::min(wanted, std::max(2 * front.rows, front.decoded + produced));
             s.batch.grow(front.rows);
           }
-          if (front.decode_error.ok()) {
-            Status bad = s.batch.decode(value, front.decoded);
+          for (std::int64_t i = 0; i < produced; ++i, ++front.decoded) {
+            if (!front.decode_error.ok()) continue;
+            Status bad = s.batch.decode(s.views[static_cast<std::size_t>(i)], front.decoded);
             if (!bad.ok()) {
               std::string message = bad.message();
-              if (call.decoder->has_keys()) message += " (" + s.source->last_key() + ")";
+              if (call.decoder->has_keys()) message += " (" + s.source->key_back(produced - 1 - i) + ")";
               front.decode_error = invalid_argument(message + call.decoder->node_suffix());
             }
           }
-          ++front.decoded;
         }
       } else {
         std::string key, value;
-        st = s.source->read(&key, &value, &produced, &at_end);
-        if (st.ok() && produced) {
+        bool one = false;
+        st = s.source->read(&key, &value, &one, &at_end);
+        if (st.ok() && one) {
+          produced = 1;
           front.keys.push_back(std::move(key));
           front.values.push_back(std::move(value));
         }
@@ -209,8 +219,8 @@ void process(ReaderActor* self) {
         finish_read(self, st);
         break;
       }
-      if (produced) {
-        ++s.num_records_produced;
+      if (produced > 0) {
+        s.num_records_produced += produced;
         if (!at_end) continue;
         // A source may end its work unit with its last record (IdentityReader does).
       }

@@ -143,6 +143,50 @@ BOOST_AUTO_TEST_CASE(fused_reads_give_the_unfused_columns, *boost::unit_test::ti
   }
 }
 
+BOOST_AUTO_TEST_CASE(fused_reads_split_lines_of_every_length_as_read_line_does, *boost::unit_test::timeout(60)) {
+  // The fused read finds a buffer's newlines 16 bytes at a time: lines of every length from
+  // 1 to 70 bytes (an empty record is an error), some ending in "\r\n", over 256 KiB so
+  // that the buffer's end falls at every offset within a line; each line is one field.
+  TempDir dir;
+  std::string text;
+  std::int64_t lines = 0;
+  for (int round = 0; text.size() < (600u << 10); ++round) {
+    for (int length = 1; length <= 70; ++length, ++lines) {
+      std::string line;
+      for (int k = 0; k < length; ++k) line += static_cast<char>('a' + (k + round) % 26);
+      if (length > 3 && (length + round) % 11 == 0) line[1] = ' ';
+      text += line + ((length + round) % 3 == 0 ? "\r\n" : "\n");
+    }
+  }
+  auto f = dir.write("lengths.txt", text);
+  for (std::int64_t batch : {7, 1000, 100000}) {
+    af::Graph g;
+    Source fused_src(g, {f}), plain_src(g, {f});
+    auto [fk, fv] = fused_src.reader.read_up_to(fused_src.files, batch);
+    auto fused = af::decode_csv(fv, {af::Tensor(std::string("<empty>"))}, {.use_quote_delim = false});
+    auto [pk, pv] = plain_src.reader.read_up_to(plain_src.files, batch);
+    auto plain = af::decode_csv(pv, {af::Tensor(std::string("<empty>"))}, {.use_quote_delim = false});
+    BOOST_REQUIRE(has(planned_ops(g, {fused[0]}, {}), "_ReaderReadDecodeCSV"));
+    af::Session sess(g);
+    fused_src.fill(sess);
+    plain_src.fill(sess);
+    std::int64_t rows = 0;
+    for (;;) {
+      af::Tensor a, b;
+      std::string ea = error_of([&] { a = sess.run(fused[0]); });
+      std::string eb = error_of([&] { b = sess.run({plain[0], pv})[0]; });
+      BOOST_REQUIRE_MESSAGE((ea == "<no error>") == (eb == "<no error>"), ea + " / " + eb);
+      if (ea != "<no error>") {
+        BOOST_TEST(ea.find("is closed and has insufficient elements") != std::string::npos, ea);
+        break;
+      }
+      BOOST_REQUIRE((a == b));
+      rows += a.num_elements();
+    }
+    BOOST_TEST(rows == lines);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_fused_decode_error_names_file_and_line_and_consumes_what_the_read_would,
                      *boost::unit_test::timeout(60)) {
   TempDir dir;
