@@ -317,7 +317,13 @@ class ExecutorState final : public StepServices {
     }
     if (kernel->is_expensive(*ctx)) {
       if (!inline_mode()) return schedule(id, std::move(ctx));
-      if (cheap_only_) {
+      if (loop_) {
+        // On the thread that waits for the step, which stands in for an inter-op thread (as
+        // TensorFlow's executor keeps the last ready expensive node on its own thread): this
+        // one goes to the pool only when other nodes are ready to run here beside it and the
+        // pool has threads to spare. A chain (a training step) then runs with no hop at all.
+        if (!ready_.empty() && impl_->device->inter_op_threads() > 1) return schedule(id, std::move(ctx));
+      } else if (cheap_only_) {
         // A thread that must not block: stop here and hand the rest to the device actor.
         handoff_id_ = id;
         handoff_ctx_ = std::move(ctx);
@@ -330,24 +336,24 @@ class ExecutorState final : public StepServices {
     complete(id, ctx->outputs(), ctx->status());
   }
 
-  /// Runs node `id`'s expensive kernel on the device's inter-op pool.
+  /// Runs node `id`'s expensive kernel on the device's inter-op pool; its completion comes
+  /// back to the device actor (or to the wait loop of the thread waiting for the step).
   void schedule(int id, std::shared_ptr<OpKernelContext> ctx) {
     OpKernel* kernel = impl_->items[static_cast<std::size_t>(id)].kernel.get();
     ++outstanding_;
     auto impl = impl_;  // keeps kernels and device alive while the pool runs
-    caf::actor me = caf::actor_cast<caf::actor>(self_);
     bool trace = step_->trace;
-    impl_->device->schedule([this, id, ctx, kernel, impl, me, trace] {
+    impl_->device->schedule([this, id, ctx, kernel, impl, post = poster(), trace] {
       auto start = trace ? now_us() : 0;
       compute(*kernel, *ctx);
       auto end = trace ? now_us() : 0;
       auto tid = trace ? thread_id() : 0;
-      caf::anon_send(me, resume_atom::value, Closure{[this, id, ctx, start, end, tid] {
-                       --outstanding_;
-                       if (step_->trace) record(id, tid, start, end, false);
-                       complete(id, ctx->outputs(), ctx->status());
-                       run();
-                     }});
+      post([this, id, ctx, start, end, tid] {
+        --outstanding_;
+        if (step_->trace) record(id, tid, start, end, false);
+        complete(id, ctx->outputs(), ctx->status());
+        run();
+      });
     });
   }
 
@@ -593,17 +599,10 @@ void run_step_inline(const StepRunPtr& step, bool may_block) {
 void run_step_waiting(const StepRunPtr& step, const std::shared_ptr<WaitLoop>& loop) {
   auto run = std::make_shared<PartitionRun>();
   run->step = step;
-  auto state = std::make_shared<std::unique_ptr<ExecutorState>>(std::make_unique<ExecutorState>(nullptr, std::move(run)));
-  ExecutorState& s = **state;
-  s.set_cheap_only();
+  ExecutorState s(nullptr, std::move(run));
   s.set_loop(loop);
   s.run();
   while (!s.finished()) {
-    if (s.handed_off() && s.outstanding() == 0) {
-      // Nothing of ours is in flight any more: the device actor takes the step over.
-      loop->close();
-      return hand_off(step, std::move(state));
-    }
     auto wake = loop->wait(step->deadline);
     for (auto& fn : wake.work) fn();
     // As the master: a step that finished before its cancellation or deadline came stands.

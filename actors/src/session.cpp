@@ -370,7 +370,8 @@ void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds, std::ve
   if (impl_->shared_devices && impl_->shared_devices->remote_send) step->remote_send = impl_->shared_devices->remote_send;
   step->device_actors = plan->device_actors;
   step->done = std::move(done);
-  if (here != Here::no && !step->trace && step->executors.size() == 1 && step->executors[0]->inline_ok) {
+  if ((here == Here::cheap_only || here == Here::may_block) && !step->trace && step->executors.size() == 1 &&
+      step->executors[0]->inline_ok) {
     {
       std::lock_guard<std::mutex> guard(impl_->mu);
       if (impl_->closed) {

@@ -12,6 +12,7 @@ void CpuDevice::schedule(std::function<void()> fn) { pools_->schedule(std::move(
 Eigen::ThreadPoolDevice* CpuDevice::intra_op_device() noexcept { return pools_->intra_op_device(); }
 
 int CpuDevice::intra_op_threads() const noexcept { return pools_->intra_op_threads(); }
+int CpuDevice::inter_op_threads() const noexcept { return pools_->inter_op_threads(); }
 
 namespace {
 

@@ -6,12 +6,6 @@
 // products, transcendental functions). Large inputs are split over the intra-op pool
 // (`OpKernelContext::eigen_device`); small ones run inline and allocate nothing but their
 // output, since the executor runs cheap kernels directly in the device actor.
-#ifdef ACTORFLOW_HAVE_OPENBLAS
-#include <cblas.h>
-#include <dlfcn.h>
-#include <mutex>
-#include <shared_mutex>
-#endif
 #include <algorithm>
 #include <atomic>
 #include <array>
@@ -28,6 +22,7 @@
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "cpu_gemm.hpp"
 #include "cwise_ops_common.hpp"
 #include "standard_ops.hpp"
 
@@ -217,91 +212,6 @@ void naive_matmul(const T* a, const T* b, T* out, Index m, Index n, Index k, boo
   }
 }
 
-#ifdef ACTORFLOW_HAVE_OPENBLAS
-/// OpenBLAS, loaded on the first float/double matmul rather than linked: loading it starts
-/// its thread pool, whose threads spin (sched_yield) for about 0.1 s before they sleep, in
-/// every process, matmul or not (measured: 17% of the CPU of a short csv_pipeline run).
-struct Blas {
-  decltype(&cblas_sgemm) sgemm = nullptr;
-  decltype(&cblas_dgemm) dgemm = nullptr;
-  void (*set_num_threads)(int) = nullptr;
-
-  /// Null when OpenBLAS cannot be loaded (Eigen computes then).
-  // Debian's OpenBLAS 0.3.21 does not know AMD's AVX-512 cores (Zen 4 and later) and runs
-  // its Haswell (AVX2) kernels there; its SkylakeX kernels need only AVX-512 F/CD/BW/DQ/VL,
-  // which those cores have, and are 1.5x faster on a training step (apps/bench p6). The
-  // choice is made when the library loads; a user's OPENBLAS_CORETYPE wins.
-  static void prefer_avx512_kernels() {
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;
-    __builtin_cpu_init();
-    if (__builtin_cpu_is("amd") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl"))
-      ::setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
-#endif
-  }
-
-  static const Blas* get(int threads) {
-    static Blas blas;
-    static std::once_flag loaded;
-    std::call_once(loaded, [threads] {
-      prefer_avx512_kernels();
-      void* lib = nullptr;
-      for (const char* name : {"libopenblas.so.0", "libopenblas.so"})
-        if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
-      if (lib == nullptr) return;
-      blas.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(lib, "cblas_sgemm"));
-      blas.dgemm = reinterpret_cast<decltype(&cblas_dgemm)>(dlsym(lib, "cblas_dgemm"));
-      blas.set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(lib, "openblas_set_num_threads"));
-      if (blas.set_num_threads) blas.set_num_threads(threads);
-    });
-    return blas.sgemm && blas.dgemm ? &blas : nullptr;
-  }
-};
-
-/// False when OpenBLAS is not there (the caller computes with Eigen).
-template <class T>
-bool blas_gemm(const T* a, const T* b, T* out, Index m, Index n, Index k, bool ta, bool tb,
-               int threads) {
-  const Blas* blas = Blas::get(threads);
-  if (blas == nullptr) return false;
-  // OpenBLAS's thread count is process-wide: it follows the calling kernel's intra-op
-  // threads. One thread computes on the caller, so such products may run side by side on
-  // the inter-op threads. A multi-threaded product takes OpenBLAS's whole pool: two of them
-  // at once would spin in exec_blas_async waiting for each other's workers (P6 with 2
-  // threads: 5.8 ms instead of 1.5), so they run one at a time.
-  static std::shared_mutex pool_mu;
-  static std::atomic<int> current_threads{-1};
-  std::unique_lock<std::shared_mutex> exclusive(pool_mu, std::defer_lock);
-  std::shared_lock<std::shared_mutex> shared(pool_mu, std::defer_lock);
-  if (threads > 1 || current_threads.load(std::memory_order_relaxed) != threads) {
-    exclusive.lock();
-    if (blas->set_num_threads && current_threads.load(std::memory_order_relaxed) != threads) {
-      blas->set_num_threads(threads);
-      current_threads.store(threads, std::memory_order_relaxed);
-    }
-    if (threads == 1) {  // single-threaded products may share the library
-      exclusive.unlock();
-      shared.lock();
-    }
-  } else {
-    shared.lock();
-  }
-  const auto op_a = ta ? CblasTrans : CblasNoTrans;
-  const auto op_b = tb ? CblasTrans : CblasNoTrans;
-  const auto lda = static_cast<blasint>(ta ? m : k);
-  const auto ldb = static_cast<blasint>(tb ? k : n);
-  if constexpr (std::is_same_v<T, float>)
-    blas->sgemm(CblasRowMajor, op_a, op_b, static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), 1.0f, a, lda, b, ldb, 0.0f, out, static_cast<blasint>(n));
-  else
-    blas->dgemm(CblasRowMajor, op_a, op_b, static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), 1.0, a, lda, b, ldb, 0.0, out, static_cast<blasint>(n));
-  return true;
-}
-#endif
-
 template <class T>
 void eigen_matmul(const OpKernelContext& ctx, const T* a, const T* b, T* out, Index m, Index n,
                   Index k, bool ta, bool tb) {
@@ -314,15 +224,16 @@ void eigen_matmul(const OpKernelContext& ctx, const T* a, const T* b, T* out, In
   // transpose combinations.
   Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> dims{
       {Eigen::IndexPair<Eigen::Index>(ta ? 0 : 1, tb ? 1 : 0)}};
-#ifdef ACTORFLOW_HAVE_OPENBLAS
-  // OpenBLAS picks its kernels for the CPU at run time (AVX2/AVX-512), which Eigen built for
-  // baseline x86-64 cannot: 80 vs 11 GFLOP/s at 1024^3 on 2 cores (apps/bench mm), and 3x
-  // on the products of a training step with one thread (apps/bench p6). OpenBLAS's pool is
-  // sized to the kernel's intra-op threads.
+  // oneDNN and OpenBLAS pick their kernels for the CPU at run time (AVX2/AVX-512), which
+  // Eigen built for baseline x86-64 cannot: 80 vs 11 GFLOP/s at 1024^3 on 2 cores (apps/bench
+  // mm), and 3x on the products of a training step with one thread (apps/bench p6).
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    if (blas_gemm(a, b, out, m, n, k, ta, tb, std::max(1, ctx.intra_op_threads))) return;
+    if constexpr (std::is_same_v<T, float>) {
+      if (detail::cpu_gemm(a, b, out, m, n, k, ta, tb, std::max(1, ctx.intra_op_threads), ctx.eigen_device)) return;
+    } else {
+      if (detail::cpu_gemm(a, b, out, m, n, k, ta, tb, std::max(1, ctx.intra_op_threads))) return;
+    }
   }
-#endif
   // With one intra-op thread, compute on the calling (inter-op) thread: a one-thread Eigen
   // pool would serialise independent matmuls running on different inter-op threads.
   if (ctx.eigen_device != nullptr && ctx.intra_op_threads > 1)

@@ -80,6 +80,8 @@ class Device {
   /// The intra-op pool for multi-threaded kernels (may be null).
   virtual Eigen::ThreadPoolDevice* intra_op_device() noexcept = 0;
   virtual int intra_op_threads() const noexcept = 0;
+  /// The threads of the inter-op pool (a thread waiting for its step stands in for one).
+  virtual int inter_op_threads() const noexcept { return 1; }
 
  private:
   DeviceAttributes attributes_;

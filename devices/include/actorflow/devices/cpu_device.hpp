@@ -15,6 +15,7 @@ class CpuDevice : public Device {
   void schedule(std::function<void()> fn) override;
   Eigen::ThreadPoolDevice* intra_op_device() noexcept override;
   int intra_op_threads() const noexcept override;
+  int inter_op_threads() const noexcept override;
 
  private:
   std::shared_ptr<ThreadPools> pools_;
