@@ -2,7 +2,8 @@
 //
 //   P6    one SGD step of an MLP 784-256-10, batch 128, fed from memory, through
 //         sess.run(train_op), with 1 and 2 intra-op threads, beside a hand-written C++ step
-//         calling OpenBLAS directly for the same forward, backward and update (the limit).
+//         calling OpenBLAS and then oneDNN directly for the same forward, backward and update
+//         (the faster is the limit).
 //   T85   wall seconds of training (evaluation excluded) until the Fashion-MNIST test accuracy
 //         reaches 0.85 (MLP 784-256-128-10, Adam 1e-3, batch 128, checked every 47 steps),
 //         median over seeds 1, 2, 3 (needs Debian's dataset-fashion-mnist).
@@ -21,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -43,6 +45,17 @@ using Clock = std::chrono::steady_clock;
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+std::string fixed1(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+std::string fixed2(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
 }
 
 constexpr int kBatch = 128, kIn = 784, kHidden = 256, kClasses = 10;
@@ -70,22 +83,55 @@ std::vector<float> glorot(std::mt19937& rng, int in, int out) {
   return w;
 }
 
+// A row-major sgemm: C = alpha * op(A) * op(B) + beta * C.
+using SgemmFn = void (*)(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                         int ldb, float beta, float* c, int ldc);
+
 #ifdef ACTORFLOW_HAVE_OPENBLAS
-// The same step written by hand: forward, softmax cross-entropy, backward, SGD.
+void openblas_sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                    int ldb, float beta, float* c, int ldc) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
+              b, ldb, beta, c, ldc);
+}
+#endif
+
+// oneDNN's sgemm (Debian's libdnnl2), opened as actorflow opens it; null when absent.
+using DnnlSgemm = int (*)(char, char, std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t,
+                          const float*, std::int64_t, float, float*, std::int64_t);
+DnnlSgemm dnnl_sgemm_fn() {
+  static DnnlSgemm fn = [] {
+    void* lib = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) lib = dlopen("libdnnl.so.3", RTLD_NOW | RTLD_LOCAL);
+    return lib ? reinterpret_cast<DnnlSgemm>(dlsym(lib, "dnnl_sgemm")) : nullptr;
+  }();
+  return fn;
+}
+// oneDNN's threads on this thread (Debian builds it on OpenMP).
+void set_dnnl_threads(int threads) {
+  void* gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (auto set = gomp ? reinterpret_cast<void (*)(int)>(dlsym(gomp, "omp_set_num_threads")) : nullptr) set(threads);
+}
+void onednn_sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+                  int ldb, float beta, float* c, int ldc) {
+  dnnl_sgemm_fn()(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+// The same step written by hand: forward, softmax cross-entropy, backward, SGD, with the
+// products through `gemm`.
 struct HandStep {
+  SgemmFn gemm;
   std::vector<float> w1, b1, w2, b2, h, logits, dlogits, dh, dw1, dw2;
-  explicit HandStep(std::mt19937& rng)
-      : w1(glorot(rng, kIn, kHidden)), b1(kHidden, 0.0f), w2(glorot(rng, kHidden, kClasses)), b2(kClasses, 0.0f),
-        h(kBatch * kHidden), logits(kBatch * kClasses), dlogits(kBatch * kClasses), dh(kBatch * kHidden),
-        dw1(kIn * kHidden), dw2(kHidden * kClasses) {}
+  HandStep(std::mt19937& rng, SgemmFn g)
+      : gemm(g), w1(glorot(rng, kIn, kHidden)), b1(kHidden, 0.0f), w2(glorot(rng, kHidden, kClasses)),
+        b2(kClasses, 0.0f), h(kBatch * kHidden), logits(kBatch * kClasses), dlogits(kBatch * kClasses),
+        dh(kBatch * kHidden), dw1(kIn * kHidden), dw2(kHidden * kClasses) {}
   float run(const Batch& b) {
     for (int i = 0; i < kBatch; ++i) std::copy(b1.begin(), b1.end(), h.begin() + i * kHidden);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kBatch, kHidden, kIn, 1.0f, b.x.data(), kIn, w1.data(),
-                kHidden, 1.0f, h.data(), kHidden);
+    gemm(false, false, kBatch, kHidden, kIn, 1.0f, b.x.data(), kIn, w1.data(), kHidden, 1.0f, h.data(), kHidden);
     for (auto& v : h) v = std::max(v, 0.0f);
     for (int i = 0; i < kBatch; ++i) std::copy(b2.begin(), b2.end(), logits.begin() + i * kClasses);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kBatch, kClasses, kHidden, 1.0f, h.data(), kHidden,
-                w2.data(), kClasses, 1.0f, logits.data(), kClasses);
+    gemm(false, false, kBatch, kClasses, kHidden, 1.0f, h.data(), kHidden, w2.data(), kClasses, 1.0f, logits.data(),
+         kClasses);
     float loss = 0;
     for (int i = 0; i < kBatch; ++i) {
       float* l = logits.data() + i * kClasses;
@@ -97,24 +143,21 @@ struct HandStep {
       for (int c = 0; c < kClasses; ++c)
         d[c] = (std::exp(l[c] - m) / sum - (c == b.y[static_cast<std::size_t>(i)] ? 1.0f : 0.0f)) / kBatch;
     }
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, kHidden, kClasses, kBatch, 1.0f, h.data(), kHidden,
-                dlogits.data(), kClasses, 0.0f, dw2.data(), kClasses);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, kBatch, kHidden, kClasses, 1.0f, dlogits.data(), kClasses,
-                w2.data(), kClasses, 0.0f, dh.data(), kHidden);
-    for (std::size_t i = 0; i < dh.size(); ++i)
-      if (h[i] <= 0.0f) dh[i] = 0.0f;
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, kIn, kHidden, kBatch, 1.0f, b.x.data(), kIn, dh.data(),
-                kHidden, 0.0f, dw1.data(), kHidden);
+    gemm(true, false, kHidden, kClasses, kBatch, 1.0f, h.data(), kHidden, dlogits.data(), kClasses, 0.0f, dw2.data(),
+         kClasses);
+    gemm(false, true, kBatch, kHidden, kClasses, 1.0f, dlogits.data(), kClasses, w2.data(), kClasses, 0.0f, dh.data(),
+         kHidden);
+    for (std::size_t i = 0; i < dh.size(); ++i) dh[i] *= h[i] > 0.0f ? 1.0f : 0.0f;
+    gemm(true, false, kIn, kHidden, kBatch, 1.0f, b.x.data(), kIn, dh.data(), kHidden, 0.0f, dw1.data(), kHidden);
     for (int i = 0; i < kBatch; ++i)
       for (int c = 0; c < kClasses; ++c) b2[static_cast<std::size_t>(c)] -= kLr * dlogits[static_cast<std::size_t>(i * kClasses + c)];
     for (int i = 0; i < kBatch; ++i)
       for (int j = 0; j < kHidden; ++j) b1[static_cast<std::size_t>(j)] -= kLr * dh[static_cast<std::size_t>(i * kHidden + j)];
-    cblas_saxpy(static_cast<int>(w2.size()), -kLr, dw2.data(), 1, w2.data(), 1);
-    cblas_saxpy(static_cast<int>(w1.size()), -kLr, dw1.data(), 1, w1.data(), 1);
+    for (std::size_t i = 0; i < w2.size(); ++i) w2[i] -= kLr * dw2[i];
+    for (std::size_t i = 0; i < w1.size(); ++i) w1[i] -= kLr * dw1[i];
     return loss / kBatch;
   }
 };
-#endif
 
 // Median µs per step over `reps` repetitions of `steps` steps.
 template <class F>
@@ -169,20 +212,34 @@ void bench_p6(bool quick) {
     };
     for (int i = 0; i < 50; ++i) step(i);
     const double af_us = time_steps(step, steps, reps);
+    std::string line = "P6 MLP 784-256-10 SGD step, batch 128, " + std::to_string(threads) + " intra-op thread" +
+                       (threads > 1 ? "s" : "") + " (inter-op " + std::to_string(config.inter_op_parallelism_threads) +
+                       "): sess.run median " + fixed1(af_us) + " us";
+    // The hand-written step with each library and its own threads (ACTORFLOW_P6_HAND=0 skips
+    // them, for profiling the session alone). The limit is the faster one.
+    double limit_us = 0;
+    auto hand = [&](const char* lib, SgemmFn gemm) {
+      std::mt19937 hand_rng(7);
+      HandStep step(hand_rng, gemm);
+      auto hand_step = [&](int i) { step.run(batches[static_cast<std::size_t>(i) % batches.size()]); };
+      for (int i = 0; i < 50; ++i) hand_step(i);
+      const double us = time_steps(hand_step, steps, reps);
+      line += std::string("; hand-written step on ") + lib + " " + fixed1(us) + " us (" + fixed2(us / af_us) + "x)";
+      if (limit_us == 0 || us < limit_us) limit_us = us;
+    };
+    const char* skip = std::getenv("ACTORFLOW_P6_HAND");
+    if (skip == nullptr || std::strcmp(skip, "0") != 0) {
 #ifdef ACTORFLOW_HAVE_OPENBLAS
-    openblas_set_num_threads(threads);
-    std::mt19937 hand_rng(7);
-    HandStep hand(hand_rng);
-    auto hand_step = [&](int i) { hand.run(batches[static_cast<std::size_t>(i) % batches.size()]); };
-    for (int i = 0; i < 50; ++i) hand_step(i);
-    const double hand_us = time_steps(hand_step, steps, reps);
-    std::printf("P6 MLP 784-256-10 SGD step, batch 128, %d intra-op thread%s (inter-op %d): sess.run median %.1f us; "
-                "hand-written OpenBLAS step %.1f us; speed ratio %.2fx of the limit\n",
-                threads, threads > 1 ? "s" : "", config.inter_op_parallelism_threads, af_us, hand_us, hand_us / af_us);
-#else
-    std::printf("P6 MLP 784-256-10 SGD step, batch 128, %d thread(s): sess.run median %.1f us (no OpenBLAS baseline)\n",
-                threads, af_us);
+      openblas_set_num_threads(threads);
+      hand("OpenBLAS", openblas_sgemm);
 #endif
+      if (dnnl_sgemm_fn() != nullptr) {
+        set_dnnl_threads(threads);
+        hand("oneDNN", onednn_sgemm);
+      }
+    }
+    if (limit_us > 0) line += "; speed ratio " + fixed2(limit_us / af_us) + "x of the limit";
+    std::printf("%s\n", line.c_str());
   }
 }
 

@@ -13,6 +13,12 @@ Tensor& OpKernelContext::allocate_output(int i, DType dtype, Shape shape) {
   return slot;
 }
 
+Tensor& OpKernelContext::allocate_output_for_overwrite(int i, DType dtype, Shape shape) {
+  auto& slot = outputs_.at(static_cast<std::size_t>(i));
+  slot = Tensor(dtype, std::move(shape), Tensor::for_overwrite);
+  return slot;
+}
+
 AsyncKernelTask OpKernel::compute_async(OpKernelContext& ctx) {
   ctx.fail(internal("kernel " + name_ + " (" + type_ + ") is not asynchronous"));
   co_return;

@@ -37,7 +37,7 @@ struct ChunkAllocator {
   bool operator==(const ChunkAllocator<U>& other) const noexcept { return chunk == other.chunk; }
 };
 
-std::shared_ptr<void> allocate_bytes(std::size_t bytes) {
+std::shared_ptr<void> allocate_bytes(std::size_t bytes, bool zero) {
   std::size_t rounded = ((bytes + kAlignment - 1) / kAlignment) * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   // malloc aligns to 16: up to kAlignment - 16 bytes go to lining the data up.
@@ -45,7 +45,7 @@ std::shared_ptr<void> allocate_bytes(std::size_t bytes) {
   if (chunk == nullptr) throw std::bad_alloc();
   auto start = reinterpret_cast<std::uintptr_t>(chunk) + kHeadRoom;
   void* data = reinterpret_cast<void*>((start + kAlignment - 1) & ~(kAlignment - 1));
-  std::memset(data, 0, rounded);
+  if (zero) std::memset(data, 0, rounded);
   // The deleter does nothing: the bytes go when the control block's allocator frees the chunk.
   return {data, [](void*) {}, ChunkAllocator<char>(chunk)};
 }
@@ -65,14 +65,22 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
   allocate();
 }
 
-void Tensor::allocate() {
+Tensor::Tensor(DType dtype, Shape shape, ForOverwrite) : dtype_(dtype), shape_(std::move(shape)) {
+  for (auto d : shape_.dims())
+    if (d < 0)
+      throw InvalidArgumentError(
+          af::invalid_argument("Tensor shape " + shape_.to_string() + " has a negative dimension"));
+  allocate(false);
+}
+
+void Tensor::allocate(bool zero) {
   if (dtype_ == DType::string) {
     buf_ = allocate_strings(num_elements());
   } else if (dtype_ == DType::resource || dtype_ == DType::invalid) {
     throw InvalidArgumentError(af::invalid_argument(
         std::string("cannot allocate a tensor of dtype ") + std::string(dtype_name(dtype_))));
   } else {
-    buf_ = allocate_bytes(static_cast<std::size_t>(num_elements()) * dtype_size(dtype_));
+    buf_ = allocate_bytes(static_cast<std::size_t>(num_elements()) * dtype_size(dtype_), zero);
   }
 }
 

@@ -397,20 +397,20 @@ class BinaryOp : public OpKernel {
     }
     const auto cost = elementwise_cost<T>(2, Fn::kCycles);
     if (x.shape() == y.shape()) {
-      R* o = ctx.allocate_output(0, dtype_of_v<R>, x.shape()).template data<R>();
+      R* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<R>, x.shape()).template data<R>();
       const Index n = x.num_elements();
       parallel_for(ctx, n, n, cost, [&](Index b, Index e) { binary_vv<Fn>(xp + b, yp + b, o + b, e - b); });
       return;
     }
     if (y.num_elements() == 1 && y.rank() <= x.rank()) {
-      R* o = ctx.allocate_output(0, dtype_of_v<R>, x.shape()).template data<R>();
+      R* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<R>, x.shape()).template data<R>();
       const Index n = x.num_elements();
       const T yv = yp[0];
       parallel_for(ctx, n, n, cost, [&](Index b, Index e) { binary_vs<Fn>(xp + b, yv, o + b, e - b); });
       return;
     }
     if (x.num_elements() == 1 && x.rank() <= y.rank()) {
-      R* o = ctx.allocate_output(0, dtype_of_v<R>, y.shape()).template data<R>();
+      R* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<R>, y.shape()).template data<R>();
       const Index n = y.num_elements();
       const T xv = xp[0];
       parallel_for(ctx, n, n, cost, [&](Index b, Index e) { binary_sv<Fn>(xv, yp + b, o + b, e - b); });
@@ -420,7 +420,7 @@ class BinaryOp : public OpKernel {
     Shape out_shape;
     Status s = make_broadcast_plan(x.shape(), y.shape(), &out_shape, &plan);
     if (!s.ok()) return ctx.fail(s.with_context(node_suffix(name())));
-    R* o = ctx.allocate_output(0, dtype_of_v<R>, std::move(out_shape)).template data<R>();
+    R* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<R>, std::move(out_shape)).template data<R>();
     const Index n = ctx.outputs()[0].num_elements();
     if (n == 0) return;
     if (plan.rank == 0) {  // every dimension is 1
@@ -455,7 +455,7 @@ class UnaryOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
     const T* xp = x.data<T>();
-    T* o = ctx.allocate_output(0, dtype_of_v<T>, x.shape()).template data<T>();
+    T* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<T>, x.shape()).template data<T>();
     const Index n = x.num_elements();
     if constexpr (Fn::kEigen && std::is_floating_point_v<T>) {
       // Eigen's vectorised exp / tanh on chunks of whole blocks, on the calling thread. Its

@@ -162,7 +162,7 @@ class SoftmaxOp : public OpKernel {
       return ctx.fail(invalid_argument("logits must have >= 1 dimension, got " +
                                        x.shape().to_string() + node_suffix(name())));
     const T* xp = x.data<T>();
-    T* o = ctx.allocate_output(0, dtype_of_v<T>, x.shape()).template data<T>();
+    T* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<T>, x.shape()).template data<T>();
     const Index cols = x.shape().dim(x.rank() - 1);
     if (cols == 0 || x.num_elements() == 0) return;
     const Index rows = x.num_elements() / cols;
@@ -272,8 +272,11 @@ class MatMulOp : public OpKernel {
     if (k != kb)
       return ctx.fail(invalid_argument("Matrix size-incompatible: In[0]: " + a.shape().to_string() +
                                        ", In[1]: " + b.shape().to_string() + node_suffix(name())));
-    Tensor& out = ctx.allocate_output(0, dtype_of_v<T>, Shape{m, n});
-    if (m == 0 || n == 0 || k == 0) return;  // the output is zero-filled
+    if (m == 0 || n == 0 || k == 0) {  // a zero-filled output
+      ctx.allocate_output(0, dtype_of_v<T>, Shape{m, n});
+      return;
+    }
+    Tensor& out = ctx.allocate_output_for_overwrite(0, dtype_of_v<T>, Shape{m, n});
     T* o = out.data<T>();
     if constexpr (std::is_same_v<T, bfloat16_t>) {
       // Products in float, rounded once; the conversions are cheap next to the product.

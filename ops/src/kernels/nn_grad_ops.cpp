@@ -69,7 +69,7 @@ class ActivationGradOp : public OpKernel {
     }
     const T* __restrict ap = a.data<T>();
     const T* __restrict bp = b.data<T>();
-    T* __restrict o = ctx.allocate_output(0, dtype_of_v<T>, a.shape()).template data<T>();
+    T* __restrict o = ctx.allocate_output_for_overwrite(0, dtype_of_v<T>, a.shape()).template data<T>();
     const Index n = a.num_elements();
     if constexpr (K == ActGrad::relu) {
       // TensorFlow's gradients * (features > 0), with Eigen's packet compare-and-mask: GCC

@@ -207,7 +207,7 @@ class BiasAddOp : public OpKernel {
                                        node_suffix(name())));
     const T* x = value.data<T>();
     const T* b = bias.data<T>();
-    T* o = ctx.allocate_output(0, dtype_of_v<T>, value.shape()).template data<T>();
+    T* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<T>, value.shape()).template data<T>();
     const Index n = value.num_elements();
     if (n == 0) return;
     if (!nchw_) {

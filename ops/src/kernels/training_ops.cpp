@@ -137,7 +137,7 @@ class ApplyOp : public OpKernel {
     std::vector<T*> out;
     std::vector<const T*> in;
     for (Tensor* v : values) {
-      fresh.emplace_back(v->dtype(), v->shape());
+      fresh.emplace_back(v->dtype(), v->shape(), Tensor::for_overwrite);
       out.push_back(fresh.back().template data<T>());
       in.push_back(v->template data<T>());
     }

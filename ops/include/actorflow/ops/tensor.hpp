@@ -34,6 +34,13 @@ class Tensor {
   /// A zero-filled tensor (empty strings for `string`) of `dtype` and `shape`.
   Tensor(DType dtype, Shape shape);
 
+  /// Tag of the constructor below.
+  struct ForOverwrite {};
+  static constexpr ForOverwrite for_overwrite{};
+  /// A tensor of `dtype` and `shape` whose bytes are not set (strings are still empty): for
+  /// code that writes every element, as `std::make_unique_for_overwrite`.
+  Tensor(DType dtype, Shape shape, ForOverwrite);
+
   /// Scalars.
   Tensor(float v);          // NOLINT(google-explicit-constructor)
   Tensor(double v);         // NOLINT
@@ -148,7 +155,7 @@ class Tensor {
 
  private:
   void check_type(DType expected) const;
-  void allocate();
+  void allocate(bool zero = true);
 
   DType dtype_ = DType::invalid;
   Shape shape_;
