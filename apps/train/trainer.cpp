@@ -200,8 +200,8 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
       if (o.feed_from_memory) {
         // The batch's rows gathered from memory, timed as part of the step.
         const std::int64_t first = (step - epoch * per_epoch) * o.batch_size;
-        Tensor bx(DType::float32, Shape{o.batch_size, kPixels});
-        Tensor by(DType::int32, Shape{o.batch_size});
+        Tensor bx(DType::float32, Shape{o.batch_size, kPixels}, Tensor::for_overwrite);
+        Tensor by(DType::int32, Shape{o.batch_size}, Tensor::for_overwrite);
         for (std::int64_t r = 0; r < o.batch_size; ++r) {
           const std::int32_t at = order[static_cast<std::size_t>((first + r) % kTrainExamples)];
           std::memcpy(bx.data<float>() + r * kPixels, train_images.data<float>() + at * kPixels,

@@ -496,7 +496,7 @@ class CastOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
     if (src_ == dst_) return ctx.set_output(0, x);
-    Tensor& out = ctx.allocate_output(0, dst_, x.shape());
+    Tensor& out = ctx.allocate_output_for_overwrite(0, dst_, x.shape());
     visit_numeric_dtype(src_, [&](auto src_tag) {
       using S = decltype(src_tag);
       visit_numeric_dtype(dst_, [&](auto dst_tag) {

@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#define EIGEN_USE_THREADS
 #include <Eigen/Core>
+#include <unsupported/Eigen/CXX11/Tensor>
 
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
@@ -104,7 +106,7 @@ class ApplyOp : public OpKernel {
     }
     const Tensor& grad = ctx.input(lay.grad);
     std::vector<Tensor*> values(vars.size(), nullptr);
-    Status s = with_locked(vars, 0, values, [&]() -> Status { return update(values, scalars, grad); });
+    Status s = with_locked(vars, 0, values, [&]() -> Status { return update(ctx, values, scalars, grad); });
     if (!s.ok()) {
       if (s.code() == Code::failed_precondition) s = s.with_context(node_suffix(name()));
       return ctx.fail(s);
@@ -123,7 +125,8 @@ class ApplyOp : public OpKernel {
     });
   }
 
-  Status update(std::vector<Tensor*>& values, const std::vector<T>& s, const Tensor& grad) {
+  Status update(const OpKernelContext& ctx, std::vector<Tensor*>& values, const std::vector<T>& s,
+                const Tensor& grad) {
     for (std::size_t i = 1; i < values.size(); ++i)
       if (values[i]->shape() != values[0]->shape())
         return invalid_argument(std::string("var and ") + ref_name(K, static_cast<int>(i)) +
@@ -143,7 +146,25 @@ class ApplyOp : public OpKernel {
     }
     const T* g = grad.data<T>();
     const Index n = grad.num_elements();
-    compute_update(in, out, s, g, n);
+    Eigen::ThreadPoolDevice* device = ctx.eigen_device;
+    if (device == nullptr || ctx.intra_op_threads < 2 || n < kParallelElements) {
+      compute_update(in, out, s, g, n);
+    } else {
+      // Over the intra-op pool in blocks of whole cache lines: every block starts 64-byte
+      // aligned, so Eigen computes each element in the same (packet or scalar) form as one
+      // block would, and the result does not depend on the split.
+      const Eigen::TensorOpCost cost(static_cast<double>(sizeof(T) * (in.size() + 1)),
+                                     static_cast<double>(sizeof(T) * out.size()), 4.0 * static_cast<double>(out.size()));
+      device->parallelFor(
+          n, cost, [](Eigen::Index b) { return (b + 15) / 16 * 16; },
+          [&](Eigen::Index b, Eigen::Index e) {
+            std::vector<const T*> in_b(in.size());
+            std::vector<T*> out_b(out.size());
+            for (std::size_t i = 0; i < in.size(); ++i) in_b[i] = in[i] + b;
+            for (std::size_t i = 0; i < out.size(); ++i) out_b[i] = out[i] + b;
+            compute_update(in_b, out_b, s, g + b, static_cast<Index>(e - b));
+          });
+    }
     for (std::size_t i = 0; i < values.size(); ++i) *values[i] = std::move(fresh[i]);
     return {};
   }
@@ -207,6 +228,8 @@ class ApplyOp : public OpKernel {
     }
   }
 
+  // Updates of more elements than this are split over the intra-op pool.
+  static constexpr Index kParallelElements = 64 * 1024;
   bool use_nesterov_ = false;
   bool update_slots_ = true;
 };
