@@ -7,6 +7,7 @@
 #include <new>
 
 #include "actorflow/ops/resource.hpp"
+#include "large_buffers.hpp"
 
 namespace af {
 
@@ -38,6 +39,11 @@ struct ChunkAllocator {
 };
 
 std::shared_ptr<void> allocate_bytes(std::size_t bytes, bool zero) {
+  if (bytes >= detail::kLargeBufferBytes) {
+    auto large = detail::allocate_large(bytes, zero);
+    if (large == nullptr) throw std::bad_alloc();
+    return large;
+  }
   std::size_t rounded = ((bytes + kAlignment - 1) / kAlignment) * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   // malloc aligns to 16: up to kAlignment - 16 bytes go to lining the data up.

@@ -3,6 +3,7 @@
 // table code copies); its two small protobufs are encoded by hand. The byte layout is in
 // docs/training-notes.md section 6.
 #include "actorflow/ops/tensor_bundle.hpp"
+#include "large_buffers.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -845,15 +846,15 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
     if (size != expected)
       return data_loss("Invalid size in bundle entry: key " + key + "; stored size " + std::to_string(size) +
                        "; expected size " + std::to_string(expected));
-    constexpr std::size_t kHuge = 2 * 1024 * 1024;
-    const std::size_t alignment = size >= kHuge ? kHuge : 64;
-    const std::size_t rounded = (std::max<std::size_t>(size, 1) + alignment - 1) / alignment * alignment;
-    void* raw = std::aligned_alloc(alignment, rounded);
-    if (raw == nullptr)
+    if (size >= detail::kLargeBufferBytes) {
+      buffer = detail::allocate_large(size, /*zero=*/false);
+    } else {
+      void* raw = std::aligned_alloc(64, (std::max<std::size_t>(size, 1) + 63) / 64 * 64);
+      if (raw != nullptr) buffer.reset(raw, [](void* q) { std::free(q); });
+    }
+    if (buffer == nullptr)
       return resource_exhausted("Out of memory reading tensor " + key + " (" + std::to_string(size) +
                                 " bytes) from " + filename);
-    if (alignment == kHuge) (void)::madvise(raw, rounded, MADV_HUGEPAGE);
-    buffer.reset(raw, [](void* q) { std::free(q); });
   }
   if (dtype == DType::string && size < num_elements)
     return data_loss("Invalid size in bundle entry: key " + key + "; stored size " +
@@ -872,10 +873,19 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
   std::uint32_t actual = 0;
   std::size_t got = 0;
   if (dtype != DType::string) {
-    ACTORFLOW_RETURN_IF_ERROR(
-        pread_fully(fd, buffer.get(), size, static_cast<std::uint64_t>(p.offset), &got, filename));
-    if (got != size) return truncated();
-    actual = crc32c_value(buffer.get(), size);
+    // Read and checksum piece by piece, each piece while it is still in the cache: one pass
+    // over memory instead of two (a 32 MiB tensor's second pass came from DRAM).
+    auto* dst = static_cast<char*>(buffer.get());
+    const std::size_t piece = crc32c_block_size();
+    for (std::uint64_t done = 0; done < size;) {
+      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(piece, size - done));
+      std::size_t n = 0;
+      ACTORFLOW_RETURN_IF_ERROR(
+          pread_fully(fd, dst + done, want, static_cast<std::uint64_t>(p.offset) + done, &n, filename));
+      if (n != want) return truncated();
+      actual = crc32c_extend(actual, dst + done, want);
+      done += want;
+    }
     t = Tensor::from_buffer(dtype, e->shape, buffer, /*on_device=*/false);
   } else if (size > 0) {
     std::string bytes(size, '\0');

@@ -1,5 +1,6 @@
 // A tensor's bytes: one allocation with their reference counts, 64-byte aligned, zeroed,
-// alive as long as any tensor (copy, slice, row range) refers to them.
+// alive as long as any tensor (copy, slice, row range) refers to them; large ones are kept
+// for reuse once freed.
 #include <boost/test/unit_test.hpp>
 
 #include <cstdint>
@@ -27,6 +28,34 @@ BOOST_AUTO_TEST_CASE(buffers_are_64_byte_aligned_and_zeroed_for_every_size) {
       if (size > 0) std::memcpy(x.raw_data(), pattern.data(), size);
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(large_buffers_are_reused_and_still_zeroed_when_asked) {
+  // 8 MiB: above the size whose buffers are kept for reuse after they are freed.
+  const af::Shape shape{2 * 1024 * 1024};
+  const void* first = nullptr;
+  {
+    af::Tensor dirty(af::DType::float32, shape, af::Tensor::for_overwrite);
+    first = dirty.raw_data();
+    BOOST_TEST(reinterpret_cast<std::uintptr_t>(first) % (2u << 20) == 0u);  // huge-page aligned
+    std::memset(dirty.raw_data(), 0xAB, 8u << 20);
+  }
+  {
+    af::Tensor again(af::DType::float32, shape, af::Tensor::for_overwrite);
+    BOOST_TEST(again.raw_data() == first);  // the freed buffer, pages still mapped
+  }
+  af::Tensor zeroed(af::DType::float32, shape);
+  BOOST_TEST(zeroed.raw_data() == first);
+  const auto* bytes = static_cast<const unsigned char*>(zeroed.raw_data());
+  bool zero = true;
+  for (std::size_t i = 0; i < (8u << 20); ++i) zero = zero && bytes[i] == 0;
+  BOOST_TEST(zero);
+  // A view keeps a large buffer from being handed out again.
+  af::Tensor view = zeroed.slice_rows(0, 1);
+  zeroed = af::Tensor();
+  af::Tensor other(af::DType::float32, shape, af::Tensor::for_overwrite);
+  BOOST_TEST(other.raw_data() != first);
+  BOOST_TEST(view.data<float>()[0] == 0.0f);
 }
 
 BOOST_AUTO_TEST_CASE(views_keep_the_bytes_alive_after_the_tensor_goes) {

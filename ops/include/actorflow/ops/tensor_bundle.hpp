@@ -52,6 +52,9 @@ std::string tf_data_type_string(int tf_type);
 /// Extends the crc32c (Castagnoli) `crc` of some bytes by `size` more bytes at `data`, as
 /// TensorFlow's `crc32c::Extend`. Uses SSE4.2 where the CPU has it. Thread-safe.
 std::uint32_t crc32c_extend(std::uint32_t crc, const void* data, std::size_t size) noexcept;
+/// The piece size `crc32c_extend` works in (a multiple of it keeps its blocks whole; a reader
+/// checksumming as it reads uses pieces of this size, each still in the cache).
+std::size_t crc32c_block_size() noexcept;
 
 /// The crc32c of `size` bytes at `data` (`crc32c_extend(0, ...)`); crc32c("123456789") is
 /// 0xE3069283.

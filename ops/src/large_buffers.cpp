@@ -1,0 +1,93 @@
+#include "large_buffers.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace af::detail {
+
+namespace {
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
+/// Freed large buffers by rounded size. At most `limit` bytes are kept (default 1 GiB or an
+/// eighth of physical memory, whichever is less; ACTORFLOW_BUFFER_CACHE_MB sets it, 0 turns
+/// the cache off); beyond it a freed buffer goes back to the system.
+class Cache {
+ public:
+  Cache() : limit_(default_limit()) {}
+
+  void* take(std::size_t rounded) {
+    std::lock_guard<std::mutex> guard(mu_);
+    auto it = free_.find(rounded);
+    if (it == free_.end() || it->second.empty()) return nullptr;
+    void* p = it->second.back();
+    it->second.pop_back();
+    cached_ -= rounded;
+    return p;
+  }
+
+  void give(void* p, std::size_t rounded) {
+    {
+      std::lock_guard<std::mutex> guard(mu_);
+      if (cached_ + rounded <= limit_) {
+        free_[rounded].push_back(p);
+        cached_ += rounded;
+        return;
+      }
+    }
+    std::free(p);
+  }
+
+  std::size_t cached() {
+    std::lock_guard<std::mutex> guard(mu_);
+    return cached_;
+  }
+
+ private:
+  static std::size_t default_limit() {
+    if (const char* env = std::getenv("ACTORFLOW_BUFFER_CACHE_MB"))
+      return static_cast<std::size_t>(std::strtoull(env, nullptr, 10)) << 20;
+    std::size_t limit = std::size_t{1} << 30;
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) limit = std::min(limit, static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 8);
+    return limit;
+  }
+
+  std::mutex mu_;
+  std::map<std::size_t, std::vector<void*>> free_;
+  std::size_t cached_ = 0;
+  const std::size_t limit_;
+};
+
+Cache& cache() {
+  static Cache* c = new Cache;  // never destroyed: buffers may be freed during exit
+  return *c;
+}
+
+}  // namespace
+
+std::shared_ptr<void> allocate_large(std::size_t bytes, bool zero) {
+  const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = cache().take(rounded);
+  if (p == nullptr) {
+    p = std::aligned_alloc(kHugePage, rounded);
+    if (p == nullptr) return nullptr;
+    (void)::madvise(p, rounded, MADV_HUGEPAGE);
+    if (zero) std::memset(p, 0, rounded);  // fresh pages are zero, but the allocator's may not be
+  } else if (zero) {
+    std::memset(p, 0, bytes);
+  }
+  return {p, [rounded](void* q) { cache().give(q, rounded); }};
+}
+
+std::size_t large_buffers_cached_bytes() { return cache().cached(); }
+
+}  // namespace af::detail
