@@ -29,12 +29,9 @@
 #include <actorflow/actorflow.hpp>
 #include <actorflow/train/saver.hpp>
 
+#include "gemm_baselines.hpp"
 #include "trainer.hpp"
 
-#ifdef ACTORFLOW_HAVE_OPENBLAS
-#include <cblas.h>
-extern "C" void openblas_set_num_threads(int);
-#endif
 
 namespace af::bench {
 
@@ -87,30 +84,11 @@ std::vector<float> glorot(std::mt19937& rng, int in, int out) {
 using SgemmFn = void (*)(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
                          int ldb, float beta, float* c, int ldc);
 
-#ifdef ACTORFLOW_HAVE_OPENBLAS
 void openblas_sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
                     int ldb, float beta, float* c, int ldc) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
-              b, ldb, beta, c, ldc);
+  openblas_baseline()->gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-#endif
 
-// oneDNN's sgemm (Debian's libdnnl2), opened as actorflow opens it; null when absent.
-using DnnlSgemm = int (*)(char, char, std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t,
-                          const float*, std::int64_t, float, float*, std::int64_t);
-DnnlSgemm dnnl_sgemm_fn() {
-  static DnnlSgemm fn = [] {
-    void* lib = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (lib == nullptr) lib = dlopen("libdnnl.so.3", RTLD_NOW | RTLD_LOCAL);
-    return lib ? reinterpret_cast<DnnlSgemm>(dlsym(lib, "dnnl_sgemm")) : nullptr;
-  }();
-  return fn;
-}
-// oneDNN's threads on this thread (Debian builds it on OpenMP).
-void set_dnnl_threads(int threads) {
-  void* gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (auto set = gomp ? reinterpret_cast<void (*)(int)>(dlsym(gomp, "omp_set_num_threads")) : nullptr) set(threads);
-}
 void onednn_sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
                   int ldb, float beta, float* c, int ldc) {
   dnnl_sgemm_fn()(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -229,10 +207,10 @@ void bench_p6(bool quick) {
     };
     const char* skip = std::getenv("ACTORFLOW_P6_HAND");
     if (skip == nullptr || std::strcmp(skip, "0") != 0) {
-#ifdef ACTORFLOW_HAVE_OPENBLAS
-      openblas_set_num_threads(threads);
-      hand("OpenBLAS", openblas_sgemm);
-#endif
+      if (const auto* blas = openblas_baseline()) {
+        blas->set_num_threads(threads);
+        hand("OpenBLAS", openblas_sgemm);
+      }
       if (dnnl_sgemm_fn() != nullptr) {
         set_dnnl_threads(threads);
         hand("oneDNN", onednn_sgemm);

@@ -4,7 +4,7 @@
 //   P1   step overhead of `c = a + b` vs one plain CAF request/response round trip
 //   EX   executor throughput: 1,000-node chain and 1,000-wide fan-out of trivial ops
 //   PAR  two independent 512x512 matmul chains on a 2-thread vs 1-thread inter-op pool
-//   MM   matmul 1024^3 GFLOP/s through a session vs OpenBLAS cblas_sgemm, same threads
+//   MM   matmul 1024^3 GFLOP/s through a session vs OpenBLAS and oneDNN sgemm, same threads
 //   P2 / P3 / P8   queue handoff, CSV pipeline, pipeline memory (bench_queues.cpp)
 //   P4 / P5 / null / soak   cluster transfers, remote steps, null steps, soak (bench_remote.cpp)
 //   P6 / T85 / CKPT   training step, time to 85% on Fashion-MNIST, checkpoints (bench_train.cpp)
@@ -28,10 +28,7 @@
 
 #include <actorflow/actorflow.hpp>
 
-#ifdef ACTORFLOW_HAVE_OPENBLAS
-#include <cblas.h>
-extern "C" void openblas_set_num_threads(int);
-#endif
+#include "gemm_baselines.hpp"
 
 using Clock = std::chrono::steady_clock;
 using ping_atom = caf::atom_constant<caf::atom("ping")>;
@@ -39,6 +36,17 @@ using ping_atom = caf::atom_constant<caf::atom("ping")>;
 namespace {
 
 bool quick = false;
+
+std::string fmt1(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+std::string fmt2(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -188,27 +196,42 @@ void bench_matmul() {
   }
   double flops = 2.0 * n * n * n;
   double ours = flops / (median(us) * 1e-6) / 1e9;
-#ifdef ACTORFLOW_HAVE_OPENBLAS
-  openblas_set_num_threads(threads);
+  // Baselines: the same product called directly, on OpenBLAS and on oneDNN, each with its
+  // own threads; the ratio is to the faster.
   auto ta = sess.run(va.value()), tb = sess.run(vb.value());
   std::vector<float> out(static_cast<std::size_t>(n) * n);
-  std::vector<double> blas_us;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, ta.data<float>(), n,
-              tb.data<float>(), n, 0.0f, out.data(), n);
-  for (int i = 0; i < reps; ++i) {
-    auto t = Clock::now();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, ta.data<float>(), n,
-                tb.data<float>(), n, 0.0f, out.data(), n);
-    blas_us.push_back(us_since(t));
+  auto direct = [&](auto&& call) {
+    call();
+    std::vector<double> direct_us;
+    for (int i = 0; i < reps; ++i) {
+      auto t = Clock::now();
+      call();
+      direct_us.push_back(us_since(t));
+    }
+    return flops / (median(direct_us) * 1e-6) / 1e9;
+  };
+  std::string line = "MM matmul " + std::to_string(n) + "^3 float32, " + std::to_string(threads) +
+                     " threads: session " + fmt1(ours) + " GFLOP/s (median " + fmt1(median(us) / 1000) +
+                     " ms incl. step)";
+  double best = 0;
+  if (const auto* blas = af::bench::openblas_baseline()) {
+    blas->set_num_threads(threads);
+    const double direct_blas = direct([&] {
+      blas->gemm(false, false, n, n, n, 1.0f, ta.data<float>(), n, tb.data<float>(), n, 0.0f, out.data(), n);
+    });
+    line += "; OpenBLAS cblas_sgemm " + fmt1(direct_blas) + " GFLOP/s";
+    best = direct_blas;
   }
-  double blas = flops / (median(blas_us) * 1e-6) / 1e9;
-  std::printf("MM matmul %d^3 float32, %d threads: session %.1f GFLOP/s (median %.1f ms incl. "
-              "step); OpenBLAS cblas_sgemm %.1f GFLOP/s; ratio %.2fx\n",
-              n, threads, ours, median(us) / 1000, blas, ours / blas);
-#else
-  std::printf("MM matmul %d^3 float32, %d threads: session %.1f GFLOP/s (OpenBLAS not found: no "
-              "baseline)\n", n, threads, ours);
-#endif
+  if (auto sgemm = af::bench::dnnl_sgemm_fn()) {
+    af::bench::set_dnnl_threads(threads);
+    const double dnnl = direct([&] {
+      sgemm('N', 'N', n, n, n, 1.0f, ta.data<float>(), n, tb.data<float>(), n, 0.0f, out.data(), n);
+    });
+    line += "; oneDNN dnnl_sgemm " + fmt1(dnnl) + " GFLOP/s";
+    best = std::max(best, dnnl);
+  }
+  if (best > 0) line += "; ratio " + fmt2(ours / best) + "x of the faster";
+  std::printf("%s\n", line.c_str());
 }
 
 }  // namespace
@@ -232,16 +255,13 @@ void bench_checkpoint(bool quick);
 
 int main(int argc, char** argv) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  // The baselines call OpenBLAS directly, and it picks its kernels when the process starts:
-  // make it pick the ones actorflow's own loader picks (math_ops.cpp), by running again
-  // with OPENBLAS_CORETYPE set.
+  // The baselines open OpenBLAS, which picks its kernels when it loads: make it pick the ones
+  // actorflow's own loader picks (ops/src/kernels/cpu_gemm.cpp) whoever opens it first.
   __builtin_cpu_init();
   if (std::getenv("OPENBLAS_CORETYPE") == nullptr && __builtin_cpu_is("amd") && __builtin_cpu_supports("avx512f") &&
       __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
     ::setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
-    ::execv("/proc/self/exe", argv);
-  }
 #endif
   if (argc > 1 && std::strcmp(argv[1], "p8-child") == 0) return af::bench::p8_child(argc, argv);
   if (argc > 1 && std::strcmp(argv[1], "remote-child") == 0) return af::bench::remote_child();

@@ -16,6 +16,8 @@ namespace af::detail {
 namespace {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kHugeFrom = std::size_t{4} << 20;  // buffers this large go on huge pages
+constexpr std::size_t kGranule = std::size_t{64} << 10;  // smaller ones round up to this
 
 /// Freed large buffers by rounded size. At most `limit` bytes are kept (default 1 GiB or an
 /// eighth of physical memory, whichever is less; ACTORFLOW_BUFFER_CACHE_MB sets it, 0 turns
@@ -75,13 +77,15 @@ Cache& cache() {
 }  // namespace
 
 std::shared_ptr<void> allocate_large(std::size_t bytes, bool zero) {
-  const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + kHugePage - 1) / kHugePage * kHugePage;
+  const bool huge = bytes >= kHugeFrom;
+  const std::size_t unit = huge ? kHugePage : kGranule;
+  const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + unit - 1) / unit * unit;
   void* p = cache().take(rounded);
   if (p == nullptr) {
-    p = std::aligned_alloc(kHugePage, rounded);
+    p = std::aligned_alloc(huge ? kHugePage : 64, rounded);
     if (p == nullptr) return nullptr;
-    (void)::madvise(p, rounded, MADV_HUGEPAGE);
-    if (zero) std::memset(p, 0, rounded);  // fresh pages are zero, but the allocator's may not be
+    if (huge) (void)::madvise(p, rounded, MADV_HUGEPAGE);
+    if (zero) std::memset(p, 0, bytes);  // fresh pages are zero, but malloc's may not be
   } else if (zero) {
     std::memset(p, 0, bytes);
   }

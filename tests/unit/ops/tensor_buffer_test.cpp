@@ -31,7 +31,7 @@ BOOST_AUTO_TEST_CASE(buffers_are_64_byte_aligned_and_zeroed_for_every_size) {
 }
 
 BOOST_AUTO_TEST_CASE(large_buffers_are_reused_and_still_zeroed_when_asked) {
-  // 8 MiB: above the size whose buffers are kept for reuse after they are freed.
+  // 8 MiB: above the size whose buffers are kept for reuse after they are freed, and on huge pages.
   const af::Shape shape{2 * 1024 * 1024};
   const void* first = nullptr;
   {
