@@ -19,9 +19,9 @@ constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kHugeFrom = std::size_t{4} << 20;  // buffers this large go on huge pages
 constexpr std::size_t kGranule = std::size_t{64} << 10;  // smaller ones round up to this
 
-/// Freed large buffers by rounded size. At most `limit` bytes are kept (default 1 GiB or an
-/// eighth of physical memory, whichever is less; ACTORFLOW_BUFFER_CACHE_MB sets it, 0 turns
-/// the cache off); beyond it a freed buffer goes back to the system.
+/// Freed large buffers by rounded size. At most `limit` bytes are kept (default 512 MiB or a
+/// sixteenth of physical memory, whichever is less; ACTORFLOW_BUFFER_CACHE_MB sets it, 0
+/// turns the cache off); beyond it a freed buffer goes back to the system.
 class Cache {
  public:
   Cache() : limit_(default_limit()) {}
@@ -57,9 +57,9 @@ class Cache {
   static std::size_t default_limit() {
     if (const char* env = std::getenv("ACTORFLOW_BUFFER_CACHE_MB"))
       return static_cast<std::size_t>(std::strtoull(env, nullptr, 10)) << 20;
-    std::size_t limit = std::size_t{1} << 30;
+    std::size_t limit = std::size_t{512} << 20;
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0) limit = std::min(limit, static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 8);
+    if (pages > 0 && page > 0) limit = std::min(limit, static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 16);
     return limit;
   }
 

@@ -19,7 +19,7 @@ inline constexpr std::size_t kLargeBufferBytes = std::size_t{256} << 10;
 /// and two thirds of a checkpoint restore. Null when memory is exhausted.
 std::shared_ptr<void> allocate_large(std::size_t bytes, bool zero);
 
-/// Bytes held for reuse now (for tests and /metrics).
+/// Bytes held for reuse now.
 std::size_t large_buffers_cached_bytes();
 
 }  // namespace af::detail
