@@ -320,9 +320,12 @@ class ExecutorState final : public StepServices {
       if (loop_) {
         // On the thread that waits for the step, which stands in for an inter-op thread (as
         // TensorFlow's executor keeps the last ready expensive node on its own thread): this
-        // one goes to the pool only when other nodes are ready to run here beside it and the
-        // pool has threads to spare. A chain (a training step) then runs with no hop at all.
-        if (!ready_.empty() && impl_->device->inter_op_threads() > 1) return schedule(id, std::move(ctx));
+        // one goes to the pool only when the pool has threads to spare and there is other
+        // work beside it, ready to run here or in flight on the pool (whose completions this
+        // thread must stay free to take: two chains of products then run side by side). A
+        // chain (a training step) runs with no hop at all.
+        if ((!ready_.empty() || outstanding_ > 0) && impl_->device->inter_op_threads() > 1)
+          return schedule(id, std::move(ctx));
       } else if (cheap_only_) {
         // A thread that must not block: stop here and hand the rest to the device actor.
         handoff_id_ = id;

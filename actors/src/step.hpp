@@ -198,10 +198,10 @@ class WaitLoop {
 /// waits for it: kernels run here, and the replies of the queues and readers it calls come
 /// back through `loop` (no master, no device actor, no message). The step's deadline and
 /// `loop`'s cancellation end it as the master would. Expensive kernels run here too, the
-/// thread standing in for an inter-op thread; one that is ready beside other nodes goes to
-/// the device's inter-op pool when that has more than one thread, its completion posted to
-/// `loop` (TensorFlow's executor keeps the last ready expensive node on its thread and
-/// schedules the others). Calls `step->done` on this thread. Never call it from an actor.
+/// thread standing in for an inter-op thread; one that is ready beside other nodes, or while
+/// others run on the pool, goes to the device's inter-op pool when that has more than one
+/// thread, its completion posted to `loop` (TensorFlow's executor keeps the last ready
+/// expensive node on its thread and schedules the others). Calls `step->done` on this thread. Never call it from an actor.
 void run_step_waiting(const StepRunPtr& step, const std::shared_ptr<WaitLoop>& loop);
 
 /// Starts a step of one partition whose executor is `waiting_ok` on its device actor
