@@ -39,8 +39,9 @@ class KernelRunner {
   }
 
   /// Runs the kernel: inputs produced by Const nodes take the constant's value, the others
-  /// take `given` in order. `device` is the intra-op pool (none: single-threaded).
-  KernelResult run(std::vector<Tensor> given = {}, Eigen::ThreadPoolDevice* device = nullptr) {
+  /// take `given` in order. `device` is the intra-op pool (none: single-threaded) and
+  /// `threads` the kernel's intra-op thread count (its pool's size, as the runtime gives).
+  KernelResult run(std::vector<Tensor> given = {}, Eigen::ThreadPoolDevice* device = nullptr, int threads = 1) {
     std::vector<Tensor> inputs;
     std::size_t next = 0;
     for (auto& in : node_->inputs()) {
@@ -55,6 +56,7 @@ class KernelRunner {
     OpKernelContext ctx(node_->def(), std::move(inputs));
     ctx.set_num_outputs(node_->num_outputs());
     ctx.eigen_device = device;
+    ctx.intra_op_threads = threads;
     KernelResult result;
     result.expensive = kernel_->is_expensive(ctx);
     kernel_->compute(ctx);
@@ -70,8 +72,8 @@ class KernelRunner {
 
 /// Constructs `node`'s CPU kernel and runs it once (see `KernelRunner::run`).
 inline KernelResult run_kernel(const Operation& node, std::vector<Tensor> inputs = {},
-                               Eigen::ThreadPoolDevice* device = nullptr) {
-  return KernelRunner(node).run(std::move(inputs), device);
+                               Eigen::ThreadPoolDevice* device = nullptr, int threads = 1) {
+  return KernelRunner(node).run(std::move(inputs), device, threads);
 }
 
 }  // namespace af::test

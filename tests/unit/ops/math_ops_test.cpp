@@ -412,6 +412,29 @@ BOOST_AUTO_TEST_CASE(large_matmul_on_a_thread_pool_matches_the_naive_product) {
   check_close(r.out(), naive_product(av, bv, m, n, k, true, false), 1e-3);
 }
 
+BOOST_AUTO_TEST_CASE(large_matmuls_split_over_a_pool_by_rows_or_columns_match_the_naive_product) {
+  // Products split into blocks of rows (taller than wide) or of columns (wider than tall)
+  // that the pool's threads compute, for every transpose combination.
+  ThreadPool pool(3);
+  for (auto [m, n, k] : {std::array<int, 3>{300, 40, 200}, std::array<int, 3>{40, 300, 200},
+                         std::array<int, 3>{333, 17, 257}}) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        Graph g;
+        auto a = g.placeholder(af::float32);
+        auto b = g.placeholder(af::float32);
+        auto av = random_floats(static_cast<std::size_t>(m * k), 5);
+        auto bv = random_floats(static_cast<std::size_t>(k * n), 6);
+        const Shape as = ta ? Shape{k, m} : Shape{m, k}, bs = tb ? Shape{n, k} : Shape{k, n};
+        KernelResult r = run_kernel(af::matmul(a, b, ta, tb), {tensor(av, as), tensor(bv, bs)}, &pool.device, 3);
+        BOOST_TEST_INFO("m " << m << " n " << n << " k " << k << " ta " << ta << " tb " << tb);
+        BOOST_REQUIRE(r.status.ok());
+        check_close(r.out(), naive_product(av, bv, m, n, k, ta, tb), 1e-3);
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(only_large_kernels_are_expensive) {
   Graph g;
   auto a = g.placeholder(af::float32);
