@@ -25,6 +25,8 @@
 #include "step_channel.hpp"
 #include "status_http.hpp"
 #include "cluster.hpp"
+#include "basp_front_door.hpp"
+#include "refusals.hpp"
 #include "tls_tunnel.hpp"
 #include "protocol.hpp"
 #include "wire.hpp"
@@ -379,7 +381,6 @@ struct Server::Impl {
   Runtime* runtime = nullptr;
   std::string host;
   std::uint16_t port = 0;      ///< the spec's port (the TLS tunnel's with TLS)
-  std::uint16_t caf_port = 0;  ///< where CAF listens (0 with TLS: the tunnel hands it connections)
   std::shared_ptr<DeviceSet> devices;
   caf::actor master;
   caf::actor worker;
@@ -390,6 +391,9 @@ struct Server::Impl {
   std::unique_ptr<net::StatusHttpServer> status;
   std::shared_ptr<ServerMetrics> metrics = std::make_shared<ServerMetrics>();
   std::shared_ptr<net::Routes> routes = std::make_shared<net::Routes>();
+  std::shared_ptr<net::Refusals> refusals;
+  std::unique_ptr<net::BaspFrontDoor> door;  ///< the CAF port (plain mode)
+  std::shared_ptr<net::BaspGuard> tls_guard;  ///< the guard of the TLS tunnel's connections
   std::mutex mu;
   std::condition_variable cv;
   bool started = false;
@@ -461,6 +465,7 @@ int Server::Impl::serve_status(const std::string& path, std::string* body, std::
     m << "# HELP actorflow_peer_bytes_sent_total Bytes of partitions, feeds and tensors sent to a peer.\n"
       << "# TYPE actorflow_peer_bytes_sent_total counter\n";
     m << "actorflow_peer_bytes_sent_total{task=\"" << t << "\",peer=\"clients\"} " << metrics->client_bytes_sent.load() << "\n";
+    refusals->write_metrics(m, t);
     for (auto& [peer, tr] : traffic)
       m << "actorflow_peer_bytes_sent_total{task=\"" << t << "\",peer=\"" << label(peer) << "\"} " << tr.sent << "\n";
     m << "# HELP actorflow_peer_bytes_received_total Bytes of partitions, feeds and tensors received from a peer.\n"
@@ -514,6 +519,7 @@ Server::Server(const ClusterSpec& cluster, const std::string& job, int task, Ser
   impl_->port = port;
   impl_->runtime = options.config.runtime ? options.config.runtime : &Runtime::global();
   impl_->options = std::move(options);
+  impl_->refusals = std::make_shared<net::Refusals>("Server " + impl_->task_name());
   impl_->devices = DeviceSet::create(*impl_->runtime, impl_->options.config, impl_->task_name());
   auto& sys = impl_->runtime->system();
   impl_->worker = net::spawn_worker_service(sys, impl_->devices, impl_->routes);
@@ -537,19 +543,23 @@ void Server::start() {
   auto& sys = impl_->runtime->system();
   auto* tunnels = net::tls_tunnels(*impl_->runtime);
   const bool tls = tunnels != nullptr;
+  const net::FrontDoorOptions door{impl_->options.max_message_bytes, impl_->options.handshake_timeout,
+                                   impl_->options.max_unauthenticated_connections};
   if (tls) {
-    // The tunnel owns the spec's address and hands CAF each authenticated connection; CAF
-    // itself listens nowhere (nothing on loopback for other local users to reach).
-    impl_->port = net::serve_over_tls(*impl_->runtime, impl_->host, impl_->port, impl_->master,
+    // The tunnel owns the spec's address and hands CAF each authenticated connection through
+    // the guard; CAF itself listens nowhere (nothing on loopback for other local users).
+    impl_->tls_guard = std::make_shared<net::BaspGuard>(*impl_->runtime, impl_->master, "Server " + impl_->task_name(),
+                                                        door, impl_->refusals);
+    impl_->port = net::serve_over_tls(*impl_->runtime, impl_->host, impl_->port, impl_->tls_guard,
                                       "Server " + impl_->task_name());
   } else {
-    auto port = sys.middleman().publish(impl_->master, impl_->port, impl_->host.c_str(), true);
-    if (!port)
-      throw UnavailableError(unavailable("Server " + impl_->task_name() + ": cannot listen on " + impl_->host + ":" +
-                                         std::to_string(impl_->port) + ": " + sys.render(port.error())));
-    impl_->caf_port = *port;
-    impl_->port = *port;
+    // actorflow accepts and CAF's BASP broker gets each connection behind the guard
+    // (basp_front_door.hpp): CAF itself listens nowhere.
+    impl_->door = std::make_unique<net::BaspFrontDoor>(*impl_->runtime, impl_->host, impl_->port, impl_->master,
+                                                       "Server " + impl_->task_name(), door, impl_->refusals);
+    impl_->port = impl_->door->port();
   }
+  (void)sys;
   impl_->started = true;
   // The bulk port is plain TCP: with TLS, tensors stay inside the encrypted CAF connection.
   if (!tls) {
@@ -614,7 +624,7 @@ void Server::stop() {
     if (impl_->stopped) return;
     impl_->stopped = true;
     if (impl_->started) {
-      if (impl_->caf_port != 0) impl_->runtime->system().middleman().unpublish(impl_->master, impl_->caf_port);
+      if (impl_->door) impl_->door->stop();
       if (auto* tunnels = net::tls_tunnels(*impl_->runtime)) tunnels->stop_serving(impl_->port);
     }
     if (impl_->agent) caf::anon_send_exit(impl_->agent, caf::exit_reason::user_shutdown);

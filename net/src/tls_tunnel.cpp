@@ -20,6 +20,7 @@
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "basp_front_door.hpp"
 
 namespace af::net {
 
@@ -103,7 +104,7 @@ struct Pipe : std::enable_shared_from_this<Pipe> {
 }  // namespace
 
 struct TlsTunnels::Impl {
-  using Handover = std::function<void(int fd, std::uint16_t port)>;
+  using Handover = std::function<void(int fd, std::uint16_t port, const std::string& peer)>;
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
   asio::ssl::context ctx{asio::ssl::context::tls};
@@ -151,7 +152,7 @@ struct TlsTunnels::Impl {
             return pipe->close();
           }
           pipe->start_pumps();
-          (*handover)(fds.second, port);
+          (*handover)(fds.second, port, peer.address().to_string() + ":" + std::to_string(peer.port()));
         });
       }
       accept(acceptor, handover, owner);
@@ -199,7 +200,8 @@ TlsTunnels::~TlsTunnels() {
 }
 
 std::uint16_t TlsTunnels::serve(const std::string& host, std::uint16_t port,
-                                std::function<void(int fd, std::uint16_t port)> handover, std::string owner) {
+                                std::function<void(int fd, std::uint16_t port, const std::string& peer)> handover,
+                                std::string owner) {
   auto acceptor = std::make_shared<tcp::acceptor>(impl_->io);
   tcp::endpoint endpoint(parse_host(host), port);
   std::error_code ec;
@@ -273,23 +275,13 @@ std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& ho
           caf::make_message(caf::connect_atom::value, std::move(scribe), port)};
 }
 
-std::uint16_t serve_over_tls(Runtime& runtime, const std::string& host, std::uint16_t port, const caf::actor& whom,
-                             const std::string& owner) {
+std::uint16_t serve_over_tls(Runtime& runtime, const std::string& host, std::uint16_t port,
+                             std::shared_ptr<BaspGuard> guard, const std::string& owner) {
   auto* tunnels = tls_tunnels(runtime);
   if (!tunnels) throw InternalError(internal(owner + ": serve_over_tls without TLS"));
-  auto& sys = runtime.system();
-  auto broker = sys.middleman().named_broker<caf::io::basp_broker>(caf::atom("BASP"));
-  auto published = caf::actor_cast<caf::strong_actor_ptr>(whom);
   return tunnels->serve(
       host, port,
-      [&sys, broker, published](int fd, std::uint16_t bound) {
-        // The BASP broker adopts the connection as a server: it registers `published`
-        // under the port and sends the server handshake on it.
-        auto scribe = sys.middleman().backend().new_scribe(fd);
-        caf::anon_send(broker, caf::publish_atom::value, std::move(scribe), bound, published,
-                       std::set<std::string>{});
-      },
-      owner);
+      [guard](int fd, std::uint16_t bound, const std::string& peer) { guard->adopt(fd, peer, bound); }, owner);
 }
 
 }  // namespace af::net

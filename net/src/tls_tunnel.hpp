@@ -31,12 +31,13 @@ class TlsTunnels {
   TlsTunnels(const TlsTunnels&) = delete;
   TlsTunnels& operator=(const TlsTunnels&) = delete;
 
-  /// Accepts TLS on `host`:`port` (0: any) and calls `handover(fd, bound_port)` on the
+  /// Accepts TLS on `host`:`port` (0: any) and calls `handover(fd, bound_port, peer)` on the
   /// tunnel's thread with the local end (a connected stream socket the callee owns) of
-  /// every authenticated connection. Returns the bound port; throws UnavailableError when
-  /// it cannot listen.
+  /// every authenticated connection and the peer's address. Returns the bound port; throws
+  /// UnavailableError when it cannot listen.
   std::uint16_t serve(const std::string& host, std::uint16_t port,
-                      std::function<void(int fd, std::uint16_t port)> handover, std::string owner);
+                      std::function<void(int fd, std::uint16_t port, const std::string& peer)> handover,
+                      std::string owner);
   /// Stops accepting on `port` (connections already piped stay until either side closes).
   void stop_serving(std::uint16_t port);
   /// Starts a TLS connection to `host`:`port` and returns the local end (owned by the
@@ -60,10 +61,12 @@ TlsTunnels* tls_tunnels(const Runtime& runtime);
 /// strong_actor_ptr, std::set<std::string>)` once the BASP handshake is done.
 std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& host, std::uint16_t port);
 
-/// With TLS, serves the actor `whom` on `host`:`port` through the tunnels: each
-/// authenticated connection becomes a BASP connection presenting `whom`. Returns the bound
+class BaspGuard;
+
+/// With TLS, serves `host`:`port` through the tunnels: each authenticated connection goes to
+/// `guard`, which hands it to CAF's BASP broker (basp_front_door.hpp). Returns the bound
 /// port; throws UnavailableError when it cannot listen.
-std::uint16_t serve_over_tls(Runtime& runtime, const std::string& host, std::uint16_t port, const caf::actor& whom,
-                             const std::string& owner);
+std::uint16_t serve_over_tls(Runtime& runtime, const std::string& host, std::uint16_t port,
+                             std::shared_ptr<BaspGuard> guard, const std::string& owner);
 
 }  // namespace af::net

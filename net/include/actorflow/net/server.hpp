@@ -27,6 +27,14 @@ struct ServerOptions {
   /// `GET /status` (JSON: task, devices, containers, queues, peers). -1: none; 0: the system
   /// chooses (`status_port()` tells which).
   int status_port = -1;
+  /// The CAF port's front door: BASP messages longer than this are refused before a byte of
+  /// them is read (and the connection closed, logged and counted in /metrics).
+  std::size_t max_message_bytes = std::size_t{512} << 20;
+  /// A connection to the CAF port that has not completed a BASP handshake this long after it
+  /// was accepted is closed.
+  std::chrono::milliseconds handshake_timeout{5000};
+  /// At most this many connections wait for their handshake; a new one closes the oldest.
+  std::size_t max_unauthenticated_connections = 128;
 };
 
 /// One task of a cluster (TensorFlow's `tf.train.Server`): owns the task's devices (their

@@ -1,0 +1,177 @@
+// The CAF port's front door (net/src/basp_front_door.hpp) against a server in this process:
+// a BASP header claiming 4 GiB, bytes that are not BASP, a peer that never shakes hands and
+// a flood of idle connections are each refused (closed, counted in /metrics) while real
+// clients keep running steps, memory stays put and no descriptor leaks.
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <asio.hpp>
+
+#include <actorflow/actorflow.hpp>
+
+using namespace std::chrono_literals;
+using asio::ip::tcp;
+
+namespace {
+
+long rss_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  long value = 0;
+  while (status >> key) {
+    if (key == "VmRSS:") {
+      status >> value;
+      return value;
+    }
+    status.ignore(1 << 20, '\n');
+  }
+  return -1;
+}
+
+std::size_t open_descriptors() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+std::unique_ptr<tcp::socket> raw_connect(asio::io_context& io, std::uint16_t port) {
+  auto s = std::make_unique<tcp::socket>(io);
+  s->connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  return s;
+}
+
+/// True when the server closes `s` within `limit` (whatever it sent before).
+bool closed_within(tcp::socket& s, std::chrono::milliseconds limit) {
+  timeval tv{};
+  tv.tv_sec = 0;
+  tv.tv_usec = 100 * 1000;
+  ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  const auto until = std::chrono::steady_clock::now() + limit;
+  char buf[4096];
+  while (std::chrono::steady_clock::now() < until) {
+    const auto n = ::recv(s.native_handle(), buf, sizeof buf, 0);
+    if (n == 0) return true;                                             // orderly close
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return true;  // reset
+  }
+  return false;
+}
+
+/// The value of `actorflow_refused_connections_total{...reason="<reason>"}` on /metrics.
+long refused(std::uint16_t status_port, const std::string& reason) {
+  asio::io_context io;
+  tcp::socket s(io);
+  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), status_port));
+  const std::string request = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  asio::write(s, asio::buffer(request));
+  std::string body;
+  std::error_code ec;
+  char buf[4096];
+  for (;;) {
+    auto n = s.read_some(asio::buffer(buf), ec);
+    if (ec) break;
+    body.append(buf, n);
+  }
+  const std::string key = "port=\"caf\",reason=\"" + reason + "\"} ";
+  auto at = body.find(key);
+  return at == std::string::npos ? 0 : std::stol(body.substr(at + key.size()));
+}
+
+/// A real client: opens a session and runs a step; returns how long the step took.
+std::chrono::milliseconds real_step(const af::Server& server) {
+  af::Graph g;
+  auto c = g.constant(2.0f) * 3.0f;
+  const auto start = std::chrono::steady_clock::now();
+  af::Session sess(g, server.target());
+  BOOST_TEST(sess.run(c).scalar<float>() == 6.0f);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+}
+
+std::unique_ptr<af::Server> make_server(std::chrono::milliseconds handshake_timeout, std::size_t max_waiting = 128) {
+  af::ServerOptions o;
+  o.status_port = 0;
+  o.handshake_timeout = handshake_timeout;
+  o.max_unauthenticated_connections = max_waiting;
+  o.max_message_bytes = 64u << 20;
+  return std::make_unique<af::Server>(
+      af::ClusterSpec(std::map<std::string, std::vector<std::string>>{{"localhost", {"127.0.0.1:0"}}}), "localhost", 0,
+      std::move(o));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(front_door_test)
+
+BOOST_AUTO_TEST_CASE(a_basp_header_claiming_four_gigabytes_is_refused_before_anything_is_allocated,
+                     *boost::unit_test::timeout(60)) {
+  auto server = make_server(5000ms);
+  real_step(*server);  // warm: the runtime's pools and a first session exist
+  const long rss_before = rss_kib();
+  const std::size_t fds_before = open_descriptors();
+  asio::io_context io;
+  for (int i = 0; i < 3; ++i) {
+    auto s = raw_connect(io, server->port());
+    // A client handshake header (operation 0x01, no actors) whose payload length is
+    // 0xFFFFFFFF: CAF 0.17 alone allocates and zeroes 4 GiB for it.
+    unsigned char header[32] = {};
+    header[0] = 0x01;
+    for (int b = 4; b < 8; ++b) header[b] = 0xff;
+    asio::write(*s, asio::buffer(header));
+    BOOST_TEST(closed_within(*s, 3000ms));
+  }
+  BOOST_TEST(refused(server->status_port(), "oversized") == 3);
+  BOOST_TEST(real_step(*server) < 1000ms);
+  BOOST_TEST(rss_kib() - rss_before < 64 * 1024);
+  std::this_thread::sleep_for(200ms);
+  BOOST_TEST(open_descriptors() <= fds_before + 2);  // the session's own connections at most
+}
+
+BOOST_AUTO_TEST_CASE(bytes_that_are_not_a_basp_handshake_close_the_connection, *boost::unit_test::timeout(60)) {
+  auto server = make_server(5000ms);
+  asio::io_context io;
+  auto s = raw_connect(io, server->port());
+  const std::string garbage = "GET / HTTP/1.1\r\nHost: nothing-here\r\n\r\n";  // 37 bytes: a header and change
+  asio::write(*s, asio::buffer(garbage));
+  BOOST_TEST(closed_within(*s, 3000ms));
+  BOOST_TEST(refused(server->status_port(), "not_basp") == 1);
+  BOOST_TEST(real_step(*server) < 1000ms);
+}
+
+BOOST_AUTO_TEST_CASE(a_peer_that_never_shakes_hands_is_closed_after_the_timeout, *boost::unit_test::timeout(60)) {
+  auto server = make_server(300ms);
+  asio::io_context io;
+  const auto start = std::chrono::steady_clock::now();
+  auto s = raw_connect(io, server->port());
+  BOOST_TEST(closed_within(*s, 5000ms));
+  BOOST_TEST((std::chrono::steady_clock::now() - start >= 250ms));
+  BOOST_TEST(refused(server->status_port(), "handshake_timeout") == 1);
+  // A real client's handshake takes milliseconds: it is not affected.
+  BOOST_TEST(real_step(*server) < 1000ms);
+}
+
+BOOST_AUTO_TEST_CASE(an_idle_flood_does_not_lock_out_a_real_client, *boost::unit_test::timeout(120)) {
+  auto server = make_server(30000ms, 16);
+  const std::size_t fds_before = open_descriptors();
+  asio::io_context io;
+  std::vector<std::unique_ptr<tcp::socket>> idle;
+  for (int i = 0; i < 300; ++i) idle.push_back(raw_connect(io, server->port()));
+  // A client arriving during the flood is served at once.
+  BOOST_TEST(real_step(*server) < 1000ms);
+  // All but the newest 16 idle connections were closed to make room.
+  int closed = 0;
+  for (auto& s : idle) closed += closed_within(*s, 20ms) ? 1 : 0;
+  BOOST_TEST(closed >= 300 - 16 - 1);
+  BOOST_TEST(refused(server->status_port(), "crowded") >= 300 - 16 - 1);
+  idle.clear();
+  std::this_thread::sleep_for(300ms);
+  BOOST_TEST(open_descriptors() <= fds_before + 20);  // the idle ones the server still holds, at most
+}
+
+BOOST_AUTO_TEST_SUITE_END()
