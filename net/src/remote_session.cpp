@@ -26,6 +26,9 @@ namespace {
 constexpr auto kControlTimeout = std::chrono::seconds(10);
 /// Opening waits for the server to reach the other tasks of its cluster (ServerOptions::peer_wait).
 constexpr auto kOpenTimeout = std::chrono::seconds(120);
+/// How long after a step's deadline the client ends it itself when the server has not answered
+/// (the server's own DeadlineExceeded, with its detail, normally comes first).
+constexpr auto kClientDeadlineGrace = std::chrono::milliseconds(250);
 
 /// One step in flight from this client; `done` fires once.
 struct RemoteCall {
@@ -129,8 +132,9 @@ caf::behavior remote_session_proxy(ProxyActor* self, caf::actor server, std::str
       [self, id](net::rs_call_atom, std::shared_ptr<RemoteCall> call) {
         auto key = self->state.next++;
         self->state.pending.emplace(key, call);
-        // The step's own deadline is enforced by the server; this is the safety net.
-        auto timeout = call->timeout.count() > 0 ? call->timeout + std::chrono::seconds(10) : std::chrono::hours(24);
+        // The server ends a step at its deadline; this ends it here too, a little later, when
+        // the server does not answer (frozen, flooded): the deadline holds on every path.
+        auto timeout = call->timeout.count() > 0 ? call->timeout + kClientDeadlineGrace : std::chrono::hours(24);
         self->request(self->state.server, timeout, net::rs_run_atom::value, id, call->request)
             .then(
                 [self, key](std::string& reply) {
@@ -145,6 +149,12 @@ caf::behavior remote_session_proxy(ProxyActor* self, caf::actor server, std::str
                   if (it == self->state.pending.end()) return;
                   auto c = it->second;
                   self->state.pending.erase(it);
+                  if (e == caf::sec::request_timeout && c->timeout.count() > 0)
+                    return c->finish(deadline_exceeded("Timed out waiting for notification: step on " +
+                                                       self->state.target + " exceeded its deadline of " +
+                                                       std::to_string(c->timeout.count()) +
+                                                       " ms with no reply from the server"),
+                                     {});
                   c->finish(status_from_caf_error(e, "step on " + self->state.target), {});
                 });
       },
@@ -237,9 +247,15 @@ class RemoteSession final : public SessionBackend {
       out.i64(timeout);
       out.u8(trace ? 1 : 0);
       call->request = out.take();
-      if (step_) {
-        // The step channel keeps every request of this session in order on one connection.
-        step_->run(call->request, [call](Status s, std::string reply) { call->finish(std::move(s), std::move(reply)); });
+      if (step_ && step_->usable()) {
+        // The step channel keeps every request of this session in order on one connection;
+        // once it broke (the server closed or refused it) steps take the CAF path.
+        const auto deadline = timeout > 0 ? std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout) +
+                                                kClientDeadlineGrace
+                                          : std::chrono::steady_clock::time_point::max();
+        step_->run(
+            call->request, [call](Status s, std::string reply) { call->finish(std::move(s), std::move(reply)); },
+            deadline, timeout);
         return;
       }
       caf::anon_send(proxy_, net::rs_call_atom::value, call);

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -249,9 +250,44 @@ struct StepClient::Impl {
   Status broken;  ///< set once: every later call fails with it
   std::thread reader;
   std::atomic<bool> close_fd_on_exit{false};
+  // Client-side deadlines: calls by the time they expire, served by `timer` (started with
+  // the first call that has one).
+  std::multimap<std::chrono::steady_clock::time_point, std::pair<std::uint64_t, std::int64_t>> deadlines;
+  std::condition_variable timer_cv;
+  std::thread timer;
+  bool timer_stop = false;
 
   ~Impl() {
     if (close_fd_on_exit) ::close(fd);
+  }
+
+  /// Ends calls whose deadline passed with DeadlineExceeded (a late reply finds no call).
+  void timer_loop() {
+    std::unique_lock<std::mutex> lock(mu);
+    while (!timer_stop) {
+      if (deadlines.empty()) {
+        timer_cv.wait(lock);
+        continue;
+      }
+      auto first = deadlines.begin();
+      if (timer_cv.wait_until(lock, first->first) != std::cv_status::timeout && !timer_stop) continue;
+      const auto now = std::chrono::steady_clock::now();
+      std::vector<std::pair<std::function<void(Status, std::string)>, std::int64_t>> expired;
+      while (!deadlines.empty() && deadlines.begin()->first <= now) {
+        auto [call, timeout_ms] = deadlines.begin()->second;
+        deadlines.erase(deadlines.begin());
+        auto it = pending.find(call);
+        if (it == pending.end()) continue;  // answered
+        expired.emplace_back(std::move(it->second), timeout_ms);
+        pending.erase(it);
+      }
+      lock.unlock();
+      for (auto& [done, timeout_ms] : expired)
+        done(deadline_exceeded("Timed out waiting for notification: " + what + ": the step exceeded its deadline of " +
+                               std::to_string(timeout_ms) + " ms with no reply from the server"),
+             {});
+      lock.lock();
+    }
   }
 
   /// Takes every pending call and marks the client broken (first reason wins).
@@ -342,6 +378,17 @@ StepClient::StepClient(const std::string& host, std::uint16_t port, std::uint64_
 
 StepClient::~StepClient() {
   impl_->fail_all(cancelled(impl_->what + " was closed"));
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->timer_stop = true;
+  }
+  impl_->timer_cv.notify_all();
+  if (impl_->timer.joinable()) {
+    if (impl_->timer.get_id() == std::this_thread::get_id())
+      impl_->timer.detach();  // destroyed by an expired step's callback: the loop ends by itself
+    else
+      impl_->timer.join();
+  }
   if (impl_->reader.get_id() == std::this_thread::get_id()) {
     // Destroyed by a step's callback on the reader thread: it ends by itself (the socket is
     // shut down) and owns the Impl; the descriptor is closed with it.
@@ -353,7 +400,8 @@ StepClient::~StepClient() {
   ::close(impl_->fd);
 }
 
-void StepClient::run(const std::string& request, std::function<void(Status, std::string)> done) {
+void StepClient::run(const std::string& request, std::function<void(Status, std::string)> done,
+                     std::chrono::steady_clock::time_point deadline, std::int64_t timeout_ms) {
   std::uint64_t call = 0;
   Status broken;
   {
@@ -362,6 +410,12 @@ void StepClient::run(const std::string& request, std::function<void(Status, std:
     if (broken.ok()) {
       call = impl_->next_call++;
       impl_->pending.emplace(call, std::move(done));
+      if (deadline != std::chrono::steady_clock::time_point::max()) {
+        const bool earliest = impl_->deadlines.empty() || deadline < impl_->deadlines.begin()->first;
+        impl_->deadlines.emplace(deadline, std::make_pair(call, timeout_ms));
+        if (!impl_->timer.joinable()) impl_->timer = std::thread([impl = impl_] { impl->timer_loop(); });
+        else if (earliest) impl_->timer_cv.notify_one();
+      }
     }
   }
   if (!broken.ok()) return done(std::move(broken), {});  // outside the lock: done may run a step

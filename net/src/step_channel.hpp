@@ -66,8 +66,12 @@ class StepClient {
   StepClient& operator=(const StepClient&) = delete;
 
   /// Sends `request` on the calling thread; `done` fires once, on the reader thread (or
-  /// here, when the connection is already broken: Unavailable).
-  void run(const std::string& request, std::function<void(Status, std::string)> done);
+  /// here, when the connection is already broken: Unavailable), or with DeadlineExceeded on
+  /// the client's timer thread when no reply came by `deadline` (`timeout_ms` is for the
+  /// message): a frozen or flooded server cannot hold a step past its deadline.
+  void run(const std::string& request, std::function<void(Status, std::string)> done,
+           std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max(),
+           std::int64_t timeout_ms = 0);
   /// Fails every call in flight with `why` and closes the connection (the server went
   /// away, as CAF's monitoring found). Later calls fail with `why` too.
   void fail_all(const Status& why);

@@ -233,6 +233,42 @@ BOOST_AUTO_TEST_CASE(a_frozen_task_fails_the_step_waiting_on_it_with_unavailable
   BOOST_TEST(outcome.message.find("/job:ps/replica:0/task:0") != std::string::npos, outcome.message);
 }
 
+BOOST_AUTO_TEST_CASE(a_step_against_a_frozen_server_ends_at_its_own_deadline_on_the_client,
+                     *boost::unit_test::timeout(120)) {
+  // CAF would notice the frozen server only after its 30 s connection timeout: the step's own
+  // deadline must end it first, on the client, whatever the server does.
+  const std::string addr = address();
+  af::test::ProcessGroup group;
+  auto server = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", R"({"local": [")" + addr + R"("]})", "--job",
+                             "local", "--task", "0", "--heartbeat-ms", "1000", "--connection-timeout-ms", "30000"},
+                            log_path("frozen_deadline"));
+  af::Graph g;
+  auto x = g.placeholder(af::float32, af::PartialShape{});
+  auto y = x * 2.0f;
+  auto sess = open(g, ProcessCluster::target(addr));
+  BOOST_TEST(sess->run(y, {{x, af::Tensor(1.5f)}}).scalar<float>() == 3.0f);
+  group.signal(server, SIGSTOP);
+  af::RunOptions options;
+  options.timeout_in_ms = 2000;
+  const auto start = std::chrono::steady_clock::now();
+  af::Code code = af::Code::ok;
+  std::string message = "the step succeeded";
+  try {
+    sess->run(y, {{x, af::Tensor(2.0f)}}, options);
+  } catch (const af::Error& e) {
+    code = e.code();
+    message = e.what();
+  }
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  group.signal(server, SIGCONT);
+  BOOST_TEST_MESSAGE("the step against the frozen server ended after " << took.count() << " ms: " << message);
+  BOOST_TEST(code == af::Code::deadline_exceeded, message);
+  BOOST_TEST(took.count() >= 1900);
+  BOOST_TEST(took.count() < 4000);
+  // The thawed server serves the session again.
+  BOOST_TEST(sess->run(y, {{x, af::Tensor(4.0f)}}).scalar<float>() == 8.0f);
+}
+
 BOOST_AUTO_TEST_CASE(the_server_binary_explains_bad_flags_and_exits_cleanly, *boost::unit_test::timeout(60)) {
   af::test::ProcessGroup group;
   auto help = group.spawn({ACTORFLOW_SERVER_BINARY, "--help"}, log_path("help"));
