@@ -483,6 +483,11 @@ int Server::Impl::serve_status(const std::string& path, std::string* body, std::
     nlohmann::json j;
     j["task"] = task_name();
     j["target"] = "caf://" + host + ":" + std::to_string(port);
+    // Every port the task listens on (for firewalls and probes): 0 where there is none.
+    j["ports"] = {{"caf", port},
+                  {"step", steps->port.load()},
+                  {"bulk", bulk ? bulk->port() : 0},
+                  {"status", status ? status->port() : 0}};
     j["cluster"] = nlohmann::json::parse(cluster.to_json());
     j["devices"] = nlohmann::json::array();
     for (auto& a : devices->attributes)
@@ -583,7 +588,10 @@ void Server::start() {
                                   " (closed, or its containers were reset)"),
                           {});
             run_request(served, request, steps->bulk, steps->metrics, /*on_io_thread=*/true, std::move(done));
-          });
+          },
+          [steps = impl_->steps](std::uint64_t token) { return steps->find(token) != nullptr; },
+          net::StepServer::Limits{impl_->options.handshake_timeout, impl_->options.max_unauthenticated_connections},
+          impl_->refusals);
       impl_->steps->port = impl_->step->port();
     } catch (const Error& e) {
       log_info(std::string("WARNING: ") + e.what() + "; steps travel over CAF instead");

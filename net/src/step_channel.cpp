@@ -69,6 +69,9 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
     std::deque<std::string> out;  ///< reply frames waiting; the front one is being written when `writing`
     bool writing = false;         ///< the io thread has an async write in flight
     bool closed = false;
+    bool authenticated = false;   ///< io thread: a request with a known token arrived
+    std::chrono::steady_clock::time_point deadline;  ///< for the first request header
+    std::string peer;
   };
 
   asio::io_context io;
@@ -76,30 +79,98 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
   std::thread thread;
   std::string owner;
   Handler handler;
+  TokenCheck known;
+  Limits limits;
+  std::shared_ptr<Refusals> refusals;
+  asio::steady_timer sweeper{io};
+  asio::steady_timer backoff{io};
+  std::deque<std::weak_ptr<Connection>> waiting;  ///< io thread: not yet authenticated, oldest first
   std::uint16_t port = 0;
   std::size_t connections = 0;  ///< io thread only
   std::vector<std::weak_ptr<Connection>> open;  ///< io thread only; pruned as it grows
   std::mutex mu;
   bool stopped = false;
 
+  void refuse(const std::string& peer, const std::string& reason, const std::string& detail) {
+    if (refusals) refusals->refuse("step", peer, reason, detail);
+  }
+
   void accept() {
     acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
+      if (ec == asio::error::no_descriptors || ec.value() == ENFILE || ec == asio::error::no_buffer_space ||
+          ec == asio::error::no_memory) {
+        // Out of descriptors: accepting again at once would spin on the pending connection.
+        refuse("(not accepted)", "descriptors", "cannot accept: " + ec.message() + "; trying again in 100 ms");
+        backoff.expires_after(std::chrono::milliseconds(100));
+        backoff.async_wait([this](std::error_code e) {
+          if (!e) accept();
+        });
+        return;
+      }
       if (!ec) {
+        std::error_code ignored;
+        const auto remote = socket.remote_endpoint(ignored);
+        std::string peer = remote.address().to_string() + ":" + std::to_string(remote.port());
         if (connections >= kMaxConnections) {
+          refuse(peer, "full", std::to_string(kMaxConnections) + " step connections are open");
           socket.close(ec);
         } else {
           auto c = std::make_shared<Connection>(io);
           c->socket = std::move(socket);
           c->socket.set_option(tcp::no_delay(true), ec);
+          c->peer = std::move(peer);
+          c->deadline = std::chrono::steady_clock::now() + limits.handshake_timeout;
           ++connections;
           if (open.size() >= 2 * connections + 16)
             std::erase_if(open, [](const std::weak_ptr<Connection>& w) { return w.expired(); });
           open.push_back(c);
+          waiting.push_back(c);
+          trim_waiting();
           read_header(c);
         }
       }
       accept();
+    });
+  }
+
+  /// Io thread: closes connections past their first header's deadline, and the oldest
+  /// waiting ones beyond the limit (a flood of idle connections cannot lock clients out).
+  void trim_waiting() {
+    const auto now = std::chrono::steady_clock::now();
+    std::size_t alive = 0;
+    for (auto it = waiting.begin(); it != waiting.end();) {
+      auto c = it->lock();
+      if (!c || c->authenticated || c->closed) {
+        it = waiting.erase(it);
+      } else if (now >= c->deadline) {
+        refuse(c->peer, "handshake_timeout",
+               "no request within " + std::to_string(limits.handshake_timeout.count()) + " ms");
+        close(c);
+        it = waiting.erase(it);
+      } else {
+        ++alive;
+        ++it;
+      }
+    }
+    while (alive > limits.max_unauthenticated && !waiting.empty()) {
+      if (auto c = waiting.front().lock()) {
+        refuse(c->peer, "crowded",
+               "more than " + std::to_string(limits.max_unauthenticated) +
+                   " connections without a request: the oldest is closed");
+        close(c);
+        --alive;
+      }
+      waiting.pop_front();
+    }
+  }
+
+  void sweep() {
+    sweeper.expires_after(std::chrono::milliseconds(100));
+    sweeper.async_wait([this](std::error_code ec) {
+      if (ec || !acceptor.is_open()) return;
+      trim_waiting();
+      sweep();
     });
   }
 
@@ -116,14 +187,36 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
   void read_header(const std::shared_ptr<Connection>& c) {
     asio::async_read(c->socket, asio::buffer(c->header), [this, c](std::error_code ec, std::size_t) {
       if (ec) return close(c);
-      if (std::memcmp(c->header.data(), kMagic, sizeof kMagic) != 0) return close(c);  // not our protocol
+      if (std::memcmp(c->header.data(), kMagic, sizeof kMagic) != 0) {
+        refuse(c->peer, "not_step", "not the step protocol");
+        return close(c);
+      }
       c->call = get_u64(c->header.data() + 8);
       c->token = get_u64(c->header.data() + 16);
       c->length = get_u64(c->header.data() + 24);
-      if (c->length > kStepMaxRequest) return close(c);
+      if (c->length > kStepMaxRequest) {
+        refuse(c->peer, "oversized",
+               "a request of " + std::to_string(c->length) + " bytes, more than " + std::to_string(kStepMaxRequest));
+        return close(c);
+      }
+      if (known && !known(c->token)) {
+        // Answered (the client learns why), then closed, before a byte of the body is read.
+        refuse(c->peer, "unknown_token", "a request for a session that is not open here");
+        const std::string task = owner.substr(owner.rfind(' ') + 1);
+        return answer_and_close(c, frame(c->call, static_cast<std::uint64_t>(Code::aborted),
+                                         "Session is not open on " + task + " (closed, or its containers were reset)"));
+      }
+      c->authenticated = true;
+      if (c->call == 0 && c->length == 0) return read_header(c);  // the client's hello
       c->body.clear();
       read_body(c);
     });
+  }
+
+  /// Io thread: writes `f` and closes the connection.
+  void answer_and_close(const std::shared_ptr<Connection>& c, std::string f) {
+    auto bytes = std::make_shared<std::string>(std::move(f));
+    asio::async_write(c->socket, asio::buffer(*bytes), [this, c, bytes](std::error_code, std::size_t) { close(c); });
   }
 
   void read_body(const std::shared_ptr<Connection>& c) {
@@ -191,10 +284,14 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
   }
 };
 
-StepServer::StepServer(const std::string& host, std::string owner, Handler handler)
+StepServer::StepServer(const std::string& host, std::string owner, Handler handler, TokenCheck known, Limits limits,
+                       std::shared_ptr<Refusals> refusals)
     : impl_(std::make_shared<Impl>()) {
   impl_->owner = std::move(owner);
   impl_->handler = std::move(handler);
+  impl_->known = std::move(known);
+  impl_->limits = limits;
+  impl_->refusals = std::move(refusals);
   std::error_code ec;
   auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
   if (!ec) {
@@ -208,6 +305,7 @@ StepServer::StepServer(const std::string& host, std::string owner, Handler handl
     throw UnavailableError(unavailable(impl_->owner + ": cannot open the step port on " + host + ": " + ec.message()));
   impl_->port = impl_->acceptor.local_endpoint().port();
   impl_->accept();
+  impl_->sweep();
   impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
 }
 
@@ -225,6 +323,8 @@ void StepServer::stop() {
   asio::post(impl_->io, [impl = impl_.get(), &closed] {
     std::error_code ignored;
     impl->acceptor.close(ignored);
+    impl->sweeper.cancel();
+    impl->backoff.cancel();
     for (auto& w : impl->open)
       if (auto c = w.lock()) impl->close(c);
     impl->open.clear();
@@ -372,6 +472,18 @@ StepClient::StepClient(const std::string& host, std::uint16_t port, std::uint64_
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  // Hello: call 0, no body. It presents the session's token at once, so the server counts
+  // the connection as a client's however long the first step takes to come.
+  char hello[32];
+  std::memcpy(hello, kMagic, sizeof kMagic);
+  put_u64(hello + 8, 0);
+  put_u64(hello + 16, token);
+  put_u64(hello + 24, 0);
+  if (::send(fd, hello, sizeof hello, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof hello)) {
+    std::string why = std::strerror(errno);
+    ::close(fd);
+    throw UnavailableError(unavailable(impl_->what + ": cannot greet the step port " + std::to_string(port) + ": " + why));
+  }
   impl_->fd = fd;
   impl_->reader = std::thread([impl = impl_] { impl->read_loop(); });
 }

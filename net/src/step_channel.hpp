@@ -11,11 +11,15 @@
 // Protocol on one TCP connection per client session, requests pipelined, replies in any
 // order (little-endian integers):
 //   client -> server: "AFSTEP01" + u64 call id + u64 session token + u64 length, then
-//                     `length` bytes of run request (the rs_run encoding, wire.hpp)
+//                     `length` bytes of run request (the rs_run encoding, wire.hpp); first,
+//                     at connect, a hello: call id 0, length 0 (no reply)
 //   server -> client: u64 call id + u64 code (0 = ok, else af::Code) + u64 length, then the
 //                     run reply (ok) or the error message
 // A bad magic, an unknown token or a length over kStepMaxRequest closes that connection
-// (unknown tokens after answering Aborted); the server keeps serving the others.
+// (unknown tokens after answering Aborted), before a byte of the body is read; so does a
+// connection whose first request header has not arrived within the handshake timeout, and
+// the oldest of those waiting for it beyond `max_unauthenticated`. Each refusal is logged
+// (rate-limited) and counted. The server keeps serving the others.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -23,11 +27,19 @@
 #include <string>
 
 #include "actorflow/ops/status.hpp"
+#include "refusals.hpp"
 
 namespace af::net {
 
 /// Requests larger than this (large feeds) go over CAF instead.
 inline constexpr std::size_t kStepMaxRequest = 64u << 20;
+
+/// How long a step connection may wait before its first request header (the client's
+/// hello), and how many may wait at once (a new one closes the oldest).
+struct StepServerLimits {
+  std::chrono::milliseconds handshake_timeout{5000};
+  std::size_t max_unauthenticated = 128;
+};
 
 /// The server side: an Asio acceptor on the server's host (system-chosen port), one thread.
 class StepServer {
@@ -37,8 +49,13 @@ class StepServer {
   using Handler = std::function<void(std::uint64_t token, std::string request,
                                      std::function<void(Status, std::string)> done)>;
 
+  /// Whether a session token is one the server serves (checked before a body is read).
+  using TokenCheck = std::function<bool(std::uint64_t token)>;
+  using Limits = StepServerLimits;
+
   /// Listens on `host`:0; throws UnavailableError naming `owner` when it cannot.
-  StepServer(const std::string& host, std::string owner, Handler handler);
+  StepServer(const std::string& host, std::string owner, Handler handler, TokenCheck known = {}, Limits limits = {},
+             std::shared_ptr<Refusals> refusals = {});
   ~StepServer();
   StepServer(const StepServer&) = delete;
   StepServer& operator=(const StepServer&) = delete;

@@ -1,7 +1,9 @@
-// The CAF port's front door (net/src/basp_front_door.hpp) against a server in this process:
-// a BASP header claiming 4 GiB, bytes that are not BASP, a peer that never shakes hands and
-// a flood of idle connections are each refused (closed, counted in /metrics) while real
-// clients keep running steps, memory stays put and no descriptor leaks.
+// A server's front doors against probes, with the server in this process. The CAF port
+// (net/src/basp_front_door.hpp): a BASP header claiming 4 GiB, bytes that are not BASP, a
+// peer that never shakes hands and a flood of idle connections. The step port
+// (step_channel.hpp): a request for an unknown session claiming a 64 MiB body, a peer that
+// never sends a request, an idle flood. Each is refused (closed, counted in /metrics) while
+// real clients keep running steps, memory stays put and no descriptor leaks.
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include <asio.hpp>
+#include <nlohmann/json.hpp>
 
 #include <actorflow/actorflow.hpp>
 
@@ -64,12 +67,12 @@ bool closed_within(tcp::socket& s, std::chrono::milliseconds limit) {
   return false;
 }
 
-/// The value of `actorflow_refused_connections_total{...reason="<reason>"}` on /metrics.
-long refused(std::uint16_t status_port, const std::string& reason) {
+/// The body of GET `path` on the status port.
+std::string http_get(std::uint16_t status_port, const std::string& path) {
   asio::io_context io;
   tcp::socket s(io);
   s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), status_port));
-  const std::string request = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
   asio::write(s, asio::buffer(request));
   std::string body;
   std::error_code ec;
@@ -79,9 +82,26 @@ long refused(std::uint16_t status_port, const std::string& reason) {
     if (ec) break;
     body.append(buf, n);
   }
-  const std::string key = "port=\"caf\",reason=\"" + reason + "\"} ";
+  return body;
+}
+
+/// The value of `actorflow_refused_connections_total{...port="<port>",reason="<reason>"}`.
+long refused(std::uint16_t status_port, const std::string& reason, const std::string& port = "caf") {
+  const std::string body = http_get(status_port, "/metrics");
+  const std::string key = "port=\"" + port + "\",reason=\"" + reason + "\"} ";
   auto at = body.find(key);
   return at == std::string::npos ? 0 : std::stol(body.substr(at + key.size()));
+}
+
+/// The server's step port, from /status.
+std::uint16_t step_port(const af::Server& server) {
+  const std::string body = http_get(server.status_port(), "/status");
+  const auto json = nlohmann::json::parse(body.substr(body.find("\r\n\r\n") + 4));
+  return json.at("ports").at("step").get<std::uint16_t>();
+}
+
+void put_u64(unsigned char* p, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>((v >> (8 * i)) & 0xff);
 }
 
 /// A real client: opens a session and runs a step; returns how long the step took.
@@ -172,6 +192,63 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_does_not_lock_out_a_real_client, *boost::unit
   idle.clear();
   std::this_thread::sleep_for(300ms);
   BOOST_TEST(open_descriptors() <= fds_before + 20);  // the idle ones the server still holds, at most
+}
+
+// -- the step port -----------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(a_step_request_for_an_unknown_session_is_answered_and_closed_before_its_body,
+                     *boost::unit_test::timeout(60)) {
+  auto server = make_server(5000ms);
+  real_step(*server);
+  const long rss_before = rss_kib();
+  asio::io_context io;
+  auto s = raw_connect(io, step_port(*server));
+  // A header for a random token promising a 64 MiB body, and only the first MiB of it.
+  unsigned char header[32] = {'A', 'F', 'S', 'T', 'E', 'P', '0', '1'};
+  put_u64(header + 8, 7);
+  put_u64(header + 16, 0x5eed5eed5eedULL);
+  put_u64(header + 24, 64u << 20);
+  asio::write(*s, asio::buffer(header));
+  std::vector<char> some(1 << 20, 'x');
+  std::error_code ec;
+  asio::write(*s, asio::buffer(some), ec);  // may fail: the server closes without reading it
+  // The reply: call 7, code Aborted, the reason.
+  unsigned char reply[24] = {};
+  asio::read(*s, asio::buffer(reply), ec);
+  BOOST_REQUIRE(!ec);
+  BOOST_TEST(reply[0] == 7);
+  BOOST_TEST(reply[8] == static_cast<unsigned char>(af::Code::aborted));
+  BOOST_TEST(closed_within(*s, 3000ms));
+  BOOST_TEST(refused(server->status_port(), "unknown_token", "step") == 1);
+  BOOST_TEST(rss_kib() - rss_before < 32 * 1024);
+  BOOST_TEST(real_step(*server) < 1000ms);
+}
+
+BOOST_AUTO_TEST_CASE(a_step_connection_that_never_sends_a_request_is_closed_after_the_timeout,
+                     *boost::unit_test::timeout(60)) {
+  auto server = make_server(300ms);
+  asio::io_context io;
+  auto s = raw_connect(io, step_port(*server));
+  BOOST_TEST(closed_within(*s, 5000ms));
+  BOOST_TEST(refused(server->status_port(), "handshake_timeout", "step") == 1);
+  // A real session's step connection presents its token at once: it stays, and so does the
+  // fast path, however long the session waits before its first step.
+  af::Graph g;
+  auto c = g.constant(1.0f) + 1.0f;
+  af::Session sess(g, server->target());
+  std::this_thread::sleep_for(600ms);
+  BOOST_TEST(sess.run(c).scalar<float>() == 2.0f);
+  BOOST_TEST(refused(server->status_port(), "handshake_timeout", "step") == 1);
+}
+
+BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_step_port_does_not_lock_out_new_sessions, *boost::unit_test::timeout(120)) {
+  auto server = make_server(30000ms, 16);
+  const std::uint16_t port = step_port(*server);
+  asio::io_context io;
+  std::vector<std::unique_ptr<tcp::socket>> idle;
+  for (int i = 0; i < 300; ++i) idle.push_back(raw_connect(io, port));
+  BOOST_TEST(real_step(*server) < 1000ms);
+  BOOST_TEST(refused(server->status_port(), "crowded", "step") >= 300 - 16 - 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
