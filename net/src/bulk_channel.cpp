@@ -63,6 +63,9 @@ struct BulkServer::Impl {
     std::array<char, 16> request{};
     std::array<char, 16> reply{};
     Tensor sending;
+    bool authenticated = false;  ///< io thread: asked for an offered transfer
+    Clock::time_point deadline;  ///< for the first request
+    std::string peer;
   };
 
   asio::io_context io;
@@ -72,27 +75,95 @@ struct BulkServer::Impl {
   std::chrono::milliseconds ttl{0};
   std::uint16_t port = 0;
   std::atomic<std::size_t> connections{0};
+  std::chrono::milliseconds handshake_timeout{5000};
+  std::size_t max_unauthenticated = 128;
+  std::shared_ptr<Refusals> refusals;
+  std::deque<std::weak_ptr<Connection>> waiting;  ///< io thread: no request yet, oldest first
+  asio::steady_timer waiting_timer{io};
+  asio::steady_timer backoff{io};
 
   mutable std::mutex mu;
   std::unordered_map<std::uint64_t, Entry> table;
   std::mt19937_64 rng{std::random_device{}()};
   bool stopped = false;
 
+  void refuse(const std::string& peer, const std::string& reason, const std::string& detail) {
+    if (refusals) refusals->refuse("bulk", peer, reason, detail);
+  }
+
   void accept() {
     acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
+      if (ec == asio::error::no_descriptors || ec.value() == ENFILE || ec == asio::error::no_buffer_space ||
+          ec == asio::error::no_memory) {
+        // Out of descriptors: accepting again at once would spin on the pending connection.
+        refuse("(not accepted)", "descriptors", "cannot accept: " + ec.message() + "; trying again in 100 ms");
+        backoff.expires_after(std::chrono::milliseconds(100));
+        backoff.async_wait([this](std::error_code e) {
+          if (!e) accept();
+        });
+        return;
+      }
       if (!ec) {
+        std::error_code ignored;
+        const auto remote = socket.remote_endpoint(ignored);
+        std::string peer = remote.address().to_string() + ":" + std::to_string(remote.port());
         if (connections.load() >= kMaxConnections) {
+          refuse(peer, "full", std::to_string(kMaxConnections) + " bulk connections are open");
           socket.close();
         } else {
           auto c = std::make_shared<Connection>(io);
           c->socket = std::move(socket);
           c->socket.set_option(tcp::no_delay(true), ec);
+          c->peer = std::move(peer);
+          c->deadline = Clock::now() + handshake_timeout;
           ++connections;
+          waiting.push_back(c);
+          trim_waiting();
           read_request(c);
         }
       }
       accept();
+    });
+  }
+
+  /// Io thread: closes connections past their first request's deadline, and the oldest
+  /// waiting ones beyond the limit.
+  void trim_waiting() {
+    const auto now = Clock::now();
+    std::size_t alive = 0;
+    for (auto it = waiting.begin(); it != waiting.end();) {
+      auto c = it->lock();
+      if (!c || c->authenticated || !c->socket.is_open()) {
+        it = waiting.erase(it);
+      } else if (now >= c->deadline) {
+        refuse(c->peer, "handshake_timeout",
+               "no request within " + std::to_string(handshake_timeout.count()) + " ms");
+        close(c);
+        it = waiting.erase(it);
+      } else {
+        ++alive;
+        ++it;
+      }
+    }
+    while (alive > max_unauthenticated && !waiting.empty()) {
+      if (auto c = waiting.front().lock(); c && c->socket.is_open() && !c->authenticated) {
+        refuse(c->peer, "crowded",
+               "more than " + std::to_string(max_unauthenticated) +
+                   " connections without a request: the oldest is closed");
+        close(c);
+        --alive;
+      }
+      waiting.pop_front();
+    }
+  }
+
+  void sweep_waiting() {
+    waiting_timer.expires_after(std::chrono::milliseconds(100));
+    waiting_timer.async_wait([this](std::error_code ec) {
+      if (ec || !acceptor.is_open()) return;
+      trim_waiting();
+      sweep_waiting();
     });
   }
 
@@ -111,7 +182,10 @@ struct BulkServer::Impl {
     });
     asio::async_read(c->socket, asio::buffer(c->request), [this, c](std::error_code ec, std::size_t) {
       if (ec) return close(c);
-      if (std::memcmp(c->request.data(), kMagic, sizeof kMagic) != 0) return close(c);  // not our protocol
+      if (std::memcmp(c->request.data(), kMagic, sizeof kMagic) != 0) {
+        refuse(c->peer, "not_bulk", "not the bulk protocol");
+        return close(c);
+      }
       std::uint64_t id = get_u64(c->request.data() + 8);
       std::uint64_t status = 1, length = 0;
       {
@@ -126,6 +200,14 @@ struct BulkServer::Impl {
       }
       put_u64(c->reply.data(), status);
       put_u64(c->reply.data() + 8, length);
+      if (status != 0 && !c->authenticated) {
+        // A first request for nothing offered: answered, then closed (a client asks only for
+        // transfers its server named).
+        refuse(c->peer, "unknown_transfer", "a first request for a transfer that is not offered");
+        asio::async_write(c->socket, asio::buffer(c->reply), [this, c](std::error_code, std::size_t) { close(c); });
+        return;
+      }
+      c->authenticated = true;
       if (status != 0) {
         asio::async_write(c->socket, asio::buffer(c->reply), [this, c](std::error_code ec, std::size_t) {
           if (ec) return close(c);
@@ -256,10 +338,15 @@ struct BulkServer::Impl {
   }
 };
 
-BulkServer::BulkServer(const std::string& host, std::string owner, std::chrono::milliseconds ttl)
+BulkServer::BulkServer(const std::string& host, std::string owner, std::chrono::milliseconds ttl,
+                       std::chrono::milliseconds handshake_timeout, std::size_t max_unauthenticated,
+                       std::shared_ptr<Refusals> refusals)
     : impl_(std::make_shared<Impl>()) {
   impl_->owner = std::move(owner);
   impl_->ttl = ttl;
+  impl_->handshake_timeout = handshake_timeout;
+  impl_->max_unauthenticated = max_unauthenticated;
+  impl_->refusals = std::move(refusals);
   std::error_code ec;
   auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
   if (!ec) {
@@ -275,6 +362,7 @@ BulkServer::BulkServer(const std::string& host, std::string owner, std::chrono::
   impl_->port = impl_->acceptor.local_endpoint().port();
   impl_->accept();
   impl_->schedule_sweep();
+  impl_->sweep_waiting();
   impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
 }
 

@@ -10,7 +10,11 @@
 //   client -> server: "AFBULK01" + u64 transfer id (little-endian), 16 bytes
 //   server -> client: u64 status (0 = ok, 1 = unknown or expired id) + u64 length, then the
 //                     tensor's `length` raw bytes when the status is 0
-// Anything else makes the server close that connection; it keeps serving the others.
+// Anything else makes the server close that connection; it keeps serving the others. A
+// connection whose first request has not come within the handshake timeout, or whose first
+// request names no offered transfer, is closed too, and at most `max_unauthenticated`
+// connections wait for their first request (a new one closes the oldest): idle floods
+// cannot crowd clients out. Refusals are logged (rate-limited) and counted.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -19,6 +23,7 @@
 
 #include "actorflow/ops/status.hpp"
 #include "actorflow/ops/tensor.hpp"
+#include "refusals.hpp"
 
 namespace af::net {
 
@@ -34,8 +39,11 @@ inline constexpr std::chrono::milliseconds kLandingPoolIdle{2000};
 class BulkServer {
  public:
   /// Listens on `host`:0; throws UnavailableError naming `owner` when it cannot.
-  BulkServer(const std::string& host, std::string owner,
-             std::chrono::milliseconds ttl = std::chrono::seconds(60));
+  /// `handshake_timeout` and `max_unauthenticated` bound the connections that have not made
+  /// a request for an offered transfer yet.
+  BulkServer(const std::string& host, std::string owner, std::chrono::milliseconds ttl = std::chrono::seconds(60),
+             std::chrono::milliseconds handshake_timeout = std::chrono::seconds(5), std::size_t max_unauthenticated = 128,
+             std::shared_ptr<Refusals> refusals = {});
   ~BulkServer();
   BulkServer(const BulkServer&) = delete;
   BulkServer& operator=(const BulkServer&) = delete;

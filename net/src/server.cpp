@@ -569,7 +569,9 @@ void Server::start() {
   // The bulk port is plain TCP: with TLS, tensors stay inside the encrypted CAF connection.
   if (!tls) {
     try {
-      impl_->bulk = std::make_shared<net::BulkServer>(impl_->host, "Server " + impl_->task_name());
+      impl_->bulk = std::make_shared<net::BulkServer>(impl_->host, "Server " + impl_->task_name(),
+                                                      std::chrono::seconds(60), impl_->options.handshake_timeout,
+                                                      impl_->options.max_unauthenticated_connections, impl_->refusals);
       caf::anon_send(impl_->master, net::bulk_atom::value, impl_->bulk);
     } catch (const Error& e) {
       log_info(std::string("WARNING: ") + e.what() + "; large fetched tensors travel over CAF instead");

@@ -93,12 +93,13 @@ long refused(std::uint16_t status_port, const std::string& reason, const std::st
   return at == std::string::npos ? 0 : std::stol(body.substr(at + key.size()));
 }
 
-/// The server's step port, from /status.
-std::uint16_t step_port(const af::Server& server) {
+/// The server's `which` ("step", "bulk") port, from /status.
+std::uint16_t port_of(const af::Server& server, const std::string& which) {
   const std::string body = http_get(server.status_port(), "/status");
   const auto json = nlohmann::json::parse(body.substr(body.find("\r\n\r\n") + 4));
-  return json.at("ports").at("step").get<std::uint16_t>();
+  return json.at("ports").at(which).get<std::uint16_t>();
 }
+std::uint16_t step_port(const af::Server& server) { return port_of(server, "step"); }
 
 void put_u64(unsigned char* p, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>((v >> (8 * i)) & 0xff);
@@ -249,6 +250,39 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_step_port_does_not_lock_out_new_sessio
   for (int i = 0; i < 300; ++i) idle.push_back(raw_connect(io, port));
   BOOST_TEST(real_step(*server) < 1000ms);
   BOOST_TEST(refused(server->status_port(), "crowded", "step") >= 300 - 16 - 1);
+}
+
+// -- the bulk port -----------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_bulk_port_does_not_stop_large_fetches, *boost::unit_test::timeout(120)) {
+  auto server = make_server(30000ms, 16);
+  const std::uint16_t port = port_of(*server, "bulk");
+  BOOST_REQUIRE(port != 0);
+  asio::io_context io;
+  std::vector<std::unique_ptr<tcp::socket>> idle;
+  for (int i = 0; i < 300; ++i) idle.push_back(raw_connect(io, port));  // the old cap was 256
+  // A 4 MiB fetch travels over the bulk port.
+  af::Graph g;
+  auto big = af::fill(g.constant(af::Tensor::from_vector<std::int32_t>({1 << 20})), g.constant(1.5f));
+  af::Session sess(g, server->target());
+  const auto start = std::chrono::steady_clock::now();
+  auto value = sess.run(big);
+  BOOST_TEST((std::chrono::steady_clock::now() - start < 1000ms));
+  BOOST_TEST(value.num_elements() == (1 << 20));
+  BOOST_TEST(value.data<float>()[12345] == 1.5f);
+  BOOST_TEST(refused(server->status_port(), "crowded", "bulk") >= 300 - 16 - 1);
+  // A first request for a transfer nobody offered is answered and closed.
+  auto s = raw_connect(io, port);
+  unsigned char request[16] = {'A', 'F', 'B', 'U', 'L', 'K', '0', '1'};
+  put_u64(request + 8, 0xabcdefULL);
+  asio::write(*s, asio::buffer(request));
+  unsigned char reply[16] = {};
+  std::error_code ec;
+  asio::read(*s, asio::buffer(reply), ec);
+  BOOST_TEST(!ec);
+  BOOST_TEST(reply[0] == 1);  // unknown transfer
+  BOOST_TEST(closed_within(*s, 3000ms));
+  BOOST_TEST(refused(server->status_port(), "unknown_transfer", "bulk") == 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
