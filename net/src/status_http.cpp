@@ -8,6 +8,7 @@
 #include <asio.hpp>
 
 #include "actorflow/ops/errors.hpp"
+#include "actorflow/ops/logging.hpp"
 
 namespace af::net {
 
@@ -49,10 +50,26 @@ struct StatusHttpServer::Impl {
   std::uint16_t port = 0;
   std::atomic<std::size_t> connections{0};
   bool stopped = false;
+  asio::steady_timer backoff{io};
+  std::chrono::steady_clock::time_point last_log{};
 
   void accept() {
     acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
+      if (ec == asio::error::no_descriptors || ec.value() == ENFILE || ec == asio::error::no_buffer_space ||
+          ec == asio::error::no_memory) {
+        // Out of descriptors: accepting again at once would spin on the pending connection.
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_log > std::chrono::seconds(5)) {
+          last_log = now;
+          log_info(owner + ": the status port cannot accept: " + ec.message() + "; trying again every 100 ms");
+        }
+        backoff.expires_after(std::chrono::milliseconds(100));
+        backoff.async_wait([this](std::error_code e) {
+          if (!e) accept();
+        });
+        return;
+      }
       if (!ec) {
         if (connections.load() >= kMaxConnections) {
           socket.close(ec);

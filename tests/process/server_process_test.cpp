@@ -6,9 +6,12 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <sstream>
+#include <fstream>
 #include <thread>
 #include <string>
 
+#include <asio.hpp>
 #include <actorflow/actorflow.hpp>
 
 #include "free_port.hpp"
@@ -267,6 +270,54 @@ BOOST_AUTO_TEST_CASE(a_step_against_a_frozen_server_ends_at_its_own_deadline_on_
   BOOST_TEST(took.count() < 4000);
   // The thawed server serves the session again.
   BOOST_TEST(sess->run(y, {{x, af::Tensor(4.0f)}}).scalar<float>() == 8.0f);
+}
+
+BOOST_AUTO_TEST_CASE(a_server_out_of_descriptors_backs_off_instead_of_spinning_and_recovers,
+                     *boost::unit_test::timeout(120)) {
+  // The server runs with 96 descriptors; 200 connections to its CAF port exhaust them. Its
+  // accept loops must wait (not spin at 100% of a core), and once the flood goes, serve.
+  const std::string addr = address();
+  af::test::ProcessGroup group;
+  auto server = group.spawn({"/bin/sh", "-c", "ulimit -n 96 && exec \"$0\" \"$@\"", ACTORFLOW_SERVER_BINARY,
+                             "--cluster", R"({"local": [")" + addr + R"("]})", "--job", "local", "--task", "0"},
+                            log_path("descriptors"));
+  af::Graph g;
+  auto c = g.constant(3.0f) * 2.0f;
+  {
+    auto warm = open(g, ProcessCluster::target(addr));
+    BOOST_TEST(warm->run(c).scalar<float>() == 6.0f);
+  }
+  const auto [host, port_text] = af::ClusterSpec::split_address(addr);
+  asio::io_context io;
+  std::vector<std::unique_ptr<asio::ip::tcp::socket>> flood;
+  for (int i = 0; i < 200; ++i) {
+    auto s = std::make_unique<asio::ip::tcp::socket>(io);
+    std::error_code ec;
+    s->connect(asio::ip::tcp::endpoint(asio::ip::make_address(host), port_text), ec);
+    if (!ec) flood.push_back(std::move(s));
+  }
+  auto cpu_ticks = [&] {
+    std::ifstream stat("/proc/" + std::to_string(group.pid(server)) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    std::istringstream fields(line.substr(line.rfind(')') + 2));
+    std::string skip;
+    for (int i = 0; i < 11; ++i) fields >> skip;  // fields 3..13
+    long utime = 0, stime = 0;
+    fields >> utime >> stime;
+    return utime + stime;
+  };
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const long before = cpu_ticks();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const double used = static_cast<double>(cpu_ticks() - before) / static_cast<double>(::sysconf(_SC_CLK_TCK)) / 2.0;
+  BOOST_TEST_MESSAGE("server CPU while out of descriptors: " << used * 100 << "% of a core");
+  BOOST_TEST(used < 0.3);
+  flood.clear();
+  // The flood gone, the server serves again within a few seconds (its waiting connections
+  // close at the handshake timeout at the latest).
+  auto sess = open(g, ProcessCluster::target(addr));
+  BOOST_TEST(sess->run(c).scalar<float>() == 6.0f);
 }
 
 BOOST_AUTO_TEST_CASE(the_server_binary_explains_bad_flags_and_exits_cleanly, *boost::unit_test::timeout(60)) {
