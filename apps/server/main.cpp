@@ -40,6 +40,13 @@ Runs one task of an actorflow cluster until SIGINT/SIGTERM (a second signal exit
   --log-every-ms N      how often start-up waits are repeated in the log (default 10000)
   --status-port N       serve GET /metrics and /status over HTTP on this port of the task's
                         host (0 = any free port; default: no status port)
+  --max-message-mb N    refuse BASP messages longer than N MiB on the CAF port (default 512)
+  --handshake-timeout-ms N
+                        close connections that have not shaken hands (CAF) or made a first
+                        request (step, bulk ports) this long after they came (default 5000)
+  --max-unauthenticated N
+                        connections per port waiting for that; a new one closes the oldest
+                        (default 128)
   --tls-cert FILE       this task's certificate chain (PEM); with --tls-key and --tls-ca
   --tls-key FILE        its private key (PEM)       every connection to and from other
   --tls-ca FILE         the cluster's CA (PEM)      processes is TLS with mutual certificates;
@@ -61,6 +68,9 @@ struct Settings {
   int peer_wait_ms = 30000;
   int log_every_ms = 10000;
   int status_port = -1;
+  int max_message_mb = 512;
+  int handshake_timeout_ms = 5000;
+  int max_unauthenticated = 128;
   std::string tls_cert, tls_key, tls_ca;
   int cpus = 1;
   int gpus = -1;
@@ -75,6 +85,9 @@ struct Settings {
             {"peer_wait_ms", peer_wait_ms},
             {"log_every_ms", log_every_ms},
             {"status_port", status_port},
+            {"max_message_mb", max_message_mb},
+            {"handshake_timeout_ms", handshake_timeout_ms},
+            {"max_unauthenticated", max_unauthenticated},
             {"tls_cert", tls_cert},
             {"tls_key", tls_key},
             {"tls_ca", tls_ca},
@@ -93,6 +106,9 @@ struct Settings {
       else if (key == "peer_wait_ms") peer_wait_ms = value.get<int>();
       else if (key == "log_every_ms") log_every_ms = value.get<int>();
       else if (key == "status_port") status_port = value.get<int>();
+      else if (key == "max_message_mb") max_message_mb = value.get<int>();
+      else if (key == "handshake_timeout_ms") handshake_timeout_ms = value.get<int>();
+      else if (key == "max_unauthenticated") max_unauthenticated = value.get<int>();
       else if (key == "tls_cert") tls_cert = value.get<std::string>();
       else if (key == "tls_key") tls_key = value.get<std::string>();
       else if (key == "tls_ca") tls_ca = value.get<std::string>();
@@ -177,6 +193,9 @@ int main(int argc, char** argv) {
       else if (flag == "--peer-wait-ms") settings.peer_wait_ms = to_int(flag, value);
       else if (flag == "--log-every-ms") settings.log_every_ms = to_int(flag, value);
       else if (flag == "--status-port") settings.status_port = to_int(flag, value);
+      else if (flag == "--max-message-mb") settings.max_message_mb = to_int(flag, value);
+      else if (flag == "--handshake-timeout-ms") settings.handshake_timeout_ms = to_int(flag, value);
+      else if (flag == "--max-unauthenticated") settings.max_unauthenticated = to_int(flag, value);
       else if (flag == "--tls-cert") settings.tls_cert = value;
       else if (flag == "--tls-key") settings.tls_key = value;
       else if (flag == "--tls-ca") settings.tls_ca = value;
@@ -239,6 +258,11 @@ int main(int argc, char** argv) {
       options.peer_wait = std::chrono::milliseconds(settings.peer_wait_ms);
       options.log_every = std::chrono::milliseconds(settings.log_every_ms);
       options.status_port = settings.status_port;
+      if (settings.max_message_mb < 1 || settings.handshake_timeout_ms < 1 || settings.max_unauthenticated < 1)
+        throw std::runtime_error("--max-message-mb, --handshake-timeout-ms and --max-unauthenticated must be positive");
+      options.max_message_bytes = static_cast<std::size_t>(settings.max_message_mb) << 20;
+      options.handshake_timeout = std::chrono::milliseconds(settings.handshake_timeout_ms);
+      options.max_unauthenticated_connections = static_cast<std::size_t>(settings.max_unauthenticated);
       af::Server server(cluster, settings.job, settings.task, options);
       af::log_info("serving " + server.target() + " (" + std::to_string(server.devices().size()) + " devices)");
       std::thread waiter([&server] {
