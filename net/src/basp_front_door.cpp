@@ -15,6 +15,7 @@
 #include <caf/io/network/scribe_impl.hpp>
 
 #include "actorflow/ops/errors.hpp"
+#include "wire_decoders.hpp"
 
 namespace af::net {
 
@@ -33,11 +34,12 @@ struct GuardState {
 class GuardedScribe final : public caf::io::network::scribe_impl {
  public:
   GuardedScribe(default_multiplexer& mx, int fd, std::shared_ptr<const GuardState> state, std::string peer)
-      : scribe_impl(mx, fd), state_(std::move(state)), peer_(std::move(peer)) {}
+      : scribe_impl(mx, fd), state_(std::move(state)), peer_(std::move(peer)),
+        check_(state_->options.max_message_bytes) {}
 
   void configure_read(caf::io::receive_policy::config config) override {
     if (refused()) return;
-    if (config.second > state_->options.max_message_bytes)
+    if (!check_.may_read(config.second))
       return refuse("oversized", "a BASP message of " + std::to_string(config.second) + " bytes, more than the " +
                                      std::to_string(state_->options.max_message_bytes) + "-byte limit");
     scribe_impl::configure_read(config);
@@ -45,18 +47,14 @@ class GuardedScribe final : public caf::io::network::scribe_impl {
 
   bool consume(caf::execution_unit* ctx, const void* buf, std::size_t n) override {
     if (refused()) return false;
-    if (!handshaken_.load(std::memory_order_relaxed)) {
-      if (messages_ == 0) {
-        const auto op = n == caf::io::basp::header_size ? static_cast<const unsigned char*>(buf)[0] : 0xff;
-        if (op != static_cast<unsigned char>(caf::io::basp::message_type::client_handshake)) {
-          refuse("not_basp", "its first message is not a BASP client handshake");
-          return false;
-        }
-      } else {
-        // The handshake's header and payload went through: the peer speaks BASP.
-        handshaken_.store(true, std::memory_order_release);
+    static_assert(caf::io::basp::header_size == kBaspHeaderBytes);
+    static_assert(static_cast<int>(caf::io::basp::message_type::client_handshake) == 0x01);
+    if (!check_.handshaken()) {
+      if (!check_.consumed(std::string_view(static_cast<const char*>(buf), n))) {
+        refuse("not_basp", "its first message is not a BASP client handshake");
+        return false;
       }
-      ++messages_;
+      if (check_.handshaken()) handshaken_.store(true, std::memory_order_release);
     }
     return scribe_impl::consume(ctx, buf, n);
   }
@@ -85,9 +83,9 @@ class GuardedScribe final : public caf::io::network::scribe_impl {
 
   std::shared_ptr<const GuardState> state_;
   std::string peer_;
+  BaspConnectionCheck check_;
   std::atomic<bool> refused_{false};
-  int messages_ = 0;
-  std::atomic<bool> handshaken_{false};
+  std::atomic<bool> handshaken_{false};  ///< check_.handshaken(), for the door's threads
 };
 
 }  // namespace

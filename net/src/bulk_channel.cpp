@@ -16,6 +16,7 @@
 #include <asio.hpp>
 
 #include "actorflow/ops/errors.hpp"
+#include "wire_decoders.hpp"
 #include "actorflow/ops/logging.hpp"
 
 namespace af::net {
@@ -182,11 +183,12 @@ struct BulkServer::Impl {
     });
     asio::async_read(c->socket, asio::buffer(c->request), [this, c](std::error_code ec, std::size_t) {
       if (ec) return close(c);
-      if (std::memcmp(c->request.data(), kMagic, sizeof kMagic) != 0) {
+      const BulkRequest r = decode_bulk_request(std::string_view(c->request.data(), c->request.size()));
+      if (!r.magic) {
         refuse(c->peer, "not_bulk", "not the bulk protocol");
         return close(c);
       }
-      std::uint64_t id = get_u64(c->request.data() + 8);
+      const std::uint64_t id = r.transfer_id;
       std::uint64_t status = 1, length = 0;
       {
         std::lock_guard<std::mutex> lock(mu);

@@ -9,6 +9,7 @@
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "wire_decoders.hpp"
 
 namespace af::net {
 
@@ -113,13 +114,12 @@ struct StatusHttpServer::Impl {
     asio::async_read_until(c->socket, c->request, "\r\n\r\n", [this, c](std::error_code ec, std::size_t) {
       if (ec == asio::error::not_found) return respond(c, 431, "request too large\n", "text/plain");
       if (ec) return close(c);
-      std::istream in(&c->request);
-      std::string method, target, version;
-      in >> method >> target >> version;
-      if (method.empty() || target.empty() || target[0] != '/' || version.rfind("HTTP/", 0) != 0)
-        return respond(c, 400, "bad request\n", "text/plain");
-      if (method != "GET") return respond(c, 405, "only GET\n", "text/plain");
-      auto path = target.substr(0, target.find('?'));
+      const auto data = c->request.data();
+      const HttpRequest request = parse_http_request(
+          std::string_view(static_cast<const char*>(data.data()), data.size()));
+      if (request.code == 400) return respond(c, 400, "bad request\n", "text/plain");
+      if (request.code == 405) return respond(c, 405, "only GET\n", "text/plain");
+      const std::string& path = request.path;
       std::string body, type = "text/plain";
       int code = 500;
       try {

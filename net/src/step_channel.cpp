@@ -22,6 +22,7 @@
 #include <asio.hpp>
 
 #include "actorflow/ops/errors.hpp"
+#include "wire_decoders.hpp"
 
 namespace af::net {
 
@@ -187,13 +188,14 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
   void read_header(const std::shared_ptr<Connection>& c) {
     asio::async_read(c->socket, asio::buffer(c->header), [this, c](std::error_code ec, std::size_t) {
       if (ec) return close(c);
-      if (std::memcmp(c->header.data(), kMagic, sizeof kMagic) != 0) {
+      const StepHeader h = decode_step_header(std::string_view(c->header.data(), c->header.size()));
+      if (!h.magic) {
         refuse(c->peer, "not_step", "not the step protocol");
         return close(c);
       }
-      c->call = get_u64(c->header.data() + 8);
-      c->token = get_u64(c->header.data() + 16);
-      c->length = get_u64(c->header.data() + 24);
+      c->call = h.call;
+      c->token = h.token;
+      c->length = h.length;
       if (c->length > kStepMaxRequest) {
         refuse(c->peer, "oversized",
                "a request of " + std::to_string(c->length) + " bytes, more than " + std::to_string(kStepMaxRequest));
@@ -207,7 +209,7 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
                                          "Session is not open on " + task + " (closed, or its containers were reset)"));
       }
       c->authenticated = true;
-      if (c->call == 0 && c->length == 0) return read_header(c);  // the client's hello
+      if (h.hello()) return read_header(c);
       c->body.clear();
       read_body(c);
     });

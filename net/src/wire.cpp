@@ -64,7 +64,9 @@ bool WireReader::stats(std::vector<NodeExecStats>* out) {
 bool WireReader::tensor(Tensor* t, BulkRef* bulk) {
   std::uint8_t dtype = 0, rank = 0;
   if (!u8(&dtype) || !u8(&rank)) return false;
-  if (rank == 0xff) {
+  if (rank == 0xff) {  // no value: what WireWriter writes for an uninitialized or resource tensor
+    if (dtype != static_cast<std::uint8_t>(DType::invalid) && dtype != static_cast<std::uint8_t>(DType::resource))
+      return fail("a tensor without a value has dtype code " + std::to_string(dtype));
     *t = Tensor();
     return true;
   }

@@ -37,6 +37,7 @@ class WireWriter {
   /// Step stats of a traced step (count, then each node's fields).
   void stats(const std::vector<NodeExecStats>& stats);
   std::string take() { return std::move(out_); }
+  std::size_t size() const noexcept { return out_.size(); }
 
  private:
   std::string out_;

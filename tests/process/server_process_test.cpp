@@ -251,6 +251,14 @@ BOOST_AUTO_TEST_CASE(a_step_against_a_frozen_server_ends_at_its_own_deadline_on_
   auto sess = open(g, ProcessCluster::target(addr));
   BOOST_TEST(sess->run(y, {{x, af::Tensor(1.5f)}}).scalar<float>() == 3.0f);
   group.signal(server, SIGSTOP);
+  // A signal is delivered when the process next runs: wait until it is stopped ('T').
+  for (int i = 0; i < 500; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(group.pid(server)) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    if (line.size() > line.rfind(')') + 2 && line[line.rfind(')') + 2] == 'T') break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   af::RunOptions options;
   options.timeout_in_ms = 2000;
   const auto start = std::chrono::steady_clock::now();

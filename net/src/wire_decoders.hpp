@@ -1,0 +1,69 @@
+#pragma once
+
+// The first bytes a server reads from an unauthenticated peer, decoded by pure functions
+// (no sockets, no CAF, no allocation beyond the result) so that fuzz/ can drive them:
+// the step port's request header, the bulk port's request, the CAF port's first BASP header
+// and the status port's request line. The servers act on what these return.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace af::net {
+
+inline constexpr std::size_t kStepHeaderBytes = 32;
+inline constexpr std::size_t kBulkRequestBytes = 16;
+inline constexpr std::size_t kBaspHeaderBytes = 32;
+
+/// "AFSTEP01" + u64 call id + u64 session token + u64 body length (little-endian).
+struct StepHeader {
+  bool magic = false;  ///< false: not the step protocol (nothing else is set)
+  std::uint64_t call = 0, token = 0, length = 0;
+  /// A hello: call 0, no body (it presents the token only).
+  bool hello() const { return magic && call == 0 && length == 0; }
+};
+/// `bytes` must hold kStepHeaderBytes (fewer: not the protocol).
+StepHeader decode_step_header(std::string_view bytes);
+
+/// "AFBULK01" + u64 transfer id.
+struct BulkRequest {
+  bool magic = false;
+  std::uint64_t transfer_id = 0;
+};
+BulkRequest decode_bulk_request(std::string_view bytes);
+
+/// What the CAF port's guard makes of a connection's first BASP header.
+enum class BaspFirst { client_handshake, not_basp };
+BaspFirst check_first_basp_header(std::string_view header);
+
+/// The CAF port guard's decisions for one connection, in the order CAF's BASP broker reads
+/// (basp_front_door.cpp calls it from its scribe): first a header, then its payload, and
+/// so on.
+class BaspConnectionCheck {
+ public:
+  explicit BaspConnectionCheck(std::size_t max_message_bytes) : max_(max_message_bytes) {}
+  /// The broker asks to read `bytes` next (a header, or the payload length a header
+  /// claimed): false refuses the connection before anything is read or allocated.
+  bool may_read(std::size_t bytes) const { return bytes <= max_; }
+  /// The broker got `bytes`: false refuses the connection (its first message is not a
+  /// BASP client handshake).
+  bool consumed(std::string_view bytes);
+  /// The handshake's header and payload went through.
+  bool handshaken() const { return handshaken_; }
+
+ private:
+  std::size_t max_;
+  int messages_ = 0;
+  bool handshaken_ = false;
+};
+
+/// The status port's request: `code` 0 with the path (no query string) for a GET, else the
+/// HTTP error to answer (400 malformed, 405 not GET).
+struct HttpRequest {
+  int code = 400;
+  std::string path;
+};
+/// `head` is the request up to and including the blank line.
+HttpRequest parse_http_request(std::string_view head);
+
+}  // namespace af::net
