@@ -15,6 +15,7 @@
 #include <caf/io/network/scribe_impl.hpp>
 
 #include "actorflow/ops/errors.hpp"
+#include "waiting_connections.hpp"
 #include "wire_decoders.hpp"
 
 namespace af::net {
@@ -181,8 +182,7 @@ struct BaspFrontDoor::Impl : std::enable_shared_from_this<BaspFrontDoor::Impl> {
     acceptor.async_accept([self = shared_from_this()](std::error_code ec, asio::ip::tcp::socket socket) {
       if (self->stopped || ec == asio::error::operation_aborted) return;
       if (ec) {
-        if (ec == asio::error::no_descriptors || ec.value() == ENFILE || ec == asio::error::no_buffer_space ||
-            ec == asio::error::no_memory) {
+        if (out_of_descriptors(ec)) {
           // Out of descriptors: accepting again at once would spin on the pending connection.
           self->refusals->refuse("caf", "(not accepted)", "descriptors",
                                  "cannot accept: " + ec.message() + "; trying again in 100 ms");

@@ -16,6 +16,7 @@
 #include <asio.hpp>
 
 #include "actorflow/ops/errors.hpp"
+#include "waiting_connections.hpp"
 #include "wire_decoders.hpp"
 #include "actorflow/ops/logging.hpp"
 
@@ -76,10 +77,7 @@ struct BulkServer::Impl {
   std::chrono::milliseconds ttl{0};
   std::uint16_t port = 0;
   std::atomic<std::size_t> connections{0};
-  std::chrono::milliseconds handshake_timeout{5000};
-  std::size_t max_unauthenticated = 128;
-  std::shared_ptr<Refusals> refusals;
-  std::deque<std::weak_ptr<Connection>> waiting;  ///< io thread: no request yet, oldest first
+  WaitingConnections<Connection> waiting;  ///< io thread: no request yet
   asio::steady_timer waiting_timer{io};
   asio::steady_timer backoff{io};
 
@@ -89,14 +87,13 @@ struct BulkServer::Impl {
   bool stopped = false;
 
   void refuse(const std::string& peer, const std::string& reason, const std::string& detail) {
-    if (refusals) refusals->refuse("bulk", peer, reason, detail);
+    waiting.refuse(peer, reason, detail);
   }
 
   void accept() {
     acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-      if (ec == asio::error::no_descriptors || ec.value() == ENFILE || ec == asio::error::no_buffer_space ||
-          ec == asio::error::no_memory) {
+      if (out_of_descriptors(ec)) {
         // Out of descriptors: accepting again at once would spin on the pending connection.
         refuse("(not accepted)", "descriptors", "cannot accept: " + ec.message() + "; trying again in 100 ms");
         backoff.expires_after(std::chrono::milliseconds(100));
@@ -117,10 +114,10 @@ struct BulkServer::Impl {
           c->socket = std::move(socket);
           c->socket.set_option(tcp::no_delay(true), ec);
           c->peer = std::move(peer);
-          c->deadline = Clock::now() + handshake_timeout;
+          c->deadline = waiting.deadline_from_now();
           ++connections;
-          waiting.push_back(c);
-          trim_waiting();
+          waiting.add(c, [](const Connection& w) { return !w.authenticated && w.socket.is_open(); },
+                      [this](const std::shared_ptr<Connection>& w) { close(w); });
           read_request(c);
         }
       }
@@ -128,35 +125,10 @@ struct BulkServer::Impl {
     });
   }
 
-  /// Io thread: closes connections past their first request's deadline, and the oldest
-  /// waiting ones beyond the limit.
+  /// Io thread: see WaitingConnections.
   void trim_waiting() {
-    const auto now = Clock::now();
-    std::size_t alive = 0;
-    for (auto it = waiting.begin(); it != waiting.end();) {
-      auto c = it->lock();
-      if (!c || c->authenticated || !c->socket.is_open()) {
-        it = waiting.erase(it);
-      } else if (now >= c->deadline) {
-        refuse(c->peer, "handshake_timeout",
-               "no request within " + std::to_string(handshake_timeout.count()) + " ms");
-        close(c);
-        it = waiting.erase(it);
-      } else {
-        ++alive;
-        ++it;
-      }
-    }
-    while (alive > max_unauthenticated && !waiting.empty()) {
-      if (auto c = waiting.front().lock(); c && c->socket.is_open() && !c->authenticated) {
-        refuse(c->peer, "crowded",
-               "more than " + std::to_string(max_unauthenticated) +
-                   " connections without a request: the oldest is closed");
-        close(c);
-        --alive;
-      }
-      waiting.pop_front();
-    }
+    waiting.trim([](const Connection& c) { return !c.authenticated && c.socket.is_open(); },
+                 [this](const std::shared_ptr<Connection>& c) { close(c); });
   }
 
   void sweep_waiting() {
@@ -346,9 +318,8 @@ BulkServer::BulkServer(const std::string& host, std::string owner, std::chrono::
     : impl_(std::make_shared<Impl>()) {
   impl_->owner = std::move(owner);
   impl_->ttl = ttl;
-  impl_->handshake_timeout = handshake_timeout;
-  impl_->max_unauthenticated = max_unauthenticated;
-  impl_->refusals = std::move(refusals);
+  impl_->waiting = WaitingConnections<Impl::Connection>("bulk", handshake_timeout, max_unauthenticated,
+                                                         std::move(refusals));
   std::error_code ec;
   auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
   if (!ec) {

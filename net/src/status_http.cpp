@@ -9,6 +9,7 @@
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "waiting_connections.hpp"
 #include "wire_decoders.hpp"
 
 namespace af::net {
@@ -57,8 +58,7 @@ struct StatusHttpServer::Impl {
   void accept() {
     acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-      if (ec == asio::error::no_descriptors || ec.value() == ENFILE || ec == asio::error::no_buffer_space ||
-          ec == asio::error::no_memory) {
+      if (out_of_descriptors(ec)) {
         // Out of descriptors: accepting again at once would spin on the pending connection.
         const auto now = std::chrono::steady_clock::now();
         if (now - last_log > std::chrono::seconds(5)) {

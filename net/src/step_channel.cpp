@@ -22,6 +22,7 @@
 #include <asio.hpp>
 
 #include "actorflow/ops/errors.hpp"
+#include "waiting_connections.hpp"
 #include "wire_decoders.hpp"
 
 namespace af::net {
@@ -81,11 +82,9 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
   std::string owner;
   Handler handler;
   TokenCheck known;
-  Limits limits;
-  std::shared_ptr<Refusals> refusals;
   asio::steady_timer sweeper{io};
   asio::steady_timer backoff{io};
-  std::deque<std::weak_ptr<Connection>> waiting;  ///< io thread: not yet authenticated, oldest first
+  WaitingConnections<Connection> waiting;  ///< io thread: not yet authenticated
   std::uint16_t port = 0;
   std::size_t connections = 0;  ///< io thread only
   std::vector<std::weak_ptr<Connection>> open;  ///< io thread only; pruned as it grows
@@ -93,14 +92,13 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
   bool stopped = false;
 
   void refuse(const std::string& peer, const std::string& reason, const std::string& detail) {
-    if (refusals) refusals->refuse("step", peer, reason, detail);
+    waiting.refuse(peer, reason, detail);
   }
 
   void accept() {
     acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-      if (ec == asio::error::no_descriptors || ec.value() == ENFILE || ec == asio::error::no_buffer_space ||
-          ec == asio::error::no_memory) {
+      if (out_of_descriptors(ec)) {
         // Out of descriptors: accepting again at once would spin on the pending connection.
         refuse("(not accepted)", "descriptors", "cannot accept: " + ec.message() + "; trying again in 100 ms");
         backoff.expires_after(std::chrono::milliseconds(100));
@@ -121,13 +119,13 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
           c->socket = std::move(socket);
           c->socket.set_option(tcp::no_delay(true), ec);
           c->peer = std::move(peer);
-          c->deadline = std::chrono::steady_clock::now() + limits.handshake_timeout;
+          c->deadline = waiting.deadline_from_now();
           ++connections;
           if (open.size() >= 2 * connections + 16)
             std::erase_if(open, [](const std::weak_ptr<Connection>& w) { return w.expired(); });
           open.push_back(c);
-          waiting.push_back(c);
-          trim_waiting();
+          waiting.add(c, [](const Connection& w) { return !w.authenticated && !w.closed; },
+                      [this](const std::shared_ptr<Connection>& w) { close(w); });
           read_header(c);
         }
       }
@@ -135,35 +133,10 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
     });
   }
 
-  /// Io thread: closes connections past their first header's deadline, and the oldest
-  /// waiting ones beyond the limit (a flood of idle connections cannot lock clients out).
+  /// Io thread: see WaitingConnections.
   void trim_waiting() {
-    const auto now = std::chrono::steady_clock::now();
-    std::size_t alive = 0;
-    for (auto it = waiting.begin(); it != waiting.end();) {
-      auto c = it->lock();
-      if (!c || c->authenticated || c->closed) {
-        it = waiting.erase(it);
-      } else if (now >= c->deadline) {
-        refuse(c->peer, "handshake_timeout",
-               "no request within " + std::to_string(limits.handshake_timeout.count()) + " ms");
-        close(c);
-        it = waiting.erase(it);
-      } else {
-        ++alive;
-        ++it;
-      }
-    }
-    while (alive > limits.max_unauthenticated && !waiting.empty()) {
-      if (auto c = waiting.front().lock()) {
-        refuse(c->peer, "crowded",
-               "more than " + std::to_string(limits.max_unauthenticated) +
-                   " connections without a request: the oldest is closed");
-        close(c);
-        --alive;
-      }
-      waiting.pop_front();
-    }
+    waiting.trim([](const Connection& c) { return !c.authenticated && !c.closed; },
+                 [this](const std::shared_ptr<Connection>& c) { close(c); });
   }
 
   void sweep() {
@@ -292,8 +265,8 @@ StepServer::StepServer(const std::string& host, std::string owner, Handler handl
   impl_->owner = std::move(owner);
   impl_->handler = std::move(handler);
   impl_->known = std::move(known);
-  impl_->limits = limits;
-  impl_->refusals = std::move(refusals);
+  impl_->waiting = WaitingConnections<Impl::Connection>("step", limits.handshake_timeout, limits.max_unauthenticated,
+                                                         std::move(refusals));
   std::error_code ec;
   auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
   if (!ec) {
