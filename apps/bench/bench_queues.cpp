@@ -19,6 +19,8 @@
 
 #include "pipeline.hpp"
 
+#include "bench_util.hpp"
+
 extern char** environ;
 
 namespace af::bench {
@@ -27,10 +29,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 /// The baseline: a bounded queue with a mutex and two condition variables.
 class MutexQueue {

@@ -23,6 +23,8 @@
 
 #include <actorflow/actorflow.hpp>
 
+#include "bench_util.hpp"
+
 extern char** environ;
 
 namespace af::bench {
@@ -32,10 +34,6 @@ namespace {
 using asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 /// A buffer of `n` bytes for the raw stream, filled once and kept per size.
 const char* source_bytes(std::uint64_t n) {

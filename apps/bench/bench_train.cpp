@@ -29,6 +29,7 @@
 #include <actorflow/actorflow.hpp>
 #include <actorflow/train/saver.hpp>
 
+#include "bench_util.hpp"
 #include "gemm_baselines.hpp"
 #include "trainer.hpp"
 
@@ -39,21 +40,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
 
-std::string fixed1(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-std::string fixed2(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  return buf;
-}
 
 constexpr int kBatch = 128, kIn = 784, kHidden = 256, kClasses = 10;
 constexpr float kLr = 0.1f;
@@ -192,7 +179,7 @@ void bench_p6(bool quick) {
     const double af_us = time_steps(step, steps, reps);
     std::string line = "P6 MLP 784-256-10 SGD step, batch 128, " + std::to_string(threads) + " intra-op thread" +
                        (threads > 1 ? "s" : "") + " (inter-op " + std::to_string(config.inter_op_parallelism_threads) +
-                       "): sess.run median " + fixed1(af_us) + " us";
+                       "): sess.run median " + fixed(af_us, 1) + " us";
     // The hand-written step with each library and its own threads (ACTORFLOW_P6_HAND=0 skips
     // them, for profiling the session alone). The limit is the faster one.
     double limit_us = 0;
@@ -202,7 +189,7 @@ void bench_p6(bool quick) {
       auto hand_step = [&](int i) { step.run(batches[static_cast<std::size_t>(i) % batches.size()]); };
       for (int i = 0; i < 50; ++i) hand_step(i);
       const double us = time_steps(hand_step, steps, reps);
-      line += std::string("; hand-written step on ") + lib + " " + fixed1(us) + " us (" + fixed2(us / af_us) + "x)";
+      line += std::string("; hand-written step on ") + lib + " " + fixed(us, 1) + " us (" + fixed(us / af_us, 2) + "x)";
       if (limit_us == 0 || us < limit_us) limit_us = us;
     };
     const char* skip = std::getenv("ACTORFLOW_P6_HAND");
@@ -216,7 +203,7 @@ void bench_p6(bool quick) {
         hand("oneDNN", onednn_sgemm);
       }
     }
-    if (limit_us > 0) line += "; speed ratio " + fixed2(limit_us / af_us) + "x of the limit";
+    if (limit_us > 0) line += "; speed ratio " + fixed(limit_us / af_us, 2) + "x of the limit";
     std::printf("%s\n", line.c_str());
   }
 }

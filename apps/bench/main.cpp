@@ -28,6 +28,7 @@
 
 #include <actorflow/actorflow.hpp>
 
+#include "bench_util.hpp"
 #include "gemm_baselines.hpp"
 
 using Clock = std::chrono::steady_clock;
@@ -37,21 +38,7 @@ namespace {
 
 bool quick = false;
 
-std::string fmt1(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-std::string fmt2(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  return buf;
-}
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
 
 double us_since(Clock::time_point t) {
   return std::chrono::duration<double, std::micro>(Clock::now() - t).count();
@@ -85,7 +72,7 @@ void bench_p1() {
     }
   }
   caf::anon_send_exit(echo, caf::exit_reason::user_shutdown);
-  double s = median(step_us), r = median(rtt_us);
+  double s = af::bench::median_of(step_us), r = af::bench::median_of(rtt_us);
   std::printf("P1 step overhead (c = a + b): median %.1f us over %d steps; CAF request/response "
               "round trip median %.1f us; ratio %.2fx\n",
               s, steps, r, s / r);
@@ -131,7 +118,7 @@ void bench_executor() {
       base.run(k);
       base_us.push_back(us_since(t));
     }
-    double s = median(step_us), b = median(base_us);
+    double s = af::bench::median_of(step_us), b = af::bench::median_of(base_us);
     double ops_per_s = width / ((s - b) * 1e-6);
     std::printf("EX executor %s of %d trivial ops: median step %.1f us (empty step %.1f us); "
                 "%.2f M ops/s on one device actor (one core)\n",
@@ -163,7 +150,7 @@ void bench_parallel() {
       sess.run({x, y});
       us.push_back(us_since(t));
     }
-    return median(us);
+    return af::bench::median_of(us);
   };
   double one = time_with(1), two = time_with(2);
   std::printf("PAR two independent chains of %d 512x512 matmuls: inter-op 1 thread %.1f ms, "
@@ -195,7 +182,7 @@ void bench_matmul() {
     us.push_back(us_since(t));
   }
   double flops = 2.0 * n * n * n;
-  double ours = flops / (median(us) * 1e-6) / 1e9;
+  double ours = flops / (af::bench::median_of(us) * 1e-6) / 1e9;
   // Baselines: the same product called directly, on OpenBLAS and on oneDNN, each with its
   // own threads; the ratio is to the faster.
   auto ta = sess.run(va.value()), tb = sess.run(vb.value());
@@ -208,10 +195,10 @@ void bench_matmul() {
       call();
       direct_us.push_back(us_since(t));
     }
-    return flops / (median(direct_us) * 1e-6) / 1e9;
+    return flops / (af::bench::median_of(direct_us) * 1e-6) / 1e9;
   };
   std::string line = "MM matmul " + std::to_string(n) + "^3 float32, " + std::to_string(threads) +
-                     " threads: session " + fmt1(ours) + " GFLOP/s (median " + fmt1(median(us) / 1000) +
+                     " threads: session " + af::bench::fixed(ours, 1) + " GFLOP/s (median " + af::bench::fixed(af::bench::median_of(us) / 1000, 1) +
                      " ms incl. step)";
   double best = 0;
   if (const auto* blas = af::bench::openblas_baseline()) {
@@ -219,7 +206,7 @@ void bench_matmul() {
     const double direct_blas = direct([&] {
       blas->gemm(false, false, n, n, n, 1.0f, ta.data<float>(), n, tb.data<float>(), n, 0.0f, out.data(), n);
     });
-    line += "; OpenBLAS cblas_sgemm " + fmt1(direct_blas) + " GFLOP/s";
+    line += "; OpenBLAS cblas_sgemm " + af::bench::fixed(direct_blas, 1) + " GFLOP/s";
     best = direct_blas;
   }
   if (auto sgemm = af::bench::dnnl_sgemm_fn()) {
@@ -227,10 +214,10 @@ void bench_matmul() {
     const double dnnl = direct([&] {
       sgemm('N', 'N', n, n, n, 1.0f, ta.data<float>(), n, tb.data<float>(), n, 0.0f, out.data(), n);
     });
-    line += "; oneDNN dnnl_sgemm " + fmt1(dnnl) + " GFLOP/s";
+    line += "; oneDNN dnnl_sgemm " + af::bench::fixed(dnnl, 1) + " GFLOP/s";
     best = std::max(best, dnnl);
   }
-  if (best > 0) line += "; ratio " + fmt2(ours / best) + "x of the faster";
+  if (best > 0) line += "; ratio " + af::bench::fixed(ours / best, 2) + "x of the faster";
   std::printf("%s\n", line.c_str());
 }
 
