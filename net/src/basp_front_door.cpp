@@ -183,14 +183,11 @@ struct BaspFrontDoor::Impl : std::enable_shared_from_this<BaspFrontDoor::Impl> {
       if (self->stopped || ec == asio::error::operation_aborted) return;
       if (ec) {
         if (out_of_descriptors(ec)) {
-          // Out of descriptors: accepting again at once would spin on the pending connection.
           self->refusals->refuse("caf", "(not accepted)", "descriptors",
                                  "cannot accept: " + ec.message() + "; trying again in 100 ms");
-          self->backoff.expires_after(std::chrono::milliseconds(100));
-          self->backoff.async_wait([self](std::error_code e) {
-            if (!e && !self->stopped) self->accept();
+          return accept_later(self->backoff, [self] {
+            if (!self->stopped) self->accept();
           });
-          return;
         }
         return self->accept();  // the peer went away before we took it
       }

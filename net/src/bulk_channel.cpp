@@ -94,13 +94,8 @@ struct BulkServer::Impl {
     acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
       if (out_of_descriptors(ec)) {
-        // Out of descriptors: accepting again at once would spin on the pending connection.
         refuse("(not accepted)", "descriptors", "cannot accept: " + ec.message() + "; trying again in 100 ms");
-        backoff.expires_after(std::chrono::milliseconds(100));
-        backoff.async_wait([this](std::error_code e) {
-          if (!e) accept();
-        });
-        return;
+        return accept_later(backoff, [this] { accept(); });
       }
       if (!ec) {
         std::error_code ignored;

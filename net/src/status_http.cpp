@@ -59,17 +59,12 @@ struct StatusHttpServer::Impl {
     acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
       if (out_of_descriptors(ec)) {
-        // Out of descriptors: accepting again at once would spin on the pending connection.
         const auto now = std::chrono::steady_clock::now();
         if (now - last_log > std::chrono::seconds(5)) {
           last_log = now;
           log_info(owner + ": the status port cannot accept: " + ec.message() + "; trying again every 100 ms");
         }
-        backoff.expires_after(std::chrono::milliseconds(100));
-        backoff.async_wait([this](std::error_code e) {
-          if (!e) accept();
-        });
-        return;
+        return accept_later(backoff, [this] { accept(); });
       }
       if (!ec) {
         if (connections.load() >= kMaxConnections) {

@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include <asio/error.hpp>
+#include <asio/steady_timer.hpp>
 
 #include "refusals.hpp"
 
@@ -22,6 +23,16 @@ namespace af::net {
 inline bool out_of_descriptors(const std::error_code& ec) {
   return ec == asio::error::no_descriptors || ec.value() == ENFILE || ec == asio::error::no_buffer_space ||
          ec == asio::error::no_memory;
+}
+
+/// After an accept failed for want of descriptors: calls `accept` again in 100 ms (the
+/// timer's cancellation drops it).
+template <class F>
+void accept_later(asio::steady_timer& timer, F accept) {
+  timer.expires_after(std::chrono::milliseconds(100));
+  timer.async_wait([accept = std::move(accept)](std::error_code ec) {
+    if (!ec) accept();
+  });
 }
 
 /// `Connection` has `peer` (a string) and `deadline` (a steady_clock time point); `waiting`
