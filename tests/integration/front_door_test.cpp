@@ -20,6 +20,8 @@
 
 #include <actorflow/actorflow.hpp>
 
+#include "http_client.hpp"
+
 using namespace std::chrono_literals;
 using asio::ip::tcp;
 
@@ -67,27 +69,10 @@ bool closed_within(tcp::socket& s, std::chrono::milliseconds limit) {
   return false;
 }
 
-/// The body of GET `path` on the status port.
-std::string http_get(std::uint16_t status_port, const std::string& path) {
-  asio::io_context io;
-  tcp::socket s(io);
-  s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), status_port));
-  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-  asio::write(s, asio::buffer(request));
-  std::string body;
-  std::error_code ec;
-  char buf[4096];
-  for (;;) {
-    auto n = s.read_some(asio::buffer(buf), ec);
-    if (ec) break;
-    body.append(buf, n);
-  }
-  return body;
-}
 
 /// The value of `actorflow_refused_connections_total{...port="<port>",reason="<reason>"}`.
 long refused(std::uint16_t status_port, const std::string& reason, const std::string& port = "caf") {
-  const std::string body = http_get(status_port, "/metrics");
+  const std::string body = af::test::http_get(status_port, "/metrics");
   const std::string key = "port=\"" + port + "\",reason=\"" + reason + "\"} ";
   auto at = body.find(key);
   return at == std::string::npos ? 0 : std::stol(body.substr(at + key.size()));
@@ -95,8 +80,7 @@ long refused(std::uint16_t status_port, const std::string& reason, const std::st
 
 /// The server's `which` ("step", "bulk") port, from /status.
 std::uint16_t port_of(const af::Server& server, const std::string& which) {
-  const std::string body = http_get(server.status_port(), "/status");
-  const auto json = nlohmann::json::parse(body.substr(body.find("\r\n\r\n") + 4));
+  const auto json = nlohmann::json::parse(af::test::body_of(af::test::http_get(server.status_port(), "/status")));
   return json.at("ports").at(which).get<std::uint16_t>();
 }
 std::uint16_t step_port(const af::Server& server) { return port_of(server, "step"); }

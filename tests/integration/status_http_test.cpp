@@ -14,34 +14,13 @@
 #include <actorflow/actorflow.hpp>
 
 #include "free_port.hpp"
+#include "http_client.hpp"
 
 namespace {
 
-/// Sends `request` raw and returns the whole response (the server closes the connection).
-std::string http(std::uint16_t port, const std::string& request) {
-  asio::io_context io;
-  asio::ip::tcp::socket s(io);
-  s.connect({asio::ip::make_address("127.0.0.1"), port});
-  asio::write(s, asio::buffer(request));
-  std::string out;
-  std::error_code ec;
-  char buf[4096];
-  for (;;) {
-    auto n = s.read_some(asio::buffer(buf), ec);
-    out.append(buf, n);
-    if (ec) break;
-  }
-  return out;
-}
-
-std::string get(std::uint16_t port, const std::string& path) {
-  return http(port, "GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
-}
-
-std::string body_of(const std::string& response) {
-  auto pos = response.find("\r\n\r\n");
-  return pos == std::string::npos ? std::string() : response.substr(pos + 4);
-}
+using af::test::body_of;
+using af::test::http;
+std::string get(std::uint16_t port, const std::string& path) { return af::test::http_get(port, path); }
 
 /// The value of the metric line that starts with `series` (name and labels), or -1.
 double metric(const std::string& text, const std::string& series) {
