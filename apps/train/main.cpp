@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
   cli.add_option("--threads", o.threads, "threads of the session's pools (0: one per core)")
       ->check(af::apps::integer_in(0));
   cli.add_option("--data-dir", o.data_dir, "the gzip IDX files");
+  cli.add_option("--device", o.device,
+                 "pin the model and optimizer to this device (/gpu:0, say); the input pipeline stays on the CPU");
   cli.add_option("--seed", o.seed, "graph-level random seed")->check(af::apps::integer_in(0));
   auto* target = cli.add_option("--target-accuracy", o.target_accuracy,
                                 "stop once the test accuracy, checked every --eval-every steps, reaches this")

@@ -139,18 +139,24 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
     y = batch[1];
   }
 
-  Output logits = build_model(o.model, x);
-  Output loss = losses::sparse_softmax_cross_entropy(y, logits);
-  Output predictions = argmax(logits, 1, DType::int32);
-  Output accuracy = metrics::batch_accuracy(y, predictions);
+  Output logits, loss, accuracy;
   Variable global_step = train::get_or_create_global_step(g);
-  train::AdamOptimizer adam(o.learning_rate);
-  Operation train_op = adam.minimize(loss, global_step);
+  Operation train_op;
+  {
+    ScopeGuard pinned = o.device.empty() ? ScopeGuard() : g.device(o.device);
+    logits = build_model(o.model, x);
+    loss = losses::sparse_softmax_cross_entropy(y, logits);
+    Output predictions = argmax(logits, 1, DType::int32);
+    accuracy = metrics::batch_accuracy(y, predictions);
+    train::AdamOptimizer adam(o.learning_rate);
+    train_op = adam.minimize(loss, global_step);
+  }
   train::Saver saver(g, {.max_to_keep = 5});
 
   SessionConfig config;
   config.intra_op_parallelism_threads = o.threads;
   config.inter_op_parallelism_threads = o.threads;
+  config.allow_soft_placement = !o.device.empty();
   Session sess(g, "", config);
   sess.run(g.global_variables_initializer());
   sess.run(g.local_variables_initializer());
@@ -245,7 +251,8 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
     if (!o.checkpoint_dir.empty())
       er.checkpoint = saver.save(sess, (fs::path(o.checkpoint_dir) / "model.ckpt").string(), step);
     log << "epoch " << er.epoch << ": global step " << step << ", loss " << er.mean_loss << ", test accuracy "
-        << er.test_accuracy << (er.checkpoint.empty() ? "" : ", saved " + er.checkpoint) << " ("
+        << er.test_accuracy << ", " << static_cast<std::int64_t>(er.examples_per_second) << " examples/s"
+        << (er.checkpoint.empty() ? "" : ", saved " + er.checkpoint) << " ("
         << std::chrono::duration<double>(Clock::now() - epoch_start).count() << " s)\n";
     report.epochs.push_back(er);
   }

@@ -35,6 +35,10 @@ struct TrainOptions {
   /// Read the training split once with the reader actors and feed batches shuffled each
   /// epoch from memory (what the peers' scripts do), instead of the queue pipeline.
   bool feed_from_memory = false;
+  /// The device the model, its loss and its optimizer are pinned to ("/gpu:0", say); the
+  /// input pipeline stays on the CPU. Ops without a kernel there fall back to the CPU (soft
+  /// placement). Empty: the placer's default.
+  std::string device;
 };
 
 struct EpochReport {

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include <sys/wait.h>
+
 #include <actorflow/actorflow.hpp>
 
 #include "process.hpp"
@@ -37,6 +39,9 @@ std::string log_path(const std::string& name) {
   return p;
 }
 
+// The exit code of a child from ProcessGroup::wait's wait status (-1: still running or killed).
+int exit_code(int wait_status) { return wait_status >= 0 && WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1; }
+
 // Runs actorflow-devices with `args` (and `env_cuda_visible` when given) to completion.
 std::pair<int, std::string> run_devices(std::vector<std::string> args, const char* env_cuda_visible = nullptr) {
   std::vector<std::string> argv{ACTORFLOW_DEVICES_BINARY};
@@ -51,7 +56,7 @@ std::pair<int, std::string> run_devices(std::vector<std::string> args, const cha
     if (old) ::setenv("CUDA_VISIBLE_DEVICES", saved.c_str(), 1);
     else ::unsetenv("CUDA_VISIBLE_DEVICES");
   }
-  int rc = group.wait(i, 120s);
+  int rc = exit_code(group.wait(i, 120s));
   return {rc, slurp(log)};
 }
 
@@ -78,11 +83,11 @@ BOOST_AUTO_TEST_CASE(two_processes_at_0_4_coexist_and_a_third_fails, *boost::uni
   BOOST_REQUIRE_MESSAGE(slurp(logs[0]).find("allocated") != std::string::npos, slurp(logs[0]));
   BOOST_REQUIRE_MESSAGE(slurp(logs[1]).find("allocated") != std::string::npos, slurp(logs[1]));
   auto third = group.spawn({ACTORFLOW_DEVICES_BINARY, "--memory-fraction", "0.4", "--allocate", "1048576"}, logs[2]);
-  BOOST_TEST(group.wait(third, 90s) == 1);
+  BOOST_TEST(exit_code(group.wait(third, 90s)) == 1);
   const std::string out = slurp(logs[2]);
   BOOST_TEST(out.find("could not reserve") != std::string::npos, out);
-  BOOST_TEST(group.wait(ids[0], 60s) == 0);
-  BOOST_TEST(group.wait(ids[1], 60s) == 0);
+  BOOST_TEST(exit_code(group.wait(ids[0], 60s)) == 0);
+  BOOST_TEST(exit_code(group.wait(ids[1], 60s)) == 0);
 }
 
 // allow_growth takes memory on demand: a growing process leaves room for a 0.9 process.
@@ -97,7 +102,7 @@ BOOST_AUTO_TEST_CASE(allow_growth_takes_memory_on_demand, *boost::unit_test::tim
   BOOST_REQUIRE_MESSAGE(slurp(grow_log).find("allocated") != std::string::npos, slurp(grow_log));
   auto [rc, out] = run_devices({"--memory-fraction", "0.9", "--allocate", "1048576"});
   BOOST_TEST(rc == 0, out);
-  BOOST_TEST(group.wait(grower, 60s) == 0);
+  BOOST_TEST(exit_code(group.wait(grower, 60s)) == 0);
 }
 
 // CUDA_VISIBLE_DEVICES decides what is visible and how it is numbered; an empty value
