@@ -6,7 +6,7 @@
 # that has a GPU but none of actorflow's Debian packages.
 #
 #   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DACTORFLOW_ENABLE_CUDA=ON
-#   cmake --build build-gpu -j2 --target gpu_tests actorflow-devices actorflow-train actorflow-bench-gpu
+#   cmake --build build-gpu -j2 --target gpu_tests unit_devices_tests actorflow-devices actorflow-train actorflow-bench-gpu
 #   scripts/gpu_bundle.sh            # then, on the GPU machine: .gpu/gpu_check.sh .gpu OUT_DIR
 # (bin/ and lib/ travel packed in bin.tar.xz; gpu_check.sh unpacks them)
 set -euo pipefail
@@ -15,8 +15,8 @@ BUILD_DIR=${BUILD_DIR:-build-gpu}
 BUNDLE=${BUNDLE:-.gpu}
 rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE/bin" "$BUNDLE/lib" "$BUNDLE/data"
-bins=("$BUILD_DIR/tests/gpu_tests" "$BUILD_DIR/apps/devices/actorflow-devices" "$BUILD_DIR/apps/train/actorflow-train"
-      "$BUILD_DIR/apps/bench/actorflow-bench-gpu")
+bins=("$BUILD_DIR/tests/gpu_tests" "$BUILD_DIR/tests/unit_devices_tests" "$BUILD_DIR/apps/devices/actorflow-devices"
+      "$BUILD_DIR/apps/train/actorflow-train" "$BUILD_DIR/apps/bench/actorflow-bench-gpu")
 for b in "${bins[@]}"; do
   [ -x "$b" ] || { echo "gpu_bundle: missing $b" >&2; exit 1; }
   strip -o "$BUNDLE/bin/$(basename "$b")" "$b"

@@ -5,12 +5,12 @@
 # peer on the same GPU when python3 has torch. Each step has its own time limit, so one
 # hang costs only its step; everything is logged to OUT_DIR/gpu_check.log.
 #
-#   BUNDLE/gpu_check.sh BUNDLE OUT_DIR [steps...]   (steps: info tests bench train peer; default all)
+#   BUNDLE/gpu_check.sh BUNDLE OUT_DIR [steps...]   (steps: info tests bench train peer cpu; default all)
 set -uo pipefail
 B=$(realpath "$1")
 OUT=$(realpath "$2")
 shift 2
-steps=${*:-info tests bench train peer}
+steps=${*:-info tests bench train peer cpu}
 mkdir -p "$OUT"
 LOG="$OUT/gpu_check.log"
 [ -d "$B/bin" ] || tar -C "$B" -xJf "$B/bin.tar.xz"
@@ -40,12 +40,17 @@ if has info; then
 fi
 # Ordered by what matters most, so a run cut short still brings back the first figures.
 if has tests; then
+  step cuda_libraries_test 60 "$B/bin/unit_devices_tests" --run_test=cuda_libraries_test --log_level=message
   step gpu_kernels_test 120 "$B/bin/gpu_tests" --run_test=gpu_kernels_test --log_level=test_suite --report_level=short
 fi
 if has bench; then
   step bench_gpu 120 "$B/bin/actorflow-bench-gpu"
 fi
 if has train; then
+  step placement_gpu 60 bash -c "'$B/bin/actorflow-train' --model cnn --device /gpu:0 --from-memory --max-steps 1 \
+    --data-dir '$B/data' --quiet --log-device-placement 2>&1 | grep -c 'device:GPU'; \
+    '$B/bin/actorflow-train' --model cnn --device /gpu:0 --from-memory --max-steps 1 --data-dir '$B/data' --quiet \
+    --log-device-placement 2>&1 | grep 'device:CPU'"
   step train_gpu 120 "$B/bin/actorflow-train" --model cnn --device /gpu:0 --from-memory --epochs 2 \
     --data-dir "$B/data" --quiet
 fi
@@ -55,7 +60,7 @@ fi
 if has tests; then
   step gpu_memory_test 150 "$B/bin/gpu_tests" --run_test=gpu_memory_test --log_level=test_suite --report_level=short
 fi
-if has train; then
+if has cpu; then
   step train_cpu 90 "$B/bin/actorflow-train" --model cnn --device /cpu:0 --from-memory --epochs 1 \
     --data-dir "$B/data" --quiet
 fi

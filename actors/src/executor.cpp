@@ -69,7 +69,10 @@ Status ExecutorImpl::create(PartitionPlan plan, std::shared_ptr<Device> device,
     item.is_async = item.kernel->is_async();
   }
   impl->total_inputs = slot;
-  impl->inline_ok = impl->waiting_ok = impl->device && !impl->device->is_accelerator();
+  impl->inline_ok = impl->device && !impl->device->is_accelerator();
+  // A GPU partition can run on the waiting thread too: its kernels only enqueue work, and its
+  // copies and the end-of-step sync complete through callbacks posted to the wait loop.
+  impl->waiting_ok = impl->device != nullptr;
   for (auto& item : impl->items) {
     const std::string& op = item.node->def.op;
     if (item.is_async || op == "_Send" || op == "_Recv") impl->inline_ok = false;

@@ -49,8 +49,8 @@ struct ExecutorImpl {
   /// The partition can run to its end on any thread without waiting: a host device, no
   /// asynchronous kernel (queues, readers, recv, sleep), no send (see `run_step_inline`).
   bool inline_ok = false;
-  /// The partition can run on a thread that waits for it (`run_step_waiting`): a host
-  /// device and no send or recv; asynchronous kernels allowed.
+  /// The partition can run on a thread that waits for it (`run_step_waiting`): no send or
+  /// recv; asynchronous kernels (and a GPU's copies and sync) allowed.
   bool waiting_ok = false;
 
   /// Builds kernels and edge tables; errors name the node.

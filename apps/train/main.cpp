@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
       ->check(af::apps::integer_in(0));
   cli.add_flag("--from-memory", o.feed_from_memory,
                "read the training split once, then feed batches shuffled each epoch from memory");
+  cli.add_flag("--log-device-placement", o.log_device_placement, "print the device each op is placed on");
   bool quiet = false;
   cli.add_flag("--quiet", quiet, "no progress bar");
   if (auto code = app.parse(argc, argv)) return *code;

@@ -122,6 +122,8 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
   Tensor train_images, train_labels;
   if (o.feed_from_memory) {
     std::tie(train_images, train_labels) = load_split(train_files, kTrainExamples);
+    // On the model's device, so a step is one partition there (the feeds copied in).
+    ScopeGuard pinned = o.device.empty() ? ScopeGuard() : g.device(o.device);
     x = g.placeholder(DType::float32, PartialShape{-1, kPixels}, "images");
     y = g.placeholder(DType::int32, PartialShape{-1}, "labels");
   } else {
@@ -140,10 +142,11 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
   }
 
   Output logits, loss, accuracy;
-  Variable global_step = train::get_or_create_global_step(g);
+  Variable global_step;
   Operation train_op;
   {
     ScopeGuard pinned = o.device.empty() ? ScopeGuard() : g.device(o.device);
+    global_step = train::get_or_create_global_step(g);
     logits = build_model(o.model, x);
     loss = losses::sparse_softmax_cross_entropy(y, logits);
     Output predictions = argmax(logits, 1, DType::int32);
@@ -157,6 +160,7 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
   config.intra_op_parallelism_threads = o.threads;
   config.inter_op_parallelism_threads = o.threads;
   config.allow_soft_placement = !o.device.empty();
+  config.log_device_placement = o.log_device_placement;
   Session sess(g, "", config);
   sess.run(g.global_variables_initializer());
   sess.run(g.local_variables_initializer());

@@ -39,6 +39,8 @@ struct TrainOptions {
   /// input pipeline stays on the CPU. Ops without a kernel there fall back to the CPU (soft
   /// placement). Empty: the placer's default.
   std::string device;
+  /// Print where each op runs (`log_device_placement`).
+  bool log_device_placement = false;
 };
 
 struct EpochReport {

@@ -4,7 +4,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -139,6 +141,12 @@ BOOST_AUTO_TEST_CASE(a_session_gets_gpu_0_and_places_unpinned_ops_there, *boost:
   auto value = sess.run(c);
   BOOST_TEST(value.shape() == (af::Shape{64, 16}));
   BOOST_TEST(c.op().device().empty());
+  // A GPU device opened cuBLAS and cuDNN (which a process without one never maps:
+  // tests/unit/devices/cuda_libraries_test.cpp).
+  std::ifstream maps_file("/proc/self/maps");
+  const std::string maps((std::istreambuf_iterator<char>(maps_file)), std::istreambuf_iterator<char>());
+  BOOST_TEST(maps.find("libcublas") != std::string::npos);
+  BOOST_TEST(maps.find("libcudnn") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(elementwise_kernels_match_the_cpu, *boost::unit_test::timeout(120)) {
@@ -330,6 +338,91 @@ BOOST_AUTO_TEST_CASE(sparse_softmax_cross_entropy_matches_the_cpu, *boost::unit_
       return output == 0 ? loss : backprop;
     }, 1e-12);
   }
+}
+
+// Reductions that leave few outputs split the reduced dimension across blocks (a second pass
+// sums the partials): every kernel shape, long and short rows, few and many columns.
+BOOST_AUTO_TEST_CASE(large_reductions_match_the_cpu, *boost::unit_test::timeout(180)) {
+  auto flat = random_tensor({1 << 20}, 50);
+  check_gpu_matches_cpu("sum of 2^20", [&](af::Graph& g) { return af::reduce_sum(g.constant(flat)); }, 1e-4);
+  check_gpu_matches_cpu("mean of 2^20", [&](af::Graph& g) { return af::reduce_mean(g.constant(flat)); }, 1e-5);
+  check_gpu_matches_cpu("max of 2^20", [&](af::Graph& g) { return af::reduce_max(g.constant(flat)); }, 0);
+  auto activations = random_tensor({128, 28, 28, 16}, 51);
+  check_gpu_matches_cpu("bias_add_grad of a conv layer's gradient", [&](af::Graph& g) {
+    return af::nn::bias_add_grad(g.constant(activations));
+  }, 1e-4);
+  check_gpu_matches_cpu("sum over the batch of [100352, 16]", [&](af::Graph& g) {
+    return af::reduce_sum(af::reshape(g.constant(activations), std::vector<std::int64_t>{-1, 16}),
+                          std::vector<std::int64_t>{0});
+  }, 1e-4);
+  auto wide = random_tensor({3, 300000}, 52);
+  check_gpu_matches_cpu("mean of three long rows", [&](af::Graph& g) {
+    return af::reduce_mean(g.constant(wide), std::vector<std::int64_t>{1});
+  }, 1e-5);
+  auto tall = random_tensor({5000, 40}, 53);
+  check_gpu_matches_cpu("max over 5000 rows of 40 columns", [&](af::Graph& g) {
+    return af::reduce_max(g.constant(tall), std::vector<std::int64_t>{0});
+  }, 0);
+  auto many_rows = random_tensor({70000, 10}, 54);
+  check_gpu_matches_cpu("sum of 70000 short rows", [&](af::Graph& g) {
+    return af::reduce_sum(g.constant(many_rows), std::vector<std::int64_t>{1});
+  }, 1e-5);
+  auto cube = random_tensor({40, 3000, 7}, 55);
+  check_gpu_matches_cpu("sum of the middle of [40, 3000, 7]", [&](af::Graph& g) {
+    return af::reduce_sum(g.constant(cube), std::vector<std::int64_t>{1});
+  }, 1e-4);
+  check_gpu_matches_cpu("sum of 2^20 in bfloat16", [&](af::Graph& g) {
+    return af::cast(af::reduce_sum(af::cast(g.constant(flat), af::DType::bfloat16)), af::DType::float32);
+  }, 2e-2);
+}
+
+// Pooling gradients, gathered per input element on the GPU, equal the CPU's bit for bit,
+// ties (small integer values) included.
+BOOST_AUTO_TEST_CASE(pooling_gradients_match_the_cpu, *boost::unit_test::timeout(180)) {
+  std::mt19937 rng(60);
+  std::uniform_int_distribution<int> level(0, 3);
+  std::vector<float> tied(2 * 9 * 8 * 3);
+  for (auto& v : tied) v = static_cast<float>(level(rng));
+  auto x = af::Tensor::from_vector(tied, af::Shape{2, 9, 8, 3});
+  for (std::string padding : {"VALID", "SAME"})
+    for (std::int64_t window : {2, 3})
+      for (std::int64_t stride : {1, 2}) {
+        const std::vector<std::int64_t> ksize{1, window, window, 1}, strides{1, stride, stride, 1};
+        const std::string tag = padding + " window " + std::to_string(window) + " stride " + std::to_string(stride);
+        auto geo = af::pool2d_geometry(x.shape(), ksize, strides, padding).value();
+        auto dy = random_tensor({geo.batch, geo.out_rows, geo.out_cols, geo.depth}, 61);
+        check_gpu_matches_cpu("max_pool_grad " + tag, [&](af::Graph& g) {
+          auto in = g.constant(x);
+          return af::nn::max_pool_grad(in, af::nn::max_pool(in, ksize, strides, padding), g.constant(dy), ksize,
+                                       strides, padding);
+        }, 0);
+        check_gpu_matches_cpu("avg_pool_grad " + tag, [&](af::Graph& g) {
+          return af::nn::avg_pool_grad(g.constant(af::Tensor::from_vector<std::int32_t>({2, 9, 8, 3})), g.constant(dy),
+                                       ksize, strides, padding);
+        }, 1e-6);
+      }
+}
+
+// Tile, and the shape ops that a training graph runs between GPU kernels (a GPU device
+// runs them without a copy to the CPU and back).
+BOOST_AUTO_TEST_CASE(tile_and_shape_ops_run_on_the_gpu, *boost::unit_test::timeout(120)) {
+  auto x = random_tensor({3, 1, 5}, 70);
+  check_gpu_matches_cpu("tile", [&](af::Graph& g) { return af::tile(g.constant(x), std::vector<std::int64_t>{2, 4, 1}); }, 0);
+  check_gpu_matches_cpu("tile bfloat16", [&](af::Graph& g) {
+    return af::cast(af::tile(af::cast(g.constant(x), af::DType::bfloat16), std::vector<std::int64_t>{1, 3, 2}),
+                    af::DType::float32);
+  }, 0);
+  check_gpu_matches_cpu("tile int64", [&](af::Graph& g) {
+    return af::tile(af::cast(g.constant(x), af::DType::int64), std::vector<std::int64_t>{2, 2, 2});
+  }, 0);
+  check_gpu_matches_cpu("reshape, expand_dims, squeeze", [&](af::Graph& g) {
+    auto r = af::reshape(af::neg(g.constant(x)), std::vector<std::int64_t>{-1, 5});
+    return af::squeeze(af::expand_dims(r, 0), {0});
+  }, 0);
+  check_gpu_matches_cpu("reshape to a computed shape", [&](af::Graph& g) {
+    auto y = af::neg(g.constant(x));
+    return af::reshape(af::tile(y, std::vector<std::int64_t>{1, 2, 1}), af::shape(af::tile(y, std::vector<std::int64_t>{1, 2, 1})));
+  }, 0);
 }
 
 // The optimizers' updates keep the variable and its slots in device memory across steps and

@@ -9,6 +9,7 @@
 #include <cudnn.h>
 
 #include "actorflow/ops/status.hpp"
+#include "cuda_libraries.hpp"
 
 namespace af::gpu {
 
@@ -29,7 +30,7 @@ inline Status cublas_status(cublasStatus_t e, const char* call, const char* file
 inline Status cudnn_status(cudnnStatus_t e, const char* call, const char* file, int line) {
   if (e == CUDNN_STATUS_SUCCESS) return {};
   return internal(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
-                  cudnnGetErrorString(e));
+                  cuda_libraries().cudnnGetErrorString(e));
 }
 
 }  // namespace af::gpu

@@ -7,6 +7,7 @@
 #include "actorflow/actors/session.hpp"
 #include "actorflow/devices/gpu_device.hpp"
 #include "cuda_check.hpp"
+#include "cuda_libraries.hpp"
 
 namespace af {
 
@@ -95,6 +96,7 @@ StatusOr<std::shared_ptr<GpuState>> GpuState::get(int cuda_id, const GPUOptions&
   state->cuda_id = cuda_id;
   state->allocator_name = "GPU_" + std::to_string(cuda_id) + "_bfc";
   ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDA(cudaSetDevice(cuda_id)));
+  if (auto libraries = load_cuda_libraries(); !libraries.ok()) return libraries.status();
   std::size_t free = 0, total = 0;
   ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDA(cudaMemGetInfo(&free, &total)));
   auto limit = gpu_memory_limit(options, total, free);
@@ -109,18 +111,18 @@ StatusOr<std::shared_ptr<GpuState>> GpuState::get(int cuda_id, const GPUOptions&
   ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDA(cudaStreamCreateWithFlags(&state->compute, cudaStreamNonBlocking)));
   ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDA(cudaStreamCreateWithFlags(&state->host_to_device, cudaStreamNonBlocking)));
   ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDA(cudaStreamCreateWithFlags(&state->device_to_host, cudaStreamNonBlocking)));
-  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUBLAS(cublasCreate(&state->cublas)));
-  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUBLAS(cublasSetStream(state->cublas, state->compute)));
-  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cudnnCreate(&state->cudnn)));
-  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cudnnSetStream(state->cudnn, state->compute)));
+  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUBLAS(cuda_libraries().cublasCreate_v2(&state->cublas)));
+  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUBLAS(cuda_libraries().cublasSetStream_v2(state->cublas, state->compute)));
+  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cuda_libraries().cudnnCreate(&state->cudnn)));
+  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cuda_libraries().cudnnSetStream(state->cudnn, state->compute)));
   states().emplace(cuda_id, state);
   return state;
 }
 
 GpuState::~GpuState() {
   // Process exit: the driver reclaims everything; only release what is cheap to release.
-  if (cudnn) cudnnDestroy(cudnn);
-  if (cublas) cublasDestroy(cublas);
+  if (cudnn) cuda_libraries().cudnnDestroy(cudnn);
+  if (cublas) cuda_libraries().cublasDestroy_v2(cublas);
 }
 
 Status GpuState::order_after(cudaStream_t first, cudaStream_t ordered) {

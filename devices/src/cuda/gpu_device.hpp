@@ -3,6 +3,7 @@
 // module; no CUDA type leaves it.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -44,6 +45,9 @@ class GpuState {
   std::mutex library_mu;
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
+  /// The cuDNN convolution algorithm (and its workspace bytes) chosen per layer shape, so the
+  /// heuristic runs once per shape (with `library_mu` held).
+  std::map<std::string, std::pair<int, std::size_t>> conv_algorithms;
 
   /// Makes `ordered` wait for the work enqueued on `first` so far.
   Status order_after(cudaStream_t first, cudaStream_t ordered);

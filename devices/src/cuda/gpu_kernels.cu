@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <utility>
+#include <algorithm>
 
 namespace af::gpu {
 
@@ -330,59 +333,152 @@ __device__ __forceinline__ C identity_of() {
   else return -INFINITY;
 }
 
-// inner == 1: one block per row, a shared-memory tree over the row.
-template <ReduceKind Op, class T>
-__global__ void reduce_rows(const T* in, T* out, std::int64_t reduce, double scale) {
-  using C = Compute<T>;
-  using V = typename C::type;
+// Element conversions for the reductions, whose partial results are kept in the compute
+// type (float for bfloat16).
+template <class V, class In>
+__device__ __forceinline__ V load_as(In v) {
+  if constexpr (std::is_same_v<In, bf16>) return to_float(v);
+  else return static_cast<V>(v);
+}
+template <class Out, class V>
+__device__ __forceinline__ Out store_as(V v) {
+  if constexpr (std::is_same_v<Out, bf16>) return to_bf16(static_cast<float>(v));
+  else return static_cast<Out>(v);
+}
+
+// The shapes of an [outer, reduce, inner] reduction, each with a kernel of its own:
+//   rows        inner == 1, long rows: a block per (row, split), a shared-memory tree;
+//   short rows  inner == 1, rows shorter than a block: a thread per row;
+//   columns     inner > 1: a block of 32 columns x 8 rows per (outer, split, 32-column tile),
+//               coalesced over the columns, a shared-memory tree over the rows.
+// A split is a chunk of the reduced dimension: when the outputs alone would leave the GPU
+// idle, each block reduces one chunk into a partial, and a second pass reduces the partials.
+enum class ReduceShape { rows, short_rows, columns };
+constexpr int kColumnTile = 32, kRowsPerBlock = 8;
+
+ReduceShape reduce_shape(std::int64_t reduce, std::int64_t inner) {
+  if (inner > 1) return ReduceShape::columns;
+  return reduce >= kThreads ? ReduceShape::rows : ReduceShape::short_rows;
+}
+
+template <ReduceKind Op, class V, class In, class Out>
+__global__ void reduce_rows(const In* in, Out* out, std::int64_t reduce, std::int64_t splits, std::int64_t chunk,
+                            double scale) {
   __shared__ V partial[kThreads];
-  const T* row = in + blockIdx.x * reduce;
+  const std::int64_t b = blockIdx.x, row = b / splits, split = b % splits;
+  const In* p = in + row * reduce;
+  const std::int64_t begin = split * chunk, end = min(reduce, begin + chunk);
   V acc = identity_of<Op, V>();
-  for (std::int64_t i = threadIdx.x; i < reduce; i += blockDim.x) acc = combine<Op>(acc, C::load(row[i]));
+  for (std::int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) acc = combine<Op>(acc, load_as<V>(p[i]));
   partial[threadIdx.x] = acc;
   __syncthreads();
   for (int width = blockDim.x / 2; width > 0; width /= 2) {
     if (threadIdx.x < width) partial[threadIdx.x] = combine<Op>(partial[threadIdx.x], partial[threadIdx.x + width]);
     __syncthreads();
   }
-  if (threadIdx.x == 0) out[blockIdx.x] = C::store(static_cast<V>(partial[0] * static_cast<V>(scale)));
+  if (threadIdx.x == 0) out[b] = store_as<Out>(static_cast<V>(partial[0] * static_cast<V>(scale)));
 }
 
-// inner > 1: one thread per output, walking the reduced dimension (coalesced over inner).
-template <ReduceKind Op, class T>
-__global__ void reduce_columns(const T* in, T* out, std::int64_t outer, std::int64_t reduce, std::int64_t inner,
-                               double scale) {
-  using C = Compute<T>;
-  using V = typename C::type;
-  const std::int64_t n = outer * inner;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
-    const std::int64_t o = i / inner, k = i % inner;
-    const T* p = in + o * reduce * inner + k;
+template <ReduceKind Op, class V, class In, class Out>
+__global__ void reduce_short_rows(const In* in, Out* out, std::int64_t outer, std::int64_t reduce, double scale) {
+  for (std::int64_t row = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; row < outer;
+       row += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    const In* p = in + row * reduce;
     V acc = identity_of<Op, V>();
-    for (std::int64_t r = 0; r < reduce; ++r) acc = combine<Op>(acc, C::load(p[r * inner]));
-    out[i] = C::store(static_cast<V>(acc * static_cast<V>(scale)));
+    for (std::int64_t i = 0; i < reduce; ++i) acc = combine<Op>(acc, load_as<V>(p[i]));
+    out[row] = store_as<Out>(static_cast<V>(acc * static_cast<V>(scale)));
+  }
+}
+
+template <ReduceKind Op, class V, class In, class Out>
+__global__ void reduce_columns(const In* in, Out* out, std::int64_t reduce, std::int64_t inner, std::int64_t splits,
+                               std::int64_t chunk, double scale) {
+  __shared__ V partial[kRowsPerBlock][kColumnTile + 1];
+  const std::int64_t tiles = (inner + kColumnTile - 1) / kColumnTile;
+  const std::int64_t b = blockIdx.x, tile = b % tiles, split = (b / tiles) % splits, o = b / (tiles * splits);
+  const std::int64_t k = tile * kColumnTile + threadIdx.x;
+  const std::int64_t begin = split * chunk, end = min(reduce, begin + chunk);
+  V acc = identity_of<Op, V>();
+  if (k < inner) {
+    const In* p = in + o * reduce * inner + k;
+    for (std::int64_t r = begin + threadIdx.y; r < end; r += kRowsPerBlock) acc = combine<Op>(acc, load_as<V>(p[r * inner]));
+  }
+  partial[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  for (int h = kRowsPerBlock / 2; h > 0; h /= 2) {
+    if (threadIdx.y < h)
+      partial[threadIdx.y][threadIdx.x] = combine<Op>(partial[threadIdx.y][threadIdx.x], partial[threadIdx.y + h][threadIdx.x]);
+    __syncthreads();
+  }
+  if (threadIdx.y == 0 && k < inner)
+    out[(o * splits + split) * inner + k] = store_as<Out>(static_cast<V>(partial[0][threadIdx.x] * static_cast<V>(scale)));
+}
+
+struct ReduceSplit {
+  std::int64_t splits = 1, chunk = 0;
+};
+
+// Splits when the outputs give fewer than about 512 blocks, in chunks of at least 2048
+// elements (rows) or 64 rows (columns).
+ReduceSplit split_for(std::int64_t outer, std::int64_t reduce, std::int64_t inner) {
+  ReduceSplit r{1, reduce};
+  const ReduceShape shape = reduce_shape(reduce, inner);
+  if (shape == ReduceShape::short_rows) return r;
+  constexpr std::int64_t kWantBlocks = 512;
+  const std::int64_t blocks = shape == ReduceShape::rows ? outer : outer * ((inner + kColumnTile - 1) / kColumnTile);
+  const std::int64_t min_chunk = shape == ReduceShape::rows ? 2048 : 64;
+  if (blocks >= kWantBlocks || reduce < 2 * min_chunk) return r;
+  r.splits = std::max<std::int64_t>(1, std::min((kWantBlocks + blocks - 1) / blocks, reduce / min_chunk));
+  r.chunk = (reduce + r.splits - 1) / r.splits;
+  r.splits = (reduce + r.chunk - 1) / r.chunk;
+  return r;
+}
+
+template <ReduceKind Op, class V, class In, class Out>
+void reduce_pass(const In* in, Out* out, std::int64_t outer, std::int64_t reduce, std::int64_t inner,
+                 const ReduceSplit& split, double scale, cudaStream_t s) {
+  switch (reduce_shape(reduce, inner)) {
+    case ReduceShape::rows:
+      reduce_rows<Op, V><<<static_cast<unsigned>(outer * split.splits), kThreads, 0, s>>>(in, out, reduce, split.splits,
+                                                                                          split.chunk, scale);
+      break;
+    case ReduceShape::short_rows:
+      reduce_short_rows<Op, V><<<blocks_for(outer), kThreads, 0, s>>>(in, out, outer, reduce, scale);
+      break;
+    case ReduceShape::columns: {
+      const std::int64_t tiles = (inner + kColumnTile - 1) / kColumnTile;
+      reduce_columns<Op, V><<<static_cast<unsigned>(outer * split.splits * tiles), dim3(kColumnTile, kRowsPerBlock), 0, s>>>(
+          in, out, reduce, inner, split.splits, split.chunk, scale);
+      break;
+    }
   }
 }
 
 template <ReduceKind Op, class T>
 cudaError_t reduce_typed(const void* in, void* out, std::int64_t outer, std::int64_t reduce, std::int64_t inner,
-                         double scale, cudaStream_t s) {
+                         double scale, void* scratch, cudaStream_t s) {
+  using V = typename Compute<T>::type;
   if (outer * inner == 0) return cudaSuccess;
   auto* i = static_cast<const T*>(in);
   auto* o = static_cast<T*>(out);
-  if (inner == 1)
-    reduce_rows<Op, T><<<static_cast<unsigned>(outer), kThreads, 0, s>>>(i, o, reduce, scale);
-  else
-    reduce_columns<Op, T><<<blocks_for(outer * inner), kThreads, 0, s>>>(i, o, outer, reduce, inner, scale);
+  const ReduceSplit split = split_for(outer, reduce, inner);
+  if (split.splits == 1 || scratch == nullptr) {
+    reduce_pass<Op, V>(i, o, outer, reduce, inner, ReduceSplit{1, reduce}, scale, s);
+  } else {
+    // Partials [outer, splits, inner] in the compute type, then one pass over the splits.
+    auto* partial = static_cast<V*>(scratch);
+    reduce_pass<Op, V>(i, partial, outer, reduce, inner, split, 1.0, s);
+    reduce_pass<Op, V>(static_cast<const V*>(partial), o, outer, split.splits, inner, ReduceSplit{1, split.splits},
+                       scale, s);
+  }
   return cudaGetLastError();
 }
 
 template <class T>
 cudaError_t reduce_op(ReduceKind op, const void* in, void* out, std::int64_t outer, std::int64_t reduce,
-                      std::int64_t inner, double scale, cudaStream_t s) {
-  return op == ReduceKind::sum ? reduce_typed<ReduceKind::sum, T>(in, out, outer, reduce, inner, scale, s)
-                               : reduce_typed<ReduceKind::max, T>(in, out, outer, reduce, inner, scale, s);
+                      std::int64_t inner, double scale, void* scratch, cudaStream_t s) {
+  return op == ReduceKind::sum ? reduce_typed<ReduceKind::sum, T>(in, out, outer, reduce, inner, scale, scratch, s)
+                               : reduce_typed<ReduceKind::max, T>(in, out, outer, reduce, inner, scale, scratch, s);
 }
 
 // -- cast --------------------------------------------------------------------------------------
@@ -566,6 +662,102 @@ __global__ void pool_kernel(bool max, const T* in, T* out, PoolPlan p) {
   }
 }
 
+// The outputs whose windows contain input row y: [first, last] (empty when first > last).
+__device__ __forceinline__ void covering(std::int64_t y, std::int64_t pad, std::int64_t window, std::int64_t stride,
+                                         std::int64_t outputs, std::int64_t* first, std::int64_t* last) {
+  const std::int64_t t = y + pad - window + 1;
+  *first = t <= 0 ? 0 : (t + stride - 1) / stride;
+  *last = min_of(outputs - 1, (y + pad) / stride);
+}
+
+// MaxPoolGrad gathered per input element: the gradients of the outputs whose window's first
+// maximum (row-major scan, as the CPU kernel and TensorFlow's SpatialMaxPoolWithArgMax) is
+// this element, summed in the CPU kernel's order (outputs row-major): no atomics, the CPU's
+// values bit for bit.
+template <class T>
+__global__ void max_pool_grad_kernel(const T* in, const T* grad, T* dx, PoolPlan p) {
+  using C = Compute<T>;
+  using V = typename C::type;
+  const std::int64_t n = p.batch * p.in_rows * p.in_cols * p.depth;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    const std::int64_t c = i % p.depth;
+    const std::int64_t x = (i / p.depth) % p.in_cols;
+    const std::int64_t y = (i / (p.depth * p.in_cols)) % p.in_rows;
+    const std::int64_t b = i / (p.depth * p.in_cols * p.in_rows);
+    std::int64_t oy0, oy1, ox0, ox1;
+    covering(y, p.pad_rows, p.window_rows, p.stride_rows, p.out_rows, &oy0, &oy1);
+    covering(x, p.pad_cols, p.window_cols, p.stride_cols, p.out_cols, &ox0, &ox1);
+    const T* plane = in + b * p.in_rows * p.in_cols * p.depth + c;
+    V acc = V(0);
+    for (std::int64_t oy = oy0; oy <= oy1; ++oy)
+      for (std::int64_t ox = ox0; ox <= ox1; ++ox) {
+        const std::int64_t y0 = max_of(std::int64_t{0}, oy * p.stride_rows - p.pad_rows);
+        const std::int64_t y1 = min_of(p.in_rows, oy * p.stride_rows - p.pad_rows + p.window_rows);
+        const std::int64_t x0 = max_of(std::int64_t{0}, ox * p.stride_cols - p.pad_cols);
+        const std::int64_t x1 = min_of(p.in_cols, ox * p.stride_cols - p.pad_cols + p.window_cols);
+        std::int64_t best = -1;
+        V best_value = V(0);
+        for (std::int64_t wy = y0; wy < y1; ++wy)
+          for (std::int64_t wx = x0; wx < x1; ++wx) {
+            const std::int64_t at = wy * p.in_cols + wx;
+            const V v = C::load(plane[at * p.depth]);
+            if (best < 0 || v > best_value) {
+              best = at;
+              best_value = v;
+            }
+          }
+        if (best == y * p.in_cols + x) acc += C::load(grad[((b * p.out_rows + oy) * p.out_cols + ox) * p.depth + c]);
+      }
+    dx[i] = C::store(acc);
+  }
+}
+
+// AvgPoolGrad gathered per input element: each covering output's gradient divided by its
+// window's size inside the input, in the CPU kernel's order.
+template <class T>
+__global__ void avg_pool_grad_kernel(const T* grad, T* dx, PoolPlan p) {
+  using C = Compute<T>;
+  using V = typename C::type;
+  const std::int64_t n = p.batch * p.in_rows * p.in_cols * p.depth;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    const std::int64_t c = i % p.depth;
+    const std::int64_t x = (i / p.depth) % p.in_cols;
+    const std::int64_t y = (i / (p.depth * p.in_cols)) % p.in_rows;
+    const std::int64_t b = i / (p.depth * p.in_cols * p.in_rows);
+    std::int64_t oy0, oy1, ox0, ox1;
+    covering(y, p.pad_rows, p.window_rows, p.stride_rows, p.out_rows, &oy0, &oy1);
+    covering(x, p.pad_cols, p.window_cols, p.stride_cols, p.out_cols, &ox0, &ox1);
+    V acc = V(0);
+    for (std::int64_t oy = oy0; oy <= oy1; ++oy)
+      for (std::int64_t ox = ox0; ox <= ox1; ++ox) {
+        const std::int64_t rows = min_of(p.in_rows, oy * p.stride_rows - p.pad_rows + p.window_rows) -
+                                  max_of(std::int64_t{0}, oy * p.stride_rows - p.pad_rows);
+        const std::int64_t cols = min_of(p.in_cols, ox * p.stride_cols - p.pad_cols + p.window_cols) -
+                                  max_of(std::int64_t{0}, ox * p.stride_cols - p.pad_cols);
+        const V count = static_cast<V>(max_of(std::int64_t{1}, rows * cols));
+        acc += C::load(grad[((b * p.out_rows + oy) * p.out_cols + ox) * p.depth + c]) / count;
+      }
+    dx[i] = C::store(acc);
+  }
+}
+
+// Tile: output element i reads input element sum_d ((i_d mod in_dim_d) * in_stride_d).
+template <class T>
+__global__ void tile_kernel(const T* in, T* out, std::int64_t n, TilePlan p) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    std::int64_t rest = i, from = 0;
+    for (int d = p.rank - 1; d >= 0; --d) {
+      const std::int64_t coordinate = rest % p.out_dims[d];
+      rest /= p.out_dims[d];
+      from += (coordinate % p.in_dims[d]) * p.in_strides[d];
+    }
+    out[i] = in[from];
+  }
+}
+
 template <class T>
 __global__ void pad_kernel(const T* in, T* out, std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c,
                            std::int64_t extra_rows, std::int64_t extra_cols, bool crop) {
@@ -602,6 +794,52 @@ cudaError_t launch_pool2d(bool max, ElemType t, const void* in, void* out, const
     case ElemType::f32: pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(max, static_cast<const float*>(in), static_cast<float*>(out), plan); break;
     case ElemType::f64: pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(max, static_cast<const double*>(in), static_cast<double*>(out), plan); break;
     case ElemType::bf16: pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(max, static_cast<const bf16*>(in), static_cast<bf16*>(out), plan); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_max_pool_grad(ElemType t, const void* in, const void* grad, void* dx, const PoolPlan& plan,
+                                 cudaStream_t stream) {
+  const std::int64_t n = plan.batch * plan.in_rows * plan.in_cols * plan.depth;
+  if (n == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::f32:
+      max_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const float*>(in), static_cast<const float*>(grad),
+                                                                  static_cast<float*>(dx), plan);
+      break;
+    case ElemType::f64:
+      max_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const double*>(in), static_cast<const double*>(grad),
+                                                                  static_cast<double*>(dx), plan);
+      break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_avg_pool_grad(ElemType t, const void* grad, void* dx, const PoolPlan& plan, cudaStream_t stream) {
+  const std::int64_t n = plan.batch * plan.in_rows * plan.in_cols * plan.depth;
+  if (n == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::f32:
+      avg_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const float*>(grad), static_cast<float*>(dx), plan);
+      break;
+    case ElemType::f64:
+      avg_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const double*>(grad), static_cast<double*>(dx), plan);
+      break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_tile(std::size_t element_size, const void* in, void* out, std::int64_t n, const TilePlan& plan,
+                        cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  switch (element_size) {
+    case 1: tile_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const std::uint8_t*>(in), static_cast<std::uint8_t*>(out), n, plan); break;
+    case 2: tile_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const std::uint16_t*>(in), static_cast<std::uint16_t*>(out), n, plan); break;
+    case 4: tile_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const std::uint32_t*>(in), static_cast<std::uint32_t*>(out), n, plan); break;
+    case 8: tile_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const std::uint64_t*>(in), static_cast<std::uint64_t*>(out), n, plan); break;
     default: return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
@@ -659,12 +897,19 @@ cudaError_t launch_bias_add(ElemType t, const void* x, const void* bias, void* o
   return cudaGetLastError();
 }
 
+std::size_t reduce_scratch_bytes(ElemType t, std::int64_t outer, std::int64_t reduce, std::int64_t inner) {
+  const ReduceSplit split = split_for(outer, reduce, inner);
+  if (split.splits == 1) return 0;
+  const std::size_t element = t == ElemType::f64 ? sizeof(double) : sizeof(float);
+  return static_cast<std::size_t>(outer * split.splits * inner) * element;
+}
+
 cudaError_t launch_reduce(ReduceKind op, ElemType t, const void* in, void* out, std::int64_t outer,
-                          std::int64_t reduce, std::int64_t inner, double scale, cudaStream_t stream) {
+                          std::int64_t reduce, std::int64_t inner, double scale, void* scratch, cudaStream_t stream) {
   switch (t) {
-    case ElemType::f32: return reduce_op<float>(op, in, out, outer, reduce, inner, scale, stream);
-    case ElemType::f64: return reduce_op<double>(op, in, out, outer, reduce, inner, scale, stream);
-    case ElemType::bf16: return reduce_op<bf16>(op, in, out, outer, reduce, inner, scale, stream);
+    case ElemType::f32: return reduce_op<float>(op, in, out, outer, reduce, inner, scale, scratch, stream);
+    case ElemType::f64: return reduce_op<double>(op, in, out, outer, reduce, inner, scale, scratch, stream);
+    case ElemType::bf16: return reduce_op<bf16>(op, in, out, outer, reduce, inner, scale, scratch, stream);
     default: return cudaErrorInvalidValue;
   }
 }

@@ -40,10 +40,17 @@ cudaError_t launch_unary(UnaryKind op, ElemType t, const void* in, void* out, st
 cudaError_t launch_bias_add(ElemType t, const void* x, const void* bias, void* out, std::int64_t n,
                             std::int64_t channels, cudaStream_t stream);
 
+/// The device memory `launch_reduce` needs for partial results (0: it reduces in one pass).
+std::size_t reduce_scratch_bytes(ElemType t, std::int64_t outer, std::int64_t reduce, std::int64_t inner);
+
 /// Reduces the middle dimension of an [outer, reduce, inner] array into [outer, inner]
-/// and multiplies each result by `scale` (1 for Sum and Max, 1/reduce for Mean).
+/// and multiplies each result by `scale` (1 for Sum and Max, 1/reduce for Mean). Where few
+/// outputs would leave the GPU idle, the reduced dimension is split across blocks and the
+/// partials (in `scratch`, `reduce_scratch_bytes` of device memory, stream-ordered) are
+/// reduced by a second pass.
 cudaError_t launch_reduce(ReduceKind op, ElemType t, const void* in, void* out, std::int64_t outer,
-                          std::int64_t reduce, std::int64_t inner, double scale, cudaStream_t stream);
+                          std::int64_t reduce, std::int64_t inner, double scale, void* scratch,
+                          cudaStream_t stream);
 
 cudaError_t launch_cast(ElemType from, ElemType to, const void* in, void* out, std::int64_t n,
                         cudaStream_t stream);
@@ -59,6 +66,23 @@ struct PoolPlan {
   std::int64_t window_rows, window_cols, stride_rows, stride_cols, pad_rows, pad_cols;
 };
 cudaError_t launch_pool2d(bool max, ElemType t, const void* in, void* out, const PoolPlan& plan, cudaStream_t stream);
+
+/// MaxPoolGrad (f32, f64): dx (shaped as `in`) gets each output's gradient at the first
+/// maximum of its window, as the CPU kernel.
+cudaError_t launch_max_pool_grad(ElemType t, const void* in, const void* grad, void* dx, const PoolPlan& plan,
+                                 cudaStream_t stream);
+
+/// AvgPoolGrad (f32, f64): each output's gradient spread over its window inside the input.
+cudaError_t launch_avg_pool_grad(ElemType t, const void* grad, void* dx, const PoolPlan& plan, cudaStream_t stream);
+
+/// Tile: `out` (out_dims, row-major) repeats `in` (in_dims) along every dimension.
+constexpr int kMaxTileRank = 8;
+struct TilePlan {
+  int rank = 0;
+  std::int64_t in_dims[kMaxTileRank] = {}, out_dims[kMaxTileRank] = {}, in_strides[kMaxTileRank] = {};
+};
+cudaError_t launch_tile(std::size_t element_size, const void* in, void* out, std::int64_t n, const TilePlan& plan,
+                        cudaStream_t stream);
 
 /// Copies NHWC `in` [n, h, w, c] into `out` [n, h + extra_rows, w + extra_cols, c] with
 /// zeros after (pad) or copies the top-left [n, h, w, c] of `in` (crop) back out; the

@@ -16,6 +16,7 @@
 #include "actorflow/ops/philox_random.hpp"
 #include "actorflow/ops/resource.hpp"
 #include "cuda_check.hpp"
+#include "cuda_libraries.hpp"
 #include "gpu_device.hpp"
 #include "gpu_kernels.hpp"
 
@@ -55,6 +56,19 @@ class GpuOpKernel : public OpKernel {
 };
 
 Status launch(cudaError_t e, const char* what) { return cuda_status(e, what, __FILE__, __LINE__); }
+
+// launch_reduce with the scratch memory it asks for. The scratch goes back to the allocator
+// when this returns, with the kernels still queued: only later work on the compute stream
+// (ordered after them) or a copy ordered after it (copy_from_host) can reuse it.
+Status reduce_on_device(GpuDeviceContext& g, ReduceKind kind, DType t, const void* in, void* out, std::int64_t outer,
+                        std::int64_t reduce, std::int64_t inner, double scale, const char* what) {
+  Tensor scratch;
+  if (std::size_t bytes = reduce_scratch_bytes(elem_type(t), outer, reduce, inner); bytes > 0)
+    ACTORFLOW_RETURN_IF_ERROR(g.allocate(DType::uint8, Shape{static_cast<std::int64_t>(bytes)}, &scratch));
+  return launch(launch_reduce(kind, elem_type(t), in, out, outer, reduce, inner, scale,
+                              scratch.is_initialized() ? scratch.raw_data() : nullptr, g.stream()),
+                what);
+}
 
 // -- element-wise -----------------------------------------------------------------------------
 
@@ -183,9 +197,8 @@ class GpuBiasAddGradOp : public GpuOpKernel {
     if (channels == 0) return {};
     if (dy.num_elements() == 0) return launch(launch_fill(elem_type(dy.dtype()), 0, out->raw_data(), channels, g.stream()),
                                               "fill kernel");
-    return launch(launch_reduce(ReduceKind::sum, elem_type(dy.dtype()), dy.raw_data(), out->raw_data(), 1,
-                                dy.num_elements() / channels, channels, 1.0, g.stream()),
-                  "bias_add_grad kernel");
+    return reduce_on_device(g, ReduceKind::sum, dy.dtype(), dy.raw_data(), out->raw_data(), 1,
+                            dy.num_elements() / channels, channels, 1.0, "bias_add_grad kernel");
   }
 };
 
@@ -359,9 +372,8 @@ class GpuReductionOp : public GpuOpKernel {
         ACTORFLOW_RETURN_IF_ERROR(g.allocate(x.dtype(), Shape{outer * inner}, &next));
       }
       const double scale = last && mean_ ? 1.0 / static_cast<double>(count) : 1.0;
-      ACTORFLOW_RETURN_IF_ERROR(launch(launch_reduce(kind_, elem_type(x.dtype()), current.raw_data(), next.raw_data(),
-                                                     outer, reduce, inner, scale, g.stream()),
-                                       "reduction kernel"));
+      ACTORFLOW_RETURN_IF_ERROR(reduce_on_device(g, kind_, x.dtype(), current.raw_data(), next.raw_data(), outer,
+                                                 reduce, inner, scale, "reduction kernel"));
       groups[static_cast<std::size_t>(gi)].first = 1;
       current = next;
     }
@@ -625,19 +637,19 @@ class GpuMatMulOp : public GpuOpKernel {
     switch (a.dtype()) {
       case DType::float32: {
         const float one = 1, zero = 0;
-        return ACTORFLOW_CUBLAS(cublasSgemm(h, op_b, op_a, N, M, K, &one, static_cast<const float*>(b.raw_data()), ldb,
+        return ACTORFLOW_CUBLAS(cuda_libraries().cublasSgemm_v2(h, op_b, op_a, N, M, K, &one, static_cast<const float*>(b.raw_data()), ldb,
                                             static_cast<const float*>(a.raw_data()), lda, &zero,
                                             static_cast<float*>(out->raw_data()), N));
       }
       case DType::float64: {
         const double one = 1, zero = 0;
-        return ACTORFLOW_CUBLAS(cublasDgemm(h, op_b, op_a, N, M, K, &one, static_cast<const double*>(b.raw_data()), ldb,
+        return ACTORFLOW_CUBLAS(cuda_libraries().cublasDgemm_v2(h, op_b, op_a, N, M, K, &one, static_cast<const double*>(b.raw_data()), ldb,
                                             static_cast<const double*>(a.raw_data()), lda, &zero,
                                             static_cast<double*>(out->raw_data()), N));
       }
       case DType::bfloat16: {
         const float one = 1, zero = 0;
-        return ACTORFLOW_CUBLAS(cublasGemmEx(h, op_b, op_a, N, M, K, &one, b.raw_data(), CUDA_R_16BF, ldb, a.raw_data(),
+        return ACTORFLOW_CUBLAS(cuda_libraries().cublasGemmEx(h, op_b, op_a, N, M, K, &one, b.raw_data(), CUDA_R_16BF, ldb, a.raw_data(),
                                              CUDA_R_16BF, lda, &zero, out->raw_data(), CUDA_R_16BF, N,
                                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
       }
@@ -660,14 +672,14 @@ struct Descriptors {
   cudnnFilterDescriptor_t filter = nullptr;
   cudnnConvolutionDescriptor_t conv = nullptr;
   ~Descriptors() {
-    for (auto d : tensors) cudnnDestroyTensorDescriptor(d);
-    if (filter) cudnnDestroyFilterDescriptor(filter);
-    if (conv) cudnnDestroyConvolutionDescriptor(conv);
+    for (auto d : tensors) cuda_libraries().cudnnDestroyTensorDescriptor(d);
+    if (filter) cuda_libraries().cudnnDestroyFilterDescriptor(filter);
+    if (conv) cuda_libraries().cudnnDestroyConvolutionDescriptor(conv);
   }
   Status nhwc(DType t, std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c, cudnnTensorDescriptor_t* out) {
-    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cudnnCreateTensorDescriptor(out)));
+    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cuda_libraries().cudnnCreateTensorDescriptor(out)));
     tensors.push_back(*out);
-    return ACTORFLOW_CUDNN(cudnnSetTensor4dDescriptor(*out, CUDNN_TENSOR_NHWC, cudnn_type(t), static_cast<int>(n),
+    return ACTORFLOW_CUDNN(cuda_libraries().cudnnSetTensor4dDescriptor(*out, CUDNN_TENSOR_NHWC, cudnn_type(t), static_cast<int>(n),
                                                       static_cast<int>(c), static_cast<int>(h), static_cast<int>(w)));
   }
 };
@@ -686,16 +698,16 @@ class GpuSoftmaxOp : public GpuOpKernel {
     const std::int64_t rows = x.num_elements() / cols;
     Descriptors d;
     cudnnTensorDescriptor_t desc;
-    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cudnnCreateTensorDescriptor(&desc)));
+    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cuda_libraries().cudnnCreateTensorDescriptor(&desc)));
     d.tensors.push_back(desc);
-    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cudnnSetTensor4dDescriptor(
+    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cuda_libraries().cudnnSetTensor4dDescriptor(
         desc, CUDNN_TENSOR_NCHW, cudnn_type(x.dtype()), static_cast<int>(rows), static_cast<int>(cols), 1, 1)));
     std::lock_guard<std::mutex> guard(g.state().library_mu);
     const double one_d = 1, zero_d = 0;
     const float one_f = 1, zero_f = 0;
     const void* one = x.dtype() == DType::float64 ? static_cast<const void*>(&one_d) : &one_f;
     const void* zero = x.dtype() == DType::float64 ? static_cast<const void*>(&zero_d) : &zero_f;
-    return ACTORFLOW_CUDNN(cudnnSoftmaxForward(g.state().cudnn, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, one,
+    return ACTORFLOW_CUDNN(cuda_libraries().cudnnSoftmaxForward(g.state().cudnn, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, one,
                                                desc, x.raw_data(), zero, desc, out->raw_data()));
   }
 };
@@ -742,15 +754,48 @@ class GpuConvBase : public GpuOpKernel {
     const auto& geo = s.geo;
     ACTORFLOW_RETURN_IF_ERROR(d.nhwc(t, geo.batch, geo.in_rows + s.extra_rows, geo.in_cols + s.extra_cols, geo.in_depth, x));
     ACTORFLOW_RETURN_IF_ERROR(d.nhwc(t, geo.batch, geo.out_rows, geo.out_cols, geo.out_depth, y));
-    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cudnnCreateFilterDescriptor(&d.filter)));
-    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cudnnSetFilter4dDescriptor(
+    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cuda_libraries().cudnnCreateFilterDescriptor(&d.filter)));
+    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cuda_libraries().cudnnSetFilter4dDescriptor(
         d.filter, cudnn_type(t), CUDNN_TENSOR_NHWC, static_cast<int>(geo.out_depth), static_cast<int>(geo.in_depth),
         static_cast<int>(geo.filter_rows), static_cast<int>(geo.filter_cols))));
-    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cudnnCreateConvolutionDescriptor(&d.conv)));
-    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cudnnSetConvolution2dDescriptor(
+    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cuda_libraries().cudnnCreateConvolutionDescriptor(&d.conv)));
+    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cuda_libraries().cudnnSetConvolution2dDescriptor(
         d.conv, static_cast<int>(geo.pad_rows), static_cast<int>(geo.pad_cols), static_cast<int>(geo.stride_rows),
         static_cast<int>(geo.stride_cols), 1, 1, CUDNN_CROSS_CORRELATION, cudnn_type(t))));
-    return ACTORFLOW_CUDNN(cudnnSetConvolutionMathType(d.conv, CUDNN_DEFAULT_MATH));
+    return ACTORFLOW_CUDNN(cuda_libraries().cudnnSetConvolutionMathType(d.conv, CUDNN_DEFAULT_MATH));
+  }
+
+  // The layer's key in GpuState::conv_algorithms.
+  std::string algorithm_key(const char* kind, const Setup& s, DType t) const {
+    const auto& g = s.geo;
+    std::string key = kind;
+    for (std::int64_t v : {g.batch, g.in_rows, g.in_cols, g.in_depth, g.out_depth, g.filter_rows, g.filter_cols,
+                           g.stride_rows, g.stride_cols, g.pad_rows, g.pad_cols, s.extra_rows, s.extra_cols,
+                           static_cast<std::int64_t>(t)}) {
+      key += ',';
+      key += std::to_string(v);
+    }
+    return key;
+  }
+
+  // Runs `run(algorithm)` with the first algorithm of cuDNN's heuristic (`heuristic(perf,
+  // &found)`) that succeeds with a workspace that fits, remembered per layer shape (as
+  // TensorFlow's autotune map, without timing runs). With `library_mu` held.
+  template <class Perf, class Heuristic, class Run>
+  static Status run_with_algorithm(GpuDeviceContext& g, const std::string& key, Heuristic heuristic, Run run,
+                                   const char* what) {
+    auto& cache = g.state().conv_algorithms;
+    if (auto it = cache.find(key); it != cache.end() && g.state().ensure_workspace(it->second.second).ok())
+      return run(static_cast<decltype(Perf::algo)>(it->second.first));
+    Perf perf[8];
+    int found = 0;
+    ACTORFLOW_RETURN_IF_ERROR(heuristic(perf, &found));
+    for (int i = 0; i < found; ++i) {
+      if (perf[i].status != CUDNN_STATUS_SUCCESS || !g.state().ensure_workspace(perf[i].memory).ok()) continue;
+      cache[key] = {static_cast<int>(perf[i].algo), perf[i].memory};
+      return run(perf[i].algo);
+    }
+    return resource_exhausted(std::string("no cuDNN ") + what + " algorithm fits in the memory left on " + g.device_name());
   }
 
   std::vector<std::int64_t> strides_;
@@ -767,13 +812,13 @@ Status GpuConvBase::transpose_filter(GpuDeviceContext& g, const Tensor& from, bo
   const int m = to_ohwi ? rows : cols, n = to_ohwi ? cols : rows;  // column-major result m x n
   if (from.dtype() == DType::float64) {
     const double one = 1, zero = 0;
-    return ACTORFLOW_CUBLAS(cublasDgeam(g.state().cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
+    return ACTORFLOW_CUBLAS(cuda_libraries().cublasDgeam(g.state().cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
                                         static_cast<const double*>(from.raw_data()), n, &zero,
                                         static_cast<const double*>(from.raw_data()), m,
                                         static_cast<double*>(out->raw_data()), m));
   }
   const float one = 1, zero = 0;
-  return ACTORFLOW_CUBLAS(cublasSgeam(g.state().cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
+  return ACTORFLOW_CUBLAS(cuda_libraries().cublasSgeam(g.state().cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
                                       static_cast<const float*>(from.raw_data()), n, &zero,
                                       static_cast<const float*>(from.raw_data()), m,
                                       static_cast<float*>(out->raw_data()), m));
@@ -816,17 +861,19 @@ class GpuConv2DOp : public GpuConvBase {
     cudnnTensorDescriptor_t xd, yd;
     ACTORFLOW_RETURN_IF_ERROR(describe(d, *s, x.dtype(), &xd, &yd));
     std::lock_guard<std::mutex> guard(g.state().library_mu);
-    cudnnConvolutionFwdAlgoPerf_t perf[8];
-    int found = 0;
-    ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(g.state().cudnn, xd, d.filter, d.conv, yd, 8, &found, perf)));
-    for (int i = 0; i < found; ++i) {
-      if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
-      if (!g.state().ensure_workspace(perf[i].memory).ok()) continue;
-      return ACTORFLOW_CUDNN(cudnnConvolutionForward(g.state().cudnn, one_of(x.dtype()), xd, input.raw_data(), d.filter,
-                                                     filter.raw_data(), d.conv, perf[i].algo, g.state().workspace,
-                                                     g.state().workspace_bytes, zero_of(x.dtype()), yd, out->raw_data()));
-    }
-    return resource_exhausted("no cuDNN forward convolution algorithm fits in the memory left on " + g.device_name());
+    const auto& cudnn = cuda_libraries();
+    return run_with_algorithm<cudnnConvolutionFwdAlgoPerf_t>(
+        g, algorithm_key("forward", *s, x.dtype()),
+        [&](cudnnConvolutionFwdAlgoPerf_t* perf, int* found) {
+          return ACTORFLOW_CUDNN(cudnn.cudnnGetConvolutionForwardAlgorithm_v7(g.state().cudnn, xd, d.filter, d.conv, yd,
+                                                                              8, found, perf));
+        },
+        [&](cudnnConvolutionFwdAlgo_t algo) {
+          return ACTORFLOW_CUDNN(cudnn.cudnnConvolutionForward(
+              g.state().cudnn, one_of(x.dtype()), xd, input.raw_data(), d.filter, filter.raw_data(), d.conv, algo,
+              g.state().workspace, g.state().workspace_bytes, zero_of(x.dtype()), yd, out->raw_data()));
+        },
+        "forward convolution");
   }
 };
 
@@ -861,18 +908,19 @@ class GpuConv2DBackpropInputOp : public GpuConvBase {
     ACTORFLOW_RETURN_IF_ERROR(describe(d, *s, w.dtype(), &xd, &yd));
     {
       std::lock_guard<std::mutex> guard(g.state().library_mu);
-      cudnnConvolutionBwdDataAlgoPerf_t perf[8];
-      int found = 0;
-      ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(g.state().cudnn, d.filter, yd, d.conv, xd, 8, &found, perf)));
-      Status run = resource_exhausted("no cuDNN backward-data algorithm fits in the memory left on " + g.device_name());
-      for (int i = 0; i < found; ++i) {
-        if (perf[i].status != CUDNN_STATUS_SUCCESS || !g.state().ensure_workspace(perf[i].memory).ok()) continue;
-        run = ACTORFLOW_CUDNN(cudnnConvolutionBackwardData(g.state().cudnn, one_of(w.dtype()), d.filter, filter.raw_data(), yd,
-                                                           dy.raw_data(), d.conv, perf[i].algo, g.state().workspace,
-                                                           g.state().workspace_bytes, zero_of(w.dtype()), xd, dx.raw_data()));
-        break;
-      }
-      ACTORFLOW_RETURN_IF_ERROR(run);
+      const auto& cudnn = cuda_libraries();
+      ACTORFLOW_RETURN_IF_ERROR(run_with_algorithm<cudnnConvolutionBwdDataAlgoPerf_t>(
+          g, algorithm_key("backward data", *s, w.dtype()),
+          [&](cudnnConvolutionBwdDataAlgoPerf_t* perf, int* found) {
+            return ACTORFLOW_CUDNN(cudnn.cudnnGetConvolutionBackwardDataAlgorithm_v7(g.state().cudnn, d.filter, yd,
+                                                                                     d.conv, xd, 8, found, perf));
+          },
+          [&](cudnnConvolutionBwdDataAlgo_t algo) {
+            return ACTORFLOW_CUDNN(cudnn.cudnnConvolutionBackwardData(
+                g.state().cudnn, one_of(w.dtype()), d.filter, filter.raw_data(), yd, dy.raw_data(), d.conv, algo,
+                g.state().workspace, g.state().workspace_bytes, zero_of(w.dtype()), xd, dx.raw_data()));
+          },
+          "backward-data"));
     }
     if (!padded) return {};
     return launch(launch_pad_nhwc(elem_type(w.dtype()), dx.raw_data(), out->raw_data(), geo.batch, geo.in_rows, geo.in_cols,
@@ -915,19 +963,19 @@ class GpuConv2DBackpropFilterOp : public GpuConvBase {
     ACTORFLOW_RETURN_IF_ERROR(describe(d, *s, x.dtype(), &xd, &yd));
     {
       std::lock_guard<std::mutex> guard(g.state().library_mu);
-      cudnnConvolutionBwdFilterAlgoPerf_t perf[8];
-      int found = 0;
-      ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(g.state().cudnn, xd, yd, d.conv, d.filter, 8, &found, perf)));
-      Status run = resource_exhausted("no cuDNN backward-filter algorithm fits in the memory left on " + g.device_name());
-      for (int i = 0; i < found; ++i) {
-        if (perf[i].status != CUDNN_STATUS_SUCCESS || !g.state().ensure_workspace(perf[i].memory).ok()) continue;
-        run = ACTORFLOW_CUDNN(cudnnConvolutionBackwardFilter(g.state().cudnn, one_of(x.dtype()), xd, input.raw_data(), yd,
-                                                             dy.raw_data(), d.conv, perf[i].algo, g.state().workspace,
-                                                             g.state().workspace_bytes, zero_of(x.dtype()), d.filter,
-                                                             ohwi.raw_data()));
-        break;
-      }
-      ACTORFLOW_RETURN_IF_ERROR(run);
+      const auto& cudnn = cuda_libraries();
+      ACTORFLOW_RETURN_IF_ERROR(run_with_algorithm<cudnnConvolutionBwdFilterAlgoPerf_t>(
+          g, algorithm_key("backward filter", *s, x.dtype()),
+          [&](cudnnConvolutionBwdFilterAlgoPerf_t* perf, int* found) {
+            return ACTORFLOW_CUDNN(cudnn.cudnnGetConvolutionBackwardFilterAlgorithm_v7(g.state().cudnn, xd, yd, d.conv,
+                                                                                       d.filter, 8, found, perf));
+          },
+          [&](cudnnConvolutionBwdFilterAlgo_t algo) {
+            return ACTORFLOW_CUDNN(cudnn.cudnnConvolutionBackwardFilter(
+                g.state().cudnn, one_of(x.dtype()), xd, input.raw_data(), yd, dy.raw_data(), d.conv, algo,
+                g.state().workspace, g.state().workspace_bytes, zero_of(x.dtype()), d.filter, ohwi.raw_data()));
+          },
+          "backward-filter"));
     }
     // OHWI -> HWIO: the inverse transpose into the output.
     Tensor hwio;
@@ -962,6 +1010,104 @@ class GpuPoolOp : public GpuOpKernel {
  private:
   std::vector<std::int64_t> ksize_, strides_;
   std::string padding_;
+};
+
+// MaxPoolGrad(orig_input, orig_output, grad) and AvgPoolGrad(orig_input_shape, grad), NHWC.
+template <bool Max>
+class GpuPoolGradOp : public GpuOpKernel {
+ public:
+  GpuPoolGradOp(OpKernelConstruction& c, Status* s) : GpuOpKernel(c) {
+    *s = c.get_attr("ksize", &ksize_);
+    if (s->ok()) *s = c.get_attr("strides", &strides_);
+    if (s->ok()) *s = c.get_attr("padding", &padding_);
+    std::string format = "NHWC";
+    c.get_attr("data_format", &format);
+    if (s->ok() && format != "NHWC") *s = invalid_argument(type() + " on GPU supports data_format NHWC, got " + format);
+  }
+  Status compute_gpu(OpKernelContext& ctx, GpuDeviceContext& g) override {
+    Tensor input, grad;
+    Shape input_shape;
+    if constexpr (Max) {
+      ACTORFLOW_RETURN_IF_ERROR(device_input(ctx, g, 0, &input));
+      ACTORFLOW_RETURN_IF_ERROR(device_input(ctx, g, 2, &grad));
+      if (input.rank() != 4) return invalid_argument("tensor_in must be 4-dimensional");
+      input_shape = input.shape();
+    } else {
+      const Tensor& sizes = ctx.input(0);  // int32, host memory
+      if (sizes.rank() != 1 || sizes.num_elements() != 4)
+        return invalid_argument("out_backprop must be 1-dimensional and 4 elements");
+      auto v = sizes.flat<std::int32_t>();
+      input_shape = Shape{v[0], v[1], v[2], v[3]};
+      ACTORFLOW_RETURN_IF_ERROR(device_input(ctx, g, 1, &grad));
+    }
+    auto geo = pool2d_geometry(input_shape, ksize_, strides_, padding_);
+    if (!geo.ok()) return geo.status();
+    const Shape out_shape{geo->batch, geo->out_rows, geo->out_cols, geo->depth};
+    if (grad.shape() != out_shape)
+      return invalid_argument("Expected grad shape to be " + out_shape.to_string() + ", but got " +
+                              grad.shape().to_string());
+    Tensor* dx = nullptr;
+    ACTORFLOW_RETURN_IF_ERROR(g.allocate_output(ctx, 0, grad.dtype(), input_shape, &dx));
+    PoolPlan p{geo->batch, geo->in_rows, geo->in_cols, geo->depth, geo->out_rows, geo->out_cols, geo->window_rows,
+               geo->window_cols, geo->stride_rows, geo->stride_cols, geo->pad_rows, geo->pad_cols};
+    if constexpr (Max)
+      return launch(launch_max_pool_grad(elem_type(grad.dtype()), input.raw_data(), grad.raw_data(), dx->raw_data(), p,
+                                         g.stream()),
+                    "max_pool_grad kernel");
+    else
+      return launch(launch_avg_pool_grad(elem_type(grad.dtype()), grad.raw_data(), dx->raw_data(), p, g.stream()),
+                    "avg_pool_grad kernel");
+  }
+
+ private:
+  std::vector<std::int64_t> ksize_, strides_;
+  std::string padding_;
+};
+
+// Tile(input, multiples): multiples (int32) in host memory.
+class GpuTileOp : public GpuOpKernel {
+ public:
+  using GpuOpKernel::GpuOpKernel;
+  Status compute_gpu(OpKernelContext& ctx, GpuDeviceContext& g) override {
+    Tensor x;
+    ACTORFLOW_RETURN_IF_ERROR(device_input(ctx, g, 0, &x));
+    const Tensor& multiples = ctx.input(1);
+    if (multiples.rank() != 1)
+      return invalid_argument("Expected multiples to be 1-D, but got shape " + multiples.shape().to_string());
+    if (x.rank() != multiples.num_elements())
+      return invalid_argument("Expected multiples argument to be a vector of length " + std::to_string(x.rank()) +
+                              " but got length " + std::to_string(multiples.num_elements()));
+    if (x.rank() > kMaxTileRank)
+      return unimplemented("Tile on GPU supports rank <= " + std::to_string(kMaxTileRank));
+    if (x.rank() == 0) {
+      ctx.set_output(0, x);
+      return {};
+    }
+    TilePlan plan;
+    plan.rank = x.rank();
+    std::vector<std::int64_t> out_dims;
+    auto m = multiples.flat<std::int32_t>();
+    std::int64_t stride = 1;
+    for (int d = x.rank() - 1; d >= 0; --d) {
+      if (m[d] < 0)
+        return invalid_argument("Expected multiples[" + std::to_string(d) + "] >= 0, but got " + std::to_string(m[d]));
+      plan.in_dims[d] = x.shape().dim(d);
+      plan.out_dims[d] = x.shape().dim(d) * m[d];
+      plan.in_strides[d] = stride;
+      stride *= x.shape().dim(d);
+    }
+    out_dims.assign(plan.out_dims, plan.out_dims + plan.rank);
+    Shape out_shape(std::move(out_dims));
+    if (out_shape == x.shape()) {
+      ctx.set_output(0, x);
+      return {};
+    }
+    Tensor* out = nullptr;
+    ACTORFLOW_RETURN_IF_ERROR(g.allocate_output(ctx, 0, x.dtype(), out_shape, &out));
+    return launch(launch_tile(dtype_size(x.dtype()), x.raw_data(), out->raw_data(), out_shape.num_elements(), plan,
+                              g.stream()),
+                  "tile kernel");
+  }
 };
 
 // -- cross-device edges --------------------------------------------------------------------------
@@ -1052,9 +1198,24 @@ class GpuReduction : public GpuReductionOp {
 
 void register_gpu_kernels(KernelRegistry& r) {
   // Kernels that never touch element memory run as they do on the CPU.
-  for (const char* op : {"Identity", "NoOp", "VariableV2", "Assign", "Placeholder"})
+  for (const char* op : {"Identity", "NoOp", "VariableV2", "Assign", "Placeholder", "StopGradient", "PreventGradient",
+                         "Squeeze"})
     for (KernelDef def : r.kernels_for(op, "CPU")) {
       def.device_type = "GPU";
+      r.add(std::move(def));
+    }
+  // Those that read shapes or index tensors, with the index tensors int32 (which a GPU device
+  // keeps in host memory, as TensorFlow's HostMemory arguments): reshapes share the buffer,
+  // shape ops write int32 host tensors.
+  const std::vector<std::pair<const char*, const char*>> int32_index_ops = {
+      {"Reshape", "Tshape"}, {"ExpandDims", "Tdim"}, {"Shape", "out_type"}, {"Size", "out_type"},
+      {"ShapeN", "out_type"}, {"Rank", nullptr}, {"BroadcastGradientArgs", "T"}};
+  for (const auto& [op, index_attr] : int32_index_ops)
+    for (KernelDef def : r.kernels_for(op, "CPU")) {
+      def.device_type = "GPU";
+      if (index_attr != nullptr)
+        for (auto& [attr, types] : def.constraints)
+          if (attr == index_attr) types = {DType::int32};
       r.add(std::move(def));
     }
   add<GpuConstOp>(r, "Const");
@@ -1108,6 +1269,11 @@ void register_gpu_kernels(KernelRegistry& r) {
   add<GpuConv2DBackpropFilterOp>(r, "Conv2DBackpropFilter", {{"T", {DType::float32, DType::float64}}});
   add<GpuPoolOp<true>>(r, "MaxPool", {{"T", kFloat}});
   add<GpuPoolOp<false>>(r, "AvgPool", {{"T", kFloat}});
+  add<GpuPoolGradOp<true>>(r, "MaxPoolGrad", {{"T", float_or_double}});
+  add<GpuPoolGradOp<false>>(r, "AvgPoolGrad", {{"T", float_or_double}});
+  const std::vector<DType> tileable = {DType::float32, DType::float64, DType::bfloat16, DType::int64, DType::uint8,
+                                       DType::boolean};
+  add<GpuTileOp>(r, "Tile", {{"T", tileable}, {"Tmultiples", {DType::int32}}});
 }
 
 }  // namespace af::gpu
