@@ -5,12 +5,12 @@
 # peer on the same GPU when python3 has torch. Each step has its own time limit, so one
 # hang costs only its step; everything is logged to OUT_DIR/gpu_check.log.
 #
-#   BUNDLE/gpu_check.sh BUNDLE OUT_DIR [steps...]   (steps: info tests bench train peer cpu; default all)
+#   BUNDLE/gpu_check.sh BUNDLE OUT_DIR [steps...]   (steps: info tests memory bench train peer cpu; default all)
 set -uo pipefail
 B=$(realpath "$1")
 OUT=$(realpath "$2")
 shift 2
-steps=${*:-info tests bench train peer cpu}
+steps=${*:-info tests memory bench train peer cpu}
 mkdir -p "$OUT"
 LOG="$OUT/gpu_check.log"
 [ -d "$B/bin" ] || tar -C "$B" -xJf "$B/bin.tar.xz"
@@ -53,11 +53,14 @@ if has train; then
     --log-device-placement 2>&1 | grep 'device:CPU'"
   step train_gpu 120 "$B/bin/actorflow-train" --model cnn --device /gpu:0 --from-memory --epochs 2 \
     --data-dir "$B/data" --quiet
+  # The input pipeline (reader actors, shuffle queue) on the CPU, the model on the GPU.
+  step train_gpu_pipeline 120 "$B/bin/actorflow-train" --model cnn --device /gpu:0 --epochs 1 \
+    --data-dir "$B/data" --quiet
 fi
 if has peer && python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   step peer_torch_gpu 90 env PYTHONUNBUFFERED=1 python3 "$B/gpu_cnn_peers.py" --epochs 2 --data-dir "$B/data"
 fi
-if has tests; then
+if has memory; then
   step gpu_memory_test 150 "$B/bin/gpu_tests" --run_test=gpu_memory_test --log_level=test_suite --report_level=short
 fi
 if has cpu; then

@@ -178,30 +178,36 @@ void bench_conv() {
   const int N = 32, H = 56, W = 56, C = 64, K = 64, R = 3, S = 3;
   const int reps = quick ? 5 : 20;
   const double flop = 2.0 * N * H * W * K * C * R * S;
-  // Through a session.
-  af::Graph g;
-  af::Operation fwd, bwd_input, bwd_filter;
-  std::vector<af::Variable> vars;
-  {
-    auto on_gpu = g.device("/device:GPU:0");
-    auto x = g.variable(af::random_uniform(g, af::Shape{N, H, W, C}, af::DType::float32, -1, 1, 1), {.name = "x"});
-    auto w = g.variable(af::random_uniform(g, af::Shape{R, S, C, K}, af::DType::float32, -0.1, 0.1, 2), {.name = "w"});
-    auto dy = g.variable(af::random_uniform(g, af::Shape{N, H, W, K}, af::DType::float32, -1, 1, 3), {.name = "dy"});
-    vars = {x, w, dy};
-    const std::vector<std::int64_t> strides{1, 1, 1, 1};
-    fwd = af::nn::conv2d(x.value(), w.value(), strides, "SAME").op();
-    bwd_input = af::nn::conv2d_backprop_input(g.constant(af::Tensor::from_vector<std::int32_t>({N, H, W, C})),
-                                              w.value(), dy.value(), strides, "SAME")
-                    .op();
-    bwd_filter = af::nn::conv2d_backprop_filter(x.value(), g.constant(af::Tensor::from_vector<std::int32_t>({R, S, C, K})),
-                                                dy.value(), strides, "SAME")
-                     .op();
+  // Through a session: one op per step, and eight per step (the step's overhead shared).
+  std::vector<double> session_ms[2][3];
+  for (int variant = 0; variant < 2; ++variant) {
+    const int per_step = variant == 0 ? 1 : 8;
+    af::Graph g;
+    std::vector<af::Operation> ops[3];
+    std::vector<af::Variable> vars;
+    {
+      auto on_gpu = g.device("/device:GPU:0");
+      auto x = g.variable(af::random_uniform(g, af::Shape{N, H, W, C}, af::DType::float32, -1, 1, 1), {.name = "x"});
+      auto w = g.variable(af::random_uniform(g, af::Shape{R, S, C, K}, af::DType::float32, -0.1, 0.1, 2), {.name = "w"});
+      auto dy = g.variable(af::random_uniform(g, af::Shape{N, H, W, K}, af::DType::float32, -1, 1, 3), {.name = "dy"});
+      vars = {x, w, dy};
+      const std::vector<std::int64_t> strides{1, 1, 1, 1};
+      auto input_sizes = g.constant(af::Tensor::from_vector<std::int32_t>({N, H, W, C}));
+      auto filter_sizes = g.constant(af::Tensor::from_vector<std::int32_t>({R, S, C, K}));
+      for (int i = 0; i < per_step; ++i) {
+        ops[0].push_back(af::nn::conv2d(x.value(), w.value(), strides, "SAME").op());
+        ops[1].push_back(af::nn::conv2d_backprop_input(input_sizes, w.value(), dy.value(), strides, "SAME").op());
+        ops[2].push_back(af::nn::conv2d_backprop_filter(x.value(), filter_sizes, dy.value(), strides, "SAME").op());
+      }
+    }
+    af::Session sess(g);
+    for (auto& v : vars) sess.run(v.initializer());
+    for (int k = 0; k < 3; ++k) {
+      af::Operation step = g.group(ops[k]);
+      session_ms[variant][k] = time_ms(3, reps, [&] { sess.run(step); });
+      for (auto& m : session_ms[variant][k]) m /= per_step;
+    }
   }
-  af::Session sess(g);
-  for (auto& v : vars) sess.run(v.initializer());
-  auto fwd_ms = time_ms(3, reps, [&] { sess.run(fwd); });
-  auto bi_ms = time_ms(3, reps, [&] { sess.run(bwd_input); });
-  auto bf_ms = time_ms(3, reps, [&] { sess.run(bwd_filter); });
 
   // Direct cuDNN: NHWC data, KRSC filter, the first algorithm the v7 heuristic offers that
   // succeeds with a workspace of at most 1 GiB.
@@ -250,21 +256,30 @@ void bench_conv() {
   for (int i = 0; i < found; ++i)
     if (wp[i].status == CUDNN_STATUS_SUCCESS && wp[i].memory <= max_ws) { wa = wp[i].algo; break; }
   auto sync = [&] { check(cudaStreamSynchronize(stream), "cudaStreamSynchronize"); };
-  auto dfwd_ms = time_ms(3, reps, [&] {
-    check(cudnnConvolutionForward(h, &one, xd, x, wd, w, cd, fa, ws, max_ws, &zero, yd, y), "forward");
-    sync();
-  });
-  auto dbi_ms = time_ms(3, reps, [&] {
-    check(cudnnConvolutionBackwardData(h, &one, wd, w, yd, dy, cd, da, ws, max_ws, &zero, xd, dx), "backward data");
-    sync();
-  });
-  auto dbf_ms = time_ms(3, reps, [&] {
-    check(cudnnConvolutionBackwardFilter(h, &one, xd, x, yd, dy, cd, wa, ws, max_ws, &zero, wd, dw), "backward filter");
-    sync();
-  });
-  print_row("P7 Conv2D 3x3 N32 56x56x64->64 forward", fwd_ms, dfwd_ms, flop);
-  print_row("P7 Conv2DBackpropInput (same layer)", bi_ms, dbi_ms, flop);
-  print_row("P7 Conv2DBackpropFilter (same layer)", bf_ms, dbf_ms, flop);
+  // Per call, `per` calls between synchronisations (as the session's steps).
+  auto direct_ms = [&](int per, const std::function<void()>& call) {
+    auto ms = time_ms(3, reps, [&] {
+      for (int i = 0; i < per; ++i) call();
+      sync();
+    });
+    for (auto& m : ms) m /= per;
+    return ms;
+  };
+  std::vector<std::function<void()>> calls = {
+      [&] { check(cudnnConvolutionForward(h, &one, xd, x, wd, w, cd, fa, ws, max_ws, &zero, yd, y), "forward"); },
+      [&] {
+        check(cudnnConvolutionBackwardData(h, &one, wd, w, yd, dy, cd, da, ws, max_ws, &zero, xd, dx), "backward data");
+      },
+      [&] {
+        check(cudnnConvolutionBackwardFilter(h, &one, xd, x, yd, dy, cd, wa, ws, max_ws, &zero, wd, dw),
+              "backward filter");
+      }};
+  const char* names[3] = {"P7 Conv2D 3x3 N32 56x56x64->64 fwd", "P7 Conv2DBackpropInput (same layer)",
+                          "P7 Conv2DBackpropFilter (same layer)"};
+  for (int variant = 0; variant < 2; ++variant)
+    for (int k = 0; k < 3; ++k)
+      print_row(std::string(names[k]) + (variant == 0 ? ", 1/step" : ", 8/step"), session_ms[variant][k],
+                direct_ms(variant == 0 ? 1 : 8, calls[static_cast<std::size_t>(k)]), flop);
   for (void* p : {static_cast<void*>(x), static_cast<void*>(w), static_cast<void*>(dy), static_cast<void*>(y),
                   static_cast<void*>(dx), static_cast<void*>(dw), ws})
     cudaFree(p);

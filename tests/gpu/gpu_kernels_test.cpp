@@ -403,7 +403,7 @@ BOOST_AUTO_TEST_CASE(pooling_gradients_match_the_cpu, *boost::unit_test::timeout
       }
 }
 
-// Tile, and the shape ops that a training graph runs between GPU kernels (a GPU device
+// Tile, Fill, and the shape ops that a training graph runs between GPU kernels (a GPU device
 // runs them without a copy to the CPU and back).
 BOOST_AUTO_TEST_CASE(tile_and_shape_ops_run_on_the_gpu, *boost::unit_test::timeout(120)) {
   auto x = random_tensor({3, 1, 5}, 70);
@@ -415,6 +415,14 @@ BOOST_AUTO_TEST_CASE(tile_and_shape_ops_run_on_the_gpu, *boost::unit_test::timeo
   check_gpu_matches_cpu("tile int64", [&](af::Graph& g) {
     return af::tile(af::cast(g.constant(x), af::DType::int64), std::vector<std::int64_t>{2, 2, 2});
   }, 0);
+  auto fill = [](af::Graph& g, const af::Tensor& value) {
+    return g.create_op("Fill", {g.constant(af::Tensor::from_vector<std::int32_t>({40, 3, 5})), g.constant(value)},
+                       {{"T", value.dtype()}, {"index_type", af::DType::int32}})
+        .output(0);
+  };
+  check_gpu_matches_cpu("fill", [&](af::Graph& g) { return fill(g, af::Tensor(2.5f)); }, 0);
+  check_gpu_matches_cpu("fill double", [&](af::Graph& g) { return fill(g, af::Tensor(-1.25)); }, 0);
+  check_gpu_matches_cpu("fill int64", [&](af::Graph& g) { return fill(g, af::Tensor(std::int64_t{7})); }, 0);
   check_gpu_matches_cpu("reshape, expand_dims, squeeze", [&](af::Graph& g) {
     auto r = af::reshape(af::neg(g.constant(x)), std::vector<std::int64_t>{-1, 5});
     return af::squeeze(af::expand_dims(r, 0), {0});

@@ -100,8 +100,16 @@ class GpuDevice : public Device {
   void copy_to_host(const Tensor& value, std::function<void(StatusOr<Tensor>)> done) override;
   void copy_from_host(const Tensor& value, std::function<void(StatusOr<Tensor>)> done) override;
   void sync(std::function<void(Status)> done) override;
+  StatusOr<Tensor> start_copy_to_host(const Tensor& value) override;
+  std::optional<Status> try_sync_now(std::chrono::steady_clock::time_point deadline) override;
 
  private:
+  /// A host buffer of `bytes` for a copy out: pinned, or pageable when pinned memory is
+  /// exhausted (a slower copy); the host tensor of `value`'s dtype and shape over it.
+  Tensor host_buffer_for(const Tensor& value);
+  /// The first asynchronous error of work enqueued earlier (a faulting kernel), cleared.
+  Status sticky_error();
+
   std::shared_ptr<GpuState> state_;
   std::shared_ptr<ThreadPools> pools_;
   GpuDeviceContext context_;

@@ -743,6 +743,14 @@ __global__ void avg_pool_grad_kernel(const T* grad, T* dx, PoolPlan p) {
   }
 }
 
+template <class T>
+__global__ void broadcast_scalar_kernel(const T* value, T* out, std::int64_t n) {
+  const T v = *value;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x)
+    out[i] = v;
+}
+
 // Tile: output element i reads input element sum_d ((i_d mod in_dim_d) * in_stride_d).
 template <class T>
 __global__ void tile_kernel(const T* in, T* out, std::int64_t n, TilePlan p) {
@@ -827,6 +835,19 @@ cudaError_t launch_avg_pool_grad(ElemType t, const void* grad, void* dx, const P
     case ElemType::f64:
       avg_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const double*>(grad), static_cast<double*>(dx), plan);
       break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_broadcast_scalar(std::size_t element_size, const void* value, void* out, std::int64_t n,
+                                    cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  switch (element_size) {
+    case 1: broadcast_scalar_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const std::uint8_t*>(value), static_cast<std::uint8_t*>(out), n); break;
+    case 2: broadcast_scalar_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const std::uint16_t*>(value), static_cast<std::uint16_t*>(out), n); break;
+    case 4: broadcast_scalar_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const std::uint32_t*>(value), static_cast<std::uint32_t*>(out), n); break;
+    case 8: broadcast_scalar_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const std::uint64_t*>(value), static_cast<std::uint64_t*>(out), n); break;
     default: return cudaErrorInvalidValue;
   }
   return cudaGetLastError();

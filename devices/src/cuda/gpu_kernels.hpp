@@ -75,6 +75,10 @@ cudaError_t launch_max_pool_grad(ElemType t, const void* in, const void* grad, v
 /// AvgPoolGrad (f32, f64): each output's gradient spread over its window inside the input.
 cudaError_t launch_avg_pool_grad(ElemType t, const void* grad, void* dx, const PoolPlan& plan, cudaStream_t stream);
 
+/// out[i] = *value for the `n` elements of `element_size` bytes (`value` in device memory).
+cudaError_t launch_broadcast_scalar(std::size_t element_size, const void* value, void* out, std::int64_t n,
+                                    cudaStream_t stream);
+
 /// Tile: `out` (out_dims, row-major) repeats `in` (in_dims) along every dimension.
 constexpr int kMaxTileRank = 8;
 struct TilePlan {

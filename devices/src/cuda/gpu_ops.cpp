@@ -1064,6 +1064,30 @@ class GpuPoolGradOp : public GpuOpKernel {
   std::string padding_;
 };
 
+// Fill(dims, value): dims (int32) in host memory, the scalar broadcast on the device (the
+// zeros of large optimizer slots, which live beside their variable).
+class GpuFillOp : public GpuOpKernel {
+ public:
+  using GpuOpKernel::GpuOpKernel;
+  Status compute_gpu(OpKernelContext& ctx, GpuDeviceContext& g) override {
+    const Tensor& dims = ctx.input(0);
+    if (dims.rank() != 1) return invalid_argument("dims must be a vector, got shape " + dims.shape().to_string());
+    Tensor value;
+    ACTORFLOW_RETURN_IF_ERROR(device_input(ctx, g, 1, &value));
+    if (value.rank() != 0) return invalid_argument("value must be a scalar, got shape " + value.shape().to_string());
+    std::vector<std::int64_t> sizes;
+    for (std::int32_t d : dims.flat<std::int32_t>()) {
+      if (d < 0) return invalid_argument("Dimension " + std::to_string(d) + " must be >= 0");
+      sizes.push_back(d);
+    }
+    Tensor* out = nullptr;
+    ACTORFLOW_RETURN_IF_ERROR(g.allocate_output(ctx, 0, value.dtype(), Shape(std::move(sizes)), &out));
+    return launch(launch_broadcast_scalar(dtype_size(value.dtype()), value.raw_data(), out->raw_data(),
+                                          out->num_elements(), g.stream()),
+                  "fill kernel");
+  }
+};
+
 // Tile(input, multiples): multiples (int32) in host memory.
 class GpuTileOp : public GpuOpKernel {
  public:
@@ -1274,6 +1298,7 @@ void register_gpu_kernels(KernelRegistry& r) {
   const std::vector<DType> tileable = {DType::float32, DType::float64, DType::bfloat16, DType::int64, DType::uint8,
                                        DType::boolean};
   add<GpuTileOp>(r, "Tile", {{"T", tileable}, {"Tmultiples", {DType::int32}}});
+  add<GpuFillOp>(r, "Fill", {{"T", tileable}, {"index_type", {DType::int32}}});
 }
 
 }  // namespace af::gpu

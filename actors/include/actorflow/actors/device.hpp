@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <map>
 #include <mutex>
 #include <memory>
@@ -78,9 +80,23 @@ class Device {
   /// the device tensor, from any thread; kernels of this device that use it run after the
   /// copy. ResourceExhausted when the device's memory is exhausted.
   virtual void copy_from_host(const Tensor& value, std::function<void(StatusOr<Tensor>)> done) { done(value); }
-  /// Calls `done`, from any thread, once the work enqueued on the device so far has
-  /// finished, with the first asynchronous error of that work.
+  /// Calls `done`, from any thread, once the work enqueued on the device so far (copies
+  /// started with `start_copy_to_host` included) has finished, with the first asynchronous
+  /// error of that work.
   virtual void sync(std::function<void(Status)> done) { done(Status()); }
+  /// Starts copying `value` (a tensor of this device) into host memory and returns the host
+  /// tensor, whose contents are valid once a later `sync` or `try_sync_now` has reported
+  /// success; `value` must stay alive until then. Host tensors pass through.
+  virtual StatusOr<Tensor> start_copy_to_host(const Tensor& value) { return value; }
+  /// Waits on the calling thread, polling until `deadline`, for the work enqueued so far
+  /// (copies started with `start_copy_to_host` included): its first asynchronous error once
+  /// it has finished, nullopt if it still runs at `deadline` (then `sync` is the way).
+  /// For a thread that waits for its step anyway: answers in microseconds where `sync`'s
+  /// callback takes tens.
+  virtual std::optional<Status> try_sync_now(std::chrono::steady_clock::time_point deadline) {
+    (void)deadline;
+    return Status();
+  }
 
   /// Runs `fn` on this device's inter-op pool (expensive kernels).
   virtual void schedule(std::function<void()> fn) = 0;
