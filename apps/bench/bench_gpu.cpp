@@ -7,8 +7,8 @@
 //          and backprop filter through a session vs the same cuDNN calls, algorithms chosen
 //          by the same heuristic
 //   step   step overhead of a trivial graph (c = a + b, fetched) on GPU:0 vs on CPU:0
-//   copy   host->device (feed) and device->host (fetch) GB/s of 256 MiB vs cudaMemcpyAsync
-//          from and to pinned memory
+//   copy   host->device (feed of a pageable tensor, and of af::pinned_host_tensor) and
+//          device->host (fetch) GB/s of 256 MiB vs cudaMemcpyAsync from and to pinned memory
 //
 // Usage: actorflow-bench-gpu [all|mm|conv|step|copy] [--quick]
 // Built only where CUDA is found; needs a GPU to run.
@@ -337,6 +337,9 @@ void bench_copy() {
   af::Tensor host(af::DType::float32, af::Shape{count}, af::Tensor::for_overwrite);
   std::fill(host.data<float>(), host.data<float>() + count, 0.5f);
   auto h2d = time_ms(2, reps, [&] { sess.run(sum, {{fed, host}}); });
+  af::Tensor pinned_host = af::pinned_host_tensor(af::DType::float32, af::Shape{count});
+  std::fill(pinned_host.data<float>(), pinned_host.data<float>() + count, 0.5f);
+  auto h2d_pinned = time_ms(2, reps, [&] { sess.run(sum, {{fed, pinned_host}}); });
   auto d2h = time_ms(2, reps, [&] { (void)sess.run(held); });
   // Direct: cudaMemcpyAsync to and from pinned memory on a stream of its own.
   void* pinned = nullptr;
@@ -361,6 +364,7 @@ void bench_copy() {
     std::fflush(stdout);
   };
   row("host->device 256 MiB (feed to a GPU op)", h2d, direct_h2d);
+  row("host->device 256 MiB (feed, pinned_host_tensor)", h2d_pinned, direct_h2d);
   row("device->host 256 MiB (fetch a GPU variable)", d2h, direct_d2h);
   cudaFreeHost(pinned);
   cudaFree(dev);

@@ -75,6 +75,7 @@ std::vector<GpuInfo> list_gpus() { return {}; }
 std::string gpu_unavailable_reason() { return "actorflow was built without CUDA"; }
 bool built_with_cuda() noexcept { return false; }
 bool register_gpu_device_factory() { return false; }
+Tensor pinned_host_tensor(DType dtype, const Shape& shape) { return Tensor(dtype, shape, Tensor::for_overwrite); }
 #endif
 
 }  // namespace af

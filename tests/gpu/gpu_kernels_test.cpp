@@ -245,6 +245,34 @@ BOOST_AUTO_TEST_CASE(variables_on_the_gpu_update_across_steps, *boost::unit_test
   BOOST_TEST(sess.run(v.value()).to_vector<float>() == (std::vector<float>{4, 5, 6}));
 }
 
+// A large feed reaches GPU kernels intact, staged in slices from pageable memory or sent
+// straight from a pinned_host_tensor.
+BOOST_AUTO_TEST_CASE(large_feeds_reach_the_gpu_from_pageable_and_pinned_memory, *boost::unit_test::timeout(120)) {
+  const std::int64_t count = 5 << 20;  // 20 MiB: more than one staging slice
+  af::Graph g;
+  af::Output fed, negated;
+  {
+    auto on_gpu = g.device("/device:GPU:0");
+    fed = g.placeholder(af::DType::float32, af::PartialShape{count}, "fed");
+    negated = af::neg(fed);
+  }
+  af::Session sess(g);
+  for (bool pinned : {false, true}) {
+    af::Tensor host = pinned ? af::pinned_host_tensor(af::DType::float32, af::Shape{count})
+                             : af::Tensor(af::DType::float32, af::Shape{count});
+    for (std::int64_t i = 0; i < count; ++i) host.data<float>()[i] = static_cast<float>(i % 1000) - 500.0f;
+    for (int step = 0; step < 3; ++step) {
+      auto out = sess.run(negated, {{fed, host}});
+      BOOST_TEST_CONTEXT((pinned ? "pinned" : "pageable") << " step " << step) {
+        BOOST_REQUIRE(out.shape() == host.shape());
+        std::int64_t wrong = 0;
+        for (std::int64_t i = 0; i < count; ++i) wrong += out.data<float>()[i] != -host.data<float>()[i];
+        BOOST_TEST(wrong == 0);
+      }
+    }
+  }
+}
+
 // Running out is ResourceExhausted naming the op, the bytes asked for and the bytes free.
 BOOST_AUTO_TEST_CASE(running_out_of_gpu_memory_is_resource_exhausted_naming_the_op, *boost::unit_test::timeout(120)) {
   af::Graph g;
@@ -433,6 +461,30 @@ BOOST_AUTO_TEST_CASE(tile_and_shape_ops_run_on_the_gpu, *boost::unit_test::timeo
   }, 0);
 }
 
+// The dense softmax cross-entropy, LogSoftmax and L2Loss on the GPU follow the CPU kernels.
+BOOST_AUTO_TEST_CASE(losses_match_the_cpu, *boost::unit_test::timeout(120)) {
+  auto logits = random_tensor({33, 10}, 80, -3, 3);
+  auto weights = random_tensor({33, 10}, 81, 0.0f, 1.0f);
+  for (int output : {0, 1}) {
+    check_gpu_matches_cpu(output == 0 ? "softmax_cross_entropy loss" : "softmax_cross_entropy backprop", [&](af::Graph& g) {
+      // Labels: each row a distribution (normalised weights), with exact zeros in column 0.
+      auto w = af::mul(g.constant(weights), g.constant(af::Tensor::from_vector<float>({0, 1, 1, 1, 1, 1, 1, 1, 1, 1})));
+      auto labels = af::div(w, af::reduce_sum(w, std::vector<std::int64_t>{1}, true));
+      auto [loss, backprop] = af::nn::softmax_cross_entropy_with_logits_op(g.constant(logits), labels);
+      return output == 0 ? loss : backprop;
+    });
+  }
+  check_gpu_matches_cpu("log_softmax", [&](af::Graph& g) { return af::nn::log_softmax(g.constant(logits)); });
+  check_gpu_matches_cpu("log_softmax double", [&](af::Graph& g) {
+    return af::nn::log_softmax(af::cast(g.constant(logits), af::DType::float64));
+  }, 1e-12);
+  auto big = random_tensor({300, 700}, 82);
+  check_gpu_matches_cpu("l2_loss", [&](af::Graph& g) { return af::l2_loss(g.constant(big)); }, 1e-4);
+  check_gpu_matches_cpu("l2_loss double", [&](af::Graph& g) {
+    return af::l2_loss(af::cast(g.constant(big), af::DType::float64));
+  }, 1e-12);
+}
+
 // The optimizers' updates keep the variable and its slots in device memory across steps and
 // follow the CPU kernels' arithmetic.
 BOOST_AUTO_TEST_CASE(optimizer_updates_on_the_gpu_match_the_cpu, *boost::unit_test::timeout(180)) {
@@ -462,6 +514,36 @@ BOOST_AUTO_TEST_CASE(optimizer_updates_on_the_gpu_match_the_cpu, *boost::unit_te
                                return af::apply_adam(v[0].ref(), v[1].ref(), v[2].ref(), c(0.9f), c(0.999f), c(0.001f),
                                                      c(0.9f), c(0.999f), c(1e-8f), g.constant(grad), false, nesterov);
                              });
+  for (bool update_slots : {true, false})
+    check_update_matches_cpu(update_slots ? "apply_adagrad" : "apply_adagrad without update_slots",
+                             {random_tensor(shape, 43), random_tensor(shape, 44, 0.1f, 1.0f)},
+                             [&](af::Graph& g, const std::vector<af::Variable>& v) {
+                               return af::apply_adagrad(v[0].ref(), v[1].ref(), g.constant(af::Tensor(0.05f)),
+                                                        g.constant(grad), false, update_slots);
+                             });
+  check_update_matches_cpu("apply_rms_prop",
+                           {random_tensor(shape, 45), random_tensor(shape, 46, 0.1f, 1.0f), random_tensor(shape, 47)},
+                           [&](af::Graph& g, const std::vector<af::Variable>& v) {
+                             auto c = [&](float value) { return g.constant(af::Tensor(value)); };
+                             return af::apply_rms_prop(v[0].ref(), v[1].ref(), v[2].ref(), c(0.01f), c(0.9f), c(0.5f),
+                                                       c(1e-6f), g.constant(grad));
+                           });
+  check_update_matches_cpu("apply_centered_rms_prop",
+                           {random_tensor(shape, 48), random_tensor(shape, 49, -0.1f, 0.1f),
+                            random_tensor(shape, 50, 0.5f, 1.0f), random_tensor(shape, 51)},
+                           [&](af::Graph& g, const std::vector<af::Variable>& v) {
+                             auto c = [&](float value) { return g.constant(af::Tensor(value)); };
+                             return af::apply_centered_rms_prop(v[0].ref(), v[1].ref(), v[2].ref(), v[3].ref(), c(0.01f),
+                                                                c(0.9f), c(0.5f), c(1e-6f), g.constant(grad));
+                           });
+  check_update_matches_cpu("apply_rms_prop double",
+                           {random_tensor_f64(shape, 52), random_tensor_f64(shape, 53, 0.1, 1.0),
+                            random_tensor_f64(shape, 54)},
+                           [&](af::Graph& g, const std::vector<af::Variable>& v) {
+                             auto c = [&](double value) { return g.constant(af::Tensor(value)); };
+                             return af::apply_rms_prop(v[0].ref(), v[1].ref(), v[2].ref(), c(0.01), c(0.9), c(0.5),
+                                                       c(1e-6), g.constant(random_tensor_f64(shape, 55)));
+                           }, 3, 1e-12);
   check_update_matches_cpu("apply_adam double",
                            {random_tensor_f64(shape, 39), random_tensor_f64(shape, 40),
                             random_tensor_f64(shape, 41, 0.0, 1.0)},

@@ -242,6 +242,24 @@ void GpuDevice::copy_from_host(const Tensor& value, std::function<void(StatusOr<
   if (Status s = context_.allocate(value.dtype(), value.shape(), &device); !s.ok()) return done(s);
   const std::size_t bytes = value.total_bytes();
   if (bytes == 0) return done(device);
+  // A page-locked source (pinned_host_tensor) is sent as it is: no staging copy. `done`
+  // comes once the copy has read it (the caller holds it until then; the callback's copy of
+  // the tensor is never the last one, so no CUDA call runs in the callback).
+  if (bytes >= kParallelStaging) {
+    cudaPointerAttributes attributes{};
+    if (cudaPointerGetAttributes(&attributes, value.raw_data()) == cudaSuccess &&
+        attributes.type == cudaMemoryTypeHost) {
+      Status s = state_->order_after(state_->compute, state_->host_to_device);
+      if (s.ok())
+        s = ACTORFLOW_CUDA(cudaMemcpyAsync(device.raw_data(), value.raw_data(), bytes, cudaMemcpyHostToDevice,
+                                           state_->host_to_device));
+      if (s.ok()) s = state_->order_after(state_->host_to_device, state_->compute);
+      if (s.ok()) s = enqueue_host_callback(state_->host_to_device, [value, device, done] { done(device); });
+      if (!s.ok()) done(s);
+      return;
+    }
+    cudaGetLastError();
+  }
   BFCAllocator* pinned = state_->pinned.get();
   void* staging = pinned->allocate(bytes);
   Status s;
@@ -423,5 +441,17 @@ std::string gpu_unavailable_reason() {
 }
 
 bool built_with_cuda() noexcept { return true; }
+
+Tensor pinned_host_tensor(DType dtype, const Shape& shape) {
+  const std::size_t bytes = static_cast<std::size_t>(shape.num_elements()) * dtype_size(dtype);
+  int count = 0;
+  void* p = nullptr;
+  if (dtype == DType::string || dtype == DType::resource || bytes == 0 || cudaGetDeviceCount(&count) != cudaSuccess ||
+      count == 0 || cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+    cudaGetLastError();
+    return Tensor(dtype, shape, Tensor::for_overwrite);
+  }
+  return Tensor::from_buffer(dtype, shape, std::shared_ptr<void>(p, [](void* q) { cudaFreeHost(q); }), false);
+}
 
 }  // namespace af

@@ -286,6 +286,45 @@ cudaError_t apply_adam_typed(const void* var, const void* m, const void* v, cons
   return cudaGetLastError();
 }
 
+template <class T>
+__global__ void apply_adagrad_kernel(const T* var, const T* accum, const T* lr_ptr, const T* grad, T* var_out,
+                                     T* accum_out, std::int64_t n, bool update_slots) {
+  const T lr = lr_ptr[0];
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    const T g = grad[i];
+    const T a = update_slots ? accum[i] + g * g : accum[i];
+    accum_out[i] = a;
+    var_out[i] = var[i] - g * lr * (T(1) / sqrt(a));
+  }
+}
+
+// ApplyRMSProp, and ApplyCenteredRMSProp where mg is not null.
+template <class T>
+__global__ void apply_rms_prop_kernel(const T* var, const T* mg_in, const T* ms_in, const T* mom_in,
+                                      RmsPropScalars scalars, const T* grad, T* var_out, T* mg_out, T* ms_out,
+                                      T* mom_out, std::int64_t n) {
+  const T one(1);
+  const T lr = static_cast<const T*>(scalars.lr)[0], rho = static_cast<const T*>(scalars.rho)[0];
+  const T momentum = static_cast<const T*>(scalars.momentum)[0], epsilon = static_cast<const T*>(scalars.epsilon)[0];
+  const T one_minus_rho = one - rho;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    const T g = grad[i];
+    const T ms = ms_in[i] + (g * g - ms_in[i]) * one_minus_rho;
+    ms_out[i] = ms;
+    T denominator = ms;
+    if (mg_in != nullptr) {
+      const T mg = mg_in[i] + (g - mg_in[i]) * one_minus_rho;
+      mg_out[i] = mg;
+      denominator = ms - mg * mg;
+    }
+    const T mom = mom_in[i] * momentum + (g * lr) / sqrt(denominator + epsilon);
+    mom_out[i] = mom;
+    var_out[i] = var[i] - mom;
+  }
+}
+
 // -- sparse softmax cross entropy ----------------------------------------------------------------
 
 // One thread per row, the CPU kernel's loops and order of operations.
@@ -306,6 +345,58 @@ __global__ void sparse_xent_kernel(const T* logits, const std::int64_t* labels, 
     T l = 0;
     l -= (x[label] - row_max) - log_sum;
     loss[r] = l;
+  }
+}
+
+// SoftmaxCrossEntropyWithLogits with dense labels: one thread per row, the CPU kernel's
+// xent_rows term by term.
+template <class T>
+__global__ void softmax_xent_kernel(const T* logits, const T* labels, T* loss, T* backprop, std::int64_t rows,
+                                    std::int64_t cols) {
+  for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r < rows;
+       r += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    const T* x = logits + r * cols;
+    const T* y = labels + r * cols;
+    T* bp = backprop + r * cols;
+    T row_max = x[0];
+    for (std::int64_t c = 1; c < cols; ++c) row_max = max_of(row_max, x[c]);
+    T sum = 0;
+    for (std::int64_t c = 0; c < cols; ++c) sum += exp(x[c] - row_max);
+    const T log_sum = log(sum);
+    T l = 0;
+    for (std::int64_t c = 0; c < cols; ++c) {
+      const T shifted = x[c] - row_max;
+      if (y[c] != T(0)) l -= y[c] * (shifted - log_sum);
+      bp[c] = exp(shifted) / sum - y[c];
+    }
+    loss[r] = l;
+  }
+}
+
+// LogSoftmax over the last dimension: one thread per row, as the CPU kernel.
+template <class T>
+__global__ void log_softmax_kernel(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
+  for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r < rows;
+       r += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    const T* x = in + r * cols;
+    T* o = out + r * cols;
+    T row_max = x[0];
+    for (std::int64_t c = 1; c < cols; ++c) row_max = max_of(row_max, x[c]);
+    T sum = 0;
+    for (std::int64_t c = 0; c < cols; ++c) sum += exp(x[c] - row_max);
+    const T log_sum = log(sum);
+    for (std::int64_t c = 0; c < cols; ++c) o[c] = x[c] - row_max - log_sum;
+  }
+}
+
+// x^2 / 2 element-wise (L2Loss's terms, summed by a reduction after).
+template <class T>
+__global__ void half_square_kernel(const T* in, T* out, std::int64_t n) {
+  using C = Compute<T>;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
+    const auto v = C::load(in[i]);
+    out[i] = C::store(v * v * static_cast<decltype(v)>(0.5));
   }
 }
 
@@ -1031,6 +1122,102 @@ cudaError_t launch_apply_adam(ElemType t, const void* var, const void* m, const 
       return apply_adam_typed<double>(var, m, v, scalars, grad, var_out, m_out, v_out, n, use_nesterov, stream);
     default: return cudaErrorInvalidValue;
   }
+}
+
+cudaError_t launch_apply_adagrad(ElemType t, const void* var, const void* accum, const void* lr, const void* grad,
+                                 void* var_out, void* accum_out, std::int64_t n, bool update_slots,
+                                 cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::f32:
+      apply_adagrad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
+          static_cast<const float*>(var), static_cast<const float*>(accum), static_cast<const float*>(lr),
+          static_cast<const float*>(grad), static_cast<float*>(var_out), static_cast<float*>(accum_out), n, update_slots);
+      break;
+    case ElemType::f64:
+      apply_adagrad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
+          static_cast<const double*>(var), static_cast<const double*>(accum), static_cast<const double*>(lr),
+          static_cast<const double*>(grad), static_cast<double*>(var_out), static_cast<double*>(accum_out), n,
+          update_slots);
+      break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_apply_rms_prop(ElemType t, const void* var, const void* mg, const void* ms, const void* mom,
+                                  const RmsPropScalars& scalars, const void* grad, void* var_out, void* mg_out,
+                                  void* ms_out, void* mom_out, std::int64_t n, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::f32:
+      apply_rms_prop_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
+          static_cast<const float*>(var), static_cast<const float*>(mg), static_cast<const float*>(ms),
+          static_cast<const float*>(mom), scalars, static_cast<const float*>(grad), static_cast<float*>(var_out),
+          static_cast<float*>(mg_out), static_cast<float*>(ms_out), static_cast<float*>(mom_out), n);
+      break;
+    case ElemType::f64:
+      apply_rms_prop_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
+          static_cast<const double*>(var), static_cast<const double*>(mg), static_cast<const double*>(ms),
+          static_cast<const double*>(mom), scalars, static_cast<const double*>(grad), static_cast<double*>(var_out),
+          static_cast<double*>(mg_out), static_cast<double*>(ms_out), static_cast<double*>(mom_out), n);
+      break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_softmax_xent(ElemType t, const void* logits, const void* labels, void* loss, void* backprop,
+                                std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::f32:
+      softmax_xent_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(
+          static_cast<const float*>(logits), static_cast<const float*>(labels), static_cast<float*>(loss),
+          static_cast<float*>(backprop), rows, cols);
+      break;
+    case ElemType::f64:
+      softmax_xent_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(
+          static_cast<const double*>(logits), static_cast<const double*>(labels), static_cast<double*>(loss),
+          static_cast<double*>(backprop), rows, cols);
+      break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_log_softmax(ElemType t, const void* in, void* out, std::int64_t rows, std::int64_t cols,
+                               cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::f32:
+      log_softmax_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(static_cast<const float*>(in), static_cast<float*>(out),
+                                                                   rows, cols);
+      break;
+    case ElemType::f64:
+      log_softmax_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(static_cast<const double*>(in), static_cast<double*>(out),
+                                                                   rows, cols);
+      break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_half_square(ElemType t, const void* in, void* out, std::int64_t n, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::f32:
+      half_square_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const float*>(in), static_cast<float*>(out), n);
+      break;
+    case ElemType::f64:
+      half_square_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const double*>(in), static_cast<double*>(out), n);
+      break;
+    case ElemType::bf16:
+      half_square_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const bf16*>(in), static_cast<bf16*>(out), n);
+      break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
 }
 
 cudaError_t launch_sparse_softmax_xent(ElemType t, const void* logits, const std::int64_t* labels, void* loss,

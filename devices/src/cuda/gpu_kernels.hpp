@@ -127,6 +127,38 @@ cudaError_t launch_apply_adam(ElemType t, const void* var, const void* m, const 
                               const void* grad, void* var_out, void* m_out, void* v_out, std::int64_t n,
                               bool use_nesterov, cudaStream_t stream);
 
+/// ApplyAdagrad (f32, f64), as training_ops.cc: accum_out = accum + grad^2 (accum as it is
+/// without update_slots); var_out = var - grad * lr * rsqrt(accum_out).
+cudaError_t launch_apply_adagrad(ElemType t, const void* var, const void* accum, const void* lr, const void* grad,
+                                 void* var_out, void* accum_out, std::int64_t n, bool update_slots,
+                                 cudaStream_t stream);
+
+/// The scalar inputs of ApplyRMSProp and ApplyCenteredRMSProp, device pointers to one element.
+struct RmsPropScalars {
+  const void* lr;
+  const void* rho;
+  const void* momentum;
+  const void* epsilon;
+};
+/// ApplyRMSProp (mg and mg_out null) and ApplyCenteredRMSProp (f32, f64), term by term as
+/// the CPU kernels: ms += (grad^2 - ms) (1 - rho); [mg += (grad - mg) (1 - rho);]
+/// mom = mom momentum + grad lr / sqrt(ms [- mg^2] + epsilon); var -= mom.
+cudaError_t launch_apply_rms_prop(ElemType t, const void* var, const void* mg, const void* ms, const void* mom,
+                                  const RmsPropScalars& scalars, const void* grad, void* var_out, void* mg_out,
+                                  void* ms_out, void* mom_out, std::int64_t n, cudaStream_t stream);
+
+/// SoftmaxCrossEntropyWithLogits (f32, f64) with dense [rows, cols] labels, as the CPU
+/// kernel's xent_rows.
+cudaError_t launch_softmax_xent(ElemType t, const void* logits, const void* labels, void* loss, void* backprop,
+                                std::int64_t rows, std::int64_t cols, cudaStream_t stream);
+
+/// LogSoftmax (f32, f64) over the last dimension of [rows, cols].
+cudaError_t launch_log_softmax(ElemType t, const void* in, void* out, std::int64_t rows, std::int64_t cols,
+                               cudaStream_t stream);
+
+/// out[i] = in[i]^2 / 2 (f32, f64, bf16): L2Loss's terms.
+cudaError_t launch_half_square(ElemType t, const void* in, void* out, std::int64_t n, cudaStream_t stream);
+
 /// SparseSoftmaxCrossEntropyWithLogits (f32, f64) on [rows, cols] logits, as the CPU
 /// kernel's xent_rows: loss[r] = log_sum_exp(row) - logits[r, label], backprop = softmax -
 /// one_hot(label). `labels` (device memory) are already checked to lie in [0, cols).

@@ -262,6 +262,70 @@ class GpuFillLikeOp : public GpuOpKernel {
 // SparseSoftmaxCrossEntropyWithLogits with int32 labels: they stay in host memory on a GPU
 // device, so they are checked here as the CPU kernel checks them, then widened to int64 and
 // copied in.
+class GpuSoftmaxXentOp : public GpuOpKernel {
+ public:
+  using GpuOpKernel::GpuOpKernel;
+  Status compute_gpu(OpKernelContext& ctx, GpuDeviceContext& g) override {
+    Tensor logits, labels;
+    ACTORFLOW_RETURN_IF_ERROR(device_input(ctx, g, 0, &logits));
+    ACTORFLOW_RETURN_IF_ERROR(device_input(ctx, g, 1, &labels));
+    if (logits.rank() != 2 || labels.rank() != 2)
+      return invalid_argument("logits and labels must be 2-dimensional: logits_size=" + logits.shape().to_string() +
+                              " labels_size=" + labels.shape().to_string());
+    if (logits.shape() != labels.shape())
+      return invalid_argument("logits and labels must be broadcastable: logits_size=" + logits.shape().to_string() +
+                              " labels_size=" + labels.shape().to_string());
+    const std::int64_t rows = logits.shape().dim(0), cols = logits.shape().dim(1);
+    Tensor* loss = nullptr;
+    Tensor* backprop = nullptr;
+    ACTORFLOW_RETURN_IF_ERROR(g.allocate_output(ctx, 0, logits.dtype(), Shape{rows}, &loss));
+    ACTORFLOW_RETURN_IF_ERROR(g.allocate_output(ctx, 1, logits.dtype(), logits.shape(), &backprop));
+    if (rows == 0) return {};
+    if (cols == 0)
+      return launch(launch_fill(elem_type(logits.dtype()), 0, loss->raw_data(), rows, g.stream()), "fill kernel");
+    return launch(launch_softmax_xent(elem_type(logits.dtype()), logits.raw_data(), labels.raw_data(), loss->raw_data(),
+                                      backprop->raw_data(), rows, cols, g.stream()),
+                  "softmax cross entropy kernel");
+  }
+};
+
+class GpuLogSoftmaxOp : public GpuOpKernel {
+ public:
+  using GpuOpKernel::GpuOpKernel;
+  Status compute_gpu(OpKernelContext& ctx, GpuDeviceContext& g) override {
+    Tensor x;
+    ACTORFLOW_RETURN_IF_ERROR(device_input(ctx, g, 0, &x));
+    if (x.rank() < 1) return invalid_argument("logits must have >= 1 dimension, got " + x.shape().to_string());
+    Tensor* out = nullptr;
+    ACTORFLOW_RETURN_IF_ERROR(g.allocate_output(ctx, 0, x.dtype(), x.shape(), &out));
+    const std::int64_t cols = x.shape().dim(x.rank() - 1);
+    if (cols == 0 || x.num_elements() == 0) return {};
+    return launch(launch_log_softmax(elem_type(x.dtype()), x.raw_data(), out->raw_data(), x.num_elements() / cols,
+                                     cols, g.stream()),
+                  "log_softmax kernel");
+  }
+};
+
+// L2Loss: sum(x^2) / 2, the halved squares summed by the reduction kernels.
+class GpuL2LossOp : public GpuOpKernel {
+ public:
+  using GpuOpKernel::GpuOpKernel;
+  Status compute_gpu(OpKernelContext& ctx, GpuDeviceContext& g) override {
+    Tensor x;
+    ACTORFLOW_RETURN_IF_ERROR(device_input(ctx, g, 0, &x));
+    Tensor* out = nullptr;
+    ACTORFLOW_RETURN_IF_ERROR(g.allocate_output(ctx, 0, x.dtype(), Shape{}, &out));
+    const std::int64_t n = x.num_elements();
+    if (n == 0) return launch(launch_fill(elem_type(x.dtype()), 0, out->raw_data(), 1, g.stream()), "fill kernel");
+    Tensor squares;
+    ACTORFLOW_RETURN_IF_ERROR(g.allocate(x.dtype(), x.shape(), &squares));
+    ACTORFLOW_RETURN_IF_ERROR(
+        launch(launch_half_square(elem_type(x.dtype()), x.raw_data(), squares.raw_data(), n, g.stream()), "l2_loss kernel"));
+    return reduce_on_device(g, ReduceKind::sum, x.dtype(), squares.raw_data(), out->raw_data(), 1, n, 1, 1.0,
+                            "l2_loss reduction");
+  }
+};
+
 class GpuSparseSoftmaxXentOp : public GpuOpKernel {
  public:
   using GpuOpKernel::GpuOpKernel;
@@ -501,21 +565,27 @@ class GpuAssignUpdateOp : public GpuOpKernel {
 
 // -- training updates ---------------------------------------------------------------------------
 
-enum class ApplyKind { gradient_descent, momentum, adam };
+enum class ApplyKind { gradient_descent, momentum, adagrad, rms_prop, centered_rms_prop, adam };
 
-// ApplyGradientDescent, ApplyMomentum and ApplyAdam with the variable and its slots in device
-// memory, as the CPU kernels of training_ops.cpp: every reference input is locked in input
+// The Apply* updates (GradientDescent, Momentum, Adagrad, RMSProp, CenteredRMSProp, Adam)
+// with the variable and its slots in device memory, as the CPU kernels of training_ops.cpp: every reference input is locked in input
 // order, each new value is written into a fresh device buffer and swapped in under the lock
 // (copy on write: tensors fetched or in flight keep the old buffer). The scalar inputs stay
 // in device memory and the kernels read them there.
 template <ApplyKind Kind>
 class GpuApplyOp : public GpuOpKernel {
  public:
-  GpuApplyOp(OpKernelConstruction& c, Status*) : GpuOpKernel(c) { c.get_attr("use_nesterov", &use_nesterov_); }
+  GpuApplyOp(OpKernelConstruction& c, Status*) : GpuOpKernel(c) {
+    c.get_attr("use_nesterov", &use_nesterov_);
+    c.get_attr("update_slots", &update_slots_);
+  }
 
   Status compute_gpu(OpKernelContext& ctx, GpuDeviceContext& g) override {
     // Input layout, as layout_of in training_ops.cpp.
-    constexpr std::size_t refs = Kind == ApplyKind::gradient_descent ? 1 : Kind == ApplyKind::momentum ? 2 : 3;
+    constexpr std::size_t refs = Kind == ApplyKind::gradient_descent                            ? 1
+                                 : Kind == ApplyKind::momentum || Kind == ApplyKind::adagrad ? 2
+                                 : Kind == ApplyKind::centered_rms_prop                      ? 4
+                                                                                             : 3;
     std::vector<std::pair<int, const char*>> scalar_inputs;
     int grad_input = 0;
     if constexpr (Kind == ApplyKind::gradient_descent) {
@@ -524,6 +594,15 @@ class GpuApplyOp : public GpuOpKernel {
     } else if constexpr (Kind == ApplyKind::momentum) {
       scalar_inputs = {{2, "lr"}, {4, "momentum"}};
       grad_input = 3;
+    } else if constexpr (Kind == ApplyKind::adagrad) {
+      scalar_inputs = {{2, "lr"}};
+      grad_input = 3;
+    } else if constexpr (Kind == ApplyKind::rms_prop) {
+      scalar_inputs = {{3, "lr"}, {4, "rho"}, {5, "momentum"}, {6, "epsilon"}};
+      grad_input = 7;
+    } else if constexpr (Kind == ApplyKind::centered_rms_prop) {
+      scalar_inputs = {{4, "lr"}, {5, "rho"}, {6, "momentum"}, {7, "epsilon"}};
+      grad_input = 8;
     } else {
       scalar_inputs = {{3, "beta1_power"}, {4, "beta2_power"}, {5, "lr"}, {6, "beta1"}, {7, "beta2"}, {8, "epsilon"}};
       grad_input = 9;
@@ -563,7 +642,14 @@ class GpuApplyOp : public GpuOpKernel {
 
   Status update(GpuDeviceContext& g, std::vector<Tensor*>& values, const std::vector<Tensor>& scalars,
                 const Tensor& grad) {
-    static const char* const slot_names[] = {"var", Kind == ApplyKind::momentum ? "accum" : "m", "v"};
+    // The names TensorFlow gives the reference inputs in its error messages.
+    static const char* const slot_names[] = {
+        "var",
+        Kind == ApplyKind::momentum || Kind == ApplyKind::adagrad ? "accum"
+        : Kind == ApplyKind::rms_prop                             ? "ms"
+        : Kind == ApplyKind::centered_rms_prop                    ? "mg"
+                                                                  : "m",
+        Kind == ApplyKind::rms_prop ? "mom" : Kind == ApplyKind::centered_rms_prop ? "ms" : "v", "mom"};
     const Shape& shape = values[0]->shape();
     for (std::size_t i = 1; i < values.size(); ++i)
       if (values[i]->shape() != shape)
@@ -589,6 +675,21 @@ class GpuApplyOp : public GpuOpKernel {
                                                              fresh[0].raw_data(), fresh[1].raw_data(), n,
                                                              use_nesterov_, g.stream()),
                                        "apply_momentum kernel"));
+    } else if constexpr (Kind == ApplyKind::adagrad) {
+      ACTORFLOW_RETURN_IF_ERROR(launch(launch_apply_adagrad(t, old[0].raw_data(), old[1].raw_data(), scalars[0].raw_data(),
+                                                            grad.raw_data(), fresh[0].raw_data(), fresh[1].raw_data(), n,
+                                                            update_slots_, g.stream()),
+                                       "apply_adagrad kernel"));
+    } else if constexpr (Kind == ApplyKind::rms_prop || Kind == ApplyKind::centered_rms_prop) {
+      const RmsPropScalars s{scalars[0].raw_data(), scalars[1].raw_data(), scalars[2].raw_data(), scalars[3].raw_data()};
+      constexpr bool centered = Kind == ApplyKind::centered_rms_prop;
+      const std::size_t ms = centered ? 2 : 1, mom = centered ? 3 : 2;
+      ACTORFLOW_RETURN_IF_ERROR(launch(
+          launch_apply_rms_prop(t, old[0].raw_data(), centered ? old[1].raw_data() : nullptr, old[ms].raw_data(),
+                                old[mom].raw_data(), s, grad.raw_data(), fresh[0].raw_data(),
+                                centered ? fresh[1].raw_data() : nullptr, fresh[ms].raw_data(), fresh[mom].raw_data(), n,
+                                g.stream()),
+          "apply_rms_prop kernel"));
     } else {
       const AdamScalars s{scalars[0].raw_data(), scalars[1].raw_data(), scalars[2].raw_data(),
                           scalars[3].raw_data(), scalars[4].raw_data(), scalars[5].raw_data()};
@@ -602,6 +703,7 @@ class GpuApplyOp : public GpuOpKernel {
   }
 
   bool use_nesterov_ = false;
+  bool update_slots_ = true;
 };
 
 // -- MatMul (cuBLAS) ------------------------------------------------------------------------------
@@ -1268,6 +1370,9 @@ void register_gpu_kernels(KernelRegistry& r) {
   add<GpuActivationGradOp<ActivationGradKind::tanh>>(r, "TanhGrad", {{"T", float_or_double}});
   add<GpuBiasAddGradOp>(r, "BiasAddGrad", {{"T", float_or_double}});
   add<GpuAddNOp>(r, "AddN", {{"T", float_or_double}});
+  add<GpuSoftmaxXentOp>(r, "SoftmaxCrossEntropyWithLogits", {{"T", float_or_double}});
+  add<GpuLogSoftmaxOp>(r, "LogSoftmax", {{"T", float_or_double}});
+  add<GpuL2LossOp>(r, "L2Loss", {{"T", float_or_double}});
   add<GpuSparseSoftmaxXentOp>(r, "SparseSoftmaxCrossEntropyWithLogits",
                               {{"T", float_or_double}, {"Tlabels", {DType::int32}}});
   const std::vector<DType> fillable = {DType::float32, DType::float64, DType::bfloat16, DType::int64};
@@ -1275,6 +1380,9 @@ void register_gpu_kernels(KernelRegistry& r) {
   add<GpuFillLikeOp<1>>(r, "OnesLike", {{"T", fillable}});
   add<GpuApplyOp<ApplyKind::gradient_descent>>(r, "ApplyGradientDescent", {{"T", float_or_double}});
   add<GpuApplyOp<ApplyKind::momentum>>(r, "ApplyMomentum", {{"T", float_or_double}});
+  add<GpuApplyOp<ApplyKind::adagrad>>(r, "ApplyAdagrad", {{"T", float_or_double}});
+  add<GpuApplyOp<ApplyKind::rms_prop>>(r, "ApplyRMSProp", {{"T", float_or_double}});
+  add<GpuApplyOp<ApplyKind::centered_rms_prop>>(r, "ApplyCenteredRMSProp", {{"T", float_or_double}});
   add<GpuApplyOp<ApplyKind::adam>>(r, "ApplyAdam", {{"T", float_or_double}});
   add<GpuReduction<ReduceKind::sum, false>>(r, "Sum", {{"T", kFloat}, {"Tidx", {DType::int32}}});
   add<GpuReduction<ReduceKind::sum, true>>(r, "Mean", {{"T", kFloat}, {"Tidx", {DType::int32}}});

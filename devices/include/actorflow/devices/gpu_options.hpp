@@ -50,6 +50,13 @@ std::string gpu_unavailable_reason();
 /// True when this build has CUDA devices compiled in.
 bool built_with_cuda() noexcept;
 
+/// A host tensor of `dtype` and `shape` in page-locked memory (PyTorch's `pin_memory`):
+/// fed to a GPU op, it is copied straight from its buffer at the link's speed, with no
+/// staging copy. Contents undefined. A plain host tensor where there is no CUDA or no GPU,
+/// or when the memory cannot be locked. Page-locked memory is scarce: for large feeds
+/// refilled step after step.
+Tensor pinned_host_tensor(DType dtype, const Shape& shape);
+
 /// Renders a byte count for people: "79.1 GiB", "512 MiB", "300 B".
 std::string format_bytes(std::size_t bytes);
 
