@@ -727,6 +727,25 @@ cudaError_t philox_typed(ElemType t, const Philox& base, void* out, std::int64_t
 
 // -- pooling and padding ---------------------------------------------------------------------
 
+// Element i of an NHWC array [batch, rows, cols, depth] as (b, y, x, c).
+struct Nhwc {
+  std::int64_t b, y, x, c;
+};
+__device__ __forceinline__ Nhwc nhwc_of(std::int64_t i, std::int64_t rows, std::int64_t cols, std::int64_t depth) {
+  return {i / (depth * cols * rows), (i / (depth * cols)) % rows, (i / depth) % cols, i % depth};
+}
+
+// The window of output (oy, ox), clipped to the input: rows [y0, y1), columns [x0, x1).
+struct Window {
+  std::int64_t y0, y1, x0, x1;
+};
+__device__ __forceinline__ Window window_of(const PoolPlan& p, std::int64_t oy, std::int64_t ox) {
+  return {max_of(std::int64_t{0}, oy * p.stride_rows - p.pad_rows),
+          min_of(p.in_rows, oy * p.stride_rows - p.pad_rows + p.window_rows),
+          max_of(std::int64_t{0}, ox * p.stride_cols - p.pad_cols),
+          min_of(p.in_cols, ox * p.stride_cols - p.pad_cols + p.window_cols)};
+}
+
 template <class T>
 __global__ void pool_kernel(bool max, const T* in, T* out, PoolPlan p) {
   using C = Compute<T>;
@@ -734,21 +753,15 @@ __global__ void pool_kernel(bool max, const T* in, T* out, PoolPlan p) {
   const std::int64_t n = p.batch * p.out_rows * p.out_cols * p.depth;
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
-    const std::int64_t c = i % p.depth;
-    const std::int64_t ox = (i / p.depth) % p.out_cols;
-    const std::int64_t oy = (i / (p.depth * p.out_cols)) % p.out_rows;
-    const std::int64_t b = i / (p.depth * p.out_cols * p.out_rows);
-    const std::int64_t y0 = max_of(std::int64_t{0}, oy * p.stride_rows - p.pad_rows);
-    const std::int64_t y1 = min_of(p.in_rows, oy * p.stride_rows - p.pad_rows + p.window_rows);
-    const std::int64_t x0 = max_of(std::int64_t{0}, ox * p.stride_cols - p.pad_cols);
-    const std::int64_t x1 = min_of(p.in_cols, ox * p.stride_cols - p.pad_cols + p.window_cols);
+    const Nhwc o = nhwc_of(i, p.out_rows, p.out_cols, p.depth);
+    const Window w = window_of(p, o.y, o.x);
     V acc = max ? static_cast<V>(-INFINITY) : V(0);
-    for (std::int64_t y = y0; y < y1; ++y)
-      for (std::int64_t x = x0; x < x1; ++x) {
-        const V v = C::load(in[((b * p.in_rows + y) * p.in_cols + x) * p.depth + c]);
+    for (std::int64_t y = w.y0; y < w.y1; ++y)
+      for (std::int64_t x = w.x0; x < w.x1; ++x) {
+        const V v = C::load(in[((o.b * p.in_rows + y) * p.in_cols + x) * p.depth + o.c]);
         acc = max ? (v > acc ? v : acc) : acc + v;
       }
-    if (!max) acc /= static_cast<V>(max_of(std::int64_t{1}, (y1 - y0) * (x1 - x0)));
+    if (!max) acc /= static_cast<V>(max_of(std::int64_t{1}, (w.y1 - w.y0) * (w.x1 - w.x0)));
     out[i] = C::store(acc);
   }
 }
@@ -772,25 +785,19 @@ __global__ void max_pool_grad_kernel(const T* in, const T* grad, T* dx, PoolPlan
   const std::int64_t n = p.batch * p.in_rows * p.in_cols * p.depth;
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
-    const std::int64_t c = i % p.depth;
-    const std::int64_t x = (i / p.depth) % p.in_cols;
-    const std::int64_t y = (i / (p.depth * p.in_cols)) % p.in_rows;
-    const std::int64_t b = i / (p.depth * p.in_cols * p.in_rows);
+    const Nhwc e = nhwc_of(i, p.in_rows, p.in_cols, p.depth);
     std::int64_t oy0, oy1, ox0, ox1;
-    covering(y, p.pad_rows, p.window_rows, p.stride_rows, p.out_rows, &oy0, &oy1);
-    covering(x, p.pad_cols, p.window_cols, p.stride_cols, p.out_cols, &ox0, &ox1);
-    const T* plane = in + b * p.in_rows * p.in_cols * p.depth + c;
+    covering(e.y, p.pad_rows, p.window_rows, p.stride_rows, p.out_rows, &oy0, &oy1);
+    covering(e.x, p.pad_cols, p.window_cols, p.stride_cols, p.out_cols, &ox0, &ox1);
+    const T* plane = in + e.b * p.in_rows * p.in_cols * p.depth + e.c;
     V acc = V(0);
     for (std::int64_t oy = oy0; oy <= oy1; ++oy)
       for (std::int64_t ox = ox0; ox <= ox1; ++ox) {
-        const std::int64_t y0 = max_of(std::int64_t{0}, oy * p.stride_rows - p.pad_rows);
-        const std::int64_t y1 = min_of(p.in_rows, oy * p.stride_rows - p.pad_rows + p.window_rows);
-        const std::int64_t x0 = max_of(std::int64_t{0}, ox * p.stride_cols - p.pad_cols);
-        const std::int64_t x1 = min_of(p.in_cols, ox * p.stride_cols - p.pad_cols + p.window_cols);
+        const Window w = window_of(p, oy, ox);
         std::int64_t best = -1;
         V best_value = V(0);
-        for (std::int64_t wy = y0; wy < y1; ++wy)
-          for (std::int64_t wx = x0; wx < x1; ++wx) {
+        for (std::int64_t wy = w.y0; wy < w.y1; ++wy)
+          for (std::int64_t wx = w.x0; wx < w.x1; ++wx) {
             const std::int64_t at = wy * p.in_cols + wx;
             const V v = C::load(plane[at * p.depth]);
             if (best < 0 || v > best_value) {
@@ -798,7 +805,8 @@ __global__ void max_pool_grad_kernel(const T* in, const T* grad, T* dx, PoolPlan
               best_value = v;
             }
           }
-        if (best == y * p.in_cols + x) acc += C::load(grad[((b * p.out_rows + oy) * p.out_cols + ox) * p.depth + c]);
+        if (best == e.y * p.in_cols + e.x)
+          acc += C::load(grad[((e.b * p.out_rows + oy) * p.out_cols + ox) * p.depth + e.c]);
       }
     dx[i] = C::store(acc);
   }
@@ -813,22 +821,16 @@ __global__ void avg_pool_grad_kernel(const T* grad, T* dx, PoolPlan p) {
   const std::int64_t n = p.batch * p.in_rows * p.in_cols * p.depth;
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
-    const std::int64_t c = i % p.depth;
-    const std::int64_t x = (i / p.depth) % p.in_cols;
-    const std::int64_t y = (i / (p.depth * p.in_cols)) % p.in_rows;
-    const std::int64_t b = i / (p.depth * p.in_cols * p.in_rows);
+    const Nhwc e = nhwc_of(i, p.in_rows, p.in_cols, p.depth);
     std::int64_t oy0, oy1, ox0, ox1;
-    covering(y, p.pad_rows, p.window_rows, p.stride_rows, p.out_rows, &oy0, &oy1);
-    covering(x, p.pad_cols, p.window_cols, p.stride_cols, p.out_cols, &ox0, &ox1);
+    covering(e.y, p.pad_rows, p.window_rows, p.stride_rows, p.out_rows, &oy0, &oy1);
+    covering(e.x, p.pad_cols, p.window_cols, p.stride_cols, p.out_cols, &ox0, &ox1);
     V acc = V(0);
     for (std::int64_t oy = oy0; oy <= oy1; ++oy)
       for (std::int64_t ox = ox0; ox <= ox1; ++ox) {
-        const std::int64_t rows = min_of(p.in_rows, oy * p.stride_rows - p.pad_rows + p.window_rows) -
-                                  max_of(std::int64_t{0}, oy * p.stride_rows - p.pad_rows);
-        const std::int64_t cols = min_of(p.in_cols, ox * p.stride_cols - p.pad_cols + p.window_cols) -
-                                  max_of(std::int64_t{0}, ox * p.stride_cols - p.pad_cols);
-        const V count = static_cast<V>(max_of(std::int64_t{1}, rows * cols));
-        acc += C::load(grad[((b * p.out_rows + oy) * p.out_cols + ox) * p.depth + c]) / count;
+        const Window w = window_of(p, oy, ox);
+        const V count = static_cast<V>(max_of(std::int64_t{1}, (w.y1 - w.y0) * (w.x1 - w.x0)));
+        acc += C::load(grad[((e.b * p.out_rows + oy) * p.out_cols + ox) * p.depth + e.c]) / count;
       }
     dx[i] = C::store(acc);
   }
