@@ -113,10 +113,9 @@ bool openblas_gemm(const T* a, const T* b, T* out, std::int64_t m, std::int64_t 
 
 /// oneDNN's sgemm: its AVX-512 kernels (the ones TensorFlow's CPU build multiplies with) are
 /// 1.1-2x OpenBLAS's on P6's products (250 vs 125-220 GFLOP/s on one core). Debian builds it
-/// on OpenMP, whose team would be a second pool beside the intra-op one, spinning against it
-/// on the same cores (P6 with 2 threads: 840 us, slower than with one): oneDNN runs with one
-/// OpenMP thread, and a multi-threaded product is split into blocks of rows (or columns) that
-/// the intra-op pool computes, as TensorFlow runs oneDNN on its own intra-op pool.
+/// on OpenMP: a multi-threaded product runs on its OpenMP team when no other one does, else
+/// it is split into blocks of rows (or columns) that the intra-op pool computes with one
+/// OpenMP thread each (see onednn_gemm).
 struct OneDnn {
   dnnl_sgemm_fn sgemm = nullptr;
   void (*omp_set_num_threads)(int) = nullptr;
@@ -137,15 +136,20 @@ struct OneDnn {
   }
 };
 
+/// Sets the calling thread's OpenMP team size for oneDNN (cached: the call is not free).
+void set_team_size(const OneDnn& dnnl, int threads) {
+  thread_local int current = 0;
+  if (current != threads) {
+    dnnl.omp_set_num_threads(threads);
+    current = threads;
+  }
+}
+
 /// One single-threaded oneDNN product of the block rows [r0, r1) and columns [c0, c1) of `out`.
 bool onednn_block(const OneDnn& dnnl, const float* a, const float* b, float* out, std::int64_t m, std::int64_t n,
                   std::int64_t k, bool ta, bool tb, std::int64_t r0, std::int64_t r1, std::int64_t c0,
                   std::int64_t c1) {
-  thread_local bool one_thread = false;
-  if (!one_thread) {
-    dnnl.omp_set_num_threads(1);
-    one_thread = true;
-  }
+  set_team_size(dnnl, 1);
   const float* ab = ta ? a + r0 : a + r0 * k;  // a is [k,m] or [m,k]
   const float* bb = tb ? b + c0 * k : b + c0;  // b is [n,k] or [k,n]
   return dnnl.sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', r1 - r0, c1 - c0, k, 1.0f, ab, ta ? m : k, bb, tb ? k : n, 0.0f,
@@ -160,6 +164,22 @@ bool onednn_gemm(const float* a, const float* b, float* out, std::int64_t m, std
   const OneDnn* dnnl = OneDnn::get();
   if (dnnl == nullptr) return false;
   const std::int64_t work = m * n * k;
+  // One product at a time runs on oneDNN's own OpenMP team of `threads`, which shares its
+  // packing and blocking across the team: P6's two-thread step takes 0.66-0.68 ms so, against
+  // 0.76-1.0 ms with the product split into row blocks on the intra-op pool (2026-11-26). A
+  // product that comes while a team computes (another inter-op thread) is split on the
+  // intra-op pool instead, so teams never pile up on the same cores.
+  static std::atomic<int> teams{0};
+  if (threads > 1 && work >= kSplitWork) {
+    if (teams.fetch_add(1, std::memory_order_acq_rel) == 0) {
+      set_team_size(*dnnl, threads);
+      const bool ok = dnnl->sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, 0.0f,
+                                  out, n) == 0;
+      teams.fetch_sub(1, std::memory_order_acq_rel);
+      return ok;
+    }
+    teams.fetch_sub(1, std::memory_order_acq_rel);
+  }
   int blocks = pool == nullptr ? 1 : std::min<int>(threads, pool->numThreadsInPool() + 1);
   if (work < kSplitWork) blocks = 1;
   // Split the longer side of `out`, in multiples of 16 (a cache line of floats, and a
