@@ -3,6 +3,7 @@
 // and waits for the answer without blocking, so a cancel or the deadline can end the wait
 // (the queue then gives nothing away). File I/O blocks only this detached actor's thread.
 #include <deque>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -159,7 +160,11 @@ void process(ReaderActor* self) {
       finish_read(self, front.cancelled_with);
       continue;
     }
-    const std::int64_t wanted = call.kind == ReaderCall::Kind::read ? 1 : call.num_records;
+    // ReaderBase::ReadUpTo stops when it has `num_records`; a negative count never matches,
+    // so it reads on to the end of the work unit (and past empty ones).
+    const std::int64_t wanted = call.kind == ReaderCall::Kind::read ? 1
+                                : call.num_records < 0          ? std::numeric_limits<std::int64_t>::max()
+                                                                : call.num_records;
     const bool decoding = call.decoder != nullptr;
     if (decoding && front.rows == 0) {
       // Scalar outputs for read, a batch of rows for read_up_to (grown as records come).

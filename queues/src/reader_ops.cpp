@@ -164,13 +164,9 @@ class ReaderCallOp : public OpKernel {
       }
       call.state = state.scalar<std::string>();
     }
-    if (kind_ == ReaderCall::Kind::read_up_to) {
-      call.num_records = ctx.input(2).scalar<std::int64_t>();
-      if (call.num_records <= 0) {
-        ctx.fail(invalid_argument(name() + ": num_records must be > 0, got " + std::to_string(call.num_records)));
-        co_return;
-      }
-    }
+    // num_records as TensorFlow's ReaderBase::ReadUpTo takes it: 0 reads nothing, a negative
+    // count the rest of the current work unit.
+    if (kind_ == ReaderCall::Kind::read_up_to) call.num_records = ctx.input(2).scalar<std::int64_t>();
     ReaderReply r = co_await call_reader(ctx.step, reader, std::move(call));
     if (!r.status.ok()) {
       ctx.fail(r.status);
@@ -238,14 +234,7 @@ class ReaderReadDecodeCSVOp : public OpKernel {
       fail_read(invalid_argument("Input 1 of " + reader_node_ + " is not a queue handle"));
       co_return;
     }
-    if (up_to_) {
-      call.num_records = ctx.input(2).scalar<std::int64_t>();
-      if (call.num_records <= 0) {
-        fail_read(invalid_argument(reader_node_ + ": num_records must be > 0, got " +
-                                   std::to_string(call.num_records)));
-        co_return;
-      }
-    }
+    if (up_to_) call.num_records = ctx.input(2).scalar<std::int64_t>();  // as the plain ReaderReadUpToV2
     const int first_default = up_to_ ? 3 : 2;
     const int columns = static_cast<int>(decoder_->out_types().size());
     if (ctx.num_inputs() != first_default + columns) {

@@ -213,6 +213,51 @@ BOOST_AUTO_TEST_CASE(read_up_to_stops_at_file_end_and_missing_file_is_not_found,
              "the timed-out read took no file name");
 }
 
+// read_up_to takes num_records as TensorFlow's ReaderBase::ReadUpTo (reader_base.cc): 0
+// returns nothing without taking a file; a negative count never matches the records read,
+// so it reads to the end of the current file (past empty ones), as the loop there does.
+BOOST_AUTO_TEST_CASE(read_up_to_zero_reads_nothing_and_a_negative_count_reads_the_rest_of_the_file,
+                     *boost::unit_test::timeout(60)) {
+  TempDir dir;
+  auto empty = dir.write("empty.txt", "");
+  auto a = dir.write("a.txt", "1\n2\n3\n4\n");
+  af::Graph g;
+  af::test::FilenameQueue files(g);
+  af::TextLineReader reader(g);
+  auto count = g.placeholder(af::DType::int64, af::PartialShape{}, "count");
+  auto [keys, values] = reader.read_up_to(files.queue_ref(), count);
+  af::Session sess(g);
+  files.add(sess, empty);
+  files.add(sess, a);
+  auto none = sess.run(values, {{count, af::Tensor(std::int64_t{0})}});
+  BOOST_TEST(none.shape() == (af::Shape{0}));
+  BOOST_TEST(sess.run(reader.num_work_units_completed()).scalar<std::int64_t>() == 0, "no file was taken");
+  BOOST_TEST(sess.run(values, {{count, af::Tensor(std::int64_t{1})}}).to_vector<std::string>() ==
+             (std::vector<std::string>{"1"}));
+  BOOST_TEST(sess.run(values, {{count, af::Tensor(std::int64_t{-1})}}).to_vector<std::string>() ==
+             (std::vector<std::string>{"2", "3", "4"}));
+  files.add(sess, empty);
+  files.add(sess, a);
+  BOOST_TEST(sess.run(values, {{count, af::Tensor(std::int64_t{-5})}}).to_vector<std::string>() ==
+                 (std::vector<std::string>{"1", "2", "3", "4"}),
+             "an empty file is passed over");
+  // The same when the records go straight to decode_csv (the read and the decode are fused).
+  af::Graph fused;
+  af::test::FilenameQueue fused_files(fused);
+  af::TextLineReader fused_reader(fused);
+  auto fused_count = fused.placeholder(af::DType::int64, af::PartialShape{}, "count");
+  auto column = af::decode_csv(fused_reader.read_up_to(fused_files.queue_ref(), fused_count).second,
+                               {af::Tensor(std::int32_t{-1})})[0];
+  af::Session fused_sess(fused);
+  fused_files.add(fused_sess, empty);
+  fused_files.add(fused_sess, a);
+  BOOST_TEST(fused_sess.run(column, {{fused_count, af::Tensor(std::int64_t{0})}}).shape() == (af::Shape{0}));
+  BOOST_TEST(fused_sess.run(column, {{fused_count, af::Tensor(std::int64_t{1})}}).to_vector<std::int32_t>() ==
+             (std::vector<std::int32_t>{1}));
+  BOOST_TEST(fused_sess.run(column, {{fused_count, af::Tensor(std::int64_t{-1})}}).to_vector<std::int32_t>() ==
+             (std::vector<std::int32_t>{2, 3, 4}));
+}
+
 // FixedLengthRecordReader: header, footer, records and hops.
 BOOST_AUTO_TEST_CASE(fixed_length_record_reader_skips_header_and_footer, *boost::unit_test::timeout(60)) {
   TempDir dir;

@@ -29,7 +29,9 @@ class ReaderBase {
   std::pair<Output, Output> read(const QueueBase& queue, std::string_view name = {}) const;
   /// As above, taking work from the string queue `queue_ref`.
   std::pair<Output, Output> read(const Output& queue_ref, std::string_view name = {}) const;
-  /// Reads up to `num_records` records (1-D keys and values); fewer when a file ends.
+  /// Reads up to `num_records` records (1-D keys and values); fewer when a file ends. As
+  /// TensorFlow's ReaderReadUpTo: 0 reads nothing, a negative count reads the rest of the
+  /// current file (the next non-empty one when none is open).
   std::pair<Output, Output> read_up_to(const QueueBase& queue, std::int64_t num_records,
                                        std::string_view name = {}) const;
   /// As above with the queue handle and an int64 scalar `num_records`.
