@@ -3,7 +3,9 @@
 // next; no thread waits.
 #include "actorflow/queues/queue_runner.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -28,11 +30,13 @@ struct LoopGroup {
   std::string queue_name;
   std::shared_ptr<std::mutex> errors_mu;
   std::shared_ptr<std::vector<Status>> errors;
-};
+  /// The codes that mean the queue was closed (queue_closed_exception_types).
+  std::vector<Code> closed_codes;
 
-bool is_queue_closed(const Status& s) {
-  return s.code() == Code::out_of_range || s.code() == Code::cancelled;
-}
+  bool is_queue_closed(const Status& s) const {
+    return std::find(closed_codes.begin(), closed_codes.end(), s.code()) != closed_codes.end();
+  }
+};
 
 /// The steps of one enqueue loop. Each step's completion starts the next one right where it
 /// arrives (the device actor's thread, for a one-partition step): the loop's actor hears
@@ -41,6 +45,8 @@ struct LoopSteps : std::enable_shared_from_this<LoopSteps> {
   std::shared_ptr<LoopGroup> group;
   Operation op;
   caf::actor loop;
+  /// Whether this loop has taken itself off `group->running` (each loop does once).
+  bool counted_out = false;
 
   bool stopping() const { return group->coord && group->coord->should_stop(); }
   void next() {
@@ -54,20 +60,25 @@ struct LoopSteps : std::enable_shared_from_this<LoopSteps> {
 
 caf::behavior enqueue_loop(caf::event_based_actor* self, std::shared_ptr<LoopGroup> group, Operation op,
                            std::function<void()> finish) {
-  self->attach_functor([finish] { finish(); });
   auto steps = std::make_shared<LoopSteps>();
   steps->group = group;
   steps->op = op;
   steps->loop = caf::actor_cast<caf::actor>(self);
+  // Every end of the loop counts it out (queue_runner_impl.py's `finally`).
+  self->attach_functor([finish, steps] {
+    if (!steps->counted_out) --steps->group->running;
+    finish();
+  });
   auto next = [self, steps] {
     if (steps->stopping()) return self->quit();
     steps->next();
   };
   return {
       [next](loop_next_atom) { next(); },
-      [self, group, next](loop_done_atom, const Status& s) {
+      [self, group, steps, next](loop_done_atom, const Status& s) {
         if (s.ok()) return next();
-        if (is_queue_closed(s)) {
+        if (group->is_queue_closed(s)) {
+          steps->counted_out = true;
           if (--group->running == 0) {
             // The last loop closes the queue; errors of the close are ignored, as in TF.
             group->session.start_step({}, {}, {group->close_op}, {}, nullptr,
@@ -75,7 +86,6 @@ caf::behavior enqueue_loop(caf::event_based_actor* self, std::shared_ptr<LoopGro
           }
           return self->quit();
         }
-        --group->running;
         if (s.code() == Code::failed_precondition && s.message().find("closed Session") != std::string::npos)
           return self->quit();  // the session went away under the loop
         if (group->coord) {
@@ -123,18 +133,27 @@ struct QueueRunner::Impl {
   std::vector<Operation> enqueue_ops;
   Operation close_op;
   Operation cancel_op;
+  std::vector<Code> closed_codes;
   std::shared_ptr<std::mutex> errors_mu = std::make_shared<std::mutex>();
   std::shared_ptr<std::vector<Status>> errors = std::make_shared<std::vector<Status>>();
+  /// The loops of each session (queue_runner_impl.py's `_runs_per_session`).
+  std::mutex runs_mu;
+  std::map<const Session*, std::weak_ptr<LoopGroup>> runs;
 };
 
 QueueRunner::QueueRunner(const QueueBase& queue, std::vector<Operation> enqueue_ops,
-                         std::optional<Operation> close_op, std::optional<Operation> cancel_op)
+                         std::optional<Operation> close_op, std::optional<Operation> cancel_op,
+                         std::vector<Code> queue_closed_exception_types)
     : impl_(std::make_shared<Impl>()) {
   impl_->queue_name = queue.name();
   impl_->enqueue_ops = std::move(enqueue_ops);
   impl_->close_op = close_op ? *close_op : queue.close();
   impl_->cancel_op = cancel_op ? *cancel_op : queue.close(true);
+  impl_->closed_codes = queue_closed_exception_types.empty() ? std::vector<Code>{Code::out_of_range}
+                                                             : std::move(queue_closed_exception_types);
 }
+
+const std::vector<Code>& QueueRunner::queue_closed_exception_types() const noexcept { return impl_->closed_codes; }
 
 const std::vector<Operation>& QueueRunner::enqueue_ops() const noexcept { return impl_->enqueue_ops; }
 const std::string& QueueRunner::name() const noexcept { return impl_->queue_name; }
@@ -147,12 +166,22 @@ std::vector<Status> QueueRunner::exceptions_raised() const {
 std::vector<Runner> QueueRunner::create_threads(Session& session, Coordinator* coord, bool start) const {
   auto& sys = session.runtime().system();
   auto group = std::make_shared<LoopGroup>();
+  {
+    std::lock_guard<std::mutex> guard(impl_->runs_mu);
+    std::erase_if(impl_->runs, [](const auto& entry) { return entry.second.expired(); });
+    auto& earlier = impl_->runs[&session];
+    if (auto loops = earlier.lock(); loops && loops->running > 0) return {};  // already started: no new loops
+    earlier = group;
+    std::lock_guard<std::mutex> errors_guard(*impl_->errors_mu);
+    impl_->errors->clear();
+  }
   group->session = session.handle();
   if (coord) group->coord = *coord;
   group->close_op = impl_->close_op;
   group->queue_name = impl_->queue_name;
   group->errors_mu = impl_->errors_mu;
   group->errors = impl_->errors;
+  group->closed_codes = impl_->closed_codes;
   group->running = static_cast<int>(impl_->enqueue_ops.size());
   std::vector<Runner> runners;
   for (std::size_t i = 0; i < impl_->enqueue_ops.size(); ++i) {

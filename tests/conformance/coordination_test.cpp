@@ -243,6 +243,60 @@ BOOST_AUTO_TEST_CASE(queue_runner_errors_reach_the_coordinator, *boost::unit_tes
   BOOST_CHECK_THROW(coord.join(runners, 10s), af::NotFoundError);
 }
 
+// queue_runner_test.py testIgnoreMultiStarts: while the loops of a session have not ended,
+// create_threads for it returns no loops; once they have, it makes new ones.
+BOOST_AUTO_TEST_CASE(queue_runner_ignores_a_second_start_while_its_loops_run, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  af::FIFOQueue in(g, {.capacity = 10, .dtypes = {af::int32}, .shapes = {{}}});
+  af::FIFOQueue out(g, {.capacity = 10, .dtypes = {af::int32}, .shapes = {{}}});
+  af::QueueRunner qr(out, {out.enqueue({in.dequeue()[0]})});
+  af::Session sess(g);
+  auto runners = qr.create_threads(sess);
+  BOOST_TEST(runners.size() == 1u);
+  BOOST_TEST(qr.create_threads(sess).empty(), "the first loops were not started yet");
+  for (auto& r : runners) r.start();
+  BOOST_TEST(qr.create_threads(sess).empty(), "the first loops still run");
+  sess.run(in.close());  // the loop's dequeue gets OutOfRange: the queue ran out
+  for (auto& r : runners) BOOST_TEST(r.join(10s));
+  BOOST_TEST(qr.exceptions_raised().empty());
+  auto again = qr.create_threads(sess);
+  BOOST_TEST(again.size() == 1u, "the loops ended: new ones are made");
+  af::Session other(g);
+  BOOST_TEST(qr.create_threads(other).size() == 1u, "another session gets loops of its own");
+}
+
+// queue_runner_impl.py: only queue_closed_exception_types (OutOfRange by default) mean the
+// queue was closed; Cancelled, which an enqueue blocked on a full queue gets when it is
+// closed with cancel_pending_enqueues, is an error kept in exceptions_raised, unless the
+// runner counts it as closed.
+BOOST_AUTO_TEST_CASE(queue_runner_counts_only_its_closed_exception_types_as_a_close, *boost::unit_test::timeout(60)) {
+  for (bool cancelled_closes : {false, true}) {
+    af::Graph g;
+    af::FIFOQueue out(g, {.capacity = 1, .dtypes = {af::int32}, .shapes = {{}}});
+    auto one = g.constant(af::Tensor(std::int32_t{1}));
+    std::vector<af::Code> closed = {af::Code::out_of_range};
+    if (cancelled_closes) closed.push_back(af::Code::cancelled);
+    af::QueueRunner qr(out, {out.enqueue({one})}, {}, {}, cancelled_closes ? closed : std::vector<af::Code>{});
+    BOOST_TEST(qr.queue_closed_exception_types() == closed);
+    af::Session sess(g);
+    auto runners = qr.create_threads(sess, nullptr, true);
+    // The loop fills the queue and then waits in its next enqueue.
+    while (sess.run(out.size()).scalar<std::int32_t>() < 1) std::this_thread::sleep_for(5ms);
+    std::this_thread::sleep_for(50ms);
+    sess.run(out.close(true));
+    for (auto& r : runners) BOOST_TEST(r.join(10s));
+    auto errors = qr.exceptions_raised();
+    BOOST_TEST_CONTEXT((cancelled_closes ? "Cancelled counted as closed" : "default")) {
+      if (cancelled_closes) {
+        BOOST_TEST(errors.empty());
+      } else {
+        BOOST_TEST_REQUIRE(errors.size() == 1u);
+        BOOST_TEST(errors[0].code() == af::Code::cancelled, errors[0].to_string());
+      }
+    }
+  }
+}
+
 // tf.train.batch / shuffle_batch with QUEUE_RUNNERS and start_queue_runners; the final
 // smaller batch with allow_smaller_final_batch.
 BOOST_AUTO_TEST_CASE(batch_and_shuffle_batch_run_through_start_queue_runners, *boost::unit_test::timeout(120)) {

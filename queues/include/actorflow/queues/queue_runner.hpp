@@ -17,26 +17,36 @@ inline constexpr const char* kQueueRunnersCollection = "queue_runners";
 /// TensorFlow's `tf.train.QueueRunner`: runs each enqueue op in a loop of its own (an
 /// actor, not an OS thread) until the queue is closed.
 ///
-/// A loop ends when its op fails with OutOfRange or Cancelled (its input ran out or the
-/// queue closed); the last loop to end runs `close_op`. Any other error is passed to the
-/// coordinator's `request_stop` and ends the loop. With a coordinator, one more runner
-/// waits for the stop request and runs `cancel_op` (close with cancel_pending_enqueues) so
-/// enqueues blocked on a full queue wake up.
+/// A loop ends when its op fails with one of `queue_closed_exception_types` (OutOfRange by
+/// default: its input ran out or the queue closed); the last loop to end so runs
+/// `close_op`. Any other error (Cancelled too, as in TensorFlow) is passed to the
+/// coordinator's `request_stop`, or kept in `exceptions_raised` without one, and ends the
+/// loop. With a coordinator, one more runner waits for the stop request and runs
+/// `cancel_op` (close with cancel_pending_enqueues) so enqueues blocked on a full queue
+/// wake up.
 class QueueRunner {
  public:
-  /// `close_op` defaults to `queue.close()`, `cancel_op` to `queue.close(true)`.
+  /// `close_op` defaults to `queue.close()`, `cancel_op` to `queue.close(true)`,
+  /// `queue_closed_exception_types` (error codes) to {OutOfRange}.
   QueueRunner(const QueueBase& queue, std::vector<Operation> enqueue_ops,
-              std::optional<Operation> close_op = {}, std::optional<Operation> cancel_op = {});
+              std::optional<Operation> close_op = {}, std::optional<Operation> cancel_op = {},
+              std::vector<Code> queue_closed_exception_types = {});
 
   /// The enqueue ops, one loop each.
   const std::vector<Operation>& enqueue_ops() const noexcept;
   /// The queue's name.
   const std::string& name() const noexcept;
 
+  /// The error codes that mean the queue was closed.
+  const std::vector<Code>& queue_closed_exception_types() const noexcept;
+
   /// Creates the loops for `session` (one per enqueue op, plus the cancel waiter when a
   /// coordinator is given, registered with it). With `start` they run at once, else on
-  /// `Runner::start`. The session's graph must outlive the loops; the Session object may
-  /// go (loops then end with errors that are ignored).
+  /// `Runner::start`. While loops created earlier for the same Session object have not all
+  /// ended (or were never started), it creates none and returns an empty list, as
+  /// TensorFlow does; otherwise it forgets the errors kept in `exceptions_raised`. The
+  /// session's graph must outlive the loops; the Session object may go (loops then end
+  /// with errors that are ignored).
   std::vector<Runner> create_threads(Session& session, Coordinator* coord = nullptr, bool start = false) const;
   /// As above with a coordinator.
   std::vector<Runner> create_threads(Session& session, Coordinator& coord, bool start = false) const {
