@@ -3,6 +3,7 @@
 // requests from actors and turns the exits of monitored actors into runner ends.
 #include "actorflow/actors/coordinator.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <map>
@@ -87,6 +88,8 @@ struct Coordinator::State {
   std::exception_ptr exception;
   bool clean_stop_reported = false;
   bool joined = false;
+  /// Codes of errors that stop cleanly (clean_stop_exception_types).
+  std::vector<Code> clean_codes{Code::out_of_range};
   std::vector<Runner> registered;
   std::vector<std::function<void(bool)>> stop_callbacks;
   caf::actor actor;
@@ -104,7 +107,8 @@ struct Coordinator::State {
     std::vector<std::function<void(bool)>> callbacks;
     {
       std::unique_lock<std::mutex> guard(mu);
-      const bool clean = !s.ok() && s.code() == Code::out_of_range;
+      const bool clean =
+          !s.ok() && std::find(clean_codes.begin(), clean_codes.end(), s.code()) != clean_codes.end();
       const bool failed = !clean && (!s.ok() || ex);
       if (joined && failed) {
         if (!raise_late) {
@@ -117,11 +121,11 @@ struct Coordinator::State {
         throw_if_error(s);
       }
       if (clean) {
-        // End of input is a clean stop: not an error, and logged once however many runners
-        // run into it.
+        // End of input (or another clean_stop_exception_types code) is a clean stop: not an
+        // error, and logged once however many runners run into it.
         if (!clean_stop_reported) {
           clean_stop_reported = true;
-          log_info("Coordinator: clean stop at end of input (" + s.message() + ")");
+          log_info("Coordinator: clean stop (" + s.to_string() + ")");
         }
       } else if (failed && !stop && error.ok() && !exception) {
         error = s;
@@ -146,6 +150,10 @@ struct CoordActorState {
 };
 
 }  // namespace
+
+Coordinator::Coordinator(std::vector<Code> clean_stop_exception_types, Runtime& runtime) : Coordinator(runtime) {
+  state_->clean_codes = std::move(clean_stop_exception_types);
+}
 
 Coordinator::Coordinator(Runtime& runtime) : state_(std::make_shared<State>()) {
   std::weak_ptr<State> weak = state_;

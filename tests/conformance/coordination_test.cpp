@@ -105,6 +105,21 @@ BOOST_AUTO_TEST_CASE(out_of_range_is_a_clean_stop_reported_once, *boost::unit_te
   BOOST_TEST(mentions == 1);
 }
 
+// coordinator_test.py testJoinIgnoresMyExceptionType: clean_stop_exception_types replaces
+// OutOfRange as the clean stop; an empty list makes every error count.
+BOOST_AUTO_TEST_CASE(clean_stop_exception_types_choose_what_stops_cleanly, *boost::unit_test::timeout(60)) {
+  af::Coordinator mine({af::Code::invalid_argument});
+  mine.request_stop(af::invalid_argument("my clean stop"));
+  BOOST_TEST(mine.should_stop());
+  BOOST_CHECK_NO_THROW(mine.join());
+  af::Coordinator not_out_of_range({af::Code::invalid_argument});
+  not_out_of_range.request_stop(af::out_of_range("end of input"));
+  BOOST_CHECK_THROW(not_out_of_range.join(), af::OutOfRangeError);
+  af::Coordinator none(std::vector<af::Code>{});
+  none.request_stop(af::out_of_range("end of input"));
+  BOOST_CHECK_THROW(none.join(), af::OutOfRangeError);
+}
+
 // join names the runners that did not stop within the grace period.
 BOOST_AUTO_TEST_CASE(join_names_runners_still_running, *boost::unit_test::timeout(60)) {
   af::Coordinator coord;

@@ -49,14 +49,18 @@ class Runner {
 /// first error. Thread-safe; cheap to copy (copies share one coordinator). Actors talk to
 /// it through `actor()`, host threads through the methods.
 ///
-/// `request_stop(error)` records the first error; OutOfRange is a clean stop (end of
-/// input): not an error, reported once. `join` waits for the runners, gives them
+/// `request_stop(error)` records the first error; OutOfRange (or the codes given as
+/// `clean_stop_exception_types`) is a clean stop (end of input): not an error, reported
+/// once. `join` waits for the runners, gives them
 /// `stop_grace_period` after a stop request, then re-raises the first error or names the
 /// runners still running.
 class Coordinator {
  public:
   /// A coordinator whose actor lives in `runtime` (which must outlive it).
   explicit Coordinator(Runtime& runtime = Runtime::global());
+  /// As above, with the error codes that stop cleanly instead of OutOfRange alone
+  /// (coordinator.py's `clean_stop_exception_types`; empty: none).
+  explicit Coordinator(std::vector<Code> clean_stop_exception_types, Runtime& runtime = Runtime::global());
 
   /// True once a stop was requested.
   bool should_stop() const noexcept;
