@@ -321,6 +321,18 @@ Operation QueueBase::enqueue_many(const std::vector<Output>& components, std::st
                   " components, got " + std::to_string(components.size()));
   std::vector<Output> inputs{handle_};
   std::vector<DType> types;
+  // Every component's dimension 0 is the batch: they must agree where known
+  // (data_flow_ops.py merges them).
+  std::int64_t batch = -1;
+  for (std::size_t i = 0; i < components.size(); ++i) {
+    const PartialShape& s = components[i].shape();
+    if (!s.rank_known() || s.rank() == 0 || s.dim(0) < 0) continue;
+    if (batch >= 0 && s.dim(0) != batch)
+      throw_invalid("EnqueueMany to " + what + ": Dimensions " + std::to_string(batch) + " and " +
+                    std::to_string(s.dim(0)) + " are not compatible (component " + std::to_string(i) +
+                    "'s batch dimension)");
+    batch = s.dim(0);
+  }
   for (std::size_t i = 0; i < components.size(); ++i) {
     if (components[i].dtype() != dtypes_[i])
       throw_invalid("EnqueueMany to " + what + ": component " + std::to_string(i) + " has dtype " +

@@ -66,6 +66,20 @@ BOOST_AUTO_TEST_CASE(enqueue_many_and_dequeue_many_batch_rows, *boost::unit_test
   BOOST_TEST(sess.run(q.size()).scalar<std::int32_t>() == 1);
 }
 
+// data_flow_ops.py enqueue_many merges every component's dimension 0 when the graph is
+// built: known batch sizes that differ are refused then ("Dimensions 3 and 4 are not
+// compatible"), unknown ones merge with anything.
+BOOST_AUTO_TEST_CASE(enqueue_many_components_must_agree_on_the_batch_dimension, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  af::FIFOQueue q(g, {.capacity = 10, .dtypes = {af::int32, af::float32}, .shapes = {{}, {2}}});
+  auto three = g.placeholder(af::int32, af::PartialShape{3});
+  auto four = g.placeholder(af::float32, af::PartialShape{4, 2});
+  auto unknown = g.placeholder(af::float32, af::PartialShape{-1, 2});
+  const std::string msg = af::test::construction_error([&] { q.enqueue_many({three, four}); });
+  BOOST_TEST(contains(msg, "Dimensions 3 and 4 are not compatible"), msg);
+  BOOST_CHECK_NO_THROW(q.enqueue_many({three, unknown}));
+}
+
 // "Queues of tuples": (int32 scalar, float32 [3,2]) pairs; dequeue_many of pairs.
 BOOST_AUTO_TEST_CASE(queues_hold_tuples_of_tensors, *boost::unit_test::timeout(60)) {
   af::Graph g;
