@@ -250,6 +250,13 @@ class FixedLengthSource final : public RecordSource {
     // The footer is only known at the end: keep a look-ahead of footer_bytes.
     std::string header;
     ACTORFLOW_RETURN_IF_ERROR(read_bytes(static_cast<std::size_t>(options_.header_bytes), &header));
+    // TensorFlow skips the header with SkipNBytes, which is OutOfRange when the file ends
+    // first: the read fails and the file is not started.
+    if (header.size() < static_cast<std::size_t>(options_.header_bytes)) {
+      ACTORFLOW_RETURN_IF_ERROR(check_stream_end());  // a compressed stream cut short: DataLoss
+      return out_of_range("reached end of file: " + filename + " has " + std::to_string(header.size()) +
+                          " bytes, fewer than its header_bytes " + std::to_string(options_.header_bytes));
+    }
     window_.clear();
     return {};
   }

@@ -258,6 +258,29 @@ BOOST_AUTO_TEST_CASE(read_up_to_zero_reads_nothing_and_a_negative_count_reads_th
              (std::vector<std::int32_t>{2, 3, 4}));
 }
 
+// fixed_length_record_reader_op.cc skips the header with SkipNBytes: a file shorter than
+// header_bytes makes the read fail with OutOfRange ("reached end of file", from
+// RandomAccessInputStream) before the file counts as started; the next read takes the next
+// file.
+BOOST_AUTO_TEST_CASE(fixed_length_record_reader_fails_a_file_shorter_than_its_header, *boost::unit_test::timeout(60)) {
+  TempDir dir;
+  auto short_file = dir.write("short.bin", "HH");
+  auto good = dir.write("good.bin", "HHHHaabb");
+  af::Graph g;
+  af::test::FilenameQueue files(g);
+  af::FixedLengthRecordReader reader(g, {.record_bytes = 2, .header_bytes = 4});
+  auto [key, value] = reader.read(files);
+  af::Session sess(g);
+  files.add(sess, short_file);
+  files.add(sess, good);
+  auto msg = error_of<af::OutOfRangeError>([&] { sess.run(value); });
+  BOOST_TEST(contains(msg, "reached end of file"), msg);
+  BOOST_TEST(contains(msg, "short.bin"), msg);
+  BOOST_TEST(sess.run(reader.num_work_units_completed()).scalar<std::int64_t>() == 0);
+  BOOST_TEST(sess.run(value).scalar<std::string>() == "aa");
+  BOOST_TEST(sess.run(value).scalar<std::string>() == "bb");
+}
+
 // FixedLengthRecordReader: header, footer, records and hops.
 BOOST_AUTO_TEST_CASE(fixed_length_record_reader_skips_header_and_footer, *boost::unit_test::timeout(60)) {
   TempDir dir;
