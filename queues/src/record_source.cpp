@@ -366,6 +366,8 @@ class WholeFileSource final : public RecordSource {
     done_ = false;
     return {};
   }
+  // The whole file is the record, and its work unit ends with it (whole_file_read_ops.cc
+  // sets *at_end with *produced).
   Status read(std::string* key, std::string* value, bool* produced, bool* at_end) override {
     if (done_) {
       *at_end = true;
@@ -379,10 +381,13 @@ class WholeFileSource final : public RecordSource {
     } while (chunk.size() == kBufferSize);
     *key = filename_;
     *produced = true;
+    *at_end = true;
     done_ = true;
     return {};
   }
   void close() override { input_.close(); }
+  // Its state is ReaderBase's alone, as TensorFlow's WholeFileReader stores it.
+  bool supports_serialize() const override { return true; }
 
  private:
   std::string filename_;

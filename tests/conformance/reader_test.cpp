@@ -379,6 +379,32 @@ BOOST_AUTO_TEST_CASE(whole_file_reader_reads_whole_files, *boost::unit_test::tim
   BOOST_TEST(r[1].scalar<std::string>() == big);
 }
 
+// whole_file_read_ops.cc: the read that returns a file also finishes its work unit
+// (*at_end with *produced), and the reader's state (ReaderBase's alone) serializes and
+// restores.
+BOOST_AUTO_TEST_CASE(whole_file_reader_finishes_each_file_with_its_read_and_saves_its_state,
+                     *boost::unit_test::timeout(60)) {
+  TempDir dir;
+  auto a = dir.write("a.txt", "alpha");
+  auto b = dir.write("b.txt", "beta");
+  af::Graph g;
+  af::test::FilenameQueue files(g);
+  af::WholeFileReader reader(g);
+  auto [key, value] = reader.read(files);
+  auto state = reader.serialize_state();
+  af::Session sess(g);
+  files.add(sess, a);
+  files.add(sess, b);
+  BOOST_TEST(sess.run(value).scalar<std::string>() == "alpha");
+  BOOST_TEST(sess.run(reader.num_work_units_completed()).scalar<std::int64_t>() == 1);
+  const std::string saved = sess.run(state).scalar<std::string>();
+  BOOST_TEST(sess.run(value).scalar<std::string>() == "beta");
+  BOOST_TEST(sess.run(reader.num_records_produced()).scalar<std::int64_t>() == 2);
+  sess.run(reader.restore_state(saved));
+  BOOST_TEST(sess.run(reader.num_records_produced()).scalar<std::int64_t>() == 1);
+  BOOST_TEST(sess.run(reader.num_work_units_completed()).scalar<std::int64_t>() == 1);
+}
+
 // decode_csv errors name file:line when the record came from a reader.
 BOOST_AUTO_TEST_CASE(decode_csv_errors_name_file_and_line, *boost::unit_test::timeout(60)) {
   TempDir dir;
