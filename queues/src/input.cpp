@@ -202,8 +202,15 @@ FIFOQueue input_producer(const Output& input, const InputProducerOptions& o) {
   if (!s.rank_known() || s.rank() < 1)
     invalid("input_producer: input_tensor must have rank >= 1: " + input.name());
   PartialShape element(std::vector<std::int64_t>(s.dims().begin() + 1, s.dims().end()));
-  if (!element.fully_defined())
-    invalid("input_producer: Shape of the elements must be fully defined, got " + element.to_string());
+  if (o.element_shape) {
+    PartialShape merged;
+    if (Status m = element.merge_with(*o.element_shape, &merged); !m.ok())
+      invalid("input_producer: " + m.message());
+    element = merged;
+  }
+  if (!element.fully_defined())  // input.py's message
+    invalid("input_producer: Either `input_tensor` must have a fully defined shape or `element_shape` must be "
+            "specified (element shape " + element.to_string() + ")");
   Output values = input;
   if (o.shuffle) values = random_shuffle(values, o.seed);
   values = limit_epochs(values, o.num_epochs);

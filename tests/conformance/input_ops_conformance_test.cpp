@@ -215,4 +215,20 @@ BOOST_AUTO_TEST_CASE(batching_checks_capacity_and_rank_when_it_builds_the_graph,
   BOOST_TEST(contains(msg, "Cannot infer Tensor's rank"), msg);
 }
 
+// input.py input_producer: the element shape is the input's shape past dimension 0 merged
+// with `element_shape`; it must come out fully defined ("Either `input_tensor` must have a
+// fully defined shape or `element_shape` must be specified"), and the two must agree.
+BOOST_AUTO_TEST_CASE(input_producer_merges_element_shape_with_the_inputs_shape, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  auto rows = g.placeholder(af::float32, af::PartialShape{-1, -1}, "rows");
+  auto msg = error_of<af::InvalidArgumentError>([&] { af::input_producer(rows); });
+  BOOST_TEST(contains(msg, "Either `input_tensor` must have a fully defined shape or `element_shape` must be specified"),
+             msg);
+  auto q = af::input_producer(rows, {.element_shape = af::PartialShape{3}});
+  BOOST_TEST(q.dequeue()[0].shape().to_string() == "(3,)");
+  auto three = g.placeholder(af::float32, af::PartialShape{-1, 3}, "three");
+  msg = error_of<af::InvalidArgumentError>([&] { af::input_producer(three, {.element_shape = af::PartialShape{4}}); });
+  BOOST_TEST(msg != "<no error>");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

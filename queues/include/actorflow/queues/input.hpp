@@ -24,6 +24,9 @@ struct InputProducerOptions {
   std::string name;  ///< the name scope of the ops (default "input_producer")
   /// The op the queue runner runs on stop (default: close with cancel_pending_enqueues).
   std::optional<Operation> cancel_op;
+  /// The shape of one element (input_producer's `element_shape`), merged with the input's
+  /// shape past dimension 0; needed when that shape is not fully defined.
+  std::optional<PartialShape> element_shape;
 };
 
 /// `tf.train.limit_epochs`: `tensor`, erroring with OutOfRange after `num_epochs`
@@ -32,7 +35,8 @@ Output limit_epochs(const Output& tensor, std::optional<std::int64_t> num_epochs
 
 /// `tf.train.input_producer`: a FIFOQueue fed with the rows of `input_tensor` (shuffled
 /// each epoch when `shuffle`) by a QueueRunner added to QUEUE_RUNNERS. Throws
-/// InvalidArgumentError when the element shape is not fully defined.
+/// InvalidArgumentError when neither the input's shape past dimension 0 nor
+/// `element_shape` defines the element shape fully, or when they disagree.
 FIFOQueue input_producer(const Output& input_tensor, const InputProducerOptions& options = {});
 
 /// `tf.train.string_input_producer`: file names for readers.
