@@ -563,13 +563,9 @@ void QueueCore::close(std::uint64_t id, bool cancel_pending_enqueues, ReplyFn do
     closed_ = true;
     auto pending = std::move(enqueue_attempts_);
     enqueue_attempts_.clear();
-    for (auto& a : pending) {
-      if (a.kind == AttemptKind::close) {
-        a.done({});  // an earlier plain close: the queue is closed now
-      } else {
-        a.done({cancelled("Enqueue operation was cancelled"), {}});
-      }
-    }
+    // Every pending enqueue attempt is cancelled, a plain close waiting behind enqueues too
+    // (TensorFlow's CloseAndCancel: closes are attempts in the same list).
+    for (auto& a : pending) a.done({cancelled("Enqueue operation was cancelled"), {}});
     done({});
     flush();
     return;

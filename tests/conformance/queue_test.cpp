@@ -199,6 +199,32 @@ BOOST_AUTO_TEST_CASE(close_honours_or_cancels_pending_enqueues, *boost::unit_tes
   sess2.run(close2);
   BOOST_TEST(contains(pending2.get(), "Enqueue operation was cancelled"));
   BOOST_TEST(sess2.run(q2.size()).scalar<std::int32_t>() == 1);
+
+  // A plain close waiting behind a pending enqueue is an enqueue attempt too: close with
+  // cancel_pending_enqueues cancels both (queue_base.cc CloseAndCancel).
+  af::Graph g3;
+  af::FIFOQueue q3(g3, {.capacity = 1, .dtypes = {af::int32}, .shapes = {{}}});
+  auto x3 = g3.placeholder(af::int32, af::PartialShape(af::Shape{}));
+  auto enqueue3 = q3.enqueue({x3});
+  auto close3 = q3.close();
+  auto cancel3 = q3.close(true);
+  af::Session sess3(g3);
+  sess3.run(enqueue3, {{x3, af::Tensor(1)}});
+  auto pending_enqueue = std::async(std::launch::async, [&] {
+    return error_of<af::CancelledError>([&] { sess3.run(enqueue3, {{x3, af::Tensor(2)}}); });
+  });
+  std::this_thread::sleep_for(50ms);
+  auto pending_close = std::async(std::launch::async, [&] {
+    return error_of<af::CancelledError>([&] { sess3.run(close3); });
+  });
+  std::this_thread::sleep_for(50ms);
+  BOOST_TEST(!sess3.run(q3.is_closed()).scalar<bool>(), "the plain close waits behind the enqueue");
+  sess3.run(cancel3);
+  BOOST_TEST(contains(pending_enqueue.get(), "Enqueue operation was cancelled"));
+  const std::string closed = pending_close.get();
+  BOOST_TEST(contains(closed, "Enqueue operation was cancelled"), closed);
+  BOOST_TEST(sess3.run(q3.is_closed()).scalar<bool>());
+  BOOST_TEST(sess3.run(q3.size()).scalar<std::int32_t>() == 1);
 }
 
 // dequeue_many needs shapes; dtype and shape mismatches name the queue and component.
