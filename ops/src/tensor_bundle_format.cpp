@@ -1,0 +1,513 @@
+// The V2 checkpoint format's shared pieces (tensor_bundle_format.hpp).
+#include "tensor_bundle_format.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <random>
+
+#include <leveldb/env.h>
+#include <leveldb/iterator.h>
+#include <leveldb/options.h>
+#include <leveldb/table.h>
+#include <leveldb/table_builder.h>
+
+namespace af::bundle_format {
+
+// -- varints and protobuf wire format -------------------------------------------------------
+
+void put_varint64(std::string* out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+void put_fixed32(std::string* out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+std::uint32_t get_fixed32(const char* p) {
+  std::uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;  // little-endian host (static_assert above)
+}
+
+// Reads a varint from [*p, end); false when it runs past `end` or over 10 bytes.
+bool get_varint64(const char** p, const char* end, std::uint64_t* v) {
+  std::uint64_t result = 0;
+  for (int shift = 0; shift <= 63 && *p < end; shift += 7) {
+    const auto byte = static_cast<std::uint8_t>(**p);
+    ++*p;
+    result |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *v = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+// One field of a protobuf message.
+namespace {
+
+struct ProtoField {
+  std::uint32_t number = 0;
+  int wire_type = 0;
+  std::uint64_t varint = 0;  // wire types 0, 1 and 5 (fixed values widened)
+  std::string_view bytes;    // wire type 2
+  std::string_view raw;      // the whole field, tag included
+};
+
+// Walks the fields of a serialized message; tolerant of unknown fields, strict about
+// malformed framing.
+class ProtoReader {
+ public:
+  explicit ProtoReader(std::string_view data) : p_(data.data()), end_(data.data() + data.size()) {}
+
+  // Reads the next field; false at the end. `ok()` tells a clean end from a malformed one.
+  bool next(ProtoField* f) {
+    if (p_ >= end_ || !ok_) return false;
+    const char* start = p_;
+    std::uint64_t tag;
+    if (!get_varint64(&p_, end_, &tag)) return fail();
+    f->number = static_cast<std::uint32_t>(tag >> 3);
+    f->wire_type = static_cast<int>(tag & 7);
+    if (f->number == 0) return fail();
+    switch (f->wire_type) {
+      case 0:
+        if (!get_varint64(&p_, end_, &f->varint)) return fail();
+        break;
+      case 1:
+        if (end_ - p_ < 8) return fail();
+        std::memcpy(&f->varint, p_, 8);
+        p_ += 8;
+        break;
+      case 2: {
+        std::uint64_t len;
+        if (!get_varint64(&p_, end_, &len) || len > static_cast<std::uint64_t>(end_ - p_))
+          return fail();
+        f->bytes = std::string_view(p_, static_cast<std::size_t>(len));
+        p_ += len;
+        break;
+      }
+      case 5:
+        if (end_ - p_ < 4) return fail();
+        f->varint = get_fixed32(p_);
+        p_ += 4;
+        break;
+      default:  // groups (3, 4) never occur in these messages
+        return fail();
+    }
+    f->raw = std::string_view(start, static_cast<std::size_t>(p_ - start));
+    return true;
+  }
+  bool ok() const noexcept { return ok_; }
+
+ private:
+  bool fail() {
+    ok_ = false;
+    return false;
+  }
+  const char* p_;
+  const char* end_;
+  bool ok_ = true;
+};
+
+void put_tag(std::string* out, std::uint32_t number, int wire_type) {
+  put_varint64(out,
+               (static_cast<std::uint64_t>(number) << 3) | static_cast<std::uint64_t>(wire_type));
+}
+
+void put_length_delimited(std::string* out, std::uint32_t number, std::string_view bytes) {
+  put_tag(out, number, 2);
+  put_varint64(out, bytes.size());
+  out->append(bytes);
+}
+
+// BundleHeaderProto{num_shards = 1, endianness = 2, version = 3}.
+
+}  // namespace
+
+std::string encode_header(std::int32_t num_shards, int endianness, std::string_view version) {
+  std::string out;
+  if (num_shards != 0) {
+    put_tag(&out, 1, 0);
+    put_varint64(&out, static_cast<std::uint64_t>(static_cast<std::int64_t>(num_shards)));
+  }
+  if (endianness != 0) {
+    put_tag(&out, 2, 0);
+    put_varint64(&out, static_cast<std::uint64_t>(endianness));
+  }
+  put_length_delimited(&out, 3, version);
+  return out;
+}
+
+std::string encode_version(std::int32_t producer, std::int32_t min_consumer) {
+  std::string out;
+  if (producer != 0) {
+    put_tag(&out, 1, 0);
+    put_varint64(&out, static_cast<std::uint64_t>(static_cast<std::int64_t>(producer)));
+  }
+  if (min_consumer != 0) {
+    put_tag(&out, 2, 0);
+    put_varint64(&out, static_cast<std::uint64_t>(static_cast<std::int64_t>(min_consumer)));
+  }
+  return out;
+}
+
+bool decode_header(std::string_view data, HeaderProto* h) {
+  ProtoReader r(data);
+  ProtoField f;
+  while (r.next(&f)) {
+    if (f.number == 1 && f.wire_type == 0) {
+      h->num_shards = static_cast<std::int32_t>(f.varint);
+    } else if (f.number == 2 && f.wire_type == 0) {
+      h->endianness = static_cast<int>(f.varint);
+    } else if (f.number == 3 && f.wire_type == 2) {
+      h->has_version = true;
+      h->version = std::string(f.bytes);
+      ProtoReader v(f.bytes);
+      ProtoField g;
+      while (v.next(&g)) {
+        if (g.number == 1 && g.wire_type == 0) {
+          h->producer = static_cast<std::int32_t>(g.varint);
+        } else if (g.number == 2 && g.wire_type == 0) {
+          h->min_consumer = static_cast<std::int32_t>(g.varint);
+        } else if (g.number == 3 && g.wire_type == 0) {
+          h->bad_consumers.push_back(static_cast<std::int32_t>(g.varint));
+        } else if (g.number == 3 && g.wire_type == 2) {  // packed
+          const char* p = g.bytes.data();
+          const char* end = p + g.bytes.size();
+          while (p < end) {
+            std::uint64_t x;
+            if (!get_varint64(&p, end, &x)) return false;
+            h->bad_consumers.push_back(static_cast<std::int32_t>(x));
+          }
+        }
+      }
+      if (!v.ok()) return false;
+    }
+  }
+  return r.ok();
+}
+
+// BundleEntryProto{dtype = 1, shape = 2, shard_id = 3, offset = 4, size = 5, crc32c = 6
+// (fixed32), slices = 7}. Shape, slices and unknown fields are kept as bytes so a merge
+// writes them back unchanged.
+
+std::string encode_entry(const EntryProto& e) {
+  std::string out;
+  if (e.dtype != 0) {
+    put_tag(&out, 1, 0);
+    put_varint64(&out, static_cast<std::uint64_t>(static_cast<std::int64_t>(e.dtype)));
+  }
+  put_length_delimited(&out, 2, e.shape);  // present even when empty, as TensorFlow's
+  if (e.shard_id != 0) {
+    put_tag(&out, 3, 0);
+    put_varint64(&out, static_cast<std::uint64_t>(static_cast<std::int64_t>(e.shard_id)));
+  }
+  if (e.offset != 0) {
+    put_tag(&out, 4, 0);
+    put_varint64(&out, static_cast<std::uint64_t>(e.offset));
+  }
+  if (e.size != 0) {
+    put_tag(&out, 5, 0);
+    put_varint64(&out, static_cast<std::uint64_t>(e.size));
+  }
+  if (e.crc32c != 0) {
+    put_tag(&out, 6, 5);
+    put_fixed32(&out, e.crc32c);
+  }
+  for (const auto& s : e.slices) put_length_delimited(&out, 7, s);
+  out += e.unknown_fields;
+  return out;
+}
+
+bool decode_entry(std::string_view data, EntryProto* e) {
+  ProtoReader r(data);
+  ProtoField f;
+  while (r.next(&f)) {
+    if (f.number == 1 && f.wire_type == 0) {
+      e->dtype = static_cast<int>(f.varint);
+    } else if (f.number == 2 && f.wire_type == 2) {
+      e->shape = std::string(f.bytes);
+    } else if (f.number == 3 && f.wire_type == 0) {
+      e->shard_id = static_cast<std::int32_t>(f.varint);
+    } else if (f.number == 4 && f.wire_type == 0) {
+      e->offset = static_cast<std::int64_t>(f.varint);
+    } else if (f.number == 5 && f.wire_type == 0) {
+      e->size = static_cast<std::int64_t>(f.varint);
+    } else if (f.number == 6 && f.wire_type == 5) {
+      e->crc32c = static_cast<std::uint32_t>(f.varint);
+    } else if (f.number == 7 && f.wire_type == 2) {
+      e->slices.emplace_back(f.bytes);
+    } else {
+      e->unknown_fields.append(f.raw);
+    }
+  }
+  return r.ok();
+}
+
+// TensorShapeProto{dim = 2 (Dim{size = 1, name = 2}), unknown_rank = 3}.
+std::string encode_shape(const Shape& shape) {
+  std::string out;
+  for (std::int64_t d : shape.dims()) {
+    std::string dim;
+    if (d != 0) {
+      put_tag(&dim, 1, 0);
+      put_varint64(&dim, static_cast<std::uint64_t>(d));
+    }
+    put_length_delimited(&out, 2, dim);
+  }
+  return out;
+}
+
+// Decodes a shape; false unless it is a valid, fully defined TensorShape.
+bool decode_shape(std::string_view data, Shape* shape) {
+  std::vector<std::int64_t> dims;
+  bool unknown_rank = false;
+  ProtoReader r(data);
+  ProtoField f;
+  while (r.next(&f)) {
+    if (f.number == 2 && f.wire_type == 2) {
+      std::int64_t size = 0;
+      ProtoReader d(f.bytes);
+      ProtoField g;
+      while (d.next(&g))
+        if (g.number == 1 && g.wire_type == 0) size = static_cast<std::int64_t>(g.varint);
+      if (!d.ok()) return false;
+      dims.push_back(size);
+    } else if (f.number == 3 && f.wire_type == 0) {
+      unknown_rank = f.varint != 0;
+    }
+  }
+  if (!r.ok() || unknown_rank) return false;
+  // TensorShape::IsValid: non-negative dims, at most 254 of them, no overflowing product.
+  if (dims.size() > 254) return false;
+  std::int64_t elements = 1;
+  for (std::int64_t d : dims) {
+    if (d < 0) return false;
+    if (d > 0 && elements > std::numeric_limits<std::int64_t>::max() / d) return false;
+    elements *= d;
+  }
+  *shape = Shape(dims);
+  return true;
+}
+
+// The debug rendering TensorFlow's errors use for a shape proto ("dim { size: -1 }").
+std::string shape_debug_string(std::string_view data) {
+  std::string out;
+  ProtoReader r(data);
+  ProtoField f;
+  while (r.next(&f)) {
+    if (out.size()) out += " ";
+    if (f.number == 2 && f.wire_type == 2) {
+      std::int64_t size = 0;
+      ProtoReader d(f.bytes);
+      ProtoField g;
+      while (d.next(&g))
+        if (g.number == 1 && g.wire_type == 0) size = static_cast<std::int64_t>(g.varint);
+      out += "dim { size: " + std::to_string(size) + " }";
+    } else if (f.number == 3) {
+      out += "unknown_rank: " + std::string(f.varint ? "true" : "false");
+    }
+  }
+  return out;
+}
+
+// -- files ------------------------------------------------------------------------------------
+
+std::string dirname_of(const std::string& prefix) {
+  return std::filesystem::path(prefix).parent_path().string();
+}
+
+// TensorFlow's POSIX error text: "<file>; No such file or directory".
+Status io_error(const std::string& context, int err) {
+  std::string message = context + "; " + std::strerror(err);
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+      return not_found(std::move(message));
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return {Code::permission_denied, std::move(message)};
+    case EEXIST:
+      return already_exists(std::move(message));
+    case ENOSPC:
+    case EDQUOT:
+      return resource_exhausted(std::move(message));
+    default:
+      return unknown(std::move(message));
+  }
+}
+
+std::string temporary_name(const std::string& path) {
+  static std::mutex mu;
+  static std::mt19937_64 engine{std::random_device{}()};
+  std::uint64_t r;
+  {
+    std::lock_guard<std::mutex> guard(mu);
+    r = engine();
+  }
+  return path + ".tempstate" + std::to_string(r);
+}
+
+Status rename_file(const std::string& from, const std::string& to) {
+  if (std::rename(from.c_str(), to.c_str()) != 0) return io_error(from, errno);
+  return {};
+}
+
+// Makes renames into `dir` durable (best effort: a failure only weakens crash safety).
+void sync_directory(const std::string& dir) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
+Status create_parent_directory(const std::string& prefix) {
+  const std::string dir = dirname_of(prefix);
+  if (dir.empty()) return {};
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec && !std::filesystem::is_directory(dir)) return io_error(dir, ec.value());
+  return {};
+}
+
+Status from_leveldb(const leveldb::Status& s, const std::string& filename) {
+  if (s.ok()) return {};
+  std::string message = s.ToString();
+  for (std::string_view p : {"Corruption: ", "IO error: ", "NotFound: ", "Invalid argument: "}) {
+    if (message.rfind(p, 0) == 0) {
+      message.erase(0, p.size());
+      break;
+    }
+  }
+  if (s.IsCorruption()) return data_loss(message + " (in " + filename + ")");
+  if (s.IsNotFound()) return not_found(message);
+  return unknown(message + " (in " + filename + ")");
+}
+
+// TensorFlow's CorruptFileError.
+Status corrupt_file_error(const std::string& filename, const std::string& detail) {
+  return data_loss("Unable to read file (" + filename +
+                   "). Perhaps the file is corrupt or was produced by a newer version of "
+                   "TensorFlow with format changes (" +
+                   detail + ")");
+}
+
+// Writes a table of `header` under "" and `entries` (in key order) to `path`.
+Status write_index(const std::string& path, const std::string& header,
+                   const std::map<std::string, std::string>& entries) {
+  leveldb::WritableFile* raw = nullptr;
+  leveldb::Status s = leveldb::Env::Default()->NewWritableFile(path, &raw);
+  if (!s.ok()) return from_leveldb(s, path);
+  std::unique_ptr<leveldb::WritableFile> file(raw);
+  leveldb::Options options;
+  options.compression = leveldb::kNoCompression;
+  options.block_size = kIndexBlockSize;
+  options.block_restart_interval = kIndexBlockRestartInterval;
+  options.filter_policy = nullptr;
+  {
+    leveldb::TableBuilder builder(options, file.get());
+    builder.Add(leveldb::Slice(""), leveldb::Slice(header));
+    for (const auto& [key, value] : entries)
+      builder.Add(leveldb::Slice(key), leveldb::Slice(value));
+    s = builder.Finish();
+  }
+  if (s.ok()) s = file->Sync();
+  leveldb::Status closed = file->Close();
+  if (s.ok()) s = closed;
+  return from_leveldb(s, path);
+}
+
+// Reads every entry of the index table at `filename`, verifying block crcs: the header
+// first (key ""), then the tensors in key order.
+Status read_index(const std::string& filename, HeaderProto* header,
+                  std::vector<std::pair<std::string, std::string>>* entries) {
+  leveldb::Env* env = leveldb::Env::Default();
+  struct stat st;
+  if (::stat(filename.c_str(), &st) != 0) return io_error(filename, errno);
+  const auto file_size = static_cast<std::uint64_t>(st.st_size);
+  // LevelDB's own check, made before it tries to map an empty file.
+  if (file_size < 48) return data_loss("file is too short to be an sstable (in " + filename + ")");
+  leveldb::RandomAccessFile* raw_file = nullptr;
+  leveldb::Status s = env->NewRandomAccessFile(filename, &raw_file);
+  if (!s.ok()) return from_leveldb(s, filename);
+  std::unique_ptr<leveldb::RandomAccessFile> file(raw_file);
+  leveldb::Options options;
+  options.paranoid_checks = true;  // verify the index block's crc too
+  leveldb::Table* raw_table = nullptr;
+  s = leveldb::Table::Open(options, file.get(), file_size, &raw_table);
+  if (!s.ok()) return from_leveldb(s, filename);
+  std::unique_ptr<leveldb::Table> table(raw_table);
+  leveldb::ReadOptions read_options;
+  read_options.verify_checksums = true;
+  read_options.fill_cache = false;
+  std::unique_ptr<leveldb::Iterator> it(table->NewIterator(read_options));
+  it->SeekToFirst();
+  if (!it->Valid()) {
+    if (!it->status().ok()) return from_leveldb(it->status(), filename);
+    return corrupt_file_error(filename, "failed to seek to header entry");
+  }
+  if (!it->key().empty() ||
+      !decode_header(std::string_view(it->value().data(), it->value().size()), header))
+    return corrupt_file_error(filename, "unable to parse header");
+  for (it->Next(); it->Valid(); it->Next())
+    entries->emplace_back(it->key().ToString(), it->value().ToString());
+  if (!it->status().ok()) return from_leveldb(it->status(), filename);
+  return {};
+}
+
+// TensorFlow's CheckVersions for the bundle header.
+Status check_versions(const HeaderProto& h) {
+  if (h.producer < kTensorBundleMinProducer)
+    return invalid_argument("Checkpoint producer version " + std::to_string(h.producer) +
+                            " below min producer " + std::to_string(kTensorBundleMinProducer) +
+                            " supported by TensorFlow.  Please regenerate your checkpoint.");
+  if (h.min_consumer > kTensorBundleVersion)
+    return invalid_argument("Checkpoint min consumer version " + std::to_string(h.min_consumer) +
+                            " above current version " + std::to_string(kTensorBundleVersion) +
+                            " for TensorFlow.  Please upgrade TensorFlow.");
+  if (std::find(h.bad_consumers.begin(), h.bad_consumers.end(), kTensorBundleVersion) !=
+      h.bad_consumers.end())
+    return invalid_argument("Checkpoint disallows consumer version " +
+                            std::to_string(kTensorBundleVersion) +
+                            ".  Please upgrade TensorFlow: this version is likely buggy.");
+  return {};
+}
+
+std::string printf_08u(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%08u", v);
+  return buf;
+}
+
+// Reads exactly `size` bytes at `offset`; sets *got to what was read before EOF.
+Status pread_fully(int fd, void* out, std::size_t size, std::uint64_t offset, std::size_t* got,
+                   const std::string& filename) {
+  auto* dst = static_cast<char*>(out);
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::pread(fd, dst + done, size - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return io_error(filename, errno);
+    }
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  *got = done;
+  return {};
+}
+
+}  // namespace af::bundle_format
