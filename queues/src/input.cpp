@@ -3,6 +3,7 @@
 #include "actorflow/queues/input.hpp"
 
 #include "actorflow/ops/errors.hpp"
+#include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 
 namespace af {
@@ -224,13 +225,21 @@ FIFOQueue input_producer(const Output& input, const InputProducerOptions& o) {
 FIFOQueue string_input_producer(const Output& strings, const InputProducerOptions& o) {
   if (strings.dtype() != DType::string)
     invalid("string_input_producer: expected a string tensor, got " + std::string(dtype_name(strings.dtype())));
-  if (strings.node()->type() == "Const") {
-    const Tensor* v = strings.node()->def().attr<Tensor>("value");
-    if (v && v->num_elements() == 0) invalid("string_input_producer requires a non-null input tensor");
-  }
+  Graph& g = strings.graph();
   InputProducerOptions opts = o;
-  if (opts.name.empty()) opts.name = "input_producer";
-  return input_producer(strings, opts);
+  // One scope for the check and the producer (input.py hands its scope to input_producer).
+  if (opts.name.empty() || opts.name.back() != '/') opts.name = g.unique_name(opts.name.empty() ? "input_producer" : opts.name) + "/";
+  Output checked;
+  {
+    // input.py: an empty tensor is caught when the queue runner runs, by an Assert the
+    // strings depend on.
+    auto scope = g.name_scope(opts.name);
+    Operation non_empty = assert_that(greater(size(strings), g.constant(Tensor(std::int32_t{0}))),
+                                      {g.constant(Tensor(std::string("string_input_producer requires a non-null input tensor")))});
+    auto after = g.control_dependencies({non_empty});
+    checked = identity(strings);
+  }
+  return input_producer(checked, opts);
 }
 
 FIFOQueue string_input_producer(Graph& g, const std::vector<std::string>& strings, const InputProducerOptions& o) {

@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using af::test::contains;
+using af::test::error_of;
 
 struct TempDir : af::test::TempDir {
   TempDir() : af::test::TempDir("af_coord_test") {}
@@ -382,6 +383,28 @@ BOOST_AUTO_TEST_CASE(batch_with_dynamic_pad_pads, *boost::unit_test::timeout(60)
   coord.request_stop();
   coord.join(runners, 10s);
   (void)fill;
+}
+
+// input.py string_input_producer: an empty tensor of names builds, and the Assert it puts
+// before the queue fails the queue runner's step with "assertion failed: [string_input_producer
+// requires a non-null input tensor]", which the coordinator re-raises.
+BOOST_AUTO_TEST_CASE(string_input_producer_of_an_empty_tensor_fails_when_it_runs, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  auto names = af::string_input_producer(g.constant(af::Tensor(af::string, af::Shape{0})));
+  af::Session sess(g);
+  af::Coordinator coord;
+  auto runners = af::start_queue_runners(sess, coord, g);
+  BOOST_TEST(coord.wait_for_stop(10s));
+  try {
+    coord.join(runners, 10s);
+    BOOST_FAIL("expected InvalidArgument");
+  } catch (const af::InvalidArgumentError& e) {
+    BOOST_TEST(contains(e.what(), "assertion failed: [string_input_producer requires a non-null input tensor]"),
+               e.what());
+  }
+  BOOST_TEST(names.name() == "input_producer/fifo_queue");
+  auto msg = error_of<af::InvalidArgumentError>([&] { af::string_input_producer(g, std::vector<std::string>{}); });
+  BOOST_TEST(contains(msg, "string_input_producer requires a non-null input tensor"), msg);
 }
 
 // "Other convenience functions": string_input_producer cycles through the file names

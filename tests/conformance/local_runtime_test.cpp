@@ -316,4 +316,29 @@ BOOST_AUTO_TEST_CASE(reduction_over_no_axes_is_identity_and_over_none_is_total,
   BOOST_TEST(r[2].shape() == (af::Shape{2, 1}));
 }
 
+// logging_ops.cc AssertOp: a false condition fails the step with InvalidArgument
+// "assertion failed: " and each data tensor's first `summarize` elements (Tensor::
+// SummarizeValue: space-separated, "..." when cut, strings C-escaped); a true one passes.
+BOOST_AUTO_TEST_CASE(assert_fails_the_step_with_its_data_summarized, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  auto flag = g.placeholder(af::DType::boolean, af::PartialShape{}, "flag");
+  auto check = af::assert_that(flag, {g.constant(af::Tensor(std::string("x is \"bad\"\n"))),
+                                      g.constant(af::Tensor::from_vector<std::int32_t>({1, 2, 3, 4})),
+                                      g.constant(af::Tensor::from_vector<float>({1.5f, 2.0f, 0.1f}))});
+  af::Session sess(g);
+  BOOST_CHECK_NO_THROW(sess.run(check, {{flag, af::Tensor(true)}}));
+  try {
+    sess.run(check, {{flag, af::Tensor(false)}});
+    BOOST_FAIL("expected InvalidArgument");
+  } catch (const af::InvalidArgumentError& e) {
+    BOOST_TEST(std::string(e.what()).find("assertion failed: [x is \\\"bad\\\"\\n] [1 2 3...] [1.5 2 0.1]") !=
+                   std::string::npos,
+               e.what());
+  }
+  auto msg = af::test::construction_error([&] {
+    (void)af::assert_that(g.constant(af::Tensor::from_vector<bool>({true, false})), {});
+  });
+  BOOST_TEST(msg.find("Shape must be rank 0 but is rank 1") != std::string::npos, msg);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -304,6 +306,99 @@ class CheckNumericsOp : public OpKernel {
 };
 
 // UnchangedShape for one floating-point input (CheckNumerics); ScalarShape for L2Loss.
+// Assert(condition, data...): InvalidArgument "assertion failed: [d0] [d1] ..." when the
+// condition is false, each data tensor summarized as logging_ops.cc's AssertOp does
+// (Tensor::SummarizeValue: its first `summarize` elements separated by spaces, then "...").
+std::string summarize_value(const Tensor& t, std::int64_t max_entries) {
+  const Index n = t.num_elements();
+  const Index limit = max_entries < 0 ? n : std::min<Index>(max_entries, n);
+  std::string out;
+  auto element = [&](Index i) -> std::string {
+    switch (t.dtype()) {
+      case DType::string: {
+        // absl::Utf8SafeCEscape: quotes, backslashes and control characters escaped.
+        std::string e;
+        for (unsigned char c : t.data<std::string>()[i]) {
+          switch (c) {
+            case '\n': e += "\\n"; break;
+            case '\r': e += "\\r"; break;
+            case '\t': e += "\\t"; break;
+            case '"': e += "\\\""; break;
+            case '\'': e += "\\'"; break;
+            case '\\': e += "\\\\"; break;
+            default:
+              if (c < 0x20 || c == 0x7f) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\%03o", c);
+                e += buf;
+              } else {
+                e += static_cast<char>(c);
+              }
+          }
+        }
+        return e;
+      }
+      case DType::float32: case DType::bfloat16: {
+        // strings::StrCat of a float: the shortest of %.6g and %.9g that reads back the same.
+        const float v = t.dtype() == DType::float32 ? t.data<float>()[i] : static_cast<float>(t.data<bfloat16_t>()[i]);
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.6g", v);
+        if (std::strtof(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.9g", v);
+        return buf;
+      }
+      case DType::float64: {
+        const double v = t.data<double>()[i];
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.15g", v);
+        if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.17g", v);
+        return buf;
+      }
+      case DType::int32: return std::to_string(t.data<std::int32_t>()[i]);
+      case DType::int64: return std::to_string(t.data<std::int64_t>()[i]);
+      case DType::uint8: return std::to_string(t.data<std::uint8_t>()[i]);
+      case DType::boolean: return t.data<bool>()[i] ? "1" : "0";
+      default: return "?";
+    }
+  };
+  if (t.rank() == 0 && n == 1) return element(0);
+  for (Index i = 0; i < limit; ++i) {
+    if (i > 0) out += ' ';
+    out += element(i);
+  }
+  if (n > limit) out += "...";
+  return out;
+}
+
+class AssertOp : public OpKernel {
+ public:
+  AssertOp(OpKernelConstruction& c, Status*) : OpKernel(c) { c.get_attr("summarize", &summarize_); }
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& condition = ctx.input(0);
+    if (condition.rank() != 0)
+      return ctx.fail(invalid_argument("In[0] should be a scalar: " + condition.shape().to_string() +
+                                       node_suffix(name())));
+    if (condition.scalar<bool>()) return;
+    std::string message = "assertion failed: ";
+    for (int i = 1; i < ctx.num_inputs(); ++i) {
+      message += "[" + summarize_value(ctx.input(i), summarize_) + "]";
+      if (i + 1 < ctx.num_inputs()) message += " ";
+    }
+    ctx.fail(invalid_argument(message + node_suffix(name())));
+  }
+
+ private:
+  std::int64_t summarize_ = 3;
+};
+
+Status infer_assert(InferenceContext& c) {
+  if (c.input_types.empty() || c.input_types[0] != DType::boolean)
+    return invalid_argument("Assert's condition must be a bool scalar");
+  const PartialShape& s = c.input_shapes[0];
+  if (s.rank_known() && s.rank() != 0)
+    return invalid_argument("Shape must be rank 0 but is rank " + std::to_string(s.rank()));
+  return {};
+}
+
 Status infer_check_numerics(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
   ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(c.input_types[0], kFloatTypes));
@@ -363,6 +458,7 @@ void register_cwise_aggregate_ops(OpRegistry& r) {
   r.add({"ArgMin", infer_arg});
   r.add({"L2Loss", infer_l2_loss});
   r.add({"CheckNumerics", infer_check_numerics});
+  r.add({"Assert", infer_assert, true});
 }
 
 void register_cwise_aggregate_kernels(KernelRegistry& r) {
@@ -380,6 +476,7 @@ void register_cwise_aggregate_kernels(KernelRegistry& r) {
       r, "ArgMin", DType::int32);
   register_for_types<L2LossOp, float, double, bfloat16_t>(r, "L2Loss");
   register_for_types<CheckNumericsOp, float, double, bfloat16_t>(r, "CheckNumerics");
+  r.add(make_kernel_def<AssertOp>("Assert", "CPU"));
 }
 
 }  // namespace detail
@@ -419,6 +516,18 @@ Output argmin(const Output& input, const Output& axis, DType output_type, std::s
 
 Output l2_loss(const Output& t, std::string_view name) {
   return t.graph().create_op("L2Loss", {t}, {{"T", t.dtype()}}, name.empty() ? "L2Loss" : name).output(0);
+}
+
+Operation assert_that(const Output& condition, const std::vector<Output>& data, std::int64_t summarize,
+                      std::string_view name) {
+  std::vector<Output> inputs{condition};
+  std::vector<DType> types;
+  for (const auto& d : data) {
+    inputs.push_back(d);
+    types.push_back(d.dtype());
+  }
+  return condition.graph().create_op("Assert", inputs, {{"T", types}, {"summarize", summarize}},
+                                     name.empty() ? "Assert" : name);
 }
 
 Output check_numerics(const Output& tensor, const std::string& message, std::string_view name) {

@@ -172,6 +172,12 @@ Output l2_loss(const Output& t, std::string_view name = {});
 /// element is not finite.
 Output check_numerics(const Output& tensor, const std::string& message, std::string_view name = {});
 
+/// `tf.Assert`: op Assert, which fails the step with InvalidArgument "assertion failed:
+/// [d0] [d1] ..." when the bool scalar `condition` is false, each of `data` shown by its
+/// first `summarize` elements. Run it as a target or a control dependency.
+Operation assert_that(const Output& condition, const std::vector<Output>& data, std::int64_t summarize = 3,
+                      std::string_view name = {});
+
 /// `tf.add_check_numerics_ops`: a CheckNumerics (message "<op name>:<output index>") on every
 /// float output of every op in `g` so far (reference outputs excluded), chained by control
 /// dependencies in creation order, grouped into one NoOp "CheckNumerics" (made unique) that
