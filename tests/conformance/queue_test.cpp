@@ -213,11 +213,11 @@ BOOST_AUTO_TEST_CASE(close_honours_or_cancels_pending_enqueues, *boost::unit_tes
   auto pending_enqueue = std::async(std::launch::async, [&] {
     return error_of<af::CancelledError>([&] { sess3.run(enqueue3, {{x3, af::Tensor(2)}}); });
   });
-  std::this_thread::sleep_for(50ms);
+  std::this_thread::sleep_for(200ms);  // the attempt is pending by then
   auto pending_close = std::async(std::launch::async, [&] {
     return error_of<af::CancelledError>([&] { sess3.run(close3); });
   });
-  std::this_thread::sleep_for(50ms);
+  std::this_thread::sleep_for(200ms);  // the attempt is pending by then
   BOOST_TEST(!sess3.run(q3.is_closed()).scalar<bool>(), "the plain close waits behind the enqueue");
   sess3.run(cancel3);
   BOOST_TEST(contains(pending_enqueue.get(), "Enqueue operation was cancelled"));
