@@ -23,6 +23,10 @@ BOOST_AUTO_TEST_CASE(picked_ports_are_bindable_and_below_the_ephemeral_range) {
     asio::ip::tcp::acceptor acceptor(io);
     asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
     acceptor.open(endpoint.protocol());
+    // As a server binds (and the picker checks): with SO_REUSEADDR, so a port some earlier
+    // connection of another test left in TIME_WAIT is bindable, as it is for the servers
+    // (without it, bind failed with "Address already in use" once in eight suite runs).
+    acceptor.set_option(asio::ip::tcp::acceptor::reuse_address(true));
     std::error_code ec;
     acceptor.bind(endpoint, ec);
     BOOST_TEST(!ec, "port " << port << ": " << ec.message());
