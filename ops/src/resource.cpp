@@ -22,6 +22,24 @@ Status Var::update(const std::function<Status(Tensor&)>& f) {
   return f(value_);
 }
 
+namespace {
+
+Status update_from(const std::vector<Var*>& vars, std::size_t i, std::vector<Tensor*>& values,
+                   const std::function<Status(std::vector<Tensor*>&)>& f) {
+  if (i == vars.size()) return f(values);
+  return vars[i]->update([&](Tensor& value) -> Status {
+    values[i] = &value;
+    return update_from(vars, i + 1, values, f);
+  });
+}
+
+}  // namespace
+
+Status update_together(const std::vector<Var*>& vars, const std::function<Status(std::vector<Tensor*>&)>& f) {
+  std::vector<Tensor*> values(vars.size(), nullptr);
+  return update_from(vars, 0, values, f);
+}
+
 bool Var::is_initialized() const {
   std::lock_guard<std::mutex> guard(mu_);
   return value_.is_initialized();

@@ -70,24 +70,13 @@ class GpuApplyOp : public GpuOpKernel {
     }
     Tensor grad;
     ACTORFLOW_RETURN_IF_ERROR(device_input(ctx, g, grad_input, &grad));
-    std::vector<Tensor*> values(refs, nullptr);
     ACTORFLOW_RETURN_IF_ERROR(
-        with_locked(vars, 0, values, [&]() -> Status { return update(g, values, scalars, grad); }));
+        update_together(vars, [&](std::vector<Tensor*>& values) { return update(g, values, scalars, grad); }));
     ctx.set_output(0, ctx.input(0));
     return {};
   }
 
  private:
-  // Locks vars[i..] in input order and runs `f` with every value bound.
-  template <class F>
-  static Status with_locked(const std::vector<Var*>& vars, std::size_t i, std::vector<Tensor*>& values, F&& f) {
-    if (i == vars.size()) return f();
-    return vars[i]->update([&](Tensor& value) -> Status {
-      values[i] = &value;
-      return with_locked(vars, i + 1, values, f);
-    });
-  }
-
   Status update(GpuDeviceContext& g, std::vector<Tensor*>& values, const std::vector<Tensor>& scalars,
                 const Tensor& grad) {
     // The names TensorFlow gives the reference inputs in its error messages.

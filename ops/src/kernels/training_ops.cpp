@@ -105,8 +105,7 @@ class ApplyOp : public OpKernel {
       scalars.push_back(t.data<T>()[0]);
     }
     const Tensor& grad = ctx.input(lay.grad);
-    std::vector<Tensor*> values(vars.size(), nullptr);
-    Status s = with_locked(vars, 0, values, [&]() -> Status { return update(ctx, values, scalars, grad); });
+    Status s = update_together(vars, [&](std::vector<Tensor*>& values) { return update(ctx, values, scalars, grad); });
     if (!s.ok()) {
       if (s.code() == Code::failed_precondition) s = s.with_context(node_suffix(name()));
       return ctx.fail(s);
@@ -115,16 +114,6 @@ class ApplyOp : public OpKernel {
   }
 
  private:
-  // Locks vars[i..] in input order (always the same order for one op type) and runs `f`.
-  template <class F>
-  static Status with_locked(const std::vector<Var*>& vars, std::size_t i, std::vector<Tensor*>& values, F&& f) {
-    if (i == vars.size()) return f();
-    return vars[i]->update([&](Tensor& value) -> Status {
-      values[i] = &value;
-      return with_locked(vars, i + 1, values, f);
-    });
-  }
-
   Status update(const OpKernelContext& ctx, std::vector<Tensor*>& values, const std::vector<T>& s,
                 const Tensor& grad) {
     for (std::size_t i = 1; i < values.size(); ++i)
