@@ -78,6 +78,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_training_ops(r);
   detail::register_checkpoint_ops(r);
   detail::register_segment_ops(r);
+  detail::register_accumulator_ops(r);
 }
 
 }  // namespace af

@@ -22,6 +22,7 @@ void register_nn_grad_ops(OpRegistry& r);    // *Grad ops, softmax cross-entropi
 void register_training_ops(OpRegistry& r);   // Apply* optimizer updates
 void register_checkpoint_ops(OpRegistry& r); // SaveV2, RestoreV2, MergeV2Checkpoints
 void register_segment_ops(OpRegistry& r);    // UnsortedSegmentSum, Pad, Cumprod
+void register_accumulator_ops(OpRegistry& r);  // ConditionalAccumulator, Accumulator*Gradient, ...
 
 void register_array_kernels(KernelRegistry& r);
 void register_math_kernels(KernelRegistry& r);
@@ -39,5 +40,6 @@ void register_nn_grad_kernels(KernelRegistry& r);
 void register_training_kernels(KernelRegistry& r);
 void register_checkpoint_kernels(KernelRegistry& r);
 void register_segment_kernels(KernelRegistry& r);
+void register_accumulator_kernels(KernelRegistry& r);
 
 }  // namespace af::detail

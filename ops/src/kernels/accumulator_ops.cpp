@@ -1,0 +1,484 @@
+// Gradient accumulators (TensorFlow's conditional_accumulator_base.cc,
+// typed_conditional_accumulator_base.h, conditional_accumulator.h and
+// conditional_accumulator_base_op.h): ConditionalAccumulator, AccumulatorApplyGradient,
+// AccumulatorTakeGradient, AccumulatorSetGlobalStep, AccumulatorNumAccumulated, and the graph
+// API of data_flow_ops.hpp.
+//
+// The accumulator is a resource with one mutex, as TensorFlow's: applies add under it, and
+// a take that finds too few gradients waits as an attempt in a FIFO, retried after every
+// apply. A waiting take holds no thread: its kernel is suspended in its device actor and is
+// resumed there (through the step's poster) with the average, or by the step's cancel hook.
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "actorflow/ops/data_flow_ops.hpp"
+#include "actorflow/ops/errors.hpp"
+#include "actorflow/ops/kernel.hpp"
+#include "actorflow/ops/logging.hpp"
+#include "actorflow/ops/op_registry.hpp"
+#include "actorflow/ops/ops.hpp"
+#include "standard_ops.hpp"
+
+namespace af {
+
+namespace detail {
+
+namespace {
+
+std::atomic<std::uint64_t> g_next_take_id{1};
+
+/// PartialTensorShape::DebugString: "[2,?]", "<unknown>".
+std::string debug_string_of(const PartialShape& p) {
+  if (!p.rank_known()) return "<unknown>";
+  std::string out = "[";
+  for (int i = 0; i < p.rank(); ++i) {
+    if (i) out += ",";
+    out += p.dim(i) < 0 ? "?" : std::to_string(p.dim(i));
+  }
+  return out + "]";
+}
+std::atomic<std::int64_t> g_unique_accumulator_ids{0};
+
+/// One accumulator (TensorFlow's ConditionalAccumulator<CPUDevice, T>), any float dtype.
+class Accumulator final : public ResourceBase {
+ public:
+  using Done = std::function<void(StatusOr<Tensor>)>;
+
+  Accumulator(std::string name, DType dtype, PartialShape shape, bool mean)
+      : name_(std::move(name)), dtype_(dtype), shape_(std::move(shape)), mean_(mean) {}
+
+  std::string debug_string() const override {
+    std::lock_guard<std::mutex> guard(mu_);
+    return "ConditionalAccumulator " + name_ + " (" + std::string(dtype_name(dtype_)) + ", " + shape_.to_string() +
+           ", step " + std::to_string(global_step_) + ", " + std::to_string(counter_) + " in)";
+  }
+  DType dtype() const noexcept { return dtype_; }
+
+  /// TryApplyGrad: adds `grad` unless `local_step` is stale, then retries the takes.
+  Status apply(std::int64_t local_step, const Tensor& grad) {
+    {
+      std::lock_guard<std::mutex> guard(mu_);
+      if (local_step >= global_step_) {
+        ACTORFLOW_RETURN_IF_ERROR(validate_shape(grad.shape()));
+        if (counter_ == 0) {
+          sum_ = grad.deep_copy();
+        } else {
+          add_into(sum_, grad);
+        }
+        ++counter_;
+      }
+    }
+    flush();
+    return {};
+  }
+
+  /// TryTakeGrad: queues an attempt for `n` (> 0) gradients; `done` runs once, from the
+  /// thread that completes or cancels it (never under the accumulator's lock).
+  void take(std::int32_t n, std::uint64_t id, Done done) {
+    {
+      std::lock_guard<std::mutex> guard(mu_);
+      attempts_.push_back({id, n, std::move(done)});
+    }
+    flush();
+  }
+
+  /// Ends the waiting attempt `id` with `why` (nothing when it completed already).
+  void cancel(std::uint64_t id, const Status& why) {
+    Done done;
+    {
+      std::lock_guard<std::mutex> guard(mu_);
+      for (auto it = attempts_.begin(); it != attempts_.end(); ++it) {
+        if (it->id != id) continue;
+        done = std::move(it->done);
+        attempts_.erase(it);
+        break;
+      }
+    }
+    if (done) done(why);
+    flush();
+  }
+
+  void set_global_step(std::int64_t step) {
+    std::lock_guard<std::mutex> guard(mu_);
+    if (step < global_step_)
+      log_info("Attempt to set current_global_step_ to smaller value: current_global_step_ = " +
+               std::to_string(global_step_) + " >= " + std::to_string(step) + " = new_global_step (accumulator " +
+               name_ + ").");
+    global_step_ = step;
+  }
+
+  std::int32_t num_accumulated() const {
+    std::lock_guard<std::mutex> guard(mu_);
+    return static_cast<std::int32_t>(counter_);
+  }
+
+ private:
+  struct Attempt {
+    std::uint64_t id;
+    std::int32_t required;
+    Done done;
+  };
+
+  Status validate_shape(const Shape& s) const {
+    if (counter_ > 0 && sum_.shape() != s)
+      return invalid_argument("Shape mismatch: expected " + sum_.shape().to_string() + ", got " + s.to_string());
+    if (!shape_.is_compatible_with(PartialShape(s)))
+      return invalid_argument("Shape mismatch: expected " + debug_string_of(shape_) + ", got " + s.to_string());
+    return {};
+  }
+
+  template <class T>
+  static void add_typed(Tensor& sum, const Tensor& g) {
+    T* out = sum.data<T>();
+    const T* in = g.data<T>();
+    const std::int64_t n = sum.num_elements();
+    for (std::int64_t i = 0; i < n; ++i) out[i] = T(float(out[i]) + float(in[i]));
+  }
+  template <class T>
+  static void divide_typed(Tensor& sum, std::int64_t count) {
+    T* out = sum.data<T>();
+    const std::int64_t n = sum.num_elements();
+    const T c = T(static_cast<float>(count));
+    for (std::int64_t i = 0; i < n; ++i) out[i] = T(float(out[i]) / float(c));
+  }
+
+  void add_into(Tensor& sum, const Tensor& g) {
+    switch (dtype_) {
+      case DType::float64: {
+        double* out = sum.data<double>();
+        const double* in = g.data<double>();
+        for (std::int64_t i = 0, n = sum.num_elements(); i < n; ++i) out[i] += in[i];
+        break;
+      }
+      case DType::bfloat16: add_typed<bfloat16_t>(sum, g); break;
+      default: {
+        float* out = sum.data<float>();
+        const float* in = g.data<float>();
+        for (std::int64_t i = 0, n = sum.num_elements(); i < n; ++i) out[i] += in[i];
+      }
+    }
+  }
+
+  void divide(Tensor& sum, std::int64_t count) {
+    switch (dtype_) {
+      case DType::float64: {
+        double* out = sum.data<double>();
+        const double c = static_cast<double>(count);
+        for (std::int64_t i = 0, n = sum.num_elements(); i < n; ++i) out[i] /= c;
+        break;
+      }
+      case DType::bfloat16: divide_typed<bfloat16_t>(sum, count); break;
+      default: {
+        float* out = sum.data<float>();
+        const float c = static_cast<float>(count);
+        for (std::int64_t i = 0, n = sum.num_elements(); i < n; ++i) out[i] /= c;
+      }
+    }
+  }
+
+  /// FlushUnlocked: completes the front attempts while enough gradients are in.
+  void flush() {
+    std::vector<std::pair<Done, Tensor>> ready;
+    {
+      std::lock_guard<std::mutex> guard(mu_);
+      while (!attempts_.empty() && counter_ >= attempts_.front().required) {
+        ++global_step_;  // TakeGradLockedHelper: the take implicitly moves the step on
+        if (mean_) divide(sum_, counter_);
+        ready.emplace_back(std::move(attempts_.front().done), std::move(sum_));
+        sum_ = Tensor();
+        counter_ = 0;
+        attempts_.pop_front();
+      }
+    }
+    for (auto& [done, value] : ready) done(std::move(value));
+  }
+
+  mutable std::mutex mu_;
+  std::string name_;
+  DType dtype_;
+  PartialShape shape_;
+  bool mean_;
+  std::int64_t counter_ = 0;
+  std::int64_t global_step_ = 0;
+  Tensor sum_;
+  std::deque<Attempt> attempts_;
+};
+
+std::shared_ptr<Accumulator> accumulator_input(OpKernelContext& ctx) {
+  auto acc = std::dynamic_pointer_cast<Accumulator>(ctx.input(0).resource());
+  if (!acc) ctx.fail(invalid_argument("Input 0 of " + ctx.node_name() + " is not a ConditionalAccumulator handle"));
+  return acc;
+}
+
+/// ConditionalAccumulator: finds or creates the accumulator and outputs its handle.
+class AccumulatorOp : public OpKernel {
+ public:
+  AccumulatorOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("dtype", &dtype_);
+    if (!s->ok()) return;
+    c.get_attr("shape", &shape_);
+    c.get_attr("container", &container_);
+    c.get_attr("shared_name", &shared_name_);
+    std::string reduction = "MEAN";
+    c.get_attr("reduction_type", &reduction);
+    mean_ = reduction == "MEAN";
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    std::lock_guard<std::mutex> guard(mu_);
+    if (!acc_) {
+      if (!ctx.resource_mgr) return ctx.fail(internal("no resource manager for " + name()));
+      // As ResourceOpKernel: an unshared accumulator gets a name of its own.
+      const std::string key = shared_name_.empty()
+                                  ? "_" + std::to_string(g_unique_accumulator_ids.fetch_add(1)) + "_" + name()
+                                  : shared_name_;
+      Status s = ctx.resource_mgr->lookup_or_create<Accumulator>(
+          container_, key, &acc_, [&](std::shared_ptr<Accumulator>* out) -> Status {
+            *out = std::make_shared<Accumulator>(key, dtype_, shape_, mean_);
+            return {};
+          });
+      if (!s.ok()) return ctx.fail(s);
+      if (acc_->dtype() != dtype_) {
+        const DType existing = acc_->dtype();
+        acc_.reset();
+        return ctx.fail(invalid_argument("Shared accumulator '" + key + "' has dtype " +
+                                         std::string(dtype_name(existing)) + " but requested dtype was " +
+                                         std::string(dtype_name(dtype_))));
+      }
+    }
+    ctx.set_output(0, Tensor::from_resource(acc_));
+  }
+
+ private:
+  DType dtype_ = DType::invalid;
+  PartialShape shape_;
+  std::string container_, shared_name_;
+  bool mean_ = true;
+  std::mutex mu_;
+  std::shared_ptr<Accumulator> acc_;
+};
+
+class ApplyGradientOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    auto acc = accumulator_input(ctx);
+    if (!acc) return;
+    const Tensor& step = ctx.input(1);
+    if (!step.shape().is_scalar())
+      return ctx.fail(invalid_argument("Argument local_step must be scalar, but had shape " + step.shape().to_string()));
+    const Tensor& grad = ctx.input(2);
+    if (grad.dtype() != acc->dtype())
+      return ctx.fail(invalid_argument("Gradient of " + name() + " has dtype " + std::string(dtype_name(grad.dtype())) +
+                                       " but the accumulator holds " + std::string(dtype_name(acc->dtype()))));
+    Status s = acc->apply(step.scalar<std::int64_t>(), grad);
+    if (!s.ok()) ctx.fail(s);
+  }
+};
+
+class SetGlobalStepOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    auto acc = accumulator_input(ctx);
+    if (!acc) return;
+    const Tensor& step = ctx.input(1);
+    if (!step.shape().is_scalar())
+      return ctx.fail(invalid_argument("Argument new_global_step must be scalar, but had shape " +
+                                       step.shape().to_string()));
+    acc->set_global_step(step.scalar<std::int64_t>());
+  }
+};
+
+class NumAccumulatedOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    auto acc = accumulator_input(ctx);
+    if (!acc) return;
+    ctx.set_output(0, Tensor(acc->num_accumulated()));
+  }
+};
+
+/// Waits for the take `n` of `acc`; the kernel resumes in its device actor.
+Async<StatusOr<Tensor>> take_from(StepServices* step, std::shared_ptr<Accumulator> acc, std::int32_t n) {
+  return {[step, acc = std::move(acc), n](Completion<StatusOr<Tensor>> c) {
+    auto post = step->poster();
+    auto token = std::make_shared<std::uint64_t>(0);
+    const std::uint64_t id = g_next_take_id.fetch_add(1);
+    acc->take(n, id, [post, c, step, token](StatusOr<Tensor> r) {
+      post([c, step, token, r = std::move(r)]() mutable {
+        if (*token) step->remove_cancel_hook(*token);
+        c(std::move(r));
+      });
+    });
+    *token = step->add_cancel_hook([acc, id](const Status& why) {
+      acc->cancel(id, why.code() == Code::deadline_exceeded ? why : cancelled("TakeGrad operation was cancelled"));
+    });
+  }};
+}
+
+class TakeGradientOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override { ctx.fail(internal(name() + " is asynchronous")); }
+  bool is_async() const override { return true; }
+
+  AsyncKernelTask compute_async(OpKernelContext& ctx) override {
+    auto acc = accumulator_input(ctx);
+    if (!acc) co_return;
+    const Tensor& n = ctx.input(1);
+    if (!n.shape().is_scalar()) {
+      ctx.fail(invalid_argument("Argument num_required must be scalar, but had shape " + n.shape().to_string()));
+      co_return;
+    }
+    const std::int32_t required = n.scalar<std::int32_t>();
+    if (required <= 0) {
+      ctx.fail(invalid_argument("Argument num_required must be positive, but was " + std::to_string(required)));
+      co_return;
+    }
+    if (!ctx.step) {
+      ctx.fail(internal(name() + " runs only inside a step"));
+      co_return;
+    }
+    StatusOr<Tensor> r = co_await take_from(ctx.step, acc, required);
+    if (!r.ok()) {
+      ctx.fail(r.status());
+      co_return;
+    }
+    ctx.set_output(0, std::move(r).value());
+  }
+};
+
+Status infer_handle_input(InferenceContext& c, int inputs) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(inputs));
+  if (c.input_types[0] != DType::resource)
+    return invalid_argument("Input 0 of '" + c.node.op + "' must be an accumulator handle");
+  return {};
+}
+
+Status check_scalar(const InferenceContext& c, int i, const char* what) {
+  const PartialShape& p = c.input_shapes[static_cast<std::size_t>(i)];
+  if (p.rank_known() && p.rank() != 0)
+    return invalid_argument("Shape must be rank 0 but is rank " + std::to_string(p.rank()) + " for " + what);
+  return {};
+}
+
+}  // namespace
+
+void register_accumulator_ops(OpRegistry& r) {
+  r.add({"ConditionalAccumulator",
+         [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(0));
+           DType t = DType::invalid;
+           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+           if (t != DType::float32 && t != DType::float64 && t != DType::bfloat16)
+             return invalid_argument("Value for attr 'dtype' of " + std::string(data_type_string(t)) +
+                                     " is not in the list of allowed values: float, double, bfloat16");
+           std::string reduction = "MEAN";
+           c.get_attr("reduction_type", &reduction);
+           if (reduction != "MEAN" && reduction != "SUM")
+             return invalid_argument("Value for attr 'reduction_type' of \"" + reduction +
+                                     "\" is not in the list of allowed values: \"MEAN\", \"SUM\"");
+           c.add_output(DType::resource, PartialShape(Shape{}), /*is_ref=*/true);
+           return {};
+         },
+         true});
+  r.add({"AccumulatorApplyGradient",
+         [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 3));
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int64));
+           return check_scalar(c, 1, "local_step");
+         },
+         true, {0}});
+  r.add({"AccumulatorTakeGradient",
+         [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 2));
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int32));
+           ACTORFLOW_RETURN_IF_ERROR(check_scalar(c, 1, "num_required"));
+           DType t = DType::invalid;
+           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+           // TensorFlow loses the shape here too; Python sets it from the accumulator's.
+           PartialShape shape;
+           c.get_attr("_shape", &shape);
+           c.add_output(t, shape);
+           return {};
+         },
+         true, {0}});
+  r.add({"AccumulatorSetGlobalStep",
+         [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 2));
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int64));
+           return check_scalar(c, 1, "new_global_step");
+         },
+         true, {0}});
+  r.add({"AccumulatorNumAccumulated",
+         [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 1));
+           c.add_output(DType::int32, PartialShape(Shape{}));
+           return {};
+         },
+         true, {0}});
+}
+
+void register_accumulator_kernels(KernelRegistry& r) {
+  r.add(make_kernel_def<AccumulatorOp>("ConditionalAccumulator", "CPU"));
+  r.add(make_kernel_def<ApplyGradientOp>("AccumulatorApplyGradient", "CPU"));
+  r.add(make_kernel_def<TakeGradientOp>("AccumulatorTakeGradient", "CPU"));
+  r.add(make_kernel_def<SetGlobalStepOp>("AccumulatorSetGlobalStep", "CPU"));
+  r.add(make_kernel_def<NumAccumulatedOp>("AccumulatorNumAccumulated", "CPU"));
+}
+
+}  // namespace detail
+
+ConditionalAccumulator::ConditionalAccumulator(Graph& g, DType dtype, ConditionalAccumulatorOptions options)
+    : dtype_(dtype), shape_(options.shape) {
+  handle_ = g.create_op("ConditionalAccumulator", {},
+                        {{"dtype", dtype},
+                         {"shape", options.shape},
+                         {"container", std::string()},
+                         {"shared_name", options.shared_name},
+                         {"reduction_type", options.reduction_type}},
+                        options.name)
+                .output(0);
+}
+
+Operation ConditionalAccumulator::apply_grad(const Output& grad, const Output& local_step, std::string_view name) const {
+  Graph& g = handle_.graph();
+  auto scope = g.name_scope(name.empty() ? this->name() + "_ApplyGrad" : std::string(name));
+  const Output step = cast(local_step, DType::int64, "ToInt64");
+  return g.create_op("AccumulatorApplyGradient", {handle_, step, grad}, {{"dtype", dtype_}}, "AccumulatorApplyGradient");
+}
+
+Operation ConditionalAccumulator::apply_grad(const Output& grad, std::int64_t local_step, std::string_view name) const {
+  return apply_grad(grad, handle_.graph().constant(Tensor(local_step), "local_step"), name);
+}
+
+Output ConditionalAccumulator::take_grad(const Output& num_required, std::string_view name) const {
+  return handle_.graph()
+      .create_op("AccumulatorTakeGradient", {handle_, num_required}, {{"dtype", dtype_}, {"_shape", shape_}},
+                 name.empty() ? this->name() + "_TakeGradient" : std::string(name))
+      .output(0);
+}
+
+Output ConditionalAccumulator::take_grad(std::int32_t num_required, std::string_view name) const {
+  return take_grad(handle_.graph().constant(Tensor(num_required), "num_required"), name);
+}
+
+Operation ConditionalAccumulator::set_global_step(const Output& new_global_step, std::string_view name) const {
+  return handle_.graph().create_op("AccumulatorSetGlobalStep", {handle_, cast(new_global_step, DType::int64)}, {},
+                                   name.empty() ? this->name() + "_SetGlobalStep" : std::string(name));
+}
+
+Output ConditionalAccumulator::num_accumulated(std::string_view name) const {
+  return handle_.graph()
+      .create_op("AccumulatorNumAccumulated", {handle_}, {},
+                 name.empty() ? this->name() + "_NumAccumulated" : std::string(name))
+      .output(0);
+}
+
+}  // namespace af
