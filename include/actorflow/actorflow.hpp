@@ -14,6 +14,7 @@
 #include "actorflow/net/port_picker.hpp"
 #include "actorflow/net/server.hpp"
 #include "actorflow/ops/array_ops.hpp"
+#include "actorflow/ops/data_flow_ops.hpp"
 #include "actorflow/ops/device_setter.hpp"
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/errors.hpp"
@@ -37,4 +38,5 @@
 #include "actorflow/queues/tf_record.hpp"
 #include "actorflow/train/layers.hpp"
 #include "actorflow/train/optimizer.hpp"
+#include "actorflow/train/sync_replicas_optimizer.hpp"
 #include "actorflow/train/training_util.hpp"
