@@ -37,6 +37,7 @@
 #include "actorflow/queues/reader.hpp"
 #include "actorflow/queues/tf_record.hpp"
 #include "actorflow/train/layers.hpp"
+#include "actorflow/train/monitored_session.hpp"
 #include "actorflow/train/optimizer.hpp"
 #include "actorflow/train/sync_replicas_optimizer.hpp"
 #include "actorflow/train/training_util.hpp"

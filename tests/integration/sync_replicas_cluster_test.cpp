@@ -9,12 +9,14 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <actorflow/actorflow.hpp>
 
 #include "free_port.hpp"
 #include "matchers.hpp"
+#include "temp_dir.hpp"
 
 using namespace std::chrono_literals;
 
@@ -33,7 +35,7 @@ struct Replica {
   af::Operation train_op;
   std::unique_ptr<af::Session> sess;
 
-  Replica(const af::ClusterSpec& cluster, const af::Server& server, int task, int to_aggregate, int total) {
+  Replica(const af::ClusterSpec& cluster, const af::Server* server, int task, int to_aggregate, int total) {
     {
       auto setter = g.device(af::replica_device_setter(cluster, {.worker_device = "/job:worker/task:" + std::to_string(task)}));
       global_step = af::train::get_or_create_global_step(g);
@@ -44,7 +46,7 @@ struct Replica {
       sync = std::make_unique<af::train::SyncReplicasOptimizer>(*sgd, to_aggregate, total);
       train_op = sync->minimize(loss, global_step);
     }
-    sess = std::make_unique<af::Session>(g, server.target());
+    if (server) sess = std::make_unique<af::Session>(g, server->target());
   }
 
   /// Runs the train op until its token (the new global step) reaches `last_step` or `max_runs`
@@ -77,7 +79,7 @@ BOOST_AUTO_TEST_CASE(replicas_on_worker_tasks_update_the_ps_variables_in_lockste
       for (int k = 0; k < workers; ++k) servers.push_back(std::make_unique<af::Server>(cluster, "worker", k));
       std::vector<std::unique_ptr<Replica>> replicas;
       for (int k = 0; k < workers; ++k)
-        replicas.push_back(std::make_unique<Replica>(cluster, *servers[static_cast<std::size_t>(k)], k, 2, workers));
+        replicas.push_back(std::make_unique<Replica>(cluster, servers[static_cast<std::size_t>(k)].get(), k, 2, workers));
 
       Replica& chief = *replicas[0];
       BOOST_TEST(chief.sync->local_step().op().device().find("/job:worker/task:0") != std::string::npos);
@@ -111,6 +113,56 @@ BOOST_AUTO_TEST_CASE(replicas_on_worker_tasks_update_the_ps_variables_in_lockste
       coord.join(runners, 10s, /*ignore_live_runners=*/true);
     }
   }
+}
+
+// The chapter's between-graph synchronous training through monitored sessions: the worker
+// starts first and waits for the chief to initialise the model; the SyncReplicas hook runs
+// each one's local init, and on the chief the initial tokens and the queue runner; both stop
+// at global step 10 (StopAtStepHook) and the chief's checkpoints (at the start, past every
+// 5 steps, at the end) are on disk.
+BOOST_AUTO_TEST_CASE(monitored_sessions_run_a_chief_and_a_worker_in_sync, *boost::unit_test::timeout(180)) {
+  af::ClusterSpec cluster{std::map<std::string, std::vector<std::string>>{{"ps", {address()}},
+                                                                          {"worker", {address(), address()}}}};
+  af::Server ps{cluster, "ps", 0};
+  af::Server w0{cluster, "worker", 0};
+  af::Server w1{cluster, "worker", 1};
+  af::test::TempDir dir("af_sync_mts");
+  auto replica = [&](int task, const af::Server& server) {
+    Replica r(cluster, nullptr, task, 2, 2);
+    const bool chief = task == 0;
+    auto sess = af::train::MonitoredTrainingSession(
+        r.g, {.master = server.target(),
+              .is_chief = chief,
+              .checkpoint_dir = chief ? dir.path.string() : "",
+              .hooks = {af::train::make_sync_replicas_hook(*r.sync, chief),
+                        std::make_shared<af::train::StopAtStepHook>(std::nullopt, 10)},
+              .save_checkpoint_steps = 5,
+              .recovery_wait = std::chrono::milliseconds(100)});
+    const af::Tensor ones = af::Tensor::from_vector<float>({1.0f, 2.0f});
+    int runs = 0;
+    while (!sess->should_stop() && runs < 200) {
+      sess->run(r.train_op, {{r.c, ones}}, {.timeout_in_ms = 30000});
+      ++runs;
+    }
+    const auto w = sess->raw_session().run(r.w.value()).to_vector<float>();
+    sess->close();
+    return std::make_pair(runs, w);
+  };
+  auto worker = std::async(std::launch::async, [&] { return replica(1, w1); });
+  std::this_thread::sleep_for(300ms);  // the worker is now waiting for a ready model
+  auto chief = std::async(std::launch::async, [&] { return replica(0, w0); });
+  const auto [chief_runs, chief_w] = chief.get();
+  const auto [worker_runs, worker_w] = worker.get();
+  // Ten updates of two fresh gradients each; the accumulator counts gradients, not
+  // workers, so one replica may have pushed more of them.
+  BOOST_TEST(chief_runs + worker_runs >= 20);
+  BOOST_TEST(worker_runs >= 1);
+  BOOST_TEST(chief_w == (std::vector<float>{5.0f, 10.0f}));
+  BOOST_TEST(af::train::latest_checkpoint(dir.path.string()).value_or("").ends_with("model.ckpt-10"));
+  // At creation (step 0), once the step passed 5, and at the end.
+  auto state = af::train::get_checkpoint_state(dir.path.string());
+  BOOST_REQUIRE(state.has_value());
+  BOOST_TEST(state->all_model_checkpoint_paths.size() == 3u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -352,7 +352,7 @@ void register_math_gradients(GradientRegistry& r) {
   r.add("FloorDiv", [](const Operation&, const Grads&) -> Grads { return {Output(), Output()}; });
   for (const char* type : {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalNot",
                            "LogicalAnd", "LogicalOr", "ArgMax", "ArgMin", "Range", "RandomUniform",
-                           "RandomStandardNormal", "TruncatedNormal", "RandomShuffle"})
+                           "RandomStandardNormal", "TruncatedNormal", "RandomShuffle", "Where", "IsVariableInitialized"})
     r.add_not_differentiable(type);
   // array_grad.py: the gradient is checked as well.
   r.add("CheckNumerics", [](const Operation& op, const Grads& g) -> Grads {

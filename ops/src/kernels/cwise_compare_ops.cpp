@@ -10,6 +10,8 @@
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/math_ops.hpp"
+#include "actorflow/ops/array_ops.hpp"
+#include "actorflow/ops/ops.hpp"
 #include "cwise_ops_common.hpp"
 #include "standard_ops.hpp"
 
@@ -231,11 +233,45 @@ Output logical_binary_op(const char* type, const Output& x, const Output& y, std
   return x.graph().create_op(type, {x, y}, {}, name.empty() ? type : name).output(0);
 }
 
+/// Where (one input, boolean): the coordinates of the true elements, row-major, int64
+/// [num_true, rank] (TensorFlow's WhereOp).
+class WhereOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& in = ctx.input(0);
+    const bool* v = in.data<bool>();
+    const std::int64_t n = in.num_elements();
+    const int rank = in.rank();
+    std::int64_t count = 0;
+    for (std::int64_t i = 0; i < n; ++i) count += v[i] ? 1 : 0;
+    Tensor& out = ctx.allocate_output(0, DType::int64, Shape{count, rank});
+    std::int64_t* o = out.data<std::int64_t>();
+    const auto& dims = in.shape().dims();
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (!v[i]) continue;
+      std::int64_t rest = i;
+      for (int d = rank - 1; d >= 0; --d) {
+        o[d] = rest % dims[static_cast<std::size_t>(d)];
+        rest /= dims[static_cast<std::size_t>(d)];
+      }
+      o += rank;
+    }
+  }
+};
+
 }  // namespace
 
 namespace detail {
 
 void register_cwise_compare_ops(OpRegistry& r) {
+  r.add({"Where", [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(0, DType::boolean));
+           const PartialShape& in = c.input_shapes[0];
+           c.add_output(DType::int64, in.rank_known() ? PartialShape{-1, in.rank()} : PartialShape::unknown_of_rank(2));
+           return {};
+         }});
   auto compare = [&](const char* type, const std::vector<DType>& allowed) {
     r.add({type, [allowed](InferenceContext& c) { return infer_binary(c, allowed, DType::boolean); }});
   };
@@ -269,6 +305,7 @@ void register_cwise_compare_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<BinaryOp<LogicalOrFn, bool>>("LogicalOr", "CPU"));
   register_for_types<SelectOp, float, double, int32_t, int64_t, uint8_t, bfloat16_t, bool,
                      std::string>(r, "Select");
+  r.add(make_kernel_def<WhereOp>("Where", "CPU", {{"T", {DType::boolean}}}));
 }
 
 }  // namespace detail
@@ -292,6 +329,21 @@ Output greater(const Output& x, const Output& y, std::string_view name) {
 }
 Output greater_equal(const Output& x, const Output& y, std::string_view name) {
   return binary_op("GreaterEqual", x, y, name, "GreaterEqual");
+}
+
+Output where(const Output& condition, std::string_view name) {
+  return condition.graph()
+      .create_op("Where", {condition}, {{"T", condition.dtype()}}, name.empty() ? "Where" : name)
+      .output(0);
+}
+
+Output boolean_mask(const Output& tensor, const Output& mask, std::string_view name) {
+  Graph& g = tensor.graph();
+  auto scope = g.name_scope(name.empty() ? "boolean_mask" : name);
+  if (mask.shape().rank_known() && mask.shape().rank() != 1)
+    throw InvalidArgumentError(invalid_argument("boolean_mask: only a 1-D mask is supported, got rank " +
+                                                std::to_string(mask.shape().rank())));
+  return gather(tensor, squeeze(where(mask), {1}), "Gather");
 }
 
 Output logical_not(const Output& x, std::string_view name) {

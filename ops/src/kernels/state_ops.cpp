@@ -54,6 +54,16 @@ Var* var_of(OpKernelContext& ctx) {
   return v;
 }
 
+/// IsVariableInitialized: whether the variable behind the reference holds a value.
+class IsVariableInitializedOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    auto* v = dynamic_cast<Var*>(ctx.input_ref(0).get());
+    ctx.set_output(0, Tensor(v != nullptr && v->is_initialized()));
+  }
+};
+
 class AssignOp : public OpKernel {
  public:
   AssignOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
@@ -178,6 +188,13 @@ void register_state_ops(OpRegistry& r) {
   r.add({"Assign", infer_assign, true, {0}});
   r.add({"AssignAdd", infer_assign, true, {0}});
   r.add({"AssignSub", infer_assign, true, {0}});
+  r.add({"IsVariableInitialized",
+         [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
+           c.add_output(DType::boolean, PartialShape(Shape{}));
+           return {};
+         },
+         true, {0}});
 }
 
 void register_state_kernels(KernelRegistry& r) {
@@ -185,6 +202,7 @@ void register_state_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<AssignOp>("Assign", "CPU", {{"T", kVariableTypes}}));
   r.add(make_kernel_def<AssignUpdateOp<true>>("AssignAdd", "CPU", {{"T", kNumberTypes}}));
   r.add(make_kernel_def<AssignUpdateOp<false>>("AssignSub", "CPU", {{"T", kNumberTypes}}));
+  r.add(make_kernel_def<IsVariableInitializedOp>("IsVariableInitialized", "CPU", {{"dtype", kVariableTypes}}));
 }
 
 }  // namespace detail
@@ -195,6 +213,12 @@ Output assign(const Output& ref, const Output& value, std::string_view name) {
 Output assign_add(const Output& ref, const Output& delta, std::string_view name) {
   return assign_like("AssignAdd", "AssignAdd", ref, delta, name, false);
 }
+Output is_variable_initialized(const Output& ref, std::string_view name) {
+  return ref.graph()
+      .create_op("IsVariableInitialized", {ref}, {{"dtype", ref.dtype()}}, name.empty() ? "IsVariableInitialized" : name)
+      .output(0);
+}
+
 Output assign_sub(const Output& ref, const Output& delta, std::string_view name) {
   return assign_like("AssignSub", "AssignSub", ref, delta, name, false);
 }

@@ -135,6 +135,9 @@ Output random_shuffle(const Output& value, std::optional<std::int64_t> seed = {}
 
 /// `tf.assign(ref, value)`: op Assign; `ref` must be a variable's reference output.
 Output assign(const Output& ref, const Output& value, std::string_view name = {});
+/// `tf.is_variable_initialized(ref)`: op IsVariableInitialized (bool scalar), colocated with
+/// the variable through its reference input.
+Output is_variable_initialized(const Output& ref, std::string_view name = {});
 /// `tf.assign_add(ref, delta)`: op AssignAdd; outputs the new value.
 Output assign_add(const Output& ref, const Output& delta, std::string_view name = {});
 /// `tf.assign_sub(ref, delta)`: op AssignSub; outputs the new value.
