@@ -111,6 +111,10 @@ void progress_line(std::ostream& log, int epoch, int epochs, std::int64_t done, 
 
 }  // namespace
 
+std::pair<Tensor, Tensor> load_fashion_mnist(const std::string& dir, const char* split, std::int64_t count) {
+  return load_split(idx_files(dir, split), count);
+}
+
 TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
   const IdxFiles train_files = idx_files(o.data_dir, "train");
   const IdxFiles test_files = idx_files(o.data_dir, "t10k");

@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <actorflow/ops/tensor.hpp>
 
 namespace af::apps {
 
@@ -61,6 +64,11 @@ struct TrainReport {
   double seconds_to_target = -1; ///< training time until `target_accuracy` was reached
   std::string restored_from;
 };
+
+/// The split "train" or "t10k" of the gzip IDX files in `dir`, read once by reader actors:
+/// images float32 [count, 784] in [0, 1] and labels int32 [count]. Throws NotFoundError naming
+/// a missing file, DataLossError for a short one.
+std::pair<Tensor, Tensor> load_fashion_mnist(const std::string& dir, const char* split, std::int64_t count);
 
 /// Trains as `options` say, printing progress to `log`. Throws af::Error subclasses for
 /// missing or corrupt data files (naming the file) and checkpoint errors.

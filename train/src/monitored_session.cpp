@@ -388,6 +388,11 @@ void MonitoredSession::run(const Operation& target, const FeedDict& feeds, const
   run_with_hooks({}, feeds, {target}, options);
 }
 
+std::vector<Tensor> MonitoredSession::run(const std::vector<Output>& fetches, const FeedDict& feeds,
+                                          const std::vector<Operation>& targets, const RunOptions& options) {
+  return run_with_hooks(fetches, feeds, targets, options);
+}
+
 bool MonitoredSession::should_stop() const { return stop_ || closed_ || (coord_ && coord_->should_stop()); }
 
 void MonitoredSession::close() {

@@ -185,6 +185,10 @@ class MonitoredSession {
                           const RunOptions& options = {});
   /// One run of `target` with the hooks.
   void run(const Operation& target, const FeedDict& feeds = {}, const RunOptions& options = {});
+  /// One run evaluating `fetches` and running `targets` (a train op with its loss), with the
+  /// hooks.
+  std::vector<Tensor> run(const std::vector<Output>& fetches, const FeedDict& feeds,
+                          const std::vector<Operation>& targets, const RunOptions& options = {});
   /// True once a hook or the coordinator asked to stop.
   bool should_stop() const;
   /// Runs the hooks' `end`, stops the coordinator and closes the session. Idempotent.

@@ -1,0 +1,316 @@
+// actorflow-dist-train: the chapter's data-parallel training of an MLP (784-256-128-10) on
+// Fashion-MNIST across a cluster, between-graph replicated: one process per task.
+//
+//   actorflow-dist-train --cluster SPEC --job ps --task 0            # a parameter server
+//   actorflow-dist-train --cluster SPEC --job worker --task K
+//       [--mode async|sync] [--replicas-to-aggregate N] [--total-replicas N] [--bf16-transfer]
+//       [--checkpoint-dir D] [--steps S] ...                         # a worker (task 0: chief)
+//
+// Workers build the same graph under replica_device_setter: variables round-robin on the ps
+// tasks, everything else on the worker. Each trains on its own shard of the training split
+// (example i goes to worker i % workers), fed from memory, through a MonitoredTrainingSession:
+// the chief (worker 0) initialises or restores from --checkpoint-dir and saves checkpoints,
+// the others wait for a ready model; all stop at global step --steps. --mode sync wraps Adam in
+// SyncReplicasOptimizer; --bf16-transfer makes parameters and gradients cross tasks as
+// bfloat16. scripts/dist_train.sh starts a local cluster of these processes.
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <actorflow/actorflow.hpp>
+
+#include "cli.hpp"
+#include "trainer.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::int64_t kPixels = 784;
+
+struct Settings {
+  std::string cluster, job;
+  int task = -1;
+  std::string mode = "async";
+  int replicas_to_aggregate = 0;
+  int total_replicas = 0;
+  bool bf16_transfer = false;
+  std::string checkpoint_dir;
+  std::int64_t save_steps = 0;
+  std::int64_t steps = 1000;
+  std::int64_t batch = 128;
+  double lr = 1e-3;
+  std::string data_dir = "/usr/share/datasets/fashion-mnist";
+  std::int64_t train_examples = 0;
+  int threads = 1;
+  std::int64_t log_every = 100;
+  std::int64_t step_timeout_ms = 0;
+  int status_port = -1;
+  std::int64_t seed = 42;
+  bool evaluate = true;
+};
+
+std::string cluster_json(const std::string& value) {
+  const auto first = value.find_first_not_of(" \t\n");
+  if (first != std::string::npos && value[first] == '{') return value;
+  std::ifstream in(value);
+  if (!in) throw std::runtime_error("--cluster: cannot read " + value);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void log_line(const std::string& who, const std::string& line) {
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%F %T", std::localtime(&now));
+  std::cerr << stamp << " [" << who << "] " << line << "\n";
+}
+
+/// A variable initialised by `init` under `<name>/Initializer/`.
+af::Variable weight(af::Graph& g, const std::string& name, const af::Shape& shape,
+                    const af::initializers::Initializer& init) {
+  af::Output initial;
+  {
+    auto scope = g.name_scope(name + "/Initializer/");
+    initial = init(g, shape, af::DType::float32);
+  }
+  return g.variable(initial, {.name = name});
+}
+
+struct Model {
+  af::Output x, y, loss, accuracy;
+  af::Operation train_op;
+  af::Variable global_step;
+  std::unique_ptr<af::train::AdamOptimizer> adam;
+  std::unique_ptr<af::train::SyncReplicasOptimizer> sync;
+};
+
+/// The MLP under replica_device_setter. With `bf16`, each variable is read through a cast to
+/// bfloat16 colocated with it (on its ps) and a cast back on the worker, and gradients are
+/// colocated with their ops, so the gradient of the first cast (bfloat16) is what crosses back.
+Model build(af::Graph& g, const af::ClusterSpec& cluster, const Settings& s, int workers) {
+  Model m;
+  auto setter = g.device(af::replica_device_setter(cluster, {.worker_device = "/job:worker/task:" + std::to_string(s.task)}));
+  g.set_random_seed(s.seed);
+  m.global_step = af::train::get_or_create_global_step(g);
+  m.x = g.placeholder(af::DType::float32, af::PartialShape{-1, kPixels}, "x");
+  m.y = g.placeholder(af::DType::int32, af::PartialShape{-1}, "y");
+  auto read = [&](const af::Variable& v) -> af::Output {
+    if (!s.bf16_transfer) return v.value();
+    af::Output half;
+    {
+      auto colocate = g.colocate_with(v.op());
+      half = af::cast(v.value(), af::DType::bfloat16, v.name() + "_bf16");
+    }
+    return af::cast(half, af::DType::float32, v.name() + "_f32");
+  };
+  af::Output h = m.x;
+  const std::vector<std::int64_t> sizes = {kPixels, 256, 128, 10};
+  for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
+    const std::string layer = i + 2 == sizes.size() ? "logits" : "hidden" + std::to_string(i + 1);
+    auto w = weight(g, layer + "/kernel", af::Shape{sizes[i], sizes[i + 1]}, af::initializers::glorot_uniform());
+    auto b = weight(g, layer + "/bias", af::Shape{sizes[i + 1]}, af::initializers::zeros());
+    h = af::nn::bias_add(af::matmul(h, read(w)), read(b));
+    if (i + 2 < sizes.size()) h = af::relu(h);
+  }
+  m.loss = af::losses::sparse_softmax_cross_entropy(m.y, h);
+  m.accuracy = af::metrics::batch_accuracy(m.y, af::argmax(h, 1, af::DType::int32));
+  m.adam = std::make_unique<af::train::AdamOptimizer>(s.lr);
+  const af::train::GradientOptions gopts{.colocate_gradients_with_ops = s.bf16_transfer};
+  if (s.mode == "sync") {
+    const int to_aggregate = s.replicas_to_aggregate > 0 ? s.replicas_to_aggregate : workers;
+    const int total = s.total_replicas > 0 ? s.total_replicas : workers;
+    m.sync = std::make_unique<af::train::SyncReplicasOptimizer>(*m.adam, to_aggregate, total);
+    m.train_op = m.sync->minimize(m.loss, m.global_step, std::nullopt, gopts);
+  } else {
+    m.train_op = m.adam->minimize(m.loss, m.global_step, std::nullopt, gopts);
+  }
+  return m;
+}
+
+/// This worker's shard of the training split: example i goes to worker i % workers.
+std::pair<af::Tensor, af::Tensor> shard(const Settings& s, int workers) {
+  const std::int64_t total = s.train_examples > 0 ? std::min<std::int64_t>(s.train_examples, 60000) : 60000;
+  auto [images, labels] = af::apps::load_fashion_mnist(s.data_dir, "train", total);
+  std::vector<std::int64_t> mine;
+  for (std::int64_t i = s.task; i < total; i += workers) mine.push_back(i);
+  af::Tensor x(af::DType::float32, af::Shape{static_cast<std::int64_t>(mine.size()), kPixels});
+  af::Tensor y(af::DType::int32, af::Shape{static_cast<std::int64_t>(mine.size())});
+  for (std::size_t r = 0; r < mine.size(); ++r) {
+    std::copy_n(images.data<float>() + mine[r] * kPixels, kPixels, x.data<float>() + static_cast<std::int64_t>(r) * kPixels);
+    y.data<std::int32_t>()[r] = labels.data<std::int32_t>()[mine[r]];
+  }
+  return {x, y};
+}
+
+int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& server) {
+  const int workers = cluster.num_tasks("worker");
+  const std::string who = "/job:worker/task:" + std::to_string(s.task);
+  const bool chief = s.task == 0;
+  auto [train_x, train_y] = shard(s, workers);
+  const std::int64_t n = train_x.shape().dim(0);
+  log_line(who, "shard of " + std::to_string(n) + " training examples, mode " + s.mode +
+                    (s.bf16_transfer ? ", bfloat16 transfer" : ""));
+
+  af::Graph g;
+  Model m = build(g, cluster, s, workers);
+  std::vector<std::shared_ptr<af::train::SessionRunHook>> hooks = {
+      std::make_shared<af::train::StopAtStepHook>(std::nullopt, s.steps)};
+  if (m.sync) hooks.push_back(af::train::make_sync_replicas_hook(*m.sync, chief));
+  af::train::MonitoredTrainingSessionOptions options{.master = server.target(),
+                                                     .is_chief = chief,
+                                                     .checkpoint_dir = s.checkpoint_dir,
+                                                     .hooks = hooks,
+                                                     .log_step_count_steps = 0,
+                                                     .recovery_wait = std::chrono::milliseconds(500)};
+  if (s.save_steps > 0) options.save_checkpoint_steps = s.save_steps;
+  auto sess = af::train::MonitoredTrainingSession(g, options);
+  const std::int64_t first_step = sess->raw_session().run(m.global_step.value()).scalar<std::int64_t>();
+  log_line(who, "session ready at global step " + std::to_string(first_step));
+
+  std::mt19937_64 rng(static_cast<std::uint64_t>(s.seed) * 1000 + static_cast<std::uint64_t>(s.task));
+  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::size_t cursor = order.size();
+  af::Tensor bx(af::DType::float32, af::Shape{s.batch, kPixels});
+  af::Tensor by(af::DType::int32, af::Shape{s.batch});
+  af::RunOptions run_options;
+  run_options.timeout_in_ms = s.step_timeout_ms;
+  std::int64_t local_steps = 0, global = first_step;
+  double loss_sum = 0;
+  const auto start = Clock::now();
+  auto window = start;
+  std::int64_t window_steps = 0, window_global = first_step;
+  while (!sess->should_stop()) {
+    for (std::int64_t r = 0; r < s.batch; ++r) {
+      if (cursor == order.size()) {
+        std::shuffle(order.begin(), order.end(), rng);
+        cursor = 0;
+      }
+      const std::int64_t i = order[cursor++];
+      std::copy_n(train_x.data<float>() + i * kPixels, kPixels, bx.data<float>() + r * kPixels);
+      by.data<std::int32_t>()[r] = train_y.data<std::int32_t>()[i];
+    }
+    auto values = sess->run({m.loss, m.global_step.value()}, {{m.x, bx}, {m.y, by}}, {m.train_op}, run_options);
+    loss_sum += values[0].scalar<float>();
+    global = values[1].scalar<std::int64_t>();
+    ++local_steps;
+    ++window_steps;
+    if (s.log_every > 0 && local_steps % s.log_every == 0) {
+      const double secs = std::chrono::duration<double>(Clock::now() - window).count();
+      std::ostringstream line;
+      line << std::fixed << std::setprecision(4) << "global step " << global << ", loss "
+           << loss_sum / static_cast<double>(window_steps) << ", " << std::setprecision(1)
+           << static_cast<double>(window_steps) / secs << " local steps/s, "
+           << static_cast<double>(global - window_global) / secs << " global steps/s";
+      log_line(who, line.str());
+      window = Clock::now();
+      window_steps = 0;
+      window_global = global;
+      loss_sum = 0;
+    }
+  }
+  const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  global = sess->raw_session().run(m.global_step.value()).scalar<std::int64_t>();
+  std::ostringstream done;
+  done << std::fixed << std::setprecision(1) << "done: global step " << global << ", " << local_steps
+       << " local steps in " << std::setprecision(2) << secs << " s (" << std::setprecision(1)
+       << static_cast<double>(global - first_step) / std::max(secs, 1e-9) << " global steps/s)";
+  if (chief && s.evaluate) {
+    auto [test_x, test_y] = af::apps::load_fashion_mnist(s.data_dir, "t10k", 10000);
+    const double acc = sess->raw_session().run(m.accuracy, {{m.x, test_x}, {m.y, test_y}}).scalar<float>();
+    done << std::setprecision(4) << ", test accuracy " << acc;
+  }
+  sess->close();
+  log_line(who, done.str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings s;
+  af::apps::App app("actorflow-dist-train",
+                    "Trains the MLP 784-256-128-10 on Fashion-MNIST across a cluster, one process per task\n"
+                    "(between-graph replication: ps tasks hold the variables, worker 0 is the chief).");
+  auto& cli = app.cli;
+  cli.add_option("--cluster", s.cluster, "the cluster: a JSON file or inline JSON {\"ps\": [...], \"worker\": [...]}");
+  cli.add_option("--job", s.job, "ps or worker")->check(CLI::IsMember({"ps", "worker"}));
+  cli.add_option("--task", s.task, "this task's index in its job")->check(af::apps::integer_in(0));
+  cli.add_option("--mode", s.mode, "async (each worker applies its own gradients) or sync (SyncReplicasOptimizer)")
+      ->check(CLI::IsMember({"async", "sync"}));
+  cli.add_option("--replicas-to-aggregate", s.replicas_to_aggregate, "sync: gradients per update (0: the workers)")
+      ->check(af::apps::integer_in(0));
+  cli.add_option("--total-replicas", s.total_replicas, "sync: workers computing gradients (0: the workers)")
+      ->check(af::apps::integer_in(0));
+  cli.add_flag("--bf16-transfer", s.bf16_transfer, "parameters and gradients cross tasks as bfloat16");
+  cli.add_option("--checkpoint-dir", s.checkpoint_dir, "the chief restores from and saves to it (none if empty)");
+  cli.add_option("--save-steps", s.save_steps, "checkpoint every N global steps (0: every 600 s)")
+      ->check(af::apps::integer_in(0));
+  cli.add_option("--steps", s.steps, "stop at this global step")->check(af::apps::integer_in(1));
+  cli.add_option("--batch", s.batch, "examples per worker step")->check(af::apps::integer_in(1));
+  cli.add_option("--lr", s.lr, "Adam's learning rate")->check(af::apps::positive_real());
+  cli.add_option("--data-dir", s.data_dir, "the gzip IDX files");
+  cli.add_option("--train-examples", s.train_examples, "use the file's first N training examples (0: all)")
+      ->check(af::apps::integer_in(0));
+  cli.add_option("--threads", s.threads, "threads of this task's pools (0: cores)")->check(af::apps::integer_in(0));
+  cli.add_option("--log-every", s.log_every, "local steps between progress lines (0: none)")
+      ->check(af::apps::integer_in(0));
+  cli.add_option("--step-timeout-ms", s.step_timeout_ms, "each step's deadline (0: none)")
+      ->check(af::apps::integer_in(0));
+  cli.add_option("--status-port", s.status_port, "serve /metrics and /status on this port (0: any; -1: none)")
+      ->check(af::apps::integer_in(-1, 65535));
+  cli.add_option("--seed", s.seed, "graph-level random seed")->check(af::apps::integer_in(0));
+  cli.add_flag("!--no-eval", s.evaluate, "skip the chief's test accuracy at the end");
+  if (auto code = app.parse(argc, argv)) return *code;
+  if (s.cluster.empty() || s.job.empty() || s.task < 0) {
+    std::cerr << "actorflow-dist-train: --cluster, --job and --task are required (see --help)\n";
+    return 2;
+  }
+  const std::string who = "/job:" + s.job + "/task:" + std::to_string(s.task);
+  af::set_log_sink([who](const std::string& line) { log_line(who, line); });
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  try {
+    af::ClusterSpec cluster = af::ClusterSpec::from_json(cluster_json(s.cluster));
+    af::ServerOptions options;
+    options.config.inter_op_parallelism_threads = s.threads;
+    options.config.intra_op_parallelism_threads = s.threads;
+    options.status_port = s.status_port;
+    af::Server server(cluster, s.job, s.task, options);
+    std::thread waiter([&server, signals, who] {
+      int sig = 0;
+      sigwait(&signals, &sig);
+      log_line(who, std::string("received ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping");
+      std::_Exit(130);
+    });
+    waiter.detach();
+    if (s.job == "ps") {
+      log_line(who, "serving " + server.target());
+      server.join();
+      return 0;
+    }
+    return run_worker(s, cluster, server);
+  } catch (const af::Error& e) {
+    std::cerr << "actorflow-dist-train: " << who << ": " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "actorflow-dist-train: " << who << ": " << e.what() << "\n";
+    return 1;
+  }
+}
