@@ -175,6 +175,9 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
                                                      .hooks = hooks,
                                                      .log_step_count_steps = 0,
                                                      .recovery_wait = std::chrono::milliseconds(500)};
+  // As TensorFlow's between-graph examples: a worker's sessions see only the ps tasks and
+  // itself, so a lost or not yet started worker never holds another one's session back.
+  options.config.device_filters = {"/job:ps", who};
   if (s.save_steps > 0) options.save_checkpoint_steps = s.save_steps;
   auto sess = af::train::MonitoredTrainingSession(g, options);
   const std::int64_t first_step = sess->raw_session().run(m.global_step.value()).scalar<std::int64_t>();

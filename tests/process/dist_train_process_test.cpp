@@ -1,0 +1,167 @@
+// Distributed training with real processes on loopback (apps/dist_train): a ps and workers,
+// each a process; SIGKILL a non-chief worker during synchronous training with a spare, the
+// chief during asynchronous training, or the ps, and training goes on or resumes from the
+// last checkpoint (TensorFlow's MonitoredTrainingSession recovery). Skips when Debian's
+// dataset-fashion-mnist is not installed.
+#include <boost/test/unit_test.hpp>
+
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "free_port.hpp"
+#include "process.hpp"
+#include "temp_dir.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+const char* kData = "/usr/share/datasets/fashion-mnist";
+
+bool have_data() { return std::filesystem::exists(std::string(kData) + "/train-images-idx3-ubyte.gz"); }
+
+/// A local cluster of 1 ps and `workers` workers, on ports picked for this test.
+struct Cluster {
+  std::string spec;
+  std::vector<std::string> common;
+  af::test::TempDir dir{"af_dist"};
+  af::test::ProcessGroup group;
+
+  explicit Cluster(int workers, std::vector<std::string> flags) {
+    spec = "{\"ps\": [\"127.0.0.1:" + std::to_string(af::test::free_port()) + "\"], \"worker\": [";
+    for (int k = 0; k < workers; ++k)
+      spec += std::string(k ? ", " : "") + "\"127.0.0.1:" + std::to_string(af::test::free_port()) + "\"";
+    spec += "]}";
+    common = std::move(flags);
+  }
+
+  std::size_t start(const std::string& job, int task, const std::string& log_name) {
+    std::vector<std::string> args = {ACTORFLOW_DIST_TRAIN_BINARY, "--cluster", spec, "--job", job, "--task",
+                                     std::to_string(task)};
+    if (job == "worker") args.insert(args.end(), common.begin(), common.end());
+    return group.spawn(args, (dir.path / log_name).string());
+  }
+
+  /// Waits until child `i`'s log matches `pattern`; returns the last match's first group
+  /// ("" when it has none), or nullopt when `limit` passed or the child exited first.
+  std::optional<std::string> wait_for(std::size_t i, const std::string& pattern, std::chrono::seconds limit) {
+    const std::regex re(pattern);
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < until) {
+      const std::string log = group.log(i);
+      std::optional<std::string> last;
+      for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it)
+        last = it->size() > 1 ? (*it)[1].str() : std::string();
+      if (last) return last;
+      if (group.wait(i, 0ms) != -1) return std::nullopt;
+      std::this_thread::sleep_for(50ms);
+    }
+    return std::nullopt;
+  }
+
+  /// Waits for child `i` to exit; true when it exited with status 0.
+  bool exits_cleanly(std::size_t i, std::chrono::seconds limit) {
+    const int status = group.wait(i, limit);
+    return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+};
+
+const std::vector<std::string> kSmall = {"--train-examples", "6000", "--threads", "1", "--log-every", "20", "--no-eval"};
+
+std::vector<std::string> with(std::vector<std::string> flags, const std::vector<std::string>& more) {
+  flags.insert(flags.end(), more.begin(), more.end());
+  return flags;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(dist_train_process_test)
+
+// SyncReplicasOptimizer with a spare (3 workers, 2 gradients per update): the global step
+// keeps advancing after a non-chief worker is killed, and the others finish.
+BOOST_AUTO_TEST_CASE(killing_a_non_chief_worker_with_a_spare_leaves_the_global_step_advancing,
+                     *boost::unit_test::timeout(240)) {
+  if (!have_data()) {
+    BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
+    return;
+  }
+  Cluster c(3, with(kSmall, {"--mode", "sync", "--replicas-to-aggregate", "2", "--steps", "400"}));
+  c.start("ps", 0, "ps.log");
+  const auto chief = c.start("worker", 0, "w0.log");
+  const auto w1 = c.start("worker", 1, "w1.log");
+  const auto w2 = c.start("worker", 2, "w2.log");
+  BOOST_TEST_INFO("chief:\n" << c.group.log(chief));
+  auto step = c.wait_for(chief, "global step (\\d+), loss", 120s);
+  BOOST_REQUIRE(step.has_value());
+  c.group.kill(w2);
+  const int at_kill = std::stoi(*step);
+  BOOST_TEST(c.exits_cleanly(chief, 150s));
+  BOOST_TEST(c.exits_cleanly(w1, 30s), "worker 1:\n" << c.group.log(w1));
+  BOOST_TEST(c.group.log(chief).find("done: global step 400") != std::string::npos);
+  BOOST_TEST(at_kill < 400);
+}
+
+// Asynchronous training with checkpoints every 40 steps: the chief is killed and restarted;
+// it restores the latest checkpoint and training runs to the end.
+BOOST_AUTO_TEST_CASE(a_killed_chief_restarts_from_the_latest_checkpoint, *boost::unit_test::timeout(240)) {
+  if (!have_data()) {
+    BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
+    return;
+  }
+  af::test::TempDir ckpt("af_dist_ckpt");
+  Cluster c(2, with(kSmall, {"--steps", "1500", "--save-steps", "40", "--checkpoint-dir", ckpt.path.string()}));
+  c.start("ps", 0, "ps.log");
+  const auto chief = c.start("worker", 0, "w0.log");
+  const auto w1 = c.start("worker", 1, "w1.log");
+  BOOST_REQUIRE(c.wait_for(chief, "Saving checkpoints for ([1-9]\\d*) into", 120s).has_value());
+  c.group.kill(chief);
+  const auto again = c.start("worker", 0, "w0-again.log");
+  BOOST_TEST_INFO("restarted chief:\n" << c.group.log(again));
+  auto restored = c.wait_for(again, "Restoring parameters from .*model\\.ckpt-(\\d+)", 60s);
+  BOOST_REQUIRE(restored.has_value());
+  BOOST_TEST(std::stoi(*restored) >= 40);
+  auto ready = c.wait_for(again, "session ready at global step (\\d+)", 30s);
+  BOOST_REQUIRE(ready.has_value());
+  // Worker 1 went on meanwhile (asynchronous), so the step may have moved past the restore.
+  BOOST_TEST(std::stoi(*ready) >= std::stoi(*restored));
+  BOOST_TEST(c.exits_cleanly(again, 150s));
+  BOOST_TEST(c.exits_cleanly(w1, 30s));
+  BOOST_TEST(c.group.log(again).find("done: global step 15") != std::string::npos);
+}
+
+// A killed ps: the workers' steps fail with Unavailable naming it within seconds; restarted,
+// the chief restores the latest checkpoint into it and both workers finish.
+BOOST_AUTO_TEST_CASE(a_killed_ps_is_reported_and_a_restarted_cluster_resumes_from_the_checkpoint,
+                     *boost::unit_test::timeout(240)) {
+  if (!have_data()) {
+    BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
+    return;
+  }
+  af::test::TempDir ckpt("af_dist_ckpt");
+  Cluster c(2, with(kSmall, {"--steps", "1500", "--save-steps", "40", "--checkpoint-dir", ckpt.path.string()}));
+  const auto ps = c.start("ps", 0, "ps.log");
+  const auto chief = c.start("worker", 0, "w0.log");
+  const auto w1 = c.start("worker", 1, "w1.log");
+  BOOST_TEST_INFO("chief:\n" << c.group.log(chief));
+  BOOST_REQUIRE(c.wait_for(chief, "Saving checkpoints for ([1-9]\\d*) into", 120s).has_value());
+  c.group.kill(ps);
+  const auto killed = std::chrono::steady_clock::now();
+  BOOST_REQUIRE(c.wait_for(chief, "(Unavailable|UNAVAILABLE|lost).*job:ps", 20s).has_value());
+  const auto noticed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - killed);
+  BOOST_TEST(noticed.count() < 10000);
+  c.start("ps", 0, "ps-again.log");
+  auto restored = c.wait_for(chief, "Restoring parameters from .*model\\.ckpt-(\\d+)", 60s);
+  BOOST_REQUIRE(restored.has_value());
+  BOOST_TEST(c.exits_cleanly(chief, 150s));
+  BOOST_TEST(c.exits_cleanly(w1, 60s));
+  BOOST_TEST(c.group.log(chief).find("done: global step 15") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
