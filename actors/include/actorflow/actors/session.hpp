@@ -11,6 +11,8 @@
 
 #include <asio/async_result.hpp>
 #include <asio/associated_executor.hpp>
+#include <asio/execution/outstanding_work.hpp>
+#include <asio/prefer.hpp>
 #include <asio/post.hpp>
 
 #include "actorflow/actors/runtime.hpp"
@@ -167,6 +169,11 @@ class Session {
           start_step(std::move(f), std::move(fd), std::move(t), o, nullptr,
                      [shared](Status status, std::vector<Tensor> values) {
                        auto ex = asio::get_associated_executor(*shared);
+                       // Keeps the executor's context busy until the post has returned: its
+                       // owner may destroy it as soon as the handler ran, while this thread
+                       // would still be waking it (ThreadSanitizer saw the condition
+                       // variable destroyed under a signal).
+                       [[maybe_unused]] const auto busy = asio::prefer(ex, asio::execution::outstanding_work.tracked);
                        asio::post(ex, [shared, status = std::move(status),
                                        values = std::move(values)]() mutable {
                          (*shared)(make_exception_ptr(status), std::move(values));
