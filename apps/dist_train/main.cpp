@@ -23,6 +23,7 @@
 #include <iomanip>
 #include <iostream>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -59,6 +60,7 @@ struct Settings {
   int status_port = -1;
   std::int64_t seed = 42;
   bool evaluate = true;
+  std::int64_t rate_from = 0;
 };
 
 std::string cluster_json(const std::string& value) {
@@ -196,6 +198,8 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
   const auto start = Clock::now();
   auto window = start;
   std::int64_t window_steps = 0, window_global = first_step;
+  // The steady rate: from the first step at or past --rate-from (warm-up excluded).
+  std::optional<std::pair<Clock::time_point, std::int64_t>> steady_from;
   while (!sess->should_stop()) {
     for (std::int64_t r = 0; r < s.batch; ++r) {
       if (cursor == order.size()) {
@@ -209,6 +213,7 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
     auto values = sess->run({m.loss, m.global_step.value()}, {{m.x, bx}, {m.y, by}}, {m.train_op}, run_options);
     loss_sum += values[0].scalar<float>();
     global = values[1].scalar<std::int64_t>();
+    if (!steady_from && global >= s.rate_from) steady_from.emplace(Clock::now(), global);
     ++local_steps;
     ++window_steps;
     if (s.log_every > 0 && local_steps % s.log_every == 0) {
@@ -226,11 +231,16 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
     }
   }
   const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  const auto end = Clock::now();
   global = sess->raw_session().run(m.global_step.value()).scalar<std::int64_t>();
   std::ostringstream done;
   done << std::fixed << std::setprecision(1) << "done: global step " << global << ", " << local_steps
        << " local steps in " << std::setprecision(2) << secs << " s (" << std::setprecision(1)
        << static_cast<double>(global - first_step) / std::max(secs, 1e-9) << " global steps/s)";
+  if (steady_from && end > steady_from->first)
+    done << ", steady " << static_cast<double>(global - steady_from->second) /
+                               std::chrono::duration<double>(end - steady_from->first).count()
+         << " global steps/s from step " << steady_from->second;
   if (chief && s.evaluate) {
     auto [test_x, test_y] = af::apps::load_fashion_mnist(s.data_dir, "t10k", 10000);
     const double acc = sess->raw_session().run(m.accuracy, {{m.x, test_x}, {m.y, test_y}}).scalar<float>();
@@ -277,6 +287,8 @@ int main(int argc, char** argv) {
       ->check(af::apps::integer_in(-1, 65535));
   cli.add_option("--seed", s.seed, "graph-level random seed")->check(af::apps::integer_in(0));
   cli.add_flag("!--no-eval", s.evaluate, "skip the chief's test accuracy at the end");
+  cli.add_option("--rate-from", s.rate_from, "report the steady rate from this global step on (warm-up excluded)")
+      ->check(af::apps::integer_in(0));
   if (auto code = app.parse(argc, argv)) return *code;
   if (s.cluster.empty() || s.job.empty() || s.task < 0) {
     std::cerr << "actorflow-dist-train: --cluster, --job and --task are required (see --help)\n";

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "free_port.hpp"
+#include "http_client.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
 
@@ -42,10 +43,12 @@ struct Cluster {
     common = std::move(flags);
   }
 
-  std::size_t start(const std::string& job, int task, const std::string& log_name) {
+  std::size_t start(const std::string& job, int task, const std::string& log_name,
+                    const std::vector<std::string>& extra = {}) {
     std::vector<std::string> args = {ACTORFLOW_DIST_TRAIN_BINARY, "--cluster", spec, "--job", job, "--task",
                                      std::to_string(task)};
     if (job == "worker") args.insert(args.end(), common.begin(), common.end());
+    args.insert(args.end(), extra.begin(), extra.end());
     return group.spawn(args, (dir.path / log_name).string());
   }
 
@@ -162,6 +165,41 @@ BOOST_AUTO_TEST_CASE(a_killed_ps_is_reported_and_a_restarted_cluster_resumes_fro
   BOOST_TEST(c.exits_cleanly(chief, 150s));
   BOOST_TEST(c.exits_cleanly(w1, 60s));
   BOOST_TEST(c.group.log(chief).find("done: global step 15") != std::string::npos);
+}
+
+// --bf16-transfer: parameters and gradients cross between the ps and the worker as bfloat16,
+// so the ps's per-peer byte counters in /metrics grow half as fast for the same steps.
+BOOST_AUTO_TEST_CASE(bfloat16_transfer_halves_the_bytes_between_ps_and_worker, *boost::unit_test::timeout(240)) {
+  if (!have_data()) {
+    BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
+    return;
+  }
+  auto bytes_for = [](bool bf16) {
+    Cluster c(1, with(kSmall, {"--steps", "100"}));
+    const std::uint16_t status = af::test::free_port();
+    const auto ps = c.start("ps", 0, "ps.log", {"--status-port", std::to_string(status)});
+    const auto worker = c.start("worker", 0, "w0.log", bf16 ? std::vector<std::string>{"--bf16-transfer"}
+                                                            : std::vector<std::string>{});
+    BOOST_REQUIRE_MESSAGE(c.exits_cleanly(worker, 120s), c.group.log(worker));
+    const std::string metrics = af::test::http_get(status, "/metrics");
+    c.group.kill(ps);
+    double sent = 0, received = 0;
+    std::smatch m;
+    if (std::regex_search(metrics, m, std::regex(R"(peer_bytes_sent_total\{[^}]*peer="/job:worker[^}]*\} (\d+))")))
+      sent = std::stod(m[1]);
+    if (std::regex_search(metrics, m, std::regex(R"(peer_bytes_received_total\{[^}]*peer="/job:worker[^}]*\} (\d+))")))
+      received = std::stod(m[1]);
+    BOOST_TEST_INFO(metrics);
+    BOOST_TEST(sent > 0);
+    return std::make_pair(sent, received);
+  };
+  const auto [f32_sent, f32_received] = bytes_for(false);
+  const auto [bf16_sent, bf16_received] = bytes_for(true);
+  // The parameters (235,146 of them) dominate: a little over half remains (step ids, shapes).
+  BOOST_TEST(bf16_sent / f32_sent < 0.55);
+  BOOST_TEST(bf16_sent / f32_sent > 0.45);
+  BOOST_TEST(bf16_received / f32_received < 0.55);
+  BOOST_TEST(bf16_received / f32_received > 0.45);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
