@@ -2,7 +2,8 @@
 # Sets up, builds and runs the main demo: the chapter's local examples with placement
 # logging and a step trace, a cluster of three tasks (in this process by default), the
 # ensemble of Figure 12-13 with a predictor killed midway, the CSV input pipeline, and one
-# epoch of Fashion-MNIST training with a checkpoint, resumed for a second epoch.
+# epoch of Fashion-MNIST training with a checkpoint, resumed for a second epoch, and
+# synchronous data-parallel training across a local cluster of processes (1 ps, 2 workers).
 #
 #   scripts/demo.sh              # the cluster's tasks are Servers inside the demo process
 #   scripts/demo.sh --processes  # they are actorflow-server processes (ports from
@@ -58,3 +59,7 @@ ckpt=$(mktemp -d)
 echo "== train --restore: resumes from $(basename "$(ls "$ckpt"/*.index | head -1)" .index) for a second epoch =="
 "$BUILD_DIR"/apps/train/actorflow-train --epochs 2 --checkpoint-dir "$ckpt" --restore --quiet
 rm -rf "$ckpt"
+echo
+echo "== dist_train: 1 ps + 2 worker processes, synchronous data parallelism (SyncReplicasOptimizer) =="
+LOG_DIR=$(mktemp -d) scripts/dist_train.sh --workers 2 --build-dir "$BUILD_DIR" -- --mode sync --steps 300 \
+  --log-every 100 2>&1 | grep -E "mode sync|global step [0-9]+, loss|done:"

@@ -128,4 +128,39 @@ BOOST_AUTO_TEST_CASE(average_gradients_averages_each_variable_over_the_towers, *
   BOOST_CHECK_THROW(af::train::average_gradients(towers), af::InvalidArgumentError);
 }
 
+// In-graph synchronous replication (the chapter's towers): each tower on its own CPU device
+// takes half the batch; average_gradients of the two equals the gradient of the whole batch
+// (mean losses over equal halves), and one apply of the average trains as one big step.
+BOOST_AUTO_TEST_CASE(towers_on_two_devices_average_to_the_whole_batchs_gradient, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  auto w = g.variable(af::Tensor::from_vector<float>({0.5f, -1.0f, 2.0f, 0.25f, 1.5f, -0.75f}, af::Shape{3, 2}),
+                      {.name = "w"});
+  auto x = g.placeholder(af::float32, af::PartialShape{8, 3}, "x");
+  auto y = g.placeholder(af::float32, af::PartialShape{8, 2}, "y");
+  af::train::GradientDescentOptimizer sgd(0.1);
+  std::vector<std::vector<af::train::GradAndVar>> towers;
+  for (int k = 0; k < 2; ++k) {
+    auto on = g.device("/cpu:" + std::to_string(k));
+    auto xk = af::slice(x, {4 * k, 0}, {4, 3});
+    auto yk = af::slice(y, {4 * k, 0}, {4, 2});
+    towers.push_back(sgd.compute_gradients(af::reduce_mean(af::squared_difference(af::matmul(xk, w.value()), yk))));
+    BOOST_TEST(towers.back()[0].grad.op().device().find("CPU:" + std::to_string(k)) != std::string::npos);
+  }
+  auto averaged = af::train::average_gradients(towers);
+  auto whole = sgd.compute_gradients(af::reduce_mean(af::squared_difference(af::matmul(x, w.value()), y)));
+  af::SessionConfig config;
+  config.device_count["CPU"] = 2;
+  af::Session sess(g, config);
+  sess.run(g.global_variables_initializer());
+  std::vector<float> xv(24), yv(16);
+  for (int i = 0; i < 24; ++i) xv[static_cast<std::size_t>(i)] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+  for (int i = 0; i < 16; ++i) yv[static_cast<std::size_t>(i)] = 0.2f * static_cast<float>(i % 5);
+  const af::FeedDict feeds = {{x, af::Tensor::from_vector<float>(xv, af::Shape{8, 3})},
+                              {y, af::Tensor::from_vector<float>(yv, af::Shape{8, 2})}};
+  auto values = sess.run({averaged[0].grad, whole[0].grad}, feeds);
+  const auto a = values[0].to_vector<float>(), b = values[1].to_vector<float>();
+  BOOST_REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) BOOST_TEST(a[i] == b[i], boost::test_tools::tolerance(1e-5f));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
