@@ -1,0 +1,206 @@
+// actorflow-in-graph: the chapter's in-graph replication on one machine. One graph holds a
+// replica (tower) of the MLP 784-256-128-10 per CPU device (SessionConfig::device_count),
+// sharing one set of variables on /cpu:0, and trains on Fashion-MNIST fed from memory:
+//
+//   actorflow-in-graph --mode sync  [--replicas N]   # each tower takes 1/N of the batch;
+//                                                    # average_gradients, one Adam update
+//   actorflow-in-graph --mode async [--replicas N]   # one Adam per tower and one loop
+//                                                    # (thread) each, updates unsynchronised
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <numeric>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <actorflow/actorflow.hpp>
+
+#include "cli.hpp"
+#include "trainer.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::int64_t kPixels = 784;
+
+struct Settings {
+  std::string mode = "sync";
+  int replicas = 2;
+  std::int64_t steps = 500;
+  std::int64_t batch = 128;
+  double lr = 1e-3;
+  std::string data_dir = "/usr/share/datasets/fashion-mnist";
+  std::int64_t train_examples = 0;
+  std::int64_t seed = 42;
+};
+
+struct Mlp {
+  std::vector<af::Variable> vars;  // kernel, bias per layer
+
+  Mlp(af::Graph& g) {
+    const std::vector<std::int64_t> sizes = {kPixels, 256, 128, 10};
+    for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
+      const std::string layer = i + 2 == sizes.size() ? "logits" : "hidden" + std::to_string(i + 1);
+      for (const bool kernel : {true, false}) {
+        const std::string name = layer + (kernel ? "/kernel" : "/bias");
+        af::Output initial;
+        {
+          auto scope = g.name_scope(name + "/Initializer/");
+          initial = kernel ? af::initializers::glorot_uniform()(g, af::Shape{sizes[i], sizes[i + 1]}, af::DType::float32)
+                           : af::initializers::zeros()(g, af::Shape{sizes[i + 1]}, af::DType::float32);
+        }
+        vars.push_back(g.variable(initial, {.name = name}));
+      }
+    }
+  }
+
+  af::Output logits(const af::Output& x) const {
+    af::Output h = x;
+    for (std::size_t i = 0; i < vars.size(); i += 2) {
+      h = af::nn::bias_add(af::matmul(h, vars[i].value()), vars[i + 1].value());
+      if (i + 2 < vars.size()) h = af::relu(h);
+    }
+    return h;
+  }
+};
+
+/// Batches of `rows` examples from `images`/`labels`, reshuffled each epoch.
+class Feeder {
+ public:
+  Feeder(const af::Tensor& images, const af::Tensor& labels, std::int64_t rows, std::uint64_t seed)
+      : images_(images), labels_(labels), rows_(rows), rng_(seed), order_(static_cast<std::size_t>(labels.num_elements())) {
+    std::iota(order_.begin(), order_.end(), 0);
+    cursor_ = order_.size();
+  }
+  std::pair<af::Tensor, af::Tensor> next() {
+    af::Tensor x(af::DType::float32, af::Shape{rows_, kPixels});
+    af::Tensor y(af::DType::int32, af::Shape{rows_});
+    for (std::int64_t r = 0; r < rows_; ++r) {
+      if (cursor_ == order_.size()) {
+        std::shuffle(order_.begin(), order_.end(), rng_);
+        cursor_ = 0;
+      }
+      const std::int64_t i = order_[cursor_++];
+      std::copy_n(images_.data<float>() + i * kPixels, kPixels, x.data<float>() + r * kPixels);
+      y.data<std::int32_t>()[r] = labels_.data<std::int32_t>()[i];
+    }
+    return {x, y};
+  }
+
+ private:
+  const af::Tensor& images_;
+  const af::Tensor& labels_;
+  std::int64_t rows_;
+  std::mt19937_64 rng_;
+  std::vector<std::int64_t> order_;
+  std::size_t cursor_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings s;
+  af::apps::App app("actorflow-in-graph",
+                    "In-graph replication: one MLP tower per CPU device in one graph, trained on Fashion-MNIST\n"
+                    "synchronously (averaged gradients) or asynchronously (an optimizer and a loop per tower).");
+  auto& cli = app.cli;
+  cli.add_option("--mode", s.mode, "sync or async")->check(CLI::IsMember({"sync", "async"}));
+  cli.add_option("--replicas", s.replicas, "towers, one per CPU device")->check(af::apps::integer_in(1, 64));
+  cli.add_option("--steps", s.steps, "sync: updates; async: updates per tower")->check(af::apps::integer_in(1));
+  cli.add_option("--batch", s.batch, "examples per update (sync: split between the towers)")
+      ->check(af::apps::integer_in(1));
+  cli.add_option("--lr", s.lr, "Adam's learning rate")->check(af::apps::positive_real());
+  cli.add_option("--data-dir", s.data_dir, "the gzip IDX files");
+  cli.add_option("--train-examples", s.train_examples, "use the file's first N training examples (0: all)")
+      ->check(af::apps::integer_in(0));
+  if (auto code = app.parse(argc, argv)) return *code;
+  try {
+    const std::int64_t n = s.train_examples > 0 ? std::min<std::int64_t>(s.train_examples, 60000) : 60000;
+    auto [train_x, train_y] = af::apps::load_fashion_mnist(s.data_dir, "train", n);
+    auto [test_x, test_y] = af::apps::load_fashion_mnist(s.data_dir, "t10k", 10000);
+
+    af::Graph g;
+    g.set_random_seed(s.seed);
+    af::Variable global_step;
+    std::unique_ptr<Mlp> mlp;
+    {
+      auto on_cpu0 = g.device("/cpu:0");
+      global_step = af::train::get_or_create_global_step(g);
+      mlp = std::make_unique<Mlp>(g);
+    }
+    const std::int64_t rows = s.mode == "sync" ? std::max<std::int64_t>(1, s.batch / s.replicas) : s.batch;
+    std::vector<af::Output> xs, ys;
+    std::vector<std::vector<af::train::GradAndVar>> tower_grads;
+    std::vector<std::unique_ptr<af::train::AdamOptimizer>> optimizers;
+    std::vector<af::Operation> train_ops;
+    for (int k = 0; k < s.replicas; ++k) {
+      auto on = g.device("/cpu:" + std::to_string(k));
+      auto tower = g.name_scope("tower_" + std::to_string(k));
+      xs.push_back(g.placeholder(af::DType::float32, af::PartialShape{rows, kPixels}, "x"));
+      ys.push_back(g.placeholder(af::DType::int32, af::PartialShape{rows}, "y"));
+      const af::Output loss = af::losses::sparse_softmax_cross_entropy(ys.back(), mlp->logits(xs.back()));
+      if (s.mode == "sync") {
+        if (optimizers.empty()) optimizers.push_back(std::make_unique<af::train::AdamOptimizer>(s.lr));
+        tower_grads.push_back(optimizers[0]->compute_gradients(loss, mlp->vars));
+      } else {
+        optimizers.push_back(std::make_unique<af::train::AdamOptimizer>(
+            s.lr, af::train::AdamOptions{.name = "Adam_" + std::to_string(k)}));
+        train_ops.push_back(optimizers.back()->minimize(loss, global_step, mlp->vars));
+      }
+    }
+    if (s.mode == "sync") {
+      auto on_cpu0 = g.device("/cpu:0");
+      train_ops.push_back(optimizers[0]->apply_gradients(af::train::average_gradients(tower_grads), global_step));
+    }
+    af::Output test_x_in = g.placeholder(af::DType::float32, af::PartialShape{-1, kPixels}, "test_x");
+    af::Output test_y_in = g.placeholder(af::DType::int32, af::PartialShape{-1}, "test_y");
+    af::Output accuracy = af::metrics::batch_accuracy(test_y_in, af::argmax(mlp->logits(test_x_in), 1, af::DType::int32));
+
+    af::SessionConfig config;
+    config.device_count["CPU"] = s.replicas;
+    af::Session sess(g, config);
+    sess.run(g.global_variables_initializer());
+    const auto start = Clock::now();
+    if (s.mode == "sync") {
+      std::vector<Feeder> feeders;
+      for (int k = 0; k < s.replicas; ++k)
+        feeders.emplace_back(train_x, train_y, rows, static_cast<std::uint64_t>(s.seed + k));
+      for (std::int64_t step = 0; step < s.steps; ++step) {
+        af::FeedDict feeds;
+        for (int k = 0; k < s.replicas; ++k) {
+          auto [bx, by] = feeders[static_cast<std::size_t>(k)].next();
+          feeds.emplace_back(xs[static_cast<std::size_t>(k)], bx);
+          feeds.emplace_back(ys[static_cast<std::size_t>(k)], by);
+        }
+        sess.run(train_ops[0], feeds);
+      }
+    } else {
+      std::vector<std::thread> loops;
+      for (int k = 0; k < s.replicas; ++k)
+        loops.emplace_back([&, k] {
+          Feeder feeder(train_x, train_y, rows, static_cast<std::uint64_t>(s.seed + k));
+          for (std::int64_t step = 0; step < s.steps; ++step) {
+            auto [bx, by] = feeder.next();
+            sess.run(train_ops[static_cast<std::size_t>(k)],
+                     {{xs[static_cast<std::size_t>(k)], bx}, {ys[static_cast<std::size_t>(k)], by}});
+          }
+        });
+      for (auto& t : loops) t.join();
+    }
+    const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+    const auto global = sess.run(global_step.value()).scalar<std::int64_t>();
+    const float acc = sess.run(accuracy, {{test_x_in, test_x}, {test_y_in, test_y}}).scalar<float>();
+    std::cout << std::fixed << std::setprecision(1) << s.mode << ", " << s.replicas << " towers: global step " << global
+              << " in " << std::setprecision(2) << secs << " s (" << std::setprecision(1)
+              << static_cast<double>(global) / secs << " updates/s), test accuracy " << std::setprecision(4) << acc
+              << "\n";
+    return 0;
+  } catch (const af::Error& e) {
+    std::cerr << "actorflow-in-graph: " << e.what() << "\n";
+    return 1;
+  }
+}
