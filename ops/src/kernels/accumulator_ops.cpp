@@ -368,6 +368,15 @@ Status check_scalar(const InferenceContext& c, int i, const char* what) {
   return {};
 }
 
+/// The shape function of the ops taking (handle, int64 scalar step[, gradient]).
+ShapeFn handle_and_step(int inputs, const char* what) {
+  return [inputs, what](InferenceContext& c) -> Status {
+    ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, inputs));
+    ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int64));
+    return check_scalar(c, 1, what);
+  };
+}
+
 }  // namespace
 
 void register_accumulator_ops(OpRegistry& r) {
@@ -388,13 +397,7 @@ void register_accumulator_ops(OpRegistry& r) {
            return {};
          },
          true});
-  r.add({"AccumulatorApplyGradient",
-         [](InferenceContext& c) -> Status {
-           ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 3));
-           ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int64));
-           return check_scalar(c, 1, "local_step");
-         },
-         true, {0}});
+  r.add({"AccumulatorApplyGradient", handle_and_step(3, "local_step"), true, {0}});
   r.add({"AccumulatorTakeGradient",
          [](InferenceContext& c) -> Status {
            ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 2));
@@ -409,13 +412,7 @@ void register_accumulator_ops(OpRegistry& r) {
            return {};
          },
          true, {0}});
-  r.add({"AccumulatorSetGlobalStep",
-         [](InferenceContext& c) -> Status {
-           ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 2));
-           ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int64));
-           return check_scalar(c, 1, "new_global_step");
-         },
-         true, {0}});
+  r.add({"AccumulatorSetGlobalStep", handle_and_step(2, "new_global_step"), true, {0}});
   r.add({"AccumulatorNumAccumulated",
          [](InferenceContext& c) -> Status {
            ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 1));
