@@ -6,6 +6,9 @@
 //                                                    # average_gradients, one Adam update
 //   actorflow-in-graph --mode async [--replicas N]   # one Adam per tower and one loop
 //                                                    # (thread) each, updates unsynchronised
+//   actorflow-in-graph --mode split [--replicas N]   # model parallelism (exercise 10): each
+//                                                    # hidden layer split by units over N
+//                                                    # devices; N = 1 is the unsplit model
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -68,6 +71,57 @@ struct Mlp {
   }
 };
 
+/// The MLP split vertically (model parallelism): each hidden layer's units in `parts` slices,
+/// slice k (its kernel columns and bias) on /cpu:k, computed there from the whole previous
+/// layer; the slices are concatenated on /cpu:0, where the logits layer lives.
+struct SplitMlp {
+  std::vector<std::vector<af::Variable>> layers;  // per layer: kernel, bias per part
+  std::vector<af::Variable> all;
+
+  SplitMlp(af::Graph& g, int parts) {
+    const std::vector<std::int64_t> sizes = {kPixels, 256, 128, 10};
+    for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
+      const bool last = i + 2 == sizes.size();
+      const int n = last ? 1 : parts;
+      std::vector<af::Variable> layer;
+      for (int k = 0; k < n; ++k) {
+        auto on = g.device("/cpu:" + std::to_string(k));
+        const std::string base = (last ? std::string("logits") : "hidden" + std::to_string(i + 1)) +
+                                 (n > 1 ? "_part" + std::to_string(k) : "");
+        const std::int64_t units = sizes[i + 1] / n + (k < sizes[i + 1] % n ? 1 : 0);
+        for (const bool kernel : {true, false}) {
+          const std::string name = base + (kernel ? "/kernel" : "/bias");
+          af::Output initial;
+          {
+            auto scope = g.name_scope(name + "/Initializer/");
+            initial = kernel ? af::initializers::glorot_uniform()(g, af::Shape{sizes[i], units}, af::DType::float32)
+                             : af::initializers::zeros()(g, af::Shape{units}, af::DType::float32);
+          }
+          layer.push_back(g.variable(initial, {.name = name}));
+          all.push_back(layer.back());
+        }
+      }
+      layers.push_back(layer);
+    }
+  }
+
+  af::Output logits(af::Graph& g, const af::Output& x) const {
+    af::Output h = x;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      const auto& layer = layers[i];
+      std::vector<af::Output> slices;
+      for (std::size_t k = 0; k < layer.size(); k += 2) {
+        auto on = g.device("/cpu:" + std::to_string(k / 2));
+        af::Output out = af::nn::bias_add(af::matmul(h, layer[k].value()), layer[k + 1].value());
+        slices.push_back(i + 1 < layers.size() ? af::relu(out) : out);
+      }
+      auto on0 = g.device("/cpu:0");
+      h = slices.size() == 1 ? slices[0] : af::concat(slices, 1);
+    }
+    return h;
+  }
+};
+
 /// Batches of `rows` examples from `images`/`labels`, reshuffled each epoch.
 class Feeder {
  public:
@@ -100,6 +154,51 @@ class Feeder {
   std::size_t cursor_;
 };
 
+/// Model parallelism: trains the split MLP and prints the median step time.
+int run_split(const Settings& s, const af::Tensor& train_x, const af::Tensor& train_y, const af::Tensor& test_x,
+              const af::Tensor& test_y) {
+  af::Graph g;
+  g.set_random_seed(s.seed);
+  af::Variable global_step;
+  {
+    auto on_cpu0 = g.device("/cpu:0");
+    global_step = af::train::get_or_create_global_step(g);
+  }
+  SplitMlp mlp(g, s.replicas);
+  af::Output x = g.placeholder(af::DType::float32, af::PartialShape{-1, kPixels}, "x");
+  af::Output y = g.placeholder(af::DType::int32, af::PartialShape{-1}, "y");
+  af::Output logits = mlp.logits(g, x);
+  af::Operation train;
+  {
+    auto on_cpu0 = g.device("/cpu:0");
+    af::train::AdamOptimizer adam(s.lr);
+    // Each variable's gradient and update run on its own device.
+    train = adam.minimize(af::losses::sparse_softmax_cross_entropy(y, logits), global_step, mlp.all,
+                          {.colocate_gradients_with_ops = true});
+  }
+  af::Output accuracy = af::metrics::batch_accuracy(y, af::argmax(logits, 1, af::DType::int32));
+  af::SessionConfig config;
+  config.device_count["CPU"] = s.replicas;
+  af::Session sess(g, config);
+  sess.run(g.global_variables_initializer());
+  Feeder feeder(train_x, train_y, s.batch, static_cast<std::uint64_t>(s.seed));
+  std::vector<double> step_ms;
+  const auto start = Clock::now();
+  for (std::int64_t step = 0; step < s.steps; ++step) {
+    auto [bx, by] = feeder.next();
+    const auto t = Clock::now();
+    sess.run(train, {{x, bx}, {y, by}});
+    step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
+  }
+  const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  std::nth_element(step_ms.begin(), step_ms.begin() + static_cast<std::ptrdiff_t>(step_ms.size() / 2), step_ms.end());
+  const float acc = sess.run(accuracy, {{x, test_x}, {y, test_y}}).scalar<float>();
+  std::cout << std::fixed << "split over " << s.replicas << " device" << (s.replicas == 1 ? "" : "s") << ": "
+            << s.steps << " steps in " << std::setprecision(2) << secs << " s, median step " << std::setprecision(3)
+            << step_ms[step_ms.size() / 2] << " ms, test accuracy " << std::setprecision(4) << acc << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -108,8 +207,10 @@ int main(int argc, char** argv) {
                     "In-graph replication: one MLP tower per CPU device in one graph, trained on Fashion-MNIST\n"
                     "synchronously (averaged gradients) or asynchronously (an optimizer and a loop per tower).");
   auto& cli = app.cli;
-  cli.add_option("--mode", s.mode, "sync or async")->check(CLI::IsMember({"sync", "async"}));
-  cli.add_option("--replicas", s.replicas, "towers, one per CPU device")->check(af::apps::integer_in(1, 64));
+  cli.add_option("--mode", s.mode, "sync, async (data parallelism) or split (model parallelism)")
+      ->check(CLI::IsMember({"sync", "async", "split"}));
+  cli.add_option("--replicas", s.replicas, "towers (sync, async) or slices of each layer (split), one per CPU device")
+      ->check(af::apps::integer_in(1, 64));
   cli.add_option("--steps", s.steps, "sync: updates; async: updates per tower")->check(af::apps::integer_in(1));
   cli.add_option("--batch", s.batch, "examples per update (sync: split between the towers)")
       ->check(af::apps::integer_in(1));
@@ -123,6 +224,7 @@ int main(int argc, char** argv) {
     auto [train_x, train_y] = af::apps::load_fashion_mnist(s.data_dir, "train", n);
     auto [test_x, test_y] = af::apps::load_fashion_mnist(s.data_dir, "t10k", 10000);
 
+    if (s.mode == "split") return run_split(s, train_x, train_y, test_x, test_y);
     af::Graph g;
     g.set_random_seed(s.seed);
     af::Variable global_step;
