@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -253,6 +254,37 @@ BOOST_AUTO_TEST_CASE(keep_checkpoint_every_n_hours_keeps_old_checkpoints_on_disk
   BOOST_TEST(!fs::exists(other + "-1.index"));
   BOOST_TEST(!fs::exists(other + "-2.index"));
   BOOST_TEST(fs::exists(other + "-3.index"));
+}
+
+// tf.train.Saver({"name": var}): each variable is saved under the given name, and a model
+// built under another name scope restores from it (the ensemble of exercise 9 does this).
+BOOST_AUTO_TEST_CASE(a_saver_from_a_name_map_saves_and_restores_under_those_names, *boost::unit_test::timeout(60)) {
+  af::test::TempDir dir;
+  const std::string prefix = (dir.path / "mapped").string();
+  {
+    af::Graph g;
+    auto a = g.variable(af::Tensor::from_vector<float>({1.0f, 2.0f}), {.name = "a"});
+    auto b = g.variable(af::Tensor(3), {.name = "b"});
+    af::train::Saver saver(std::map<std::string, af::Variable>{{"layer/kernel", a}, {"layer/step", b}});
+    af::Session sess(g);
+    sess.run(g.global_variables_initializer());
+    saver.save(sess, prefix);
+  }
+  auto listed = af::train::list_variables(prefix);
+  BOOST_REQUIRE(listed.size() == 2u);
+  BOOST_TEST(listed[0].first == "layer/kernel");
+  BOOST_TEST(listed[1].first == "layer/step");
+  af::Graph g;
+  af::Variable kernel;
+  {
+    auto scope = g.name_scope("model_0");
+    kernel = g.variable(af::Tensor::from_vector<float>({0.0f, 0.0f}), {.name = "kernel"});
+  }
+  BOOST_TEST(kernel.name() == "model_0/kernel");
+  af::train::Saver saver(std::map<std::string, af::Variable>{{"layer/kernel", kernel}});
+  af::Session sess(g);
+  saver.restore(sess, prefix);
+  BOOST_TEST(sess.run(kernel.value()).to_vector<float>() == (std::vector<float>{1.0f, 2.0f}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -106,7 +106,8 @@ StopAtStepHook::StopAtStepHook(std::optional<std::int64_t> num_steps, std::optio
 void StopAtStepHook::begin(Graph& g) { global_step_ = require_global_step(g, "StopAtStepHook"); }
 
 void StopAtStepHook::after_create_session(Session& session, Coordinator&) {
-  if (num_steps_) last_step_ = scalar_step(session.run(global_step_)) + *num_steps_;
+  // As TensorFlow: counted from the first session only, not again after a recovery.
+  if (num_steps_ && !last_step_) last_step_ = scalar_step(session.run(global_step_)) + *num_steps_;
 }
 
 std::vector<Output> StopAtStepHook::before_run(SessionRunContext&) { return {global_step_}; }

@@ -211,7 +211,10 @@ Saver::Saver(const std::map<std::string, Variable>& var_map, SaverOptions option
     empty_ = true;
     return;
   }
-  build(named[0].second.graph(), std::move(named));
+  // The graph first: the arguments' order of evaluation is unspecified (GCC moves `named`
+  // out before evaluating `named[0]`).
+  Graph& g = named[0].second.graph();
+  build(g, std::move(named));
 }
 
 void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named) {
