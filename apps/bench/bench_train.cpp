@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <dlfcn.h>
+#include <immintrin.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -124,6 +125,46 @@ struct HandStep {
   }
 };
 
+// One core's float32 multiply-add peak: 12 independent FMA chains (enough to fill both FMA
+// pipes), AVX-512 where the CPU has it, else AVX2; GFLOP/s, the best of 5 runs. (Written out
+// per instruction set: lambdas would not inherit the function's target.)
+#define ACTORFLOW_FMA_PEAK_BODY(VEC, WIDTH, SET, FMA)                                          \
+  double best = 0;                                                                             \
+  for (int rep = 0; rep < 5; ++rep) {                                                          \
+    VEC a[12];                                                                                 \
+    for (int i = 0; i < 12; ++i) a[i] = SET(static_cast<float>(i));                            \
+    const VEC b = SET(1.0000001f), c = SET(1e-9f);                                             \
+    constexpr long kIters = 20'000'000;                                                        \
+    const auto t = Clock::now();                                                               \
+    for (long k = 0; k < kIters; ++k) {                                                        \
+      _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) a[i] = FMA(a[i], b, c);           \
+    }                                                                                          \
+    const double secs = std::chrono::duration<double>(Clock::now() - t).count();               \
+    float lanes[WIDTH];                                                                        \
+    volatile float sink = 0;                                                                   \
+    for (int i = 0; i < 12; ++i) {                                                             \
+      std::memcpy(lanes, &a[i], sizeof lanes);                                                 \
+      sink = sink + lanes[0];                                                                  \
+    }                                                                                          \
+    best = std::max(best, static_cast<double>(kIters) * 12 * WIDTH * 2 / secs / 1e9);          \
+  }                                                                                            \
+  return best;
+
+__attribute__((target("avx512f"))) double fma_peak_avx512() {
+  ACTORFLOW_FMA_PEAK_BODY(__m512, 16, _mm512_set1_ps, _mm512_fmadd_ps)
+}
+
+__attribute__((target("avx2,fma"))) double fma_peak_avx2() {
+  ACTORFLOW_FMA_PEAK_BODY(__m256, 8, _mm256_set1_ps, _mm256_fmadd_ps)
+}
+#undef ACTORFLOW_FMA_PEAK_BODY
+
+double core_fma_peak_gflops() {
+  if (__builtin_cpu_supports("avx512f")) return fma_peak_avx512();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return fma_peak_avx2();
+  return 0;
+}
+
 // Median µs per step over `reps` repetitions of `steps` steps.
 template <class F>
 double time_steps(F&& step, int steps, int reps) {
@@ -206,6 +247,13 @@ void bench_p6(bool quick) {
     if (limit_us > 0) line += "; speed ratio " + fixed(limit_us / af_us, 2) + "x of the limit";
     std::printf("%s\n", line.c_str());
   }
+  // The floor: the step's products alone (forward, dW2, dh and dW1: 104.7 MFLOP) at one
+  // core's measured multiply-add peak, what no 1-thread float32 step can beat.
+  const double flops = 2.0 * kBatch * kIn * kHidden * 2 + 2.0 * kBatch * kHidden * kClasses * 3;
+  if (const double peak = core_fma_peak_gflops(); peak > 0)
+    std::printf("P6 floor: one core's float32 FMA peak %s GFLOP/s; the step's %s MFLOP of products need >= %s us "
+                "on 1 thread\n",
+                fixed(peak, 1).c_str(), fixed(flops / 1e6, 1).c_str(), fixed(flops / peak / 1e3, 1).c_str());
 }
 
 void bench_time_to_accuracy(bool quick) {
