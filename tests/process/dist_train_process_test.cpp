@@ -113,37 +113,36 @@ BOOST_AUTO_TEST_CASE(killing_a_non_chief_worker_with_a_spare_leaves_the_global_s
   BOOST_TEST(at_kill < 400);
 }
 
-// Without a spare (2 workers, 2 gradients per update) a worker that stops holding its token
-// stops every update: the chief's next dequeue waits, and its step deadline
-// (--step-timeout-ms) ends it with DeadlineExceeded naming the token queue. SIGSTOP makes this
-// deterministic: a frozen worker either already took its token or takes it from its pending
-// dequeue at the next update. (A SIGKILLed one leaves its token only when it dies between its
-// gradient and its dequeue; then the chief goes on alone at half the rate.)
-BOOST_AUTO_TEST_CASE(without_a_spare_a_stopped_worker_stops_the_chief_at_its_deadline,
+// Without a spare (2 workers, 2 gradients per update), what a frozen worker does to the chief
+// depends on where it froze, as in TensorFlow: if it had taken its token, every update waits
+// for its gradient and the chief's step deadline (--step-timeout-ms) ends it with
+// DeadlineExceeded naming the token queue; if it froze between its gradient and its dequeue,
+// its token stays in the queue, and since the accumulator counts gradients, not workers, the
+// chief goes on alone, pushing two gradients per update. Never a hang, never another error.
+BOOST_AUTO_TEST_CASE(without_a_spare_a_frozen_worker_stops_the_chief_at_its_deadline_or_leaves_it_alone,
                      *boost::unit_test::timeout(240)) {
   if (!have_data()) {
     BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
     return;
   }
-  Cluster c(2, with(kSmall, {"--mode", "sync", "--steps", "2000", "--step-timeout-ms", "3000"}));
+  Cluster c(2, with(kSmall, {"--mode", "sync", "--steps", "500", "--step-timeout-ms", "3000"}));
   c.start("ps", 0, "ps.log");
   const auto chief = c.start("worker", 0, "w0.log");
   const auto w1 = c.start("worker", 1, "w1.log");
   BOOST_REQUIRE(c.wait_for(chief, "global step (\\d+), loss", 120s).has_value());
   c.group.signal(w1, SIGSTOP);
-  const auto stopped = std::chrono::steady_clock::now();
-  const int status = c.group.wait(chief, 60s);
-  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - stopped);
+  const int status = c.group.wait(chief, 120s);
   const std::string log = c.group.log(chief);
   BOOST_TEST_INFO("chief:\n" << log);
   BOOST_REQUIRE(status != -1);
-  BOOST_TEST(WIFEXITED(status));
-  BOOST_TEST(WEXITSTATUS(status) == 1);
-  BOOST_TEST(log.find("timed out") != std::string::npos);
-  BOOST_TEST(log.find("sync_token_q") != std::string::npos);
-  BOOST_TEST(log.find("done:") == std::string::npos);
-  // Two steps at most before the wait, then the 3 s deadline.
-  BOOST_TEST(waited.count() < 20000);
+  BOOST_REQUIRE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 0) {
+    BOOST_TEST(log.find("done: global step 500") != std::string::npos);
+  } else {
+    BOOST_TEST(WEXITSTATUS(status) == 1);
+    BOOST_TEST(log.find("timed out") != std::string::npos);
+    BOOST_TEST(log.find("sync_token_q") != std::string::npos);
+  }
 }
 
 // Asynchronous training with checkpoints every 40 steps: the chief is killed and restarted;
