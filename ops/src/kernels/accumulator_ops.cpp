@@ -12,6 +12,8 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -21,6 +23,7 @@
 #include "actorflow/ops/logging.hpp"
 #include "actorflow/ops/op_registry.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "kernel_util.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -31,16 +34,6 @@ namespace {
 
 std::atomic<std::uint64_t> g_next_take_id{1};
 
-/// PartialTensorShape::DebugString: "[2,?]", "<unknown>".
-std::string debug_string_of(const PartialShape& p) {
-  if (!p.rank_known()) return "<unknown>";
-  std::string out = "[";
-  for (int i = 0; i < p.rank(); ++i) {
-    if (i) out += ",";
-    out += p.dim(i) < 0 ? "?" : std::to_string(p.dim(i));
-  }
-  return out + "]";
-}
 std::atomic<std::int64_t> g_unique_accumulator_ids{0};
 
 /// One accumulator (TensorFlow's ConditionalAccumulator<CPUDevice, T>), any float dtype.
@@ -127,57 +120,33 @@ class Accumulator final : public ResourceBase {
     if (counter_ > 0 && sum_.shape() != s)
       return invalid_argument("Shape mismatch: expected " + sum_.shape().to_string() + ", got " + s.to_string());
     if (!shape_.is_compatible_with(PartialShape(s)))
-      return invalid_argument("Shape mismatch: expected " + debug_string_of(shape_) + ", got " + s.to_string());
+      return invalid_argument("Shape mismatch: expected " + inference_shape_string(shape_) + ", got " + s.to_string());
     return {};
   }
 
-  template <class T>
-  static void add_typed(Tensor& sum, const Tensor& g) {
+  /// Element-wise `sum = op(sum, g)` (or with a scalar) in the gradients' dtype; bfloat16
+  /// computes in float32 and rounds back, as TensorFlow's Eigen kernels do.
+  template <class T, class Op>
+  static void update_typed(Tensor& sum, const Tensor* g, double scalar, Op op) {
+    using Wide = std::conditional_t<std::is_same_v<T, double>, double, float>;
     T* out = sum.data<T>();
-    const T* in = g.data<T>();
-    const std::int64_t n = sum.num_elements();
-    for (std::int64_t i = 0; i < n; ++i) out[i] = T(float(out[i]) + float(in[i]));
+    const T* in = g ? g->data<T>() : nullptr;
+    for (std::int64_t i = 0, n = sum.num_elements(); i < n; ++i)
+      out[i] = T(op(Wide(out[i]), in ? Wide(in[i]) : static_cast<Wide>(scalar)));
   }
-  template <class T>
-  static void divide_typed(Tensor& sum, std::int64_t count) {
-    T* out = sum.data<T>();
-    const std::int64_t n = sum.num_elements();
-    const T c = T(static_cast<float>(count));
-    for (std::int64_t i = 0; i < n; ++i) out[i] = T(float(out[i]) / float(c));
-  }
-
-  void add_into(Tensor& sum, const Tensor& g) {
+  template <class Op>
+  void update(Tensor& sum, const Tensor* g, double scalar, Op op) const {
     switch (dtype_) {
-      case DType::float64: {
-        double* out = sum.data<double>();
-        const double* in = g.data<double>();
-        for (std::int64_t i = 0, n = sum.num_elements(); i < n; ++i) out[i] += in[i];
-        break;
-      }
-      case DType::bfloat16: add_typed<bfloat16_t>(sum, g); break;
-      default: {
-        float* out = sum.data<float>();
-        const float* in = g.data<float>();
-        for (std::int64_t i = 0, n = sum.num_elements(); i < n; ++i) out[i] += in[i];
-      }
+      case DType::float64: return update_typed<double>(sum, g, scalar, op);
+      case DType::bfloat16: return update_typed<bfloat16_t>(sum, g, scalar, op);
+      default: return update_typed<float>(sum, g, scalar, op);
     }
   }
-
-  void divide(Tensor& sum, std::int64_t count) {
-    switch (dtype_) {
-      case DType::float64: {
-        double* out = sum.data<double>();
-        const double c = static_cast<double>(count);
-        for (std::int64_t i = 0, n = sum.num_elements(); i < n; ++i) out[i] /= c;
-        break;
-      }
-      case DType::bfloat16: divide_typed<bfloat16_t>(sum, count); break;
-      default: {
-        float* out = sum.data<float>();
-        const float c = static_cast<float>(count);
-        for (std::int64_t i = 0, n = sum.num_elements(); i < n; ++i) out[i] /= c;
-      }
-    }
+  void add_into(Tensor& sum, const Tensor& g) const {
+    update(sum, &g, 0, [](auto a, auto b) { return a + b; });
+  }
+  void divide(Tensor& sum, std::int64_t count) const {
+    update(sum, nullptr, static_cast<double>(count), [](auto a, auto b) { return a / b; });
   }
 
   /// FlushUnlocked: completes the front attempts while enough gradients are in.
@@ -262,20 +231,30 @@ class AccumulatorOp : public OpKernel {
   std::shared_ptr<Accumulator> acc_;
 };
 
+/// Input `i`, an int64 scalar named `what` in TensorFlow's message, or nullopt (failed).
+std::optional<std::int64_t> step_input(OpKernelContext& ctx, int i, const char* what) {
+  const Tensor& step = ctx.input(i);
+  if (!step.shape().is_scalar()) {
+    ctx.fail(invalid_argument(std::string("Argument ") + what + " must be scalar, but had shape " +
+                              step.shape().to_string()));
+    return std::nullopt;
+  }
+  return step.scalar<std::int64_t>();
+}
+
 class ApplyGradientOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void compute(OpKernelContext& ctx) override {
     auto acc = accumulator_input(ctx);
     if (!acc) return;
-    const Tensor& step = ctx.input(1);
-    if (!step.shape().is_scalar())
-      return ctx.fail(invalid_argument("Argument local_step must be scalar, but had shape " + step.shape().to_string()));
+    const auto step = step_input(ctx, 1, "local_step");
+    if (!step) return;
     const Tensor& grad = ctx.input(2);
     if (grad.dtype() != acc->dtype())
       return ctx.fail(invalid_argument("Gradient of " + name() + " has dtype " + std::string(dtype_name(grad.dtype())) +
                                        " but the accumulator holds " + std::string(dtype_name(acc->dtype()))));
-    Status s = acc->apply(step.scalar<std::int64_t>(), grad);
+    Status s = acc->apply(*step, grad);
     if (!s.ok()) ctx.fail(s);
   }
 };
@@ -286,11 +265,7 @@ class SetGlobalStepOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     auto acc = accumulator_input(ctx);
     if (!acc) return;
-    const Tensor& step = ctx.input(1);
-    if (!step.shape().is_scalar())
-      return ctx.fail(invalid_argument("Argument new_global_step must be scalar, but had shape " +
-                                       step.shape().to_string()));
-    acc->set_global_step(step.scalar<std::int64_t>());
+    if (const auto step = step_input(ctx, 1, "new_global_step")) acc->set_global_step(*step);
   }
 };
 
