@@ -6,6 +6,7 @@
 // long flag names with '_' for '-' (`{"heartbeat_ms": 500}` sets `--heartbeat-ms`); flags on
 // the command line win over the file.
 #include <charconv>
+#include <fstream>
 #include <cstdlib>
 #include <limits>
 #include <iostream>
@@ -186,5 +187,25 @@ struct App {
  private:
   bool dump_config_ = false;
 };
+
+/// A `--cluster` value: inline JSON (starting with '{') or the path of a file holding it,
+/// returned as compact JSON. Throws std::runtime_error naming the flag for an unreadable
+/// file or malformed JSON.
+inline std::string cluster_json(const std::string& value) {
+  const auto first = value.find_first_not_of(" \t\n");
+  std::string text = value;
+  if (first == std::string::npos || value[first] != '{') {
+    std::ifstream in(value);
+    if (!in) throw std::runtime_error("--cluster: cannot read " + value);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  try {
+    return nlohmann::json::parse(text).dump();
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error("--cluster: " + std::string(e.what()));
+  }
+}
 
 }  // namespace af::apps

@@ -29,10 +29,7 @@ void cluster_demo(const std::string& cluster_file) {
       servers.push_back(std::make_unique<af::Server>(cluster, job, task));
     std::cout << "\n== A cluster of three tasks in this process: " << cluster.to_json() << "\n";
   } else {
-    std::ifstream in(cluster_file);
-    std::stringstream text;
-    text << in.rdbuf();
-    cluster = af::ClusterSpec::from_json(text.str());
+    cluster = af::ClusterSpec::from_json(af::apps::cluster_json(cluster_file));
     std::cout << "\n== A cluster of server processes: " << cluster.to_json() << "\n";
   }
   auto target = [&](const std::string& job, int task) { return "caf://" + cluster.task_address(job, task); };

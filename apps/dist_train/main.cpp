@@ -22,9 +22,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <numeric>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -63,32 +61,12 @@ struct Settings {
   std::int64_t rate_from = 0;
 };
 
-std::string cluster_json(const std::string& value) {
-  const auto first = value.find_first_not_of(" \t\n");
-  if (first != std::string::npos && value[first] == '{') return value;
-  std::ifstream in(value);
-  if (!in) throw std::runtime_error("--cluster: cannot read " + value);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void log_line(const std::string& who, const std::string& line) {
   const std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%F %T", std::localtime(&now));
   std::cerr << stamp << " [" << who << "] " << line << "\n";
-}
-
-/// A variable initialised by `init` under `<name>/Initializer/`.
-af::Variable weight(af::Graph& g, const std::string& name, const af::Shape& shape,
-                    const af::initializers::Initializer& init) {
-  af::Output initial;
-  {
-    auto scope = g.name_scope(name + "/Initializer/");
-    initial = init(g, shape, af::DType::float32);
-  }
-  return g.variable(initial, {.name = name});
 }
 
 struct Model {
@@ -118,15 +96,7 @@ Model build(af::Graph& g, const af::ClusterSpec& cluster, const Settings& s, int
     }
     return af::cast(half, af::DType::float32, v.name() + "_f32");
   };
-  af::Output h = m.x;
-  const std::vector<std::int64_t> sizes = {kPixels, 256, 128, 10};
-  for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
-    const std::string layer = i + 2 == sizes.size() ? "logits" : "hidden" + std::to_string(i + 1);
-    auto w = weight(g, layer + "/kernel", af::Shape{sizes[i], sizes[i + 1]}, af::initializers::glorot_uniform());
-    auto b = weight(g, layer + "/bias", af::Shape{sizes[i + 1]}, af::initializers::zeros());
-    h = af::nn::bias_add(af::matmul(h, read(w)), read(b));
-    if (i + 2 < sizes.size()) h = af::relu(h);
-  }
+  const af::Output h = af::apps::mlp_logits(m.x, af::apps::mlp_variables(g, {kPixels, 256, 128, 10}), read);
   m.loss = af::losses::sparse_softmax_cross_entropy(m.y, h);
   m.accuracy = af::metrics::batch_accuracy(m.y, af::argmax(h, 1, af::DType::int32));
   m.adam = std::make_unique<af::train::AdamOptimizer>(s.lr);
@@ -185,12 +155,8 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
   const std::int64_t first_step = sess->raw_session().run(m.global_step.value()).scalar<std::int64_t>();
   log_line(who, "session ready at global step " + std::to_string(first_step));
 
-  std::mt19937_64 rng(static_cast<std::uint64_t>(s.seed) * 1000 + static_cast<std::uint64_t>(s.task));
-  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
-  std::size_t cursor = order.size();
-  af::Tensor bx(af::DType::float32, af::Shape{s.batch, kPixels});
-  af::Tensor by(af::DType::int32, af::Shape{s.batch});
+  af::apps::ShuffledBatches batches(train_x, train_y, s.batch,
+                                    static_cast<std::uint64_t>(s.seed) * 1000 + static_cast<std::uint64_t>(s.task));
   af::RunOptions run_options;
   run_options.timeout_in_ms = s.step_timeout_ms;
   std::int64_t local_steps = 0, global = first_step;
@@ -201,15 +167,7 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
   // The steady rate: from the first step at or past --rate-from (warm-up excluded).
   std::optional<std::pair<Clock::time_point, std::int64_t>> steady_from;
   while (!sess->should_stop()) {
-    for (std::int64_t r = 0; r < s.batch; ++r) {
-      if (cursor == order.size()) {
-        std::shuffle(order.begin(), order.end(), rng);
-        cursor = 0;
-      }
-      const std::int64_t i = order[cursor++];
-      std::copy_n(train_x.data<float>() + i * kPixels, kPixels, bx.data<float>() + r * kPixels);
-      by.data<std::int32_t>()[r] = train_y.data<std::int32_t>()[i];
-    }
+    auto [bx, by] = batches.next();
     auto values = sess->run({m.loss, m.global_step.value()}, {{m.x, bx}, {m.y, by}}, {m.train_op}, run_options);
     loss_sum += values[0].scalar<float>();
     global = values[1].scalar<std::int64_t>();
@@ -302,7 +260,7 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   try {
-    af::ClusterSpec cluster = af::ClusterSpec::from_json(cluster_json(s.cluster));
+    af::ClusterSpec cluster = af::ClusterSpec::from_json(af::apps::cluster_json(s.cluster));
     af::ServerOptions options;
     options.config.inter_op_parallelism_threads = s.threads;
     options.config.intra_op_parallelism_threads = s.threads;

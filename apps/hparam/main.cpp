@@ -15,8 +15,6 @@
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
-#include <numeric>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -56,90 +54,53 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-/// The DNN's variables, named as in its checkpoints (hidden1/kernel, ...), under the
-/// current name scope.
-struct Dnn {
-  std::vector<af::Variable> vars;
-  std::vector<std::string> names;
+/// The DNN's variables 784-h1-h2-10 (af::apps::mlp_variables) under the current name scope.
+std::vector<af::Variable> dnn_variables(af::Graph& g, std::int64_t h1, std::int64_t h2) {
+  return af::apps::mlp_variables(g, {kPixels, h1, h2, 10});
+}
 
-  Dnn(af::Graph& g, std::int64_t h1, std::int64_t h2) {
-    const std::vector<std::int64_t> sizes = {kPixels, h1, h2, 10};
-    const char* layers[] = {"hidden1", "hidden2", "logits"};
-    for (std::size_t i = 0; i < 3; ++i) {
-      for (const bool kernel : {true, false}) {
-        const std::string name = std::string(layers[i]) + (kernel ? "/kernel" : "/bias");
-        af::Output initial;
-        {
-          auto scope = g.name_scope(name + "/Initializer");
-          initial = kernel ? af::initializers::glorot_uniform()(g, af::Shape{sizes[i], sizes[i + 1]}, af::DType::float32)
-                           : af::initializers::zeros()(g, af::Shape{sizes[i + 1]}, af::DType::float32);
-        }
-        vars.push_back(g.variable(initial, {.name = name}));
-        names.push_back(name);
-      }
-    }
+/// The names a trial's checkpoint holds ("hidden1/kernel": the variable's name without the
+/// name scope of its model) -> the variables.
+std::map<std::string, af::Variable> checkpoint_names(const std::vector<af::Variable>& vars) {
+  std::map<std::string, af::Variable> m;
+  for (const auto& v : vars) {
+    const std::string& name = v.name();
+    const auto kind = name.rfind('/');
+    const auto layer = kind == std::string::npos || kind == 0 ? std::string::npos : name.rfind('/', kind - 1);
+    m.emplace(layer == std::string::npos ? name : name.substr(layer + 1), v);
   }
-
-  af::Output logits(const af::Output& x) const {
-    af::Output h = x;
-    for (std::size_t i = 0; i < vars.size(); i += 2) {
-      h = af::nn::bias_add(af::matmul(h, vars[i].value()), vars[i + 1].value());
-      if (i + 2 < vars.size()) h = af::relu(h);
-    }
-    return h;
-  }
-
-  /// Checkpoint name -> variable.
-  std::map<std::string, af::Variable> var_map() const {
-    std::map<std::string, af::Variable> m;
-    for (std::size_t i = 0; i < vars.size(); ++i) m.emplace(names[i], vars[i]);
-    return m;
-  }
-};
-
-af::Tensor rows(const af::Tensor& t, std::int64_t begin, std::int64_t end) { return t.slice_rows(begin, end); }
+  return m;
+}
 
 int train(const Settings& s) {
   auto [images, labels] = af::apps::load_fashion_mnist(s.data_dir, "train", kTrain + kValidation);
-  const af::Tensor train_x = rows(images, 0, kTrain), train_y = rows(labels, 0, kTrain);
-  const af::Tensor val_x = rows(images, kTrain, kTrain + kValidation), val_y = rows(labels, kTrain, kTrain + kValidation);
+  const af::Tensor train_x = images.slice_rows(0, kTrain), train_y = labels.slice_rows(0, kTrain);
+  const af::Tensor val_x = images.slice_rows(kTrain, kTrain + kValidation);
+  const af::Tensor val_y = labels.slice_rows(kTrain, kTrain + kValidation);
   af::Graph g;
   g.set_random_seed(s.seed);
   af::Output x, y, accuracy;
   af::Operation train_op;
-  std::unique_ptr<Dnn> dnn;
+  std::vector<af::Variable> vars;
   std::unique_ptr<af::train::AdamOptimizer> adam;
   {
     auto container = g.container(s.container);
     af::ScopeGuard on = s.device.empty() ? af::ScopeGuard() : g.device(s.device);
     x = g.placeholder(af::DType::float32, af::PartialShape{-1, kPixels}, "x");
     y = g.placeholder(af::DType::int32, af::PartialShape{-1}, "y");
-    dnn = std::make_unique<Dnn>(g, s.hidden1, s.hidden2);
-    const af::Output logits = dnn->logits(x);
+    vars = dnn_variables(g, s.hidden1, s.hidden2);
+    const af::Output logits = af::apps::mlp_logits(x, vars);
     adam = std::make_unique<af::train::AdamOptimizer>(s.lr);
-    train_op = adam->minimize(af::losses::sparse_softmax_cross_entropy(y, logits), std::nullopt, dnn->vars);
+    train_op = adam->minimize(af::losses::sparse_softmax_cross_entropy(y, logits), std::nullopt, vars);
     accuracy = af::metrics::batch_accuracy(y, af::argmax(logits, 1, af::DType::int32));
   }
-  af::train::Saver saver(dnn->var_map());
+  af::train::Saver saver(checkpoint_names(vars));
   {
     af::Session sess(g, s.target);
     sess.run(g.global_variables_initializer());
-    std::mt19937_64 rng(static_cast<std::uint64_t>(s.seed));
-    std::vector<std::int64_t> order(static_cast<std::size_t>(kTrain));
-    std::iota(order.begin(), order.end(), 0);
-    std::size_t cursor = order.size();
-    af::Tensor bx(af::DType::float32, af::Shape{s.batch, kPixels});
-    af::Tensor by(af::DType::int32, af::Shape{s.batch});
+    af::apps::ShuffledBatches batches(train_x, train_y, s.batch, static_cast<std::uint64_t>(s.seed));
     for (std::int64_t step = 0; step < s.steps; ++step) {
-      for (std::int64_t r = 0; r < s.batch; ++r) {
-        if (cursor == order.size()) {
-          std::shuffle(order.begin(), order.end(), rng);
-          cursor = 0;
-        }
-        const std::int64_t i = order[cursor++];
-        std::copy_n(train_x.data<float>() + i * kPixels, kPixels, bx.data<float>() + r * kPixels);
-        by.data<std::int32_t>()[r] = train_y.data<std::int32_t>()[i];
-      }
+      auto [bx, by] = batches.next();
       sess.run(train_op, {{x, bx}, {y, by}});
     }
     const float acc = sess.run(accuracy, {{x, val_x}, {y, val_y}}).scalar<float>();
@@ -162,7 +123,6 @@ int ensemble(const Settings& s) {
   af::Graph g;
   af::Output x = g.placeholder(af::DType::float32, af::PartialShape{-1, kPixels}, "x");
   af::Output y = g.placeholder(af::DType::int32, af::PartialShape{-1}, "y");
-  std::vector<std::unique_ptr<Dnn>> dnns;
   std::vector<std::unique_ptr<af::train::Saver>> savers;
   std::vector<std::string> paths;
   std::vector<af::Output> probabilities, accuracies;
@@ -172,12 +132,12 @@ int ensemble(const Settings& s) {
       throw af::InvalidArgumentError(af::invalid_argument("--models: expected PATH:H1:H2, got '" + models[k] + "'"));
     af::ScopeGuard on = devices.empty() ? af::ScopeGuard() : g.device(devices[k % devices.size()]);
     auto scope = g.name_scope("model_" + std::to_string(k));
-    dnns.push_back(std::make_unique<Dnn>(g, std::stoll(parts[1]), std::stoll(parts[2])));
-    const af::Output logits = dnns.back()->logits(x);
+    const auto model = dnn_variables(g, std::stoll(parts[1]), std::stoll(parts[2]));
+    const af::Output logits = af::apps::mlp_logits(x, model);
     probabilities.push_back(af::softmax(logits));
     accuracies.push_back(af::metrics::batch_accuracy(y, af::argmax(logits, 1, af::DType::int32)));
     savers.push_back(std::make_unique<af::train::Saver>(
-        dnns.back()->var_map(), af::train::SaverOptions{.name = "save_" + std::to_string(k)}));
+        checkpoint_names(model), af::train::SaverOptions{.name = "save_" + std::to_string(k)}));
     paths.push_back(parts[0]);
   }
   const af::Output mean = af::div(af::add_n(probabilities), g.constant(af::Tensor(static_cast<float>(models.size()))));

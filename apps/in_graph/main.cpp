@@ -14,8 +14,6 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
-#include <numeric>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,42 +39,11 @@ struct Settings {
   std::int64_t seed = 42;
 };
 
-struct Mlp {
-  std::vector<af::Variable> vars;  // kernel, bias per layer
-
-  Mlp(af::Graph& g) {
-    const std::vector<std::int64_t> sizes = {kPixels, 256, 128, 10};
-    for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
-      const std::string layer = i + 2 == sizes.size() ? "logits" : "hidden" + std::to_string(i + 1);
-      for (const bool kernel : {true, false}) {
-        const std::string name = layer + (kernel ? "/kernel" : "/bias");
-        af::Output initial;
-        {
-          auto scope = g.name_scope(name + "/Initializer/");
-          initial = kernel ? af::initializers::glorot_uniform()(g, af::Shape{sizes[i], sizes[i + 1]}, af::DType::float32)
-                           : af::initializers::zeros()(g, af::Shape{sizes[i + 1]}, af::DType::float32);
-        }
-        vars.push_back(g.variable(initial, {.name = name}));
-      }
-    }
-  }
-
-  af::Output logits(const af::Output& x) const {
-    af::Output h = x;
-    for (std::size_t i = 0; i < vars.size(); i += 2) {
-      h = af::nn::bias_add(af::matmul(h, vars[i].value()), vars[i + 1].value());
-      if (i + 2 < vars.size()) h = af::relu(h);
-    }
-    return h;
-  }
-};
-
 /// The MLP split vertically (model parallelism): each hidden layer's units in `parts` slices,
 /// slice k (its kernel columns and bias) on /cpu:k, computed there from the whole previous
 /// layer; the slices are concatenated on /cpu:0, where the logits layer lives.
 struct SplitMlp {
   std::vector<std::vector<af::Variable>> layers;  // per layer: kernel, bias per part
-  std::vector<af::Variable> all;
 
   SplitMlp(af::Graph& g, int parts) {
     const std::vector<std::int64_t> sizes = {kPixels, 256, 128, 10};
@@ -89,20 +56,19 @@ struct SplitMlp {
         const std::string base = (last ? std::string("logits") : "hidden" + std::to_string(i + 1)) +
                                  (n > 1 ? "_part" + std::to_string(k) : "");
         const std::int64_t units = sizes[i + 1] / n + (k < sizes[i + 1] % n ? 1 : 0);
-        for (const bool kernel : {true, false}) {
-          const std::string name = base + (kernel ? "/kernel" : "/bias");
-          af::Output initial;
-          {
-            auto scope = g.name_scope(name + "/Initializer/");
-            initial = kernel ? af::initializers::glorot_uniform()(g, af::Shape{sizes[i], units}, af::DType::float32)
-                             : af::initializers::zeros()(g, af::Shape{units}, af::DType::float32);
-          }
-          layer.push_back(g.variable(initial, {.name = name}));
-          all.push_back(layer.back());
-        }
+        layer.push_back(af::apps::initialized_variable(g, base + "/kernel", af::Shape{sizes[i], units},
+                                                       af::initializers::glorot_uniform()));
+        layer.push_back(af::apps::initialized_variable(g, base + "/bias", af::Shape{units}, af::initializers::zeros()));
       }
       layers.push_back(layer);
     }
+  }
+
+  /// Every variable, layer by layer.
+  std::vector<af::Variable> variables() const {
+    std::vector<af::Variable> all;
+    for (const auto& layer : layers) all.insert(all.end(), layer.begin(), layer.end());
+    return all;
   }
 
   af::Output logits(af::Graph& g, const af::Output& x) const {
@@ -120,38 +86,6 @@ struct SplitMlp {
     }
     return h;
   }
-};
-
-/// Batches of `rows` examples from `images`/`labels`, reshuffled each epoch.
-class Feeder {
- public:
-  Feeder(const af::Tensor& images, const af::Tensor& labels, std::int64_t rows, std::uint64_t seed)
-      : images_(images), labels_(labels), rows_(rows), rng_(seed), order_(static_cast<std::size_t>(labels.num_elements())) {
-    std::iota(order_.begin(), order_.end(), 0);
-    cursor_ = order_.size();
-  }
-  std::pair<af::Tensor, af::Tensor> next() {
-    af::Tensor x(af::DType::float32, af::Shape{rows_, kPixels});
-    af::Tensor y(af::DType::int32, af::Shape{rows_});
-    for (std::int64_t r = 0; r < rows_; ++r) {
-      if (cursor_ == order_.size()) {
-        std::shuffle(order_.begin(), order_.end(), rng_);
-        cursor_ = 0;
-      }
-      const std::int64_t i = order_[cursor_++];
-      std::copy_n(images_.data<float>() + i * kPixels, kPixels, x.data<float>() + r * kPixels);
-      y.data<std::int32_t>()[r] = labels_.data<std::int32_t>()[i];
-    }
-    return {x, y};
-  }
-
- private:
-  const af::Tensor& images_;
-  const af::Tensor& labels_;
-  std::int64_t rows_;
-  std::mt19937_64 rng_;
-  std::vector<std::int64_t> order_;
-  std::size_t cursor_;
 };
 
 /// Model parallelism: trains the split MLP and prints the median step time.
@@ -173,7 +107,7 @@ int run_split(const Settings& s, const af::Tensor& train_x, const af::Tensor& tr
     auto on_cpu0 = g.device("/cpu:0");
     af::train::AdamOptimizer adam(s.lr);
     // Each variable's gradient and update run on its own device.
-    train = adam.minimize(af::losses::sparse_softmax_cross_entropy(y, logits), global_step, mlp.all,
+    train = adam.minimize(af::losses::sparse_softmax_cross_entropy(y, logits), global_step, mlp.variables(),
                           {.colocate_gradients_with_ops = true});
   }
   af::Output accuracy = af::metrics::batch_accuracy(y, af::argmax(logits, 1, af::DType::int32));
@@ -181,7 +115,7 @@ int run_split(const Settings& s, const af::Tensor& train_x, const af::Tensor& tr
   config.device_count["CPU"] = s.replicas;
   af::Session sess(g, config);
   sess.run(g.global_variables_initializer());
-  Feeder feeder(train_x, train_y, s.batch, static_cast<std::uint64_t>(s.seed));
+  af::apps::ShuffledBatches feeder(train_x, train_y, s.batch, static_cast<std::uint64_t>(s.seed));
   std::vector<double> step_ms;
   const auto start = Clock::now();
   for (std::int64_t step = 0; step < s.steps; ++step) {
@@ -228,11 +162,11 @@ int main(int argc, char** argv) {
     af::Graph g;
     g.set_random_seed(s.seed);
     af::Variable global_step;
-    std::unique_ptr<Mlp> mlp;
+    std::vector<af::Variable> vars;
     {
       auto on_cpu0 = g.device("/cpu:0");
       global_step = af::train::get_or_create_global_step(g);
-      mlp = std::make_unique<Mlp>(g);
+      vars = af::apps::mlp_variables(g, {kPixels, 256, 128, 10});
     }
     const std::int64_t rows = s.mode == "sync" ? std::max<std::int64_t>(1, s.batch / s.replicas) : s.batch;
     std::vector<af::Output> xs, ys;
@@ -244,14 +178,14 @@ int main(int argc, char** argv) {
       auto tower = g.name_scope("tower_" + std::to_string(k));
       xs.push_back(g.placeholder(af::DType::float32, af::PartialShape{rows, kPixels}, "x"));
       ys.push_back(g.placeholder(af::DType::int32, af::PartialShape{rows}, "y"));
-      const af::Output loss = af::losses::sparse_softmax_cross_entropy(ys.back(), mlp->logits(xs.back()));
+      const af::Output loss = af::losses::sparse_softmax_cross_entropy(ys.back(), af::apps::mlp_logits(xs.back(), vars));
       if (s.mode == "sync") {
         if (optimizers.empty()) optimizers.push_back(std::make_unique<af::train::AdamOptimizer>(s.lr));
-        tower_grads.push_back(optimizers[0]->compute_gradients(loss, mlp->vars));
+        tower_grads.push_back(optimizers[0]->compute_gradients(loss, vars));
       } else {
         optimizers.push_back(std::make_unique<af::train::AdamOptimizer>(
             s.lr, af::train::AdamOptions{.name = "Adam_" + std::to_string(k)}));
-        train_ops.push_back(optimizers.back()->minimize(loss, global_step, mlp->vars));
+        train_ops.push_back(optimizers.back()->minimize(loss, global_step, vars));
       }
     }
     if (s.mode == "sync") {
@@ -260,7 +194,7 @@ int main(int argc, char** argv) {
     }
     af::Output test_x_in = g.placeholder(af::DType::float32, af::PartialShape{-1, kPixels}, "test_x");
     af::Output test_y_in = g.placeholder(af::DType::int32, af::PartialShape{-1}, "test_y");
-    af::Output accuracy = af::metrics::batch_accuracy(test_y_in, af::argmax(mlp->logits(test_x_in), 1, af::DType::int32));
+    af::Output accuracy = af::metrics::batch_accuracy(test_y_in, af::argmax(af::apps::mlp_logits(test_x_in, vars), 1, af::DType::int32));
 
     af::SessionConfig config;
     config.device_count["CPU"] = s.replicas;
@@ -268,7 +202,7 @@ int main(int argc, char** argv) {
     sess.run(g.global_variables_initializer());
     const auto start = Clock::now();
     if (s.mode == "sync") {
-      std::vector<Feeder> feeders;
+      std::vector<af::apps::ShuffledBatches> feeders;
       for (int k = 0; k < s.replicas; ++k)
         feeders.emplace_back(train_x, train_y, rows, static_cast<std::uint64_t>(s.seed + k));
       for (std::int64_t step = 0; step < s.steps; ++step) {
@@ -284,7 +218,7 @@ int main(int argc, char** argv) {
       std::vector<std::thread> loops;
       for (int k = 0; k < s.replicas; ++k)
         loops.emplace_back([&, k] {
-          Feeder feeder(train_x, train_y, rows, static_cast<std::uint64_t>(s.seed + k));
+          af::apps::ShuffledBatches feeder(train_x, train_y, rows, static_cast<std::uint64_t>(s.seed + k));
           for (std::int64_t step = 0; step < s.steps; ++step) {
             auto [bx, by] = feeder.next();
             sess.run(train_ops[static_cast<std::size_t>(k)],

@@ -88,25 +88,6 @@ void add_flags(CLI::App& cli, Settings& s) {
   cli.footer("Clients open sessions with target caf://HOST:PORT of any task.");
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// --cluster: inline JSON, or the path of a file holding it.
-std::string cluster_json(const std::string& value) {
-  auto first = value.find_first_not_of(" \t\n");
-  std::string text = first != std::string::npos && value[first] == '{' ? value : read_file(value);
-  try {
-    return nlohmann::json::parse(text).dump();
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error("--cluster: " + std::string(e.what()));
-  }
-}
-
 int signal_pipe[2] = {-1, -1};
 
 void on_signal(int sig) {
@@ -135,7 +116,7 @@ int main(int argc, char** argv) {
     for (auto [flag, missing] : {std::pair{"--cluster", settings.cluster.empty()}, {"--job", settings.job.empty()},
                                  {"--task", settings.task < 0}})
       if (missing) throw std::runtime_error(std::string(flag) + " is required (see --help)");
-    cluster_text = cluster_json(settings.cluster);
+    cluster_text = af::apps::cluster_json(settings.cluster);
   } catch (const std::exception& e) {
     std::cerr << "actorflow-server: " << e.what() << "\n";
     return 2;

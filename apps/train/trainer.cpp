@@ -111,6 +111,59 @@ void progress_line(std::ostream& log, int epoch, int epochs, std::int64_t done, 
 
 }  // namespace
 
+ShuffledBatches::ShuffledBatches(const Tensor& images, const Tensor& labels, std::int64_t rows, std::uint64_t seed)
+    : images_(images), labels_(labels), rows_(rows), rng_(seed),
+      order_(static_cast<std::size_t>(labels.num_elements())) {
+  std::iota(order_.begin(), order_.end(), 0);
+  cursor_ = order_.size();
+}
+
+std::pair<Tensor, Tensor> ShuffledBatches::next() {
+  Tensor x(DType::float32, Shape{rows_, kPixels}, Tensor::ForOverwrite{});
+  Tensor y(DType::int32, Shape{rows_}, Tensor::ForOverwrite{});
+  for (std::int64_t r = 0; r < rows_; ++r) {
+    if (cursor_ == order_.size()) {
+      std::shuffle(order_.begin(), order_.end(), rng_);
+      cursor_ = 0;
+    }
+    const std::int64_t i = order_[cursor_++];
+    std::copy_n(images_.data<float>() + i * kPixels, kPixels, x.data<float>() + r * kPixels);
+    y.data<std::int32_t>()[r] = labels_.data<std::int32_t>()[i];
+  }
+  return {x, y};
+}
+
+Variable initialized_variable(Graph& g, const std::string& name, const Shape& shape,
+                              const initializers::Initializer& init) {
+  Output initial;
+  {
+    auto scope = g.name_scope(name + "/Initializer");
+    initial = init(g, shape, DType::float32);
+  }
+  return g.variable(initial, {.name = name});
+}
+
+std::vector<Variable> mlp_variables(Graph& g, const std::vector<std::int64_t>& sizes) {
+  std::vector<Variable> vars;
+  for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
+    const std::string layer = i + 2 == sizes.size() ? "logits" : "hidden" + std::to_string(i + 1);
+    vars.push_back(initialized_variable(g, layer + "/kernel", Shape{sizes[i], sizes[i + 1]},
+                                        initializers::glorot_uniform()));
+    vars.push_back(initialized_variable(g, layer + "/bias", Shape{sizes[i + 1]}, initializers::zeros()));
+  }
+  return vars;
+}
+
+Output mlp_logits(const Output& x, const std::vector<Variable>& vars, const std::function<Output(const Variable&)>& read) {
+  auto value = [&](const Variable& v) { return read ? read(v) : v.value(); };
+  Output h = x;
+  for (std::size_t i = 0; i + 1 < vars.size(); i += 2) {
+    h = nn::bias_add(matmul(h, value(vars[i])), value(vars[i + 1]));
+    if (i + 2 < vars.size()) h = relu(h);
+  }
+  return h;
+}
+
 std::pair<Tensor, Tensor> load_fashion_mnist(const std::string& dir, const char* split, std::int64_t count) {
   return load_split(idx_files(dir, split), count);
 }

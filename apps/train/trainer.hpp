@@ -8,7 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include <functional>
+#include <random>
+
+#include <actorflow/ops/graph.hpp>
 #include <actorflow/ops/tensor.hpp>
+#include <actorflow/train/layers.hpp>
 
 namespace af::apps {
 
@@ -69,6 +74,39 @@ struct TrainReport {
 /// images float32 [count, 784] in [0, 1] and labels int32 [count]. Throws NotFoundError naming
 /// a missing file, DataLossError for a short one.
 std::pair<Tensor, Tensor> load_fashion_mnist(const std::string& dir, const char* split, std::int64_t count);
+
+/// Batches of `rows` examples of `images` (float32 [n, 784]) and `labels` (int32 [n]), in a
+/// fresh random order each pass over them; each batch is a new pair of tensors. The data
+/// must outlive this object.
+class ShuffledBatches {
+ public:
+  ShuffledBatches(const Tensor& images, const Tensor& labels, std::int64_t rows, std::uint64_t seed);
+  /// The next batch: images [rows, 784], labels [rows].
+  std::pair<Tensor, Tensor> next();
+
+ private:
+  const Tensor& images_;
+  const Tensor& labels_;
+  std::int64_t rows_;
+  std::mt19937_64 rng_;
+  std::vector<std::int64_t> order_;
+  std::size_t cursor_;
+};
+
+/// A float32 variable `name` (under the current name scope) initialised by `init`, its
+/// initial value built under `<name>/Initializer`, as TensorFlow's get_variable does.
+Variable initialized_variable(Graph& g, const std::string& name, const Shape& shape,
+                              const initializers::Initializer& init);
+
+/// The variables of an MLP with layer sizes `sizes` (784, hidden..., 10): kernel then bias
+/// per layer, named hidden1/kernel, hidden1/bias, ..., logits/kernel, logits/bias,
+/// glorot-uniform kernels and zero biases.
+std::vector<Variable> mlp_variables(Graph& g, const std::vector<std::int64_t>& sizes);
+
+/// The MLP's logits for `x`: bias_add(matmul) per layer, ReLU between them. `read` gives the
+/// tensor used for a variable (default: its value).
+Output mlp_logits(const Output& x, const std::vector<Variable>& vars,
+                  const std::function<Output(const Variable&)>& read = {});
 
 /// Trains as `options` say, printing progress to `log`. Throws af::Error subclasses for
 /// missing or corrupt data files (naming the file) and checkpoint errors.
