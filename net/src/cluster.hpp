@@ -20,6 +20,7 @@
 #include "actorflow/net/cluster_spec.hpp"
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/status.hpp"
+#include "tensor_push.hpp"
 
 namespace af::net {
 
@@ -37,12 +38,32 @@ class Routes {
     auto it = workers_.find(task);
     return it == workers_.end() ? caf::actor() : it->second;
   }
-  void set(const std::string& task, caf::actor worker) {
+  /// Sets (or with a null `worker`, forgets) a connected task's worker and the endpoint of
+  /// its tensor push port (tensor_push.hpp; port 0: it has none).
+  void set(const std::string& task, caf::actor worker, PushEndpoint push = {}) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (worker)
+    pushers_.erase(task);
+    if (worker) {
       workers_[task] = std::move(worker);
-    else
+      if (push.port != 0) pushers_[task] = std::make_shared<TensorPushClient>(std::move(push), task);
+    } else {
       workers_.erase(task);
+    }
+  }
+  /// The push channel to a connected task, or null (not connected, or it has none).
+  std::shared_ptr<TensorPushClient> pusher(const std::string& task) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pushers_.find(task);
+    return it == pushers_.end() ? nullptr : it->second;
+  }
+  /// This task's own push endpoint, which its master service tells its peers.
+  void set_local_push(PushEndpoint push) {
+    std::lock_guard<std::mutex> lock(mu_);
+    local_push_ = std::move(push);
+  }
+  PushEndpoint local_push() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return local_push_;
   }
 
   /// Bytes of partitions, feeds, fetches and tensors exchanged with each peer (`/metrics`).
@@ -66,6 +87,8 @@ class Routes {
  private:
   mutable std::mutex mu_;
   std::map<std::string, caf::actor> workers_;
+  std::map<std::string, std::shared_ptr<TensorPushClient>> pushers_;
+  PushEndpoint local_push_;
   std::map<std::string, Traffic> traffic_;
 };
 
@@ -74,6 +97,11 @@ class Routes {
 /// nothing; the step fails when that task's proxy sees it go down, or at its deadline.
 bool route_tensor(const Routes& routes, const std::string& local_task, std::int64_t step_id,
                   const std::string& key, const Tensor& value);
+
+/// Hands a tensor that came from another task (over the push channel) to this task's
+/// rendezvous, counting its bytes as received from the key's source task.
+void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t step_id, std::string key,
+                    Tensor value);
 
 /// A connected task as the cluster agent knows it.
 struct Peer {

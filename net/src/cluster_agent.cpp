@@ -15,6 +15,7 @@
 #include "actorflow/ops/logging.hpp"
 #include "cluster.hpp"
 #include "tls_tunnel.hpp"
+#include "wire.hpp"
 #include "master_protocol.hpp"
 #include "cluster_agent_protocol.hpp"
 
@@ -139,7 +140,7 @@ void failed(AgentActor* self, const std::string& task, std::string why) {
 }
 
 void connected(AgentActor* self, const std::string& task, caf::actor master, caf::actor worker,
-               std::vector<DeviceAttributes> devices) {
+               std::vector<DeviceAttributes> devices, PushEndpoint push) {
   auto& st = self->state;
   auto it = st.peers.find(task);
   if (it == st.peers.end() || st.stopping) return;
@@ -152,7 +153,7 @@ void connected(AgentActor* self, const std::string& task, caf::actor master, caf
   p.peer.worker = worker;
   p.peer.devices = std::move(devices);
   p.peer.proxy = spawn_task_proxy(self->system(), task, p.peer.address, worker, st.task, st.local_rendezvous, st.routes);
-  st.routes->set(task, worker);
+  st.routes->set(task, worker, std::move(push));
   if (p.waiting_since != std::chrono::steady_clock::time_point{})
     log_info(st.task + ": connected to " + task + " at " + p.peer.address);
   p.waiting_since = {};
@@ -180,12 +181,21 @@ void connect(AgentActor* self, const std::string& task) {
             if (!master) return failed(self, task, "no actorflow server is published there");
             self->request(master, kConnectTimeout, master_worker_atom::value)
                 .then(
-                    [self, task, master](caf::actor& worker, std::string& blob) {
+                    [self, task, master](caf::actor& worker, std::string& blob, std::string& push_blob) {
                       std::vector<DeviceAttributes> devices;
                       if (Status s = decode_devices(blob, "device list of " + task, &devices); !s.ok())
                         return failed(self, task, s.message());
                       if (!worker) return failed(self, task, "it has no worker service");
-                      connected(self, task, master, worker, std::move(devices));
+                      // Its push port is on the address this task reached it at.
+                      PushEndpoint push;
+                      WireReader in(push_blob, "push endpoint of " + task);
+                      std::uint64_t port = 0, token = 0;
+                      if (in.u64(&port) && in.u64(&token) && port > 0 && port <= 65535) {
+                        push.host = self->state.peers.at(task).host;
+                        push.port = static_cast<std::uint16_t>(port);
+                        push.token = token;
+                      }
+                      connected(self, task, master, worker, std::move(devices), std::move(push));
                     },
                     [self, task](caf::error& e) { failed(self, task, self->system().render(e)); });
           },

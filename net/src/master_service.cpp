@@ -103,6 +103,68 @@ void run_request(const std::shared_ptr<ServedSession>& served, const std::string
 
 namespace {
 
+struct LocalRegistries {
+  std::mutex mu;
+  std::vector<std::weak_ptr<StepRegistry>> registries;
+};
+
+LocalRegistries& local_registries() {
+  static auto* registries = new LocalRegistries;  // never destroyed: servers may outlive main's statics
+  return *registries;
+}
+
+}  // namespace
+
+void add_local_step_registry(const std::shared_ptr<StepRegistry>& registry) {
+  auto& local = local_registries();
+  std::lock_guard<std::mutex> lock(local.mu);
+  std::erase_if(local.registries, [](const std::weak_ptr<StepRegistry>& r) { return r.expired(); });
+  local.registries.push_back(registry);
+}
+
+std::shared_ptr<StepRegistry> find_local_step_registry(std::uint64_t token, std::uint16_t port) {
+  auto& local = local_registries();
+  std::lock_guard<std::mutex> lock(local.mu);
+  for (auto& weak : local.registries)
+    if (auto registry = weak.lock(); registry && port != 0 && registry->port == port && registry->find(token))
+      return registry;
+  return nullptr;
+}
+
+void run_local_request(const std::shared_ptr<ServedSession>& served, const std::string& delta,
+                       const std::vector<std::pair<std::string, Tensor>>& feeds,
+                       const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+                       const RunOptions& options, RunMetadata* metadata,
+                       const std::shared_ptr<ServerMetrics>& metrics,
+                       std::function<void(Status, std::vector<Tensor>)> done) {
+  FeedDict served_feeds;
+  std::vector<Output> served_fetches;
+  std::vector<Operation> served_targets;
+  std::unique_lock<std::mutex> lock(served->mu);
+  try {
+    if (!delta.empty()) import_graph_json(served->graph, delta);
+    for (auto& [name, value] : feeds) served_feeds.emplace_back(served->graph.output(name), value);
+    for (auto& name : fetches) served_fetches.push_back(served->graph.output(name));
+    for (auto& name : targets) served_targets.push_back(served->graph.operation(name));
+  } catch (...) {
+    lock.unlock();
+    return done(status_from_exception(std::current_exception()), {});
+  }
+  // Unlike run_request, the step starts outside the lock: `done` is the client's own
+  // callback, which may run here and start this session's next step.
+  lock.unlock();
+  served->session->start_step_here(
+      std::move(served_fetches), std::move(served_feeds), std::move(served_targets), options, metadata,
+      [metrics, done = std::move(done)](Status s, std::vector<Tensor> values) {
+        ++metrics->steps;
+        if (!s.ok()) ++metrics->step_errors;
+        done(std::move(s), std::move(values));
+      },
+      /*may_block=*/false);
+}
+
+namespace {
+
 struct MasterState {
   std::shared_ptr<DeviceSet> devices;
   SessionConfig config;
@@ -297,8 +359,13 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
       [self](master_set_agent_atom, caf::actor agent) { self->state.agent = std::move(agent); },
       [self](master_set_bulk_atom, std::shared_ptr<BulkServer> bulk) { self->state.bulk = std::move(bulk); },
       [self](master_open_atom, const std::vector<std::string>& filters) { return open_session_when_ready(self, filters); },
-      [self](master_worker_atom) -> std::tuple<caf::actor, std::string> {
-        return {self->state.worker, encode_devices(self->state.devices->attributes)};
+      [self](master_worker_atom) -> std::tuple<caf::actor, std::string, std::string> {
+        // The third part: this task's tensor push port and token (port 0: none).
+        const net::PushEndpoint push = self->state.routes->local_push();
+        net::WireWriter out;
+        out.u64(push.port);
+        out.u64(push.token);
+        return {self->state.worker, encode_devices(self->state.devices->attributes), out.take()};
       },
       [self](master_run_atom, std::uint64_t id, const std::string& request) { return run_step(self, id, request); },
       [self](master_step_port_atom, std::uint64_t id) { return step_port_of(self, id); },

@@ -73,6 +73,26 @@ struct StepRegistry {
   }
 };
 
+/// The step registries of the servers in this process. A `caf://` session whose target is
+/// served here runs its steps on the served session directly, its tensors never encoded
+/// (TensorFlow's LocalMaster): `find_local_step_registry` finds the registry holding a
+/// session's step-channel token. Thread-safe.
+void add_local_step_registry(const std::shared_ptr<StepRegistry>& registry);
+/// The registry in this process whose step port is `port` and which serves `token`; null
+/// when the session is served by another process (or its server stopped).
+std::shared_ptr<StepRegistry> find_local_step_registry(std::uint64_t token, std::uint16_t port);
+
+/// Starts a step of a session served in this process (see find_local_step_registry): imports
+/// the client's graph `delta` (JSON, possibly empty), resolves the names in the served graph
+/// and starts the step on the calling thread as far as its cheap kernels go. `done` fires
+/// once, from any thread, with the fetched tensors themselves.
+void run_local_request(const std::shared_ptr<ServedSession>& served, const std::string& delta,
+                       const std::vector<std::pair<std::string, Tensor>>& feeds,
+                       const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+                       const RunOptions& options, RunMetadata* metadata,
+                       const std::shared_ptr<ServerMetrics>& metrics,
+                       std::function<void(Status, std::vector<Tensor>)> done);
+
 /// Parses a run request (wire.hpp's master_run encoding) and starts its step on `served`;
 /// `done(status, reply)` fires once, from any thread. Used by master_run and the step channel.
 void run_request(const std::shared_ptr<ServedSession>& served, const std::string& request,

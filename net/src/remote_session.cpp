@@ -15,6 +15,7 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph_json.hpp"
 #include "bulk_channel.hpp"
+#include "master_service.hpp"
 #include "step_channel.hpp"
 #include "tls_tunnel.hpp"
 #include "master_protocol.hpp"
@@ -226,6 +227,8 @@ class RemoteSession final : public SessionBackend {
                   const RunOptions& options, RunMetadata* metadata,
                   std::function<void(Status, std::vector<Tensor>)> done) override {
     const bool trace = options.trace && metadata != nullptr;
+    if (local_token_ != 0 && start_local_step(fetches, feeds, targets, options, trace ? metadata : nullptr, done))
+      return;
     auto call = std::make_shared<RemoteCall>();
     std::int64_t timeout = options.timeout_in_ms > 0 ? options.timeout_in_ms : config_.operation_timeout_in_ms;
     call->timeout = std::chrono::milliseconds(timeout);
@@ -350,6 +353,12 @@ class RemoteSession final : public SessionBackend {
     net::WireReader in(blob, "step channel of " + target_);
     std::uint64_t token = 0, port = 0;
     if (!in.u64(&token) || !in.u64(&port) || port == 0 || port > 65535) return nullptr;
+    if (auto registry = config_.use_local_master ? find_local_step_registry(token, static_cast<std::uint16_t>(port))
+                                                 : nullptr) {
+      local_ = registry;
+      local_token_ = token;
+      return nullptr;
+    }
     try {
       return std::make_shared<net::StepClient>(parse_target(target_).first, static_cast<std::uint16_t>(port), token,
                                                "Session on " + target_);
@@ -358,8 +367,50 @@ class RemoteSession final : public SessionBackend {
     }
   }
 
+  /// Runs a step on the served session of a server in this process, its tensors passed as
+  /// they are; false (nothing done) when that server or session is gone, so that the CAF
+  /// path reports it.
+  bool start_local_step(const std::vector<Output>& fetches, const FeedDict& feeds,
+                        const std::vector<Operation>& targets, const RunOptions& options, RunMetadata* metadata,
+                        std::function<void(Status, std::vector<Tensor>)>& done) {
+    auto registry = local_.lock();
+    auto served = registry && registry->port != 0 ? registry->find(local_token_) : nullptr;
+    if (!served) return false;
+    std::vector<std::pair<std::string, Tensor>> named_feeds;
+    named_feeds.reserve(feeds.size());
+    for (auto& [o, t] : feeds) named_feeds.emplace_back(o.name(), t);
+    std::vector<std::string> fetch_names, target_names;
+    for (auto& f : fetches) fetch_names.push_back(f.name());
+    for (auto& t : targets) target_names.push_back(t.name());
+    {
+      // Graph deltas reach the served graph in order: taken and imported under one lock.
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!proxy_) {
+        done(failed_precondition("Attempted to use a closed Session."), {});
+        return true;
+      }
+      try {
+        std::string delta = graph_delta();
+        if (!delta.empty()) {
+          std::lock_guard<std::mutex> served_lock(served->mu);
+          import_graph_json(served->graph, delta);
+        }
+      } catch (...) {
+        done(status_from_exception(std::current_exception()), {});
+        return true;
+      }
+    }
+    RunOptions served_options = options;
+    if (served_options.timeout_in_ms <= 0) served_options.timeout_in_ms = config_.operation_timeout_in_ms;
+    run_local_request(served, {}, named_feeds, fetch_names, target_names, served_options, metadata, registry->metrics,
+                      std::move(done));
+    return true;
+  }
+
   /// JSON of the nodes added since the last step (caller holds mu_).
   std::string graph_delta() {
+    // Nothing added since the last step (the common case): no copy of the graph's nodes.
+    if (static_cast<std::size_t>(graph_.num_nodes()) <= sent_nodes_) return {};
     GraphDef def = graph_.to_graph_def();
     if (def.nodes.size() <= sent_nodes_) return {};
     GraphDef delta;
@@ -383,6 +434,10 @@ class RemoteSession final : public SessionBackend {
   std::shared_ptr<net::BulkClient> bulk_;  ///< reads large fetched tensors (bulk_channel.hpp)
   std::shared_ptr<net::StepClient> step_;  ///< runs steps (step_channel.hpp); null: over CAF
   std::shared_ptr<LargeTensorReader> large_;  ///< used on bulk_'s thread only
+  /// The step registry of the server in this process that serves this session (TensorFlow's
+  /// LocalMaster): steps skip the step channel and the wire; `local_token_` is 0 otherwise.
+  std::weak_ptr<StepRegistry> local_;
+  std::uint64_t local_token_ = 0;
 };
 
 void reset_containers(const std::string& target, const std::vector<std::string>& containers) {

@@ -46,6 +46,7 @@ Server::Server(const ClusterSpec& cluster, const std::string& job, int task, Ser
   impl_->devices = DeviceSet::create(*impl_->runtime, impl_->options.config, impl_->task_name());
   auto& sys = impl_->runtime->system();
   impl_->worker = net::spawn_worker_service(sys, impl_->devices, impl_->routes);
+  add_local_step_registry(impl_->steps);
   impl_->master = spawn_master_service(sys, impl_->devices, impl_->options.config, impl_->task_name(),
                                        impl_->worker, impl_->routes, impl_->metrics, impl_->steps,
                                        static_cast<std::int64_t>(impl_->options.peer_wait.count()));
@@ -93,6 +94,20 @@ void Server::start() {
       caf::anon_send(impl_->master, net::master_set_bulk_atom::value, impl_->bulk);
     } catch (const Error& e) {
       log_info(std::string("WARNING: ") + e.what() + "; large fetched tensors travel over CAF instead");
+    }
+    // The tensor push channel (plain TCP too): large tensors from other tasks' partitions
+    // land in this task's rendezvous without CAF's copies.
+    try {
+      impl_->push = std::make_unique<net::TensorPushServer>(
+          impl_->host, "Server " + impl_->task_name(),
+          [routes = impl_->routes, rendezvous = impl_->devices->rendezvous](std::int64_t step_id, std::string key,
+                                                                            Tensor value) {
+            net::deliver_tensor(*routes, rendezvous, step_id, std::move(key), std::move(value));
+          },
+          impl_->refusals, impl_->options.handshake_timeout, impl_->options.max_unauthenticated_connections);
+      impl_->routes->set_local_push(impl_->push->endpoint());
+    } catch (const Error& e) {
+      log_info(std::string("WARNING: ") + e.what() + "; large tensors between tasks travel over CAF instead");
     }
     // The step channel (also plain TCP): clients' steps skip CAF's proxies and multiplexers.
     impl_->steps->bulk = impl_->bulk;
@@ -159,6 +174,7 @@ void Server::stop() {
     caf::anon_send_exit(impl_->master, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(impl_->worker, caf::exit_reason::user_shutdown);
     if (impl_->bulk) impl_->bulk->stop();
+    if (impl_->push) impl_->push->stop();
     impl_->steps->port = 0;
     if (impl_->step) impl_->step->stop();
     if (impl_->status) impl_->status->stop();

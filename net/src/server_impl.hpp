@@ -12,6 +12,7 @@
 #include "actorflow/net/server.hpp"
 #include "basp_front_door.hpp"
 #include "bulk_channel.hpp"
+#include "tensor_push.hpp"
 #include "cluster.hpp"
 #include "master_service.hpp"
 #include "refusals.hpp"
@@ -33,6 +34,7 @@ struct Server::Impl {
   caf::actor worker;
   caf::actor agent;
   std::shared_ptr<net::BulkServer> bulk;
+  std::unique_ptr<net::TensorPushServer> push;  ///< null with TLS (tensors stay in the tunnel)
   std::unique_ptr<net::StepServer> step;
   std::shared_ptr<StepRegistry> steps = std::make_shared<StepRegistry>();
   std::unique_ptr<net::StatusHttpServer> status;

@@ -69,6 +69,10 @@ int Server::Impl::serve_status(const std::string& path, std::string* body, std::
       << "# TYPE actorflow_peer_bytes_sent_total counter\n";
     m << "actorflow_peer_bytes_sent_total{task=\"" << t << "\",peer=\"clients\"} " << metrics->client_bytes_sent.load() << "\n";
     refusals->write_metrics(m, t);
+    m << "# HELP actorflow_pushed_tensors_received_total Tensors other tasks pushed to this task's push port.\n"
+      << "# TYPE actorflow_pushed_tensors_received_total counter\n"
+      << "actorflow_pushed_tensors_received_total{task=\"" << t << "\"} " << (push ? push->frames_received() : 0)
+      << "\n";
     for (auto& [peer, tr] : traffic)
       m << "actorflow_peer_bytes_sent_total{task=\"" << t << "\",peer=\"" << label(peer) << "\"} " << tr.sent << "\n";
     m << "# HELP actorflow_peer_bytes_received_total Bytes of partitions, feeds and tensors received from a peer.\n"
@@ -90,6 +94,7 @@ int Server::Impl::serve_status(const std::string& path, std::string* body, std::
     j["ports"] = {{"caf", port},
                   {"step", steps->port.load()},
                   {"bulk", bulk ? bulk->port() : 0},
+                  {"push", push ? push->endpoint().port : 0},
                   {"status", status ? status->port() : 0}};
     j["cluster"] = nlohmann::json::parse(cluster.to_json());
     j["devices"] = nlohmann::json::array();

@@ -37,12 +37,28 @@ bool route_tensor(const Routes& routes, const std::string& local_task, std::int6
                   const std::string& key, const Tensor& value) {
   auto dst = destination_task(key);
   if (dst.empty() || dst == local_task) return false;
+  // Large numeric tensors take the push channel (tensor_push.hpp) when the task has one;
+  // CAF carries the rest, and these too when the channel fails.
+  if (value.is_initialized() && value.dtype() != DType::string && value.dtype() != DType::resource &&
+      !value.on_device() && value.total_bytes() >= kPushMinBytes)
+    if (auto pusher = routes.pusher(dst))
+      if (std::size_t bytes = pusher->send(step_id, key, value); bytes > 0) {
+        const_cast<Routes&>(routes).count_sent(dst, bytes);
+        return true;
+      }
   if (auto worker = routes.worker(dst)) {
     auto blob = encode_tensor(value);
     const_cast<Routes&>(routes).count_sent(dst, blob.size());
     caf::anon_send(worker, worker_tensor_atom::value, step_id, key, std::move(blob));
   }
   return true;
+}
+
+void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t step_id, std::string key,
+                    Tensor value) {
+  if (auto semi = key.find(';'); semi != std::string::npos)
+    routes.count_received(task_of_device(key.substr(0, semi)), value.total_bytes());
+  caf::anon_send(rendezvous, detail::send_atom::value, step_id, std::move(key), std::move(value));
 }
 
 std::string encode_devices(const std::vector<DeviceAttributes>& devices) {

@@ -440,7 +440,6 @@ class GradientWalk {
     std::sort(gating.begin(), gating.end(),
               [](const Operation& a, const Operation& b) { return a.node()->id() < b.node()->id(); });
     auto scope = g_.name_scope("tuple");
-    auto no_device = g_.device(nullptr);
     Operation gate = g_.group(gating, "group_deps");
     for (auto& t : in_grads) {
       if (!t.valid()) continue;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <mutex>
+#include <optional>
 
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/op_registry.hpp"
@@ -439,7 +441,28 @@ Operation Graph::no_op(std::string_view name) {
 }
 
 Operation Graph::group(const std::vector<Operation>& ops, std::string_view name) {
-  return create_op("NoOp", {}, {}, name.empty() ? "group_deps" : name, ops);
+  // TensorFlow's control_flow_ops.group: inputs are sorted by their device; the NoOp goes
+  // to the device its inputs share, and inputs on several devices get one NoOp per device
+  // (`<name>/NoOp`, `<name>/NoOp_1`, ...) that the returned NoOp, in the current scope,
+  // depends on. So a group never makes a device wait on another for nothing: the gradients'
+  // tuples of a worker stay on that worker when the variables are on a parameter server.
+  std::map<std::string, std::vector<Operation>> by_device;
+  for (const auto& op : ops) by_device[op.node()->def().device].push_back(op);
+  const std::string base(name.empty() ? std::string_view("group_deps") : name);
+  if (by_device.size() <= 1) {
+    std::optional<ScopeGuard> on;
+    if (!by_device.empty() && !by_device.begin()->first.empty()) on.emplace(device(by_device.begin()->first));
+    return create_op("NoOp", {}, {}, base, ops);
+  }
+  const std::string root = unique_name(base);
+  std::vector<Operation> per_device;
+  for (auto& [dev, members] : by_device) {
+    std::optional<ScopeGuard> on;
+    if (!dev.empty()) on.emplace(device(dev));
+    const std::string suffix = per_device.empty() ? "" : "_" + std::to_string(per_device.size());
+    per_device.push_back(create_op("NoOp", {}, {}, root + "/NoOp" + suffix + "/", members));
+  }
+  return create_op("NoOp", {}, {}, root + "/", per_device);
 }
 
 Operation Graph::global_variables_initializer() {

@@ -20,6 +20,9 @@
 
 #include <actorflow/actorflow.hpp>
 
+#include "wire_session.hpp"
+
+#include "free_port.hpp"
 #include "http_client.hpp"
 
 using namespace std::chrono_literals;
@@ -94,7 +97,7 @@ std::chrono::milliseconds real_step(const af::Server& server) {
   af::Graph g;
   auto c = g.constant(2.0f) * 3.0f;
   const auto start = std::chrono::steady_clock::now();
-  af::Session sess(g, server.target());
+  af::Session sess(g, server.target(), af::test::over_the_wire());
   BOOST_TEST(sess.run(c).scalar<float>() == 6.0f);
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
 }
@@ -220,7 +223,7 @@ BOOST_AUTO_TEST_CASE(a_step_connection_that_never_sends_a_request_is_closed_afte
   // fast path, however long the session waits before its first step.
   af::Graph g;
   auto c = g.constant(1.0f) + 1.0f;
-  af::Session sess(g, server->target());
+  af::Session sess(g, server->target(), af::test::over_the_wire());
   std::this_thread::sleep_for(600ms);
   BOOST_TEST(sess.run(c).scalar<float>() == 2.0f);
   BOOST_TEST(refused(server->status_port(), "handshake_timeout", "step") == 1);
@@ -248,7 +251,7 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_bulk_port_does_not_stop_large_fetches,
   // A 4 MiB fetch travels over the bulk port.
   af::Graph g;
   auto big = af::fill(g.constant(af::Tensor::from_vector<std::int32_t>({1 << 20})), g.constant(1.5f));
-  af::Session sess(g, server->target());
+  af::Session sess(g, server->target(), af::test::over_the_wire());
   const auto start = std::chrono::steady_clock::now();
   auto value = sess.run(big);
   BOOST_TEST((std::chrono::steady_clock::now() - start < 1000ms));
@@ -267,6 +270,62 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_bulk_port_does_not_stop_large_fetches,
   BOOST_TEST(reply[0] == 1);  // unknown transfer
   BOOST_TEST(closed_within(*s, 3000ms));
   BOOST_TEST(refused(server->status_port(), "unknown_transfer", "bulk") == 1);
+}
+
+// -- the tensor push port ----------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(garbage_on_the_push_port_is_refused_and_tensors_still_cross_tasks,
+                     *boost::unit_test::timeout(120)) {
+  auto addr = [] { return "127.0.0.1:" + std::to_string(af::test::free_port()); };
+  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"ps", {addr()}}, {"worker", {addr()}}});
+  af::ServerOptions o;
+  o.status_port = 0;
+  o.handshake_timeout = 500ms;
+  af::Server ps(cluster, "ps", 0, o);
+  af::Server worker(cluster, "worker", 0);
+  const std::uint16_t port = port_of(ps, "push");
+  BOOST_REQUIRE(port != 0);
+  asio::io_context io;
+  // Not the protocol: closed at once.
+  auto garbage = raw_connect(io, port);
+  asio::write(*garbage, asio::buffer(std::string("GET / HTTP/1.1\r\nHost: x\r\n\r\n")));
+  BOOST_TEST(closed_within(*garbage, 5000ms));
+  // The protocol's hello with a token the server never gave out: closed.
+  auto forged = raw_connect(io, port);
+  unsigned char hello[16] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '1'};
+  put_u64(hello + 8, 0x1234567890abcdefULL);
+  asio::write(*forged, asio::buffer(hello));
+  BOOST_TEST(closed_within(*forged, 5000ms));
+  // Silence: closed after the handshake timeout.
+  auto silent = raw_connect(io, port);
+  BOOST_TEST(closed_within(*silent, 5000ms));
+  BOOST_TEST(refused(ps.status_port(), "bad_hello", "push") == 2);
+  BOOST_TEST(refused(ps.status_port(), "handshake_timeout", "push") == 1);
+
+  // Tensors of a step still cross in both directions, through the push port: a 1 MiB
+  // variable on ps is read on the worker and its update comes back.
+  af::Graph g;
+  auto v = [&] {
+    auto pin = g.device("/job:ps/task:0");
+    return g.variable(af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({1 << 18})), g.constant(1.0f)),
+                      {.name = "pushed"});
+  }();
+  af::Output doubled;
+  {
+    auto pin = g.device("/job:worker/task:0");
+    doubled = v.value() * 2.0f;
+  }
+  auto update = v.assign(doubled);
+  af::Session sess(g, worker.target());
+  sess.run(v.initializer());
+  sess.run(update);
+  auto value = sess.run(v.value());
+  BOOST_TEST(value.data<float>()[(1 << 18) - 1] == 2.0f);
+  const std::string body = af::test::http_get(ps.status_port(), "/metrics");
+  const std::string key = "actorflow_pushed_tensors_received_total{task=\"/job:ps/replica:0/task:0\"} ";
+  const auto at = body.find(key);
+  BOOST_REQUIRE(at != std::string::npos);
+  BOOST_TEST(std::stol(body.substr(at + key.size())) >= 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

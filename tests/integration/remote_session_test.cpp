@@ -1,6 +1,8 @@
 // caf:// sessions against a Server in this process, over the middleman on loopback:
 // the chapter's "Opening a Session" and "Sharing State Across Sessions Using Resource
-// Containers" (simple_client), reset, errors and a stopped server.
+// Containers" (simple_client), reset, errors and a stopped server. These sessions take the
+// network path (`use_local_master = false`), as a client in another process does; the last
+// cases check the local master that sessions take by default.
 #include <boost/test/unit_test.hpp>
 
 #include <asio.hpp>
@@ -8,6 +10,11 @@
 #include <random>
 
 #include <actorflow/actorflow.hpp>
+
+#include "http_client.hpp"
+#include "wire_session.hpp"
+
+using af::test::over_the_wire;
 
 BOOST_AUTO_TEST_SUITE(remote_session_test)
 
@@ -19,7 +26,7 @@ BOOST_AUTO_TEST_CASE(a_remote_session_evaluates_on_the_servers_devices, *boost::
   auto a = g.constant(1.0f);
   auto b = a + 2.0f;
   auto c = a * 3.0f;
-  af::Session sess(g, server->target());
+  af::Session sess(g, server->target(), over_the_wire());
   BOOST_TEST(sess.run(c).scalar<float>() == 3.0f);
   BOOST_TEST(sess.run(b).scalar<float>() == 3.0f);
   auto devices = sess.list_devices();
@@ -39,7 +46,7 @@ BOOST_AUTO_TEST_CASE(variables_live_on_the_server_not_in_sessions, *boost::unit_
     af::Graph g;
     auto x = g.variable(0.0f, {.name = "x"});
     auto increment_x = x.assign(x.value() + 1.0f);
-    af::Session sess(g, server->target());
+    af::Session sess(g, server->target(), over_the_wire());
     if (init) sess.run(x.initializer());
     sess.run(increment_x);
     return sess.run(x.value()).scalar<float>();
@@ -59,7 +66,7 @@ BOOST_AUTO_TEST_CASE(a_server_started_again_in_the_process_starts_empty, *boost:
     af::Graph g;
     af::FIFOQueue q(g, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "restart_q"});
     auto enqueue = q.enqueue({g.constant(1.0f)});
-    af::Session sess(g, server.target());
+    af::Session sess(g, server.target(), over_the_wire());
     sess.run(enqueue);
     return sess.run(q.size()).scalar<std::int32_t>();
   };
@@ -82,11 +89,11 @@ BOOST_AUTO_TEST_CASE(containers_are_reset_one_by_one, *boost::unit_test::timeout
   }
   v2 = g.variable(20.0f, {.name = "w"});
   {
-    af::Session sess(g, server->target());
+    af::Session sess(g, server->target(), over_the_wire());
     sess.run(g.global_variables_initializer());
   }
   af::Session::reset(server->target(), {"my_problem_1"});
-  af::Session sess(g, server->target());
+  af::Session sess(g, server->target(), over_the_wire());
   BOOST_TEST(sess.run(v2.value()).scalar<float>() == 20.0f);
   BOOST_CHECK_THROW(sess.run(v1.value()), af::FailedPreconditionError);
 }
@@ -96,7 +103,7 @@ BOOST_AUTO_TEST_CASE(errors_on_the_server_reach_the_client_with_their_type, *boo
   af::Graph g;
   auto x = g.placeholder(af::float32, af::PartialShape{});
   auto y = x + 1.0f;
-  af::Session sess(g, server->target());
+  af::Session sess(g, server->target(), over_the_wire());
   try {
     sess.run(y);
     BOOST_FAIL("expected an error");
@@ -126,7 +133,7 @@ BOOST_AUTO_TEST_CASE(a_closed_or_unreachable_server_is_an_error_not_a_hang, *boo
   auto server = af::Server::create_local_server();
   af::Graph g;
   auto c = g.constant(3.0f);
-  af::Session sess(g, server->target());
+  af::Session sess(g, server->target(), over_the_wire());
   BOOST_TEST(sess.run(c).scalar<float>() == 3.0f);
   BOOST_TEST(!server->join_for(std::chrono::milliseconds(50)));  // still serving: the deadline ends the wait
   server->stop();
@@ -156,7 +163,7 @@ BOOST_AUTO_TEST_CASE(garbage_on_the_servers_port_leaves_it_serving, *boost::unit
   send_raw(oversized);
   af::Graph g;
   auto c = g.constant(4.0f) * 2.0f;
-  af::Session sess(g, server->target());
+  af::Session sess(g, server->target(), over_the_wire());
   BOOST_TEST(sess.run(c).scalar<float>() == 8.0f);
 }
 
@@ -170,7 +177,7 @@ BOOST_AUTO_TEST_CASE(large_fetches_arrive_intact_beside_small_ones, *boost::unit
   auto v = g.variable(af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({n})), g.constant(0.5f)),
                       {.name = "big"});
   auto small = af::reduce_sum(x);
-  af::Session sess(g, server->target());
+  af::Session sess(g, server->target(), over_the_wire());
   sess.run(v.initializer());
   std::vector<float> input(1 << 19);
   for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i % 1000);
@@ -196,7 +203,7 @@ BOOST_AUTO_TEST_CASE(resetting_the_server_cancels_a_blocked_dequeue, *boost::uni
   af::Graph g;
   af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "reset_blocked_q"});
   auto dequeue = q.dequeue()[0];
-  af::Session sess(g, server->target());
+  af::Session sess(g, server->target(), over_the_wire());
   sess.run(q.size());
   auto blocked = std::async(std::launch::async, [&]() -> std::string {
     try {
@@ -221,7 +228,7 @@ BOOST_AUTO_TEST_CASE(a_feed_too_large_for_the_step_channel_goes_over_caf, *boost
   af::Graph g;
   auto x = g.placeholder(af::float32, af::PartialShape{-1});
   auto total = af::reduce_sum(x);
-  af::Session sess(g, server->target());
+  af::Session sess(g, server->target(), over_the_wire());
   const std::int64_t n = 18 << 20;
   af::Tensor feed(af::float32, af::Shape{n});
   std::fill(feed.data<float>(), feed.data<float>() + n, 0.0f);
@@ -236,7 +243,7 @@ BOOST_AUTO_TEST_CASE(a_traced_remote_step_returns_the_servers_step_stats, *boost
   af::Graph g;
   auto a = g.constant(1.0f, "a");
   auto b = af::add(a, g.constant(2.0f), "b");
-  af::Session sess(g, server->target());
+  af::Session sess(g, server->target(), over_the_wire());
   af::RunMetadata meta;
   BOOST_TEST(sess.run({b}, {}, {}, {.trace = true}, &meta)[0].scalar<float>() == 3.0f);
   bool saw_b = false;
@@ -246,6 +253,50 @@ BOOST_AUTO_TEST_CASE(a_traced_remote_step_returns_the_servers_step_stats, *boost
   }
   BOOST_TEST(saw_b);
   BOOST_TEST(meta.chrome_trace().find("/job:localhost/replica:0/task:0") != std::string::npos);
+}
+
+// -- the local master ------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(a_session_on_a_server_of_this_process_runs_steps_on_its_master_directly,
+                     *boost::unit_test::timeout(60)) {
+  af::ServerOptions with_status;
+  with_status.status_port = 0;
+  auto server = af::Server::create_local_server(with_status);
+  af::Graph g;
+  auto x = g.placeholder(af::float32, af::PartialShape{-1}, "x");
+  auto v = g.variable(af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({1 << 20})), g.constant(0.5f)),
+                      {.name = "big"});
+  auto doubled = x * 2.0f;
+  af::Session sess(g, server->target());
+  sess.run(v.initializer());
+  std::vector<float> input(1 << 18, 3.0f);
+  auto out = sess.run({doubled, v.value()}, {{x, af::Tensor::from_vector<float>(input)}});
+  BOOST_TEST(out[0].num_elements() == (1 << 18));
+  BOOST_TEST(out[0].data<float>()[12345] == 6.0f);
+  BOOST_TEST(out[1].data<float>()[(1 << 20) - 1] == 0.5f);
+  // The graph may grow between steps, as over the network.
+  auto sum = af::reduce_sum(doubled);
+  BOOST_TEST(sess.run(sum, {{x, af::Tensor::from_vector<float>({1.0f, 2.0f})}}).scalar<float>() == 6.0f);
+  // The steps ran on the server, and no byte of them crossed the step channel or bulk port.
+  auto text = af::test::http_get(server->status_port(), "/metrics");
+  const std::string t = "{task=\"/job:localhost/replica:0/task:0\"";
+  BOOST_TEST(text.find("actorflow_steps_total" + t + "} 3\n") != std::string::npos, text);
+  BOOST_TEST(text.find("actorflow_peer_bytes_received_total" + t + ",peer=\"clients\"} 0\n") != std::string::npos,
+             text);
+  // Errors are the server's, as over the network.
+  BOOST_CHECK_THROW(sess.run(doubled), af::InvalidArgumentError);  // x is not fed
+  sess.close();
+  BOOST_CHECK_THROW(sess.run(sum, {{x, af::Tensor::from_vector<float>({1.0f})}}), af::FailedPreconditionError);
+}
+
+BOOST_AUTO_TEST_CASE(a_local_session_whose_server_stopped_fails_instead_of_waiting, *boost::unit_test::timeout(60)) {
+  auto server = af::Server::create_local_server();
+  af::Graph g;
+  auto c = g.constant(2.0f) * 4.0f;
+  af::Session sess(g, server->target());
+  BOOST_TEST(sess.run(c).scalar<float>() == 8.0f);
+  server->stop();
+  BOOST_CHECK_THROW(sess.run(c), af::Error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -13,6 +13,8 @@
 
 #include <actorflow/actorflow.hpp>
 
+#include "wire_session.hpp"
+
 #include "free_port.hpp"
 #include "http_client.hpp"
 
@@ -52,7 +54,7 @@ BOOST_AUTO_TEST_CASE(metrics_and_status_describe_steps_queues_and_peers, *boost:
   }();
   auto enqueue = q.enqueue({x});
   auto dequeue_many = q.dequeue_many(3)[0];
-  af::Session on_ps(g, ps.target());
+  af::Session on_ps(g, ps.target(), af::test::over_the_wire());  // its bytes are counted
   for (float v : {1.0f, 2.0f}) on_ps.run(enqueue, {{x, af::Tensor(v)}});
   af::Session on_worker(g, worker.target());
   on_worker.run(enqueue, {{x, af::Tensor(3.0f)}});

@@ -124,13 +124,22 @@ class ApplyOp : public OpKernel {
     if (grad.shape() != values[0]->shape())
       return invalid_argument("var and grad do not have the same shape" + values[0]->shape().to_string() + " " +
                               grad.shape().to_string() + node_suffix(name()));
-    // Copy on write: fresh buffers for everything this op writes.
+    // Copy on write: fresh buffers for everything this op writes, unless the variables hold
+    // the only references to their buffers (no read of them is still in flight: a read
+    // takes its reference under the variables' lock, which the update holds). Then the
+    // update is in place, as TensorFlow's, which saves a fresh buffer's page faults and
+    // its cache misses per variable and slot every step.
+    const bool in_place = std::all_of(values.begin(), values.end(), [](const Tensor* v) { return v->sole_owner(); });
     std::vector<Tensor> fresh;
     std::vector<T*> out;
     std::vector<const T*> in;
     for (Tensor* v : values) {
-      fresh.emplace_back(v->dtype(), v->shape(), Tensor::for_overwrite);
-      out.push_back(fresh.back().template data<T>());
+      if (in_place) {
+        out.push_back(v->template data<T>());
+      } else {
+        fresh.emplace_back(v->dtype(), v->shape(), Tensor::for_overwrite);
+        out.push_back(fresh.back().template data<T>());
+      }
       in.push_back(v->template data<T>());
     }
     const T* g = grad.data<T>();
@@ -154,7 +163,8 @@ class ApplyOp : public OpKernel {
             compute_update(in_b, out_b, s, g + b, static_cast<Index>(e - b));
           });
     }
-    for (std::size_t i = 0; i < values.size(); ++i) *values[i] = std::move(fresh[i]);
+    if (!in_place)
+      for (std::size_t i = 0; i < values.size(); ++i) *values[i] = std::move(fresh[i]);
     return {};
   }
 

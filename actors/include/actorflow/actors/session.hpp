@@ -64,6 +64,11 @@ struct SessionConfig {
   std::map<std::string, int> device_count;
   /// The runtime to run in (default: `Runtime::global()`).
   Runtime* runtime = nullptr;
+  /// A `caf://` session whose target is a server of this process runs its steps on that
+  /// server's master directly, its tensors never encoded (TensorFlow's LocalMaster). False
+  /// sends them over the step channel and the bulk port as for a server in another process
+  /// (tests and benchmarks of that path).
+  bool use_local_master = true;
 };
 
 /// Per-step options (TensorFlow's `RunOptions`).

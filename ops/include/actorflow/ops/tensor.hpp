@@ -133,6 +133,11 @@ class Tensor {
   /// As above, read-only.
   const void* raw_data() const noexcept { return buf_.get(); }
 
+  /// Whether this tensor holds the only reference to its buffer: no other tensor, view or
+  /// slice shares it, so a kernel that owns this tensor (a variable's value, under the
+  /// variable's lock) may write the elements in place without another reader seeing them.
+  bool sole_owner() const noexcept { return buf_ != nullptr && buf_.use_count() == 1; }
+
   /// The resource of a resource tensor, or null.
   std::shared_ptr<ResourceBase> resource() const;
 

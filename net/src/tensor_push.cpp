@@ -1,0 +1,421 @@
+#include "tensor_push.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <list>
+#include <random>
+#include <thread>
+
+#include "actorflow/ops/errors.hpp"
+#include "actorflow/ops/logging.hpp"
+
+namespace af::net {
+
+namespace {
+
+constexpr char kHelloMagic[8] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '1'};
+constexpr std::size_t kFrameHeader = 24;
+constexpr std::uint32_t kMaxKey = 4096;
+constexpr std::uint32_t kMaxMeta = 2 + 8 * 32;
+constexpr std::uint64_t kMaxData = std::uint64_t{1} << 40;
+constexpr auto kSendTimeout = std::chrono::seconds(10);
+constexpr auto kConnectTimeout = std::chrono::seconds(2);
+constexpr auto kRetryAfter = std::chrono::seconds(1);
+
+void put_u64(char* p, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+void put_u32(char* p, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+std::uint64_t get_u64(const char* p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  return v;
+}
+std::uint32_t get_u32(const char* p) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  return v;
+}
+
+void set_timeout(int fd, int option, std::chrono::milliseconds wait) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(wait.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>(wait.count() % 1000 * 1000);
+  ::setsockopt(fd, SOL_SOCKET, option, &tv, sizeof tv);
+}
+
+/// Reads exactly `n` bytes straight into `p` (false on end of stream, error or timeout).
+bool read_exact(int fd, char* p, std::size_t n) {
+  while (n > 0) {
+    ssize_t k = ::recv(fd, p, n, MSG_WAITALL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+std::string peer_name(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return "an unknown peer";
+  char host[NI_MAXHOST], port[NI_MAXSERV];
+  if (::getnameinfo(reinterpret_cast<sockaddr*>(&addr), len, host, sizeof host, port, sizeof port,
+                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+    return "an unknown peer";
+  return std::string(host) + ":" + port;
+}
+
+/// A listening or connected socket for `host` (numeric or a name), or -1 with `*error` set.
+int open_socket(const std::string& host, std::uint16_t port, bool listen, std::string* error) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = listen ? AI_PASSIVE : 0;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0) {
+    *error = ::gai_strerror(rc);
+    return -1;
+  }
+  int fd = -1;
+  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    if (listen) {
+      int one = 1;
+      ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+      if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 64) == 0) break;
+    } else {
+      // A connect bounded by kConnectTimeout: non-blocking, then poll.
+      int flags = ::fcntl(fd, F_GETFL, 0);
+      ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+      int rc = ::connect(fd, a->ai_addr, a->ai_addrlen);
+      if (rc != 0 && errno == EINPROGRESS) {
+        pollfd p{fd, POLLOUT, 0};
+        rc = ::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kConnectTimeout).count())) == 1 ? 0 : -1;
+        int so_error = 0;
+        socklen_t len = sizeof so_error;
+        if (rc == 0 && (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) != 0 || so_error != 0)) {
+          errno = so_error;
+          rc = -1;
+        }
+      }
+      if (rc == 0) {
+        ::fcntl(fd, F_SETFL, flags);
+        break;
+      }
+    }
+    *error = std::strerror(errno);
+    ::close(fd);
+    fd = -1;
+  }
+  ::freeaddrinfo(found);
+  return fd;
+}
+
+}  // namespace
+
+// -- the server ------------------------------------------------------------------------------
+
+struct TensorPushServer::Impl {
+  std::string host;
+  std::string owner;
+  Deliver deliver;
+  std::shared_ptr<Refusals> refusals;
+  std::chrono::milliseconds handshake_timeout;
+  std::size_t max_unauthenticated;
+  int listen_fd = -1;
+  std::uint16_t port = 0;
+  std::uint64_t token = 0;
+  std::atomic<std::uint64_t> frames{0};
+  std::thread acceptor;
+
+  std::mutex mu;
+  bool stopping = false;
+  struct Connection {
+    int fd = -1;
+    bool authenticated = false;
+    bool done = false;
+    std::thread thread;
+  };
+  std::list<Connection> connections;
+
+  void refuse(const std::string& peer, const std::string& reason, const std::string& detail) {
+    if (refusals) refusals->refuse("push", peer, reason, detail);
+  }
+
+  void accept_loop() {
+    for (;;) {
+      int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        std::lock_guard<std::mutex> lock(mu);
+        if (stopping) return;
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));  // out of descriptors: let some close
+          continue;
+        }
+        return;
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      if (stopping) {
+        ::close(fd);
+        return;
+      }
+      // Threads of connections that ended are joined here, by the only thread that adds.
+      for (auto it = connections.begin(); it != connections.end();) {
+        if (!it->done) {
+          ++it;
+          continue;
+        }
+        if (it->thread.joinable()) it->thread.join();
+        it = connections.erase(it);
+      }
+      std::size_t waiting = 0;
+      for (auto& c : connections) waiting += !c.authenticated;
+      if (waiting >= max_unauthenticated) {
+        refuse(peer_name(fd), "too_many_unauthenticated", "too many connections waiting for their hello");
+        ::close(fd);
+        continue;
+      }
+      auto& c = connections.emplace_back();
+      c.fd = fd;
+      c.thread = std::thread([this, conn = &c] { serve(conn); });
+    }
+  }
+
+  void serve(Connection* c) {
+    const int fd = c->fd;
+    const std::string peer = peer_name(fd);
+    auto end = [&] {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!stopping) {  // stop() closes it otherwise, after joining this thread
+        ::close(fd);
+        c->fd = -1;
+      }
+      c->done = true;
+    };
+    set_timeout(fd, SO_RCVTIMEO, handshake_timeout);
+    char hello[16];
+    if (!read_exact(fd, hello, sizeof hello)) {
+      refuse(peer, "handshake_timeout", "no hello within " + std::to_string(handshake_timeout.count()) + " ms");
+      return end();
+    }
+    if (std::memcmp(hello, kHelloMagic, sizeof kHelloMagic) != 0 || get_u64(hello + 8) != token) {
+      refuse(peer, "bad_hello", "not the push protocol, or a wrong token");
+      return end();
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      c->authenticated = true;
+    }
+    set_timeout(fd, SO_RCVTIMEO, std::chrono::milliseconds(0));  // a peer may be idle for long
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    std::string key, meta;
+    for (;;) {
+      char header[kFrameHeader];
+      if (!read_exact(fd, header, sizeof header)) return end();  // the peer closed or went away
+      const auto step_id = static_cast<std::int64_t>(get_u64(header));
+      const std::uint32_t key_len = get_u32(header + 8), meta_len = get_u32(header + 12);
+      const std::uint64_t data_len = get_u64(header + 16);
+      if (key_len == 0 || key_len > kMaxKey || meta_len < 2 || meta_len > kMaxMeta || data_len > kMaxData) {
+        refuse(peer, "bad_frame", "a frame header out of bounds");
+        return end();
+      }
+      key.resize(key_len);
+      meta.resize(meta_len);
+      if (!read_exact(fd, key.data(), key_len) || !read_exact(fd, meta.data(), meta_len)) return end();
+      const auto code = static_cast<std::uint8_t>(meta[0]);
+      const auto rank = static_cast<std::uint8_t>(meta[1]);
+      const auto dtype = static_cast<DType>(code);
+      std::uint64_t bytes = 0;
+      std::vector<std::int64_t> dims(rank);
+      bool ok = code != 0 && dtype != DType::string && dtype != DType::resource &&
+                code < static_cast<std::uint8_t>(DType::resource) && rank <= 32 && meta_len == 2u + 8u * rank;
+      if (ok) {
+        bytes = dtype_size(dtype);
+        for (std::size_t i = 0; i < rank && ok; ++i) {
+          dims[i] = static_cast<std::int64_t>(get_u64(meta.data() + 2 + 8 * i));
+          ok = dims[i] >= 0 && (dims[i] == 0 || bytes <= kMaxData / static_cast<std::uint64_t>(dims[i]));
+          if (ok) bytes *= static_cast<std::uint64_t>(dims[i]);
+        }
+      }
+      if (!ok || bytes != data_len) {
+        refuse(peer, "bad_frame", "tensor " + key + ": a dtype or shape that does not match its " +
+                                      std::to_string(data_len) + " bytes");
+        return end();
+      }
+      Tensor value(dtype, Shape(std::move(dims)), Tensor::for_overwrite);
+      if (!read_exact(fd, static_cast<char*>(value.raw_data()), data_len)) return end();
+      ++frames;
+      deliver(step_id, key, std::move(value));
+    }
+  }
+
+  void stop() {
+    std::list<Connection> ending;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (stopping) return;
+      stopping = true;
+      if (listen_fd >= 0) ::shutdown(listen_fd, SHUT_RDWR);
+      for (auto& c : connections)
+        if (c.fd >= 0) ::shutdown(c.fd, SHUT_RDWR);
+    }
+    if (acceptor.joinable()) acceptor.join();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ending.splice(ending.end(), connections);
+    }
+    for (auto& c : ending) {
+      if (c.thread.joinable()) c.thread.join();
+      if (c.fd >= 0) ::close(c.fd);
+    }
+    if (listen_fd >= 0) ::close(listen_fd);
+    listen_fd = -1;
+  }
+};
+
+TensorPushServer::TensorPushServer(const std::string& host, std::string owner, Deliver deliver,
+                                   std::shared_ptr<Refusals> refusals, std::chrono::milliseconds handshake_timeout,
+                                   std::size_t max_unauthenticated)
+    : impl_(std::make_shared<Impl>()) {
+  impl_->host = host;
+  impl_->owner = std::move(owner);
+  impl_->deliver = std::move(deliver);
+  impl_->refusals = std::move(refusals);
+  impl_->handshake_timeout = handshake_timeout;
+  impl_->max_unauthenticated = std::max<std::size_t>(1, max_unauthenticated);
+  std::string error;
+  impl_->listen_fd = open_socket(host, 0, /*listen=*/true, &error);
+  if (impl_->listen_fd < 0)
+    throw UnavailableError(unavailable(impl_->owner + ": cannot open its tensor push port on " + host + ": " + error));
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ::getsockname(impl_->listen_fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  impl_->port = ntohs(addr.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port
+                                                 : reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  std::random_device rd;
+  do {
+    impl_->token = (static_cast<std::uint64_t>(rd()) << 32) | rd();
+  } while (impl_->token == 0);
+  impl_->acceptor = std::thread([impl = impl_.get()] { impl->accept_loop(); });
+}
+
+TensorPushServer::~TensorPushServer() { stop(); }
+
+void TensorPushServer::stop() { impl_->stop(); }
+
+PushEndpoint TensorPushServer::endpoint() const { return {impl_->host, impl_->port, impl_->token}; }
+
+std::uint64_t TensorPushServer::frames_received() const noexcept { return impl_->frames.load(); }
+
+// -- the client ------------------------------------------------------------------------------
+
+struct TensorPushClient::Impl {
+  PushEndpoint endpoint;
+  std::string what;
+  std::mutex mu;
+  int fd = -1;
+  std::chrono::steady_clock::time_point retry_at{};
+
+  bool connect_locked() {
+    if (fd >= 0) return true;
+    if (std::chrono::steady_clock::now() < retry_at) return false;
+    std::string error;
+    fd = open_socket(endpoint.host, endpoint.port, /*listen=*/false, &error);
+    if (fd >= 0) {
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      set_timeout(fd, SO_SNDTIMEO, kSendTimeout);
+      char hello[16];
+      std::memcpy(hello, kHelloMagic, sizeof kHelloMagic);
+      put_u64(hello + 8, endpoint.token);
+      if (::send(fd, hello, sizeof hello, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof hello)) return true;
+      error = std::strerror(errno);
+    }
+    fail_locked("cannot connect to its tensor push port " + endpoint.host + ":" + std::to_string(endpoint.port) + ": " +
+                error);
+    return false;
+  }
+
+  void fail_locked(const std::string& why) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+    retry_at = std::chrono::steady_clock::now() + kRetryAfter;
+    log_info("tensor push to " + what + ": " + why + "; its tensors travel over CAF meanwhile");
+  }
+};
+
+TensorPushClient::TensorPushClient(PushEndpoint endpoint, std::string what) : impl_(std::make_unique<Impl>()) {
+  impl_->endpoint = std::move(endpoint);
+  impl_->what = std::move(what);
+}
+
+TensorPushClient::~TensorPushClient() {
+  if (impl_->fd >= 0) ::close(impl_->fd);
+}
+
+std::size_t TensorPushClient::send(std::int64_t step_id, const std::string& key, const Tensor& value) {
+  const auto& dims = value.shape().dims();
+  std::string meta(2 + 8 * dims.size(), '\0');
+  meta[0] = static_cast<char>(value.dtype());
+  meta[1] = static_cast<char>(dims.size());
+  for (std::size_t i = 0; i < dims.size(); ++i) put_u64(meta.data() + 2 + 8 * i, static_cast<std::uint64_t>(dims[i]));
+  char header[kFrameHeader];
+  put_u64(header, static_cast<std::uint64_t>(step_id));
+  put_u32(header + 8, static_cast<std::uint32_t>(key.size()));
+  put_u32(header + 12, static_cast<std::uint32_t>(meta.size()));
+  put_u64(header + 16, value.total_bytes());
+  iovec parts[4] = {{header, sizeof header},
+                    {const_cast<char*>(key.data()), key.size()},
+                    {meta.data(), meta.size()},
+                    {const_cast<void*>(value.raw_data()), value.total_bytes()}};
+  const std::size_t total = sizeof header + key.size() + meta.size() + value.total_bytes();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (!impl_->connect_locked()) return 0;
+  iovec* part = parts;
+  int left = 4;
+  while (left > 0) {
+    msghdr msg{};
+    msg.msg_iov = part;
+    msg.msg_iovlen = static_cast<std::size_t>(left);
+    ssize_t k = ::sendmsg(impl_->fd, &msg, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      // Part of a frame may have gone out: the server drops the connection's partial frame
+      // when it closes, and the caller sends the whole tensor another way.
+      impl_->fail_locked(std::string("write failed: ") + (k == 0 ? "nothing written" : std::strerror(errno)));
+      return 0;
+    }
+    auto written = static_cast<std::size_t>(k);
+    while (left > 0 && written >= part->iov_len) {
+      written -= part->iov_len;
+      ++part;
+      --left;
+    }
+    if (left > 0) {
+      part->iov_base = static_cast<char*>(part->iov_base) + written;
+      part->iov_len -= written;
+    }
+  }
+  return total;
+}
+
+}  // namespace af::net

@@ -1,0 +1,91 @@
+#pragma once
+
+// The tensor push channel: large tensors on cross-task edges go from the sending task straight
+// into the receiving task's rendezvous over one plain TCP connection per pair of tasks,
+// instead of through CAF's BASP, which copies a message twice more in user space on each side
+// and wakes its multiplexer for every 64 KiB segment that arrives (CAF notes, "copies and
+// large buffers"). TensorFlow split its bulk transports from gRPC in the same way.
+//
+// Protocol, client -> server only, on one TCP connection per (sending task, receiving task):
+//   hello:  "AFPUSH01" + u64 token (little-endian), 16 bytes. The token is the receiving
+//           server's random secret, which a peer learns over CAF with its worker handle.
+//   frames: u64 step id, u32 key length, u32 meta length, u64 data length (24 bytes), then
+//           the key (a rendezvous key), the meta (u8 dtype, u8 rank, rank x i64 dims) and the
+//           tensor's raw bytes (x86 byte order, as on the CAF path).
+// The server reads each frame's bytes straight into the tensor it delivers (one blocking
+// read of the whole tensor on the connection's own thread). A connection without the correct hello within the handshake
+// timeout, or with a frame that does not parse (unknown dtype, sizes that disagree, a key over
+// 4 KiB), is closed and its refusal counted; the server keeps serving the others.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "actorflow/ops/tensor.hpp"
+#include "refusals.hpp"
+
+namespace af::net {
+
+/// Numeric host tensors at least this large cross tasks over the push channel.
+inline constexpr std::size_t kPushMinBytes = 0;
+
+/// Where a task takes pushed tensors; `port == 0`: it has no push channel (TLS, or it could
+/// not open one), and tensors for it travel over CAF.
+struct PushEndpoint {
+  std::string host;
+  std::uint16_t port = 0;
+  std::uint64_t token = 0;
+};
+
+/// The receiving side: a listening socket on the server's host (port chosen by the system),
+/// an accepting thread and one reading thread per connection (one per peer task that sends).
+class TensorPushServer {
+ public:
+  /// Called on a connection's thread with each tensor received.
+  using Deliver = std::function<void(std::int64_t step_id, std::string key, Tensor value)>;
+
+  /// Listens on `host`:0; throws UnavailableError naming `owner` when it cannot.
+  TensorPushServer(const std::string& host, std::string owner, Deliver deliver, std::shared_ptr<Refusals> refusals,
+                   std::chrono::milliseconds handshake_timeout = std::chrono::seconds(5),
+                   std::size_t max_unauthenticated = 128);
+  ~TensorPushServer();
+  TensorPushServer(const TensorPushServer&) = delete;
+  TensorPushServer& operator=(const TensorPushServer&) = delete;
+
+  /// Closes the listening socket and every connection and joins the threads. Idempotent.
+  void stop();
+  /// This server's endpoint (its host, port and token) for peers.
+  PushEndpoint endpoint() const;
+  /// Tensors received and delivered so far.
+  std::uint64_t frames_received() const noexcept;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+/// The sending side for one peer task: one connection, written by whichever thread sends
+/// (one at a time).
+class TensorPushClient {
+ public:
+  /// `what` names the peer in log lines. Connects on the first send.
+  TensorPushClient(PushEndpoint endpoint, std::string what);
+  ~TensorPushClient();
+  TensorPushClient(const TensorPushClient&) = delete;
+  TensorPushClient& operator=(const TensorPushClient&) = delete;
+
+  /// Writes `value` (a numeric host tensor) as the tensor of `key` in step `step_id`; blocks
+  /// until the kernel took its bytes (on loopback or a LAN, the time of a copy; a peer that
+  /// takes nothing for 10 s breaks the connection). Returns the bytes written, or 0 when the
+  /// tensor was not sent: the connection could not be made or broke (the caller sends it
+  /// another way; after a failure the client waits a second before it connects again).
+  std::size_t send(std::int64_t step_id, const std::string& key, const Tensor& value);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace af::net
