@@ -208,4 +208,14 @@ inline std::string cluster_json(const std::string& value) {
   }
 }
 
+/// The non-empty items of `list` between `sep`s: "a,,b," -> {"a", "b"}; for flags that take a
+/// list in one value (`--devices D1,D2`), which then dumps and reads back as one string.
+inline std::vector<std::string> split_list(const std::string& list, char sep = ',') {
+  std::vector<std::string> out;
+  std::stringstream ss(list);
+  for (std::string item; std::getline(ss, item, sep);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
 }  // namespace af::apps

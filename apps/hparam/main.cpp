@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,14 +44,6 @@ struct Settings {
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
   std::int64_t seed = 42;
 };
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, sep);)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 /// The DNN's variables 784-h1-h2-10 (af::apps::mlp_variables) under the current name scope.
 std::vector<af::Variable> dnn_variables(af::Graph& g, std::int64_t h1, std::int64_t h2) {
@@ -117,8 +108,8 @@ int train(const Settings& s) {
 
 int ensemble(const Settings& s) {
   auto [test_x, test_y] = af::apps::load_fashion_mnist(s.data_dir, "t10k", 10000);
-  const auto models = split(s.models, ',');
-  const auto devices = split(s.devices, ',');
+  const auto models = af::apps::split_list(s.models);
+  const auto devices = af::apps::split_list(s.devices);
   if (models.empty()) throw af::InvalidArgumentError(af::invalid_argument("--models is empty"));
   af::Graph g;
   af::Output x = g.placeholder(af::DType::float32, af::PartialShape{-1, kPixels}, "x");
@@ -127,7 +118,7 @@ int ensemble(const Settings& s) {
   std::vector<std::string> paths;
   std::vector<af::Output> probabilities, accuracies;
   for (std::size_t k = 0; k < models.size(); ++k) {
-    const auto parts = split(models[k], ':');
+    const auto parts = af::apps::split_list(models[k], ':');
     if (parts.size() != 3)
       throw af::InvalidArgumentError(af::invalid_argument("--models: expected PATH:H1:H2, got '" + models[k] + "'"));
     af::ScopeGuard on = devices.empty() ? af::ScopeGuard() : g.device(devices[k % devices.size()]);

@@ -1,6 +1,8 @@
-// actorflow-in-graph: the chapter's in-graph replication on one machine. One graph holds a
-// replica (tower) of the MLP 784-256-128-10 per CPU device (SessionConfig::device_count),
-// sharing one set of variables on /cpu:0, and trains on Fashion-MNIST fed from memory:
+// actorflow-in-graph: the chapter's in-graph replication. One graph holds a replica (tower) of
+// the MLP 784-256-128-10 per device, sharing one set of variables on the first device, and
+// trains on Fashion-MNIST fed from memory. The devices are CPU devices of this process
+// (/cpu:0 .. /cpu:N-1, SessionConfig::device_count) or, with --target and --devices, any
+// devices of a cluster's tasks, the session's master being the server at --target:
 //
 //   actorflow-in-graph --mode sync  [--replicas N]   # each tower takes 1/N of the batch;
 //                                                    # average_gradients, one Adam update
@@ -9,6 +11,10 @@
 //   actorflow-in-graph --mode split [--replicas N]   # model parallelism (exercise 10): each
 //                                                    # hidden layer split by units over N
 //                                                    # devices; N = 1 is the unsplit model
+//   actorflow-in-graph --mode split --target caf://127.0.0.1:2222
+//       --devices /job:worker/task:0/device:CPU:0,/job:worker/task:1/device:CPU:0
+//                                                    # the same across two tasks, with
+//                                                    # task 0's server as the master
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -34,25 +40,50 @@ struct Settings {
   std::int64_t steps = 500;
   std::int64_t batch = 128;
   double lr = 1e-3;
+  /// The session's master (caf://HOST:PORT); empty: in process.
+  std::string target;
+  /// --devices as given: D0,D1,... (empty: /cpu:0 .. /cpu:N-1, N = replicas).
+  std::string device_list;
+  /// One device per tower or slice, from `device_list`; the first holds the variables.
+  std::vector<std::string> devices;
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
   std::int64_t train_examples = 0;
   std::int64_t seed = 42;
 };
 
-/// The MLP split vertically (model parallelism): each hidden layer's units in `parts` slices,
-/// slice k (its kernel columns and bias) on /cpu:k, computed there from the whole previous
-/// layer; the slices are concatenated on /cpu:0, where the logits layer lives.
+/// The session's configuration. In process: enough CPU devices for the highest CPU index
+/// `s.devices` names (N for the default /cpu:0 .. /cpu:N-1). A server's session runs on the
+/// cluster's devices, which its tasks created, so it sets nothing. Throws
+/// InvalidArgumentError for a malformed device name.
+af::SessionConfig session_config(const Settings& s) {
+  af::SessionConfig config;
+  if (!s.target.empty()) return config;
+  int cpus = 1;
+  for (const auto& name : s.devices) {
+    const auto spec = af::DeviceSpec::parse(name);
+    if (spec.device_type == "CPU" && spec.device_index) cpus = std::max(cpus, *spec.device_index + 1);
+  }
+  config.device_count["CPU"] = cpus;
+  return config;
+}
+
+/// The MLP split vertically (model parallelism): each hidden layer's units in one slice per
+/// device, slice k (its kernel columns and bias) on `devices[k]`, computed there from the
+/// whole previous layer; the slices are concatenated on `devices[0]`, where the logits layer
+/// lives.
 struct SplitMlp {
   std::vector<std::vector<af::Variable>> layers;  // per layer: kernel, bias per part
+  std::vector<std::string> devices;
 
-  SplitMlp(af::Graph& g, int parts) {
+  SplitMlp(af::Graph& g, std::vector<std::string> on_devices) : devices(std::move(on_devices)) {
     const std::vector<std::int64_t> sizes = {kPixels, 256, 128, 10};
+    const int parts = static_cast<int>(devices.size());
     for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
       const bool last = i + 2 == sizes.size();
       const int n = last ? 1 : parts;
       std::vector<af::Variable> layer;
       for (int k = 0; k < n; ++k) {
-        auto on = g.device("/cpu:" + std::to_string(k));
+        auto on = g.device(devices[static_cast<std::size_t>(k)]);
         const std::string base = (last ? std::string("logits") : "hidden" + std::to_string(i + 1)) +
                                  (n > 1 ? "_part" + std::to_string(k) : "");
         const std::int64_t units = sizes[i + 1] / n + (k < sizes[i + 1] % n ? 1 : 0);
@@ -77,11 +108,11 @@ struct SplitMlp {
       const auto& layer = layers[i];
       std::vector<af::Output> slices;
       for (std::size_t k = 0; k < layer.size(); k += 2) {
-        auto on = g.device("/cpu:" + std::to_string(k / 2));
+        auto on = g.device(devices[k / 2]);
         af::Output out = af::nn::bias_add(af::matmul(h, layer[k].value()), layer[k + 1].value());
         slices.push_back(i + 1 < layers.size() ? af::relu(out) : out);
       }
-      auto on0 = g.device("/cpu:0");
+      auto on0 = g.device(devices[0]);
       h = slices.size() == 1 ? slices[0] : af::concat(slices, 1);
     }
     return h;
@@ -95,25 +126,23 @@ int run_split(const Settings& s, const af::Tensor& train_x, const af::Tensor& tr
   g.set_random_seed(s.seed);
   af::Variable global_step;
   {
-    auto on_cpu0 = g.device("/cpu:0");
+    auto on_first = g.device(s.devices[0]);
     global_step = af::train::get_or_create_global_step(g);
   }
-  SplitMlp mlp(g, s.replicas);
+  SplitMlp mlp(g, s.devices);
   af::Output x = g.placeholder(af::DType::float32, af::PartialShape{-1, kPixels}, "x");
   af::Output y = g.placeholder(af::DType::int32, af::PartialShape{-1}, "y");
   af::Output logits = mlp.logits(g, x);
   af::Operation train;
   {
-    auto on_cpu0 = g.device("/cpu:0");
+    auto on_first = g.device(s.devices[0]);
     af::train::AdamOptimizer adam(s.lr);
     // Each variable's gradient and update run on its own device.
     train = adam.minimize(af::losses::sparse_softmax_cross_entropy(y, logits), global_step, mlp.variables(),
                           {.colocate_gradients_with_ops = true});
   }
   af::Output accuracy = af::metrics::batch_accuracy(y, af::argmax(logits, 1, af::DType::int32));
-  af::SessionConfig config;
-  config.device_count["CPU"] = s.replicas;
-  af::Session sess(g, config);
+  af::Session sess(g, s.target, session_config(s));
   sess.run(g.global_variables_initializer());
   af::apps::ShuffledBatches feeder(train_x, train_y, s.batch, static_cast<std::uint64_t>(s.seed));
   std::vector<double> step_ms;
@@ -138,13 +167,22 @@ int run_split(const Settings& s, const af::Tensor& train_x, const af::Tensor& tr
 int main(int argc, char** argv) {
   Settings s;
   af::apps::App app("actorflow-in-graph",
-                    "In-graph replication: one MLP tower per CPU device in one graph, trained on Fashion-MNIST\n"
-                    "synchronously (averaged gradients) or asynchronously (an optimizer and a loop per tower).");
+                    "In-graph replication: one MLP tower per device in one graph, trained on Fashion-MNIST\n"
+                    "synchronously (averaged gradients) or asynchronously (an optimizer and a loop per tower),\n"
+                    "or the MLP's hidden layers split over the devices (--mode split). The devices are CPU\n"
+                    "devices of this process, or with --target and --devices those of a cluster's tasks.");
   auto& cli = app.cli;
   cli.add_option("--mode", s.mode, "sync, async (data parallelism) or split (model parallelism)")
       ->check(CLI::IsMember({"sync", "async", "split"}));
-  cli.add_option("--replicas", s.replicas, "towers (sync, async) or slices of each layer (split), one per CPU device")
+  cli.add_option("--replicas", s.replicas,
+                 "towers (sync, async) or slices of each layer (split), one per CPU device\n"
+                 "/cpu:0 .. /cpu:N-1 (with --devices: one per device listed)")
       ->check(af::apps::integer_in(1, 64));
+  cli.add_option("--target", s.target, "the session's master (caf://HOST:PORT of a task; empty: in process)");
+  cli.add_option("--devices", s.device_list,
+                 "D0,D1,...: the towers' or slices' devices instead of /cpu:k, the variables on D0\n"
+                 "(e.g. /job:worker/task:0/device:CPU:0,/job:worker/task:1/device:CPU:0)")
+      ->type_name("LIST");
   cli.add_option("--steps", s.steps, "sync: updates; async: updates per tower")->check(af::apps::integer_in(1));
   cli.add_option("--batch", s.batch, "examples per update (sync: split between the towers)")
       ->check(af::apps::integer_in(1));
@@ -153,6 +191,11 @@ int main(int argc, char** argv) {
   cli.add_option("--train-examples", s.train_examples, "use the file's first N training examples (0: all)")
       ->check(af::apps::integer_in(0));
   if (auto code = app.parse(argc, argv)) return *code;
+  s.devices = af::apps::split_list(s.device_list);
+  if (s.devices.empty())
+    for (int k = 0; k < s.replicas; ++k) s.devices.push_back("/cpu:" + std::to_string(k));
+  else
+    s.replicas = static_cast<int>(s.devices.size());
   try {
     const std::int64_t n = s.train_examples > 0 ? std::min<std::int64_t>(s.train_examples, 60000) : 60000;
     auto [train_x, train_y] = af::apps::load_fashion_mnist(s.data_dir, "train", n);
@@ -164,7 +207,7 @@ int main(int argc, char** argv) {
     af::Variable global_step;
     std::vector<af::Variable> vars;
     {
-      auto on_cpu0 = g.device("/cpu:0");
+      auto on_first = g.device(s.devices[0]);
       global_step = af::train::get_or_create_global_step(g);
       vars = af::apps::mlp_variables(g, {kPixels, 256, 128, 10});
     }
@@ -174,7 +217,7 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<af::train::AdamOptimizer>> optimizers;
     std::vector<af::Operation> train_ops;
     for (int k = 0; k < s.replicas; ++k) {
-      auto on = g.device("/cpu:" + std::to_string(k));
+      auto on = g.device(s.devices[static_cast<std::size_t>(k)]);
       auto tower = g.name_scope("tower_" + std::to_string(k));
       xs.push_back(g.placeholder(af::DType::float32, af::PartialShape{rows, kPixels}, "x"));
       ys.push_back(g.placeholder(af::DType::int32, af::PartialShape{rows}, "y"));
@@ -189,16 +232,14 @@ int main(int argc, char** argv) {
       }
     }
     if (s.mode == "sync") {
-      auto on_cpu0 = g.device("/cpu:0");
+      auto on_first = g.device(s.devices[0]);
       train_ops.push_back(optimizers[0]->apply_gradients(af::train::average_gradients(tower_grads), global_step));
     }
     af::Output test_x_in = g.placeholder(af::DType::float32, af::PartialShape{-1, kPixels}, "test_x");
     af::Output test_y_in = g.placeholder(af::DType::int32, af::PartialShape{-1}, "test_y");
     af::Output accuracy = af::metrics::batch_accuracy(test_y_in, af::argmax(af::apps::mlp_logits(test_x_in, vars), 1, af::DType::int32));
 
-    af::SessionConfig config;
-    config.device_count["CPU"] = s.replicas;
-    af::Session sess(g, config);
+    af::Session sess(g, s.target, session_config(s));
     sess.run(g.global_variables_initializer());
     const auto start = Clock::now();
     if (s.mode == "sync") {
