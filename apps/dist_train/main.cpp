@@ -59,20 +59,29 @@ struct Settings {
   std::int64_t seed = 42;
   bool evaluate = true;
   std::int64_t rate_from = 0;
+  std::vector<std::int64_t> hidden = {256, 128};
+  bool report_bytes = false;
+  std::int64_t eval_every = 0;
+  double target_accuracy = 0.85;
 };
 
 
 void log_line(const std::string& who, const std::string& line) {
-  const std::time_t now = std::time(nullptr);
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
   char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%F %T", std::localtime(&now));
-  std::cerr << stamp << " [" << who << "] " << line << "\n";
+  std::strftime(stamp, sizeof stamp, "%F %T", std::localtime(&seconds));
+  std::ostringstream out;
+  out << stamp << "." << std::setw(3) << std::setfill('0') << ms << " [" << who << "] " << line << "\n";
+  std::cerr << out.str();
 }
 
 struct Model {
   af::Output x, y, loss, accuracy;
   af::Operation train_op;
   af::Variable global_step;
+  std::int64_t parameters = 0;  ///< elements of the model's variables
   std::unique_ptr<af::train::AdamOptimizer> adam;
   std::unique_ptr<af::train::SyncReplicasOptimizer> sync;
 };
@@ -96,7 +105,12 @@ Model build(af::Graph& g, const af::ClusterSpec& cluster, const Settings& s, int
     }
     return af::cast(half, af::DType::float32, v.name() + "_f32");
   };
-  const af::Output h = af::apps::mlp_logits(m.x, af::apps::mlp_variables(g, {kPixels, 256, 128, 10}), read);
+  std::vector<std::int64_t> sizes = {kPixels};
+  sizes.insert(sizes.end(), s.hidden.begin(), s.hidden.end());
+  sizes.push_back(10);
+  const auto variables = af::apps::mlp_variables(g, sizes);
+  for (const auto& v : variables) m.parameters += v.value().shape().num_elements();
+  const af::Output h = af::apps::mlp_logits(m.x, variables, read);
   m.loss = af::losses::sparse_softmax_cross_entropy(m.y, h);
   m.accuracy = af::metrics::batch_accuracy(m.y, af::argmax(h, 1, af::DType::int32));
   m.adam = std::make_unique<af::train::AdamOptimizer>(s.lr);
@@ -125,6 +139,17 @@ std::pair<af::Tensor, af::Tensor> shard(const Settings& s, int workers) {
     y.data<std::int32_t>()[r] = labels.data<std::int32_t>()[mine[r]];
   }
   return {x, y};
+}
+
+/// Bytes this task sent to and received from the ps tasks so far.
+std::pair<std::uint64_t, std::uint64_t> ps_traffic(const af::Server& server) {
+  std::uint64_t sent = 0, received = 0;
+  for (const auto& [peer, t] : server.peer_traffic())
+    if (peer.rfind("/job:ps/", 0) == 0) {
+      sent += t.sent;
+      received += t.received;
+    }
+  return {sent, received};
 }
 
 int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& server) {
@@ -166,13 +191,35 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
   std::int64_t window_steps = 0, window_global = first_step;
   // The steady rate: from the first step at or past --rate-from (warm-up excluded).
   std::optional<std::pair<Clock::time_point, std::int64_t>> steady_from;
+  std::pair<std::uint64_t, std::uint64_t> traffic_from{};
+  std::int64_t local_from = 0;
+  // Exercise 10: the chief checks the test accuracy every --eval-every global steps.
+  std::optional<std::pair<af::Tensor, af::Tensor>> test_set;
+  if (chief && s.eval_every > 0) test_set = af::apps::load_fashion_mnist(s.data_dir, "t10k", 10000);
+  std::int64_t next_eval = s.eval_every, reached_at = -1;
   while (!sess->should_stop()) {
     auto [bx, by] = batches.next();
     auto values = sess->run({m.loss, m.global_step.value()}, {{m.x, bx}, {m.y, by}}, {m.train_op}, run_options);
     loss_sum += values[0].scalar<float>();
     global = values[1].scalar<std::int64_t>();
-    if (!steady_from && global >= s.rate_from) steady_from.emplace(Clock::now(), global);
+    if (!steady_from && global >= s.rate_from) {
+      steady_from.emplace(Clock::now(), global);
+      traffic_from = ps_traffic(server);  // this step's bytes included: it is not counted below
+      local_from = local_steps + 1;
+    }
     ++local_steps;
+    if (test_set && global >= next_eval && reached_at < 0) {
+      const double acc =
+          sess->raw_session().run(m.accuracy, {{m.x, test_set->first}, {m.y, test_set->second}}).scalar<float>();
+      next_eval = (global / s.eval_every + 1) * s.eval_every;
+      if (acc >= s.target_accuracy) {
+        reached_at = global;
+        std::ostringstream line;
+        line << std::fixed << std::setprecision(4) << "test accuracy " << acc << " >= " << s.target_accuracy
+             << " at global step " << global;
+        log_line(who, line.str());
+      }
+    }
     ++window_steps;
     if (s.log_every > 0 && local_steps % s.log_every == 0) {
       const double secs = std::chrono::duration<double>(Clock::now() - window).count();
@@ -199,6 +246,19 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
     done << ", steady " << static_cast<double>(global - steady_from->second) /
                                std::chrono::duration<double>(end - steady_from->first).count()
          << " global steps/s from step " << steady_from->second;
+  if (s.report_bytes && steady_from && local_steps > local_from) {
+    // Bytes per local step to and from the ps tasks, against the minimum: every parameter
+    // once to this worker and its gradient once back, per step.
+    const auto [sent, received] = ps_traffic(server);
+    const double n = static_cast<double>(local_steps - local_from);
+    const double minimum = static_cast<double>(m.parameters) * (s.bf16_transfer ? 2.0 : 4.0);
+    const double to_ps = static_cast<double>(sent - traffic_from.first) / n;
+    const double from_ps = static_cast<double>(received - traffic_from.second) / n;
+    done << std::fixed << std::setprecision(0) << ", bytes per step: " << from_ps << " from ps, " << to_ps
+         << " to ps, minimum " << minimum << " each way (" << m.parameters << " parameters), ratio "
+         << std::setprecision(4) << (from_ps + to_ps) / (2 * minimum);
+  }
+  if (reached_at >= 0) done << std::setprecision(2) << ", reached " << s.target_accuracy << " at global step " << reached_at;
   if (chief && s.evaluate) {
     auto [test_x, test_y] = af::apps::load_fashion_mnist(s.data_dir, "t10k", 10000);
     const double acc = sess->raw_session().run(m.accuracy, {{m.x, test_x}, {m.y, test_y}}).scalar<float>();
@@ -214,7 +274,8 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
 int main(int argc, char** argv) {
   Settings s;
   af::apps::App app("actorflow-dist-train",
-                    "Trains the MLP 784-256-128-10 on Fashion-MNIST across a cluster, one process per task\n"
+                    "Trains an MLP (784-256-128-10 unless --hidden) on Fashion-MNIST across a cluster, one process\n"
+                    "per task "
                     "(between-graph replication: ps tasks hold the variables, worker 0 is the chief).");
   auto& cli = app.cli;
   cli.add_option("--cluster", s.cluster, "the cluster: a JSON file or inline JSON {\"ps\": [...], \"worker\": [...]}");
@@ -247,6 +308,16 @@ int main(int argc, char** argv) {
   cli.add_flag("!--no-eval", s.evaluate, "skip the chief's test accuracy at the end");
   cli.add_option("--rate-from", s.rate_from, "report the steady rate from this global step on (warm-up excluded)")
       ->check(af::apps::integer_in(0));
+  cli.add_option("--hidden", s.hidden, "units of the hidden layers (784-H1-H2-...-10)")
+      ->delimiter(',')
+      ->check(af::apps::integer_in(1));
+  cli.add_flag("--report-bytes", s.report_bytes,
+               "report the bytes per step to and from the ps tasks (from --rate-from on) against the minimum");
+  cli.add_option("--eval-every", s.eval_every,
+                 "chief: test accuracy every N global steps until it reaches --target-accuracy (0: never)")
+      ->check(af::apps::integer_in(0));
+  cli.add_option("--target-accuracy", s.target_accuracy, "the accuracy --eval-every looks for")
+      ->check(CLI::Range(0.0, 1.0));
   if (auto code = app.parse(argc, argv)) return *code;
   if (s.cluster.empty() || s.job.empty() || s.task < 0) {
     std::cerr << "actorflow-dist-train: --cluster, --job and --task are required (see --help)\n";

@@ -98,10 +98,10 @@ class Routes {
 bool route_tensor(const Routes& routes, const std::string& local_task, std::int64_t step_id,
                   const std::string& key, const Tensor& value);
 
-/// Hands a tensor that came from another task (over the push channel) to this task's
-/// rendezvous, counting its bytes as received from the key's source task.
+/// Hands a tensor that came from another task (over the push channel, `frame_bytes` on the
+/// wire) to this task's rendezvous, counting them as received from the key's source task.
 void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t step_id, std::string key,
-                    Tensor value);
+                    Tensor value, std::size_t frame_bytes);
 
 /// A connected task as the cluster agent knows it.
 struct Peer {

@@ -100,9 +100,9 @@ void Server::start() {
     try {
       impl_->push = std::make_unique<net::TensorPushServer>(
           impl_->host, "Server " + impl_->task_name(),
-          [routes = impl_->routes, rendezvous = impl_->devices->rendezvous](std::int64_t step_id, std::string key,
-                                                                            Tensor value) {
-            net::deliver_tensor(*routes, rendezvous, step_id, std::move(key), std::move(value));
+          [routes = impl_->routes, rendezvous = impl_->devices->rendezvous](
+              std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes) {
+            net::deliver_tensor(*routes, rendezvous, step_id, std::move(key), std::move(value), frame_bytes);
           },
           impl_->refusals, impl_->options.handshake_timeout, impl_->options.max_unauthenticated_connections);
       impl_->routes->set_local_push(impl_->push->endpoint());
@@ -201,6 +201,12 @@ std::string Server::target() const {
   return "caf://" + (v6 ? "[" + impl_->host + "]" : impl_->host) + ":" + std::to_string(impl_->port);
 }
 std::uint16_t Server::port() const { return impl_->port; }
+
+std::map<std::string, Server::PeerTraffic> Server::peer_traffic() const {
+  std::map<std::string, PeerTraffic> out;
+  for (const auto& [peer, t] : impl_->routes->traffic()) out[peer] = PeerTraffic{t.sent, t.received};
+  return out;
+}
 std::uint16_t Server::status_port() const { return impl_->status ? impl_->status->port() : 0; }
 const ClusterSpec& Server::cluster() const { return impl_->cluster; }
 const std::string& Server::job() const { return impl_->job; }

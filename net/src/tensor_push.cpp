@@ -264,7 +264,7 @@ struct TensorPushServer::Impl {
       Tensor value(dtype, Shape(std::move(dims)), Tensor::for_overwrite);
       if (!read_exact(fd, static_cast<char*>(value.raw_data()), data_len)) return end();
       ++frames;
-      deliver(step_id, key, std::move(value));
+      deliver(step_id, key, std::move(value), kFrameHeader + key_len + meta_len + data_len);
     }
   }
 

@@ -43,8 +43,8 @@ struct PushEndpoint {
 /// an accepting thread and one reading thread per connection (one per peer task that sends).
 class TensorPushServer {
  public:
-  /// Called on a connection's thread with each tensor received.
-  using Deliver = std::function<void(std::int64_t step_id, std::string key, Tensor value)>;
+  /// Called on a connection's thread with each tensor received and the bytes of its frame.
+  using Deliver = std::function<void(std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes)>;
 
   /// Listens on `host`:0; throws UnavailableError naming `owner` when it cannot.
   TensorPushServer(const std::string& host, std::string owner, Deliver deliver, std::shared_ptr<Refusals> refusals,

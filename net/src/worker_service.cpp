@@ -55,9 +55,9 @@ bool route_tensor(const Routes& routes, const std::string& local_task, std::int6
 }
 
 void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t step_id, std::string key,
-                    Tensor value) {
+                    Tensor value, std::size_t frame_bytes) {
   if (auto semi = key.find(';'); semi != std::string::npos)
-    routes.count_received(task_of_device(key.substr(0, semi)), value.total_bytes());
+    routes.count_received(task_of_device(key.substr(0, semi)), frame_bytes);
   caf::anon_send(rendezvous, detail::send_atom::value, step_id, std::move(key), std::move(value));
 }
 

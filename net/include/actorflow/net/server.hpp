@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -84,6 +85,16 @@ class Server {
   int task() const;
   /// Devices of this task (`/job:worker/replica:0/task:0/device:CPU:0`, ...).
   std::vector<DeviceAttributes> devices() const;
+
+  /// Bytes this task exchanged with another task since it started: partitions, feeds,
+  /// fetches and the tensors of cross-task edges, as framed on the wire (the
+  /// `actorflow_peer_bytes_*_total` counters of `/metrics`).
+  struct PeerTraffic {
+    std::uint64_t sent = 0;
+    std::uint64_t received = 0;
+  };
+  /// The traffic with each peer task, by task name (`/job:ps/replica:0/task:0`). Thread-safe.
+  std::map<std::string, PeerTraffic> peer_traffic() const;
 
  private:
   struct Impl;
