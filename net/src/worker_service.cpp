@@ -242,12 +242,17 @@ caf::result<std::string> run_partition(WorkerActor* self, std::uint64_t handle, 
   // delivers into the one rendezvous its sessions share); only when this task is not
   // connected to it does it go back through the master's proxy, which forwards it.
   auto reply_to = caf::actor_cast<caf::actor>(self->current_sender());
-  step->remote_send = [reply_to, routes = st.routes, local = st.devices->task](
+  step->remote_send = [reply_to, routes = st.routes, local = st.devices->task,
+                       master_task = master_task_of_scope(partition.scope)](
                           std::int64_t id, const std::string& key, const Tensor& value) {
     auto dst = destination_task(key);
     if (dst.empty() || dst == local) return false;
     if (routes->worker(dst)) return route_tensor(*routes, local, id, key, value);
-    caf::anon_send(reply_to, worker_tensor_atom::value, id, key, encode_tensor(value));
+    // Not (yet) connected to the destination: through the master's proxy, whose task
+    // these bytes go to (and which forwards them when they are not for it).
+    auto blob = encode_tensor(value);
+    routes->count_sent(master_task, blob.size());
+    caf::anon_send(reply_to, worker_tensor_atom::value, id, key, std::move(blob));
     return true;
   };
   auto run = std::make_shared<detail::PartitionRun>();

@@ -229,17 +229,16 @@ BOOST_AUTO_TEST_CASE(bfloat16_transfer_cuts_the_bytes_between_ps_and_worker, *bo
   const auto [f32_sent, f32_received, f32_metrics] = bytes_for(false);
   const auto [bf16_sent, bf16_received, bf16_metrics] = bytes_for(true);
   // The parameters and gradients (235,146 of each per step) dominate: alone, 100 steps give
-  // 93.1 / 95.1 MB in float32 and 46.6 / 48.1 MB in bfloat16 (0.50x). The counters sometimes
-  // miss some tensors when the machine is loaded (seen at 0.35x and 0.61x for one direction
-  // under a parallel build), so the bounds are loose; docs/distributed-training.md has the
-  // measurement.
+  // 93.1 / 95.1 MB in float32 and 46.6 / 48.1 MB in bfloat16 (0.50x). (The ps sends its
+  // first steps' tensors through the worker's proxy until its own connection to the worker
+  // is up; those bytes are counted too.)
   const double ratio = (bf16_sent + bf16_received) / (f32_sent + f32_received);
   BOOST_TEST_MESSAGE("bytes float32 " << f32_sent << " / " << f32_received << ", bfloat16 " << bf16_sent << " / "
                                       << bf16_received);
   BOOST_TEST_INFO("float32 run:\n" << f32_metrics << "bfloat16 run:\n" << bf16_metrics);
-  BOOST_TEST(ratio < 0.75);
+  BOOST_TEST(ratio < 0.55);
   BOOST_TEST_INFO("float32 run:\n" << f32_metrics << "bfloat16 run:\n" << bf16_metrics);
-  BOOST_TEST(ratio > 0.2);
+  BOOST_TEST(ratio > 0.45);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
