@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <string>
 
+#include "actorflow/ops/gradients.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/placer.hpp"
 
@@ -189,6 +191,70 @@ BOOST_AUTO_TEST_CASE(omitted_device_parts_match_any_device_and_the_first_sorted_
   af::Status s = af::place_nodes(all_nodes(bad), devices, options, af::KernelRegistry::global(), &none, nullptr);
   BOOST_TEST(s.code() == af::Code::invalid_argument);
   BOOST_TEST(s.message().find("'/job:ps/task:7'") != std::string::npos, s.message());
+}
+
+// -- tf.group's placement (control_flow_ops.group) ------------------------------------------
+
+BOOST_AUTO_TEST_CASE(group_places_its_noop_on_the_device_its_inputs_share) {
+  af::Graph g;
+  af::Operation a, b;
+  {
+    auto on = g.device("/job:worker/task:0");
+    a = g.no_op("a");
+    b = g.no_op("b");
+  }
+  auto on_ps = g.device("/job:ps/task:0");  // the enclosing scope does not win over the inputs'
+  af::Operation group = g.group({a, b}, "grouped");
+  BOOST_TEST(group.name() == "grouped");
+  BOOST_TEST(group.node()->def().device == "/job:worker/task:0");
+}
+
+BOOST_AUTO_TEST_CASE(group_of_ops_on_two_devices_gives_one_noop_per_device_and_a_root_in_the_current_scope) {
+  af::Graph g;
+  af::Operation on_ps, on_worker;
+  {
+    auto on = g.device("/job:ps/task:0");
+    on_ps = g.no_op("p");
+  }
+  {
+    auto on = g.device("/job:worker/task:0");
+    on_worker = g.no_op("w");
+  }
+  af::Operation group = g.group({on_worker, on_ps});
+  BOOST_TEST(group.name() == "group_deps");
+  BOOST_TEST(group.node()->def().device.empty());
+  // The per-device NoOps, sorted by device, as TensorFlow names them.
+  const auto& deps = group.node()->def().inputs;
+  BOOST_REQUIRE(deps.size() == 2u);
+  BOOST_TEST(deps[0] == "^group_deps/NoOp");
+  BOOST_TEST(deps[1] == "^group_deps/NoOp_1");
+  BOOST_TEST(g.operation("group_deps/NoOp").node()->def().device == "/job:ps/task:0");
+  BOOST_TEST(g.operation("group_deps/NoOp_1").node()->def().device == "/job:worker/task:0");
+}
+
+BOOST_AUTO_TEST_CASE(gradient_tuples_stay_on_the_worker_when_the_variables_are_on_a_ps) {
+  // Between-graph training: variables on the ps, the model on the worker. Each gradient's
+  // tuple NoOp must be on the worker, or every layer's gradients wait for a ps round trip.
+  af::Graph g;
+  af::Output w;
+  {
+    auto on = g.device("/job:ps/task:0");
+    w = g.variable(af::Tensor::from_vector<float>({1.0f, 2.0f}), {.name = "w"}).value();
+  }
+  auto on = g.device("/job:worker/task:0");
+  auto x = g.placeholder(af::float32, af::PartialShape{2}, "x");
+  auto y = af::reduce_sum(x * w + x);
+  af::GradientsOptions gated;
+  gated.gate_gradients = true;  // as the optimizers compute them (GATE_OP)
+  auto grads = af::gradients({y}, {w, x}, {}, gated);
+  BOOST_REQUIRE(grads.size() == 2u);
+  int tuples = 0;
+  for (auto* node : g.nodes())
+    if (node->def().name.find("tuple/group_deps") != std::string::npos) {
+      ++tuples;
+      BOOST_TEST(node->def().device == "/job:worker/task:0", node->def().name);
+    }
+  BOOST_TEST(tuples > 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
