@@ -19,16 +19,13 @@
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "wire_decoders.hpp"
 
 namespace af::net {
 
 namespace {
 
 constexpr char kHelloMagic[8] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '1'};
-constexpr std::size_t kFrameHeader = 24;
-constexpr std::uint32_t kMaxKey = 4096;
-constexpr std::uint32_t kMaxMeta = 2 + 8 * 32;
-constexpr std::uint64_t kMaxData = std::uint64_t{1} << 40;
 constexpr auto kSendTimeout = std::chrono::seconds(10);
 constexpr auto kConnectTimeout = std::chrono::seconds(2);
 constexpr auto kRetryAfter = std::chrono::seconds(1);
@@ -38,16 +35,6 @@ void put_u64(char* p, std::uint64_t v) {
 }
 void put_u32(char* p, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
-std::uint64_t get_u64(const char* p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
-  return v;
-}
-std::uint32_t get_u32(const char* p) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
-  return v;
 }
 
 void set_timeout(int fd, int option, std::chrono::milliseconds wait) {
@@ -211,12 +198,12 @@ struct TensorPushServer::Impl {
       c->done = true;
     };
     set_timeout(fd, SO_RCVTIMEO, handshake_timeout);
-    char hello[16];
+    char hello[kPushHelloBytes];
     if (!read_exact(fd, hello, sizeof hello)) {
       refuse(peer, "handshake_timeout", "no hello within " + std::to_string(handshake_timeout.count()) + " ms");
       return end();
     }
-    if (std::memcmp(hello, kHelloMagic, sizeof kHelloMagic) != 0 || get_u64(hello + 8) != token) {
+    if (const PushHello h = decode_push_hello(std::string_view(hello, sizeof hello)); !h.magic || h.token != token) {
       refuse(peer, "bad_hello", "not the push protocol, or a wrong token");
       return end();
     }
@@ -229,42 +216,26 @@ struct TensorPushServer::Impl {
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     std::string key, meta;
     for (;;) {
-      char header[kFrameHeader];
+      char header[kPushFrameHeaderBytes];
       if (!read_exact(fd, header, sizeof header)) return end();  // the peer closed or went away
-      const auto step_id = static_cast<std::int64_t>(get_u64(header));
-      const std::uint32_t key_len = get_u32(header + 8), meta_len = get_u32(header + 12);
-      const std::uint64_t data_len = get_u64(header + 16);
-      if (key_len == 0 || key_len > kMaxKey || meta_len < 2 || meta_len > kMaxMeta || data_len > kMaxData) {
+      const PushFrameHeader h = decode_push_frame_header(std::string_view(header, sizeof header));
+      if (!h.valid) {
         refuse(peer, "bad_frame", "a frame header out of bounds");
         return end();
       }
-      key.resize(key_len);
-      meta.resize(meta_len);
-      if (!read_exact(fd, key.data(), key_len) || !read_exact(fd, meta.data(), meta_len)) return end();
-      const auto code = static_cast<std::uint8_t>(meta[0]);
-      const auto rank = static_cast<std::uint8_t>(meta[1]);
-      const auto dtype = static_cast<DType>(code);
-      std::uint64_t bytes = 0;
-      std::vector<std::int64_t> dims(rank);
-      bool ok = code != 0 && dtype != DType::string && dtype != DType::resource &&
-                code < static_cast<std::uint8_t>(DType::resource) && rank <= 32 && meta_len == 2u + 8u * rank;
-      if (ok) {
-        bytes = dtype_size(dtype);
-        for (std::size_t i = 0; i < rank && ok; ++i) {
-          dims[i] = static_cast<std::int64_t>(get_u64(meta.data() + 2 + 8 * i));
-          ok = dims[i] >= 0 && (dims[i] == 0 || bytes <= kMaxData / static_cast<std::uint64_t>(dims[i]));
-          if (ok) bytes *= static_cast<std::uint64_t>(dims[i]);
-        }
-      }
-      if (!ok || bytes != data_len) {
+      key.resize(h.key_length);
+      meta.resize(h.meta_length);
+      if (!read_exact(fd, key.data(), h.key_length) || !read_exact(fd, meta.data(), h.meta_length)) return end();
+      PushMeta m = decode_push_meta(meta, h.data_length);
+      if (!m.valid) {
         refuse(peer, "bad_frame", "tensor " + key + ": a dtype or shape that does not match its " +
-                                      std::to_string(data_len) + " bytes");
+                                      std::to_string(h.data_length) + " bytes");
         return end();
       }
-      Tensor value(dtype, Shape(std::move(dims)), Tensor::for_overwrite);
-      if (!read_exact(fd, static_cast<char*>(value.raw_data()), data_len)) return end();
+      Tensor value(static_cast<DType>(m.dtype), Shape(std::move(m.dims)), Tensor::for_overwrite);
+      if (!read_exact(fd, static_cast<char*>(value.raw_data()), h.data_length)) return end();
       ++frames;
-      deliver(step_id, key, std::move(value), kFrameHeader + key_len + meta_len + data_len);
+      deliver(h.step_id, key, std::move(value), kPushFrameHeaderBytes + h.key_length + h.meta_length + h.data_length);
     }
   }
 
@@ -344,7 +315,7 @@ struct TensorPushClient::Impl {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       set_timeout(fd, SO_SNDTIMEO, kSendTimeout);
-      char hello[16];
+      char hello[kPushHelloBytes];
       std::memcpy(hello, kHelloMagic, sizeof kHelloMagic);
       put_u64(hello + 8, endpoint.token);
       if (::send(fd, hello, sizeof hello, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof hello)) return true;
@@ -378,7 +349,7 @@ std::size_t TensorPushClient::send(std::int64_t step_id, const std::string& key,
   meta[0] = static_cast<char>(value.dtype());
   meta[1] = static_cast<char>(dims.size());
   for (std::size_t i = 0; i < dims.size(); ++i) put_u64(meta.data() + 2 + 8 * i, static_cast<std::uint64_t>(dims[i]));
-  char header[kFrameHeader];
+  char header[kPushFrameHeaderBytes];
   put_u64(header, static_cast<std::uint64_t>(step_id));
   put_u32(header + 8, static_cast<std::uint32_t>(key.size()));
   put_u32(header + 12, static_cast<std::uint32_t>(meta.size()));

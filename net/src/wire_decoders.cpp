@@ -3,6 +3,8 @@
 #include <cstring>
 #include <tuple>
 
+#include "actorflow/ops/dtype.hpp"
+
 namespace af::net {
 
 namespace {
@@ -15,6 +17,13 @@ std::uint64_t get_u64(const char* p) {
 
 constexpr char kStepMagic[8] = {'A', 'F', 'S', 'T', 'E', 'P', '0', '1'};
 constexpr char kBulkMagic[8] = {'A', 'F', 'B', 'U', 'L', 'K', '0', '1'};
+constexpr char kPushMagic[8] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '1'};
+
+std::uint32_t get_u32(const char* p) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  return v;
+}
 constexpr unsigned char kClientHandshake = 0x01;  // caf::io::basp::message_type::client_handshake
 
 }  // namespace
@@ -35,6 +44,49 @@ BulkRequest decode_bulk_request(std::string_view bytes) {
   r.magic = true;
   r.transfer_id = get_u64(bytes.data() + 8);
   return r;
+}
+
+PushHello decode_push_hello(std::string_view bytes) {
+  PushHello h;
+  if (bytes.size() < kPushHelloBytes || std::memcmp(bytes.data(), kPushMagic, sizeof kPushMagic) != 0) return h;
+  h.magic = true;
+  h.token = get_u64(bytes.data() + 8);
+  return h;
+}
+
+PushFrameHeader decode_push_frame_header(std::string_view bytes) {
+  PushFrameHeader h;
+  if (bytes.size() < kPushFrameHeaderBytes) return h;
+  h.step_id = static_cast<std::int64_t>(get_u64(bytes.data()));
+  h.key_length = get_u32(bytes.data() + 8);
+  h.meta_length = get_u32(bytes.data() + 12);
+  h.data_length = get_u64(bytes.data() + 16);
+  h.valid = h.key_length >= 1 && h.key_length <= kPushMaxKeyBytes && h.meta_length >= 2 &&
+            h.meta_length <= 2 + 8 * 32 && h.data_length <= kPushMaxDataBytes;
+  return h;
+}
+
+PushMeta decode_push_meta(std::string_view meta, std::uint64_t data_length) {
+  PushMeta m;
+  if (meta.size() < 2) return m;
+  const auto code = static_cast<std::uint8_t>(meta[0]);
+  const auto rank = static_cast<std::uint8_t>(meta[1]);
+  const auto dtype = static_cast<DType>(code);
+  if (code == 0 || code >= static_cast<std::uint8_t>(DType::resource) || dtype == DType::string || rank > 32 ||
+      meta.size() != 2u + 8u * rank)
+    return m;
+  std::uint64_t bytes = dtype_size(dtype);
+  m.dims.resize(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const auto d = static_cast<std::int64_t>(get_u64(meta.data() + 2 + 8 * i));
+    if (d < 0 || (d > 0 && bytes > kPushMaxDataBytes / static_cast<std::uint64_t>(d))) return m;
+    bytes *= static_cast<std::uint64_t>(d);
+    m.dims[i] = d;
+  }
+  if (bytes != data_length) return m;
+  m.dtype = code;
+  m.valid = true;
+  return m;
 }
 
 BaspFirst check_first_basp_header(std::string_view header) {

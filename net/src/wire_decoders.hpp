@@ -2,12 +2,13 @@
 
 // The first bytes a server reads from an unauthenticated peer, decoded by pure functions
 // (no sockets, no CAF, no allocation beyond the result) so that fuzz/ can drive them:
-// the step port's request header, the bulk port's request, the CAF port's first BASP header
-// and the status port's request line. The servers act on what these return.
+// the step port's request header, the bulk port's request, the tensor push port's hello and
+// frames, the CAF port's first BASP header and the status port's request line. The servers act on what these return.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace af::net {
 
@@ -31,6 +32,39 @@ struct BulkRequest {
   std::uint64_t transfer_id = 0;
 };
 BulkRequest decode_bulk_request(std::string_view bytes);
+
+inline constexpr std::size_t kPushHelloBytes = 16;
+inline constexpr std::size_t kPushFrameHeaderBytes = 24;
+inline constexpr std::uint32_t kPushMaxKeyBytes = 4096;
+inline constexpr std::uint64_t kPushMaxDataBytes = std::uint64_t{1} << 40;
+
+/// The tensor push port's hello (tensor_push.hpp): "AFPUSH01" + u64 token.
+struct PushHello {
+  bool magic = false;
+  std::uint64_t token = 0;
+};
+PushHello decode_push_hello(std::string_view bytes);
+
+/// A push frame's header: u64 step id, u32 key length, u32 meta length, u64 data length.
+/// `valid` when `bytes` holds kPushFrameHeaderBytes and the lengths are within bounds (a key
+/// of 1 to kPushMaxKeyBytes, a meta of 2 to 2 + 8 * 32 bytes, at most kPushMaxDataBytes).
+struct PushFrameHeader {
+  bool valid = false;
+  std::int64_t step_id = 0;
+  std::uint32_t key_length = 0, meta_length = 0;
+  std::uint64_t data_length = 0;
+};
+PushFrameHeader decode_push_frame_header(std::string_view bytes);
+
+/// A push frame's meta (u8 dtype code, u8 rank, rank x i64 dims). `valid` when the dtype is
+/// numeric, the rank at most 32, the meta exactly that long, every dim non-negative and the
+/// tensor's bytes exactly `data_length`.
+struct PushMeta {
+  bool valid = false;
+  std::uint8_t dtype = 0;
+  std::vector<std::int64_t> dims;
+};
+PushMeta decode_push_meta(std::string_view meta, std::uint64_t data_length);
 
 /// What the CAF port's guard makes of a connection's first BASP header.
 enum class BaspFirst { client_handshake, not_basp };
