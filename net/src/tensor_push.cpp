@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <list>
 #include <random>
 #include <thread>
@@ -232,7 +233,13 @@ struct TensorPushServer::Impl {
                                       std::to_string(h.data_length) + " bytes");
         return end();
       }
-      Tensor value(static_cast<DType>(m.dtype), Shape(std::move(m.dims)), Tensor::for_overwrite);
+      Tensor value;
+      try {
+        value = Tensor(static_cast<DType>(m.dtype), Shape(std::move(m.dims)), Tensor::for_overwrite);
+      } catch (const std::exception& e) {  // bad_alloc: more than this task can hold
+        refuse(peer, "oversized", "tensor " + key + " of " + std::to_string(h.data_length) + " bytes: " + e.what());
+        return end();
+      }
       if (!read_exact(fd, static_cast<char*>(value.raw_data()), h.data_length)) return end();
       ++frames;
       deliver(h.step_id, key, std::move(value), kPushFrameHeaderBytes + h.key_length + h.meta_length + h.data_length);
