@@ -44,11 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     bytes *= static_cast<std::uint64_t>(d);
   }
   if (bytes != h.data_length) fail("a meta whose bytes differ from the data length was accepted");
-  std::string again(2, '\0');
-  again[0] = static_cast<char>(m.dtype);
-  again[1] = static_cast<char>(m.dims.size());
-  for (auto d : m.dims)
-    for (int i = 0; i < 8; ++i) again.push_back(static_cast<char>((static_cast<std::uint64_t>(d) >> (8 * i)) & 0xff));
+  const std::string again = af::net::encode_push_meta(m.dtype, m.dims);
   if (again != meta) fail("the meta does not re-encode to its bytes");
   return 0;
 }

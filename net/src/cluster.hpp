@@ -28,6 +28,8 @@ namespace af::net {
 std::string task_of_device(const std::string& device);
 /// The destination device's task of a rendezvous key `src;dst;tensor;n`.
 std::string destination_task(const std::string& key);
+/// The source device's task of a rendezvous key; `""` when it has none.
+std::string source_task(const std::string& key);
 
 /// Worker handles of the connected tasks, shared by the agent (writer) and the routing
 /// functions of a task's sessions and proxies (readers).

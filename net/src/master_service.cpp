@@ -131,7 +131,7 @@ std::shared_ptr<StepRegistry> find_local_step_registry(std::uint64_t token, std:
   return nullptr;
 }
 
-void run_local_request(const std::shared_ptr<ServedSession>& served, const std::string& delta,
+void run_local_request(const std::shared_ptr<ServedSession>& served,
                        const std::vector<std::pair<std::string, Tensor>>& feeds,
                        const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
                        const RunOptions& options, RunMetadata* metadata,
@@ -142,7 +142,6 @@ void run_local_request(const std::shared_ptr<ServedSession>& served, const std::
   std::vector<Operation> served_targets;
   std::unique_lock<std::mutex> lock(served->mu);
   try {
-    if (!delta.empty()) import_graph_json(served->graph, delta);
     for (auto& [name, value] : feeds) served_feeds.emplace_back(served->graph.output(name), value);
     for (auto& name : fetches) served_fetches.push_back(served->graph.output(name));
     for (auto& name : targets) served_targets.push_back(served->graph.operation(name));

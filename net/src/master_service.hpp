@@ -82,11 +82,11 @@ void add_local_step_registry(const std::shared_ptr<StepRegistry>& registry);
 /// when the session is served by another process (or its server stopped).
 std::shared_ptr<StepRegistry> find_local_step_registry(std::uint64_t token, std::uint16_t port);
 
-/// Starts a step of a session served in this process (see find_local_step_registry): imports
-/// the client's graph `delta` (JSON, possibly empty), resolves the names in the served graph
-/// and starts the step on the calling thread as far as its cheap kernels go. `done` fires
+/// Starts a step of a session served in this process (see find_local_step_registry; the
+/// client has imported its graph delta already): resolves the names in the served graph and
+/// starts the step on the calling thread as far as its cheap kernels go. `done` fires
 /// once, from any thread, with the fetched tensors themselves.
-void run_local_request(const std::shared_ptr<ServedSession>& served, const std::string& delta,
+void run_local_request(const std::shared_ptr<ServedSession>& served,
                        const std::vector<std::pair<std::string, Tensor>>& feeds,
                        const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
                        const RunOptions& options, RunMetadata* metadata,

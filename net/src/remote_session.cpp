@@ -402,7 +402,7 @@ class RemoteSession final : public SessionBackend {
     }
     RunOptions served_options = options;
     if (served_options.timeout_in_ms <= 0) served_options.timeout_in_ms = config_.operation_timeout_in_ms;
-    run_local_request(served, {}, named_feeds, fetch_names, target_names, served_options, metadata, registry->metrics,
+    run_local_request(served, named_feeds, fetch_names, target_names, served_options, metadata, registry->metrics,
                       std::move(done));
     return true;
   }

@@ -26,17 +26,9 @@ namespace af::net {
 
 namespace {
 
-constexpr char kHelloMagic[8] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '1'};
 constexpr auto kSendTimeout = std::chrono::seconds(10);
 constexpr auto kConnectTimeout = std::chrono::seconds(2);
 constexpr auto kRetryAfter = std::chrono::seconds(1);
-
-void put_u64(char* p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
-void put_u32(char* p, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
 
 void set_timeout(int fd, int option, std::chrono::milliseconds wait) {
   timeval tv{};
@@ -322,10 +314,8 @@ struct TensorPushClient::Impl {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       set_timeout(fd, SO_SNDTIMEO, kSendTimeout);
-      char hello[kPushHelloBytes];
-      std::memcpy(hello, kHelloMagic, sizeof kHelloMagic);
-      put_u64(hello + 8, endpoint.token);
-      if (::send(fd, hello, sizeof hello, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof hello)) return true;
+      const std::string hello = encode_push_hello(endpoint.token);
+      if (::send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(hello.size())) return true;
       error = std::strerror(errno);
     }
     fail_locked("cannot connect to its tensor push port " + endpoint.host + ":" + std::to_string(endpoint.port) + ": " +
@@ -351,21 +341,14 @@ TensorPushClient::~TensorPushClient() {
 }
 
 std::size_t TensorPushClient::send(std::int64_t step_id, const std::string& key, const Tensor& value) {
-  const auto& dims = value.shape().dims();
-  std::string meta(2 + 8 * dims.size(), '\0');
-  meta[0] = static_cast<char>(value.dtype());
-  meta[1] = static_cast<char>(dims.size());
-  for (std::size_t i = 0; i < dims.size(); ++i) put_u64(meta.data() + 2 + 8 * i, static_cast<std::uint64_t>(dims[i]));
-  char header[kPushFrameHeaderBytes];
-  put_u64(header, static_cast<std::uint64_t>(step_id));
-  put_u32(header + 8, static_cast<std::uint32_t>(key.size()));
-  put_u32(header + 12, static_cast<std::uint32_t>(meta.size()));
-  put_u64(header + 16, value.total_bytes());
-  iovec parts[4] = {{header, sizeof header},
+  const std::string meta = encode_push_meta(static_cast<std::uint8_t>(value.dtype()), value.shape().dims());
+  std::string header = encode_push_frame_header(step_id, static_cast<std::uint32_t>(key.size()),
+                                                static_cast<std::uint32_t>(meta.size()), value.total_bytes());
+  iovec parts[4] = {{header.data(), header.size()},
                     {const_cast<char*>(key.data()), key.size()},
-                    {meta.data(), meta.size()},
+                    {const_cast<char*>(meta.data()), meta.size()},
                     {const_cast<void*>(value.raw_data()), value.total_bytes()}};
-  const std::size_t total = sizeof header + key.size() + meta.size() + value.total_bytes();
+  const std::size_t total = header.size() + key.size() + meta.size() + value.total_bytes();
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (!impl_->connect_locked()) return 0;
   iovec* part = parts;

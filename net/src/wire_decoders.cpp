@@ -89,6 +89,44 @@ PushMeta decode_push_meta(std::string_view meta, std::uint64_t data_length) {
   return m;
 }
 
+namespace {
+
+void append_u64(std::string& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+void append_u32(std::string& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+}  // namespace
+
+std::string encode_push_hello(std::uint64_t token) {
+  std::string out(kPushMagic, sizeof kPushMagic);
+  append_u64(out, token);
+  return out;
+}
+
+std::string encode_push_frame_header(std::int64_t step_id, std::uint32_t key_length, std::uint32_t meta_length,
+                                     std::uint64_t data_length) {
+  std::string out;
+  out.reserve(kPushFrameHeaderBytes);
+  append_u64(out, static_cast<std::uint64_t>(step_id));
+  append_u32(out, key_length);
+  append_u32(out, meta_length);
+  append_u64(out, data_length);
+  return out;
+}
+
+std::string encode_push_meta(std::uint8_t dtype, const std::vector<std::int64_t>& dims) {
+  std::string out;
+  out.reserve(2 + 8 * dims.size());
+  out.push_back(static_cast<char>(dtype));
+  out.push_back(static_cast<char>(dims.size()));
+  for (auto d : dims) append_u64(out, static_cast<std::uint64_t>(d));
+  return out;
+}
+
 BaspFirst check_first_basp_header(std::string_view header) {
   if (header.size() != kBaspHeaderBytes || static_cast<unsigned char>(header[0]) != kClientHandshake)
     return BaspFirst::not_basp;

@@ -66,6 +66,12 @@ struct PushMeta {
 };
 PushMeta decode_push_meta(std::string_view meta, std::uint64_t data_length);
 
+/// The sending side of the same format: what the decoders above read back.
+std::string encode_push_hello(std::uint64_t token);
+std::string encode_push_frame_header(std::int64_t step_id, std::uint32_t key_length, std::uint32_t meta_length,
+                                     std::uint64_t data_length);
+std::string encode_push_meta(std::uint8_t dtype, const std::vector<std::int64_t>& dims);
+
 /// What the CAF port's guard makes of a connection's first BASP header.
 enum class BaspFirst { client_handshake, not_basp };
 BaspFirst check_first_basp_header(std::string_view header);

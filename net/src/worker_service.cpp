@@ -27,6 +27,11 @@ std::string destination_task(const std::string& key) {
   return task_of_device(key.substr(first + 1, second - first - 1));
 }
 
+std::string source_task(const std::string& key) {
+  auto semi = key.find(';');
+  return semi == std::string::npos ? std::string() : task_of_device(key.substr(0, semi));
+}
+
 std::string encode_tensor(const Tensor& value) {
   WireWriter out;
   out.tensor(value);
@@ -56,8 +61,7 @@ bool route_tensor(const Routes& routes, const std::string& local_task, std::int6
 
 void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t step_id, std::string key,
                     Tensor value, std::size_t frame_bytes) {
-  if (auto semi = key.find(';'); semi != std::string::npos)
-    routes.count_received(task_of_device(key.substr(0, semi)), frame_bytes);
+  if (auto source = source_task(key); !source.empty()) routes.count_received(source, frame_bytes);
   caf::anon_send(rendezvous, detail::send_atom::value, step_id, std::move(key), std::move(value));
 }
 
@@ -302,14 +306,14 @@ void cancel_step(WorkerActor* self, std::int64_t step_id, const detail::WireStat
 
 /// worker_tensor: a tensor on a cross-task edge, for this task's rendezvous.
 void receive_tensor(WorkerActor* self, std::int64_t step_id, const std::string& key, const std::string& blob) {
-  if (auto semi = key.find(';'); semi != std::string::npos)
-    self->state.routes->count_received(task_of_device(key.substr(0, semi)), blob.size());
   WireReader in(blob, "tensor " + key);
   Tensor value;
-  if (!in.tensor(&value) || !in.at_end())
+  if (!in.tensor(&value) || !in.at_end()) {
+    if (auto source = source_task(key); !source.empty()) self->state.routes->count_received(source, blob.size());
     return abort_step(self, step_id,
                       in.status().ok() ? data_loss("malformed tensor " + key + ": trailing bytes") : in.status());
-  self->send(self->state.devices->rendezvous, detail::send_atom::value, step_id, key, std::move(value));
+  }
+  deliver_tensor(*self->state.routes, self->state.devices->rendezvous, step_id, key, std::move(value), blob.size());
 }
 
 caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devices, std::shared_ptr<Routes> routes) {
