@@ -156,10 +156,19 @@ class ExecutorState final : public StepServices {
       if (!status_.ok()) return c(cancelled("step aborted before recv of " + key));
       if (inline_mode()) return c(internal("recv of " + key + " in a step without a device actor"));
       cancel_hooks_.emplace(next_hook_++, [c](const Status& s) { c(s); });
-      auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(remaining());
-      self_->request(step_->rendezvous, wait, recv_atom::value, step_->step_id, key)
-          .then([c](const Tensor& t) { c(t); },
-                [c, key](caf::error& e) { c(status_from_error(e, "recv " + key)); });
+      auto on_value = [c](const Tensor& t) { c(t); };
+      auto on_error = [c, key](caf::error& e) { c(status_from_error(e, "recv " + key)); };
+      // Without a deadline the receive waits untimed: a CAF request timeout costs a wake-up
+      // of CAF's clock thread when set and another when cancelled (two per received tensor),
+      // and a receive cannot be left hanging: the rendezvous fails every waiter when the
+      // step is aborted or ends, and when the rendezvous itself stops.
+      if (step_->deadline == std::chrono::steady_clock::time_point::max())
+        self_->request(step_->rendezvous, caf::infinite, recv_atom::value, step_->step_id, key)
+            .then(std::move(on_value), std::move(on_error));
+      else
+        self_->request(step_->rendezvous, std::chrono::duration_cast<std::chrono::milliseconds>(remaining()),
+                       recv_atom::value, step_->step_id, key)
+            .then(std::move(on_value), std::move(on_error));
     }};
   }
 
@@ -319,8 +328,9 @@ class ExecutorState final : public StepServices {
       return;
     }
     if (kernel->is_expensive(*ctx)) {
-      if (!inline_mode()) return schedule(id, std::move(ctx));
-      if (loop_) {
+      if (!inline_mode()) {
+        if (worth_the_pool()) return schedule(id, std::move(ctx));
+      } else if (loop_) {
         // On the thread that waits for the step, which stands in for an inter-op thread (as
         // TensorFlow's executor keeps the last ready expensive node on its own thread): this
         // one goes to the pool only when the pool has threads to spare and there is other
@@ -342,11 +352,25 @@ class ExecutorState final : public StepServices {
     complete(id, ctx->outputs(), ctx->status());
   }
 
+  /// In a device actor: whether an expensive kernel is better run on the inter-op pool than
+  /// on the actor's own thread. The pool costs two thread wake-ups (there and back, tens of
+  /// microseconds each on a virtual machine) and buys overlap only with other work: another
+  /// ready node of this step, a kernel of it already on the pool, another partition of this
+  /// device, or a message waiting for the actor. Without any of these (a chain, as a training
+  /// step's forward and backward passes are) the kernel runs here, as TensorFlow's executor
+  /// runs the last ready node on the thread that made it ready. An accelerator's kernels only
+  /// enqueue work and always go to the pool.
+  bool worth_the_pool() const {
+    return !ready_.empty() || pool_outstanding_ > 0 || impl_->device->is_accelerator() ||
+           self_->state.steps.size() != 1 || !self_->mailbox().empty();
+  }
+
   /// Runs node `id`'s expensive kernel on the device's inter-op pool; its completion comes
   /// back to the device actor (or to the wait loop of the thread waiting for the step).
   void schedule(int id, std::shared_ptr<OpKernelContext> ctx) {
     OpKernel* kernel = impl_->items[static_cast<std::size_t>(id)].kernel.get();
     ++outstanding_;
+    ++pool_outstanding_;
     auto impl = impl_;  // keeps kernels and device alive while the pool runs
     bool trace = step_->trace;
     impl_->device->schedule([this, id, ctx, kernel, impl, post = poster(), trace] {
@@ -356,6 +380,7 @@ class ExecutorState final : public StepServices {
       auto tid = trace ? thread_id() : 0;
       post([this, id, ctx, start, end, tid] {
         --outstanding_;
+        --pool_outstanding_;
         if (step_->trace) record(id, tid, start, end, false);
         complete(id, ctx->outputs(), ctx->status());
         run();
@@ -481,6 +506,7 @@ class ExecutorState final : public StepServices {
   std::vector<Tensor> inputs_;
   std::deque<int> ready_;
   int outstanding_ = 0;
+  int pool_outstanding_ = 0;  ///< of outstanding_: expensive kernels on the inter-op pool
   bool in_loop_ = false;
   bool cheap_only_ = false;
   /// No master: this partition calls the step's `done` (adopted, or started direct).

@@ -73,13 +73,19 @@ caf::behavior master(Master* self) {
         if (active.remaining == 0) return retire_step(self, step->step_id);
         if (step->timeout)
           self->delayed_send(self, *step->timeout, timeout_atom::value, step->step_id);
-        for (std::size_t i = 0; i < step->executors.size(); ++i) {
-          auto run = std::make_shared<PartitionRun>();
-          run->step = step;
-          run->partition = i;
-          run->master = caf::actor_cast<caf::actor>(self);
-          self->send(step->device_actors[i], run_atom::value, std::move(run));
-        }
+        // Local partitions first, then those of other tasks (their proxies, no device here):
+        // CAF's scheduler runs the actors a handler made ready last in, first out on its own
+        // thread, so a remote partition's request leaves before a local device actor starts
+        // its partition, rather than waiting for it.
+        for (bool remote : {false, true})
+          for (std::size_t i = 0; i < step->executors.size(); ++i) {
+            if ((step->executors[i]->device == nullptr) != remote) continue;
+            auto run = std::make_shared<PartitionRun>();
+            run->step = step;
+            run->partition = i;
+            run->master = caf::actor_cast<caf::actor>(self);
+            self->send(step->device_actors[i], run_atom::value, std::move(run));
+          }
       },
       [self](cancel_atom, std::int64_t step_id, const Status& why) {
         auto it = self->state.steps.find(step_id);

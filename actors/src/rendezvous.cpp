@@ -37,6 +37,16 @@ struct RendezvousState {
 };
 
 caf::behavior rendezvous(caf::stateful_actor<RendezvousState>* self) {
+  // Receives without a deadline wait untimed (executor.cpp): stopping, the rendezvous fails
+  // each of them rather than leaving its promise undelivered.
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    for (auto& [step_id, entry] : self->state.steps)
+      for (auto& [key, promise] : entry.waiters)
+        promise.deliver(to_error(cancelled("step " + std::to_string(step_id) + ": the rendezvous stopped before " +
+                                           key + " arrived")));
+    self->state.steps.clear();
+    self->quit(msg.reason);
+  });
   return {
       [self](send_atom, std::int64_t step_id, const std::string& key, const Tensor& value) {
         if (self->state.finished.count(step_id)) return;

@@ -68,6 +68,40 @@ class Routes {
     return local_push_;
   }
 
+  /// What this task's push port took (`/metrics`): tensors, and partition runs and replies.
+  struct Pushed {
+    std::uint64_t tensors = 0;
+    std::uint64_t runs = 0;  ///< partition runs and their replies
+  };
+  void count_pushed(bool control) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++(control ? pushed_.runs : pushed_.tensors);
+  }
+  Pushed pushed() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return pushed_;
+  }
+
+  /// Partition runs sent over the push channel (task_proxy.cpp): the reply to request `id`
+  /// arrives on this task's push port and goes to the proxy that expects it.
+  std::uint64_t next_request_id() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ++last_request_id_;
+  }
+  void expect_reply(std::uint64_t id, caf::actor proxy) {
+    std::lock_guard<std::mutex> lock(mu_);
+    replies_[id] = std::move(proxy);
+  }
+  /// The proxy waiting for reply `id`, which no longer waits; null when none does.
+  caf::actor take_reply(std::uint64_t id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = replies_.find(id);
+    if (it == replies_.end()) return {};
+    auto proxy = std::move(it->second);
+    replies_.erase(it);
+    return proxy;
+  }
+
   /// Bytes of partitions, feeds, fetches and tensors exchanged with each peer (`/metrics`).
   struct Traffic {
     std::uint64_t sent = 0;
@@ -92,6 +126,9 @@ class Routes {
   std::map<std::string, std::shared_ptr<TensorPushClient>> pushers_;
   PushEndpoint local_push_;
   std::map<std::string, Traffic> traffic_;
+  Pushed pushed_;
+  std::uint64_t last_request_id_ = 0;
+  std::map<std::uint64_t, caf::actor> replies_;
 };
 
 /// Sends `value` to the worker of the key's destination task unless that is `local_task`
@@ -104,6 +141,21 @@ bool route_tensor(const Routes& routes, const std::string& local_task, std::int6
 /// wire) to this task's rendezvous, counting them as received from the key's source task.
 void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t step_id, std::string key,
                     Tensor value, std::size_t frame_bytes);
+
+/// Control frames on the push channel: a partition run (a master's proxy to a worker
+/// service) and its reply travel as uint8 tensors under these keys, which no rendezvous key
+/// (`src;dst;tensor;n`) can be. worker_protocol.hpp has their contents.
+inline const std::string kPushRunKey = "\x01run";
+inline const std::string kPushReplyKey = "\x01reply";
+inline bool is_push_control_key(const std::string& key) { return !key.empty() && key[0] == '\x01'; }
+/// `bytes` as a rank-1 uint8 tensor (a control frame's payload).
+Tensor bytes_tensor(const std::string& bytes);
+
+/// What a task's push port does with a frame: a control frame goes to the worker service
+/// (a run) or to the proxy waiting for it (a reply; one nobody waits for is dropped), any
+/// other to the rendezvous (deliver_tensor).
+void deliver_pushed(Routes& routes, const caf::actor& rendezvous, const caf::actor& worker_service,
+                    std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes);
 
 /// A connected task as the cluster agent knows it.
 struct Peer {

@@ -95,14 +95,15 @@ void Server::start() {
     } catch (const Error& e) {
       log_info(std::string("WARNING: ") + e.what() + "; large fetched tensors travel over CAF instead");
     }
-    // The tensor push channel (plain TCP too): large tensors from other tasks' partitions
-    // land in this task's rendezvous without CAF's copies.
+    // The tensor push channel (plain TCP too): tensors from other tasks' partitions land in
+    // this task's rendezvous without CAF's copies, and partition runs and their replies skip
+    // CAF's multiplexer threads.
     try {
       impl_->push = std::make_unique<net::TensorPushServer>(
           impl_->host, "Server " + impl_->task_name(),
-          [routes = impl_->routes, rendezvous = impl_->devices->rendezvous](
+          [routes = impl_->routes, rendezvous = impl_->devices->rendezvous, worker = impl_->worker](
               std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes) {
-            net::deliver_tensor(*routes, rendezvous, step_id, std::move(key), std::move(value), frame_bytes);
+            net::deliver_pushed(*routes, rendezvous, worker, step_id, std::move(key), std::move(value), frame_bytes);
           },
           impl_->refusals, impl_->options.handshake_timeout, impl_->options.max_unauthenticated_connections);
       impl_->routes->set_local_push(impl_->push->endpoint());

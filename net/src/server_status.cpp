@@ -68,11 +68,6 @@ int Server::Impl::serve_status(const std::string& path, std::string* body, std::
     m << "# HELP actorflow_peer_bytes_sent_total Bytes of partitions, feeds and tensors sent to a peer.\n"
       << "# TYPE actorflow_peer_bytes_sent_total counter\n";
     m << "actorflow_peer_bytes_sent_total{task=\"" << t << "\",peer=\"clients\"} " << metrics->client_bytes_sent.load() << "\n";
-    refusals->write_metrics(m, t);
-    m << "# HELP actorflow_pushed_tensors_received_total Tensors other tasks pushed to this task's push port.\n"
-      << "# TYPE actorflow_pushed_tensors_received_total counter\n"
-      << "actorflow_pushed_tensors_received_total{task=\"" << t << "\"} " << (push ? push->frames_received() : 0)
-      << "\n";
     for (auto& [peer, tr] : traffic)
       m << "actorflow_peer_bytes_sent_total{task=\"" << t << "\",peer=\"" << label(peer) << "\"} " << tr.sent << "\n";
     m << "# HELP actorflow_peer_bytes_received_total Bytes of partitions, feeds and tensors received from a peer.\n"
@@ -82,6 +77,16 @@ int Server::Impl::serve_status(const std::string& path, std::string* body, std::
     for (auto& [peer, tr] : traffic)
       m << "actorflow_peer_bytes_received_total{task=\"" << t << "\",peer=\"" << label(peer) << "\"} " << tr.received
         << "\n";
+    // Each family's lines stay together (Prometheus' text format), so these come after the
+    // per-peer byte counters, not between them.
+    refusals->write_metrics(m, t);
+    const auto pushed = routes->pushed();
+    m << "# HELP actorflow_pushed_tensors_received_total Tensors other tasks pushed to this task's push port.\n"
+      << "# TYPE actorflow_pushed_tensors_received_total counter\n"
+      << "actorflow_pushed_tensors_received_total{task=\"" << t << "\"} " << pushed.tensors << "\n"
+      << "# HELP actorflow_pushed_runs_received_total Partition runs and their replies that came over the push port.\n"
+      << "# TYPE actorflow_pushed_runs_received_total counter\n"
+      << "actorflow_pushed_runs_received_total{task=\"" << t << "\"} " << pushed.runs << "\n";
     *body = m.str();
     *type = "text/plain; version=0.0.4";
     return 200;

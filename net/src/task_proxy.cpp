@@ -20,6 +20,7 @@ namespace af::net {
 namespace {
 
 constexpr auto kRegisterTimeout = std::chrono::seconds(30);
+using push_timeout_atom = caf::atom_constant<caf::atom("af_ptime")>;
 constexpr auto kRequestSlack = std::chrono::seconds(10);
 
 struct Registration {
@@ -39,6 +40,9 @@ struct ProxyState {
   std::string incarnation;  ///< makes kernel scopes unique across master restarts
   std::map<const detail::ExecutorImpl*, Registration> registered;
   std::multimap<std::int64_t, detail::PartitionRunPtr> running;
+  /// Of `running`: those sent over the push channel, by request id (their replies come back
+  /// on this task's push port, or over CAF from a worker whose push to here failed).
+  std::map<std::uint64_t, detail::PartitionRunPtr> pushed;
   Status down;  ///< set once the remote task is gone
   static inline const char* name = "af.task_proxy";
 };
@@ -59,6 +63,11 @@ void report(ProxyActor* self, const detail::PartitionRunPtr& run, const Status& 
 }
 
 void finish(ProxyActor* self, const detail::PartitionRunPtr& run, const Status& status) {
+  std::erase_if(self->state.pushed, [&](const auto& entry) {
+    if (entry.second != run) return false;
+    self->state.routes->take_reply(entry.first);
+    return true;
+  });
   auto [begin, end] = self->state.running.equal_range(run->step->step_id);
   for (auto it = begin; it != end; ++it)
     if (it->second == run) {
@@ -68,52 +77,122 @@ void finish(ProxyActor* self, const detail::PartitionRunPtr& run, const Status& 
     }
 }
 
+/// A partition's reply (its fetches, then its step stats) from the remote worker: the
+/// fetches go into the step, the stats into its trace; then the partition is done.
+void take_reply(ProxyActor* self, const detail::PartitionRunPtr& run, const std::string& reply, std::size_t bytes) {
+  self->state.routes->count_received(self->state.peer_task, bytes);
+  WireReader in(reply, "partition reply from " + self->state.peer_task);
+  std::string fetch_blob;
+  std::vector<NodeExecStats> stats;
+  Status s;
+  if (!in.str(&fetch_blob) || !in.stats(&stats)) s = in.status();
+  std::vector<std::pair<int, Tensor>> fetched;
+  if (s.ok()) s = decode_indexed_tensors(fetch_blob, "fetches from " + self->state.peer_task, &fetched);
+  if (s.ok())
+    for (auto& [index, value] : fetched) {
+      if (static_cast<std::size_t>(index) >= run->step->results.size()) {
+        s = data_loss("fetch index " + std::to_string(index) + " from " + self->state.peer_task + " out of range");
+        break;
+      }
+      run->step->results[static_cast<std::size_t>(index)] = std::move(value);
+    }
+  if (s.ok() && run->step->trace && !stats.empty()) {
+    std::lock_guard<std::mutex> lock(run->step->stats_mu);
+    run->step->stats.insert(run->step->stats.end(), std::make_move_iterator(stats.begin()),
+                            std::make_move_iterator(stats.end()));
+  }
+  finish(self, run, s);
+}
+
+/// worker_push_reply: the reply to a run sent over the push channel (worker_protocol.hpp),
+/// from this task's push port (`frame_bytes` on the wire) or over CAF (0: the payload's).
+void on_push_reply(ProxyActor* self, std::uint64_t id, const std::string& payload, std::uint64_t frame_bytes) {
+  auto& st = self->state;
+  st.routes->take_reply(id);  // one that came over CAF is still expected on the push port
+  auto it = st.pushed.find(id);
+  if (it == st.pushed.end()) return;  // its step ended meanwhile (the task went down)
+  auto run = it->second;
+  const std::size_t bytes = frame_bytes > 0 ? static_cast<std::size_t>(frame_bytes) : payload.size();
+  WireReader in(payload, "partition reply from " + st.peer_task);
+  std::uint64_t echoed = 0;
+  std::uint8_t ok = 0;
+  std::string reply;
+  if (in.u64(&echoed) && in.u8(&ok) && ok == 1 && in.str(&reply) && in.at_end())
+    return take_reply(self, run, reply, bytes);
+  st.routes->count_received(st.peer_task, bytes);
+  std::uint8_t code = 0;
+  std::string message;
+  Status s;
+  if (ok == 0 && in.u8(&code) && in.str(&message) && in.at_end() && code != 0 &&
+      code <= static_cast<std::uint8_t>(Code::unauthenticated))
+    s = Status(static_cast<Code>(code), std::move(message));
+  else
+    s = data_loss("malformed partition reply from " + st.peer_task +
+                  (in.status().ok() ? std::string() : ": " + in.status().message()));
+  finish(self, run, s);
+}
+
+/// Sends run `run` of registered partition `handle` to the remote worker over the push
+/// channel; returns its request id, or 0 when the task has none or it failed (the caller
+/// sends it over CAF).
+std::uint64_t push_run(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t handle, std::int64_t timeout_ms,
+              const std::string& feed_blob) {
+  auto& st = self->state;
+  auto pusher = st.routes->pusher(st.peer_task);
+  if (!pusher) return 0;
+  const std::uint64_t id = st.routes->next_request_id();
+  WireWriter out;
+  out.str(st.local_task);
+  out.u64(id);
+  out.u64(handle);
+  out.i64(timeout_ms);
+  out.u8(run->step->trace ? 1 : 0);
+  out.str(feed_blob);
+  // Expected before it is sent: the reply may come back before send() returns.
+  st.routes->expect_reply(id, caf::actor_cast<caf::actor>(self));
+  st.pushed.emplace(id, run);
+  const std::size_t bytes = pusher->send(run->step->step_id, kPushRunKey, bytes_tensor(out.take()));
+  if (bytes == 0) {
+    st.routes->take_reply(id);
+    st.pushed.erase(id);
+    return 0;
+  }
+  st.routes->count_sent(st.peer_task, bytes);
+  return id;
+}
+
 void start(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t handle) {
   auto& step = *run->step;
   const auto& plan = step.executors[run->partition]->plan;
   std::vector<std::pair<int, Tensor>> feeds;
   for (auto& node : plan.nodes)
     if (node.feed_index >= 0) feeds.emplace_back(node.feed_index, step.feeds[static_cast<std::size_t>(node.feed_index)]);
+  // Without a step deadline the request waits untimed (a CAF request timeout wakes CAF's
+  // clock thread twice per step): the proxy monitors the remote worker, so a task that goes
+  // away fails the partition Unavailable (on_peer_down) either way.
   std::int64_t timeout_ms = 0;
-  auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(detail::kNoDeadlineWait);
+  caf::duration wait = caf::infinite;
   if (step.timeout) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(step.deadline - std::chrono::steady_clock::now());
     timeout_ms = std::max<std::int64_t>(1, left.count());
-    wait = std::chrono::milliseconds(timeout_ms) + kRequestSlack;
+    wait = caf::duration{std::chrono::milliseconds(timeout_ms) + kRequestSlack};
   }
   self->state.running.emplace(step.step_id, run);
   auto feed_blob = encode_indexed_tensors(feeds);
+  // The push channel when the task has one: the run and its reply skip CAF's multiplexer
+  // threads, one wake-up each way. A step with a deadline keeps the request timeout's
+  // backstop: the master cancels it at its deadline, and this fails it later still if the
+  // worker never answers.
+  if (auto id = push_run(self, run, handle, timeout_ms, feed_blob); id != 0) {
+    if (step.timeout)
+      self->delayed_send(self, std::chrono::milliseconds(timeout_ms) + kRequestSlack, push_timeout_atom::value, id);
+    return;
+  }
   self->state.routes->count_sent(self->state.peer_task, feed_blob.size());
   self->request(self->state.worker, wait, worker_run_atom::value, handle, step.step_id, timeout_ms, step.trace,
                 std::move(feed_blob))
-      .then(
-          [self, run](const std::string& reply) {
-            self->state.routes->count_received(self->state.peer_task, reply.size());
-            WireReader in(reply, "partition reply from " + self->state.peer_task);
-            std::string fetch_blob;
-            std::vector<NodeExecStats> stats;
-            Status s;
-            if (!in.str(&fetch_blob) || !in.stats(&stats)) s = in.status();
-            std::vector<std::pair<int, Tensor>> fetched;
-            if (s.ok()) s = decode_indexed_tensors(fetch_blob, "fetches from " + self->state.peer_task, &fetched);
-            if (s.ok())
-              for (auto& [index, value] : fetched) {
-                if (static_cast<std::size_t>(index) >= run->step->results.size()) {
-                  s = data_loss("fetch index " + std::to_string(index) + " from " + self->state.peer_task + " out of range");
-                  break;
-                }
-                run->step->results[static_cast<std::size_t>(index)] = std::move(value);
-              }
-            if (s.ok() && run->step->trace && !stats.empty()) {
-              std::lock_guard<std::mutex> lock(run->step->stats_mu);
-              run->step->stats.insert(run->step->stats.end(), std::make_move_iterator(stats.begin()),
-                                      std::make_move_iterator(stats.end()));
-            }
-            finish(self, run, s);
-          },
-          [self, run](caf::error& e) {
-            finish(self, run, request_failure(self, e, "partition"));
-          });
+      .then([self, run](const std::string& reply) { take_reply(self, run, reply, reply.size()); },
+            [self, run](caf::error& e) { finish(self, run, request_failure(self, e, "partition")); });
 }
 
 void fail_registration(ProxyActor* self, const detail::ExecutorImpl* key, const Status& why) {
@@ -133,6 +212,8 @@ void on_peer_down(ProxyActor* self, const caf::down_msg& msg) {
                         self->system().render(msg.reason) + ")");
   auto running = std::move(st.running);
   st.running.clear();
+  for (auto& [id, run] : st.pushed) st.routes->take_reply(id);
+  st.pushed.clear();
   for (auto& [id, run] : running) report(self, run, st.down);
   auto registered = std::move(st.registered);
   st.registered.clear();
@@ -145,6 +226,8 @@ void on_exit(ProxyActor* self, const caf::exit_msg& msg) {
   Status why = cancelled("Server " + st.local_task + " stopped");
   for (auto& [id, run] : st.running) report(self, run, why);
   st.running.clear();
+  for (auto& [id, run] : st.pushed) st.routes->take_reply(id);
+  st.pushed.clear();
   for (auto& [key, reg] : st.registered)
     for (auto& run : reg.queued) report(self, run, why);
   st.registered.clear();
@@ -267,6 +350,16 @@ caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string pe
         forward_tensor(self, step, key, tensor);
       },
       [self](worker_forget_atom, const std::string& kernel_scope) { forget_scope(self, kernel_scope); },
+      [self](worker_push_reply_atom, std::uint64_t id, const std::string& payload, std::uint64_t frame_bytes) {
+        on_push_reply(self, id, payload, frame_bytes);
+      },
+      [self](push_timeout_atom, std::uint64_t id) {
+        // The request timeout's backstop for a pushed run of a step with a deadline.
+        auto it = self->state.pushed.find(id);
+        if (it == self->state.pushed.end()) return;
+        auto run = it->second;
+        finish(self, run, request_failure(self, caf::make_error(caf::sec::request_timeout), "partition"));
+      },
   };
 }
 

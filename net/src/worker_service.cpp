@@ -1,6 +1,8 @@
 // The worker service: runs partitions that masters on other tasks registered here, on this
 // task's device actors, and takes the tensors other tasks send on cross-task edges.
+#include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "actorflow/actors/message_types.hpp"
@@ -65,6 +67,31 @@ void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t s
   caf::anon_send(rendezvous, detail::send_atom::value, step_id, std::move(key), std::move(value));
 }
 
+Tensor bytes_tensor(const std::string& bytes) {
+  Tensor t(DType::uint8, Shape{static_cast<std::int64_t>(bytes.size())}, Tensor::for_overwrite);
+  if (!bytes.empty()) std::memcpy(t.raw_data(), bytes.data(), bytes.size());
+  return t;
+}
+
+void deliver_pushed(Routes& routes, const caf::actor& rendezvous, const caf::actor& worker_service,
+                    std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes) {
+  routes.count_pushed(is_push_control_key(key));
+  if (!is_push_control_key(key))
+    return deliver_tensor(routes, rendezvous, step_id, std::move(key), std::move(value), frame_bytes);
+  if (value.dtype() != DType::uint8 || value.shape().rank() != 1) return;  // not a control frame of ours
+  std::string payload(static_cast<const char*>(value.raw_data()), static_cast<std::size_t>(value.num_elements()));
+  if (key == kPushRunKey) {
+    caf::anon_send(worker_service, worker_push_run_atom::value, step_id, std::move(payload),
+                   static_cast<std::uint64_t>(frame_bytes));
+  } else if (key == kPushReplyKey) {
+    std::uint64_t id = 0;
+    if (WireReader(payload, "push reply").u64(&id))
+      if (auto proxy = routes.take_reply(id))  // none: a reply nobody waits for (its task went down)
+        caf::anon_send(proxy, worker_push_reply_atom::value, id, std::move(payload),
+                       static_cast<std::uint64_t>(frame_bytes));
+  }
+}
+
 std::string encode_devices(const std::vector<DeviceAttributes>& devices) {
   WireWriter out;
   out.u64(devices.size());
@@ -96,12 +123,22 @@ struct Registered {
   std::shared_ptr<const detail::ExecutorImpl> executor;
   caf::actor device_actor;
   caf::actor_addr owner;  ///< the master task's proxy that registered it
+  caf::actor owner_actor;  ///< the same, to send to
+};
+
+/// Where the reply of a run that came over the push channel goes: the push channel to the
+/// master's task, or (when that fails) the proxy over CAF.
+struct PushReply {
+  std::string task;
+  std::uint64_t id = 0;
+  caf::actor proxy;
 };
 
 struct Running {
   caf::actor device_actor;
   detail::StepRunPtr step;
-  caf::response_promise promise;
+  caf::response_promise promise;  ///< a run that came as a CAF request
+  std::optional<PushReply> push;  ///< a run that came over the push channel
   caf::actor_addr requester;
   std::string master_task;
 };
@@ -168,9 +205,38 @@ void on_master_down(WorkerActor* self, const caf::down_msg& msg) {
   for (auto& scope : scopes) forget_scope(self, scope);
 }
 
+/// Answers a run: its fetches and step stats (`reply`) or the error that ended it.
+void respond(WorkerActor* self, Running& run, const Status& status, std::string reply) {
+  auto& routes = *self->state.routes;
+  if (!run.push) {
+    if (!status.ok()) return run.promise.deliver(to_caf_error(status));
+    routes.count_sent(run.master_task, reply.size());
+    return run.promise.deliver(std::move(reply));
+  }
+  WireWriter out;
+  out.u64(run.push->id);
+  out.u8(status.ok() ? 1 : 0);
+  if (status.ok()) {
+    out.str(reply);
+  } else {
+    out.u8(static_cast<std::uint8_t>(status.code()));
+    out.str(status.message());
+  }
+  auto payload = out.take();
+  if (auto pusher = routes.pusher(run.push->task))
+    if (std::size_t bytes = pusher->send(run.step->step_id, kPushReplyKey, bytes_tensor(payload)); bytes > 0) {
+      routes.count_sent(run.master_task, bytes);
+      return;
+    }
+  if (!run.push->proxy) return;
+  routes.count_sent(run.master_task, payload.size());
+  self->send(run.push->proxy, worker_push_reply_atom::value, run.push->id, std::move(payload),
+             static_cast<std::uint64_t>(0));
+}
+
 void on_exit(WorkerActor* self, const caf::exit_msg& msg) {
   for (auto& [step_id, run] : self->state.running)
-    run.promise.deliver(to_caf_error(cancelled("Worker " + self->state.devices->task + " stopped")));
+    respond(self, run, cancelled("Worker " + self->state.devices->task + " stopped"), {});
   self->state.running.clear();
   self->state.partitions.clear();
   self->quit(msg.reason);
@@ -192,7 +258,8 @@ caf::result<std::uint64_t> register_partition(WorkerActor* self, const std::stri
     return to_caf_error(s);
   auto handle = st.next_handle++;
   st.routes->count_received(master_task_of_scope(scope), blob.size());
-  st.partitions.emplace(handle, Registered{scope, std::move(executor), actor->second, watch_sender(self)});
+  st.partitions.emplace(handle, Registered{scope, std::move(executor), actor->second, watch_sender(self),
+                                          caf::actor_cast<caf::actor>(self->current_sender())});
   return handle;
 }
 
@@ -227,26 +294,26 @@ Status make_partition_step(const Registered& partition, std::int64_t step_id, st
   return {};
 }
 
-/// worker_run: runs one step of a registered partition on its device actor; the reply (its
-/// fetches, then its step stats) is delivered when the device reports done.
-caf::result<std::string> run_partition(WorkerActor* self, std::uint64_t handle, std::int64_t step_id,
-                                       std::int64_t timeout_ms, bool trace, const std::string& feed_blob) {
+/// Prepares run `*out` of registered partition `handle` for step `step_id` (its reply not yet
+/// set): counts the `received` bytes of the request, decodes the feeds and builds the step,
+/// whose tensors for tasks this one is not connected to go back through `master_proxy`.
+Status prepare_run(WorkerActor* self, std::uint64_t handle, std::int64_t step_id, std::int64_t timeout_ms,
+                   bool trace, const std::string& feed_blob, std::size_t received, caf::actor master_proxy,
+                   Running* out) {
   auto& st = self->state;
   auto it = st.partitions.find(handle);
   if (it == st.partitions.end())
-    return to_caf_error(aborted("Worker " + st.devices->task + ": partition " + std::to_string(handle) +
-                                " is not registered (its session closed)"));
+    return aborted("Worker " + st.devices->task + ": partition " + std::to_string(handle) +
+                   " is not registered (its session closed)");
   const Registered& partition = it->second;
-  st.routes->count_received(master_task_of_scope(partition.scope), feed_blob.size());
+  st.routes->count_received(master_task_of_scope(partition.scope), received);
   detail::StepRunPtr step;
-  if (Status s = make_partition_step(partition, step_id, timeout_ms, trace, feed_blob, &step); !s.ok())
-    return to_caf_error(s);
+  ACTORFLOW_RETURN_IF_ERROR(make_partition_step(partition, step_id, timeout_ms, trace, feed_blob, &step));
   step->rendezvous = st.devices->rendezvous;
   // A tensor for another task goes straight to that task's worker service (every task
   // delivers into the one rendezvous its sessions share); only when this task is not
   // connected to it does it go back through the master's proxy, which forwards it.
-  auto reply_to = caf::actor_cast<caf::actor>(self->current_sender());
-  step->remote_send = [reply_to, routes = st.routes, local = st.devices->task,
+  step->remote_send = [master_proxy, routes = st.routes, local = st.devices->task,
                        master_task = master_task_of_scope(partition.scope)](
                           std::int64_t id, const std::string& key, const Tensor& value) {
     auto dst = destination_task(key);
@@ -256,19 +323,75 @@ caf::result<std::string> run_partition(WorkerActor* self, std::uint64_t handle, 
     // these bytes go to (and which forwards them when they are not for it).
     auto blob = encode_tensor(value);
     routes->count_sent(master_task, blob.size());
-    caf::anon_send(reply_to, worker_tensor_atom::value, id, key, std::move(blob));
+    caf::anon_send(master_proxy, worker_tensor_atom::value, id, key, std::move(blob));
     return true;
   };
-  auto run = std::make_shared<detail::PartitionRun>();
-  run->step = step;
-  run->partition = 0;
-  run->master = caf::actor_cast<caf::actor>(self);
-  auto requester = watch_sender(self);  // before make_response_promise takes the sender
-  auto promise = self->make_response_promise();
-  st.running.emplace(step_id, Running{partition.device_actor, step, promise, requester,
-                                      master_task_of_scope(partition.scope)});
-  self->send(partition.device_actor, detail::run_atom::value, std::move(run));
+  out->device_actor = partition.device_actor;
+  out->step = std::move(step);
+  out->master_task = master_task_of_scope(partition.scope);
+  return {};
+}
+
+/// Starts a prepared run on its device actor; the reply follows when the device reports done.
+void launch(WorkerActor* self, Running run) {
+  auto partition_run = std::make_shared<detail::PartitionRun>();
+  partition_run->step = run.step;
+  partition_run->partition = 0;
+  partition_run->master = caf::actor_cast<caf::actor>(self);
+  auto device_actor = run.device_actor;
+  auto step_id = run.step->step_id;
+  self->state.running.emplace(step_id, std::move(run));
+  self->send(device_actor, detail::run_atom::value, std::move(partition_run));
+}
+
+/// worker_run: runs one step of a registered partition on its device actor; the reply (its
+/// fetches, then its step stats) is delivered when the device reports done.
+caf::result<std::string> run_partition(WorkerActor* self, std::uint64_t handle, std::int64_t step_id,
+                                       std::int64_t timeout_ms, bool trace, const std::string& feed_blob) {
+  auto reply_to = caf::actor_cast<caf::actor>(self->current_sender());
+  Running run;
+  if (Status s = prepare_run(self, handle, step_id, timeout_ms, trace, feed_blob, feed_blob.size(), reply_to, &run);
+      !s.ok())
+    return to_caf_error(s);
+  run.requester = watch_sender(self);  // before make_response_promise takes the sender
+  run.promise = self->make_response_promise();
+  launch(self, std::move(run));
   return caf::delegated<std::string>();
+}
+
+/// worker_push_run, from this task's push port: a run that a master's proxy sent over the
+/// push channel (worker_protocol.hpp); its reply goes back the same way.
+void run_pushed(WorkerActor* self, std::int64_t step_id, const std::string& payload, std::uint64_t frame_bytes) {
+  WireReader in(payload, "partition run of step " + std::to_string(step_id) + " on the push channel");
+  PushReply push;
+  std::uint64_t handle = 0;
+  std::int64_t timeout_ms = 0;
+  std::uint8_t trace = 0;
+  std::string feeds;
+  if (!in.str(&push.task) || !in.u64(&push.id)) return;  // nobody to answer: an authenticated peer's bad frame
+  Running run;
+  Status s;
+  if (!in.u64(&handle) || !in.i64(&timeout_ms) || !in.u8(&trace) || !in.str(&feeds) || !in.at_end())
+    s = in.status().ok() ? data_loss("partition run of step " + std::to_string(step_id) + ": trailing bytes")
+                         : in.status();
+  auto it = self->state.partitions.find(handle);
+  if (it != self->state.partitions.end()) {
+    push.proxy = it->second.owner_actor;
+    run.requester = it->second.owner;
+  }
+  if (s.ok())
+    s = prepare_run(self, handle, step_id, timeout_ms, trace != 0, feeds, static_cast<std::size_t>(frame_bytes),
+                    push.proxy, &run);
+  run.push = std::move(push);
+  if (!s.ok()) {
+    if (!run.step) {  // respond() names the step by the run's
+      run.step = std::make_shared<detail::StepRun>();
+      run.step->step_id = step_id;
+    }
+    if (run.master_task.empty()) run.master_task = run.push->task;
+    return respond(self, run, s, {});
+  }
+  launch(self, std::move(run));
 }
 
 /// From a device actor: a partition ended; its reply goes to the master that ran it.
@@ -279,7 +402,7 @@ void on_partition_done(WorkerActor* self, std::int64_t step_id, const Status& st
     if (caf::actor_cast<caf::strong_actor_ptr>(it->second.device_actor) != sender) continue;
     auto run = std::move(it->second);
     self->state.running.erase(it);
-    if (!status.ok()) return run.promise.deliver(to_caf_error(status));
+    if (!status.ok()) return respond(self, run, status, {});
     std::vector<std::pair<int, Tensor>> fetched;
     for (auto& f : run.step->executors[0]->plan.fetches)
       fetched.emplace_back(f.fetch_index, run.step->results[static_cast<std::size_t>(f.fetch_index)]);
@@ -290,9 +413,7 @@ void on_partition_done(WorkerActor* self, std::int64_t step_id, const Status& st
       std::lock_guard<std::mutex> lock(run.step->stats_mu);
       out.stats(run.step->stats);
     }
-    auto reply = out.take();
-    self->state.routes->count_sent(run.master_task, reply.size());
-    run.promise.deliver(std::move(reply));
+    respond(self, run, Status(), out.take());
     return;
   }
 }
@@ -327,6 +448,9 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
       },
       [self](worker_run_atom, std::uint64_t handle, std::int64_t step, std::int64_t timeout_ms, bool trace,
              const std::string& feeds) { return run_partition(self, handle, step, timeout_ms, trace, feeds); },
+      [self](worker_push_run_atom, std::int64_t step, const std::string& payload, std::uint64_t frame_bytes) {
+        run_pushed(self, step, payload, frame_bytes);
+      },
       // From a device actor: a partition failed (it reports done later); stop the step's
       // other partitions here at once, and end its receives waiting in this task's
       // rendezvous: a receive from a task that waits in turn for the failed partition would

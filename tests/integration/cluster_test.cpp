@@ -15,6 +15,7 @@
 #include <actorflow/actorflow.hpp>
 
 #include "free_port.hpp"
+#include "http_client.hpp"
 
 namespace {
 
@@ -314,6 +315,53 @@ BOOST_AUTO_TEST_CASE(a_traced_distributed_step_merges_every_tasks_stats_into_one
   af::RunMetadata none;
   sess.run({c}, {}, {}, {}, &none);
   BOOST_TEST(none.step_stats.empty());
+}
+
+BOOST_AUTO_TEST_CASE(partition_runs_and_their_replies_take_the_push_channel, *boost::unit_test::timeout(60)) {
+  af::ClusterSpec cluster{std::map<std::string, std::vector<std::string>>{{"ps", {address()}}, {"worker", {address()}}}};
+  af::ServerOptions o;
+  o.status_port = 0;
+  af::Server ps(cluster, "ps", 0, o);
+  af::Server worker(cluster, "worker", 0, o);
+  auto runs = [](const af::Server& s) {
+    const std::string body = af::test::http_get(s.status_port(), "/metrics");
+    const std::string key =
+        "actorflow_pushed_runs_received_total{task=\"/job:" + s.job() + "/replica:0/task:0\"} ";
+    const auto at = body.find(key);
+    BOOST_REQUIRE(at != std::string::npos);
+    return std::stol(body.substr(at + key.size()));
+  };
+  af::Graph g;
+  af::Variable v, never;
+  af::Output waiting;
+  {
+    auto pin = g.device("/job:ps/task:0");
+    v = g.variable(1.0f, {.name = "v"});
+    never = g.variable(0.0f, {.name = "never_initialized"});
+    af::FIFOQueue q(g, {.capacity = 1, .dtypes = {af::float32}, .shapes = {{}}});
+    waiting = q.dequeue()[0];
+  }
+  auto bump = v.assign_add(g.constant(1.0f));
+  af::Session sess(g, worker.target());
+  sess.run(v.initializer());
+  // Each step runs one partition on the ps (the master is the worker's): its run goes to the
+  // ps's push port and its reply (the fetched value) comes back to the worker's.
+  const long ps_before = runs(ps), worker_before = runs(worker);
+  for (int i = 0; i < 5; ++i) BOOST_TEST(sess.run(bump).scalar<float>() == 2.0f + i);
+  BOOST_TEST(runs(ps) - ps_before == 5);
+  BOOST_TEST(runs(worker) - worker_before == 5);
+  // A failing partition's error comes back the same way, code and message intact.
+  try {
+    sess.run(never.value());
+    BOOST_FAIL("reading an uninitialized variable on the ps succeeded");
+  } catch (const af::FailedPreconditionError& e) {
+    BOOST_TEST(std::string(e.what()).find("never_initialized") != std::string::npos, e.what());
+  }
+  BOOST_TEST(runs(worker) - worker_before == 6);
+  // A pushed run that waits past the step's deadline ends DeadlineExceeded, and the session
+  // goes on.
+  BOOST_CHECK_THROW(sess.run(waiting, {}, {.timeout_in_ms = 200}), af::DeadlineExceededError);
+  BOOST_TEST(sess.run(v.value()).scalar<float>() == 6.0f);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <future>
+#include <map>
 #include <thread>
 
 #include <actorflow/actorflow.hpp>
@@ -290,6 +291,96 @@ BOOST_AUTO_TEST_CASE(closing_the_session_cancels_a_started_step, *boost::unit_te
   sess->start_step({dequeue}, {}, {}, {}, nullptr, late.callback());
   BOOST_REQUIRE(fl.wait_for(10s) == std::future_status::ready);
   BOOST_TEST(fl.get().first.code() == af::Code::failed_precondition);
+}
+
+BOOST_AUTO_TEST_CASE(closing_the_session_ends_a_receive_waiting_without_a_deadline, *boost::unit_test::timeout(30)) {
+  // cpu:0 waits for a tensor that cpu:1 never sends (its dequeue waits): without a deadline
+  // the receive waits untimed, and the close still ends it.
+  af::Graph g;
+  af::SessionConfig config;
+  config.device_count["CPU"] = 2;
+  af::Output sent;
+  {
+    auto cpu1 = g.device("/cpu:1");
+    af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}});
+    sent = q.dequeue()[0];
+  }
+  af::Output received;
+  {
+    auto cpu0 = g.device("/cpu:0");
+    received = sent + 1.0f;
+  }
+  auto sess = std::make_unique<af::Session>(g, config);
+  auto waiting = std::async(std::launch::async, [&]() -> std::string {
+    try {
+      sess->run(received);
+      return "no error";
+    } catch (const af::CancelledError& e) {
+      return e.what();
+    }
+  });
+  BOOST_TEST((waiting.wait_for(100ms) == std::future_status::timeout));
+  sess->close();
+  BOOST_REQUIRE((waiting.wait_for(10s) == std::future_status::ready));
+  const std::string message = waiting.get();
+  BOOST_TEST(message.find("Session has been closed.") != std::string::npos, message);
+}
+
+// -- A device actor's expensive kernels: its own thread for a chain, the pool beside other work
+
+namespace {
+
+/// The thread each node of a traced step ran on, by node name.
+std::map<std::string, std::uint64_t> threads_of(const af::RunMetadata& meta) {
+  std::map<std::string, std::uint64_t> out;
+  for (auto& s : meta.step_stats) out[s.node_name] = s.thread_id;
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_device_actor_runs_a_chain_itself_and_parallel_kernels_on_its_pool,
+                     *boost::unit_test::timeout(60)) {
+  // Two devices: the partition on cpu:0 receives its input, so its device actor runs it (not
+  // the caller's thread), starting with a cheap Identity on the actor's thread.
+  af::Graph g;
+  af::SessionConfig config;
+  config.device_count["CPU"] = 2;
+  config.inter_op_parallelism_threads = 2;
+  const std::int64_t n = 1 << 20;  // far above the elementwise ops' expensive threshold
+  af::Output x;
+  {
+    auto cpu1 = g.device("/cpu:1");
+    x = af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({n})), g.constant(1.0f));
+  }
+  af::Output chain, parallel;
+  {
+    auto cpu0 = g.device("/cpu:0");
+    auto in = af::identity(x, "in");
+    auto a = af::identity(in + 1.0f, "a");  // expensive, alone: the actor's thread
+    auto b = af::identity(a * 2.0f, "b");   // the next link: the same thread
+    chain = af::reduce_sum(b);
+    auto p = af::identity(in * 3.0f, "p");  // two at once: the pool, beside each other
+    auto q = af::identity(in * 5.0f, "q");
+    parallel = af::reduce_sum(p + q);
+  }
+  af::Session sess(g, config);
+  for (int i = 0; i < 3; ++i) {  // a steady state, not only a first step
+    af::RunMetadata meta;
+    BOOST_TEST(sess.run({chain}, {}, {}, {.trace = true}, &meta)[0].scalar<float>() == 4.0f * n);
+    auto t = threads_of(meta);
+    BOOST_REQUIRE(t.count("in") && t.count("add") && t.count("mul"));
+    BOOST_TEST(t["add"] == t["in"], "a lone expensive kernel ran on the device actor's thread");
+    BOOST_TEST(t["mul"] == t["in"], "so did the next one of the chain");
+  }
+  for (int i = 0; i < 3; ++i) {
+    af::RunMetadata meta;
+    BOOST_TEST(sess.run({parallel}, {}, {}, {.trace = true}, &meta)[0].scalar<float>() == 8.0f * n);
+    auto t = threads_of(meta);
+    BOOST_REQUIRE(t.count("in") && t.count("mul_1") && t.count("mul_2"));
+    BOOST_TEST(t["mul_1"] != t["in"], "an expensive kernel with another ready beside it went to the pool");
+    BOOST_TEST(t["mul_2"] != t["in"], "and so did the other, while the first was on the pool");
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
