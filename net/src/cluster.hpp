@@ -147,13 +147,14 @@ void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t s
 /// (`src;dst;tensor;n`) can be. worker_protocol.hpp has their contents.
 inline const std::string kPushRunKey = "\x01run";
 inline const std::string kPushReplyKey = "\x01reply";
+inline const std::string kPushCleanupKey = "\x01cleanup";
 inline bool is_push_control_key(const std::string& key) { return !key.empty() && key[0] == '\x01'; }
 /// `bytes` as a rank-1 uint8 tensor (a control frame's payload).
 Tensor bytes_tensor(const std::string& bytes);
 
 /// What a task's push port does with a frame: a control frame goes to the worker service
-/// (a run) or to the proxy waiting for it (a reply; one nobody waits for is dropped), any
-/// other to the rendezvous (deliver_tensor).
+/// (a run, a step's cleanup) or to the proxy waiting for it (a reply; one nobody waits for is
+/// dropped), any other to the rendezvous (deliver_tensor).
 void deliver_pushed(Routes& routes, const caf::actor& rendezvous, const caf::actor& worker_service,
                     std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes);
 

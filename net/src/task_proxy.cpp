@@ -344,7 +344,13 @@ caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string pe
       [self](detail::run_atom, const detail::PartitionRunPtr& run) { run_partition(self, run); },
       [self](detail::cancel_atom, std::int64_t step, const Status& why) { cancel_step(self, step, why); },
       [self](detail::cleanup_atom, std::int64_t step) {
-        if (self->state.down.ok()) self->send(self->state.worker, worker_cleanup_atom::value, step);
+        auto& st = self->state;
+        if (!st.down.ok()) return;
+        // Over the push channel when the task has one (no wake-up of CAF's multiplexers).
+        if (auto pusher = st.routes->pusher(st.peer_task))
+          if (std::size_t bytes = pusher->send(step, kPushCleanupKey, bytes_tensor({})); bytes > 0)
+            return st.routes->count_sent(st.peer_task, bytes);
+        self->send(st.worker, worker_cleanup_atom::value, step);
       },
       [self](worker_tensor_atom, std::int64_t step, const std::string& key, const std::string& tensor) {
         forward_tensor(self, step, key, tensor);

@@ -83,6 +83,8 @@ void deliver_pushed(Routes& routes, const caf::actor& rendezvous, const caf::act
   if (key == kPushRunKey) {
     caf::anon_send(worker_service, worker_push_run_atom::value, step_id, std::move(payload),
                    static_cast<std::uint64_t>(frame_bytes));
+  } else if (key == kPushCleanupKey) {
+    caf::anon_send(worker_service, worker_cleanup_atom::value, step_id);
   } else if (key == kPushReplyKey) {
     std::uint64_t id = 0;
     if (WireReader(payload, "push reply").u64(&id))
