@@ -68,14 +68,14 @@ class Routes {
     return local_push_;
   }
 
-  /// What this task's push port took (`/metrics`): tensors, and partition runs and replies.
+  /// What this task's push port took (`/metrics`): tensors, and control frames.
   struct Pushed {
     std::uint64_t tensors = 0;
-    std::uint64_t runs = 0;  ///< partition runs and their replies
+    std::uint64_t control = 0;  ///< partition runs, replies, cancellations, cleanups
   };
   void count_pushed(bool control) {
     std::lock_guard<std::mutex> lock(mu_);
-    ++(control ? pushed_.runs : pushed_.tensors);
+    ++(control ? pushed_.control : pushed_.tensors);
   }
   Pushed pushed() const {
     std::lock_guard<std::mutex> lock(mu_);
@@ -145,15 +145,16 @@ void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t s
 /// Control frames on the push channel: a partition run (a master's proxy to a worker
 /// service) and its reply travel as uint8 tensors under these keys, which no rendezvous key
 /// (`src;dst;tensor;n`) can be. worker_protocol.hpp has their contents.
-inline const std::string kPushRunKey = "\x01run";
-inline const std::string kPushReplyKey = "\x01reply";
-inline const std::string kPushCleanupKey = "\x01cleanup";
+inline const std::string kPushRunKey = "\x01" "run";
+inline const std::string kPushReplyKey = "\x01" "reply";
+inline const std::string kPushCleanupKey = "\x01" "cleanup";
+inline const std::string kPushCancelKey = "\x01" "cancel";
 inline bool is_push_control_key(const std::string& key) { return !key.empty() && key[0] == '\x01'; }
 /// `bytes` as a rank-1 uint8 tensor (a control frame's payload).
 Tensor bytes_tensor(const std::string& bytes);
 
 /// What a task's push port does with a frame: a control frame goes to the worker service
-/// (a run, a step's cleanup) or to the proxy waiting for it (a reply; one nobody waits for is
+/// (a run, a step's cancellation or cleanup) or to the proxy waiting for it (a reply; one nobody waits for is
 /// dropped), any other to the rendezvous (deliver_tensor).
 void deliver_pushed(Routes& routes, const caf::actor& rendezvous, const caf::actor& worker_service,
                     std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes);

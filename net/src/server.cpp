@@ -69,22 +69,9 @@ void Server::start() {
   const bool tls = tunnels != nullptr;
   const net::FrontDoorOptions door{impl_->options.max_message_bytes, impl_->options.handshake_timeout,
                                    impl_->options.max_unauthenticated_connections};
-  if (tls) {
-    // The tunnel owns the spec's address and hands CAF each authenticated connection through
-    // the guard; CAF itself listens nowhere (nothing on loopback for other local users).
-    impl_->tls_guard = std::make_shared<net::BaspGuard>(*impl_->runtime, impl_->master, "Server " + impl_->task_name(),
-                                                        door, impl_->refusals);
-    impl_->port = net::serve_over_tls(*impl_->runtime, impl_->host, impl_->port, impl_->tls_guard,
-                                      "Server " + impl_->task_name());
-  } else {
-    // actorflow accepts and CAF's BASP broker gets each connection behind the guard
-    // (basp_front_door.hpp): CAF itself listens nowhere.
-    impl_->door = std::make_unique<net::BaspFrontDoor>(*impl_->runtime, impl_->host, impl_->port, impl_->master,
-                                                       "Server " + impl_->task_name(), door, impl_->refusals);
-    impl_->port = impl_->door->port();
-  }
-  (void)sys;
-  impl_->started = true;
+  // The plain-TCP ports open before the front door: a peer that connects learns their
+  // endpoints (the push port's in the master_worker reply), and one that came in between
+  // would learn none and send this task its tensors over CAF for good.
   // The bulk port is plain TCP: with TLS, tensors stay inside the encrypted CAF connection.
   if (!tls) {
     try {
@@ -133,6 +120,22 @@ void Server::start() {
       log_info(std::string("WARNING: ") + e.what() + "; steps travel over CAF instead");
     }
   }
+  if (tls) {
+    // The tunnel owns the spec's address and hands CAF each authenticated connection through
+    // the guard; CAF itself listens nowhere (nothing on loopback for other local users).
+    impl_->tls_guard = std::make_shared<net::BaspGuard>(*impl_->runtime, impl_->master, "Server " + impl_->task_name(),
+                                                        door, impl_->refusals);
+    impl_->port = net::serve_over_tls(*impl_->runtime, impl_->host, impl_->port, impl_->tls_guard,
+                                      "Server " + impl_->task_name());
+  } else {
+    // actorflow accepts and CAF's BASP broker gets each connection behind the guard
+    // (basp_front_door.hpp): CAF itself listens nowhere.
+    impl_->door = std::make_unique<net::BaspFrontDoor>(*impl_->runtime, impl_->host, impl_->port, impl_->master,
+                                                       "Server " + impl_->task_name(), door, impl_->refusals);
+    impl_->port = impl_->door->port();
+  }
+  (void)sys;
+  impl_->started = true;
   if (impl_->options.status_port > 65535)
     throw InvalidArgumentError(invalid_argument("Server " + impl_->task_name() + ": status port " +
                                                 std::to_string(impl_->options.status_port) + " is not a port"));

@@ -84,9 +84,9 @@ int Server::Impl::serve_status(const std::string& path, std::string* body, std::
     m << "# HELP actorflow_pushed_tensors_received_total Tensors other tasks pushed to this task's push port.\n"
       << "# TYPE actorflow_pushed_tensors_received_total counter\n"
       << "actorflow_pushed_tensors_received_total{task=\"" << t << "\"} " << pushed.tensors << "\n"
-      << "# HELP actorflow_pushed_runs_received_total Partition runs and their replies that came over the push port.\n"
-      << "# TYPE actorflow_pushed_runs_received_total counter\n"
-      << "actorflow_pushed_runs_received_total{task=\"" << t << "\"} " << pushed.runs << "\n";
+      << "# HELP actorflow_pushed_control_frames_received_total Partition runs, their replies, cancellations and step cleanups that came over the push port.\n"
+      << "# TYPE actorflow_pushed_control_frames_received_total counter\n"
+      << "actorflow_pushed_control_frames_received_total{task=\"" << t << "\"} " << pushed.control << "\n";
     *body = m.str();
     *type = "text/plain; version=0.0.4";
     return 200;

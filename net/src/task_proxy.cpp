@@ -3,6 +3,7 @@
 // registers each partition plan with the remote worker once, runs it there per step, copies
 // the fetched values into the step and reports done. If the remote task goes away, every
 // partition in flight and every later one fails with Unavailable naming the task.
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -281,7 +282,18 @@ void run_partition(ProxyActor* self, const detail::PartitionRunPtr& run) {
 /// partitions that already ended).
 void cancel_step(ProxyActor* self, std::int64_t step_id, const Status& why) {
   auto& st = self->state;
-  if (st.running.count(step_id)) self->send(st.worker, worker_cancel_atom::value, step_id, detail::to_wire(why));
+  if (st.running.count(step_id)) {
+    // After a run sent over the push channel, on that channel too: over CAF the cancellation
+    // could reach the worker before the run and leave it running (a dequeue never ends).
+    bool pushed = std::any_of(st.pushed.begin(), st.pushed.end(),
+                              [&](const auto& entry) { return entry.second->step->step_id == step_id; });
+    auto pusher = pushed ? st.routes->pusher(st.peer_task) : nullptr;
+    WireWriter out;
+    out.u8(static_cast<std::uint8_t>(why.code()));
+    out.str(why.message());
+    if (!pusher || pusher->send(step_id, kPushCancelKey, bytes_tensor(out.take())) == 0)
+      self->send(st.worker, worker_cancel_atom::value, step_id, detail::to_wire(why));
+  }
   for (auto& [key, reg] : st.registered) {
     std::vector<detail::PartitionRunPtr> cancelled_runs;
     std::erase_if(reg.queued, [&](const detail::PartitionRunPtr& run) {

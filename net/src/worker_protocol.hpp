@@ -24,7 +24,9 @@
 //                else uint8 code, string message
 //     -> (worker_push_reply, uint64 request_id, string frame_payload, uint64 frame_bytes)  to the proxy
 // A worker service whose reply cannot take the push channel sends that same message to the
-// proxy over CAF. A step's cleanup goes the same way (cleanup frame, empty, -> worker_cleanup).
+// proxy over CAF. A step's cancellation (cancel frame: uint8 code, string message ->
+// worker_cancel) follows its pushed run on the same connection, so that it cannot overtake
+// it; its cleanup goes the same way (cleanup frame, empty -> worker_cleanup).
 #include <caf/atom.hpp>
 
 namespace af::net {

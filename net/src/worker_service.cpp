@@ -83,6 +83,11 @@ void deliver_pushed(Routes& routes, const caf::actor& rendezvous, const caf::act
   if (key == kPushRunKey) {
     caf::anon_send(worker_service, worker_push_run_atom::value, step_id, std::move(payload),
                    static_cast<std::uint64_t>(frame_bytes));
+  } else if (key == kPushCancelKey) {
+    WireReader in(payload, "push cancel");
+    detail::WireStatus why;
+    if (in.u8(&why.code) && in.str(&why.message) && in.at_end())
+      caf::anon_send(worker_service, worker_cancel_atom::value, step_id, std::move(why));
   } else if (key == kPushCleanupKey) {
     caf::anon_send(worker_service, worker_cleanup_atom::value, step_id);
   } else if (key == kPushReplyKey) {
