@@ -572,6 +572,18 @@ bool ExecutorState::maybe_finish() {
 
 caf::behavior device_actor(DeviceActor* self, std::shared_ptr<Device> device) {
   self->state.device = std::move(device);
+  // Stopping (its session closed, its server stopped) with partitions still running: they
+  // are cancelled first, so that what they wait for hears of it. A queue drops a waiting
+  // dequeue then; otherwise the dequeue stayed queued for good, its reply holding the
+  // queue alive (a cycle that outlived the session).
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    std::vector<ExecutorState*> running;
+    for (auto& [key, state] : self->state.steps) running.push_back(state.get());
+    const Status why = cancelled("device " + self->state.device->name() + " stopped (" +
+                                 self->system().render(msg.reason) + ")");
+    for (auto* s : running) s->cancel(why);
+    self->quit(msg.reason);
+  });
   return {
       [self](run_atom, const PartitionRunPtr& run) {
         auto key = std::make_pair(run->step->step_id, run->partition);
