@@ -326,6 +326,49 @@ BOOST_AUTO_TEST_CASE(closing_the_session_ends_a_receive_waiting_without_a_deadli
   BOOST_TEST(message.find("Session has been closed.") != std::string::npos, message);
 }
 
+BOOST_AUTO_TEST_CASE(closing_the_session_cancels_a_dequeue_waiting_in_a_two_device_step,
+                     *boost::unit_test::timeout(30)) {
+  // The step has a partition on each device, so device actors run it (not the caller's
+  // thread). Closing the session stops them; the dequeue they wait in must leave the shared
+  // queue, or it takes the next element enqueued by anyone.
+  af::Graph g;
+  af::SessionConfig config;
+  config.device_count["CPU"] = 2;
+  af::Output dequeued, enqueue_value, size;
+  af::Operation enqueue;
+  {
+    auto cpu1 = g.device("/cpu:1");
+    af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "two_device_close_q"});
+    dequeued = q.dequeue()[0];
+    enqueue = q.enqueue({g.constant(5.0f)});
+    size = q.size();
+  }
+  af::Output used;
+  {
+    auto cpu0 = g.device("/cpu:0");
+    used = dequeued + 1.0f;
+  }
+  auto sess = std::make_unique<af::Session>(g, config);
+  af::Session other(g, config);  // keeps the shared queue alive past the close
+  other.run(size);
+  auto waiting = std::async(std::launch::async, [&]() -> std::string {
+    try {
+      sess->run(used);
+      return "no error";
+    } catch (const af::CancelledError& e) {
+      return e.what();
+    }
+  });
+  BOOST_TEST((waiting.wait_for(100ms) == std::future_status::timeout));
+  sess->close();
+  BOOST_REQUIRE((waiting.wait_for(10s) == std::future_status::ready));
+  BOOST_TEST(waiting.get() != "no error");
+  // The closed session's dequeue took nothing: the element stays for the next one.
+  other.run(enqueue);
+  BOOST_TEST(other.run(size).scalar<std::int32_t>() == 1);
+  BOOST_TEST(other.run(dequeued).scalar<float>() == 5.0f);
+}
+
 // -- A device actor's expensive kernels: its own thread for a chain, the pool beside other work
 
 namespace {
