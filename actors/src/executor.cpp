@@ -156,19 +156,16 @@ class ExecutorState final : public StepServices {
       if (!status_.ok()) return c(cancelled("step aborted before recv of " + key));
       if (inline_mode()) return c(internal("recv of " + key + " in a step without a device actor"));
       cancel_hooks_.emplace(next_hook_++, [c](const Status& s) { c(s); });
-      auto on_value = [c](const Tensor& t) { c(t); };
-      auto on_error = [c, key](caf::error& e) { c(status_from_error(e, "recv " + key)); };
       // Without a deadline the receive waits untimed: a CAF request timeout costs a wake-up
       // of CAF's clock thread when set and another when cancelled (two per received tensor),
       // and a receive cannot be left hanging: the rendezvous fails every waiter when the
       // step is aborted or ends, and when the rendezvous itself stops.
-      if (step_->deadline == std::chrono::steady_clock::time_point::max())
-        self_->request(step_->rendezvous, caf::infinite, recv_atom::value, step_->step_id, key)
-            .then(std::move(on_value), std::move(on_error));
-      else
-        self_->request(step_->rendezvous, std::chrono::duration_cast<std::chrono::milliseconds>(remaining()),
-                       recv_atom::value, step_->step_id, key)
-            .then(std::move(on_value), std::move(on_error));
+      caf::duration wait = caf::infinite;
+      if (step_->deadline != std::chrono::steady_clock::time_point::max())
+        wait = caf::duration{std::chrono::duration_cast<std::chrono::milliseconds>(remaining())};
+      self_->request(step_->rendezvous, wait, recv_atom::value, step_->step_id, key)
+          .then([c](const Tensor& t) { c(t); },
+                [c, key](caf::error& e) { c(status_from_error(e, "recv " + key)); });
     }};
   }
 
@@ -240,8 +237,8 @@ class ExecutorState final : public StepServices {
   }
 
  private:
+  /// What is left of a step's deadline (one that has one), at least 1 ms.
   std::chrono::steady_clock::duration remaining() const {
-    if (step_->deadline == std::chrono::steady_clock::time_point::max()) return kNoDeadlineWait;
     auto left = step_->deadline - std::chrono::steady_clock::now();
     return std::max(left, std::chrono::steady_clock::duration(std::chrono::milliseconds(1)));
   }

@@ -121,16 +121,24 @@ void on_push_reply(ProxyActor* self, std::uint64_t id, const std::string& payloa
   if (in.u64(&echoed) && in.u8(&ok) && ok == 1 && in.str(&reply) && in.at_end())
     return take_reply(self, run, reply, bytes);
   st.routes->count_received(st.peer_task, bytes);
-  std::uint8_t code = 0;
-  std::string message;
   Status s;
-  if (ok == 0 && in.u8(&code) && in.str(&message) && in.at_end() && code != 0 &&
-      code <= static_cast<std::uint8_t>(Code::unauthenticated))
-    s = Status(static_cast<Code>(code), std::move(message));
-  else
+  if (ok != 0 || !in.error(&s) || !in.at_end())
     s = data_loss("malformed partition reply from " + st.peer_task +
                   (in.status().ok() ? std::string() : ": " + in.status().message()));
   finish(self, run, s);
+}
+
+/// Sends a control frame (worker_protocol.hpp) for step `step_id` to the remote task over the
+/// push channel, counting its bytes; false when the task has none or the push failed (the
+/// caller sends it over CAF).
+bool push_control(ProxyActor* self, std::int64_t step_id, const std::string& key, const std::string& payload) {
+  auto& st = self->state;
+  auto pusher = st.routes->pusher(st.peer_task);
+  if (!pusher) return false;
+  const std::size_t bytes = pusher->send(step_id, key, bytes_tensor(payload));
+  if (bytes == 0) return false;
+  st.routes->count_sent(st.peer_task, bytes);
+  return true;
 }
 
 /// Sends run `run` of registered partition `handle` to the remote worker over the push
@@ -139,8 +147,7 @@ void on_push_reply(ProxyActor* self, std::uint64_t id, const std::string& payloa
 std::uint64_t push_run(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t handle, std::int64_t timeout_ms,
               const std::string& feed_blob) {
   auto& st = self->state;
-  auto pusher = st.routes->pusher(st.peer_task);
-  if (!pusher) return 0;
+  if (!st.routes->pusher(st.peer_task)) return 0;
   const std::uint64_t id = st.routes->next_request_id();
   WireWriter out;
   out.str(st.local_task);
@@ -152,14 +159,10 @@ std::uint64_t push_run(ProxyActor* self, const detail::PartitionRunPtr& run, std
   // Expected before it is sent: the reply may come back before send() returns.
   st.routes->expect_reply(id, caf::actor_cast<caf::actor>(self));
   st.pushed.emplace(id, run);
-  const std::size_t bytes = pusher->send(run->step->step_id, kPushRunKey, bytes_tensor(out.take()));
-  if (bytes == 0) {
-    st.routes->take_reply(id);
-    st.pushed.erase(id);
-    return 0;
-  }
-  st.routes->count_sent(st.peer_task, bytes);
-  return id;
+  if (push_control(self, run->step->step_id, kPushRunKey, out.take())) return id;
+  st.routes->take_reply(id);
+  st.pushed.erase(id);
+  return 0;
 }
 
 void start(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t handle) {
@@ -287,11 +290,9 @@ void cancel_step(ProxyActor* self, std::int64_t step_id, const Status& why) {
     // could reach the worker before the run and leave it running (a dequeue never ends).
     bool pushed = std::any_of(st.pushed.begin(), st.pushed.end(),
                               [&](const auto& entry) { return entry.second->step->step_id == step_id; });
-    auto pusher = pushed ? st.routes->pusher(st.peer_task) : nullptr;
     WireWriter out;
-    out.u8(static_cast<std::uint8_t>(why.code()));
-    out.str(why.message());
-    if (!pusher || pusher->send(step_id, kPushCancelKey, bytes_tensor(out.take())) == 0)
+    out.error(why.ok() ? cancelled("step " + std::to_string(step_id) + " was cancelled") : why);
+    if (!pushed || !push_control(self, step_id, kPushCancelKey, out.take()))
       self->send(st.worker, worker_cancel_atom::value, step_id, detail::to_wire(why));
   }
   for (auto& [key, reg] : st.registered) {
@@ -359,10 +360,7 @@ caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string pe
         auto& st = self->state;
         if (!st.down.ok()) return;
         // Over the push channel when the task has one (no wake-up of CAF's multiplexers).
-        if (auto pusher = st.routes->pusher(st.peer_task))
-          if (std::size_t bytes = pusher->send(step, kPushCleanupKey, bytes_tensor({})); bytes > 0)
-            return st.routes->count_sent(st.peer_task, bytes);
-        self->send(st.worker, worker_cleanup_atom::value, step);
+        if (!push_control(self, step, kPushCleanupKey, {})) self->send(st.worker, worker_cleanup_atom::value, step);
       },
       [self](worker_tensor_atom, std::int64_t step, const std::string& key, const std::string& tensor) {
         forward_tensor(self, step, key, tensor);

@@ -36,6 +36,11 @@ class WireWriter {
   void bulk_ref(const Tensor& t, std::uint16_t port, std::uint64_t transfer_id);
   /// Step stats of a traced step (count, then each node's fields).
   void stats(const std::vector<NodeExecStats>& stats);
+  /// A status that is not OK: u8 code, then its message.
+  void error(const Status& s) {
+    u8(static_cast<std::uint8_t>(s.code()));
+    str(s.message());
+  }
   std::string take() { return std::move(out_); }
   std::size_t size() const noexcept { return out_.size(); }
 
@@ -93,6 +98,16 @@ class WireReader {
   bool tensor(Tensor* t, BulkRef* bulk = nullptr);
   /// Appends the step stats written by `WireWriter::stats` to `*out`.
   bool stats(std::vector<NodeExecStats>* out);
+  /// What WireWriter::error wrote; a code that is OK or unknown fails the read.
+  bool error(Status* out) {
+    std::uint8_t code = 0;
+    std::string message;
+    if (!u8(&code) || !str(&message)) return false;
+    if (code == 0 || code > static_cast<std::uint8_t>(Code::unauthenticated))
+      return fail("status code " + std::to_string(code) + " is not an error");
+    *out = Status(static_cast<Code>(code), std::move(message));
+    return true;
+  }
   bool at_end() const noexcept { return pos_ == in_.size(); }
   /// The first decoding error (DataLoss naming the message and offset), or OK.
   const Status& status() const noexcept { return status_; }

@@ -85,9 +85,9 @@ void deliver_pushed(Routes& routes, const caf::actor& rendezvous, const caf::act
                    static_cast<std::uint64_t>(frame_bytes));
   } else if (key == kPushCancelKey) {
     WireReader in(payload, "push cancel");
-    detail::WireStatus why;
-    if (in.u8(&why.code) && in.str(&why.message) && in.at_end())
-      caf::anon_send(worker_service, worker_cancel_atom::value, step_id, std::move(why));
+    Status why;
+    if (in.error(&why) && in.at_end())
+      caf::anon_send(worker_service, worker_cancel_atom::value, step_id, detail::to_wire(why));
   } else if (key == kPushCleanupKey) {
     caf::anon_send(worker_service, worker_cleanup_atom::value, step_id);
   } else if (key == kPushReplyKey) {
@@ -129,15 +129,15 @@ struct Registered {
   std::string scope;
   std::shared_ptr<const detail::ExecutorImpl> executor;
   caf::actor device_actor;
-  caf::actor_addr owner;  ///< the master task's proxy that registered it
-  caf::actor owner_actor;  ///< the same, to send to
+  caf::actor owner;  ///< the master task's proxy that registered it
 };
 
 /// Where the reply of a run that came over the push channel goes: the push channel to the
 /// master's task, or (when that fails) the proxy over CAF.
 struct PushReply {
-  std::string task;
+  std::string task;  ///< the master's
   std::uint64_t id = 0;
+  std::int64_t step_id = 0;
   caf::actor proxy;
 };
 
@@ -208,7 +208,7 @@ void on_master_down(WorkerActor* self, const caf::down_msg& msg) {
   for (auto step_id : steps) abort_step(self, step_id, why);
   std::set<std::string> scopes;
   for (auto& [handle, registered] : st.partitions)
-    if (registered.owner == msg.source) scopes.insert(registered.scope);
+    if (caf::actor_cast<caf::actor_addr>(registered.owner) == msg.source) scopes.insert(registered.scope);
   for (auto& scope : scopes) forget_scope(self, scope);
 }
 
@@ -220,25 +220,23 @@ void respond(WorkerActor* self, Running& run, const Status& status, std::string 
     routes.count_sent(run.master_task, reply.size());
     return run.promise.deliver(std::move(reply));
   }
+  const PushReply& push = *run.push;
   WireWriter out;
-  out.u64(run.push->id);
+  out.u64(push.id);
   out.u8(status.ok() ? 1 : 0);
-  if (status.ok()) {
+  if (status.ok())
     out.str(reply);
-  } else {
-    out.u8(static_cast<std::uint8_t>(status.code()));
-    out.str(status.message());
-  }
+  else
+    out.error(status);
   auto payload = out.take();
-  if (auto pusher = routes.pusher(run.push->task))
-    if (std::size_t bytes = pusher->send(run.step->step_id, kPushReplyKey, bytes_tensor(payload)); bytes > 0) {
-      routes.count_sent(run.master_task, bytes);
+  if (auto pusher = routes.pusher(push.task))
+    if (std::size_t bytes = pusher->send(push.step_id, kPushReplyKey, bytes_tensor(payload)); bytes > 0) {
+      routes.count_sent(push.task, bytes);
       return;
     }
-  if (!run.push->proxy) return;
-  routes.count_sent(run.master_task, payload.size());
-  self->send(run.push->proxy, worker_push_reply_atom::value, run.push->id, std::move(payload),
-             static_cast<std::uint64_t>(0));
+  if (!push.proxy) return;
+  routes.count_sent(push.task, payload.size());
+  self->send(push.proxy, worker_push_reply_atom::value, push.id, std::move(payload), static_cast<std::uint64_t>(0));
 }
 
 void on_exit(WorkerActor* self, const caf::exit_msg& msg) {
@@ -265,7 +263,8 @@ caf::result<std::uint64_t> register_partition(WorkerActor* self, const std::stri
     return to_caf_error(s);
   auto handle = st.next_handle++;
   st.routes->count_received(master_task_of_scope(scope), blob.size());
-  st.partitions.emplace(handle, Registered{scope, std::move(executor), actor->second, watch_sender(self),
+  watch_sender(self);
+  st.partitions.emplace(handle, Registered{scope, std::move(executor), actor->second,
                                           caf::actor_cast<caf::actor>(self->current_sender())});
   return handle;
 }
@@ -371,6 +370,7 @@ caf::result<std::string> run_partition(WorkerActor* self, std::uint64_t handle, 
 void run_pushed(WorkerActor* self, std::int64_t step_id, const std::string& payload, std::uint64_t frame_bytes) {
   WireReader in(payload, "partition run of step " + std::to_string(step_id) + " on the push channel");
   PushReply push;
+  push.step_id = step_id;
   std::uint64_t handle = 0;
   std::int64_t timeout_ms = 0;
   std::uint8_t trace = 0;
@@ -383,21 +383,14 @@ void run_pushed(WorkerActor* self, std::int64_t step_id, const std::string& payl
                          : in.status();
   auto it = self->state.partitions.find(handle);
   if (it != self->state.partitions.end()) {
-    push.proxy = it->second.owner_actor;
-    run.requester = it->second.owner;
+    push.proxy = it->second.owner;
+    run.requester = caf::actor_cast<caf::actor_addr>(push.proxy);
   }
   if (s.ok())
     s = prepare_run(self, handle, step_id, timeout_ms, trace != 0, feeds, static_cast<std::size_t>(frame_bytes),
                     push.proxy, &run);
   run.push = std::move(push);
-  if (!s.ok()) {
-    if (!run.step) {  // respond() names the step by the run's
-      run.step = std::make_shared<detail::StepRun>();
-      run.step->step_id = step_id;
-    }
-    if (run.master_task.empty()) run.master_task = run.push->task;
-    return respond(self, run, s, {});
-  }
+  if (!s.ok()) return respond(self, run, s, {});
   launch(self, std::move(run));
 }
 
