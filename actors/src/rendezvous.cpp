@@ -75,6 +75,7 @@ caf::behavior rendezvous(caf::stateful_actor<RendezvousState>* self) {
         return caf::delegated<Tensor>{};
       },
       [self](abort_atom, std::int64_t step_id, const Status& why) {
+        if (self->state.finished.count(step_id)) return;
         auto& entry = self->state.steps[step_id];
         if (entry.aborted.ok()) entry.aborted = cancelled("step aborted: " + why.message());
         entry.values.clear();

@@ -8,6 +8,7 @@
 // Cross-task tensors: a `_Send` whose key names a device of another task goes straight to
 // that task's worker service when sent from the master's task; a worker sends its outgoing
 // tensors back to the master's proxy, which delivers or forwards them.
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,13 +42,16 @@ class Routes {
     return it == workers_.end() ? caf::actor() : it->second;
   }
   /// Sets (or with a null `worker`, forgets) a connected task's worker and the endpoint of
-  /// its tensor push port (tensor_push.hpp; port 0: it has none).
-  void set(const std::string& task, caf::actor worker, PushEndpoint push = {}) {
+  /// its tensor push port (tensor_push.hpp; port 0: it has none); a push that makes no
+  /// progress for `push_send_timeout` breaks that channel.
+  void set(const std::string& task, caf::actor worker, PushEndpoint push = {},
+           std::chrono::milliseconds push_send_timeout = std::chrono::seconds(10)) {
     std::lock_guard<std::mutex> lock(mu_);
     pushers_.erase(task);
     if (worker) {
       workers_[task] = std::move(worker);
-      if (push.port != 0) pushers_[task] = std::make_shared<TensorPushClient>(std::move(push), task);
+      if (push.port != 0)
+        pushers_[task] = std::make_shared<TensorPushClient>(std::move(push), task, push_send_timeout);
     } else {
       workers_.erase(task);
     }

@@ -153,7 +153,13 @@ void connected(AgentActor* self, const std::string& task, caf::actor master, caf
   p.peer.worker = worker;
   p.peer.devices = std::move(devices);
   p.peer.proxy = spawn_task_proxy(self->system(), task, p.peer.address, worker, st.task, st.local_rendezvous, st.routes);
-  st.routes->set(task, worker, std::move(push));
+  // A push that makes no progress for as long as CAF takes to declare the peer lost gives up
+  // (its tensor goes over CAF, where the loss fails the step).
+  const auto& o = st.runtime->options();
+  const auto give_up = o.heartbeat_interval_ms > 0 && o.connection_timeout_ms > 0
+                           ? std::chrono::milliseconds(o.connection_timeout_ms + o.heartbeat_interval_ms)
+                           : std::chrono::milliseconds(10000);
+  st.routes->set(task, worker, std::move(push), give_up);
   if (p.waiting_since != std::chrono::steady_clock::time_point{})
     log_info(st.task + ": connected to " + task + " at " + p.peer.address);
   p.waiting_since = {};

@@ -26,6 +26,7 @@
 #include "tls_tunnel.hpp"
 #include "master_protocol.hpp"
 #include "wire.hpp"
+#include "wire_types.hpp"
 
 namespace af {
 
@@ -91,6 +92,13 @@ void Server::start() {
           [routes = impl_->routes, rendezvous = impl_->devices->rendezvous, worker = impl_->worker](
               std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes) {
             net::deliver_pushed(*routes, rendezvous, worker, step_id, std::move(key), std::move(value), frame_bytes);
+          },
+          // A tensor that arrived but could not be taken fails its step here at once (the
+          // receive waiting for it, and so the step, end with the reason).
+          [rendezvous = impl_->devices->rendezvous](std::int64_t step_id, const std::string& key, Status why) {
+            const std::string from = net::source_task(key);
+            if (!from.empty()) why = Status(why.code(), why.message() + " (from " + from + ")");
+            caf::anon_send(rendezvous, detail::abort_atom::value, step_id, std::move(why));
           },
           impl_->refusals, impl_->options.handshake_timeout, impl_->options.max_unauthenticated_connections);
       impl_->routes->set_local_push(impl_->push->endpoint());

@@ -10,25 +10,34 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <future>
 #include <list>
 #include <random>
 #include <thread>
+#include <vector>
+
+#include <asio.hpp>
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "waiting_connections.hpp"
 #include "wire_decoders.hpp"
 
 namespace af::net {
 
 namespace {
 
-constexpr auto kSendTimeout = std::chrono::seconds(10);
+using asio::ip::tcp;
+
 constexpr auto kConnectTimeout = std::chrono::seconds(2);
 constexpr auto kRetryAfter = std::chrono::seconds(1);
+/// Bytes of a refused frame's tensor are read past in pieces of this size.
+constexpr std::size_t kSkipPiece = 64 * 1024;
 
 void set_timeout(int fd, int option, std::chrono::milliseconds wait) {
   timeval tv{};
@@ -37,7 +46,7 @@ void set_timeout(int fd, int option, std::chrono::milliseconds wait) {
   ::setsockopt(fd, SOL_SOCKET, option, &tv, sizeof tv);
 }
 
-/// Reads exactly `n` bytes straight into `p` (false on end of stream, error or timeout).
+/// Reads exactly `n` bytes straight into `p` (false on end of stream or error).
 bool read_exact(int fd, char* p, std::size_t n) {
   while (n > 0) {
     ssize_t k = ::recv(fd, p, n, MSG_WAITALL);
@@ -49,23 +58,37 @@ bool read_exact(int fd, char* p, std::size_t n) {
   return true;
 }
 
-std::string peer_name(int fd) {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return "an unknown peer";
-  char host[NI_MAXHOST], port[NI_MAXSERV];
-  if (::getnameinfo(reinterpret_cast<sockaddr*>(&addr), len, host, sizeof host, port, sizeof port,
-                    NI_NUMERICHOST | NI_NUMERICSERV) != 0)
-    return "an unknown peer";
-  return std::string(host) + ":" + port;
+/// Reads and drops `n` bytes (false on end of stream or error).
+bool skip_exact(int fd, std::uint64_t n) {
+  std::vector<char> scratch(static_cast<std::size_t>(std::min<std::uint64_t>(n, kSkipPiece)));
+  while (n > 0) {
+    const auto piece = static_cast<std::size_t>(std::min<std::uint64_t>(n, scratch.size()));
+    if (!read_exact(fd, scratch.data(), piece)) return false;
+    n -= piece;
+  }
+  return true;
 }
 
-/// A listening or connected socket for `host` (numeric or a name), or -1 with `*error` set.
-int open_socket(const std::string& host, std::uint16_t port, bool listen, std::string* error) {
+/// Writes all of `bytes` on blocking `fd` (false on error or its send timeout).
+bool write_exact(int fd, const std::string& bytes) {
+  const char* p = bytes.data();
+  std::size_t n = bytes.size();
+  while (n > 0) {
+    ssize_t k = ::send(fd, p, n, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+/// A connected socket to `host`:`port` (numeric or a name) within kConnectTimeout, or -1
+/// with `*error` set.
+int connect_socket(const std::string& host, std::uint16_t port, std::string* error) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = listen ? AI_PASSIVE : 0;
   addrinfo* found = nullptr;
   const std::string service = std::to_string(port);
   if (int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0) {
@@ -76,29 +99,24 @@ int open_socket(const std::string& host, std::uint16_t port, bool listen, std::s
   for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
     fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
     if (fd < 0) continue;
-    if (listen) {
-      int one = 1;
-      ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-      if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 64) == 0) break;
-    } else {
-      // A connect bounded by kConnectTimeout: non-blocking, then poll.
-      int flags = ::fcntl(fd, F_GETFL, 0);
-      ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-      int rc = ::connect(fd, a->ai_addr, a->ai_addrlen);
-      if (rc != 0 && errno == EINPROGRESS) {
-        pollfd p{fd, POLLOUT, 0};
-        rc = ::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kConnectTimeout).count())) == 1 ? 0 : -1;
-        int so_error = 0;
-        socklen_t len = sizeof so_error;
-        if (rc == 0 && (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) != 0 || so_error != 0)) {
-          errno = so_error;
-          rc = -1;
-        }
+    // Non-blocking, then poll: the connect is bounded by kConnectTimeout.
+    const int flags = ::fcntl(fd, F_GETFL, 0);
+    ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    int rc = ::connect(fd, a->ai_addr, a->ai_addrlen);
+    if (rc != 0 && errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      rc = ::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kConnectTimeout).count())) == 1 ? 0 : -1;
+      if (rc != 0) errno = ETIMEDOUT;
+      int so_error = 0;
+      socklen_t len = sizeof so_error;
+      if (rc == 0 && (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) != 0 || so_error != 0)) {
+        errno = so_error;
+        rc = -1;
       }
-      if (rc == 0) {
-        ::fcntl(fd, F_SETFL, flags);
-        break;
-      }
+    }
+    if (rc == 0) {
+      ::fcntl(fd, F_SETFL, flags);
+      break;
     }
     *error = std::strerror(errno);
     ::close(fd);
@@ -108,105 +126,193 @@ int open_socket(const std::string& host, std::uint16_t port, bool listen, std::s
   return fd;
 }
 
+/// Waits until `deadline` for the server's 16-byte answer to the hello on blocking `fd`:
+/// OK when it accepted the connection.
+Status await_answer(int fd, std::chrono::steady_clock::time_point deadline) {
+  char answer[kPushHelloBytes];
+  std::size_t have = 0;
+  while (have < sizeof answer) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    pollfd pfd{fd, POLLIN, 0};
+    const int r = ::poll(&pfd, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) return unavailable("no answer to its hello within " + std::to_string(std::chrono::milliseconds(kConnectTimeout).count()) + " ms");
+    if (r < 0) return unavailable(std::string("poll: ") + std::strerror(errno));
+    const ssize_t k = ::recv(fd, answer + have, sizeof answer - have, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k == 0) return unavailable("the connection was closed before its hello was answered");
+    if (k < 0) return unavailable(std::strerror(errno));
+    have += static_cast<std::size_t>(k);
+  }
+  const PushHello a = decode_push_hello(std::string_view(answer, sizeof answer));
+  if (!a.magic) return unavailable("not a push port's answer");
+  if (a.token != 0) {
+    const auto code = a.token <= static_cast<std::uint64_t>(Code::unauthenticated) ? static_cast<Code>(a.token)
+                                                                                   : Code::unknown;
+    return unavailable(std::string("its hello was refused (") + std::string(code_name(code)) + ")");
+  }
+  return {};
+}
+
 }  // namespace
 
 // -- the server ------------------------------------------------------------------------------
 
-struct TensorPushServer::Impl {
-  std::string host;
-  std::string owner;
-  Deliver deliver;
-  std::shared_ptr<Refusals> refusals;
-  std::chrono::milliseconds handshake_timeout;
-  std::size_t max_unauthenticated;
-  int listen_fd = -1;
-  std::uint16_t port = 0;
-  std::uint64_t token = 0;
-  std::atomic<std::uint64_t> frames{0};
-  std::thread acceptor;
-
-  std::mutex mu;
-  bool stopping = false;
-  struct Connection {
-    int fd = -1;
+struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::Impl> {
+  /// A connection that has not been accepted yet (io thread only).
+  struct Pending {
+    explicit Pending(asio::io_context& io) : socket(io) {}
+    tcp::socket socket;
+    std::array<char, kPushHelloBytes> hello{};
     bool authenticated = false;
+    bool closed = false;
+    std::chrono::steady_clock::time_point deadline;  ///< for the whole hello, from accept
+    std::string peer;
+  };
+  /// An accepted connection and the thread that reads its frames.
+  struct Reader {
+    int fd = -1;
+    std::string peer;
     bool done = false;
     std::thread thread;
   };
-  std::list<Connection> connections;
+
+  std::string owner;
+  Deliver deliver;
+  Fail fail;
+  std::shared_ptr<Refusals> refusals;
+  std::string host;
+  std::uint16_t port = 0;
+  std::uint64_t token = 0;
+  std::atomic<std::uint64_t> frames{0};
+
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  asio::steady_timer sweeper{io};
+  asio::steady_timer backoff{io};
+  std::thread io_thread;
+  WaitingConnections<Pending> waiting;           ///< io thread
+  std::vector<std::weak_ptr<Pending>> pending;   ///< io thread: to close them all on stop
+
+  mutable std::mutex mu;
+  bool stopping = false;
+  std::list<Reader> readers;  ///< guarded by mu
 
   void refuse(const std::string& peer, const std::string& reason, const std::string& detail) {
-    if (refusals) refusals->refuse("push", peer, reason, detail);
+    waiting.refuse(peer, reason, detail);
   }
 
-  void accept_loop() {
-    for (;;) {
-      int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) {
-        if (errno == EINTR || errno == ECONNABORTED) continue;
-        std::lock_guard<std::mutex> lock(mu);
-        if (stopping) return;
-        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(50));  // out of descriptors: let some close
-          continue;
-        }
-        return;
+  // -- accepting and hellos (io thread) ---------------------------------------------------
+
+  void accept() {
+    acceptor.async_accept([self = shared_from_this()](std::error_code ec, tcp::socket socket) {
+      if (ec == asio::error::operation_aborted || !self->acceptor.is_open()) return;
+      if (out_of_descriptors(ec)) {
+        self->refuse("(not accepted)", "descriptors", "cannot accept: " + ec.message() + "; trying again in 100 ms");
+        return accept_later(self->backoff, [self] { self->accept(); });
       }
-      std::lock_guard<std::mutex> lock(mu);
-      if (stopping) {
-        ::close(fd);
-        return;
+      if (!ec) self->start(std::move(socket));
+      self->accept();
+    });
+  }
+
+  void start(tcp::socket socket) {
+    std::error_code ignored;
+    const auto remote = socket.remote_endpoint(ignored);
+    auto c = std::make_shared<Pending>(io);
+    c->socket = std::move(socket);
+    c->peer = remote.address().to_string() + ":" + std::to_string(remote.port());
+    c->deadline = waiting.deadline_from_now();
+    if (pending.size() % 64 == 63)  // connections that ended leave their slot behind
+      std::erase_if(pending, [](const std::weak_ptr<Pending>& w) { return w.expired(); });
+    pending.push_back(c);
+    waiting.add(c, is_waiting, [this](const std::shared_ptr<Pending>& w) { close(w); });
+    asio::async_read(c->socket, asio::buffer(c->hello), [self = shared_from_this(), c](std::error_code ec, std::size_t) {
+      if (ec || c->closed) return self->close(c);  // the peer left, or its deadline closed it
+      const PushHello h = decode_push_hello(std::string_view(c->hello.data(), c->hello.size()));
+      if (!h.magic) {
+        self->refuse(c->peer, "not_push", "not the push protocol");
+        return self->close(c);
       }
-      // Threads of connections that ended are joined here, by the only thread that adds.
-      for (auto it = connections.begin(); it != connections.end();) {
-        if (!it->done) {
-          ++it;
-          continue;
-        }
-        if (it->thread.joinable()) it->thread.join();
-        it = connections.erase(it);
+      if (h.token != self->token) {
+        self->refuse(c->peer, "unknown_token", "a hello with a token this server never gave out");
+        return self->answer_and_close(c, static_cast<std::uint64_t>(Code::unauthenticated));
       }
-      std::size_t waiting = 0;
-      for (auto& c : connections) waiting += !c.authenticated;
-      if (waiting >= max_unauthenticated) {
-        refuse(peer_name(fd), "too_many_unauthenticated", "too many connections waiting for their hello");
-        ::close(fd);
+      c->authenticated = true;
+      self->hand_to_reader(c);
+    });
+  }
+
+  static bool is_waiting(const Pending& c) { return !c.authenticated && !c.closed; }
+
+  void close(const std::shared_ptr<Pending>& c) {
+    if (c->closed) return;
+    c->closed = true;
+    std::error_code ignored;
+    c->socket.close(ignored);
+  }
+
+  void answer_and_close(const std::shared_ptr<Pending>& c, std::uint64_t code) {
+    auto bytes = std::make_shared<std::string>(encode_push_hello(code));
+    asio::async_write(c->socket, asio::buffer(*bytes),
+                      [self = shared_from_this(), c, bytes](std::error_code, std::size_t) { self->close(c); });
+  }
+
+  void sweep() {
+    sweeper.expires_after(std::chrono::milliseconds(100));
+    sweeper.async_wait([self = shared_from_this()](std::error_code ec) {
+      if (ec || !self->acceptor.is_open()) return;
+      self->waiting.trim(is_waiting, [&](const std::shared_ptr<Pending>& w) { self->close(w); });
+      self->sweep();
+    });
+  }
+
+  /// The hello was right: the connection leaves the io thread for a reading thread of its
+  /// own, which answers the hello first.
+  void hand_to_reader(const std::shared_ptr<Pending>& c) {
+    std::error_code ec;
+    const int fd = c->socket.release(ec);
+    c->closed = true;
+    if (ec || fd < 0) return;
+    const int flags = ::fcntl(fd, F_GETFL, 0);
+    ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // Asio made it non-blocking
+    std::lock_guard<std::mutex> lock(mu);
+    if (stopping) {
+      ::close(fd);
+      return;
+    }
+    // Threads of connections that ended are joined here, by the only thread that adds.
+    for (auto it = readers.begin(); it != readers.end();) {
+      if (!it->done) {
+        ++it;
         continue;
       }
-      auto& c = connections.emplace_back();
-      c.fd = fd;
-      c.thread = std::thread([this, conn = &c] { serve(conn); });
+      if (it->thread.joinable()) it->thread.join();
+      it = readers.erase(it);
     }
+    auto& r = readers.emplace_back();
+    r.fd = fd;
+    r.peer = c->peer;
+    r.thread = std::thread([this, reader = &r] { serve(reader); });
   }
 
-  void serve(Connection* c) {
-    const int fd = c->fd;
-    const std::string peer = peer_name(fd);
+  // -- reading frames (a thread per accepted connection) ----------------------------------
+
+  void serve(Reader* r) {
+    const int fd = r->fd;
+    const std::string& peer = r->peer;
     auto end = [&] {
       std::lock_guard<std::mutex> lock(mu);
       if (!stopping) {  // stop() closes it otherwise, after joining this thread
         ::close(fd);
-        c->fd = -1;
+        r->fd = -1;
       }
-      c->done = true;
+      r->done = true;
     };
-    set_timeout(fd, SO_RCVTIMEO, handshake_timeout);
-    char hello[kPushHelloBytes];
-    if (!read_exact(fd, hello, sizeof hello)) {
-      refuse(peer, "handshake_timeout", "no hello within " + std::to_string(handshake_timeout.count()) + " ms");
-      return end();
-    }
-    if (const PushHello h = decode_push_hello(std::string_view(hello, sizeof hello)); !h.magic || h.token != token) {
-      refuse(peer, "bad_hello", "not the push protocol, or a wrong token");
-      return end();
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      c->authenticated = true;
-    }
-    set_timeout(fd, SO_RCVTIMEO, std::chrono::milliseconds(0));  // a peer may be idle for long
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    set_timeout(fd, SO_SNDTIMEO, std::chrono::seconds(5));
+    if (!write_exact(fd, encode_push_hello(0))) return end();  // accepted: frames may come
     std::string key, meta;
     for (;;) {
       char header[kPushFrameHeaderBytes];
@@ -214,23 +320,34 @@ struct TensorPushServer::Impl {
       const PushFrameHeader h = decode_push_frame_header(std::string_view(header, sizeof header));
       if (!h.valid) {
         refuse(peer, "bad_frame", "a frame header out of bounds");
-        return end();
+        return end();  // nothing tells where the next frame starts
       }
       key.resize(h.key_length);
       meta.resize(h.meta_length);
       if (!read_exact(fd, key.data(), h.key_length) || !read_exact(fd, meta.data(), h.meta_length)) return end();
       PushMeta m = decode_push_meta(meta, h.data_length);
-      if (!m.valid) {
-        refuse(peer, "bad_frame", "tensor " + key + ": a dtype or shape that does not match its " +
-                                      std::to_string(h.data_length) + " bytes");
-        return end();
-      }
       Tensor value;
-      try {
-        value = Tensor(static_cast<DType>(m.dtype), Shape(std::move(m.dims)), Tensor::for_overwrite);
-      } catch (const std::exception& e) {  // bad_alloc: more than this task can hold
-        refuse(peer, "oversized", "tensor " + key + " of " + std::to_string(h.data_length) + " bytes: " + e.what());
-        return end();
+      Status refused;
+      if (!m.valid) {
+        refused = data_loss(owner + ": tensor " + key + " pushed by " + peer +
+                            " has a dtype or shape that does not match its " + std::to_string(h.data_length) +
+                            " bytes");
+        refuse(peer, "bad_frame", refused.message());
+      } else {
+        try {
+          value = Tensor(static_cast<DType>(m.dtype), Shape(std::move(m.dims)), Tensor::for_overwrite);
+        } catch (const std::exception& e) {  // bad_alloc: more than this task can hold
+          refused = resource_exhausted(owner + ": cannot take tensor " + key + " of " +
+                                       std::to_string(h.data_length) + " bytes pushed by " + peer + ": " + e.what());
+          refuse(peer, "oversized", refused.message());
+        }
+      }
+      if (!refused.ok()) {
+        // The frame is read past, so that the frames after it still arrive, and its step
+        // fails here at once.
+        if (fail) fail(h.step_id, key, refused);
+        if (!skip_exact(fd, h.data_length)) return end();
+        continue;
       }
       if (!read_exact(fd, static_cast<char*>(value.raw_data()), h.data_length)) return end();
       ++frames;
@@ -238,54 +355,74 @@ struct TensorPushServer::Impl {
     }
   }
 
+  // -- stopping ------------------------------------------------------------------------------
+
   void stop() {
-    std::list<Connection> ending;
     {
       std::lock_guard<std::mutex> lock(mu);
       if (stopping) return;
       stopping = true;
-      if (listen_fd >= 0) ::shutdown(listen_fd, SHUT_RDWR);
-      for (auto& c : connections)
-        if (c.fd >= 0) ::shutdown(c.fd, SHUT_RDWR);
+      for (auto& r : readers)
+        if (r.fd >= 0) ::shutdown(r.fd, SHUT_RDWR);
     }
-    if (acceptor.joinable()) acceptor.join();
+    std::promise<void> closed;
+    asio::post(io, [this, &closed] {
+      std::error_code ignored;
+      acceptor.close(ignored);
+      sweeper.cancel();
+      backoff.cancel();
+      for (auto& w : pending)
+        if (auto c = w.lock()) close(c);
+      pending.clear();
+      closed.set_value();
+    });
+    closed.get_future().wait_for(std::chrono::seconds(5));
+    io.stop();
+    if (io_thread.joinable()) io_thread.join();
+    std::list<Reader> ending;
     {
       std::lock_guard<std::mutex> lock(mu);
-      ending.splice(ending.end(), connections);
+      ending.splice(ending.end(), readers);
     }
-    for (auto& c : ending) {
-      if (c.thread.joinable()) c.thread.join();
-      if (c.fd >= 0) ::close(c.fd);
+    for (auto& r : ending) {
+      if (r.thread.joinable()) r.thread.join();
+      if (r.fd >= 0) ::close(r.fd);
     }
-    if (listen_fd >= 0) ::close(listen_fd);
-    listen_fd = -1;
   }
 };
 
-TensorPushServer::TensorPushServer(const std::string& host, std::string owner, Deliver deliver,
+TensorPushServer::TensorPushServer(const std::string& host, std::string owner, Deliver deliver, Fail fail,
                                    std::shared_ptr<Refusals> refusals, std::chrono::milliseconds handshake_timeout,
                                    std::size_t max_unauthenticated)
     : impl_(std::make_shared<Impl>()) {
   impl_->host = host;
   impl_->owner = std::move(owner);
   impl_->deliver = std::move(deliver);
-  impl_->refusals = std::move(refusals);
-  impl_->handshake_timeout = handshake_timeout;
-  impl_->max_unauthenticated = std::max<std::size_t>(1, max_unauthenticated);
-  std::string error;
-  impl_->listen_fd = open_socket(host, 0, /*listen=*/true, &error);
-  if (impl_->listen_fd < 0)
-    throw UnavailableError(unavailable(impl_->owner + ": cannot open its tensor push port on " + host + ": " + error));
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  ::getsockname(impl_->listen_fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  impl_->port = ntohs(addr.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port
-                                                 : reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  impl_->fail = std::move(fail);
+  impl_->refusals = refusals;
+  impl_->waiting = WaitingConnections<Impl::Pending>("push", handshake_timeout,
+                                                      std::max<std::size_t>(1, max_unauthenticated),
+                                                      std::move(refusals));
+  std::error_code ec;
+  auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
+  if (!ec) {
+    tcp::endpoint endpoint(address, 0);
+    impl_->acceptor.open(endpoint.protocol(), ec);
+    if (!ec) impl_->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+    if (!ec) impl_->acceptor.bind(endpoint, ec);
+    if (!ec) impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  }
+  if (ec)
+    throw UnavailableError(
+        unavailable(impl_->owner + ": cannot open its tensor push port on " + host + ": " + ec.message()));
+  impl_->port = impl_->acceptor.local_endpoint().port();
   std::random_device rd;
   do {
     impl_->token = (static_cast<std::uint64_t>(rd()) << 32) | rd();
   } while (impl_->token == 0);
-  impl_->acceptor = std::thread([impl = impl_.get()] { impl->accept_loop(); });
+  impl_->accept();
+  impl_->sweep();
+  impl_->io_thread = std::thread([impl = impl_.get()] { impl->io.run(); });
 }
 
 TensorPushServer::~TensorPushServer() { stop(); }
@@ -296,29 +433,44 @@ PushEndpoint TensorPushServer::endpoint() const { return {impl_->host, impl_->po
 
 std::uint64_t TensorPushServer::frames_received() const noexcept { return impl_->frames.load(); }
 
+std::size_t TensorPushServer::open_connections() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  std::size_t n = 0;
+  for (const auto& r : impl_->readers) n += !r.done;
+  return n;
+}
+
 // -- the client ------------------------------------------------------------------------------
 
 struct TensorPushClient::Impl {
   PushEndpoint endpoint;
   std::string what;
+  std::chrono::milliseconds send_timeout{10000};
   std::mutex mu;
   int fd = -1;
   std::chrono::steady_clock::time_point retry_at{};
 
+  /// Connects and waits for the server to accept the hello; false (and the connection
+  /// closed) when it does not.
   bool connect_locked() {
     if (fd >= 0) return true;
     if (std::chrono::steady_clock::now() < retry_at) return false;
+    const auto deadline = std::chrono::steady_clock::now() + kConnectTimeout;
     std::string error;
-    fd = open_socket(endpoint.host, endpoint.port, /*listen=*/false, &error);
+    fd = connect_socket(endpoint.host, endpoint.port, &error);
     if (fd >= 0) {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      set_timeout(fd, SO_SNDTIMEO, kSendTimeout);
-      const std::string hello = encode_push_hello(endpoint.token);
-      if (::send(fd, hello.data(), hello.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(hello.size())) return true;
-      error = std::strerror(errno);
+      set_timeout(fd, SO_SNDTIMEO, send_timeout);
+      if (!write_exact(fd, encode_push_hello(endpoint.token))) {
+        error = std::strerror(errno);
+      } else if (Status answered = await_answer(fd, deadline); !answered.ok()) {
+        error = answered.message();
+      } else {
+        return true;
+      }
     }
-    fail_locked("cannot connect to its tensor push port " + endpoint.host + ":" + std::to_string(endpoint.port) + ": " +
+    fail_locked("cannot use its tensor push port " + endpoint.host + ":" + std::to_string(endpoint.port) + ": " +
                 error);
     return false;
   }
@@ -331,9 +483,11 @@ struct TensorPushClient::Impl {
   }
 };
 
-TensorPushClient::TensorPushClient(PushEndpoint endpoint, std::string what) : impl_(std::make_unique<Impl>()) {
+TensorPushClient::TensorPushClient(PushEndpoint endpoint, std::string what, std::chrono::milliseconds send_timeout)
+    : impl_(std::make_unique<Impl>()) {
   impl_->endpoint = std::move(endpoint);
   impl_->what = std::move(what);
+  impl_->send_timeout = send_timeout;
 }
 
 TensorPushClient::~TensorPushClient() {

@@ -38,7 +38,8 @@ inline constexpr std::size_t kPushFrameHeaderBytes = 24;
 inline constexpr std::uint32_t kPushMaxKeyBytes = 4096;
 inline constexpr std::uint64_t kPushMaxDataBytes = std::uint64_t{1} << 40;
 
-/// The tensor push port's hello (tensor_push.hpp): "AFPUSH01" + u64 token.
+/// The tensor push port's hello (tensor_push.hpp): "AFPUSH01" + u64 token. The server's
+/// answer has the same shape, its u64 the refusal code (0: accepted).
 struct PushHello {
   bool magic = false;
   std::uint64_t token = 0;

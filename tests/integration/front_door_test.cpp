@@ -299,7 +299,8 @@ BOOST_AUTO_TEST_CASE(garbage_on_the_push_port_is_refused_and_tensors_still_cross
   // Silence: closed after the handshake timeout.
   auto silent = raw_connect(io, port);
   BOOST_TEST(closed_within(*silent, 5000ms));
-  BOOST_TEST(refused(ps.status_port(), "bad_hello", "push") == 2);
+  BOOST_TEST(refused(ps.status_port(), "not_push", "push") == 1);
+  BOOST_TEST(refused(ps.status_port(), "unknown_token", "push") == 1);
   BOOST_TEST(refused(ps.status_port(), "handshake_timeout", "push") == 1);
 
   // Tensors of a step still cross in both directions, through the push port: a 1 MiB
@@ -326,6 +327,71 @@ BOOST_AUTO_TEST_CASE(garbage_on_the_push_port_is_refused_and_tensors_still_cross
   const auto at = body.find(key);
   BOOST_REQUIRE(at != std::string::npos);
   BOOST_TEST(std::stol(body.substr(at + key.size())) >= 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_push_hello_trickling_in_is_closed_at_its_deadline_from_accept, *boost::unit_test::timeout(60)) {
+  // One byte every 100 ms: every byte restarting an idle timer kept such a connection open
+  // for as long as the peer liked. The deadline runs from accept.
+  auto addr = [] { return "127.0.0.1:" + std::to_string(af::test::free_port()); };
+  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"ps", {addr()}}, {"worker", {addr()}}});
+  af::ServerOptions o;
+  o.status_port = 0;
+  o.handshake_timeout = 300ms;
+  af::Server ps(cluster, "ps", 0, o);
+  const std::uint16_t port = port_of(ps, "push");
+  BOOST_REQUIRE(port != 0);
+  asio::io_context io;
+  auto s = raw_connect(io, port);
+  const auto start = std::chrono::steady_clock::now();
+  const unsigned char hello[16] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '1', 1, 2, 3, 4, 5, 6, 7, 8};
+  bool closed = false;
+  for (std::size_t i = 0; i < sizeof hello && !closed; ++i) {
+    std::error_code ec;
+    asio::write(*s, asio::buffer(hello + i, 1), ec);
+    closed = ec || closed_within(*s, 100ms);
+  }
+  const auto took = std::chrono::steady_clock::now() - start;
+  BOOST_TEST(closed);
+  BOOST_TEST((took < 1000ms));
+  BOOST_TEST(refused(ps.status_port(), "handshake_timeout", "push") == 1);
+}
+
+BOOST_AUTO_TEST_CASE(idle_connections_on_the_push_port_do_not_lose_the_first_cross_task_step,
+                     *boost::unit_test::timeout(120)) {
+  // 140 idle connections wait on the ps's push port (more than may wait for a hello) when a
+  // fresh worker runs its first cross-task step. The worker's connection used to be refused
+  // after its frames had been counted as sent: the initializer's value was lost and the step
+  // ran into its deadline. Now the push port closes the oldest idle connection instead, and a
+  // sender counts a frame only on a connection whose hello was answered.
+  auto addr = [] { return "127.0.0.1:" + std::to_string(af::test::free_port()); };
+  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"ps", {addr()}}, {"worker", {addr()}}});
+  af::ServerOptions o;
+  o.status_port = 0;
+  o.handshake_timeout = 20s;  // the idle connections outlive the step
+  af::Server ps(cluster, "ps", 0, o);
+  af::Server worker(cluster, "worker", 0);
+  const std::uint16_t port = port_of(ps, "push");
+  BOOST_REQUIRE(port != 0);
+  asio::io_context io;
+  std::vector<std::unique_ptr<tcp::socket>> idle;
+  for (int i = 0; i < 140; ++i) idle.push_back(raw_connect(io, port));
+  std::this_thread::sleep_for(300ms);
+
+  af::Graph g;
+  af::Output initial;
+  {
+    auto pin = g.device("/job:worker/task:0");
+    initial = af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({4096})), g.constant(3.0f));
+  }
+  auto v = [&] {
+    auto pin = g.device("/job:ps/task:0");
+    return g.variable(initial, {.name = "pushed_initial"});
+  }();
+  af::Session sess(g, worker.target());
+  sess.run({}, {}, {v.initializer()}, {.timeout_in_ms = 10000});
+  const af::Tensor value = sess.run({v.value()}, {}, {}, {.timeout_in_ms = 10000})[0];
+  BOOST_TEST(value.data<float>()[0] == 3.0f);
+  BOOST_TEST(value.data<float>()[4095] == 3.0f);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
