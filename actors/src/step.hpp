@@ -102,9 +102,6 @@ using PartitionRunPtr = std::shared_ptr<PartitionRun>;
 /// that serves other connections). Never call it from an actor.
 void run_step_inline(const StepRunPtr& step, bool may_block);
 
-/// The safety net for waits without a deadline (never `infinite`, see CAF notes §2).
-inline constexpr std::chrono::hours kNoDeadlineWait{24};
-
 /// The event loop of a step that runs on the thread waiting for it (`run_step_waiting`):
 /// the replies of queues and readers and the timers of sleeps, posted from any thread, run
 /// there in order; the session posts a cancellation when it closes.
@@ -158,7 +155,7 @@ class WaitLoop {
       if (!timers_.empty()) until = std::min(until, timers_.begin()->first);
       waiting_ = true;
       if (until == Clock::time_point::max())
-        cv_.wait_for(lock, kNoDeadlineWait);
+        cv_.wait(lock);  // a post or a cancellation notifies
       else
         cv_.wait_until(lock, until);
       waiting_ = false;

@@ -23,6 +23,8 @@
 //   (master_set_bulk, shared_ptr<BulkServer>)           the task's bulk port, once listening
 // Inside a client process, to its remote-session proxy actor:
 //   (master_call, shared_ptr<RemoteCall>)               send one call to the master service
+//   (master_call_expire, uint64 call)                   a call held while the proxy reconnects
+//                                                       reached its deadline
 #include <caf/atom.hpp>
 
 namespace af::net {
@@ -39,5 +41,6 @@ using master_step_done_atom = caf::atom_constant<caf::atom("rs_done")>;
 using master_set_agent_atom = caf::atom_constant<caf::atom("agent")>;
 using master_set_bulk_atom = caf::atom_constant<caf::atom("bulk")>;
 using master_call_atom = caf::atom_constant<caf::atom("rs_call")>;
+using master_call_expire_atom = caf::atom_constant<caf::atom("rs_expire")>;
 
 }  // namespace af::net

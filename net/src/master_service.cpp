@@ -15,6 +15,18 @@
 
 namespace af {
 
+namespace {
+
+/// Adds the nodes of a client's graph delta that the served graph does not have yet: a
+/// client whose connection was lost sends again the nodes since the last step the server
+/// answered, some of which it may have.
+void import_delta(Graph& graph, const std::string& delta) {
+  for (const NodeDef& node : graph_def_from_json(delta).nodes)
+    if (!graph.contains(node.name)) graph.add_node_def(node);
+}
+
+}  // namespace
+
 /// Parses a run request (wire.hpp's master_run encoding) and starts its step on `served`;
 /// `done(status, reply)` fires once, from any thread. Used by master_run and the step channel.
 void run_request(const std::shared_ptr<ServedSession>& served, const std::string& request,
@@ -33,7 +45,7 @@ void run_request(const std::shared_ptr<ServedSession>& served, const std::string
   try {
     auto parse = [&]() -> Status {
       if (!in.str(&delta)) return in.status();
-      if (!delta.empty()) import_graph_json(served->graph, delta);
+      if (!delta.empty()) import_delta(served->graph, delta);
       if (!in.count(&n, 9)) return in.status();
       for (std::uint64_t i = 0; i < n; ++i) {
         std::string name;

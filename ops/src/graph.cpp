@@ -266,6 +266,11 @@ Operation Graph::operation(std::string_view name) const {
   return Operation(it->second);
 }
 
+bool Graph::contains(std::string_view name) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  return by_name_.count(std::string(name)) > 0;
+}
+
 Output Graph::output(std::string_view name) const {
   std::string s(name);
   int index = 0;

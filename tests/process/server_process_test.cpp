@@ -110,6 +110,19 @@ struct Outcome {
   std::chrono::milliseconds detected{0};  ///< from the disturbance to the step's end
 };
 
+/// Sends SIGSTOP to child `i` and waits until it is stopped ('T' in /proc/PID/stat): a
+/// signal is delivered when the process next runs.
+void freeze(af::test::ProcessGroup& group, std::size_t i) {
+  group.signal(i, SIGSTOP);
+  for (int k = 0; k < 500; ++k) {
+    std::ifstream stat("/proc/" + std::to_string(group.pid(i)) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    if (line.size() > line.rfind(')') + 2 && line[line.rfind(')') + 2] == 'T') return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 Outcome run_while(af::Session& sess, const af::Output& fetch, const af::RunOptions& options,
                   const std::function<void()>& disturb) {
   std::chrono::steady_clock::time_point hit;
@@ -276,15 +289,7 @@ BOOST_AUTO_TEST_CASE(a_step_against_a_frozen_server_ends_at_its_own_deadline_on_
   auto y = x * 2.0f;
   auto sess = open(g, ProcessCluster::target(addr));
   BOOST_TEST(sess->run(y, {{x, af::Tensor(1.5f)}}).scalar<float>() == 3.0f);
-  group.signal(server, SIGSTOP);
-  // A signal is delivered when the process next runs: wait until it is stopped ('T').
-  for (int i = 0; i < 500; ++i) {
-    std::ifstream stat("/proc/" + std::to_string(group.pid(server)) + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    if (line.size() > line.rfind(')') + 2 && line[line.rfind(')') + 2] == 'T') break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  freeze(group, server);
   af::RunOptions options;
   options.timeout_in_ms = 2000;
   const auto start = std::chrono::steady_clock::now();
@@ -306,19 +311,69 @@ BOOST_AUTO_TEST_CASE(a_step_against_a_frozen_server_ends_at_its_own_deadline_on_
   BOOST_TEST(sess->run(y, {{x, af::Tensor(4.0f)}}).scalar<float>() == 8.0f);
 }
 
-BOOST_AUTO_TEST_CASE(a_server_out_of_descriptors_backs_off_instead_of_spinning_and_recovers,
+BOOST_AUTO_TEST_CASE(a_session_that_lost_its_connection_fails_the_steps_in_flight_and_reconnects,
                      *boost::unit_test::timeout(120)) {
-  // The server runs with 96 descriptors; 200 connections to its CAF port exhaust them. Its
-  // accept loops must wait (not spin at 100% of a core), and once the flood goes, serve.
+  // The server is frozen for 6 s, past this client's CAF connection timeout (3 s, with 500 ms
+  // heartbeats): the connection is dropped. The step in flight, which has no deadline, fails
+  // with Unavailable once the loss is noticed; after the thaw the same session reconnects on
+  // its next step, and nodes added to the graph meanwhile reach the server.
   const std::string addr = address();
   af::test::ProcessGroup group;
-  auto server = group.spawn({"/bin/sh", "-c", kOutOfDescriptors, ACTORFLOW_SERVER_BINARY,
-                             "--cluster", R"({"local": [")" + addr + R"("]})", "--job", "local", "--task", "0"},
-                            log_path("descriptors"));
+  auto server = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", R"({"local": [")" + addr + R"("]})", "--job",
+                             "local", "--task", "0", "--heartbeat-ms", "300", "--connection-timeout-ms", "2000"},
+                            log_path("lost_connection"));
+  af::Graph g;
+  auto x = g.placeholder(af::float32, af::PartialShape{});
+  auto y = x * 2.0f;
+  auto sess = open(g, ProcessCluster::target(addr));
+  BOOST_TEST(sess->run(y, {{x, af::Tensor(1.5f)}}).scalar<float>() == 3.0f);
+  const auto& o = af::Runtime::global().options();
+  const auto bound = std::chrono::milliseconds(o.connection_timeout_ms + o.heartbeat_interval_ms);
+
+  freeze(group, server);
+  const auto frozen_at = std::chrono::steady_clock::now();
+  af::Code code = af::Code::ok;
+  std::string message = "the step succeeded";
+  auto w = y * 3.0f;  // its node travels with the step that is lost
+  try {
+    sess->run(w, {{x, af::Tensor(2.0f)}});  // no deadline
+  } catch (const af::Error& e) {
+    code = e.code();
+    message = e.what();
+  }
+  const auto noticed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - frozen_at);
+  BOOST_TEST_MESSAGE("the lost connection failed the step after " << noticed.count() << " ms: " << message);
+  BOOST_TEST(code == af::Code::unavailable, message);
+  BOOST_TEST(noticed.count() < bound.count() + 1500);
+  std::this_thread::sleep_until(frozen_at + std::chrono::seconds(6));
+  group.signal(server, SIGCONT);
+
+  // The same session, not a new one: its next steps reconnect and run, with nodes added
+  // after the loss.
+  auto z = y + 1.0f;
+  af::RunOptions options;
+  options.timeout_in_ms = 10000;
+  BOOST_TEST(sess->run({y}, {{x, af::Tensor(4.0f)}}, {}, options)[0].scalar<float>() == 8.0f);
+  BOOST_TEST(sess->run({z}, {{x, af::Tensor(4.0f)}}, {}, options)[0].scalar<float>() == 9.0f);
+  BOOST_TEST(sess->run(z, {{x, af::Tensor(0.5f)}}).scalar<float>() == 2.0f);
+  BOOST_TEST(sess->run(w, {{x, af::Tensor(0.5f)}}).scalar<float>() == 3.0f);
+}
+
+/// The server runs with 96 descriptors (and `extra` flags); 200 connections to its CAF port
+/// exhaust them. Its accept loops must wait (not spin at 100% of a core), and once the flood
+/// goes, serve. `config` is the client's (its runtime, for TLS).
+void check_out_of_descriptors_backs_off_and_recovers(const std::string& name, const std::vector<std::string>& extra,
+                                                     const af::SessionConfig& config) {
+  const std::string addr = address();
+  af::test::ProcessGroup group;
+  std::vector<std::string> argv{"/bin/sh", "-c", kOutOfDescriptors, ACTORFLOW_SERVER_BINARY,
+                                "--cluster", R"({"local": [")" + addr + R"("]})", "--job", "local", "--task", "0"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  auto server = group.spawn(argv, log_path(name));
   af::Graph g;
   auto c = g.constant(3.0f) * 2.0f;
   {
-    auto warm = open(g, ProcessCluster::target(addr));
+    auto warm = open(g, ProcessCluster::target(addr), config);
     BOOST_TEST(warm->run(c).scalar<float>() == 6.0f);
   }
   auto flood = std::make_unique<IdleFlood>(addr, 200);
@@ -337,13 +392,33 @@ BOOST_AUTO_TEST_CASE(a_server_out_of_descriptors_backs_off_instead_of_spinning_a
   const long before = cpu_ticks();
   std::this_thread::sleep_for(std::chrono::seconds(2));
   const double used = static_cast<double>(cpu_ticks() - before) / static_cast<double>(::sysconf(_SC_CLK_TCK)) / 2.0;
-  BOOST_TEST_MESSAGE("server CPU while out of descriptors: " << used * 100 << "% of a core");
+  BOOST_TEST_MESSAGE(name << ": server CPU while out of descriptors: " << used * 100 << "% of a core");
   BOOST_TEST(used < 0.3);
   flood.reset();
   // The flood gone, the server serves again within a few seconds (its waiting connections
   // close at the handshake timeout at the latest).
-  auto sess = open(g, ProcessCluster::target(addr));
+  auto sess = open(g, ProcessCluster::target(addr), config);
   BOOST_TEST(sess->run(c).scalar<float>() == 6.0f);
+}
+
+BOOST_AUTO_TEST_CASE(a_server_out_of_descriptors_backs_off_instead_of_spinning_and_recovers,
+                     *boost::unit_test::timeout(120)) {
+  check_out_of_descriptors_backs_off_and_recovers("descriptors", {}, {});
+}
+
+BOOST_AUTO_TEST_CASE(a_tls_server_out_of_descriptors_backs_off_instead_of_spinning_and_recovers,
+                     *boost::unit_test::timeout(120)) {
+  const std::string tls = ACTORFLOW_TEST_DATA_DIR "/tls/";
+  af::RuntimeOptions client_options;
+  client_options.tls_certificate = tls + "node.pem";
+  client_options.tls_key = tls + "node.key";
+  client_options.tls_ca_file = tls + "ca.pem";
+  af::Runtime client(client_options);
+  af::SessionConfig config;
+  config.runtime = &client;
+  check_out_of_descriptors_backs_off_and_recovers(
+      "tls_descriptors", {"--tls-cert", tls + "node.pem", "--tls-key", tls + "node.key", "--tls-ca", tls + "ca.pem"},
+      config);
 }
 
 BOOST_AUTO_TEST_CASE(when_the_step_and_bulk_ports_cannot_take_a_client_its_session_runs_over_caf,

@@ -222,6 +222,8 @@ class Graph {
 
   /// The operation named `name`; throws NotFoundError otherwise.
   Operation operation(std::string_view name) const;
+  /// Whether the graph has an operation named `name`.
+  bool contains(std::string_view name) const;
   /// The output `"name:i"` (or `"name"` for output 0); throws NotFoundError otherwise.
   Output output(std::string_view name) const;
   /// All nodes in creation order.
