@@ -2,9 +2,11 @@
 // BaspConnectionCheck, which basp_front_door.cpp's scribe follows). The input is a BASP
 // byte stream as a peer would send it: the target plays CAF's broker, reading a 32-byte
 // header, then the payload length it claims, and so on, asking the guard before each read.
-// Checked: no read larger than the limit is ever allowed; a stream whose first header is
+// Checked: no read larger than the limit (before the handshake, kBaspMaxHandshakeBytes)
+// is ever allowed; a stream whose first header is
 // not a client handshake is refused at once; the connection counts as handshaken exactly
 // when its first message (header and payload) went through.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -38,11 +40,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   bool header = true;
   int messages = 0;
   while (true) {
+    // Before the handshake went through, a read may claim at most kBaspMaxHandshakeBytes.
+    const std::size_t allowed =
+        check.handshaken() ? limit : std::min(limit, af::net::kBaspMaxHandshakeBytes);
     if (!check.may_read(want)) {
-      if (want <= limit) fail("a read within the limit was refused");
+      if (want <= allowed) fail("a read within the limit was refused");
       return 0;  // refused before reading: nothing allocated
     }
-    if (want > limit) fail("a read beyond the limit was allowed");
+    if (want > allowed) fail("a read beyond the limit was allowed");
     if (stream.size() < want) return 0;  // the peer stopped sending
     const std::string_view piece = stream.substr(0, want);
     stream.remove_prefix(want);

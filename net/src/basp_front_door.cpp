@@ -28,6 +28,9 @@ using caf::io::network::default_multiplexer;
 struct GuardState {
   FrontDoorOptions options;
   std::shared_ptr<Refusals> refusals;
+  /// Payload bytes claimed by the handshakes of connections that have not finished theirs
+  /// (each at most kBaspMaxHandshakeBytes), against kBaspHandshakeBudget.
+  mutable std::atomic<std::size_t> handshake_bytes{0};
 };
 
 /// A BASP connection checked before CAF reads on: see basp_front_door.hpp. Everything but
@@ -38,11 +41,21 @@ class GuardedScribe final : public caf::io::network::scribe_impl {
       : scribe_impl(mx, fd), state_(std::move(state)), peer_(std::move(peer)),
         check_(state_->options.max_message_bytes) {}
 
+  ~GuardedScribe() override { release_claim(); }
+
   void configure_read(caf::io::receive_policy::config config) override {
     if (refused()) return;
-    if (!check_.may_read(config.second))
+    if (!check_.may_read(config.second)) {
+      if (!check_.handshaken())
+        return refuse("oversized", "a BASP handshake of " + std::to_string(config.second) +
+                                       " bytes, more than the " + std::to_string(check_.limit()) +
+                                       " bytes a handshake may have");
       return refuse("oversized", "a BASP message of " + std::to_string(config.second) + " bytes, more than the " +
-                                     std::to_string(state_->options.max_message_bytes) + "-byte limit");
+                                     std::to_string(check_.limit()) + "-byte limit");
+    }
+    if (!check_.handshaken() && !claim(config.second))
+      return refuse("crowded", "connections without a handshake would hold more than " +
+                                   std::to_string(kBaspHandshakeBudget) + " bytes");
     scribe_impl::configure_read(config);
   }
 
@@ -55,13 +68,25 @@ class GuardedScribe final : public caf::io::network::scribe_impl {
         refuse("not_basp", "its first message is not a BASP client handshake");
         return false;
       }
-      if (check_.handshaken()) handshaken_.store(true, std::memory_order_release);
+      if (check_.handshaken()) {
+        release_claim();
+        handshaken_.store(true, std::memory_order_release);
+      }
     }
     return scribe_impl::consume(ctx, buf, n);
   }
 
+  /// The broker let go of the connection (closed by the peer, refused, or shut down): the
+  /// guard drops it at its next sweep, and the descriptor closes with the last reference.
+  void detach_from(caf::io::abstract_broker* ptr) override {
+    release_claim();
+    detached_.store(true, std::memory_order_release);
+    scribe_impl::detach_from(ptr);
+  }
+
   bool handshaken() const { return handshaken_.load(std::memory_order_acquire); }
   bool refused() const { return refused_.load(std::memory_order_acquire); }
+  bool detached() const { return detached_.load(std::memory_order_acquire); }
 
   /// Closes the connection unless it completed its handshake meanwhile (multiplexer thread).
   void expire(const std::string& reason, const std::string& detail) {
@@ -69,8 +94,19 @@ class GuardedScribe final : public caf::io::network::scribe_impl {
   }
 
  private:
+  /// Claims `bytes` of the handshake budget for this connection's next read (multiplexer
+  /// thread); false when the budget cannot take them.
+  bool claim(std::size_t bytes) {
+    release_claim();
+    const std::size_t before = state_->handshake_bytes.fetch_add(bytes);
+    claimed_ = bytes;
+    return before + bytes <= kBaspHandshakeBudget;
+  }
+  void release_claim() { state_->handshake_bytes.fetch_sub(std::exchange(claimed_, 0)); }
+
   void refuse(const std::string& reason, const std::string& detail) {
     if (refused_.exchange(true)) return;
+    release_claim();
     state_->refusals->refuse("caf", peer_, reason, detail);
     stream_.passivate();
     // The broker learns of it as of a failed read, once its current handler has returned;
@@ -87,6 +123,8 @@ class GuardedScribe final : public caf::io::network::scribe_impl {
   BaspConnectionCheck check_;
   std::atomic<bool> refused_{false};
   std::atomic<bool> handshaken_{false};  ///< check_.handshaken(), for the door's threads
+  std::atomic<bool> detached_{false};
+  std::size_t claimed_ = 0;  ///< of GuardState::handshake_bytes (multiplexer thread)
 };
 
 }  // namespace
@@ -114,7 +152,7 @@ struct BaspGuard::Impl {
   void sweep_locked() {
     const auto now = std::chrono::steady_clock::now();
     for (auto it = waiting.begin(); it != waiting.end();) {
-      if (it->scribe->handshaken() || it->scribe->refused()) {
+      if (it->scribe->handshaken() || it->scribe->refused() || it->scribe->detached()) {
         it = waiting.erase(it);
       } else if (now >= it->deadline) {
         expire(it->scribe, "handshake_timeout",

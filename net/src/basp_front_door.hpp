@@ -4,12 +4,17 @@
 // header claiming 4 GiB makes it allocate and zero 4 GiB, stalling every CAF connection. So
 // no connection reaches CAF's BASP broker on its own: actorflow accepts it, hands the BASP
 // broker a guarded scribe for it, and the guard
-//   - refuses any BASP message longer than `max_message_bytes` before CAF reads (or
-//     allocates) a byte of it,
+//   - refuses a BASP handshake claiming more than kBaspMaxHandshakeBytes (4 KiB; a real
+//     one has a few dozen bytes), and any later BASP message longer than
+//     `max_message_bytes`, before CAF reads (or allocates) a byte of it,
+//   - refuses a connection whose handshake would make the handshakes in flight on this port
+//     claim more than kBaspHandshakeBudget (1 MiB) together, so that no number of peers
+//     makes the server allocate more than that for connections that have not shaken hands,
 //   - closes a connection whose first message is not a BASP client handshake, or that has
 //     not completed one within `handshake_timeout`,
 //   - keeps at most `max_unauthenticated` connections waiting for their handshake (a new
-//     one closes the oldest, so an idle flood cannot lock real clients out),
+//     one closes the oldest, so an idle flood cannot lock real clients out), and lets go of
+//     a connection as soon as CAF closed it (its descriptor closes with it),
 // logging each refusal (rate-limited, naming the peer) and counting it for /metrics. The
 // TLS mode's socket-pair ends go through the same guard.
 #include <chrono>
@@ -25,6 +30,10 @@
 #include "refusals.hpp"
 
 namespace af::net {
+
+/// The most the handshakes of one port's connections that have not shaken hands may claim
+/// together (at most kBaspMaxHandshakeBytes each, wire_decoders.hpp).
+inline constexpr std::size_t kBaspHandshakeBudget = std::size_t{1} << 20;
 
 struct FrontDoorOptions {
   std::size_t max_message_bytes = std::size_t{512} << 20;

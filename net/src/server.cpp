@@ -133,8 +133,10 @@ void Server::start() {
     // the guard; CAF itself listens nowhere (nothing on loopback for other local users).
     impl_->tls_guard = std::make_shared<net::BaspGuard>(*impl_->runtime, impl_->master, "Server " + impl_->task_name(),
                                                         door, impl_->refusals);
-    impl_->port = net::serve_over_tls(*impl_->runtime, impl_->host, impl_->port, impl_->tls_guard,
-                                      "Server " + impl_->task_name());
+    impl_->port = net::serve_over_tls(
+        *impl_->runtime, impl_->host, impl_->port, impl_->tls_guard, "Server " + impl_->task_name(),
+        net::TlsServeLimits{impl_->options.handshake_timeout, impl_->options.max_unauthenticated_connections,
+                            impl_->refusals, {}});
   } else {
     // actorflow accepts and CAF's BASP broker gets each connection behind the guard
     // (basp_front_door.hpp): CAF itself listens nowhere.
@@ -152,7 +154,7 @@ void Server::start() {
     impl_->status = std::make_unique<net::StatusHttpServer>(
         impl_->host, static_cast<std::uint16_t>(impl_->options.status_port),
         [impl](const std::string& path, std::string* body, std::string* type) { return impl->serve_status(path, body, type); },
-        "Server " + impl_->task_name());
+        "Server " + impl_->task_name(), impl_->refusals);
     log_info("Server " + impl_->task_name() + " serves /metrics and /status on http://" + impl_->host + ":" +
              std::to_string(impl_->status->port()));
   }

@@ -53,21 +53,28 @@ struct StatusHttpServer::Impl {
   std::atomic<std::size_t> connections{0};
   bool stopped = false;
   asio::steady_timer backoff{io};
-  std::chrono::steady_clock::time_point last_log{};
+  std::shared_ptr<Refusals> refusals;
+
+  void refuse(const std::string& peer, const std::string& reason, const std::string& detail) {
+    if (refusals) refusals->refuse("status", peer, reason, detail);
+  }
+
+  static std::string peer_of(const tcp::socket& socket) {
+    std::error_code ignored;
+    const auto remote = socket.remote_endpoint(ignored);
+    return remote.address().to_string() + ":" + std::to_string(remote.port());
+  }
 
   void accept() {
     acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
       if (out_of_descriptors(ec)) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last_log > std::chrono::seconds(5)) {
-          last_log = now;
-          log_info(owner + ": the status port cannot accept: " + ec.message() + "; trying again every 100 ms");
-        }
+        refuse("(not accepted)", "descriptors", "cannot accept: " + ec.message() + "; trying again in 100 ms");
         return accept_later(backoff, [this] { accept(); });
       }
       if (!ec) {
         if (connections.load() >= kMaxConnections) {
+          refuse(peer_of(socket), "full", std::to_string(kMaxConnections) + " status connections are open");
           socket.close(ec);
         } else {
           auto c = std::make_shared<Connection>(io);
@@ -104,10 +111,16 @@ struct StatusHttpServer::Impl {
   void serve(const std::shared_ptr<Connection>& c) {
     c->timer.expires_after(kRequestTimeout);
     c->timer.async_wait([this, c](std::error_code ec) {
-      if (!ec) close(c);
+      if (ec || !c->socket.is_open()) return;
+      refuse(peer_of(c->socket), "handshake_timeout",
+             "no complete request within " + std::to_string(std::chrono::milliseconds(kRequestTimeout).count()) + " ms");
+      close(c);
     });
     asio::async_read_until(c->socket, c->request, "\r\n\r\n", [this, c](std::error_code ec, std::size_t) {
-      if (ec == asio::error::not_found) return respond(c, 431, "request too large\n", "text/plain");
+      if (ec == asio::error::not_found) {
+        refuse(peer_of(c->socket), "oversized", "a request over " + std::to_string(kMaxRequest) + " bytes");
+        return respond(c, 431, "request too large\n", "text/plain");
+      }
       if (ec) return close(c);
       const auto data = c->request.data();
       const HttpRequest request = parse_http_request(
@@ -128,10 +141,12 @@ struct StatusHttpServer::Impl {
   }
 };
 
-StatusHttpServer::StatusHttpServer(const std::string& host, std::uint16_t port, Handler handler, std::string owner)
+StatusHttpServer::StatusHttpServer(const std::string& host, std::uint16_t port, Handler handler, std::string owner,
+                                   std::shared_ptr<Refusals> refusals)
     : impl_(std::make_unique<Impl>()) {
   impl_->handler = std::move(handler);
   impl_->owner = std::move(owner);
+  impl_->refusals = std::move(refusals);
   std::error_code ec;
   auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
   if (!ec) {

@@ -1,11 +1,13 @@
 #include "tls_tunnel.hpp"
 
-#include <array>
+#include <functional>
 #include <map>
+#include <vector>
 #include <mutex>
 #include <thread>
 #include <tuple>
 
+#include <malloc.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
 #include "basp_front_door.hpp"
+#include "waiting_connections.hpp"
 
 namespace af::net {
 
@@ -29,8 +32,11 @@ namespace {
 using asio::ip::tcp;
 using TlsStream = asio::ssl::stream<tcp::socket>;
 
+/// How long an outgoing connection may take to connect and shake hands.
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 constexpr std::size_t kPipeBuffer = 256 * 1024;
+/// Memory freed by closed connections goes back to the system at most this often.
+constexpr auto kTrimEvery = std::chrono::seconds(1);
 
 asio::ip::address parse_host(const std::string& host) {
   std::error_code ec;
@@ -50,16 +56,22 @@ std::pair<int, int> socket_pair(const std::string& what) {
 }
 
 /// One connection: the TLS side and the local side (a socket pair whose other end CAF
-/// holds), bytes pumped both ways until either closes.
+/// holds), bytes pumped both ways until either closes. The pump buffers are allocated once
+/// the TLS handshake is done: a connection that has not authenticated holds only OpenSSL's
+/// state.
 struct Pipe : std::enable_shared_from_this<Pipe> {
   Pipe(tcp::socket tls_socket, asio::ssl::context& ctx, asio::io_context& io)
       : tls(std::move(tls_socket), ctx), plain(io), timer(io) {}
   TlsStream tls;
   LocalSocket plain;
   asio::steady_timer timer;
-  std::array<char, kPipeBuffer> up{};    // plain -> tls
-  std::array<char, kPipeBuffer> down{};  // tls -> plain
+  std::unique_ptr<char[]> up;    // plain -> tls
+  std::unique_ptr<char[]> down;  // tls -> plain
   bool closed = false;
+  bool authenticated = false;  ///< accepted connections: the TLS handshake went through
+  std::chrono::steady_clock::time_point deadline;  ///< accepted connections: for the handshake
+  std::string peer;
+  std::function<void()> on_close;
 
   void close() {
     if (closed) return;
@@ -68,25 +80,28 @@ struct Pipe : std::enable_shared_from_this<Pipe> {
     timer.cancel();
     tls.lowest_layer().close(ignored);
     plain.close(ignored);
+    if (on_close) std::exchange(on_close, nullptr)();
   }
 
   void start_pumps() {
+    up = std::make_unique<char[]>(kPipeBuffer);
+    down = std::make_unique<char[]>(kPipeBuffer);
     pump_down();
     pump_up();
   }
   void pump_down() {
-    tls.async_read_some(asio::buffer(down), [self = shared_from_this()](std::error_code ec, std::size_t n) {
+    tls.async_read_some(asio::buffer(down.get(), kPipeBuffer), [self = shared_from_this()](std::error_code ec, std::size_t n) {
       if (ec) return self->close();
-      asio::async_write(self->plain, asio::buffer(self->down.data(), n), [self](std::error_code ec2, std::size_t) {
+      asio::async_write(self->plain, asio::buffer(self->down.get(), n), [self](std::error_code ec2, std::size_t) {
         if (ec2) return self->close();
         self->pump_down();
       });
     });
   }
   void pump_up() {
-    plain.async_read_some(asio::buffer(up), [self = shared_from_this()](std::error_code ec, std::size_t n) {
+    plain.async_read_some(asio::buffer(up.get(), kPipeBuffer), [self = shared_from_this()](std::error_code ec, std::size_t n) {
       if (ec) return self->close();
-      asio::async_write(self->tls, asio::buffer(self->up.data(), n), [self](std::error_code ec2, std::size_t) {
+      asio::async_write(self->tls, asio::buffer(self->up.get(), n), [self](std::error_code ec2, std::size_t) {
         if (ec2) return self->close();
         self->pump_up();
       });
@@ -105,58 +120,112 @@ struct Pipe : std::enable_shared_from_this<Pipe> {
 
 struct TlsTunnels::Impl {
   using Handover = std::function<void(int fd, std::uint16_t port, const std::string& peer)>;
+  /// A port served: its acceptor, the connections still shaking hands, and its timers.
+  struct Served {
+    Served(asio::io_context& io, TlsServeLimits l, Handover h, std::string o)
+        : acceptor(io), backoff(io), sweeper(io), limits(std::move(l)), handover(std::move(h)), owner(std::move(o)),
+          waiting("caf", limits.handshake_timeout, limits.max_unauthenticated, limits.refusals) {}
+    tcp::acceptor acceptor;
+    asio::steady_timer backoff;
+    asio::steady_timer sweeper;
+    TlsServeLimits limits;
+    Handover handover;
+    std::string owner;
+    WaitingConnections<Pipe> waiting;  ///< tunnel thread
+    std::vector<std::weak_ptr<Pipe>> pipes;  ///< tunnel thread: every accepted one, to close on stop
+  };
+
   asio::io_context io;
   asio::executor_work_guard<asio::io_context::executor_type> work{io.get_executor()};
   asio::ssl::context ctx{asio::ssl::context::tls};
   std::thread thread;
   std::mutex mu;
-  std::map<std::uint16_t, std::shared_ptr<tcp::acceptor>> servers;  // by public port
-  std::chrono::steady_clock::time_point last_refusal_log{};
+  std::map<std::uint16_t, std::shared_ptr<Served>> servers;  // by public port
+  bool trim_pending = false;  ///< tunnel thread: pipes closed since the last trim
+  std::chrono::steady_clock::time_point last_trim{};
 
-  void log_refusal(const std::string& owner, const tcp::endpoint& peer, const std::error_code& ec) {
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_refusal_log < std::chrono::seconds(10)) return;
-    last_refusal_log = now;
-    log_info(owner + ": refused a connection from " + peer.address().to_string() + ":" + std::to_string(peer.port()) +
-             " (TLS handshake failed: " + ec.message() + ")");
+  static bool shaking_hands(const Pipe& p) { return !p.authenticated && !p.closed; }
+
+  void refuse(Served& served, const std::string& peer, const std::string& reason, const std::string& detail) {
+    served.waiting.refuse(peer, reason, detail);
   }
 
-  void accept(std::shared_ptr<tcp::acceptor> acceptor, std::shared_ptr<const Handover> handover, std::string owner) {
-    acceptor->async_accept([this, acceptor, handover, owner](std::error_code ec, tcp::socket socket) {
-      if (ec == asio::error::operation_aborted || !acceptor->is_open()) return;
-      if (!ec) {
-        std::error_code ignored;
-        auto peer = socket.remote_endpoint(ignored);
-        const auto port = acceptor->local_endpoint(ignored).port();
-        socket.set_option(tcp::no_delay(true), ignored);
-        auto pipe = std::make_shared<Pipe>(std::move(socket), ctx, io);
-        pipe->arm_timer();
-        pipe->tls.async_handshake(asio::ssl::stream_base::server, [this, pipe, handover, owner, peer, port](std::error_code hs) {
-          if (hs) {
-            log_refusal(owner, peer, hs);
-            return pipe->close();
-          }
-          pipe->timer.cancel();
-          std::pair<int, int> fds;
-          try {
-            fds = socket_pair(owner);
-          } catch (const Error& e) {
-            log_info(std::string(e.what()));
-            return pipe->close();
-          }
-          std::error_code assigned;
-          pipe->plain.assign(asio::local::stream_protocol(), fds.first, assigned);
-          if (assigned) {
-            ::close(fds.first);
-            ::close(fds.second);
-            return pipe->close();
-          }
-          pipe->start_pumps();
-          (*handover)(fds.second, port, peer.address().to_string() + ":" + std::to_string(peer.port()));
+  void accept(std::shared_ptr<Served> served) {
+    served->acceptor.async_accept([this, served](std::error_code ec, tcp::socket socket) {
+      if (ec == asio::error::operation_aborted || !served->acceptor.is_open()) return;
+      if (out_of_descriptors(ec)) {
+        refuse(*served, "(not accepted)", "descriptors", "cannot accept: " + ec.message() + "; trying again in 100 ms");
+        return accept_later(served->backoff, [this, served] {
+          if (served->acceptor.is_open()) accept(served);
         });
       }
-      accept(acceptor, handover, owner);
+      if (!ec) start(served, std::move(socket));
+      accept(served);
     });
+  }
+
+  void start(const std::shared_ptr<Served>& served, tcp::socket socket) {
+    std::error_code ignored;
+    const auto peer = socket.remote_endpoint(ignored);
+    const auto port = served->acceptor.local_endpoint(ignored).port();
+    socket.set_option(tcp::no_delay(true), ignored);
+    auto pipe = std::make_shared<Pipe>(std::move(socket), ctx, io);
+    pipe->peer = peer.address().to_string() + ":" + std::to_string(peer.port());
+    pipe->deadline = served->waiting.deadline_from_now();
+    pipe->on_close = [this] { trim_pending = true; };
+    if (served->pipes.size() % 64 == 63)
+      std::erase_if(served->pipes, [](const std::weak_ptr<Pipe>& w) { return w.expired(); });
+    served->pipes.push_back(pipe);
+    served->waiting.add(pipe, shaking_hands, [](const std::shared_ptr<Pipe>& p) { p->close(); });
+    pipe->tls.async_handshake(asio::ssl::stream_base::server, [this, served, pipe, port](std::error_code hs) {
+      if (pipe->closed) return;  // its deadline, or the limit, closed it
+      if (hs) {
+        refuse(*served, pipe->peer, "tls_handshake", "TLS handshake failed: " + hs.message());
+        return pipe->close();
+      }
+      pipe->authenticated = true;
+      std::pair<int, int> fds;
+      try {
+        fds = socket_pair(served->owner);
+      } catch (const Error& e) {
+        log_info(std::string(e.what()));
+        return pipe->close();
+      }
+      std::error_code assigned;
+      pipe->plain.assign(asio::local::stream_protocol(), fds.first, assigned);
+      if (assigned) {
+        ::close(fds.first);
+        ::close(fds.second);
+        return pipe->close();
+      }
+      pipe->start_pumps();
+      served->handover(fds.second, port, pipe->peer);
+    });
+  }
+
+  /// Every 100 ms while `served` is open: closes connections past their handshake deadline,
+  /// runs the owner's tick, and gives memory of closed connections back to the system.
+  void sweep(std::shared_ptr<Served> served) {
+    served->sweeper.expires_after(std::chrono::milliseconds(100));
+    served->sweeper.async_wait([this, served](std::error_code ec) {
+      if (ec || !served->acceptor.is_open()) return;
+      served->waiting.trim(shaking_hands, [](const std::shared_ptr<Pipe>& p) { p->close(); });
+      if (served->limits.tick) served->limits.tick();
+      trim_memory();
+      sweep(served);
+    });
+  }
+
+  /// A flood of connections leaves glibc's arenas holding their memory after they close
+  /// (their buffers came from the heap, not from mmap): hand it back, at most every second.
+  void trim_memory() {
+    const auto now = std::chrono::steady_clock::now();
+    if (!trim_pending || now - last_trim < kTrimEvery) return;
+    trim_pending = false;
+    last_trim = now;
+#ifdef __GLIBC__
+    ::malloc_trim(0);
+#endif
   }
 
   /// Connects `pipe`'s TLS side to `remote`, then pumps.
@@ -201,39 +270,48 @@ TlsTunnels::~TlsTunnels() {
 
 std::uint16_t TlsTunnels::serve(const std::string& host, std::uint16_t port,
                                 std::function<void(int fd, std::uint16_t port, const std::string& peer)> handover,
-                                std::string owner) {
-  auto acceptor = std::make_shared<tcp::acceptor>(impl_->io);
+                                std::string owner, TlsServeLimits limits) {
+  auto served = std::make_shared<Impl::Served>(impl_->io, std::move(limits), std::move(handover), owner);
   tcp::endpoint endpoint(parse_host(host), port);
   std::error_code ec;
-  acceptor->open(endpoint.protocol(), ec);
-  if (!ec) acceptor->set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor->bind(endpoint, ec);
-  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  auto& acceptor = served->acceptor;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec)
     throw UnavailableError(unavailable(owner + ": cannot listen on " + host + ":" + std::to_string(port) + ": " +
                                        ec.message()));
-  auto bound = acceptor->local_endpoint().port();
+  auto bound = acceptor.local_endpoint().port();
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    impl_->servers[bound] = acceptor;
+    impl_->servers[bound] = served;
   }
-  auto shared = std::make_shared<const Impl::Handover>(std::move(handover));
-  asio::post(impl_->io, [impl = impl_, acceptor, shared, owner] { impl->accept(acceptor, shared, owner); });
+  asio::post(impl_->io, [impl = impl_, served] {
+    impl->accept(served);
+    impl->sweep(served);
+  });
   return bound;
 }
 
 void TlsTunnels::stop_serving(std::uint16_t port) {
-  std::shared_ptr<tcp::acceptor> acceptor;
+  std::shared_ptr<Impl::Served> served;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     auto it = impl_->servers.find(port);
     if (it == impl_->servers.end()) return;
-    acceptor = it->second;
+    served = it->second;
     impl_->servers.erase(it);
   }
-  asio::post(impl_->io, [acceptor] {
+  // Connections still shaking hands close; those piped to CAF stay until either side closes.
+  asio::post(impl_->io, [served] {
     std::error_code ignored;
-    acceptor->close(ignored);
+    served->acceptor.close(ignored);
+    served->backoff.cancel();
+    served->sweeper.cancel();
+    for (auto& w : served->pipes)
+      if (auto p = w.lock(); p && !p->authenticated) p->close();
+    served->pipes.clear();
   });
 }
 
@@ -276,12 +354,15 @@ std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& ho
 }
 
 std::uint16_t serve_over_tls(Runtime& runtime, const std::string& host, std::uint16_t port,
-                             std::shared_ptr<BaspGuard> guard, const std::string& owner) {
+                             std::shared_ptr<BaspGuard> guard, const std::string& owner, TlsServeLimits limits) {
   auto* tunnels = tls_tunnels(runtime);
   if (!tunnels) throw InternalError(internal(owner + ": serve_over_tls without TLS"));
+  // The guard's handshake deadlines are enforced on the tunnel's timer.
+  limits.tick = [guard] { guard->sweep(); };
   return tunnels->serve(
       host, port,
-      [guard](int fd, std::uint16_t bound, const std::string& peer) { guard->adopt(fd, peer, bound); }, owner);
+      [guard](int fd, std::uint16_t bound, const std::string& peer) { guard->adopt(fd, peer, bound); }, owner,
+      std::move(limits));
 }
 
 }  // namespace af::net

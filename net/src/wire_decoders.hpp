@@ -4,6 +4,7 @@
 // (no sockets, no CAF, no allocation beyond the result) so that fuzz/ can drive them:
 // the step port's request header, the bulk port's request, the tensor push port's hello and
 // frames, the CAF port's first BASP header and the status port's request line. The servers act on what these return.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -77,15 +78,23 @@ std::string encode_push_meta(std::uint8_t dtype, const std::vector<std::int64_t>
 enum class BaspFirst { client_handshake, not_basp };
 BaspFirst check_first_basp_header(std::string_view header);
 
+/// The most a BASP client handshake's payload may claim. CAF 0.17.6's is the client's node
+/// id (a few dozen bytes); a peer that has not shaken hands cannot make the server allocate
+/// more than this for it.
+inline constexpr std::size_t kBaspMaxHandshakeBytes = 4096;
+
 /// The CAF port guard's decisions for one connection, in the order CAF's BASP broker reads
 /// (basp_front_door.cpp calls it from its scribe): first a header, then its payload, and
 /// so on.
 class BaspConnectionCheck {
  public:
   explicit BaspConnectionCheck(std::size_t max_message_bytes) : max_(max_message_bytes) {}
+  /// The largest read allowed now: kBaspMaxHandshakeBytes until the handshake went through,
+  /// then the message limit.
+  std::size_t limit() const { return handshaken_ ? max_ : std::min(max_, kBaspMaxHandshakeBytes); }
   /// The broker asks to read `bytes` next (a header, or the payload length a header
   /// claimed): false refuses the connection before anything is read or allocated.
-  bool may_read(std::size_t bytes) const { return bytes <= max_; }
+  bool may_read(std::size_t bytes) const { return bytes <= limit(); }
   /// The broker got `bytes`: false refuses the connection (its first message is not a
   /// BASP client handshake).
   bool consumed(std::string_view bytes);

@@ -4,9 +4,11 @@
 
 #include <chrono>
 #include <future>
+#include <memory>
 #include <regex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <asio.hpp>
 #include <nlohmann/json.hpp>
@@ -140,6 +142,26 @@ BOOST_AUTO_TEST_CASE(bad_requests_get_an_error_and_the_port_keeps_serving, *boos
   af::ServerOptions bad;
   bad.status_port = 70000;
   BOOST_CHECK_THROW(af::Server::create_local_server(bad), af::InvalidArgumentError);
+}
+
+BOOST_AUTO_TEST_CASE(connections_over_the_status_ports_limit_are_counted_as_refusals, *boost::unit_test::timeout(60)) {
+  af::ServerOptions with_status;
+  with_status.status_port = 0;
+  auto server = af::Server::create_local_server(with_status);
+  const std::uint16_t port = server->status_port();
+  asio::io_context io;
+  std::vector<std::unique_ptr<asio::ip::tcp::socket>> idle;
+  for (int i = 0; i < 66; ++i) {  // the port serves 64 at once: two are closed at once
+    auto s = std::make_unique<asio::ip::tcp::socket>(io);
+    s->connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+    idle.push_back(std::move(s));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  idle.clear();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const std::string text = body_of(get(port, "/metrics"));
+  BOOST_TEST(metric(text, "actorflow_refused_connections_total{task=\"/job:localhost/replica:0/task:0\",port=\"status\","
+                          "reason=\"full\"}") == 2.0, text);
 }
 
 BOOST_AUTO_TEST_CASE(tensors_between_two_workers_go_straight_from_one_to_the_other, *boost::unit_test::timeout(60)) {

@@ -12,10 +12,15 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <actorflow/actorflow.hpp>
 
+#include <asio.hpp>
+
 #include "free_port.hpp"
+#include "http_client.hpp"
 
 namespace {
 
@@ -62,6 +67,28 @@ std::set<std::string> own_listening_sockets() {
     }
   }
   return out;
+}
+
+long rss_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  long value = 0;
+  while (status >> key) {
+    if (key == "VmRSS:") {
+      status >> value;
+      return value;
+    }
+    status.ignore(1 << 20, '\n');
+  }
+  return -1;
+}
+
+/// The value of `actorflow_refused_connections_total{...port="caf",reason="<reason>"}`.
+long refused(std::uint16_t status_port, const std::string& reason) {
+  const std::string body = af::test::http_get(status_port, "/metrics");
+  const std::string key = "port=\"caf\",reason=\"" + reason + "\"} ";
+  auto at = body.find(key);
+  return at == std::string::npos ? 0 : std::stol(body.substr(at + key.size()));
 }
 
 }  // namespace
@@ -123,6 +150,57 @@ BOOST_AUTO_TEST_CASE(only_peers_with_a_certificate_of_the_clusters_ca_are_served
   auto fresh = std::make_unique<af::Runtime>(tls_options("node"));
   BOOST_TEST(run_on(*fresh, target) == 6.0f);
   server.stop();
+}
+
+BOOST_AUTO_TEST_CASE(refused_tls_handshakes_are_counted, *boost::unit_test::timeout(120)) {
+  auto server_runtime = std::make_unique<af::Runtime>(tls_options("node"));
+  af::ServerOptions options;
+  options.config.runtime = server_runtime.get();
+  options.status_port = 0;
+  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{
+      {"local", {"127.0.0.1:" + std::to_string(af::test::free_port())}}});
+  af::Server server(cluster, "local", 0, options);
+  auto rogue = std::make_unique<af::Runtime>(tls_options("rogue_node", "rogue_ca"));
+  BOOST_CHECK_THROW(run_on(*rogue, server.target()), af::UnavailableError);
+  BOOST_TEST(refused(server.status_port(), "tls_handshake") >= 1);
+}
+
+BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_tls_port_holds_little_memory_and_gives_it_back,
+                     *boost::unit_test::timeout(120)) {
+  // 600 connections that never start their TLS handshake: at most 128 may wait at once (the
+  // oldest are closed), each holding only OpenSSL's state, and their memory goes back to the
+  // system once they close.
+  auto server_runtime = std::make_unique<af::Runtime>(tls_options("node"));
+  af::ServerOptions options;
+  options.config.runtime = server_runtime.get();
+  options.status_port = 0;
+  options.handshake_timeout = std::chrono::seconds(30);
+  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{
+      {"local", {"127.0.0.1:" + std::to_string(af::test::free_port())}}});
+  af::Server server(cluster, "local", 0, options);
+  auto good = std::make_unique<af::Runtime>(tls_options("node"));
+  BOOST_TEST(run_on(*good, server.target()) == 6.0f);
+  const long rss_before = rss_kib();
+  {
+    asio::io_context io;
+    std::vector<std::unique_ptr<asio::ip::tcp::socket>> idle;
+    for (int i = 0; i < 600; ++i) {
+      auto s = std::make_unique<asio::ip::tcp::socket>(io);
+      s->connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), server.port()));
+      idle.push_back(std::move(s));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const long rss_flooded = rss_kib();
+    BOOST_TEST_MESSAGE("RSS with 600 idle TLS connections: +" << (rss_flooded - rss_before) / 1024 << " MiB");
+    BOOST_TEST(rss_flooded - rss_before < 48 * 1024);
+    BOOST_TEST(refused(server.status_port(), "crowded") >= 600 - 128 - 1);
+    // A real client is served during the flood.
+    BOOST_TEST(run_on(*good, server.target()) == 6.0f);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const long rss_after = rss_kib();
+  BOOST_TEST_MESSAGE("RSS after they closed: +" << (rss_after - rss_before) / 1024 << " MiB");
+  BOOST_TEST(rss_after - rss_before < 16 * 1024);
 }
 
 BOOST_AUTO_TEST_CASE(partial_tls_settings_are_invalid_argument) {
