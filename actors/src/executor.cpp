@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "actorflow/ops/op_registry.hpp"
+#include "actorflow/ops/stall_watch.hpp"
 #include "step.hpp"
 #include "wire_types.hpp"
 
@@ -142,6 +143,7 @@ class ExecutorState final : public StepServices {
   // -- StepServices ------------------------------------------------------------------------
 
   std::int64_t step_id() const override { return step_->step_id; }
+  const std::string& client_task() const override { return step_->client_task; }
 
   /// True when the partition runs on the caller's thread (run_step_inline), not in an actor.
   bool inline_mode() const { return self_ == nullptr; }
@@ -149,6 +151,24 @@ class ExecutorState final : public StepServices {
   void send(const std::string& key, Tensor value) override {
     if (step_->remote_send && step_->remote_send(step_->step_id, key, value)) return;
     self_->send(step_->rendezvous, send_atom::value, step_->step_id, key, std::move(value));
+  }
+
+  /// A StallWatch entry for the receive of `key` when its sender is on another task (null
+  /// otherwise); it ends with the last handler holding it.
+  std::shared_ptr<StallWatchScope> watch_remote_recv(const std::string& key) const {
+    const auto task_of = [](std::string_view device) { return device.substr(0, device.find("/device:")); };
+    const std::string_view source = std::string_view(key).substr(0, key.find(';'));
+    const std::string& device = impl_->plan.device;
+    if (source.find("/device:") == std::string_view::npos || task_of(source) == task_of(device)) return nullptr;
+    // The key is `src_device;dst_device;tensor;frame`: the report names the tensor.
+    const auto tensor_at = key.find(';', source.size() + 1);
+    StallingWait w;
+    w.kind = "recv";
+    w.what = tensor_at == std::string::npos ? key : key.substr(tensor_at + 1, key.find(';', tensor_at + 1) - tensor_at - 1);
+    w.device = device;
+    w.step_id = step_->step_id;
+    w.waiting_for = [task = std::string(task_of(source))] { return "a tensor from " + task; };
+    return std::make_shared<StallWatchScope>(std::move(w));
   }
 
   Async<StatusOr<Tensor>> recv(const std::string& key) override {
@@ -163,9 +183,11 @@ class ExecutorState final : public StepServices {
       caf::duration wait = caf::infinite;
       if (step_->deadline != std::chrono::steady_clock::time_point::max())
         wait = caf::duration{std::chrono::duration_cast<std::chrono::milliseconds>(remaining())};
+      // A tensor from another task: the wait is one a stall report names the task of.
+      auto watch = watch_remote_recv(key);
       self_->request(step_->rendezvous, wait, recv_atom::value, step_->step_id, key)
-          .then([c](const Tensor& t) { c(t); },
-                [c, key](caf::error& e) { c(status_from_error(e, "recv " + key)); });
+          .then([c, watch](const Tensor& t) { c(t); },
+                [c, key, watch](caf::error& e) { c(status_from_error(e, "recv " + key)); });
     }};
   }
 

@@ -63,6 +63,9 @@ struct ExecutorImpl {
 /// One step, shared by everyone taking part in it.
 struct StepRun {
   std::int64_t step_id = 0;
+  /// The task whose master runs the step, for a partition shipped here by another task's
+  /// master (StepServices::client_task); empty otherwise.
+  std::string client_task;
   std::vector<Tensor> feeds;
   std::vector<Tensor> results;
   bool trace = false;

@@ -37,6 +37,7 @@ struct Settings {
   int max_message_mb = 512;
   int handshake_timeout_ms = 5000;
   int max_unauthenticated = 128;
+  int stall_ms = 60000;
   std::string tls_cert, tls_key, tls_ca;
   int cpus = 1;
   int gpus = -1;
@@ -72,6 +73,10 @@ void add_flags(CLI::App& cli, Settings& s) {
   cli.add_option("--max-unauthenticated", s.max_unauthenticated,
                  "connections per port waiting for that; a new one closes the oldest")
       ->check(af::apps::integer_in(1));
+  cli.add_option("--stall-ms", s.stall_ms,
+                 "log a wait in a step (a dequeue, an accumulator's take, a tensor from\n"
+                 "another task) that lasts this long, naming what it waits for (0 = off)")
+      ->check(af::apps::integer_in(0));
   auto* cert = cli.add_option("--tls-cert", s.tls_cert,
                               "this task's certificate chain (PEM); with --tls-key and --tls-ca every\n"
                               "connection to and from other processes is TLS with mutual certificates;\n"
@@ -166,6 +171,7 @@ int main(int argc, char** argv) {
       options.max_message_bytes = static_cast<std::size_t>(settings.max_message_mb) << 20;
       options.handshake_timeout = std::chrono::milliseconds(settings.handshake_timeout_ms);
       options.max_unauthenticated_connections = static_cast<std::size_t>(settings.max_unauthenticated);
+      options.stall_period = std::chrono::milliseconds(settings.stall_ms);
       af::Server server(cluster, settings.job, settings.task, options);
       af::log_info("serving " + server.target() + " (" + std::to_string(server.devices().size()) + " devices)");
       std::thread waiter([&server] {

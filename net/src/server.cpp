@@ -146,6 +146,8 @@ void Server::start() {
   }
   (void)sys;
   impl_->started = true;
+  if (impl_->options.stall_period.count() > 0)
+    impl_->stalls = std::make_unique<net::StallInspector>(impl_->task_name(), impl_->options.stall_period);
   if (impl_->options.status_port > 65535)
     throw InvalidArgumentError(invalid_argument("Server " + impl_->task_name() + ": status port " +
                                                 std::to_string(impl_->options.status_port) + " is not a port"));
@@ -192,6 +194,7 @@ void Server::stop() {
     impl_->steps->port = 0;
     if (impl_->step) impl_->step->stop();
     if (impl_->status) impl_->status->stop();
+    if (impl_->stalls) impl_->stalls->stop();
     impl_->agent = caf::actor();
     impl_->master = caf::actor();
     impl_->worker = caf::actor();
@@ -222,6 +225,9 @@ std::map<std::string, Server::PeerTraffic> Server::peer_traffic() const {
   return out;
 }
 std::uint16_t Server::status_port() const { return impl_->status ? impl_->status->port() : 0; }
+std::vector<StallWatch::Stalled> Server::stalled_waits() const {
+  return impl_->stalls ? impl_->stalls->stalled() : std::vector<StallWatch::Stalled>{};
+}
 const ClusterSpec& Server::cluster() const { return impl_->cluster; }
 const std::string& Server::job() const { return impl_->job; }
 int Server::task() const { return impl_->task; }

@@ -16,6 +16,7 @@
 #include "cluster.hpp"
 #include "master_service.hpp"
 #include "refusals.hpp"
+#include "stall_inspector.hpp"
 #include "status_http.hpp"
 #include "step_channel.hpp"
 
@@ -43,6 +44,7 @@ struct Server::Impl {
   std::shared_ptr<net::Refusals> refusals;
   std::unique_ptr<net::BaspFrontDoor> door;  ///< the CAF port (plain mode)
   std::shared_ptr<net::BaspGuard> tls_guard;  ///< the guard of the TLS tunnel's connections
+  std::unique_ptr<net::StallInspector> stalls;  ///< null: ServerOptions::stall_period is 0
   std::mutex mu;
   std::condition_variable cv;
   bool started = false;

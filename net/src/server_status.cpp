@@ -1,4 +1,6 @@
 // A task's status port: Prometheus metrics (/metrics) and a JSON description (/status).
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "actorflow/queues/queue_stats.hpp"
@@ -39,6 +41,7 @@ int Server::Impl::serve_status(const std::string& path, std::string* body, std::
   }
   auto traffic = routes->traffic();
   const std::string t = label(task_name());
+  const std::vector<StallWatch::Stalled> stalled = stalls ? stalls->stalled() : std::vector<StallWatch::Stalled>{};
   if (path == "/metrics") {
     std::ostringstream m;
     m << "# HELP actorflow_steps_total Steps run by sessions whose master is this task.\n"
@@ -87,6 +90,16 @@ int Server::Impl::serve_status(const std::string& path, std::string* body, std::
       << "# HELP actorflow_pushed_control_frames_received_total Partition runs, their replies, cancellations and step cleanups that came over the push port.\n"
       << "# TYPE actorflow_pushed_control_frames_received_total counter\n"
       << "actorflow_pushed_control_frames_received_total{task=\"" << t << "\"} " << pushed.control << "\n";
+    m << "# HELP actorflow_stalled_waits Waits in steps on this task that have lasted the stall period, by kind.\n"
+      << "# TYPE actorflow_stalled_waits gauge\n";
+    for (const char* kind : {"dequeue", "take", "recv"})
+      m << "actorflow_stalled_waits{task=\"" << t << "\",kind=\"" << kind << "\"} "
+        << std::count_if(stalled.begin(), stalled.end(), [&](const StallWatch::Stalled& s) { return s.kind == kind; })
+        << "\n";
+    m << "# HELP actorflow_longest_stall_seconds How long the longest stalled wait on this task has lasted.\n"
+      << "# TYPE actorflow_longest_stall_seconds gauge\n"
+      << "actorflow_longest_stall_seconds{task=\"" << t << "\"} "
+      << (stalled.empty() ? 0.0 : static_cast<double>(stalled.front().waited.count()) / 1000.0) << "\n";
     *body = m.str();
     *type = "text/plain; version=0.0.4";
     return 200;
@@ -116,6 +129,13 @@ int Server::Impl::serve_status(const std::string& path, std::string* body, std::
                              {"pending_dequeues", q.pending_dequeues}, {"closed", q.closed}});
     j["peers"] = nlohmann::json::object();
     for (auto& [peer, tr] : traffic) j["peers"][peer] = {{"bytes_sent", tr.sent}, {"bytes_received", tr.received}};
+    // The stall inspector's list: what each long wait waits for, and since which step.
+    j["stall_period_ms"] = options.stall_period.count();
+    j["stalls"] = nlohmann::json::array();
+    for (const auto& w : stalled)
+      j["stalls"].push_back({{"kind", w.kind}, {"what", w.what}, {"device", w.device}, {"step_id", w.step_id},
+                             {"global_step", w.global_step}, {"waiting_for", w.waiting_for},
+                             {"waited_ms", w.waited.count()}, {"summary", net::StallInspector::describe(w)}});
     *body = j.dump(2) + "\n";
     *type = "application/json";
     return 200;

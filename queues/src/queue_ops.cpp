@@ -7,6 +7,7 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/op_registry.hpp"
+#include "actorflow/ops/stall_watch.hpp"
 #include "actorflow/queues/queues.hpp"
 #include "queue_kernel_util.hpp"
 #include "queues_registration.hpp"
@@ -131,7 +132,20 @@ class QueueCallOp : public OpKernel {
         break;
       default: break;
     }
+    const bool enqueues = kind_ == QueueCall::Kind::enqueue || kind_ == QueueCall::Kind::enqueue_many;
+    if (enqueues) queue->note_producer(ctx.step ? ctx.step->client_task() : std::string());
+    // A dequeue that waits long is what a stall report names the producers of.
+    StallWatchScope watch;
+    if (kind_ == QueueCall::Kind::dequeue || kind_ == QueueCall::Kind::dequeue_many ||
+        kind_ == QueueCall::Kind::dequeue_up_to)
+      watch = StallWatchScope(StallingWait{"dequeue", queue->debug_string(), ctx.device_name,
+                                           ctx.step ? ctx.step->step_id() : 0, -1,
+                                           [weak = std::weak_ptr<QueueResource>(queue)] {
+                                             auto q = weak.lock();
+                                             return q ? q->waiting_for() : std::string("(queue gone)");
+                                           }});
     QueueReply reply = co_await call_queue(ctx.step, queue, std::move(call));
+    watch.end();
     if (!reply.status.ok()) {
       ctx.fail(reply.status);
       co_return;

@@ -21,6 +21,23 @@ std::string QueueResource::debug_string() const {
   return std::string(queue_kind_name(spec_.kind)) + " '" + spec_.name + "'";
 }
 
+void QueueResource::note_producer(const std::string& task) {
+  constexpr std::size_t kRemembered = 4;
+  std::lock_guard<std::mutex> lock(producers_mu_);
+  if (!producers_.empty() && producers_.front() == task) return;
+  std::erase(producers_, task);
+  producers_.insert(producers_.begin(), task);
+  if (producers_.size() > kRemembered) producers_.pop_back();
+}
+
+std::string QueueResource::waiting_for() const {
+  std::lock_guard<std::mutex> lock(producers_mu_);
+  if (producers_.empty()) return "an element; nobody has enqueued yet";
+  std::string who;
+  for (const auto& p : producers_) who += (who.empty() ? "" : ", ") + (p.empty() ? std::string("this task") : p);
+  return "an element; last enqueued by " + who;
+}
+
 void QueueResource::push(QueueInboxItem item, bool drain_here) const {
   push_to_inbox(*inbox_, std::move(item), drain_here);
 }

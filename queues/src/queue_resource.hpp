@@ -119,6 +119,12 @@ class QueueResource final : public ResourceBase {
   /// Puts dequeued components back in the queue.
   void restore(Tuple components, bool many, bool drain_here = false) const;
 
+  /// Notes that a step of `task` ("" : this task's own sessions) enqueued: a stall report
+  /// of a dequeue names who fed the queue last.
+  void note_producer(const std::string& task);
+  /// What a waiting dequeue waits for, in a stall report's words.
+  std::string waiting_for() const;
+
   /// InvalidArgument when `requested` (another node's attributes) differs from this
   /// shared queue, in TensorFlow's words ("Shared queue 'q' has capacity 10 but requested
   /// capacity was 5").
@@ -129,6 +135,8 @@ class QueueResource final : public ResourceBase {
   QueueSpec spec_;
   std::shared_ptr<QueueInbox> inbox_;
   caf::actor actor_;
+  mutable std::mutex producers_mu_;
+  std::vector<std::string> producers_;  ///< the tasks that enqueued last, most recent first (a few)
 };
 
 /// Finds or creates the queue (container, shared_name) in `mgr`, spawning its actor in

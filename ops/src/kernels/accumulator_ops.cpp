@@ -8,8 +8,10 @@
 // a take that finds too few gradients waits as an attempt in a FIFO, retried after every
 // apply. A waiting take holds no thread: its kernel is suspended in its device actor and is
 // resumed there (through the step's poster) with the average, or by the step's cancel hook.
+#include <algorithm>
 #include <atomic>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -23,6 +25,7 @@
 #include "actorflow/ops/logging.hpp"
 #include "actorflow/ops/op_registry.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/stall_watch.hpp"
 #include "kernel_util.hpp"
 #include "standard_ops.hpp"
 
@@ -50,11 +53,15 @@ class Accumulator final : public ResourceBase {
            ", step " + std::to_string(global_step_) + ", " + std::to_string(counter_) + " in)";
   }
   DType dtype() const noexcept { return dtype_; }
+  const std::string& name() const noexcept { return name_; }
 
   /// TryApplyGrad: adds `grad` unless `local_step` is stale, then retries the takes.
-  Status apply(std::int64_t local_step, const Tensor& grad) {
+  /// `replica` (the applying step's client task) is remembered for stall reports.
+  Status apply(std::int64_t local_step, const Tensor& grad, const std::string& replica = {}) {
     {
       std::lock_guard<std::mutex> guard(mu_);
+      auto& last = replicas_[replica];
+      last = std::max(last, local_step);
       if (local_step >= global_step_) {
         ACTORFLOW_RETURN_IF_ERROR(validate_shape(grad.shape()));
         if (counter_ == 0) {
@@ -107,6 +114,24 @@ class Accumulator final : public ResourceBase {
   std::int32_t num_accumulated() const {
     std::lock_guard<std::mutex> guard(mu_);
     return static_cast<std::int32_t>(counter_);
+  }
+
+  std::int64_t global_step() const {
+    std::lock_guard<std::mutex> guard(mu_);
+    return global_step_;
+  }
+
+  /// What a take of `required` gradients waits for: how many are in for the current step,
+  /// and the replicas that applied before but not yet for it (a stall report's words).
+  std::string missing(std::int32_t required) const {
+    std::lock_guard<std::mutex> guard(mu_);
+    std::string out = std::to_string(counter_) + " of " + std::to_string(required) + " gradients for global step " +
+                      std::to_string(global_step_);
+    std::string behind;
+    for (const auto& [replica, last] : replicas_)
+      if (last < global_step_) behind += (behind.empty() ? "" : ", ") + (replica.empty() ? "this task" : replica);
+    return out + (behind.empty() ? "; no replica that applied before is behind"
+                                 : "; none yet from " + behind);
   }
 
  private:
@@ -175,6 +200,7 @@ class Accumulator final : public ResourceBase {
   std::int64_t global_step_ = 0;
   Tensor sum_;
   std::deque<Attempt> attempts_;
+  std::map<std::string, std::int64_t> replicas_;  ///< the last local step each replica applied at
 };
 
 std::shared_ptr<Accumulator> accumulator_input(OpKernelContext& ctx) {
@@ -254,7 +280,7 @@ class ApplyGradientOp : public OpKernel {
     if (grad.dtype() != acc->dtype())
       return ctx.fail(invalid_argument("Gradient of " + name() + " has dtype " + std::string(dtype_name(grad.dtype())) +
                                        " but the accumulator holds " + std::string(dtype_name(acc->dtype()))));
-    Status s = acc->apply(*step, grad);
+    Status s = acc->apply(*step, grad, ctx.step ? ctx.step->client_task() : std::string());
     if (!s.ok()) ctx.fail(s);
   }
 };
@@ -320,7 +346,14 @@ class TakeGradientOp : public OpKernel {
       ctx.fail(internal(name() + " runs only inside a step"));
       co_return;
     }
+    // A take that waits long is what a stall report names the missing replicas of.
+    StallWatchScope watch(StallingWait{"take", acc->name(), ctx.device_name, ctx.step->step_id(), acc->global_step(),
+                                       [weak = std::weak_ptr<Accumulator>(acc), required] {
+                                         auto a = weak.lock();
+                                         return a ? a->missing(required) : std::string("(accumulator gone)");
+                                       }});
     StatusOr<Tensor> r = co_await take_from(ctx.step, acc, required);
+    watch.end();
     if (!r.ok()) {
       ctx.fail(r.status());
       co_return;

@@ -5,10 +5,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "actorflow/actors/runtime.hpp"
 #include "actorflow/actors/session.hpp"
 #include "actorflow/net/cluster_spec.hpp"
+#include "actorflow/ops/stall_watch.hpp"
 
 namespace af {
 
@@ -36,6 +38,13 @@ struct ServerOptions {
   std::chrono::milliseconds handshake_timeout{5000};
   /// At most this many connections wait for their handshake; a new one closes the oldest.
   std::size_t max_unauthenticated_connections = 128;
+  /// The stall inspector (as Horovod's): a wait inside a step on this task's devices (a
+  /// dequeue, such as SyncReplicas' token queue; an accumulator's take, the chief waiting
+  /// for gradients; a receive of a tensor from another task) that lasts this long is
+  /// logged, naming the replicas or tasks it waits for and since which step, again every
+  /// period while it lasts, and listed in `/status` ("stalls") and `/metrics`. 0: off. The
+  /// wait itself still ends only at its deadline.
+  std::chrono::milliseconds stall_period{60000};
 };
 
 /// One task of a cluster (TensorFlow's `tf.train.Server`): owns the task's devices (their
@@ -77,6 +86,9 @@ class Server {
   std::uint16_t port() const;
   /// The HTTP status port, or 0 when the server has none (ServerOptions::status_port).
   std::uint16_t status_port() const;
+  /// The waits on this task's devices that have lasted `ServerOptions::stall_period` or
+  /// longer, longest first (empty when the inspector is off).
+  std::vector<StallWatch::Stalled> stalled_waits() const;
   /// The cluster the server was created with.
   const ClusterSpec& cluster() const;
   /// This task's job name.

@@ -35,6 +35,13 @@ class StepServices {
   virtual ~StepServices() = default;
   /// The id of the running step.
   virtual std::int64_t step_id() const = 0;
+  /// The task whose master runs the step when it came from another task
+  /// (`/job:worker/replica:0/task:1`: a replica, in between-graph replication); empty when
+  /// this task's own session runs it. Stall reports name replicas by it.
+  virtual const std::string& client_task() const {
+    static const std::string none;
+    return none;
+  }
   /// Hands `value` to the rendezvous under `key` (non-blocking).
   virtual void send(const std::string& key, Tensor value) = 0;
   /// Waits for the value sent under `key`.
