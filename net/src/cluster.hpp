@@ -177,6 +177,11 @@ using PeerList = std::shared_ptr<const std::vector<Peer>>;
 caf::actor spawn_worker_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices,
                                 std::shared_ptr<Routes> routes);
 
+/// To a task proxy whose task went away: the same process (node) is connected again, with
+/// `caf::actor` its worker service; the proxy serves again, registering its partitions anew
+/// (the worker forgot them with the lost connection).
+using proxy_revive_atom = caf::atom_constant<caf::atom("af_revive")>;
+
 /// Spawns the proxy of remote task `peer_task` for partitions of masters on `local_task`.
 caf::actor spawn_task_proxy(caf::actor_system& sys, std::string peer_task, std::string peer_address,
                             caf::actor remote_worker, std::string local_task, caf::actor local_rendezvous,

@@ -43,6 +43,10 @@ struct PeerState {
   bool connected = false;
   caf::actor master;
   Peer peer;
+  /// The process lost last, and the proxy that served it: a reconnect to the same process
+  /// hands that proxy the new connection, so sessions that placed nodes there go on.
+  caf::node_id lost_node;
+  caf::actor lost_proxy;
   std::string last_error;
   std::chrono::steady_clock::time_point waiting_since{};
   std::chrono::steady_clock::time_point last_log{};
@@ -152,7 +156,18 @@ void connected(AgentActor* self, const std::string& task, caf::actor master, caf
   p.peer.address = p.host + ":" + std::to_string(p.port);
   p.peer.worker = worker;
   p.peer.devices = std::move(devices);
-  p.peer.proxy = spawn_task_proxy(self->system(), task, p.peer.address, worker, st.task, st.local_rendezvous, st.routes);
+  if (p.lost_proxy && p.lost_node == master.node()) {
+    // The same process, back after a freeze or a broken link: its variables and queues are
+    // intact, and the proxy that served it serves again.
+    p.peer.proxy = std::exchange(p.lost_proxy, caf::actor());
+    std::erase(st.retired_proxies, p.peer.proxy);
+    self->send(p.peer.proxy, proxy_revive_atom::value, worker);
+  } else {
+    p.peer.proxy =
+        spawn_task_proxy(self->system(), task, p.peer.address, worker, st.task, st.local_rendezvous, st.routes);
+  }
+  p.lost_node = caf::node_id();
+  p.lost_proxy = caf::actor();
   // A push that makes no progress for as long as CAF takes to declare the peer lost gives up
   // (its tensor goes over CAF, where the loss fails the step).
   const auto& o = st.runtime->options();
@@ -234,9 +249,13 @@ caf::behavior cluster_agent(AgentActor* self, Runtime* runtime, ClusterSpec clus
                "); reconnecting");
       p.connected = false;
       st.routes->set(name, caf::actor());
-      // The old proxy stays: sessions that placed nodes on the lost incarnation keep failing
-      // with Unavailable through it; it quits with the server.
+      // The old proxy stays: sessions that placed nodes on the lost task fail with
+      // Unavailable through it until the same process is back (then it serves again); a
+      // restarted process gets a new proxy, and those sessions keep failing (a new
+      // session uses the new process). It quits with the server.
       st.retired_proxies.push_back(p.peer.proxy);
+      p.lost_proxy = p.peer.proxy;
+      p.lost_node = p.master.node();
       p.peer = Peer{};
       p.master = caf::actor();
       p.last_error = "connection lost: " + self->system().render(msg.reason);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 
 #include "actorflow/actors/message_types.hpp"
 #include "actorflow/ops/errors.hpp"
@@ -44,7 +45,9 @@ struct ProxyState {
   /// Of `running`: those sent over the push channel, by request id (their replies come back
   /// on this task's push port, or over CAF from a worker whose push to here failed).
   std::map<std::uint64_t, detail::PartitionRunPtr> pushed;
-  Status down;  ///< set once the remote task is gone
+  Status down;  ///< set while the remote task is gone
+  /// Runs started again after the worker did not know their partition (once each).
+  std::set<detail::PartitionRunPtr> registered_again;
   static inline const char* name = "af.task_proxy";
 };
 using ProxyActor = caf::stateful_actor<ProxyState>;
@@ -63,7 +66,10 @@ void report(ProxyActor* self, const detail::PartitionRunPtr& run, const Status& 
   self->send(run->master, detail::done_atom::value, run->step->step_id, run->partition, status);
 }
 
-void finish(ProxyActor* self, const detail::PartitionRunPtr& run, const Status& status) {
+void run_partition(ProxyActor* self, const detail::PartitionRunPtr& run);
+
+/// Takes `run` off the runs in flight; false when it was not in flight (it ended already).
+bool take_running(ProxyActor* self, const detail::PartitionRunPtr& run) {
   std::erase_if(self->state.pushed, [&](const auto& entry) {
     if (entry.second != run) return false;
     self->state.routes->take_reply(entry.first);
@@ -73,9 +79,23 @@ void finish(ProxyActor* self, const detail::PartitionRunPtr& run, const Status& 
   for (auto it = begin; it != end; ++it)
     if (it->second == run) {
       self->state.running.erase(it);
-      report(self, run, status);
-      return;
+      return true;
     }
+  return false;
+}
+
+void finish(ProxyActor* self, const detail::PartitionRunPtr& run, const Status& status) {
+  auto& st = self->state;
+  // The worker did not know the partition: it forgot this proxy's partitions when its
+  // connection to this task was lost (possibly after this proxy had registered them again).
+  // Registered anew and run once more; it had not started there.
+  if (status.code() == Code::not_found && st.down.ok() && st.registered_again.insert(run).second) {
+    if (!take_running(self, run)) return;
+    st.registered.erase(run->step->executors[run->partition].get());
+    return run_partition(self, run);
+  }
+  st.registered_again.erase(run);
+  if (take_running(self, run)) report(self, run, status);
 }
 
 /// A partition's reply (its fetches, then its step stats) from the remote worker: the
@@ -211,7 +231,8 @@ void fail_registration(ProxyActor* self, const detail::ExecutorImpl* key, const 
 /// naming the task (later ones fail at once).
 void on_peer_down(ProxyActor* self, const caf::down_msg& msg) {
   auto& st = self->state;
-  if (!st.down.ok()) return;
+  if (!st.down.ok() || msg.source != caf::actor_cast<caf::actor_addr>(st.worker)) return;  // an older worker handle
+  st.registered_again.clear();
   st.down = unavailable("Task " + st.peer_task + " at " + st.peer_address + " is unavailable (" +
                         self->system().render(msg.reason) + ")");
   auto running = std::move(st.running);
@@ -368,6 +389,15 @@ caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string pe
       [self](worker_forget_atom, const std::string& kernel_scope) { forget_scope(self, kernel_scope); },
       [self](worker_push_reply_atom, std::uint64_t id, const std::string& payload, std::uint64_t frame_bytes) {
         on_push_reply(self, id, payload, frame_bytes);
+      },
+      [self](proxy_revive_atom, caf::actor worker) {
+        // The same process is back (a freeze, a broken link): serve again. Its worker
+        // forgot this proxy's partitions with the lost connection; they are registered anew.
+        auto& st = self->state;
+        st.worker = std::move(worker);
+        self->monitor(st.worker);
+        st.down = Status();
+        st.registered.clear();
       },
       [self](push_timeout_atom, std::uint64_t id) {
         // The request timeout's backstop for a pushed run of a step with a deadline.

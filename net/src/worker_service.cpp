@@ -309,13 +309,14 @@ Status prepare_run(WorkerActor* self, std::uint64_t handle, std::int64_t step_id
   auto& st = self->state;
   auto it = st.partitions.find(handle);
   if (it == st.partitions.end())
-    return aborted("Worker " + st.devices->task + ": partition " + std::to_string(handle) +
-                   " is not registered (its session closed)");
+    return not_found("Worker " + st.devices->task + ": partition " + std::to_string(handle) +
+                     " is not registered (its session closed, or its master's connection was lost)");
   const Registered& partition = it->second;
   st.routes->count_received(master_task_of_scope(partition.scope), received);
   detail::StepRunPtr step;
   ACTORFLOW_RETURN_IF_ERROR(make_partition_step(partition, step_id, timeout_ms, trace, feed_blob, &step));
   step->rendezvous = st.devices->rendezvous;
+  step->client_task = master_task_of_scope(partition.scope);
   // A tensor for another task goes straight to that task's worker service (every task
   // delivers into the one rendezvous its sessions share); only when this task is not
   // connected to it does it go back through the master's proxy, which forwards it.
