@@ -275,6 +275,35 @@ BOOST_AUTO_TEST_CASE(a_frozen_task_fails_the_step_waiting_on_it_with_unavailable
   BOOST_TEST(outcome.message.find("/job:ps/replica:0/task:0") != std::string::npos, outcome.message);
 }
 
+BOOST_AUTO_TEST_CASE(a_session_whose_ps_froze_past_the_connection_timeout_runs_again_after_the_thaw,
+                     *boost::unit_test::timeout(120)) {
+  // worker:1 drops the ps after 2 s of silence; the ps comes back as the same process, with
+  // x intact: the session that placed x there goes on (it used to fail for good through the
+  // proxy retired with the lost connection).
+  ProcessCluster cluster;
+  Counter c;
+  auto sess = open(c.g, ProcessCluster::target(cluster.w1_address));
+  sess->run(c.x.initializer());
+  BOOST_TEST(sess->run(c.increment_x).scalar<float>() == 1.0f);
+  freeze(cluster.group, cluster.ps);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  cluster.group.signal(cluster.ps, SIGCONT);
+  af::RunOptions options;
+  options.timeout_in_ms = 3000;
+  float value = 0.0f;
+  std::string last_error;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (value == 0.0f && std::chrono::steady_clock::now() < until) {
+    try {
+      value = sess->run({c.increment_x}, {}, {}, options)[0].scalar<float>();
+    } catch (const af::Error& e) {  // Unavailable while the tasks reconnect
+      last_error = e.what();
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+  BOOST_TEST(value == 2.0f, "last error: " << last_error);
+}
+
 BOOST_AUTO_TEST_CASE(a_step_against_a_frozen_server_ends_at_its_own_deadline_on_the_client,
                      *boost::unit_test::timeout(120)) {
   // CAF would notice the frozen server only after its 30 s connection timeout: the step's own
