@@ -254,14 +254,7 @@ BaspFrontDoor::BaspFrontDoor(Runtime& runtime, const std::string& host, std::uin
     : impl_(std::make_shared<Impl>()) {
   impl_->owner = owner;
   impl_->refusals = refusals;
-  std::error_code ec;
-  const auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
-  if (ec) throw UnavailableError(unavailable(owner + ": cannot listen on " + host + ": " + ec.message()));
-  asio::ip::tcp::endpoint endpoint(address, port);
-  impl_->acceptor.open(endpoint.protocol(), ec);
-  if (!ec) impl_->acceptor.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
-  if (!ec) impl_->acceptor.bind(endpoint, ec);
-  if (!ec) impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  const std::error_code ec = listen_on(impl_->acceptor, host, port);
   if (ec)
     throw UnavailableError(
         unavailable(owner + ": cannot listen on " + host + ":" + std::to_string(port) + ": " + ec.message()));

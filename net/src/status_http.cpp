@@ -147,15 +147,7 @@ StatusHttpServer::StatusHttpServer(const std::string& host, std::uint16_t port, 
   impl_->handler = std::move(handler);
   impl_->owner = std::move(owner);
   impl_->refusals = std::move(refusals);
-  std::error_code ec;
-  auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
-  if (!ec) {
-    tcp::endpoint endpoint(address, port);
-    impl_->acceptor.open(endpoint.protocol(), ec);
-    if (!ec) impl_->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec) impl_->acceptor.bind(endpoint, ec);
-    if (!ec) impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  }
+  const std::error_code ec = listen_on(impl_->acceptor, host, port);
   if (ec)
     throw UnavailableError(unavailable(impl_->owner + ": cannot open the status port " + host + ":" +
                                        std::to_string(port) + ": " + ec.message()));

@@ -403,15 +403,7 @@ TensorPushServer::TensorPushServer(const std::string& host, std::string owner, D
   impl_->waiting = WaitingConnections<Impl::Pending>("push", handshake_timeout,
                                                       std::max<std::size_t>(1, max_unauthenticated),
                                                       std::move(refusals));
-  std::error_code ec;
-  auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
-  if (!ec) {
-    tcp::endpoint endpoint(address, 0);
-    impl_->acceptor.open(endpoint.protocol(), ec);
-    if (!ec) impl_->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-    if (!ec) impl_->acceptor.bind(endpoint, ec);
-    if (!ec) impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  }
+  const std::error_code ec = listen_on(impl_->acceptor, host, 0);
   if (ec)
     throw UnavailableError(
         unavailable(impl_->owner + ": cannot open its tensor push port on " + host + ": " + ec.message()));

@@ -272,13 +272,8 @@ std::uint16_t TlsTunnels::serve(const std::string& host, std::uint16_t port,
                                 std::function<void(int fd, std::uint16_t port, const std::string& peer)> handover,
                                 std::string owner, TlsServeLimits limits) {
   auto served = std::make_shared<Impl::Served>(impl_->io, std::move(limits), std::move(handover), owner);
-  tcp::endpoint endpoint(parse_host(host), port);
-  std::error_code ec;
   auto& acceptor = served->acceptor;
-  acceptor.open(endpoint.protocol(), ec);
-  if (!ec) acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor.bind(endpoint, ec);
-  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  const std::error_code ec = listen_on(acceptor, host, port);
   if (ec)
     throw UnavailableError(unavailable(owner + ": cannot listen on " + host + ":" + std::to_string(port) + ": " +
                                        ec.message()));

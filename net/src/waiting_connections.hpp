@@ -1,10 +1,12 @@
 #pragma once
 
-// What the step and bulk ports share in front of their protocols: the connections that have
+// What the step, bulk and push ports share in front of their protocols (and the status and
+// CAF ports their listening socket): the connections that have
 // not made a first valid request yet, closed when their deadline passes or, oldest first,
 // when more than a limit wait (an idle flood cannot crowd real clients out), and the test
 // for an accept that failed for want of descriptors (the loop waits instead of spinning).
 #include <chrono>
+#include <cstdint>
 #include <cstddef>
 #include <deque>
 #include <memory>
@@ -12,11 +14,26 @@
 #include <system_error>
 
 #include <asio/error.hpp>
+#include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
 
 #include "refusals.hpp"
 
 namespace af::net {
+
+/// Opens `acceptor` on `host`:`port` (an IP address or "localhost"; port 0: the system
+/// chooses), with address reuse, and listens; the error when it cannot.
+inline std::error_code listen_on(asio::ip::tcp::acceptor& acceptor, const std::string& host, std::uint16_t port) {
+  std::error_code ec;
+  const auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
+  if (ec) return ec;
+  const asio::ip::tcp::endpoint endpoint(address, port);
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  return ec;
+}
 
 /// True when an accept failed because the process (or system) is out of descriptors or
 /// memory: accepting again at once would spin on the pending connection.

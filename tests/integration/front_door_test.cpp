@@ -24,31 +24,15 @@
 
 #include "free_port.hpp"
 #include "http_client.hpp"
+#include "process_stats.hpp"
 
 using namespace std::chrono_literals;
 using asio::ip::tcp;
 
 namespace {
 
-long rss_kib() {
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  long value = 0;
-  while (status >> key) {
-    if (key == "VmRSS:") {
-      status >> value;
-      return value;
-    }
-    status.ignore(1 << 20, '\n');
-  }
-  return -1;
-}
-
-std::size_t open_descriptors() {
-  std::size_t n = 0;
-  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
-  return n;
-}
+using af::test::open_descriptors;
+using af::test::rss_kib;
 
 std::unique_ptr<tcp::socket> raw_connect(asio::io_context& io, std::uint16_t port) {
   auto s = std::make_unique<tcp::socket>(io);

@@ -21,6 +21,7 @@
 
 #include "free_port.hpp"
 #include "http_client.hpp"
+#include "process_stats.hpp"
 
 namespace {
 
@@ -69,19 +70,7 @@ std::set<std::string> own_listening_sockets() {
   return out;
 }
 
-long rss_kib() {
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  long value = 0;
-  while (status >> key) {
-    if (key == "VmRSS:") {
-      status >> value;
-      return value;
-    }
-    status.ignore(1 << 20, '\n');
-  }
-  return -1;
-}
+using af::test::rss_kib;
 
 /// The value of `actorflow_refused_connections_total{...port="caf",reason="<reason>"}`.
 long refused(std::uint16_t status_port, const std::string& reason) {

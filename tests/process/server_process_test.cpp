@@ -123,6 +123,42 @@ void freeze(af::test::ProcessGroup& group, std::size_t i) {
   }
 }
 
+/// Runs `f` (a step); how it ended and (in `detected`) how long it took.
+Outcome ended(const std::function<void()>& f) {
+  const auto start = std::chrono::steady_clock::now();
+  Outcome out;
+  out.message = "the step succeeded";
+  try {
+    f();
+  } catch (const af::Error& e) {
+    out.code = e.code();
+    out.message = e.what();
+  }
+  out.detected = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  return out;
+}
+
+/// One actorflow-server process serving `{"local": [addr]}` with `flags`, and a session on it
+/// of a graph computing y = 2x.
+struct Doubler {
+  std::string addr = address();
+  af::test::ProcessGroup group;
+  std::size_t server = 0;
+  af::Graph g;
+  af::Output x = g.placeholder(af::float32, af::PartialShape{});
+  af::Output y = x * 2.0f;
+  std::unique_ptr<af::Session> sess;
+
+  Doubler(const std::string& log_name, const std::vector<std::string>& flags) {
+    std::vector<std::string> argv{ACTORFLOW_SERVER_BINARY, "--cluster", R"({"local": [")" + addr + R"("]})",
+                                  "--job", "local", "--task", "0"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    server = group.spawn(argv, log_path(log_name));
+    sess = open(g, ProcessCluster::target(addr));
+  }
+  float run(float value) { return sess->run(y, {{x, af::Tensor(value)}}).scalar<float>(); }
+};
+
 Outcome run_while(af::Session& sess, const af::Output& fetch, const af::RunOptions& options,
                   const std::function<void()>& disturb) {
   std::chrono::steady_clock::time_point hit;
@@ -308,36 +344,19 @@ BOOST_AUTO_TEST_CASE(a_step_against_a_frozen_server_ends_at_its_own_deadline_on_
                      *boost::unit_test::timeout(120)) {
   // CAF would notice the frozen server only after its 30 s connection timeout: the step's own
   // deadline must end it first, on the client, whatever the server does.
-  const std::string addr = address();
-  af::test::ProcessGroup group;
-  auto server = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", R"({"local": [")" + addr + R"("]})", "--job",
-                             "local", "--task", "0", "--heartbeat-ms", "1000", "--connection-timeout-ms", "30000"},
-                            log_path("frozen_deadline"));
-  af::Graph g;
-  auto x = g.placeholder(af::float32, af::PartialShape{});
-  auto y = x * 2.0f;
-  auto sess = open(g, ProcessCluster::target(addr));
-  BOOST_TEST(sess->run(y, {{x, af::Tensor(1.5f)}}).scalar<float>() == 3.0f);
-  freeze(group, server);
+  Doubler d("frozen_deadline", {"--heartbeat-ms", "1000", "--connection-timeout-ms", "30000"});
+  BOOST_TEST(d.run(1.5f) == 3.0f);
+  freeze(d.group, d.server);
   af::RunOptions options;
   options.timeout_in_ms = 2000;
-  const auto start = std::chrono::steady_clock::now();
-  af::Code code = af::Code::ok;
-  std::string message = "the step succeeded";
-  try {
-    sess->run(y, {{x, af::Tensor(2.0f)}}, options);
-  } catch (const af::Error& e) {
-    code = e.code();
-    message = e.what();
-  }
-  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-  group.signal(server, SIGCONT);
-  BOOST_TEST_MESSAGE("the step against the frozen server ended after " << took.count() << " ms: " << message);
-  BOOST_TEST(code == af::Code::deadline_exceeded, message);
-  BOOST_TEST(took.count() >= 1900);
-  BOOST_TEST(took.count() < 4000);
+  const Outcome out = ended([&] { d.sess->run(d.y, {{d.x, af::Tensor(2.0f)}}, options); });
+  d.group.signal(d.server, SIGCONT);
+  BOOST_TEST_MESSAGE("the step against the frozen server ended after " << out.detected.count() << " ms: " << out.message);
+  BOOST_TEST(out.code == af::Code::deadline_exceeded, out.message);
+  BOOST_TEST(out.detected.count() >= 1900);
+  BOOST_TEST(out.detected.count() < 4000);
   // The thawed server serves the session again.
-  BOOST_TEST(sess->run(y, {{x, af::Tensor(4.0f)}}).scalar<float>() == 8.0f);
+  BOOST_TEST(d.run(4.0f) == 8.0f);
 }
 
 BOOST_AUTO_TEST_CASE(a_session_that_lost_its_connection_fails_the_steps_in_flight_and_reconnects,
@@ -346,46 +365,30 @@ BOOST_AUTO_TEST_CASE(a_session_that_lost_its_connection_fails_the_steps_in_fligh
   // heartbeats): the connection is dropped. The step in flight, which has no deadline, fails
   // with Unavailable once the loss is noticed; after the thaw the same session reconnects on
   // its next step, and nodes added to the graph meanwhile reach the server.
-  const std::string addr = address();
-  af::test::ProcessGroup group;
-  auto server = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", R"({"local": [")" + addr + R"("]})", "--job",
-                             "local", "--task", "0", "--heartbeat-ms", "300", "--connection-timeout-ms", "2000"},
-                            log_path("lost_connection"));
-  af::Graph g;
-  auto x = g.placeholder(af::float32, af::PartialShape{});
-  auto y = x * 2.0f;
-  auto sess = open(g, ProcessCluster::target(addr));
-  BOOST_TEST(sess->run(y, {{x, af::Tensor(1.5f)}}).scalar<float>() == 3.0f);
+  Doubler d("lost_connection", {"--heartbeat-ms", "300", "--connection-timeout-ms", "2000"});
+  BOOST_TEST(d.run(1.5f) == 3.0f);
   const auto& o = af::Runtime::global().options();
   const auto bound = std::chrono::milliseconds(o.connection_timeout_ms + o.heartbeat_interval_ms);
 
-  freeze(group, server);
+  freeze(d.group, d.server);
   const auto frozen_at = std::chrono::steady_clock::now();
-  af::Code code = af::Code::ok;
-  std::string message = "the step succeeded";
-  auto w = y * 3.0f;  // its node travels with the step that is lost
-  try {
-    sess->run(w, {{x, af::Tensor(2.0f)}});  // no deadline
-  } catch (const af::Error& e) {
-    code = e.code();
-    message = e.what();
-  }
-  const auto noticed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - frozen_at);
-  BOOST_TEST_MESSAGE("the lost connection failed the step after " << noticed.count() << " ms: " << message);
-  BOOST_TEST(code == af::Code::unavailable, message);
-  BOOST_TEST(noticed.count() < bound.count() + 1500);
+  auto w = d.y * 3.0f;  // its node travels with the step that is lost
+  const Outcome out = ended([&] { d.sess->run(w, {{d.x, af::Tensor(2.0f)}}); });  // no deadline
+  BOOST_TEST_MESSAGE("the lost connection failed the step after " << out.detected.count() << " ms: " << out.message);
+  BOOST_TEST(out.code == af::Code::unavailable, out.message);
+  BOOST_TEST(out.detected.count() < bound.count() + 1500);
   std::this_thread::sleep_until(frozen_at + std::chrono::seconds(6));
-  group.signal(server, SIGCONT);
+  d.group.signal(d.server, SIGCONT);
 
   // The same session, not a new one: its next steps reconnect and run, with nodes added
   // after the loss.
-  auto z = y + 1.0f;
+  auto z = d.y + 1.0f;
   af::RunOptions options;
   options.timeout_in_ms = 10000;
-  BOOST_TEST(sess->run({y}, {{x, af::Tensor(4.0f)}}, {}, options)[0].scalar<float>() == 8.0f);
-  BOOST_TEST(sess->run({z}, {{x, af::Tensor(4.0f)}}, {}, options)[0].scalar<float>() == 9.0f);
-  BOOST_TEST(sess->run(z, {{x, af::Tensor(0.5f)}}).scalar<float>() == 2.0f);
-  BOOST_TEST(sess->run(w, {{x, af::Tensor(0.5f)}}).scalar<float>() == 3.0f);
+  BOOST_TEST(d.sess->run({d.y}, {{d.x, af::Tensor(4.0f)}}, {}, options)[0].scalar<float>() == 8.0f);
+  BOOST_TEST(d.sess->run({z}, {{d.x, af::Tensor(4.0f)}}, {}, options)[0].scalar<float>() == 9.0f);
+  BOOST_TEST(d.sess->run(z, {{d.x, af::Tensor(0.5f)}}).scalar<float>() == 2.0f);
+  BOOST_TEST(d.sess->run(w, {{d.x, af::Tensor(0.5f)}}).scalar<float>() == 3.0f);
 }
 
 /// The server runs with 96 descriptors (and `extra` flags); 200 connections to its CAF port
