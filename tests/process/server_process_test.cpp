@@ -48,6 +48,16 @@ struct IdleFlood {
   std::vector<std::unique_ptr<asio::ip::tcp::socket>> sockets;
 };
 
+/// A client runtime with the test cluster's certificate, key and CA.
+af::RuntimeOptions tls_client_options() {
+  const std::string tls = ACTORFLOW_TEST_DATA_DIR "/tls/";
+  af::RuntimeOptions o;
+  o.tls_certificate = tls + "node.pem";
+  o.tls_key = tls + "node.key";
+  o.tls_ca_file = tls + "ca.pem";
+  return o;
+}
+
 std::string address() { return "127.0.0.1:" + std::to_string(af::test::free_port()); }
 
 std::string log_path(const std::string& name) {
@@ -441,11 +451,7 @@ BOOST_AUTO_TEST_CASE(a_server_out_of_descriptors_backs_off_instead_of_spinning_a
 BOOST_AUTO_TEST_CASE(a_tls_server_out_of_descriptors_backs_off_instead_of_spinning_and_recovers,
                      *boost::unit_test::timeout(120)) {
   const std::string tls = ACTORFLOW_TEST_DATA_DIR "/tls/";
-  af::RuntimeOptions client_options;
-  client_options.tls_certificate = tls + "node.pem";
-  client_options.tls_key = tls + "node.key";
-  client_options.tls_ca_file = tls + "ca.pem";
-  af::Runtime client(client_options);
+  af::Runtime client(tls_client_options());
   af::SessionConfig config;
   config.runtime = &client;
   check_out_of_descriptors_backs_off_and_recovers(
@@ -569,11 +575,7 @@ BOOST_AUTO_TEST_CASE(a_tls_cluster_of_processes_runs_steps_across_tasks_and_refu
     group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task", "0", "--tls-cert",
                  tls + "node.pem", "--tls-key", tls + "node.key", "--tls-ca", tls + "ca.pem"},
                 log_path(name));
-  af::RuntimeOptions client_options;
-  client_options.tls_certificate = tls + "node.pem";
-  client_options.tls_key = tls + "node.key";
-  client_options.tls_ca_file = tls + "ca.pem";
-  af::Runtime client(client_options);
+  af::Runtime client(tls_client_options());
   af::Graph g;
   af::Output a;
   {
@@ -610,11 +612,7 @@ BOOST_AUTO_TEST_CASE(through_tls_a_killed_or_frozen_task_still_fails_the_step_wi
                      *boost::unit_test::timeout(120)) {
   const std::string tls = ACTORFLOW_TEST_DATA_DIR "/tls/";
   ProcessCluster cluster({"--tls-cert", tls + "node.pem", "--tls-key", tls + "node.key", "--tls-ca", tls + "ca.pem"});
-  af::RuntimeOptions client_options;
-  client_options.tls_certificate = tls + "node.pem";
-  client_options.tls_key = tls + "node.key";
-  client_options.tls_ca_file = tls + "ca.pem";
-  af::Runtime client(client_options);
+  af::Runtime client(tls_client_options());
   af::SessionConfig config;
   config.runtime = &client;
   af::Graph g;
