@@ -177,7 +177,8 @@ using PeerList = std::shared_ptr<const std::vector<Peer>>;
 caf::actor spawn_worker_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices,
                                 std::shared_ptr<Routes> routes);
 
-/// To a task proxy whose task went away: the same process (node) is connected again, with
+/// To a task proxy whose task went away: the same server (its master service, same node and
+/// actor) is connected again, with
 /// `caf::actor` its worker service; the proxy serves again, registering its partitions anew
 /// (the worker forgot them with the lost connection).
 using proxy_revive_atom = caf::atom_constant<caf::atom("af_revive")>;

@@ -34,6 +34,14 @@ namespace {
 
 constexpr auto kConnectTimeout = std::chrono::seconds(5);
 constexpr auto kRetryDelay = std::chrono::milliseconds(500);
+/// A peer that is simply starting a little later is not news: nothing is logged of it for
+/// this long.
+constexpr auto kQuietStart = std::chrono::seconds(1);
+
+/// Whether a connection error is the ordinary "not listening yet" of a peer still starting.
+bool not_listening_yet(const std::string& error) {
+  return error.find("cannot_connect_to_node") != std::string::npos || error.find("ip_connect failed") != std::string::npos;
+}
 
 struct PeerState {
   std::string task;
@@ -43,13 +51,16 @@ struct PeerState {
   bool connected = false;
   caf::actor master;
   Peer peer;
-  /// The process lost last, and the proxy that served it: a reconnect to the same process
-  /// hands that proxy the new connection, so sessions that placed nodes there go on.
-  caf::node_id lost_node;
+  /// The master service lost last (node and actor id), and the proxy that served its task:
+  /// a reconnect to the same server of the same process hands that proxy the new
+  /// connection, so sessions that placed nodes there go on.
+  caf::actor_addr lost_master;
   caf::actor lost_proxy;
   std::string last_error;
   std::chrono::steady_clock::time_point waiting_since{};
   std::chrono::steady_clock::time_point last_log{};
+  bool announced = false;  ///< a line said it is waited for (or lost): its connection is news
+  bool stopped = false;    ///< it said it stopped: reconnected only when a session needs it
 };
 
 struct Waiter {
@@ -134,11 +145,16 @@ void failed(AgentActor* self, const std::string& task, std::string why) {
   p.last_error = std::move(why);
   auto now = std::chrono::steady_clock::now();
   if (p.waiting_since == std::chrono::steady_clock::time_point{}) p.waiting_since = now;
-  if (p.last_log == std::chrono::steady_clock::time_point{} || now - p.last_log >= st.log_every) {
+  // Nothing for the first second, then one line, repeated every `log_every` with the time
+  // waited; the error only when it is not the ordinary "not listening yet".
+  if (now - p.waiting_since >= kQuietStart &&
+      (p.last_log == std::chrono::steady_clock::time_point{} || now - p.last_log >= st.log_every)) {
     p.last_log = now;
+    p.announced = true;
     auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - p.waiting_since).count();
-    log_info(st.task + ": waiting for " + task + " at " + p.host + ":" + std::to_string(p.port) + " (" +
-             std::to_string(waited) + " s so far; last error: " + p.last_error + ")");
+    std::string detail = std::to_string(waited) + " s so far";
+    if (!not_listening_yet(p.last_error)) detail += "; last error: " + p.last_error;
+    log_info(st.task + ": waiting for " + task + " at " + p.host + ":" + std::to_string(p.port) + " (" + detail + ")");
   }
   self->delayed_send(self, kRetryDelay, cluster_agent_retry_atom::value, task);
 }
@@ -156,7 +172,7 @@ void connected(AgentActor* self, const std::string& task, caf::actor master, caf
   p.peer.address = p.host + ":" + std::to_string(p.port);
   p.peer.worker = worker;
   p.peer.devices = std::move(devices);
-  if (p.lost_proxy && p.lost_node == master.node()) {
+  if (p.lost_proxy && p.lost_master == caf::actor_cast<caf::actor_addr>(master)) {
     // The same process, back after a freeze or a broken link: its variables and queues are
     // intact, and the proxy that served it serves again.
     p.peer.proxy = std::exchange(p.lost_proxy, caf::actor());
@@ -166,7 +182,7 @@ void connected(AgentActor* self, const std::string& task, caf::actor master, caf
     p.peer.proxy =
         spawn_task_proxy(self->system(), task, p.peer.address, worker, st.task, st.local_rendezvous, st.routes);
   }
-  p.lost_node = caf::node_id();
+  p.lost_master = caf::actor_addr();
   p.lost_proxy = caf::actor();
   // A push that makes no progress for as long as CAF takes to declare the peer lost gives up
   // (its tensor goes over CAF, where the loss fails the step).
@@ -175,8 +191,8 @@ void connected(AgentActor* self, const std::string& task, caf::actor master, caf
                            ? std::chrono::milliseconds(o.connection_timeout_ms + o.heartbeat_interval_ms)
                            : std::chrono::milliseconds(10000);
   st.routes->set(task, worker, std::move(push), give_up);
-  if (p.waiting_since != std::chrono::steady_clock::time_point{})
-    log_info(st.task + ": connected to " + task + " at " + p.peer.address);
+  if (p.announced) log_info(st.task + ": connected to " + task + " at " + p.peer.address);
+  p.announced = false;
   p.waiting_since = {};
   p.last_log = {};
   p.last_error.clear();
@@ -245,8 +261,14 @@ caf::behavior cluster_agent(AgentActor* self, Runtime* runtime, ClusterSpec clus
     auto& st = self->state;
     for (auto& [name, p] : st.peers) {
       if (!p.connected || caf::actor_cast<caf::actor_addr>(p.master) != msg.source) continue;
-      log_info(st.task + ": lost " + name + " at " + p.peer.address + " (" + self->system().render(msg.reason) +
-               "); reconnecting");
+      // An orderly stop (user_shutdown: Server::stop, SIGTERM) is a stop, not a loss: said
+      // once, and the peer is reconnected only when a session needs it again.
+      p.stopped = msg.reason == caf::exit_reason::user_shutdown;
+      if (p.stopped)
+        log_info(st.task + ": " + name + " at " + p.peer.address + " stopped");
+      else
+        log_info(st.task + ": lost " + name + " at " + p.peer.address + " (" + self->system().render(msg.reason) +
+                 "); reconnecting");
       p.connected = false;
       st.routes->set(name, caf::actor());
       // The old proxy stays: sessions that placed nodes on the lost task fail with
@@ -255,13 +277,14 @@ caf::behavior cluster_agent(AgentActor* self, Runtime* runtime, ClusterSpec clus
       // session uses the new process). It quits with the server.
       st.retired_proxies.push_back(p.peer.proxy);
       p.lost_proxy = p.peer.proxy;
-      p.lost_node = p.master.node();
+      p.lost_master = caf::actor_cast<caf::actor_addr>(p.master);
       p.peer = Peer{};
       p.master = caf::actor();
       p.last_error = "connection lost: " + self->system().render(msg.reason);
       p.waiting_since = std::chrono::steady_clock::now();
       p.last_log = p.waiting_since;
-      self->delayed_send(self, kRetryDelay, cluster_agent_retry_atom::value, name);
+      p.announced = !p.stopped;
+      if (!p.stopped) self->delayed_send(self, kRetryDelay, cluster_agent_retry_atom::value, name);
     }
   });
   self->set_exit_handler([self](caf::exit_msg& msg) {
@@ -275,12 +298,21 @@ caf::behavior cluster_agent(AgentActor* self, Runtime* runtime, ClusterSpec clus
     self->quit(msg.reason);
   });
   return {
-      [self](cluster_agent_retry_atom, const std::string& task) { connect(self, task); },
+      [self](cluster_agent_retry_atom, const std::string& task) {
+        if (!self->state.peers.at(task).stopped) connect(self, task);
+      },
       [self](cluster_agent_peers_atom, std::int64_t wait_ms, const std::vector<std::string>& filter_specs) -> caf::result<PeerList> {
         auto& st = self->state;
         std::vector<DeviceSpec> filters;
         if (Status s = parse_device_filters(filter_specs, &filters); !s.ok()) return to_caf_error(s);
         if (all_connected(st, filters)) return snapshot(st);
+        // Peers that stopped in order are dialled again now that a session needs them.
+        for (auto& [name, p] : st.peers)
+          if (p.stopped && needed(filters, name)) {
+            p.stopped = false;
+            p.waiting_since = std::chrono::steady_clock::now();
+            connect(self, name);
+          }
         auto id = st.next_waiter++;
         st.waiters.emplace(id, Waiter{self->make_response_promise(),
                                       std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms),

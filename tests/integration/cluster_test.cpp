@@ -16,6 +16,7 @@
 
 #include "free_port.hpp"
 #include "http_client.hpp"
+#include "log_capture.hpp"
 
 namespace {
 
@@ -371,6 +372,48 @@ BOOST_AUTO_TEST_CASE(partition_runs_and_their_replies_take_the_push_channel, *bo
   // goes on.
   BOOST_CHECK_THROW(sess.run(waiting, {}, {.timeout_in_ms = 200}), af::DeadlineExceededError);
   BOOST_TEST(sess.run(v.value()).scalar<float>() == 6.0f);
+}
+
+BOOST_AUTO_TEST_CASE(tasks_that_start_and_stop_in_order_log_no_alarm, *boost::unit_test::timeout(60)) {
+  af::test::LogCapture log;
+  af::ClusterSpec spec(std::map<std::string, std::vector<std::string>>{{"ps", {address()}}, {"worker", {address()}}});
+  auto ps = std::make_unique<af::Server>(spec, "ps", 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the worker starts a little later
+  auto worker = std::make_unique<af::Server>(spec, "worker", 0);
+  af::Graph g;
+  af::Output a;
+  {
+    auto pin = g.device("/job:ps/task:0");
+    a = g.constant(2.0f);
+  }
+  auto b = a * 3.0f;
+  {
+    af::Session sess(g, worker->target());
+    BOOST_TEST(sess.run(b).scalar<float>() == 6.0f);
+    af::Session on_ps(g, ps->target());  // opens once the ps reached the worker too
+    BOOST_TEST(on_ps.run(b).scalar<float>() == 6.0f);
+  }
+  auto alarms = [](const std::vector<std::string>& lines) {
+    std::vector<std::string> out;
+    for (const auto& l : lines)
+      for (const char* word : {"ip_connect failed", "waiting for", "reconnecting", "lost "})
+        if (l.find(word) != std::string::npos) out.push_back(l);
+    return out;
+  };
+  auto started = alarms(log.take());
+  BOOST_TEST(started.empty(), "at start: " << (started.empty() ? "" : started.front()));
+  // An orderly stop is said once, as a stop; nothing dials the stopped task again.
+  worker->stop();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto lines = log.take();
+  int stops = 0;
+  for (const auto& l : lines)
+    stops += l.find("/job:ps/replica:0/task:0: /job:worker/replica:0/task:0 at") != std::string::npos &&
+             l.find(" stopped") != std::string::npos;
+  BOOST_TEST(stops == 1);
+  auto stopped = alarms(lines);
+  BOOST_TEST(stopped.empty(), "at stop: " << (stopped.empty() ? "" : stopped.front()));
+  ps->stop();
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -20,6 +20,7 @@
 #include "temp_dir.hpp"
 #include "step_load.hpp"
 #include "process.hpp"
+#include "log_capture.hpp"
 
 namespace {
 
@@ -319,6 +320,31 @@ BOOST_AUTO_TEST_CASE(a_frozen_task_fails_the_step_waiting_on_it_with_unavailable
   BOOST_TEST_MESSAGE("SIGSTOP of the ps task detected after " << outcome.detected.count() << " ms");
   BOOST_TEST(outcome.code == af::Code::unavailable, outcome.message);
   BOOST_TEST(outcome.message.find("/job:ps/replica:0/task:0") != std::string::npos, outcome.message);
+}
+
+BOOST_AUTO_TEST_CASE(a_killed_peer_is_reported_as_lost, *boost::unit_test::timeout(60)) {
+  // The ps is a server of this process (its log lines captured), the worker a process.
+  af::test::LogCapture log;
+  const std::string ps_address = address(), worker_address = address();
+  const std::string spec = R"({"ps": [")" + ps_address + R"("], "worker": [")" + worker_address + R"("]})";
+  af::Server ps(af::ClusterSpec::from_json(spec), "ps", 0);
+  af::test::ProcessGroup group;
+  auto worker = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", "worker", "--task", "0"},
+                            log_path("killed_peer"));
+  af::Graph g;
+  auto c = g.constant(1.0f) + 1.0f;
+  open(g, ProcessCluster::target(worker_address))->run(c);
+  af::Session(g, ps.target()).run(c);  // opens once the ps reached the worker too
+  group.kill(worker);
+  bool reported = false;
+  for (int i = 0; i < 100 && !reported; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (const auto& l : log.take())
+      reported = reported || (l.find("lost /job:worker/replica:0/task:0") != std::string::npos &&
+                              l.find("reconnecting") != std::string::npos);
+  }
+  BOOST_TEST(reported);
+  ps.stop();
 }
 
 BOOST_AUTO_TEST_CASE(a_session_whose_ps_froze_past_the_connection_timeout_runs_again_after_the_thaw,
