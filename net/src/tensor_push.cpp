@@ -377,7 +377,9 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
       closed.set_value();
     });
     closed.get_future().wait_for(std::chrono::seconds(5));
-    io.stop();
+    // No io.stop(): the handlers of the closed acceptor, timers and connections run (they
+    // end at once) and the io thread returns with nothing left; stopped, their queued
+    // handlers would keep this Impl (shared_from_this) and all it holds alive for good.
     if (io_thread.joinable()) io_thread.join();
     std::list<Reader> ending;
     {
