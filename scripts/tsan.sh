@@ -37,8 +37,9 @@ build_caf() {
   fi
   # Only the upstream tarball is needed; apt's exit status also reports the Debian patch
   # archive, which a mirror snapshot may lack.
-  (cd "$BUILD_DIR/caf/src" && apt-get source -qq --download-only "actor-framework=$version" >/dev/null 2>&1 || true)
-  src=$(ls "$BUILD_DIR"/caf/src/actor-framework_*.orig.tar.* 2>/dev/null | head -n1)
+  # A binary-only rebuild (+bN) keeps its source's version.
+  (cd "$BUILD_DIR/caf/src" && apt-get source -qq --download-only "actor-framework=${version%+b*}" >/dev/null 2>&1 || true)
+  src=$(ls "$BUILD_DIR"/caf/src/actor-framework_*.orig.tar.* 2>/dev/null | head -n1 || true)
   [ -n "$src" ] || { echo "tsan: could not fetch the source of actor-framework $version" >&2; exit 1; }
   rm -rf "$BUILD_DIR/caf/actor-framework"
   mkdir -p "$BUILD_DIR/caf/actor-framework"
