@@ -46,6 +46,8 @@ else
   packages+=(clang libclang-rt-dev)
 fi
 [ -e /usr/include/zlib.h ] || packages+=(zlib1g-dev)
+command -v protoc >/dev/null 2>&1 || packages+=(protobuf-compiler)
+[ -e /usr/include/google/protobuf/message.h ] || packages+=(libprotobuf-dev)
 if ((${#packages[@]})); then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -80,6 +82,16 @@ cxxflags=(-std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-re
 # shellcheck disable=SC2206  # word splitting of the user's extra flags is intended
 extra=(${FUZZ_CXXFLAGS:-})
 
+# TensorFlow's messages (formats/proto), compiled once into $out/proto for the targets that
+# list their .pb.cc files.
+mkdir -p "$out/proto"
+for p in formats/proto/actorflow/tf/*.proto; do
+  pb="$out/proto/${p#formats/proto/}"
+  pb="${pb%.proto}.pb.cc"
+  if [ ! -f "$pb" ] || [ "$p" -nt "$pb" ]; then protoc --cpp_out="$out/proto" -Iformats/proto "$p"; fi
+done
+cxxflags+=(-I formats/include -I formats/src -I "$out/proto")
+
 build() {
   local name="$1" src="fuzz/$1_fuzzer.cpp" list="fuzz/$1_fuzzer.sources"
   local sources=() flags=() libs=() line
@@ -106,7 +118,7 @@ build() {
     objs+=("$o")
     if [ ! -f "$o" ] || [ "$s" -nt "$o" ] || [ "$0" -nt "$o" ] ||
        { [ -f "$list" ] && [ "$list" -nt "$o" ]; } ||
-       [ -n "$(find ops actors queues -newer "$o" \( -name '*.hpp' -o -name '*.h' \) \
+       [ -n "$(find ops actors queues formats -newer "$o" \( -name '*.hpp' -o -name '*.h' \) \
                -print -quit 2>/dev/null)" ]; then
       rm -f "$o"
       "$cxx" "${cxxflags[@]}" "${extra[@]}" "${flags[@]}" -c "$s" -o "$o" &

@@ -9,6 +9,8 @@
 #include "actorflow/actors/step_stats.hpp"
 #include "actorflow/devices/cpu_device.hpp"
 #include "actorflow/devices/gpu_device.hpp"
+#include "actorflow/formats/event_file.hpp"
+#include "actorflow/formats/summary.hpp"
 #include "actorflow/net/cluster_spec.hpp"
 #include "actorflow/net/device_setter.hpp"
 #include "actorflow/net/port_picker.hpp"
