@@ -156,7 +156,7 @@ std::vector<Case> gradient_cases() {
       {"MaxPool", {{1, 4, 4, 2}}, [](G, V x) { return af::nn::max_pool(x[0], {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID"); }},
       {"AvgPool SAME", {{1, 5, 5, 1}}, [](G, V x) { return af::nn::avg_pool(x[0], {1, 3, 3, 1}, {1, 2, 2, 1}, "SAME"); }},
       {"SoftmaxCrossEntropyWithLogits", {{3, 4}, {3, 4}},
-       [](G, V x) { return af::nn::softmax_cross_entropy_with_logits(af::softmax(x[1]), x[0]); }},
+       [](G, V x) { return af::nn::softmax_cross_entropy_with_logits_v2(af::softmax(x[1]), x[0]); }},
       {"SparseSoftmaxCrossEntropyWithLogits", {{3, 4}},
        [](G g, V x) {
          Output labels = g.constant(Tensor::from_vector(std::vector<std::int32_t>{3, 0, 2}));
@@ -501,6 +501,37 @@ BOOST_AUTO_TEST_CASE(colocated_gradients_take_their_ops_device, *boost::unit_tes
   BOOST_REQUIRE(groups != nullptr);
   BOOST_TEST(groups->at(0) == "loc:@h");
   BOOST_TEST(plain[0].op().device().empty());
+}
+
+// tf.compat.v1.nn.softmax_cross_entropy_with_logits wraps its labels in
+// `stop_gradient(labels, name="labels_stop_gradient")` under the scope
+// "softmax_cross_entropy_with_logits_sg" (tensorflow/python/ops/nn_ops.py): no gradient
+// reaches the labels. The _v2 form back-propagates into them: -g * log_softmax(logits).
+BOOST_AUTO_TEST_CASE(xent_v1_stops_the_labels_gradient_and_v2_does_not, *boost::unit_test::timeout(30)) {
+  af::Graph g;
+  Output logits = g.constant(Tensor::from_vector(std::vector<float>{1.0f, 2.0f, 0.5f}, Shape{1, 3}), "logits");
+  Output labels = g.constant(Tensor::from_vector(std::vector<float>{0.2f, 0.7f, 0.1f}, Shape{1, 3}), "labels");
+  Output v1 = af::nn::softmax_cross_entropy_with_logits(labels, logits);
+  BOOST_TEST(v1.node()->name() == "softmax_cross_entropy_with_logits_sg");
+  BOOST_TEST(g.contains("softmax_cross_entropy_with_logits_sg/labels_stop_gradient"));
+  auto g1 = af::gradients({v1}, {logits, labels});
+  BOOST_TEST(g1[0].valid());
+  BOOST_TEST(!g1[1].valid());  // TensorFlow's None
+
+  Output v2 = af::nn::softmax_cross_entropy_with_logits_v2(labels, logits);
+  BOOST_TEST(v2.node()->name() == "softmax_cross_entropy_with_logits");
+  auto g2 = af::gradients({v2}, {logits, labels});
+  BOOST_REQUIRE(g2[1].valid());
+  af::Session sess(g);
+  auto values = sess.run({v1, v2, g1[0], g2[0], g2[1]});
+  BOOST_TEST(values[0].to_vector<float>()[0] == values[1].to_vector<float>()[0]);
+  const std::vector<float> x = {1.0f, 2.0f, 0.5f};
+  const float lse = std::log(std::exp(x[0]) + std::exp(x[1]) + std::exp(x[2]));
+  const std::vector<float> want = {lse - x[0], lse - x[1], lse - x[2]};  // -log_softmax
+  auto d_labels = values[4].to_vector<float>();
+  for (int i = 0; i < 3; ++i) BOOST_TEST(d_labels[i] == want[i], boost::test_tools::tolerance(1e-5f));
+  auto d1 = values[2].to_vector<float>(), d2 = values[3].to_vector<float>();
+  for (int i = 0; i < 3; ++i) BOOST_TEST(d1[i] == d2[i]);  // the logits' gradient is the same
 }
 
 BOOST_AUTO_TEST_SUITE_END()

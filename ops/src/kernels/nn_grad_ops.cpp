@@ -14,6 +14,7 @@
 
 #include <Eigen/Core>
 
+#include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/nn_ops.hpp"
@@ -677,13 +678,35 @@ std::pair<Output, Output> sparse_softmax_cross_entropy_with_logits_op(const Outp
   return {op.output(0), op.output(1)};
 }
 
-Output softmax_cross_entropy_with_logits(const Output& labels, const Output& logits, std::string_view name) {
+namespace {
+
+// nn_ops.py's softmax_cross_entropy_with_logits_v2_helper inside the scope `scope_name`
+// (already unique): the op takes the scope's own name.
+Output softmax_xent_in_scope(const Output& labels, const Output& logits, const std::string& scope_name) {
   Graph& g = logits.graph();
-  // nn_ops.py: the op takes the name scope's own name.
-  const std::string scope_name = g.unique_name(name.empty() ? "softmax_cross_entropy_with_logits" : name);
   auto scope = g.name_scope(scope_name + "/");
   Output l = labels.dtype() == logits.dtype() ? labels : cast(labels, logits.dtype());
   return softmax_cross_entropy_with_logits_op(logits, l, scope_name + "/").first;
+}
+
+}  // namespace
+
+Output softmax_cross_entropy_with_logits(const Output& labels, const Output& logits, std::string_view name) {
+  Graph& g = logits.graph();
+  // nn_ops.py (v1): the labels pass a StopGradient, then v2 runs in the same scope.
+  const std::string scope_name = g.unique_name(name.empty() ? "softmax_cross_entropy_with_logits_sg" : name);
+  Output stopped;
+  {
+    auto scope = g.name_scope(scope_name + "/");
+    stopped = stop_gradient(labels, "labels_stop_gradient");
+  }
+  return softmax_xent_in_scope(stopped, logits, scope_name);
+}
+
+Output softmax_cross_entropy_with_logits_v2(const Output& labels, const Output& logits, std::string_view name) {
+  Graph& g = logits.graph();
+  return softmax_xent_in_scope(labels, logits,
+                               g.unique_name(name.empty() ? "softmax_cross_entropy_with_logits" : name));
 }
 
 Output sparse_softmax_cross_entropy_with_logits(const Output& labels, const Output& logits,

@@ -91,12 +91,20 @@ Output avg_pool(const Output& value, const std::vector<std::int64_t>& ksize,
 /// `tf.nn.log_softmax`: op LogSoftmax over the last dimension, `x - max - log(sum(exp(x - max)))`.
 Output log_softmax(const Output& logits, std::string_view name = {});
 
-/// `tf.nn.softmax_cross_entropy_with_logits(labels, logits)`: the per-row loss
+/// `tf.compat.v1.nn.softmax_cross_entropy_with_logits(labels, logits)`: the per-row loss
 /// `-sum(labels * log_softmax(logits))` of `[batch, classes]` inputs, under the name scope
-/// "softmax_cross_entropy_with_logits" (op SoftmaxCrossEntropyWithLogits, whose second
-/// output, the backprop, its gradient reuses). Running it with shapes that differ fails with
-/// InvalidArgument "logits and labels must be broadcastable: ...".
+/// "softmax_cross_entropy_with_logits_sg" (op SoftmaxCrossEntropyWithLogits, whose second
+/// output, the backprop, its gradient reuses). As in TensorFlow 1.x, the labels first pass a
+/// StopGradient ("<scope>/labels_stop_gradient"): no gradient reaches them (use the `_v2`
+/// form for that). Running it with shapes that differ fails with InvalidArgument "logits and
+/// labels must be broadcastable: ...".
 Output softmax_cross_entropy_with_logits(const Output& labels, const Output& logits, std::string_view name = {});
+
+/// `tf.nn.softmax_cross_entropy_with_logits_v2(labels, logits)`: the same loss under the name
+/// scope "softmax_cross_entropy_with_logits", with gradients into the labels as well
+/// (`-g * log_softmax(logits)`).
+Output softmax_cross_entropy_with_logits_v2(const Output& labels, const Output& logits,
+                                            std::string_view name = {});
 
 /// `tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)`: the per-row loss for
 /// int32/int64 class ids `labels` `[batch]` and `logits` `[batch, classes]`, as op
