@@ -343,9 +343,11 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
   auto truncated = [&]() {
     struct stat st;
     const long long file_size = ::fstat(fd, &st) == 0 ? static_cast<long long>(st.st_size) : -1;
-    return data_loss("Data file " + filename + " is truncated: tensor " + key + " needs bytes [" +
-                     std::to_string(p.offset) + ", " + std::to_string(p.offset + p.size) +
-                     ") but the file has " + std::to_string(file_size) + " bytes");
+    // TensorFlow's RandomAccessFile::Read past the end: OutOfRange "Read less bytes than
+    // requested"; the file, the tensor and the bytes added.
+    return out_of_range("Read less bytes than requested: data file " + filename + ", tensor " + key +
+                        " needs bytes [" + std::to_string(p.offset) + ", " + std::to_string(p.offset + p.size) +
+                        ") but the file has " + std::to_string(file_size) + " bytes");
   };
   std::uint32_t actual = 0;
   std::size_t got = 0;
