@@ -11,6 +11,7 @@
 #include "actorflow/devices/gpu_device.hpp"
 #include "actorflow/formats/event_file.hpp"
 #include "actorflow/formats/summary.hpp"
+#include "actorflow/formats/summary_ops.hpp"
 #include "actorflow/net/cluster_spec.hpp"
 #include "actorflow/net/device_setter.hpp"
 #include "actorflow/net/port_picker.hpp"

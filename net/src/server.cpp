@@ -14,6 +14,7 @@
 
 #include "actorflow/actors/device.hpp"
 #include "actorflow/actors/message_types.hpp"
+#include "actorflow/formats/summary_ops.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
 #include "actorflow/queues/queues.hpp"
@@ -35,6 +36,7 @@ Server::Server(const ClusterSpec& cluster, const std::string& job, int task, Ser
   register_caf_session_target();
   // Graphs arrive as data: every op this binary links must be known before the first one.
   register_queue_ops();
+  summary::register_summary_ops();
   impl_->cluster = cluster;
   impl_->job = job;
   impl_->task = task;
