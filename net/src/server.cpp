@@ -130,6 +130,16 @@ void Server::start() {
       log_info(std::string("WARNING: ") + e.what() + "; steps travel over CAF instead");
     }
   }
+  // The cluster agent before the front door: the master knows it before any client can ask
+  // for a session, so every session waits for the cluster's tasks (a session opened in between
+  // saw only this task's devices and failed to place nodes on the others).
+  std::size_t tasks = 0;
+  for (const auto& name : impl_->cluster.jobs()) tasks += impl_->cluster.task_indices(name).size();
+  if (tasks > 1) {
+    impl_->agent = net::spawn_cluster_agent(*impl_->runtime, impl_->cluster, impl_->job, impl_->task,
+                                            impl_->devices->rendezvous, impl_->routes, impl_->options.log_every);
+    caf::anon_send(impl_->master, net::master_set_agent_atom::value, impl_->agent);
+  }
   if (tls) {
     // The tunnel owns the spec's address and hands CAF each authenticated connection through
     // the guard; CAF itself listens nowhere (nothing on loopback for other local users).
@@ -168,13 +178,6 @@ void Server::start() {
     log_info("WARNING: server " + impl_->task_name() + " listens on " + h + ":" + std::to_string(impl_->port) +
              ", a non-loopback address, WITHOUT authentication or encryption: anyone who can reach this port "
              "can run graphs and read every variable. Bind to 127.0.0.1 or restrict the network.");
-  std::size_t tasks = 0;
-  for (const auto& name : impl_->cluster.jobs()) tasks += impl_->cluster.task_indices(name).size();
-  if (tasks > 1) {
-    impl_->agent = net::spawn_cluster_agent(*impl_->runtime, impl_->cluster, impl_->job, impl_->task,
-                                            impl_->devices->rendezvous, impl_->routes, impl_->options.log_every);
-    caf::anon_send(impl_->master, net::master_set_agent_atom::value, impl_->agent);
-  }
   log_info("Started server " + impl_->task_name() + " with target: " + target() +
            (tls ? " (TLS, peers need a certificate signed by the cluster's CA)" : ""));
 }
