@@ -27,6 +27,14 @@ std::string host_name() {
   return buf;
 }
 
+// An Event stamped now, at `step` (what every add_* but the first record writes).
+tensorflow::Event stamped(std::int64_t step) {
+  tensorflow::Event e;
+  e.set_wall_time(now_seconds());
+  e.set_step(step);
+  return e;
+}
+
 SummaryValue to_value(const tensorflow::Summary::Value& v) {
   SummaryValue out;
   out.tag = v.tag();
@@ -123,35 +131,27 @@ void FileWriter::add_event(const std::string& event) {
 }
 
 void FileWriter::add_summary(const std::string& summary, std::int64_t step) {
-  tensorflow::Event e;
+  tensorflow::Event e = stamped(step);
   if (!e.mutable_summary()->ParseFromString(summary))
     throw_if_error(invalid_argument(path_ + ": add_summary was given bytes that are not a tensorflow.Summary"));
-  e.set_wall_time(now_seconds());
-  e.set_step(step);
   add_event(e.SerializeAsString());
 }
 
 void FileWriter::add_graph(const std::string& graph_def, std::int64_t step) {
-  tensorflow::Event e;
-  e.set_wall_time(now_seconds());
-  e.set_step(step);
+  tensorflow::Event e = stamped(step);
   e.set_graph_def(graph_def);
   add_event(e.SerializeAsString());
 }
 
 void FileWriter::add_meta_graph(const std::string& meta_graph_def, std::int64_t step) {
-  tensorflow::Event e;
-  e.set_wall_time(now_seconds());
-  e.set_step(step);
+  tensorflow::Event e = stamped(step);
   e.set_meta_graph_def(meta_graph_def);
   add_event(e.SerializeAsString());
 }
 
 void FileWriter::add_session_log(SessionStatus status, std::int64_t step, const std::string& checkpoint_path,
                                  const std::string& msg) {
-  tensorflow::Event e;
-  e.set_wall_time(now_seconds());
-  e.set_step(step);
+  tensorflow::Event e = stamped(step);
   auto* log = e.mutable_session_log();
   log->set_status(static_cast<tensorflow::SessionLog::SessionStatus>(status));
   log->set_checkpoint_path(checkpoint_path);

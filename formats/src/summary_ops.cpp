@@ -5,6 +5,7 @@
 #include <any>
 #include <mutex>
 #include <regex>
+#include <type_traits>
 
 #include "actorflow/formats/summary.hpp"
 #include "actorflow/ops/kernel.hpp"
@@ -16,27 +17,21 @@ namespace af::summary {
 
 namespace {
 
-// The values of a real-valued tensor as doubles; InvalidArgument for other dtypes.
+// The values of a real-valued tensor as doubles; InvalidArgument for other dtypes (bool
+// included: TensorFlow's summary ops take RealNumberTypes).
 Status to_doubles(const Tensor& t, std::vector<double>* out) {
-  const auto n = static_cast<std::size_t>(t.num_elements());
-  out->resize(n);
-  auto copy = [&](const auto* p) {
-    for (std::size_t i = 0; i < n; ++i) (*out)[i] = static_cast<double>(p[i]);
-  };
-  switch (t.dtype()) {
-    case DType::float32: copy(t.data<float>()); break;
-    case DType::float64: copy(t.data<double>()); break;
-    case DType::int32: copy(t.data<std::int32_t>()); break;
-    case DType::int64: copy(t.data<std::int64_t>()); break;
-    case DType::uint8: copy(t.data<std::uint8_t>()); break;
-    case DType::bfloat16: {
-      const auto* p = t.data<bfloat16_t>();
-      for (std::size_t i = 0; i < n; ++i) (*out)[i] = static_cast<double>(static_cast<float>(p[i]));
-      break;
+  out->resize(static_cast<std::size_t>(t.num_elements()));
+  const bool real = t.dtype() != DType::boolean && visit_numeric_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = t.data<T>();
+    for (std::size_t i = 0; i < out->size(); ++i) {
+      if constexpr (std::is_same_v<T, bfloat16_t>)
+        (*out)[i] = static_cast<double>(static_cast<float>(p[i]));
+      else
+        (*out)[i] = static_cast<double>(p[i]);
     }
-    default:
-      return invalid_argument("summary values must be real numbers, not " + std::string(dtype_name(t.dtype())));
-  }
+  });
+  if (!real) return invalid_argument("summary values must be real numbers, not " + std::string(dtype_name(t.dtype())));
   return {};
 }
 

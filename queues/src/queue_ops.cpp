@@ -133,11 +133,12 @@ class QueueCallOp : public OpKernel {
       default: break;
     }
     const bool enqueues = kind_ == QueueCall::Kind::enqueue || kind_ == QueueCall::Kind::enqueue_many;
+    const bool dequeues = kind_ == QueueCall::Kind::dequeue || kind_ == QueueCall::Kind::dequeue_many ||
+                          kind_ == QueueCall::Kind::dequeue_up_to;
     if (enqueues) queue->note_producer(ctx.step ? ctx.step->client_task() : std::string());
     // A dequeue that waits long is what a stall report names the producers of.
     StallWatchScope watch;
-    if (kind_ == QueueCall::Kind::dequeue || kind_ == QueueCall::Kind::dequeue_many ||
-        kind_ == QueueCall::Kind::dequeue_up_to)
+    if (dequeues)
       watch = StallWatchScope(StallingWait{"dequeue", queue->debug_string(), ctx.device_name,
                                            ctx.step ? ctx.step->step_id() : 0, -1,
                                            [weak = std::weak_ptr<QueueResource>(queue)] {
@@ -150,8 +151,6 @@ class QueueCallOp : public OpKernel {
       ctx.fail(reply.status);
       co_return;
     }
-    const bool dequeues = kind_ == QueueCall::Kind::dequeue || kind_ == QueueCall::Kind::dequeue_many ||
-                          kind_ == QueueCall::Kind::dequeue_up_to;
     if (dequeues) {
       // Should this step fail after all, its elements go back: a failed step takes nothing.
       ctx.step->add_rollback([queue, components = reply.components,
