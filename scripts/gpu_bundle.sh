@@ -6,7 +6,8 @@
 # that has a GPU but none of actorflow's Debian packages.
 #
 #   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DACTORFLOW_ENABLE_CUDA=ON
-#   cmake --build build-gpu -j2 --target gpu_tests unit_devices_tests actorflow-devices actorflow-train actorflow-bench-gpu
+#   cmake --build build-gpu -j2 --target gpu_tests unit_devices_tests actorflow-devices actorflow-train actorflow-bench-gpu \
+#       actorflow-dist-train
 #   scripts/gpu_bundle.sh            # then, on the GPU machine: .gpu/gpu_check.sh .gpu OUT_DIR
 # (bin/ and lib/ travel packed in bin.tar.xz; gpu_check.sh unpacks them)
 set -euo pipefail
@@ -16,7 +17,8 @@ BUNDLE=${BUNDLE:-.gpu}
 rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE/bin" "$BUNDLE/lib" "$BUNDLE/data"
 bins=("$BUILD_DIR/tests/gpu_tests" "$BUILD_DIR/tests/unit_devices_tests" "$BUILD_DIR/apps/devices/actorflow-devices"
-      "$BUILD_DIR/apps/train/actorflow-train" "$BUILD_DIR/apps/bench/actorflow-bench-gpu")
+      "$BUILD_DIR/apps/train/actorflow-train" "$BUILD_DIR/apps/bench/actorflow-bench-gpu"
+      "$BUILD_DIR/apps/dist_train/actorflow-dist-train")
 for b in "${bins[@]}"; do
   [ -x "$b" ] || { echo "gpu_bundle: missing $b" >&2; exit 1; }
   strip -o "$BUNDLE/bin/$(basename "$b")" "$b"
@@ -29,7 +31,7 @@ for b in "${bins[@]}"; do ldd "$b"; done | awk '$3 ~ /^\// {print $3}' | sort -u
 tar -C "$BUNDLE" -cf - bin lib | xz -T2 -6 > "$BUNDLE/bin.tar.xz"
 rm -rf "$BUNDLE/bin" "$BUNDLE/lib"
 cp /usr/share/datasets/fashion-mnist/*.gz "$BUNDLE/data/"
-cp scripts/gpu_check.sh scripts/peers/gpu_cnn_peers.py "$BUNDLE/"
+cp scripts/gpu_check.sh scripts/peers/gpu_cnn_peers.py scripts/peers/dist_train_peers.py "$BUNDLE/"
 # Where the test binary looks for actorflow-devices (compiled in as an absolute path).
 realpath "$BUILD_DIR/apps/devices/actorflow-devices" > "$BUNDLE/devices_path"
 du -sh "$BUNDLE"

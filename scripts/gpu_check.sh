@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The GPU checks, run on a machine with a GPU from a bundle made by scripts/gpu_bundle.sh:
 # the gpu test suites (what `ctest -L gpu` runs), the device listing, the GPU benchmarks
-# (actorflow-bench-gpu), the Fashion-MNIST CNN on /gpu:0 and on the CPU, and the PyTorch
-# peer on the same GPU when python3 has torch. Each step has its own time limit, so one
+# (actorflow-bench-gpu), the Fashion-MNIST CNN on /gpu:0 and on the CPU, the PyTorch peer
+# on the same GPU when python3 has torch, distributed training with GPU workers (dist) and
+# the scaling sweep over the machine's cores beside PyTorch DDP (sweep). Each step has its own time limit, so one
 # hang costs only its step; everything is logged to OUT_DIR/gpu_check.log.
 #
-#   BUNDLE/gpu_check.sh BUNDLE OUT_DIR [steps...]   (steps: info tests memory bench train peer cpu; default all)
+#   BUNDLE/gpu_check.sh BUNDLE OUT_DIR [steps...]
+#   (steps: info tests bench train peer dist sweep memory cpu; default all)
 set -uo pipefail
 B=$(realpath "$1")
 OUT=$(realpath "$2")
 shift 2
-steps=${*:-info tests memory bench train peer cpu}
+steps=${*:-info tests bench train peer dist sweep memory cpu}
 mkdir -p "$OUT"
 LOG="$OUT/gpu_check.log"
 [ -d "$B/bin" ] || tar -C "$B" -xJf "$B/bin.tar.xz"
@@ -59,6 +61,20 @@ if has train; then
 fi
 if has peer && python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   step peer_torch_gpu 90 env PYTHONUNBUFFERED=1 python3 "$B/gpu_cnn_peers.py" --epochs 2 --data-dir "$B/data"
+fi
+# The distributed-training peers script over this bundle's binary and data.
+peers=(env PYTHONUNBUFFERED=1 python3 "$B/dist_train_peers.py" --bin "$B/bin/actorflow-dist-train" --data-dir "$B/data" --timeout 90)
+if has dist; then
+  # Workers on the GPU (two share it, 0.45 of its memory each), the ps on the CPU; one CPU
+  # worker beside them; DDP on the same GPU (gloo). Test accuracy from the chief.
+  step dist_gpu 150 "${peers[@]}" --frameworks actorflow,ddp --device gpu --accuracy --reps 1 --configs async:1,async:2,sync:1,sync:2
+  step dist_cpu 90 "${peers[@]}" --frameworks actorflow,ddp --accuracy --reps 1 --configs async:1,sync:1,sync:2
+fi
+if has sweep; then
+  # Every process on a core of its own, one compute thread each: 1 ps with 1-8 workers, then
+  # 2 and 4 ps with 8 workers, async and sync, beside DDP (sync only, no ps).
+  step sweep 300 "${peers[@]}" --frameworks actorflow,ddp --pin --reps 1 --steps 2000 --warm-from 400 \
+    --configs async:1,async:2,async:4,async:8,async:8:2,async:8:4,sync:1,sync:2,sync:4,sync:8,sync:8:2,sync:8:4
 fi
 if has memory; then
   step gpu_memory_test 150 "$B/bin/gpu_tests" --run_test=gpu_memory_test --log_level=test_suite --report_level=short

@@ -9,8 +9,10 @@
 //   step   step overhead of a trivial graph (c = a + b, fetched) on GPU:0 vs on CPU:0
 //   copy   host->device (feed of a pageable tensor, and of af::pinned_host_tensor) and
 //          device->host (fetch) GB/s of 256 MiB vs cudaMemcpyAsync from and to pinned memory
+//   copyprobe  where a pageable feed's time goes: memcpy bandwidth, the driver's pageable
+//          copy, cudaHostRegister, staging slice sizes
 //
-// Usage: actorflow-bench-gpu [all|mm|conv|step|copy] [--quick]
+// Usage: actorflow-bench-gpu [all|mm|conv|step|copy|copyprobe] [--quick]
 // Built only where CUDA is found; needs a GPU to run.
 #include <algorithm>
 #include <chrono>
@@ -19,6 +21,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cublas_v2.h>
@@ -280,6 +283,24 @@ void bench_conv() {
     for (int k = 0; k < 3; ++k)
       print_row(std::string(names[k]) + (variant == 0 ? ", 1/step" : ", 8/step"), session_ms[variant][k],
                 direct_ms(variant == 0 ? 1 : 8, calls[static_cast<std::size_t>(k)]), flop);
+  // What the HWIO filter costs: a session's conv kernels first transpose TensorFlow's HWIO
+  // filter to cuDNN's OHWI (a cuBLAS geam, as TensorFlow transforms its filter too). The
+  // direct call with that transpose before it bounds what a session can reach.
+  {
+    cublasHandle_t blas;
+    check(cublasCreate(&blas), "cublasCreate");
+    check(cublasSetStream(blas, stream), "cublasSetStream");
+    float* ohwi = nullptr;
+    check(cudaMalloc(&ohwi, sizeof(float) * K * R * S * C), "cudaMalloc");
+    const int hwi = R * S * C;
+    auto transposed = [&] {
+      check(cublasSgeam(blas, CUBLAS_OP_T, CUBLAS_OP_N, hwi, K, &one, w, K, &zero, ohwi, hwi, ohwi, hwi), "geam");
+      check(cudnnConvolutionBackwardData(h, &one, wd, ohwi, yd, dy, cd, da, ws, max_ws, &zero, xd, dx), "backward data");
+    };
+    print_row("P7 Conv2DBackpropInput, 1/step, direct+transpose", session_ms[0][1], direct_ms(1, transposed), flop);
+    cudaFree(ohwi);
+    cublasDestroy(blas);
+  }
   for (void* p : {static_cast<void*>(x), static_cast<void*>(w), static_cast<void*>(dy), static_cast<void*>(y),
                   static_cast<void*>(dx), static_cast<void*>(dw), ws})
     cudaFree(p);
@@ -311,6 +332,29 @@ void bench_step() {
   const double gs = af::bench::median_of(gpu) * 1000, cs = af::bench::median_of(cpu) * 1000;
   std::printf("GPU step overhead (c = a + b on GPU:0, fetched): median %.1f us; on CPU:0 %.1f us; ratio %.2fx\n", gs,
               cs, gs / cs);
+  // The same kernel run as a target: the step's own cost without the fetch's copy, against a
+  // direct launch of a kernel and a stream synchronisation.
+  {
+    af::Graph g;
+    af::Operation target;
+    {
+      auto pinned = g.device("/device:GPU:0");
+      target = (g.constant(1.0f, "a") + g.constant(2.0f, "b")).op();
+    }
+    af::Session sess(g);
+    const double ts = af::bench::median_of(time_ms(200, reps, [&] { sess.run(target); })) * 1000;
+    void* d = nullptr;
+    check(cudaMalloc(&d, 4), "cudaMalloc");
+    cudaStream_t stream;
+    check(cudaStreamCreate(&stream), "cudaStreamCreate");
+    const double ds = af::bench::median_of(time_ms(200, reps, [&] {
+                        check(cudaMemsetAsync(d, 0, 4, stream), "cudaMemsetAsync");
+                        check(cudaStreamSynchronize(stream), "sync");
+                      })) * 1000;
+    std::printf("GPU step overhead (c = a + b on GPU:0, a target): median %.1f us; a memset + sync %.1f us\n", ts, ds);
+    cudaFree(d);
+    cudaStreamDestroy(stream);
+  }
   std::fflush(stdout);
 }
 
@@ -371,6 +415,78 @@ void bench_copy() {
   cudaStreamDestroy(stream);
 }
 
+
+// -- Where a pageable feed's time goes ------------------------------------------------------
+
+/// The ceilings of a pageable host->device feed of 256 MiB, each the median of `reps`: host
+/// memcpy into pinned memory by 1 and by every core's thread, the driver's own pageable
+/// cudaMemcpyAsync, cudaHostRegister + copy + unregister, and staging through pinned memory in
+/// slices of 1, 4 and 16 MiB (every thread copies a slice, then it is sent while the next one
+/// is copied), each against a pinned cudaMemcpyAsync.
+void bench_copy_probe() {
+  const std::size_t bytes = std::size_t{256} << 20;
+  const int reps = quick ? 5 : 11;
+  const double gb = static_cast<double>(bytes) / 1e9;
+  std::vector<char> pageable(bytes, 1);
+  void* pinned = nullptr;
+  void* dev = nullptr;
+  check(cudaMallocHost(&pinned, bytes), "cudaMallocHost");
+  check(cudaMalloc(&dev, bytes), "cudaMalloc");
+  std::memset(pinned, 0, bytes);
+  cudaStream_t stream;
+  check(cudaStreamCreate(&stream), "cudaStreamCreate");
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto parallel_copy = [&](char* to, const char* from, std::size_t n, int threads) {
+    std::vector<std::thread> pool;
+    const std::size_t per = (n / threads + 4095) / 4096 * 4096;
+    for (int t = 0; t < threads; ++t) {
+      const std::size_t b = std::min(n, per * t), e = std::min(n, per * (t + 1));
+      if (b < e) pool.emplace_back([=] { std::memcpy(to + b, from + b, e - b); });
+    }
+    for (auto& th : pool) th.join();
+  };
+  auto report = [&](const std::string& what, const std::vector<double>& ms) {
+    const double m = af::bench::median_of(ms);
+    std::printf("  %-52s %6.1f GB/s (%.2f ms, %s)\n", what.c_str(), gb / m * 1e3, m, af::bench::spread(ms).c_str());
+    std::fflush(stdout);
+  };
+  std::printf("pageable host->device 256 MiB, where the time goes (%d cores):\n", cores);
+  report("cudaMemcpyAsync from pinned memory", time_ms(2, reps, [&] {
+           check(cudaMemcpyAsync(dev, pinned, bytes, cudaMemcpyHostToDevice, stream), "h2d");
+           check(cudaStreamSynchronize(stream), "sync");
+         }));
+  report("memcpy pageable->pinned, 1 thread",
+         time_ms(1, reps, [&] { std::memcpy(pinned, pageable.data(), bytes); }));
+  report("memcpy pageable->pinned, " + std::to_string(cores) + " threads",
+         time_ms(1, reps, [&] { parallel_copy(static_cast<char*>(pinned), pageable.data(), bytes, cores); }));
+  report("cudaMemcpyAsync from pageable memory (the driver stages)", time_ms(2, reps, [&] {
+           check(cudaMemcpyAsync(dev, pageable.data(), bytes, cudaMemcpyHostToDevice, stream), "h2d");
+           check(cudaStreamSynchronize(stream), "sync");
+         }));
+  report("cudaHostRegister + cudaMemcpyAsync + unregister", time_ms(1, reps, [&] {
+           check(cudaHostRegister(pageable.data(), bytes, cudaHostRegisterDefault), "cudaHostRegister");
+           check(cudaMemcpyAsync(dev, pageable.data(), bytes, cudaMemcpyHostToDevice, stream), "h2d");
+           check(cudaStreamSynchronize(stream), "sync");
+           check(cudaHostUnregister(pageable.data()), "cudaHostUnregister");
+         }));
+  for (std::size_t slice : {std::size_t{1} << 20, std::size_t{4} << 20, std::size_t{16} << 20}) {
+    report("staged in " + std::to_string(slice >> 20) + " MiB slices, " + std::to_string(cores) + " threads",
+           time_ms(2, reps, [&] {
+             for (std::size_t off = 0; off < bytes; off += slice) {
+               const std::size_t n = std::min(slice, bytes - off);
+               parallel_copy(static_cast<char*>(pinned) + off, pageable.data() + off, n, cores);
+               check(cudaMemcpyAsync(static_cast<char*>(dev) + off, static_cast<char*>(pinned) + off, n,
+                                     cudaMemcpyHostToDevice, stream),
+                     "h2d");
+             }
+             check(cudaStreamSynchronize(stream), "sync");
+           }));
+  }
+  cudaFreeHost(pinned);
+  cudaFree(dev);
+  cudaStreamDestroy(stream);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -378,7 +494,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--help") == 0) {
-      std::printf("usage: actorflow-bench-gpu [all|mm|conv|step|copy] [--quick]\n");
+      std::printf("usage: actorflow-bench-gpu [all|mm|conv|step|copy|copyprobe] [--quick]\n");
       return 0;
     } else which = argv[i];
   }
@@ -390,6 +506,7 @@ int main(int argc, char** argv) {
   std::printf("device: %s\n", gpus[0].name.c_str());
   if (which == "all" || which == "step") bench_step();
   if (which == "all" || which == "copy") bench_copy();
+  if (which == "all" || which == "copyprobe") bench_copy_probe();
   if (which == "all" || which == "mm") bench_matmul();
   if (which == "all" || which == "conv") bench_conv();
   return 0;

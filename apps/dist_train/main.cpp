@@ -4,7 +4,7 @@
 //   actorflow-dist-train --cluster SPEC --job ps --task 0            # a parameter server
 //   actorflow-dist-train --cluster SPEC --job worker --task K
 //       [--mode async|sync] [--replicas-to-aggregate N] [--total-replicas N] [--bf16-transfer]
-//       [--checkpoint-dir D] [--steps S] ...                         # a worker (task 0: chief)
+//       [--checkpoint-dir D] [--steps S] [--device /gpu:0] ...       # a worker (task 0: chief)
 //
 // Workers build the same graph under replica_device_setter: variables round-robin on the ps
 // tasks, everything else on the worker. Each trains on its own shard of the training split
@@ -12,7 +12,9 @@
 // the chief (worker 0) initialises or restores from --checkpoint-dir and saves checkpoints,
 // the others wait for a ready model; all stop at global step --steps. --mode sync wraps Adam in
 // SyncReplicasOptimizer; --bf16-transfer makes parameters and gradients cross tasks as
-// bfloat16. scripts/dist_train.sh starts a local cluster of these processes.
+// bfloat16. --device /gpu:0 puts a worker's model on its GPU (the ps tasks stay on their CPUs;
+// ops without a GPU kernel fall back to the CPU), --gpu-memory-fraction lets several workers
+// share one GPU. scripts/dist_train.sh starts a local cluster of these processes.
 #include <signal.h>
 
 #include <algorithm>
@@ -63,7 +65,21 @@ struct Settings {
   bool report_bytes = false;
   std::int64_t eval_every = 0;
   double target_accuracy = 0.85;
+  std::string device = "/cpu:0";
+  double gpu_memory_fraction = 0;
 };
+
+/// The worker's device spec (`/device:GPU:0` for `--device /gpu:0`); throws InvalidArgument
+/// naming a malformed or job-qualified spec.
+af::DeviceSpec worker_device(const Settings& s) {
+  af::DeviceSpec d = af::DeviceSpec::parse(s.device);
+  if (d.job || d.replica || d.task)
+    throw af::InvalidArgumentError(
+        af::invalid_argument("--device names a device of this task (/cpu:0, /gpu:0), got '" + s.device + "'"));
+  return d;
+}
+
+bool on_gpu(const Settings& s) { return s.job == "worker" && worker_device(s).device_type == "GPU"; }
 
 
 void log_line(const std::string& who, const std::string& line) {
@@ -91,7 +107,8 @@ struct Model {
 /// colocated with their ops, so the gradient of the first cast (bfloat16) is what crosses back.
 Model build(af::Graph& g, const af::ClusterSpec& cluster, const Settings& s, int workers) {
   Model m;
-  auto setter = g.device(af::replica_device_setter(cluster, {.worker_device = "/job:worker/task:" + std::to_string(s.task)}));
+  const std::string task = "/job:worker/task:" + std::to_string(s.task);
+  auto setter = g.device(af::replica_device_setter(cluster, {.worker_device = task + worker_device(s).to_string()}));
   g.set_random_seed(s.seed);
   m.global_step = af::train::get_or_create_global_step(g);
   m.x = g.placeholder(af::DType::float32, af::PartialShape{-1, kPixels}, "x");
@@ -159,7 +176,7 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
   auto [train_x, train_y] = shard(s, workers);
   const std::int64_t n = train_x.shape().dim(0);
   log_line(who, "shard of " + std::to_string(n) + " training examples, mode " + s.mode +
-                    (s.bf16_transfer ? ", bfloat16 transfer" : ""));
+                    (s.bf16_transfer ? ", bfloat16 transfer" : "") + ", model on " + worker_device(s).to_string());
 
   af::Graph g;
   Model m = build(g, cluster, s, workers);
@@ -175,6 +192,8 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
   // As TensorFlow's between-graph examples: a worker's sessions see only the ps tasks and
   // itself, so a lost or not yet started worker never holds another one's session back.
   options.config.device_filters = {"/job:ps", who};
+  // ArgMax (the accuracy) and the like have no GPU kernel: they fall back to the CPU.
+  options.config.allow_soft_placement = true;
   if (s.save_steps > 0) options.save_checkpoint_steps = s.save_steps;
   auto sess = af::train::MonitoredTrainingSession(g, options);
   const std::int64_t first_step = sess->raw_session().run(m.global_step.value()).scalar<std::int64_t>();
@@ -318,6 +337,10 @@ int main(int argc, char** argv) {
       ->check(af::apps::integer_in(0));
   cli.add_option("--target-accuracy", s.target_accuracy, "the accuracy --eval-every looks for")
       ->check(CLI::Range(0.0, 1.0));
+  cli.add_option("--device", s.device, "worker: the device of its model, /cpu:0 or /gpu:N (ps tasks use their CPU)");
+  cli.add_option("--gpu-memory-fraction", s.gpu_memory_fraction,
+                 "worker on a GPU: the share of the GPU's memory it takes (0: TensorFlow's default)")
+      ->check(CLI::Range(0.0, 1.0));
   if (auto code = app.parse(argc, argv)) return *code;
   if (s.cluster.empty() || s.job.empty() || s.task < 0) {
     std::cerr << "actorflow-dist-train: --cluster, --job and --task are required (see --help)\n";
@@ -336,6 +359,12 @@ int main(int argc, char** argv) {
     options.config.inter_op_parallelism_threads = s.threads;
     options.config.intra_op_parallelism_threads = s.threads;
     options.status_port = s.status_port;
+    // Only a worker given --device /gpu:N opens GPUs; ps tasks and CPU workers never reserve
+    // a GPU's memory or place ops there.
+    const bool gpu = on_gpu(s);
+    options.config.device_count["GPU"] = gpu ? worker_device(s).device_index.value_or(0) + 1 : 0;
+    if (gpu && s.gpu_memory_fraction > 0)
+      options.config.gpu_options.per_process_gpu_memory_fraction = s.gpu_memory_fraction;
     af::Server server(cluster, s.job, s.task, options);
     std::thread waiter([&server, signals, who] {
       int sig = 0;

@@ -6,7 +6,8 @@
 // are short because CAF 0.17 atoms hold at most 10 characters.
 //
 //   message                                              reply
-//   (master_open, vector<string> device_filters)        uint64 session id
+//   (master_open, vector<string> device_filters,        uint64 session id
+//    bool allow_soft_placement, bool log_device_placement)  (the client's, OR'ed with the server's)
 //   (master_run, uint64 session, string request)        string reply (the fetched tensors)
 //   (master_close, uint64 session)                      string ""
 //   (master_reset, string containers)                   string ""

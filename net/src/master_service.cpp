@@ -242,9 +242,20 @@ void answer(MasterActor* self, std::uint64_t key, T&& value) {
   self->state.pending.erase(it);
 }
 
-std::uint64_t open_session(MasterActor* self, const net::PeerList& peers, const std::vector<DeviceSpec>& filters) {
+/// The client's placement flags for one session, as TensorFlow merges CreateSession's
+/// ConfigProto into the server's default session config (a flag set on either side holds).
+struct OpenFlags {
+  bool allow_soft_placement = false;
+  bool log_device_placement = false;
+};
+
+std::uint64_t open_session(MasterActor* self, const net::PeerList& peers, const std::vector<DeviceSpec>& filters,
+                           OpenFlags flags) {
   auto s = std::make_shared<ServedSession>();
-  s->session = std::make_unique<Session>(s->graph, self->state.config, cluster_view(self->state, peers, filters));
+  SessionConfig config = self->state.config;
+  config.allow_soft_placement = config.allow_soft_placement || flags.allow_soft_placement;
+  config.log_device_placement = config.log_device_placement || flags.log_device_placement;
+  s->session = std::make_unique<Session>(s->graph, config, cluster_view(self->state, peers, filters));
   auto id = self->state.next_session++;
   self->state.steps->add(s);
   self->state.sessions.emplace(id, std::move(s));
@@ -254,10 +265,11 @@ std::uint64_t open_session(MasterActor* self, const net::PeerList& peers, const 
 
 /// master_open: as TensorFlow's CreateSession, a session opens once every task of the
 /// cluster is reachable (their devices are candidates for placement).
-caf::result<std::uint64_t> open_session_when_ready(MasterActor* self, const std::vector<std::string>& filter_specs) {
+caf::result<std::uint64_t> open_session_when_ready(MasterActor* self, const std::vector<std::string>& filter_specs,
+                                                   OpenFlags flags) {
   std::vector<DeviceSpec> filters;
   if (Status s = net::parse_device_filters(filter_specs, &filters); !s.ok()) return to_caf_error(s);
-  if (!self->state.agent) return open_session(self, nullptr, filters);
+  if (!self->state.agent) return open_session(self, nullptr, filters, flags);
   // Tracked with the run promises: a server stopping meanwhile answers Cancelled instead of
   // leaving the client waiting for its open timeout.
   auto key = self->state.next_pending++;
@@ -265,7 +277,8 @@ caf::result<std::uint64_t> open_session_when_ready(MasterActor* self, const std:
   auto wait = std::chrono::milliseconds(self->state.peer_wait_ms);
   self->request(self->state.agent, wait + std::chrono::seconds(5), net::cluster_agent_peers_atom::value,
                 self->state.peer_wait_ms, filter_specs)
-      .then([self, key, filters](const net::PeerList& peers) { answer(self, key, open_session(self, peers, filters)); },
+      .then([self, key, filters,
+             flags](const net::PeerList& peers) { answer(self, key, open_session(self, peers, filters, flags)); },
             [self, key](caf::error& e) { answer(self, key, std::move(e)); });
   return caf::delegated<std::uint64_t>();
 }
@@ -369,7 +382,9 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
   return {
       [self](master_set_agent_atom, caf::actor agent) { self->state.agent = std::move(agent); },
       [self](master_set_bulk_atom, std::shared_ptr<BulkServer> bulk) { self->state.bulk = std::move(bulk); },
-      [self](master_open_atom, const std::vector<std::string>& filters) { return open_session_when_ready(self, filters); },
+      [self](master_open_atom, const std::vector<std::string>& filters, bool soft, bool log) {
+        return open_session_when_ready(self, filters, OpenFlags{soft, log});
+      },
       [self](master_worker_atom) -> std::tuple<caf::actor, std::string, std::string> {
         // The third part: this task's tensor push port and token (port 0: none).
         const net::PushEndpoint push = self->state.routes->local_push();

@@ -386,7 +386,7 @@ class RemoteSession final : public SessionBackend {
     auto& sys = runtime_->system();
     const caf::actor server = connect(*runtime_, target_);
     id_ = control<std::uint64_t>(sys, server, target_, kOpenTimeout, net::master_open_atom::value,
-                                 config_.device_filters);
+                                 config_.device_filters, config_.allow_soft_placement, config_.log_device_placement);
     link_ = std::make_shared<ServerLink>(server);
     bulk_ = std::make_shared<net::BulkClient>(parse_target(target_).first, "Session on " + target_);
     // The step channel, unless the server is in this process (its steps skip the wire) or

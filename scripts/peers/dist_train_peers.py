@@ -18,11 +18,23 @@ times; the median is reported with the ratio of actorflow to the best peer.
 Run (the venv comes from scripts/peers/setup_venv.sh):
   ~/.cache/actorflow-peers/bin/python scripts/peers/dist_train_peers.py \
       --bin build/apps/dist_train/actorflow-dist-train [--configs async:1,async:2,sync:2] [--reps 3]
-Prints one line per (framework, mode, workers):
-  PEER tf1 mode=async workers=2 steps_per_s=230.1 reps=228.0,230.1,233.5
+A configuration is MODE:WORKERS or MODE:WORKERS:PS (PS parameter servers, tf1 and actorflow).
+Prints one line per (framework, mode, workers, ps):
+  PEER tf1 mode=async workers=2 ps=1 device=cpu steps_per_s=230.1 examples_per_s=29452.8 reps=228.0,230.1,233.5
+and, where 1 worker ran in the same mode, its scaling efficiency: examples/s against WORKERS
+times the 1-worker figure (an async global step is one worker's batch; a sync or DDP step is
+every worker's).
+
+The sweep on a many-core machine (scripts/gpu_check.sh's `sweep` step):
+  --pin gives every process a core of its own (taskset), in order: ps tasks, then workers.
+The GPU workers (its `dist` step):
+  --device gpu puts actorflow's workers on /gpu:0 (--gpu-memory-fraction 0.9/WORKERS each, the
+  ps on the CPU) and DDP's ranks on cuda:0 (gloo: NCCL refuses two ranks on one GPU);
+  --accuracy has the chief (rank 0) report the test accuracy at the end.
 """
 import argparse
 import gzip
+import itertools
 import json
 import os
 import re
@@ -32,7 +44,7 @@ import subprocess
 import sys
 import time
 
-DATA = "/usr/share/datasets/fashion-mnist"
+DATA = os.environ.get("FASHION_MNIST_DIR", "/usr/share/datasets/fashion-mnist")
 
 
 def free_ports(n):
@@ -48,12 +60,17 @@ def free_ports(n):
     return ports
 
 
-def load_shard(task, workers):
+def load_split(split):
     import numpy as np
-    with gzip.open(os.path.join(DATA, "train-images-idx3-ubyte.gz")) as f:
+    with gzip.open(os.path.join(DATA, "%s-images-idx3-ubyte.gz" % split)) as f:
         x = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 784).astype(np.float32) / 255.0
-    with gzip.open(os.path.join(DATA, "train-labels-idx1-ubyte.gz")) as f:
+    with gzip.open(os.path.join(DATA, "%s-labels-idx1-ubyte.gz" % split)) as f:
         y = np.frombuffer(f.read(), np.uint8, offset=8).astype(np.int64)
+    return x, y
+
+
+def load_shard(task, workers):
+    x, y = load_split("train")
     return x[task::workers].copy(), y[task::workers].copy()
 
 
@@ -137,46 +154,60 @@ def ddp_task(args):
     torch.set_num_interop_threads(1)
     dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % args.port, rank=args.task,
                             world_size=args.workers)
+    device = torch.device("cuda:0" if args.device == "gpu" else "cpu")
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 128),
-                                torch.nn.ReLU(), torch.nn.Linear(128, 10))
+                                torch.nn.ReLU(), torch.nn.Linear(128, 10)).to(device)
     ddp = torch.nn.parallel.DistributedDataParallel(model)
     opt = torch.optim.Adam(ddp.parameters(), lr=1e-3)
     x, y = load_shard(args.task, args.workers)
     feed = batches(x, y, 128, args.task)
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     start = None
     for step in range(1, args.steps + 1):
         bx, by = next(feed)
         opt.zero_grad(set_to_none=True)
-        loss = torch.nn.functional.cross_entropy(ddp(torch.from_numpy(bx)), torch.from_numpy(by))
+        loss = torch.nn.functional.cross_entropy(ddp(torch.from_numpy(bx).to(device)), torch.from_numpy(by).to(device))
         loss.backward()
         opt.step()
         if start is None and step >= args.warm_from:
+            sync()
             start = (time.perf_counter(), step)
+    sync()
     end = (time.perf_counter(), args.steps)
     if args.task == 0:
         print("RATE %.3f" % ((end[1] - start[1]) / (end[0] - start[0])), flush=True)
+        if args.accuracy:
+            tx, ty = load_split("t10k")
+            with torch.no_grad():
+                pred = model(torch.from_numpy(tx).to(device)).argmax(1).cpu()
+            print("ACCURACY %.4f" % (pred == torch.from_numpy(ty)).float().mean().item(), flush=True)
     dist.destroy_process_group()
 
 
 # -- driver --------------------------------------------------------------------------------------
 
-def run_cluster(framework, mode, workers, args):
-    env = dict(os.environ, OMP_NUM_THREADS="1", TF_CPP_MIN_LOG_LEVEL="2")
+def run_cluster(framework, mode, workers, ps, args):
+    """Runs one cluster; returns (global steps/s on the chief, test accuracy or None)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", TF_CPP_MIN_LOG_LEVEL="2", FASHION_MNIST_DIR=DATA)
     procs = []
+    cores = itertools.cycle(range(os.cpu_count() or 1))
+
+    def pinned(cmd):
+        return ["taskset", "-c", str(next(cores))] + cmd if args.pin else cmd
     try:
         if framework == "ddp":
             port = free_ports(1)[0]
             for k in range(workers):
-                procs.append(subprocess.Popen([sys.executable, __file__, "--role", "ddp", "--task", str(k),
-                                               "--workers", str(workers), "--port", str(port),
-                                               "--steps", str(args.steps), "--warm-from", str(args.warm_from)],
-                                              stdout=subprocess.PIPE, text=True, env=env))
+                cmd = [sys.executable, __file__, "--role", "ddp", "--task", str(k), "--workers", str(workers),
+                       "--port", str(port), "--steps", str(args.steps), "--warm-from", str(args.warm_from),
+                       "--device", args.device] + (["--accuracy"] if args.accuracy else [])
+                procs.append(subprocess.Popen(pinned(cmd), stdout=subprocess.PIPE, text=True, env=env))
         else:
-            ports = free_ports(workers + 1)
-            spec = json.dumps({"ps": ["127.0.0.1:%d" % ports[0]],
-                               "worker": ["127.0.0.1:%d" % p for p in ports[1:]]})
-            for job, task in [("ps", 0)] + [("worker", k) for k in range(workers)]:
+            ports = free_ports(workers + ps)
+            spec = json.dumps({"ps": ["127.0.0.1:%d" % p for p in ports[:ps]],
+                               "worker": ["127.0.0.1:%d" % p for p in ports[ps:]]})
+            for job, task in [("ps", k) for k in range(ps)] + [("worker", k) for k in range(workers)]:
                 if framework == "tf1":
                     cmd = [sys.executable, __file__, "--role", "tf1", "--cluster", spec, "--job", job,
                            "--task", str(task), "--mode", mode, "--steps", str(args.steps),
@@ -184,16 +215,21 @@ def run_cluster(framework, mode, workers, args):
                 else:
                     cmd = [args.bin, "--cluster", spec, "--job", job, "--task", str(task), "--threads", "1"]
                     if job == "worker":
-                        cmd += ["--mode", mode, "--steps", str(args.steps), "--log-every", "0", "--no-eval",
-                                "--rate-from", str(args.warm_from)]
-                procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+                        cmd += ["--mode", mode, "--steps", str(args.steps), "--log-every", "0",
+                                "--rate-from", str(args.warm_from), "--data-dir", DATA]
+                        if not (args.accuracy and task == 0):
+                            cmd += ["--no-eval"]
+                        if args.device == "gpu":
+                            cmd += ["--device", "/gpu:0", "--gpu-memory-fraction", "%.3f" % (0.9 / workers)]
+                procs.append(subprocess.Popen(pinned(cmd), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
                                               if framework == "actorflow" else None, text=True, env=env))
-        chief = procs[0] if framework == "ddp" else procs[1]
-        out, _ = chief.communicate(timeout=600)
+        chief = procs[0] if framework == "ddp" else procs[ps]
+        out, _ = chief.communicate(timeout=args.timeout)
         m = re.search(r"RATE ([0-9.]+)", out) or re.search(r"steady ([0-9.]+) global steps/s", out)
         if not m:
             raise RuntimeError("%s %s %d: no rate in output:\n%s" % (framework, mode, workers, out[-2000:]))
-        return float(m.group(1))
+        acc = re.search(r"(?:ACCURACY|test accuracy) ([0-9.]+)", out)
+        return float(m.group(1)), (float(acc.group(1)) if acc else None)
     finally:
         for p in procs:
             if p.poll() is None:
@@ -202,6 +238,7 @@ def run_cluster(framework, mode, workers, args):
 
 
 def main():
+    global DATA
     ap = argparse.ArgumentParser()
     ap.add_argument("--role", default="driver")
     ap.add_argument("--bin", default="build/apps/dist_train/actorflow-dist-train")
@@ -210,6 +247,11 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--steps", type=int, default=1200)
     ap.add_argument("--warm-from", type=int, default=200)
+    ap.add_argument("--data-dir", default=DATA)
+    ap.add_argument("--pin", action="store_true")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "gpu"])
+    ap.add_argument("--accuracy", action="store_true")
+    ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--cluster")
     ap.add_argument("--job")
     ap.add_argument("--task", type=int, default=0)
@@ -217,26 +259,40 @@ def main():
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--port", type=int, default=0)
     args = ap.parse_args()
+    DATA = args.data_dir
     if args.role == "tf1":
         return tf_task(args)
     if args.role == "ddp":
         return ddp_task(args)
     results = {}
     for config in args.configs.split(","):
-        mode, workers = config.split(":")
-        workers = int(workers)
+        parts = config.split(":")
+        mode, workers, ps = parts[0], int(parts[1]), int(parts[2]) if len(parts) > 2 else 1
         for fw in args.frameworks.split(","):
-            if fw == "ddp" and mode != "sync":
+            if fw == "ddp" and (mode != "sync" or ps != 1):
                 continue
-            reps = [run_cluster(fw, mode, workers, args) for _ in range(args.reps)]
-            med = statistics.median(reps)
-            results[(fw, mode, workers)] = med
-            print("PEER %s mode=%s workers=%d steps_per_s=%.1f reps=%s" %
-                  (fw, mode, workers, med, ",".join("%.1f" % r for r in reps)), flush=True)
-        peers = [results[k] for k in results if k[1:] == (mode, workers) and k[0] != "actorflow"]
-        if ("actorflow", mode, workers) in results and peers:
-            print("RATIO mode=%s workers=%d actorflow/best_peer=%.2f" %
-                  (mode, workers, results[("actorflow", mode, workers)] / max(peers)), flush=True)
+            try:
+                runs = [run_cluster(fw, mode, workers, ps, args) for _ in range(args.reps)]
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                print("FAILED %s mode=%s workers=%d ps=%d: %s" % (fw, mode, workers, ps, e), flush=True)
+                continue
+            rates = [r for r, _ in runs]
+            med = statistics.median(rates)
+            per_step = 128 * (workers if mode == "sync" or fw == "ddp" else 1)
+            results[(fw, mode, workers, ps)] = med * per_step
+            accs = [a for _, a in runs if a is not None]
+            line = "PEER %s mode=%s workers=%d ps=%d device=%s steps_per_s=%.1f examples_per_s=%.0f reps=%s" % (
+                fw, mode, workers, ps, args.device, med, med * per_step, ",".join("%.1f" % r for r in rates))
+            if accs:
+                line += " test_accuracy=%.4f" % statistics.median(accs)
+            one = results.get((fw, mode, 1, 1))
+            if one and workers > 1:
+                line += " efficiency=%.2f" % (med * per_step / (workers * one))
+            print(line, flush=True)
+        peers = [v for k, v in results.items() if k[1:] == (mode, workers, ps) and k[0] != "actorflow"]
+        if ("actorflow", mode, workers, ps) in results and peers:
+            print("RATIO mode=%s workers=%d ps=%d actorflow/best_peer=%.2f (examples/s)" %
+                  (mode, workers, ps, results[("actorflow", mode, workers, ps)] / max(peers)), flush=True)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,28 @@ BOOST_AUTO_TEST_CASE(a_remote_session_evaluates_on_the_servers_devices, *boost::
   BOOST_TEST(out.to_vector<float>() == (std::vector<float>{5.0f, 7.0f}));
 }
 
+BOOST_AUTO_TEST_CASE(the_clients_allow_soft_placement_reaches_the_servers_placer, *boost::unit_test::timeout(60)) {
+  // As TensorFlow's CreateSession carries the client's ConfigProto to the master: a node
+  // pinned to a GPU no server has fails the step, unless the client allows soft placement.
+  auto server = af::Server::create_local_server();
+  af::Graph g;
+  af::Output c;
+  {
+    auto pinned = g.device("/device:GPU:7");
+    c = g.constant(2.0f) * 3.0f;
+  }
+  {
+    af::Session strict(g, server->target(), over_the_wire());
+    BOOST_CHECK_EXCEPTION(strict.run(c), af::InvalidArgumentError, [](const af::InvalidArgumentError& e) {
+      return std::string(e.what()).find("Cannot assign a device") != std::string::npos;
+    });
+  }
+  auto config = over_the_wire();
+  config.allow_soft_placement = true;
+  af::Session soft(g, server->target(), config);
+  BOOST_TEST(soft.run(c).scalar<float>() == 6.0f);
+}
+
 BOOST_AUTO_TEST_CASE(variables_live_on_the_server_not_in_sessions, *boost::unit_test::timeout(60)) {
   auto server = af::Server::create_local_server();
   // simple_client.py, run twice: "init" the first time.
