@@ -73,7 +73,9 @@ fi
 if has sweep; then
   # Every process on a core of its own, one compute thread each: 1 ps with 1-8 workers, then
   # 2 and 4 ps with 8 workers, async and sync, beside DDP (sync only, no ps).
-  step sweep 300 "${peers[@]}" --frameworks actorflow,ddp --pin --reps 1 --steps 2000 --warm-from 400 \
+  # SWEEP_FRAMEWORKS, SWEEP_STEPS and SWEEP_LIMIT (seconds) shorten it for a rerun.
+  step sweep "${SWEEP_LIMIT:-300}" "${peers[@]}" --frameworks "${SWEEP_FRAMEWORKS:-actorflow,ddp}" --pin --reps 1 \
+    --steps "${SWEEP_STEPS:-1000}" --warm-from "$(( ${SWEEP_STEPS:-1000} / 5 ))" \
     --configs async:1,async:2,async:4,async:8,async:8:2,async:8:4,sync:1,sync:2,sync:4,sync:8,sync:8:2,sync:8:4
 fi
 if has memory; then

@@ -10,7 +10,7 @@
 //   copy   host->device (feed of a pageable tensor, and of af::pinned_host_tensor) and
 //          device->host (fetch) GB/s of 256 MiB vs cudaMemcpyAsync from and to pinned memory
 //   copyprobe  where a pageable feed's time goes: memcpy bandwidth, the driver's pageable
-//          copy, cudaHostRegister, staging slice sizes
+//          copy, cudaHostRegister
 //
 // Usage: actorflow-bench-gpu [all|mm|conv|step|copy|copyprobe] [--quick]
 // Built only where CUDA is found; needs a GPU to run.
@@ -418,11 +418,10 @@ void bench_copy() {
 
 // -- Where a pageable feed's time goes ------------------------------------------------------
 
-/// The ceilings of a pageable host->device feed of 256 MiB, each the median of `reps`: host
-/// memcpy into pinned memory by 1 and by every core's thread, the driver's own pageable
-/// cudaMemcpyAsync, cudaHostRegister + copy + unregister, and staging through pinned memory in
-/// slices of 1, 4 and 16 MiB (every thread copies a slice, then it is sent while the next one
-/// is copied), each against a pinned cudaMemcpyAsync.
+/// The ceilings of a pageable host->device feed of 256 MiB, each the median of `reps`: a
+/// pinned cudaMemcpyAsync, host memcpy into pinned memory by 1 and by every core's thread
+/// (what staging can reach), the driver's own pageable cudaMemcpyAsync, and
+/// cudaHostRegister + copy + unregister.
 void bench_copy_probe() {
   const std::size_t bytes = std::size_t{256} << 20;
   const int reps = quick ? 5 : 11;
@@ -469,19 +468,6 @@ void bench_copy_probe() {
            check(cudaStreamSynchronize(stream), "sync");
            check(cudaHostUnregister(pageable.data()), "cudaHostUnregister");
          }));
-  for (std::size_t slice : {std::size_t{1} << 20, std::size_t{4} << 20, std::size_t{16} << 20}) {
-    report("staged in " + std::to_string(slice >> 20) + " MiB slices, " + std::to_string(cores) + " threads",
-           time_ms(2, reps, [&] {
-             for (std::size_t off = 0; off < bytes; off += slice) {
-               const std::size_t n = std::min(slice, bytes - off);
-               parallel_copy(static_cast<char*>(pinned) + off, pageable.data() + off, n, cores);
-               check(cudaMemcpyAsync(static_cast<char*>(dev) + off, static_cast<char*>(pinned) + off, n,
-                                     cudaMemcpyHostToDevice, stream),
-                     "h2d");
-             }
-             check(cudaStreamSynchronize(stream), "sync");
-           }));
-  }
   cudaFreeHost(pinned);
   cudaFree(dev);
   cudaStreamDestroy(stream);

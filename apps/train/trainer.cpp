@@ -63,7 +63,11 @@ std::pair<Output, Output> read_idx(Graph& g, const IdxFiles& files, std::int64_t
 std::pair<Tensor, Tensor> load_split(const IdxFiles& files, std::int64_t count) {
   Graph g;
   auto [images, labels] = read_idx(g, files, count, 1);
-  Session sess(g);
+  // Reading is host work: the loader's session opens no GPU (a first session that did would
+  // reserve the GPU's memory for the process, and a CPU-only task would hold it idle).
+  SessionConfig config;
+  config.device_count["GPU"] = 0;
+  Session sess(g, "", config);
   sess.run(g.local_variables_initializer());
   Coordinator coord;
   auto runners = start_queue_runners(sess, coord, g);
