@@ -10,6 +10,7 @@
 #include "actorflow/devices/cpu_device.hpp"
 #include "actorflow/devices/gpu_device.hpp"
 #include "actorflow/formats/event_file.hpp"
+#include "actorflow/formats/graph_def.hpp"
 #include "actorflow/formats/summary.hpp"
 #include "actorflow/formats/summary_ops.hpp"
 #include "actorflow/net/cluster_spec.hpp"

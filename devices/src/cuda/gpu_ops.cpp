@@ -589,6 +589,7 @@ void register_gpu_kernels(KernelRegistry& r) {
   add<GpuRecvOp>(r, "_Recv");
   const std::vector<DType> arithmetic = {DType::float32, DType::float64, DType::bfloat16, DType::int64};
   add<GpuBinaryOp<BinaryKind::add>>(r, "Add", {{"T", arithmetic}});
+  add<GpuBinaryOp<BinaryKind::add>>(r, "AddV2", {{"T", arithmetic}});
   add<GpuBinaryOp<BinaryKind::sub>>(r, "Sub", {{"T", arithmetic}});
   add<GpuBinaryOp<BinaryKind::mul>>(r, "Mul", {{"T", arithmetic}});
   add<GpuBinaryOp<BinaryKind::div>>(r, "RealDiv", {{"T", kFloat}});

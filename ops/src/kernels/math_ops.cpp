@@ -221,6 +221,7 @@ void register_math_ops(OpRegistry& r) {
     r.add({type, [allowed](InferenceContext& c) { return infer_binary(c, allowed); }});
   };
   binary("Add", kArithmeticTypes);
+  binary("AddV2", kArithmeticTypes);  // what TensorFlow 2.x's tf.add and `+` emit
   binary("Sub", kArithmeticTypes);
   binary("Mul", kArithmeticTypes);
   binary("Div", kArithmeticTypes);
@@ -240,6 +241,7 @@ void register_math_kernels(KernelRegistry& r) {
   using std::int64_t;
   using std::uint8_t;
   register_for_types<AddKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Add");
+  register_for_types<AddKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "AddV2");
   register_for_types<SubKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Sub");
   register_for_types<MulKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Mul");
   register_for_types<DivKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Div");
