@@ -129,6 +129,7 @@ void register_standard_kernels(KernelRegistry& r) {
   detail::register_checkpoint_kernels(r);
   detail::register_segment_kernels(r);
   detail::register_accumulator_kernels(r);
+  detail::register_compat_v2_kernels(r);
 }
 
 }  // namespace af

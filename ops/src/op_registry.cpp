@@ -79,6 +79,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_checkpoint_ops(r);
   detail::register_segment_ops(r);
   detail::register_accumulator_ops(r);
+  detail::register_compat_v2_ops(r);
 }
 
 }  // namespace af

@@ -22,7 +22,8 @@ void register_nn_grad_ops(OpRegistry& r);    // *Grad ops, softmax cross-entropi
 void register_training_ops(OpRegistry& r);   // Apply* optimizer updates
 void register_checkpoint_ops(OpRegistry& r); // SaveV2, RestoreV2, MergeV2Checkpoints
 void register_segment_ops(OpRegistry& r);    // UnsortedSegmentSum, Pad, Cumprod
-void register_accumulator_ops(OpRegistry& r);  // ConditionalAccumulator, Accumulator*Gradient, ...
+void register_accumulator_ops(OpRegistry& r);
+void register_compat_v2_ops(OpRegistry& r);  // PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...  // ConditionalAccumulator, Accumulator*Gradient, ...
 
 void register_array_kernels(KernelRegistry& r);
 void register_math_kernels(KernelRegistry& r);
@@ -41,5 +42,6 @@ void register_training_kernels(KernelRegistry& r);
 void register_checkpoint_kernels(KernelRegistry& r);
 void register_segment_kernels(KernelRegistry& r);
 void register_accumulator_kernels(KernelRegistry& r);
+void register_compat_v2_kernels(KernelRegistry& r);
 
 }  // namespace af::detail

@@ -1,8 +1,9 @@
 // Gradients of the array ops (TensorFlow 1.x's array_grad.py): Reshape, ExpandDims, Squeeze,
-// Identity, ConcatV2, Pack, Unpack, Transpose, Tile, Fill, Select, GatherV2, Slice, Pad,
-// UnsortedSegmentSum (math_grad.py, kept here beside GatherV2); and the ops that have none
-// (shapes, sizes, StopGradient, ...). actorflow has no IndexedSlices: GatherV2's gradient is
-// the dense tensor TensorFlow makes of its IndexedSlices (an UnsortedSegmentSum).
+// Identity, ConcatV2, Pack, Unpack, Transpose, Tile, Fill, Select, GatherV2, Slice,
+// StridedSlice, StridedSliceGrad, Pad, UnsortedSegmentSum (math_grad.py, kept here beside
+// GatherV2); and the ops that have none (shapes, sizes, StopGradient, ...). actorflow has no
+// IndexedSlices: GatherV2's gradient is the dense tensor TensorFlow makes of its
+// IndexedSlices (an UnsortedSegmentSum).
 #include <array>
 #include <cstdint>
 #include <string>
@@ -132,6 +133,38 @@ Grads select_grad(const Operation& op, const Grads& g) {
   return {Output(), select(g[0], zeros, "Select"), select(zeros, g[0], "Select_1")};
 }
 
+// `full` summed over the axes where `target` was broadcast, keeping dims, then reshaped to
+// `target`'s shape (the reduction of TensorFlow's _SelectGradV2 and _BroadcastToGrad).
+Output sum_to_shape_of(const Output& full, const Output& target_shape, const char* suffix) {
+  Graph& gr = full.graph();
+  Operation args = gr.create_op("BroadcastGradientArgs", {target_shape, shape_of(full, std::string("Shape") + suffix)},
+                                {{"T", DType::int32}}, std::string("BroadcastGradientArgs") + suffix);
+  Output summed = sum_op(full, args.output(0), true, std::string("Sum") + suffix);
+  return reshape_op(summed, target_shape, std::string("Reshape") + suffix);
+}
+
+Grads select_v2_grad(const Operation& op, const Grads& g) {
+  Graph& gr = op.graph();
+  const Output c = input(op, 0), x = input(op, 1), y = input(op, 2);
+  Output zeros = zeros_like_op(g[0], "zeros_like");
+  auto select = [&](const Output& a, const Output& b, const char* name) {
+    return gr.create_op("SelectV2", {c, a, b}, {{"T", a.dtype()}}, name).output(0);
+  };
+  Output gx = sum_to_shape_of(select(g[0], zeros, "SelectV2"), shape_of(x, "Shape"), "");
+  Output gy = sum_to_shape_of(select(zeros, g[0], "SelectV2_1"), shape_of(y, "Shape_2"), "_1");
+  return {Output(), gx, gy};
+}
+
+Grads broadcast_to_grad(const Operation& op, const Grads& g) {
+  const Output x = input(op, 0);
+  Graph& gr = op.graph();
+  Output x_shape = shape_of(x, "Shape");
+  Operation args = gr.create_op("BroadcastGradientArgs", {input(op, 1), x_shape}, {{"T", input(op, 1).dtype()}},
+                                "BroadcastGradientArgs");
+  Output summed = sum_op(g[0], args.output(1), true, "Sum");
+  return {reshape_op(summed, x_shape, "Reshape"), Output()};
+}
+
 // The int32 form of an index vector (`Slice` wants begin and size of one type; shapes are
 // int32).
 Output as_int32(const Output& x) {
@@ -219,6 +252,38 @@ Grads slice_grad(const Operation& op, const Grads& g) {
   return {pad(g[0], concat({before, after}, 1, "concat"), "Pad"), Output(), Output()};
 }
 
+// The mask attributes of a StridedSlice or StridedSliceGrad node.
+StridedSliceMasks strided_slice_masks(const Operation& op) {
+  StridedSliceMasks masks;
+  auto read = [&](const char* attr, std::int64_t* out) {
+    if (auto v = op.node_def().attr<std::int64_t>(attr)) *out = *v;
+  };
+  read("begin_mask", &masks.begin_mask);
+  read("end_mask", &masks.end_mask);
+  read("ellipsis_mask", &masks.ellipsis_mask);
+  read("new_axis_mask", &masks.new_axis_mask);
+  read("shrink_axis_mask", &masks.shrink_axis_mask);
+  return masks;
+}
+
+// `_StridedSliceGrad`: the gradient put back where the slice took it, zeros elsewhere
+// (StridedSliceGrad of the input's shape, in the bounds' dtype, with the same bounds and
+// masks). The bounds get none.
+Grads strided_slice_grad(const Operation& op, const Grads& g) {
+  const Output begin = input(op, 1);
+  Output x_shape = af::shape(input(op, 0), begin.dtype(), "Shape");
+  Output dx = af::strided_slice_grad(x_shape, begin, input(op, 2), input(op, 3), g[0],
+                                     strided_slice_masks(op));
+  return {dx, Output(), Output(), Output()};
+}
+
+// `_StridedSliceGradGrad`: the same slice of the gradient; only dy gets one.
+Grads strided_slice_grad_grad(const Operation& op, const Grads& g) {
+  Output ddy = af::strided_slice(g[0], input(op, 1), input(op, 2), input(op, 3),
+                                 strided_slice_masks(op), "StridedSlice");
+  return {Output(), Output(), Output(), Output(), ddy};
+}
+
 // `_PadGrad`: the slice of the gradient where the input lies.
 Grads pad_grad(const Operation& op, const Grads& g) {
   Graph& gr = op.graph();
@@ -294,8 +359,13 @@ void register_array_gradients(GradientRegistry& r) {
   r.add("Transpose", transpose_grad);
   r.add("Tile", tile_grad);
   r.add("Select", select_grad);
+  r.add("SelectV2", select_v2_grad);
+  r.add("BroadcastTo", broadcast_to_grad);
+  r.add("PlaceholderWithDefault", [](const Operation&, const Grads& g) -> Grads { return {g[0]}; });
   r.add("GatherV2", gather_grad);
   r.add("Slice", slice_grad);
+  r.add("StridedSlice", strided_slice_grad);
+  r.add("StridedSliceGrad", strided_slice_grad_grad);
   r.add("Pad", pad_grad);
   r.add("UnsortedSegmentSum", unsorted_segment_sum_grad);
   r.add("Fill", [](const Operation&, const Grads& g) -> Grads {

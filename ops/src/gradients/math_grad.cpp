@@ -111,6 +111,16 @@ Grads real_div_grad(const Operation& op, const Grads& g) {
   return {gx, gy};
 }
 
+// TensorFlow's _DivNoNanGrad: div_no_nan(g, y) and g * div_no_nan(div_no_nan(-x, y), y).
+Grads div_no_nan_grad(const Operation& op, const Grads& g) {
+  const Output x = input(op, 0), y = input(op, 1);
+  Output gx_full = binary("DivNoNan", g[0], y, "div_no_nan");
+  Output gy_full = mul(g[0], binary("DivNoNan", binary("DivNoNan", neg(x, "Neg"), y, "div_no_nan_1"), y, "div_no_nan_2"),
+                       "mul");
+  auto [gx, gy] = reduce_broadcast(op, gx_full, gy_full);
+  return {gx, gy};
+}
+
 Grads matmul_grad(const Operation& op, const Grads& g) {
   const bool ta = *op.node_def().attr<bool>("transpose_a");
   const bool tb = *op.node_def().attr<bool>("transpose_b");
@@ -318,6 +328,14 @@ void register_math_gradients(GradientRegistry& r) {
   r.add("Sub", sub_grad);
   r.add("Mul", mul_grad);
   r.add("RealDiv", real_div_grad);
+  r.add("DivNoNan", div_no_nan_grad);
+  r.add("LeakyRelu", [](const Operation& op, const Grads& g) -> Grads {
+    float alpha = 0.2f;
+    if (auto a = op.node_def().attr<float>("alpha")) alpha = *a;
+    return {op.graph()
+                .create_op("LeakyReluGrad", {g[0], input(op, 0)}, {{"T", g[0].dtype()}, {"alpha", alpha}}, "LeakyReluGrad")
+                .output(0)};
+  });
   r.add("Div", real_div_grad);
   r.add("Neg", [](const Operation&, const Grads& g) -> Grads { return {neg(g[0], "Neg")}; });
   r.add("AddN", [](const Operation& op, const Grads& g) { return Grads(op.node()->inputs().size(), g[0]); });

@@ -1,7 +1,8 @@
 // Tile, Transpose, InvertPermutation, Slice and Unpack: ops, shape functions, CPU kernels and
 // the graph-building functions tile, transpose, invert_permutation, slice and unstack. The shape-only ops (ExpandDims, Squeeze,
 // Rank, ShapeN, ZerosLike, OnesLike, StopGradient, PreventGradient) live in
-// transform_shape_ops.cpp; OneHot, ConcatOffset and DecodeRaw in transform_encode_ops.cpp.
+// transform_shape_ops.cpp; OneHot, ConcatOffset and DecodeRaw in transform_encode_ops.cpp;
+// StridedSlice and StridedSliceGrad in strided_slice_ops.cpp.
 //
 // The kernels follow TensorFlow 1.x (tensorflow/core/kernels/tile_ops.cc, transpose_op.cc,
 // slice_op.cc, unpack_op.cc) and the shape functions tensorflow/core/ops/array_ops.cc;
@@ -31,6 +32,9 @@ void register_transform_shape_kernels(KernelRegistry& r);
 // transform_encode_ops.cpp
 void register_transform_encode_ops(OpRegistry& r);
 void register_transform_encode_kernels(KernelRegistry& r);
+// strided_slice_ops.cpp
+void register_strided_slice_ops(OpRegistry& r);
+void register_strided_slice_kernels(KernelRegistry& r);
 }  // namespace detail
 
 namespace {
@@ -656,6 +660,7 @@ void register_transform_ops(OpRegistry& r) {
   r.add({"Unpack", infer_unpack});
   register_transform_shape_ops(r);
   register_transform_encode_ops(r);
+  register_strided_slice_ops(r);
 }
 
 void register_transform_kernels(KernelRegistry& r) {
@@ -666,6 +671,7 @@ void register_transform_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<UnpackOp>("Unpack", "CPU", {{"T", kValueTypes}}));
   register_transform_shape_kernels(r);
   register_transform_encode_kernels(r);
+  register_strided_slice_kernels(r);
 }
 
 }  // namespace detail

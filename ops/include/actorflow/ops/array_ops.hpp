@@ -10,8 +10,9 @@
 #include "actorflow/ops/ops.hpp"
 
 /// Graph-building functions for TensorFlow 1.x's array transforms (ops Tile, Transpose,
-/// InvertPermutation, ExpandDims, Squeeze, Slice, Rank, ShapeN, ZerosLike, OnesLike, StopGradient,
-/// PreventGradient, OneHot, Unpack, ConcatOffset, DecodeRaw) and `truncated_normal`.
+/// InvertPermutation, ExpandDims, Squeeze, Slice, StridedSlice, StridedSliceGrad, Rank, ShapeN,
+/// ZerosLike, OnesLike, StopGradient, PreventGradient, OneHot, Unpack, ConcatOffset, DecodeRaw)
+/// and `truncated_normal`.
 ///
 /// Each creates nodes in the graph of its first input (or the graph passed in) and runs
 /// TensorFlow's shape function at once: a rejected input throws InvalidArgumentError whose
@@ -77,6 +78,57 @@ Output slice(const Output& input, const Output& begin, const Output& size, std::
 /// `tf.slice` with begin and size as the Consts "<op>/begin" and "<op>/size".
 Output slice(const Output& input, const std::vector<std::int64_t>& begin,
              const std::vector<std::int64_t>& size, std::string_view name = {});
+
+/// The mask attributes of StridedSlice: bit i of a mask describes entry i of begin, end and
+/// strides, as Python's `x[...]` encodes its items.
+struct StridedSliceMasks {
+  /// begin_mask: entry i starts at the first element in its direction (`x[:3]`).
+  /// end_mask: entry i runs to the last element in its direction (`x[1:]`).
+  /// ellipsis_mask: entry i is `...` (at most one bit).
+  /// new_axis_mask: entry i is `tf.newaxis`, a new dimension of 1.
+  /// shrink_axis_mask: entry i is a single index (`x[2]`), its dimension dropped.
+  std::int64_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0,
+               shrink_axis_mask = 0;
+};
+
+/// `tf.strided_slice`: op StridedSlice (default name "StridedSlice"), the elements of `input`
+/// from `begin[i]` towards `end[i]` (excluded) by steps of `strides[i]` along the dimension
+/// entry i addresses, with `masks` as TensorFlow 1.x encodes `x[...]`. `begin`, `end` and
+/// `strides` are vectors of one dtype (int32 or int64); negative indices count from the end
+/// and out-of-range bounds are clamped; a negative stride walks backwards. Where the strides
+/// are constants and the input's rank is known the output shape is inferred (exactly with
+/// constant bounds), else it is unknown; a constant spec that does not fit throws
+/// InvalidArgumentError. Running fails with InvalidArgument "slice index 5 of dimension 0
+/// out of bounds.", "strides[0] must be non-zero", "Multiple ellipses in slice spec not
+/// allowed", "only stride 1 allowed on non-range indexing.", "Index out of range using input
+/// dim 2; input has only 2 dims" or "Expected begin, end, and strides to be 1D equal size
+/// tensors, but got shapes [2], [1], and [1] instead.", and with Unimplemented for inputs of
+/// more than 8 dimensions. Any dtype; slices of whole rows share the input's buffer where
+/// TensorFlow's alignment allows, and a slice taking everything forwards the input.
+///
+/// Example, `x[1:, tf.newaxis, ::-1]` on a matrix:
+///
+///     strided_slice(x, {1, 0, 0}, {0, 0, 0}, {1, 1, -1},
+///                   {.begin_mask = 4, .end_mask = 5, .new_axis_mask = 2});
+Output strided_slice(const Output& input, const Output& begin, const Output& end,
+                     const Output& strides, const StridedSliceMasks& masks = {},
+                     std::string_view name = {});
+/// `x[...]` as TensorFlow 1.x's `Tensor.__getitem__` builds it: the bounds become the Consts
+/// "<op>/stack", "<op>/stack_1" and "<op>/stack_2" (int32 unless a value needs int64; then
+/// the int32 ones are cast by "<op>/Cast", ...) and the op is named `name` (default
+/// "strided_slice"). Empty vectors are one empty int32 Const "<op>/Const".
+Output strided_slice(const Output& input, const std::vector<std::int64_t>& begin,
+                     const std::vector<std::int64_t>& end, const std::vector<std::int64_t>& strides,
+                     const StridedSliceMasks& masks = {}, std::string_view name = {});
+
+/// `gen_array_ops.strided_slice_grad`: op StridedSliceGrad (default name "StridedSliceGrad"),
+/// the gradient of a StridedSlice of a tensor of shape `shape` (a vector of the bounds'
+/// dtype): zeros of that shape with `dy` placed where the slice took its elements. Running
+/// fails as StridedSlice does, and with "shape of dy was [3] instead of [2]" when `dy` does not
+/// have the slice's shape.
+Output strided_slice_grad(const Output& shape, const Output& begin, const Output& end,
+                          const Output& strides, const Output& dy,
+                          const StridedSliceMasks& masks = {}, std::string_view name = {});
 
 /// `tf.rank`: a scalar int32. As TensorFlow 1.x, a known rank is the Const named `name`
 /// (default "Rank"); otherwise op Rank.
