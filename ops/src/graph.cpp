@@ -532,6 +532,13 @@ const std::vector<std::any>& Graph::get_collection(const std::string& name) cons
   return it == collections_.end() ? empty : it->second;
 }
 
+std::vector<std::string> Graph::get_all_collection_keys() const {
+  std::vector<std::string> keys;
+  for (const auto& [name, values] : collections_)
+    if (!values.empty()) keys.push_back(name);
+  return keys;
+}
+
 GraphDef Graph::to_graph_def() const {
   std::shared_lock<std::shared_mutex> lock(mu_);
   GraphDef out;

@@ -16,6 +16,7 @@
 #include "actorflow/ops/io_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/tensor_bundle.hpp"
+#include "actorflow/train/meta_graph.hpp"
 
 namespace af::train {
 
@@ -190,6 +191,56 @@ std::string cpu_of(const std::string& device) {
 
 }  // namespace
 
+std::unique_ptr<Saver> Saver::from_saver_def(Graph& g, const SaverDef& def) {
+  std::unique_ptr<Saver> saver(new Saver());
+  saver->graph_ = &g;
+  saver->adopt(def);
+  return saver;
+}
+
+void Saver::adopt(const SaverDef& def) {
+  Graph& g = *graph_;
+  options_.max_to_keep = def.max_to_keep;
+  options_.keep_checkpoint_every_n_hours = def.keep_checkpoint_every_n_hours;
+  options_.sharded = def.sharded;
+  if (def.version != 2)
+    throw InvalidArgumentError(invalid_argument("SaverDef: checkpoint format version " + std::to_string(def.version) +
+                                                " is not V2, the only one actorflow reads and writes"));
+  filename_ = g.output(def.filename_tensor_name);
+  filename_name_ = filename_.name();
+  save_tensor_ = g.output(def.save_tensor_name);
+  save_op_ = save_tensor_.op();
+  restore_op_ = g.operation(def.restore_op_name);
+  const std::string scope = def.restore_op_name.substr(0, def.restore_op_name.rfind('/') + 1);
+  options_.name = scope.empty() ? std::string() : scope.substr(0, scope.size() - 1);
+  // An actorflow sharded saver feeds each shard's temporary prefix to a placeholder
+  // `<scope>ShardedFilename[_k]`; TensorFlow's compute them in the graph (nothing to feed).
+  if (def.sharded) {
+    for (int k = 0;; ++k) {
+      const std::string name = scope + "ShardedFilename" + (k == 0 ? std::string() : "_" + std::to_string(k));
+      if (!g.contains(name) || g.operation(name).type() != "Placeholder") break;
+      shard_prefix_inputs_.push_back(g.output(name));
+    }
+    num_shards_ = std::max<int>(1, static_cast<int>(shard_prefix_inputs_.size()));
+  }
+  next_keep_time_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                       options_.keep_checkpoint_every_n_hours * 3600.0));
+}
+
+SaverDef Saver::saver_def() const {
+  SaverDef def;
+  if (!empty_) {
+    def.filename_tensor_name = filename_.name();
+    def.save_tensor_name = save_tensor_.name();
+    def.restore_op_name = restore_op_.name();
+  }
+  def.max_to_keep = options_.max_to_keep;
+  def.sharded = options_.sharded;
+  def.keep_checkpoint_every_n_hours = static_cast<float>(options_.keep_checkpoint_every_n_hours);
+  def.version = 2;
+  return def;
+}
+
 Saver::Saver(Graph& g, SaverOptions options) : options_(std::move(options)) {
   std::vector<Variable> vars = g.global_variables();
   build(g, by_op_name(vars));
@@ -218,6 +269,7 @@ Saver::Saver(const std::map<std::string, Variable>& var_map, SaverOptions option
 }
 
 void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named) {
+  graph_ = &g;
   next_keep_time_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                        std::chrono::duration<double>(options_.keep_checkpoint_every_n_hours * 3600.0));
   if (named.empty()) {
@@ -301,7 +353,7 @@ void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named)
 }
 
 std::string Saver::save(Session& sess, const std::string& save_path, std::optional<std::int64_t> global_step,
-                        const std::string& latest_filename, bool write_state) {
+                        const std::string& latest_filename, bool write_state, bool write_meta_graph) {
   std::string checkpoint_file = save_path;
   if (global_step) {
     char buf[32];
@@ -330,15 +382,16 @@ std::string Saver::save(Session& sess, const std::string& save_path, std::option
     update_checkpoint_state(parent.empty() ? std::string(".") : parent, model_path, last_checkpoints(),
                             latest_filename);
   }
+  if (write_meta_graph && graph_) export_meta_graph(*graph_, model_path + ".meta", {.saver = this});
   return model_path;
 }
 
 std::string Saver::save(Session& sess, const std::string& save_path, const Variable& global_step,
-                        const std::string& latest_filename, bool write_state) {
+                        const std::string& latest_filename, bool write_state, bool write_meta_graph) {
   Tensor step = sess.run(global_step.value());
   std::int64_t value = step.dtype() == DType::int64 ? step.scalar<std::int64_t>()
                                                     : static_cast<std::int64_t>(step.scalar<std::int32_t>());
-  return save(sess, save_path, value, latest_filename, write_state);
+  return save(sess, save_path, value, latest_filename, write_state, write_meta_graph);
 }
 
 void Saver::record_and_prune(const std::string& path) {

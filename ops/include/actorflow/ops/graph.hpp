@@ -302,6 +302,8 @@ class Graph {
   void add_to_collection(const std::string& name, std::any value);
   /// The values of collection `name` in insertion order.
   const std::vector<std::any>& get_collection(const std::string& name) const;
+  /// The names of every collection holding a value, sorted (`tf.Graph.get_all_collection_keys`).
+  std::vector<std::string> get_all_collection_keys() const;
 
   // -- serialisation -----------------------------------------------------------
 

@@ -3,12 +3,14 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "actorflow/actors/session.hpp"
+#include "actorflow/formats/meta_graph.hpp"
 #include "actorflow/ops/graph.hpp"
 
 namespace af::train {
@@ -85,15 +87,19 @@ class Saver {
   Saver(const std::map<std::string, Variable>& var_map, SaverOptions options = {});
 
   /// Saves the variables to `save_path` (`-<global_step>` appended when given), records it in
-  /// the state file of its directory (unless `write_state` is false), deletes checkpoints
-  /// beyond `max_to_keep` and returns the checkpoint's prefix. Blocks until written. Throws
-  /// InvalidArgumentError "Parent directory of <path> doesn't exist, can't save." and the
-  /// step's errors (FailedPrecondition for an uninitialized variable).
+  /// the state file of its directory (unless `write_state` is false), writes the graph with
+  /// this Saver and its collections to `<prefix>.meta` (unless `write_meta_graph` is false,
+  /// as TensorFlow's `write_meta_graph=True`), deletes checkpoints beyond `max_to_keep` and
+  /// returns the checkpoint's prefix. Blocks until written. Throws InvalidArgumentError
+  /// "Parent directory of <path> doesn't exist, can't save." and the step's errors
+  /// (FailedPrecondition for an uninitialized variable).
   std::string save(Session& sess, const std::string& save_path, std::optional<std::int64_t> global_step = {},
-                   const std::string& latest_filename = "checkpoint", bool write_state = true);
+                   const std::string& latest_filename = "checkpoint", bool write_state = true,
+                   bool write_meta_graph = true);
   /// As above, reading the step from the variable `global_step`.
   std::string save(Session& sess, const std::string& save_path, const Variable& global_step,
-                   const std::string& latest_filename = "checkpoint", bool write_state = true);
+                   const std::string& latest_filename = "checkpoint", bool write_state = true,
+                   bool write_meta_graph = true);
 
   /// Restores every variable from `save_path` (initialising them; no init op needed). Throws
   /// InvalidArgumentError "The passed save_path is not a valid checkpoint: <path>" when
@@ -101,6 +107,16 @@ class Saver {
   /// Key <name> not found in checkpoint" for a missing variable; InvalidArgumentError for a
   /// dtype or shape mismatch; DataLossError naming the file for a corrupt checkpoint.
   void restore(Session& sess, const std::string& save_path);
+
+  /// A Saver over save and restore ops already in `g` (`Saver(saver_def=...)`, what
+  /// `import_meta_graph` returns). Throws NotFoundError naming an op the SaverDef names that
+  /// `g` lacks, and InvalidArgumentError for a checkpoint format other than V2.
+  static std::unique_ptr<Saver> from_saver_def(Graph& g, const SaverDef& def);
+  /// This Saver as a SaverDef (`saver.as_saver_def()`): the names of its prefix tensor, save
+  /// tensor and restore op, and its options.
+  SaverDef saver_def() const;
+  /// The graph whose variables it saves (null for an empty Saver).
+  Graph* graph() const noexcept { return graph_; }
 
   /// The checkpoints this Saver keeps, oldest first.
   std::vector<std::string> last_checkpoints() const;
@@ -117,11 +133,14 @@ class Saver {
   const Operation& restore_op() const noexcept { return restore_op_; }
 
  private:
+  Saver() = default;
   using Clock = std::chrono::system_clock;
   void build(Graph& g, std::vector<std::pair<std::string, Variable>> named);
+  void adopt(const SaverDef& def);
   void record_and_prune(const std::string& path);
 
   SaverOptions options_;
+  Graph* graph_ = nullptr;
   bool empty_ = false;
   Output filename_;
   std::string filename_name_;

@@ -1,0 +1,25 @@
+// File and text-format plumbing shared by the GraphDef and MetaGraphDef readers and writers.
+// Private to the formats module.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <google/protobuf/message.h>
+
+namespace af::detail {
+
+/// The whole file at `path`; NotFoundError "<path>: no such <what> file".
+std::string read_whole_file(const std::string& path, const char* what);
+
+/// Writes `content` to `path` through a temporary file renamed into place (creating the
+/// parent directory); UnavailableError "cannot write <path>" otherwise.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+/// Parses text format into `out`; InvalidArgumentError "<source>:LINE:COLUMN: <message>".
+void parse_text_or_throw(std::string_view text, std::string_view source, google::protobuf::Message* out);
+
+/// The deterministic binary form (map entries sorted by key).
+std::string serialize_deterministic(const google::protobuf::Message& m);
+
+}  // namespace af::detail
