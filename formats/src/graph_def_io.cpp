@@ -52,9 +52,7 @@ GraphDef parse_graph_def_text(std::string_view text, std::string_view source) {
 std::string serialize_graph_def(const GraphDef& def) { return detail::serialize_deterministic(to_message(def)); }
 
 std::string graph_def_to_text(const GraphDef& def) {
-  std::string out;
-  google::protobuf::TextFormat::PrintToString(to_message(def), &out);
-  return out;
+  return detail::print_text(to_message(def));
 }
 
 GraphDef read_graph_def(const std::string& path) {
@@ -74,17 +72,6 @@ std::string write_graph(const GraphDef& def, const std::string& dir, const std::
   const std::string path = dir.empty() ? name : (fs::path(dir) / name).string();
   detail::write_file_atomically(path, as_text ? graph_def_to_text(def) : serialize_graph_def(def));
   return path;
-}
-
-GraphDef export_graph_def(const Graph& g, bool add_shapes) {
-  GraphDef def;
-  def.version = kGraphDefProducer;
-  for (const Node* n : g.nodes()) {
-    NodeDef node = n->def();
-    if (add_shapes) node.attrs["_output_shapes"] = n->output_shapes();
-    def.nodes.push_back(std::move(node));
-  }
-  return def;
 }
 
 }  // namespace af

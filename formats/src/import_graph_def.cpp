@@ -1,4 +1,5 @@
-// tf.import_graph_def (tensorflow/python/framework/importer.py over
+// Graphs to and from GraphDefs: export_graph_def, and tf.import_graph_def
+// (tensorflow/python/framework/importer.py over
 // tensorflow/core/common_runtime/graph_constructor.cc): the GraphDef is checked whole before
 // a node is added, then its nodes are added in dependency order under the prefix.
 #include <algorithm>
@@ -60,6 +61,17 @@ std::vector<std::string> colocations(const NodeDef& n) {
 }
 
 }  // namespace
+
+GraphDef export_graph_def(const Graph& g, bool add_shapes) {
+  GraphDef def;
+  def.version = kGraphDefProducer;
+  for (const Node* n : g.nodes()) {
+    NodeDef node = n->def();
+    if (add_shapes) node.attrs["_output_shapes"] = n->output_shapes();
+    def.nodes.push_back(std::move(node));
+  }
+  return def;
+}
 
 std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def, const ImportGraphDefOptions& options) {
   // Op types registered on first use elsewhere (queues and readers, summaries).

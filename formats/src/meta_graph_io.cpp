@@ -169,9 +169,7 @@ MetaGraphDef parse_meta_graph_def_text(std::string_view text, std::string_view s
 std::string serialize_meta_graph_def(const MetaGraphDef& m) { return detail::serialize_deterministic(to_message(m)); }
 
 std::string meta_graph_def_to_text(const MetaGraphDef& m) {
-  std::string out;
-  google::protobuf::TextFormat::PrintToString(to_message(m), &out);
-  return out;
+  return detail::print_text(to_message(m));
 }
 
 MetaGraphDef read_meta_graph_def(const std::string& path) {

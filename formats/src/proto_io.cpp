@@ -2,6 +2,10 @@
 
 #include <unistd.h>
 
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -28,7 +32,70 @@ class FirstError : public google::protobuf::io::ErrorCollector {
   std::string first;
 };
 
+/// Python's text_format writes floats through str(): see python_float_text.
+class PythonFloatPrinter : public google::protobuf::TextFormat::FastFieldValuePrinter {
+ public:
+  void PrintFloat(float v, google::protobuf::TextFormat::BaseTextGenerator* out) const override {
+    out->PrintString(python_float_text(v, true));
+  }
+  void PrintDouble(double v, google::protobuf::TextFormat::BaseTextGenerator* out) const override {
+    out->PrintString(python_float_text(v, false));
+  }
+};
+
 }  // namespace
+
+std::string python_float_text(double v, bool single) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  // The shortest scientific digits that read back the same: d.ddde±x.
+  char sci[64];
+  if (single) {
+    const float f = static_cast<float>(v);
+    for (int p = 0; p < 9; ++p) {
+      std::snprintf(sci, sizeof sci, "%.*e", p, static_cast<double>(f));
+      if (std::strtof(sci, nullptr) == f) break;
+    }
+  } else {
+    auto r = std::to_chars(sci, sci + sizeof sci - 1, v, std::chars_format::scientific);
+    *r.ptr = '\0';
+  }
+  std::string text = sci;
+  const bool negative = text[0] == '-';
+  if (negative) text.erase(0, 1);
+  const auto e = text.find('e');
+  int exponent = std::atoi(text.c_str() + e + 1);
+  std::string digits;
+  for (char c : text.substr(0, e))
+    if (c != '.') digits += c;
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  std::string out;
+  if (exponent >= -4 && exponent < 16) {
+    if (exponent >= 0) {
+      std::string whole = digits.substr(0, std::min<std::size_t>(digits.size(), static_cast<std::size_t>(exponent) + 1));
+      whole.append(static_cast<std::size_t>(exponent) + 1 - whole.size(), '0');
+      const std::string frac = digits.size() > static_cast<std::size_t>(exponent) + 1 ? digits.substr(exponent + 1) : "0";
+      out = whole + "." + frac;
+    } else {
+      out = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+    }
+  } else {
+    out = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "");
+    char exp[16];
+    std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    out += exp;
+  }
+  return negative ? "-" + out : out;
+}
+
+std::string print_text(const google::protobuf::Message& m) {
+  google::protobuf::TextFormat::Printer printer;
+  printer.SetDefaultFieldValuePrinter(new PythonFloatPrinter());
+  std::string out;
+  printer.PrintToString(m, &out);
+  return out;
+}
 
 std::string read_whole_file(const std::string& path, const char* what) {
   std::ifstream in(path, std::ios::binary);

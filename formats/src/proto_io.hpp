@@ -19,6 +19,15 @@ void write_file_atomically(const std::string& path, const std::string& content);
 /// Parses text format into `out`; InvalidArgumentError "<source>:LINE:COLUMN: <message>".
 void parse_text_or_throw(std::string_view text, std::string_view source, google::protobuf::Message* out);
 
+/// The text form as TensorFlow's Python writers print it (`text_format.MessageToString`):
+/// protobuf's C++ printer, with floats and doubles written as Python writes them (the
+/// shortest digits that read back the same, `1.0`, `0.70710677`, `1e-08`).
+std::string print_text(const google::protobuf::Message& m);
+
+/// `v` as Python's `repr` writes a float; for a float32 value (`single`), the digits are the
+/// fewest that read back as the same float32.
+std::string python_float_text(double v, bool single);
+
 /// The deterministic binary form (map entries sorted by key).
 std::string serialize_deterministic(const google::protobuf::Message& m);
 

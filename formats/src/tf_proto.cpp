@@ -117,8 +117,15 @@ Status to_proto(const Tensor& t, tensorflow::TensorProto* out, std::string_view 
       return {};
     default: break;
   }
-  if (n > 1) {
-    out->set_tensor_content(std::string(static_cast<const char*>(t.raw_data()), t.total_bytes()));
+  // Several elements: the raw bytes, unless every element is the same (TensorFlow's splat,
+  // as `tf.zeros` and `tf.constant(0.0, shape=...)` write it: one typed value).
+  const std::size_t width = dtype_size(t.dtype());
+  const char* bytes = static_cast<const char*>(t.raw_data());
+  bool splat = n > 1;
+  for (std::int64_t i = 1; splat && i < n; ++i)
+    splat = std::memcmp(bytes, bytes + static_cast<std::size_t>(i) * width, width) == 0;
+  if (n > 1 && !splat) {
+    out->set_tensor_content(std::string(bytes, t.total_bytes()));
     return {};
   }
   switch (t.dtype()) {

@@ -30,8 +30,9 @@ void to_proto(const PartialShape& s, tensorflow::TensorShapeProto* out);
 StatusOr<PartialShape> from_proto(const tensorflow::TensorShapeProto& s, std::string_view where);
 
 /// As Python's `make_tensor_proto`: numeric tensors of more than one element in
-/// `tensor_content`, scalars in their typed field, bool and string tensors always in the
-/// typed fields. A resource tensor is InvalidArgument.
+/// `tensor_content`, scalars and tensors whose elements are all the same (a splat) as one
+/// value of their typed field, bool and string tensors always in the typed fields. A
+/// resource tensor is InvalidArgument.
 Status to_proto(const Tensor& t, tensorflow::TensorProto* out, std::string_view where);
 /// As TensorFlow's `Tensor::FromProto`: a non-empty `tensor_content` holds the raw bytes
 /// (its size must match the shape), otherwise the typed field, whose last value repeats when

@@ -64,7 +64,10 @@ std::string scoped(const std::string& scope, const std::string& name) { return s
 
 MetaGraphDef export_meta_graph(const Graph& g, const std::string& filename, const ExportMetaGraphOptions& options) {
   MetaGraphDef meta;
-  meta.tensorflow_version = "actorflow";
+  // TensorFlow's import_meta_graph parses the version (packaging.version): the TensorFlow
+  // release whose op semantics actorflow follows, and actorflow named as the git version.
+  meta.tensorflow_version = "2.21.0";
+  meta.tensorflow_git_version = "actorflow";
   meta.graph_def = export_graph_def(g, true);
   if (options.clear_devices)
     for (auto& n : meta.graph_def.nodes) n.device.clear();

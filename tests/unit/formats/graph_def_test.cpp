@@ -71,6 +71,21 @@ BOOST_AUTO_TEST_CASE(binary_and_text_round_trips_keep_every_node, *boost::unit_t
   BOOST_TEST(af::serialize_graph_def(def) == af::serialize_graph_def(af::parse_graph_def(af::serialize_graph_def(def))));
 }
 
+BOOST_AUTO_TEST_CASE(text_floats_are_written_as_pythons_text_format_writes_them, *boost::unit_test::timeout(30)) {
+  // Python's str() of the shortest float32 digits: what tf.io.write_graph writes.
+  const std::vector<std::pair<float, std::string>> cases = {
+      {1.0f, "1.0"},          {0.0f, "0.0"},      {-0.5f, "-0.5"},           {1e-08f, "1e-08"},
+      {0.0001f, "0.0001"},    {0.01f, "0.01"},    {0.70710677f, "0.70710677"}, {123456.0f, "123456.0"},
+      {1e16f, "1e+16"},       {3.0e-05f, "3e-05"}, {-2.5e20f, "-2.5e+20"}};
+  for (const auto& [value, text] : cases) {
+    af::Graph g;
+    g.constant(value, "c");
+    const std::string printed = af::graph_def_to_text(af::export_graph_def(g));
+    BOOST_TEST(printed.find("float_val: " + text + "\n") != std::string::npos, text << " in\n" << printed);
+    BOOST_TEST(*af::parse_graph_def_text(printed).nodes[0].attr<af::Tensor>("value") == af::Tensor(value));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(files_are_read_as_binary_or_text_and_written_atomically, *boost::unit_test::timeout(30)) {
   af::test::TempDir dir;
   const af::GraphDef def = small_graph();

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Writes the TensorFlow-made graph fixtures of tests/data/tf_graph with tf.compat.v1,
+and checks files actorflow wrote the other way round. Never a dependency of the build or
+the tests: the fixtures are committed, and this script remakes them.
+
+  python scripts/peers/make_graph_fixtures.py make [OUT_DIR]      # default tests/data/tf_graph
+  python scripts/peers/make_graph_fixtures.py check-meta PREFIX   # TF imports PREFIX.meta, restores PREFIX, runs a step
+
+`make` builds an MLP (4-8-3, ReLU) with tf.compat.v1: glorot-uniform kernels, zero biases,
+tf.losses.sparse_softmax_cross_entropy, Adam 0.01 with a global step, a scalar summary
+merged by merge_all, a Saver; trains 3 steps on a fixed batch and saves model-3 (.index,
+.data, .meta), then records the loss of 3 more steps from there and the softmax of a fixed
+input (reference.json). It also writes the graph as text and binary (graph.pbtxt,
+graph.pb, tf.io.write_graph) and the inference graph frozen with
+convert_variables_to_constants (frozen.pb). Needs tensorflow (a venv: python3 -m venv V;
+V/bin/pip install tensorflow-cpu).
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+
+def batch():
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(6, 4)).astype(np.float32)
+    y = np.array([0, 1, 2, 1, 0, 2], dtype=np.int64)
+    return x, y
+
+
+def make(out):
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import tensorflow as tf
+    tf1 = tf.compat.v1
+    tf1.disable_v2_behavior()
+    os.makedirs(out, exist_ok=True)
+    g = tf1.Graph()
+    with g.as_default():
+        tf1.set_random_seed(1)
+        x = tf1.placeholder(tf.float32, [None, 4], name="x")
+        y = tf1.placeholder(tf.int64, [None], name="y")
+
+        def dense(inp, units, name, act=None):
+            with tf1.variable_scope(name):
+                w = tf1.get_variable("kernel", [inp.shape[1], units], initializer=tf1.glorot_uniform_initializer())
+                b = tf1.get_variable("bias", [units], initializer=tf1.zeros_initializer())
+            out = tf1.nn.bias_add(tf1.matmul(inp, w), b)
+            return act(out) if act else out
+
+        h = dense(x, 8, "hidden", tf.nn.relu)
+        logits = dense(h, 3, "logits")
+        probs = tf1.nn.softmax(logits, name="probs")
+        loss = tf1.losses.sparse_softmax_cross_entropy(y, logits)
+        step = tf1.train.get_or_create_global_step()
+        train = tf1.train.AdamOptimizer(0.01).minimize(loss, global_step=step)
+        tf1.summary.scalar("loss", loss)
+        merged = tf1.summary.merge_all()
+        saver = tf1.train.Saver()
+        bx, by = batch()
+        with tf1.Session(graph=g) as sess:
+            sess.run(tf1.global_variables_initializer())
+            for _ in range(3):
+                sess.run(train, {x: bx, y: by})
+            prefix = saver.save(sess, os.path.join(out, "model"), global_step=step)
+            losses = []
+            for _ in range(3):
+                value, _ = sess.run([loss, train], {x: bx, y: by})
+                losses.append(float(value))
+            after = sess.run(probs, {x: bx}).tolist()
+            summary = sess.run(merged, {x: bx, y: by})
+            tf.io.write_graph(g.as_graph_def(), out, "graph.pbtxt", as_text=True)
+            tf.io.write_graph(g.as_graph_def(), out, "graph.pb", as_text=False)
+            frozen = tf1.graph_util.convert_variables_to_constants(sess, g.as_graph_def(), ["probs"])
+            tf.io.write_graph(frozen, out, "frozen.pb", as_text=False)
+            frozen_probs = sess.run(probs, {x: bx}).tolist()
+        reference = {"prefix": os.path.basename(prefix), "x": bx.tolist(), "y": by.tolist(),
+                     "losses_after_restore": losses, "probs_after": after, "frozen_probs": frozen_probs,
+                     "summary_bytes": len(summary), "tensorflow": tf.__version__}
+    # The checkpoint state file names absolute paths; the tests use the prefix directly.
+    os.remove(os.path.join(out, "checkpoint"))
+    with open(os.path.join(out, "reference.json"), "w") as f:
+        json.dump(reference, f, indent=1)
+    print("wrote", sorted(os.listdir(out)))
+
+
+def check_meta(prefix):
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import tensorflow as tf
+    tf1 = tf.compat.v1
+    tf1.disable_v2_behavior()
+    g = tf1.Graph()
+    with g.as_default():
+        saver = tf1.train.import_meta_graph(prefix + ".meta")
+        with tf1.Session(graph=g) as sess:
+            saver.restore(sess, prefix)
+            names = [v.name for v in tf1.global_variables()]
+            train_ops = tf1.get_collection("train_op")
+            print("TF", tf.__version__, "imported", prefix + ".meta:", len(g.get_operations()), "ops,",
+                  len(names), "variables,", len(train_ops), "train ops")
+            for v in tf1.trainable_variables():
+                print(" ", v.name, sess.run(v).ravel()[:4])
+    print("OK")
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1] if len(sys.argv) > 1 else "make"
+    if cmd == "make":
+        make(sys.argv[2] if len(sys.argv) > 2 else "tests/data/tf_graph")
+    elif cmd == "check-meta":
+        check_meta(sys.argv[2])
+    else:
+        sys.exit(__doc__)
