@@ -208,6 +208,41 @@ inline std::string cluster_json(const std::string& value) {
   }
 }
 
+/// TensorFlow's TF_CONFIG environment variable (`{"cluster": {...}, "task": {"type": "worker",
+/// "index": 1}}`, as cluster managers, Kubernetes operators and Slurm scripts set it): fills
+/// `cluster` (as JSON), `job` and `task` where the command line left them unset (empty, or
+/// a negative task). Returns whether TF_CONFIG was set. Throws std::runtime_error naming
+/// TF_CONFIG when it is not such a JSON object.
+inline bool apply_tf_config(std::string& cluster, std::string& job, int& task) {
+  const char* env = std::getenv("TF_CONFIG");
+  if (env == nullptr || *env == '\0') return false;
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(env);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error("TF_CONFIG: " + std::string(e.what()));
+  }
+  if (!config.is_object()) throw std::runtime_error("TF_CONFIG: expected a JSON object with \"cluster\" and \"task\"");
+  if (cluster.empty() && config.contains("cluster")) {
+    if (!config["cluster"].is_object()) throw std::runtime_error("TF_CONFIG: \"cluster\" must be an object of jobs");
+    cluster = config["cluster"].dump();
+  }
+  if (config.contains("task")) {
+    const auto& t = config["task"];
+    if (!t.is_object()) throw std::runtime_error("TF_CONFIG: \"task\" must be {\"type\": JOB, \"index\": N}");
+    if (job.empty() && t.contains("type")) {
+      if (!t["type"].is_string()) throw std::runtime_error("TF_CONFIG: task.type must be a string");
+      job = t["type"].get<std::string>();
+    }
+    if (task < 0 && t.contains("index")) {
+      if (!t["index"].is_number_integer() || t["index"].get<long long>() < 0)
+        throw std::runtime_error("TF_CONFIG: task.index must be an integer >= 0");
+      task = t["index"].get<int>();
+    }
+  }
+  return true;
+}
+
 /// The non-empty items of `list` between `sep`s: "a,,b," -> {"a", "b"}; for flags that take a
 /// list in one value (`--devices D1,D2`), which then dumps and reads back as one string.
 inline std::vector<std::string> split_list(const std::string& list, char sep = ',') {

@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
                     "(between-graph replication: ps tasks hold the variables, worker 0 is the chief).");
   auto& cli = app.cli;
   cli.add_option("--cluster", s.cluster, "the cluster: a JSON file or inline JSON {\"ps\": [...], \"worker\": [...]}");
-  cli.add_option("--job", s.job, "ps or worker")->check(CLI::IsMember({"ps", "worker"}));
+  cli.add_option("--job", s.job, "ps or worker (default: TF_CONFIG's task.type)")->check(CLI::IsMember({"ps", "worker"}));
   cli.add_option("--task", s.task, "this task's index in its job")->check(af::apps::integer_in(0));
   cli.add_option("--mode", s.mode, "async (each worker applies its own gradients) or sync (SyncReplicasOptimizer)")
       ->check(CLI::IsMember({"async", "sync"}));
@@ -342,8 +342,18 @@ int main(int argc, char** argv) {
                  "worker on a GPU: the share of the GPU's memory it takes (0: TensorFlow's default)")
       ->check(CLI::Range(0.0, 1.0));
   if (auto code = app.parse(argc, argv)) return *code;
+  try {
+    af::apps::apply_tf_config(s.cluster, s.job, s.task);  // fills what the flags leave unset
+  } catch (const std::exception& e) {
+    std::cerr << "actorflow-dist-train: " << e.what() << "\n";
+    return 2;
+  }
   if (s.cluster.empty() || s.job.empty() || s.task < 0) {
-    std::cerr << "actorflow-dist-train: --cluster, --job and --task are required (see --help)\n";
+    std::cerr << "actorflow-dist-train: --cluster, --job and --task are required, or TF_CONFIG (see --help)\n";
+    return 2;
+  }
+  if (s.job != "ps" && s.job != "worker") {
+    std::cerr << "actorflow-dist-train: the job must be ps or worker, got '" << s.job << "'\n";
     return 2;
   }
   const std::string who = "/job:" + s.job + "/task:" + std::to_string(s.task);

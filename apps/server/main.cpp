@@ -47,10 +47,10 @@ struct Settings {
 void add_flags(CLI::App& cli, Settings& s) {
   cli.add_option("--cluster", s.cluster,
                  "the cluster: a JSON file, or inline JSON such as\n"
-                 "'{\"ps\": [\"127.0.0.1:2221\"], \"worker\": [\"127.0.0.1:2222\"]}' (required)")
+                 "'{\"ps\": [\"127.0.0.1:2221\"], \"worker\": [\"127.0.0.1:2222\"]}' (required, or TF_CONFIG's cluster)")
       ->type_name("SPEC");
-  cli.add_option("--job", s.job, "this task's job (required)")->type_name("NAME");
-  cli.add_option("--task", s.task, "this task's index in its job (required)")->type_name("N")
+  cli.add_option("--job", s.job, "this task's job (required, or TF_CONFIG's task.type)")->type_name("NAME");
+  cli.add_option("--task", s.task, "this task's index in its job (required, or TF_CONFIG's task.index)")->type_name("N")
       ->check(af::apps::integer_in(0));
   cli.add_option("--heartbeat-ms", s.heartbeat_ms, "CAF heartbeat interval between tasks (0 = off)")
       ->check(af::apps::integer_in(0));
@@ -117,6 +117,8 @@ int main(int argc, char** argv) {
   if (auto code = app.parse(argc, argv)) return *code;
   std::string cluster_text;
   try {
+    // TF_CONFIG fills what the flags leave unset, as TensorFlow's TFConfigClusterResolver.
+    af::apps::apply_tf_config(settings.cluster, settings.job, settings.task);
     // Checked here rather than by CLI11 so that --dump-config works without them.
     for (auto [flag, missing] : {std::pair{"--cluster", settings.cluster.empty()}, {"--job", settings.job.empty()},
                                  {"--task", settings.task < 0}})

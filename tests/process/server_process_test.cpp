@@ -322,6 +322,36 @@ BOOST_AUTO_TEST_CASE(a_frozen_task_fails_the_step_waiting_on_it_with_unavailable
   BOOST_TEST(outcome.message.find("/job:ps/replica:0/task:0") != std::string::npos, outcome.message);
 }
 
+BOOST_AUTO_TEST_CASE(a_server_takes_its_cluster_and_task_from_tf_config, *boost::unit_test::timeout(60)) {
+  // TF_CONFIG as cluster managers set it; no --cluster, --job or --task. The flags would win.
+  const std::string ps_address = address(), worker_address = address();
+  const std::string config = R"({"cluster": {"ps": [")" + ps_address + R"("], "worker": [")" + worker_address +
+                             R"("]}, "task": {"type": "worker", "index": 0}})";
+  af::Server ps(af::ClusterSpec::from_json(R"({"ps": [")" + ps_address + R"("], "worker": [")" + worker_address +
+                                           R"("]})"),
+                "ps", 0);
+  af::test::ProcessGroup group;
+  ::setenv("TF_CONFIG", config.c_str(), 1);
+  auto worker = group.spawn({ACTORFLOW_SERVER_BINARY}, log_path("tf_config"));
+  ::setenv("TF_CONFIG", "{\"task\": 3}", 1);
+  auto bad = group.spawn({ACTORFLOW_SERVER_BINARY}, log_path("tf_config_bad"));
+  ::unsetenv("TF_CONFIG");
+  af::Graph g;
+  af::Output on_ps;
+  {
+    auto pinned = g.device("/job:ps/task:0");
+    on_ps = g.constant(2.0f) * 3.0f;
+  }
+  BOOST_TEST(open(g, ProcessCluster::target(worker_address))->run(on_ps).scalar<float>() == 6.0f);
+  BOOST_TEST(group.log(worker).find("/job:worker/replica:0/task:0") != std::string::npos, group.log(worker));
+  const int status = group.wait(bad, std::chrono::seconds(20));
+  BOOST_REQUIRE(status != -1);
+  BOOST_TEST(WEXITSTATUS(status) == 2);
+  BOOST_TEST(group.log(bad).find("TF_CONFIG: \"task\" must be") != std::string::npos, group.log(bad));
+  group.kill(worker);
+  ps.stop();
+}
+
 BOOST_AUTO_TEST_CASE(a_killed_peer_is_reported_as_lost, *boost::unit_test::timeout(60)) {
   // The ps is a server of this process (its log lines captured), the worker a process.
   af::test::LogCapture log;
