@@ -57,9 +57,10 @@ echo "== csv_pipeline: sharded CSV files -> 2 TextLineReader actors -> RandomShu
 echo
 echo "== train: Fashion-MNIST from reader actors -> shuffle queue -> MLP 784-256-128-10 -> Adam, one epoch =="
 ckpt=$(mktemp -d)
-"$BUILD_DIR"/apps/train/actorflow-train --epochs 1 --checkpoint-dir "$ckpt"
+logdir=$(mktemp -d)
+"$BUILD_DIR"/apps/train/actorflow-train --epochs 1 --checkpoint-dir "$ckpt" --logdir "$logdir/run1"
 echo "== train --restore: resumes from $(basename "$(ls "$ckpt"/*.index | head -1)" .index) for a second epoch =="
-"$BUILD_DIR"/apps/train/actorflow-train --epochs 2 --checkpoint-dir "$ckpt" --restore --quiet
+"$BUILD_DIR"/apps/train/actorflow-train --epochs 2 --checkpoint-dir "$ckpt" --restore --quiet --logdir "$logdir/run2"
 echo
 echo "== dist_train: 1 ps + 2 worker processes, synchronous data parallelism (SyncReplicasOptimizer) =="
 dist_logs=$(mktemp -d)
@@ -68,5 +69,6 @@ LOG_DIR=$dist_logs scripts/dist_train.sh --workers 2 --build-dir "$BUILD_DIR" --
 echo
 echo "== what the demo wrote =="
 echo "  Chrome traces of the traced steps (open in https://ui.perfetto.dev): $(ls -1 "${TMPDIR:-/tmp}"/actorflow-*trace*.json 2>/dev/null | tr '\n' ' ')"
-echo "  Fashion-MNIST checkpoints (TensorFlow's V2 format, readable by tf.train.load_checkpoint): $ckpt"
+echo "  Fashion-MNIST checkpoints and their .meta graphs (TensorFlow's V2 format; tf.compat.v1.train.import_meta_graph loads them): $ckpt"
+echo "  TensorBoard's events files (the graph, loss, accuracy, histograms): tensorboard --logdir $logdir"
 echo "  the distributed run's logs (ps and workers): $dist_logs"

@@ -1,6 +1,6 @@
 // actorflow-train: Fashion-MNIST end to end (the chapter's exercise 7 with --restore).
 //
-//   actorflow-train [--model mlp|cnn] [--epochs N] [--checkpoint-dir D] [--restore] ...
+//   actorflow-train [--model mlp|cnn] [--epochs N] [--checkpoint-dir D] [--restore] [--logdir L] ...
 //   (--help lists every flag)
 #include <cstdlib>
 #include <iostream>
@@ -41,6 +41,10 @@ int main(int argc, char** argv) {
   cli.add_flag("--from-memory", o.feed_from_memory,
                "read the training split once, then feed batches shuffled each epoch from memory");
   cli.add_flag("--log-device-placement", o.log_device_placement, "print the device each op is placed on");
+  cli.add_option("--logdir", o.logdir,
+                 "write TensorBoard's events file here: the graph, loss, accuracy, histograms, test accuracy");
+  cli.add_option("--summary-every", o.summary_every, "steps between the training summaries in --logdir")
+      ->check(af::apps::integer_in(1));
   bool quiet = false;
   cli.add_flag("--quiet", quiet, "no progress bar");
   if (auto code = app.parse(argc, argv)) return *code;

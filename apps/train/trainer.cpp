@@ -216,6 +216,20 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
     train_op = adam.minimize(loss, global_step);
   }
   train::Saver saver(g, {.max_to_keep = 5});
+  // TensorBoard: the training loss and batch accuracy, the weights' histograms, the graph.
+  Output summaries;
+  std::unique_ptr<summary::FileWriter> writer;
+  if (!o.logdir.empty()) {
+    summary::scalar("loss", loss);
+    summary::scalar("accuracy", accuracy);
+    for (const auto& any : g.get_collection(kTrainableVariables)) {
+      const auto& v = std::any_cast<const Variable&>(any);
+      summary::histogram(v.op().name() + "/values", v.value());
+    }
+    summaries = *summary::merge_all(g);
+    writer = std::make_unique<summary::FileWriter>(o.logdir);
+    writer->add_graph(serialize_graph_def(export_graph_def(g, true)));
+  }
 
   SessionConfig config;
   config.intra_op_parallelism_threads = o.threads;
@@ -285,7 +299,10 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
       try {
         // A step that waits this long means the input pipeline stopped: its error, if any,
         // is the coordinator's.
-        out = sess.run({loss}, feeds, {train_op}, {.timeout_in_ms = 120000});
+        const bool summarize = writer && (step + 1) % o.summary_every == 0;
+        out = sess.run(summarize ? std::vector<Output>{loss, summaries} : std::vector<Output>{loss}, feeds, {train_op},
+                       {.timeout_in_ms = 120000});
+        if (summarize) writer->add_summary(out[1].scalar<std::string>(), step + 1);
       } catch (const DeadlineExceededError&) {
         coord.request_stop();
         coord.join(runners, std::chrono::seconds(5), /*ignore_live_runners=*/true);
@@ -315,6 +332,11 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
     er.test_accuracy = evaluate();
     if (!o.checkpoint_dir.empty())
       er.checkpoint = saver.save(sess, (fs::path(o.checkpoint_dir) / "model.ckpt").string(), step);
+    if (writer) {
+      writer->add_summary(summary::scalar("test_accuracy", static_cast<float>(er.test_accuracy)), step);
+      writer->add_summary(summary::scalar("examples_per_sec", static_cast<float>(er.examples_per_second)), step);
+      writer->flush();
+    }
     log << "epoch " << er.epoch << ": global step " << step << ", loss " << er.mean_loss << ", test accuracy "
         << er.test_accuracy << ", " << static_cast<std::int64_t>(er.examples_per_second) << " examples/s"
         << (er.checkpoint.empty() ? "" : ", saved " + er.checkpoint) << " ("
@@ -323,6 +345,7 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
   }
   coord.request_stop();  // the runners' cancel ops close the queues
   coord.join(runners);
+  if (writer) writer->close();
   report.global_step = step;
   report.train_seconds = std::chrono::duration<double>(training).count();
   report.test_accuracy = report.epochs.empty() ? evaluate() : report.epochs.back().test_accuracy;

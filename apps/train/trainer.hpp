@@ -47,6 +47,12 @@ struct TrainOptions {
   /// input pipeline stays on the CPU. Ops without a kernel there fall back to the CPU (soft
   /// placement). Empty: the placer's default.
   std::string device;
+  /// Where TensorBoard's events file goes (the graph, the training loss and batch accuracy
+  /// and the weights' histograms every `summary_every` steps, the test accuracy and
+  /// examples/s per epoch); empty: none.
+  std::string logdir;
+  /// Steps between training summaries in `logdir`.
+  std::int64_t summary_every = 100;
   /// Print where each op runs (`log_device_placement`).
   bool log_device_placement = false;
 };

@@ -6,11 +6,14 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <map>
+#include <vector>
 #include <filesystem>
 #include <regex>
 #include <string>
 #include <thread>
 
+#include "actorflow/actorflow.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
 
@@ -62,6 +65,37 @@ BOOST_AUTO_TEST_CASE(a_killed_training_resumes_from_its_last_checkpoint, *boost:
   // It went on from there rather than from 0: no epoch before the restored one is repeated.
   BOOST_TEST(out.find("epoch " + std::to_string(restored_step / 20) + ":") == std::string::npos);
   BOOST_TEST(out.find("final: global step 160") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(logdir_gets_the_graph_the_training_curves_and_histograms, *boost::unit_test::timeout(120)) {
+  if (!have_data()) {
+    BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
+    return;
+  }
+  af::test::TempDir dir("af_train_logdir");
+  const std::string logdir = (dir.path / "run1").string();
+  af::test::ProcessGroup group;
+  auto i = group.spawn({ACTORFLOW_TRAIN_BINARY, "--epochs", "1", "--train-examples", "1280", "--threads", "1",
+                        "--quiet", "--logdir", logdir, "--summary-every", "5"},
+                       (dir.path / "out.log").string());
+  const int status = group.wait(i, std::chrono::seconds(100));
+  BOOST_REQUIRE(status != -1);
+  BOOST_TEST(WEXITSTATUS(status) == 0, group.log(i));
+  const auto files = af::summary::event_files(logdir);
+  BOOST_REQUIRE(files.size() == 1u);
+  std::map<std::string, std::vector<std::int64_t>> steps_by_tag;
+  bool graph = false;
+  for (const auto& e : af::summary::read_events(files[0])) {
+    if (!e.graph_def.empty()) graph = af::parse_graph_def(e.graph_def).nodes.size() > 100;
+    for (const auto& v : e.summary) steps_by_tag[v.tag].push_back(e.step);
+  }
+  BOOST_TEST(graph);
+  // 10 steps of 128: training summaries at steps 5 and 10, the epoch's at step 10.
+  BOOST_TEST(steps_by_tag["loss"] == (std::vector<std::int64_t>{5, 10}), boost::test_tools::per_element());
+  BOOST_TEST(steps_by_tag["accuracy"].size() == 2u);
+  BOOST_TEST(steps_by_tag["dense/kernel/values"].size() == 2u);
+  BOOST_TEST(steps_by_tag["test_accuracy"] == (std::vector<std::int64_t>{10}), boost::test_tools::per_element());
+  BOOST_TEST(steps_by_tag["examples_per_sec"].size() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_data_directory_is_reported_by_name, *boost::unit_test::timeout(60)) {
