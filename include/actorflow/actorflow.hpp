@@ -43,6 +43,7 @@
 #include "actorflow/queues/tf_record.hpp"
 #include "actorflow/train/layers.hpp"
 #include "actorflow/train/meta_graph.hpp"
+#include "actorflow/train/summary_hooks.hpp"
 #include "actorflow/train/monitored_session.hpp"
 #include "actorflow/train/optimizer.hpp"
 #include "actorflow/train/sync_replicas_optimizer.hpp"

@@ -14,6 +14,10 @@
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/queues/queue_runner.hpp"
+#include "actorflow/formats/graph_def.hpp"
+#include "actorflow/formats/summary.hpp"
+#include "actorflow/train/meta_graph.hpp"
+#include "actorflow/train/summary_hooks.hpp"
 #include "actorflow/train/sync_replicas_optimizer.hpp"
 #include "actorflow/train/training_util.hpp"
 
@@ -125,17 +129,19 @@ void StopAtStepHook::after_run(SessionRunContext& ctx, const std::vector<Tensor>
 
 CheckpointSaverHook::CheckpointSaverHook(std::string checkpoint_dir, std::optional<double> save_secs,
                                          std::optional<std::int64_t> save_steps, std::shared_ptr<Saver> saver,
-                                         std::string checkpoint_basename)
+                                         std::string checkpoint_basename, std::shared_ptr<summary::FileWriter> writer)
     : checkpoint_dir_(std::move(checkpoint_dir)),
       basename_(std::move(checkpoint_basename)),
       save_secs_(save_secs),
       save_steps_(save_steps),
-      saver_(std::move(saver)) {
+      saver_(std::move(saver)),
+      writer_(std::move(writer)) {
   if (save_secs_.has_value() == save_steps_.has_value())
     throw InvalidArgumentError(invalid_argument("exactly one of save_secs or save_steps should be provided"));
 }
 
 void CheckpointSaverHook::begin(Graph& g) {
+  graph_ = &g;
   global_step_ = require_global_step(g, "CheckpointSaverHook");
   if (!saver_) throw InvalidArgumentError(invalid_argument("CheckpointSaverHook needs a Saver"));
 }
@@ -149,7 +155,14 @@ void CheckpointSaverHook::save(Session& session, std::int64_t step) {
 }
 
 void CheckpointSaverHook::after_create_session(Session& session, Coordinator&) {
-  // TensorFlow saves at once, so a restart finds a checkpoint of the initial model.
+  // As TensorFlow: the graph as text beside the checkpoints, the graph and meta graph for
+  // TensorBoard, then a save at once, so a restart finds a checkpoint of the initial model.
+  const GraphDef def = export_graph_def(*graph_, true);
+  write_graph(def, checkpoint_dir_, "graph.pbtxt");
+  if (writer_) {
+    writer_->add_graph(serialize_graph_def(def));
+    writer_->add_meta_graph(serialize_meta_graph_def(export_meta_graph(*graph_, {}, {.saver = saver_.get()})));
+  }
   save(session, scalar_step(session.run(global_step_)));
 }
 
@@ -174,8 +187,8 @@ void CheckpointSaverHook::end(Session& session) {
 
 // -- StepCounterHook ------------------------------------------------------------------------
 
-StepCounterHook::StepCounterHook(std::int64_t every_n_steps, Output loss)
-    : every_n_(std::max<std::int64_t>(1, every_n_steps)), loss_(std::move(loss)) {}
+StepCounterHook::StepCounterHook(std::int64_t every_n_steps, Output loss, std::shared_ptr<summary::FileWriter> writer)
+    : every_n_(std::max<std::int64_t>(1, every_n_steps)), loss_(std::move(loss)), writer_(std::move(writer)) {}
 
 void StepCounterHook::begin(Graph& g) { global_step_ = require_global_step(g, "StepCounterHook"); }
 
@@ -205,6 +218,7 @@ void StepCounterHook::after_run(SessionRunContext&, const std::vector<Tensor>& v
   line << "global_step/sec: " << last_rate_ << ", global_step = " << step;
   if (loss_.valid() && values.size() > 1) line << ", loss = " << values[1].to_string();
   log_info(line.str());
+  if (writer_) writer_->add_summary(summary::scalar("global_step/sec", static_cast<float>(last_rate_)), step);
   last_step_ = step;
   last_time_ = now;
 }
@@ -259,14 +273,22 @@ MonitoredSession::MonitoredSession(Graph& g, MonitoredTrainingSessionOptions opt
   // checkpoint saver (chief), then the user's.
   if (options_.is_chief) {
     for (auto& h : options_.chief_only_hooks) hooks_.push_back(h);
-    if (!options_.checkpoint_dir.empty()) {
-      if (options_.log_step_count_steps > 0 && get_global_step(g_))
-        hooks_.push_back(std::make_shared<StepCounterHook>(options_.log_step_count_steps));
+    const bool has_step = get_global_step(g_).has_value();
+    const std::string summary_dir = options_.summary_dir.empty() ? options_.checkpoint_dir : options_.summary_dir;
+    std::shared_ptr<summary::FileWriter> writer;
+    if (!summary_dir.empty() && has_step) writer = std::make_shared<summary::FileWriter>(summary_dir);
+    if (options_.log_step_count_steps > 0 && has_step && (writer || !options_.checkpoint_dir.empty()))
+      hooks_.push_back(std::make_shared<StepCounterHook>(options_.log_step_count_steps, Output(), writer));
+    if (writer && (options_.save_summaries_secs || options_.save_summaries_steps > 0))
+      hooks_.push_back(std::make_shared<SummarySaverHook>(
+          options_.save_summaries_secs ? std::nullopt : std::optional<std::int64_t>(options_.save_summaries_steps),
+          options_.save_summaries_secs, writer));
+    if (!options_.checkpoint_dir.empty() && has_step) {
       std::optional<double> secs = options_.save_checkpoint_secs;
       if (!secs && !options_.save_checkpoint_steps) secs = 600.0;
-      if (get_global_step(g_))
-        hooks_.push_back(std::make_shared<CheckpointSaverHook>(options_.checkpoint_dir, secs,
-                                                                options_.save_checkpoint_steps, options_.scaffold.saver));
+      hooks_.push_back(std::make_shared<CheckpointSaverHook>(options_.checkpoint_dir, secs,
+                                                              options_.save_checkpoint_steps, options_.scaffold.saver,
+                                                              "model.ckpt", writer));
     }
   }
   for (auto& h : options_.hooks) hooks_.push_back(h);

@@ -10,6 +10,7 @@
 
 #include "actorflow/actors/coordinator.hpp"
 #include "actorflow/actors/session.hpp"
+#include "actorflow/formats/event_file.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/train/saver.hpp"
 
@@ -94,13 +95,16 @@ class StopAtStepHook : public SessionRunHook {
   Output global_step_;
 };
 
-/// `tf.train.CheckpointSaverHook`: saves `<checkpoint_dir>/model.ckpt-<global_step>` when the
-/// session is created, then every `save_steps` global steps or `save_secs` seconds, and at the
-/// end unless the last save was at the final step. Exactly one of the two must be given.
+/// `tf.train.CheckpointSaverHook`: saves `<checkpoint_dir>/model.ckpt-<global_step>` (and its
+/// `.meta`) when the session is created, then every `save_steps` global steps or `save_secs`
+/// seconds, and at the end unless the last save was at the final step. Exactly one of the two
+/// must be given. When the session is created it also writes `<checkpoint_dir>/graph.pbtxt`
+/// and, given a `writer`, the graph and the meta graph into its events file.
 class CheckpointSaverHook : public SessionRunHook {
  public:
   CheckpointSaverHook(std::string checkpoint_dir, std::optional<double> save_secs, std::optional<std::int64_t> save_steps,
-                      std::shared_ptr<Saver> saver, std::string checkpoint_basename = "model.ckpt");
+                      std::shared_ptr<Saver> saver, std::string checkpoint_basename = "model.ckpt",
+                      std::shared_ptr<summary::FileWriter> writer = nullptr);
   void begin(Graph& g) override;
   void after_create_session(Session& session, Coordinator& coord) override;
   std::vector<Output> before_run(SessionRunContext& ctx) override;
@@ -113,6 +117,8 @@ class CheckpointSaverHook : public SessionRunHook {
   std::optional<double> save_secs_;
   std::optional<std::int64_t> save_steps_;
   std::shared_ptr<Saver> saver_;
+  std::shared_ptr<summary::FileWriter> writer_;
+  Graph* graph_ = nullptr;
   Output global_step_;
   std::optional<std::int64_t> last_saved_step_;
   std::chrono::steady_clock::time_point last_saved_time_;
@@ -120,11 +126,13 @@ class CheckpointSaverHook : public SessionRunHook {
 
 /// `tf.train.StepCounterHook` with the loss: every `every_n_steps` global steps it logs a
 /// progress line "global_step/sec: R, global_step = S, loss = L" through `af::log_info`
-/// (`loss` may be invalid). Warns, as TensorFlow does, when the global step has not moved for
-/// 20 runs (normal on SyncReplicas workers).
+/// (`loss` may be invalid) and, given a `writer`, the scalar summary "global_step/sec" at that
+/// step. Warns, as TensorFlow does, when the global step has not moved for 20 runs (normal on
+/// SyncReplicas workers).
 class StepCounterHook : public SessionRunHook {
  public:
-  explicit StepCounterHook(std::int64_t every_n_steps = 100, Output loss = {});
+  explicit StepCounterHook(std::int64_t every_n_steps = 100, Output loss = {},
+                           std::shared_ptr<summary::FileWriter> writer = nullptr);
   void begin(Graph& g) override;
   std::vector<Output> before_run(SessionRunContext& ctx) override;
   void after_run(SessionRunContext& ctx, const std::vector<Tensor>& values) override;
@@ -134,6 +142,7 @@ class StepCounterHook : public SessionRunHook {
  private:
   std::int64_t every_n_;
   Output loss_, global_step_;
+  std::shared_ptr<summary::FileWriter> writer_;
   std::optional<std::int64_t> last_step_;
   std::chrono::steady_clock::time_point last_time_;
   int unchanged_runs_ = 0;
@@ -157,6 +166,14 @@ struct MonitoredTrainingSessionOptions {
   std::optional<double> save_checkpoint_secs;
   std::optional<std::int64_t> save_checkpoint_steps;  ///< checkpoint every N global steps
   std::int64_t log_step_count_steps = 100;  ///< StepCounterHook period (0 = no such hook)
+  /// The chief's SummarySaverHook writes the graph's merged summaries every N global steps
+  /// (0 = none, unless save_summaries_secs), into `summary_dir`.
+  std::int64_t save_summaries_steps = 100;
+  /// ... or every N seconds instead (wins over save_summaries_steps).
+  std::optional<double> save_summaries_secs;
+  /// Where the chief's events file goes (the graph, summaries, global_step/sec); empty: the
+  /// checkpoint_dir; both empty: none.
+  std::string summary_dir;
   SessionConfig config;  ///< the session's configuration
   /// How long a non-chief waits for the chief to make the model ready.
   std::chrono::milliseconds max_wait = std::chrono::hours(2);
