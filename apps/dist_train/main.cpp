@@ -67,6 +67,8 @@ struct Settings {
   double target_accuracy = 0.85;
   std::string device = "/cpu:0";
   double gpu_memory_fraction = 0;
+  std::string logdir;
+  std::int64_t summary_every = 100;
 };
 
 /// The worker's device spec (`/device:GPU:0` for `--device /gpu:0`); throws InvalidArgument
@@ -130,6 +132,11 @@ Model build(af::Graph& g, const af::ClusterSpec& cluster, const Settings& s, int
   const af::Output h = af::apps::mlp_logits(m.x, variables, read);
   m.loss = af::losses::sparse_softmax_cross_entropy(m.y, h);
   m.accuracy = af::metrics::batch_accuracy(m.y, af::argmax(h, 1, af::DType::int32));
+  if (!s.logdir.empty()) {
+    // The chief's SummarySaverHook writes them (with the graph and global_step/sec).
+    af::summary::scalar("loss", m.loss);
+    af::summary::scalar("accuracy", m.accuracy);
+  }
   m.adam = std::make_unique<af::train::AdamOptimizer>(s.lr);
   const af::train::GradientOptions gopts{.colocate_gradients_with_ops = s.bf16_transfer};
   if (s.mode == "sync") {
@@ -195,6 +202,8 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
   // ArgMax (the accuracy) and the like have no GPU kernel: they fall back to the CPU.
   options.config.allow_soft_placement = true;
   if (s.save_steps > 0) options.save_checkpoint_steps = s.save_steps;
+  options.summary_dir = s.logdir;
+  options.save_summaries_steps = s.summary_every;
   auto sess = af::train::MonitoredTrainingSession(g, options);
   const std::int64_t first_step = sess->raw_session().run(m.global_step.value()).scalar<std::int64_t>();
   log_line(who, "session ready at global step " + std::to_string(first_step));
@@ -337,6 +346,10 @@ int main(int argc, char** argv) {
       ->check(af::apps::integer_in(0));
   cli.add_option("--target-accuracy", s.target_accuracy, "the accuracy --eval-every looks for")
       ->check(CLI::Range(0.0, 1.0));
+  cli.add_option("--logdir", s.logdir,
+                 "chief: TensorBoard's events file (graph, loss, accuracy, global_step/sec) goes here");
+  cli.add_option("--summary-every", s.summary_every, "global steps between the chief's summaries in --logdir")
+      ->check(af::apps::integer_in(1));
   cli.add_option("--device", s.device, "worker: the device of its model, /cpu:0 or /gpu:N (ps tasks use their CPU)");
   cli.add_option("--gpu-memory-fraction", s.gpu_memory_fraction,
                  "worker on a GPU: the share of the GPU's memory it takes (0: TensorFlow's default)")

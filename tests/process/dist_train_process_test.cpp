@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "actorflow/actorflow.hpp"
 #include "free_port.hpp"
 #include "http_client.hpp"
 #include "process.hpp"
@@ -213,6 +214,30 @@ BOOST_AUTO_TEST_CASE(a_killed_ps_is_reported_and_a_restarted_cluster_resumes_fro
 
 // --bf16-transfer: parameters and gradients cross between the ps and the worker as bfloat16,
 // so the ps's per-peer byte counters in /metrics grow half as fast for the same steps.
+BOOST_AUTO_TEST_CASE(the_chief_writes_its_summaries_to_logdir_and_a_gpu_worker_runs_where_there_is_none,
+                     *boost::unit_test::timeout(240)) {
+  if (!have_data()) {
+    BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
+    return;
+  }
+  // --device /gpu:0 on a machine without a GPU: soft placement puts the model on the CPU.
+  af::test::TempDir logs("af_dist_logdir");
+  Cluster c(1, with(kSmall, {"--steps", "60", "--logdir", logs.path.string(), "--summary-every", "20", "--device",
+                             "/gpu:0", "--gpu-memory-fraction", "0.3"}));
+  const auto ps = c.start("ps", 0, "ps.log");
+  const auto worker = c.start("worker", 0, "w0.log");
+  BOOST_REQUIRE_MESSAGE(c.exits_cleanly(worker, 120s), c.group.log(worker));
+  c.group.kill(ps);
+  BOOST_TEST(c.group.log(worker).find("model on /device:GPU:0") != std::string::npos, c.group.log(worker));
+  const auto files = af::summary::event_files(logs.path.string());
+  BOOST_REQUIRE(files.size() == 1u);
+  std::vector<std::int64_t> loss_steps;
+  for (const auto& e : af::summary::read_events(files[0]))
+    for (const auto& v : e.summary)
+      if (v.tag == "loss") loss_steps.push_back(e.step);
+  BOOST_TEST(loss_steps == (std::vector<std::int64_t>{1, 21, 41}), boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(bfloat16_transfer_cuts_the_bytes_between_ps_and_worker, *boost::unit_test::timeout(240)) {
   if (!have_data()) {
     BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
