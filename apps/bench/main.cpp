@@ -9,7 +9,7 @@
 //   P4 / P5 / null / soak   cluster transfers, remote steps, null steps, soak (bench_remote.cpp)
 //   P6 / T85 / CKPT   training step, time to 85% on Fashion-MNIST, checkpoints (bench_train.cpp)
 //
-// Usage: actorflow-bench [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p6|t85|ckpt|soak] [--quick] (--help)
+// Usage: actorflow-bench [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p6|t85|ckpt|graph|soak] [--quick] (--help)
 //        actorflow-bench soak MINUTES
 // For profiling: p2-pipelined (P2's pipelined case alone), p2-self (one thread's cost of an
 // enqueue_many + dequeue_many pair, no second thread).
@@ -239,6 +239,8 @@ void bench_soak(double minutes, const char* self_exe);
 void bench_p6(bool quick);
 void bench_time_to_accuracy(bool quick);
 void bench_checkpoint(bool quick);
+void bench_graph_import(bool quick, const std::string& file, int nodes);
+void write_bench_graph(const std::string& path, int nodes);
 }  // namespace af::bench
 
 int main(int argc, char** argv) {
@@ -261,10 +263,20 @@ int main(int argc, char** argv) {
                     "measured in the same run.");
   app.cli.add_option("benchmark", which, "which benchmark; soak runs for minutes and is not part of all")
       ->check(CLI::IsMember({"all", "p1", "ex", "par", "mm", "p2", "p2-pipelined", "p2-self", "p3", "p8", "p4", "p5",
-                             "null", "p6", "t85", "ckpt", "soak"}));
+                             "null", "p6", "t85", "ckpt", "graph", "soak"}));
   app.cli.add_flag("--quick", quick, "fewer repetitions");
   app.cli.add_option("minutes", soak_minutes, "how long soak runs")->check(af::apps::positive_real());
+  std::string graph_file, write_graph;
+  int graph_nodes = 100000;
+  app.cli.add_option("--graph-file", graph_file, "graph: import this binary GraphDef instead of the generated one");
+  app.cli.add_option("--write-graph", write_graph, "graph: write the generated GraphDef to this file and exit");
+  app.cli.add_option("--graph-nodes", graph_nodes, "graph: nodes of the generated GraphDef")
+      ->check(af::apps::integer_in(2));
   if (auto code = app.parse(argc, argv)) return *code;
+  if (!write_graph.empty()) {
+    af::bench::write_bench_graph(write_graph, graph_nodes);
+    return 0;
+  }
   if (which == "soak") {
     af::bench::bench_soak(soak_minutes, "/proc/self/exe");
     return 0;
@@ -286,5 +298,6 @@ int main(int argc, char** argv) {
   if (which == "all" || which == "p6") af::bench::bench_p6(quick);
   if (which == "all" || which == "t85") af::bench::bench_time_to_accuracy(quick);
   if (which == "all" || which == "ckpt") af::bench::bench_checkpoint(quick);
+  if (which == "all" || which == "graph") af::bench::bench_graph_import(quick, graph_file, graph_nodes);
   return 0;
 }
