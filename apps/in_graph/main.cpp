@@ -21,6 +21,7 @@
 #include <iomanip>
 #include <iostream>
 #include <string>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -49,6 +50,10 @@ struct Settings {
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
   std::int64_t train_examples = 0;
   std::int64_t seed = 42;
+  /// TensorBoard's events file: the graph, each tower's loss every `summary_every` steps,
+  /// the test accuracy at the end (sync and async modes); empty: none.
+  std::string logdir;
+  std::int64_t summary_every = 50;
 };
 
 /// The session's configuration. In process: enough CPU devices for the highest CPU index
@@ -188,6 +193,10 @@ int main(int argc, char** argv) {
       ->check(af::apps::integer_in(1));
   cli.add_option("--lr", s.lr, "Adam's learning rate")->check(af::apps::positive_real());
   cli.add_option("--data-dir", s.data_dir, "the gzip IDX files");
+  cli.add_option("--logdir", s.logdir,
+                 "sync/async: TensorBoard's events file (the graph, each tower's loss, the test accuracy)");
+  cli.add_option("--summary-every", s.summary_every, "steps between the towers' loss summaries in --logdir")
+      ->check(af::apps::integer_in(1));
   cli.add_option("--train-examples", s.train_examples, "use the file's first N training examples (0: all)")
       ->check(af::apps::integer_in(0));
   if (auto code = app.parse(argc, argv)) return *code;
@@ -201,7 +210,10 @@ int main(int argc, char** argv) {
     auto [train_x, train_y] = af::apps::load_fashion_mnist(s.data_dir, "train", n);
     auto [test_x, test_y] = af::apps::load_fashion_mnist(s.data_dir, "t10k", 10000);
 
-    if (s.mode == "split") return run_split(s, train_x, train_y, test_x, test_y);
+    if (s.mode == "split") {
+      if (!s.logdir.empty()) throw af::InvalidArgumentError(af::invalid_argument("--logdir: sync and async modes only"));
+      return run_split(s, train_x, train_y, test_x, test_y);
+    }
     af::Graph g;
     g.set_random_seed(s.seed);
     af::Variable global_step;
@@ -216,12 +228,14 @@ int main(int argc, char** argv) {
     std::vector<std::vector<af::train::GradAndVar>> tower_grads;
     std::vector<std::unique_ptr<af::train::AdamOptimizer>> optimizers;
     std::vector<af::Operation> train_ops;
+    std::vector<af::Output> tower_summaries;
     for (int k = 0; k < s.replicas; ++k) {
       auto on = g.device(s.devices[static_cast<std::size_t>(k)]);
       auto tower = g.name_scope("tower_" + std::to_string(k));
       xs.push_back(g.placeholder(af::DType::float32, af::PartialShape{rows, kPixels}, "x"));
       ys.push_back(g.placeholder(af::DType::int32, af::PartialShape{rows}, "y"));
       const af::Output loss = af::losses::sparse_softmax_cross_entropy(ys.back(), af::apps::mlp_logits(xs.back(), vars));
+      if (!s.logdir.empty()) tower_summaries.push_back(af::summary::scalar("loss", loss));  // tag tower_k/loss
       if (s.mode == "sync") {
         if (optimizers.empty()) optimizers.push_back(std::make_unique<af::train::AdamOptimizer>(s.lr));
         tower_grads.push_back(optimizers[0]->compute_gradients(loss, vars));
@@ -239,6 +253,22 @@ int main(int argc, char** argv) {
     af::Output test_y_in = g.placeholder(af::DType::int32, af::PartialShape{-1}, "test_y");
     af::Output accuracy = af::metrics::batch_accuracy(test_y_in, af::argmax(af::apps::mlp_logits(test_x_in, vars), 1, af::DType::int32));
 
+    // TensorBoard: the graph now, the towers' losses while training (a lock around the
+    // writer: async towers write from their own threads).
+    std::unique_ptr<af::summary::FileWriter> writer;
+    std::mutex writer_mu;
+    af::Output all_summaries;
+    if (!s.logdir.empty()) {
+      all_summaries = af::summary::merge(tower_summaries);
+      writer = std::make_unique<af::summary::FileWriter>(s.logdir);
+      writer->add_graph(af::serialize_graph_def(af::export_graph_def(g, true)));
+    }
+    // The global step fetched with the update is read before it (as SummarySaverHook's stale
+    // step): the summary belongs to the step after it.
+    auto write = [&](const af::Tensor& summary, const af::Tensor& stale_step) {
+      std::lock_guard<std::mutex> lock(writer_mu);
+      writer->add_summary(summary.scalar<std::string>(), stale_step.scalar<std::int64_t>() + 1);
+    };
     af::Session sess(g, s.target, session_config(s));
     sess.run(g.global_variables_initializer());
     const auto start = Clock::now();
@@ -253,7 +283,12 @@ int main(int argc, char** argv) {
           feeds.emplace_back(xs[static_cast<std::size_t>(k)], bx);
           feeds.emplace_back(ys[static_cast<std::size_t>(k)], by);
         }
-        sess.run(train_ops[0], feeds);
+        if (writer && (step + 1) % s.summary_every == 0) {
+          auto out = sess.run({all_summaries, global_step.value()}, feeds, {train_ops[0]});
+          write(out[0], out[1]);
+        } else {
+          sess.run(train_ops[0], feeds);
+        }
       }
     } else {
       std::vector<std::thread> loops;
@@ -262,8 +297,14 @@ int main(int argc, char** argv) {
           af::apps::ShuffledBatches feeder(train_x, train_y, rows, static_cast<std::uint64_t>(s.seed + k));
           for (std::int64_t step = 0; step < s.steps; ++step) {
             auto [bx, by] = feeder.next();
-            sess.run(train_ops[static_cast<std::size_t>(k)],
-                     {{xs[static_cast<std::size_t>(k)], bx}, {ys[static_cast<std::size_t>(k)], by}});
+            const af::FeedDict feeds = {{xs[static_cast<std::size_t>(k)], bx}, {ys[static_cast<std::size_t>(k)], by}};
+            if (writer && (step + 1) % s.summary_every == 0) {
+              auto out = sess.run({tower_summaries[static_cast<std::size_t>(k)], global_step.value()}, feeds,
+                                  {train_ops[static_cast<std::size_t>(k)]});
+              write(out[0], out[1]);
+            } else {
+              sess.run(train_ops[static_cast<std::size_t>(k)], feeds);
+            }
           }
         });
       for (auto& t : loops) t.join();
@@ -271,6 +312,10 @@ int main(int argc, char** argv) {
     const double secs = std::chrono::duration<double>(Clock::now() - start).count();
     const auto global = sess.run(global_step.value()).scalar<std::int64_t>();
     const float acc = sess.run(accuracy, {{test_x_in, test_x}, {test_y_in, test_y}}).scalar<float>();
+    if (writer) {
+      writer->add_summary(af::summary::scalar("test_accuracy", acc), global);
+      writer->close();
+    }
     std::cout << std::fixed << std::setprecision(1) << s.mode << ", " << s.replicas << " towers: global step " << global
               << " in " << std::setprecision(2) << secs << " s (" << std::setprecision(1)
               << static_cast<double>(global) / secs << " updates/s), test accuracy " << std::setprecision(4) << acc

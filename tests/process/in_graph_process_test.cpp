@@ -11,11 +11,13 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <map>
 #include <regex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "actorflow/actorflow.hpp"
 #include "free_port.hpp"
 #include "http_client.hpp"
 #include "process.hpp"
@@ -157,6 +159,33 @@ BOOST_AUTO_TEST_CASE(towers_on_two_cpu_devices_learn_in_sync_and_async_modes, *b
 
 // Model parallelism (exercise 10): the MLP's hidden layers split by units over two CPU
 // devices still learn.
+BOOST_AUTO_TEST_CASE(logdir_gets_the_graph_and_each_towers_loss, *boost::unit_test::timeout(240)) {
+  if (!have_data()) {
+    BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
+    return;
+  }
+  af::test::TempDir dir("af_in_graph_logdir");
+  af::test::ProcessGroup group;
+  auto i = group.spawn({ACTORFLOW_IN_GRAPH_BINARY, "--mode", "sync", "--replicas", "2", "--steps", "40",
+                        "--train-examples", "4000", "--logdir", (dir.path / "run").string(), "--summary-every", "20"},
+                       (dir.path / "out.log").string());
+  const int status = group.wait(i, std::chrono::seconds(200));
+  BOOST_REQUIRE(status != -1);
+  BOOST_TEST(WEXITSTATUS(status) == 0, group.log(i));
+  const auto files = af::summary::event_files((dir.path / "run").string());
+  BOOST_REQUIRE(files.size() == 1u);
+  std::map<std::string, std::vector<std::int64_t>> steps;
+  bool graph = false;
+  for (const auto& e : af::summary::read_events(files[0])) {
+    graph = graph || !e.graph_def.empty();
+    for (const auto& v : e.summary) steps[v.tag].push_back(e.step);
+  }
+  BOOST_TEST(graph);
+  BOOST_TEST(steps["tower_0/loss"] == (std::vector<std::int64_t>{20, 40}), boost::test_tools::per_element());
+  BOOST_TEST(steps["tower_1/loss"] == (std::vector<std::int64_t>{20, 40}), boost::test_tools::per_element());
+  BOOST_TEST(steps["test_accuracy"] == (std::vector<std::int64_t>{40}), boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(the_mlp_split_over_two_devices_learns, *boost::unit_test::timeout(240)) {
   if (!have_data()) {
     BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
