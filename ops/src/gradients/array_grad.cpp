@@ -252,20 +252,6 @@ Grads slice_grad(const Operation& op, const Grads& g) {
   return {pad(g[0], concat({before, after}, 1, "concat"), "Pad"), Output(), Output()};
 }
 
-// The mask attributes of a StridedSlice or StridedSliceGrad node.
-StridedSliceMasks strided_slice_masks(const Operation& op) {
-  StridedSliceMasks masks;
-  auto read = [&](const char* attr, std::int64_t* out) {
-    if (auto v = op.node_def().attr<std::int64_t>(attr)) *out = *v;
-  };
-  read("begin_mask", &masks.begin_mask);
-  read("end_mask", &masks.end_mask);
-  read("ellipsis_mask", &masks.ellipsis_mask);
-  read("new_axis_mask", &masks.new_axis_mask);
-  read("shrink_axis_mask", &masks.shrink_axis_mask);
-  return masks;
-}
-
 // `_StridedSliceGrad`: the gradient put back where the slice took it, zeros elsewhere
 // (StridedSliceGrad of the input's shape, in the bounds' dtype, with the same bounds and
 // masks). The bounds get none.
@@ -273,14 +259,14 @@ Grads strided_slice_grad(const Operation& op, const Grads& g) {
   const Output begin = input(op, 1);
   Output x_shape = af::shape(input(op, 0), begin.dtype(), "Shape");
   Output dx = af::strided_slice_grad(x_shape, begin, input(op, 2), input(op, 3), g[0],
-                                     strided_slice_masks(op));
+                                     strided_slice_masks(op.node_def()));
   return {dx, Output(), Output(), Output()};
 }
 
 // `_StridedSliceGradGrad`: the same slice of the gradient; only dy gets one.
 Grads strided_slice_grad_grad(const Operation& op, const Grads& g) {
   Output ddy = af::strided_slice(g[0], input(op, 1), input(op, 2), input(op, 3),
-                                 strided_slice_masks(op), "StridedSlice");
+                                 strided_slice_masks(op.node_def()), "StridedSlice");
   return {Output(), Output(), Output(), Output(), ddy};
 }
 

@@ -24,6 +24,19 @@
 
 namespace af {
 
+StridedSliceMasks strided_slice_masks(const NodeDef& def) {
+  StridedSliceMasks masks;
+  auto read = [&](const char* attr, std::int64_t* out) {
+    if (const auto* v = def.attr<std::int64_t>(attr)) *out = *v;
+  };
+  read("begin_mask", &masks.begin_mask);
+  read("end_mask", &masks.end_mask);
+  read("ellipsis_mask", &masks.ellipsis_mask);
+  read("new_axis_mask", &masks.new_axis_mask);
+  read("shrink_axis_mask", &masks.shrink_axis_mask);
+  return masks;
+}
+
 namespace {
 
 using Index = std::int64_t;
@@ -55,20 +68,6 @@ constexpr Index kNewAxis = -2;     // a new dimension of 1
 
 bool mask_bit(std::int64_t mask, Index i) { return i >= 0 && i < 63 && ((mask >> i) & 1) != 0; }
 
-// The five mask attributes of a StridedSlice or StridedSliceGrad node; an absent one is its
-// default, 0.
-StridedSliceMasks masks_of(const NodeDef& def) {
-  StridedSliceMasks masks;
-  auto read = [&](const char* attr, std::int64_t* out) {
-    if (const auto* v = def.attr<std::int64_t>(attr)) *out = *v;
-  };
-  read("begin_mask", &masks.begin_mask);
-  read("end_mask", &masks.end_mask);
-  read("ellipsis_mask", &masks.ellipsis_mask);
-  read("new_axis_mask", &masks.new_axis_mask);
-  read("shrink_axis_mask", &masks.shrink_axis_mask);
-  return masks;
-}
 
 // A validated slice, one entry per input dimension.
 struct DenseSlice {
@@ -330,7 +329,7 @@ bool dim0_slice_aligned(const Tensor& t, Index begin, Index end) {
 
 class StridedSliceOp : public OpKernel {
  public:
-  explicit StridedSliceOp(OpKernelConstruction& c) : OpKernel(c), masks_(masks_of(c.def)) {}
+  explicit StridedSliceOp(OpKernelConstruction& c) : OpKernel(c), masks_(strided_slice_masks(c.def)) {}
 
   bool is_expensive(const OpKernelContext& ctx) const override {
     return ctx.input(0).num_elements() > kExpensiveElements;
@@ -431,7 +430,7 @@ Status infer_strided_slice(InferenceContext& c) {
   }
   DenseSlice slice;
   ACTORFLOW_RETURN_IF_ERROR(validate_strided_slice(c.input_values[1], c.input_values[2], *strides,
-                                                   input.dims(), masks_of(c.node), &slice));
+                                                   input.dims(), strided_slice_masks(c.node), &slice));
   c.add_output(t, PartialShape(slice.final_dims));
   return {};
 }
@@ -442,7 +441,7 @@ Status infer_strided_slice(InferenceContext& c) {
 // slice took its elements.
 class StridedSliceGradOp : public OpKernel {
  public:
-  explicit StridedSliceGradOp(OpKernelConstruction& c) : OpKernel(c), masks_(masks_of(c.def)) {}
+  explicit StridedSliceGradOp(OpKernelConstruction& c) : OpKernel(c), masks_(strided_slice_masks(c.def)) {}
 
   bool is_expensive(const OpKernelContext& ctx) const override {
     return ctx.input(4).num_elements() > kExpensiveElements;

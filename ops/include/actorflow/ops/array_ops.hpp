@@ -91,6 +91,9 @@ struct StridedSliceMasks {
                shrink_axis_mask = 0;
 };
 
+/// The mask attributes of a StridedSlice or StridedSliceGrad node; an absent one is 0.
+StridedSliceMasks strided_slice_masks(const NodeDef& def);
+
 /// `tf.strided_slice`: op StridedSlice (default name "StridedSlice"), the elements of `input`
 /// from `begin[i]` towards `end[i]` (excluded) by steps of `strides[i]` along the dimension
 /// entry i addresses, with `masks` as TensorFlow 1.x encodes `x[...]`. `begin`, `end` and
