@@ -4,7 +4,8 @@ and checks files actorflow wrote the other way round. Never a dependency of the 
 the tests: the fixtures are committed, and this script remakes them.
 
   python scripts/peers/make_graph_fixtures.py make [OUT_DIR]      # default tests/data/tf_graph
-  python scripts/peers/make_graph_fixtures.py check-meta PREFIX   # TF imports PREFIX.meta, restores PREFIX, runs a step
+  python scripts/peers/make_graph_fixtures.py check-meta PREFIX   # TF imports PREFIX.meta, restores PREFIX
+  python scripts/peers/make_graph_fixtures.py check-events LOGDIR # TensorBoard reads actorflow's events files
 
 `make` builds an MLP (4-8-3, ReLU) with tf.compat.v1: glorot-uniform kernels, zero biases,
 tf.losses.sparse_softmax_cross_entropy, Adam 0.01 with a global step, a scalar summary
@@ -103,11 +104,35 @@ def check_meta(prefix):
     print("OK")
 
 
+def check_events(logdir):
+    """TensorBoard's own reader (EventAccumulator, as `tensorboard --logdir` loads a run) over
+    every run under LOGDIR: its scalars, histograms and graph. Fails when a run has none."""
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    from tensorboard.backend.event_processing import event_multiplexer
+    mux = event_multiplexer.EventMultiplexer()
+    mux.AddRunsFromDirectory(logdir)
+    mux.Reload()
+    runs = mux.Runs()
+    if not runs:
+        sys.exit("no runs under " + logdir)
+    for run, tags in sorted(runs.items()):
+        acc = mux.GetAccumulator(run)
+        scalars = {t: len(acc.Scalars(t)) for t in tags.get("scalars", [])}
+        histograms = {t: len(acc.Histograms(t)) for t in tags.get("histograms", [])}
+        nodes = len(acc.Graph().node) if tags.get("graph") else 0
+        print("run %s: scalars %s, histograms %s, graph nodes %d" % (run or ".", scalars, histograms, nodes))
+        if not scalars:
+            sys.exit("run %s has no scalars" % run)
+    print("OK")
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else "make"
     if cmd == "make":
         make(sys.argv[2] if len(sys.argv) > 2 else "tests/data/tf_graph")
     elif cmd == "check-meta":
         check_meta(sys.argv[2])
+    elif cmd == "check-events":
+        check_events(sys.argv[2])
     else:
         sys.exit(__doc__)
