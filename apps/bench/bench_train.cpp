@@ -246,6 +246,36 @@ void bench_p6(bool quick) {
     }
     if (limit_us > 0) line += "; speed ratio " + fixed(limit_us / af_us, 2) + "x of the limit";
     std::printf("%s\n", line.c_str());
+    if (threads == 1) {
+      // P6 with TensorBoard: a merged scalar summary of the loss fetched with every step and
+      // written to an events file, against the plain step, alternating (summary, plain) rounds.
+      Output merged = summary::merge({summary::scalar("loss", loss)});
+      const std::string logdir = (std::filesystem::temp_directory_path() /
+                                  ("actorflow-bench-p6-" + std::to_string(::getpid())))
+                                     .string();
+      {
+        summary::FileWriter writer(logdir);
+        std::int64_t global = 0;
+        auto summarized = [&](int i) {
+          const auto k = static_cast<std::size_t>(i) % xs.size();
+          auto out = sess.run({merged}, {{x, xs[k]}, {y, ys[k]}}, {train_op});
+          writer.add_summary(out[0].scalar<std::string>(), ++global);
+        };
+        for (int i = 0; i < 50; ++i) summarized(i);
+        std::vector<double> with, without;
+        for (int r = 0; r < reps; ++r) {
+          with.push_back(time_steps(summarized, steps, 1));
+          without.push_back(time_steps(step, steps, 1));
+        }
+        const double w = median_of(with), wo = median_of(without);
+        std::printf("P6 with a merged scalar summary every step, written to an events file, 1 thread: median %s us "
+                    "(%s); plain step %s us (%s); %+.1f%%\n",
+                    fixed(w, 1).c_str(), spread(with).c_str(), fixed(wo, 1).c_str(), spread(without).c_str(),
+                    (w / wo - 1.0) * 100.0);
+      }
+      std::error_code ignored;
+      std::filesystem::remove_all(logdir, ignored);
+    }
   }
   // The floor: the step's products alone (forward, dW2, dh and dW1: 104.7 MFLOP) at one
   // core's measured multiply-add peak, what no 1-thread float32 step can beat.
