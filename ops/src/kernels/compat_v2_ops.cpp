@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "cwise_ops_common.hpp"
+#include "kernel_util.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -16,8 +17,6 @@ namespace {
 
 using namespace cwise;
 
-const std::vector<DType> kEveryType = {DType::float32, DType::float64, DType::int32, DType::int64,
-                                       DType::uint8,   DType::boolean, DType::string, DType::bfloat16};
 
 std::string shape_string(const Shape& s) { return inference_shape_string(PartialShape(s)); }
 
@@ -341,7 +340,7 @@ void register_compat_v2_ops(OpRegistry& r) {
 }
 
 void register_compat_v2_kernels(KernelRegistry& r) {
-  r.add(make_kernel_def<PlaceholderWithDefaultOp>("PlaceholderWithDefault", "CPU", {{"dtype", kEveryType}}));
+  r.add(make_kernel_def<PlaceholderWithDefaultOp>("PlaceholderWithDefault", "CPU", {{"dtype", detail::kValueTypes}}));
   register_for_types<DivNoNanKernel, float, double, bfloat16_t>(r, "DivNoNan");
   register_for_types<SelectV2Op, float, double, std::int32_t, std::int64_t, std::uint8_t, bool, std::string,
                      bfloat16_t>(r, "SelectV2");

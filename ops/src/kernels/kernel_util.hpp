@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "actorflow/ops/op_registry.hpp"
 #include "actorflow/ops/shape.hpp"
 #include "actorflow/ops/status.hpp"
 #include "actorflow/ops/tensor.hpp"
@@ -44,6 +45,40 @@ inline Status check_attr_type(DType t, const char* attr, const std::vector<DType
   if (std::find(allowed.begin(), allowed.end(), t) != allowed.end()) return {};
   return invalid_argument("Value for attr '" + std::string(attr) + "' of " + std::string(data_type_string(t)) +
                           " is not in the list of allowed values: " + allowed_names);
+}
+
+/// Every type a tensor of values may have (resources excluded): the types TensorFlow
+/// registers its type-generic CPU kernels for.
+inline const std::vector<DType> kValueTypes = {DType::float32, DType::float64, DType::int32,
+                                               DType::int64,   DType::uint8,   DType::boolean,
+                                               DType::string,  DType::bfloat16};
+/// The types of index and shape inputs (attrs Index, Tidx, Tshape, ...).
+inline const std::vector<DType> kIndexTypes = {DType::int32, DType::int64};
+
+/// InferenceContext::WithRank: InvalidArgument "Shape must be rank R but is rank K".
+inline Status with_rank(const PartialShape& s, int rank) {
+  if (s.rank_known() && s.rank() != rank)
+    return invalid_argument("Shape must be rank " + std::to_string(rank) + " but is rank " +
+                            std::to_string(s.rank()));
+  return {};
+}
+
+/// InferenceContext::MakeShapeFromShapeTensor: the value of 1-D input `i` as a shape (-1 an
+/// unknown dimension), else a shape of the input's length, else unknown.
+inline Status shape_from_shape_tensor(const InferenceContext& c, int i, PartialShape* out) {
+  const PartialShape& s = c.input_shapes[static_cast<std::size_t>(i)];
+  if (Status r = with_rank(s, 1); !r.ok()) return r;
+  if (const Tensor* value = c.input_values[static_cast<std::size_t>(i)]) {
+    std::vector<std::int64_t> dims = index_values(*value);
+    for (auto d : dims)
+      if (d < -1) return invalid_argument("Invalid value in tensor used for shape: " + std::to_string(d));
+    *out = PartialShape(std::move(dims));
+  } else if (s.rank_known() && s.dim(0) >= 0) {
+    *out = PartialShape::unknown_of_rank(static_cast<int>(s.dim(0)));
+  } else {
+    *out = PartialShape::unknown();
+  }
+  return {};
 }
 
 }  // namespace af::detail

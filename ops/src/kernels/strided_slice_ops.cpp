@@ -41,12 +41,6 @@ namespace {
 
 using Index = std::int64_t;
 
-// Every type a tensor of values may have (resources excluded): TensorFlow registers both
-// kernels for all its types.
-const std::vector<DType> kValueTypes = {DType::float32, DType::float64, DType::int32,
-                                        DType::int64,   DType::uint8,   DType::boolean,
-                                        DType::string,  DType::bfloat16};
-const std::vector<DType> kIndexTypes = {DType::int32, DType::int64};
 
 // Tensors holding more elements than this are worth a pool thread.
 constexpr Index kExpensiveElements = 256 * 1024;
@@ -56,6 +50,10 @@ constexpr Index kAlignmentBytes = 64;
 constexpr int kMaxProcessingDims = 8;
 
 using detail::check_attr_type;
+using detail::kIndexTypes;
+using detail::kValueTypes;
+using detail::shape_from_shape_tensor;
+using detail::with_rank;
 using detail::index_values;
 using detail::inference_shape_string;
 using detail::node_suffix;
@@ -384,12 +382,6 @@ Status merge_lengths(const PartialShape& a, const PartialShape& b, Index* merged
   return {};
 }
 
-Status with_rank(const PartialShape& s, int rank) {
-  if (s.rank_known() && s.rank() != rank)
-    return invalid_argument("Shape must be rank " + std::to_string(rank) + " but is rank " +
-                            std::to_string(s.rank()));
-  return {};
-}
 
 // op_def_library's check that the inputs named `input_names`, input `first` and those after
 // it, share one type (attr Index).
@@ -486,23 +478,6 @@ class StridedSliceGradOp : public OpKernel {
   StridedSliceMasks masks_;
 };
 
-// InferenceContext::MakeShapeFromShapeTensor of input `i`.
-Status shape_from_shape_tensor(const InferenceContext& c, int i, PartialShape* out) {
-  const PartialShape& s = c.input_shapes[static_cast<std::size_t>(i)];
-  ACTORFLOW_RETURN_IF_ERROR(with_rank(s, 1));
-  if (const Tensor* value = c.input_values[static_cast<std::size_t>(i)]) {
-    std::vector<Index> dims = index_values(*value);
-    for (Index d : dims)
-      if (d < -1)
-        return invalid_argument("Invalid value in tensor used for shape: " + std::to_string(d));
-    *out = PartialShape(std::move(dims));
-  } else if (s.rank_known() && s.dim(0) >= 0) {
-    *out = PartialShape::unknown_of_rank(static_cast<int>(s.dim(0)));
-  } else {
-    *out = PartialShape::unknown();
-  }
-  return {};
-}
 
 Status infer_strided_slice_grad(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(5));

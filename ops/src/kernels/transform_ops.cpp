@@ -41,12 +41,6 @@ namespace {
 
 using Index = std::int64_t;
 
-// Every type a tensor of values may have (resources excluded).
-const std::vector<DType> kValueTypes = {DType::float32, DType::float64, DType::int32,
-                                        DType::int64,   DType::uint8,   DType::boolean,
-                                        DType::string,  DType::bfloat16};
-const std::vector<DType> kIndexTypes = {DType::int32, DType::int64};
-
 // Tensors holding more elements than this are worth a pool thread.
 constexpr Index kExpensiveElements = 256 * 1024;
 // Views share a buffer only at offsets that keep TensorFlow's (Eigen's) alignment.
@@ -59,13 +53,11 @@ using detail::inference_shape_string;
 using detail::index_values;
 
 using detail::check_attr_type;
+using detail::kIndexTypes;
+using detail::kValueTypes;
+using detail::shape_from_shape_tensor;
+using detail::with_rank;
 
-Status with_rank(const PartialShape& s, int rank) {
-  if (s.rank_known() && s.rank() != rank)
-    return invalid_argument("Shape must be rank " + std::to_string(rank) + " but is rank " +
-                            std::to_string(s.rank()));
-  return {};
-}
 
 // InferenceContext::WithValue on a dimension.
 Status with_value(Index dim, Index value) {
@@ -75,23 +67,6 @@ Status with_value(Index dim, Index value) {
   return {};
 }
 
-// InferenceContext::MakeShapeFromShapeTensor: the value of 1-D input `i` as a shape (-1 an
-// unknown dimension), else a shape of the input's length.
-Status shape_from_shape_tensor(const InferenceContext& c, int i, PartialShape* out) {
-  const PartialShape& s = c.input_shapes[static_cast<std::size_t>(i)];
-  ACTORFLOW_RETURN_IF_ERROR(with_rank(s, 1));
-  if (const Tensor* value = c.input_values[static_cast<std::size_t>(i)]) {
-    std::vector<std::int64_t> dims = index_values(*value);
-    for (auto d : dims)
-      if (d < -1) return invalid_argument("Invalid value in tensor used for shape: " + std::to_string(d));
-    *out = PartialShape(std::move(dims));
-  } else if (s.rank_known() && s.dim(0) >= 0) {
-    *out = PartialShape::unknown_of_rank(static_cast<int>(s.dim(0)));
-  } else {
-    *out = PartialShape::unknown();
-  }
-  return {};
-}
 
 // InferenceContext::Multiply: a zero wins, a one passes the other through.
 Index multiply_dims(Index a, Index b) {
