@@ -173,22 +173,14 @@ StatusOr<Tensor> from_proto(const tensorflow::TensorProto& p, std::string_view w
     case DType::uint8: s = fill<std::uint8_t>(t, p.int_val_size(), [&](std::int64_t i) { return p.int_val(static_cast<int>(i)); }, where); break;
     case DType::int64: s = fill<std::int64_t>(t, p.int64_val_size(), [&](std::int64_t i) { return p.int64_val(static_cast<int>(i)); }, where); break;
     case DType::boolean: s = fill<bool>(t, p.bool_val_size(), [&](std::int64_t i) { return p.bool_val(static_cast<int>(i)); }, where); break;
-    case DType::bfloat16: {
-      const int count = p.half_val_size();
-      if (count > n) return invalid_argument(std::string(where) + ": the tensor proto holds " + std::to_string(count) + " values for a tensor of " + std::to_string(n) + " elements");
-      bfloat16_t* d = t.data<bfloat16_t>();
-      for (std::int64_t i = 0; i < n; ++i) {
-        d[i].bits = count == 0 ? 0 : static_cast<std::uint16_t>(p.half_val(static_cast<int>(std::min<std::int64_t>(i, count - 1))));
-      }
+    case DType::bfloat16:
+      s = fill<bfloat16_t>(t, p.half_val_size(), [&](std::int64_t i) {
+        bfloat16_t b;
+        b.bits = static_cast<std::uint16_t>(p.half_val(static_cast<int>(i)));
+        return b;
+      }, where);
       break;
-    }
-    case DType::string: {
-      const int count = p.string_val_size();
-      if (count > n) return invalid_argument(std::string(where) + ": the tensor proto holds " + std::to_string(count) + " values for a tensor of " + std::to_string(n) + " elements");
-      std::string* d = t.data<std::string>();
-      for (std::int64_t i = 0; i < n; ++i) d[i] = count == 0 ? std::string() : p.string_val(static_cast<int>(std::min<std::int64_t>(i, count - 1)));
-      break;
-    }
+    case DType::string: s = fill<std::string>(t, p.string_val_size(), [&](std::int64_t i) { return p.string_val(static_cast<int>(i)); }, where); break;
     default: return invalid_argument(std::string(where) + ": no tensor for dtype " + std::string(dtype_name(*dtype)));
   }
   if (!s.ok()) return s;

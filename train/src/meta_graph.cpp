@@ -27,18 +27,17 @@ std::optional<CollectionDef::Kind> kind_of(const std::any& v) {
   return std::nullopt;
 }
 
-VariableDef variable_def(const Graph& g, const Variable& v) {
+VariableDef variable_def(const Variable& v, const std::set<std::string>& trainable) {
   VariableDef d;
   d.variable_name = v.ref().name();
   d.initializer_name = v.initializer().valid() ? v.initializer().name() : std::string();
   d.snapshot_name = v.value().name();
   d.initial_value_name = v.initial_value().valid() ? v.initial_value().name() : std::string();
-  for (const auto& t : g.get_collection(kTrainableVariables))
-    if (const auto* tv = std::any_cast<Variable>(&t); tv && tv->ref().name() == d.variable_name) d.trainable = true;
+  d.trainable = trainable.count(d.variable_name) > 0;
   return d;
 }
 
-CollectionDef collection_def(const Graph& g, const std::vector<std::any>& values) {
+CollectionDef collection_def(const std::vector<std::any>& values, const std::set<std::string>& trainable) {
   CollectionDef d;
   std::optional<CollectionDef::Kind> kind;
   for (const auto& v : values) {
@@ -46,7 +45,7 @@ CollectionDef collection_def(const Graph& g, const std::vector<std::any>& values
     if (!k || (kind && *k != *kind)) continue;  // TensorFlow logs and skips such values
     kind = k;
     d.kind = *k;
-    if (const auto* var = std::any_cast<Variable>(&v)) d.bytes_list.push_back(serialize_variable_def(variable_def(g, *var)));
+    if (const auto* var = std::any_cast<Variable>(&v)) d.bytes_list.push_back(serialize_variable_def(variable_def(*var, trainable)));
     else if (const auto* s = std::any_cast<std::string>(&v)) d.bytes_list.push_back(*s);
     else if (const auto* op = std::any_cast<Operation>(&v)) d.node_list.push_back(op->name());
     else if (const auto* out = std::any_cast<Output>(&v)) d.node_list.push_back(out->name());
@@ -73,10 +72,13 @@ MetaGraphDef export_meta_graph(const Graph& g, const std::string& filename, cons
     for (auto& n : meta.graph_def.nodes) n.device.clear();
   if (options.saver) meta.saver_def = options.saver->saver_def();
   const std::vector<std::string> keys = options.collection_list.empty() ? g.get_all_collection_keys() : options.collection_list;
+  std::set<std::string> trainable;  // variable tensor names, for VariableDef.trainable
+  for (const auto& t : g.get_collection(kTrainableVariables))
+    if (const auto* v = std::any_cast<Variable>(&t)) trainable.insert(v->ref().name());
   for (const auto& key : keys) {
     const auto& values = g.get_collection(key);
     if (values.empty()) continue;
-    CollectionDef d = collection_def(g, values);
+    CollectionDef d = collection_def(values, trainable);
     if (d.bytes_list.empty() && d.node_list.empty() && d.int64_list.empty() && d.float_list.empty()) continue;
     meta.collections.emplace(key, std::move(d));
   }

@@ -131,6 +131,30 @@ BOOST_AUTO_TEST_CASE(tensor_protos_follow_tensorflows_reading_rules, *boost::uni
                         has<af::InvalidArgumentError>("node 'c': attr 'dtype': DT_HALF is not supported by actorflow"));
 }
 
+BOOST_AUTO_TEST_CASE(bfloat16_and_string_protos_repeat_their_last_value_too, *boost::unit_test::timeout(30)) {
+  const char* text = R"pb(
+node {
+  name: "h" op: "Const"
+  attr { key: "dtype" value { type: DT_BFLOAT16 } }
+  attr { key: "value" value { tensor { dtype: DT_BFLOAT16 tensor_shape { dim { size: 3 } } half_val: [16256, 16384] } } }
+}
+node {
+  name: "s" op: "Const"
+  attr { key: "dtype" value { type: DT_STRING } }
+  attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 3 } } string_val: "a" } } }
+}
+)pb";
+  const af::GraphDef def = af::parse_graph_def_text(text);
+  const af::Tensor h = *def.nodes[0].attr<af::Tensor>("value");
+  BOOST_REQUIRE(h.num_elements() == 3);
+  BOOST_TEST(h.data<af::bfloat16_t>()[0].bits == 16256);  // 1.0
+  BOOST_TEST(h.data<af::bfloat16_t>()[1].bits == 16384);  // 2.0
+  BOOST_TEST(h.data<af::bfloat16_t>()[2].bits == 16384);
+  BOOST_TEST(def.nodes[1].attr<af::Tensor>("value")->to_vector<std::string>() ==
+                 (std::vector<std::string>{"a", "a", "a"}),
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(prefixes_are_made_unique_and_return_elements_come_back, *boost::unit_test::timeout(30)) {
   af::Graph g;
   const af::GraphDef def = small_graph();
