@@ -122,9 +122,9 @@ Status BundleWriter::add(std::string_view name, const Tensor& value) {
   }
 
   EntryProto entry;
-  entry.dtype = tf_data_type(dtype);
-  entry.shape = encode_shape(value.shape());
-  entry.offset = static_cast<std::int64_t>(size_);
+  entry.set_dtype(static_cast<tensorflow::DataType>(tf_data_type(dtype)));
+  encode_shape(value.shape(), entry.mutable_shape());
+  entry.set_offset(static_cast<std::int64_t>(size_));
 
   std::uint32_t crc = 0;
   std::uint64_t written = 0;
@@ -169,8 +169,8 @@ Status BundleWriter::add(std::string_view name, const Tensor& value) {
     status_ = io_error(data_path_, errno);
     return status_;
   }
-  entry.size = static_cast<std::int64_t>(written);
-  entry.crc32c = crc32c_mask(crc);
+  entry.set_size(static_cast<std::int64_t>(written));
+  entry.set_crc32c(crc32c_mask(crc));
   size_ += written;
   entries_.emplace(key, encode_entry(entry));
   return {};
@@ -191,7 +191,7 @@ Status BundleWriter::finish() {
   // The index.
   if (status_.ok()) {
     const std::string header =
-        encode_header(1, /*endianness=*/0, encode_version(kTensorBundleVersion, 0));
+        encode_header(1, /*endianness=*/0, make_version(kTensorBundleVersion, 0));
     status_ = write_index(index_path_, header, entries_);
   }
   // Into place: data first, the index (which makes the checkpoint visible) last.
@@ -220,8 +220,8 @@ BundleReader::BundleReader(std::string prefix) : prefix_(std::move(prefix)) {
   std::vector<std::pair<std::string, std::string>> raw;
   status_ = read_index(filename, &header, &raw);
   if (!status_.ok()) return;
-  num_shards_ = header.num_shards;
-  if (header.endianness != 0) {
+  num_shards_ = header.num_shards();
+  if (header.endianness() != 0) {
     status_ = unimplemented("TensorBundle at " + prefix_ +
                             " is big-endian; only little-endian checkpoints are supported");
     return;
@@ -234,9 +234,9 @@ BundleReader::BundleReader(std::string prefix) : prefix_(std::move(prefix)) {
       status_ = data_loss("Entry for key " + key + " not parseable. (in " + filename + ")");
       return;
     }
-    if (!decode_shape(entry->proto.shape, &entry->shape)) {
+    if (!decode_shape(entry->proto.shape(), &entry->shape)) {
       status_ = data_loss("Invalid tensor shape: " + key + " " +
-                          shape_debug_string(entry->proto.shape) + " (in " + filename + ")");
+                          shape_debug_string(entry->proto.shape()) + " (in " + filename + ")");
       return;
     }
     entries_.emplace(std::move(key), std::move(entry));
@@ -260,8 +260,8 @@ StatusOr<BundleEntryInfo> BundleReader::lookup_dtype_and_shape(std::string_view 
   if (!status_.ok()) return status_;
   const Entry* e = find(name);
   if (!e) return not_found("Key " + std::string(name) + " not found in checkpoint");
-  return BundleEntryInfo{std::string(name), dtype_from_tf_data_type(e->proto.dtype), e->proto.dtype,
-                         e->shape, !e->proto.slices.empty()};
+  return BundleEntryInfo{std::string(name), dtype_from_tf_data_type(e->proto.dtype()), e->proto.dtype(),
+                         e->shape, e->proto.slices_size() > 0};
 }
 
 std::vector<BundleEntryInfo> BundleReader::entries() const {
@@ -269,8 +269,8 @@ std::vector<BundleEntryInfo> BundleReader::entries() const {
   if (!status_.ok()) return out;
   out.reserve(entries_.size());
   for (const auto& [name, e] : entries_)
-    out.push_back({name, dtype_from_tf_data_type(e->proto.dtype), e->proto.dtype, e->shape,
-                   !e->proto.slices.empty()});
+    out.push_back({name, dtype_from_tf_data_type(e->proto.dtype()), e->proto.dtype(), e->shape,
+                   e->proto.slices_size() > 0});
   return out;
 }
 
@@ -295,27 +295,27 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
   if (!e) return not_found("Key " + std::string(name) + " not found in checkpoint");
   const EntryProto& p = e->proto;
   const std::string key(name);
-  if (!p.slices.empty())
+  if (p.slices_size() > 0)
     return unimplemented("Tensor " + key + " in checkpoint " + prefix_ +
                          " is partitioned (saved in slices); restoring partitioned tensors is "
                          "not supported");
-  const DType dtype = dtype_from_tf_data_type(p.dtype);
+  const DType dtype = dtype_from_tf_data_type(p.dtype());
   if (dtype == DType::invalid)
-    return unimplemented("Restoring data type " + tf_data_type_string(p.dtype) +
+    return unimplemented("Restoring data type " + tf_data_type_string(p.dtype()) +
                          " not yet supported (tensor " + key + ")");
-  if (p.shard_id < 0 || p.shard_id >= std::max(num_shards_, 1) || p.offset < 0 || p.size < 0)
+  if (p.shard_id() < 0 || p.shard_id() >= std::max(num_shards_, 1) || p.offset() < 0 || p.size() < 0)
     return data_loss("Invalid shard, offset or size in bundle entry: key " + key + "; shard " +
-                     std::to_string(p.shard_id) + " of " + std::to_string(num_shards_) +
-                     ", offset " + std::to_string(p.offset) + ", size " + std::to_string(p.size) +
+                     std::to_string(p.shard_id()) + " of " + std::to_string(num_shards_) +
+                     ", offset " + std::to_string(p.offset()) + ", size " + std::to_string(p.size()) +
                      " (in " + bundle_index_filename(prefix_) + ")");
-  const std::string filename = bundle_data_filename(prefix_, p.shard_id, num_shards_);
+  const std::string filename = bundle_data_filename(prefix_, p.shard_id(), num_shards_);
 
   // Numeric tensors are read straight into a buffer of their own (no zero fill first; large
   // ones on huge pages where the kernel allows), then wrapped.
   Tensor t;
   std::shared_ptr<void> buffer;
   const auto num_elements = static_cast<std::uint64_t>(e->shape.num_elements());
-  const auto size = static_cast<std::uint64_t>(p.size);
+  const auto size = static_cast<std::uint64_t>(p.size());
   if (dtype == DType::string) {
     t = Tensor(dtype, e->shape);
   } else {
@@ -339,14 +339,14 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
                      std::to_string(num_elements));
 
   int fd = -1;
-  ACTORFLOW_RETURN_IF_ERROR(open_data_file(p.shard_id, &fd));
+  ACTORFLOW_RETURN_IF_ERROR(open_data_file(p.shard_id(), &fd));
   auto truncated = [&]() {
     struct stat st;
     const long long file_size = ::fstat(fd, &st) == 0 ? static_cast<long long>(st.st_size) : -1;
     // TensorFlow's RandomAccessFile::Read past the end: OutOfRange "Read less bytes than
     // requested"; the file, the tensor and the bytes added.
     return out_of_range("Read less bytes than requested: data file " + filename + ", tensor " + key +
-                        " needs bytes [" + std::to_string(p.offset) + ", " + std::to_string(p.offset + p.size) +
+                        " needs bytes [" + std::to_string(p.offset()) + ", " + std::to_string(p.offset() + p.size()) +
                         ") but the file has " + std::to_string(file_size) + " bytes");
   };
   std::uint32_t actual = 0;
@@ -360,7 +360,7 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
       const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(piece, size - done));
       std::size_t n = 0;
       ACTORFLOW_RETURN_IF_ERROR(
-          pread_fully(fd, dst + done, want, static_cast<std::uint64_t>(p.offset) + done, &n, filename));
+          pread_fully(fd, dst + done, want, static_cast<std::uint64_t>(p.offset()) + done, &n, filename));
       if (n != want) return truncated();
       actual = crc32c_extend(actual, dst + done, want);
       done += want;
@@ -369,7 +369,7 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
   } else if (size > 0) {
     std::string bytes(size, '\0');
     ACTORFLOW_RETURN_IF_ERROR(
-        pread_fully(fd, bytes.data(), size, static_cast<std::uint64_t>(p.offset), &got, filename));
+        pread_fully(fd, bytes.data(), size, static_cast<std::uint64_t>(p.offset()), &got, filename));
     if (got != size) return truncated();
     const char* cur = bytes.data();
     const char* end = bytes.data() + bytes.size();
@@ -377,7 +377,7 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
     for (auto& len : lengths) {
       if (!get_varint64(&cur, end, &len))
         return data_loss("String lengths longer than expected offset " +
-                         std::to_string(p.offset + p.size) + " (tensor " + key + " in " + filename +
+                         std::to_string(p.offset() + p.size()) + " (tensor " + key + " in " + filename +
                          ")");
       if (len <= std::numeric_limits<std::uint32_t>::max()) {
         const auto len32 = static_cast<std::uint32_t>(len);
@@ -388,7 +388,7 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
     }
     if (end - cur < 4)
       return data_loss("String lengths longer than expected offset " +
-                       std::to_string(p.offset + p.size) + " (tensor " + key + " in " + filename +
+                       std::to_string(p.offset() + p.size()) + " (tensor " + key + " in " + filename +
                        ")");
     const std::uint32_t length_checksum = get_fixed32(cur);
     if (crc32c_unmask(length_checksum) != actual)
@@ -400,17 +400,17 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
     std::string* strings = t.data<std::string>();
     for (std::uint64_t i = 0; i < num_elements; ++i) {
       if (lengths[i] > static_cast<std::uint64_t>(end - cur))
-        return data_loss("String data longer than the entry's size " + std::to_string(p.size) +
+        return data_loss("String data longer than the entry's size " + std::to_string(p.size()) +
                          " (tensor " + key + " in " + filename + ")");
       strings[i].assign(cur, static_cast<std::size_t>(lengths[i]));
       actual = crc32c_extend(actual, cur, static_cast<std::size_t>(lengths[i]));
       cur += lengths[i];
     }
   }
-  if (crc32c_unmask(p.crc32c) != actual)
-    return data_loss("TensorBundle at " + prefix_ + " shard " + std::to_string(p.shard_id) + " (" +
-                     std::to_string(p.size) + " bytes): Checksum does not match: stored " +
-                     printf_08u(crc32c_unmask(p.crc32c)) +
+  if (crc32c_unmask(p.crc32c()) != actual)
+    return data_loss("TensorBundle at " + prefix_ + " shard " + std::to_string(p.shard_id()) + " (" +
+                     std::to_string(p.size()) + " bytes): Checksum does not match: stored " +
+                     printf_08u(crc32c_unmask(p.crc32c())) +
                      " vs. calculated on the restored bytes " + std::to_string(actual) +
                      " (tensor " + key + " in " + filename + ")");
   return t;
@@ -424,7 +424,7 @@ Status merge_bundles(const std::vector<std::string>& prefixes, const std::string
   std::int32_t num_shards = 0;
   bool seen_first = false;
   int endianness = 0;
-  std::string version;
+  tensorflow::VersionDef version;
   std::map<std::string, EntryProto> merged;
   // Data file -> shard id in the merged bundle, numbered in the order first met.
   std::vector<std::string> data_files;
@@ -435,38 +435,38 @@ Status merge_bundles(const std::vector<std::string>& prefixes, const std::string
     HeaderProto header;
     std::vector<std::pair<std::string, std::string>> raw;
     ACTORFLOW_RETURN_IF_ERROR(read_index(filename, &header, &raw));
-    num_shards += header.num_shards;
+    num_shards += header.num_shards();
     if (!seen_first) {
       seen_first = true;
-      endianness = header.endianness;
-      version = header.version;
+      endianness = header.endianness();
+      version = header.version();
     } else {
-      if (endianness != header.endianness)
+      if (endianness != header.endianness())
         return invalid_argument("Merging bundles with conflicting endianness; inputs corrupted?");
-      if (version != header.version)
+      if (version.SerializeAsString() != header.version().SerializeAsString())
         return invalid_argument("Merging bundles with different format versions: merged " +
-                                version + " vs. curr " + header.version);
+                                version.ShortDebugString() + " vs. curr " + header.version().ShortDebugString());
     }
     for (auto& [key, value] : raw) {
       auto existing = merged.find(key);
-      if (existing != merged.end() && existing->second.slices.empty())
+      if (existing != merged.end() && existing->second.slices_size() == 0)
         return invalid_argument("Duplicate tensor keyed by " + key +
                                 " encountered, when merging prefix: " + prefix);
       EntryProto entry;
       if (!decode_entry(value, &entry))
         return data_loss("Entry for key " + key + " not parseable. (in " + filename + ")");
       if (existing != merged.end()) {
-        if (entry.slices.empty())
+        if (entry.slices_size() == 0)
           return internal("Duplicate tensor keyed by " + key +
                           "; attempting to merge in a non-slice bundle entry");
-        for (auto& s : entry.slices) existing->second.slices.push_back(std::move(s));
+        for (auto& s : *entry.mutable_slices()) *existing->second.add_slices() = std::move(s);
         continue;
       }
-      const std::string data_file = bundle_data_filename(prefix, entry.shard_id, header.num_shards);
+      const std::string data_file = bundle_data_filename(prefix, entry.shard_id(), header.num_shards());
       auto [it, inserted] =
           shard_ids.emplace(data_file, static_cast<std::int32_t>(shard_ids.size()));
       if (inserted) data_files.push_back(data_file);
-      entry.shard_id = it->second;
+      entry.set_shard_id(it->second);
       merged.emplace(key, std::move(entry));
     }
   }

@@ -55,273 +55,55 @@ bool get_varint64(const char** p, const char* end, std::uint64_t* v) {
   return false;
 }
 
-// One field of a protobuf message.
-namespace {
-
-struct ProtoField {
-  std::uint32_t number = 0;
-  int wire_type = 0;
-  std::uint64_t varint = 0;  // wire types 0, 1 and 5 (fixed values widened)
-  std::string_view bytes;    // wire type 2
-  std::string_view raw;      // the whole field, tag included
-};
-
-// Walks the fields of a serialized message; tolerant of unknown fields, strict about
-// malformed framing.
-class ProtoReader {
- public:
-  explicit ProtoReader(std::string_view data) : p_(data.data()), end_(data.data() + data.size()) {}
-
-  // Reads the next field; false at the end. `ok()` tells a clean end from a malformed one.
-  bool next(ProtoField* f) {
-    if (p_ >= end_ || !ok_) return false;
-    const char* start = p_;
-    std::uint64_t tag;
-    if (!get_varint64(&p_, end_, &tag)) return fail();
-    f->number = static_cast<std::uint32_t>(tag >> 3);
-    f->wire_type = static_cast<int>(tag & 7);
-    if (f->number == 0) return fail();
-    switch (f->wire_type) {
-      case 0:
-        if (!get_varint64(&p_, end_, &f->varint)) return fail();
-        break;
-      case 1:
-        if (end_ - p_ < 8) return fail();
-        std::memcpy(&f->varint, p_, 8);
-        p_ += 8;
-        break;
-      case 2: {
-        std::uint64_t len;
-        if (!get_varint64(&p_, end_, &len) || len > static_cast<std::uint64_t>(end_ - p_))
-          return fail();
-        f->bytes = std::string_view(p_, static_cast<std::size_t>(len));
-        p_ += len;
-        break;
-      }
-      case 5:
-        if (end_ - p_ < 4) return fail();
-        f->varint = get_fixed32(p_);
-        p_ += 4;
-        break;
-      default:  // groups (3, 4) never occur in these messages
-        return fail();
-    }
-    f->raw = std::string_view(start, static_cast<std::size_t>(p_ - start));
-    return true;
-  }
-  bool ok() const noexcept { return ok_; }
-
- private:
-  bool fail() {
-    ok_ = false;
-    return false;
-  }
-  const char* p_;
-  const char* end_;
-  bool ok_ = true;
-};
-
-void put_tag(std::string* out, std::uint32_t number, int wire_type) {
-  put_varint64(out,
-               (static_cast<std::uint64_t>(number) << 3) | static_cast<std::uint64_t>(wire_type));
+std::string encode_header(std::int32_t num_shards, int endianness, const tensorflow::VersionDef& version) {
+  HeaderProto h;
+  h.set_num_shards(num_shards);
+  h.set_endianness(static_cast<HeaderProto::Endianness>(endianness));
+  *h.mutable_version() = version;
+  return h.SerializeAsString();
 }
 
-void put_length_delimited(std::string* out, std::uint32_t number, std::string_view bytes) {
-  put_tag(out, number, 2);
-  put_varint64(out, bytes.size());
-  out->append(bytes);
-}
-
-// BundleHeaderProto{num_shards = 1, endianness = 2, version = 3}.
-
-}  // namespace
-
-std::string encode_header(std::int32_t num_shards, int endianness, std::string_view version) {
-  std::string out;
-  if (num_shards != 0) {
-    put_tag(&out, 1, 0);
-    put_varint64(&out, static_cast<std::uint64_t>(static_cast<std::int64_t>(num_shards)));
-  }
-  if (endianness != 0) {
-    put_tag(&out, 2, 0);
-    put_varint64(&out, static_cast<std::uint64_t>(endianness));
-  }
-  put_length_delimited(&out, 3, version);
-  return out;
-}
-
-std::string encode_version(std::int32_t producer, std::int32_t min_consumer) {
-  std::string out;
-  if (producer != 0) {
-    put_tag(&out, 1, 0);
-    put_varint64(&out, static_cast<std::uint64_t>(static_cast<std::int64_t>(producer)));
-  }
-  if (min_consumer != 0) {
-    put_tag(&out, 2, 0);
-    put_varint64(&out, static_cast<std::uint64_t>(static_cast<std::int64_t>(min_consumer)));
-  }
-  return out;
+tensorflow::VersionDef make_version(std::int32_t producer, std::int32_t min_consumer) {
+  tensorflow::VersionDef v;
+  v.set_producer(producer);
+  v.set_min_consumer(min_consumer);
+  return v;
 }
 
 bool decode_header(std::string_view data, HeaderProto* h) {
-  ProtoReader r(data);
-  ProtoField f;
-  while (r.next(&f)) {
-    if (f.number == 1 && f.wire_type == 0) {
-      h->num_shards = static_cast<std::int32_t>(f.varint);
-    } else if (f.number == 2 && f.wire_type == 0) {
-      h->endianness = static_cast<int>(f.varint);
-    } else if (f.number == 3 && f.wire_type == 2) {
-      h->has_version = true;
-      h->version = std::string(f.bytes);
-      ProtoReader v(f.bytes);
-      ProtoField g;
-      while (v.next(&g)) {
-        if (g.number == 1 && g.wire_type == 0) {
-          h->producer = static_cast<std::int32_t>(g.varint);
-        } else if (g.number == 2 && g.wire_type == 0) {
-          h->min_consumer = static_cast<std::int32_t>(g.varint);
-        } else if (g.number == 3 && g.wire_type == 0) {
-          h->bad_consumers.push_back(static_cast<std::int32_t>(g.varint));
-        } else if (g.number == 3 && g.wire_type == 2) {  // packed
-          const char* p = g.bytes.data();
-          const char* end = p + g.bytes.size();
-          while (p < end) {
-            std::uint64_t x;
-            if (!get_varint64(&p, end, &x)) return false;
-            h->bad_consumers.push_back(static_cast<std::int32_t>(x));
-          }
-        }
-      }
-      if (!v.ok()) return false;
-    }
-  }
-  return r.ok();
+  return h->ParseFromArray(data.data(), static_cast<int>(data.size()));
 }
 
-// BundleEntryProto{dtype = 1, shape = 2, shard_id = 3, offset = 4, size = 5, crc32c = 6
-// (fixed32), slices = 7}. Shape, slices and unknown fields are kept as bytes so a merge
-// writes them back unchanged.
-
-std::string encode_entry(const EntryProto& e) {
-  std::string out;
-  if (e.dtype != 0) {
-    put_tag(&out, 1, 0);
-    put_varint64(&out, static_cast<std::uint64_t>(static_cast<std::int64_t>(e.dtype)));
-  }
-  put_length_delimited(&out, 2, e.shape);  // present even when empty, as TensorFlow's
-  if (e.shard_id != 0) {
-    put_tag(&out, 3, 0);
-    put_varint64(&out, static_cast<std::uint64_t>(static_cast<std::int64_t>(e.shard_id)));
-  }
-  if (e.offset != 0) {
-    put_tag(&out, 4, 0);
-    put_varint64(&out, static_cast<std::uint64_t>(e.offset));
-  }
-  if (e.size != 0) {
-    put_tag(&out, 5, 0);
-    put_varint64(&out, static_cast<std::uint64_t>(e.size));
-  }
-  if (e.crc32c != 0) {
-    put_tag(&out, 6, 5);
-    put_fixed32(&out, e.crc32c);
-  }
-  for (const auto& s : e.slices) put_length_delimited(&out, 7, s);
-  out += e.unknown_fields;
-  return out;
-}
+std::string encode_entry(const EntryProto& e) { return e.SerializeAsString(); }
 
 bool decode_entry(std::string_view data, EntryProto* e) {
-  ProtoReader r(data);
-  ProtoField f;
-  while (r.next(&f)) {
-    if (f.number == 1 && f.wire_type == 0) {
-      e->dtype = static_cast<int>(f.varint);
-    } else if (f.number == 2 && f.wire_type == 2) {
-      e->shape = std::string(f.bytes);
-    } else if (f.number == 3 && f.wire_type == 0) {
-      e->shard_id = static_cast<std::int32_t>(f.varint);
-    } else if (f.number == 4 && f.wire_type == 0) {
-      e->offset = static_cast<std::int64_t>(f.varint);
-    } else if (f.number == 5 && f.wire_type == 0) {
-      e->size = static_cast<std::int64_t>(f.varint);
-    } else if (f.number == 6 && f.wire_type == 5) {
-      e->crc32c = static_cast<std::uint32_t>(f.varint);
-    } else if (f.number == 7 && f.wire_type == 2) {
-      e->slices.emplace_back(f.bytes);
-    } else {
-      e->unknown_fields.append(f.raw);
-    }
-  }
-  return r.ok();
+  return e->ParseFromArray(data.data(), static_cast<int>(data.size()));
 }
 
-// TensorShapeProto{dim = 2 (Dim{size = 1, name = 2}), unknown_rank = 3}.
-std::string encode_shape(const Shape& shape) {
-  std::string out;
-  for (std::int64_t d : shape.dims()) {
-    std::string dim;
-    if (d != 0) {
-      put_tag(&dim, 1, 0);
-      put_varint64(&dim, static_cast<std::uint64_t>(d));
-    }
-    put_length_delimited(&out, 2, dim);
-  }
-  return out;
+void encode_shape(const Shape& shape, tensorflow::TensorShapeProto* out) {
+  out->Clear();
+  for (std::int64_t d : shape.dims()) out->add_dim()->set_size(d);
 }
 
 // Decodes a shape; false unless it is a valid, fully defined TensorShape.
-bool decode_shape(std::string_view data, Shape* shape) {
-  std::vector<std::int64_t> dims;
-  bool unknown_rank = false;
-  ProtoReader r(data);
-  ProtoField f;
-  while (r.next(&f)) {
-    if (f.number == 2 && f.wire_type == 2) {
-      std::int64_t size = 0;
-      ProtoReader d(f.bytes);
-      ProtoField g;
-      while (d.next(&g))
-        if (g.number == 1 && g.wire_type == 0) size = static_cast<std::int64_t>(g.varint);
-      if (!d.ok()) return false;
-      dims.push_back(size);
-    } else if (f.number == 3 && f.wire_type == 0) {
-      unknown_rank = f.varint != 0;
-    }
-  }
-  if (!r.ok() || unknown_rank) return false;
+bool decode_shape(const tensorflow::TensorShapeProto& proto, Shape* shape) {
+  if (proto.unknown_rank()) return false;
   // TensorShape::IsValid: non-negative dims, at most 254 of them, no overflowing product.
-  if (dims.size() > 254) return false;
+  if (proto.dim_size() > 254) return false;
+  std::vector<std::int64_t> dims;
   std::int64_t elements = 1;
-  for (std::int64_t d : dims) {
+  for (const auto& dim : proto.dim()) {
+    const std::int64_t d = dim.size();
     if (d < 0) return false;
     if (d > 0 && elements > std::numeric_limits<std::int64_t>::max() / d) return false;
     elements *= d;
+    dims.push_back(d);
   }
   *shape = Shape(dims);
   return true;
 }
 
-// The debug rendering TensorFlow's errors use for a shape proto ("dim { size: -1 }").
-std::string shape_debug_string(std::string_view data) {
-  std::string out;
-  ProtoReader r(data);
-  ProtoField f;
-  while (r.next(&f)) {
-    if (out.size()) out += " ";
-    if (f.number == 2 && f.wire_type == 2) {
-      std::int64_t size = 0;
-      ProtoReader d(f.bytes);
-      ProtoField g;
-      while (d.next(&g))
-        if (g.number == 1 && g.wire_type == 0) size = static_cast<std::int64_t>(g.varint);
-      out += "dim { size: " + std::to_string(size) + " }";
-    } else if (f.number == 3) {
-      out += "unknown_rank: " + std::string(f.varint ? "true" : "false");
-    }
-  }
-  return out;
-}
+std::string shape_debug_string(const tensorflow::TensorShapeProto& proto) { return proto.ShortDebugString(); }
 
 // -- files ------------------------------------------------------------------------------------
 
@@ -469,17 +251,18 @@ Status read_index(const std::string& filename, HeaderProto* header,
 }
 
 // TensorFlow's CheckVersions for the bundle header.
-Status check_versions(const HeaderProto& h) {
-  if (h.producer < kTensorBundleMinProducer)
-    return invalid_argument("Checkpoint producer version " + std::to_string(h.producer) +
+Status check_versions(const HeaderProto& header) {
+  const tensorflow::VersionDef& h = header.version();
+  if (h.producer() < kTensorBundleMinProducer)
+    return invalid_argument("Checkpoint producer version " + std::to_string(h.producer()) +
                             " below min producer " + std::to_string(kTensorBundleMinProducer) +
                             " supported by TensorFlow.  Please regenerate your checkpoint.");
-  if (h.min_consumer > kTensorBundleVersion)
-    return invalid_argument("Checkpoint min consumer version " + std::to_string(h.min_consumer) +
+  if (h.min_consumer() > kTensorBundleVersion)
+    return invalid_argument("Checkpoint min consumer version " + std::to_string(h.min_consumer()) +
                             " above current version " + std::to_string(kTensorBundleVersion) +
                             " for TensorFlow.  Please upgrade TensorFlow.");
-  if (std::find(h.bad_consumers.begin(), h.bad_consumers.end(), kTensorBundleVersion) !=
-      h.bad_consumers.end())
+  if (std::find(h.bad_consumers().begin(), h.bad_consumers().end(), kTensorBundleVersion) !=
+      h.bad_consumers().end())
     return invalid_argument("Checkpoint disallows consumer version " +
                             std::to_string(kTensorBundleVersion) +
                             ".  Please upgrade TensorFlow: this version is likely buggy.");

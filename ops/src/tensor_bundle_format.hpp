@@ -1,5 +1,5 @@
 // The V2 checkpoint format's pieces that BundleWriter, BundleReader and merge_bundles share
-// (tensor_bundle.cpp): the index's two protobufs encoded by hand, TensorShapeProto, and the
+// (tensor_bundle.cpp): the index's two protobufs (generated code), TensorShapeProto, and the
 // file helpers (atomic renames, the LevelDB index table, positioned reads). The byte layout
 // is in docs/training-notes.md section 6.
 #pragma once
@@ -14,6 +14,7 @@
 
 #include "actorflow/ops/shape.hpp"
 #include "actorflow/ops/status.hpp"
+#include "actorflow/tf/tensor_bundle.pb.h"
 
 namespace af::bundle_format {
 
@@ -32,45 +33,28 @@ std::uint32_t get_fixed32(const char* p);
 /// Reads a varint at *p (advancing it); false when it runs past `end` or is too long.
 bool get_varint64(const char** p, const char* end, std::uint64_t* v);
 
-/// BundleHeaderProto, with its VersionDef.
-struct HeaderProto {
-  std::int32_t num_shards = 0;
-  int endianness = 0;  // LITTLE = 0, BIG = 1
-  bool has_version = false;
-  std::string version;  // serialized VersionDef
-  // VersionDef{producer = 1, min_consumer = 2, bad_consumers = 3}
-  std::int32_t producer = 0;
-  std::int32_t min_consumer = 0;
-  std::vector<std::int32_t> bad_consumers;
-};
+/// The index's header and entries: the generated code of formats/proto's
+/// tensor_bundle.proto (TensorFlow's messages and field numbers), so an index's bytes are
+/// what TensorFlow's own protobuf code writes.
+using HeaderProto = tensorflow::BundleHeaderProto;
+using EntryProto = tensorflow::BundleEntryProto;
 
-/// The serialized BundleHeaderProto and VersionDef.
-std::string encode_header(std::int32_t num_shards, int endianness, std::string_view version);
-std::string encode_version(std::int32_t producer, std::int32_t min_consumer);
+/// The serialized BundleHeaderProto of a bundle with `num_shards` shards and `version`.
+std::string encode_header(std::int32_t num_shards, int endianness, const tensorflow::VersionDef& version);
+/// VersionDef{producer, min_consumer}.
+tensorflow::VersionDef make_version(std::int32_t producer, std::int32_t min_consumer);
 /// False when `data` is not a BundleHeaderProto.
 bool decode_header(std::string_view data, HeaderProto* h);
-
-/// BundleEntryProto.
-struct EntryProto {
-  int dtype = 0;
-  std::string shape;  // serialized TensorShapeProto
-  std::int32_t shard_id = 0;
-  std::int64_t offset = 0;
-  std::int64_t size = 0;
-  std::uint32_t crc32c = 0;         // masked
-  std::vector<std::string> slices;  // serialized TensorSliceProto each
-  std::string unknown_fields;
-};
 
 /// The serialized BundleEntryProto (fields in TensorFlow's order, unknown fields kept).
 std::string encode_entry(const EntryProto& e);
 /// False when `data` is not a BundleEntryProto.
 bool decode_entry(std::string_view data, EntryProto* e);
-/// TensorShapeProto of `shape`, and back (false when malformed or of an unknown rank).
-std::string encode_shape(const Shape& shape);
-bool decode_shape(std::string_view data, Shape* shape);
-/// A TensorShapeProto for messages.
-std::string shape_debug_string(std::string_view data);
+/// The TensorShapeProto of `shape`, and back (false when invalid or of an unknown rank).
+void encode_shape(const Shape& shape, tensorflow::TensorShapeProto* out);
+bool decode_shape(const tensorflow::TensorShapeProto& proto, Shape* shape);
+/// A TensorShapeProto as TensorFlow's errors print it ("dim { size: -1 }").
+std::string shape_debug_string(const tensorflow::TensorShapeProto& proto);
 
 // -- files ------------------------------------------------------------------------------------
 
