@@ -280,9 +280,12 @@ class ExecutorState final : public StepServices {
     for (int k = 0; k < item.num_inputs; ++k) {
       Tensor& t = inputs_[static_cast<std::size_t>(item.input_start + k)];
       Var* var = nullptr;
-      if (t.dtype() == DType::resource && !item.node->input_is_ref[static_cast<std::size_t>(k)] &&
+      const auto ku = static_cast<std::size_t>(k);
+      if (t.dtype() == DType::resource && !item.node->input_is_ref[ku] &&
+          item.node->input_types[ku] != DType::resource &&
           (var = dynamic_cast<Var*>(t.resource().get())) != nullptr) {
-        // A variable reference read by a kernel that wants the value (TensorFlow's deref).
+        // A variable reference read by a kernel that wants the value (TensorFlow's deref);
+        // a resource handle (VarHandleOp's) passes as it is.
         Tensor value;
         Status r = var->read(&value);
         if (!r.ok()) {

@@ -30,6 +30,7 @@
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/nn_ops.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/resource_variable_ops.hpp"
 #include "actorflow/ops/tensor.hpp"
 #include "actorflow/ops/tensor_bundle.hpp"
 #include "actorflow/ops/training_ops.hpp"

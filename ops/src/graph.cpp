@@ -9,6 +9,7 @@
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/op_registry.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/resource_variable_ops.hpp"
 
 namespace af {
 
@@ -61,6 +62,11 @@ const std::string& Operation::device() const { return node_->def().device; }
 const NodeDef& Operation::node_def() const { return node_->def(); }
 int Operation::num_outputs() const { return node_->num_outputs(); }
 Graph& Operation::graph() const { return node_->graph(); }
+
+PartialShape Node::output_handle_shape(int i) const {
+  if (i < 0 || static_cast<std::size_t>(i) >= output_handle_shapes_.size()) return PartialShape::unknown();
+  return output_handle_shapes_[static_cast<std::size_t>(i)];
+}
 
 std::vector<std::string> Node::colocation_names() const {
   std::vector<std::string> out;
@@ -184,11 +190,12 @@ Node* Graph::finish_node(std::unique_ptr<Node> node, bool apply_scopes) {
         af::invalid_argument("Duplicate node name in graph: '" + def.name + "'"));
   const OpDef* op = OpRegistry::global().find(def.op);
   if (!op) throw NotFoundError(af::not_found("Op type not registered '" + def.op + "' in binary"));
-  InferenceContext ctx{def, {}, {}, {}, {}, {}, {}, {}};
+  InferenceContext ctx{def, {}, {}, {}, {}, {}, {}, {}, {}, {}};
   for (std::size_t i = 0; i < node->inputs_.size(); ++i) {
     const Output& in = node->inputs_[i];
     ctx.input_types.push_back(in.dtype());
     ctx.input_shapes.push_back(in.shape());
+    ctx.input_handle_shapes.push_back(in.node()->output_handle_shape(in.index()));
     bool wants_ref = std::find(op->ref_inputs.begin(), op->ref_inputs.end(), static_cast<int>(i)) !=
                      op->ref_inputs.end();
     bool is_ref = in.node()->output_is_ref(in.index());
@@ -216,6 +223,7 @@ Node* Graph::finish_node(std::unique_ptr<Node> node, bool apply_scopes) {
   node->output_shapes_ = std::move(ctx.output_shapes);
   node->output_is_ref_ = std::move(ctx.output_is_ref);
   node->output_is_ref_.resize(node->output_types_.size(), false);
+  node->output_handle_shapes_ = std::move(ctx.output_handle_shapes);
   node->id_ = static_cast<int>(nodes_.size());
   Node* raw = node.get();
   by_name_[def.name] = raw;
@@ -552,13 +560,29 @@ void Graph::import_graph_def(const GraphDef& def) {
 
 // -- Variable ----------------------------------------------------------------------------------
 
+namespace {
+
+// A resource variable's update followed by a read of the new value (resource_variable_ops.py's
+// assign with read_value=True), both colocated with the handle.
+Output update_then_read(const Variable& v, Operation update) {
+  Graph& g = v.graph();
+  auto colocate = g.colocate_with(v.op());
+  auto deps = g.control_dependencies({update});
+  return read_variable_op(v.ref(), v.dtype());
+}
+
+}  // namespace
+
 Output Variable::assign(const Output& value, std::string_view name) const {
+  if (is_resource()) return update_then_read(*this, assign_variable_op(ref_, value, name.empty() ? "AssignVariableOp" : name));
   return af::assign(ref_, value, name);
 }
 Output Variable::assign_add(const Output& delta, std::string_view name) const {
+  if (is_resource()) return update_then_read(*this, assign_add_variable_op(ref_, delta, name));
   return af::assign_add(ref_, delta, name);
 }
 Output Variable::assign_sub(const Output& delta, std::string_view name) const {
+  if (is_resource()) return update_then_read(*this, assign_sub_variable_op(ref_, delta, name));
   return af::assign_sub(ref_, delta, name);
 }
 

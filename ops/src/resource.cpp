@@ -2,10 +2,19 @@
 
 namespace af {
 
+Status Var::uninitialized() const {
+  if (!is_resource()) return failed_precondition("Attempting to use uninitialized value " + name_);
+  // resource_variable_ops.cc's ReadVariableOp when the lookup fails.
+  return failed_precondition("Could not find variable " + name_ +
+                             ". This could mean that the variable has been deleted. In TF1, it can also mean the "
+                             "variable is uninitialized. Debug info: container=" + resource_container_ +
+                             ", status error message=Resource " + resource_container_ + "/" + name_ +
+                             "/N10tensorflow3VarE does not exist.");
+}
+
 Status Var::read(Tensor* out) const {
   std::lock_guard<std::mutex> guard(mu_);
-  if (!value_.is_initialized())
-    return failed_precondition("Attempting to use uninitialized value " + name_);
+  if (!value_.is_initialized()) return uninitialized();
   *out = value_;
   return {};
 }
@@ -17,8 +26,7 @@ void Var::assign(Tensor value) {
 
 Status Var::update(const std::function<Status(Tensor&)>& f) {
   std::lock_guard<std::mutex> guard(mu_);
-  if (!value_.is_initialized())
-    return failed_precondition("Attempting to use uninitialized value " + name_);
+  if (!value_.is_initialized()) return uninitialized();
   return f(value_);
 }
 

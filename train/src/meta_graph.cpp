@@ -33,6 +33,7 @@ VariableDef variable_def(const Variable& v, const std::set<std::string>& trainab
   d.initializer_name = v.initializer().valid() ? v.initializer().name() : std::string();
   d.snapshot_name = v.value().name();
   d.initial_value_name = v.initial_value().valid() ? v.initial_value().name() : std::string();
+  d.is_resource = v.is_resource();
   d.trainable = trainable.count(d.variable_name) > 0;
   return d;
 }
@@ -102,9 +103,6 @@ std::unique_ptr<Saver> import_meta_graph(Graph& g, const MetaGraphDef& meta, con
             continue;
           }
           const VariableDef v = parse_variable_def(bytes, "collection '" + key + "'");
-          if (v.is_resource)
-            throw UnimplementedError(unimplemented("collection '" + key + "': " + v.variable_name +
-                                                   " is a resource variable; actorflow imports reference variables"));
           Variable var(g.output(scoped(scope, v.variable_name)),
                        v.initializer_name.empty() ? Operation() : g.operation(scoped(scope, v.initializer_name)),
                        g.output(scoped(scope, v.snapshot_name)),

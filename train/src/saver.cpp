@@ -15,6 +15,7 @@
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/io_ops.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/resource_variable_ops.hpp"
 #include "actorflow/ops/tensor_bundle.hpp"
 #include "actorflow/train/meta_graph.hpp"
 
@@ -302,7 +303,8 @@ void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named)
     std::vector<Output> restored = restore_v2(filename_, names, dtypes, "RestoreV2");
     for (std::size_t i = 0; i < group.size(); ++i) {
       const Variable& v = group[i].second;
-      assigns.push_back(Operation(assign(v.ref(), restored[i], "Assign")));
+      assigns.push_back(v.is_resource() ? assign_variable_op(v.ref(), restored[i], "AssignVariableOp")
+                                        : Operation(assign(v.ref(), restored[i], "Assign")));
     }
   };
   auto save_group = [&](const Output& prefix, const std::vector<std::pair<std::string, Variable>>& group) {
@@ -310,7 +312,7 @@ void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named)
     std::vector<Output> tensors;
     for (auto& [n, v] : group) {
       names.push_back(n);
-      tensors.push_back(v.ref());
+      tensors.push_back(v.is_resource() ? v.value() : v.ref());
     }
     return save_v2(prefix, names, tensors, "SaveV2");
   };

@@ -129,6 +129,8 @@ class DelayOp : public OpKernel {
 Status infer_identity(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
   c.add_output(c.input_types[0], c.input_shapes[0]);
+  // An identity of a resource handle still names the same variable (TF's handle data).
+  if (c.input_types[0] == DType::resource) c.output_handle_shapes = {c.input_handle_shapes[0]};
   return {};
 }
 

@@ -1,12 +1,20 @@
-// VariableV2, Assign, AssignAdd and AssignSub: ops, shape functions, kernels and builders.
+// Reference variables (VariableV2, Assign, AssignAdd, AssignSub, IsVariableInitialized) and
+// resource variables (VarHandleOp, ReadVariableOp, AssignVariableOp, Assign{Add,Sub}VariableOp,
+// VarIsInitializedOp, as tf.compat.v1 builds them in TensorFlow 2): ops, shape functions,
+// kernels and builders. Both kinds keep their value in a `Var`; a resource handle is a
+// resource tensor that the executor passes on without reading it.
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/resource_variable_ops.hpp"
+#include "kernel_util.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
 
 namespace {
+
+using detail::node_suffix;
 
 const std::vector<DType> kVariableTypes = {DType::float32, DType::float64, DType::int32,
                                            DType::int64,   DType::uint8,   DType::boolean,
@@ -96,13 +104,19 @@ class AssignOp : public OpKernel {
   bool validate_shape_ = true;
 };
 
-template <bool Add>
+// AssignAdd / AssignSub (reference, outputs the reference) and AssignAddVariableOp /
+// AssignSubVariableOp (resource handle, no output).
+template <bool Add, bool Resource = false>
 class AssignUpdateOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void compute(OpKernelContext& ctx) override {
     Var* var = var_of(ctx);
     if (!var) return;
+    if (Resource && var->dtype() != ctx.input(1).dtype())
+      return ctx.fail(invalid_argument("Trying to assign variable with wrong dtype. Expected " +
+                                       std::string(data_type_string(var->dtype())) + " got " +
+                                       std::string(data_type_string(ctx.input(1).dtype())) + node_suffix(name())));
     const Tensor& delta = ctx.input(1);
     Status s = var->update([&](Tensor& value) -> Status {
       if (value.shape() != delta.shape())
@@ -131,12 +145,126 @@ class AssignUpdateOp : public OpKernel {
       return {};
     });
     if (!s.ok()) {
-      if (s.code() == Code::failed_precondition) s = s.with_context("\n\t [[{{node " + name() + "}}]]");
+      if (s.code() == Code::failed_precondition) s = s.with_context(node_suffix(name()));
       return ctx.fail(s);
     }
-    ctx.set_output(0, ctx.input(0));
+    if (!Resource) ctx.set_output(0, ctx.input(0));
   }
 };
+
+/// VarHandleOp: the handle of the resource variable (container, shared_name); its storage
+/// is made on first use and stays uninitialized until an AssignVariableOp.
+class VarHandleOp : public OpKernel {
+ public:
+  VarHandleOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("dtype", &dtype_);
+    c.get_attr("shape", &shape_);
+    c.get_attr("container", &container_);
+    c.get_attr("shared_name", &shared_name_);
+    if (shared_name_.empty()) shared_name_ = c.def.name;
+  }
+  void compute(OpKernelContext& ctx) override {
+    if (!ctx.resource_mgr) return ctx.fail(internal("no resource manager for " + name()));
+    const std::string container = container_.empty() ? ctx.resource_mgr->default_container() : container_;
+    std::shared_ptr<Var> var;
+    Status s = ctx.resource_mgr->lookup_or_create<Var>(container_, shared_name_, &var,
+                                                       [&](std::shared_ptr<Var>* out) -> Status {
+                                                         *out = Var::resource(shared_name_, container, dtype_, shape_);
+                                                         return {};
+                                                       });
+    if (!s.ok()) return ctx.fail(s);
+    ctx.set_output(0, Tensor::from_resource(var));
+  }
+
+ private:
+  DType dtype_ = DType::invalid;
+  PartialShape shape_;
+  std::string container_;
+  std::string shared_name_;
+};
+
+/// ReadVariableOp: the variable's value (shared, never copied: updates write a new buffer).
+class ReadVariableOp : public OpKernel {
+ public:
+  ReadVariableOp(OpKernelConstruction& c, Status* s) : OpKernel(c) { *s = c.get_attr("dtype", &dtype_); }
+  void compute(OpKernelContext& ctx) override {
+    Var* var = var_of(ctx);
+    if (!var) return;
+    Tensor value;
+    Status s = var->read(&value);
+    if (!s.ok()) return ctx.fail(s.with_context(node_suffix(name())));
+    if (value.dtype() != dtype_)
+      return ctx.fail(invalid_argument("Trying to read variable with wrong dtype. Expected " +
+                                       std::string(data_type_string(dtype_)) + " got " +
+                                       std::string(data_type_string(value.dtype())) + node_suffix(name())));
+    ctx.set_output(0, std::move(value));
+  }
+
+ private:
+  DType dtype_ = DType::invalid;
+};
+
+/// AssignVariableOp: replaces the value (its shape may change unless `validate_shape`).
+class AssignVariableOp : public OpKernel {
+ public:
+  AssignVariableOp(OpKernelConstruction& c, Status* /*s*/) : OpKernel(c) {
+    c.get_attr("validate_shape", &validate_shape_);
+  }
+  void compute(OpKernelContext& ctx) override {
+    Var* var = var_of(ctx);
+    if (!var) return;
+    const Tensor& value = ctx.input(1);
+    if (var->dtype() != value.dtype())
+      return ctx.fail(invalid_argument("Trying to assign variable with wrong dtype. Expected " +
+                                       std::string(data_type_string(var->dtype())) + " got " +
+                                       std::string(data_type_string(value.dtype())) + node_suffix(name())));
+    Tensor old;
+    if (validate_shape_ && var->read(&old).ok() && old.shape() != value.shape())
+      return ctx.fail(invalid_argument("Trying to assign to variable with tensor with wrong shape. Expected " +
+                                       old.shape().to_string() + " got " + value.shape().to_string() +
+                                       node_suffix(name())));
+    var->assign(value);
+  }
+
+ private:
+  bool validate_shape_ = false;
+};
+
+/// VarIsInitializedOp: whether the resource variable holds a value.
+class VarIsInitializedOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    auto* v = dynamic_cast<Var*>(ctx.input_ref(0).get());
+    ctx.set_output(0, Tensor(v != nullptr && v->is_initialized()));
+  }
+};
+
+Status expect_handle(InferenceContext& c, int inputs) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(inputs));
+  if (c.input_types[0] != DType::resource)
+    return invalid_argument("Input 'resource' of '" + c.node.op + "' Op has type " +
+                            std::string(data_type_string(c.input_types[0])) + " that does not match expected type of resource.");
+  return {};
+}
+
+// Assign{,Add,Sub}VariableOp: a value of the attr's dtype, whose shape fits the variable's.
+Status infer_assign_variable(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(expect_handle(c, 2));
+  DType t = DType::invalid;
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+  if (c.input_types[1] != t)
+    return invalid_argument("Input 'value' of '" + c.node.op + "' Op has type " +
+                            std::string(data_type_string(c.input_types[1])) + " that does not match type " +
+                            std::string(data_type_string(t)) + " of argument 'dtype'.");
+  bool validate = c.node.op != "AssignVariableOp";
+  if (auto v = c.node.attr<bool>("validate_shape")) validate = validate || *v;
+  PartialShape merged;
+  if (validate && !c.input_handle_shapes[0].merge_with(c.input_shapes[1], &merged).ok())
+    return invalid_argument("Trying to assign to variable with tensor with wrong shape. Expected " +
+                            c.input_handle_shapes[0].to_string() + " got " + c.input_shapes[1].to_string());
+  return {};
+}
 
 Status infer_assign(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
@@ -195,6 +323,38 @@ void register_state_ops(OpRegistry& r) {
            return {};
          },
          true, {0}});
+  // A resource handle travels as a reference edge: its consumers are colocated with the
+  // VarHandleOp (as TensorFlow's placer colocates a resource's users) and get it unread.
+  r.add({"VarHandleOp",
+         [](InferenceContext& c) -> Status {
+           DType t = DType::invalid;
+           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+           PartialShape s;
+           c.get_attr("shape", &s);
+           c.add_output(DType::resource, PartialShape(Shape{}), /*is_ref=*/true);
+           c.output_handle_shapes = {s};
+           return {};
+         },
+         true});
+  r.add({"ReadVariableOp",
+         [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(expect_handle(c, 1));
+           DType t = DType::invalid;
+           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+           c.add_output(t, c.input_handle_shapes[0]);
+           return {};
+         },
+         true, {0}});
+  r.add({"AssignVariableOp", infer_assign_variable, true, {0}});
+  r.add({"AssignAddVariableOp", infer_assign_variable, true, {0}});
+  r.add({"AssignSubVariableOp", infer_assign_variable, true, {0}});
+  r.add({"VarIsInitializedOp",
+         [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(expect_handle(c, 1));
+           c.add_output(DType::boolean, PartialShape(Shape{}));
+           return {};
+         },
+         true, {0}});
 }
 
 void register_state_kernels(KernelRegistry& r) {
@@ -203,6 +363,12 @@ void register_state_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<AssignUpdateOp<true>>("AssignAdd", "CPU", {{"T", kNumberTypes}}));
   r.add(make_kernel_def<AssignUpdateOp<false>>("AssignSub", "CPU", {{"T", kNumberTypes}}));
   r.add(make_kernel_def<IsVariableInitializedOp>("IsVariableInitialized", "CPU", {{"dtype", kVariableTypes}}));
+  r.add(make_kernel_def<VarHandleOp>("VarHandleOp", "CPU", {{"dtype", kVariableTypes}}));
+  r.add(make_kernel_def<ReadVariableOp>("ReadVariableOp", "CPU", {{"dtype", kVariableTypes}}));
+  r.add(make_kernel_def<AssignVariableOp>("AssignVariableOp", "CPU", {{"dtype", kVariableTypes}}));
+  r.add(make_kernel_def<AssignUpdateOp<true, true>>("AssignAddVariableOp", "CPU", {{"dtype", kNumberTypes}}));
+  r.add(make_kernel_def<AssignUpdateOp<false, true>>("AssignSubVariableOp", "CPU", {{"dtype", kNumberTypes}}));
+  r.add(make_kernel_def<VarIsInitializedOp>("VarIsInitializedOp", "CPU", {}));
 }
 
 }  // namespace detail
@@ -214,6 +380,7 @@ Output assign_add(const Output& ref, const Output& delta, std::string_view name)
   return assign_like("AssignAdd", "AssignAdd", ref, delta, name, false);
 }
 Output is_variable_initialized(const Output& ref, std::string_view name) {
+  if (ref.dtype() == DType::resource) return var_is_initialized_op(ref, name.empty() ? "VarIsInitializedOp" : name);
   return ref.graph()
       .create_op("IsVariableInitialized", {ref}, {{"dtype", ref.dtype()}}, name.empty() ? "IsVariableInitialized" : name)
       .output(0);
@@ -221,6 +388,45 @@ Output is_variable_initialized(const Output& ref, std::string_view name) {
 
 Output assign_sub(const Output& ref, const Output& delta, std::string_view name) {
   return assign_like("AssignSub", "AssignSub", ref, delta, name, false);
+}
+
+Output var_handle_op(Graph& g, DType dtype, const PartialShape& shape, std::string_view shared_name,
+                     std::string_view name, std::string_view container) {
+  // An empty shared_name is the node's own name (the kernel's default, as VariableV2's).
+  AttrMap attrs{{"dtype", dtype},
+                {"shape", shape},
+                {"container", std::string(container)},
+                {"shared_name", std::string(shared_name)},
+                {"allowed_devices", std::vector<std::string>{}}};
+  return g.create_op("VarHandleOp", {}, std::move(attrs), name.empty() ? "VarHandleOp" : name).output(0);
+}
+
+Output read_variable_op(const Output& handle, DType dtype, std::string_view name) {
+  return handle.graph()
+      .create_op("ReadVariableOp", {handle}, {{"dtype", dtype}}, name.empty() ? "ReadVariableOp" : name)
+      .output(0);
+}
+
+Operation assign_variable_op(const Output& handle, const Output& value, std::string_view name, bool validate_shape) {
+  return handle.graph().create_op("AssignVariableOp", {handle, value},
+                                  {{"dtype", value.dtype()}, {"validate_shape", validate_shape}},
+                                  name.empty() ? "AssignVariableOp" : name);
+}
+
+Operation assign_add_variable_op(const Output& handle, const Output& delta, std::string_view name) {
+  return handle.graph().create_op("AssignAddVariableOp", {handle, delta}, {{"dtype", delta.dtype()}},
+                                  name.empty() ? "AssignAddVariableOp" : name);
+}
+
+Operation assign_sub_variable_op(const Output& handle, const Output& delta, std::string_view name) {
+  return handle.graph().create_op("AssignSubVariableOp", {handle, delta}, {{"dtype", delta.dtype()}},
+                                  name.empty() ? "AssignSubVariableOp" : name);
+}
+
+Output var_is_initialized_op(const Output& handle, std::string_view name) {
+  return handle.graph()
+      .create_op("VarIsInitializedOp", {handle}, {}, name.empty() ? "VarIsInitializedOp" : name)
+      .output(0);
 }
 
 }  // namespace af

@@ -2,7 +2,8 @@
 // ApplyMomentum, ApplyAdagrad, ApplyRMSProp, ApplyCenteredRMSProp and ApplyAdam. Each takes
 // the variable and its slots by reference, updates them under their locks (always, also with
 // `use_locking = false`: the update is the same, and a reader never sees half of it) and
-// outputs the variable's reference. The arithmetic follows the Eigen expressions of
+// outputs the variable's reference. Their ResourceApply* twins take resource handles
+// instead (resource variables) and output nothing. The arithmetic follows the Eigen expressions of
 // training_ops.cc term by term, so trajectories match TensorFlow's in float32.
 //
 // A variable's value is never written in place: tensors fetched or still in flight share its
@@ -76,7 +77,7 @@ const char* ref_name(Kind k, int i) {
   return "var";
 }
 
-template <Kind K, class T>
+template <Kind K, class T, bool Resource = false>
 class ApplyOp : public OpKernel {
  public:
   ApplyOp(OpKernelConstruction& c, Status* /*s*/) : OpKernel(c) {
@@ -94,6 +95,10 @@ class ApplyOp : public OpKernel {
     for (int i = 0; i < lay.refs; ++i) {
       auto* v = dynamic_cast<Var*>(ctx.input_ref(i).get());
       if (!v) return ctx.fail(invalid_argument("Input " + std::to_string(i) + " of " + name() + " is not a variable"));
+      if (Resource && v->dtype() != dtype_of<T>::value)
+        return ctx.fail(invalid_argument("Trying to access resource " + v->name() + " as " +
+                                         std::string(data_type_string(dtype_of<T>::value)) + " but it holds " +
+                                         std::string(data_type_string(v->dtype())) + node_suffix(name())));
       vars.push_back(v);
     }
     std::vector<T> scalars;
@@ -110,7 +115,7 @@ class ApplyOp : public OpKernel {
       if (s.code() == Code::failed_precondition) s = s.with_context(node_suffix(name()));
       return ctx.fail(s);
     }
-    ctx.set_output(0, ctx.input(0));
+    if (!Resource) ctx.set_output(0, ctx.input(0));
   }
 
  private:
@@ -265,17 +270,49 @@ Status infer_apply(InferenceContext& c, Kind k) {
   return {};
 }
 
+// ResourceApply*: handles where Apply* takes references; T is the attr's; the gradient's
+// shape must fit the variable's declared shape; no outputs.
+Status infer_resource_apply(InferenceContext& c, Kind k) {
+  const Layout lay = layout_of(k);
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(lay.inputs));
+  DType t = DType::invalid;
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("T", &t));
+  if (t != DType::float32 && t != DType::float64)
+    return invalid_argument("Value for attr 'T' of " + std::string(data_type_string(t)) +
+                            " is not in the list of allowed values: float, double");
+  for (int i = 0; i < lay.inputs; ++i) {
+    const DType want = i < lay.refs ? DType::resource : t;
+    if (c.input_types[static_cast<std::size_t>(i)] != want)
+      return invalid_argument("Input " + std::to_string(i) + " of '" + c.node.op + "' has type " +
+                              std::string(data_type_string(c.input_types[static_cast<std::size_t>(i)])) +
+                              " that does not match type " + std::string(data_type_string(want)));
+  }
+  for (auto [index, scalar_name] : lay.scalars) {
+    const PartialShape& p = c.input_shapes[static_cast<std::size_t>(index)];
+    if (p.rank_known() && p.rank() != 0)
+      return invalid_argument("Shape must be rank 0 but is rank " + std::to_string(p.rank()));
+  }
+  PartialShape merged;
+  if (!c.input_handle_shapes[0].merge_with(c.input_shapes[static_cast<std::size_t>(lay.grad)], &merged).ok())
+    return invalid_argument("Shapes of var and grad must be equal");
+  return {};
+}
+
 template <Kind K>
 void register_apply(OpRegistry& r, const char* type) {
   std::vector<int> refs;
   for (int i = 0; i < layout_of(K).refs; ++i) refs.push_back(i);
   r.add({type, [](InferenceContext& c) { return infer_apply(c, K); }, true, refs});
+  r.add({std::string("Resource") + type, [](InferenceContext& c) { return infer_resource_apply(c, K); }, true, refs});
 }
 
 template <Kind K>
 void register_apply_kernels(KernelRegistry& r, const char* type) {
   r.add(make_kernel_def<ApplyOp<K, float>>(type, "CPU", {{"T", {DType::float32}}}));
   r.add(make_kernel_def<ApplyOp<K, double>>(type, "CPU", {{"T", {DType::float64}}}));
+  const std::string resource = std::string("Resource") + type;
+  r.add(make_kernel_def<ApplyOp<K, float, true>>(resource, "CPU", {{"T", {DType::float32}}}));
+  r.add(make_kernel_def<ApplyOp<K, double, true>>(resource, "CPU", {{"T", {DType::float64}}}));
 }
 
 Output apply_op(const char* type, const std::vector<Output>& inputs, AttrMap attrs, std::string_view name) {

@@ -123,6 +123,9 @@ class Node {
   bool output_is_ref(int i) const { return output_is_ref_.at(static_cast<std::size_t>(i)); }
   /// True when input `i` expects a reference; throws std::out_of_range for a bad `i`.
   bool input_is_ref(int i) const { return input_is_ref_.at(static_cast<std::size_t>(i)); }
+  /// The shape of the variable behind resource output `i` (TensorFlow's handle data, set by
+  /// VarHandleOp and passed on by Identity); unknown for other outputs or a bad `i`.
+  PartialShape output_handle_shape(int i) const;
   /// The number of outputs.
   int num_outputs() const noexcept { return static_cast<int>(output_types_.size()); }
   /// The owning graph.
@@ -141,6 +144,7 @@ class Node {
   std::vector<PartialShape> output_shapes_;
   std::vector<bool> output_is_ref_;
   std::vector<bool> input_is_ref_;
+  std::vector<PartialShape> output_handle_shapes_;
 };
 
 /// A device function: given the node being created, returns the device to request.
@@ -364,14 +368,18 @@ class Variable {
   Output initial_value() const { return initial_value_; }
   /// The VariableV2 op's name.
   const std::string& name() const { return ref_.op().name(); }
-  /// The value's dtype (the ref output's).
-  DType dtype() const { return ref_.dtype(); }
-  /// The static shape.
-  const PartialShape& shape() const { return ref_.shape(); }
+  /// True for a resource variable (`ref()` is a VarHandleOp's handle, `value()` its
+  /// ReadVariableOp), as TensorFlow 2's `tf.compat.v1` makes them and graphs imported from it hold.
+  bool is_resource() const { return ref_.valid() && ref_.dtype() == DType::resource; }
+  /// The value's dtype (the ref output's; a resource variable's snapshot's).
+  DType dtype() const { return is_resource() ? value_.dtype() : ref_.dtype(); }
+  /// The static shape (a resource variable's snapshot's).
+  const PartialShape& shape() const { return is_resource() ? value_.shape() : ref_.shape(); }
   /// The graph of the variable.
   Graph& graph() const { return ref_.graph(); }
 
-  /// `tf.assign(v, value)`; returns the assigned value.
+  /// `tf.assign(v, value)`; returns the assigned value (a resource variable: an
+  /// AssignVariableOp and a ReadVariableOp after it).
   Output assign(const Output& value, std::string_view name = {}) const;
   /// `tf.assign_add(v, delta)`; returns the new value.
   Output assign_add(const Output& delta, std::string_view name = {}) const;

@@ -25,6 +25,12 @@ struct InferenceContext {
   std::vector<DType> output_types;  ///< filled by the shape function (`add_output`)
   std::vector<PartialShape> output_shapes;  ///< filled by the shape function
   std::vector<bool> output_is_ref;  ///< filled by the shape function
+  /// The shapes of the variables behind resource inputs (TensorFlow's handle data; unknown
+  /// where the producer gave none).
+  std::vector<PartialShape> input_handle_shapes;
+  /// Filled by the shape functions of ops that output resource handles (VarHandleOp,
+  /// Identity): the variable's shape per output; empty or unknown where there is none.
+  std::vector<PartialShape> output_handle_shapes;
 
   /// The number of inputs.
   int num_inputs() const { return static_cast<int>(input_types.size()); }

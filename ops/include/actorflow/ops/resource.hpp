@@ -30,6 +30,18 @@ class Var : public ResourceBase {
   Var(std::string name, DType dtype, PartialShape declared_shape = {})
       : name_(std::move(name)), dtype_(dtype), declared_shape_(std::move(declared_shape)) {}
 
+  /// A resource variable's storage (VarHandleOp, named by its `shared_name` in `container`):
+  /// reading it before its first assignment fails as TensorFlow's ReadVariableOp does,
+  /// FailedPrecondition "Could not find variable NAME. ...".
+  static std::shared_ptr<Var> resource(std::string name, std::string container, DType dtype,
+                                       PartialShape declared_shape) {
+    auto v = std::make_shared<Var>(std::move(name), dtype, std::move(declared_shape));
+    v->resource_container_ = std::move(container);
+    return v;
+  }
+  /// True for a resource variable's storage.
+  bool is_resource() const noexcept { return !resource_container_.empty(); }
+
   /// The variable's name.
   const std::string& name() const noexcept { return name_; }
   /// The value's dtype.
@@ -38,7 +50,7 @@ class Var : public ResourceBase {
   const PartialShape& declared_shape() const noexcept { return declared_shape_; }
 
   /// Reads the value; FailedPrecondition "Attempting to use uninitialized value NAME" when
-  /// the variable was never assigned.
+  /// the variable was never assigned (a resource variable's: "Could not find variable NAME").
   Status read(Tensor* out) const;
   /// Replaces the value.
   void assign(Tensor value);
@@ -55,7 +67,10 @@ class Var : public ResourceBase {
   std::string name_;
   DType dtype_;
   PartialShape declared_shape_;
+  std::string resource_container_;
   Tensor value_;
+
+  Status uninitialized() const;
 };
 
 /// Runs `f` with the values of every variable of `vars` bound, each under its variable's lock,
