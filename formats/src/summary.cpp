@@ -7,6 +7,8 @@
 #include <cmath>
 #include <set>
 
+#include <zlib.h>
+
 #include "actorflow/tf/summary.pb.h"
 
 namespace af::summary {
@@ -111,6 +113,53 @@ std::string image(const std::string& tag, int height, int width, int colorspace,
   im->set_colorspace(colorspace);
   im->set_encoded_image_string(png);
   return s.SerializeAsString();
+}
+
+namespace {
+
+void put_u32(std::string& out, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
+}
+
+// One PNG chunk: length, type, data, and the CRC-32 of type and data.
+void put_chunk(std::string& out, const char* type, const std::string& data) {
+  put_u32(out, static_cast<std::uint32_t>(data.size()));
+  const std::size_t start = out.size();
+  out.append(type, 4);
+  out += data;
+  const auto crc = ::crc32(0L, reinterpret_cast<const Bytef*>(out.data() + start), static_cast<uInt>(out.size() - start));
+  put_u32(out, static_cast<std::uint32_t>(crc));
+}
+
+}  // namespace
+
+StatusOr<std::string> encode_png(const std::uint8_t* pixels, int height, int width, int channels) {
+  static const std::uint8_t kColorType[] = {0, 0, 4, 2, 6};  // by channel count: gray, gray+alpha, RGB, RGBA
+  if (channels < 1 || channels > 4) return invalid_argument("PNG: " + std::to_string(channels) + " channels; 1 to 4 expected");
+  if (height <= 0 || width <= 0)
+    return invalid_argument("PNG: an image of " + std::to_string(height) + "x" + std::to_string(width) + " pixels");
+  const std::size_t row = static_cast<std::size_t>(width) * static_cast<std::size_t>(channels);
+  std::string raw;
+  raw.reserve((row + 1) * static_cast<std::size_t>(height));
+  for (int y = 0; y < height; ++y) {
+    raw.push_back('\0');  // filter type None
+    raw.append(reinterpret_cast<const char*>(pixels) + static_cast<std::size_t>(y) * row, row);
+  }
+  uLongf size = compressBound(static_cast<uLong>(raw.size()));
+  std::string packed(size, '\0');
+  if (compress2(reinterpret_cast<Bytef*>(packed.data()), &size, reinterpret_cast<const Bytef*>(raw.data()),
+                static_cast<uLong>(raw.size()), Z_DEFAULT_COMPRESSION) != Z_OK)
+    return internal("PNG encoding failed");
+  packed.resize(size);
+  std::string header;
+  put_u32(header, static_cast<std::uint32_t>(width));
+  put_u32(header, static_cast<std::uint32_t>(height));
+  header += std::string{'\x08', static_cast<char>(kColorType[channels]), '\0', '\0', '\0'};  // 8 bits, deflate, no interlace
+  std::string png("\x89PNG\r\n\x1a\n", 8);
+  put_chunk(png, "IHDR", header);
+  put_chunk(png, "IDAT", packed);
+  put_chunk(png, "IEND", {});
+  return png;
 }
 
 std::string text(const std::string& tag, const std::string& value) {

@@ -7,14 +7,21 @@ the tests: the fixtures are committed, and this script remakes them.
   python scripts/peers/make_graph_fixtures.py check-meta PREFIX   # TF imports PREFIX.meta, restores PREFIX
   python scripts/peers/make_graph_fixtures.py check-events LOGDIR # TensorBoard reads actorflow's events files
 
-`make` builds an MLP (4-8-3, ReLU) with tf.compat.v1: glorot-uniform kernels, zero biases,
-tf.losses.sparse_softmax_cross_entropy, Adam 0.01 with a global step, a scalar summary
-merged by merge_all, a Saver; trains 3 steps on a fixed batch and saves model-3 (.index,
-.data, .meta), then records the loss of 3 more steps from there and the softmax of a fixed
-input (reference.json). It also writes the graph as text and binary (graph.pbtxt,
-graph.pb, tf.io.write_graph) and the inference graph frozen with
-convert_variables_to_constants (frozen.pb). Needs tensorflow (a venv: python3 -m venv V;
-V/bin/pip install tensorflow-cpu).
+`make` builds three models with tf.compat.v1, trains each 3 steps on a fixed batch, saves
+model-3 (.index, .data, .meta), then records the loss of 3 more steps from there and the
+output of a fixed input (reference.json):
+  OUT_DIR          an MLP (4-8-3, ReLU) with reference variables: glorot-uniform kernels,
+                   zero biases, tf.losses.sparse_softmax_cross_entropy, Adam 0.01 with a
+                   global step, a scalar summary merged by merge_all and a Saver; also the
+                   graph as text and binary (graph.pbtxt, graph.pb, tf.io.write_graph) and the
+                   inference graph frozen with convert_variables_to_constants (frozen.pb);
+  OUT_DIR/resource the same MLP with resource variables (VarHandleOp, ReadVariableOp,
+                   ResourceApplyAdam: what tf.compat.v1 builds in TensorFlow 2 unless
+                   resource variables are disabled) and a histogram summary;
+  OUT_DIR/cnn      a CNN (3x3 conv with 4 filters, ReLU, 2x2 max pool, dense 3) on 6x6x1
+                   images with MomentumOptimizer 0.05/0.9, reference variables, an image
+                   and a text summary.
+Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
 import json
 import os
@@ -23,23 +30,31 @@ import sys
 import numpy as np
 
 
-def batch():
+def batch(kind="mlp"):
     rng = np.random.default_rng(7)
-    x = rng.normal(size=(6, 4)).astype(np.float32)
+    if kind == "cnn":
+        x = rng.normal(size=(6, 6, 6, 1)).astype(np.float32)
+    else:
+        x = rng.normal(size=(6, 4)).astype(np.float32)
     y = np.array([0, 1, 2, 1, 0, 2], dtype=np.int64)
     return x, y
 
 
-def make(out):
+def make_one(out, kind):
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
     import tensorflow as tf
     tf1 = tf.compat.v1
     tf1.disable_v2_behavior()
+    if kind == "resource":
+        tf1.enable_resource_variables()
+    else:
+        tf1.disable_resource_variables()
     os.makedirs(out, exist_ok=True)
     g = tf1.Graph()
     with g.as_default():
         tf1.set_random_seed(1)
-        x = tf1.placeholder(tf.float32, [None, 4], name="x")
+        shape = [None, 6, 6, 1] if kind == "cnn" else [None, 4]
+        x = tf1.placeholder(tf.float32, shape, name="x")
         y = tf1.placeholder(tf.int64, [None], name="y")
 
         def dense(inp, units, name, act=None):
@@ -49,16 +64,32 @@ def make(out):
             out = tf1.nn.bias_add(tf1.matmul(inp, w), b)
             return act(out) if act else out
 
-        h = dense(x, 8, "hidden", tf.nn.relu)
-        logits = dense(h, 3, "logits")
+        if kind == "cnn":
+            with tf1.variable_scope("conv"):
+                k = tf1.get_variable("kernel", [3, 3, 1, 4], initializer=tf1.glorot_uniform_initializer())
+                kb = tf1.get_variable("bias", [4], initializer=tf1.zeros_initializer())
+            c = tf.nn.relu(tf1.nn.bias_add(tf1.nn.conv2d(x, k, [1, 1, 1, 1], "SAME"), kb))
+            p = tf1.nn.max_pool(c, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+            logits = dense(tf1.reshape(p, [-1, 36]), 3, "logits")
+        else:
+            h = dense(x, 8, "hidden", tf.nn.relu)
+            logits = dense(h, 3, "logits")
         probs = tf1.nn.softmax(logits, name="probs")
         loss = tf1.losses.sparse_softmax_cross_entropy(y, logits)
         step = tf1.train.get_or_create_global_step()
-        train = tf1.train.AdamOptimizer(0.01).minimize(loss, global_step=step)
+        if kind == "cnn":
+            train = tf1.train.MomentumOptimizer(0.05, 0.9).minimize(loss, global_step=step)
+        else:
+            train = tf1.train.AdamOptimizer(0.01).minimize(loss, global_step=step)
         tf1.summary.scalar("loss", loss)
+        if kind == "resource":
+            tf1.summary.histogram("hidden_kernel", tf1.trainable_variables()[0])
+        if kind == "cnn":
+            tf1.summary.image("input", x, max_outputs=2)
+            tf1.summary.text("note", tf.constant("a CNN"))
         merged = tf1.summary.merge_all()
         saver = tf1.train.Saver()
-        bx, by = batch()
+        bx, by = batch(kind)
         with tf1.Session(graph=g) as sess:
             sess.run(tf1.global_variables_initializer())
             for _ in range(3):
@@ -70,19 +101,31 @@ def make(out):
                 losses.append(float(value))
             after = sess.run(probs, {x: bx}).tolist()
             summary = sess.run(merged, {x: bx, y: by})
-            tf.io.write_graph(g.as_graph_def(), out, "graph.pbtxt", as_text=True)
-            tf.io.write_graph(g.as_graph_def(), out, "graph.pb", as_text=False)
-            frozen = tf1.graph_util.convert_variables_to_constants(sess, g.as_graph_def(), ["probs"])
-            tf.io.write_graph(frozen, out, "frozen.pb", as_text=False)
-            frozen_probs = sess.run(probs, {x: bx}).tolist()
-        reference = {"prefix": os.path.basename(prefix), "x": bx.tolist(), "y": by.tolist(),
-                     "losses_after_restore": losses, "probs_after": after, "frozen_probs": frozen_probs,
-                     "summary_bytes": len(summary), "tensorflow": tf.__version__}
+            reference = {"prefix": os.path.basename(prefix), "x": bx.reshape(6, -1).tolist(), "y": by.tolist(),
+                         "losses_after_restore": losses, "probs_after": after,
+                         "summary_bytes": len(summary), "tensorflow": tf.__version__}
+            if kind == "mlp":
+                tf.io.write_graph(g.as_graph_def(), out, "graph.pbtxt", as_text=True)
+                tf.io.write_graph(g.as_graph_def(), out, "graph.pb", as_text=False)
+                frozen = tf1.graph_util.convert_variables_to_constants(sess, g.as_graph_def(), ["probs"])
+                tf.io.write_graph(frozen, out, "frozen.pb", as_text=False)
+                reference["frozen_probs"] = sess.run(probs, {x: bx}).tolist()
+            if kind == "cnn":
+                from tensorflow.core.framework import summary_pb2
+                parsed = summary_pb2.Summary.FromString(summary)
+                reference["summary_tags"] = [v.tag for v in parsed.value]
     # The checkpoint state file names absolute paths; the tests use the prefix directly.
     os.remove(os.path.join(out, "checkpoint"))
     with open(os.path.join(out, "reference.json"), "w") as f:
         json.dump(reference, f, indent=1)
-    print("wrote", sorted(os.listdir(out)))
+    print("wrote", out, sorted(os.listdir(out)))
+
+
+def make(out):
+    # Each model in a process of its own: resource variables are a process-wide switch.
+    import subprocess
+    for kind, sub in (("mlp", ""), ("resource", "resource"), ("cnn", "cnn")):
+        subprocess.run([sys.executable, __file__, "make-one", kind, os.path.join(out, sub)], check=True)
 
 
 def check_meta(prefix):
@@ -130,6 +173,8 @@ if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else "make"
     if cmd == "make":
         make(sys.argv[2] if len(sys.argv) > 2 else "tests/data/tf_graph")
+    elif cmd == "make-one":
+        make_one(sys.argv[3], sys.argv[2])
     elif cmd == "check-meta":
         check_meta(sys.argv[2])
     elif cmd == "check-events":

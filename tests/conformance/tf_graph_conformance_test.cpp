@@ -1,9 +1,10 @@
 // Graphs TensorFlow 2.21 built in tf.compat.v1 mode (tests/data/tf_graph, written by
 // scripts/peers/make_graph_fixtures.py): an MLP with Adam, a Saver and a merged scalar
-// summary. Its .meta imports with its Saver and collections, restores TensorFlow's
-// checkpoint through the imported save ops and trains on to TensorFlow's losses step by
-// step; its text and binary GraphDefs import alike; its frozen inference graph gives
-// TensorFlow's outputs.
+// summary; the same MLP with resource variables (VarHandleOp, ResourceApplyAdam) and a
+// histogram; a CNN with Momentum and image and text summaries. Each .meta imports with its
+// Saver and collections, restores TensorFlow's checkpoint through the imported save ops and
+// trains on to TensorFlow's losses step by step; the MLP's text and binary GraphDefs import
+// alike; its frozen inference graph gives TensorFlow's outputs.
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
@@ -21,8 +22,8 @@ namespace {
 
 const std::filesystem::path dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_graph";
 
-nlohmann::json reference() {
-  std::ifstream in(dir / "reference.json");
+nlohmann::json reference(const std::filesystem::path& d = dir) {
+  std::ifstream in(d / "reference.json");
   return nlohmann::json::parse(in);
 }
 
@@ -49,38 +50,46 @@ void check_close(const std::vector<float>& got, const nlohmann::json& want, floa
 
 BOOST_AUTO_TEST_SUITE(tf_graph_conformance_test)
 
-BOOST_AUTO_TEST_CASE(a_tensorflow_meta_graph_restores_and_trains_to_tensorflows_losses, *boost::unit_test::timeout(60)) {
-  const auto ref = reference();
+// Imports D/model-3.meta, restores D's checkpoint, trains 3 steps and checks TensorFlow's
+// losses, the outputs, the global step and the size of the merged summary; then saves with
+// the imported saver and restores that into a fresh import. Returns the merged summary.
+std::string import_restore_and_train(const std::filesystem::path& d, std::size_t variables, std::size_t trainable,
+                                     std::size_t summaries) {
+  const auto ref = reference(d);
   af::Graph g;
-  auto saver = af::train::import_meta_graph(g, (dir / "model-3.meta").string());
+  auto saver = af::train::import_meta_graph(g, (d / "model-3.meta").string());
   BOOST_REQUIRE(saver != nullptr);
   BOOST_TEST(saver->restore_op().name() == "save/restore_all");
-  BOOST_TEST(g.global_variables().size() == 15u);  // 4 weights, 8 Adam slots, 2 beta powers, global_step
-  BOOST_TEST(g.get_collection("trainable_variables").size() == 4u);
+  BOOST_TEST(g.global_variables().size() == variables);
+  BOOST_TEST(g.get_collection("trainable_variables").size() == trainable);
   BOOST_REQUIRE(g.get_collection("train_op").size() == 1u);
   BOOST_REQUIRE(g.get_collection("losses").size() == 1u);
-  BOOST_REQUIRE(g.get_collection("summaries").size() == 1u);
+  BOOST_REQUIRE(g.get_collection("summaries").size() == summaries);
   const auto train = std::any_cast<af::Operation>(g.get_collection("train_op")[0]);
   const auto loss = std::any_cast<af::Output>(g.get_collection("losses")[0]);
   af::Session sess(g);
-  saver->restore(sess, (dir / ref["prefix"].get<std::string>()).string());
-  const af::Tensor x = matrix(ref["x"]);
+  saver->restore(sess, (d / ref["prefix"].get<std::string>()).string());
+  const af::Output x_in = g.output("x:0");
+  af::Tensor x = matrix(ref["x"]);
+  if (x_in.shape().rank() == 4) x = x.reshaped(af::Shape{6, 6, 6, 1});
   std::vector<std::int64_t> labels;
   for (const auto& v : ref["y"]) labels.push_back(v.get<std::int64_t>());
   const af::Tensor y = af::Tensor::from_vector(labels);
   std::vector<float> losses;
   for (int i = 0; i < 3; ++i) {
-    auto out = sess.run({loss}, {{g.output("x:0"), x}, {g.output("y:0"), y}}, {train});
+    auto out = sess.run({loss}, {{x_in, x}, {g.output("y:0"), y}}, {train});
     losses.push_back(out[0].scalar<float>());
   }
   check_close(losses, ref["losses_after_restore"], 1e-5f);
-  check_close(sess.run(g.output("probs:0"), {{g.output("x:0"), x}}).to_vector<float>(), ref["probs_after"], 1e-5f);
+  check_close(sess.run(g.output("probs:0"), {{x_in, x}}).to_vector<float>(), ref["probs_after"], 1e-5f);
   BOOST_TEST(sess.run(g.output("global_step:0")).scalar<std::int64_t>() == 6);
-  // The merged summary is a tensorflow.Summary of the one scalar.
-  const auto summary = std::any_cast<af::Output>(g.get_collection("summaries")[0]);
-  af::Tensor bytes = sess.run(af::summary::merge({summary}), {{g.output("x:0"), x}, {g.output("y:0"), y}});
-  BOOST_TEST(bytes.scalar<std::string>().size() == ref["summary_bytes"].get<std::size_t>());
-  // And actorflow's saver of the imported graph writes a checkpoint and .meta TensorFlow can read.
+  // The merged summary: TensorFlow's size (PNG bytes aside: zlib's output may differ).
+  std::vector<af::Output> parts;
+  for (const auto& s : g.get_collection("summaries")) parts.push_back(std::any_cast<af::Output>(s));
+  af::Tensor bytes = sess.run(af::summary::merge(parts), {{x_in, x}, {g.output("y:0"), y}});
+  const std::string merged = bytes.scalar<std::string>();
+  if (!ref.contains("summary_tags")) BOOST_TEST(merged.size() == ref["summary_bytes"].get<std::size_t>());
+  // And actorflow's saver of the imported graph writes a checkpoint and .meta it restores.
   af::test::TempDir out;
   const std::string prefix = saver->save(sess, (out.path / "again").string());
   BOOST_TEST(std::filesystem::exists(prefix + ".meta"));
@@ -89,6 +98,62 @@ BOOST_AUTO_TEST_CASE(a_tensorflow_meta_graph_restores_and_trains_to_tensorflows_
   af::Session check(h);
   again->restore(check, prefix);
   check_close(check.run(h.output("probs:0"), {{h.output("x:0"), x}}).to_vector<float>(), ref["probs_after"], 1e-6f);
+  return merged;
+}
+
+BOOST_AUTO_TEST_CASE(a_tensorflow_meta_graph_restores_and_trains_to_tensorflows_losses, *boost::unit_test::timeout(60)) {
+  // 4 weights, 8 Adam slots, 2 beta powers, global_step.
+  import_restore_and_train(dir, 15, 4, 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_meta_graph_of_resource_variables_trains_to_tensorflows_losses, *boost::unit_test::timeout(60)) {
+  // VarHandleOp, ReadVariableOp, AssignVariableOp, ResourceApplyAdam, AssignAddVariableOp.
+  const std::string merged = import_restore_and_train(dir / "resource", 15, 4, 2);
+  BOOST_TEST(merged.size() == reference(dir / "resource")["summary_bytes"].get<std::size_t>());
+  af::Graph g;
+  af::train::import_meta_graph(g, (dir / "resource" / "model-3.meta").string());
+  const auto vars = g.global_variables();
+  BOOST_TEST(vars[0].is_resource());
+  BOOST_TEST(vars[0].dtype() == af::float32);
+  BOOST_TEST(vars[0].shape().to_string() == "(4, 8)");
+  // Uninitialized, a resource variable reads as TensorFlow's ReadVariableOp fails.
+  af::Session sess(g);
+  try {
+    sess.run(vars[0].value());
+    BOOST_FAIL("read an uninitialized resource variable");
+  } catch (const af::FailedPreconditionError& e) {
+    BOOST_TEST(std::string(e.what()).find("Could not find variable hidden/kernel") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_tensorflow_cnn_with_momentum_and_image_and_text_summaries_trains_alike,
+                     *boost::unit_test::timeout(60)) {
+  const auto ref = reference(dir / "cnn");
+  // Conv kernel and bias, dense kernel and bias, their 4 momentum slots, global_step.
+  const std::string merged = import_restore_and_train(dir / "cnn", 9, 4, 3);
+  // The merged summary, written and read back, holds TensorFlow's tags: the loss, two 6x6
+  // gray PNGs, the text of the text plugin.
+  af::test::TempDir logdir;
+  {
+    af::summary::FileWriter writer(logdir.path.string());
+    writer.add_summary(merged, 6);
+  }
+  const auto events = af::summary::read_events(af::summary::event_files(logdir.path.string()).at(0));
+  BOOST_REQUIRE(events.size() == 2u);
+  const auto& values = events[1].summary;
+  std::vector<std::string> tags;
+  for (const auto& v : values) tags.push_back(v.tag);
+  std::vector<std::string> want;
+  for (const auto& t : ref["summary_tags"]) want.push_back(t.get<std::string>());
+  BOOST_TEST(tags == want, boost::test_tools::per_element());
+  BOOST_REQUIRE(values.size() == 4u);
+  BOOST_TEST((values[1].kind == af::summary::SummaryValue::Kind::image));
+  BOOST_TEST(values[1].image_height == 6);
+  BOOST_TEST(values[1].image_width == 6);
+  BOOST_TEST(values[1].image_colorspace == 1);
+  BOOST_TEST(values[1].encoded.rfind("\x89PNG\r\n\x1a\n", 0) == 0u);
+  BOOST_TEST((values[3].kind == af::summary::SummaryValue::Kind::tensor));
+  BOOST_TEST(values[3].plugin_name == "text");
 }
 
 BOOST_AUTO_TEST_CASE(tensorflows_text_and_binary_graph_defs_import_alike, *boost::unit_test::timeout(60)) {

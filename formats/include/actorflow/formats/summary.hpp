@@ -64,6 +64,12 @@ StatusOr<std::string> histogram(const std::string& tag, std::span<const double> 
 /// 2 (gray + alpha), 3 (RGB) or 4 (RGBA).
 std::string image(const std::string& tag, int height, int width, int colorspace, const std::string& png);
 
+/// Encodes 8-bit pixels as a PNG (zlib's default compression, no filtering): `pixels` holds
+/// `height` rows of `width` pixels of `channels` (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA)
+/// bytes each, row-major. What TensorFlow's ImageSummary puts in `encoded_image_string`.
+/// InvalidArgument for another channel count or a non-positive size.
+StatusOr<std::string> encode_png(const std::uint8_t* pixels, int height, int width, int channels);
+
 /// Returns a serialized `tensorflow.Summary` with one text value as TensorFlow's
 /// `tf.summary.text` writes it: a DT_STRING scalar tensor with the `text` plugin's metadata.
 std::string text(const std::string& tag, const std::string& value);

@@ -1,7 +1,7 @@
 #pragma once
 
 /// TensorFlow 1.x's summary ops in graphs (`tf.compat.v1.summary`): ScalarSummary,
-/// HistogramSummary and MergeSummary, each a node whose output is a serialized
+/// HistogramSummary, ImageSummary, TensorSummaryV2 (text) and MergeSummary, each a node whose output is a serialized
 /// `tensorflow.Summary` string for `af::summary::FileWriter::add_summary`.
 ///
 ///   af::Output s = af::summary::scalar("loss", loss);    // joins the "summaries" collection
@@ -19,8 +19,8 @@ namespace af::summary {
 /// The collection summary ops join by default (`tf.GraphKeys.SUMMARIES`).
 inline constexpr const char* kSummariesCollection = "summaries";
 
-/// Registers ScalarSummary, HistogramSummary and MergeSummary with their CPU kernels (once;
-/// the functions below and servers call it).
+/// Registers the summary ops with their CPU kernels (once; the functions below, graph
+/// imports and servers call it).
 void register_summary_ops();
 
 /// `tf.compat.v1.summary.scalar(name, tensor)`: op ScalarSummary named after the
@@ -36,6 +36,22 @@ Output scalar(const std::string& name, const Output& tensor,
 /// with InvalidArgument "Nan in summary histogram for: <op name>".
 Output histogram(const std::string& name, const Output& values,
                  const std::optional<std::vector<std::string>>& collections = std::nullopt);
+
+/// `tf.compat.v1.summary.image(name, tensor, max_outputs)`: op ImageSummary (max_images,
+/// bad_color red) over a [batch, height, width, channels] tensor (channels 1, 3 or 4; uint8,
+/// float32 or float64): one PNG per image of the first `max_outputs`, tagged
+/// "<tag>/image/<i>" ("<tag>/image" when `max_outputs` is 1). Float images are scaled as
+/// TensorFlow does: by 255 / max when no value is negative, else by 127 / max|v| around 128.
+/// Running it on another shape fails with InvalidArgument "Tensor must be 4-D with last dim
+/// 1, 3, or 4, not [...]".
+Output image(const std::string& name, const Output& tensor, int max_outputs = 3,
+             const std::optional<std::vector<std::string>>& collections = std::nullopt);
+
+/// `tf.compat.v1.summary.text(name, tensor)`: op TensorSummaryV2 of a string tensor with
+/// the text plugin's metadata, as TensorBoard's Text dashboard reads it. Throws
+/// InvalidArgumentError for a tensor of another dtype.
+Output text(const std::string& name, const Output& tensor,
+            const std::optional<std::vector<std::string>>& collections = std::nullopt);
 
 /// `tf.compat.v1.summary.merge(inputs)`: op MergeSummary (scope "Merge") of serialized
 /// summaries; a tag seen twice fails with InvalidArgument "Duplicate tag ... found in summary
