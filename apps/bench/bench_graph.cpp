@@ -3,12 +3,22 @@
 // from their binary form, parsed into actorflow's GraphDef and imported into a Graph (shape
 // inference included). Its TensorFlow baseline, `tf.import_graph_def` of the same file, is
 // measured by scripts/peers/graph_import_peers.py in the same run (interleaved).
+//
+// EVENTS: events written per second by `af::summary::FileWriter`: 20,000 steps, each one
+// `add_summary` of a serialized Summary with two scalars (the loss and the accuracy), then
+// `close` (flushed to the file). Baseline, interleaved in pairs: the same records
+// (TFRecord-framed Events, built once beforehand) written with fwrite and fclose, the floor
+// of any events writer. TensorFlow's FileWriter on the same work: scripts/peers/events_peers.py.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <stdexcept>
 #include <vector>
+
+#include <unistd.h>
 
 #include <actorflow/actorflow.hpp>
 
@@ -75,6 +85,61 @@ void bench_graph_import(bool quick, const std::string& file, int nodes) {
               "%.2f M nodes/s\n",
               count, bytes.size(), median_of(total_ms), spread(total_ms).c_str(), median_of(parse_ms),
               median_of(import_ms), static_cast<double>(count) / median_of(total_ms) / 1e3);
+  std::fflush(stdout);
+}
+
+void bench_events(bool quick) {
+  const int steps = quick ? 2000 : 20000;
+  const int pairs = quick ? 3 : 7;
+  const auto dir = std::filesystem::temp_directory_path() / ("actorflow-bench-events-" + std::to_string(::getpid()));
+  std::vector<std::string> summaries;
+  for (int i = 0; i < steps; ++i) {
+    const std::string loss = summary::scalar("loss", 1.0f / static_cast<float>(i + 1));
+    const std::string accuracy = summary::scalar("accuracy", static_cast<float>(i) / static_cast<float>(steps));
+    summaries.push_back(summary::merge(std::vector<std::string>{loss, accuracy}).value());
+  }
+  // The baseline's bytes: what the writer put in its file, read back once.
+  std::string framed;
+  {
+    std::filesystem::remove_all(dir);
+    summary::FileWriter w((dir / "probe").string());
+    for (int i = 0; i < steps; ++i) w.add_summary(summaries[static_cast<std::size_t>(i)], i);
+    w.close();
+    const auto files = summary::event_files((dir / "probe").string());
+    std::ifstream in(files.at(0), std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    framed = ss.str();
+  }
+  std::vector<double> writer_rate, raw_rate, ratio;
+  for (int r = 0; r < pairs + 1; ++r) {
+    std::filesystem::remove_all(dir);
+    auto t0 = Clock::now();
+    {
+      summary::FileWriter w((dir / "writer").string());
+      for (int i = 0; i < steps; ++i) w.add_summary(summaries[static_cast<std::size_t>(i)], i);
+      w.close();
+    }
+    const double writer_ms = ms_since(t0);
+    std::filesystem::create_directories(dir / "raw");
+    t0 = Clock::now();
+    {
+      std::FILE* f = std::fopen((dir / "raw" / "events.out.tfevents.raw").c_str(), "wb");
+      if (f == nullptr) throw std::runtime_error("EVENTS: cannot write to " + dir.string());
+      std::fwrite(framed.data(), 1, framed.size(), f);
+      std::fclose(f);
+    }
+    const double raw_ms = ms_since(t0);
+    if (r == 0) continue;  // warm-up
+    writer_rate.push_back(steps / writer_ms * 1e3);
+    raw_rate.push_back(steps / raw_ms * 1e3);
+    ratio.push_back(raw_ms / writer_ms);
+  }
+  std::filesystem::remove_all(dir);
+  std::printf("EVENTS %d steps of 2 scalars: FileWriter median %.0f events/s (%s); fwrite of the same records %.0f "
+              "events/s; ratio median %.2f (%s)\n",
+              steps, median_of(writer_rate), spread(writer_rate).c_str(), median_of(raw_rate), median_of(ratio),
+              spread(ratio).c_str());
   std::fflush(stdout);
 }
 

@@ -9,7 +9,7 @@
 //   P4 / P5 / null / soak   cluster transfers, remote steps, null steps, soak (bench_remote.cpp)
 //   P6 / T85 / CKPT   training step, time to 85% on Fashion-MNIST, checkpoints (bench_train.cpp)
 //
-// Usage: actorflow-bench [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p6|t85|ckpt|graph|soak] [--quick] (--help)
+// Usage: actorflow-bench [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p6|t85|ckpt|graph|events|soak] [--quick] (--help)
 //        actorflow-bench soak MINUTES
 // For profiling: p2-pipelined (P2's pipelined case alone), p2-self (one thread's cost of an
 // enqueue_many + dequeue_many pair, no second thread).
@@ -241,6 +241,7 @@ void bench_time_to_accuracy(bool quick);
 void bench_checkpoint(bool quick);
 void bench_graph_import(bool quick, const std::string& file, int nodes);
 void write_bench_graph(const std::string& path, int nodes);
+void bench_events(bool quick);
 }  // namespace af::bench
 
 int main(int argc, char** argv) {
@@ -263,7 +264,7 @@ int main(int argc, char** argv) {
                     "measured in the same run.");
   app.cli.add_option("benchmark", which, "which benchmark; soak runs for minutes and is not part of all")
       ->check(CLI::IsMember({"all", "p1", "ex", "par", "mm", "p2", "p2-pipelined", "p2-self", "p3", "p8", "p4", "p5",
-                             "null", "p6", "t85", "ckpt", "graph", "soak"}));
+                             "null", "p6", "t85", "ckpt", "graph", "events", "soak"}));
   app.cli.add_flag("--quick", quick, "fewer repetitions");
   app.cli.add_option("minutes", soak_minutes, "how long soak runs")->check(af::apps::positive_real());
   std::string graph_file, write_graph;
@@ -299,5 +300,6 @@ int main(int argc, char** argv) {
   if (which == "all" || which == "t85") af::bench::bench_time_to_accuracy(quick);
   if (which == "all" || which == "ckpt") af::bench::bench_checkpoint(quick);
   if (which == "all" || which == "graph") af::bench::bench_graph_import(quick, graph_file, graph_nodes);
+  if (which == "all" || which == "events") af::bench::bench_events(quick);
   return 0;
 }
