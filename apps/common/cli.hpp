@@ -19,6 +19,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "actorflow/ops/status.hpp"
+
 namespace af::apps {
 
 /// CLI11's config-file format for actorflow: one JSON object of settings.
@@ -187,6 +189,33 @@ struct App {
  private:
   bool dump_config_ = false;
 };
+
+/// The exit code a cluster manager's restart policy retries: Kubeflow's TFJob (`restartPolicy:
+/// ExitCode`) restarts a replica whose code is 128 or more and fails the job on 1-127.
+inline constexpr int kExitRetryable = 138;
+
+/// The exit code for a training process stopped by `code`: kExitRetryable for what a restart
+/// can cure (a peer unavailable or restarted, a step aborted or past its deadline, a
+/// cancelled session), 1 for the rest (bad input, a bug: restarting would fail again).
+inline int exit_code_for(af::Code code) {
+  switch (code) {
+    case af::Code::unavailable:
+    case af::Code::aborted:
+    case af::Code::deadline_exceeded:
+    case af::Code::cancelled: return kExitRetryable;
+    default: return 1;
+  }
+}
+
+/// Prints "`who`: <message>" to stderr, noting when the failure is transient, and returns
+/// `exit_code_for` the error's code: a training program's last words.
+inline int report_failure(const std::string& who, const af::Status& status) {
+  const int code = exit_code_for(status.code());
+  std::cerr << who << ": " << status.message();
+  if (code == kExitRetryable) std::cerr << " (transient: exit code " << code << ", a restart retries)";
+  std::cerr << "\n";
+  return code;
+}
 
 /// A `--cluster` value: inline JSON (starting with '{') or the path of a file holding it,
 /// returned as compact JSON. Throws std::runtime_error naming the flag for an unreadable

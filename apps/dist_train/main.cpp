@@ -403,8 +403,7 @@ int main(int argc, char** argv) {
     }
     return run_worker(s, cluster, server);
   } catch (const af::Error& e) {
-    std::cerr << "actorflow-dist-train: " << who << ": " << e.what() << "\n";
-    return 1;
+    return af::apps::report_failure("actorflow-dist-train: " + who, e.status());
   } catch (const std::exception& e) {
     std::cerr << "actorflow-dist-train: " << who << ": " << e.what() << "\n";
     return 1;

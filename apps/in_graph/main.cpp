@@ -322,7 +322,6 @@ int main(int argc, char** argv) {
               << "\n";
     return 0;
   } catch (const af::Error& e) {
-    std::cerr << "actorflow-in-graph: " << e.what() << "\n";
-    return 1;
+    return af::apps::report_failure("actorflow-in-graph", e.status());
   }
 }
