@@ -6,6 +6,8 @@ the tests: the fixtures are committed, and this script remakes them.
   python scripts/peers/make_graph_fixtures.py make [OUT_DIR]      # default tests/data/tf_graph
   python scripts/peers/make_graph_fixtures.py check-meta PREFIX   # TF imports PREFIX.meta, restores PREFIX
   python scripts/peers/make_graph_fixtures.py check-events LOGDIR # TensorBoard reads actorflow's events files
+  python scripts/peers/make_graph_fixtures.py check-graph FILE    # TF imports a .pb / .pbtxt actorflow wrote
+  python scripts/peers/make_graph_fixtures.py check-all [BUILD]   # all three on files a short actorflow-train run writes
 
 `make` builds three models with tf.compat.v1, trains each 3 steps on a fixed batch, saves
 model-3 (.index, .data, .meta), then records the loss of 3 more steps from there and the
@@ -20,9 +22,13 @@ output of a fixed input (reference.json):
                    resource variables are disabled) and a histogram summary;
   OUT_DIR/cnn      a CNN (3x3 conv with 4 filters, ReLU, 2x2 max pool, dense 3) on 6x6x1
                    images with MomentumOptimizer 0.05/0.9, reference variables, an image
-                   and a text summary.
+                   and a text summary;
+  OUT_DIR/dist     the MLP built under replica_device_setter for 2 ps tasks and a worker
+                   and trained on a cluster of TensorFlow servers in the script's process,
+                   with a sharded Saver (one shard per ps, as MonitoredTrainingSession's).
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
+import contextlib
 import json
 import os
 import sys
@@ -51,7 +57,18 @@ def make_one(out, kind):
         tf1.disable_resource_variables()
     os.makedirs(out, exist_ok=True)
     g = tf1.Graph()
-    with g.as_default():
+    target = ""
+    placement = contextlib.nullcontext()
+    if kind == "dist":
+        # A cluster of TensorFlow servers in this process: 2 ps tasks and a worker.
+        ports = free_ports(3)
+        spec = tf1.train.ClusterSpec({"ps": ["localhost:%d" % p for p in ports[:2]],
+                                      "worker": ["localhost:%d" % ports[2]]})
+        servers = [tf1.train.Server(spec, job_name=j, task_index=i, start=True)
+                   for j, i in (("ps", 0), ("ps", 1), ("worker", 0))]
+        target = servers[2].target
+        placement = g.device(tf1.train.replica_device_setter(cluster=spec, worker_device="/job:worker/task:0"))
+    with g.as_default(), placement:
         tf1.set_random_seed(1)
         shape = [None, 6, 6, 1] if kind == "cnn" else [None, 4]
         x = tf1.placeholder(tf.float32, shape, name="x")
@@ -88,9 +105,10 @@ def make_one(out, kind):
             tf1.summary.image("input", x, max_outputs=2)
             tf1.summary.text("note", tf.constant("a CNN"))
         merged = tf1.summary.merge_all()
-        saver = tf1.train.Saver()
+        # On a cluster, the Saver MonitoredTrainingSession's Scaffold makes: one shard per ps.
+        saver = tf1.train.Saver(sharded=kind == "dist")
         bx, by = batch(kind)
-        with tf1.Session(graph=g) as sess:
+        with tf1.Session(target, graph=g) as sess:
             sess.run(tf1.global_variables_initializer())
             for _ in range(3):
                 sess.run(train, {x: bx, y: by})
@@ -121,10 +139,21 @@ def make_one(out, kind):
     print("wrote", out, sorted(os.listdir(out)))
 
 
+def free_ports(n):
+    import socket
+    socks = [socket.socket() for _ in range(n)]
+    for sock in socks:
+        sock.bind(("localhost", 0))
+    ports = [sock.getsockname()[1] for sock in socks]
+    for sock in socks:
+        sock.close()
+    return ports
+
+
 def make(out):
     # Each model in a process of its own: resource variables are a process-wide switch.
     import subprocess
-    for kind, sub in (("mlp", ""), ("resource", "resource"), ("cnn", "cnn")):
+    for kind, sub in (("mlp", ""), ("resource", "resource"), ("cnn", "cnn"), ("dist", "dist")):
         subprocess.run([sys.executable, __file__, "make-one", kind, os.path.join(out, sub)], check=True)
 
 
@@ -135,7 +164,8 @@ def check_meta(prefix):
     tf1.disable_v2_behavior()
     g = tf1.Graph()
     with g.as_default():
-        saver = tf1.train.import_meta_graph(prefix + ".meta")
+        # Devices cleared, as a user loads a cluster's checkpoint into a local session.
+        saver = tf1.train.import_meta_graph(prefix + ".meta", clear_devices=True)
         with tf1.Session(graph=g) as sess:
             saver.restore(sess, prefix)
             names = [v.name for v in tf1.global_variables()]
@@ -145,6 +175,45 @@ def check_meta(prefix):
             for v in tf1.trainable_variables():
                 print(" ", v.name, sess.run(v).ravel()[:4])
     print("OK")
+
+
+def check_graph(path):
+    """TensorFlow reads a GraphDef actorflow wrote (binary .pb or text .pbtxt) and imports it."""
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import tensorflow as tf
+    from google.protobuf import text_format
+    tf1 = tf.compat.v1
+    data = open(path, "rb").read()
+    gd = tf1.GraphDef()
+    if path.endswith(".pbtxt"):
+        text_format.Parse(data.decode(), gd)
+    else:
+        gd.ParseFromString(data)
+    with tf1.Graph().as_default() as g:
+        tf1.import_graph_def(gd, name="")
+        print("TF", tf.__version__, "imported", path + ":", len(g.get_operations()), "ops, producer", gd.versions.producer)
+    print("OK")
+
+
+def check_all(build, workdir):
+    """actorflow writes, TensorFlow and TensorBoard read: actorflow-train (one short epoch
+    with --logdir and --checkpoint-dir) leaves events and a checkpoint with its .meta,
+    actorflow-graph converts the .meta's graph to .pb and .pbtxt; then check-meta,
+    check-graph and check-events run on them."""
+    import glob
+    import subprocess
+    logdir = os.path.join(workdir, "logs")
+    ckpt = os.path.join(workdir, "ckpt")
+    subprocess.run([os.path.join(build, "apps/train/actorflow-train"), "--epochs", "1", "--train-examples", "2000",
+                    "--summary-every", "5", "--logdir", logdir, "--checkpoint-dir", ckpt, "--quiet"], check=True)
+    meta = sorted(glob.glob(os.path.join(ckpt, "model.ckpt-*.meta")))[-1]
+    graph = os.path.join(build, "apps/graph/actorflow-graph")
+    for ext in ("pb", "pbtxt"):
+        subprocess.run([graph, "convert", meta, os.path.join(workdir, "graph." + ext)], check=True)
+    check_meta(meta[:-len(".meta")])
+    check_graph(os.path.join(workdir, "graph.pb"))
+    check_graph(os.path.join(workdir, "graph.pbtxt"))
+    check_events(logdir)
 
 
 def check_events(logdir):
@@ -162,8 +231,25 @@ def check_events(logdir):
         acc = mux.GetAccumulator(run)
         scalars = {t: len(acc.Scalars(t)) for t in tags.get("scalars", [])}
         histograms = {t: len(acc.Histograms(t)) for t in tags.get("histograms", [])}
+        # Images decoded by PIL when it is there: TensorBoard's image plugin serves the PNG.
+        images = {}
+        for t in tags.get("images", []):
+            events = acc.Images(t)
+            images[t] = "%d x %dx%d" % (len(events), events[0].width, events[0].height)
+            try:
+                import io
+                from PIL import Image
+                Image.open(io.BytesIO(events[0].encoded_image_string)).load()
+            except ImportError:
+                pass
+        texts = {}
+        for t in tags.get("tensors", []):
+            events = acc.Tensors(t)
+            plugin = acc.SummaryMetadata(t).plugin_data.plugin_name
+            texts[t] = "%d (%s)" % (len(events), plugin)
         nodes = len(acc.Graph().node) if tags.get("graph") else 0
-        print("run %s: scalars %s, histograms %s, graph nodes %d" % (run or ".", scalars, histograms, nodes))
+        print("run %s: scalars %s, histograms %s, images %s, tensors %s, graph nodes %d"
+              % (run or ".", scalars, histograms, images, texts, nodes))
         if not scalars:
             sys.exit("run %s has no scalars" % run)
     print("OK")
@@ -179,5 +265,10 @@ if __name__ == "__main__":
         check_meta(sys.argv[2])
     elif cmd == "check-events":
         check_events(sys.argv[2])
+    elif cmd == "check-graph":
+        check_graph(sys.argv[2])
+    elif cmd == "check-all":
+        import tempfile
+        check_all(sys.argv[2] if len(sys.argv) > 2 else "build", tempfile.mkdtemp(prefix="af-tf-check-"))
     else:
         sys.exit(__doc__)

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 
 #include <actorflow/actorflow.hpp>
 
+#include "free_port.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -154,6 +156,57 @@ BOOST_AUTO_TEST_CASE(a_tensorflow_cnn_with_momentum_and_image_and_text_summaries
   BOOST_TEST(values[1].encoded.rfind("\x89PNG\r\n\x1a\n", 0) == 0u);
   BOOST_TEST((values[3].kind == af::summary::SummaryValue::Kind::tensor));
   BOOST_TEST(values[3].plugin_name == "text");
+}
+
+BOOST_AUTO_TEST_CASE(a_graph_built_under_replica_device_setter_trains_on_actorflow_servers,
+                     *boost::unit_test::timeout(120)) {
+  // TensorFlow built it for 2 ps tasks and a worker, trained it on its own servers and saved
+  // it with a sharded Saver (a shard per ps). The same .meta, devices kept, restores and
+  // trains on an actorflow cluster to TensorFlow's losses; its Saver writes shards again.
+  const auto d = dir / "dist";
+  const auto ref = reference(d);
+  auto address = [] { return "127.0.0.1:" + std::to_string(af::test::free_port()); };
+  af::ClusterSpec cluster{std::map<std::string, std::vector<std::string>>{{"ps", {address(), address()}},
+                                                                           {"worker", {address()}}}};
+  af::Server ps0{cluster, "ps", 0};
+  af::Server ps1{cluster, "ps", 1};
+  af::Server worker{cluster, "worker", 0};
+  af::Graph g;
+  auto saver = af::train::import_meta_graph(g, (d / "model-3.meta").string());
+  BOOST_REQUIRE(saver != nullptr);
+  BOOST_TEST(g.operation("hidden/kernel").device() == "/job:ps/task:0");
+  BOOST_TEST(g.operation("hidden/bias").device() == "/job:ps/task:1");
+  BOOST_TEST(g.operation("MatMul").device() == "/job:worker/task:0");
+  const auto train = std::any_cast<af::Operation>(g.get_collection("train_op")[0]);
+  const auto loss = std::any_cast<af::Output>(g.get_collection("losses")[0]);
+  af::Session sess(g, worker.target());
+  saver->restore(sess, (d / ref["prefix"].get<std::string>()).string());
+  const af::Tensor x = matrix(ref["x"]);
+  std::vector<std::int64_t> labels;
+  for (const auto& v : ref["y"]) labels.push_back(v.get<std::int64_t>());
+  const af::Tensor y = af::Tensor::from_vector(labels);
+  std::vector<float> losses;
+  for (int i = 0; i < 3; ++i)
+    losses.push_back(sess.run({loss}, {{g.output("x:0"), x}, {g.output("y:0"), y}}, {train})[0].scalar<float>());
+  check_close(losses, ref["losses_after_restore"], 1e-5f);
+  // The variables live on the ps tasks: a session on ps 1 reads hidden/bias's trained value.
+  af::Graph on_ps1;
+  af::Output bias;
+  {
+    auto pin = on_ps1.device("/job:ps/task:1");
+    bias = on_ps1.variable(af::Tensor::from_vector<float>(std::vector<float>(8, 0.0f)), {.name = "hidden/bias"}).value();
+  }
+  af::Session ps1_session(on_ps1, ps1.target());
+  BOOST_TEST(ps1_session.run(bias).to_vector<float>() == sess.run(g.output("hidden/bias:0")).to_vector<float>(),
+             boost::test_tools::per_element());
+  // TensorFlow's sharded Saver, run by actorflow: a shard per ps, merged into one index.
+  af::test::TempDir out;
+  const std::string prefix = saver->save(sess, (out.path / "again").string());
+  BOOST_TEST(std::filesystem::exists(prefix + ".data-00000-of-00002"));
+  BOOST_TEST(std::filesystem::exists(prefix + ".data-00001-of-00002"));
+  af::BundleReader reader(prefix);
+  BOOST_REQUIRE(reader.status().ok());
+  BOOST_TEST(reader.lookup("global_step").value().scalar<std::int64_t>() == 6);
 }
 
 BOOST_AUTO_TEST_CASE(tensorflows_text_and_binary_graph_defs_import_alike, *boost::unit_test::timeout(60)) {
