@@ -136,6 +136,7 @@ Model build(af::Graph& g, const af::ClusterSpec& cluster, const Settings& s, int
     // The chief's SummarySaverHook writes them (with the graph and global_step/sec).
     af::summary::scalar("loss", m.loss);
     af::summary::scalar("accuracy", m.accuracy);
+    af::summary::scalar("learning_rate", g.constant(af::Tensor(static_cast<float>(s.lr)), "learning_rate_value"));
   }
   m.adam = std::make_unique<af::train::AdamOptimizer>(s.lr);
   const af::train::GradientOptions gopts{.colocate_gradients_with_ops = s.bf16_transfer};

@@ -259,6 +259,7 @@ int main(int argc, char** argv) {
     std::mutex writer_mu;
     af::Output all_summaries;
     if (!s.logdir.empty()) {
+      tower_summaries.push_back(af::summary::scalar("learning_rate", g.constant(af::Tensor(static_cast<float>(s.lr)), "learning_rate_value")));
       all_summaries = af::summary::merge(tower_summaries);
       writer = std::make_unique<af::summary::FileWriter>(s.logdir);
       writer->add_graph(af::serialize_graph_def(af::export_graph_def(g, true)));

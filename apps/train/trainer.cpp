@@ -216,12 +216,14 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
     train_op = adam.minimize(loss, global_step);
   }
   train::Saver saver(g, {.max_to_keep = 5});
-  // TensorBoard: the training loss and batch accuracy, the weights' histograms, the graph.
+  // TensorBoard: the training loss and batch accuracy, the learning rate, the weights'
+  // histograms, the graph.
   Output summaries;
   std::unique_ptr<summary::FileWriter> writer;
   if (!o.logdir.empty()) {
     summary::scalar("loss", loss);
     summary::scalar("accuracy", accuracy);
+    summary::scalar("learning_rate", g.constant(Tensor(static_cast<float>(o.learning_rate)), "learning_rate_value"));
     for (const auto& any : g.get_collection(kTrainableVariables)) {
       const auto& v = std::any_cast<const Variable&>(any);
       summary::histogram(v.op().name() + "/values", v.value());

@@ -93,6 +93,7 @@ BOOST_AUTO_TEST_CASE(logdir_gets_the_graph_the_training_curves_and_histograms, *
   // 10 steps of 128: training summaries at steps 5 and 10, the epoch's at step 10.
   BOOST_TEST(steps_by_tag["loss"] == (std::vector<std::int64_t>{5, 10}), boost::test_tools::per_element());
   BOOST_TEST(steps_by_tag["accuracy"].size() == 2u);
+  BOOST_TEST(steps_by_tag["learning_rate"].size() == 2u);
   BOOST_TEST(steps_by_tag["dense/kernel/values"].size() == 2u);
   BOOST_TEST(steps_by_tag["test_accuracy"] == (std::vector<std::int64_t>{10}), boost::test_tools::per_element());
   BOOST_TEST(steps_by_tag["examples_per_sec"].size() == 1u);
