@@ -174,6 +174,11 @@ def check_meta(prefix):
                   len(names), "variables,", len(train_ops), "train ops")
             for v in tf1.trainable_variables():
                 print(" ", v.name, sess.run(v).ravel()[:4])
+            # And TensorFlow saves through the imported SaverDef (a sharded one computes its
+            # shards' names in the graph).
+            import tempfile
+            again = saver.save(sess, os.path.join(tempfile.mkdtemp(prefix="tf-again-"), "model"))
+            print("saved again:", sorted(os.listdir(os.path.dirname(again))))
     print("OK")
 
 

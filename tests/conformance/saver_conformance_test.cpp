@@ -156,6 +156,18 @@ BOOST_AUTO_TEST_CASE(a_sharded_save_writes_one_shard_per_device_and_restores, *b
   BOOST_TEST(!fs::exists(prefix + "_temp"));
   af::BundleReader reader(prefix);
   BOOST_TEST(reader.num_shards() == 2);
+  // TensorFlow's _AddShardedSaveOpsForV2, node for node: the shards' names are computed in
+  // the graph from save/Const, so TensorFlow's Saver of the exported .meta feeds nothing else.
+  for (const char* node : {"save/StaticRegexFullMatch", "save/Const_1", "save/Const_2", "save/Select", "save/StringJoin",
+                           "save/num_shards", "save/ShardedFilename/shard", "save/ShardedFilename",
+                           "save/control_dependency", "save/ShardedFilename_1", "save/SaveV2_1",
+                           "save/MergeV2Checkpoints/checkpoint_prefixes", "save/MergeV2Checkpoints", "save/Identity"})
+    BOOST_TEST(g.contains(node), node);
+  BOOST_TEST(g.operation("save/ShardedFilename_1").device() == "/device:CPU:0");  // set_cpu0 of /cpu:1
+  BOOST_TEST(saver.saver_def().save_tensor_name == "save/Identity:0");
+  const std::string again = (fs::path(dir.path.string()) / "fed_once").string();
+  BOOST_TEST(sess.run(g.output("save/Identity:0"), {{g.output("save/Const:0"), Tensor(again)}}).scalar<std::string>() == again);
+  BOOST_TEST(fs::exists(again + ".data-00001-of-00002"));
   sess.run(Output(a.assign(g.constant(Tensor::from_vector(std::vector<float>{0, 0})))).op());
   saver.restore(sess, prefix);
   BOOST_TEST(sess.run(a.value()).to_vector<float>() == std::vector<float>({1, 2}), boost::test_tools::per_element());

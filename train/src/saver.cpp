@@ -14,6 +14,7 @@
 
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/io_ops.hpp"
+#include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/resource_variable_ops.hpp"
 #include "actorflow/ops/tensor_bundle.hpp"
@@ -214,8 +215,9 @@ void Saver::adopt(const SaverDef& def) {
   restore_op_ = g.operation(def.restore_op_name);
   const std::string scope = def.restore_op_name.substr(0, def.restore_op_name.rfind('/') + 1);
   options_.name = scope.empty() ? std::string() : scope.substr(0, scope.size() - 1);
-  // An actorflow sharded saver feeds each shard's temporary prefix to a placeholder
-  // `<scope>ShardedFilename[_k]`; TensorFlow's compute them in the graph (nothing to feed).
+  // A sharded saver of actorflow before 2026-11-27 fed each shard's temporary prefix to a
+  // placeholder `<scope>ShardedFilename[_k]`; TensorFlow's and today's compute them in the
+  // graph (nothing to feed).
   if (def.sharded) {
     for (int k = 0;; ++k) {
       const std::string name = scope + "ShardedFilename" + (k == 0 ? std::string() : "_" + std::to_string(k));
@@ -325,23 +327,50 @@ void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named)
     }
     restore_group(groups.begin()->second);
   } else {
-    // _AddShardedSaveOps: each device's CPU writes its shard under `<prefix>_temp/part-k-of-N`
-    // (fed at save time), then the last device merges the indexes into `<prefix>`.
+    // _AddShardedSaveOpsForV2, node for node: each shard's prefix is computed in the graph
+    // from the one fed filename (`<prefix>_temp/part-0000k-of-0000N`; `.part` for s3://), each
+    // device's CPU writes its shard, and the last device merges the indexes into `<prefix>`.
+    // TensorFlow's Saver of an exported .meta feeds only the filename.
+    const Output is_s3 =
+        g.create_op("StaticRegexFullMatch", {filename_}, {{"pattern", std::string("^s3://.*")}}, "StaticRegexFullMatch")
+            .output(0);
+    const Output part = g.constant(Tensor(std::string(".part")), "Const");
+    const Output temp = g.constant(Tensor(std::string("_temp/part")), "Const");
+    const Output temp_prefix = g.create_op("StringJoin", {filename_, select(is_s3, part, temp, "Select")},
+                                           {{"N", std::int64_t{2}}, {"separator", std::string()}}, "StringJoin")
+                                   .output(0);
+    const Output num_shards = g.constant(Tensor(static_cast<std::int32_t>(groups.size())), "num_shards");
+    std::vector<Output> prefixes;
     std::vector<Operation> shard_saves;
     std::string last_device;
+    std::int32_t shard = 0;
     for (auto& [device, group] : groups) {
       last_device = cpu_of(device);
       auto on_device = g.device(last_device);
-      Output shard_prefix = g.placeholder(DType::string, PartialShape{}, "ShardedFilename");
-      shard_prefix_inputs_.push_back(shard_prefix);
-      shard_saves.push_back(save_group(shard_prefix, group));
+      const std::string op_scope = g.unique_name("ShardedFilename");
+      Output index;
+      {
+        auto in_scope = g.name_scope(op_scope + "/");
+        index = g.constant(Tensor(shard++), "shard");
+      }
+      const Output shard_prefix =
+          g.create_op("ShardedFilename", {temp_prefix, index, num_shards}, {}, op_scope + "/").output(0);
+      prefixes.push_back(shard_prefix);
+      const Operation save = save_group(shard_prefix, group);
+      auto deps = g.control_dependencies({save});
+      shard_saves.push_back(identity(shard_prefix, "control_dependency").op());
     }
     {
       auto deps = g.control_dependencies(shard_saves);
       auto on_device = g.device(last_device);
-      std::vector<Output> prefixes(shard_prefix_inputs_.begin(), shard_prefix_inputs_.end());
-      Output all = stack(prefixes, 0, "packed");
-      Operation merge = merge_v2_checkpoints(all, filename_, true, "MergeV2Checkpoints");
+      const std::string op_scope = g.unique_name("MergeV2Checkpoints");
+      Output all;
+      {
+        auto in_scope = g.name_scope(op_scope + "/");
+        all = stack(prefixes, 0, "checkpoint_prefixes");
+      }
+      const Operation merge =
+          g.create_op("MergeV2Checkpoints", {all, filename_}, {{"delete_old_dirs", true}}, op_scope + "/");
       auto after = g.control_dependencies({merge});
       save_tensor_ = identity(filename_, "Identity");
     }

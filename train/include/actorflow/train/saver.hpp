@@ -144,8 +144,7 @@ class Saver {
   bool empty_ = false;
   Output filename_;
   std::string filename_name_;
-  Output shard_prefixes_;  // sharded: the temporary prefix of each shard, fed at save
-  std::vector<Output> shard_prefix_inputs_;
+  std::vector<Output> shard_prefix_inputs_;  // an older sharded .meta's placeholders, fed at save
   Output save_tensor_;
   Operation save_op_;
   Operation restore_op_;
