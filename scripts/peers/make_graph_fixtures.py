@@ -8,6 +8,8 @@ the tests: the fixtures are committed, and this script remakes them.
   python scripts/peers/make_graph_fixtures.py check-events LOGDIR # TensorBoard reads actorflow's events files
   python scripts/peers/make_graph_fixtures.py check-graph FILE    # TF imports a .pb / .pbtxt actorflow wrote
   python scripts/peers/make_graph_fixtures.py check-all [BUILD]   # all three on files a short actorflow-train run writes
+  python scripts/peers/make_graph_fixtures.py check-optimizers [BUILD]  # actorflow has every op of TF's CNNs
+                                                                 # with each optimizer (ref and resource variables)
 
 `make` builds three models with tf.compat.v1, trains each 3 steps on a fixed batch, saves
 model-3 (.index, .data, .meta), then records the loss of 3 more steps from there and the
@@ -221,6 +223,77 @@ def check_all(build, workdir):
     check_events(logdir)
 
 
+def write_optimizer_graphs(out, variables):
+    """A CNN (conv, max pool, dense, dropout) with each tf.compat.v1 optimizer (GradientDescent
+    with exponential_decay, Momentum with Nesterov, Adam, Adagrad, centered RMSProp),
+    clip_by_global_norm, tf.metrics.accuracy, scalar, histogram and image summaries and a
+    Saver, exported as OUT/<variables>_<optimizer>.meta (variables: "ref" or "resource")."""
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import tensorflow as tf
+    tf1 = tf.compat.v1
+    tf1.disable_eager_execution()
+    if variables == "ref":
+        tf1.disable_resource_variables()
+    os.makedirs(out, exist_ok=True)
+    for name in ("gd", "momentum", "adam", "adagrad", "rmsprop"):
+        with tf1.Graph().as_default():
+            x = tf1.placeholder(tf.float32, [None, 28, 28, 1], name="x")
+            y = tf1.placeholder(tf.int64, [None], name="y")
+
+            def dense(inp, units, scope):
+                with tf1.variable_scope(scope):
+                    w = tf1.get_variable("kernel", [inp.shape[1], units], initializer=tf1.glorot_uniform_initializer())
+                    b = tf1.get_variable("bias", [units], initializer=tf1.zeros_initializer())
+                return tf1.nn.bias_add(tf1.matmul(inp, w), b)
+
+            with tf1.variable_scope("conv"):
+                k = tf1.get_variable("kernel", [3, 3, 1, 8], initializer=tf1.truncated_normal_initializer(stddev=0.1))
+                kb = tf1.get_variable("bias", [8], initializer=tf1.constant_initializer(0.1))
+            h = tf.nn.relu(tf1.nn.bias_add(tf1.nn.conv2d(x, k, [1, 1, 1, 1], "SAME"), kb))
+            h = tf1.reshape(tf1.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"), [-1, 14 * 14 * 8])
+            h = tf1.nn.dropout(tf.nn.relu(dense(h, 32, "fc1")), keep_prob=0.5)
+            logits = dense(h, 10, "logits")
+            loss = tf1.losses.sparse_softmax_cross_entropy(y, logits)
+            step = tf1.train.get_or_create_global_step()
+            lr = tf1.train.exponential_decay(0.1, step, 100, 0.96, staircase=True)
+            opt = {"gd": lambda: tf1.train.GradientDescentOptimizer(lr),
+                   "momentum": lambda: tf1.train.MomentumOptimizer(0.01, 0.9, use_nesterov=True),
+                   "adam": lambda: tf1.train.AdamOptimizer(1e-3),
+                   "adagrad": lambda: tf1.train.AdagradOptimizer(0.1),
+                   "rmsprop": lambda: tf1.train.RMSPropOptimizer(0.01, centered=True)}[name]()
+            grads_and_vars = opt.compute_gradients(loss)
+            clipped, _ = tf1.clip_by_global_norm([g for g, _ in grads_and_vars], 5.0)
+            opt.apply_gradients(list(zip(clipped, [v for _, v in grads_and_vars])), global_step=step)
+            tf1.metrics.accuracy(y, tf.argmax(logits, 1))
+            tf1.summary.scalar("loss", loss)
+            tf1.summary.scalar("learning_rate", lr)
+            tf1.summary.histogram("logits", logits)
+            tf1.summary.image("x", x, max_outputs=1)
+            tf1.summary.merge_all()
+            tf1.train.Saver()
+            tf1.train.export_meta_graph(os.path.join(out, "%s_%s.meta" % (variables, name)))
+
+
+def check_optimizers(build, workdir):
+    """Every op type those graphs hold runs in actorflow (`actorflow-graph info` reports none
+    missing), for reference and for resource variables."""
+    import glob
+    import subprocess
+    for variables in ("ref", "resource"):
+        subprocess.run([sys.executable, __file__, "write-optimizer-graphs", workdir, variables], check=True)
+    failed = []
+    for meta in sorted(glob.glob(os.path.join(workdir, "*.meta"))):
+        out = subprocess.run([os.path.join(build, "apps/graph/actorflow-graph"), "info", meta],
+                             capture_output=True, text=True).stdout
+        ok = "actorflow has every op type of this graph" in out
+        print(os.path.basename(meta), "OK" if ok else "MISSING OPS:\n" + out)
+        if not ok:
+            failed.append(meta)
+    if failed:
+        sys.exit("%d graphs need ops actorflow lacks" % len(failed))
+    print("OK")
+
+
 def check_events(logdir):
     """TensorBoard's own reader (EventAccumulator, as `tensorboard --logdir` loads a run) over
     every run under LOGDIR: its scalars, histograms and graph. Fails when a run has none."""
@@ -270,6 +343,11 @@ if __name__ == "__main__":
         check_meta(sys.argv[2])
     elif cmd == "check-events":
         check_events(sys.argv[2])
+    elif cmd == "write-optimizer-graphs":
+        write_optimizer_graphs(sys.argv[2], sys.argv[3])
+    elif cmd == "check-optimizers":
+        import tempfile
+        check_optimizers(sys.argv[2] if len(sys.argv) > 2 else "build", tempfile.mkdtemp(prefix="af-tf-optimizers-"))
     elif cmd == "check-graph":
         check_graph(sys.argv[2])
     elif cmd == "check-all":
