@@ -97,6 +97,8 @@ void log_line(const std::string& who, const std::string& line) {
 
 struct Model {
   af::Output x, y, loss, accuracy;
+  /// --logdir: the cluster's examples/s, fed by the chief each step (0 elsewhere).
+  af::Output examples_per_sec;
   af::Operation train_op;
   af::Variable global_step;
   std::int64_t parameters = 0;  ///< elements of the model's variables
@@ -133,10 +135,17 @@ Model build(af::Graph& g, const af::ClusterSpec& cluster, const Settings& s, int
   m.loss = af::losses::sparse_softmax_cross_entropy(m.y, h);
   m.accuracy = af::metrics::batch_accuracy(m.y, af::argmax(h, 1, af::DType::int32));
   if (!s.logdir.empty()) {
-    // The chief's SummarySaverHook writes them (with the graph and global_step/sec).
+    // The chief's SummarySaverHook writes them (with the graph and global_step/sec); the
+    // chief feeds its examples/s each step.
     af::summary::scalar("loss", m.loss);
     af::summary::scalar("accuracy", m.accuracy);
     af::summary::scalar("learning_rate", g.constant(af::Tensor(static_cast<float>(s.lr)), "learning_rate_value"));
+    m.examples_per_sec = g.create_op("PlaceholderWithDefault", {g.constant(af::Tensor(0.0f), "no_rate_yet")},
+                                     {{"dtype", af::DType::float32}, {"shape", af::PartialShape(af::Shape{})}},
+                                     "examples_per_sec_value")
+                             .output(0);
+    af::summary::scalar("examples_per_sec", m.examples_per_sec);
+    for (const auto& v : variables) af::summary::histogram(v.op().name() + "/values", v.value());
   }
   m.adam = std::make_unique<af::train::AdamOptimizer>(s.lr);
   const af::train::GradientOptions gopts{.colocate_gradients_with_ops = s.bf16_transfer};
@@ -226,9 +235,20 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
   std::optional<std::pair<af::Tensor, af::Tensor>> test_set;
   if (chief && s.eval_every > 0) test_set = af::apps::load_fashion_mnist(s.data_dir, "t10k", 10000);
   std::int64_t next_eval = s.eval_every, reached_at = -1;
+  // --logdir: the cluster's examples/s as the chief sees the global step advance, over
+  // windows of --summary-every global steps (each global step is one batch, or in sync mode
+  // one batch from each of the replicas aggregated).
+  const double examples_per_global_step =
+      static_cast<double>(s.batch) *
+      (s.mode == "sync" ? (s.replicas_to_aggregate > 0 ? s.replicas_to_aggregate : workers) : 1);
+  float examples_per_sec = 0;
+  auto rate_since = start;
+  std::int64_t rate_global = first_step;
   while (!sess->should_stop()) {
     auto [bx, by] = batches.next();
-    auto values = sess->run({m.loss, m.global_step.value()}, {{m.x, bx}, {m.y, by}}, {m.train_op}, run_options);
+    af::FeedDict feeds{{m.x, bx}, {m.y, by}};
+    if (m.examples_per_sec.valid()) feeds.emplace_back(m.examples_per_sec, af::Tensor(examples_per_sec));
+    auto values = sess->run({m.loss, m.global_step.value()}, feeds, {m.train_op}, run_options);
     loss_sum += values[0].scalar<float>();
     global = values[1].scalar<std::int64_t>();
     if (!steady_from && global >= s.rate_from) {
@@ -237,6 +257,13 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
       local_from = local_steps + 1;
     }
     ++local_steps;
+    if (global - rate_global >= std::max<std::int64_t>(1, s.summary_every)) {
+      const double secs = std::chrono::duration<double>(Clock::now() - rate_since).count();
+      examples_per_sec = static_cast<float>(static_cast<double>(global - rate_global) * examples_per_global_step /
+                                            std::max(secs, 1e-9));
+      rate_since = Clock::now();
+      rate_global = global;
+    }
     if (test_set && global >= next_eval && reached_at < 0) {
       const double acc =
           sess->raw_session().run(m.accuracy, {{m.x, test_set->first}, {m.y, test_set->second}}).scalar<float>();

@@ -259,20 +259,43 @@ int main(int argc, char** argv) {
     std::mutex writer_mu;
     af::Output all_summaries;
     if (!s.logdir.empty()) {
-      tower_summaries.push_back(af::summary::scalar("learning_rate", g.constant(af::Tensor(static_cast<float>(s.lr)), "learning_rate_value")));
-      all_summaries = af::summary::merge(tower_summaries);
+      // With the towers' losses: the learning rate and the weights' histograms (in async mode
+      // tower 0 writes them).
+      std::vector<af::Output> extras{af::summary::scalar(
+          "learning_rate", g.constant(af::Tensor(static_cast<float>(s.lr)), "learning_rate_value"))};
+      for (const auto& v : vars) extras.push_back(af::summary::histogram(v.op().name() + "/values", v.value()));
+      std::vector<af::Output> everything = tower_summaries;
+      everything.insert(everything.end(), extras.begin(), extras.end());
+      all_summaries = af::summary::merge(everything);
+      extras.insert(extras.begin(), tower_summaries[0]);
+      tower_summaries[0] = af::summary::merge(extras);
       writer = std::make_unique<af::summary::FileWriter>(s.logdir);
       writer->add_graph(af::serialize_graph_def(af::export_graph_def(g, true)));
     }
     // The global step fetched with the update is read before it (as SummarySaverHook's stale
     // step): the summary belongs to the step after it.
+    // With each write, the examples/s since the last one: a global step is one tower's batch
+    // (async) or every tower's (sync).
+    const double examples_per_global_step = static_cast<double>(rows) * (s.mode == "sync" ? s.replicas : 1);
+    auto last_write = Clock::now();
+    std::int64_t last_global = 0;
     auto write = [&](const af::Tensor& summary, const af::Tensor& stale_step) {
       std::lock_guard<std::mutex> lock(writer_mu);
-      writer->add_summary(summary.scalar<std::string>(), stale_step.scalar<std::int64_t>() + 1);
+      const std::int64_t step = stale_step.scalar<std::int64_t>() + 1;
+      writer->add_summary(summary.scalar<std::string>(), step);
+      const auto now = Clock::now();
+      const double secs = std::chrono::duration<double>(now - last_write).count();
+      if (step > last_global && secs > 0)
+        writer->add_summary(af::summary::scalar("examples_per_sec", static_cast<float>(static_cast<double>(step - last_global) *
+                                                                                       examples_per_global_step / secs)),
+                            step);
+      last_write = now;
+      last_global = step;
     };
     af::Session sess(g, s.target, session_config(s));
     sess.run(g.global_variables_initializer());
     const auto start = Clock::now();
+    last_write = start;
     if (s.mode == "sync") {
       std::vector<af::apps::ShuffledBatches> feeders;
       for (int k = 0; k < s.replicas; ++k)

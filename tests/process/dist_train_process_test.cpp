@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <optional>
 #include <regex>
+#include <map>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -233,11 +234,18 @@ BOOST_AUTO_TEST_CASE(the_chief_writes_its_summaries_to_logdir_and_a_gpu_worker_r
   BOOST_TEST(c.group.log(worker).find("model on /device:GPU:0") != std::string::npos, c.group.log(worker));
   const auto files = af::summary::event_files(logs.path.string());
   BOOST_REQUIRE(files.size() == 1u);
-  std::vector<std::int64_t> loss_steps;
+  std::map<std::string, std::vector<std::int64_t>> steps;
+  float last_rate = 0;
   for (const auto& e : af::summary::read_events(files[0]))
-    for (const auto& v : e.summary)
-      if (v.tag == "loss") loss_steps.push_back(e.step);
-  BOOST_TEST(loss_steps == (std::vector<std::int64_t>{1, 21, 41}), boost::test_tools::per_element());
+    for (const auto& v : e.summary) {
+      steps[v.tag].push_back(e.step);
+      if (v.tag == "examples_per_sec") last_rate = v.simple_value;
+    }
+  BOOST_TEST(steps["loss"] == (std::vector<std::int64_t>{1, 21, 41}), boost::test_tools::per_element());
+  BOOST_TEST(steps["learning_rate"].size() == 3u);
+  BOOST_TEST(steps["hidden1/kernel/values"].size() == 3u);
+  BOOST_TEST(steps["examples_per_sec"].size() == 3u);
+  BOOST_TEST(last_rate > 0.0f);  // measured over the first 20 global steps
 }
 
 BOOST_AUTO_TEST_CASE(bfloat16_transfer_cuts_the_bytes_between_ps_and_worker, *boost::unit_test::timeout(240)) {

@@ -183,6 +183,8 @@ BOOST_AUTO_TEST_CASE(logdir_gets_the_graph_and_each_towers_loss, *boost::unit_te
   BOOST_TEST(graph);
   BOOST_TEST(steps["tower_0/loss"] == (std::vector<std::int64_t>{20, 40}), boost::test_tools::per_element());
   BOOST_TEST(steps["learning_rate"] == (std::vector<std::int64_t>{20, 40}), boost::test_tools::per_element());
+  BOOST_TEST(steps["examples_per_sec"] == (std::vector<std::int64_t>{20, 40}), boost::test_tools::per_element());
+  BOOST_TEST(steps["hidden1/kernel/values"] == (std::vector<std::int64_t>{20, 40}), boost::test_tools::per_element());
   BOOST_TEST(steps["tower_1/loss"] == (std::vector<std::int64_t>{20, 40}), boost::test_tools::per_element());
   BOOST_TEST(steps["test_accuracy"] == (std::vector<std::int64_t>{40}), boost::test_tools::per_element());
 }
