@@ -15,8 +15,9 @@ inline constexpr std::size_t kLargeBufferBytes = std::size_t{256} << 10;
 /// reference goes, the buffer is kept (up to a bounded total, see large_buffers.cpp) for the
 /// next request of the same rounded size, its pages still mapped. Left to malloc, such
 /// buffers come fresh from the kernel again and again (mmap, or a heap top trimmed after each
-/// training step): a page fault and the kernel's clearing of every page, 40% of a P6 step
-/// and two thirds of a checkpoint restore. Null when memory is exhausted.
+/// training step): a page fault and the kernel's clearing of every page, which cost a
+/// training step nearly half its time and a checkpoint restore two thirds (docs/training.md).
+/// Null when memory is exhausted.
 std::shared_ptr<void> allocate_large(std::size_t bytes, bool zero);
 
 /// Bytes held for reuse now.

@@ -215,9 +215,9 @@ void Saver::adopt(const SaverDef& def) {
   restore_op_ = g.operation(def.restore_op_name);
   const std::string scope = def.restore_op_name.substr(0, def.restore_op_name.rfind('/') + 1);
   options_.name = scope.empty() ? std::string() : scope.substr(0, scope.size() - 1);
-  // A sharded saver of actorflow before 2026-11-27 fed each shard's temporary prefix to a
-  // placeholder `<scope>ShardedFilename[_k]`; TensorFlow's and today's compute them in the
-  // graph (nothing to feed).
+  // An older actorflow sharded saver fed each shard's temporary prefix to a placeholder
+  // `<scope>ShardedFilename[_k]`; TensorFlow's and the current one compute them in the graph
+  // (nothing to feed).
   if (def.sharded) {
     for (int k = 0;; ++k) {
       const std::string name = scope + "ShardedFilename" + (k == 0 ? std::string() : "_" + std::to_string(k));

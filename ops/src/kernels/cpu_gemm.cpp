@@ -82,8 +82,8 @@ bool openblas_gemm(const T* a, const T* b, T* out, std::int64_t m, std::int64_t 
   // OpenBLAS's thread count is process-wide: it follows the calling kernel's intra-op
   // threads. One thread computes on the caller, so such products may run side by side on
   // the inter-op threads. A multi-threaded product takes OpenBLAS's whole pool: two of them
-  // at once would spin in exec_blas_async waiting for each other's workers (P6 with 2
-  // threads: 5.8 ms instead of 1.5), so they run one at a time.
+  // at once would spin in exec_blas_async waiting for each other's workers (a two-thread
+  // training step took four times as long), so they run one at a time.
   static std::shared_mutex pool_mu;
   static std::atomic<int> current_threads{-1};
   std::unique_lock<std::shared_mutex> exclusive(pool_mu, std::defer_lock);
@@ -112,7 +112,7 @@ bool openblas_gemm(const T* a, const T* b, T* out, std::int64_t m, std::int64_t 
 }
 
 /// oneDNN's sgemm: its AVX-512 kernels (the ones TensorFlow's CPU build multiplies with) are
-/// 1.1-2x OpenBLAS's on P6's products (250 vs 125-220 GFLOP/s on one core). Debian builds it
+/// 1.1-2x OpenBLAS's on a training step's products (docs/benchmarks.md). Debian builds it
 /// on OpenMP: a multi-threaded product runs on its OpenMP team when no other one does, else
 /// it is split into blocks of rows (or columns) that the intra-op pool computes with one
 /// OpenMP thread each (see onednn_gemm).
@@ -165,8 +165,8 @@ bool onednn_gemm(const float* a, const float* b, float* out, std::int64_t m, std
   if (dnnl == nullptr) return false;
   const std::int64_t work = m * n * k;
   // One product at a time runs on oneDNN's own OpenMP team of `threads`, which shares its
-  // packing and blocking across the team: P6's two-thread step takes 0.66-0.68 ms so, against
-  // 0.76-1.0 ms with the product split into row blocks on the intra-op pool (2026-11-26). A
+  // packing and blocking across the team: a two-thread training step is faster so than with
+  // the product split into row blocks on the intra-op pool (docs/benchmarks.md). A
   // product that comes while a team computes (another inter-op thread) is split on the
   // intra-op pool instead, so teams never pile up on the same cores.
   static std::atomic<int> teams{0};

@@ -74,8 +74,8 @@ class ActivationGradOp : public OpKernel {
     const Index n = a.num_elements();
     if constexpr (K == ActGrad::relu) {
       // TensorFlow's gradients * (features > 0), with Eigen's packet compare-and-mask: GCC
-      // makes the loop a branch per element (random signs mispredict half the time: 110 us
-      // on P6's 32K elements) and will not vectorise it. NaN gradients stay NaN, as in TF.
+      // makes the loop a branch per element (random signs mispredict half the time) and will
+      // not vectorise it. NaN gradients stay NaN, as in TF.
       using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
       Eigen::Map<Array>(o, n) =
           Eigen::Map<const Array>(ap, n) * (Eigen::Map<const Array>(bp, n) > T(0)).template cast<T>();

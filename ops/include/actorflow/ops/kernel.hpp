@@ -127,7 +127,7 @@ class OpKernelContext {
   /// (std::out_of_range for a bad index).
   Tensor& allocate_output(int i, DType dtype, Shape shape);
   /// The same with the bytes not set, for kernels that write every element (zeroing the
-  /// outputs of a training step's large kernels cost 10% of it: P6).
+  /// outputs of a training step's large kernels cost a tenth of the step).
   Tensor& allocate_output_for_overwrite(int i, DType dtype, Shape shape);
   /// The output slots.
   std::vector<Tensor>& outputs() noexcept { return outputs_; }
