@@ -24,7 +24,8 @@ namespace {
 
 std::uint32_t payload_length(std::string_view header) {  // big-endian, bytes 4..7
   std::uint32_t v = 0;
-  for (int i = 4; i < 8; ++i) v = (v << 8) | static_cast<unsigned char>(header[static_cast<std::size_t>(i)]);
+  for (int i = 4; i < 8; ++i)
+    v = (v << 8) | static_cast<unsigned char>(header[static_cast<std::size_t>(i)]);
   return v;
 }
 
@@ -53,12 +54,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     stream.remove_prefix(want);
     const bool was_handshaken = check.handshaken();
     if (!check.consumed(piece)) {
-      if (messages != 0 || static_cast<unsigned char>(piece[0]) == 0x01) fail("a client handshake was refused");
+      if (messages != 0 || static_cast<unsigned char>(piece[0]) == 0x01)
+        fail("a client handshake was refused");
       return 0;
     }
-    if (messages == 0 && static_cast<unsigned char>(piece[0]) != 0x01) fail("a first message not a handshake passed");
+    if (messages == 0 && static_cast<unsigned char>(piece[0]) != 0x01)
+      fail("a first message not a handshake passed");
     ++messages;
-    if (!was_handshaken && check.handshaken() && messages != 2) fail("handshaken before the first message ended");
+    if (!was_handshaken && check.handshaken() && messages != 2)
+      fail("handshaken before the first message ended");
     if (header) {
       const std::uint32_t payload = payload_length(piece);
       if (payload > 0) {

@@ -219,7 +219,8 @@ void check_plain(std::string_view text) {
   const bool ok = af::csv::parse_plain_number(p, end, &value);
   auto [ptr, ec] = std::from_chars(text.data(), end, expected);
   if (ok != (ec == std::errc())) mismatch("parse_plain_number result", text);
-  if (ok && (p != ptr || std::memcmp(&value, &expected, sizeof(T)) != 0)) mismatch("parse_plain_number value", text);
+  if (ok && (p != ptr || std::memcmp(&value, &expected, sizeof(T)) != 0))
+    mismatch("parse_plain_number value", text);
 }
 
 void check_numbers(std::string_view text) {

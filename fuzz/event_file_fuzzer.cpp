@@ -25,7 +25,8 @@ namespace {
 }
 
 const std::string& scratch_path() {
-  static const std::string path = "/tmp/event_file_fuzzer." + std::to_string(::getpid()) + ".tfevents";
+  static const std::string path =
+      "/tmp/event_file_fuzzer." + std::to_string(::getpid()) + ".tfevents";
   return path;
 }
 
@@ -45,10 +46,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     int events = 0;
     while (auto e = reader.next()) {
       if (++events > 1 << 16) fail("more events than the input could hold", std::to_string(events));
-      if (e->has_summary) summaries.push_back(af::summary::scalar("n", static_cast<float>(e->summary.size())));
+      if (e->has_summary)
+        summaries.push_back(af::summary::scalar("n", static_cast<float>(e->summary.size())));
     }
   } catch (const af::DataLossError& e) {
-    if (std::string(e.what()).find(scratch_path()) == std::string::npos) fail("DataLoss without the file", e.what());
+    if (std::string(e.what()).find(scratch_path()) == std::string::npos)
+      fail("DataLoss without the file", e.what());
   } catch (const af::Error& e) {
     fail("an error other than DataLoss", e.what());
   }

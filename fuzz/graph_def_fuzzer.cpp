@@ -40,13 +40,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string once = af::serialize_graph_def(def);
     if (af::serialize_graph_def(af::parse_graph_def(once)) != once) fail("GraphDef round trip", "");
   };
-  try_parse("binary GraphDef", [&] { return af::parse_graph_def(input, "fuzz"); }, graph_round_trip);
-  try_parse("text GraphDef", [&] { return af::parse_graph_def_text(input, "fuzz"); }, graph_round_trip);
+  try_parse(
+      "binary GraphDef", [&] { return af::parse_graph_def(input, "fuzz"); }, graph_round_trip);
+  try_parse(
+      "text GraphDef", [&] { return af::parse_graph_def_text(input, "fuzz"); }, graph_round_trip);
   auto meta_round_trip = [](const af::MetaGraphDef& m) {
     const std::string once = af::serialize_meta_graph_def(m);
-    if (af::serialize_meta_graph_def(af::parse_meta_graph_def(once)) != once) fail("MetaGraphDef round trip", "");
+    if (af::serialize_meta_graph_def(af::parse_meta_graph_def(once)) != once)
+      fail("MetaGraphDef round trip", "");
   };
-  try_parse("binary MetaGraphDef", [&] { return af::parse_meta_graph_def(input, "fuzz"); }, meta_round_trip);
-  try_parse("text MetaGraphDef", [&] { return af::parse_meta_graph_def_text(input, "fuzz"); }, meta_round_trip);
+  try_parse(
+      "binary MetaGraphDef", [&] { return af::parse_meta_graph_def(input, "fuzz"); },
+      meta_round_trip);
+  try_parse(
+      "text MetaGraphDef", [&] { return af::parse_meta_graph_def_text(input, "fuzz"); },
+      meta_round_trip);
   return 0;
 }

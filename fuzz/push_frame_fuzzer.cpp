@@ -31,8 +31,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size < af::net::kPushHelloBytes) return 0;
   const std::string_view rest = in.substr(af::net::kPushHelloBytes);
   const af::net::PushFrameHeader h = af::net::decode_push_frame_header(rest);
-  if (h.valid && (h.key_length == 0 || h.key_length > af::net::kPushMaxKeyBytes || h.meta_length < 2 ||
-                  h.meta_length > 2 + 8 * 32 || h.data_length > af::net::kPushMaxDataBytes))
+  if (h.valid &&
+      (h.key_length == 0 || h.key_length > af::net::kPushMaxKeyBytes || h.meta_length < 2 ||
+       h.meta_length > 2 + 8 * 32 || h.data_length > af::net::kPushMaxDataBytes))
     fail("a header out of bounds was accepted");
   if (rest.size() < af::net::kPushFrameHeaderBytes) return 0;
   const std::string_view meta = rest.substr(af::net::kPushFrameHeaderBytes);

@@ -23,8 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   if (r.path.empty() || r.path[0] != '/') fail("a path not starting with '/'");
-  if (r.path.find_first_of("? \t\r\n") != std::string_view::npos) fail("a path with '?', a blank or a line break");
+  if (r.path.find_first_of("? \t\r\n") != std::string_view::npos)
+    fail("a path with '?', a blank or a line break");
   const auto first = in.find_first_not_of(" \t");
-  if (first == std::string_view::npos || in.substr(first, 3) != "GET") fail("a GET path from a request that is not a GET");
+  if (first == std::string_view::npos || in.substr(first, 3) != "GET")
+    fail("a GET path from a request that is not a GET");
   return 0;
 }

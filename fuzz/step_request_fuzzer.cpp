@@ -26,7 +26,8 @@ namespace {
 void check_header(std::string_view in) {
   const af::net::StepHeader h = af::net::decode_step_header(in);
   if (!h.magic) {
-    if (in.size() >= 8 && in.size() >= af::net::kStepHeaderBytes && std::memcmp(in.data(), "AFSTEP01", 8) == 0)
+    if (in.size() >= 8 && in.size() >= af::net::kStepHeaderBytes &&
+        std::memcmp(in.data(), "AFSTEP01", 8) == 0)
       fail("a header with the magic was refused");
     return;
   }
@@ -35,7 +36,8 @@ void check_header(std::string_view in) {
   w.u64(h.token);
   w.u64(h.length);
   const std::string again = "AFSTEP01" + w.take();
-  if (again != in.substr(0, af::net::kStepHeaderBytes)) fail("the header does not re-encode to its bytes");
+  if (again != in.substr(0, af::net::kStepHeaderBytes))
+    fail("the header does not re-encode to its bytes");
   if (h.hello() != (h.call == 0 && h.length == 0)) fail("hello() disagrees with the fields");
 }
 

@@ -4,12 +4,11 @@
 #include "actorflow/actors/coordinator.hpp"
 
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
-#include <map>
-#include <set>
-
 #include <caf/all.hpp>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
@@ -28,7 +27,8 @@ struct Runner::State {
   std::function<void()> starter;
 };
 
-Runner Runner::create(std::string name, std::function<void()>* finish, std::function<void()> start) {
+Runner Runner::create(std::string name, std::function<void()>* finish,
+                      std::function<void()> start) {
   Runner r;
   r.state_ = std::make_shared<State>();
   r.state_->name = std::move(name);
@@ -107,8 +107,8 @@ struct Coordinator::State {
     std::vector<std::function<void(bool)>> callbacks;
     {
       std::unique_lock<std::mutex> guard(mu);
-      const bool clean =
-          !s.ok() && std::find(clean_codes.begin(), clean_codes.end(), s.code()) != clean_codes.end();
+      const bool clean = !s.ok() && std::find(clean_codes.begin(), clean_codes.end(), s.code()) !=
+                                        clean_codes.end();
       const bool failed = !clean && (!s.ok() || ex);
       if (joined && failed) {
         if (!raise_late) {
@@ -151,38 +151,41 @@ struct CoordActorState {
 
 }  // namespace
 
-Coordinator::Coordinator(std::vector<Code> clean_stop_exception_types, Runtime& runtime) : Coordinator(runtime) {
+Coordinator::Coordinator(std::vector<Code> clean_stop_exception_types, Runtime& runtime)
+    : Coordinator(runtime) {
   state_->clean_codes = std::move(clean_stop_exception_types);
 }
 
 Coordinator::Coordinator(Runtime& runtime) : state_(std::make_shared<State>()) {
   std::weak_ptr<State> weak = state_;
-  state_->actor = runtime.system().spawn([weak](caf::stateful_actor<CoordActorState>* self) -> caf::behavior {
-    self->set_down_handler([self, weak](caf::down_msg& msg) {
-      auto it = self->state.monitored.find(msg.source);
-      if (it == self->state.monitored.end()) return;
-      auto finish = std::move(it->second);
-      self->state.monitored.erase(it);
-      if (msg.reason && msg.reason != caf::exit_reason::user_shutdown &&
-          msg.reason != caf::exit_reason::normal)
-        if (auto s = weak.lock())
-          s->request_stop(detail::status_from_error(msg.reason, "a coordinated actor"), nullptr, false);
-      finish();
-    });
-    return {
-        [weak](coord_stop_atom, const Status& s) {
-          if (auto st = weak.lock()) st->request_stop(s, nullptr, false);
-        },
-        [weak](coord_should_stop_atom) {
-          auto st = weak.lock();
-          return st ? st->stop.load() : true;
-        },
-        [self](coord_monitor_atom, const caf::actor& a, const detail::Closure& finish) {
-          self->monitor(a);
-          self->state.monitored.emplace(a.address(), finish.fn);
-        },
-    };
-  });
+  state_->actor =
+      runtime.system().spawn([weak](caf::stateful_actor<CoordActorState>* self) -> caf::behavior {
+        self->set_down_handler([self, weak](caf::down_msg& msg) {
+          auto it = self->state.monitored.find(msg.source);
+          if (it == self->state.monitored.end()) return;
+          auto finish = std::move(it->second);
+          self->state.monitored.erase(it);
+          if (msg.reason && msg.reason != caf::exit_reason::user_shutdown &&
+              msg.reason != caf::exit_reason::normal)
+            if (auto s = weak.lock())
+              s->request_stop(detail::status_from_error(msg.reason, "a coordinated actor"), nullptr,
+                              false);
+          finish();
+        });
+        return {
+            [weak](coord_stop_atom, const Status& s) {
+              if (auto st = weak.lock()) st->request_stop(s, nullptr, false);
+            },
+            [weak](coord_should_stop_atom) {
+              auto st = weak.lock();
+              return st ? st->stop.load() : true;
+            },
+            [self](coord_monitor_atom, const caf::actor& a, const detail::Closure& finish) {
+              self->monitor(a);
+              self->state.monitored.emplace(a.address(), finish.fn);
+            },
+        };
+      });
 }
 
 bool Coordinator::should_stop() const noexcept { return state_->stop.load(); }
@@ -262,7 +265,8 @@ void Coordinator::join(std::vector<Runner> runners, std::chrono::milliseconds st
   // After a stop request the runners get the grace period.
   auto deadline = std::chrono::steady_clock::now() + stop_grace_period;
   for (auto& r : runners) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     r.join(std::max(left, std::chrono::milliseconds(0)));
   }
   std::string stragglers;
@@ -283,7 +287,8 @@ void Coordinator::join(std::vector<Runner> runners, std::chrono::milliseconds st
     if (ignore_live_runners)
       log_info("Coordinator stopped with threads still running: " + stragglers);
     else
-      throw InternalError(internal("Coordinator stopped with threads still running: " + stragglers));
+      throw InternalError(
+          internal("Coordinator stopped with threads still running: " + stragglers));
   }
 }
 

@@ -32,8 +32,9 @@ void DeviceFactory::register_factory(const std::string& device_type, int priorit
   for (auto& e : all)
     if (e.device_type == device_type) return;
   all.push_back({device_type, priority, std::move(factory)});
-  std::stable_sort(all.begin(), all.end(),
-                   [](const FactoryEntry& a, const FactoryEntry& b) { return a.priority > b.priority; });
+  std::stable_sort(all.begin(), all.end(), [](const FactoryEntry& a, const FactoryEntry& b) {
+    return a.priority > b.priority;
+  });
 }
 
 std::vector<std::unique_ptr<Device>> DeviceFactory::create_all(Runtime& runtime,
@@ -59,9 +60,9 @@ void Device::forget_kernels(const std::string& prefix) {
     it = stateful_kernels_.erase(it);
 }
 
-Status Device::find_or_create_kernel(const std::string& node_name, bool stateful,
-                                     std::shared_ptr<OpKernel>* out,
-                                     const std::function<Status(std::unique_ptr<OpKernel>*)>& create) {
+Status Device::find_or_create_kernel(
+    const std::string& node_name, bool stateful, std::shared_ptr<OpKernel>* out,
+    const std::function<Status(std::unique_ptr<OpKernel>*)>& create) {
   if (!stateful) {
     std::unique_ptr<OpKernel> k;
     ACTORFLOW_RETURN_IF_ERROR(create(&k));

@@ -63,9 +63,8 @@ Status ExecutorImpl::create(PartitionPlan plan, std::shared_ptr<Device> device,
     // by every plan, as TensorFlow's OpSegment shares them between executors.
     const OpDef* op = OpRegistry::global().find(n.def.op);
     Status s = impl->device->find_or_create_kernel(
-        kernel_scope + n.def.name, op && op->stateful, &item.kernel, [&](std::unique_ptr<OpKernel>* out) {
-          return KernelRegistry::global().create(c, out);
-        });
+        kernel_scope + n.def.name, op && op->stateful, &item.kernel,
+        [&](std::unique_ptr<OpKernel>* out) { return KernelRegistry::global().create(c, out); });
     if (!s.ok()) return s;
     item.is_async = item.kernel->is_async();
   }
@@ -83,10 +82,12 @@ Status ExecutorImpl::create(PartitionPlan plan, std::shared_ptr<Device> device,
     const ExecNode& n = nodes[i];
     for (std::size_t k = 0; k < n.inputs.size(); ++k) {
       auto [src, output] = n.inputs[k];
-      impl->items[static_cast<std::size_t>(src)].out_edges[static_cast<std::size_t>(output)].push_back(
-          {static_cast<int>(i), static_cast<int>(k)});
+      impl->items[static_cast<std::size_t>(src)]
+          .out_edges[static_cast<std::size_t>(output)]
+          .push_back({static_cast<int>(i), static_cast<int>(k)});
     }
-    for (int c : n.control_inputs) impl->items[static_cast<std::size_t>(c)].control_out.push_back(static_cast<int>(i));
+    for (int c : n.control_inputs)
+      impl->items[static_cast<std::size_t>(c)].control_out.push_back(static_cast<int>(i));
     if (impl->items[i].initial_pending == 0) impl->initial_ready.push_back(static_cast<int>(i));
   }
   for (auto& f : impl->plan.fetches)
@@ -156,15 +157,20 @@ class ExecutorState final : public StepServices {
   /// A StallWatch entry for the receive of `key` when its sender is on another task (null
   /// otherwise); it ends with the last handler holding it.
   std::shared_ptr<StallWatchScope> watch_remote_recv(const std::string& key) const {
-    const auto task_of = [](std::string_view device) { return device.substr(0, device.find("/device:")); };
+    const auto task_of = [](std::string_view device) {
+      return device.substr(0, device.find("/device:"));
+    };
     const std::string_view source = std::string_view(key).substr(0, key.find(';'));
     const std::string& device = impl_->plan.device;
-    if (source.find("/device:") == std::string_view::npos || task_of(source) == task_of(device)) return nullptr;
+    if (source.find("/device:") == std::string_view::npos || task_of(source) == task_of(device))
+      return nullptr;
     // The key is `src_device;dst_device;tensor;frame`: the report names the tensor.
     const auto tensor_at = key.find(';', source.size() + 1);
     StallingWait w;
     w.kind = "recv";
-    w.what = tensor_at == std::string::npos ? key : key.substr(tensor_at + 1, key.find(';', tensor_at + 1) - tensor_at - 1);
+    w.what = tensor_at == std::string::npos
+                 ? key
+                 : key.substr(tensor_at + 1, key.find(';', tensor_at + 1) - tensor_at - 1);
     w.device = device;
     w.step_id = step_->step_id;
     w.waiting_for = [task = std::string(task_of(source))] { return "a tensor from " + task; };
@@ -270,7 +276,8 @@ class ExecutorState final : public StepServices {
     if (first) {
       cancel(s);
       // Tell the master at once so it can cancel the other partitions.
-      if (!inline_mode() && !ends_step_) self_->send(run_->master, cancel_atom::value, step_->step_id, s);
+      if (!inline_mode() && !ends_step_)
+        self_->send(run_->master, cancel_atom::value, step_->step_id, s);
     }
   }
 
@@ -305,17 +312,17 @@ class ExecutorState final : public StepServices {
     const ExecNode& node = *item.node;
     if (node.feed_index >= 0) {
       const Tensor& fed = step_->feeds[static_cast<std::size_t>(node.feed_index)];
-      if (impl_->device->is_accelerator() && fed.is_initialized() && fed.dtype() != DType::resource &&
-          fed.dtype() != DType::string) {
+      if (impl_->device->is_accelerator() && fed.is_initialized() &&
+          fed.dtype() != DType::resource && fed.dtype() != DType::string) {
         // A feed into a GPU partition is copied into the device's memory first.
         ++outstanding_;
         impl_->device->copy_from_host(fed, posted<StatusOr<Tensor>>([this, id](StatusOr<Tensor> r) {
-          --outstanding_;
-          std::vector<Tensor> out(1);
-          if (r.ok()) out[0] = std::move(*r);
-          complete(id, out, r.ok() ? Status() : r.status());
-          run();
-        }));
+                                        --outstanding_;
+                                        std::vector<Tensor> out(1);
+                                        if (r.ok()) out[0] = std::move(*r);
+                                        complete(id, out, r.ok() ? Status() : r.status());
+                                        run();
+                                      }));
         return;
       }
       std::vector<Tensor> out{fed};
@@ -441,7 +448,6 @@ class ExecutorState final : public StepServices {
   }
 
  private:
-
   static void compute(OpKernel& kernel, OpKernelContext& ctx) {
     try {
       kernel.compute(ctx);
@@ -464,7 +470,8 @@ class ExecutorState final : public StepServices {
     std::string transfer;
     if (n.def.op == "_Send" || n.def.op == "_Recv")
       if (auto key = n.def.attr<std::string>("key")) transfer = *key;
-    stats_.push_back({n.def.name, n.def.op, impl_->device->name(), tid, start, end, async, std::move(transfer)});
+    stats_.push_back(
+        {n.def.name, n.def.op, impl_->device->name(), tid, start, end, async, std::move(transfer)});
   }
 
   void complete(int id, std::vector<Tensor>& outputs, const Status& s) {
@@ -492,14 +499,15 @@ class ExecutorState final : public StepServices {
       if (value.on_device()) {
         // Fetched from a GPU: the client gets a host copy once the copy has finished.
         ++outstanding_;
-        impl_->device->copy_to_host(value, posted<StatusOr<Tensor>>([this, fetch, node = item.node](StatusOr<Tensor> r) {
-          --outstanding_;
-          if (!r.ok())
-            fail(with_node(r.status(), node->def.name));
-          else
-            step_->results[static_cast<std::size_t>(fetch)] = std::move(*r);
-          run();
-        }));
+        impl_->device->copy_to_host(
+            value, posted<StatusOr<Tensor>>([this, fetch, node = item.node](StatusOr<Tensor> r) {
+              --outstanding_;
+              if (!r.ok())
+                fail(with_node(r.status(), node->def.name));
+              else
+                step_->results[static_cast<std::size_t>(fetch)] = std::move(*r);
+              run();
+            }));
         continue;
       }
       step_->results[static_cast<std::size_t>(fetch)] = std::move(value);
@@ -508,7 +516,8 @@ class ExecutorState final : public StepServices {
       const auto& edges = item.out_edges[o];
       for (std::size_t e = 0; e < edges.size(); ++e) {
         auto [dst, slot] = edges[e];
-        auto& target = inputs_[static_cast<std::size_t>(impl_->items[static_cast<std::size_t>(dst)].input_start + slot)];
+        auto& target = inputs_[static_cast<std::size_t>(
+            impl_->items[static_cast<std::size_t>(dst)].input_start + slot)];
         // The last consumer takes the tensor; the others share it.
         target = e + 1 == edges.size() ? std::move(outputs[o]) : outputs[o];
         if (--pending_[static_cast<std::size_t>(dst)] == 0) ready_.push_back(dst);
@@ -550,7 +559,9 @@ class ExecutorState final : public StepServices {
 DeviceActorState::~DeviceActorState() = default;
 
 bool ExecutorState::maybe_finish() {
-  if (finished_ || in_loop_ || outstanding_ > 0 || handoff_ctx_ || (!ready_.empty() && status_.ok())) return false;
+  if (finished_ || in_loop_ || outstanding_ > 0 || handoff_ctx_ ||
+      (!ready_.empty() && status_.ok()))
+    return false;
   if (impl_->device->is_accelerator() && !synced_) {
     // A GPU partition is done when the work it enqueued is (TensorFlow's sync_on_finish).
     synced_ = true;
@@ -623,8 +634,9 @@ caf::behavior device_actor(DeviceActor* self, std::shared_ptr<Device> device) {
         if (it == self->state.steps.end()) return;
         ExecutorState* s = it->second.get();
         const auto& step = *s->step();
-        s->cancel(deadline_exceeded("Timed out waiting for notification: step " + std::to_string(step_id) +
-                                    " exceeded its deadline of " + std::to_string(step.timeout->count()) + " ms"));
+        s->cancel(deadline_exceeded("Timed out waiting for notification: step " +
+                                    std::to_string(step_id) + " exceeded its deadline of " +
+                                    std::to_string(step.timeout->count()) + " ms"));
         s->run();
       },
       [self](cancel_atom, std::int64_t step_id, const Status& why) {
@@ -651,7 +663,8 @@ void hand_off(const StepRunPtr& step, std::shared_ptr<std::unique_ptr<ExecutorSt
   caf::anon_send(step->device_actors.at(0), adopt_atom::value, Adopt{[state](DeviceActor* self) {
                    auto owned = std::move(*state);
                    auto* raw = owned.get();
-                   self->state.steps.emplace(std::make_pair(raw->step_id(), std::size_t{0}), std::move(owned));
+                   self->state.steps.emplace(std::make_pair(raw->step_id(), std::size_t{0}),
+                                             std::move(owned));
                    raw->adopt(self);
                  }});
 }
@@ -661,12 +674,14 @@ void hand_off(const StepRunPtr& step, std::shared_ptr<std::unique_ptr<ExecutorSt
 void run_step_inline(const StepRunPtr& step, bool may_block) {
   auto run = std::make_shared<PartitionRun>();
   run->step = step;
-  auto state = std::make_shared<std::unique_ptr<ExecutorState>>(std::make_unique<ExecutorState>(nullptr, std::move(run)));
+  auto state = std::make_shared<std::unique_ptr<ExecutorState>>(
+      std::make_unique<ExecutorState>(nullptr, std::move(run)));
   ExecutorState& s = **state;
   if (!may_block) s.set_cheap_only();
   if (s.run()) return finish_step(*step, s.status());
   if (!s.handed_off())
-    return finish_step(*step, internal("step " + std::to_string(step->step_id) + " stopped on its thread unfinished"));
+    return finish_step(*step, internal("step " + std::to_string(step->step_id) +
+                                       " stopped on its thread unfinished"));
   hand_off(step, std::move(state));
 }
 
@@ -682,8 +697,9 @@ void run_step_waiting(const StepRunPtr& step, const std::shared_ptr<WaitLoop>& l
     // As the master: a step that finished before its cancellation or deadline came stands.
     if (!s.finished() && wake.cancel) s.cancel(*wake.cancel);
     if (!s.finished() && wake.deadline)
-      s.cancel(deadline_exceeded("Timed out waiting for notification: step " + std::to_string(step->step_id) +
-                                 " exceeded its deadline of " + std::to_string(step->timeout->count()) + " ms"));
+      s.cancel(deadline_exceeded("Timed out waiting for notification: step " +
+                                 std::to_string(step->step_id) + " exceeded its deadline of " +
+                                 std::to_string(step->timeout->count()) + " ms"));
     s.run();
   }
   loop->close();

@@ -23,7 +23,8 @@ struct MasterState {
 
   ~MasterState() {
     // The session closed with steps in flight: they end with Cancelled.
-    for (auto& [id, active] : steps) finish_step(*active.step, detail::session_closed_cancellation());
+    for (auto& [id, active] : steps)
+      finish_step(*active.step, detail::session_closed_cancellation());
   }
 };
 
@@ -38,10 +39,10 @@ void cancel_step(Master* self, ActiveStep& active, const Status& why, bool recor
   if (active.cancelled) return;
   active.cancelled = true;
   auto& step = *active.step;
-  Status wake = why.code() == Code::cancelled || why.code() == Code::deadline_exceeded
-                    ? why
-                    : cancelled("step " + std::to_string(step.step_id) +
-                                " was aborted: " + why.message());
+  Status wake =
+      why.code() == Code::cancelled || why.code() == Code::deadline_exceeded
+          ? why
+          : cancelled("step " + std::to_string(step.step_id) + " was aborted: " + why.message());
   for (auto& device : step.device_actors)
     self->send(device, cancel_atom::value, step.step_id, wake);
   if (step.rendezvous) self->send(step.rendezvous, abort_atom::value, step.step_id, wake);
@@ -56,7 +57,8 @@ void retire_step(Master* self, std::int64_t step_id) {
   if (step.rendezvous) self->send(step.rendezvous, cleanup_atom::value, step.step_id);
   // Partitions on other tasks: their proxies tell the remote workers the step is over.
   for (std::size_t i = 0; i < step.executors.size(); ++i)
-    if (!step.executors[i]->device) self->send(step.device_actors[i], cleanup_atom::value, step.step_id);
+    if (!step.executors[i]->device)
+      self->send(step.device_actors[i], cleanup_atom::value, step.step_id);
   if (step.metadata) {
     std::lock_guard<std::mutex> guard(step.stats_mu);
     step.metadata->step_stats = std::move(step.stats);

@@ -2,8 +2,8 @@
 // A receive is a delayed response, failed at once when the step is aborted.
 #include <deque>
 #include <map>
-#include <unordered_set>
 #include <string>
+#include <unordered_set>
 
 #include "step.hpp"
 #include "wire_types.hpp"
@@ -42,8 +42,8 @@ caf::behavior rendezvous(caf::stateful_actor<RendezvousState>* self) {
   self->set_exit_handler([self](caf::exit_msg& msg) {
     for (auto& [step_id, entry] : self->state.steps)
       for (auto& [key, promise] : entry.waiters)
-        promise.deliver(to_error(cancelled("step " + std::to_string(step_id) + ": the rendezvous stopped before " +
-                                           key + " arrived")));
+        promise.deliver(to_error(cancelled("step " + std::to_string(step_id) +
+                                           ": the rendezvous stopped before " + key + " arrived")));
     self->state.steps.clear();
     self->quit(msg.reason);
   });

@@ -2,12 +2,11 @@
 
 #define EIGEN_USE_THREADS
 #include <algorithm>
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
 #include <fstream>
 #include <random>
 #include <thread>
-
-#include <caf/all.hpp>
-#include <caf/io/all.hpp>
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "actorflow/ops/errors.hpp"
@@ -43,14 +42,18 @@ Eigen::ThreadPoolDevice* ThreadPools::intra_op_device() noexcept { return &impl_
 void Runtime::configure(caf::actor_system_config& cfg, const RuntimeOptions& options) {
   detail::add_wire_types(cfg);
   cfg.load<caf::io::middleman>();
-  const int tls_parts = !options.tls_certificate.empty() + !options.tls_key.empty() + !options.tls_ca_file.empty();
+  const int tls_parts =
+      !options.tls_certificate.empty() + !options.tls_key.empty() + !options.tls_ca_file.empty();
   if (tls_parts != 0 && tls_parts != 3)
-    throw InvalidArgumentError(invalid_argument(
-        "TLS needs a certificate, a key and a CA file (RuntimeOptions::tls_certificate, tls_key, tls_ca_file); "
-        "only " + std::to_string(tls_parts) + " of them are set"));
+    throw InvalidArgumentError(
+        invalid_argument("TLS needs a certificate, a key and a CA file "
+                         "(RuntimeOptions::tls_certificate, tls_key, tls_ca_file); "
+                         "only " +
+                         std::to_string(tls_parts) + " of them are set"));
   if (tls_parts == 3)
     for (const auto* file : {&options.tls_certificate, &options.tls_key, &options.tls_ca_file})
-      if (!std::ifstream(*file)) throw NotFoundError(not_found("TLS file " + *file + " cannot be read"));
+      if (!std::ifstream(*file))
+        throw NotFoundError(not_found("TLS file " + *file + " cannot be read"));
   int threads = options.scheduler_threads > 0
                     ? options.scheduler_threads
                     : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
@@ -117,7 +120,8 @@ std::shared_ptr<ResourceMgr> Runtime::fresh_shared_resource_mgr(const std::strin
   return mgr;
 }
 
-void Runtime::release_shared_resource_mgr(const std::string& device_name, const std::shared_ptr<ResourceMgr>& mgr) {
+void Runtime::release_shared_resource_mgr(const std::string& device_name,
+                                          const std::shared_ptr<ResourceMgr>& mgr) {
   std::lock_guard<std::mutex> guard(pools_mu_);
   auto it = shared_resources_.find(device_name);
   if (it != shared_resources_.end() && it->second == mgr) shared_resources_.erase(it);

@@ -55,9 +55,11 @@ struct TargetRegistry {
     if (pos == std::string::npos || it == targets.end())
       throw UnimplementedError(af::unimplemented(
           "Session target '" + target + "': " +
-          (pos == std::string::npos ? std::string("expected scheme://host:port, e.g. caf://127.0.0.1:2222")
-                                    : "no protocol '" + scheme + "' is linked in (caf:// targets come with "
-                                      "the actorflow net module, <actorflow/actorflow.hpp>)")));
+          (pos == std::string::npos
+               ? std::string("expected scheme://host:port, e.g. caf://127.0.0.1:2222")
+               : "no protocol '" + scheme +
+                     "' is linked in (caf:// targets come with "
+                     "the actorflow net module, <actorflow/actorflow.hpp>)")));
     return it->second;
   }
 };
@@ -72,7 +74,9 @@ void register_session_target(const std::string& scheme, SessionTarget target) {
 
 void Session::reset(const std::string& target, const std::vector<std::string>& containers) {
   auto t = TargetRegistry::get().find(target);
-  if (!t.reset) throw UnimplementedError(af::unimplemented("Session target '" + target + "' cannot reset containers"));
+  if (!t.reset)
+    throw UnimplementedError(
+        af::unimplemented("Session target '" + target + "' cannot reset containers"));
   t.reset(target, containers);
 }
 
@@ -152,7 +156,8 @@ Status Session::Impl::prepare(const std::vector<Output>& feeds, const std::vecto
     std::shared_ptr<detail::ExecutorImpl> executor;
     caf::actor actor = device_actors.at(partition.device);
     if (device) {
-      ACTORFLOW_RETURN_IF_ERROR(detail::ExecutorImpl::create(partition, device, &executor, kernel_scope));
+      ACTORFLOW_RETURN_IF_ERROR(
+          detail::ExecutorImpl::create(partition, device, &executor, kernel_scope));
     } else {
       // A device of another task: its proxy actor ships the plan to the remote worker.
       executor = std::make_shared<detail::ExecutorImpl>();
@@ -181,7 +186,8 @@ void Session::Impl::close() {
   }
   cache.clear();
   if (!shared_devices) {
-    for (auto& [name, actor] : device_actors) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+    for (auto& [name, actor] : device_actors)
+      caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(rendezvous, caf::exit_reason::user_shutdown);
   } else {
     for (auto& d : devices) d->forget_kernels(kernel_scope);
@@ -243,7 +249,8 @@ std::shared_ptr<DeviceSet> DeviceSet::create(Runtime& runtime, const SessionConf
                                              const std::string& name_prefix) {
   auto devices = DeviceFactory::create_all(runtime, config, name_prefix);
   if (devices.empty())
-    throw InternalError(af::internal("no devices: link actorflow::devices (include <actorflow/actorflow.hpp>)"));
+    throw InternalError(
+        af::internal("no devices: link actorflow::devices (include <actorflow/actorflow.hpp>)"));
   auto set = std::make_shared<DeviceSet>();
   set->runtime = &runtime;
   for (auto& d : devices) {
@@ -289,18 +296,21 @@ Placement Session::placement() const {
 
 Runtime& Session::runtime() const { return *impl_->runtime; }
 
-void Session::start_step(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
-                         const RunOptions& options, RunMetadata* metadata,
+void Session::start_step(std::vector<Output> fetches, FeedDict feeds,
+                         std::vector<Operation> targets, const RunOptions& options,
+                         RunMetadata* metadata,
                          std::function<void(Status, std::vector<Tensor>)> done) {
   handle().start_step(std::move(fetches), std::move(feeds), std::move(targets), options, metadata,
                       std::move(done));
 }
 
-void Session::start_step_here(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
-                              const RunOptions& options, RunMetadata* metadata,
-                              std::function<void(Status, std::vector<Tensor>)> done, bool may_block) {
-  handle().start_step_here(std::move(fetches), std::move(feeds), std::move(targets), options, metadata,
-                           std::move(done), may_block);
+void Session::start_step_here(std::vector<Output> fetches, FeedDict feeds,
+                              std::vector<Operation> targets, const RunOptions& options,
+                              RunMetadata* metadata,
+                              std::function<void(Status, std::vector<Tensor>)> done,
+                              bool may_block) {
+  handle().start_step_here(std::move(fetches), std::move(feeds), std::move(targets), options,
+                           metadata, std::move(done), may_block);
 }
 
 Session::Handle Session::handle() const { return Handle(impl_); }
@@ -309,7 +319,8 @@ void Session::Handle::start_step(std::vector<Output> fetches, FeedDict feeds,
                                  std::vector<Operation> targets, const RunOptions& options,
                                  RunMetadata* metadata,
                                  std::function<void(Status, std::vector<Tensor>)> done) const {
-  start(std::move(fetches), std::move(feeds), std::move(targets), options, metadata, std::move(done), Here::no);
+  start(std::move(fetches), std::move(feeds), std::move(targets), options, metadata,
+        std::move(done), Here::no);
 }
 
 void Session::Handle::start_step_here(std::vector<Output> fetches, FeedDict feeds,
@@ -317,24 +328,29 @@ void Session::Handle::start_step_here(std::vector<Output> fetches, FeedDict feed
                                       RunMetadata* metadata,
                                       std::function<void(Status, std::vector<Tensor>)> done,
                                       bool may_block) const {
-  start(std::move(fetches), std::move(feeds), std::move(targets), options, metadata, std::move(done),
-        may_block ? Here::may_block : Here::cheap_only);
+  start(std::move(fetches), std::move(feeds), std::move(targets), options, metadata,
+        std::move(done), may_block ? Here::may_block : Here::cheap_only);
 }
 
-void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
-                            const RunOptions& options, RunMetadata* metadata,
-                            std::function<void(Status, std::vector<Tensor>)> done, Here here) const {
+void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds,
+                            std::vector<Operation> targets, const RunOptions& options,
+                            RunMetadata* metadata,
+                            std::function<void(Status, std::vector<Tensor>)> done,
+                            Here here) const {
   std::vector<Output> feed_outputs;
   std::vector<Tensor> feed_values;
   for (auto& [out, value] : feeds) {
     if (!out.valid()) return done(invalid_argument("Feed key is not a valid tensor"), {});
     if (!value.is_initialized())
-      return done(invalid_argument("Cannot feed an uninitialized value for Tensor '" + out.name() + "'"), {});
+      return done(
+          invalid_argument("Cannot feed an uninitialized value for Tensor '" + out.name() + "'"),
+          {});
     if (value.dtype() != out.dtype())
-      return done(invalid_argument("Cannot feed value of dtype " + std::string(dtype_name(value.dtype())) +
-                                   " for Tensor '" + out.name() + "', which has dtype " +
-                                   std::string(dtype_name(out.dtype()))),
-                  {});
+      return done(
+          invalid_argument("Cannot feed value of dtype " + std::string(dtype_name(value.dtype())) +
+                           " for Tensor '" + out.name() + "', which has dtype " +
+                           std::string(dtype_name(out.dtype()))),
+          {});
     if (!out.shape().is_compatible_with(PartialShape(value.shape())))
       return done(invalid_argument("Cannot feed value of shape " + shape_tuple(value.shape()) +
                                    " for Tensor '" + out.name() + "', which has shape '" +
@@ -350,8 +366,8 @@ void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds, std::ve
       std::lock_guard<std::mutex> guard(impl_->mu);
       if (impl_->closed) return done(session_closed_error(), {});
     }
-    return impl_->backend->start_step(std::move(fetches), std::move(feeds), std::move(targets), options,
-                                      metadata, std::move(done));
+    return impl_->backend->start_step(std::move(fetches), std::move(feeds), std::move(targets),
+                                      options, metadata, std::move(done));
   }
   std::shared_ptr<const CachedPlan> plan;
   Status s;
@@ -366,7 +382,8 @@ void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds, std::ve
   step->feeds = std::move(feed_values);
   step->results.resize(fetches.size());
   for (std::size_t k = 0; k < fetches.size(); ++k)
-    if (int f = plan->plan.fetch_from_feed[k]; f >= 0) step->results[k] = step->feeds[static_cast<std::size_t>(f)];
+    if (int f = plan->plan.fetch_from_feed[k]; f >= 0)
+      step->results[k] = step->feeds[static_cast<std::size_t>(f)];
   step->trace = options.trace && metadata != nullptr;
   step->metadata = step->trace ? metadata : nullptr;
   std::int64_t timeout =
@@ -376,7 +393,8 @@ void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds, std::ve
     step->deadline = std::chrono::steady_clock::now() + *step->timeout;
   }
   step->executors = plan->executors;
-  if (impl_->shared_devices && impl_->shared_devices->remote_send) step->remote_send = impl_->shared_devices->remote_send;
+  if (impl_->shared_devices && impl_->shared_devices->remote_send)
+    step->remote_send = impl_->shared_devices->remote_send;
   step->device_actors = plan->device_actors;
   step->done = std::move(done);
   switch (choose_step_path(*step, here)) {
@@ -398,7 +416,8 @@ detail::StepPath Session::Handle::choose_step_path(const detail::StepRun& step, 
   // partitions, or of one on another task, needs the master to fan it out and end it.
   if (step.trace || step.executors.size() != 1) return StepPath::via_master;
   const auto& partition = *step.executors[0];
-  if ((here == Here::cheap_only || here == Here::may_block) && partition.inline_ok) return StepPath::caller_inline;
+  if ((here == Here::cheap_only || here == Here::may_block) && partition.inline_ok)
+    return StepPath::caller_inline;
   if (here == Here::caller_waits && partition.waiting_ok) return StepPath::caller_waits;
   if (partition.waiting_ok) return StepPath::device_direct;
   return StepPath::via_master;
@@ -435,7 +454,8 @@ void Session::Impl::start_direct(const detail::StepRunPtr& step) {
     lock.unlock();
     return detail::finish_step(*step, session_closed_error());
   }
-  step->done = [weak = weak_from_this(), id, done = std::move(step->done)](Status s, std::vector<Tensor> values) {
+  step->done = [weak = weak_from_this(), id, done = std::move(step->done)](
+                   Status s, std::vector<Tensor> values) {
     if (auto impl = weak.lock()) {
       std::lock_guard<std::mutex> guard(impl->mu);
       impl->direct_steps.erase(id);
@@ -499,7 +519,8 @@ std::vector<Tensor> Session::run(const std::vector<Output>& fetches, const FeedD
   // Expensive kernels go to the device actor and its pool, which keeps independent
   // branches running in parallel (TensorFlow inlines only its inexpensive kernels too).
   // A step that waits on queues or readers runs here too, served by this waiting thread.
-  handle().start(fetches, feeds, targets, options, metadata, wait.callback(), Handle::Here::caller_waits);
+  handle().start(fetches, feeds, targets, options, metadata, wait.callback(),
+                 Handle::Here::caller_waits);
   return wait.wait();
 }
 

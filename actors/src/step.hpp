@@ -3,6 +3,7 @@
 // Internal step protocol types shared by the session, the master, the device actors and
 // the rendezvous (all in one process; see ARCHITECTURE.md "A step").
 #include <atomic>
+#include <caf/all.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -12,8 +13,6 @@
 #include <mutex>
 #include <optional>
 #include <vector>
-
-#include <caf/all.hpp>
 
 #include "actorflow/actors/device.hpp"
 #include "actorflow/actors/step_stats.hpp"
@@ -76,7 +75,8 @@ struct StepRun {
   caf::actor rendezvous;
   /// Routes tensors whose destination device is on another task (see DeviceSet::remote_send);
   /// empty in single-task sessions.
-  std::function<bool(std::int64_t step_id, const std::string& key, const Tensor& value)> remote_send;
+  std::function<bool(std::int64_t step_id, const std::string& key, const Tensor& value)>
+      remote_send;
   std::function<void(Status, std::vector<Tensor>)> done;
   RunMetadata* metadata = nullptr;
 
@@ -153,7 +153,9 @@ class WaitLoop {
         posted_.push_back(std::move(timers_.begin()->second));
         timers_.erase(timers_.begin());
       }
-      if (!posted_.empty() || (cancel_ && !cancel_reported_) || (deadline <= now && !deadline_reported_)) break;
+      if (!posted_.empty() || (cancel_ && !cancel_reported_) ||
+          (deadline <= now && !deadline_reported_))
+        break;
       auto until = deadline_reported_ ? Clock::time_point::max() : deadline;
       if (!timers_.empty()) until = std::min(until, timers_.begin()->first);
       waiting_ = true;
@@ -201,7 +203,8 @@ class WaitLoop {
 /// thread standing in for an inter-op thread; one that is ready beside other nodes, or while
 /// others run on the pool, goes to the device's inter-op pool when that has more than one
 /// thread, its completion posted to `loop` (TensorFlow's executor keeps the last ready
-/// expensive node on its thread and schedules the others). Calls `step->done` on this thread. Never call it from an actor.
+/// expensive node on its thread and schedules the others). Calls `step->done` on this thread. Never
+/// call it from an actor.
 void run_step_waiting(const StepRunPtr& step, const std::shared_ptr<WaitLoop>& loop);
 
 /// Starts a step of one partition whose executor is `waiting_ok` on its device actor
@@ -238,10 +241,11 @@ caf::actor spawn_rendezvous(caf::actor_system& sys);
 /// Spawns a session's master actor (fans steps out, enforces deadlines, first error wins).
 caf::actor spawn_master(caf::actor_system& sys);
 
-
 /// How a step still running (a dequeue blocked on its queue, say) ends when its session is
 /// closed or reset: Cancelled, worded so that TensorFlow's checks ("was cancelled") match.
-inline Status session_closed_cancellation() { return cancelled("Step was cancelled: the Session has been closed."); }
+inline Status session_closed_cancellation() {
+  return cancelled("Step was cancelled: the Session has been closed.");
+}
 
 }  // namespace af::detail
 

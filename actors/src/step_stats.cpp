@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "actorflow/ops/errors.hpp"
@@ -34,7 +33,10 @@ std::string RunMetadata::chrome_trace() const {
   int next_pid = 1;
   for (auto& [task, pid] : pids) {
     pid = next_pid++;
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0},
+    events.push_back({{"ph", "M"},
+                      {"name", "process_name"},
+                      {"pid", pid},
+                      {"tid", 0},
                       {"args", {{"name", task}}}});
   }
   auto pid_of = [&](const NodeExecStats& s) { return pids[task_of(s.device)]; };
@@ -62,26 +64,32 @@ std::string RunMetadata::chrome_trace() const {
       auto& lane = device_lanes[i];
       if (!s->async && lane.thread != s->thread_id) continue;
       if (s->async && lane.label.rfind("async", 0) != 0) continue;
-      while (!lane.open_ends.empty() && lane.open_ends.back() <= s->start_us) lane.open_ends.pop_back();
+      while (!lane.open_ends.empty() && lane.open_ends.back() <= s->start_us)
+        lane.open_ends.pop_back();
       if (lane.open_ends.empty() || s->end_us <= lane.open_ends.back()) {
         chosen = i;
         break;
       }
     }
     if (chosen == device_lanes.size()) {
-      std::string label = short_device(s->device) + (s->async ? " async kernels " + std::to_string(chosen)
-                                                                : " thread " + std::to_string(s->thread_id % 100000));
+      std::string label =
+          short_device(s->device) + (s->async ? " async kernels " + std::to_string(chosen)
+                                              : " thread " + std::to_string(s->thread_id % 100000));
       device_lanes.push_back({s->thread_id, label, {}});
     }
     auto& lane = device_lanes[chosen];
-    while (!lane.open_ends.empty() && lane.open_ends.back() <= s->start_us) lane.open_ends.pop_back();
+    while (!lane.open_ends.empty() && lane.open_ends.back() <= s->start_us)
+      lane.open_ends.pop_back();
     lane.open_ends.push_back(s->end_us);
     auto key = std::make_pair(s->device, chosen);
     auto [it, fresh] = tids.emplace(key, next_tid);
     if (fresh) {
       ++next_tid;
-      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid_of(*s)},
-                        {"tid", it->second}, {"args", {{"name", lane.label}}}});
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_name"},
+                        {"pid", pid_of(*s)},
+                        {"tid", it->second},
+                        {"args", {{"name", lane.label}}}});
     }
     placed[s] = it->second;
     events.push_back({{"ph", "X"},
@@ -104,11 +112,22 @@ std::string RunMetadata::chrome_trace() const {
     auto it = sends.find(r.transfer);
     if (it == sends.end() || task_of(it->second->device) == task_of(r.device)) continue;
     const NodeExecStats& snd = *it->second;
-    events.push_back({{"ph", "s"}, {"name", "tensor"}, {"cat", "transfer"}, {"id", flow_id},
-                      {"pid", pid_of(snd)}, {"tid", placed[&snd]}, {"ts", snd.end_us},
+    events.push_back({{"ph", "s"},
+                      {"name", "tensor"},
+                      {"cat", "transfer"},
+                      {"id", flow_id},
+                      {"pid", pid_of(snd)},
+                      {"tid", placed[&snd]},
+                      {"ts", snd.end_us},
                       {"args", {{"key", r.transfer}}}});
-    events.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "tensor"}, {"cat", "transfer"}, {"id", flow_id},
-                      {"pid", pid_of(r)}, {"tid", placed[&r]}, {"ts", std::max(r.end_us, snd.end_us)}});
+    events.push_back({{"ph", "f"},
+                      {"bp", "e"},
+                      {"name", "tensor"},
+                      {"cat", "transfer"},
+                      {"id", flow_id},
+                      {"pid", pid_of(r)},
+                      {"tid", placed[&r]},
+                      {"ts", std::max(r.end_us, snd.end_us)}});
     ++flow_id;
   }
   return json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump(1);

@@ -1,9 +1,8 @@
 #include "wire_types.hpp"
 
-#include <cstring>
-
 #include <caf/binary_deserializer.hpp>
 #include <caf/binary_serializer.hpp>
+#include <cstring>
 
 #include "actorflow/ops/errors.hpp"
 
@@ -61,8 +60,8 @@ void round_trip(caf::actor_system& sys, T value, const char* name) {
   caf::binary_serializer sink(sys, buf);
   auto msg = caf::make_message(value);
   if (auto err = msg.save(sink); err || buf.empty())
-    throw InternalError(af::internal(std::string("wire type ") + name +
-                                     " does not serialise: is it registered?"));
+    throw InternalError(
+        af::internal(std::string("wire type ") + name + " does not serialise: is it registered?"));
   caf::binary_deserializer source(sys, buf);
   caf::message back;
   if (auto err = back.load(source); err || !back.match_element<T>(0))
@@ -88,8 +87,7 @@ Status status_from_error(const caf::error& e, const std::string& context) {
     if (e.context().match_elements<std::string>()) message = e.context().get_as<std::string>(0);
     return Status(static_cast<Code>(e.code()), message);
   }
-  if (e == caf::sec::request_timeout)
-    return deadline_exceeded("request timed out: " + context);
+  if (e == caf::sec::request_timeout) return deadline_exceeded("request timed out: " + context);
   if (e == caf::sec::request_receiver_down)
     return cancelled("the actor serving the request is gone: " + context);
   return unknown(context + ": " + to_string(e));

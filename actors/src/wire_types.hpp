@@ -4,16 +4,15 @@
 // types that may cross the network are inspectable and registered in a type-id block;
 // in-process payloads (shared pointers, closures) are marked unsafe so they can never be
 // serialised by accident.
+#include <caf/all.hpp>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <caf/all.hpp>
-
-#include "actorflow/ops/status.hpp"
 #include "actorflow/actors/message_types.hpp"
+#include "actorflow/ops/status.hpp"
 #include "actorflow/ops/tensor.hpp"
 
 namespace af::detail {
@@ -84,8 +83,6 @@ Status status_from_error(const caf::error& e, const std::string& context);
 }  // namespace af::detail
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(af::detail::Closure)
-
-
 
 CAF_BEGIN_TYPE_ID_BLOCK(actorflow, caf::first_custom_type_id)
 CAF_ADD_TYPE_ID(actorflow, (af::detail::WireTensor))

@@ -14,6 +14,11 @@
 //
 // Usage: actorflow-bench-gpu [all|mm|conv|step|copy|copyprobe] [--quick]
 // Built only where CUDA is found; needs a GPU to run.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <actorflow/actorflow.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,12 +28,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-#include <cudnn.h>
-
-#include <actorflow/actorflow.hpp>
 
 #include "bench_util.hpp"
 
@@ -57,7 +56,9 @@ void check(cudnnStatus_t e, const char* what) {
   }
 }
 
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 /// Times `f` `reps` times after `warm` untimed calls; milliseconds per call.
 std::vector<double> time_ms(int warm, int reps, const std::function<void()>& f) {
@@ -97,16 +98,18 @@ void* device_random(std::size_t count, bool bf16) {
   return d;
 }
 
-void print_row(const std::string& what, const std::vector<double>& session_ms, const std::vector<double>& direct_ms,
-               double flop_per_call) {
+void print_row(const std::string& what, const std::vector<double>& session_ms,
+               const std::vector<double>& direct_ms, double flop_per_call) {
   const double s = af::bench::median_of(session_ms), d = af::bench::median_of(direct_ms);
   if (flop_per_call > 0)
-    std::printf("%-44s session %.3f ms (%.1f TFLOP/s, %s) direct %.3f ms (%.1f TFLOP/s, %s) ratio %.2fx\n",
-                what.c_str(), s, flop_per_call / s / 1e9, af::bench::spread(session_ms).c_str(), d,
-                flop_per_call / d / 1e9, af::bench::spread(direct_ms).c_str(), d / s);
+    std::printf(
+        "%-44s session %.3f ms (%.1f TFLOP/s, %s) direct %.3f ms (%.1f TFLOP/s, %s) ratio %.2fx\n",
+        what.c_str(), s, flop_per_call / s / 1e9, af::bench::spread(session_ms).c_str(), d,
+        flop_per_call / d / 1e9, af::bench::spread(direct_ms).c_str(), d / s);
   else
     std::printf("%-44s session %.3f ms (%s) direct %.3f ms (%s) ratio %.2fx\n", what.c_str(), s,
-                af::bench::spread(session_ms).c_str(), d, af::bench::spread(direct_ms).c_str(), d / s);
+                af::bench::spread(session_ms).c_str(), d, af::bench::spread(direct_ms).c_str(),
+                d / s);
   std::fflush(stdout);
 }
 
@@ -132,7 +135,8 @@ void bench_matmul() {
         vars.push_back(g.variable(bf16 ? af::cast(a, t) : a, {.name = "a"}));
         vars.push_back(g.variable(bf16 ? af::cast(b, t) : b, {.name = "b"}));
         std::vector<af::Operation> ops;
-        for (int i = 0; i < per_step; ++i) ops.push_back(af::matmul(vars[0].value(), vars[1].value()).op());
+        for (int i = 0; i < per_step; ++i)
+          ops.push_back(af::matmul(vars[0].value(), vars[1].value()).op());
         products = g.group(ops);
       }
       af::Session sess(g);
@@ -154,18 +158,21 @@ void bench_matmul() {
       auto direct_ms = time_ms(3, reps, [&] {
         for (int i = 0; i < per_step; ++i) {
           if (bf16)
-            check(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, b, CUDA_R_16BF, N, a, CUDA_R_16BF, N, &zero,
-                               c, CUDA_R_16BF, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+            check(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, b, CUDA_R_16BF, N, a,
+                               CUDA_R_16BF, N, &zero, c, CUDA_R_16BF, N, CUBLAS_COMPUTE_32F,
+                               CUBLAS_GEMM_DEFAULT),
                   "cublasGemmEx");
           else
-            check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, static_cast<const float*>(b), N,
-                              static_cast<const float*>(a), N, &zero, static_cast<float*>(c), N),
+            check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one,
+                              static_cast<const float*>(b), N, static_cast<const float*>(a), N,
+                              &zero, static_cast<float*>(c), N),
                   "cublasSgemm");
         }
         check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
       });
       for (auto& m : direct_ms) m /= per_step;
-      print_row("P7 MatMul 4096^2 " + name + ", " + std::to_string(per_step) + "/step", session_ms, direct_ms, flop);
+      print_row("P7 MatMul 4096^2 " + name + ", " + std::to_string(per_step) + "/step", session_ms,
+                direct_ms, flop);
       cudaFree(a);
       cudaFree(b);
       cudaFree(c);
@@ -190,17 +197,27 @@ void bench_conv() {
     std::vector<af::Variable> vars;
     {
       auto on_gpu = g.device("/device:GPU:0");
-      auto x = g.variable(af::random_uniform(g, af::Shape{N, H, W, C}, af::DType::float32, -1, 1, 1), {.name = "x"});
-      auto w = g.variable(af::random_uniform(g, af::Shape{R, S, C, K}, af::DType::float32, -0.1, 0.1, 2), {.name = "w"});
-      auto dy = g.variable(af::random_uniform(g, af::Shape{N, H, W, K}, af::DType::float32, -1, 1, 3), {.name = "dy"});
+      auto x =
+          g.variable(af::random_uniform(g, af::Shape{N, H, W, C}, af::DType::float32, -1, 1, 1),
+                     {.name = "x"});
+      auto w =
+          g.variable(af::random_uniform(g, af::Shape{R, S, C, K}, af::DType::float32, -0.1, 0.1, 2),
+                     {.name = "w"});
+      auto dy =
+          g.variable(af::random_uniform(g, af::Shape{N, H, W, K}, af::DType::float32, -1, 1, 3),
+                     {.name = "dy"});
       vars = {x, w, dy};
       const std::vector<std::int64_t> strides{1, 1, 1, 1};
       auto input_sizes = g.constant(af::Tensor::from_vector<std::int32_t>({N, H, W, C}));
       auto filter_sizes = g.constant(af::Tensor::from_vector<std::int32_t>({R, S, C, K}));
       for (int i = 0; i < per_step; ++i) {
         ops[0].push_back(af::nn::conv2d(x.value(), w.value(), strides, "SAME").op());
-        ops[1].push_back(af::nn::conv2d_backprop_input(input_sizes, w.value(), dy.value(), strides, "SAME").op());
-        ops[2].push_back(af::nn::conv2d_backprop_filter(x.value(), filter_sizes, dy.value(), strides, "SAME").op());
+        ops[1].push_back(
+            af::nn::conv2d_backprop_input(input_sizes, w.value(), dy.value(), strides, "SAME")
+                .op());
+        ops[2].push_back(
+            af::nn::conv2d_backprop_filter(x.value(), filter_sizes, dy.value(), strides, "SAME")
+                .op());
       }
     }
     af::Session sess(g);
@@ -229,7 +246,9 @@ void bench_conv() {
   check(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, N, C, H, W), "x desc");
   check(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, N, K, H, W), "y desc");
   check(cudnnSetFilter4dDescriptor(wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, K, C, R, S), "w desc");
-  check(cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT), "conv desc");
+  check(cudnnSetConvolution2dDescriptor(cd, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+                                        CUDNN_DATA_FLOAT),
+        "conv desc");
   check(cudnnSetConvolutionMathType(cd, CUDNN_DEFAULT_MATH), "math type");
   float* x = static_cast<float*>(device_random(static_cast<std::size_t>(N) * H * W * C, false));
   float* w = static_cast<float*>(device_random(static_cast<std::size_t>(K) * R * S * C, false));
@@ -247,17 +266,28 @@ void bench_conv() {
   check(cudnnGetConvolutionForwardAlgorithm_v7(h, xd, wd, cd, yd, 8, &found, fp), "fwd heuristic");
   cudnnConvolutionFwdAlgo_t fa = fp[0].algo;
   for (int i = 0; i < found; ++i)
-    if (fp[i].status == CUDNN_STATUS_SUCCESS && fp[i].memory <= max_ws) { fa = fp[i].algo; break; }
+    if (fp[i].status == CUDNN_STATUS_SUCCESS && fp[i].memory <= max_ws) {
+      fa = fp[i].algo;
+      break;
+    }
   cudnnConvolutionBwdDataAlgoPerf_t dp[8];
-  check(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, wd, yd, cd, xd, 8, &found, dp), "bwd data heuristic");
+  check(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, wd, yd, cd, xd, 8, &found, dp),
+        "bwd data heuristic");
   cudnnConvolutionBwdDataAlgo_t da = dp[0].algo;
   for (int i = 0; i < found; ++i)
-    if (dp[i].status == CUDNN_STATUS_SUCCESS && dp[i].memory <= max_ws) { da = dp[i].algo; break; }
+    if (dp[i].status == CUDNN_STATUS_SUCCESS && dp[i].memory <= max_ws) {
+      da = dp[i].algo;
+      break;
+    }
   cudnnConvolutionBwdFilterAlgoPerf_t wp[8];
-  check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, xd, yd, cd, wd, 8, &found, wp), "bwd filter heuristic");
+  check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, xd, yd, cd, wd, 8, &found, wp),
+        "bwd filter heuristic");
   cudnnConvolutionBwdFilterAlgo_t wa = wp[0].algo;
   for (int i = 0; i < found; ++i)
-    if (wp[i].status == CUDNN_STATUS_SUCCESS && wp[i].memory <= max_ws) { wa = wp[i].algo; break; }
+    if (wp[i].status == CUDNN_STATUS_SUCCESS && wp[i].memory <= max_ws) {
+      wa = wp[i].algo;
+      break;
+    }
   auto sync = [&] { check(cudaStreamSynchronize(stream), "cudaStreamSynchronize"); };
   // Per call, `per` calls between synchronisations (as the session's steps).
   auto direct_ms = [&](int per, const std::function<void()>& call) {
@@ -269,19 +299,27 @@ void bench_conv() {
     return ms;
   };
   std::vector<std::function<void()>> calls = {
-      [&] { check(cudnnConvolutionForward(h, &one, xd, x, wd, w, cd, fa, ws, max_ws, &zero, yd, y), "forward"); },
       [&] {
-        check(cudnnConvolutionBackwardData(h, &one, wd, w, yd, dy, cd, da, ws, max_ws, &zero, xd, dx), "backward data");
+        check(cudnnConvolutionForward(h, &one, xd, x, wd, w, cd, fa, ws, max_ws, &zero, yd, y),
+              "forward");
       },
       [&] {
-        check(cudnnConvolutionBackwardFilter(h, &one, xd, x, yd, dy, cd, wa, ws, max_ws, &zero, wd, dw),
+        check(
+            cudnnConvolutionBackwardData(h, &one, wd, w, yd, dy, cd, da, ws, max_ws, &zero, xd, dx),
+            "backward data");
+      },
+      [&] {
+        check(cudnnConvolutionBackwardFilter(h, &one, xd, x, yd, dy, cd, wa, ws, max_ws, &zero, wd,
+                                             dw),
               "backward filter");
       }};
-  const char* names[3] = {"P7 Conv2D 3x3 N32 56x56x64->64 fwd", "P7 Conv2DBackpropInput (same layer)",
+  const char* names[3] = {"P7 Conv2D 3x3 N32 56x56x64->64 fwd",
+                          "P7 Conv2DBackpropInput (same layer)",
                           "P7 Conv2DBackpropFilter (same layer)"};
   for (int variant = 0; variant < 2; ++variant)
     for (int k = 0; k < 3; ++k)
-      print_row(std::string(names[k]) + (variant == 0 ? ", 1/step" : ", 8/step"), session_ms[variant][k],
+      print_row(std::string(names[k]) + (variant == 0 ? ", 1/step" : ", 8/step"),
+                session_ms[variant][k],
                 direct_ms(variant == 0 ? 1 : 8, calls[static_cast<std::size_t>(k)]), flop);
   // What the HWIO filter costs: a session's conv kernels first transpose TensorFlow's HWIO
   // filter to cuDNN's OHWI (a cuBLAS geam, as TensorFlow transforms its filter too). The
@@ -294,15 +332,20 @@ void bench_conv() {
     check(cudaMalloc(&ohwi, sizeof(float) * K * R * S * C), "cudaMalloc");
     const int hwi = R * S * C;
     auto transposed = [&] {
-      check(cublasSgeam(blas, CUBLAS_OP_T, CUBLAS_OP_N, hwi, K, &one, w, K, &zero, ohwi, hwi, ohwi, hwi), "geam");
-      check(cudnnConvolutionBackwardData(h, &one, wd, ohwi, yd, dy, cd, da, ws, max_ws, &zero, xd, dx), "backward data");
+      check(cublasSgeam(blas, CUBLAS_OP_T, CUBLAS_OP_N, hwi, K, &one, w, K, &zero, ohwi, hwi, ohwi,
+                        hwi),
+            "geam");
+      check(cudnnConvolutionBackwardData(h, &one, wd, ohwi, yd, dy, cd, da, ws, max_ws, &zero, xd,
+                                         dx),
+            "backward data");
     };
-    print_row("P7 Conv2DBackpropInput, 1/step, direct+transpose", session_ms[0][1], direct_ms(1, transposed), flop);
+    print_row("P7 Conv2DBackpropInput, 1/step, direct+transpose", session_ms[0][1],
+              direct_ms(1, transposed), flop);
     cudaFree(ohwi);
     cublasDestroy(blas);
   }
-  for (void* p : {static_cast<void*>(x), static_cast<void*>(w), static_cast<void*>(dy), static_cast<void*>(y),
-                  static_cast<void*>(dx), static_cast<void*>(dw), ws})
+  for (void* p : {static_cast<void*>(x), static_cast<void*>(w), static_cast<void*>(dy),
+                  static_cast<void*>(y), static_cast<void*>(dx), static_cast<void*>(dw), ws})
     cudaFree(p);
   cudnnDestroyTensorDescriptor(xd);
   cudnnDestroyTensorDescriptor(yd);
@@ -330,8 +373,10 @@ void bench_step() {
   auto gpu = median_step_us("/device:GPU:0");
   auto cpu = median_step_us("/cpu:0");
   const double gs = af::bench::median_of(gpu) * 1000, cs = af::bench::median_of(cpu) * 1000;
-  std::printf("GPU step overhead (c = a + b on GPU:0, fetched): median %.1f us; on CPU:0 %.1f us; ratio %.2fx\n", gs,
-              cs, gs / cs);
+  std::printf(
+      "GPU step overhead (c = a + b on GPU:0, fetched): median %.1f us; on CPU:0 %.1f us; ratio "
+      "%.2fx\n",
+      gs, cs, gs / cs);
   // The same kernel run as a target: the step's own cost without the fetch's copy, against a
   // direct launch of a kernel and a stream synchronisation.
   {
@@ -347,11 +392,17 @@ void bench_step() {
     check(cudaMalloc(&d, 4), "cudaMalloc");
     cudaStream_t stream;
     check(cudaStreamCreate(&stream), "cudaStreamCreate");
-    const double ds = af::bench::median_of(time_ms(200, reps, [&] {
-                        check(cudaMemsetAsync(d, 0, 4, stream), "cudaMemsetAsync");
-                        check(cudaStreamSynchronize(stream), "sync");
-                      })) * 1000;
-    std::printf("GPU step overhead (c = a + b on GPU:0, a target): median %.1f us; a memset + sync %.1f us\n", ts, ds);
+    const double ds =
+        af::bench::median_of(time_ms(200, reps,
+                                     [&] {
+                                       check(cudaMemsetAsync(d, 0, 4, stream), "cudaMemsetAsync");
+                                       check(cudaStreamSynchronize(stream), "sync");
+                                     })) *
+        1000;
+    std::printf(
+        "GPU step overhead (c = a + b on GPU:0, a target): median %.1f us; a memset + sync %.1f "
+        "us\n",
+        ts, ds);
     cudaFree(d);
     cudaStreamDestroy(stream);
   }
@@ -373,7 +424,8 @@ void bench_copy() {
     auto on_gpu = g.device("/device:GPU:0");
     fed = g.placeholder(af::DType::float32, af::PartialShape{count}, "fed");
     sum = af::reduce_sum(fed);
-    v = g.variable(af::random_uniform(g, af::Shape{count}, af::DType::float32, 0, 1, 1), {.name = "held"});
+    v = g.variable(af::random_uniform(g, af::Shape{count}, af::DType::float32, 0, 1, 1),
+                   {.name = "held"});
     held = v.value();
   }
   af::Session sess(g);
@@ -403,8 +455,10 @@ void bench_copy() {
   });
   auto row = [&](const char* what, const std::vector<double>& s, const std::vector<double>& d) {
     const double sm = af::bench::median_of(s), dm = af::bench::median_of(d);
-    std::printf("%-44s session %.1f GB/s (%.2f ms, %s) cudaMemcpyAsync pinned %.1f GB/s (%.2f ms) ratio %.2fx\n", what,
-                gb / sm * 1e3, sm, af::bench::spread(s).c_str(), gb / dm * 1e3, dm, dm / sm);
+    std::printf(
+        "%-44s session %.1f GB/s (%.2f ms, %s) cudaMemcpyAsync pinned %.1f GB/s (%.2f ms) ratio "
+        "%.2fx\n",
+        what, gb / sm * 1e3, sm, af::bench::spread(s).c_str(), gb / dm * 1e3, dm, dm / sm);
     std::fflush(stdout);
   };
   row("host->device 256 MiB (feed to a GPU op)", h2d, direct_h2d);
@@ -414,7 +468,6 @@ void bench_copy() {
   cudaFree(dev);
   cudaStreamDestroy(stream);
 }
-
 
 // -- Where a pageable feed's time goes ------------------------------------------------------
 
@@ -446,7 +499,8 @@ void bench_copy_probe() {
   };
   auto report = [&](const std::string& what, const std::vector<double>& ms) {
     const double m = af::bench::median_of(ms);
-    std::printf("  %-52s %6.1f GB/s (%.2f ms, %s)\n", what.c_str(), gb / m * 1e3, m, af::bench::spread(ms).c_str());
+    std::printf("  %-52s %6.1f GB/s (%.2f ms, %s)\n", what.c_str(), gb / m * 1e3, m,
+                af::bench::spread(ms).c_str());
     std::fflush(stdout);
   };
   std::printf("pageable host->device 256 MiB, where the time goes (%d cores):\n", cores);
@@ -456,15 +510,19 @@ void bench_copy_probe() {
          }));
   report("memcpy pageable->pinned, 1 thread",
          time_ms(1, reps, [&] { std::memcpy(pinned, pageable.data(), bytes); }));
-  report("memcpy pageable->pinned, " + std::to_string(cores) + " threads",
-         time_ms(1, reps, [&] { parallel_copy(static_cast<char*>(pinned), pageable.data(), bytes, cores); }));
+  report("memcpy pageable->pinned, " + std::to_string(cores) + " threads", time_ms(1, reps, [&] {
+           parallel_copy(static_cast<char*>(pinned), pageable.data(), bytes, cores);
+         }));
   report("cudaMemcpyAsync from pageable memory (the driver stages)", time_ms(2, reps, [&] {
-           check(cudaMemcpyAsync(dev, pageable.data(), bytes, cudaMemcpyHostToDevice, stream), "h2d");
+           check(cudaMemcpyAsync(dev, pageable.data(), bytes, cudaMemcpyHostToDevice, stream),
+                 "h2d");
            check(cudaStreamSynchronize(stream), "sync");
          }));
   report("cudaHostRegister + cudaMemcpyAsync + unregister", time_ms(1, reps, [&] {
-           check(cudaHostRegister(pageable.data(), bytes, cudaHostRegisterDefault), "cudaHostRegister");
-           check(cudaMemcpyAsync(dev, pageable.data(), bytes, cudaMemcpyHostToDevice, stream), "h2d");
+           check(cudaHostRegister(pageable.data(), bytes, cudaHostRegisterDefault),
+                 "cudaHostRegister");
+           check(cudaMemcpyAsync(dev, pageable.data(), bytes, cudaMemcpyHostToDevice, stream),
+                 "h2d");
            check(cudaStreamSynchronize(stream), "sync");
            check(cudaHostUnregister(pageable.data()), "cudaHostUnregister");
          }));
@@ -478,15 +536,18 @@ void bench_copy_probe() {
 int main(int argc, char** argv) {
   std::string which = "all";
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    if (std::strcmp(argv[i], "--quick") == 0)
+      quick = true;
     else if (std::strcmp(argv[i], "--help") == 0) {
       std::printf("usage: actorflow-bench-gpu [all|mm|conv|step|copy|copyprobe] [--quick]\n");
       return 0;
-    } else which = argv[i];
+    } else
+      which = argv[i];
   }
   auto gpus = af::list_gpus();
   if (gpus.empty()) {
-    std::fprintf(stderr, "actorflow-bench-gpu: no GPU visible: %s\n", af::gpu_unavailable_reason().c_str());
+    std::fprintf(stderr, "actorflow-bench-gpu: no GPU visible: %s\n",
+                 af::gpu_unavailable_reason().c_str());
     return 1;
   }
   std::printf("device: %s\n", gpus[0].name.c_str());

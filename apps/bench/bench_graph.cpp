@@ -9,18 +9,17 @@
 // `close` (flushed to the file). Baseline, interleaved in pairs: the same records
 // (TFRecord-framed Events, built once beforehand) written with fwrite and fclose, the floor
 // of any events writer. TensorFlow's FileWriter on the same work: scripts/peers/events_peers.py.
+#include <unistd.h>
+
+#include <actorflow/actorflow.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <vector>
-
-#include <unistd.h>
-
-#include <actorflow/actorflow.hpp>
 
 #include "bench_util.hpp"
 
@@ -43,7 +42,9 @@ GraphDef bench_graph(int nodes) {
   return export_graph_def(g);
 }
 
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 }  // namespace
 
@@ -81,21 +82,25 @@ void bench_graph_import(bool quick, const std::string& file, int nodes) {
     import_ms.push_back(imported);
     total_ms.push_back(parsed + imported);
   }
-  std::printf("GRAPH import of a %zu-node GraphDef (%zu bytes): median %.1f ms (%s): parse %.1f ms + import %.1f ms; "
-              "%.2f M nodes/s\n",
-              count, bytes.size(), median_of(total_ms), spread(total_ms).c_str(), median_of(parse_ms),
-              median_of(import_ms), static_cast<double>(count) / median_of(total_ms) / 1e3);
+  std::printf(
+      "GRAPH import of a %zu-node GraphDef (%zu bytes): median %.1f ms (%s): parse %.1f ms + "
+      "import %.1f ms; "
+      "%.2f M nodes/s\n",
+      count, bytes.size(), median_of(total_ms), spread(total_ms).c_str(), median_of(parse_ms),
+      median_of(import_ms), static_cast<double>(count) / median_of(total_ms) / 1e3);
   std::fflush(stdout);
 }
 
 void bench_events(bool quick) {
   const int steps = quick ? 2000 : 20000;
   const int pairs = quick ? 3 : 7;
-  const auto dir = std::filesystem::temp_directory_path() / ("actorflow-bench-events-" + std::to_string(::getpid()));
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("actorflow-bench-events-" + std::to_string(::getpid()));
   std::vector<std::string> summaries;
   for (int i = 0; i < steps; ++i) {
     const std::string loss = summary::scalar("loss", 1.0f / static_cast<float>(i + 1));
-    const std::string accuracy = summary::scalar("accuracy", static_cast<float>(i) / static_cast<float>(steps));
+    const std::string accuracy =
+        summary::scalar("accuracy", static_cast<float>(i) / static_cast<float>(steps));
     summaries.push_back(summary::merge(std::vector<std::string>{loss, accuracy}).value());
   }
   // The baseline's bytes: what the writer put in its file, read back once.
@@ -136,10 +141,12 @@ void bench_events(bool quick) {
     ratio.push_back(raw_ms / writer_ms);
   }
   std::filesystem::remove_all(dir);
-  std::printf("EVENTS %d steps of 2 scalars: FileWriter median %.0f events/s (%s); fwrite of the same records %.0f "
-              "events/s; ratio median %.2f (%s)\n",
-              steps, median_of(writer_rate), spread(writer_rate).c_str(), median_of(raw_rate), median_of(ratio),
-              spread(ratio).c_str());
+  std::printf(
+      "EVENTS %d steps of 2 scalars: FileWriter median %.0f events/s (%s); fwrite of the same "
+      "records %.0f "
+      "events/s; ratio median %.2f (%s)\n",
+      steps, median_of(writer_rate), spread(writer_rate).c_str(), median_of(raw_rate),
+      median_of(ratio), spread(ratio).c_str());
   std::fflush(stdout);
 }
 

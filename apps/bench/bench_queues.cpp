@@ -3,24 +3,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <actorflow/actorflow.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <ctime>
 #include <deque>
 #include <filesystem>
-#include <atomic>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <actorflow/actorflow.hpp>
-
-#include "pipeline.hpp"
-
 #include "bench_util.hpp"
+#include "pipeline.hpp"
 
 extern char** environ;
 
@@ -29,7 +27,6 @@ namespace af::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
 
 /// The baseline: a bounded queue with a mutex and two condition variables.
 class MutexQueue {
@@ -138,8 +135,11 @@ double ring_rate(std::int64_t items, std::size_t batch) {
 }
 
 double actor_rate(std::int64_t items, std::int64_t batch, int run) {
-  auto q = QueueHandle::open({.kind = QueueKind::fifo, .name = "p2_" + std::to_string(batch) + "_" + std::to_string(run),
-                              .dtypes = {af::int64}, .shapes = {PartialShape(Shape{})}, .capacity = 1024});
+  auto q = QueueHandle::open({.kind = QueueKind::fifo,
+                              .name = "p2_" + std::to_string(batch) + "_" + std::to_string(run),
+                              .dtypes = {af::int64},
+                              .shapes = {PartialShape(Shape{})},
+                              .capacity = 1024});
   auto start = Clock::now();
   std::thread producer([&] {
     for (std::int64_t i = 0; i < items; i += batch) {
@@ -165,8 +165,11 @@ double actor_rate(std::int64_t items, std::int64_t batch, int run) {
 /// The same handoff with pipelined host calls: a QueueProducer keeps up to 16 enqueue_many
 /// requests in flight, a QueueConsumer prefetches 8 dequeue_many requests.
 double pipelined_rate(std::int64_t items, std::int64_t batch, int run) {
-  auto q = QueueHandle::open({.kind = QueueKind::fifo, .name = "p2p_" + std::to_string(batch) + "_" + std::to_string(run),
-                              .dtypes = {af::int64}, .shapes = {PartialShape(Shape{})}, .capacity = 1024});
+  auto q = QueueHandle::open({.kind = QueueKind::fifo,
+                              .name = "p2p_" + std::to_string(batch) + "_" + std::to_string(run),
+                              .dtypes = {af::int64},
+                              .shapes = {PartialShape(Shape{})},
+                              .capacity = 1024});
   auto start = Clock::now();
   std::thread producer([&] {
     QueueProducer out(q, 16);
@@ -224,14 +227,16 @@ void bench_p2(bool quick) {
     for (auto& x : v) x /= 1e6;
     return spread(v);
   };
-  std::printf("P2 queue handoff, 64-item enqueue_many/dequeue_many, capacity 1024, 1 producer + 1 "
-              "consumer thread (%d runs of %lld items, medians): mutex+condvar queue %.2f M items/s (%s); "
-              "lock-free SPSC ring (the limit) %.2f M items/s (%s); "
-              "queue actor, pipelined (QueueProducer window 16 / QueueConsumer window 8) %.2f M "
-              "items/s (%s), ratio %.2fx of the mutex queue, %.2fx of the ring; queue actor, blocking "
-              "QueueHandle calls %.2f M items/s (%s), ratio %.2fx of the mutex queue\n",
-              runs, static_cast<long long>(items), b / 1e6, millions(base).c_str(), l / 1e6, millions(ring).c_str(),
-              p / 1e6, millions(piped).c_str(), p / b, p / l, o / 1e6, millions(ours).c_str(), o / b);
+  std::printf(
+      "P2 queue handoff, 64-item enqueue_many/dequeue_many, capacity 1024, 1 producer + 1 "
+      "consumer thread (%d runs of %lld items, medians): mutex+condvar queue %.2f M items/s (%s); "
+      "lock-free SPSC ring (the limit) %.2f M items/s (%s); "
+      "queue actor, pipelined (QueueProducer window 16 / QueueConsumer window 8) %.2f M "
+      "items/s (%s), ratio %.2fx of the mutex queue, %.2fx of the ring; queue actor, blocking "
+      "QueueHandle calls %.2f M items/s (%s), ratio %.2fx of the mutex queue\n",
+      runs, static_cast<long long>(items), b / 1e6, millions(base).c_str(), l / 1e6,
+      millions(ring).c_str(), p / 1e6, millions(piped).c_str(), p / b, p / l, o / 1e6,
+      millions(ours).c_str(), o / b);
   const std::int64_t singles = quick ? 20'000 : 100'000;
   for (int r = 0; r < runs; ++r) {
     single.push_back(actor_rate(singles, 1, 100 + r));
@@ -243,9 +248,10 @@ void bench_p2(bool quick) {
     for (int r = 0; r < runs; ++r) m.push_back(mutex_rate(singles, 1));
     mb1 = median_of(m);
   }
-  std::printf("P2 single items: QueueHandle enqueue/dequeue median %.0f items/s; sess.run of "
-              "enqueue/dequeue ops %.0f items/s; mutex+condvar queue %.0f items/s (ratios %.3fx, %.3fx)\n",
-              median_of(single), median_of(sess), mb1, median_of(single) / mb1, median_of(sess) / mb1);
+  std::printf(
+      "P2 single items: QueueHandle enqueue/dequeue median %.0f items/s; sess.run of "
+      "enqueue/dequeue ops %.0f items/s; mutex+condvar queue %.0f items/s (ratios %.3fx, %.3fx)\n",
+      median_of(single), median_of(sess), mb1, median_of(single) / mb1, median_of(sess) / mb1);
 }
 
 /// Only the pipelined P2 case, for profiling (`actorflow-bench p2-pipelined`).
@@ -259,8 +265,11 @@ void bench_p2_pipelined(bool quick) {
 /// One thread, no contention: the cost of one enqueue_many + dequeue_many pair.
 void bench_p2_self(bool quick) {
   const std::int64_t batches = quick ? 20'000 : 500'000;
-  auto q = QueueHandle::open({.kind = QueueKind::fifo, .name = "p2self", .dtypes = {af::int64},
-                              .shapes = {PartialShape(Shape{})}, .capacity = 1024});
+  auto q = QueueHandle::open({.kind = QueueKind::fifo,
+                              .name = "p2self",
+                              .dtypes = {af::int64},
+                              .shapes = {PartialShape(Shape{})},
+                              .capacity = 1024});
   std::vector<double> v;
   for (int r = 0; r < 5; ++r) {
     auto start = Clock::now();
@@ -272,9 +281,11 @@ void bench_p2_self(bool quick) {
       auto out = q.dequeue_many(64);
       if (out[0].flat<std::int64_t>()[0] != i) std::abort();
     }
-    v.push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count() / static_cast<double>(batches));
+    v.push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count() /
+                static_cast<double>(batches));
   }
-  std::printf("P2 one thread: %.0f ns per enqueue_many + dequeue_many of 64 (median of 5)\n", median_of(v));
+  std::printf("P2 one thread: %.0f ns per enqueue_many + dequeue_many of 64 (median of 5)\n",
+              median_of(v));
 }
 
 void bench_p3(bool quick) {
@@ -307,14 +318,17 @@ void bench_p3(bool quick) {
     }
   }
   double b = median_of(base), r1 = median_of(one), r2 = median_of(two);
-  std::printf("P3 CSV pipeline, %lld lines of 3 fields in 4 files (page cache), read_up_to 1024, "
-              "%d QueueRunner loops per reader, batches of 1024: 1 reader median %.2f M lines/s, 2 readers %.2f M lines/s; "
-              "std::from_chars loop %.2f M lines/s; ratio 1 reader %.2fx, 2 readers per core %.2fx "
-              "(checksums %s); CPU busy %.2f / %.2f cores, so per CPU-second %.2fx / %.2fx of the loop\n",
-              static_cast<long long>(4 * lines), apps::PipelineOptions{}.loops_per_reader, r1 / 1e6, r2 / 1e6, b / 1e6, r1 / b, r2 / (2 * b),
-              std::abs(checksum - checksum_base) < 1e-3 * std::abs(checksum_base) + 1 ? "match" : "DIFFER",
-              median_of(cores_one), median_of(cores_two), r1 / median_of(cores_one) / b,
-              r2 / median_of(cores_two) / b);
+  std::printf(
+      "P3 CSV pipeline, %lld lines of 3 fields in 4 files (page cache), read_up_to 1024, "
+      "%d QueueRunner loops per reader, batches of 1024: 1 reader median %.2f M lines/s, 2 readers "
+      "%.2f M lines/s; "
+      "std::from_chars loop %.2f M lines/s; ratio 1 reader %.2fx, 2 readers per core %.2fx "
+      "(checksums %s); CPU busy %.2f / %.2f cores, so per CPU-second %.2fx / %.2fx of the loop\n",
+      static_cast<long long>(4 * lines), apps::PipelineOptions{}.loops_per_reader, r1 / 1e6,
+      r2 / 1e6, b / 1e6, r1 / b, r2 / (2 * b),
+      std::abs(checksum - checksum_base) < 1e-3 * std::abs(checksum_base) + 1 ? "match" : "DIFFER",
+      median_of(cores_one), median_of(cores_two), r1 / median_of(cores_one) / b,
+      r2 / median_of(cores_two) / b);
   std::filesystem::remove_all(dir);
 }
 
@@ -341,10 +355,11 @@ void bench_p8(bool quick, const char* self_exe) {
   };
   std::filesystem::create_directories(dir);
   long small = measure(lines), large = measure(lines * 10);
-  std::printf("P8 pipeline peak RSS: %lld lines %ld KiB, %lld lines (10x) %ld KiB; ratio %.3f "
-              "(bounded queues: capacity 16384 instances)\n",
-              static_cast<long long>(4 * lines), small, static_cast<long long>(40 * lines), large,
-              static_cast<double>(large) / static_cast<double>(small));
+  std::printf(
+      "P8 pipeline peak RSS: %lld lines %ld KiB, %lld lines (10x) %ld KiB; ratio %.3f "
+      "(bounded queues: capacity 16384 instances)\n",
+      static_cast<long long>(4 * lines), small, static_cast<long long>(40 * lines), large,
+      static_cast<double>(large) / static_cast<double>(small));
   std::filesystem::remove_all(dir);
 }
 

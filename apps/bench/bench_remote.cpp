@@ -1,27 +1,25 @@
 // P4 (remote tensor fetch, GB/s) and P5 (remote scalar round trip, us) against a server in
 // another process, each beside a raw loopback TCP baseline served by the same child process:
 // a 1 MiB-write stream of the same bytes (P4) and a 64-byte ping-pong (P5).
-#include <algorithm>
-#include <atomic>
-#include <map>
-#include <mutex>
-#include <chrono>
-#include <memory>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <string>
-#include <thread>
-#include <vector>
-
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <asio.hpp>
-
 #include <actorflow/actorflow.hpp>
+#include <algorithm>
+#include <asio.hpp>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "bench_util.hpp"
 
@@ -33,7 +31,6 @@ namespace {
 
 using asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
-
 
 /// A buffer of `n` bytes for the raw stream, filled once and kept per size.
 const char* source_bytes(std::uint64_t n) {
@@ -67,7 +64,8 @@ void serve_raw(tcp::acceptor& acceptor) {
       if (e) return;
       if (kind == 'p') {
         char buf[64];
-        while (asio::read(s, asio::buffer(buf), e) == sizeof buf && !e) asio::write(s, asio::buffer(buf), e);
+        while (asio::read(s, asio::buffer(buf), e) == sizeof buf && !e)
+          asio::write(s, asio::buffer(buf), e);
       } else {
         std::uint64_t n = 0;
         asio::read(s, asio::buffer(&n, 8), e);
@@ -79,7 +77,8 @@ void serve_raw(tcp::acceptor& acceptor) {
         const int fd = s.native_handle();
         s.native_non_blocking(false, e);
         for (std::uint64_t off = 0; off < n;) {
-          ssize_t k = ::send(fd, data + off, std::min<std::uint64_t>(n - off, kRawPiece), MSG_NOSIGNAL);
+          ssize_t k =
+              ::send(fd, data + off, std::min<std::uint64_t>(n - off, kRawPiece), MSG_NOSIGNAL);
           if (k < 0 && errno == EINTR) continue;
           if (k <= 0) return;
           off += static_cast<std::uint64_t>(k);
@@ -199,8 +198,10 @@ void bench_remote(bool quick, const char* self_exe) {
       raw.push_back(median_of(b));
     }
     double o = median_of(ours), t = median_of(raw);
-    std::printf("P5 remote scalar fetch (another process, loopback): median %.1f us; raw TCP 64-byte "
-                "ping-pong %.1f us; ratio %.2fx (target <= 3x)\n", o, t, o / t);
+    std::printf(
+        "P5 remote scalar fetch (another process, loopback): median %.1f us; raw TCP 64-byte "
+        "ping-pong %.1f us; ratio %.2fx (target <= 3x)\n",
+        o, t, o / t);
   }
 
   // -- P4: tensor fetch ----------------------------------------------------------------------
@@ -232,8 +233,8 @@ void bench_remote(bool quick, const char* self_exe) {
       stream.native_non_blocking(false);
       std::uint64_t got = 0;
       while (got < bytes) {
-        ssize_t k = ::recv(stream.native_handle(), landing.data() + got, std::min<std::uint64_t>(bytes - got, kRawPiece),
-                           MSG_WAITALL);
+        ssize_t k = ::recv(stream.native_handle(), landing.data() + got,
+                           std::min<std::uint64_t>(bytes - got, kRawPiece), MSG_WAITALL);
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) break;
         got += static_cast<std::uint64_t>(k);
@@ -242,9 +243,11 @@ void bench_remote(bool quick, const char* self_exe) {
       if (r >= 0) raw.push_back(bytes / s / 1e9);
     }
     double o = median_of(ours), t = median_of(raw);
-    std::printf("P4 remote fetch of a %lld MiB float tensor: median %.2f GB/s (%s); raw TCP stream (blocking "
-                "16 MiB send/recv into a warm buffer) %.2f GB/s (%s); ratio %.2fx (target >= 0.9x)\n",
-                static_cast<long long>(mib), o, spread(ours).c_str(), t, spread(raw).c_str(), o / t);
+    std::printf(
+        "P4 remote fetch of a %lld MiB float tensor: median %.2f GB/s (%s); raw TCP stream "
+        "(blocking "
+        "16 MiB send/recv into a warm buffer) %.2f GB/s (%s); ratio %.2fx (target >= 0.9x)\n",
+        static_cast<long long>(mib), o, spread(ours).c_str(), t, spread(raw).c_str(), o / t);
   }
 }
 
@@ -281,7 +284,8 @@ struct TaskProcess {
   }
 };
 
-bool start_task(TaskProcess& child, const char* self_exe, const std::string& json, const std::string& job, int task) {
+bool start_task(TaskProcess& child, const char* self_exe, const std::string& json,
+                const std::string& job, int task) {
   int in[2], out[2];
   if (::pipe(in) != 0 || ::pipe(out) != 0) return false;
   posix_spawn_file_actions_t actions;
@@ -314,8 +318,8 @@ std::string free_address() { return "127.0.0.1:" + std::to_string(pick_unused_po
 double null_step_median(const char* self_exe, int workers, int iters, int runs) {
   std::vector<std::string> worker_addresses;
   for (int i = 0; i < workers; ++i) worker_addresses.push_back(free_address());
-  ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"ps", {free_address()}},
-                                                                      {"worker", worker_addresses}});
+  ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{
+      {"ps", {free_address()}}, {"worker", worker_addresses}});
   const std::string json = cluster.to_json();
   std::vector<TaskProcess> tasks(static_cast<std::size_t>(workers) + 1);
   if (!start_task(tasks[0], self_exe, json, "ps", 0)) return -1;
@@ -374,9 +378,11 @@ void bench_null_step(bool quick, const char* self_exe) {
     std::printf("null distributed step: cannot start the cluster processes\n");
     return;
   }
-  std::printf("null distributed step (read + assign_add of a scalar on ps, client on a worker; processes): "
-              "1 ps + 1 worker median %.1f us; 1 ps + 4 workers (4 clients at once) median %.1f us; growth %.2fx\n",
-              one, four, four / one);
+  std::printf(
+      "null distributed step (read + assign_add of a scalar on ps, client on a worker; processes): "
+      "1 ps + 1 worker median %.1f us; 1 ps + 4 workers (4 clients at once) median %.1f us; growth "
+      "%.2fx\n",
+      one, four, four / one);
 }
 
 }  // namespace af::bench
@@ -445,9 +451,11 @@ void bench_soak(double minutes, const char* self_exe) {
   }
   const long start_rss = rss_kib(server.pid);
   const auto t0 = Clock::now();
-  const auto end = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::ratio<60>>(minutes));
+  const auto end = t0 + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double, std::ratio<60>>(minutes));
   std::vector<long> samples{start_rss};
-  std::printf("soak: 50 clients on one server process for %.1f min; server RSS at start %ld KiB\n", minutes, start_rss);
+  std::printf("soak: 50 clients on one server process for %.1f min; server RSS at start %ld KiB\n",
+              minutes, start_rss);
   std::fflush(stdout);
   auto next = t0 + std::chrono::minutes(1);
   while (Clock::now() < end) {
@@ -456,7 +464,8 @@ void bench_soak(double minutes, const char* self_exe) {
       samples.push_back(rss_kib(server.pid));
       std::printf("soak: %.0f min: %lld steps, %lld errors, server RSS %ld KiB\n",
                   std::chrono::duration<double, std::ratio<60>>(Clock::now() - t0).count(),
-                  static_cast<long long>(steps.load()), static_cast<long long>(errors.load()), samples.back());
+                  static_cast<long long>(steps.load()), static_cast<long long>(errors.load()),
+                  samples.back());
       std::fflush(stdout);
       next += std::chrono::minutes(1);
     }
@@ -466,10 +475,13 @@ void bench_soak(double minutes, const char* self_exe) {
   double secs = std::chrono::duration<double>(Clock::now() - t0).count();
   long end_rss = rss_kib(server.pid);
   long after_warmup = samples.size() > 1 ? samples[1] : start_rss;
-  std::printf("soak: %lld steps in %.0f s (%.0f steps/s), %lld errors; server RSS start %ld KiB, after 1 min %ld KiB, "
-              "end %ld KiB (end / 1 min = %.3f)\n",
-              static_cast<long long>(steps.load()), secs, steps.load() / secs, static_cast<long long>(errors.load()),
-              start_rss, after_warmup, end_rss, after_warmup > 0 ? static_cast<double>(end_rss) / after_warmup : 0.0);
+  std::printf(
+      "soak: %lld steps in %.0f s (%.0f steps/s), %lld errors; server RSS start %ld KiB, after 1 "
+      "min %ld KiB, "
+      "end %ld KiB (end / 1 min = %.3f)\n",
+      static_cast<long long>(steps.load()), secs, steps.load() / secs,
+      static_cast<long long>(errors.load()), start_rss, after_warmup, end_rss,
+      after_warmup > 0 ? static_cast<double>(end_rss) / after_warmup : 0.0);
 }
 
 }  // namespace af::bench

@@ -9,6 +9,13 @@
 //         median over seeds 1, 2, 3 (needs Debian's dataset-fashion-mnist).
 //   CKPT  Saver save and restore of a 256 MiB model vs writing (with fsync) and reading the same
 //         bytes with plain file I/O.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <immintrin.h>
+#include <unistd.h>
+
+#include <actorflow/actorflow.hpp>
+#include <actorflow/train/saver.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,26 +29,15 @@
 #include <string>
 #include <vector>
 
-#include <dlfcn.h>
-#include <immintrin.h>
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <actorflow/actorflow.hpp>
-#include <actorflow/train/saver.hpp>
-
 #include "bench_util.hpp"
 #include "gemm_baselines.hpp"
 #include "trainer.hpp"
-
 
 namespace af::bench {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-
 
 constexpr int kBatch = 128, kIn = 784, kHidden = 256, kClasses = 10;
 constexpr float kLr = 0.1f;
@@ -69,16 +65,16 @@ std::vector<float> glorot(std::mt19937& rng, int in, int out) {
 }
 
 // A row-major sgemm: C = alpha * op(A) * op(B) + beta * C.
-using SgemmFn = void (*)(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
-                         int ldb, float beta, float* c, int ldc);
+using SgemmFn = void (*)(bool ta, bool tb, int m, int n, int k, float alpha, const float* a,
+                         int lda, const float* b, int ldb, float beta, float* c, int ldc);
 
-void openblas_sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
-                    int ldb, float beta, float* c, int ldc) {
+void openblas_sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda,
+                    const float* b, int ldb, float beta, float* c, int ldc) {
   openblas_baseline()->gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-void onednn_sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
-                  int ldb, float beta, float* c, int ldc) {
+void onednn_sgemm(bool ta, bool tb, int m, int n, int k, float alpha, const float* a, int lda,
+                  const float* b, int ldb, float beta, float* c, int ldc) {
   dnnl_sgemm_fn()(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
@@ -88,16 +84,25 @@ struct HandStep {
   SgemmFn gemm;
   std::vector<float> w1, b1, w2, b2, h, logits, dlogits, dh, dw1, dw2;
   HandStep(std::mt19937& rng, SgemmFn g)
-      : gemm(g), w1(glorot(rng, kIn, kHidden)), b1(kHidden, 0.0f), w2(glorot(rng, kHidden, kClasses)),
-        b2(kClasses, 0.0f), h(kBatch * kHidden), logits(kBatch * kClasses), dlogits(kBatch * kClasses),
-        dh(kBatch * kHidden), dw1(kIn * kHidden), dw2(kHidden * kClasses) {}
+      : gemm(g),
+        w1(glorot(rng, kIn, kHidden)),
+        b1(kHidden, 0.0f),
+        w2(glorot(rng, kHidden, kClasses)),
+        b2(kClasses, 0.0f),
+        h(kBatch * kHidden),
+        logits(kBatch * kClasses),
+        dlogits(kBatch * kClasses),
+        dh(kBatch * kHidden),
+        dw1(kIn * kHidden),
+        dw2(kHidden * kClasses) {}
   float run(const Batch& b) {
     for (int i = 0; i < kBatch; ++i) std::copy(b1.begin(), b1.end(), h.begin() + i * kHidden);
-    gemm(false, false, kBatch, kHidden, kIn, 1.0f, b.x.data(), kIn, w1.data(), kHidden, 1.0f, h.data(), kHidden);
+    gemm(false, false, kBatch, kHidden, kIn, 1.0f, b.x.data(), kIn, w1.data(), kHidden, 1.0f,
+         h.data(), kHidden);
     for (auto& v : h) v = std::max(v, 0.0f);
     for (int i = 0; i < kBatch; ++i) std::copy(b2.begin(), b2.end(), logits.begin() + i * kClasses);
-    gemm(false, false, kBatch, kClasses, kHidden, 1.0f, h.data(), kHidden, w2.data(), kClasses, 1.0f, logits.data(),
-         kClasses);
+    gemm(false, false, kBatch, kClasses, kHidden, 1.0f, h.data(), kHidden, w2.data(), kClasses,
+         1.0f, logits.data(), kClasses);
     float loss = 0;
     for (int i = 0; i < kBatch; ++i) {
       float* l = logits.data() + i * kClasses;
@@ -107,18 +112,23 @@ struct HandStep {
       for (int c = 0; c < kClasses; ++c) sum += std::exp(l[c] - m);
       loss += std::log(sum) - (l[b.y[static_cast<std::size_t>(i)]] - m);
       for (int c = 0; c < kClasses; ++c)
-        d[c] = (std::exp(l[c] - m) / sum - (c == b.y[static_cast<std::size_t>(i)] ? 1.0f : 0.0f)) / kBatch;
+        d[c] = (std::exp(l[c] - m) / sum - (c == b.y[static_cast<std::size_t>(i)] ? 1.0f : 0.0f)) /
+               kBatch;
     }
-    gemm(true, false, kHidden, kClasses, kBatch, 1.0f, h.data(), kHidden, dlogits.data(), kClasses, 0.0f, dw2.data(),
-         kClasses);
-    gemm(false, true, kBatch, kHidden, kClasses, 1.0f, dlogits.data(), kClasses, w2.data(), kClasses, 0.0f, dh.data(),
-         kHidden);
+    gemm(true, false, kHidden, kClasses, kBatch, 1.0f, h.data(), kHidden, dlogits.data(), kClasses,
+         0.0f, dw2.data(), kClasses);
+    gemm(false, true, kBatch, kHidden, kClasses, 1.0f, dlogits.data(), kClasses, w2.data(),
+         kClasses, 0.0f, dh.data(), kHidden);
     for (std::size_t i = 0; i < dh.size(); ++i) dh[i] *= h[i] > 0.0f ? 1.0f : 0.0f;
-    gemm(true, false, kIn, kHidden, kBatch, 1.0f, b.x.data(), kIn, dh.data(), kHidden, 0.0f, dw1.data(), kHidden);
+    gemm(true, false, kIn, kHidden, kBatch, 1.0f, b.x.data(), kIn, dh.data(), kHidden, 0.0f,
+         dw1.data(), kHidden);
     for (int i = 0; i < kBatch; ++i)
-      for (int c = 0; c < kClasses; ++c) b2[static_cast<std::size_t>(c)] -= kLr * dlogits[static_cast<std::size_t>(i * kClasses + c)];
+      for (int c = 0; c < kClasses; ++c)
+        b2[static_cast<std::size_t>(c)] -=
+            kLr * dlogits[static_cast<std::size_t>(i * kClasses + c)];
     for (int i = 0; i < kBatch; ++i)
-      for (int j = 0; j < kHidden; ++j) b1[static_cast<std::size_t>(j)] -= kLr * dh[static_cast<std::size_t>(i * kHidden + j)];
+      for (int j = 0; j < kHidden; ++j)
+        b1[static_cast<std::size_t>(j)] -= kLr * dh[static_cast<std::size_t>(i * kHidden + j)];
     for (std::size_t i = 0; i < w2.size(); ++i) w2[i] -= kLr * dw2[i];
     for (std::size_t i = 0; i < w1.size(); ++i) w1[i] -= kLr * dw1[i];
     return loss / kBatch;
@@ -128,26 +138,26 @@ struct HandStep {
 // One core's float32 multiply-add peak: 12 independent FMA chains (enough to fill both FMA
 // pipes), AVX-512 where the CPU has it, else AVX2; GFLOP/s, the best of 5 runs. (Written out
 // per instruction set: lambdas would not inherit the function's target.)
-#define ACTORFLOW_FMA_PEAK_BODY(VEC, WIDTH, SET, FMA)                                          \
-  double best = 0;                                                                             \
-  for (int rep = 0; rep < 5; ++rep) {                                                          \
-    VEC a[12];                                                                                 \
-    for (int i = 0; i < 12; ++i) a[i] = SET(static_cast<float>(i));                            \
-    const VEC b = SET(1.0000001f), c = SET(1e-9f);                                             \
-    constexpr long kIters = 20'000'000;                                                        \
-    const auto t = Clock::now();                                                               \
-    for (long k = 0; k < kIters; ++k) {                                                        \
-      _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) a[i] = FMA(a[i], b, c);           \
-    }                                                                                          \
-    const double secs = std::chrono::duration<double>(Clock::now() - t).count();               \
-    float lanes[WIDTH];                                                                        \
-    volatile float sink = 0;                                                                   \
-    for (int i = 0; i < 12; ++i) {                                                             \
-      std::memcpy(lanes, &a[i], sizeof lanes);                                                 \
-      sink = sink + lanes[0];                                                                  \
-    }                                                                                          \
-    best = std::max(best, static_cast<double>(kIters) * 12 * WIDTH * 2 / secs / 1e9);          \
-  }                                                                                            \
+#define ACTORFLOW_FMA_PEAK_BODY(VEC, WIDTH, SET, FMA)                                 \
+  double best = 0;                                                                    \
+  for (int rep = 0; rep < 5; ++rep) {                                                 \
+    VEC a[12];                                                                        \
+    for (int i = 0; i < 12; ++i) a[i] = SET(static_cast<float>(i));                   \
+    const VEC b = SET(1.0000001f), c = SET(1e-9f);                                    \
+    constexpr long kIters = 20'000'000;                                               \
+    const auto t = Clock::now();                                                      \
+    for (long k = 0; k < kIters; ++k) {                                               \
+      _Pragma("GCC unroll 12") for (int i = 0; i < 12; ++i) a[i] = FMA(a[i], b, c);   \
+    }                                                                                 \
+    const double secs = std::chrono::duration<double>(Clock::now() - t).count();      \
+    float lanes[WIDTH];                                                               \
+    volatile float sink = 0;                                                          \
+    for (int i = 0; i < 12; ++i) {                                                    \
+      std::memcpy(lanes, &a[i], sizeof lanes);                                        \
+      sink = sink + lanes[0];                                                         \
+    }                                                                                 \
+    best = std::max(best, static_cast<double>(kIters) * 12 * WIDTH * 2 / secs / 1e9); \
+  }                                                                                   \
   return best;
 
 __attribute__((target("avx512f"))) double fma_peak_avx512() {
@@ -208,7 +218,8 @@ void bench_p6(bool quick) {
     // against 0.93-1.07 ms with one, 2026-11-23); ACTORFLOW_P6_INTER overrides it.
     config.intra_op_parallelism_threads = threads;
     config.inter_op_parallelism_threads = 1;
-    if (const char* inter = std::getenv("ACTORFLOW_P6_INTER")) config.inter_op_parallelism_threads = std::atoi(inter);
+    if (const char* inter = std::getenv("ACTORFLOW_P6_INTER"))
+      config.inter_op_parallelism_threads = std::atoi(inter);
     config.use_per_session_threads = true;
     Session sess(g, "", config);
     sess.run(g.global_variables_initializer());
@@ -218,19 +229,23 @@ void bench_p6(bool quick) {
     };
     for (int i = 0; i < 50; ++i) step(i);
     const double af_us = time_steps(step, steps, reps);
-    std::string line = "P6 MLP 784-256-10 SGD step, batch 128, " + std::to_string(threads) + " intra-op thread" +
-                       (threads > 1 ? "s" : "") + " (inter-op " + std::to_string(config.inter_op_parallelism_threads) +
-                       "): sess.run median " + fixed(af_us, 1) + " us";
+    std::string line = "P6 MLP 784-256-10 SGD step, batch 128, " + std::to_string(threads) +
+                       " intra-op thread" + (threads > 1 ? "s" : "") + " (inter-op " +
+                       std::to_string(config.inter_op_parallelism_threads) + "): sess.run median " +
+                       fixed(af_us, 1) + " us";
     // The hand-written step with each library and its own threads (ACTORFLOW_P6_HAND=0 skips
     // them, for profiling the session alone). The limit is the faster one.
     double limit_us = 0;
     auto hand = [&](const char* lib, SgemmFn gemm) {
       std::mt19937 hand_rng(7);
       HandStep step(hand_rng, gemm);
-      auto hand_step = [&](int i) { step.run(batches[static_cast<std::size_t>(i) % batches.size()]); };
+      auto hand_step = [&](int i) {
+        step.run(batches[static_cast<std::size_t>(i) % batches.size()]);
+      };
       for (int i = 0; i < 50; ++i) hand_step(i);
       const double us = time_steps(hand_step, steps, reps);
-      line += std::string("; hand-written step on ") + lib + " " + fixed(us, 1) + " us (" + fixed(us / af_us, 2) + "x)";
+      line += std::string("; hand-written step on ") + lib + " " + fixed(us, 1) + " us (" +
+              fixed(us / af_us, 2) + "x)";
       if (limit_us == 0 || us < limit_us) limit_us = us;
     };
     const char* skip = std::getenv("ACTORFLOW_P6_HAND");
@@ -268,10 +283,12 @@ void bench_p6(bool quick) {
           without.push_back(time_steps(step, steps, 1));
         }
         const double w = median_of(with), wo = median_of(without);
-        std::printf("P6 with a merged scalar summary every step, written to an events file, 1 thread: median %s us "
-                    "(%s); plain step %s us (%s); %+.1f%%\n",
-                    fixed(w, 1).c_str(), spread(with).c_str(), fixed(wo, 1).c_str(), spread(without).c_str(),
-                    (w / wo - 1.0) * 100.0);
+        std::printf(
+            "P6 with a merged scalar summary every step, written to an events file, 1 thread: "
+            "median %s us "
+            "(%s); plain step %s us (%s); %+.1f%%\n",
+            fixed(w, 1).c_str(), spread(with).c_str(), fixed(wo, 1).c_str(),
+            spread(without).c_str(), (w / wo - 1.0) * 100.0);
       }
       std::error_code ignored;
       std::filesystem::remove_all(logdir, ignored);
@@ -281,9 +298,12 @@ void bench_p6(bool quick) {
   // core's measured multiply-add peak, what no 1-thread float32 step can beat.
   const double flops = 2.0 * kBatch * kIn * kHidden * 2 + 2.0 * kBatch * kHidden * kClasses * 3;
   if (const double peak = core_fma_peak_gflops(); peak > 0)
-    std::printf("P6 floor: one core's float32 FMA peak %s GFLOP/s; the step's %s MFLOP of products need >= %s us "
-                "on 1 thread\n",
-                fixed(peak, 1).c_str(), fixed(flops / 1e6, 1).c_str(), fixed(flops / peak / 1e3, 1).c_str());
+    std::printf(
+        "P6 floor: one core's float32 FMA peak %s GFLOP/s; the step's %s MFLOP of products need >= "
+        "%s us "
+        "on 1 thread\n",
+        fixed(peak, 1).c_str(), fixed(flops / 1e6, 1).c_str(),
+        fixed(flops / peak / 1e3, 1).c_str());
 }
 
 void bench_time_to_accuracy(bool quick) {
@@ -311,15 +331,18 @@ void bench_time_to_accuracy(bool quick) {
       auto report = apps::train_fashion_mnist(o, log);
       seconds.push_back(report.seconds_to_target >= 0 ? report.seconds_to_target : 1e9);
       char buf[128];
-      std::snprintf(buf, sizeof buf, "%sseed %lld: %.2f s, %lld steps", per_seed.empty() ? "" : ", ",
-                    static_cast<long long>(seed), report.seconds_to_target, static_cast<long long>(report.global_step));
+      std::snprintf(buf, sizeof buf, "%sseed %lld: %.2f s, %lld steps",
+                    per_seed.empty() ? "" : ", ", static_cast<long long>(seed),
+                    report.seconds_to_target, static_cast<long long>(report.global_step));
       per_seed += buf;
       if (quick) break;
     }
-    std::printf("T85 Fashion-MNIST MLP 784-256-128-10, Adam 1e-3, batch 128, 1 thread, %s: median %.2f s of "
-                "training to test accuracy 0.85 (%s)\n",
-                from_memory ? "batches fed from memory" : "reader actors + shuffle queue", median_of(seconds),
-                per_seed.c_str());
+    std::printf(
+        "T85 Fashion-MNIST MLP 784-256-128-10, Adam 1e-3, batch 128, 1 thread, %s: median %.2f s "
+        "of "
+        "training to test accuracy 0.85 (%s)\n",
+        from_memory ? "batches fed from memory" : "reader actors + shuffle queue",
+        median_of(seconds), per_seed.c_str());
   }
 }
 
@@ -333,7 +356,8 @@ void bench_checkpoint(bool quick) {
   Graph g;
   std::vector<Variable> variables;
   for (int i = 0; i < vars; ++i)
-    variables.push_back(g.variable(random_uniform(g, Shape{per_var}, DType::float32), {.name = "v" + std::to_string(i)}));
+    variables.push_back(g.variable(random_uniform(g, Shape{per_var}, DType::float32),
+                                   {.name = "v" + std::to_string(i)}));
   train::Saver saver(variables);
   Session sess(g);
   sess.run(g.global_variables_initializer());
@@ -372,9 +396,11 @@ void bench_checkpoint(bool quick) {
   fs::remove_all(dir, ec);
   const double save = bytes / median_of(save_s) / 1e9, write = bytes / median_of(write_s) / 1e9;
   const double restore = bytes / median_of(restore_s) / 1e9, read = bytes / median_of(read_s) / 1e9;
-  std::printf("CKPT %lld MiB model: save median %.2f GB/s vs write+fsync %.2f GB/s (%.2fx); restore %.2f GB/s vs "
-              "read %.2f GB/s (%.2fx)\n",
-              static_cast<long long>(mib), save, write, save / write, restore, read, restore / read);
+  std::printf(
+      "CKPT %lld MiB model: save median %.2f GB/s vs write+fsync %.2f GB/s (%.2fx); restore %.2f "
+      "GB/s vs "
+      "read %.2f GB/s (%.2fx)\n",
+      static_cast<long long>(mib), save, write, save / write, restore, read, restore / read);
 }
 
 }  // namespace af::bench

@@ -9,11 +9,16 @@
 //   P4 / P5 / null / soak   cluster transfers, remote steps, null steps, soak (bench_remote.cpp)
 //   P6 / T85 / CKPT   training step, time to 85% on Fashion-MNIST, checkpoints (bench_train.cpp)
 //
-// Usage: actorflow-bench [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p6|t85|ckpt|graph|events|soak] [--quick] (--help)
+// Usage: actorflow-bench [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p6|t85|ckpt|graph|events|soak]
+// [--quick] (--help)
 //        actorflow-bench soak MINUTES
 // For profiling: p2-pipelined (P2's pipelined case alone), p2-self (one thread's cost of an
 // enqueue_many + dequeue_many pair, no second thread).
+#include <unistd.h>
+
+#include <actorflow/actorflow.hpp>
 #include <algorithm>
+#include <caf/all.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,12 +26,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <unistd.h>
-
-#include <caf/all.hpp>
-
-#include <actorflow/actorflow.hpp>
 
 #include "bench_util.hpp"
 #include "cli.hpp"
@@ -38,8 +37,6 @@ using ping_atom = caf::atom_constant<caf::atom("ping")>;
 namespace {
 
 bool quick = false;
-
-
 
 double us_since(Clock::time_point t) {
   return std::chrono::duration<double, std::micro>(Clock::now() - t).count();
@@ -64,7 +61,9 @@ void bench_p1() {
   std::vector<double> rtt_us;
   {
     caf::scoped_actor self{sys};
-    for (int i = 0; i < 200; ++i) self->request(echo, std::chrono::seconds(5), ping_atom::value, i).receive([](int) {}, [](caf::error&) {});
+    for (int i = 0; i < 200; ++i)
+      self->request(echo, std::chrono::seconds(5), ping_atom::value, i)
+          .receive([](int) {}, [](caf::error&) {});
     for (int i = 0; i < steps; ++i) {
       auto t = Clock::now();
       self->request(echo, std::chrono::seconds(5), ping_atom::value, i)
@@ -74,9 +73,10 @@ void bench_p1() {
   }
   caf::anon_send_exit(echo, caf::exit_reason::user_shutdown);
   double s = af::bench::median_of(step_us), r = af::bench::median_of(rtt_us);
-  std::printf("P1 step overhead (c = a + b): median %.1f us over %d steps; CAF request/response "
-              "round trip median %.1f us; ratio %.2fx\n",
-              s, steps, r, s / r);
+  std::printf(
+      "P1 step overhead (c = a + b): median %.1f us over %d steps; CAF request/response "
+      "round trip median %.1f us; ratio %.2fx\n",
+      s, steps, r, s / r);
 }
 
 void bench_executor() {
@@ -121,9 +121,10 @@ void bench_executor() {
     }
     double s = af::bench::median_of(step_us), b = af::bench::median_of(base_us);
     double ops_per_s = width / ((s - b) * 1e-6);
-    std::printf("EX executor %s of %d trivial ops: median step %.1f us (empty step %.1f us); "
-                "%.2f M ops/s on one device actor (one core)\n",
-                kind == 0 ? "chain" : "fan-out", width, s, b, ops_per_s / 1e6);
+    std::printf(
+        "EX executor %s of %d trivial ops: median step %.1f us (empty step %.1f us); "
+        "%.2f M ops/s on one device actor (one core)\n",
+        kind == 0 ? "chain" : "fan-out", width, s, b, ops_per_s / 1e6);
   }
 }
 
@@ -154,9 +155,10 @@ void bench_parallel() {
     return af::bench::median_of(us);
   };
   double one = time_with(1), two = time_with(2);
-  std::printf("PAR two independent chains of %d 512x512 matmuls: inter-op 1 thread %.1f ms, "
-              "2 threads %.1f ms; speedup %.2fx\n",
-              depth, one / 1000, two / 1000, one / two);
+  std::printf(
+      "PAR two independent chains of %d 512x512 matmuls: inter-op 1 thread %.1f ms, "
+      "2 threads %.1f ms; speedup %.2fx\n",
+      depth, one / 1000, two / 1000, one / two);
 }
 
 void bench_matmul() {
@@ -199,13 +201,14 @@ void bench_matmul() {
     return flops / (af::bench::median_of(direct_us) * 1e-6) / 1e9;
   };
   std::string line = "MM matmul " + std::to_string(n) + "^3 float32, " + std::to_string(threads) +
-                     " threads: session " + af::bench::fixed(ours, 1) + " GFLOP/s (median " + af::bench::fixed(af::bench::median_of(us) / 1000, 1) +
-                     " ms incl. step)";
+                     " threads: session " + af::bench::fixed(ours, 1) + " GFLOP/s (median " +
+                     af::bench::fixed(af::bench::median_of(us) / 1000, 1) + " ms incl. step)";
   double best = 0;
   if (const auto* blas = af::bench::openblas_baseline()) {
     blas->set_num_threads(threads);
     const double direct_blas = direct([&] {
-      blas->gemm(false, false, n, n, n, 1.0f, ta.data<float>(), n, tb.data<float>(), n, 0.0f, out.data(), n);
+      blas->gemm(false, false, n, n, n, 1.0f, ta.data<float>(), n, tb.data<float>(), n, 0.0f,
+                 out.data(), n);
     });
     line += "; OpenBLAS cblas_sgemm " + af::bench::fixed(direct_blas, 1) + " GFLOP/s";
     best = direct_blas;
@@ -249,28 +252,37 @@ int main(int argc, char** argv) {
   // The baselines open OpenBLAS, which picks its kernels when it loads: make it pick the ones
   // actorflow's own loader picks (ops/src/kernels/cpu_gemm.cpp) whoever opens it first.
   __builtin_cpu_init();
-  if (std::getenv("OPENBLAS_CORETYPE") == nullptr && __builtin_cpu_is("amd") && __builtin_cpu_supports("avx512f") &&
-      __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+  if (std::getenv("OPENBLAS_CORETYPE") == nullptr && __builtin_cpu_is("amd") &&
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl"))
     ::setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
 #endif
   if (argc > 1 && std::strcmp(argv[1], "p8-child") == 0) return af::bench::p8_child(argc, argv);
   if (argc > 1 && std::strcmp(argv[1], "remote-child") == 0) return af::bench::remote_child();
-  if (argc > 1 && std::strcmp(argv[1], "cluster-child") == 0) return af::bench::cluster_child(argc, argv);
+  if (argc > 1 && std::strcmp(argv[1], "cluster-child") == 0)
+    return af::bench::cluster_child(argc, argv);
   std::string which = "all";
   double soak_minutes = 10.0;
-  af::apps::App app("actorflow-bench",
-                    "Runs actorflow's benchmarks; each line is a median of repeated runs beside a baseline\n"
-                    "measured in the same run.");
-  app.cli.add_option("benchmark", which, "which benchmark; soak runs for minutes and is not part of all")
-      ->check(CLI::IsMember({"all", "p1", "ex", "par", "mm", "p2", "p2-pipelined", "p2-self", "p3", "p8", "p4", "p5",
-                             "null", "p6", "t85", "ckpt", "graph", "events", "soak"}));
+  af::apps::App app(
+      "actorflow-bench",
+      "Runs actorflow's benchmarks; each line is a median of repeated runs beside a baseline\n"
+      "measured in the same run.");
+  app.cli
+      .add_option("benchmark", which,
+                  "which benchmark; soak runs for minutes and is not part of all")
+      ->check(CLI::IsMember({"all", "p1", "ex", "par", "mm", "p2", "p2-pipelined", "p2-self", "p3",
+                             "p8", "p4", "p5", "null", "p6", "t85", "ckpt", "graph", "events",
+                             "soak"}));
   app.cli.add_flag("--quick", quick, "fewer repetitions");
-  app.cli.add_option("minutes", soak_minutes, "how long soak runs")->check(af::apps::positive_real());
+  app.cli.add_option("minutes", soak_minutes, "how long soak runs")
+      ->check(af::apps::positive_real());
   std::string graph_file, write_graph;
   int graph_nodes = 100000;
-  app.cli.add_option("--graph-file", graph_file, "graph: import this binary GraphDef instead of the generated one");
-  app.cli.add_option("--write-graph", write_graph, "graph: write the generated GraphDef to this file and exit");
+  app.cli.add_option("--graph-file", graph_file,
+                     "graph: import this binary GraphDef instead of the generated one");
+  app.cli.add_option("--write-graph", write_graph,
+                     "graph: write the generated GraphDef to this file and exit");
   app.cli.add_option("--graph-nodes", graph_nodes, "graph: nodes of the generated GraphDef")
       ->check(af::apps::integer_in(2));
   if (auto code = app.parse(argc, argv)) return *code;
@@ -282,9 +294,10 @@ int main(int argc, char** argv) {
     af::bench::bench_soak(soak_minutes, "/proc/self/exe");
     return 0;
   }
-  std::printf("actorflow-bench on %u hardware threads (CAF scheduler: stealing, max-threads = "
-              "max(2, cores), max-throughput = 300)\n",
-              std::thread::hardware_concurrency());
+  std::printf(
+      "actorflow-bench on %u hardware threads (CAF scheduler: stealing, max-threads = "
+      "max(2, cores), max-throughput = 300)\n",
+      std::thread::hardware_concurrency());
   if (which == "all" || which == "p1") bench_p1();
   if (which == "all" || which == "ex") bench_executor();
   if (which == "all" || which == "par") bench_parallel();
@@ -294,12 +307,14 @@ int main(int argc, char** argv) {
   if (which == "p2-self") af::bench::bench_p2_self(quick);
   if (which == "all" || which == "p3") af::bench::bench_p3(quick);
   if (which == "all" || which == "p8") af::bench::bench_p8(quick, "/proc/self/exe");
-  if (which == "all" || which == "p4" || which == "p5") af::bench::bench_remote(quick, "/proc/self/exe");
+  if (which == "all" || which == "p4" || which == "p5")
+    af::bench::bench_remote(quick, "/proc/self/exe");
   if (which == "all" || which == "null") af::bench::bench_null_step(quick, "/proc/self/exe");
   if (which == "all" || which == "p6") af::bench::bench_p6(quick);
   if (which == "all" || which == "t85") af::bench::bench_time_to_accuracy(quick);
   if (which == "all" || which == "ckpt") af::bench::bench_checkpoint(quick);
-  if (which == "all" || which == "graph") af::bench::bench_graph_import(quick, graph_file, graph_nodes);
+  if (which == "all" || which == "graph")
+    af::bench::bench_graph_import(quick, graph_file, graph_nodes);
   if (which == "all" || which == "events") af::bench::bench_events(quick);
   return 0;
 }

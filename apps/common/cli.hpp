@@ -5,19 +5,18 @@
 // way in each app. A config file holds the settings `--dump-config` prints, keyed by the
 // long flag names with '_' for '-' (`{"heartbeat_ms": 500}` sets `--heartbeat-ms`); flags on
 // the command line win over the file.
+#include <CLI/CLI.hpp>
 #include <charconv>
-#include <fstream>
 #include <cstdlib>
-#include <limits>
+#include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include "actorflow/ops/status.hpp"
 
@@ -53,7 +52,8 @@ class JsonConfig : public CLI::Config {
     } catch (const nlohmann::json::exception& e) {
       throw CLI::ConversionError("config file: " + std::string(e.what()));
     }
-    if (!j.is_object()) throw CLI::ConversionError("config file: expected a JSON object of settings");
+    if (!j.is_object())
+      throw CLI::ConversionError("config file: expected a JSON object of settings");
     std::vector<CLI::ConfigItem> items;
     for (auto& [key, value] : j.items()) {
       CLI::ConfigItem item;
@@ -78,7 +78,8 @@ class JsonConfig : public CLI::Config {
     if (value.empty()) return value;
     try {
       auto parsed = nlohmann::ordered_json::parse(value);
-      if (parsed.is_number() || parsed.is_boolean() || parsed.is_object() || parsed.is_array()) return parsed;
+      if (parsed.is_number() || parsed.is_boolean() || parsed.is_object() || parsed.is_array())
+        return parsed;
     } catch (const nlohmann::json::exception&) {
     }
     return value;
@@ -96,14 +97,16 @@ class HelpFormatter : public CLI::Formatter {
   std::string make_option_desc(const CLI::Option* opt) const override {
     std::string desc = opt->get_description();
     const std::string& def = opt->get_default_str();
-    if (opt->get_expected_min() != 0 && !def.empty() && def != "[]" && desc.find("(required)") == std::string::npos)
+    if (opt->get_expected_min() != 0 && !def.empty() && def != "[]" &&
+        desc.find("(required)") == std::string::npos)
       desc += " (default " + def + ")";
     return desc;
   }
 };
 
 /// A validator for integer flags in [low, high]: "--task: expected an integer >= 0, got 'x'".
-inline CLI::Validator integer_in(long long low, long long high = std::numeric_limits<long long>::max()) {
+inline CLI::Validator integer_in(long long low,
+                                 long long high = std::numeric_limits<long long>::max()) {
   return CLI::Validator(
       [low, high](std::string& input) -> std::string {
         long long v = 0;
@@ -141,15 +144,16 @@ struct App {
   CLI::App cli;
   std::string program;
 
-  App(std::string program_name, std::string description) : cli(std::move(description), program_name),
-                                                             program(std::move(program_name)) {
+  App(std::string program_name, std::string description)
+      : cli(std::move(description), program_name), program(std::move(program_name)) {
     auto formatter = std::make_shared<HelpFormatter>();
     formatter->label("Usage", "usage");
     formatter->column_width(30);
     cli.formatter(formatter);
     cli.option_defaults()->always_capture_default();
     cli.config_formatter(std::make_shared<JsonConfig>());
-    cli.set_config("--config", "", "read settings from FILE.json (the keys --dump-config prints); flags win")
+    cli.set_config("--config", "",
+                   "read settings from FILE.json (the keys --dump-config prints); flags win")
         ->type_name("FILE.json");
     cli.allow_config_extras(CLI::config_extras_mode::error);
     cli.add_flag("--dump-config", dump_config_, "print the effective settings as JSON and exit");
@@ -202,8 +206,10 @@ inline int exit_code_for(af::Code code) {
     case af::Code::unavailable:
     case af::Code::aborted:
     case af::Code::deadline_exceeded:
-    case af::Code::cancelled: return kExitRetryable;
-    default: return 1;
+    case af::Code::cancelled:
+      return kExitRetryable;
+    default:
+      return 1;
   }
 }
 
@@ -212,7 +218,8 @@ inline int exit_code_for(af::Code code) {
 inline int report_failure(const std::string& who, const af::Status& status) {
   const int code = exit_code_for(status.code());
   std::cerr << who << ": " << status.message();
-  if (code == kExitRetryable) std::cerr << " (transient: exit code " << code << ", a restart retries)";
+  if (code == kExitRetryable)
+    std::cerr << " (transient: exit code " << code << ", a restart retries)";
   std::cerr << "\n";
   return code;
 }
@@ -251,14 +258,17 @@ inline bool apply_tf_config(std::string& cluster, std::string& job, int& task) {
   } catch (const nlohmann::json::parse_error& e) {
     throw std::runtime_error("TF_CONFIG: " + std::string(e.what()));
   }
-  if (!config.is_object()) throw std::runtime_error("TF_CONFIG: expected a JSON object with \"cluster\" and \"task\"");
+  if (!config.is_object())
+    throw std::runtime_error("TF_CONFIG: expected a JSON object with \"cluster\" and \"task\"");
   if (cluster.empty() && config.contains("cluster")) {
-    if (!config["cluster"].is_object()) throw std::runtime_error("TF_CONFIG: \"cluster\" must be an object of jobs");
+    if (!config["cluster"].is_object())
+      throw std::runtime_error("TF_CONFIG: \"cluster\" must be an object of jobs");
     cluster = config["cluster"].dump();
   }
   if (config.contains("task")) {
     const auto& t = config["task"];
-    if (!t.is_object()) throw std::runtime_error("TF_CONFIG: \"task\" must be {\"type\": JOB, \"index\": N}");
+    if (!t.is_object())
+      throw std::runtime_error("TF_CONFIG: \"task\" must be {\"type\": JOB, \"index\": N}");
     if (job.empty() && t.contains("type")) {
       if (!t["type"].is_string()) throw std::runtime_error("TF_CONFIG: task.type must be a string");
       job = t["type"].get<std::string>();

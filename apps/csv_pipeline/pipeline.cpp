@@ -1,5 +1,8 @@
 #include "pipeline.hpp"
 
+#include <sys/resource.h>
+
+#include <actorflow/actorflow.hpp>
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -7,10 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <sys/resource.h>
 #include <thread>
-
-#include <actorflow/actorflow.hpp>
 
 namespace af::apps {
 
@@ -37,14 +37,19 @@ std::vector<std::string> write_csv_shards(const std::string& dir, int files, std
 PipelineResult run_pipeline(const PipelineOptions& o) {
   Graph g;
   FIFOQueue filename_queue(g, {.capacity = static_cast<std::int64_t>(o.files.size()) + 1,
-                               .dtypes = {af::string}, .shapes = {{}}, .name = "filename_queue"});
+                               .dtypes = {af::string},
+                               .shapes = {{}},
+                               .name = "filename_queue"});
   auto names = g.placeholder(af::string, PartialShape{-1}, "filenames");
   auto enqueue_names = filename_queue.enqueue_many({names});
   static std::atomic<int> instance{0};
   std::string shared = "csv_pipeline_instances_" + std::to_string(instance++);
-  RandomShuffleQueue instance_queue(g, {.capacity = o.capacity, .min_after_dequeue = o.min_after_dequeue,
+  RandomShuffleQueue instance_queue(g, {.capacity = o.capacity,
+                                        .min_after_dequeue = o.min_after_dequeue,
                                         .dtypes = {af::float32, af::float32, af::int32},
-                                        .shapes = {{}, {}, {}}, .name = "instance_q", .shared_name = shared});
+                                        .shapes = {{}, {}, {}},
+                                        .name = "instance_q",
+                                        .shared_name = shared});
   std::vector<Operation> read_and_enqueue;
   for (int r = 0; r < o.readers; ++r) {
     TextLineReader reader(g, {.skip_header_lines = 1});
@@ -82,7 +87,9 @@ PipelineResult run_pipeline(const PipelineOptions& o) {
       auto x1 = b[0].flat<float>();
       auto x2 = b[1].flat<float>();
       auto t = b[2].flat<std::int32_t>();
-      for (std::int64_t i = 0; i < n; ++i) result.checksum += double(x1[static_cast<std::size_t>(i)]) + double(x2[static_cast<std::size_t>(i)]) + t[static_cast<std::size_t>(i)];
+      for (std::int64_t i = 0; i < n; ++i)
+        result.checksum += double(x1[static_cast<std::size_t>(i)]) +
+                           double(x2[static_cast<std::size_t>(i)]) + t[static_cast<std::size_t>(i)];
       auto now = std::chrono::steady_clock::now();
       if (o.progress && now - last_report > std::chrono::milliseconds(500)) {
         last_report = now;

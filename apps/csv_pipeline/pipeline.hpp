@@ -1,8 +1,8 @@
 #pragma once
 
 // The chapter's Figure 12-9/12-10 pipeline, shared by apps/csv_pipeline and the CSV
-// pipeline benchmarks (apps/bench): K TextLineReader actors take file names from a FIFOQueue, decode CSV lines
-// (x1, x2, target) and enqueue them into a RandomShuffleQueue; a consumer dequeues
+// pipeline benchmarks (apps/bench): K TextLineReader actors take file names from a FIFOQueue,
+// decode CSV lines (x1, x2, target) and enqueue them into a RandomShuffleQueue; a consumer dequeues
 // mini-batches until the end of input.
 #include <cstdint>
 #include <functional>

@@ -5,14 +5,13 @@
 // usage: actorflow-demo [TRACE.json] [--cluster CLUSTER.json]
 // Without --cluster the three tasks are Servers in this process; with it the demo is only a
 // client of the servers the file describes (scripts/demo.sh --processes starts them).
+#include <actorflow/actorflow.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
-
-#include <actorflow/actorflow.hpp>
 
 #include "cli.hpp"
 
@@ -32,7 +31,9 @@ void cluster_demo(const std::string& cluster_file) {
     cluster = af::ClusterSpec::from_json(af::apps::cluster_json(cluster_file));
     std::cout << "\n== A cluster of server processes: " << cluster.to_json() << "\n";
   }
-  auto target = [&](const std::string& job, int task) { return "caf://" + cluster.task_address(job, task); };
+  auto target = [&](const std::string& job, int task) {
+    return "caf://" + cluster.task_address(job, task);
+  };
 
   // simple_client.py as the chapter prints it: x is unpinned, so it lives on the cluster's
   // first device (ps:0), whichever task is the master, and the two workers share it.
@@ -55,7 +56,8 @@ void cluster_demo(const std::string& cluster_file) {
   af::Variable w, b;
   af::Output y;
   {
-    auto setter = g.device(af::replica_device_setter(cluster, {.worker_device = "/job:worker/task:1"}));
+    auto setter =
+        g.device(af::replica_device_setter(cluster, {.worker_device = "/job:worker/task:1"}));
     w = g.variable(af::Tensor::from_vector<float>({1.0f, 2.0f}), {.name = "w"});
     b = g.variable(0.5f, {.name = "b"});
     y = af::reduce_sum(w.value() * 3.0f) + b;
@@ -63,13 +65,14 @@ void cluster_demo(const std::string& cluster_file) {
   af::Session sess(g, target("worker", 1));
   sess.run(g.global_variables_initializer());
   auto value = sess.run(y);
-  std::cout << "replica_device_setter: w on " << w.op().device() << ", b on " << b.op().device() << ", y on "
-            << y.op().device() << "; y = " << value << "\n";
+  std::cout << "replica_device_setter: w on " << w.op().device() << ", b on " << b.op().device()
+            << ", y on " << y.op().device() << "; y = " << value << "\n";
   // A traced distributed step: every task's kernels in one Chrome trace, one process track
   // per task, flow arrows for the tensors crossing tasks.
   af::RunMetadata trace;
   sess.run({y}, {}, {}, {.trace = true}, &trace);
-  auto trace_path = (std::filesystem::temp_directory_path() / "actorflow-demo-cluster-trace.json").string();
+  auto trace_path =
+      (std::filesystem::temp_directory_path() / "actorflow-demo-cluster-trace.json").string();
   trace.write_chrome_trace(trace_path);
   std::cout << "distributed step trace (" << trace.step_stats.size() << " kernels on "
             << "ps:0 and worker:1): " << trace_path << "\n";
@@ -79,13 +82,18 @@ void cluster_demo(const std::string& cluster_file) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string trace_path = (std::filesystem::temp_directory_path() / "actorflow-demo-trace.json").string();
+  std::string trace_path =
+      (std::filesystem::temp_directory_path() / "actorflow-demo-trace.json").string();
   std::string cluster_file;
   af::apps::App app("actorflow-demo",
-                    "The chapter's examples: placement logging, a timed-out dequeue, a distributed step with its\n"
-                    "Chrome trace, and simple_client on a cluster (in-process tasks, or the servers of --cluster).");
+                    "The chapter's examples: placement logging, a timed-out dequeue, a distributed "
+                    "step with its\n"
+                    "Chrome trace, and simple_client on a cluster (in-process tasks, or the "
+                    "servers of --cluster).");
   app.cli.add_option("trace", trace_path, "where the distributed step's Chrome trace is written");
-  app.cli.add_option("--cluster", cluster_file, "a cluster spec of running actorflow-server processes (JSON file)")
+  app.cli
+      .add_option("--cluster", cluster_file,
+                  "a cluster spec of running actorflow-server processes (JSON file)")
       ->check(CLI::ExistingFile);
   if (auto code = app.parse(argc, argv)) return *code;
   std::cout << std::unitbuf;  // interleave with the placement log on stderr

@@ -17,6 +17,7 @@
 // share one GPU. scripts/dist_train.sh starts a local cluster of these processes.
 #include <signal.h>
 
+#include <actorflow/actorflow.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -29,8 +30,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
 
 #include "cli.hpp"
 #include "trainer.hpp"
@@ -76,22 +75,25 @@ struct Settings {
 af::DeviceSpec worker_device(const Settings& s) {
   af::DeviceSpec d = af::DeviceSpec::parse(s.device);
   if (d.job || d.replica || d.task)
-    throw af::InvalidArgumentError(
-        af::invalid_argument("--device names a device of this task (/cpu:0, /gpu:0), got '" + s.device + "'"));
+    throw af::InvalidArgumentError(af::invalid_argument(
+        "--device names a device of this task (/cpu:0, /gpu:0), got '" + s.device + "'"));
   return d;
 }
 
-bool on_gpu(const Settings& s) { return s.job == "worker" && worker_device(s).device_type == "GPU"; }
-
+bool on_gpu(const Settings& s) {
+  return s.job == "worker" && worker_device(s).device_type == "GPU";
+}
 
 void log_line(const std::string& who, const std::string& line) {
   const auto now = std::chrono::system_clock::now();
   const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%F %T", std::localtime(&seconds));
   std::ostringstream out;
-  out << stamp << "." << std::setw(3) << std::setfill('0') << ms << " [" << who << "] " << line << "\n";
+  out << stamp << "." << std::setw(3) << std::setfill('0') << ms << " [" << who << "] " << line
+      << "\n";
   std::cerr << out.str();
 }
 
@@ -112,7 +114,8 @@ struct Model {
 Model build(af::Graph& g, const af::ClusterSpec& cluster, const Settings& s, int workers) {
   Model m;
   const std::string task = "/job:worker/task:" + std::to_string(s.task);
-  auto setter = g.device(af::replica_device_setter(cluster, {.worker_device = task + worker_device(s).to_string()}));
+  auto setter = g.device(
+      af::replica_device_setter(cluster, {.worker_device = task + worker_device(s).to_string()}));
   g.set_random_seed(s.seed);
   m.global_step = af::train::get_or_create_global_step(g);
   m.x = g.placeholder(af::DType::float32, af::PartialShape{-1, kPixels}, "x");
@@ -139,11 +142,13 @@ Model build(af::Graph& g, const af::ClusterSpec& cluster, const Settings& s, int
     // chief feeds its examples/s each step.
     af::summary::scalar("loss", m.loss);
     af::summary::scalar("accuracy", m.accuracy);
-    af::summary::scalar("learning_rate", g.constant(af::Tensor(static_cast<float>(s.lr)), "learning_rate_value"));
-    m.examples_per_sec = g.create_op("PlaceholderWithDefault", {g.constant(af::Tensor(0.0f), "no_rate_yet")},
-                                     {{"dtype", af::DType::float32}, {"shape", af::PartialShape(af::Shape{})}},
-                                     "examples_per_sec_value")
-                             .output(0);
+    af::summary::scalar("learning_rate",
+                        g.constant(af::Tensor(static_cast<float>(s.lr)), "learning_rate_value"));
+    m.examples_per_sec =
+        g.create_op("PlaceholderWithDefault", {g.constant(af::Tensor(0.0f), "no_rate_yet")},
+                    {{"dtype", af::DType::float32}, {"shape", af::PartialShape(af::Shape{})}},
+                    "examples_per_sec_value")
+            .output(0);
     af::summary::scalar("examples_per_sec", m.examples_per_sec);
     for (const auto& v : variables) af::summary::histogram(v.op().name() + "/values", v.value());
   }
@@ -162,14 +167,16 @@ Model build(af::Graph& g, const af::ClusterSpec& cluster, const Settings& s, int
 
 /// This worker's shard of the training split: example i goes to worker i % workers.
 std::pair<af::Tensor, af::Tensor> shard(const Settings& s, int workers) {
-  const std::int64_t total = s.train_examples > 0 ? std::min<std::int64_t>(s.train_examples, 60000) : 60000;
+  const std::int64_t total =
+      s.train_examples > 0 ? std::min<std::int64_t>(s.train_examples, 60000) : 60000;
   auto [images, labels] = af::apps::load_fashion_mnist(s.data_dir, "train", total);
   std::vector<std::int64_t> mine;
   for (std::int64_t i = s.task; i < total; i += workers) mine.push_back(i);
   af::Tensor x(af::DType::float32, af::Shape{static_cast<std::int64_t>(mine.size()), kPixels});
   af::Tensor y(af::DType::int32, af::Shape{static_cast<std::int64_t>(mine.size())});
   for (std::size_t r = 0; r < mine.size(); ++r) {
-    std::copy_n(images.data<float>() + mine[r] * kPixels, kPixels, x.data<float>() + static_cast<std::int64_t>(r) * kPixels);
+    std::copy_n(images.data<float>() + mine[r] * kPixels, kPixels,
+                x.data<float>() + static_cast<std::int64_t>(r) * kPixels);
     y.data<std::int32_t>()[r] = labels.data<std::int32_t>()[mine[r]];
   }
   return {x, y};
@@ -193,19 +200,21 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
   auto [train_x, train_y] = shard(s, workers);
   const std::int64_t n = train_x.shape().dim(0);
   log_line(who, "shard of " + std::to_string(n) + " training examples, mode " + s.mode +
-                    (s.bf16_transfer ? ", bfloat16 transfer" : "") + ", model on " + worker_device(s).to_string());
+                    (s.bf16_transfer ? ", bfloat16 transfer" : "") + ", model on " +
+                    worker_device(s).to_string());
 
   af::Graph g;
   Model m = build(g, cluster, s, workers);
   std::vector<std::shared_ptr<af::train::SessionRunHook>> hooks = {
       std::make_shared<af::train::StopAtStepHook>(std::nullopt, s.steps)};
   if (m.sync) hooks.push_back(af::train::make_sync_replicas_hook(*m.sync, chief));
-  af::train::MonitoredTrainingSessionOptions options{.master = server.target(),
-                                                     .is_chief = chief,
-                                                     .checkpoint_dir = s.checkpoint_dir,
-                                                     .hooks = hooks,
-                                                     .log_step_count_steps = 0,
-                                                     .recovery_wait = std::chrono::milliseconds(500)};
+  af::train::MonitoredTrainingSessionOptions options{
+      .master = server.target(),
+      .is_chief = chief,
+      .checkpoint_dir = s.checkpoint_dir,
+      .hooks = hooks,
+      .log_step_count_steps = 0,
+      .recovery_wait = std::chrono::milliseconds(500)};
   // As TensorFlow's between-graph examples: a worker's sessions see only the ps tasks and
   // itself, so a lost or not yet started worker never holds another one's session back.
   options.config.device_filters = {"/job:ps", who};
@@ -215,11 +224,13 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
   options.summary_dir = s.logdir;
   options.save_summaries_steps = s.summary_every;
   auto sess = af::train::MonitoredTrainingSession(g, options);
-  const std::int64_t first_step = sess->raw_session().run(m.global_step.value()).scalar<std::int64_t>();
+  const std::int64_t first_step =
+      sess->raw_session().run(m.global_step.value()).scalar<std::int64_t>();
   log_line(who, "session ready at global step " + std::to_string(first_step));
 
-  af::apps::ShuffledBatches batches(train_x, train_y, s.batch,
-                                    static_cast<std::uint64_t>(s.seed) * 1000 + static_cast<std::uint64_t>(s.task));
+  af::apps::ShuffledBatches batches(
+      train_x, train_y, s.batch,
+      static_cast<std::uint64_t>(s.seed) * 1000 + static_cast<std::uint64_t>(s.task));
   af::RunOptions run_options;
   run_options.timeout_in_ms = s.step_timeout_ms;
   std::int64_t local_steps = 0, global = first_step;
@@ -247,7 +258,8 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
   while (!sess->should_stop()) {
     auto [bx, by] = batches.next();
     af::FeedDict feeds{{m.x, bx}, {m.y, by}};
-    if (m.examples_per_sec.valid()) feeds.emplace_back(m.examples_per_sec, af::Tensor(examples_per_sec));
+    if (m.examples_per_sec.valid())
+      feeds.emplace_back(m.examples_per_sec, af::Tensor(examples_per_sec));
     auto values = sess->run({m.loss, m.global_step.value()}, feeds, {m.train_op}, run_options);
     loss_sum += values[0].scalar<float>();
     global = values[1].scalar<std::int64_t>();
@@ -259,20 +271,21 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
     ++local_steps;
     if (global - rate_global >= std::max<std::int64_t>(1, s.summary_every)) {
       const double secs = std::chrono::duration<double>(Clock::now() - rate_since).count();
-      examples_per_sec = static_cast<float>(static_cast<double>(global - rate_global) * examples_per_global_step /
-                                            std::max(secs, 1e-9));
+      examples_per_sec = static_cast<float>(static_cast<double>(global - rate_global) *
+                                            examples_per_global_step / std::max(secs, 1e-9));
       rate_since = Clock::now();
       rate_global = global;
     }
     if (test_set && global >= next_eval && reached_at < 0) {
-      const double acc =
-          sess->raw_session().run(m.accuracy, {{m.x, test_set->first}, {m.y, test_set->second}}).scalar<float>();
+      const double acc = sess->raw_session()
+                             .run(m.accuracy, {{m.x, test_set->first}, {m.y, test_set->second}})
+                             .scalar<float>();
       next_eval = (global / s.eval_every + 1) * s.eval_every;
       if (acc >= s.target_accuracy) {
         reached_at = global;
         std::ostringstream line;
-        line << std::fixed << std::setprecision(4) << "test accuracy " << acc << " >= " << s.target_accuracy
-             << " at global step " << global;
+        line << std::fixed << std::setprecision(4) << "test accuracy " << acc
+             << " >= " << s.target_accuracy << " at global step " << global;
         log_line(who, line.str());
       }
     }
@@ -295,12 +308,14 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
   const auto end = Clock::now();
   global = sess->raw_session().run(m.global_step.value()).scalar<std::int64_t>();
   std::ostringstream done;
-  done << std::fixed << std::setprecision(1) << "done: global step " << global << ", " << local_steps
-       << " local steps in " << std::setprecision(2) << secs << " s (" << std::setprecision(1)
-       << static_cast<double>(global - first_step) / std::max(secs, 1e-9) << " global steps/s)";
+  done << std::fixed << std::setprecision(1) << "done: global step " << global << ", "
+       << local_steps << " local steps in " << std::setprecision(2) << secs << " s ("
+       << std::setprecision(1) << static_cast<double>(global - first_step) / std::max(secs, 1e-9)
+       << " global steps/s)";
   if (steady_from && end > steady_from->first)
-    done << ", steady " << static_cast<double>(global - steady_from->second) /
-                               std::chrono::duration<double>(end - steady_from->first).count()
+    done << ", steady "
+         << static_cast<double>(global - steady_from->second) /
+                std::chrono::duration<double>(end - steady_from->first).count()
          << " global steps/s from step " << steady_from->second;
   if (s.report_bytes && steady_from && local_steps > local_from) {
     // Bytes per local step to and from the ps tasks, against the minimum: every parameter
@@ -310,14 +325,17 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
     const double minimum = static_cast<double>(m.parameters) * (s.bf16_transfer ? 2.0 : 4.0);
     const double to_ps = static_cast<double>(sent - traffic_from.first) / n;
     const double from_ps = static_cast<double>(received - traffic_from.second) / n;
-    done << std::fixed << std::setprecision(0) << ", bytes per step: " << from_ps << " from ps, " << to_ps
-         << " to ps, minimum " << minimum << " each way (" << m.parameters << " parameters), ratio "
-         << std::setprecision(4) << (from_ps + to_ps) / (2 * minimum);
+    done << std::fixed << std::setprecision(0) << ", bytes per step: " << from_ps << " from ps, "
+         << to_ps << " to ps, minimum " << minimum << " each way (" << m.parameters
+         << " parameters), ratio " << std::setprecision(4) << (from_ps + to_ps) / (2 * minimum);
   }
-  if (reached_at >= 0) done << std::setprecision(2) << ", reached " << s.target_accuracy << " at global step " << reached_at;
+  if (reached_at >= 0)
+    done << std::setprecision(2) << ", reached " << s.target_accuracy << " at global step "
+         << reached_at;
   if (chief && s.evaluate) {
     auto [test_x, test_y] = af::apps::load_fashion_mnist(s.data_dir, "t10k", 10000);
-    const double acc = sess->raw_session().run(m.accuracy, {{m.x, test_x}, {m.y, test_y}}).scalar<float>();
+    const double acc =
+        sess->raw_session().run(m.accuracy, {{m.x, test_x}, {m.y, test_y}}).scalar<float>();
     done << std::setprecision(4) << ", test accuracy " << acc;
   }
   sess->close();
@@ -329,58 +347,77 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
 
 int main(int argc, char** argv) {
   Settings s;
-  af::apps::App app("actorflow-dist-train",
-                    "Trains an MLP (784-256-128-10 unless --hidden) on Fashion-MNIST across a cluster, one process\n"
-                    "per task "
-                    "(between-graph replication: ps tasks hold the variables, worker 0 is the chief).");
+  af::apps::App app(
+      "actorflow-dist-train",
+      "Trains an MLP (784-256-128-10 unless --hidden) on Fashion-MNIST across a cluster, one "
+      "process\n"
+      "per task "
+      "(between-graph replication: ps tasks hold the variables, worker 0 is the chief).");
   auto& cli = app.cli;
-  cli.add_option("--cluster", s.cluster, "the cluster: a JSON file or inline JSON {\"ps\": [...], \"worker\": [...]}");
-  cli.add_option("--job", s.job, "ps or worker (default: TF_CONFIG's task.type)")->check(CLI::IsMember({"ps", "worker"}));
+  cli.add_option("--cluster", s.cluster,
+                 "the cluster: a JSON file or inline JSON {\"ps\": [...], \"worker\": [...]}");
+  cli.add_option("--job", s.job, "ps or worker (default: TF_CONFIG's task.type)")
+      ->check(CLI::IsMember({"ps", "worker"}));
   cli.add_option("--task", s.task, "this task's index in its job")->check(af::apps::integer_in(0));
-  cli.add_option("--mode", s.mode, "async (each worker applies its own gradients) or sync (SyncReplicasOptimizer)")
+  cli.add_option("--mode", s.mode,
+                 "async (each worker applies its own gradients) or sync (SyncReplicasOptimizer)")
       ->check(CLI::IsMember({"async", "sync"}));
-  cli.add_option("--replicas-to-aggregate", s.replicas_to_aggregate, "sync: gradients per update (0: the workers)")
+  cli.add_option("--replicas-to-aggregate", s.replicas_to_aggregate,
+                 "sync: gradients per update (0: the workers)")
       ->check(af::apps::integer_in(0));
-  cli.add_option("--total-replicas", s.total_replicas, "sync: workers computing gradients (0: the workers)")
+  cli.add_option("--total-replicas", s.total_replicas,
+                 "sync: workers computing gradients (0: the workers)")
       ->check(af::apps::integer_in(0));
-  cli.add_flag("--bf16-transfer", s.bf16_transfer, "parameters and gradients cross tasks as bfloat16");
-  cli.add_option("--checkpoint-dir", s.checkpoint_dir, "the chief restores from and saves to it (none if empty)");
+  cli.add_flag("--bf16-transfer", s.bf16_transfer,
+               "parameters and gradients cross tasks as bfloat16");
+  cli.add_option("--checkpoint-dir", s.checkpoint_dir,
+                 "the chief restores from and saves to it (none if empty)");
   cli.add_option("--save-steps", s.save_steps, "checkpoint every N global steps (0: every 600 s)")
       ->check(af::apps::integer_in(0));
   cli.add_option("--steps", s.steps, "stop at this global step")->check(af::apps::integer_in(1));
   cli.add_option("--batch", s.batch, "examples per worker step")->check(af::apps::integer_in(1));
   cli.add_option("--lr", s.lr, "Adam's learning rate")->check(af::apps::positive_real());
   cli.add_option("--data-dir", s.data_dir, "the gzip IDX files");
-  cli.add_option("--train-examples", s.train_examples, "use the file's first N training examples (0: all)")
+  cli.add_option("--train-examples", s.train_examples,
+                 "use the file's first N training examples (0: all)")
       ->check(af::apps::integer_in(0));
-  cli.add_option("--threads", s.threads, "threads of this task's pools (0: cores)")->check(af::apps::integer_in(0));
+  cli.add_option("--threads", s.threads, "threads of this task's pools (0: cores)")
+      ->check(af::apps::integer_in(0));
   cli.add_option("--log-every", s.log_every, "local steps between progress lines (0: none)")
       ->check(af::apps::integer_in(0));
   cli.add_option("--step-timeout-ms", s.step_timeout_ms, "each step's deadline (0: none)")
       ->check(af::apps::integer_in(0));
-  cli.add_option("--status-port", s.status_port, "serve /metrics and /status on this port (0: any; -1: none)")
+  cli.add_option("--status-port", s.status_port,
+                 "serve /metrics and /status on this port (0: any; -1: none)")
       ->check(af::apps::integer_in(-1, 65535));
   cli.add_option("--seed", s.seed, "graph-level random seed")->check(af::apps::integer_in(0));
   cli.add_flag("!--no-eval", s.evaluate, "skip the chief's test accuracy at the end");
-  cli.add_option("--rate-from", s.rate_from, "report the steady rate from this global step on (warm-up excluded)")
+  cli.add_option("--rate-from", s.rate_from,
+                 "report the steady rate from this global step on (warm-up excluded)")
       ->check(af::apps::integer_in(0));
   cli.add_option("--hidden", s.hidden, "units of the hidden layers (784-H1-H2-...-10)")
       ->delimiter(',')
       ->check(af::apps::integer_in(1));
   cli.add_flag("--report-bytes", s.report_bytes,
-               "report the bytes per step to and from the ps tasks (from --rate-from on) against the minimum");
-  cli.add_option("--eval-every", s.eval_every,
-                 "chief: test accuracy every N global steps until it reaches --target-accuracy (0: never)")
+               "report the bytes per step to and from the ps tasks (from --rate-from on) against "
+               "the minimum");
+  cli.add_option(
+         "--eval-every", s.eval_every,
+         "chief: test accuracy every N global steps until it reaches --target-accuracy (0: never)")
       ->check(af::apps::integer_in(0));
   cli.add_option("--target-accuracy", s.target_accuracy, "the accuracy --eval-every looks for")
       ->check(CLI::Range(0.0, 1.0));
-  cli.add_option("--logdir", s.logdir,
-                 "chief: TensorBoard's events file (graph, loss, accuracy, global_step/sec) goes here");
-  cli.add_option("--summary-every", s.summary_every, "global steps between the chief's summaries in --logdir")
+  cli.add_option(
+      "--logdir", s.logdir,
+      "chief: TensorBoard's events file (graph, loss, accuracy, global_step/sec) goes here");
+  cli.add_option("--summary-every", s.summary_every,
+                 "global steps between the chief's summaries in --logdir")
       ->check(af::apps::integer_in(1));
-  cli.add_option("--device", s.device, "worker: the device of its model, /cpu:0 or /gpu:N (ps tasks use their CPU)");
-  cli.add_option("--gpu-memory-fraction", s.gpu_memory_fraction,
-                 "worker on a GPU: the share of the GPU's memory it takes (0: TensorFlow's default)")
+  cli.add_option("--device", s.device,
+                 "worker: the device of its model, /cpu:0 or /gpu:N (ps tasks use their CPU)");
+  cli.add_option(
+         "--gpu-memory-fraction", s.gpu_memory_fraction,
+         "worker on a GPU: the share of the GPU's memory it takes (0: TensorFlow's default)")
       ->check(CLI::Range(0.0, 1.0));
   if (auto code = app.parse(argc, argv)) return *code;
   try {
@@ -390,7 +427,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (s.cluster.empty() || s.job.empty() || s.task < 0) {
-    std::cerr << "actorflow-dist-train: --cluster, --job and --task are required, or TF_CONFIG (see --help)\n";
+    std::cerr << "actorflow-dist-train: --cluster, --job and --task are required, or TF_CONFIG "
+                 "(see --help)\n";
     return 2;
   }
   if (s.job != "ps" && s.job != "worker") {
@@ -420,7 +458,8 @@ int main(int argc, char** argv) {
     std::thread waiter([&server, signals, who] {
       int sig = 0;
       sigwait(&signals, &sig);
-      log_line(who, std::string("received ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping");
+      log_line(who,
+               std::string("received ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping");
       std::_Exit(130);
     });
     waiter.detach();

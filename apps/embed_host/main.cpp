@@ -1,16 +1,14 @@
 // An example host application: an Asio io_context whose coroutine co_awaits session steps,
 // while the host's own CAF actor, spawned in actorflow's actor system, keeps a running
 // total of the results and answers the host through its io_context.
-#include <cstdio>
-#include <string>
-
+#include <actorflow/actorflow.hpp>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/io_context.hpp>
 #include <asio/use_awaitable.hpp>
 #include <caf/all.hpp>
-
-#include <actorflow/actorflow.hpp>
+#include <cstdio>
+#include <string>
 
 using add_atom = caf::atom_constant<caf::atom("add")>;
 
@@ -25,7 +23,8 @@ caf::behavior accumulator(caf::stateful_actor<TotalState>* self, asio::io_contex
   return {[self, io](add_atom, double value, int step) {
     self->state.total += value;
     double total = self->state.total;
-    asio::post(*io, [total, step] { std::printf("host: step %d, running total %.1f\n", step, total); });
+    asio::post(*io,
+               [total, step] { std::printf("host: step %d, running total %.1f\n", step, total); });
     if (step == 4) self->quit();
   }};
 }
@@ -34,7 +33,8 @@ asio::awaitable<void> drive(af::Session& sess, af::Output out, af::Output x, caf
   for (int step = 0; step < 5; ++step) {
     af::FeedDict feeds{{x, af::Tensor(static_cast<float>(step))}};
     std::vector<af::Output> fetches{out};  // GCC 12: no braced temporaries inside co_await
-    std::vector<af::Tensor> r = co_await sess.async_run(fetches, feeds, {}, {}, asio::use_awaitable);
+    std::vector<af::Tensor> r =
+        co_await sess.async_run(fetches, feeds, {}, {}, asio::use_awaitable);
     double value = r[0].scalar<float>();
     std::printf("host: step %d -> %.1f\n", step, value);
     caf::anon_send(acc, add_atom::value, value, step);

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <actorflow/actorflow.hpp>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -25,8 +26,6 @@
 #include <thread>
 #include <vector>
 
-#include <actorflow/actorflow.hpp>
-
 #include "cli.hpp"
 
 namespace {
@@ -36,10 +35,10 @@ constexpr int kFeatures = 4;
 struct Options {
   int predictors = 3;
   int queries = 12;
-  int kill_after = 4;       ///< kill a predictor after this many answered queries (-1: never)
-  int kill_index = 1;       ///< which predictor
+  int kill_after = 4;  ///< kill a predictor after this many answered queries (-1: never)
+  int kill_index = 1;  ///< which predictor
   std::int64_t timeout_ms = 300;
-  int drop_after = 3;       ///< consecutive timeouts before a predictor is dropped
+  int drop_after = 3;  ///< consecutive timeouts before a predictor is dropped
   bool processes = false;
   // Child mode.
   std::string role;
@@ -59,10 +58,16 @@ struct Queues {
 /// Predictor i's two queues, on the aggregator's task, shared by name across clients.
 Queues queues_of(af::Graph& g, int i) {
   auto pin = g.device("/job:ensemble/task:0");
-  af::QueueOptions in{.capacity = 1000, .dtypes = {af::int64, af::float32}, .shapes = {{}, {kFeatures}},
-                      .name = "input_" + std::to_string(i), .shared_name = "input_" + std::to_string(i)};
-  af::QueueOptions out{.capacity = 1000, .dtypes = {af::int64, af::float32}, .shapes = {{}, {}},
-                       .name = "prediction_" + std::to_string(i), .shared_name = "prediction_" + std::to_string(i)};
+  af::QueueOptions in{.capacity = 1000,
+                      .dtypes = {af::int64, af::float32},
+                      .shapes = {{}, {kFeatures}},
+                      .name = "input_" + std::to_string(i),
+                      .shared_name = "input_" + std::to_string(i)};
+  af::QueueOptions out{.capacity = 1000,
+                       .dtypes = {af::int64, af::float32},
+                       .shapes = {{}, {}},
+                       .name = "prediction_" + std::to_string(i),
+                       .shared_name = "prediction_" + std::to_string(i)};
   return {af::FIFOQueue(g, in), af::FIFOQueue(g, out)};
 }
 
@@ -76,7 +81,8 @@ void run_predictor(const std::string& target, int i) {
   {
     auto pin = g.device(predictor_task(i));
     std::vector<float> w(kFeatures);
-    for (int k = 0; k < kFeatures; ++k) w[static_cast<std::size_t>(k)] = 0.1f * static_cast<float>((i + 1) * (k + 1));
+    for (int k = 0; k < kFeatures; ++k)
+      w[static_cast<std::size_t>(k)] = 0.1f * static_cast<float>((i + 1) * (k + 1));
     auto logit = af::reduce_sum(element[1] * g.constant(af::Tensor::from_vector<float>(w))) +
                  g.constant(-0.5f * static_cast<float>(i));
     prediction = af::sigmoid(logit);
@@ -105,24 +111,32 @@ int child_main(const Options& o) {
 void add_flags(CLI::App& cli, Options& o) {
   using af::apps::integer_in;
   cli.add_option("--predictors", o.predictors, "predictor clients")->check(integer_in(1, 64));
-  cli.add_option("--queries", o.queries, "queries answered by the aggregator")->check(integer_in(1));
-  cli.add_option("--kill-after", o.kill_after, "kill a predictor after N queries (-1: never)")->check(integer_in(-1));
+  cli.add_option("--queries", o.queries, "queries answered by the aggregator")
+      ->check(integer_in(1));
+  cli.add_option("--kill-after", o.kill_after, "kill a predictor after N queries (-1: never)")
+      ->check(integer_in(-1));
   cli.add_option("--kill-index", o.kill_index, "the predictor to kill")->check(integer_in(0));
   cli.add_option("--timeout-ms", o.timeout_ms, "the aggregator's dequeue timeout per prediction")
       ->check(integer_in(1));
-  cli.add_option("--drop-after", o.drop_after, "drop a predictor after N consecutive timeouts")->check(integer_in(1));
-  cli.add_flag("--processes", o.processes, "run every predictor as a process of its own (default: one process)");
+  cli.add_option("--drop-after", o.drop_after, "drop a predictor after N consecutive timeouts")
+      ->check(integer_in(1));
+  cli.add_flag("--processes", o.processes,
+               "run every predictor as a process of its own (default: one process)");
   // A predictor process is this binary again, started by the ensemble itself.
   cli.add_option("--role", o.role, "internal: 'predictor' in a predictor process")
-      ->check(CLI::IsMember({"", "predictor"}))->group("");
+      ->check(CLI::IsMember({"", "predictor"}))
+      ->group("");
   cli.add_option("--cluster", o.cluster_json, "internal: the cluster, inline JSON")->group("");
-  cli.add_option("--task", o.task, "internal: the predictor's task")->check(integer_in(0))->group("");
+  cli.add_option("--task", o.task, "internal: the predictor's task")
+      ->check(integer_in(0))
+      ->group("");
 }
 
 /// The input of query `q`: deterministic, so runs can be compared.
 std::vector<float> input_of(int q) {
   std::vector<float> x(kFeatures);
-  for (int k = 0; k < kFeatures; ++k) x[static_cast<std::size_t>(k)] = std::sin(static_cast<float>(q * kFeatures + k));
+  for (int k = 0; k < kFeatures; ++k)
+    x[static_cast<std::size_t>(k)] = std::sin(static_cast<float>(q * kFeatures + k));
   return x;
 }
 
@@ -131,11 +145,13 @@ std::vector<float> input_of(int q) {
 int main(int argc, char** argv) {
   Options o;
   af::apps::App app("actorflow-ensemble",
-                    "Runs an ensemble by between-graph replication (Figure 12-13) and kills one predictor midway.");
+                    "Runs an ensemble by between-graph replication (Figure 12-13) and kills one "
+                    "predictor midway.");
   add_flags(app.cli, o);
   if (auto code = app.parse(argc, argv)) return *code;
   if (o.kill_index >= o.predictors) {
-    std::fprintf(stderr, "actorflow-ensemble: --kill-index must name a predictor (0..%d) (see --help)\n",
+    std::fprintf(stderr,
+                 "actorflow-ensemble: --kill-index must name a predictor (0..%d) (see --help)\n",
                  o.predictors - 1);
     return 2;
   }
@@ -143,8 +159,8 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> predictor_addresses;
   for (int i = 0; i < o.predictors; ++i) predictor_addresses.push_back(address());
-  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"ensemble", {address()}},
-                                                                          {"predictor", predictor_addresses}});
+  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{
+      {"ensemble", {address()}}, {"predictor", predictor_addresses}});
   af::Server aggregator_server(cluster, "ensemble", 0);
 
   // Predictors: servers and client threads here, or child processes.
@@ -157,8 +173,8 @@ int main(int argc, char** argv) {
       if (pid == 0) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the aggregator
         std::string json = cluster.to_json(), task = std::to_string(i);
-        ::execl("/proc/self/exe", argv[0], "--role", "predictor", "--cluster", json.c_str(), "--task", task.c_str(),
-                static_cast<char*>(nullptr));
+        ::execl("/proc/self/exe", argv[0], "--role", "predictor", "--cluster", json.c_str(),
+                "--task", task.c_str(), static_cast<char*>(nullptr));
         std::_Exit(127);
       }
       children.push_back(pid);
@@ -167,9 +183,10 @@ int main(int argc, char** argv) {
       clients.emplace_back(run_predictor, servers.back()->target(), i);
     }
   }
-  std::printf("ensemble: %d predictors (%s), queues on /job:ensemble/task:0, dequeue timeout %lld ms\n",
-              o.predictors, o.processes ? "one process each" : "in this process",
-              static_cast<long long>(o.timeout_ms));
+  std::printf(
+      "ensemble: %d predictors (%s), queues on /job:ensemble/task:0, dequeue timeout %lld ms\n",
+      o.predictors, o.processes ? "one process each" : "in this process",
+      static_cast<long long>(o.timeout_ms));
 
   // Feeder and aggregator: one client on the aggregator's task.
   af::Graph g;
@@ -231,16 +248,18 @@ int main(int argc, char** argv) {
       }
     }
     if (got == 0) {
-      std::printf("query %d: no predictor answered within %lld ms\n", q, static_cast<long long>(o.timeout_ms));
+      std::printf("query %d: no predictor answered within %lld ms\n", q,
+                  static_cast<long long>(o.timeout_ms));
       continue;
     }
     (got == o.predictors ? answered_with_all : answered_without_some)++;
-    std::printf("query %d: ensemble prediction %.4f from %d of %d predictors%s%s\n", q, sum / got, got,
-                o.predictors, missing.empty() ? "" : "; timed out (DeadlineExceededError):", missing.c_str());
+    std::printf("query %d: ensemble prediction %.4f from %d of %d predictors%s%s\n", q, sum / got,
+                got, o.predictors,
+                missing.empty() ? "" : "; timed out (DeadlineExceededError):", missing.c_str());
     std::fflush(stdout);
   }
-  std::printf("ensemble: %d queries answered by all predictors, %d without the missing ones\n", answered_with_all,
-              answered_without_some);
+  std::printf("ensemble: %d queries answered by all predictors, %d without the missing ones\n",
+              answered_with_all, answered_without_some);
 
   // Closing the input queues ends the predictor clients (OutOfRange).
   sess.run(close_all);

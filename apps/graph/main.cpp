@@ -7,16 +7,15 @@
 //                                              runs a (frozen) graph once and prints the fetches
 //
 // FILE is a binary or text GraphDef, a MetaGraphDef (.meta) or actorflow's JSON graph (.json).
+#include <actorflow/actorflow.hpp>
+#include <actorflow/ops/graph_json.hpp>
+#include <actorflow/ops/op_registry.hpp>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
-#include <actorflow/ops/graph_json.hpp>
-#include <actorflow/ops/op_registry.hpp>
 
 #include "cli.hpp"
 
@@ -47,7 +46,8 @@ Loaded load(const std::string& path) {
     text << in.rdbuf();
     return {af::graph_def_from_json(text.str()), std::nullopt, "JSON graph"};
   }
-  return {af::read_graph_def(path), std::nullopt, ext == ".pbtxt" || ext == ".txt" ? "GraphDef (text)" : "GraphDef"};
+  return {af::read_graph_def(path), std::nullopt,
+          ext == ".pbtxt" || ext == ".txt" ? "GraphDef (text)" : "GraphDef"};
 }
 
 int info(const std::string& path) {
@@ -64,8 +64,8 @@ int info(const std::string& path) {
       if (u.first++ == 0) u.second = n.name;
     }
   }
-  std::cout << path << ": " << file.kind << ", producer " << file.graph.version << ", " << file.graph.nodes.size()
-            << " nodes, " << types.size() << " op types\n";
+  std::cout << path << ": " << file.kind << ", producer " << file.graph.version << ", "
+            << file.graph.nodes.size() << " nodes, " << types.size() << " op types\n";
   std::vector<std::pair<int, std::string>> by_count;
   for (const auto& [t, c] : types) by_count.emplace_back(-c, t);
   std::sort(by_count.begin(), by_count.end());
@@ -73,16 +73,18 @@ int info(const std::string& path) {
   for (const auto& [c, t] : by_count) std::cout << "  " << t << " " << -c << "\n";
   std::cout << "devices:\n";
   for (const auto& [d, c] : devices) std::cout << "  " << d << " " << c << "\n";
-  if (!file.graph.function_library.empty()) std::cout << "function library: present (actorflow runs no functions)\n";
+  if (!file.graph.function_library.empty())
+    std::cout << "function library: present (actorflow runs no functions)\n";
   if (file.meta) {
     if (file.meta->saver_def)
       std::cout << "saver: prefix " << file.meta->saver_def->filename_tensor_name << ", save "
-                << file.meta->saver_def->save_tensor_name << ", restore " << file.meta->saver_def->restore_op_name
+                << file.meta->saver_def->save_tensor_name << ", restore "
+                << file.meta->saver_def->restore_op_name
                 << (file.meta->saver_def->sharded ? ", sharded" : "") << "\n";
     std::cout << "collections:\n";
     for (const auto& [name, c] : file.meta->collections) {
-      const std::size_t n = c.node_list.size() + c.bytes_list.size() + c.int64_list.size() + c.float_list.size() +
-                            c.any_list.size();
+      const std::size_t n = c.node_list.size() + c.bytes_list.size() + c.int64_list.size() +
+                            c.float_list.size() + c.any_list.size();
       std::cout << "  " << name << " " << n << "\n";
     }
   }
@@ -91,7 +93,8 @@ int info(const std::string& path) {
     return 0;
   }
   std::cout << "actorflow cannot run:\n";
-  for (const auto& [t, u] : unknown) std::cout << "  " << t << " (" << u.first << " nodes, e.g. '" << u.second << "')\n";
+  for (const auto& [t, u] : unknown)
+    std::cout << "  " << t << " (" << u.first << " nodes, e.g. '" << u.second << "')\n";
   return 3;
 }
 
@@ -111,7 +114,8 @@ int convert(const std::string& in, const std::string& out) {
   } else if (ext == ".pb") {
     af::write_graph(file.graph, "", out, false);
   } else {
-    std::cerr << "actorflow-graph: convert: " << out << ": the extension must be .pb, .pbtxt, .meta or .json\n";
+    std::cerr << "actorflow-graph: convert: " << out
+              << ": the extension must be .pb, .pbtxt, .meta or .json\n";
     return 2;
   }
   std::cout << in << " -> " << out << " (" << file.graph.nodes.size() << " nodes)\n";
@@ -121,7 +125,9 @@ int convert(const std::string& in, const std::string& out) {
 /// `NAME=V1,V2,...[@D1xD2...]`: values of the placeholder's dtype, shaped (a vector by default).
 af::Tensor parse_feed(const std::string& spec, const af::Output& target, std::string* name) {
   const auto eq = spec.find('=');
-  if (eq == std::string::npos) throw af::InvalidArgumentError(af::invalid_argument("--feed " + spec + ": expected NAME=VALUES"));
+  if (eq == std::string::npos)
+    throw af::InvalidArgumentError(
+        af::invalid_argument("--feed " + spec + ": expected NAME=VALUES"));
   *name = spec.substr(0, eq);
   std::string values = spec.substr(eq + 1);
   std::optional<af::Shape> shape;
@@ -138,26 +144,41 @@ af::Tensor parse_feed(const std::string& spec, const af::Output& target, std::st
   for (std::string v; std::getline(vs, v, ',');) items.push_back(v);
   const af::Shape s = shape ? *shape : af::Shape{static_cast<std::int64_t>(items.size())};
   if (s.num_elements() != static_cast<std::int64_t>(items.size()))
-    throw af::InvalidArgumentError(af::invalid_argument("--feed " + *name + ": " + std::to_string(items.size()) +
+    throw af::InvalidArgumentError(af::invalid_argument("--feed " + *name + ": " +
+                                                        std::to_string(items.size()) +
                                                         " values for shape " + s.to_string()));
   af::Tensor t(target.dtype(), s);
   for (std::size_t i = 0; i < items.size(); ++i) {
     switch (target.dtype()) {
-      case af::DType::float32: t.data<float>()[i] = std::stof(items[i]); break;
-      case af::DType::float64: t.data<double>()[i] = std::stod(items[i]); break;
-      case af::DType::int32: t.data<std::int32_t>()[i] = std::stoi(items[i]); break;
-      case af::DType::int64: t.data<std::int64_t>()[i] = std::stoll(items[i]); break;
-      case af::DType::boolean: t.data<bool>()[i] = items[i] == "true" || items[i] == "1"; break;
-      case af::DType::string: t.data<std::string>()[i] = items[i]; break;
+      case af::DType::float32:
+        t.data<float>()[i] = std::stof(items[i]);
+        break;
+      case af::DType::float64:
+        t.data<double>()[i] = std::stod(items[i]);
+        break;
+      case af::DType::int32:
+        t.data<std::int32_t>()[i] = std::stoi(items[i]);
+        break;
+      case af::DType::int64:
+        t.data<std::int64_t>()[i] = std::stoll(items[i]);
+        break;
+      case af::DType::boolean:
+        t.data<bool>()[i] = items[i] == "true" || items[i] == "1";
+        break;
+      case af::DType::string:
+        t.data<std::string>()[i] = items[i];
+        break;
       default:
-        throw af::InvalidArgumentError(af::invalid_argument("--feed " + *name + ": cannot feed a " +
-                                                            std::string(af::dtype_name(target.dtype())) + " from text"));
+        throw af::InvalidArgumentError(
+            af::invalid_argument("--feed " + *name + ": cannot feed a " +
+                                 std::string(af::dtype_name(target.dtype())) + " from text"));
     }
   }
   return t;
 }
 
-int run(const std::string& path, const std::vector<std::string>& feeds, const std::vector<std::string>& fetches) {
+int run(const std::string& path, const std::vector<std::string>& feeds,
+        const std::vector<std::string>& fetches) {
   const Loaded file = load(path);
   af::Graph g;
   af::import_graph_def(g, file.graph, {.name = ""});
@@ -171,26 +192,33 @@ int run(const std::string& path, const std::vector<std::string>& feeds, const st
   for (const auto& f : fetches) outs.push_back(g.output(f));
   af::Session sess(g);
   auto values = sess.run(outs, feed_dict);
-  for (std::size_t i = 0; i < outs.size(); ++i) std::cout << fetches[i] << " = " << values[i].debug_string() << "\n";
+  for (std::size_t i = 0; i < outs.size(); ++i)
+    std::cout << fetches[i] << " = " << values[i].debug_string() << "\n";
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  af::apps::App app("actorflow-graph", "TensorFlow graph files: inspect, convert and run GraphDefs and MetaGraphDefs.");
+  af::apps::App app(
+      "actorflow-graph",
+      "TensorFlow graph files: inspect, convert and run GraphDefs and MetaGraphDefs.");
   auto& cli = app.cli;
   cli.require_subcommand(1);
   std::string file, out;
   std::vector<std::string> feeds, fetches;
-  auto* info_cmd = cli.add_subcommand("info", "node and op-type counts, devices, collections, what actorflow cannot run");
+  auto* info_cmd = cli.add_subcommand(
+      "info", "node and op-type counts, devices, collections, what actorflow cannot run");
   info_cmd->add_option("FILE", file, "a .pb, .pbtxt, .meta or .json graph")->required();
-  auto* convert_cmd = cli.add_subcommand("convert", "convert between .pb, .pbtxt, .meta and .json (by extension)");
+  auto* convert_cmd =
+      cli.add_subcommand("convert", "convert between .pb, .pbtxt, .meta and .json (by extension)");
   convert_cmd->add_option("FILE", file, "the graph to read")->required();
   convert_cmd->add_option("OUT", out, "the file to write")->required();
-  auto* run_cmd = cli.add_subcommand("run", "run a graph once (a frozen graph) and print the fetches");
+  auto* run_cmd =
+      cli.add_subcommand("run", "run a graph once (a frozen graph) and print the fetches");
   run_cmd->add_option("FILE", file, "the graph to run")->required();
-  run_cmd->add_option("--feed", feeds, "NAME=V1,V2,...[@D1xD2]: a value for a placeholder (a vector unless shaped)");
+  run_cmd->add_option("--feed", feeds,
+                      "NAME=V1,V2,...[@D1xD2]: a value for a placeholder (a vector unless shaped)");
   run_cmd->add_option("--fetch", fetches, "a tensor to print (NAME or NAME:K)")->required();
   if (auto code = app.parse(argc, argv)) return *code;
   try {

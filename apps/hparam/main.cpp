@@ -12,14 +12,13 @@
 //     device, averages their softmax outputs and prints each model's test accuracy and the
 //     ensemble's.
 // scripts/hparam_search.sh runs a search across a local cluster and ensembles the top three.
+#include <actorflow/actorflow.hpp>
+#include <actorflow/train/saver.hpp>
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
-#include <actorflow/train/saver.hpp>
 
 #include "cli.hpp"
 #include "trainer.hpp"
@@ -57,7 +56,8 @@ std::map<std::string, af::Variable> checkpoint_names(const std::vector<af::Varia
   for (const auto& v : vars) {
     const std::string& name = v.name();
     const auto kind = name.rfind('/');
-    const auto layer = kind == std::string::npos || kind == 0 ? std::string::npos : name.rfind('/', kind - 1);
+    const auto layer =
+        kind == std::string::npos || kind == 0 ? std::string::npos : name.rfind('/', kind - 1);
     m.emplace(layer == std::string::npos ? name : name.substr(layer + 1), v);
   }
   return m;
@@ -82,24 +82,27 @@ int train(const Settings& s) {
     vars = dnn_variables(g, s.hidden1, s.hidden2);
     const af::Output logits = af::apps::mlp_logits(x, vars);
     adam = std::make_unique<af::train::AdamOptimizer>(s.lr);
-    train_op = adam->minimize(af::losses::sparse_softmax_cross_entropy(y, logits), std::nullopt, vars);
+    train_op =
+        adam->minimize(af::losses::sparse_softmax_cross_entropy(y, logits), std::nullopt, vars);
     accuracy = af::metrics::batch_accuracy(y, af::argmax(logits, 1, af::DType::int32));
   }
   af::train::Saver saver(checkpoint_names(vars));
   {
     af::Session sess(g, s.target);
     sess.run(g.global_variables_initializer());
-    af::apps::ShuffledBatches batches(train_x, train_y, s.batch, static_cast<std::uint64_t>(s.seed));
+    af::apps::ShuffledBatches batches(train_x, train_y, s.batch,
+                                      static_cast<std::uint64_t>(s.seed));
     for (std::int64_t step = 0; step < s.steps; ++step) {
       auto [bx, by] = batches.next();
       sess.run(train_op, {{x, bx}, {y, by}});
     }
     const float acc = sess.run(accuracy, {{x, val_x}, {y, val_y}}).scalar<float>();
     std::string path;
-    if (!s.checkpoint.empty()) path = saver.save(sess, s.checkpoint, std::nullopt, "checkpoint", /*write_state=*/false);
-    std::cout << std::fixed << std::setprecision(4) << "VALIDATION " << acc << " " << path << " hidden " << s.hidden1
-              << ":" << s.hidden2 << " lr " << s.lr << " on " << (s.device.empty() ? "default" : s.device)
-              << " container " << s.container << "\n";
+    if (!s.checkpoint.empty())
+      path = saver.save(sess, s.checkpoint, std::nullopt, "checkpoint", /*write_state=*/false);
+    std::cout << std::fixed << std::setprecision(4) << "VALIDATION " << acc << " " << path
+              << " hidden " << s.hidden1 << ":" << s.hidden2 << " lr " << s.lr << " on "
+              << (s.device.empty() ? "default" : s.device) << " container " << s.container << "\n";
   }
   // As the chapter: free the trial's variables on the server.
   if (!s.target.empty()) af::Session::reset(s.target, {s.container});
@@ -120,7 +123,8 @@ int ensemble(const Settings& s) {
   for (std::size_t k = 0; k < models.size(); ++k) {
     const auto parts = af::apps::split_list(models[k], ':');
     if (parts.size() != 3)
-      throw af::InvalidArgumentError(af::invalid_argument("--models: expected PATH:H1:H2, got '" + models[k] + "'"));
+      throw af::InvalidArgumentError(
+          af::invalid_argument("--models: expected PATH:H1:H2, got '" + models[k] + "'"));
     af::ScopeGuard on = devices.empty() ? af::ScopeGuard() : g.device(devices[k % devices.size()]);
     auto scope = g.name_scope("model_" + std::to_string(k));
     const auto model = dnn_variables(g, std::stoll(parts[1]), std::stoll(parts[2]));
@@ -131,14 +135,15 @@ int ensemble(const Settings& s) {
         checkpoint_names(model), af::train::SaverOptions{.name = "save_" + std::to_string(k)}));
     paths.push_back(parts[0]);
   }
-  const af::Output mean = af::div(af::add_n(probabilities), g.constant(af::Tensor(static_cast<float>(models.size()))));
+  const af::Output mean =
+      af::div(af::add_n(probabilities), g.constant(af::Tensor(static_cast<float>(models.size()))));
   accuracies.push_back(af::metrics::batch_accuracy(y, af::argmax(mean, 1, af::DType::int32)));
   af::Session sess(g, s.target);
   for (std::size_t k = 0; k < savers.size(); ++k) savers[k]->restore(sess, paths[k]);
   const auto values = sess.run(accuracies, {{x, test_x}, {y, test_y}});
   for (std::size_t k = 0; k < models.size(); ++k)
-    std::cout << std::fixed << std::setprecision(4) << "TEST model " << k << " (" << models[k] << "): "
-              << values[k].scalar<float>() << "\n";
+    std::cout << std::fixed << std::setprecision(4) << "TEST model " << k << " (" << models[k]
+              << "): " << values[k].scalar<float>() << "\n";
   std::cout << std::fixed << std::setprecision(4) << "TEST ensemble of " << models.size() << ": "
             << values.back().scalar<float>() << "\n";
   return 0;
@@ -149,16 +154,22 @@ int ensemble(const Settings& s) {
 int main(int argc, char** argv) {
   Settings s;
   af::apps::App app("actorflow-hparam",
-                    "Exercise 8: trains one DNN on Fashion-MNIST on a given server, device and resource container\n"
-                    "and prints its validation accuracy (--role train). Exercise 9: ensembles models restored from\n"
+                    "Exercise 8: trains one DNN on Fashion-MNIST on a given server, device and "
+                    "resource container\n"
+                    "and prints its validation accuracy (--role train). Exercise 9: ensembles "
+                    "models restored from\n"
                     "their checkpoints, one per device (--role ensemble).");
   auto& cli = app.cli;
-  cli.add_option("--role", s.role, "train or ensemble")->check(CLI::IsMember({"train", "ensemble"}));
+  cli.add_option("--role", s.role, "train or ensemble")
+      ->check(CLI::IsMember({"train", "ensemble"}));
   cli.add_option("--target", s.target, "the server (caf://HOST:PORT; empty: in process)");
   cli.add_option("--device", s.device, "train: where the model goes (e.g. /job:worker/task:1)");
-  cli.add_option("--container", s.container, "train: the resource container of the trial's variables");
-  cli.add_option("--hidden1", s.hidden1, "units of the first hidden layer")->check(af::apps::integer_in(1));
-  cli.add_option("--hidden2", s.hidden2, "units of the second hidden layer")->check(af::apps::integer_in(1));
+  cli.add_option("--container", s.container,
+                 "train: the resource container of the trial's variables");
+  cli.add_option("--hidden1", s.hidden1, "units of the first hidden layer")
+      ->check(af::apps::integer_in(1));
+  cli.add_option("--hidden2", s.hidden2, "units of the second hidden layer")
+      ->check(af::apps::integer_in(1));
   cli.add_option("--lr", s.lr, "Adam's learning rate")->check(af::apps::positive_real());
   cli.add_option("--steps", s.steps, "training steps")->check(af::apps::integer_in(1));
   cli.add_option("--batch", s.batch, "examples per step")->check(af::apps::integer_in(1));

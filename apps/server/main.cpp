@@ -6,20 +6,18 @@
 // Logs go to stderr, each line prefixed with the task. The first SIGINT/SIGTERM stops the
 // server (open sessions end with Cancelled, the port is released) and the process exits 0;
 // a second one exits at once with status 130.
+#include <unistd.h>
+
+#include <actorflow/actorflow.hpp>
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <future>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-
-#include <unistd.h>
-
-#include <nlohmann/json.hpp>
-
-#include <actorflow/actorflow.hpp>
 
 #include "cli.hpp"
 
@@ -47,24 +45,31 @@ struct Settings {
 void add_flags(CLI::App& cli, Settings& s) {
   cli.add_option("--cluster", s.cluster,
                  "the cluster: a JSON file, or inline JSON such as\n"
-                 "'{\"ps\": [\"127.0.0.1:2221\"], \"worker\": [\"127.0.0.1:2222\"]}' (required, or TF_CONFIG's cluster)")
+                 "'{\"ps\": [\"127.0.0.1:2221\"], \"worker\": [\"127.0.0.1:2222\"]}' (required, or "
+                 "TF_CONFIG's cluster)")
       ->type_name("SPEC");
-  cli.add_option("--job", s.job, "this task's job (required, or TF_CONFIG's task.type)")->type_name("NAME");
-  cli.add_option("--task", s.task, "this task's index in its job (required, or TF_CONFIG's task.index)")->type_name("N")
+  cli.add_option("--job", s.job, "this task's job (required, or TF_CONFIG's task.type)")
+      ->type_name("NAME");
+  cli.add_option("--task", s.task,
+                 "this task's index in its job (required, or TF_CONFIG's task.index)")
+      ->type_name("N")
       ->check(af::apps::integer_in(0));
   cli.add_option("--heartbeat-ms", s.heartbeat_ms, "CAF heartbeat interval between tasks (0 = off)")
       ->check(af::apps::integer_in(0));
   cli.add_option("--connection-timeout-ms", s.connection_timeout_ms, "drop a peer silent this long")
       ->check(af::apps::integer_in(1));
-  cli.add_option("--peer-wait-ms", s.peer_wait_ms, "how long opening a session waits for every task")
+  cli.add_option("--peer-wait-ms", s.peer_wait_ms,
+                 "how long opening a session waits for every task")
       ->check(af::apps::integer_in(0));
-  cli.add_option("--log-every-ms", s.log_every_ms, "how often start-up waits are repeated in the log")
+  cli.add_option("--log-every-ms", s.log_every_ms,
+                 "how often start-up waits are repeated in the log")
       ->check(af::apps::integer_in(1));
   cli.add_option("--status-port", s.status_port,
                  "serve GET /metrics and /status over HTTP on this port of the task's host\n"
                  "(0 = any free port; -1: no status port)")
       ->check(af::apps::integer_in(-1, 65535));
-  cli.add_option("--max-message-mb", s.max_message_mb, "refuse BASP messages longer than N MiB on the CAF port")
+  cli.add_option("--max-message-mb", s.max_message_mb,
+                 "refuse BASP messages longer than N MiB on the CAF port")
       ->check(af::apps::integer_in(1, 4095));
   cli.add_option("--handshake-timeout-ms", s.handshake_timeout_ms,
                  "close connections that have not shaken hands (CAF) or made a first\n"
@@ -77,19 +82,24 @@ void add_flags(CLI::App& cli, Settings& s) {
                  "log a wait in a step (a dequeue, an accumulator's take, a tensor from\n"
                  "another task) that lasts this long, naming what it waits for (0 = off)")
       ->check(af::apps::integer_in(0));
-  auto* cert = cli.add_option("--tls-cert", s.tls_cert,
-                              "this task's certificate chain (PEM); with --tls-key and --tls-ca every\n"
-                              "connection to and from other processes is TLS with mutual certificates;\n"
-                              "peers without one the CA signed are refused")
-                   ->check(CLI::ExistingFile);
-  auto* key = cli.add_option("--tls-key", s.tls_key, "its private key (PEM)")->check(CLI::ExistingFile);
-  auto* ca = cli.add_option("--tls-ca", s.tls_ca, "the cluster's CA (PEM)")->check(CLI::ExistingFile);
+  auto* cert =
+      cli.add_option("--tls-cert", s.tls_cert,
+                     "this task's certificate chain (PEM); with --tls-key and --tls-ca every\n"
+                     "connection to and from other processes is TLS with mutual certificates;\n"
+                     "peers without one the CA signed are refused")
+          ->check(CLI::ExistingFile);
+  auto* key =
+      cli.add_option("--tls-key", s.tls_key, "its private key (PEM)")->check(CLI::ExistingFile);
+  auto* ca =
+      cli.add_option("--tls-ca", s.tls_ca, "the cluster's CA (PEM)")->check(CLI::ExistingFile);
   cert->needs(key)->needs(ca);
   key->needs(cert);
   ca->needs(cert);
   cli.add_option("--cpus", s.cpus, "CPU devices of this task")->check(af::apps::integer_in(1));
-  cli.add_option("--gpus", s.gpus, "GPU devices of this task (-1: every visible GPU)")->check(af::apps::integer_in(-1, 1024));
-  cli.add_option("--threads", s.threads, "inter-op and intra-op threads (0: cores)")->check(af::apps::integer_in(0));
+  cli.add_option("--gpus", s.gpus, "GPU devices of this task (-1: every visible GPU)")
+      ->check(af::apps::integer_in(-1, 1024));
+  cli.add_option("--threads", s.threads, "inter-op and intra-op threads (0: cores)")
+      ->check(af::apps::integer_in(0));
   cli.footer("Clients open sessions with target caf://HOST:PORT of any task.");
 }
 
@@ -112,7 +122,8 @@ int next_signal() {
 int main(int argc, char** argv) {
   Settings settings;
   af::apps::App app("actorflow-server",
-                    "Runs one task of an actorflow cluster until SIGINT/SIGTERM (a second signal exits at once).");
+                    "Runs one task of an actorflow cluster until SIGINT/SIGTERM (a second signal "
+                    "exits at once).");
   add_flags(app.cli, settings);
   if (auto code = app.parse(argc, argv)) return *code;
   std::string cluster_text;
@@ -120,7 +131,8 @@ int main(int argc, char** argv) {
     // TF_CONFIG fills what the flags leave unset, as TensorFlow's TFConfigClusterResolver.
     af::apps::apply_tf_config(settings.cluster, settings.job, settings.task);
     // Checked here rather than by CLI11 so that --dump-config works without them.
-    for (auto [flag, missing] : {std::pair{"--cluster", settings.cluster.empty()}, {"--job", settings.job.empty()},
+    for (auto [flag, missing] : {std::pair{"--cluster", settings.cluster.empty()},
+                                 {"--job", settings.job.empty()},
                                  {"--task", settings.task < 0}})
       if (missing) throw std::runtime_error(std::string(flag) + " is required (see --help)");
     cluster_text = af::apps::cluster_json(settings.cluster);
@@ -172,13 +184,16 @@ int main(int argc, char** argv) {
       options.status_port = settings.status_port;
       options.max_message_bytes = static_cast<std::size_t>(settings.max_message_mb) << 20;
       options.handshake_timeout = std::chrono::milliseconds(settings.handshake_timeout_ms);
-      options.max_unauthenticated_connections = static_cast<std::size_t>(settings.max_unauthenticated);
+      options.max_unauthenticated_connections =
+          static_cast<std::size_t>(settings.max_unauthenticated);
       options.stall_period = std::chrono::milliseconds(settings.stall_ms);
       af::Server server(cluster, settings.job, settings.task, options);
-      af::log_info("serving " + server.target() + " (" + std::to_string(server.devices().size()) + " devices)");
+      af::log_info("serving " + server.target() + " (" + std::to_string(server.devices().size()) +
+                   " devices)");
       std::thread waiter([&server] {
         int sig = next_signal();
-        af::log_info(std::string("received ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ", stopping");
+        af::log_info(std::string("received ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
+                     ", stopping");
         server.stop();
         next_signal();
         std::cerr << "actorflow-server: second signal, exiting now\n";

@@ -1,5 +1,7 @@
 #include "trainer.hpp"
 
+#include <actorflow/actorflow.hpp>
+#include <actorflow/train/saver.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -7,12 +9,9 @@
 #include <filesystem>
 #include <iomanip>
 #include <numeric>
+#include <ostream>
 #include <random>
 #include <tuple>
-#include <ostream>
-
-#include <actorflow/actorflow.hpp>
-#include <actorflow/train/saver.hpp>
 
 namespace af::apps {
 
@@ -34,7 +33,8 @@ IdxFiles idx_files(const std::string& dir, const char* split) {
              (fs::path(dir) / (std::string(split) + "-labels-idx1-ubyte.gz")).string()};
   for (const auto& path : {f.images, f.labels})
     if (!fs::exists(path))
-      throw NotFoundError(not_found(path + " not found (install Debian's dataset-fashion-mnist, or pass --data-dir)"));
+      throw NotFoundError(not_found(
+          path + " not found (install Debian's dataset-fashion-mnist, or pass --data-dir)"));
   return f;
 }
 
@@ -43,19 +43,22 @@ IdxFiles idx_files(const std::string& dir, const char* split) {
 // loop runs the read. Pixels become floats in [0, 1], labels int32.
 std::pair<Output, Output> read_idx(Graph& g, const IdxFiles& files, std::int64_t per_step,
                                    std::optional<std::int64_t> num_epochs) {
-  FIFOQueue image_files = string_input_producer(g, {files.images},
-                                                {.num_epochs = num_epochs, .shuffle = false, .name = "image_files"});
-  FIFOQueue label_files = string_input_producer(g, {files.labels},
-                                                {.num_epochs = num_epochs, .shuffle = false, .name = "label_files"});
+  FIFOQueue image_files = string_input_producer(
+      g, {files.images}, {.num_epochs = num_epochs, .shuffle = false, .name = "image_files"});
+  FIFOQueue label_files = string_input_producer(
+      g, {files.labels}, {.num_epochs = num_epochs, .shuffle = false, .name = "label_files"});
   FixedLengthRecordReader image_reader(
       g, {.record_bytes = kPixels, .header_bytes = 16, .encoding = "GZIP", .name = "image_reader"});
-  FixedLengthRecordReader label_reader(g, {.record_bytes = 1, .header_bytes = 8, .encoding = "GZIP", .name = "label_reader"});
+  FixedLengthRecordReader label_reader(
+      g, {.record_bytes = 1, .header_bytes = 8, .encoding = "GZIP", .name = "label_reader"});
   auto [image_keys, image_records] = image_reader.read_up_to(image_files, per_step);
   auto [label_keys, label_records] = label_reader.read_up_to(label_files, per_step);
   Output pixels = decode_raw(image_records, DType::uint8, true, "decode_images");
-  Output images = mul(cast(pixels, DType::float32), scalar_like(cast(pixels, DType::float32), 1.0 / 255.0), "scale");
-  Output labels = reshape(cast(decode_raw(label_records, DType::uint8, true, "decode_labels"), DType::int32),
-                          std::vector<std::int64_t>{-1}, "labels");
+  Output images = mul(cast(pixels, DType::float32),
+                      scalar_like(cast(pixels, DType::float32), 1.0 / 255.0), "scale");
+  Output labels =
+      reshape(cast(decode_raw(label_records, DType::uint8, true, "decode_labels"), DType::int32),
+              std::vector<std::int64_t>{-1}, "labels");
   return {images, labels};
 }
 
@@ -75,8 +78,8 @@ std::pair<Tensor, Tensor> load_split(const IdxFiles& files, std::int64_t count) 
   coord.request_stop();
   coord.join(runners);
   if (values[0].shape() != Shape{count, kPixels} || values[1].num_elements() != count)
-    throw DataLossError(data_loss(files.images + ": expected " + std::to_string(count) + " examples, got " +
-                                  values[0].shape().to_string()));
+    throw DataLossError(data_loss(files.images + ": expected " + std::to_string(count) +
+                                  " examples, got " + values[0].shape().to_string()));
   return {values[0], values[1]};
 }
 
@@ -99,15 +102,16 @@ Output build_model(const std::string& model, const Output& images) {
   throw InvalidArgumentError(invalid_argument("unknown model '" + model + "' (mlp or cnn)"));
 }
 
-void progress_line(std::ostream& log, int epoch, int epochs, std::int64_t done, std::int64_t total, double loss,
-                   double rate) {
+void progress_line(std::ostream& log, int epoch, int epochs, std::int64_t done, std::int64_t total,
+                   double loss, double rate) {
   constexpr int kWidth = 30;
   const auto flags = log.flags();
   const auto precision = log.precision();
   const int filled = static_cast<int>(kWidth * done / std::max<std::int64_t>(total, 1));
-  log << "\repoch " << epoch << "/" << epochs << " [" << std::string(static_cast<std::size_t>(filled), '=')
-      << (filled < kWidth ? ">" : "") << std::string(static_cast<std::size_t>(std::max(0, kWidth - filled - 1)), ' ')
-      << "] " << done << "/" << total << " loss " << std::fixed << std::setprecision(4) << loss << " "
+  log << "\repoch " << epoch << "/" << epochs << " ["
+      << std::string(static_cast<std::size_t>(filled), '=') << (filled < kWidth ? ">" : "")
+      << std::string(static_cast<std::size_t>(std::max(0, kWidth - filled - 1)), ' ') << "] "
+      << done << "/" << total << " loss " << std::fixed << std::setprecision(4) << loss << " "
       << std::setprecision(0) << rate << " examples/s" << std::flush;
   log.flags(flags);
   log.precision(precision);
@@ -115,8 +119,12 @@ void progress_line(std::ostream& log, int epoch, int epochs, std::int64_t done, 
 
 }  // namespace
 
-ShuffledBatches::ShuffledBatches(const Tensor& images, const Tensor& labels, std::int64_t rows, std::uint64_t seed)
-    : images_(images), labels_(labels), rows_(rows), rng_(seed),
+ShuffledBatches::ShuffledBatches(const Tensor& images, const Tensor& labels, std::int64_t rows,
+                                 std::uint64_t seed)
+    : images_(images),
+      labels_(labels),
+      rows_(rows),
+      rng_(seed),
       order_(static_cast<std::size_t>(labels.num_elements())) {
   std::iota(order_.begin(), order_.end(), 0);
   cursor_ = order_.size();
@@ -153,12 +161,14 @@ std::vector<Variable> mlp_variables(Graph& g, const std::vector<std::int64_t>& s
     const std::string layer = i + 2 == sizes.size() ? "logits" : "hidden" + std::to_string(i + 1);
     vars.push_back(initialized_variable(g, layer + "/kernel", Shape{sizes[i], sizes[i + 1]},
                                         initializers::glorot_uniform()));
-    vars.push_back(initialized_variable(g, layer + "/bias", Shape{sizes[i + 1]}, initializers::zeros()));
+    vars.push_back(
+        initialized_variable(g, layer + "/bias", Shape{sizes[i + 1]}, initializers::zeros()));
   }
   return vars;
 }
 
-Output mlp_logits(const Output& x, const std::vector<Variable>& vars, const std::function<Output(const Variable&)>& read) {
+Output mlp_logits(const Output& x, const std::vector<Variable>& vars,
+                  const std::function<Output(const Variable&)>& read) {
   auto value = [&](const Variable& v) { return read ? read(v) : v.value(); };
   Output h = x;
   for (std::size_t i = 0; i + 1 < vars.size(); i += 2) {
@@ -168,7 +178,8 @@ Output mlp_logits(const Output& x, const std::vector<Variable>& vars, const std:
   return h;
 }
 
-std::pair<Tensor, Tensor> load_fashion_mnist(const std::string& dir, const char* split, std::int64_t count) {
+std::pair<Tensor, Tensor> load_fashion_mnist(const std::string& dir, const char* split,
+                                             std::int64_t count) {
   return load_split(idx_files(dir, split), count);
 }
 
@@ -189,9 +200,12 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
     y = g.placeholder(DType::int32, PartialShape{-1}, "labels");
   } else {
     auto [images, labels] = read_idx(g, train_files, 1000, std::nullopt);
-    RandomShuffleQueue examples(g, {.capacity = 20000, .min_after_dequeue = 10000,
-                                    .dtypes = {DType::float32, DType::int32}, .shapes = {{kPixels}, {}},
-                                    .name = "shuffle_batch/random_shuffle_queue", .seed = o.seed});
+    RandomShuffleQueue examples(g, {.capacity = 20000,
+                                    .min_after_dequeue = 10000,
+                                    .dtypes = {DType::float32, DType::int32},
+                                    .shapes = {{kPixels}, {}},
+                                    .name = "shuffle_batch/random_shuffle_queue",
+                                    .seed = o.seed});
     // One loop: the two readers must advance together.
     add_queue_runner(g, QueueRunner(examples, {examples.enqueue_many({images, labels})}));
     // dequeue_up_to: the batch dimension stays unknown, so evaluation can feed the whole
@@ -223,7 +237,8 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
   if (!o.logdir.empty()) {
     summary::scalar("loss", loss);
     summary::scalar("accuracy", accuracy);
-    summary::scalar("learning_rate", g.constant(Tensor(static_cast<float>(o.learning_rate)), "learning_rate_value"));
+    summary::scalar("learning_rate",
+                    g.constant(Tensor(static_cast<float>(o.learning_rate)), "learning_rate_value"));
     for (const auto& any : g.get_collection(kTrainableVariables)) {
       const auto& v = std::any_cast<const Variable&>(any);
       summary::histogram(v.op().name() + "/values", v.value());
@@ -255,12 +270,14 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
   if (!o.checkpoint_dir.empty()) fs::create_directories(o.checkpoint_dir);
 
   auto evaluate = [&] {
-    return static_cast<double>(sess.run(accuracy, {{x, test_images}, {y, test_labels}}).scalar<float>());
+    return static_cast<double>(
+        sess.run(accuracy, {{x, test_images}, {y, test_labels}}).scalar<float>());
   };
 
   Coordinator coord;
   auto runners = start_queue_runners(sess, coord, g);
-  const std::int64_t per_epoch = (o.train_examples > 0 ? o.train_examples : kTrainExamples) / o.batch_size;
+  const std::int64_t per_epoch =
+      (o.train_examples > 0 ? o.train_examples : kTrainExamples) / o.batch_size;
   std::int64_t total = static_cast<std::int64_t>(o.epochs) * per_epoch;
   if (o.max_steps > 0) total = std::min(total, o.max_steps);
   std::int64_t step = report.first_step;
@@ -279,7 +296,8 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
     if (o.feed_from_memory) {
       order.resize(static_cast<std::size_t>(kTrainExamples));
       std::iota(order.begin(), order.end(), 0);
-      std::shuffle(order.begin(), order.end(), std::mt19937(static_cast<std::uint32_t>(o.seed * 1000 + epoch)));
+      std::shuffle(order.begin(), order.end(),
+                   std::mt19937(static_cast<std::uint32_t>(o.seed * 1000 + epoch)));
     }
     for (; step < epoch_end; ++step) {
       const auto t0 = Clock::now();
@@ -302,8 +320,8 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
         // A step that waits this long means the input pipeline stopped: its error, if any,
         // is the coordinator's.
         const bool summarize = writer && (step + 1) % o.summary_every == 0;
-        out = sess.run(summarize ? std::vector<Output>{loss, summaries} : std::vector<Output>{loss}, feeds, {train_op},
-                       {.timeout_in_ms = 120000});
+        out = sess.run(summarize ? std::vector<Output>{loss, summaries} : std::vector<Output>{loss},
+                       feeds, {train_op}, {.timeout_in_ms = 120000});
         if (summarize) writer->add_summary(out[1].scalar<std::string>(), step + 1);
       } catch (const DeadlineExceededError&) {
         coord.request_stop();
@@ -314,12 +332,15 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
       loss_sum += out[0].scalar<float>();
       ++n;
       const std::int64_t done = step + 1 - epoch * per_epoch;
-      if (o.progress && (done % std::max<std::int64_t>(1, per_epoch / 20) == 0 || step + 1 == epoch_end))
+      if (o.progress &&
+          (done % std::max<std::int64_t>(1, per_epoch / 20) == 0 || step + 1 == epoch_end))
         progress_line(log, er.epoch, o.epochs, done, per_epoch, loss_sum / static_cast<double>(n),
-                      static_cast<double>(n * o.batch_size) / std::chrono::duration<double>(epoch_training).count());
+                      static_cast<double>(n * o.batch_size) /
+                          std::chrono::duration<double>(epoch_training).count());
       if (o.target_accuracy > 0 && o.eval_every > 0 && (step + 1) % o.eval_every == 0) {
         if (evaluate() >= o.target_accuracy) {
-          report.seconds_to_target = std::chrono::duration<double>(training + epoch_training).count();
+          report.seconds_to_target =
+              std::chrono::duration<double>(training + epoch_training).count();
           reached = true;
           ++step;
           break;
@@ -330,17 +351,21 @@ TrainReport train_fashion_mnist(const TrainOptions& o, std::ostream& log) {
     if (o.progress) log << "\n";
     er.global_step = step;
     er.mean_loss = n ? loss_sum / static_cast<double>(n) : 0;
-    er.examples_per_second = static_cast<double>(n * o.batch_size) / std::chrono::duration<double>(epoch_training).count();
+    er.examples_per_second = static_cast<double>(n * o.batch_size) /
+                             std::chrono::duration<double>(epoch_training).count();
     er.test_accuracy = evaluate();
     if (!o.checkpoint_dir.empty())
       er.checkpoint = saver.save(sess, (fs::path(o.checkpoint_dir) / "model.ckpt").string(), step);
     if (writer) {
-      writer->add_summary(summary::scalar("test_accuracy", static_cast<float>(er.test_accuracy)), step);
-      writer->add_summary(summary::scalar("examples_per_sec", static_cast<float>(er.examples_per_second)), step);
+      writer->add_summary(summary::scalar("test_accuracy", static_cast<float>(er.test_accuracy)),
+                          step);
+      writer->add_summary(
+          summary::scalar("examples_per_sec", static_cast<float>(er.examples_per_second)), step);
       writer->flush();
     }
-    log << "epoch " << er.epoch << ": global step " << step << ", loss " << er.mean_loss << ", test accuracy "
-        << er.test_accuracy << ", " << static_cast<std::int64_t>(er.examples_per_second) << " examples/s"
+    log << "epoch " << er.epoch << ": global step " << step << ", loss " << er.mean_loss
+        << ", test accuracy " << er.test_accuracy << ", "
+        << static_cast<std::int64_t>(er.examples_per_second) << " examples/s"
         << (er.checkpoint.empty() ? "" : ", saved " + er.checkpoint) << " ("
         << std::chrono::duration<double>(Clock::now() - epoch_start).count() << " s)\n";
     report.epochs.push_back(er);

@@ -2,18 +2,16 @@
 
 // Fashion-MNIST training: reader actors over the gzip IDX files -> shuffle_batch -> an MLP or
 // a small CNN -> Adam, with test accuracy and a checkpoint after each epoch.
-#include <cstdint>
-#include <iosfwd>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include <functional>
-#include <random>
-
 #include <actorflow/ops/graph.hpp>
 #include <actorflow/ops/tensor.hpp>
 #include <actorflow/train/layers.hpp>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace af::apps {
 
@@ -71,22 +69,24 @@ struct TrainReport {
   std::int64_t first_step = 0;  ///< the global step training started from (after a restore)
   std::int64_t global_step = 0;
   double test_accuracy = 0;
-  double train_seconds = 0;      ///< wall time in training steps (evaluation excluded)
-  double seconds_to_target = -1; ///< training time until `target_accuracy` was reached
+  double train_seconds = 0;       ///< wall time in training steps (evaluation excluded)
+  double seconds_to_target = -1;  ///< training time until `target_accuracy` was reached
   std::string restored_from;
 };
 
 /// The split "train" or "t10k" of the gzip IDX files in `dir`, read once by reader actors:
 /// images float32 [count, 784] in [0, 1] and labels int32 [count]. Throws NotFoundError naming
 /// a missing file, DataLossError for a short one.
-std::pair<Tensor, Tensor> load_fashion_mnist(const std::string& dir, const char* split, std::int64_t count);
+std::pair<Tensor, Tensor> load_fashion_mnist(const std::string& dir, const char* split,
+                                             std::int64_t count);
 
 /// Batches of `rows` examples of `images` (float32 [n, 784]) and `labels` (int32 [n]), in a
 /// fresh random order each pass over them; each batch is a new pair of tensors. The data
 /// must outlive this object.
 class ShuffledBatches {
  public:
-  ShuffledBatches(const Tensor& images, const Tensor& labels, std::int64_t rows, std::uint64_t seed);
+  ShuffledBatches(const Tensor& images, const Tensor& labels, std::int64_t rows,
+                  std::uint64_t seed);
   /// The next batch: images [rows, 784], labels [rows].
   std::pair<Tensor, Tensor> next();
 

@@ -34,15 +34,17 @@ Status BFCAllocator::reserve() {
   std::lock_guard<std::mutex> guard(mu_);
   if (allow_growth_ || !regions_.empty() || limit_ == 0) return {};
   if (!extend(limit_))
-    return resource_exhausted("allocator " + name_ + " could not reserve " + std::to_string(limit_) +
-                              " bytes up front (per_process_gpu_memory_fraction or free memory too small)");
+    return resource_exhausted(
+        "allocator " + name_ + " could not reserve " + std::to_string(limit_) +
+        " bytes up front (per_process_gpu_memory_fraction or free memory too small)");
   return {};
 }
 
 bool BFCAllocator::extend(std::size_t min_bytes) {
   const std::size_t left = limit_ - stats_.bytes_reserved;
   if (min_bytes > left) return false;
-  std::size_t bytes = allow_growth_ ? std::min(left, std::max(min_bytes, next_region_bytes_)) : left;
+  std::size_t bytes =
+      allow_growth_ ? std::min(left, std::max(min_bytes, next_region_bytes_)) : left;
   void* ptr = sub_->alloc(bytes);
   if (ptr == nullptr && allow_growth_ && bytes > min_bytes) {
     bytes = min_bytes;  // the doubled region did not fit; the request alone may
@@ -134,11 +136,12 @@ AllocatorStats BFCAllocator::stats() const {
 Status oom_error(const Shape& shape, std::string_view dtype, const std::string& device,
                  const BFCAllocator& allocator, std::size_t bytes) {
   const AllocatorStats s = allocator.stats();
-  return resource_exhausted("OOM when allocating tensor with shape" + shape.to_string() + " and type " +
-                            std::string(dtype) + " on " + device + " by allocator " + allocator.name() +
-                            ": asked for " + std::to_string(bytes) + " bytes, " +
-                            std::to_string(s.bytes_free()) + " bytes free of " + std::to_string(s.bytes_limit) +
-                            " (largest free block " + std::to_string(s.largest_free_block) + " bytes)");
+  return resource_exhausted("OOM when allocating tensor with shape" + shape.to_string() +
+                            " and type " + std::string(dtype) + " on " + device + " by allocator " +
+                            allocator.name() + ": asked for " + std::to_string(bytes) + " bytes, " +
+                            std::to_string(s.bytes_free()) + " bytes free of " +
+                            std::to_string(s.bytes_limit) + " (largest free block " +
+                            std::to_string(s.largest_free_block) + " bytes)");
 }
 
 }  // namespace af

@@ -1,21 +1,23 @@
 #include "actorflow/devices/gpu_options.hpp"
 
-#include "actorflow/devices/gpu_device.hpp"
-
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <set>
+
+#include "actorflow/devices/gpu_device.hpp"
 
 namespace af {
 
 std::size_t min_system_memory(std::size_t available) noexcept {
   constexpr std::size_t kMiB = std::size_t{1} << 20;
   if (available < (std::size_t{1} << 31)) return 225 * kMiB;
-  return std::max<std::size_t>(300 * kMiB, static_cast<std::size_t>(static_cast<double>(available) * 0.06));
+  return std::max<std::size_t>(300 * kMiB,
+                               static_cast<std::size_t>(static_cast<double>(available) * 0.06));
 }
 
-StatusOr<std::size_t> gpu_memory_limit(const GPUOptions& options, std::size_t total, std::size_t free) {
+StatusOr<std::size_t> gpu_memory_limit(const GPUOptions& options, std::size_t total,
+                                       std::size_t free) {
   const double fraction = options.per_process_gpu_memory_fraction;
   if (!(fraction >= 0.0 && fraction <= 1.0))
     return invalid_argument("gpu_options.per_process_gpu_memory_fraction must be in [0, 1], got " +
@@ -43,8 +45,9 @@ StatusOr<std::vector<int>> visible_gpu_ids(const std::string& list, int count) {
       return invalid_argument("Could not parse entry in 'visible_device_list': '" + entry +
                               "'. visible_device_list = " + list);
     if (id >= count)
-      return invalid_argument("'visible_device_list' listed an invalid GPU id '" + std::to_string(id) +
-                              "' but visible device count is " + std::to_string(count));
+      return invalid_argument("'visible_device_list' listed an invalid GPU id '" +
+                              std::to_string(id) + "' but visible device count is " +
+                              std::to_string(count));
     if (!seen.insert(id).second)
       return invalid_argument("visible_device_list contained a duplicate entry: " + list);
     ids.push_back(id);
@@ -75,7 +78,9 @@ std::vector<GpuInfo> list_gpus() { return {}; }
 std::string gpu_unavailable_reason() { return "actorflow was built without CUDA"; }
 bool built_with_cuda() noexcept { return false; }
 bool register_gpu_device_factory() { return false; }
-Tensor pinned_host_tensor(DType dtype, const Shape& shape) { return Tensor(dtype, shape, Tensor::for_overwrite); }
+Tensor pinned_host_tensor(DType dtype, const Shape& shape) {
+  return Tensor(dtype, shape, Tensor::for_overwrite);
+}
 #endif
 
 }  // namespace af

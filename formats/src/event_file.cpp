@@ -85,15 +85,16 @@ struct FileWriter::Impl {
   std::unique_ptr<io::RecordWriter> writer;
 };
 
-FileWriter::FileWriter(const std::string& logdir, FileWriterOptions options) : options_(std::move(options)) {
+FileWriter::FileWriter(const std::string& logdir, FileWriterOptions options)
+    : options_(std::move(options)) {
   std::error_code ec;
   std::filesystem::create_directories(logdir, ec);
   if (ec) throw_if_error(io::io_error(logdir, ec.value()));
   const auto seconds = static_cast<long long>(now_seconds());
   char stamp[32];
   std::snprintf(stamp, sizeof stamp, "%010lld", seconds);
-  path_ = (std::filesystem::path(logdir) / ("events.out.tfevents." + std::string(stamp) + "." + host_name() +
-                                            options_.filename_suffix))
+  path_ = (std::filesystem::path(logdir) / ("events.out.tfevents." + std::string(stamp) + "." +
+                                            host_name() + options_.filename_suffix))
               .string();
   impl_ = std::make_unique<Impl>();
   throw_if_error(io::RecordWriter::open(path_, "", &impl_->writer));
@@ -133,7 +134,8 @@ void FileWriter::add_event(const std::string& event) {
 void FileWriter::add_summary(const std::string& summary, std::int64_t step) {
   tensorflow::Event e = stamped(step);
   if (!e.mutable_summary()->ParseFromString(summary))
-    throw_if_error(invalid_argument(path_ + ": add_summary was given bytes that are not a tensorflow.Summary"));
+    throw_if_error(invalid_argument(
+        path_ + ": add_summary was given bytes that are not a tensorflow.Summary"));
   add_event(e.SerializeAsString());
 }
 
@@ -149,8 +151,8 @@ void FileWriter::add_meta_graph(const std::string& meta_graph_def, std::int64_t 
   add_event(e.SerializeAsString());
 }
 
-void FileWriter::add_session_log(SessionStatus status, std::int64_t step, const std::string& checkpoint_path,
-                                 const std::string& msg) {
+void FileWriter::add_session_log(SessionStatus status, std::int64_t step,
+                                 const std::string& checkpoint_path, const std::string& msg) {
   tensorflow::Event e = stamped(step);
   auto* log = e.mutable_session_log();
   log->set_status(static_cast<tensorflow::SessionLog::SessionStatus>(status));
@@ -199,15 +201,22 @@ std::optional<Event> EventFileReader::next() {
   if (!record) return std::nullopt;
   tensorflow::Event e;
   if (!e.ParseFromString(*record))
-    throw_if_error(data_loss(impl_->reader->name() + ": the record at " + std::to_string(at) + " is not an Event"));
+    throw_if_error(data_loss(impl_->reader->name() + ": the record at " + std::to_string(at) +
+                             " is not an Event"));
   Event out;
   out.wall_time = e.wall_time();
   out.step = e.step();
   out.source_writer = e.source_metadata().writer();
   switch (e.what_case()) {
-    case tensorflow::Event::kFileVersion: out.file_version = e.file_version(); break;
-    case tensorflow::Event::kGraphDef: out.graph_def = e.graph_def(); break;
-    case tensorflow::Event::kMetaGraphDef: out.meta_graph_def = e.meta_graph_def(); break;
+    case tensorflow::Event::kFileVersion:
+      out.file_version = e.file_version();
+      break;
+    case tensorflow::Event::kGraphDef:
+      out.graph_def = e.graph_def();
+      break;
+    case tensorflow::Event::kMetaGraphDef:
+      out.meta_graph_def = e.meta_graph_def();
+      break;
     case tensorflow::Event::kSummary:
       out.has_summary = true;
       for (const auto& v : e.summary().value()) out.summary.push_back(to_value(v));
@@ -216,7 +225,8 @@ std::optional<Event> EventFileReader::next() {
       out.session_log_status = static_cast<int>(e.session_log().status());
       out.checkpoint_path = e.session_log().checkpoint_path();
       break;
-    default: break;
+    default:
+      break;
   }
   return out;
 }
@@ -232,7 +242,8 @@ std::vector<std::string> event_files(const std::string& logdir) {
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(logdir, ec))
-    if (entry.path().filename().string().find("tfevents") != std::string::npos) files.push_back(entry.path().string());
+    if (entry.path().filename().string().find("tfevents") != std::string::npos)
+      files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
   return files;
 }

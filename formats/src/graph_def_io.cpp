@@ -1,8 +1,8 @@
 // GraphDef files: binary and text format through the generated code of formats/proto,
 // written as TensorFlow's `tf.io.write_graph` writes them.
-#include <filesystem>
-
 #include <google/protobuf/text_format.h>
+
+#include <filesystem>
 
 #include "actorflow/formats/graph_def.hpp"
 #include "proto_io.hpp"
@@ -16,7 +16,9 @@ namespace {
 
 GraphDef from_message(const tensorflow::GraphDef& message, std::string_view source) {
   auto def = tfproto::from_proto(message);
-  if (!def.ok()) throw_if_error(Status(def.status().code(), std::string(source) + ": " + def.status().message()));
+  if (!def.ok())
+    throw_if_error(
+        Status(def.status().code(), std::string(source) + ": " + def.status().message()));
   return *def;
 }
 
@@ -39,7 +41,8 @@ GraphDef parse_graph_def(std::string_view bytes, std::string_view source) {
   if (bytes.size() > static_cast<std::size_t>(INT32_MAX) ||
       !message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     throw InvalidArgumentError(invalid_argument(std::string(source) + ": not a binary GraphDef (" +
-                                                std::to_string(bytes.size()) + " bytes that do not parse)"));
+                                                std::to_string(bytes.size()) +
+                                                " bytes that do not parse)"));
   return from_message(message, source);
 }
 
@@ -49,11 +52,11 @@ GraphDef parse_graph_def_text(std::string_view text, std::string_view source) {
   return from_message(message, source);
 }
 
-std::string serialize_graph_def(const GraphDef& def) { return detail::serialize_deterministic(to_message(def)); }
-
-std::string graph_def_to_text(const GraphDef& def) {
-  return detail::print_text(to_message(def));
+std::string serialize_graph_def(const GraphDef& def) {
+  return detail::serialize_deterministic(to_message(def));
 }
+
+std::string graph_def_to_text(const GraphDef& def) { return detail::print_text(to_message(def)); }
 
 GraphDef read_graph_def(const std::string& path) {
   const std::string bytes = detail::read_whole_file(path, "GraphDef");
@@ -63,12 +66,13 @@ GraphDef read_graph_def(const std::string& path) {
   try {
     return parse_graph_def_text(bytes, path);
   } catch (const InvalidArgumentError& e) {
-    throw InvalidArgumentError(invalid_argument(path + ": neither a binary nor a text GraphDef (as text: " +
-                                                std::string(e.what()) + ")"));
+    throw InvalidArgumentError(invalid_argument(
+        path + ": neither a binary nor a text GraphDef (as text: " + std::string(e.what()) + ")"));
   }
 }
 
-std::string write_graph(const GraphDef& def, const std::string& dir, const std::string& name, bool as_text) {
+std::string write_graph(const GraphDef& def, const std::string& dir, const std::string& name,
+                        bool as_text) {
   const std::string path = dir.empty() ? name : (fs::path(dir) / name).string();
   detail::write_file_atomically(path, as_text ? graph_def_to_text(def) : serialize_graph_def(def));
   return path;

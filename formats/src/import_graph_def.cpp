@@ -21,7 +21,9 @@ namespace {
 
 std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
-[[noreturn]] void fail(const std::string& message) { throw InvalidArgumentError(invalid_argument(message)); }
+[[noreturn]] void fail(const std::string& message) {
+  throw InvalidArgumentError(invalid_argument(message));
+}
 
 /// One input string of a NodeDef: `^name`, `name` or `name:k`.
 struct InputRef {
@@ -39,7 +41,8 @@ bool parse_ref(std::string_view s, InputRef* out) {
   if (s.empty()) return false;
   if (auto colon = s.rfind(':'); colon != std::string_view::npos && !r.control) {
     const std::string_view digits = s.substr(colon + 1);
-    if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (digits.empty() || digits.size() > 9 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
       return false;
     r.index = std::stoi(std::string(digits));
     s = s.substr(0, colon);
@@ -49,7 +52,9 @@ bool parse_ref(std::string_view s, InputRef* out) {
   return true;
 }
 
-std::string tensor_key(const std::string& node, int index) { return node + ":" + std::to_string(index); }
+std::string tensor_key(const std::string& node, int index) {
+  return node + ":" + std::to_string(index);
+}
 
 /// The colocation targets of a `_class` attribute (`loc:@name` entries).
 std::vector<std::string> colocations(const NodeDef& n) {
@@ -73,7 +78,8 @@ GraphDef export_graph_def(const Graph& g, bool add_shapes) {
   return def;
 }
 
-std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def, const ImportGraphDefOptions& options) {
+std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def,
+                                           const ImportGraphDefOptions& options) {
   // Op types registered on first use elsewhere (queues and readers, summaries).
   register_queue_ops();
   summary::register_summary_ops();
@@ -103,16 +109,20 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def, const 
     for (const auto& in : n.inputs) {
       InputRef r;
       if (!parse_ref(in, &r)) fail("Node " + quoted(n.name) + ": malformed input " + quoted(in));
-      if (r.control) seen_control = true;
+      if (r.control)
+        seen_control = true;
       else if (seen_control)
-        fail("Node " + quoted(n.name) + ": Control dependencies must come after regular dependencies: got " +
-             quoted(in) + " after a control input");
-      if (!index.count(r.node)) fail("Node " + quoted(n.name) + ": Unknown input node " + quoted(in));
+        fail("Node " + quoted(n.name) +
+             ": Control dependencies must come after regular dependencies: got " + quoted(in) +
+             " after a control input");
+      if (!index.count(r.node))
+        fail("Node " + quoted(n.name) + ": Unknown input node " + quoted(in));
       refs[i].push_back(std::move(r));
     }
     for (const auto& target : colocations(n))
       if (!index.count(target))
-        fail("Node " + quoted(n.name) + " expects to be colocated with unknown node " + quoted(target));
+        fail("Node " + quoted(n.name) + " expects to be colocated with unknown node " +
+             quoted(target));
   }
   // -- input_map and return_elements name nodes of the GraphDef ---------------------------
   std::map<std::string, GraphElement> mapped;  // normalised key ("x:0", "^x") -> value
@@ -122,8 +132,9 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def, const 
     if (!parse_ref(key, &r)) fail("input_map: malformed key " + quoted(key));
     const bool is_op = std::holds_alternative<Operation>(value);
     if (r.control != is_op)
-      fail("input_map: " + quoted(key) + (r.control ? " is a control input and must map to an Operation"
-                                                    : " is a tensor and must map to an Output"));
+      fail("input_map: " + quoted(key) +
+           (r.control ? " is a control input and must map to an Operation"
+                      : " is a tensor and must map to an Output"));
     if (!index.count(r.node)) missing.push_back(key);
     mapped.emplace(r.control ? "^" + r.node : tensor_key(r.node, r.index), value);
   }
@@ -136,8 +147,9 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def, const 
     InputRef r;
     if (!parse_ref(name, &r) || r.control) fail("return_elements: malformed name " + quoted(name));
     if (!index.count(r.node))
-      fail(name.find(':') != std::string::npos ? "Requested return tensor " + quoted(name) + " not found in graph def"
-                                               : "Requested return node " + quoted(name) + " not found in graph def");
+      fail(name.find(':') != std::string::npos
+               ? "Requested return tensor " + quoted(name) + " not found in graph def"
+               : "Requested return node " + quoted(name) + " not found in graph def");
   }
   // -- dependency order (Kahn); what is left over lies on a cycle -------------------------
   std::vector<int> pending(count, 0);
@@ -171,8 +183,10 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def, const 
   }
   // -- names in the graph ----------------------------------------------------------------
   std::string prefix;
-  if (!options.name) prefix = g.unique_name("import") + "/";
-  else if (!options.name->empty()) prefix = g.unique_name(*options.name) + "/";
+  if (!options.name)
+    prefix = g.unique_name("import") + "/";
+  else if (!options.name->empty())
+    prefix = g.unique_name(*options.name) + "/";
   std::unordered_map<std::string, std::string> renamed;
   if (prefix.empty()) {
     std::set<std::string> taken;
@@ -225,11 +239,13 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def, const 
     for (const auto& r : refs[i]) {
       if (r.control) {
         auto it = mapped.find("^" + r.node);
-        inputs.push_back("^" + (it != mapped.end() ? std::get<Operation>(it->second).name() : new_name(r.node)));
+        inputs.push_back(
+            "^" + (it != mapped.end() ? std::get<Operation>(it->second).name() : new_name(r.node)));
         continue;
       }
       auto it = mapped.find(tensor_key(r.node, r.index));
-      const std::string own = r.index == 0 ? new_name(r.node) : tensor_key(new_name(r.node), r.index);
+      const std::string own =
+          r.index == 0 ? new_name(r.node) : tensor_key(new_name(r.node), r.index);
       if (it == mapped.end()) {
         inputs.push_back(own);
         continue;
@@ -238,8 +254,9 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def, const 
       const Output original = g.output(own);
       if (value.dtype() != original.dtype())
         fail("Input " + std::to_string(inputs.size()) + " of node " + n.name + " was passed " +
-             std::string(data_type_string(value.dtype())) + " from " + value.name() + " incompatible with expected " +
-             std::string(data_type_string(original.dtype())) + ".");
+             std::string(data_type_string(value.dtype())) + " from " + value.name() +
+             " incompatible with expected " + std::string(data_type_string(original.dtype())) +
+             ".");
       inputs.push_back(value.name());
     }
     n.inputs = std::move(inputs);
@@ -257,8 +274,10 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def, const 
   for (const auto& name : options.return_elements) {
     InputRef r;
     parse_ref(name, &r);
-    if (name.find(':') != std::string::npos) out.emplace_back(g.output(tensor_key(new_name(r.node), r.index)));
-    else out.emplace_back(g.operation(new_name(r.node)));
+    if (name.find(':') != std::string::npos)
+      out.emplace_back(g.output(tensor_key(new_name(r.node), r.index)));
+    else
+      out.emplace_back(g.operation(new_name(r.node)));
   }
   return out;
 }

@@ -22,14 +22,21 @@ MetaGraphDef from_message(const tensorflow::MetaGraphDef& m, std::string_view so
   out.tensorflow_version = info.tensorflow_version();
   out.tensorflow_git_version = info.tensorflow_git_version();
   out.stripped_default_attrs = info.stripped_default_attrs();
-  if (info.has_stripped_op_list()) out.stripped_op_list = info.stripped_op_list().SerializeAsString();
+  if (info.has_stripped_op_list())
+    out.stripped_op_list = info.stripped_op_list().SerializeAsString();
   auto graph = tfproto::from_proto(m.graph_def());
-  if (!graph.ok()) throw_if_error(Status(graph.status().code(), std::string(source) + ": " + graph.status().message()));
+  if (!graph.ok())
+    throw_if_error(
+        Status(graph.status().code(), std::string(source) + ": " + graph.status().message()));
   out.graph_def = std::move(*graph);
   if (m.has_saver_def()) {
     const auto& s = m.saver_def();
-    out.saver_def = SaverDef{s.filename_tensor_name(), s.save_tensor_name(), s.restore_op_name(),
-                             s.max_to_keep(),          s.sharded(),          s.keep_checkpoint_every_n_hours(),
+    out.saver_def = SaverDef{s.filename_tensor_name(),
+                             s.save_tensor_name(),
+                             s.restore_op_name(),
+                             s.max_to_keep(),
+                             s.sharded(),
+                             s.keep_checkpoint_every_n_hours(),
                              static_cast<int>(s.version())};
   }
   for (const auto& [name, c] : m.collection_def()) {
@@ -86,10 +93,12 @@ tensorflow::MetaGraphDef to_message(const MetaGraphDef& m) {
   info->set_tensorflow_version(m.tensorflow_version);
   info->set_tensorflow_git_version(m.tensorflow_git_version);
   info->set_stripped_default_attrs(m.stripped_default_attrs);
-  if (!m.stripped_op_list.empty() && !info->mutable_stripped_op_list()->ParseFromString(m.stripped_op_list))
+  if (!m.stripped_op_list.empty() &&
+      !info->mutable_stripped_op_list()->ParseFromString(m.stripped_op_list))
     throw InvalidArgumentError(invalid_argument("MetaGraphDef: stripped_op_list does not parse"));
   throw_if_error(tfproto::to_proto(m.graph_def, out.mutable_graph_def()));
-  if (m.graph_def.version <= 1) out.mutable_graph_def()->mutable_versions()->set_producer(kGraphDefProducer);
+  if (m.graph_def.version <= 1)
+    out.mutable_graph_def()->mutable_versions()->set_producer(kGraphDefProducer);
   if (m.saver_def) {
     auto* s = out.mutable_saver_def();
     s->set_filename_tensor_name(m.saver_def->filename_tensor_name);
@@ -98,7 +107,8 @@ tensorflow::MetaGraphDef to_message(const MetaGraphDef& m) {
     s->set_max_to_keep(m.saver_def->max_to_keep);
     s->set_sharded(m.saver_def->sharded);
     s->set_keep_checkpoint_every_n_hours(m.saver_def->keep_checkpoint_every_n_hours);
-    s->set_version(static_cast<tensorflow::SaverDef::CheckpointFormatVersion>(m.saver_def->version));
+    s->set_version(
+        static_cast<tensorflow::SaverDef::CheckpointFormatVersion>(m.saver_def->version));
   }
   auto& collections = *out.mutable_collection_def();
   for (const auto& [name, d] : m.collections) {
@@ -123,7 +133,8 @@ tensorflow::MetaGraphDef to_message(const MetaGraphDef& m) {
       case CollectionDef::Kind::any_list:
         for (const auto& v : d.any_list)
           if (!c.mutable_any_list()->add_value()->ParseFromString(v))
-            throw InvalidArgumentError(invalid_argument("MetaGraphDef: collection '" + name + "' holds a bad Any"));
+            throw InvalidArgumentError(
+                invalid_argument("MetaGraphDef: collection '" + name + "' holds a bad Any"));
         c.mutable_any_list();
         break;
     }
@@ -148,15 +159,17 @@ VariableDef parse_variable_def(std::string_view bytes, std::string_view where) {
   tensorflow::VariableDef p;
   if (!p.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     throw InvalidArgumentError(invalid_argument(std::string(where) + ": not a VariableDef"));
-  return VariableDef{p.variable_name(), p.initial_value_name(), p.initializer_name(), p.snapshot_name(),
-                     p.is_resource(),   p.trainable()};
+  return VariableDef{p.variable_name(), p.initial_value_name(), p.initializer_name(),
+                     p.snapshot_name(), p.is_resource(),        p.trainable()};
 }
 
 MetaGraphDef parse_meta_graph_def(std::string_view bytes, std::string_view source) {
   tensorflow::MetaGraphDef m;
-  if (bytes.size() > static_cast<std::size_t>(INT32_MAX) || !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    throw InvalidArgumentError(invalid_argument(std::string(source) + ": not a binary MetaGraphDef (" +
-                                                std::to_string(bytes.size()) + " bytes that do not parse)"));
+  if (bytes.size() > static_cast<std::size_t>(INT32_MAX) ||
+      !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throw InvalidArgumentError(
+        invalid_argument(std::string(source) + ": not a binary MetaGraphDef (" +
+                         std::to_string(bytes.size()) + " bytes that do not parse)"));
   return from_message(m, source);
 }
 
@@ -166,7 +179,9 @@ MetaGraphDef parse_meta_graph_def_text(std::string_view text, std::string_view s
   return from_message(m, source);
 }
 
-std::string serialize_meta_graph_def(const MetaGraphDef& m) { return detail::serialize_deterministic(to_message(m)); }
+std::string serialize_meta_graph_def(const MetaGraphDef& m) {
+  return detail::serialize_deterministic(to_message(m));
+}
 
 std::string meta_graph_def_to_text(const MetaGraphDef& m) {
   return detail::print_text(to_message(m));
@@ -179,13 +194,15 @@ MetaGraphDef read_meta_graph_def(const std::string& path) {
   try {
     return parse_meta_graph_def_text(bytes, path);
   } catch (const InvalidArgumentError& e) {
-    throw InvalidArgumentError(invalid_argument(path + ": neither a binary nor a text MetaGraphDef (as text: " +
-                                                std::string(e.what()) + ")"));
+    throw InvalidArgumentError(invalid_argument(
+        path + ": neither a binary nor a text MetaGraphDef (as text: " + std::string(e.what()) +
+        ")"));
   }
 }
 
 void write_meta_graph_def(const MetaGraphDef& m, const std::string& path, bool as_text) {
-  detail::write_file_atomically(path, as_text ? meta_graph_def_to_text(m) : serialize_meta_graph_def(m));
+  detail::write_file_atomically(path,
+                                as_text ? meta_graph_def_to_text(m) : serialize_meta_graph_def(m));
 }
 
 }  // namespace af

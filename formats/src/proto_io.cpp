@@ -1,5 +1,9 @@
 #include "proto_io.hpp"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/text_format.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -9,11 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <google/protobuf/text_format.h>
 
 #include "actorflow/ops/errors.hpp"
 
@@ -26,8 +25,10 @@ namespace {
 /// The first parse error, as "LINE:COLUMN: message" (both counted from 1).
 class FirstError : public google::protobuf::io::ErrorCollector {
  public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
-    if (first.empty()) first = std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (first.empty())
+      first = std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
   }
   std::string first;
 };
@@ -73,9 +74,12 @@ std::string python_float_text(double v, bool single) {
   std::string out;
   if (exponent >= -4 && exponent < 16) {
     if (exponent >= 0) {
-      std::string whole = digits.substr(0, std::min<std::size_t>(digits.size(), static_cast<std::size_t>(exponent) + 1));
+      std::string whole = digits.substr(
+          0, std::min<std::size_t>(digits.size(), static_cast<std::size_t>(exponent) + 1));
       whole.append(static_cast<std::size_t>(exponent) + 1 - whole.size(), '0');
-      const std::string frac = digits.size() > static_cast<std::size_t>(exponent) + 1 ? digits.substr(exponent + 1) : "0";
+      const std::string frac = digits.size() > static_cast<std::size_t>(exponent) + 1
+                                   ? digits.substr(exponent + 1)
+                                   : "0";
       out = whole + "." + frac;
     } else {
       out = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
@@ -107,7 +111,8 @@ std::string read_whole_file(const std::string& path, const char* what) {
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   std::error_code ec;
-  if (const fs::path parent = fs::path(path).parent_path(); !parent.empty()) fs::create_directories(parent, ec);
+  if (const fs::path parent = fs::path(path).parent_path(); !parent.empty())
+    fs::create_directories(parent, ec);
   const std::string tmp = path + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -125,13 +130,14 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   }
 }
 
-void parse_text_or_throw(std::string_view text, std::string_view source, google::protobuf::Message* out) {
+void parse_text_or_throw(std::string_view text, std::string_view source,
+                         google::protobuf::Message* out) {
   google::protobuf::TextFormat::Parser parser;
   FirstError errors;
   parser.RecordErrorsTo(&errors);
   if (!parser.ParseFromString(std::string(text), out))
-    throw InvalidArgumentError(invalid_argument(std::string(source) + ":" +
-                                                (errors.first.empty() ? "1:1: does not parse" : errors.first)));
+    throw InvalidArgumentError(invalid_argument(
+        std::string(source) + ":" + (errors.first.empty() ? "1:1: does not parse" : errors.first)));
 }
 
 std::string serialize_deterministic(const google::protobuf::Message& m) {

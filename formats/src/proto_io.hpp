@@ -2,10 +2,10 @@
 // Private to the formats module.
 #pragma once
 
+#include <google/protobuf/message.h>
+
 #include <string>
 #include <string_view>
-
-#include <google/protobuf/message.h>
 
 namespace af::detail {
 
@@ -17,7 +17,8 @@ std::string read_whole_file(const std::string& path, const char* what);
 void write_file_atomically(const std::string& path, const std::string& content);
 
 /// Parses text format into `out`; InvalidArgumentError "<source>:LINE:COLUMN: <message>".
-void parse_text_or_throw(std::string_view text, std::string_view source, google::protobuf::Message* out);
+void parse_text_or_throw(std::string_view text, std::string_view source,
+                         google::protobuf::Message* out);
 
 /// The text form as TensorFlow's Python writers print it (`text_format.MessageToString`):
 /// protobuf's C++ printer, with floats and doubles written as Python writes them (the

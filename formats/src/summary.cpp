@@ -2,12 +2,12 @@
 // summary_op.cc, tensorflow/core/lib/histogram/histogram.cc).
 #include "actorflow/formats/summary.hpp"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <set>
-
-#include <zlib.h>
 
 #include "actorflow/tf/summary.pb.h"
 
@@ -39,10 +39,14 @@ const std::vector<double>& default_bucket_limits() {
 }
 
 Histogram::Histogram()
-    : limits_(&default_bucket_limits()), buckets_(limits_->size(), 0.0), min_(DBL_MAX), max_(-DBL_MAX) {}
+    : limits_(&default_bucket_limits()),
+      buckets_(limits_->size(), 0.0),
+      min_(DBL_MAX),
+      max_(-DBL_MAX) {}
 
 void Histogram::add(double value) {
-  auto b = static_cast<std::size_t>(std::upper_bound(limits_->begin(), limits_->end(), value) - limits_->begin());
+  auto b = static_cast<std::size_t>(std::upper_bound(limits_->begin(), limits_->end(), value) -
+                                    limits_->begin());
   b = std::min(b, buckets_.size() - 1);  // DBL_MAX itself: the last bucket
   buckets_[b] += 1.0;
   min_ = std::min(min_, value);
@@ -88,7 +92,8 @@ std::string scalar(const std::string& tag, float value) {
   return s.SerializeAsString();
 }
 
-StatusOr<std::string> histogram(const std::string& tag, std::span<const double> values, const std::string& node) {
+StatusOr<std::string> histogram(const std::string& tag, std::span<const double> values,
+                                const std::string& node) {
   const std::string& who = node.empty() ? tag : node;
   Histogram h;
   for (double x : values) {
@@ -99,11 +104,13 @@ StatusOr<std::string> histogram(const std::string& tag, std::span<const double> 
   tensorflow::Summary s;
   auto* v = s.add_value();
   v->set_tag(tag);
-  if (!v->mutable_histo()->ParseFromString(h.encode())) return internal("histogram: could not re-read its own encoding");
+  if (!v->mutable_histo()->ParseFromString(h.encode()))
+    return internal("histogram: could not re-read its own encoding");
   return s.SerializeAsString();
 }
 
-std::string image(const std::string& tag, int height, int width, int colorspace, const std::string& png) {
+std::string image(const std::string& tag, int height, int width, int colorspace,
+                  const std::string& png) {
   tensorflow::Summary s;
   auto* v = s.add_value();
   v->set_tag(tag);
@@ -118,7 +125,8 @@ std::string image(const std::string& tag, int height, int width, int colorspace,
 namespace {
 
 void put_u32(std::string& out, std::uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((v >> shift) & 0xff));
 }
 
 // One PNG chunk: length, type, data, and the CRC-32 of type and data.
@@ -127,17 +135,21 @@ void put_chunk(std::string& out, const char* type, const std::string& data) {
   const std::size_t start = out.size();
   out.append(type, 4);
   out += data;
-  const auto crc = ::crc32(0L, reinterpret_cast<const Bytef*>(out.data() + start), static_cast<uInt>(out.size() - start));
+  const auto crc = ::crc32(0L, reinterpret_cast<const Bytef*>(out.data() + start),
+                           static_cast<uInt>(out.size() - start));
   put_u32(out, static_cast<std::uint32_t>(crc));
 }
 
 }  // namespace
 
 StatusOr<std::string> encode_png(const std::uint8_t* pixels, int height, int width, int channels) {
-  static const std::uint8_t kColorType[] = {0, 0, 4, 2, 6};  // by channel count: gray, gray+alpha, RGB, RGBA
-  if (channels < 1 || channels > 4) return invalid_argument("PNG: " + std::to_string(channels) + " channels; 1 to 4 expected");
+  static const std::uint8_t kColorType[] = {0, 0, 4, 2,
+                                            6};  // by channel count: gray, gray+alpha, RGB, RGBA
+  if (channels < 1 || channels > 4)
+    return invalid_argument("PNG: " + std::to_string(channels) + " channels; 1 to 4 expected");
   if (height <= 0 || width <= 0)
-    return invalid_argument("PNG: an image of " + std::to_string(height) + "x" + std::to_string(width) + " pixels");
+    return invalid_argument("PNG: an image of " + std::to_string(height) + "x" +
+                            std::to_string(width) + " pixels");
   const std::size_t row = static_cast<std::size_t>(width) * static_cast<std::size_t>(channels);
   std::string raw;
   raw.reserve((row + 1) * static_cast<std::size_t>(height));
@@ -147,14 +159,16 @@ StatusOr<std::string> encode_png(const std::uint8_t* pixels, int height, int wid
   }
   uLongf size = compressBound(static_cast<uLong>(raw.size()));
   std::string packed(size, '\0');
-  if (compress2(reinterpret_cast<Bytef*>(packed.data()), &size, reinterpret_cast<const Bytef*>(raw.data()),
-                static_cast<uLong>(raw.size()), Z_DEFAULT_COMPRESSION) != Z_OK)
+  if (compress2(reinterpret_cast<Bytef*>(packed.data()), &size,
+                reinterpret_cast<const Bytef*>(raw.data()), static_cast<uLong>(raw.size()),
+                Z_DEFAULT_COMPRESSION) != Z_OK)
     return internal("PNG encoding failed");
   packed.resize(size);
   std::string header;
   put_u32(header, static_cast<std::uint32_t>(width));
   put_u32(header, static_cast<std::uint32_t>(height));
-  header += std::string{'\x08', static_cast<char>(kColorType[channels]), '\0', '\0', '\0'};  // 8 bits, deflate, no interlace
+  header += std::string{'\x08', static_cast<char>(kColorType[channels]), '\0', '\0',
+                        '\0'};  // 8 bits, deflate, no interlace
   std::string png("\x89PNG\r\n\x1a\n", 8);
   put_chunk(png, "IHDR", header);
   put_chunk(png, "IDAT", packed);

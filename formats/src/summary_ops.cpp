@@ -15,8 +15,8 @@
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/op_registry.hpp"
 #include "actorflow/ops/tensor.hpp"
-#include "tf_proto.hpp"
 #include "actorflow/tf/summary.pb.h"
+#include "tf_proto.hpp"
 
 namespace af::summary {
 
@@ -27,16 +27,18 @@ namespace {
 Status to_doubles(const Tensor& t, std::vector<double>* out) {
   out->resize(static_cast<std::size_t>(t.num_elements()));
   const bool real = t.dtype() != DType::boolean && visit_numeric_dtype(t.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* p = t.data<T>();
-    for (std::size_t i = 0; i < out->size(); ++i) {
-      if constexpr (std::is_same_v<T, bfloat16_t>)
-        (*out)[i] = static_cast<double>(static_cast<float>(p[i]));
-      else
-        (*out)[i] = static_cast<double>(p[i]);
-    }
-  });
-  if (!real) return invalid_argument("summary values must be real numbers, not " + std::string(dtype_name(t.dtype())));
+                      using T = decltype(tag);
+                      const T* p = t.data<T>();
+                      for (std::size_t i = 0; i < out->size(); ++i) {
+                        if constexpr (std::is_same_v<T, bfloat16_t>)
+                          (*out)[i] = static_cast<double>(static_cast<float>(p[i]));
+                        else
+                          (*out)[i] = static_cast<double>(p[i]);
+                      }
+                    });
+  if (!real)
+    return invalid_argument("summary values must be real numbers, not " +
+                            std::string(dtype_name(t.dtype())));
   return {};
 }
 
@@ -52,9 +54,11 @@ class ScalarSummaryOp : public OpKernel {
     const Tensor& tags = ctx.input(0);
     const Tensor& values = ctx.input(1);
     if (tags.shape() != values.shape()) {
-      std::string single = tags.num_elements() == 1 ? " (tag '" + tags.data<std::string>()[0] + "')" : "";
-      return ctx.fail(invalid_argument("tags and values are not the same shape: " + tags.shape().to_string() +
-                                       " != " + values.shape().to_string() + single));
+      std::string single =
+          tags.num_elements() == 1 ? " (tag '" + tags.data<std::string>()[0] + "')" : "";
+      return ctx.fail(
+          invalid_argument("tags and values are not the same shape: " + tags.shape().to_string() +
+                           " != " + values.shape().to_string() + single));
     }
     std::vector<double> v;
     if (Status s = to_doubles(values, &v); !s.ok()) return ctx.fail(s);
@@ -100,11 +104,13 @@ class ImageSummaryOp : public OpKernel {
     Tensor bad_color;
     if (c.get_attr("bad_color", &bad_color).ok()) {
       if (bad_color.dtype() != DType::uint8) {
-        *s = invalid_argument("bad_color must be uint8, got " + std::string(data_type_string(bad_color.dtype())));
+        *s = invalid_argument("bad_color must be uint8, got " +
+                              std::string(data_type_string(bad_color.dtype())));
         return;
       }
       if (bad_color.rank() != 1) {
-        *s = invalid_argument("bad_color must be a vector, got shape " + bad_color.shape().to_string());
+        *s = invalid_argument("bad_color must be a vector, got shape " +
+                              bad_color.shape().to_string());
         return;
       }
       bad_color_ = bad_color.to_vector<std::uint8_t>();
@@ -114,19 +120,24 @@ class ImageSummaryOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor& tags = ctx.input(0);
     const Tensor& tensor = ctx.input(1);
-    if (tags.num_elements() != 1 || tags.rank() > 1) return ctx.fail(invalid_argument("Tags must be a scalar"));
+    if (tags.num_elements() != 1 || tags.rank() > 1)
+      return ctx.fail(invalid_argument("Tags must be a scalar"));
     const auto& d = tensor.shape().dims();
     if (d.size() != 4 || (d[3] != 1 && d[3] != 3 && d[3] != 4))
-      return ctx.fail(invalid_argument("Tensor must be 4-D with last dim 1, 3, or 4, not " + tensor.shape().to_string()));
-    if (d[0] >= (std::int64_t{1} << 31) || d[1] >= (std::int64_t{1} << 31) || d[2] >= (std::int64_t{1} << 31) ||
-        d[1] * d[2] >= (std::int64_t{1} << 29))
-      return ctx.fail(invalid_argument("Tensor too large for summary " + tensor.shape().to_string()));
-    const int batch = static_cast<int>(d[0]), h = static_cast<int>(d[1]), w = static_cast<int>(d[2]);
+      return ctx.fail(invalid_argument("Tensor must be 4-D with last dim 1, 3, or 4, not " +
+                                       tensor.shape().to_string()));
+    if (d[0] >= (std::int64_t{1} << 31) || d[1] >= (std::int64_t{1} << 31) ||
+        d[2] >= (std::int64_t{1} << 31) || d[1] * d[2] >= (std::int64_t{1} << 29))
+      return ctx.fail(
+          invalid_argument("Tensor too large for summary " + tensor.shape().to_string()));
+    const int batch = static_cast<int>(d[0]), h = static_cast<int>(d[1]),
+              w = static_cast<int>(d[2]);
     const int depth = static_cast<int>(d[3]);
     const std::size_t pixels = static_cast<std::size_t>(h) * static_cast<std::size_t>(w);
     if (tensor.dtype() != DType::uint8 && bad_color_.size() < static_cast<std::size_t>(depth))
-      return ctx.fail(invalid_argument("expected depth <= bad_color.size, got depth = " + std::to_string(depth) +
-                                       ", bad_color.size = " + std::to_string(bad_color_.size())));
+      return ctx.fail(invalid_argument(
+          "expected depth <= bad_color.size, got depth = " + std::to_string(depth) +
+          ", bad_color.size = " + std::to_string(bad_color_.size())));
     const std::string& base = tags.data<std::string>()[0];
     tensorflow::Summary out;
     std::vector<std::uint8_t> image(pixels * static_cast<std::size_t>(depth));
@@ -181,7 +192,8 @@ class ImageSummaryOp : public OpKernel {
     }
     for (std::size_t i = 0; i < pixels; ++i)
       for (std::size_t j = 0; j < c; ++j)
-        image[i * c + j] = finite(i) ? static_cast<std::uint8_t>(values[i * c + j] * scale + offset) : bad_color_[j];
+        image[i * c + j] = finite(i) ? static_cast<std::uint8_t>(values[i * c + j] * scale + offset)
+                                     : bad_color_[j];
   }
 
   int max_images_ = 3;
@@ -198,18 +210,21 @@ class TensorSummaryV2Op : public OpKernel {
     const Tensor& tensor = ctx.input(1);
     const Tensor& metadata = ctx.input(2);
     if (tag.num_elements() != 1) return ctx.fail(invalid_argument("tag must be a scalar"));
-    if (metadata.num_elements() != 1) return ctx.fail(invalid_argument("serialized_summary_metadata must be a scalar"));
+    if (metadata.num_elements() != 1)
+      return ctx.fail(invalid_argument("serialized_summary_metadata must be a scalar"));
     tensorflow::Summary out;
     auto* v = out.add_value();
     v->set_tag(tag.data<std::string>()[0]);
-    if (Status s = tfproto::to_proto(tensor, v->mutable_tensor(), name()); !s.ok()) return ctx.fail(s);
+    if (Status s = tfproto::to_proto(tensor, v->mutable_tensor(), name()); !s.ok())
+      return ctx.fail(s);
     if (tensor.dtype() != DType::string && tensor.num_elements() > 0) {
       auto* t = v->mutable_tensor();
       const auto shape = t->tensor_shape();
       t->Clear();
       t->set_dtype(tfproto::to_proto(tensor.dtype()));
       *t->mutable_tensor_shape() = shape;
-      t->set_tensor_content(std::string(static_cast<const char*>(tensor.raw_data()), tensor.total_bytes()));
+      t->set_tensor_content(
+          std::string(static_cast<const char*>(tensor.raw_data()), tensor.total_bytes()));
     }
     if (!v->mutable_metadata()->ParseFromString(metadata.data<std::string>()[0]))
       return ctx.fail(invalid_argument("Could not parse serialized_summary_metadata of " + name()));
@@ -241,7 +256,8 @@ std::string clean_tag(const std::string& name) {
   return first == std::string::npos ? std::string() : out.substr(first);
 }
 
-void collect(Graph& g, const Output& op, const std::optional<std::vector<std::string>>& collections) {
+void collect(Graph& g, const Output& op,
+             const std::optional<std::vector<std::string>>& collections) {
   for (const auto& key : collections.value_or(std::vector<std::string>{kSummariesCollection}))
     g.add_to_collection(key, std::any(op));
 }
@@ -273,19 +289,21 @@ void register_summary_ops() {
   static std::once_flag once;
   std::call_once(once, [] {
     auto& ops = OpRegistry::global();
-    for (const char* op : {"ScalarSummary", "HistogramSummary", "ImageSummary", "TensorSummaryV2", "MergeSummary"})
+    for (const char* op :
+         {"ScalarSummary", "HistogramSummary", "ImageSummary", "TensorSummaryV2", "MergeSummary"})
       ops.add({op, string_scalar_output, false, {}});
     auto& kernels = KernelRegistry::global();
     kernels.add(make_kernel_def<ScalarSummaryOp>("ScalarSummary", "CPU"));
     kernels.add(make_kernel_def<HistogramSummaryOp>("HistogramSummary", "CPU"));
-    kernels.add(make_kernel_def<ImageSummaryOp>("ImageSummary", "CPU",
-                                                {{"T", {DType::uint8, DType::float32, DType::float64}}}));
+    kernels.add(make_kernel_def<ImageSummaryOp>(
+        "ImageSummary", "CPU", {{"T", {DType::uint8, DType::float32, DType::float64}}}));
     kernels.add(make_kernel_def<TensorSummaryV2Op>("TensorSummaryV2", "CPU"));
     kernels.add(make_kernel_def<MergeSummaryOp>("MergeSummary", "CPU"));
   });
 }
 
-Output scalar(const std::string& name, const Output& tensor, const std::optional<std::vector<std::string>>& collections) {
+Output scalar(const std::string& name, const Output& tensor,
+              const std::optional<std::vector<std::string>>& collections) {
   return summary_op("ScalarSummary", name, "tags", tensor, collections);
 }
 
@@ -297,27 +315,34 @@ Output histogram(const std::string& name, const Output& values,
 Output image(const std::string& name, const Output& tensor, int max_outputs,
              const std::optional<std::vector<std::string>>& collections) {
   Tensor bad_color = Tensor::from_vector<std::uint8_t>({255, 0, 0, 255});
-  return summary_op("ImageSummary", name, "tag", tensor, collections,
-                    {{"max_images", static_cast<std::int64_t>(max_outputs)}, {"bad_color", bad_color}});
+  return summary_op(
+      "ImageSummary", name, "tag", tensor, collections,
+      {{"max_images", static_cast<std::int64_t>(max_outputs)}, {"bad_color", bad_color}});
 }
 
-Output text(const std::string& name, const Output& tensor, const std::optional<std::vector<std::string>>& collections) {
+Output text(const std::string& name, const Output& tensor,
+            const std::optional<std::vector<std::string>>& collections) {
   if (tensor.dtype() != DType::string)
-    throw InvalidArgumentError(invalid_argument("summary text " + name + ": the tensor must be of dtype string, not " +
+    throw InvalidArgumentError(invalid_argument("summary text " + name +
+                                                ": the tensor must be of dtype string, not " +
                                                 std::string(dtype_name(tensor.dtype()))));
   tensorflow::SummaryMetadata metadata;
   metadata.mutable_plugin_data()->set_plugin_name("text");
-  return summary_op("TensorSummaryV2", name, "tag", tensor, collections, {}, metadata.SerializeAsString());
+  return summary_op("TensorSummaryV2", name, "tag", tensor, collections, {},
+                    metadata.SerializeAsString());
 }
 
 Output merge(const std::vector<Output>& inputs, const std::string& name) {
   register_summary_ops();
-  if (inputs.empty()) throw InvalidArgumentError(invalid_argument("merge needs at least one summary"));
+  if (inputs.empty())
+    throw InvalidArgumentError(invalid_argument("merge needs at least one summary"));
   Graph& g = inputs.front().graph();
   // summary.merge: name_scope(name, "Merge"), then the op's default name inside it.
   const std::string scope = g.unique_name(name.empty() ? "Merge" : name);
   auto in_scope = g.name_scope(scope + "/");
-  return g.create_op("MergeSummary", inputs, {{"N", static_cast<std::int64_t>(inputs.size())}}, "MergeSummary")
+  return g
+      .create_op("MergeSummary", inputs, {{"N", static_cast<std::int64_t>(inputs.size())}},
+                 "MergeSummary")
       .output(0);
 }
 

@@ -17,28 +17,31 @@ template <class E, class Get>
 Status fill(Tensor& t, int count, Get get, std::string_view where) {
   const std::int64_t n = t.num_elements();
   if (count > n)
-    return invalid_argument(std::string(where) + ": the tensor proto holds " + std::to_string(count) +
-                            " values for a tensor of " + std::to_string(n) + " elements");
+    return invalid_argument(std::string(where) + ": the tensor proto holds " +
+                            std::to_string(count) + " values for a tensor of " + std::to_string(n) +
+                            " elements");
   E* data = t.data<E>();
-  for (std::int64_t i = 0; i < n; ++i) data[i] = count == 0 ? E{} : static_cast<E>(get(std::min<std::int64_t>(i, count - 1)));
+  for (std::int64_t i = 0; i < n; ++i)
+    data[i] = count == 0 ? E{} : static_cast<E>(get(std::min<std::int64_t>(i, count - 1)));
   return {};
 }
 
 // Lists whose kind TensorFlow's op definitions give, for an empty `list {}`.
 const std::set<std::string>& type_list_attrs() {
-  static const std::set<std::string> names = {"dtypes", "Tin", "Tout", "component_types", "output_types",
-                                              "Tcomponents", "Toutput_types", "Tinput", "Tvalues", "Tdense",
-                                              "sparse_types", "dense_types", "out_types", "Targuments", "Tcaptured"};
+  static const std::set<std::string> names = {
+      "dtypes",       "Tin",           "Tout",      "component_types", "output_types",
+      "Tcomponents",  "Toutput_types", "Tinput",    "Tvalues",         "Tdense",
+      "sparse_types", "dense_types",   "out_types", "Targuments",      "Tcaptured"};
   return names;
 }
 const std::set<std::string>& shape_list_attrs() {
-  static const std::set<std::string> names = {"_output_shapes", "shapes", "output_shapes", "dense_shapes",
-                                              "element_shapes"};
+  static const std::set<std::string> names = {"_output_shapes", "shapes", "output_shapes",
+                                              "dense_shapes", "element_shapes"};
   return names;
 }
 const std::set<std::string>& string_list_attrs() {
-  static const std::set<std::string> names = {"_class", "container_names", "split_names", "dense_keys",
-                                              "sparse_keys"};
+  static const std::set<std::string> names = {"_class", "container_names", "split_names",
+                                              "dense_keys", "sparse_keys"};
   return names;
 }
 
@@ -46,35 +49,58 @@ const std::set<std::string>& string_list_attrs() {
 
 tensorflow::DataType to_proto(DType t) {
   switch (t) {
-    case DType::float32: return tensorflow::DT_FLOAT;
-    case DType::float64: return tensorflow::DT_DOUBLE;
-    case DType::int32: return tensorflow::DT_INT32;
-    case DType::int64: return tensorflow::DT_INT64;
-    case DType::uint8: return tensorflow::DT_UINT8;
-    case DType::boolean: return tensorflow::DT_BOOL;
-    case DType::string: return tensorflow::DT_STRING;
-    case DType::bfloat16: return tensorflow::DT_BFLOAT16;
-    case DType::resource: return tensorflow::DT_RESOURCE;
-    case DType::invalid: break;
+    case DType::float32:
+      return tensorflow::DT_FLOAT;
+    case DType::float64:
+      return tensorflow::DT_DOUBLE;
+    case DType::int32:
+      return tensorflow::DT_INT32;
+    case DType::int64:
+      return tensorflow::DT_INT64;
+    case DType::uint8:
+      return tensorflow::DT_UINT8;
+    case DType::boolean:
+      return tensorflow::DT_BOOL;
+    case DType::string:
+      return tensorflow::DT_STRING;
+    case DType::bfloat16:
+      return tensorflow::DT_BFLOAT16;
+    case DType::resource:
+      return tensorflow::DT_RESOURCE;
+    case DType::invalid:
+      break;
   }
   return tensorflow::DT_INVALID;
 }
 
 StatusOr<DType> from_proto(tensorflow::DataType t, std::string_view where) {
   switch (t) {
-    case tensorflow::DT_FLOAT: return DType::float32;
-    case tensorflow::DT_DOUBLE: return DType::float64;
-    case tensorflow::DT_INT32: return DType::int32;
-    case tensorflow::DT_INT64: return DType::int64;
-    case tensorflow::DT_UINT8: return DType::uint8;
-    case tensorflow::DT_BOOL: return DType::boolean;
-    case tensorflow::DT_STRING: return DType::string;
-    case tensorflow::DT_BFLOAT16: return DType::bfloat16;
-    case tensorflow::DT_RESOURCE: return DType::resource;
-    case tensorflow::DT_INVALID: return DType::invalid;
-    default: break;
+    case tensorflow::DT_FLOAT:
+      return DType::float32;
+    case tensorflow::DT_DOUBLE:
+      return DType::float64;
+    case tensorflow::DT_INT32:
+      return DType::int32;
+    case tensorflow::DT_INT64:
+      return DType::int64;
+    case tensorflow::DT_UINT8:
+      return DType::uint8;
+    case tensorflow::DT_BOOL:
+      return DType::boolean;
+    case tensorflow::DT_STRING:
+      return DType::string;
+    case tensorflow::DT_BFLOAT16:
+      return DType::bfloat16;
+    case tensorflow::DT_RESOURCE:
+      return DType::resource;
+    case tensorflow::DT_INVALID:
+      return DType::invalid;
+    default:
+      break;
   }
-  const std::string name = tensorflow::DataType_IsValid(t) ? tensorflow::DataType_Name(t) : "DataType " + std::to_string(static_cast<int>(t));
+  const std::string name = tensorflow::DataType_IsValid(t)
+                               ? tensorflow::DataType_Name(t)
+                               : "DataType " + std::to_string(static_cast<int>(t));
   return invalid_argument(std::string(where) + ": " + name + " is not supported by actorflow");
 }
 
@@ -89,12 +115,15 @@ void to_proto(const PartialShape& s, tensorflow::TensorShapeProto* out) {
 
 StatusOr<PartialShape> from_proto(const tensorflow::TensorShapeProto& s, std::string_view where) {
   if (s.unknown_rank()) {
-    if (s.dim_size() > 0) return invalid_argument(std::string(where) + ": a shape of unknown rank with dimensions");
+    if (s.dim_size() > 0)
+      return invalid_argument(std::string(where) + ": a shape of unknown rank with dimensions");
     return PartialShape::unknown();
   }
   std::vector<std::int64_t> dims;
   for (const auto& d : s.dim()) {
-    if (d.size() < -1) return invalid_argument(std::string(where) + ": dimension " + std::to_string(d.size()) + " in a shape");
+    if (d.size() < -1)
+      return invalid_argument(std::string(where) + ": dimension " + std::to_string(d.size()) +
+                              " in a shape");
     dims.push_back(d.size());
   }
   return PartialShape(std::move(dims));
@@ -103,7 +132,8 @@ StatusOr<PartialShape> from_proto(const tensorflow::TensorShapeProto& s, std::st
 Status to_proto(const Tensor& t, tensorflow::TensorProto* out, std::string_view where) {
   out->Clear();
   if (!t.is_initialized()) return {};
-  if (t.dtype() == DType::resource) return invalid_argument(std::string(where) + ": a resource tensor has no TensorProto");
+  if (t.dtype() == DType::resource)
+    return invalid_argument(std::string(where) + ": a resource tensor has no TensorProto");
   out->set_dtype(to_proto(t.dtype()));
   to_proto(PartialShape(t.shape()), out->mutable_tensor_shape());
   const std::int64_t n = t.num_elements();
@@ -115,7 +145,8 @@ Status to_proto(const Tensor& t, tensorflow::TensorProto* out, std::string_view 
     case DType::string:
       for (const auto& s : t.flat<std::string>()) out->add_string_val(s);
       return {};
-    default: break;
+    default:
+      break;
   }
   // Several elements: the raw bytes, unless every element is the same (TensorFlow's splat,
   // as `tf.zeros` and `tf.constant(0.0, shape=...)` write it: one typed value).
@@ -129,13 +160,27 @@ Status to_proto(const Tensor& t, tensorflow::TensorProto* out, std::string_view 
     return {};
   }
   switch (t.dtype()) {
-    case DType::float32: out->add_float_val(t.flat<float>()[0]); break;
-    case DType::float64: out->add_double_val(t.flat<double>()[0]); break;
-    case DType::int32: out->add_int_val(t.flat<std::int32_t>()[0]); break;
-    case DType::uint8: out->add_int_val(t.flat<std::uint8_t>()[0]); break;
-    case DType::int64: out->add_int64_val(t.flat<std::int64_t>()[0]); break;
-    case DType::bfloat16: out->add_half_val(t.flat<bfloat16_t>()[0].bits); break;
-    default: return invalid_argument(std::string(where) + ": no TensorProto for dtype " + std::string(dtype_name(t.dtype())));
+    case DType::float32:
+      out->add_float_val(t.flat<float>()[0]);
+      break;
+    case DType::float64:
+      out->add_double_val(t.flat<double>()[0]);
+      break;
+    case DType::int32:
+      out->add_int_val(t.flat<std::int32_t>()[0]);
+      break;
+    case DType::uint8:
+      out->add_int_val(t.flat<std::uint8_t>()[0]);
+      break;
+    case DType::int64:
+      out->add_int64_val(t.flat<std::int64_t>()[0]);
+      break;
+    case DType::bfloat16:
+      out->add_half_val(t.flat<bfloat16_t>()[0].bits);
+      break;
+    default:
+      return invalid_argument(std::string(where) + ": no TensorProto for dtype " +
+                              std::string(dtype_name(t.dtype())));
   }
   return {};
 }
@@ -144,19 +189,23 @@ StatusOr<Tensor> from_proto(const tensorflow::TensorProto& p, std::string_view w
   auto dtype = from_proto(p.dtype(), where);
   if (!dtype.ok()) return dtype.status();
   if (*dtype == DType::invalid) return Tensor();
-  if (*dtype == DType::resource) return invalid_argument(std::string(where) + ": a resource tensor cannot be imported");
+  if (*dtype == DType::resource)
+    return invalid_argument(std::string(where) + ": a resource tensor cannot be imported");
   auto partial = from_proto(p.tensor_shape(), where);
   if (!partial.ok()) return partial.status();
   auto shape = partial->to_shape();
-  if (!shape) return invalid_argument(std::string(where) + ": a tensor of shape " + partial->to_string() + " (not fully defined)");
+  if (!shape)
+    return invalid_argument(std::string(where) + ": a tensor of shape " + partial->to_string() +
+                            " (not fully defined)");
   Tensor t(*dtype, *shape);
   const std::int64_t n = t.num_elements();
   const std::string& content = p.tensor_content();
   if (!content.empty() && *dtype != DType::string) {
     if (content.size() != t.total_bytes())
-      return invalid_argument(std::string(where) + ": tensor_content holds " + std::to_string(content.size()) +
-                              " bytes for a " + std::string(dtype_name(*dtype)) + " tensor of shape " +
-                              shape->to_string() + " (" + std::to_string(t.total_bytes()) + " bytes)");
+      return invalid_argument(
+          std::string(where) + ": tensor_content holds " + std::to_string(content.size()) +
+          " bytes for a " + std::string(dtype_name(*dtype)) + " tensor of shape " +
+          shape->to_string() + " (" + std::to_string(t.total_bytes()) + " bytes)");
     if (*dtype == DType::boolean) {
       bool* b = t.data<bool>();
       for (std::int64_t i = 0; i < n; ++i) b[i] = content[static_cast<std::size_t>(i)] != 0;
@@ -167,33 +216,72 @@ StatusOr<Tensor> from_proto(const tensorflow::TensorProto& p, std::string_view w
   }
   Status s;
   switch (*dtype) {
-    case DType::float32: s = fill<float>(t, p.float_val_size(), [&](std::int64_t i) { return p.float_val(static_cast<int>(i)); }, where); break;
-    case DType::float64: s = fill<double>(t, p.double_val_size(), [&](std::int64_t i) { return p.double_val(static_cast<int>(i)); }, where); break;
-    case DType::int32: s = fill<std::int32_t>(t, p.int_val_size(), [&](std::int64_t i) { return p.int_val(static_cast<int>(i)); }, where); break;
-    case DType::uint8: s = fill<std::uint8_t>(t, p.int_val_size(), [&](std::int64_t i) { return p.int_val(static_cast<int>(i)); }, where); break;
-    case DType::int64: s = fill<std::int64_t>(t, p.int64_val_size(), [&](std::int64_t i) { return p.int64_val(static_cast<int>(i)); }, where); break;
-    case DType::boolean: s = fill<bool>(t, p.bool_val_size(), [&](std::int64_t i) { return p.bool_val(static_cast<int>(i)); }, where); break;
-    case DType::bfloat16:
-      s = fill<bfloat16_t>(t, p.half_val_size(), [&](std::int64_t i) {
-        bfloat16_t b;
-        b.bits = static_cast<std::uint16_t>(p.half_val(static_cast<int>(i)));
-        return b;
-      }, where);
+    case DType::float32:
+      s = fill<float>(
+          t, p.float_val_size(), [&](std::int64_t i) { return p.float_val(static_cast<int>(i)); },
+          where);
       break;
-    case DType::string: s = fill<std::string>(t, p.string_val_size(), [&](std::int64_t i) { return p.string_val(static_cast<int>(i)); }, where); break;
-    default: return invalid_argument(std::string(where) + ": no tensor for dtype " + std::string(dtype_name(*dtype)));
+    case DType::float64:
+      s = fill<double>(
+          t, p.double_val_size(), [&](std::int64_t i) { return p.double_val(static_cast<int>(i)); },
+          where);
+      break;
+    case DType::int32:
+      s = fill<std::int32_t>(
+          t, p.int_val_size(), [&](std::int64_t i) { return p.int_val(static_cast<int>(i)); },
+          where);
+      break;
+    case DType::uint8:
+      s = fill<std::uint8_t>(
+          t, p.int_val_size(), [&](std::int64_t i) { return p.int_val(static_cast<int>(i)); },
+          where);
+      break;
+    case DType::int64:
+      s = fill<std::int64_t>(
+          t, p.int64_val_size(), [&](std::int64_t i) { return p.int64_val(static_cast<int>(i)); },
+          where);
+      break;
+    case DType::boolean:
+      s = fill<bool>(
+          t, p.bool_val_size(), [&](std::int64_t i) { return p.bool_val(static_cast<int>(i)); },
+          where);
+      break;
+    case DType::bfloat16:
+      s = fill<bfloat16_t>(
+          t, p.half_val_size(),
+          [&](std::int64_t i) {
+            bfloat16_t b;
+            b.bits = static_cast<std::uint16_t>(p.half_val(static_cast<int>(i)));
+            return b;
+          },
+          where);
+      break;
+    case DType::string:
+      s = fill<std::string>(
+          t, p.string_val_size(), [&](std::int64_t i) { return p.string_val(static_cast<int>(i)); },
+          where);
+      break;
+    default:
+      return invalid_argument(std::string(where) + ": no tensor for dtype " +
+                              std::string(dtype_name(*dtype)));
   }
   if (!s.ok()) return s;
   return t;
 }
 
-StatusOr<AttrValue> from_proto(const tensorflow::AttrValue& v, const std::string& attr_name, std::string_view where) {
+StatusOr<AttrValue> from_proto(const tensorflow::AttrValue& v, const std::string& attr_name,
+                               std::string_view where) {
   switch (v.value_case()) {
-    case tensorflow::AttrValue::VALUE_NOT_SET: return AttrValue{};
-    case tensorflow::AttrValue::kS: return AttrValue{v.s()};
-    case tensorflow::AttrValue::kI: return AttrValue{static_cast<std::int64_t>(v.i())};
-    case tensorflow::AttrValue::kF: return AttrValue{v.f()};
-    case tensorflow::AttrValue::kB: return AttrValue{v.b()};
+    case tensorflow::AttrValue::VALUE_NOT_SET:
+      return AttrValue{};
+    case tensorflow::AttrValue::kS:
+      return AttrValue{v.s()};
+    case tensorflow::AttrValue::kI:
+      return AttrValue{static_cast<std::int64_t>(v.i())};
+    case tensorflow::AttrValue::kF:
+      return AttrValue{v.f()};
+    case tensorflow::AttrValue::kB:
+      return AttrValue{v.b()};
     case tensorflow::AttrValue::kType: {
       auto t = from_proto(v.type(), where);
       if (!t.ok()) return t.status();
@@ -210,15 +298,20 @@ StatusOr<AttrValue> from_proto(const tensorflow::AttrValue& v, const std::string
       return AttrValue{*t};
     }
     case tensorflow::AttrValue::kFunc:
-      return invalid_argument(std::string(where) + ": a function attribute (" + v.func().name() + ") is not supported by actorflow");
+      return invalid_argument(std::string(where) + ": a function attribute (" + v.func().name() +
+                              ") is not supported by actorflow");
     case tensorflow::AttrValue::kPlaceholder:
-      return invalid_argument(std::string(where) + ": a placeholder attribute (" + v.placeholder() + ") belongs in a function body");
-    case tensorflow::AttrValue::kList: break;
+      return invalid_argument(std::string(where) + ": a placeholder attribute (" + v.placeholder() +
+                              ") belongs in a function body");
+    case tensorflow::AttrValue::kList:
+      break;
   }
   const auto& l = v.list();
   if (l.b_size() > 0 || l.tensor_size() > 0 || l.func_size() > 0)
     return invalid_argument(std::string(where) + ": a list of " +
-                            (l.b_size() > 0 ? "bools" : l.tensor_size() > 0 ? "tensors" : "functions") +
+                            (l.b_size() > 0        ? "bools"
+                             : l.tensor_size() > 0 ? "tensors"
+                                                   : "functions") +
                             " is not supported by actorflow");
   if (l.s_size() > 0) return AttrValue{std::vector<std::string>(l.s().begin(), l.s().end())};
   if (l.i_size() > 0) return AttrValue{std::vector<std::int64_t>(l.i().begin(), l.i().end())};
@@ -311,7 +404,8 @@ Status to_proto(const NodeDef& n, tensorflow::NodeDef* out) {
   out->set_device(n.device);
   auto* attrs = out->mutable_attr();
   for (const auto& [key, value] : n.attrs)
-    ACTORFLOW_RETURN_IF_ERROR(to_proto(value, &(*attrs)[key], "node " + quoted(n.name) + ": attr " + quoted(key)));
+    ACTORFLOW_RETURN_IF_ERROR(
+        to_proto(value, &(*attrs)[key], "node " + quoted(n.name) + ": attr " + quoted(key)));
   return {};
 }
 

@@ -43,7 +43,8 @@ StatusOr<Tensor> from_proto(const tensorflow::TensorProto& p, std::string_view w
 /// actorflow form: InvalidArgument naming `where`. An empty list takes the list kind that
 /// `attr_name` has in TensorFlow's ops (types for "dtypes", "Tin"...; shapes for
 /// "_output_shapes"...; strings for "_class"; ints otherwise).
-StatusOr<AttrValue> from_proto(const tensorflow::AttrValue& v, const std::string& attr_name, std::string_view where);
+StatusOr<AttrValue> from_proto(const tensorflow::AttrValue& v, const std::string& attr_name,
+                               std::string_view where);
 Status to_proto(const AttrValue& v, tensorflow::AttrValue* out, std::string_view where);
 
 /// A node, attributes included.

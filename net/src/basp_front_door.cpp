@@ -1,18 +1,17 @@
 #include "basp_front_door.hpp"
 
-#include <atomic>
-#include <deque>
-#include <mutex>
-#include <set>
-#include <thread>
-
 #include <asio.hpp>
+#include <atomic>
 #include <caf/io/all.hpp>
 #include <caf/io/basp/header.hpp>
 #include <caf/io/basp/message_type.hpp>
 #include <caf/io/basp_broker.hpp>
 #include <caf/io/network/default_multiplexer.hpp>
 #include <caf/io/network/scribe_impl.hpp>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "actorflow/ops/errors.hpp"
 #include "waiting_connections.hpp"
@@ -37,8 +36,11 @@ struct GuardState {
 /// `handshaken` runs on CAF's multiplexer thread.
 class GuardedScribe final : public caf::io::network::scribe_impl {
  public:
-  GuardedScribe(default_multiplexer& mx, int fd, std::shared_ptr<const GuardState> state, std::string peer)
-      : scribe_impl(mx, fd), state_(std::move(state)), peer_(std::move(peer)),
+  GuardedScribe(default_multiplexer& mx, int fd, std::shared_ptr<const GuardState> state,
+                std::string peer)
+      : scribe_impl(mx, fd),
+        state_(std::move(state)),
+        peer_(std::move(peer)),
         check_(state_->options.max_message_bytes) {}
 
   ~GuardedScribe() override { release_claim(); }
@@ -50,8 +52,9 @@ class GuardedScribe final : public caf::io::network::scribe_impl {
         return refuse("oversized", "a BASP handshake of " + std::to_string(config.second) +
                                        " bytes, more than the " + std::to_string(check_.limit()) +
                                        " bytes a handshake may have");
-      return refuse("oversized", "a BASP message of " + std::to_string(config.second) + " bytes, more than the " +
-                                     std::to_string(check_.limit()) + "-byte limit");
+      return refuse("oversized", "a BASP message of " + std::to_string(config.second) +
+                                     " bytes, more than the " + std::to_string(check_.limit()) +
+                                     "-byte limit");
     }
     if (!check_.handshaken() && !claim(config.second))
       return refuse("crowded", "connections without a handshake would hold more than " +
@@ -143,7 +146,9 @@ struct BaspGuard::Impl {
   std::mutex mu;
   std::deque<Waiting> waiting;  // oldest first
 
-  default_multiplexer& mux() { return static_cast<default_multiplexer&>(runtime->system().middleman().backend()); }
+  default_multiplexer& mux() {
+    return static_cast<default_multiplexer&>(runtime->system().middleman().backend());
+  }
 
   void expire(caf::intrusive_ptr<GuardedScribe> scribe, std::string reason, std::string detail) {
     mux().post([scribe, reason, detail] { scribe->expire(reason, detail); });
@@ -156,7 +161,8 @@ struct BaspGuard::Impl {
         it = waiting.erase(it);
       } else if (now >= it->deadline) {
         expire(it->scribe, "handshake_timeout",
-               "no BASP handshake within " + std::to_string(state->options.handshake_timeout.count()) + " ms");
+               "no BASP handshake within " +
+                   std::to_string(state->options.handshake_timeout.count()) + " ms");
         it = waiting.erase(it);
       } else {
         ++it;
@@ -187,12 +193,14 @@ void BaspGuard::adopt(int fd, const std::string& peer, std::uint16_t port) {
   auto scribe = caf::make_counted<GuardedScribe>(impl_->mux(), fd, impl_->state, peer);
   {
     std::lock_guard<std::mutex> guard(impl_->mu);
-    impl_->waiting.push_back({scribe, std::chrono::steady_clock::now() + impl_->state->options.handshake_timeout});
+    impl_->waiting.push_back(
+        {scribe, std::chrono::steady_clock::now() + impl_->state->options.handshake_timeout});
     impl_->sweep_locked();
   }
   // The BASP broker adopts the connection as a server: it registers `whom` under the port
   // and sends the server handshake on it.
-  auto broker = impl_->runtime->system().middleman().named_broker<caf::io::basp_broker>(caf::atom("BASP"));
+  auto broker =
+      impl_->runtime->system().middleman().named_broker<caf::io::basp_broker>(caf::atom("BASP"));
   caf::anon_send(broker, caf::publish_atom::value, caf::io::scribe_ptr{scribe}, port,
                  caf::actor_cast<caf::strong_actor_ptr>(impl_->whom), std::set<std::string>{});
 }
@@ -217,7 +225,8 @@ struct BaspFrontDoor::Impl : std::enable_shared_from_this<BaspFrontDoor::Impl> {
   std::atomic<bool> stopped{false};
 
   void accept() {
-    acceptor.async_accept([self = shared_from_this()](std::error_code ec, asio::ip::tcp::socket socket) {
+    acceptor.async_accept([self = shared_from_this()](std::error_code ec,
+                                                      asio::ip::tcp::socket socket) {
       if (self->stopped || ec == asio::error::operation_aborted) return;
       if (ec) {
         if (out_of_descriptors(ec)) {
@@ -249,17 +258,19 @@ struct BaspFrontDoor::Impl : std::enable_shared_from_this<BaspFrontDoor::Impl> {
   }
 };
 
-BaspFrontDoor::BaspFrontDoor(Runtime& runtime, const std::string& host, std::uint16_t port, caf::actor whom,
-                             std::string owner, FrontDoorOptions options, std::shared_ptr<Refusals> refusals)
+BaspFrontDoor::BaspFrontDoor(Runtime& runtime, const std::string& host, std::uint16_t port,
+                             caf::actor whom, std::string owner, FrontDoorOptions options,
+                             std::shared_ptr<Refusals> refusals)
     : impl_(std::make_shared<Impl>()) {
   impl_->owner = owner;
   impl_->refusals = refusals;
   const std::error_code ec = listen_on(impl_->acceptor, host, port);
   if (ec)
-    throw UnavailableError(
-        unavailable(owner + ": cannot listen on " + host + ":" + std::to_string(port) + ": " + ec.message()));
+    throw UnavailableError(unavailable(owner + ": cannot listen on " + host + ":" +
+                                       std::to_string(port) + ": " + ec.message()));
   impl_->port = impl_->acceptor.local_endpoint().port();
-  impl_->guard = std::make_unique<BaspGuard>(runtime, std::move(whom), std::move(owner), options, std::move(refusals));
+  impl_->guard = std::make_unique<BaspGuard>(runtime, std::move(whom), std::move(owner), options,
+                                             std::move(refusals));
   impl_->accept();
   impl_->sweep();
   impl_->thread = std::thread([impl = impl_] { impl->io.run(); });

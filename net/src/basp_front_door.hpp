@@ -17,14 +17,13 @@
 //     a connection as soon as CAF closed it (its descriptor closes with it),
 // logging each refusal (rate-limited, naming the peer) and counting it for /metrics. The
 // TLS mode's socket-pair ends go through the same guard.
+#include <caf/actor.hpp>
+#include <caf/io/fwd.hpp>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
-
-#include <caf/actor.hpp>
-#include <caf/io/fwd.hpp>
 
 #include "actorflow/actors/runtime.hpp"
 #include "refusals.hpp"
@@ -47,8 +46,8 @@ class BaspGuard;
 /// guard. Throws UnavailableError naming `owner` when it cannot listen.
 class BaspFrontDoor {
  public:
-  BaspFrontDoor(Runtime& runtime, const std::string& host, std::uint16_t port, caf::actor whom, std::string owner,
-                FrontDoorOptions options, std::shared_ptr<Refusals> refusals);
+  BaspFrontDoor(Runtime& runtime, const std::string& host, std::uint16_t port, caf::actor whom,
+                std::string owner, FrontDoorOptions options, std::shared_ptr<Refusals> refusals);
   ~BaspFrontDoor();
   BaspFrontDoor(const BaspFrontDoor&) = delete;
   BaspFrontDoor& operator=(const BaspFrontDoor&) = delete;

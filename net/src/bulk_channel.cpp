@@ -4,6 +4,7 @@
 #include <sys/time.h>
 
 #include <array>
+#include <asio.hpp>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -13,12 +14,10 @@
 #include <thread>
 #include <unordered_map>
 
-#include <asio.hpp>
-
 #include "actorflow/ops/errors.hpp"
+#include "actorflow/ops/logging.hpp"
 #include "waiting_connections.hpp"
 #include "wire_decoders.hpp"
-#include "actorflow/ops/logging.hpp"
 
 namespace af::net {
 
@@ -45,7 +44,8 @@ void put_u64(char* p, std::uint64_t v) {
 }
 std::uint64_t get_u64(const char* p) {
   std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  for (int i = 0; i < 8; ++i)
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
   return v;
 }
 
@@ -94,7 +94,8 @@ struct BulkServer::Impl {
     acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
       if (out_of_descriptors(ec)) {
-        refuse("(not accepted)", "descriptors", "cannot accept: " + ec.message() + "; trying again in 100 ms");
+        refuse("(not accepted)", "descriptors",
+               "cannot accept: " + ec.message() + "; trying again in 100 ms");
         return accept_later(backoff, [this] { accept(); });
       }
       if (!ec) {
@@ -111,8 +112,9 @@ struct BulkServer::Impl {
           c->peer = std::move(peer);
           c->deadline = waiting.deadline_from_now();
           ++connections;
-          waiting.add(c, [](const Connection& w) { return !w.authenticated && w.socket.is_open(); },
-                      [this](const std::shared_ptr<Connection>& w) { close(w); });
+          waiting.add(
+              c, [](const Connection& w) { return !w.authenticated && w.socket.is_open(); },
+              [this](const std::shared_ptr<Connection>& w) { close(w); });
           read_request(c);
         }
       }
@@ -148,48 +150,53 @@ struct BulkServer::Impl {
     c->idle.async_wait([this, c](std::error_code ec) {
       if (!ec) close(c);
     });
-    asio::async_read(c->socket, asio::buffer(c->request), [this, c](std::error_code ec, std::size_t) {
-      if (ec) return close(c);
-      const BulkRequest r = decode_bulk_request(std::string_view(c->request.data(), c->request.size()));
-      if (!r.magic) {
-        refuse(c->peer, "not_bulk", "not the bulk protocol");
-        return close(c);
-      }
-      const std::uint64_t id = r.transfer_id;
-      std::uint64_t status = 1, length = 0;
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        auto it = table.find(id);
-        if (it != table.end()) {
-          c->sending = std::move(it->second.value);
-          table.erase(it);
-          status = 0;
-          length = c->sending.total_bytes();
-        }
-      }
-      put_u64(c->reply.data(), status);
-      put_u64(c->reply.data() + 8, length);
-      if (status != 0 && !c->authenticated) {
-        // A first request for nothing offered: answered, then closed (a client asks only for
-        // transfers its server named).
-        refuse(c->peer, "unknown_transfer", "a first request for a transfer that is not offered");
-        asio::async_write(c->socket, asio::buffer(c->reply), [this, c](std::error_code, std::size_t) { close(c); });
-        return;
-      }
-      c->authenticated = true;
-      if (status != 0) {
-        asio::async_write(c->socket, asio::buffer(c->reply), [this, c](std::error_code ec, std::size_t) {
+    asio::async_read(
+        c->socket, asio::buffer(c->request), [this, c](std::error_code ec, std::size_t) {
           if (ec) return close(c);
-          read_request(c);
+          const BulkRequest r =
+              decode_bulk_request(std::string_view(c->request.data(), c->request.size()));
+          if (!r.magic) {
+            refuse(c->peer, "not_bulk", "not the bulk protocol");
+            return close(c);
+          }
+          const std::uint64_t id = r.transfer_id;
+          std::uint64_t status = 1, length = 0;
+          {
+            std::lock_guard<std::mutex> lock(mu);
+            auto it = table.find(id);
+            if (it != table.end()) {
+              c->sending = std::move(it->second.value);
+              table.erase(it);
+              status = 0;
+              length = c->sending.total_bytes();
+            }
+          }
+          put_u64(c->reply.data(), status);
+          put_u64(c->reply.data() + 8, length);
+          if (status != 0 && !c->authenticated) {
+            // A first request for nothing offered: answered, then closed (a client asks only for
+            // transfers its server named).
+            refuse(c->peer, "unknown_transfer",
+                   "a first request for a transfer that is not offered");
+            asio::async_write(c->socket, asio::buffer(c->reply),
+                              [this, c](std::error_code, std::size_t) { close(c); });
+            return;
+          }
+          c->authenticated = true;
+          if (status != 0) {
+            asio::async_write(c->socket, asio::buffer(c->reply),
+                              [this, c](std::error_code ec, std::size_t) {
+                                if (ec) return close(c);
+                                read_request(c);
+                              });
+            return;
+          }
+          // The tensor's bytes go out from a sender thread in blocking 1 MiB writes: about 10%
+          // faster on loopback than non-blocking writes woken by epoll for every piece the
+          // socket buffer takes, and the io thread keeps serving the other connections.
+          c->idle.cancel();
+          if (!hand_to_sender(c)) close(c);
         });
-        return;
-      }
-      // The tensor's bytes go out from a sender thread in blocking 1 MiB writes: about 10%
-      // faster on loopback than non-blocking writes woken by epoll for every piece the
-      // socket buffer takes, and the io thread keeps serving the other connections.
-      c->idle.cancel();
-      if (!hand_to_sender(c)) close(c);
-    });
   }
 
   // -- sender threads: blocking writes of tensors, as many threads as transfers at once ----
@@ -235,8 +242,10 @@ struct BulkServer::Impl {
       if (!senders_stopping) {
         // Back to the io thread for the next request (or the end of the connection).
         asio::post(io, [this, c = std::move(c), ok] {
-          if (ok) read_request(c);
-          else close(c);
+          if (ok)
+            read_request(c);
+          else
+            close(c);
         });
       }
       c.reset();  // no connection may outlive the io_context (stop waits for every sender)
@@ -286,7 +295,8 @@ struct BulkServer::Impl {
   /// even when no other tensor is offered after it.
   asio::steady_timer sweep_timer{io};
   void schedule_sweep() {
-    sweep_timer.expires_after(std::max<std::chrono::milliseconds>(ttl / 2, std::chrono::milliseconds(10)));
+    sweep_timer.expires_after(
+        std::max<std::chrono::milliseconds>(ttl / 2, std::chrono::milliseconds(10)));
     sweep_timer.async_wait([this](std::error_code ec) {
       if (ec) return;
       {
@@ -313,12 +323,12 @@ BulkServer::BulkServer(const std::string& host, std::string owner, std::chrono::
     : impl_(std::make_shared<Impl>()) {
   impl_->owner = std::move(owner);
   impl_->ttl = ttl;
-  impl_->waiting = WaitingConnections<Impl::Connection>("bulk", handshake_timeout, max_unauthenticated,
-                                                         std::move(refusals));
+  impl_->waiting = WaitingConnections<Impl::Connection>("bulk", handshake_timeout,
+                                                        max_unauthenticated, std::move(refusals));
   const std::error_code ec = listen_on(impl_->acceptor, host, 0);
   if (ec)
-    throw UnavailableError(unavailable(impl_->owner + ": cannot open the bulk tensor port on " + host + ": " +
-                                       ec.message()));
+    throw UnavailableError(unavailable(impl_->owner + ": cannot open the bulk tensor port on " +
+                                       host + ": " + ec.message()));
   impl_->port = impl_->acceptor.local_endpoint().port();
   impl_->accept();
   impl_->schedule_sweep();
@@ -394,11 +404,13 @@ class LandingPool : public std::enable_shared_from_this<LandingPool> {
         free_.erase(it);
       }
     }
-    if (!p) p = ::operator new(capacity, std::align_val_t{kAlign});
+    if (!p) p = ::operator new (capacity, std::align_val_t{kAlign});
     std::weak_ptr<LandingPool> weak = weak_from_this();
     return std::shared_ptr<void>(p, [weak, capacity](void* q) {
-      if (auto pool = weak.lock()) pool->put(q, capacity);
-      else ::operator delete(q, std::align_val_t{kAlign});
+      if (auto pool = weak.lock())
+        pool->put(q, capacity);
+      else
+        ::operator delete (q, std::align_val_t{kAlign});
     });
   }
 
@@ -418,7 +430,7 @@ class LandingPool : public std::enable_shared_from_this<LandingPool> {
         }
       }
     }
-    for (void* q : old) ::operator delete(q, std::align_val_t{kAlign});
+    for (void* q : old) ::operator delete (q, std::align_val_t{kAlign});
   }
 
   std::size_t cached() {
@@ -427,7 +439,8 @@ class LandingPool : public std::enable_shared_from_this<LandingPool> {
   }
 
   ~LandingPool() {
-    for (auto& [capacity, buffer] : free_) ::operator delete(buffer.data, std::align_val_t{kAlign});
+    for (auto& [capacity, buffer] : free_)
+      ::operator delete (buffer.data, std::align_val_t{kAlign});
   }
 
  private:
@@ -445,7 +458,7 @@ class LandingPool : public std::enable_shared_from_this<LandingPool> {
         return;
       }
     }
-    ::operator delete(q, std::align_val_t{kAlign});
+    ::operator delete (q, std::align_val_t{kAlign});
   }
 
   std::mutex mu_;
@@ -508,12 +521,13 @@ struct BulkClient::Impl {
       slot->close(ec);
       io.restart();
       io.run();
-      return unavailable(what + ": connecting to the bulk tensor port " + std::to_string(port) + " timed out");
+      return unavailable(what + ": connecting to the bulk tensor port " + std::to_string(port) +
+                         " timed out");
     }
     if (result) {
       slot->close(ec);
-      return unavailable(what + ": cannot connect to the bulk tensor port " + std::to_string(port) + ": " +
-                         result.message());
+      return unavailable(what + ": cannot connect to the bulk tensor port " + std::to_string(port) +
+                         ": " + result.message());
     }
     slot->set_option(tcp::no_delay(true), ec);
     slot->native_non_blocking(false, ec);  // blocking reads with a timeout (read_exact)
@@ -529,15 +543,18 @@ struct BulkClient::Impl {
   /// whether a byte arrived (a reused connection the server closed fails with none). The
   /// socket is blocking with a receive timeout of `stall`: one system call takes a whole
   /// piece (MSG_WAITALL) instead of a poll and a read per segment that happened to arrive.
-  Status read_exact(int fd, char* p, std::size_t n, std::chrono::milliseconds stall, bool* got_any) {
+  Status read_exact(int fd, char* p, std::size_t n, std::chrono::milliseconds stall,
+                    bool* got_any) {
     while (n > 0) {
       ssize_t k = ::recv(fd, p, std::min<std::size_t>(n, kReadPiece), MSG_WAITALL);
       if (k < 0 && errno == EINTR) continue;
       if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        return unavailable(what + ": bulk tensor transfer stalled for " + std::to_string(stall.count()) + " ms");
+        return unavailable(what + ": bulk tensor transfer stalled for " +
+                           std::to_string(stall.count()) + " ms");
       if (k <= 0)
-        return unavailable(what + ": bulk tensor connection " +
-                           (k == 0 ? std::string("closed by the server") : std::string(std::strerror(errno))));
+        return unavailable(
+            what + ": bulk tensor connection " +
+            (k == 0 ? std::string("closed by the server") : std::string(std::strerror(errno))));
       *got_any = true;
       p += k;
       n -= static_cast<std::size_t>(k);
@@ -557,7 +574,8 @@ struct BulkClient::Impl {
   }
 
   Status transact(tcp::socket& socket, std::uint64_t id, void* out, std::size_t bytes,
-                  std::chrono::milliseconds stall, std::chrono::milliseconds answer_wait, bool* got_any) {
+                  std::chrono::milliseconds stall, std::chrono::milliseconds answer_wait,
+                  bool* got_any) {
     char request[16];
     std::memcpy(request, kMagic, sizeof kMagic);
     put_u64(request + 8, id);
@@ -579,8 +597,8 @@ struct BulkClient::Impl {
     if (length != bytes) {
       std::error_code ignored;
       socket.close(ignored);  // the stream is out of step now
-      return data_loss(what + ": bulk tensor transfer " + std::to_string(id) + " has " + std::to_string(length) +
-                       " bytes, expected " + std::to_string(bytes));
+      return data_loss(what + ": bulk tensor transfer " + std::to_string(id) + " has " +
+                       std::to_string(length) + " bytes, expected " + std::to_string(bytes));
     }
     return read_exact(fd, static_cast<char*>(out), bytes, stall, got_any);
   }
@@ -613,7 +631,8 @@ void BulkClient::post(std::function<void()> job) {
 
 Tensor BulkClient::landing_tensor(DType dtype, const Shape& shape) {
   const std::size_t bytes = static_cast<std::size_t>(shape.num_elements()) * dtype_size(dtype);
-  return Tensor::from_buffer(dtype, shape, impl_->pool->get(bytes, impl_->landing_idle), /*on_device=*/false);
+  return Tensor::from_buffer(dtype, shape, impl_->pool->get(bytes, impl_->landing_idle),
+                             /*on_device=*/false);
 }
 
 std::size_t BulkClient::landing_pool_bytes() const { return impl_->pool->cached(); }
@@ -621,7 +640,8 @@ std::size_t BulkClient::landing_pool_bytes() const { return impl_->pool->cached(
 Status BulkClient::fetch(std::uint16_t port, std::uint64_t id, void* out, std::size_t bytes,
                          std::chrono::milliseconds stall, std::chrono::milliseconds answer_wait) {
   for (int attempt = 0; attempt < 2; ++attempt) {
-    bool reused = impl_->sockets.count(port) && impl_->sockets[port] && impl_->sockets[port]->is_open();
+    bool reused =
+        impl_->sockets.count(port) && impl_->sockets[port] && impl_->sockets[port]->is_open();
     tcp::socket* socket = nullptr;
     ACTORFLOW_RETURN_IF_ERROR(impl_->connect(port, std::min(stall, answer_wait), &socket));
     bool got_any = false;

@@ -42,9 +42,10 @@ class BulkServer {
   /// Listens on `host`:0; throws UnavailableError naming `owner` when it cannot.
   /// `handshake_timeout` and `max_unauthenticated` bound the connections that have not made
   /// a request for an offered transfer yet.
-  BulkServer(const std::string& host, std::string owner, std::chrono::milliseconds ttl = std::chrono::seconds(60),
-             std::chrono::milliseconds handshake_timeout = std::chrono::seconds(5), std::size_t max_unauthenticated = 128,
-             std::shared_ptr<Refusals> refusals = {});
+  BulkServer(const std::string& host, std::string owner,
+             std::chrono::milliseconds ttl = std::chrono::seconds(60),
+             std::chrono::milliseconds handshake_timeout = std::chrono::seconds(5),
+             std::size_t max_unauthenticated = 128, std::shared_ptr<Refusals> refusals = {});
   ~BulkServer();
   BulkServer(const BulkServer&) = delete;
   BulkServer& operator=(const BulkServer&) = delete;
@@ -73,7 +74,8 @@ class BulkClient {
  public:
   /// `host` is the server's host; `what` names it in errors; unused landing buffers are
   /// freed after `landing_idle`.
-  BulkClient(std::string host, std::string what, std::chrono::milliseconds landing_idle = kLandingPoolIdle);
+  BulkClient(std::string host, std::string what,
+             std::chrono::milliseconds landing_idle = kLandingPoolIdle);
   ~BulkClient();
   BulkClient(const BulkClient&) = delete;
   BulkClient& operator=(const BulkClient&) = delete;

@@ -8,14 +8,13 @@
 // Cross-task tensors: a `_Send` whose key names a device of another task goes straight to
 // that task's worker service when sent from the master's task; a worker sends its outgoing
 // tensors back to the master's proxy, which delivers or forwards them.
+#include <caf/all.hpp>
 #include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include <caf/all.hpp>
 
 #include "actorflow/actors/device.hpp"
 #include "actorflow/net/cluster_spec.hpp"
@@ -51,7 +50,8 @@ class Routes {
     if (worker) {
       workers_[task] = std::move(worker);
       if (push.port != 0)
-        pushers_[task] = std::make_shared<TensorPushClient>(std::move(push), task, push_send_timeout);
+        pushers_[task] =
+            std::make_shared<TensorPushClient>(std::move(push), task, push_send_timeout);
     } else {
       workers_.erase(task);
     }
@@ -143,23 +143,31 @@ bool route_tensor(const Routes& routes, const std::string& local_task, std::int6
 
 /// Hands a tensor that came from another task (over the push channel, `frame_bytes` on the
 /// wire) to this task's rendezvous, counting them as received from the key's source task.
-void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t step_id, std::string key,
-                    Tensor value, std::size_t frame_bytes);
+void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t step_id,
+                    std::string key, Tensor value, std::size_t frame_bytes);
 
 /// Control frames on the push channel: a partition run (a master's proxy to a worker
 /// service) and its reply travel as uint8 tensors under these keys, which no rendezvous key
 /// (`src;dst;tensor;n`) can be. worker_protocol.hpp has their contents.
-inline const std::string kPushRunKey = "\x01" "run";
-inline const std::string kPushReplyKey = "\x01" "reply";
-inline const std::string kPushCleanupKey = "\x01" "cleanup";
-inline const std::string kPushCancelKey = "\x01" "cancel";
+inline const std::string kPushRunKey =
+    "\x01"
+    "run";
+inline const std::string kPushReplyKey =
+    "\x01"
+    "reply";
+inline const std::string kPushCleanupKey =
+    "\x01"
+    "cleanup";
+inline const std::string kPushCancelKey =
+    "\x01"
+    "cancel";
 inline bool is_push_control_key(const std::string& key) { return !key.empty() && key[0] == '\x01'; }
 /// `bytes` as a rank-1 uint8 tensor (a control frame's payload).
 Tensor bytes_tensor(const std::string& bytes);
 
 /// What a task's push port does with a frame: a control frame goes to the worker service
-/// (a run, a step's cancellation or cleanup) or to the proxy waiting for it (a reply; one nobody waits for is
-/// dropped), any other to the rendezvous (deliver_tensor).
+/// (a run, a step's cancellation or cleanup) or to the proxy waiting for it (a reply; one nobody
+/// waits for is dropped), any other to the rendezvous (deliver_tensor).
 void deliver_pushed(Routes& routes, const caf::actor& rendezvous, const caf::actor& worker_service,
                     std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes);
 
@@ -185,8 +193,8 @@ using proxy_revive_atom = caf::atom_constant<caf::atom("af_revive")>;
 
 /// Spawns the proxy of remote task `peer_task` for partitions of masters on `local_task`.
 caf::actor spawn_task_proxy(caf::actor_system& sys, std::string peer_task, std::string peer_address,
-                            caf::actor remote_worker, std::string local_task, caf::actor local_rendezvous,
-                            std::shared_ptr<Routes> routes);
+                            caf::actor remote_worker, std::string local_task,
+                            caf::actor local_rendezvous, std::shared_ptr<Routes> routes);
 
 /// Spawns the cluster agent of `job`/`task`: connects to every other task (retrying, logging
 /// what it waits for at most every `log_every`), answers
@@ -202,7 +210,8 @@ Status parse_device_filters(const std::vector<std::string>& specs, std::vector<D
 
 /// Encodes the device list as `master_devices` answers it.
 std::string encode_devices(const std::vector<DeviceAttributes>& devices);
-Status decode_devices(const std::string& blob, const std::string& what, std::vector<DeviceAttributes>* out);
+Status decode_devices(const std::string& blob, const std::string& what,
+                      std::vector<DeviceAttributes>* out);
 
 }  // namespace af::net
 

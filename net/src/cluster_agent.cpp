@@ -3,28 +3,28 @@
 // retried every half second; what the task waits for is logged when it starts waiting and
 // then at most every `log_every`. A task that goes away (process killed, heartbeats lost)
 // is reconnected when it comes back; new sessions then use the new incarnation.
+#include <caf/io/all.hpp>
 #include <chrono>
 #include <map>
 #include <set>
-
-#include <caf/io/all.hpp>
 
 #include "actorflow/actors/message_types.hpp"
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
 #include "cluster.hpp"
+#include "cluster_agent_protocol.hpp"
+#include "master_protocol.hpp"
 #include "tls_tunnel.hpp"
 #include "wire.hpp"
-#include "master_protocol.hpp"
-#include "cluster_agent_protocol.hpp"
 
 namespace af::net {
 
 Status parse_device_filters(const std::vector<std::string>& specs, std::vector<DeviceSpec>* out) {
   for (const auto& f : specs) {
     DeviceSpec spec;
-    if (Status s = DeviceSpec::parse(f, &spec); !s.ok()) return invalid_argument("device_filters: " + s.message());
+    if (Status s = DeviceSpec::parse(f, &spec); !s.ok())
+      return invalid_argument("device_filters: " + s.message());
     out->push_back(std::move(spec));
   }
   return {};
@@ -40,7 +40,8 @@ constexpr auto kQuietStart = std::chrono::seconds(1);
 
 /// Whether a connection error is the ordinary "not listening yet" of a peer still starting.
 bool not_listening_yet(const std::string& error) {
-  return error.find("cannot_connect_to_node") != std::string::npos || error.find("ip_connect failed") != std::string::npos;
+  return error.find("cannot_connect_to_node") != std::string::npos ||
+         error.find("ip_connect failed") != std::string::npos;
 }
 
 struct PeerState {
@@ -154,7 +155,8 @@ void failed(AgentActor* self, const std::string& task, std::string why) {
     auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - p.waiting_since).count();
     std::string detail = std::to_string(waited) + " s so far";
     if (!not_listening_yet(p.last_error)) detail += "; last error: " + p.last_error;
-    log_info(st.task + ": waiting for " + task + " at " + p.host + ":" + std::to_string(p.port) + " (" + detail + ")");
+    log_info(st.task + ": waiting for " + task + " at " + p.host + ":" + std::to_string(p.port) +
+             " (" + detail + ")");
   }
   self->delayed_send(self, kRetryDelay, cluster_agent_retry_atom::value, task);
 }
@@ -179,17 +181,18 @@ void connected(AgentActor* self, const std::string& task, caf::actor master, caf
     std::erase(st.retired_proxies, p.peer.proxy);
     self->send(p.peer.proxy, proxy_revive_atom::value, worker);
   } else {
-    p.peer.proxy =
-        spawn_task_proxy(self->system(), task, p.peer.address, worker, st.task, st.local_rendezvous, st.routes);
+    p.peer.proxy = spawn_task_proxy(self->system(), task, p.peer.address, worker, st.task,
+                                    st.local_rendezvous, st.routes);
   }
   p.lost_master = caf::actor_addr();
   p.lost_proxy = caf::actor();
   // A push that makes no progress for as long as CAF takes to declare the peer lost gives up
   // (its tensor goes over CAF, where the loss fails the step).
   const auto& o = st.runtime->options();
-  const auto give_up = o.heartbeat_interval_ms > 0 && o.connection_timeout_ms > 0
-                           ? std::chrono::milliseconds(o.connection_timeout_ms + o.heartbeat_interval_ms)
-                           : std::chrono::milliseconds(10000);
+  const auto give_up =
+      o.heartbeat_interval_ms > 0 && o.connection_timeout_ms > 0
+          ? std::chrono::milliseconds(o.connection_timeout_ms + o.heartbeat_interval_ms)
+          : std::chrono::milliseconds(10000);
   st.routes->set(task, worker, std::move(push), give_up);
   if (p.announced) log_info(st.task + ": connected to " + task + " at " + p.peer.address);
   p.announced = false;
@@ -213,14 +216,17 @@ void connect(AgentActor* self, const std::string& task) {
   }
   self->request(dial_to.first, kConnectTimeout, std::move(dial_to.second))
       .then(
-          [self, task](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+          [self, task](const caf::node_id&, caf::strong_actor_ptr& ptr,
+                       const std::set<std::string>&) {
             auto master = caf::actor_cast<caf::actor>(ptr);
             if (!master) return failed(self, task, "no actorflow server is published there");
             self->request(master, kConnectTimeout, master_worker_atom::value)
                 .then(
-                    [self, task, master](caf::actor& worker, std::string& blob, std::string& push_blob) {
+                    [self, task, master](caf::actor& worker, std::string& blob,
+                                         std::string& push_blob) {
                       std::vector<DeviceAttributes> devices;
-                      if (Status s = decode_devices(blob, "device list of " + task, &devices); !s.ok())
+                      if (Status s = decode_devices(blob, "device list of " + task, &devices);
+                          !s.ok())
                         return failed(self, task, s.message());
                       if (!worker) return failed(self, task, "it has no worker service");
                       // Its push port is on the address this task reached it at.
@@ -239,9 +245,9 @@ void connect(AgentActor* self, const std::string& task) {
           [self, task](caf::error& e) { failed(self, task, self->system().render(e)); });
 }
 
-caf::behavior cluster_agent(AgentActor* self, Runtime* runtime, ClusterSpec cluster, std::string job, int task,
-                            caf::actor local_rendezvous, std::shared_ptr<Routes> routes,
-                            std::chrono::milliseconds log_every) {
+caf::behavior cluster_agent(AgentActor* self, Runtime* runtime, ClusterSpec cluster,
+                            std::string job, int task, caf::actor local_rendezvous,
+                            std::shared_ptr<Routes> routes, std::chrono::milliseconds log_every) {
   auto& st = self->state;
   st.runtime = runtime;
   st.task = "/job:" + job + "/replica:0/task:" + std::to_string(task);
@@ -267,8 +273,8 @@ caf::behavior cluster_agent(AgentActor* self, Runtime* runtime, ClusterSpec clus
       if (p.stopped)
         log_info(st.task + ": " + name + " at " + p.peer.address + " stopped");
       else
-        log_info(st.task + ": lost " + name + " at " + p.peer.address + " (" + self->system().render(msg.reason) +
-                 "); reconnecting");
+        log_info(st.task + ": lost " + name + " at " + p.peer.address + " (" +
+                 self->system().render(msg.reason) + "); reconnecting");
       p.connected = false;
       st.routes->set(name, caf::actor());
       // The old proxy stays: sessions that placed nodes on the lost task fail with
@@ -292,8 +298,10 @@ caf::behavior cluster_agent(AgentActor* self, Runtime* runtime, ClusterSpec clus
     st.stopping = true;
     for (auto& [name, p] : st.peers)
       if (p.peer.proxy) caf::anon_send_exit(p.peer.proxy, caf::exit_reason::user_shutdown);
-    for (auto& proxy : st.retired_proxies) caf::anon_send_exit(proxy, caf::exit_reason::user_shutdown);
-    for (auto& [id, w] : st.waiters) w.promise.deliver(to_caf_error(cancelled("Server " + st.task + " stopped")));
+    for (auto& proxy : st.retired_proxies)
+      caf::anon_send_exit(proxy, caf::exit_reason::user_shutdown);
+    for (auto& [id, w] : st.waiters)
+      w.promise.deliver(to_caf_error(cancelled("Server " + st.task + " stopped")));
     st.waiters.clear();
     self->quit(msg.reason);
   });
@@ -301,10 +309,12 @@ caf::behavior cluster_agent(AgentActor* self, Runtime* runtime, ClusterSpec clus
       [self](cluster_agent_retry_atom, const std::string& task) {
         if (!self->state.peers.at(task).stopped) connect(self, task);
       },
-      [self](cluster_agent_peers_atom, std::int64_t wait_ms, const std::vector<std::string>& filter_specs) -> caf::result<PeerList> {
+      [self](cluster_agent_peers_atom, std::int64_t wait_ms,
+             const std::vector<std::string>& filter_specs) -> caf::result<PeerList> {
         auto& st = self->state;
         std::vector<DeviceSpec> filters;
-        if (Status s = parse_device_filters(filter_specs, &filters); !s.ok()) return to_caf_error(s);
+        if (Status s = parse_device_filters(filter_specs, &filters); !s.ok())
+          return to_caf_error(s);
         if (all_connected(st, filters)) return snapshot(st);
         // Peers that stopped in order are dialled again now that a session needs them.
         for (auto& [name, p] : st.peers)
@@ -314,19 +324,22 @@ caf::behavior cluster_agent(AgentActor* self, Runtime* runtime, ClusterSpec clus
             connect(self, name);
           }
         auto id = st.next_waiter++;
-        st.waiters.emplace(id, Waiter{self->make_response_promise(),
-                                      std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms),
-                                      std::move(filters)});
-        self->delayed_send(self, std::chrono::milliseconds(wait_ms), cluster_agent_expire_atom::value, id);
+        st.waiters.emplace(
+            id, Waiter{self->make_response_promise(),
+                       std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms),
+                       std::move(filters)});
+        self->delayed_send(self, std::chrono::milliseconds(wait_ms),
+                           cluster_agent_expire_atom::value, id);
         return caf::delegated<PeerList>();
       },
       [self](cluster_agent_expire_atom, std::uint64_t id) {
         auto& st = self->state;
         auto it = st.waiters.find(id);
         if (it == st.waiters.end()) return;
-        it->second.promise.deliver(to_caf_error(unavailable(
-            "Server " + st.task + " could not reach every task of its cluster in time: waiting for " +
-            missing(st, it->second.filters))));
+        it->second.promise.deliver(to_caf_error(
+            unavailable("Server " + st.task +
+                        " could not reach every task of its cluster in time: waiting for " +
+                        missing(st, it->second.filters))));
         st.waiters.erase(it);
       },
   };

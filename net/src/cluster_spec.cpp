@@ -3,7 +3,6 @@
 
 #include <cctype>
 #include <charconv>
-
 #include <nlohmann/json.hpp>
 
 #include "actorflow/ops/errors.hpp"
@@ -41,13 +40,17 @@ ClusterSpec::ClusterSpec(std::map<std::string, Tasks> jobs) : jobs_(std::move(jo
 void ClusterSpec::validate() const {
   for (const auto& [job, tasks] : jobs_) {
     if (!valid_job_name(job))
-      invalid("ClusterSpec: job name " + quoted(job) + " is not a valid name ([A-Za-z][_A-Za-z0-9]*)");
+      invalid("ClusterSpec: job name " + quoted(job) +
+              " is not a valid name ([A-Za-z][_A-Za-z0-9]*)");
     for (const auto& [task, address] : tasks) {
-      if (task < 0) invalid("ClusterSpec: job " + quoted(job) + " has a negative task index " + std::to_string(task));
+      if (task < 0)
+        invalid("ClusterSpec: job " + quoted(job) + " has a negative task index " +
+                std::to_string(task));
       try {
         split_address(address);
       } catch (const InvalidArgumentError& e) {
-        invalid("ClusterSpec: job " + quoted(job) + " task " + std::to_string(task) + ": " + e.what());
+        invalid("ClusterSpec: job " + quoted(job) + " task " + std::to_string(task) + ": " +
+                e.what());
       }
     }
   }
@@ -71,7 +74,8 @@ std::pair<std::string, std::uint16_t> ClusterSpec::split_address(const std::stri
   }
   unsigned value = 0;
   auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-  if (host.empty() || port.empty() || ec != std::errc() || end != port.data() + port.size() || value > 65535)
+  if (host.empty() || port.empty() || ec != std::errc() || end != port.data() + port.size() ||
+      value > 65535)
     invalid("address " + quoted(address) + " needs a host and a port in 0..65535");
   return {host, static_cast<std::uint16_t>(value)};
 }
@@ -83,14 +87,17 @@ ClusterSpec ClusterSpec::from_json(std::string_view text) {
   } catch (const nlohmann::json::parse_error& e) {
     invalid(std::string("ClusterSpec JSON: ") + e.what());
   }
-  if (!doc.is_object()) invalid("ClusterSpec JSON: expected an object of jobs, e.g. {\"worker\": [\"127.0.0.1:2222\"]}");
+  if (!doc.is_object())
+    invalid(
+        "ClusterSpec JSON: expected an object of jobs, e.g. {\"worker\": [\"127.0.0.1:2222\"]}");
   std::map<std::string, Tasks> jobs;
   for (auto& [job, value] : doc.items()) {
     Tasks& tasks = jobs[job];
     if (value.is_array()) {
       for (std::size_t i = 0; i < value.size(); ++i) {
         if (!value[i].is_string())
-          invalid("ClusterSpec JSON: job " + quoted(job) + " task " + std::to_string(i) + ": address must be a string");
+          invalid("ClusterSpec JSON: job " + quoted(job) + " task " + std::to_string(i) +
+                  ": address must be a string");
         tasks[static_cast<int>(i)] = value[i].get<std::string>();
       }
     } else if (value.is_object()) {
@@ -98,13 +105,16 @@ ClusterSpec ClusterSpec::from_json(std::string_view text) {
         int task = -1;
         auto [end, ec] = std::from_chars(index.data(), index.data() + index.size(), task);
         if (ec != std::errc() || end != index.data() + index.size() || task < 0)
-          invalid("ClusterSpec JSON: job " + quoted(job) + ": task index " + quoted(index) + " is not a non-negative integer");
+          invalid("ClusterSpec JSON: job " + quoted(job) + ": task index " + quoted(index) +
+                  " is not a non-negative integer");
         if (!address.is_string())
-          invalid("ClusterSpec JSON: job " + quoted(job) + " task " + index + ": address must be a string");
+          invalid("ClusterSpec JSON: job " + quoted(job) + " task " + index +
+                  ": address must be a string");
         tasks[task] = address.get<std::string>();
       }
     } else {
-      invalid("ClusterSpec JSON: job " + quoted(job) + " must be a list of addresses or an object {task: address}");
+      invalid("ClusterSpec JSON: job " + quoted(job) +
+              " must be a list of addresses or an object {task: address}");
     }
   }
   return ClusterSpec(std::move(jobs));
@@ -141,7 +151,9 @@ const ClusterSpec::Tasks& ClusterSpec::job_tasks(const std::string& job) const {
   return it->second;
 }
 
-int ClusterSpec::num_tasks(const std::string& job) const { return static_cast<int>(job_tasks(job).size()); }
+int ClusterSpec::num_tasks(const std::string& job) const {
+  return static_cast<int>(job_tasks(job).size());
+}
 
 std::vector<int> ClusterSpec::task_indices(const std::string& job) const {
   std::vector<int> out;
@@ -152,7 +164,8 @@ std::vector<int> ClusterSpec::task_indices(const std::string& job) const {
 const std::string& ClusterSpec::task_address(const std::string& job, int task) const {
   const Tasks& tasks = job_tasks(job);
   auto it = tasks.find(task);
-  if (it == tasks.end()) invalid("No task with index " + std::to_string(task) + " in job " + quoted(job));
+  if (it == tasks.end())
+    invalid("No task with index " + std::to_string(task) + " in job " + quoted(job));
   return it->second;
 }
 

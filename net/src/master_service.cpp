@@ -30,8 +30,9 @@ void import_delta(Graph& graph, const std::string& delta) {
 /// Parses a run request (wire.hpp's master_run encoding) and starts its step on `served`;
 /// `done(status, reply)` fires once, from any thread. Used by master_run and the step channel.
 void run_request(const std::shared_ptr<ServedSession>& served, const std::string& request,
-                 const std::shared_ptr<net::BulkServer>& bulk, const std::shared_ptr<ServerMetrics>& metrics,
-                 bool on_io_thread, std::function<void(Status, std::string)> done) {
+                 const std::shared_ptr<net::BulkServer>& bulk,
+                 const std::shared_ptr<ServerMetrics>& metrics, bool on_io_thread,
+                 std::function<void(Status, std::string)> done) {
   metrics->client_bytes_received += request.size();
   net::WireReader in(request, "run request");
   std::string delta;
@@ -81,7 +82,8 @@ void run_request(const std::shared_ptr<ServedSession>& served, const std::string
   options.timeout_in_ms = timeout_ms;
   options.trace = trace != 0;
   auto metadata = trace ? std::make_shared<RunMetadata>() : nullptr;
-  auto finish = [served, bulk, metadata, metrics, done = std::move(done)](Status s, std::vector<Tensor> values) {
+  auto finish = [served, bulk, metadata, metrics, done = std::move(done)](
+                    Status s, std::vector<Tensor> values) {
     ++metrics->steps;
     if (!s.ok()) ++metrics->step_errors;
     std::string reply;
@@ -90,8 +92,8 @@ void run_request(const std::shared_ptr<ServedSession>& served, const std::string
       net::WireWriter out;
       out.u64(values.size());
       for (const auto& v : values) {
-        if (bulk && v.is_initialized() && v.dtype() != DType::string && v.dtype() != DType::resource &&
-            v.total_bytes() >= net::kBulkMinBytes)
+        if (bulk && v.is_initialized() && v.dtype() != DType::string &&
+            v.dtype() != DType::resource && v.total_bytes() >= net::kBulkMinBytes)
           out.bulk_ref(v, bulk->port(), bulk->offer(v));
         else
           out.tensor(v);
@@ -106,8 +108,9 @@ void run_request(const std::shared_ptr<ServedSession>& served, const std::string
   // On the step channel's io thread a step without waiting kernels starts right here (and
   // hands its expensive kernels to the device actor); over CAF, in an actor, it never does.
   if (on_io_thread)
-    served->session->start_step_here(std::move(fetches), std::move(feeds), std::move(targets), options,
-                                     metadata.get(), std::move(finish), /*may_block=*/false);
+    served->session->start_step_here(std::move(fetches), std::move(feeds), std::move(targets),
+                                     options, metadata.get(), std::move(finish),
+                                     /*may_block=*/false);
   else
     served->session->start_step(std::move(fetches), std::move(feeds), std::move(targets), options,
                                 metadata.get(), std::move(finish));
@@ -121,7 +124,8 @@ struct LocalRegistries {
 };
 
 LocalRegistries& local_registries() {
-  static auto* registries = new LocalRegistries;  // never destroyed: servers may outlive main's statics
+  static auto* registries =
+      new LocalRegistries;  // never destroyed: servers may outlive main's statics
   return *registries;
 }
 
@@ -138,16 +142,17 @@ std::shared_ptr<StepRegistry> find_local_step_registry(std::uint64_t token, std:
   auto& local = local_registries();
   std::lock_guard<std::mutex> lock(local.mu);
   for (auto& weak : local.registries)
-    if (auto registry = weak.lock(); registry && port != 0 && registry->port == port && registry->find(token))
+    if (auto registry = weak.lock();
+        registry && port != 0 && registry->port == port && registry->find(token))
       return registry;
   return nullptr;
 }
 
 void run_local_request(const std::shared_ptr<ServedSession>& served,
                        const std::vector<std::pair<std::string, Tensor>>& feeds,
-                       const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-                       const RunOptions& options, RunMetadata* metadata,
-                       const std::shared_ptr<ServerMetrics>& metrics,
+                       const std::vector<std::string>& fetches,
+                       const std::vector<std::string>& targets, const RunOptions& options,
+                       RunMetadata* metadata, const std::shared_ptr<ServerMetrics>& metrics,
                        std::function<void(Status, std::vector<Tensor>)> done) {
   FeedDict served_feeds;
   std::vector<Output> served_fetches;
@@ -165,7 +170,8 @@ void run_local_request(const std::shared_ptr<ServedSession>& served,
   // callback, which may run here and start this session's next step.
   lock.unlock();
   served->session->start_step_here(
-      std::move(served_fetches), std::move(served_feeds), std::move(served_targets), options, metadata,
+      std::move(served_fetches), std::move(served_feeds), std::move(served_targets), options,
+      metadata,
       [metrics, done = std::move(done)](Status s, std::vector<Tensor> values) {
         ++metrics->steps;
         if (!s.ok()) ++metrics->step_errors;
@@ -181,7 +187,7 @@ struct MasterState {
   SessionConfig config;
   std::string task_name;  ///< "/job:worker/replica:0/task:0"
   caf::actor worker;
-  caf::actor agent;  ///< null in a single-task cluster
+  caf::actor agent;                       ///< null in a single-task cluster
   std::shared_ptr<net::BulkServer> bulk;  ///< null when the bulk port could not be opened
   std::shared_ptr<net::Routes> routes;
   std::shared_ptr<ServerMetrics> metrics;
@@ -212,7 +218,8 @@ std::shared_ptr<const DeviceSet> cluster_view(MasterState& st, const net::PeerLi
   auto wanted = [&](const std::string& device) {
     if (filters.empty()) return true;
     DeviceSpec d = DeviceSpec::parse(device);
-    return std::any_of(filters.begin(), filters.end(), [&](const DeviceSpec& f) { return f.matches(d); });
+    return std::any_of(filters.begin(), filters.end(),
+                       [&](const DeviceSpec& f) { return f.matches(d); });
   };
   for (const auto& peer : *peers)
     for (const auto& d : peer.devices) {
@@ -222,8 +229,8 @@ std::shared_ptr<const DeviceSet> cluster_view(MasterState& st, const net::PeerLi
     }
   std::vector<caf::actor> proxies;
   for (const auto& peer : *peers) proxies.push_back(peer.proxy);
-  view->remote_send = [routes = st.routes, task = st.task_name](std::int64_t step_id, const std::string& key,
-                                                                const Tensor& value) {
+  view->remote_send = [routes = st.routes, task = st.task_name](
+                          std::int64_t step_id, const std::string& key, const Tensor& value) {
     return net::route_tensor(*routes, task, step_id, key, value);
   };
   view->on_session_close = [proxies](const std::string& scope) {
@@ -249,13 +256,14 @@ struct OpenFlags {
   bool log_device_placement = false;
 };
 
-std::uint64_t open_session(MasterActor* self, const net::PeerList& peers, const std::vector<DeviceSpec>& filters,
-                           OpenFlags flags) {
+std::uint64_t open_session(MasterActor* self, const net::PeerList& peers,
+                           const std::vector<DeviceSpec>& filters, OpenFlags flags) {
   auto s = std::make_shared<ServedSession>();
   SessionConfig config = self->state.config;
   config.allow_soft_placement = config.allow_soft_placement || flags.allow_soft_placement;
   config.log_device_placement = config.log_device_placement || flags.log_device_placement;
-  s->session = std::make_unique<Session>(s->graph, config, cluster_view(self->state, peers, filters));
+  s->session =
+      std::make_unique<Session>(s->graph, config, cluster_view(self->state, peers, filters));
   auto id = self->state.next_session++;
   self->state.steps->add(s);
   self->state.sessions.emplace(id, std::move(s));
@@ -265,7 +273,8 @@ std::uint64_t open_session(MasterActor* self, const net::PeerList& peers, const 
 
 /// master_open: as TensorFlow's CreateSession, a session opens once every task of the
 /// cluster is reachable (their devices are candidates for placement).
-caf::result<std::uint64_t> open_session_when_ready(MasterActor* self, const std::vector<std::string>& filter_specs,
+caf::result<std::uint64_t> open_session_when_ready(MasterActor* self,
+                                                   const std::vector<std::string>& filter_specs,
                                                    OpenFlags flags) {
   std::vector<DeviceSpec> filters;
   if (Status s = net::parse_device_filters(filter_specs, &filters); !s.ok()) return to_caf_error(s);
@@ -275,11 +284,13 @@ caf::result<std::uint64_t> open_session_when_ready(MasterActor* self, const std:
   auto key = self->state.next_pending++;
   self->state.pending.emplace(key, self->make_response_promise());
   auto wait = std::chrono::milliseconds(self->state.peer_wait_ms);
-  self->request(self->state.agent, wait + std::chrono::seconds(5), net::cluster_agent_peers_atom::value,
-                self->state.peer_wait_ms, filter_specs)
-      .then([self, key, filters,
-             flags](const net::PeerList& peers) { answer(self, key, open_session(self, peers, filters, flags)); },
-            [self, key](caf::error& e) { answer(self, key, std::move(e)); });
+  self->request(self->state.agent, wait + std::chrono::seconds(5),
+                net::cluster_agent_peers_atom::value, self->state.peer_wait_ms, filter_specs)
+      .then(
+          [self, key, filters, flags](const net::PeerList& peers) {
+            answer(self, key, open_session(self, peers, filters, flags));
+          },
+          [self, key](caf::error& e) { answer(self, key, std::move(e)); });
   return caf::delegated<std::uint64_t>();
 }
 
@@ -287,14 +298,15 @@ caf::result<std::uint64_t> open_session_when_ready(MasterActor* self, const std:
 caf::result<std::string> run_step(MasterActor* self, std::uint64_t id, const std::string& request) {
   auto it = self->state.sessions.find(id);
   if (it == self->state.sessions.end())
-    return to_caf_error(aborted("Session " + std::to_string(id) + " is not open on " + self->state.task_name +
-                                " (closed, or its containers were reset)"));
+    return to_caf_error(aborted("Session " + std::to_string(id) + " is not open on " +
+                                self->state.task_name + " (closed, or its containers were reset)"));
   auto key = self->state.next_pending++;
   self->state.pending.emplace(key, self->make_response_promise());
   caf::actor me = caf::actor_cast<caf::actor>(self);
   run_request(it->second, request, self->state.bulk, self->state.metrics, /*on_io_thread=*/false,
               [me, key](Status s, std::string reply) {
-                caf::anon_send(me, net::master_step_done_atom::value, key, to_caf_error(s), std::move(reply));
+                caf::anon_send(me, net::master_step_done_atom::value, key, to_caf_error(s),
+                               std::move(reply));
               });
   return caf::delegated<std::string>();
 }
@@ -318,8 +330,9 @@ caf::result<std::string> step_port_of(MasterActor* self, std::uint64_t id) {
 caf::result<std::string> fetch_offered(MasterActor* self, std::uint64_t transfer) {
   auto value = self->state.bulk ? self->state.bulk->take(transfer) : std::nullopt;
   if (!value)
-    return to_caf_error(data_loss("bulk tensor transfer " + std::to_string(transfer) + " is unknown to " +
-                                  self->state.task_name + " (expired or already collected)"));
+    return to_caf_error(data_loss("bulk tensor transfer " + std::to_string(transfer) +
+                                  " is unknown to " + self->state.task_name +
+                                  " (expired or already collected)"));
   return std::string(static_cast<const char*>(value->raw_data()), value->total_bytes());
 }
 
@@ -351,7 +364,8 @@ caf::result<std::string> reset_containers(MasterActor* self, const std::string& 
   for (auto& d : self->state.devices->devices) {
     for (auto& c : containers) {
       d->resource_mgr().cleanup(c.empty() ? d->resource_mgr().default_container() : c);
-      if (auto* shared = d->shared_resource_mgr()) shared->cleanup(c.empty() ? shared->default_container() : c);
+      if (auto* shared = d->shared_resource_mgr())
+        shared->cleanup(c.empty() ? shared->default_container() : c);
     }
   }
   return std::string();
@@ -365,10 +379,11 @@ void on_exit(MasterActor* self, const caf::exit_msg& msg) {
   self->quit(msg.reason);
 }
 
-caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devices, SessionConfig config,
-                             std::string task_name, caf::actor worker, std::shared_ptr<net::Routes> routes,
-                             std::shared_ptr<ServerMetrics> metrics, std::shared_ptr<StepRegistry> steps,
-                             std::int64_t peer_wait_ms) {
+caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devices,
+                             SessionConfig config, std::string task_name, caf::actor worker,
+                             std::shared_ptr<net::Routes> routes,
+                             std::shared_ptr<ServerMetrics> metrics,
+                             std::shared_ptr<StepRegistry> steps, std::int64_t peer_wait_ms) {
   self->state.metrics = std::move(metrics);
   self->state.steps = std::move(steps);
   self->state.devices = std::move(devices);
@@ -381,7 +396,9 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
   using namespace net;
   return {
       [self](master_set_agent_atom, caf::actor agent) { self->state.agent = std::move(agent); },
-      [self](master_set_bulk_atom, std::shared_ptr<BulkServer> bulk) { self->state.bulk = std::move(bulk); },
+      [self](master_set_bulk_atom, std::shared_ptr<BulkServer> bulk) {
+        self->state.bulk = std::move(bulk);
+      },
       [self](master_open_atom, const std::vector<std::string>& filters, bool soft, bool log) {
         return open_session_when_ready(self, filters, OpenFlags{soft, log});
       },
@@ -393,7 +410,9 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
         out.u64(push.token);
         return {self->state.worker, encode_devices(self->state.devices->attributes), out.take()};
       },
-      [self](master_run_atom, std::uint64_t id, const std::string& request) { return run_step(self, id, request); },
+      [self](master_run_atom, std::uint64_t id, const std::string& request) {
+        return run_step(self, id, request);
+      },
       [self](master_step_port_atom, std::uint64_t id) { return step_port_of(self, id); },
       [self](master_fetch_atom, std::uint64_t transfer) { return fetch_offered(self, transfer); },
       [self](master_step_done_atom, std::uint64_t key, const caf::error& err, std::string& reply) {
@@ -401,19 +420,23 @@ caf::behavior master_service(MasterActor* self, std::shared_ptr<DeviceSet> devic
         answer(self, key, std::move(reply));
       },
       [self](master_close_atom, std::uint64_t id) { return close_session(self, id); },
-      [self](master_reset_atom, const std::string& containers) { return reset_containers(self, containers); },
+      [self](master_reset_atom, const std::string& containers) {
+        return reset_containers(self, containers);
+      },
       [self](master_devices_atom) { return encode_devices(self->state.devices->attributes); },
   };
 }
 
 }  // namespace
 
-caf::actor spawn_master_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices, SessionConfig config,
-                                std::string task_name, caf::actor worker, std::shared_ptr<net::Routes> routes,
-                                std::shared_ptr<ServerMetrics> metrics, std::shared_ptr<StepRegistry> steps,
-                                std::int64_t peer_wait_ms) {
-  return sys.spawn(master_service, std::move(devices), std::move(config), std::move(task_name), std::move(worker),
-                   std::move(routes), std::move(metrics), std::move(steps), peer_wait_ms);
+caf::actor spawn_master_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices,
+                                SessionConfig config, std::string task_name, caf::actor worker,
+                                std::shared_ptr<net::Routes> routes,
+                                std::shared_ptr<ServerMetrics> metrics,
+                                std::shared_ptr<StepRegistry> steps, std::int64_t peer_wait_ms) {
+  return sys.spawn(master_service, std::move(devices), std::move(config), std::move(task_name),
+                   std::move(worker), std::move(routes), std::move(metrics), std::move(steps),
+                   peer_wait_ms);
 }
 
 }  // namespace af

@@ -4,6 +4,7 @@
 // messages are in master_protocol.hpp), with the served sessions it runs steps on. The step
 // channel (step_channel.hpp) runs steps on the same sessions through `run_request`.
 #include <atomic>
+#include <caf/all.hpp>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -11,8 +12,6 @@
 #include <mutex>
 #include <random>
 #include <string>
-
-#include <caf/all.hpp>
 
 #include "actorflow/actors/session.hpp"
 #include "actorflow/ops/graph.hpp"
@@ -88,23 +87,25 @@ std::shared_ptr<StepRegistry> find_local_step_registry(std::uint64_t token, std:
 /// once, from any thread, with the fetched tensors themselves.
 void run_local_request(const std::shared_ptr<ServedSession>& served,
                        const std::vector<std::pair<std::string, Tensor>>& feeds,
-                       const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-                       const RunOptions& options, RunMetadata* metadata,
-                       const std::shared_ptr<ServerMetrics>& metrics,
+                       const std::vector<std::string>& fetches,
+                       const std::vector<std::string>& targets, const RunOptions& options,
+                       RunMetadata* metadata, const std::shared_ptr<ServerMetrics>& metrics,
                        std::function<void(Status, std::vector<Tensor>)> done);
 
 /// Parses a run request (wire.hpp's master_run encoding) and starts its step on `served`;
 /// `done(status, reply)` fires once, from any thread. Used by master_run and the step channel.
 void run_request(const std::shared_ptr<ServedSession>& served, const std::string& request,
-                 const std::shared_ptr<net::BulkServer>& bulk, const std::shared_ptr<ServerMetrics>& metrics,
-                 bool on_io_thread, std::function<void(Status, std::string)> done);
+                 const std::shared_ptr<net::BulkServer>& bulk,
+                 const std::shared_ptr<ServerMetrics>& metrics, bool on_io_thread,
+                 std::function<void(Status, std::string)> done);
 
 /// Spawns the master service of task `task_name` over `devices`; `worker` is the task's
 /// worker service, `peer_wait_ms` how long opening a session waits for every other task.
-caf::actor spawn_master_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices, SessionConfig config,
-                                std::string task_name, caf::actor worker, std::shared_ptr<net::Routes> routes,
-                                std::shared_ptr<ServerMetrics> metrics, std::shared_ptr<StepRegistry> steps,
-                                std::int64_t peer_wait_ms);
+caf::actor spawn_master_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices,
+                                SessionConfig config, std::string task_name, caf::actor worker,
+                                std::shared_ptr<net::Routes> routes,
+                                std::shared_ptr<ServerMetrics> metrics,
+                                std::shared_ptr<StepRegistry> steps, std::int64_t peer_wait_ms);
 
 }  // namespace af
 

@@ -20,7 +20,8 @@ bool read_types(WireReader& in, std::vector<DType>* types) {
   for (auto& t : *types) {
     std::uint8_t v = 0;
     if (!in.u8(&v)) return false;
-    if (v > static_cast<std::uint8_t>(DType::resource)) return in.fail("unknown dtype code " + std::to_string(v));
+    if (v > static_cast<std::uint8_t>(DType::resource))
+      return in.fail("unknown dtype code " + std::to_string(v));
     t = static_cast<DType>(v);
   }
   return true;
@@ -78,8 +79,9 @@ Status decode_partition(std::string_view bytes, PartitionPlan* plan) {
     return status_from_exception(std::current_exception());
   }
   if (!in.count(&n, 40)) return in.status();
-  if (n != defs.nodes.size()) return data_loss("malformed partition plan: " + std::to_string(n) + " nodes for " +
-                                               std::to_string(defs.nodes.size()) + " node defs");
+  if (n != defs.nodes.size())
+    return data_loss("malformed partition plan: " + std::to_string(n) + " nodes for " +
+                     std::to_string(defs.nodes.size()) + " node defs");
   const auto size = static_cast<std::int64_t>(n);
   plan->nodes.resize(n);
   for (std::uint64_t i = 0; i < n; ++i) {
@@ -91,16 +93,19 @@ Status decode_partition(std::string_view bytes, PartitionPlan* plan) {
     for (auto& [src, slot] : node.inputs) {
       std::int64_t s = 0;
       if (!read_index(in, static_cast<std::int64_t>(i), &src) || !in.i64(&s)) return in.status();
-      if (src < 0 || s < 0 || s > 1'000'000) return data_loss("malformed partition plan: bad input edge of node " + node.def.name);
+      if (src < 0 || s < 0 || s > 1'000'000)
+        return data_loss("malformed partition plan: bad input edge of node " + node.def.name);
       slot = static_cast<int>(s);
     }
     if (!in.count(&k, 8)) return in.status();
     node.control_inputs.resize(k);
     for (auto& c : node.control_inputs)
       if (!read_index(in, static_cast<std::int64_t>(i), &c) || c < 0)
-        return in.status().ok() ? data_loss("malformed partition plan: bad control edge of node " + node.def.name)
+        return in.status().ok() ? data_loss("malformed partition plan: bad control edge of node " +
+                                            node.def.name)
                                 : in.status();
-    if (!read_types(in, &node.input_types) || !read_types(in, &node.output_types)) return in.status();
+    if (!read_types(in, &node.input_types) || !read_types(in, &node.output_types))
+      return in.status();
     if (!in.count(&k, 1)) return in.status();
     node.input_is_ref.resize(k);
     for (std::uint64_t j = 0; j < k; ++j) {
@@ -111,8 +116,10 @@ Status decode_partition(std::string_view bytes, PartitionPlan* plan) {
     std::int64_t feed = 0;
     if (!in.i64(&feed)) return in.status();
     node.feed_index = static_cast<int>(feed);
-    if (node.input_types.size() != node.inputs.size() || node.input_is_ref.size() != node.inputs.size())
-      return data_loss("malformed partition plan: node " + node.def.name + " has mismatched input tables");
+    if (node.input_types.size() != node.inputs.size() ||
+        node.input_is_ref.size() != node.inputs.size())
+      return data_loss("malformed partition plan: node " + node.def.name +
+                       " has mismatched input tables");
   }
   if (!in.count(&n, 24)) return in.status();
   plan->fetches.resize(n);
@@ -120,7 +127,8 @@ Status decode_partition(std::string_view bytes, PartitionPlan* plan) {
     std::int64_t index = 0, output = 0;
     if (!in.i64(&index) || !read_index(in, size, &f.node) || !in.i64(&output)) return in.status();
     if (index < 0 || f.node < 0 || output < 0 ||
-        output >= static_cast<std::int64_t>(plan->nodes[static_cast<std::size_t>(f.node)].output_types.size()))
+        output >= static_cast<std::int64_t>(
+                      plan->nodes[static_cast<std::size_t>(f.node)].output_types.size()))
       return data_loss("malformed partition plan: bad fetch");
     f.fetch_index = static_cast<int>(index);
     f.output = static_cast<int>(output);
@@ -129,7 +137,8 @@ Status decode_partition(std::string_view bytes, PartitionPlan* plan) {
   for (auto& node : plan->nodes)
     for (auto [src, slot] : node.inputs)
       if (slot >= static_cast<int>(plan->nodes[static_cast<std::size_t>(src)].output_types.size()))
-        return data_loss("malformed partition plan: node " + node.def.name + " reads a missing output");
+        return data_loss("malformed partition plan: node " + node.def.name +
+                         " reads a missing output");
   if (!in.at_end()) return data_loss("malformed partition plan: trailing bytes");
   return {};
 }
@@ -153,7 +162,8 @@ Status decode_indexed_tensors(std::string_view bytes, const std::string& what,
   for (auto& [index, t] : *values) {
     std::int64_t i = 0;
     if (!in.i64(&i) || !in.tensor(&t)) return in.status();
-    if (i < 0 || i > 1'000'000) return data_loss("malformed " + what + ": index " + std::to_string(i));
+    if (i < 0 || i > 1'000'000)
+      return data_loss("malformed " + what + ": index " + std::to_string(i));
     index = static_cast<int>(i);
   }
   if (!in.at_end()) return data_loss("malformed " + what + ": trailing bytes");

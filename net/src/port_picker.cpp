@@ -1,9 +1,8 @@
 #include "actorflow/net/port_picker.hpp"
 
+#include <asio.hpp>
 #include <fstream>
 #include <random>
-
-#include <asio.hpp>
 
 #include "actorflow/ops/errors.hpp"
 
@@ -27,7 +26,9 @@ bool bindable(const asio::ip::address& address, std::uint16_t port) {
 std::uint16_t pick_unused_port(const std::string& host) {
   std::error_code ec;
   auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
-  if (ec) throw UnavailableError(unavailable("pick_unused_port: bad host '" + host + "': " + ec.message()));
+  if (ec)
+    throw UnavailableError(
+        unavailable("pick_unused_port: bad host '" + host + "': " + ec.message()));
   int ephemeral_low = 32768;
   if (std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range"); range) range >> ephemeral_low;
   const int low = 10000, high = ephemeral_low - 1;

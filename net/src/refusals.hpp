@@ -21,7 +21,8 @@ class Refusals {
 
   /// Counts a refusal on `port` ("caf", "step", "bulk", "status") for `reason` (a short
   /// metric label: "oversized", "handshake_timeout", ...) and logs `detail`, naming `peer`.
-  void refuse(const std::string& port, const std::string& peer, const std::string& reason, const std::string& detail) {
+  void refuse(const std::string& port, const std::string& peer, const std::string& reason,
+              const std::string& detail) {
     std::string line;
     {
       std::lock_guard<std::mutex> guard(mu_);
@@ -32,8 +33,11 @@ class Refusals {
         ++e.unlogged;
         return;
       }
-      line = owner_ + ": refused a connection on its " + port + " port from " + peer + ": " + detail;
-      if (e.unlogged > 0) line += " (and " + std::to_string(e.unlogged) + " more for the same reason since the last line)";
+      line =
+          owner_ + ": refused a connection on its " + port + " port from " + peer + ": " + detail;
+      if (e.unlogged > 0)
+        line += " (and " + std::to_string(e.unlogged) +
+                " more for the same reason since the last line)";
       e.unlogged = 0;
       e.last_log = now;
     }
@@ -49,11 +53,12 @@ class Refusals {
   /// `actorflow_refused_connections_total{task, port, reason}` lines (Prometheus text).
   void write_metrics(std::ostream& out, const std::string& task) const {
     std::lock_guard<std::mutex> guard(mu_);
-    out << "# HELP actorflow_refused_connections_total Connections a port of this task refused or closed, by "
+    out << "# HELP actorflow_refused_connections_total Connections a port of this task refused or "
+           "closed, by "
            "reason\n# TYPE actorflow_refused_connections_total counter\n";
     for (const auto& [key, e] : entries_)
-      out << "actorflow_refused_connections_total{task=\"" << task << "\",port=\"" << key.first << "\",reason=\""
-          << key.second << "\"} " << e.count << "\n";
+      out << "actorflow_refused_connections_total{task=\"" << task << "\",port=\"" << key.first
+          << "\",reason=\"" << key.second << "\"} " << e.count << "\n";
   }
 
  private:

@@ -2,14 +2,13 @@
 // ships the graph as it grows (only the nodes it has not sent yet) and runs steps there.
 #include <algorithm>
 #include <atomic>
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <utility>
-
-#include <caf/all.hpp>
-#include <caf/io/all.hpp>
 
 #include "actorflow/actors/message_types.hpp"
 #include "actorflow/actors/session.hpp"
@@ -19,10 +18,10 @@
 #include "actorflow/ops/graph_json.hpp"
 #include "actorflow/ops/logging.hpp"
 #include "bulk_channel.hpp"
+#include "master_protocol.hpp"
 #include "master_service.hpp"
 #include "step_channel.hpp"
 #include "tls_tunnel.hpp"
-#include "master_protocol.hpp"
 #include "wire.hpp"
 
 namespace af {
@@ -60,7 +59,8 @@ namespace {
 std::pair<std::string, std::uint16_t> parse_target(const std::string& target) {
   const std::string prefix = "caf://";
   if (target.compare(0, prefix.size(), prefix) != 0)
-    throw InvalidArgumentError(invalid_argument("Session target '" + target + "' is not caf://host:port"));
+    throw InvalidArgumentError(
+        invalid_argument("Session target '" + target + "' is not caf://host:port"));
   try {
     return ClusterSpec::split_address(target.substr(prefix.size()));
   } catch (const InvalidArgumentError& e) {
@@ -78,11 +78,11 @@ caf::actor connect(Runtime& runtime, const std::string& target) {
   caf::actor server;
   Status failure;
   self->request(whom, kControlTimeout, std::move(ask))
-      .receive(
-          [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
-            server = caf::actor_cast<caf::actor>(ptr);
-          },
-          [&](caf::error& e) { failure = unavailable("cannot connect to " + target + ": " + sys.render(e)); });
+      .receive([&](const caf::node_id&, caf::strong_actor_ptr& ptr,
+                   const std::set<std::string>&) { server = caf::actor_cast<caf::actor>(ptr); },
+               [&](caf::error& e) {
+                 failure = unavailable("cannot connect to " + target + ": " + sys.render(e));
+               });
   if (!failure.ok()) throw UnavailableError(failure);
   if (!server) throw UnavailableError(unavailable("no actorflow server is published at " + target));
   return server;
@@ -114,13 +114,15 @@ Status fetch_over_caf(caf::actor_system& sys, const caf::actor& server, const st
                       const net::BulkRef& ref, Tensor& into) {
   std::string bytes;
   try {
-    bytes = control<std::string>(sys, server, target, kFetchTimeout, net::master_fetch_atom::value, ref.transfer_id);
+    bytes = control<std::string>(sys, server, target, kFetchTimeout, net::master_fetch_atom::value,
+                                 ref.transfer_id);
   } catch (const Error& e) {
     return e.status();
   }
   if (bytes.size() != into.total_bytes())
-    return data_loss("bulk tensor transfer " + std::to_string(ref.transfer_id) + " from " + target + " has " +
-                     std::to_string(bytes.size()) + " bytes, expected " + std::to_string(into.total_bytes()));
+    return data_loss("bulk tensor transfer " + std::to_string(ref.transfer_id) + " from " + target +
+                     " has " + std::to_string(bytes.size()) + " bytes, expected " +
+                     std::to_string(into.total_bytes()));
   std::memcpy(into.raw_data(), bytes.data(), bytes.size());
   return {};
 }
@@ -178,10 +180,12 @@ class ServerLink {
 std::shared_ptr<net::StepClient> open_step_client(caf::actor_system& sys, const caf::actor& server,
                                                   const std::string& target, std::uint64_t id,
                                                   std::chrono::milliseconds connect_timeout,
-                                                  std::uint64_t* token = nullptr, std::uint16_t* port = nullptr) {
+                                                  std::uint64_t* token = nullptr,
+                                                  std::uint16_t* port = nullptr) {
   std::string blob;
   try {
-    blob = control<std::string>(sys, server, target, connect_timeout, net::master_step_port_atom::value, id);
+    blob = control<std::string>(sys, server, target, connect_timeout,
+                                net::master_step_port_atom::value, id);
   } catch (const Error&) {
     return nullptr;
   }
@@ -191,7 +195,8 @@ std::shared_ptr<net::StepClient> open_step_client(caf::actor_system& sys, const 
   if (token) *token = t;
   if (port) *port = static_cast<std::uint16_t>(p);
   try {
-    return std::make_shared<net::StepClient>(parse_target(target).first, static_cast<std::uint16_t>(p), t,
+    return std::make_shared<net::StepClient>(parse_target(target).first,
+                                             static_cast<std::uint16_t>(p), t,
                                              "Session on " + target, connect_timeout);
   } catch (const Error&) {
     return nullptr;  // CAF still works
@@ -256,9 +261,11 @@ void send_call(ProxyActor* self, std::uint64_t key) {
   auto it = self->state.pending.find(key);
   if (it == self->state.pending.end()) return;
   const auto& call = it->second;
-  const caf::duration timeout =
-      call->timeout.count() > 0 ? caf::duration{call->timeout + kClientDeadlineGrace} : caf::duration{caf::infinite};
-  self->request(self->state.server, timeout, net::master_run_atom::value, self->state.id, call->request)
+  const caf::duration timeout = call->timeout.count() > 0
+                                    ? caf::duration{call->timeout + kClientDeadlineGrace}
+                                    : caf::duration{caf::infinite};
+  self->request(self->state.server, timeout, net::master_run_atom::value, self->state.id,
+                call->request)
       .then(
           [self, key](std::string& reply) {
             if (auto c = take_call(self, key)) c->finish({}, std::move(reply));
@@ -291,7 +298,8 @@ void reconnect(ProxyActor* self) {
   st.connecting = true;
   auto failed = [self](const std::string& why) {
     self->state.connecting = false;
-    fail_waiting(self, unavailable("Session on " + self->state.target + ": cannot reconnect to the server: " + why));
+    fail_waiting(self, unavailable("Session on " + self->state.target +
+                                   ": cannot reconnect to the server: " + why));
   };
   std::pair<caf::actor, caf::message> dial_to;
   try {
@@ -302,7 +310,8 @@ void reconnect(ProxyActor* self) {
   }
   self->request(dial_to.first, caf::duration{st.reconnect_wait}, std::move(dial_to.second))
       .then(
-          [self, failed](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+          [self, failed](const caf::node_id&, caf::strong_actor_ptr& ptr,
+                         const std::set<std::string>&) {
             auto& st = self->state;
             auto server = caf::actor_cast<caf::actor>(ptr);
             if (!server) return failed("no actorflow server is published there");
@@ -321,8 +330,8 @@ void reconnect(ProxyActor* self) {
 /// Sends the client's steps to the server, one request each. When the connection to the
 /// server is lost (a down message: the server died, froze past CAF's connection timeout, or
 /// the link broke), the steps in flight fail with Unavailable and the next step reconnects.
-caf::behavior remote_session_proxy(ProxyActor* self, std::shared_ptr<ServerLink> link, Runtime* runtime,
-                                   std::string target, std::uint64_t id,
+caf::behavior remote_session_proxy(ProxyActor* self, std::shared_ptr<ServerLink> link,
+                                   Runtime* runtime, std::string target, std::uint64_t id,
                                    std::function<void(std::uint64_t)> reopen_step) {
   auto& st = self->state;
   st.link = std::move(link);
@@ -333,13 +342,16 @@ caf::behavior remote_session_proxy(ProxyActor* self, std::shared_ptr<ServerLink>
   st.reopen_step = std::move(reopen_step);
   const auto& o = runtime->options();
   if (o.heartbeat_interval_ms > 0 && o.connection_timeout_ms > 0)
-    st.reconnect_wait = std::chrono::milliseconds(o.connection_timeout_ms + o.heartbeat_interval_ms);
+    st.reconnect_wait =
+        std::chrono::milliseconds(o.connection_timeout_ms + o.heartbeat_interval_ms);
   self->monitor(st.server);
   self->set_down_handler([self](caf::down_msg& msg) {
     auto& st = self->state;
-    if (!st.connected || msg.source != caf::actor_cast<caf::actor_addr>(st.server)) return;  // an older server
+    if (!st.connected || msg.source != caf::actor_cast<caf::actor_addr>(st.server))
+      return;  // an older server
     st.connected = false;
-    Status why = unavailable("server " + st.target + " is unavailable: " + self->system().render(msg.reason) +
+    Status why = unavailable("server " + st.target +
+                             " is unavailable: " + self->system().render(msg.reason) +
                              " (the session reconnects on its next step)");
     // Steps on the step channel learn of a dead or frozen server from CAF's monitoring too.
     st.link->lost(why);
@@ -359,7 +371,8 @@ caf::behavior remote_session_proxy(ProxyActor* self, std::shared_ptr<ServerLink>
         if (st.connected) return send_call(self, key);
         st.waiting.push_back(key);
         if (call->timeout.count() > 0)
-          self->delayed_send(self, call->timeout + kClientDeadlineGrace, net::master_call_expire_atom::value, key);
+          self->delayed_send(self, call->timeout + kClientDeadlineGrace,
+                             net::master_call_expire_atom::value, key);
         reconnect(self);
       },
       [self](net::master_call_expire_atom, std::uint64_t key) {
@@ -370,8 +383,9 @@ caf::behavior remote_session_proxy(ProxyActor* self, std::shared_ptr<ServerLink>
         if (it == waiting.end()) return;
         waiting.erase(it);
         if (auto c = take_call(self, key))
-          c->finish(deadline_exceeded("Timed out waiting for notification: step on " + self->state.target +
-                                      " exceeded its deadline of " + std::to_string(c->timeout.count()) +
+          c->finish(deadline_exceeded("Timed out waiting for notification: step on " +
+                                      self->state.target + " exceeded its deadline of " +
+                                      std::to_string(c->timeout.count()) +
                                       " ms while the session reconnected to the server"),
                     {});
       },
@@ -381,12 +395,15 @@ caf::behavior remote_session_proxy(ProxyActor* self, std::shared_ptr<ServerLink>
 class RemoteSession final : public SessionBackend {
  public:
   RemoteSession(Graph& graph, const std::string& target, const SessionConfig& config)
-      : graph_(graph), target_(target), config_(config),
+      : graph_(graph),
+        target_(target),
+        config_(config),
         runtime_(config.runtime ? config.runtime : &Runtime::global()) {
     auto& sys = runtime_->system();
     const caf::actor server = connect(*runtime_, target_);
     id_ = control<std::uint64_t>(sys, server, target_, kOpenTimeout, net::master_open_atom::value,
-                                 config_.device_filters, config_.allow_soft_placement, config_.log_device_placement);
+                                 config_.device_filters, config_.allow_soft_placement,
+                                 config_.log_device_placement);
     link_ = std::make_shared<ServerLink>(server);
     bulk_ = std::make_shared<net::BulkClient>(parse_target(target_).first, "Session on " + target_);
     // The step channel, unless the server is in this process (its steps skip the wire) or
@@ -395,13 +412,15 @@ class RemoteSession final : public SessionBackend {
     std::uint16_t port = 0;
     auto step = open_step_client(sys, server, target_, id_, kControlTimeout, &token, &port);
     std::function<void(std::uint64_t)> reopen;
-    if (auto registry = config_.use_local_master && port != 0 ? find_local_step_registry(token, port) : nullptr) {
+    if (auto registry = config_.use_local_master && port != 0
+                            ? find_local_step_registry(token, port)
+                            : nullptr) {
       local_ = registry;
       local_token_ = token;
       step = nullptr;
     } else if (step) {
-      reopen = [weak_bulk = std::weak_ptr<net::BulkClient>(bulk_), link = link_, sys = &sys, target = target_,
-                id = id_, wait = reconnect_wait()](std::uint64_t losses) {
+      reopen = [weak_bulk = std::weak_ptr<net::BulkClient>(bulk_), link = link_, sys = &sys,
+                target = target_, id = id_, wait = reconnect_wait()](std::uint64_t losses) {
         if (auto bulk = weak_bulk.lock())
           bulk->post([link, sys, target, id, wait, losses] {
             link->set_step(open_step_client(*sys, link->server(), target, id, wait), losses);
@@ -418,10 +437,12 @@ class RemoteSession final : public SessionBackend {
                   const RunOptions& options, RunMetadata* metadata,
                   std::function<void(Status, std::vector<Tensor>)> done) override {
     const bool trace = options.trace && metadata != nullptr;
-    if (local_token_ != 0 && start_local_step(fetches, feeds, targets, options, trace ? metadata : nullptr, done))
+    if (local_token_ != 0 &&
+        start_local_step(fetches, feeds, targets, options, trace ? metadata : nullptr, done))
       return;
     auto call = std::make_shared<RemoteCall>();
-    std::int64_t timeout = options.timeout_in_ms > 0 ? options.timeout_in_ms : config_.operation_timeout_in_ms;
+    std::int64_t timeout =
+        options.timeout_in_ms > 0 ? options.timeout_in_ms : config_.operation_timeout_in_ms;
     call->timeout = std::chrono::milliseconds(timeout);
     const std::size_t expected = fetches.size();
     call->done = [done = std::move(done), expected, target = target_, metadata, large = large_,
@@ -429,7 +450,8 @@ class RemoteSession final : public SessionBackend {
                   nodes_end = &call->nodes_end](Status s, std::string reply) mutable {
       if (!s.ok()) return done(std::move(s), {});
       // The server has run it, so it has the graph up to this call's nodes.
-      for (std::size_t seen = acked->load(); seen < *nodes_end && !acked->compare_exchange_weak(seen, *nodes_end);) {
+      for (std::size_t seen = acked->load();
+           seen < *nodes_end && !acked->compare_exchange_weak(seen, *nodes_end);) {
       }
       net::WireReader in(reply, "run reply from " + target);
       std::uint64_t n = 0;
@@ -457,8 +479,8 @@ class RemoteSession final : public SessionBackend {
       // thread, straight into the tensors returned.
       auto bulk = weak_bulk.lock();
       if (!bulk) return done(cancelled("Session on " + target + " was closed"), {});
-      bulk->post([client = bulk.get(), large = std::move(large), done = std::move(done), values = std::move(values),
-                  refs = std::move(refs)]() mutable {
+      bulk->post([client = bulk.get(), large = std::move(large), done = std::move(done),
+                  values = std::move(values), refs = std::move(refs)]() mutable {
         for (auto& [index, ref] : refs) {
           Tensor& t = values[index];
           t = client->landing_tensor(ref.dtype, ref.shape);
@@ -472,7 +494,8 @@ class RemoteSession final : public SessionBackend {
     {
       // Graph deltas must reach the server in order: encode and send under one lock.
       std::lock_guard<std::mutex> lock(mu_);
-      if (!proxy_) return call->finish(failed_precondition("Attempted to use a closed Session."), {});
+      if (!proxy_)
+        return call->finish(failed_precondition("Attempted to use a closed Session."), {});
       if (const auto losses = link_->losses(); losses != seen_losses_) {
         // The connection was lost since the last step: steps that carried nodes may not have
         // reached the server. Nodes since the last step it answered go again (the server
@@ -503,11 +526,15 @@ class RemoteSession final : public SessionBackend {
         // The step channel keeps every request of this session in order on one connection;
         // a request it does not send (the connection broke, the server refused it, or the
         // request is too large for it) takes the CAF path.
-        const auto deadline = timeout > 0 ? std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout) +
-                                                kClientDeadlineGrace
-                                          : std::chrono::steady_clock::time_point::max();
+        const auto deadline = timeout > 0
+                                  ? std::chrono::steady_clock::now() +
+                                        std::chrono::milliseconds(timeout) + kClientDeadlineGrace
+                                  : std::chrono::steady_clock::time_point::max();
         if (step->run(
-                call->request, [call](Status s, std::string reply) { call->finish(std::move(s), std::move(reply)); },
+                call->request,
+                [call](Status s, std::string reply) {
+                  call->finish(std::move(s), std::move(reply));
+                },
                 deadline, timeout))
           return;
       }
@@ -557,7 +584,8 @@ class RemoteSession final : public SessionBackend {
   /// they are; false (nothing done) when that server or session is gone, so that the CAF
   /// path reports it.
   bool start_local_step(const std::vector<Output>& fetches, const FeedDict& feeds,
-                        const std::vector<Operation>& targets, const RunOptions& options, RunMetadata* metadata,
+                        const std::vector<Operation>& targets, const RunOptions& options,
+                        RunMetadata* metadata,
                         std::function<void(Status, std::vector<Tensor>)>& done) {
     auto registry = local_.lock();
     auto served = registry && registry->port != 0 ? registry->find(local_token_) : nullptr;
@@ -587,9 +615,10 @@ class RemoteSession final : public SessionBackend {
       }
     }
     RunOptions served_options = options;
-    if (served_options.timeout_in_ms <= 0) served_options.timeout_in_ms = config_.operation_timeout_in_ms;
-    run_local_request(served, named_feeds, fetch_names, target_names, served_options, metadata, registry->metrics,
-                      std::move(done));
+    if (served_options.timeout_in_ms <= 0)
+      served_options.timeout_in_ms = config_.operation_timeout_in_ms;
+    run_local_request(served, named_feeds, fetch_names, target_names, served_options, metadata,
+                      registry->metrics, std::move(done));
     return true;
   }
 
@@ -601,8 +630,9 @@ class RemoteSession final : public SessionBackend {
     if (def.nodes.size() <= sent_nodes_) return {};
     GraphDef delta;
     delta.version = def.version;
-    delta.nodes.assign(std::make_move_iterator(def.nodes.begin() + static_cast<std::ptrdiff_t>(sent_nodes_)),
-                       std::make_move_iterator(def.nodes.end()));
+    delta.nodes.assign(
+        std::make_move_iterator(def.nodes.begin() + static_cast<std::ptrdiff_t>(sent_nodes_)),
+        std::make_move_iterator(def.nodes.end()));
     std::string json = graph_def_to_json(delta, -1);
     sent_nodes_ = def.nodes.size();
     return json;
@@ -618,9 +648,10 @@ class RemoteSession final : public SessionBackend {
   caf::actor proxy_;
   std::size_t sent_nodes_ = 0;
   /// Of `sent_nodes_`: those the server has for sure (it answered a step that carried them).
-  std::shared_ptr<std::atomic<std::size_t>> acked_nodes_ = std::make_shared<std::atomic<std::size_t>>(0);
-  std::uint64_t seen_losses_ = 0;  ///< link_->losses() at the last step (mu_)
-  std::shared_ptr<net::BulkClient> bulk_;  ///< reads large fetched tensors (bulk_channel.hpp)
+  std::shared_ptr<std::atomic<std::size_t>> acked_nodes_ =
+      std::make_shared<std::atomic<std::size_t>>(0);
+  std::uint64_t seen_losses_ = 0;             ///< link_->losses() at the last step (mu_)
+  std::shared_ptr<net::BulkClient> bulk_;     ///< reads large fetched tensors (bulk_channel.hpp)
   std::shared_ptr<LargeTensorReader> large_;  ///< used on bulk_'s thread only
   /// The step registry of the server in this process that serves this session (TensorFlow's
   /// LocalMaster): steps skip the step channel and the wire; `local_token_` is 0 otherwise.
@@ -634,7 +665,8 @@ void reset_containers(const std::string& target, const std::vector<std::string>&
   net::WireWriter out;
   out.u64(containers.size());
   for (auto& c : containers) out.str(c);
-  control<std::string>(sys, server, target, kControlTimeout, net::master_reset_atom::value, out.take());
+  control<std::string>(sys, server, target, kControlTimeout, net::master_reset_atom::value,
+                       out.take());
 }
 
 }  // namespace
@@ -643,7 +675,8 @@ bool register_caf_session_target() {
   static const bool done = [] {
     register_session_target(
         "caf", SessionTarget{[](Graph& g, const std::string& target, const SessionConfig& config) {
-                               return std::unique_ptr<SessionBackend>(new RemoteSession(g, target, config));
+                               return std::unique_ptr<SessionBackend>(
+                                   new RemoteSession(g, target, config));
                              },
                              reset_containers});
     return true;

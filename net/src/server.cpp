@@ -4,13 +4,10 @@
 #include "actorflow/net/server.hpp"
 
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
-
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
-
-#include "server_impl.hpp"
+#include <condition_variable>
+#include <mutex>
 
 #include "actorflow/actors/device.hpp"
 #include "actorflow/actors/message_types.hpp"
@@ -18,14 +15,15 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
 #include "actorflow/queues/queues.hpp"
-#include "bulk_channel.hpp"
-#include "step_channel.hpp"
-#include "status_http.hpp"
-#include "cluster.hpp"
 #include "basp_front_door.hpp"
-#include "refusals.hpp"
-#include "tls_tunnel.hpp"
+#include "bulk_channel.hpp"
+#include "cluster.hpp"
 #include "master_protocol.hpp"
+#include "refusals.hpp"
+#include "server_impl.hpp"
+#include "status_http.hpp"
+#include "step_channel.hpp"
+#include "tls_tunnel.hpp"
 #include "wire.hpp"
 #include "wire_types.hpp"
 
@@ -50,15 +48,16 @@ Server::Server(const ClusterSpec& cluster, const std::string& job, int task, Ser
   auto& sys = impl_->runtime->system();
   impl_->worker = net::spawn_worker_service(sys, impl_->devices, impl_->routes);
   add_local_step_registry(impl_->steps);
-  impl_->master = spawn_master_service(sys, impl_->devices, impl_->options.config, impl_->task_name(),
-                                       impl_->worker, impl_->routes, impl_->metrics, impl_->steps,
-                                       static_cast<std::int64_t>(impl_->options.peer_wait.count()));
+  impl_->master = spawn_master_service(
+      sys, impl_->devices, impl_->options.config, impl_->task_name(), impl_->worker, impl_->routes,
+      impl_->metrics, impl_->steps, static_cast<std::int64_t>(impl_->options.peer_wait.count()));
   if (impl_->options.start) start();
 }
 
 std::unique_ptr<Server> Server::create_local_server(ServerOptions options) {
-  return std::make_unique<Server>(ClusterSpec(std::map<std::string, std::vector<std::string>>{{"localhost", {"127.0.0.1:0"}}}),
-                                  "localhost", 0, std::move(options));
+  return std::make_unique<Server>(
+      ClusterSpec(std::map<std::string, std::vector<std::string>>{{"localhost", {"127.0.0.1:0"}}}),
+      "localhost", 0, std::move(options));
 }
 
 Server::~Server() { stop(); }
@@ -66,11 +65,14 @@ Server::~Server() { stop(); }
 void Server::start() {
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (impl_->started) return;
-  if (impl_->stopped) throw FailedPreconditionError(failed_precondition("Server " + impl_->task_name() + " was stopped"));
+  if (impl_->stopped)
+    throw FailedPreconditionError(
+        failed_precondition("Server " + impl_->task_name() + " was stopped"));
   auto& sys = impl_->runtime->system();
   auto* tunnels = net::tls_tunnels(*impl_->runtime);
   const bool tls = tunnels != nullptr;
-  const net::FrontDoorOptions door{impl_->options.max_message_bytes, impl_->options.handshake_timeout,
+  const net::FrontDoorOptions door{impl_->options.max_message_bytes,
+                                   impl_->options.handshake_timeout,
                                    impl_->options.max_unauthenticated_connections};
   // The plain-TCP ports open before the front door: a peer that connects learns their
   // endpoints (the push port's in the master_worker reply), and one that came in between
@@ -78,12 +80,14 @@ void Server::start() {
   // The bulk port is plain TCP: with TLS, tensors stay inside the encrypted CAF connection.
   if (!tls) {
     try {
-      impl_->bulk = std::make_shared<net::BulkServer>(impl_->host, "Server " + impl_->task_name(),
-                                                      std::chrono::seconds(60), impl_->options.handshake_timeout,
-                                                      impl_->options.max_unauthenticated_connections, impl_->refusals);
+      impl_->bulk = std::make_shared<net::BulkServer>(
+          impl_->host, "Server " + impl_->task_name(), std::chrono::seconds(60),
+          impl_->options.handshake_timeout, impl_->options.max_unauthenticated_connections,
+          impl_->refusals);
       caf::anon_send(impl_->master, net::master_set_bulk_atom::value, impl_->bulk);
     } catch (const Error& e) {
-      log_info(std::string("WARNING: ") + e.what() + "; large fetched tensors travel over CAF instead");
+      log_info(std::string("WARNING: ") + e.what() +
+               "; large fetched tensors travel over CAF instead");
     }
     // The tensor push channel (plain TCP too): tensors from other tasks' partitions land in
     // this task's rendezvous without CAF's copies, and partition runs and their replies skip
@@ -93,19 +97,23 @@ void Server::start() {
           impl_->host, "Server " + impl_->task_name(),
           [routes = impl_->routes, rendezvous = impl_->devices->rendezvous, worker = impl_->worker](
               std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes) {
-            net::deliver_pushed(*routes, rendezvous, worker, step_id, std::move(key), std::move(value), frame_bytes);
+            net::deliver_pushed(*routes, rendezvous, worker, step_id, std::move(key),
+                                std::move(value), frame_bytes);
           },
           // A tensor that arrived but could not be taken fails its step here at once (the
           // receive waiting for it, and so the step, end with the reason).
-          [rendezvous = impl_->devices->rendezvous](std::int64_t step_id, const std::string& key, Status why) {
+          [rendezvous = impl_->devices->rendezvous](std::int64_t step_id, const std::string& key,
+                                                    Status why) {
             const std::string from = net::source_task(key);
             if (!from.empty()) why = Status(why.code(), why.message() + " (from " + from + ")");
             caf::anon_send(rendezvous, detail::abort_atom::value, step_id, std::move(why));
           },
-          impl_->refusals, impl_->options.handshake_timeout, impl_->options.max_unauthenticated_connections);
+          impl_->refusals, impl_->options.handshake_timeout,
+          impl_->options.max_unauthenticated_connections);
       impl_->routes->set_local_push(impl_->push->endpoint());
     } catch (const Error& e) {
-      log_info(std::string("WARNING: ") + e.what() + "; large tensors between tasks travel over CAF instead");
+      log_info(std::string("WARNING: ") + e.what() +
+               "; large tensors between tasks travel over CAF instead");
     }
     // The step channel (also plain TCP): clients' steps skip CAF's proxies and multiplexers.
     impl_->steps->bulk = impl_->bulk;
@@ -114,16 +122,19 @@ void Server::start() {
     try {
       impl_->step = std::make_unique<net::StepServer>(
           impl_->host, "Server " + impl_->task_name(),
-          [steps = impl_->steps](std::uint64_t token, std::string request, std::function<void(Status, std::string)> done) {
+          [steps = impl_->steps](std::uint64_t token, std::string request,
+                                 std::function<void(Status, std::string)> done) {
             auto served = steps->find(token);
             if (!served)
               return done(aborted("Session is not open on " + steps->task_name +
                                   " (closed, or its containers were reset)"),
                           {});
-            run_request(served, request, steps->bulk, steps->metrics, /*on_io_thread=*/true, std::move(done));
+            run_request(served, request, steps->bulk, steps->metrics, /*on_io_thread=*/true,
+                        std::move(done));
           },
           [steps = impl_->steps](std::uint64_t token) { return steps->find(token) != nullptr; },
-          net::StepServer::Limits{impl_->options.handshake_timeout, impl_->options.max_unauthenticated_connections},
+          net::StepServer::Limits{impl_->options.handshake_timeout,
+                                  impl_->options.max_unauthenticated_connections},
           impl_->refusals);
       impl_->steps->port = impl_->step->port();
     } catch (const Error& e) {
@@ -136,47 +147,57 @@ void Server::start() {
   std::size_t tasks = 0;
   for (const auto& name : impl_->cluster.jobs()) tasks += impl_->cluster.task_indices(name).size();
   if (tasks > 1) {
-    impl_->agent = net::spawn_cluster_agent(*impl_->runtime, impl_->cluster, impl_->job, impl_->task,
-                                            impl_->devices->rendezvous, impl_->routes, impl_->options.log_every);
+    impl_->agent = net::spawn_cluster_agent(*impl_->runtime, impl_->cluster, impl_->job,
+                                            impl_->task, impl_->devices->rendezvous, impl_->routes,
+                                            impl_->options.log_every);
     caf::anon_send(impl_->master, net::master_set_agent_atom::value, impl_->agent);
   }
   if (tls) {
     // The tunnel owns the spec's address and hands CAF each authenticated connection through
     // the guard; CAF itself listens nowhere (nothing on loopback for other local users).
-    impl_->tls_guard = std::make_shared<net::BaspGuard>(*impl_->runtime, impl_->master, "Server " + impl_->task_name(),
-                                                        door, impl_->refusals);
+    impl_->tls_guard = std::make_shared<net::BaspGuard>(
+        *impl_->runtime, impl_->master, "Server " + impl_->task_name(), door, impl_->refusals);
     impl_->port = net::serve_over_tls(
         *impl_->runtime, impl_->host, impl_->port, impl_->tls_guard, "Server " + impl_->task_name(),
-        net::TlsServeLimits{impl_->options.handshake_timeout, impl_->options.max_unauthenticated_connections,
-                            impl_->refusals, {}});
+        net::TlsServeLimits{impl_->options.handshake_timeout,
+                            impl_->options.max_unauthenticated_connections,
+                            impl_->refusals,
+                            {}});
   } else {
     // actorflow accepts and CAF's BASP broker gets each connection behind the guard
     // (basp_front_door.hpp): CAF itself listens nowhere.
-    impl_->door = std::make_unique<net::BaspFrontDoor>(*impl_->runtime, impl_->host, impl_->port, impl_->master,
-                                                       "Server " + impl_->task_name(), door, impl_->refusals);
+    impl_->door = std::make_unique<net::BaspFrontDoor>(
+        *impl_->runtime, impl_->host, impl_->port, impl_->master, "Server " + impl_->task_name(),
+        door, impl_->refusals);
     impl_->port = impl_->door->port();
   }
   (void)sys;
   impl_->started = true;
   if (impl_->options.stall_period.count() > 0)
-    impl_->stalls = std::make_unique<net::StallInspector>(impl_->task_name(), impl_->options.stall_period);
+    impl_->stalls =
+        std::make_unique<net::StallInspector>(impl_->task_name(), impl_->options.stall_period);
   if (impl_->options.status_port > 65535)
     throw InvalidArgumentError(invalid_argument("Server " + impl_->task_name() + ": status port " +
-                                                std::to_string(impl_->options.status_port) + " is not a port"));
+                                                std::to_string(impl_->options.status_port) +
+                                                " is not a port"));
   if (impl_->options.status_port >= 0) {
     Impl* impl = impl_.get();
     impl_->status = std::make_unique<net::StatusHttpServer>(
         impl_->host, static_cast<std::uint16_t>(impl_->options.status_port),
-        [impl](const std::string& path, std::string* body, std::string* type) { return impl->serve_status(path, body, type); },
+        [impl](const std::string& path, std::string* body, std::string* type) {
+          return impl->serve_status(path, body, type);
+        },
         "Server " + impl_->task_name(), impl_->refusals);
-    log_info("Server " + impl_->task_name() + " serves /metrics and /status on http://" + impl_->host + ":" +
-             std::to_string(impl_->status->port()));
+    log_info("Server " + impl_->task_name() + " serves /metrics and /status on http://" +
+             impl_->host + ":" + std::to_string(impl_->status->port()));
   }
   const std::string& h = impl_->host;
   bool loopback = h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
   if (!loopback && !tls)
-    log_info("WARNING: server " + impl_->task_name() + " listens on " + h + ":" + std::to_string(impl_->port) +
-             ", a non-loopback address, WITHOUT authentication or encryption: anyone who can reach this port "
+    log_info("WARNING: server " + impl_->task_name() + " listens on " + h + ":" +
+             std::to_string(impl_->port) +
+             ", a non-loopback address, WITHOUT authentication or encryption: anyone who can reach "
+             "this port "
              "can run graphs and read every variable. Bind to 127.0.0.1 or restrict the network.");
   log_info("Started server " + impl_->task_name() + " with target: " + target() +
            (tls ? " (TLS, peers need a certificate signed by the cluster's CA)" : ""));
@@ -220,13 +241,15 @@ bool Server::join(std::chrono::steady_clock::time_point deadline) {
 
 std::string Server::target() const {
   bool v6 = impl_->host.find(':') != std::string::npos;
-  return "caf://" + (v6 ? "[" + impl_->host + "]" : impl_->host) + ":" + std::to_string(impl_->port);
+  return "caf://" + (v6 ? "[" + impl_->host + "]" : impl_->host) + ":" +
+         std::to_string(impl_->port);
 }
 std::uint16_t Server::port() const { return impl_->port; }
 
 std::map<std::string, Server::PeerTraffic> Server::peer_traffic() const {
   std::map<std::string, PeerTraffic> out;
-  for (const auto& [peer, t] : impl_->routes->traffic()) out[peer] = PeerTraffic{t.sent, t.received};
+  for (const auto& [peer, t] : impl_->routes->traffic())
+    out[peer] = PeerTraffic{t.sent, t.received};
   return out;
 }
 std::uint16_t Server::status_port() const { return impl_->status ? impl_->status->port() : 0; }

@@ -1,6 +1,5 @@
 // A task's status port: Prometheus metrics (/metrics) and a JSON description (/status).
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "actorflow/queues/queue_stats.hpp"
@@ -36,12 +35,14 @@ int Server::Impl::serve_status(const std::string& path, std::string* body, std::
       if (!mgr) continue;
       for (auto& q : queue_stats(*mgr)) queues.push_back(std::move(q));
       for (const auto& [container, name, description] : mgr->list())
-        containers[container].push_back({{"name", name}, {"device", d->name()}, {"resource", description}});
+        containers[container].push_back(
+            {{"name", name}, {"device", d->name()}, {"resource", description}});
     }
   }
   auto traffic = routes->traffic();
   const std::string t = label(task_name());
-  const std::vector<StallWatch::Stalled> stalled = stalls ? stalls->stalled() : std::vector<StallWatch::Stalled>{};
+  const std::vector<StallWatch::Stalled> stalled =
+      stalls ? stalls->stalled() : std::vector<StallWatch::Stalled>{};
   if (path == "/metrics") {
     std::ostringstream m;
     m << "# HELP actorflow_steps_total Steps run by sessions whose master is this task.\n"
@@ -55,51 +56,64 @@ int Server::Impl::serve_status(const std::string& path, std::string* body, std::
       << "actorflow_open_sessions{task=\"" << t << "\"} " << metrics->open_sessions.load() << "\n";
     m << "# HELP actorflow_queue_size Elements in a queue.\n# TYPE actorflow_queue_size gauge\n";
     for (auto& q : queues)
-      m << "actorflow_queue_size{task=\"" << t << "\",container=\"" << label(q.container) << "\",queue=\""
-        << label(q.name) << "\"} " << q.size << "\n";
-    m << "# HELP actorflow_queue_capacity Capacity of a queue (-1: unbounded).\n# TYPE actorflow_queue_capacity gauge\n";
+      m << "actorflow_queue_size{task=\"" << t << "\",container=\"" << label(q.container)
+        << "\",queue=\"" << label(q.name) << "\"} " << q.size << "\n";
+    m << "# HELP actorflow_queue_capacity Capacity of a queue (-1: unbounded).\n# TYPE "
+         "actorflow_queue_capacity gauge\n";
     for (auto& q : queues)
-      m << "actorflow_queue_capacity{task=\"" << t << "\",container=\"" << label(q.container) << "\",queue=\""
-        << label(q.name) << "\"} " << q.capacity << "\n";
+      m << "actorflow_queue_capacity{task=\"" << t << "\",container=\"" << label(q.container)
+        << "\",queue=\"" << label(q.name) << "\"} " << q.capacity << "\n";
     m << "# HELP actorflow_queue_waiters Enqueues or dequeues waiting on a queue.\n"
       << "# TYPE actorflow_queue_waiters gauge\n";
     for (auto& q : queues) {
-      for (auto [side, n] : {std::pair<const char*, std::int64_t>{"enqueue", q.pending_enqueues}, {"dequeue", q.pending_dequeues}})
-        m << "actorflow_queue_waiters{task=\"" << t << "\",container=\"" << label(q.container) << "\",queue=\""
-          << label(q.name) << "\",side=\"" << side << "\"} " << n << "\n";
+      for (auto [side, n] : {std::pair<const char*, std::int64_t>{"enqueue", q.pending_enqueues},
+                             {"dequeue", q.pending_dequeues}})
+        m << "actorflow_queue_waiters{task=\"" << t << "\",container=\"" << label(q.container)
+          << "\",queue=\"" << label(q.name) << "\",side=\"" << side << "\"} " << n << "\n";
     }
-    m << "# HELP actorflow_peer_bytes_sent_total Bytes of partitions, feeds and tensors sent to a peer.\n"
+    m << "# HELP actorflow_peer_bytes_sent_total Bytes of partitions, feeds and tensors sent to a "
+         "peer.\n"
       << "# TYPE actorflow_peer_bytes_sent_total counter\n";
-    m << "actorflow_peer_bytes_sent_total{task=\"" << t << "\",peer=\"clients\"} " << metrics->client_bytes_sent.load() << "\n";
+    m << "actorflow_peer_bytes_sent_total{task=\"" << t << "\",peer=\"clients\"} "
+      << metrics->client_bytes_sent.load() << "\n";
     for (auto& [peer, tr] : traffic)
-      m << "actorflow_peer_bytes_sent_total{task=\"" << t << "\",peer=\"" << label(peer) << "\"} " << tr.sent << "\n";
-    m << "# HELP actorflow_peer_bytes_received_total Bytes of partitions, feeds and tensors received from a peer.\n"
+      m << "actorflow_peer_bytes_sent_total{task=\"" << t << "\",peer=\"" << label(peer) << "\"} "
+        << tr.sent << "\n";
+    m << "# HELP actorflow_peer_bytes_received_total Bytes of partitions, feeds and tensors "
+         "received from a peer.\n"
       << "# TYPE actorflow_peer_bytes_received_total counter\n";
     m << "actorflow_peer_bytes_received_total{task=\"" << t << "\",peer=\"clients\"} "
       << metrics->client_bytes_received.load() << "\n";
     for (auto& [peer, tr] : traffic)
-      m << "actorflow_peer_bytes_received_total{task=\"" << t << "\",peer=\"" << label(peer) << "\"} " << tr.received
-        << "\n";
+      m << "actorflow_peer_bytes_received_total{task=\"" << t << "\",peer=\"" << label(peer)
+        << "\"} " << tr.received << "\n";
     // Each family's lines stay together (Prometheus' text format), so these come after the
     // per-peer byte counters, not between them.
     refusals->write_metrics(m, t);
     const auto pushed = routes->pushed();
-    m << "# HELP actorflow_pushed_tensors_received_total Tensors other tasks pushed to this task's push port.\n"
+    m << "# HELP actorflow_pushed_tensors_received_total Tensors other tasks pushed to this task's "
+         "push port.\n"
       << "# TYPE actorflow_pushed_tensors_received_total counter\n"
       << "actorflow_pushed_tensors_received_total{task=\"" << t << "\"} " << pushed.tensors << "\n"
-      << "# HELP actorflow_pushed_control_frames_received_total Partition runs, their replies, cancellations and step cleanups that came over the push port.\n"
+      << "# HELP actorflow_pushed_control_frames_received_total Partition runs, their replies, "
+         "cancellations and step cleanups that came over the push port.\n"
       << "# TYPE actorflow_pushed_control_frames_received_total counter\n"
-      << "actorflow_pushed_control_frames_received_total{task=\"" << t << "\"} " << pushed.control << "\n";
-    m << "# HELP actorflow_stalled_waits Waits in steps on this task that have lasted the stall period, by kind.\n"
+      << "actorflow_pushed_control_frames_received_total{task=\"" << t << "\"} " << pushed.control
+      << "\n";
+    m << "# HELP actorflow_stalled_waits Waits in steps on this task that have lasted the stall "
+         "period, by kind.\n"
       << "# TYPE actorflow_stalled_waits gauge\n";
     for (const char* kind : {"dequeue", "take", "recv"})
       m << "actorflow_stalled_waits{task=\"" << t << "\",kind=\"" << kind << "\"} "
-        << std::count_if(stalled.begin(), stalled.end(), [&](const StallWatch::Stalled& s) { return s.kind == kind; })
+        << std::count_if(stalled.begin(), stalled.end(),
+                         [&](const StallWatch::Stalled& s) { return s.kind == kind; })
         << "\n";
-    m << "# HELP actorflow_longest_stall_seconds How long the longest stalled wait on this task has lasted.\n"
+    m << "# HELP actorflow_longest_stall_seconds How long the longest stalled wait on this task "
+         "has lasted.\n"
       << "# TYPE actorflow_longest_stall_seconds gauge\n"
       << "actorflow_longest_stall_seconds{task=\"" << t << "\"} "
-      << (stalled.empty() ? 0.0 : static_cast<double>(stalled.front().waited.count()) / 1000.0) << "\n";
+      << (stalled.empty() ? 0.0 : static_cast<double>(stalled.front().waited.count()) / 1000.0)
+      << "\n";
     *body = m.str();
     *type = "text/plain; version=0.0.4";
     return 200;
@@ -117,25 +131,37 @@ int Server::Impl::serve_status(const std::string& path, std::string* body, std::
     j["cluster"] = nlohmann::json::parse(cluster.to_json());
     j["devices"] = nlohmann::json::array();
     for (auto& a : devices->attributes)
-      j["devices"].push_back({{"name", a.name}, {"type", a.device_type}, {"memory_limit", a.memory_limit}});
+      j["devices"].push_back(
+          {{"name", a.name}, {"type", a.device_type}, {"memory_limit", a.memory_limit}});
     j["open_sessions"] = metrics->open_sessions.load();
     j["steps"] = metrics->steps.load();
     j["step_errors"] = metrics->step_errors.load();
     j["containers"] = containers;
     j["queues"] = nlohmann::json::array();
     for (auto& q : queues)
-      j["queues"].push_back({{"container", q.container}, {"name", q.name}, {"kind", q.kind}, {"size", q.size},
-                             {"capacity", q.capacity}, {"pending_enqueues", q.pending_enqueues},
-                             {"pending_dequeues", q.pending_dequeues}, {"closed", q.closed}});
+      j["queues"].push_back({{"container", q.container},
+                             {"name", q.name},
+                             {"kind", q.kind},
+                             {"size", q.size},
+                             {"capacity", q.capacity},
+                             {"pending_enqueues", q.pending_enqueues},
+                             {"pending_dequeues", q.pending_dequeues},
+                             {"closed", q.closed}});
     j["peers"] = nlohmann::json::object();
-    for (auto& [peer, tr] : traffic) j["peers"][peer] = {{"bytes_sent", tr.sent}, {"bytes_received", tr.received}};
+    for (auto& [peer, tr] : traffic)
+      j["peers"][peer] = {{"bytes_sent", tr.sent}, {"bytes_received", tr.received}};
     // The stall inspector's list: what each long wait waits for, and since which step.
     j["stall_period_ms"] = options.stall_period.count();
     j["stalls"] = nlohmann::json::array();
     for (const auto& w : stalled)
-      j["stalls"].push_back({{"kind", w.kind}, {"what", w.what}, {"device", w.device}, {"step_id", w.step_id},
-                             {"global_step", w.global_step}, {"waiting_for", w.waiting_for},
-                             {"waited_ms", w.waited.count()}, {"summary", net::StallInspector::describe(w)}});
+      j["stalls"].push_back({{"kind", w.kind},
+                             {"what", w.what},
+                             {"device", w.device},
+                             {"step_id", w.step_id},
+                             {"global_step", w.global_step},
+                             {"waiting_for", w.waiting_for},
+                             {"waited_ms", w.waited.count()},
+                             {"summary", net::StallInspector::describe(w)}});
     *body = j.dump(2) + "\n";
     *type = "application/json";
     return 200;

@@ -35,14 +35,16 @@ std::string StallInspector::describe(const StallWatch::Stalled& s) {
                                            : "a receive of " + s.what;
   char waited[32];
   std::snprintf(waited, sizeof waited, "%.1f s", static_cast<double>(s.waited.count()) / 1000.0);
-  std::string line = "step " + std::to_string(s.step_id) + " has waited " + waited + " in " + what + " on " + s.device;
+  std::string line = "step " + std::to_string(s.step_id) + " has waited " + waited + " in " + what +
+                     " on " + s.device;
   if (s.global_step >= 0) line += " (global step " + std::to_string(s.global_step) + ")";
   if (!s.waiting_for.empty()) line += ": waiting for " + s.waiting_for;
   return line;
 }
 
 void StallInspector::run() {
-  const auto tick = std::clamp(period_ / 4, std::chrono::milliseconds(10), std::chrono::milliseconds(1000));
+  const auto tick =
+      std::clamp(period_ / 4, std::chrono::milliseconds(10), std::chrono::milliseconds(1000));
   std::map<std::uint64_t, std::chrono::steady_clock::time_point> logged;  // wait id -> last line
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {

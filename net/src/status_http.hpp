@@ -19,7 +19,8 @@ class StatusHttpServer {
  public:
   /// Answers `path` (without the query string): returns the HTTP status code and fills
   /// `body` and `content_type`. Runs on the server's thread.
-  using Handler = std::function<int(const std::string& path, std::string* body, std::string* content_type)>;
+  using Handler =
+      std::function<int(const std::string& path, std::string* body, std::string* content_type)>;
 
   /// Listens on `host`:`port` (0: the system chooses); throws UnavailableError naming
   /// `owner` when it cannot. Refusals are counted in `refusals` (none: logged only).

@@ -9,17 +9,16 @@
 #include <unistd.h>
 
 #include <array>
+#include <asio.hpp>
 #include <atomic>
-#include <condition_variable>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <future>
 #include <map>
 #include <mutex>
 #include <thread>
-
-#include <asio.hpp>
 
 #include "actorflow/ops/errors.hpp"
 #include "waiting_connections.hpp"
@@ -42,7 +41,8 @@ void put_u64(char* p, std::uint64_t v) {
 }
 std::uint64_t get_u64(const char* p) {
   std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  for (int i = 0; i < 8; ++i)
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
   return v;
 }
 
@@ -67,11 +67,12 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
     std::array<char, 32> header{};
     std::uint64_t call = 0, token = 0, length = 0;
     std::string body;
-    std::mutex mu;                ///< guards `out`, `writing` and `closed` (replies come from any thread)
-    std::deque<std::string> out;  ///< reply frames waiting; the front one is being written when `writing`
-    bool writing = false;         ///< the io thread has an async write in flight
+    std::mutex mu;  ///< guards `out`, `writing` and `closed` (replies come from any thread)
+    std::deque<std::string>
+        out;               ///< reply frames waiting; the front one is being written when `writing`
+    bool writing = false;  ///< the io thread has an async write in flight
     bool closed = false;
-    bool authenticated = false;   ///< io thread: a request with a known token arrived
+    bool authenticated = false;  ///< io thread: a request with a known token arrived
     std::chrono::steady_clock::time_point deadline;  ///< for the first request header
     std::string peer;
   };
@@ -86,7 +87,7 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
   asio::steady_timer backoff{io};
   WaitingConnections<Connection> waiting;  ///< io thread: not yet authenticated
   std::uint16_t port = 0;
-  std::size_t connections = 0;  ///< io thread only
+  std::size_t connections = 0;                  ///< io thread only
   std::vector<std::weak_ptr<Connection>> open;  ///< io thread only; pruned as it grows
   std::mutex mu;
   bool stopped = false;
@@ -99,7 +100,8 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
     acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
       if (out_of_descriptors(ec)) {
-        refuse("(not accepted)", "descriptors", "cannot accept: " + ec.message() + "; trying again in 100 ms");
+        refuse("(not accepted)", "descriptors",
+               "cannot accept: " + ec.message() + "; trying again in 100 ms");
         return accept_later(backoff, [this] { accept(); });
       }
       if (!ec) {
@@ -119,8 +121,9 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
           if (open.size() >= 2 * connections + 16)
             std::erase_if(open, [](const std::weak_ptr<Connection>& w) { return w.expired(); });
           open.push_back(c);
-          waiting.add(c, [](const Connection& w) { return !w.authenticated && !w.closed; },
-                      [this](const std::shared_ptr<Connection>& w) { close(w); });
+          waiting.add(
+              c, [](const Connection& w) { return !w.authenticated && !w.closed; },
+              [this](const std::shared_ptr<Connection>& w) { close(w); });
           read_header(c);
         }
       }
@@ -154,44 +157,49 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
   }
 
   void read_header(const std::shared_ptr<Connection>& c) {
-    asio::async_read(c->socket, asio::buffer(c->header), [this, c](std::error_code ec, std::size_t) {
-      if (ec) return close(c);
-      const StepHeader h = decode_step_header(std::string_view(c->header.data(), c->header.size()));
-      if (!h.magic) {
-        refuse(c->peer, "not_step", "not the step protocol");
-        return close(c);
-      }
-      c->call = h.call;
-      c->token = h.token;
-      c->length = h.length;
-      if (c->length > kStepMaxRequest) {
-        refuse(c->peer, "oversized",
-               "a request of " + std::to_string(c->length) + " bytes, more than " + std::to_string(kStepMaxRequest));
-        return close(c);
-      }
-      if (known && !known(c->token)) {
-        // Answered (the client learns why), then closed, before a byte of the body is read.
-        refuse(c->peer, "unknown_token", "a request for a session that is not open here");
-        const std::string task = owner.substr(owner.rfind(' ') + 1);
-        return answer_and_close(c, frame(c->call, static_cast<std::uint64_t>(Code::aborted),
-                                         "Session is not open on " + task + " (closed, or its containers were reset)"));
-      }
-      c->authenticated = true;
-      if (h.hello()) {
-        // Accepted: the client sends its steps here only after this answer, so a refused or
-        // never-accepted connection sends them over CAF instead.
-        reply(c, frame(0, 0, {}));
-        return read_header(c);
-      }
-      c->body.clear();
-      read_body(c);
-    });
+    asio::async_read(
+        c->socket, asio::buffer(c->header), [this, c](std::error_code ec, std::size_t) {
+          if (ec) return close(c);
+          const StepHeader h =
+              decode_step_header(std::string_view(c->header.data(), c->header.size()));
+          if (!h.magic) {
+            refuse(c->peer, "not_step", "not the step protocol");
+            return close(c);
+          }
+          c->call = h.call;
+          c->token = h.token;
+          c->length = h.length;
+          if (c->length > kStepMaxRequest) {
+            refuse(c->peer, "oversized",
+                   "a request of " + std::to_string(c->length) + " bytes, more than " +
+                       std::to_string(kStepMaxRequest));
+            return close(c);
+          }
+          if (known && !known(c->token)) {
+            // Answered (the client learns why), then closed, before a byte of the body is read.
+            refuse(c->peer, "unknown_token", "a request for a session that is not open here");
+            const std::string task = owner.substr(owner.rfind(' ') + 1);
+            return answer_and_close(c, frame(c->call, static_cast<std::uint64_t>(Code::aborted),
+                                             "Session is not open on " + task +
+                                                 " (closed, or its containers were reset)"));
+          }
+          c->authenticated = true;
+          if (h.hello()) {
+            // Accepted: the client sends its steps here only after this answer, so a refused or
+            // never-accepted connection sends them over CAF instead.
+            reply(c, frame(0, 0, {}));
+            return read_header(c);
+          }
+          c->body.clear();
+          read_body(c);
+        });
   }
 
   /// Io thread: writes `f` and closes the connection.
   void answer_and_close(const std::shared_ptr<Connection>& c, std::string f) {
     auto bytes = std::make_shared<std::string>(std::move(f));
-    asio::async_write(c->socket, asio::buffer(*bytes), [this, c, bytes](std::error_code, std::size_t) { close(c); });
+    asio::async_write(c->socket, asio::buffer(*bytes),
+                      [this, c, bytes](std::error_code, std::size_t) { close(c); });
   }
 
   void read_body(const std::shared_ptr<Connection>& c) {
@@ -199,10 +207,11 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
     if (have == c->length) return dispatch(c);
     const std::size_t piece = std::min<std::size_t>(kReadChunk, c->length - have);
     c->body.resize(have + piece);
-    asio::async_read(c->socket, asio::buffer(c->body.data() + have, piece), [this, c](std::error_code ec, std::size_t) {
-      if (ec) return close(c);
-      read_body(c);
-    });
+    asio::async_read(c->socket, asio::buffer(c->body.data() + have, piece),
+                     [this, c](std::error_code ec, std::size_t) {
+                       if (ec) return close(c);
+                       read_body(c);
+                     });
   }
 
   void dispatch(const std::shared_ptr<Connection>& c) {
@@ -214,7 +223,8 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
       if (!self) return;  // the server is gone: nobody to answer
       auto conn = weak_c.lock();
       if (!conn) return;
-      self->reply(conn, s.ok() ? frame(call, 0, reply) : frame(call, static_cast<std::uint64_t>(s.code()), s.message()));
+      self->reply(conn, s.ok() ? frame(call, 0, reply)
+                               : frame(call, static_cast<std::uint64_t>(s.code()), s.message()));
     });
     c->body = std::string();
     read_header(c);  // requests are pipelined: read the next one while this step runs
@@ -246,30 +256,32 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
   void write_front(const std::shared_ptr<Connection>& c) {
     std::lock_guard<std::mutex> lock(c->mu);
     if (c->closed) return;
-    asio::async_write(c->socket, asio::buffer(c->out.front()), [this, c](std::error_code ec, std::size_t) {
-      if (ec) return close(c);
-      std::lock_guard<std::mutex> lock(c->mu);
-      c->out.pop_front();
-      if (c->out.empty()) {
-        c->writing = false;
-        return;
-      }
-      asio::post(io, [this, c] { write_front(c); });
-    });
+    asio::async_write(c->socket, asio::buffer(c->out.front()),
+                      [this, c](std::error_code ec, std::size_t) {
+                        if (ec) return close(c);
+                        std::lock_guard<std::mutex> lock(c->mu);
+                        c->out.pop_front();
+                        if (c->out.empty()) {
+                          c->writing = false;
+                          return;
+                        }
+                        asio::post(io, [this, c] { write_front(c); });
+                      });
   }
 };
 
-StepServer::StepServer(const std::string& host, std::string owner, Handler handler, TokenCheck known, Limits limits,
-                       std::shared_ptr<Refusals> refusals)
+StepServer::StepServer(const std::string& host, std::string owner, Handler handler,
+                       TokenCheck known, Limits limits, std::shared_ptr<Refusals> refusals)
     : impl_(std::make_shared<Impl>()) {
   impl_->owner = std::move(owner);
   impl_->handler = std::move(handler);
   impl_->known = std::move(known);
-  impl_->waiting = WaitingConnections<Impl::Connection>("step", limits.handshake_timeout, limits.max_unauthenticated,
-                                                         std::move(refusals));
+  impl_->waiting = WaitingConnections<Impl::Connection>(
+      "step", limits.handshake_timeout, limits.max_unauthenticated, std::move(refusals));
   const std::error_code ec = listen_on(impl_->acceptor, host, 0);
   if (ec)
-    throw UnavailableError(unavailable(impl_->owner + ": cannot open the step port on " + host + ": " + ec.message()));
+    throw UnavailableError(
+        unavailable(impl_->owner + ": cannot open the step port on " + host + ": " + ec.message()));
   impl_->port = impl_->acceptor.local_endpoint().port();
   impl_->accept();
   impl_->sweep();
@@ -314,7 +326,8 @@ Status await_hello_answer(int fd, std::chrono::steady_clock::time_point deadline
   char answer[24];
   std::size_t have = 0;
   while (have < sizeof answer) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     pollfd pfd{fd, POLLIN, 0};
     const int r = ::poll(&pfd, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
     if (r < 0 && errno == EINTR) continue;
@@ -326,7 +339,8 @@ Status await_hello_answer(int fd, std::chrono::steady_clock::time_point deadline
     if (k < 0) return unavailable(std::strerror(errno));
     have += static_cast<std::size_t>(k);
   }
-  const std::uint64_t call = get_u64(answer), code = get_u64(answer + 8), length = get_u64(answer + 16);
+  const std::uint64_t call = get_u64(answer), code = get_u64(answer + 8),
+                      length = get_u64(answer + 16);
   if (call != 0) return unavailable("a reply before the hello's answer");
   if (code != 0) {
     // A refusal with its reason (an unknown token), read if it is short.
@@ -361,7 +375,8 @@ struct StepClient::Impl {
   std::atomic<bool> close_fd_on_exit{false};
   // Client-side deadlines: calls by the time they expire, served by `timer` (started with
   // the first call that has one).
-  std::multimap<std::chrono::steady_clock::time_point, std::pair<std::uint64_t, std::int64_t>> deadlines;
+  std::multimap<std::chrono::steady_clock::time_point, std::pair<std::uint64_t, std::int64_t>>
+      deadlines;
   std::condition_variable timer_cv;
   std::thread timer;
   bool timer_stop = false;
@@ -379,7 +394,8 @@ struct StepClient::Impl {
         continue;
       }
       auto first = deadlines.begin();
-      if (timer_cv.wait_until(lock, first->first) != std::cv_status::timeout && !timer_stop) continue;
+      if (timer_cv.wait_until(lock, first->first) != std::cv_status::timeout && !timer_stop)
+        continue;
       const auto now = std::chrono::steady_clock::now();
       std::vector<std::pair<std::function<void(Status, std::string)>, std::int64_t>> expired;
       while (!deadlines.empty() && deadlines.begin()->first <= now) {
@@ -392,8 +408,9 @@ struct StepClient::Impl {
       }
       lock.unlock();
       for (auto& [done, timeout_ms] : expired)
-        done(deadline_exceeded("Timed out waiting for notification: " + what + ": the step exceeded its deadline of " +
-                               std::to_string(timeout_ms) + " ms with no reply from the server"),
+        done(deadline_exceeded("Timed out waiting for notification: " + what +
+                               ": the step exceeded its deadline of " + std::to_string(timeout_ms) +
+                               " ms with no reply from the server"),
              {});
       lock.lock();
     }
@@ -426,8 +443,10 @@ struct StepClient::Impl {
     for (;;) {
       char header[24];
       if (!read_exact(header, sizeof header)) break;
-      const std::uint64_t call = get_u64(header), code = get_u64(header + 8), length = get_u64(header + 16);
-      if (length > (std::uint64_t{1} << 40) || code > static_cast<std::uint64_t>(Code::unauthenticated)) {
+      const std::uint64_t call = get_u64(header), code = get_u64(header + 8),
+                          length = get_u64(header + 16);
+      if (length > (std::uint64_t{1} << 40) ||
+          code > static_cast<std::uint64_t>(Code::unauthenticated)) {
         fail_all(data_loss(what + ": malformed reply on the step connection"));
         return;
       }
@@ -450,18 +469,21 @@ struct StepClient::Impl {
   }
 };
 
-StepClient::StepClient(const std::string& host, std::uint16_t port, std::uint64_t token, std::string what,
-                       std::chrono::milliseconds connect_timeout)
+StepClient::StepClient(const std::string& host, std::uint16_t port, std::uint64_t token,
+                       std::string what, std::chrono::milliseconds connect_timeout)
     : impl_(std::make_shared<Impl>()) {
   const auto started = std::chrono::steady_clock::now();
   impl_->token = token;
   impl_->what = std::move(what);
   std::error_code ec;
   auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
-  if (ec) throw UnavailableError(unavailable(impl_->what + ": bad step host '" + host + "': " + ec.message()));
+  if (ec)
+    throw UnavailableError(
+        unavailable(impl_->what + ": bad step host '" + host + "': " + ec.message()));
   tcp::endpoint endpoint(address, port);
   int fd = ::socket(endpoint.protocol().family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw UnavailableError(unavailable(impl_->what + ": socket: " + std::strerror(errno)));
+  if (fd < 0)
+    throw UnavailableError(unavailable(impl_->what + ": socket: " + std::strerror(errno)));
   int r = ::connect(fd, endpoint.data(), static_cast<socklen_t>(endpoint.size()));
   if (r < 0 && errno == EINPROGRESS) {
     pollfd pfd{fd, POLLOUT, 0};
@@ -476,8 +498,8 @@ StepClient::StepClient(const std::string& host, std::uint16_t port, std::uint64_
   if (r < 0) {
     std::string why = std::strerror(errno);
     ::close(fd);
-    throw UnavailableError(unavailable(impl_->what + ": cannot connect to the step port " + std::to_string(port) +
-                                       ": " + why));
+    throw UnavailableError(unavailable(impl_->what + ": cannot connect to the step port " +
+                                       std::to_string(port) + ": " + why));
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   int one = 1;
@@ -492,7 +514,8 @@ StepClient::StepClient(const std::string& host, std::uint16_t port, std::uint64_
   if (::send(fd, hello, sizeof hello, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof hello)) {
     std::string why = std::strerror(errno);
     ::close(fd);
-    throw UnavailableError(unavailable(impl_->what + ": cannot greet the step port " + std::to_string(port) + ": " + why));
+    throw UnavailableError(unavailable(impl_->what + ": cannot greet the step port " +
+                                       std::to_string(port) + ": " + why));
   }
   // The server's answer to the hello: until it comes the connection may sit unaccepted in a
   // flooded or descriptor-starved server's backlog, and a step sent there would wait for
@@ -542,8 +565,10 @@ bool StepClient::run(const std::string& request, std::function<void(Status, std:
     if (deadline != std::chrono::steady_clock::time_point::max()) {
       const bool earliest = impl_->deadlines.empty() || deadline < impl_->deadlines.begin()->first;
       impl_->deadlines.emplace(deadline, std::make_pair(call, timeout_ms));
-      if (!impl_->timer.joinable()) impl_->timer = std::thread([impl = impl_] { impl->timer_loop(); });
-      else if (earliest) impl_->timer_cv.notify_one();
+      if (!impl_->timer.joinable())
+        impl_->timer = std::thread([impl = impl_] { impl->timer_loop(); });
+      else if (earliest)
+        impl_->timer_cv.notify_one();
     }
   }
   char header[32];

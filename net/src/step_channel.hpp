@@ -58,8 +58,8 @@ class StepServer {
   using Limits = StepServerLimits;
 
   /// Listens on `host`:0; throws UnavailableError naming `owner` when it cannot.
-  StepServer(const std::string& host, std::string owner, Handler handler, TokenCheck known = {}, Limits limits = {},
-             std::shared_ptr<Refusals> refusals = {});
+  StepServer(const std::string& host, std::string owner, Handler handler, TokenCheck known = {},
+             Limits limits = {}, std::shared_ptr<Refusals> refusals = {});
   ~StepServer();
   StepServer(const StepServer&) = delete;
   StepServer& operator=(const StepServer&) = delete;
@@ -93,9 +93,10 @@ class StepClient {
   /// a step past its deadline. Returns false, without calling `done`, when the request was
   /// not sent and so not run: the connection is broken, or it is larger than
   /// kStepMaxRequest; the caller runs it another way (over CAF).
-  bool run(const std::string& request, std::function<void(Status, std::string)> done,
-           std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max(),
-           std::int64_t timeout_ms = 0);
+  bool run(
+      const std::string& request, std::function<void(Status, std::string)> done,
+      std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max(),
+      std::int64_t timeout_ms = 0);
   /// Fails every call in flight with `why` and closes the connection (the server went
   /// away, as CAF's monitoring found). Later calls fail with `why` too.
   void fail_all(const Status& why);

@@ -12,10 +12,10 @@
 #include "actorflow/ops/errors.hpp"
 #include "cluster.hpp"
 #include "partition_codec.hpp"
-#include "worker_protocol.hpp"
 #include "step.hpp"
 #include "wire.hpp"
 #include "wire_types.hpp"
+#include "worker_protocol.hpp"
 
 namespace af::net {
 
@@ -58,7 +58,8 @@ Status request_failure(ProxyActor* self, const caf::error& e, const std::string&
   auto& st = self->state;
   if (!st.down.ok()) return st.down;
   if (e == caf::sec::request_receiver_down)
-    return unavailable("Task " + st.peer_task + " at " + st.peer_address + " is unavailable (its worker is gone)");
+    return unavailable("Task " + st.peer_task + " at " + st.peer_address +
+                       " is unavailable (its worker is gone)");
   return status_from_caf_error(e, what + " on " + st.peer_task);
 }
 
@@ -100,7 +101,8 @@ void finish(ProxyActor* self, const detail::PartitionRunPtr& run, const Status& 
 
 /// A partition's reply (its fetches, then its step stats) from the remote worker: the
 /// fetches go into the step, the stats into its trace; then the partition is done.
-void take_reply(ProxyActor* self, const detail::PartitionRunPtr& run, const std::string& reply, std::size_t bytes) {
+void take_reply(ProxyActor* self, const detail::PartitionRunPtr& run, const std::string& reply,
+                std::size_t bytes) {
   self->state.routes->count_received(self->state.peer_task, bytes);
   WireReader in(reply, "partition reply from " + self->state.peer_task);
   std::string fetch_blob;
@@ -108,11 +110,13 @@ void take_reply(ProxyActor* self, const detail::PartitionRunPtr& run, const std:
   Status s;
   if (!in.str(&fetch_blob) || !in.stats(&stats)) s = in.status();
   std::vector<std::pair<int, Tensor>> fetched;
-  if (s.ok()) s = decode_indexed_tensors(fetch_blob, "fetches from " + self->state.peer_task, &fetched);
+  if (s.ok())
+    s = decode_indexed_tensors(fetch_blob, "fetches from " + self->state.peer_task, &fetched);
   if (s.ok())
     for (auto& [index, value] : fetched) {
       if (static_cast<std::size_t>(index) >= run->step->results.size()) {
-        s = data_loss("fetch index " + std::to_string(index) + " from " + self->state.peer_task + " out of range");
+        s = data_loss("fetch index " + std::to_string(index) + " from " + self->state.peer_task +
+                      " out of range");
         break;
       }
       run->step->results[static_cast<std::size_t>(index)] = std::move(value);
@@ -127,13 +131,15 @@ void take_reply(ProxyActor* self, const detail::PartitionRunPtr& run, const std:
 
 /// worker_push_reply: the reply to a run sent over the push channel (worker_protocol.hpp),
 /// from this task's push port (`frame_bytes` on the wire) or over CAF (0: the payload's).
-void on_push_reply(ProxyActor* self, std::uint64_t id, const std::string& payload, std::uint64_t frame_bytes) {
+void on_push_reply(ProxyActor* self, std::uint64_t id, const std::string& payload,
+                   std::uint64_t frame_bytes) {
   auto& st = self->state;
   st.routes->take_reply(id);  // one that came over CAF is still expected on the push port
   auto it = st.pushed.find(id);
   if (it == st.pushed.end()) return;  // its step ended meanwhile (the task went down)
   auto run = it->second;
-  const std::size_t bytes = frame_bytes > 0 ? static_cast<std::size_t>(frame_bytes) : payload.size();
+  const std::size_t bytes =
+      frame_bytes > 0 ? static_cast<std::size_t>(frame_bytes) : payload.size();
   WireReader in(payload, "partition reply from " + st.peer_task);
   std::uint64_t echoed = 0;
   std::uint8_t ok = 0;
@@ -151,7 +157,8 @@ void on_push_reply(ProxyActor* self, std::uint64_t id, const std::string& payloa
 /// Sends a control frame (worker_protocol.hpp) for step `step_id` to the remote task over the
 /// push channel, counting its bytes; false when the task has none or the push failed (the
 /// caller sends it over CAF).
-bool push_control(ProxyActor* self, std::int64_t step_id, const std::string& key, const std::string& payload) {
+bool push_control(ProxyActor* self, std::int64_t step_id, const std::string& key,
+                  const std::string& payload) {
   auto& st = self->state;
   auto pusher = st.routes->pusher(st.peer_task);
   if (!pusher) return false;
@@ -164,8 +171,8 @@ bool push_control(ProxyActor* self, std::int64_t step_id, const std::string& key
 /// Sends run `run` of registered partition `handle` to the remote worker over the push
 /// channel; returns its request id, or 0 when the task has none or it failed (the caller
 /// sends it over CAF).
-std::uint64_t push_run(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t handle, std::int64_t timeout_ms,
-              const std::string& feed_blob) {
+std::uint64_t push_run(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t handle,
+                       std::int64_t timeout_ms, const std::string& feed_blob) {
   auto& st = self->state;
   if (!st.routes->pusher(st.peer_task)) return 0;
   const std::uint64_t id = st.routes->next_request_id();
@@ -190,14 +197,16 @@ void start(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t h
   const auto& plan = step.executors[run->partition]->plan;
   std::vector<std::pair<int, Tensor>> feeds;
   for (auto& node : plan.nodes)
-    if (node.feed_index >= 0) feeds.emplace_back(node.feed_index, step.feeds[static_cast<std::size_t>(node.feed_index)]);
+    if (node.feed_index >= 0)
+      feeds.emplace_back(node.feed_index, step.feeds[static_cast<std::size_t>(node.feed_index)]);
   // Without a step deadline the request waits untimed (a CAF request timeout wakes CAF's
   // clock thread twice per step): the proxy monitors the remote worker, so a task that goes
   // away fails the partition Unavailable (on_peer_down) either way.
   std::int64_t timeout_ms = 0;
   caf::duration wait = caf::infinite;
   if (step.timeout) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(step.deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        step.deadline - std::chrono::steady_clock::now());
     timeout_ms = std::max<std::int64_t>(1, left.count());
     wait = caf::duration{std::chrono::milliseconds(timeout_ms) + kRequestSlack};
   }
@@ -209,14 +218,16 @@ void start(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t h
   // worker never answers.
   if (auto id = push_run(self, run, handle, timeout_ms, feed_blob); id != 0) {
     if (step.timeout)
-      self->delayed_send(self, std::chrono::milliseconds(timeout_ms) + kRequestSlack, push_timeout_atom::value, id);
+      self->delayed_send(self, std::chrono::milliseconds(timeout_ms) + kRequestSlack,
+                         push_timeout_atom::value, id);
     return;
   }
   self->state.routes->count_sent(self->state.peer_task, feed_blob.size());
-  self->request(self->state.worker, wait, worker_run_atom::value, handle, step.step_id, timeout_ms, step.trace,
-                std::move(feed_blob))
-      .then([self, run](const std::string& reply) { take_reply(self, run, reply, reply.size()); },
-            [self, run](caf::error& e) { finish(self, run, request_failure(self, e, "partition")); });
+  self->request(self->state.worker, wait, worker_run_atom::value, handle, step.step_id, timeout_ms,
+                step.trace, std::move(feed_blob))
+      .then(
+          [self, run](const std::string& reply) { take_reply(self, run, reply, reply.size()); },
+          [self, run](caf::error& e) { finish(self, run, request_failure(self, e, "partition")); });
 }
 
 void fail_registration(ProxyActor* self, const detail::ExecutorImpl* key, const Status& why) {
@@ -231,7 +242,8 @@ void fail_registration(ProxyActor* self, const detail::ExecutorImpl* key, const 
 /// naming the task (later ones fail at once).
 void on_peer_down(ProxyActor* self, const caf::down_msg& msg) {
   auto& st = self->state;
-  if (!st.down.ok() || msg.source != caf::actor_cast<caf::actor_addr>(st.worker)) return;  // an older worker handle
+  if (!st.down.ok() || msg.source != caf::actor_cast<caf::actor_addr>(st.worker))
+    return;  // an older worker handle
   st.registered_again.clear();
   st.down = unavailable("Task " + st.peer_task + " at " + st.peer_address + " is unavailable (" +
                         self->system().render(msg.reason) + ")");
@@ -298,7 +310,9 @@ void run_partition(ProxyActor* self, const detail::PartitionRunPtr& run) {
             it->second.queued.clear();
             for (auto& r : queued) start(self, r, handle);
           },
-          [self, key](caf::error& e) { fail_registration(self, key, request_failure(self, e, "registering a partition")); });
+          [self, key](caf::error& e) {
+            fail_registration(self, key, request_failure(self, e, "registering a partition"));
+          });
 }
 
 /// cancel_atom from a master: cancels the step's partition on the remote task; one still
@@ -309,8 +323,9 @@ void cancel_step(ProxyActor* self, std::int64_t step_id, const Status& why) {
   if (st.running.count(step_id)) {
     // After a run sent over the push channel, on that channel too: over CAF the cancellation
     // could reach the worker before the run and leave it running (a dequeue never ends).
-    bool pushed = std::any_of(st.pushed.begin(), st.pushed.end(),
-                              [&](const auto& entry) { return entry.second->step->step_id == step_id; });
+    bool pushed = std::any_of(st.pushed.begin(), st.pushed.end(), [&](const auto& entry) {
+      return entry.second->step->step_id == step_id;
+    });
     WireWriter out;
     out.error(why.ok() ? cancelled("step " + std::to_string(step_id) + " was cancelled") : why);
     if (!pushed || !push_control(self, step_id, kPushCancelKey, out.take()))
@@ -329,7 +344,8 @@ void cancel_step(ProxyActor* self, std::int64_t step_id, const Status& why) {
 
 /// worker_tensor from the remote task: a tensor one of its partitions sent to another task,
 /// delivered here or forwarded to its task.
-void forward_tensor(ProxyActor* self, std::int64_t step_id, const std::string& key, const std::string& blob) {
+void forward_tensor(ProxyActor* self, std::int64_t step_id, const std::string& key,
+                    const std::string& blob) {
   auto& st = self->state;
   st.routes->count_received(st.peer_task, blob.size());
   auto dst = destination_task(key);
@@ -343,7 +359,8 @@ void forward_tensor(ProxyActor* self, std::int64_t step_id, const std::string& k
   WireReader in(blob, "tensor " + key + " from " + st.peer_task);
   Tensor value;
   if (!in.tensor(&value) || !in.at_end()) {
-    Status s = in.status().ok() ? data_loss("malformed tensor " + key + ": trailing bytes") : in.status();
+    Status s =
+        in.status().ok() ? data_loss("malformed tensor " + key + ": trailing bytes") : in.status();
     self->send(st.local_rendezvous, detail::abort_atom::value, step_id, s);
     return;
   }
@@ -355,13 +372,16 @@ void forward_tensor(ProxyActor* self, std::int64_t step_id, const std::string& k
 void forget_scope(ProxyActor* self, const std::string& kernel_scope) {
   auto& st = self->state;
   for (auto it = st.registered.begin(); it != st.registered.end();)
-    it = it->second.scope == kernel_scope && it->second.queued.empty() ? st.registered.erase(it) : std::next(it);
+    it = it->second.scope == kernel_scope && it->second.queued.empty() ? st.registered.erase(it)
+                                                                       : std::next(it);
   if (st.down.ok())
-    self->send(st.worker, worker_forget_atom::value, st.local_task + "/" + st.incarnation + "/" + kernel_scope);
+    self->send(st.worker, worker_forget_atom::value,
+               st.local_task + "/" + st.incarnation + "/" + kernel_scope);
 }
 
-caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string peer_address, caf::actor worker,
-                         std::string local_task, caf::actor local_rendezvous, std::shared_ptr<Routes> routes) {
+caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string peer_address,
+                         caf::actor worker, std::string local_task, caf::actor local_rendezvous,
+                         std::shared_ptr<Routes> routes) {
   auto& st = self->state;
   st.peer_task = std::move(peer_task);
   st.peer_address = std::move(peer_address);
@@ -376,20 +396,23 @@ caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string pe
   self->set_exit_handler([self](caf::exit_msg& msg) { on_exit(self, msg); });
   return {
       [self](detail::run_atom, const detail::PartitionRunPtr& run) { run_partition(self, run); },
-      [self](detail::cancel_atom, std::int64_t step, const Status& why) { cancel_step(self, step, why); },
+      [self](detail::cancel_atom, std::int64_t step, const Status& why) {
+        cancel_step(self, step, why);
+      },
       [self](detail::cleanup_atom, std::int64_t step) {
         auto& st = self->state;
         if (!st.down.ok()) return;
         // Over the push channel when the task has one (no wake-up of CAF's multiplexers).
-        if (!push_control(self, step, kPushCleanupKey, {})) self->send(st.worker, worker_cleanup_atom::value, step);
+        if (!push_control(self, step, kPushCleanupKey, {}))
+          self->send(st.worker, worker_cleanup_atom::value, step);
       },
-      [self](worker_tensor_atom, std::int64_t step, const std::string& key, const std::string& tensor) {
-        forward_tensor(self, step, key, tensor);
+      [self](worker_tensor_atom, std::int64_t step, const std::string& key,
+             const std::string& tensor) { forward_tensor(self, step, key, tensor); },
+      [self](worker_forget_atom, const std::string& kernel_scope) {
+        forget_scope(self, kernel_scope);
       },
-      [self](worker_forget_atom, const std::string& kernel_scope) { forget_scope(self, kernel_scope); },
-      [self](worker_push_reply_atom, std::uint64_t id, const std::string& payload, std::uint64_t frame_bytes) {
-        on_push_reply(self, id, payload, frame_bytes);
-      },
+      [self](worker_push_reply_atom, std::uint64_t id, const std::string& payload,
+             std::uint64_t frame_bytes) { on_push_reply(self, id, payload, frame_bytes); },
       [self](proxy_revive_atom, caf::actor worker) {
         // The same process is back (a freeze, a broken link): serve again. Its worker
         // forgot this proxy's partitions with the lost connection; they are registered anew.
@@ -404,7 +427,8 @@ caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string pe
         auto it = self->state.pushed.find(id);
         if (it == self->state.pushed.end()) return;
         auto run = it->second;
-        finish(self, run, request_failure(self, caf::make_error(caf::sec::request_timeout), "partition"));
+        finish(self, run,
+               request_failure(self, caf::make_error(caf::sec::request_timeout), "partition"));
       },
   };
 }
@@ -412,10 +436,11 @@ caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string pe
 }  // namespace
 
 caf::actor spawn_task_proxy(caf::actor_system& sys, std::string peer_task, std::string peer_address,
-                            caf::actor remote_worker, std::string local_task, caf::actor local_rendezvous,
-                            std::shared_ptr<Routes> routes) {
-  return sys.spawn(task_proxy, std::move(peer_task), std::move(peer_address), std::move(remote_worker),
-                   std::move(local_task), std::move(local_rendezvous), std::move(routes));
+                            caf::actor remote_worker, std::string local_task,
+                            caf::actor local_rendezvous, std::shared_ptr<Routes> routes) {
+  return sys.spawn(task_proxy, std::move(peer_task), std::move(peer_address),
+                   std::move(remote_worker), std::move(local_task), std::move(local_rendezvous),
+                   std::move(routes));
 }
 
 }  // namespace af::net

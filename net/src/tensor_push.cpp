@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <asio.hpp>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -20,8 +21,6 @@
 #include <random>
 #include <thread>
 #include <vector>
-
-#include <asio.hpp>
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
@@ -105,11 +104,14 @@ int connect_socket(const std::string& host, std::uint16_t port, std::string* err
     int rc = ::connect(fd, a->ai_addr, a->ai_addrlen);
     if (rc != 0 && errno == EINPROGRESS) {
       pollfd p{fd, POLLOUT, 0};
-      rc = ::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kConnectTimeout).count())) == 1 ? 0 : -1;
+      rc = ::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kConnectTimeout).count())) == 1
+               ? 0
+               : -1;
       if (rc != 0) errno = ETIMEDOUT;
       int so_error = 0;
       socklen_t len = sizeof so_error;
-      if (rc == 0 && (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) != 0 || so_error != 0)) {
+      if (rc == 0 &&
+          (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) != 0 || so_error != 0)) {
         errno = so_error;
         rc = -1;
       }
@@ -132,11 +134,15 @@ Status await_answer(int fd, std::chrono::steady_clock::time_point deadline) {
   char answer[kPushHelloBytes];
   std::size_t have = 0;
   while (have < sizeof answer) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     pollfd pfd{fd, POLLIN, 0};
     const int r = ::poll(&pfd, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
     if (r < 0 && errno == EINTR) continue;
-    if (r == 0) return unavailable("no answer to its hello within " + std::to_string(std::chrono::milliseconds(kConnectTimeout).count()) + " ms");
+    if (r == 0)
+      return unavailable("no answer to its hello within " +
+                         std::to_string(std::chrono::milliseconds(kConnectTimeout).count()) +
+                         " ms");
     if (r < 0) return unavailable(std::string("poll: ") + std::strerror(errno));
     const ssize_t k = ::recv(fd, answer + have, sizeof answer - have, 0);
     if (k < 0 && errno == EINTR) continue;
@@ -147,8 +153,9 @@ Status await_answer(int fd, std::chrono::steady_clock::time_point deadline) {
   const PushHello a = decode_push_hello(std::string_view(answer, sizeof answer));
   if (!a.magic) return unavailable("not a push port's answer");
   if (a.token != 0) {
-    const auto code = a.token <= static_cast<std::uint64_t>(Code::unauthenticated) ? static_cast<Code>(a.token)
-                                                                                   : Code::unknown;
+    const auto code = a.token <= static_cast<std::uint64_t>(Code::unauthenticated)
+                          ? static_cast<Code>(a.token)
+                          : Code::unknown;
     return unavailable(std::string("its hello was refused (") + std::string(code_name(code)) + ")");
   }
   return {};
@@ -191,8 +198,8 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
   asio::steady_timer sweeper{io};
   asio::steady_timer backoff{io};
   std::thread io_thread;
-  WaitingConnections<Pending> waiting;           ///< io thread
-  std::vector<std::weak_ptr<Pending>> pending;   ///< io thread: to close them all on stop
+  WaitingConnections<Pending> waiting;          ///< io thread
+  std::vector<std::weak_ptr<Pending>> pending;  ///< io thread: to close them all on stop
 
   mutable std::mutex mu;
   bool stopping = false;
@@ -208,7 +215,8 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
     acceptor.async_accept([self = shared_from_this()](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !self->acceptor.is_open()) return;
       if (out_of_descriptors(ec)) {
-        self->refuse("(not accepted)", "descriptors", "cannot accept: " + ec.message() + "; trying again in 100 ms");
+        self->refuse("(not accepted)", "descriptors",
+                     "cannot accept: " + ec.message() + "; trying again in 100 ms");
         return accept_later(self->backoff, [self] { self->accept(); });
       }
       if (!ec) self->start(std::move(socket));
@@ -227,20 +235,23 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
       std::erase_if(pending, [](const std::weak_ptr<Pending>& w) { return w.expired(); });
     pending.push_back(c);
     waiting.add(c, is_waiting, [this](const std::shared_ptr<Pending>& w) { close(w); });
-    asio::async_read(c->socket, asio::buffer(c->hello), [self = shared_from_this(), c](std::error_code ec, std::size_t) {
-      if (ec || c->closed) return self->close(c);  // the peer left, or its deadline closed it
-      const PushHello h = decode_push_hello(std::string_view(c->hello.data(), c->hello.size()));
-      if (!h.magic) {
-        self->refuse(c->peer, "not_push", "not the push protocol");
-        return self->close(c);
-      }
-      if (h.token != self->token) {
-        self->refuse(c->peer, "unknown_token", "a hello with a token this server never gave out");
-        return self->answer_and_close(c, static_cast<std::uint64_t>(Code::unauthenticated));
-      }
-      c->authenticated = true;
-      self->hand_to_reader(c);
-    });
+    asio::async_read(
+        c->socket, asio::buffer(c->hello),
+        [self = shared_from_this(), c](std::error_code ec, std::size_t) {
+          if (ec || c->closed) return self->close(c);  // the peer left, or its deadline closed it
+          const PushHello h = decode_push_hello(std::string_view(c->hello.data(), c->hello.size()));
+          if (!h.magic) {
+            self->refuse(c->peer, "not_push", "not the push protocol");
+            return self->close(c);
+          }
+          if (h.token != self->token) {
+            self->refuse(c->peer, "unknown_token",
+                         "a hello with a token this server never gave out");
+            return self->answer_and_close(c, static_cast<std::uint64_t>(Code::unauthenticated));
+          }
+          c->authenticated = true;
+          self->hand_to_reader(c);
+        });
   }
 
   static bool is_waiting(const Pending& c) { return !c.authenticated && !c.closed; }
@@ -254,8 +265,9 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
 
   void answer_and_close(const std::shared_ptr<Pending>& c, std::uint64_t code) {
     auto bytes = std::make_shared<std::string>(encode_push_hello(code));
-    asio::async_write(c->socket, asio::buffer(*bytes),
-                      [self = shared_from_this(), c, bytes](std::error_code, std::size_t) { self->close(c); });
+    asio::async_write(
+        c->socket, asio::buffer(*bytes),
+        [self = shared_from_this(), c, bytes](std::error_code, std::size_t) { self->close(c); });
   }
 
   void sweep() {
@@ -324,21 +336,24 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
       }
       key.resize(h.key_length);
       meta.resize(h.meta_length);
-      if (!read_exact(fd, key.data(), h.key_length) || !read_exact(fd, meta.data(), h.meta_length)) return end();
+      if (!read_exact(fd, key.data(), h.key_length) || !read_exact(fd, meta.data(), h.meta_length))
+        return end();
       PushMeta m = decode_push_meta(meta, h.data_length);
       Tensor value;
       Status refused;
       if (!m.valid) {
         refused = data_loss(owner + ": tensor " + key + " pushed by " + peer +
-                            " has a dtype or shape that does not match its " + std::to_string(h.data_length) +
-                            " bytes");
+                            " has a dtype or shape that does not match its " +
+                            std::to_string(h.data_length) + " bytes");
         refuse(peer, "bad_frame", refused.message());
       } else {
         try {
-          value = Tensor(static_cast<DType>(m.dtype), Shape(std::move(m.dims)), Tensor::for_overwrite);
+          value =
+              Tensor(static_cast<DType>(m.dtype), Shape(std::move(m.dims)), Tensor::for_overwrite);
         } catch (const std::exception& e) {  // bad_alloc: more than this task can hold
           refused = resource_exhausted(owner + ": cannot take tensor " + key + " of " +
-                                       std::to_string(h.data_length) + " bytes pushed by " + peer + ": " + e.what());
+                                       std::to_string(h.data_length) + " bytes pushed by " + peer +
+                                       ": " + e.what());
           refuse(peer, "oversized", refused.message());
         }
       }
@@ -351,7 +366,8 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
       }
       if (!read_exact(fd, static_cast<char*>(value.raw_data()), h.data_length)) return end();
       ++frames;
-      deliver(h.step_id, key, std::move(value), kPushFrameHeaderBytes + h.key_length + h.meta_length + h.data_length);
+      deliver(h.step_id, key, std::move(value),
+              kPushFrameHeaderBytes + h.key_length + h.meta_length + h.data_length);
     }
   }
 
@@ -393,8 +409,9 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
   }
 };
 
-TensorPushServer::TensorPushServer(const std::string& host, std::string owner, Deliver deliver, Fail fail,
-                                   std::shared_ptr<Refusals> refusals, std::chrono::milliseconds handshake_timeout,
+TensorPushServer::TensorPushServer(const std::string& host, std::string owner, Deliver deliver,
+                                   Fail fail, std::shared_ptr<Refusals> refusals,
+                                   std::chrono::milliseconds handshake_timeout,
                                    std::size_t max_unauthenticated)
     : impl_(std::make_shared<Impl>()) {
   impl_->host = host;
@@ -403,12 +420,12 @@ TensorPushServer::TensorPushServer(const std::string& host, std::string owner, D
   impl_->fail = std::move(fail);
   impl_->refusals = refusals;
   impl_->waiting = WaitingConnections<Impl::Pending>("push", handshake_timeout,
-                                                      std::max<std::size_t>(1, max_unauthenticated),
-                                                      std::move(refusals));
+                                                     std::max<std::size_t>(1, max_unauthenticated),
+                                                     std::move(refusals));
   const std::error_code ec = listen_on(impl_->acceptor, host, 0);
   if (ec)
-    throw UnavailableError(
-        unavailable(impl_->owner + ": cannot open its tensor push port on " + host + ": " + ec.message()));
+    throw UnavailableError(unavailable(impl_->owner + ": cannot open its tensor push port on " +
+                                       host + ": " + ec.message()));
   impl_->port = impl_->acceptor.local_endpoint().port();
   std::random_device rd;
   do {
@@ -464,8 +481,8 @@ struct TensorPushClient::Impl {
         return true;
       }
     }
-    fail_locked("cannot use its tensor push port " + endpoint.host + ":" + std::to_string(endpoint.port) + ": " +
-                error);
+    fail_locked("cannot use its tensor push port " + endpoint.host + ":" +
+                std::to_string(endpoint.port) + ": " + error);
     return false;
   }
 
@@ -477,7 +494,8 @@ struct TensorPushClient::Impl {
   }
 };
 
-TensorPushClient::TensorPushClient(PushEndpoint endpoint, std::string what, std::chrono::milliseconds send_timeout)
+TensorPushClient::TensorPushClient(PushEndpoint endpoint, std::string what,
+                                   std::chrono::milliseconds send_timeout)
     : impl_(std::make_unique<Impl>()) {
   impl_->endpoint = std::move(endpoint);
   impl_->what = std::move(what);
@@ -488,10 +506,13 @@ TensorPushClient::~TensorPushClient() {
   if (impl_->fd >= 0) ::close(impl_->fd);
 }
 
-std::size_t TensorPushClient::send(std::int64_t step_id, const std::string& key, const Tensor& value) {
-  const std::string meta = encode_push_meta(static_cast<std::uint8_t>(value.dtype()), value.shape().dims());
-  std::string header = encode_push_frame_header(step_id, static_cast<std::uint32_t>(key.size()),
-                                                static_cast<std::uint32_t>(meta.size()), value.total_bytes());
+std::size_t TensorPushClient::send(std::int64_t step_id, const std::string& key,
+                                   const Tensor& value) {
+  const std::string meta =
+      encode_push_meta(static_cast<std::uint8_t>(value.dtype()), value.shape().dims());
+  std::string header =
+      encode_push_frame_header(step_id, static_cast<std::uint32_t>(key.size()),
+                               static_cast<std::uint32_t>(meta.size()), value.total_bytes());
   iovec parts[4] = {{header.data(), header.size()},
                     {const_cast<char*>(key.data()), key.size()},
                     {const_cast<char*>(meta.data()), meta.size()},
@@ -510,7 +531,8 @@ std::size_t TensorPushClient::send(std::int64_t step_id, const std::string& key,
     if (k <= 0) {
       // Part of a frame may have gone out: the server drops the connection's partial frame
       // when it closes, and the caller sends the whole tensor another way.
-      impl_->fail_locked(std::string("write failed: ") + (k == 0 ? "nothing written" : std::strerror(errno)));
+      impl_->fail_locked(std::string("write failed: ") +
+                         (k == 0 ? "nothing written" : std::strerror(errno)));
       return 0;
     }
     auto written = static_cast<std::size_t>(k);

@@ -59,8 +59,8 @@ struct PushEndpoint {
 class TensorPushServer {
  public:
   /// Called on a connection's thread with each tensor received and the bytes of its frame.
-  using Deliver =
-      std::function<void(std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes)>;
+  using Deliver = std::function<void(std::int64_t step_id, std::string key, Tensor value,
+                                     std::size_t frame_bytes)>;
   /// Called on a connection's thread when the tensor of `key` in step `step_id` arrived but
   /// could not be taken (`why` names the key, its size and the peer): the step must fail.
   using Fail = std::function<void(std::int64_t step_id, const std::string& key, Status why)>;

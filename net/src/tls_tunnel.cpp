@@ -1,24 +1,22 @@
 #include "tls_tunnel.hpp"
 
-#include <functional>
-#include <map>
-#include <vector>
-#include <mutex>
-#include <thread>
-#include <tuple>
-
 #include <malloc.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <set>
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
 #include <caf/io/all.hpp>
 #include <caf/io/basp_broker.hpp>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <tuple>
+#include <vector>
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
@@ -41,7 +39,9 @@ constexpr auto kTrimEvery = std::chrono::seconds(1);
 asio::ip::address parse_host(const std::string& host) {
   std::error_code ec;
   auto a = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
-  if (ec) throw UnavailableError(unavailable("TLS: '" + host + "' is not an IP address: " + ec.message()));
+  if (ec)
+    throw UnavailableError(
+        unavailable("TLS: '" + host + "' is not an IP address: " + ec.message()));
   return a;
 }
 
@@ -90,22 +90,26 @@ struct Pipe : std::enable_shared_from_this<Pipe> {
     pump_up();
   }
   void pump_down() {
-    tls.async_read_some(asio::buffer(down.get(), kPipeBuffer), [self = shared_from_this()](std::error_code ec, std::size_t n) {
-      if (ec) return self->close();
-      asio::async_write(self->plain, asio::buffer(self->down.get(), n), [self](std::error_code ec2, std::size_t) {
-        if (ec2) return self->close();
-        self->pump_down();
-      });
-    });
+    tls.async_read_some(asio::buffer(down.get(), kPipeBuffer),
+                        [self = shared_from_this()](std::error_code ec, std::size_t n) {
+                          if (ec) return self->close();
+                          asio::async_write(self->plain, asio::buffer(self->down.get(), n),
+                                            [self](std::error_code ec2, std::size_t) {
+                                              if (ec2) return self->close();
+                                              self->pump_down();
+                                            });
+                        });
   }
   void pump_up() {
-    plain.async_read_some(asio::buffer(up.get(), kPipeBuffer), [self = shared_from_this()](std::error_code ec, std::size_t n) {
-      if (ec) return self->close();
-      asio::async_write(self->tls, asio::buffer(self->up.get(), n), [self](std::error_code ec2, std::size_t) {
-        if (ec2) return self->close();
-        self->pump_up();
-      });
-    });
+    plain.async_read_some(asio::buffer(up.get(), kPipeBuffer),
+                          [self = shared_from_this()](std::error_code ec, std::size_t n) {
+                            if (ec) return self->close();
+                            asio::async_write(self->tls, asio::buffer(self->up.get(), n),
+                                              [self](std::error_code ec2, std::size_t) {
+                                                if (ec2) return self->close();
+                                                self->pump_up();
+                                              });
+                          });
   }
   void arm_timer() {
     timer.expires_after(kHandshakeTimeout);
@@ -123,7 +127,12 @@ struct TlsTunnels::Impl {
   /// A port served: its acceptor, the connections still shaking hands, and its timers.
   struct Served {
     Served(asio::io_context& io, TlsServeLimits l, Handover h, std::string o)
-        : acceptor(io), backoff(io), sweeper(io), limits(std::move(l)), handover(std::move(h)), owner(std::move(o)),
+        : acceptor(io),
+          backoff(io),
+          sweeper(io),
+          limits(std::move(l)),
+          handover(std::move(h)),
+          owner(std::move(o)),
           waiting("caf", limits.handshake_timeout, limits.max_unauthenticated, limits.refusals) {}
     tcp::acceptor acceptor;
     asio::steady_timer backoff;
@@ -132,7 +141,8 @@ struct TlsTunnels::Impl {
     Handover handover;
     std::string owner;
     WaitingConnections<Pipe> waiting;  ///< tunnel thread
-    std::vector<std::weak_ptr<Pipe>> pipes;  ///< tunnel thread: every accepted one, to close on stop
+    std::vector<std::weak_ptr<Pipe>>
+        pipes;  ///< tunnel thread: every accepted one, to close on stop
   };
 
   asio::io_context io;
@@ -146,7 +156,8 @@ struct TlsTunnels::Impl {
 
   static bool shaking_hands(const Pipe& p) { return !p.authenticated && !p.closed; }
 
-  void refuse(Served& served, const std::string& peer, const std::string& reason, const std::string& detail) {
+  void refuse(Served& served, const std::string& peer, const std::string& reason,
+              const std::string& detail) {
     served.waiting.refuse(peer, reason, detail);
   }
 
@@ -154,7 +165,8 @@ struct TlsTunnels::Impl {
     served->acceptor.async_accept([this, served](std::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !served->acceptor.is_open()) return;
       if (out_of_descriptors(ec)) {
-        refuse(*served, "(not accepted)", "descriptors", "cannot accept: " + ec.message() + "; trying again in 100 ms");
+        refuse(*served, "(not accepted)", "descriptors",
+               "cannot accept: " + ec.message() + "; trying again in 100 ms");
         return accept_later(served->backoff, [this, served] {
           if (served->acceptor.is_open()) accept(served);
         });
@@ -177,30 +189,31 @@ struct TlsTunnels::Impl {
       std::erase_if(served->pipes, [](const std::weak_ptr<Pipe>& w) { return w.expired(); });
     served->pipes.push_back(pipe);
     served->waiting.add(pipe, shaking_hands, [](const std::shared_ptr<Pipe>& p) { p->close(); });
-    pipe->tls.async_handshake(asio::ssl::stream_base::server, [this, served, pipe, port](std::error_code hs) {
-      if (pipe->closed) return;  // its deadline, or the limit, closed it
-      if (hs) {
-        refuse(*served, pipe->peer, "tls_handshake", "TLS handshake failed: " + hs.message());
-        return pipe->close();
-      }
-      pipe->authenticated = true;
-      std::pair<int, int> fds;
-      try {
-        fds = socket_pair(served->owner);
-      } catch (const Error& e) {
-        log_info(std::string(e.what()));
-        return pipe->close();
-      }
-      std::error_code assigned;
-      pipe->plain.assign(asio::local::stream_protocol(), fds.first, assigned);
-      if (assigned) {
-        ::close(fds.first);
-        ::close(fds.second);
-        return pipe->close();
-      }
-      pipe->start_pumps();
-      served->handover(fds.second, port, pipe->peer);
-    });
+    pipe->tls.async_handshake(
+        asio::ssl::stream_base::server, [this, served, pipe, port](std::error_code hs) {
+          if (pipe->closed) return;  // its deadline, or the limit, closed it
+          if (hs) {
+            refuse(*served, pipe->peer, "tls_handshake", "TLS handshake failed: " + hs.message());
+            return pipe->close();
+          }
+          pipe->authenticated = true;
+          std::pair<int, int> fds;
+          try {
+            fds = socket_pair(served->owner);
+          } catch (const Error& e) {
+            log_info(std::string(e.what()));
+            return pipe->close();
+          }
+          std::error_code assigned;
+          pipe->plain.assign(asio::local::stream_protocol(), fds.first, assigned);
+          if (assigned) {
+            ::close(fds.first);
+            ::close(fds.second);
+            return pipe->close();
+          }
+          pipe->start_pumps();
+          served->handover(fds.second, port, pipe->peer);
+        });
   }
 
   /// Every 100 ms while `served` is open: closes connections past their handshake deadline,
@@ -247,17 +260,25 @@ struct TlsTunnels::Impl {
 TlsTunnels::TlsTunnels(const RuntimeOptions& options) : impl_(std::make_shared<Impl>()) {
   auto& ctx = impl_->ctx;
   ctx.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
-                  asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
+                  asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                  asio::ssl::context::no_tlsv1_1);
   if (!options.tls_passphrase.empty())
-    ctx.set_password_callback([p = options.tls_passphrase](std::size_t, asio::ssl::context::password_purpose) { return p; });
+    ctx.set_password_callback([p = options.tls_passphrase](
+                                  std::size_t, asio::ssl::context::password_purpose) { return p; });
   auto load = [&](const std::string& what, const std::string& file, auto&& fn) {
     std::error_code ec;
     fn(ec);
-    if (ec) throw InvalidArgumentError(invalid_argument("TLS " + what + " " + file + ": " + ec.message()));
+    if (ec)
+      throw InvalidArgumentError(
+          invalid_argument("TLS " + what + " " + file + ": " + ec.message()));
   };
-  load("certificate", options.tls_certificate, [&](std::error_code& ec) { ctx.use_certificate_chain_file(options.tls_certificate, ec); });
-  load("key", options.tls_key, [&](std::error_code& ec) { ctx.use_private_key_file(options.tls_key, asio::ssl::context::pem, ec); });
-  load("CA file", options.tls_ca_file, [&](std::error_code& ec) { ctx.load_verify_file(options.tls_ca_file, ec); });
+  load("certificate", options.tls_certificate,
+       [&](std::error_code& ec) { ctx.use_certificate_chain_file(options.tls_certificate, ec); });
+  load("key", options.tls_key, [&](std::error_code& ec) {
+    ctx.use_private_key_file(options.tls_key, asio::ssl::context::pem, ec);
+  });
+  load("CA file", options.tls_ca_file,
+       [&](std::error_code& ec) { ctx.load_verify_file(options.tls_ca_file, ec); });
   ctx.set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
   impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
 }
@@ -268,15 +289,17 @@ TlsTunnels::~TlsTunnels() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-std::uint16_t TlsTunnels::serve(const std::string& host, std::uint16_t port,
-                                std::function<void(int fd, std::uint16_t port, const std::string& peer)> handover,
-                                std::string owner, TlsServeLimits limits) {
-  auto served = std::make_shared<Impl::Served>(impl_->io, std::move(limits), std::move(handover), owner);
+std::uint16_t TlsTunnels::serve(
+    const std::string& host, std::uint16_t port,
+    std::function<void(int fd, std::uint16_t port, const std::string& peer)> handover,
+    std::string owner, TlsServeLimits limits) {
+  auto served =
+      std::make_shared<Impl::Served>(impl_->io, std::move(limits), std::move(handover), owner);
   auto& acceptor = served->acceptor;
   const std::error_code ec = listen_on(acceptor, host, port);
   if (ec)
-    throw UnavailableError(unavailable(owner + ": cannot listen on " + host + ":" + std::to_string(port) + ": " +
-                                       ec.message()));
+    throw UnavailableError(unavailable(owner + ": cannot listen on " + host + ":" +
+                                       std::to_string(port) + ": " + ec.message()));
   auto bound = acceptor.local_endpoint().port();
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
@@ -319,7 +342,8 @@ int TlsTunnels::connect(const std::string& host, std::uint16_t port) {
   if (ec) {
     ::close(fds.first);
     ::close(fds.second);
-    throw UnavailableError(unavailable("TLS: connecting to " + host + ":" + std::to_string(port) + ": " + ec.message()));
+    throw UnavailableError(unavailable("TLS: connecting to " + host + ":" + std::to_string(port) +
+                                       ": " + ec.message()));
   }
   asio::post(impl_->io, [impl = impl_, pipe, remote] { impl->dial(pipe, remote); });
   return fds.second;
@@ -328,7 +352,8 @@ int TlsTunnels::connect(const std::string& host, std::uint16_t port) {
 TlsTunnels* tls_tunnels(const Runtime& runtime) {
   if (!runtime.tls()) return nullptr;
   static std::mutex mu;
-  static auto* by_files = new std::map<std::tuple<std::string, std::string, std::string>, TlsTunnels*>();
+  static auto* by_files =
+      new std::map<std::tuple<std::string, std::string, std::string>, TlsTunnels*>();
   const auto& o = runtime.options();
   auto key = std::make_tuple(o.tls_certificate, o.tls_key, o.tls_ca_file);
   std::lock_guard<std::mutex> lock(mu);
@@ -337,11 +362,13 @@ TlsTunnels* tls_tunnels(const Runtime& runtime) {
   return slot;
 }
 
-std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& host, std::uint16_t port) {
+std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& host,
+                                         std::uint16_t port) {
   auto& mm = runtime.system().middleman();
   auto* tunnels = tls_tunnels(runtime);
   if (!tunnels)
-    return {caf::actor_cast<caf::actor>(mm.actor_handle()), caf::make_message(caf::connect_atom::value, host, port)};
+    return {caf::actor_cast<caf::actor>(mm.actor_handle()),
+            caf::make_message(caf::connect_atom::value, host, port)};
   int fd = tunnels->connect(host, port);
   auto scribe = mm.backend().new_scribe(fd);
   return {mm.named_broker<caf::io::basp_broker>(caf::atom("BASP")),
@@ -349,15 +376,18 @@ std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& ho
 }
 
 std::uint16_t serve_over_tls(Runtime& runtime, const std::string& host, std::uint16_t port,
-                             std::shared_ptr<BaspGuard> guard, const std::string& owner, TlsServeLimits limits) {
+                             std::shared_ptr<BaspGuard> guard, const std::string& owner,
+                             TlsServeLimits limits) {
   auto* tunnels = tls_tunnels(runtime);
   if (!tunnels) throw InternalError(internal(owner + ": serve_over_tls without TLS"));
   // The guard's handshake deadlines are enforced on the tunnel's timer.
   limits.tick = [guard] { guard->sweep(); };
   return tunnels->serve(
       host, port,
-      [guard](int fd, std::uint16_t bound, const std::string& peer) { guard->adopt(fd, peer, bound); }, owner,
-      std::move(limits));
+      [guard](int fd, std::uint16_t bound, const std::string& peer) {
+        guard->adopt(fd, peer, bound);
+      },
+      owner, std::move(limits));
 }
 
 }  // namespace af::net

@@ -10,15 +10,14 @@
 // reach it without a certificate. (CAF 0.17.6's own OpenSSL module was tried first: its
 // connections stall when OpenSSL holds decrypted bytes the epoll loop never hears of; see
 // the README.)
+#include <caf/actor.hpp>
+#include <caf/message.hpp>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
-
-#include <caf/actor.hpp>
-#include <caf/message.hpp>
 
 #include "actorflow/actors/runtime.hpp"
 #include "refusals.hpp"
@@ -53,9 +52,10 @@ class TlsTunnels {
   /// authenticated connection holds two 256 KiB pump buffers; one still shaking hands only
   /// OpenSSL's state. Memory of closed connections is handed back to the system (at most
   /// every second). Returns the bound port; throws UnavailableError when it cannot listen.
-  std::uint16_t serve(const std::string& host, std::uint16_t port,
-                      std::function<void(int fd, std::uint16_t port, const std::string& peer)> handover,
-                      std::string owner, TlsServeLimits limits = {});
+  std::uint16_t serve(
+      const std::string& host, std::uint16_t port,
+      std::function<void(int fd, std::uint16_t port, const std::string& peer)> handover,
+      std::string owner, TlsServeLimits limits = {});
   /// Stops accepting on `port` and closes its connections still shaking hands (those
   /// already piped stay until either side closes).
   void stop_serving(std::uint16_t port);
@@ -78,7 +78,8 @@ TlsTunnels* tls_tunnels(const Runtime& runtime);
 /// middleman actor with `(connect_atom, host, port)`, or with TLS the BASP broker with
 /// `(connect_atom, scribe, port)` on a fresh tunnel. Either answers `(node_id,
 /// strong_actor_ptr, std::set<std::string>)` once the BASP handshake is done.
-std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& host, std::uint16_t port);
+std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& host,
+                                         std::uint16_t port);
 
 class BaspGuard;
 
@@ -87,6 +88,7 @@ class BaspGuard;
 /// is swept on the tunnel's timer. Returns the bound port; throws UnavailableError when it
 /// cannot listen.
 std::uint16_t serve_over_tls(Runtime& runtime, const std::string& host, std::uint16_t port,
-                             std::shared_ptr<BaspGuard> guard, const std::string& owner, TlsServeLimits limits);
+                             std::shared_ptr<BaspGuard> guard, const std::string& owner,
+                             TlsServeLimits limits);
 
 }  // namespace af::net

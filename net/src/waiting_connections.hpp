@@ -5,17 +5,16 @@
 // not made a first valid request yet, closed when their deadline passes or, oldest first,
 // when more than a limit wait (an idle flood cannot crowd real clients out), and the test
 // for an accept that failed for want of descriptors (the loop waits instead of spinning).
+#include <asio/error.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
 #include <chrono>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
 #include <system_error>
-
-#include <asio/error.hpp>
-#include <asio/ip/tcp.hpp>
-#include <asio/steady_timer.hpp>
 
 #include "refusals.hpp"
 
@@ -23,7 +22,8 @@ namespace af::net {
 
 /// Opens `acceptor` on `host`:`port` (an IP address or "localhost"; port 0: the system
 /// chooses), with address reuse, and listens; the error when it cannot.
-inline std::error_code listen_on(asio::ip::tcp::acceptor& acceptor, const std::string& host, std::uint16_t port) {
+inline std::error_code listen_on(asio::ip::tcp::acceptor& acceptor, const std::string& host,
+                                 std::uint16_t port) {
   std::error_code ec;
   const auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
   if (ec) return ec;
@@ -38,8 +38,8 @@ inline std::error_code listen_on(asio::ip::tcp::acceptor& acceptor, const std::s
 /// True when an accept failed because the process (or system) is out of descriptors or
 /// memory: accepting again at once would spin on the pending connection.
 inline bool out_of_descriptors(const std::error_code& ec) {
-  return ec == asio::error::no_descriptors || ec.value() == ENFILE || ec == asio::error::no_buffer_space ||
-         ec == asio::error::no_memory;
+  return ec == asio::error::no_descriptors || ec.value() == ENFILE ||
+         ec == asio::error::no_buffer_space || ec == asio::error::no_memory;
 }
 
 /// After an accept failed for want of descriptors: calls `accept` again in 100 ms (the
@@ -62,7 +62,9 @@ class WaitingConnections {
                      std::shared_ptr<Refusals> refusals)
       : port_(std::move(port)), timeout_(timeout), limit_(limit), refusals_(std::move(refusals)) {}
 
-  std::chrono::steady_clock::time_point deadline_from_now() const { return std::chrono::steady_clock::now() + timeout_; }
+  std::chrono::steady_clock::time_point deadline_from_now() const {
+    return std::chrono::steady_clock::now() + timeout_;
+  }
 
   template <class Waiting, class Close>
   void add(const std::shared_ptr<Connection>& c, Waiting&& waiting, Close&& close) {
@@ -80,7 +82,8 @@ class WaitingConnections {
       if (!c || !waiting(*c)) {
         it = list_.erase(it);
       } else if (now >= c->deadline) {
-        refuse(c->peer, "handshake_timeout", "no request within " + std::to_string(timeout_.count()) + " ms");
+        refuse(c->peer, "handshake_timeout",
+               "no request within " + std::to_string(timeout_.count()) + " ms");
         close(c);
         it = list_.erase(it);
       } else {
@@ -91,7 +94,8 @@ class WaitingConnections {
     while (alive > limit_ && !list_.empty()) {
       if (auto c = list_.front().lock(); c && waiting(*c)) {
         refuse(c->peer, "crowded",
-               "more than " + std::to_string(limit_) + " connections without a request: the oldest is closed");
+               "more than " + std::to_string(limit_) +
+                   " connections without a request: the oldest is closed");
         close(c);
         --alive;
       }

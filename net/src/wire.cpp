@@ -52,8 +52,8 @@ bool WireReader::stats(std::vector<NodeExecStats>* out) {
   for (std::uint64_t i = 0; i < n; ++i) {
     NodeExecStats s;
     std::uint8_t async = 0;
-    if (!str(&s.node_name) || !str(&s.op) || !str(&s.device) || !u64(&s.thread_id) || !i64(&s.start_us) ||
-        !i64(&s.end_us) || !u8(&async) || !str(&s.transfer))
+    if (!str(&s.node_name) || !str(&s.op) || !str(&s.device) || !u64(&s.thread_id) ||
+        !i64(&s.start_us) || !i64(&s.end_us) || !u8(&async) || !str(&s.transfer))
       return false;
     s.async = async != 0;
     out->push_back(std::move(s));
@@ -65,13 +65,15 @@ bool WireReader::tensor(Tensor* t, BulkRef* bulk) {
   std::uint8_t dtype = 0, rank = 0;
   if (!u8(&dtype) || !u8(&rank)) return false;
   if (rank == 0xff) {  // no value: what WireWriter writes for an uninitialized or resource tensor
-    if (dtype != static_cast<std::uint8_t>(DType::invalid) && dtype != static_cast<std::uint8_t>(DType::resource))
+    if (dtype != static_cast<std::uint8_t>(DType::invalid) &&
+        dtype != static_cast<std::uint8_t>(DType::resource))
       return fail("a tensor without a value has dtype code " + std::to_string(dtype));
     *t = Tensor();
     return true;
   }
   auto type = static_cast<DType>(dtype);
-  if (type == DType::invalid || type == DType::resource || dtype > static_cast<std::uint8_t>(DType::resource))
+  if (type == DType::invalid || type == DType::resource ||
+      dtype > static_cast<std::uint8_t>(DType::resource))
     return fail("unknown dtype code " + std::to_string(dtype));
   if (rank == 0xfe) {
     if (!bulk) return fail("unexpected bulk tensor reference");
@@ -85,7 +87,8 @@ bool WireReader::tensor(Tensor* t, BulkRef* bulk) {
     for (auto& d : dims) {
       if (!i64(&d)) return false;
       if (d < 0) return fail("negative dimension " + std::to_string(d));
-      if (d > 0 && bytes > kMaxBulkBytes / static_cast<std::uint64_t>(d)) return fail("bulk tensor too large");
+      if (d > 0 && bytes > kMaxBulkBytes / static_cast<std::uint64_t>(d))
+        return fail("bulk tensor too large");
       bytes *= static_cast<std::uint64_t>(d);
     }
     std::uint64_t port = 0, id = 0;
@@ -103,7 +106,8 @@ bool WireReader::tensor(Tensor* t, BulkRef* bulk) {
   for (auto& d : dims) {
     if (!i64(&d)) return false;
     if (d < 0) return fail("negative dimension " + std::to_string(d));
-    if (d > 0 && elements > left() / static_cast<std::uint64_t>(d)) return fail("tensor larger than the message");
+    if (d > 0 && elements > left() / static_cast<std::uint64_t>(d))
+      return fail("tensor larger than the message");
     elements *= static_cast<std::uint64_t>(d);
   }
   // Nothing is allocated before the message is known to hold it: a string takes at least

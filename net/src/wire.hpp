@@ -69,7 +69,8 @@ class WireReader {
   bool u64(std::uint64_t* v) {
     if (!need(8)) return false;
     std::uint64_t r = 0;
-    for (int i = 0; i < 8; ++i) r |= static_cast<std::uint64_t>(static_cast<unsigned char>(in_[pos_ + i])) << (8 * i);
+    for (int i = 0; i < 8; ++i)
+      r |= static_cast<std::uint64_t>(static_cast<unsigned char>(in_[pos_ + i])) << (8 * i);
     pos_ += 8;
     *v = r;
     return true;
@@ -90,7 +91,8 @@ class WireReader {
   /// A count of items each at least `min_bytes` long (bounded by what is left).
   bool count(std::uint64_t* n, std::size_t min_bytes) {
     if (!u64(n)) return false;
-    if (*n > (in_.size() - pos_) / (min_bytes ? min_bytes : 1)) return fail("count " + std::to_string(*n) + " exceeds the message");
+    if (*n > (in_.size() - pos_) / (min_bytes ? min_bytes : 1))
+      return fail("count " + std::to_string(*n) + " exceeds the message");
     return true;
   }
   /// Reads a tensor. A bulk reference is accepted only when `bulk` is given: `*t` is then
@@ -120,7 +122,8 @@ class WireReader {
  private:
   std::uint64_t left() const noexcept { return in_.size() - pos_; }
   bool need(std::uint64_t n) {
-    if (n > in_.size() - pos_) return fail("truncated (needs " + std::to_string(n) + " more bytes)");
+    if (n > in_.size() - pos_)
+      return fail("truncated (needs " + std::to_string(n) + " more bytes)");
     return true;
   }
   std::string_view in_;

@@ -11,7 +11,8 @@ namespace {
 
 std::uint64_t get_u64(const char* p) {
   std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  for (int i = 0; i < 8; ++i)
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
   return v;
 }
 
@@ -21,7 +22,8 @@ constexpr char kPushMagic[8] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '1'};
 
 std::uint32_t get_u32(const char* p) {
   std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    v |= static_cast<std::uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
   return v;
 }
 constexpr unsigned char kClientHandshake = 0x01;  // caf::io::basp::message_type::client_handshake
@@ -30,7 +32,9 @@ constexpr unsigned char kClientHandshake = 0x01;  // caf::io::basp::message_type
 
 StepHeader decode_step_header(std::string_view bytes) {
   StepHeader h;
-  if (bytes.size() < kStepHeaderBytes || std::memcmp(bytes.data(), kStepMagic, sizeof kStepMagic) != 0) return h;
+  if (bytes.size() < kStepHeaderBytes ||
+      std::memcmp(bytes.data(), kStepMagic, sizeof kStepMagic) != 0)
+    return h;
   h.magic = true;
   h.call = get_u64(bytes.data() + 8);
   h.token = get_u64(bytes.data() + 16);
@@ -40,7 +44,9 @@ StepHeader decode_step_header(std::string_view bytes) {
 
 BulkRequest decode_bulk_request(std::string_view bytes) {
   BulkRequest r;
-  if (bytes.size() < kBulkRequestBytes || std::memcmp(bytes.data(), kBulkMagic, sizeof kBulkMagic) != 0) return r;
+  if (bytes.size() < kBulkRequestBytes ||
+      std::memcmp(bytes.data(), kBulkMagic, sizeof kBulkMagic) != 0)
+    return r;
   r.magic = true;
   r.transfer_id = get_u64(bytes.data() + 8);
   return r;
@@ -48,7 +54,9 @@ BulkRequest decode_bulk_request(std::string_view bytes) {
 
 PushHello decode_push_hello(std::string_view bytes) {
   PushHello h;
-  if (bytes.size() < kPushHelloBytes || std::memcmp(bytes.data(), kPushMagic, sizeof kPushMagic) != 0) return h;
+  if (bytes.size() < kPushHelloBytes ||
+      std::memcmp(bytes.data(), kPushMagic, sizeof kPushMagic) != 0)
+    return h;
   h.magic = true;
   h.token = get_u64(bytes.data() + 8);
   return h;
@@ -72,8 +80,8 @@ PushMeta decode_push_meta(std::string_view meta, std::uint64_t data_length) {
   const auto code = static_cast<std::uint8_t>(meta[0]);
   const auto rank = static_cast<std::uint8_t>(meta[1]);
   const auto dtype = static_cast<DType>(code);
-  if (code == 0 || code >= static_cast<std::uint8_t>(DType::resource) || dtype == DType::string || rank > 32 ||
-      meta.size() != 2u + 8u * rank)
+  if (code == 0 || code >= static_cast<std::uint8_t>(DType::resource) || dtype == DType::string ||
+      rank > 32 || meta.size() != 2u + 8u * rank)
     return m;
   std::uint64_t bytes = dtype_size(dtype);
   m.dims.resize(rank);
@@ -107,8 +115,8 @@ std::string encode_push_hello(std::uint64_t token) {
   return out;
 }
 
-std::string encode_push_frame_header(std::int64_t step_id, std::uint32_t key_length, std::uint32_t meta_length,
-                                     std::uint64_t data_length) {
+std::string encode_push_frame_header(std::int64_t step_id, std::uint32_t key_length,
+                                     std::uint32_t meta_length, std::uint64_t data_length) {
   std::string out;
   out.reserve(kPushFrameHeaderBytes);
   append_u64(out, static_cast<std::uint64_t>(step_id));
@@ -128,7 +136,8 @@ std::string encode_push_meta(std::uint8_t dtype, const std::vector<std::int64_t>
 }
 
 BaspFirst check_first_basp_header(std::string_view header) {
-  if (header.size() != kBaspHeaderBytes || static_cast<unsigned char>(header[0]) != kClientHandshake)
+  if (header.size() != kBaspHeaderBytes ||
+      static_cast<unsigned char>(header[0]) != kClientHandshake)
     return BaspFirst::not_basp;
   return BaspFirst::client_handshake;
 }
@@ -145,7 +154,8 @@ HttpRequest parse_http_request(std::string_view head) {
   HttpRequest r;
   // The request line: METHOD SP TARGET SP VERSION, tokens separated by blanks.
   auto line_end = head.find("\r\n");
-  std::string_view line = head.substr(0, line_end == std::string_view::npos ? head.size() : line_end);
+  std::string_view line =
+      head.substr(0, line_end == std::string_view::npos ? head.size() : line_end);
   std::string_view tokens[3];
   std::size_t pos = 0;
   for (auto& t : tokens) {
@@ -155,9 +165,11 @@ HttpRequest parse_http_request(std::string_view head) {
     t = line.substr(start, pos - start);
   }
   const auto [method, target, version] = std::tuple(tokens[0], tokens[1], tokens[2]);
-  if (method.empty() || target.empty() || target[0] != '/' || version.substr(0, 5) != "HTTP/") return r;
+  if (method.empty() || target.empty() || target[0] != '/' || version.substr(0, 5) != "HTTP/")
+    return r;
   for (char ch : target)
-    if (static_cast<unsigned char>(ch) < 0x21 || static_cast<unsigned char>(ch) == 0x7f) return r;  // controls
+    if (static_cast<unsigned char>(ch) < 0x21 || static_cast<unsigned char>(ch) == 0x7f)
+      return r;  // controls
   if (method != "GET") {
     r.code = 405;
     return r;

@@ -3,7 +3,8 @@
 // The first bytes a server reads from an unauthenticated peer, decoded by pure functions
 // (no sockets, no CAF, no allocation beyond the result) so that fuzz/ can drive them:
 // the step port's request header, the bulk port's request, the tensor push port's hello and
-// frames, the CAF port's first BASP header and the status port's request line. The servers act on what these return.
+// frames, the CAF port's first BASP header and the status port's request line. The servers act on
+// what these return.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -70,8 +71,8 @@ PushMeta decode_push_meta(std::string_view meta, std::uint64_t data_length);
 
 /// The sending side of the same format: what the decoders above read back.
 std::string encode_push_hello(std::uint64_t token);
-std::string encode_push_frame_header(std::int64_t step_id, std::uint32_t key_length, std::uint32_t meta_length,
-                                     std::uint64_t data_length);
+std::string encode_push_frame_header(std::int64_t step_id, std::uint32_t key_length,
+                                     std::uint32_t meta_length, std::uint64_t data_length);
 std::string encode_push_meta(std::uint8_t dtype, const std::vector<std::int64_t>& dims);
 
 /// What the CAF port's guard makes of a connection's first BASP header.

@@ -8,7 +8,8 @@
 //   message                                                          reply
 //   (worker_register, string scope, string plan)                    uint64 partition handle
 //   (worker_run, uint64 handle, int64 step, int64 timeout_ms,
-//    bool trace, string feeds)                                      string (fetches, then step stats)
+//    bool trace, string feeds)                                      string (fetches, then step
+//    stats)
 //   (worker_cancel, int64 step, WireStatus why)                     none
 //   (worker_cleanup, int64 step)                                    none: the step is over
 //   (worker_tensor, int64 step, string key, string tensor)          none: a cross-task edge
@@ -19,10 +20,12 @@
 // step's; the push port hands them on as local messages:
 //   run frame:   string reply_task, uint64 request_id, uint64 handle, int64 timeout_ms,
 //                uint8 trace, string feeds
-//     -> (worker_push_run, int64 step, string frame_payload, uint64 frame_bytes)  to the worker service
+//     -> (worker_push_run, int64 step, string frame_payload, uint64 frame_bytes)  to the worker
+//     service
 //   reply frame: uint64 request_id, uint8 ok, then string (fetches, then step stats) when ok,
 //                else uint8 code, string message
-//     -> (worker_push_reply, uint64 request_id, string frame_payload, uint64 frame_bytes)  to the proxy
+//     -> (worker_push_reply, uint64 request_id, string frame_payload, uint64 frame_bytes)  to the
+//     proxy
 // A worker service whose reply cannot take the push channel sends that same message to the
 // proxy over CAF. A step's cancellation (cancel frame: uint8 code, string message ->
 // worker_cancel) follows its pushed run on the same connection, so that it cannot overtake

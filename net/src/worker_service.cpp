@@ -9,10 +9,10 @@
 #include "actorflow/ops/errors.hpp"
 #include "cluster.hpp"
 #include "partition_codec.hpp"
-#include "worker_protocol.hpp"
 #include "step.hpp"
 #include "wire.hpp"
 #include "wire_types.hpp"
+#include "worker_protocol.hpp"
 
 namespace af::net {
 
@@ -46,8 +46,9 @@ bool route_tensor(const Routes& routes, const std::string& local_task, std::int6
   if (dst.empty() || dst == local_task) return false;
   // Large numeric tensors take the push channel (tensor_push.hpp) when the task has one;
   // CAF carries the rest, and these too when the channel fails.
-  if (value.is_initialized() && value.dtype() != DType::string && value.dtype() != DType::resource &&
-      !value.on_device() && value.total_bytes() >= kPushMinBytes)
+  if (value.is_initialized() && value.dtype() != DType::string &&
+      value.dtype() != DType::resource && !value.on_device() &&
+      value.total_bytes() >= kPushMinBytes)
     if (auto pusher = routes.pusher(dst))
       if (std::size_t bytes = pusher->send(step_id, key, value); bytes > 0) {
         const_cast<Routes&>(routes).count_sent(dst, bytes);
@@ -61,8 +62,8 @@ bool route_tensor(const Routes& routes, const std::string& local_task, std::int6
   return true;
 }
 
-void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t step_id, std::string key,
-                    Tensor value, std::size_t frame_bytes) {
+void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t step_id,
+                    std::string key, Tensor value, std::size_t frame_bytes) {
   if (auto source = source_task(key); !source.empty()) routes.count_received(source, frame_bytes);
   caf::anon_send(rendezvous, detail::send_atom::value, step_id, std::move(key), std::move(value));
 }
@@ -77,9 +78,12 @@ void deliver_pushed(Routes& routes, const caf::actor& rendezvous, const caf::act
                     std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes) {
   routes.count_pushed(is_push_control_key(key));
   if (!is_push_control_key(key))
-    return deliver_tensor(routes, rendezvous, step_id, std::move(key), std::move(value), frame_bytes);
-  if (value.dtype() != DType::uint8 || value.shape().rank() != 1) return;  // not a control frame of ours
-  std::string payload(static_cast<const char*>(value.raw_data()), static_cast<std::size_t>(value.num_elements()));
+    return deliver_tensor(routes, rendezvous, step_id, std::move(key), std::move(value),
+                          frame_bytes);
+  if (value.dtype() != DType::uint8 || value.shape().rank() != 1)
+    return;  // not a control frame of ours
+  std::string payload(static_cast<const char*>(value.raw_data()),
+                      static_cast<std::size_t>(value.num_elements()));
   if (key == kPushRunKey) {
     caf::anon_send(worker_service, worker_push_run_atom::value, step_id, std::move(payload),
                    static_cast<std::uint64_t>(frame_bytes));
@@ -93,7 +97,8 @@ void deliver_pushed(Routes& routes, const caf::actor& rendezvous, const caf::act
   } else if (key == kPushReplyKey) {
     std::uint64_t id = 0;
     if (WireReader(payload, "push reply").u64(&id))
-      if (auto proxy = routes.take_reply(id))  // none: a reply nobody waits for (its task went down)
+      if (auto proxy =
+              routes.take_reply(id))  // none: a reply nobody waits for (its task went down)
         caf::anon_send(proxy, worker_push_reply_atom::value, id, std::move(payload),
                        static_cast<std::uint64_t>(frame_bytes));
   }
@@ -110,7 +115,8 @@ std::string encode_devices(const std::vector<DeviceAttributes>& devices) {
   return out.take();
 }
 
-Status decode_devices(const std::string& blob, const std::string& what, std::vector<DeviceAttributes>* out) {
+Status decode_devices(const std::string& blob, const std::string& what,
+                      std::vector<DeviceAttributes>* out) {
   WireReader in(blob, what);
   std::uint64_t n = 0;
   if (in.count(&n, 24)) {
@@ -178,7 +184,8 @@ caf::actor_addr watch_sender(WorkerActor* self) {
 
 void cancel_runs(WorkerActor* self, std::int64_t step_id, const Status& why) {
   auto [begin, end] = self->state.running.equal_range(step_id);
-  for (auto it = begin; it != end; ++it) self->send(it->second.device_actor, detail::cancel_atom::value, step_id, why);
+  for (auto it = begin; it != end; ++it)
+    self->send(it->second.device_actor, detail::cancel_atom::value, step_id, why);
 }
 
 /// Stops a step's partitions here and ends its receives waiting in this task's rendezvous.
@@ -208,7 +215,8 @@ void on_master_down(WorkerActor* self, const caf::down_msg& msg) {
   for (auto step_id : steps) abort_step(self, step_id, why);
   std::set<std::string> scopes;
   for (auto& [handle, registered] : st.partitions)
-    if (caf::actor_cast<caf::actor_addr>(registered.owner) == msg.source) scopes.insert(registered.scope);
+    if (caf::actor_cast<caf::actor_addr>(registered.owner) == msg.source)
+      scopes.insert(registered.scope);
   for (auto& scope : scopes) forget_scope(self, scope);
 }
 
@@ -230,13 +238,15 @@ void respond(WorkerActor* self, Running& run, const Status& status, std::string 
     out.error(status);
   auto payload = out.take();
   if (auto pusher = routes.pusher(push.task))
-    if (std::size_t bytes = pusher->send(push.step_id, kPushReplyKey, bytes_tensor(payload)); bytes > 0) {
+    if (std::size_t bytes = pusher->send(push.step_id, kPushReplyKey, bytes_tensor(payload));
+        bytes > 0) {
       routes.count_sent(push.task, bytes);
       return;
     }
   if (!push.proxy) return;
   routes.count_sent(push.task, payload.size());
-  self->send(push.proxy, worker_push_reply_atom::value, push.id, std::move(payload), static_cast<std::uint64_t>(0));
+  self->send(push.proxy, worker_push_reply_atom::value, push.id, std::move(payload),
+             static_cast<std::uint64_t>(0));
 }
 
 void on_exit(WorkerActor* self, const caf::exit_msg& msg) {
@@ -248,7 +258,8 @@ void on_exit(WorkerActor* self, const caf::exit_msg& msg) {
 }
 
 /// worker_register: builds the partition's executor on its device; answers its handle.
-caf::result<std::uint64_t> register_partition(WorkerActor* self, const std::string& scope, const std::string& blob) {
+caf::result<std::uint64_t> register_partition(WorkerActor* self, const std::string& scope,
+                                              const std::string& blob) {
   PartitionPlan plan;
   if (Status s = decode_partition(blob, &plan); !s.ok()) return to_caf_error(s);
   auto& st = self->state;
@@ -257,7 +268,8 @@ caf::result<std::uint64_t> register_partition(WorkerActor* self, const std::stri
     if (d->name() == plan.device) device = d;
   auto actor = st.devices->actors.find(plan.device);
   if (!device || actor == st.devices->actors.end())
-    return to_caf_error(invalid_argument("Worker " + st.devices->task + " has no device " + plan.device));
+    return to_caf_error(
+        invalid_argument("Worker " + st.devices->task + " has no device " + plan.device));
   std::shared_ptr<detail::ExecutorImpl> executor;
   if (Status s = detail::ExecutorImpl::create(std::move(plan), device, &executor, scope); !s.ok())
     return to_caf_error(s);
@@ -265,30 +277,34 @@ caf::result<std::uint64_t> register_partition(WorkerActor* self, const std::stri
   st.routes->count_received(master_task_of_scope(scope), blob.size());
   watch_sender(self);
   st.partitions.emplace(handle, Registered{scope, std::move(executor), actor->second,
-                                          caf::actor_cast<caf::actor>(self->current_sender())});
+                                           caf::actor_cast<caf::actor>(self->current_sender())});
   return handle;
 }
 
 /// The step of a registered partition, with its feeds decoded, its results sized and its
 /// deadline set; or the error naming what is wrong.
-Status make_partition_step(const Registered& partition, std::int64_t step_id, std::int64_t timeout_ms, bool trace,
-                           const std::string& feed_blob, detail::StepRunPtr* out) {
+Status make_partition_step(const Registered& partition, std::int64_t step_id,
+                           std::int64_t timeout_ms, bool trace, const std::string& feed_blob,
+                           detail::StepRunPtr* out) {
   std::vector<std::pair<int, Tensor>> feeds;
-  ACTORFLOW_RETURN_IF_ERROR(decode_indexed_tensors(feed_blob, "feeds of step " + std::to_string(step_id), &feeds));
+  ACTORFLOW_RETURN_IF_ERROR(
+      decode_indexed_tensors(feed_blob, "feeds of step " + std::to_string(step_id), &feeds));
   auto step = std::make_shared<detail::StepRun>();
   step->step_id = step_id;
   step->trace = trace;
   for (auto& [index, value] : feeds) {
-    if (step->feeds.size() <= static_cast<std::size_t>(index)) step->feeds.resize(static_cast<std::size_t>(index) + 1);
+    if (step->feeds.size() <= static_cast<std::size_t>(index))
+      step->feeds.resize(static_cast<std::size_t>(index) + 1);
     step->feeds[static_cast<std::size_t>(index)] = std::move(value);
   }
   const auto& executor = partition.executor;
   for (auto& node : executor->plan.nodes)
     if (node.feed_index >= static_cast<int>(step->feeds.size()))
-      return invalid_argument("step " + std::to_string(step_id) + ": feed " + std::to_string(node.feed_index) +
-                              " is missing");
+      return invalid_argument("step " + std::to_string(step_id) + ": feed " +
+                              std::to_string(node.feed_index) + " is missing");
   std::size_t results = 0;
-  for (auto& f : executor->plan.fetches) results = std::max(results, static_cast<std::size_t>(f.fetch_index) + 1);
+  for (auto& f : executor->plan.fetches)
+    results = std::max(results, static_cast<std::size_t>(f.fetch_index) + 1);
   step->results.resize(results);
   if (timeout_ms > 0) {
     step->timeout = std::chrono::milliseconds(timeout_ms);
@@ -303,18 +319,20 @@ Status make_partition_step(const Registered& partition, std::int64_t step_id, st
 /// Prepares run `*out` of registered partition `handle` for step `step_id` (its reply not yet
 /// set): counts the `received` bytes of the request, decodes the feeds and builds the step,
 /// whose tensors for tasks this one is not connected to go back through `master_proxy`.
-Status prepare_run(WorkerActor* self, std::uint64_t handle, std::int64_t step_id, std::int64_t timeout_ms,
-                   bool trace, const std::string& feed_blob, std::size_t received, caf::actor master_proxy,
-                   Running* out) {
+Status prepare_run(WorkerActor* self, std::uint64_t handle, std::int64_t step_id,
+                   std::int64_t timeout_ms, bool trace, const std::string& feed_blob,
+                   std::size_t received, caf::actor master_proxy, Running* out) {
   auto& st = self->state;
   auto it = st.partitions.find(handle);
   if (it == st.partitions.end())
-    return not_found("Worker " + st.devices->task + ": partition " + std::to_string(handle) +
-                     " is not registered (its session closed, or its master's connection was lost)");
+    return not_found(
+        "Worker " + st.devices->task + ": partition " + std::to_string(handle) +
+        " is not registered (its session closed, or its master's connection was lost)");
   const Registered& partition = it->second;
   st.routes->count_received(master_task_of_scope(partition.scope), received);
   detail::StepRunPtr step;
-  ACTORFLOW_RETURN_IF_ERROR(make_partition_step(partition, step_id, timeout_ms, trace, feed_blob, &step));
+  ACTORFLOW_RETURN_IF_ERROR(
+      make_partition_step(partition, step_id, timeout_ms, trace, feed_blob, &step));
   step->rendezvous = st.devices->rendezvous;
   step->client_task = master_task_of_scope(partition.scope);
   // A tensor for another task goes straight to that task's worker service (every task
@@ -353,11 +371,13 @@ void launch(WorkerActor* self, Running run) {
 
 /// worker_run: runs one step of a registered partition on its device actor; the reply (its
 /// fetches, then its step stats) is delivered when the device reports done.
-caf::result<std::string> run_partition(WorkerActor* self, std::uint64_t handle, std::int64_t step_id,
-                                       std::int64_t timeout_ms, bool trace, const std::string& feed_blob) {
+caf::result<std::string> run_partition(WorkerActor* self, std::uint64_t handle,
+                                       std::int64_t step_id, std::int64_t timeout_ms, bool trace,
+                                       const std::string& feed_blob) {
   auto reply_to = caf::actor_cast<caf::actor>(self->current_sender());
   Running run;
-  if (Status s = prepare_run(self, handle, step_id, timeout_ms, trace, feed_blob, feed_blob.size(), reply_to, &run);
+  if (Status s = prepare_run(self, handle, step_id, timeout_ms, trace, feed_blob, feed_blob.size(),
+                             reply_to, &run);
       !s.ok())
     return to_caf_error(s);
   run.requester = watch_sender(self);  // before make_response_promise takes the sender
@@ -368,28 +388,32 @@ caf::result<std::string> run_partition(WorkerActor* self, std::uint64_t handle, 
 
 /// worker_push_run, from this task's push port: a run that a master's proxy sent over the
 /// push channel (worker_protocol.hpp); its reply goes back the same way.
-void run_pushed(WorkerActor* self, std::int64_t step_id, const std::string& payload, std::uint64_t frame_bytes) {
-  WireReader in(payload, "partition run of step " + std::to_string(step_id) + " on the push channel");
+void run_pushed(WorkerActor* self, std::int64_t step_id, const std::string& payload,
+                std::uint64_t frame_bytes) {
+  WireReader in(payload,
+                "partition run of step " + std::to_string(step_id) + " on the push channel");
   PushReply push;
   push.step_id = step_id;
   std::uint64_t handle = 0;
   std::int64_t timeout_ms = 0;
   std::uint8_t trace = 0;
   std::string feeds;
-  if (!in.str(&push.task) || !in.u64(&push.id)) return;  // nobody to answer: an authenticated peer's bad frame
+  if (!in.str(&push.task) || !in.u64(&push.id))
+    return;  // nobody to answer: an authenticated peer's bad frame
   Running run;
   Status s;
   if (!in.u64(&handle) || !in.i64(&timeout_ms) || !in.u8(&trace) || !in.str(&feeds) || !in.at_end())
-    s = in.status().ok() ? data_loss("partition run of step " + std::to_string(step_id) + ": trailing bytes")
-                         : in.status();
+    s = in.status().ok()
+            ? data_loss("partition run of step " + std::to_string(step_id) + ": trailing bytes")
+            : in.status();
   auto it = self->state.partitions.find(handle);
   if (it != self->state.partitions.end()) {
     push.proxy = it->second.owner;
     run.requester = caf::actor_cast<caf::actor_addr>(push.proxy);
   }
   if (s.ok())
-    s = prepare_run(self, handle, step_id, timeout_ms, trace != 0, feeds, static_cast<std::size_t>(frame_bytes),
-                    push.proxy, &run);
+    s = prepare_run(self, handle, step_id, timeout_ms, trace != 0, feeds,
+                    static_cast<std::size_t>(frame_bytes), push.proxy, &run);
   run.push = std::move(push);
   if (!s.ok()) return respond(self, run, s, {});
   launch(self, std::move(run));
@@ -406,7 +430,8 @@ void on_partition_done(WorkerActor* self, std::int64_t step_id, const Status& st
     if (!status.ok()) return respond(self, run, status, {});
     std::vector<std::pair<int, Tensor>> fetched;
     for (auto& f : run.step->executors[0]->plan.fetches)
-      fetched.emplace_back(f.fetch_index, run.step->results[static_cast<std::size_t>(f.fetch_index)]);
+      fetched.emplace_back(f.fetch_index,
+                           run.step->results[static_cast<std::size_t>(f.fetch_index)]);
     // The fetches, then the partition's step stats when the step is traced.
     WireWriter out;
     out.str(encode_indexed_tensors(fetched));
@@ -427,18 +452,23 @@ void cancel_step(WorkerActor* self, std::int64_t step_id, const detail::WireStat
 }
 
 /// worker_tensor: a tensor on a cross-task edge, for this task's rendezvous.
-void receive_tensor(WorkerActor* self, std::int64_t step_id, const std::string& key, const std::string& blob) {
+void receive_tensor(WorkerActor* self, std::int64_t step_id, const std::string& key,
+                    const std::string& blob) {
   WireReader in(blob, "tensor " + key);
   Tensor value;
   if (!in.tensor(&value) || !in.at_end()) {
-    if (auto source = source_task(key); !source.empty()) self->state.routes->count_received(source, blob.size());
-    return abort_step(self, step_id,
-                      in.status().ok() ? data_loss("malformed tensor " + key + ": trailing bytes") : in.status());
+    if (auto source = source_task(key); !source.empty())
+      self->state.routes->count_received(source, blob.size());
+    return abort_step(
+        self, step_id,
+        in.status().ok() ? data_loss("malformed tensor " + key + ": trailing bytes") : in.status());
   }
-  deliver_tensor(*self->state.routes, self->state.devices->rendezvous, step_id, key, std::move(value), blob.size());
+  deliver_tensor(*self->state.routes, self->state.devices->rendezvous, step_id, key,
+                 std::move(value), blob.size());
 }
 
-caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devices, std::shared_ptr<Routes> routes) {
+caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devices,
+                             std::shared_ptr<Routes> routes) {
   self->state.devices = std::move(devices);
   self->state.routes = std::move(routes);
   self->set_down_handler([self](caf::down_msg& msg) { on_master_down(self, msg); });
@@ -447,24 +477,30 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
       [self](worker_register_atom, const std::string& scope, const std::string& plan) {
         return register_partition(self, scope, plan);
       },
-      [self](worker_run_atom, std::uint64_t handle, std::int64_t step, std::int64_t timeout_ms, bool trace,
-             const std::string& feeds) { return run_partition(self, handle, step, timeout_ms, trace, feeds); },
-      [self](worker_push_run_atom, std::int64_t step, const std::string& payload, std::uint64_t frame_bytes) {
-        run_pushed(self, step, payload, frame_bytes);
+      [self](worker_run_atom, std::uint64_t handle, std::int64_t step, std::int64_t timeout_ms,
+             bool trace, const std::string& feeds) {
+        return run_partition(self, handle, step, timeout_ms, trace, feeds);
       },
+      [self](worker_push_run_atom, std::int64_t step, const std::string& payload,
+             std::uint64_t frame_bytes) { run_pushed(self, step, payload, frame_bytes); },
       // From a device actor: a partition failed (it reports done later); stop the step's
       // other partitions here at once, and end its receives waiting in this task's
       // rendezvous: a receive from a task that waits in turn for the failed partition would
       // otherwise hold the partition (and the step) forever.
-      [self](detail::cancel_atom, std::int64_t step, const Status& why) { abort_step(self, step, why); },
-      [self](detail::done_atom, std::int64_t step, std::size_t, const Status& s) { on_partition_done(self, step, s); },
-      [self](worker_cancel_atom, std::int64_t step, const detail::WireStatus& why) { cancel_step(self, step, why); },
+      [self](detail::cancel_atom, std::int64_t step, const Status& why) {
+        abort_step(self, step, why);
+      },
+      [self](detail::done_atom, std::int64_t step, std::size_t, const Status& s) {
+        on_partition_done(self, step, s);
+      },
+      [self](worker_cancel_atom, std::int64_t step, const detail::WireStatus& why) {
+        cancel_step(self, step, why);
+      },
       [self](worker_cleanup_atom, std::int64_t step) {
         self->send(self->state.devices->rendezvous, detail::cleanup_atom::value, step);
       },
-      [self](worker_tensor_atom, std::int64_t step, const std::string& key, const std::string& tensor) {
-        receive_tensor(self, step, key, tensor);
-      },
+      [self](worker_tensor_atom, std::int64_t step, const std::string& key,
+             const std::string& tensor) { receive_tensor(self, step, key, tensor); },
       [self](worker_forget_atom, const std::string& scope) { forget_scope(self, scope); },
   };
 }

@@ -121,7 +121,8 @@ constexpr std::size_t kLane = 128 * 1024;
 std::uint32_t shift_by_lane(std::uint32_t crc) {
   static const std::array<std::uint32_t, 32> op = [] {
     std::array<std::uint32_t, 32> m{};
-    for (int n = 0; n < 32; ++n) m[static_cast<std::size_t>(n)] = crc32c_combine(1u << n, 0, kLane);  // linear in crc1
+    for (int n = 0; n < 32; ++n)
+      m[static_cast<std::size_t>(n)] = crc32c_combine(1u << n, 0, kLane);  // linear in crc1
     return m;
   }();
   return gf2_times(op.data(), crc);

@@ -49,8 +49,9 @@ int RoundRobinStrategy::operator()(const NodeDef&) const {
 GreedyLoadBalancingStrategy::GreedyLoadBalancingStrategy(int num_tasks, LoadFn load_fn)
     : load_fn_(std::move(load_fn)) {
   if (num_tasks <= 0)
-    throw InvalidArgumentError(invalid_argument(
-        "GreedyLoadBalancingStrategy: num_tasks must be positive, got " + std::to_string(num_tasks)));
+    throw InvalidArgumentError(
+        invalid_argument("GreedyLoadBalancingStrategy: num_tasks must be positive, got " +
+                         std::to_string(num_tasks)));
   if (!load_fn_)
     throw InvalidArgumentError(invalid_argument("GreedyLoadBalancingStrategy: load_fn is empty"));
   loads_ = std::make_shared<std::vector<double>>(static_cast<std::size_t>(num_tasks), 0.0);
@@ -72,7 +73,8 @@ double byte_size_load_fn(const NodeDef& node) {
         ") has no 'dtype' and 'shape' attributes; it must be a single-output variable-like op"));
   if (!shape->fully_defined())
     throw InvalidArgumentError(invalid_argument("byte_size_load_fn: shape " + shape->to_string() +
-                                                " of node '" + node.name + "' is not fully defined"));
+                                                " of node '" + node.name +
+                                                "' is not fully defined"));
   return static_cast<double>(shape->num_elements()) * static_cast<double>(dtype_size(*dtype));
 }
 
@@ -80,14 +82,14 @@ double byte_size_load_fn(const NodeDef& node) {
 
 DeviceFunction replica_device_setter(ReplicaDeviceSetterOptions options) {
   if (options.ps_tasks < 0)
-    throw InvalidArgumentError(invalid_argument("replica_device_setter: ps_tasks must be >= 0, got " +
-                                                std::to_string(options.ps_tasks)));
+    throw InvalidArgumentError(invalid_argument(
+        "replica_device_setter: ps_tasks must be >= 0, got " + std::to_string(options.ps_tasks)));
   if (options.ps_tasks == 0) return {};
   DeviceSpec ps_device = DeviceSpec::parse(options.ps_device);
   DeviceSpec worker_device = DeviceSpec::parse(options.worker_device);
   std::vector<std::string> ps_ops = options.ps_ops ? *options.ps_ops : standard_ps_ops();
-  PsStrategy strategy =
-      options.ps_strategy ? std::move(options.ps_strategy) : PsStrategy(RoundRobinStrategy(options.ps_tasks));
+  PsStrategy strategy = options.ps_strategy ? std::move(options.ps_strategy)
+                                            : PsStrategy(RoundRobinStrategy(options.ps_tasks));
   bool merge = options.merge_devices;
   bool use_ps = !options.ps_device.empty();
   return [=](const NodeDef& node) -> std::string {

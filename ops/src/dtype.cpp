@@ -4,25 +4,38 @@ namespace af {
 
 std::string_view dtype_name(DType t) noexcept {
   switch (t) {
-    case DType::float32: return "float32";
-    case DType::float64: return "float64";
-    case DType::int32: return "int32";
-    case DType::int64: return "int64";
-    case DType::uint8: return "uint8";
-    case DType::boolean: return "bool";
-    case DType::string: return "string";
-    case DType::bfloat16: return "bfloat16";
-    case DType::resource: return "resource";
-    case DType::invalid: break;
+    case DType::float32:
+      return "float32";
+    case DType::float64:
+      return "float64";
+    case DType::int32:
+      return "int32";
+    case DType::int64:
+      return "int64";
+    case DType::uint8:
+      return "uint8";
+    case DType::boolean:
+      return "bool";
+    case DType::string:
+      return "string";
+    case DType::bfloat16:
+      return "bfloat16";
+    case DType::resource:
+      return "resource";
+    case DType::invalid:
+      break;
   }
   return "invalid";
 }
 
 std::string_view data_type_string(DType t) noexcept {
   switch (t) {
-    case DType::float32: return "float";
-    case DType::float64: return "double";
-    default: return dtype_name(t);
+    case DType::float32:
+      return "float";
+    case DType::float64:
+      return "double";
+    default:
+      return dtype_name(t);
   }
 }
 
@@ -36,14 +49,22 @@ DType dtype_from_string(std::string_view name) noexcept {
 
 std::size_t dtype_size(DType t) noexcept {
   switch (t) {
-    case DType::float32: return 4;
-    case DType::float64: return 8;
-    case DType::int32: return 4;
-    case DType::int64: return 8;
-    case DType::uint8: return 1;
-    case DType::boolean: return 1;
-    case DType::bfloat16: return 2;
-    default: return 0;
+    case DType::float32:
+      return 4;
+    case DType::float64:
+      return 8;
+    case DType::int32:
+      return 4;
+    case DType::int64:
+      return 8;
+    case DType::uint8:
+      return 1;
+    case DType::boolean:
+      return 1;
+    case DType::bfloat16:
+      return 2;
+    default:
+      return 0;
   }
 }
 

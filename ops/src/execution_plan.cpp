@@ -36,7 +36,8 @@ ExecNode exec_node_of(const Node* n) {
 
 /// Where each fed tensor's value comes from (its index in the feeds); records the feeds'
 /// types, shapes and names in `out`.
-Status index_feeds(const std::vector<Output>& feeds, std::map<Output, int>* fed, ExecutionPlan* out) {
+Status index_feeds(const std::vector<Output>& feeds, std::map<Output, int>* fed,
+                   ExecutionPlan* out) {
   for (std::size_t i = 0; i < feeds.size(); ++i) {
     if (!fed->emplace(feeds[i], static_cast<int>(i)).second)
       return invalid_argument(feeds[i].name() + " fed more than once.");
@@ -79,14 +80,15 @@ std::vector<const Node*> prune(const std::map<Output, int>& fed, const std::vect
 /// Place: like TensorFlow's GraphExecutionState, the placer runs over every node not placed
 /// yet (not only the pruned subgraph), so each node is placed and logged once, on the first
 /// run after it was created.
-Status place_new_nodes(const Graph& g, const std::vector<DeviceAttributes>& devices, const PlacerOptions& options,
-                       Placement* placement, ExecutionPlan* out) {
+Status place_new_nodes(const Graph& g, const std::vector<DeviceAttributes>& devices,
+                       const PlacerOptions& options, Placement* placement, ExecutionPlan* out) {
   std::vector<const Node*> unplaced;
   for (auto* n : g.nodes_locked())
     if (!placement->count(n->name())) unplaced.push_back(n);
   if (unplaced.empty()) return {};
   std::vector<std::string> newly;
-  ACTORFLOW_RETURN_IF_ERROR(place_nodes(unplaced, devices, options, KernelRegistry::global(), placement, &newly));
+  ACTORFLOW_RETURN_IF_ERROR(
+      place_nodes(unplaced, devices, options, KernelRegistry::global(), placement, &newly));
   std::set<std::string> fresh(newly.begin(), newly.end());
   for (auto* n : unplaced)
     if (fresh.count(n->name())) out->newly_placed.push_back(n->name());
@@ -99,7 +101,8 @@ Status place_new_nodes(const Graph& g, const std::vector<DeviceAttributes>& devi
 /// order, so each partition stays topologically sorted.
 class Partitioner {
  public:
-  Partitioner(const std::map<Output, int>& fed, const Placement& placement) : fed(fed), placement(placement) {}
+  Partitioner(const std::map<Output, int>& fed, const Placement& placement)
+      : fed(fed), placement(placement) {}
 
   void add(const Node* n) {
     const std::string& dev = device_of(n);
@@ -149,7 +152,8 @@ class Partitioner {
     // Cross-device edge: _Send on the producer's device, _Recv here (one per tensor+device).
     auto key = std::make_pair(dev, in);
     if (auto it = recv_nodes.find(key); it != recv_nodes.end()) return {it->second, 0};
-    std::string tensor_key = src_dev + ";" + dev + ";" + in.name() + ";" + std::to_string(edge_counter++);
+    std::string tensor_key =
+        src_dev + ";" + dev + ";" + in.name() + ";" + std::to_string(edge_counter++);
     Builder& src = parts[src_dev];
     ExecNode send;
     send.def.name = "_send/" + in.node()->name() + "_" + std::to_string(in.index()) + "/" + dev;
@@ -179,7 +183,8 @@ class Partitioner {
     if (src_dev == dev) return parts[dev].index.at(src_node->name());
     auto key = std::make_pair(dev, src_node);
     if (auto it = ctrl_recv.find(key); it != ctrl_recv.end()) return it->second;
-    std::string tensor_key = src_dev + ";" + dev + ";^" + src_node->name() + ";" + std::to_string(edge_counter++);
+    std::string tensor_key =
+        src_dev + ";" + dev + ";^" + src_node->name() + ";" + std::to_string(edge_counter++);
     Builder& src = parts[src_dev];
     ExecNode trigger;
     trigger.def.name = "_ctrl/" + src_node->name() + "/" + dev;
@@ -215,8 +220,8 @@ class Partitioner {
   const std::map<Output, int>& fed;
   const Placement& placement;
   std::map<std::string, Builder> parts;
-  std::map<std::pair<std::string, Output>, int> feed_nodes;     // (device, fed tensor) -> node
-  std::map<std::pair<std::string, Output>, int> recv_nodes;     // (device, tensor) -> _Recv
+  std::map<std::pair<std::string, Output>, int> feed_nodes;      // (device, fed tensor) -> node
+  std::map<std::pair<std::string, Output>, int> recv_nodes;      // (device, tensor) -> _Recv
   std::map<std::pair<std::string, const Node*>, int> ctrl_recv;  // (device, src) -> _Recv
   int edge_counter = 0;
 };
@@ -263,7 +268,8 @@ int fuse_reader_decode_csv(PartitionPlan& plan) {
     const auto* types = decode.def.attr<std::vector<DType>>("OUT_TYPE");
     const auto* keys_attr = decode.def.attr<bool>("has_keys");
     const bool has_keys = keys_attr != nullptr && *keys_attr;
-    if (types == nullptr || decode.inputs.size() != 1 + types->size() + (has_keys ? 1 : 0)) continue;
+    if (types == nullptr || decode.inputs.size() != 1 + types->size() + (has_keys ? 1 : 0))
+      continue;
     if (has_keys && decode.inputs.back() != std::make_pair(r, 0)) continue;
     // The records (and keys) must go to this DecodeCSV only, and nothing may wait on the read.
     if (uses[{r, 1}] != 1 || uses[{r, 0}] != (has_keys ? 1 : 0) ||
@@ -286,7 +292,8 @@ int fuse_reader_decode_csv(PartitionPlan& plan) {
     }
     f.output_types = decode.output_types;
     f.control_inputs = read.control_inputs;
-    f.control_inputs.insert(f.control_inputs.end(), decode.control_inputs.begin(), decode.control_inputs.end());
+    f.control_inputs.insert(f.control_inputs.end(), decode.control_inputs.begin(),
+                            decode.control_inputs.end());
     decode = std::move(f);
     // The read's slot stays (indices are positions) as a NoOp that nothing uses.
     ExecNode noop;

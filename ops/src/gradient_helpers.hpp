@@ -16,8 +16,9 @@ namespace af::detail {
 /// TensorFlow's BCast reduction indices for a broadcasting binary op of shapes `sx` and
 /// `sy`: the axes of the result each side's gradient is summed over. InvalidArgument
 /// "Incompatible shapes: [..] vs. [..]" when they do not broadcast.
-Status broadcast_reduction_axes(const std::vector<std::int64_t>& sx, const std::vector<std::int64_t>& sy,
-                                std::vector<std::int64_t>* rx, std::vector<std::int64_t>* ry);
+Status broadcast_reduction_axes(const std::vector<std::int64_t>& sx,
+                                const std::vector<std::int64_t>& sy, std::vector<std::int64_t>* rx,
+                                std::vector<std::int64_t>* ry);
 
 /// The integer values of `x` when it is produced by a Const (TensorFlow's
 /// `tensor_util.constant_value` for the cases gradients need).
@@ -27,12 +28,14 @@ std::optional<std::vector<std::int64_t>> constant_ints(const Output& x);
 Output shape_of(const Output& x, std::string_view name = "Shape");
 
 /// A Const of int32 values.
-Output int_constant(Graph& g, const std::vector<std::int64_t>& values, std::string_view name = "Const");
+Output int_constant(Graph& g, const std::vector<std::int64_t>& values,
+                    std::string_view name = "Const");
 
 /// Op Reshape of `x` to `shape` (an int32 vector).
 Output reshape_op(const Output& x, const Output& shape, std::string_view name = "Reshape");
 /// Op Sum of `x` over `axes` (an int32 vector), keep_dims false.
-Output sum_op(const Output& x, const Output& axes, bool keep_dims = false, std::string_view name = "Sum");
+Output sum_op(const Output& x, const Output& axes, bool keep_dims = false,
+              std::string_view name = "Sum");
 /// Op Tile of `x` by `multiples` (an int32 vector).
 Output tile_op(const Output& x, const Output& multiples, std::string_view name = "Tile");
 /// Op ZerosLike / OnesLike.
@@ -48,7 +51,8 @@ Output binary(const char* type, const Output& x, const Output& y, std::string_vi
 /// shapes known at construction skip the ops TensorFlow would run at every step
 /// (SmartBroadcastGradientArgs); otherwise Shape, BroadcastGradientArgs, Sum and Reshape.
 /// An invalid `full_x` / `full_y` stays invalid.
-std::pair<Output, Output> reduce_broadcast(const Operation& op, const Output& full_x, const Output& full_y);
+std::pair<Output, Output> reduce_broadcast(const Operation& op, const Output& full_x,
+                                           const Output& full_y);
 
 // Registration of each family of gradient functions (called by register_standard_gradients).
 void register_math_gradients(GradientRegistry& r);

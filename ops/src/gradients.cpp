@@ -100,7 +100,9 @@ Output int_constant(Graph& g, const std::vector<std::int64_t>& values, std::stri
 
 Output shape_of(const Output& x, std::string_view name) {
   if (x.shape().fully_defined()) return int_constant(x.graph(), x.shape().dims(), name);
-  return x.graph().create_op("Shape", {x}, {{"T", x.dtype()}, {"out_type", DType::int32}}, name).output(0);
+  return x.graph()
+      .create_op("Shape", {x}, {{"T", x.dtype()}, {"out_type", DType::int32}}, name)
+      .output(0);
 }
 
 Output reshape_op(const Output& x, const Output& shape, std::string_view name) {
@@ -111,13 +113,15 @@ Output reshape_op(const Output& x, const Output& shape, std::string_view name) {
 
 Output sum_op(const Output& x, const Output& axes, bool keep_dims, std::string_view name) {
   return x.graph()
-      .create_op("Sum", {x, axes}, {{"keep_dims", keep_dims}, {"T", x.dtype()}, {"Tidx", axes.dtype()}}, name)
+      .create_op("Sum", {x, axes},
+                 {{"keep_dims", keep_dims}, {"T", x.dtype()}, {"Tidx", axes.dtype()}}, name)
       .output(0);
 }
 
 Output tile_op(const Output& x, const Output& multiples, std::string_view name) {
   return x.graph()
-      .create_op("Tile", {x, multiples}, {{"T", x.dtype()}, {"Tmultiples", multiples.dtype()}}, name)
+      .create_op("Tile", {x, multiples}, {{"T", x.dtype()}, {"Tmultiples", multiples.dtype()}},
+                 name)
       .output(0);
 }
 
@@ -129,7 +133,8 @@ Output add_n_op(const std::vector<Output>& inputs, std::string_view name) {
   if (inputs.size() == 1) return inputs[0];
   return inputs[0]
       .graph()
-      .create_op("AddN", inputs, {{"N", static_cast<std::int64_t>(inputs.size())}, {"T", inputs[0].dtype()}}, name)
+      .create_op("AddN", inputs,
+                 {{"N", static_cast<std::int64_t>(inputs.size())}, {"T", inputs[0].dtype()}}, name)
       .output(0);
 }
 
@@ -138,10 +143,13 @@ Output unary(const char* type, const Output& x, std::string_view name) {
 }
 
 Output binary(const char* type, const Output& x, const Output& y, std::string_view name) {
-  return x.graph().create_op(type, {x, y}, {{"T", x.dtype()}}, name.empty() ? type : name).output(0);
+  return x.graph()
+      .create_op(type, {x, y}, {{"T", x.dtype()}}, name.empty() ? type : name)
+      .output(0);
 }
 
-std::pair<Output, Output> reduce_broadcast(const Operation& op, const Output& full_x, const Output& full_y) {
+std::pair<Output, Output> reduce_broadcast(const Operation& op, const Output& full_x,
+                                           const Output& full_y) {
   const Output x = op.node()->inputs()[0];
   const Output y = op.node()->inputs()[1];
   Graph& g = op.graph();
@@ -152,10 +160,12 @@ std::pair<Output, Output> reduce_broadcast(const Operation& op, const Output& fu
     std::vector<std::int64_t> rx, ry;
     throw_if_error(broadcast_reduction_axes(px.dims(), py.dims(), &rx, &ry));
     auto reduce = [&](const Output& full, const std::vector<std::int64_t>& axes,
-                      const PartialShape& target, const char* sum_name, const char* reshape_name) -> Output {
+                      const PartialShape& target, const char* sum_name,
+                      const char* reshape_name) -> Output {
       if (!full.valid()) return {};
       if (axes.empty() && full.shape() == target) return full;
-      Output summed = axes.empty() ? full : sum_op(full, int_constant(g, axes, "Const"), false, sum_name);
+      Output summed =
+          axes.empty() ? full : sum_op(full, int_constant(g, axes, "Const"), false, sum_name);
       if (summed.shape() == target) return summed;
       return reshape_op(summed, int_constant(g, target.dims(), "Const"), reshape_name);
     };
@@ -163,10 +173,12 @@ std::pair<Output, Output> reduce_broadcast(const Operation& op, const Output& fu
   }
   Output sx = shape_of(x, "Shape");
   Output sy = shape_of(y, "Shape_1");
-  Operation args = g.create_op("BroadcastGradientArgs", {sx, sy}, {{"T", DType::int32}}, "BroadcastGradientArgs");
+  Operation args = g.create_op("BroadcastGradientArgs", {sx, sy}, {{"T", DType::int32}},
+                               "BroadcastGradientArgs");
   Output gx, gy;
   if (full_x.valid()) gx = reshape_op(sum_op(full_x, args.output(0), false, "Sum"), sx, "Reshape");
-  if (full_y.valid()) gy = reshape_op(sum_op(full_y, args.output(1), false, "Sum_1"), sy, "Reshape_1");
+  if (full_y.valid())
+    gy = reshape_op(sum_op(full_y, args.output(1), false, "Sum_1"), sy, "Reshape_1");
   return {gx, gy};
 }
 
@@ -192,7 +204,8 @@ class GradientWalk {
  public:
   GradientWalk(Graph& g, const GradientsOptions& options) : g_(g), options_(options) {}
 
-  std::vector<Output> run(std::vector<Output> ys, const std::vector<Output>& xs, std::vector<Output> grad_ys) {
+  std::vector<Output> run(std::vector<Output> ys, const std::vector<Output>& xs,
+                          std::vector<Output> grad_ys) {
     if (ys.size() > 1) {
       // Several ys: one that other ops consume gets an Identity, so the ys' gradients are
       // not mixed with those flowing in from the consumers.
@@ -254,7 +267,8 @@ class GradientWalk {
   }
 
  private:
-  std::vector<Output> default_grad_ys(const std::vector<Output>& ys, const std::vector<Output>& given) {
+  std::vector<Output> default_grad_ys(const std::vector<Output>& ys,
+                                      const std::vector<Output>& given) {
     std::vector<Output> out;
     for (std::size_t i = 0; i < ys.size(); ++i) {
       const Output& y = ys[i];
@@ -263,9 +277,10 @@ class GradientWalk {
       if (options_.colocate_gradients_with_ops) colocate.emplace(g_.colocate_with(y.op()));
       if (i < given.size() && given[i].valid()) {
         if (given[i].dtype() != y.dtype())
-          throw InvalidArgumentError(invalid_argument(
-              "Gradient type " + std::string(data_type_string(given[i].dtype())) + " generated for " +
-              y.name() + " with type " + std::string(data_type_string(y.dtype())) + " does not match"));
+          throw InvalidArgumentError(
+              invalid_argument("Gradient type " + std::string(data_type_string(given[i].dtype())) +
+                               " generated for " + y.name() + " with type " +
+                               std::string(data_type_string(y.dtype())) + " does not match"));
         out.push_back(detail::unary("Identity", given[i], name));
         continue;
       }
@@ -282,9 +297,9 @@ class GradientWalk {
         auto scope = g_.name_scope(scope_name + "/");
         one = g_.constant(ones_scalar(y.dtype()), "Const");
       }
-      out.push_back(
-          g_.create_op("Fill", {shape, one}, {{"T", y.dtype()}, {"index_type", DType::int32}}, scope_name + "/")
-              .output(0));
+      out.push_back(g_.create_op("Fill", {shape, one},
+                                 {{"T", y.dtype()}, {"index_type", DType::int32}}, scope_name + "/")
+                        .output(0));
     }
     return out;
   }
@@ -436,9 +451,12 @@ class GradientWalk {
         gating.push_back(t.op());
     }
     if (gating.empty()) return;
-    if (std::count_if(in_grads.begin(), in_grads.end(), [](const Output& t) { return t.valid(); }) < 2) return;
-    std::sort(gating.begin(), gating.end(),
-              [](const Operation& a, const Operation& b) { return a.node()->id() < b.node()->id(); });
+    if (std::count_if(in_grads.begin(), in_grads.end(), [](const Output& t) { return t.valid(); }) <
+        2)
+      return;
+    std::sort(gating.begin(), gating.end(), [](const Operation& a, const Operation& b) {
+      return a.node()->id() < b.node()->id();
+    });
     auto scope = g_.name_scope("tuple");
     Operation gate = g_.group(gating, "group_deps");
     for (auto& t : in_grads) {
@@ -465,13 +483,15 @@ std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<O
   if (ys.empty()) throw InvalidArgumentError(invalid_argument("gradients: ys must not be empty"));
   if (!grad_ys.empty() && grad_ys.size() != ys.size())
     throw InvalidArgumentError(invalid_argument("Passed " + std::to_string(grad_ys.size()) +
-                                                " grad_ys for " + std::to_string(ys.size()) + " ys"));
+                                                " grad_ys for " + std::to_string(ys.size()) +
+                                                " ys"));
   Graph& g = ys[0].graph();
   auto check = [&](const Output& t, const char* what) {
-    if (!t.valid()) throw InvalidArgumentError(invalid_argument(std::string("gradients: invalid ") + what));
+    if (!t.valid())
+      throw InvalidArgumentError(invalid_argument(std::string("gradients: invalid ") + what));
     if (&t.graph() != &g)
-      throw InvalidArgumentError(invalid_argument("gradients: " + t.name() + " must be from the same graph as " +
-                                                  ys[0].name()));
+      throw InvalidArgumentError(invalid_argument(
+          "gradients: " + t.name() + " must be from the same graph as " + ys[0].name()));
   };
   for (auto& y : ys) check(y, "y");
   for (auto& x : xs) check(x, "x");

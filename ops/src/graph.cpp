@@ -64,7 +64,8 @@ int Operation::num_outputs() const { return node_->num_outputs(); }
 Graph& Operation::graph() const { return node_->graph(); }
 
 PartialShape Node::output_handle_shape(int i) const {
-  if (i < 0 || static_cast<std::size_t>(i) >= output_handle_shapes_.size()) return PartialShape::unknown();
+  if (i < 0 || static_cast<std::size_t>(i) >= output_handle_shapes_.size())
+    return PartialShape::unknown();
   return output_handle_shapes_[static_cast<std::size_t>(i)];
 }
 
@@ -130,7 +131,8 @@ Operation Graph::create_op(const std::string& type, const std::vector<Output>& i
   }
   for (auto& in : inputs) {
     if (!in.valid())
-      throw InvalidArgumentError(af::invalid_argument("Invalid (null) input to node '" + def.name + "'"));
+      throw InvalidArgumentError(
+          af::invalid_argument("Invalid (null) input to node '" + def.name + "'"));
     if (&in.graph() != this)
       throw InvalidArgumentError(af::invalid_argument(
           "Tensor " + in.name() + " must be from the same graph as node '" + def.name + "'"));
@@ -200,9 +202,9 @@ Node* Graph::finish_node(std::unique_ptr<Node> node, bool apply_scopes) {
                      op->ref_inputs.end();
     bool is_ref = in.node()->output_is_ref(in.index());
     if (wants_ref && !is_ref)
-      throw InvalidArgumentError(af::invalid_argument(
-          "Input " + std::to_string(i) + " of '" + def.name + "' Op (" + def.op +
-          ") requires l-value input; got " + in.name()));
+      throw InvalidArgumentError(
+          af::invalid_argument("Input " + std::to_string(i) + " of '" + def.name + "' Op (" +
+                               def.op + ") requires l-value input; got " + in.name()));
     ctx.input_is_ref.push_back(wants_ref);
     node->input_is_ref_.push_back(wants_ref);
     const Tensor* value = nullptr;
@@ -464,7 +466,8 @@ Operation Graph::group(const std::vector<Operation>& ops, std::string_view name)
   const std::string base(name.empty() ? std::string_view("group_deps") : name);
   if (by_device.size() <= 1) {
     std::optional<ScopeGuard> on;
-    if (!by_device.empty() && !by_device.begin()->first.empty()) on.emplace(device(by_device.begin()->first));
+    if (!by_device.empty() && !by_device.begin()->first.empty())
+      on.emplace(device(by_device.begin()->first));
     return create_op("NoOp", {}, {}, base, ops);
   }
   const std::string root = unique_name(base);
@@ -574,7 +577,9 @@ Output update_then_read(const Variable& v, Operation update) {
 }  // namespace
 
 Output Variable::assign(const Output& value, std::string_view name) const {
-  if (is_resource()) return update_then_read(*this, assign_variable_op(ref_, value, name.empty() ? "AssignVariableOp" : name));
+  if (is_resource())
+    return update_then_read(
+        *this, assign_variable_op(ref_, value, name.empty() ? "AssignVariableOp" : name));
   return af::assign(ref_, value, name);
 }
 Output Variable::assign_add(const Output& delta, std::string_view name) const {

@@ -52,7 +52,8 @@ bool satisfies(const KernelDef& k, const NodeDef& def) {
 
 }  // namespace
 
-std::vector<KernelDef> KernelRegistry::kernels_for(const std::string& op, const std::string& device_type) const {
+std::vector<KernelDef> KernelRegistry::kernels_for(const std::string& op,
+                                                   const std::string& device_type) const {
   std::lock_guard<std::mutex> guard(mu_);
   std::vector<KernelDef> out;
   auto [begin, end] = kernels_.equal_range(op);

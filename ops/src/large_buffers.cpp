@@ -59,7 +59,9 @@ class Cache {
       return static_cast<std::size_t>(std::strtoull(env, nullptr, 10)) << 20;
     std::size_t limit = std::size_t{512} << 20;
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0) limit = std::min(limit, static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 16);
+    if (pages > 0 && page > 0)
+      limit =
+          std::min(limit, static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 16);
     return limit;
   }
 

@@ -25,8 +25,8 @@ Status InferenceContext::same_input_types(DType* t) const {
   *t = input_types[0];
   for (std::size_t i = 1; i < input_types.size(); ++i) {
     if (input_types[i] != *t)
-      return invalid_argument("Input " + std::to_string(i) + " of '" + node.name + "' Op has type " +
-                              std::string(dtype_name(input_types[i])) +
+      return invalid_argument("Input " + std::to_string(i) + " of '" + node.name +
+                              "' Op has type " + std::string(dtype_name(input_types[i])) +
                               " that does not match type " + std::string(dtype_name(*t)) +
                               " of argument 'x'.");
   }

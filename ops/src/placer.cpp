@@ -18,7 +18,11 @@ namespace {
 struct UnionFind {
   std::vector<int> parent;
   explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
-  int find(int x) { return parent[static_cast<std::size_t>(x)] == x ? x : parent[static_cast<std::size_t>(x)] = find(parent[static_cast<std::size_t>(x)]); }
+  int find(int x) {
+    return parent[static_cast<std::size_t>(x)] == x
+               ? x
+               : parent[static_cast<std::size_t>(x)] = find(parent[static_cast<std::size_t>(x)]);
+  }
   void unite(int a, int b) { parent[static_cast<std::size_t>(find(a))] = find(b); }
 };
 
@@ -33,8 +37,9 @@ std::string join_names(const std::vector<const DeviceAttributes*>& devices) {
 
 }  // namespace
 
-Status place_nodes(const std::vector<const Node*>& nodes, const std::vector<DeviceAttributes>& devices,
-                   const PlacerOptions& options, const KernelRegistry& kernels, Placement* placement,
+Status place_nodes(const std::vector<const Node*>& nodes,
+                   const std::vector<DeviceAttributes>& devices, const PlacerOptions& options,
+                   const KernelRegistry& kernels, Placement* placement,
                    std::vector<std::string>* newly_placed) {
   if (devices.empty()) return internal("place_nodes: no devices");
   std::unordered_map<std::string, int> index;
@@ -47,7 +52,8 @@ Status place_nodes(const std::vector<const Node*>& nodes, const std::vector<Devi
     for (auto& target : n->colocation_names()) {
       auto [it, fresh] = group_anchor.emplace(target, static_cast<int>(i));
       if (!fresh) groups.unite(static_cast<int>(i), it->second);
-      if (auto t = index.find(target); t != index.end()) groups.unite(static_cast<int>(i), t->second);
+      if (auto t = index.find(target); t != index.end())
+        groups.unite(static_cast<int>(i), t->second);
     }
     for (std::size_t k = 0; k < n->inputs().size(); ++k) {
       if (!n->input_is_ref(static_cast<int>(k))) continue;
@@ -56,7 +62,8 @@ Status place_nodes(const std::vector<const Node*>& nodes, const std::vector<Devi
     }
   }
   std::map<int, std::vector<int>> members;
-  for (std::size_t i = 0; i < nodes.size(); ++i) members[groups.find(static_cast<int>(i))].push_back(static_cast<int>(i));
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    members[groups.find(static_cast<int>(i))].push_back(static_cast<int>(i));
 
   std::vector<const DeviceAttributes*> sorted;
   for (auto& d : devices) sorted.push_back(&d);
@@ -67,7 +74,8 @@ Status place_nodes(const std::vector<const Node*>& nodes, const std::vector<Devi
   });
 
   // The devices a group may go to, best first (TensorFlow's ColocationGraph::GetDevicesForNode).
-  auto candidates_for = [&](const std::vector<int>& group, std::vector<const DeviceAttributes*>& candidates) -> Status {
+  auto candidates_for = [&](const std::vector<int>& group,
+                            std::vector<const DeviceAttributes*>& candidates) -> Status {
     // The requested specs of the group, merged.
     DeviceSpec spec;
     const Node* pinned = nullptr;
@@ -131,18 +139,20 @@ Status place_nodes(const std::vector<const Node*>& nodes, const std::vector<Devi
       if (matching.empty()) {
         std::vector<const DeviceAttributes*> all;
         for (auto* d : sorted) all.push_back(d);
-        why = "because no devices matching that specification are registered in this process; "
-              "available devices: " + join_names(all);
+        why =
+            "because no devices matching that specification are registered in this process; "
+            "available devices: " +
+            join_names(all);
       } else {
-        why = "because no supported kernel for " + requested_spec.device_type.value_or(std::string("the requested")) +
+        why = "because no supported kernel for " +
+              requested_spec.device_type.value_or(std::string("the requested")) +
               " devices is available.";
       }
-      return invalid_argument("Cannot assign a device for operation " + blame->name() +
-                              ": Could not satisfy explicit device specification '" +
-                              requested_spec.to_string() + "' " + why +
-                              "\nDevices with a kernel for this operation: " +
-                              join_names(with_kernel) + "\n" +
-                              kernels.registered_kernels_string(blame->type()));
+      return invalid_argument(
+          "Cannot assign a device for operation " + blame->name() +
+          ": Could not satisfy explicit device specification '" + requested_spec.to_string() +
+          "' " + why + "\nDevices with a kernel for this operation: " + join_names(with_kernel) +
+          "\n" + kernels.registered_kernels_string(blame->type()));
     }
     return {};
   };
@@ -150,20 +160,24 @@ Status place_nodes(const std::vector<const Node*>& nodes, const std::vector<Devi
   // Groups in graph order of their first member (TensorFlow walks the nodes in order).
   std::vector<const std::vector<int>*> ordered;
   for (auto& [root, group] : members) ordered.push_back(&group);
-  std::sort(ordered.begin(), ordered.end(), [](auto* a, auto* b) { return a->front() < b->front(); });
+  std::sort(ordered.begin(), ordered.end(),
+            [](auto* a, auto* b) { return a->front() < b->front(); });
   auto node_at = [&](int i) { return nodes[static_cast<std::size_t>(i)]; };
   auto assign = [&](const std::vector<int>& group, const std::string& device) {
     for (int i : group) {
       const Node* n = node_at(i);
-      if (placement->emplace(n->name(), device).second && newly_placed) newly_placed->push_back(n->name());
+      if (placement->emplace(n->name(), device).second && newly_placed)
+        newly_placed->push_back(n->name());
     }
   };
   auto placed_on = [&](const std::string& name) -> const std::string* {
     auto it = placement->find(name);
     return it == placement->end() ? nullptr : &it->second;
   };
-  auto among = [](const std::vector<const DeviceAttributes*>& candidates, const std::string& device) {
-    return std::any_of(candidates.begin(), candidates.end(), [&](auto* d) { return d->name == device; });
+  auto among = [](const std::vector<const DeviceAttributes*>& candidates,
+                  const std::string& device) {
+    return std::any_of(candidates.begin(), candidates.end(),
+                       [&](auto* d) { return d->name == device; });
   };
   // TensorFlow's placer.cc heuristics: a generator (no inputs, one non-reference output)
   // goes with its consumers when they all share a device it may use (second pass); a
@@ -200,7 +214,9 @@ Status place_nodes(const std::vector<const Node*>& nodes, const std::vector<Devi
       ACTORFLOW_RETURN_IF_ERROR(candidates_for(group, candidates));
       chosen = candidates.front()->name;
       if (single && pass == 0 && is_metadata(single) && !single->inputs().empty()) {
-        if (auto* d = placed_on(single->inputs().front().node()->name()); d && among(candidates, *d)) chosen = *d;
+        if (auto* d = placed_on(single->inputs().front().node()->name());
+            d && among(candidates, *d))
+          chosen = *d;
       } else if (single && pass == 1) {
         const std::string* shared = nullptr;
         bool same = true, any = false;

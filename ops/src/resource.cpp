@@ -5,11 +5,12 @@ namespace af {
 Status Var::uninitialized() const {
   if (!is_resource()) return failed_precondition("Attempting to use uninitialized value " + name_);
   // resource_variable_ops.cc's ReadVariableOp when the lookup fails.
-  return failed_precondition("Could not find variable " + name_ +
-                             ". This could mean that the variable has been deleted. In TF1, it can also mean the "
-                             "variable is uninitialized. Debug info: container=" + resource_container_ +
-                             ", status error message=Resource " + resource_container_ + "/" + name_ +
-                             "/N10tensorflow3VarE does not exist.");
+  return failed_precondition(
+      "Could not find variable " + name_ +
+      ". This could mean that the variable has been deleted. In TF1, it can also mean the "
+      "variable is uninitialized. Debug info: container=" +
+      resource_container_ + ", status error message=Resource " + resource_container_ + "/" + name_ +
+      "/N10tensorflow3VarE does not exist.");
 }
 
 Status Var::read(Tensor* out) const {
@@ -43,7 +44,8 @@ Status update_from(const std::vector<Var*>& vars, std::size_t i, std::vector<Ten
 
 }  // namespace
 
-Status update_together(const std::vector<Var*>& vars, const std::function<Status(std::vector<Tensor*>&)>& f) {
+Status update_together(const std::vector<Var*>& vars,
+                       const std::function<Status(std::vector<Tensor*>&)>& f) {
   std::vector<Tensor*> values(vars.size(), nullptr);
   return update_from(vars, 0, values, f);
 }

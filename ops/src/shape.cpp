@@ -6,7 +6,9 @@
 namespace af {
 
 std::int64_t DimVector::at(std::size_t i) const {
-  if (i >= size_) throw std::out_of_range("DimVector::at: dim " + std::to_string(i) + " of " + std::to_string(size_));
+  if (i >= size_)
+    throw std::out_of_range("DimVector::at: dim " + std::to_string(i) + " of " +
+                            std::to_string(size_));
   return data()[i];
 }
 
@@ -76,7 +78,8 @@ Status PartialShape::merge_with(const PartialShape& other, PartialShape* out) co
     return invalid_argument("Shapes " + to_string() + " and " + other.to_string() +
                             " are not compatible");
   std::vector<std::int64_t> dims(static_cast<std::size_t>(rank()));
-  for (int i = 0; i < rank(); ++i) dims[static_cast<std::size_t>(i)] = std::max(dim(i), other.dim(i));
+  for (int i = 0; i < rank(); ++i)
+    dims[static_cast<std::size_t>(i)] = std::max(dim(i), other.dim(i));
   *out = PartialShape{std::move(dims)};
   return {};
 }
@@ -106,10 +109,14 @@ Status broadcast_shapes(const PartialShape& a, const PartialShape& b, PartialSha
     std::int64_t da = ia >= 0 ? a.dim(ia) : 1;
     std::int64_t db = ib >= 0 ? b.dim(ib) : 1;
     std::int64_t d;
-    if (da == 1) d = db;
-    else if (db == 1) d = da;
-    else if (da < 0 || db < 0) d = da < 0 ? db : da;  // unknown vs known (not 1): assume known
-    else if (da == db) d = da;
+    if (da == 1)
+      d = db;
+    else if (db == 1)
+      d = da;
+    else if (da < 0 || db < 0)
+      d = da < 0 ? db : da;  // unknown vs known (not 1): assume known
+    else if (da == db)
+      d = da;
     else
       return invalid_argument("Incompatible shapes: " + a.to_string() + " vs. " + b.to_string());
     dims[static_cast<std::size_t>(i)] = d;

@@ -32,7 +32,9 @@ std::vector<StallWatch::Stalled> StallWatch::stalled(const std::string& device_p
     std::lock_guard<std::mutex> lock(mu_);
     const auto now = std::chrono::steady_clock::now();
     for (const auto& [id, e] : waits_) {
-      if (now - e.since < period || e.wait.device.compare(0, device_prefix.size(), device_prefix) != 0) continue;
+      if (now - e.since < period ||
+          e.wait.device.compare(0, device_prefix.size(), device_prefix) != 0)
+        continue;
       Stalled s;
       s.kind = e.wait.kind;
       s.what = e.wait.what;
@@ -50,7 +52,8 @@ std::vector<StallWatch::Stalled> StallWatch::stalled(const std::string& device_p
     if (describe) s.waiting_for = describe();
     out.push_back(std::move(s));
   }
-  std::sort(out.begin(), out.end(), [](const Stalled& a, const Stalled& b) { return a.waited > b.waited; });
+  std::sort(out.begin(), out.end(),
+            [](const Stalled& a, const Stalled& b) { return a.waited > b.waited; });
   return out;
 }
 

@@ -8,23 +8,40 @@ namespace af {
 
 std::string_view code_name(Code code) noexcept {
   switch (code) {
-    case Code::ok: return "OK";
-    case Code::cancelled: return "CANCELLED";
-    case Code::unknown: return "UNKNOWN";
-    case Code::invalid_argument: return "INVALID_ARGUMENT";
-    case Code::deadline_exceeded: return "DEADLINE_EXCEEDED";
-    case Code::not_found: return "NOT_FOUND";
-    case Code::already_exists: return "ALREADY_EXISTS";
-    case Code::permission_denied: return "PERMISSION_DENIED";
-    case Code::resource_exhausted: return "RESOURCE_EXHAUSTED";
-    case Code::failed_precondition: return "FAILED_PRECONDITION";
-    case Code::aborted: return "ABORTED";
-    case Code::out_of_range: return "OUT_OF_RANGE";
-    case Code::unimplemented: return "UNIMPLEMENTED";
-    case Code::internal: return "INTERNAL";
-    case Code::unavailable: return "UNAVAILABLE";
-    case Code::data_loss: return "DATA_LOSS";
-    case Code::unauthenticated: return "UNAUTHENTICATED";
+    case Code::ok:
+      return "OK";
+    case Code::cancelled:
+      return "CANCELLED";
+    case Code::unknown:
+      return "UNKNOWN";
+    case Code::invalid_argument:
+      return "INVALID_ARGUMENT";
+    case Code::deadline_exceeded:
+      return "DEADLINE_EXCEEDED";
+    case Code::not_found:
+      return "NOT_FOUND";
+    case Code::already_exists:
+      return "ALREADY_EXISTS";
+    case Code::permission_denied:
+      return "PERMISSION_DENIED";
+    case Code::resource_exhausted:
+      return "RESOURCE_EXHAUSTED";
+    case Code::failed_precondition:
+      return "FAILED_PRECONDITION";
+    case Code::aborted:
+      return "ABORTED";
+    case Code::out_of_range:
+      return "OUT_OF_RANGE";
+    case Code::unimplemented:
+      return "UNIMPLEMENTED";
+    case Code::internal:
+      return "INTERNAL";
+    case Code::unavailable:
+      return "UNAVAILABLE";
+    case Code::data_loss:
+      return "DATA_LOSS";
+    case Code::unauthenticated:
+      return "UNAUTHENTICATED";
   }
   return "UNKNOWN_CODE";
 }
@@ -60,23 +77,40 @@ std::exception_ptr make(const Status& s) {
 
 std::exception_ptr make_exception_ptr(const Status& s) {
   switch (s.code()) {
-    case Code::ok: return nullptr;
-    case Code::cancelled: return make<CancelledError>(s);
-    case Code::unknown: return make<UnknownError>(s);
-    case Code::invalid_argument: return make<InvalidArgumentError>(s);
-    case Code::deadline_exceeded: return make<DeadlineExceededError>(s);
-    case Code::not_found: return make<NotFoundError>(s);
-    case Code::already_exists: return make<AlreadyExistsError>(s);
-    case Code::permission_denied: return make<PermissionDeniedError>(s);
-    case Code::resource_exhausted: return make<ResourceExhaustedError>(s);
-    case Code::failed_precondition: return make<FailedPreconditionError>(s);
-    case Code::aborted: return make<AbortedError>(s);
-    case Code::out_of_range: return make<OutOfRangeError>(s);
-    case Code::unimplemented: return make<UnimplementedError>(s);
-    case Code::internal: return make<InternalError>(s);
-    case Code::unavailable: return make<UnavailableError>(s);
-    case Code::data_loss: return make<DataLossError>(s);
-    case Code::unauthenticated: return make<UnauthenticatedError>(s);
+    case Code::ok:
+      return nullptr;
+    case Code::cancelled:
+      return make<CancelledError>(s);
+    case Code::unknown:
+      return make<UnknownError>(s);
+    case Code::invalid_argument:
+      return make<InvalidArgumentError>(s);
+    case Code::deadline_exceeded:
+      return make<DeadlineExceededError>(s);
+    case Code::not_found:
+      return make<NotFoundError>(s);
+    case Code::already_exists:
+      return make<AlreadyExistsError>(s);
+    case Code::permission_denied:
+      return make<PermissionDeniedError>(s);
+    case Code::resource_exhausted:
+      return make<ResourceExhaustedError>(s);
+    case Code::failed_precondition:
+      return make<FailedPreconditionError>(s);
+    case Code::aborted:
+      return make<AbortedError>(s);
+    case Code::out_of_range:
+      return make<OutOfRangeError>(s);
+    case Code::unimplemented:
+      return make<UnimplementedError>(s);
+    case Code::internal:
+      return make<InternalError>(s);
+    case Code::unavailable:
+      return make<UnavailableError>(s);
+    case Code::data_loss:
+      return make<DataLossError>(s);
+    case Code::unauthenticated:
+      return make<UnauthenticatedError>(s);
   }
   return make<UnknownError>(s);
 }

@@ -26,7 +26,8 @@ struct ChunkAllocator {
   void* chunk;
   explicit ChunkAllocator(void* c) noexcept : chunk(c) {}
   template <class U>
-  ChunkAllocator(const ChunkAllocator<U>& other) noexcept : chunk(other.chunk) {}  // NOLINT: rebinding
+  ChunkAllocator(const ChunkAllocator<U>& other) noexcept
+      : chunk(other.chunk) {}  // NOLINT: rebinding
   T* allocate(std::size_t n) {
     static_assert(sizeof(T) <= kHeadRoom && alignof(T) <= alignof(std::max_align_t),
                   "shared_ptr's control block must fit in the chunk's head room");
@@ -35,7 +36,9 @@ struct ChunkAllocator {
   }
   void deallocate(T*, std::size_t) noexcept { std::free(chunk); }
   template <class U>
-  bool operator==(const ChunkAllocator<U>& other) const noexcept { return chunk == other.chunk; }
+  bool operator==(const ChunkAllocator<U>& other) const noexcept {
+    return chunk == other.chunk;
+  }
 };
 
 std::shared_ptr<void> allocate_bytes(std::size_t bytes, bool zero) {
@@ -90,10 +93,10 @@ void Tensor::allocate(bool zero) {
   }
 }
 
-#define ACTORFLOW_SCALAR_CTOR(Type)              \
+#define ACTORFLOW_SCALAR_CTOR(Type)                   \
   Tensor::Tensor(Type v) : dtype_(dtype_of_v<Type>) { \
-    allocate();                                  \
-    *static_cast<Type*>(buf_.get()) = v;         \
+    allocate();                                       \
+    *static_cast<Type*>(buf_.get()) = v;              \
   }
 ACTORFLOW_SCALAR_CTOR(float)
 ACTORFLOW_SCALAR_CTOR(double)
@@ -115,7 +118,8 @@ Tensor Tensor::from_buffer(DType dtype, Shape shape, std::shared_ptr<void> buffe
     throw InvalidArgumentError(af::invalid_argument(
         std::string("from_buffer: dtype ") + std::string(dtype_name(dtype)) + " is not numeric"));
   if (!buffer && shape.num_elements() > 0)
-    throw InvalidArgumentError(af::invalid_argument("from_buffer: no buffer for shape " + shape.to_string()));
+    throw InvalidArgumentError(
+        af::invalid_argument("from_buffer: no buffer for shape " + shape.to_string()));
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
@@ -146,17 +150,16 @@ void Tensor::check_type(DType expected) const {
         "tensor of shape " + shape_.to_string() +
         " lives in device memory; the host reads it only after a device-to-host copy"));
   if (expected != dtype_)
-    throw InvalidArgumentError(af::invalid_argument(
-        std::string("tensor has dtype ") + std::string(dtype_name(dtype_)) + ", accessed as " +
-        std::string(dtype_name(expected))));
+    throw InvalidArgumentError(
+        af::invalid_argument(std::string("tensor has dtype ") + std::string(dtype_name(dtype_)) +
+                             ", accessed as " + std::string(dtype_name(expected))));
 }
 
 Tensor Tensor::reshaped(Shape shape) const {
   if (shape.num_elements() != num_elements())
     throw InvalidArgumentError(af::invalid_argument(
-        "Cannot reshape a tensor with " + std::to_string(num_elements()) +
-        " elements to shape " + shape.to_string() + " (" + std::to_string(shape.num_elements()) +
-        " elements)"));
+        "Cannot reshape a tensor with " + std::to_string(num_elements()) + " elements to shape " +
+        shape.to_string() + " (" + std::to_string(shape.num_elements()) + " elements)"));
   Tensor t = *this;
   t.shape_ = std::move(shape);
   return t;
@@ -164,9 +167,9 @@ Tensor Tensor::reshaped(Shape shape) const {
 
 Tensor Tensor::slice_rows(std::int64_t begin, std::int64_t end) const {
   if (rank() < 1 || begin < 0 || end < begin || end > shape_.dim(0))
-    throw InvalidArgumentError(af::invalid_argument(
-        "slice_rows [" + std::to_string(begin) + ", " + std::to_string(end) +
-        ") out of range for shape " + shape_.to_string()));
+    throw InvalidArgumentError(
+        af::invalid_argument("slice_rows [" + std::to_string(begin) + ", " + std::to_string(end) +
+                             ") out of range for shape " + shape_.to_string()));
   Tensor t;
   t.dtype_ = dtype_;
   t.on_device_ = on_device_;
@@ -176,8 +179,9 @@ Tensor Tensor::slice_rows(std::int64_t begin, std::int64_t end) const {
   if (dtype_ == DType::string) {
     t.buf_ = std::shared_ptr<void>(buf_, static_cast<std::string*>(buf_.get()) + begin * row);
   } else {
-    t.buf_ = std::shared_ptr<void>(
-        buf_, static_cast<char*>(buf_.get()) + begin * row * static_cast<std::int64_t>(dtype_size(dtype_)));
+    t.buf_ = std::shared_ptr<void>(buf_,
+                                   static_cast<char*>(buf_.get()) +
+                                       begin * row * static_cast<std::int64_t>(dtype_size(dtype_)));
   }
   return t;
 }
@@ -192,7 +196,8 @@ Tensor Tensor::slice(std::int64_t index) const {
 Tensor Tensor::deep_copy() const {
   if (!is_initialized() || dtype_ == DType::resource) return *this;
   if (on_device_)
-    throw InternalError(af::internal("deep_copy of a tensor in device memory (copy it on its device)"));
+    throw InternalError(
+        af::internal("deep_copy of a tensor in device memory (copy it on its device)"));
   Tensor t(dtype_, shape_);
   if (dtype_ == DType::string) {
     auto src = flat<std::string>();

@@ -3,8 +3,6 @@
 // table code copies); its two small protobufs are encoded by hand (tensor_bundle_format.cpp).
 // The byte layout is in docs/training-notes.md section 6.
 #include "actorflow/ops/tensor_bundle.hpp"
-#include "large_buffers.hpp"
-#include "tensor_bundle_format.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -22,6 +20,9 @@
 #include <memory>
 #include <unordered_map>
 #include <utility>
+
+#include "large_buffers.hpp"
+#include "tensor_bundle_format.hpp"
 
 namespace af {
 
@@ -260,8 +261,8 @@ StatusOr<BundleEntryInfo> BundleReader::lookup_dtype_and_shape(std::string_view 
   if (!status_.ok()) return status_;
   const Entry* e = find(name);
   if (!e) return not_found("Key " + std::string(name) + " not found in checkpoint");
-  return BundleEntryInfo{std::string(name), dtype_from_tf_data_type(e->proto.dtype()), e->proto.dtype(),
-                         e->shape, e->proto.slices_size() > 0};
+  return BundleEntryInfo{std::string(name), dtype_from_tf_data_type(e->proto.dtype()),
+                         e->proto.dtype(), e->shape, e->proto.slices_size() > 0};
 }
 
 std::vector<BundleEntryInfo> BundleReader::entries() const {
@@ -303,11 +304,12 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
   if (dtype == DType::invalid)
     return unimplemented("Restoring data type " + tf_data_type_string(p.dtype()) +
                          " not yet supported (tensor " + key + ")");
-  if (p.shard_id() < 0 || p.shard_id() >= std::max(num_shards_, 1) || p.offset() < 0 || p.size() < 0)
+  if (p.shard_id() < 0 || p.shard_id() >= std::max(num_shards_, 1) || p.offset() < 0 ||
+      p.size() < 0)
     return data_loss("Invalid shard, offset or size in bundle entry: key " + key + "; shard " +
                      std::to_string(p.shard_id()) + " of " + std::to_string(num_shards_) +
-                     ", offset " + std::to_string(p.offset()) + ", size " + std::to_string(p.size()) +
-                     " (in " + bundle_index_filename(prefix_) + ")");
+                     ", offset " + std::to_string(p.offset()) + ", size " +
+                     std::to_string(p.size()) + " (in " + bundle_index_filename(prefix_) + ")");
   const std::string filename = bundle_data_filename(prefix_, p.shard_id(), num_shards_);
 
   // Numeric tensors are read straight into a buffer of their own (no zero fill first; large
@@ -321,8 +323,8 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
   } else {
     const std::uint64_t expected = num_elements * dtype_size(dtype);
     if (size != expected)
-      return data_loss("Invalid size in bundle entry: key " + key + "; stored size " + std::to_string(size) +
-                       "; expected size " + std::to_string(expected));
+      return data_loss("Invalid size in bundle entry: key " + key + "; stored size " +
+                       std::to_string(size) + "; expected size " + std::to_string(expected));
     if (size >= detail::kLargeBufferBytes) {
       buffer = detail::allocate_large(size, /*zero=*/false);
     } else {
@@ -330,8 +332,8 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
       if (raw != nullptr) buffer.reset(raw, [](void* q) { std::free(q); });
     }
     if (buffer == nullptr)
-      return resource_exhausted("Out of memory reading tensor " + key + " (" + std::to_string(size) +
-                                " bytes) from " + filename);
+      return resource_exhausted("Out of memory reading tensor " + key + " (" +
+                                std::to_string(size) + " bytes) from " + filename);
   }
   if (dtype == DType::string && size < num_elements)
     return data_loss("Invalid size in bundle entry: key " + key + "; stored size " +
@@ -345,9 +347,10 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
     const long long file_size = ::fstat(fd, &st) == 0 ? static_cast<long long>(st.st_size) : -1;
     // TensorFlow's RandomAccessFile::Read past the end: OutOfRange "Read less bytes than
     // requested"; the file, the tensor and the bytes added.
-    return out_of_range("Read less bytes than requested: data file " + filename + ", tensor " + key +
-                        " needs bytes [" + std::to_string(p.offset()) + ", " + std::to_string(p.offset() + p.size()) +
-                        ") but the file has " + std::to_string(file_size) + " bytes");
+    return out_of_range("Read less bytes than requested: data file " + filename + ", tensor " +
+                        key + " needs bytes [" + std::to_string(p.offset()) + ", " +
+                        std::to_string(p.offset() + p.size()) + ") but the file has " +
+                        std::to_string(file_size) + " bytes");
   };
   std::uint32_t actual = 0;
   std::size_t got = 0;
@@ -357,10 +360,11 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
     auto* dst = static_cast<char*>(buffer.get());
     const std::size_t piece = crc32c_block_size();
     for (std::uint64_t done = 0; done < size;) {
-      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(piece, size - done));
+      const std::size_t want =
+          static_cast<std::size_t>(std::min<std::uint64_t>(piece, size - done));
       std::size_t n = 0;
-      ACTORFLOW_RETURN_IF_ERROR(
-          pread_fully(fd, dst + done, want, static_cast<std::uint64_t>(p.offset()) + done, &n, filename));
+      ACTORFLOW_RETURN_IF_ERROR(pread_fully(
+          fd, dst + done, want, static_cast<std::uint64_t>(p.offset()) + done, &n, filename));
       if (n != want) return truncated();
       actual = crc32c_extend(actual, dst + done, want);
       done += want;
@@ -368,8 +372,8 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
     t = Tensor::from_buffer(dtype, e->shape, buffer, /*on_device=*/false);
   } else if (size > 0) {
     std::string bytes(size, '\0');
-    ACTORFLOW_RETURN_IF_ERROR(
-        pread_fully(fd, bytes.data(), size, static_cast<std::uint64_t>(p.offset()), &got, filename));
+    ACTORFLOW_RETURN_IF_ERROR(pread_fully(fd, bytes.data(), size,
+                                          static_cast<std::uint64_t>(p.offset()), &got, filename));
     if (got != size) return truncated();
     const char* cur = bytes.data();
     const char* end = bytes.data() + bytes.size();
@@ -377,8 +381,8 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
     for (auto& len : lengths) {
       if (!get_varint64(&cur, end, &len))
         return data_loss("String lengths longer than expected offset " +
-                         std::to_string(p.offset() + p.size()) + " (tensor " + key + " in " + filename +
-                         ")");
+                         std::to_string(p.offset() + p.size()) + " (tensor " + key + " in " +
+                         filename + ")");
       if (len <= std::numeric_limits<std::uint32_t>::max()) {
         const auto len32 = static_cast<std::uint32_t>(len);
         actual = crc32c_extend(actual, &len32, sizeof len32);
@@ -388,8 +392,8 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
     }
     if (end - cur < 4)
       return data_loss("String lengths longer than expected offset " +
-                       std::to_string(p.offset() + p.size()) + " (tensor " + key + " in " + filename +
-                       ")");
+                       std::to_string(p.offset() + p.size()) + " (tensor " + key + " in " +
+                       filename + ")");
     const std::uint32_t length_checksum = get_fixed32(cur);
     if (crc32c_unmask(length_checksum) != actual)
       return data_loss("The length checksum does not match: expected " +
@@ -408,8 +412,8 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
     }
   }
   if (crc32c_unmask(p.crc32c()) != actual)
-    return data_loss("TensorBundle at " + prefix_ + " shard " + std::to_string(p.shard_id()) + " (" +
-                     std::to_string(p.size()) + " bytes): Checksum does not match: stored " +
+    return data_loss("TensorBundle at " + prefix_ + " shard " + std::to_string(p.shard_id()) +
+                     " (" + std::to_string(p.size()) + " bytes): Checksum does not match: stored " +
                      printf_08u(crc32c_unmask(p.crc32c())) +
                      " vs. calculated on the restored bytes " + std::to_string(actual) +
                      " (tensor " + key + " in " + filename + ")");
@@ -445,7 +449,8 @@ Status merge_bundles(const std::vector<std::string>& prefixes, const std::string
         return invalid_argument("Merging bundles with conflicting endianness; inputs corrupted?");
       if (version.SerializeAsString() != header.version().SerializeAsString())
         return invalid_argument("Merging bundles with different format versions: merged " +
-                                version.ShortDebugString() + " vs. curr " + header.version().ShortDebugString());
+                                version.ShortDebugString() + " vs. curr " +
+                                header.version().ShortDebugString());
     }
     for (auto& [key, value] : raw) {
       auto existing = merged.find(key);
@@ -462,7 +467,8 @@ Status merge_bundles(const std::vector<std::string>& prefixes, const std::string
         for (auto& s : *entry.mutable_slices()) *existing->second.add_slices() = std::move(s);
         continue;
       }
-      const std::string data_file = bundle_data_filename(prefix, entry.shard_id(), header.num_shards());
+      const std::string data_file =
+          bundle_data_filename(prefix, entry.shard_id(), header.num_shards());
       auto [it, inserted] =
           shard_ids.emplace(data_file, static_cast<std::int32_t>(shard_ids.size()));
       if (inserted) data_files.push_back(data_file);

@@ -2,6 +2,11 @@
 #include "tensor_bundle_format.hpp"
 
 #include <fcntl.h>
+#include <leveldb/env.h>
+#include <leveldb/iterator.h>
+#include <leveldb/options.h>
+#include <leveldb/table.h>
+#include <leveldb/table_builder.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,12 +16,6 @@
 #include <filesystem>
 #include <memory>
 #include <random>
-
-#include <leveldb/env.h>
-#include <leveldb/iterator.h>
-#include <leveldb/options.h>
-#include <leveldb/table.h>
-#include <leveldb/table_builder.h>
 
 namespace af::bundle_format {
 
@@ -55,7 +54,8 @@ bool get_varint64(const char** p, const char* end, std::uint64_t* v) {
   return false;
 }
 
-std::string encode_header(std::int32_t num_shards, int endianness, const tensorflow::VersionDef& version) {
+std::string encode_header(std::int32_t num_shards, int endianness,
+                          const tensorflow::VersionDef& version) {
   HeaderProto h;
   h.set_num_shards(num_shards);
   h.set_endianness(static_cast<HeaderProto::Endianness>(endianness));
@@ -103,7 +103,9 @@ bool decode_shape(const tensorflow::TensorShapeProto& proto, Shape* shape) {
   return true;
 }
 
-std::string shape_debug_string(const tensorflow::TensorShapeProto& proto) { return proto.ShortDebugString(); }
+std::string shape_debug_string(const tensorflow::TensorShapeProto& proto) {
+  return proto.ShortDebugString();
+}
 
 // -- files ------------------------------------------------------------------------------------
 

@@ -40,7 +40,8 @@ using HeaderProto = tensorflow::BundleHeaderProto;
 using EntryProto = tensorflow::BundleEntryProto;
 
 /// The serialized BundleHeaderProto of a bundle with `num_shards` shards and `version`.
-std::string encode_header(std::int32_t num_shards, int endianness, const tensorflow::VersionDef& version);
+std::string encode_header(std::int32_t num_shards, int endianness,
+                          const tensorflow::VersionDef& version);
 /// VersionDef{producer, min_consumer}.
 tensorflow::VersionDef make_version(std::int32_t producer, std::int32_t min_consumer);
 /// False when `data` is not a BundleHeaderProto.

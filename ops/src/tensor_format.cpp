@@ -167,8 +167,8 @@ std::string format_scientific(T v, int precision, Trim trim, int min_digits = -1
     d = rounded_significant(v, min_digits + 1);
   std::string int_part = d.digits.substr(0, 1);
   if (d.negative) int_part.insert(0, "-");
-  std::string frac = finish_fraction(d.digits.size() > 1 ? d.digits.substr(1) : std::string(),
-                                     trim, min_digits);
+  std::string frac =
+      finish_fraction(d.digits.size() > 1 ? d.digits.substr(1) : std::string(), trim, min_digits);
   std::string out = pad_left(int_part, left);
   if (trim != Trim::dot_zeros || !frac.empty()) out += "." + frac;
   int exponent = d.digits == "0" ? 0 : d.exponent;
@@ -413,15 +413,24 @@ std::string Tensor::to_string() const {
   if (dtype_ == DType::resource) return "<resource>";
   if (rank() == 0) {
     switch (dtype_) {
-      case DType::float32: return format_float_scalar(*data<float>());
-      case DType::float64: return format_float_scalar(*data<double>());
-      case DType::bfloat16: return format_bfloat16(*data<bfloat16_t>());
-      case DType::int32: return std::to_string(*data<std::int32_t>());
-      case DType::int64: return std::to_string(*data<std::int64_t>());
-      case DType::uint8: return std::to_string(*data<std::uint8_t>());
-      case DType::boolean: return *data<bool>() ? "True" : "False";
-      case DType::string: return bytes_repr(*data<std::string>());
-      default: return "<unprintable>";
+      case DType::float32:
+        return format_float_scalar(*data<float>());
+      case DType::float64:
+        return format_float_scalar(*data<double>());
+      case DType::bfloat16:
+        return format_bfloat16(*data<bfloat16_t>());
+      case DType::int32:
+        return std::to_string(*data<std::int32_t>());
+      case DType::int64:
+        return std::to_string(*data<std::int64_t>());
+      case DType::uint8:
+        return std::to_string(*data<std::uint8_t>());
+      case DType::boolean:
+        return *data<bool>() ? "True" : "False";
+      case DType::string:
+        return bytes_repr(*data<std::string>());
+      default:
+        return "<unprintable>";
     }
   }
   if (num_elements() == 0) return "[]";
@@ -435,11 +444,21 @@ std::string Tensor::to_string() const {
   layout.collect(0, 0, shown);
 
   switch (dtype_) {
-    case DType::float32: format = floating_format(data<float>(), shown); break;
-    case DType::float64: format = floating_format(data<double>(), shown); break;
-    case DType::int32: format = integer_format(data<std::int32_t>(), shown); break;
-    case DType::int64: format = integer_format(data<std::int64_t>(), shown); break;
-    case DType::uint8: format = integer_format(data<std::uint8_t>(), shown); break;
+    case DType::float32:
+      format = floating_format(data<float>(), shown);
+      break;
+    case DType::float64:
+      format = floating_format(data<double>(), shown);
+      break;
+    case DType::int32:
+      format = integer_format(data<std::int32_t>(), shown);
+      break;
+    case DType::int64:
+      format = integer_format(data<std::int64_t>(), shown);
+      break;
+    case DType::uint8:
+      format = integer_format(data<std::uint8_t>(), shown);
+      break;
     case DType::bfloat16: {
       const bfloat16_t* p = data<bfloat16_t>();
       format = [p](std::int64_t i) { return format_bfloat16(p[i]); };
@@ -455,7 +474,8 @@ std::string Tensor::to_string() const {
       format = [p](std::int64_t i) { return bytes_repr(p[i]); };
       break;
     }
-    default: return "<unprintable>";
+    default:
+      return "<unprintable>";
   }
   // str(ndarray): no prefix, so continuation lines are indented by one space for "[".
   return layout.recurse(0, 0, " ", kLineWidth);

@@ -10,7 +10,9 @@ namespace af {
 
 namespace {
 
-[[noreturn]] void invalid(const std::string& msg) { throw InvalidArgumentError(invalid_argument(msg)); }
+[[noreturn]] void invalid(const std::string& msg) {
+  throw InvalidArgumentError(invalid_argument(msg));
+}
 
 /// The element shapes of `tensors` (TF's `_shapes`): given shapes, else the static shapes
 /// (dimension 0 dropped with `enqueue_many`); unknown dimensions only with `dynamic_pad`.
@@ -30,19 +32,24 @@ std::vector<QueueShape> element_shapes(const std::vector<std::vector<Output>>& l
     for (const auto& list : lists) {
       PartialShape s = list[i].shape();
       // As input.py's batching functions, which need each tensor's rank.
-      if (!s.rank_known()) invalid(std::string(fn) + ": Cannot infer Tensor's rank: " + list[i].name());
+      if (!s.rank_known())
+        invalid(std::string(fn) + ": Cannot infer Tensor's rank: " + list[i].name());
       if (enqueue_many && s.rank_known()) {
-        if (s.rank() == 0) invalid(std::string(fn) + ": enqueue_many needs tensors of rank >= 1: " + list[i].name());
+        if (s.rank() == 0)
+          invalid(std::string(fn) + ": enqueue_many needs tensors of rank >= 1: " + list[i].name());
         s = PartialShape(std::vector<std::int64_t>(s.dims().begin() + 1, s.dims().end()));
       }
       PartialShape out;
       Status st = merged.merge_with(s, &out);
-      if (!st.ok()) invalid(std::string(fn) + ": incompatible shapes for tensor " + std::to_string(i) + ": " + st.message());
+      if (!st.ok())
+        invalid(std::string(fn) + ": incompatible shapes for tensor " + std::to_string(i) + ": " +
+                st.message());
       merged = out;
     }
     if (!merged.rank_known() || (!dynamic_pad && !merged.fully_defined()))
-      invalid(std::string(fn) + ": All shapes must be fully defined: tensor " + first[i].name() + " has shape " +
-              merged.to_string() + (dynamic_pad ? " (dynamic_pad needs a known rank)" : ""));
+      invalid(std::string(fn) + ": All shapes must be fully defined: tensor " + first[i].name() +
+              " has shape " + merged.to_string() +
+              (dynamic_pad ? " (dynamic_pad needs a known rank)" : ""));
     shapes.emplace_back(merged.dims());
   }
   return shapes;
@@ -52,7 +59,8 @@ std::vector<DType> dtypes_of(const std::vector<std::vector<Output>>& lists, cons
   std::vector<DType> types;
   for (const auto& t : lists.front()) types.push_back(t.dtype());
   for (const auto& list : lists) {
-    if (list.size() != types.size()) invalid(std::string(fn) + ": every tensor list must have the same length");
+    if (list.size() != types.size())
+      invalid(std::string(fn) + ": every tensor list must have the same length");
     for (std::size_t i = 0; i < list.size(); ++i)
       if (list[i].dtype() != types[i])
         invalid(std::string(fn) + ": tensor " + std::to_string(i) + " has dtype " +
@@ -63,7 +71,8 @@ std::vector<DType> dtypes_of(const std::vector<std::vector<Output>>& lists, cons
 }
 
 Graph& graph_of(const std::vector<std::vector<Output>>& lists, const char* fn) {
-  if (lists.empty() || lists.front().empty()) invalid(std::string(fn) + ": Cannot batch an empty list of tensors");
+  if (lists.empty() || lists.front().empty())
+    invalid(std::string(fn) + ": Cannot batch an empty list of tensors");
   return lists.front().front().graph();
 }
 
@@ -88,8 +97,8 @@ std::vector<Output> build(const BatchPlan& p) {
   if (p.batch_size <= 0) invalid(std::string(p.fn) + ": batch_size must be positive");
   // input.py's shuffle_batch checks this when it builds the graph, not when the queue opens.
   if (p.shuffle && p.capacity <= p.min_after_dequeue)
-    invalid(std::string(p.fn) + ": capacity " + std::to_string(p.capacity) + " must be bigger than min_after_dequeue " +
-            std::to_string(p.min_after_dequeue) + ".");
+    invalid(std::string(p.fn) + ": capacity " + std::to_string(p.capacity) +
+            " must be bigger than min_after_dequeue " + std::to_string(p.min_after_dequeue) + ".");
   auto scope = g.name_scope(p.name.empty() ? p.fn : p.name);
   auto types = dtypes_of(p.lists, p.fn);
   auto shapes = element_shapes(p.lists, p.shapes, p.enqueue_many, p.dynamic_pad, p.fn);
@@ -132,7 +141,8 @@ std::vector<Output> batch(const std::vector<Output>& tensors, const BatchOptions
   return build(p);
 }
 
-std::vector<Output> batch_join(const std::vector<std::vector<Output>>& tensors_list, const BatchOptions& o) {
+std::vector<Output> batch_join(const std::vector<std::vector<Output>>& tensors_list,
+                               const BatchOptions& o) {
   BatchPlan p;
   p.lists = tensors_list;
   p.dynamic_pad = o.dynamic_pad;
@@ -147,7 +157,8 @@ std::vector<Output> batch_join(const std::vector<std::vector<Output>>& tensors_l
   return build(p);
 }
 
-std::vector<Output> shuffle_batch(const std::vector<Output>& tensors, const ShuffleBatchOptions& o) {
+std::vector<Output> shuffle_batch(const std::vector<Output>& tensors,
+                                  const ShuffleBatchOptions& o) {
   BatchPlan p;
   for (int i = 0; i < std::max(1, o.num_threads); ++i) p.lists.push_back(tensors);
   p.shuffle = true;
@@ -184,13 +195,16 @@ std::vector<Output> shuffle_batch_join(const std::vector<std::vector<Output>>& t
 
 // -- input producers ---------------------------------------------------------------------
 
-Output limit_epochs(const Output& tensor, std::optional<std::int64_t> num_epochs, std::string_view name) {
+Output limit_epochs(const Output& tensor, std::optional<std::int64_t> num_epochs,
+                    std::string_view name) {
   if (!num_epochs) return tensor;
   if (*num_epochs <= 0) invalid("num_epochs must be > 0 not " + std::to_string(*num_epochs) + ".");
   Graph& g = tensor.graph();
   auto scope = g.name_scope(name.empty() ? "limit_epochs" : name);
-  Variable epochs = g.variable(Tensor(std::int64_t{0}), {.name = "epochs", .trainable = false,
-                                                         .collections = std::vector<std::string>{kLocalVariables}});
+  Variable epochs = g.variable(Tensor(std::int64_t{0}),
+                               {.name = "epochs",
+                                .trainable = false,
+                                .collections = std::vector<std::string>{kLocalVariables}});
   Output counter = count_up_to(epochs, *num_epochs);
   auto deps = g.control_dependencies({counter});
   return identity(tensor);
@@ -210,13 +224,19 @@ FIFOQueue input_producer(const Output& input, const InputProducerOptions& o) {
     element = merged;
   }
   if (!element.fully_defined())  // input.py's message
-    invalid("input_producer: Either `input_tensor` must have a fully defined shape or `element_shape` must be "
-            "specified (element shape " + element.to_string() + ")");
+    invalid(
+        "input_producer: Either `input_tensor` must have a fully defined shape or `element_shape` "
+        "must be "
+        "specified (element shape " +
+        element.to_string() + ")");
   Output values = input;
   if (o.shuffle) values = random_shuffle(values, o.seed);
   values = limit_epochs(values, o.num_epochs);
-  FIFOQueue q(g, {.capacity = o.capacity, .dtypes = {input.dtype()}, .shapes = {element.dims()},
-                  .name = "fifo_queue", .shared_name = o.shared_name});
+  FIFOQueue q(g, {.capacity = o.capacity,
+                  .dtypes = {input.dtype()},
+                  .shapes = {element.dims()},
+                  .name = "fifo_queue",
+                  .shared_name = o.shared_name});
   Operation enqueue = q.enqueue_many({values});
   add_queue_runner(g, QueueRunner(q, {enqueue}, std::nullopt, o.cancel_op));
   return q;
@@ -224,25 +244,30 @@ FIFOQueue input_producer(const Output& input, const InputProducerOptions& o) {
 
 FIFOQueue string_input_producer(const Output& strings, const InputProducerOptions& o) {
   if (strings.dtype() != DType::string)
-    invalid("string_input_producer: expected a string tensor, got " + std::string(dtype_name(strings.dtype())));
+    invalid("string_input_producer: expected a string tensor, got " +
+            std::string(dtype_name(strings.dtype())));
   Graph& g = strings.graph();
   InputProducerOptions opts = o;
   // One scope for the check and the producer (input.py hands its scope to input_producer).
-  if (opts.name.empty() || opts.name.back() != '/') opts.name = g.unique_name(opts.name.empty() ? "input_producer" : opts.name) + "/";
+  if (opts.name.empty() || opts.name.back() != '/')
+    opts.name = g.unique_name(opts.name.empty() ? "input_producer" : opts.name) + "/";
   Output checked;
   {
     // input.py: an empty tensor is caught when the queue runner runs, by an Assert the
     // strings depend on.
     auto scope = g.name_scope(opts.name);
-    Operation non_empty = assert_that(greater(size(strings), g.constant(Tensor(std::int32_t{0}))),
-                                      {g.constant(Tensor(std::string("string_input_producer requires a non-null input tensor")))});
+    Operation non_empty = assert_that(
+        greater(size(strings), g.constant(Tensor(std::int32_t{0}))),
+        {g.constant(
+            Tensor(std::string("string_input_producer requires a non-null input tensor")))});
     auto after = g.control_dependencies({non_empty});
     checked = identity(strings);
   }
   return input_producer(checked, opts);
 }
 
-FIFOQueue string_input_producer(Graph& g, const std::vector<std::string>& strings, const InputProducerOptions& o) {
+FIFOQueue string_input_producer(Graph& g, const std::vector<std::string>& strings,
+                                const InputProducerOptions& o) {
   if (strings.empty()) invalid("string_input_producer requires a non-null input tensor");
   return string_input_producer(g.constant(Tensor::from_vector<std::string>(strings)), o);
 }
@@ -261,7 +286,8 @@ FIFOQueue range_input_producer(Graph& g, std::int32_t limit, const InputProducer
   return range_input_producer(g.constant(Tensor(limit)), o);
 }
 
-std::vector<Output> slice_input_producer(const std::vector<Output>& tensors, const InputProducerOptions& o) {
+std::vector<Output> slice_input_producer(const std::vector<Output>& tensors,
+                                         const InputProducerOptions& o) {
   if (tensors.empty()) invalid("Expected at least one tensor in slice_input_producer().");
   Graph& g = tensors.front().graph();
   Output rows;

@@ -1,10 +1,9 @@
 // The queue actor: owns a QueueCore, answers calls, enforces deadlines on its side (an
 // expired attempt is cancelled by the queue itself, so it never takes an element) and
 // fails its waiters with Cancelled when it quits.
+#include <caf/all.hpp>
 #include <limits>
 #include <map>
-
-#include <caf/all.hpp>
 
 #include "actorflow/queues/queue_handle.hpp"
 #include "queue_resource.hpp"
@@ -50,16 +49,22 @@ void handle_call(QueueInbox& box, const caf::actor& actor, QueueCall& call) {
       core.dequeue_many(call.id, call.n, call.kind == QueueCall::Kind::dequeue_up_to, reply);
       waits = true;
       break;
-    case QueueCall::Kind::close: core.close(call.id, false, reply); break;
-    case QueueCall::Kind::close_cancel: core.close(call.id, true, reply); break;
+    case QueueCall::Kind::close:
+      core.close(call.id, false, reply);
+      break;
+    case QueueCall::Kind::close_cancel:
+      core.close(call.id, true, reply);
+      break;
     case QueueCall::Kind::size:
       return reply({Status(), {Tensor(static_cast<std::int32_t>(core.size()))}});
-    case QueueCall::Kind::is_closed: return reply({Status(), {Tensor(core.is_closed())}});
+    case QueueCall::Kind::is_closed:
+      return reply({Status(), {Tensor(core.is_closed())}});
     case QueueCall::Kind::stats:
-      return reply({Status(),
-                    {Tensor::from_vector<std::int64_t>({core.size(), static_cast<std::int64_t>(core.pending_enqueues()),
-                                                        static_cast<std::int64_t>(core.pending_dequeues()),
-                                                        core.is_closed() ? 1 : 0})}});
+      return reply(
+          {Status(),
+           {Tensor::from_vector<std::int64_t>(
+               {core.size(), static_cast<std::int64_t>(core.pending_enqueues()),
+                static_cast<std::int64_t>(core.pending_dequeues()), core.is_closed() ? 1 : 0})}});
   }
   if (waits && timed && !call.reply->fired() && actor) {
     // Still pending: the queue itself ends the attempt at the deadline.
@@ -73,7 +78,8 @@ void handle_call(QueueInbox& box, const caf::actor& actor, QueueCall& call) {
 /// Runs the inbox's items until none is left, the queue closed or `max_rounds` batches
 /// were run (then the actor is asked to go on: a host thread does not serve others for
 /// long). The caller has set `box.draining`; this clears it.
-void drain_loop(QueueInbox& box, int max_rounds, bool first_batch_taken = false, caf::actor first_actor = {}) {
+void drain_loop(QueueInbox& box, int max_rounds, bool first_batch_taken = false,
+                caf::actor first_actor = {}) {
   const QueueInbox* outer = std::exchange(draining_here, &box);
   for (int round = 0;; ++round) {
     caf::actor actor;
@@ -103,7 +109,8 @@ void drain_loop(QueueInbox& box, int max_rounds, bool first_batch_taken = false,
       else if (auto* c = std::get_if<QueueCancel>(&item))
         box.core->cancel(c->id, c->why);
       else
-        box.core->restore(std::get<QueueRestore>(item).components, std::get<QueueRestore>(item).many);
+        box.core->restore(std::get<QueueRestore>(item).components,
+                          std::get<QueueRestore>(item).many);
     }
     box.taken.clear();
   }
@@ -179,12 +186,15 @@ caf::behavior queue_actor(QueueActor* self, std::shared_ptr<QueueInbox> inbox) {
         {
           std::lock_guard<std::mutex> lock(box.mu);
           if (!box.core) return;
-          queue = std::string(queue_kind_name(box.core->spec().kind)) + " '" + box.core->name() + "'";
+          queue =
+              std::string(queue_kind_name(box.core->spec().kind)) + " '" + box.core->name() + "'";
         }
-        push_to_inbox(box, QueueCancel{id, deadline_exceeded("Timed out waiting for notification: " +
-                                                                      (what.empty() ? std::string("operation") : what) +
-                                                                      " on " + queue + " exceeded its deadline")},
-                               /*drain_here=*/true);
+        push_to_inbox(
+            box,
+            QueueCancel{id, deadline_exceeded("Timed out waiting for notification: " +
+                                              (what.empty() ? std::string("operation") : what) +
+                                              " on " + queue + " exceeded its deadline")},
+            /*drain_here=*/true);
       },
       [self](queue_request_atom, QueueOp op, Tuple& components, std::int64_t n,
              std::int64_t timeout_ms) -> caf::result<Tuple> {

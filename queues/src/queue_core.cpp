@@ -12,17 +12,22 @@ namespace af {
 
 std::string_view queue_kind_name(QueueKind kind) noexcept {
   switch (kind) {
-    case QueueKind::fifo: return "FIFOQueue";
-    case QueueKind::random_shuffle: return "RandomShuffleQueue";
-    case QueueKind::padding_fifo: return "PaddingFIFOQueue";
-    case QueueKind::priority: return "PriorityQueue";
+    case QueueKind::fifo:
+      return "FIFOQueue";
+    case QueueKind::random_shuffle:
+      return "RandomShuffleQueue";
+    case QueueKind::padding_fifo:
+      return "PaddingFIFOQueue";
+    case QueueKind::priority:
+      return "PriorityQueue";
   }
   return "Queue";
 }
 
 Status QueueSpec::validate() const {
   std::string what = std::string(queue_kind_name(kind)) + " '" + name + "'";
-  if (dtypes.empty()) return invalid_argument(what + ": a queue needs at least one component dtype");
+  if (dtypes.empty())
+    return invalid_argument(what + ": a queue needs at least one component dtype");
   if (!shapes.empty() && shapes.size() != dtypes.size())
     return invalid_argument(what + ": " + std::to_string(shapes.size()) + " shapes for " +
                             std::to_string(dtypes.size()) + " component dtypes");
@@ -84,7 +89,8 @@ void copy_into_row(const Tensor& src, Tensor& dst, std::int64_t row) {
       std::string* d = dst.data<std::string>() + row * row_elems + dst_off;
       std::copy(s, s + count, d);
     } else {
-      const char* s = static_cast<const char*>(src.raw_data()) + src_off * static_cast<std::int64_t>(esize);
+      const char* s =
+          static_cast<const char*>(src.raw_data()) + src_off * static_cast<std::int64_t>(esize);
       char* d = static_cast<char*>(dst.raw_data()) +
                 (row * row_elems + dst_off) * static_cast<std::int64_t>(esize);
       std::memcpy(d, s, static_cast<std::size_t>(count) * esize);
@@ -96,10 +102,13 @@ void copy_into_row(const Tensor& src, Tensor& dst, std::int64_t row) {
   const int rank = static_cast<int>(sd.size());
   if (src.num_elements() == 0) return;
   if (rank == 0) return copy_run(0, 0, 1);
-  std::vector<std::int64_t> src_strides(static_cast<std::size_t>(rank), 1), dst_strides(static_cast<std::size_t>(rank), 1);
+  std::vector<std::int64_t> src_strides(static_cast<std::size_t>(rank), 1),
+      dst_strides(static_cast<std::size_t>(rank), 1);
   for (int i = rank - 2; i >= 0; --i) {
-    src_strides[static_cast<std::size_t>(i)] = src_strides[static_cast<std::size_t>(i) + 1] * sd[static_cast<std::size_t>(i) + 1];
-    dst_strides[static_cast<std::size_t>(i)] = dst_strides[static_cast<std::size_t>(i) + 1] * dd[static_cast<std::size_t>(i) + 1];
+    src_strides[static_cast<std::size_t>(i)] =
+        src_strides[static_cast<std::size_t>(i) + 1] * sd[static_cast<std::size_t>(i) + 1];
+    dst_strides[static_cast<std::size_t>(i)] =
+        dst_strides[static_cast<std::size_t>(i) + 1] * dd[static_cast<std::size_t>(i) + 1];
   }
   std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
   const std::int64_t runs = src.num_elements() / sd.back();
@@ -128,9 +137,7 @@ void for_each_element(Rows rows, F&& f) {
   for (std::int64_t i = 0; i < rows.count; ++i) f(Rows::part(source, rows.begin + i, 1));
 }
 
-Rows single(Tuple element) {
-  return Rows::whole(std::move(element), 1, false);
-}
+Rows single(Tuple element) { return Rows::whole(std::move(element), 1, false); }
 
 /// FIFO order over whole ranges: a batch enqueued with enqueue_many stays one entry.
 class FifoStore final : public ElementStore {
@@ -209,7 +216,9 @@ class ColumnShuffleStore final : public ElementStore {
       col.dtype = spec.dtypes[c];
       col.row_elements = 1;
       for (auto d : spec.shapes[c].dims()) col.row_elements *= d;
-      col.row_bytes = col.dtype == DType::string ? 0 : static_cast<std::size_t>(col.row_elements) * dtype_size(col.dtype);
+      col.row_bytes = col.dtype == DType::string
+                          ? 0
+                          : static_cast<std::size_t>(col.row_elements) * dtype_size(col.dtype);
       std::vector<std::int64_t> dims{0};
       dims.insert(dims.end(), spec.shapes[c].dims().begin(), spec.shapes[c].dims().end());
       col.batch_dims = std::move(dims);
@@ -227,8 +236,10 @@ class ColumnShuffleStore final : public ElementStore {
         const std::string* src = t[c].data<std::string>() + from;
         col.strings.insert(col.strings.end(), src, src + count);
       } else {
-        const char* src = static_cast<const char*>(t[c].raw_data()) + from * static_cast<std::int64_t>(dtype_size(col.dtype));
-        col.bytes.insert(col.bytes.end(), src, src + static_cast<std::size_t>(r.count) * col.row_bytes);
+        const char* src = static_cast<const char*>(t[c].raw_data()) +
+                          from * static_cast<std::int64_t>(dtype_size(col.dtype));
+        col.bytes.insert(col.bytes.end(), src,
+                         src + static_cast<std::size_t>(r.count) * col.row_bytes);
       }
     }
     size_ += r.count;
@@ -271,7 +282,8 @@ class ColumnShuffleStore final : public ElementStore {
       // A 32-bit division while the size fits: the same value at a fraction of the cost.
       for (auto& index : indices_) index = generator_() % static_cast<std::uint32_t>(left--);
     } else {
-      for (auto& index : indices_) index = static_cast<std::int64_t>(generator_() % static_cast<std::uint64_t>(left--));
+      for (auto& index : indices_)
+        index = static_cast<std::int64_t>(generator_() % static_cast<std::uint64_t>(left--));
     }
   }
 
@@ -292,9 +304,12 @@ class ColumnShuffleStore final : public ElementStore {
     }
     switch (col.row_bytes) {
       // Scalars of 4 and 8 bytes (the usual CSV columns) copy without a call.
-      case 4: return take_rows<std::uint32_t>(col, out, last);
-      case 8: return take_rows<std::uint64_t>(col, out, last);
-      default: break;
+      case 4:
+        return take_rows<std::uint32_t>(col, out, last);
+      case 8:
+        return take_rows<std::uint64_t>(col, out, last);
+      default:
+        break;
     }
     const std::size_t rb = col.row_bytes;
     char* base = col.bytes.data();
@@ -388,14 +403,18 @@ QueueCore::QueueCore(QueueSpec spec)
       capacity_(spec_.capacity < 0 ? std::numeric_limits<std::int64_t>::max() : spec_.capacity) {
   switch (spec_.kind) {
     case QueueKind::fifo:
-    case QueueKind::padding_fifo: store_ = std::make_unique<FifoStore>(); break;
+    case QueueKind::padding_fifo:
+      store_ = std::make_unique<FifoStore>();
+      break;
     case QueueKind::random_shuffle:
       if (spec_.shapes.empty())
         store_ = std::make_unique<ShuffleStore>(spec_.seed, spec_.seed2);
       else
         store_ = std::make_unique<ColumnShuffleStore>(spec_);
       break;
-    case QueueKind::priority: store_ = std::make_unique<PriorityStore>(); break;
+    case QueueKind::priority:
+      store_ = std::make_unique<PriorityStore>();
+      break;
   }
 }
 
@@ -448,13 +467,14 @@ Status QueueCore::validate_many_tuple(const Tuple& t) const {
       std::vector<std::int64_t> expected{batch};
       expected.insert(expected.end(), d.begin(), d.end());
       return invalid_argument("Shape mismatch in tuple component " + std::to_string(i) +
-                                ". Expected " + dims_string(expected) + ", got " +
-                                dims_string(t[i].shape().dims()) + where());
+                              ". Expected " + dims_string(expected) + ", got " +
+                              dims_string(t[i].shape().dims()) + where());
     } else if (t[i].shape().dim(0) != batch) {
-      return invalid_argument("All input tensors must have the same size in the 0th dimension. "
-                              "Component " + std::to_string(i) + " has " +
-                              std::to_string(t[i].shape().dim(0)) + ", and should have " +
-                              std::to_string(batch) + where());
+      return invalid_argument(
+          "All input tensors must have the same size in the 0th dimension. "
+          "Component " +
+          std::to_string(i) + " has " + std::to_string(t[i].shape().dim(0)) + ", and should have " +
+          std::to_string(batch) + where());
     }
   }
   return {};
@@ -497,7 +517,8 @@ Tuple QueueCore::assemble(std::span<const Rows> taken, std::int64_t n) const {
       if (!padding) {
         // Rows of the element's own shape: one contiguous copy per range.
         const std::int64_t per_row =
-            r.batched ? (t.shape().dim(0) ? t.num_elements() / t.shape().dim(0) : 0) : t.num_elements();
+            r.batched ? (t.shape().dim(0) ? t.num_elements() / t.shape().dim(0) : 0)
+                      : t.num_elements();
         const std::int64_t from = r.batched ? r.begin * per_row : 0, to = row * per_row;
         const std::int64_t count = r.count * per_row;
         if (strings) {
@@ -521,7 +542,8 @@ Tuple QueueCore::assemble(std::span<const Rows> taken, std::int64_t n) const {
 }
 
 void QueueCore::enqueue(std::uint64_t id, Tuple element, ReplyFn done) {
-  Attempt a{AttemptKind::enqueue, id, 1, false, std::move(element), {}, {}, 0, {}, {}, std::move(done)};
+  Attempt a{AttemptKind::enqueue, id, 1, false, std::move(element), {}, {}, 0, {}, {},
+            std::move(done)};
   enqueue_attempts_.push_back(std::move(a));
   flush();
 }
@@ -529,7 +551,17 @@ void QueueCore::enqueue(std::uint64_t id, Tuple element, ReplyFn done) {
 void QueueCore::enqueue_many(std::uint64_t id, Tuple batch, ReplyFn done) {
   const std::int64_t n = batch.empty() ? 0 : batch[0].shape().dim(0);
   if (n == 0) return done({});
-  Attempt a{AttemptKind::enqueue_many, id, n, false, std::move(batch), {}, {}, 0, {}, {}, std::move(done)};
+  Attempt a{AttemptKind::enqueue_many,
+            id,
+            n,
+            false,
+            std::move(batch),
+            {},
+            {},
+            0,
+            {},
+            {},
+            std::move(done)};
   enqueue_attempts_.push_back(std::move(a));
   flush();
 }
@@ -544,16 +576,19 @@ void QueueCore::dequeue_many(std::uint64_t id, std::int64_t n, bool allow_small_
                              ReplyFn done) {
   const char* op = allow_small_batch ? "DequeueUpTo" : "DequeueMany";
   if (!spec_.specified_shapes())
-    return done({invalid_argument(std::string(queue_kind_name(spec_.kind)) + "'s DequeueMany and "
+    return done({invalid_argument(std::string(queue_kind_name(spec_.kind)) +
+                                  "'s DequeueMany and "
                                   "DequeueUpTo require the components to have specified "
-                                  "shapes (" + prefix() + ")"),
+                                  "shapes (" +
+                                  prefix() + ")"),
                  {}});
   if (n < 0)
     return done({invalid_argument(std::string(op) + "Op requested " + std::to_string(n) +
                                   " < 0 elements (" + prefix() + ")"),
                  {}});
   if (n == 0) return done({Status(), assemble({}, 0)});
-  Attempt a{AttemptKind::dequeue_many, id, n, allow_small_batch, {}, {}, {}, 0, {}, {}, std::move(done)};
+  Attempt a{
+      AttemptKind::dequeue_many, id, n, allow_small_batch, {}, {}, {}, 0, {}, {}, std::move(done)};
   dequeue_attempts_.push_back(std::move(a));
   flush();
 }
@@ -663,7 +698,8 @@ QueueCore::RunResult QueueCore::run_enqueue(Attempt& a) {
       }
       return a.requested == 0 ? RunResult::complete : RunResult::progress;
     }
-    default: return RunResult::complete;
+    default:
+      return RunResult::complete;
   }
 }
 
@@ -673,7 +709,8 @@ QueueCore::RunResult QueueCore::run_dequeue(Attempt& a) {
       spec_.kind == QueueKind::random_shuffle ? spec_.min_after_dequeue : 0;
   if (a.kind == AttemptKind::dequeue) {
     if (closed_ && queue_size == 0) {
-      a.status = out_of_range(prefix() + " is closed and has insufficient elements (requested 1, "
+      a.status = out_of_range(prefix() +
+                              " is closed and has insufficient elements (requested 1, "
                               "current size 0)");
       return RunResult::complete;
     }
@@ -743,7 +780,8 @@ bool QueueCore::try_attempts(AttemptQueue& attempts, bool enqueue_side,
     if (r == RunResult::no_progress) break;
     progress = true;
     if (r == RunResult::progress) break;
-    finished->emplace_back(std::move(cur.done), QueueReply{std::move(cur.status), std::move(cur.output)});
+    finished->emplace_back(std::move(cur.done),
+                           QueueReply{std::move(cur.status), std::move(cur.output)});
     attempts.pop_front();
   }
   return progress;

@@ -121,7 +121,8 @@ struct Rows {
   }
   /// Whether the range is its whole, unshared tuple (it can be moved out as it is).
   bool is_whole() const noexcept {
-    return !shared && (!batched || (begin == 0 && !owned.empty() && owned[0].shape().dim(0) == count));
+    return !shared &&
+           (!batched || (begin == 0 && !owned.empty() && owned[0].shape().dim(0) == count));
   }
   /// Row `i` of the range as an element (views of the batch).
   Tuple element(std::int64_t i) const;
@@ -190,10 +191,10 @@ class QueueCore {
     std::uint64_t id = 0;
     std::int64_t requested = 0;  ///< elements still to enqueue / dequeue
     bool allow_small_batch = false;
-    Tuple input;                 ///< the element or batch to enqueue
+    Tuple input;                                ///< the element or batch to enqueue
     std::shared_ptr<const Tuple> shared_input;  ///< `input`, once part of it is queued
-    std::vector<Rows> taken;     ///< rows a dequeue_many has reserved
-    std::int64_t reserved = 0;   ///< how many rows `taken` holds
+    std::vector<Rows> taken;                    ///< rows a dequeue_many has reserved
+    std::int64_t reserved = 0;                  ///< how many rows `taken` holds
     Status status;
     Tuple output;
     ReplyFn done;

@@ -37,10 +37,12 @@ QueueHandle QueueHandle::open(const QueueSpec& spec, const QueueHandleOptions& o
   register_queue_ops();
   Runtime& runtime = options.runtime ? *options.runtime : Runtime::global();
   if (spec.name.empty())
-    throw InvalidArgumentError(invalid_argument("QueueHandle::open needs the queue's shared name in spec.name"));
+    throw InvalidArgumentError(
+        invalid_argument("QueueHandle::open needs the queue's shared name in spec.name"));
   auto mgr = runtime.shared_resource_mgr(options.device);
   QueueHandle h;
-  throw_if_error(detail::lookup_or_create_queue(*mgr, runtime.system(), options.container, spec.name, spec, &h.queue_));
+  throw_if_error(detail::lookup_or_create_queue(*mgr, runtime.system(), options.container,
+                                                spec.name, spec, &h.queue_));
   return h;
 }
 
@@ -48,8 +50,9 @@ void QueueHandle::async(QueueOp op, std::vector<Tensor> components, std::int64_t
                         std::function<void(Status, std::vector<Tensor>)> done) const {
   if (!queue_) return done(failed_precondition("QueueHandle is empty"), {});
   auto call = host_call(op, std::move(components), n, timeout, "a host call");
-  call.reply = detail::make_reply(
-      [done = std::move(done)](detail::QueueReply r) { done(std::move(r.status), std::move(r.components)); });
+  call.reply = detail::make_reply([done = std::move(done)](detail::QueueReply r) {
+    done(std::move(r.status), std::move(r.components));
+  });
   queue_->call(std::move(call));
 }
 
@@ -81,7 +84,9 @@ void QueueHandle::enqueue(std::vector<Tensor> element, Timeout timeout) const {
 void QueueHandle::enqueue_many(std::vector<Tensor> batch, Timeout timeout) const {
   call(QueueOp::enqueue_many, std::move(batch), 0, timeout);
 }
-std::vector<Tensor> QueueHandle::dequeue(Timeout timeout) const { return call(QueueOp::dequeue, {}, 1, timeout); }
+std::vector<Tensor> QueueHandle::dequeue(Timeout timeout) const {
+  return call(QueueOp::dequeue, {}, 1, timeout);
+}
 std::vector<Tensor> QueueHandle::dequeue_many(std::int64_t n, Timeout timeout) const {
   return call(QueueOp::dequeue_many, {}, n, timeout);
 }
@@ -91,8 +96,12 @@ std::vector<Tensor> QueueHandle::dequeue_up_to(std::int64_t n, Timeout timeout) 
 void QueueHandle::close(bool cancel_pending_enqueues) const {
   call(cancel_pending_enqueues ? QueueOp::close_cancel_pending : QueueOp::close, {}, 0, {});
 }
-std::int64_t QueueHandle::size() const { return call(QueueOp::size, {}, 0, {}).at(0).scalar<std::int32_t>(); }
-bool QueueHandle::is_closed() const { return call(QueueOp::is_closed, {}, 0, {}).at(0).scalar<bool>(); }
+std::int64_t QueueHandle::size() const {
+  return call(QueueOp::size, {}, 0, {}).at(0).scalar<std::int32_t>();
+}
+bool QueueHandle::is_closed() const {
+  return call(QueueOp::is_closed, {}, 0, {}).at(0).scalar<bool>();
+}
 
 const QueueSpec& QueueHandle::spec() const {
   if (!queue_) throw FailedPreconditionError(failed_precondition("QueueHandle is empty"));
@@ -143,9 +152,11 @@ struct PipeState {
 }  // namespace detail
 
 QueueProducer::QueueProducer(QueueHandle queue, std::size_t window)
-    : queue_(std::move(queue)), window_(std::max<std::size_t>(window, 1)),
+    : queue_(std::move(queue)),
+      window_(std::max<std::size_t>(window, 1)),
       state_(std::make_shared<detail::PipeState>()) {
-  if (!queue_) throw FailedPreconditionError(failed_precondition("QueueProducer needs an open QueueHandle"));
+  if (!queue_)
+    throw FailedPreconditionError(failed_precondition("QueueProducer needs an open QueueHandle"));
 }
 
 QueueProducer::~QueueProducer() {
@@ -177,7 +188,9 @@ void QueueProducer::send(QueueOp op, std::vector<Tensor> components) {
   throw_if_error(earlier);
 }
 
-void QueueProducer::enqueue(std::vector<Tensor> element) { send(QueueOp::enqueue, std::move(element)); }
+void QueueProducer::enqueue(std::vector<Tensor> element) {
+  send(QueueOp::enqueue, std::move(element));
+}
 void QueueProducer::enqueue_many(std::vector<Tensor> batch) {
   send(QueueOp::enqueue_many, std::move(batch));
 }
@@ -190,11 +203,16 @@ void QueueProducer::flush() {
 }
 
 QueueConsumer::QueueConsumer(QueueHandle queue, std::int64_t n, std::size_t window, bool up_to)
-    : queue_(std::move(queue)), n_(n), window_(std::max<std::size_t>(window, 1)), up_to_(up_to),
+    : queue_(std::move(queue)),
+      n_(n),
+      window_(std::max<std::size_t>(window, 1)),
+      up_to_(up_to),
       state_(std::make_shared<detail::PipeState>()) {
-  if (!queue_) throw FailedPreconditionError(failed_precondition("QueueConsumer needs an open QueueHandle"));
+  if (!queue_)
+    throw FailedPreconditionError(failed_precondition("QueueConsumer needs an open QueueHandle"));
   if (n < 0)
-    throw InvalidArgumentError(invalid_argument("QueueConsumer: batch size " + std::to_string(n) + " < 0"));
+    throw InvalidArgumentError(
+        invalid_argument("QueueConsumer: batch size " + std::to_string(n) + " < 0"));
 }
 
 void QueueConsumer::top_up() {
@@ -205,7 +223,8 @@ void QueueConsumer::top_up() {
       state_->replies.emplace_back();
       ++state_->in_flight;
     }
-    auto call = host_call(up_to_ ? QueueOp::dequeue_up_to : QueueOp::dequeue_many, {}, n_, {}, "a consumer");
+    auto call = host_call(up_to_ ? QueueOp::dequeue_up_to : QueueOp::dequeue_many, {}, n_, {},
+                          "a consumer");
     call.reply = detail::make_reply([state = state_, seq](detail::QueueReply r) {
       std::lock_guard<std::mutex> lock(state->mu);
       const auto index = static_cast<std::size_t>(seq - state->base);

@@ -16,22 +16,23 @@ namespace af::detail {
 /// elements were taken.
 inline Async<QueueReply> call_queue(StepServices* step, std::shared_ptr<QueueResource> queue,
                                     QueueCall call) {
-  return {[step, queue = std::move(queue), call = std::move(call)](Completion<QueueReply> c) mutable {
-    auto post = step->poster();
-    auto token = std::make_shared<std::uint64_t>(0);
-    const auto id = call.id = next_queue_call_id();
-    call.deadline = step->deadline();
-    call.reply = make_reply([post, c, step, token](QueueReply r) {
-      post([c, step, token, r = std::move(r)]() mutable {
-        if (*token) step->remove_cancel_hook(*token);
-        c(std::move(r));
-      });
-    });
-    // The device actor's thread serves the queue itself when nobody else does (no hop to
-    // the queue actor); the reply still comes back to it as a message, after this returns.
-    queue->call(std::move(call), /*drain_here=*/true);
-    *token = step->add_cancel_hook([queue, id](const Status& why) { queue->cancel(id, why); });
-  }};
+  return {
+      [step, queue = std::move(queue), call = std::move(call)](Completion<QueueReply> c) mutable {
+        auto post = step->poster();
+        auto token = std::make_shared<std::uint64_t>(0);
+        const auto id = call.id = next_queue_call_id();
+        call.deadline = step->deadline();
+        call.reply = make_reply([post, c, step, token](QueueReply r) {
+          post([c, step, token, r = std::move(r)]() mutable {
+            if (*token) step->remove_cancel_hook(*token);
+            c(std::move(r));
+          });
+        });
+        // The device actor's thread serves the queue itself when nobody else does (no hop to
+        // the queue actor); the reply still comes back to it as a message, after this returns.
+        queue->call(std::move(call), /*drain_here=*/true);
+        *token = step->add_cancel_hook([queue, id](const Status& why) { queue->cancel(id, why); });
+      }};
 }
 
 /// The queue behind input `i` of the kernel, or null (the kernel failed then).

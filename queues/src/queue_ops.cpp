@@ -54,12 +54,13 @@ class QueueOp : public OpKernel {
       // As TensorFlow's RandomShuffleQueueOp constructor (random_shuffle_queue_op.cc); a
       // negative capacity is unbounded.
       if (spec_.min_after_dequeue < 0) {
-        *s = invalid_argument("min_after_dequeue " + std::to_string(spec_.min_after_dequeue) + " must be >= 0");
+        *s = invalid_argument("min_after_dequeue " + std::to_string(spec_.min_after_dequeue) +
+                              " must be >= 0");
         return;
       }
       if (spec_.capacity >= 0 && spec_.min_after_dequeue >= spec_.capacity) {
-        *s = invalid_argument("min_after_dequeue " + std::to_string(spec_.min_after_dequeue) + " must be < capacity " +
-                              std::to_string(spec_.capacity));
+        *s = invalid_argument("min_after_dequeue " + std::to_string(spec_.min_after_dequeue) +
+                              " must be < capacity " + std::to_string(spec_.capacity));
         return;
       }
     }
@@ -78,8 +79,8 @@ class QueueOp : public OpKernel {
       if (!mgr) return ctx.fail(internal("no resource manager for " + name()));
       QueueSpec spec = spec_;
       spec.name = resource_name(shared_name_, name());
-      Status s = lookup_or_create_queue(*mgr, ctx.runtime->system(), container_, spec.name, spec,
-                                        &queue_);
+      Status s =
+          lookup_or_create_queue(*mgr, ctx.runtime->system(), container_, spec.name, spec, &queue_);
       if (!s.ok()) return ctx.fail(s);
     }
     ctx.set_output(0, Tensor::from_resource(queue_));
@@ -98,14 +99,22 @@ class QueueCallOp : public OpKernel {
  public:
   QueueCallOp(OpKernelConstruction& c, Status*) : OpKernel(c) {
     const auto& op = c.def.op;
-    if (op == "QueueEnqueueV2") kind_ = QueueCall::Kind::enqueue;
-    else if (op == "QueueEnqueueManyV2") kind_ = QueueCall::Kind::enqueue_many;
-    else if (op == "QueueDequeueV2") kind_ = QueueCall::Kind::dequeue;
-    else if (op == "QueueDequeueManyV2") kind_ = QueueCall::Kind::dequeue_many;
-    else if (op == "QueueDequeueUpToV2") kind_ = QueueCall::Kind::dequeue_up_to;
-    else if (op == "QueueCloseV2") kind_ = QueueCall::Kind::close;
-    else if (op == "QueueSizeV2") kind_ = QueueCall::Kind::size;
-    else kind_ = QueueCall::Kind::is_closed;
+    if (op == "QueueEnqueueV2")
+      kind_ = QueueCall::Kind::enqueue;
+    else if (op == "QueueEnqueueManyV2")
+      kind_ = QueueCall::Kind::enqueue_many;
+    else if (op == "QueueDequeueV2")
+      kind_ = QueueCall::Kind::dequeue;
+    else if (op == "QueueDequeueManyV2")
+      kind_ = QueueCall::Kind::dequeue_many;
+    else if (op == "QueueDequeueUpToV2")
+      kind_ = QueueCall::Kind::dequeue_up_to;
+    else if (op == "QueueCloseV2")
+      kind_ = QueueCall::Kind::close;
+    else if (op == "QueueSizeV2")
+      kind_ = QueueCall::Kind::size;
+    else
+      kind_ = QueueCall::Kind::is_closed;
     bool cancel_pending = false;
     c.get_attr("cancel_pending_enqueues", &cancel_pending);
     if (kind_ == QueueCall::Kind::close && cancel_pending) kind_ = QueueCall::Kind::close_cancel;
@@ -130,21 +139,24 @@ class QueueCallOp : public OpKernel {
         call.n = ctx.input(1).dtype() == DType::int64 ? ctx.input(1).scalar<std::int64_t>()
                                                       : ctx.input(1).scalar<std::int32_t>();
         break;
-      default: break;
+      default:
+        break;
     }
-    const bool enqueues = kind_ == QueueCall::Kind::enqueue || kind_ == QueueCall::Kind::enqueue_many;
-    const bool dequeues = kind_ == QueueCall::Kind::dequeue || kind_ == QueueCall::Kind::dequeue_many ||
+    const bool enqueues =
+        kind_ == QueueCall::Kind::enqueue || kind_ == QueueCall::Kind::enqueue_many;
+    const bool dequeues = kind_ == QueueCall::Kind::dequeue ||
+                          kind_ == QueueCall::Kind::dequeue_many ||
                           kind_ == QueueCall::Kind::dequeue_up_to;
     if (enqueues) queue->note_producer(ctx.step ? ctx.step->client_task() : std::string());
     // A dequeue that waits long is what a stall report names the producers of.
     StallWatchScope watch;
     if (dequeues)
-      watch = StallWatchScope(StallingWait{"dequeue", queue->debug_string(), ctx.device_name,
-                                           ctx.step ? ctx.step->step_id() : 0, -1,
-                                           [weak = std::weak_ptr<QueueResource>(queue)] {
-                                             auto q = weak.lock();
-                                             return q ? q->waiting_for() : std::string("(queue gone)");
-                                           }});
+      watch = StallWatchScope(StallingWait{
+          "dequeue", queue->debug_string(), ctx.device_name, ctx.step ? ctx.step->step_id() : 0, -1,
+          [weak = std::weak_ptr<QueueResource>(queue)] {
+            auto q = weak.lock();
+            return q ? q->waiting_for() : std::string("(queue gone)");
+          }});
     QueueReply reply = co_await call_queue(ctx.step, queue, std::move(call));
     watch.end();
     if (!reply.status.ok()) {
@@ -153,16 +165,19 @@ class QueueCallOp : public OpKernel {
     }
     if (dequeues) {
       // Should this step fail after all, its elements go back: a failed step takes nothing.
-      ctx.step->add_rollback([queue, components = reply.components,
-                              many = kind_ != QueueCall::Kind::dequeue] { queue->restore(components, many); });
+      ctx.step->add_rollback(
+          [queue, components = reply.components, many = kind_ != QueueCall::Kind::dequeue] {
+            queue->restore(components, many);
+          });
       if (static_cast<int>(reply.components.size()) != ctx.num_outputs()) {
-        ctx.fail(invalid_argument(name() + ": the queue returned " +
-                                  std::to_string(reply.components.size()) + " components, the op has " +
-                                  std::to_string(ctx.num_outputs()) + " outputs"));
+        ctx.fail(invalid_argument(
+            name() + ": the queue returned " + std::to_string(reply.components.size()) +
+            " components, the op has " + std::to_string(ctx.num_outputs()) + " outputs"));
         co_return;
       }
     }
-    for (std::size_t i = 0; i < reply.components.size() && static_cast<int>(i) < ctx.num_outputs(); ++i)
+    for (std::size_t i = 0; i < reply.components.size() && static_cast<int>(i) < ctx.num_outputs();
+         ++i)
       ctx.set_output(static_cast<int>(i), std::move(reply.components[i]));
   }
 
@@ -201,7 +216,8 @@ Status infer_scalar(InferenceContext& c, DType t) {
 
 void register_queue_ops_and_kernels() {
   auto& ops = OpRegistry::global();
-  for (const char* op : {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "PriorityQueueV2"})
+  for (const char* op :
+       {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "PriorityQueueV2"})
     ops.add({op, infer_queue, true, {}});
   ops.add({"QueueEnqueueV2", infer_no_output, true, {0}});
   ops.add({"QueueEnqueueManyV2", infer_no_output, true, {0}});
@@ -209,14 +225,22 @@ void register_queue_ops_and_kernels() {
   ops.add({"QueueDequeueManyV2", infer_dequeue, true, {0}});
   ops.add({"QueueDequeueUpToV2", infer_dequeue, true, {0}});
   ops.add({"QueueCloseV2", infer_no_output, true, {0}});
-  ops.add({"QueueSizeV2", [](InferenceContext& c) { return infer_scalar(c, DType::int32); }, true, {0}});
-  ops.add({"QueueIsClosedV2", [](InferenceContext& c) { return infer_scalar(c, DType::boolean); }, true, {0}});
+  ops.add({"QueueSizeV2",
+           [](InferenceContext& c) { return infer_scalar(c, DType::int32); },
+           true,
+           {0}});
+  ops.add({"QueueIsClosedV2",
+           [](InferenceContext& c) { return infer_scalar(c, DType::boolean); },
+           true,
+           {0}});
 
   auto& kernels = KernelRegistry::global();
-  for (const char* op : {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "PriorityQueueV2"})
+  for (const char* op :
+       {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "PriorityQueueV2"})
     kernels.add(make_kernel_def<QueueOp>(op, "CPU"));
-  for (const char* op : {"QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
-                         "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2"})
+  for (const char* op :
+       {"QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
+        "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2"})
     kernels.add(make_kernel_def<QueueCallOp>(op, "CPU"));
 }
 
@@ -235,20 +259,28 @@ std::vector<PartialShape> to_partial(const std::vector<QueueShape>& shapes) {
 
 const char* default_name(QueueKind kind) {
   switch (kind) {
-    case QueueKind::fifo: return "fifo_queue";
-    case QueueKind::random_shuffle: return "random_shuffle_queue";
-    case QueueKind::padding_fifo: return "padding_fifo_queue";
-    case QueueKind::priority: return "priority_queue";
+    case QueueKind::fifo:
+      return "fifo_queue";
+    case QueueKind::random_shuffle:
+      return "random_shuffle_queue";
+    case QueueKind::padding_fifo:
+      return "padding_fifo_queue";
+    case QueueKind::priority:
+      return "priority_queue";
   }
   return "queue";
 }
 
 const char* op_of(QueueKind kind) {
   switch (kind) {
-    case QueueKind::fifo: return "FIFOQueueV2";
-    case QueueKind::random_shuffle: return "RandomShuffleQueueV2";
-    case QueueKind::padding_fifo: return "PaddingFIFOQueueV2";
-    case QueueKind::priority: return "PriorityQueueV2";
+    case QueueKind::fifo:
+      return "FIFOQueueV2";
+    case QueueKind::random_shuffle:
+      return "RandomShuffleQueueV2";
+    case QueueKind::padding_fifo:
+      return "PaddingFIFOQueueV2";
+    case QueueKind::priority:
+      return "PriorityQueueV2";
   }
   return "FIFOQueueV2";
 }
@@ -263,10 +295,12 @@ QueueBase::QueueBase(Graph& g, QueueKind kind, const QueueOptions& o)
     : graph_(&g), kind_(kind), dtypes_(o.dtypes), shapes_(to_partial(o.shapes)) {
   register_queue_ops();
   std::string name = o.name.empty() ? default_name(kind) : o.name;
-  if (o.dtypes.empty()) throw_invalid(std::string(queue_kind_name(kind)) + " '" + name + "': dtypes must not be empty");
+  if (o.dtypes.empty())
+    throw_invalid(std::string(queue_kind_name(kind)) + " '" + name + "': dtypes must not be empty");
   if (!o.shapes.empty() && o.shapes.size() != o.dtypes.size())
-    throw_invalid(std::string(queue_kind_name(kind)) + " '" + name + "': " + std::to_string(o.shapes.size()) +
-                  " shapes for " + std::to_string(o.dtypes.size()) + " dtypes");
+    throw_invalid(std::string(queue_kind_name(kind)) + " '" + name +
+                  "': " + std::to_string(o.shapes.size()) + " shapes for " +
+                  std::to_string(o.dtypes.size()) + " dtypes");
   for (const auto& s : shapes_) {
     if (kind != QueueKind::padding_fifo && !s.fully_defined())
       throw_invalid(std::string(queue_kind_name(kind)) + " '" + name + "': shape " + s.to_string() +
@@ -323,11 +357,13 @@ Operation QueueBase::enqueue(const std::vector<Output>& components, std::string_
     inputs.push_back(components[i]);
     types.push_back(dtypes_[i]);
   }
-  return graph_->create_op("QueueEnqueueV2", inputs, {{"Tcomponents", types}, {"timeout_ms", std::int64_t{-1}}},
+  return graph_->create_op("QueueEnqueueV2", inputs,
+                           {{"Tcomponents", types}, {"timeout_ms", std::int64_t{-1}}},
                            scoped(*this, name, "_enqueue"));
 }
 
-Operation QueueBase::enqueue_many(const std::vector<Output>& components, std::string_view name) const {
+Operation QueueBase::enqueue_many(const std::vector<Output>& components,
+                                  std::string_view name) const {
   std::string what = std::string(queue_kind_name(kind_)) + " '" + this->name() + "'";
   if (components.size() != dtypes_.size())
     throw_invalid("EnqueueMany to " + what + ": expected " + std::to_string(dtypes_.size()) +
@@ -342,8 +378,8 @@ Operation QueueBase::enqueue_many(const std::vector<Output>& components, std::st
     if (!s.rank_known() || s.rank() == 0 || s.dim(0) < 0) continue;
     if (batch >= 0 && s.dim(0) != batch)
       throw_invalid("EnqueueMany to " + what + ": Dimensions " + std::to_string(batch) + " and " +
-                    std::to_string(s.dim(0)) + " are not compatible (component " + std::to_string(i) +
-                    "'s batch dimension)");
+                    std::to_string(s.dim(0)) + " are not compatible (component " +
+                    std::to_string(i) + "'s batch dimension)");
     batch = s.dim(0);
   }
   for (std::size_t i = 0; i < components.size(); ++i) {
@@ -358,8 +394,9 @@ Operation QueueBase::enqueue_many(const std::vector<Output>& components, std::st
     if (!shapes_.empty() && s.rank_known()) {
       std::vector<std::int64_t> rest(s.dims().begin() + 1, s.dims().end());
       if (!shapes_[i].is_compatible_with(PartialShape(rest)))
-        throw_invalid("EnqueueMany to " + what + ": component " + std::to_string(i) + " has shape " +
-                      s.to_string() + ", expected (?, ...) with elements of shape " + shapes_[i].to_string());
+        throw_invalid("EnqueueMany to " + what + ": component " + std::to_string(i) +
+                      " has shape " + s.to_string() +
+                      ", expected (?, ...) with elements of shape " + shapes_[i].to_string());
     }
     inputs.push_back(components[i]);
     types.push_back(dtypes_[i]);
@@ -369,8 +406,8 @@ Operation QueueBase::enqueue_many(const std::vector<Output>& components, std::st
                            scoped(*this, name, "_EnqueueMany"));
 }
 
-std::vector<Output> QueueBase::dequeue_impl(const std::string& op, const Output* n, std::string_view name,
-                                            const char* suffix) const {
+std::vector<Output> QueueBase::dequeue_impl(const std::string& op, const Output* n,
+                                            std::string_view name, const char* suffix) const {
   std::vector<PartialShape> out_shapes;
   if (!shapes_.empty()) {
     for (const auto& s : shapes_) {
@@ -381,7 +418,9 @@ std::vector<Output> QueueBase::dequeue_impl(const std::string& op, const Output*
       std::vector<std::int64_t> dims{-1};
       if (op == "QueueDequeueManyV2" && n->node()->type() == "Const") {
         const Tensor* v = n->node()->def().attr<Tensor>("value");
-        if (v) dims[0] = v->dtype() == DType::int64 ? v->scalar<std::int64_t>() : v->scalar<std::int32_t>();
+        if (v)
+          dims[0] =
+              v->dtype() == DType::int64 ? v->scalar<std::int64_t>() : v->scalar<std::int32_t>();
       }
       for (auto d : s.dims()) dims.push_back(kind_ == QueueKind::padding_fifo ? -1 : d);
       if (kind_ == QueueKind::padding_fifo)
@@ -423,7 +462,8 @@ std::vector<Output> QueueBase::dequeue_up_to(std::int32_t n, std::string_view na
 }
 
 Operation QueueBase::close(bool cancel_pending_enqueues, std::string_view name) const {
-  return graph_->create_op("QueueCloseV2", {handle_}, {{"cancel_pending_enqueues", cancel_pending_enqueues}},
+  return graph_->create_op("QueueCloseV2", {handle_},
+                           {{"cancel_pending_enqueues", cancel_pending_enqueues}},
                            scoped(*this, name, "_Close"));
 }
 
@@ -432,13 +472,16 @@ Output QueueBase::size(std::string_view name) const {
 }
 
 Output QueueBase::is_closed(std::string_view name) const {
-  return graph_->create_op("QueueIsClosedV2", {handle_}, {}, scoped(*this, name, "_IsClosed")).output(0);
+  return graph_->create_op("QueueIsClosedV2", {handle_}, {}, scoped(*this, name, "_IsClosed"))
+      .output(0);
 }
 
 FIFOQueue::FIFOQueue(Graph& g, const QueueOptions& o) : QueueBase(g, QueueKind::fifo, o) {}
 RandomShuffleQueue::RandomShuffleQueue(Graph& g, const QueueOptions& o)
     : QueueBase(g, QueueKind::random_shuffle, o) {}
-PaddingFIFOQueue::PaddingFIFOQueue(Graph& g, const QueueOptions& o) : QueueBase(g, QueueKind::padding_fifo, o) {}
-PriorityQueue::PriorityQueue(Graph& g, const QueueOptions& o) : QueueBase(g, QueueKind::priority, o) {}
+PaddingFIFOQueue::PaddingFIFOQueue(Graph& g, const QueueOptions& o)
+    : QueueBase(g, QueueKind::padding_fifo, o) {}
+PriorityQueue::PriorityQueue(Graph& g, const QueueOptions& o)
+    : QueueBase(g, QueueKind::priority, o) {}
 
 }  // namespace af

@@ -1,9 +1,10 @@
 // QueueResource: a queue as a resource of a device's ResourceMgr (shared by name), the
 // handle its kernels and host handles use to reach the queue's inbox and actor.
+#include "queue_resource.hpp"
+
 #include <caf/all.hpp>
 
 #include "actorflow/ops/errors.hpp"
-#include "queue_resource.hpp"
 
 namespace af::detail {
 
@@ -34,7 +35,8 @@ std::string QueueResource::waiting_for() const {
   std::lock_guard<std::mutex> lock(producers_mu_);
   if (producers_.empty()) return "an element; nobody has enqueued yet";
   std::string who;
-  for (const auto& p : producers_) who += (who.empty() ? "" : ", ") + (p.empty() ? std::string("this task") : p);
+  for (const auto& p : producers_)
+    who += (who.empty() ? "" : ", ") + (p.empty() ? std::string("this task") : p);
   return "an element; last enqueued by " + who;
 }
 
@@ -42,7 +44,9 @@ void QueueResource::push(QueueInboxItem item, bool drain_here) const {
   push_to_inbox(*inbox_, std::move(item), drain_here);
 }
 
-void QueueResource::call(QueueCall call, bool drain_here) const { push(std::move(call), drain_here); }
+void QueueResource::call(QueueCall call, bool drain_here) const {
+  push(std::move(call), drain_here);
+}
 
 void QueueResource::cancel(std::uint64_t id, const Status& why, bool drain_here) const {
   push(QueueCancel{id, why}, drain_here);
@@ -84,19 +88,19 @@ Status QueueResource::matches(const QueueSpec& r) const {
   // RandomShuffleQueue::MatchesNodeDef does.
   if (r.kind == QueueKind::random_shuffle && (r.seed != 0 || r.seed2 != 0) &&
       (r.seed != spec_.seed || r.seed2 != spec_.seed2))
-    return invalid_argument(q + " has random seeds (" + std::to_string(spec_.seed) + ", " + std::to_string(spec_.seed2) +
-                            ") but requested seeds are (" + std::to_string(r.seed) + ", " + std::to_string(r.seed2) +
-                            ").");
+    return invalid_argument(q + " has random seeds (" + std::to_string(spec_.seed) + ", " +
+                            std::to_string(spec_.seed2) + ") but requested seeds are (" +
+                            std::to_string(r.seed) + ", " + std::to_string(r.seed2) + ").");
   if (r.kind == QueueKind::random_shuffle && r.min_after_dequeue != spec_.min_after_dequeue)
-    return invalid_argument(q + " has min_after_dequeue " + std::to_string(spec_.min_after_dequeue) +
-                            " but requested min_after_dequeue was " +
-                            std::to_string(r.min_after_dequeue));
+    return invalid_argument(
+        q + " has min_after_dequeue " + std::to_string(spec_.min_after_dequeue) +
+        " but requested min_after_dequeue was " + std::to_string(r.min_after_dequeue));
   return {};
 }
 
-Status lookup_or_create_queue(ResourceMgr& mgr, caf::actor_system& sys, const std::string& container,
-                              const std::string& shared_name, const QueueSpec& spec,
-                              std::shared_ptr<QueueResource>* out) {
+Status lookup_or_create_queue(ResourceMgr& mgr, caf::actor_system& sys,
+                              const std::string& container, const std::string& shared_name,
+                              const QueueSpec& spec, std::shared_ptr<QueueResource>* out) {
   bool created = false;
   ACTORFLOW_RETURN_IF_ERROR(mgr.lookup_or_create<QueueResource>(
       container, shared_name, out, [&](std::shared_ptr<QueueResource>* q) -> Status {

@@ -4,16 +4,15 @@
 // under (container, shared name). Destroying the resource tells the actor to quit; pending
 // waiters then fail with Cancelled.
 #include <atomic>
-#include <condition_variable>
+#include <caf/all.hpp>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <caf/all.hpp>
 
 #include "actorflow/actors/message_types.hpp"
 #include "actorflow/ops/resource.hpp"
@@ -36,8 +35,16 @@ using queue_drain_atom = caf::atom_constant<caf::atom("q_drain")>;
 /// runs from the destructor with Cancelled.
 struct QueueCall {
   enum class Kind : std::uint8_t {
-    enqueue, enqueue_many, dequeue, dequeue_many, dequeue_up_to, close, close_cancel, size,
-    is_closed, stats
+    enqueue,
+    enqueue_many,
+    dequeue,
+    dequeue_many,
+    dequeue_up_to,
+    close,
+    close_cancel,
+    size,
+    is_closed,
+    stats
   };
   Kind kind = Kind::dequeue;
   std::uint64_t id = 0;
@@ -70,8 +77,9 @@ using QueueInboxItem = std::variant<QueueCall, QueueCancel, QueueRestore>;
 /// touches `core`. A push that finds nobody draining either drains right there (host
 /// handles and queue kernels in device actors: a handoff then needs no queue actor at
 /// all, as a mutex queue would) or sends the queue actor one `queue_drain_atom` (readers,
-/// reply callbacks, cancels from kernels): a burst of calls costs one message. The actor also drains, keeps the deadlines (timer messages that
-/// come back as cancels through the inbox) and closes the queue when it quits.
+/// reply callbacks, cancels from kernels): a burst of calls costs one message. The actor also
+/// drains, keeps the deadlines (timer messages that come back as cancels through the inbox) and
+/// closes the queue when it quits.
 struct QueueInbox {
   AdaptiveMutex mu;
   std::condition_variable idle;  ///< signalled when `draining` goes false
@@ -141,9 +149,9 @@ class QueueResource final : public ResourceBase {
 
 /// Finds or creates the queue (container, shared_name) in `mgr`, spawning its actor in
 /// `sys`. An existing queue must match `spec` (InvalidArgument otherwise).
-Status lookup_or_create_queue(ResourceMgr& mgr, caf::actor_system& sys, const std::string& container,
-                              const std::string& shared_name, const QueueSpec& spec,
-                              std::shared_ptr<QueueResource>* out);
+Status lookup_or_create_queue(ResourceMgr& mgr, caf::actor_system& sys,
+                              const std::string& container, const std::string& shared_name,
+                              const QueueSpec& spec, std::shared_ptr<QueueResource>* out);
 
 }  // namespace af::detail
 

@@ -5,11 +5,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <caf/all.hpp>
 #include <map>
 #include <memory>
 #include <mutex>
-
-#include <caf/all.hpp>
 
 #include "actorflow/actors/message_types.hpp"
 #include "actorflow/ops/logging.hpp"
@@ -50,16 +49,17 @@ struct LoopSteps : std::enable_shared_from_this<LoopSteps> {
 
   bool stopping() const { return group->coord && group->coord->should_stop(); }
   void next() {
-    group->session.start_step({}, {}, {op}, {}, nullptr, [me = shared_from_this()](Status s, std::vector<Tensor>) {
-      if (!s.ok()) return caf::anon_send(me->loop, loop_done_atom::value, std::move(s));
-      if (me->stopping()) return caf::anon_send(me->loop, loop_next_atom::value);  // it quits
-      me->next();
-    });
+    group->session.start_step(
+        {}, {}, {op}, {}, nullptr, [me = shared_from_this()](Status s, std::vector<Tensor>) {
+          if (!s.ok()) return caf::anon_send(me->loop, loop_done_atom::value, std::move(s));
+          if (me->stopping()) return caf::anon_send(me->loop, loop_next_atom::value);  // it quits
+          me->next();
+        });
   }
 };
 
-caf::behavior enqueue_loop(caf::event_based_actor* self, std::shared_ptr<LoopGroup> group, Operation op,
-                           std::function<void()> finish) {
+caf::behavior enqueue_loop(caf::event_based_actor* self, std::shared_ptr<LoopGroup> group,
+                           Operation op, std::function<void()> finish) {
   auto steps = std::make_shared<LoopSteps>();
   steps->group = group;
   steps->op = op;
@@ -86,7 +86,8 @@ caf::behavior enqueue_loop(caf::event_based_actor* self, std::shared_ptr<LoopGro
           }
           return self->quit();
         }
-        if (s.code() == Code::failed_precondition && s.message().find("closed Session") != std::string::npos)
+        if (s.code() == Code::failed_precondition &&
+            s.message().find("closed Session") != std::string::npos)
           return self->quit();  // the session went away under the loop
         if (group->coord) {
           try {
@@ -94,7 +95,8 @@ caf::behavior enqueue_loop(caf::event_based_actor* self, std::shared_ptr<LoopGro
           } catch (const std::exception& e) {
             // The coordinator was joined already: the error is raised where it is reported
             // (coordinator.py), here the loop, which logs it and ends.
-            log_info("Exception in QueueRunner after its coordinator was joined: " + std::string(e.what()));
+            log_info("Exception in QueueRunner after its coordinator was joined: " +
+                     std::string(e.what()));
           }
         } else {
           log_info("Exception in QueueRunner: " + s.to_string());
@@ -106,8 +108,8 @@ caf::behavior enqueue_loop(caf::event_based_actor* self, std::shared_ptr<LoopGro
   };
 }
 
-caf::behavior close_on_stop(caf::event_based_actor* self, Session::Handle session, Coordinator coord,
-                            Operation cancel_op, std::function<void()> finish) {
+caf::behavior close_on_stop(caf::event_based_actor* self, Session::Handle session,
+                            Coordinator coord, Operation cancel_op, std::function<void()> finish) {
   self->attach_functor([finish] { finish(); });
   auto me = caf::actor_cast<caf::actor>(self);
   coord.on_stop([me](bool stopped) {
@@ -119,8 +121,9 @@ caf::behavior close_on_stop(caf::event_based_actor* self, Session::Handle sessio
   return {
       [self, session, cancel_op](loop_next_atom) {
         auto me = caf::actor_cast<caf::actor>(self);
-        session.start_step({}, {}, {cancel_op}, {}, nullptr,
-                           [me](Status, std::vector<Tensor>) { caf::anon_send(me, loop_done_atom::value, Status()); });
+        session.start_step({}, {}, {cancel_op}, {}, nullptr, [me](Status, std::vector<Tensor>) {
+          caf::anon_send(me, loop_done_atom::value, Status());
+        });
       },
       [self](loop_done_atom, const Status&) { self->quit(); },
   };
@@ -149,13 +152,18 @@ QueueRunner::QueueRunner(const QueueBase& queue, std::vector<Operation> enqueue_
   impl_->enqueue_ops = std::move(enqueue_ops);
   impl_->close_op = close_op ? *close_op : queue.close();
   impl_->cancel_op = cancel_op ? *cancel_op : queue.close(true);
-  impl_->closed_codes = queue_closed_exception_types.empty() ? std::vector<Code>{Code::out_of_range}
-                                                             : std::move(queue_closed_exception_types);
+  impl_->closed_codes = queue_closed_exception_types.empty()
+                            ? std::vector<Code>{Code::out_of_range}
+                            : std::move(queue_closed_exception_types);
 }
 
-const std::vector<Code>& QueueRunner::queue_closed_exception_types() const noexcept { return impl_->closed_codes; }
+const std::vector<Code>& QueueRunner::queue_closed_exception_types() const noexcept {
+  return impl_->closed_codes;
+}
 
-const std::vector<Operation>& QueueRunner::enqueue_ops() const noexcept { return impl_->enqueue_ops; }
+const std::vector<Operation>& QueueRunner::enqueue_ops() const noexcept {
+  return impl_->enqueue_ops;
+}
 const std::string& QueueRunner::name() const noexcept { return impl_->queue_name; }
 
 std::vector<Status> QueueRunner::exceptions_raised() const {
@@ -163,14 +171,16 @@ std::vector<Status> QueueRunner::exceptions_raised() const {
   return *impl_->errors;
 }
 
-std::vector<Runner> QueueRunner::create_threads(Session& session, Coordinator* coord, bool start) const {
+std::vector<Runner> QueueRunner::create_threads(Session& session, Coordinator* coord,
+                                                bool start) const {
   auto& sys = session.runtime().system();
   auto group = std::make_shared<LoopGroup>();
   {
     std::lock_guard<std::mutex> guard(impl_->runs_mu);
     std::erase_if(impl_->runs, [](const auto& entry) { return entry.second.expired(); });
     auto& earlier = impl_->runs[&session];
-    if (auto loops = earlier.lock(); loops && loops->running > 0) return {};  // already started: no new loops
+    if (auto loops = earlier.lock(); loops && loops->running > 0)
+      return {};  // already started: no new loops
     earlier = group;
     std::lock_guard<std::mutex> errors_guard(*impl_->errors_mu);
     impl_->errors->clear();
@@ -187,7 +197,8 @@ std::vector<Runner> QueueRunner::create_threads(Session& session, Coordinator* c
   for (std::size_t i = 0; i < impl_->enqueue_ops.size(); ++i) {
     std::function<void()> finish;
     auto op = impl_->enqueue_ops[i];
-    std::string name = "QueueRunner(" + impl_->queue_name + ")/" + op.name() + "#" + std::to_string(i);
+    std::string name =
+        "QueueRunner(" + impl_->queue_name + ")/" + op.name() + "#" + std::to_string(i);
     auto finish_holder = std::make_shared<std::function<void()>>();
     Runner r = Runner::create(name, &finish, [&sys, group, op, finish_holder] {
       auto a = sys.spawn(enqueue_loop, group, op, *finish_holder);

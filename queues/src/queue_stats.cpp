@@ -6,7 +6,8 @@
 
 namespace af {
 
-std::vector<QueueStats> queue_stats(const ResourceMgr& resources, std::chrono::milliseconds timeout) {
+std::vector<QueueStats> queue_stats(const ResourceMgr& resources,
+                                    std::chrono::milliseconds timeout) {
   std::vector<QueueStats> out;
   for (const auto& [container, name, description] : resources.list()) {
     std::shared_ptr<detail::QueueResource> queue;
@@ -16,11 +17,13 @@ std::vector<QueueStats> queue_stats(const ResourceMgr& resources, std::chrono::m
     detail::QueueCall call;
     call.kind = detail::QueueCall::Kind::stats;
     call.id = detail::next_queue_call_id();
-    call.reply = detail::make_reply([answer](detail::QueueReply r) { answer->set_value(std::move(r)); });
+    call.reply =
+        detail::make_reply([answer](detail::QueueReply r) { answer->set_value(std::move(r)); });
     queue->call(std::move(call));
     if (result.wait_for(timeout) != std::future_status::ready) continue;
     auto reply = result.get();
-    if (!reply.status.ok() || reply.components.empty() || reply.components[0].num_elements() != 4) continue;
+    if (!reply.status.ok() || reply.components.empty() || reply.components[0].num_elements() != 4)
+      continue;
     auto v = reply.components[0].to_vector<std::int64_t>();
     QueueStats s;
     s.container = container;

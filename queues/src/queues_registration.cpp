@@ -1,8 +1,9 @@
 // Registers the queues module's ops and kernels once.
+#include "queues_registration.hpp"
+
 #include <mutex>
 
 #include "actorflow/queues/queues.hpp"
-#include "queues_registration.hpp"
 
 namespace af {
 

@@ -42,7 +42,7 @@ struct ReaderState {
   bool waiting_for_work = false;
   std::uint64_t work_call_id = 0;
   std::shared_ptr<QueueResource> work_queue;
-  CsvBatch batch;  ///< the front decoding read's columns
+  CsvBatch batch;                       ///< the front decoding read's columns
   std::vector<std::string_view> views;  ///< a decoding read's records, read_views at a time
   static inline const char* name = "af.reader";
 };
@@ -73,8 +73,8 @@ Status restore(ReaderState& s, const std::string& bytes) {
     return invalid_argument("Unexpected negative value when restoring in " + who + ": " +
                             reader_state_debug_string(state));
   if (s.work_started > s.work_finished)
-    return invalid_argument("Inconsistent work started vs. finished when restoring in " + who + ": " +
-                            reader_state_debug_string(state));
+    return invalid_argument("Inconsistent work started vs. finished when restoring in " + who +
+                            ": " + reader_state_debug_string(state));
   return {};
 }
 
@@ -115,9 +115,8 @@ void request_work(ReaderActor* self) {
   q.what = "the work queue dequeue of " + s.kind + " '" + s.reader_name + "'";
   auto me = caf::actor_cast<caf::actor>(self);
   auto id = q.id;
-  q.reply = make_reply([me, id](QueueReply r) {
-    caf::anon_send(me, reader_work_atom::value, id, std::move(r));
-  });
+  q.reply = make_reply(
+      [me, id](QueueReply r) { caf::anon_send(me, reader_work_atom::value, id, std::move(r)); });
   front.call.work_queue->call(std::move(q));
 }
 
@@ -143,7 +142,8 @@ void process(ReaderActor* self) {
         if (!s.source->supports_serialize())
           r.status = unimplemented("Reader SerializeState");
         else
-          r.state = serialize_reader_state({s.work_started, s.work_finished, s.num_records_produced, s.work});
+          r.state = serialize_reader_state(
+              {s.work_started, s.work_finished, s.num_records_produced, s.work});
         reply_front(self, std::move(r));
         continue;
       }
@@ -154,7 +154,8 @@ void process(ReaderActor* self) {
         continue;
       }
       case ReaderCall::Kind::read:
-      case ReaderCall::Kind::read_up_to: break;
+      case ReaderCall::Kind::read_up_to:
+        break;
     }
     if (!front.cancelled_with.ok()) {
       finish_read(self, front.cancelled_with);
@@ -163,8 +164,8 @@ void process(ReaderActor* self) {
     // ReaderBase::ReadUpTo stops when it has `num_records`; a negative count never matches,
     // so it reads on to the end of the work unit (and past empty ones).
     const std::int64_t wanted = call.kind == ReaderCall::Kind::read ? 1
-                                : call.num_records < 0          ? std::numeric_limits<std::int64_t>::max()
-                                                                : call.num_records;
+                                : call.num_records < 0 ? std::numeric_limits<std::int64_t>::max()
+                                                       : call.num_records;
     const bool decoding = call.decoder != nullptr;
     if (decoding && front.rows == 0) {
       // Scalar outputs for read, a batch of rows for read_up_to (grown as records come).
@@ -178,7 +179,8 @@ void process(ReaderActor* self) {
     }
     bool done = false;
     while (!done) {
-      auto produced_so_far = decoding ? front.decoded : static_cast<std::int64_t>(front.keys.size());
+      auto produced_so_far =
+          decoding ? front.decoded : static_cast<std::int64_t>(front.keys.size());
       if (produced_so_far == wanted) {
         finish_read(self, {});
         break;
@@ -205,7 +207,8 @@ void process(ReaderActor* self) {
             Status bad = s.batch.decode(s.views[static_cast<std::size_t>(i)], front.decoded);
             if (!bad.ok()) {
               std::string message = bad.message();
-              if (call.decoder->has_keys()) message += " (" + s.source->key_back(produced - 1 - i) + ")";
+              if (call.decoder->has_keys())
+                message += " (" + s.source->key_back(produced - 1 - i) + ")";
               front.decode_error = invalid_argument(message + call.decoder->node_suffix());
             }
           }
@@ -290,7 +293,8 @@ caf::behavior reader_actor(ReaderActor* self, std::string name, std::string kind
     auto pending = std::move(s.pending);
     s.pending.clear();
     for (auto& p : pending)
-      (*p.call.reply)({cancelled(s.kind + " '" + s.reader_name + "' was destroyed"), {}, {}, 0, {}});
+      (*p.call.reply)(
+          {cancelled(s.kind + " '" + s.reader_name + "' was destroyed"), {}, {}, 0, {}});
     self->quit(msg.reason);
   });
   return {

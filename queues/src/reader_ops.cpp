@@ -33,7 +33,8 @@ class ReaderOp : public OpKernel {
       TextLineOptions o;
       c.get_attr("skip_header_lines", &o.skip_header_lines);
       if (o.skip_header_lines < 0) {  // as TensorFlow's TextLineReaderOp (text_line_reader_op.cc)
-        *s = invalid_argument("skip_header_lines must be >= 0 not " + std::to_string(o.skip_header_lines));
+        *s = invalid_argument("skip_header_lines must be >= 0 not " +
+                              std::to_string(o.skip_header_lines));
         return;
       }
       make_ = [o] { return make_text_line_source(o); };
@@ -46,15 +47,17 @@ class ReaderOp : public OpKernel {
       c.get_attr("encoding", &o.encoding);
       // TensorFlow's FixedLengthRecordReaderOp messages; a record_bytes of 0, which TensorFlow
       // takes and then reads empty records forever, is refused too.
-      for (auto [attr, value] : {std::pair{"header_bytes", o.header_bytes}, std::pair{"record_bytes", o.record_bytes},
-                                 std::pair{"footer_bytes", o.footer_bytes}, std::pair{"hop_bytes", o.hop_bytes}}) {
+      for (auto [attr, value] :
+           {std::pair{"header_bytes", o.header_bytes}, std::pair{"record_bytes", o.record_bytes},
+            std::pair{"footer_bytes", o.footer_bytes}, std::pair{"hop_bytes", o.hop_bytes}}) {
         if (value < 0) {
           *s = invalid_argument(std::string(attr) + " must be >= 0 not " + std::to_string(value));
           return;
         }
       }
       if (o.record_bytes == 0) {
-        *s = invalid_argument("record_bytes must be > 0 not 0 (FixedLengthRecordReader " + c.def.name + ")");
+        *s = invalid_argument("record_bytes must be > 0 not 0 (FixedLengthRecordReader " +
+                              c.def.name + ")");
         return;
       }
       make_ = [o] { return make_fixed_length_source(o); };
@@ -81,9 +84,10 @@ class ReaderOp : public OpKernel {
       ResourceMgr* mgr = shared_name_.empty() || !ctx.shared_resource_mgr ? ctx.resource_mgr
                                                                           : ctx.shared_resource_mgr;
       if (!mgr) return ctx.fail(internal("no resource manager for " + name()));
-      std::string rname = shared_name_.empty()
-                              ? "_" + std::to_string(g_unique_reader_ids.fetch_add(1)) + "_" + name()
-                              : shared_name_;
+      std::string rname =
+          shared_name_.empty()
+              ? "_" + std::to_string(g_unique_reader_ids.fetch_add(1)) + "_" + name()
+              : shared_name_;
       auto& sys = ctx.runtime->system();
       // Messages name the reader as TensorFlow does: "IdentityReader 'node name'".
       const std::string shown = shared_name_.empty() ? name() : shared_name_;
@@ -108,7 +112,8 @@ class ReaderOp : public OpKernel {
 
 Async<ReaderReply> call_reader(StepServices* step, std::shared_ptr<ReaderResource> reader,
                                ReaderCall call) {
-  return {[step, reader = std::move(reader), call = std::move(call)](Completion<ReaderReply> c) mutable {
+  return {[step, reader = std::move(reader),
+           call = std::move(call)](Completion<ReaderReply> c) mutable {
     auto post = step->poster();
     auto token = std::make_shared<std::uint64_t>(0);
     const auto id = call.id = next_queue_call_id();
@@ -131,13 +136,20 @@ class ReaderCallOp : public OpKernel {
  public:
   explicit ReaderCallOp(OpKernelConstruction& c) : OpKernel(c) {
     const auto& op = c.def.op;
-    if (op == "ReaderReadV2") kind_ = ReaderCall::Kind::read;
-    else if (op == "ReaderReadUpToV2") kind_ = ReaderCall::Kind::read_up_to;
-    else if (op == "ReaderNumRecordsProducedV2") kind_ = ReaderCall::Kind::num_records_produced;
-    else if (op == "ReaderNumWorkUnitsCompletedV2") kind_ = ReaderCall::Kind::num_work_units_completed;
-    else if (op == "ReaderSerializeStateV2") kind_ = ReaderCall::Kind::serialize_state;
-    else if (op == "ReaderRestoreStateV2") kind_ = ReaderCall::Kind::restore_state;
-    else kind_ = ReaderCall::Kind::reset;
+    if (op == "ReaderReadV2")
+      kind_ = ReaderCall::Kind::read;
+    else if (op == "ReaderReadUpToV2")
+      kind_ = ReaderCall::Kind::read_up_to;
+    else if (op == "ReaderNumRecordsProducedV2")
+      kind_ = ReaderCall::Kind::num_records_produced;
+    else if (op == "ReaderNumWorkUnitsCompletedV2")
+      kind_ = ReaderCall::Kind::num_work_units_completed;
+    else if (op == "ReaderSerializeStateV2")
+      kind_ = ReaderCall::Kind::serialize_state;
+    else if (op == "ReaderRestoreStateV2")
+      kind_ = ReaderCall::Kind::restore_state;
+    else
+      kind_ = ReaderCall::Kind::reset;
   }
   void compute(OpKernelContext& ctx) override { ctx.fail(internal(name() + " is asynchronous")); }
   bool is_async() const override { return true; }
@@ -166,7 +178,8 @@ class ReaderCallOp : public OpKernel {
     }
     // num_records as TensorFlow's ReaderBase::ReadUpTo takes it: 0 reads nothing, a negative
     // count the rest of the current work unit.
-    if (kind_ == ReaderCall::Kind::read_up_to) call.num_records = ctx.input(2).scalar<std::int64_t>();
+    if (kind_ == ReaderCall::Kind::read_up_to)
+      call.num_records = ctx.input(2).scalar<std::int64_t>();
     ReaderReply r = co_await call_reader(ctx.step, reader, std::move(call));
     if (!r.status.ok()) {
       ctx.fail(r.status);
@@ -190,9 +203,12 @@ class ReaderCallOp : public OpKernel {
       case ReaderCall::Kind::num_work_units_completed:
         ctx.set_output(0, Tensor(r.count));
         break;
-      case ReaderCall::Kind::serialize_state: ctx.set_output(0, Tensor(std::move(r.state))); break;
+      case ReaderCall::Kind::serialize_state:
+        ctx.set_output(0, Tensor(std::move(r.state)));
+        break;
       case ReaderCall::Kind::reset:
-      case ReaderCall::Kind::restore_state: break;
+      case ReaderCall::Kind::restore_state:
+        break;
     }
   }
 
@@ -234,12 +250,13 @@ class ReaderReadDecodeCSVOp : public OpKernel {
       fail_read(invalid_argument("Input 1 of " + reader_node_ + " is not a queue handle"));
       co_return;
     }
-    if (up_to_) call.num_records = ctx.input(2).scalar<std::int64_t>();  // as the plain ReaderReadUpToV2
+    if (up_to_)
+      call.num_records = ctx.input(2).scalar<std::int64_t>();  // as the plain ReaderReadUpToV2
     const int first_default = up_to_ ? 3 : 2;
     const int columns = static_cast<int>(decoder_->out_types().size());
     if (ctx.num_inputs() != first_default + columns) {
-      ctx.fail(internal(name() + ": expects " + std::to_string(first_default + columns) + " inputs, got " +
-                        std::to_string(ctx.num_inputs())));
+      ctx.fail(internal(name() + ": expects " + std::to_string(first_default + columns) +
+                        " inputs, got " + std::to_string(ctx.num_inputs())));
       co_return;
     }
     call.decoder = decoder_;
@@ -250,7 +267,8 @@ class ReaderReadDecodeCSVOp : public OpKernel {
       fail_read(r.status);
       co_return;
     }
-    for (int i = 0; i < columns; ++i) ctx.set_output(i, std::move(r.columns[static_cast<std::size_t>(i)]));
+    for (int i = 0; i < columns; ++i)
+      ctx.set_output(i, std::move(r.columns[static_cast<std::size_t>(i)]));
   }
 
  private:
@@ -269,8 +287,8 @@ Status infer_reader(InferenceContext& c) {
 void register_reader_ops_and_kernels() {
   auto& ops = OpRegistry::global();
   auto& kernels = KernelRegistry::global();
-  for (const char* op : {"TextLineReaderV2", "FixedLengthRecordReaderV2", "TFRecordReaderV2", "WholeFileReaderV2",
-                         "IdentityReaderV2"}) {
+  for (const char* op : {"TextLineReaderV2", "FixedLengthRecordReaderV2", "TFRecordReaderV2",
+                         "WholeFileReaderV2", "IdentityReaderV2"}) {
     ops.add({op, infer_reader, true, {}});
     kernels.add(make_kernel_def<ReaderOp>(op, "CPU"));
   }
@@ -280,14 +298,16 @@ void register_reader_ops_and_kernels() {
              c.add_output(DType::string, PartialShape(Shape{}));
              return Status();
            },
-           true, {0}});
+           true,
+           {0}});
   ops.add({"ReaderReadUpToV2",
            [](InferenceContext& c) {
              c.add_output(DType::string, PartialShape{-1});
              c.add_output(DType::string, PartialShape{-1});
              return Status();
            },
-           true, {0}});
+           true,
+           {0}});
   auto scalar_int64 = [](InferenceContext& c) {
     c.add_output(DType::int64, PartialShape(Shape{}));
     return Status();
@@ -300,7 +320,8 @@ void register_reader_ops_and_kernels() {
              c.add_output(DType::string, PartialShape(Shape{}));
              return Status();
            },
-           true, {0}});
+           true,
+           {0}});
   ops.add({"ReaderRestoreStateV2",
            [](InferenceContext& c) {
              // As TensorFlow's shape function: the state is a scalar.
@@ -308,11 +329,13 @@ void register_reader_ops_and_kernels() {
              ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::string));
              const auto& state = c.input_shapes[1];
              if (state.rank_known() && state.rank() != 0)
-               return invalid_argument("Shape must be rank 0 but is rank " + std::to_string(state.rank()) +
-                                       " for '" + c.node.name + "' (op: 'ReaderRestoreStateV2')");
+               return invalid_argument("Shape must be rank 0 but is rank " +
+                                       std::to_string(state.rank()) + " for '" + c.node.name +
+                                       "' (op: 'ReaderRestoreStateV2')");
              return Status();
            },
-           true, {0}});
+           true,
+           {0}});
   // Made only by the execution plan, never by graph building: no shape function needed
   // beyond the DecodeCSV outputs the plan copies.
   ops.add({"_ReaderReadDecodeCSV", [](InferenceContext&) { return Status(); }, true, {0}});
@@ -333,7 +356,8 @@ ReaderBase::ReaderBase(Graph& g, const std::string& op, AttrMap attrs, std::stri
   register_queue_ops();
   attrs["container"] = std::string();
   attrs["shared_name"] = std::string(shared_name);
-  handle_ = g.create_op(op, {}, std::move(attrs), name.empty() ? std::string_view(op) : name).output(0);
+  handle_ =
+      g.create_op(op, {}, std::move(attrs), name.empty() ? std::string_view(op) : name).output(0);
 }
 
 std::pair<Output, Output> ReaderBase::read(const QueueBase& queue, std::string_view name) const {
@@ -347,35 +371,43 @@ std::pair<Output, Output> ReaderBase::read(const Output& queue_ref, std::string_
 }
 
 std::pair<Output, Output> ReaderBase::read_up_to(const QueueBase& queue, std::int64_t num_records,
-                                                  std::string_view name) const {
-  Output n = graph_->constant(Tensor(num_records), std::string(name.empty() ? "ReaderReadUpToV2" : name) + "/num_records");
+                                                 std::string_view name) const {
+  Output n = graph_->constant(
+      Tensor(num_records), std::string(name.empty() ? "ReaderReadUpToV2" : name) + "/num_records");
   return read_up_to(queue.queue_ref(), n, name);
 }
 
 std::pair<Output, Output> ReaderBase::read_up_to(const Output& queue_ref, const Output& num_records,
-                                                  std::string_view name) const {
+                                                 std::string_view name) const {
   Operation op = graph_->create_op("ReaderReadUpToV2", {handle_, queue_ref, num_records}, {},
                                    name.empty() ? std::string_view("ReaderReadUpToV2") : name);
   return {op.output(0), op.output(1)};
 }
 
 Output ReaderBase::num_records_produced(std::string_view name) const {
-  return graph_->create_op("ReaderNumRecordsProducedV2", {handle_}, {},
-                           name.empty() ? std::string_view("ReaderNumRecordsProducedV2") : name).output(0);
+  return graph_
+      ->create_op("ReaderNumRecordsProducedV2", {handle_}, {},
+                  name.empty() ? std::string_view("ReaderNumRecordsProducedV2") : name)
+      .output(0);
 }
 
 Output ReaderBase::num_work_units_completed(std::string_view name) const {
-  return graph_->create_op("ReaderNumWorkUnitsCompletedV2", {handle_}, {},
-                           name.empty() ? std::string_view("ReaderNumWorkUnitsCompletedV2") : name).output(0);
+  return graph_
+      ->create_op("ReaderNumWorkUnitsCompletedV2", {handle_}, {},
+                  name.empty() ? std::string_view("ReaderNumWorkUnitsCompletedV2") : name)
+      .output(0);
 }
 
 Operation ReaderBase::reset(std::string_view name) const {
-  return graph_->create_op("ReaderResetV2", {handle_}, {}, name.empty() ? std::string_view("ReaderResetV2") : name);
+  return graph_->create_op("ReaderResetV2", {handle_}, {},
+                           name.empty() ? std::string_view("ReaderResetV2") : name);
 }
 
 Output ReaderBase::serialize_state(std::string_view name) const {
-  return graph_->create_op("ReaderSerializeStateV2", {handle_}, {},
-                           name.empty() ? std::string_view("ReaderSerializeStateV2") : name).output(0);
+  return graph_
+      ->create_op("ReaderSerializeStateV2", {handle_}, {},
+                  name.empty() ? std::string_view("ReaderSerializeStateV2") : name)
+      .output(0);
 }
 
 Operation ReaderBase::restore_state(const Output& state, std::string_view name) const {
@@ -389,7 +421,8 @@ Operation ReaderBase::restore_state(const std::string& state, std::string_view n
 }
 
 TextLineReader::TextLineReader(Graph& g, const TextLineReaderOptions& o)
-    : ReaderBase(g, "TextLineReaderV2", {{"skip_header_lines", o.skip_header_lines}}, o.name, o.shared_name) {}
+    : ReaderBase(g, "TextLineReaderV2", {{"skip_header_lines", o.skip_header_lines}}, o.name,
+                 o.shared_name) {}
 
 FixedLengthRecordReader::FixedLengthRecordReader(Graph& g, const FixedLengthRecordReaderOptions& o)
     : ReaderBase(g, "FixedLengthRecordReaderV2",
@@ -400,11 +433,13 @@ FixedLengthRecordReader::FixedLengthRecordReader(Graph& g, const FixedLengthReco
                   {"encoding", o.encoding}},
                  o.name, o.shared_name) {
   if (o.record_bytes <= 0)
-    throw InvalidArgumentError(invalid_argument("FixedLengthRecordReader: record_bytes must be > 0"));
+    throw InvalidArgumentError(
+        invalid_argument("FixedLengthRecordReader: record_bytes must be > 0"));
 }
 
 TFRecordReader::TFRecordReader(Graph& g, const TFRecordReaderOptions& o)
-    : ReaderBase(g, "TFRecordReaderV2", {{"compression_type", o.compression_type}}, o.name, o.shared_name) {}
+    : ReaderBase(g, "TFRecordReaderV2", {{"compression_type", o.compression_type}}, o.name,
+                 o.shared_name) {}
 
 WholeFileReader::WholeFileReader(Graph& g, const WholeFileReaderOptions& o)
     : ReaderBase(g, "WholeFileReaderV2", {}, o.name, o.shared_name) {}

@@ -2,14 +2,13 @@
 
 // A reader as a resource: the handle of a reader actor, which keeps its file, position and
 // counters as actor state and takes work (file names) from a queue actor.
+#include <caf/all.hpp>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <caf/all.hpp>
 
 #include "actorflow/actors/message_types.hpp"
 #include "actorflow/ops/csv_decoder.hpp"
@@ -49,7 +48,13 @@ struct ReaderReplyOnce {
 /// A request to a reader actor.
 struct ReaderCall {
   enum class Kind : std::uint8_t {
-    read, read_up_to, num_records_produced, num_work_units_completed, reset, serialize_state, restore_state
+    read,
+    read_up_to,
+    num_records_produced,
+    num_work_units_completed,
+    reset,
+    serialize_state,
+    restore_state
   };
   Kind kind = Kind::read;
   std::uint64_t id = 0;

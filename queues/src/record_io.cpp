@@ -1,15 +1,15 @@
 #include "record_io.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <climits>
 #include <cstring>
 #include <limits>
-
-#include <fcntl.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #if defined(__x86_64__)
 #include <nmmintrin.h>

@@ -115,9 +115,10 @@ class BufferedInput {
     const __m128i newline = _mm_set1_epi8('\n');
     for (const char* block = line; n < max && block < stop; block += 16) {
       // Loads may pass `stop` by up to 15 bytes: the padding; their bits are masked off.
-      auto mask = static_cast<unsigned>(
-          _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block)), newline)));
-      if (const auto valid = static_cast<std::size_t>(stop - block); valid < 16) mask &= (1u << valid) - 1;
+      auto mask = static_cast<unsigned>(_mm_movemask_epi8(
+          _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block)), newline)));
+      if (const auto valid = static_cast<std::size_t>(stop - block); valid < 16)
+        mask &= (1u << valid) - 1;
       for (; mask != 0 && n < max; mask &= mask - 1) take(block + __builtin_ctz(mask));
     }
 #else
@@ -205,7 +206,8 @@ class TextLineSource final : public RecordSource {
     *produced = true;
     return {};
   }
-  Status read_views(std::int64_t max, std::string_view* views, std::int64_t* count, bool* at_end) override {
+  Status read_views(std::int64_t max, std::string_view* views, std::int64_t* count,
+                    bool* at_end) override {
     *count = max > 0 ? input_.take_lines(views, max) : 0;
     if (*count > 0) {
       line_number_ += *count;
@@ -254,8 +256,9 @@ class FixedLengthSource final : public RecordSource {
     // first: the read fails and the file is not started.
     if (header.size() < static_cast<std::size_t>(options_.header_bytes)) {
       ACTORFLOW_RETURN_IF_ERROR(check_stream_end());  // a compressed stream cut short: DataLoss
-      return out_of_range("reached end of file: " + filename + " has " + std::to_string(header.size()) +
-                          " bytes, fewer than its header_bytes " + std::to_string(options_.header_bytes));
+      return out_of_range("reached end of file: " + filename + " has " +
+                          std::to_string(header.size()) + " bytes, fewer than its header_bytes " +
+                          std::to_string(options_.header_bytes));
     }
     window_.clear();
     return {};
@@ -406,7 +409,9 @@ std::unique_ptr<RecordSource> make_fixed_length_source(FixedLengthOptions o) {
 std::unique_ptr<RecordSource> make_tf_record_source(std::string compression_type) {
   return std::make_unique<TFRecordSource>(std::move(compression_type));
 }
-std::unique_ptr<RecordSource> make_whole_file_source() { return std::make_unique<WholeFileSource>(); }
+std::unique_ptr<RecordSource> make_whole_file_source() {
+  return std::make_unique<WholeFileSource>();
+}
 
 namespace {
 
@@ -489,9 +494,12 @@ bool parse_reader_state(std::string_view in, ReaderBaseState* state) {
       case 0: {
         std::uint64_t v = 0;
         if (!get_varint(in, &v)) return false;
-        if (number == 1) s.work_started = static_cast<std::int64_t>(v);
-        else if (number == 2) s.work_finished = static_cast<std::int64_t>(v);
-        else if (number == 3) s.num_records_produced = static_cast<std::int64_t>(v);
+        if (number == 1)
+          s.work_started = static_cast<std::int64_t>(v);
+        else if (number == 2)
+          s.work_finished = static_cast<std::int64_t>(v);
+        else if (number == 3)
+          s.num_records_produced = static_cast<std::int64_t>(v);
         break;  // other numbers: unknown fields, skipped as protobuf does
       }
       case 1:
@@ -509,7 +517,8 @@ bool parse_reader_state(std::string_view in, ReaderBaseState* state) {
         if (in.size() < 4) return false;
         in.remove_prefix(4);
         break;
-      default: return false;  // groups and undefined wire types
+      default:
+        return false;  // groups and undefined wire types
     }
   }
   *state = std::move(s);
@@ -521,15 +530,28 @@ std::string c_escape(std::string_view bytes) {
   for (char ch : bytes) {
     const auto c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\"': out += "\\\""; break;
-      case '\'': out += "\\'"; break;
-      case '\\': out += "\\\\"; break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\"':
+        out += "\\\"";
+        break;
+      case '\'':
+        out += "\\'";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
       default:
         if (c < 0x20 || c >= 0x7f) {
-          const char oct[] = {'\\', static_cast<char>('0' + (c >> 6)), static_cast<char>('0' + ((c >> 3) & 7)),
+          const char oct[] = {'\\', static_cast<char>('0' + (c >> 6)),
+                              static_cast<char>('0' + ((c >> 3) & 7)),
                               static_cast<char>('0' + (c & 7))};
           out.append(oct, 4);
         } else {
@@ -544,7 +566,8 @@ std::string reader_state_debug_string(const ReaderBaseState& s) {
   std::string out;
   if (s.work_started) out += "work_started: " + std::to_string(s.work_started) + "\n";
   if (s.work_finished) out += "work_finished: " + std::to_string(s.work_finished) + "\n";
-  if (s.num_records_produced) out += "num_records_produced: " + std::to_string(s.num_records_produced) + "\n";
+  if (s.num_records_produced)
+    out += "num_records_produced: " + std::to_string(s.num_records_produced) + "\n";
   if (!s.current_work.empty()) out += "current_work: \"" + c_escape(s.current_work) + "\"\n";
   return out;
 }

@@ -33,7 +33,8 @@ class RecordSource {
   /// As `read_view` for up to `max` records at once: `*count` views into `views`, all valid
   /// until the next call on this source; none only at the end of the file (`*at_end`) or on
   /// an error. The default reads one record with `read_view`.
-  virtual Status read_views(std::int64_t max, std::string_view* views, std::int64_t* count, bool* at_end) {
+  virtual Status read_views(std::int64_t max, std::string_view* views, std::int64_t* count,
+                            bool* at_end) {
     bool produced = false;
     *count = 0;
     if (max <= 0) return {};
@@ -43,7 +44,9 @@ class RecordSource {
   }
   /// The key of the record `back` records before the one produced last (`last_key` for 0);
   /// `back` is below the count of the last `read_views`.
-  virtual std::string key_back(std::int64_t back) const { return back == 0 ? last_key() : std::string(); }
+  virtual std::string key_back(std::int64_t back) const {
+    return back == 0 ? last_key() : std::string();
+  }
   /// Ends the current file (OnWorkFinishedLocked / reset).
   virtual void close() = 0;
   /// Whether the reader's state can be saved and restored (TensorFlow: IdentityReader

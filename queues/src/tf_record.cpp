@@ -14,18 +14,24 @@ TFRecordOptions TFRecordOptions::from_string(std::string_view compression_type) 
   io::Compression compression = io::Compression::none;
   throw_if_error(io::parse_compression(compression_type, &compression));
   switch (compression) {
-    case io::Compression::zlib: return {TFRecordCompressionType::zlib};
-    case io::Compression::gzip: return {TFRecordCompressionType::gzip};
-    case io::Compression::none: break;
+    case io::Compression::zlib:
+      return {TFRecordCompressionType::zlib};
+    case io::Compression::gzip:
+      return {TFRecordCompressionType::gzip};
+    case io::Compression::none:
+      break;
   }
   return {TFRecordCompressionType::none};
 }
 
 std::string TFRecordOptions::compression_string() const {
   switch (compression_type) {
-    case TFRecordCompressionType::zlib: return "ZLIB";
-    case TFRecordCompressionType::gzip: return "GZIP";
-    case TFRecordCompressionType::none: break;
+    case TFRecordCompressionType::zlib:
+      return "ZLIB";
+    case TFRecordCompressionType::gzip:
+      return "GZIP";
+    case TFRecordCompressionType::none:
+      break;
   }
   return "";
 }

@@ -1,14 +1,12 @@
 // TensorFlow 1.x's ConditionalAccumulator (tensorflow/python/kernel_tests/
 // conditional_accumulator_test.py; kernels conditional_accumulator_base.cc and
 // typed_conditional_accumulator_base.h), the building block of SyncReplicasOptimizer.
+#include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <future>
 #include <string>
 #include <thread>
-
-#include <actorflow/actorflow.hpp>
 
 #include "matchers.hpp"
 
@@ -35,10 +33,12 @@ BOOST_AUTO_TEST_CASE(applied_gradients_are_counted, *boost::unit_test::timeout(6
 
 // testAccumulatorTakeGradMean / testAccumulatorTakeGradSum: the average (or sum) of what
 // came in; the count goes back to 0.
-BOOST_AUTO_TEST_CASE(take_grad_returns_the_mean_or_the_sum_and_resets_the_count, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(take_grad_returns_the_mean_or_the_sum_and_resets_the_count,
+                     *boost::unit_test::timeout(60)) {
   for (const std::string reduction : {"MEAN", "SUM"}) {
     af::Graph g;
-    af::ConditionalAccumulator q(g, af::float32, {.shape = af::PartialShape{1}, .name = "Q", .reduction_type = reduction});
+    af::ConditionalAccumulator q(
+        g, af::float32, {.shape = af::PartialShape{1}, .name = "Q", .reduction_type = reduction});
     auto x = g.placeholder(af::float32, af::PartialShape{1});
     auto apply = q.apply_grad(x);
     auto take = q.take_grad(1);
@@ -104,7 +104,9 @@ BOOST_AUTO_TEST_CASE(bad_counts_and_shapes_are_invalid_arguments, *boost::unit_t
   af::Session sess(g);
   auto e = error_of([&] { sess.run(take, {{n, af::Tensor(0)}}); });
   BOOST_TEST(contains(e, "Argument num_required must be positive, but was 0"), e);
-  e = error_of([&] { sess.run(apply, {{grad, af::Tensor::from_vector<float>({1, 2}, af::Shape{1, 2})}}); });
+  e = error_of([&] {
+    sess.run(apply, {{grad, af::Tensor::from_vector<float>({1, 2}, af::Shape{1, 2})}});
+  });
   BOOST_TEST(contains(e, "Shape mismatch: expected [?], got [1,2]"), e);
   sess.run(apply, {{grad, af::Tensor::from_vector<float>({1, 2})}});
   e = error_of([&] { sess.run(apply, {{grad, af::Tensor::from_vector<float>({1, 2, 3})}}); });
@@ -131,9 +133,11 @@ BOOST_AUTO_TEST_CASE(a_take_waits_until_enough_gradients_arrive, *boost::unit_te
 
 // A waiting take ends with the step's deadline and consumes nothing; closing the session
 // cancels one ("TakeGrad operation was cancelled").
-BOOST_AUTO_TEST_CASE(a_waiting_take_ends_with_the_steps_deadline_or_cancellation, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_waiting_take_ends_with_the_steps_deadline_or_cancellation,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
-  af::ConditionalAccumulator q(g, af::float32, {.shape = af::PartialShape{}, .shared_name = "acc_cancel"});
+  af::ConditionalAccumulator q(g, af::float32,
+                               {.shape = af::PartialShape{}, .shared_name = "acc_cancel"});
   auto apply = q.apply_grad(g.constant(af::Tensor(4.0f)));
   auto take = q.take_grad(2);
   {
@@ -141,7 +145,8 @@ BOOST_AUTO_TEST_CASE(a_waiting_take_ends_with_the_steps_deadline_or_cancellation
     sess.run(apply);
     BOOST_CHECK_THROW(sess.run(take, {}, {.timeout_in_ms = 100}), af::DeadlineExceededError);
     BOOST_TEST(sess.run(q.num_accumulated()).scalar<std::int32_t>() == 1);
-    auto waiting = std::async(std::launch::async, [&] { return error_of<af::CancelledError>([&] { sess.run(take); }); });
+    auto waiting = std::async(
+        std::launch::async, [&] { return error_of<af::CancelledError>([&] { sess.run(take); }); });
     std::this_thread::sleep_for(100ms);
     sess.close();
     const std::string e = waiting.get();

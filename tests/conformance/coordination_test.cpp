@@ -1,8 +1,8 @@
 // Coordinator, QueueRunner and batching (the chapter's "Multithreaded readers using a
 // Coordinator and a QueueRunner" and "Other convenience functions";
 // tensorflow/python/training/coordinator_test.py, queue_runner_test.py, input_test.py).
+#include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -11,12 +11,10 @@
 #include <string>
 #include <thread>
 
-#include "temp_dir.hpp"
-#include <actorflow/actorflow.hpp>
-
 #include "log_capture.hpp"
 #include "matchers.hpp"
 #include "reader_fixture.hpp"
+#include "temp_dir.hpp"
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -108,7 +106,8 @@ BOOST_AUTO_TEST_CASE(out_of_range_is_a_clean_stop_reported_once, *boost::unit_te
 
 // coordinator_test.py testJoinIgnoresMyExceptionType: clean_stop_exception_types replaces
 // OutOfRange as the clean stop; an empty list makes every error count.
-BOOST_AUTO_TEST_CASE(clean_stop_exception_types_choose_what_stops_cleanly, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(clean_stop_exception_types_choose_what_stops_cleanly,
+                     *boost::unit_test::timeout(60)) {
   af::Coordinator mine({af::Code::invalid_argument});
   mine.request_stop(af::invalid_argument("my clean stop"));
   BOOST_TEST(mine.should_stop());
@@ -133,7 +132,8 @@ BOOST_AUTO_TEST_CASE(join_names_runners_still_running, *boost::unit_test::timeou
     coord.join({a, b}, 50ms);
     BOOST_FAIL("join did not raise");
   } catch (const af::InternalError& e) {
-    BOOST_TEST(contains(e.what(), "Coordinator stopped with threads still running: stubborn"), e.what());
+    BOOST_TEST(contains(e.what(), "Coordinator stopped with threads still running: stubborn"),
+               e.what());
     BOOST_TEST(!contains(e.what(), "polite"));
   }
   finish_a();
@@ -144,7 +144,8 @@ BOOST_AUTO_TEST_CASE(join_names_runners_still_running, *boost::unit_test::timeou
 
 // The chapter's QueueRunner of five readers over sharded CSV files: every instance arrives,
 // the last loop closes the instance queue, the consumer ends with OutOfRange.
-BOOST_AUTO_TEST_CASE(queue_runner_with_many_readers_reads_every_file, *boost::unit_test::timeout(120)) {
+BOOST_AUTO_TEST_CASE(queue_runner_with_many_readers_reads_every_file,
+                     *boost::unit_test::timeout(120)) {
   TempDir dir;
   std::vector<std::string> files;
   int expected_sum = 0;
@@ -162,14 +163,17 @@ BOOST_AUTO_TEST_CASE(queue_runner_with_many_readers_reads_every_file, *boost::un
   auto filename = g.placeholder(af::string);
   auto enqueue_filename = filename_queue.enqueue({filename});
   auto close_filename_queue = filename_queue.close();
-  af::RandomShuffleQueue instance_queue(g, {.capacity = 10, .min_after_dequeue = 2,
-                                            .dtypes = {af::float32, af::int32}, .shapes = {{2}, {}}});
+  af::RandomShuffleQueue instance_queue(g, {.capacity = 10,
+                                            .min_after_dequeue = 2,
+                                            .dtypes = {af::float32, af::int32},
+                                            .shapes = {{2}, {}}});
   std::vector<af::Operation> read_and_enqueue_ops;
   for (int i = 0; i < 5; ++i) {
     af::TextLineReader reader(g, {.skip_header_lines = 1});
     auto [key, value] = reader.read(filename_queue);
     auto cols = af::decode_csv(value, {af::Tensor(-1.0f), af::Tensor(-1.0f), af::Tensor(-1)});
-    read_and_enqueue_ops.push_back(instance_queue.enqueue({af::stack({cols[0], cols[1]}), cols[2]}));
+    read_and_enqueue_ops.push_back(
+        instance_queue.enqueue({af::stack({cols[0], cols[1]}), cols[2]}));
   }
   af::QueueRunner queue_runner(instance_queue, read_and_enqueue_ops);
   auto batch = instance_queue.dequeue_up_to(7);
@@ -210,8 +214,10 @@ BOOST_AUTO_TEST_CASE(queue_runner_delivers_each_instance_once, *boost::unit_test
   af::FIFOQueue filename_queue(g, {.capacity = 10, .dtypes = {af::string}, .shapes = {{}}});
   auto names = g.placeholder(af::string, af::PartialShape{-1});
   auto enqueue_names = filename_queue.enqueue_many({names});
-  af::RandomShuffleQueue instance_queue(g, {.capacity = 10, .min_after_dequeue = 2,
-                                            .dtypes = {af::float32, af::int32}, .shapes = {{2}, {}}});
+  af::RandomShuffleQueue instance_queue(g, {.capacity = 10,
+                                            .min_after_dequeue = 2,
+                                            .dtypes = {af::float32, af::int32},
+                                            .shapes = {{2}, {}}});
   std::vector<af::Operation> ops;
   for (int i = 0; i < 5; ++i) {
     af::TextLineReader reader(g, {.skip_header_lines = 1});
@@ -261,7 +267,8 @@ BOOST_AUTO_TEST_CASE(queue_runner_errors_reach_the_coordinator, *boost::unit_tes
 
 // queue_runner_test.py testIgnoreMultiStarts: while the loops of a session have not ended,
 // create_threads for it returns no loops; once they have, it makes new ones.
-BOOST_AUTO_TEST_CASE(queue_runner_ignores_a_second_start_while_its_loops_run, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(queue_runner_ignores_a_second_start_while_its_loops_run,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   af::FIFOQueue in(g, {.capacity = 10, .dtypes = {af::int32}, .shapes = {{}}});
   af::FIFOQueue out(g, {.capacity = 10, .dtypes = {af::int32}, .shapes = {{}}});
@@ -285,14 +292,16 @@ BOOST_AUTO_TEST_CASE(queue_runner_ignores_a_second_start_while_its_loops_run, *b
 // queue was closed; Cancelled, which an enqueue blocked on a full queue gets when it is
 // closed with cancel_pending_enqueues, is an error kept in exceptions_raised, unless the
 // runner counts it as closed.
-BOOST_AUTO_TEST_CASE(queue_runner_counts_only_its_closed_exception_types_as_a_close, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(queue_runner_counts_only_its_closed_exception_types_as_a_close,
+                     *boost::unit_test::timeout(60)) {
   for (bool cancelled_closes : {false, true}) {
     af::Graph g;
     af::FIFOQueue out(g, {.capacity = 1, .dtypes = {af::int32}, .shapes = {{}}});
     auto one = g.constant(af::Tensor(std::int32_t{1}));
     std::vector<af::Code> closed = {af::Code::out_of_range};
     if (cancelled_closes) closed.push_back(af::Code::cancelled);
-    af::QueueRunner qr(out, {out.enqueue({one})}, {}, {}, cancelled_closes ? closed : std::vector<af::Code>{});
+    af::QueueRunner qr(out, {out.enqueue({one})}, {}, {},
+                       cancelled_closes ? closed : std::vector<af::Code>{});
     BOOST_TEST(qr.queue_closed_exception_types() == closed);
     af::Session sess(g);
     auto runners = qr.create_threads(sess, nullptr, true);
@@ -315,7 +324,8 @@ BOOST_AUTO_TEST_CASE(queue_runner_counts_only_its_closed_exception_types_as_a_cl
 
 // tf.train.batch / shuffle_batch with QUEUE_RUNNERS and start_queue_runners; the final
 // smaller batch with allow_smaller_final_batch.
-BOOST_AUTO_TEST_CASE(batch_and_shuffle_batch_run_through_start_queue_runners, *boost::unit_test::timeout(120)) {
+BOOST_AUTO_TEST_CASE(batch_and_shuffle_batch_run_through_start_queue_runners,
+                     *boost::unit_test::timeout(120)) {
   af::Graph g;
   af::FIFOQueue source(g, {.capacity = 100, .dtypes = {af::int32}, .shapes = {{}}});
   auto values = g.placeholder(af::int32, af::PartialShape{-1});
@@ -348,8 +358,9 @@ BOOST_AUTO_TEST_CASE(batch_and_shuffle_batch_run_through_start_queue_runners, *b
 
   af::Graph g2;
   auto x = g2.constant(af::Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, af::Shape{3, 2}));
-  auto sb = af::shuffle_batch({x}, {.batch_size = 5, .capacity = 20, .min_after_dequeue = 5, .seed = 7,
-                                    .enqueue_many = true});
+  auto sb = af::shuffle_batch(
+      {x},
+      {.batch_size = 5, .capacity = 20, .min_after_dequeue = 5, .seed = 7, .enqueue_many = true});
   BOOST_TEST(sb[0].shape().to_string() == "(5, 2)");
   af::Session sess2(g2);
   af::Coordinator coord2;
@@ -388,7 +399,8 @@ BOOST_AUTO_TEST_CASE(batch_with_dynamic_pad_pads, *boost::unit_test::timeout(60)
 // input.py string_input_producer: an empty tensor of names builds, and the Assert it puts
 // before the queue fails the queue runner's step with "assertion failed: [string_input_producer
 // requires a non-null input tensor]", which the coordinator re-raises.
-BOOST_AUTO_TEST_CASE(string_input_producer_of_an_empty_tensor_fails_when_it_runs, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(string_input_producer_of_an_empty_tensor_fails_when_it_runs,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   auto names = af::string_input_producer(g.constant(af::Tensor(af::string, af::Shape{0})));
   af::Session sess(g);
@@ -399,20 +411,25 @@ BOOST_AUTO_TEST_CASE(string_input_producer_of_an_empty_tensor_fails_when_it_runs
     coord.join(runners, 10s);
     BOOST_FAIL("expected InvalidArgument");
   } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(contains(e.what(), "assertion failed: [string_input_producer requires a non-null input tensor]"),
-               e.what());
+    BOOST_TEST(
+        contains(e.what(),
+                 "assertion failed: [string_input_producer requires a non-null input tensor]"),
+        e.what());
   }
   BOOST_TEST(names.name() == "input_producer/fifo_queue");
-  auto msg = error_of<af::InvalidArgumentError>([&] { af::string_input_producer(g, std::vector<std::string>{}); });
+  auto msg = error_of<af::InvalidArgumentError>(
+      [&] { af::string_input_producer(g, std::vector<std::string>{}); });
   BOOST_TEST(contains(msg, "string_input_producer requires a non-null input tensor"), msg);
 }
 
 // "Other convenience functions": string_input_producer cycles through the file names
 // num_epochs times (shuffled per epoch), then the queue closes; start_queue_runners starts
 // its QueueRunner. slice_input_producer hands out rows.
-BOOST_AUTO_TEST_CASE(string_input_producer_runs_num_epochs_then_closes, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(string_input_producer_runs_num_epochs_then_closes,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
-  auto filenames = af::string_input_producer(g, {"a.csv", "b.csv", "c.csv"}, {.num_epochs = 2, .seed = 3});
+  auto filenames =
+      af::string_input_producer(g, {"a.csv", "b.csv", "c.csv"}, {.num_epochs = 2, .seed = 3});
   auto name = filenames.dequeue();
   af::Session sess(g);
   sess.run(g.local_variables_initializer());
@@ -423,7 +440,8 @@ BOOST_AUTO_TEST_CASE(string_input_producer_runs_num_epochs_then_closes, *boost::
     for (;;) got.insert(sess.run(name[0], {}, {.timeout_in_ms = 10000}).scalar<std::string>());
   } catch (const af::OutOfRangeError&) {
   }
-  BOOST_TEST(got == (std::multiset<std::string>{"a.csv", "a.csv", "b.csv", "b.csv", "c.csv", "c.csv"}));
+  BOOST_TEST(got ==
+             (std::multiset<std::string>{"a.csv", "a.csv", "b.csv", "b.csv", "c.csv", "c.csv"}));
   coord.request_stop();
   coord.join(runners, 10s);
 
@@ -439,7 +457,8 @@ BOOST_AUTO_TEST_CASE(string_input_producer_runs_num_epochs_then_closes, *boost::
   try {
     for (;;) {
       auto r = sess2.run({row[0], row[1]}, {}, {}, {.timeout_in_ms = 10000});
-      pairs.push_back(std::to_string(r[0].scalar<std::int32_t>()) + "=" + r[1].scalar<std::string>());
+      pairs.push_back(std::to_string(r[0].scalar<std::int32_t>()) + "=" +
+                      r[1].scalar<std::string>());
     }
   } catch (const af::OutOfRangeError&) {
   }

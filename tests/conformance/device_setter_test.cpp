@@ -1,19 +1,18 @@
 // replica_device_setter and its strategies (the chapter's "Pinning Operations Across Tasks"
 // for replicated training; tensorflow/python/training/device_setter_test.py and
 // tensorflow/contrib/training/python/training/device_setter_test.py).
+#include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <cstdint>
 #include <string>
-
-#include <actorflow/actorflow.hpp>
 
 namespace {
 
 // TensorFlow's assertDeviceEqual: both sides in canonical form.
 void expect_device(const std::string& expected, const std::string& actual) {
-  BOOST_TEST(af::DeviceSpec::parse(expected).to_string() == af::DeviceSpec::parse(actual).to_string(),
-             "expected device '" << expected << "', got '" << actual << "'");
+  BOOST_TEST(
+      af::DeviceSpec::parse(expected).to_string() == af::DeviceSpec::parse(actual).to_string(),
+      "expected device '" << expected << "', got '" << actual << "'");
 }
 
 af::Tensor ints(std::vector<std::int32_t> values) { return af::Tensor::from_vector(values); }
@@ -81,7 +80,8 @@ BOOST_AUTO_TEST_CASE(inner_cpu_scope_merges_with_the_setters_devices) {
   expect_device("/job:worker/cpu:0", a.op().device());
 }
 
-BOOST_AUTO_TEST_CASE(a_variable_pinned_to_another_job_stays_there_and_an_explicit_ps_job_gets_a_task) {
+BOOST_AUTO_TEST_CASE(
+    a_variable_pinned_to_another_job_stays_there_and_an_explicit_ps_job_gets_a_task) {
   af::Graph g;
   auto setter = g.device(af::replica_device_setter(cluster_spec()));
   auto v = g.variable(ints({1, 2}));
@@ -131,8 +131,8 @@ BOOST_AUTO_TEST_CASE(without_merging_an_inner_device_is_kept_as_is) {
 
 BOOST_AUTO_TEST_CASE(custom_ps_and_worker_jobs) {
   af::Graph g;
-  auto setter = g.device(
-      af::replica_device_setter(sun_moon_spec(), {.ps_device = "/job:moon", .worker_device = "/job:sun"}));
+  auto setter = g.device(af::replica_device_setter(
+      sun_moon_spec(), {.ps_device = "/job:moon", .worker_device = "/job:sun"}));
   auto v = g.variable(ints({1, 2}));
   auto w = g.variable(ints({2, 1}));
   auto a = af::add(v, w);
@@ -166,7 +166,8 @@ BOOST_AUTO_TEST_CASE(no_ps_tasks_gives_a_function_that_clears_enclosing_scopes) 
 
 BOOST_AUTO_TEST_CASE(ps_ops_selects_which_ops_go_to_ps_tasks) {
   af::Graph g;
-  auto setter = g.device(af::replica_device_setter(cluster_spec(), {.ps_ops = std::vector<std::string>{"Const"}}));
+  auto setter = g.device(
+      af::replica_device_setter(cluster_spec(), {.ps_ops = std::vector<std::string>{"Const"}}));
   auto c = g.constant(ints({1}));
   auto v = g.variable(ints({2}));
   expect_device("/job:ps/task:0", c.op().device());
@@ -224,9 +225,10 @@ BOOST_AUTO_TEST_CASE(byte_size_of_a_scalar_variable_is_its_element_size) {
 
 BOOST_AUTO_TEST_CASE(byte_size_of_an_op_without_a_shape_is_invalid_argument) {
   af::NodeDef node{.name = "c", .op = "Const"};
-  BOOST_CHECK_EXCEPTION(af::byte_size_load_fn(node), af::InvalidArgumentError, [](const af::InvalidArgumentError& e) {
-    return std::string(e.what()).find("'c' (Const)") != std::string::npos;
-  });
+  BOOST_CHECK_EXCEPTION(af::byte_size_load_fn(node), af::InvalidArgumentError,
+                        [](const af::InvalidArgumentError& e) {
+                          return std::string(e.what()).find("'c' (Const)") != std::string::npos;
+                        });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,17 +3,15 @@
 // backward graph, the walk's rules (sums over consumers, unconnected xs, stop_gradients,
 // ops without a gradient), and TensorFlow's numeric gradient check
 // (gradient_checker.compute_gradient_error) for every registered gradient.
-#include <boost/test/unit_test.hpp>
-
+#include <actorflow/actorflow.hpp>
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cmath>
 #include <functional>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
 
 namespace {
 
@@ -31,14 +29,16 @@ Tensor random_tensor(const Shape& shape, std::mt19937& rng, double lo, double hi
 
 // Values in [lo, hi] with magnitude at least `gap` and pairwise distinct, so kinks (Relu,
 // Abs, Max) and ties are far from the finite differences.
-Tensor spread_tensor(const Shape& shape, std::mt19937& rng, double lo, double hi, double gap = 0.05) {
+Tensor spread_tensor(const Shape& shape, std::mt19937& rng, double lo, double hi,
+                     double gap = 0.05) {
   const auto n = static_cast<std::size_t>(shape.num_elements());
   std::vector<double> v;
   std::uniform_real_distribution<double> u(lo, hi);
   while (v.size() < n) {
     double x = u(rng);
     if (std::abs(x) < gap) continue;
-    if (std::any_of(v.begin(), v.end(), [&](double y) { return std::abs(x - y) < gap / 4; })) continue;
+    if (std::any_of(v.begin(), v.end(), [&](double y) { return std::abs(x - y) < gap / 4; }))
+      continue;
     v.push_back(x);
   }
   return Tensor::from_vector(v, shape);
@@ -46,8 +46,8 @@ Tensor spread_tensor(const Shape& shape, std::mt19937& rng, double lo, double hi
 
 // TensorFlow's compute_gradient_error: the largest difference between the Jacobian built from
 // the backward graph (one run per output element, grad_ys one-hot) and central differences.
-double gradient_error(af::Graph& g, const std::vector<Output>& xs, const std::vector<Tensor>& values, const Output& y,
-                      double delta = 1e-6) {
+double gradient_error(af::Graph& g, const std::vector<Output>& xs,
+                      const std::vector<Tensor>& values, const Output& y, double delta = 1e-6) {
   Output gy = g.placeholder(y.dtype(), y.shape(), "grad_y");
   std::vector<Output> grads = af::gradients({y}, xs, {gy});
   af::Session sess(g);
@@ -57,7 +57,8 @@ double gradient_error(af::Graph& g, const std::vector<Output>& xs, const std::ve
   const auto ny = y0.num_elements();
   double worst = 0;
   for (std::size_t k = 0; k < xs.size(); ++k) {
-    BOOST_REQUIRE_MESSAGE(grads[k].valid(), "no gradient for input " << k << " of " << y.op().name());
+    BOOST_REQUIRE_MESSAGE(grads[k].valid(),
+                          "no gradient for input " << k << " of " << y.op().name());
     const auto nx = values[k].num_elements();
     std::vector<double> theoretical(static_cast<std::size_t>(nx * ny));
     for (std::int64_t j = 0; j < ny; ++j) {
@@ -67,7 +68,8 @@ double gradient_error(af::Graph& g, const std::vector<Output>& xs, const std::ve
       feeds.push_back({gy, onehot});
       Tensor dx = sess.run(grads[k], feeds);
       BOOST_REQUIRE_EQUAL(dx.shape(), values[k].shape());
-      for (std::int64_t i = 0; i < nx; ++i) theoretical[static_cast<std::size_t>(i * ny + j)] = dx.data<double>()[i];
+      for (std::int64_t i = 0; i < nx; ++i)
+        theoretical[static_cast<std::size_t>(i * ny + j)] = dx.data<double>()[i];
     }
     for (std::int64_t i = 0; i < nx; ++i) {
       auto run_with = [&](double shift) {
@@ -80,7 +82,8 @@ double gradient_error(af::Graph& g, const std::vector<Output>& xs, const std::ve
       Tensor plus = run_with(delta), minus = run_with(-delta);
       for (std::int64_t j = 0; j < ny; ++j) {
         const double numeric = (plus.data<double>()[j] - minus.data<double>()[j]) / (2 * delta);
-        worst = std::max(worst, std::abs(numeric - theoretical[static_cast<std::size_t>(i * ny + j)]));
+        worst =
+            std::max(worst, std::abs(numeric - theoretical[static_cast<std::size_t>(i * ny + j)]));
       }
     }
   }
@@ -106,15 +109,29 @@ std::vector<Case> gradient_cases() {
       {"Neg", {{4}}, [](G, V x) { return -x[0]; }},
       {"AddN", {{2, 2}, {2, 2}, {2, 2}}, [](G, V x) { return af::add_n(x); }},
       {"MatMul", {{2, 3}, {3, 4}}, [](G, V x) { return af::matmul(x[0], x[1]); }},
-      {"MatMul transpose_a", {{3, 2}, {3, 4}}, [](G, V x) { return af::matmul(x[0], x[1], true, false); }},
-      {"MatMul transpose_b", {{2, 3}, {4, 3}}, [](G, V x) { return af::matmul(x[0], x[1], false, true); }},
-      {"MatMul transpose both", {{3, 2}, {4, 3}}, [](G, V x) { return af::matmul(x[0], x[1], true, true); }},
+      {"MatMul transpose_a",
+       {{3, 2}, {3, 4}},
+       [](G, V x) { return af::matmul(x[0], x[1], true, false); }},
+      {"MatMul transpose_b",
+       {{2, 3}, {4, 3}},
+       [](G, V x) { return af::matmul(x[0], x[1], false, true); }},
+      {"MatMul transpose both",
+       {{3, 2}, {4, 3}},
+       [](G, V x) { return af::matmul(x[0], x[1], true, true); }},
       {"Sum over all", {{2, 3}}, [](G, V x) { return af::reduce_sum(x[0]); }},
-      {"Sum over axis 1", {{2, 3, 2}}, [](G, V x) { return af::reduce_sum(x[0], std::vector<std::int64_t>{1}); }},
-      {"Sum keep_dims", {{2, 3}}, [](G, V x) { return af::reduce_sum(x[0], std::vector<std::int64_t>{0}, true); }},
-      {"Mean over axis 0", {{3, 2}}, [](G, V x) { return af::reduce_mean(x[0], std::vector<std::int64_t>{0}); }},
+      {"Sum over axis 1",
+       {{2, 3, 2}},
+       [](G, V x) { return af::reduce_sum(x[0], std::vector<std::int64_t>{1}); }},
+      {"Sum keep_dims",
+       {{2, 3}},
+       [](G, V x) { return af::reduce_sum(x[0], std::vector<std::int64_t>{0}, true); }},
+      {"Mean over axis 0",
+       {{3, 2}},
+       [](G, V x) { return af::reduce_mean(x[0], std::vector<std::int64_t>{0}); }},
       {"Mean over all", {{3, 2}}, [](G, V x) { return af::reduce_mean(x[0]); }},
-      {"Max over axis 1", {{2, 4}}, [](G, V x) { return af::reduce_max(x[0], std::vector<std::int64_t>{1}); }},
+      {"Max over axis 1",
+       {{2, 4}},
+       [](G, V x) { return af::reduce_max(x[0], std::vector<std::int64_t>{1}); }},
       {"Min over all", {{2, 3}}, [](G, V x) { return af::reduce_min(x[0]); }},
       {"Relu", {{2, 3}}, [](G, V x) { return af::relu(x[0]); }},
       {"Sigmoid", {{2, 3}}, [](G, V x) { return af::sigmoid(x[0]); }},
@@ -131,70 +148,144 @@ std::vector<Case> gradient_cases() {
       {"Maximum broadcasting", {{2, 3}, {3}}, [](G, V x) { return af::maximum(x[0], x[1]); }},
       {"Minimum", {{2, 3}, {2, 3}}, [](G, V x) { return af::minimum(x[0], x[1]); }},
       {"Pow", {{2, 3}, {2, 3}}, [](G, V x) { return af::pow(x[0], x[1]); }, 0.5, 2.0},
-      {"SquaredDifference", {{2, 3}, {3}}, [](G, V x) { return af::squared_difference(x[0], x[1]); }},
+      {"SquaredDifference",
+       {{2, 3}, {3}},
+       [](G, V x) { return af::squared_difference(x[0], x[1]); }},
       {"L2Loss", {{2, 3}}, [](G, V x) { return af::l2_loss(x[0]); }},
       {"Identity", {{3}}, [](G, V x) { return af::identity(x[0]); }},
-      {"Reshape", {{2, 3}}, [](G, V x) { return af::reshape(x[0], std::vector<std::int64_t>{3, 2}); }},
+      {"Reshape",
+       {{2, 3}},
+       [](G, V x) {
+         return af::reshape(x[0], std::vector<std::int64_t>{3, 2});
+       }},
       {"ExpandDims", {{2, 3}}, [](G, V x) { return af::expand_dims(x[0], 1); }},
       {"Squeeze", {{2, 1, 3}}, [](G, V x) { return af::squeeze(x[0]); }},
-      {"ConcatV2", {{2, 3}, {2, 2}}, [](G, V x) { return af::concat({x[0], x[1]}, 1); }},
-      {"Pack", {{2, 3}, {2, 3}}, [](G, V x) { return af::stack({x[0], x[1]}, 1); }},
+      {"ConcatV2",
+       {{2, 3}, {2, 2}},
+       [](G, V x) {
+         return af::concat({x[0], x[1]}, 1);
+       }},
+      {"Pack",
+       {{2, 3}, {2, 3}},
+       [](G, V x) {
+         return af::stack({x[0], x[1]}, 1);
+       }},
       {"Unpack", {{3, 2}}, [](G, V x) { return af::unstack(x[0])[1]; }},
-      {"Transpose", {{2, 3, 4}}, [](G, V x) { return af::transpose(x[0], std::vector<std::int64_t>{2, 0, 1}); }},
-      {"Tile", {{2, 3}}, [](G, V x) { return af::tile(x[0], std::vector<std::int64_t>{2, 3}); }},
-      {"Select", {{2, 3}, {2, 3}},
+      {"Transpose",
+       {{2, 3, 4}},
+       [](G, V x) {
+         return af::transpose(x[0], std::vector<std::int64_t>{2, 0, 1});
+       }},
+      {"Tile",
+       {{2, 3}},
+       [](G, V x) {
+         return af::tile(x[0], std::vector<std::int64_t>{2, 3});
+       }},
+      {"Select",
+       {{2, 3}, {2, 3}},
        [](G g, V x) {
-         Tensor c = Tensor::from_vector(std::vector<bool>{true, false, true, false, false, true}, Shape{2, 3});
+         Tensor c = Tensor::from_vector(std::vector<bool>{true, false, true, false, false, true},
+                                        Shape{2, 3});
          return af::select(g.constant(c), x[0], x[1]);
        }},
-      {"Fill", {{}}, [](G g, V x) { return af::fill(g.constant(Tensor::from_vector(std::vector<std::int32_t>{2, 3})), x[0]); }},
+      {"Fill",
+       {{}},
+       [](G g, V x) {
+         return af::fill(g.constant(Tensor::from_vector(std::vector<std::int32_t>{2, 3})), x[0]);
+       }},
       {"BiasAdd", {{2, 3, 4}, {4}}, [](G, V x) { return af::nn::bias_add(x[0], x[1]); }},
-      {"Conv2D VALID", {{1, 4, 4, 2}, {2, 2, 2, 3}},
-       [](G, V x) { return af::nn::conv2d(x[0], x[1], {1, 1, 1, 1}, "VALID"); }},
-      {"Conv2D SAME strided", {{2, 5, 5, 1}, {3, 3, 1, 2}},
-       [](G, V x) { return af::nn::conv2d(x[0], x[1], {1, 2, 2, 1}, "SAME"); }},
-      {"MaxPool", {{1, 4, 4, 2}}, [](G, V x) { return af::nn::max_pool(x[0], {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID"); }},
-      {"AvgPool SAME", {{1, 5, 5, 1}}, [](G, V x) { return af::nn::avg_pool(x[0], {1, 3, 3, 1}, {1, 2, 2, 1}, "SAME"); }},
-      {"SoftmaxCrossEntropyWithLogits", {{3, 4}, {3, 4}},
-       [](G, V x) { return af::nn::softmax_cross_entropy_with_logits_v2(af::softmax(x[1]), x[0]); }},
-      {"SparseSoftmaxCrossEntropyWithLogits", {{3, 4}},
+      {"Conv2D VALID",
+       {{1, 4, 4, 2}, {2, 2, 2, 3}},
+       [](G, V x) {
+         return af::nn::conv2d(x[0], x[1], {1, 1, 1, 1}, "VALID");
+       }},
+      {"Conv2D SAME strided",
+       {{2, 5, 5, 1}, {3, 3, 1, 2}},
+       [](G, V x) {
+         return af::nn::conv2d(x[0], x[1], {1, 2, 2, 1}, "SAME");
+       }},
+      {"MaxPool",
+       {{1, 4, 4, 2}},
+       [](G, V x) {
+         return af::nn::max_pool(x[0], {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+       }},
+      {"AvgPool SAME",
+       {{1, 5, 5, 1}},
+       [](G, V x) {
+         return af::nn::avg_pool(x[0], {1, 3, 3, 1}, {1, 2, 2, 1}, "SAME");
+       }},
+      {"SoftmaxCrossEntropyWithLogits",
+       {{3, 4}, {3, 4}},
+       [](G, V x) {
+         return af::nn::softmax_cross_entropy_with_logits_v2(af::softmax(x[1]), x[0]);
+       }},
+      {"SparseSoftmaxCrossEntropyWithLogits",
+       {{3, 4}},
        [](G g, V x) {
          Output labels = g.constant(Tensor::from_vector(std::vector<std::int32_t>{3, 0, 2}));
          return af::nn::sparse_softmax_cross_entropy_with_logits(labels, x[0]);
        }},
-      {"Cast float64 to float32 and back", {{3}},
+      {"Cast float64 to float32 and back",
+       {{3}},
        [](G, V x) { return af::cast(af::cast(x[0], DType::float32) * 2.0f, DType::float64); }},
       // Index 2 is gathered twice: its gradient is the sum of both rows (the UnsortedSegmentSum).
-      {"GatherV2 axis 0 with a repeated index", {{4, 3}},
-       [](G g, V x) { return af::gather(x[0], g.constant(Tensor::from_vector(std::vector<std::int32_t>{2, 0, 2}))); }},
-      {"GatherV2 axis 1 with a repeated index", {{2, 4, 3}},
+      {"GatherV2 axis 0 with a repeated index",
+       {{4, 3}},
+       [](G g, V x) {
+         return af::gather(x[0],
+                           g.constant(Tensor::from_vector(std::vector<std::int32_t>{2, 0, 2})));
+       }},
+      {"GatherV2 axis 1 with a repeated index",
+       {{2, 4, 3}},
        [](G g, V x) {
          Tensor indices = Tensor::from_vector(std::vector<std::int32_t>{1, 3, 1, 0}, Shape{2, 2});
          return af::gather(x[0], g.constant(indices), 1);
        }},
-      {"GatherV2 axis 2 of a vector index", {{2, 3, 4}},
+      {"GatherV2 axis 2 of a vector index",
+       {{2, 3, 4}},
        [](G g, V x) {
-         return af::gather(x[0], g.constant(Tensor::from_vector(std::vector<std::int32_t>{3, 3, 0})), 2);
+         return af::gather(x[0],
+                           g.constant(Tensor::from_vector(std::vector<std::int32_t>{3, 3, 0})), 2);
        }},
-      {"Slice", {{3, 4}}, [](G, V x) { return af::slice(x[0], {1, 0}, {2, 3}); }},
-      {"Slice to the end (size -1)", {{2, 3, 2}}, [](G, V x) { return af::slice(x[0], {0, 1, 1}, {-1, -1, 1}); }},
-      {"Pad", {{2, 3}}, [](G, V x) { return af::pad(x[0], {{1, 0}, {2, 1}}); }},
+      {"Slice",
+       {{3, 4}},
+       [](G, V x) {
+         return af::slice(x[0], {1, 0}, {2, 3});
+       }},
+      {"Slice to the end (size -1)",
+       {{2, 3, 2}},
+       [](G, V x) {
+         return af::slice(x[0], {0, 1, 1}, {-1, -1, 1});
+       }},
+      {"Pad",
+       {{2, 3}},
+       [](G, V x) {
+         return af::pad(x[0], {{1, 0}, {2, 1}});
+       }},
       // Id -1 drops row 1; id 1 collects rows 0 and 2; segment 2 gets nothing.
-      {"UnsortedSegmentSum with a negative id", {{4, 2}},
+      {"UnsortedSegmentSum with a negative id",
+       {{4, 2}},
        [](G g, V x) {
          Tensor ids = Tensor::from_vector(std::vector<std::int32_t>{1, -1, 1, 0});
          return af::unsorted_segment_sum(x[0], g.constant(ids), 3);
        }},
-      {"UnsortedSegmentSum of 2-D ids", {{2, 2, 3}},
+      {"UnsortedSegmentSum of 2-D ids",
+       {{2, 2, 3}},
        [](G g, V x) {
          Tensor ids = Tensor::from_vector(std::vector<std::int64_t>{0, 2, 2, -1}, Shape{2, 2});
          return af::unsorted_segment_sum(x[0], g.constant(ids), 3);
        }},
-      {"Prod over axis 1", {{2, 3, 2}}, [](G, V x) { return af::reduce_prod(x[0], std::vector<std::int64_t>{1}); }},
-      {"Prod over axis -1 keep_dims", {{3, 2}},
+      {"Prod over axis 1",
+       {{2, 3, 2}},
+       [](G, V x) { return af::reduce_prod(x[0], std::vector<std::int64_t>{1}); }},
+      {"Prod over axis -1 keep_dims",
+       {{3, 2}},
        [](G, V x) { return af::reduce_prod(x[0], std::vector<std::int64_t>{-1}, true); }},
-      {"Prod over axes 0 and 2", {{2, 3, 2}},
-       [](G, V x) { return af::reduce_prod(x[0], std::vector<std::int64_t>{2, 0}); }},
+      {"Prod over axes 0 and 2",
+       {{2, 3, 2}},
+       [](G, V x) {
+         return af::reduce_prod(x[0], std::vector<std::int64_t>{2, 0});
+       }},
       {"Prod over all", {{2, 3}}, [](G, V x) { return af::reduce_prod(x[0]); }},
   };
   return cases;
@@ -214,12 +305,26 @@ BOOST_AUTO_TEST_SUITE(gradients_conformance_test)
 // relu(x W1 + b1) W2 + b2 with the mean sparse softmax cross-entropy.
 BOOST_AUTO_TEST_CASE(mlp_gradients_match_tensorflow, *boost::unit_test::timeout(60)) {
   const std::vector<double> k_loss = {1.12516485};
-  const std::vector<double> k_w1 = {-0.0572564064, 0.0626391332, 0, 0, -0.0118134357, -0.054226264, 0.0501113066,
-                                    0, 0, -0.0210636994, -0.0511961217, 0.0375834799, 0, 0, -0.0303139631,
+  const std::vector<double> k_w1 = {-0.0572564064, 0.0626391332, 0, 0, -0.0118134357,
+                                    -0.054226264,  0.0501113066, 0, 0, -0.0210636994,
+                                    -0.0511961217, 0.0375834799, 0, 0, -0.0303139631,
                                     -0.0481659793, 0.0250556533, 0, 0, -0.0395642268};
   const std::vector<double> k_b1 = {0.0303014236, -0.125278266, 0, 0, -0.0925026368};
-  const std::vector<double> k_w2 = {0.0209797793, 0.0862545247, -0.107234304, 0.0243759254, 0.0159784744,
-                                    -0.0403543998, 0, 0, 0, 0, 0, 0, 0.0338738219, -0.0844929093, 0.0506190874};
+  const std::vector<double> k_w2 = {0.0209797793,
+                                    0.0862545247,
+                                    -0.107234304,
+                                    0.0243759254,
+                                    0.0159784744,
+                                    -0.0403543998,
+                                    0,
+                                    0,
+                                    0,
+                                    0,
+                                    0,
+                                    0,
+                                    0.0338738219,
+                                    -0.0844929093,
+                                    0.0506190874};
   const std::vector<double> k_b2 = {0.0434367661, -0.0711532364, 0.0277164703};
 
   std::vector<double> x(12), w1(20), b1(5), w2(15);
@@ -244,7 +349,8 @@ BOOST_AUTO_TEST_CASE(mlp_gradients_match_tensorflow, *boost::unit_test::timeout(
   for (std::size_t k = 0; k < want.size(); ++k) {
     auto got = values[k].to_vector<double>();
     BOOST_REQUIRE_EQUAL(got.size(), want[k]->size());
-    for (std::size_t i = 0; i < got.size(); ++i) BOOST_TEST(got[i] == (*want[k])[i], boost::test_tools::tolerance(1e-7));
+    for (std::size_t i = 0; i < got.size(); ++i)
+      BOOST_TEST(got[i] == (*want[k])[i], boost::test_tools::tolerance(1e-7));
   }
 }
 
@@ -253,7 +359,8 @@ BOOST_AUTO_TEST_CASE(mlp_gradients_match_tensorflow, *boost::unit_test::timeout(
 BOOST_AUTO_TEST_CASE(backward_graph_names_follow_tensorflow, *boost::unit_test::timeout(30)) {
   af::Graph g;
   Output x = g.placeholder(DType::float32, af::PartialShape{-1, 3}, "x");
-  af::Variable w = g.variable(Tensor::from_vector(std::vector<float>(6, 1.0f), Shape{3, 2}), {.name = "w"});
+  af::Variable w =
+      g.variable(Tensor::from_vector(std::vector<float>(6, 1.0f), Shape{3, 2}), {.name = "w"});
   af::Variable b = g.variable(Tensor::from_vector(std::vector<float>(2, 0.0f)), {.name = "b"});
   Output y = af::matmul(x, w) + b;
   Output loss = af::reduce_mean(af::square(y - 1.0f));
@@ -287,7 +394,8 @@ BOOST_AUTO_TEST_CASE(backward_graph_names_follow_tensorflow, *boost::unit_test::
   BOOST_TEST(gate->control_inputs()[0]->name() == "gradients_2/MatMul_grad/MatMul_1");
 }
 
-BOOST_AUTO_TEST_CASE(gradients_of_several_consumers_are_summed_with_add_n, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(gradients_of_several_consumers_are_summed_with_add_n,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
   Output x = g.constant(3.0, "x");
   Output y = x * x + x * 4.0;  // dy/dx = 2x + 4 = 10
@@ -323,7 +431,8 @@ BOOST_AUTO_TEST_CASE(an_unconnected_x_gets_none_or_zeros, *boost::unit_test::tim
   BOOST_TEST(!none[1].valid());
   auto zero = af::gradients({y}, {z}, {}, {.unconnected_zero = true});
   af::Session sess(g);
-  BOOST_TEST(sess.run(zero[0]).to_vector<float>() == std::vector<float>({0, 0, 0}), boost::test_tools::per_element());
+  BOOST_TEST(sess.run(zero[0]).to_vector<float>() == std::vector<float>({0, 0, 0}),
+             boost::test_tools::per_element());
   // An integer path (a shape) is never followed: the Size of x does not connect it.
   Output n = af::cast(af::size(af::identity(x) * 2.0f), DType::float32);
   BOOST_TEST(!af::gradient(n, x).valid());
@@ -337,12 +446,14 @@ BOOST_AUTO_TEST_CASE(given_grad_ys_weight_each_y, *boost::unit_test::timeout(30)
   auto dx = af::gradients({y}, {x}, {w});
   BOOST_TEST(has_node(g, "gradients/grad_ys_0", "Identity"));
   af::Session sess(g);
-  BOOST_TEST(sess.run(dx[0]).to_vector<float>() == std::vector<float>({2, 0, -6}), boost::test_tools::per_element());
+  BOOST_TEST(sess.run(dx[0]).to_vector<float>() == std::vector<float>({2, 0, -6}),
+             boost::test_tools::per_element());
   BOOST_CHECK_THROW(af::gradients({y}, {x}, {w, w}), af::InvalidArgumentError);
 }
 
 // gradients_util.py raises LookupError("No gradient defined for operation '...' (op type: ...)").
-BOOST_AUTO_TEST_CASE(an_op_without_a_gradient_fails_naming_it_and_its_type, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(an_op_without_a_gradient_fails_naming_it_and_its_type,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
   Output x = g.constant(Tensor::from_vector(std::vector<float>{1, 2}), "x");
   // _Delay (an actorflow op) has no gradient registered.
@@ -351,12 +462,14 @@ BOOST_AUTO_TEST_CASE(an_op_without_a_gradient_fails_naming_it_and_its_type, *boo
     af::gradient(y, x);
     BOOST_FAIL("expected an error");
   } catch (const af::NotFoundError& e) {
-    BOOST_TEST(std::string(e.what()).find("No gradient defined for operation 'waiting' (op type: _Delay)") !=
+    BOOST_TEST(std::string(e.what()).find(
+                   "No gradient defined for operation 'waiting' (op type: _Delay)") !=
                std::string::npos);
   }
 }
 
-BOOST_AUTO_TEST_CASE(every_registered_gradient_passes_the_numeric_gradient_check, *boost::unit_test::timeout(240)) {
+BOOST_AUTO_TEST_CASE(every_registered_gradient_passes_the_numeric_gradient_check,
+                     *boost::unit_test::timeout(240)) {
   std::mt19937 rng(1234);
   for (const Case& c : gradient_cases()) {
     BOOST_TEST_CONTEXT(c.name) {
@@ -461,16 +574,66 @@ BOOST_AUTO_TEST_CASE(slice_pad_gather_and_segment_gradients_with_run_time_shapes
              boost::test_tools::per_element());
 }
 
-BOOST_AUTO_TEST_CASE(every_differentiable_op_type_has_a_registered_gradient, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(every_differentiable_op_type_has_a_registered_gradient,
+                     *boost::unit_test::timeout(30)) {
   auto& registry = af::GradientRegistry::global();
-  for (const char* type : {"Add", "Sub", "Mul", "RealDiv", "Neg", "AddN", "MatMul", "Sum", "Mean", "Max", "Min",
-                           "Relu", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Square", "Sqrt", "Rsqrt", "Exp",
-                           "Log", "Reciprocal", "Abs", "Maximum", "Minimum", "Pow", "SquaredDifference", "L2Loss",
-                           "Cast", "Identity", "Reshape", "ExpandDims", "Squeeze", "ConcatV2", "Pack", "Unpack",
-                           "Transpose", "Tile", "Select", "Fill", "BiasAdd", "Conv2D", "MaxPool", "AvgPool",
-                           "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "CheckNumerics",
-                           "StopGradient", "Shape", "Size", "Equal", "ArgMax", "GatherV2", "Slice", "Pad",
-                           "UnsortedSegmentSum", "Prod"})
+  for (const char* type : {"Add",
+                           "Sub",
+                           "Mul",
+                           "RealDiv",
+                           "Neg",
+                           "AddN",
+                           "MatMul",
+                           "Sum",
+                           "Mean",
+                           "Max",
+                           "Min",
+                           "Relu",
+                           "Sigmoid",
+                           "Tanh",
+                           "Softmax",
+                           "LogSoftmax",
+                           "Square",
+                           "Sqrt",
+                           "Rsqrt",
+                           "Exp",
+                           "Log",
+                           "Reciprocal",
+                           "Abs",
+                           "Maximum",
+                           "Minimum",
+                           "Pow",
+                           "SquaredDifference",
+                           "L2Loss",
+                           "Cast",
+                           "Identity",
+                           "Reshape",
+                           "ExpandDims",
+                           "Squeeze",
+                           "ConcatV2",
+                           "Pack",
+                           "Unpack",
+                           "Transpose",
+                           "Tile",
+                           "Select",
+                           "Fill",
+                           "BiasAdd",
+                           "Conv2D",
+                           "MaxPool",
+                           "AvgPool",
+                           "SoftmaxCrossEntropyWithLogits",
+                           "SparseSoftmaxCrossEntropyWithLogits",
+                           "CheckNumerics",
+                           "StopGradient",
+                           "Shape",
+                           "Size",
+                           "Equal",
+                           "ArgMax",
+                           "GatherV2",
+                           "Slice",
+                           "Pad",
+                           "UnsortedSegmentSum",
+                           "Prod"})
     BOOST_TEST(registry.contains(type), type);
 }
 
@@ -507,10 +670,13 @@ BOOST_AUTO_TEST_CASE(colocated_gradients_take_their_ops_device, *boost::unit_tes
 // `stop_gradient(labels, name="labels_stop_gradient")` under the scope
 // "softmax_cross_entropy_with_logits_sg" (tensorflow/python/ops/nn_ops.py): no gradient
 // reaches the labels. The _v2 form back-propagates into them: -g * log_softmax(logits).
-BOOST_AUTO_TEST_CASE(xent_v1_stops_the_labels_gradient_and_v2_does_not, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(xent_v1_stops_the_labels_gradient_and_v2_does_not,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
-  Output logits = g.constant(Tensor::from_vector(std::vector<float>{1.0f, 2.0f, 0.5f}, Shape{1, 3}), "logits");
-  Output labels = g.constant(Tensor::from_vector(std::vector<float>{0.2f, 0.7f, 0.1f}, Shape{1, 3}), "labels");
+  Output logits =
+      g.constant(Tensor::from_vector(std::vector<float>{1.0f, 2.0f, 0.5f}, Shape{1, 3}), "logits");
+  Output labels =
+      g.constant(Tensor::from_vector(std::vector<float>{0.2f, 0.7f, 0.1f}, Shape{1, 3}), "labels");
   Output v1 = af::nn::softmax_cross_entropy_with_logits(labels, logits);
   BOOST_TEST(v1.node()->name() == "softmax_cross_entropy_with_logits_sg");
   BOOST_TEST(g.contains("softmax_cross_entropy_with_logits_sg/labels_stop_gradient"));
@@ -529,7 +695,8 @@ BOOST_AUTO_TEST_CASE(xent_v1_stops_the_labels_gradient_and_v2_does_not, *boost::
   const float lse = std::log(std::exp(x[0]) + std::exp(x[1]) + std::exp(x[2]));
   const std::vector<float> want = {lse - x[0], lse - x[1], lse - x[2]};  // -log_softmax
   auto d_labels = values[4].to_vector<float>();
-  for (int i = 0; i < 3; ++i) BOOST_TEST(d_labels[i] == want[i], boost::test_tools::tolerance(1e-5f));
+  for (int i = 0; i < 3; ++i)
+    BOOST_TEST(d_labels[i] == want[i], boost::test_tools::tolerance(1e-5f));
   auto d1 = values[2].to_vector<float>(), d2 = values[3].to_vector<float>();
   for (int i = 0; i < 3; ++i) BOOST_TEST(d1[i] == d2[i]);  // the logits' gradient is the same
 }

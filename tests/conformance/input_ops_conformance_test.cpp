@@ -15,14 +15,12 @@
 //     a = tf1.random_shuffle(tf.constant(np.arange(10, dtype=np.int32)), seed=7)
 //     with tf1.Session() as s:
 //       for i in range(3): print(s.run(a).tolist())
-#include <boost/test/unit_test.hpp>
-
+#include <actorflow/actorflow.hpp>
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
 
 #include "matchers.hpp"
 
@@ -41,9 +39,10 @@ af::Output limit_epochs(const af::Output& tensor, std::int64_t num_epochs) {
   const std::string scope = g.unique_name("limit_epochs");
   auto guard = g.name_scope(scope + "/");
   af::Output zero64 = g.constant(af::Tensor(std::int64_t{0}));
-  af::Variable epochs = g.variable(
-      zero64, {.name = "epochs", .trainable = false,
-               .collections = std::vector<std::string>{af::kLocalVariables}});
+  af::Variable epochs =
+      g.variable(zero64, {.name = "epochs",
+                          .trainable = false,
+                          .collections = std::vector<std::string>{af::kLocalVariables}});
   af::Output counter = af::count_up_to(epochs, num_epochs);
   auto deps = g.control_dependencies({counter.op()});
   return af::identity(tensor, scope + "/");
@@ -66,7 +65,9 @@ BOOST_AUTO_TEST_CASE(range_counts_to_a_fed_limit_and_rejects_a_backwards_range,
              (std::vector<std::int32_t>{0, 1, 2, 3}));
   BOOST_TEST(sess.run(r, {{limit, af::Tensor(0)}}).num_elements() == 0);
   BOOST_TEST(sess.run(stepped).to_vector<std::int32_t>() == (std::vector<std::int32_t>{3, 7, 11}));
-  std::string msg = error_of<af::InvalidArgumentError>([&] { sess.run(r, {{limit, af::Tensor(-1)}}); });
+  std::string msg = error_of<af::InvalidArgumentError>([&] {
+    sess.run(r, {{limit, af::Tensor(-1)}});
+  });
   BOOST_TEST(contains(msg, "Requires start <= limit when delta > 0: 0/-1"), msg);
 }
 
@@ -78,7 +79,8 @@ BOOST_AUTO_TEST_CASE(gather_picks_the_rows_named_by_fed_indices_and_rejects_out_
   af::Output files = g.constant(af::Tensor::from_vector<std::string>({"a.csv", "b.csv", "c.csv"}));
   af::Output index = g.placeholder(af::int32, {-1}, "index");
   af::Output picked = af::gather(files, index);
-  af::Output matrix = g.constant(af::Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, af::Shape{3, 2}));
+  af::Output matrix =
+      g.constant(af::Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, af::Shape{3, 2}));
   af::Output row = af::gather(matrix, g.placeholder(af::int64, kScalar, "row"));
   af::Session sess(g);
   BOOST_TEST(sess.run(picked, {{index, af::Tensor::from_vector<std::int32_t>({2, 0})}})
@@ -86,8 +88,9 @@ BOOST_AUTO_TEST_CASE(gather_picks_the_rows_named_by_fed_indices_and_rejects_out_
   af::Tensor second = sess.run(row, {{g.output("row"), af::Tensor(std::int64_t{1})}});
   BOOST_TEST(second.shape() == af::Shape({2}));
   BOOST_TEST(second.to_vector<float>() == (std::vector<float>{3, 4}));
-  std::string msg = error_of<af::InvalidArgumentError>(
-      [&] { sess.run(picked, {{index, af::Tensor::from_vector<std::int32_t>({5})}}); });
+  std::string msg = error_of<af::InvalidArgumentError>([&] {
+    sess.run(picked, {{index, af::Tensor::from_vector<std::int32_t>({5})}});
+  });
   BOOST_TEST(contains(msg, "indices[0] = 5 is not in [0, 3)"), msg);
 }
 
@@ -98,8 +101,9 @@ BOOST_AUTO_TEST_CASE(random_shuffle_with_fixed_seeds_draws_tensorflows_permutati
   af::Graph g;
   g.set_random_seed(1);
   af::Output shuffled = af::random_shuffle(af::range(g, 10), 7);
-  const std::vector<std::vector<std::int32_t>> expected = {
-      {1, 6, 4, 2, 8, 0, 7, 5, 3, 9}, {3, 1, 7, 9, 2, 6, 8, 4, 0, 5}, {0, 5, 7, 1, 3, 4, 8, 6, 9, 2}};
+  const std::vector<std::vector<std::int32_t>> expected = {{1, 6, 4, 2, 8, 0, 7, 5, 3, 9},
+                                                           {3, 1, 7, 9, 2, 6, 8, 4, 0, 5},
+                                                           {0, 5, 7, 1, 3, 4, 8, 6, 9, 2}};
   for (int session = 0; session < 2; ++session) {
     af::Session sess(g);  // a new session starts the sequence again
     for (auto& e : expected) BOOST_TEST(sess.run(shuffled).to_vector<std::int32_t>() == e);
@@ -107,7 +111,8 @@ BOOST_AUTO_TEST_CASE(random_shuffle_with_fixed_seeds_draws_tensorflows_permutati
 }
 
 // Unseeded, tf.random_shuffle still yields a permutation of its input on every run.
-BOOST_AUTO_TEST_CASE(unseeded_random_shuffle_is_a_permutation_every_run, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(unseeded_random_shuffle_is_a_permutation_every_run,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   af::Output shuffled = af::random_shuffle(af::range(g, 50));
   af::Session sess(g);
@@ -149,7 +154,8 @@ BOOST_AUTO_TEST_CASE(limit_epochs_passes_the_tensor_num_epochs_times_then_is_out
   af::Output files = g.constant(af::Tensor::from_vector<std::string>({"a", "b"}), "files");
   af::Output limited = limit_epochs(files, 2);
   BOOST_TEST(limited.op().name() == "limit_epochs");
-  BOOST_TEST(limited.op().node_def().inputs == (std::vector<std::string>{"files", "^limit_epochs/CountUpTo"}));
+  BOOST_TEST(limited.op().node_def().inputs ==
+             (std::vector<std::string>{"files", "^limit_epochs/CountUpTo"}));
   BOOST_REQUIRE(g.local_variables().size() == 1);
   BOOST_TEST(g.local_variables()[0].name() == "limit_epochs/epochs");
   BOOST_TEST(g.global_variables().empty());
@@ -190,7 +196,8 @@ BOOST_AUTO_TEST_CASE(shuffled_range_of_a_tensors_size_gathers_each_row_once,
 }
 
 // tf.size and tf.shape of a fed tensor report its element count and dimensions.
-BOOST_AUTO_TEST_CASE(size_and_shape_report_a_fed_tensors_dimensions, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(size_and_shape_report_a_fed_tensors_dimensions,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   af::Output x = g.placeholder(af::float32, {-1, 3}, "x");
   af::Output n = af::size(x);
@@ -204,7 +211,8 @@ BOOST_AUTO_TEST_CASE(size_and_shape_report_a_fed_tensors_dimensions, *boost::uni
 // input.py's batching functions check at graph construction: shuffle_batch's capacity must
 // exceed min_after_dequeue, and every tensor's rank must be known (input_test.py
 // testCannotInferRankError: "Cannot infer Tensor's rank").
-BOOST_AUTO_TEST_CASE(batching_checks_capacity_and_rank_when_it_builds_the_graph, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(batching_checks_capacity_and_rank_when_it_builds_the_graph,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   auto x = g.constant(af::Tensor(1.0f));
   auto msg = error_of<af::InvalidArgumentError>(
@@ -218,16 +226,20 @@ BOOST_AUTO_TEST_CASE(batching_checks_capacity_and_rank_when_it_builds_the_graph,
 // input.py input_producer: the element shape is the input's shape past dimension 0 merged
 // with `element_shape`; it must come out fully defined ("Either `input_tensor` must have a
 // fully defined shape or `element_shape` must be specified"), and the two must agree.
-BOOST_AUTO_TEST_CASE(input_producer_merges_element_shape_with_the_inputs_shape, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(input_producer_merges_element_shape_with_the_inputs_shape,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   auto rows = g.placeholder(af::float32, af::PartialShape{-1, -1}, "rows");
   auto msg = error_of<af::InvalidArgumentError>([&] { af::input_producer(rows); });
-  BOOST_TEST(contains(msg, "Either `input_tensor` must have a fully defined shape or `element_shape` must be specified"),
+  BOOST_TEST(contains(msg,
+                      "Either `input_tensor` must have a fully defined shape or `element_shape` "
+                      "must be specified"),
              msg);
   auto q = af::input_producer(rows, {.element_shape = af::PartialShape{3}});
   BOOST_TEST(q.dequeue()[0].shape().to_string() == "(3,)");
   auto three = g.placeholder(af::float32, af::PartialShape{-1, 3}, "three");
-  msg = error_of<af::InvalidArgumentError>([&] { af::input_producer(three, {.element_shape = af::PartialShape{4}}); });
+  msg = error_of<af::InvalidArgumentError>(
+      [&] { af::input_producer(three, {.element_shape = af::PartialShape{4}}); });
   BOOST_TEST(msg != "<no error>");
 }
 

@@ -1,13 +1,11 @@
 // TensorFlow 1.x behaviour of a local session, as the chapter "Distributing TensorFlow
 // Across Devices and Servers" describes it (sections cited per case).
-#include <boost/test/unit_test.hpp>
-
+#include <actorflow/actorflow.hpp>
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <map>
 #include <string>
-
-#include <actorflow/actorflow.hpp>
 
 #include "log_capture.hpp"
 #include "matchers.hpp"
@@ -26,7 +24,8 @@ BOOST_AUTO_TEST_SUITE(local_runtime_test)
 
 // "Logging placements": a and b pinned to /cpu:0, c unpinned; every node is logged once,
 // on the first run; sess.run(c) gives 12 and places nothing again.
-BOOST_AUTO_TEST_CASE(placement_is_logged_once_and_c_evaluates_to_12, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(placement_is_logged_once_and_c_evaluates_to_12,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   af::Variable a;
   af::Output b;
@@ -71,7 +70,8 @@ BOOST_AUTO_TEST_CASE(control_dependencies_order_execution, *boost::unit_test::ti
     BOOST_TEST(r[0].scalar<float>() == 7.0f);
     std::map<std::string, af::NodeExecStats> by_name;
     for (auto& s : meta.step_stats) by_name[s.node_name] = s;
-    BOOST_REQUIRE(by_name.count("a") && by_name.count("add") && by_name.count("x") && by_name.count("y"));
+    BOOST_REQUIRE(by_name.count("a") && by_name.count("add") && by_name.count("x") &&
+                  by_name.count("y"));
     for (auto dep : {"a", "add"})
       for (auto after : {"x", "y"})
         BOOST_TEST(by_name[after].start_us >= by_name[dep].end_us, after << " after " << dep);
@@ -218,7 +218,8 @@ BOOST_AUTO_TEST_CASE(placeholders_must_be_fed_with_matching_dtype_and_shape,
     sess.run(y);
     BOOST_FAIL("expected InvalidArgumentError");
   } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(contains(e.what(), "You must feed a value for placeholder tensor 'x' with dtype float"));
+    BOOST_TEST(
+        contains(e.what(), "You must feed a value for placeholder tensor 'x' with dtype float"));
   }
   try {
     sess.run(y, {{x, af::Tensor::from_vector<std::int32_t>({1, 2})}});
@@ -284,9 +285,12 @@ BOOST_AUTO_TEST_CASE(first_error_wins_and_cancels_other_devices, *boost::unit_te
 BOOST_AUTO_TEST_CASE(every_dtype_flows_through_a_session, *boost::unit_test::timeout(60)) {
   af::Graph g;
   std::vector<af::Tensor> values{
-      af::Tensor::from_vector<float>({1.5f, -2}), af::Tensor::from_vector<double>({0.25}),
-      af::Tensor::from_vector<std::int32_t>({7, 8, 9}), af::Tensor::from_vector<std::int64_t>({1LL << 40}),
-      af::Tensor::from_vector<std::uint8_t>({255}), af::Tensor::from_vector<bool>({true, false}),
+      af::Tensor::from_vector<float>({1.5f, -2}),
+      af::Tensor::from_vector<double>({0.25}),
+      af::Tensor::from_vector<std::int32_t>({7, 8, 9}),
+      af::Tensor::from_vector<std::int64_t>({1LL << 40}),
+      af::Tensor::from_vector<std::uint8_t>({255}),
+      af::Tensor::from_vector<bool>({true, false}),
       af::Tensor::from_vector<std::string>({"ab", std::string("c\0d", 3)}),
       af::Tensor(af::bfloat16_t(1.0f))};
   std::vector<af::Output> outs;
@@ -295,7 +299,8 @@ BOOST_AUTO_TEST_CASE(every_dtype_flows_through_a_session, *boost::unit_test::tim
   outs.push_back(rounded);
   af::Session sess(g);
   auto r = sess.run(outs);
-  for (std::size_t i = 0; i < values.size(); ++i) BOOST_TEST((r[i] == values[i]), "dtype " << values[i].dtype());
+  for (std::size_t i = 0; i < values.size(); ++i)
+    BOOST_TEST((r[i] == values[i]), "dtype " << values[i].dtype());
   // 1 + 2^-8 lies exactly between two bfloat16 values: ties go to the even one, 1.0.
   BOOST_TEST(r.back().scalar<float>() == 1.0f);
   BOOST_TEST(r[5].to_string() == "[ True False]");
@@ -319,21 +324,24 @@ BOOST_AUTO_TEST_CASE(reduction_over_no_axes_is_identity_and_over_none_is_total,
 // logging_ops.cc AssertOp: a false condition fails the step with InvalidArgument
 // "assertion failed: " and each data tensor's first `summarize` elements (Tensor::
 // SummarizeValue: space-separated, "..." when cut, strings C-escaped); a true one passes.
-BOOST_AUTO_TEST_CASE(assert_fails_the_step_with_its_data_summarized, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(assert_fails_the_step_with_its_data_summarized,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   auto flag = g.placeholder(af::DType::boolean, af::PartialShape{}, "flag");
-  auto check = af::assert_that(flag, {g.constant(af::Tensor(std::string("x is \"bad\"\n"))),
-                                      g.constant(af::Tensor::from_vector<std::int32_t>({1, 2, 3, 4})),
-                                      g.constant(af::Tensor::from_vector<float>({1.5f, 2.0f, 0.1f}))});
+  auto check =
+      af::assert_that(flag, {g.constant(af::Tensor(std::string("x is \"bad\"\n"))),
+                             g.constant(af::Tensor::from_vector<std::int32_t>({1, 2, 3, 4})),
+                             g.constant(af::Tensor::from_vector<float>({1.5f, 2.0f, 0.1f}))});
   af::Session sess(g);
   BOOST_CHECK_NO_THROW(sess.run(check, {{flag, af::Tensor(true)}}));
   try {
     sess.run(check, {{flag, af::Tensor(false)}});
     BOOST_FAIL("expected InvalidArgument");
   } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(std::string(e.what()).find("assertion failed: [x is \\\"bad\\\"\\n] [1 2 3...] [1.5 2 0.1]") !=
-                   std::string::npos,
-               e.what());
+    BOOST_TEST(
+        std::string(e.what()).find(
+            "assertion failed: [x is \\\"bad\\\"\\n] [1 2 3...] [1.5 2 0.1]") != std::string::npos,
+        e.what());
   }
   auto msg = af::test::construction_error([&] {
     (void)af::assert_that(g.constant(af::Tensor::from_vector<bool>({true, false})), {});

@@ -3,16 +3,14 @@
 // bias_op_test.py; compiler/tests/conv2d_test.py), whose inputs are 1, 2, 3, ... in
 // row-major order. These CPU kernels are also the reference the GPU kernels are checked
 // against.
+#include <actorflow/actorflow.hpp>
+#include <actorflow/ops/nn_ops.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <cstdint>
 #include <numeric>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
-#include <actorflow/ops/nn_ops.hpp>
 
 namespace {
 
@@ -41,15 +39,19 @@ void check_close(const std::vector<float>& got, const std::vector<float>& want) 
 BOOST_AUTO_TEST_SUITE(nn_ops_conformance_test)
 
 // conv_ops_test.testConv2D1x1Filter.
-BOOST_AUTO_TEST_CASE(conv2d_with_a_1x1_filter_is_a_per_pixel_matmul, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(conv2d_with_a_1x1_filter_is_a_per_pixel_matmul,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
-  auto y = af::nn::conv2d(g.constant(iota({1, 2, 3, 3})), g.constant(iota({1, 1, 3, 3})), {1, 1, 1, 1}, "VALID");
+  auto y = af::nn::conv2d(g.constant(iota({1, 2, 3, 3})), g.constant(iota({1, 1, 3, 3})),
+                          {1, 1, 1, 1}, "VALID");
   BOOST_TEST(y.shape() == (af::PartialShape{1, 2, 3, 3}));
-  check_close(run1(g, y), {30, 36, 42, 66, 81, 96, 102, 126, 150, 138, 171, 204, 174, 216, 258, 210, 261, 312});
+  check_close(run1(g, y),
+              {30, 36, 42, 66, 81, 96, 102, 126, 150, 138, 171, 204, 174, 216, 258, 210, 261, 312});
 }
 
 // conv_ops_test.testConv2D2x2Filter and testConv2D2x2FilterStride2Same.
-BOOST_AUTO_TEST_CASE(conv2d_valid_and_same_padding_match_tensorflow, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(conv2d_valid_and_same_padding_match_tensorflow,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
   auto in = g.constant(iota({1, 2, 3, 3}));
   auto f = g.constant(iota({2, 2, 3, 3}));
@@ -66,26 +68,30 @@ BOOST_AUTO_TEST_CASE(conv2d_valid_and_same_padding_match_tensorflow, *boost::uni
 // conv_ops_test.testConv2D2x2Depth1ValidBackpropInput / ...BackpropFilter.
 BOOST_AUTO_TEST_CASE(conv2d_gradients_match_tensorflow, *boost::unit_test::timeout(30)) {
   af::Graph g;
-  auto dx = af::nn::conv2d_backprop_input(g.constant(sizes({1, 2, 3, 1})), g.constant(iota({2, 2, 1, 1})),
-                                          g.constant(iota({1, 1, 2, 1})), {1, 1, 1, 1}, "VALID");
-  auto dw = af::nn::conv2d_backprop_filter(g.constant(iota({1, 2, 3, 1})), g.constant(sizes({2, 2, 1, 1})),
+  auto dx =
+      af::nn::conv2d_backprop_input(g.constant(sizes({1, 2, 3, 1})), g.constant(iota({2, 2, 1, 1})),
+                                    g.constant(iota({1, 1, 2, 1})), {1, 1, 1, 1}, "VALID");
+  auto dw = af::nn::conv2d_backprop_filter(g.constant(iota({1, 2, 3, 1})),
+                                           g.constant(sizes({2, 2, 1, 1})),
                                            g.constant(iota({1, 1, 2, 1})), {1, 1, 1, 1}, "VALID");
   // compiler/tests/conv2d_test.py, Conv2DBackpropFilter 2x2 depth 3.
-  auto dw3 = af::nn::conv2d_backprop_filter(g.constant(iota({1, 2, 3, 3})), g.constant(sizes({2, 2, 3, 3})),
+  auto dw3 = af::nn::conv2d_backprop_filter(g.constant(iota({1, 2, 3, 3})),
+                                            g.constant(sizes({2, 2, 3, 3})),
                                             g.constant(iota({1, 1, 2, 3})), {1, 1, 1, 1}, "VALID");
   BOOST_TEST(dx.shape() == (af::PartialShape{1, 2, 3, 1}));
   af::Session sess(g);
   auto r = sess.run({dx, dw, dw3});
   check_close(r[0].to_vector<float>(), {1, 4, 4, 3, 10, 8});
   check_close(r[1].to_vector<float>(), {5, 8, 14, 17});
-  check_close(r[2].to_vector<float>(), {17, 22, 27, 22, 29, 36, 27, 36, 45, 32, 43, 54, 37, 50, 63, 42, 57, 72,
-                                        62, 85, 108, 67, 92, 117, 72, 99, 126, 77, 106, 135, 82, 113, 144, 87,
-                                        120, 153});
+  check_close(r[2].to_vector<float>(),
+              {17, 22, 27,  22, 29, 36,  27, 36, 45,  32, 43,  54,  37, 50,  63,  42, 57,  72,
+               62, 85, 108, 67, 92, 117, 72, 99, 126, 77, 106, 135, 82, 113, 144, 87, 120, 153});
 }
 
 // The gradients are the adjoints of the convolution: <dy, conv(x, w)> equals
 // <backprop_input(dy, w), x> and <backprop_filter(x, dy), w>, for SAME padding and strides.
-BOOST_AUTO_TEST_CASE(conv2d_gradients_are_adjoints_of_the_convolution, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(conv2d_gradients_are_adjoints_of_the_convolution,
+                     *boost::unit_test::timeout(60)) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-1, 1);
   auto random = [&](const af::Shape& s) {
@@ -114,14 +120,20 @@ BOOST_AUTO_TEST_CASE(conv2d_gradients_are_adjoints_of_the_convolution, *boost::u
 
 // pooling_ops_test: testAvgPoolValidPadding, testAvgPoolSamePadding,
 // testMaxPoolValidPadding, testMaxPoolSamePadding.
-BOOST_AUTO_TEST_CASE(pooling_matches_tensorflow_and_ignores_padding, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(pooling_matches_tensorflow_and_ignores_padding,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
-  auto avg_valid = af::nn::avg_pool(g.constant(iota({1, 3, 3, 3})), {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
-  auto avg_same = af::nn::avg_pool(g.constant(iota({1, 2, 4, 3})), {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
-  auto max_valid = af::nn::max_pool(g.constant(iota({1, 3, 3, 3})), {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
-  auto max_same = af::nn::max_pool(g.constant(iota({1, 2, 3, 3})), {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
+  auto avg_valid =
+      af::nn::avg_pool(g.constant(iota({1, 3, 3, 3})), {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  auto avg_same =
+      af::nn::avg_pool(g.constant(iota({1, 2, 4, 3})), {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
+  auto max_valid =
+      af::nn::max_pool(g.constant(iota({1, 3, 3, 3})), {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  auto max_same =
+      af::nn::max_pool(g.constant(iota({1, 2, 3, 3})), {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
   // testAvgPoolSamePaddingNonSquareWindow: 1x2 window over [1,2,2,1], SAME.
-  auto avg_edge = af::nn::avg_pool(g.constant(iota({1, 2, 2, 1})), {1, 1, 2, 1}, {1, 1, 1, 1}, "SAME");
+  auto avg_edge =
+      af::nn::avg_pool(g.constant(iota({1, 2, 2, 1})), {1, 1, 2, 1}, {1, 1, 1, 1}, "SAME");
   BOOST_TEST(max_same.shape() == (af::PartialShape{1, 1, 2, 3}));
   af::Session sess(g);
   auto r = sess.run({avg_valid, avg_same, max_valid, max_same, avg_edge});
@@ -146,7 +158,8 @@ BOOST_AUTO_TEST_CASE(bias_add_adds_along_the_last_dimension, *boost::unit_test::
     sess.run(b, {{value, af::Tensor::from_vector<float>({1, 2, 3, 4}, af::Shape{2, 2})}});
     BOOST_FAIL("expected InvalidArgument");
   } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(std::string(e.what()).find("Must provide as many biases as the last dimension") != std::string::npos);
+    BOOST_TEST(std::string(e.what()).find("Must provide as many biases as the last dimension") !=
+               std::string::npos);
     BOOST_TEST(std::string(e.what()).find("bias") != std::string::npos);
   }
 }
@@ -157,9 +170,12 @@ BOOST_AUTO_TEST_CASE(window_errors_are_invalid_argument, *boost::unit_test::time
   auto x = g.constant(iota({1, 2, 3, 3}));
   BOOST_CHECK_THROW(af::nn::conv2d(x, g.constant(iota({1, 1, 2, 3})), {1, 1, 1, 1}, "VALID"),
                     af::InvalidArgumentError);  // depth 3 vs 2
-  BOOST_CHECK_THROW(af::nn::conv2d(x, g.constant(iota({1, 1, 3, 3})), {1, 1, 1}, "VALID"), af::InvalidArgumentError);
-  BOOST_CHECK_THROW(af::nn::max_pool(x, {1, 2, 2, 1}, {1, 1, 1, 1}, "FULL"), af::InvalidArgumentError);
-  auto geo = af::conv2d_geometry(af::Shape{1, 4, 4, 1}, af::Shape{2, 2, 1, 1}, {2, 1, 1, 1}, "SAME");
+  BOOST_CHECK_THROW(af::nn::conv2d(x, g.constant(iota({1, 1, 3, 3})), {1, 1, 1}, "VALID"),
+                    af::InvalidArgumentError);
+  BOOST_CHECK_THROW(af::nn::max_pool(x, {1, 2, 2, 1}, {1, 1, 1, 1}, "FULL"),
+                    af::InvalidArgumentError);
+  auto geo =
+      af::conv2d_geometry(af::Shape{1, 4, 4, 1}, af::Shape{2, 2, 1, 1}, {2, 1, 1, 1}, "SAME");
   BOOST_TEST(!geo.ok());
   BOOST_TEST(geo.status().message().find("strides in the batch and depth") != std::string::npos);
   auto pool = af::pool2d_geometry(af::Shape{1, 4, 4, 2}, {1, 2, 2, 2}, {1, 1, 1, 1}, "SAME");

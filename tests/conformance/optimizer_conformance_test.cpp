@@ -2,16 +2,14 @@
 // rmsprop.py, adam.py, slot_creator.py, training_ops.cc), global step (training_util.py) and
 // learning-rate schedules (learning_rate_decay.py): trajectories computed by TensorFlow, slot
 // names, colocation, the train op's name and the errors.
-#include <boost/test/unit_test.hpp>
-
+#include <actorflow/actorflow.hpp>
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
 
 #include "matchers.hpp"
 
@@ -30,31 +28,45 @@ struct Trajectory {
 // scripts/peers/make_training_references.py (TensorFlow 2.21, tf.compat.v1): w = [1, -2, 3],
 // loss = sum(w * w * [0.5, 1.5, -1]) + sum(w * [0.25, -0.5, 2]), five minimize steps.
 const std::vector<Trajectory> kTrajectories = {
-    {"GradientDescent", {0.875, -1.3499999, 3.4000001, 0.762499988, -0.894999921, 3.88000011, 0.661249995, -0.576499939,
-                         4.45600033, 0.570124984, -0.353549957, 5.14720058, 0.488112479, -0.19748497, 5.9766407}},
-    {"Momentum", {0.875, -1.3499999, 3.4000001, 0.649999976, -0.309999943, 4.24000025, 0.357499987, 0.768999934,
-                  5.64400005, 0.0335000157, 1.55939984, 7.83640003, -0.286449939, 1.85293972, 11.1768398}},
-    {"Nesterov", {0.762499988, -0.764999986, 3.75999999, 0.468874991, 0.292550087, 5.1328001, 0.159151256, 0.921041548,
-                  7.44198418, -0.132640123, 1.09067869, 11.2242994, -0.380727112, 0.920346439, 17.3540611}},
-    {"Adagrad", {0.903054178, -1.90011811, 3.09968901, 0.836394012, -1.83113766, 3.17199039, 0.783207655, -1.77566099,
-                 3.23188329, 0.738070905, -1.72818959, 3.28429675, 0.698440433, -1.68616617, 3.33156872}},
-    {"RMSProp", {0.987837374, -1.97128785, 3.02529812, 0.969974339, -1.93521953, 3.05848265, 0.949628234, -1.89885199,
-                 3.09313488, 0.928373992, -1.86438775, 3.12697077, 0.906961203, -1.83226788, 3.15932345}},
-    {"CenteredRMSProp", {0.987746418, -1.97002566, 3.0261488, 0.969528973, -1.93117988, 3.06150842, 0.948405087,
-                         -1.89055073, 3.09982753, 0.925825059, -1.85042048, 3.13888264, 0.902447104, -1.81129694,
-                         3.17803836}},
-    {"Adam", {0.900000036, -1.89999998, 3.0999999, 0.800304115, -1.80015135, 3.20009685, 0.701156557, -1.70056534,
-              3.30035114, 0.602836728, -1.60136092, 3.40082026, 0.505664468, -1.50266671, 3.50155735}},
+    {"GradientDescent",
+     {0.875, -1.3499999, 3.4000001, 0.762499988, -0.894999921, 3.88000011, 0.661249995,
+      -0.576499939, 4.45600033, 0.570124984, -0.353549957, 5.14720058, 0.488112479, -0.19748497,
+      5.9766407}},
+    {"Momentum",
+     {0.875, -1.3499999, 3.4000001, 0.649999976, -0.309999943, 4.24000025, 0.357499987, 0.768999934,
+      5.64400005, 0.0335000157, 1.55939984, 7.83640003, -0.286449939, 1.85293972, 11.1768398}},
+    {"Nesterov",
+     {0.762499988, -0.764999986, 3.75999999, 0.468874991, 0.292550087, 5.1328001, 0.159151256,
+      0.921041548, 7.44198418, -0.132640123, 1.09067869, 11.2242994, -0.380727112, 0.920346439,
+      17.3540611}},
+    {"Adagrad",
+     {0.903054178, -1.90011811, 3.09968901, 0.836394012, -1.83113766, 3.17199039, 0.783207655,
+      -1.77566099, 3.23188329, 0.738070905, -1.72818959, 3.28429675, 0.698440433, -1.68616617,
+      3.33156872}},
+    {"RMSProp",
+     {0.987837374, -1.97128785, 3.02529812, 0.969974339, -1.93521953, 3.05848265, 0.949628234,
+      -1.89885199, 3.09313488, 0.928373992, -1.86438775, 3.12697077, 0.906961203, -1.83226788,
+      3.15932345}},
+    {"CenteredRMSProp",
+     {0.987746418, -1.97002566, 3.0261488, 0.969528973, -1.93117988, 3.06150842, 0.948405087,
+      -1.89055073, 3.09982753, 0.925825059, -1.85042048, 3.13888264, 0.902447104, -1.81129694,
+      3.17803836}},
+    {"Adam",
+     {0.900000036, -1.89999998, 3.0999999, 0.800304115, -1.80015135, 3.20009685, 0.701156557,
+      -1.70056534, 3.30035114, 0.602836728, -1.60136092, 3.40082026, 0.505664468, -1.50266671,
+      3.50155735}},
 };
 
 std::unique_ptr<af::train::Optimizer> make_optimizer(const std::string& name) {
   using namespace af::train;
   if (name == "GradientDescent") return std::make_unique<GradientDescentOptimizer>(0.1);
   if (name == "Momentum") return std::make_unique<MomentumOptimizer>(0.1, 0.9);
-  if (name == "Nesterov") return std::make_unique<MomentumOptimizer>(0.1, 0.9, false, "Momentum", true);
+  if (name == "Nesterov")
+    return std::make_unique<MomentumOptimizer>(0.1, 0.9, false, "Momentum", true);
   if (name == "Adagrad") return std::make_unique<AdagradOptimizer>(0.1);
   if (name == "RMSProp")
-    return std::make_unique<RMSPropOptimizer>(0.01, RMSPropOptions{.decay = 0.9, .momentum = 0.5, .epsilon = 1e-6});
+    return std::make_unique<RMSPropOptimizer>(
+        0.01, RMSPropOptions{.decay = 0.9, .momentum = 0.5, .epsilon = 1e-6});
   if (name == "CenteredRMSProp")
     return std::make_unique<RMSPropOptimizer>(
         0.01, RMSPropOptions{.decay = 0.9, .momentum = 0.5, .epsilon = 1e-6, .centered = true});
@@ -98,7 +110,8 @@ BOOST_AUTO_TEST_CASE(trajectories_match_tensorflow, *boost::unit_test::timeout(6
         sess.run(train);
         auto w = sess.run(p.w.value()).to_vector<float>();
         for (int i = 0; i < 3; ++i)
-          BOOST_TEST(w[i] == t.w[static_cast<std::size_t>(step * 3 + i)], boost::test_tools::tolerance(2e-6f));
+          BOOST_TEST(w[i] == t.w[static_cast<std::size_t>(step * 3 + i)],
+                     boost::test_tools::tolerance(2e-6f));
       }
     }
   }
@@ -130,13 +143,15 @@ BOOST_AUTO_TEST_CASE(slots_are_named_as_tensorflow_names_them, *boost::unit_test
   adam.minimize(p.loss);
   BOOST_TEST(adam.get_slot(p.w, "m").name() == "w/Adam");
   BOOST_TEST(adam.get_slot(p.w, "v").name() == "w/Adam_1");
-  BOOST_TEST(adam.get_slot_names() == std::vector<std::string>({"m", "v"}), boost::test_tools::per_element());
+  BOOST_TEST(adam.get_slot_names() == std::vector<std::string>({"m", "v"}),
+             boost::test_tools::per_element());
   BOOST_CHECK_THROW(adam.get_slot(p.w, "momentum"), af::NotFoundError);
   // The initial values: zeros for m and v, beta1 and beta2 for the powers.
   af::Session sess(p.g);
   sess.run(p.g.global_variables_initializer());
-  BOOST_TEST(sess.run(adam.get_slot(p.w, "m").value()).to_vector<float>() == std::vector<float>({0, 0, 0}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      sess.run(adam.get_slot(p.w, "m").value()).to_vector<float>() == std::vector<float>({0, 0, 0}),
+      boost::test_tools::per_element());
   auto vars = adam.variables();
   BOOST_REQUIRE_EQUAL(vars.size(), 4u);
   BOOST_TEST(vars[0].name() == "beta1_power");
@@ -144,7 +159,8 @@ BOOST_AUTO_TEST_CASE(slots_are_named_as_tensorflow_names_them, *boost::unit_test
 }
 
 // Slots live where their variable lives: colocate_with(primary) bypasses device functions.
-BOOST_AUTO_TEST_CASE(slots_and_beta_powers_are_colocated_with_their_variable, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(slots_and_beta_powers_are_colocated_with_their_variable,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
   af::Variable b, a;
   {
@@ -226,9 +242,10 @@ BOOST_AUTO_TEST_CASE(adam_builds_tensorflows_ops, *boost::unit_test::timeout(30)
   af::train::AdamOptimizer adam;
   af::Operation train = adam.minimize(p.loss, step);
   BOOST_TEST(train.name() == "Adam");
-  for (const char* name : {"Adam/learning_rate", "Adam/beta1", "Adam/beta2", "Adam/epsilon", "Adam/update_w/ApplyAdam",
-                           "Adam/mul", "Adam/Assign", "Adam/mul_1", "Adam/Assign_1", "Adam/update",
-                           "w/Adam/Initializer/zeros", "w/Adam_1/Initializer/zeros", "beta1_power/initial_value"})
+  for (const char* name :
+       {"Adam/learning_rate", "Adam/beta1", "Adam/beta2", "Adam/epsilon", "Adam/update_w/ApplyAdam",
+        "Adam/mul", "Adam/Assign", "Adam/mul_1", "Adam/Assign_1", "Adam/update",
+        "w/Adam/Initializer/zeros", "w/Adam_1/Initializer/zeros", "beta1_power/initial_value"})
     BOOST_CHECK_NO_THROW(p.g.operation(name));
   af::Session sess(p.g);
   sess.run(p.g.global_variables_initializer());
@@ -239,7 +256,8 @@ BOOST_AUTO_TEST_CASE(adam_builds_tensorflows_ops, *boost::unit_test::timeout(30)
 }
 
 // The learning rate may be a tensor: a schedule on the global step.
-BOOST_AUTO_TEST_CASE(learning_rate_schedules_follow_the_global_step, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(learning_rate_schedules_follow_the_global_step,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
   af::Variable step = af::train::get_or_create_global_step(g);
   Output smooth = af::train::exponential_decay(0.1, step, 10, 0.5);
@@ -251,8 +269,10 @@ BOOST_AUTO_TEST_CASE(learning_rate_schedules_follow_the_global_step, *boost::uni
   sess.run(g.global_variables_initializer());
   for (int s = 0; s <= 12; ++s) {
     auto v = sess.run({smooth, stairs, piecewise});
-    BOOST_TEST(v[0].scalar<float>() == 0.1f * std::pow(0.5f, s / 10.0f), boost::test_tools::tolerance(1e-6f));
-    BOOST_TEST(v[1].scalar<float>() == 0.1f * std::pow(0.5f, std::floor(s / 10.0f)), boost::test_tools::tolerance(1e-6f));
+    BOOST_TEST(v[0].scalar<float>() == 0.1f * std::pow(0.5f, s / 10.0f),
+               boost::test_tools::tolerance(1e-6f));
+    BOOST_TEST(v[1].scalar<float>() == 0.1f * std::pow(0.5f, std::floor(s / 10.0f)),
+               boost::test_tools::tolerance(1e-6f));
     const float want = s <= 5 ? 1.0f : s <= 10 ? 0.5f : 0.1f;
     BOOST_TEST(v[2].scalar<float>() == want);
     sess.run(bump);
@@ -265,7 +285,8 @@ BOOST_AUTO_TEST_CASE(learning_rate_schedules_follow_the_global_step, *boost::uni
   af::Session s2(g);
   s2.run(g.global_variables_initializer());
   s2.run(train);
-  BOOST_TEST(s2.run(w.value()).scalar<float>() == 1.0f - 0.1f * 2.0f, boost::test_tools::tolerance(1e-6f));
+  BOOST_TEST(s2.run(w.value()).scalar<float>() == 1.0f - 0.1f * 2.0f,
+             boost::test_tools::tolerance(1e-6f));
 }
 
 // training_ops.cc: an uninitialized slot fails the update with FailedPrecondition naming it.
@@ -281,7 +302,8 @@ BOOST_AUTO_TEST_CASE(an_uninitialized_slot_fails_the_update, *boost::unit_test::
   } catch (const af::FailedPreconditionError& e) {
     BOOST_TEST(contains(e.what(), "Attempting to use uninitialized value w/Momentum"));
   }
-  BOOST_TEST(sess.run(p.w.value()).to_vector<float>() == std::vector<float>({1, -2, 3}), boost::test_tools::per_element());
+  BOOST_TEST(sess.run(p.w.value()).to_vector<float>() == std::vector<float>({1, -2, 3}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -25,13 +25,12 @@
 // the scaled outputs of random_uniform([4], -2.0, 3.0, seed=7) and random_normal([4], 1.5,
 // 0.25, seed=7) under graph seed 1 (fetching "random_uniform:0" / "random_normal:0").
 #include <bit>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <vector>
-
-#include <boost/test/unit_test.hpp>
 
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
@@ -133,7 +132,9 @@ class SubgraphEvaluator {
 };
 
 // The RandomUniform / RandomStandardNormal node below a builder's result.
-Operation raw_node(const Output& result) { return result.node()->inputs().at(0).node()->inputs().at(0).op(); }
+Operation raw_node(const Output& result) {
+  return result.node()->inputs().at(0).node()->inputs().at(0).op();
+}
 
 }  // namespace
 
@@ -203,25 +204,33 @@ BOOST_AUTO_TEST_CASE(shape_inference_uses_the_shape_input) {
   Graph g;
   Output known = g.constant(Tensor::from_vector<std::int32_t>({4, 0, 2}));
   Output from_const = g.create_op("RandomUniform", {known},
-                                  {{"seed", std::int64_t{0}}, {"seed2", std::int64_t{0}},
-                                   {"dtype", DType::float32}, {"T", DType::int32}})
+                                  {{"seed", std::int64_t{0}},
+                                   {"seed2", std::int64_t{0}},
+                                   {"dtype", DType::float32},
+                                   {"T", DType::int32}})
                           .output(0);
   BOOST_CHECK(from_const.shape() == PartialShape({4, 0, 2}));
   Output p = g.placeholder(DType::int64, PartialShape({3}));
   Output from_placeholder = g.create_op("RandomStandardNormal", {p},
-                                        {{"seed", std::int64_t{0}}, {"seed2", std::int64_t{0}},
-                                         {"dtype", DType::float64}, {"T", DType::int64}})
+                                        {{"seed", std::int64_t{0}},
+                                         {"seed2", std::int64_t{0}},
+                                         {"dtype", DType::float64},
+                                         {"T", DType::int64}})
                                 .output(0);
   BOOST_CHECK(from_placeholder.shape() == PartialShape::unknown_of_rank(3));
   BOOST_CHECK(from_placeholder.dtype() == DType::float64);
   Output matrix = g.placeholder(DType::int32, PartialShape({2, 2}));
   BOOST_CHECK_THROW(g.create_op("RandomUniform", {matrix},
-                                {{"seed", std::int64_t{0}}, {"seed2", std::int64_t{0}},
-                                 {"dtype", DType::float32}, {"T", DType::int32}}),
+                                {{"seed", std::int64_t{0}},
+                                 {"seed2", std::int64_t{0}},
+                                 {"dtype", DType::float32},
+                                 {"T", DType::int32}}),
                     InvalidArgumentError);
   BOOST_CHECK_THROW(g.create_op("RandomUniform", {known},
-                                {{"seed", std::int64_t{0}}, {"seed2", std::int64_t{0}},
-                                 {"dtype", DType::int32}, {"T", DType::int32}}),
+                                {{"seed", std::int64_t{0}},
+                                 {"seed2", std::int64_t{0}},
+                                 {"dtype", DType::int32},
+                                 {"T", DType::int32}}),
                     InvalidArgumentError);
 }
 
@@ -239,10 +248,10 @@ BOOST_AUTO_TEST_CASE(normal_float32_matches_tensorflow_on_successive_runs) {
   Graph g;
   g.set_random_seed(1);
   KernelUnderTest k(raw_node(random_normal(g, Shape{6}, DType::float32, 0.0, 1.0, 7)));
-  check_equal(bits_of_float(k.run()), {0xbf28459eu, 0xbe58d735u, 0xbed16599u, 0xbe3d3d86u,
-                                       0x3eb87868u, 0xbf72478au});
-  check_equal(bits_of_float(k.run()), {0xbf07d039u, 0xbff5cf8eu, 0xbe975fc0u, 0xbf8b0387u,
-                                       0xbceafa85u, 0x3f9b2340u});
+  check_equal(bits_of_float(k.run()),
+              {0xbf28459eu, 0xbe58d735u, 0xbed16599u, 0xbe3d3d86u, 0x3eb87868u, 0xbf72478au});
+  check_equal(bits_of_float(k.run()),
+              {0xbf07d039u, 0xbff5cf8eu, 0xbe975fc0u, 0xbf8b0387u, 0xbceafa85u, 0x3f9b2340u});
 }
 
 BOOST_AUTO_TEST_CASE(op_seed_without_graph_seed_matches_tensorflow) {
@@ -260,17 +269,17 @@ BOOST_AUTO_TEST_CASE(float64_uniform_and_normal_match_tensorflow) {
   Tensor first = u.run();
   BOOST_CHECK(first.shape() == Shape({2, 3}));
   check_equal(bits_of_double(first),
-              {0x3fc3a0e5bd08dbd0u, 0x3fde8332f656b320u, 0x3fe9ede87f819cb0u,
-               0x3fdce555cb098cc8u, 0x3fe37a37b11d961au, 0x3fee4223a3d0ac04u});
+              {0x3fc3a0e5bd08dbd0u, 0x3fde8332f656b320u, 0x3fe9ede87f819cb0u, 0x3fdce555cb098cc8u,
+               0x3fe37a37b11d961au, 0x3fee4223a3d0ac04u});
   check_equal(bits_of_double(u.run()),
-              {0x3fe7e19214eaa650u, 0x3fecd7441aa32a5au, 0x3fdd48f0a83739d8u,
-               0x3fccaf74df29f6e8u, 0x3fcce14d911c30e0u, 0x3fe124ed6caec478u});
+              {0x3fe7e19214eaa650u, 0x3fecd7441aa32a5au, 0x3fdd48f0a83739d8u, 0x3fccaf74df29f6e8u,
+               0x3fcce14d911c30e0u, 0x3fe124ed6caec478u});
   check_equal(bits_of_double(n.run()),
-              {0x3fd208f0aa86099bu, 0xbffea78a5d3c3792u, 0x3fc8e9783a0b1236u,
-               0xbfe3ccbf266b41ddu, 0xbfd562e9e22dbaa9u});
+              {0x3fd208f0aa86099bu, 0xbffea78a5d3c3792u, 0x3fc8e9783a0b1236u, 0xbfe3ccbf266b41ddu,
+               0xbfd562e9e22dbaa9u});
   check_equal(bits_of_double(n.run()),
-              {0xbfd4dd70fcea59c1u, 0xbff424e27160ae56u, 0x3fd42c1fb3036e39u,
-               0xbfd71d082e021bb0u, 0xbff4037cfa6ca146u});
+              {0xbfd4dd70fcea59c1u, 0xbff424e27160ae56u, 0x3fd42c1fb3036e39u, 0xbfd71d082e021bb0u,
+               0xbff4037cfa6ca146u});
 }
 
 BOOST_AUTO_TEST_CASE(bfloat16_uniform_and_normal_match_tensorflow) {
@@ -280,8 +289,8 @@ BOOST_AUTO_TEST_CASE(bfloat16_uniform_and_normal_match_tensorflow) {
   KernelUnderTest n(raw_node(random_normal(g, Shape{6}, DType::bfloat16, 0.0, 1.0, 7)));
   check_equal(bfloat16_as_float(u.run()),
               {0.3828125f, 0.2734375f, 0.453125f, 0.265625f, 0.15625f, 0.8828125f});
-  check_equal(bfloat16_as_float(n.run()), {-0.65625f, -0.2119140625f, -0.408203125f,
-                                           -0.1845703125f, 0.359375f, -0.9453125f});
+  check_equal(bfloat16_as_float(n.run()),
+              {-0.65625f, -0.2119140625f, -0.408203125f, -0.1845703125f, 0.359375f, -0.9453125f});
 }
 
 BOOST_AUTO_TEST_CASE(partial_last_group_and_large_reservation_match_tensorflow) {

@@ -1,7 +1,9 @@
 // TensorFlow 1.x readers (the chapter's "Reading the training data directly from the
 // graph" and tensorflow/python/kernel_tests/reader_ops_test.py).
+#include <actorflow/actorflow.hpp>
+#include <actorflow/ops/parsing_ops.hpp>
+#include <actorflow/queues/tf_record.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -11,13 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "temp_dir.hpp"
-#include <actorflow/actorflow.hpp>
-#include <actorflow/ops/parsing_ops.hpp>
-#include <actorflow/queues/tf_record.hpp>
-
 #include "matchers.hpp"
 #include "reader_fixture.hpp"
+#include "temp_dir.hpp"
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -118,9 +116,12 @@ BOOST_AUTO_TEST_CASE(chapter_csv_pipeline_reads_every_instance, *boost::unit_tes
   auto [key, value] = reader.read(filename_queue);
   auto cols = af::decode_csv(value, {af::Tensor(-1.0f), af::Tensor(-1.0f), af::Tensor(-1)});
   auto features = af::stack({cols[0], cols[1]});
-  af::RandomShuffleQueue instance_queue(g, {.capacity = 10, .min_after_dequeue = 2,
-                                            .dtypes = {af::float32, af::int32}, .shapes = {{2}, {}},
-                                            .name = "instance_q", .shared_name = "chapter_instance_q"});
+  af::RandomShuffleQueue instance_queue(g, {.capacity = 10,
+                                            .min_after_dequeue = 2,
+                                            .dtypes = {af::float32, af::int32},
+                                            .shapes = {{2}, {}},
+                                            .name = "instance_q",
+                                            .shared_name = "chapter_instance_q"});
   auto enqueue_instance = instance_queue.enqueue({features, cols[2]});
   auto close_instance_queue = instance_queue.close();
   auto batch = instance_queue.dequeue_up_to(2);
@@ -157,7 +158,8 @@ BOOST_AUTO_TEST_CASE(chapter_csv_pipeline_reads_every_instance, *boost::unit_tes
     all.insert(all.end(), v.begin(), v.end());
   }
   std::sort(all.begin(), all.end());
-  BOOST_TEST(all == (std::vector<float>{-1, 1, 2, 4, 5, 7}), af::Tensor::from_vector<float>(all).to_string());
+  BOOST_TEST(all == (std::vector<float>{-1, 1, 2, 4, 5, 7}),
+             af::Tensor::from_vector<float>(all).to_string());
 }
 
 // Keys, skip_header_lines per file, counters, and OutOfRange at the end of the work.
@@ -192,7 +194,8 @@ BOOST_AUTO_TEST_CASE(text_line_reader_keys_and_counters, *boost::unit_test::time
 }
 
 // read_up_to stops at the end of a file; a missing file is NotFound.
-BOOST_AUTO_TEST_CASE(read_up_to_stops_at_file_end_and_missing_file_is_not_found, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(read_up_to_stops_at_file_end_and_missing_file_is_not_found,
+                     *boost::unit_test::timeout(60)) {
   TempDir dir;
   auto a = dir.write("a.txt", "1\n2\n3\n");
   af::Graph g;
@@ -231,7 +234,8 @@ BOOST_AUTO_TEST_CASE(read_up_to_zero_reads_nothing_and_a_negative_count_reads_th
   files.add(sess, a);
   auto none = sess.run(values, {{count, af::Tensor(std::int64_t{0})}});
   BOOST_TEST(none.shape() == (af::Shape{0}));
-  BOOST_TEST(sess.run(reader.num_work_units_completed()).scalar<std::int64_t>() == 0, "no file was taken");
+  BOOST_TEST(sess.run(reader.num_work_units_completed()).scalar<std::int64_t>() == 0,
+             "no file was taken");
   BOOST_TEST(sess.run(values, {{count, af::Tensor(std::int64_t{1})}}).to_vector<std::string>() ==
              (std::vector<std::string>{"1"}));
   BOOST_TEST(sess.run(values, {{count, af::Tensor(std::int64_t{-1})}}).to_vector<std::string>() ==
@@ -251,18 +255,20 @@ BOOST_AUTO_TEST_CASE(read_up_to_zero_reads_nothing_and_a_negative_count_reads_th
   af::Session fused_sess(fused);
   fused_files.add(fused_sess, empty);
   fused_files.add(fused_sess, a);
-  BOOST_TEST(fused_sess.run(column, {{fused_count, af::Tensor(std::int64_t{0})}}).shape() == (af::Shape{0}));
-  BOOST_TEST(fused_sess.run(column, {{fused_count, af::Tensor(std::int64_t{1})}}).to_vector<std::int32_t>() ==
-             (std::vector<std::int32_t>{1}));
-  BOOST_TEST(fused_sess.run(column, {{fused_count, af::Tensor(std::int64_t{-1})}}).to_vector<std::int32_t>() ==
-             (std::vector<std::int32_t>{2, 3, 4}));
+  BOOST_TEST(fused_sess.run(column, {{fused_count, af::Tensor(std::int64_t{0})}}).shape() ==
+             (af::Shape{0}));
+  BOOST_TEST(fused_sess.run(column, {{fused_count, af::Tensor(std::int64_t{1})}})
+                 .to_vector<std::int32_t>() == (std::vector<std::int32_t>{1}));
+  BOOST_TEST(fused_sess.run(column, {{fused_count, af::Tensor(std::int64_t{-1})}})
+                 .to_vector<std::int32_t>() == (std::vector<std::int32_t>{2, 3, 4}));
 }
 
 // fixed_length_record_reader_op.cc skips the header with SkipNBytes: a file shorter than
 // header_bytes makes the read fail with OutOfRange ("reached end of file", from
 // RandomAccessInputStream) before the file counts as started; the next read takes the next
 // file.
-BOOST_AUTO_TEST_CASE(fixed_length_record_reader_fails_a_file_shorter_than_its_header, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(fixed_length_record_reader_fails_a_file_shorter_than_its_header,
+                     *boost::unit_test::timeout(60)) {
   TempDir dir;
   auto short_file = dir.write("short.bin", "HH");
   auto good = dir.write("good.bin", "HHHHaabb");
@@ -282,14 +288,16 @@ BOOST_AUTO_TEST_CASE(fixed_length_record_reader_fails_a_file_shorter_than_its_he
 }
 
 // FixedLengthRecordReader: header, footer, records and hops.
-BOOST_AUTO_TEST_CASE(fixed_length_record_reader_skips_header_and_footer, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(fixed_length_record_reader_skips_header_and_footer,
+                     *boost::unit_test::timeout(60)) {
   TempDir dir;
   auto f = dir.write("f.bin", "HHaabbccFFF");
   af::Graph g;
   af::test::FilenameQueue files(g);
   af::FixedLengthRecordReader reader(g, {.record_bytes = 2, .header_bytes = 2, .footer_bytes = 3});
   auto [key, value] = reader.read(files);
-  af::FixedLengthRecordReader hopping(g, {.record_bytes = 4, .header_bytes = 2, .footer_bytes = 3, .hop_bytes = 2});
+  af::FixedLengthRecordReader hopping(
+      g, {.record_bytes = 4, .header_bytes = 2, .footer_bytes = 3, .hop_bytes = 2});
   auto [hkey, hvalue] = hopping.read(files);
   af::Session sess(g);
   files.add(sess, f);
@@ -348,7 +356,9 @@ BOOST_AUTO_TEST_CASE(tf_record_reader_reads_and_detects_damage, *boost::unit_tes
   af::TFRecordReader gz(g2, {.compression_type = "GZIP"});
   auto [k2, v2] = gz.read(files2);
   af::Session sess2(g2);
-  sess2.run(enqueue2, {{name2, af::Tensor(std::string(ACTORFLOW_TEST_DATA_DIR) + "/tf_written_gzip.tfrecord")}});
+  sess2.run(
+      enqueue2,
+      {{name2, af::Tensor(std::string(ACTORFLOW_TEST_DATA_DIR) + "/tf_written_gzip.tfrecord")}});
   sess2.run(files2.close());
   int n = 0;
   try {
@@ -358,7 +368,9 @@ BOOST_AUTO_TEST_CASE(tf_record_reader_reads_and_detects_damage, *boost::unit_tes
     }
   } catch (const af::OutOfRangeError&) {
   }
-  BOOST_TEST(n == static_cast<int>(af::tf_record_iterator_all(std::string(ACTORFLOW_TEST_DATA_DIR) + "/tf_written.tfrecord").size()));
+  BOOST_TEST(n == static_cast<int>(af::tf_record_iterator_all(std::string(ACTORFLOW_TEST_DATA_DIR) +
+                                                              "/tf_written.tfrecord")
+                                       .size()));
   BOOST_TEST(n > 0);
 }
 
@@ -434,15 +446,19 @@ struct WorkQueue {
   }
 };
 
-void expect_read(af::Session& sess, const af::Output& key, const af::Output& value, const std::string& want) {
+void expect_read(af::Session& sess, const af::Output& key, const af::Output& value,
+                 const std::string& want) {
   auto r = sess.run({key, value});
   BOOST_TEST(r[0].scalar<std::string>() == want);
   BOOST_TEST(r[1].scalar<std::string>() == want);
 }
 
-std::int64_t int64_of(af::Session& sess, const af::Output& o) { return sess.run(o).scalar<std::int64_t>(); }
+std::int64_t int64_of(af::Session& sess, const af::Output& o) {
+  return sess.run(o).scalar<std::int64_t>();
+}
 
-const char* const kClosedEmpty = "is closed and has insufficient elements (requested 1, current size 0)";
+const char* const kClosedEmpty =
+    "is closed and has insufficient elements (requested 1, current size 0)";
 
 }  // namespace
 
@@ -521,12 +537,16 @@ BOOST_AUTO_TEST_CASE(identity_reader_serialize_restore, *boost::unit_test::timeo
   BOOST_TEST(int64_of(sess, produced) == 3);
 
   // The state must be a scalar: a vector is refused when the graph is built.
-  BOOST_CHECK_THROW(reader.restore_state(g.constant(af::Tensor::from_vector<std::string>({state, state}))),
-                    af::InvalidArgumentError);
+  BOOST_CHECK_THROW(
+      reader.restore_state(g.constant(af::Tensor::from_vector<std::string>({state, state}))),
+      af::InvalidArgumentError);
   // Damaged bytes do not parse (TensorFlow's five cases).
-  for (const std::string& bad : {state.substr(1), state.substr(0, state.size() - 1), state + "ExtraJunk",
-                                 "PREFIX" + state, "BOGUS" + state.substr(5)}) {
-    auto m = error_of<af::InvalidArgumentError>([&] { sess.run(restore, {{state_in, af::Tensor(bad)}}); });
+  for (const std::string& bad :
+       {state.substr(1), state.substr(0, state.size() - 1), state + "ExtraJunk", "PREFIX" + state,
+        "BOGUS" + state.substr(5)}) {
+    auto m = error_of<af::InvalidArgumentError>([&] {
+      sess.run(restore, {{state_in, af::Tensor(bad)}});
+    });
     BOOST_TEST(contains(m, "Could not parse state for IdentityReader 'test_reader'"), m);
   }
   // A failed restore resets the reader.
@@ -542,14 +562,20 @@ BOOST_AUTO_TEST_CASE(identity_reader_restore_checks_counters, *boost::unit_test:
   af::Session sess(g);
   // num_records_produced = -1 (a ten-byte varint).
   std::string negative("\x18\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11);
-  auto m = error_of<af::InvalidArgumentError>([&] { sess.run(restore, {{state_in, af::Tensor(negative)}}); });
+  auto m = error_of<af::InvalidArgumentError>([&] {
+    sess.run(restore, {{state_in, af::Tensor(negative)}});
+  });
   BOOST_TEST(contains(m, "Unexpected negative value when restoring in IdentityReader 'r'"), m);
   // work_started 2 > work_finished 1.
-  m = error_of<af::InvalidArgumentError>(
-      [&] { sess.run(restore, {{state_in, af::Tensor(std::string("\x08\x02\x10\x01", 4))}}); });
-  BOOST_TEST(contains(m, "Inconsistent work started vs. finished when restoring in IdentityReader 'r'"), m);
+  m = error_of<af::InvalidArgumentError>([&] {
+    sess.run(restore, {{state_in, af::Tensor(std::string("\x08\x02\x10\x01", 4))}});
+  });
+  BOOST_TEST(
+      contains(m, "Inconsistent work started vs. finished when restoring in IdentityReader 'r'"),
+      m);
   // Unknown fields are skipped, as protobuf parsing does; the empty state is all zeros.
-  sess.run(restore, {{state_in, af::Tensor(std::string("\x18\x07\x28\x05\x35\x01\x02\x03\x04", 9))}});
+  sess.run(restore,
+           {{state_in, af::Tensor(std::string("\x18\x07\x28\x05\x35\x01\x02\x03\x04", 9))}});
   BOOST_TEST(int64_of(sess, produced) == 7);
   sess.run(restore, {{state_in, af::Tensor(std::string())}});
   BOOST_TEST(int64_of(sess, produced) == 0);
@@ -582,7 +608,8 @@ BOOST_AUTO_TEST_CASE(identity_reader_reset, *boost::unit_test::timeout(60)) {
 
 // ReadUpTo on an IdentityReader returns one record per call: every work unit ends with its
 // record (ReaderBase's default ReadUpToLocked).
-BOOST_AUTO_TEST_CASE(identity_reader_read_up_to_returns_one_work_unit_per_call, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(identity_reader_read_up_to_returns_one_work_unit_per_call,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   af::IdentityReader reader(g);
   WorkQueue q(g);
@@ -608,7 +635,8 @@ BOOST_AUTO_TEST_CASE(file_readers_do_not_serialize_state, *boost::unit_test::tim
   BOOST_TEST(sess.run(value).scalar<std::string>() == "1");
   auto m = error_of<af::UnimplementedError>([&] { sess.run(reader.serialize_state()); });
   BOOST_TEST(contains(m, "Reader SerializeState"), m);
-  m = error_of<af::UnimplementedError>([&] { sess.run(reader.restore_state(std::string("\x08\x01", 2))); });
+  m = error_of<af::UnimplementedError>(
+      [&] { sess.run(reader.restore_state(std::string("\x08\x01", 2))); });
   BOOST_TEST(contains(m, "Reader RestoreState"), m);
   BOOST_TEST(sess.run(reader.num_records_produced()).scalar<std::int64_t>() == 0);
 }

@@ -2,11 +2,9 @@
 // training_ops.cc's ResourceApply*): a VarHandleOp names the variable, ReadVariableOp,
 // AssignVariableOp, Assign{Add,Sub}VariableOp and VarIsInitializedOp reach it through the
 // handle, with TensorFlow's errors.
-#include <boost/test/unit_test.hpp>
-
-#include <string>
-
 #include <actorflow/actorflow.hpp>
+#include <boost/test/unit_test.hpp>
+#include <string>
 
 namespace {
 
@@ -26,7 +24,8 @@ std::string error_of(F&& f) {
 
 BOOST_AUTO_TEST_SUITE(resource_variables_test)
 
-BOOST_AUTO_TEST_CASE(a_handle_is_read_assigned_and_updated_in_place_of_the_variable, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_handle_is_read_assigned_and_updated_in_place_of_the_variable,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   const af::Output h = af::var_handle_op(g, af::float32, af::PartialShape(af::Shape{2}), "w", "w");
   BOOST_TEST(h.dtype() == af::DType::resource);
@@ -39,65 +38,85 @@ BOOST_AUTO_TEST_CASE(a_handle_is_read_assigned_and_updated_in_place_of_the_varia
   af::Session sess(g);
   BOOST_TEST(!sess.run(ready).scalar<bool>());
   const std::string uninitialized = error_of<af::FailedPreconditionError>([&] { sess.run(read); });
-  BOOST_TEST(uninitialized.find("Could not find variable w. This could mean that the variable has been deleted. "
-                                "In TF1, it can also mean the variable is uninitialized.") == 0u);
+  BOOST_TEST(uninitialized.find(
+                 "Could not find variable w. This could mean that the variable has been deleted. "
+                 "In TF1, it can also mean the variable is uninitialized.") == 0u);
   sess.run({}, {}, {init});
   BOOST_TEST(sess.run(ready).scalar<bool>());
-  BOOST_TEST(sess.run(read).to_vector<float>() == std::vector<float>({1, 2}), boost::test_tools::per_element());
+  BOOST_TEST(sess.run(read).to_vector<float>() == std::vector<float>({1, 2}),
+             boost::test_tools::per_element());
   sess.run({}, {}, {add});
   sess.run({}, {}, {sub});
-  BOOST_TEST(sess.run(read).to_vector<float>() == std::vector<float>({10, 11}), boost::test_tools::per_element());
+  BOOST_TEST(sess.run(read).to_vector<float>() == std::vector<float>({10, 11}),
+             boost::test_tools::per_element());
   // A second handle with the same shared_name is the same variable.
-  const af::Output again = af::var_handle_op(g, af::float32, af::PartialShape(af::Shape{2}), "w", "w_again");
+  const af::Output again =
+      af::var_handle_op(g, af::float32, af::PartialShape(af::Shape{2}), "w", "w_again");
   af::Session later(g);
   later.run({}, {}, {init});
-  BOOST_TEST(later.run(af::read_variable_op(again, af::float32)).to_vector<float>() == std::vector<float>({1, 2}),
+  BOOST_TEST(later.run(af::read_variable_op(again, af::float32)).to_vector<float>() ==
+                 std::vector<float>({1, 2}),
              boost::test_tools::per_element());
 }
 
-BOOST_AUTO_TEST_CASE(wrong_dtypes_and_shapes_fail_as_tensorflows_kernels_do, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(wrong_dtypes_and_shapes_fail_as_tensorflows_kernels_do,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   const af::Output h = af::var_handle_op(g, af::float32, af::PartialShape::unknown(), "v");
-  const af::Output as_int = af::var_handle_op(g, af::int32, af::PartialShape::unknown(), "v", "as_int");
-  const af::Operation init = af::assign_variable_op(h, g.constant(af::Tensor::from_vector<float>({0, 0, 0, 0, 0, 0}, af::Shape{2, 3})));
-  const af::Operation int_assign = af::assign_variable_op(as_int, g.constant(af::Tensor::from_vector<std::int32_t>({1, 2})));
+  const af::Output as_int =
+      af::var_handle_op(g, af::int32, af::PartialShape::unknown(), "v", "as_int");
+  const af::Operation init = af::assign_variable_op(
+      h, g.constant(af::Tensor::from_vector<float>({0, 0, 0, 0, 0, 0}, af::Shape{2, 3})));
+  const af::Operation int_assign =
+      af::assign_variable_op(as_int, g.constant(af::Tensor::from_vector<std::int32_t>({1, 2})));
   const af::Output int_read = af::read_variable_op(as_int, af::int32);
-  const af::Operation checked = af::assign_variable_op(h, g.constant(vec({1, 2, 3})), "checked", true);
+  const af::Operation checked =
+      af::assign_variable_op(h, g.constant(vec({1, 2, 3})), "checked", true);
   const af::Operation reshaped = af::assign_variable_op(h, g.constant(vec({1, 2, 3})), "reshaped");
   af::Session sess(g);
   sess.run({}, {}, {init});
-  BOOST_TEST(error_of<af::InvalidArgumentError>([&] { sess.run({}, {}, {int_assign}); })
-                 .find("Trying to assign variable with wrong dtype. Expected float got int32") == 0u);
-  BOOST_TEST(error_of<af::InvalidArgumentError>([&] { sess.run(int_read); })
-                 .find("Trying to read variable with wrong dtype. Expected int32 got float") == 0u);
+  BOOST_TEST(error_of<af::InvalidArgumentError>([&] {
+               sess.run({}, {}, {int_assign});
+             }).find("Trying to assign variable with wrong dtype. Expected float got int32") == 0u);
+  BOOST_TEST(error_of<af::InvalidArgumentError>([&] {
+               sess.run(int_read);
+             }).find("Trying to read variable with wrong dtype. Expected int32 got float") == 0u);
   BOOST_TEST(error_of<af::InvalidArgumentError>([&] { sess.run({}, {}, {checked}); })
-                 .find("Trying to assign to variable with tensor with wrong shape. Expected [2,3] got [3]") == 0u);
+                 .find("Trying to assign to variable with tensor with wrong shape. Expected [2,3] "
+                       "got [3]") == 0u);
   // Without validate_shape (AssignVariableOp's default) the variable takes the new shape.
   sess.run({}, {}, {reshaped});
   BOOST_TEST(sess.run(af::read_variable_op(h, af::float32)).shape().to_string() == "[3]");
   // Graph time: a value that cannot fit the handle's declared shape.
   af::Graph k;
-  const af::Output fixed = af::var_handle_op(k, af::float32, af::PartialShape(af::Shape{2}), "fixed");
-  BOOST_CHECK_THROW(af::assign_add_variable_op(fixed, k.constant(vec({1, 2, 3}))), af::InvalidArgumentError);
+  const af::Output fixed =
+      af::var_handle_op(k, af::float32, af::PartialShape(af::Shape{2}), "fixed");
+  BOOST_CHECK_THROW(af::assign_add_variable_op(fixed, k.constant(vec({1, 2, 3}))),
+                    af::InvalidArgumentError);
 }
 
-BOOST_AUTO_TEST_CASE(resource_apply_updates_the_variable_and_its_slots_as_apply_does, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(resource_apply_updates_the_variable_and_its_slots_as_apply_does,
+                     *boost::unit_test::timeout(60)) {
   // The same momentum step through ApplyMomentum (reference variables) and
   // ResourceApplyMomentum (handles) gives the same values.
   af::Graph g;
   const af::Output var = af::var_handle_op(g, af::float32, af::PartialShape(af::Shape{3}), "var");
-  const af::Output accum = af::var_handle_op(g, af::float32, af::PartialShape(af::Shape{3}), "accum");
+  const af::Output accum =
+      af::var_handle_op(g, af::float32, af::PartialShape(af::Shape{3}), "accum");
   const af::Operation init_var = af::assign_variable_op(var, g.constant(vec({1, 2, 3})));
-  const af::Operation init_accum = af::assign_variable_op(accum, g.constant(vec({0.5f, 0.5f, 0.5f})));
-  const af::Operation step = g.create_op("ResourceApplyMomentum",
-                                         {var, accum, g.constant(af::Tensor(0.1f)), g.constant(vec({1, -1, 2})),
-                                          g.constant(af::Tensor(0.9f))},
-                                         {{"T", af::float32}, {"use_locking", false}, {"use_nesterov", false}});
+  const af::Operation init_accum =
+      af::assign_variable_op(accum, g.constant(vec({0.5f, 0.5f, 0.5f})));
+  const af::Operation step =
+      g.create_op("ResourceApplyMomentum",
+                  {var, accum, g.constant(af::Tensor(0.1f)), g.constant(vec({1, -1, 2})),
+                   g.constant(af::Tensor(0.9f))},
+                  {{"T", af::float32}, {"use_locking", false}, {"use_nesterov", false}});
   BOOST_TEST(step.node()->num_outputs() == 0);
   af::Variable ref_var = g.variable(vec({1, 2, 3}), {.name = "ref_var"});
   af::Variable ref_accum = g.variable(vec({0.5f, 0.5f, 0.5f}), {.name = "ref_accum"});
-  const af::Output ref_step = af::apply_momentum(ref_var.ref(), ref_accum.ref(), g.constant(af::Tensor(0.1f)),
-                                                 g.constant(vec({1, -1, 2})), g.constant(af::Tensor(0.9f)));
+  const af::Output ref_step =
+      af::apply_momentum(ref_var.ref(), ref_accum.ref(), g.constant(af::Tensor(0.1f)),
+                         g.constant(vec({1, -1, 2})), g.constant(af::Tensor(0.9f)));
   af::Session sess(g);
   sess.run({}, {}, {init_var, init_accum, g.global_variables_initializer()});
   sess.run({}, {}, {step, ref_step.op()});
@@ -108,12 +127,14 @@ BOOST_AUTO_TEST_CASE(resource_apply_updates_the_variable_and_its_slots_as_apply_
                  sess.run(ref_accum.value()).to_vector<float>(),
              boost::test_tools::per_element());
   // A gradient that does not fit the handle's shape is refused when the op is built.
-  BOOST_CHECK_THROW(g.create_op("ResourceApplyGradientDescent", {var, g.constant(af::Tensor(0.1f)), g.constant(vec({1, 2}))},
+  BOOST_CHECK_THROW(g.create_op("ResourceApplyGradientDescent",
+                                {var, g.constant(af::Tensor(0.1f)), g.constant(vec({1, 2}))},
                                 {{"T", af::float32}}),
                     af::InvalidArgumentError);
 }
 
-BOOST_AUTO_TEST_CASE(a_resource_variables_users_are_placed_with_it, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_resource_variables_users_are_placed_with_it,
+                     *boost::unit_test::timeout(60)) {
   // The handle's consumers join its colocation group, as TensorFlow's placer puts a
   // resource's users on the resource's device.
   af::Graph g;

@@ -2,21 +2,19 @@
 // a TensorFlow-written checkpoint restores into an actorflow graph, save/restore round trips
 // (plain and sharded), the `checkpoint` state file, max_to_keep, and the errors for missing
 // keys, mismatched shapes, missing and corrupt files.
-#include <boost/test/unit_test.hpp>
-
-#include <filesystem>
-#include <map>
-#include <fstream>
-#include <string>
-#include <thread>
-#include <chrono>
-#include <vector>
-
 #include <actorflow/actorflow.hpp>
 #include <actorflow/train/saver.hpp>
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
 
-#include "temp_dir.hpp"
 #include "matchers.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -37,7 +35,8 @@ struct Model {
   af::Graph g;
   af::Variable w, b, step;
   explicit Model(float w0 = 1.0f) {
-    w = g.variable(Tensor::from_vector(std::vector<float>{w0, 2 * w0, 3 * w0, 4 * w0}, Shape{2, 2}), {.name = "w"});
+    w = g.variable(Tensor::from_vector(std::vector<float>{w0, 2 * w0, 3 * w0, 4 * w0}, Shape{2, 2}),
+                   {.name = "w"});
     b = g.variable(Tensor::from_vector(std::vector<float>{0.5f, -0.5f}), {.name = "b"});
     step = af::train::get_or_create_global_step(g);
   }
@@ -49,7 +48,8 @@ BOOST_AUTO_TEST_SUITE(saver_conformance_test)
 
 // tests/data/checkpoints/tf_v2/model.ckpt was written by TensorFlow 2.21's tf.compat.v1 Saver
 // (scripts/peers/make_checkpoint_fixture.py); its values are in model.json.
-BOOST_AUTO_TEST_CASE(a_tensorflow_checkpoint_restores_into_variables, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_tensorflow_checkpoint_restores_into_variables,
+                     *boost::unit_test::timeout(60)) {
   const std::string prefix = ACTORFLOW_TEST_DATA_DIR "/checkpoints/tf_v2/model.ckpt";
   auto vars = af::train::list_variables(prefix);
   BOOST_REQUIRE(!vars.empty());
@@ -106,7 +106,8 @@ BOOST_AUTO_TEST_CASE(save_then_restore_gives_the_same_variables, *boost::unit_te
 
 // checkpoint_management.py: the state file lists the kept checkpoints, oldest first; older
 // ones are deleted beyond max_to_keep.
-BOOST_AUTO_TEST_CASE(a_saver_keeps_at_most_max_to_keep_checkpoints, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_saver_keeps_at_most_max_to_keep_checkpoints,
+                     *boost::unit_test::timeout(60)) {
   af::test::TempDir dir;
   Model m;
   af::train::Saver saver(m.g, {.max_to_keep = 2});
@@ -122,8 +123,8 @@ BOOST_AUTO_TEST_CASE(a_saver_keeps_at_most_max_to_keep_checkpoints, *boost::unit
   BOOST_TEST(saver.last_checkpoints() == std::vector<std::string>({base + "-3", base + "-4"}),
              boost::test_tools::per_element());
   const std::string state = read_file((fs::path(dir.path.string()) / "checkpoint").string());
-  BOOST_TEST(state == "model_checkpoint_path: \"" + base + "-4\"\nall_model_checkpoint_paths: \"" + base +
-                          "-3\"\nall_model_checkpoint_paths: \"" + base + "-4\"\n");
+  BOOST_TEST(state == "model_checkpoint_path: \"" + base + "-4\"\nall_model_checkpoint_paths: \"" +
+                          base + "-3\"\nall_model_checkpoint_paths: \"" + base + "-4\"\n");
   auto parsed = af::train::get_checkpoint_state(dir.path.string());
   BOOST_REQUIRE(parsed.has_value());
   BOOST_TEST(parsed->all_model_checkpoint_paths.size() == 2u);
@@ -132,7 +133,8 @@ BOOST_AUTO_TEST_CASE(a_saver_keeps_at_most_max_to_keep_checkpoints, *boost::unit
   BOOST_TEST(padded.save(sess, base, std::int64_t{7}) == base + "-00000007");
 }
 
-BOOST_AUTO_TEST_CASE(a_sharded_save_writes_one_shard_per_device_and_restores, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_sharded_save_writes_one_shard_per_device_and_restores,
+                     *boost::unit_test::timeout(60)) {
   af::test::TempDir dir;
   af::SessionConfig config;
   config.device_count["CPU"] = 2;
@@ -158,23 +160,29 @@ BOOST_AUTO_TEST_CASE(a_sharded_save_writes_one_shard_per_device_and_restores, *b
   BOOST_TEST(reader.num_shards() == 2);
   // TensorFlow's _AddShardedSaveOpsForV2, node for node: the shards' names are computed in
   // the graph from save/Const, so TensorFlow's Saver of the exported .meta feeds nothing else.
-  for (const char* node : {"save/StaticRegexFullMatch", "save/Const_1", "save/Const_2", "save/Select", "save/StringJoin",
-                           "save/num_shards", "save/ShardedFilename/shard", "save/ShardedFilename",
-                           "save/control_dependency", "save/ShardedFilename_1", "save/SaveV2_1",
-                           "save/MergeV2Checkpoints/checkpoint_prefixes", "save/MergeV2Checkpoints", "save/Identity"})
+  for (const char* node :
+       {"save/StaticRegexFullMatch", "save/Const_1", "save/Const_2", "save/Select",
+        "save/StringJoin", "save/num_shards", "save/ShardedFilename/shard", "save/ShardedFilename",
+        "save/control_dependency", "save/ShardedFilename_1", "save/SaveV2_1",
+        "save/MergeV2Checkpoints/checkpoint_prefixes", "save/MergeV2Checkpoints", "save/Identity"})
     BOOST_TEST(g.contains(node), node);
-  BOOST_TEST(g.operation("save/ShardedFilename_1").device() == "/device:CPU:0");  // set_cpu0 of /cpu:1
+  BOOST_TEST(g.operation("save/ShardedFilename_1").device() ==
+             "/device:CPU:0");  // set_cpu0 of /cpu:1
   BOOST_TEST(saver.saver_def().save_tensor_name == "save/Identity:0");
   const std::string again = (fs::path(dir.path.string()) / "fed_once").string();
-  BOOST_TEST(sess.run(g.output("save/Identity:0"), {{g.output("save/Const:0"), Tensor(again)}}).scalar<std::string>() == again);
+  BOOST_TEST(sess.run(g.output("save/Identity:0"), {{g.output("save/Const:0"), Tensor(again)}})
+                 .scalar<std::string>() == again);
   BOOST_TEST(fs::exists(again + ".data-00001-of-00002"));
   sess.run(Output(a.assign(g.constant(Tensor::from_vector(std::vector<float>{0, 0})))).op());
   saver.restore(sess, prefix);
-  BOOST_TEST(sess.run(a.value()).to_vector<float>() == std::vector<float>({1, 2}), boost::test_tools::per_element());
-  BOOST_TEST(sess.run(b.value()).to_vector<double>() == std::vector<double>({3, 4, 5}), boost::test_tools::per_element());
+  BOOST_TEST(sess.run(a.value()).to_vector<float>() == std::vector<float>({1, 2}),
+             boost::test_tools::per_element());
+  BOOST_TEST(sess.run(b.value()).to_vector<double>() == std::vector<double>({3, 4, 5}),
+             boost::test_tools::per_element());
 }
 
-BOOST_AUTO_TEST_CASE(restore_errors_name_the_key_the_mismatch_or_the_file, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(restore_errors_name_the_key_the_mismatch_or_the_file,
+                     *boost::unit_test::timeout(60)) {
   af::test::TempDir dir;
   const std::string prefix = (fs::path(dir.path.string()) / "m").string();
   {
@@ -206,17 +214,21 @@ BOOST_AUTO_TEST_CASE(restore_errors_name_the_key_the_mismatch_or_the_file, *boos
       BOOST_FAIL("expected InvalidArgument");
     } catch (const af::InvalidArgumentError& e) {
       BOOST_TEST(contains(e.what(), "a mismatch between the current graph and the graph"));
-      BOOST_TEST(contains(e.what(), "Assign requires shapes of both tensors to match. lhs shape= [3] rhs shape= [2,2]"));
+      BOOST_TEST(contains(
+          e.what(),
+          "Assign requires shapes of both tensors to match. lhs shape= [3] rhs shape= [2,2]"));
     }
   }
   Model m;
   af::train::Saver saver(std::vector<af::Variable>{m.w});
   af::Session sess(m.g);
   BOOST_CHECK_THROW(saver.restore(sess, prefix + "-nothing"), af::InvalidArgumentError);
-  BOOST_CHECK_THROW(saver.save(sess, (fs::path(dir.path.string()) / "no/such/dir/m").string()), af::InvalidArgumentError);
+  BOOST_CHECK_THROW(saver.save(sess, (fs::path(dir.path.string()) / "no/such/dir/m").string()),
+                    af::InvalidArgumentError);
   // A corrupt data file is DataLoss naming it.
   {
-    std::fstream data(prefix + ".data-00000-of-00001", std::ios::in | std::ios::out | std::ios::binary);
+    std::fstream data(prefix + ".data-00000-of-00001",
+                      std::ios::in | std::ios::out | std::ios::binary);
     data.seekp(3);
     data.put('\x7f');
   }
@@ -230,13 +242,15 @@ BOOST_AUTO_TEST_CASE(restore_errors_name_the_key_the_mismatch_or_the_file, *boos
   fs::resize_file(prefix + ".index", 20);
   BOOST_CHECK_THROW(saver.restore(sess, prefix), af::DataLossError);
   // An uninitialized variable cannot be saved.
-  BOOST_CHECK_THROW(saver.save(sess, (fs::path(dir.path.string()) / "x").string()), af::FailedPreconditionError);
+  BOOST_CHECK_THROW(saver.save(sess, (fs::path(dir.path.string()) / "x").string()),
+                    af::FailedPreconditionError);
 }
 
 BOOST_AUTO_TEST_CASE(latest_checkpoint_needs_the_index_file, *boost::unit_test::timeout(30)) {
   af::test::TempDir dir;
   BOOST_TEST(!af::train::latest_checkpoint(dir.path.string()).has_value());
-  af::train::update_checkpoint_state(dir.path.string(), (fs::path(dir.path.string()) / "gone").string());
+  af::train::update_checkpoint_state(dir.path.string(),
+                                     (fs::path(dir.path.string()) / "gone").string());
   BOOST_TEST(!af::train::latest_checkpoint(dir.path.string()).has_value());
   auto state = af::train::get_checkpoint_state(dir.path.string());
   BOOST_REQUIRE(state.has_value());
@@ -246,20 +260,23 @@ BOOST_AUTO_TEST_CASE(latest_checkpoint_needs_the_index_file, *boost::unit_test::
 // saver.py's _MaybeDeleteOldCheckpoints: a checkpoint leaving the max_to_keep list stays on
 // disk when it was written after the next keep time (build time + N hours, then + N hours
 // for every checkpoint kept so).
-BOOST_AUTO_TEST_CASE(keep_checkpoint_every_n_hours_keeps_old_checkpoints_on_disk, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(keep_checkpoint_every_n_hours_keeps_old_checkpoints_on_disk,
+                     *boost::unit_test::timeout(60)) {
   af::test::TempDir dir;
   Model m;
   af::Session sess(m.g);
   sess.run(m.g.global_variables_initializer());
   const std::string base = (fs::path(dir.path) / "kept").string();
-  af::train::Saver keeper(m.g, {.max_to_keep = 1, .keep_checkpoint_every_n_hours = 1e-6});  // 3.6 ms
+  af::train::Saver keeper(m.g,
+                          {.max_to_keep = 1, .keep_checkpoint_every_n_hours = 1e-6});  // 3.6 ms
   for (int step = 1; step <= 3; ++step) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     keeper.save(sess, base, std::int64_t{step});
   }
   BOOST_TEST(fs::exists(base + "-1.index"));
   BOOST_TEST(fs::exists(base + "-2.index"));
-  BOOST_TEST(keeper.last_checkpoints() == std::vector<std::string>({base + "-3"}), boost::test_tools::per_element());
+  BOOST_TEST(keeper.last_checkpoints() == std::vector<std::string>({base + "-3"}),
+             boost::test_tools::per_element());
   const std::string other = (fs::path(dir.path) / "dropped").string();
   af::train::Saver dropper(m.g, {.max_to_keep = 1});
   for (int step = 1; step <= 3; ++step) dropper.save(sess, other, std::int64_t{step});
@@ -270,14 +287,16 @@ BOOST_AUTO_TEST_CASE(keep_checkpoint_every_n_hours_keeps_old_checkpoints_on_disk
 
 // tf.train.Saver({"name": var}): each variable is saved under the given name, and a model
 // built under another name scope restores from it (the ensemble of exercise 9 does this).
-BOOST_AUTO_TEST_CASE(a_saver_from_a_name_map_saves_and_restores_under_those_names, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_saver_from_a_name_map_saves_and_restores_under_those_names,
+                     *boost::unit_test::timeout(60)) {
   af::test::TempDir dir;
   const std::string prefix = (dir.path / "mapped").string();
   {
     af::Graph g;
     auto a = g.variable(af::Tensor::from_vector<float>({1.0f, 2.0f}), {.name = "a"});
     auto b = g.variable(af::Tensor(3), {.name = "b"});
-    af::train::Saver saver(std::map<std::string, af::Variable>{{"layer/kernel", a}, {"layer/step", b}});
+    af::train::Saver saver(
+        std::map<std::string, af::Variable>{{"layer/kernel", a}, {"layer/step", b}});
     af::Session sess(g);
     sess.run(g.global_variables_initializer());
     saver.save(sess, prefix);

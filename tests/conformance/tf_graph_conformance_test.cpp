@@ -5,17 +5,14 @@
 // Saver and collections, restores TensorFlow's checkpoint through the imported save ops and
 // trains on to TensorFlow's losses step by step; the MLP's text and binary GraphDefs import
 // alike; its frozen inference graph gives TensorFlow's outputs.
+#include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include <actorflow/actorflow.hpp>
 
 #include "free_port.hpp"
 #include "temp_dir.hpp"
@@ -45,7 +42,8 @@ void check_close(const std::vector<float>& got, const nlohmann::json& want, floa
     else
       expected.push_back(row.get<float>());
   BOOST_REQUIRE_EQUAL(got.size(), expected.size());
-  for (std::size_t i = 0; i < got.size(); ++i) BOOST_TEST(got[i] == expected[i], boost::test_tools::tolerance(tolerance));
+  for (std::size_t i = 0; i < got.size(); ++i)
+    BOOST_TEST(got[i] == expected[i], boost::test_tools::tolerance(tolerance));
 }
 
 }  // namespace
@@ -55,8 +53,8 @@ BOOST_AUTO_TEST_SUITE(tf_graph_conformance_test)
 // Imports D/model-3.meta, restores D's checkpoint, trains 3 steps and checks TensorFlow's
 // losses, the outputs, the global step and the size of the merged summary; then saves with
 // the imported saver and restores that into a fresh import. Returns the merged summary.
-std::string import_restore_and_train(const std::filesystem::path& d, std::size_t variables, std::size_t trainable,
-                                     std::size_t summaries) {
+std::string import_restore_and_train(const std::filesystem::path& d, std::size_t variables,
+                                     std::size_t trainable, std::size_t summaries) {
   const auto ref = reference(d);
   af::Graph g;
   auto saver = af::train::import_meta_graph(g, (d / "model-3.meta").string());
@@ -83,14 +81,16 @@ std::string import_restore_and_train(const std::filesystem::path& d, std::size_t
     losses.push_back(out[0].scalar<float>());
   }
   check_close(losses, ref["losses_after_restore"], 1e-5f);
-  check_close(sess.run(g.output("probs:0"), {{x_in, x}}).to_vector<float>(), ref["probs_after"], 1e-5f);
+  check_close(sess.run(g.output("probs:0"), {{x_in, x}}).to_vector<float>(), ref["probs_after"],
+              1e-5f);
   BOOST_TEST(sess.run(g.output("global_step:0")).scalar<std::int64_t>() == 6);
   // The merged summary: TensorFlow's size (PNG bytes aside: zlib's output may differ).
   std::vector<af::Output> parts;
   for (const auto& s : g.get_collection("summaries")) parts.push_back(std::any_cast<af::Output>(s));
   af::Tensor bytes = sess.run(af::summary::merge(parts), {{x_in, x}, {g.output("y:0"), y}});
   const std::string merged = bytes.scalar<std::string>();
-  if (!ref.contains("summary_tags")) BOOST_TEST(merged.size() == ref["summary_bytes"].get<std::size_t>());
+  if (!ref.contains("summary_tags"))
+    BOOST_TEST(merged.size() == ref["summary_bytes"].get<std::size_t>());
   // And actorflow's saver of the imported graph writes a checkpoint and .meta it restores.
   af::test::TempDir out;
   const std::string prefix = saver->save(sess, (out.path / "again").string());
@@ -99,16 +99,19 @@ std::string import_restore_and_train(const std::filesystem::path& d, std::size_t
   auto again = af::train::import_meta_graph(h, prefix + ".meta");
   af::Session check(h);
   again->restore(check, prefix);
-  check_close(check.run(h.output("probs:0"), {{h.output("x:0"), x}}).to_vector<float>(), ref["probs_after"], 1e-6f);
+  check_close(check.run(h.output("probs:0"), {{h.output("x:0"), x}}).to_vector<float>(),
+              ref["probs_after"], 1e-6f);
   return merged;
 }
 
-BOOST_AUTO_TEST_CASE(a_tensorflow_meta_graph_restores_and_trains_to_tensorflows_losses, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_tensorflow_meta_graph_restores_and_trains_to_tensorflows_losses,
+                     *boost::unit_test::timeout(60)) {
   // 4 weights, 8 Adam slots, 2 beta powers, global_step.
   import_restore_and_train(dir, 15, 4, 1);
 }
 
-BOOST_AUTO_TEST_CASE(a_meta_graph_of_resource_variables_trains_to_tensorflows_losses, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_meta_graph_of_resource_variables_trains_to_tensorflows_losses,
+                     *boost::unit_test::timeout(60)) {
   // VarHandleOp, ReadVariableOp, AssignVariableOp, ResourceApplyAdam, AssignAddVariableOp.
   const std::string merged = import_restore_and_train(dir / "resource", 15, 4, 2);
   BOOST_TEST(merged.size() == reference(dir / "resource")["summary_bytes"].get<std::size_t>());
@@ -124,7 +127,8 @@ BOOST_AUTO_TEST_CASE(a_meta_graph_of_resource_variables_trains_to_tensorflows_lo
     sess.run(vars[0].value());
     BOOST_FAIL("read an uninitialized resource variable");
   } catch (const af::FailedPreconditionError& e) {
-    BOOST_TEST(std::string(e.what()).find("Could not find variable hidden/kernel") != std::string::npos);
+    BOOST_TEST(std::string(e.what()).find("Could not find variable hidden/kernel") !=
+               std::string::npos);
   }
 }
 
@@ -140,7 +144,8 @@ BOOST_AUTO_TEST_CASE(a_tensorflow_cnn_with_momentum_and_image_and_text_summaries
     af::summary::FileWriter writer(logdir.path.string());
     writer.add_summary(merged, 6);
   }
-  const auto events = af::summary::read_events(af::summary::event_files(logdir.path.string()).at(0));
+  const auto events =
+      af::summary::read_events(af::summary::event_files(logdir.path.string()).at(0));
   BOOST_REQUIRE(events.size() == 2u);
   const auto& values = events[1].summary;
   std::vector<std::string> tags;
@@ -166,8 +171,8 @@ BOOST_AUTO_TEST_CASE(a_graph_built_under_replica_device_setter_trains_on_actorfl
   const auto d = dir / "dist";
   const auto ref = reference(d);
   auto address = [] { return "127.0.0.1:" + std::to_string(af::test::free_port()); };
-  af::ClusterSpec cluster{std::map<std::string, std::vector<std::string>>{{"ps", {address(), address()}},
-                                                                           {"worker", {address()}}}};
+  af::ClusterSpec cluster{std::map<std::string, std::vector<std::string>>{
+      {"ps", {address(), address()}}, {"worker", {address()}}}};
   af::Server ps0{cluster, "ps", 0};
   af::Server ps1{cluster, "ps", 1};
   af::Server worker{cluster, "worker", 0};
@@ -187,17 +192,22 @@ BOOST_AUTO_TEST_CASE(a_graph_built_under_replica_device_setter_trains_on_actorfl
   const af::Tensor y = af::Tensor::from_vector(labels);
   std::vector<float> losses;
   for (int i = 0; i < 3; ++i)
-    losses.push_back(sess.run({loss}, {{g.output("x:0"), x}, {g.output("y:0"), y}}, {train})[0].scalar<float>());
+    losses.push_back(
+        sess.run({loss}, {{g.output("x:0"), x}, {g.output("y:0"), y}}, {train})[0].scalar<float>());
   check_close(losses, ref["losses_after_restore"], 1e-5f);
   // The variables live on the ps tasks: a session on ps 1 reads hidden/bias's trained value.
   af::Graph on_ps1;
   af::Output bias;
   {
     auto pin = on_ps1.device("/job:ps/task:1");
-    bias = on_ps1.variable(af::Tensor::from_vector<float>(std::vector<float>(8, 0.0f)), {.name = "hidden/bias"}).value();
+    bias = on_ps1
+               .variable(af::Tensor::from_vector<float>(std::vector<float>(8, 0.0f)),
+                         {.name = "hidden/bias"})
+               .value();
   }
   af::Session ps1_session(on_ps1, ps1.target());
-  BOOST_TEST(ps1_session.run(bias).to_vector<float>() == sess.run(g.output("hidden/bias:0")).to_vector<float>(),
+  BOOST_TEST(ps1_session.run(bias).to_vector<float>() ==
+                 sess.run(g.output("hidden/bias:0")).to_vector<float>(),
              boost::test_tools::per_element());
   // TensorFlow's sharded Saver, run by actorflow: a shard per ps, merged into one index.
   af::test::TempDir out;
@@ -209,7 +219,8 @@ BOOST_AUTO_TEST_CASE(a_graph_built_under_replica_device_setter_trains_on_actorfl
   BOOST_TEST(reader.lookup("global_step").value().scalar<std::int64_t>() == 6);
 }
 
-BOOST_AUTO_TEST_CASE(tensorflows_text_and_binary_graph_defs_import_alike, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(tensorflows_text_and_binary_graph_defs_import_alike,
+                     *boost::unit_test::timeout(60)) {
   const af::GraphDef text = af::read_graph_def((dir / "graph.pbtxt").string());
   const af::GraphDef binary = af::read_graph_def((dir / "graph.pb").string());
   BOOST_TEST((text == binary));
@@ -230,13 +241,15 @@ BOOST_AUTO_TEST_CASE(tensorflows_text_and_binary_graph_defs_import_alike, *boost
   BOOST_TEST(std::get<af::Operation>(out[1]).name() == "import/Adam");
 }
 
-BOOST_AUTO_TEST_CASE(a_frozen_inference_graph_gives_tensorflows_outputs, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_frozen_inference_graph_gives_tensorflows_outputs,
+                     *boost::unit_test::timeout(60)) {
   const auto ref = reference();
   af::Graph g;
   auto out = af::import_graph_def(g, af::read_graph_def((dir / "frozen.pb").string()),
                                   {.return_elements = {"x:0", "probs:0"}, .name = ""});
   af::Session sess(g);
-  auto probs = sess.run(std::get<af::Output>(out[1]), {{std::get<af::Output>(out[0]), matrix(ref["x"])}});
+  auto probs =
+      sess.run(std::get<af::Output>(out[1]), {{std::get<af::Output>(out[0]), matrix(ref["x"])}});
   check_close(probs.to_vector<float>(), ref["frozen_probs"], 1e-6f);
 }
 

@@ -2,9 +2,8 @@
 // (tests/data/make_tfrecord_fixtures.py), round trips of our writer, byte identity with
 // TensorFlow's output, CRC-32C vectors from TensorFlow's crc32c_test.cc, and the errors for
 // truncated, corrupted, missing and empty files.
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cerrno>
 #include <cstdint>
 #include <filesystem>
@@ -20,10 +19,10 @@
 #include <vector>
 
 #include "../../queues/src/record_io.hpp"
-#include "temp_dir.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/status.hpp"
 #include "actorflow/queues/tf_record.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 

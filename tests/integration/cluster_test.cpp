@@ -1,18 +1,15 @@
 // Several tasks of one cluster in this process (the chapter's footnote: useful for tests),
 // talking over the middleman on loopback: "Pinning Operations Across Tasks" and
 // "Sharing State Across Sessions Using Resource Containers" with x on the ps task.
-#include <boost/test/unit_test.hpp>
-
-#include <chrono>
-#include <map>
-#include <set>
-#include <future>
-#include <thread>
-#include <string>
-
-#include <nlohmann/json.hpp>
-
 #include <actorflow/actorflow.hpp>
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <future>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
 
 #include "free_port.hpp"
 #include "http_client.hpp"
@@ -87,7 +84,8 @@ BOOST_AUTO_TEST_CASE(the_chapters_simple_client_shares_its_unpinned_x_across_mas
   BOOST_TEST(simple_client(tasks.ps.target(), false) == 3.0f);
 }
 
-BOOST_AUTO_TEST_CASE(a_variable_pinned_to_a_worker_is_that_workers_own, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_variable_pinned_to_a_worker_is_that_workers_own,
+                     *boost::unit_test::timeout(60)) {
   ThreeTasks tasks;
   auto client = [](const std::string& target, const std::string& device, bool init) {
     af::Graph g;
@@ -107,7 +105,8 @@ BOOST_AUTO_TEST_CASE(a_variable_pinned_to_a_worker_is_that_workers_own, *boost::
   // worker:1's x is another variable, never initialized. The failing read on worker:1 ends
   // the step although the add between it and the assign runs on a third task (ps:0, the
   // cluster's first device) waiting for it.
-  BOOST_CHECK_THROW(client(tasks.worker0.target(), "/job:worker/task:1", false), af::FailedPreconditionError);
+  BOOST_CHECK_THROW(client(tasks.worker0.target(), "/job:worker/task:1", false),
+                    af::FailedPreconditionError);
 }
 
 BOOST_AUTO_TEST_CASE(errors_on_a_remote_task_fail_the_step_and_keep_the_session_usable,
@@ -145,7 +144,8 @@ BOOST_AUTO_TEST_CASE(a_step_needing_a_stopped_task_fails_with_unavailable_naming
     sess.run(b);
     BOOST_FAIL("the step ran without its ps task");
   } catch (const af::UnavailableError& e) {
-    BOOST_TEST(std::string(e.what()).find("/job:ps/replica:0/task:0") != std::string::npos, e.what());
+    BOOST_TEST(std::string(e.what()).find("/job:ps/replica:0/task:0") != std::string::npos,
+               e.what());
   }
 }
 
@@ -160,7 +160,8 @@ BOOST_AUTO_TEST_CASE(a_replica_device_setter_graph_keeps_variables_on_two_ps_tas
   af::Variable v, w;
   af::Output sum, step;
   {
-    auto setter = g.device(af::replica_device_setter(cluster, {.worker_device = "/job:worker/task:0"}));
+    auto setter =
+        g.device(af::replica_device_setter(cluster, {.worker_device = "/job:worker/task:0"}));
     v = g.variable(af::Tensor::from_vector<float>({1.0f, 2.0f}), {.name = "v"});
     w = g.variable(af::Tensor::from_vector<float>({10.0f, 20.0f}), {.name = "w"});
     sum = v + w;
@@ -188,7 +189,8 @@ BOOST_AUTO_TEST_CASE(a_stopped_masters_blocked_dequeue_on_another_task_takes_not
   ThreeTasks tasks;
   auto client = [](af::Graph& g) {
     auto pin = g.device("/job:ps/task:0");
-    return af::FIFOQueue(g, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "shared_q"});
+    return af::FIFOQueue(
+        g, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "shared_q"});
   };
   af::Graph g0;
   auto q0 = client(g0);
@@ -206,7 +208,8 @@ BOOST_AUTO_TEST_CASE(a_stopped_masters_blocked_dequeue_on_another_task_takes_not
   });
   // Opening can be slow on a loaded machine: stop worker:0 only once its session is open
   // and its dequeue has had time to reach ps:0 and wait there.
-  BOOST_REQUIRE((opened.get_future().wait_for(std::chrono::seconds(20)) == std::future_status::ready));
+  BOOST_REQUIRE(
+      (opened.get_future().wait_for(std::chrono::seconds(20)) == std::future_status::ready));
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   tasks.worker0.stop();
   BOOST_TEST((blocked.wait_for(std::chrono::seconds(20)) == std::future_status::ready));
@@ -304,12 +307,14 @@ BOOST_AUTO_TEST_CASE(a_traced_distributed_step_merges_every_tasks_stats_into_one
   std::set<std::string> processes;
   int flow_starts = 0, flow_ends = 0;
   for (auto& e : trace["traceEvents"]) {
-    if (e["ph"] == "M" && e["name"] == "process_name") processes.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] == "M" && e["name"] == "process_name")
+      processes.insert(e["args"]["name"].get<std::string>());
     if (e["ph"] == "s") ++flow_starts;
     if (e["ph"] == "f") ++flow_ends;
   }
-  BOOST_TEST(processes == (std::set<std::string>{"/job:ps/replica:0/task:0", "/job:worker/replica:0/task:0",
-                                                 "/job:worker/replica:0/task:1"}));
+  BOOST_TEST(processes ==
+             (std::set<std::string>{"/job:ps/replica:0/task:0", "/job:worker/replica:0/task:0",
+                                    "/job:worker/replica:0/task:1"}));
   BOOST_TEST(flow_starts == cross_task);
   BOOST_TEST(flow_ends == cross_task);
   // An untraced step carries no stats.
@@ -318,8 +323,10 @@ BOOST_AUTO_TEST_CASE(a_traced_distributed_step_merges_every_tasks_stats_into_one
   BOOST_TEST(none.step_stats.empty());
 }
 
-BOOST_AUTO_TEST_CASE(partition_runs_and_their_replies_take_the_push_channel, *boost::unit_test::timeout(60)) {
-  af::ClusterSpec cluster{std::map<std::string, std::vector<std::string>>{{"ps", {address()}}, {"worker", {address()}}}};
+BOOST_AUTO_TEST_CASE(partition_runs_and_their_replies_take_the_push_channel,
+                     *boost::unit_test::timeout(60)) {
+  af::ClusterSpec cluster{std::map<std::string, std::vector<std::string>>{{"ps", {address()}},
+                                                                          {"worker", {address()}}}};
   af::ServerOptions o;
   o.status_port = 0;
   af::Server ps(cluster, "ps", 0, o);
@@ -327,7 +334,8 @@ BOOST_AUTO_TEST_CASE(partition_runs_and_their_replies_take_the_push_channel, *bo
   auto control_frames = [](const af::Server& s) {
     const std::string body = af::test::http_get(s.status_port(), "/metrics");
     const std::string key =
-        "actorflow_pushed_control_frames_received_total{task=\"/job:" + s.job() + "/replica:0/task:0\"} ";
+        "actorflow_pushed_control_frames_received_total{task=\"/job:" + s.job() +
+        "/replica:0/task:0\"} ";
     const auto at = body.find(key);
     BOOST_REQUIRE(at != std::string::npos);
     return std::stol(body.substr(at + key.size()));
@@ -355,7 +363,8 @@ BOOST_AUTO_TEST_CASE(partition_runs_and_their_replies_take_the_push_channel, *bo
   const long ps_before = control_frames(ps), worker_before = control_frames(worker);
   for (int i = 0; i < 5; ++i) BOOST_TEST(sess.run(bump).scalar<float>() == 2.0f + i);
   BOOST_TEST(control_frames(worker) - worker_before == 5);
-  BOOST_TEST(control_frames(ps) - ps_before >= 9);  // 5 runs, and the cleanups of all but maybe the last
+  BOOST_TEST(control_frames(ps) - ps_before >=
+             9);  // 5 runs, and the cleanups of all but maybe the last
   for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
        control_frames(ps) - ps_before < 10 && std::chrono::steady_clock::now() < until;)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -374,9 +383,11 @@ BOOST_AUTO_TEST_CASE(partition_runs_and_their_replies_take_the_push_channel, *bo
   BOOST_TEST(sess.run(v.value()).scalar<float>() == 6.0f);
 }
 
-BOOST_AUTO_TEST_CASE(tasks_that_start_and_stop_in_order_log_no_alarm, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(tasks_that_start_and_stop_in_order_log_no_alarm,
+                     *boost::unit_test::timeout(60)) {
   af::test::LogCapture log;
-  af::ClusterSpec spec(std::map<std::string, std::vector<std::string>>{{"ps", {address()}}, {"worker", {address()}}});
+  af::ClusterSpec spec(std::map<std::string, std::vector<std::string>>{{"ps", {address()}},
+                                                                       {"worker", {address()}}});
   auto ps = std::make_unique<af::Server>(spec, "ps", 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the worker starts a little later
   auto worker = std::make_unique<af::Server>(spec, "worker", 0);
@@ -408,8 +419,9 @@ BOOST_AUTO_TEST_CASE(tasks_that_start_and_stop_in_order_log_no_alarm, *boost::un
   const auto lines = log.take();
   int stops = 0;
   for (const auto& l : lines)
-    stops += l.find("/job:ps/replica:0/task:0: /job:worker/replica:0/task:0 at") != std::string::npos &&
-             l.find(" stopped") != std::string::npos;
+    stops +=
+        l.find("/job:ps/replica:0/task:0: /job:worker/replica:0/task:0 at") != std::string::npos &&
+        l.find(" stopped") != std::string::npos;
   BOOST_TEST(stops == 1);
   auto stopped = alarms(lines);
   BOOST_TEST(stopped.empty(), "at stop: " << (stopped.empty() ? "" : stopped.front()));

@@ -2,15 +2,13 @@
 // tasks, an optimizer whose slots follow their variables there, and a sharded Saver whose
 // SaveV2 runs on each ps task's CPU (one shard per task, indexes merged), restored through
 // a session on a worker. Every task is a Server in this process, on loopback.
+#include <actorflow/actorflow.hpp>
+#include <actorflow/train/saver.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
-#include <actorflow/train/saver.hpp>
 
 #include "free_port.hpp"
 #include "temp_dir.hpp"
@@ -23,7 +21,8 @@ std::string address() { return "127.0.0.1:" + std::to_string(af::test::free_port
 
 BOOST_AUTO_TEST_SUITE(distributed_saver_test)
 
-BOOST_AUTO_TEST_CASE(a_sharded_saver_writes_one_shard_per_ps_task_and_restores, *boost::unit_test::timeout(120)) {
+BOOST_AUTO_TEST_CASE(a_sharded_saver_writes_one_shard_per_ps_task_and_restores,
+                     *boost::unit_test::timeout(120)) {
   af::ClusterSpec cluster{std::map<std::string, std::vector<std::string>>{
       {"ps", {address(), address()}}, {"worker", {address()}}}};
   af::Server ps0{cluster, "ps", 0};
@@ -36,12 +35,14 @@ BOOST_AUTO_TEST_CASE(a_sharded_saver_writes_one_shard_per_ps_task_and_restores, 
   af::Operation train;
   {
     auto setter = g.device(af::replica_device_setter(cluster));
-    w = g.variable(af::Tensor::from_vector(std::vector<float>{1, 2, 3, 4}, af::Shape{2, 2}), {.name = "w"});
+    w = g.variable(af::Tensor::from_vector(std::vector<float>{1, 2, 3, 4}, af::Shape{2, 2}),
+                   {.name = "w"});
     b = g.variable(af::Tensor::from_vector(std::vector<float>{0.5f, -0.5f}), {.name = "b"});
     step = af::train::get_or_create_global_step(g);
   }
   BOOST_TEST(w.op().device() != b.op().device());  // round robin over the two ps tasks
-  af::Output x = g.constant(af::Tensor::from_vector(std::vector<float>{1, -1, 2, 0.5f}, af::Shape{2, 2}));
+  af::Output x =
+      g.constant(af::Tensor::from_vector(std::vector<float>{1, -1, 2, 0.5f}, af::Shape{2, 2}));
   af::Output loss = af::reduce_sum(af::square(af::matmul(x, w) + b));
   af::train::AdamOptimizer adam(0.1);
   {
@@ -68,11 +69,13 @@ BOOST_AUTO_TEST_CASE(a_sharded_saver_writes_one_shard_per_ps_task_and_restores, 
   BOOST_TEST(std::filesystem::exists(written + ".data-00000-of-00002"));
   BOOST_TEST(std::filesystem::exists(written + ".data-00001-of-00002"));
   BOOST_TEST(!std::filesystem::exists(written + "_temp"));
-  for (const char* name : {"w", "b", "global_step", "w/Adam", "w/Adam_1", "b/Adam", "beta1_power", "beta2_power"})
+  for (const char* name :
+       {"w", "b", "global_step", "w/Adam", "w/Adam_1", "b/Adam", "beta1_power", "beta2_power"})
     BOOST_TEST(reader.contains(name), name);
   // Each SaveV2 runs on the CPU of the ps task holding its variables.
   for (auto* node : g.nodes())
-    if (node->type() == "SaveV2") BOOST_TEST(node->def().device.find("/job:ps/") == 0u, node->def().device);
+    if (node->type() == "SaveV2")
+      BOOST_TEST(node->def().device.find("/job:ps/") == 0u, node->def().device);
 
   // Clobber the state, then restore it through the cluster.
   sess.run(af::Output(w.assign(g.constant(af::Tensor(af::DType::float32, af::Shape{2, 2})))).op());

@@ -4,27 +4,23 @@
 // (step_channel.hpp): a request for an unknown session claiming a 64 MiB body, a peer that
 // never sends a request, an idle flood. Each is refused (closed, counted in /metrics) while
 // real clients keep running steps, memory stays put and no descriptor leaks.
+#include <actorflow/actorflow.hpp>
+#include <asio.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <asio.hpp>
-#include <nlohmann/json.hpp>
-
-#include <actorflow/actorflow.hpp>
-
-#include "wire_session.hpp"
-
 #include "free_port.hpp"
 #include "http_client.hpp"
 #include "process_stats.hpp"
+#include "wire_session.hpp"
 
 using namespace std::chrono_literals;
 using asio::ip::tcp;
@@ -50,15 +46,15 @@ bool closed_within(tcp::socket& s, std::chrono::milliseconds limit) {
   char buf[4096];
   while (std::chrono::steady_clock::now() < until) {
     const auto n = ::recv(s.native_handle(), buf, sizeof buf, 0);
-    if (n == 0) return true;                                             // orderly close
+    if (n == 0) return true;  // orderly close
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return true;  // reset
   }
   return false;
 }
 
-
 /// The value of `actorflow_refused_connections_total{...port="<port>",reason="<reason>"}`.
-long refused(std::uint16_t status_port, const std::string& reason, const std::string& port = "caf") {
+long refused(std::uint16_t status_port, const std::string& reason,
+             const std::string& port = "caf") {
   const std::string body = af::test::http_get(status_port, "/metrics");
   const std::string key = "port=\"" + port + "\",reason=\"" + reason + "\"} ";
   auto at = body.find(key);
@@ -67,7 +63,8 @@ long refused(std::uint16_t status_port, const std::string& reason, const std::st
 
 /// The server's `which` ("step", "bulk") port, from /status.
 std::uint16_t port_of(const af::Server& server, const std::string& which) {
-  const auto json = nlohmann::json::parse(af::test::body_of(af::test::http_get(server.status_port(), "/status")));
+  const auto json =
+      nlohmann::json::parse(af::test::body_of(af::test::http_get(server.status_port(), "/status")));
   return json.at("ports").at(which).get<std::uint16_t>();
 }
 std::uint16_t step_port(const af::Server& server) { return port_of(server, "step"); }
@@ -83,18 +80,21 @@ std::chrono::milliseconds real_step(const af::Server& server) {
   const auto start = std::chrono::steady_clock::now();
   af::Session sess(g, server.target(), af::test::over_the_wire());
   BOOST_TEST(sess.run(c).scalar<float>() == 6.0f);
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start);
 }
 
-std::unique_ptr<af::Server> make_server(std::chrono::milliseconds handshake_timeout, std::size_t max_waiting = 128) {
+std::unique_ptr<af::Server> make_server(std::chrono::milliseconds handshake_timeout,
+                                        std::size_t max_waiting = 128) {
   af::ServerOptions o;
   o.status_port = 0;
   o.handshake_timeout = handshake_timeout;
   o.max_unauthenticated_connections = max_waiting;
   o.max_message_bytes = 64u << 20;
   return std::make_unique<af::Server>(
-      af::ClusterSpec(std::map<std::string, std::vector<std::string>>{{"localhost", {"127.0.0.1:0"}}}), "localhost", 0,
-      std::move(o));
+      af::ClusterSpec(
+          std::map<std::string, std::vector<std::string>>{{"localhost", {"127.0.0.1:0"}}}),
+      "localhost", 0, std::move(o));
 }
 
 }  // namespace
@@ -127,8 +127,9 @@ BOOST_AUTO_TEST_CASE(a_basp_header_claiming_four_gigabytes_is_refused_before_any
   BOOST_TEST(open_descriptors() <= fds_before + 2);  // the session's own connections at most
 }
 
-BOOST_AUTO_TEST_CASE(a_handshake_claiming_more_than_a_handshake_has_is_refused_below_the_message_limit,
-                     *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(
+    a_handshake_claiming_more_than_a_handshake_has_is_refused_below_the_message_limit,
+    *boost::unit_test::timeout(60)) {
   // Four connections each send a client handshake header claiming 60 MiB, under the 64 MiB
   // message limit: a peer that has not shaken hands may claim only the few KiB a handshake
   // has, so nothing is allocated for them and they are closed at once.
@@ -142,7 +143,8 @@ BOOST_AUTO_TEST_CASE(a_handshake_claiming_more_than_a_handshake_has_is_refused_b
     unsigned char header[32] = {};
     header[0] = 0x01;
     const std::uint32_t claim = 60u << 20;
-    for (int b = 0; b < 4; ++b) header[4 + b] = static_cast<unsigned char>((claim >> (8 * (3 - b))) & 0xff);
+    for (int b = 0; b < 4; ++b)
+      header[4 + b] = static_cast<unsigned char>((claim >> (8 * (3 - b))) & 0xff);
     asio::write(*s, asio::buffer(header));
     claims.push_back(std::move(s));
   }
@@ -171,18 +173,21 @@ BOOST_AUTO_TEST_CASE(a_connection_its_peer_closes_before_the_handshake_gives_bac
   BOOST_TEST(open_descriptors() <= fds_before + 1);
 }
 
-BOOST_AUTO_TEST_CASE(bytes_that_are_not_a_basp_handshake_close_the_connection, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(bytes_that_are_not_a_basp_handshake_close_the_connection,
+                     *boost::unit_test::timeout(60)) {
   auto server = make_server(5000ms);
   asio::io_context io;
   auto s = raw_connect(io, server->port());
-  const std::string garbage = "GET / HTTP/1.1\r\nHost: nothing-here\r\n\r\n";  // 37 bytes: a header and change
+  const std::string garbage =
+      "GET / HTTP/1.1\r\nHost: nothing-here\r\n\r\n";  // 37 bytes: a header and change
   asio::write(*s, asio::buffer(garbage));
   BOOST_TEST(closed_within(*s, 3000ms));
   BOOST_TEST(refused(server->status_port(), "not_basp") == 1);
   BOOST_TEST(real_step(*server) < 1000ms);
 }
 
-BOOST_AUTO_TEST_CASE(a_peer_that_never_shakes_hands_is_closed_after_the_timeout, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_peer_that_never_shakes_hands_is_closed_after_the_timeout,
+                     *boost::unit_test::timeout(60)) {
   auto server = make_server(300ms);
   asio::io_context io;
   const auto start = std::chrono::steady_clock::now();
@@ -194,7 +199,8 @@ BOOST_AUTO_TEST_CASE(a_peer_that_never_shakes_hands_is_closed_after_the_timeout,
   BOOST_TEST(real_step(*server) < 1000ms);
 }
 
-BOOST_AUTO_TEST_CASE(an_idle_flood_does_not_lock_out_a_real_client, *boost::unit_test::timeout(120)) {
+BOOST_AUTO_TEST_CASE(an_idle_flood_does_not_lock_out_a_real_client,
+                     *boost::unit_test::timeout(120)) {
   auto server = make_server(30000ms, 16);
   real_step(*server);  // warm: the client's own connection to the server exists
   asio::io_context io;
@@ -266,7 +272,8 @@ BOOST_AUTO_TEST_CASE(a_step_connection_that_never_sends_a_request_is_closed_afte
   BOOST_TEST(refused(server->status_port(), "handshake_timeout", "step") == 1);
 }
 
-BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_step_port_does_not_lock_out_new_sessions, *boost::unit_test::timeout(120)) {
+BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_step_port_does_not_lock_out_new_sessions,
+                     *boost::unit_test::timeout(120)) {
   auto server = make_server(30000ms, 16);
   const std::uint16_t port = step_port(*server);
   asio::io_context io;
@@ -278,7 +285,8 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_step_port_does_not_lock_out_new_sessio
 
 // -- the bulk port -----------------------------------------------------------------------------
 
-BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_bulk_port_does_not_stop_large_fetches, *boost::unit_test::timeout(120)) {
+BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_bulk_port_does_not_stop_large_fetches,
+                     *boost::unit_test::timeout(120)) {
   auto server = make_server(30000ms, 16);
   const std::uint16_t port = port_of(*server, "bulk");
   BOOST_REQUIRE(port != 0);
@@ -287,7 +295,8 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_bulk_port_does_not_stop_large_fetches,
   for (int i = 0; i < 300; ++i) idle.push_back(raw_connect(io, port));  // the old cap was 256
   // A 4 MiB fetch travels over the bulk port.
   af::Graph g;
-  auto big = af::fill(g.constant(af::Tensor::from_vector<std::int32_t>({1 << 20})), g.constant(1.5f));
+  auto big =
+      af::fill(g.constant(af::Tensor::from_vector<std::int32_t>({1 << 20})), g.constant(1.5f));
   af::Session sess(g, server->target(), af::test::over_the_wire());
   const auto start = std::chrono::steady_clock::now();
   auto value = sess.run(big);
@@ -314,7 +323,8 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_bulk_port_does_not_stop_large_fetches,
 BOOST_AUTO_TEST_CASE(garbage_on_the_push_port_is_refused_and_tensors_still_cross_tasks,
                      *boost::unit_test::timeout(120)) {
   auto addr = [] { return "127.0.0.1:" + std::to_string(af::test::free_port()); };
-  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"ps", {addr()}}, {"worker", {addr()}}});
+  af::ClusterSpec cluster(
+      std::map<std::string, std::vector<std::string>>{{"ps", {addr()}}, {"worker", {addr()}}});
   af::ServerOptions o;
   o.status_port = 0;
   o.handshake_timeout = 500ms;
@@ -345,8 +355,9 @@ BOOST_AUTO_TEST_CASE(garbage_on_the_push_port_is_refused_and_tensors_still_cross
   af::Graph g;
   auto v = [&] {
     auto pin = g.device("/job:ps/task:0");
-    return g.variable(af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({1 << 18})), g.constant(1.0f)),
-                      {.name = "pushed"});
+    return g.variable(
+        af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({1 << 18})), g.constant(1.0f)),
+        {.name = "pushed"});
   }();
   af::Output doubled;
   {
@@ -360,17 +371,20 @@ BOOST_AUTO_TEST_CASE(garbage_on_the_push_port_is_refused_and_tensors_still_cross
   auto value = sess.run(v.value());
   BOOST_TEST(value.data<float>()[(1 << 18) - 1] == 2.0f);
   const std::string body = af::test::http_get(ps.status_port(), "/metrics");
-  const std::string key = "actorflow_pushed_tensors_received_total{task=\"/job:ps/replica:0/task:0\"} ";
+  const std::string key =
+      "actorflow_pushed_tensors_received_total{task=\"/job:ps/replica:0/task:0\"} ";
   const auto at = body.find(key);
   BOOST_REQUIRE(at != std::string::npos);
   BOOST_TEST(std::stol(body.substr(at + key.size())) >= 1);
 }
 
-BOOST_AUTO_TEST_CASE(a_push_hello_trickling_in_is_closed_at_its_deadline_from_accept, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_push_hello_trickling_in_is_closed_at_its_deadline_from_accept,
+                     *boost::unit_test::timeout(60)) {
   // One byte every 100 ms: every byte restarting an idle timer kept such a connection open
   // for as long as the peer liked. The deadline runs from accept.
   auto addr = [] { return "127.0.0.1:" + std::to_string(af::test::free_port()); };
-  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"ps", {addr()}}, {"worker", {addr()}}});
+  af::ClusterSpec cluster(
+      std::map<std::string, std::vector<std::string>>{{"ps", {addr()}}, {"worker", {addr()}}});
   af::ServerOptions o;
   o.status_port = 0;
   o.handshake_timeout = 300ms;
@@ -401,7 +415,8 @@ BOOST_AUTO_TEST_CASE(idle_connections_on_the_push_port_do_not_lose_the_first_cro
   // ran into its deadline. Now the push port closes the oldest idle connection instead, and a
   // sender counts a frame only on a connection whose hello was answered.
   auto addr = [] { return "127.0.0.1:" + std::to_string(af::test::free_port()); };
-  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"ps", {addr()}}, {"worker", {addr()}}});
+  af::ClusterSpec cluster(
+      std::map<std::string, std::vector<std::string>>{{"ps", {addr()}}, {"worker", {addr()}}});
   af::ServerOptions o;
   o.status_port = 0;
   o.handshake_timeout = 20s;  // the idle connections outlive the step

@@ -2,19 +2,16 @@
 // random timeouts and step cancellations; afterwards every item whose enqueue succeeded
 // was dequeued exactly once or is still in the queue, and no item whose enqueue failed
 // appears anywhere.
-#include <boost/test/unit_test.hpp>
-
+#include <actorflow/actorflow.hpp>
+#include <actorflow/actors/message_types.hpp>
 #include <algorithm>
 #include <atomic>
+#include <boost/test/unit_test.hpp>
+#include <caf/all.hpp>
 #include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
-
-#include <caf/all.hpp>
-
-#include <actorflow/actorflow.hpp>
-#include <actorflow/actors/message_types.hpp>
 
 using namespace std::chrono_literals;
 
@@ -32,7 +29,8 @@ BOOST_AUTO_TEST_CASE(every_enqueued_item_is_dequeued_exactly_once_or_still_queue
                                        .capacity = 1000});
   // Consumers dequeue through graph ops in sessions sharing the queue.
   af::Graph g;
-  af::FIFOQueue q(g, {.capacity = 1000, .dtypes = {af::int64}, .shapes = {{}}, .shared_name = "stress_queue"});
+  af::FIFOQueue q(
+      g, {.capacity = 1000, .dtypes = {af::int64}, .shapes = {{}}, .shared_name = "stress_queue"});
   auto n = g.placeholder(af::int32, af::PartialShape(af::Shape{}));
   auto taken = q.dequeue_many(n);
   // A step that fails after a delay, cancelling the dequeue waiting beside it.
@@ -93,13 +91,16 @@ BOOST_AUTO_TEST_CASE(every_enqueued_item_is_dequeued_exactly_once_or_still_queue
             if (rng() % 8 == 0) {
               // Cancelled by the failing op of the same step: takes nothing.
               try {
-                sess->run({taken[0], doomed}, {{n, af::Tensor(k)}, {doomed_input, af::Tensor::from_vector<float>({1, 2})}});
+                sess->run(
+                    {taken[0], doomed},
+                    {{n, af::Tensor(k)}, {doomed_input, af::Tensor::from_vector<float>({1, 2})}});
               } catch (const af::InvalidArgumentError&) {
                 ++cancellations;
               }
               continue;
             }
-            got.push_back(sess->run(taken[0], {{n, af::Tensor(k)}}, {.timeout_in_ms = static_cast<std::int64_t>(1 + rng() % 5)}));
+            got.push_back(sess->run(taken[0], {{n, af::Tensor(k)}},
+                                    {.timeout_in_ms = static_cast<std::int64_t>(1 + rng() % 5)}));
           } else {
             got = handle.dequeue_many(k, std::chrono::milliseconds(rng() % 5));
           }
@@ -123,9 +124,10 @@ BOOST_AUTO_TEST_CASE(every_enqueued_item_is_dequeued_exactly_once_or_still_queue
     }
   } catch (const af::OutOfRangeError&) {
   }
-  BOOST_TEST_MESSAGE("enqueued " << enqueued.size() << ", failed enqueues " << failed_enqueues.size()
-                                 << ", dequeued " << dequeued.size() << ", left " << remaining.size()
-                                 << ", timeouts " << timeouts << ", cancellations " << cancellations);
+  BOOST_TEST_MESSAGE("enqueued " << enqueued.size() << ", failed enqueues "
+                                 << failed_enqueues.size() << ", dequeued " << dequeued.size()
+                                 << ", left " << remaining.size() << ", timeouts " << timeouts
+                                 << ", cancellations " << cancellations);
   BOOST_TEST(enqueued.size() + failed_enqueues.size() == static_cast<std::size_t>(kItems));
   BOOST_TEST(timeouts > 0);
   BOOST_TEST(cancellations > 0);
@@ -141,21 +143,25 @@ BOOST_AUTO_TEST_CASE(every_enqueued_item_is_dequeued_exactly_once_or_still_queue
 
 // A host actor uses the queue through requests (queue_request_atom).
 BOOST_AUTO_TEST_CASE(host_actors_use_queue_requests, *boost::unit_test::timeout(60)) {
-  auto handle = af::QueueHandle::open({.kind = af::QueueKind::fifo, .name = "actor_queue",
-                                       .dtypes = {af::string}, .shapes = {af::PartialShape(af::Shape{})}});
+  auto handle = af::QueueHandle::open({.kind = af::QueueKind::fifo,
+                                       .name = "actor_queue",
+                                       .dtypes = {af::string},
+                                       .shapes = {af::PartialShape(af::Shape{})}});
   auto& sys = af::Runtime::global().system();
   caf::scoped_actor self{sys};
   std::vector<af::Tensor> words{af::Tensor::from_vector<std::string>({"a", "b", "c"})};
   self->request(handle.actor(), 5s, af::queue_request_atom::value, af::QueueOp::enqueue_many, words,
                 std::int64_t{0}, std::int64_t{-1})
-      .receive([](const std::vector<af::Tensor>&) {}, [](caf::error& e) { BOOST_FAIL(caf::to_string(e)); });
+      .receive([](const std::vector<af::Tensor>&) {},
+               [](caf::error& e) { BOOST_FAIL(caf::to_string(e)); });
   BOOST_TEST(handle.size() == 3);
   self->request(handle.actor(), 5s, af::queue_request_atom::value, af::QueueOp::dequeue_many,
                 std::vector<af::Tensor>{}, std::int64_t{2}, std::int64_t{1000})
-      .receive([](const std::vector<af::Tensor>& r) {
-                 BOOST_TEST(r.at(0).to_vector<std::string>() == (std::vector<std::string>{"a", "b"}));
-               },
-               [](caf::error& e) { BOOST_FAIL(caf::to_string(e)); });
+      .receive(
+          [](const std::vector<af::Tensor>& r) {
+            BOOST_TEST(r.at(0).to_vector<std::string>() == (std::vector<std::string>{"a", "b"}));
+          },
+          [](caf::error& e) { BOOST_FAIL(caf::to_string(e)); });
   // A timed request on a queue with too few elements: DeadlineExceeded, nothing taken.
   self->request(handle.actor(), 5s, af::queue_request_atom::value, af::QueueOp::dequeue_many,
                 std::vector<af::Tensor>{}, std::int64_t{5}, std::int64_t{50})

@@ -3,13 +3,11 @@
 // Containers" (simple_client), reset, errors and a stopped server. These sessions take the
 // network path (`use_local_master = false`), as a client in another process does; the last
 // cases check the local master that sessions take by default.
-#include <boost/test/unit_test.hpp>
-
+#include <actorflow/actorflow.hpp>
 #include <asio.hpp>
+#include <boost/test/unit_test.hpp>
 #include <future>
 #include <random>
-
-#include <actorflow/actorflow.hpp>
 
 #include "http_client.hpp"
 #include "wire_session.hpp"
@@ -18,7 +16,8 @@ using af::test::over_the_wire;
 
 BOOST_AUTO_TEST_SUITE(remote_session_test)
 
-BOOST_AUTO_TEST_CASE(a_remote_session_evaluates_on_the_servers_devices, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_remote_session_evaluates_on_the_servers_devices,
+                     *boost::unit_test::timeout(60)) {
   auto server = af::Server::create_local_server();
   BOOST_TEST(server->target().rfind("caf://127.0.0.1:", 0) == 0);
   BOOST_TEST(server->port() != 0);
@@ -39,7 +38,8 @@ BOOST_AUTO_TEST_CASE(a_remote_session_evaluates_on_the_servers_devices, *boost::
   BOOST_TEST(out.to_vector<float>() == (std::vector<float>{5.0f, 7.0f}));
 }
 
-BOOST_AUTO_TEST_CASE(the_clients_allow_soft_placement_reaches_the_servers_placer, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(the_clients_allow_soft_placement_reaches_the_servers_placer,
+                     *boost::unit_test::timeout(60)) {
   // As TensorFlow's CreateSession carries the client's ConfigProto to the master: a node
   // pinned to a GPU no server has fails the step, unless the client allows soft placement.
   auto server = af::Server::create_local_server();
@@ -51,9 +51,10 @@ BOOST_AUTO_TEST_CASE(the_clients_allow_soft_placement_reaches_the_servers_placer
   }
   {
     af::Session strict(g, server->target(), over_the_wire());
-    BOOST_CHECK_EXCEPTION(strict.run(c), af::InvalidArgumentError, [](const af::InvalidArgumentError& e) {
-      return std::string(e.what()).find("Cannot assign a device") != std::string::npos;
-    });
+    BOOST_CHECK_EXCEPTION(
+        strict.run(c), af::InvalidArgumentError, [](const af::InvalidArgumentError& e) {
+          return std::string(e.what()).find("Cannot assign a device") != std::string::npos;
+        });
   }
   auto config = over_the_wire();
   config.allow_soft_placement = true;
@@ -81,12 +82,14 @@ BOOST_AUTO_TEST_CASE(variables_live_on_the_server_not_in_sessions, *boost::unit_
   BOOST_TEST(simple_client(true) == 1.0f);
 }
 
-BOOST_AUTO_TEST_CASE(a_server_started_again_in_the_process_starts_empty, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_server_started_again_in_the_process_starts_empty,
+                     *boost::unit_test::timeout(60)) {
   // Shared queues live with their server: one started later under the same task name
   // (as a restarted process would be) does not see the stopped one's queue.
   auto size_after_enqueue = [](af::Server& server) {
     af::Graph g;
-    af::FIFOQueue q(g, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "restart_q"});
+    af::FIFOQueue q(
+        g, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "restart_q"});
     auto enqueue = q.enqueue({g.constant(1.0f)});
     af::Session sess(g, server.target(), over_the_wire());
     sess.run(enqueue);
@@ -120,7 +123,8 @@ BOOST_AUTO_TEST_CASE(containers_are_reset_one_by_one, *boost::unit_test::timeout
   BOOST_CHECK_THROW(sess.run(v1.value()), af::FailedPreconditionError);
 }
 
-BOOST_AUTO_TEST_CASE(errors_on_the_server_reach_the_client_with_their_type, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(errors_on_the_server_reach_the_client_with_their_type,
+                     *boost::unit_test::timeout(60)) {
   auto server = af::Server::create_local_server();
   af::Graph g;
   auto x = g.placeholder(af::float32, af::PartialShape{});
@@ -147,7 +151,8 @@ BOOST_AUTO_TEST_CASE(errors_on_the_server_reach_the_client_with_their_type, *boo
   }
 }
 
-BOOST_AUTO_TEST_CASE(a_closed_or_unreachable_server_is_an_error_not_a_hang, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_closed_or_unreachable_server_is_an_error_not_a_hang,
+                     *boost::unit_test::timeout(60)) {
   af::Graph empty;
   BOOST_CHECK_THROW(af::Session(empty, "caf://127.0.0.1:1"), af::UnavailableError);
   BOOST_CHECK_THROW(af::Session(empty, "grpc://127.0.0.1:1"), af::UnimplementedError);
@@ -157,14 +162,16 @@ BOOST_AUTO_TEST_CASE(a_closed_or_unreachable_server_is_an_error_not_a_hang, *boo
   auto c = g.constant(3.0f);
   af::Session sess(g, server->target(), over_the_wire());
   BOOST_TEST(sess.run(c).scalar<float>() == 3.0f);
-  BOOST_TEST(!server->join_for(std::chrono::milliseconds(50)));  // still serving: the deadline ends the wait
+  BOOST_TEST(!server->join_for(
+      std::chrono::milliseconds(50)));  // still serving: the deadline ends the wait
   server->stop();
   BOOST_TEST(server->join_for(std::chrono::seconds(10)));
   server->join();
   BOOST_CHECK_THROW(sess.run(c), af::Error);
 }
 
-BOOST_AUTO_TEST_CASE(garbage_on_the_servers_port_leaves_it_serving, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(garbage_on_the_servers_port_leaves_it_serving,
+                     *boost::unit_test::timeout(60)) {
   auto server = af::Server::create_local_server();
   asio::io_context io;
   auto send_raw = [&](const std::string& bytes) {
@@ -177,10 +184,10 @@ BOOST_AUTO_TEST_CASE(garbage_on_the_servers_port_leaves_it_serving, *boost::unit
   std::mt19937 rng(7);
   std::string noise(4096, '\0');
   for (auto& c : noise) c = static_cast<char>(rng());
-  send_raw(noise);                                      // random bytes
-  send_raw("GET / HTTP/1.1\r\nHost: x\r\n\r\n");      // another protocol
-  send_raw(std::string(16, '\xff'));                    // a truncated header
-  std::string oversized(32, '\0');                      // a BASP-sized header claiming ~4 GiB
+  send_raw(noise);                                // random bytes
+  send_raw("GET / HTTP/1.1\r\nHost: x\r\n\r\n");  // another protocol
+  send_raw(std::string(16, '\xff'));              // a truncated header
+  std::string oversized(32, '\0');                // a BASP-sized header claiming ~4 GiB
   for (int i = 4; i < 8; ++i) oversized[static_cast<std::size_t>(i)] = '\xff';
   send_raw(oversized);
   af::Graph g;
@@ -189,15 +196,17 @@ BOOST_AUTO_TEST_CASE(garbage_on_the_servers_port_leaves_it_serving, *boost::unit
   BOOST_TEST(sess.run(c).scalar<float>() == 8.0f);
 }
 
-BOOST_AUTO_TEST_CASE(large_fetches_arrive_intact_beside_small_ones, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(large_fetches_arrive_intact_beside_small_ones,
+                     *boost::unit_test::timeout(60)) {
   // Tensors of 1 MiB and more travel over the server's bulk port, the rest in the reply.
   auto server = af::Server::create_local_server();
   af::Graph g;
   const std::int64_t n = 3 << 20;  // 12 MiB of floats
   auto x = g.placeholder(af::float32, af::PartialShape{-1});
   auto big = x * 2.0f;
-  auto v = g.variable(af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({n})), g.constant(0.5f)),
-                      {.name = "big"});
+  auto v =
+      g.variable(af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({n})), g.constant(0.5f)),
+                 {.name = "big"});
   auto small = af::reduce_sum(x);
   af::Session sess(g, server->target(), over_the_wire());
   sess.run(v.initializer());
@@ -218,12 +227,15 @@ BOOST_AUTO_TEST_CASE(large_fetches_arrive_intact_beside_small_ones, *boost::unit
   }
 }
 
-BOOST_AUTO_TEST_CASE(resetting_the_server_cancels_a_blocked_dequeue, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(resetting_the_server_cancels_a_blocked_dequeue,
+                     *boost::unit_test::timeout(60)) {
   // As TensorFlow: Session.reset closes the server's sessions; a step blocked in a dequeue
   // ends with Cancelled ("was cancelled"), later steps of that session with Aborted.
   auto server = af::Server::create_local_server();
   af::Graph g;
-  af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "reset_blocked_q"});
+  af::FIFOQueue q(
+      g,
+      {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "reset_blocked_q"});
   auto dequeue = q.dequeue()[0];
   af::Session sess(g, server->target(), over_the_wire());
   sess.run(q.size());
@@ -243,7 +255,8 @@ BOOST_AUTO_TEST_CASE(resetting_the_server_cancels_a_blocked_dequeue, *boost::uni
   BOOST_CHECK_THROW(sess.run(q.size()), af::AbortedError);
 }
 
-BOOST_AUTO_TEST_CASE(a_feed_too_large_for_the_step_channel_goes_over_caf, *boost::unit_test::timeout(120)) {
+BOOST_AUTO_TEST_CASE(a_feed_too_large_for_the_step_channel_goes_over_caf,
+                     *boost::unit_test::timeout(120)) {
   // The step channel takes requests up to 64 MiB; a larger one (a 72 MiB feed) is not sent
   // there (the server would refuse it) but over CAF, and the session keeps its step channel.
   auto server = af::Server::create_local_server();
@@ -257,10 +270,12 @@ BOOST_AUTO_TEST_CASE(a_feed_too_large_for_the_step_channel_goes_over_caf, *boost
   feed.data<float>()[0] = 1.0f;
   feed.data<float>()[n - 1] = 2.0f;
   BOOST_TEST(sess.run(total, {{x, feed}}).scalar<float>() == 3.0f);
-  BOOST_TEST(sess.run(total, {{x, af::Tensor::from_vector<float>({1.0f, 2.0f})}}).scalar<float>() == 3.0f);
+  BOOST_TEST(sess.run(total, {{x, af::Tensor::from_vector<float>({1.0f, 2.0f})}}).scalar<float>() ==
+             3.0f);
 }
 
-BOOST_AUTO_TEST_CASE(a_traced_remote_step_returns_the_servers_step_stats, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_traced_remote_step_returns_the_servers_step_stats,
+                     *boost::unit_test::timeout(60)) {
   auto server = af::Server::create_local_server();
   af::Graph g;
   auto a = g.constant(1.0f, "a");
@@ -286,8 +301,9 @@ BOOST_AUTO_TEST_CASE(a_session_on_a_server_of_this_process_runs_steps_on_its_mas
   auto server = af::Server::create_local_server(with_status);
   af::Graph g;
   auto x = g.placeholder(af::float32, af::PartialShape{-1}, "x");
-  auto v = g.variable(af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({1 << 20})), g.constant(0.5f)),
-                      {.name = "big"});
+  auto v = g.variable(
+      af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({1 << 20})), g.constant(0.5f)),
+      {.name = "big"});
   auto doubled = x * 2.0f;
   af::Session sess(g, server->target());
   sess.run(v.initializer());
@@ -298,20 +314,24 @@ BOOST_AUTO_TEST_CASE(a_session_on_a_server_of_this_process_runs_steps_on_its_mas
   BOOST_TEST(out[1].data<float>()[(1 << 20) - 1] == 0.5f);
   // The graph may grow between steps, as over the network.
   auto sum = af::reduce_sum(doubled);
-  BOOST_TEST(sess.run(sum, {{x, af::Tensor::from_vector<float>({1.0f, 2.0f})}}).scalar<float>() == 6.0f);
+  BOOST_TEST(sess.run(sum, {{x, af::Tensor::from_vector<float>({1.0f, 2.0f})}}).scalar<float>() ==
+             6.0f);
   // The steps ran on the server, and no byte of them crossed the step channel or bulk port.
   auto text = af::test::http_get(server->status_port(), "/metrics");
   const std::string t = "{task=\"/job:localhost/replica:0/task:0\"";
   BOOST_TEST(text.find("actorflow_steps_total" + t + "} 3\n") != std::string::npos, text);
-  BOOST_TEST(text.find("actorflow_peer_bytes_received_total" + t + ",peer=\"clients\"} 0\n") != std::string::npos,
+  BOOST_TEST(text.find("actorflow_peer_bytes_received_total" + t + ",peer=\"clients\"} 0\n") !=
+                 std::string::npos,
              text);
   // Errors are the server's, as over the network.
   BOOST_CHECK_THROW(sess.run(doubled), af::InvalidArgumentError);  // x is not fed
   sess.close();
-  BOOST_CHECK_THROW(sess.run(sum, {{x, af::Tensor::from_vector<float>({1.0f})}}), af::FailedPreconditionError);
+  BOOST_CHECK_THROW(sess.run(sum, {{x, af::Tensor::from_vector<float>({1.0f})}}),
+                    af::FailedPreconditionError);
 }
 
-BOOST_AUTO_TEST_CASE(a_local_session_whose_server_stopped_fails_instead_of_waiting, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_local_session_whose_server_stopped_fails_instead_of_waiting,
+                     *boost::unit_test::timeout(60)) {
   auto server = af::Server::create_local_server();
   af::Graph g;
   auto c = g.constant(2.0f) * 4.0f;

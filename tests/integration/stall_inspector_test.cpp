@@ -3,19 +3,16 @@
 // with what they wait for: an accumulator's take names the replica that has not applied
 // its gradient for the global step; a dequeue names who enqueued last; a receive names the
 // task its tensor comes from. The waits still end only at their deadlines.
+#include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <future>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include <actorflow/actorflow.hpp>
 
 #include "free_port.hpp"
 #include "http_client.hpp"
@@ -31,8 +28,8 @@ std::string address() { return "127.0.0.1:" + std::to_string(af::test::free_port
 
 /// ps:0 (stall period 200 ms, a status port), worker:0 and worker:1, in this process.
 struct Cluster {
-  af::ClusterSpec spec{std::map<std::string, std::vector<std::string>>{{"ps", {address()}},
-                                                                       {"worker", {address(), address()}}}};
+  af::ClusterSpec spec{std::map<std::string, std::vector<std::string>>{
+      {"ps", {address()}}, {"worker", {address(), address()}}}};
   std::unique_ptr<af::Server> ps, w0, w1;
   Cluster() {
     af::ServerOptions o;
@@ -42,14 +39,18 @@ struct Cluster {
     w0 = std::make_unique<af::Server>(spec, "worker", 0);
     w1 = std::make_unique<af::Server>(spec, "worker", 1);
   }
-  std::string metrics() const { return af::test::body_of(af::test::http_get(ps->status_port(), "/metrics")); }
+  std::string metrics() const {
+    return af::test::body_of(af::test::http_get(ps->status_port(), "/metrics"));
+  }
   nlohmann::json status() const {
-    return nlohmann::json::parse(af::test::body_of(af::test::http_get(ps->status_port(), "/status")));
+    return nlohmann::json::parse(
+        af::test::body_of(af::test::http_get(ps->status_port(), "/status")));
   }
 };
 
 /// The stalled wait of `kind` on the ps, or null.
-const af::StallWatch::Stalled* find(const std::vector<af::StallWatch::Stalled>& all, const std::string& kind) {
+const af::StallWatch::Stalled* find(const std::vector<af::StallWatch::Stalled>& all,
+                                    const std::string& kind) {
   for (const auto& s : all)
     if (s.kind == kind) return &s;
   return nullptr;
@@ -64,7 +65,8 @@ std::pair<af::Code, std::chrono::milliseconds> timed(const std::function<void()>
   } catch (const af::Error& e) {
     code = e.code();
   }
-  return {code, std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)};
+  return {code, std::chrono::duration_cast<std::chrono::milliseconds>(
+                    std::chrono::steady_clock::now() - start)};
 }
 
 /// One replica's graph: a shared accumulator on the ps, fed from the replica's worker.
@@ -79,7 +81,8 @@ struct AccumulatorGraph {
       local_step = g.placeholder(af::int64, af::PartialShape{}, "local_step");
     }
     auto on_ps = g.device("/job:ps/task:0");
-    af::ConditionalAccumulator acc(g, af::float32, {.shape = af::PartialShape{1}, .shared_name = "stall_acc"});
+    af::ConditionalAccumulator acc(g, af::float32,
+                                   {.shape = af::PartialShape{1}, .shared_name = "stall_acc"});
     apply = acc.apply_grad(grad, local_step);
     taken = acc.take_grad(2);
   }
@@ -114,7 +117,8 @@ BOOST_AUTO_TEST_CASE(a_take_waiting_for_a_replica_names_it_and_still_ends_at_its
   BOOST_TEST(s->what == "stall_acc");
   BOOST_TEST(s->global_step == 1);
   BOOST_TEST(contains(s->waiting_for, "1 of 2 gradients for global step 1"), s->waiting_for);
-  BOOST_TEST(contains(s->waiting_for, "none yet from /job:worker/replica:0/task:1"), s->waiting_for);
+  BOOST_TEST(contains(s->waiting_for, "none yet from /job:worker/replica:0/task:1"),
+             s->waiting_for);
   BOOST_TEST(!contains(s->waiting_for, "task:0"), s->waiting_for);
   BOOST_TEST(s->waited >= 200ms);
   // /status lists it, /metrics counts it, the log names the missing replica.
@@ -123,10 +127,12 @@ BOOST_AUTO_TEST_CASE(a_take_waiting_for_a_replica_names_it_and_still_ends_at_its
   BOOST_TEST(status.at("stall_period_ms").get<int>() == 200);
   bool listed = false;
   for (const auto& w : status.at("stalls"))
-    listed = listed || (w.at("kind") == "take" && contains(w.at("waiting_for").get<std::string>(), "task:1"));
+    listed = listed ||
+             (w.at("kind") == "take" && contains(w.at("waiting_for").get<std::string>(), "task:1"));
   BOOST_TEST(listed);
-  BOOST_TEST(contains(cluster.metrics(),
-                      "actorflow_stalled_waits{task=\"/job:ps/replica:0/task:0\",kind=\"take\"} 1\n"));
+  BOOST_TEST(
+      contains(cluster.metrics(),
+               "actorflow_stalled_waits{task=\"/job:ps/replica:0/task:0\",kind=\"take\"} 1\n"));
   bool logged = false;
   for (const auto& line : log.take())
     logged = logged || (contains(line, "stalled:") && contains(line, "accumulator 'stall_acc'") &&
@@ -152,14 +158,16 @@ BOOST_AUTO_TEST_CASE(a_dequeue_and_a_receive_waiting_on_the_ps_name_who_they_wai
   af::Output dequeued, doubled;
   {
     auto on_ps = g.device("/job:ps/task:0");
-    af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "stall_q"});
+    af::FIFOQueue q(
+        g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "stall_q"});
     enqueue = q.enqueue({x});
     dequeued = q.dequeue()[0];
   }
   af::Output from_w1;
   {
     auto on_w1 = g.device("/job:worker/task:1");
-    af::FIFOQueue empty(g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "w1_q"});
+    af::FIFOQueue empty(
+        g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "w1_q"});
     from_w1 = empty.dequeue()[0];
   }
   {
@@ -180,15 +188,21 @@ BOOST_AUTO_TEST_CASE(a_dequeue_and_a_receive_waiting_on_the_ps_name_who_they_wai
   const auto* d = find(stalled, "dequeue");
   BOOST_REQUIRE(d != nullptr);
   BOOST_TEST(contains(d->what, "stall_q"), d->what);
-  BOOST_TEST(contains(d->waiting_for, "last enqueued by /job:worker/replica:0/task:0"), d->waiting_for);
+  BOOST_TEST(contains(d->waiting_for, "last enqueued by /job:worker/replica:0/task:0"),
+             d->waiting_for);
   const auto* r = find(stalled, "recv");
   BOOST_REQUIRE(r != nullptr);
   BOOST_TEST(r->waiting_for == "a tensor from /job:worker/replica:0/task:1");
   BOOST_TEST(contains(r->what, "_Dequeue:0"), r->what);  // the tensor, not the whole key
   BOOST_TEST(contains(r->device, "/job:ps/replica:0/task:0/"));
   const std::string m = cluster.metrics();
-  BOOST_TEST(contains(m, "actorflow_stalled_waits{task=\"/job:ps/replica:0/task:0\",kind=\"dequeue\"} 1\n"), m);
-  BOOST_TEST(contains(m, "actorflow_stalled_waits{task=\"/job:ps/replica:0/task:0\",kind=\"recv\"} 1\n"), m);
+  BOOST_TEST(
+      contains(m,
+               "actorflow_stalled_waits{task=\"/job:ps/replica:0/task:0\",kind=\"dequeue\"} 1\n"),
+      m);
+  BOOST_TEST(
+      contains(m, "actorflow_stalled_waits{task=\"/job:ps/replica:0/task:0\",kind=\"recv\"} 1\n"),
+      m);
   BOOST_TEST((dequeue.get().first == af::Code::deadline_exceeded));
   BOOST_TEST((receive.get().first == af::Code::deadline_exceeded));
 }

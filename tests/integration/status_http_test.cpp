@@ -1,30 +1,28 @@
 // A server's status port: /metrics in Prometheus text and /status as JSON, scraped while a
 // step waits on a queue; bad requests get an error status and the port keeps serving.
+#include <actorflow/actorflow.hpp>
+#include <asio.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <future>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <asio.hpp>
-#include <nlohmann/json.hpp>
-
-#include <actorflow/actorflow.hpp>
-
-#include "wire_session.hpp"
-
 #include "free_port.hpp"
 #include "http_client.hpp"
+#include "wire_session.hpp"
 
 namespace {
 
 using af::test::body_of;
 using af::test::http;
-std::string get(std::uint16_t port, const std::string& path) { return af::test::http_get(port, path); }
+std::string get(std::uint16_t port, const std::string& path) {
+  return af::test::http_get(port, path);
+}
 
 /// The value of the metric line that starts with `series` (name and labels), or -1.
 double metric(const std::string& text, const std::string& series) {
@@ -37,9 +35,11 @@ double metric(const std::string& text, const std::string& series) {
 
 BOOST_AUTO_TEST_SUITE(status_http_test)
 
-BOOST_AUTO_TEST_CASE(metrics_and_status_describe_steps_queues_and_peers, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(metrics_and_status_describe_steps_queues_and_peers,
+                     *boost::unit_test::timeout(60)) {
   auto addr = [] { return "127.0.0.1:" + std::to_string(af::test::free_port()); };
-  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"ps", {addr()}}, {"worker", {addr()}}});
+  af::ClusterSpec cluster(
+      std::map<std::string, std::vector<std::string>>{{"ps", {addr()}}, {"worker", {addr()}}});
   af::ServerOptions with_status;
   with_status.status_port = 0;
   af::Server ps(cluster, "ps", 0, with_status);
@@ -52,7 +52,8 @@ BOOST_AUTO_TEST_CASE(metrics_and_status_describe_steps_queues_and_peers, *boost:
   af::Output x = g.placeholder(af::float32, af::PartialShape(af::Shape{}), "x");
   af::FIFOQueue q = [&] {
     auto pin = g.device("/job:ps/task:0");
-    return af::FIFOQueue(g, {.capacity = 7, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "status_q"});
+    return af::FIFOQueue(
+        g, {.capacity = 7, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "status_q"});
   }();
   auto enqueue = q.enqueue({x});
   auto dequeue_many = q.dequeue_many(3)[0];
@@ -92,14 +93,16 @@ BOOST_AUTO_TEST_CASE(metrics_and_status_describe_steps_queues_and_peers, *boost:
   const std::string qs = t + ",container=\"localhost\",queue=\"status_q\"";
   BOOST_TEST(metric(text, "actorflow_steps_total{" + t + "}") >= 4, text);
   BOOST_TEST(metric(text, "actorflow_step_errors_total{" + t + "}") == 0);
-  BOOST_TEST(metric(text, "actorflow_open_sessions{" + t + "}") == 1);  // on_ps (on_worker's master is worker:0)
+  BOOST_TEST(metric(text, "actorflow_open_sessions{" + t + "}") ==
+             1);  // on_ps (on_worker's master is worker:0)
   BOOST_TEST(metric(text, "actorflow_queue_size{" + qs + "}") == 0, text);
   BOOST_TEST(metric(text, "actorflow_queue_capacity{" + qs + "}") == 7);
   BOOST_TEST(metric(text, "actorflow_queue_waiters{" + qs + ",side=\"dequeue\"}") == 1);
   BOOST_TEST(metric(text, "actorflow_queue_waiters{" + qs + ",side=\"enqueue\"}") == 0);
   BOOST_TEST(metric(text, "actorflow_peer_bytes_received_total{" + t + ",peer=\"clients\"}") > 0);
   // worker:0's master shipped a partition and the fed value to ps.
-  BOOST_TEST(metric(text, "actorflow_peer_bytes_received_total{" + t + ",peer=\"/job:worker/replica:0/task:0\"}") > 0,
+  BOOST_TEST(metric(text, "actorflow_peer_bytes_received_total{" + t +
+                              ",peer=\"/job:worker/replica:0/task:0\"}") > 0,
              text);
   BOOST_TEST(text.find("# TYPE actorflow_queue_size gauge") != std::string::npos);
 
@@ -122,7 +125,8 @@ BOOST_AUTO_TEST_CASE(metrics_and_status_describe_steps_queues_and_peers, *boost:
   BOOST_TEST(blocked.get() == 3);
 }
 
-BOOST_AUTO_TEST_CASE(bad_requests_get_an_error_and_the_port_keeps_serving, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(bad_requests_get_an_error_and_the_port_keeps_serving,
+                     *boost::unit_test::timeout(60)) {
   af::ServerOptions with_status;
   with_status.status_port = 0;
   auto server = af::Server::create_local_server(with_status);
@@ -144,7 +148,8 @@ BOOST_AUTO_TEST_CASE(bad_requests_get_an_error_and_the_port_keeps_serving, *boos
   BOOST_CHECK_THROW(af::Server::create_local_server(bad), af::InvalidArgumentError);
 }
 
-BOOST_AUTO_TEST_CASE(connections_over_the_status_ports_limit_are_counted_as_refusals, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(connections_over_the_status_ports_limit_are_counted_as_refusals,
+                     *boost::unit_test::timeout(60)) {
   af::ServerOptions with_status;
   with_status.status_port = 0;
   auto server = af::Server::create_local_server(with_status);
@@ -160,16 +165,20 @@ BOOST_AUTO_TEST_CASE(connections_over_the_status_ports_limit_are_counted_as_refu
   idle.clear();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const std::string text = body_of(get(port, "/metrics"));
-  BOOST_TEST(metric(text, "actorflow_refused_connections_total{task=\"/job:localhost/replica:0/task:0\",port=\"status\","
-                          "reason=\"full\"}") == 2.0, text);
+  BOOST_TEST(metric(text,
+                    "actorflow_refused_connections_total{task=\"/job:localhost/replica:0/"
+                    "task:0\",port=\"status\","
+                    "reason=\"full\"}") == 2.0,
+             text);
 }
 
-BOOST_AUTO_TEST_CASE(tensors_between_two_workers_go_straight_from_one_to_the_other, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(tensors_between_two_workers_go_straight_from_one_to_the_other,
+                     *boost::unit_test::timeout(60)) {
   // The master is worker:0; a tensor produced on ps:0 for worker:1 goes ps -> worker:1 without
   // passing through worker:0 (the status ports count each task's bytes per peer).
   auto addr = [] { return "127.0.0.1:" + std::to_string(af::test::free_port()); };
-  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"ps", {addr()}},
-                                                                          {"worker", {addr(), addr()}}});
+  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{
+      {"ps", {addr()}}, {"worker", {addr(), addr()}}});
   af::ServerOptions with_status;
   with_status.status_port = 0;
   af::Server ps(cluster, "ps", 0, with_status);
@@ -179,7 +188,8 @@ BOOST_AUTO_TEST_CASE(tensors_between_two_workers_go_straight_from_one_to_the_oth
   af::Output big, sum;
   {
     auto pin = g.device("/job:ps/task:0");
-    big = af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({1 << 18})), g.constant(1.0f));  // 1 MiB
+    big = af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({1 << 18})),
+                   g.constant(1.0f));  // 1 MiB
   }
   {
     auto pin = g.device("/job:worker/task:1");
@@ -195,12 +205,12 @@ BOOST_AUTO_TEST_CASE(tensors_between_two_workers_go_straight_from_one_to_the_oth
   auto w0_metrics = body_of(get(worker0.status_port(), "/metrics"));
   const std::string ps_task = "task=\"/job:ps/replica:0/task:0\"";
   const std::string w0_task = "task=\"/job:worker/replica:0/task:0\"";
-  BOOST_TEST(metric(ps_metrics, "actorflow_peer_bytes_sent_total{" + ps_task + ",peer=\"/job:worker/replica:0/task:1\"}") >
-                 4.0 * (1 << 18),
+  BOOST_TEST(metric(ps_metrics, "actorflow_peer_bytes_sent_total{" + ps_task +
+                                    ",peer=\"/job:worker/replica:0/task:1\"}") > 4.0 * (1 << 18),
              ps_metrics);
   // worker:0 (the master) forwarded none of those bytes.
-  BOOST_TEST(metric(w0_metrics, "actorflow_peer_bytes_sent_total{" + w0_task + ",peer=\"/job:worker/replica:0/task:1\"}") <
-                 4.0 * (1 << 18),
+  BOOST_TEST(metric(w0_metrics, "actorflow_peer_bytes_sent_total{" + w0_task +
+                                    ",peer=\"/job:worker/replica:0/task:1\"}") < 4.0 * (1 << 18),
              w0_metrics);
 }
 

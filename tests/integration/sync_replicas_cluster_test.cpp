@@ -2,8 +2,8 @@
 // tasks, each a Server in this process on loopback. Every replica builds the same graph with
 // replica_device_setter and its own worker device, so w, global_step, the accumulators and
 // the token queue are shared on the ps while each replica's local step lives on its own task.
+#include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <future>
 #include <map>
@@ -11,8 +11,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
 
 #include "free_port.hpp"
 #include "matchers.hpp"
@@ -35,9 +33,11 @@ struct Replica {
   af::Operation train_op;
   std::unique_ptr<af::Session> sess;
 
-  Replica(const af::ClusterSpec& cluster, const af::Server* server, int task, int to_aggregate, int total) {
+  Replica(const af::ClusterSpec& cluster, const af::Server* server, int task, int to_aggregate,
+          int total) {
     {
-      auto setter = g.device(af::replica_device_setter(cluster, {.worker_device = "/job:worker/task:" + std::to_string(task)}));
+      auto setter = g.device(af::replica_device_setter(
+          cluster, {.worker_device = "/job:worker/task:" + std::to_string(task)}));
       global_step = af::train::get_or_create_global_step(g);
       w = g.variable(af::Tensor::from_vector<float>({10.0f, 20.0f}), {.name = "w"});
       c = g.placeholder(af::float32, af::PartialShape{2}, "c");
@@ -56,7 +56,8 @@ struct Replica {
     return af::test::error_of([&] {
       std::int64_t token = 0;
       for (int i = 0; i < max_runs && token < last_step; ++i)
-        token = sess->run(train_op.output(0), {{c, ones}}, {.timeout_in_ms = 30000}).scalar<std::int64_t>();
+        token = sess->run(train_op.output(0), {{c, ones}}, {.timeout_in_ms = 30000})
+                    .scalar<std::int64_t>();
     });
   }
 };
@@ -68,7 +69,8 @@ BOOST_AUTO_TEST_SUITE(sync_replicas_cluster_test)
 // Two workers, two gradients per update, one with a spare (three workers, one of which
 // stops after three runs): every update averages two fresh gradients, the global step
 // reaches 10, and w moved by exactly ten updates. The local step lives on each worker.
-BOOST_AUTO_TEST_CASE(replicas_on_worker_tasks_update_the_ps_variables_in_lockstep, *boost::unit_test::timeout(180)) {
+BOOST_AUTO_TEST_CASE(replicas_on_worker_tasks_update_the_ps_variables_in_lockstep,
+                     *boost::unit_test::timeout(180)) {
   for (const int workers : {2, 3}) {
     BOOST_TEST_CONTEXT("workers " << workers) {
       std::map<std::string, std::vector<std::string>> jobs{{"ps", {address()}}, {"worker", {}}};
@@ -76,20 +78,24 @@ BOOST_AUTO_TEST_CASE(replicas_on_worker_tasks_update_the_ps_variables_in_lockste
       af::ClusterSpec cluster{jobs};
       af::Server ps{cluster, "ps", 0};
       std::vector<std::unique_ptr<af::Server>> servers;
-      for (int k = 0; k < workers; ++k) servers.push_back(std::make_unique<af::Server>(cluster, "worker", k));
+      for (int k = 0; k < workers; ++k)
+        servers.push_back(std::make_unique<af::Server>(cluster, "worker", k));
       std::vector<std::unique_ptr<Replica>> replicas;
       for (int k = 0; k < workers; ++k)
-        replicas.push_back(std::make_unique<Replica>(cluster, servers[static_cast<std::size_t>(k)].get(), k, 2, workers));
+        replicas.push_back(std::make_unique<Replica>(
+            cluster, servers[static_cast<std::size_t>(k)].get(), k, 2, workers));
 
       Replica& chief = *replicas[0];
-      BOOST_TEST(chief.sync->local_step().op().device().find("/job:worker/task:0") != std::string::npos);
+      BOOST_TEST(chief.sync->local_step().op().device().find("/job:worker/task:0") !=
+                 std::string::npos);
       BOOST_TEST(chief.w.op().device().find("/job:ps/task:0") != std::string::npos);
       chief.sess->run(chief.g.global_variables_initializer());
       for (auto& r : replicas) r->sess->run(r->sync->local_step_init_op());
       chief.sess->run(chief.sync->chief_init_op());
       chief.sess->run(chief.sync->get_init_tokens_op());
       af::Coordinator coord;
-      auto runners = chief.sync->get_chief_queue_runner().create_threads(*chief.sess, coord, /*start=*/true);
+      auto runners =
+          chief.sync->get_chief_queue_runner().create_threads(*chief.sess, coord, /*start=*/true);
 
       std::vector<std::future<std::string>> running;
       for (int k = 0; k < workers; ++k) {
@@ -120,9 +126,10 @@ BOOST_AUTO_TEST_CASE(replicas_on_worker_tasks_update_the_ps_variables_in_lockste
 // each one's local init, and on the chief the initial tokens and the queue runner; both stop
 // at global step 10 (StopAtStepHook) and the chief's checkpoints (at the start, past every
 // 5 steps, at the end) are on disk.
-BOOST_AUTO_TEST_CASE(monitored_sessions_run_a_chief_and_a_worker_in_sync, *boost::unit_test::timeout(180)) {
-  af::ClusterSpec cluster{std::map<std::string, std::vector<std::string>>{{"ps", {address()}},
-                                                                          {"worker", {address(), address()}}}};
+BOOST_AUTO_TEST_CASE(monitored_sessions_run_a_chief_and_a_worker_in_sync,
+                     *boost::unit_test::timeout(180)) {
+  af::ClusterSpec cluster{std::map<std::string, std::vector<std::string>>{
+      {"ps", {address()}}, {"worker", {address(), address()}}}};
   af::Server ps{cluster, "ps", 0};
   af::Server w0{cluster, "worker", 0};
   af::Server w1{cluster, "worker", 1};
@@ -158,7 +165,8 @@ BOOST_AUTO_TEST_CASE(monitored_sessions_run_a_chief_and_a_worker_in_sync, *boost
   BOOST_TEST(chief_runs + worker_runs >= 20);
   BOOST_TEST(worker_runs >= 1);
   BOOST_TEST(chief_w == (std::vector<float>{5.0f, 10.0f}));
-  BOOST_TEST(af::train::latest_checkpoint(dir.path.string()).value_or("").ends_with("model.ckpt-10"));
+  BOOST_TEST(
+      af::train::latest_checkpoint(dir.path.string()).value_or("").ends_with("model.ckpt-10"));
   // At creation (step 0), once the step passed 5, and at the end.
   auto state = af::train::get_checkpoint_state(dir.path.string());
   BOOST_REQUIRE(state.has_value());

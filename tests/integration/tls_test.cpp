@@ -3,8 +3,9 @@
 // refused, and the server keeps serving old and new clients. Each "process" is a Runtime of
 // its own here (its own CAF actor system and connections); tests/data/tls/make_certs.sh made
 // the PKI.
+#include <actorflow/actorflow.hpp>
+#include <asio.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -15,10 +16,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
-
-#include <asio.hpp>
 
 #include "free_port.hpp"
 #include "http_client.hpp"
@@ -64,7 +61,8 @@ std::set<std::string> own_listening_sockets() {
     while (std::getline(in, line)) {
       std::istringstream fields(line);
       std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
-      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+          timeout >> inode;
       if (state == "0A" && inodes.count(inode)) out.insert(local);
     }
   }
@@ -85,7 +83,8 @@ long refused(std::uint16_t status_port, const std::string& reason) {
 
 BOOST_AUTO_TEST_SUITE(tls_test)
 
-BOOST_AUTO_TEST_CASE(with_tls_nothing_but_the_specs_address_listens, *boost::unit_test::timeout(120)) {
+BOOST_AUTO_TEST_CASE(with_tls_nothing_but_the_specs_address_listens,
+                     *boost::unit_test::timeout(120)) {
   // CAF is handed the tunnel's connections: no loopback port that a local user could
   // reach without a certificate, on the server or on its clients.
   const auto before = own_listening_sockets();
@@ -93,7 +92,8 @@ BOOST_AUTO_TEST_CASE(with_tls_nothing_but_the_specs_address_listens, *boost::uni
   af::ServerOptions options;
   options.config.runtime = server_runtime.get();
   const auto port = af::test::free_port();
-  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{{"local", {"127.0.0.1:" + std::to_string(port)}}});
+  af::ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{
+      {"local", {"127.0.0.1:" + std::to_string(port)}}});
   af::Server server(cluster, "local", 0, options);
   auto client = std::make_unique<af::Runtime>(tls_options("node"));
   BOOST_TEST(run_on(*client, server.target()) == 6.0f);
@@ -103,15 +103,17 @@ BOOST_AUTO_TEST_CASE(with_tls_nothing_but_the_specs_address_listens, *boost::uni
   char expected[16];
   std::snprintf(expected, sizeof expected, "0100007F:%04X", port);
   BOOST_TEST(added.size() == 1u);
-  BOOST_TEST(added.count(expected) == 1u, "listening: " << [&] {
-    std::string all;
-    for (auto& a : added) all += a + " ";
-    return all;
-  }());
+  BOOST_TEST(
+      added.count(expected) == 1u, "listening: " << [&] {
+        std::string all;
+        for (auto& a : added) all += a + " ";
+        return all;
+      }());
   server.stop();
 }
 
-BOOST_AUTO_TEST_CASE(only_peers_with_a_certificate_of_the_clusters_ca_are_served, *boost::unit_test::timeout(120)) {
+BOOST_AUTO_TEST_CASE(only_peers_with_a_certificate_of_the_clusters_ca_are_served,
+                     *boost::unit_test::timeout(120)) {
   auto server_runtime = std::make_unique<af::Runtime>(tls_options("node"));
   af::ServerOptions options;
   options.config.runtime = server_runtime.get();
@@ -155,7 +157,8 @@ BOOST_AUTO_TEST_CASE(refused_tls_handshakes_are_counted, *boost::unit_test::time
   // The rogue client gives up first (it does not trust the server's certificate); the server
   // counts its side of the failed handshake when it sees the connection end, a moment later.
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (refused(server.status_port(), "tls_handshake") < 1 && std::chrono::steady_clock::now() < until)
+  while (refused(server.status_port(), "tls_handshake") < 1 &&
+         std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   BOOST_TEST(refused(server.status_port(), "tls_handshake") >= 1);
 }
@@ -186,7 +189,8 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_tls_port_holds_little_memory_and_gives
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     const long rss_flooded = rss_kib();
-    BOOST_TEST_MESSAGE("RSS with 600 idle TLS connections: +" << (rss_flooded - rss_before) / 1024 << " MiB");
+    BOOST_TEST_MESSAGE("RSS with 600 idle TLS connections: +" << (rss_flooded - rss_before) / 1024
+                                                              << " MiB");
     BOOST_TEST(rss_flooded - rss_before < 48 * 1024);
     BOOST_TEST(refused(server.status_port(), "crowded") >= 600 - 128 - 1);
     // A real client is served during the flood.

@@ -13,27 +13,24 @@
 //
 // The rounds: 2 by default (about a minute); `process_tests --run_test=chaos_test --
 // --rounds N` runs N for a soak.
-#include <boost/test/unit_test.hpp>
-
 #include <signal.h>
 
+#include <actorflow/actorflow.hpp>
 #include <algorithm>
+#include <asio.hpp>
 #include <atomic>
+#include <boost/test/unit_test.hpp>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <asio.hpp>
-#include <nlohmann/json.hpp>
-
-#include <actorflow/actorflow.hpp>
 
 #include "free_port.hpp"
 #include "http_client.hpp"
@@ -44,9 +41,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr int kElements = 4096;          // w's size: its tensors take the push channel
+constexpr int kElements = 4096;  // w's size: its tensors take the push channel
 constexpr std::int64_t kStepDeadlineMs = 3000;
-constexpr auto kClientGrace = 1000ms;    // the client ends a step 250 ms after its deadline
+constexpr auto kClientGrace = 1000ms;  // the client ends a step 250 ms after its deadline
 constexpr std::int64_t kTargetStep = 60;
 
 int rounds_from_command_line() {
@@ -62,9 +59,10 @@ std::string address() { return "127.0.0.1:" + std::to_string(af::test::free_port
 struct Tasks {
   af::test::TempDir dir{"af_chaos"};
   std::vector<std::string> addresses{address(), address(), address()};  // ps:0, worker:0, worker:1
-  std::vector<std::uint16_t> status_ports{af::test::free_port(), af::test::free_port(), af::test::free_port()};
-  std::string spec = R"({"ps": [")" + addresses[0] + R"("], "worker": [")" + addresses[1] + R"(", ")" + addresses[2] +
-                     R"("]})";
+  std::vector<std::uint16_t> status_ports{af::test::free_port(), af::test::free_port(),
+                                          af::test::free_port()};
+  std::string spec = R"({"ps": [")" + addresses[0] + R"("], "worker": [")" + addresses[1] +
+                     R"(", ")" + addresses[2] + R"("]})";
   af::test::ProcessGroup group;
   std::vector<std::size_t> child{0, 0, 0};
   int starts = 0;
@@ -73,11 +71,12 @@ struct Tasks {
     static const char* jobs[] = {"ps", "worker", "worker"};
     static const int tasks[] = {0, 0, 1};
     child[static_cast<std::size_t>(i)] = group.spawn(
-        {ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", jobs[i], "--task", std::to_string(tasks[i]),
-         "--heartbeat-ms", "300", "--connection-timeout-ms", "1500", "--handshake-timeout-ms", "1000",
-         "--peer-wait-ms", "20000", "--stall-ms", "2000", "--status-port",
-         std::to_string(status_ports[static_cast<std::size_t>(i)])},
-        (dir.path / ("task" + std::to_string(i) + "-" + std::to_string(starts++) + ".log")).string());
+        {ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", jobs[i], "--task",
+         std::to_string(tasks[i]), "--heartbeat-ms", "300", "--connection-timeout-ms", "1500",
+         "--handshake-timeout-ms", "1000", "--peer-wait-ms", "20000", "--stall-ms", "2000",
+         "--status-port", std::to_string(status_ports[static_cast<std::size_t>(i)])},
+        (dir.path / ("task" + std::to_string(i) + "-" + std::to_string(starts++) + ".log"))
+            .string());
   }
   std::size_t of(int i) const { return child[static_cast<std::size_t>(i)]; }
   std::string target(int i) const { return "caf://" + addresses[static_cast<std::size_t>(i)]; }
@@ -85,8 +84,8 @@ struct Tasks {
   /// Every port task `i` listens on, from its /status (empty when it does not answer).
   std::vector<std::uint16_t> ports(int i) const {
     try {
-      const auto status =
-          nlohmann::json::parse(af::test::body_of(af::test::http_get(status_ports[static_cast<std::size_t>(i)], "/status")));
+      const auto status = nlohmann::json::parse(af::test::body_of(
+          af::test::http_get(status_ports[static_cast<std::size_t>(i)], "/status")));
       std::vector<std::uint16_t> out;
       for (const auto& [name, port] : status.at("ports").items())
         if (port.get<int>() != 0) out.push_back(port.get<std::uint16_t>());
@@ -108,8 +107,8 @@ struct Replica {
   std::unique_ptr<af::train::Saver> saver;
 
   explicit Replica(const af::ClusterSpec& cluster, int task) {
-    auto setter =
-        g.device(af::replica_device_setter(cluster, {.worker_device = "/job:worker/task:" + std::to_string(task)}));
+    auto setter = g.device(af::replica_device_setter(
+        cluster, {.worker_device = "/job:worker/task:" + std::to_string(task)}));
     global_step = af::train::get_or_create_global_step(g);
     w = g.variable(af::zeros(g, af::Shape{kElements}), {.name = "w"});
     auto loss = af::reduce_sum(w.value() * af::ones(g, af::Shape{kElements}));
@@ -128,7 +127,9 @@ struct LoopStats {
   std::vector<std::string> errors;  ///< distinct error kinds seen (for the report)
 
   void record(std::chrono::steady_clock::time_point start, const af::Error* e) {
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
     for (auto seen = longest_ms.load(); ms > seen && !longest_ms.compare_exchange_weak(seen, ms);) {
     }
     if (!e) {
@@ -138,15 +139,18 @@ struct LoopStats {
     ++failed;
     std::lock_guard<std::mutex> lock(mu);
     // The error's kind and message, its numbers (steps, ports) cut off.
-    std::string kind = std::string(af::code_name(e->code())) + ": " + std::string(e->what()).substr(0, 160);
-    kind.erase(std::remove_if(kind.begin(), kind.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }),
+    std::string kind =
+        std::string(af::code_name(e->code())) + ": " + std::string(e->what()).substr(0, 160);
+    kind.erase(std::remove_if(kind.begin(), kind.end(),
+                              [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }),
                kind.end());
     if (std::find(errors.begin(), errors.end(), kind) == errors.end()) errors.push_back(kind);
   }
 };
 
 /// Opens a session on `target` (retrying while its server is away, until `stop`).
-std::unique_ptr<af::Session> open_session(af::Graph& g, const std::string& target, const std::atomic<bool>& stop) {
+std::unique_ptr<af::Session> open_session(af::Graph& g, const std::string& target,
+                                          const std::atomic<bool>& stop) {
   while (!stop) {
     try {
       return std::make_unique<af::Session>(g, target);
@@ -226,7 +230,8 @@ BOOST_AUTO_TEST_CASE(sync_training_survives_floods_freezes_and_a_killed_worker_l
         train_stats.record(start, nullptr);
       } catch (const af::Error& e) {
         train_stats.record(start, &e);
-        if (e.code() == af::Code::aborted || e.code() == af::Code::failed_precondition) sess.reset();
+        if (e.code() == af::Code::aborted || e.code() == af::Code::failed_precondition)
+          sess.reset();
         if (e.code() == af::Code::unavailable) {
           fresh = true;
           std::this_thread::sleep_for(100ms);
@@ -245,19 +250,23 @@ BOOST_AUTO_TEST_CASE(sync_training_survives_floods_freezes_and_a_killed_worker_l
       const auto start = std::chrono::steady_clock::now();
       try {
         if (recover) {
-          chief_sess->run({}, {}, {chief.sync->chief_init_op()}, {.timeout_in_ms = kStepDeadlineMs});
+          chief_sess->run({}, {}, {chief.sync->chief_init_op()},
+                          {.timeout_in_ms = kStepDeadlineMs});
           chief_sess->run({}, {}, {init_tokens}, {.timeout_in_ms = kStepDeadlineMs});
           recover = false;
         }
         chief_sess->run({}, {}, {sync_op}, {.timeout_in_ms = kStepDeadlineMs});
         sync_stats.record(start, nullptr);
         const auto gs =
-            chief_sess->run({chief.global_step.value()}, {}, {}, {.timeout_in_ms = kStepDeadlineMs})[0].scalar<std::int64_t>();
+            chief_sess
+                ->run({chief.global_step.value()}, {}, {}, {.timeout_in_ms = kStepDeadlineMs})[0]
+                .scalar<std::int64_t>();
         global_step = gs;
         std::lock_guard<std::mutex> lock(log_mu);
         updates.push_back(gs);
         if (gs % 10 == 0) {
-          const std::string prefix = chief.saver->save(*chief_sess, (tasks.dir.path / "model.ckpt").string(), gs);
+          const std::string prefix =
+              chief.saver->save(*chief_sess, (tasks.dir.path / "model.ckpt").string(), gs);
           last_checkpoint = {prefix, gs, updates.size()};
         }
       } catch (const af::Error& e) {
@@ -275,7 +284,8 @@ BOOST_AUTO_TEST_CASE(sync_training_survives_floods_freezes_and_a_killed_worker_l
 
   auto wait_for_step = [&](std::int64_t at_least, std::chrono::seconds limit) {
     const auto start = std::chrono::steady_clock::now();
-    while (global_step < at_least && std::chrono::steady_clock::now() < start + limit) std::this_thread::sleep_for(50ms);
+    while (global_step < at_least && std::chrono::steady_clock::now() < start + limit)
+      std::this_thread::sleep_for(50ms);
     BOOST_TEST_MESSAGE("  global step " << global_step << " after "
                                         << std::chrono::duration_cast<std::chrono::milliseconds>(
                                                std::chrono::steady_clock::now() - start)
@@ -284,7 +294,8 @@ BOOST_AUTO_TEST_CASE(sync_training_survives_floods_freezes_and_a_killed_worker_l
     if (global_step >= at_least) return true;
     for (int i = 0; i < 3; ++i) {  // what the tasks said, for the report
       const std::string log = tasks.group.log(tasks.of(i));
-      BOOST_TEST_MESSAGE("task " << i << " log (end):\n" << log.substr(log.size() > 4000 ? log.size() - 4000 : 0));
+      BOOST_TEST_MESSAGE("task " << i << " log (end):\n"
+                                 << log.substr(log.size() > 4000 ? log.size() - 4000 : 0));
     }
     return false;
   };
@@ -313,9 +324,10 @@ BOOST_AUTO_TEST_CASE(sync_training_survives_floods_freezes_and_a_killed_worker_l
   chief_train.join();
   other_train.join();
 
-  BOOST_TEST_MESSAGE("train steps: " << train_stats.ok << " ok, " << train_stats.failed << " failed, longest "
-                                     << train_stats.longest_ms << " ms; sync steps: " << sync_stats.ok << " ok, "
-                                     << sync_stats.failed << " failed, longest " << sync_stats.longest_ms << " ms");
+  BOOST_TEST_MESSAGE("train steps: "
+                     << train_stats.ok << " ok, " << train_stats.failed << " failed, longest "
+                     << train_stats.longest_ms << " ms; sync steps: " << sync_stats.ok << " ok, "
+                     << sync_stats.failed << " failed, longest " << sync_stats.longest_ms << " ms");
   for (const auto& e : train_stats.errors) BOOST_TEST_MESSAGE("train step error seen: " << e);
   for (const auto& e : sync_stats.errors) BOOST_TEST_MESSAGE("sync step error seen: " << e);
   // No step waited longer than its deadline.
@@ -328,7 +340,8 @@ BOOST_AUTO_TEST_CASE(sync_training_survives_floods_freezes_and_a_killed_worker_l
   std::int64_t gs_end = -1;
   for (int attempt = 0; attempt < 20 && gs_end < 0; ++attempt) {
     try {
-      auto values = chief_sess->run({chief.w.value(), chief.global_step.value()}, {}, {}, {.timeout_in_ms = 5000});
+      auto values = chief_sess->run({chief.w.value(), chief.global_step.value()}, {}, {},
+                                    {.timeout_in_ms = 5000});
       w_end = values[0];
       gs_end = values[1].scalar<std::int64_t>();
     } catch (const af::Error&) {
@@ -345,17 +358,21 @@ BOOST_AUTO_TEST_CASE(sync_training_survives_floods_freezes_and_a_killed_worker_l
   reader.restore(local, last_checkpoint.prefix);
   const af::Tensor w_at_ckpt = local.run(w_ckpt.value());
   BOOST_TEST(local.run(gs_ckpt.value()).scalar<std::int64_t>() == last_checkpoint.step);
-  const std::int64_t logged_after = static_cast<std::int64_t>(updates.size() - last_checkpoint.logged);
-  BOOST_TEST_MESSAGE("checkpoint at global step " << last_checkpoint.step << ", " << logged_after
-                                                  << " updates logged after it, global step at the end " << gs_end);
+  const std::int64_t logged_after =
+      static_cast<std::int64_t>(updates.size() - last_checkpoint.logged);
+  BOOST_TEST_MESSAGE("checkpoint at global step "
+                     << last_checkpoint.step << ", " << logged_after
+                     << " updates logged after it, global step at the end " << gs_end);
   // Each global step after the checkpoint is one update of -1 (an update whose reply was
   // lost to a frozen ps still counts as a step: the global step moved with it).
   BOOST_TEST(logged_after <= gs_end - last_checkpoint.step);
   int mismatches = 0;
   for (int i = 0; i < kElements; ++i) {
-    const float expected_from_ckpt = w_at_ckpt.data<float>()[i] - static_cast<float>(gs_end - last_checkpoint.step);
+    const float expected_from_ckpt =
+        w_at_ckpt.data<float>()[i] - static_cast<float>(gs_end - last_checkpoint.step);
     const float expected_from_start = -static_cast<float>(gs_end);
-    mismatches += w_end.data<float>()[i] != expected_from_ckpt || w_end.data<float>()[i] != expected_from_start;
+    mismatches += w_end.data<float>()[i] != expected_from_ckpt ||
+                  w_end.data<float>()[i] != expected_from_start;
   }
   BOOST_TEST(mismatches == 0, "w[0] = " << w_end.data<float>()[0] << " at global step " << gs_end);
 }

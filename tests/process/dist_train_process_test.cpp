@@ -3,18 +3,17 @@
 // chief during asynchronous training, or the ps, and training goes on or resumes from the
 // last checkpoint (TensorFlow's MonitoredTrainingSession recovery). Skips when Debian's
 // dataset-fashion-mnist is not installed.
-#include <boost/test/unit_test.hpp>
-
 #include <signal.h>
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <regex>
-#include <map>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -32,7 +31,9 @@ namespace {
 
 const char* kData = "/usr/share/datasets/fashion-mnist";
 
-bool have_data() { return std::filesystem::exists(std::string(kData) + "/train-images-idx3-ubyte.gz"); }
+bool have_data() {
+  return std::filesystem::exists(std::string(kData) + "/train-images-idx3-ubyte.gz");
+}
 
 /// A local cluster of 1 ps and `workers` workers, on ports picked for this test.
 struct Cluster {
@@ -44,15 +45,17 @@ struct Cluster {
   explicit Cluster(int workers, std::vector<std::string> flags) {
     spec = "{\"ps\": [\"127.0.0.1:" + std::to_string(af::test::free_port()) + "\"], \"worker\": [";
     for (int k = 0; k < workers; ++k)
-      spec += std::string(k ? ", " : "") + "\"127.0.0.1:" + std::to_string(af::test::free_port()) + "\"";
+      spec += std::string(k ? ", " : "") + "\"127.0.0.1:" + std::to_string(af::test::free_port()) +
+              "\"";
     spec += "]}";
     common = std::move(flags);
   }
 
   std::size_t start(const std::string& job, int task, const std::string& log_name,
                     const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {ACTORFLOW_DIST_TRAIN_BINARY, "--cluster", spec, "--job", job, "--task",
-                                     std::to_string(task)};
+    std::vector<std::string> args = {
+        ACTORFLOW_DIST_TRAIN_BINARY, "--cluster", spec, "--job", job, "--task",
+        std::to_string(task)};
     if (job == "worker") args.insert(args.end(), common.begin(), common.end());
     args.insert(args.end(), extra.begin(), extra.end());
     return group.spawn(args, (dir.path / log_name).string());
@@ -60,13 +63,15 @@ struct Cluster {
 
   /// Waits until child `i`'s log matches `pattern`; returns the last match's first group
   /// ("" when it has none), or nullopt when `limit` passed or the child exited first.
-  std::optional<std::string> wait_for(std::size_t i, const std::string& pattern, std::chrono::seconds limit) {
+  std::optional<std::string> wait_for(std::size_t i, const std::string& pattern,
+                                      std::chrono::seconds limit) {
     const std::regex re(pattern);
     const auto until = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < until) {
       const std::string log = group.log(i);
       std::optional<std::string> last;
-      for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it)
+      for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator();
+           ++it)
         last = it->size() > 1 ? (*it)[1].str() : std::string();
       if (last) return last;
       if (group.wait(i, 0ms) != -1) return std::nullopt;
@@ -82,9 +87,11 @@ struct Cluster {
   }
 };
 
-const std::vector<std::string> kSmall = {"--train-examples", "6000", "--threads", "1", "--log-every", "20", "--no-eval"};
+const std::vector<std::string> kSmall = {"--train-examples", "6000", "--threads", "1",
+                                         "--log-every",      "20",   "--no-eval"};
 
-std::vector<std::string> with(std::vector<std::string> flags, const std::vector<std::string>& more) {
+std::vector<std::string> with(std::vector<std::string> flags,
+                              const std::vector<std::string>& more) {
   flags.insert(flags.end(), more.begin(), more.end());
   return flags;
 }
@@ -123,8 +130,9 @@ BOOST_AUTO_TEST_CASE(killing_a_non_chief_worker_with_a_spare_leaves_the_global_s
 // DeadlineExceeded naming the token queue; if it froze between its gradient and its dequeue,
 // its token stays in the queue, and since the accumulator counts gradients, not workers, the
 // chief goes on alone, pushing two gradients per update. Never a hang, never another error.
-BOOST_AUTO_TEST_CASE(without_a_spare_a_frozen_worker_stops_the_chief_at_its_deadline_or_leaves_it_alone,
-                     *boost::unit_test::timeout(240)) {
+BOOST_AUTO_TEST_CASE(
+    without_a_spare_a_frozen_worker_stops_the_chief_at_its_deadline_or_leaves_it_alone,
+    *boost::unit_test::timeout(240)) {
   if (!have_data()) {
     BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
     return;
@@ -134,8 +142,10 @@ BOOST_AUTO_TEST_CASE(without_a_spare_a_frozen_worker_stops_the_chief_at_its_dead
   const auto chief = c.start("worker", 0, "w0.log");
   const auto w1 = c.start("worker", 1, "w1.log");
   BOOST_REQUIRE_MESSAGE(c.wait_for(chief, "global step (\\d+), loss", 120s).has_value(),
-                        "chief:\n" << c.group.log(chief) << "\nworker 1:\n" << c.group.log(w1)
-                                    << "\nps:\n" << c.group.log(0));
+                        "chief:\n"
+                            << c.group.log(chief) << "\nworker 1:\n"
+                            << c.group.log(w1) << "\nps:\n"
+                            << c.group.log(0));
   c.group.signal(w1, SIGSTOP);
   const int status = c.group.wait(chief, 120s);
   const std::string log = c.group.log(chief);
@@ -149,11 +159,14 @@ BOOST_AUTO_TEST_CASE(without_a_spare_a_frozen_worker_stops_the_chief_at_its_dead
     BOOST_TEST_MESSAGE("the chief stopped at its deadline");
     // A deadline is transient: the exit code is one a TFJob restart policy retries (>= 128).
     BOOST_TEST(WEXITSTATUS(status) == 138, "chief:\n" << log);
-    BOOST_TEST(log.find("(transient: exit code 138, a restart retries)") != std::string::npos, "chief:\n" << log);
+    BOOST_TEST(
+        log.find("(transient: exit code 138, a restart retries)") != std::string::npos, "chief:\n"
+                                                                                            << log);
     // The deadline ends either the token dequeue ("Timed out waiting for notification: …
     // exceeded its deadline") or the recv of its result ("request timed out: recv …").
     std::string lower = log;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char ch) { return std::tolower(ch); });
     BOOST_TEST(lower.find("timed out") != std::string::npos, "chief:\n" << log);
     BOOST_TEST(log.find("sync_token_q") != std::string::npos, "chief:\n" << log);
   }
@@ -161,13 +174,15 @@ BOOST_AUTO_TEST_CASE(without_a_spare_a_frozen_worker_stops_the_chief_at_its_dead
 
 // Asynchronous training with checkpoints every 40 steps: the chief is killed and restarted;
 // it restores the latest checkpoint and training runs to the end.
-BOOST_AUTO_TEST_CASE(a_killed_chief_restarts_from_the_latest_checkpoint, *boost::unit_test::timeout(240)) {
+BOOST_AUTO_TEST_CASE(a_killed_chief_restarts_from_the_latest_checkpoint,
+                     *boost::unit_test::timeout(240)) {
   if (!have_data()) {
     BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
     return;
   }
   af::test::TempDir ckpt("af_dist_ckpt");
-  Cluster c(2, with(kSmall, {"--steps", "1500", "--save-steps", "40", "--checkpoint-dir", ckpt.path.string()}));
+  Cluster c(2, with(kSmall, {"--steps", "1500", "--save-steps", "40", "--checkpoint-dir",
+                             ckpt.path.string()}));
   c.start("ps", 0, "ps.log");
   const auto chief = c.start("worker", 0, "w0.log");
   const auto w1 = c.start("worker", 1, "w1.log");
@@ -196,7 +211,8 @@ BOOST_AUTO_TEST_CASE(a_killed_ps_is_reported_and_a_restarted_cluster_resumes_fro
     return;
   }
   af::test::TempDir ckpt("af_dist_ckpt");
-  Cluster c(2, with(kSmall, {"--steps", "1500", "--save-steps", "40", "--checkpoint-dir", ckpt.path.string()}));
+  Cluster c(2, with(kSmall, {"--steps", "1500", "--save-steps", "40", "--checkpoint-dir",
+                             ckpt.path.string()}));
   const auto ps = c.start("ps", 0, "ps.log");
   const auto chief = c.start("worker", 0, "w0.log");
   const auto w1 = c.start("worker", 1, "w1.log");
@@ -205,7 +221,8 @@ BOOST_AUTO_TEST_CASE(a_killed_ps_is_reported_and_a_restarted_cluster_resumes_fro
   c.group.kill(ps);
   const auto killed = std::chrono::steady_clock::now();
   BOOST_REQUIRE(c.wait_for(chief, "(Unavailable|UNAVAILABLE|lost).*job:ps", 20s).has_value());
-  const auto noticed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - killed);
+  const auto noticed = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - killed);
   BOOST_TEST(noticed.count() < 10000);
   c.start("ps", 0, "ps-again.log");
   auto restored = c.wait_for(chief, "Restoring parameters from .*model\\.ckpt-(\\d+)", 60s);
@@ -217,21 +234,23 @@ BOOST_AUTO_TEST_CASE(a_killed_ps_is_reported_and_a_restarted_cluster_resumes_fro
 
 // --bf16-transfer: parameters and gradients cross between the ps and the worker as bfloat16,
 // so the ps's per-peer byte counters in /metrics grow half as fast for the same steps.
-BOOST_AUTO_TEST_CASE(the_chief_writes_its_summaries_to_logdir_and_a_gpu_worker_runs_where_there_is_none,
-                     *boost::unit_test::timeout(240)) {
+BOOST_AUTO_TEST_CASE(
+    the_chief_writes_its_summaries_to_logdir_and_a_gpu_worker_runs_where_there_is_none,
+    *boost::unit_test::timeout(240)) {
   if (!have_data()) {
     BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
     return;
   }
   // --device /gpu:0 on a machine without a GPU: soft placement puts the model on the CPU.
   af::test::TempDir logs("af_dist_logdir");
-  Cluster c(1, with(kSmall, {"--steps", "60", "--logdir", logs.path.string(), "--summary-every", "20", "--device",
-                             "/gpu:0", "--gpu-memory-fraction", "0.3"}));
+  Cluster c(1, with(kSmall, {"--steps", "60", "--logdir", logs.path.string(), "--summary-every",
+                             "20", "--device", "/gpu:0", "--gpu-memory-fraction", "0.3"}));
   const auto ps = c.start("ps", 0, "ps.log");
   const auto worker = c.start("worker", 0, "w0.log");
   BOOST_REQUIRE_MESSAGE(c.exits_cleanly(worker, 120s), c.group.log(worker));
   c.group.kill(ps);
-  BOOST_TEST(c.group.log(worker).find("model on /device:GPU:0") != std::string::npos, c.group.log(worker));
+  BOOST_TEST(c.group.log(worker).find("model on /device:GPU:0") != std::string::npos,
+             c.group.log(worker));
   const auto files = af::summary::event_files(logs.path.string());
   BOOST_REQUIRE(files.size() == 1u);
   std::map<std::string, std::vector<std::int64_t>> steps;
@@ -241,14 +260,16 @@ BOOST_AUTO_TEST_CASE(the_chief_writes_its_summaries_to_logdir_and_a_gpu_worker_r
       steps[v.tag].push_back(e.step);
       if (v.tag == "examples_per_sec") last_rate = v.simple_value;
     }
-  BOOST_TEST(steps["loss"] == (std::vector<std::int64_t>{1, 21, 41}), boost::test_tools::per_element());
+  BOOST_TEST(steps["loss"] == (std::vector<std::int64_t>{1, 21, 41}),
+             boost::test_tools::per_element());
   BOOST_TEST(steps["learning_rate"].size() == 3u);
   BOOST_TEST(steps["hidden1/kernel/values"].size() == 3u);
   BOOST_TEST(steps["examples_per_sec"].size() == 3u);
   BOOST_TEST(last_rate > 0.0f);  // measured over the first 20 global steps
 }
 
-BOOST_AUTO_TEST_CASE(bfloat16_transfer_cuts_the_bytes_between_ps_and_worker, *boost::unit_test::timeout(240)) {
+BOOST_AUTO_TEST_CASE(bfloat16_transfer_cuts_the_bytes_between_ps_and_worker,
+                     *boost::unit_test::timeout(240)) {
   if (!have_data()) {
     BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
     return;
@@ -257,15 +278,18 @@ BOOST_AUTO_TEST_CASE(bfloat16_transfer_cuts_the_bytes_between_ps_and_worker, *bo
     Cluster c(1, with(kSmall, {"--steps", "100"}));
     const std::uint16_t status = af::test::free_port();
     const auto ps = c.start("ps", 0, "ps.log", {"--status-port", std::to_string(status)});
-    const auto worker = c.start("worker", 0, "w0.log", bf16 ? std::vector<std::string>{"--bf16-transfer"}
-                                                            : std::vector<std::string>{});
+    const auto worker =
+        c.start("worker", 0, "w0.log",
+                bf16 ? std::vector<std::string>{"--bf16-transfer"} : std::vector<std::string>{});
     BOOST_REQUIRE_MESSAGE(c.exits_cleanly(worker, 120s), c.group.log(worker));
     const std::string metrics = af::test::http_get(status, "/metrics");
     c.group.kill(ps);
     // Every worker peer line counts (one task may appear under more than one label).
     double sent = 0, received = 0;
-    const std::regex line(R"(peer_bytes_(sent|received)_total\{[^}]*peer="/job:worker[^}]*\} (\d+))");
-    for (auto it = std::sregex_iterator(metrics.begin(), metrics.end(), line); it != std::sregex_iterator(); ++it)
+    const std::regex line(
+        R"(peer_bytes_(sent|received)_total\{[^}]*peer="/job:worker[^}]*\} (\d+))");
+    for (auto it = std::sregex_iterator(metrics.begin(), metrics.end(), line);
+         it != std::sregex_iterator(); ++it)
       ((*it)[1] == "sent" ? sent : received) += std::stod((*it)[2]);
     BOOST_TEST_INFO(metrics);
     BOOST_TEST(sent > 0);
@@ -278,8 +302,8 @@ BOOST_AUTO_TEST_CASE(bfloat16_transfer_cuts_the_bytes_between_ps_and_worker, *bo
   // first steps' tensors through the worker's proxy until its own connection to the worker
   // is up; those bytes are counted too.)
   const double ratio = (bf16_sent + bf16_received) / (f32_sent + f32_received);
-  BOOST_TEST_MESSAGE("bytes float32 " << f32_sent << " / " << f32_received << ", bfloat16 " << bf16_sent << " / "
-                                      << bf16_received);
+  BOOST_TEST_MESSAGE("bytes float32 " << f32_sent << " / " << f32_received << ", bfloat16 "
+                                      << bf16_sent << " / " << bf16_received);
   BOOST_TEST_INFO("float32 run:\n" << f32_metrics << "bfloat16 run:\n" << bf16_metrics);
   BOOST_TEST(ratio < 0.55);
   BOOST_TEST_INFO("float32 run:\n" << f32_metrics << "bfloat16 run:\n" << bf16_metrics);

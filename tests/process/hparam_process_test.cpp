@@ -3,10 +3,9 @@
 // accuracy and saves a checkpoint, and the container is reset afterwards; an ensemble of two
 // trials restored from their checkpoints is scored on the test set. Skips when Debian's
 // dataset-fashion-mnist is not installed.
-#include <boost/test/unit_test.hpp>
-
 #include <sys/wait.h>
 
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <filesystem>
 #include <regex>
@@ -22,7 +21,8 @@ using namespace std::chrono_literals;
 
 BOOST_AUTO_TEST_SUITE(hparam_process_test)
 
-BOOST_AUTO_TEST_CASE(trials_run_in_their_own_containers_and_their_checkpoints_ensemble, *boost::unit_test::timeout(300)) {
+BOOST_AUTO_TEST_CASE(trials_run_in_their_own_containers_and_their_checkpoints_ensemble,
+                     *boost::unit_test::timeout(300)) {
   if (!std::filesystem::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
     BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
     return;
@@ -31,8 +31,8 @@ BOOST_AUTO_TEST_CASE(trials_run_in_their_own_containers_and_their_checkpoints_en
   af::test::ProcessGroup group;
   const std::string addr = "127.0.0.1:" + std::to_string(af::test::free_port());
   const std::uint16_t status = af::test::free_port();
-  group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", R"({"worker": [")" + addr + R"("]})", "--job", "worker", "--task",
-               "0", "--threads", "1", "--status-port", std::to_string(status)},
+  group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", R"({"worker": [")" + addr + R"("]})", "--job",
+               "worker", "--task", "0", "--threads", "1", "--status-port", std::to_string(status)},
               (dir.path / "server.log").string());
   const std::string target = "caf://" + addr;
   auto run = [&](const std::vector<std::string>& args, const std::string& log) {
@@ -51,13 +51,14 @@ BOOST_AUTO_TEST_CASE(trials_run_in_their_own_containers_and_their_checkpoints_en
   for (int k = 0; k < 2; ++k) {
     const std::string prefix = (dir.path / ("trial_" + std::to_string(k))).string();
     // The server may still be starting: the client waits for it (peer_wait).
-    const std::string out = run({"--role", "train", "--target", target, "--device", "/job:worker/task:0",
-                                 "--container", "trial_" + std::to_string(k), "--hidden1", k ? "128" : "64",
-                                 "--hidden2", "32", "--steps", "150", "--checkpoint", prefix},
-                                "trial_" + std::to_string(k) + ".log");
+    const std::string out =
+        run({"--role", "train", "--target", target, "--device", "/job:worker/task:0", "--container",
+             "trial_" + std::to_string(k), "--hidden1", k ? "128" : "64", "--hidden2", "32",
+             "--steps", "150", "--checkpoint", prefix},
+            "trial_" + std::to_string(k) + ".log");
     std::smatch m;
-    BOOST_REQUIRE(std::regex_search(out, m, std::regex("VALIDATION ([0-9.]+) (\\S+) .* container trial_" +
-                                                       std::to_string(k))));
+    BOOST_REQUIRE(std::regex_search(
+        out, m, std::regex("VALIDATION ([0-9.]+) (\\S+) .* container trial_" + std::to_string(k))));
     BOOST_TEST(std::stod(m[1]) > 0.6);
     BOOST_TEST(std::filesystem::exists(m[2].str() + ".index"));
     models.push_back(m[2].str() + (k ? ":128:32" : ":64:32"));
@@ -67,8 +68,8 @@ BOOST_AUTO_TEST_CASE(trials_run_in_their_own_containers_and_their_checkpoints_en
   BOOST_TEST_INFO(json);
   BOOST_TEST(json.find("trial_0") == std::string::npos);
   BOOST_TEST(json.find("trial_1") == std::string::npos);
-  const std::string out = run({"--role", "ensemble", "--target", target, "--models", models[0] + "," + models[1],
-                               "--devices", "/job:worker/task:0"},
+  const std::string out = run({"--role", "ensemble", "--target", target, "--models",
+                               models[0] + "," + models[1], "--devices", "/job:worker/task:0"},
                               "ensemble.log");
   std::smatch m;
   BOOST_REQUIRE(std::regex_search(out, m, std::regex("TEST ensemble of 2: ([0-9.]+)")));

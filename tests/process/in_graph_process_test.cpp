@@ -4,14 +4,13 @@
 // parallelism); then the same across the two tasks of a cluster of real actorflow-server
 // processes, each task doing its share. Skips when Debian's dataset-fashion-mnist is not
 // installed.
-#include <boost/test/unit_test.hpp>
-
 #include <sys/wait.h>
 
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <filesystem>
-#include <optional>
 #include <map>
+#include <optional>
 #include <regex>
 #include <string>
 #include <thread>
@@ -53,10 +52,11 @@ struct TwoTaskCluster {
       const std::string spec = R"({"worker": [")" + addr[0] + R"(", ")" + addr[1] + R"("]})";
       std::size_t server[2];
       for (int k = 0; k < 2; ++k)
-        server[k] = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", "worker", "--task",
-                                 std::to_string(k), "--threads", "1", "--status-port", "0"},
-                                (dir.path / ("server" + std::to_string(k) + "." + std::to_string(attempt) + ".log"))
-                                    .string());
+        server[k] = group.spawn(
+            {ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", "worker", "--task",
+             std::to_string(k), "--threads", "1", "--status-port", "0"},
+            (dir.path / ("server" + std::to_string(k) + "." + std::to_string(attempt) + ".log"))
+                .string());
       const auto port0 = listening_status_port(server[0]);
       const auto port1 = listening_status_port(server[1]);
       if (port0 && port1) {
@@ -66,11 +66,13 @@ struct TwoTaskCluster {
         return;
       }
       BOOST_TEST_MESSAGE("cluster on " << spec << " did not start (attempt " << attempt + 1
-                                       << "):\n" << group.log(server[0]) << group.log(server[1]));
+                                       << "):\n"
+                                       << group.log(server[0]) << group.log(server[1]));
       group.kill(server[0]);
       group.kill(server[1]);
     }
-    BOOST_FAIL("the two servers did not start in three attempts; their logs are in the messages above");
+    BOOST_FAIL(
+        "the two servers did not start in three attempts; their logs are in the messages above");
   }
 
   /// The status port server `i` logs once its CAF port is bound; nullopt when it exits first
@@ -92,7 +94,8 @@ struct TwoTaskCluster {
   /// clean exit and returns its output.
   std::string run_in_graph(std::vector<std::string> args, const std::string& log) {
     args.insert(args.begin(), ACTORFLOW_IN_GRAPH_BINARY);
-    for (const char* more : {"--target", target.c_str(), "--devices", kTwoTasks}) args.emplace_back(more);
+    for (const char* more : {"--target", target.c_str(), "--devices", kTwoTasks})
+      args.emplace_back(more);
     const auto i = group.spawn(args, (dir.path / log).string());
     const int status = group.wait(i, 200s);
     const std::string out = group.log(i);
@@ -112,10 +115,12 @@ struct TwoTaskCluster {
 /// The sum of the `direction` ("sent" or "received") per-peer byte counters in `metrics` for
 /// the peer /job:worker/task:`task` (named with or without its replica).
 double peer_bytes(const std::string& metrics, const std::string& direction, int task) {
-  const std::regex line("peer_bytes_" + direction + R"(_total\{[^}]*peer="/job:worker(/replica:\d+)?/task:)" +
+  const std::regex line("peer_bytes_" + direction +
+                        R"(_total\{[^}]*peer="/job:worker(/replica:\d+)?/task:)" +
                         std::to_string(task) + R"("\} (\d+))");
   double sum = 0;
-  for (auto it = std::sregex_iterator(metrics.begin(), metrics.end(), line); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(metrics.begin(), metrics.end(), line);
+       it != std::sregex_iterator(); ++it)
     sum += std::stod((*it)[2]);
   return sum;
 }
@@ -123,16 +128,21 @@ double peer_bytes(const std::string& metrics, const std::string& direction, int 
 /// The `actorflow_steps_total` counter in `metrics`, or -1.
 double steps_total(const std::string& metrics) {
   std::smatch m;
-  return std::regex_search(metrics, m, std::regex(R"(actorflow_steps_total\{[^}]*\} (\d+))")) ? std::stod(m[1]) : -1;
+  return std::regex_search(metrics, m, std::regex(R"(actorflow_steps_total\{[^}]*\} (\d+))"))
+             ? std::stod(m[1])
+             : -1;
 }
 
-bool have_data() { return std::filesystem::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"); }
+bool have_data() {
+  return std::filesystem::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz");
+}
 
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(in_graph_process_test)
 
-BOOST_AUTO_TEST_CASE(towers_on_two_cpu_devices_learn_in_sync_and_async_modes, *boost::unit_test::timeout(240)) {
+BOOST_AUTO_TEST_CASE(towers_on_two_cpu_devices_learn_in_sync_and_async_modes,
+                     *boost::unit_test::timeout(240)) {
   if (!have_data()) {
     BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
     return;
@@ -140,8 +150,8 @@ BOOST_AUTO_TEST_CASE(towers_on_two_cpu_devices_learn_in_sync_and_async_modes, *b
   af::test::TempDir dir("af_in_graph");
   for (const std::string mode : {"sync", "async"}) {
     af::test::ProcessGroup group;
-    auto i = group.spawn({ACTORFLOW_IN_GRAPH_BINARY, "--mode", mode, "--replicas", "2", "--steps", "200",
-                          "--train-examples", "12000"},
+    auto i = group.spawn({ACTORFLOW_IN_GRAPH_BINARY, "--mode", mode, "--replicas", "2", "--steps",
+                          "200", "--train-examples", "12000"},
                          (dir.path / (mode + ".log")).string());
     const int status = group.wait(i, std::chrono::seconds(200));
     const std::string out = group.log(i);
@@ -150,7 +160,8 @@ BOOST_AUTO_TEST_CASE(towers_on_two_cpu_devices_learn_in_sync_and_async_modes, *b
     BOOST_TEST(WIFEXITED(status));
     BOOST_TEST(WEXITSTATUS(status) == 0);
     std::smatch m;
-    BOOST_REQUIRE(std::regex_search(out, m, std::regex(mode + ", 2 towers: global step (\\d+) .* test accuracy ([0-9.]+)")));
+    BOOST_REQUIRE(std::regex_search(
+        out, m, std::regex(mode + ", 2 towers: global step (\\d+) .* test accuracy ([0-9.]+)")));
     // sync: 200 averaged updates; async: 200 updates from each tower.
     BOOST_TEST(std::stoi(m[1]) == (mode == "sync" ? 200 : 400));
     BOOST_TEST(std::stod(m[2]) > 0.75);
@@ -166,8 +177,9 @@ BOOST_AUTO_TEST_CASE(logdir_gets_the_graph_and_each_towers_loss, *boost::unit_te
   }
   af::test::TempDir dir("af_in_graph_logdir");
   af::test::ProcessGroup group;
-  auto i = group.spawn({ACTORFLOW_IN_GRAPH_BINARY, "--mode", "sync", "--replicas", "2", "--steps", "40",
-                        "--train-examples", "4000", "--logdir", (dir.path / "run").string(), "--summary-every", "20"},
+  auto i = group.spawn({ACTORFLOW_IN_GRAPH_BINARY, "--mode", "sync", "--replicas", "2", "--steps",
+                        "40", "--train-examples", "4000", "--logdir", (dir.path / "run").string(),
+                        "--summary-every", "20"},
                        (dir.path / "out.log").string());
   const int status = group.wait(i, std::chrono::seconds(200));
   BOOST_REQUIRE(status != -1);
@@ -181,12 +193,18 @@ BOOST_AUTO_TEST_CASE(logdir_gets_the_graph_and_each_towers_loss, *boost::unit_te
     for (const auto& v : e.summary) steps[v.tag].push_back(e.step);
   }
   BOOST_TEST(graph);
-  BOOST_TEST(steps["tower_0/loss"] == (std::vector<std::int64_t>{20, 40}), boost::test_tools::per_element());
-  BOOST_TEST(steps["learning_rate"] == (std::vector<std::int64_t>{20, 40}), boost::test_tools::per_element());
-  BOOST_TEST(steps["examples_per_sec"] == (std::vector<std::int64_t>{20, 40}), boost::test_tools::per_element());
-  BOOST_TEST(steps["hidden1/kernel/values"] == (std::vector<std::int64_t>{20, 40}), boost::test_tools::per_element());
-  BOOST_TEST(steps["tower_1/loss"] == (std::vector<std::int64_t>{20, 40}), boost::test_tools::per_element());
-  BOOST_TEST(steps["test_accuracy"] == (std::vector<std::int64_t>{40}), boost::test_tools::per_element());
+  BOOST_TEST(steps["tower_0/loss"] == (std::vector<std::int64_t>{20, 40}),
+             boost::test_tools::per_element());
+  BOOST_TEST(steps["learning_rate"] == (std::vector<std::int64_t>{20, 40}),
+             boost::test_tools::per_element());
+  BOOST_TEST(steps["examples_per_sec"] == (std::vector<std::int64_t>{20, 40}),
+             boost::test_tools::per_element());
+  BOOST_TEST(steps["hidden1/kernel/values"] == (std::vector<std::int64_t>{20, 40}),
+             boost::test_tools::per_element());
+  BOOST_TEST(steps["tower_1/loss"] == (std::vector<std::int64_t>{20, 40}),
+             boost::test_tools::per_element());
+  BOOST_TEST(steps["test_accuracy"] == (std::vector<std::int64_t>{40}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(the_mlp_split_over_two_devices_learns, *boost::unit_test::timeout(240)) {
@@ -196,8 +214,8 @@ BOOST_AUTO_TEST_CASE(the_mlp_split_over_two_devices_learns, *boost::unit_test::t
   }
   af::test::TempDir dir("af_split");
   af::test::ProcessGroup group;
-  auto i = group.spawn({ACTORFLOW_IN_GRAPH_BINARY, "--mode", "split", "--replicas", "2", "--steps", "200",
-                        "--train-examples", "12000"},
+  auto i = group.spawn({ACTORFLOW_IN_GRAPH_BINARY, "--mode", "split", "--replicas", "2", "--steps",
+                        "200", "--train-examples", "12000"},
                        (dir.path / "split.log").string());
   const int status = group.wait(i, std::chrono::seconds(200));
   const std::string out = group.log(i);
@@ -205,7 +223,8 @@ BOOST_AUTO_TEST_CASE(the_mlp_split_over_two_devices_learns, *boost::unit_test::t
   BOOST_REQUIRE(status != -1);
   BOOST_TEST(WEXITSTATUS(status) == 0);
   std::smatch m;
-  BOOST_REQUIRE(std::regex_search(out, m, std::regex("split over 2 devices: 200 steps .* test accuracy ([0-9.]+)")));
+  BOOST_REQUIRE(std::regex_search(
+      out, m, std::regex("split over 2 devices: 200 steps .* test accuracy ([0-9.]+)")));
   BOOST_TEST(std::stod(m[1]) > 0.75);
 }
 
@@ -219,10 +238,11 @@ BOOST_AUTO_TEST_CASE(sync_towers_on_two_tasks_of_a_cluster_learn_with_each_task_
     return;
   }
   TwoTaskCluster c;
-  const std::string out =
-      c.run_in_graph({"--mode", "sync", "--steps", "200", "--train-examples", "12000"}, "sync_two_tasks.log");
+  const std::string out = c.run_in_graph(
+      {"--mode", "sync", "--steps", "200", "--train-examples", "12000"}, "sync_two_tasks.log");
   std::smatch m;
-  BOOST_REQUIRE(std::regex_search(out, m, std::regex("sync, 2 towers: global step (\\d+) .* test accuracy ([0-9.]+)")));
+  BOOST_REQUIRE(std::regex_search(
+      out, m, std::regex("sync, 2 towers: global step (\\d+) .* test accuracy ([0-9.]+)")));
   BOOST_TEST(std::stoi(m[1]) == 200);
   BOOST_TEST(std::stod(m[2]) > 0.75);
   const std::string master = c.status_of(0, "/metrics");
@@ -244,10 +264,11 @@ BOOST_AUTO_TEST_CASE(the_mlp_split_over_two_tasks_of_a_cluster_learns_with_a_sli
     return;
   }
   TwoTaskCluster c;
-  const std::string out =
-      c.run_in_graph({"--mode", "split", "--steps", "200", "--train-examples", "12000"}, "split_two_tasks.log");
+  const std::string out = c.run_in_graph(
+      {"--mode", "split", "--steps", "200", "--train-examples", "12000"}, "split_two_tasks.log");
   std::smatch m;
-  BOOST_REQUIRE(std::regex_search(out, m, std::regex("split over 2 devices: 200 steps .* test accuracy ([0-9.]+)")));
+  BOOST_REQUIRE(std::regex_search(
+      out, m, std::regex("split over 2 devices: 200 steps .* test accuracy ([0-9.]+)")));
   BOOST_TEST(std::stod(m[1]) > 0.75);
   // The variables outlive the session on the servers' devices: each task holds its slices.
   const std::string task0 = c.status_of(0, "/status"), task1 = c.status_of(1, "/status");

@@ -1,26 +1,23 @@
 // A cluster of real processes (apps/server) on loopback: the chapter's simple_client across
 // two workers, a task killed (SIGKILL) or frozen (SIGSTOP) in the middle of a step, a task
 // restarted, and the binary's signals and flags. Every child is reaped by ProcessGroup.
+#include <actorflow/actorflow.hpp>
+#include <asio.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <filesystem>
-#include <functional>
-#include <sstream>
 #include <fstream>
-#include <thread>
-#include <string>
-
-#include <asio.hpp>
-#include <actorflow/actorflow.hpp>
-
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
 
 #include "free_port.hpp"
-#include "temp_dir.hpp"
-#include "step_load.hpp"
-#include "process.hpp"
 #include "log_capture.hpp"
+#include "process.hpp"
+#include "step_load.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -31,8 +28,10 @@ namespace fs = std::filesystem;
 /// which a process out of descriptors cannot open: every virtual call then reports a false
 /// "invalid vptr". Such a server runs with tests/data/ubsan_out_of_descriptors.supp.
 const std::string kOutOfDescriptors =
-    std::string("if [ -n \"$UBSAN_OPTIONS\" ]; then export UBSAN_OPTIONS=\"$UBSAN_OPTIONS:suppressions=") +
-    ACTORFLOW_TEST_DATA_DIR + "/ubsan_out_of_descriptors.supp\"; fi; ulimit -n 96 && exec \"$0\" \"$@\"";
+    std::string(
+        "if [ -n \"$UBSAN_OPTIONS\" ]; then export UBSAN_OPTIONS=\"$UBSAN_OPTIONS:suppressions=") +
+    ACTORFLOW_TEST_DATA_DIR +
+    "/ubsan_out_of_descriptors.supp\"; fi; ulimit -n 96 && exec \"$0\" \"$@\"";
 
 /// `n` idle connections to `addr` (those that connect), open until destroyed.
 struct IdleFlood {
@@ -70,7 +69,8 @@ std::string log_path(const std::string& name) {
 /// ps:0, worker:0 and worker:1 as three actorflow-server processes.
 struct ProcessCluster {
   std::string ps_address = address(), w0_address = address(), w1_address = address();
-  std::string spec = R"({"ps": [")" + ps_address + R"("], "worker": [")" + w0_address + R"(", ")" + w1_address + R"("]})";
+  std::string spec = R"({"ps": [")" + ps_address + R"("], "worker": [")" + w0_address + R"(", ")" +
+                     w1_address + R"("]})";
   af::test::ProcessGroup group;
   std::size_t ps = 0, w0 = 0, w1 = 0;
   std::vector<std::string> extra_flags;  ///< e.g. the --tls-* flags
@@ -81,9 +81,19 @@ struct ProcessCluster {
     w1 = start("worker", 1);
   }
   std::size_t start(const std::string& job, int task) {
-    std::vector<std::string> argv{ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task",
-                                  std::to_string(task), "--heartbeat-ms", "300", "--connection-timeout-ms", "2000",
-                                  "--peer-wait-ms", "20000"};
+    std::vector<std::string> argv{ACTORFLOW_SERVER_BINARY,
+                                  "--cluster",
+                                  spec,
+                                  "--job",
+                                  job,
+                                  "--task",
+                                  std::to_string(task),
+                                  "--heartbeat-ms",
+                                  "300",
+                                  "--connection-timeout-ms",
+                                  "2000",
+                                  "--peer-wait-ms",
+                                  "20000"};
     argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
     return group.spawn(argv, log_path(job + std::to_string(task)));
   }
@@ -91,7 +101,8 @@ struct ProcessCluster {
 };
 
 /// Opens a session, retrying while the server process is still starting up.
-std::unique_ptr<af::Session> open(af::Graph& g, const std::string& target, af::SessionConfig config = {}) {
+std::unique_ptr<af::Session> open(af::Graph& g, const std::string& target,
+                                  af::SessionConfig config = {}) {
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   for (;;) {
     try {
@@ -145,7 +156,8 @@ Outcome ended(const std::function<void()>& f) {
     out.code = e.code();
     out.message = e.what();
   }
-  out.detected = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  out.detected = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
   return out;
 }
 
@@ -161,8 +173,13 @@ struct Doubler {
   std::unique_ptr<af::Session> sess;
 
   Doubler(const std::string& log_name, const std::vector<std::string>& flags) {
-    std::vector<std::string> argv{ACTORFLOW_SERVER_BINARY, "--cluster", R"({"local": [")" + addr + R"("]})",
-                                  "--job", "local", "--task", "0"};
+    std::vector<std::string> argv{ACTORFLOW_SERVER_BINARY,
+                                  "--cluster",
+                                  R"({"local": [")" + addr + R"("]})",
+                                  "--job",
+                                  "local",
+                                  "--task",
+                                  "0"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     server = group.spawn(argv, log_path(log_name));
     sess = open(g, ProcessCluster::target(addr));
@@ -187,7 +204,8 @@ Outcome run_while(af::Session& sess, const af::Output& fetch, const af::RunOptio
     out.message = e.what();
   }
   disturber.join();
-  out.detected = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - hit);
+  out.detected =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - hit);
   return out;
 }
 
@@ -211,7 +229,8 @@ BOOST_AUTO_TEST_CASE(simple_client_shares_x_on_the_ps_task_across_two_worker_pro
   for (auto i : {cluster.w0, cluster.w1, cluster.ps}) cluster.group.signal(i, SIGTERM);
   for (auto i : {cluster.w0, cluster.w1, cluster.ps}) {
     int status = cluster.group.wait(i, std::chrono::seconds(15));
-    BOOST_TEST_REQUIRE(status != -1, "a server did not exit after SIGTERM:\n" << cluster.group.log(i));
+    BOOST_TEST_REQUIRE(status != -1, "a server did not exit after SIGTERM:\n"
+                                         << cluster.group.log(i));
     BOOST_TEST(WIFEXITED(status));
     BOOST_TEST(WEXITSTATUS(status) == 0);
   }
@@ -231,9 +250,11 @@ BOOST_AUTO_TEST_CASE(the_chapters_loader_and_trainer_clients_talk_through_one_sh
     std::unique_ptr<af::FIFOQueue> q;
     explicit Client(const std::string& pin) {
       auto scope = g.device(pin);
-      q = std::make_unique<af::FIFOQueue>(
-          g, af::QueueOptions{.capacity = 10, .dtypes = {af::float32}, .shapes = {{2}}, .name = "q",
-                              .shared_name = "shared_q"});
+      q = std::make_unique<af::FIFOQueue>(g, af::QueueOptions{.capacity = 10,
+                                                              .dtypes = {af::float32},
+                                                              .shapes = {{2}},
+                                                              .name = "q",
+                                                              .shared_name = "shared_q"});
     }
   };
   auto row = [](float a, float b) { return af::Tensor::from_vector<float>({a, b}, af::Shape{2}); };
@@ -242,8 +263,8 @@ BOOST_AUTO_TEST_CASE(the_chapters_loader_and_trainer_clients_talk_through_one_sh
   };
   for (const auto& c : {Case{"", cluster.w0_address, cluster.w0_address},
                         Case{"/job:ps/task:0", cluster.w0_address, cluster.w1_address}}) {
-    BOOST_TEST_CONTEXT("queue pinned to '" << c.pin << "', loader on " << c.loader_address << ", trainer on "
-                                          << c.trainer_address) {
+    BOOST_TEST_CONTEXT("queue pinned to '" << c.pin << "', loader on " << c.loader_address
+                                           << ", trainer on " << c.trainer_address) {
       // training_data_loader.py: three instances one by one, then three with enqueue_many.
       Client loader(c.pin);
       auto instance = loader.g.placeholder(af::float32, af::PartialShape{2});
@@ -261,15 +282,21 @@ BOOST_AUTO_TEST_CASE(the_chapters_loader_and_trainer_clients_talk_through_one_sh
       auto dequeue_mini_batch = trainer.q->dequeue_many(2);
       auto trainer_sess = open(trainer.g, ProcessCluster::target(c.trainer_address));
       BOOST_TEST(trainer_sess->run(dequeue[0]).to_vector<float>() == (std::vector<float>{1, 2}));
-      BOOST_TEST(trainer_sess->run(dequeue_mini_batch[0]).to_vector<float>() == (std::vector<float>{3, 4, 5, 6}));
-      loader_sess->run(enqueue_many, {{instances, af::Tensor::from_vector<float>({7, 8, 9, 10, 11, 12}, af::Shape{3, 2})}});
-      BOOST_TEST(trainer_sess->run(dequeue_mini_batch[0]).to_vector<float>() == (std::vector<float>{7, 8, 9, 10}));
+      BOOST_TEST(trainer_sess->run(dequeue_mini_batch[0]).to_vector<float>() ==
+                 (std::vector<float>{3, 4, 5, 6}));
+      loader_sess->run(
+          enqueue_many,
+          {{instances, af::Tensor::from_vector<float>({7, 8, 9, 10, 11, 12}, af::Shape{3, 2})}});
+      BOOST_TEST(trainer_sess->run(dequeue_mini_batch[0]).to_vector<float>() ==
+                 (std::vector<float>{7, 8, 9, 10}));
       // One instance left: the mini-batch waits ("blocked waiting for another instance").
       af::RunOptions options;
       options.timeout_in_ms = 300;
-      BOOST_CHECK_THROW(trainer_sess->run(dequeue_mini_batch[0], {}, options), af::DeadlineExceededError);
+      BOOST_CHECK_THROW(trainer_sess->run(dequeue_mini_batch[0], {}, options),
+                        af::DeadlineExceededError);
       loader_sess->run(enqueue, {{instance, row(13, 14)}});
-      BOOST_TEST(trainer_sess->run(dequeue_mini_batch[0]).to_vector<float>() == (std::vector<float>{11, 12, 13, 14}),
+      BOOST_TEST(trainer_sess->run(dequeue_mini_batch[0]).to_vector<float>() ==
+                     (std::vector<float>{11, 12, 13, 14}),
                  "the timed-out dequeue_many took nothing");
     }
   }
@@ -279,8 +306,9 @@ BOOST_AUTO_TEST_CASE(a_killed_task_fails_the_step_waiting_on_it_with_unavailable
                      *boost::unit_test::timeout(120)) {
   ProcessCluster cluster;
   af::Graph g;
-  af::FIFOQueue q(g, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .name = "q",
-                      .shared_name = "q"});
+  af::FIFOQueue q(
+      g,
+      {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .name = "q", .shared_name = "q"});
   af::Output next;
   {
     auto pin = g.device("/job:ps/task:0");
@@ -293,7 +321,8 @@ BOOST_AUTO_TEST_CASE(a_killed_task_fails_the_step_waiting_on_it_with_unavailable
   auto outcome = run_while(*sess, doubled, options, [&] { cluster.group.kill(cluster.ps); });
   BOOST_TEST_MESSAGE("SIGKILL of the ps task detected after " << outcome.detected.count() << " ms");
   BOOST_TEST(outcome.code == af::Code::unavailable, outcome.message);
-  BOOST_TEST(outcome.message.find("/job:ps/replica:0/task:0") != std::string::npos, outcome.message);
+  BOOST_TEST(outcome.message.find("/job:ps/replica:0/task:0") != std::string::npos,
+             outcome.message);
   // A restarted ps task serves new sessions (its variables and queues are new).
   cluster.ps = cluster.start("ps", 0);
   Counter c;
@@ -306,8 +335,9 @@ BOOST_AUTO_TEST_CASE(a_frozen_task_fails_the_step_waiting_on_it_with_unavailable
                      *boost::unit_test::timeout(120)) {
   ProcessCluster cluster;
   af::Graph g;
-  af::FIFOQueue q(g, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .name = "q",
-                      .shared_name = "q"});
+  af::FIFOQueue q(
+      g,
+      {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .name = "q", .shared_name = "q"});
   af::Output next;
   {
     auto pin = g.device("/job:ps/task:0");
@@ -316,19 +346,22 @@ BOOST_AUTO_TEST_CASE(a_frozen_task_fails_the_step_waiting_on_it_with_unavailable
   auto sess = open(g, ProcessCluster::target(cluster.w1_address));
   af::RunOptions options;
   options.timeout_in_ms = 20000;
-  auto outcome = run_while(*sess, next, options, [&] { cluster.group.signal(cluster.ps, SIGSTOP); });
+  auto outcome =
+      run_while(*sess, next, options, [&] { cluster.group.signal(cluster.ps, SIGSTOP); });
   BOOST_TEST_MESSAGE("SIGSTOP of the ps task detected after " << outcome.detected.count() << " ms");
   BOOST_TEST(outcome.code == af::Code::unavailable, outcome.message);
-  BOOST_TEST(outcome.message.find("/job:ps/replica:0/task:0") != std::string::npos, outcome.message);
+  BOOST_TEST(outcome.message.find("/job:ps/replica:0/task:0") != std::string::npos,
+             outcome.message);
 }
 
-BOOST_AUTO_TEST_CASE(a_server_takes_its_cluster_and_task_from_tf_config, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_server_takes_its_cluster_and_task_from_tf_config,
+                     *boost::unit_test::timeout(60)) {
   // TF_CONFIG as cluster managers set it; no --cluster, --job or --task. The flags would win.
   const std::string ps_address = address(), worker_address = address();
-  const std::string config = R"({"cluster": {"ps": [")" + ps_address + R"("], "worker": [")" + worker_address +
-                             R"("]}, "task": {"type": "worker", "index": 0}})";
-  af::Server ps(af::ClusterSpec::from_json(R"({"ps": [")" + ps_address + R"("], "worker": [")" + worker_address +
-                                           R"("]})"),
+  const std::string config = R"({"cluster": {"ps": [")" + ps_address + R"("], "worker": [")" +
+                             worker_address + R"("]}, "task": {"type": "worker", "index": 0}})";
+  af::Server ps(af::ClusterSpec::from_json(R"({"ps": [")" + ps_address + R"("], "worker": [")" +
+                                           worker_address + R"("]})"),
                 "ps", 0);
   af::test::ProcessGroup group;
   ::setenv("TF_CONFIG", config.c_str(), 1);
@@ -343,11 +376,13 @@ BOOST_AUTO_TEST_CASE(a_server_takes_its_cluster_and_task_from_tf_config, *boost:
     on_ps = g.constant(2.0f) * 3.0f;
   }
   BOOST_TEST(open(g, ProcessCluster::target(worker_address))->run(on_ps).scalar<float>() == 6.0f);
-  BOOST_TEST(group.log(worker).find("/job:worker/replica:0/task:0") != std::string::npos, group.log(worker));
+  BOOST_TEST(group.log(worker).find("/job:worker/replica:0/task:0") != std::string::npos,
+             group.log(worker));
   const int status = group.wait(bad, std::chrono::seconds(20));
   BOOST_REQUIRE(status != -1);
   BOOST_TEST(WEXITSTATUS(status) == 2);
-  BOOST_TEST(group.log(bad).find("TF_CONFIG: \"task\" must be") != std::string::npos, group.log(bad));
+  BOOST_TEST(group.log(bad).find("TF_CONFIG: \"task\" must be") != std::string::npos,
+             group.log(bad));
   group.kill(worker);
   ps.stop();
 }
@@ -356,11 +391,13 @@ BOOST_AUTO_TEST_CASE(a_killed_peer_is_reported_as_lost, *boost::unit_test::timeo
   // The ps is a server of this process (its log lines captured), the worker a process.
   af::test::LogCapture log;
   const std::string ps_address = address(), worker_address = address();
-  const std::string spec = R"({"ps": [")" + ps_address + R"("], "worker": [")" + worker_address + R"("]})";
+  const std::string spec =
+      R"({"ps": [")" + ps_address + R"("], "worker": [")" + worker_address + R"("]})";
   af::Server ps(af::ClusterSpec::from_json(spec), "ps", 0);
   af::test::ProcessGroup group;
-  auto worker = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", "worker", "--task", "0"},
-                            log_path("killed_peer"));
+  auto worker =
+      group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", "worker", "--task", "0"},
+                  log_path("killed_peer"));
   af::Graph g;
   auto c = g.constant(1.0f) + 1.0f;
   open(g, ProcessCluster::target(worker_address))->run(c);
@@ -417,7 +454,8 @@ BOOST_AUTO_TEST_CASE(a_step_against_a_frozen_server_ends_at_its_own_deadline_on_
   options.timeout_in_ms = 2000;
   const Outcome out = ended([&] { d.sess->run(d.y, {{d.x, af::Tensor(2.0f)}}, options); });
   d.group.signal(d.server, SIGCONT);
-  BOOST_TEST_MESSAGE("the step against the frozen server ended after " << out.detected.count() << " ms: " << out.message);
+  BOOST_TEST_MESSAGE("the step against the frozen server ended after " << out.detected.count()
+                                                                       << " ms: " << out.message);
   BOOST_TEST(out.code == af::Code::deadline_exceeded, out.message);
   BOOST_TEST(out.detected.count() >= 1900);
   BOOST_TEST(out.detected.count() < 4000);
@@ -440,7 +478,8 @@ BOOST_AUTO_TEST_CASE(a_session_that_lost_its_connection_fails_the_steps_in_fligh
   const auto frozen_at = std::chrono::steady_clock::now();
   auto w = d.y * 3.0f;  // its node travels with the step that is lost
   const Outcome out = ended([&] { d.sess->run(w, {{d.x, af::Tensor(2.0f)}}); });  // no deadline
-  BOOST_TEST_MESSAGE("the lost connection failed the step after " << out.detected.count() << " ms: " << out.message);
+  BOOST_TEST_MESSAGE("the lost connection failed the step after " << out.detected.count()
+                                                                  << " ms: " << out.message);
   BOOST_TEST(out.code == af::Code::unavailable, out.message);
   BOOST_TEST(out.detected.count() < bound.count() + 1500);
   std::this_thread::sleep_until(frozen_at + std::chrono::seconds(6));
@@ -460,12 +499,16 @@ BOOST_AUTO_TEST_CASE(a_session_that_lost_its_connection_fails_the_steps_in_fligh
 /// The server runs with 96 descriptors (and `extra` flags); 200 connections to its CAF port
 /// exhaust them. Its accept loops must wait (not spin at 100% of a core), and once the flood
 /// goes, serve. `config` is the client's (its runtime, for TLS).
-void check_out_of_descriptors_backs_off_and_recovers(const std::string& name, const std::vector<std::string>& extra,
+void check_out_of_descriptors_backs_off_and_recovers(const std::string& name,
+                                                     const std::vector<std::string>& extra,
                                                      const af::SessionConfig& config) {
   const std::string addr = address();
   af::test::ProcessGroup group;
-  std::vector<std::string> argv{"/bin/sh", "-c", kOutOfDescriptors, ACTORFLOW_SERVER_BINARY,
-                                "--cluster", R"({"local": [")" + addr + R"("]})", "--job", "local", "--task", "0"};
+  std::vector<std::string> argv{"/bin/sh",         "-c",
+                                kOutOfDescriptors, ACTORFLOW_SERVER_BINARY,
+                                "--cluster",       R"({"local": [")" + addr + R"("]})",
+                                "--job",           "local",
+                                "--task",          "0"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   auto server = group.spawn(argv, log_path(name));
   af::Graph g;
@@ -489,8 +532,10 @@ void check_out_of_descriptors_backs_off_and_recovers(const std::string& name, co
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const long before = cpu_ticks();
   std::this_thread::sleep_for(std::chrono::seconds(2));
-  const double used = static_cast<double>(cpu_ticks() - before) / static_cast<double>(::sysconf(_SC_CLK_TCK)) / 2.0;
-  BOOST_TEST_MESSAGE(name << ": server CPU while out of descriptors: " << used * 100 << "% of a core");
+  const double used =
+      static_cast<double>(cpu_ticks() - before) / static_cast<double>(::sysconf(_SC_CLK_TCK)) / 2.0;
+  BOOST_TEST_MESSAGE(name << ": server CPU while out of descriptors: " << used * 100
+                          << "% of a core");
   BOOST_TEST(used < 0.3);
   flood.reset();
   // The flood gone, the server serves again within a few seconds (its waiting connections
@@ -511,7 +556,8 @@ BOOST_AUTO_TEST_CASE(a_tls_server_out_of_descriptors_backs_off_instead_of_spinni
   af::SessionConfig config;
   config.runtime = &client;
   check_out_of_descriptors_backs_off_and_recovers(
-      "tls_descriptors", {"--tls-cert", tls + "node.pem", "--tls-key", tls + "node.key", "--tls-ca", tls + "ca.pem"},
+      "tls_descriptors",
+      {"--tls-cert", tls + "node.pem", "--tls-key", tls + "node.key", "--tls-ca", tls + "ca.pem"},
       config);
 }
 
@@ -525,14 +571,16 @@ BOOST_AUTO_TEST_CASE(when_the_step_and_bulk_ports_cannot_take_a_client_its_sessi
   const std::string addr = address();
   af::test::ProcessGroup group;
   group.spawn({"/bin/sh", "-c", kOutOfDescriptors, ACTORFLOW_SERVER_BINARY, "--cluster",
-               R"({"local": [")" + addr + R"("]})", "--job", "local", "--task", "0", "--handshake-timeout-ms",
-               "30000"},
+               R"({"local": [")" + addr + R"("]})", "--job", "local", "--task", "0",
+               "--handshake-timeout-ms", "30000"},
               log_path("fallback"));
   af::Graph g;
   auto small = g.constant(3.0f) * 2.0f;
-  auto large = af::ones(g, af::Shape{1 << 19}) * 2.0f;  // 2 MiB: fetched over the bulk port normally
+  auto large =
+      af::ones(g, af::Shape{1 << 19}) * 2.0f;  // 2 MiB: fetched over the bulk port normally
   {
-    auto warm = open(g, ProcessCluster::target(addr));  // the client's CAF connection, kept by the runtime
+    auto warm =
+        open(g, ProcessCluster::target(addr));  // the client's CAF connection, kept by the runtime
     BOOST_TEST(warm->run(small).scalar<float>() == 6.0f);
   }
   auto flood = std::make_unique<IdleFlood>(addr, 200);
@@ -548,30 +596,36 @@ BOOST_AUTO_TEST_CASE(when_the_step_and_bulk_ports_cannot_take_a_client_its_sessi
   // Later large fetches skip the bulk port for a while: no second wait.
   const auto start = std::chrono::steady_clock::now();
   BOOST_TEST(sess->run(large, {}, options).data<float>()[7] == 2.0f);
-  const auto again = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  const auto again = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
   BOOST_TEST(again.count() < 3000);
   flood.reset();
 }
 
-BOOST_AUTO_TEST_CASE(the_server_binary_explains_bad_flags_and_exits_cleanly, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(the_server_binary_explains_bad_flags_and_exits_cleanly,
+                     *boost::unit_test::timeout(60)) {
   af::test::ProcessGroup group;
   auto help = group.spawn({ACTORFLOW_SERVER_BINARY, "--help"}, log_path("help"));
   int status = group.wait(help, std::chrono::seconds(10));
   BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 0));
   BOOST_TEST(group.log(help).find("usage: actorflow-server") != std::string::npos);
-  auto bad = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", "{\"w\": [\"127.0.0.1:0\"]}", "--job", "w", "--task", "x"},
+  auto bad = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", "{\"w\": [\"127.0.0.1:0\"]}",
+                          "--job", "w", "--task", "x"},
                          log_path("bad"));
   status = group.wait(bad, std::chrono::seconds(10));
   BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 2));
-  BOOST_TEST(group.log(bad).find("--task: expected an integer >= 0, got 'x'") != std::string::npos, group.log(bad));
-  auto missing = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", "{\"w\": [\"127.0.0.1:0\"]}", "--job", "ps", "--task", "0"},
+  BOOST_TEST(group.log(bad).find("--task: expected an integer >= 0, got 'x'") != std::string::npos,
+             group.log(bad));
+  auto missing = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", "{\"w\": [\"127.0.0.1:0\"]}",
+                              "--job", "ps", "--task", "0"},
                              log_path("missing"));
   status = group.wait(missing, std::chrono::seconds(10));
   BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 1));
   BOOST_TEST(group.log(missing).find("ps") != std::string::npos, group.log(missing));
 }
 
-BOOST_AUTO_TEST_CASE(the_server_binary_reads_a_config_file_that_flags_override, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(the_server_binary_reads_a_config_file_that_flags_override,
+                     *boost::unit_test::timeout(60)) {
   af::test::TempDir dir("af_server_config");
   const std::string config = (dir.path / "server.json").string();
   {
@@ -579,38 +633,42 @@ BOOST_AUTO_TEST_CASE(the_server_binary_reads_a_config_file_that_flags_override, 
     out << R"({"cluster": {"w": ["127.0.0.1:0"]}, "job": "w", "heartbeat_ms": 100, "status_port": 0})";
   }
   af::test::ProcessGroup group;
-  auto dump = group.spawn({ACTORFLOW_SERVER_BINARY, "--config", config, "--status-port", "9", "--dump-config"},
-                          log_path("dump"));
+  auto dump = group.spawn(
+      {ACTORFLOW_SERVER_BINARY, "--config", config, "--status-port", "9", "--dump-config"},
+      log_path("dump"));
   int status = group.wait(dump, std::chrono::seconds(10));
   BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 0));
   const auto settings = nlohmann::json::parse(group.log(dump));
   BOOST_TEST(settings["cluster"] == nlohmann::json::parse(R"({"w": ["127.0.0.1:0"]})"));
   BOOST_TEST(settings["job"] == "w");
-  BOOST_TEST(settings["heartbeat_ms"] == 100);     // from the file
-  BOOST_TEST(settings["status_port"] == 9);        // the flag wins
+  BOOST_TEST(settings["heartbeat_ms"] == 100);            // from the file
+  BOOST_TEST(settings["status_port"] == 9);               // the flag wins
   BOOST_TEST(settings["connection_timeout_ms"] == 3000);  // the default
   {
     std::ofstream out(config);
     out << R"({"heartbeat_ms": 100, "no_such_setting": 1})";
   }
-  auto unknown = group.spawn({ACTORFLOW_SERVER_BINARY, "--config", config, "--dump-config"}, log_path("unknown"));
+  auto unknown = group.spawn({ACTORFLOW_SERVER_BINARY, "--config", config, "--dump-config"},
+                             log_path("unknown"));
   status = group.wait(unknown, std::chrono::seconds(10));
   BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 2));
-  BOOST_TEST(group.log(unknown).find("unknown setting 'no_such_setting'") != std::string::npos, group.log(unknown));
+  BOOST_TEST(group.log(unknown).find("unknown setting 'no_such_setting'") != std::string::npos,
+             group.log(unknown));
 }
 
 BOOST_AUTO_TEST_CASE(a_thousand_concurrent_steps_from_fifty_clients_on_a_server_process,
                      *boost::unit_test::timeout(240)) {
   af::test::ProcessGroup group;
   auto addr = address();
-  auto i = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", R"({"local": [")" + addr + R"("]})", "--job", "local",
-                        "--task", "0"},
+  auto i = group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", R"({"local": [")" + addr + R"("]})",
+                        "--job", "local", "--task", "0"},
                        log_path("load"));
   af::Graph probe;
   open(probe, ProcessCluster::target(addr));  // waits until the server listens
   auto r = af::test::run_step_load(ProcessCluster::target(addr), 50, 20, std::chrono::seconds(200));
   BOOST_TEST_INFO("server log:\n" << group.log(i));
-  BOOST_REQUIRE_MESSAGE(r.finished_clients == 50, "only " << r.finished_clients << " of 50 clients finished");
+  BOOST_REQUIRE_MESSAGE(r.finished_clients == 50,
+                        "only " << r.finished_clients << " of 50 clients finished");
   BOOST_TEST(r.failed == 0, "first error: " << r.first_error);
   BOOST_TEST(r.wrong == 0);
   BOOST_TEST(r.counter == 1000.0f);
@@ -625,12 +683,15 @@ BOOST_AUTO_TEST_CASE(a_tls_cluster_of_processes_runs_steps_across_tasks_and_refu
                      *boost::unit_test::timeout(120)) {
   const std::string tls = ACTORFLOW_TEST_DATA_DIR "/tls/";
   auto ps_address = address(), worker_address = address();
-  std::string spec = R"({"ps": [")" + ps_address + R"("], "worker": [")" + worker_address + R"("]})";
+  std::string spec =
+      R"({"ps": [")" + ps_address + R"("], "worker": [")" + worker_address + R"("]})";
   af::test::ProcessGroup group;
-  for (auto [job, name] : {std::pair<const char*, const char*>{"ps", "tls_ps"}, {"worker", "tls_worker"}})
-    group.spawn({ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task", "0", "--tls-cert",
-                 tls + "node.pem", "--tls-key", tls + "node.key", "--tls-ca", tls + "ca.pem"},
-                log_path(name));
+  for (auto [job, name] :
+       {std::pair<const char*, const char*>{"ps", "tls_ps"}, {"worker", "tls_worker"}})
+    group.spawn(
+        {ACTORFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task", "0", "--tls-cert",
+         tls + "node.pem", "--tls-key", tls + "node.key", "--tls-ca", tls + "ca.pem"},
+        log_path(name));
   af::Runtime client(tls_client_options());
   af::Graph g;
   af::Output a;
@@ -656,7 +717,8 @@ BOOST_AUTO_TEST_CASE(a_tls_cluster_of_processes_runs_steps_across_tasks_and_refu
   // A client without TLS is refused.
   af::Graph plain_graph;
   auto c = plain_graph.constant(1.0f);
-  BOOST_CHECK_THROW(af::Session(plain_graph, ProcessCluster::target(worker_address)).run(c), af::UnavailableError);
+  BOOST_CHECK_THROW(af::Session(plain_graph, ProcessCluster::target(worker_address)).run(c),
+                    af::UnavailableError);
   for (std::size_t i = 0; i < 2; ++i) group.signal(i, SIGTERM);
   for (std::size_t i = 0; i < 2; ++i) {
     int status = group.wait(i, std::chrono::seconds(20));
@@ -667,12 +729,15 @@ BOOST_AUTO_TEST_CASE(a_tls_cluster_of_processes_runs_steps_across_tasks_and_refu
 BOOST_AUTO_TEST_CASE(through_tls_a_killed_or_frozen_task_still_fails_the_step_with_unavailable,
                      *boost::unit_test::timeout(120)) {
   const std::string tls = ACTORFLOW_TEST_DATA_DIR "/tls/";
-  ProcessCluster cluster({"--tls-cert", tls + "node.pem", "--tls-key", tls + "node.key", "--tls-ca", tls + "ca.pem"});
+  ProcessCluster cluster(
+      {"--tls-cert", tls + "node.pem", "--tls-key", tls + "node.key", "--tls-ca", tls + "ca.pem"});
   af::Runtime client(tls_client_options());
   af::SessionConfig config;
   config.runtime = &client;
   af::Graph g;
-  af::FIFOQueue q(g, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .name = "q", .shared_name = "q"});
+  af::FIFOQueue q(
+      g,
+      {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .name = "q", .shared_name = "q"});
   af::Output next;
   {
     auto pin = g.device("/job:ps/task:0");
@@ -683,17 +748,24 @@ BOOST_AUTO_TEST_CASE(through_tls_a_killed_or_frozen_task_still_fails_the_step_wi
   // Frozen worker:1 (the step's ps partition keeps waiting; heartbeats stop crossing the tunnel).
   {
     af::Graph g1;
-    af::FIFOQueue q1(g1, {.capacity = 10, .dtypes = {af::float32}, .shapes = {{}}, .name = "q1", .shared_name = "q1"});
+    af::FIFOQueue q1(g1, {.capacity = 10,
+                          .dtypes = {af::float32},
+                          .shapes = {{}},
+                          .name = "q1",
+                          .shared_name = "q1"});
     af::Output on_w1;
     {
       auto pin = g1.device("/job:worker/task:1");
       on_w1 = q1.dequeue().at(0);
     }
     auto sess = open(g1, ProcessCluster::target(cluster.w0_address), config);
-    auto frozen = run_while(*sess, on_w1, options, [&] { cluster.group.signal(cluster.w1, SIGSTOP); });
-    BOOST_TEST_MESSAGE("through TLS, SIGSTOP of worker:1 detected after " << frozen.detected.count() << " ms");
+    auto frozen =
+        run_while(*sess, on_w1, options, [&] { cluster.group.signal(cluster.w1, SIGSTOP); });
+    BOOST_TEST_MESSAGE("through TLS, SIGSTOP of worker:1 detected after " << frozen.detected.count()
+                                                                          << " ms");
     BOOST_TEST(frozen.code == af::Code::unavailable, frozen.message);
-    BOOST_TEST(frozen.message.find("/job:worker/replica:0/task:1") != std::string::npos, frozen.message);
+    BOOST_TEST(frozen.message.find("/job:worker/replica:0/task:1") != std::string::npos,
+               frozen.message);
     cluster.group.kill(cluster.w1);
   }
   // Killed ps:0.
@@ -703,7 +775,8 @@ BOOST_AUTO_TEST_CASE(through_tls_a_killed_or_frozen_task_still_fails_the_step_wi
     return c;
   }());
   auto killed = run_while(*sess, next, options, [&] { cluster.group.kill(cluster.ps); });
-  BOOST_TEST_MESSAGE("through TLS, SIGKILL of ps:0 detected after " << killed.detected.count() << " ms");
+  BOOST_TEST_MESSAGE("through TLS, SIGKILL of ps:0 detected after " << killed.detected.count()
+                                                                    << " ms");
   BOOST_TEST(killed.code == af::Code::unavailable, killed.message);
   BOOST_TEST(killed.message.find("/job:ps/replica:0/task:0") != std::string::npos, killed.message);
 }

@@ -1,17 +1,16 @@
 // apps/train (the chapter's exercise 7): Fashion-MNIST training killed with SIGKILL after its
 // first checkpoint and restarted with --restore goes on from that checkpoint's global step.
 // Skips when Debian's dataset-fashion-mnist is not installed.
-#include <boost/test/unit_test.hpp>
-
 #include <sys/wait.h>
 
+#include <boost/test/unit_test.hpp>
 #include <chrono>
-#include <map>
-#include <vector>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "actorflow/actorflow.hpp"
 #include "process.hpp"
@@ -21,13 +20,16 @@ namespace {
 
 const char* kData = "/usr/share/datasets/fashion-mnist";
 
-bool have_data() { return std::filesystem::exists(std::string(kData) + "/train-images-idx3-ubyte.gz"); }
+bool have_data() {
+  return std::filesystem::exists(std::string(kData) + "/train-images-idx3-ubyte.gz");
+}
 
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(train_process_test)
 
-BOOST_AUTO_TEST_CASE(a_killed_training_resumes_from_its_last_checkpoint, *boost::unit_test::timeout(300)) {
+BOOST_AUTO_TEST_CASE(a_killed_training_resumes_from_its_last_checkpoint,
+                     *boost::unit_test::timeout(300)) {
   if (!have_data()) {
     BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
     return;
@@ -35,16 +37,27 @@ BOOST_AUTO_TEST_CASE(a_killed_training_resumes_from_its_last_checkpoint, *boost:
   af::test::TempDir dir("af_train");
   const std::string ckpt = (dir.path / "ckpt").string();
   // 20 steps per "epoch" (2560 examples / 128), 8 epochs; a checkpoint after each.
-  const std::vector<std::string> args = {ACTORFLOW_TRAIN_BINARY, "--epochs", "8", "--train-examples", "2560",
-                                         "--checkpoint-dir", ckpt, "--threads", "1", "--quiet", "--restore"};
+  const std::vector<std::string> args = {ACTORFLOW_TRAIN_BINARY,
+                                         "--epochs",
+                                         "8",
+                                         "--train-examples",
+                                         "2560",
+                                         "--checkpoint-dir",
+                                         ckpt,
+                                         "--threads",
+                                         "1",
+                                         "--quiet",
+                                         "--restore"};
   af::test::ProcessGroup group;
   auto first = group.spawn(args, (dir.path / "first.log").string());
   // Kill it once the first checkpoint's state file is there.
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(200);
-  while (!std::filesystem::exists(ckpt + "/checkpoint") && std::chrono::steady_clock::now() < until &&
+  while (!std::filesystem::exists(ckpt + "/checkpoint") &&
+         std::chrono::steady_clock::now() < until &&
          group.wait(first, std::chrono::milliseconds(0)) == -1)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  BOOST_REQUIRE_MESSAGE(std::filesystem::exists(ckpt + "/checkpoint"), "no checkpoint:\n" << group.log(first));
+  BOOST_REQUIRE_MESSAGE(std::filesystem::exists(ckpt + "/checkpoint"), "no checkpoint:\n"
+                                                                           << group.log(first));
   group.kill(first);
   const std::string first_log = group.log(first);
   BOOST_TEST_INFO("first run:\n" << first_log);
@@ -67,7 +80,8 @@ BOOST_AUTO_TEST_CASE(a_killed_training_resumes_from_its_last_checkpoint, *boost:
   BOOST_TEST(out.find("final: global step 160") != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(logdir_gets_the_graph_the_training_curves_and_histograms, *boost::unit_test::timeout(120)) {
+BOOST_AUTO_TEST_CASE(logdir_gets_the_graph_the_training_curves_and_histograms,
+                     *boost::unit_test::timeout(120)) {
   if (!have_data()) {
     BOOST_TEST_MESSAGE("dataset-fashion-mnist not installed: skipped");
     return;
@@ -75,8 +89,8 @@ BOOST_AUTO_TEST_CASE(logdir_gets_the_graph_the_training_curves_and_histograms, *
   af::test::TempDir dir("af_train_logdir");
   const std::string logdir = (dir.path / "run1").string();
   af::test::ProcessGroup group;
-  auto i = group.spawn({ACTORFLOW_TRAIN_BINARY, "--epochs", "1", "--train-examples", "1280", "--threads", "1",
-                        "--quiet", "--logdir", logdir, "--summary-every", "5"},
+  auto i = group.spawn({ACTORFLOW_TRAIN_BINARY, "--epochs", "1", "--train-examples", "1280",
+                        "--threads", "1", "--quiet", "--logdir", logdir, "--summary-every", "5"},
                        (dir.path / "out.log").string());
   const int status = group.wait(i, std::chrono::seconds(100));
   BOOST_REQUIRE(status != -1);
@@ -91,11 +105,13 @@ BOOST_AUTO_TEST_CASE(logdir_gets_the_graph_the_training_curves_and_histograms, *
   }
   BOOST_TEST(graph);
   // 10 steps of 128: training summaries at steps 5 and 10, the epoch's at step 10.
-  BOOST_TEST(steps_by_tag["loss"] == (std::vector<std::int64_t>{5, 10}), boost::test_tools::per_element());
+  BOOST_TEST(steps_by_tag["loss"] == (std::vector<std::int64_t>{5, 10}),
+             boost::test_tools::per_element());
   BOOST_TEST(steps_by_tag["accuracy"].size() == 2u);
   BOOST_TEST(steps_by_tag["learning_rate"].size() == 2u);
   BOOST_TEST(steps_by_tag["dense/kernel/values"].size() == 2u);
-  BOOST_TEST(steps_by_tag["test_accuracy"] == (std::vector<std::int64_t>{10}), boost::test_tools::per_element());
+  BOOST_TEST(steps_by_tag["test_accuracy"] == (std::vector<std::int64_t>{10}),
+             boost::test_tools::per_element());
   BOOST_TEST(steps_by_tag["examples_per_sec"].size() == 1u);
 }
 

@@ -1,11 +1,10 @@
 // A minimal HTTP client for tests of a server's status port: one request per connection.
 #pragma once
 
+#include <asio.hpp>
 #include <cstdint>
 #include <string>
 #include <system_error>
-
-#include <asio.hpp>
 
 namespace af::test {
 

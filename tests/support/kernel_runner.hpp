@@ -2,7 +2,6 @@
 
 // Runs one node's CPU kernel directly, without a session: what the ops' white-box tests use.
 #include <boost/test/unit_test.hpp>
-
 #include <memory>
 #include <vector>
 
@@ -41,7 +40,8 @@ class KernelRunner {
   /// Runs the kernel: inputs produced by Const nodes take the constant's value, the others
   /// take `given` in order. `device` is the intra-op pool (none: single-threaded) and
   /// `threads` the kernel's intra-op thread count (its pool's size, as the runtime gives).
-  KernelResult run(std::vector<Tensor> given = {}, Eigen::ThreadPoolDevice* device = nullptr, int threads = 1) {
+  KernelResult run(std::vector<Tensor> given = {}, Eigen::ThreadPoolDevice* device = nullptr,
+                   int threads = 1) {
     std::vector<Tensor> inputs;
     std::size_t next = 0;
     for (auto& in : node_->inputs()) {
@@ -83,10 +83,13 @@ Tensor tensor(std::vector<T> values, Shape shape) {
 }
 
 /// Requires that a kernel run succeeded, naming its error otherwise.
-inline void require_ok(const KernelResult& r) { BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.to_string()); }
+inline void require_ok(const KernelResult& r) {
+  BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.to_string());
+}
 
 /// Runs `node`'s kernel on `inputs`, requires success and returns its first output.
-inline Tensor eval(const Output& node, std::vector<Tensor> inputs = {}, Eigen::ThreadPoolDevice* device = nullptr) {
+inline Tensor eval(const Output& node, std::vector<Tensor> inputs = {},
+                   Eigen::ThreadPoolDevice* device = nullptr) {
   KernelResult r = run_kernel(node, std::move(inputs), device);
   require_ok(r);
   return r.out();

@@ -15,7 +15,9 @@ inline bool contains(const std::string& haystack, const std::string& needle) {
 }
 
 /// Whether `s` starts with `prefix`.
-inline bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+inline bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
 
 /// The message of the `E` that `f` throws, or "<no error>" when it throws none (any other
 /// exception propagates and fails the test).

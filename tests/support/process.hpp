@@ -3,6 +3,11 @@
 // Child processes for integration tests: spawned with their stderr in a log file, and every
 // one still running when the group goes away is killed and reaped (no orphans, even when a
 // test fails or times out half way).
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -10,11 +15,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 extern char** environ;
 

@@ -2,10 +2,9 @@
 
 // The filename queue reader tests feed: a FIFOQueue of strings, a placeholder and the op
 // that enqueues one file name.
+#include <actorflow/actorflow.hpp>
 #include <cstdint>
 #include <string>
-
-#include <actorflow/actorflow.hpp>
 
 namespace af::test {
 
@@ -19,7 +18,9 @@ struct FilenameQueue : af::FIFOQueue {
         enqueue_name(enqueue({name})) {}
 
   /// Enqueues `file` (a step of `sess`).
-  void add(af::Session& sess, const std::string& file) const { sess.run(enqueue_name, {{name, af::Tensor(file)}}); }
+  void add(af::Session& sess, const std::string& file) const {
+    sess.run(enqueue_name, {{name, af::Tensor(file)}});
+  }
 };
 
 }  // namespace af::test

@@ -3,6 +3,7 @@
 // Concurrent steps against one server: `clients` sessions, each with `steps_each` steps in
 // flight at once, every step feeding its own value (doubled back) and bumping the shared
 // variable "load_counter". Used by the in-process and the multi-process load tests.
+#include <actorflow/actorflow.hpp>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -10,8 +11,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
 
 namespace af::test {
 

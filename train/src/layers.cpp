@@ -25,7 +25,8 @@ std::pair<double, double> fans(const Shape& shape) {
   if (rank == 2) return {static_cast<double>(shape.dim(0)), static_cast<double>(shape.dim(1))};
   double receptive = 1;
   for (int i = 0; i < rank - 2; ++i) receptive *= static_cast<double>(shape.dim(i));
-  return {static_cast<double>(shape.dim(rank - 2)) * receptive, static_cast<double>(shape.dim(rank - 1)) * receptive};
+  return {static_cast<double>(shape.dim(rank - 2)) * receptive,
+          static_cast<double>(shape.dim(rank - 1)) * receptive};
 }
 
 Tensor filled(DType dtype, const Shape& shape, double value) {
@@ -46,15 +47,19 @@ Tensor filled(DType dtype, const Shape& shape, double value) {
 }  // namespace
 
 Initializer zeros() {
-  return [](Graph& g, const Shape& shape, DType dtype) { return af::zeros(g, shape, dtype, "zeros"); };
+  return
+      [](Graph& g, const Shape& shape, DType dtype) { return af::zeros(g, shape, dtype, "zeros"); };
 }
 
 Initializer ones() {
-  return [](Graph& g, const Shape& shape, DType dtype) { return af::ones(g, shape, dtype, "ones"); };
+  return
+      [](Graph& g, const Shape& shape, DType dtype) { return af::ones(g, shape, dtype, "ones"); };
 }
 
 Initializer constant(double value) {
-  return [value](Graph& g, const Shape& shape, DType dtype) { return g.constant(filled(dtype, shape, value), "Const"); };
+  return [value](Graph& g, const Shape& shape, DType dtype) {
+    return g.constant(filled(dtype, shape, value), "Const");
+  };
 }
 
 Initializer random_uniform(double minval, double maxval, std::optional<std::int64_t> seed) {
@@ -71,18 +76,22 @@ Initializer truncated_normal(double mean, double stddev, std::optional<std::int6
 
 Initializer variance_scaling(double scale, std::string mode, std::string distribution,
                              std::optional<std::int64_t> seed) {
-  if (!(scale > 0.0)) throw InvalidArgumentError(invalid_argument("`scale` must be positive float."));
+  if (!(scale > 0.0))
+    throw InvalidArgumentError(invalid_argument("`scale` must be positive float."));
   if (mode != "fan_in" && mode != "fan_out" && mode != "fan_avg")
     throw InvalidArgumentError(invalid_argument("Invalid `mode` argument: " + mode));
   if (distribution == "normal") distribution = "truncated_normal";  // TF 1.x's old name
-  if (distribution != "truncated_normal" && distribution != "untruncated_normal" && distribution != "uniform")
-    throw InvalidArgumentError(invalid_argument("Invalid `distribution` argument: " + distribution));
+  if (distribution != "truncated_normal" && distribution != "untruncated_normal" &&
+      distribution != "uniform")
+    throw InvalidArgumentError(
+        invalid_argument("Invalid `distribution` argument: " + distribution));
   return [=](Graph& g, const Shape& shape, DType dtype) {
     auto [fan_in, fan_out] = fans(shape);
     double n = mode == "fan_in" ? fan_in : mode == "fan_out" ? fan_out : (fan_in + fan_out) / 2.0;
     const double s = scale / std::max(1.0, n);
     if (distribution == "truncated_normal")
-      return af::truncated_normal(g, shape, dtype, 0.0, std::sqrt(s) / .87962566103423978, seed, "truncated_normal");
+      return af::truncated_normal(g, shape, dtype, 0.0, std::sqrt(s) / .87962566103423978, seed,
+                                  "truncated_normal");
     if (distribution == "untruncated_normal")
       return af::random_normal(g, shape, dtype, 0.0, std::sqrt(s), seed, "random_normal");
     const double limit = std::sqrt(3.0 * s);
@@ -106,8 +115,8 @@ namespace {
 
 // A layer variable `<layer>/<name>` (the layer name is a full name) with its initializer
 // under `<layer>/<name>/Initializer/`.
-Variable layer_variable(Graph& g, const std::string& layer, const char* name, const Shape& shape, DType dtype,
-                        const initializers::Initializer& init, bool trainable) {
+Variable layer_variable(Graph& g, const std::string& layer, const char* name, const Shape& shape,
+                        DType dtype, const initializers::Initializer& init, bool trainable) {
   auto root = g.name_scope("/");
   const std::string full = layer + "/" + name;
   Output initial;
@@ -129,8 +138,9 @@ std::string upper(std::string s) {
 std::int64_t known_last_dim(const Output& x, const char* layer) {
   const PartialShape& s = x.shape();
   if (!s.rank_known() || s.rank() < 1 || s.dim(s.rank() - 1) < 0)
-    throw InvalidArgumentError(invalid_argument(std::string("The last dimension of the inputs to `") + layer +
-                                                "` should be defined. Found `None`."));
+    throw InvalidArgumentError(
+        invalid_argument(std::string("The last dimension of the inputs to `") + layer +
+                         "` should be defined. Found `None`."));
   return s.dim(s.rank() - 1);
 }
 
@@ -140,14 +150,18 @@ Output dense(const Output& inputs, std::int64_t units, const DenseOptions& optio
   Graph& g = inputs.graph();
   const std::int64_t in = known_last_dim(inputs, "Dense");
   if (inputs.shape().rank() != 2)
-    throw InvalidArgumentError(invalid_argument("dense: inputs must have rank 2, got " + inputs.shape().to_string()));
+    throw InvalidArgumentError(
+        invalid_argument("dense: inputs must have rank 2, got " + inputs.shape().to_string()));
   const std::string layer = g.unique_name(options.name.empty() ? "dense" : options.name);
-  auto kernel_init = options.kernel_initializer ? options.kernel_initializer : initializers::glorot_uniform();
+  auto kernel_init =
+      options.kernel_initializer ? options.kernel_initializer : initializers::glorot_uniform();
   auto bias_init = options.bias_initializer ? options.bias_initializer : initializers::zeros();
-  Variable kernel = layer_variable(g, layer, "kernel", Shape{in, units}, inputs.dtype(), kernel_init, options.trainable);
+  Variable kernel = layer_variable(g, layer, "kernel", Shape{in, units}, inputs.dtype(),
+                                   kernel_init, options.trainable);
   Variable bias;
   if (options.use_bias)
-    bias = layer_variable(g, layer, "bias", Shape{units}, inputs.dtype(), bias_init, options.trainable);
+    bias = layer_variable(g, layer, "bias", Shape{units}, inputs.dtype(), bias_init,
+                          options.trainable);
   auto scope = g.name_scope(layer + "/");
   Output out = matmul(inputs, kernel, false, false, "MatMul");
   if (options.use_bias) out = nn::bias_add(out, bias, "BiasAdd");
@@ -155,35 +169,39 @@ Output dense(const Output& inputs, std::int64_t units, const DenseOptions& optio
   return out;
 }
 
-Output conv2d(const Output& inputs, std::int64_t filters, std::pair<std::int64_t, std::int64_t> kernel_size,
-              const Conv2DOptions& options) {
+Output conv2d(const Output& inputs, std::int64_t filters,
+              std::pair<std::int64_t, std::int64_t> kernel_size, const Conv2DOptions& options) {
   Graph& g = inputs.graph();
   const std::int64_t in = known_last_dim(inputs, "Conv2D");
   const std::string layer = g.unique_name(options.name.empty() ? "conv2d" : options.name);
-  auto kernel_init = options.kernel_initializer ? options.kernel_initializer : initializers::glorot_uniform();
+  auto kernel_init =
+      options.kernel_initializer ? options.kernel_initializer : initializers::glorot_uniform();
   auto bias_init = options.bias_initializer ? options.bias_initializer : initializers::zeros();
-  Variable kernel = layer_variable(g, layer, "kernel", Shape{kernel_size.first, kernel_size.second, in, filters},
-                                   inputs.dtype(), kernel_init, options.trainable);
+  Variable kernel =
+      layer_variable(g, layer, "kernel", Shape{kernel_size.first, kernel_size.second, in, filters},
+                     inputs.dtype(), kernel_init, options.trainable);
   Variable bias;
   if (options.use_bias)
-    bias = layer_variable(g, layer, "bias", Shape{filters}, inputs.dtype(), bias_init, options.trainable);
+    bias = layer_variable(g, layer, "bias", Shape{filters}, inputs.dtype(), bias_init,
+                          options.trainable);
   if (options.strides.size() != 2)
     throw InvalidArgumentError(invalid_argument("conv2d: strides must have 2 values"));
   auto scope = g.name_scope(layer + "/");
-  Output out = nn::conv2d(inputs, kernel, {1, options.strides[0], options.strides[1], 1}, upper(options.padding),
-                          "Conv2D");
+  Output out = nn::conv2d(inputs, kernel, {1, options.strides[0], options.strides[1], 1},
+                          upper(options.padding), "Conv2D");
   if (options.use_bias) out = nn::bias_add(out, bias, "BiasAdd");
   if (options.activation) out = options.activation(out);
   return out;
 }
 
 Output max_pooling2d(const Output& inputs, std::pair<std::int64_t, std::int64_t> pool_size,
-                     std::pair<std::int64_t, std::int64_t> strides, const std::string& padding, std::string_view name) {
+                     std::pair<std::int64_t, std::int64_t> strides, const std::string& padding,
+                     std::string_view name) {
   Graph& g = inputs.graph();
   const std::string layer = g.unique_name(name.empty() ? "max_pooling2d" : name);
   auto scope = g.name_scope(layer + "/");
-  return nn::max_pool(inputs, {1, pool_size.first, pool_size.second, 1}, {1, strides.first, strides.second, 1},
-                      upper(padding), "MaxPool");
+  return nn::max_pool(inputs, {1, pool_size.first, pool_size.second, 1},
+                      {1, strides.first, strides.second, 1}, upper(padding), "MaxPool");
 }
 
 Output flatten(const Output& inputs, std::string_view name) {
@@ -194,8 +212,8 @@ Output flatten(const Output& inputs, std::string_view name) {
   std::int64_t rest = 1;
   for (int i = 1; i < s.rank(); ++i) {
     if (s.dim(i) < 0)
-      throw InvalidArgumentError(invalid_argument("flatten: dimension " + std::to_string(i) + " of " +
-                                                  inputs.name() + " is unknown"));
+      throw InvalidArgumentError(invalid_argument("flatten: dimension " + std::to_string(i) +
+                                                  " of " + inputs.name() + " is unknown"));
     rest *= s.dim(i);
   }
   const std::string layer = g.unique_name(name.empty() ? "flatten" : name);
@@ -210,18 +228,20 @@ Output dropped(Graph& g, const Output& x, double rate, std::optional<std::int64_
   const double keep = 1.0 - rate;
   auto scope = g.name_scope("dropout");
   Output keep_prob = scalar_like(x, keep, "keep_prob");
-  Output shape = x.shape().fully_defined() ? g.constant(Tensor::from_vector(std::vector<std::int32_t>(
-                                                            x.shape().dims().begin(), x.shape().dims().end())),
-                                                        "Shape")
-                                           : af::shape(x, DType::int32, "Shape");
+  Output shape = x.shape().fully_defined()
+                     ? g.constant(Tensor::from_vector(std::vector<std::int32_t>(
+                                      x.shape().dims().begin(), x.shape().dims().end())),
+                                  "Shape")
+                     : af::shape(x, DType::int32, "Shape");
   auto [seed1, seed2] = g.get_seed(seed);
   Output uniform;
   {
     auto ru = g.name_scope("random_uniform");
-    uniform = g.create_op("RandomUniform", {shape},
-                          {{"seed", seed1}, {"seed2", seed2}, {"dtype", x.dtype()}, {"T", DType::int32}},
-                          "RandomUniform")
-                  .output(0);
+    uniform =
+        g.create_op("RandomUniform", {shape},
+                    {{"seed", seed1}, {"seed2", seed2}, {"dtype", x.dtype()}, {"T", DType::int32}},
+                    "RandomUniform")
+            .output(0);
   }
   Output binary = af::floor(add(keep_prob, uniform, "add"), "Floor");
   return mul(div(x, keep_prob, "truediv"), binary, "mul");
@@ -229,8 +249,9 @@ Output dropped(Graph& g, const Output& x, double rate, std::optional<std::int64_
 
 void check_rate(double rate) {
   if (!(rate >= 0.0 && rate < 1.0))
-    throw InvalidArgumentError(invalid_argument("rate must be a scalar tensor or a float in the range [0, 1), got " +
-                                                std::to_string(rate)));
+    throw InvalidArgumentError(
+        invalid_argument("rate must be a scalar tensor or a float in the range [0, 1), got " +
+                         std::to_string(rate)));
 }
 
 }  // namespace
@@ -245,8 +266,8 @@ Output dropout(const Output& inputs, double rate, bool training, std::optional<s
   return dropped(g, inputs, rate, seed);
 }
 
-Output dropout(const Output& inputs, double rate, const Output& training, std::optional<std::int64_t> seed,
-               std::string_view name) {
+Output dropout(const Output& inputs, double rate, const Output& training,
+               std::optional<std::int64_t> seed, std::string_view name) {
   check_rate(rate);
   if (training.dtype() != DType::boolean)
     throw InvalidArgumentError(invalid_argument("dropout: training must be a bool tensor"));
@@ -273,7 +294,8 @@ Output weighted_mean(Graph& g, const Output& per_example, const std::string& sco
   Output total = reduce_sum(weighted, std::nullopt, false, "Sum");
   Output count;
   if (per_example.shape().fully_defined())
-    count = scalar_like(per_example, static_cast<double>(per_example.shape().num_elements()), "num_present");
+    count = scalar_like(per_example, static_cast<double>(per_example.shape().num_elements()),
+                        "num_present");
   else
     count = cast(af::size(per_example, DType::int32, "Size"), per_example.dtype(), "num_present");
   Output loss = div(total, count, scope_name + "/value/");
@@ -283,15 +305,19 @@ Output weighted_mean(Graph& g, const Output& per_example, const std::string& sco
 
 }  // namespace
 
-Output sparse_softmax_cross_entropy(const Output& labels, const Output& logits, std::string_view name) {
+Output sparse_softmax_cross_entropy(const Output& labels, const Output& logits,
+                                    std::string_view name) {
   Graph& g = logits.graph();
-  const std::string scope_name = g.unique_name(name.empty() ? "sparse_softmax_cross_entropy_loss" : name);
+  const std::string scope_name =
+      g.unique_name(name.empty() ? "sparse_softmax_cross_entropy_loss" : name);
   auto scope = g.name_scope(scope_name + "/");
-  auto [loss, backprop] = nn::sparse_softmax_cross_entropy_with_logits_op(logits, labels, "xentropy");
+  auto [loss, backprop] =
+      nn::sparse_softmax_cross_entropy_with_logits_op(logits, labels, "xentropy");
   return weighted_mean(g, loss, scope_name);
 }
 
-Output softmax_cross_entropy(const Output& onehot_labels, const Output& logits, std::string_view name) {
+Output softmax_cross_entropy(const Output& onehot_labels, const Output& logits,
+                             std::string_view name) {
   Graph& g = logits.graph();
   const std::string scope_name = g.unique_name(name.empty() ? "softmax_cross_entropy_loss" : name);
   auto scope = g.name_scope(scope_name + "/");
@@ -303,7 +329,8 @@ Output softmax_cross_entropy(const Output& onehot_labels, const Output& logits, 
 Output mean_squared_error(const Output& labels, const Output& predictions, std::string_view name) {
   if (!labels.shape().is_compatible_with(predictions.shape()))
     throw InvalidArgumentError(invalid_argument("Shapes " + labels.shape().to_string() + " and " +
-                                                predictions.shape().to_string() + " are incompatible"));
+                                                predictions.shape().to_string() +
+                                                " are incompatible"));
   Graph& g = predictions.graph();
   const std::string scope_name = g.unique_name(name.empty() ? "mean_squared_error" : name);
   auto scope = g.name_scope(scope_name + "/");
@@ -324,7 +351,8 @@ Output batch_accuracy(const Output& labels, const Output& predictions, std::stri
   return reduce_mean(correct, std::nullopt, false, "Mean");
 }
 
-std::pair<Output, Output> accuracy(const Output& labels, const Output& predictions, std::string_view name) {
+std::pair<Output, Output> accuracy(const Output& labels, const Output& predictions,
+                                   std::string_view name) {
   Graph& g = predictions.graph();
   const std::string scope_name = g.unique_name(name.empty() ? "accuracy" : name);
   auto scope = g.name_scope(scope_name + "/");
@@ -348,8 +376,10 @@ std::pair<Output, Output> accuracy(const Output& labels, const Output& predictio
     // div_no_nan: a / b, 0 where b == 0.
     Output zero = scalar_like(b, 0.0, std::string(n) + "/zero");
     Output positive = greater(b, zero, std::string(n) + "/Greater");
-    Output safe_b = select(positive, b, ones_like(b, std::nullopt, std::string(n) + "/ones_like"), std::string(n) + "/safe");
-    return select(positive, div(a, safe_b, std::string(n) + "/truediv"), zeros_like(a, std::nullopt, std::string(n) + "/zeros_like"),
+    Output safe_b = select(positive, b, ones_like(b, std::nullopt, std::string(n) + "/ones_like"),
+                           std::string(n) + "/safe");
+    return select(positive, div(a, safe_b, std::string(n) + "/truediv"),
+                  zeros_like(a, std::nullopt, std::string(n) + "/zeros_like"),
                   std::string(n) + "/");
   };
   Output value = safe_div(total.value(), count.value(), "value");

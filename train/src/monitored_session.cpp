@@ -8,14 +8,14 @@
 #include <sstream>
 #include <thread>
 
+#include "actorflow/formats/graph_def.hpp"
+#include "actorflow/formats/summary.hpp"
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/queues/queue_runner.hpp"
-#include "actorflow/formats/graph_def.hpp"
-#include "actorflow/formats/summary.hpp"
 #include "actorflow/train/meta_graph.hpp"
 #include "actorflow/train/summary_hooks.hpp"
 #include "actorflow/train/sync_replicas_optimizer.hpp"
@@ -38,7 +38,8 @@ Output global_step_read(Graph& g) {
 Output require_global_step(Graph& g, const char* hook) {
   Output step = global_step_read(g);
   if (!step.valid())
-    throw FailedPreconditionError(failed_precondition(std::string("Global step should be created to use ") + hook + "."));
+    throw FailedPreconditionError(
+        failed_precondition(std::string("Global step should be created to use ") + hook + "."));
   return step;
 }
 
@@ -66,7 +67,8 @@ std::int64_t scalar_step(const Tensor& t) {
 
 // -- report_uninitialized_variables -------------------------------------------------------
 
-Output report_uninitialized_variables(Graph& g, std::optional<std::vector<Variable>> var_list, std::string_view name) {
+Output report_uninitialized_variables(Graph& g, std::optional<std::vector<Variable>> var_list,
+                                      std::string_view name) {
   std::vector<Variable> vars;
   if (var_list) {
     vars = *var_list;
@@ -92,19 +94,24 @@ Output report_uninitialized_variables(Graph& g, std::optional<std::vector<Variab
 
 void Scaffold::finalize(Graph& g) {
   if (!init_op) init_op = g.global_variables_initializer();
-  if (!ready_op) ready_op = report_uninitialized_variables(g, std::nullopt, "report_uninitialized_variables");
+  if (!ready_op)
+    ready_op = report_uninitialized_variables(g, std::nullopt, "report_uninitialized_variables");
   if (!ready_for_local_init_op)
-    ready_for_local_init_op = report_uninitialized_variables(g, g.global_variables(), "report_uninitialized_variables_1");
+    ready_for_local_init_op =
+        report_uninitialized_variables(g, g.global_variables(), "report_uninitialized_variables_1");
   if (!local_init_op) local_init_op = g.local_variables_initializer();
-  if (!saver) saver = std::make_shared<Saver>(g, SaverOptions{.sharded = true, .allow_empty = true});
+  if (!saver)
+    saver = std::make_shared<Saver>(g, SaverOptions{.sharded = true, .allow_empty = true});
 }
 
 // -- StopAtStepHook -------------------------------------------------------------------------
 
-StopAtStepHook::StopAtStepHook(std::optional<std::int64_t> num_steps, std::optional<std::int64_t> last_step)
+StopAtStepHook::StopAtStepHook(std::optional<std::int64_t> num_steps,
+                               std::optional<std::int64_t> last_step)
     : num_steps_(num_steps), last_step_(last_step) {
   if (num_steps_.has_value() == last_step_.has_value())
-    throw InvalidArgumentError(invalid_argument("One of num_steps or last_step must be specified."));
+    throw InvalidArgumentError(
+        invalid_argument("One of num_steps or last_step must be specified."));
 }
 
 void StopAtStepHook::begin(Graph& g) { global_step_ = require_global_step(g, "StopAtStepHook"); }
@@ -127,9 +134,12 @@ void StopAtStepHook::after_run(SessionRunContext& ctx, const std::vector<Tensor>
 
 // -- CheckpointSaverHook --------------------------------------------------------------------
 
-CheckpointSaverHook::CheckpointSaverHook(std::string checkpoint_dir, std::optional<double> save_secs,
-                                         std::optional<std::int64_t> save_steps, std::shared_ptr<Saver> saver,
-                                         std::string checkpoint_basename, std::shared_ptr<summary::FileWriter> writer)
+CheckpointSaverHook::CheckpointSaverHook(std::string checkpoint_dir,
+                                         std::optional<double> save_secs,
+                                         std::optional<std::int64_t> save_steps,
+                                         std::shared_ptr<Saver> saver,
+                                         std::string checkpoint_basename,
+                                         std::shared_ptr<summary::FileWriter> writer)
     : checkpoint_dir_(std::move(checkpoint_dir)),
       basename_(std::move(checkpoint_basename)),
       save_secs_(save_secs),
@@ -137,7 +147,8 @@ CheckpointSaverHook::CheckpointSaverHook(std::string checkpoint_dir, std::option
       saver_(std::move(saver)),
       writer_(std::move(writer)) {
   if (save_secs_.has_value() == save_steps_.has_value())
-    throw InvalidArgumentError(invalid_argument("exactly one of save_secs or save_steps should be provided"));
+    throw InvalidArgumentError(
+        invalid_argument("exactly one of save_secs or save_steps should be provided"));
 }
 
 void CheckpointSaverHook::begin(Graph& g) {
@@ -148,7 +159,8 @@ void CheckpointSaverHook::begin(Graph& g) {
 
 void CheckpointSaverHook::save(Session& session, std::int64_t step) {
   std::filesystem::create_directories(checkpoint_dir_);
-  const std::string path = saver_->save(session, (std::filesystem::path(checkpoint_dir_) / basename_).string(), step);
+  const std::string path =
+      saver_->save(session, (std::filesystem::path(checkpoint_dir_) / basename_).string(), step);
   log_info("Saving checkpoints for " + std::to_string(step) + " into " + path + ".");
   last_saved_step_ = step;
   last_saved_time_ = Clock::now();
@@ -161,7 +173,8 @@ void CheckpointSaverHook::after_create_session(Session& session, Coordinator&) {
   write_graph(def, checkpoint_dir_, "graph.pbtxt");
   if (writer_) {
     writer_->add_graph(serialize_graph_def(def));
-    writer_->add_meta_graph(serialize_meta_graph_def(export_meta_graph(*graph_, {}, {.saver = saver_.get()})));
+    writer_->add_meta_graph(
+        serialize_meta_graph_def(export_meta_graph(*graph_, {}, {.saver = saver_.get()})));
   }
   save(session, scalar_step(session.run(global_step_)));
 }
@@ -170,12 +183,14 @@ std::vector<Output> CheckpointSaverHook::before_run(SessionRunContext&) { return
 
 void CheckpointSaverHook::after_run(SessionRunContext& ctx, const std::vector<Tensor>& values) {
   const std::int64_t stale = scalar_step(values.at(0)) + 1;
-  const bool due = save_steps_ ? (!last_saved_step_ || stale >= *last_saved_step_ + *save_steps_)
-                               : Clock::now() - last_saved_time_ >= std::chrono::duration<double>(*save_secs_);
+  const bool due =
+      save_steps_ ? (!last_saved_step_ || stale >= *last_saved_step_ + *save_steps_)
+                  : Clock::now() - last_saved_time_ >= std::chrono::duration<double>(*save_secs_);
   if (!due) return;
   // As TensorFlow's timer: the stale read only says a save may be due; the real step decides.
   const std::int64_t step = scalar_step(ctx.session().run(global_step_));
-  if (last_saved_step_ && (step == *last_saved_step_ || (save_steps_ && step < *last_saved_step_ + *save_steps_)))
+  if (last_saved_step_ &&
+      (step == *last_saved_step_ || (save_steps_ && step < *last_saved_step_ + *save_steps_)))
     return;
   save(ctx.session(), step);
 }
@@ -187,8 +202,11 @@ void CheckpointSaverHook::end(Session& session) {
 
 // -- StepCounterHook ------------------------------------------------------------------------
 
-StepCounterHook::StepCounterHook(std::int64_t every_n_steps, Output loss, std::shared_ptr<summary::FileWriter> writer)
-    : every_n_(std::max<std::int64_t>(1, every_n_steps)), loss_(std::move(loss)), writer_(std::move(writer)) {}
+StepCounterHook::StepCounterHook(std::int64_t every_n_steps, Output loss,
+                                 std::shared_ptr<summary::FileWriter> writer)
+    : every_n_(std::max<std::int64_t>(1, every_n_steps)),
+      loss_(std::move(loss)),
+      writer_(std::move(writer)) {}
 
 void StepCounterHook::begin(Graph& g) { global_step_ = require_global_step(g, "StepCounterHook"); }
 
@@ -207,10 +225,14 @@ void StepCounterHook::after_run(SessionRunContext&, const std::vector<Tensor>& v
   }
   unchanged_runs_ = step == *last_step_ ? unchanged_runs_ + 1 : 0;
   if (unchanged_runs_ == 20)
-    log_info("It seems that global step (tf.train.get_global_step) has not been increased. Current value (could be "
-             "stable): " + std::to_string(step) + " vs previous value: " + std::to_string(*last_step_) +
-             ". You could increase the global step by passing tf.train.get_global_step() to Optimizer.apply_gradients "
-             "or Optimizer.minimize.");
+    log_info(
+        "It seems that global step (tf.train.get_global_step) has not been increased. Current "
+        "value (could be "
+        "stable): " +
+        std::to_string(step) + " vs previous value: " + std::to_string(*last_step_) +
+        ". You could increase the global step by passing tf.train.get_global_step() to "
+        "Optimizer.apply_gradients "
+        "or Optimizer.minimize.");
   if (step - *last_step_ < every_n_) return;
   const double secs = std::chrono::duration<double>(now - last_time_).count();
   last_rate_ = secs > 0 ? static_cast<double>(step - *last_step_) / secs : 0.0;
@@ -218,7 +240,8 @@ void StepCounterHook::after_run(SessionRunContext&, const std::vector<Tensor>& v
   line << "global_step/sec: " << last_rate_ << ", global_step = " << step;
   if (loss_.valid() && values.size() > 1) line << ", loss = " << values[1].to_string();
   log_info(line.str());
-  if (writer_) writer_->add_summary(summary::scalar("global_step/sec", static_cast<float>(last_rate_)), step);
+  if (writer_)
+    writer_->add_summary(summary::scalar("global_step/sec", static_cast<float>(last_rate_)), step);
   last_step_ = step;
   last_time_ = now;
 }
@@ -234,15 +257,18 @@ class SyncReplicasHook : public SessionRunHook {
 
   void begin(Graph& g) override {
     local_init_op_ = is_chief_ ? sync_.chief_init_op() : sync_.local_step_init_op();
-    ready_for_local_init_op_ = report_uninitialized_variables(g, g.global_variables(), "sync_replicas_ready");
+    ready_for_local_init_op_ =
+        report_uninitialized_variables(g, g.global_variables(), "sync_replicas_ready");
     if (is_chief_) init_tokens_op_ = sync_.get_init_tokens_op(num_tokens_);
   }
 
   void after_create_session(Session& session, Coordinator& coord) override {
     auto [ready, message] = model_ready(session, ready_for_local_init_op_);
     if (!ready)
-      throw InternalError(internal("Init operations did not make model ready for SyncReplicasOptimizer local_init. "
-                                   "Init op: " + local_init_op_.name() + ", error: " + message));
+      throw InternalError(
+          internal("Init operations did not make model ready for SyncReplicasOptimizer local_init. "
+                   "Init op: " +
+                   local_init_op_.name() + ", error: " + message));
     session.run(local_init_op_);
     if (!is_chief_) return;
     session.run(init_tokens_op_);
@@ -260,7 +286,8 @@ class SyncReplicasHook : public SessionRunHook {
 
 }  // namespace
 
-std::shared_ptr<SessionRunHook> make_sync_replicas_hook(SyncReplicasOptimizer& sync, bool is_chief, int num_tokens) {
+std::shared_ptr<SessionRunHook> make_sync_replicas_hook(SyncReplicasOptimizer& sync, bool is_chief,
+                                                        int num_tokens) {
   return std::make_shared<SyncReplicasHook>(sync, is_chief, num_tokens);
 }
 
@@ -274,21 +301,26 @@ MonitoredSession::MonitoredSession(Graph& g, MonitoredTrainingSessionOptions opt
   if (options_.is_chief) {
     for (auto& h : options_.chief_only_hooks) hooks_.push_back(h);
     const bool has_step = get_global_step(g_).has_value();
-    const std::string summary_dir = options_.summary_dir.empty() ? options_.checkpoint_dir : options_.summary_dir;
+    const std::string summary_dir =
+        options_.summary_dir.empty() ? options_.checkpoint_dir : options_.summary_dir;
     std::shared_ptr<summary::FileWriter> writer;
-    if (!summary_dir.empty() && has_step) writer = std::make_shared<summary::FileWriter>(summary_dir);
-    if (options_.log_step_count_steps > 0 && has_step && (writer || !options_.checkpoint_dir.empty()))
-      hooks_.push_back(std::make_shared<StepCounterHook>(options_.log_step_count_steps, Output(), writer));
+    if (!summary_dir.empty() && has_step)
+      writer = std::make_shared<summary::FileWriter>(summary_dir);
+    if (options_.log_step_count_steps > 0 && has_step &&
+        (writer || !options_.checkpoint_dir.empty()))
+      hooks_.push_back(
+          std::make_shared<StepCounterHook>(options_.log_step_count_steps, Output(), writer));
     if (writer && (options_.save_summaries_secs || options_.save_summaries_steps > 0))
       hooks_.push_back(std::make_shared<SummarySaverHook>(
-          options_.save_summaries_secs ? std::nullopt : std::optional<std::int64_t>(options_.save_summaries_steps),
+          options_.save_summaries_secs ? std::nullopt
+                                       : std::optional<std::int64_t>(options_.save_summaries_steps),
           options_.save_summaries_secs, writer));
     if (!options_.checkpoint_dir.empty() && has_step) {
       std::optional<double> secs = options_.save_checkpoint_secs;
       if (!secs && !options_.save_checkpoint_steps) secs = 600.0;
-      hooks_.push_back(std::make_shared<CheckpointSaverHook>(options_.checkpoint_dir, secs,
-                                                              options_.save_checkpoint_steps, options_.scaffold.saver,
-                                                              "model.ckpt", writer));
+      hooks_.push_back(std::make_shared<CheckpointSaverHook>(
+          options_.checkpoint_dir, secs, options_.save_checkpoint_steps, options_.scaffold.saver,
+          "model.ckpt", writer));
     }
   }
   for (auto& h : options_.hooks) hooks_.push_back(h);
@@ -324,9 +356,9 @@ void MonitoredSession::create_session() {
       if (local_ready) session->run(*s.local_init_op);
       auto [ready, message] = model_ready(*session, *s.ready_op);
       if (!ready)
-        throw InternalError(internal("Init operations did not make model ready.  Init op: " + s.init_op->name() +
-                                     ", init fn: None, local_init_op: " + s.local_init_op->name() +
-                                     ", error: " + message));
+        throw InternalError(internal(
+            "Init operations did not make model ready.  Init op: " + s.init_op->name() +
+            ", init fn: None, local_init_op: " + s.local_init_op->name() + ", error: " + message));
       session_ = std::move(session);
       break;
     }
@@ -346,7 +378,8 @@ void MonitoredSession::create_session() {
     const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
     if (waited + options_.recovery_wait > options_.max_wait)
       throw DeadlineExceededError(deadline_exceeded("Session was not ready after waiting " +
-                                                    std::to_string(waited.count() / 1000) + " secs."));
+                                                    std::to_string(waited.count() / 1000) +
+                                                    " secs."));
     log_info("Waiting for model to be ready.  Ready_for_local_init_op:  " + why);
     std::this_thread::sleep_for(options_.recovery_wait);
   }
@@ -370,9 +403,12 @@ void MonitoredSession::close_session() {
   session_.reset();
 }
 
-std::vector<Tensor> MonitoredSession::run_with_hooks(const std::vector<Output>& fetches, const FeedDict& feeds,
-                                                     const std::vector<Operation>& targets, const RunOptions& options) {
-  if (closed_) throw FailedPreconditionError(failed_precondition("Run called on a closed MonitoredSession."));
+std::vector<Tensor> MonitoredSession::run_with_hooks(const std::vector<Output>& fetches,
+                                                     const FeedDict& feeds,
+                                                     const std::vector<Operation>& targets,
+                                                     const RunOptions& options) {
+  if (closed_)
+    throw FailedPreconditionError(failed_precondition("Run called on a closed MonitoredSession."));
   for (;;) {
     try {
       SessionRunContext ctx(*session_, fetches);
@@ -385,16 +421,20 @@ std::vector<Tensor> MonitoredSession::run_with_hooks(const std::vector<Output>& 
       }
       std::vector<Tensor> values = session_->run(all, feeds, targets, options);
       for (std::size_t i = 0; i < hooks_.size(); ++i)
-        hooks_[i]->after_run(ctx, std::vector<Tensor>(values.begin() + static_cast<std::ptrdiff_t>(ranges[i].first),
-                                                      values.begin() + static_cast<std::ptrdiff_t>(ranges[i].second)));
+        hooks_[i]->after_run(
+            ctx,
+            std::vector<Tensor>(values.begin() + static_cast<std::ptrdiff_t>(ranges[i].first),
+                                values.begin() + static_cast<std::ptrdiff_t>(ranges[i].second)));
       if (ctx.stop_requested()) stop_ = true;
       values.resize(fetches.size());
       return values;
     } catch (const Error& e) {
       // _RecoverableSession: a lost task (Aborted, Unavailable) re-creates the session.
       if (e.code() != Code::aborted && e.code() != Code::unavailable) throw;
-      log_info(std::string("An error was raised. This may be due to a preemption in a connected worker or parameter "
-                           "server. The current session will be closed and a new session will be created. Error: ") +
+      log_info(std::string("An error was raised. This may be due to a preemption in a connected "
+                           "worker or parameter "
+                           "server. The current session will be closed and a new session will be "
+                           "created. Error: ") +
                e.what());
     }
     close_session();
@@ -407,16 +447,20 @@ std::vector<Tensor> MonitoredSession::run(const std::vector<Output>& fetches, co
   return run_with_hooks(fetches, feeds, {}, options);
 }
 
-void MonitoredSession::run(const Operation& target, const FeedDict& feeds, const RunOptions& options) {
+void MonitoredSession::run(const Operation& target, const FeedDict& feeds,
+                           const RunOptions& options) {
   run_with_hooks({}, feeds, {target}, options);
 }
 
 std::vector<Tensor> MonitoredSession::run(const std::vector<Output>& fetches, const FeedDict& feeds,
-                                          const std::vector<Operation>& targets, const RunOptions& options) {
+                                          const std::vector<Operation>& targets,
+                                          const RunOptions& options) {
   return run_with_hooks(fetches, feeds, targets, options);
 }
 
-bool MonitoredSession::should_stop() const { return stop_ || closed_ || (coord_ && coord_->should_stop()); }
+bool MonitoredSession::should_stop() const {
+  return stop_ || closed_ || (coord_ && coord_->should_stop());
+}
 
 void MonitoredSession::close() {
   if (closed_) return;
@@ -427,11 +471,13 @@ void MonitoredSession::close() {
 }
 
 Session& MonitoredSession::raw_session() {
-  if (!session_) throw FailedPreconditionError(failed_precondition("The MonitoredSession is closed."));
+  if (!session_)
+    throw FailedPreconditionError(failed_precondition("The MonitoredSession is closed."));
   return *session_;
 }
 
-std::unique_ptr<MonitoredSession> MonitoredTrainingSession(Graph& g, MonitoredTrainingSessionOptions options) {
+std::unique_ptr<MonitoredSession> MonitoredTrainingSession(
+    Graph& g, MonitoredTrainingSessionOptions options) {
   return std::make_unique<MonitoredSession>(g, std::move(options));
 }
 

@@ -14,12 +14,15 @@ namespace af::train {
 
 namespace {
 
-bool valid_dtype(DType t) { return t == DType::float32 || t == DType::float64 || t == DType::bfloat16; }
+bool valid_dtype(DType t) {
+  return t == DType::float32 || t == DType::float64 || t == DType::bfloat16;
+}
 
 void assert_valid_dtype(const Output& t, const std::string& what) {
   if (!valid_dtype(t.dtype()))
-    throw InvalidArgumentError(invalid_argument("Invalid type " + std::string(data_type_string(t.dtype())) + " for " +
-                                                what + ", expected: [float32, float64, bfloat16]."));
+    throw InvalidArgumentError(
+        invalid_argument("Invalid type " + std::string(data_type_string(t.dtype())) + " for " +
+                         what + ", expected: [float32, float64, bfloat16]."));
 }
 
 std::vector<Variable> trainable_variables(Graph& g) {
@@ -32,7 +35,8 @@ std::vector<Variable> trainable_variables(Graph& g) {
 std::vector<Output> tuple(Graph& g, std::vector<Output> tensors) {
   std::vector<Operation> gating;
   for (auto& t : tensors)
-    if (t.valid() && std::find(gating.begin(), gating.end(), t.op()) == gating.end()) gating.push_back(t.op());
+    if (t.valid() && std::find(gating.begin(), gating.end(), t.op()) == gating.end())
+      gating.push_back(t.op());
   if (gating.empty()) return tensors;
   std::sort(gating.begin(), gating.end(),
             [](const Operation& a, const Operation& b) { return a.node()->id() < b.node()->id(); });
@@ -57,9 +61,11 @@ Tensor float_scalar(DType dtype, double v) {
 
 // -- Optimizer ------------------------------------------------------------------------------------
 
-std::vector<GradAndVar> Optimizer::compute_gradients(const Output& loss, std::optional<std::vector<Variable>> var_list,
+std::vector<GradAndVar> Optimizer::compute_gradients(const Output& loss,
+                                                     std::optional<std::vector<Variable>> var_list,
                                                      const GradientOptions& options) {
-  if (!loss.valid()) throw InvalidArgumentError(invalid_argument("compute_gradients: invalid loss"));
+  if (!loss.valid())
+    throw InvalidArgumentError(invalid_argument("compute_gradients: invalid loss"));
   assert_valid_dtype(loss, loss.name());
   if (options.grad_loss.valid()) assert_valid_dtype(options.grad_loss, options.grad_loss.name());
   Graph& g = loss.graph();
@@ -82,17 +88,19 @@ std::vector<GradAndVar> Optimizer::compute_gradients(const Output& loss, std::op
   return out;
 }
 
-Operation Optimizer::apply_gradients(const std::vector<GradAndVar>& grads_and_vars, std::optional<Variable> global_step,
-                                     std::string_view name) {
+Operation Optimizer::apply_gradients(const std::vector<GradAndVar>& grads_and_vars,
+                                     std::optional<Variable> global_step, std::string_view name) {
   std::vector<GradAndVar> with_grads;
   for (auto& gv : grads_and_vars)
     if (gv.grad.valid()) with_grads.push_back(gv);
   if (with_grads.empty()) {
     std::string names;
     for (auto& gv : grads_and_vars) names += (names.empty() ? "" : ", ") + gv.var.name();
-    throw InvalidArgumentError(invalid_argument(
-        "No gradients provided for any variable, check your graph for ops that do not support gradients, "
-        "between variables [" + names + "] and loss."));
+    throw InvalidArgumentError(
+        invalid_argument("No gradients provided for any variable, check your graph for ops that do "
+                         "not support gradients, "
+                         "between variables [" +
+                         names + "] and loss."));
   }
   Graph& g = with_grads[0].var.graph();
   std::vector<Variable> var_list;
@@ -120,7 +128,8 @@ Operation Optimizer::apply_gradients(const std::vector<GradAndVar>& grads_and_va
     else if (one.dtype() == DType::int32)
       one.data<std::int32_t>()[0] = 1;
     else
-      throw InvalidArgumentError(invalid_argument("global_step " + global_step->name() + " must be int32 or int64"));
+      throw InvalidArgumentError(
+          invalid_argument("global_step " + global_step->name() + " must be int32 or int64"));
     Output value = g.constant(one, "value");
     apply_updates = Operation(assign_add(global_step->ref(), value, scope_name + "/"));
   }
@@ -129,21 +138,25 @@ Operation Optimizer::apply_gradients(const std::vector<GradAndVar>& grads_and_va
 }
 
 Operation Optimizer::minimize(const Output& loss, std::optional<Variable> global_step,
-                              std::optional<std::vector<Variable>> var_list, const GradientOptions& options,
-                              std::string_view name) {
+                              std::optional<std::vector<Variable>> var_list,
+                              const GradientOptions& options, std::string_view name) {
   auto grads_and_vars = compute_gradients(loss, std::move(var_list), options);
-  bool any = std::any_of(grads_and_vars.begin(), grads_and_vars.end(), [](auto& gv) { return gv.grad.valid(); });
+  bool any = std::any_of(grads_and_vars.begin(), grads_and_vars.end(),
+                         [](auto& gv) { return gv.grad.valid(); });
   if (!any) {
     std::string names;
     for (auto& gv : grads_and_vars) names += (names.empty() ? "" : ", ") + gv.var.name();
-    throw InvalidArgumentError(invalid_argument(
-        "No gradients provided for any variable, check your graph for ops that do not support gradients, "
-        "between variables [" + names + "] and loss " + loss.name() + "."));
+    throw InvalidArgumentError(
+        invalid_argument("No gradients provided for any variable, check your graph for ops that do "
+                         "not support gradients, "
+                         "between variables [" +
+                         names + "] and loss " + loss.name() + "."));
   }
   return apply_gradients(grads_and_vars, std::move(global_step), name);
 }
 
-Operation Optimizer::finish(Graph& g, const std::vector<Operation>& update_ops, std::string_view name) {
+Operation Optimizer::finish(Graph& g, const std::vector<Operation>& update_ops,
+                            std::string_view name) {
   return g.group(update_ops, name);
 }
 
@@ -151,7 +164,8 @@ Variable Optimizer::get_slot(const Variable& var, const std::string& slot_name) 
   auto it = slots_.find(slot_name);
   if (it != slots_.end())
     if (auto v = it->second.find(var.name()); v != it->second.end()) return v->second;
-  throw NotFoundError(not_found("Optimizer " + name_ + " has no slot '" + slot_name + "' for variable " + var.name()));
+  throw NotFoundError(not_found("Optimizer " + name_ + " has no slot '" + slot_name +
+                                "' for variable " + var.name()));
 }
 
 std::vector<std::string> Optimizer::get_slot_names() const {
@@ -165,7 +179,8 @@ std::vector<Variable> Optimizer::variables() const {
   for (auto& [n, vars] : slots_)
     for (auto& [v, slot] : vars) out.push_back(slot);
   for (auto& [n, v] : non_slots_) out.push_back(v);
-  std::sort(out.begin(), out.end(), [](const Variable& a, const Variable& b) { return a.name() < b.name(); });
+  std::sort(out.begin(), out.end(),
+            [](const Variable& a, const Variable& b) { return a.name() < b.name(); });
   return out;
 }
 
@@ -233,7 +248,8 @@ Variable Optimizer::non_slot_variable(Graph& g, double initial_value, const std:
 
 Variable Optimizer::non_slot(const std::string& var_name) const {
   auto it = non_slots_.find(var_name);
-  if (it == non_slots_.end()) throw NotFoundError(not_found("Optimizer " + name_ + " has no variable " + var_name));
+  if (it == non_slots_.end())
+    throw NotFoundError(not_found("Optimizer " + name_ + " has no variable " + var_name));
   return it->second;
 }
 
@@ -242,14 +258,19 @@ Output Optimizer::hyper_tensor(Graph& g, const HyperParameter& h, const char* co
   return g.constant(Tensor(static_cast<float>(h.number())), const_name);
 }
 
-Output Optimizer::cast_to(const Output& h, const Variable& var) { return cast(h, var.dtype(), "Cast"); }
+Output Optimizer::cast_to(const Output& h, const Variable& var) {
+  return cast(h, var.dtype(), "Cast");
+}
 
 // -- GradientDescent --------------------------------------------------------------------------
 
-GradientDescentOptimizer::GradientDescentOptimizer(HyperParameter learning_rate, bool use_locking, std::string name)
+GradientDescentOptimizer::GradientDescentOptimizer(HyperParameter learning_rate, bool use_locking,
+                                                   std::string name)
     : Optimizer(use_locking, std::move(name)), learning_rate_(std::move(learning_rate)) {}
 
-void GradientDescentOptimizer::prepare(Graph& g) { lr_t_ = hyper_tensor(g, learning_rate_, "learning_rate"); }
+void GradientDescentOptimizer::prepare(Graph& g) {
+  lr_t_ = hyper_tensor(g, learning_rate_, "learning_rate");
+}
 
 Operation GradientDescentOptimizer::apply_dense(const Output& grad, const Variable& var) {
   return Operation(apply_gradient_descent(var.ref(), cast_to(lr_t_, var), grad, use_locking_));
@@ -257,8 +278,8 @@ Operation GradientDescentOptimizer::apply_dense(const Output& grad, const Variab
 
 // -- Momentum ------------------------------------------------------------------------------------
 
-MomentumOptimizer::MomentumOptimizer(HyperParameter learning_rate, HyperParameter momentum, bool use_locking,
-                                     std::string name, bool use_nesterov)
+MomentumOptimizer::MomentumOptimizer(HyperParameter learning_rate, HyperParameter momentum,
+                                     bool use_locking, std::string name, bool use_nesterov)
     : Optimizer(use_locking, std::move(name)),
       learning_rate_(std::move(learning_rate)),
       momentum_(std::move(momentum)),
@@ -275,14 +296,15 @@ void MomentumOptimizer::prepare(Graph& g) {
 
 Operation MomentumOptimizer::apply_dense(const Output& grad, const Variable& var) {
   Variable mom = get_slot(var, "momentum");
-  return Operation(apply_momentum(var.ref(), mom.ref(), cast_to(lr_t_, var), grad, cast_to(momentum_t_, var),
-                                  use_locking_, use_nesterov_));
+  return Operation(apply_momentum(var.ref(), mom.ref(), cast_to(lr_t_, var), grad,
+                                  cast_to(momentum_t_, var), use_locking_, use_nesterov_));
 }
 
-// -- Adagrad ----------------------------------------------------------------------------------------
+// -- Adagrad
+// ----------------------------------------------------------------------------------------
 
-AdagradOptimizer::AdagradOptimizer(HyperParameter learning_rate, double initial_accumulator_value, bool use_locking,
-                                   std::string name)
+AdagradOptimizer::AdagradOptimizer(HyperParameter learning_rate, double initial_accumulator_value,
+                                   bool use_locking, std::string name)
     : Optimizer(use_locking, std::move(name)),
       learning_rate_(std::move(learning_rate)),
       initial_accumulator_value_(initial_accumulator_value) {
@@ -295,17 +317,22 @@ void AdagradOptimizer::create_slots(Graph&, const std::vector<Variable>& var_lis
   for (auto& v : var_list) constant_slot(v, initial_accumulator_value_, "accumulator");
 }
 
-void AdagradOptimizer::prepare(Graph& g) { lr_t_ = hyper_tensor(g, learning_rate_, "learning_rate"); }
+void AdagradOptimizer::prepare(Graph& g) {
+  lr_t_ = hyper_tensor(g, learning_rate_, "learning_rate");
+}
 
 Operation AdagradOptimizer::apply_dense(const Output& grad, const Variable& var) {
   Variable acc = get_slot(var, "accumulator");
   return Operation(apply_adagrad(var.ref(), acc.ref(), cast_to(lr_t_, var), grad, use_locking_));
 }
 
-// -- RMSProp ------------------------------------------------------------------------------------------
+// -- RMSProp
+// ------------------------------------------------------------------------------------------
 
 RMSPropOptimizer::RMSPropOptimizer(HyperParameter learning_rate, RMSPropOptions options)
-    : Optimizer(options.use_locking, options.name), learning_rate_(std::move(learning_rate)), options_(std::move(options)) {}
+    : Optimizer(options.use_locking, options.name),
+      learning_rate_(std::move(learning_rate)),
+      options_(std::move(options)) {}
 
 void RMSPropOptimizer::create_slots(Graph&, const std::vector<Variable>& var_list) {
   for (auto& v : var_list) {
@@ -327,24 +354,29 @@ Operation RMSPropOptimizer::apply_dense(const Output& grad, const Variable& var)
   Variable mom = get_slot(var, "momentum");
   if (options_.centered) {
     Variable mg = get_slot(var, "mg");
-    return Operation(apply_centered_rms_prop(var.ref(), mg.ref(), rms.ref(), mom.ref(), cast_to(lr_t_, var),
-                                             cast_to(decay_t_, var), cast_to(momentum_t_, var),
-                                             cast_to(epsilon_t_, var), grad, use_locking_));
+    return Operation(apply_centered_rms_prop(
+        var.ref(), mg.ref(), rms.ref(), mom.ref(), cast_to(lr_t_, var), cast_to(decay_t_, var),
+        cast_to(momentum_t_, var), cast_to(epsilon_t_, var), grad, use_locking_));
   }
-  return Operation(apply_rms_prop(var.ref(), rms.ref(), mom.ref(), cast_to(lr_t_, var), cast_to(decay_t_, var),
-                                  cast_to(momentum_t_, var), cast_to(epsilon_t_, var), grad, use_locking_));
+  return Operation(apply_rms_prop(var.ref(), rms.ref(), mom.ref(), cast_to(lr_t_, var),
+                                  cast_to(decay_t_, var), cast_to(momentum_t_, var),
+                                  cast_to(epsilon_t_, var), grad, use_locking_));
 }
 
-// -- Adam --------------------------------------------------------------------------------------------
+// -- Adam
+// --------------------------------------------------------------------------------------------
 
 AdamOptimizer::AdamOptimizer(HyperParameter learning_rate, AdamOptions options)
-    : Optimizer(options.use_locking, options.name), learning_rate_(std::move(learning_rate)), options_(std::move(options)) {}
+    : Optimizer(options.use_locking, options.name),
+      learning_rate_(std::move(learning_rate)),
+      options_(std::move(options)) {}
 
 void AdamOptimizer::create_slots(Graph& g, const std::vector<Variable>& var_list) {
   // The variable whose name sorts first holds the beta powers, so every worker of a
   // cluster picks the same ps task.
-  const Variable& first = *std::min_element(var_list.begin(), var_list.end(),
-                                             [](const Variable& a, const Variable& b) { return a.name() < b.name(); });
+  const Variable& first =
+      *std::min_element(var_list.begin(), var_list.end(),
+                        [](const Variable& a, const Variable& b) { return a.name() < b.name(); });
   non_slot_variable(g, options_.beta1, "beta1_power", first);
   non_slot_variable(g, options_.beta2, "beta2_power", first);
   for (auto& v : var_list) {
@@ -366,19 +398,23 @@ Operation AdamOptimizer::apply_dense(const Output& grad, const Variable& var) {
   Variable beta1_power = non_slot("beta1_power");
   Variable beta2_power = non_slot("beta2_power");
   return Operation(apply_adam(var.ref(), m.ref(), v.ref(), cast_to(beta1_power.value(), var),
-                              cast_to(beta2_power.value(), var), cast_to(lr_t_, var), cast_to(beta1_t_, var),
-                              cast_to(beta2_t_, var), cast_to(epsilon_t_, var), grad, use_locking_));
+                              cast_to(beta2_power.value(), var), cast_to(lr_t_, var),
+                              cast_to(beta1_t_, var), cast_to(beta2_t_, var),
+                              cast_to(epsilon_t_, var), grad, use_locking_));
 }
 
-Operation AdamOptimizer::finish(Graph& g, const std::vector<Operation>& update_ops, std::string_view name) {
+Operation AdamOptimizer::finish(Graph& g, const std::vector<Operation>& update_ops,
+                                std::string_view name) {
   Variable beta1_power = non_slot("beta1_power");
   Variable beta2_power = non_slot("beta2_power");
   Output update_beta1, update_beta2;
   {
     auto deps = g.control_dependencies(update_ops);
     auto colocate = g.colocate_with(beta1_power.op());
-    update_beta1 = beta1_power.assign(mul(beta1_power.value(), cast(beta1_t_, beta1_power.dtype()), "mul"));
-    update_beta2 = beta2_power.assign(mul(beta2_power.value(), cast(beta2_t_, beta2_power.dtype()), "mul"));
+    update_beta1 =
+        beta1_power.assign(mul(beta1_power.value(), cast(beta1_t_, beta1_power.dtype()), "mul"));
+    update_beta2 =
+        beta2_power.assign(mul(beta2_power.value(), cast(beta2_t_, beta2_power.dtype()), "mul"));
   }
   std::vector<Operation> all = update_ops;
   all.push_back(update_beta1.op());

@@ -2,6 +2,8 @@
 // checkpoint_management.py (the `checkpoint` state file, latest_checkpoint).
 #include "actorflow/train/saver.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <any>
 #include <cstdio>
@@ -9,8 +11,6 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <unistd.h>
 
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/io_ops.hpp"
@@ -37,13 +37,26 @@ std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\'': out += "\\'"; break;
-      default: out += c;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\'':
+        out += "\\'";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -58,16 +71,29 @@ bool unescape(const std::string& s, std::string* out) {
     }
     if (++i >= s.size()) return false;
     switch (s[i]) {
-      case 'n': *out += '\n'; break;
-      case 'r': *out += '\r'; break;
-      case 't': *out += '\t'; break;
-      case '\\': *out += '\\'; break;
-      case '"': *out += '"'; break;
-      case '\'': *out += '\''; break;
+      case 'n':
+        *out += '\n';
+        break;
+      case 'r':
+        *out += '\r';
+        break;
+      case 't':
+        *out += '\t';
+        break;
+      case '\\':
+        *out += '\\';
+        break;
+      case '"':
+        *out += '"';
+        break;
+      case '\'':
+        *out += '\'';
+        break;
       default:
         if (s[i] >= '0' && s[i] <= '7') {  // octal \ooo
           int v = 0, n = 0;
-          while (n < 3 && i < s.size() && s[i] >= '0' && s[i] <= '7') v = v * 8 + (s[i++] - '0'), ++n;
+          while (n < 3 && i < s.size() && s[i] >= '0' && s[i] <= '7')
+            v = v * 8 + (s[i++] - '0'), ++n;
           --i;
           *out += static_cast<char>(v);
         } else {
@@ -106,25 +132,31 @@ std::optional<CheckpointState> get_checkpoint_state(const std::string& checkpoin
     auto colon = line.find(':', first);
     auto open = line.find('"', colon == std::string::npos ? first : colon);
     auto close = line.rfind('"');
-    if (colon == std::string::npos) throw DataLossError(data_loss(file + ":" + std::to_string(line_no) + ": cannot parse '" + line + "'"));
+    if (colon == std::string::npos)
+      throw DataLossError(
+          data_loss(file + ":" + std::to_string(line_no) + ": cannot parse '" + line + "'"));
     std::string key = line.substr(first, colon - first);
     while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
     if (key == "all_model_checkpoint_timestamps" || key == "last_preserved_timestamp") continue;
     std::string value;
-    if (open == std::string::npos || close == open || !unescape(line.substr(open + 1, close - open - 1), &value))
-      throw DataLossError(data_loss(file + ":" + std::to_string(line_no) + ": cannot parse '" + line + "'"));
+    if (open == std::string::npos || close == open ||
+        !unescape(line.substr(open + 1, close - open - 1), &value))
+      throw DataLossError(
+          data_loss(file + ":" + std::to_string(line_no) + ": cannot parse '" + line + "'"));
     if (key == "model_checkpoint_path")
       state.model_checkpoint_path = join_if_relative(checkpoint_dir, value);
     else if (key == "all_model_checkpoint_paths")
       state.all_model_checkpoint_paths.push_back(join_if_relative(checkpoint_dir, value));
     else
-      throw DataLossError(data_loss(file + ":" + std::to_string(line_no) + ": unknown field '" + key + "'"));
+      throw DataLossError(
+          data_loss(file + ":" + std::to_string(line_no) + ": unknown field '" + key + "'"));
   }
   return state;
 }
 
 void update_checkpoint_state(const std::string& save_dir, const std::string& model_checkpoint_path,
-                             std::vector<std::string> all_paths, const std::string& latest_filename) {
+                             std::vector<std::string> all_paths,
+                             const std::string& latest_filename) {
   std::string model = model_checkpoint_path;
   if (all_paths.empty() || all_paths.back() != model) all_paths.push_back(model);
   if (!fs::path(save_dir).is_absolute()) {
@@ -156,7 +188,8 @@ bool checkpoint_exists(const std::string& prefix) {
   return fs::exists(bundle_index_filename(prefix), ec);
 }
 
-std::optional<std::string> latest_checkpoint(const std::string& checkpoint_dir, const std::string& latest_filename) {
+std::optional<std::string> latest_checkpoint(const std::string& checkpoint_dir,
+                                             const std::string& latest_filename) {
   auto state = get_checkpoint_state(checkpoint_dir, latest_filename);
   if (!state || state->model_checkpoint_path.empty()) return std::nullopt;
   if (!checkpoint_exists(state->model_checkpoint_path)) return std::nullopt;
@@ -172,7 +205,8 @@ std::vector<std::pair<std::string, Shape>> list_variables(const std::string& pre
   return out;
 }
 
-// -- Saver ------------------------------------------------------------------------------------------
+// -- Saver
+// ------------------------------------------------------------------------------------------
 
 namespace {
 
@@ -206,8 +240,9 @@ void Saver::adopt(const SaverDef& def) {
   options_.keep_checkpoint_every_n_hours = def.keep_checkpoint_every_n_hours;
   options_.sharded = def.sharded;
   if (def.version != 2)
-    throw InvalidArgumentError(invalid_argument("SaverDef: checkpoint format version " + std::to_string(def.version) +
-                                                " is not V2, the only one actorflow reads and writes"));
+    throw InvalidArgumentError(
+        invalid_argument("SaverDef: checkpoint format version " + std::to_string(def.version) +
+                         " is not V2, the only one actorflow reads and writes"));
   filename_ = g.output(def.filename_tensor_name);
   filename_name_ = filename_.name();
   save_tensor_ = g.output(def.save_tensor_name);
@@ -220,14 +255,16 @@ void Saver::adopt(const SaverDef& def) {
   // (nothing to feed).
   if (def.sharded) {
     for (int k = 0;; ++k) {
-      const std::string name = scope + "ShardedFilename" + (k == 0 ? std::string() : "_" + std::to_string(k));
+      const std::string name =
+          scope + "ShardedFilename" + (k == 0 ? std::string() : "_" + std::to_string(k));
       if (!g.contains(name) || g.operation(name).type() != "Placeholder") break;
       shard_prefix_inputs_.push_back(g.output(name));
     }
     num_shards_ = std::max<int>(1, static_cast<int>(shard_prefix_inputs_.size()));
   }
-  next_keep_time_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                       options_.keep_checkpoint_every_n_hours * 3600.0));
+  next_keep_time_ =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                         options_.keep_checkpoint_every_n_hours * 3600.0));
 }
 
 SaverDef Saver::saver_def() const {
@@ -249,7 +286,8 @@ Saver::Saver(Graph& g, SaverOptions options) : options_(std::move(options)) {
   build(g, by_op_name(vars));
 }
 
-Saver::Saver(const std::vector<Variable>& var_list, SaverOptions options) : options_(std::move(options)) {
+Saver::Saver(const std::vector<Variable>& var_list, SaverOptions options)
+    : options_(std::move(options)) {
   if (var_list.empty()) {
     if (!options_.allow_empty) throw InvalidArgumentError(invalid_argument("No variables to save"));
     empty_ = true;
@@ -258,7 +296,8 @@ Saver::Saver(const std::vector<Variable>& var_list, SaverOptions options) : opti
   build(var_list[0].graph(), by_op_name(var_list));
 }
 
-Saver::Saver(const std::map<std::string, Variable>& var_map, SaverOptions options) : options_(std::move(options)) {
+Saver::Saver(const std::map<std::string, Variable>& var_map, SaverOptions options)
+    : options_(std::move(options)) {
   std::vector<std::pair<std::string, Variable>> named(var_map.begin(), var_map.end());
   if (named.empty()) {
     if (!options_.allow_empty) throw InvalidArgumentError(invalid_argument("No variables to save"));
@@ -273,8 +312,9 @@ Saver::Saver(const std::map<std::string, Variable>& var_map, SaverOptions option
 
 void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named) {
   graph_ = &g;
-  next_keep_time_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(options_.keep_checkpoint_every_n_hours * 3600.0));
+  next_keep_time_ =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                         options_.keep_checkpoint_every_n_hours * 3600.0));
   if (named.empty()) {
     if (!options_.allow_empty) throw InvalidArgumentError(invalid_argument("No variables to save"));
     empty_ = true;
@@ -283,7 +323,8 @@ void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named)
   std::sort(named.begin(), named.end(), [](auto& a, auto& b) { return a.first < b.first; });
   for (std::size_t i = 1; i < named.size(); ++i)
     if (named[i].first == named[i - 1].first)
-      throw InvalidArgumentError(invalid_argument("At least two variables have the same name: " + named[i].first));
+      throw InvalidArgumentError(
+          invalid_argument("At least two variables have the same name: " + named[i].first));
   const std::string scope_name = g.unique_name(options_.name.empty() ? "save" : options_.name);
   auto scope = g.name_scope(scope_name + "/");
   filename_ = g.placeholder(DType::string, PartialShape{}, "Const");
@@ -291,7 +332,8 @@ void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named)
 
   // Groups of variables by device (one group when not sharded), sorted by device name.
   std::map<std::string, std::vector<std::pair<std::string, Variable>>> groups;
-  for (auto& nv : named) groups[options_.sharded ? nv.second.op().device() : std::string()].push_back(nv);
+  for (auto& nv : named)
+    groups[options_.sharded ? nv.second.op().device() : std::string()].push_back(nv);
   num_shards_ = static_cast<int>(groups.size());
 
   std::vector<Operation> assigns;
@@ -305,11 +347,13 @@ void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named)
     std::vector<Output> restored = restore_v2(filename_, names, dtypes, "RestoreV2");
     for (std::size_t i = 0; i < group.size(); ++i) {
       const Variable& v = group[i].second;
-      assigns.push_back(v.is_resource() ? assign_variable_op(v.ref(), restored[i], "AssignVariableOp")
-                                        : Operation(assign(v.ref(), restored[i], "Assign")));
+      assigns.push_back(v.is_resource()
+                            ? assign_variable_op(v.ref(), restored[i], "AssignVariableOp")
+                            : Operation(assign(v.ref(), restored[i], "Assign")));
     }
   };
-  auto save_group = [&](const Output& prefix, const std::vector<std::pair<std::string, Variable>>& group) {
+  auto save_group = [&](const Output& prefix,
+                        const std::vector<std::pair<std::string, Variable>>& group) {
     std::vector<std::string> names;
     std::vector<Output> tensors;
     for (auto& [n, v] : group) {
@@ -331,15 +375,17 @@ void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named)
     // from the one fed filename (`<prefix>_temp/part-0000k-of-0000N`; `.part` for s3://), each
     // device's CPU writes its shard, and the last device merges the indexes into `<prefix>`.
     // TensorFlow's Saver of an exported .meta feeds only the filename.
-    const Output is_s3 =
-        g.create_op("StaticRegexFullMatch", {filename_}, {{"pattern", std::string("^s3://.*")}}, "StaticRegexFullMatch")
-            .output(0);
+    const Output is_s3 = g.create_op("StaticRegexFullMatch", {filename_},
+                                     {{"pattern", std::string("^s3://.*")}}, "StaticRegexFullMatch")
+                             .output(0);
     const Output part = g.constant(Tensor(std::string(".part")), "Const");
     const Output temp = g.constant(Tensor(std::string("_temp/part")), "Const");
-    const Output temp_prefix = g.create_op("StringJoin", {filename_, select(is_s3, part, temp, "Select")},
-                                           {{"N", std::int64_t{2}}, {"separator", std::string()}}, "StringJoin")
-                                   .output(0);
-    const Output num_shards = g.constant(Tensor(static_cast<std::int32_t>(groups.size())), "num_shards");
+    const Output temp_prefix =
+        g.create_op("StringJoin", {filename_, select(is_s3, part, temp, "Select")},
+                    {{"N", std::int64_t{2}}, {"separator", std::string()}}, "StringJoin")
+            .output(0);
+    const Output num_shards =
+        g.constant(Tensor(static_cast<std::int32_t>(groups.size())), "num_shards");
     std::vector<Output> prefixes;
     std::vector<Operation> shard_saves;
     std::string last_device;
@@ -354,7 +400,8 @@ void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named)
         index = g.constant(Tensor(shard++), "shard");
       }
       const Output shard_prefix =
-          g.create_op("ShardedFilename", {temp_prefix, index, num_shards}, {}, op_scope + "/").output(0);
+          g.create_op("ShardedFilename", {temp_prefix, index, num_shards}, {}, op_scope + "/")
+              .output(0);
       prefixes.push_back(shard_prefix);
       const Operation save = save_group(shard_prefix, group);
       auto deps = g.control_dependencies({save});
@@ -369,8 +416,8 @@ void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named)
         auto in_scope = g.name_scope(op_scope + "/");
         all = stack(prefixes, 0, "checkpoint_prefixes");
       }
-      const Operation merge =
-          g.create_op("MergeV2Checkpoints", {all, filename_}, {{"delete_old_dirs", true}}, op_scope + "/");
+      const Operation merge = g.create_op("MergeV2Checkpoints", {all, filename_},
+                                          {{"delete_old_dirs", true}}, op_scope + "/");
       auto after = g.control_dependencies({merge});
       save_tensor_ = identity(filename_, "Identity");
     }
@@ -383,8 +430,9 @@ void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named)
   restore_op_ = g.group(assigns, "restore_all");
 }
 
-std::string Saver::save(Session& sess, const std::string& save_path, std::optional<std::int64_t> global_step,
-                        const std::string& latest_filename, bool write_state, bool write_meta_graph) {
+std::string Saver::save(Session& sess, const std::string& save_path,
+                        std::optional<std::int64_t> global_step, const std::string& latest_filename,
+                        bool write_state, bool write_meta_graph) {
   std::string checkpoint_file = save_path;
   if (global_step) {
     char buf[32];
@@ -392,36 +440,40 @@ std::string Saver::save(Session& sess, const std::string& save_path, std::option
                   static_cast<long long>(*global_step));
     checkpoint_file = save_path + "-" + buf;
   } else if (fs::path(save_path).filename() == latest_filename && !options_.sharded) {
-    throw InvalidArgumentError(invalid_argument("'latest_filename' collides with 'save_path': '" + latest_filename +
-                                                "' and '" + save_path + "'"));
+    throw InvalidArgumentError(invalid_argument("'latest_filename' collides with 'save_path': '" +
+                                                latest_filename + "' and '" + save_path + "'"));
   }
   const std::string parent = fs::path(save_path).parent_path().string();
   std::error_code ec;
   if (!parent.empty() && !fs::is_directory(parent, ec))
-    throw InvalidArgumentError(invalid_argument("Parent directory of " + save_path + " doesn't exist, can't save."));
+    throw InvalidArgumentError(
+        invalid_argument("Parent directory of " + save_path + " doesn't exist, can't save."));
   if (empty_) return checkpoint_file;
   FeedDict feeds{{filename_, Tensor(checkpoint_file)}};
   for (int k = 0; k < static_cast<int>(shard_prefix_inputs_.size()); ++k) {
     char part[64];
     std::snprintf(part, sizeof(part), "_temp/part-%05d-of-%05d", k, num_shards_);
-    feeds.push_back({shard_prefix_inputs_[static_cast<std::size_t>(k)], Tensor(checkpoint_file + part)});
+    feeds.push_back(
+        {shard_prefix_inputs_[static_cast<std::size_t>(k)], Tensor(checkpoint_file + part)});
   }
   Tensor written = sess.run(save_tensor_, feeds);
   const std::string model_path = written.scalar<std::string>();
   if (write_state) {
     record_and_prune(model_path);
-    update_checkpoint_state(parent.empty() ? std::string(".") : parent, model_path, last_checkpoints(),
-                            latest_filename);
+    update_checkpoint_state(parent.empty() ? std::string(".") : parent, model_path,
+                            last_checkpoints(), latest_filename);
   }
   if (write_meta_graph && graph_) export_meta_graph(*graph_, model_path + ".meta", {.saver = this});
   return model_path;
 }
 
 std::string Saver::save(Session& sess, const std::string& save_path, const Variable& global_step,
-                        const std::string& latest_filename, bool write_state, bool write_meta_graph) {
+                        const std::string& latest_filename, bool write_state,
+                        bool write_meta_graph) {
   Tensor step = sess.run(global_step.value());
-  std::int64_t value = step.dtype() == DType::int64 ? step.scalar<std::int64_t>()
-                                                    : static_cast<std::int64_t>(step.scalar<std::int32_t>());
+  std::int64_t value = step.dtype() == DType::int64
+                           ? step.scalar<std::int64_t>()
+                           : static_cast<std::int64_t>(step.scalar<std::int32_t>());
   return save(sess, save_path, value, latest_filename, write_state, write_meta_graph);
 }
 
@@ -444,7 +496,8 @@ void Saver::record_and_prune(const std::string& path) {
     std::error_code ec;
     fs::remove(bundle_index_filename(old), ec);
     fs::remove(old + ".meta", ec);
-    const fs::path dir = fs::path(old).parent_path().empty() ? fs::path(".") : fs::path(old).parent_path();
+    const fs::path dir =
+        fs::path(old).parent_path().empty() ? fs::path(".") : fs::path(old).parent_path();
     const std::string data_prefix = fs::path(old).filename().string() + ".data-";
     for (auto& entry : fs::directory_iterator(dir, ec))
       if (entry.path().filename().string().rfind(data_prefix, 0) == 0) fs::remove(entry.path(), ec);
@@ -452,22 +505,30 @@ void Saver::record_and_prune(const std::string& path) {
 }
 
 void Saver::restore(Session& sess, const std::string& save_path) {
-  if (save_path.empty()) throw InvalidArgumentError(invalid_argument("Can't load save_path when it is None."));
+  if (save_path.empty())
+    throw InvalidArgumentError(invalid_argument("Can't load save_path when it is None."));
   if (!checkpoint_exists(save_path))
-    throw InvalidArgumentError(invalid_argument("The passed save_path is not a valid checkpoint: " + save_path));
+    throw InvalidArgumentError(
+        invalid_argument("The passed save_path is not a valid checkpoint: " + save_path));
   if (empty_) return;
   try {
     sess.run(restore_op_, {{filename_, Tensor(save_path)}});
   } catch (const NotFoundError& e) {
-    throw NotFoundError(not_found(
-        "Restoring from checkpoint failed. This is most likely due to a Variable name or other graph key that is "
-        "missing from the checkpoint. Please ensure that you have not altered the graph expected based on the "
-        "checkpoint. Original error:\n\n" + std::string(e.what())));
+    throw NotFoundError(
+        not_found("Restoring from checkpoint failed. This is most likely due to a Variable name or "
+                  "other graph key that is "
+                  "missing from the checkpoint. Please ensure that you have not altered the graph "
+                  "expected based on the "
+                  "checkpoint. Original error:\n\n" +
+                  std::string(e.what())));
   } catch (const InvalidArgumentError& e) {
-    throw InvalidArgumentError(invalid_argument(
-        "Restoring from checkpoint failed. This is most likely due to a mismatch between the current graph and the "
-        "graph from the checkpoint. Please ensure that you have not altered the graph expected based on the "
-        "checkpoint. Original error:\n\n" + std::string(e.what())));
+    throw InvalidArgumentError(
+        invalid_argument("Restoring from checkpoint failed. This is most likely due to a mismatch "
+                         "between the current graph and the "
+                         "graph from the checkpoint. Please ensure that you have not altered the "
+                         "graph expected based on the "
+                         "checkpoint. Original error:\n\n" +
+                         std::string(e.what())));
   }
 }
 

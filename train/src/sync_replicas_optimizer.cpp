@@ -23,31 +23,36 @@ std::optional<ScopeGuard> device_scope(Graph& g, const std::string& device) {
 }  // namespace
 
 SyncReplicasOptimizer::SyncReplicasOptimizer(Optimizer& opt, int replicas_to_aggregate,
-                                             std::optional<int> total_num_replicas, std::string name)
+                                             std::optional<int> total_num_replicas,
+                                             std::string name)
     : opt_(opt),
       replicas_to_aggregate_(replicas_to_aggregate),
       total_num_replicas_(total_num_replicas.value_or(replicas_to_aggregate)),
       tokens_per_step_(std::max(total_num_replicas_, replicas_to_aggregate)),
       name_(std::move(name)) {
   if (replicas_to_aggregate_ < 1 || total_num_replicas_ < 1)
-    throw InvalidArgumentError(invalid_argument("SyncReplicasOptimizer needs replicas_to_aggregate (" +
-                                                std::to_string(replicas_to_aggregate_) + ") and total_num_replicas (" +
-                                                std::to_string(total_num_replicas_) + ") of at least 1"));
+    throw InvalidArgumentError(
+        invalid_argument("SyncReplicasOptimizer needs replicas_to_aggregate (" +
+                         std::to_string(replicas_to_aggregate_) + ") and total_num_replicas (" +
+                         std::to_string(total_num_replicas_) + ") of at least 1"));
 }
 
-std::vector<GradAndVar> SyncReplicasOptimizer::compute_gradients(const Output& loss,
-                                                                 std::optional<std::vector<Variable>> var_list,
-                                                                 const GradientOptions& options) {
+std::vector<GradAndVar> SyncReplicasOptimizer::compute_gradients(
+    const Output& loss, std::optional<std::vector<Variable>> var_list,
+    const GradientOptions& options) {
   return opt_.compute_gradients(loss, std::move(var_list), options);
 }
 
 Operation SyncReplicasOptimizer::apply_gradients(const std::vector<GradAndVar>& grads_and_vars,
-                                                 const Variable& global_step, std::string_view name) {
-  if (grads_and_vars.empty()) throw InvalidArgumentError(invalid_argument("Must supply at least one variable"));
+                                                 const Variable& global_step,
+                                                 std::string_view name) {
+  if (grads_and_vars.empty())
+    throw InvalidArgumentError(invalid_argument("Must supply at least one variable"));
   if (applied_)
-    throw InvalidArgumentError(invalid_argument(
-        "SyncReplicasOptimizer " + name_ + ": apply_gradients was already called (a second sync train op in one "
-        "graph leaves the other replicas waiting for tokens)"));
+    throw InvalidArgumentError(
+        invalid_argument("SyncReplicasOptimizer " + name_ +
+                         ": apply_gradients was already called (a second sync train op in one "
+                         "graph leaves the other replicas waiting for tokens)"));
   Graph& g = global_step.graph();
   global_step_ = global_step;
   const std::string& gs_device = global_step.op().device();
@@ -56,8 +61,9 @@ Operation SyncReplicasOptimizer::apply_gradients(const std::vector<GradAndVar>& 
   const Operation local_anchor = g.no_op();
   {
     auto colocate = g.colocate_with(local_anchor);
-    local_step_ = g.variable(Tensor(std::int64_t{0}),
-                             {.name = "sync_rep_local_step", .trainable = false, .collections = {{kLocalVariables}}});
+    local_step_ = g.variable(
+        Tensor(std::int64_t{0}),
+        {.name = "sync_rep_local_step", .trainable = false, .collections = {{kLocalVariables}}});
   }
   {
     auto colocate = g.colocate_with(local_step_.op());
@@ -78,8 +84,8 @@ Operation SyncReplicasOptimizer::apply_gradients(const std::vector<GradAndVar>& 
       }
       const std::string& var_device = var.op().device();
       auto on_var = device_scope(g, var_device);
-      ConditionalAccumulator accum(g, grad.dtype(),
-                                   {.shape = var.shape(), .shared_name = var.name() + ":0/grad_accum"});
+      ConditionalAccumulator accum(
+          g, grad.dtype(), {.shape = var.shape(), .shared_name = var.name() + ":0/grad_accum"});
       train_ops.push_back(accum.apply_grad(grad, local_step_.value()));
       aggregated.push_back({accum.take_grad(replicas_to_aggregate_), var});
       accumulators.emplace_back(accum, var_device);
@@ -117,7 +123,8 @@ Operation SyncReplicasOptimizer::apply_gradients(const std::vector<GradAndVar>& 
         // its buffer, so its Fill sees the update; here a read made under the control
         // dependency does.
         const Output updated_step = identity(global_step.ref(), "read_global_step");
-        const Output tokens = fill(g.constant(Tensor::from_vector<std::int32_t>({tokens_per_step_})), updated_step);
+        const Output tokens =
+            fill(g.constant(Tensor::from_vector<std::int32_t>({tokens_per_step_})), updated_step);
         sync_op = sync_token_queue_->enqueue_many({tokens});
       }
       chief_queue_runner_.emplace(dummy_queue, std::vector<Operation>{sync_op});
@@ -140,7 +147,8 @@ Operation SyncReplicasOptimizer::minimize(const Output& loss, const Variable& gl
 
 void SyncReplicasOptimizer::require_applied(const char* what) const {
   if (!applied_)
-    throw FailedPreconditionError(failed_precondition(std::string(what) + " should be called after apply_gradients()."));
+    throw FailedPreconditionError(
+        failed_precondition(std::string(what) + " should be called after apply_gradients()."));
 }
 
 const QueueRunner& SyncReplicasOptimizer::get_chief_queue_runner() const {
@@ -154,14 +162,16 @@ Operation SyncReplicasOptimizer::get_init_tokens_op(int num_tokens) {
   if (num_tokens == -1) {
     num_tokens = replicas_to_aggregate_;
   } else if (num_tokens < tokens_needed) {
-    throw InvalidArgumentError(invalid_argument("Too few tokens to finish the first step: " + std::to_string(num_tokens) +
-                                                " (given) vs " + std::to_string(tokens_needed) + " (needed)"));
+    throw InvalidArgumentError(
+        invalid_argument("Too few tokens to finish the first step: " + std::to_string(num_tokens) +
+                         " (given) vs " + std::to_string(tokens_needed) + " (needed)"));
   }
   Graph& g = global_step_->graph();
   if (num_tokens <= 0) return g.no_op("no_init_tokens");
   auto on_gs = device_scope(g, global_step_->op().device());
   auto root = g.name_scope("/");
-  const Output tokens = fill(g.constant(Tensor::from_vector<std::int32_t>({num_tokens})), global_step_->value());
+  const Output tokens =
+      fill(g.constant(Tensor::from_vector<std::int32_t>({num_tokens})), global_step_->value());
   return sync_token_queue_->enqueue_many({tokens});
 }
 
@@ -190,14 +200,15 @@ std::vector<GradAndVar> average_gradients(const std::vector<std::vector<GradAndV
   const auto& first = tower_grads.front();
   for (std::size_t t = 1; t < tower_grads.size(); ++t) {
     if (tower_grads[t].size() != first.size())
-      throw InvalidArgumentError(invalid_argument("average_gradients: tower " + std::to_string(t) + " has " +
-                                                  std::to_string(tower_grads[t].size()) + " gradients, tower 0 has " +
+      throw InvalidArgumentError(invalid_argument("average_gradients: tower " + std::to_string(t) +
+                                                  " has " + std::to_string(tower_grads[t].size()) +
+                                                  " gradients, tower 0 has " +
                                                   std::to_string(first.size())));
     for (std::size_t i = 0; i < first.size(); ++i)
       if (tower_grads[t][i].var.name() != first[i].var.name())
-        throw InvalidArgumentError(invalid_argument("average_gradients: tower " + std::to_string(t) + " lists " +
-                                                    tower_grads[t][i].var.name() + " where tower 0 lists " +
-                                                    first[i].var.name()));
+        throw InvalidArgumentError(invalid_argument(
+            "average_gradients: tower " + std::to_string(t) + " lists " +
+            tower_grads[t][i].var.name() + " where tower 0 lists " + first[i].var.name()));
   }
   std::vector<GradAndVar> averaged;
   for (std::size_t i = 0; i < first.size(); ++i) {

@@ -18,7 +18,8 @@ std::optional<Variable> get_global_step(Graph& g) {
 }
 
 Variable create_global_step(Graph& g) {
-  if (get_global_step(g)) throw InvalidArgumentError(invalid_argument("\"global_step\" already exists."));
+  if (get_global_step(g))
+    throw InvalidArgumentError(invalid_argument("\"global_step\" already exists."));
   auto root = g.name_scope("/");
   const std::string name = g.unique_name(kGlobalStep);
   Output initial;
@@ -46,14 +47,17 @@ Output float_constant(Graph& g, double v, std::string_view name) {
 
 }  // namespace
 
-Output exponential_decay(HyperParameter learning_rate, const Output& global_step, double decay_steps,
-                         double decay_rate, bool staircase, std::string_view name) {
+Output exponential_decay(HyperParameter learning_rate, const Output& global_step,
+                         double decay_steps, double decay_rate, bool staircase,
+                         std::string_view name) {
   if (!global_step.valid())
     throw InvalidArgumentError(invalid_argument("global_step is required for exponential_decay."));
   Graph& g = global_step.graph();
   const std::string scope_name = g.unique_name(name.empty() ? "ExponentialDecay" : name);
   auto scope = g.name_scope(scope_name + "/");
-  Output lr = learning_rate.is_tensor() ? learning_rate.tensor() : float_constant(g, learning_rate.number(), "learning_rate");
+  Output lr = learning_rate.is_tensor()
+                  ? learning_rate.tensor()
+                  : float_constant(g, learning_rate.number(), "learning_rate");
   const DType dtype = lr.dtype();
   Output steps = cast(float_constant(g, decay_steps, "Cast/x"), dtype, "Cast");
   Output rate = cast(float_constant(g, decay_rate, "Cast_1/x"), dtype, "Cast_1");
@@ -64,11 +68,11 @@ Output exponential_decay(HyperParameter learning_rate, const Output& global_step
   return mul(lr, power, scope_name + "/");
 }
 
-Output piecewise_constant(const Output& x, const std::vector<double>& boundaries, const std::vector<double>& values,
-                          std::string_view name) {
+Output piecewise_constant(const Output& x, const std::vector<double>& boundaries,
+                          const std::vector<double>& values, std::string_view name) {
   if (values.size() != boundaries.size() + 1)
-    throw InvalidArgumentError(invalid_argument(
-        "The length of boundaries should be 1 less than the length of values"));
+    throw InvalidArgumentError(
+        invalid_argument("The length of boundaries should be 1 less than the length of values"));
   Graph& g = x.graph();
   const std::string scope_name = g.unique_name(name.empty() ? "PiecewiseConstant" : name);
   auto scope = g.name_scope(scope_name + "/");
@@ -86,9 +90,11 @@ Output piecewise_constant(const Output& x, const std::vector<double>& boundaries
   // Innermost last: the first boundary that x does not exceed picks its value.
   Output result = float_constant(g, values.back(), "Const");
   for (std::size_t i = boundaries.size(); i-- > 0;) {
-    Output below = g.create_op("LessEqual", {x, boundary(boundaries[i])}, {{"T", x.dtype()}}, "LessEqual").output(0);
-    result = g.create_op("Select", {below, float_constant(g, values[i], "Const"), result}, {{"T", DType::float32}},
-                         i == 0 ? scope_name + "/" : std::string("Select"))
+    Output below =
+        g.create_op("LessEqual", {x, boundary(boundaries[i])}, {{"T", x.dtype()}}, "LessEqual")
+            .output(0);
+    result = g.create_op("Select", {below, float_constant(g, values[i], "Const"), result},
+                         {{"T", DType::float32}}, i == 0 ? scope_name + "/" : std::string("Select"))
                  .output(0);
   }
   return result;

@@ -2,11 +2,11 @@
 // file:line (Internal; out-of-memory is ResourceExhausted).
 #pragma once
 
-#include <string>
-
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
+
+#include <string>
 
 #include "actorflow/ops/status.hpp"
 #include "cuda_libraries.hpp"
@@ -22,8 +22,8 @@ inline Status cuda_status(cudaError_t e, const char* call, const char* file, int
 
 inline Status cublas_status(cublasStatus_t e, const char* call, const char* file, int line) {
   if (e == CUBLAS_STATUS_SUCCESS) return {};
-  std::string m = std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": cuBLAS status " +
-                  std::to_string(static_cast<int>(e));
+  std::string m = std::string(call) + " failed at " + file + ":" + std::to_string(line) +
+                  ": cuBLAS status " + std::to_string(static_cast<int>(e));
   return e == CUBLAS_STATUS_ALLOC_FAILED ? resource_exhausted(m) : internal(m);
 }
 

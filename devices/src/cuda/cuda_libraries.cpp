@@ -29,7 +29,8 @@ void* open_library(const std::string& base, int major, Status* error) {
 template <class Fn>
 bool resolve(void* library, const char* library_name, const char* symbol, Fn* out, Status* error) {
   *out = reinterpret_cast<Fn>(dlsym(library, symbol));
-  if (*out == nullptr) *error = failed_precondition(std::string(library_name) + " has no symbol " + symbol);
+  if (*out == nullptr)
+    *error = failed_precondition(std::string(library_name) + " has no symbol " + symbol);
   return *out != nullptr;
 }
 

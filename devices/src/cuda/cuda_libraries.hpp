@@ -21,27 +21,27 @@ namespace af::gpu {
   F(cublasSgeam)                      \
   F(cublasDgeam)
 
-#define ACTORFLOW_CUDNN_FUNCTIONS(F)              \
-  F(cudnnCreate)                                  \
-  F(cudnnDestroy)                                 \
-  F(cudnnSetStream)                               \
-  F(cudnnGetErrorString)                          \
-  F(cudnnCreateTensorDescriptor)                  \
-  F(cudnnDestroyTensorDescriptor)                 \
-  F(cudnnSetTensor4dDescriptor)                   \
-  F(cudnnCreateFilterDescriptor)                  \
-  F(cudnnDestroyFilterDescriptor)                 \
-  F(cudnnSetFilter4dDescriptor)                   \
-  F(cudnnCreateConvolutionDescriptor)             \
-  F(cudnnDestroyConvolutionDescriptor)            \
-  F(cudnnSetConvolution2dDescriptor)              \
-  F(cudnnSetConvolutionMathType)                  \
-  F(cudnnGetConvolutionForwardAlgorithm_v7)       \
-  F(cudnnGetConvolutionBackwardDataAlgorithm_v7)  \
+#define ACTORFLOW_CUDNN_FUNCTIONS(F)               \
+  F(cudnnCreate)                                   \
+  F(cudnnDestroy)                                  \
+  F(cudnnSetStream)                                \
+  F(cudnnGetErrorString)                           \
+  F(cudnnCreateTensorDescriptor)                   \
+  F(cudnnDestroyTensorDescriptor)                  \
+  F(cudnnSetTensor4dDescriptor)                    \
+  F(cudnnCreateFilterDescriptor)                   \
+  F(cudnnDestroyFilterDescriptor)                  \
+  F(cudnnSetFilter4dDescriptor)                    \
+  F(cudnnCreateConvolutionDescriptor)              \
+  F(cudnnDestroyConvolutionDescriptor)             \
+  F(cudnnSetConvolution2dDescriptor)               \
+  F(cudnnSetConvolutionMathType)                   \
+  F(cudnnGetConvolutionForwardAlgorithm_v7)        \
+  F(cudnnGetConvolutionBackwardDataAlgorithm_v7)   \
   F(cudnnGetConvolutionBackwardFilterAlgorithm_v7) \
-  F(cudnnConvolutionForward)                      \
-  F(cudnnConvolutionBackwardData)                 \
-  F(cudnnConvolutionBackwardFilter)               \
+  F(cudnnConvolutionForward)                       \
+  F(cudnnConvolutionBackwardData)                  \
+  F(cudnnConvolutionBackwardFilter)                \
   F(cudnnSoftmaxForward)
 
 /// cuBLAS and cuDNN, resolved with dlopen/dlsym the first time a GPU device is created (as
@@ -52,9 +52,10 @@ struct CudaLibraries {
   ACTORFLOW_CUBLAS_FUNCTIONS(ACTORFLOW_CUDA_LIBRARY_MEMBER)
   ACTORFLOW_CUDNN_FUNCTIONS(ACTORFLOW_CUDA_LIBRARY_MEMBER)
 #undef ACTORFLOW_CUDA_LIBRARY_MEMBER
-  cublasStatus_t (*cublasGemmEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
-                                 const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
-                                 cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
+  cublasStatus_t (*cublasGemmEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
+                                 int, const void*, const void*, cudaDataType, int, const void*,
+                                 cudaDataType, int, const void*, void*, cudaDataType, int,
+                                 cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
 };
 
 /// Opens cuBLAS and cuDNN once per process (thread-safe; later calls return the first

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <map>
 #include <thread>
-
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "actorflow/actors/session.hpp"
@@ -109,20 +108,26 @@ StatusOr<std::shared_ptr<GpuState>> GpuState::get(int cuda_id, const GPUOptions&
   ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDA(cudaMemGetInfo(&free, &total)));
   auto limit = gpu_memory_limit(options, total, free);
   if (!limit.ok()) return limit.status();
-  state->allocator = std::make_unique<BFCAllocator>(std::make_unique<CudaSubAllocator>(cuda_id), *limit,
-                                                    options.allow_growth, state->allocator_name);
+  state->allocator =
+      std::make_unique<BFCAllocator>(std::make_unique<CudaSubAllocator>(cuda_id), *limit,
+                                     options.allow_growth, state->allocator_name);
   if (Status s = state->allocator->reserve(); !s.ok())
-    return resource_exhausted(s.message() + "; GPU " + std::to_string(cuda_id) + " has " + format_bytes(free) +
-                              " free of " + format_bytes(total));
-  state->pinned = std::make_unique<BFCAllocator>(std::make_unique<PinnedSubAllocator>(), kPinnedLimit, true,
-                                                 "cuda_host_bfc");
-  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDA(cudaStreamCreateWithFlags(&state->compute, cudaStreamNonBlocking)));
-  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDA(cudaStreamCreateWithFlags(&state->host_to_device, cudaStreamNonBlocking)));
-  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDA(cudaStreamCreateWithFlags(&state->device_to_host, cudaStreamNonBlocking)));
+    return resource_exhausted(s.message() + "; GPU " + std::to_string(cuda_id) + " has " +
+                              format_bytes(free) + " free of " + format_bytes(total));
+  state->pinned = std::make_unique<BFCAllocator>(std::make_unique<PinnedSubAllocator>(),
+                                                 kPinnedLimit, true, "cuda_host_bfc");
+  ACTORFLOW_RETURN_IF_ERROR(
+      ACTORFLOW_CUDA(cudaStreamCreateWithFlags(&state->compute, cudaStreamNonBlocking)));
+  ACTORFLOW_RETURN_IF_ERROR(
+      ACTORFLOW_CUDA(cudaStreamCreateWithFlags(&state->host_to_device, cudaStreamNonBlocking)));
+  ACTORFLOW_RETURN_IF_ERROR(
+      ACTORFLOW_CUDA(cudaStreamCreateWithFlags(&state->device_to_host, cudaStreamNonBlocking)));
   ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUBLAS(cuda_libraries().cublasCreate_v2(&state->cublas)));
-  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUBLAS(cuda_libraries().cublasSetStream_v2(state->cublas, state->compute)));
+  ACTORFLOW_RETURN_IF_ERROR(
+      ACTORFLOW_CUBLAS(cuda_libraries().cublasSetStream_v2(state->cublas, state->compute)));
   ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cuda_libraries().cudnnCreate(&state->cudnn)));
-  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDNN(cuda_libraries().cudnnSetStream(state->cudnn, state->compute)));
+  ACTORFLOW_RETURN_IF_ERROR(
+      ACTORFLOW_CUDNN(cuda_libraries().cudnnSetStream(state->cudnn, state->compute)));
   states().emplace(cuda_id, state);
   return state;
 }
@@ -135,7 +140,8 @@ GpuState::~GpuState() {
 
 Status GpuState::order_after(cudaStream_t first, cudaStream_t ordered) {
   cudaEvent_t event;
-  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming)));
+  ACTORFLOW_RETURN_IF_ERROR(
+      ACTORFLOW_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming)));
   Status s = ACTORFLOW_CUDA(cudaEventRecord(event, first));
   if (s.ok()) s = ACTORFLOW_CUDA(cudaStreamWaitEvent(ordered, event, 0));
   cudaEventDestroy(event);  // released once the event has completed
@@ -148,7 +154,9 @@ Status GpuState::ensure_workspace(std::size_t bytes) {
   workspace = nullptr;
   workspace_bytes = 0;
   workspace = allocator->allocate(bytes);
-  if (!workspace) return resource_exhausted("cuDNN workspace of " + std::to_string(bytes) + " bytes on " + allocator_name);
+  if (!workspace)
+    return resource_exhausted("cuDNN workspace of " + std::to_string(bytes) + " bytes on " +
+                              allocator_name);
   workspace_bytes = bytes;
   return {};
 }
@@ -169,8 +177,8 @@ Status GpuDeviceContext::allocate(DType dtype, const Shape& shape, Tensor* out) 
   return {};
 }
 
-Status GpuDeviceContext::allocate_output(OpKernelContext& ctx, int i, DType dtype, const Shape& shape,
-                                         Tensor** out) {
+Status GpuDeviceContext::allocate_output(OpKernelContext& ctx, int i, DType dtype,
+                                         const Shape& shape, Tensor** out) {
   Tensor t;
   ACTORFLOW_RETURN_IF_ERROR(allocate(dtype, shape, &t));
   ctx.set_output(i, std::move(t));
@@ -192,8 +200,12 @@ Status GpuDeviceContext::to_device(const Tensor& host, Tensor* out) {
 
 // -- GpuDevice ----------------------------------------------------------------------------------
 
-GpuDevice::GpuDevice(DeviceAttributes attributes, std::shared_ptr<GpuState> state, std::shared_ptr<ThreadPools> pools)
-    : Device(attributes), state_(state), pools_(std::move(pools)), context_(state, attributes.name) {
+GpuDevice::GpuDevice(DeviceAttributes attributes, std::shared_ptr<GpuState> state,
+                     std::shared_ptr<ThreadPools> pools)
+    : Device(attributes),
+      state_(state),
+      pools_(std::move(pools)),
+      context_(state, attributes.name) {
   context_.owner = this;
 }
 
@@ -218,9 +230,10 @@ void GpuDevice::copy_to_host(const Tensor& value, std::function<void(StatusOr<Te
   // kernels run on the compute stream.
   Status s = state_->order_after(state_->compute, state_->device_to_host);
   if (s.ok())
-    s = ACTORFLOW_CUDA(cudaMemcpyAsync(host.raw_data(), value.raw_data(), value.total_bytes(), cudaMemcpyDeviceToHost,
-                                       state_->device_to_host));
-  if (s.ok()) s = enqueue_host_callback(state_->device_to_host, [value, host, done] { done(host); });
+    s = ACTORFLOW_CUDA(cudaMemcpyAsync(host.raw_data(), value.raw_data(), value.total_bytes(),
+                                       cudaMemcpyDeviceToHost, state_->device_to_host));
+  if (s.ok())
+    s = enqueue_host_callback(state_->device_to_host, [value, host, done] { done(host); });
   if (!s.ok()) done(s);
 }
 
@@ -230,8 +243,9 @@ StatusOr<Tensor> GpuDevice::start_copy_to_host(const Tensor& value) {
   cudaSetDevice(state_->cuda_id);
   Tensor host = host_buffer_for(value);
   ACTORFLOW_RETURN_IF_ERROR(state_->order_after(state_->compute, state_->device_to_host));
-  ACTORFLOW_RETURN_IF_ERROR(ACTORFLOW_CUDA(cudaMemcpyAsync(host.raw_data(), value.raw_data(), value.total_bytes(),
-                                                           cudaMemcpyDeviceToHost, state_->device_to_host)));
+  ACTORFLOW_RETURN_IF_ERROR(
+      ACTORFLOW_CUDA(cudaMemcpyAsync(host.raw_data(), value.raw_data(), value.total_bytes(),
+                                     cudaMemcpyDeviceToHost, state_->device_to_host)));
   return host;
 }
 
@@ -251,10 +265,11 @@ void GpuDevice::copy_from_host(const Tensor& value, std::function<void(StatusOr<
         attributes.type == cudaMemoryTypeHost) {
       Status s = state_->order_after(state_->compute, state_->host_to_device);
       if (s.ok())
-        s = ACTORFLOW_CUDA(cudaMemcpyAsync(device.raw_data(), value.raw_data(), bytes, cudaMemcpyHostToDevice,
-                                           state_->host_to_device));
+        s = ACTORFLOW_CUDA(cudaMemcpyAsync(device.raw_data(), value.raw_data(), bytes,
+                                           cudaMemcpyHostToDevice, state_->host_to_device));
       if (s.ok()) s = state_->order_after(state_->host_to_device, state_->compute);
-      if (s.ok()) s = enqueue_host_callback(state_->host_to_device, [value, device, done] { done(device); });
+      if (s.ok())
+        s = enqueue_host_callback(state_->host_to_device, [value, device, done] { done(device); });
       if (!s.ok()) done(s);
       return;
     }
@@ -265,8 +280,8 @@ void GpuDevice::copy_from_host(const Tensor& value, std::function<void(StatusOr<
   Status s;
   if (staging == nullptr) {
     // No pinned memory left: a pageable copy on the compute stream.
-    s = ACTORFLOW_CUDA(cudaMemcpyAsync(device.raw_data(), value.raw_data(), bytes, cudaMemcpyHostToDevice,
-                                       state_->compute));
+    s = ACTORFLOW_CUDA(cudaMemcpyAsync(device.raw_data(), value.raw_data(), bytes,
+                                       cudaMemcpyHostToDevice, state_->compute));
     if (!s.ok()) return done(s);
     return done(device);
   }
@@ -285,18 +300,21 @@ void GpuDevice::copy_from_host(const Tensor& value, std::function<void(StatusOr<
     if (threads != nullptr && length >= kParallelStaging) {
       const Eigen::TensorOpCost cost(1.0, 1.0, 0.0);  // per byte: one load, one store
       threads->parallelFor(
-          static_cast<Eigen::Index>(length), cost, [](Eigen::Index b) { return (b + 4095) / 4096 * 4096; },
+          static_cast<Eigen::Index>(length), cost,
+          [](Eigen::Index b) { return (b + 4095) / 4096 * 4096; },
           [&](Eigen::Index b, Eigen::Index e) {
             std::memcpy(pinned_to + offset + b, from + offset + b, static_cast<std::size_t>(e - b));
           });
     } else {
       std::memcpy(pinned_to + offset, from + offset, length);
     }
-    s = ACTORFLOW_CUDA(cudaMemcpyAsync(device_to + offset, pinned_to + offset, length, cudaMemcpyHostToDevice,
-                                       state_->host_to_device));
+    s = ACTORFLOW_CUDA(cudaMemcpyAsync(device_to + offset, pinned_to + offset, length,
+                                       cudaMemcpyHostToDevice, state_->host_to_device));
   }
   if (s.ok()) s = state_->order_after(state_->host_to_device, state_->compute);
-  if (s.ok()) s = enqueue_host_callback(state_->host_to_device, [pinned, staging] { pinned->deallocate(staging); });
+  if (s.ok())
+    s = enqueue_host_callback(state_->host_to_device,
+                              [pinned, staging] { pinned->deallocate(staging); });
   if (!s.ok()) {
     pinned->deallocate(staging);
     return done(s);
@@ -307,7 +325,8 @@ void GpuDevice::copy_from_host(const Tensor& value, std::function<void(StatusOr<
 Status GpuDevice::sticky_error() {
   if (cudaError_t e = cudaPeekAtLastError(); e != cudaSuccess) {
     cudaGetLastError();
-    return cuda_status(e, "a kernel enqueued earlier", __FILE__, __LINE__).with_context(" on " + name());
+    return cuda_status(e, "a kernel enqueued earlier", __FILE__, __LINE__)
+        .with_context(" on " + name());
   }
   return {};
 }
@@ -370,7 +389,8 @@ class GpuDeviceFactory : public DeviceFactory {
     auto pools = config.use_per_session_threads
                      ? std::make_shared<ThreadPools>(config.inter_op_parallelism_threads,
                                                      config.intra_op_parallelism_threads)
-                     : runtime.shared_pools(config.inter_op_parallelism_threads, config.intra_op_parallelism_threads);
+                     : runtime.shared_pools(config.inter_op_parallelism_threads,
+                                            config.intra_op_parallelism_threads);
     for (std::size_t i = 0; i < limit; ++i) {
       const int cuda_id = (*ids)[i];
       auto state = gpu::GpuState::get(cuda_id, config.gpu_options);
@@ -383,8 +403,9 @@ class GpuDeviceFactory : public DeviceFactory {
       attrs.name = prefix + "/device:GPU:" + std::to_string(i);
       attrs.device_type = "GPU";
       // TensorFlow's physical_device_desc.
-      attrs.description = "device: " + std::to_string(cuda_id) + ", name: " + prop.name + ", pci bus id: " + bus +
-                          ", compute capability: " + std::to_string(prop.major) + "." + std::to_string(prop.minor);
+      attrs.description =
+          "device: " + std::to_string(cuda_id) + ", name: " + prop.name + ", pci bus id: " + bus +
+          ", compute capability: " + std::to_string(prop.major) + "." + std::to_string(prop.minor);
       attrs.memory_limit = static_cast<std::int64_t>((*state)->allocator->stats().bytes_limit);
       out->push_back(std::make_unique<gpu::GpuDevice>(attrs, *state, pools));
     }
@@ -422,7 +443,8 @@ std::vector<GpuInfo> list_gpus() {
     char bus[32] = {0};
     if (cudaDeviceGetPCIBusId(bus, sizeof bus, i) == cudaSuccess) info.pci_bus_id = bus;
     std::size_t free = 0, total = prop.totalGlobalMem;
-    if (cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&free, &total) == cudaSuccess) info.memory_free = free;
+    if (cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&free, &total) == cudaSuccess)
+      info.memory_free = free;
     info.memory_total = total;
     out.push_back(info);
   }
@@ -446,12 +468,14 @@ Tensor pinned_host_tensor(DType dtype, const Shape& shape) {
   const std::size_t bytes = static_cast<std::size_t>(shape.num_elements()) * dtype_size(dtype);
   int count = 0;
   void* p = nullptr;
-  if (dtype == DType::string || dtype == DType::resource || bytes == 0 || cudaGetDeviceCount(&count) != cudaSuccess ||
-      count == 0 || cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+  if (dtype == DType::string || dtype == DType::resource || bytes == 0 ||
+      cudaGetDeviceCount(&count) != cudaSuccess || count == 0 ||
+      cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
     cudaGetLastError();
     return Tensor(dtype, shape, Tensor::for_overwrite);
   }
-  return Tensor::from_buffer(dtype, shape, std::shared_ptr<void>(p, [](void* q) { cudaFreeHost(q); }), false);
+  return Tensor::from_buffer(dtype, shape,
+                             std::shared_ptr<void>(p, [](void* q) { cudaFreeHost(q); }), false);
 }
 
 }  // namespace af

@@ -3,14 +3,14 @@
 // module; no CUDA type leaves it.
 #pragma once
 
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-
-#include <cublas_v2.h>
-#include <cuda_runtime_api.h>
-#include <cudnn.h>
 
 #include "actorflow/actors/device.hpp"
 #include "actorflow/devices/bfc_allocator.hpp"
@@ -75,7 +75,8 @@ class GpuDeviceContext : public DeviceContext {
   /// ResourceExhausted (TensorFlow's OOM message) when the allocator has no room.
   Status allocate(DType dtype, const Shape& shape, Tensor* out);
   /// Allocates output `i` of `ctx`.
-  Status allocate_output(OpKernelContext& ctx, int i, DType dtype, const Shape& shape, Tensor** out);
+  Status allocate_output(OpKernelContext& ctx, int i, DType dtype, const Shape& shape,
+                         Tensor** out);
   /// A device tensor holding `host`'s bytes, copied on the compute stream (kernels use it
   /// after). Device tensors and int32 tensors pass through.
   Status to_device(const Tensor& host, Tensor* out);
@@ -89,7 +90,8 @@ class GpuDeviceContext : public DeviceContext {
 /// partitions finish when that stream has caught up (a host callback, by message).
 class GpuDevice : public Device {
  public:
-  GpuDevice(DeviceAttributes attributes, std::shared_ptr<GpuState> state, std::shared_ptr<ThreadPools> pools);
+  GpuDevice(DeviceAttributes attributes, std::shared_ptr<GpuState> state,
+            std::shared_ptr<ThreadPools> pools);
 
   void schedule(std::function<void()> fn) override;
   Eigen::ThreadPoolDevice* intra_op_device() noexcept override;

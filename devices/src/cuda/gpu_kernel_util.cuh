@@ -20,11 +20,17 @@ struct bf16 {
 };
 
 template <class T>
-__device__ __forceinline__ T max_of(T a, T b) { return a > b ? a : b; }
+__device__ __forceinline__ T max_of(T a, T b) {
+  return a > b ? a : b;
+}
 template <class T>
-__device__ __forceinline__ T min_of(T a, T b) { return a < b ? a : b; }
+__device__ __forceinline__ T min_of(T a, T b) {
+  return a < b ? a : b;
+}
 
-__device__ __forceinline__ float to_float(bf16 v) { return __uint_as_float(static_cast<std::uint32_t>(v.bits) << 16); }
+__device__ __forceinline__ float to_float(bf16 v) {
+  return __uint_as_float(static_cast<std::uint32_t>(v.bits) << 16);
+}
 
 __device__ __forceinline__ bf16 to_bf16(float f) {
   std::uint32_t u = __float_as_uint(f);

@@ -14,8 +14,8 @@ namespace {
 // -- training updates (training_ops.cc, term by term as the CPU kernels) -----------------------
 
 template <class T>
-__global__ void apply_gradient_descent_kernel(const T* var, const T* alpha, const T* grad, T* var_out,
-                                              std::int64_t n) {
+__global__ void apply_gradient_descent_kernel(const T* var, const T* alpha, const T* grad,
+                                              T* var_out, std::int64_t n) {
   const T lr = alpha[0];
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(blockDim.x) * gridDim.x)
@@ -24,8 +24,8 @@ __global__ void apply_gradient_descent_kernel(const T* var, const T* alpha, cons
 
 template <class T>
 __global__ void apply_momentum_kernel(const T* var, const T* accum, const T* lr_ptr, const T* grad,
-                                      const T* momentum_ptr, T* var_out, T* accum_out, std::int64_t n,
-                                      bool use_nesterov) {
+                                      const T* momentum_ptr, T* var_out, T* accum_out,
+                                      std::int64_t n, bool use_nesterov) {
   const T lr = lr_ptr[0], momentum = momentum_ptr[0];
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
@@ -36,10 +36,11 @@ __global__ void apply_momentum_kernel(const T* var, const T* accum, const T* lr_
 }
 
 template <class T>
-__global__ void apply_adam_kernel(const T* var, const T* m_in, const T* v_in, const T* beta1_power_ptr,
-                                  const T* beta2_power_ptr, const T* lr_ptr, const T* beta1_ptr, const T* beta2_ptr,
-                                  const T* epsilon_ptr, const T* grad, T* var_out, T* m_out, T* v_out,
-                                  std::int64_t n, bool use_nesterov) {
+__global__ void apply_adam_kernel(const T* var, const T* m_in, const T* v_in,
+                                  const T* beta1_power_ptr, const T* beta2_power_ptr,
+                                  const T* lr_ptr, const T* beta1_ptr, const T* beta2_ptr,
+                                  const T* epsilon_ptr, const T* grad, T* var_out, T* m_out,
+                                  T* v_out, std::int64_t n, bool use_nesterov) {
   const T one(1);
   const T beta1_power = beta1_power_ptr[0], beta2_power = beta2_power_ptr[0], lr = lr_ptr[0];
   const T beta1 = beta1_ptr[0], beta2 = beta2_ptr[0], epsilon = epsilon_ptr[0];
@@ -59,21 +60,22 @@ __global__ void apply_adam_kernel(const T* var, const T* m_in, const T* v_in, co
 }
 
 template <class T>
-cudaError_t apply_adam_typed(const void* var, const void* m, const void* v, const AdamScalars& sc, const void* grad,
-                             void* var_out, void* m_out, void* v_out, std::int64_t n, bool use_nesterov,
-                             cudaStream_t s) {
+cudaError_t apply_adam_typed(const void* var, const void* m, const void* v, const AdamScalars& sc,
+                             const void* grad, void* var_out, void* m_out, void* v_out,
+                             std::int64_t n, bool use_nesterov, cudaStream_t s) {
   apply_adam_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(
       static_cast<const T*>(var), static_cast<const T*>(m), static_cast<const T*>(v),
-      static_cast<const T*>(sc.beta1_power), static_cast<const T*>(sc.beta2_power), static_cast<const T*>(sc.lr),
-      static_cast<const T*>(sc.beta1), static_cast<const T*>(sc.beta2), static_cast<const T*>(sc.epsilon),
-      static_cast<const T*>(grad), static_cast<T*>(var_out), static_cast<T*>(m_out), static_cast<T*>(v_out), n,
-      use_nesterov);
+      static_cast<const T*>(sc.beta1_power), static_cast<const T*>(sc.beta2_power),
+      static_cast<const T*>(sc.lr), static_cast<const T*>(sc.beta1),
+      static_cast<const T*>(sc.beta2), static_cast<const T*>(sc.epsilon),
+      static_cast<const T*>(grad), static_cast<T*>(var_out), static_cast<T*>(m_out),
+      static_cast<T*>(v_out), n, use_nesterov);
   return cudaGetLastError();
 }
 
 template <class T>
-__global__ void apply_adagrad_kernel(const T* var, const T* accum, const T* lr_ptr, const T* grad, T* var_out,
-                                     T* accum_out, std::int64_t n, bool update_slots) {
+__global__ void apply_adagrad_kernel(const T* var, const T* accum, const T* lr_ptr, const T* grad,
+                                     T* var_out, T* accum_out, std::int64_t n, bool update_slots) {
   const T lr = lr_ptr[0];
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
@@ -87,11 +89,12 @@ __global__ void apply_adagrad_kernel(const T* var, const T* accum, const T* lr_p
 // ApplyRMSProp, and ApplyCenteredRMSProp where mg is not null.
 template <class T>
 __global__ void apply_rms_prop_kernel(const T* var, const T* mg_in, const T* ms_in, const T* mom_in,
-                                      RmsPropScalars scalars, const T* grad, T* var_out, T* mg_out, T* ms_out,
-                                      T* mom_out, std::int64_t n) {
+                                      RmsPropScalars scalars, const T* grad, T* var_out, T* mg_out,
+                                      T* ms_out, T* mom_out, std::int64_t n) {
   const T one(1);
   const T lr = static_cast<const T*>(scalars.lr)[0], rho = static_cast<const T*>(scalars.rho)[0];
-  const T momentum = static_cast<const T*>(scalars.momentum)[0], epsilon = static_cast<const T*>(scalars.epsilon)[0];
+  const T momentum = static_cast<const T*>(scalars.momentum)[0],
+          epsilon = static_cast<const T*>(scalars.epsilon)[0];
   const T one_minus_rho = one - rho;
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
@@ -114,8 +117,8 @@ __global__ void apply_rms_prop_kernel(const T* var, const T* mg_in, const T* ms_
 
 // One thread per row, the CPU kernel's loops and order of operations.
 template <class T>
-__global__ void sparse_xent_kernel(const T* logits, const std::int64_t* labels, T* loss, T* backprop,
-                                   std::int64_t rows, std::int64_t cols) {
+__global__ void sparse_xent_kernel(const T* logits, const std::int64_t* labels, T* loss,
+                                   T* backprop, std::int64_t rows, std::int64_t cols) {
   for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r < rows;
        r += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
     const T* x = logits + r * cols;
@@ -126,7 +129,8 @@ __global__ void sparse_xent_kernel(const T* logits, const std::int64_t* labels, 
     for (std::int64_t c = 0; c < cols; ++c) sum += exp(x[c] - row_max);
     const T log_sum = log(sum);
     const std::int64_t label = labels[r];
-    for (std::int64_t c = 0; c < cols; ++c) bp[c] = exp(x[c] - row_max) / sum - (c == label ? T(1) : T(0));
+    for (std::int64_t c = 0; c < cols; ++c)
+      bp[c] = exp(x[c] - row_max) / sum - (c == label ? T(1) : T(0));
     T l = 0;
     l -= (x[label] - row_max) - log_sum;
     loss[r] = l;
@@ -136,8 +140,8 @@ __global__ void sparse_xent_kernel(const T* logits, const std::int64_t* labels, 
 // SoftmaxCrossEntropyWithLogits with dense labels: one thread per row, the CPU kernel's
 // xent_rows term by term.
 template <class T>
-__global__ void softmax_xent_kernel(const T* logits, const T* labels, T* loss, T* backprop, std::int64_t rows,
-                                    std::int64_t cols) {
+__global__ void softmax_xent_kernel(const T* logits, const T* labels, T* loss, T* backprop,
+                                    std::int64_t rows, std::int64_t cols) {
   for (std::int64_t r = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; r < rows;
        r += static_cast<std::int64_t>(blockDim.x) * gridDim.x) {
     const T* x = logits + r * cols;
@@ -191,7 +195,8 @@ __global__ void half_square_kernel(const T* in, T* out, std::int64_t n) {
 struct Nhwc {
   std::int64_t b, y, x, c;
 };
-__device__ __forceinline__ Nhwc nhwc_of(std::int64_t i, std::int64_t rows, std::int64_t cols, std::int64_t depth) {
+__device__ __forceinline__ Nhwc nhwc_of(std::int64_t i, std::int64_t rows, std::int64_t cols,
+                                        std::int64_t depth) {
   return {i / (depth * cols * rows), (i / (depth * cols)) % rows, (i / depth) % cols, i % depth};
 }
 
@@ -227,8 +232,9 @@ __global__ void pool_kernel(bool max, const T* in, T* out, PoolPlan p) {
 }
 
 // The outputs whose windows contain input row y: [first, last] (empty when first > last).
-__device__ __forceinline__ void covering(std::int64_t y, std::int64_t pad, std::int64_t window, std::int64_t stride,
-                                         std::int64_t outputs, std::int64_t* first, std::int64_t* last) {
+__device__ __forceinline__ void covering(std::int64_t y, std::int64_t pad, std::int64_t window,
+                                         std::int64_t stride, std::int64_t outputs,
+                                         std::int64_t* first, std::int64_t* last) {
   const std::int64_t t = y + pad - window + 1;
   *first = t <= 0 ? 0 : (t + stride - 1) / stride;
   *last = min_of(outputs - 1, (y + pad) / stride);
@@ -297,8 +303,9 @@ __global__ void avg_pool_grad_kernel(const T* grad, T* dx, PoolPlan p) {
 }
 
 template <class T>
-__global__ void pad_kernel(const T* in, T* out, std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c,
-                           std::int64_t extra_rows, std::int64_t extra_cols, bool crop) {
+__global__ void pad_kernel(const T* in, T* out, std::int64_t n, std::int64_t h, std::int64_t w,
+                           std::int64_t c, std::int64_t extra_rows, std::int64_t extra_cols,
+                           bool crop) {
   const std::int64_t H = h + extra_rows, W = w + extra_cols;
   const std::int64_t total = crop ? n * h * w * c : n * H * W * c;
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < total;
@@ -314,238 +321,288 @@ __global__ void pad_kernel(const T* in, T* out, std::int64_t n, std::int64_t h, 
 }
 
 template <class T>
-cudaError_t pad_typed(const void* in, void* out, std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c,
-                      std::int64_t er, std::int64_t ec, bool crop, cudaStream_t s) {
+cudaError_t pad_typed(const void* in, void* out, std::int64_t n, std::int64_t h, std::int64_t w,
+                      std::int64_t c, std::int64_t er, std::int64_t ec, bool crop, cudaStream_t s) {
   const std::int64_t total = crop ? n * h * w * c : n * (h + er) * (w + ec) * c;
   if (total == 0) return cudaSuccess;
-  pad_kernel<T><<<blocks_for(total), kThreads, 0, s>>>(static_cast<const T*>(in), static_cast<T*>(out), n, h, w, c,
-                                                       er, ec, crop);
+  pad_kernel<T><<<blocks_for(total), kThreads, 0, s>>>(
+      static_cast<const T*>(in), static_cast<T*>(out), n, h, w, c, er, ec, crop);
   return cudaGetLastError();
 }
 
 }  // namespace
 
-cudaError_t launch_pool2d(bool max, ElemType t, const void* in, void* out, const PoolPlan& plan, cudaStream_t stream) {
+cudaError_t launch_pool2d(bool max, ElemType t, const void* in, void* out, const PoolPlan& plan,
+                          cudaStream_t stream) {
   const std::int64_t n = plan.batch * plan.out_rows * plan.out_cols * plan.depth;
   if (n == 0) return cudaSuccess;
   switch (t) {
-    case ElemType::f32: pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(max, static_cast<const float*>(in), static_cast<float*>(out), plan); break;
-    case ElemType::f64: pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(max, static_cast<const double*>(in), static_cast<double*>(out), plan); break;
-    case ElemType::bf16: pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(max, static_cast<const bf16*>(in), static_cast<bf16*>(out), plan); break;
-    default: return cudaErrorInvalidValue;
+    case ElemType::f32:
+      pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(max, static_cast<const float*>(in),
+                                                          static_cast<float*>(out), plan);
+      break;
+    case ElemType::f64:
+      pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(max, static_cast<const double*>(in),
+                                                          static_cast<double*>(out), plan);
+      break;
+    case ElemType::bf16:
+      pool_kernel<<<blocks_for(n), kThreads, 0, stream>>>(max, static_cast<const bf16*>(in),
+                                                          static_cast<bf16*>(out), plan);
+      break;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
 
-cudaError_t launch_max_pool_grad(ElemType t, const void* in, const void* grad, void* dx, const PoolPlan& plan,
+cudaError_t launch_max_pool_grad(ElemType t, const void* in, const void* grad, void* dx,
+                                 const PoolPlan& plan, cudaStream_t stream) {
+  const std::int64_t n = plan.batch * plan.in_rows * plan.in_cols * plan.depth;
+  if (n == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::f32:
+      max_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const float*>(in),
+                                                                   static_cast<const float*>(grad),
+                                                                   static_cast<float*>(dx), plan);
+      break;
+    case ElemType::f64:
+      max_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const double*>(in),
+                                                                   static_cast<const double*>(grad),
+                                                                   static_cast<double*>(dx), plan);
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_avg_pool_grad(ElemType t, const void* grad, void* dx, const PoolPlan& plan,
                                  cudaStream_t stream) {
   const std::int64_t n = plan.batch * plan.in_rows * plan.in_cols * plan.depth;
   if (n == 0) return cudaSuccess;
   switch (t) {
     case ElemType::f32:
-      max_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const float*>(in), static_cast<const float*>(grad),
-                                                                  static_cast<float*>(dx), plan);
+      avg_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const float*>(grad),
+                                                                   static_cast<float*>(dx), plan);
       break;
     case ElemType::f64:
-      max_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const double*>(in), static_cast<const double*>(grad),
-                                                                  static_cast<double*>(dx), plan);
+      avg_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const double*>(grad),
+                                                                   static_cast<double*>(dx), plan);
       break;
-    default: return cudaErrorInvalidValue;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
 
-cudaError_t launch_avg_pool_grad(ElemType t, const void* grad, void* dx, const PoolPlan& plan, cudaStream_t stream) {
-  const std::int64_t n = plan.batch * plan.in_rows * plan.in_cols * plan.depth;
-  if (n == 0) return cudaSuccess;
+cudaError_t launch_pad_nhwc(ElemType t, const void* in, void* out, std::int64_t n, std::int64_t h,
+                            std::int64_t w, std::int64_t c, std::int64_t extra_rows,
+                            std::int64_t extra_cols, bool crop, cudaStream_t stream) {
   switch (t) {
     case ElemType::f32:
-      avg_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const float*>(grad), static_cast<float*>(dx), plan);
-      break;
+      return pad_typed<float>(in, out, n, h, w, c, extra_rows, extra_cols, crop, stream);
     case ElemType::f64:
-      avg_pool_grad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const double*>(grad), static_cast<double*>(dx), plan);
-      break;
-    default: return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
-}
-
-cudaError_t launch_pad_nhwc(ElemType t, const void* in, void* out, std::int64_t n, std::int64_t h, std::int64_t w,
-                            std::int64_t c, std::int64_t extra_rows, std::int64_t extra_cols, bool crop,
-                            cudaStream_t stream) {
-  switch (t) {
-    case ElemType::f32: return pad_typed<float>(in, out, n, h, w, c, extra_rows, extra_cols, crop, stream);
-    case ElemType::f64: return pad_typed<double>(in, out, n, h, w, c, extra_rows, extra_cols, crop, stream);
-    case ElemType::bf16: return pad_typed<bf16>(in, out, n, h, w, c, extra_rows, extra_cols, crop, stream);
-    default: return cudaErrorInvalidValue;
+      return pad_typed<double>(in, out, n, h, w, c, extra_rows, extra_cols, crop, stream);
+    case ElemType::bf16:
+      return pad_typed<bf16>(in, out, n, h, w, c, extra_rows, extra_cols, crop, stream);
+    default:
+      return cudaErrorInvalidValue;
   }
 }
 
-cudaError_t launch_apply_gradient_descent(ElemType t, const void* var, const void* alpha, const void* grad,
-                                          void* var_out, std::int64_t n, cudaStream_t stream) {
+cudaError_t launch_apply_gradient_descent(ElemType t, const void* var, const void* alpha,
+                                          const void* grad, void* var_out, std::int64_t n,
+                                          cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   switch (t) {
     case ElemType::f32:
       apply_gradient_descent_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
-          static_cast<const float*>(var), static_cast<const float*>(alpha), static_cast<const float*>(grad),
-          static_cast<float*>(var_out), n);
+          static_cast<const float*>(var), static_cast<const float*>(alpha),
+          static_cast<const float*>(grad), static_cast<float*>(var_out), n);
       break;
     case ElemType::f64:
       apply_gradient_descent_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
-          static_cast<const double*>(var), static_cast<const double*>(alpha), static_cast<const double*>(grad),
-          static_cast<double*>(var_out), n);
+          static_cast<const double*>(var), static_cast<const double*>(alpha),
+          static_cast<const double*>(grad), static_cast<double*>(var_out), n);
       break;
-    default: return cudaErrorInvalidValue;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
 
-cudaError_t launch_apply_momentum(ElemType t, const void* var, const void* accum, const void* lr, const void* grad,
-                                  const void* momentum, void* var_out, void* accum_out, std::int64_t n,
-                                  bool use_nesterov, cudaStream_t stream) {
+cudaError_t launch_apply_momentum(ElemType t, const void* var, const void* accum, const void* lr,
+                                  const void* grad, const void* momentum, void* var_out,
+                                  void* accum_out, std::int64_t n, bool use_nesterov,
+                                  cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   switch (t) {
     case ElemType::f32:
       apply_momentum_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
-          static_cast<const float*>(var), static_cast<const float*>(accum), static_cast<const float*>(lr),
-          static_cast<const float*>(grad), static_cast<const float*>(momentum), static_cast<float*>(var_out),
+          static_cast<const float*>(var), static_cast<const float*>(accum),
+          static_cast<const float*>(lr), static_cast<const float*>(grad),
+          static_cast<const float*>(momentum), static_cast<float*>(var_out),
           static_cast<float*>(accum_out), n, use_nesterov);
       break;
     case ElemType::f64:
       apply_momentum_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
-          static_cast<const double*>(var), static_cast<const double*>(accum), static_cast<const double*>(lr),
-          static_cast<const double*>(grad), static_cast<const double*>(momentum), static_cast<double*>(var_out),
+          static_cast<const double*>(var), static_cast<const double*>(accum),
+          static_cast<const double*>(lr), static_cast<const double*>(grad),
+          static_cast<const double*>(momentum), static_cast<double*>(var_out),
           static_cast<double*>(accum_out), n, use_nesterov);
       break;
-    default: return cudaErrorInvalidValue;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
 
-cudaError_t launch_apply_adam(ElemType t, const void* var, const void* m, const void* v, const AdamScalars& scalars,
-                              const void* grad, void* var_out, void* m_out, void* v_out, std::int64_t n,
-                              bool use_nesterov, cudaStream_t stream) {
+cudaError_t launch_apply_adam(ElemType t, const void* var, const void* m, const void* v,
+                              const AdamScalars& scalars, const void* grad, void* var_out,
+                              void* m_out, void* v_out, std::int64_t n, bool use_nesterov,
+                              cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   switch (t) {
     case ElemType::f32:
-      return apply_adam_typed<float>(var, m, v, scalars, grad, var_out, m_out, v_out, n, use_nesterov, stream);
+      return apply_adam_typed<float>(var, m, v, scalars, grad, var_out, m_out, v_out, n,
+                                     use_nesterov, stream);
     case ElemType::f64:
-      return apply_adam_typed<double>(var, m, v, scalars, grad, var_out, m_out, v_out, n, use_nesterov, stream);
-    default: return cudaErrorInvalidValue;
+      return apply_adam_typed<double>(var, m, v, scalars, grad, var_out, m_out, v_out, n,
+                                      use_nesterov, stream);
+    default:
+      return cudaErrorInvalidValue;
   }
 }
 
-cudaError_t launch_apply_adagrad(ElemType t, const void* var, const void* accum, const void* lr, const void* grad,
-                                 void* var_out, void* accum_out, std::int64_t n, bool update_slots,
-                                 cudaStream_t stream) {
+cudaError_t launch_apply_adagrad(ElemType t, const void* var, const void* accum, const void* lr,
+                                 const void* grad, void* var_out, void* accum_out, std::int64_t n,
+                                 bool update_slots, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   switch (t) {
     case ElemType::f32:
       apply_adagrad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
-          static_cast<const float*>(var), static_cast<const float*>(accum), static_cast<const float*>(lr),
-          static_cast<const float*>(grad), static_cast<float*>(var_out), static_cast<float*>(accum_out), n, update_slots);
+          static_cast<const float*>(var), static_cast<const float*>(accum),
+          static_cast<const float*>(lr), static_cast<const float*>(grad),
+          static_cast<float*>(var_out), static_cast<float*>(accum_out), n, update_slots);
       break;
     case ElemType::f64:
       apply_adagrad_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
-          static_cast<const double*>(var), static_cast<const double*>(accum), static_cast<const double*>(lr),
-          static_cast<const double*>(grad), static_cast<double*>(var_out), static_cast<double*>(accum_out), n,
-          update_slots);
+          static_cast<const double*>(var), static_cast<const double*>(accum),
+          static_cast<const double*>(lr), static_cast<const double*>(grad),
+          static_cast<double*>(var_out), static_cast<double*>(accum_out), n, update_slots);
       break;
-    default: return cudaErrorInvalidValue;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
 
-cudaError_t launch_apply_rms_prop(ElemType t, const void* var, const void* mg, const void* ms, const void* mom,
-                                  const RmsPropScalars& scalars, const void* grad, void* var_out, void* mg_out,
-                                  void* ms_out, void* mom_out, std::int64_t n, cudaStream_t stream) {
+cudaError_t launch_apply_rms_prop(ElemType t, const void* var, const void* mg, const void* ms,
+                                  const void* mom, const RmsPropScalars& scalars, const void* grad,
+                                  void* var_out, void* mg_out, void* ms_out, void* mom_out,
+                                  std::int64_t n, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   switch (t) {
     case ElemType::f32:
       apply_rms_prop_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
-          static_cast<const float*>(var), static_cast<const float*>(mg), static_cast<const float*>(ms),
-          static_cast<const float*>(mom), scalars, static_cast<const float*>(grad), static_cast<float*>(var_out),
-          static_cast<float*>(mg_out), static_cast<float*>(ms_out), static_cast<float*>(mom_out), n);
+          static_cast<const float*>(var), static_cast<const float*>(mg),
+          static_cast<const float*>(ms), static_cast<const float*>(mom), scalars,
+          static_cast<const float*>(grad), static_cast<float*>(var_out),
+          static_cast<float*>(mg_out), static_cast<float*>(ms_out), static_cast<float*>(mom_out),
+          n);
       break;
     case ElemType::f64:
       apply_rms_prop_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
-          static_cast<const double*>(var), static_cast<const double*>(mg), static_cast<const double*>(ms),
-          static_cast<const double*>(mom), scalars, static_cast<const double*>(grad), static_cast<double*>(var_out),
-          static_cast<double*>(mg_out), static_cast<double*>(ms_out), static_cast<double*>(mom_out), n);
+          static_cast<const double*>(var), static_cast<const double*>(mg),
+          static_cast<const double*>(ms), static_cast<const double*>(mom), scalars,
+          static_cast<const double*>(grad), static_cast<double*>(var_out),
+          static_cast<double*>(mg_out), static_cast<double*>(ms_out), static_cast<double*>(mom_out),
+          n);
       break;
-    default: return cudaErrorInvalidValue;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
 
-cudaError_t launch_softmax_xent(ElemType t, const void* logits, const void* labels, void* loss, void* backprop,
-                                std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+cudaError_t launch_softmax_xent(ElemType t, const void* logits, const void* labels, void* loss,
+                                void* backprop, std::int64_t rows, std::int64_t cols,
+                                cudaStream_t stream) {
   if (rows == 0 || cols == 0) return cudaSuccess;
   switch (t) {
     case ElemType::f32:
       softmax_xent_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(
-          static_cast<const float*>(logits), static_cast<const float*>(labels), static_cast<float*>(loss),
+          static_cast<const float*>(logits), static_cast<const float*>(labels),
+          static_cast<float*>(loss), static_cast<float*>(backprop), rows, cols);
+      break;
+    case ElemType::f64:
+      softmax_xent_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(
+          static_cast<const double*>(logits), static_cast<const double*>(labels),
+          static_cast<double*>(loss), static_cast<double*>(backprop), rows, cols);
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_log_softmax(ElemType t, const void* in, void* out, std::int64_t rows,
+                               std::int64_t cols, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::f32:
+      log_softmax_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(
+          static_cast<const float*>(in), static_cast<float*>(out), rows, cols);
+      break;
+    case ElemType::f64:
+      log_softmax_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(
+          static_cast<const double*>(in), static_cast<double*>(out), rows, cols);
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_half_square(ElemType t, const void* in, void* out, std::int64_t n,
+                               cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::f32:
+      half_square_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const float*>(in),
+                                                                 static_cast<float*>(out), n);
+      break;
+    case ElemType::f64:
+      half_square_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const double*>(in),
+                                                                 static_cast<double*>(out), n);
+      break;
+    case ElemType::bf16:
+      half_square_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const bf16*>(in),
+                                                                 static_cast<bf16*>(out), n);
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_sparse_softmax_xent(ElemType t, const void* logits, const std::int64_t* labels,
+                                       void* loss, void* backprop, std::int64_t rows,
+                                       std::int64_t cols, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::f32:
+      sparse_xent_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(
+          static_cast<const float*>(logits), labels, static_cast<float*>(loss),
           static_cast<float*>(backprop), rows, cols);
       break;
     case ElemType::f64:
-      softmax_xent_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(
-          static_cast<const double*>(logits), static_cast<const double*>(labels), static_cast<double*>(loss),
+      sparse_xent_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(
+          static_cast<const double*>(logits), labels, static_cast<double*>(loss),
           static_cast<double*>(backprop), rows, cols);
       break;
-    default: return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
-}
-
-cudaError_t launch_log_softmax(ElemType t, const void* in, void* out, std::int64_t rows, std::int64_t cols,
-                               cudaStream_t stream) {
-  if (rows == 0 || cols == 0) return cudaSuccess;
-  switch (t) {
-    case ElemType::f32:
-      log_softmax_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(static_cast<const float*>(in), static_cast<float*>(out),
-                                                                   rows, cols);
-      break;
-    case ElemType::f64:
-      log_softmax_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(static_cast<const double*>(in), static_cast<double*>(out),
-                                                                   rows, cols);
-      break;
-    default: return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
-}
-
-cudaError_t launch_half_square(ElemType t, const void* in, void* out, std::int64_t n, cudaStream_t stream) {
-  if (n == 0) return cudaSuccess;
-  switch (t) {
-    case ElemType::f32:
-      half_square_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const float*>(in), static_cast<float*>(out), n);
-      break;
-    case ElemType::f64:
-      half_square_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const double*>(in), static_cast<double*>(out), n);
-      break;
-    case ElemType::bf16:
-      half_square_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const bf16*>(in), static_cast<bf16*>(out), n);
-      break;
-    default: return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
-}
-
-cudaError_t launch_sparse_softmax_xent(ElemType t, const void* logits, const std::int64_t* labels, void* loss,
-                                       void* backprop, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
-  if (rows == 0 || cols == 0) return cudaSuccess;
-  switch (t) {
-    case ElemType::f32:
-      sparse_xent_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(static_cast<const float*>(logits), labels,
-                                                                    static_cast<float*>(loss),
-                                                                    static_cast<float*>(backprop), rows, cols);
-      break;
-    case ElemType::f64:
-      sparse_xent_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(static_cast<const double*>(logits), labels,
-                                                                    static_cast<double*>(loss),
-                                                                    static_cast<double*>(backprop), rows, cols);
-      break;
-    default: return cudaErrorInvalidValue;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }

@@ -21,12 +21,18 @@ namespace af::gpu {
 /// The element type of the CUDA kernels for `t`.
 inline ElemType elem_type(DType t) {
   switch (t) {
-    case DType::float32: return ElemType::f32;
-    case DType::float64: return ElemType::f64;
-    case DType::bfloat16: return ElemType::bf16;
-    case DType::int64: return ElemType::i64;
-    case DType::uint8: return ElemType::u8;
-    default: return ElemType::boolean;
+    case DType::float32:
+      return ElemType::f32;
+    case DType::float64:
+      return ElemType::f64;
+    case DType::bfloat16:
+      return ElemType::bf16;
+    case DType::int64:
+      return ElemType::i64;
+    case DType::uint8:
+      return ElemType::u8;
+    default:
+      return ElemType::boolean;
   }
 }
 
@@ -36,7 +42,8 @@ class GpuOpKernel : public OpKernel {
   using OpKernel::OpKernel;
   void compute(OpKernelContext& ctx) final {
     auto* g = dynamic_cast<GpuDeviceContext*>(ctx.device_context);
-    if (g == nullptr) return ctx.fail(internal("GPU kernel " + type() + " ran without a GPU device context"));
+    if (g == nullptr)
+      return ctx.fail(internal("GPU kernel " + type() + " ran without a GPU device context"));
     cudaSetDevice(g->state().cuda_id);
     Status s = compute_gpu(ctx, *g);
     if (!s.ok()) ctx.fail(s);
@@ -51,13 +58,16 @@ class GpuOpKernel : public OpKernel {
 };
 
 /// The status of a kernel launch (`what` names it).
-inline Status launch(cudaError_t e, const char* what) { return cuda_status(e, what, __FILE__, __LINE__); }
+inline Status launch(cudaError_t e, const char* what) {
+  return cuda_status(e, what, __FILE__, __LINE__);
+}
 
 // launch_reduce with the scratch memory it asks for. The scratch goes back to the allocator
 // when this returns, with the kernels still queued: only later work on the compute stream
 // (ordered after them) or a copy ordered after it (copy_from_host) can reuse it.
-Status reduce_on_device(GpuDeviceContext& g, ReduceKind kind, DType t, const void* in, void* out, std::int64_t outer,
-                        std::int64_t reduce, std::int64_t inner, double scale, const char* what);
+Status reduce_on_device(GpuDeviceContext& g, ReduceKind kind, DType t, const void* in, void* out,
+                        std::int64_t outer, std::int64_t reduce, std::int64_t inner, double scale,
+                        const char* what);
 
 /// Floating-point types with bfloat16, and without.
 inline const std::vector<DType> kFloat = {DType::float32, DType::float64, DType::bfloat16};
@@ -65,7 +75,8 @@ inline const std::vector<DType> kFloatOrDouble = {DType::float32, DType::float64
 
 /// Registers kernel class `K` for `op` on GPUs with type constraints `c`.
 template <class K>
-void add(KernelRegistry& r, const std::string& op, std::vector<std::pair<std::string, std::vector<DType>>> c = {}) {
+void add(KernelRegistry& r, const std::string& op,
+         std::vector<std::pair<std::string, std::vector<DType>>> c = {}) {
   r.add(make_kernel_def<K>(op, "GPU", std::move(c)));
 }
 

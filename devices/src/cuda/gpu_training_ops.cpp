@@ -30,7 +30,7 @@ class GpuApplyOp : public GpuOpKernel {
 
   Status compute_gpu(OpKernelContext& ctx, GpuDeviceContext& g) override {
     // Input layout, as layout_of in training_ops.cpp.
-    constexpr std::size_t refs = Kind == ApplyKind::gradient_descent                            ? 1
+    constexpr std::size_t refs = Kind == ApplyKind::gradient_descent                         ? 1
                                  : Kind == ApplyKind::momentum || Kind == ApplyKind::adagrad ? 2
                                  : Kind == ApplyKind::centered_rms_prop                      ? 4
                                                                                              : 3;
@@ -52,33 +52,36 @@ class GpuApplyOp : public GpuOpKernel {
       scalar_inputs = {{4, "lr"}, {5, "rho"}, {6, "momentum"}, {7, "epsilon"}};
       grad_input = 8;
     } else {
-      scalar_inputs = {{3, "beta1_power"}, {4, "beta2_power"}, {5, "lr"}, {6, "beta1"}, {7, "beta2"}, {8, "epsilon"}};
+      scalar_inputs = {{3, "beta1_power"}, {4, "beta2_power"}, {5, "lr"},
+                       {6, "beta1"},       {7, "beta2"},       {8, "epsilon"}};
       grad_input = 9;
     }
     std::vector<Var*> vars;
     for (std::size_t i = 0; i < refs; ++i) {
       auto* var = dynamic_cast<Var*>(ctx.input_ref(static_cast<int>(i)).get());
-      if (var == nullptr) return invalid_argument("Input " + std::to_string(i) + " of " + name() + " is not a variable");
+      if (var == nullptr)
+        return invalid_argument("Input " + std::to_string(i) + " of " + name() +
+                                " is not a variable");
       vars.push_back(var);
     }
     std::vector<Tensor> scalars(scalar_inputs.size());
     for (std::size_t k = 0; k < scalar_inputs.size(); ++k) {
       ACTORFLOW_RETURN_IF_ERROR(device_input(ctx, g, scalar_inputs[k].first, &scalars[k]));
       if (scalars[k].rank() != 0)
-        return invalid_argument(std::string(scalar_inputs[k].second) + " is not a scalar: " +
-                                scalars[k].shape().to_string());
+        return invalid_argument(std::string(scalar_inputs[k].second) +
+                                " is not a scalar: " + scalars[k].shape().to_string());
     }
     Tensor grad;
     ACTORFLOW_RETURN_IF_ERROR(device_input(ctx, g, grad_input, &grad));
-    ACTORFLOW_RETURN_IF_ERROR(
-        update_together(vars, [&](std::vector<Tensor*>& values) { return update(g, values, scalars, grad); }));
+    ACTORFLOW_RETURN_IF_ERROR(update_together(
+        vars, [&](std::vector<Tensor*>& values) { return update(g, values, scalars, grad); }));
     ctx.set_output(0, ctx.input(0));
     return {};
   }
 
  private:
-  Status update(GpuDeviceContext& g, std::vector<Tensor*>& values, const std::vector<Tensor>& scalars,
-                const Tensor& grad) {
+  Status update(GpuDeviceContext& g, std::vector<Tensor*>& values,
+                const std::vector<Tensor>& scalars, const Tensor& grad) {
     // The names TensorFlow gives the reference inputs in its error messages.
     static const char* const slot_names[] = {
         "var",
@@ -86,12 +89,16 @@ class GpuApplyOp : public GpuOpKernel {
         : Kind == ApplyKind::rms_prop                             ? "ms"
         : Kind == ApplyKind::centered_rms_prop                    ? "mg"
                                                                   : "m",
-        Kind == ApplyKind::rms_prop ? "mom" : Kind == ApplyKind::centered_rms_prop ? "ms" : "v", "mom"};
+        Kind == ApplyKind::rms_prop            ? "mom"
+        : Kind == ApplyKind::centered_rms_prop ? "ms"
+                                               : "v",
+        "mom"};
     const Shape& shape = values[0]->shape();
     for (std::size_t i = 1; i < values.size(); ++i)
       if (values[i]->shape() != shape)
-        return invalid_argument(std::string("var and ") + slot_names[i] + " do not have the same shape" +
-                                shape.to_string() + " " + values[i]->shape().to_string());
+        return invalid_argument(std::string("var and ") + slot_names[i] +
+                                " do not have the same shape" + shape.to_string() + " " +
+                                values[i]->shape().to_string());
     if (grad.shape() != shape)
       return invalid_argument("var and grad do not have the same shape" + shape.to_string() + " " +
                               grad.shape().to_string());
@@ -103,37 +110,41 @@ class GpuApplyOp : public GpuOpKernel {
     const ElemType t = elem_type(values[0]->dtype());
     const std::int64_t n = shape.num_elements();
     if constexpr (Kind == ApplyKind::gradient_descent) {
-      ACTORFLOW_RETURN_IF_ERROR(launch(launch_apply_gradient_descent(t, old[0].raw_data(), scalars[0].raw_data(),
-                                                                     grad.raw_data(), fresh[0].raw_data(), n, g.stream()),
-                                       "apply_gradient_descent kernel"));
+      ACTORFLOW_RETURN_IF_ERROR(
+          launch(launch_apply_gradient_descent(t, old[0].raw_data(), scalars[0].raw_data(),
+                                               grad.raw_data(), fresh[0].raw_data(), n, g.stream()),
+                 "apply_gradient_descent kernel"));
     } else if constexpr (Kind == ApplyKind::momentum) {
-      ACTORFLOW_RETURN_IF_ERROR(launch(launch_apply_momentum(t, old[0].raw_data(), old[1].raw_data(),
-                                                             scalars[0].raw_data(), grad.raw_data(), scalars[1].raw_data(),
-                                                             fresh[0].raw_data(), fresh[1].raw_data(), n,
-                                                             use_nesterov_, g.stream()),
-                                       "apply_momentum kernel"));
+      ACTORFLOW_RETURN_IF_ERROR(launch(
+          launch_apply_momentum(t, old[0].raw_data(), old[1].raw_data(), scalars[0].raw_data(),
+                                grad.raw_data(), scalars[1].raw_data(), fresh[0].raw_data(),
+                                fresh[1].raw_data(), n, use_nesterov_, g.stream()),
+          "apply_momentum kernel"));
     } else if constexpr (Kind == ApplyKind::adagrad) {
-      ACTORFLOW_RETURN_IF_ERROR(launch(launch_apply_adagrad(t, old[0].raw_data(), old[1].raw_data(), scalars[0].raw_data(),
-                                                            grad.raw_data(), fresh[0].raw_data(), fresh[1].raw_data(), n,
-                                                            update_slots_, g.stream()),
-                                       "apply_adagrad kernel"));
+      ACTORFLOW_RETURN_IF_ERROR(
+          launch(launch_apply_adagrad(t, old[0].raw_data(), old[1].raw_data(),
+                                      scalars[0].raw_data(), grad.raw_data(), fresh[0].raw_data(),
+                                      fresh[1].raw_data(), n, update_slots_, g.stream()),
+                 "apply_adagrad kernel"));
     } else if constexpr (Kind == ApplyKind::rms_prop || Kind == ApplyKind::centered_rms_prop) {
-      const RmsPropScalars s{scalars[0].raw_data(), scalars[1].raw_data(), scalars[2].raw_data(), scalars[3].raw_data()};
+      const RmsPropScalars s{scalars[0].raw_data(), scalars[1].raw_data(), scalars[2].raw_data(),
+                             scalars[3].raw_data()};
       constexpr bool centered = Kind == ApplyKind::centered_rms_prop;
       const std::size_t ms = centered ? 2 : 1, mom = centered ? 3 : 2;
       ACTORFLOW_RETURN_IF_ERROR(launch(
-          launch_apply_rms_prop(t, old[0].raw_data(), centered ? old[1].raw_data() : nullptr, old[ms].raw_data(),
-                                old[mom].raw_data(), s, grad.raw_data(), fresh[0].raw_data(),
-                                centered ? fresh[1].raw_data() : nullptr, fresh[ms].raw_data(), fresh[mom].raw_data(), n,
-                                g.stream()),
+          launch_apply_rms_prop(t, old[0].raw_data(), centered ? old[1].raw_data() : nullptr,
+                                old[ms].raw_data(), old[mom].raw_data(), s, grad.raw_data(),
+                                fresh[0].raw_data(), centered ? fresh[1].raw_data() : nullptr,
+                                fresh[ms].raw_data(), fresh[mom].raw_data(), n, g.stream()),
           "apply_rms_prop kernel"));
     } else {
       const AdamScalars s{scalars[0].raw_data(), scalars[1].raw_data(), scalars[2].raw_data(),
                           scalars[3].raw_data(), scalars[4].raw_data(), scalars[5].raw_data()};
-      ACTORFLOW_RETURN_IF_ERROR(launch(launch_apply_adam(t, old[0].raw_data(), old[1].raw_data(), old[2].raw_data(), s,
-                                                         grad.raw_data(), fresh[0].raw_data(), fresh[1].raw_data(),
-                                                         fresh[2].raw_data(), n, use_nesterov_, g.stream()),
-                                       "apply_adam kernel"));
+      ACTORFLOW_RETURN_IF_ERROR(
+          launch(launch_apply_adam(t, old[0].raw_data(), old[1].raw_data(), old[2].raw_data(), s,
+                                   grad.raw_data(), fresh[0].raw_data(), fresh[1].raw_data(),
+                                   fresh[2].raw_data(), n, use_nesterov_, g.stream()),
+                 "apply_adam kernel"));
     }
     for (std::size_t i = 0; i < values.size(); ++i) *values[i] = fresh[i];
     return {};
@@ -151,7 +162,8 @@ void register_gpu_training_kernels(KernelRegistry& r) {
   add<GpuApplyOp<ApplyKind::momentum>>(r, "ApplyMomentum", {{"T", float_or_double}});
   add<GpuApplyOp<ApplyKind::adagrad>>(r, "ApplyAdagrad", {{"T", float_or_double}});
   add<GpuApplyOp<ApplyKind::rms_prop>>(r, "ApplyRMSProp", {{"T", float_or_double}});
-  add<GpuApplyOp<ApplyKind::centered_rms_prop>>(r, "ApplyCenteredRMSProp", {{"T", float_or_double}});
+  add<GpuApplyOp<ApplyKind::centered_rms_prop>>(r, "ApplyCenteredRMSProp",
+                                                {{"T", float_or_double}});
   add<GpuApplyOp<ApplyKind::adam>>(r, "ApplyAdam", {{"T", float_or_double}});
 }
 

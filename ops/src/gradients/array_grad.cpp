@@ -20,7 +20,9 @@ namespace {
 
 using Grads = std::vector<Output>;
 
-Output input(const Operation& op, int i) { return op.node()->inputs()[static_cast<std::size_t>(i)]; }
+Output input(const Operation& op, int i) {
+  return op.node()->inputs()[static_cast<std::size_t>(i)];
+}
 
 // `_ReshapeToInput`.
 Output reshape_to_input(const Operation& op, const Output& grad) {
@@ -55,7 +57,9 @@ Grads concat_grad(const Operation& op, const Grads& g) {
       Output b = int_constant(gr, begin, "Const");
       Output s = int_constant(gr, dims, "Const");
       out[static_cast<std::size_t>(i)] =
-          gr.create_op("Slice", {g[0], b, s}, {{"T", g[0].dtype()}, {"Index", DType::int32}}, "Slice").output(0);
+          gr.create_op("Slice", {g[0], b, s}, {{"T", g[0].dtype()}, {"Index", DType::int32}},
+                       "Slice")
+              .output(0);
     }
     return out;
   }
@@ -64,7 +68,8 @@ Grads concat_grad(const Operation& op, const Grads& g) {
   Output concat_dim = gr.constant(Tensor(static_cast<std::int32_t>(dim)), "mod");
   std::vector<Output> offset_inputs{concat_dim};
   offset_inputs.insert(offset_inputs.end(), shapes.begin(), shapes.end());
-  Operation offsets = gr.create_op("ConcatOffset", offset_inputs, {{"N", static_cast<std::int64_t>(n)}}, "ConcatOffset");
+  Operation offsets = gr.create_op("ConcatOffset", offset_inputs,
+                                   {{"N", static_cast<std::int64_t>(n)}}, "ConcatOffset");
   for (int i = 0; i < n; ++i)
     out[static_cast<std::size_t>(i)] =
         gr.create_op("Slice", {g[0], offsets.output(i), shapes[static_cast<std::size_t>(i)]},
@@ -77,7 +82,8 @@ Grads pack_grad(const Operation& op, const Grads& g) {
   const auto n = *op.node_def().attr<std::int64_t>("N");
   std::int64_t axis = 0;
   if (auto a = op.node_def().attr<std::int64_t>("axis")) axis = *a;
-  Operation unstack = op.graph().create_op("Unpack", {g[0]}, {{"T", g[0].dtype()}, {"num", n}, {"axis", axis}}, "unstack");
+  Operation unstack = op.graph().create_op(
+      "Unpack", {g[0]}, {{"T", g[0].dtype()}, {"num", n}, {"axis", axis}}, "unstack");
   Grads out;
   for (int i = 0; i < n; ++i) out.push_back(unstack.output(i));
   return out;
@@ -95,12 +101,15 @@ Grads transpose_grad(const Operation& op, const Grads& g) {
   Output inverse;
   if (auto p = constant_ints(perm)) {
     std::vector<std::int64_t> inv(p->size());
-    for (std::size_t i = 0; i < p->size(); ++i) inv[static_cast<std::size_t>((*p)[i])] = static_cast<std::int64_t>(i);
+    for (std::size_t i = 0; i < p->size(); ++i)
+      inv[static_cast<std::size_t>((*p)[i])] = static_cast<std::int64_t>(i);
     inverse = int_constant(gr, inv, "InvertPermutation");
   } else {
-    inverse = gr.create_op("InvertPermutation", {perm}, {{"T", perm.dtype()}}, "InvertPermutation").output(0);
+    inverse = gr.create_op("InvertPermutation", {perm}, {{"T", perm.dtype()}}, "InvertPermutation")
+                  .output(0);
   }
-  return {gr.create_op("Transpose", {g[0], inverse}, {{"T", g[0].dtype()}, {"Tperm", inverse.dtype()}}, "transpose")
+  return {gr.create_op("Transpose", {g[0], inverse},
+                       {{"T", g[0].dtype()}, {"Tperm", inverse.dtype()}}, "transpose")
               .output(0),
           Output()};
 }
@@ -110,8 +119,9 @@ Grads tile_grad(const Operation& op, const Grads& g) {
   const Output x = input(op, 0);
   auto multiples = constant_ints(input(op, 1));
   if (!multiples || !x.shape().fully_defined())
-    throw UnimplementedError(unimplemented("gradient of Tile '" + op.name() +
-                                           "' with multiples or input shape unknown while building"));
+    throw UnimplementedError(
+        unimplemented("gradient of Tile '" + op.name() +
+                      "' with multiples or input shape unknown while building"));
   // The gradient seen as [m0, d0, m1, d1, ...], summed over the multiples' axes.
   std::vector<std::int64_t> split, axes;
   for (std::size_t i = 0; i < multiples->size(); ++i) {
@@ -137,8 +147,9 @@ Grads select_grad(const Operation& op, const Grads& g) {
 // `target`'s shape (the reduction of TensorFlow's _SelectGradV2 and _BroadcastToGrad).
 Output sum_to_shape_of(const Output& full, const Output& target_shape, const char* suffix) {
   Graph& gr = full.graph();
-  Operation args = gr.create_op("BroadcastGradientArgs", {target_shape, shape_of(full, std::string("Shape") + suffix)},
-                                {{"T", DType::int32}}, std::string("BroadcastGradientArgs") + suffix);
+  Operation args = gr.create_op(
+      "BroadcastGradientArgs", {target_shape, shape_of(full, std::string("Shape") + suffix)},
+      {{"T", DType::int32}}, std::string("BroadcastGradientArgs") + suffix);
   Output summed = sum_op(full, args.output(0), true, std::string("Sum") + suffix);
   return reshape_op(summed, target_shape, std::string("Reshape") + suffix);
 }
@@ -159,8 +170,8 @@ Grads broadcast_to_grad(const Operation& op, const Grads& g) {
   const Output x = input(op, 0);
   Graph& gr = op.graph();
   Output x_shape = shape_of(x, "Shape");
-  Operation args = gr.create_op("BroadcastGradientArgs", {input(op, 1), x_shape}, {{"T", input(op, 1).dtype()}},
-                                "BroadcastGradientArgs");
+  Operation args = gr.create_op("BroadcastGradientArgs", {input(op, 1), x_shape},
+                                {{"T", input(op, 1).dtype()}}, "BroadcastGradientArgs");
   Output summed = sum_op(g[0], args.output(1), true, "Sum");
   return {reshape_op(summed, x_shape, "Reshape"), Output()};
 }
@@ -336,9 +347,14 @@ Grads unsorted_segment_sum_grad(const Operation& op, const Grads& g) {
 
 void register_array_gradients(GradientRegistry& r) {
   r.add("Identity", [](const Operation&, const Grads& g) -> Grads { return {g[0]}; });
-  r.add("Reshape", [](const Operation& op, const Grads& g) -> Grads { return {reshape_to_input(op, g[0]), Output()}; });
-  r.add("ExpandDims", [](const Operation& op, const Grads& g) -> Grads { return {reshape_to_input(op, g[0]), Output()}; });
-  r.add("Squeeze", [](const Operation& op, const Grads& g) -> Grads { return {reshape_to_input(op, g[0])}; });
+  r.add("Reshape", [](const Operation& op, const Grads& g) -> Grads {
+    return {reshape_to_input(op, g[0]), Output()};
+  });
+  r.add("ExpandDims", [](const Operation& op, const Grads& g) -> Grads {
+    return {reshape_to_input(op, g[0]), Output()};
+  });
+  r.add("Squeeze",
+        [](const Operation& op, const Grads& g) -> Grads { return {reshape_to_input(op, g[0])}; });
   r.add("ConcatV2", concat_grad);
   r.add("Pack", pack_grad);
   r.add("Unpack", unpack_grad);
@@ -362,8 +378,8 @@ void register_array_gradients(GradientRegistry& r) {
     if (auto m = op.node_def().attr<std::string>("message")) message = *m;
     throw NotFoundError(not_found("Gradient explicitly disabled. Reason: " + message));
   });
-  for (const char* type : {"Shape", "ShapeN", "Size", "Rank", "StopGradient", "ZerosLike", "OnesLike", "OneHot",
-                           "ConcatOffset", "InvertPermutation"})
+  for (const char* type : {"Shape", "ShapeN", "Size", "Rank", "StopGradient", "ZerosLike",
+                           "OnesLike", "OneHot", "ConcatOffset", "InvertPermutation"})
     r.add_not_differentiable(type);
 }
 

@@ -17,13 +17,17 @@ namespace {
 
 using Grads = std::vector<Output>;
 
-Output input(const Operation& op, int i) { return op.node()->inputs()[static_cast<std::size_t>(i)]; }
+Output input(const Operation& op, int i) {
+  return op.node()->inputs()[static_cast<std::size_t>(i)];
+}
 
 Output scalar_const(const Output& like, double v, std::string_view name = "Const") {
   return scalar_like(like, v, name);
 }
 
-bool is_float(DType t) { return t == DType::float32 || t == DType::float64 || t == DType::bfloat16; }
+bool is_float(DType t) {
+  return t == DType::float32 || t == DType::float64 || t == DType::bfloat16;
+}
 
 // The shape of a reduction's input with the reduced axes set to 1, and the multiples that
 // tile it back, when the rank and the axes are known while building. Unknown dims are
@@ -72,14 +76,16 @@ Output sum_grad(const Operation& op, const Output& grad) {
     bool all = static_cast<int>(axes->size()) == rank;
     for (int i = 0; all && i < rank; ++i) all = (*axes)[static_cast<std::size_t>(i)] == i;
     if (all) {
-      Output r = reshape_op(grad, int_constant(g, std::vector<std::int64_t>(static_cast<std::size_t>(rank), 1)));
+      Output r = reshape_op(
+          grad, int_constant(g, std::vector<std::int64_t>(static_cast<std::size_t>(rank), 1)));
       Output shape = s.fully_defined() ? int_constant(g, s.dims()) : shape_of(x);
       return tile_op(r, shape);
     }
   }
   auto rs = reduced_shape(op);
-  if (!rs) throw UnimplementedError(unimplemented("gradient of " + op.type() + " '" + op.name() +
-                                                  "' with axes or rank unknown while building"));
+  if (!rs)
+    throw UnimplementedError(unimplemented("gradient of " + op.type() + " '" + op.name() +
+                                           "' with axes or rank unknown while building"));
   return tile_op(reshape_op(grad, rs->kept), rs->multiples);
 }
 
@@ -115,8 +121,10 @@ Grads real_div_grad(const Operation& op, const Grads& g) {
 Grads div_no_nan_grad(const Operation& op, const Grads& g) {
   const Output x = input(op, 0), y = input(op, 1);
   Output gx_full = binary("DivNoNan", g[0], y, "div_no_nan");
-  Output gy_full = mul(g[0], binary("DivNoNan", binary("DivNoNan", neg(x, "Neg"), y, "div_no_nan_1"), y, "div_no_nan_2"),
-                       "mul");
+  Output gy_full = mul(
+      g[0],
+      binary("DivNoNan", binary("DivNoNan", neg(x, "Neg"), y, "div_no_nan_1"), y, "div_no_nan_2"),
+      "mul");
   auto [gx, gy] = reduce_broadcast(op, gx_full, gy_full);
   return {gx, gy};
 }
@@ -125,9 +133,12 @@ Grads matmul_grad(const Operation& op, const Grads& g) {
   const bool ta = *op.node_def().attr<bool>("transpose_a");
   const bool tb = *op.node_def().attr<bool>("transpose_b");
   const Output a = input(op, 0), b = input(op, 1), grad = g[0];
-  if (!ta && !tb) return {matmul(grad, b, false, true, "MatMul"), matmul(a, grad, true, false, "MatMul_1")};
-  if (!ta && tb) return {matmul(grad, b, false, false, "MatMul"), matmul(grad, a, true, false, "MatMul_1")};
-  if (ta && !tb) return {matmul(b, grad, false, true, "MatMul"), matmul(a, grad, false, false, "MatMul_1")};
+  if (!ta && !tb)
+    return {matmul(grad, b, false, true, "MatMul"), matmul(a, grad, true, false, "MatMul_1")};
+  if (!ta && tb)
+    return {matmul(grad, b, false, false, "MatMul"), matmul(grad, a, true, false, "MatMul_1")};
+  if (ta && !tb)
+    return {matmul(b, grad, false, true, "MatMul"), matmul(a, grad, false, false, "MatMul_1")};
   return {matmul(b, grad, true, true, "MatMul"), matmul(grad, a, true, true, "MatMul_1")};
 }
 
@@ -137,14 +148,17 @@ Grads mean_grad(const Operation& op, const Grads& g) {
   const PartialShape& out = op.output(0).shape();
   Output factor;
   if (in.fully_defined() && out.fully_defined()) {
-    const std::int64_t n_in = in.num_elements(), n_out = std::max<std::int64_t>(out.num_elements(), 1);
+    const std::int64_t n_in = in.num_elements(),
+                       n_out = std::max<std::int64_t>(out.num_elements(), 1);
     factor = scalar_const(sum, static_cast<double>(n_in / n_out), "Const");
   } else {
     // prod(shape(x)) / max(prod(shape(y)), 1), computed at run time.
     Graph& gr = op.graph();
     Output axis0 = int_constant(gr, {0});
     auto prod = [&](const Output& shape) {
-      return gr.create_op("Prod", {shape, axis0}, {{"keep_dims", false}, {"T", DType::int32}, {"Tidx", DType::int32}}, "Prod")
+      return gr
+          .create_op("Prod", {shape, axis0},
+                     {{"keep_dims", false}, {"T", DType::int32}, {"Tidx", DType::int32}}, "Prod")
           .output(0);
     };
     Output in_size = prod(shape_of(input(op, 0)));
@@ -160,13 +174,16 @@ Grads mean_grad(const Operation& op, const Grads& g) {
 // `_MinOrMaxGrad`: the gradient shared among the elements equal to the extremum.
 Grads min_max_grad(const Operation& op, const Grads& g) {
   auto rs = reduced_shape(op);
-  if (!rs) throw UnimplementedError(unimplemented("gradient of " + op.type() + " '" + op.name() +
-                                                  "' with axes or rank unknown while building"));
+  if (!rs)
+    throw UnimplementedError(unimplemented("gradient of " + op.type() + " '" + op.name() +
+                                           "' with axes or rank unknown while building"));
   Output y = reshape_op(op.output(0), rs->kept, "Reshape");
   Output grad = reshape_op(g[0], rs->kept, "Reshape_1");
-  Output equal = op.graph().create_op("Equal", {y, input(op, 0)}, {{"T", y.dtype()}}, "Equal").output(0);
+  Output equal =
+      op.graph().create_op("Equal", {y, input(op, 0)}, {{"T", y.dtype()}}, "Equal").output(0);
   Output indicators = cast(equal, grad.dtype(), "Cast");
-  Output num_selected = reshape_op(sum_op(indicators, input(op, 1), false, "Sum"), rs->kept, "Reshape_2");
+  Output num_selected =
+      reshape_op(sum_op(indicators, input(op, 1), false, "Sum"), rs->kept, "Reshape_2");
   return {mul(binary("RealDiv", indicators, num_selected, "truediv"), grad, "mul"), Output()};
 }
 
@@ -280,12 +297,15 @@ Grads pow_grad(const Operation& op, const Grads& g) {
   const Output x = input(op, 0), y = input(op, 1), z = op.output(0);
   Output y_minus_1 = sub(y, scalar_const(y, 1.0, "sub/y"), "sub");
   Output gx_full = mul(mul(g[0], y, "mul"), binary("Pow", x, y_minus_1, "Pow"), "mul_1");
-  Output mask = gr.create_op("Greater", {x, scalar_const(x, 0.0, "Greater/y")}, {{"T", x.dtype()}}, "Greater").output(0);
+  Output mask =
+      gr.create_op("Greater", {x, scalar_const(x, 0.0, "Greater/y")}, {{"T", x.dtype()}}, "Greater")
+          .output(0);
   Output ones = gr.create_op("OnesLike", {x}, {{"T", x.dtype()}}, "ones_like").output(0);
   Output safe_x = gr.create_op("Select", {mask, x, ones}, {{"T", x.dtype()}}, "Select").output(0);
-  Output log_x = gr.create_op("Select", {mask, unary("Log", safe_x, "Log"), zeros_like_op(x, "zeros_like")},
-                              {{"T", x.dtype()}}, "Select_1")
-                     .output(0);
+  Output log_x =
+      gr.create_op("Select", {mask, unary("Log", safe_x, "Log"), zeros_like_op(x, "zeros_like")},
+                   {{"T", x.dtype()}}, "Select_1")
+          .output(0);
   Output gy_full = mul(mul(g[0], z, "mul_2"), log_x, "mul_3");
   auto [gx, gy] = reduce_broadcast(op, gx_full, gy_full);
   return {gx, gy};
@@ -333,14 +353,19 @@ void register_math_gradients(GradientRegistry& r) {
     float alpha = 0.2f;
     if (auto a = op.node_def().attr<float>("alpha")) alpha = *a;
     return {op.graph()
-                .create_op("LeakyReluGrad", {g[0], input(op, 0)}, {{"T", g[0].dtype()}, {"alpha", alpha}}, "LeakyReluGrad")
+                .create_op("LeakyReluGrad", {g[0], input(op, 0)},
+                           {{"T", g[0].dtype()}, {"alpha", alpha}}, "LeakyReluGrad")
                 .output(0)};
   });
   r.add("Div", real_div_grad);
   r.add("Neg", [](const Operation&, const Grads& g) -> Grads { return {neg(g[0], "Neg")}; });
-  r.add("AddN", [](const Operation& op, const Grads& g) { return Grads(op.node()->inputs().size(), g[0]); });
+  r.add("AddN", [](const Operation& op, const Grads& g) {
+    return Grads(op.node()->inputs().size(), g[0]);
+  });
   r.add("MatMul", matmul_grad);
-  r.add("Sum", [](const Operation& op, const Grads& g) -> Grads { return {sum_grad(op, g[0]), Output()}; });
+  r.add("Sum", [](const Operation& op, const Grads& g) -> Grads {
+    return {sum_grad(op, g[0]), Output()};
+  });
   r.add("Mean", mean_grad);
   r.add("Max", min_max_grad);
   r.add("Min", min_max_grad);
@@ -348,36 +373,51 @@ void register_math_gradients(GradientRegistry& r) {
   r.add("Relu", [](const Operation& op, const Grads& g) -> Grads {
     return {binary("ReluGrad", g[0], op.output(0), "ReluGrad")};
   });
-  r.add("Sigmoid", [](const Operation& op, const Grads& g) { return unary_with_output("SigmoidGrad", op, g); });
-  r.add("Tanh", [](const Operation& op, const Grads& g) { return unary_with_output("TanhGrad", op, g); });
-  r.add("Sqrt", [](const Operation& op, const Grads& g) { return unary_with_output("SqrtGrad", op, g); });
-  r.add("Rsqrt", [](const Operation& op, const Grads& g) { return unary_with_output("RsqrtGrad", op, g); });
-  r.add("Reciprocal", [](const Operation& op, const Grads& g) { return unary_with_output("ReciprocalGrad", op, g); });
+  r.add("Sigmoid", [](const Operation& op, const Grads& g) {
+    return unary_with_output("SigmoidGrad", op, g);
+  });
+  r.add("Tanh",
+        [](const Operation& op, const Grads& g) { return unary_with_output("TanhGrad", op, g); });
+  r.add("Sqrt",
+        [](const Operation& op, const Grads& g) { return unary_with_output("SqrtGrad", op, g); });
+  r.add("Rsqrt",
+        [](const Operation& op, const Grads& g) { return unary_with_output("RsqrtGrad", op, g); });
+  r.add("Reciprocal", [](const Operation& op, const Grads& g) {
+    return unary_with_output("ReciprocalGrad", op, g);
+  });
   r.add("Softmax", softmax_grad);
   r.add("LogSoftmax", log_softmax_grad);
   r.add("Square", square_grad);
   r.add("Exp", exp_grad);
   r.add("Log", log_grad);
   r.add("Abs", abs_grad);
-  r.add("Maximum", [](const Operation& op, const Grads& g) { return max_min_grad(op, g, "GreaterEqual"); });
-  r.add("Minimum", [](const Operation& op, const Grads& g) { return max_min_grad(op, g, "LessEqual"); });
+  r.add("Maximum",
+        [](const Operation& op, const Grads& g) { return max_min_grad(op, g, "GreaterEqual"); });
+  r.add("Minimum",
+        [](const Operation& op, const Grads& g) { return max_min_grad(op, g, "LessEqual"); });
   r.add("Pow", pow_grad);
   r.add("SquaredDifference", squared_difference_grad);
-  r.add("L2Loss", [](const Operation& op, const Grads& g) -> Grads { return {mul(input(op, 0), g[0], "mul")}; });
+  r.add("L2Loss", [](const Operation& op, const Grads& g) -> Grads {
+    return {mul(input(op, 0), g[0], "mul")};
+  });
   r.add("Cast", cast_grad);
-  r.add("Sign", [](const Operation& op, const Grads&) -> Grads { return {zeros_like_op(input(op, 0), "zeros_like")}; });
+  r.add("Sign", [](const Operation& op, const Grads&) -> Grads {
+    return {zeros_like_op(input(op, 0), "zeros_like")};
+  });
   r.add("Floor", [](const Operation&, const Grads&) -> Grads { return {Output()}; });
   r.add("FloorDiv", [](const Operation&, const Grads&) -> Grads { return {Output(), Output()}; });
-  for (const char* type : {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalNot",
-                           "LogicalAnd", "LogicalOr", "ArgMax", "ArgMin", "Range", "RandomUniform",
-                           "RandomStandardNormal", "TruncatedNormal", "RandomShuffle", "Where", "IsVariableInitialized"})
+  for (const char* type : {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
+                           "LogicalNot", "LogicalAnd", "LogicalOr", "ArgMax", "ArgMin", "Range",
+                           "RandomUniform", "RandomStandardNormal", "TruncatedNormal",
+                           "RandomShuffle", "Where", "IsVariableInitialized"})
     r.add_not_differentiable(type);
   // array_grad.py: the gradient is checked as well.
   r.add("CheckNumerics", [](const Operation& op, const Grads& g) -> Grads {
     std::string message = "Not a number (NaN) or infinity (Inf) values detected in gradient. ";
     if (auto m = op.node_def().attr<std::string>("message")) message += *m;
     return {op.graph()
-                .create_op("CheckNumerics", {g[0]}, {{"T", g[0].dtype()}, {"message", message}}, "CheckNumerics")
+                .create_op("CheckNumerics", {g[0]}, {{"T", g[0].dtype()}, {"message", message}},
+                           "CheckNumerics")
                 .output(0)};
   });
 }

@@ -14,11 +14,15 @@ namespace {
 
 using Grads = std::vector<Output>;
 
-Output input(const Operation& op, int i) { return op.node()->inputs()[static_cast<std::size_t>(i)]; }
+Output input(const Operation& op, int i) {
+  return op.node()->inputs()[static_cast<std::size_t>(i)];
+}
 
 std::vector<std::int64_t> ints_attr(const Operation& op, const char* name) {
   auto v = op.node_def().attr<std::vector<std::int64_t>>(name);
-  if (!v) throw InvalidArgumentError(invalid_argument("gradient of '" + op.name() + "': missing attr " + name));
+  if (!v)
+    throw InvalidArgumentError(
+        invalid_argument("gradient of '" + op.name() + "': missing attr " + name));
   return *v;
 }
 
@@ -36,8 +40,9 @@ Output broadcast_mul(const Output& vec, const Output& mat) {
     auto scope = g.name_scope(name + "/");
     dim = g.constant(Tensor(std::int32_t{-1}), "dim");
   }
-  Output expanded =
-      g.create_op("ExpandDims", {vec, dim}, {{"T", vec.dtype()}, {"Tdim", DType::int32}}, name + "/").output(0);
+  Output expanded = g.create_op("ExpandDims", {vec, dim},
+                                {{"T", vec.dtype()}, {"Tdim", DType::int32}}, name + "/")
+                        .output(0);
   return mul(expanded, mat, "mul");
 }
 
@@ -46,7 +51,8 @@ bool is_zeros(const Output& t) { return !t.valid() || t.node()->type() == "Zeros
 
 Grads softmax_xent_grad(const Operation& op, const Grads& g) {
   if (!is_zeros(g[1]))
-    throw UnimplementedError(unimplemented("second derivative of SoftmaxCrossEntropyWithLogits '" + op.name() +
+    throw UnimplementedError(unimplemented("second derivative of SoftmaxCrossEntropyWithLogits '" +
+                                           op.name() +
                                            "' (its backprop output received a gradient)"));
   Output grad = broadcast_mul(g[0], op.output(1));
   Output neg_log_softmax = neg(nn::log_softmax(input(op, 0), "LogSoftmax"), "Neg");
@@ -55,8 +61,9 @@ Grads softmax_xent_grad(const Operation& op, const Grads& g) {
 
 Grads sparse_softmax_xent_grad(const Operation& op, const Grads& g) {
   if (!is_zeros(g[1]))
-    throw UnimplementedError(unimplemented("second derivative of SparseSoftmaxCrossEntropyWithLogits '" +
-                                           op.name() + "' (its backprop output received a gradient)"));
+    throw UnimplementedError(
+        unimplemented("second derivative of SparseSoftmaxCrossEntropyWithLogits '" + op.name() +
+                      "' (its backprop output received a gradient)"));
   return {broadcast_mul(g[0], op.output(1)), Output()};
 }
 
@@ -71,13 +78,15 @@ Grads conv2d_grad(const Operation& op, const Grads& g) {
 }
 
 Grads max_pool_grad(const Operation& op, const Grads& g) {
-  return {nn::max_pool_grad(input(op, 0), op.output(0), g[0], ints_attr(op, "ksize"), ints_attr(op, "strides"),
-                            string_attr(op, "padding", "VALID"), "MaxPoolGrad")};
+  return {nn::max_pool_grad(input(op, 0), op.output(0), g[0], ints_attr(op, "ksize"),
+                            ints_attr(op, "strides"), string_attr(op, "padding", "VALID"),
+                            "MaxPoolGrad")};
 }
 
 Grads avg_pool_grad(const Operation& op, const Grads& g) {
-  return {nn::avg_pool_grad(shape_of(input(op, 0), "Shape"), g[0], ints_attr(op, "ksize"), ints_attr(op, "strides"),
-                            string_attr(op, "padding", "VALID"), "AvgPoolGrad")};
+  return {nn::avg_pool_grad(shape_of(input(op, 0), "Shape"), g[0], ints_attr(op, "ksize"),
+                            ints_attr(op, "strides"), string_attr(op, "padding", "VALID"),
+                            "AvgPoolGrad")};
 }
 
 }  // namespace
@@ -86,8 +95,8 @@ void register_nn_gradients(GradientRegistry& r) {
   r.add("BiasAdd", [](const Operation& op, const Grads& g) -> Grads {
     const std::string format = string_attr(op, "data_format", "NHWC");
     Output bias_grad = op.graph()
-                           .create_op("BiasAddGrad", {g[0]}, {{"T", g[0].dtype()}, {"data_format", format}},
-                                      "BiasAddGrad")
+                           .create_op("BiasAddGrad", {g[0]},
+                                      {{"T", g[0].dtype()}, {"data_format", format}}, "BiasAddGrad")
                            .output(0);
     return {g[0], bias_grad};
   });

@@ -49,8 +49,9 @@ class Accumulator final : public ResourceBase {
 
   std::string debug_string() const override {
     std::lock_guard<std::mutex> guard(mu_);
-    return "ConditionalAccumulator " + name_ + " (" + std::string(dtype_name(dtype_)) + ", " + shape_.to_string() +
-           ", step " + std::to_string(global_step_) + ", " + std::to_string(counter_) + " in)";
+    return "ConditionalAccumulator " + name_ + " (" + std::string(dtype_name(dtype_)) + ", " +
+           shape_.to_string() + ", step " + std::to_string(global_step_) + ", " +
+           std::to_string(counter_) + " in)";
   }
   DType dtype() const noexcept { return dtype_; }
   const std::string& name() const noexcept { return name_; }
@@ -106,8 +107,8 @@ class Accumulator final : public ResourceBase {
     std::lock_guard<std::mutex> guard(mu_);
     if (step < global_step_)
       log_info("Attempt to set current_global_step_ to smaller value: current_global_step_ = " +
-               std::to_string(global_step_) + " >= " + std::to_string(step) + " = new_global_step (accumulator " +
-               name_ + ").");
+               std::to_string(global_step_) + " >= " + std::to_string(step) +
+               " = new_global_step (accumulator " + name_ + ").");
     global_step_ = step;
   }
 
@@ -125,11 +126,12 @@ class Accumulator final : public ResourceBase {
   /// and the replicas that applied before but not yet for it (a stall report's words).
   std::string missing(std::int32_t required) const {
     std::lock_guard<std::mutex> guard(mu_);
-    std::string out = std::to_string(counter_) + " of " + std::to_string(required) + " gradients for global step " +
-                      std::to_string(global_step_);
+    std::string out = std::to_string(counter_) + " of " + std::to_string(required) +
+                      " gradients for global step " + std::to_string(global_step_);
     std::string behind;
     for (const auto& [replica, last] : replicas_)
-      if (last < global_step_) behind += (behind.empty() ? "" : ", ") + (replica.empty() ? "this task" : replica);
+      if (last < global_step_)
+        behind += (behind.empty() ? "" : ", ") + (replica.empty() ? "this task" : replica);
     return out + (behind.empty() ? "; no replica that applied before is behind"
                                  : "; none yet from " + behind);
   }
@@ -143,9 +145,11 @@ class Accumulator final : public ResourceBase {
 
   Status validate_shape(const Shape& s) const {
     if (counter_ > 0 && sum_.shape() != s)
-      return invalid_argument("Shape mismatch: expected " + sum_.shape().to_string() + ", got " + s.to_string());
+      return invalid_argument("Shape mismatch: expected " + sum_.shape().to_string() + ", got " +
+                              s.to_string());
     if (!shape_.is_compatible_with(PartialShape(s)))
-      return invalid_argument("Shape mismatch: expected " + inference_shape_string(shape_) + ", got " + s.to_string());
+      return invalid_argument("Shape mismatch: expected " + inference_shape_string(shape_) +
+                              ", got " + s.to_string());
     return {};
   }
 
@@ -162,9 +166,12 @@ class Accumulator final : public ResourceBase {
   template <class Op>
   void update(Tensor& sum, const Tensor* g, double scalar, Op op) const {
     switch (dtype_) {
-      case DType::float64: return update_typed<double>(sum, g, scalar, op);
-      case DType::bfloat16: return update_typed<bfloat16_t>(sum, g, scalar, op);
-      default: return update_typed<float>(sum, g, scalar, op);
+      case DType::float64:
+        return update_typed<double>(sum, g, scalar, op);
+      case DType::bfloat16:
+        return update_typed<bfloat16_t>(sum, g, scalar, op);
+      default:
+        return update_typed<float>(sum, g, scalar, op);
     }
   }
   void add_into(Tensor& sum, const Tensor& g) const {
@@ -205,7 +212,9 @@ class Accumulator final : public ResourceBase {
 
 std::shared_ptr<Accumulator> accumulator_input(OpKernelContext& ctx) {
   auto acc = std::dynamic_pointer_cast<Accumulator>(ctx.input(0).resource());
-  if (!acc) ctx.fail(invalid_argument("Input 0 of " + ctx.node_name() + " is not a ConditionalAccumulator handle"));
+  if (!acc)
+    ctx.fail(invalid_argument("Input 0 of " + ctx.node_name() +
+                              " is not a ConditionalAccumulator handle"));
   return acc;
 }
 
@@ -228,9 +237,10 @@ class AccumulatorOp : public OpKernel {
     if (!acc_) {
       if (!ctx.resource_mgr) return ctx.fail(internal("no resource manager for " + name()));
       // As ResourceOpKernel: an unshared accumulator gets a name of its own.
-      const std::string key = shared_name_.empty()
-                                  ? "_" + std::to_string(g_unique_accumulator_ids.fetch_add(1)) + "_" + name()
-                                  : shared_name_;
+      const std::string key =
+          shared_name_.empty()
+              ? "_" + std::to_string(g_unique_accumulator_ids.fetch_add(1)) + "_" + name()
+              : shared_name_;
       Status s = ctx.resource_mgr->lookup_or_create<Accumulator>(
           container_, key, &acc_, [&](std::shared_ptr<Accumulator>* out) -> Status {
             *out = std::make_shared<Accumulator>(key, dtype_, shape_, mean_);
@@ -240,9 +250,9 @@ class AccumulatorOp : public OpKernel {
       if (acc_->dtype() != dtype_) {
         const DType existing = acc_->dtype();
         acc_.reset();
-        return ctx.fail(invalid_argument("Shared accumulator '" + key + "' has dtype " +
-                                         std::string(dtype_name(existing)) + " but requested dtype was " +
-                                         std::string(dtype_name(dtype_))));
+        return ctx.fail(invalid_argument(
+            "Shared accumulator '" + key + "' has dtype " + std::string(dtype_name(existing)) +
+            " but requested dtype was " + std::string(dtype_name(dtype_))));
       }
     }
     ctx.set_output(0, Tensor::from_resource(acc_));
@@ -278,8 +288,9 @@ class ApplyGradientOp : public OpKernel {
     if (!step) return;
     const Tensor& grad = ctx.input(2);
     if (grad.dtype() != acc->dtype())
-      return ctx.fail(invalid_argument("Gradient of " + name() + " has dtype " + std::string(dtype_name(grad.dtype())) +
-                                       " but the accumulator holds " + std::string(dtype_name(acc->dtype()))));
+      return ctx.fail(invalid_argument(
+          "Gradient of " + name() + " has dtype " + std::string(dtype_name(grad.dtype())) +
+          " but the accumulator holds " + std::string(dtype_name(acc->dtype()))));
     Status s = acc->apply(*step, grad, ctx.step ? ctx.step->client_task() : std::string());
     if (!s.ok()) ctx.fail(s);
   }
@@ -306,7 +317,8 @@ class NumAccumulatedOp : public OpKernel {
 };
 
 /// Waits for the take `n` of `acc`; the kernel resumes in its device actor.
-Async<StatusOr<Tensor>> take_from(StepServices* step, std::shared_ptr<Accumulator> acc, std::int32_t n) {
+Async<StatusOr<Tensor>> take_from(StepServices* step, std::shared_ptr<Accumulator> acc,
+                                  std::int32_t n) {
   return {[step, acc = std::move(acc), n](Completion<StatusOr<Tensor>> c) {
     auto post = step->poster();
     auto token = std::make_shared<std::uint64_t>(0);
@@ -318,7 +330,9 @@ Async<StatusOr<Tensor>> take_from(StepServices* step, std::shared_ptr<Accumulato
       });
     });
     *token = step->add_cancel_hook([acc, id](const Status& why) {
-      acc->cancel(id, why.code() == Code::deadline_exceeded ? why : cancelled("TakeGrad operation was cancelled"));
+      acc->cancel(id, why.code() == Code::deadline_exceeded
+                          ? why
+                          : cancelled("TakeGrad operation was cancelled"));
     });
   }};
 }
@@ -334,12 +348,14 @@ class TakeGradientOp : public OpKernel {
     if (!acc) co_return;
     const Tensor& n = ctx.input(1);
     if (!n.shape().is_scalar()) {
-      ctx.fail(invalid_argument("Argument num_required must be scalar, but had shape " + n.shape().to_string()));
+      ctx.fail(invalid_argument("Argument num_required must be scalar, but had shape " +
+                                n.shape().to_string()));
       co_return;
     }
     const std::int32_t required = n.scalar<std::int32_t>();
     if (required <= 0) {
-      ctx.fail(invalid_argument("Argument num_required must be positive, but was " + std::to_string(required)));
+      ctx.fail(invalid_argument("Argument num_required must be positive, but was " +
+                                std::to_string(required)));
       co_return;
     }
     if (!ctx.step) {
@@ -347,11 +363,12 @@ class TakeGradientOp : public OpKernel {
       co_return;
     }
     // A take that waits long is what a stall report names the missing replicas of.
-    StallWatchScope watch(StallingWait{"take", acc->name(), ctx.device_name, ctx.step->step_id(), acc->global_step(),
-                                       [weak = std::weak_ptr<Accumulator>(acc), required] {
-                                         auto a = weak.lock();
-                                         return a ? a->missing(required) : std::string("(accumulator gone)");
-                                       }});
+    StallWatchScope watch(
+        StallingWait{"take", acc->name(), ctx.device_name, ctx.step->step_id(), acc->global_step(),
+                     [weak = std::weak_ptr<Accumulator>(acc), required] {
+                       auto a = weak.lock();
+                       return a ? a->missing(required) : std::string("(accumulator gone)");
+                     }});
     StatusOr<Tensor> r = co_await take_from(ctx.step, acc, required);
     watch.end();
     if (!r.ok()) {
@@ -372,7 +389,8 @@ Status infer_handle_input(InferenceContext& c, int inputs) {
 Status check_scalar(const InferenceContext& c, int i, const char* what) {
   const PartialShape& p = c.input_shapes[static_cast<std::size_t>(i)];
   if (p.rank_known() && p.rank() != 0)
-    return invalid_argument("Shape must be rank 0 but is rank " + std::to_string(p.rank()) + " for " + what);
+    return invalid_argument("Shape must be rank 0 but is rank " + std::to_string(p.rank()) +
+                            " for " + what);
   return {};
 }
 
@@ -394,8 +412,9 @@ void register_accumulator_ops(OpRegistry& r) {
            DType t = DType::invalid;
            ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
            if (t != DType::float32 && t != DType::float64 && t != DType::bfloat16)
-             return invalid_argument("Value for attr 'dtype' of " + std::string(data_type_string(t)) +
-                                     " is not in the list of allowed values: float, double, bfloat16");
+             return invalid_argument(
+                 "Value for attr 'dtype' of " + std::string(data_type_string(t)) +
+                 " is not in the list of allowed values: float, double, bfloat16");
            std::string reduction = "MEAN";
            c.get_attr("reduction_type", &reduction);
            if (reduction != "MEAN" && reduction != "SUM")
@@ -419,7 +438,8 @@ void register_accumulator_ops(OpRegistry& r) {
            c.add_output(t, shape);
            return {};
          },
-         true, {0}});
+         true,
+         {0}});
   r.add({"AccumulatorSetGlobalStep", handle_and_step(2, "new_global_step"), true, {0}});
   r.add({"AccumulatorNumAccumulated",
          [](InferenceContext& c) -> Status {
@@ -427,7 +447,8 @@ void register_accumulator_ops(OpRegistry& r) {
            c.add_output(DType::int32, PartialShape(Shape{}));
            return {};
          },
-         true, {0}});
+         true,
+         {0}});
 }
 
 void register_accumulator_kernels(KernelRegistry& r) {
@@ -440,7 +461,8 @@ void register_accumulator_kernels(KernelRegistry& r) {
 
 }  // namespace detail
 
-ConditionalAccumulator::ConditionalAccumulator(Graph& g, DType dtype, ConditionalAccumulatorOptions options)
+ConditionalAccumulator::ConditionalAccumulator(Graph& g, DType dtype,
+                                               ConditionalAccumulatorOptions options)
     : dtype_(dtype), shape_(options.shape) {
   handle_ = g.create_op("ConditionalAccumulator", {},
                         {{"dtype", dtype},
@@ -452,20 +474,24 @@ ConditionalAccumulator::ConditionalAccumulator(Graph& g, DType dtype, Conditiona
                 .output(0);
 }
 
-Operation ConditionalAccumulator::apply_grad(const Output& grad, const Output& local_step, std::string_view name) const {
+Operation ConditionalAccumulator::apply_grad(const Output& grad, const Output& local_step,
+                                             std::string_view name) const {
   Graph& g = handle_.graph();
   auto scope = g.name_scope(name.empty() ? this->name() + "_ApplyGrad" : std::string(name));
   const Output step = cast(local_step, DType::int64, "ToInt64");
-  return g.create_op("AccumulatorApplyGradient", {handle_, step, grad}, {{"dtype", dtype_}}, "AccumulatorApplyGradient");
+  return g.create_op("AccumulatorApplyGradient", {handle_, step, grad}, {{"dtype", dtype_}},
+                     "AccumulatorApplyGradient");
 }
 
-Operation ConditionalAccumulator::apply_grad(const Output& grad, std::int64_t local_step, std::string_view name) const {
+Operation ConditionalAccumulator::apply_grad(const Output& grad, std::int64_t local_step,
+                                             std::string_view name) const {
   return apply_grad(grad, handle_.graph().constant(Tensor(local_step), "local_step"), name);
 }
 
 Output ConditionalAccumulator::take_grad(const Output& num_required, std::string_view name) const {
   return handle_.graph()
-      .create_op("AccumulatorTakeGradient", {handle_, num_required}, {{"dtype", dtype_}, {"_shape", shape_}},
+      .create_op("AccumulatorTakeGradient", {handle_, num_required},
+                 {{"dtype", dtype_}, {"_shape", shape_}},
                  name.empty() ? this->name() + "_TakeGradient" : std::string(name))
       .output(0);
 }
@@ -474,9 +500,11 @@ Output ConditionalAccumulator::take_grad(std::int32_t num_required, std::string_
   return take_grad(handle_.graph().constant(Tensor(num_required), "num_required"), name);
 }
 
-Operation ConditionalAccumulator::set_global_step(const Output& new_global_step, std::string_view name) const {
-  return handle_.graph().create_op("AccumulatorSetGlobalStep", {handle_, cast(new_global_step, DType::int64)}, {},
-                                   name.empty() ? this->name() + "_SetGlobalStep" : std::string(name));
+Operation ConditionalAccumulator::set_global_step(const Output& new_global_step,
+                                                  std::string_view name) const {
+  return handle_.graph().create_op(
+      "AccumulatorSetGlobalStep", {handle_, cast(new_global_step, DType::int64)}, {},
+      name.empty() ? this->name() + "_SetGlobalStep" : std::string(name));
 }
 
 Output ConditionalAccumulator::num_accumulated(std::string_view name) const {

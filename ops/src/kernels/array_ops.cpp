@@ -12,8 +12,8 @@
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/ops.hpp"
-#include "standard_ops.hpp"
 #include "kernel_util.hpp"
+#include "standard_ops.hpp"
 
 namespace af {
 
@@ -26,7 +26,7 @@ const std::vector<DType> kValueTypes = {DType::float32, DType::float64, DType::i
                                         DType::int64,   DType::uint8,   DType::boolean,
                                         DType::string,  DType::bfloat16};
 // The types Cast converts between.
-const std::vector<DType> kCastTypes = {DType::float32, DType::float64, DType::int32, DType::int64,
+const std::vector<DType> kCastTypes = {DType::float32, DType::float64, DType::int32,   DType::int64,
                                        DType::uint8,   DType::boolean, DType::bfloat16};
 const std::vector<DType> kIndexTypes = {DType::int32, DType::int64};
 
@@ -65,7 +65,8 @@ std::string list_type_mismatch_message(const std::string& op, const std::vector<
 
 // Copies `count` elements from `src` at `src_offset` to `dst` at `dst_offset` (both of one
 // dtype; strings element by element, everything else as bytes).
-void copy_elements(const Tensor& src, Index src_offset, Tensor& dst, Index dst_offset, Index count) {
+void copy_elements(const Tensor& src, Index src_offset, Tensor& dst, Index dst_offset,
+                   Index count) {
   if (count == 0) return;
   if (src.dtype() == DType::string) {
     const std::string* s = src.data<std::string>() + src_offset;
@@ -165,10 +166,11 @@ Status infer_reshape(InferenceContext& c) {
   int unknowns = 0;
   Index known = 1;
   for (Index v : index_values(*sizes)) {
-    if (v < -1)
-      return invalid_argument("Dimension " + std::to_string(v) + " must be >= -1");
-    if (v == -1) ++unknowns;
-    else known *= v;
+    if (v < -1) return invalid_argument("Dimension " + std::to_string(v) + " must be >= -1");
+    if (v == -1)
+      ++unknowns;
+    else
+      known *= v;
     dims.push_back(v);
   }
   PartialShape out(dims);
@@ -202,7 +204,8 @@ class PackOp : public OpKernel {
 
   void compute(OpKernelContext& ctx) override {
     const int n = ctx.num_inputs();
-    if (n == 0) return ctx.fail(invalid_argument("Pack needs at least one input" + node_suffix(name())));
+    if (n == 0)
+      return ctx.fail(invalid_argument("Pack needs at least one input" + node_suffix(name())));
     const Tensor& first = ctx.input(0);
     for (int i = 1; i < n; ++i)
       if (ctx.input(i).shape() != first.shape())
@@ -219,8 +222,7 @@ class PackOp : public OpKernel {
     std::vector<std::int64_t> dims = first.shape().dims();
     dims.insert(dims.begin() + axis, n);
     Index before = 1, after = 1;
-    for (int d = 0; d < first.rank(); ++d)
-      (d < axis ? before : after) *= first.shape().dim(d);
+    for (int d = 0; d < first.rank(); ++d) (d < axis ? before : after) *= first.shape().dim(d);
     Tensor& out = ctx.allocate_output(0, first.dtype(), Shape(std::move(dims)));
     for (Index b = 0; b < before; ++b)
       for (int i = 0; i < n; ++i)
@@ -241,10 +243,10 @@ Status infer_pack(InferenceContext& c) {
   for (int i = 1; i < c.num_inputs(); ++i) {
     PartialShape next;
     if (!merged.merge_with(c.input_shapes[static_cast<std::size_t>(i)], &next).ok())
-      return invalid_argument("Shapes of all inputs must match: values[0].shape = " +
-                              inference_shape_string(c.input_shapes[0]) + " != values[" +
-                              std::to_string(i) + "].shape = " +
-                              inference_shape_string(c.input_shapes[static_cast<std::size_t>(i)]));
+      return invalid_argument(
+          "Shapes of all inputs must match: values[0].shape = " +
+          inference_shape_string(c.input_shapes[0]) + " != values[" + std::to_string(i) +
+          "].shape = " + inference_shape_string(c.input_shapes[static_cast<std::size_t>(i)]));
     merged = next;
   }
   std::int64_t axis = 0;
@@ -272,34 +274,37 @@ class ConcatOp : public OpKernel {
 
   void compute(OpKernelContext& ctx) override {
     const int n = ctx.num_inputs() - 1;
-    if (n < 1) return ctx.fail(invalid_argument("ConcatV2 needs at least one value" + node_suffix(name())));
+    if (n < 1)
+      return ctx.fail(invalid_argument("ConcatV2 needs at least one value" + node_suffix(name())));
     const Tensor& axis_tensor = ctx.input(n);
     if (axis_tensor.num_elements() != 1 || axis_tensor.rank() != 0)
-      return ctx.fail(invalid_argument("Concat dim tensor should be a scalar integer, but got shape " +
-                                       axis_tensor.shape().to_string() + node_suffix(name())));
+      return ctx.fail(
+          invalid_argument("Concat dim tensor should be a scalar integer, but got shape " +
+                           axis_tensor.shape().to_string() + node_suffix(name())));
     const Tensor& first = ctx.input(0);
     const int rank = first.rank();
     Index axis = index_values(axis_tensor)[0];
     if (axis < -rank || axis >= rank)
-      return ctx.fail(invalid_argument("ConcatOp : Expected concatenating dimensions in the range [" +
-                                       std::to_string(-rank) + ", " + std::to_string(rank) +
-                                       "), but got " + std::to_string(axis) + node_suffix(name())));
+      return ctx.fail(
+          invalid_argument("ConcatOp : Expected concatenating dimensions in the range [" +
+                           std::to_string(-rank) + ", " + std::to_string(rank) + "), but got " +
+                           std::to_string(axis) + node_suffix(name())));
     if (axis < 0) axis += rank;
     const int ax = static_cast<int>(axis);
     Index axis_total = 0;
     for (int i = 0; i < n; ++i) {
       const Shape& s = ctx.input(i).shape();
       if (s.rank() != rank)
-        return ctx.fail(invalid_argument(
-            "ConcatOp : Ranks of all input tensors should match: shape[0] = " +
-            first.shape().to_string() + " vs. shape[" + std::to_string(i) + "] = " + s.to_string() +
-            node_suffix(name())));
+        return ctx.fail(
+            invalid_argument("ConcatOp : Ranks of all input tensors should match: shape[0] = " +
+                             first.shape().to_string() + " vs. shape[" + std::to_string(i) +
+                             "] = " + s.to_string() + node_suffix(name())));
       for (int d = 0; d < rank; ++d)
         if (d != ax && s.dim(d) != first.shape().dim(d))
-          return ctx.fail(invalid_argument(
-              "ConcatOp : Dimensions of inputs should match: shape[0] = " +
-              first.shape().to_string() + " vs. shape[" + std::to_string(i) + "] = " +
-              s.to_string() + node_suffix(name())));
+          return ctx.fail(
+              invalid_argument("ConcatOp : Dimensions of inputs should match: shape[0] = " +
+                               first.shape().to_string() + " vs. shape[" + std::to_string(i) +
+                               "] = " + s.to_string() + node_suffix(name())));
       axis_total += s.dim(ax);
     }
     std::vector<std::int64_t> dims = first.shape().dims();
@@ -377,8 +382,8 @@ Status infer_concat(InferenceContext& c) {
         return invalid_argument(
             "Dimension " + std::to_string(d) + " in both shapes must be equal, but are " +
             std::to_string(merged) + " and " + std::to_string(v) + ". Shapes are " +
-            inference_shape_string(c.input_shapes[static_cast<std::size_t>(first_known)]) + " and " +
-            inference_shape_string(s) + ".");
+            inference_shape_string(c.input_shapes[static_cast<std::size_t>(first_known)]) +
+            " and " + inference_shape_string(s) + ".");
       if (merged < 0) merged = v;
     }
     if (axis_total >= 0) axis_total = s.dim(ax) < 0 ? -1 : axis_total + s.dim(ax);
@@ -413,8 +418,8 @@ class FillOp : public OpKernel {
     std::vector<std::int64_t> sizes = index_values(dims);
     for (std::size_t i = 0; i < sizes.size(); ++i)
       if (sizes[i] < 0)
-        return ctx.fail(invalid_argument("Dimension " + std::to_string(sizes[i]) +
-                                         " must be >= 0" + node_suffix(name())));
+        return ctx.fail(invalid_argument("Dimension " + std::to_string(sizes[i]) + " must be >= 0" +
+                                         node_suffix(name())));
     Tensor& out = ctx.allocate_output(0, value.dtype(), Shape(std::move(sizes)));
     if (value.dtype() == DType::string) {
       auto o = out.flat<std::string>();
@@ -536,7 +541,8 @@ Status infer_cast(InferenceContext& c) {
 // An int32 vector Const (int64 when a value does not fit), as TensorFlow converts lists.
 Tensor index_tensor(const std::vector<std::int64_t>& values) {
   const bool wide = std::any_of(values.begin(), values.end(), [](std::int64_t v) {
-    return v > std::numeric_limits<std::int32_t>::max() || v < std::numeric_limits<std::int32_t>::min();
+    return v > std::numeric_limits<std::int32_t>::max() ||
+           v < std::numeric_limits<std::int32_t>::min();
   });
   if (wide) return Tensor::from_vector(values);
   std::vector<std::int32_t> narrow(values.begin(), values.end());
@@ -565,7 +571,8 @@ Tensor filled_tensor(DType dtype, const Shape& shape, double value) {
 
 // tf.zeros / tf.ones: a Const named `name` when small, else Fill under the name scope `name`
 // (`<name>/shape_as_tensor`, `<name>/Const`, Fill `<name>`).
-Output constant_fill(Graph& g, const Shape& shape, DType dtype, double value, std::string_view name) {
+Output constant_fill(Graph& g, const Shape& shape, DType dtype, double value,
+                     std::string_view name) {
   if (shape.num_elements() < 1000) return g.constant(filled_tensor(dtype, shape, value), name);
   const std::string op_name = g.unique_name(name);
   Output dims, scalar;
@@ -590,7 +597,8 @@ void register_array_ops(OpRegistry& r) {
 }
 
 void register_array_kernels(KernelRegistry& r) {
-  r.add(make_kernel_def<ReshapeOp>("Reshape", "CPU", {{"T", kValueTypes}, {"Tshape", kIndexTypes}}));
+  r.add(
+      make_kernel_def<ReshapeOp>("Reshape", "CPU", {{"T", kValueTypes}, {"Tshape", kIndexTypes}}));
   r.add(make_kernel_def<PackOp>("Pack", "CPU", {{"T", kValueTypes}}));
   r.add(make_kernel_def<ConcatOp>("ConcatV2", "CPU", {{"T", kValueTypes}, {"Tidx", kIndexTypes}}));
   r.add(make_kernel_def<FillOp>("Fill", "CPU", {{"T", kValueTypes}, {"index_type", kIndexTypes}}));

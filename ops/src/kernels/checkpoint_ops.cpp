@@ -7,16 +7,15 @@
 #include <filesystem>
 #include <numeric>
 #include <string>
-#include <vector>
-
 #include <unsupported/Eigen/CXX11/Tensor>
+#include <vector>
 
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/io_ops.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/tensor_bundle.hpp"
-#include "standard_ops.hpp"
 #include "kernel_util.hpp"
+#include "standard_ops.hpp"
 
 namespace af {
 

@@ -17,7 +17,6 @@ namespace {
 
 using namespace cwise;
 
-
 std::string shape_string(const Shape& s) { return inference_shape_string(PartialShape(s)); }
 
 /// Numpy broadcasting of static shapes; false when they do not broadcast.
@@ -71,8 +70,9 @@ Status infer_placeholder_with_default(InferenceContext& c) {
   PartialShape shape;
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("shape", &shape));
   if (!shape.is_compatible_with(c.input_shapes[0]))
-    return invalid_argument("PlaceholderWithDefault: input shape " + inference_shape_string(c.input_shapes[0]) +
-                            " is not compatible with the shape attribute " + inference_shape_string(shape));
+    return invalid_argument(
+        "PlaceholderWithDefault: input shape " + inference_shape_string(c.input_shapes[0]) +
+        " is not compatible with the shape attribute " + inference_shape_string(shape));
   c.add_output(t, shape);
   return {};
 }
@@ -93,21 +93,25 @@ struct DivNoNanFn {
     return y == C(0) ? C(0) : x / y;
   }
 };
-template <class T> using DivNoNanKernel = BinaryOp<DivNoNanFn, T>;
+template <class T>
+using DivNoNanKernel = BinaryOp<DivNoNanFn, T>;
 
 // -- SelectV2 -----------------------------------------------------------------------------
 
 Status infer_select_v2(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
   if (c.input_types[0] != DType::boolean)
-    return invalid_argument(fixed_type_mismatch_message(c.node.op, "condition", c.input_types[0], DType::boolean));
+    return invalid_argument(
+        fixed_type_mismatch_message(c.node.op, "condition", c.input_types[0], DType::boolean));
   if (c.input_types[2] != c.input_types[1])
-    return invalid_argument(type_mismatch_message(c.node.op, "e", c.input_types[2], "t", c.input_types[1]));
+    return invalid_argument(
+        type_mismatch_message(c.node.op, "e", c.input_types[2], "t", c.input_types[1]));
   PartialShape te, out;
   if (!broadcast_shapes(c.input_shapes[1], c.input_shapes[2], &te).ok() ||
       !broadcast_shapes(c.input_shapes[0], te, &out).ok())
-    return invalid_argument("Incompatible shapes: condition " + inference_shape_string(c.input_shapes[0]) +
-                            ", then " + inference_shape_string(c.input_shapes[1]) + ", else " +
+    return invalid_argument("Incompatible shapes: condition " +
+                            inference_shape_string(c.input_shapes[0]) + ", then " +
+                            inference_shape_string(c.input_shapes[1]) + ", else " +
                             inference_shape_string(c.input_shapes[2]));
   c.add_output(c.input_types[1], out);
   return {};
@@ -120,19 +124,23 @@ class SelectV2Op : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor &cond = ctx.input(0), &t = ctx.input(1), &e = ctx.input(2);
     Shape te, out_shape;
-    if (!broadcast_static(t.shape(), e.shape(), &te) || !broadcast_static(cond.shape(), te, &out_shape))
+    if (!broadcast_static(t.shape(), e.shape(), &te) ||
+        !broadcast_static(cond.shape(), te, &out_shape))
       return ctx.fail(invalid_argument("condition " + shape_string(cond.shape()) + ", then " +
-                                       shape_string(t.shape()) + ", and else " + shape_string(e.shape()) +
-                                       " must be broadcastable"));
+                                       shape_string(t.shape()) + ", and else " +
+                                       shape_string(e.shape()) + " must be broadcastable"));
     Tensor& out = ctx.allocate_output_for_overwrite(0, t.dtype(), out_shape);
     const bool* c = cond.data<bool>();
     const T* a = t.data<T>();
     const T* b = e.data<T>();
     T* o = out.data<T>();
-    broadcast_loop<3>(out_shape,
-                      {broadcast_strides(cond.shape(), out_shape), broadcast_strides(t.shape(), out_shape),
-                       broadcast_strides(e.shape(), out_shape)},
-                      [&](Index k, const std::array<Index, 3>& off) { o[k] = c[off[0]] ? a[off[1]] : b[off[2]]; });
+    broadcast_loop<3>(
+        out_shape,
+        {broadcast_strides(cond.shape(), out_shape), broadcast_strides(t.shape(), out_shape),
+         broadcast_strides(e.shape(), out_shape)},
+        [&](Index k, const std::array<Index, 3>& off) {
+          o[k] = c[off[0]] ? a[off[1]] : b[off[2]];
+        });
   }
 };
 
@@ -140,19 +148,21 @@ class SelectV2Op : public OpKernel {
 
 Status infer_broadcast_to(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(c.input_types[1], {DType::int32, DType::int64}, "Tidx"));
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_allowed_type(c.input_types[1], {DType::int32, DType::int64}, "Tidx"));
   PartialShape target = PartialShape::unknown();
   if (const Tensor* shape = c.input_values[1]) {
     std::vector<std::int64_t> dims;
     for (Index i = 0; i < shape->num_elements(); ++i)
-      dims.push_back(shape->dtype() == DType::int32 ? shape->flat<std::int32_t>()[static_cast<std::size_t>(i)]
-                                                     : shape->flat<std::int64_t>()[static_cast<std::size_t>(i)]);
+      dims.push_back(shape->dtype() == DType::int32
+                         ? shape->flat<std::int32_t>()[static_cast<std::size_t>(i)]
+                         : shape->flat<std::int64_t>()[static_cast<std::size_t>(i)]);
     target = PartialShape(std::move(dims));
     PartialShape out;
     if (!broadcast_shapes(c.input_shapes[0], target, &out).ok() ||
         (c.input_shapes[0].rank_known() && c.input_shapes[0].rank() > target.rank()))
-      return invalid_argument("Incompatible shapes: " + inference_shape_string(c.input_shapes[0]) + " vs. " +
-                              inference_shape_string(target));
+      return invalid_argument("Incompatible shapes: " + inference_shape_string(c.input_shapes[0]) +
+                              " vs. " + inference_shape_string(target));
   } else if (c.input_shapes[1].rank_known() && c.input_shapes[1].dim(0) >= 0) {
     target = PartialShape::unknown_of_rank(static_cast<int>(c.input_shapes[1].dim(0)));
   }
@@ -167,19 +177,25 @@ class BroadcastToOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor& in = ctx.input(0);
     const Tensor& shape = ctx.input(1);
-    if (shape.rank() != 1) return ctx.fail(invalid_argument("shape must be a vector, got " + shape_string(shape.shape())));
+    if (shape.rank() != 1)
+      return ctx.fail(
+          invalid_argument("shape must be a vector, got " + shape_string(shape.shape())));
     std::vector<std::int64_t> dims;
     for (Index i = 0; i < shape.num_elements(); ++i) {
-      const std::int64_t d = shape.dtype() == DType::int32 ? shape.flat<std::int32_t>()[static_cast<std::size_t>(i)]
-                                                            : shape.flat<std::int64_t>()[static_cast<std::size_t>(i)];
-      if (d < 0) return ctx.fail(invalid_argument("Dimension " + std::to_string(d) + " must be >= 0"));
+      const std::int64_t d = shape.dtype() == DType::int32
+                                 ? shape.flat<std::int32_t>()[static_cast<std::size_t>(i)]
+                                 : shape.flat<std::int64_t>()[static_cast<std::size_t>(i)];
+      if (d < 0)
+        return ctx.fail(invalid_argument("Dimension " + std::to_string(d) + " must be >= 0"));
       dims.push_back(d);
     }
     const Shape target(dims);
     Shape out_shape;
-    if (in.rank() > target.rank() || !broadcast_static(in.shape(), target, &out_shape) || !(out_shape == target))
-      return ctx.fail(invalid_argument("Unable to broadcast tensor of shape " + shape_string(in.shape()) +
-                                       " to tensor of shape " + shape_string(target)));
+    if (in.rank() > target.rank() || !broadcast_static(in.shape(), target, &out_shape) ||
+        !(out_shape == target))
+      return ctx.fail(invalid_argument("Unable to broadcast tensor of shape " +
+                                       shape_string(in.shape()) + " to tensor of shape " +
+                                       shape_string(target)));
     if (in.shape() == target) return ctx.set_output(0, in);
     Tensor& out = ctx.allocate_output_for_overwrite(0, in.dtype(), target);
     const T* x = in.data<T>();
@@ -204,8 +220,9 @@ class LeakyReluOp : public OpKernel {
     const Tensor& features = ctx.input(grad ? 1 : 0);
     const Tensor& g = ctx.input(0);
     if (grad && g.shape() != features.shape())
-      return ctx.fail(invalid_argument("gradients and features must have the same shape: " + shape_string(g.shape()) +
-                                       " vs. " + shape_string(features.shape())));
+      return ctx.fail(invalid_argument(
+          "gradients and features must have the same shape: " + shape_string(g.shape()) + " vs. " +
+          shape_string(features.shape())));
     Tensor& out = ctx.allocate_output_for_overwrite(0, features.dtype(), features.shape());
     const T* f = features.data<T>();
     const T* d = g.data<T>();
@@ -238,7 +255,8 @@ Status infer_string_join(InferenceContext& c) {
   bool all_scalars = true;
   for (std::size_t i = 0; i < c.input_types.size(); ++i) {
     if (c.input_types[i] != DType::string)
-      return invalid_argument(fixed_type_mismatch_message(c.node.op, "inputs", c.input_types[i], DType::string));
+      return invalid_argument(
+          fixed_type_mismatch_message(c.node.op, "inputs", c.input_types[i], DType::string));
     const PartialShape& s = c.input_shapes[i];
     if (s.rank_known() && s.rank() == 0) continue;
     if (all_scalars) {
@@ -254,15 +272,17 @@ Status infer_string_join(InferenceContext& c) {
 
 class StringJoinOp : public OpKernel {
  public:
-  StringJoinOp(OpKernelConstruction& c, Status* s) : OpKernel(c) { (void)c.get_attr("separator", &separator_), (void)s; }
+  StringJoinOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    (void)c.get_attr("separator", &separator_), (void)s;
+  }
   void compute(OpKernelContext& ctx) override {
     const Shape* shape = nullptr;
     for (int i = 0; i < ctx.num_inputs(); ++i) {
       const Tensor& t = ctx.input(i);
       if (t.rank() == 0) continue;
       if (shape && !(*shape == t.shape()))
-        return ctx.fail(invalid_argument("Input shapes do not match: " + shape_string(*shape) + " vs. " +
-                                         shape_string(t.shape())));
+        return ctx.fail(invalid_argument("Input shapes do not match: " + shape_string(*shape) +
+                                         " vs. " + shape_string(t.shape())));
       shape = &t.shape();
     }
     Tensor& out = ctx.allocate_output(0, DType::string, shape ? *shape : Shape{});
@@ -286,10 +306,13 @@ class ShardedFilenameOp : public OpKernel {
     const Tensor &base = ctx.input(0), &shard = ctx.input(1), &shards = ctx.input(2);
     for (const Tensor* t : {&base, &shard, &shards})
       if (t->num_elements() != 1)
-        return ctx.fail(invalid_argument("ShardedFilename expects scalars, got a tensor of shape " + shape_string(t->shape())));
+        return ctx.fail(invalid_argument("ShardedFilename expects scalars, got a tensor of shape " +
+                                         shape_string(t->shape())));
     char suffix[64];
-    std::snprintf(suffix, sizeof suffix, "-%05d-of-%05d", shard.data<std::int32_t>()[0], shards.data<std::int32_t>()[0]);
-    ctx.allocate_output(0, DType::string, Shape{}).data<std::string>()[0] = base.data<std::string>()[0] + suffix;
+    std::snprintf(suffix, sizeof suffix, "-%05d-of-%05d", shard.data<std::int32_t>()[0],
+                  shards.data<std::int32_t>()[0]);
+    ctx.allocate_output(0, DType::string, Shape{}).data<std::string>()[0] =
+        base.data<std::string>()[0] + suffix;
   }
 };
 
@@ -307,7 +330,8 @@ class StaticRegexFullMatchOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor& in = ctx.input(0);
     Tensor& out = ctx.allocate_output(0, DType::boolean, in.shape());
-    for (Index i = 0; i < in.num_elements(); ++i) out.data<bool>()[i] = std::regex_match(in.data<std::string>()[i], *regex_);
+    for (Index i = 0; i < in.num_elements(); ++i)
+      out.data<bool>()[i] = std::regex_match(in.data<std::string>()[i], *regex_);
   }
 
  private:
@@ -340,12 +364,13 @@ void register_compat_v2_ops(OpRegistry& r) {
 }
 
 void register_compat_v2_kernels(KernelRegistry& r) {
-  r.add(make_kernel_def<PlaceholderWithDefaultOp>("PlaceholderWithDefault", "CPU", {{"dtype", detail::kValueTypes}}));
+  r.add(make_kernel_def<PlaceholderWithDefaultOp>("PlaceholderWithDefault", "CPU",
+                                                  {{"dtype", detail::kValueTypes}}));
   register_for_types<DivNoNanKernel, float, double, bfloat16_t>(r, "DivNoNan");
-  register_for_types<SelectV2Op, float, double, std::int32_t, std::int64_t, std::uint8_t, bool, std::string,
-                     bfloat16_t>(r, "SelectV2");
-  register_for_types<BroadcastToOp, float, double, std::int32_t, std::int64_t, std::uint8_t, bool, std::string,
-                     bfloat16_t>(r, "BroadcastTo");
+  register_for_types<SelectV2Op, float, double, std::int32_t, std::int64_t, std::uint8_t, bool,
+                     std::string, bfloat16_t>(r, "SelectV2");
+  register_for_types<BroadcastToOp, float, double, std::int32_t, std::int64_t, std::uint8_t, bool,
+                     std::string, bfloat16_t>(r, "BroadcastTo");
   register_for_types<LeakyReluOp, float, double, bfloat16_t>(r, "LeakyRelu");
   register_for_types<LeakyReluOp, float, double, bfloat16_t>(r, "LeakyReluGrad");
   r.add(make_kernel_def<StringJoinOp>("StringJoin", "CPU"));

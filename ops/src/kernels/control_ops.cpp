@@ -11,8 +11,8 @@ namespace af {
 
 namespace {
 
-const std::vector<DType> kAllTypes = {DType::float32, DType::float64, DType::int32,
-                                      DType::int64,   DType::uint8,   DType::boolean,
+const std::vector<DType> kAllTypes = {DType::float32, DType::float64,  DType::int32,
+                                      DType::int64,   DType::uint8,    DType::boolean,
                                       DType::string,  DType::bfloat16, DType::resource};
 
 // TensorFlow's TensorShape rendering in "You must feed" messages: "[?,3]".
@@ -41,8 +41,8 @@ class PlaceholderOp : public OpKernel {
     if (s->ok()) c.get_attr("shape", &shape_);
   }
   void compute(OpKernelContext& ctx) override {
-    std::string msg = "You must feed a value for placeholder tensor '" + name() +
-                      "' with dtype " + std::string(data_type_string(dtype_));
+    std::string msg = "You must feed a value for placeholder tensor '" + name() + "' with dtype " +
+                      std::string(data_type_string(dtype_));
     if (shape_.rank_known()) msg += " and shape " + feed_shape_string(shape_);
     ctx.fail(invalid_argument(msg + "\n\t [[{{node " + name() + "}}]]"));
   }
@@ -104,7 +104,9 @@ class RecvOp : public OpKernel {
 
 class DelayOp : public OpKernel {
  public:
-  DelayOp(OpKernelConstruction& c, Status* s) : OpKernel(c) { *s = c.get_attr("delay_us", &delay_us_); }
+  DelayOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("delay_us", &delay_us_);
+  }
   void compute(OpKernelContext& ctx) override {
     ctx.fail(internal("_Delay is asynchronous: " + name()));
   }
@@ -156,14 +158,16 @@ void register_control_ops(OpRegistry& r) {
   r.add({"Identity", infer_identity});
   r.add({"NoOp", [](InferenceContext&) -> Status { return {}; }});
   r.add({"_Send", [](InferenceContext& c) { return c.expect_inputs(1); }, true});
-  r.add({"_Recv", [](InferenceContext& c) -> Status {
+  r.add({"_Recv",
+         [](InferenceContext& c) -> Status {
            DType t = DType::invalid;
            ACTORFLOW_RETURN_IF_ERROR(c.get_attr("T", &t));
            PartialShape s;
            c.get_attr("shape", &s);
            c.add_output(t, s);
            return {};
-         }, true});
+         },
+         true});
   r.add({"_Delay", infer_identity, true});
 }
 
@@ -180,13 +184,15 @@ void register_control_kernels(KernelRegistry& r) {
 }  // namespace detail
 
 Output identity(const Output& x, std::string_view name) {
-  return x.graph().create_op("Identity", {x}, {{"T", x.dtype()}}, name.empty() ? "Identity" : name)
+  return x.graph()
+      .create_op("Identity", {x}, {{"T", x.dtype()}}, name.empty() ? "Identity" : name)
       .output(0);
 }
 
 Output delay(const Output& x, std::chrono::microseconds d, std::string_view name) {
   return x.graph()
-      .create_op("_Delay", {x}, {{"T", x.dtype()}, {"delay_us", static_cast<std::int64_t>(d.count())}},
+      .create_op("_Delay", {x},
+                 {{"T", x.dtype()}, {"delay_us", static_cast<std::int64_t>(d.count())}},
                  name.empty() ? "Delay" : name)
       .output(0);
 }
@@ -194,16 +200,26 @@ Output delay(const Output& x, std::chrono::microseconds d, std::string_view name
 Output scalar_like(const Output& like, double value, std::string_view name) {
   Tensor t;
   switch (like.dtype()) {
-    case DType::float64: t = Tensor(value); break;
-    case DType::int32: t = Tensor(static_cast<std::int32_t>(value)); break;
-    case DType::int64: t = Tensor(static_cast<std::int64_t>(value)); break;
-    case DType::bfloat16: t = Tensor(bfloat16_t(static_cast<float>(value))); break;
+    case DType::float64:
+      t = Tensor(value);
+      break;
+    case DType::int32:
+      t = Tensor(static_cast<std::int32_t>(value));
+      break;
+    case DType::int64:
+      t = Tensor(static_cast<std::int64_t>(value));
+      break;
+    case DType::bfloat16:
+      t = Tensor(bfloat16_t(static_cast<float>(value)));
+      break;
     case DType::uint8: {
       t = Tensor(DType::uint8, Shape{});
       t.data<std::uint8_t>()[0] = static_cast<std::uint8_t>(value);
       break;
     }
-    default: t = Tensor(static_cast<float>(value)); break;
+    default:
+      t = Tensor(static_cast<float>(value));
+      break;
   }
   return like.graph().constant(t, name.empty() ? "Const" : name);
 }

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <mutex>
 #include <shared_mutex>
-
 #include <unsupported/Eigen/CXX11/Tensor>
 
 namespace af::detail {
@@ -18,15 +17,18 @@ namespace {
 // cblas.h's enums and oneDNN's sgemm, declared here so that neither header is needed.
 enum CblasOrder { kRowMajor = 101 };
 enum CblasTranspose { kNoTrans = 111, kTrans = 112 };
-using cblas_sgemm_fn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float,
-                                float*, int);
-using cblas_dgemm_fn = void (*)(int, int, int, int, int, int, double, const double*, int, const double*, int,
-                                double, double*, int);
-// dnnl_status_t dnnl_sgemm(char transa, char transb, dnnl_dim_t M, N, K, float alpha, const float* A,
-//                          dnnl_dim_t lda, const float* B, dnnl_dim_t ldb, float beta, float* C, dnnl_dim_t ldc),
+using cblas_sgemm_fn = void (*)(int, int, int, int, int, int, float, const float*, int,
+                                const float*, int, float, float*, int);
+using cblas_dgemm_fn = void (*)(int, int, int, int, int, int, double, const double*, int,
+                                const double*, int, double, double*, int);
+// dnnl_status_t dnnl_sgemm(char transa, char transb, dnnl_dim_t M, N, K, float alpha, const float*
+// A,
+//                          dnnl_dim_t lda, const float* B, dnnl_dim_t ldb, float beta, float* C,
+//                          dnnl_dim_t ldc),
 // row-major (oneapi/dnnl/dnnl.h).
-using dnnl_sgemm_fn = int (*)(char, char, std::int64_t, std::int64_t, std::int64_t, float, const float*,
-                              std::int64_t, const float*, std::int64_t, float, float*, std::int64_t);
+using dnnl_sgemm_fn = int (*)(char, char, std::int64_t, std::int64_t, std::int64_t, float,
+                              const float*, std::int64_t, const float*, std::int64_t, float, float*,
+                              std::int64_t);
 
 void* open_first(std::initializer_list<const char*> names) {
   for (const char* name : names)
@@ -50,9 +52,9 @@ struct OpenBlas {
 #if defined(__x86_64__) && defined(__GNUC__)
     if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;
     __builtin_cpu_init();
-    if (__builtin_cpu_is("amd") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl"))
+    if (__builtin_cpu_is("amd") && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
       ::setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
 #endif
   }
@@ -67,7 +69,8 @@ struct OpenBlas {
       if (lib == nullptr) return;
       blas.sgemm = reinterpret_cast<cblas_sgemm_fn>(dlsym(lib, "cblas_sgemm"));
       blas.dgemm = reinterpret_cast<cblas_dgemm_fn>(dlsym(lib, "cblas_dgemm"));
-      blas.set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(lib, "openblas_set_num_threads"));
+      blas.set_num_threads =
+          reinterpret_cast<void (*)(int)>(dlsym(lib, "openblas_set_num_threads"));
       if (blas.set_num_threads) blas.set_num_threads(threads);
     });
     return blas.sgemm && blas.dgemm ? &blas : nullptr;
@@ -75,8 +78,8 @@ struct OpenBlas {
 };
 
 template <class T>
-bool openblas_gemm(const T* a, const T* b, T* out, std::int64_t m, std::int64_t n, std::int64_t k, bool ta, bool tb,
-                   int threads) {
+bool openblas_gemm(const T* a, const T* b, T* out, std::int64_t m, std::int64_t n, std::int64_t k,
+                   bool ta, bool tb, int threads) {
   const OpenBlas* blas = OpenBlas::get(threads);
   if (blas == nullptr) return false;
   // OpenBLAS's thread count is process-wide: it follows the calling kernel's intra-op
@@ -146,21 +149,21 @@ void set_team_size(const OneDnn& dnnl, int threads) {
 }
 
 /// One single-threaded oneDNN product of the block rows [r0, r1) and columns [c0, c1) of `out`.
-bool onednn_block(const OneDnn& dnnl, const float* a, const float* b, float* out, std::int64_t m, std::int64_t n,
-                  std::int64_t k, bool ta, bool tb, std::int64_t r0, std::int64_t r1, std::int64_t c0,
-                  std::int64_t c1) {
+bool onednn_block(const OneDnn& dnnl, const float* a, const float* b, float* out, std::int64_t m,
+                  std::int64_t n, std::int64_t k, bool ta, bool tb, std::int64_t r0,
+                  std::int64_t r1, std::int64_t c0, std::int64_t c1) {
   set_team_size(dnnl, 1);
   const float* ab = ta ? a + r0 : a + r0 * k;  // a is [k,m] or [m,k]
   const float* bb = tb ? b + c0 * k : b + c0;  // b is [n,k] or [k,n]
-  return dnnl.sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', r1 - r0, c1 - c0, k, 1.0f, ab, ta ? m : k, bb, tb ? k : n, 0.0f,
-                    out + r0 * n + c0, n) == 0;
+  return dnnl.sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', r1 - r0, c1 - c0, k, 1.0f, ab, ta ? m : k, bb,
+                    tb ? k : n, 0.0f, out + r0 * n + c0, n) == 0;
 }
 
 // Products smaller than this many multiply-adds stay on one thread (a block costs a wake-up).
 constexpr std::int64_t kSplitWork = std::int64_t{1} << 20;
 
-bool onednn_gemm(const float* a, const float* b, float* out, std::int64_t m, std::int64_t n, std::int64_t k, bool ta,
-                 bool tb, int threads, Eigen::ThreadPoolDevice* pool) {
+bool onednn_gemm(const float* a, const float* b, float* out, std::int64_t m, std::int64_t n,
+                 std::int64_t k, bool ta, bool tb, int threads, Eigen::ThreadPoolDevice* pool) {
   const OneDnn* dnnl = OneDnn::get();
   if (dnnl == nullptr) return false;
   const std::int64_t work = m * n * k;
@@ -173,8 +176,8 @@ bool onednn_gemm(const float* a, const float* b, float* out, std::int64_t m, std
   if (threads > 1 && work >= kSplitWork) {
     if (teams.fetch_add(1, std::memory_order_acq_rel) == 0) {
       set_team_size(*dnnl, threads);
-      const bool ok = dnnl->sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, ta ? m : k, b, tb ? k : n, 0.0f,
-                                  out, n) == 0;
+      const bool ok = dnnl->sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, ta ? m : k, b,
+                                  tb ? k : n, 0.0f, out, n) == 0;
       teams.fetch_sub(1, std::memory_order_acq_rel);
       return ok;
     }
@@ -191,7 +194,8 @@ bool onednn_gemm(const float* a, const float* b, float* out, std::int64_t m, std
   const std::int64_t step = (side / blocks + 15) / 16 * 16;
   std::atomic<bool> ok{true};
   auto block = [&](int i) {
-    const std::int64_t lo = std::min(side, i * step), hi = i + 1 == blocks ? side : std::min(side, (i + 1) * step);
+    const std::int64_t lo = std::min(side, i * step),
+                       hi = i + 1 == blocks ? side : std::min(side, (i + 1) * step);
     if (lo >= hi) return;
     bool r = by_rows ? onednn_block(*dnnl, a, b, out, m, n, k, ta, tb, lo, hi, 0, n)
                      : onednn_block(*dnnl, a, b, out, m, n, k, ta, tb, 0, m, lo, hi);
@@ -219,16 +223,16 @@ Choice choice() {
 
 }  // namespace
 
-bool cpu_gemm(const float* a, const float* b, float* out, std::int64_t m, std::int64_t n, std::int64_t k, bool ta,
-              bool tb, int threads, Eigen::ThreadPoolDevice* pool) {
+bool cpu_gemm(const float* a, const float* b, float* out, std::int64_t m, std::int64_t n,
+              std::int64_t k, bool ta, bool tb, int threads, Eigen::ThreadPoolDevice* pool) {
   const Choice c = choice();
   if (c == Choice::eigen) return false;
   if (c == Choice::any && onednn_gemm(a, b, out, m, n, k, ta, tb, threads, pool)) return true;
   return openblas_gemm(a, b, out, m, n, k, ta, tb, threads);
 }
 
-bool cpu_gemm(const double* a, const double* b, double* out, std::int64_t m, std::int64_t n, std::int64_t k,
-              bool ta, bool tb, int threads) {
+bool cpu_gemm(const double* a, const double* b, double* out, std::int64_t m, std::int64_t n,
+              std::int64_t k, bool ta, bool tb, int threads) {
   if (choice() == Choice::eigen) return false;
   return openblas_gemm(a, b, out, m, n, k, ta, tb, threads);
 }

@@ -17,10 +17,11 @@ namespace af::detail {
 /// OpenBLAS. Both are opened with dlopen on the first product, never linked: a process that
 /// multiplies no matrices maps neither, and neither is needed to build or run actorflow.
 /// ACTORFLOW_GEMM=openblas or =eigen (read once) chooses a library for comparisons.
-bool cpu_gemm(const float* a, const float* b, float* out, std::int64_t m, std::int64_t n, std::int64_t k,
-              bool ta, bool tb, int threads, Eigen::ThreadPoolDevice* pool = nullptr);
-bool cpu_gemm(const double* a, const double* b, double* out, std::int64_t m, std::int64_t n, std::int64_t k,
-              bool ta, bool tb, int threads);
+bool cpu_gemm(const float* a, const float* b, float* out, std::int64_t m, std::int64_t n,
+              std::int64_t k, bool ta, bool tb, int threads,
+              Eigen::ThreadPoolDevice* pool = nullptr);
+bool cpu_gemm(const double* a, const double* b, double* out, std::int64_t m, std::int64_t n,
+              std::int64_t k, bool ta, bool tb, int threads);
 
 /// The library float products use: "onednn", "openblas" or "eigen" (loads them if needed).
 const char* cpu_gemm_library();

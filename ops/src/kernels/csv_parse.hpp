@@ -7,10 +7,10 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
-#include <system_error>
-#include <type_traits>
 #include <span>
 #include <string_view>
+#include <system_error>
+#include <type_traits>
 #include <vector>
 
 namespace af::csv {
@@ -102,13 +102,15 @@ inline bool parse_plain_number(const char*& p, const char* end, T* value) noexce
   if (negative) ++q;
   const char* const digits = q;
   std::uint64_t m = 0;
-  while (q != end && static_cast<unsigned char>(*q - '0') < 10) m = m * 10 + static_cast<unsigned>(*q++ - '0');
+  while (q != end && static_cast<unsigned char>(*q - '0') < 10)
+    m = m * 10 + static_cast<unsigned>(*q++ - '0');
   std::size_t count = static_cast<std::size_t>(q - digits);
   if constexpr (std::is_integral_v<T>) {
     if (count > 0 && count <= 18 && (q == end || *q != '.')) {
       // Up to 18 digits cannot overflow uint64; range-check against T.
       using U = std::make_unsigned_t<T>;
-      const std::uint64_t limit = static_cast<std::uint64_t>(std::numeric_limits<T>::max()) + (negative ? 1 : 0);
+      const std::uint64_t limit =
+          static_cast<std::uint64_t>(std::numeric_limits<T>::max()) + (negative ? 1 : 0);
       if (m <= limit) {
         *value = negative ? static_cast<T>(U(0) - static_cast<U>(m)) : static_cast<T>(m);
         p = q;
@@ -119,7 +121,8 @@ inline bool parse_plain_number(const char*& p, const char* end, T* value) noexce
     std::size_t fraction = 0;
     if (q != end && *q == '.') {
       const char* const f = ++q;
-      while (q != end && static_cast<unsigned char>(*q - '0') < 10) m = m * 10 + static_cast<unsigned>(*q++ - '0');
+      while (q != end && static_cast<unsigned char>(*q - '0') < 10)
+        m = m * 10 + static_cast<unsigned>(*q++ - '0');
       fraction = static_cast<std::size_t>(q - f);
       count += fraction;
     }
@@ -127,9 +130,10 @@ inline bool parse_plain_number(const char*& p, const char* end, T* value) noexce
     constexpr std::size_t max_power = std::is_same_v<T, float> ? 10 : 22;
     if (count > 0 && count <= 19 && m <= max_exact && fraction <= max_power &&
         (q == end || (*q != 'e' && *q != 'E'))) {
-      static constexpr T powers[] = {T(1e0),  T(1e1),  T(1e2),  T(1e3),  T(1e4),  T(1e5),  T(1e6),  T(1e7),
-                                     T(1e8),  T(1e9),  T(1e10), T(1e11), T(1e12), T(1e13), T(1e14), T(1e15),
-                                     T(1e16), T(1e17), T(1e18), T(1e19), T(1e20), T(1e21), T(1e22)};
+      static constexpr T powers[] = {T(1e0),  T(1e1),  T(1e2),  T(1e3),  T(1e4),  T(1e5),
+                                     T(1e6),  T(1e7),  T(1e8),  T(1e9),  T(1e10), T(1e11),
+                                     T(1e12), T(1e13), T(1e14), T(1e15), T(1e16), T(1e17),
+                                     T(1e18), T(1e19), T(1e20), T(1e21), T(1e22)};
       const T v = static_cast<T>(m) / powers[fraction];
       *value = negative ? -v : v;
       p = q;

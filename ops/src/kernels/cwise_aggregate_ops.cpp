@@ -49,7 +49,8 @@ class AddNOp : public OpKernel {
 
   void compute(OpKernelContext& ctx) override {
     const int num = ctx.num_inputs();
-    if (num == 0) return ctx.fail(invalid_argument("AddN needs at least one input" + node_suffix(name())));
+    if (num == 0)
+      return ctx.fail(invalid_argument("AddN needs at least one input" + node_suffix(name())));
     const Tensor& first = ctx.input(0);
     for (int i = 1; i < num; ++i)
       if (ctx.input(i).shape() != first.shape())
@@ -70,11 +71,13 @@ class AddNOp : public OpKernel {
       if constexpr (std::is_floating_point_v<T>) {
         ArrayMap<T> out(o + b, e - b);
         out = ConstArrayMap<T>(inputs[0] + b, e - b);
-        for (int i = 1; i < num; ++i) out += ConstArrayMap<T>(inputs[static_cast<std::size_t>(i)] + b, e - b);
+        for (int i = 1; i < num; ++i)
+          out += ConstArrayMap<T>(inputs[static_cast<std::size_t>(i)] + b, e - b);
       } else {
         for (Index j = b; j < e; ++j) {
           compute_t<T> acc = to_compute(inputs[0][j]);
-          for (int i = 1; i < num; ++i) acc = wrapping_add(acc, to_compute(inputs[static_cast<std::size_t>(i)][j]));
+          for (int i = 1; i < num; ++i)
+            acc = wrapping_add(acc, to_compute(inputs[static_cast<std::size_t>(i)][j]));
           o[j] = from_compute<T>(acc);
         }
       }
@@ -130,10 +133,9 @@ class ArgOp : public OpKernel {
     const int input_dims = input.rank();
     const Index axis = dim < 0 ? dim + input_dims : dim;
     if (axis < 0 || axis >= input_dims)
-      return ctx.fail(invalid_argument("Expected dimension in the range [" +
-                                       std::to_string(-input_dims) + ", " +
-                                       std::to_string(input_dims) + "), but got " +
-                                       std::to_string(dim) + node_suffix(name())));
+      return ctx.fail(invalid_argument(
+          "Expected dimension in the range [" + std::to_string(-input_dims) + ", " +
+          std::to_string(input_dims) + "), but got " + std::to_string(dim) + node_suffix(name())));
     if (input.shape().dim(static_cast<int>(axis)) == 0)
       return ctx.fail(invalid_argument("Reduction axis " + std::to_string(dim) +
                                        " is empty in shape " + input.shape().to_string() +
@@ -146,7 +148,8 @@ class ArgOp : public OpKernel {
       (d < axis ? outer : inner) *= input.shape().dim(d);
     }
     const Index middle = input.shape().dim(static_cast<int>(axis));
-    Out* o = ctx.allocate_output(0, dtype_of_v<Out>, Shape(std::move(out_dims))).template data<Out>();
+    Out* o =
+        ctx.allocate_output(0, dtype_of_v<Out>, Shape(std::move(out_dims))).template data<Out>();
     if (outer * inner == 0) return;
     const T* ip = input.data<T>();
     using C = compute_t<T>;
@@ -204,10 +207,12 @@ Status infer_arg(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(index_type, {DType::int32, DType::int64}, "Tidx"));
   DType output_type = DType::int64;
   c.get_attr("output_type", &output_type);
-  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(output_type, {DType::int32, DType::int64}, "output_type"));
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_allowed_type(output_type, {DType::int32, DType::int64}, "output_type"));
   const PartialShape& dimension_shape = c.input_shapes[1];
   if (dimension_shape.rank_known() && dimension_shape.rank() != 0)
-    return invalid_argument("Shape must be rank 0 but is rank " + std::to_string(dimension_shape.rank()));
+    return invalid_argument("Shape must be rank 0 but is rank " +
+                            std::to_string(dimension_shape.rank()));
   const PartialShape& in = c.input_shapes[0];
   if (!in.rank_known()) {
     c.add_output(output_type, PartialShape::unknown());
@@ -298,7 +303,8 @@ class CheckNumericsOp : public OpKernel {
     }
     if (!has_inf && !has_nan) return;
     const char* status = has_inf && has_nan ? "Inf and NaN" : has_inf ? "Inf" : "NaN";
-    ctx.fail(invalid_argument(message_ + " : Tensor had " + status + " values" + node_suffix(name())));
+    ctx.fail(
+        invalid_argument(message_ + " : Tensor had " + status + " values" + node_suffix(name())));
   }
 
  private:
@@ -320,12 +326,24 @@ std::string summarize_value(const Tensor& t, std::int64_t max_entries) {
         std::string e;
         for (unsigned char c : t.data<std::string>()[i]) {
           switch (c) {
-            case '\n': e += "\\n"; break;
-            case '\r': e += "\\r"; break;
-            case '\t': e += "\\t"; break;
-            case '"': e += "\\\""; break;
-            case '\'': e += "\\'"; break;
-            case '\\': e += "\\\\"; break;
+            case '\n':
+              e += "\\n";
+              break;
+            case '\r':
+              e += "\\r";
+              break;
+            case '\t':
+              e += "\\t";
+              break;
+            case '"':
+              e += "\\\"";
+              break;
+            case '\'':
+              e += "\\'";
+              break;
+            case '\\':
+              e += "\\\\";
+              break;
             default:
               if (c < 0x20 || c == 0x7f) {
                 char buf[8];
@@ -338,9 +356,11 @@ std::string summarize_value(const Tensor& t, std::int64_t max_entries) {
         }
         return e;
       }
-      case DType::float32: case DType::bfloat16: {
+      case DType::float32:
+      case DType::bfloat16: {
         // strings::StrCat of a float: the shortest of %.6g and %.9g that reads back the same.
-        const float v = t.dtype() == DType::float32 ? t.data<float>()[i] : static_cast<float>(t.data<bfloat16_t>()[i]);
+        const float v = t.dtype() == DType::float32 ? t.data<float>()[i]
+                                                    : static_cast<float>(t.data<bfloat16_t>()[i]);
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.6g", v);
         if (std::strtof(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.9g", v);
@@ -353,11 +373,16 @@ std::string summarize_value(const Tensor& t, std::int64_t max_entries) {
         if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.17g", v);
         return buf;
       }
-      case DType::int32: return std::to_string(t.data<std::int32_t>()[i]);
-      case DType::int64: return std::to_string(t.data<std::int64_t>()[i]);
-      case DType::uint8: return std::to_string(t.data<std::uint8_t>()[i]);
-      case DType::boolean: return t.data<bool>()[i] ? "1" : "0";
-      default: return "?";
+      case DType::int32:
+        return std::to_string(t.data<std::int32_t>()[i]);
+      case DType::int64:
+        return std::to_string(t.data<std::int64_t>()[i]);
+      case DType::uint8:
+        return std::to_string(t.data<std::uint8_t>()[i]);
+      case DType::boolean:
+        return t.data<bool>()[i] ? "1" : "0";
+      default:
+        return "?";
     }
   };
   if (t.rank() == 0 && n == 1) return element(0);
@@ -375,8 +400,8 @@ class AssertOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor& condition = ctx.input(0);
     if (condition.rank() != 0)
-      return ctx.fail(invalid_argument("In[0] should be a scalar: " + condition.shape().to_string() +
-                                       node_suffix(name())));
+      return ctx.fail(invalid_argument(
+          "In[0] should be a scalar: " + condition.shape().to_string() + node_suffix(name())));
     if (condition.scalar<bool>()) return;
     std::string message = "assertion failed: ";
     for (int i = 1; i < ctx.num_inputs(); ++i) {
@@ -412,15 +437,20 @@ Status infer_l2_loss(InferenceContext& c) {
   return {};
 }
 
-template <class T> using ArgMaxInt64Kernel = ArgOp<T, std::int64_t, Greater>;
-template <class T> using ArgMaxInt32Kernel = ArgOp<T, std::int32_t, Greater>;
-template <class T> using ArgMinInt64Kernel = ArgOp<T, std::int64_t, Less>;
-template <class T> using ArgMinInt32Kernel = ArgOp<T, std::int32_t, Less>;
+template <class T>
+using ArgMaxInt64Kernel = ArgOp<T, std::int64_t, Greater>;
+template <class T>
+using ArgMaxInt32Kernel = ArgOp<T, std::int32_t, Greater>;
+template <class T>
+using ArgMinInt64Kernel = ArgOp<T, std::int64_t, Less>;
+template <class T>
+using ArgMinInt32Kernel = ArgOp<T, std::int32_t, Less>;
 
 // Registers `Kernel<T>` for each of `Ts` with output_type `out`.
 template <template <class> class Kernel, class... Ts>
 void register_arg_kernels(KernelRegistry& r, const std::string& op, DType out) {
-  (r.add(make_kernel_def<Kernel<Ts>>(op, "CPU", {{"T", {dtype_of_v<Ts>}}, {"output_type", {out}}})), ...);
+  (r.add(make_kernel_def<Kernel<Ts>>(op, "CPU", {{"T", {dtype_of_v<Ts>}}, {"output_type", {out}}})),
+   ...);
 }
 
 Output arg_op(const char* type, const Output& input, const Output& dimension, DType output_type,
@@ -515,11 +545,13 @@ Output argmin(const Output& input, const Output& axis, DType output_type, std::s
 }
 
 Output l2_loss(const Output& t, std::string_view name) {
-  return t.graph().create_op("L2Loss", {t}, {{"T", t.dtype()}}, name.empty() ? "L2Loss" : name).output(0);
+  return t.graph()
+      .create_op("L2Loss", {t}, {{"T", t.dtype()}}, name.empty() ? "L2Loss" : name)
+      .output(0);
 }
 
-Operation assert_that(const Output& condition, const std::vector<Output>& data, std::int64_t summarize,
-                      std::string_view name) {
+Operation assert_that(const Output& condition, const std::vector<Output>& data,
+                      std::int64_t summarize, std::string_view name) {
   std::vector<Output> inputs{condition};
   std::vector<DType> types;
   for (const auto& d : data) {

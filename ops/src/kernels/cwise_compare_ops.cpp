@@ -7,10 +7,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/math_ops.hpp"
-#include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "cwise_ops_common.hpp"
 #include "standard_ops.hpp"
@@ -81,12 +81,18 @@ struct LogicalNotFn {
   bool operator()(bool x) const { return !x; }
 };
 
-template <class T> using EqualKernel = BinaryOp<EqualFn, T, bool>;
-template <class T> using NotEqualKernel = BinaryOp<NotEqualFn, T, bool>;
-template <class T> using LessKernel = BinaryOp<LessFn, T, bool>;
-template <class T> using LessEqualKernel = BinaryOp<LessEqualFn, T, bool>;
-template <class T> using GreaterKernel = BinaryOp<GreaterFn, T, bool>;
-template <class T> using GreaterEqualKernel = BinaryOp<GreaterEqualFn, T, bool>;
+template <class T>
+using EqualKernel = BinaryOp<EqualFn, T, bool>;
+template <class T>
+using NotEqualKernel = BinaryOp<NotEqualFn, T, bool>;
+template <class T>
+using LessKernel = BinaryOp<LessFn, T, bool>;
+template <class T>
+using LessEqualKernel = BinaryOp<LessEqualFn, T, bool>;
+template <class T>
+using GreaterKernel = BinaryOp<GreaterFn, T, bool>;
+template <class T>
+using GreaterEqualKernel = BinaryOp<GreaterEqualFn, T, bool>;
 
 // -- Select -------------------------------------------------------------------------------
 
@@ -117,10 +123,10 @@ class SelectOp : public OpKernel {
         return ctx.fail(invalid_argument("'then' must be at least a vector, but saw shape: " +
                                          then.shape().to_string() + node_suffix(name())));
       if (then.shape().dim(0) != cond.num_elements())
-        return ctx.fail(invalid_argument(
-            "Number of batches of 'then' must match size of 'cond', but saw: " +
-            std::to_string(then.shape().dim(0)) + " vs. " + std::to_string(cond.num_elements()) +
-            node_suffix(name())));
+        return ctx.fail(
+            invalid_argument("Number of batches of 'then' must match size of 'cond', but saw: " +
+                             std::to_string(then.shape().dim(0)) + " vs. " +
+                             std::to_string(cond.num_elements()) + node_suffix(name())));
       if (then.shape() != other.shape()) return fail_same_size(ctx, then, other);
       select_rows(ctx, cond, then, other);
       return;
@@ -144,9 +150,9 @@ class SelectOp : public OpKernel {
 
  private:
   void fail_same_size(OpKernelContext& ctx, const Tensor& then, const Tensor& other) const {
-    ctx.fail(invalid_argument("'then' and 'else' must have the same size.  but received: " +
-                              then.shape().to_string() + " vs. " + other.shape().to_string() +
-                              node_suffix(name())));
+    ctx.fail(invalid_argument(
+        "'then' and 'else' must have the same size.  but received: " + then.shape().to_string() +
+        " vs. " + other.shape().to_string() + node_suffix(name())));
   }
 
   void select_rows(OpKernelContext& ctx, const Tensor& cond, const Tensor& then,
@@ -158,8 +164,8 @@ class SelectOp : public OpKernel {
     const Index rows = cond.num_elements();
     if (rows == 0) return;
     const Index row = then.num_elements() / rows;
-    parallel_for(ctx, rows, then.num_elements(), elementwise_cost<T>(1, 1) * static_cast<double>(row),
-                 [&](Index b, Index end) {
+    parallel_for(ctx, rows, then.num_elements(),
+                 elementwise_cost<T>(1, 1) * static_cast<double>(row), [&](Index b, Index end) {
                    for (Index r = b; r < end; ++r) {
                      const T* src = (c[r] ? t : e) + r * row;
                      std::copy(src, src + row, o + r * row);
@@ -223,7 +229,8 @@ const std::vector<DType> kEqualityTypes = {DType::float32, DType::float64, DType
                                            DType::int64,   DType::uint8,   DType::bfloat16,
                                            DType::boolean, DType::string};
 
-Output logical_binary_op(const char* type, const Output& x, const Output& y, std::string_view name) {
+Output logical_binary_op(const char* type, const Output& x, const Output& y,
+                         std::string_view name) {
   if (x.dtype() != DType::boolean)
     throw InvalidArgumentError(
         invalid_argument(fixed_type_mismatch_message(type, "x", x.dtype(), DType::boolean)));
@@ -269,11 +276,13 @@ void register_cwise_compare_ops(OpRegistry& r) {
            ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
            ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(0, DType::boolean));
            const PartialShape& in = c.input_shapes[0];
-           c.add_output(DType::int64, in.rank_known() ? PartialShape{-1, in.rank()} : PartialShape::unknown_of_rank(2));
+           c.add_output(DType::int64, in.rank_known() ? PartialShape{-1, in.rank()}
+                                                      : PartialShape::unknown_of_rank(2));
            return {};
          }});
   auto compare = [&](const char* type, const std::vector<DType>& allowed) {
-    r.add({type, [allowed](InferenceContext& c) { return infer_binary(c, allowed, DType::boolean); }});
+    r.add({type,
+           [allowed](InferenceContext& c) { return infer_binary(c, allowed, DType::boolean); }});
   };
   compare("Equal", kEqualityTypes);
   compare("NotEqual", kEqualityTypes);
@@ -296,8 +305,10 @@ void register_cwise_compare_kernels(KernelRegistry& r) {
   register_for_types<NotEqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, bool,
                      std::string>(r, "NotEqual");
   register_for_types<LessKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Less");
-  register_for_types<LessEqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "LessEqual");
-  register_for_types<GreaterKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Greater");
+  register_for_types<LessEqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(
+      r, "LessEqual");
+  register_for_types<GreaterKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(
+      r, "Greater");
   register_for_types<GreaterEqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(
       r, "GreaterEqual");
   r.add(make_kernel_def<UnaryOp<LogicalNotFn, bool>>("LogicalNot", "CPU"));
@@ -341,15 +352,16 @@ Output boolean_mask(const Output& tensor, const Output& mask, std::string_view n
   Graph& g = tensor.graph();
   auto scope = g.name_scope(name.empty() ? "boolean_mask" : name);
   if (mask.shape().rank_known() && mask.shape().rank() != 1)
-    throw InvalidArgumentError(invalid_argument("boolean_mask: only a 1-D mask is supported, got rank " +
-                                                std::to_string(mask.shape().rank())));
+    throw InvalidArgumentError(
+        invalid_argument("boolean_mask: only a 1-D mask is supported, got rank " +
+                         std::to_string(mask.shape().rank())));
   return gather(tensor, squeeze(where(mask), {1}), "Gather");
 }
 
 Output logical_not(const Output& x, std::string_view name) {
   if (x.dtype() != DType::boolean)
-    throw InvalidArgumentError(
-        invalid_argument(fixed_type_mismatch_message("LogicalNot", "x", x.dtype(), DType::boolean)));
+    throw InvalidArgumentError(invalid_argument(
+        fixed_type_mismatch_message("LogicalNot", "x", x.dtype(), DType::boolean)));
   return x.graph().create_op("LogicalNot", {x}, {}, name.empty() ? "LogicalNot" : name).output(0);
 }
 Output logical_and(const Output& x, const Output& y, std::string_view name) {

@@ -310,21 +310,36 @@ Status infer_unary_grad(InferenceContext& c, const std::vector<DType>& allowed) 
 
 // -- kernels ------------------------------------------------------------------------------
 
-template <class T> using SquareKernel = UnaryOp<SquareFn, T>;
-template <class T> using SqrtKernel = UnaryOp<SqrtFn, T>;
-template <class T> using RsqrtKernel = UnaryOp<RsqrtFn, T>;
-template <class T> using ExpKernel = UnaryOp<ExpFn, T>;
-template <class T> using LogKernel = UnaryOp<LogFn, T>;
-template <class T> using ReciprocalKernel = UnaryOp<ReciprocalFn, T>;
-template <class T> using AbsKernel = UnaryOp<AbsFn, T>;
-template <class T> using SignKernel = UnaryOp<SignFn, T>;
-template <class T> using FloorKernel = UnaryOp<FloorFn, T>;
-template <class T> using PowKernel = BinaryOp<PowFn, T>;
-template <class T> using MaximumKernel = BinaryOp<MaximumFn, T>;
-template <class T> using MinimumKernel = BinaryOp<MinimumFn, T>;
-template <class T> using FloorDivKernel = BinaryOp<FloorDivFn, T>;
-template <class T> using FloorModKernel = BinaryOp<FloorModFn, T>;
-template <class T> using SquaredDifferenceKernel = BinaryOp<SquaredDifferenceFn, T>;
+template <class T>
+using SquareKernel = UnaryOp<SquareFn, T>;
+template <class T>
+using SqrtKernel = UnaryOp<SqrtFn, T>;
+template <class T>
+using RsqrtKernel = UnaryOp<RsqrtFn, T>;
+template <class T>
+using ExpKernel = UnaryOp<ExpFn, T>;
+template <class T>
+using LogKernel = UnaryOp<LogFn, T>;
+template <class T>
+using ReciprocalKernel = UnaryOp<ReciprocalFn, T>;
+template <class T>
+using AbsKernel = UnaryOp<AbsFn, T>;
+template <class T>
+using SignKernel = UnaryOp<SignFn, T>;
+template <class T>
+using FloorKernel = UnaryOp<FloorFn, T>;
+template <class T>
+using PowKernel = BinaryOp<PowFn, T>;
+template <class T>
+using MaximumKernel = BinaryOp<MaximumFn, T>;
+template <class T>
+using MinimumKernel = BinaryOp<MinimumFn, T>;
+template <class T>
+using FloorDivKernel = BinaryOp<FloorDivFn, T>;
+template <class T>
+using FloorModKernel = BinaryOp<FloorModFn, T>;
+template <class T>
+using SquaredDifferenceKernel = BinaryOp<SquaredDifferenceFn, T>;
 
 // The gradient ops take (y, dy) element by element: TensorFlow's SimpleBinaryOp, which needs
 // equal element counts and gives the output y's shape.
@@ -353,9 +368,12 @@ class UnaryGradOp : public OpKernel {
                  [&](Index b, Index e) { binary_vv<Fn>(yp + b, dyp + b, o + b, e - b); });
   }
 };
-template <class T> using SqrtGradKernel = UnaryGradOp<SqrtGradFn, T>;
-template <class T> using RsqrtGradKernel = UnaryGradOp<RsqrtGradFn, T>;
-template <class T> using ReciprocalGradKernel = UnaryGradOp<ReciprocalGradFn, T>;
+template <class T>
+using SqrtGradKernel = UnaryGradOp<SqrtGradFn, T>;
+template <class T>
+using RsqrtGradKernel = UnaryGradOp<RsqrtGradFn, T>;
+template <class T>
+using ReciprocalGradKernel = UnaryGradOp<ReciprocalGradFn, T>;
 
 // Element types by op, as TensorFlow's CPU kernels (within actorflow's dtypes).
 const std::vector<DType> kRealTypes = {DType::float32, DType::float64, DType::int32, DType::int64,
@@ -414,7 +432,8 @@ void register_cwise_kernels(KernelRegistry& r) {
   register_for_types<PowKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Pow");
   register_for_types<MaximumKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Maximum");
   register_for_types<MinimumKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Minimum");
-  register_for_types<FloorDivKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "FloorDiv");
+  register_for_types<FloorDivKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(
+      r, "FloorDiv");
   register_for_types<FloorModKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "FloorMod");
   register_for_types<SquaredDifferenceKernel, float, double, int32_t, int64_t, bfloat16_t>(
       r, "SquaredDifference");
@@ -431,7 +450,9 @@ Output sqrt(const Output& x, std::string_view name) { return unary_op("Sqrt", x,
 Output rsqrt(const Output& x, std::string_view name) { return unary_op("Rsqrt", x, name); }
 Output exp(const Output& x, std::string_view name) { return unary_op("Exp", x, name); }
 Output log(const Output& x, std::string_view name) { return unary_op("Log", x, name); }
-Output reciprocal(const Output& x, std::string_view name) { return unary_op("Reciprocal", x, name); }
+Output reciprocal(const Output& x, std::string_view name) {
+  return unary_op("Reciprocal", x, name);
+}
 Output abs(const Output& x, std::string_view name) { return unary_op("Abs", x, name); }
 Output sign(const Output& x, std::string_view name) { return unary_op("Sign", x, name); }
 Output floor(const Output& x, std::string_view name) { return unary_op("Floor", x, name); }
@@ -441,7 +462,9 @@ Output unary_grad_op(const char* type, const Output& y, const Output& dy, std::s
   if (y.dtype() != dy.dtype())
     throw InvalidArgumentError(
         invalid_argument(type_mismatch_message(type, "dy", dy.dtype(), "y", y.dtype())));
-  return y.graph().create_op(type, {y, dy}, {{"T", y.dtype()}}, name.empty() ? type : name).output(0);
+  return y.graph()
+      .create_op(type, {y, dy}, {{"T", y.dtype()}}, name.empty() ? type : name)
+      .output(0);
 }
 }  // namespace
 

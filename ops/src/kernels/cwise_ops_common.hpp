@@ -48,8 +48,8 @@ inline constexpr int kMaxCollapsedRank = 16;
 
 // Element types by op, as TensorFlow's CPU kernels.
 inline const std::vector<DType> kFloatTypes = {DType::float32, DType::float64, DType::bfloat16};
-inline const std::vector<DType> kArithmeticTypes = {DType::float32, DType::float64, DType::int32,
-                                                    DType::int64,   DType::uint8,   DType::bfloat16};
+inline const std::vector<DType> kArithmeticTypes = {
+    DType::float32, DType::float64, DType::int32, DType::int64, DType::uint8, DType::bfloat16};
 inline const std::vector<DType> kSignedTypes = {DType::float32, DType::float64, DType::int32,
                                                 DType::int64, DType::bfloat16};
 
@@ -148,11 +148,12 @@ inline std::string allowed_types_string(const std::vector<DType>& allowed) {
 
 /// TensorFlow's attr check: "Value for attr 'T' of int32 is not in the list of allowed
 /// values: float, double".
-inline Status check_allowed_type(DType t, const std::vector<DType>& allowed, const char* attr = "T") {
+inline Status check_allowed_type(DType t, const std::vector<DType>& allowed,
+                                 const char* attr = "T") {
   if (std::find(allowed.begin(), allowed.end(), t) != allowed.end()) return {};
-  return invalid_argument("Value for attr '" + std::string(attr) + "' of " +
-                          std::string(data_type_string(t)) +
-                          " is not in the list of allowed values: " + allowed_types_string(allowed));
+  return invalid_argument(
+      "Value for attr '" + std::string(attr) + "' of " + std::string(data_type_string(t)) +
+      " is not in the list of allowed values: " + allowed_types_string(allowed));
 }
 
 /// TensorFlow's op_def_library message for mismatched inputs of one type attribute.
@@ -191,10 +192,10 @@ inline Status merge_shapes(const PartialShape& a, const PartialShape& b, Partial
   for (int i = 0; i < a.rank(); ++i) {
     const std::int64_t da = a.dim(i), db = b.dim(i);
     if (da >= 0 && db >= 0 && da != db)
-      return invalid_argument("Dimension " + std::to_string(i) +
-                              " in both shapes must be equal, but are " + std::to_string(da) +
-                              " and " + std::to_string(db) + ". Shapes are " +
-                              inference_shape_string(a) + " and " + inference_shape_string(b) + ".");
+      return invalid_argument(
+          "Dimension " + std::to_string(i) + " in both shapes must be equal, but are " +
+          std::to_string(da) + " and " + std::to_string(db) + ". Shapes are " +
+          inference_shape_string(a) + " and " + inference_shape_string(b) + ".");
     dims[static_cast<std::size_t>(i)] = da >= 0 ? da : db;
   }
   *out = PartialShape(std::move(dims));
@@ -220,8 +221,8 @@ void parallel_for(const OpKernelContext& ctx, Index n, Index total_work,
 
 template <class T>
 Eigen::TensorOpCost elementwise_cost(int inputs, double cycles) {
-  return Eigen::TensorOpCost(static_cast<double>(inputs * sizeof(T)), static_cast<double>(sizeof(T)),
-                             cycles);
+  return Eigen::TensorOpCost(static_cast<double>(inputs * sizeof(T)),
+                             static_cast<double>(sizeof(T)), cycles);
 }
 
 // -- binary element-wise ops --------------------------------------------------------------
@@ -237,13 +238,19 @@ using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 /// True when binary functor `Fn` has an Eigen form for element type T (float and double).
 template <class Fn, class T>
-concept EigenBinary = std::is_floating_point_v<T> && requires(ConstArrayMap<T> a) { Fn::eigen(a, a); };
+concept EigenBinary = std::is_floating_point_v<T> && requires(ConstArrayMap<T> a) {
+  Fn::eigen(a, a);
+};
 /// True when integer divisors of `Fn` must be nonzero (Div, FloorDiv, FloorMod).
 template <class Fn>
-concept ChecksZero = requires { requires Fn::kChecksZero; };
+concept ChecksZero = requires {
+  requires Fn::kChecksZero;
+};
 /// True when integer exponents of `Fn` must be nonnegative (Pow).
 template <class Fn>
-concept ChecksNegative = requires { requires Fn::kChecksNegative; };
+concept ChecksNegative = requires {
+  requires Fn::kChecksNegative;
+};
 
 template <class Fn, class T, class R>
 void binary_vv(const T* __restrict x, const T* __restrict y, R* __restrict out, Index n) {
@@ -257,7 +264,8 @@ void binary_vv(const T* __restrict x, const T* __restrict y, R* __restrict out, 
 template <class Fn, class T, class R>
 void binary_sv(T x, const T* __restrict y, R* __restrict out, Index n) {
   if constexpr (EigenBinary<Fn, T>) {
-    ArrayMap<R>(out, n) = Fn::eigen(Eigen::Array<T, Eigen::Dynamic, 1>::Constant(n, x), ConstArrayMap<T>(y, n));
+    ArrayMap<R>(out, n) =
+        Fn::eigen(Eigen::Array<T, Eigen::Dynamic, 1>::Constant(n, x), ConstArrayMap<T>(y, n));
   } else {
     Fn fn;
     auto xv = to_compute(x);
@@ -267,7 +275,8 @@ void binary_sv(T x, const T* __restrict y, R* __restrict out, Index n) {
 template <class Fn, class T, class R>
 void binary_vs(const T* __restrict x, T y, R* __restrict out, Index n) {
   if constexpr (EigenBinary<Fn, T>) {
-    ArrayMap<R>(out, n) = Fn::eigen(ConstArrayMap<T>(x, n), Eigen::Array<T, Eigen::Dynamic, 1>::Constant(n, y));
+    ArrayMap<R>(out, n) =
+        Fn::eigen(ConstArrayMap<T>(x, n), Eigen::Array<T, Eigen::Dynamic, 1>::Constant(n, y));
   } else {
     Fn fn;
     auto yv = to_compute(y);
@@ -285,7 +294,8 @@ struct BroadcastPlan {
 };
 
 /// Plans the broadcast of `x` and `y`; InvalidArgument "Incompatible shapes: [2] vs. [3]".
-inline Status make_broadcast_plan(const Shape& x, const Shape& y, Shape* out_shape, BroadcastPlan* plan) {
+inline Status make_broadcast_plan(const Shape& x, const Shape& y, Shape* out_shape,
+                                  BroadcastPlan* plan) {
   const int rx = x.rank(), ry = y.rank(), rank = std::max(rx, ry);
   std::vector<std::int64_t> out_dims(static_cast<std::size_t>(rank));
   std::array<int, kMaxCollapsedRank> patterns{};
@@ -399,28 +409,32 @@ class BinaryOp : public OpKernel {
     if (x.shape() == y.shape()) {
       R* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<R>, x.shape()).template data<R>();
       const Index n = x.num_elements();
-      parallel_for(ctx, n, n, cost, [&](Index b, Index e) { binary_vv<Fn>(xp + b, yp + b, o + b, e - b); });
+      parallel_for(ctx, n, n, cost,
+                   [&](Index b, Index e) { binary_vv<Fn>(xp + b, yp + b, o + b, e - b); });
       return;
     }
     if (y.num_elements() == 1 && y.rank() <= x.rank()) {
       R* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<R>, x.shape()).template data<R>();
       const Index n = x.num_elements();
       const T yv = yp[0];
-      parallel_for(ctx, n, n, cost, [&](Index b, Index e) { binary_vs<Fn>(xp + b, yv, o + b, e - b); });
+      parallel_for(ctx, n, n, cost,
+                   [&](Index b, Index e) { binary_vs<Fn>(xp + b, yv, o + b, e - b); });
       return;
     }
     if (x.num_elements() == 1 && x.rank() <= y.rank()) {
       R* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<R>, y.shape()).template data<R>();
       const Index n = y.num_elements();
       const T xv = xp[0];
-      parallel_for(ctx, n, n, cost, [&](Index b, Index e) { binary_sv<Fn>(xv, yp + b, o + b, e - b); });
+      parallel_for(ctx, n, n, cost,
+                   [&](Index b, Index e) { binary_sv<Fn>(xv, yp + b, o + b, e - b); });
       return;
     }
     BroadcastPlan plan;
     Shape out_shape;
     Status s = make_broadcast_plan(x.shape(), y.shape(), &out_shape, &plan);
     if (!s.ok()) return ctx.fail(s.with_context(node_suffix(name())));
-    R* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<R>, std::move(out_shape)).template data<R>();
+    R* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<R>, std::move(out_shape))
+               .template data<R>();
     const Index n = ctx.outputs()[0].num_elements();
     if (n == 0) return;
     if (plan.rank == 0) {  // every dimension is 1
@@ -463,7 +477,8 @@ class UnaryOp : public OpKernel {
       // boundaries compute every element in the same form however the work is split.
       constexpr Index kBlock = 64;
       const Index blocks = (n + kBlock - 1) / kBlock;
-      parallel_for(ctx, blocks, n, elementwise_cost<T>(1, Fn::kCycles) * static_cast<double>(kBlock),
+      parallel_for(ctx, blocks, n,
+                   elementwise_cost<T>(1, Fn::kCycles) * static_cast<double>(kBlock),
                    [&](Index b, Index e) {
                      const Index begin = b * kBlock, end = std::min(n, e * kBlock);
                      Vector<T> out(o + begin, end - begin);
@@ -548,9 +563,9 @@ namespace af::detail {
 
 // Registration of the op families split over the cwise_*.cpp files; called from
 // register_cwise_ops / register_cwise_kernels (cwise_ops.cpp).
-void register_cwise_compare_ops(OpRegistry& r);     // comparisons, logical ops, Select
+void register_cwise_compare_ops(OpRegistry& r);  // comparisons, logical ops, Select
 void register_cwise_compare_kernels(KernelRegistry& r);
-void register_cwise_aggregate_ops(OpRegistry& r);   // AddN, ArgMax, ArgMin, L2Loss, CheckNumerics
+void register_cwise_aggregate_ops(OpRegistry& r);  // AddN, ArgMax, ArgMin, L2Loss, CheckNumerics
 void register_cwise_aggregate_kernels(KernelRegistry& r);
 
 }  // namespace af::detail

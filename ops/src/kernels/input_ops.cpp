@@ -24,8 +24,8 @@
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/philox_random.hpp"
 #include "actorflow/ops/resource.hpp"
-#include "standard_ops.hpp"
 #include "kernel_util.hpp"
+#include "standard_ops.hpp"
 
 namespace af {
 
@@ -38,8 +38,7 @@ const std::vector<DType> kValueTypes = {DType::float32, DType::float64, DType::i
                                         DType::int64,   DType::uint8,   DType::boolean,
                                         DType::string,  DType::bfloat16};
 const std::vector<DType> kIndexTypes = {DType::int32, DType::int64};
-const std::vector<DType> kRangeTypes = {DType::float32, DType::float64, DType::int32,
-                                        DType::int64};
+const std::vector<DType> kRangeTypes = {DType::float32, DType::float64, DType::int32, DType::int64};
 
 // Kernels moving more elements than this are worth a pool thread.
 constexpr Index kExpensiveElements = 256 * 1024;
@@ -95,17 +94,27 @@ std::string number_string(T v) {
 template <class F>
 void visit_range_dtype(DType t, F&& f) {
   switch (t) {
-    case DType::int32: f(std::int32_t{}); break;
-    case DType::int64: f(std::int64_t{}); break;
-    case DType::float32: f(float{}); break;
-    case DType::float64: f(double{}); break;
-    default: break;
+    case DType::int32:
+      f(std::int32_t{});
+      break;
+    case DType::int64:
+      f(std::int64_t{});
+      break;
+    case DType::float32:
+      f(float{});
+      break;
+    case DType::float64:
+      f(double{});
+      break;
+    default:
+      break;
   }
 }
 
 // Copies `count` elements from `src` at `src_offset` to `dst` at `dst_offset` (both of one
 // dtype; strings element by element, everything else as bytes).
-void copy_elements(const Tensor& src, Index src_offset, Tensor& dst, Index dst_offset, Index count) {
+void copy_elements(const Tensor& src, Index src_offset, Tensor& dst, Index dst_offset,
+                   Index count) {
   if (count == 0) return;
   if (src.dtype() == DType::string) {
     const std::string* s = src.data<std::string>() + src_offset;
@@ -137,7 +146,8 @@ Status range_size(T start, T limit, T delta, bool kernel, Index* size) {
   if constexpr (std::is_integral_v<T>) {
     // ceil(|limit - start| / |delta|), in unsigned arithmetic so that no extreme overflows.
     const auto wide = [](T v) { return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)); };
-    const std::uint64_t distance = start <= limit ? wide(limit) - wide(start) : wide(start) - wide(limit);
+    const std::uint64_t distance =
+        start <= limit ? wide(limit) - wide(start) : wide(start) - wide(limit);
     const std::uint64_t step = delta > 0 ? wide(delta) : std::uint64_t{0} - wide(delta);
     *size = static_cast<Index>(distance / step + (distance % step != 0 ? 1 : 0));
   } else {
@@ -197,12 +207,13 @@ Status infer_range(InferenceContext& c) {
   for (std::size_t i = 1; i < 3; ++i)
     if (c.input_types[i] != c.input_types[0])
       return invalid_argument("Input '" + std::string(kNames[i]) + "' of 'Range' Op has type " +
-                              std::string(dtype_name(c.input_types[i])) + " that does not match type " +
+                              std::string(dtype_name(c.input_types[i])) +
+                              " that does not match type " +
                               std::string(dtype_name(c.input_types[0])) + " of argument 'start'.");
   if (c.input_types[0] != t)
     return invalid_argument("Input 'start' of 'Range' Op has type " +
-                            std::string(dtype_name(c.input_types[0])) + " that does not match Tidx " +
-                            std::string(dtype_name(t)));
+                            std::string(dtype_name(c.input_types[0])) +
+                            " that does not match Tidx " + std::string(dtype_name(t)));
   for (std::size_t i = 0; i < 3; ++i) {
     if (Status s = with_rank(c.input_shapes[i], 0); !s.ok())
       return s.with_context("\n\t for '" + std::string(kNames[i]) + "'");
@@ -232,7 +243,8 @@ std::string slice_debug_string(const Shape& shape, Index flat) {
   if (rank == 0) return "";
   std::vector<Index> strides(static_cast<std::size_t>(rank), 1);
   for (int i = rank - 2; i >= 0; --i)
-    strides[static_cast<std::size_t>(i)] = strides[static_cast<std::size_t>(i) + 1] * shape.dim(i + 1);
+    strides[static_cast<std::size_t>(i)] =
+        strides[static_cast<std::size_t>(i) + 1] * shape.dim(i + 1);
   std::string out = "[";
   Index left = flat;
   for (int i = 0; i < rank; ++i) {
@@ -261,7 +273,8 @@ class GatherOp : public OpKernel {
     const Tensor& params = ctx.input(0);
     const Tensor& indices = ctx.input(1);
     if (params.rank() < 1)
-      return ctx.fail(invalid_argument("params must be at least 1 dimensional" + node_suffix(name())));
+      return ctx.fail(
+          invalid_argument("params must be at least 1 dimensional" + node_suffix(name())));
     Index axis = 0;
     if (ctx.num_inputs() == 3) {
       const Tensor& axis_tensor = ctx.input(2);
@@ -271,16 +284,16 @@ class GatherOp : public OpKernel {
     }
     const int rank = params.rank();
     if (axis < -rank || axis >= rank)
-      return ctx.fail(invalid_argument("Expected axis in the range [" + std::to_string(-rank) + ", " +
-                                       std::to_string(rank) + "), but got " + std::to_string(axis) +
-                                       node_suffix(name())));
+      return ctx.fail(invalid_argument("Expected axis in the range [" + std::to_string(-rank) +
+                                       ", " + std::to_string(rank) + "), but got " +
+                                       std::to_string(axis) + node_suffix(name())));
     if (axis < 0) axis += rank;
     const int ax = static_cast<int>(axis);
     const Index gather_dim = params.shape().dim(ax);
     if (index_type_ == DType::int32 && gather_dim > std::numeric_limits<std::int32_t>::max())
       return ctx.fail(invalid_argument(
-          "params.shape[" + std::to_string(axis) + "] too large for int32 indexing: " +
-          std::to_string(gather_dim) + " > " +
+          "params.shape[" + std::to_string(axis) +
+          "] too large for int32 indexing: " + std::to_string(gather_dim) + " > " +
           std::to_string(std::numeric_limits<std::int32_t>::max()) + node_suffix(name())));
     // The result is params.shape[:axis] + indices.shape + params.shape[axis + 1:].
     std::vector<std::int64_t> dims;
@@ -306,7 +319,8 @@ class GatherOp : public OpKernel {
     Tensor& out = ctx.allocate_output(0, params.dtype(), Shape(std::move(dims)));
     if (n == 0 || outer == 0 || inner == 0) return;
     for (Index i = 0; i < n; ++i)
-      if (index[static_cast<std::size_t>(i)] < 0 || index[static_cast<std::size_t>(i)] >= gather_dim)
+      if (index[static_cast<std::size_t>(i)] < 0 ||
+          index[static_cast<std::size_t>(i)] >= gather_dim)
         return ctx.fail(invalid_argument(
             "indices" + slice_debug_string(indices.shape(), i) + " = " +
             std::to_string(index[static_cast<std::size_t>(i)]) + " is not in [0, " +
@@ -323,8 +337,10 @@ class GatherOp : public OpKernel {
 
 Status infer_gather(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[1], "Tindices", kIndexTypes, "int32, int64"));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[2], "Taxis", kIndexTypes, "int32, int64"));
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_attr_type(c.input_types[1], "Tindices", kIndexTypes, "int32, int64"));
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_attr_type(c.input_types[2], "Taxis", kIndexTypes, "int32, int64"));
   std::int64_t batch_dims = 0;
   c.get_attr("batch_dims", &batch_dims);
   if (batch_dims != 0)
@@ -377,7 +393,8 @@ class RandomShuffleOp : public OpKernel {
       auto new64 = [&rd] { return (static_cast<std::uint64_t>(rd()) << 32) | rd(); };
       generator_ = PhiloxRandom(new64(), new64());
     } else {
-      generator_ = PhiloxRandom(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed2));
+      generator_ =
+          PhiloxRandom(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed2));
     }
   }
 
@@ -406,9 +423,9 @@ class RandomShuffleOp : public OpKernel {
     std::vector<Index> permutation(static_cast<std::size_t>(size));
     for (Index i = 0; i < size; ++i) permutation[static_cast<std::size_t>(i)] = i;
     for (Index i = 0; i + 1 < size; ++i)
-      std::swap(permutation[static_cast<std::size_t>(i)],
-                permutation[static_cast<std::size_t>(
-                    i + uniform(static_cast<std::uint32_t>(size - i)))]);
+      std::swap(
+          permutation[static_cast<std::size_t>(i)],
+          permutation[static_cast<std::size_t>(i + uniform(static_cast<std::uint32_t>(size - i)))]);
     Tensor& out = ctx.allocate_output(0, input.dtype(), input.shape());
     const Index row = input.num_elements() / size;
     for (Index i = 0; i < size; ++i)
@@ -446,8 +463,8 @@ class CountUpToOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     auto* var = dynamic_cast<Var*>(ctx.input_ref(0).get());
     if (!var)
-      return ctx.fail(invalid_argument("Input 0 of " + name() + " is not a variable" +
-                                       node_suffix(name())));
+      return ctx.fail(
+          invalid_argument("Input 0 of " + name() + " is not a variable" + node_suffix(name())));
     Tensor before;
     Status s = var->update([&](Tensor& value) -> Status {
       if (value.rank() != 0)
@@ -492,7 +509,9 @@ Status infer_count_up_to(InferenceContext& c) {
 
 class SizeOp : public OpKernel {
  public:
-  SizeOp(OpKernelConstruction& c, Status* s) : OpKernel(c) { *s = c.get_attr("out_type", &out_type_); }
+  SizeOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("out_type", &out_type_);
+  }
 
   void compute(OpKernelContext& ctx) override {
     const Index n = ctx.input(0).num_elements();
@@ -510,17 +529,21 @@ class SizeOp : public OpKernel {
 
 class ShapeOp : public OpKernel {
  public:
-  ShapeOp(OpKernelConstruction& c, Status* s) : OpKernel(c) { *s = c.get_attr("out_type", &out_type_); }
+  ShapeOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("out_type", &out_type_);
+  }
 
   void compute(OpKernelContext& ctx) override {
     const Shape& shape = ctx.input(0).shape();
-    if (out_type_ == DType::int64) return ctx.set_output(0, Tensor::from_vector(std::vector<std::int64_t>(shape.dims())));
+    if (out_type_ == DType::int64)
+      return ctx.set_output(0, Tensor::from_vector(std::vector<std::int64_t>(shape.dims())));
     std::vector<std::int32_t> dims;
     dims.reserve(shape.dims().size());
     for (int i = 0; i < shape.rank(); ++i) {
       if (shape.dim(i) > std::numeric_limits<std::int32_t>::max())
-        return ctx.fail(invalid_argument("Shape output type is 32-bit  but dim " + std::to_string(i) +
-                                         " is " + std::to_string(shape.dim(i)) + node_suffix(name())));
+        return ctx.fail(invalid_argument("Shape output type is 32-bit  but dim " +
+                                         std::to_string(i) + " is " + std::to_string(shape.dim(i)) +
+                                         node_suffix(name())));
       dims.push_back(static_cast<std::int32_t>(shape.dim(i)));
     }
     ctx.set_output(0, Tensor::from_vector(dims));
@@ -552,30 +575,37 @@ Status infer_shape(InferenceContext& c) {
 
 // A Python int as convert_to_tensor makes it: int32 when it fits, else int64.
 Tensor python_int(std::int64_t v) {
-  if (v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max())
+  if (v >= std::numeric_limits<std::int32_t>::min() &&
+      v <= std::numeric_limits<std::int32_t>::max())
     return Tensor(static_cast<std::int32_t>(v));
   return Tensor(v);
 }
 
 int range_rank(DType t) {
   switch (t) {
-    case DType::int32: return 0;
-    case DType::int64: return 1;
-    case DType::float32: return 2;
-    case DType::float64: return 3;
-    default: return -1;
+    case DType::int32:
+      return 0;
+    case DType::int64:
+      return 1;
+    case DType::float32:
+      return 2;
+    case DType::float64:
+      return 3;
+    default:
+      return -1;
   }
 }
 
 // The body of tf.range inside its name scope: casts the three values to the widest of
 // their dtypes (int32 < int64 < float32 < float64) and adds the Range op named `op_name`.
-Output range_in_scope(Graph& g, const std::string& op_name, Output start, Output limit, Output delta) {
+Output range_in_scope(Graph& g, const std::string& op_name, Output start, Output limit,
+                      Output delta) {
   DType widest = start.dtype();
   for (const Output* o : {&start, &limit, &delta}) {
     if (range_rank(o->dtype()) < 0)
-      throw InvalidArgumentError(invalid_argument(
-          "range: " + o->name() + " has dtype " + std::string(dtype_name(o->dtype())) +
-          "; expected int32, int64, float32 or float64"));
+      throw InvalidArgumentError(invalid_argument("range: " + o->name() + " has dtype " +
+                                                  std::string(dtype_name(o->dtype())) +
+                                                  "; expected int32, int64, float32 or float64"));
     if (range_rank(o->dtype()) > range_rank(widest)) widest = o->dtype();
   }
   start = cast(start, widest);
@@ -600,7 +630,8 @@ void register_input_ops(OpRegistry& r) {
 void register_input_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<RangeOp>("Range", "CPU", {{"Tidx", kRangeTypes}}));
   r.add(make_kernel_def<GatherOp>(
-      "GatherV2", "CPU", {{"Tparams", kValueTypes}, {"Tindices", kIndexTypes}, {"Taxis", kIndexTypes}}));
+      "GatherV2", "CPU",
+      {{"Tparams", kValueTypes}, {"Tindices", kIndexTypes}, {"Taxis", kIndexTypes}}));
   r.add(make_kernel_def<RandomShuffleOp>("RandomShuffle", "CPU", {{"T", kValueTypes}}));
   r.add(make_kernel_def<CountUpToOp>("CountUpTo", "CPU", {{"T", kIndexTypes}}));
   r.add(make_kernel_def<SizeOp>("Size", "CPU", {{"T", kValueTypes}, {"out_type", kIndexTypes}}));
@@ -666,11 +697,13 @@ Output gather(const Output& params, const Output& indices, std::int64_t axis,
       .output(0);
 }
 
-Output random_shuffle(const Output& value, std::optional<std::int64_t> seed, std::string_view name) {
+Output random_shuffle(const Output& value, std::optional<std::int64_t> seed,
+                      std::string_view name) {
   Graph& g = value.graph();
   auto [seed1, seed2] = g.get_seed(seed);
   return g
-      .create_op("RandomShuffle", {value}, {{"seed", seed1}, {"seed2", seed2}, {"T", value.dtype()}},
+      .create_op("RandomShuffle", {value},
+                 {{"seed", seed1}, {"seed2", seed2}, {"T", value.dtype()}},
                  name.empty() ? "RandomShuffle" : name)
       .output(0);
 }
@@ -693,19 +726,19 @@ namespace {
 
 void check_out_type(DType out_type, const char* fn) {
   if (out_type != DType::int32 && out_type != DType::int64)
-    throw InvalidArgumentError(invalid_argument(std::string(fn) + ": out_type must be int32 or int64, not " +
+    throw InvalidArgumentError(invalid_argument(std::string(fn) +
+                                                ": out_type must be int32 or int64, not " +
                                                 std::string(dtype_name(out_type))));
 }
 
 // A scalar or vector Const of `out_type` holding `values`.
 Tensor index_constant(const std::vector<std::int64_t>& values, DType out_type, bool scalar) {
-  if (out_type == DType::int64)
-    return scalar ? Tensor(values.at(0)) : Tensor::from_vector(values);
+  if (out_type == DType::int64) return scalar ? Tensor(values.at(0)) : Tensor::from_vector(values);
   std::vector<std::int32_t> narrow;
   for (auto v : values) {
     if (v > std::numeric_limits<std::int32_t>::max())
-      throw InvalidArgumentError(invalid_argument(
-          "Value " + std::to_string(v) + " does not fit the out_type int32"));
+      throw InvalidArgumentError(
+          invalid_argument("Value " + std::to_string(v) + " does not fit the out_type int32"));
     narrow.push_back(static_cast<std::int32_t>(v));
   }
   return scalar ? Tensor(narrow.at(0)) : Tensor::from_vector(narrow);
@@ -724,7 +757,8 @@ Output size(const Output& x, DType out_type, std::string_view name) {
     return g.constant(index_constant({s.num_elements()}, out_type, true), op_name + "/");
   if (s.rank_known() && std::find(s.dims().begin(), s.dims().end(), 0) != s.dims().end())
     return g.constant(index_constant({0}, out_type, true), op_name + "/");
-  return g.create_op("Size", {x}, {{"T", x.dtype()}, {"out_type", out_type}}, op_name + "/").output(0);
+  return g.create_op("Size", {x}, {{"T", x.dtype()}, {"out_type", out_type}}, op_name + "/")
+      .output(0);
 }
 
 Output shape(const Output& x, DType out_type, std::string_view name) {
@@ -732,8 +766,10 @@ Output shape(const Output& x, DType out_type, std::string_view name) {
   Graph& g = x.graph();
   const std::string op_name = g.unique_name(name.empty() ? "Shape" : name);
   const PartialShape& s = x.shape();
-  if (s.fully_defined()) return g.constant(index_constant(s.dims(), out_type, false), op_name + "/");
-  return g.create_op("Shape", {x}, {{"T", x.dtype()}, {"out_type", out_type}}, op_name + "/").output(0);
+  if (s.fully_defined())
+    return g.constant(index_constant(s.dims(), out_type, false), op_name + "/");
+  return g.create_op("Shape", {x}, {{"T", x.dtype()}, {"out_type", out_type}}, op_name + "/")
+      .output(0);
 }
 
 }  // namespace af

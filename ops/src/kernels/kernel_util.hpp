@@ -31,10 +31,17 @@ inline std::string inference_shape_string(const PartialShape& s) {
 inline std::vector<std::int64_t> index_values(const Tensor& t) {
   std::vector<std::int64_t> out(static_cast<std::size_t>(t.num_elements()));
   switch (t.dtype()) {
-    case DType::int64: std::copy_n(t.data<std::int64_t>(), out.size(), out.begin()); break;
-    case DType::int32: std::copy_n(t.data<std::int32_t>(), out.size(), out.begin()); break;
-    case DType::uint8: std::copy_n(t.data<std::uint8_t>(), out.size(), out.begin()); break;
-    default: break;
+    case DType::int64:
+      std::copy_n(t.data<std::int64_t>(), out.size(), out.begin());
+      break;
+    case DType::int32:
+      std::copy_n(t.data<std::int32_t>(), out.size(), out.begin());
+      break;
+    case DType::uint8:
+      std::copy_n(t.data<std::uint8_t>(), out.size(), out.begin());
+      break;
+    default:
+      break;
   }
   return out;
 }
@@ -43,7 +50,8 @@ inline std::vector<std::int64_t> index_values(const Tensor& t) {
 inline Status check_attr_type(DType t, const char* attr, const std::vector<DType>& allowed,
                               const char* allowed_names) {
   if (std::find(allowed.begin(), allowed.end(), t) != allowed.end()) return {};
-  return invalid_argument("Value for attr '" + std::string(attr) + "' of " + std::string(data_type_string(t)) +
+  return invalid_argument("Value for attr '" + std::string(attr) + "' of " +
+                          std::string(data_type_string(t)) +
                           " is not in the list of allowed values: " + allowed_names);
 }
 
@@ -71,7 +79,8 @@ inline Status shape_from_shape_tensor(const InferenceContext& c, int i, PartialS
   if (const Tensor* value = c.input_values[static_cast<std::size_t>(i)]) {
     std::vector<std::int64_t> dims = index_values(*value);
     for (auto d : dims)
-      if (d < -1) return invalid_argument("Invalid value in tensor used for shape: " + std::to_string(d));
+      if (d < -1)
+        return invalid_argument("Invalid value in tensor used for shape: " + std::to_string(d));
     *out = PartialShape(std::move(dims));
   } else if (s.rank_known() && s.dim(0) >= 0) {
     *out = PartialShape::unknown_of_rank(static_cast<int>(s.dim(0)));

@@ -7,9 +7,11 @@
 // products, transcendental functions). Large inputs are split over the intra-op pool
 // (`OpKernelContext::eigen_device`); small ones run inline and allocate nothing but their
 // output, since the executor runs cheap kernels directly in the device actor.
+#include "actorflow/ops/math_ops.hpp"
+
 #include <algorithm>
-#include <atomic>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -21,7 +23,6 @@
 
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
-#include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "cwise_ops_common.hpp"
 #include "standard_ops.hpp"
@@ -182,7 +183,8 @@ class SoftmaxOp : public OpKernel {
       for (Index i = 1; i < n; ++i) max = std::max(max, static_cast<float>(x[i]));
       float sum = 0;
       for (Index i = 0; i < n; ++i) sum += std::exp(static_cast<float>(x[i]) - max);
-      for (Index i = 0; i < n; ++i) out[i] = bfloat16_t(std::exp(static_cast<float>(x[i]) - max) / sum);
+      for (Index i = 0; i < n; ++i)
+        out[i] = bfloat16_t(std::exp(static_cast<float>(x[i]) - max) / sum);
     }
   }
 };
@@ -194,21 +196,30 @@ Status infer_softmax(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(c.input_types[0], kFloatTypes));
   const PartialShape& s = c.input_shapes[0];
   if (s.rank_known() && s.rank() < 1)
-    return invalid_argument("Shape must be at least rank 1 but is rank " + std::to_string(s.rank()));
+    return invalid_argument("Shape must be at least rank 1 but is rank " +
+                            std::to_string(s.rank()));
   c.add_output(c.input_types[0], s);
   return {};
 }
 
 // -- registration helpers -----------------------------------------------------------------
 
-template <class T> using AddKernel = BinaryOp<AddFn, T>;
-template <class T> using SubKernel = BinaryOp<SubFn, T>;
-template <class T> using MulKernel = BinaryOp<MulFn, T>;
-template <class T> using DivKernel = BinaryOp<DivFn, T>;
-template <class T> using NegKernel = UnaryOp<NegFn, T>;
-template <class T> using ReluKernel = UnaryOp<ReluFn, T>;
-template <class T> using SigmoidKernel = UnaryOp<SigmoidFn, T>;
-template <class T> using TanhKernel = UnaryOp<TanhFn, T>;
+template <class T>
+using AddKernel = BinaryOp<AddFn, T>;
+template <class T>
+using SubKernel = BinaryOp<SubFn, T>;
+template <class T>
+using MulKernel = BinaryOp<MulFn, T>;
+template <class T>
+using DivKernel = BinaryOp<DivFn, T>;
+template <class T>
+using NegKernel = UnaryOp<NegFn, T>;
+template <class T>
+using ReluKernel = UnaryOp<ReluFn, T>;
+template <class T>
+using SigmoidKernel = UnaryOp<SigmoidFn, T>;
+template <class T>
+using TanhKernel = UnaryOp<TanhFn, T>;
 
 // -- builders -----------------------------------------------------------------------------
 

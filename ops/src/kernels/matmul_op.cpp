@@ -2,8 +2,8 @@
 // the GEMM backend (cpu_gemm.cpp: oneDNN or OpenBLAS, opened on first use) for float, to
 // Eigen for the other types, and to a plain loop when tiny.
 #include <algorithm>
-#include <atomic>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -69,7 +69,9 @@ void eigen_matmul(const OpKernelContext& ctx, const T* a, const T* b, T* out, In
   // mm), and 3x on the products of a training step with one thread (apps/bench p6).
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     if constexpr (std::is_same_v<T, float>) {
-      if (detail::cpu_gemm(a, b, out, m, n, k, ta, tb, std::max(1, ctx.intra_op_threads), ctx.eigen_device)) return;
+      if (detail::cpu_gemm(a, b, out, m, n, k, ta, tb, std::max(1, ctx.intra_op_threads),
+                           ctx.eigen_device))
+        return;
     } else {
       if (detail::cpu_gemm(a, b, out, m, n, k, ta, tb, std::max(1, ctx.intra_op_threads))) return;
     }
@@ -172,8 +174,8 @@ Status infer_matmul(InferenceContext& c, const std::vector<DType>& allowed) {
 }
 
 // Element types by op, as TensorFlow's CPU kernels.
-const std::vector<DType> kMatMulTypes = {DType::float32, DType::float64, DType::int32,
-                                         DType::int64, DType::bfloat16};
+const std::vector<DType> kMatMulTypes = {DType::float32, DType::float64, DType::int32, DType::int64,
+                                         DType::bfloat16};
 
 }  // namespace
 

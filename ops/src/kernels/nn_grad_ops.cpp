@@ -4,6 +4,7 @@
 // SparseSoftmaxCrossEntropyWithLogits (and LogSoftmax beside them). Semantics and error
 // texts follow TensorFlow 1.x's relu_op.h, cwise_ops.h (sigmoid/tanh grads), bias_op.cc,
 // bcast.h, maxpooling_op.cc, avgpooling_op.cc, xent_op.cc and sparse_xent_op.cc.
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,16 +13,14 @@
 #include <type_traits>
 #include <vector>
 
-#include <Eigen/Core>
-
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/nn_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "gradient_helpers.hpp"
-#include "standard_ops.hpp"
 #include "kernel_util.hpp"
+#include "standard_ops.hpp"
 
 namespace af {
 
@@ -61,24 +60,25 @@ class ActivationGradOp : public OpKernel {
     const Tensor& b = ctx.input(1);
     if (a.shape() != b.shape()) {
       if constexpr (K == ActGrad::relu)
-        return ctx.fail(invalid_argument("gradients and features must have the same shape: " +
-                                         a.shape().to_string() + " vs " + b.shape().to_string() +
-                                         node_suffix(name())));
+        return ctx.fail(invalid_argument(
+            "gradients and features must have the same shape: " + a.shape().to_string() + " vs " +
+            b.shape().to_string() + node_suffix(name())));
       else
         return ctx.fail(invalid_argument("Incompatible shapes: " + a.shape().to_string() + " vs. " +
                                          b.shape().to_string() + node_suffix(name())));
     }
     const T* __restrict ap = a.data<T>();
     const T* __restrict bp = b.data<T>();
-    T* __restrict o = ctx.allocate_output_for_overwrite(0, dtype_of_v<T>, a.shape()).template data<T>();
+    T* __restrict o =
+        ctx.allocate_output_for_overwrite(0, dtype_of_v<T>, a.shape()).template data<T>();
     const Index n = a.num_elements();
     if constexpr (K == ActGrad::relu) {
       // TensorFlow's gradients * (features > 0), with Eigen's packet compare-and-mask: GCC
       // makes the loop a branch per element (random signs mispredict half the time) and will
       // not vectorise it. NaN gradients stay NaN, as in TF.
       using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
-      Eigen::Map<Array>(o, n) =
-          Eigen::Map<const Array>(ap, n) * (Eigen::Map<const Array>(bp, n) > T(0)).template cast<T>();
+      Eigen::Map<Array>(o, n) = Eigen::Map<const Array>(ap, n) *
+                                (Eigen::Map<const Array>(bp, n) > T(0)).template cast<T>();
       return;
     }
     for (Index i = 0; i < n; ++i) {
@@ -110,7 +110,8 @@ class BiasAddGradOp : public OpKernel {
   BiasAddGradOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
     std::string format = "NHWC";
     c.get_attr("data_format", &format);
-    if (format != "NHWC" && format != "NCHW") *s = invalid_argument("Invalid data format" + node_suffix(c.def.name));
+    if (format != "NHWC" && format != "NCHW")
+      *s = invalid_argument("Invalid data format" + node_suffix(c.def.name));
     nchw_ = format == "NCHW";
   }
   bool is_expensive(const OpKernelContext& ctx) const override {
@@ -119,8 +120,8 @@ class BiasAddGradOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor& g = ctx.input(0);
     if (g.rank() < 2)
-      return ctx.fail(invalid_argument("Input tensor must be at least 2D: " + g.shape().to_string() +
-                                       node_suffix(name())));
+      return ctx.fail(invalid_argument(
+          "Input tensor must be at least 2D: " + g.shape().to_string() + node_suffix(name())));
     const int channel_dim = nchw_ ? 1 : g.rank() - 1;
     const Index channels = g.shape().dim(channel_dim);
     T* o = ctx.allocate_output(0, dtype_of_v<T>, Shape{channels}).template data<T>();
@@ -156,7 +157,8 @@ Status infer_bias_add_grad(InferenceContext& c) {
   c.get_attr("data_format", &format);
   const PartialShape& in = c.input_shapes[0];
   if (in.rank_known() && in.rank() < 2)
-    return invalid_argument("Shape must be at least rank 2 but is rank " + std::to_string(in.rank()));
+    return invalid_argument("Shape must be at least rank 2 but is rank " +
+                            std::to_string(in.rank()));
   std::int64_t channels = -1;
   if (in.rank_known()) channels = in.dim(format == "NCHW" ? 1 : in.rank() - 1);
   c.add_output(c.input_types[0], PartialShape{channels});
@@ -171,8 +173,9 @@ namespace detail {
 
 // TensorFlow's BCast reduction indices (bcast.h, §1.2 of the training notes): the dims of
 // the broadcast result each input must be summed over.
-Status broadcast_reduction_axes(const std::vector<std::int64_t>& sx, const std::vector<std::int64_t>& sy,
-                               std::vector<std::int64_t>* rx, std::vector<std::int64_t>* ry) {
+Status broadcast_reduction_axes(const std::vector<std::int64_t>& sx,
+                                const std::vector<std::int64_t>& sy, std::vector<std::int64_t>* rx,
+                                std::vector<std::int64_t>* ry) {
   const std::size_t rank = std::max(sx.size(), sy.size());
   rx->clear();
   ry->clear();
@@ -209,8 +212,8 @@ class BroadcastGradientArgsOp : public OpKernel {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);
     if (a.rank() != 1 || b.rank() != 1)
-      return ctx.fail(invalid_argument("In[0] and In[1] must be vectors: " + a.shape().to_string() + " " +
-                                       b.shape().to_string() + node_suffix(name())));
+      return ctx.fail(invalid_argument("In[0] and In[1] must be vectors: " + a.shape().to_string() +
+                                       " " + b.shape().to_string() + node_suffix(name())));
     const bool wide = a.dtype() == DType::int64;
     auto sx = index_values(a);
     auto sy = index_values(b);
@@ -276,7 +279,9 @@ Window window_of(const Pool2DGeometry& g, Index oy, Index ox) {
 template <class T>
 class MaxPoolGradOp : public OpKernel {
  public:
-  MaxPoolGradOp(OpKernelConstruction& c, Status* s) : OpKernel(c) { *s = read_pool_attrs(c, &attrs_); }
+  MaxPoolGradOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = read_pool_attrs(c, &attrs_);
+  }
   bool is_expensive(const OpKernelContext& ctx) const override {
     return ctx.num_inputs() == 3 && ctx.input(0).num_elements() > kExpensiveWork;
   }
@@ -290,8 +295,9 @@ class MaxPoolGradOp : public OpKernel {
     const Pool2DGeometry& g = *geo;
     const Shape out_shape{g.batch, g.out_rows, g.out_cols, g.depth};
     if (grad.shape() != out_shape)
-      return ctx.fail(invalid_argument("Expected grad shape to be " + out_shape.to_string() + ", but got " +
-                                       grad.shape().to_string() + node_suffix(name())));
+      return ctx.fail(invalid_argument("Expected grad shape to be " + out_shape.to_string() +
+                                       ", but got " + grad.shape().to_string() +
+                                       node_suffix(name())));
     T* dx = ctx.allocate_output(0, dtype_of_v<T>, input.shape()).template data<T>();
     std::fill(dx, dx + input.num_elements(), T(0));
     const T* in = input.data<T>();
@@ -326,12 +332,15 @@ class MaxPoolGradOp : public OpKernel {
 template <class T>
 class AvgPoolGradOp : public OpKernel {
  public:
-  AvgPoolGradOp(OpKernelConstruction& c, Status* s) : OpKernel(c) { *s = read_pool_attrs(c, &attrs_); }
+  AvgPoolGradOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = read_pool_attrs(c, &attrs_);
+  }
   void compute(OpKernelContext& ctx) override {
     const Tensor& sizes = ctx.input(0);
     const Tensor& grad = ctx.input(1);
     if (sizes.rank() != 1 || sizes.num_elements() != 4)
-      return ctx.fail(invalid_argument("out_backprop must be 1-dimensional and 4 elements" + node_suffix(name())));
+      return ctx.fail(invalid_argument("out_backprop must be 1-dimensional and 4 elements" +
+                                       node_suffix(name())));
     auto v = index_values(sizes);
     const Shape input_shape{v[0], v[1], v[2], v[3]};
     auto geo = pool2d_geometry(input_shape, attrs_.ksize, attrs_.strides, attrs_.padding);
@@ -339,8 +348,9 @@ class AvgPoolGradOp : public OpKernel {
     const Pool2DGeometry& g = *geo;
     const Shape out_shape{g.batch, g.out_rows, g.out_cols, g.depth};
     if (grad.shape() != out_shape)
-      return ctx.fail(invalid_argument("Expected grad shape to be " + out_shape.to_string() + ", but got " +
-                                       grad.shape().to_string() + node_suffix(name())));
+      return ctx.fail(invalid_argument("Expected grad shape to be " + out_shape.to_string() +
+                                       ", but got " + grad.shape().to_string() +
+                                       node_suffix(name())));
     T* dx = ctx.allocate_output(0, dtype_of_v<T>, input_shape).template data<T>();
     std::fill(dx, dx + input_shape.num_elements(), T(0));
     const T* gp = grad.data<T>();
@@ -423,12 +433,12 @@ class SoftmaxXentOp : public OpKernel {
     const Tensor& labels = ctx.input(1);
     if (logits.rank() != 2 || labels.rank() != 2 || logits.shape() != labels.shape()) {
       if (logits.rank() == 2 && labels.rank() == 2)
-        return ctx.fail(invalid_argument("logits and labels must be broadcastable: logits_size=" +
-                                         logits.shape().to_string() + " labels_size=" +
-                                         labels.shape().to_string() + node_suffix(name())));
-      return ctx.fail(invalid_argument("logits and labels must be 2-dimensional: logits_size=" +
-                                       logits.shape().to_string() + " labels_size=" +
-                                       labels.shape().to_string() + node_suffix(name())));
+        return ctx.fail(invalid_argument(
+            "logits and labels must be broadcastable: logits_size=" + logits.shape().to_string() +
+            " labels_size=" + labels.shape().to_string() + node_suffix(name())));
+      return ctx.fail(invalid_argument(
+          "logits and labels must be 2-dimensional: logits_size=" + logits.shape().to_string() +
+          " labels_size=" + labels.shape().to_string() + node_suffix(name())));
     }
     const Index rows = logits.shape().dim(0), cols = logits.shape().dim(1);
     T* loss = ctx.allocate_output(0, dtype_of_v<T>, Shape{rows}).template data<T>();
@@ -438,7 +448,8 @@ class SoftmaxXentOp : public OpKernel {
       return;
     }
     const T* lp = labels.data<T>();
-    xent_rows<T>(logits.data<T>(), rows, cols, [&](Index r, Index c) { return lp[r * cols + c]; }, loss, bp);
+    xent_rows<T>(
+        logits.data<T>(), rows, cols, [&](Index r, Index c) { return lp[r * cols + c]; }, loss, bp);
   }
 };
 
@@ -453,16 +464,17 @@ class SparseSoftmaxXentOp : public OpKernel {
     const Tensor& logits = ctx.input(0);
     const Tensor& labels = ctx.input(1);
     if (logits.rank() != 2)
-      return ctx.fail(invalid_argument("logits must be 2-D, but got shape " + logits.shape().to_string() +
-                                       node_suffix(name())));
+      return ctx.fail(invalid_argument("logits must be 2-D, but got shape " +
+                                       logits.shape().to_string() + node_suffix(name())));
     if (labels.rank() != 1)
-      return ctx.fail(invalid_argument("labels must be 1-D, but got shape " + labels.shape().to_string() +
-                                       node_suffix(name())));
+      return ctx.fail(invalid_argument("labels must be 1-D, but got shape " +
+                                       labels.shape().to_string() + node_suffix(name())));
     const Index rows = logits.shape().dim(0), cols = logits.shape().dim(1);
     if (labels.shape().dim(0) != rows)
-      return ctx.fail(invalid_argument("logits and labels must have the same first dimension, got logits shape " +
-                                       logits.shape().to_string() + " and labels shape " +
-                                       labels.shape().to_string() + node_suffix(name())));
+      return ctx.fail(invalid_argument(
+          "logits and labels must have the same first dimension, got logits shape " +
+          logits.shape().to_string() + " and labels shape " + labels.shape().to_string() +
+          node_suffix(name())));
     if (cols == 0 && rows > 0)
       return ctx.fail(invalid_argument("Must have at least one class, but got logits shape " +
                                        logits.shape().to_string() + node_suffix(name())));
@@ -472,15 +484,17 @@ class SparseSoftmaxXentOp : public OpKernel {
         std::string all;
         for (Index k = 0; k < rows; ++k) all += (k ? " " : "") + std::to_string(lp[k]);
         return ctx.fail(invalid_argument("Received a label value of " + std::to_string(lp[r]) +
-                                         " which is outside the valid range of [0, " + std::to_string(cols) +
-                                         ").  Label values: " + all + node_suffix(name())));
+                                         " which is outside the valid range of [0, " +
+                                         std::to_string(cols) + ").  Label values: " + all +
+                                         node_suffix(name())));
       }
     }
     T* loss = ctx.allocate_output(0, dtype_of_v<T>, Shape{rows}).template data<T>();
     T* bp = ctx.allocate_output(1, dtype_of_v<T>, logits.shape()).template data<T>();
     if (rows == 0) return;
-    xent_rows<T>(logits.data<T>(), rows, cols,
-                 [&](Index r, Index c) { return c == static_cast<Index>(lp[r]) ? T(1) : T(0); }, loss, bp);
+    xent_rows<T>(
+        logits.data<T>(), rows, cols,
+        [&](Index r, Index c) { return c == static_cast<Index>(lp[r]) ? T(1) : T(0); }, loss, bp);
   }
 };
 
@@ -491,8 +505,8 @@ class LogSoftmaxOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
     if (x.rank() < 1)
-      return ctx.fail(invalid_argument("logits must have >= 1 dimension, got " + x.shape().to_string() +
-                                       node_suffix(name())));
+      return ctx.fail(invalid_argument("logits must have >= 1 dimension, got " +
+                                       x.shape().to_string() + node_suffix(name())));
     T* o = ctx.allocate_output(0, dtype_of_v<T>, x.shape()).template data<T>();
     const Index cols = x.shape().dim(x.rank() - 1);
     if (cols == 0 || x.num_elements() == 0) return;
@@ -519,7 +533,8 @@ Status infer_xent(InferenceContext& c, bool sparse) {
   std::int64_t batch = -1;
   PartialShape bp = PartialShape::unknown_of_rank(2);
   if (sparse) {
-    ACTORFLOW_RETURN_IF_ERROR(check_type(c.input_types[1], {DType::int32, DType::int64}, "Tlabels"));
+    ACTORFLOW_RETURN_IF_ERROR(
+        check_type(c.input_types[1], {DType::int32, DType::int64}, "Tlabels"));
     if (logits.rank_known() && logits.rank() != 2)
       return invalid_argument("Shape must be rank 2 but is rank " + std::to_string(logits.rank()));
     if (labels.rank_known() && labels.rank() != 1)
@@ -530,21 +545,23 @@ Status infer_xent(InferenceContext& c, bool sparse) {
     }
     if (labels.rank_known() && labels.dim(0) >= 0) {
       if (batch >= 0 && batch != labels.dim(0))
-        return invalid_argument("Dimensions must be equal, but are " + std::to_string(batch) + " and " +
-                                std::to_string(labels.dim(0)));
+        return invalid_argument("Dimensions must be equal, but are " + std::to_string(batch) +
+                                " and " + std::to_string(labels.dim(0)));
       batch = labels.dim(0);
       bp = PartialShape{batch, logits.rank_known() ? logits.dim(1) : -1};
     }
   } else {
     if (c.input_types[1] != t)
-      return invalid_argument("Inconsistent values for attr 'T' " + std::string(data_type_string(t)) +
-                              " vs. " + std::string(data_type_string(c.input_types[1])));
+      return invalid_argument("Inconsistent values for attr 'T' " +
+                              std::string(data_type_string(t)) + " vs. " +
+                              std::string(data_type_string(c.input_types[1])));
     PartialShape merged;
     for (const PartialShape* s : {&logits, &labels})
       if (s->rank_known() && s->rank() != 2)
         return invalid_argument("Shape must be rank 2 but is rank " + std::to_string(s->rank()));
     if (!logits.merge_with(labels, &merged).ok())
-      return invalid_argument("Dimensions must be equal, but are " + detail::inference_shape_string(logits) + " and " +
+      return invalid_argument("Dimensions must be equal, but are " +
+                              detail::inference_shape_string(logits) + " and " +
                               detail::inference_shape_string(labels));
     if (merged.rank_known()) {
       bp = merged;
@@ -562,12 +579,17 @@ void register_float_kernels(KernelRegistry& r, const std::string& op) {
   r.add(make_kernel_def<Kernel<double>>(op, "CPU", {{"T", {DType::float64}}}));
 }
 
-template <class T> using ReluGradKernel = ActivationGradOp<ActGrad::relu, T>;
-template <class T> using SigmoidGradKernel = ActivationGradOp<ActGrad::sigmoid, T>;
-template <class T> using TanhGradKernel = ActivationGradOp<ActGrad::tanh, T>;
+template <class T>
+using ReluGradKernel = ActivationGradOp<ActGrad::relu, T>;
+template <class T>
+using SigmoidGradKernel = ActivationGradOp<ActGrad::sigmoid, T>;
+template <class T>
+using TanhGradKernel = ActivationGradOp<ActGrad::tanh, T>;
 
 Output activation_grad(const char* type, const Output& a, const Output& b, std::string_view name) {
-  return a.graph().create_op(type, {a, b}, {{"T", a.dtype()}}, name.empty() ? type : name).output(0);
+  return a.graph()
+      .create_op(type, {a, b}, {{"T", a.dtype()}}, name.empty() ? type : name)
+      .output(0);
 }
 
 }  // namespace
@@ -575,13 +597,16 @@ Output activation_grad(const char* type, const Output& a, const Output& b, std::
 namespace detail {
 
 void register_nn_grad_ops(OpRegistry& r) {
-  for (const char* type : {"ReluGrad", "SigmoidGrad", "TanhGrad"}) r.add({type, infer_same_shape_pair});
+  for (const char* type : {"ReluGrad", "SigmoidGrad", "TanhGrad"})
+    r.add({type, infer_same_shape_pair});
   r.add({"BiasAddGrad", infer_bias_add_grad});
   r.add({"BroadcastGradientArgs", infer_broadcast_gradient_args});
   r.add({"MaxPoolGrad", infer_max_pool_grad});
   r.add({"AvgPoolGrad", infer_avg_pool_grad});
-  r.add({"SoftmaxCrossEntropyWithLogits", [](InferenceContext& c) { return infer_xent(c, false); }});
-  r.add({"SparseSoftmaxCrossEntropyWithLogits", [](InferenceContext& c) { return infer_xent(c, true); }});
+  r.add(
+      {"SoftmaxCrossEntropyWithLogits", [](InferenceContext& c) { return infer_xent(c, false); }});
+  r.add({"SparseSoftmaxCrossEntropyWithLogits",
+         [](InferenceContext& c) { return infer_xent(c, true); }});
   r.add({"LogSoftmax", [](InferenceContext& c) -> Status {
            ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
            ACTORFLOW_RETURN_IF_ERROR(check_type(c.input_types[0], kGradTypes));
@@ -601,15 +626,20 @@ void register_nn_grad_kernels(KernelRegistry& r) {
   register_float_kernels<AvgPoolGradOp>(r, "AvgPoolGrad");
   register_float_kernels<SoftmaxXentOp>(r, "SoftmaxCrossEntropyWithLogits");
   register_float_kernels<LogSoftmaxOp>(r, "LogSoftmax");
-  r.add(make_kernel_def<BroadcastGradientArgsOp>("BroadcastGradientArgs", "CPU", {{"T", {DType::int32, DType::int64}}}));
+  r.add(make_kernel_def<BroadcastGradientArgsOp>("BroadcastGradientArgs", "CPU",
+                                                 {{"T", {DType::int32, DType::int64}}}));
   r.add(make_kernel_def<SparseSoftmaxXentOp<float, std::int32_t>>(
-      "SparseSoftmaxCrossEntropyWithLogits", "CPU", {{"T", {DType::float32}}, {"Tlabels", {DType::int32}}}));
+      "SparseSoftmaxCrossEntropyWithLogits", "CPU",
+      {{"T", {DType::float32}}, {"Tlabels", {DType::int32}}}));
   r.add(make_kernel_def<SparseSoftmaxXentOp<float, std::int64_t>>(
-      "SparseSoftmaxCrossEntropyWithLogits", "CPU", {{"T", {DType::float32}}, {"Tlabels", {DType::int64}}}));
+      "SparseSoftmaxCrossEntropyWithLogits", "CPU",
+      {{"T", {DType::float32}}, {"Tlabels", {DType::int64}}}));
   r.add(make_kernel_def<SparseSoftmaxXentOp<double, std::int32_t>>(
-      "SparseSoftmaxCrossEntropyWithLogits", "CPU", {{"T", {DType::float64}}, {"Tlabels", {DType::int32}}}));
+      "SparseSoftmaxCrossEntropyWithLogits", "CPU",
+      {{"T", {DType::float64}}, {"Tlabels", {DType::int32}}}));
   r.add(make_kernel_def<SparseSoftmaxXentOp<double, std::int64_t>>(
-      "SparseSoftmaxCrossEntropyWithLogits", "CPU", {{"T", {DType::float64}}, {"Tlabels", {DType::int64}}}));
+      "SparseSoftmaxCrossEntropyWithLogits", "CPU",
+      {{"T", {DType::float64}}, {"Tlabels", {DType::int64}}}));
 }
 
 }  // namespace detail
@@ -634,35 +664,45 @@ Output bias_add_grad(const Output& out_backprop, std::string_view name) {
       .output(0);
 }
 
-std::pair<Output, Output> broadcast_gradient_args(const Output& s0, const Output& s1, std::string_view name) {
+std::pair<Output, Output> broadcast_gradient_args(const Output& s0, const Output& s1,
+                                                  std::string_view name) {
   Operation op = s0.graph().create_op("BroadcastGradientArgs", {s0, s1}, {{"T", s0.dtype()}},
                                       name.empty() ? "BroadcastGradientArgs" : name);
   return {op.output(0), op.output(1)};
 }
 
 Output max_pool_grad(const Output& orig_input, const Output& orig_output, const Output& grad,
-                     const std::vector<std::int64_t>& ksize, const std::vector<std::int64_t>& strides,
-                     const std::string& padding, std::string_view name) {
+                     const std::vector<std::int64_t>& ksize,
+                     const std::vector<std::int64_t>& strides, const std::string& padding,
+                     std::string_view name) {
   return orig_input.graph()
       .create_op("MaxPoolGrad", {orig_input, orig_output, grad},
-                 {{"T", orig_input.dtype()}, {"ksize", ksize}, {"strides", strides},
-                  {"padding", padding}, {"data_format", std::string("NHWC")}},
+                 {{"T", orig_input.dtype()},
+                  {"ksize", ksize},
+                  {"strides", strides},
+                  {"padding", padding},
+                  {"data_format", std::string("NHWC")}},
                  name.empty() ? "MaxPoolGrad" : name)
       .output(0);
 }
 
-Output avg_pool_grad(const Output& orig_input_shape, const Output& grad, const std::vector<std::int64_t>& ksize,
+Output avg_pool_grad(const Output& orig_input_shape, const Output& grad,
+                     const std::vector<std::int64_t>& ksize,
                      const std::vector<std::int64_t>& strides, const std::string& padding,
                      std::string_view name) {
   return grad.graph()
       .create_op("AvgPoolGrad", {orig_input_shape, grad},
-                 {{"T", grad.dtype()}, {"ksize", ksize}, {"strides", strides},
-                  {"padding", padding}, {"data_format", std::string("NHWC")}},
+                 {{"T", grad.dtype()},
+                  {"ksize", ksize},
+                  {"strides", strides},
+                  {"padding", padding},
+                  {"data_format", std::string("NHWC")}},
                  name.empty() ? "AvgPoolGrad" : name)
       .output(0);
 }
 
-std::pair<Output, Output> softmax_cross_entropy_with_logits_op(const Output& logits, const Output& labels,
+std::pair<Output, Output> softmax_cross_entropy_with_logits_op(const Output& logits,
+                                                               const Output& labels,
                                                                std::string_view name) {
   Operation op = logits.graph().create_op("SoftmaxCrossEntropyWithLogits", {logits, labels},
                                           {{"T", logits.dtype()}},
@@ -670,11 +710,13 @@ std::pair<Output, Output> softmax_cross_entropy_with_logits_op(const Output& log
   return {op.output(0), op.output(1)};
 }
 
-std::pair<Output, Output> sparse_softmax_cross_entropy_with_logits_op(const Output& logits, const Output& labels,
+std::pair<Output, Output> sparse_softmax_cross_entropy_with_logits_op(const Output& logits,
+                                                                      const Output& labels,
                                                                       std::string_view name) {
-  Operation op = logits.graph().create_op("SparseSoftmaxCrossEntropyWithLogits", {logits, labels},
-                                          {{"T", logits.dtype()}, {"Tlabels", labels.dtype()}},
-                                          name.empty() ? "SparseSoftmaxCrossEntropyWithLogits" : name);
+  Operation op =
+      logits.graph().create_op("SparseSoftmaxCrossEntropyWithLogits", {logits, labels},
+                               {{"T", logits.dtype()}, {"Tlabels", labels.dtype()}},
+                               name.empty() ? "SparseSoftmaxCrossEntropyWithLogits" : name);
   return {op.output(0), op.output(1)};
 }
 
@@ -682,7 +724,8 @@ namespace {
 
 // nn_ops.py's softmax_cross_entropy_with_logits_v2_helper inside the scope `scope_name`
 // (already unique): the op takes the scope's own name.
-Output softmax_xent_in_scope(const Output& labels, const Output& logits, const std::string& scope_name) {
+Output softmax_xent_in_scope(const Output& labels, const Output& logits,
+                             const std::string& scope_name) {
   Graph& g = logits.graph();
   auto scope = g.name_scope(scope_name + "/");
   Output l = labels.dtype() == logits.dtype() ? labels : cast(labels, logits.dtype());
@@ -691,10 +734,12 @@ Output softmax_xent_in_scope(const Output& labels, const Output& logits, const s
 
 }  // namespace
 
-Output softmax_cross_entropy_with_logits(const Output& labels, const Output& logits, std::string_view name) {
+Output softmax_cross_entropy_with_logits(const Output& labels, const Output& logits,
+                                         std::string_view name) {
   Graph& g = logits.graph();
   // nn_ops.py (v1): the labels pass a StopGradient, then v2 runs in the same scope.
-  const std::string scope_name = g.unique_name(name.empty() ? "softmax_cross_entropy_with_logits_sg" : name);
+  const std::string scope_name =
+      g.unique_name(name.empty() ? "softmax_cross_entropy_with_logits_sg" : name);
   Output stopped;
   {
     auto scope = g.name_scope(scope_name + "/");
@@ -703,10 +748,11 @@ Output softmax_cross_entropy_with_logits(const Output& labels, const Output& log
   return softmax_xent_in_scope(stopped, logits, scope_name);
 }
 
-Output softmax_cross_entropy_with_logits_v2(const Output& labels, const Output& logits, std::string_view name) {
+Output softmax_cross_entropy_with_logits_v2(const Output& labels, const Output& logits,
+                                            std::string_view name) {
   Graph& g = logits.graph();
-  return softmax_xent_in_scope(labels, logits,
-                               g.unique_name(name.empty() ? "softmax_cross_entropy_with_logits" : name));
+  return softmax_xent_in_scope(
+      labels, logits, g.unique_name(name.empty() ? "softmax_cross_entropy_with_logits" : name));
 }
 
 Output sparse_softmax_cross_entropy_with_logits(const Output& labels, const Output& logits,
@@ -718,7 +764,8 @@ Output sparse_softmax_cross_entropy_with_logits(const Output& labels, const Outp
 
 Output log_softmax(const Output& logits, std::string_view name) {
   return logits.graph()
-      .create_op("LogSoftmax", {logits}, {{"T", logits.dtype()}}, name.empty() ? "LogSoftmax" : name)
+      .create_op("LogSoftmax", {logits}, {{"T", logits.dtype()}},
+                 name.empty() ? "LogSoftmax" : name)
       .output(0);
 }
 

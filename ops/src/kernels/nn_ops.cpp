@@ -7,6 +7,8 @@
 // before/after as pad_total / 2 and the rest. The loops are direct (no im2col buffer) with
 // the output-channel loop innermost so it vectorises; these kernels are the reference the
 // GPU kernels are checked against, and a correct baseline rather than a fast one.
+#include "actorflow/ops/nn_ops.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -16,10 +18,9 @@
 
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
-#include "actorflow/ops/nn_ops.hpp"
 #include "actorflow/ops/ops.hpp"
-#include "standard_ops.hpp"
 #include "kernel_util.hpp"
+#include "standard_ops.hpp"
 
 namespace af {
 
@@ -52,7 +53,8 @@ Status check_type(DType t, const std::vector<DType>& allowed) {
 StatusOr<WindowDim> windowed_output_size(std::int64_t in, std::int64_t window, std::int64_t stride,
                                          const std::string& padding) {
   if (stride <= 0) return invalid_argument("Stride must be > 0, but got " + std::to_string(stride));
-  if (window <= 0) return invalid_argument("Window size must be > 0, but got " + std::to_string(window));
+  if (window <= 0)
+    return invalid_argument("Window size must be > 0, but got " + std::to_string(window));
   WindowDim d;
   if (padding == "VALID") {
     d.output = (in - window + stride) / stride;
@@ -75,15 +77,16 @@ StatusOr<Conv2DGeometry> conv2d_geometry(const Shape& input, const Shape& filter
                                          const std::vector<std::int64_t>& strides,
                                          const std::string& padding) {
   if (input.rank() != 4) return invalid_argument("input must be 4-dimensional" + input.to_string());
-  if (filter.rank() != 4) return invalid_argument("filter must be 4-dimensional: " + filter.to_string());
+  if (filter.rank() != 4)
+    return invalid_argument("filter must be 4-dimensional: " + filter.to_string());
   if (strides.size() != 4)
     return invalid_argument("Sliding window strides field must specify 4 dimensions");
   if (strides[0] != 1 || strides[3] != 1)
     return invalid_argument(
         "Current implementation does not yet support strides in the batch and depth dimensions.");
   if (input.dim(3) != filter.dim(2))
-    return invalid_argument("input and filter must have the same depth: " + std::to_string(input.dim(3)) +
-                            " vs " + std::to_string(filter.dim(2)));
+    return invalid_argument("input and filter must have the same depth: " +
+                            std::to_string(input.dim(3)) + " vs " + std::to_string(filter.dim(2)));
   Conv2DGeometry g;
   g.batch = input.dim(0);
   g.in_rows = input.dim(1);
@@ -109,7 +112,8 @@ StatusOr<Pool2DGeometry> pool2d_geometry(const Shape& input, const std::vector<s
                                          const std::vector<std::int64_t>& strides,
                                          const std::string& padding) {
   if (input.rank() != 4) return invalid_argument("input must be 4-dimensional");
-  if (ksize.size() != 4) return invalid_argument("Sliding window ksize field must specify 4 dimensions");
+  if (ksize.size() != 4)
+    return invalid_argument("Sliding window ksize field must specify 4 dimensions");
   if (strides.size() != 4)
     return invalid_argument("Sliding window stride field must specify 4 dimensions");
   if (ksize[0] != 1 || strides[0] != 1)
@@ -161,7 +165,8 @@ Status read_window_attrs(OpKernelConstruction& c, bool pool, WindowAttrs* a) {
       if (d != 1)
         return invalid_argument(
             "Current implementation does not yet support dilations in the batch and depth "
-            "dimensions and rates larger than 1 on device type CPU" + node_suffix(c.def.name));
+            "dimensions and rates larger than 1 on device type CPU" +
+            node_suffix(c.def.name));
   }
   return {};
 }
@@ -195,16 +200,17 @@ class BiasAddOp : public OpKernel {
     const Tensor& value = ctx.input(0);
     const Tensor& bias = ctx.input(1);
     if (value.rank() < 2)
-      return ctx.fail(invalid_argument("Input tensor must be at least 2D: " + value.shape().to_string() +
-                                       node_suffix(name())));
+      return ctx.fail(invalid_argument(
+          "Input tensor must be at least 2D: " + value.shape().to_string() + node_suffix(name())));
     if (bias.rank() != 1)
-      return ctx.fail(invalid_argument("Biases must be 1D: " + bias.shape().to_string() + node_suffix(name())));
+      return ctx.fail(
+          invalid_argument("Biases must be 1D: " + bias.shape().to_string() + node_suffix(name())));
     const int channel_dim = nchw_ ? 1 : value.rank() - 1;
     const Index channels = value.shape().dim(channel_dim);
     if (bias.num_elements() != channels)
-      return ctx.fail(invalid_argument("Must provide as many biases as the last dimension of the input tensor: " +
-                                       bias.shape().to_string() + " vs. " + value.shape().to_string() +
-                                       node_suffix(name())));
+      return ctx.fail(invalid_argument(
+          "Must provide as many biases as the last dimension of the input tensor: " +
+          bias.shape().to_string() + " vs. " + value.shape().to_string() + node_suffix(name())));
     const T* x = value.data<T>();
     const T* b = bias.data<T>();
     T* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<T>, value.shape()).template data<T>();
@@ -242,7 +248,9 @@ class BiasAddOp : public OpKernel {
 template <class T>
 class Conv2DOp : public OpKernel {
  public:
-  Conv2DOp(OpKernelConstruction& c, Status* s) : OpKernel(c) { *s = read_window_attrs(c, false, &attrs_); }
+  Conv2DOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = read_window_attrs(c, false, &attrs_);
+  }
   bool is_expensive(const OpKernelContext&) const override { return true; }
   void compute(OpKernelContext& ctx) override {
     const Tensor& input = ctx.input(0);
@@ -250,8 +258,9 @@ class Conv2DOp : public OpKernel {
     auto geo = conv2d_geometry(input.shape(), filter.shape(), attrs_.strides, attrs_.padding);
     if (!geo.ok()) return ctx.fail(geo.status().with_context(node_suffix(name())));
     const Conv2DGeometry& g = *geo;
-    T* out = ctx.allocate_output(0, dtype_of_v<T>, Shape{g.batch, g.out_rows, g.out_cols, g.out_depth})
-                 .template data<T>();
+    T* out =
+        ctx.allocate_output(0, dtype_of_v<T>, Shape{g.batch, g.out_rows, g.out_cols, g.out_depth})
+            .template data<T>();
     const T* in = input.data<T>();
     const T* w = filter.data<T>();
     for (Index b = 0; b < g.batch; ++b)
@@ -297,10 +306,10 @@ class Conv2DBackpropInputOp : public OpKernel {
     if (!geo.ok()) return ctx.fail(geo.status().with_context(node_suffix(name())));
     const Conv2DGeometry& g = *geo;
     if (dy.shape() != Shape{g.batch, g.out_rows, g.out_cols, g.out_depth})
-      return ctx.fail(invalid_argument("Conv2DBackpropInput: Size of out_backprop doesn't match computed: actual = " +
-                                       dy.shape().to_string() + ", computed = " +
-                                       Shape{g.batch, g.out_rows, g.out_cols, g.out_depth}.to_string() +
-                                       node_suffix(name())));
+      return ctx.fail(invalid_argument(
+          "Conv2DBackpropInput: Size of out_backprop doesn't match computed: actual = " +
+          dy.shape().to_string() + ", computed = " +
+          Shape{g.batch, g.out_rows, g.out_cols, g.out_depth}.to_string() + node_suffix(name())));
     T* dx = ctx.allocate_output(0, dtype_of_v<T>, input_shape).template data<T>();
     const T* w = filter.data<T>();
     const T* d = dy.data<T>();
@@ -348,10 +357,10 @@ class Conv2DBackpropFilterOp : public OpKernel {
     if (!geo.ok()) return ctx.fail(geo.status().with_context(node_suffix(name())));
     const Conv2DGeometry& g = *geo;
     if (dy.shape() != Shape{g.batch, g.out_rows, g.out_cols, g.out_depth})
-      return ctx.fail(invalid_argument("Conv2DBackpropFilter: Size of out_backprop doesn't match computed: actual = " +
-                                       dy.shape().to_string() + ", computed = " +
-                                       Shape{g.batch, g.out_rows, g.out_cols, g.out_depth}.to_string() +
-                                       node_suffix(name())));
+      return ctx.fail(invalid_argument(
+          "Conv2DBackpropFilter: Size of out_backprop doesn't match computed: actual = " +
+          dy.shape().to_string() + ", computed = " +
+          Shape{g.batch, g.out_rows, g.out_cols, g.out_depth}.to_string() + node_suffix(name())));
     T* dw = ctx.allocate_output(0, dtype_of_v<T>, filter_shape).template data<T>();
     const T* in = input.data<T>();
     const T* d = dy.data<T>();
@@ -388,7 +397,9 @@ enum class PoolKind { max, avg };
 template <PoolKind Kind, class T>
 class Pool2DOp : public OpKernel {
  public:
-  Pool2DOp(OpKernelConstruction& c, Status* s) : OpKernel(c) { *s = read_window_attrs(c, true, &attrs_); }
+  Pool2DOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = read_window_attrs(c, true, &attrs_);
+  }
   bool is_expensive(const OpKernelContext& ctx) const override {
     return ctx.num_inputs() == 1 && ctx.input(0).num_elements() > kExpensiveWork;
   }
@@ -405,9 +416,11 @@ class Pool2DOp : public OpKernel {
       for (Index oy = 0; oy < g.out_rows; ++oy)
         for (Index ox = 0; ox < g.out_cols; ++ox) {
           const Index y0 = std::max<Index>(0, oy * g.stride_rows - g.pad_rows);
-          const Index y1 = std::min<Index>(g.in_rows, oy * g.stride_rows - g.pad_rows + g.window_rows);
+          const Index y1 =
+              std::min<Index>(g.in_rows, oy * g.stride_rows - g.pad_rows + g.window_rows);
           const Index x0 = std::max<Index>(0, ox * g.stride_cols - g.pad_cols);
-          const Index x1 = std::min<Index>(g.in_cols, ox * g.stride_cols - g.pad_cols + g.window_cols);
+          const Index x1 =
+              std::min<Index>(g.in_cols, ox * g.stride_cols - g.pad_cols + g.window_cols);
           std::fill(acc.begin(), acc.end(),
                     Kind == PoolKind::max ? std::numeric_limits<T>::lowest() : T(0));
           for (Index y = y0; y < y1; ++y)
@@ -415,7 +428,8 @@ class Pool2DOp : public OpKernel {
               const T* src = in + ((b * g.in_rows + y) * g.in_cols + x) * g.depth;
               for (Index c = 0; c < g.depth; ++c) {
                 if constexpr (Kind == PoolKind::max)
-                  acc[static_cast<std::size_t>(c)] = std::max(acc[static_cast<std::size_t>(c)], src[c]);
+                  acc[static_cast<std::size_t>(c)] =
+                      std::max(acc[static_cast<std::size_t>(c)], src[c]);
                 else
                   acc[static_cast<std::size_t>(c)] += src[c];
               }
@@ -425,7 +439,8 @@ class Pool2DOp : public OpKernel {
           // leaves the padding out of the count).
           const T count = static_cast<T>(std::max<Index>(1, (y1 - y0) * (x1 - x0)));
           for (Index c = 0; c < g.depth; ++c)
-            o[c] = Kind == PoolKind::max ? acc[static_cast<std::size_t>(c)] : acc[static_cast<std::size_t>(c)] / count;
+            o[c] = Kind == PoolKind::max ? acc[static_cast<std::size_t>(c)]
+                                         : acc[static_cast<std::size_t>(c)] / count;
         }
   }
 
@@ -441,24 +456,27 @@ Status attr_list(const InferenceContext& c, const char* name, std::vector<std::i
 
 Status infer_bias_add(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_type(c.input_types[0], {DType::float32, DType::float64, DType::bfloat16,
-                                                          DType::int32, DType::int64}));
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_type(c.input_types[0],
+                 {DType::float32, DType::float64, DType::bfloat16, DType::int32, DType::int64}));
   if (c.input_types[1] != c.input_types[0])
     return invalid_argument("Inputs to BiasAdd must share one type: " +
                             std::string(data_type_string(c.input_types[0])) + " vs " +
                             std::string(data_type_string(c.input_types[1])));
   const PartialShape& v = c.input_shapes[0];
   if (v.rank_known() && v.rank() < 2)
-    return invalid_argument("Shape must be at least rank 2 but is rank " + std::to_string(v.rank()));
+    return invalid_argument("Shape must be at least rank 2 but is rank " +
+                            std::to_string(v.rank()));
   const PartialShape& b = c.input_shapes[1];
   if (b.rank_known() && b.rank() != 1)
     return invalid_argument("Shape must be rank 1 but is rank " + std::to_string(b.rank()));
   std::string format = "NHWC";
   c.get_attr("data_format", &format);
-  if (format == "NHWC" && v.rank_known() && b.rank_known() && v.dim(v.rank() - 1) >= 0 && b.dim(0) >= 0 &&
-      v.dim(v.rank() - 1) != b.dim(0))
-    return invalid_argument("Dimensions must be equal, but are " + std::to_string(v.dim(v.rank() - 1)) +
-                            " and " + std::to_string(b.dim(0)));
+  if (format == "NHWC" && v.rank_known() && b.rank_known() && v.dim(v.rank() - 1) >= 0 &&
+      b.dim(0) >= 0 && v.dim(v.rank() - 1) != b.dim(0))
+    return invalid_argument("Dimensions must be equal, but are " +
+                            std::to_string(v.dim(v.rank() - 1)) + " and " +
+                            std::to_string(b.dim(0)));
   c.add_output(c.input_types[0], v);
   return {};
 }
@@ -486,11 +504,12 @@ Status infer_conv2d(InferenceContext& c) {
   if (in.rank_known()) out[0] = in.dim(0);
   if (f.rank_known()) out[3] = f.dim(3);
   if (in.rank_known() && f.rank_known() && in.dim(3) >= 0 && f.dim(2) >= 0 && in.dim(3) != f.dim(2))
-    return invalid_argument("Dimensions must be equal, but are " + std::to_string(in.dim(3)) + " and " +
-                            std::to_string(f.dim(2)));
+    return invalid_argument("Dimensions must be equal, but are " + std::to_string(in.dim(3)) +
+                            " and " + std::to_string(f.dim(2)));
   for (int d = 1; d <= 2; ++d) {
     if (!in.rank_known() || !f.rank_known() || in.dim(d) < 0 || f.dim(d - 1) < 0) continue;
-    auto w = windowed_output_size(in.dim(d), f.dim(d - 1), strides[static_cast<std::size_t>(d)], padding);
+    auto w = windowed_output_size(in.dim(d), f.dim(d - 1), strides[static_cast<std::size_t>(d)],
+                                  padding);
     if (!w.ok()) return w.status();
     out[static_cast<std::size_t>(d)] = w->output;
   }
@@ -501,7 +520,8 @@ Status infer_conv2d(InferenceContext& c) {
 // Backprop ops output the shape named by their `*_sizes` input when it is a constant.
 Status infer_from_sizes(InferenceContext& c, int sizes_input, int type_input) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
-  ACTORFLOW_RETURN_IF_ERROR(check_type(c.input_types[static_cast<std::size_t>(type_input)], kConvTypes));
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_type(c.input_types[static_cast<std::size_t>(type_input)], kConvTypes));
   if (c.input_types[static_cast<std::size_t>(sizes_input)] != DType::int32)
     return invalid_argument(c.node.op + ": the sizes input must be int32");
   if (const Tensor* sizes = c.input_values[static_cast<std::size_t>(sizes_input)]) {
@@ -509,10 +529,12 @@ Status infer_from_sizes(InferenceContext& c, int sizes_input, int type_input) {
       return invalid_argument(c.node.op + ": the sizes input must hold 4 values, got " +
                               sizes->shape().to_string());
     auto v = sizes->flat<std::int32_t>();
-    c.add_output(c.input_types[static_cast<std::size_t>(type_input)], PartialShape{v[0], v[1], v[2], v[3]});
+    c.add_output(c.input_types[static_cast<std::size_t>(type_input)],
+                 PartialShape{v[0], v[1], v[2], v[3]});
     return {};
   }
-  c.add_output(c.input_types[static_cast<std::size_t>(type_input)], PartialShape::unknown_of_rank(4));
+  c.add_output(c.input_types[static_cast<std::size_t>(type_input)],
+               PartialShape::unknown_of_rank(4));
   return {};
 }
 
@@ -525,7 +547,8 @@ Status infer_pool(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(attr_list(c, "ksize", &ksize));
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("padding", &padding));
   if (strides.size() != 4 || ksize.size() != 4)
-    return invalid_argument(c.node.op + " requires the ksize and stride attributes to contain 4 values");
+    return invalid_argument(c.node.op +
+                            " requires the ksize and stride attributes to contain 4 values");
   const PartialShape& in = c.input_shapes[0];
   if (in.rank_known() && in.rank() != 4)
     return invalid_argument("Shape must be rank 4 but is rank " + std::to_string(in.rank()));
@@ -550,10 +573,13 @@ void register_for_types(KernelRegistry& r, const std::string& op) {
   (r.add(make_kernel_def<Kernel<Ts>>(op, "CPU", {{"T", {dtype_of_v<Ts>}}})), ...);
 }
 
-template <class T> using MaxPoolKernel = Pool2DOp<PoolKind::max, T>;
-template <class T> using AvgPoolKernel = Pool2DOp<PoolKind::avg, T>;
+template <class T>
+using MaxPoolKernel = Pool2DOp<PoolKind::max, T>;
+template <class T>
+using AvgPoolKernel = Pool2DOp<PoolKind::avg, T>;
 
-AttrMap window_attrs(const Output& x, const std::vector<std::int64_t>& strides, const std::string& padding) {
+AttrMap window_attrs(const Output& x, const std::vector<std::int64_t>& strides,
+                     const std::string& padding) {
   return {{"T", x.dtype()},
           {"strides", strides},
           {"padding", padding},
@@ -590,10 +616,12 @@ namespace nn {
 
 Output bias_add(const Output& value, const Output& bias, std::string_view name) {
   if (value.dtype() != bias.dtype())
-    throw InvalidArgumentError(invalid_argument("BiasAdd: value is " + std::string(data_type_string(value.dtype())) +
-                                                " but bias is " + std::string(data_type_string(bias.dtype()))));
+    throw InvalidArgumentError(
+        invalid_argument("BiasAdd: value is " + std::string(data_type_string(value.dtype())) +
+                         " but bias is " + std::string(data_type_string(bias.dtype()))));
   return value.graph()
-      .create_op("BiasAdd", {value, bias}, {{"T", value.dtype()}, {"data_format", std::string("NHWC")}},
+      .create_op("BiasAdd", {value, bias},
+                 {{"T", value.dtype()}, {"data_format", std::string("NHWC")}},
                  name.empty() ? "BiasAdd" : name)
       .output(0);
 }
@@ -602,12 +630,14 @@ Output conv2d(const Output& input, const Output& filter, const std::vector<std::
               const std::string& padding, std::string_view name) {
   AttrMap attrs = window_attrs(input, strides, padding);
   attrs["dilations"] = std::vector<std::int64_t>{1, 1, 1, 1};
-  return input.graph().create_op("Conv2D", {input, filter}, std::move(attrs), name.empty() ? "Conv2D" : name).output(0);
+  return input.graph()
+      .create_op("Conv2D", {input, filter}, std::move(attrs), name.empty() ? "Conv2D" : name)
+      .output(0);
 }
 
-Output conv2d_backprop_input(const Output& input_sizes, const Output& filter, const Output& out_backprop,
-                             const std::vector<std::int64_t>& strides, const std::string& padding,
-                             std::string_view name) {
+Output conv2d_backprop_input(const Output& input_sizes, const Output& filter,
+                             const Output& out_backprop, const std::vector<std::int64_t>& strides,
+                             const std::string& padding, std::string_view name) {
   AttrMap attrs = window_attrs(filter, strides, padding);
   attrs["dilations"] = std::vector<std::int64_t>{1, 1, 1, 1};
   return filter.graph()
@@ -616,9 +646,9 @@ Output conv2d_backprop_input(const Output& input_sizes, const Output& filter, co
       .output(0);
 }
 
-Output conv2d_backprop_filter(const Output& input, const Output& filter_sizes, const Output& out_backprop,
-                              const std::vector<std::int64_t>& strides, const std::string& padding,
-                              std::string_view name) {
+Output conv2d_backprop_filter(const Output& input, const Output& filter_sizes,
+                              const Output& out_backprop, const std::vector<std::int64_t>& strides,
+                              const std::string& padding, std::string_view name) {
   AttrMap attrs = window_attrs(input, strides, padding);
   attrs["dilations"] = std::vector<std::int64_t>{1, 1, 1, 1};
   return input.graph()
@@ -628,17 +658,23 @@ Output conv2d_backprop_filter(const Output& input, const Output& filter_sizes, c
 }
 
 Output max_pool(const Output& value, const std::vector<std::int64_t>& ksize,
-                const std::vector<std::int64_t>& strides, const std::string& padding, std::string_view name) {
+                const std::vector<std::int64_t>& strides, const std::string& padding,
+                std::string_view name) {
   AttrMap attrs = window_attrs(value, strides, padding);
   attrs["ksize"] = ksize;
-  return value.graph().create_op("MaxPool", {value}, std::move(attrs), name.empty() ? "MaxPool" : name).output(0);
+  return value.graph()
+      .create_op("MaxPool", {value}, std::move(attrs), name.empty() ? "MaxPool" : name)
+      .output(0);
 }
 
 Output avg_pool(const Output& value, const std::vector<std::int64_t>& ksize,
-                const std::vector<std::int64_t>& strides, const std::string& padding, std::string_view name) {
+                const std::vector<std::int64_t>& strides, const std::string& padding,
+                std::string_view name) {
   AttrMap attrs = window_attrs(value, strides, padding);
   attrs["ksize"] = ksize;
-  return value.graph().create_op("AvgPool", {value}, std::move(attrs), name.empty() ? "AvgPool" : name).output(0);
+  return value.graph()
+      .create_op("AvgPool", {value}, std::move(attrs), name.empty() ? "AvgPool" : name)
+      .output(0);
 }
 
 }  // namespace nn

@@ -16,8 +16,8 @@
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/op_registry.hpp"
 #include "csv_parse.hpp"
-#include "standard_ops.hpp"
 #include "kernel_util.hpp"
+#include "standard_ops.hpp"
 
 namespace af {
 
@@ -160,7 +160,8 @@ class DecodeCSVOp : public OpKernel {
       }
     }
     auto& out = batch.columns();
-    for (int i = 0; i < columns; ++i) ctx.set_output(i, std::move(out[static_cast<std::size_t>(i)]));
+    for (int i = 0; i < columns; ++i)
+      ctx.set_output(i, std::move(out[static_cast<std::size_t>(i)]));
   }
 
  private:
@@ -213,7 +214,6 @@ std::vector<Output> create_decode_csv(const Output& records, const std::vector<O
 
 }  // namespace
 
-
 // -- CsvDecoder / CsvBatch ----------------------------------------------------------------
 
 struct CsvDecoder::Impl {
@@ -233,7 +233,8 @@ std::string CsvDecoder::node_suffix() const { return af::node_suffix(node_name_)
 Status CsvDecoder::create(const NodeDef& def, std::shared_ptr<const CsvDecoder>* out) {
   std::shared_ptr<CsvDecoder> d(new CsvDecoder());
   const auto* types = def.attr<std::vector<DType>>("OUT_TYPE");
-  if (types == nullptr) return invalid_argument("DecodeCSV " + def.name + ": missing attr 'OUT_TYPE'");
+  if (types == nullptr)
+    return invalid_argument("DecodeCSV " + def.name + ": missing attr 'OUT_TYPE'");
   d->out_types_ = *types;
   d->node_name_ = def.name;
   const auto delim = attr_or<std::string>(def, "field_delim", ",");
@@ -246,16 +247,18 @@ Status CsvDecoder::create(const NodeDef& def, std::shared_ptr<const CsvDecoder>*
   if (!select.empty() && select.size() != d->out_types_.size())
     return invalid_argument("select_cols should match output size");
   for (std::size_t i = 1; i < select.size(); ++i)
-    if (select[i - 1] >= select[i]) return invalid_argument("select_cols should be strictly increasing indices");
-  if (!select.empty() && select.front() < 0) return invalid_argument("select_cols should be non-negative indices");
+    if (select[i - 1] >= select[i])
+      return invalid_argument("select_cols should be strictly increasing indices");
+  if (!select.empty() && select.front() < 0)
+    return invalid_argument("select_cols should be non-negative indices");
   if (delim.size() != 1) return invalid_argument("field_delim should be only 1 char");
   options.delim = delim[0];
   d->impl_->delim = delim[0];
-  d->impl_->plain_numbers = select.empty() && d->impl_->na_value.empty() &&
-                            std::all_of(d->out_types_.begin(), d->out_types_.end(), [](DType t) {
-                              return t == DType::float32 || t == DType::float64 || t == DType::int32 ||
-                                     t == DType::int64;
-                            });
+  d->impl_->plain_numbers =
+      select.empty() && d->impl_->na_value.empty() &&
+      std::all_of(d->out_types_.begin(), d->out_types_.end(), [](DType t) {
+        return t == DType::float32 || t == DType::float64 || t == DType::int32 || t == DType::int64;
+      });
   d->impl_->splitter = csv::RecordSplitter(std::move(options));
   *out = std::move(d);
   return {};
@@ -292,15 +295,25 @@ struct CsvBatch::Impl {
     for (std::size_t f = 0; f < cols.size(); ++f) {
       if (p == end) return false;
       const char c0 = *p;
-      if (!((c0 >= '0' && c0 <= '9') || (c0 == '-' && end - p > 1 && p[1] >= '0' && p[1] <= '9'))) return false;
+      if (!((c0 >= '0' && c0 <= '9') || (c0 == '-' && end - p > 1 && p[1] >= '0' && p[1] <= '9')))
+        return false;
       const Column& col = cols[f];
       bool ok = false;
       switch (col.type) {
-        case DType::float32: ok = parse_plain<float>(p, end, col, r); break;
-        case DType::float64: ok = parse_plain<double>(p, end, col, r); break;
-        case DType::int32: ok = parse_plain<std::int32_t>(p, end, col, r); break;
-        case DType::int64: ok = parse_plain<std::int64_t>(p, end, col, r); break;
-        default: return false;
+        case DType::float32:
+          ok = parse_plain<float>(p, end, col, r);
+          break;
+        case DType::float64:
+          ok = parse_plain<double>(p, end, col, r);
+          break;
+        case DType::int32:
+          ok = parse_plain<std::int32_t>(p, end, col, r);
+          break;
+        case DType::int64:
+          ok = parse_plain<std::int64_t>(p, end, col, r);
+          break;
+        default:
+          return false;
       }
       if (!ok) return false;
       if (f + 1 < cols.size()) {
@@ -318,17 +331,26 @@ struct CsvBatch::Impl {
   Status convert(const Column& col, std::string_view field, std::size_t f, Index r) const {
     if (field.empty() || field == decoder->impl_->na_value) {
       if (col.fallback == nullptr)
-        return invalid_argument("Field " + std::to_string(f) + " is required but missing in record " +
-                                std::to_string(r) + "!");
+        return invalid_argument("Field " + std::to_string(f) +
+                                " is required but missing in record " + std::to_string(r) + "!");
       switch (col.type) {
-        case DType::float32: store<float>(col, r, *static_cast<const float*>(col.fallback)); break;
-        case DType::float64: store<double>(col, r, *static_cast<const double*>(col.fallback)); break;
-        case DType::int32: store<std::int32_t>(col, r, *static_cast<const std::int32_t*>(col.fallback)); break;
-        case DType::int64: store<std::int64_t>(col, r, *static_cast<const std::int64_t*>(col.fallback)); break;
+        case DType::float32:
+          store<float>(col, r, *static_cast<const float*>(col.fallback));
+          break;
+        case DType::float64:
+          store<double>(col, r, *static_cast<const double*>(col.fallback));
+          break;
+        case DType::int32:
+          store<std::int32_t>(col, r, *static_cast<const std::int32_t*>(col.fallback));
+          break;
+        case DType::int64:
+          store<std::int64_t>(col, r, *static_cast<const std::int64_t*>(col.fallback));
+          break;
         case DType::string:
           static_cast<std::string*>(col.out)[r] = *static_cast<const std::string*>(col.fallback);
           break;
-        default: return unsupported(col.type, f);
+        default:
+          return unsupported(col.type, f);
       }
       return {};
     }
@@ -357,8 +379,11 @@ struct CsvBatch::Impl {
         store<std::int64_t>(col, r, v);
         break;
       }
-      case DType::string: static_cast<std::string*>(col.out)[r].assign(field); break;
-      default: return unsupported(col.type, f);
+      case DType::string:
+        static_cast<std::string*>(col.out)[r].assign(field);
+        break;
+      default:
+        return unsupported(col.type, f);
     }
     return {};
   }
@@ -367,18 +392,21 @@ struct CsvBatch::Impl {
 CsvBatch::CsvBatch() : impl_(std::make_unique<Impl>()) {}
 CsvBatch::~CsvBatch() = default;
 
-Status CsvBatch::start(const CsvDecoder& decoder, std::span<const Tensor> defaults, const Shape& records) {
+Status CsvBatch::start(const CsvDecoder& decoder, std::span<const Tensor> defaults,
+                       const Shape& records) {
   const auto& types = decoder.out_types();
   const std::size_t columns = types.size();
   if (defaults.size() != columns)
-    return invalid_argument("DecodeCSV expects " + std::to_string(columns) + " record defaults, got " +
-                            std::to_string(defaults.size()));
+    return invalid_argument("DecodeCSV expects " + std::to_string(columns) +
+                            " record defaults, got " + std::to_string(defaults.size()));
   for (std::size_t i = 0; i < columns; ++i) {
     const Tensor& fallback = defaults[i];
-    if (fallback.rank() > 1) return invalid_argument("Each record default should be at most rank 1");
+    if (fallback.rank() > 1)
+      return invalid_argument("Each record default should be at most rank 1");
     if (fallback.num_elements() >= 2)
-      return invalid_argument("There should only be 1 default per field but field " + std::to_string(i) +
-                              " has " + std::to_string(fallback.num_elements()));
+      return invalid_argument("There should only be 1 default per field but field " +
+                              std::to_string(i) + " has " +
+                              std::to_string(fallback.num_elements()));
   }
   impl_->decoder = &decoder;
   impl_->cols.assign(columns, Column{});
@@ -389,11 +417,13 @@ Status CsvBatch::start(const CsvDecoder& decoder, std::span<const Tensor> defaul
     col.type = types[i];
     columns_.emplace_back(col.type, records);
     Tensor& out = columns_.back();
-    col.out = col.type == DType::string ? static_cast<void*>(out.data<std::string>()) : out.raw_data();
+    col.out =
+        col.type == DType::string ? static_cast<void*>(out.data<std::string>()) : out.raw_data();
     const Tensor& fallback = defaults[i];
     if (fallback.num_elements() == 1)
-      col.fallback = col.type == DType::string ? static_cast<const void*>(fallback.data<std::string>())
-                                               : fallback.raw_data();
+      col.fallback = col.type == DType::string
+                         ? static_cast<const void*>(fallback.data<std::string>())
+                         : fallback.raw_data();
   }
   return {};
 }
@@ -405,7 +435,8 @@ void CsvBatch::grow(std::int64_t rows) {
     Tensor bigger(col.type, Shape{rows});
     const auto kept = static_cast<std::size_t>(old.num_elements());
     if (col.type == DType::string) {
-      std::move(old.data<std::string>(), old.data<std::string>() + kept, bigger.data<std::string>());
+      std::move(old.data<std::string>(), old.data<std::string>() + kept,
+                bigger.data<std::string>());
       col.out = bigger.data<std::string>();
     } else {
       std::memcpy(bigger.raw_data(), old.raw_data(), kept * dtype_size(col.type));
@@ -419,13 +450,15 @@ Status CsvBatch::decode(std::string_view record, std::int64_t r) {
   const auto& decoder = *impl_->decoder;
   if (decoder.impl_->plain_numbers && impl_->decode_plain(record, r)) return {};
   const csv::SplitError error = decoder.impl_->splitter.split(record, impl_->buffers);
-  if (error != csv::SplitError::none) return invalid_argument(std::string(csv::split_error_message(error)));
+  if (error != csv::SplitError::none)
+    return invalid_argument(std::string(csv::split_error_message(error)));
   const auto& fields = impl_->buffers.fields;
   const auto& cols = impl_->cols;
   if (fields.size() != cols.size())
     return invalid_argument("Expect " + std::to_string(cols.size()) + " fields but have " +
                             std::to_string(fields.size()) + " in record " + std::to_string(r));
-  for (std::size_t f = 0; f < cols.size(); ++f) ACTORFLOW_RETURN_IF_ERROR(impl_->convert(cols[f], fields[f], f, r));
+  for (std::size_t f = 0; f < cols.size(); ++f)
+    ACTORFLOW_RETURN_IF_ERROR(impl_->convert(cols[f], fields[f], f, r));
   return {};
 }
 

@@ -29,7 +29,6 @@ namespace {
 const std::vector<DType> kRandomTypes = {DType::float32, DType::float64, DType::bfloat16};
 const std::vector<DType> kShapeTypes = {DType::int32, DType::int64};
 
-
 // -- distributions (random_distributions_utils.h) -----------------------------------------
 
 // A float in [0, 1) from the 23 low bits of `x` (exponent 127, then minus 1).
@@ -253,7 +252,8 @@ void fill_philox_random(PhiloxRandom gen, T* data, std::int64_t size) {
       group_gen.skip(static_cast<std::uint64_t>(g) * kSkipPerGroup);
       SingleSampleAdapter single(&group_gen);
       auto samples = Distribution::draw(single);
-      std::copy(samples.begin(), samples.begin() + std::min(kGroupSize, size - offset), data + offset);
+      std::copy(samples.begin(), samples.begin() + std::min(kGroupSize, size - offset),
+                data + offset);
     }
   } else {
     const std::int64_t full_groups = size / kGroupSize;
@@ -311,7 +311,8 @@ class PhiloxRandomOp : public OpKernel {
       auto new64 = [&rd] { return (static_cast<std::uint64_t>(rd()) << 32) | rd(); };
       generator_ = PhiloxRandom(new64(), new64());
     } else {
-      generator_ = PhiloxRandom(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed2));
+      generator_ =
+          PhiloxRandom(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed2));
     }
   }
 
@@ -392,9 +393,12 @@ Status infer_random(InferenceContext& c) {
 // A scalar constant of the floating dtype `dtype` (convert_to_tensor(value, dtype)).
 Tensor float_scalar(DType dtype, double value) {
   switch (dtype) {
-    case DType::float64: return Tensor(value);
-    case DType::bfloat16: return Tensor(bfloat16_t(static_cast<float>(value)));
-    default: return Tensor(static_cast<float>(value));
+    case DType::float64:
+      return Tensor(value);
+    case DType::bfloat16:
+      return Tensor(bfloat16_t(static_cast<float>(value)));
+    default:
+      return Tensor(static_cast<float>(value));
   }
 }
 
@@ -417,9 +421,9 @@ void check_float_dtype(DType dtype, const char* fn) {
 Output random_op(Graph& g, const char* type, const Output& shape, DType dtype,
                  std::optional<std::int64_t> seed) {
   auto [seed1, seed2] = g.get_seed(seed);
-  return g.create_op(type, {shape},
-                     {{"seed", seed1}, {"seed2", seed2}, {"dtype", dtype}, {"T", shape.dtype()}},
-                     type)
+  return g
+      .create_op(type, {shape},
+                 {{"seed", seed1}, {"seed2", seed2}, {"dtype", dtype}, {"T", shape.dtype()}}, type)
       .output(0);
 }
 

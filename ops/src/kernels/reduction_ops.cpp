@@ -2,8 +2,8 @@
 // middle of an [outer, middle, inner] view, split over the intra-op pool when large) and
 // graph-building functions.
 #include <algorithm>
-#include <atomic>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -87,7 +87,9 @@ struct Reducer {
       lanes.fill(identity());
       Index i = 0;
       for (; i + kLanes <= n; i += kLanes)
-        for (int l = 0; l < kLanes; ++l) lanes[static_cast<std::size_t>(l)] = combine(lanes[static_cast<std::size_t>(l)], p[i + l]);
+        for (int l = 0; l < kLanes; ++l)
+          lanes[static_cast<std::size_t>(l)] =
+              combine(lanes[static_cast<std::size_t>(l)], p[i + l]);
       A acc = identity();
       for (A l : lanes) acc = combine(acc, l);
       for (; i < n; ++i) acc = combine(acc, p[i]);
@@ -113,16 +115,18 @@ void reduce_middle(const OpKernelContext& ctx, const A* in, A* out, Index outer,
       std::array<A, kMaxBlocks> partial;
       for (Index o = 0; o < outer; ++o) {
         const A* row = in + o * middle;
-        device->parallelFor(blocks, Eigen::TensorOpCost(sizeof(A) * block, 0, block),
-                            [&](Eigen::Index b, Eigen::Index e) {
-                              for (Eigen::Index i = b; i < e; ++i) {
-                                const Index begin = i * block, end = std::min(middle, begin + block);
-                                partial[static_cast<std::size_t>(i)] =
-                                    begin < end ? R::reduce(row + begin, end - begin) : R::identity();
-                              }
-                            });
+        device->parallelFor(
+            blocks, Eigen::TensorOpCost(sizeof(A) * block, 0, block),
+            [&](Eigen::Index b, Eigen::Index e) {
+              for (Eigen::Index i = b; i < e; ++i) {
+                const Index begin = i * block, end = std::min(middle, begin + block);
+                partial[static_cast<std::size_t>(i)] =
+                    begin < end ? R::reduce(row + begin, end - begin) : R::identity();
+              }
+            });
         A acc = partial[0];
-        for (Index i = 1; i < blocks; ++i) acc = R::combine(acc, partial[static_cast<std::size_t>(i)]);
+        for (Index i = 1; i < blocks; ++i)
+          acc = R::combine(acc, partial[static_cast<std::size_t>(i)]);
         out[o] = acc;
       }
       return;
@@ -159,7 +163,8 @@ void reduce_middle(const OpKernelContext& ctx, const A* in, A* out, Index outer,
     parallel_for(ctx, outer, total,
                  Eigen::TensorOpCost(sizeof(A) * middle * inner, sizeof(A) * inner, middle * inner),
                  [&](Index b, Index e) {
-                   for (Index o = b; o < e; ++o) reduce_rows(in + o * middle * inner, middle, out + o * inner);
+                   for (Index o = b; o < e; ++o)
+                     reduce_rows(in + o * middle * inner, middle, out + o * inner);
                  });
     return;
   }
@@ -170,14 +175,15 @@ void reduce_middle(const OpKernelContext& ctx, const A* in, A* out, Index outer,
   std::vector<A> partial(static_cast<std::size_t>(blocks * inner));
   for (Index o = 0; o < outer; ++o) {
     const A* src = in + o * middle * inner;
-    device->parallelFor(blocks, Eigen::TensorOpCost(sizeof(A) * block * inner, sizeof(A) * inner, block * inner),
-                        [&](Eigen::Index b, Eigen::Index e) {
-                          for (Eigen::Index i = b; i < e; ++i) {
-                            const Index begin = i * block, end = std::min(middle, begin + block);
-                            if (begin < end)
-                              reduce_rows(src + begin * inner, end - begin, partial.data() + i * inner);
-                          }
-                        });
+    device->parallelFor(
+        blocks, Eigen::TensorOpCost(sizeof(A) * block * inner, sizeof(A) * inner, block * inner),
+        [&](Eigen::Index b, Eigen::Index e) {
+          for (Eigen::Index i = b; i < e; ++i) {
+            const Index begin = i * block, end = std::min(middle, begin + block);
+            if (begin < end)
+              reduce_rows(src + begin * inner, end - begin, partial.data() + i * inner);
+          }
+        });
     A* dst = out + o * inner;
     reduce_rows(partial.data(), std::min<Index>(blocks, (middle + block - 1) / block), dst);
   }
@@ -261,7 +267,8 @@ class ReductionOp : public OpKernel {
       src = ip;
     } else {
       converted.resize(static_cast<std::size_t>(in.num_elements()));
-      for (std::size_t i = 0; i < converted.size(); ++i) converted[i] = static_cast<A>(to_compute(ip[i]));
+      for (std::size_t i = 0; i < converted.size(); ++i)
+        converted[i] = static_cast<A>(to_compute(ip[i]));
       src = converted.data();
     }
     // One pass per reduced group, innermost first; all but the last pass into scratch.
@@ -300,10 +307,12 @@ class ReductionOp : public OpKernel {
       ++pass;
     }
     if constexpr (K == ReduceKind::mean) {
-      for (Index i = 0; i < n_out; ++i) final_dst[i] = static_cast<A>(final_dst[i] / static_cast<A>(count));
+      for (Index i = 0; i < n_out; ++i)
+        final_dst[i] = static_cast<A>(final_dst[i] / static_cast<A>(count));
     }
     if constexpr (!std::is_same_v<A, T>) {
-      for (Index i = 0; i < n_out; ++i) o[i] = from_compute<T>(static_cast<compute_t<T>>(final_dst[i]));
+      for (Index i = 0; i < n_out; ++i)
+        o[i] = from_compute<T>(static_cast<compute_t<T>>(final_dst[i]));
     }
   }
 
@@ -339,7 +348,8 @@ Status infer_reduction(InferenceContext& c, const std::vector<DType>& allowed) {
   ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, allowed));
   const DType index_type = c.input_types[1];
   if (index_type != DType::int32 && index_type != DType::int64)
-    return invalid_argument("Value for attr 'Tidx' of " + std::string(data_type_string(index_type)) +
+    return invalid_argument("Value for attr 'Tidx' of " +
+                            std::string(data_type_string(index_type)) +
                             " is not in the list of allowed values: int32, int64");
   bool keep_dims = false;
   c.get_attr("keep_dims", &keep_dims);
@@ -375,11 +385,16 @@ Status infer_reduction(InferenceContext& c, const std::vector<DType>& allowed) {
   return {};
 }
 
-template <class T> using SumKernel = ReductionOp<ReduceKind::sum, T>;
-template <class T> using MeanKernel = ReductionOp<ReduceKind::mean, T>;
-template <class T> using MaxKernel = ReductionOp<ReduceKind::max, T>;
-template <class T> using MinKernel = ReductionOp<ReduceKind::min, T>;
-template <class T> using ProdKernel = ReductionOp<ReduceKind::prod, T>;
+template <class T>
+using SumKernel = ReductionOp<ReduceKind::sum, T>;
+template <class T>
+using MeanKernel = ReductionOp<ReduceKind::mean, T>;
+template <class T>
+using MaxKernel = ReductionOp<ReduceKind::max, T>;
+template <class T>
+using MinKernel = ReductionOp<ReduceKind::min, T>;
+template <class T>
+using ProdKernel = ReductionOp<ReduceKind::prod, T>;
 
 Output reduction_op(const char* type, const Output& x,
                     const std::optional<std::vector<std::int64_t>>& axes, bool keep_dims,
@@ -390,9 +405,9 @@ Output reduction_op(const char* type, const Output& x,
   if (!axes) {
     // TensorFlow's _ReductionDims: a Const of range(rank) beside the op.
     if (!x.shape().rank_known())
-      throw InvalidArgumentError(invalid_argument(
-          std::string(type) + " over all axes of '" + x.name() +
-          "' needs its rank, which is unknown; pass the axes explicitly"));
+      throw InvalidArgumentError(
+          invalid_argument(std::string(type) + " over all axes of '" + x.name() +
+                           "' needs its rank, which is unknown; pass the axes explicitly"));
     std::vector<std::int32_t> all(static_cast<std::size_t>(x.shape().rank()));
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int32_t>(i);
     Output indices = g.constant(Tensor::from_vector(all), "Const");

@@ -41,10 +41,9 @@ class VariableOp : public OpKernel {
         });
     if (!s.ok()) return ctx.fail(s);
     if (var->dtype() != dtype_)
-      return ctx.fail(invalid_argument("Variable " + name() + " has dtype " +
-                                       std::string(dtype_name(dtype_)) +
-                                       " but the shared resource has " +
-                                       std::string(dtype_name(var->dtype()))));
+      return ctx.fail(invalid_argument(
+          "Variable " + name() + " has dtype " + std::string(dtype_name(dtype_)) +
+          " but the shared resource has " + std::string(dtype_name(var->dtype()))));
     ctx.set_output(0, Tensor::from_resource(var));
   }
 
@@ -91,10 +90,9 @@ class AssignOp : public OpKernel {
       else if (var->declared_shape().rank_known() && var->declared_shape().fully_defined())
         lhs = var->declared_shape().to_shape();
       if (lhs && *lhs != value.shape())
-        return ctx.fail(invalid_argument("Assign requires shapes of both tensors to match. lhs shape= " +
-                                         lhs->to_string() +
-                                         " rhs shape= " + value.shape().to_string() +
-                                         "\n\t [[{{node " + name() + "}}]]"));
+        return ctx.fail(invalid_argument(
+            "Assign requires shapes of both tensors to match. lhs shape= " + lhs->to_string() +
+            " rhs shape= " + value.shape().to_string() + "\n\t [[{{node " + name() + "}}]]"));
     }
     var->assign(value);
     ctx.set_output(0, ctx.input(0));
@@ -116,7 +114,8 @@ class AssignUpdateOp : public OpKernel {
     if (Resource && var->dtype() != ctx.input(1).dtype())
       return ctx.fail(invalid_argument("Trying to assign variable with wrong dtype. Expected " +
                                        std::string(data_type_string(var->dtype())) + " got " +
-                                       std::string(data_type_string(ctx.input(1).dtype())) + node_suffix(name())));
+                                       std::string(data_type_string(ctx.input(1).dtype())) +
+                                       node_suffix(name())));
     const Tensor& delta = ctx.input(1);
     Status s = var->update([&](Tensor& value) -> Status {
       if (value.shape() != delta.shape())
@@ -165,13 +164,14 @@ class VarHandleOp : public OpKernel {
   }
   void compute(OpKernelContext& ctx) override {
     if (!ctx.resource_mgr) return ctx.fail(internal("no resource manager for " + name()));
-    const std::string container = container_.empty() ? ctx.resource_mgr->default_container() : container_;
+    const std::string container =
+        container_.empty() ? ctx.resource_mgr->default_container() : container_;
     std::shared_ptr<Var> var;
-    Status s = ctx.resource_mgr->lookup_or_create<Var>(container_, shared_name_, &var,
-                                                       [&](std::shared_ptr<Var>* out) -> Status {
-                                                         *out = Var::resource(shared_name_, container, dtype_, shape_);
-                                                         return {};
-                                                       });
+    Status s = ctx.resource_mgr->lookup_or_create<Var>(
+        container_, shared_name_, &var, [&](std::shared_ptr<Var>* out) -> Status {
+          *out = Var::resource(shared_name_, container, dtype_, shape_);
+          return {};
+        });
     if (!s.ok()) return ctx.fail(s);
     ctx.set_output(0, Tensor::from_resource(var));
   }
@@ -186,7 +186,9 @@ class VarHandleOp : public OpKernel {
 /// ReadVariableOp: the variable's value (shared, never copied: updates write a new buffer).
 class ReadVariableOp : public OpKernel {
  public:
-  ReadVariableOp(OpKernelConstruction& c, Status* s) : OpKernel(c) { *s = c.get_attr("dtype", &dtype_); }
+  ReadVariableOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("dtype", &dtype_);
+  }
   void compute(OpKernelContext& ctx) override {
     Var* var = var_of(ctx);
     if (!var) return;
@@ -196,7 +198,8 @@ class ReadVariableOp : public OpKernel {
     if (value.dtype() != dtype_)
       return ctx.fail(invalid_argument("Trying to read variable with wrong dtype. Expected " +
                                        std::string(data_type_string(dtype_)) + " got " +
-                                       std::string(data_type_string(value.dtype())) + node_suffix(name())));
+                                       std::string(data_type_string(value.dtype())) +
+                                       node_suffix(name())));
     ctx.set_output(0, std::move(value));
   }
 
@@ -217,12 +220,13 @@ class AssignVariableOp : public OpKernel {
     if (var->dtype() != value.dtype())
       return ctx.fail(invalid_argument("Trying to assign variable with wrong dtype. Expected " +
                                        std::string(data_type_string(var->dtype())) + " got " +
-                                       std::string(data_type_string(value.dtype())) + node_suffix(name())));
+                                       std::string(data_type_string(value.dtype())) +
+                                       node_suffix(name())));
     Tensor old;
     if (validate_shape_ && var->read(&old).ok() && old.shape() != value.shape())
-      return ctx.fail(invalid_argument("Trying to assign to variable with tensor with wrong shape. Expected " +
-                                       old.shape().to_string() + " got " + value.shape().to_string() +
-                                       node_suffix(name())));
+      return ctx.fail(invalid_argument(
+          "Trying to assign to variable with tensor with wrong shape. Expected " +
+          old.shape().to_string() + " got " + value.shape().to_string() + node_suffix(name())));
     var->assign(value);
   }
 
@@ -244,7 +248,8 @@ Status expect_handle(InferenceContext& c, int inputs) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(inputs));
   if (c.input_types[0] != DType::resource)
     return invalid_argument("Input 'resource' of '" + c.node.op + "' Op has type " +
-                            std::string(data_type_string(c.input_types[0])) + " that does not match expected type of resource.");
+                            std::string(data_type_string(c.input_types[0])) +
+                            " that does not match expected type of resource.");
   return {};
 }
 
@@ -255,14 +260,16 @@ Status infer_assign_variable(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
   if (c.input_types[1] != t)
     return invalid_argument("Input 'value' of '" + c.node.op + "' Op has type " +
-                            std::string(data_type_string(c.input_types[1])) + " that does not match type " +
-                            std::string(data_type_string(t)) + " of argument 'dtype'.");
+                            std::string(data_type_string(c.input_types[1])) +
+                            " that does not match type " + std::string(data_type_string(t)) +
+                            " of argument 'dtype'.");
   bool validate = c.node.op != "AssignVariableOp";
   if (auto v = c.node.attr<bool>("validate_shape")) validate = validate || *v;
   PartialShape merged;
   if (validate && !c.input_handle_shapes[0].merge_with(c.input_shapes[1], &merged).ok())
     return invalid_argument("Trying to assign to variable with tensor with wrong shape. Expected " +
-                            c.input_handle_shapes[0].to_string() + " got " + c.input_shapes[1].to_string());
+                            c.input_handle_shapes[0].to_string() + " got " +
+                            c.input_shapes[1].to_string());
   return {};
 }
 
@@ -271,8 +278,8 @@ Status infer_assign(InferenceContext& c) {
   if (c.input_types[0] != c.input_types[1])
     return invalid_argument("Input 'value' of '" + c.node.op + "' Op has type " +
                             std::string(dtype_name(c.input_types[1])) +
-                            " that does not match type " + std::string(dtype_name(c.input_types[0])) +
-                            " of argument 'ref'.");
+                            " that does not match type " +
+                            std::string(dtype_name(c.input_types[0])) + " of argument 'ref'.");
   bool validate = true;
   if (auto v = c.node.attr<bool>("validate_shape")) validate = *v;
   PartialShape out = c.input_shapes[1];
@@ -295,7 +302,9 @@ Output assign_like(const char* type, const char* default_name, const Output& ref
   if (locking_attrs) attrs["validate_shape"] = true;
   // Updates of a variable are colocated with it (as TensorFlow's state_ops do via ref edges).
   auto colocate = ref.graph().colocate_with(ref.op());
-  return ref.graph().create_op(type, {ref, value}, attrs, name.empty() ? default_name : name).output(0);
+  return ref.graph()
+      .create_op(type, {ref, value}, attrs, name.empty() ? default_name : name)
+      .output(0);
 }
 
 }  // namespace
@@ -322,7 +331,8 @@ void register_state_ops(OpRegistry& r) {
            c.add_output(DType::boolean, PartialShape(Shape{}));
            return {};
          },
-         true, {0}});
+         true,
+         {0}});
   // A resource handle travels as a reference edge: its consumers are colocated with the
   // VarHandleOp (as TensorFlow's placer colocates a resource's users) and get it unread.
   r.add({"VarHandleOp",
@@ -344,7 +354,8 @@ void register_state_ops(OpRegistry& r) {
            c.add_output(t, c.input_handle_shapes[0]);
            return {};
          },
-         true, {0}});
+         true,
+         {0}});
   r.add({"AssignVariableOp", infer_assign_variable, true, {0}});
   r.add({"AssignAddVariableOp", infer_assign_variable, true, {0}});
   r.add({"AssignSubVariableOp", infer_assign_variable, true, {0}});
@@ -354,7 +365,8 @@ void register_state_ops(OpRegistry& r) {
            c.add_output(DType::boolean, PartialShape(Shape{}));
            return {};
          },
-         true, {0}});
+         true,
+         {0}});
 }
 
 void register_state_kernels(KernelRegistry& r) {
@@ -362,12 +374,15 @@ void register_state_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<AssignOp>("Assign", "CPU", {{"T", kVariableTypes}}));
   r.add(make_kernel_def<AssignUpdateOp<true>>("AssignAdd", "CPU", {{"T", kNumberTypes}}));
   r.add(make_kernel_def<AssignUpdateOp<false>>("AssignSub", "CPU", {{"T", kNumberTypes}}));
-  r.add(make_kernel_def<IsVariableInitializedOp>("IsVariableInitialized", "CPU", {{"dtype", kVariableTypes}}));
+  r.add(make_kernel_def<IsVariableInitializedOp>("IsVariableInitialized", "CPU",
+                                                 {{"dtype", kVariableTypes}}));
   r.add(make_kernel_def<VarHandleOp>("VarHandleOp", "CPU", {{"dtype", kVariableTypes}}));
   r.add(make_kernel_def<ReadVariableOp>("ReadVariableOp", "CPU", {{"dtype", kVariableTypes}}));
   r.add(make_kernel_def<AssignVariableOp>("AssignVariableOp", "CPU", {{"dtype", kVariableTypes}}));
-  r.add(make_kernel_def<AssignUpdateOp<true, true>>("AssignAddVariableOp", "CPU", {{"dtype", kNumberTypes}}));
-  r.add(make_kernel_def<AssignUpdateOp<false, true>>("AssignSubVariableOp", "CPU", {{"dtype", kNumberTypes}}));
+  r.add(make_kernel_def<AssignUpdateOp<true, true>>("AssignAddVariableOp", "CPU",
+                                                    {{"dtype", kNumberTypes}}));
+  r.add(make_kernel_def<AssignUpdateOp<false, true>>("AssignSubVariableOp", "CPU",
+                                                     {{"dtype", kNumberTypes}}));
   r.add(make_kernel_def<VarIsInitializedOp>("VarIsInitializedOp", "CPU", {}));
 }
 
@@ -380,9 +395,11 @@ Output assign_add(const Output& ref, const Output& delta, std::string_view name)
   return assign_like("AssignAdd", "AssignAdd", ref, delta, name, false);
 }
 Output is_variable_initialized(const Output& ref, std::string_view name) {
-  if (ref.dtype() == DType::resource) return var_is_initialized_op(ref, name.empty() ? "VarIsInitializedOp" : name);
+  if (ref.dtype() == DType::resource)
+    return var_is_initialized_op(ref, name.empty() ? "VarIsInitializedOp" : name);
   return ref.graph()
-      .create_op("IsVariableInitialized", {ref}, {{"dtype", ref.dtype()}}, name.empty() ? "IsVariableInitialized" : name)
+      .create_op("IsVariableInitialized", {ref}, {{"dtype", ref.dtype()}},
+                 name.empty() ? "IsVariableInitialized" : name)
       .output(0);
 }
 
@@ -398,28 +415,33 @@ Output var_handle_op(Graph& g, DType dtype, const PartialShape& shape, std::stri
                 {"container", std::string(container)},
                 {"shared_name", std::string(shared_name)},
                 {"allowed_devices", std::vector<std::string>{}}};
-  return g.create_op("VarHandleOp", {}, std::move(attrs), name.empty() ? "VarHandleOp" : name).output(0);
+  return g.create_op("VarHandleOp", {}, std::move(attrs), name.empty() ? "VarHandleOp" : name)
+      .output(0);
 }
 
 Output read_variable_op(const Output& handle, DType dtype, std::string_view name) {
   return handle.graph()
-      .create_op("ReadVariableOp", {handle}, {{"dtype", dtype}}, name.empty() ? "ReadVariableOp" : name)
+      .create_op("ReadVariableOp", {handle}, {{"dtype", dtype}},
+                 name.empty() ? "ReadVariableOp" : name)
       .output(0);
 }
 
-Operation assign_variable_op(const Output& handle, const Output& value, std::string_view name, bool validate_shape) {
+Operation assign_variable_op(const Output& handle, const Output& value, std::string_view name,
+                             bool validate_shape) {
   return handle.graph().create_op("AssignVariableOp", {handle, value},
                                   {{"dtype", value.dtype()}, {"validate_shape", validate_shape}},
                                   name.empty() ? "AssignVariableOp" : name);
 }
 
 Operation assign_add_variable_op(const Output& handle, const Output& delta, std::string_view name) {
-  return handle.graph().create_op("AssignAddVariableOp", {handle, delta}, {{"dtype", delta.dtype()}},
+  return handle.graph().create_op("AssignAddVariableOp", {handle, delta},
+                                  {{"dtype", delta.dtype()}},
                                   name.empty() ? "AssignAddVariableOp" : name);
 }
 
 Operation assign_sub_variable_op(const Output& handle, const Output& delta, std::string_view name) {
-  return handle.graph().create_op("AssignSubVariableOp", {handle, delta}, {{"dtype", delta.dtype()}},
+  return handle.graph().create_op("AssignSubVariableOp", {handle, delta},
+                                  {{"dtype", delta.dtype()}},
                                   name.empty() ? "AssignSubVariableOp" : name);
 }
 

@@ -41,7 +41,6 @@ namespace {
 
 using Index = std::int64_t;
 
-
 // Tensors holding more elements than this are worth a pool thread.
 constexpr Index kExpensiveElements = 256 * 1024;
 // Views share a buffer only at offsets that keep TensorFlow's (Eigen's) alignment.
@@ -50,13 +49,13 @@ constexpr Index kAlignmentBytes = 64;
 constexpr int kMaxProcessingDims = 8;
 
 using detail::check_attr_type;
-using detail::kIndexTypes;
-using detail::kValueTypes;
-using detail::shape_from_shape_tensor;
-using detail::with_rank;
 using detail::index_values;
 using detail::inference_shape_string;
+using detail::kIndexTypes;
+using detail::kValueTypes;
 using detail::node_suffix;
+using detail::shape_from_shape_tensor;
+using detail::with_rank;
 
 // -- the slice specification --------------------------------------------------------------
 
@@ -65,7 +64,6 @@ constexpr Index kShrinkAxis = -1;  // none: the dimension is dropped
 constexpr Index kNewAxis = -2;     // a new dimension of 1
 
 bool mask_bit(std::int64_t mask, Index i) { return i >= 0 && i < 63 && ((mask >> i) & 1) != 0; }
-
 
 // A validated slice, one entry per input dimension.
 struct DenseSlice {
@@ -327,7 +325,8 @@ bool dim0_slice_aligned(const Tensor& t, Index begin, Index end) {
 
 class StridedSliceOp : public OpKernel {
  public:
-  explicit StridedSliceOp(OpKernelConstruction& c) : OpKernel(c), masks_(strided_slice_masks(c.def)) {}
+  explicit StridedSliceOp(OpKernelConstruction& c)
+      : OpKernel(c), masks_(strided_slice_masks(c.def)) {}
 
   bool is_expensive(const OpKernelContext& ctx) const override {
     return ctx.input(0).num_elements() > kExpensiveElements;
@@ -382,7 +381,6 @@ Status merge_lengths(const PartialShape& a, const PartialShape& b, Index* merged
   return {};
 }
 
-
 // op_def_library's check that the inputs named `input_names`, input `first` and those after
 // it, share one type (attr Index).
 Status same_index_types(const InferenceContext& c, const std::vector<const char*>& input_names,
@@ -422,7 +420,8 @@ Status infer_strided_slice(InferenceContext& c) {
   }
   DenseSlice slice;
   ACTORFLOW_RETURN_IF_ERROR(validate_strided_slice(c.input_values[1], c.input_values[2], *strides,
-                                                   input.dims(), strided_slice_masks(c.node), &slice));
+                                                   input.dims(), strided_slice_masks(c.node),
+                                                   &slice));
   c.add_output(t, PartialShape(slice.final_dims));
   return {};
 }
@@ -433,7 +432,8 @@ Status infer_strided_slice(InferenceContext& c) {
 // slice took its elements.
 class StridedSliceGradOp : public OpKernel {
  public:
-  explicit StridedSliceGradOp(OpKernelConstruction& c) : OpKernel(c), masks_(strided_slice_masks(c.def)) {}
+  explicit StridedSliceGradOp(OpKernelConstruction& c)
+      : OpKernel(c), masks_(strided_slice_masks(c.def)) {}
 
   bool is_expensive(const OpKernelContext& ctx) const override {
     return ctx.input(4).num_elements() > kExpensiveElements;
@@ -477,7 +477,6 @@ class StridedSliceGradOp : public OpKernel {
  private:
   StridedSliceMasks masks_;
 };
-
 
 Status infer_strided_slice_grad(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(5));

@@ -21,8 +21,8 @@
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/training_ops.hpp"
-#include "standard_ops.hpp"
 #include "kernel_util.hpp"
+#include "standard_ops.hpp"
 
 namespace af {
 
@@ -46,14 +46,24 @@ struct Layout {
 
 Layout layout_of(Kind k) {
   switch (k) {
-    case Kind::gradient_descent: return {1, {{1, "alpha"}}, 2, 3};
-    case Kind::momentum: return {2, {{2, "lr"}, {4, "momentum"}}, 3, 5};
-    case Kind::adagrad: return {2, {{2, "lr"}}, 3, 4};
-    case Kind::rms_prop: return {3, {{3, "lr"}, {4, "rho"}, {5, "momentum"}, {6, "epsilon"}}, 7, 8};
-    case Kind::centered_rms_prop: return {4, {{4, "lr"}, {5, "rho"}, {6, "momentum"}, {7, "epsilon"}}, 8, 9};
+    case Kind::gradient_descent:
+      return {1, {{1, "alpha"}}, 2, 3};
+    case Kind::momentum:
+      return {2, {{2, "lr"}, {4, "momentum"}}, 3, 5};
+    case Kind::adagrad:
+      return {2, {{2, "lr"}}, 3, 4};
+    case Kind::rms_prop:
+      return {3, {{3, "lr"}, {4, "rho"}, {5, "momentum"}, {6, "epsilon"}}, 7, 8};
+    case Kind::centered_rms_prop:
+      return {4, {{4, "lr"}, {5, "rho"}, {6, "momentum"}, {7, "epsilon"}}, 8, 9};
     case Kind::adam:
       return {3,
-              {{3, "beta1_power"}, {4, "beta2_power"}, {5, "lr"}, {6, "beta1"}, {7, "beta2"}, {8, "epsilon"}},
+              {{3, "beta1_power"},
+               {4, "beta2_power"},
+               {5, "lr"},
+               {6, "beta1"},
+               {7, "beta2"},
+               {8, "epsilon"}},
               9,
               10};
   }
@@ -67,12 +77,17 @@ const char* ref_name(Kind k, int i) {
   static const char* const centered[] = {"var", "mg", "ms", "mom"};
   static const char* const adam[] = {"var", "m", "v"};
   switch (k) {
-    case Kind::gradient_descent: return "var";
+    case Kind::gradient_descent:
+      return "var";
     case Kind::momentum:
-    case Kind::adagrad: return momentum[i];
-    case Kind::rms_prop: return rms[i];
-    case Kind::centered_rms_prop: return centered[i];
-    case Kind::adam: return adam[i];
+    case Kind::adagrad:
+      return momentum[i];
+    case Kind::rms_prop:
+      return rms[i];
+    case Kind::centered_rms_prop:
+      return centered[i];
+    case Kind::adam:
+      return adam[i];
   }
   return "var";
 }
@@ -94,23 +109,27 @@ class ApplyOp : public OpKernel {
     std::vector<Var*> vars;
     for (int i = 0; i < lay.refs; ++i) {
       auto* v = dynamic_cast<Var*>(ctx.input_ref(i).get());
-      if (!v) return ctx.fail(invalid_argument("Input " + std::to_string(i) + " of " + name() + " is not a variable"));
+      if (!v)
+        return ctx.fail(invalid_argument("Input " + std::to_string(i) + " of " + name() +
+                                         " is not a variable"));
       if (Resource && v->dtype() != dtype_of<T>::value)
-        return ctx.fail(invalid_argument("Trying to access resource " + v->name() + " as " +
-                                         std::string(data_type_string(dtype_of<T>::value)) + " but it holds " +
-                                         std::string(data_type_string(v->dtype())) + node_suffix(name())));
+        return ctx.fail(
+            invalid_argument("Trying to access resource " + v->name() + " as " +
+                             std::string(data_type_string(dtype_of<T>::value)) + " but it holds " +
+                             std::string(data_type_string(v->dtype())) + node_suffix(name())));
       vars.push_back(v);
     }
     std::vector<T> scalars;
     for (auto [index, scalar_name] : lay.scalars) {
       const Tensor& t = ctx.input(index);
       if (t.rank() != 0)
-        return ctx.fail(invalid_argument(std::string(scalar_name) + " is not a scalar: " + t.shape().to_string() +
-                                         node_suffix(name())));
+        return ctx.fail(invalid_argument(std::string(scalar_name) + " is not a scalar: " +
+                                         t.shape().to_string() + node_suffix(name())));
       scalars.push_back(t.data<T>()[0]);
     }
     const Tensor& grad = ctx.input(lay.grad);
-    Status s = update_together(vars, [&](std::vector<Tensor*>& values) { return update(ctx, values, scalars, grad); });
+    Status s = update_together(
+        vars, [&](std::vector<Tensor*>& values) { return update(ctx, values, scalars, grad); });
     if (!s.ok()) {
       if (s.code() == Code::failed_precondition) s = s.with_context(node_suffix(name()));
       return ctx.fail(s);
@@ -124,17 +143,19 @@ class ApplyOp : public OpKernel {
     for (std::size_t i = 1; i < values.size(); ++i)
       if (values[i]->shape() != values[0]->shape())
         return invalid_argument(std::string("var and ") + ref_name(K, static_cast<int>(i)) +
-                                " do not have the same shape" + values[0]->shape().to_string() + " " +
-                                values[i]->shape().to_string() + node_suffix(name()));
+                                " do not have the same shape" + values[0]->shape().to_string() +
+                                " " + values[i]->shape().to_string() + node_suffix(name()));
     if (grad.shape() != values[0]->shape())
-      return invalid_argument("var and grad do not have the same shape" + values[0]->shape().to_string() + " " +
-                              grad.shape().to_string() + node_suffix(name()));
+      return invalid_argument("var and grad do not have the same shape" +
+                              values[0]->shape().to_string() + " " + grad.shape().to_string() +
+                              node_suffix(name()));
     // Copy on write: fresh buffers for everything this op writes, unless the variables hold
     // the only references to their buffers (no read of them is still in flight: a read
     // takes its reference under the variables' lock, which the update holds). Then the
     // update is in place, as TensorFlow's, which saves a fresh buffer's page faults and
     // its cache misses per variable and slot every step.
-    const bool in_place = std::all_of(values.begin(), values.end(), [](const Tensor* v) { return v->sole_owner(); });
+    const bool in_place =
+        std::all_of(values.begin(), values.end(), [](const Tensor* v) { return v->sole_owner(); });
     std::vector<Tensor> fresh;
     std::vector<T*> out;
     std::vector<const T*> in;
@@ -157,7 +178,8 @@ class ApplyOp : public OpKernel {
       // aligned, so Eigen computes each element in the same (packet or scalar) form as one
       // block would, and the result does not depend on the split.
       const Eigen::TensorOpCost cost(static_cast<double>(sizeof(T) * (in.size() + 1)),
-                                     static_cast<double>(sizeof(T) * out.size()), 4.0 * static_cast<double>(out.size()));
+                                     static_cast<double>(sizeof(T) * out.size()),
+                                     4.0 * static_cast<double>(out.size()));
       device->parallelFor(
           n, cost, [](Eigen::Index b) { return (b + 15) / 16 * 16; },
           [&](Eigen::Index b, Eigen::Index e) {
@@ -175,8 +197,8 @@ class ApplyOp : public OpKernel {
 
   // The updates as Eigen array expressions (vectorised, sqrt included), term by term as
   // training_ops.cc writes them, so the float32 results are TensorFlow's.
-  void compute_update(const std::vector<const T*>& in, const std::vector<T*>& out, const std::vector<T>& s,
-                      const T* g, Index n) const {
+  void compute_update(const std::vector<const T*>& in, const std::vector<T*>& out,
+                      const std::vector<T>& s, const T* g, Index n) const {
     using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
     using In = Eigen::Map<const Array>;
     using Out = Eigen::Map<Array>;
@@ -219,7 +241,8 @@ class ApplyOp : public OpKernel {
       mom = In(in[3], n) * momentum + (grad * lr) / ((ms - mg.square()) + epsilon).sqrt();
       new_var = var - mom;
     } else {  // Adam
-      const T beta1_power = s[0], beta2_power = s[1], lr = s[2], beta1 = s[3], beta2 = s[4], epsilon = s[5];
+      const T beta1_power = s[0], beta2_power = s[1], lr = s[2], beta1 = s[3], beta2 = s[4],
+              epsilon = s[5];
       const T alpha = lr * std::sqrt(one - beta2_power) / (one - beta1_power);
       Out m(out[1], n), v(out[2], n);
       In m_in(in[1], n), v_in(in[2], n);
@@ -248,14 +271,16 @@ Status infer_apply(InferenceContext& c, Kind k) {
                             " is not in the list of allowed values: float, double");
   for (int i = 1; i < expected; ++i)
     if (c.input_types[static_cast<std::size_t>(i)] != t)
-      return invalid_argument("Input " + std::to_string(i) + " of '" + c.node.op + "' has type " +
-                              std::string(data_type_string(c.input_types[static_cast<std::size_t>(i)])) +
-                              " that does not match type " + std::string(data_type_string(t)) + " of var");
+      return invalid_argument(
+          "Input " + std::to_string(i) + " of '" + c.node.op + "' has type " +
+          std::string(data_type_string(c.input_types[static_cast<std::size_t>(i)])) +
+          " that does not match type " + std::string(data_type_string(t)) + " of var");
   PartialShape shape = c.input_shapes[0];
   for (int i = 1; i < lay.refs; ++i) {
     PartialShape merged;
     if (!shape.merge_with(c.input_shapes[static_cast<std::size_t>(i)], &merged).ok())
-      return invalid_argument("Shapes of var and " + std::string(ref_name(k, i)) + " must be equal");
+      return invalid_argument("Shapes of var and " + std::string(ref_name(k, i)) +
+                              " must be equal");
     shape = merged;
   }
   for (auto [index, scalar_name] : lay.scalars) {
@@ -283,9 +308,10 @@ Status infer_resource_apply(InferenceContext& c, Kind k) {
   for (int i = 0; i < lay.inputs; ++i) {
     const DType want = i < lay.refs ? DType::resource : t;
     if (c.input_types[static_cast<std::size_t>(i)] != want)
-      return invalid_argument("Input " + std::to_string(i) + " of '" + c.node.op + "' has type " +
-                              std::string(data_type_string(c.input_types[static_cast<std::size_t>(i)])) +
-                              " that does not match type " + std::string(data_type_string(want)));
+      return invalid_argument(
+          "Input " + std::to_string(i) + " of '" + c.node.op + "' has type " +
+          std::string(data_type_string(c.input_types[static_cast<std::size_t>(i)])) +
+          " that does not match type " + std::string(data_type_string(want)));
   }
   for (auto [index, scalar_name] : lay.scalars) {
     const PartialShape& p = c.input_shapes[static_cast<std::size_t>(index)];
@@ -293,7 +319,9 @@ Status infer_resource_apply(InferenceContext& c, Kind k) {
       return invalid_argument("Shape must be rank 0 but is rank " + std::to_string(p.rank()));
   }
   PartialShape merged;
-  if (!c.input_handle_shapes[0].merge_with(c.input_shapes[static_cast<std::size_t>(lay.grad)], &merged).ok())
+  if (!c.input_handle_shapes[0]
+           .merge_with(c.input_shapes[static_cast<std::size_t>(lay.grad)], &merged)
+           .ok())
     return invalid_argument("Shapes of var and grad must be equal");
   return {};
 }
@@ -303,7 +331,8 @@ void register_apply(OpRegistry& r, const char* type) {
   std::vector<int> refs;
   for (int i = 0; i < layout_of(K).refs; ++i) refs.push_back(i);
   r.add({type, [](InferenceContext& c) { return infer_apply(c, K); }, true, refs});
-  r.add({std::string("Resource") + type, [](InferenceContext& c) { return infer_resource_apply(c, K); }, true, refs});
+  r.add({std::string("Resource") + type,
+         [](InferenceContext& c) { return infer_resource_apply(c, K); }, true, refs});
 }
 
 template <Kind K>
@@ -315,7 +344,8 @@ void register_apply_kernels(KernelRegistry& r, const char* type) {
   r.add(make_kernel_def<ApplyOp<K, double, true>>(resource, "CPU", {{"T", {DType::float64}}}));
 }
 
-Output apply_op(const char* type, const std::vector<Output>& inputs, AttrMap attrs, std::string_view name) {
+Output apply_op(const char* type, const std::vector<Output>& inputs, AttrMap attrs,
+                std::string_view name) {
   Graph& g = inputs[0].graph();
   attrs["T"] = inputs[0].dtype();
   return g.create_op(type, inputs, std::move(attrs), name.empty() ? type : name).output(0);
@@ -345,42 +375,46 @@ void register_training_kernels(KernelRegistry& r) {
 
 }  // namespace detail
 
-Output apply_gradient_descent(const Output& var, const Output& alpha, const Output& delta, bool use_locking,
-                              std::string_view name) {
-  return apply_op("ApplyGradientDescent", {var, alpha, delta}, {{"use_locking", use_locking}}, name);
+Output apply_gradient_descent(const Output& var, const Output& alpha, const Output& delta,
+                              bool use_locking, std::string_view name) {
+  return apply_op("ApplyGradientDescent", {var, alpha, delta}, {{"use_locking", use_locking}},
+                  name);
 }
 
 Output apply_momentum(const Output& var, const Output& accum, const Output& lr, const Output& grad,
-                      const Output& momentum, bool use_locking, bool use_nesterov, std::string_view name) {
+                      const Output& momentum, bool use_locking, bool use_nesterov,
+                      std::string_view name) {
   return apply_op("ApplyMomentum", {var, accum, lr, grad, momentum},
                   {{"use_locking", use_locking}, {"use_nesterov", use_nesterov}}, name);
 }
 
-Output apply_adagrad(const Output& var, const Output& accum, const Output& lr, const Output& grad, bool use_locking,
-                     bool update_slots, std::string_view name) {
+Output apply_adagrad(const Output& var, const Output& accum, const Output& lr, const Output& grad,
+                     bool use_locking, bool update_slots, std::string_view name) {
   return apply_op("ApplyAdagrad", {var, accum, lr, grad},
                   {{"use_locking", use_locking}, {"update_slots", update_slots}}, name);
 }
 
-Output apply_rms_prop(const Output& var, const Output& ms, const Output& mom, const Output& lr, const Output& rho,
-                      const Output& momentum, const Output& epsilon, const Output& grad, bool use_locking,
-                      std::string_view name) {
-  return apply_op("ApplyRMSProp", {var, ms, mom, lr, rho, momentum, epsilon, grad}, {{"use_locking", use_locking}},
-                  name);
+Output apply_rms_prop(const Output& var, const Output& ms, const Output& mom, const Output& lr,
+                      const Output& rho, const Output& momentum, const Output& epsilon,
+                      const Output& grad, bool use_locking, std::string_view name) {
+  return apply_op("ApplyRMSProp", {var, ms, mom, lr, rho, momentum, epsilon, grad},
+                  {{"use_locking", use_locking}}, name);
 }
 
-Output apply_centered_rms_prop(const Output& var, const Output& mg, const Output& ms, const Output& mom,
-                               const Output& lr, const Output& rho, const Output& momentum, const Output& epsilon,
-                               const Output& grad, bool use_locking, std::string_view name) {
+Output apply_centered_rms_prop(const Output& var, const Output& mg, const Output& ms,
+                               const Output& mom, const Output& lr, const Output& rho,
+                               const Output& momentum, const Output& epsilon, const Output& grad,
+                               bool use_locking, std::string_view name) {
   return apply_op("ApplyCenteredRMSProp", {var, mg, ms, mom, lr, rho, momentum, epsilon, grad},
                   {{"use_locking", use_locking}}, name);
 }
 
 Output apply_adam(const Output& var, const Output& m, const Output& v, const Output& beta1_power,
-                  const Output& beta2_power, const Output& lr, const Output& beta1, const Output& beta2,
-                  const Output& epsilon, const Output& grad, bool use_locking, bool use_nesterov,
-                  std::string_view name) {
-  return apply_op("ApplyAdam", {var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad},
+                  const Output& beta2_power, const Output& lr, const Output& beta1,
+                  const Output& beta2, const Output& epsilon, const Output& grad, bool use_locking,
+                  bool use_nesterov, std::string_view name) {
+  return apply_op("ApplyAdam",
+                  {var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad},
                   {{"use_locking", use_locking}, {"use_nesterov", use_nesterov}}, name);
 }
 

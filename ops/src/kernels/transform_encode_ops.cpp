@@ -5,8 +5,6 @@
 // The kernels follow TensorFlow 1.x (tensorflow/core/kernels/one_hot_op.cc, concat_op.cc,
 // decode_raw_op.cc) and the shape functions tensorflow/core/ops/array_ops.cc and
 // parsing_ops.cc; messages are TensorFlow's.
-#include "actorflow/ops/array_ops.hpp"
-
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -16,10 +14,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
-#include "standard_ops.hpp"
 #include "kernel_util.hpp"
+#include "standard_ops.hpp"
 
 namespace af {
 
@@ -61,10 +60,14 @@ template <class F>
 void visit_storage(DType t, F&& f) {
   if (t == DType::string) return f(std::string{});
   switch (dtype_size(t)) {
-    case 1: return f(std::uint8_t{});
-    case 2: return f(std::uint16_t{});
-    case 4: return f(std::uint32_t{});
-    default: return f(std::uint64_t{});
+    case 1:
+      return f(std::uint8_t{});
+    case 2:
+      return f(std::uint16_t{});
+    case 4:
+      return f(std::uint32_t{});
+    default:
+      return f(std::uint64_t{});
   }
 }
 
@@ -96,12 +99,12 @@ class OneHotOp : public OpKernel {
     const int indices_dims = indices.rank();
     const int output_dims = indices_dims + 1;
     if (axis_ != -1 && !(axis_ >= 0 && axis_ < output_dims))
-      return ctx.fail(invalid_argument("Expected axis to be -1 or between [0, " +
-                                       std::to_string(output_dims) + ").  But received: " +
-                                       std::to_string(axis_) + node_suffix(name())));
+      return ctx.fail(
+          invalid_argument("Expected axis to be -1 or between [0, " + std::to_string(output_dims) +
+                           ").  But received: " + std::to_string(axis_) + node_suffix(name())));
     if (depth.rank() != 0)
-      return ctx.fail(invalid_argument("depth must be a scalar, but got: " + depth.shape().to_string() +
-                                       node_suffix(name())));
+      return ctx.fail(invalid_argument(
+          "depth must be a scalar, but got: " + depth.shape().to_string() + node_suffix(name())));
     if (on_value.rank() != 0)
       return ctx.fail(invalid_argument("on_value must be a scalar, but got: " +
                                        on_value.shape().to_string() + node_suffix(name())));
@@ -111,9 +114,10 @@ class OneHotOp : public OpKernel {
     const int axis = axis_ == -1 ? indices_dims : static_cast<int>(axis_);
     const std::int32_t depth_v = depth.data<std::int32_t>()[0];
     if (depth_v < 0)
-      return ctx.fail(invalid_argument("depth must be non-negative, got: " + std::to_string(depth_v) +
-                                       node_suffix(name())));
-    std::vector<std::int64_t> out_dims(indices.shape().dims().begin(), indices.shape().dims().end());
+      return ctx.fail(invalid_argument(
+          "depth must be non-negative, got: " + std::to_string(depth_v) + node_suffix(name())));
+    std::vector<std::int64_t> out_dims(indices.shape().dims().begin(),
+                                       indices.shape().dims().end());
     out_dims.insert(out_dims.begin() + axis, depth_v);
     Tensor& out = ctx.allocate_output(0, on_value.dtype(), Shape(std::move(out_dims)));
     if (out.num_elements() == 0) return;
@@ -158,15 +162,16 @@ Status dim_from_scalar_input(const InferenceContext& c, int i, Index* out) {
 
 Status infer_one_hot(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(4));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "TI", kOneHotIndexTypes, "uint8, int32, int64"));
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_attr_type(c.input_types[0], "TI", kOneHotIndexTypes, "uint8, int32, int64"));
   ACTORFLOW_RETURN_IF_ERROR(check_input_type(c, 1, "depth", DType::int32));
   const DType t = c.input_types[2];
   if (c.input_types[3] != t)
-    return invalid_argument("Input 'off_value' of 'OneHot' Op has type " +
-                            std::string(dtype_name(c.input_types[3])) + " that does not match type " +
-                            std::string(dtype_name(t)) + " of argument 'on_value'.");
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(t, "T", kValueTypes,
-                                            "float, double, int32, int64, uint8, bool, string, bfloat16"));
+    return invalid_argument(
+        "Input 'off_value' of 'OneHot' Op has type " + std::string(dtype_name(c.input_types[3])) +
+        " that does not match type " + std::string(dtype_name(t)) + " of argument 'on_value'.");
+  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(
+      t, "T", kValueTypes, "float, double, int32, int64, uint8, bool, string, bfloat16"));
   std::int64_t axis = -1;
   c.get_attr("axis", &axis);
   if (axis < -1) return invalid_argument("axis must be >= -1");
@@ -195,11 +200,13 @@ class ConcatOffsetOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor& concat_dim = ctx.input(0);
     if (concat_dim.rank() != 0)
-      return ctx.fail(invalid_argument("Concat dim tensor should be a scalar integer, but got shape " +
-                                       concat_dim.shape().to_string() + node_suffix(name())));
+      return ctx.fail(
+          invalid_argument("Concat dim tensor should be a scalar integer, but got shape " +
+                           concat_dim.shape().to_string() + node_suffix(name())));
     for (int i = 1; i < ctx.num_inputs(); ++i)
       if (ctx.input(i).rank() != 1)
-        return ctx.fail(invalid_argument("input " + std::to_string(i) + " should be a vector, but got shape " +
+        return ctx.fail(invalid_argument("input " + std::to_string(i) +
+                                         " should be a vector, but got shape " +
                                          ctx.input(i).shape().to_string() + node_suffix(name())));
     // The offset of each input in the concatenation: zero except along concat_dim, where it
     // is the running sum of the sizes before it.
@@ -208,16 +215,16 @@ class ConcatOffsetOp : public OpKernel {
     const Index cdim = concat_dim.data<std::int32_t>()[0];
     const Index dims = first.num_elements();
     if (cdim < 0 || cdim >= dims)
-      return ctx.fail(invalid_argument("Concat dim is out of range: " + std::to_string(cdim) + " vs. " +
-                                       std::to_string(dims) + node_suffix(name())));
+      return ctx.fail(invalid_argument("Concat dim is out of range: " + std::to_string(cdim) +
+                                       " vs. " + std::to_string(dims) + node_suffix(name())));
     const std::int32_t* first_shape = first.data<std::int32_t>();
     std::int32_t offset = 0;
     for (int i = 0; i < n; ++i) {
       const Tensor& shape = ctx.input(1 + i);
       if (shape.num_elements() != dims)
-        return ctx.fail(invalid_argument("input " + std::to_string(i) + " should contain " +
-                                         std::to_string(dims) + " elements, but got" +
-                                         std::to_string(shape.num_elements()) + node_suffix(name())));
+        return ctx.fail(invalid_argument(
+            "input " + std::to_string(i) + " should contain " + std::to_string(dims) +
+            " elements, but got" + std::to_string(shape.num_elements()) + node_suffix(name())));
       const std::int32_t* s = shape.data<std::int32_t>();
       Tensor& out = ctx.allocate_output(i, DType::int32, Shape{dims});
       std::int32_t* o = out.data<std::int32_t>();
@@ -227,8 +234,8 @@ class ConcatOffsetOp : public OpKernel {
           offset += s[j];
         } else if (first_shape[j] != s[j]) {
           return ctx.fail(invalid_argument("input[" + std::to_string(i) + "," + std::to_string(j) +
-                                           "] mismatch: " + std::to_string(first_shape[j]) + " vs. " +
-                                           std::to_string(s[j]) + node_suffix(name())));
+                                           "] mismatch: " + std::to_string(first_shape[j]) +
+                                           " vs. " + std::to_string(s[j]) + node_suffix(name())));
         } else {
           o[j] = 0;
         }
@@ -243,8 +250,10 @@ Status infer_concat_offset(InferenceContext& c) {
     return invalid_argument("List argument 'shape' to 'ConcatOffset' Op with length " +
                             std::to_string(std::max(n, 0)) + " shorter than minimum length 2.");
   ACTORFLOW_RETURN_IF_ERROR(check_input_type(c, 0, "concat_dim", DType::int32));
-  for (int i = 1; i <= n; ++i) ACTORFLOW_RETURN_IF_ERROR(check_input_type(c, i, "shape", DType::int32));
-  for (int i = 1; i <= n; ++i) c.add_output(DType::int32, c.input_shapes[static_cast<std::size_t>(i)]);
+  for (int i = 1; i <= n; ++i)
+    ACTORFLOW_RETURN_IF_ERROR(check_input_type(c, i, "shape", DType::int32));
+  for (int i = 1; i <= n; ++i)
+    c.add_output(DType::int32, c.input_shapes[static_cast<std::size_t>(i)]);
   return {};
 }
 
@@ -277,8 +286,8 @@ class DecodeRawOp : public OpKernel {
       } else if (str_size != size) {
         return ctx.fail(invalid_argument(
             "DecodeRaw requires input strings to all be the same size, but element " +
-            std::to_string(i) + " has size " + std::to_string(str_size) + " != " + std::to_string(size) +
-            node_suffix(name())));
+            std::to_string(i) + " has size " + std::to_string(str_size) +
+            " != " + std::to_string(size) + node_suffix(name())));
       }
     }
     std::vector<std::int64_t> out_dims(input.shape().dims().begin(), input.shape().dims().end());
@@ -354,7 +363,8 @@ Tensor typed_scalar(DType dtype, double value) {
   });
   if (!ok)
     throw InvalidArgumentError(invalid_argument("Cannot convert " + std::to_string(value) +
-                                                " to a tensor of type " + std::string(dtype_name(dtype))));
+                                                " to a tensor of type " +
+                                                std::string(dtype_name(dtype))));
   return t;
 }
 
@@ -369,7 +379,8 @@ void register_transform_encode_ops(OpRegistry& r) {
 }
 
 void register_transform_encode_kernels(KernelRegistry& r) {
-  r.add(make_kernel_def<OneHotOp>("OneHot", "CPU", {{"T", kValueTypes}, {"TI", kOneHotIndexTypes}}));
+  r.add(
+      make_kernel_def<OneHotOp>("OneHot", "CPU", {{"T", kValueTypes}, {"TI", kOneHotIndexTypes}}));
   r.add(make_kernel_def<ConcatOffsetOp>("ConcatOffset", "CPU"));
   r.add(make_kernel_def<DecodeRawOp>("DecodeRaw", "CPU", {{"out_type", kDecodeRawTypes}}));
 }
@@ -396,9 +407,10 @@ Output one_hot(const Output& indices, std::int64_t depth, double on_value, doubl
     auto scope = g.name_scope(op_name + "/");
     on = g.constant(typed_scalar(dtype, on_value), "on_value");
     off = g.constant(typed_scalar(dtype, off_value), "off_value");
-    if (depth < std::numeric_limits<std::int32_t>::min() || depth > std::numeric_limits<std::int32_t>::max())
-      throw InvalidArgumentError(invalid_argument("one_hot: depth " + std::to_string(depth) +
-                                                  " does not fit int32"));
+    if (depth < std::numeric_limits<std::int32_t>::min() ||
+        depth > std::numeric_limits<std::int32_t>::max())
+      throw InvalidArgumentError(
+          invalid_argument("one_hot: depth " + std::to_string(depth) + " does not fit int32"));
     depth_t = g.constant(Tensor(static_cast<std::int32_t>(depth)), "depth");
   }
   return one_hot(indices, depth_t, on, off, axis, op_name + "/");
@@ -408,9 +420,9 @@ std::vector<Output> concat_offset(const Output& concat_dim, const std::vector<Ou
                                   std::string_view name) {
   std::vector<Output> inputs{concat_dim};
   inputs.insert(inputs.end(), shapes.begin(), shapes.end());
-  Operation op = concat_dim.graph().create_op(
-      "ConcatOffset", inputs, {{"N", static_cast<std::int64_t>(shapes.size())}},
-      name.empty() ? "ConcatOffset" : name);
+  Operation op = concat_dim.graph().create_op("ConcatOffset", inputs,
+                                              {{"N", static_cast<std::int64_t>(shapes.size())}},
+                                              name.empty() ? "ConcatOffset" : name);
   std::vector<Output> outputs;
   for (int i = 0; i < op.num_outputs(); ++i) outputs.push_back(op.output(i));
   return outputs;

@@ -1,14 +1,12 @@
 // Tile, Transpose, InvertPermutation, Slice and Unpack: ops, shape functions, CPU kernels and
-// the graph-building functions tile, transpose, invert_permutation, slice and unstack. The shape-only ops (ExpandDims, Squeeze,
-// Rank, ShapeN, ZerosLike, OnesLike, StopGradient, PreventGradient) live in
-// transform_shape_ops.cpp; OneHot, ConcatOffset and DecodeRaw in transform_encode_ops.cpp;
-// StridedSlice and StridedSliceGrad in strided_slice_ops.cpp.
+// the graph-building functions tile, transpose, invert_permutation, slice and unstack. The
+// shape-only ops (ExpandDims, Squeeze, Rank, ShapeN, ZerosLike, OnesLike, StopGradient,
+// PreventGradient) live in transform_shape_ops.cpp; OneHot, ConcatOffset and DecodeRaw in
+// transform_encode_ops.cpp; StridedSlice and StridedSliceGrad in strided_slice_ops.cpp.
 //
 // The kernels follow TensorFlow 1.x (tensorflow/core/kernels/tile_ops.cc, transpose_op.cc,
 // slice_op.cc, unpack_op.cc) and the shape functions tensorflow/core/ops/array_ops.cc;
 // messages are TensorFlow's.
-#include "actorflow/ops/array_ops.hpp"
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -18,10 +16,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
-#include "standard_ops.hpp"
 #include "kernel_util.hpp"
+#include "standard_ops.hpp"
 
 namespace af {
 
@@ -58,7 +57,6 @@ using detail::kValueTypes;
 using detail::shape_from_shape_tensor;
 using detail::with_rank;
 
-
 // InferenceContext::WithValue on a dimension.
 Status with_value(Index dim, Index value) {
   if (dim >= 0 && dim != value)
@@ -66,7 +64,6 @@ Status with_value(Index dim, Index value) {
                             std::to_string(dim));
   return {};
 }
-
 
 // InferenceContext::Multiply: a zero wins, a one passes the other through.
 Index multiply_dims(Index a, Index b) {
@@ -103,10 +100,14 @@ template <class F>
 void visit_storage(DType t, F&& f) {
   if (t == DType::string) return f(std::string{});
   switch (dtype_size(t)) {
-    case 1: return f(std::uint8_t{});
-    case 2: return f(std::uint16_t{});
-    case 4: return f(std::uint32_t{});
-    default: return f(std::uint64_t{});
+    case 1:
+      return f(std::uint8_t{});
+    case 2:
+      return f(std::uint16_t{});
+    case 4:
+      return f(std::uint32_t{});
+    default:
+      return f(std::uint64_t{});
   }
 }
 
@@ -195,10 +196,9 @@ class TileOp : public OpKernel {
     std::vector<std::int64_t> out_dims;
     for (int i = 0; i < input.rank(); ++i) {
       if (m[static_cast<std::size_t>(i)] < 0)
-        return ctx.fail(invalid_argument("Expected multiples[" + std::to_string(i) +
-                                         "] >= 0, but got " +
-                                         std::to_string(m[static_cast<std::size_t>(i)]) +
-                                         node_suffix(name())));
+        return ctx.fail(
+            invalid_argument("Expected multiples[" + std::to_string(i) + "] >= 0, but got " +
+                             std::to_string(m[static_cast<std::size_t>(i)]) + node_suffix(name())));
       out_dims.push_back(input.shape().dim(i) * m[static_cast<std::size_t>(i)]);
     }
     Shape out_shape(std::move(out_dims));
@@ -223,7 +223,8 @@ class TileOp : public OpKernel {
 
 Status infer_tile(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[1], "Tmultiples", kIndexTypes, "int32, int64"));
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_attr_type(c.input_types[1], "Tmultiples", kIndexTypes, "int32, int64"));
   const DType t = c.input_types[0];
   PartialShape input = c.input_shapes[0];
   PartialShape multiples;
@@ -239,7 +240,8 @@ Status infer_tile(InferenceContext& c) {
   const int rank = multiples.rank();
   ACTORFLOW_RETURN_IF_ERROR(with_rank(input, rank));
   std::vector<std::int64_t> dims;
-  for (int i = 0; i < rank; ++i) dims.push_back(multiply_dims(dim_or_unknown(input, i), multiples.dim(i)));
+  for (int i = 0; i < rank; ++i)
+    dims.push_back(multiply_dims(dim_or_unknown(input, i), multiples.dim(i)));
   c.add_output(t, PartialShape(std::move(dims)));
   return {};
 }
@@ -274,9 +276,10 @@ class TransposeOp : public OpKernel {
                                        perm_tensor.shape().to_string() + node_suffix(name())));
     const int dims = input.rank();
     if (perm_tensor.num_elements() != dims)
-      return ctx.fail(invalid_argument("transpose expects a vector of size " + std::to_string(dims) +
-                                       ". But input(1) is a vector of size " +
-                                       std::to_string(perm_tensor.num_elements()) + node_suffix(name())));
+      return ctx.fail(
+          invalid_argument("transpose expects a vector of size " + std::to_string(dims) +
+                           ". But input(1) is a vector of size " +
+                           std::to_string(perm_tensor.num_elements()) + node_suffix(name())));
     std::vector<int> perm;
     for (Index p : index_values(perm_tensor)) perm.push_back(static_cast<int>(p));
     std::vector<bool> seen(static_cast<std::size_t>(dims), false);
@@ -294,7 +297,8 @@ class TransposeOp : public OpKernel {
     for (int i = 0; i < dims; ++i) {
       if (seen[static_cast<std::size_t>(i)]) continue;
       std::string joined;
-      for (std::size_t k = 0; k < perm.size(); ++k) joined += (k ? "," : "") + std::to_string(perm[k]);
+      for (std::size_t k = 0; k < perm.size(); ++k)
+        joined += (k ? "," : "") + std::to_string(perm[k]);
       return ctx.fail(invalid_argument(std::to_string(i) + " is missing from {" + joined + "}." +
                                        node_suffix(name())));
     }
@@ -320,7 +324,8 @@ class TransposeOp : public OpKernel {
 // TensorFlow's TransposeShapeFn.
 Status infer_transpose(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[1], "Tperm", kIndexTypes, "int32, int64"));
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_attr_type(c.input_types[1], "Tperm", kIndexTypes, "int32, int64"));
   const DType t = c.input_types[0];
   const PartialShape& input = c.input_shapes[0];
   const PartialShape& perm_shape = c.input_shapes[1];
@@ -330,7 +335,9 @@ Status infer_transpose(InferenceContext& c) {
     c.add_output(t, PartialShape::unknown());
     return {};
   }
-  Index rank = input.rank_known() ? input.rank() : perm_elems >= 0 ? perm_elems : perm->num_elements();
+  Index rank = input.rank_known() ? input.rank()
+               : perm_elems >= 0  ? perm_elems
+                                  : perm->num_elements();
   if (!input.rank_known() && rank < 2) {
     // A one-element permutation is ambiguous: a scalar or a vector, both unchanged.
     c.add_output(t, input);
@@ -365,25 +372,28 @@ class InvertPermutationOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor& input = ctx.input(0);
     if (input.rank() != 1)
-      return ctx.fail(invalid_argument("invert_permutation expects a 1D vector." + node_suffix(name())));
+      return ctx.fail(
+          invalid_argument("invert_permutation expects a 1D vector." + node_suffix(name())));
     const Index n = input.num_elements();
     if (n > std::numeric_limits<std::int32_t>::max())
-      return ctx.fail(invalid_argument("permutation of nonnegative int32s must have <= int32 max elements" +
-                                       node_suffix(name())));
+      return ctx.fail(
+          invalid_argument("permutation of nonnegative int32s must have <= int32 max elements" +
+                           node_suffix(name())));
     const std::vector<Index> perm = index_values(input);
     std::vector<Index> inverse(static_cast<std::size_t>(n), -1);
     for (Index i = 0; i < n; ++i) {
       const Index d = perm[static_cast<std::size_t>(i)];
       if (d < 0 || d >= n)
-        return ctx.fail(invalid_argument(std::to_string(d) + " is not between 0 and " + std::to_string(n) +
-                                         node_suffix(name())));
+        return ctx.fail(invalid_argument(std::to_string(d) + " is not between 0 and " +
+                                         std::to_string(n) + node_suffix(name())));
       if (inverse[static_cast<std::size_t>(d)] != -1)
         return ctx.fail(invalid_argument(std::to_string(d) + " is duplicated in the input." +
                                          node_suffix(name())));
       inverse[static_cast<std::size_t>(d)] = i;
     }
     if (input.dtype() == DType::int64) return ctx.set_output(0, Tensor::from_vector(inverse));
-    ctx.set_output(0, Tensor::from_vector(std::vector<std::int32_t>(inverse.begin(), inverse.end())));
+    ctx.set_output(0,
+                   Tensor::from_vector(std::vector<std::int32_t>(inverse.begin(), inverse.end())));
   }
 };
 
@@ -391,7 +401,8 @@ Status infer_invert_permutation(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
   ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kIndexTypes, "int32, int64"));
   ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[0], 1));
-  c.add_output(c.input_types[0], c.input_shapes[0].rank_known() ? c.input_shapes[0] : PartialShape{-1});
+  c.add_output(c.input_types[0],
+               c.input_shapes[0].rank_known() ? c.input_shapes[0] : PartialShape{-1});
   return {};
 }
 
@@ -410,8 +421,8 @@ class SliceOp : public OpKernel {
     const Tensor& begin_tensor = ctx.input(1);
     const Tensor& size_tensor = ctx.input(2);
     const int dims = input.rank();
-    if (begin_tensor.rank() != 1 || size_tensor.rank() != 1 || begin_tensor.num_elements() != dims ||
-        size_tensor.num_elements() != dims)
+    if (begin_tensor.rank() != 1 || size_tensor.rank() != 1 ||
+        begin_tensor.num_elements() != dims || size_tensor.num_elements() != dims)
       return ctx.fail(invalid_argument(
           "Expected begin and size arguments to be 1-D tensors of size " + std::to_string(dims) +
           ", but got shapes " + begin_tensor.shape().to_string() + " and " +
@@ -429,30 +440,35 @@ class SliceOp : public OpKernel {
       const std::string n = std::to_string(i);
       if (dim == 0) {
         if (b != 0 || s != 0)
-          return ctx.fail(invalid_argument("Expected begin[" + n + "] == 0 (got " + std::to_string(b) +
-                                           ") and size[" + n + "] == 0 (got " + std::to_string(s) +
-                                           ") when input.dim_size(" + n + ") == 0" + node_suffix(name())));
+          return ctx.fail(invalid_argument("Expected begin[" + n + "] == 0 (got " +
+                                           std::to_string(b) + ") and size[" + n + "] == 0 (got " +
+                                           std::to_string(s) + ") when input.dim_size(" + n +
+                                           ") == 0" + node_suffix(name())));
       } else {
         if (b < 0 || b > dim)
-          return ctx.fail(invalid_argument("Expected begin[" + n + "] in [0, " + std::to_string(dim) +
-                                           "], but got " + std::to_string(b) + node_suffix(name())));
+          return ctx.fail(invalid_argument("Expected begin[" + n + "] in [0, " +
+                                           std::to_string(dim) + "], but got " + std::to_string(b) +
+                                           node_suffix(name())));
         if (s < 0 || b + s > dim)
-          return ctx.fail(invalid_argument("Expected size[" + n + "] in [0, " + std::to_string(dim - b) +
-                                           "], but got " + std::to_string(s) + node_suffix(name())));
+          return ctx.fail(invalid_argument("Expected size[" + n + "] in [0, " +
+                                           std::to_string(dim - b) + "], but got " +
+                                           std::to_string(s) + node_suffix(name())));
       }
       const bool take_all = b == 0 && s == dim;
       is_identity &= take_all;
       slice_dim0 &= i == 0 || take_all;
     }
     if (is_identity) return ctx.set_output(0, input);
-    const Index row = dims > 0 && input.shape().dim(0) > 0 ? input.num_elements() / input.shape().dim(0) : 0;
+    const Index row =
+        dims > 0 && input.shape().dim(0) > 0 ? input.num_elements() / input.shape().dim(0) : 0;
     if (slice_dim0 && aligned_offset(input.dtype(), begin[0] * row))
       return ctx.set_output(0, input.slice_rows(begin[0], begin[0] + size[0]));
     Tensor& out = ctx.allocate_output(0, input.dtype(), Shape(std::vector<std::int64_t>(size)));
     if (out.num_elements() == 0) return;
     const std::vector<Index> strides = row_major_strides(input.shape());
     Index offset = 0;
-    for (int i = 0; i < dims; ++i) offset += begin[static_cast<std::size_t>(i)] * strides[static_cast<std::size_t>(i)];
+    for (int i = 0; i < dims; ++i)
+      offset += begin[static_cast<std::size_t>(i)] * strides[static_cast<std::size_t>(i)];
     visit_storage(input.dtype(), [&](auto tag) {
       using E = decltype(tag);
       strided_copy(elements<E>(input) + offset, size, strides, elements<E>(out));
@@ -466,9 +482,10 @@ Status infer_slice(InferenceContext& c) {
   if (c.input_types[1] != c.input_types[2])
     return invalid_argument("Input 'size' of 'Slice' Op has type " +
                             std::string(dtype_name(c.input_types[2])) +
-                            " that does not match type " + std::string(dtype_name(c.input_types[1])) +
-                            " of argument 'begin'.");
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[1], "Index", kIndexTypes, "int32, int64"));
+                            " that does not match type " +
+                            std::string(dtype_name(c.input_types[1])) + " of argument 'begin'.");
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_attr_type(c.input_types[1], "Index", kIndexTypes, "int32, int64"));
   const DType t = c.input_types[0];
   const PartialShape& input = c.input_shapes[0];
   const PartialShape& begin_shape = c.input_shapes[1];
@@ -515,7 +532,8 @@ Status infer_slice(InferenceContext& c) {
     ACTORFLOW_RETURN_IF_ERROR(with_rank(begin_value, sizes_value.rank()));
     c.add_output(t, sizes_value);
   } else {
-    c.add_output(t, input.rank_known() ? PartialShape::unknown_of_rank(input.rank()) : PartialShape::unknown());
+    c.add_output(t, input.rank_known() ? PartialShape::unknown_of_rank(input.rank())
+                                       : PartialShape::unknown());
   }
   return {};
 }
@@ -563,7 +581,8 @@ class UnpackOp : public OpKernel {
       if (out_size == 0) continue;
       visit_storage(input.dtype(), [&](auto tag) {
         using E = decltype(tag);
-        strided_copy(elements<E>(input) + i * after, {before, after}, {num_ * after, 1}, elements<E>(out));
+        strided_copy(elements<E>(input) + i * after, {before, after}, {num_ * after, 1},
+                     elements<E>(out));
       });
     }
   }
@@ -604,7 +623,8 @@ Status infer_unpack(InferenceContext& c) {
 // A Python list of ints as convert_to_tensor makes it: int32 unless a value needs int64.
 Tensor index_tensor(const std::vector<std::int64_t>& values) {
   const bool wide = std::any_of(values.begin(), values.end(), [](std::int64_t v) {
-    return v > std::numeric_limits<std::int32_t>::max() || v < std::numeric_limits<std::int32_t>::min();
+    return v > std::numeric_limits<std::int32_t>::max() ||
+           v < std::numeric_limits<std::int32_t>::min();
   });
   if (wide) return Tensor::from_vector(values);
   return Tensor::from_vector(std::vector<std::int32_t>(values.begin(), values.end()));
@@ -640,7 +660,8 @@ void register_transform_ops(OpRegistry& r) {
 
 void register_transform_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<TileOp>("Tile", "CPU", {{"T", kValueTypes}, {"Tmultiples", kIndexTypes}}));
-  r.add(make_kernel_def<TransposeOp>("Transpose", "CPU", {{"T", kValueTypes}, {"Tperm", kIndexTypes}}));
+  r.add(make_kernel_def<TransposeOp>("Transpose", "CPU",
+                                     {{"T", kValueTypes}, {"Tperm", kIndexTypes}}));
   r.add(make_kernel_def<InvertPermutationOp>("InvertPermutation", "CPU", {{"T", kIndexTypes}}));
   r.add(make_kernel_def<SliceOp>("Slice", "CPU", {{"T", kValueTypes}, {"Index", kIndexTypes}}));
   r.add(make_kernel_def<UnpackOp>("Unpack", "CPU", {{"T", kValueTypes}}));
@@ -653,12 +674,14 @@ void register_transform_kernels(KernelRegistry& r) {
 
 Output tile(const Output& input, const Output& multiples, std::string_view name) {
   return input.graph()
-      .create_op("Tile", {input, multiples}, {{"T", input.dtype()}, {"Tmultiples", multiples.dtype()}},
+      .create_op("Tile", {input, multiples},
+                 {{"T", input.dtype()}, {"Tmultiples", multiples.dtype()}},
                  name.empty() ? "Tile" : name)
       .output(0);
 }
 
-Output tile(const Output& input, const std::vector<std::int64_t>& multiples, std::string_view name) {
+Output tile(const Output& input, const std::vector<std::int64_t>& multiples,
+            std::string_view name) {
   Tensor m = index_tensor(multiples);
   const DType index_type = m.dtype();
   return op_with_consts(input.graph(), "Tile", {input}, {{"multiples", m}},
@@ -705,9 +728,9 @@ Output transpose(const Output& x, std::string_view name) {
       start = g.constant(Tensor(std::int32_t{0}), "start");
       delta = g.constant(Tensor(std::int32_t{1}), "delta");
     }
-    Output range = g.create_op("Range", {start, rank_t, delta}, {{"Tidx", DType::int32}},
-                               range_name + "/")
-                       .output(0);
+    Output range =
+        g.create_op("Range", {start, rank_t, delta}, {{"Tidx", DType::int32}}, range_name + "/")
+            .output(0);
     perm = sub(last, range, "sub");  // "<scope>/sub_1"
   }
   return transpose(x, perm, op_name + "/");
@@ -715,7 +738,8 @@ Output transpose(const Output& x, std::string_view name) {
 
 Output invert_permutation(const Output& x, std::string_view name) {
   return x.graph()
-      .create_op("InvertPermutation", {x}, {{"T", x.dtype()}}, name.empty() ? "InvertPermutation" : name)
+      .create_op("InvertPermutation", {x}, {{"T", x.dtype()}},
+                 name.empty() ? "InvertPermutation" : name)
       .output(0);
 }
 
@@ -735,7 +759,8 @@ Output slice(const Output& input, const std::vector<std::int64_t>& begin,
   auto as_index = [&](const std::vector<std::int64_t>& v) {
     return index_type == DType::int64 ? Tensor::from_vector(v) : index_tensor(v);
   };
-  return op_with_consts(input.graph(), "Slice", {input}, {{"begin", as_index(begin)}, {"size", as_index(size)}},
+  return op_with_consts(input.graph(), "Slice", {input},
+                        {{"begin", as_index(begin)}, {"size", as_index(size)}},
                         {{"T", input.dtype()}, {"Index", index_type}}, name, "Slice")
       .output(0);
 }
@@ -752,11 +777,12 @@ std::vector<Output> unstack(const Output& value, std::optional<std::int64_t> num
       const std::int64_t d = s.dim(static_cast<int>(axis < 0 ? axis + s.rank() : axis));
       if (d >= 0) num = d;
     }
-    if (!num) throw InvalidArgumentError(invalid_argument("Cannot infer num from shape " + s.to_string()));
+    if (!num)
+      throw InvalidArgumentError(invalid_argument("Cannot infer num from shape " + s.to_string()));
   }
-  Operation op = value.graph().create_op(
-      "Unpack", {value}, {{"T", value.dtype()}, {"num", *num}, {"axis", axis}},
-      name.empty() ? "unstack" : name);
+  Operation op = value.graph().create_op("Unpack", {value},
+                                         {{"T", value.dtype()}, {"num", *num}, {"axis", axis}},
+                                         name.empty() ? "unstack" : name);
   std::vector<Output> outputs;
   for (int i = 0; i < op.num_outputs(); ++i) outputs.push_back(op.output(i));
   return outputs;

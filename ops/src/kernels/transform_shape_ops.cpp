@@ -6,8 +6,6 @@
 // The kernels follow TensorFlow 1.x (tensorflow/core/kernels/shape_ops.h, constant_op.cc,
 // identity_op.cc) and the shape functions tensorflow/core/ops/array_ops.cc; messages are
 // TensorFlow's.
-#include "actorflow/ops/array_ops.hpp"
-
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -17,10 +15,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
-#include "standard_ops.hpp"
 #include "kernel_util.hpp"
+#include "standard_ops.hpp"
 
 namespace af {
 
@@ -32,8 +31,9 @@ const std::vector<DType> kValueTypes = {DType::float32, DType::float64, DType::i
                                         DType::int64,   DType::uint8,   DType::boolean,
                                         DType::string,  DType::bfloat16};
 // OnesLike has no string kernel (TensorFlow's T list has no string).
-const std::vector<DType> kNumericTypes = {DType::float32, DType::float64, DType::int32, DType::int64,
-                                          DType::uint8,   DType::boolean, DType::bfloat16};
+const std::vector<DType> kNumericTypes = {DType::float32, DType::float64, DType::int32,
+                                          DType::int64,   DType::uint8,   DType::boolean,
+                                          DType::bfloat16};
 const std::vector<DType> kIndexTypes = {DType::int32, DType::int64};
 
 using detail::node_suffix;
@@ -48,7 +48,8 @@ Index first_index(const Tensor& t) {
 // TensorFlow's op_def_library message for a list input of mixed types.
 std::string list_type_mismatch_message(const std::string& op, const char* input,
                                        const std::vector<DType>& types) {
-  std::string out = "Tensors in list passed to '" + std::string(input) + "' of '" + op + "' Op have types [";
+  std::string out =
+      "Tensors in list passed to '" + std::string(input) + "' of '" + op + "' Op have types [";
   for (std::size_t i = 0; i < types.size(); ++i) {
     if (i) out += ", ";
     out += dtype_name(types[i]);
@@ -78,7 +79,8 @@ class ExpandDimsOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Tensor& input = ctx.input(0);
     if (ctx.input(1).num_elements() != 1)
-      return ctx.fail(invalid_argument("'dim' must be a tensor with a single value" + node_suffix(name())));
+      return ctx.fail(
+          invalid_argument("'dim' must be a tensor with a single value" + node_suffix(name())));
     Index dim = first_index(ctx.input(1));
     const int rank = input.rank();
     if (dim < -1 - rank || dim > rank)
@@ -135,8 +137,8 @@ class SqueezeOp : public OpKernel {
     for (Index dim : squeeze_dims_) {
       if (dim < -rank || dim >= rank)
         return ctx.fail(invalid_argument("Tried to squeeze dim index " + std::to_string(dim) +
-                                         " for tensor with " + std::to_string(rank) + " dimensions." +
-                                         node_suffix(name())));
+                                         " for tensor with " + std::to_string(rank) +
+                                         " dimensions." + node_suffix(name())));
       wrapped.insert(dim < 0 ? dim + rank : dim);
     }
     std::vector<std::int64_t> dims;
@@ -221,7 +223,9 @@ Status infer_rank(InferenceContext& c) {
 
 class ShapeNOp : public OpKernel {
  public:
-  ShapeNOp(OpKernelConstruction& c, Status* s) : OpKernel(c) { *s = c.get_attr("out_type", &out_type_); }
+  ShapeNOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("out_type", &out_type_);
+  }
 
   void compute(OpKernelContext& ctx) override {
     for (int i = 0; i < ctx.num_inputs(); ++i) {
@@ -233,9 +237,9 @@ class ShapeNOp : public OpKernel {
       std::vector<std::int32_t> dims;
       for (int j = 0; j < shape.rank(); ++j) {
         if (shape.dim(j) > std::numeric_limits<std::int32_t>::max())
-          return ctx.fail(invalid_argument("ShapeN output type is 32-bit but shape " + std::to_string(i) +
-                                           " dim " + std::to_string(j) + " is " +
-                                           std::to_string(shape.dim(j)) + node_suffix(name())));
+          return ctx.fail(invalid_argument(
+              "ShapeN output type is 32-bit but shape " + std::to_string(i) + " dim " +
+              std::to_string(j) + " is " + std::to_string(shape.dim(j)) + node_suffix(name())));
         dims.push_back(static_cast<std::int32_t>(shape.dim(j)));
       }
       ctx.set_output(i, Tensor::from_vector(dims));
@@ -299,7 +303,8 @@ Status infer_ones_like(InferenceContext& c) {
 
 void check_out_type(DType out_type, const char* fn) {
   if (out_type != DType::int32 && out_type != DType::int64)
-    throw InvalidArgumentError(invalid_argument(std::string(fn) + ": out_type must be int32 or int64, not " +
+    throw InvalidArgumentError(invalid_argument(std::string(fn) +
+                                                ": out_type must be int32 or int64, not " +
                                                 std::string(dtype_name(out_type))));
 }
 
@@ -314,7 +319,8 @@ Tensor one_of(DType dtype) {
       t.data<T>()[0] = T(1);
   });
   if (!ok)
-    throw InvalidArgumentError(invalid_argument("ones_like: no ones of dtype " + std::string(dtype_name(dtype))));
+    throw InvalidArgumentError(
+        invalid_argument("ones_like: no ones of dtype " + std::string(dtype_name(dtype))));
   return t;
 }
 
@@ -334,10 +340,12 @@ void register_transform_shape_ops(OpRegistry& r) {
 }
 
 void register_transform_shape_kernels(KernelRegistry& r) {
-  r.add(make_kernel_def<ExpandDimsOp>("ExpandDims", "CPU", {{"T", kValueTypes}, {"Tdim", kIndexTypes}}));
+  r.add(make_kernel_def<ExpandDimsOp>("ExpandDims", "CPU",
+                                      {{"T", kValueTypes}, {"Tdim", kIndexTypes}}));
   r.add(make_kernel_def<SqueezeOp>("Squeeze", "CPU", {{"T", kValueTypes}}));
   r.add(make_kernel_def<RankOp>("Rank", "CPU", {{"T", kValueTypes}}));
-  r.add(make_kernel_def<ShapeNOp>("ShapeN", "CPU", {{"T", kValueTypes}, {"out_type", kIndexTypes}}));
+  r.add(
+      make_kernel_def<ShapeNOp>("ShapeN", "CPU", {{"T", kValueTypes}, {"out_type", kIndexTypes}}));
   r.add(make_kernel_def<ZerosLikeOp>("ZerosLike", "CPU", {{"T", kValueTypes}}));
   r.add(make_kernel_def<OnesLikeOp>("OnesLike", "CPU", {{"T", kNumericTypes}}));
   r.add(make_kernel_def<IdentityLikeOp>("StopGradient", "CPU", {{"T", kValueTypes}}));
@@ -383,13 +391,16 @@ Output rank(const Output& input, std::string_view name) {
   return g.create_op("Rank", {input}, {{"T", input.dtype()}}, op_name + "/").output(0);
 }
 
-std::vector<Output> shape_n(const std::vector<Output>& inputs, DType out_type, std::string_view name) {
-  if (inputs.empty()) throw InvalidArgumentError(invalid_argument("shape_n needs at least one input"));
+std::vector<Output> shape_n(const std::vector<Output>& inputs, DType out_type,
+                            std::string_view name) {
+  if (inputs.empty())
+    throw InvalidArgumentError(invalid_argument("shape_n needs at least one input"));
   check_out_type(out_type, "shape_n");
-  Operation op = inputs[0].graph().create_op(
-      "ShapeN", inputs,
-      {{"N", static_cast<std::int64_t>(inputs.size())}, {"T", inputs[0].dtype()}, {"out_type", out_type}},
-      name.empty() ? "ShapeN" : name);
+  Operation op = inputs[0].graph().create_op("ShapeN", inputs,
+                                             {{"N", static_cast<std::int64_t>(inputs.size())},
+                                              {"T", inputs[0].dtype()},
+                                              {"out_type", out_type}},
+                                             name.empty() ? "ShapeN" : name);
   std::vector<Output> outputs;
   for (int i = 0; i < op.num_outputs(); ++i) outputs.push_back(op.output(i));
   return outputs;

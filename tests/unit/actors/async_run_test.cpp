@@ -1,27 +1,27 @@
-#include <boost/test/unit_test.hpp>
-
-#include <chrono>
-#include <future>
-
+#include <actorflow/actorflow.hpp>
 #include <asio/co_spawn.hpp>
 #include <asio/io_context.hpp>
 #include <asio/use_awaitable.hpp>
 #include <asio/use_future.hpp>
-
-#include <actorflow/actorflow.hpp>
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <future>
 
 using namespace std::chrono_literals;
 
 BOOST_AUTO_TEST_SUITE(async_run_test)
 
-BOOST_AUTO_TEST_CASE(async_run_completes_a_callback_with_the_values, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(async_run_completes_a_callback_with_the_values,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
   af::Output c = g.constant(2.0f) * 3.0f;
   af::Session sess(g);
   std::promise<float> got;
   sess.async_run({c}, [&](std::exception_ptr e, std::vector<af::Tensor> v) {
-    if (e) got.set_exception(e);
-    else got.set_value(v.at(0).scalar<float>());
+    if (e)
+      got.set_exception(e);
+    else
+      got.set_value(v.at(0).scalar<float>());
   });
   auto f = got.get_future();
   BOOST_REQUIRE(f.wait_for(10s) == std::future_status::ready);
@@ -64,7 +64,8 @@ BOOST_AUTO_TEST_CASE(async_run_is_awaitable_on_an_io_context, *boost::unit_test:
       });
   io.run();
   BOOST_TEST(sum == 14.0f);
-  BOOST_TEST((completion_thread == std::this_thread::get_id()), "resumed on the io_context's thread");
+  BOOST_TEST((completion_thread == std::this_thread::get_id()),
+             "resumed on the io_context's thread");
 }
 
 BOOST_AUTO_TEST_CASE(a_traced_step_writes_a_nested_chrome_trace, *boost::unit_test::timeout(30)) {

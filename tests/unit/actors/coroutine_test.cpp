@@ -1,14 +1,13 @@
-#include <boost/test/unit_test.hpp>
+#include "actorflow/actors/coroutine.hpp"
 
 #include <atomic>
+#include <boost/test/unit_test.hpp>
+#include <caf/all.hpp>
 #include <chrono>
 #include <future>
 #include <memory>
 #include <string>
 
-#include <caf/all.hpp>
-
-#include "actorflow/actors/coroutine.hpp"
 #include "actorflow/actors/runtime.hpp"
 
 using namespace std::chrono_literals;

@@ -6,14 +6,12 @@
 // timers, the deadline and the session's close reach it there. Steps started from actors
 // (Session::start_step: queue runners) with one partition on a host device go straight to
 // the device actor, which keeps their deadline and ends them without the master.
+#include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <future>
 #include <map>
 #include <thread>
-
-#include <actorflow/actorflow.hpp>
 
 using namespace std::chrono_literals;
 
@@ -124,14 +122,18 @@ BOOST_AUTO_TEST_CASE(a_waiting_run_is_woken_by_another_thread, *boost::unit_test
   auto producer = std::async(std::launch::async, [&] {
     for (int i = 0; i < 2000; ++i) sess.run(enqueue, {{x, af::Tensor(static_cast<float>(i))}});
   });
-  for (int i = 0; i < 2000; ++i) BOOST_REQUIRE(sess.run(dequeue).scalar<float>() == static_cast<float>(i));
+  for (int i = 0; i < 2000; ++i)
+    BOOST_REQUIRE(sess.run(dequeue).scalar<float>() == static_cast<float>(i));
   producer.get();
   BOOST_TEST(sess.run(q.size()).scalar<std::int32_t>() == 0);
 }
 
 BOOST_AUTO_TEST_CASE(closing_the_session_cancels_a_waiting_run, *boost::unit_test::timeout(30)) {
   af::Graph g;
-  af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::int32}, .shapes = {{}}, .shared_name = "close_cancels_waiting_q"});
+  af::FIFOQueue q(g, {.capacity = 4,
+                      .dtypes = {af::int32},
+                      .shapes = {{}},
+                      .shared_name = "close_cancels_waiting_q"});
   auto dequeue = q.dequeue()[0];
   auto enqueue = q.enqueue({g.constant(5)});
   auto sess = std::make_unique<af::Session>(g);
@@ -150,7 +152,8 @@ BOOST_AUTO_TEST_CASE(closing_the_session_cancels_a_waiting_run, *boost::unit_tes
   BOOST_REQUIRE((waiting.wait_for(10s) == std::future_status::ready));
   const std::string message = waiting.get();
   BOOST_TEST(message.find("Session has been closed.") != std::string::npos, message);
-  BOOST_TEST(message.find("was cancelled") != std::string::npos, message);  // what TensorFlow's tests match
+  BOOST_TEST(message.find("was cancelled") != std::string::npos,
+             message);  // what TensorFlow's tests match
   // The cancelled dequeue took nothing: an element enqueued now stays for the next one.
   other.run(enqueue);
   BOOST_TEST(other.run(q.size()).scalar<std::int32_t>() == 1);
@@ -179,7 +182,8 @@ BOOST_AUTO_TEST_CASE(a_waiting_run_keeps_its_deadline_and_timers, *boost::unit_t
   BOOST_TEST(sess.run(dequeue, {}, {.timeout_in_ms = 5000}).scalar<std::int32_t>() == 9);
 }
 
-BOOST_AUTO_TEST_CASE(a_waiting_run_hands_an_expensive_kernel_to_the_device, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(a_waiting_run_hands_an_expensive_kernel_to_the_device,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
   af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}});
   auto x = g.placeholder(af::float32, af::PartialShape(af::Shape{}));
@@ -199,14 +203,16 @@ BOOST_AUTO_TEST_CASE(a_waiting_run_hands_an_expensive_kernel_to_the_device, *boo
 
 // -- Session::start_step: one-partition steps on their device actor, no master ---------------
 
-BOOST_AUTO_TEST_CASE(a_started_step_waits_and_ends_on_its_device_actor, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(a_started_step_waits_and_ends_on_its_device_actor,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
   af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}});
   auto dequeue = q.dequeue()[0];
   auto x = g.placeholder(af::float32, af::PartialShape(af::Shape{}));
   auto enqueue = q.enqueue({x});
   const std::int64_t n = 1 << 20;  // an expensive kernel after the wait: the device's pool
-  auto sum = af::reduce_sum(af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({n})), dequeue));
+  auto sum =
+      af::reduce_sum(af::fill(g.constant(af::Tensor::from_vector<std::int64_t>({n})), dequeue));
   af::Session sess(g);
   Outcome o;
   auto f = o.promise.get_future();
@@ -269,7 +275,10 @@ BOOST_AUTO_TEST_CASE(a_started_step_keeps_its_deadline, *boost::unit_test::timeo
 
 BOOST_AUTO_TEST_CASE(closing_the_session_cancels_a_started_step, *boost::unit_test::timeout(30)) {
   af::Graph g;
-  af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::int32}, .shapes = {{}}, .shared_name = "close_cancels_started_q"});
+  af::FIFOQueue q(g, {.capacity = 4,
+                      .dtypes = {af::int32},
+                      .shapes = {{}},
+                      .shared_name = "close_cancels_started_q"});
   auto dequeue = q.dequeue()[0];
   auto enqueue = q.enqueue({g.constant(5)});
   auto sess = std::make_unique<af::Session>(g);
@@ -285,7 +294,8 @@ BOOST_AUTO_TEST_CASE(closing_the_session_cancels_a_started_step, *boost::unit_te
   BOOST_TEST(s.code() == af::Code::cancelled, s.message());
   BOOST_TEST(s.message().find("Session has been closed.") != std::string::npos, s.message());
   other.run(enqueue);
-  BOOST_TEST(other.run(q.size()).scalar<std::int32_t>() == 1);  // the cancelled dequeue took nothing
+  BOOST_TEST(other.run(q.size()).scalar<std::int32_t>() ==
+             1);  // the cancelled dequeue took nothing
   Outcome late;
   auto fl = late.promise.get_future();
   sess->start_step({dequeue}, {}, {}, {}, nullptr, late.callback());
@@ -293,7 +303,8 @@ BOOST_AUTO_TEST_CASE(closing_the_session_cancels_a_started_step, *boost::unit_te
   BOOST_TEST(fl.get().first.code() == af::Code::failed_precondition);
 }
 
-BOOST_AUTO_TEST_CASE(closing_the_session_ends_a_receive_waiting_without_a_deadline, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(closing_the_session_ends_a_receive_waiting_without_a_deadline,
+                     *boost::unit_test::timeout(30)) {
   // cpu:0 waits for a tensor that cpu:1 never sends (its dequeue waits): without a deadline
   // the receive waits untimed, and the close still ends it.
   af::Graph g;
@@ -338,7 +349,10 @@ BOOST_AUTO_TEST_CASE(closing_the_session_cancels_a_dequeue_waiting_in_a_two_devi
   af::Operation enqueue;
   {
     auto cpu1 = g.device("/cpu:1");
-    af::FIFOQueue q(g, {.capacity = 4, .dtypes = {af::float32}, .shapes = {{}}, .shared_name = "two_device_close_q"});
+    af::FIFOQueue q(g, {.capacity = 4,
+                        .dtypes = {af::float32},
+                        .shapes = {{}},
+                        .shared_name = "two_device_close_q"});
     dequeued = q.dequeue()[0];
     enqueue = q.enqueue({g.constant(5.0f)});
     size = q.size();
@@ -421,7 +435,8 @@ BOOST_AUTO_TEST_CASE(a_device_actor_runs_a_chain_itself_and_parallel_kernels_on_
     BOOST_TEST(sess.run({parallel}, {}, {}, {.trace = true}, &meta)[0].scalar<float>() == 8.0f * n);
     auto t = threads_of(meta);
     BOOST_REQUIRE(t.count("in") && t.count("mul_1") && t.count("mul_2"));
-    BOOST_TEST(t["mul_1"] != t["in"], "an expensive kernel with another ready beside it went to the pool");
+    BOOST_TEST(t["mul_1"] != t["in"],
+               "an expensive kernel with another ready beside it went to the pool");
     BOOST_TEST(t["mul_2"] != t["in"], "and so did the other, while the first was on the pool");
   }
 }

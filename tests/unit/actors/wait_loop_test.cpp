@@ -2,7 +2,6 @@
 // the thread waiting for it: posted work runs in order on that thread, timers fire when due,
 // a cancellation and the deadline are each reported once, and a closed loop drops posts.
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -45,7 +44,8 @@ BOOST_AUTO_TEST_CASE(work_posted_from_other_threads_runs_in_order_on_the_waiting
   for (auto id : threads) BOOST_TEST((id == waiter));
 }
 
-BOOST_AUTO_TEST_CASE(a_timer_wakes_the_loop_when_it_is_due_and_not_before, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(a_timer_wakes_the_loop_when_it_is_due_and_not_before,
+                     *boost::unit_test::timeout(30)) {
   WaitLoop loop;
   bool fired = false;
   const auto start = Clock::now();
@@ -57,7 +57,8 @@ BOOST_AUTO_TEST_CASE(a_timer_wakes_the_loop_when_it_is_due_and_not_before, *boos
   BOOST_TEST((Clock::now() - start >= 50ms));
 }
 
-BOOST_AUTO_TEST_CASE(a_cancellation_is_reported_once_and_the_first_one_wins, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(a_cancellation_is_reported_once_and_the_first_one_wins,
+                     *boost::unit_test::timeout(30)) {
   WaitLoop loop;
   std::thread canceller([&] {
     loop.cancel(af::cancelled("first"));
@@ -87,7 +88,8 @@ BOOST_AUTO_TEST_CASE(the_deadline_is_reported_once, *boost::unit_test::timeout(3
   BOOST_TEST(wake.work.size() == 1u);
 }
 
-BOOST_AUTO_TEST_CASE(a_closed_loop_drops_posts_timers_and_cancellations, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(a_closed_loop_drops_posts_timers_and_cancellations,
+                     *boost::unit_test::timeout(30)) {
   WaitLoop loop;
   bool ran = false;
   loop.post([&] { ran = true; });

@@ -2,18 +2,16 @@
 // device (no GPU, or device_count {"GPU": 0}) does not map them. The check runs in a child
 // process (this test binary, re-run on this case alone), since other cases of the binary
 // may open GPU sessions on a machine with a GPU.
-#include <boost/test/unit_test.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <actorflow/actorflow.hpp>
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <actorflow/actorflow.hpp>
 
 #include "process.hpp"
 
@@ -61,7 +59,9 @@ BOOST_AUTO_TEST_CASE(a_process_without_a_gpu_device_maps_neither_cublas_nor_cudn
   std::remove(log.c_str());
   ::setenv("ACTORFLOW_CUDA_LIBRARIES_CHILD", "1", 1);
   af::test::ProcessGroup group;
-  auto child = group.spawn({self, "--run_test=cuda_libraries_test/a_process_without_a_gpu_device_maps_neither_cublas_nor_cudnn"},
+  auto child = group.spawn({self,
+                            "--run_test=cuda_libraries_test/"
+                            "a_process_without_a_gpu_device_maps_neither_cublas_nor_cudnn"},
                            log);
   ::unsetenv("ACTORFLOW_CUDA_LIBRARIES_CHILD");
   const int status = group.wait(child, std::chrono::seconds(90));

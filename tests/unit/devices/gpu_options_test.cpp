@@ -1,10 +1,9 @@
 // The CPU-side logic of GPU devices: memory limits from gpu_options and the visible device
 // list, with TensorFlow's rules and messages. Runs without a GPU.
-#include <boost/test/unit_test.hpp>
-
-#include <string>
-
 #include "actorflow/devices/gpu_options.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <string>
 
 namespace {
 constexpr std::size_t kMiB = std::size_t{1} << 20;
@@ -48,7 +47,8 @@ BOOST_AUTO_TEST_CASE(bad_visible_device_lists_are_invalid_argument_with_tensorfl
   BOOST_TEST(out_of_range.status().message() ==
              "'visible_device_list' listed an invalid GPU id '5' but visible device count is 2");
   auto junk = af::visible_gpu_ids("0,x", 2);
-  BOOST_TEST(junk.status().message() == "Could not parse entry in 'visible_device_list': 'x'. visible_device_list = 0,x");
+  BOOST_TEST(junk.status().message() ==
+             "Could not parse entry in 'visible_device_list': 'x'. visible_device_list = 0,x");
   BOOST_TEST(!af::visible_gpu_ids("0,", 2).ok());
   BOOST_TEST(!af::visible_gpu_ids("-1", 2).ok());
   auto dup = af::visible_gpu_ids("1,1", 2);

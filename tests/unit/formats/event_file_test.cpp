@@ -1,8 +1,9 @@
 // Events files as TensorFlow's EventsWriter writes them and TensorBoard reads them: the file
 // name, the first record byte for byte (but its time), TFRecord framing, summaries, graphs
 // and session logs read back, and clear errors for files that are not events files.
-#include <boost/test/unit_test.hpp>
+#include "actorflow/formats/event_file.hpp"
 
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "actorflow/formats/event_file.hpp"
 #include "actorflow/formats/summary.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/queues/tf_record.hpp"
@@ -53,11 +53,15 @@ BOOST_AUTO_TEST_CASE(the_file_is_named_and_begins_as_tensorflows_events_writer_h
   BOOST_TEST(bytes.substr(0, 12) == std::string("\x3e\0\0\0\0\0\0\0\xd9\xd2\x40\xe7", 12));
   BOOST_TEST(bytes[12] == '\x09');  // wall_time, a double
   const std::string after_time = bytes.substr(21, 62 - 9);
-  BOOST_TEST(after_time == std::string("\x1a\x0d" "brain.Event:2" "\x52\x24\x0a\x22" "tensorflow.core.util.events_writer"));
+  BOOST_TEST(after_time == std::string("\x1a\x0d"
+                                       "brain.Event:2"
+                                       "\x52\x24\x0a\x22"
+                                       "tensorflow.core.util.events_writer"));
   tensorflow::Event first;
   BOOST_REQUIRE(first.ParseFromString(bytes.substr(12, 62)));
   BOOST_TEST(first.wall_time() == std::floor(first.wall_time()));  // whole seconds
-  BOOST_TEST(name.find(std::to_string(static_cast<long long>(first.wall_time()))) != std::string::npos);
+  BOOST_TEST(name.find(std::to_string(static_cast<long long>(first.wall_time()))) !=
+             std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(summaries_graphs_and_session_logs_read_back_in_order) {
@@ -68,9 +72,11 @@ BOOST_AUTO_TEST_CASE(summaries_graphs_and_session_logs_read_back_in_order) {
     path = writer.path();
     writer.add_session_log(af::summary::FileWriter::SessionStatus::start, 0);
     writer.add_graph("graph bytes", 0);
-    for (int step = 1; step <= 3; ++step) writer.add_summary(af::summary::scalar("loss", 1.0f / step), step);
+    for (int step = 1; step <= 3; ++step)
+      writer.add_summary(af::summary::scalar("loss", 1.0f / step), step);
     writer.add_summary(af::summary::histogram("w", std::vector<double>{0.5, -0.5, 2.0}).value(), 3);
-    writer.add_session_log(af::summary::FileWriter::SessionStatus::checkpoint, 3, "/ckpt/model.ckpt-3");
+    writer.add_session_log(af::summary::FileWriter::SessionStatus::checkpoint, 3,
+                           "/ckpt/model.ckpt-3");
   }  // the destructor flushes and closes
   BOOST_TEST(af::summary::event_files(dir.path.string()) == std::vector<std::string>{path});
   const auto events = af::summary::read_events(path);
@@ -102,7 +108,8 @@ BOOST_AUTO_TEST_CASE(summaries_graphs_and_session_logs_read_back_in_order) {
 BOOST_AUTO_TEST_CASE(a_closed_writer_refuses_and_bad_summaries_are_named) {
   af::test::TempDir dir("af_events");
   af::summary::FileWriter writer(dir.path.string());
-  BOOST_CHECK_THROW(writer.add_summary(std::string("\xff\xff\xff", 3), 1), af::InvalidArgumentError);
+  BOOST_CHECK_THROW(writer.add_summary(std::string("\xff\xff\xff", 3), 1),
+                    af::InvalidArgumentError);
   writer.close();
   writer.close();  // idempotent
   const std::string e = error_of([&] { writer.add_summary(af::summary::scalar("x", 1), 1); });
@@ -145,7 +152,8 @@ BOOST_AUTO_TEST_CASE(bad_files_fail_with_dataloss_naming_the_file_and_offset) {
   const std::string garbage = (dir.path / "garbage.tfevents").string();
   std::ofstream(garbage, std::ios::binary) << std::string(64, 'x');
   BOOST_CHECK_THROW(af::summary::read_events(garbage), af::DataLossError);
-  BOOST_TEST(error_of([&] { af::summary::read_events(garbage); }).find("corrupted record at 0") != std::string::npos);
+  BOOST_TEST(error_of([&] { af::summary::read_events(garbage); }).find("corrupted record at 0") !=
+             std::string::npos);
 
   // Well framed, but not an Event.
   const std::string other = (dir.path / "other.tfevents").string();
@@ -156,7 +164,8 @@ BOOST_AUTO_TEST_CASE(bad_files_fail_with_dataloss_naming_the_file_and_offset) {
   const std::string not_event = error_of([&] { af::summary::read_events(other); });
   BOOST_TEST(not_event == other + ": the record at 0 is not an Event", not_event);
 
-  BOOST_CHECK_THROW(af::summary::EventFileReader((dir.path / "missing").string()), af::NotFoundError);
+  BOOST_CHECK_THROW(af::summary::EventFileReader((dir.path / "missing").string()),
+                    af::NotFoundError);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,14 +1,13 @@
 // tf.compat.v1.summary.image and .text in graphs: ImageSummary's PNGs, tags and scaling
 // (summary_image_op.cc) and TensorSummaryV2 with the text plugin (summary_tensor_op.cc).
-#include <boost/test/unit_test.hpp>
+#include <zlib.h>
 
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
-
-#include <zlib.h>
 
 #include "actorflow/actorflow.hpp"
 #include "actorflow/tf/summary.pb.h"
@@ -23,7 +22,8 @@ tensorflow::Summary run_summary(af::Graph& g, const af::Output& op) {
 }
 
 std::uint32_t u32(const std::string& b, std::size_t at) {
-  return (std::uint32_t(std::uint8_t(b[at])) << 24) | (std::uint32_t(std::uint8_t(b[at + 1])) << 16) |
+  return (std::uint32_t(std::uint8_t(b[at])) << 24) |
+         (std::uint32_t(std::uint8_t(b[at + 1])) << 16) |
          (std::uint32_t(std::uint8_t(b[at + 2])) << 8) | std::uint32_t(std::uint8_t(b[at + 3]));
 }
 
@@ -48,13 +48,14 @@ std::vector<std::uint8_t> decode(const std::string& png, int height, int width, 
   const std::size_t row = std::size_t(width) * std::size_t(channels);
   std::string raw((row + 1) * std::size_t(height), '\0');
   uLongf size = raw.size();
-  BOOST_REQUIRE(uncompress(reinterpret_cast<Bytef*>(raw.data()), &size, reinterpret_cast<const Bytef*>(idat.data()),
-                           idat.size()) == Z_OK);
+  BOOST_REQUIRE(uncompress(reinterpret_cast<Bytef*>(raw.data()), &size,
+                           reinterpret_cast<const Bytef*>(idat.data()), idat.size()) == Z_OK);
   BOOST_REQUIRE(size == raw.size());
   std::vector<std::uint8_t> pixels;
   for (int y = 0; y < height; ++y) {
     BOOST_TEST(raw[std::size_t(y) * (row + 1)] == '\0');
-    for (std::size_t i = 0; i < row; ++i) pixels.push_back(std::uint8_t(raw[std::size_t(y) * (row + 1) + 1 + i]));
+    for (std::size_t i = 0; i < row; ++i)
+      pixels.push_back(std::uint8_t(raw[std::size_t(y) * (row + 1) + 1 + i]));
   }
   return pixels;
 }
@@ -63,7 +64,8 @@ std::vector<std::uint8_t> decode(const std::string& png, int height, int width, 
 
 BOOST_AUTO_TEST_SUITE(image_summary_test)
 
-BOOST_AUTO_TEST_CASE(uint8_images_are_stored_as_they_are_up_to_max_outputs, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(uint8_images_are_stored_as_they_are_up_to_max_outputs,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
   std::vector<std::uint8_t> values;
   for (int i = 0; i < 3 * 2 * 3 * 3; ++i) values.push_back(std::uint8_t(i * 5));
@@ -80,14 +82,17 @@ BOOST_AUTO_TEST_CASE(uint8_images_are_stored_as_they_are_up_to_max_outputs, *boo
   BOOST_TEST(s.value(1).image().width() == 3);
   BOOST_TEST(s.value(1).image().colorspace() == 3);
   const auto second = decode(s.value(1).image().encoded_image_string(), 2, 3, 3);
-  BOOST_TEST(second == std::vector<std::uint8_t>(values.begin() + 18, values.begin() + 36), boost::test_tools::per_element());
+  BOOST_TEST(second == std::vector<std::uint8_t>(values.begin() + 18, values.begin() + 36),
+             boost::test_tools::per_element());
   // One image: the tag has no index.
   af::Graph one;
-  auto single = af::summary::image("x", one.constant(af::Tensor::from_vector(values, af::Shape{3, 2, 3, 3})), 1);
+  auto single = af::summary::image(
+      "x", one.constant(af::Tensor::from_vector(values, af::Shape{3, 2, 3, 3})), 1);
   BOOST_TEST(run_summary(one, single).value(0).tag() == "x/image");
 }
 
-BOOST_AUTO_TEST_CASE(float_images_are_scaled_as_tensorflow_scales_them, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(float_images_are_scaled_as_tensorflow_scales_them,
+                     *boost::unit_test::timeout(30)) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // No negative value: 255 / max. A negative value: 127 / max|v| around 128. A non-finite
   // pixel: bad_color (red). Gray images take bad_color's first channel.
@@ -103,30 +108,37 @@ BOOST_AUTO_TEST_CASE(float_images_are_scaled_as_tensorflow_scales_them, *boost::
   };
   for (const auto& c : cases) {
     af::Graph g;
-    auto op = af::summary::image("img", g.constant(af::Tensor::from_vector(c.in, af::Shape{1, 2, 2, 1})));
+    auto op =
+        af::summary::image("img", g.constant(af::Tensor::from_vector(c.in, af::Shape{1, 2, 2, 1})));
     const auto s = run_summary(g, op);
     BOOST_REQUIRE(s.value_size() == 1);
     BOOST_TEST(s.value(0).tag() == "img/image/0");
-    BOOST_TEST(decode(s.value(0).image().encoded_image_string(), 2, 2, 1) == c.out, boost::test_tools::per_element());
+    BOOST_TEST(decode(s.value(0).image().encoded_image_string(), 2, 2, 1) == c.out,
+               boost::test_tools::per_element());
   }
 }
 
-BOOST_AUTO_TEST_CASE(image_and_text_summaries_refuse_what_tensorflow_refuses, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(image_and_text_summaries_refuse_what_tensorflow_refuses,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
-  auto flat = af::summary::image("flat", g.constant(af::Tensor::from_vector<float>({1, 2, 3}, af::Shape{1, 3})));
+  auto flat = af::summary::image(
+      "flat", g.constant(af::Tensor::from_vector<float>({1, 2, 3}, af::Shape{1, 3})));
   af::Session sess(g);
   try {
     sess.run(flat);
     BOOST_FAIL("a 2-D image ran");
   } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(std::string(e.what()).find("Tensor must be 4-D with last dim 1, 3, or 4, not [1,3]") != std::string::npos);
+    BOOST_TEST(std::string(e.what()).find(
+                   "Tensor must be 4-D with last dim 1, 3, or 4, not [1,3]") != std::string::npos);
   }
   BOOST_CHECK_THROW(af::summary::text("n", g.constant(af::Tensor(1.0f))), af::InvalidArgumentError);
 }
 
-BOOST_AUTO_TEST_CASE(a_text_summary_is_a_string_tensor_for_the_text_plugin, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(a_text_summary_is_a_string_tensor_for_the_text_plugin,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
-  auto op = af::summary::text("notes", g.constant(af::Tensor::from_vector<std::string>({"a", "b"})));
+  auto op =
+      af::summary::text("notes", g.constant(af::Tensor::from_vector<std::string>({"a", "b"})));
   BOOST_TEST(op.node()->type() == "TensorSummaryV2");
   BOOST_TEST(g.contains("notes/serialized_summary_metadata"));
   const auto s = run_summary(g, op);

@@ -2,7 +2,6 @@
 // (summary_op_util.summary_scope), the kernels' outputs and errors (summary_op.cc), the
 // "summaries" collection and merge_all, and a FileWriter fed by a session.
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <limits>
 #include <string>
@@ -25,7 +24,8 @@ tensorflow::Summary parse(const af::Tensor& t) {
 
 BOOST_AUTO_TEST_SUITE(summary_ops_test)
 
-BOOST_AUTO_TEST_CASE(names_and_tags_follow_tensorflows_summary_scope, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(names_and_tags_follow_tensorflows_summary_scope,
+                     *boost::unit_test::timeout(30)) {
   af::Graph g;
   af::Output loss = g.constant(af::Tensor(0.5f), "loss_value");
   af::Output s1 = af::summary::scalar("loss", loss);
@@ -58,7 +58,8 @@ BOOST_AUTO_TEST_CASE(histograms_merge_all_and_their_errors, *boost::unit_test::t
   BOOST_REQUIRE(all.has_value());
   BOOST_TEST(all->node()->name() == "Merge/MergeSummary");
   af::Session sess(g);
-  auto v = sess.run(std::vector<af::Output>{*all}, {{x, af::Tensor::from_vector(std::vector<float>{1, 2, 3})}});
+  auto v = sess.run(std::vector<af::Output>{*all},
+                    {{x, af::Tensor::from_vector(std::vector<float>{1, 2, 3})}});
   const auto s = parse(v[0]);
   BOOST_REQUIRE(s.value_size() == 2);
   BOOST_TEST(s.value(0).tag() == "x_hist");
@@ -71,7 +72,9 @@ BOOST_AUTO_TEST_CASE(histograms_merge_all_and_their_errors, *boost::unit_test::t
     sess.run({*all}, {{x, af::Tensor::from_vector(std::vector<float>{1, nan})}});
     BOOST_FAIL("expected InvalidArgument");
   } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(std::string(e.what()).find("Nan in summary histogram for: x_hist") != std::string::npos, e.what());
+    BOOST_TEST(
+        std::string(e.what()).find("Nan in summary histogram for: x_hist") != std::string::npos,
+        e.what());
   }
 
   af::Graph empty;
@@ -83,13 +86,15 @@ BOOST_AUTO_TEST_CASE(scalar_summary_checks_tags_against_values, *boost::unit_tes
   af::Graph g;
   af::Output tags = g.constant(af::Tensor::from_vector(std::vector<std::string>{"a", "b"}), "tags");
   af::Output values = g.constant(af::Tensor::from_vector(std::vector<float>{1, 2, 3}), "values");
-  af::Output s = g.create_op("ScalarSummary", {tags, values}, {{"T", af::DType::float32}}, "bad").output(0);
+  af::Output s =
+      g.create_op("ScalarSummary", {tags, values}, {{"T", af::DType::float32}}, "bad").output(0);
   af::Session sess(g);
   try {
     sess.run({s});
     BOOST_FAIL("expected InvalidArgument");
   } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(std::string(e.what()).find("tags and values are not the same shape: [2] != [3]") != std::string::npos,
+    BOOST_TEST(std::string(e.what()).find("tags and values are not the same shape: [2] != [3]") !=
+                   std::string::npos,
                e.what());
   }
 }
@@ -106,7 +111,8 @@ BOOST_AUTO_TEST_CASE(a_session_feeds_a_file_writer, *boost::unit_test::timeout(3
   {
     af::summary::FileWriter writer(dir.path.string());
     path = writer.path();
-    for (int step = 0; step < 3; ++step) writer.add_summary(sess.run(all).data<std::string>()[0], step);
+    for (int step = 0; step < 3; ++step)
+      writer.add_summary(sess.run(all).data<std::string>()[0], step);
   }
   const auto events = af::summary::read_events(path);
   BOOST_REQUIRE(events.size() == 4u);

@@ -1,15 +1,15 @@
 // Summaries as TensorFlow's kernels encode them: the default histogram buckets and their
 // encoding (tensorflow/core/lib/histogram/histogram.cc), ScalarSummary, HistogramSummary's
 // errors, MergeSummary's duplicate tags (tensorflow/core/kernels/summary_op.cc).
-#include <boost/test/unit_test.hpp>
+#include "actorflow/formats/summary.hpp"
 
+#include <boost/test/unit_test.hpp>
 #include <cfloat>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
-#include "actorflow/formats/summary.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/tf/summary.pb.h"
 
@@ -123,8 +123,9 @@ BOOST_AUTO_TEST_CASE(text_and_image_summaries_carry_their_payloads) {
 }
 
 BOOST_AUTO_TEST_CASE(merge_keeps_the_values_in_order_and_refuses_a_tag_twice) {
-  const std::vector<std::string> parts = {af::summary::scalar("a", 1), af::summary::scalar("b", 2),
-                                          af::summary::histogram("c", std::vector<double>{1.0}).value()};
+  const std::vector<std::string> parts = {
+      af::summary::scalar("a", 1), af::summary::scalar("b", 2),
+      af::summary::histogram("c", std::vector<double>{1.0}).value()};
   auto merged = af::summary::merge(parts);
   BOOST_REQUIRE(merged.ok());
   const auto s = parse(merged.value());
@@ -139,7 +140,8 @@ BOOST_AUTO_TEST_CASE(merge_keeps_the_values_in_order_and_refuses_a_tag_twice) {
   BOOST_TEST(dup.status().message() == "Duplicate tag a found in summary inputs ");
 
   const std::vector<std::string> garbage = {std::string("\xff\xff\xff", 3)};
-  BOOST_TEST(af::summary::merge(garbage).status().message() == "Could not parse one of the summary inputs");
+  BOOST_TEST(af::summary::merge(garbage).status().message() ==
+             "Could not parse one of the summary inputs");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,19 +1,16 @@
 // The bulk side channel for large fetched tensors: bytes arrive intact over one reused
 // connection; unknown, collected or expired transfers are DataLoss; garbage on the port
 // closes only that connection; a stopped server is Unavailable, never a hang.
-#include <boost/test/unit_test.hpp>
+#include "../../../net/src/bulk_channel.hpp"
 
+#include <actorflow/actorflow.hpp>
+#include <asio.hpp>
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cstring>
 #include <future>
 #include <numeric>
 #include <thread>
-
-#include <asio.hpp>
-
-#include <actorflow/actorflow.hpp>
-
-#include "../../../net/src/bulk_channel.hpp"
 
 using namespace std::chrono_literals;
 
@@ -26,10 +23,11 @@ af::Tensor iota_floats(std::int64_t n) {
 }
 
 /// Fetches `id` on the client's own thread and waits for the result.
-af::Status fetch(af::net::BulkClient& client, std::uint16_t port, std::uint64_t id, af::Tensor& into,
-                 std::chrono::milliseconds stall = 5s) {
+af::Status fetch(af::net::BulkClient& client, std::uint16_t port, std::uint64_t id,
+                 af::Tensor& into, std::chrono::milliseconds stall = 5s) {
   std::promise<af::Status> done;
-  client.post([&] { done.set_value(client.fetch(port, id, into.raw_data(), into.total_bytes(), stall)); });
+  client.post(
+      [&] { done.set_value(client.fetch(port, id, into.raw_data(), into.total_bytes(), stall)); });
   return done.get_future().get();
 }
 
@@ -37,7 +35,8 @@ af::Status fetch(af::net::BulkClient& client, std::uint16_t port, std::uint64_t 
 
 BOOST_AUTO_TEST_SUITE(bulk_channel_test)
 
-BOOST_AUTO_TEST_CASE(offered_tensors_arrive_intact_over_one_connection, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(offered_tensors_arrive_intact_over_one_connection,
+                     *boost::unit_test::timeout(30)) {
   af::net::BulkServer server("127.0.0.1", "test server");
   af::net::BulkClient client("127.0.0.1", "test client");
   for (std::int64_t n : {1, 1000, 3 << 20}) {
@@ -52,7 +51,8 @@ BOOST_AUTO_TEST_CASE(offered_tensors_arrive_intact_over_one_connection, *boost::
   }
 }
 
-BOOST_AUTO_TEST_CASE(unknown_collected_and_expired_transfers_are_data_loss, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(unknown_collected_and_expired_transfers_are_data_loss,
+                     *boost::unit_test::timeout(30)) {
   af::net::BulkServer server("127.0.0.1", "test server", 50ms);
   af::net::BulkClient client("127.0.0.1", "test client");
   af::Tensor got(af::float32, af::Shape{4});
@@ -61,12 +61,14 @@ BOOST_AUTO_TEST_CASE(unknown_collected_and_expired_transfers_are_data_loss, *boo
   BOOST_TEST(s.message().find("unknown to the server") != std::string::npos, s.message());
   auto id = server.offer(iota_floats(4));
   BOOST_TEST(fetch(client, server.port(), id, got).ok());
-  BOOST_TEST(fetch(client, server.port(), id, got).code() == af::Code::data_loss);  // collected once only
+  BOOST_TEST(fetch(client, server.port(), id, got).code() ==
+             af::Code::data_loss);  // collected once only
   auto expired = server.offer(iota_floats(4));
   BOOST_TEST(server.pending() == 1u);
   // Nobody collects it and nothing else is offered: the server's sweep frees it anyway.
   auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (server.pending() > 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  while (server.pending() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
   BOOST_TEST(server.pending() == 0u);
   BOOST_TEST(fetch(client, server.port(), expired, got).code() == af::Code::data_loss);
   // A size other than the one the reply announced is refused.
@@ -76,7 +78,8 @@ BOOST_AUTO_TEST_CASE(unknown_collected_and_expired_transfers_are_data_loss, *boo
   BOOST_TEST(s.message().find("expected 16") != std::string::npos, s.message());
 }
 
-BOOST_AUTO_TEST_CASE(garbage_on_the_bulk_port_closes_that_connection_only, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(garbage_on_the_bulk_port_closes_that_connection_only,
+                     *boost::unit_test::timeout(30)) {
   af::net::BulkServer server("127.0.0.1", "test server");
   asio::io_context io;
   for (std::string garbage : {std::string("GET / HTTP/1.1\r\n\r\n"), std::string(16, '\0'),
@@ -120,7 +123,8 @@ BOOST_AUTO_TEST_CASE(an_offer_is_handed_out_once_either_way, *boost::unit_test::
   BOOST_TEST(!server.take(12345).has_value());
 }
 
-BOOST_AUTO_TEST_CASE(a_port_that_never_answers_is_unavailable_after_the_answer_wait, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(a_port_that_never_answers_is_unavailable_after_the_answer_wait,
+                     *boost::unit_test::timeout(30)) {
   // A listening socket nobody accepts on (a server out of descriptors): the request sits in
   // its backlog. The fetch gives up after its answer wait, not after the 30 s stall time.
   asio::io_context io;
@@ -130,10 +134,12 @@ BOOST_AUTO_TEST_CASE(a_port_that_never_answers_is_unavailable_after_the_answer_w
   std::promise<af::Status> done;
   const auto start = std::chrono::steady_clock::now();
   client.post([&] {
-    done.set_value(client.fetch(backlog.local_endpoint().port(), 1, got.raw_data(), got.total_bytes(), 30s, 300ms));
+    done.set_value(client.fetch(backlog.local_endpoint().port(), 1, got.raw_data(),
+                                got.total_bytes(), 30s, 300ms));
   });
   auto s = done.get_future().get();
-  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
   BOOST_TEST(s.code() == af::Code::unavailable, s.message());
   BOOST_TEST(took.count() >= 290);
   BOOST_TEST(took.count() < 5000);

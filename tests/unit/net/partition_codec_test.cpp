@@ -1,13 +1,12 @@
 // The byte forms a master ships to workers: partition plans, indexed tensors and traced
 // step stats round-trip; truncated, corrupted or out-of-range input is an error status,
 // never a crash, a hang or an edge pointing outside the partition.
-#include <boost/test/unit_test.hpp>
-
-#include <random>
+#include "../../../net/src/partition_codec.hpp"
 
 #include <actorflow/actorflow.hpp>
+#include <boost/test/unit_test.hpp>
+#include <random>
 
-#include "../../../net/src/partition_codec.hpp"
 #include "../../../net/src/wire.hpp"
 
 namespace {
@@ -90,7 +89,8 @@ BOOST_AUTO_TEST_CASE(corrupted_plans_decode_to_an_error_or_to_a_plan_with_edges_
     auto s = af::net::decode_partition(corrupt, &out);
     if (!s.ok()) {
       ++errors;
-      BOOST_TEST((s.code() == af::Code::data_loss || s.code() == af::Code::invalid_argument), s.message());
+      BOOST_TEST((s.code() == af::Code::data_loss || s.code() == af::Code::invalid_argument),
+                 s.message());
     } else {
       BOOST_TEST(edges_in_range(out));
     }
@@ -120,15 +120,17 @@ BOOST_AUTO_TEST_CASE(indexed_tensors_round_trip_and_truncations_are_data_loss) {
   BOOST_TEST(out[1].second.scalar<std::int64_t>() == 7);
   for (std::size_t n = 0; n < bytes.size(); ++n) {
     std::vector<std::pair<int, af::Tensor>> partial;
-    auto s = af::net::decode_indexed_tensors(std::string_view(bytes).substr(0, n), "feeds", &partial);
+    auto s =
+        af::net::decode_indexed_tensors(std::string_view(bytes).substr(0, n), "feeds", &partial);
     BOOST_TEST(!s.ok(), "cut at " << n);
   }
 }
 
 BOOST_AUTO_TEST_CASE(step_stats_round_trip_and_truncations_fail) {
-  std::vector<af::NodeExecStats> stats{{"a", "Const", "/job:ps/replica:0/task:0/device:CPU:0", 7, 100, 150, false, ""},
-                                       {"_recv/a_0", "_Recv", "/job:w/replica:0/task:0/device:CPU:0", 8, 120, 160, true,
-                                        "x;y;a:0;0"}};
+  std::vector<af::NodeExecStats> stats{
+      {"a", "Const", "/job:ps/replica:0/task:0/device:CPU:0", 7, 100, 150, false, ""},
+      {"_recv/a_0", "_Recv", "/job:w/replica:0/task:0/device:CPU:0", 8, 120, 160, true,
+       "x;y;a:0;0"}};
   af::net::WireWriter w;
   w.stats(stats);
   auto bytes = w.take();

@@ -1,12 +1,9 @@
 // pick_unused_port: bindable ports below the kernel's ephemeral range.
+#include <actorflow/actorflow.hpp>
+#include <asio.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <fstream>
 #include <set>
-
-#include <asio.hpp>
-
-#include <actorflow/actorflow.hpp>
 
 BOOST_AUTO_TEST_SUITE(port_picker_test)
 

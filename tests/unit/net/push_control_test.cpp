@@ -1,14 +1,11 @@
 // What a task's push port does with each frame (net/src/cluster.hpp deliver_pushed): tensors go
 // to the rendezvous, counted; a partition run, a step's cancellation and its cleanup go to the
 // worker service; a reply goes to the proxy that waits for it, once.
+#include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
-
+#include <caf/all.hpp>
 #include <chrono>
 #include <string>
-
-#include <caf/all.hpp>
-
-#include <actorflow/actorflow.hpp>
 
 #include "../../../actors/src/wire_types.hpp"
 #include "../../../net/src/cluster.hpp"
@@ -26,20 +23,22 @@ struct Fixture {
   caf::scoped_actor worker{sys};
   caf::scoped_actor proxy{sys};
 
-  void deliver(std::int64_t step, const std::string& key, const af::Tensor& value, std::size_t bytes) {
-    af::net::deliver_pushed(routes, caf::actor_cast<caf::actor>(rendezvous), caf::actor_cast<caf::actor>(worker), step,
-                            key, value, bytes);
+  void deliver(std::int64_t step, const std::string& key, const af::Tensor& value,
+               std::size_t bytes) {
+    af::net::deliver_pushed(routes, caf::actor_cast<caf::actor>(rendezvous),
+                            caf::actor_cast<caf::actor>(worker), step, key, value, bytes);
   }
 };
 
 /// `who` receives nothing within a short while.
 void expect_nothing(caf::scoped_actor& who, const std::string& what) {
   bool got = false;
-  who->receive(caf::others >> [&](caf::message_view&) -> caf::result<caf::message> {
-                 got = true;
-                 return caf::message{};
-               },
-               caf::after(std::chrono::milliseconds(100)) >> [] {});
+  who->receive(
+      caf::others >> [&](caf::message_view&) -> caf::result<caf::message> {
+        got = true;
+        return caf::message{};
+      },
+      caf::after(std::chrono::milliseconds(100)) >> [] {});
   BOOST_TEST(!got, what);
 }
 
@@ -47,8 +46,10 @@ void expect_nothing(caf::scoped_actor& who, const std::string& what) {
 
 BOOST_FIXTURE_TEST_SUITE(push_control_test, Fixture)
 
-BOOST_AUTO_TEST_CASE(a_tensor_goes_to_the_rendezvous_counted_from_its_source_task, *boost::unit_test::timeout(30)) {
-  const std::string key = "/job:ps/replica:0/task:0/device:CPU:0;/job:worker/replica:0/task:0/device:CPU:0;w;0";
+BOOST_AUTO_TEST_CASE(a_tensor_goes_to_the_rendezvous_counted_from_its_source_task,
+                     *boost::unit_test::timeout(30)) {
+  const std::string key =
+      "/job:ps/replica:0/task:0/device:CPU:0;/job:worker/replica:0/task:0/device:CPU:0;w;0";
   deliver(7, key, af::Tensor::from_vector<float>({1.0f, 2.0f}), 60);
   bool got = false;
   rendezvous->receive(
@@ -63,21 +64,24 @@ BOOST_AUTO_TEST_CASE(a_tensor_goes_to_the_rendezvous_counted_from_its_source_tas
   expect_nothing(worker, "a tensor is not for the worker service");
 }
 
-BOOST_AUTO_TEST_CASE(runs_cancellations_and_cleanups_go_to_the_worker_service, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(runs_cancellations_and_cleanups_go_to_the_worker_service,
+                     *boost::unit_test::timeout(30)) {
   deliver(3, af::net::kPushRunKey, af::net::bytes_tensor("run payload"), 47);
-  deliver(3, af::net::kPushCancelKey, [] {
-    af::net::WireWriter out;
-    out.u8(static_cast<std::uint8_t>(af::Code::cancelled));
-    out.str("step 3 was cancelled");
-    return af::net::bytes_tensor(out.take());
-  }(), 40);
+  deliver(
+      3, af::net::kPushCancelKey,
+      [] {
+        af::net::WireWriter out;
+        out.u8(static_cast<std::uint8_t>(af::Code::cancelled));
+        out.str("step 3 was cancelled");
+        return af::net::bytes_tensor(out.take());
+      }(),
+      40);
   deliver(3, af::net::kPushCleanupKey, af::net::bytes_tensor({}), 32);
   // In the order they came: the run, then its cancellation, then its cleanup.
   int seen = 0;
   worker->receive(
-      [&](af::net::worker_push_run_atom, std::int64_t step, const std::string& payload, std::uint64_t bytes) {
-        seen += step == 3 && payload == "run payload" && bytes == 47u;
-      },
+      [&](af::net::worker_push_run_atom, std::int64_t step, const std::string& payload,
+          std::uint64_t bytes) { seen += step == 3 && payload == "run payload" && bytes == 47u; },
       caf::after(kWait) >> [] {});
   worker->receive(
       [&](af::net::worker_cancel_atom, std::int64_t step, const af::detail::WireStatus& why) {
@@ -96,7 +100,8 @@ BOOST_AUTO_TEST_CASE(runs_cancellations_and_cleanups_go_to_the_worker_service, *
   expect_nothing(worker, "a malformed cancellation");
 }
 
-BOOST_AUTO_TEST_CASE(a_reply_goes_to_the_proxy_waiting_for_it_once, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(a_reply_goes_to_the_proxy_waiting_for_it_once,
+                     *boost::unit_test::timeout(30)) {
   const std::uint64_t id = routes.next_request_id();
   routes.expect_reply(id, caf::actor_cast<caf::actor>(proxy));
   af::net::WireWriter out;
@@ -106,11 +111,9 @@ BOOST_AUTO_TEST_CASE(a_reply_goes_to_the_proxy_waiting_for_it_once, *boost::unit
   const std::string payload = out.take();
   deliver(9, af::net::kPushReplyKey, af::net::bytes_tensor(payload), 64);
   bool got = false;
-  proxy->receive(
-      [&](af::net::worker_push_reply_atom, std::uint64_t rid, const std::string& p, std::uint64_t bytes) {
-        got = rid == id && p == payload && bytes == 64u;
-      },
-      caf::after(kWait) >> [] {});
+  proxy->receive([&](af::net::worker_push_reply_atom, std::uint64_t rid, const std::string& p,
+                     std::uint64_t bytes) { got = rid == id && p == payload && bytes == 64u; },
+                 caf::after(kWait) >> [] {});
   BOOST_TEST(got);
   // Nobody waits for it any more (a duplicate, or the task went down meanwhile): dropped.
   deliver(9, af::net::kPushReplyKey, af::net::bytes_tensor(payload), 64);

@@ -4,20 +4,17 @@
 // server and fail_all end the calls in flight with Unavailable / the given reason; a client
 // the server does not take (unknown token, never accepted) fails at connect, and a request
 // it cannot send goes back to its caller (who runs it over CAF).
-#include <boost/test/unit_test.hpp>
+#include "../../../net/src/step_channel.hpp"
 
+#include <actorflow/actorflow.hpp>
+#include <asio.hpp>
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <future>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <asio.hpp>
-
-#include <actorflow/actorflow.hpp>
-
-#include "../../../net/src/step_channel.hpp"
 
 using namespace std::chrono_literals;
 
@@ -32,7 +29,8 @@ struct EchoHandler {
   std::vector<std::pair<std::string, std::function<void(af::Status, std::string)>>> held;
 
   af::net::StepServer::Handler handler() {
-    return [this](std::uint64_t token, std::string request, std::function<void(af::Status, std::string)> done) {
+    return [this](std::uint64_t token, std::string request,
+                  std::function<void(af::Status, std::string)> done) {
       if (token != kToken) return done(af::aborted("Session is not open"), {});
       if (request == "fail") return done(af::invalid_argument("bad step"), {});
       if (request.rfind("late", 0) == 0) {
@@ -63,7 +61,9 @@ struct EchoHandler {
 /// Runs `request` and waits for its outcome.
 std::pair<af::Status, std::string> run(af::net::StepClient& client, const std::string& request) {
   std::promise<std::pair<af::Status, std::string>> p;
-  if (!client.run(request, [&](af::Status s, std::string reply) { p.set_value({std::move(s), std::move(reply)}); }))
+  if (!client.run(request, [&](af::Status s, std::string reply) {
+        p.set_value({std::move(s), std::move(reply)});
+      }))
     return {af::unavailable("not sent"), {}};
   auto f = p.get_future();
   BOOST_REQUIRE(f.wait_for(10s) == std::future_status::ready);
@@ -89,7 +89,8 @@ std::size_t reply_bytes_to(std::uint16_t port, const std::string& bytes) {
   return n;
 }
 
-std::string header(const char magic[8], std::uint64_t call, std::uint64_t token, std::uint64_t length) {
+std::string header(const char magic[8], std::uint64_t call, std::uint64_t token,
+                   std::uint64_t length) {
   std::string h(magic, 8);
   for (std::uint64_t v : {call, token, length})
     for (int i = 0; i < 8; ++i) h.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -100,7 +101,8 @@ std::string header(const char magic[8], std::uint64_t call, std::uint64_t token,
 
 BOOST_AUTO_TEST_SUITE(step_channel_test)
 
-BOOST_AUTO_TEST_CASE(pipelined_requests_get_their_own_replies_in_any_order, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(pipelined_requests_get_their_own_replies_in_any_order,
+                     *boost::unit_test::timeout(30)) {
   EchoHandler echo;
   af::net::StepServer server("127.0.0.1", "test server", echo.handler());
   af::net::StepClient client("127.0.0.1", server.port(), kToken, "test session");
@@ -124,7 +126,8 @@ BOOST_AUTO_TEST_CASE(pipelined_requests_get_their_own_replies_in_any_order, *boo
   BOOST_TEST_REQUIRE(echo.held_count() == 11u);
   echo.release();
   BOOST_TEST_REQUIRE((all.get_future().wait_for(10s) == std::future_status::ready));
-  for (int i = 0; i < 10; ++i) BOOST_TEST(got[static_cast<std::size_t>(i)] == "echo:late" + std::to_string(i));
+  for (int i = 0; i < 10; ++i)
+    BOOST_TEST(got[static_cast<std::size_t>(i)] == "echo:late" + std::to_string(i));
   BOOST_TEST(got[10].size() == 5 + 6 + (3u << 20));
   // Errors keep their code and message.
   auto [e, none] = run(client, "fail");
@@ -160,20 +163,24 @@ BOOST_AUTO_TEST_CASE(a_port_that_never_takes_the_connection_fails_the_client_at_
   asio::io_context io;
   asio::ip::tcp::acceptor backlog(io, {asio::ip::make_address("127.0.0.1"), 0});
   const auto start = std::chrono::steady_clock::now();
-  BOOST_CHECK_THROW(af::net::StepClient("127.0.0.1", backlog.local_endpoint().port(), kToken, "unanswered", 300ms),
+  BOOST_CHECK_THROW(af::net::StepClient("127.0.0.1", backlog.local_endpoint().port(), kToken,
+                                        "unanswered", 300ms),
                     af::UnavailableError);
-  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
   BOOST_TEST(took.count() >= 290);
   BOOST_TEST(took.count() < 5000);
 }
 
-BOOST_AUTO_TEST_CASE(requests_it_cannot_send_go_back_to_the_caller, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(requests_it_cannot_send_go_back_to_the_caller,
+                     *boost::unit_test::timeout(30)) {
   EchoHandler echo;
   auto server = std::make_unique<af::net::StepServer>("127.0.0.1", "test server", echo.handler());
   af::net::StepClient client("127.0.0.1", server->port(), kToken, "test session");
   bool called = false;
   // Larger than the server takes: not sent (the caller runs it over CAF), the channel intact.
-  BOOST_TEST(!client.run(std::string(af::net::kStepMaxRequest + 1, 'x'), [&](af::Status, std::string) { called = true; }));
+  BOOST_TEST(!client.run(std::string(af::net::kStepMaxRequest + 1, 'x'),
+                         [&](af::Status, std::string) { called = true; }));
   BOOST_TEST(!called);
   BOOST_TEST(client.usable());
   BOOST_TEST(run(client, "small").second == "echo:small");
@@ -185,7 +192,8 @@ BOOST_AUTO_TEST_CASE(requests_it_cannot_send_go_back_to_the_caller, *boost::unit
   BOOST_TEST(!called);
 }
 
-BOOST_AUTO_TEST_CASE(garbage_on_the_step_port_closes_that_connection_only, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(garbage_on_the_step_port_closes_that_connection_only,
+                     *boost::unit_test::timeout(30)) {
   EchoHandler echo;
   af::net::StepServer server("127.0.0.1", "test server", echo.handler());
   af::net::StepClient client("127.0.0.1", server.port(), kToken, "test session");
@@ -206,7 +214,8 @@ BOOST_AUTO_TEST_CASE(garbage_on_the_step_port_closes_that_connection_only, *boos
   BOOST_TEST(reply == "echo:still here");
 }
 
-BOOST_AUTO_TEST_CASE(a_stopped_server_fails_the_calls_in_flight_with_unavailable, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(a_stopped_server_fails_the_calls_in_flight_with_unavailable,
+                     *boost::unit_test::timeout(30)) {
   EchoHandler echo;
   auto server = std::make_unique<af::net::StepServer>("127.0.0.1", "test server", echo.handler());
   af::net::StepClient client("127.0.0.1", server->port(), kToken, "test session");
@@ -219,11 +228,13 @@ BOOST_AUTO_TEST_CASE(a_stopped_server_fails_the_calls_in_flight_with_unavailable
   auto s = f.get();
   BOOST_TEST(s.code() == af::Code::unavailable, s.message());
   BOOST_TEST(!client.usable());
-  BOOST_TEST(!client.run("again", [](af::Status, std::string) {}));  // the caller's to run elsewhere
+  BOOST_TEST(
+      !client.run("again", [](af::Status, std::string) {}));  // the caller's to run elsewhere
   echo.release();  // the late reply has nowhere to go: dropped
 }
 
-BOOST_AUTO_TEST_CASE(fail_all_ends_the_calls_in_flight_with_its_reason, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(fail_all_ends_the_calls_in_flight_with_its_reason,
+                     *boost::unit_test::timeout(30)) {
   EchoHandler echo;
   af::net::StepServer server("127.0.0.1", "test server", echo.handler());
   af::net::StepClient client("127.0.0.1", server.port(), kToken, "test session");
@@ -237,7 +248,8 @@ BOOST_AUTO_TEST_CASE(fail_all_ends_the_calls_in_flight_with_its_reason, *boost::
   BOOST_TEST(!client.usable());
   BOOST_TEST(!client.run("x", [](af::Status, std::string) {}));
   echo.release();
-  BOOST_CHECK_THROW(af::net::StepClient("127.0.0.1", 1, kToken, "nobody", 1s), af::UnavailableError);
+  BOOST_CHECK_THROW(af::net::StepClient("127.0.0.1", 1, kToken, "nobody", 1s),
+                    af::UnavailableError);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,8 +3,11 @@
 // real peer out; a hello must be complete by its deadline from accept, however slowly it
 // trickles in; a frame the server cannot take fails its step and the frames after it still
 // arrive.
-#include <boost/test/unit_test.hpp>
+#include "../../../net/src/tensor_push.hpp"
 
+#include <actorflow/actorflow.hpp>
+#include <asio.hpp>
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -14,11 +17,6 @@
 #include <thread>
 #include <vector>
 
-#include <asio.hpp>
-
-#include <actorflow/actorflow.hpp>
-
-#include "../../../net/src/tensor_push.hpp"
 #include "../../../net/src/wire_decoders.hpp"
 
 using namespace std::chrono_literals;
@@ -64,8 +62,9 @@ struct Fixture {
   asio::io_context io;
 
   void start(std::chrono::milliseconds handshake_timeout, std::size_t max_waiting) {
-    server = std::make_unique<af::net::TensorPushServer>("127.0.0.1", "push test server", received.deliver(),
-                                                         received.fail(), refusals, handshake_timeout, max_waiting);
+    server = std::make_unique<af::net::TensorPushServer>("127.0.0.1", "push test server",
+                                                         received.deliver(), received.fail(),
+                                                         refusals, handshake_timeout, max_waiting);
   }
   std::unique_ptr<tcp::socket> raw() {
     auto s = std::make_unique<tcp::socket>(io);
@@ -112,7 +111,8 @@ BOOST_FIXTURE_TEST_CASE(a_frame_goes_out_only_on_a_connection_whose_hello_was_ac
   BOOST_TEST(received.delivered[0].second == "a;b;y;0");
 }
 
-BOOST_FIXTURE_TEST_CASE(idle_connections_do_not_keep_a_real_peer_out, Fixture, *boost::unit_test::timeout(30)) {
+BOOST_FIXTURE_TEST_CASE(idle_connections_do_not_keep_a_real_peer_out, Fixture,
+                        *boost::unit_test::timeout(30)) {
   start(5s, 8);
   // More idle connections than may wait for their hello: the oldest are closed, and the
   // peer that says hello at once gets in.
@@ -143,7 +143,8 @@ BOOST_FIXTURE_TEST_CASE(a_hello_trickling_in_is_closed_at_its_deadline_from_acce
       std::this_thread::sleep_for(10ms);
       closed = ec || closed_now(*s);
     }
-    closed_after = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_time);
+    closed_after = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - start_time);
   }
   BOOST_TEST(closed);
   BOOST_TEST(closed_after.count() < 1000);
@@ -151,8 +152,8 @@ BOOST_FIXTURE_TEST_CASE(a_hello_trickling_in_is_closed_at_its_deadline_from_acce
   BOOST_TEST(server->open_connections() == 0u);
 }
 
-BOOST_FIXTURE_TEST_CASE(a_frame_the_server_cannot_take_fails_its_step_and_later_frames_arrive, Fixture,
-                        *boost::unit_test::timeout(30)) {
+BOOST_FIXTURE_TEST_CASE(a_frame_the_server_cannot_take_fails_its_step_and_later_frames_arrive,
+                        Fixture, *boost::unit_test::timeout(30)) {
   start(5s, 128);
   auto s = raw();
   asio::write(*s, asio::buffer(af::net::encode_push_hello(server->endpoint().token)));
@@ -162,12 +163,15 @@ BOOST_FIXTURE_TEST_CASE(a_frame_the_server_cannot_take_fails_its_step_and_later_
   BOOST_TEST(af::net::decode_push_hello(std::string_view(answer, 16)).token == 0u);
   // A float32 [4] frame that says it has 12 bytes: its header is sound, its tensor is not.
   const std::string bad_key = "src;dst;bad;0";
-  const std::string bad_meta = af::net::encode_push_meta(static_cast<std::uint8_t>(af::DType::float32), {4});
-  std::string frames = af::net::encode_push_frame_header(11, static_cast<std::uint32_t>(bad_key.size()),
-                                                         static_cast<std::uint32_t>(bad_meta.size()), 12) +
-                       bad_key + bad_meta + std::string(12, '\0');
+  const std::string bad_meta =
+      af::net::encode_push_meta(static_cast<std::uint8_t>(af::DType::float32), {4});
+  std::string frames =
+      af::net::encode_push_frame_header(11, static_cast<std::uint32_t>(bad_key.size()),
+                                        static_cast<std::uint32_t>(bad_meta.size()), 12) +
+      bad_key + bad_meta + std::string(12, '\0');
   const std::string good_key = "src;dst;good;0";
-  const std::string good_meta = af::net::encode_push_meta(static_cast<std::uint8_t>(af::DType::float32), {2});
+  const std::string good_meta =
+      af::net::encode_push_meta(static_cast<std::uint8_t>(af::DType::float32), {2});
   frames += af::net::encode_push_frame_header(12, static_cast<std::uint32_t>(good_key.size()),
                                               static_cast<std::uint32_t>(good_meta.size()), 8) +
             good_key + good_meta + std::string(8, '\0');

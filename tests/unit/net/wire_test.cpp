@@ -1,12 +1,10 @@
 // The remote-session byte format: tensors round-trip; truncated, oversized or random
 // input decodes to DataLoss naming the offset, never a crash or a huge allocation.
-#include <boost/test/unit_test.hpp>
-
-#include <random>
+#include "../../../net/src/wire.hpp"
 
 #include <actorflow/actorflow.hpp>
-
-#include "../../../net/src/wire.hpp"
+#include <boost/test/unit_test.hpp>
+#include <random>
 
 BOOST_AUTO_TEST_SUITE(wire_test)
 
@@ -95,7 +93,8 @@ BOOST_AUTO_TEST_CASE(a_bulk_reference_names_the_tensor_and_its_transfer) {
   // Where no bulk transfer is expected (requests), a reference is malformed input.
   af::net::WireReader strict(bytes, "run request");
   BOOST_TEST(!strict.tensor(&t));
-  BOOST_TEST(strict.status().message().find("unexpected bulk tensor reference") != std::string::npos);
+  BOOST_TEST(strict.status().message().find("unexpected bulk tensor reference") !=
+             std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_bulk_reference_with_absurd_dims_or_port_is_data_loss) {

@@ -1,7 +1,6 @@
 // White-box tests of the array ops (Reshape, Pack, ConcatV2, Fill, Cast): shape inference
 // through the Graph builders, node naming, and the CPU kernels constructed and run directly.
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -13,7 +12,6 @@
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/ops.hpp"
-
 #include "kernel_runner.hpp"
 #include "matchers.hpp"
 
@@ -32,8 +30,8 @@ using af::test::run_kernel;
 
 using af::test::construction_error;
 using af::test::eval;
-using af::test::tensor;
 using af::test::starts_with;
+using af::test::tensor;
 
 }  // namespace
 
@@ -58,9 +56,12 @@ BOOST_AUTO_TEST_CASE(reshape_to_a_wrong_element_count_fails_at_construction) {
   Graph g;
   auto x = g.placeholder(af::float32, {2, 3});
   std::string msg = construction_error([&] { af::reshape(x, std::vector<std::int64_t>{4}); });
-  BOOST_TEST(msg == "Cannot reshape a tensor with 6 elements to shape [4] (4 elements) for 'Reshape' "
-                    "(op: 'Reshape') with input shapes: [2,3], [1].");
-  BOOST_TEST(starts_with(construction_error([&] { af::reshape(x, std::vector<std::int64_t>{4, -1}); }),
+  BOOST_TEST(msg ==
+             "Cannot reshape a tensor with 6 elements to shape [4] (4 elements) for 'Reshape' "
+             "(op: 'Reshape') with input shapes: [2,3], [1].");
+  BOOST_TEST(starts_with(construction_error([&] {
+                           af::reshape(x, std::vector<std::int64_t>{4, -1});
+                         }),
                          "Cannot reshape a tensor with 6 elements to shape [4,?] (4 elements)"));
 }
 
@@ -70,7 +71,8 @@ BOOST_AUTO_TEST_CASE(reshape_with_a_computed_shape_knows_only_the_rank) {
   auto shape = g.placeholder(af::int32, {3});
   BOOST_TEST(af::reshape(x, shape).shape() == PartialShape({-1, -1, -1}));
   auto unknown = g.placeholder(af::float32);
-  BOOST_TEST(af::reshape(unknown, std::vector<std::int64_t>{-1, 2}).shape() == PartialShape({-1, 2}));
+  BOOST_TEST(af::reshape(unknown, std::vector<std::int64_t>{-1, 2}).shape() ==
+             PartialShape({-1, 2}));
 }
 
 BOOST_AUTO_TEST_CASE(reshape_kernel_shares_the_buffer_and_resolves_minus_one) {
@@ -90,11 +92,13 @@ BOOST_AUTO_TEST_CASE(reshape_kernel_rejects_incompatible_sizes) {
   Tensor in(af::float32, Shape{2, 3});
   KernelResult r = run_kernel(af::reshape(x, std::vector<std::int64_t>{4}), {in});
   BOOST_TEST((r.status.code() == af::Code::invalid_argument));
-  BOOST_TEST(starts_with(r.status.message(),
-                         "Input to reshape is a tensor with 6 values, but the requested shape has 4"));
+  BOOST_TEST(
+      starts_with(r.status.message(),
+                  "Input to reshape is a tensor with 6 values, but the requested shape has 4"));
   r = run_kernel(af::reshape(x, std::vector<std::int64_t>{4, -1}), {in});
-  BOOST_TEST(starts_with(r.status.message(), "Input to reshape is a tensor with 6 values, but the "
-                                             "requested shape requires a multiple of 4"));
+  BOOST_TEST(starts_with(r.status.message(),
+                         "Input to reshape is a tensor with 6 values, but the "
+                         "requested shape requires a multiple of 4"));
   r = run_kernel(af::reshape(x, std::vector<std::int64_t>{-1, -1}), {in});
   BOOST_TEST(starts_with(r.status.message(), "Only one input size may be -1, not both 0 and 1"));
 }
@@ -137,16 +141,27 @@ BOOST_AUTO_TEST_CASE(stack_rejects_mismatched_shapes_and_types) {
   Graph g;
   auto a = g.placeholder(af::float32, {2});
   auto b = g.placeholder(af::float32, {3});
-  BOOST_TEST(starts_with(construction_error([&] { af::stack({a, b}); }),
-                         "Shapes of all inputs must match: values[0].shape = [2] != values[1].shape = [3]"));
+  BOOST_TEST(starts_with(
+      construction_error([&] {
+        af::stack({a, b});
+      }),
+      "Shapes of all inputs must match: values[0].shape = [2] != values[1].shape = [3]"));
   auto c = g.placeholder(af::int32, {2});
-  BOOST_TEST(construction_error([&] { af::stack({a, c}); }) ==
-             "Tensors in list passed to 'values' of 'Pack' Op have types [float32, int32] that don't all match.");
-  BOOST_TEST(starts_with(construction_error([&] { af::stack({a, a}, 2); }), "Invalid axis: 2; must be in [-2,2)"));
+  BOOST_TEST(construction_error([&] {
+               af::stack({a, c});
+             }) ==
+             "Tensors in list passed to 'values' of 'Pack' Op have types [float32, int32] that "
+             "don't all match.");
+  BOOST_TEST(starts_with(construction_error([&] {
+                           af::stack({a, a}, 2);
+                         }),
+                         "Invalid axis: 2; must be in [-2,2)"));
   auto u = g.placeholder(af::float32);
-  KernelResult r = run_kernel(af::stack({u, u}), {Tensor(af::float32, Shape{2}), Tensor(af::float32, Shape{3})});
-  BOOST_TEST(starts_with(r.status.message(),
-                         "Shapes of all inputs must match: values[0].shape = [2] != values[1].shape = [3]"));
+  KernelResult r =
+      run_kernel(af::stack({u, u}), {Tensor(af::float32, Shape{2}), Tensor(af::float32, Shape{3})});
+  BOOST_TEST(starts_with(
+      r.status.message(),
+      "Shapes of all inputs must match: values[0].shape = [2] != values[1].shape = [3]"));
 }
 
 // -- ConcatV2 -----------------------------------------------------------------------------
@@ -164,7 +179,8 @@ BOOST_AUTO_TEST_CASE(concat_joins_along_the_axis) {
   Tensor av = tensor<float>({1, 2, 3, 4}, {2, 2}), bv = tensor<float>({9, 8}, {2, 1});
   Tensor out = eval(c, {av, bv});
   BOOST_TEST(out.shape() == Shape({2, 3}));
-  BOOST_TEST(out.to_vector<float>() == std::vector<float>({1, 2, 9, 3, 4, 8}), boost::test_tools::per_element());
+  BOOST_TEST(out.to_vector<float>() == std::vector<float>({1, 2, 9, 3, 4, 8}),
+             boost::test_tools::per_element());
   auto rows = af::concat({a, a}, -2);
   BOOST_TEST(rows.op().name() == "concat_1");
   BOOST_TEST(rows.shape() == PartialShape({4, 2}));
@@ -187,20 +203,30 @@ BOOST_AUTO_TEST_CASE(concat_rejects_mismatched_shapes) {
   Graph g;
   auto a = g.placeholder(af::float32, {2, 3});
   auto b = g.placeholder(af::float32, {3, 3});
-  BOOST_TEST(starts_with(construction_error([&] { af::concat({a, b}, 1); }),
+  BOOST_TEST(starts_with(construction_error([&] {
+                           af::concat({a, b}, 1);
+                         }),
                          "Dimension 0 in both shapes must be equal, but are 2 and 3"));
-  BOOST_TEST(starts_with(construction_error([&] { af::concat({a, b}, 2); }),
+  BOOST_TEST(starts_with(construction_error([&] {
+                           af::concat({a, b}, 2);
+                         }),
                          "Shape must be at least rank 3 but is rank 2"));
   auto s = g.placeholder(af::float32, PartialShape({}));
-  BOOST_TEST(starts_with(construction_error([&] { af::concat({s, s}, 0); }),
+  BOOST_TEST(starts_with(construction_error([&] {
+                           af::concat({s, s}, 0);
+                         }),
                          "Shape must be at least rank 1 but is rank 0"));
   auto u = g.placeholder(af::float32);
-  KernelResult r = run_kernel(af::concat({u, u}, 1), {Tensor(af::float32, Shape{2, 3}), Tensor(af::float32, Shape{3, 3})});
-  BOOST_TEST(starts_with(r.status.message(),
-                         "ConcatOp : Dimensions of inputs should match: shape[0] = [2,3] vs. shape[1] = [3,3]"));
-  r = run_kernel(af::concat({u, u}, 2), {Tensor(af::float32, Shape{2, 3}), Tensor(af::float32, Shape{2, 3})});
-  BOOST_TEST(starts_with(r.status.message(),
-                         "ConcatOp : Expected concatenating dimensions in the range [-2, 2), but got 2"));
+  KernelResult r = run_kernel(af::concat({u, u}, 1),
+                              {Tensor(af::float32, Shape{2, 3}), Tensor(af::float32, Shape{3, 3})});
+  BOOST_TEST(starts_with(
+      r.status.message(),
+      "ConcatOp : Dimensions of inputs should match: shape[0] = [2,3] vs. shape[1] = [3,3]"));
+  r = run_kernel(af::concat({u, u}, 2),
+                 {Tensor(af::float32, Shape{2, 3}), Tensor(af::float32, Shape{2, 3})});
+  BOOST_TEST(
+      starts_with(r.status.message(),
+                  "ConcatOp : Expected concatenating dimensions in the range [-2, 2), but got 2"));
 }
 
 BOOST_AUTO_TEST_CASE(concat_of_one_value_is_an_identity) {
@@ -221,10 +247,13 @@ BOOST_AUTO_TEST_CASE(fill_takes_its_shape_from_constant_dims) {
   BOOST_TEST(f.shape() == PartialShape({2, 3}));
   Tensor out = eval(f, {});
   BOOST_TEST(out.shape() == Shape({2, 3}));
-  BOOST_TEST(out.to_vector<float>() == std::vector<float>(6, 7.0f), boost::test_tools::per_element());
+  BOOST_TEST(out.to_vector<float>() == std::vector<float>(6, 7.0f),
+             boost::test_tools::per_element());
   auto dims = g.placeholder(af::int32, {2});
   BOOST_TEST(af::fill(dims, g.constant(Tensor(1))).shape() == PartialShape({-1, -1}));
-  BOOST_TEST(starts_with(construction_error([&] { af::fill(dims, g.constant(tensor<float>({1, 2}, {2}))); }),
+  BOOST_TEST(starts_with(construction_error([&] {
+                           af::fill(dims, g.constant(tensor<float>({1, 2}, {2})));
+                         }),
                          "Shape must be rank 0 but is rank 1"));
 }
 
@@ -236,12 +265,14 @@ BOOST_AUTO_TEST_CASE(zeros_and_ones_are_constants_when_small_and_fills_when_larg
   BOOST_TEST(z.shape() == PartialShape({2, 3}));
   auto o = af::ones(g, Shape{2}, af::int32);
   BOOST_TEST(o.op().name() == "ones");
-  BOOST_TEST(o.op().node_def().attr<Tensor>("value")->to_vector<std::int32_t>() == std::vector<std::int32_t>({1, 1}),
+  BOOST_TEST(o.op().node_def().attr<Tensor>("value")->to_vector<std::int32_t>() ==
+                 std::vector<std::int32_t>({1, 1}),
              boost::test_tools::per_element());
   auto big = af::ones(g, Shape{100, 100});
   BOOST_TEST(big.op().type() == "Fill");
   BOOST_TEST(big.op().name() == "ones_1");
-  BOOST_TEST(big.op().node_def().inputs == std::vector<std::string>({"ones_1/shape_as_tensor", "ones_1/Const"}),
+  BOOST_TEST(big.op().node_def().inputs ==
+                 std::vector<std::string>({"ones_1/shape_as_tensor", "ones_1/Const"}),
              boost::test_tools::per_element());
   BOOST_TEST(big.shape() == PartialShape({100, 100}));
   Tensor out = eval(big, {});
@@ -277,10 +308,13 @@ BOOST_AUTO_TEST_CASE(cast_to_and_from_bool) {
   Graph g;
   auto x = g.placeholder(af::float32, {3});
   Tensor b = eval(af::cast(x, af::boolean), {tensor<float>({0.0f, -2.0f, 0.5f}, {3})});
-  BOOST_TEST(b.to_vector<bool>() == std::vector<bool>({false, true, true}), boost::test_tools::per_element());
+  BOOST_TEST(b.to_vector<bool>() == std::vector<bool>({false, true, true}),
+             boost::test_tools::per_element());
   auto flags = g.placeholder(af::boolean, {2});
-  Tensor f = eval(af::cast(flags, af::float64), {Tensor::from_vector(std::vector<bool>{true, false})});
-  BOOST_TEST(f.to_vector<double>() == std::vector<double>({1.0, 0.0}), boost::test_tools::per_element());
+  Tensor f =
+      eval(af::cast(flags, af::float64), {Tensor::from_vector(std::vector<bool>{true, false})});
+  BOOST_TEST(f.to_vector<double>() == std::vector<double>({1.0, 0.0}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(cast_to_bfloat16_rounds_to_nearest_even) {
@@ -288,21 +322,24 @@ BOOST_AUTO_TEST_CASE(cast_to_bfloat16_rounds_to_nearest_even) {
   auto x = g.placeholder(af::float32, {3});
   // 1 + 2^-8 is halfway between bfloat16 1 and 1 + 2^-7: ties go to the even (1.0);
   // 1 + 3 * 2^-8 is halfway between 1 + 2^-7 and 1 + 2^-6: ties go to 1 + 2^-6.
-  Tensor out = eval(af::cast(x, af::bfloat16), {tensor<float>({1.0f + 1.0f / 256, 1.0f + 3.0f / 256, -2.5f}, {3})});
+  Tensor out = eval(af::cast(x, af::bfloat16),
+                    {tensor<float>({1.0f + 1.0f / 256, 1.0f + 3.0f / 256, -2.5f}, {3})});
   auto o = out.flat<af::bfloat16_t>();
   BOOST_TEST(static_cast<float>(o[0]) == 1.0f);
   BOOST_TEST(static_cast<float>(o[1]) == 1.0f + 1.0f / 64);
   BOOST_TEST(static_cast<float>(o[2]) == -2.5f);
   auto back = g.placeholder(af::bfloat16, {3});
   Tensor ints = eval(af::cast(back, af::int64), {out});
-  BOOST_TEST(ints.to_vector<std::int64_t>() == std::vector<std::int64_t>({1, 1, -2}), boost::test_tools::per_element());
+  BOOST_TEST(ints.to_vector<std::int64_t>() == std::vector<std::int64_t>({1, 1, -2}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(cast_between_integers_wraps) {
   Graph g;
   auto x = g.placeholder(af::int32, {3});
   Tensor out = eval(af::cast(x, af::uint8), {tensor<std::int32_t>({255, 256, -1}, {3})});
-  BOOST_TEST(out.to_vector<std::uint8_t>() == std::vector<std::uint8_t>({255, 0, 255}), boost::test_tools::per_element());
+  BOOST_TEST(out.to_vector<std::uint8_t>() == std::vector<std::uint8_t>({255, 0, 255}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(cast_to_the_same_type_adds_no_node) {

@@ -14,10 +14,9 @@
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/op_registry.hpp"
 #include "actorflow/ops/tensor_bundle.hpp"
-
 #include "kernel_runner.hpp"
-#include "temp_dir.hpp"
 #include "matchers.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 

@@ -5,12 +5,12 @@
 #include <boost/test/unit_test.hpp>
 #include <charconv>
 #include <cmath>
-#include <cstring>
-#include <random>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -649,12 +649,34 @@ BOOST_AUTO_TEST_CASE(the_plain_number_parser_gives_from_chars_bits) {
     expect_plain_matches_from_chars<std::int64_t>(text);
   }
   // Edges: the limits of the exact mantissas and powers, the integer ranges, signed zeros.
-  for (const char* text : {"16777216.5", "16777217", "1.6777217", "0.0000000001", "0.00000000001",
-                           "9007199254740993", "9007199254740992.0", "0.1234567890123456789012",
-                           "-0", "-0.0", "0", "2147483647", "2147483648", "-2147483648", "-2147483649",
-                           "9223372036854775807", "9223372036854775808", "-9223372036854775808",
-                           "999999999999999999", "-999999999999999999", "1.", "-", "-.5", "x", "",
-                           "340282356779733661637539395458142568448", "1e39", "4.9e-324"}) {
+  for (const char* text : {"16777216.5",
+                           "16777217",
+                           "1.6777217",
+                           "0.0000000001",
+                           "0.00000000001",
+                           "9007199254740993",
+                           "9007199254740992.0",
+                           "0.1234567890123456789012",
+                           "-0",
+                           "-0.0",
+                           "0",
+                           "2147483647",
+                           "2147483648",
+                           "-2147483648",
+                           "-2147483649",
+                           "9223372036854775807",
+                           "9223372036854775808",
+                           "-9223372036854775808",
+                           "999999999999999999",
+                           "-999999999999999999",
+                           "1.",
+                           "-",
+                           "-.5",
+                           "x",
+                           "",
+                           "340282356779733661637539395458142568448",
+                           "1e39",
+                           "4.9e-324"}) {
     expect_plain_matches_from_chars<float>(text);
     expect_plain_matches_from_chars<double>(text);
     expect_plain_matches_from_chars<std::int32_t>(text);
@@ -667,9 +689,11 @@ BOOST_AUTO_TEST_CASE(the_plain_number_parser_gives_from_chars_bits) {
 // path for every record with the same semantics: both must agree on every value and error.
 BOOST_AUTO_TEST_CASE(the_one_pass_number_path_agrees_with_the_splitter_path) {
   std::mt19937 rng(1234);
-  const std::vector<std::string> pieces = {"0", "1", "7", "9", "12", "-", "+", ".", "e", "E", "e-", "e+",
-                                           " ", "x", "0x1f", "inf", "nan", "\"", ",", "\r",
-                                           "123456789012345678901234567890", "99999999999", "1e39", "1e-50"};
+  const std::vector<std::string> pieces = {
+      "0",           "1",    "7",    "9",  "12", "-",  "+",
+      ".",           "e",    "E",    "e-", "e+", " ",  "x",
+      "0x1f",        "inf",  "nan",  "\"", ",",  "\r", "123456789012345678901234567890",
+      "99999999999", "1e39", "1e-50"};
   auto make = [&](const std::string& na) {
     af::NodeDef def;
     def.name = "decode";
@@ -681,7 +705,8 @@ BOOST_AUTO_TEST_CASE(the_one_pass_number_path_agrees_with_the_splitter_path) {
     return d;
   };
   auto fast = make(""), slow = make("\x01never");
-  std::vector<af::Tensor> defaults{af::Tensor(-1.0f), af::Tensor(-2), af::Tensor(-3.0), af::Tensor(std::int64_t{-4})};
+  std::vector<af::Tensor> defaults{af::Tensor(-1.0f), af::Tensor(-2), af::Tensor(-3.0),
+                                   af::Tensor(std::int64_t{-4})};
   af::CsvBatch a, b;
   int plain_records = 0;
   for (int k = 0; k < 20000; ++k) {
@@ -700,7 +725,8 @@ BOOST_AUTO_TEST_CASE(the_one_pass_number_path_agrees_with_the_splitter_path) {
         if (rng() % 4 == 0) record += '-';
         record += std::to_string(rng() % 100000);
         if (f % 2 == 0 && rng() % 2) record += "." + std::to_string(rng() % 1000);
-        if (f % 2 == 0 && rng() % 5 == 0) record += "e" + std::to_string(static_cast<int>(rng() % 20) - 10);
+        if (f % 2 == 0 && rng() % 5 == 0)
+          record += "e" + std::to_string(static_cast<int>(rng() % 20) - 10);
       }
     }
     plain_records += plain && fields == 4;
@@ -713,7 +739,8 @@ BOOST_AUTO_TEST_CASE(the_one_pass_number_path_agrees_with_the_splitter_path) {
     for (std::size_t c = 0; c < 4; ++c) {
       const auto& x = a.columns()[c];
       const auto& y = b.columns()[c];
-      BOOST_TEST(std::memcmp(x.raw_data(), y.raw_data(), af::dtype_size(x.dtype())) == 0, record << " column " << c);
+      BOOST_TEST(std::memcmp(x.raw_data(), y.raw_data(), af::dtype_size(x.dtype())) == 0,
+                 record << " column " << c);
     }
   }
   BOOST_TEST(plain_records > 1000);

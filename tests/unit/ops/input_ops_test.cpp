@@ -22,7 +22,6 @@
 //     a = tf1.random_shuffle(tf.constant(np.arange(100, dtype=np.int64)), seed=42)
 //     with tf1.Session() as s: print(s.run(a).tolist())
 #include <boost/test/unit_test.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -105,8 +104,9 @@ BOOST_AUTO_TEST_CASE(range_of_numbers_builds_tensorflows_scope_and_knows_its_len
   Output r = af::range(g, 5);
   BOOST_TEST(r.op().type() == "Range");
   BOOST_TEST(r.op().name() == "range");
-  BOOST_TEST(inputs_of(r) == std::vector<std::string>({"range/start", "range/limit", "range/delta"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      inputs_of(r) == std::vector<std::string>({"range/start", "range/limit", "range/delta"}),
+      boost::test_tools::per_element());
   BOOST_TEST(r.dtype() == af::int32);
   BOOST_TEST(*r.op().node_def().attr<DType>("Tidx") == af::int32);
   BOOST_TEST(r.shape() == PartialShape({5}));
@@ -118,8 +118,9 @@ BOOST_AUTO_TEST_CASE(range_of_numbers_builds_tensorflows_scope_and_knows_its_len
   // A limit beyond int32 makes that Const int64 and the others are cast to it.
   Output wide = af::range(g, 0, std::int64_t{1} << 33, std::int64_t{1} << 30, "wide");
   BOOST_TEST(wide.dtype() == af::int64);
-  BOOST_TEST(inputs_of(wide) == std::vector<std::string>({"wide/Cast", "wide/limit", "wide/Cast_1"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      inputs_of(wide) == std::vector<std::string>({"wide/Cast", "wide/limit", "wide/Cast_1"}),
+      boost::test_tools::per_element());
   // Shape inference reads only Const inputs (TensorFlow also folds the Casts).
   BOOST_TEST(wide.shape() == PartialShape({-1}));
 }
@@ -140,8 +141,7 @@ BOOST_AUTO_TEST_CASE(range_of_tensors_widens_to_the_highest_dtype) {
   Output d = af::range(g.constant(1.0f), g.constant(2.0), g.constant(std::int64_t{1}));
   BOOST_TEST(d.dtype() == af::float64);
   BOOST_TEST(d.shape() == PartialShape({-1}));
-  BOOST_TEST(starts_with(construction_error([&] { af::range(g.constant("a")); }),
-                         "range: Const_"));
+  BOOST_TEST(starts_with(construction_error([&] { af::range(g.constant("a")); }), "range: Const_"));
 }
 
 BOOST_AUTO_TEST_CASE(range_with_constant_inputs_in_the_wrong_direction_fails_at_construction) {
@@ -153,10 +153,9 @@ BOOST_AUTO_TEST_CASE(range_with_constant_inputs_in_the_wrong_direction_fails_at_
                          "Requires start >= limit when delta < 0: 1/3 for 'range_1'"));
   BOOST_TEST(starts_with(construction_error([&] { af::range(g, 1, 3, 0); }),
                          "Requires delta != 0 for 'range_2'"));
-  BOOST_TEST(starts_with(construction_error([&] {
-                           af::range(g.constant(3.5f), g.constant(1.0f), g.constant(0.5f));
-                         }),
-                         "Requires start <= limit when delta > 0: 3.5/1 for"));
+  BOOST_TEST(starts_with(
+      construction_error([&] { af::range(g.constant(3.5f), g.constant(1.0f), g.constant(0.5f)); }),
+      "Requires start <= limit when delta > 0: 3.5/1 for"));
   BOOST_TEST(starts_with(construction_error([&] {
                            af::range(g.constant(Tensor::from_vector<std::int32_t>({1, 2})),
                                      g.constant(3), g.constant(1));
@@ -178,7 +177,8 @@ BOOST_AUTO_TEST_CASE(range_kernel_counts_from_start_by_delta) {
              boost::test_tools::per_element());
   BOOST_TEST(k.run({Tensor(4), Tensor(4), Tensor(2)}).shape() == Shape({0}));
   // TensorFlow 1.x accepts a one-element vector where a scalar is expected.
-  BOOST_TEST(k.run({Tensor::from_vector<std::int32_t>({2}), Tensor(4), Tensor(1)}).num_elements() == 2);
+  BOOST_TEST(k.run({Tensor::from_vector<std::int32_t>({2}), Tensor(4), Tensor(1)}).num_elements() ==
+             2);
 }
 
 BOOST_AUTO_TEST_CASE(range_kernel_supports_int64_float_and_double) {
@@ -214,7 +214,8 @@ BOOST_AUTO_TEST_CASE(range_kernel_reports_tensorflows_errors) {
              "Requires start >= limit when delta < 0: 0/5\n\t [[{{node range}}]]");
   BOOST_TEST(k.try_run({Tensor(0), Tensor(5), Tensor(0)}).first.message() ==
              "Requires delta != 0: 0\n\t [[{{node range}}]]");
-  BOOST_TEST(k.try_run({Tensor::from_vector<std::int32_t>({1, 2}), Tensor(5), Tensor(1)}).first.message() ==
+  BOOST_TEST(k.try_run({Tensor::from_vector<std::int32_t>({1, 2}), Tensor(5), Tensor(1)})
+                 .first.message() ==
              "start must be a scalar, not shape [2]\n\t [[{{node range}}]]");
   // Floats print as TensorFlow 1.x's StrCat does: %g, with more digits when %g loses bits.
   Output f = g.placeholder(af::float32, PartialShape({}));
@@ -251,24 +252,25 @@ BOOST_AUTO_TEST_CASE(gather_rejects_scalars_and_axes_beyond_the_rank_at_construc
   Graph g;
   BOOST_TEST(starts_with(construction_error([&] { af::gather(g.constant(1), g.constant(0)); }),
                          "Shape must be at least rank 1 but is rank 0 for 'GatherV2'"));
-  BOOST_TEST(starts_with(construction_error([&] {
-                           af::gather(g.constant(Tensor::from_vector<std::int32_t>({1, 2})),
-                                      g.constant(0), 1);
-                         }),
-                         "Shape must be at least rank 2 but is rank 1 for 'GatherV2_1'"));
-  BOOST_TEST(starts_with(construction_error([&] {
-                           af::gather(g.constant(Tensor::from_vector<std::int32_t>({1, 2})),
-                                      g.constant(0.5f));
-                         }),
-                         "Value for attr 'Tindices' of float is not in the list of allowed values: "
-                         "int32, int64"));
+  BOOST_TEST(starts_with(
+      construction_error([&] {
+        af::gather(g.constant(Tensor::from_vector<std::int32_t>({1, 2})), g.constant(0), 1);
+      }),
+      "Shape must be at least rank 2 but is rank 1 for 'GatherV2_1'"));
+  BOOST_TEST(starts_with(
+      construction_error([&] {
+        af::gather(g.constant(Tensor::from_vector<std::int32_t>({1, 2})), g.constant(0.5f));
+      }),
+      "Value for attr 'Tindices' of float is not in the list of allowed values: "
+      "int32, int64"));
 }
 
 BOOST_AUTO_TEST_CASE(gather_kernel_picks_rows_of_any_dtype) {
   Graph g;
   Output words = g.constant(Tensor::from_vector<std::string>({"a", "b", "c"}));
   Output idx = g.placeholder(af::int32, {-1});
-  Tensor picked = KernelUnderTest(af::gather(words, idx)).run({Tensor::from_vector<std::int32_t>({2, 0, 2})});
+  Tensor picked =
+      KernelUnderTest(af::gather(words, idx)).run({Tensor::from_vector<std::int32_t>({2, 0, 2})});
   BOOST_TEST(picked.to_vector<std::string>() == std::vector<std::string>({"c", "a", "c"}),
              boost::test_tools::per_element());
   Output matrix = g.constant(Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, Shape{3, 2}));
@@ -278,8 +280,9 @@ BOOST_AUTO_TEST_CASE(gather_kernel_picks_rows_of_any_dtype) {
   BOOST_TEST(rows.shape() == Shape({2, 2, 2}));
   BOOST_TEST(rows.to_vector<float>() == std::vector<float>({1, 2, 5, 6, 3, 4, 3, 4}),
              boost::test_tools::per_element());
-  Output cols = af::gather(g.constant(Tensor::from_vector<std::int32_t>({1, 2, 3, 4, 5, 6}, Shape{2, 3})),
-                           g.constant(Tensor::from_vector<std::int32_t>({2, 0})), 1);
+  Output cols =
+      af::gather(g.constant(Tensor::from_vector<std::int32_t>({1, 2, 3, 4, 5, 6}, Shape{2, 3})),
+                 g.constant(Tensor::from_vector<std::int32_t>({2, 0})), 1);
   Tensor c = KernelUnderTest(cols).run();
   BOOST_TEST(c.shape() == Shape({2, 2}));
   BOOST_TEST(c.to_vector<std::int32_t>() == std::vector<std::int32_t>({3, 1, 6, 4}),
@@ -299,8 +302,9 @@ BOOST_AUTO_TEST_CASE(gather_kernel_names_the_first_index_out_of_range) {
   BOOST_TEST(vec.try_run({Tensor::from_vector<std::int32_t>({-1})}).first.message() ==
              "indices[0] = -1 is not in [0, 3)\n\t [[{{node GatherV2}}]]");
   KernelUnderTest mat(af::gather(params, g.placeholder(af::int64, {-1, -1}), "g2"));
-  BOOST_TEST(mat.try_run({Tensor::from_vector<std::int64_t>({0, 1, 2, 3}, Shape{2, 2})}).first.message() ==
-             "indices[1,1] = 3 is not in [0, 3)\n\t [[{{node g2}}]]");
+  BOOST_TEST(
+      mat.try_run({Tensor::from_vector<std::int64_t>({0, 1, 2, 3}, Shape{2, 2})}).first.message() ==
+      "indices[1,1] = 3 is not in [0, 3)\n\t [[{{node g2}}]]");
 }
 
 // -- RandomShuffle --------------------------------------------------------------------------
@@ -328,8 +332,9 @@ BOOST_AUTO_TEST_CASE(random_shuffle_repeats_tensorflows_permutations_run_after_r
   std::vector<std::int32_t> ten(10);
   for (int i = 0; i < 10; ++i) ten[static_cast<std::size_t>(i)] = i;
   KernelUnderTest k(af::random_shuffle(g.constant(Tensor::from_vector(ten)), 7));
-  const std::vector<std::vector<std::int32_t>> expected = {
-      {1, 6, 4, 2, 8, 0, 7, 5, 3, 9}, {3, 1, 7, 9, 2, 6, 8, 4, 0, 5}, {0, 5, 7, 1, 3, 4, 8, 6, 9, 2}};
+  const std::vector<std::vector<std::int32_t>> expected = {{1, 6, 4, 2, 8, 0, 7, 5, 3, 9},
+                                                           {3, 1, 7, 9, 2, 6, 8, 4, 0, 5},
+                                                           {0, 5, 7, 1, 3, 4, 8, 6, 9, 2}};
   for (auto& e : expected)
     BOOST_TEST(k.run().to_vector<std::int32_t>() == e, boost::test_tools::per_element());
 }
@@ -344,14 +349,17 @@ BOOST_AUTO_TEST_CASE(random_shuffle_moves_whole_rows_and_strings) {
   BOOST_TEST(first.shape() == Shape({6, 2}));
   BOOST_TEST(first.to_vector<float>() == std::vector<float>({10, 11, 6, 7, 0, 1, 2, 3, 4, 5, 8, 9}),
              boost::test_tools::per_element());
-  BOOST_TEST(rows.run().to_vector<float>() == std::vector<float>({4, 5, 6, 7, 2, 3, 0, 1, 10, 11, 8, 9}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      rows.run().to_vector<float>() == std::vector<float>({4, 5, 6, 7, 2, 3, 0, 1, 10, 11, 8, 9}),
+      boost::test_tools::per_element());
   KernelUnderTest words(af::random_shuffle(
       g.constant(Tensor::from_vector<std::string>({"a", "b", "c", "d", "e"})), 5));
-  BOOST_TEST(words.run().to_vector<std::string>() == std::vector<std::string>({"b", "e", "a", "d", "c"}),
-             boost::test_tools::per_element());
-  BOOST_TEST(words.run().to_vector<std::string>() == std::vector<std::string>({"e", "b", "d", "c", "a"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      words.run().to_vector<std::string>() == std::vector<std::string>({"b", "e", "a", "d", "c"}),
+      boost::test_tools::per_element());
+  BOOST_TEST(
+      words.run().to_vector<std::string>() == std::vector<std::string>({"e", "b", "d", "c", "a"}),
+      boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(random_shuffle_of_a_hundred_matches_tensorflow_without_a_graph_seed) {
@@ -378,7 +386,9 @@ BOOST_AUTO_TEST_CASE(random_shuffle_passes_scalars_and_single_rows_through) {
   Tensor row = Tensor::from_vector<float>({1, 2, 3}, Shape{1, 3});
   BOOST_TEST(KernelUnderTest(af::random_shuffle(g.placeholder(af::float32), 1)).run({row}) == row);
   Tensor empty(af::int32, Shape{0});
-  BOOST_TEST(KernelUnderTest(af::random_shuffle(g.placeholder(af::int32), 1)).run({empty}).num_elements() == 0);
+  BOOST_TEST(KernelUnderTest(af::random_shuffle(g.placeholder(af::int32), 1))
+                 .run({empty})
+                 .num_elements() == 0);
 }
 
 // -- CountUpTo ------------------------------------------------------------------------------
@@ -389,7 +399,8 @@ BOOST_AUTO_TEST_CASE(count_up_to_takes_the_variables_reference_and_is_colocated_
   Output c = af::count_up_to(v, 3);
   BOOST_TEST(c.op().type() == "CountUpTo");
   BOOST_TEST(c.op().name() == "CountUpTo");
-  BOOST_TEST(inputs_of(c) == std::vector<std::string>({"counter"}), boost::test_tools::per_element());
+  BOOST_TEST(inputs_of(c) == std::vector<std::string>({"counter"}),
+             boost::test_tools::per_element());
   BOOST_TEST(c.node()->input_is_ref(0));
   BOOST_TEST(*c.op().node_def().attr<std::int64_t>("limit") == 3);
   BOOST_TEST(*c.op().node_def().attr<DType>("T") == af::int32);
@@ -402,8 +413,9 @@ BOOST_AUTO_TEST_CASE(count_up_to_takes_the_variables_reference_and_is_colocated_
 BOOST_AUTO_TEST_CASE(count_up_to_rejects_non_integer_non_scalar_and_non_reference_inputs) {
   Graph g;
   af::Variable f = g.variable(Tensor(0.0f), {.name = "f"});
-  BOOST_TEST(starts_with(construction_error([&] { af::count_up_to(f, 3); }),
-                         "Value for attr 'T' of float is not in the list of allowed values: int32, int64"));
+  BOOST_TEST(starts_with(
+      construction_error([&] { af::count_up_to(f, 3); }),
+      "Value for attr 'T' of float is not in the list of allowed values: int32, int64"));
   af::Variable vec = g.variable(Tensor::from_vector<std::int32_t>({1, 2}), {.name = "vec"});
   BOOST_TEST(starts_with(construction_error([&] { af::count_up_to(vec, 3); }),
                          "Shape must be rank 0 but is rank 1 for 'CountUpTo"));
@@ -469,8 +481,9 @@ BOOST_AUTO_TEST_CASE(size_and_shape_of_a_partial_shape_are_ops) {
   BOOST_TEST(af::shape(g.placeholder(af::string)).shape() == PartialShape({-1}));
   Tensor fed(af::float32, Shape{4, 3});
   BOOST_TEST(KernelUnderTest(s).run({fed}).scalar<std::int32_t>() == 12);
-  BOOST_TEST(KernelUnderTest(sh).run({fed}).to_vector<std::int32_t>() == std::vector<std::int32_t>({4, 3}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      KernelUnderTest(sh).run({fed}).to_vector<std::int32_t>() == std::vector<std::int32_t>({4, 3}),
+      boost::test_tools::per_element());
   Output s64 = af::size(p, af::int64, "n");
   BOOST_TEST(s64.op().name() == "n");
   BOOST_TEST(KernelUnderTest(s64).run({fed}).scalar<std::int64_t>() == 12);
@@ -488,8 +501,10 @@ BOOST_AUTO_TEST_CASE(variables_join_tensorflows_collections) {
   BOOST_TEST(std::string(af::kQueueRunners) == "queue_runners");
   Graph g;
   g.variable(Tensor(1.0f), {.name = "w"});
-  g.variable(Tensor(std::int64_t{0}), {.name = "epochs", .trainable = false,
-                                       .collections = std::vector<std::string>{af::kLocalVariables}});
+  g.variable(Tensor(std::int64_t{0}),
+             {.name = "epochs",
+              .trainable = false,
+              .collections = std::vector<std::string>{af::kLocalVariables}});
   // As RefVariable: an explicit list still gains TRAINABLE_VARIABLES when trainable.
   g.variable(Tensor(2.0f),
              {.name = "both",
@@ -508,14 +523,17 @@ BOOST_AUTO_TEST_CASE(variables_join_tensorflows_collections) {
   std::vector<std::string> trainable;
   for (auto& a : g.get_collection(af::kTrainableVariables))
     trainable.push_back(std::any_cast<af::Variable>(a).name());
-  BOOST_TEST(trainable == std::vector<std::string>({"w", "both"}), boost::test_tools::per_element());
+  BOOST_TEST(trainable == std::vector<std::string>({"w", "both"}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(local_variables_initializer_groups_the_local_initializers) {
   Graph g;
   g.variable(Tensor(1.0f), {.name = "w"});
   g.variable(Tensor(std::int64_t{0}),
-             {.name = "epochs", .trainable = false, .collections = std::vector<std::string>{af::kLocalVariables}});
+             {.name = "epochs",
+              .trainable = false,
+              .collections = std::vector<std::string>{af::kLocalVariables}});
   af::Operation global_init = g.global_variables_initializer();
   af::Operation local_init = g.local_variables_initializer();
   BOOST_TEST(global_init.name() == "init");

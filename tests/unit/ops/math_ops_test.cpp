@@ -1,8 +1,7 @@
 // White-box tests of the math ops: shape inference through the Graph builders, and the CPU
 // kernels constructed and run directly (single-threaded and on an Eigen thread pool).
-#include <boost/test/unit_test.hpp>
-
 #include <array>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -21,7 +20,6 @@
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/ops.hpp"
-
 #include "kernel_runner.hpp"
 #include "matchers.hpp"
 
@@ -51,15 +49,17 @@ std::vector<float> random_floats(std::size_t n, unsigned seed) {
 }
 
 // op(a) * op(b) by the definition, in double.
-std::vector<double> naive_product(const std::vector<float>& a, const std::vector<float>& b,
-                                  int m, int n, int k, bool ta, bool tb) {
+std::vector<double> naive_product(const std::vector<float>& a, const std::vector<float>& b, int m,
+                                  int n, int k, bool ta, bool tb) {
   std::vector<double> out(static_cast<std::size_t>(m * n), 0.0);
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       double acc = 0;
       for (int p = 0; p < k; ++p) {
-        double av = ta ? a[static_cast<std::size_t>(p * m + i)] : a[static_cast<std::size_t>(i * k + p)];
-        double bv = tb ? b[static_cast<std::size_t>(j * k + p)] : b[static_cast<std::size_t>(p * n + j)];
+        double av =
+            ta ? a[static_cast<std::size_t>(p * m + i)] : a[static_cast<std::size_t>(i * k + p)];
+        double bv =
+            tb ? b[static_cast<std::size_t>(j * k + p)] : b[static_cast<std::size_t>(p * n + j)];
         acc += av * bv;
       }
       out[static_cast<std::size_t>(i * n + j)] = acc;
@@ -94,9 +94,11 @@ BOOST_AUTO_TEST_CASE(add_of_equal_shapes_adds_element_by_element) {
   auto y = g.placeholder(af::float32, {2, 2});
   auto z = af::add(x, y);
   BOOST_TEST(z.shape() == PartialShape({2, 2}));
-  Tensor out = eval(z, {tensor<float>({1, 2, 3, 4}, {2, 2}), tensor<float>({10, 20, 30, 40}, {2, 2})});
+  Tensor out =
+      eval(z, {tensor<float>({1, 2, 3, 4}, {2, 2}), tensor<float>({10, 20, 30, 40}, {2, 2})});
   BOOST_TEST(out.shape() == Shape({2, 2}));
-  BOOST_TEST(out.to_vector<float>() == std::vector<float>({11, 22, 33, 44}), boost::test_tools::per_element());
+  BOOST_TEST(out.to_vector<float>() == std::vector<float>({11, 22, 33, 44}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(add_broadcasts_a_vector_over_the_rows_of_a_matrix) {
@@ -105,7 +107,8 @@ BOOST_AUTO_TEST_CASE(add_broadcasts_a_vector_over_the_rows_of_a_matrix) {
   auto y = g.placeholder(af::float32, {3});
   auto z = x + y;
   BOOST_TEST(z.shape() == PartialShape({2, 3}));
-  Tensor out = eval(z, {tensor<float>({1, 2, 3, 4, 5, 6}, {2, 3}), tensor<float>({10, 20, 30}, {3})});
+  Tensor out =
+      eval(z, {tensor<float>({1, 2, 3, 4, 5, 6}, {2, 3}), tensor<float>({10, 20, 30}, {3})});
   BOOST_TEST(out.to_vector<float>() == std::vector<float>({11, 22, 33, 14, 25, 36}),
              boost::test_tools::per_element());
 }
@@ -116,7 +119,8 @@ BOOST_AUTO_TEST_CASE(mul_broadcasts_a_column_against_a_row) {
   auto y = g.placeholder(af::int32, {1, 3});
   auto z = x * y;
   BOOST_TEST(z.shape() == PartialShape({2, 3}));
-  Tensor out = eval(z, {tensor<std::int32_t>({2, 3}, {2, 1}), tensor<std::int32_t>({1, 10, 100}, {1, 3})});
+  Tensor out =
+      eval(z, {tensor<std::int32_t>({2, 3}, {2, 1}), tensor<std::int32_t>({1, 10, 100}, {1, 3})});
   BOOST_TEST(out.shape() == Shape({2, 3}));
   BOOST_TEST(out.to_vector<std::int32_t>() == std::vector<std::int32_t>({2, 20, 200, 3, 30, 300}),
              boost::test_tools::per_element());
@@ -135,7 +139,8 @@ BOOST_AUTO_TEST_CASE(broadcasting_covers_middle_and_leading_dimensions) {
   for (int a = 0; a < 2; ++a)
     for (int b = 0; b < 4; ++b)
       for (int c = 0; c < 3; ++c)
-        BOOST_TEST(o[static_cast<std::size_t>((a * 4 + b) * 3 + c)] == xv[static_cast<std::size_t>(a * 3 + c)] - yv[static_cast<std::size_t>(b)]);
+        BOOST_TEST(o[static_cast<std::size_t>((a * 4 + b) * 3 + c)] ==
+                   xv[static_cast<std::size_t>(a * 3 + c)] - yv[static_cast<std::size_t>(b)]);
 }
 
 BOOST_AUTO_TEST_CASE(scalars_broadcast_on_either_side) {
@@ -144,13 +149,16 @@ BOOST_AUTO_TEST_CASE(scalars_broadcast_on_either_side) {
   auto left = 10.0f - x;
   auto right = x - 1.0f;
   Tensor xv = tensor<float>({1, 2, 3}, {3});
-  BOOST_TEST(eval(left, {xv}).to_vector<float>() == std::vector<float>({9, 8, 7}), boost::test_tools::per_element());
-  BOOST_TEST(eval(right, {xv}).to_vector<float>() == std::vector<float>({0, 1, 2}), boost::test_tools::per_element());
+  BOOST_TEST(eval(left, {xv}).to_vector<float>() == std::vector<float>({9, 8, 7}),
+             boost::test_tools::per_element());
+  BOOST_TEST(eval(right, {xv}).to_vector<float>() == std::vector<float>({0, 1, 2}),
+             boost::test_tools::per_element());
   // A one-element tensor of higher rank broadcasts the other way round.
   auto y = g.placeholder(af::float32, {1, 1});
   Tensor out = eval(x * y, {xv, tensor<float>({2}, {1, 1})});
   BOOST_TEST(out.shape() == Shape({1, 3}));
-  BOOST_TEST(out.to_vector<float>() == std::vector<float>({2, 4, 6}), boost::test_tools::per_element());
+  BOOST_TEST(out.to_vector<float>() == std::vector<float>({2, 4, 6}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(broadcast_shape_inference_keeps_unknown_dimensions) {
@@ -169,18 +177,21 @@ BOOST_AUTO_TEST_CASE(incompatible_static_shapes_fail_at_construction) {
   auto x = g.placeholder(af::float32, {2});
   auto y = g.placeholder(af::float32, {3});
   std::string msg = construction_error([&] { (void)(x * y); });
-  BOOST_TEST(msg == "Dimensions must be equal, but are 2 and 3 for 'mul' (op: 'Mul') with input "
-                    "shapes: [2], [3].");
+  BOOST_TEST(msg ==
+             "Dimensions must be equal, but are 2 and 3 for 'mul' (op: 'Mul') with input "
+             "shapes: [2], [3].");
 }
 
 BOOST_AUTO_TEST_CASE(mismatched_input_types_fail_at_construction) {
   Graph g;
   auto x = g.placeholder(af::float32, {2});
   auto y = g.placeholder(af::int32, {2});
-  BOOST_TEST(construction_error([&] { af::mul(x, y); }) ==
-             "Input 'y' of 'Mul' Op has type int32 that does not match type float32 of argument 'x'.");
-  BOOST_TEST(construction_error([&] { af::matmul(x, y); }) ==
-             "Input 'b' of 'MatMul' Op has type int32 that does not match type float32 of argument 'a'.");
+  BOOST_TEST(
+      construction_error([&] { af::mul(x, y); }) ==
+      "Input 'y' of 'Mul' Op has type int32 that does not match type float32 of argument 'x'.");
+  BOOST_TEST(
+      construction_error([&] { af::matmul(x, y); }) ==
+      "Input 'b' of 'MatMul' Op has type int32 that does not match type float32 of argument 'a'.");
 }
 
 BOOST_AUTO_TEST_CASE(incompatible_runtime_shapes_fail_the_kernel) {
@@ -198,12 +209,14 @@ BOOST_AUTO_TEST_CASE(integer_division_truncates_and_rejects_zero_divisors) {
   auto y = g.placeholder(af::int32, {4});
   auto q = af::div(x, y);
   BOOST_TEST(q.op().type() == "Div");
-  Tensor out = eval(q, {tensor<std::int32_t>({7, -7, 7, std::numeric_limits<std::int32_t>::min()}, {4}),
-                        tensor<std::int32_t>({2, 2, -2, -1}, {4})});
+  Tensor out =
+      eval(q, {tensor<std::int32_t>({7, -7, 7, std::numeric_limits<std::int32_t>::min()}, {4}),
+               tensor<std::int32_t>({2, 2, -2, -1}, {4})});
   BOOST_TEST(out.to_vector<std::int32_t>() ==
                  std::vector<std::int32_t>({3, -3, -3, std::numeric_limits<std::int32_t>::min()}),
              boost::test_tools::per_element());
-  KernelResult r = run_kernel(q, {tensor<std::int32_t>({1, 2, 3, 4}, {4}), tensor<std::int32_t>({1, 0, 1, 1}, {4})});
+  KernelResult r = run_kernel(
+      q, {tensor<std::int32_t>({1, 2, 3, 4}, {4}), tensor<std::int32_t>({1, 0, 1, 1}, {4})});
   BOOST_TEST((r.status.code() == af::Code::invalid_argument));
   BOOST_TEST(r.status.message().rfind("Integer division by zero", 0) == 0);
 }
@@ -215,7 +228,8 @@ BOOST_AUTO_TEST_CASE(float_division_is_real_div) {
   BOOST_TEST(q.op().type() == "RealDiv");
   BOOST_TEST(q.op().name() == "truediv");
   Tensor out = eval(q, {tensor<float>({1, -2}, {2})});
-  BOOST_TEST(out.to_vector<float>() == std::vector<float>({0.25f, -0.5f}), boost::test_tools::per_element());
+  BOOST_TEST(out.to_vector<float>() == std::vector<float>({0.25f, -0.5f}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(integer_arithmetic_wraps_around) {
@@ -223,7 +237,8 @@ BOOST_AUTO_TEST_CASE(integer_arithmetic_wraps_around) {
   auto x = g.placeholder(af::int32, {2});
   auto y = g.placeholder(af::int32, {2});
   const std::int32_t max = std::numeric_limits<std::int32_t>::max();
-  Tensor sum = eval(x + y, {tensor<std::int32_t>({max, 1}, {2}), tensor<std::int32_t>({1, 1}, {2})});
+  Tensor sum =
+      eval(x + y, {tensor<std::int32_t>({max, 1}, {2}), tensor<std::int32_t>({1, 1}, {2})});
   BOOST_TEST(sum.to_vector<std::int32_t>()[0] == std::numeric_limits<std::int32_t>::min());
   auto a = g.placeholder(af::uint8, {2});
   auto b = g.placeholder(af::uint8, {2});
@@ -252,7 +267,8 @@ BOOST_AUTO_TEST_CASE(default_names_follow_the_python_api) {
   BOOST_TEST((x + x).op().name() == "add_1");
   auto custom = af::add(x, x, "my_sum");
   BOOST_TEST(custom.op().name() == "my_sum");
-  BOOST_TEST(custom.op().node_def().inputs == std::vector<std::string>({"x", "x"}), boost::test_tools::per_element());
+  BOOST_TEST(custom.op().node_def().inputs == std::vector<std::string>({"x", "x"}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(operators_use_the_lower_case_names_of_python_operators) {
@@ -280,13 +296,16 @@ BOOST_AUTO_TEST_CASE(neg_relu_sigmoid_and_tanh_apply_element_by_element) {
   auto th = eval(af::tanh(x), {in}).to_vector<float>();
   const float xs[] = {-2, -0.5f, 0, 3};
   for (int i = 0; i < 4; ++i) {
-    BOOST_TEST(sig[static_cast<std::size_t>(i)] == 1 / (1 + std::exp(-xs[i])), boost::test_tools::tolerance(1e-5f));
-    BOOST_TEST(th[static_cast<std::size_t>(i)] == std::tanh(xs[i]), boost::test_tools::tolerance(1e-5f));
+    BOOST_TEST(sig[static_cast<std::size_t>(i)] == 1 / (1 + std::exp(-xs[i])),
+               boost::test_tools::tolerance(1e-5f));
+    BOOST_TEST(th[static_cast<std::size_t>(i)] == std::tanh(xs[i]),
+               boost::test_tools::tolerance(1e-5f));
   }
   auto ints = g.placeholder(af::int32, {3});
-  BOOST_TEST(eval(af::relu(ints), {tensor<std::int32_t>({-1, 0, 5}, {3})}).to_vector<std::int32_t>() ==
-                 std::vector<std::int32_t>({0, 0, 5}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      eval(af::relu(ints), {tensor<std::int32_t>({-1, 0, 5}, {3})}).to_vector<std::int32_t>() ==
+          std::vector<std::int32_t>({0, 0, 5}),
+      boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(float_only_activations_reject_integer_inputs) {
@@ -308,9 +327,11 @@ BOOST_AUTO_TEST_CASE(bfloat16_ops_compute_in_float_and_round_once) {
   Tensor a = to_bf16({1, 2, 3, 4}), b = to_bf16({0.5f, 0.25f, 1, 2});
   Tensor sum = eval(x + y, {a, b});
   std::vector<float> want = {1.5f, 2.25f, 4, 6};
-  for (std::size_t i = 0; i < 4; ++i) BOOST_TEST(static_cast<float>(sum.data<af::bfloat16_t>()[i]) == want[i]);
+  for (std::size_t i = 0; i < 4; ++i)
+    BOOST_TEST(static_cast<float>(sum.data<af::bfloat16_t>()[i]) == want[i]);
   Tensor prod = eval(af::matmul(x, y), {a, b});
-  std::vector<float> want_prod = {1 * 0.5f + 2 * 1, 1 * 0.25f + 2 * 2, 3 * 0.5f + 4 * 1, 3 * 0.25f + 4 * 2};
+  std::vector<float> want_prod = {1 * 0.5f + 2 * 1, 1 * 0.25f + 2 * 2, 3 * 0.5f + 4 * 1,
+                                  3 * 0.25f + 4 * 2};
   for (std::size_t i = 0; i < 4; ++i)
     BOOST_TEST(static_cast<float>(prod.data<af::bfloat16_t>()[i]) ==
                static_cast<float>(af::bfloat16_t(want_prod[i])));
@@ -327,9 +348,13 @@ BOOST_AUTO_TEST_CASE(matmul_shape_inference_checks_ranks_and_inner_dimensions) {
   BOOST_TEST(af::matmul(a, a, true, false).shape() == PartialShape({3, 3}));
   BOOST_TEST(af::matmul(a, g.placeholder(af::float32)).shape() == PartialShape({2, -1}));
   auto v = g.placeholder(af::float32, {3});
-  BOOST_TEST(construction_error([&] { af::matmul(a, v); }).rfind("Shape must be rank 2 but is rank 1", 0) == 0);
+  BOOST_TEST(construction_error([&] {
+               af::matmul(a, v);
+             }).rfind("Shape must be rank 2 but is rank 1", 0) == 0);
   auto c = g.placeholder(af::float32, {4, 5});
-  BOOST_TEST(construction_error([&] { af::matmul(a, c); }).rfind("Dimensions must be equal, but are 3 and 4", 0) == 0);
+  BOOST_TEST(construction_error([&] {
+               af::matmul(a, c);
+             }).rfind("Dimensions must be equal, but are 3 and 4", 0) == 0);
 }
 
 BOOST_AUTO_TEST_CASE(matmul_with_transposes_matches_the_naive_product) {
@@ -367,18 +392,23 @@ BOOST_AUTO_TEST_CASE(matmul_with_an_empty_inner_dimension_gives_zeros) {
   Graph g;
   auto a = g.placeholder(af::float32, {2, 0});
   auto b = g.placeholder(af::float32, {0, 3});
-  Tensor out = eval(af::matmul(a, b), {Tensor(af::float32, Shape{2, 0}), Tensor(af::float32, Shape{0, 3})});
+  Tensor out =
+      eval(af::matmul(a, b), {Tensor(af::float32, Shape{2, 0}), Tensor(af::float32, Shape{0, 3})});
   BOOST_TEST(out.shape() == Shape({2, 3}));
-  BOOST_TEST(out.to_vector<float>() == std::vector<float>(6, 0.0f), boost::test_tools::per_element());
+  BOOST_TEST(out.to_vector<float>() == std::vector<float>(6, 0.0f),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(matmul_kernel_rejects_mismatched_runtime_shapes) {
   Graph g;
   auto a = g.placeholder(af::float32);
   auto b = g.placeholder(af::float32);
-  KernelResult r = run_kernel(af::matmul(a, b), {Tensor(af::float32, Shape{2, 3}), Tensor(af::float32, Shape{4, 5})});
-  BOOST_TEST(r.status.message().rfind("Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]", 0) == 0);
-  r = run_kernel(af::matmul(a, b), {Tensor(af::float32, Shape{3}), Tensor(af::float32, Shape{3, 5})});
+  KernelResult r = run_kernel(af::matmul(a, b),
+                              {Tensor(af::float32, Shape{2, 3}), Tensor(af::float32, Shape{4, 5})});
+  BOOST_TEST(r.status.message().rfind("Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]", 0) ==
+             0);
+  r = run_kernel(af::matmul(a, b),
+                 {Tensor(af::float32, Shape{3}), Tensor(af::float32, Shape{3, 5})});
   BOOST_TEST(r.status.message().rfind("In[0] is not a matrix. Instead it has shape [3]", 0) == 0);
 }
 
@@ -390,7 +420,8 @@ BOOST_AUTO_TEST_CASE(large_matmul_on_a_thread_pool_matches_the_naive_product) {
   auto b = g.placeholder(af::float32, {k, n});
   auto av = random_floats(static_cast<std::size_t>(m * k), 3);
   auto bv = random_floats(static_cast<std::size_t>(k * n), 4);
-  KernelResult r = run_kernel(af::matmul(a, b, true, false), {tensor(av, {k, m}), tensor(bv, {k, n})}, &pool.device);
+  KernelResult r = run_kernel(af::matmul(a, b, true, false),
+                              {tensor(av, {k, m}), tensor(bv, {k, n})}, &pool.device);
   BOOST_REQUIRE(r.status.ok());
   BOOST_TEST(r.expensive);
   check_close(r.out(), naive_product(av, bv, m, n, k, true, false), 1e-3);
@@ -410,7 +441,8 @@ BOOST_AUTO_TEST_CASE(large_matmuls_split_over_a_pool_by_rows_or_columns_match_th
         auto av = random_floats(static_cast<std::size_t>(m * k), 5);
         auto bv = random_floats(static_cast<std::size_t>(k * n), 6);
         const Shape as = ta ? Shape{k, m} : Shape{m, k}, bs = tb ? Shape{n, k} : Shape{k, n};
-        KernelResult r = run_kernel(af::matmul(a, b, ta, tb), {tensor(av, as), tensor(bv, bs)}, &pool.device, 3);
+        KernelResult r =
+            run_kernel(af::matmul(a, b, ta, tb), {tensor(av, as), tensor(bv, bs)}, &pool.device, 3);
         BOOST_TEST_INFO("m " << m << " n " << n << " k " << k << " ta " << ta << " tb " << tb);
         BOOST_REQUIRE(r.status.ok());
         check_close(r.out(), naive_product(av, bv, m, n, k, ta, tb), 1e-3);
@@ -423,10 +455,16 @@ BOOST_AUTO_TEST_CASE(only_large_kernels_are_expensive) {
   Graph g;
   auto a = g.placeholder(af::float32);
   auto mm = af::matmul(a, a);
-  BOOST_TEST(!run_kernel(mm, {Tensor(af::float32, Shape{8, 8}), Tensor(af::float32, Shape{8, 8})}).expensive);
-  BOOST_TEST(run_kernel(mm, {Tensor(af::float32, Shape{64, 64}), Tensor(af::float32, Shape{64, 64})}).expensive);
-  BOOST_TEST(!run_kernel(a + a, {Tensor(af::float32, Shape{100}), Tensor(af::float32, Shape{100})}).expensive);
-  BOOST_TEST(run_kernel(a + a, {Tensor(af::float32, Shape{100000}), Tensor(af::float32, Shape{100000})}).expensive);
+  BOOST_TEST(!run_kernel(mm, {Tensor(af::float32, Shape{8, 8}), Tensor(af::float32, Shape{8, 8})})
+                  .expensive);
+  BOOST_TEST(
+      run_kernel(mm, {Tensor(af::float32, Shape{64, 64}), Tensor(af::float32, Shape{64, 64})})
+          .expensive);
+  BOOST_TEST(!run_kernel(a + a, {Tensor(af::float32, Shape{100}), Tensor(af::float32, Shape{100})})
+                  .expensive);
+  BOOST_TEST(
+      run_kernel(a + a, {Tensor(af::float32, Shape{100000}), Tensor(af::float32, Shape{100000})})
+          .expensive);
 }
 
 // -- reductions ---------------------------------------------------------------------------
@@ -437,7 +475,8 @@ BOOST_AUTO_TEST_CASE(reducing_all_axes_adds_a_const_of_every_dimension) {
   auto s = af::reduce_sum(x);
   BOOST_TEST(s.op().name() == "Sum");
   BOOST_TEST(s.shape() == PartialShape({}));
-  BOOST_TEST(s.op().node_def().inputs == std::vector<std::string>({"x", "Const"}), boost::test_tools::per_element());
+  BOOST_TEST(s.op().node_def().inputs == std::vector<std::string>({"x", "Const"}),
+             boost::test_tools::per_element());
   BOOST_TEST(*s.op().node_def().attr<DType>("Tidx") == af::int32);
   BOOST_TEST(*s.op().node_def().attr<bool>("keep_dims") == false);
   Tensor out = eval(s, {tensor<float>({1, 2, 3, 4, 5, 6}, {2, 3})});
@@ -492,12 +531,15 @@ BOOST_AUTO_TEST_CASE(reductions_over_non_adjacent_axes) {
   std::vector<std::int32_t> want(3, 0);
   for (int a = 0; a < 2; ++a)
     for (int b = 0; b < 3; ++b)
-      for (int c = 0; c < 4; ++c) want[static_cast<std::size_t>(b)] += v[static_cast<std::size_t>((a * 3 + b) * 4 + c)];
+      for (int c = 0; c < 4; ++c)
+        want[static_cast<std::size_t>(b)] += v[static_cast<std::size_t>((a * 3 + b) * 4 + c)];
   BOOST_TEST(out.to_vector<std::int32_t>() == want, boost::test_tools::per_element());
   // Integer means truncate.
-  Tensor mean = eval(af::reduce_mean(x, std::vector<std::int64_t>{0, 2}, true), {tensor(v, {2, 3, 4})});
+  Tensor mean =
+      eval(af::reduce_mean(x, std::vector<std::int64_t>{0, 2}, true), {tensor(v, {2, 3, 4})});
   BOOST_TEST(mean.shape() == Shape({1, 3, 1}));
-  BOOST_TEST(mean.to_vector<std::int32_t>() == std::vector<std::int32_t>({want[0] / 8, want[1] / 8, want[2] / 8}),
+  BOOST_TEST(mean.to_vector<std::int32_t>() ==
+                 std::vector<std::int32_t>({want[0] / 8, want[1] / 8, want[2] / 8}),
              boost::test_tools::per_element());
 }
 
@@ -506,7 +548,8 @@ BOOST_AUTO_TEST_CASE(reductions_of_empty_tensors_yield_the_identity) {
   auto x = g.placeholder(af::float32, {0, 3});
   Tensor empty(af::float32, Shape{0, 3});
   Tensor sum = eval(af::reduce_sum(x, std::vector<std::int64_t>{0}), {empty});
-  BOOST_TEST(sum.to_vector<float>() == std::vector<float>(3, 0.0f), boost::test_tools::per_element());
+  BOOST_TEST(sum.to_vector<float>() == std::vector<float>(3, 0.0f),
+             boost::test_tools::per_element());
   Tensor max = eval(af::reduce_max(x, std::vector<std::int64_t>{0}), {empty});
   BOOST_TEST(max.to_vector<float>() == std::vector<float>(3, std::numeric_limits<float>::lowest()),
              boost::test_tools::per_element());
@@ -523,7 +566,8 @@ BOOST_AUTO_TEST_CASE(out_of_range_reduction_axes_fail) {
   auto s = af::reduce_sum(unknown, std::vector<std::int64_t>{2});
   BOOST_TEST(!s.shape().rank_known());
   KernelResult r = run_kernel(s, {Tensor(af::float32, Shape{2, 2})});
-  BOOST_TEST(r.status.message().rfind("Invalid reduction dimension (2 for input with 2 dimension(s)", 0) == 0);
+  BOOST_TEST(r.status.message().rfind(
+                 "Invalid reduction dimension (2 for input with 2 dimension(s)", 0) == 0);
 }
 
 BOOST_AUTO_TEST_CASE(reducing_all_axes_of_unknown_rank_throws) {
@@ -551,13 +595,17 @@ BOOST_AUTO_TEST_CASE(softmax_rows_sum_to_one) {
     BOOST_TEST(sum == 1.0f, boost::test_tools::tolerance(1e-5f));
     for (int c = 0; c < 5; ++c) {
       float denom = 0;
-      for (int j = 0; j < 5; ++j) denom += std::exp(values[static_cast<std::size_t>(r * 5 + j)] - max_logit);
+      for (int j = 0; j < 5; ++j)
+        denom += std::exp(values[static_cast<std::size_t>(r * 5 + j)] - max_logit);
       float want = std::exp(values[static_cast<std::size_t>(r * 5 + c)] - max_logit) / denom;
-      BOOST_TEST(o[static_cast<std::size_t>(r * 5 + c)] == want, boost::test_tools::tolerance(1e-5f));
+      BOOST_TEST(o[static_cast<std::size_t>(r * 5 + c)] == want,
+                 boost::test_tools::tolerance(1e-5f));
     }
   }
   auto scalar = g.placeholder(af::float32, PartialShape({}));
-  BOOST_TEST(construction_error([&] { af::softmax(scalar); }).rfind("Shape must be at least rank 1 but is rank 0", 0) == 0);
+  BOOST_TEST(construction_error([&] {
+               af::softmax(scalar);
+             }).rfind("Shape must be at least rank 1 but is rank 0", 0) == 0);
 }
 
 // -- thread pool --------------------------------------------------------------------------
@@ -588,7 +636,8 @@ BOOST_AUTO_TEST_CASE(large_kernels_on_a_thread_pool_match_the_single_threaded_re
       auto a = parallel.out().flat<float>();
       auto b = single.flat<float>();
       for (std::size_t i = 0; i < a.size(); ++i)
-        BOOST_REQUIRE_MESSAGE(std::abs(a[i] - b[i]) <= 1e-3f * (1 + std::abs(b[i])), "element " << i);
+        BOOST_REQUIRE_MESSAGE(std::abs(a[i] - b[i]) <= 1e-3f * (1 + std::abs(b[i])),
+                              "element " << i);
     }
   }
 }

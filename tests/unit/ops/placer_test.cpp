@@ -1,6 +1,7 @@
-#include <boost/test/unit_test.hpp>
+#include "actorflow/ops/placer.hpp"
 
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <string>
 
 #include "actorflow/ops/gradients.hpp"
@@ -8,7 +9,6 @@
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
-#include "actorflow/ops/placer.hpp"
 
 namespace {
 
@@ -134,8 +134,9 @@ BOOST_AUTO_TEST_CASE(omitted_device_parts_match_any_device_and_the_first_sorted_
   const std::string w0 = "/job:worker/replica:0/task:0/device:CPU:0";
   const std::string w1_cpu = "/job:worker/replica:0/task:1/device:CPU:0";
   const std::string w1_gpu = "/job:worker/replica:0/task:1/device:GPU:0";
-  std::vector<af::DeviceAttributes> devices{{ps0, "CPU", "", 0},    {ps1_cpu, "CPU", "", 0}, {ps1_gpu, "GPU", "", 0},
-                                            {w0, "CPU", "", 0},     {w1_cpu, "CPU", "", 0},  {w1_gpu, "GPU", "", 0}};
+  std::vector<af::DeviceAttributes> devices{{ps0, "CPU", "", 0},     {ps1_cpu, "CPU", "", 0},
+                                            {ps1_gpu, "GPU", "", 0}, {w0, "CPU", "", 0},
+                                            {w1_cpu, "CPU", "", 0},  {w1_gpu, "GPU", "", 0}};
   af::Graph g;
   g.constant(1.0f, "unpinned");
   {
@@ -166,7 +167,9 @@ BOOST_AUTO_TEST_CASE(omitted_device_parts_match_any_device_and_the_first_sorted_
   }
   af::shape(doubled, af::int32, "shape_of_doubled");  // unpinned metadata: with its input
   af::Placement placement;
-  BOOST_REQUIRE(af::place_nodes(all_nodes(g), devices, {}, af::KernelRegistry::global(), &placement, nullptr).ok());
+  BOOST_REQUIRE(
+      af::place_nodes(all_nodes(g), devices, {}, af::KernelRegistry::global(), &placement, nullptr)
+          .ok());
   BOOST_TEST(placement.at("unpinned") == ps1_gpu);
   BOOST_TEST(placement.at("job_only") == ps1_gpu);
   BOOST_TEST(placement.at("task_default") == ps1_gpu);
@@ -178,7 +181,9 @@ BOOST_AUTO_TEST_CASE(omitted_device_parts_match_any_device_and_the_first_sorted_
   BOOST_TEST(placement.at("on_w0") == w0);
   // The same graph placed from another master's point of view places the same way.
   af::Placement again;
-  BOOST_REQUIRE(af::place_nodes(all_nodes(g), devices, {}, af::KernelRegistry::global(), &again, nullptr).ok());
+  BOOST_REQUIRE(
+      af::place_nodes(all_nodes(g), devices, {}, af::KernelRegistry::global(), &again, nullptr)
+          .ok());
   BOOST_TEST((again == placement));
   af::PlacerOptions options;
   // A task that does not exist is an error naming the requested spec.
@@ -188,7 +193,8 @@ BOOST_AUTO_TEST_CASE(omitted_device_parts_match_any_device_and_the_first_sorted_
     bad.constant(1.0f, "nowhere");
   }
   af::Placement none;
-  af::Status s = af::place_nodes(all_nodes(bad), devices, options, af::KernelRegistry::global(), &none, nullptr);
+  af::Status s = af::place_nodes(all_nodes(bad), devices, options, af::KernelRegistry::global(),
+                                 &none, nullptr);
   BOOST_TEST(s.code() == af::Code::invalid_argument);
   BOOST_TEST(s.message().find("'/job:ps/task:7'") != std::string::npos, s.message());
 }
@@ -209,7 +215,8 @@ BOOST_AUTO_TEST_CASE(group_places_its_noop_on_the_device_its_inputs_share) {
   BOOST_TEST(group.node()->def().device == "/job:worker/task:0");
 }
 
-BOOST_AUTO_TEST_CASE(group_of_ops_on_two_devices_gives_one_noop_per_device_and_a_root_in_the_current_scope) {
+BOOST_AUTO_TEST_CASE(
+    group_of_ops_on_two_devices_gives_one_noop_per_device_and_a_root_in_the_current_scope) {
   af::Graph g;
   af::Operation on_ps, on_worker;
   {

@@ -3,7 +3,6 @@
 // directly. Values and messages are TensorFlow 1.x's (segment_reduction_ops.cc, pad_op.cc,
 // scan_ops.cc), checked against TensorFlow 2.21's tf.compat.v1.
 #include <boost/test/unit_test.hpp>
-
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -14,7 +13,6 @@
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
-
 #include "kernel_runner.hpp"
 
 namespace {

@@ -1,12 +1,12 @@
 // Shape's dims (DimVector): up to six dims in place, more on the heap, with the value
 // semantics of the std::vector it replaced.
-#include <boost/test/unit_test.hpp>
+#include "actorflow/ops/shape.hpp"
 
+#include <boost/test/unit_test.hpp>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
-#include "actorflow/ops/shape.hpp"
 #include "actorflow/ops/tensor.hpp"
 
 BOOST_AUTO_TEST_SUITE(shape_test)

@@ -100,7 +100,8 @@ BOOST_AUTO_TEST_CASE(
   auto x = g.placeholder(af::float32, {4, 16}, "x");  // rows of 64 bytes
   Tensor in = iota({4, 16});
   Tensor rows = eval(af::strided_slice(x, Ints{1}, Ints{3}, Ints{1}), {in});
-  BOOST_TEST(static_cast<const float*>(rows.raw_data()) == in.data<float>() + 16);  // a view of rows 1..2
+  BOOST_TEST(static_cast<const float*>(rows.raw_data()) ==
+             in.data<float>() + 16);  // a view of rows 1..2
   BOOST_TEST(rows.shape() == Shape({2, 16}));
   BOOST_TEST(rows.to_vector<float>()[0] == 16.0f);
   Tensor row =

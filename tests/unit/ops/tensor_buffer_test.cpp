@@ -2,7 +2,6 @@
 // alive as long as any tensor (copy, slice, row range) refers to them; large ones are kept
 // for reuse once freed.
 #include <boost/test/unit_test.hpp>
-
 #include <cstdint>
 #include <cstring>
 #include <vector>

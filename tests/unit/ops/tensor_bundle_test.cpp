@@ -864,18 +864,21 @@ BOOST_AUTO_TEST_CASE(large_crcs_in_lanes_equal_the_chained_crc) {
   std::vector<unsigned char> bytes(3 * 1024 * 1024 + 29);
   std::uint32_t x = 12345;
   for (auto& b : bytes) b = static_cast<unsigned char>((x = x * 1103515245u + 12345u) >> 24);
-  for (std::size_t size : {std::size_t{256 * 1024}, std::size_t{256 * 1024 + 7}, std::size_t{1000003},
-                           bytes.size()}) {
+  for (std::size_t size :
+       {std::size_t{256 * 1024}, std::size_t{256 * 1024 + 7}, std::size_t{1000003}, bytes.size()}) {
     std::uint32_t chained = 0;
     for (std::size_t at = 0; at < size; at += 4096)
-      chained = af::crc32c_extend(chained, bytes.data() + at, std::min<std::size_t>(4096, size - at));
+      chained =
+          af::crc32c_extend(chained, bytes.data() + at, std::min<std::size_t>(4096, size - at));
     BOOST_TEST(af::crc32c_value(bytes.data(), size) == chained, "size " << size);
     // Extending a non-zero crc goes through the lanes too.
     const std::uint32_t head = af::crc32c_value(bytes.data(), 100);
     std::uint32_t rest_chained = head;
     for (std::size_t at = 100; at < size; at += 4096)
-      rest_chained = af::crc32c_extend(rest_chained, bytes.data() + at, std::min<std::size_t>(4096, size - at));
-    BOOST_TEST(af::crc32c_extend(head, bytes.data() + 100, size - 100) == rest_chained, "size " << size);
+      rest_chained = af::crc32c_extend(rest_chained, bytes.data() + at,
+                                       std::min<std::size_t>(4096, size - at));
+    BOOST_TEST(af::crc32c_extend(head, bytes.data() + 100, size - 100) == rest_chained,
+               "size " << size);
   }
 }
 

@@ -3,7 +3,6 @@
 // DecodeRaw) and TruncatedNormal: shape inference through the Graph builders, node naming,
 // and the CPU kernels constructed and run directly. Expected messages are TensorFlow's.
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,7 +15,6 @@
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/ops.hpp"
-
 #include "kernel_runner.hpp"
 #include "matchers.hpp"
 
@@ -36,13 +34,16 @@ using af::test::run_kernel;
 
 using af::test::construction_error;
 using af::test::eval;
-using af::test::tensor;
 using af::test::starts_with;
+using af::test::tensor;
 
-Tensor strings(std::vector<std::string> values, Shape shape) { return Tensor::from_vector(values, shape); }
+Tensor strings(std::vector<std::string> values, Shape shape) {
+  return Tensor::from_vector(values, shape);
+}
 
 // A kernel's failure: InvalidArgument with TensorFlow's message and the node suffix.
-void check_kernel_error(const KernelResult& r, const std::string& message, const std::string& node) {
+void check_kernel_error(const KernelResult& r, const std::string& message,
+                        const std::string& node) {
   BOOST_TEST((r.status.code() == af::Code::invalid_argument));
   BOOST_TEST(r.status.message() == message + "\n\t [[{{node " + node + "}}]]");
 }
@@ -77,7 +78,8 @@ BOOST_AUTO_TEST_CASE(tile_repeats_the_input_along_each_dimension) {
   auto c = af::tile(cube, m);
   BOOST_TEST(c.shape() == PartialShape({2, 2, 3}));
   Tensor cubes = eval(c, {tensor<std::int64_t>({4, 5}, {1, 2, 1})});
-  BOOST_TEST(cubes.to_vector<std::int64_t>() == std::vector<std::int64_t>({4, 4, 4, 5, 5, 5, 4, 4, 4, 5, 5, 5}),
+  BOOST_TEST(cubes.to_vector<std::int64_t>() ==
+                 std::vector<std::int64_t>({4, 4, 4, 5, 5, 5, 4, 4, 4, 5, 5, 5}),
              boost::test_tools::per_element());
 }
 
@@ -85,8 +87,9 @@ BOOST_AUTO_TEST_CASE(tile_handles_strings_bools_scalars_and_identity_multiples) 
   Graph g;
   auto s = g.placeholder(af::string, {2, 1});
   Tensor out = eval(af::tile(s, Ints{1, 3}), {strings({"a", "b"}, {2, 1})});
-  BOOST_TEST(out.to_vector<std::string>() == std::vector<std::string>({"a", "a", "a", "b", "b", "b"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      out.to_vector<std::string>() == std::vector<std::string>({"a", "a", "a", "b", "b", "b"}),
+      boost::test_tools::per_element());
 
   auto b = g.placeholder(af::boolean, {2});
   Tensor bools = eval(af::tile(b, Ints{2}), {tensor<bool>({true, false}, {2})});
@@ -103,20 +106,28 @@ BOOST_AUTO_TEST_CASE(tile_handles_strings_bools_scalars_and_identity_multiples) 
 
 BOOST_AUTO_TEST_CASE(tile_infers_shapes_from_constant_multiples_and_unknown_inputs) {
   Graph g;
-  BOOST_TEST(af::tile(g.placeholder(af::float32, {-1, 3}), Ints{0, 2}).shape() == PartialShape({0, 6}));
-  BOOST_TEST(af::tile(g.placeholder(af::float32, {-1, 3}), Ints{2, 1}).shape() == PartialShape({-1, 3}));
+  BOOST_TEST(af::tile(g.placeholder(af::float32, {-1, 3}), Ints{0, 2}).shape() ==
+             PartialShape({0, 6}));
+  BOOST_TEST(af::tile(g.placeholder(af::float32, {-1, 3}), Ints{2, 1}).shape() ==
+             PartialShape({-1, 3}));
   BOOST_TEST(af::tile(g.placeholder(af::float32), Ints{2, 3}).shape() == PartialShape({-1, -1}));
   auto multiples = g.placeholder(af::int32, {2});
-  BOOST_TEST(af::tile(g.placeholder(af::float32, {2, -1}), multiples).shape() == PartialShape({-1, -1}));
+  BOOST_TEST(af::tile(g.placeholder(af::float32, {2, -1}), multiples).shape() ==
+             PartialShape({-1, -1}));
   BOOST_TEST(!af::tile(g.placeholder(af::float32), g.placeholder(af::int32)).shape().rank_known());
 }
 
 BOOST_AUTO_TEST_CASE(tile_rejects_multiples_of_the_wrong_length) {
   Graph g;
   auto x = g.placeholder(af::float32, {2, 3});
-  BOOST_TEST(construction_error([&] { af::tile(x, Ints{2, 1, 1}); }) ==
-             "Shape must be rank 2 but is rank 3 for 'Tile' (op: 'Tile') with input shapes: [2,3], [3].");
-  BOOST_TEST(starts_with(construction_error([&] { af::tile(x, Ints{2, -2}); }),
+  BOOST_TEST(
+      construction_error([&] {
+        af::tile(x, Ints{2, 1, 1});
+      }) ==
+      "Shape must be rank 2 but is rank 3 for 'Tile' (op: 'Tile') with input shapes: [2,3], [3].");
+  BOOST_TEST(starts_with(construction_error([&] {
+                           af::tile(x, Ints{2, -2});
+                         }),
                          "Invalid value in tensor used for shape: -2"));
 
   auto any = g.placeholder(af::float32);
@@ -124,7 +135,8 @@ BOOST_AUTO_TEST_CASE(tile_rejects_multiples_of_the_wrong_length) {
   auto t = af::tile(any, m, "t");
   Tensor in(af::float32, Shape{2, 3});
   check_kernel_error(run_kernel(t, {in, tensor<std::int32_t>({2, 1, 1}, {3})}),
-                     "Expected multiples argument to be a vector of length 2 but got length 3", "t");
+                     "Expected multiples argument to be a vector of length 2 but got length 3",
+                     "t");
   check_kernel_error(run_kernel(t, {in, tensor<std::int32_t>({2, -1}, {2})}),
                      "Expected multiples[1] >= 0, but got -1", "t");
   check_kernel_error(run_kernel(t, {in, tensor<std::int32_t>({2, 1}, {1, 2})}),
@@ -144,7 +156,8 @@ BOOST_AUTO_TEST_CASE(transpose_permutes_dimensions) {
   BOOST_TEST(t.shape() == PartialShape({3, 2}));
   Tensor out = eval(t, {tensor<float>({0, 1, 2, 3, 4, 5}, {2, 3})});
   BOOST_TEST(out.shape() == Shape({3, 2}));
-  BOOST_TEST(out.to_vector<float>() == std::vector<float>({0, 3, 1, 4, 2, 5}), boost::test_tools::per_element());
+  BOOST_TEST(out.to_vector<float>() == std::vector<float>({0, 3, 1, 4, 2, 5}),
+             boost::test_tools::per_element());
 
   // [2,3,2] int32 with perm (2, 0, 1): out[k][i][j] = in[i][j][k].
   auto y = g.placeholder(af::int32, {2, 3, 2});
@@ -163,8 +176,10 @@ BOOST_AUTO_TEST_CASE(transpose_permutes_dimensions) {
   auto s = g.placeholder(af::string, {1, 2});
   Tensor words = eval(af::transpose(s), {strings({"x", "y"}, {1, 2})});
   BOOST_TEST(words.shape() == Shape({2, 1}));
-  BOOST_TEST(words.to_vector<std::string>() == std::vector<std::string>({"x", "y"}), boost::test_tools::per_element());
-  Tensor grid = eval(af::transpose(g.placeholder(af::string, {2, 2})), {strings({"a", "b", "c", "d"}, {2, 2})});
+  BOOST_TEST(words.to_vector<std::string>() == std::vector<std::string>({"x", "y"}),
+             boost::test_tools::per_element());
+  Tensor grid = eval(af::transpose(g.placeholder(af::string, {2, 2})),
+                     {strings({"a", "b", "c", "d"}, {2, 2})});
   BOOST_TEST(grid.to_vector<std::string>() == std::vector<std::string>({"a", "c", "b", "d"}),
              boost::test_tools::per_element());
 }
@@ -182,14 +197,17 @@ BOOST_AUTO_TEST_CASE(transpose_keeps_the_buffer_when_only_unit_dimensions_move) 
   BOOST_TEST(eval(t, {square, tensor<std::int64_t>({0, 1}, {2})}).shares_buffer_with(square));
   Tensor swapped = eval(t, {square, tensor<std::int64_t>({1, 0}, {2})});
   BOOST_TEST(!swapped.shares_buffer_with(square));
-  BOOST_TEST(swapped.to_vector<double>() == std::vector<double>({1, 3, 2, 4}), boost::test_tools::per_element());
+  BOOST_TEST(swapped.to_vector<double>() == std::vector<double>({1, 3, 2, 4}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(transpose_infers_shapes_with_unknown_inputs_and_permutations) {
   Graph g;
-  BOOST_TEST(af::transpose(g.placeholder(af::float32), Ints{1, 0, 2}).shape() == PartialShape({-1, -1, -1}));
+  BOOST_TEST(af::transpose(g.placeholder(af::float32), Ints{1, 0, 2}).shape() ==
+             PartialShape({-1, -1, -1}));
   auto perm = g.placeholder(af::int32, {-1});
-  BOOST_TEST(af::transpose(g.placeholder(af::float32, {2, 3}), perm).shape() == PartialShape({-1, -1}));
+  BOOST_TEST(af::transpose(g.placeholder(af::float32, {2, 3}), perm).shape() ==
+             PartialShape({-1, -1}));
   BOOST_TEST(af::transpose(g.placeholder(af::float32, {2, -1, 4}), Ints{2, 1, 0}).shape() ==
              PartialShape({4, -1, 2}));
 
@@ -222,22 +240,31 @@ BOOST_AUTO_TEST_CASE(transpose_infers_shapes_with_unknown_inputs_and_permutation
 BOOST_AUTO_TEST_CASE(transpose_rejects_bad_permutations) {
   Graph g;
   auto x = g.placeholder(af::float32, {2, 3});
-  BOOST_TEST(construction_error([&] { af::transpose(x, Ints{0, 2}); }) ==
-             "perm dim 2 is out of range of input rank 2 for 'transpose' (op: 'Transpose') with input "
-             "shapes: [2,3], [2].");
-  BOOST_TEST(starts_with(construction_error([&] { af::transpose(x, Ints{0, 1, 2}); }),
+  BOOST_TEST(
+      construction_error([&] {
+        af::transpose(x, Ints{0, 2});
+      }) ==
+      "perm dim 2 is out of range of input rank 2 for 'transpose' (op: 'Transpose') with input "
+      "shapes: [2,3], [2].");
+  BOOST_TEST(starts_with(construction_error([&] {
+                           af::transpose(x, Ints{0, 1, 2});
+                         }),
                          "Dimension must be 2 but is 3 for 'transpose_1'"));
 
   auto any = g.placeholder(af::float32);
   auto perm = g.placeholder(af::int32);
   auto t = af::transpose(any, perm, "t");
   Tensor in(af::float32, Shape{2, 3});
-  check_kernel_error(run_kernel(t, {in, tensor<std::int32_t>({0, 0}, {2})}), "1 is missing from {0,0}.", "t");
-  check_kernel_error(run_kernel(t, {in, tensor<std::int32_t>({0, 2}, {2})}), "2 is out of range [0 .. 2)", "t");
+  check_kernel_error(run_kernel(t, {in, tensor<std::int32_t>({0, 0}, {2})}),
+                     "1 is missing from {0,0}.", "t");
+  check_kernel_error(run_kernel(t, {in, tensor<std::int32_t>({0, 2}, {2})}),
+                     "2 is out of range [0 .. 2)", "t");
   // TensorFlow 1.x's kernel takes no negative dimensions.
-  check_kernel_error(run_kernel(t, {in, tensor<std::int32_t>({-1, 0}, {2})}), "-1 is out of range [0 .. 2)", "t");
+  check_kernel_error(run_kernel(t, {in, tensor<std::int32_t>({-1, 0}, {2})}),
+                     "-1 is out of range [0 .. 2)", "t");
   check_kernel_error(run_kernel(t, {in, tensor<std::int32_t>({0, 1, 2}, {3})}),
-                     "transpose expects a vector of size 2. But input(1) is a vector of size 3", "t");
+                     "transpose expects a vector of size 2. But input(1) is a vector of size 3",
+                     "t");
   check_kernel_error(run_kernel(t, {in, tensor<std::int32_t>({0, 1}, {1, 2})}),
                      "perm must be rank 1, got shape [1,2]", "t");
 }
@@ -256,9 +283,13 @@ BOOST_AUTO_TEST_CASE(invert_permutation_undoes_a_permutation) {
   BOOST_TEST(eval(wide, {tensor<std::int64_t>({1, 0}, {2})}).to_vector<std::int64_t>() ==
                  std::vector<std::int64_t>({1, 0}),
              boost::test_tools::per_element());
-  check_kernel_error(run_kernel(wide, {tensor<std::int64_t>({0, 3, 1}, {3})}), "3 is not between 0 and 3", "wide");
-  check_kernel_error(run_kernel(wide, {tensor<std::int64_t>({0, 0}, {2})}), "0 is duplicated in the input.", "wide");
-  BOOST_TEST(starts_with(construction_error([&] { af::invert_permutation(g.placeholder(af::int32, {2, 2})); }),
+  check_kernel_error(run_kernel(wide, {tensor<std::int64_t>({0, 3, 1}, {3})}),
+                     "3 is not between 0 and 3", "wide");
+  check_kernel_error(run_kernel(wide, {tensor<std::int64_t>({0, 0}, {2})}),
+                     "0 is duplicated in the input.", "wide");
+  BOOST_TEST(starts_with(construction_error([&] {
+                           af::invert_permutation(g.placeholder(af::int32, {2, 2}));
+                         }),
                          "Shape must be rank 1 but is rank 2"));
 }
 
@@ -287,13 +318,15 @@ BOOST_AUTO_TEST_CASE(expand_dims_inserts_a_dimension_of_one) {
 
   BOOST_TEST(starts_with(construction_error([&] { af::expand_dims(x, 3); }),
                          "dim 3 not in the interval [-3, 2]. for 'ExpandDims_"));
-  BOOST_TEST(starts_with(construction_error([&] { af::expand_dims(x, -4); }), "dim -4 not in the interval [-3, 2]."));
+  BOOST_TEST(starts_with(construction_error([&] { af::expand_dims(x, -4); }),
+                         "dim -4 not in the interval [-3, 2]."));
   auto dim = g.placeholder(af::int32);
   auto any = af::expand_dims(g.placeholder(af::float32), dim, "e");
   check_kernel_error(run_kernel(any, {tensor<float>({1, 2}, {2}), Tensor(std::int32_t{3})}),
                      "Tried to expand dim index 3 for tensor with 1 dimensions.", "e");
-  check_kernel_error(run_kernel(any, {tensor<float>({1, 2}, {2}), tensor<std::int32_t>({0, 1}, {2})}),
-                     "'dim' must be a tensor with a single value", "e");
+  check_kernel_error(
+      run_kernel(any, {tensor<float>({1, 2}, {2}), tensor<std::int32_t>({0, 1}, {2})}),
+      "'dim' must be a tensor with a single value", "e");
 }
 
 BOOST_AUTO_TEST_CASE(squeeze_removes_listed_or_all_unit_dimensions) {
@@ -310,7 +343,8 @@ BOOST_AUTO_TEST_CASE(squeeze_removes_listed_or_all_unit_dimensions) {
   Tensor out = eval(all, {in});
   BOOST_TEST(out.shape() == Shape({3}));
   BOOST_TEST(out.shares_buffer_with(in));
-  BOOST_TEST(out.to_vector<std::int32_t>() == std::vector<std::int32_t>({1, 2, 3}), boost::test_tools::per_element());
+  BOOST_TEST(out.to_vector<std::int32_t>() == std::vector<std::int32_t>({1, 2, 3}),
+             boost::test_tools::per_element());
 
   auto partly = g.placeholder(af::float32, {1, -1, 1});
   BOOST_TEST(!af::squeeze(partly).shape().rank_known());
@@ -324,10 +358,12 @@ BOOST_AUTO_TEST_CASE(squeeze_removes_listed_or_all_unit_dimensions) {
 BOOST_AUTO_TEST_CASE(squeeze_rejects_a_dimension_that_is_not_one) {
   Graph g;
   auto x = g.placeholder(af::float32, {1, 3, 1});
-  BOOST_TEST(construction_error([&] { af::squeeze(x, Ints{1}); }) ==
-             "Can not squeeze dim[1], expected a dimension of 1, got 3 for 'Squeeze' (op: 'Squeeze') "
-             "with input shapes: [1,3,1].");
-  BOOST_TEST(starts_with(construction_error([&] { af::squeeze(x, Ints{3}); }), "squeeze_dims[0] not in [-3,3)."));
+  BOOST_TEST(
+      construction_error([&] { af::squeeze(x, Ints{1}); }) ==
+      "Can not squeeze dim[1], expected a dimension of 1, got 3 for 'Squeeze' (op: 'Squeeze') "
+      "with input shapes: [1,3,1].");
+  BOOST_TEST(starts_with(construction_error([&] { af::squeeze(x, Ints{3}); }),
+                         "squeeze_dims[0] not in [-3,3)."));
   auto any = g.placeholder(af::float32);
   Tensor in(af::float32, Shape{2, 3});
   check_kernel_error(run_kernel(af::squeeze(any, Ints{0}, "s"), {in}),
@@ -343,13 +379,15 @@ BOOST_AUTO_TEST_CASE(slice_takes_a_block_and_minus_one_means_to_the_end) {
   auto x = g.placeholder(af::float32, {2, 3}, "x");
   auto s = af::slice(x, Ints{0, 1}, Ints{-1, 2});
   BOOST_TEST(s.op().name() == "Slice");
-  BOOST_TEST(s.op().node_def().inputs == std::vector<std::string>({"x", "Slice/begin", "Slice/size"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      s.op().node_def().inputs == std::vector<std::string>({"x", "Slice/begin", "Slice/size"}),
+      boost::test_tools::per_element());
   BOOST_TEST(*s.op().node_def().attr<DType>("Index") == af::int32);
   BOOST_TEST(s.shape() == PartialShape({2, 2}));
   Tensor out = eval(s, {tensor<float>({0, 1, 2, 3, 4, 5}, {2, 3})});
   BOOST_TEST(out.shape() == Shape({2, 2}));
-  BOOST_TEST(out.to_vector<float>() == std::vector<float>({1, 2, 4, 5}), boost::test_tools::per_element());
+  BOOST_TEST(out.to_vector<float>() == std::vector<float>({1, 2, 4, 5}),
+             boost::test_tools::per_element());
 
   // Three dimensions with int64 begin and size.
   auto y = g.placeholder(af::int64, {2, 3, 4});
@@ -365,11 +403,13 @@ BOOST_AUTO_TEST_CASE(slice_takes_a_block_and_minus_one_means_to_the_end) {
 
   auto words = g.placeholder(af::string, {3});
   Tensor w = eval(af::slice(words, Ints{1}, Ints{2}), {strings({"a", "b", "c"}, {3})});
-  BOOST_TEST(w.to_vector<std::string>() == std::vector<std::string>({"b", "c"}), boost::test_tools::per_element());
+  BOOST_TEST(w.to_vector<std::string>() == std::vector<std::string>({"b", "c"}),
+             boost::test_tools::per_element());
   Tensor block = eval(af::slice(g.placeholder(af::string), Ints{0, 1}, Ints{2, 1}),
                       {strings({"a", "b", "c", "d"}, {2, 2})});
   BOOST_TEST(block.shape() == Shape({2, 1}));
-  BOOST_TEST(block.to_vector<std::string>() == std::vector<std::string>({"b", "d"}), boost::test_tools::per_element());
+  BOOST_TEST(block.to_vector<std::string>() == std::vector<std::string>({"b", "d"}),
+             boost::test_tools::per_element());
   auto flags = g.placeholder(af::boolean);
   Tensor f = eval(af::slice(flags, Ints{1}, Ints{1}), {tensor<bool>({false, true, false}, {3})});
   BOOST_TEST(f.to_vector<bool>() == std::vector<bool>({true}), boost::test_tools::per_element());
@@ -381,7 +421,8 @@ BOOST_AUTO_TEST_CASE(slice_of_whole_rows_shares_the_buffer_and_whole_input_is_fo
   Tensor in(af::float32, Shape{4, 16});  // rows of 64 bytes
   Tensor rows = eval(af::slice(x, Ints{2, 0}, Ints{2, -1}), {in});
   BOOST_TEST(rows.shape() == Shape({2, 16}));
-  BOOST_TEST(rows.raw_data() == static_cast<const void*>(static_cast<const float*>(in.raw_data()) + 32));
+  BOOST_TEST(rows.raw_data() ==
+             static_cast<const void*>(static_cast<const float*>(in.raw_data()) + 32));
   BOOST_TEST(eval(af::slice(x, Ints{0, 0}, Ints{-1, -1}), {in}).shares_buffer_with(in));
   Tensor empty(af::float32, Shape{0, 3});
   BOOST_TEST(eval(af::slice(x, Ints{0, 1}, Ints{0, 1}), {empty}).shape() == Shape({0, 1}));
@@ -392,20 +433,31 @@ BOOST_AUTO_TEST_CASE(slice_infers_shapes_from_partly_known_inputs) {
   auto x = g.placeholder(af::float32, {2, 3});
   auto begin = g.placeholder(af::int32, {2});
   auto size = g.placeholder(af::int32, {2});
-  BOOST_TEST(af::slice(x, begin, g.constant(Tensor::from_vector(std::vector<std::int32_t>{1, -1}))).shape() ==
+  BOOST_TEST(af::slice(x, begin, g.constant(Tensor::from_vector(std::vector<std::int32_t>{1, -1})))
+                 .shape() == PartialShape({1, -1}));
+  BOOST_TEST(af::slice(x, g.constant(Tensor::from_vector(std::vector<std::int32_t>{0, 1})), size)
+                 .shape() == PartialShape({-1, -1}));
+  BOOST_TEST(af::slice(g.placeholder(af::float32), Ints{1, 1}, Ints{1, -1}).shape() ==
              PartialShape({1, -1}));
-  BOOST_TEST(af::slice(x, g.constant(Tensor::from_vector(std::vector<std::int32_t>{0, 1})), size).shape() ==
-             PartialShape({-1, -1}));
-  BOOST_TEST(af::slice(g.placeholder(af::float32), Ints{1, 1}, Ints{1, -1}).shape() == PartialShape({1, -1}));
-  BOOST_TEST(starts_with(construction_error([&] { af::slice(x, Ints{0, 4}, Ints{1, -1}); }),
+  BOOST_TEST(starts_with(construction_error([&] {
+                           af::slice(x, Ints{0, 4}, Ints{1, -1});
+                         }),
                          "Negative dimension size caused by subtracting 4 from 3 for 'Slice_"));
-  BOOST_TEST(starts_with(construction_error([&] { af::slice(x, Ints{0, 1}, Ints{-2, 1}); }),
-                         "Out of bounds slicing on dimension 0 of length 2: sizes vector cannot be < -1, "
-                         "but was -2"));
-  BOOST_TEST(starts_with(construction_error([&] { af::slice(x, Ints{0, 1, 0}, Ints{1, 1, 1}); }),
+  BOOST_TEST(
+      starts_with(construction_error([&] {
+                    af::slice(x, Ints{0, 1}, Ints{-2, 1});
+                  }),
+                  "Out of bounds slicing on dimension 0 of length 2: sizes vector cannot be < -1, "
+                  "but was -2"));
+  BOOST_TEST(starts_with(construction_error([&] {
+                           af::slice(x, Ints{0, 1, 0}, Ints{1, 1, 1});
+                         }),
                          "Shape must be rank 3 but is rank 2"));
-  BOOST_TEST(starts_with(construction_error([&] { af::slice(x, Ints{0, 1}, Ints{1, 1, 1}); }),
-                         "Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes are [2] and [3]."));
+  BOOST_TEST(starts_with(
+      construction_error([&] {
+        af::slice(x, Ints{0, 1}, Ints{1, 1, 1});
+      }),
+      "Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes are [2] and [3]."));
 }
 
 BOOST_AUTO_TEST_CASE(slice_out_of_bounds_fails_when_run) {
@@ -418,12 +470,14 @@ BOOST_AUTO_TEST_CASE(slice_out_of_bounds_fails_when_run) {
                      "Expected begin[1] in [0, 3], but got 4", "b");
   check_kernel_error(run_kernel(af::slice(x, Ints{-1, 0}, Ints{1, 1}, "c"), {in}),
                      "Expected begin[0] in [0, 2], but got -1", "c");
-  check_kernel_error(run_kernel(af::slice(x, Ints{0, 1}, Ints{1, 1}, "d"), {Tensor(af::float32, Shape{2, 3, 1})}),
-                     "Expected begin and size arguments to be 1-D tensors of size 3, but got shapes [2] and "
-                     "[2] instead.",
-                     "d");
-  check_kernel_error(run_kernel(af::slice(x, Ints{1, 1}, Ints{0, 1}, "e"), {Tensor(af::float32, Shape{0, 3})}),
-                     "Expected begin[0] == 0 (got 1) and size[0] == 0 (got 0) when input.dim_size(0) == 0", "e");
+  check_kernel_error(
+      run_kernel(af::slice(x, Ints{0, 1}, Ints{1, 1}, "d"), {Tensor(af::float32, Shape{2, 3, 1})}),
+      "Expected begin and size arguments to be 1-D tensors of size 3, but got shapes [2] and "
+      "[2] instead.",
+      "d");
+  check_kernel_error(
+      run_kernel(af::slice(x, Ints{1, 1}, Ints{0, 1}, "e"), {Tensor(af::float32, Shape{0, 3})}),
+      "Expected begin[0] == 0 (got 1) and size[0] == 0 (got 0) when input.dim_size(0) == 0", "e");
 }
 
 // -- Rank and ShapeN ----------------------------------------------------------------------
@@ -452,19 +506,25 @@ BOOST_AUTO_TEST_CASE(shape_n_gives_one_shape_per_input) {
   BOOST_TEST(shapes[1].index() == 1);
   BOOST_TEST(shapes[0].shape() == PartialShape({2}));
   BOOST_TEST(shapes[1].shape() == PartialShape({-1}));
-  KernelResult r = run_kernel(shapes[0], {Tensor(af::float32, Shape{2, 3}), Tensor(af::float32, Shape{4})});
+  KernelResult r =
+      run_kernel(shapes[0], {Tensor(af::float32, Shape{2, 3}), Tensor(af::float32, Shape{4})});
   BOOST_REQUIRE(r.status.ok());
-  BOOST_TEST(r.out(0).to_vector<std::int32_t>() == std::vector<std::int32_t>({2, 3}), boost::test_tools::per_element());
-  BOOST_TEST(r.out(1).to_vector<std::int32_t>() == std::vector<std::int32_t>({4}), boost::test_tools::per_element());
+  BOOST_TEST(r.out(0).to_vector<std::int32_t>() == std::vector<std::int32_t>({2, 3}),
+             boost::test_tools::per_element());
+  BOOST_TEST(r.out(1).to_vector<std::int32_t>() == std::vector<std::int32_t>({4}),
+             boost::test_tools::per_element());
 
   auto wide = af::shape_n({b}, af::int64);
   BOOST_TEST(wide[0].dtype() == af::int64);
   BOOST_TEST(eval(wide[0], {Tensor(af::float32, Shape{5, 1})}).to_vector<std::int64_t>() ==
                  std::vector<std::int64_t>({5, 1}),
              boost::test_tools::per_element());
-  BOOST_TEST(starts_with(construction_error([&] { af::shape_n({a, g.placeholder(af::int32)}); }),
-                         "Tensors in list passed to 'input' of 'ShapeN' Op have types [float32, int32] that "
-                         "don't all match."));
+  BOOST_TEST(starts_with(
+      construction_error([&] {
+        af::shape_n({a, g.placeholder(af::int32)});
+      }),
+      "Tensors in list passed to 'input' of 'ShapeN' Op have types [float32, int32] that "
+      "don't all match."));
 }
 
 // -- ZerosLike, OnesLike and the identities -----------------------------------------------
@@ -483,10 +543,12 @@ BOOST_AUTO_TEST_CASE(zeros_like_is_a_constant_for_known_shapes_and_an_op_otherwi
   BOOST_TEST(z.op().name() == "zeros_like_1");
   BOOST_TEST(!z.shape().rank_known());
   Tensor out = eval(z, {tensor<float>({1, 2, 3}, {3})});
-  BOOST_TEST(out.to_vector<float>() == std::vector<float>({0, 0, 0}), boost::test_tools::per_element());
+  BOOST_TEST(out.to_vector<float>() == std::vector<float>({0, 0, 0}),
+             boost::test_tools::per_element());
 
   Tensor words = eval(af::zeros_like(g.placeholder(af::string)), {strings({"a", "b"}, {2})});
-  BOOST_TEST(words.to_vector<std::string>() == std::vector<std::string>({"", ""}), boost::test_tools::per_element());
+  BOOST_TEST(words.to_vector<std::string>() == std::vector<std::string>({"", ""}),
+             boost::test_tools::per_element());
 
   auto as_bool = af::zeros_like(x, af::boolean);
   BOOST_TEST(as_bool.op().type() == "Fill");
@@ -498,7 +560,8 @@ BOOST_AUTO_TEST_CASE(ones_like_fills_the_shape_of_its_input_as_tensorflow_1_buil
   auto known = af::ones_like(g.placeholder(af::float32, {2, 3}));
   BOOST_TEST(known.op().type() == "Fill");
   BOOST_TEST(known.op().name() == "ones_like");
-  BOOST_TEST(known.op().node_def().inputs == std::vector<std::string>({"ones_like/Shape", "ones_like/Const"}),
+  BOOST_TEST(known.op().node_def().inputs ==
+                 std::vector<std::string>({"ones_like/Shape", "ones_like/Const"}),
              boost::test_tools::per_element());
   BOOST_TEST(g.operation("ones_like/Shape").type() == "Const");
   BOOST_TEST(known.shape() == PartialShape({2, 3}));
@@ -512,13 +575,16 @@ BOOST_AUTO_TEST_CASE(ones_like_fills_the_shape_of_its_input_as_tensorflow_1_buil
   auto ones = g.create_op("OnesLike", {x}, {{"T", af::bfloat16}}).output(0);
   Tensor out = eval(ones, {Tensor(af::bfloat16, Shape{2})});
   BOOST_TEST(static_cast<float>(out.data<af::bfloat16_t>()[1]) == 1.0f);
-  auto flags = g.create_op("OnesLike", {g.placeholder(af::boolean)}, {{"T", af::boolean}}).output(0);
-  BOOST_TEST(eval(flags, {Tensor(af::boolean, Shape{3})}).to_vector<bool>() == std::vector<bool>({true, true, true}),
+  auto flags =
+      g.create_op("OnesLike", {g.placeholder(af::boolean)}, {{"T", af::boolean}}).output(0);
+  BOOST_TEST(eval(flags, {Tensor(af::boolean, Shape{3})}).to_vector<bool>() ==
+                 std::vector<bool>({true, true, true}),
              boost::test_tools::per_element());
-  BOOST_TEST(starts_with(construction_error([&] {
-                           g.create_op("OnesLike", {g.placeholder(af::string)}, {{"T", af::string}});
-                         }),
-                         "Value for attr 'T' of string is not in the list of allowed values"));
+  BOOST_TEST(
+      starts_with(construction_error([&] {
+                    g.create_op("OnesLike", {g.placeholder(af::string)}, {{"T", af::string}});
+                  }),
+                  "Value for attr 'T' of string is not in the list of allowed values"));
   BOOST_CHECK_THROW(af::ones_like(g.placeholder(af::string)), af::InvalidArgumentError);
 }
 
@@ -544,9 +610,10 @@ BOOST_AUTO_TEST_CASE(one_hot_encodes_indices_along_the_axis) {
   auto i = g.placeholder(af::int32, {4}, "i");
   auto h = af::one_hot(i, 3);
   BOOST_TEST(h.op().name() == "one_hot");
-  BOOST_TEST(h.op().node_def().inputs ==
-                 std::vector<std::string>({"i", "one_hot/depth", "one_hot/on_value", "one_hot/off_value"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      h.op().node_def().inputs ==
+          std::vector<std::string>({"i", "one_hot/depth", "one_hot/on_value", "one_hot/off_value"}),
+      boost::test_tools::per_element());
   BOOST_TEST(*h.op().node_def().attr<std::int64_t>("axis") == -1);
   BOOST_TEST(h.shape() == PartialShape({4, 3}));
   Tensor out = eval(h, {tensor<std::int32_t>({0, 2, -1, 3}, {4})});
@@ -565,7 +632,8 @@ BOOST_AUTO_TEST_CASE(one_hot_encodes_indices_along_the_axis) {
   // uint8 indices, bool values, axis 1 of 2.
   auto u = g.placeholder(af::uint8, {2});
   Tensor flags = eval(af::one_hot(u, 2, 1, 0, 1, af::boolean), {tensor<std::uint8_t>({1, 0}, {2})});
-  BOOST_TEST(flags.to_vector<bool>() == std::vector<bool>({false, true, true, false}), boost::test_tools::per_element());
+  BOOST_TEST(flags.to_vector<bool>() == std::vector<bool>({false, true, true, false}),
+             boost::test_tools::per_element());
 
   // Strings through the tensor overload.
   auto words = af::one_hot(i, g.constant(Tensor(std::int32_t{2})), g.constant(Tensor("on")),
@@ -575,22 +643,27 @@ BOOST_AUTO_TEST_CASE(one_hot_encodes_indices_along_the_axis) {
                  std::vector<std::string>({"off", "on", "on", "off", "off", "off", "off", "on"}),
              boost::test_tools::per_element());
   BOOST_TEST(!af::one_hot(g.placeholder(af::int32), 3).shape().rank_known());
-  BOOST_TEST(af::one_hot(i, g.placeholder(af::int32, PartialShape(std::vector<std::int64_t>{})), g.constant(Tensor(1.0f)), g.constant(Tensor(0.0f)))
+  BOOST_TEST(af::one_hot(i, g.placeholder(af::int32, PartialShape(std::vector<std::int64_t>{})),
+                         g.constant(Tensor(1.0f)), g.constant(Tensor(0.0f)))
                  .shape() == PartialShape({4, -1}));
 }
 
 BOOST_AUTO_TEST_CASE(one_hot_rejects_a_negative_depth_and_a_bad_axis) {
   Graph g;
   auto i = g.placeholder(af::int32, {4});
-  BOOST_TEST(starts_with(construction_error([&] { af::one_hot(i, -1); }),
-                         "Dimension size, given by scalar input 1, must be non-negative but is -1 for "
-                         "'one_hot' (op: 'OneHot')"));
-  BOOST_TEST(starts_with(construction_error([&] { af::one_hot(i, 3, 1, 0, -2); }), "axis must be >= -1 for"));
-  BOOST_TEST(starts_with(construction_error([&] { af::one_hot(g.placeholder(af::float32), 3); }),
-                         "Value for attr 'TI' of float is not in the list of allowed values: uint8, int32, int64"));
+  BOOST_TEST(
+      starts_with(construction_error([&] { af::one_hot(i, -1); }),
+                  "Dimension size, given by scalar input 1, must be non-negative but is -1 for "
+                  "'one_hot' (op: 'OneHot')"));
+  BOOST_TEST(starts_with(construction_error([&] { af::one_hot(i, 3, 1, 0, -2); }),
+                         "axis must be >= -1 for"));
+  BOOST_TEST(starts_with(
+      construction_error([&] { af::one_hot(g.placeholder(af::float32), 3); }),
+      "Value for attr 'TI' of float is not in the list of allowed values: uint8, int32, int64"));
 
   auto depth = g.placeholder(af::int32);
-  auto h = af::one_hot(g.placeholder(af::int32), depth, g.constant(Tensor(1.0f)), g.constant(Tensor(0.0f)), -1, "h");
+  auto h = af::one_hot(g.placeholder(af::int32), depth, g.constant(Tensor(1.0f)),
+                       g.constant(Tensor(0.0f)), -1, "h");
   check_kernel_error(run_kernel(h, {tensor<std::int32_t>({0, 1}, {2}), Tensor(std::int32_t{-1})}),
                      "depth must be non-negative, got: -1", "h");
   // An axis past the end passes shape inference (it wraps there) and fails when run.
@@ -613,27 +686,32 @@ BOOST_AUTO_TEST_CASE(unstack_splits_along_an_axis) {
   Tensor in = tensor<float>({0, 1, 2, 3, 4, 5}, {2, 3});
   KernelResult r = run_kernel(rows[0], {in});
   BOOST_REQUIRE(r.status.ok());
-  BOOST_TEST(r.out(0).to_vector<float>() == std::vector<float>({0, 1, 2}), boost::test_tools::per_element());
-  BOOST_TEST(r.out(1).to_vector<float>() == std::vector<float>({3, 4, 5}), boost::test_tools::per_element());
+  BOOST_TEST(r.out(0).to_vector<float>() == std::vector<float>({0, 1, 2}),
+             boost::test_tools::per_element());
+  BOOST_TEST(r.out(1).to_vector<float>() == std::vector<float>({3, 4, 5}),
+             boost::test_tools::per_element());
 
   auto cols = af::unstack(x, {}, -1);
   BOOST_REQUIRE_EQUAL(cols.size(), 3u);
   BOOST_TEST(cols[0].shape() == PartialShape({2}));
   KernelResult c = run_kernel(cols[0], {in});
   BOOST_REQUIRE(c.status.ok());
-  BOOST_TEST(c.out(2).to_vector<float>() == std::vector<float>({2, 5}), boost::test_tools::per_element());
+  BOOST_TEST(c.out(2).to_vector<float>() == std::vector<float>({2, 5}),
+             boost::test_tools::per_element());
 
   // Aligned rows (16 floats = 64 bytes) are views of the input.
   auto wide = af::unstack(g.placeholder(af::float32, {2, 16}));
   Tensor big(af::float32, Shape{2, 16});
   KernelResult w = run_kernel(wide[0], {big});
   BOOST_TEST(w.out(0).shares_buffer_with(big));
-  BOOST_TEST(w.out(1).raw_data() == static_cast<const void*>(static_cast<const float*>(big.raw_data()) + 16));
+  BOOST_TEST(w.out(1).raw_data() ==
+             static_cast<const void*>(static_cast<const float*>(big.raw_data()) + 16));
 
   auto words = af::unstack(g.placeholder(af::string), 2, 1);
   KernelResult s = run_kernel(words[0], {strings({"a", "b", "c", "d"}, {2, 2})});
   BOOST_REQUIRE(s.status.ok());
-  BOOST_TEST(s.out(0).to_vector<std::string>() == std::vector<std::string>({"a", "c"}), boost::test_tools::per_element());
+  BOOST_TEST(s.out(0).to_vector<std::string>() == std::vector<std::string>({"a", "c"}),
+             boost::test_tools::per_element());
   BOOST_TEST(!words[1].shape().rank_known());
 }
 
@@ -642,10 +720,12 @@ BOOST_AUTO_TEST_CASE(unstack_rejects_a_bad_axis_or_count) {
   auto x = g.placeholder(af::float32, {2, 3});
   BOOST_TEST(construction_error([&] { af::unstack(x, 3); }) ==
              "Dimension must be 3 but is 2 for 'unstack' (op: 'Unpack') with input shapes: [2,3].");
-  BOOST_TEST(starts_with(construction_error([&] { af::unstack(x, 2, 2); }), "Invalid axis: 2; must be in [-2,2)"));
+  BOOST_TEST(starts_with(construction_error([&] { af::unstack(x, 2, 2); }),
+                         "Invalid axis: 2; must be in [-2,2)"));
   BOOST_TEST(construction_error([&] { af::unstack(x, {}, 2); }) == "axis = 2 not in [-2, 2)");
-  BOOST_TEST(construction_error([&] { af::unstack(g.placeholder(af::float32, {-1, 3})); }) ==
-             "Cannot infer num from shape (?, 3)");
+  BOOST_TEST(construction_error([&] {
+               af::unstack(g.placeholder(af::float32, {-1, 3}));
+             }) == "Cannot infer num from shape (?, 3)");
   auto any = af::unstack(g.placeholder(af::float32), 3, 0, "u");
   check_kernel_error(run_kernel(any[0], {Tensor(af::float32, Shape{2, 3})}),
                      "Input shape axis 0 must equal 3, got shape [2,3]", "u");
@@ -666,12 +746,16 @@ BOOST_AUTO_TEST_CASE(concat_offset_gives_each_input_its_offset_in_the_concatenat
   BOOST_TEST(offsets[2].shape() == PartialShape({4}));
   KernelResult r = run_kernel(offsets[0]);
   BOOST_REQUIRE(r.status.ok());
-  BOOST_TEST(r.out(0).to_vector<std::int32_t>() == std::vector<std::int32_t>({0, 0, 0, 0}), boost::test_tools::per_element());
-  BOOST_TEST(r.out(1).to_vector<std::int32_t>() == std::vector<std::int32_t>({0, 2, 0, 0}), boost::test_tools::per_element());
-  BOOST_TEST(r.out(2).to_vector<std::int32_t>() == std::vector<std::int32_t>({0, 5, 0, 0}), boost::test_tools::per_element());
+  BOOST_TEST(r.out(0).to_vector<std::int32_t>() == std::vector<std::int32_t>({0, 0, 0, 0}),
+             boost::test_tools::per_element());
+  BOOST_TEST(r.out(1).to_vector<std::int32_t>() == std::vector<std::int32_t>({0, 2, 0, 0}),
+             boost::test_tools::per_element());
+  BOOST_TEST(r.out(2).to_vector<std::int32_t>() == std::vector<std::int32_t>({0, 5, 0, 0}),
+             boost::test_tools::per_element());
 
-  BOOST_TEST(starts_with(construction_error([&] { af::concat_offset(dim, {a}); }),
-                         "List argument 'shape' to 'ConcatOffset' Op with length 1 shorter than minimum length 2."));
+  BOOST_TEST(starts_with(
+      construction_error([&] { af::concat_offset(dim, {a}); }),
+      "List argument 'shape' to 'ConcatOffset' Op with length 1 shorter than minimum length 2."));
   auto p = g.placeholder(af::int32);
   auto q = g.placeholder(af::int32);
   auto o = af::concat_offset(g.placeholder(af::int32), {p, q}, "co");
@@ -699,13 +783,15 @@ BOOST_AUTO_TEST_CASE(decode_raw_reads_each_string_as_a_vector) {
   std::string second(reinterpret_cast<const char*>(values + 2), 8);
   Tensor out = eval(f, {strings({first, second}, {2})});
   BOOST_TEST(out.shape() == Shape({2, 2}));
-  BOOST_TEST(out.to_vector<float>() == std::vector<float>({1.5f, -2.25f, 3.0f, 1e-3f}), boost::test_tools::per_element());
+  BOOST_TEST(out.to_vector<float>() == std::vector<float>({1.5f, -2.25f, 3.0f, 1e-3f}),
+             boost::test_tools::per_element());
 
   // Big-endian int32 (TensorFlow gives 16909060 for "\x01\x02\x03\x04").
   auto be = af::decode_raw(g.placeholder(af::string), af::int32, false);
   BOOST_TEST(!be.shape().rank_known());
-  BOOST_TEST(eval(be, {strings({std::string("\x01\x02\x03\x04", 4)}, {1})}).to_vector<std::int32_t>().at(0) ==
-             16909060);
+  BOOST_TEST(eval(be, {strings({std::string("\x01\x02\x03\x04", 4)}, {1})})
+                 .to_vector<std::int32_t>()
+                 .at(0) == 16909060);
   auto le = af::decode_raw(g.placeholder(af::string), af::int64);
   std::string eight("\x01\x00\x00\x00\x00\x00\x00\x80", 8);
   BOOST_TEST(eval(le, {strings({eight}, {})}).to_vector<std::int64_t>().at(0) ==
@@ -723,16 +809,20 @@ BOOST_AUTO_TEST_CASE(decode_raw_reads_each_string_as_a_vector) {
 BOOST_AUTO_TEST_CASE(decode_raw_rejects_lengths_that_are_not_a_multiple_of_the_element_size) {
   Graph g;
   auto f = af::decode_raw(g.placeholder(af::string), af::float32, true, "raw");
-  check_kernel_error(run_kernel(f, {strings({"abc", "def"}, {2})}),
-                     "Input to DecodeRaw has length 3 that is not a multiple of 4, the size of float", "raw");
-  check_kernel_error(run_kernel(f, {strings({"abcd", "abcdefgh"}, {2})}),
-                     "DecodeRaw requires input strings to all be the same size, but element 1 has size 4 != 8",
-                     "raw");
-  BOOST_TEST(starts_with(construction_error([&] { af::decode_raw(g.placeholder(af::float32), af::int32); }),
-                         "Input 'bytes' of 'DecodeRaw' Op has type float32 that does not match expected type of "
-                         "string."));
-  BOOST_TEST(starts_with(construction_error([&] { af::decode_raw(g.placeholder(af::string), af::string); }),
-                         "Value for attr 'out_type' of string is not in the list of allowed values"));
+  check_kernel_error(
+      run_kernel(f, {strings({"abc", "def"}, {2})}),
+      "Input to DecodeRaw has length 3 that is not a multiple of 4, the size of float", "raw");
+  check_kernel_error(
+      run_kernel(f, {strings({"abcd", "abcdefgh"}, {2})}),
+      "DecodeRaw requires input strings to all be the same size, but element 1 has size 4 != 8",
+      "raw");
+  BOOST_TEST(starts_with(
+      construction_error([&] { af::decode_raw(g.placeholder(af::float32), af::int32); }),
+      "Input 'bytes' of 'DecodeRaw' Op has type float32 that does not match expected type of "
+      "string."));
+  BOOST_TEST(starts_with(
+      construction_error([&] { af::decode_raw(g.placeholder(af::string), af::string); }),
+      "Value for attr 'out_type' of string is not in the list of allowed values"));
 }
 
 // -- TruncatedNormal ----------------------------------------------------------------------
@@ -751,11 +841,15 @@ BOOST_AUTO_TEST_CASE(truncated_normal_stays_within_two_standard_deviations) {
     sum += v;
   }
   BOOST_TEST(std::abs(sum / 2000 - 3.0) < 0.05);
-  for (double v : eval(g.create_op("TruncatedNormal", {g.constant(Tensor::from_vector(std::vector<std::int32_t>{999}))},
-                                   {{"dtype", af::float64}, {"T", af::int32}, {"seed", std::int64_t{1}},
-                                    {"seed2", std::int64_t{2}}})
-                           .output(0))
-                      .to_vector<double>())
+  for (double v :
+       eval(g.create_op("TruncatedNormal",
+                        {g.constant(Tensor::from_vector(std::vector<std::int32_t>{999}))},
+                        {{"dtype", af::float64},
+                         {"T", af::int32},
+                         {"seed", std::int64_t{1}},
+                         {"seed2", std::int64_t{2}}})
+                .output(0))
+           .to_vector<double>())
     BOOST_REQUIRE(std::abs(v) < 2.0);
 }
 
@@ -770,35 +864,43 @@ BOOST_AUTO_TEST_CASE(truncated_normal_stays_within_two_standard_deviations) {
 //   tf1.set_random_seed(42); t = tf1.truncated_normal([2, 3], mean=1.0, stddev=0.5, seed=11)
 BOOST_AUTO_TEST_CASE(truncated_normal_matches_tensorflow_for_fixed_seeds) {
   Graph g;
-  auto shape = [&](std::vector<std::int32_t> dims) { return g.constant(Tensor::from_vector(dims)); };
+  auto shape = [&](std::vector<std::int32_t> dims) {
+    return g.constant(Tensor::from_vector(dims));
+  };
   auto op = [&](DType dtype, std::vector<std::int32_t> dims) {
     return g
         .create_op("TruncatedNormal", {shape(dims)},
-                   {{"dtype", dtype}, {"T", af::int32}, {"seed", std::int64_t{42}}, {"seed2", std::int64_t{7}}})
+                   {{"dtype", dtype},
+                    {"T", af::int32},
+                    {"seed", std::int64_t{42}},
+                    {"seed2", std::int64_t{7}}})
         .output(0);
   };
   KernelRunner floats(op(af::float32, {10}));
   KernelResult first = floats.run();
   BOOST_REQUIRE(first.status.ok());
-  const std::vector<float> want_first = {-0.4527415633201599f, -0.3004075288772583f, -0.07882861793041229f,
-                                         0.11306749284267426f, -1.4650040864944458f, 1.0752620697021484f,
-                                         0.9512687921524048f,  0.40139707922935486f, 1.0589500665664673f,
-                                         0.6612830758094788f};
+  const std::vector<float> want_first = {
+      -0.4527415633201599f, -0.3004075288772583f, -0.07882861793041229f, 0.11306749284267426f,
+      -1.4650040864944458f, 1.0752620697021484f,  0.9512687921524048f,   0.40139707922935486f,
+      1.0589500665664673f,  0.6612830758094788f};
   BOOST_TEST(first.out().to_vector<float>() == want_first, boost::test_tools::per_element());
   // The second run continues the sequence (256 samples reserved per element).
-  const std::vector<float> want_second = {0.11857492476701736f, -0.27809593081474304f, 1.2959040403366089f,
-                                          -0.5897378921508789f, -0.5594393610954285f, -0.15304096043109894f,
-                                          -0.21539805829524994f, 0.9285690188407898f, 0.10197717696428299f,
-                                          -0.12700745463371277f};
-  BOOST_TEST(floats.run().out().to_vector<float>() == want_second, boost::test_tools::per_element());
+  const std::vector<float> want_second = {
+      0.11857492476701736f, -0.27809593081474304f, 1.2959040403366089f,   -0.5897378921508789f,
+      -0.5594393610954285f, -0.15304096043109894f, -0.21539805829524994f, 0.9285690188407898f,
+      0.10197717696428299f, -0.12700745463371277f};
+  BOOST_TEST(floats.run().out().to_vector<float>() == want_second,
+             boost::test_tools::per_element());
 
   Tensor doubles = eval(op(af::float64, {5}));
-  const std::vector<double> want_doubles = {-0.20764251101661857, 0.40354718604348067, -1.2929919425062262,
-                                            -0.11919838962386561, -1.052260730714152};
+  const std::vector<double> want_doubles = {-0.20764251101661857, 0.40354718604348067,
+                                            -1.2929919425062262, -0.11919838962386561,
+                                            -1.052260730714152};
   BOOST_TEST(doubles.to_vector<double>() == want_doubles, boost::test_tools::per_element());
 
   Tensor halves = eval(op(af::bfloat16, {6}));
-  const std::vector<float> want_halves = {-0.453125f, -0.30078125f, -0.07861328125f, 0.11328125f, -1.46875f, 1.078125f};
+  const std::vector<float> want_halves = {-0.453125f,  -0.30078125f, -0.07861328125f,
+                                          0.11328125f, -1.46875f,    1.078125f};
   for (std::size_t i = 0; i < want_halves.size(); ++i)
     BOOST_TEST(static_cast<float>(halves.data<af::bfloat16_t>()[i]) == want_halves[i]);
 
@@ -814,8 +916,9 @@ BOOST_AUTO_TEST_CASE(truncated_normal_matches_tensorflow_for_fixed_seeds) {
   Tensor raw = eval(rnd.output(0));
   Tensor values = eval(t, {eval(h.output("truncated_normal/mul"), {raw})});
   BOOST_TEST(values.shape() == Shape({2, 3}));
-  const std::vector<float> want_builder = {0.8419607877731323f, 1.572676420211792f, 1.1310999393463135f,
-                                           1.0526527166366577f, 0.5293256640434265f, 0.879463255405426f};
+  const std::vector<float> want_builder = {0.8419607877731323f, 1.572676420211792f,
+                                           1.1310999393463135f, 1.0526527166366577f,
+                                           0.5293256640434265f, 0.879463255405426f};
   BOOST_TEST(values.to_vector<float>() == want_builder, boost::test_tools::per_element());
   BOOST_CHECK_THROW(af::truncated_normal(h, Shape{2}, af::int32), af::InvalidArgumentError);
 }

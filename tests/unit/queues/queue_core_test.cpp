@@ -1,15 +1,13 @@
 // White-box tests of QueueCore (queues/src/queue_core.hpp), the single-threaded state
 // machine inside every queue actor: attempts served strictly in arrival order, capacity,
 // close, cancellation giving reserved elements back, restore, and replies that fire once.
-#include <boost/test/unit_test.hpp>
+#include "queue_core.hpp"
 
+#include <actorflow/actorflow.hpp>
+#include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <optional>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
-
-#include "queue_core.hpp"
 
 namespace {
 
@@ -43,8 +41,11 @@ ReplyFn ignore() {
 }
 
 af::QueueSpec spec(std::int64_t capacity) {
-  return {.kind = af::QueueKind::fifo, .name = "q", .dtypes = {af::int64},
-          .shapes = {af::PartialShape(af::Shape{})}, .capacity = capacity};
+  return {.kind = af::QueueKind::fifo,
+          .name = "q",
+          .dtypes = {af::int64},
+          .shapes = {af::PartialShape(af::Shape{})},
+          .capacity = capacity};
 }
 
 af::detail::Tuple element(std::int64_t v) { return {af::Tensor(v)}; }
@@ -108,7 +109,8 @@ BOOST_AUTO_TEST_CASE(a_cancelled_dequeue_many_gives_its_reserved_elements_back_i
   BOOST_TEST(!q.cancel(4, af::cancelled("late")));
 }
 
-BOOST_AUTO_TEST_CASE(close_fails_waiting_dequeues_with_out_of_range_and_later_enqueues_with_cancelled) {
+BOOST_AUTO_TEST_CASE(
+    close_fails_waiting_dequeues_with_out_of_range_and_later_enqueues_with_cancelled) {
   QueueCore q(spec(10));
   Outcome waiting, closed;
   q.dequeue(1, waiting.fn());
@@ -134,7 +136,8 @@ BOOST_AUTO_TEST_CASE(dequeue_up_to_after_close_returns_what_is_left_then_out_of_
   BOOST_TEST(none.code() == Code::out_of_range);
 }
 
-BOOST_AUTO_TEST_CASE(a_plain_close_waits_behind_pending_enqueues_and_a_cancelling_close_fails_them) {
+BOOST_AUTO_TEST_CASE(
+    a_plain_close_waits_behind_pending_enqueues_and_a_cancelling_close_fails_them) {
   {
     QueueCore q(spec(1));
     q.enqueue(1, element(1), ignore());

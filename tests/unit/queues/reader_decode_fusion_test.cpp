@@ -1,20 +1,18 @@
 // The fused ReaderRead(UpTo) + DecodeCSV node (fuse_reader_decode_csv): when it applies,
 // and that a fused read is indistinguishable from the two nodes it replaces: the same
 // columns, errors, consumed records and counters.
+#include <actorflow/actorflow.hpp>
+#include <actorflow/ops/execution_plan.hpp>
+#include <actorflow/ops/parsing_ops.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
 
-#include "temp_dir.hpp"
-#include <actorflow/actorflow.hpp>
-#include <actorflow/ops/execution_plan.hpp>
-#include <actorflow/ops/parsing_ops.hpp>
-
 #include "matchers.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -30,7 +28,8 @@ std::vector<std::string> planned_ops(af::Graph& g, const std::vector<af::Output>
   std::shared_lock lock(g.mutex());
   af::Placement placement;
   af::ExecutionPlan plan;
-  std::vector<af::DeviceAttributes> devices{{"/job:localhost/replica:0/task:0/device:CPU:0", "CPU", "", 0}};
+  std::vector<af::DeviceAttributes> devices{
+      {"/job:localhost/replica:0/task:0/device:CPU:0", "CPU", "", 0}};
   af::Status s = af::build_execution_plan(g, {}, fetches, targets, devices, {}, &placement, &plan);
   BOOST_REQUIRE(s.ok());
   BOOST_REQUIRE(plan.partitions.size() == 1u);
@@ -108,7 +107,8 @@ BOOST_AUTO_TEST_CASE(fused_reads_give_the_unfused_columns, *boost::unit_test::ti
   for (std::int64_t batch : {1, 1000, 10000, 100000}) {
     af::Graph g;
     Source fused_src(g, {f1, f2}, 1), plain_src(g, {f1, f2}, 1);
-    std::vector<af::Tensor> defaults{af::Tensor(0), af::Tensor(0.0f), af::Tensor(std::string("none"))};
+    std::vector<af::Tensor> defaults{af::Tensor(0), af::Tensor(0.0f),
+                                     af::Tensor(std::string("none"))};
     auto [fk, fv] = fused_src.reader.read_up_to(fused_src.files, batch);
     auto fused = af::decode_csv(fv, defaults);
     auto [pk, pv] = plain_src.reader.read_up_to(plain_src.files, batch);
@@ -137,7 +137,8 @@ BOOST_AUTO_TEST_CASE(fused_reads_give_the_unfused_columns, *boost::unit_test::ti
   }
 }
 
-BOOST_AUTO_TEST_CASE(fused_reads_split_lines_of_every_length_as_read_line_does, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(fused_reads_split_lines_of_every_length_as_read_line_does,
+                     *boost::unit_test::timeout(60)) {
   // The fused read finds a buffer's newlines 16 bytes at a time: lines of every length from
   // 1 to 70 bytes (an empty record is an error), some ending in "\r\n", over 256 KiB so
   // that the buffer's end falls at every offset within a line; each line is one field.
@@ -157,9 +158,11 @@ BOOST_AUTO_TEST_CASE(fused_reads_split_lines_of_every_length_as_read_line_does, 
     af::Graph g;
     Source fused_src(g, {f}), plain_src(g, {f});
     auto [fk, fv] = fused_src.reader.read_up_to(fused_src.files, batch);
-    auto fused = af::decode_csv(fv, {af::Tensor(std::string("<empty>"))}, {.use_quote_delim = false});
+    auto fused =
+        af::decode_csv(fv, {af::Tensor(std::string("<empty>"))}, {.use_quote_delim = false});
     auto [pk, pv] = plain_src.reader.read_up_to(plain_src.files, batch);
-    auto plain = af::decode_csv(pv, {af::Tensor(std::string("<empty>"))}, {.use_quote_delim = false});
+    auto plain =
+        af::decode_csv(pv, {af::Tensor(std::string("<empty>"))}, {.use_quote_delim = false});
     BOOST_REQUIRE(has(planned_ops(g, {fused[0]}, {}), "_ReaderReadDecodeCSV"));
     af::Session sess(g);
     fused_src.fill(sess);
@@ -242,7 +245,9 @@ BOOST_AUTO_TEST_CASE(a_fused_single_read_gives_scalars_and_read_errors_name_the_
   af::Session sess2(g2);
   src2.fill(sess2);
   std::string missing = error_of([&] { sess2.run(c2[0]); });
-  BOOST_TEST(missing.find("Field 0 is required but missing in record 0! (" + f2 + ":1)") != std::string::npos, missing);
+  BOOST_TEST(missing.find("Field 0 is required but missing in record 0! (" + f2 + ":1)") !=
+                 std::string::npos,
+             missing);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

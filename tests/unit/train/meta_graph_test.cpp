@@ -1,7 +1,6 @@
 // tf.train.export_meta_graph / import_meta_graph and the .meta files a Saver writes: the
 // collections by kind, the SaverDef, and a model that trains on after a round trip.
 #include <boost/test/unit_test.hpp>
-
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -39,7 +38,8 @@ const af::CollectionDef& collection(const af::MetaGraphDef& m, const std::string
 
 BOOST_AUTO_TEST_SUITE(meta_graph_test)
 
-BOOST_AUTO_TEST_CASE(collections_are_written_by_the_kind_of_their_values, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(collections_are_written_by_the_kind_of_their_values,
+                     *boost::unit_test::timeout(30)) {
   Model m;
   af::train::Saver saver(m.g);
   const af::MetaGraphDef meta = af::train::export_meta_graph(m.g, {}, {.saver = &saver});
@@ -65,16 +65,19 @@ BOOST_AUTO_TEST_CASE(collections_are_written_by_the_kind_of_their_values, *boost
   BOOST_TEST(meta.saver_def->restore_op_name == "save/restore_all");
   BOOST_TEST(meta.saver_def->version == 2);
   // Every node carries its output shapes, as as_graph_def(add_shapes=True).
-  for (const auto& n : meta.graph_def.nodes) BOOST_TEST(n.attrs.count("_output_shapes") == 1u, n.name);
+  for (const auto& n : meta.graph_def.nodes)
+    BOOST_TEST(n.attrs.count("_output_shapes") == 1u, n.name);
   // Binary and text round trips keep it all.
   const af::MetaGraphDef again = af::parse_meta_graph_def(af::serialize_meta_graph_def(meta));
   BOOST_TEST((again.graph_def == meta.graph_def));
   BOOST_TEST((again.saver_def == meta.saver_def));
   BOOST_TEST((again.collections == meta.collections));
-  BOOST_TEST((af::parse_meta_graph_def_text(af::meta_graph_def_to_text(meta)).collections == meta.collections));
+  BOOST_TEST((af::parse_meta_graph_def_text(af::meta_graph_def_to_text(meta)).collections ==
+              meta.collections));
 }
 
-BOOST_AUTO_TEST_CASE(a_saver_writes_the_meta_graph_beside_each_checkpoint_and_prunes_it, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_saver_writes_the_meta_graph_beside_each_checkpoint_and_prunes_it,
+                     *boost::unit_test::timeout(60)) {
   af::test::TempDir dir;
   Model m;
   af::train::Saver saver(m.g, {.max_to_keep = 1});
@@ -92,7 +95,8 @@ BOOST_AUTO_TEST_CASE(a_saver_writes_the_meta_graph_beside_each_checkpoint_and_pr
   BOOST_TEST(!std::filesystem::exists(prefix + "-3.meta"));
 }
 
-BOOST_AUTO_TEST_CASE(an_imported_meta_graph_restores_and_trains_on, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(an_imported_meta_graph_restores_and_trains_on,
+                     *boost::unit_test::timeout(60)) {
   af::test::TempDir dir;
   std::string checkpoint;
   std::vector<float> trained;
@@ -101,7 +105,8 @@ BOOST_AUTO_TEST_CASE(an_imported_meta_graph_restores_and_trains_on, *boost::unit
     af::train::Saver saver(m.g);
     af::Session sess(m.g);
     sess.run(m.g.global_variables_initializer());
-    for (int i = 0; i < 3; ++i) sess.run({}, {{m.x, af::Tensor::from_vector<float>({1, 1})}}, {m.train});
+    for (int i = 0; i < 3; ++i)
+      sess.run({}, {{m.x, af::Tensor::from_vector<float>({1, 1})}}, {m.train});
     trained = sess.run(m.w.value()).to_vector<float>();
     checkpoint = saver.save(sess, (dir.path / "model").string(), m.step);
   }
@@ -116,7 +121,8 @@ BOOST_AUTO_TEST_CASE(an_imported_meta_graph_restores_and_trains_on, *boost::unit
     BOOST_REQUIRE(train_ops.size() == 1u);
     af::Session sess(g);
     saver->restore(sess, checkpoint);
-    BOOST_TEST(sess.run(g.output(p + "w/read:0")).to_vector<float>() == trained, boost::test_tools::per_element());
+    BOOST_TEST(sess.run(g.output(p + "w/read:0")).to_vector<float>() == trained,
+               boost::test_tools::per_element());
     BOOST_TEST(sess.run(g.output(p + "global_step:0")).scalar<std::int64_t>() == 3);
     sess.run({}, {{g.output(p + "x:0"), af::Tensor::from_vector<float>({1, 1})}},
              {std::any_cast<af::Operation>(train_ops[0])});
@@ -127,7 +133,8 @@ BOOST_AUTO_TEST_CASE(an_imported_meta_graph_restores_and_trains_on, *boost::unit
   }
 }
 
-BOOST_AUTO_TEST_CASE(without_a_saver_def_a_saver_of_every_variable_or_none, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(without_a_saver_def_a_saver_of_every_variable_or_none,
+                     *boost::unit_test::timeout(30)) {
   Model m;
   af::MetaGraphDef meta = af::train::export_meta_graph(m.g);
   BOOST_TEST(!meta.saver_def.has_value());
@@ -136,7 +143,8 @@ BOOST_AUTO_TEST_CASE(without_a_saver_def_a_saver_of_every_variable_or_none, *boo
   af::Graph empty_source;
   empty_source.constant(1.0f, "c");
   af::Graph h;
-  BOOST_TEST(af::train::import_meta_graph(h, af::train::export_meta_graph(empty_source)) == nullptr);
+  BOOST_TEST(af::train::import_meta_graph(h, af::train::export_meta_graph(empty_source)) ==
+             nullptr);
   BOOST_CHECK_THROW(af::read_meta_graph_def("/nonexistent/model.meta"), af::NotFoundError);
 }
 

@@ -2,12 +2,10 @@
 // (monitored_session_test.py, basic_session_run_hooks_test.py, session_manager_test.py).
 // The chief/worker split and SyncReplicas through it are in
 // tests/integration/sync_replicas_cluster_test.cpp.
+#include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <filesystem>
 #include <string>
-
-#include <actorflow/actorflow.hpp>
 
 #include "log_capture.hpp"
 #include "matchers.hpp"
@@ -37,15 +35,18 @@ struct CountingModel {
 
 BOOST_AUTO_TEST_SUITE(monitored_session_test)
 
-BOOST_AUTO_TEST_CASE(report_uninitialized_variables_lists_the_names_left_to_initialise, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(report_uninitialized_variables_lists_the_names_left_to_initialise,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   auto a = g.variable(af::Tensor(1.0f), {.name = "a"});
   auto b = g.variable(af::Tensor(2), {.name = "b"});
-  auto local = g.variable(af::Tensor(3.0f), {.name = "l", .trainable = false, .collections = {{af::kLocalVariables}}});
+  auto local = g.variable(
+      af::Tensor(3.0f), {.name = "l", .trainable = false, .collections = {{af::kLocalVariables}}});
   auto report = af::train::report_uninitialized_variables(g);
   auto none = af::train::report_uninitialized_variables(g, std::vector<af::Variable>{}, "none");
   af::Session sess(g);
-  BOOST_TEST(sess.run(report).to_vector<std::string>() == (std::vector<std::string>{"a", "b", "l"}));
+  BOOST_TEST(sess.run(report).to_vector<std::string>() ==
+             (std::vector<std::string>{"a", "b", "l"}));
   sess.run(b.initializer());
   BOOST_TEST(sess.run(report).to_vector<std::string>() == (std::vector<std::string>{"a", "l"}));
   sess.run(g.global_variables_initializer());
@@ -56,7 +57,8 @@ BOOST_AUTO_TEST_CASE(report_uninitialized_variables_lists_the_names_left_to_init
 }
 
 BOOST_AUTO_TEST_CASE(stop_at_step_hook_needs_exactly_one_bound, *boost::unit_test::timeout(60)) {
-  BOOST_CHECK_THROW(af::train::StopAtStepHook(std::nullopt, std::nullopt), af::InvalidArgumentError);
+  BOOST_CHECK_THROW(af::train::StopAtStepHook(std::nullopt, std::nullopt),
+                    af::InvalidArgumentError);
   BOOST_CHECK_THROW(af::train::StopAtStepHook(1, 2), af::InvalidArgumentError);
 }
 
@@ -85,7 +87,8 @@ BOOST_AUTO_TEST_CASE(the_chief_saves_checkpoints_and_a_new_session_resumes_from_
   // Saved at creation (0), every 5 steps, and at the end (12).
   auto state = af::train::get_checkpoint_state(dir.path.string());
   BOOST_REQUIRE(state.has_value());
-  BOOST_TEST(std::filesystem::path(state->model_checkpoint_path).filename().string() == "model.ckpt-12");
+  BOOST_TEST(std::filesystem::path(state->model_checkpoint_path).filename().string() ==
+             "model.ckpt-12");
   BOOST_TEST(af::train::checkpoint_exists((dir.path / "model.ckpt-5").string()));
   BOOST_TEST(af::train::checkpoint_exists((dir.path / "model.ckpt-10").string()));
   {
@@ -104,17 +107,20 @@ BOOST_AUTO_TEST_CASE(the_chief_saves_checkpoints_and_a_new_session_resumes_from_
     BOOST_TEST(runs == 3);
     sess->close();
   }
-  BOOST_TEST(af::train::latest_checkpoint(dir.path.string()).value_or("").ends_with("model.ckpt-15"));
+  BOOST_TEST(
+      af::train::latest_checkpoint(dir.path.string()).value_or("").ends_with("model.ckpt-15"));
 }
 
 // A worker (not the chief) never initialises: alone it waits for a ready model and gives up
 // after max_wait with TensorFlow's message.
-BOOST_AUTO_TEST_CASE(a_worker_waits_for_the_chief_and_gives_up_after_max_wait, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_worker_waits_for_the_chief_and_gives_up_after_max_wait,
+                     *boost::unit_test::timeout(60)) {
   CountingModel m;
   af::test::LogCapture log;
   auto e = error_of<af::DeadlineExceededError>([&] {
-    af::train::MonitoredTrainingSession(
-        m.g, {.is_chief = false, .max_wait = std::chrono::milliseconds(300), .recovery_wait = std::chrono::milliseconds(100)});
+    af::train::MonitoredTrainingSession(m.g, {.is_chief = false,
+                                              .max_wait = std::chrono::milliseconds(300),
+                                              .recovery_wait = std::chrono::milliseconds(100)});
   });
   BOOST_TEST(contains(e, "Session was not ready after waiting"), e);
   const std::string lines = joined(log);
@@ -122,7 +128,8 @@ BOOST_AUTO_TEST_CASE(a_worker_waits_for_the_chief_and_gives_up_after_max_wait, *
 }
 
 // The step counter logs TensorFlow's progress line with the loss.
-BOOST_AUTO_TEST_CASE(the_step_counter_hook_logs_steps_per_second_and_the_loss, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(the_step_counter_hook_logs_steps_per_second_and_the_loss,
+                     *boost::unit_test::timeout(60)) {
   CountingModel m;
   af::test::LogCapture log;
   auto loss = m.w.value() * 1.0f;

@@ -2,14 +2,12 @@
 // monitored_session.py): the chief's SummarySaverHook, StepCounterHook and
 // CheckpointSaverHook write the graph, the meta graph, SessionLog START, the merged
 // summaries and global_step/sec into one events file.
+#include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
 
 #include "temp_dir.hpp"
 
@@ -59,46 +57,57 @@ BOOST_AUTO_TEST_CASE(the_chief_writes_graph_summaries_and_step_rate_into_its_che
   SummarizedModel m;
   const std::string ckpt = (dir.path / "ckpt").string();
   {
-    auto sess = af::train::MonitoredTrainingSession(
-        m.g, {.checkpoint_dir = ckpt, .save_checkpoint_steps = 100, .log_step_count_steps = 2,
-              .save_summaries_steps = 2});
+    auto sess = af::train::MonitoredTrainingSession(m.g, {.checkpoint_dir = ckpt,
+                                                          .save_checkpoint_steps = 100,
+                                                          .log_step_count_steps = 2,
+                                                          .save_summaries_steps = 2});
     for (int i = 0; i < 5; ++i) sess->run(m.train_op);
     sess->close();
   }
   BOOST_TEST(std::filesystem::exists(std::filesystem::path(ckpt) / "graph.pbtxt"));
-  BOOST_TEST(af::read_graph_def((std::filesystem::path(ckpt) / "graph.pbtxt").string()).nodes.size() > 10u);
+  BOOST_TEST(
+      af::read_graph_def((std::filesystem::path(ckpt) / "graph.pbtxt").string()).nodes.size() >
+      10u);
   const Written w = read_dir(ckpt);
   BOOST_TEST(w.graphs == 1);
   BOOST_TEST(w.meta_graphs == 1);
   BOOST_TEST(w.starts == (std::vector<std::int64_t>{1}), boost::test_tools::per_element());
   // The first run, then every 2 global steps; the value is the loss before each update.
-  BOOST_TEST(w.steps_by_tag.at("loss") == (std::vector<std::int64_t>{1, 3, 5}), boost::test_tools::per_element());
-  BOOST_TEST(w.values_by_tag.at("loss") == (std::vector<float>{10.0f, 9.0f, 8.0f}), boost::test_tools::per_element());
+  BOOST_TEST(w.steps_by_tag.at("loss") == (std::vector<std::int64_t>{1, 3, 5}),
+             boost::test_tools::per_element());
+  BOOST_TEST(w.values_by_tag.at("loss") == (std::vector<float>{10.0f, 9.0f, 8.0f}),
+             boost::test_tools::per_element());
   BOOST_TEST(w.steps_by_tag.count("global_step/sec") == 1u);
   BOOST_TEST(!w.steps_by_tag.at("global_step/sec").empty());
 }
 
-BOOST_AUTO_TEST_CASE(a_summary_dir_alone_gets_summaries_and_no_checkpoint, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_summary_dir_alone_gets_summaries_and_no_checkpoint,
+                     *boost::unit_test::timeout(60)) {
   af::test::TempDir dir;
   SummarizedModel m;
   const std::string logs = (dir.path / "logs").string();
   {
-    auto sess = af::train::MonitoredTrainingSession(m.g, {.save_summaries_steps = 1, .summary_dir = logs});
+    auto sess =
+        af::train::MonitoredTrainingSession(m.g, {.save_summaries_steps = 1, .summary_dir = logs});
     for (int i = 0; i < 3; ++i) sess->run(m.train_op);
     sess->close();
   }
   const Written w = read_dir(logs);
-  BOOST_TEST(w.steps_by_tag.at("loss") == (std::vector<std::int64_t>{1, 2, 3}), boost::test_tools::per_element());
+  BOOST_TEST(w.steps_by_tag.at("loss") == (std::vector<std::int64_t>{1, 2, 3}),
+             boost::test_tools::per_element());
   BOOST_TEST(w.graphs == 0);  // the graph comes with the checkpoint saver, as in TensorFlow
   BOOST_TEST(!af::train::latest_checkpoint(logs).has_value());
 }
 
-BOOST_AUTO_TEST_CASE(a_summary_saver_hook_needs_one_period_and_a_writer, *boost::unit_test::timeout(30)) {
+BOOST_AUTO_TEST_CASE(a_summary_saver_hook_needs_one_period_and_a_writer,
+                     *boost::unit_test::timeout(30)) {
   af::test::TempDir dir;
   auto writer = std::make_shared<af::summary::FileWriter>(dir.path.string());
-  BOOST_CHECK_THROW(af::train::SummarySaverHook(std::nullopt, std::nullopt, writer), af::InvalidArgumentError);
+  BOOST_CHECK_THROW(af::train::SummarySaverHook(std::nullopt, std::nullopt, writer),
+                    af::InvalidArgumentError);
   BOOST_CHECK_THROW(af::train::SummarySaverHook(1, 1.0, writer), af::InvalidArgumentError);
-  BOOST_CHECK_THROW(af::train::SummarySaverHook(1, std::nullopt, nullptr), af::InvalidArgumentError);
+  BOOST_CHECK_THROW(af::train::SummarySaverHook(1, std::nullopt, nullptr),
+                    af::InvalidArgumentError);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

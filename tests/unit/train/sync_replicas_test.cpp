@@ -2,15 +2,13 @@
 // (sync_replicas_optimizer.py), the token protocol with replica threads sharing one session,
 // spare replicas, and a replica that stops. The cluster form is
 // tests/integration/sync_replicas_cluster_test.cpp.
-#include <boost/test/unit_test.hpp>
-
+#include <actorflow/actorflow.hpp>
 #include <atomic>
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <future>
 #include <thread>
 #include <vector>
-
-#include <actorflow/actorflow.hpp>
 
 #include "matchers.hpp"
 
@@ -79,7 +77,8 @@ BOOST_AUTO_TEST_CASE(too_few_init_tokens_are_refused, *boost::unit_test::timeout
 // When no gradient comes, the chief's step waits until its deadline and consumes nothing.
 // Several replicas, each with its own local step on its own task, are in
 // tests/integration/sync_replicas_cluster_test.cpp.
-BOOST_AUTO_TEST_CASE(one_replica_trains_through_tokens_and_the_chiefs_queue_runner, *boost::unit_test::timeout(120)) {
+BOOST_AUTO_TEST_CASE(one_replica_trains_through_tokens_and_the_chiefs_queue_runner,
+                     *boost::unit_test::timeout(120)) {
   LinearModel m;
   af::train::SyncReplicasOptimizer sync(m.sgd, 1);
   auto train_op = sync.minimize(m.loss, m.global_step);
@@ -94,7 +93,8 @@ BOOST_AUTO_TEST_CASE(one_replica_trains_through_tokens_and_the_chiefs_queue_runn
   std::int64_t token = 0;
   int runs = 0;
   while (token < 10 && runs++ < 100)
-    token = sess.run(train_op.output(0), {{m.c, c}}, {.timeout_in_ms = 20000}).scalar<std::int64_t>();
+    token =
+        sess.run(train_op.output(0), {{m.c, c}}, {.timeout_in_ms = 20000}).scalar<std::int64_t>();
   BOOST_TEST(token == 10);
   // The init token carried step 0, so the second gradient is stale (as in TensorFlow) unless
   // it came before the chief's first take started.
@@ -109,7 +109,8 @@ BOOST_AUTO_TEST_CASE(one_replica_trains_through_tokens_and_the_chiefs_queue_runn
   coord.join(runners, 10s, /*ignore_live_runners=*/true);
 }
 
-BOOST_AUTO_TEST_CASE(average_gradients_averages_each_variable_over_the_towers, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(average_gradients_averages_each_variable_over_the_towers,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   auto w = g.variable(af::Tensor::from_vector<float>({1.0f, 2.0f}), {.name = "w"});
   std::vector<std::vector<af::train::GradAndVar>> towers;
@@ -131,10 +132,12 @@ BOOST_AUTO_TEST_CASE(average_gradients_averages_each_variable_over_the_towers, *
 // In-graph synchronous replication (the chapter's towers): each tower on its own CPU device
 // takes half the batch; average_gradients of the two equals the gradient of the whole batch
 // (mean losses over equal halves), and one apply of the average trains as one big step.
-BOOST_AUTO_TEST_CASE(towers_on_two_devices_average_to_the_whole_batchs_gradient, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(towers_on_two_devices_average_to_the_whole_batchs_gradient,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
-  auto w = g.variable(af::Tensor::from_vector<float>({0.5f, -1.0f, 2.0f, 0.25f, 1.5f, -0.75f}, af::Shape{3, 2}),
-                      {.name = "w"});
+  auto w = g.variable(
+      af::Tensor::from_vector<float>({0.5f, -1.0f, 2.0f, 0.25f, 1.5f, -0.75f}, af::Shape{3, 2}),
+      {.name = "w"});
   auto x = g.placeholder(af::float32, af::PartialShape{8, 3}, "x");
   auto y = g.placeholder(af::float32, af::PartialShape{8, 2}, "y");
   af::train::GradientDescentOptimizer sgd(0.1);
@@ -143,24 +146,29 @@ BOOST_AUTO_TEST_CASE(towers_on_two_devices_average_to_the_whole_batchs_gradient,
     auto on = g.device("/cpu:" + std::to_string(k));
     auto xk = af::slice(x, {4 * k, 0}, {4, 3});
     auto yk = af::slice(y, {4 * k, 0}, {4, 2});
-    towers.push_back(sgd.compute_gradients(af::reduce_mean(af::squared_difference(af::matmul(xk, w.value()), yk))));
-    BOOST_TEST(towers.back()[0].grad.op().device().find("CPU:" + std::to_string(k)) != std::string::npos);
+    towers.push_back(sgd.compute_gradients(
+        af::reduce_mean(af::squared_difference(af::matmul(xk, w.value()), yk))));
+    BOOST_TEST(towers.back()[0].grad.op().device().find("CPU:" + std::to_string(k)) !=
+               std::string::npos);
   }
   auto averaged = af::train::average_gradients(towers);
-  auto whole = sgd.compute_gradients(af::reduce_mean(af::squared_difference(af::matmul(x, w.value()), y)));
+  auto whole =
+      sgd.compute_gradients(af::reduce_mean(af::squared_difference(af::matmul(x, w.value()), y)));
   af::SessionConfig config;
   config.device_count["CPU"] = 2;
   af::Session sess(g, config);
   sess.run(g.global_variables_initializer());
   std::vector<float> xv(24), yv(16);
-  for (int i = 0; i < 24; ++i) xv[static_cast<std::size_t>(i)] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+  for (int i = 0; i < 24; ++i)
+    xv[static_cast<std::size_t>(i)] = 0.1f * static_cast<float>(i % 7) - 0.3f;
   for (int i = 0; i < 16; ++i) yv[static_cast<std::size_t>(i)] = 0.2f * static_cast<float>(i % 5);
   const af::FeedDict feeds = {{x, af::Tensor::from_vector<float>(xv, af::Shape{8, 3})},
                               {y, af::Tensor::from_vector<float>(yv, af::Shape{8, 2})}};
   auto values = sess.run({averaged[0].grad, whole[0].grad}, feeds);
   const auto a = values[0].to_vector<float>(), b = values[1].to_vector<float>();
   BOOST_REQUIRE(a.size() == b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) BOOST_TEST(a[i] == b[i], boost::test_tools::tolerance(1e-5f));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    BOOST_TEST(a[i] == b[i], boost::test_tools::tolerance(1e-5f));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,21 +1,19 @@
 // Training in one process: an MLP built from layers learns, a checkpoint restores the exact
 // state of an interrupted run (variables, slots, beta powers, global step), layers, losses,
 // metrics and numerics checks behave as TensorFlow's.
-#include <boost/test/unit_test.hpp>
-
+#include <actorflow/actorflow.hpp>
+#include <actorflow/train/saver.hpp>
 #include <algorithm>
 #include <any>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
-#include <actorflow/actorflow.hpp>
-#include <actorflow/train/saver.hpp>
-
-#include "temp_dir.hpp"
 #include "matchers.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -32,7 +30,8 @@ std::pair<Tensor, Tensor> blobs(int index, int n = 32) {
   std::vector<std::int32_t> y;
   for (int i = 0; i < n; ++i) {
     const int label = static_cast<int>(rng() % 2);
-    for (int d = 0; d < 4; ++d) x.push_back((label ? 1.0f : -1.0f) * (d % 2 ? 0.5f : 1.0f) + noise(rng));
+    for (int d = 0; d < 4; ++d)
+      x.push_back((label ? 1.0f : -1.0f) * (d % 2 ? 0.5f : 1.0f) + noise(rng));
     y.push_back(label);
   }
   return {Tensor::from_vector(x, Shape{n, 4}), Tensor::from_vector(y)};
@@ -75,7 +74,8 @@ using af::test::contains;
 
 BOOST_AUTO_TEST_SUITE(training_test)
 
-BOOST_AUTO_TEST_CASE(a_value_read_before_an_update_keeps_its_elements, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(a_value_read_before_an_update_keeps_its_elements,
+                     *boost::unit_test::timeout(60)) {
   // Optimizer kernels update a variable in place only when nothing else holds its buffer:
   // a value fetched (or still being sent) before the update must not change under it.
   Net net;
@@ -119,7 +119,8 @@ BOOST_AUTO_TEST_CASE(an_mlp_learns_two_blobs, *boost::unit_test::timeout(120)) {
 
 // A run interrupted after a checkpoint and resumed from it ends with exactly the variables of
 // an uninterrupted run: weights, Adam's slots and beta powers and the global step all restore.
-BOOST_AUTO_TEST_CASE(a_restored_run_continues_exactly_as_an_uninterrupted_one, *boost::unit_test::timeout(120)) {
+BOOST_AUTO_TEST_CASE(a_restored_run_continues_exactly_as_an_uninterrupted_one,
+                     *boost::unit_test::timeout(120)) {
   af::test::TempDir dir("af_restore");
   const std::string prefix = (dir.path / "model.ckpt").string();
   std::vector<Tensor> uninterrupted;
@@ -153,7 +154,8 @@ BOOST_AUTO_TEST_CASE(layers_create_tensorflows_variables_and_ops, *boost::unit_t
   Output h = af::layers::dense(x, 5, {.activation = [](const Output& t) { return af::relu(t); }});
   Output out = af::layers::dense(h, 3, {.use_bias = false});
   std::vector<std::string> names;
-  for (auto& a : g.get_collection(af::kTrainableVariables)) names.push_back(std::any_cast<af::Variable>(a).name());
+  for (auto& a : g.get_collection(af::kTrainableVariables))
+    names.push_back(std::any_cast<af::Variable>(a).name());
   BOOST_TEST(names == std::vector<std::string>({"dense/kernel", "dense/bias", "dense_1/kernel"}),
              boost::test_tools::per_element());
   BOOST_TEST(h.op().name() == "dense/Relu");
@@ -202,7 +204,8 @@ BOOST_AUTO_TEST_CASE(dropout_keeps_and_scales_only_while_training, *boost::unit_
   Output switched = af::layers::dropout(x, 0.25, flag);
   BOOST_CHECK_THROW(af::layers::dropout(x, 1.0, true), af::InvalidArgumentError);
   af::Session sess(g);
-  BOOST_TEST(sess.run(eval).to_vector<float>() == std::vector<float>(4000, 1.0f), boost::test_tools::per_element());
+  BOOST_TEST(sess.run(eval).to_vector<float>() == std::vector<float>(4000, 1.0f),
+             boost::test_tools::per_element());
   int kept = 0;
   for (float v : sess.run(train).to_vector<float>()) {
     BOOST_TEST((v == 0.0f || std::abs(v - 1.0f / 0.75f) < 1e-6f));
@@ -210,21 +213,26 @@ BOOST_AUTO_TEST_CASE(dropout_keeps_and_scales_only_while_training, *boost::unit_
   }
   BOOST_TEST(kept > 2800);
   BOOST_TEST(kept < 3200);
-  BOOST_TEST(sess.run(switched, {{flag, Tensor(false)}}).to_vector<float>() == std::vector<float>(4000, 1.0f),
+  BOOST_TEST(sess.run(switched, {{flag, Tensor(false)}}).to_vector<float>() ==
+                 std::vector<float>(4000, 1.0f),
              boost::test_tools::per_element());
   auto on = sess.run(switched, {{flag, Tensor(true)}}).to_vector<float>();
   BOOST_TEST(std::count(on.begin(), on.end(), 0.0f) > 800);
 }
 
-BOOST_AUTO_TEST_CASE(losses_and_metrics_compute_tensorflows_values, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(losses_and_metrics_compute_tensorflows_values,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
-  Output logits = g.constant(Tensor::from_vector(std::vector<float>{2, 1, 0, 0, 1, 2}, Shape{2, 3}));
+  Output logits =
+      g.constant(Tensor::from_vector(std::vector<float>{2, 1, 0, 0, 1, 2}, Shape{2, 3}));
   Output labels = g.constant(Tensor::from_vector(std::vector<std::int32_t>{0, 1}));
   Output loss = af::losses::sparse_softmax_cross_entropy(labels, logits);
-  Output onehot = g.constant(Tensor::from_vector(std::vector<float>{1, 0, 0, 0, 1, 0}, Shape{2, 3}));
+  Output onehot =
+      g.constant(Tensor::from_vector(std::vector<float>{1, 0, 0, 0, 1, 0}, Shape{2, 3}));
   Output dense_loss = af::losses::softmax_cross_entropy(onehot, logits);
-  Output mse = af::losses::mean_squared_error(g.constant(Tensor::from_vector(std::vector<float>{1, 2})),
-                                              g.constant(Tensor::from_vector(std::vector<float>{2, 4})));
+  Output mse =
+      af::losses::mean_squared_error(g.constant(Tensor::from_vector(std::vector<float>{1, 2})),
+                                     g.constant(Tensor::from_vector(std::vector<float>{2, 4})));
   BOOST_TEST(g.get_collection(af::losses::kLosses).size() == 3u);
   auto [acc, update] = af::metrics::accuracy(labels, af::argmax(logits, 1, DType::int32));
   af::Session sess(g);
@@ -242,7 +250,8 @@ BOOST_AUTO_TEST_CASE(losses_and_metrics_compute_tensorflows_values, *boost::unit
 }
 
 // numerics.py: add_check_numerics_ops names the op whose output went bad.
-BOOST_AUTO_TEST_CASE(check_numerics_fails_the_step_naming_the_tensor, *boost::unit_test::timeout(60)) {
+BOOST_AUTO_TEST_CASE(check_numerics_fails_the_step_naming_the_tensor,
+                     *boost::unit_test::timeout(60)) {
   af::Graph g;
   Output x = g.placeholder(DType::float32, af::PartialShape{2}, "x");
   Output y = af::log(x, "logarithm");

@@ -60,7 +60,8 @@ class Coordinator {
   explicit Coordinator(Runtime& runtime = Runtime::global());
   /// As above, with the error codes that stop cleanly instead of OutOfRange alone
   /// (coordinator.py's `clean_stop_exception_types`; empty: none).
-  explicit Coordinator(std::vector<Code> clean_stop_exception_types, Runtime& runtime = Runtime::global());
+  explicit Coordinator(std::vector<Code> clean_stop_exception_types,
+                       Runtime& runtime = Runtime::global());
 
   /// True once a stop was requested.
   bool should_stop() const noexcept;

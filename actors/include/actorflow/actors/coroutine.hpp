@@ -1,15 +1,14 @@
 #pragma once
 
+#include <caf/event_based_actor.hpp>
+#include <caf/expected.hpp>
+#include <caf/sec.hpp>
 #include <chrono>
 #include <coroutine>
 #include <exception>
 #include <memory>
 #include <tuple>
 #include <utility>
-
-#include <caf/event_based_actor.hpp>
-#include <caf/expected.hpp>
-#include <caf/sec.hpp>
 
 #include "actorflow/ops/async_task.hpp"
 
@@ -63,7 +62,7 @@ class ActorTask {
     explicit promise_type(Self* s, Ts&...) : self(s) {}
     /// Lambda coroutines: the closure comes first.
     template <class Closure, class Self, class... Ts>
-      requires std::is_convertible_v<Self*, caf::event_based_actor*>
+    requires std::is_convertible_v<Self*, caf::event_based_actor*>
     explicit promise_type(Closure&, Self* s, Ts&...) : self(s) {}
 
     /// Coroutine protocol: the task object carries no state.

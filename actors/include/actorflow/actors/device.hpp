@@ -1,15 +1,14 @@
 #pragma once
 
+#include <caf/actor.hpp>
 #include <chrono>
 #include <functional>
-#include <optional>
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
-
-#include <caf/actor.hpp>
 
 #include "actorflow/actors/runtime.hpp"
 #include "actorflow/ops/kernel.hpp"
@@ -75,11 +74,15 @@ class Device {
   virtual bool is_accelerator() const noexcept { return false; }
   /// Copies `value` (a tensor of this device) into host memory and calls `done` with the
   /// host tensor, from any thread, once the copy has finished. Host tensors pass through.
-  virtual void copy_to_host(const Tensor& value, std::function<void(StatusOr<Tensor>)> done) { done(value); }
+  virtual void copy_to_host(const Tensor& value, std::function<void(StatusOr<Tensor>)> done) {
+    done(value);
+  }
   /// Starts a copy of host tensor `value` into this device's memory and calls `done` with
   /// the device tensor, from any thread; kernels of this device that use it run after the
   /// copy. ResourceExhausted when the device's memory is exhausted.
-  virtual void copy_from_host(const Tensor& value, std::function<void(StatusOr<Tensor>)> done) { done(value); }
+  virtual void copy_from_host(const Tensor& value, std::function<void(StatusOr<Tensor>)> done) {
+    done(value);
+  }
   /// Calls `done`, from any thread, once the work enqueued on the device so far (copies
   /// started with `start_copy_to_host` included) has finished, with the first asynchronous
   /// error of that work.
@@ -140,7 +143,8 @@ struct DeviceSet {
   /// `actors`, with no entry in `devices`. Routes a tensor sent on an edge whose
   /// destination is another task (the key names the destination device); false when the
   /// destination is local.
-  std::function<bool(std::int64_t step_id, const std::string& key, const Tensor& value)> remote_send;
+  std::function<bool(std::int64_t step_id, const std::string& key, const Tensor& value)>
+      remote_send;
   /// Called with a closing session's kernel scope (remote workers forget its partitions).
   std::function<void(const std::string& kernel_scope)> on_session_close;
 
@@ -168,7 +172,8 @@ class DeviceFactory {
   static void register_factory(const std::string& device_type, int priority,
                                std::unique_ptr<DeviceFactory> factory);
   /// Creates the devices of every registered factory, in priority order.
-  static std::vector<std::unique_ptr<Device>> create_all(Runtime& runtime, const SessionConfig& config,
+  static std::vector<std::unique_ptr<Device>> create_all(Runtime& runtime,
+                                                         const SessionConfig& config,
                                                          const std::string& name_prefix);
   /// Registered device types.
   static std::vector<std::string> device_types();

@@ -3,11 +3,10 @@
 // Values that travel in CAF messages inside one process. They hold shared buffers and
 // resources, so CAF may never serialise them: remote protocols convert them to wire types
 // first (the net module). Marked here once for every module.
-#include <string>
-#include <vector>
-
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/error.hpp>
+#include <string>
+#include <vector>
 
 #include "actorflow/ops/status.hpp"
 #include "actorflow/ops/tensor.hpp"

@@ -47,7 +47,7 @@ struct RuntimeOptions {
   /// middleman, see net/src/tls_tunnel.hpp). All empty: plain TCP. Anything in between is
   /// InvalidArgument; an unreadable file is NotFound.
   std::string tls_certificate;
-  std::string tls_key;  ///< see above
+  std::string tls_key;      ///< see above
   std::string tls_ca_file;  ///< see above
   /// Passphrase of an encrypted `tls_key`.
   std::string tls_passphrase;
@@ -128,7 +128,8 @@ class Runtime {
   std::shared_ptr<ResourceMgr> fresh_shared_resource_mgr(const std::string& device_name);
   /// Forgets `mgr` as the shared resources of `device_name` when it is still the current
   /// one (a stopped server's).
-  void release_shared_resource_mgr(const std::string& device_name, const std::shared_ptr<ResourceMgr>& mgr);
+  void release_shared_resource_mgr(const std::string& device_name,
+                                   const std::shared_ptr<ResourceMgr>& mgr);
 
   /// Drops the shared resources of `containers` on every device (all containers when
   /// empty); queue and reader actors of dropped resources quit. Returns how many were dropped.

@@ -1,5 +1,10 @@
 #pragma once
 
+#include <asio/associated_executor.hpp>
+#include <asio/async_result.hpp>
+#include <asio/execution/outstanding_work.hpp>
+#include <asio/post.hpp>
+#include <asio/prefer.hpp>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -8,12 +13,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <asio/async_result.hpp>
-#include <asio/associated_executor.hpp>
-#include <asio/execution/outstanding_work.hpp>
-#include <asio/prefer.hpp>
-#include <asio/post.hpp>
 
 #include "actorflow/actors/runtime.hpp"
 #include "actorflow/actors/step_stats.hpp"
@@ -95,8 +94,9 @@ class SessionBackend {
   /// Destroyed by the Session after `close()`.
   virtual ~SessionBackend() = default;
   /// As Session::start_step, with feeds already checked against their tensors.
-  virtual void start_step(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
-                          const RunOptions& options, RunMetadata* metadata,
+  virtual void start_step(std::vector<Output> fetches, FeedDict feeds,
+                          std::vector<Operation> targets, const RunOptions& options,
+                          RunMetadata* metadata,
                           std::function<void(Status, std::vector<Tensor>)> done) = 0;
   /// Ends the session; pending steps end with Cancelled. Idempotent.
   virtual void close() = 0;
@@ -178,7 +178,8 @@ class Session {
                        // owner may destroy it as soon as the handler ran, while this thread
                        // would still be waking it (ThreadSanitizer saw the condition
                        // variable destroyed under a signal).
-                       [[maybe_unused]] const auto busy = asio::prefer(ex, asio::execution::outstanding_work.tracked);
+                       [[maybe_unused]] const auto busy =
+                           asio::prefer(ex, asio::execution::outstanding_work.tracked);
                        asio::post(ex, [shared, status = std::move(status),
                                        values = std::move(values)]() mutable {
                          (*shared)(make_exception_ptr(status), std::move(values));
@@ -226,9 +227,11 @@ class Session {
                     const RunOptions& options, RunMetadata* metadata,
                     std::function<void(Status, std::vector<Tensor>)> done) const;
     /// As `Session::start_step_here`.
-    void start_step_here(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
-                         const RunOptions& options, RunMetadata* metadata,
-                         std::function<void(Status, std::vector<Tensor>)> done, bool may_block) const;
+    void start_step_here(std::vector<Output> fetches, FeedDict feeds,
+                         std::vector<Operation> targets, const RunOptions& options,
+                         RunMetadata* metadata,
+                         std::function<void(Status, std::vector<Tensor>)> done,
+                         bool may_block) const;
     /// Whether the handle refers to a session.
     explicit operator bool() const noexcept { return impl_ != nullptr; }
 

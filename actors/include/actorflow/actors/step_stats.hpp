@@ -8,15 +8,15 @@ namespace af {
 
 /// One node's execution in a traced step (TensorFlow's `NodeExecStats`).
 struct NodeExecStats {
-  std::string node_name;  ///< the node's name
-  std::string op;  ///< the node's op type
-  std::string device;  ///< the device it ran on
+  std::string node_name;        ///< the node's name
+  std::string op;               ///< the node's op type
+  std::string device;           ///< the device it ran on
   std::uint64_t thread_id = 0;  ///< OS thread that started the kernel
   /// Microseconds since the Unix epoch (system clock), so that the stats of every task of a
   /// distributed step line up on one time axis.
   std::int64_t start_us = 0;
   std::int64_t end_us = 0;  ///< when the kernel finished (same clock as `start_us`)
-  bool async = false;  ///< an asynchronous kernel (recv, delay): it waited without a thread
+  bool async = false;       ///< an asynchronous kernel (recv, delay): it waited without a thread
   /// For `_Send` / `_Recv`: the rendezvous key (`src;dst;tensor;n`) pairing a send with its
   /// recv; empty otherwise.
   std::string transfer;

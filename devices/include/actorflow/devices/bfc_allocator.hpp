@@ -29,17 +29,19 @@ class SubAllocator {
 
 /// What an allocator holds (TensorFlow's `AllocatorStats`).
 struct AllocatorStats {
-  std::int64_t num_allocs = 0;          ///< allocations ever made
-  std::size_t bytes_in_use = 0;         ///< bytes in allocated chunks
-  std::size_t peak_bytes_in_use = 0;    ///< the most `bytes_in_use` has been
-  std::size_t largest_alloc_size = 0;   ///< the largest chunk ever handed out
-  std::size_t bytes_limit = 0;          ///< the most the allocator may reserve
-  std::size_t bytes_reserved = 0;       ///< bytes of regions taken from the sub-allocator
-  std::size_t largest_free_block = 0;   ///< the largest free chunk in the reserved regions
-  std::size_t regions = 0;              ///< regions taken from the sub-allocator
+  std::int64_t num_allocs = 0;         ///< allocations ever made
+  std::size_t bytes_in_use = 0;        ///< bytes in allocated chunks
+  std::size_t peak_bytes_in_use = 0;   ///< the most `bytes_in_use` has been
+  std::size_t largest_alloc_size = 0;  ///< the largest chunk ever handed out
+  std::size_t bytes_limit = 0;         ///< the most the allocator may reserve
+  std::size_t bytes_reserved = 0;      ///< bytes of regions taken from the sub-allocator
+  std::size_t largest_free_block = 0;  ///< the largest free chunk in the reserved regions
+  std::size_t regions = 0;             ///< regions taken from the sub-allocator
 
   /// Bytes that may still be handed out: `bytes_limit - bytes_in_use`.
-  std::size_t bytes_free() const noexcept { return bytes_limit > bytes_in_use ? bytes_limit - bytes_in_use : 0; }
+  std::size_t bytes_free() const noexcept {
+    return bytes_limit > bytes_in_use ? bytes_limit - bytes_in_use : 0;
+  }
 };
 
 /// A best-fit allocator with coalescing over large regions (TensorFlow's BFCAllocator):
@@ -55,8 +57,8 @@ class BFCAllocator {
 
   /// An allocator named `name` (`GPU_0_bfc`) that may reserve up to `memory_limit` bytes
   /// from `sub_allocator`.
-  BFCAllocator(std::unique_ptr<SubAllocator> sub_allocator, std::size_t memory_limit, bool allow_growth,
-               std::string name);
+  BFCAllocator(std::unique_ptr<SubAllocator> sub_allocator, std::size_t memory_limit,
+               bool allow_growth, std::string name);
   /// Gives every region back. Chunks still allocated are freed with it.
   ~BFCAllocator();
 
@@ -104,8 +106,8 @@ class BFCAllocator {
   std::string name_;
   std::size_t next_region_bytes_;
   std::vector<std::pair<void*, std::size_t>> regions_;
-  std::map<std::uintptr_t, Chunk> chunks_;                      // by address
-  std::set<std::pair<std::size_t, std::uintptr_t>> free_;       // (size, address)
+  std::map<std::uintptr_t, Chunk> chunks_;                 // by address
+  std::set<std::pair<std::size_t, std::uintptr_t>> free_;  // (size, address)
   AllocatorStats stats_;
 };
 

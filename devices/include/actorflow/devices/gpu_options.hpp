@@ -18,25 +18,27 @@ std::size_t min_system_memory(std::size_t available) noexcept;
 /// `per_process_gpu_memory_fraction` is set, otherwise `free - min_system_memory(free)`.
 /// InvalidArgument for a fraction outside [0, 1]. Whether the memory is there is the
 /// allocator's question (`BFCAllocator::reserve`).
-StatusOr<std::size_t> gpu_memory_limit(const GPUOptions& options, std::size_t total, std::size_t free);
+StatusOr<std::size_t> gpu_memory_limit(const GPUOptions& options, std::size_t total,
+                                       std::size_t free);
 
 /// The CUDA device ids behind `/device:GPU:0, 1, ...`: `0 .. count-1` for an empty list,
 /// otherwise the comma-separated ids of `visible_device_list` in their order (the list
 /// applies on top of `CUDA_VISIBLE_DEVICES`, which the CUDA runtime has already applied
 /// to `cuda_device_count`). InvalidArgument with TensorFlow's messages for an entry that
 /// is not a number, an id not below the count, or a duplicate.
-StatusOr<std::vector<int>> visible_gpu_ids(const std::string& visible_device_list, int cuda_device_count);
+StatusOr<std::vector<int>> visible_gpu_ids(const std::string& visible_device_list,
+                                           int cuda_device_count);
 
 /// One GPU as actorflow sees it: what `nvidia-smi` tells about the same board.
 struct GpuInfo {
-  int index = 0;                ///< N of `/device:GPU:N` with an empty visible_device_list
-  std::string name;             ///< "NVIDIA H100 80GB HBM3"
-  int compute_major = 0;        ///< compute capability, major
-  int compute_minor = 0;        ///< compute capability, minor
-  std::size_t memory_total = 0; ///< bytes
-  std::size_t memory_free = 0;  ///< bytes free now (other processes included)
-  std::string pci_bus_id;       ///< "0000:65:00.0"
-  int multiprocessors = 0;  ///< streaming multiprocessors
+  int index = 0;                 ///< N of `/device:GPU:N` with an empty visible_device_list
+  std::string name;              ///< "NVIDIA H100 80GB HBM3"
+  int compute_major = 0;         ///< compute capability, major
+  int compute_minor = 0;         ///< compute capability, minor
+  std::size_t memory_total = 0;  ///< bytes
+  std::size_t memory_free = 0;   ///< bytes free now (other processes included)
+  std::string pci_bus_id;        ///< "0000:65:00.0"
+  int multiprocessors = 0;       ///< streaming multiprocessors
 };
 
 /// The GPUs CUDA shows this process, numbered after `CUDA_VISIBLE_DEVICES` ("3,2" makes

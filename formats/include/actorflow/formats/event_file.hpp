@@ -57,8 +57,8 @@ class FileWriter {
   enum class SessionStatus { unspecified = 0, start = 1, stop = 2, checkpoint = 3 };
 
   /// Appends `Event{wall_time: now, step, session_log{status, checkpoint_path, msg}}`.
-  void add_session_log(SessionStatus status, std::int64_t step, const std::string& checkpoint_path = {},
-                       const std::string& msg = {});
+  void add_session_log(SessionStatus status, std::int64_t step,
+                       const std::string& checkpoint_path = {}, const std::string& msg = {});
 
   /// Appends an already serialized `tensorflow.Event` as it is.
   void add_event(const std::string& event);
@@ -86,14 +86,15 @@ class FileWriter {
 struct SummaryValue {
   /// What the value holds.
   enum class Kind { simple_value, histogram, image, tensor, audio, other };
-  std::string tag;               ///< the value's tag
-  Kind kind = Kind::other;       ///< which of the fields below is set
-  float simple_value = 0;        ///< for simple_value
-  std::string plugin_name;       ///< the metadata's plugin, when the value carries one
-  double histo_min = 0, histo_max = 0, histo_num = 0, histo_sum = 0, histo_sum_squares = 0;  ///< histogram
+  std::string tag;          ///< the value's tag
+  Kind kind = Kind::other;  ///< which of the fields below is set
+  float simple_value = 0;   ///< for simple_value
+  std::string plugin_name;  ///< the metadata's plugin, when the value carries one
+  double histo_min = 0, histo_max = 0, histo_num = 0, histo_sum = 0,
+         histo_sum_squares = 0;              ///< histogram
   std::vector<double> bucket_limit, bucket;  ///< histogram buckets: (limit, count) pairs
   int image_height = 0, image_width = 0, image_colorspace = 0;  ///< image
-  std::string encoded;           ///< image: the PNG; tensor: a serialized TensorProto
+  std::string encoded;  ///< image: the PNG; tensor: a serialized TensorProto
 };
 
 /// One event, as read back: the fields TensorBoard uses.

@@ -48,7 +48,8 @@ GraphDef read_graph_def(const std::string& path);
 /// `tf.io.write_graph`: writes `def` to `dir/name` (creating `dir`), as text unless
 /// `as_text` is false, atomically (a temporary file renamed into place); returns the path.
 /// Throws an af::Error naming the path when it cannot write.
-std::string write_graph(const GraphDef& def, const std::string& dir, const std::string& name, bool as_text = true);
+std::string write_graph(const GraphDef& def, const std::string& dir, const std::string& name,
+                        bool as_text = true);
 
 /// `g`'s nodes as a GraphDef with version `kGraphDefProducer`. Attributes left at their
 /// default are not added (every TensorFlow version fills them in on import, and one older
@@ -86,6 +87,7 @@ struct ImportGraphDefOptions {
 /// actorflow lacks and one node of each, or naming the node for a duplicate name, an
 /// unknown input, a control input before a data input, a cycle, a colocation with a node
 /// not in the graph, an unused input_map key or a missing return element.
-std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def, const ImportGraphDefOptions& options = {});
+std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def,
+                                           const ImportGraphDefOptions& options = {});
 
 }  // namespace af

@@ -24,7 +24,7 @@ struct SaverDef {
   int max_to_keep = 5;               ///< recent checkpoints kept
   bool sharded = false;              ///< one shard per device, merged
   float keep_checkpoint_every_n_hours = 10000.0f;  ///< checkpoints kept beyond max_to_keep
-  int version = 2;                   ///< CheckpointFormatVersion: 2 (V2) is what actorflow reads
+  int version = 2;  ///< CheckpointFormatVersion: 2 (V2) is what actorflow reads
   /// Field-wise equality.
   friend bool operator==(const SaverDef&, const SaverDef&) = default;
 };
@@ -50,12 +50,12 @@ VariableDef parse_variable_def(std::string_view bytes, std::string_view where = 
 struct CollectionDef {
   /// Which list the collection holds.
   enum class Kind { node_list, bytes_list, int64_list, float_list, any_list };
-  Kind kind = Kind::node_list;             ///< the list in use
-  std::vector<std::string> node_list;      ///< tensor (`"loss:0"`) or op (`"Adam"`) names
-  std::vector<std::string> bytes_list;     ///< serialized protos (VariableDef, SaverDef, ...)
-  std::vector<std::int64_t> int64_list;    ///< integers
-  std::vector<float> float_list;           ///< floats
-  std::vector<std::string> any_list;       ///< google.protobuf.Any messages, serialized whole
+  Kind kind = Kind::node_list;           ///< the list in use
+  std::vector<std::string> node_list;    ///< tensor (`"loss:0"`) or op (`"Adam"`) names
+  std::vector<std::string> bytes_list;   ///< serialized protos (VariableDef, SaverDef, ...)
+  std::vector<std::int64_t> int64_list;  ///< integers
+  std::vector<float> float_list;         ///< floats
+  std::vector<std::string> any_list;     ///< google.protobuf.Any messages, serialized whole
   /// Field-wise equality.
   friend bool operator==(const CollectionDef&, const CollectionDef&) = default;
 };
@@ -63,15 +63,15 @@ struct CollectionDef {
 /// TensorFlow's MetaGraphDef, the parts actorflow reads and writes. Signature defs, asset
 /// files and the object graph are kept as bytes so that a file passes through unchanged.
 struct MetaGraphDef {
-  std::string meta_graph_version;               ///< MetaInfoDef.meta_graph_version
-  std::vector<std::string> tags;                ///< MetaInfoDef.tags
-  std::string tensorflow_version;               ///< MetaInfoDef.tensorflow_version
-  std::string tensorflow_git_version;           ///< MetaInfoDef.tensorflow_git_version
-  bool stripped_default_attrs = false;          ///< MetaInfoDef.stripped_default_attrs
+  std::string meta_graph_version;       ///< MetaInfoDef.meta_graph_version
+  std::vector<std::string> tags;        ///< MetaInfoDef.tags
+  std::string tensorflow_version;       ///< MetaInfoDef.tensorflow_version
+  std::string tensorflow_git_version;   ///< MetaInfoDef.tensorflow_git_version
+  bool stripped_default_attrs = false;  ///< MetaInfoDef.stripped_default_attrs
   /// MetaInfoDef.stripped_op_list (a serialized OpList: the producer's op definitions).
   std::string stripped_op_list;
-  GraphDef graph_def;                           ///< the graph
-  std::optional<SaverDef> saver_def;            ///< the Saver, when one was exported
+  GraphDef graph_def;                                ///< the graph
+  std::optional<SaverDef> saver_def;                 ///< the Saver, when one was exported
   std::map<std::string, CollectionDef> collections;  ///< collection_def by name
   /// Every other MetaGraphDef field (signature_def, asset_file_def, object_graph_def, ...),
   /// serialized, passed through on write.
@@ -82,7 +82,8 @@ struct MetaGraphDef {
 /// MetaGraphDef" and the GraphDef's conversion errors naming the node.
 MetaGraphDef parse_meta_graph_def(std::string_view bytes, std::string_view source = "MetaGraphDef");
 /// Parses a text MetaGraphDef; errors name "<source>:LINE:COLUMN".
-MetaGraphDef parse_meta_graph_def_text(std::string_view text, std::string_view source = "MetaGraphDef");
+MetaGraphDef parse_meta_graph_def_text(std::string_view text,
+                                       std::string_view source = "MetaGraphDef");
 /// The binary form (deterministic).
 std::string serialize_meta_graph_def(const MetaGraphDef& m);
 /// The text form.

@@ -36,10 +36,10 @@ class Histogram {
   /// leaves nothing.
   std::string encode() const;
 
-  double min() const noexcept { return min_; }          ///< smallest value added
-  double max() const noexcept { return max_; }          ///< largest value added
-  double num() const noexcept { return num_; }          ///< how many values were added
-  double sum() const noexcept { return sum_; }          ///< their sum
+  double min() const noexcept { return min_; }                  ///< smallest value added
+  double max() const noexcept { return max_; }                  ///< largest value added
+  double num() const noexcept { return num_; }                  ///< how many values were added
+  double sum() const noexcept { return sum_; }                  ///< their sum
   double sum_squares() const noexcept { return sum_squares_; }  ///< the sum of their squares
 
  private:
@@ -62,7 +62,8 @@ StatusOr<std::string> histogram(const std::string& tag, std::span<const double> 
 /// Returns a serialized `tensorflow.Summary` with one image value `{tag, image{height, width,
 /// colorspace, encoded_image_string}}`; `png` is the encoded image, `colorspace` 1 (gray),
 /// 2 (gray + alpha), 3 (RGB) or 4 (RGBA).
-std::string image(const std::string& tag, int height, int width, int colorspace, const std::string& png);
+std::string image(const std::string& tag, int height, int width, int colorspace,
+                  const std::string& png);
 
 /// Encodes 8-bit pixels as a PNG (zlib's default compression, no filtering): `pixels` holds
 /// `height` rows of `width` pixels of `channels` (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA)

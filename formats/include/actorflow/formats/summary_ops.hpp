@@ -1,8 +1,8 @@
 #pragma once
 
 /// TensorFlow 1.x's summary ops in graphs (`tf.compat.v1.summary`): ScalarSummary,
-/// HistogramSummary, ImageSummary, TensorSummaryV2 (text) and MergeSummary, each a node whose output is a serialized
-/// `tensorflow.Summary` string for `af::summary::FileWriter::add_summary`.
+/// HistogramSummary, ImageSummary, TensorSummaryV2 (text) and MergeSummary, each a node whose
+/// output is a serialized `tensorflow.Summary` string for `af::summary::FileWriter::add_summary`.
 ///
 ///   af::Output s = af::summary::scalar("loss", loss);    // joins the "summaries" collection
 ///   af::Output all = af::summary::merge_all(g);           // MergeSummary of that collection

@@ -22,7 +22,8 @@ class ClusterSpec {
   ClusterSpec() = default;
   /// Dense jobs: `{"ps": {"127.0.0.1:2221"}, "worker": {"127.0.0.1:2222", "127.0.0.1:2223"}}`.
   /// Throws InvalidArgumentError for an invalid job name or address (both constructors).
-  ClusterSpec(const std::map<std::string, std::vector<std::string>>& jobs);  // NOLINT: implicit like TF's dict
+  ClusterSpec(const std::map<std::string, std::vector<std::string>>&
+                  jobs);  // NOLINT: implicit like TF's dict
   /// Sparse jobs: `{"worker": {{1, "127.0.0.1:2223"}}}`.
   ClusterSpec(std::map<std::string, Tasks> jobs);  // NOLINT
 

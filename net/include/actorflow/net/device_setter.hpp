@@ -15,6 +15,7 @@ namespace af {
 /// af::ClusterSpec cluster({{"ps", {"ps0:2222", "ps1:2222"}}, {"worker", {"w0:2222"}}});
 /// auto scope = g.device(af::replica_device_setter(cluster));
 /// ```
-DeviceFunction replica_device_setter(const ClusterSpec& cluster, ReplicaDeviceSetterOptions options = {});
+DeviceFunction replica_device_setter(const ClusterSpec& cluster,
+                                     ReplicaDeviceSetterOptions options = {});
 
 }  // namespace af

@@ -78,7 +78,9 @@ class Server {
   /// Blocks until `stop()` or until `deadline`, whichever comes first; true when stopped.
   bool join(std::chrono::steady_clock::time_point deadline);
   /// `join(now + timeout)`.
-  bool join_for(std::chrono::milliseconds timeout) { return join(std::chrono::steady_clock::now() + timeout); }
+  bool join_for(std::chrono::milliseconds timeout) {
+    return join(std::chrono::steady_clock::now() + timeout);
+  }
 
   /// `caf://host:port` of this task.
   std::string target() const;

@@ -34,7 +34,8 @@ namespace af {
 /// Any dtype, strings included.
 Output tile(const Output& input, const Output& multiples, std::string_view name = {});
 /// `tf.tile` with the multiples as the Const "<op>/multiples".
-Output tile(const Output& input, const std::vector<std::int64_t>& multiples, std::string_view name = {});
+Output tile(const Output& input, const std::vector<std::int64_t>& multiples,
+            std::string_view name = {});
 
 /// `tf.transpose(x, perm)`: op Transpose (default name "transpose"), output dimension i is
 /// input dimension perm[i]. A constant perm naming a dimension past the rank throws ("perm
@@ -44,7 +45,8 @@ Output tile(const Output& input, const std::vector<std::int64_t>& multiples, std
 /// Transposes that keep the order of dimensions larger than 1 share the input's buffer.
 Output transpose(const Output& x, const Output& perm, std::string_view name = {});
 /// `tf.transpose(x, perm)` with perm as the Const "<op>/perm".
-Output transpose(const Output& x, const std::vector<std::int64_t>& perm, std::string_view name = {});
+Output transpose(const Output& x, const std::vector<std::int64_t>& perm,
+                 std::string_view name = {});
 /// `tf.transpose(x)`: the dimensions reversed. With a known rank above 0 the permutation is
 /// the Const "transpose/perm"; otherwise it is computed in the graph as TensorFlow 1.x does
 /// ("transpose/Rank", "transpose/sub", "transpose/Range", "transpose/sub_1").
@@ -67,14 +69,16 @@ Output expand_dims(const Output& input, const Output& axis, std::string_view nam
 /// 1. Squeezing a known dimension that is not 1 throws "Can not squeeze dim[1], expected a
 /// dimension of 1, got 3"; running fails with the same message for a fed shape. The output
 /// shares the input's buffer.
-Output squeeze(const Output& input, const std::vector<std::int64_t>& axis = {}, std::string_view name = {});
+Output squeeze(const Output& input, const std::vector<std::int64_t>& axis = {},
+               std::string_view name = {});
 
 /// `tf.slice`: op Slice (default name "Slice"), `size[i]` elements from `begin[i]` along
 /// each dimension; a size of -1 takes everything to the end. `begin` and `size` are vectors
 /// of one dtype (int32 or int64). Running fails with TensorFlow's bounds messages ("Expected
 /// size[1] in [0, 1], but got 2", "Expected begin[1] in [0, 3], but got 4"). Slices of whole
 /// rows share the input's buffer where TensorFlow's alignment allows.
-Output slice(const Output& input, const Output& begin, const Output& size, std::string_view name = {});
+Output slice(const Output& input, const Output& begin, const Output& size,
+             std::string_view name = {});
 /// `tf.slice` with begin and size as the Consts "<op>/begin" and "<op>/size".
 Output slice(const Output& input, const std::vector<std::int64_t>& begin,
              const std::vector<std::int64_t>& size, std::string_view name = {});
@@ -168,8 +172,9 @@ Output prevent_gradient(const Output& x, std::string_view message = {}, std::str
 /// outside [0, depth) select nothing). `axis` -1 appends the new dimension. A negative depth
 /// throws ("Dimension size, given by scalar input 1, must be non-negative but is -1"), as
 /// does an axis below -1 ("axis must be >= -1"). `dtype` is any numeric dtype or bool.
-Output one_hot(const Output& indices, std::int64_t depth, double on_value = 1.0, double off_value = 0.0,
-               std::int64_t axis = -1, DType dtype = DType::float32, std::string_view name = {});
+Output one_hot(const Output& indices, std::int64_t depth, double on_value = 1.0,
+               double off_value = 0.0, std::int64_t axis = -1, DType dtype = DType::float32,
+               std::string_view name = {});
 /// `tf.one_hot` with tensor inputs (op OneHot named `name`, default "one_hot"): depth is a
 /// scalar int32, on_value and off_value scalars of the output dtype (any dtype, strings
 /// included). Running with a negative depth fails with "depth must be non-negative, got: -1".
@@ -203,9 +208,9 @@ Output decode_raw(const Output& bytes, DType out_type, bool little_endian = true
 /// the name scope "truncated_normal", Consts "shape", "mean", "stddev"). `dtype` is float32,
 /// float64 or bfloat16 (else InvalidArgumentError). Seeds come from `Graph::get_seed(seed)`;
 /// with them fixed the values equal TensorFlow's, and each run draws the next values.
-Output truncated_normal(Graph& g, const Shape& shape, DType dtype = DType::float32, double mean = 0.0,
-                        double stddev = 1.0, std::optional<std::int64_t> seed = {},
-                        std::string_view name = {});
+Output truncated_normal(Graph& g, const Shape& shape, DType dtype = DType::float32,
+                        double mean = 0.0, double stddev = 1.0,
+                        std::optional<std::int64_t> seed = {}, std::string_view name = {});
 
 /// `tf.pad` with mode "CONSTANT" and constant_values 0: op Pad (default name "Pad"), `input`
 /// grown by `paddings[d][0]` zeros before and `paddings[d][1]` after dimension d; `paddings`

@@ -14,7 +14,7 @@ namespace af {
 /// without firing, the suspended coroutine frame is destroyed and never resumed.
 template <class T>
 struct SuspendState {
-  std::coroutine_handle<> handle;   ///< the suspended coroutine (null once resumed)
+  std::coroutine_handle<> handle;    ///< the suspended coroutine (null once resumed)
   std::optional<T>* slot = nullptr;  ///< where the value goes (the awaiter's result)
   bool fired = false;                ///< a Completion was called
   bool in_suspend = false;           ///< still inside `await_suspend` (synchronous completion)
@@ -64,7 +64,7 @@ struct Async {
   /// suspending when `start` completes synchronously).
   struct Awaiter {
     std::function<void(Completion<T>)> start;  ///< as Async::start
-    std::optional<T> result;  ///< the value, once completed
+    std::optional<T> result;                   ///< the value, once completed
 
     /// Coroutine protocol: always suspends.
     bool await_ready() const noexcept { return false; }
@@ -98,7 +98,7 @@ class AsyncKernelTask {
   /// The C++ coroutine promise.
   struct promise_type {
     std::function<void(std::exception_ptr)> on_done;  ///< set by `start`
-    std::exception_ptr exception;  ///< what the body threw
+    std::exception_ptr exception;                     ///< what the body threw
 
     /// Coroutine protocol: the task owning the frame.
     AsyncKernelTask get_return_object() {

@@ -13,10 +13,10 @@
 namespace af {
 
 /// An attribute of a node (TensorFlow's `AttrValue`).
-using AttrValue = std::variant<std::monostate, std::int64_t, float, bool, std::string, DType,
-                               PartialShape, Tensor, std::vector<std::int64_t>,
-                               std::vector<float>, std::vector<DType>,
-                               std::vector<PartialShape>, std::vector<std::string>>;
+using AttrValue =
+    std::variant<std::monostate, std::int64_t, float, bool, std::string, DType, PartialShape,
+                 Tensor, std::vector<std::int64_t>, std::vector<float>, std::vector<DType>,
+                 std::vector<PartialShape>, std::vector<std::string>>;
 
 /// Attributes by name, ordered (so exports are deterministic).
 using AttrMap = std::map<std::string, AttrValue>;
@@ -25,11 +25,11 @@ using AttrMap = std::map<std::string, AttrValue>;
 ///
 /// `inputs` lists data inputs as `"node"` / `"node:1"` and control inputs as `"^node"`.
 struct NodeDef {
-  std::string name;  ///< the unique node name
-  std::string op;  ///< the op type (`"MatMul"`)
+  std::string name;                 ///< the unique node name
+  std::string op;                   ///< the op type (`"MatMul"`)
   std::vector<std::string> inputs;  ///< data inputs, then `^` control inputs (see above)
-  std::string device;  ///< the requested device spec (may be partial or empty)
-  AttrMap attrs;  ///< the attributes (`"T"`, `"value"`, ...)
+  std::string device;               ///< the requested device spec (may be partial or empty)
+  AttrMap attrs;                    ///< the attributes (`"T"`, `"value"`, ...)
 
   /// Returns the attribute `name` as `T`, or nullptr when absent or of another type.
   template <class T>

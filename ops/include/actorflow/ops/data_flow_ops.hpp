@@ -51,9 +51,11 @@ class ConditionalAccumulator {
   /// Op AccumulatorApplyGradient: adds `grad` when `local_step` (cast to int64) is not
   /// stale. InvalidArgument at run time when the shape differs from the declared one or from
   /// the gradients already in ("Shape mismatch: expected [2], got [3]").
-  Operation apply_grad(const Output& grad, const Output& local_step, std::string_view name = {}) const;
+  Operation apply_grad(const Output& grad, const Output& local_step,
+                       std::string_view name = {}) const;
   /// As above with `local_step` as a constant (default 0, as in Python).
-  Operation apply_grad(const Output& grad, std::int64_t local_step = 0, std::string_view name = {}) const;
+  Operation apply_grad(const Output& grad, std::int64_t local_step = 0,
+                       std::string_view name = {}) const;
   /// Op AccumulatorTakeGradient: waits for `num_required` (int32, > 0) gradients, then
   /// outputs their average (see the class comment). InvalidArgument "Argument num_required
   /// must be positive, but was 0" otherwise.

@@ -16,11 +16,11 @@ namespace af {
 /// the bare local form `CPU:0`, and the empty string (nothing specified). Device types are
 /// canonicalised to upper case (`"CPU"`, `"GPU"`).
 struct DeviceSpec {
-  std::optional<std::string> job;  ///< `/job:NAME`
-  std::optional<int> replica;  ///< `/replica:N`
-  std::optional<int> task;  ///< `/task:N`
+  std::optional<std::string> job;          ///< `/job:NAME`
+  std::optional<int> replica;              ///< `/replica:N`
+  std::optional<int> task;                 ///< `/task:N`
   std::optional<std::string> device_type;  ///< "CPU", "GPU" (upper case)
-  std::optional<int> device_index;  ///< unset for `*` or when omitted
+  std::optional<int> device_index;         ///< unset for `*` or when omitted
 
   /// Parses `name`; throws InvalidArgumentError naming the bad spec.
   static DeviceSpec parse(std::string_view name);

@@ -11,15 +11,15 @@ namespace af {
 /// Element types of tensors (TensorFlow's `DataType`).
 enum class DType : std::uint8_t {
   invalid = 0,  ///< no dtype: an uninitialized tensor
-  float32,  ///< `tf.float32` (C++ float)
-  float64,  ///< `tf.float64` (double)
-  int32,  ///< `tf.int32`
-  int64,  ///< `tf.int64`
-  uint8,  ///< `tf.uint8`
-  boolean,  ///< `tf.bool` (C++ bool, one byte)
-  string,  ///< `tf.string`: byte strings (std::string elements)
-  bfloat16,  ///< `tf.bfloat16` (bfloat16_t)
-  resource,  ///< internal: a reference to a resource such as a variable (TF's `*_ref`)
+  float32,      ///< `tf.float32` (C++ float)
+  float64,      ///< `tf.float64` (double)
+  int32,        ///< `tf.int32`
+  int64,        ///< `tf.int64`
+  uint8,        ///< `tf.uint8`
+  boolean,      ///< `tf.bool` (C++ bool, one byte)
+  string,       ///< `tf.string`: byte strings (std::string elements)
+  bfloat16,     ///< `tf.bfloat16` (bfloat16_t)
+  resource,     ///< internal: a reference to a resource such as a variable (TF's `*_ref`)
 };
 
 /// Short names of the DTypes, as `tf.float32`.
@@ -92,14 +92,38 @@ struct bfloat16_t {
 template <class T>
 struct dtype_of;
 /// The mappings (no others: using another type fails to compile).
-template <> struct dtype_of<float> { static constexpr DType value = DType::float32; };
-template <> struct dtype_of<double> { static constexpr DType value = DType::float64; };
-template <> struct dtype_of<std::int32_t> { static constexpr DType value = DType::int32; };
-template <> struct dtype_of<std::int64_t> { static constexpr DType value = DType::int64; };
-template <> struct dtype_of<std::uint8_t> { static constexpr DType value = DType::uint8; };
-template <> struct dtype_of<bool> { static constexpr DType value = DType::boolean; };
-template <> struct dtype_of<std::string> { static constexpr DType value = DType::string; };
-template <> struct dtype_of<bfloat16_t> { static constexpr DType value = DType::bfloat16; };
+template <>
+struct dtype_of<float> {
+  static constexpr DType value = DType::float32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr DType value = DType::float64;
+};
+template <>
+struct dtype_of<std::int32_t> {
+  static constexpr DType value = DType::int32;
+};
+template <>
+struct dtype_of<std::int64_t> {
+  static constexpr DType value = DType::int64;
+};
+template <>
+struct dtype_of<std::uint8_t> {
+  static constexpr DType value = DType::uint8;
+};
+template <>
+struct dtype_of<bool> {
+  static constexpr DType value = DType::boolean;
+};
+template <>
+struct dtype_of<std::string> {
+  static constexpr DType value = DType::string;
+};
+template <>
+struct dtype_of<bfloat16_t> {
+  static constexpr DType value = DType::bfloat16;
+};
 /// `dtype_of<T>::value`.
 template <class T>
 inline constexpr DType dtype_of_v = dtype_of<T>::value;
@@ -109,14 +133,29 @@ inline constexpr DType dtype_of_v = dtype_of<T>::value;
 template <class F>
 bool visit_numeric_dtype(DType t, F&& f) {
   switch (t) {
-    case DType::float32: f(float{}); return true;
-    case DType::float64: f(double{}); return true;
-    case DType::int32: f(std::int32_t{}); return true;
-    case DType::int64: f(std::int64_t{}); return true;
-    case DType::uint8: f(std::uint8_t{}); return true;
-    case DType::boolean: f(bool{}); return true;
-    case DType::bfloat16: f(bfloat16_t{}); return true;
-    default: return false;
+    case DType::float32:
+      f(float{});
+      return true;
+    case DType::float64:
+      f(double{});
+      return true;
+    case DType::int32:
+      f(std::int32_t{});
+      return true;
+    case DType::int64:
+      f(std::int64_t{});
+      return true;
+    case DType::uint8:
+      f(std::uint8_t{});
+      return true;
+    case DType::boolean:
+      f(bool{});
+      return true;
+    case DType::bfloat16:
+      f(bfloat16_t{});
+      return true;
+    default:
+      return false;
   }
 }
 

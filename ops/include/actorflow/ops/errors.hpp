@@ -11,7 +11,8 @@ namespace af {
 class Error : public std::runtime_error {
  public:
   /// Carries `status` (not OK); `what()` is its message.
-  explicit Error(Status status) : std::runtime_error(status.message()), status_(std::move(status)) {}
+  explicit Error(Status status)
+      : std::runtime_error(status.message()), status_(std::move(status)) {}
   /// The status code.
   Code code() const noexcept { return status_.code(); }
   /// The full status.
@@ -21,11 +22,11 @@ class Error : public std::runtime_error {
   Status status_;
 };
 
-#define ACTORFLOW_DEFINE_ERROR(Name)                      \
+#define ACTORFLOW_DEFINE_ERROR(Name)                     \
   /** Thrown for the canonical code of the same name. */ \
-  class Name : public Error {                             \
-   public:                                                \
-    using Error::Error;                                   \
+  class Name : public Error {                            \
+   public:                                               \
+    using Error::Error;                                  \
   };
 ACTORFLOW_DEFINE_ERROR(CancelledError)
 ACTORFLOW_DEFINE_ERROR(UnknownError)

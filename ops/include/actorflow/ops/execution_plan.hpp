@@ -11,24 +11,24 @@ namespace af {
 /// One node of a partition, ready for an executor: inputs refer to nodes of the same
 /// partition by index.
 struct ExecNode {
-  NodeDef def;  ///< the node (its inputs rewritten for the partition)
+  NodeDef def;                              ///< the node (its inputs rewritten for the partition)
   std::vector<std::pair<int, int>> inputs;  ///< (producer index, output index)
   std::vector<int> control_inputs;          ///< producer indices
-  std::vector<DType> input_types;   ///< the inferred input dtypes
-  std::vector<DType> output_types;  ///< the inferred output dtypes
-  std::vector<bool> input_is_ref;  ///< the kernel takes input i as a reference
-  int feed_index = -1;             ///< for `_Feed` nodes: which feed it forwards
+  std::vector<DType> input_types;           ///< the inferred input dtypes
+  std::vector<DType> output_types;          ///< the inferred output dtypes
+  std::vector<bool> input_is_ref;           ///< the kernel takes input i as a reference
+  int feed_index = -1;                      ///< for `_Feed` nodes: which feed it forwards
 };
 
 /// The part of a step that runs on one device; nodes are in topological order.
 struct PartitionPlan {
-  std::string device;  ///< the full name of the device
+  std::string device;           ///< the full name of the device
   std::vector<ExecNode> nodes;  ///< in topological order
   /// A fetched tensor this partition produces.
   struct Fetch {
     int fetch_index;  ///< index into the step's fetches
-    int node;  ///< index into `nodes`
-    int output;  ///< the node's output index
+    int node;         ///< index into `nodes`
+    int output;       ///< the node's output index
   };
   std::vector<Fetch> fetches;  ///< the fetches this partition produces
 };
@@ -55,8 +55,7 @@ Status build_execution_plan(const Graph& g, const std::vector<Output>& feeds,
                             const std::vector<Output>& fetches,
                             const std::vector<Operation>& targets,
                             const std::vector<DeviceAttributes>& devices,
-                            const PlacerOptions& options, Placement* placement,
-                            ExecutionPlan* out);
+                            const PlacerOptions& options, Placement* placement, ExecutionPlan* out);
 
 /// Fuses each ReaderReadV2 / ReaderReadUpToV2 whose records feed exactly one DecodeCSV
 /// (and whose keys, if used, only that DecodeCSV's error messages) into one

@@ -44,7 +44,8 @@ struct GradientsOptions {
 /// T)" when the walk meets an op without a registered gradient, and InvalidArgumentError for
 /// xs or ys from another graph or a y of a dtype that cannot be differentiated.
 std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<Output>& xs,
-                              const std::vector<Output>& grad_ys = {}, const GradientsOptions& options = {});
+                              const std::vector<Output>& grad_ys = {},
+                              const GradientsOptions& options = {});
 
 /// The gradient of one y with respect to one x (`tf.gradients(y, x)[0]`); an invalid Output
 /// when x does not reach y.
@@ -54,7 +55,8 @@ Output gradient(const Output& y, const Output& x, const GradientsOptions& option
 /// invalid Output where an output has none), returns one gradient per input of the op (an
 /// invalid Output for inputs without one, such as axes and shapes). Runs inside the op's
 /// `_grad` name scope; creates nodes in the op's graph.
-using GradientFunction = std::function<std::vector<Output>(const Operation& op, const std::vector<Output>& grads)>;
+using GradientFunction =
+    std::function<std::vector<Output>(const Operation& op, const std::vector<Output>& grads)>;
 
 /// Gradient functions by op type (TensorFlow's `ops.RegisterGradient` table), beside the op
 /// and kernel registries. Thread-safe; the standard gradients register on first use.

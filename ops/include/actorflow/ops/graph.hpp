@@ -282,7 +282,8 @@ class Graph {
   /// Groups the initializers of all global variables (`tf.global_variables_initializer`).
   Operation global_variables_initializer();
   /// Groups the initializers of `vars` (`tf.variables_initializer`).
-  Operation variables_initializer(const std::vector<Variable>& vars, std::string_view name = "init");
+  Operation variables_initializer(const std::vector<Variable>& vars,
+                                  std::string_view name = "init");
   /// The variables of the GLOBAL_VARIABLES collection, in creation order (every variable
   /// created without explicit `collections`).
   std::vector<Variable> global_variables() const;

@@ -81,11 +81,11 @@ class DeviceContext {
 
 /// What a kernel sees when it is constructed: the node and its input types.
 struct OpKernelConstruction {
-  const NodeDef& def;  ///< the node (valid during construction only)
-  std::vector<DType> input_types;  ///< the node's input dtypes
+  const NodeDef& def;               ///< the node (valid during construction only)
+  std::vector<DType> input_types;   ///< the node's input dtypes
   std::vector<DType> output_types;  ///< the node's output dtypes
-  std::string device_type;  ///< "CPU", "GPU"
-  std::string device_name;  ///< full name of the device
+  std::string device_type;          ///< "CPU", "GPU"
+  std::string device_name;          ///< full name of the device
   /// Returns attribute `name` or InvalidArgument naming the node.
   template <class T>
   Status get_attr(const std::string& name, T* out) const {
@@ -153,8 +153,8 @@ class OpKernelContext {
   /// The step's services (rendezvous, timers, cancellation); null outside a step.
   StepServices* step = nullptr;
   Eigen::ThreadPoolDevice* eigen_device = nullptr;  ///< intra-op pool (may be null)
-  int intra_op_threads = 1;  ///< threads of `eigen_device`
-  std::string device_name;  ///< full name of the device the kernel runs on
+  int intra_op_threads = 1;                         ///< threads of `eigen_device`
+  std::string device_name;                          ///< full name of the device the kernel runs on
   /// The device's context for device kernels (GPU streams and allocator); null on the CPU.
   DeviceContext* device_context = nullptr;
 
@@ -203,7 +203,7 @@ using KernelFactory = std::function<std::unique_ptr<OpKernel>(OpKernelConstructi
 
 /// One kernel registration: op type, device type, dtype constraints and a factory.
 struct KernelDef {
-  std::string op;  ///< the op type
+  std::string op;           ///< the op type
   std::string device_type;  ///< "CPU", "GPU"
   /// Attribute name -> allowed dtypes (`TypeConstraint<float>("T")`).
   std::vector<std::pair<std::string, std::vector<DType>>> constraints;
@@ -242,8 +242,9 @@ void register_standard_kernels(KernelRegistry& r);
 /// Registers kernel `Class` (constructor `Class(OpKernelConstruction&, Status*)` or
 /// `Class(OpKernelConstruction&)`) for `op` on `device`.
 template <class Class>
-KernelDef make_kernel_def(std::string op, std::string device,
-                          std::vector<std::pair<std::string, std::vector<DType>>> constraints = {}) {
+KernelDef make_kernel_def(
+    std::string op, std::string device,
+    std::vector<std::pair<std::string, std::vector<DType>>> constraints = {}) {
   KernelDef d;
   d.op = std::move(op);
   d.device_type = std::move(device);

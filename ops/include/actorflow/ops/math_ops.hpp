@@ -122,7 +122,8 @@ Output logical_or(const Output& x, const Output& y, std::string_view name = {});
 /// with TensorFlow's messages ("Number of batches of 'then' must match size of 'cond', but
 /// saw: 3 vs. 2", "Inputs to operation Select of type Select must have the same size and
 /// shape.  Input 0: [2] != input 1: [3]").
-Output select(const Output& condition, const Output& t, const Output& e, std::string_view name = {});
+Output select(const Output& condition, const Output& t, const Output& e,
+              std::string_view name = {});
 /// Same as `select` (TensorFlow 1.x's `tf.where` with `x` and `y`).
 Output where(const Output& condition, const Output& x, const Output& y, std::string_view name = {});
 
@@ -181,8 +182,8 @@ Output check_numerics(const Output& tensor, const std::string& message, std::str
 /// `tf.Assert`: op Assert, which fails the step with InvalidArgument "assertion failed:
 /// [d0] [d1] ..." when the bool scalar `condition` is false, each of `data` shown by its
 /// first `summarize` elements. Run it as a target or a control dependency.
-Operation assert_that(const Output& condition, const std::vector<Output>& data, std::int64_t summarize = 3,
-                      std::string_view name = {});
+Operation assert_that(const Output& condition, const std::vector<Output>& data,
+                      std::int64_t summarize = 3, std::string_view name = {});
 
 /// `tf.add_check_numerics_ops`: a CheckNumerics (message "<op name>:<output index>") on every
 /// float output of every op in `g` so far (reference outputs excluded), chained by control

@@ -16,7 +16,7 @@ namespace af {
 
 /// One spatial dimension of a windowed op: the output size and the padding before it.
 struct WindowDim {
-  std::int64_t output = 0;  ///< the output size
+  std::int64_t output = 0;      ///< the output size
   std::int64_t pad_before = 0;  ///< padding before the first input element
 };
 
@@ -29,9 +29,10 @@ StatusOr<WindowDim> windowed_output_size(std::int64_t in, std::int64_t window, s
 /// The sizes of a 2-D convolution of an NHWC input with an HWIO filter.
 struct Conv2DGeometry {
   std::int64_t batch = 0, in_rows = 0, in_cols = 0, in_depth = 0;  ///< input NHWC sizes
-  std::int64_t filter_rows = 0, filter_cols = 0, out_depth = 0;  ///< filter HW and O sizes
-  std::int64_t stride_rows = 1, stride_cols = 1;  ///< strides along H and W
-  std::int64_t out_rows = 0, out_cols = 0, pad_rows = 0, pad_cols = 0;  ///< output HW; padding before
+  std::int64_t filter_rows = 0, filter_cols = 0, out_depth = 0;    ///< filter HW and O sizes
+  std::int64_t stride_rows = 1, stride_cols = 1;                   ///< strides along H and W
+  std::int64_t out_rows = 0, out_cols = 0, pad_rows = 0,
+               pad_cols = 0;  ///< output HW; padding before
 };
 
 /// Checks and computes a Conv2D's geometry with TensorFlow's errors (rank 4, strides of 4
@@ -43,8 +44,10 @@ StatusOr<Conv2DGeometry> conv2d_geometry(const Shape& input, const Shape& filter
 /// The sizes of a 2-D pooling of an NHWC input.
 struct Pool2DGeometry {
   std::int64_t batch = 0, in_rows = 0, in_cols = 0, depth = 0;  ///< input NHWC sizes
-  std::int64_t window_rows = 1, window_cols = 1, stride_rows = 1, stride_cols = 1;  ///< window and strides (H, W)
-  std::int64_t out_rows = 0, out_cols = 0, pad_rows = 0, pad_cols = 0;  ///< output HW; padding before
+  std::int64_t window_rows = 1, window_cols = 1, stride_rows = 1,
+               stride_cols = 1;  ///< window and strides (H, W)
+  std::int64_t out_rows = 0, out_cols = 0, pad_rows = 0,
+               pad_cols = 0;  ///< output HW; padding before
 };
 
 /// Checks and computes a MaxPool/AvgPool geometry with TensorFlow's errors (no pooling over
@@ -67,15 +70,15 @@ Output conv2d(const Output& input, const Output& filter, const std::vector<std::
 
 /// `tf.nn.conv2d_backprop_input`: op Conv2DBackpropInput, the gradient of Conv2D with
 /// respect to its input; `input_sizes` is an int32 vector of 4.
-Output conv2d_backprop_input(const Output& input_sizes, const Output& filter, const Output& out_backprop,
-                             const std::vector<std::int64_t>& strides, const std::string& padding,
-                             std::string_view name = {});
+Output conv2d_backprop_input(const Output& input_sizes, const Output& filter,
+                             const Output& out_backprop, const std::vector<std::int64_t>& strides,
+                             const std::string& padding, std::string_view name = {});
 
 /// `tf.nn.conv2d_backprop_filter`: op Conv2DBackpropFilter, the gradient of Conv2D with
 /// respect to its filter; `filter_sizes` is an int32 vector of 4.
-Output conv2d_backprop_filter(const Output& input, const Output& filter_sizes, const Output& out_backprop,
-                              const std::vector<std::int64_t>& strides, const std::string& padding,
-                              std::string_view name = {});
+Output conv2d_backprop_filter(const Output& input, const Output& filter_sizes,
+                              const Output& out_backprop, const std::vector<std::int64_t>& strides,
+                              const std::string& padding, std::string_view name = {});
 
 /// `tf.nn.max_pool`: op MaxPool; padded positions never win.
 Output max_pool(const Output& value, const std::vector<std::int64_t>& ksize,
@@ -98,7 +101,8 @@ Output log_softmax(const Output& logits, std::string_view name = {});
 /// StopGradient ("<scope>/labels_stop_gradient"): no gradient reaches them (use the `_v2`
 /// form for that). Running it with shapes that differ fails with InvalidArgument "logits and
 /// labels must be broadcastable: ...".
-Output softmax_cross_entropy_with_logits(const Output& labels, const Output& logits, std::string_view name = {});
+Output softmax_cross_entropy_with_logits(const Output& labels, const Output& logits,
+                                         std::string_view name = {});
 
 /// `tf.nn.softmax_cross_entropy_with_logits_v2(labels, logits)`: the same loss under the name
 /// scope "softmax_cross_entropy_with_logits", with gradients into the labels as well
@@ -116,10 +120,12 @@ Output sparse_softmax_cross_entropy_with_logits(const Output& labels, const Outp
 
 /// The raw ops behind the losses: (loss, backprop). Op SoftmaxCrossEntropyWithLogits:
 /// `labels` are probabilities of `logits`' shape.
-std::pair<Output, Output> softmax_cross_entropy_with_logits_op(const Output& logits, const Output& labels,
+std::pair<Output, Output> softmax_cross_entropy_with_logits_op(const Output& logits,
+                                                               const Output& labels,
                                                                std::string_view name = {});
 /// Op SparseSoftmaxCrossEntropyWithLogits: `labels` are int32/int64 class ids `[batch]`.
-std::pair<Output, Output> sparse_softmax_cross_entropy_with_logits_op(const Output& logits, const Output& labels,
+std::pair<Output, Output> sparse_softmax_cross_entropy_with_logits_op(const Output& logits,
+                                                                      const Output& labels,
                                                                       std::string_view name = {});
 
 // -- gradient ops (what the gradients of the ops above build) -------------------------------
@@ -134,13 +140,16 @@ Output tanh_grad(const Output& y, const Output& dy, std::string_view name = {});
 Output bias_add_grad(const Output& out_backprop, std::string_view name = {});
 /// Op BroadcastGradientArgs: for two shape vectors, the axes each side's gradient is
 /// summed over after a broadcasting binary op (TensorFlow's BCast rule).
-std::pair<Output, Output> broadcast_gradient_args(const Output& s0, const Output& s1, std::string_view name = {});
+std::pair<Output, Output> broadcast_gradient_args(const Output& s0, const Output& s1,
+                                                  std::string_view name = {});
 /// Op MaxPoolGrad: each window's gradient goes to the first maximum of the window.
 Output max_pool_grad(const Output& orig_input, const Output& orig_output, const Output& grad,
-                     const std::vector<std::int64_t>& ksize, const std::vector<std::int64_t>& strides,
-                     const std::string& padding, std::string_view name = {});
+                     const std::vector<std::int64_t>& ksize,
+                     const std::vector<std::int64_t>& strides, const std::string& padding,
+                     std::string_view name = {});
 /// Op AvgPoolGrad: each window's gradient spread over the window's cells in the input.
-Output avg_pool_grad(const Output& orig_input_shape, const Output& grad, const std::vector<std::int64_t>& ksize,
+Output avg_pool_grad(const Output& orig_input_shape, const Output& grad,
+                     const std::vector<std::int64_t>& ksize,
                      const std::vector<std::int64_t>& strides, const std::string& padding,
                      std::string_view name = {});
 

@@ -15,16 +15,16 @@ namespace af {
 /// What shape inference sees of a node being created: input types, shapes and (for inputs
 /// produced by `Const` nodes) their values; it fills in the outputs.
 struct InferenceContext {
-  const NodeDef& node;  ///< the node being created
-  std::vector<DType> input_types;  ///< the inputs' dtypes
+  const NodeDef& node;                     ///< the node being created
+  std::vector<DType> input_types;          ///< the inputs' dtypes
   std::vector<PartialShape> input_shapes;  ///< the inputs' static shapes
-  std::vector<bool> input_is_ref;  ///< which inputs are references
+  std::vector<bool> input_is_ref;          ///< which inputs are references
   /// Values of constant inputs (null where the input is not a `Const`).
   std::vector<const Tensor*> input_values;
 
-  std::vector<DType> output_types;  ///< filled by the shape function (`add_output`)
+  std::vector<DType> output_types;          ///< filled by the shape function (`add_output`)
   std::vector<PartialShape> output_shapes;  ///< filled by the shape function
-  std::vector<bool> output_is_ref;  ///< filled by the shape function
+  std::vector<bool> output_is_ref;          ///< filled by the shape function
   /// The shapes of the variables behind resource inputs (TensorFlow's handle data; unknown
   /// where the producer gave none).
   std::vector<PartialShape> input_handle_shapes;
@@ -68,8 +68,8 @@ using ShapeFn = std::function<Status(InferenceContext&)>;
 /// An op type: its name, whether it is stateful, which inputs are references, and its
 /// shape/type inference.
 struct OpDef {
-  std::string name;  ///< the op type (`"MatMul"`)
-  ShapeFn infer;  ///< shape and type inference
+  std::string name;       ///< the op type (`"MatMul"`)
+  ShapeFn infer;          ///< shape and type inference
   bool stateful = false;  ///< kernels keep state across steps (one kernel per node and session)
   /// Input indices that take references (Assign's first input).
   std::vector<int> ref_inputs;

@@ -32,7 +32,8 @@ Output concat(const std::vector<Output>& values, int axis, std::string_view name
 /// `tf.fill`: op Fill.
 Output fill(const Output& dims, const Output& value, std::string_view name = {});
 /// `tf.zeros` / `tf.ones`: a Const when small (< 1000 elements), else a Fill.
-Output zeros(Graph& g, const Shape& shape, DType dtype = DType::float32, std::string_view name = {});
+Output zeros(Graph& g, const Shape& shape, DType dtype = DType::float32,
+             std::string_view name = {});
 /// As `zeros`, filled with ones (default name "ones").
 Output ones(Graph& g, const Shape& shape, DType dtype = DType::float32, std::string_view name = {});
 /// `tf.cast`: op Cast (SrcT, DstT); default name "Cast". Returns `x` itself (no op) when it
@@ -48,7 +49,8 @@ Output cast(const Output& x, DType dtype, std::string_view name = {});
 /// delta != 0"); otherwise running the op fails with InvalidArgument and those messages.
 /// Float ranges accumulate `start += delta` as TensorFlow 1.x's kernel does.
 /// Throws InvalidArgumentError when an input has another dtype.
-Output range(const Output& start, const Output& limit, const Output& delta, std::string_view name = {});
+Output range(const Output& start, const Output& limit, const Output& delta,
+             std::string_view name = {});
 /// `tf.range(limit)` for a tensor limit: Consts "<scope>/start" (int32 0) and
 /// "<scope>/delta" (int32 1), cast to `limit`'s dtype when that is wider.
 Output range(const Output& limit, std::string_view name = {});
@@ -121,9 +123,9 @@ Output random_uniform(Graph& g, const Shape& shape, DType dtype = DType::float32
                       double minval = 0.0, double maxval = 1.0,
                       std::optional<std::int64_t> seed = {}, std::string_view name = {});
 /// `tf.random_normal`: ops RandomStandardNormal, mul, add under "random_normal".
-Output random_normal(Graph& g, const Shape& shape, DType dtype = DType::float32,
-                     double mean = 0.0, double stddev = 1.0,
-                     std::optional<std::int64_t> seed = {}, std::string_view name = {});
+Output random_normal(Graph& g, const Shape& shape, DType dtype = DType::float32, double mean = 0.0,
+                     double stddev = 1.0, std::optional<std::int64_t> seed = {},
+                     std::string_view name = {});
 /// `tf.random_shuffle`: op RandomShuffle (default name "RandomShuffle"), a random
 /// permutation of `value` along dimension 0 (scalars and single rows pass through). Seeds
 /// come from `Graph::get_seed(seed)`; with them fixed, every run draws the next permutation
@@ -185,51 +187,51 @@ inline Output operator-(const Output& a) { return neg(a, "Neg"); }
 /// Tensor-number operators: the number becomes a Const of the tensor's dtype named
 /// "<op>/y" ("<op>/x" when it is the left operand), as TensorFlow's Python operators do.
 template <class T>
-  requires std::is_arithmetic_v<T>
-Output operator+(const Output& a, T b) {
-  return detail::with_scalar(a, static_cast<double>(b), false, "add", [](auto& x, auto& y, auto n) { return add(x, y, n); });
+requires std::is_arithmetic_v<T> Output operator+(const Output& a, T b) {
+  return detail::with_scalar(a, static_cast<double>(b), false, "add",
+                             [](auto& x, auto& y, auto n) { return add(x, y, n); });
 }
 /// `x + b` with a number `x` (see above).
 template <class T>
-  requires std::is_arithmetic_v<T>
-Output operator+(T a, const Output& b) {
-  return detail::with_scalar(b, static_cast<double>(a), true, "add", [](auto& x, auto& y, auto n) { return add(x, y, n); });
+requires std::is_arithmetic_v<T> Output operator+(T a, const Output& b) {
+  return detail::with_scalar(b, static_cast<double>(a), true, "add",
+                             [](auto& x, auto& y, auto n) { return add(x, y, n); });
 }
 /// `a - x` with a number `x`.
 template <class T>
-  requires std::is_arithmetic_v<T>
-Output operator-(const Output& a, T b) {
-  return detail::with_scalar(a, static_cast<double>(b), false, "sub", [](auto& x, auto& y, auto n) { return sub(x, y, n); });
+requires std::is_arithmetic_v<T> Output operator-(const Output& a, T b) {
+  return detail::with_scalar(a, static_cast<double>(b), false, "sub",
+                             [](auto& x, auto& y, auto n) { return sub(x, y, n); });
 }
 /// `x - b` with a number `x`.
 template <class T>
-  requires std::is_arithmetic_v<T>
-Output operator-(T a, const Output& b) {
-  return detail::with_scalar(b, static_cast<double>(a), true, "sub", [](auto& x, auto& y, auto n) { return sub(x, y, n); });
+requires std::is_arithmetic_v<T> Output operator-(T a, const Output& b) {
+  return detail::with_scalar(b, static_cast<double>(a), true, "sub",
+                             [](auto& x, auto& y, auto n) { return sub(x, y, n); });
 }
 /// `a * x` with a number `x`.
 template <class T>
-  requires std::is_arithmetic_v<T>
-Output operator*(const Output& a, T b) {
-  return detail::with_scalar(a, static_cast<double>(b), false, "mul", [](auto& x, auto& y, auto n) { return mul(x, y, n); });
+requires std::is_arithmetic_v<T> Output operator*(const Output& a, T b) {
+  return detail::with_scalar(a, static_cast<double>(b), false, "mul",
+                             [](auto& x, auto& y, auto n) { return mul(x, y, n); });
 }
 /// `x * b` with a number `x`.
 template <class T>
-  requires std::is_arithmetic_v<T>
-Output operator*(T a, const Output& b) {
-  return detail::with_scalar(b, static_cast<double>(a), true, "mul", [](auto& x, auto& y, auto n) { return mul(x, y, n); });
+requires std::is_arithmetic_v<T> Output operator*(T a, const Output& b) {
+  return detail::with_scalar(b, static_cast<double>(a), true, "mul",
+                             [](auto& x, auto& y, auto n) { return mul(x, y, n); });
 }
 /// `a / x` with a number `x`.
 template <class T>
-  requires std::is_arithmetic_v<T>
-Output operator/(const Output& a, T b) {
-  return detail::with_scalar(a, static_cast<double>(b), false, "truediv", [](auto& x, auto& y, auto n) { return div(x, y, n); });
+requires std::is_arithmetic_v<T> Output operator/(const Output& a, T b) {
+  return detail::with_scalar(a, static_cast<double>(b), false, "truediv",
+                             [](auto& x, auto& y, auto n) { return div(x, y, n); });
 }
 /// `x / b` with a number `x`.
 template <class T>
-  requires std::is_arithmetic_v<T>
-Output operator/(T a, const Output& b) {
-  return detail::with_scalar(b, static_cast<double>(a), true, "truediv", [](auto& x, auto& y, auto n) { return div(x, y, n); });
+requires std::is_arithmetic_v<T> Output operator/(T a, const Output& b) {
+  return detail::with_scalar(b, static_cast<double>(a), true, "truediv",
+                             [](auto& x, auto& y, auto n) { return div(x, y, n); });
 }
 
 // Variables convert to their value.

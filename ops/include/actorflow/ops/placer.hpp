@@ -14,9 +14,9 @@ namespace af {
 
 /// What the placer knows of a device.
 struct DeviceAttributes {
-  std::string name;         ///< full name: /job:localhost/replica:0/task:0/device:CPU:0
-  std::string device_type;  ///< "CPU", "GPU"
-  std::string description;  ///< e.g. the GPU's name
+  std::string name;               ///< full name: /job:localhost/replica:0/task:0/device:CPU:0
+  std::string device_type;        ///< "CPU", "GPU"
+  std::string description;        ///< e.g. the GPU's name
   std::int64_t memory_limit = 0;  ///< bytes the device may allocate (0: unknown)
   /// `name` parsed; throws InvalidArgumentError when it is malformed.
   DeviceSpec spec() const { return DeviceSpec::parse(name); }
@@ -39,12 +39,14 @@ using Placement = std::map<std::string, std::string>;
 /// the whole cluster (`/job:ps/replica:0/task:0/...` when there is a ps job), whichever task
 /// is the session's master, and `/job:ps` to the first matching ps device. As TensorFlow's
 /// heuristics: a generator (no inputs, one output, a constant say) goes with its consumers
-/// when they all share a device it may use, a Shape/ShapeN/Size/Rank with its input. A pinned node with no matching device or kernel fails with
-/// InvalidArgument "Cannot assign a device for operation NAME: Could not satisfy explicit
-/// device specification ..." unless `allow_soft_placement`, which falls back to another
-/// device of the same task. Newly placed node names are appended to `newly_placed`.
-Status place_nodes(const std::vector<const Node*>& nodes, const std::vector<DeviceAttributes>& devices,
-                   const PlacerOptions& options, const KernelRegistry& kernels, Placement* placement,
+/// when they all share a device it may use, a Shape/ShapeN/Size/Rank with its input. A pinned node
+/// with no matching device or kernel fails with InvalidArgument "Cannot assign a device for
+/// operation NAME: Could not satisfy explicit device specification ..." unless
+/// `allow_soft_placement`, which falls back to another device of the same task. Newly placed node
+/// names are appended to `newly_placed`.
+Status place_nodes(const std::vector<const Node*>& nodes,
+                   const std::vector<DeviceAttributes>& devices, const PlacerOptions& options,
+                   const KernelRegistry& kernels, Placement* placement,
                    std::vector<std::string>* newly_placed);
 
 /// Priority of a device type for default placement (higher first): GPU 210, CPU 100.

@@ -77,7 +77,8 @@ class Var : public ResourceBase {
 /// taken in the order given (callers keep one order per op type, so two such updates cannot
 /// deadlock): the Apply* optimizer kernels update a variable and its slots this way.
 /// FailedPrecondition, without calling `f`, when one of them is uninitialized.
-Status update_together(const std::vector<Var*>& vars, const std::function<Status(std::vector<Tensor*>&)>& f);
+Status update_together(const std::vector<Var*>& vars,
+                       const std::function<Status(std::vector<Tensor*>&)>& f);
 
 /// Resources keyed by (container, name) (TF's `ResourceMgr`). Thread-safe.
 class ResourceMgr {

@@ -14,8 +14,9 @@ namespace af {
 /// Op VarHandleOp (default name "VarHandleOp"): the handle (a scalar DT_RESOURCE) of the
 /// variable `shared_name` (empty: the node's name) in `container` (empty: the session's).
 /// `shape` is the variable's declared shape: ReadVariableOp's static shape comes from it.
-Output var_handle_op(Graph& g, DType dtype, const PartialShape& shape, std::string_view shared_name = {},
-                     std::string_view name = {}, std::string_view container = {});
+Output var_handle_op(Graph& g, DType dtype, const PartialShape& shape,
+                     std::string_view shared_name = {}, std::string_view name = {},
+                     std::string_view container = {});
 /// Op ReadVariableOp: the variable's value. Running it fails with FailedPrecondition
 /// "Could not find variable NAME. ..." before the first assignment, and with
 /// InvalidArgument "Trying to read variable with wrong dtype. Expected X got Y".
@@ -27,9 +28,11 @@ Output read_variable_op(const Output& handle, DType dtype, std::string_view name
 Operation assign_variable_op(const Output& handle, const Output& value, std::string_view name = {},
                              bool validate_shape = false);
 /// Op AssignAddVariableOp (no outputs): adds `delta` (same shape) to the value.
-Operation assign_add_variable_op(const Output& handle, const Output& delta, std::string_view name = {});
+Operation assign_add_variable_op(const Output& handle, const Output& delta,
+                                 std::string_view name = {});
 /// Op AssignSubVariableOp (no outputs): subtracts `delta` (same shape) from the value.
-Operation assign_sub_variable_op(const Output& handle, const Output& delta, std::string_view name = {});
+Operation assign_sub_variable_op(const Output& handle, const Output& delta,
+                                 std::string_view name = {});
 /// Op VarIsInitializedOp: a bool scalar, true once the variable was assigned.
 Output var_is_initialized_op(const Output& handle, std::string_view name = {});
 

@@ -29,7 +29,9 @@ class DimVector {
   /// A copy of `dims`.
   DimVector(std::initializer_list<std::int64_t> dims) { assign(dims.begin(), dims.end()); }
   /// A copy of `dims`.
-  explicit DimVector(const std::vector<std::int64_t>& dims) { assign(dims.data(), dims.data() + dims.size()); }
+  explicit DimVector(const std::vector<std::int64_t>& dims) {
+    assign(dims.data(), dims.data() + dims.size());
+  }
   /// A copy of `[first, last)`.
   DimVector(const std::int64_t* first, const std::int64_t* last) { assign(first, last); }
   /// Copyable and movable (a moved-from DimVector is empty).
@@ -84,7 +86,9 @@ class DimVector {
   /// Makes room for `n` dims.
   void reserve(std::size_t n);
   /// A std::vector copy.
-  operator std::vector<std::int64_t>() const { return {begin(), end()}; }  // NOLINT: like the vector it was
+  operator std::vector<std::int64_t>() const {
+    return {begin(), end()};
+  }  // NOLINT: like the vector it was
 
   /// Element-wise equality.
   friend bool operator==(const DimVector& a, const DimVector& b) noexcept {
@@ -187,7 +191,8 @@ class PartialShape {
   /// As above from a vector.
   explicit PartialShape(std::vector<std::int64_t> dims) : dims_(std::move(dims)) {}
   /// A fully defined shape.
-  PartialShape(const Shape& s) : dims_(std::vector<std::int64_t>(s.dims())) {}  // NOLINT: implicit like TensorShape
+  PartialShape(const Shape& s)
+      : dims_(std::vector<std::int64_t>(s.dims())) {}  // NOLINT: implicit like TensorShape
 
   /// An unknown rank.
   static PartialShape unknown() { return {}; }

@@ -20,10 +20,10 @@ namespace af {
 
 /// One wait, as a kernel registers it.
 struct StallingWait {
-  std::string kind;    ///< "dequeue", "take" or "recv"
-  std::string what;    ///< the queue, the accumulator, or the tensor (its rendezvous key)
-  std::string device;  ///< the device the waiting kernel runs on (full name)
-  std::int64_t step_id = 0;       ///< the step that waits
+  std::string kind;          ///< "dequeue", "take" or "recv"
+  std::string what;          ///< the queue, the accumulator, or the tensor (its rendezvous key)
+  std::string device;        ///< the device the waiting kernel runs on (full name)
+  std::int64_t step_id = 0;  ///< the step that waits
   std::int64_t global_step = -1;  ///< the training step it waits for, where known
   /// Names what the wait is for (replicas, tasks, counts), asked when it is reported: it
   /// may read state that changes while the wait lasts. Called without the registry's lock;
@@ -53,7 +53,8 @@ class StallWatch {
   void end(std::uint64_t id);
   /// The waits on devices whose name starts with `device_prefix` (a task's name) that have
   /// lasted `period` or longer, longest first.
-  std::vector<Stalled> stalled(const std::string& device_prefix, std::chrono::milliseconds period) const;
+  std::vector<Stalled> stalled(const std::string& device_prefix,
+                               std::chrono::milliseconds period) const;
   /// Waits registered and not ended (all devices).
   std::size_t size() const;
 

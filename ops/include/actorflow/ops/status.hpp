@@ -11,23 +11,23 @@ namespace af {
 
 /// TensorFlow's canonical error codes (`tensorflow/core/protobuf/error_codes.proto`).
 enum class Code : std::uint8_t {
-  ok = 0,  ///< not an error
+  ok = 0,         ///< not an error
   cancelled = 1,  ///< the operation was cancelled (typically by the caller, or a closed queue)
-  unknown = 2,  ///< an error of no other kind (exceptions that are not af::Error)
-  invalid_argument = 3,  ///< the caller passed something invalid, whatever the system state
-  deadline_exceeded = 4,  ///< a deadline expired before the operation could complete
-  not_found = 5,  ///< a requested entity (file, node, resource) was not found
-  already_exists = 6,  ///< an entity one tried to create already exists
-  permission_denied = 7,  ///< the caller may not do this
-  resource_exhausted = 8,  ///< out of memory, quota or space
+  unknown = 2,    ///< an error of no other kind (exceptions that are not af::Error)
+  invalid_argument = 3,     ///< the caller passed something invalid, whatever the system state
+  deadline_exceeded = 4,    ///< a deadline expired before the operation could complete
+  not_found = 5,            ///< a requested entity (file, node, resource) was not found
+  already_exists = 6,       ///< an entity one tried to create already exists
+  permission_denied = 7,    ///< the caller may not do this
+  resource_exhausted = 8,   ///< out of memory, quota or space
   failed_precondition = 9,  ///< not in the needed state (uninitialized variable, closed session)
-  aborted = 10,  ///< the operation was aborted (typically a concurrency conflict)
-  out_of_range = 11,  ///< past the valid range (end of input: a closed, drained queue)
-  unimplemented = 12,  ///< not implemented or not supported
-  internal = 13,  ///< an internal invariant broke
-  unavailable = 14,  ///< the service is unavailable (a peer down); usually transient
-  data_loss = 15,  ///< unrecoverable data loss or corruption
-  unauthenticated = 16,  ///< the request lacks valid credentials
+  aborted = 10,             ///< the operation was aborted (typically a concurrency conflict)
+  out_of_range = 11,        ///< past the valid range (end of input: a closed, drained queue)
+  unimplemented = 12,       ///< not implemented or not supported
+  internal = 13,            ///< an internal invariant broke
+  unavailable = 14,         ///< the service is unavailable (a peer down); usually transient
+  data_loss = 15,           ///< unrecoverable data loss or corruption
+  unauthenticated = 16,     ///< the request lacks valid credentials
 };
 
 /// Returns the upper-case TensorFlow spelling of `code` (`"INVALID_ARGUMENT"`).
@@ -48,11 +48,13 @@ class Status {
 
   /// Constructs a status with `code` and `message`.
   Status(Code code, std::string message)
-      : state_(code == Code::ok && message.empty() ? nullptr
-                                                  : std::make_unique<State>(State{code, std::move(message)})) {}
+      : state_(code == Code::ok && message.empty()
+                   ? nullptr
+                   : std::make_unique<State>(State{code, std::move(message)})) {}
 
   /// Copies the code and message (an OK status copies nothing).
-  Status(const Status& other) : state_(other.state_ ? std::make_unique<State>(*other.state_) : nullptr) {}
+  Status(const Status& other)
+      : state_(other.state_ ? std::make_unique<State>(*other.state_) : nullptr) {}
   /// Moves; the moved-from status is OK.
   Status(Status&&) noexcept = default;
   Status& operator=(const Status& other) {
@@ -131,9 +133,9 @@ inline Status unavailable(std::string m) { return {Code::unavailable, std::move(
 inline Status data_loss(std::string m) { return {Code::data_loss, std::move(m)}; }
 
 /// Returns from the enclosing function when `expr` yields a failed Status.
-#define ACTORFLOW_RETURN_IF_ERROR(expr)     \
-  do {                                      \
-    ::af::Status af_status_ = (expr);       \
+#define ACTORFLOW_RETURN_IF_ERROR(expr)      \
+  do {                                       \
+    ::af::Status af_status_ = (expr);        \
     if (!af_status_.ok()) return af_status_; \
   } while (false)
 

@@ -13,9 +13,9 @@ template <class T>
 class StatusOr {
  public:
   /// Holds `value` (OK).
-  StatusOr(T value) : value_(std::move(value)) {}                 // NOLINT
+  StatusOr(T value) : value_(std::move(value)) {}  // NOLINT
   /// Holds the error `status`; an OK status becomes Internal (there is no value).
-  StatusOr(Status status) : status_(std::move(status)) {          // NOLINT
+  StatusOr(Status status) : status_(std::move(status)) {  // NOLINT
     if (status_.ok()) status_ = internal("StatusOr constructed from an OK status");
   }
 

@@ -45,14 +45,14 @@ class Tensor {
   Tensor(DType dtype, Shape shape, ForOverwrite);
 
   /// Scalars of the matching dtype (float32, float64, int32, int64, bool, bfloat16, string).
-  Tensor(float v);          // NOLINT(google-explicit-constructor)
-  Tensor(double v);         // NOLINT
-  Tensor(std::int32_t v);   // NOLINT
-  Tensor(std::int64_t v);   // NOLINT
-  Tensor(bool v);           // NOLINT
-  Tensor(bfloat16_t v);     // NOLINT
-  Tensor(std::string v);    // NOLINT
-  Tensor(const char* v);    // NOLINT
+  Tensor(float v);         // NOLINT(google-explicit-constructor)
+  Tensor(double v);        // NOLINT
+  Tensor(std::int32_t v);  // NOLINT
+  Tensor(std::int64_t v);  // NOLINT
+  Tensor(bool v);          // NOLINT
+  Tensor(bfloat16_t v);    // NOLINT
+  Tensor(std::string v);   // NOLINT
+  Tensor(const char* v);   // NOLINT
 
   /// A tensor of `shape` holding `values` in row-major order (shape defaults to a vector).
   /// Throws InvalidArgumentError when the element count does not match the shape.
@@ -193,9 +193,9 @@ Tensor Tensor::from_vector(const std::vector<T>& values, std::optional<Shape> sh
   using E = std::conditional_t<std::is_same_v<T, const char*>, std::string, T>;
   Shape s = shape ? *shape : Shape{static_cast<std::int64_t>(values.size())};
   if (s.num_elements() != static_cast<std::int64_t>(values.size()))
-    throw InvalidArgumentError(af::invalid_argument(
-        "from_vector: " + std::to_string(values.size()) + " values do not fill shape " +
-        s.to_string()));
+    throw InvalidArgumentError(
+        af::invalid_argument("from_vector: " + std::to_string(values.size()) +
+                             " values do not fill shape " + s.to_string()));
   Tensor t(dtype_of_v<E>, s);
   E* out = t.data<E>();
   for (std::size_t i = 0; i < values.size(); ++i) out[i] = E(values[i]);

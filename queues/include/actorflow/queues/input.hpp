@@ -19,9 +19,9 @@ struct InputProducerOptions {
   /// Shuffle the input once per epoch (`tf.random_shuffle`).
   bool shuffle = true;
   std::optional<std::int64_t> seed;  ///< the shuffle's op seed (combined with the graph seed)
-  std::int64_t capacity = 32;  ///< the queue's capacity
-  std::string shared_name;  ///< the queue's shared name ("" = private to each session)
-  std::string name;  ///< the name scope of the ops (default "input_producer")
+  std::int64_t capacity = 32;        ///< the queue's capacity
+  std::string shared_name;           ///< the queue's shared name ("" = private to each session)
+  std::string name;                  ///< the name scope of the ops (default "input_producer")
   /// The op the queue runner runs on stop (default: close with cancel_pending_enqueues).
   std::optional<Operation> cancel_op;
   /// The shape of one element (input_producer's `element_shape`), merged with the input's
@@ -31,7 +31,8 @@ struct InputProducerOptions {
 
 /// `tf.train.limit_epochs`: `tensor`, erroring with OutOfRange after `num_epochs`
 /// evaluations (a local `epochs` counter variable); `tensor` itself when nullopt.
-Output limit_epochs(const Output& tensor, std::optional<std::int64_t> num_epochs, std::string_view name = {});
+Output limit_epochs(const Output& tensor, std::optional<std::int64_t> num_epochs,
+                    std::string_view name = {});
 
 /// `tf.train.input_producer`: a FIFOQueue fed with the rows of `input_tensor` (shuffled
 /// each epoch when `shuffle`) by a QueueRunner added to QUEUE_RUNNERS. Throws
@@ -40,7 +41,8 @@ Output limit_epochs(const Output& tensor, std::optional<std::int64_t> num_epochs
 FIFOQueue input_producer(const Output& input_tensor, const InputProducerOptions& options = {});
 
 /// `tf.train.string_input_producer`: file names for readers.
-FIFOQueue string_input_producer(const Output& string_tensor, const InputProducerOptions& options = {});
+FIFOQueue string_input_producer(const Output& string_tensor,
+                                const InputProducerOptions& options = {});
 /// As above with `strings` as a constant; throws InvalidArgumentError when it is empty.
 FIFOQueue string_input_producer(Graph& g, const std::vector<std::string>& strings,
                                 const InputProducerOptions& options = {});
@@ -48,7 +50,8 @@ FIFOQueue string_input_producer(Graph& g, const std::vector<std::string>& string
 /// `tf.train.range_input_producer`: the integers 0 .. limit-1.
 FIFOQueue range_input_producer(const Output& limit, const InputProducerOptions& options = {});
 /// As above with `limit` as a constant.
-FIFOQueue range_input_producer(Graph& g, std::int32_t limit, const InputProducerOptions& options = {});
+FIFOQueue range_input_producer(Graph& g, std::int32_t limit,
+                               const InputProducerOptions& options = {});
 
 /// `tf.train.slice_input_producer`: one row of each tensor per dequeue (all tensors
 /// share dimension 0).
@@ -70,21 +73,22 @@ struct BatchOptions {
   /// The last batch may be smaller (dequeue_up_to) instead of failing with OutOfRange.
   bool allow_smaller_final_batch = false;
   std::string shared_name;  ///< the queue's shared name ("" = private to each session)
-  std::string name;  ///< the name scope of the ops (default: the function's name)
+  std::string name;         ///< the name scope of the ops (default: the function's name)
 };
 
 /// Options of `shuffle_batch` and `shuffle_batch_join` (`tf.train.shuffle_batch`).
 struct ShuffleBatchOptions {
   std::int64_t batch_size = 1;  ///< elements per dequeued batch (must be > 0)
-  std::int64_t capacity = 32;  ///< the queue's capacity
-  std::int64_t min_after_dequeue = 0;  ///< kept for mixing until close; InvalidArgumentError unless < capacity
+  std::int64_t capacity = 32;   ///< the queue's capacity
+  std::int64_t min_after_dequeue =
+      0;                ///< kept for mixing until close; InvalidArgumentError unless < capacity
   int num_threads = 1;  ///< enqueue loops (`shuffle_batch`); the join runs one per list
-  std::optional<std::int64_t> seed;  ///< the queue's op seed (combined with the graph seed)
-  bool enqueue_many = false;  ///< the tensors are batches already
-  std::vector<QueueShape> shapes;  ///< element shapes; default: the tensors' static shapes
+  std::optional<std::int64_t> seed;        ///< the queue's op seed (combined with the graph seed)
+  bool enqueue_many = false;               ///< the tensors are batches already
+  std::vector<QueueShape> shapes;          ///< element shapes; default: the tensors' static shapes
   bool allow_smaller_final_batch = false;  ///< the last batch may be smaller (dequeue_up_to)
   std::string shared_name;  ///< the queue's shared name ("" = private to each session)
-  std::string name;  ///< the name scope of the ops (default: the function's name)
+  std::string name;         ///< the name scope of the ops (default: the function's name)
 };
 
 /// `tf.train.batch`: a FIFOQueue (PaddingFIFOQueue with `dynamic_pad`) fed by
@@ -95,10 +99,12 @@ std::vector<Output> batch(const std::vector<Output>& tensors, const BatchOptions
 
 /// `tf.train.batch_join`: one enqueue loop per tensor list (each list must have the same
 /// dtypes), all into one queue.
-std::vector<Output> batch_join(const std::vector<std::vector<Output>>& tensors_list, const BatchOptions& options);
+std::vector<Output> batch_join(const std::vector<std::vector<Output>>& tensors_list,
+                               const BatchOptions& options);
 
 /// `tf.train.shuffle_batch`: like `batch` through a RandomShuffleQueue.
-std::vector<Output> shuffle_batch(const std::vector<Output>& tensors, const ShuffleBatchOptions& options);
+std::vector<Output> shuffle_batch(const std::vector<Output>& tensors,
+                                  const ShuffleBatchOptions& options);
 
 /// `tf.train.shuffle_batch_join`.
 std::vector<Output> shuffle_batch_join(const std::vector<std::vector<Output>>& tensors_list,

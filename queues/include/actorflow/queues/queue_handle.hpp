@@ -1,5 +1,7 @@
 #pragma once
 
+#include <caf/actor.hpp>
+#include <caf/atom.hpp>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -8,9 +10,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <caf/actor.hpp>
-#include <caf/atom.hpp>
 
 #include "actorflow/actors/runtime.hpp"
 #include "actorflow/ops/status.hpp"
@@ -33,7 +32,14 @@ using queue_request_atom = caf::atom_constant<caf::atom("q_request")>;
 /// Operations of `queue_request_atom`, one per QueueHandle call of the same name
 /// (`close_cancel_pending` is `close(true)`; `size` and `is_closed` answer a scalar).
 enum class QueueOp : std::uint8_t {
-  enqueue, enqueue_many, dequeue, dequeue_many, dequeue_up_to, close, close_cancel_pending, size,
+  enqueue,
+  enqueue_many,
+  dequeue,
+  dequeue_many,
+  dequeue_up_to,
+  close,
+  close_cancel_pending,
+  size,
   is_closed
 };
 
@@ -42,7 +48,7 @@ struct QueueHandleOptions {
   /// The device whose process-wide resources hold the queue (graph ops on this device
   /// with the same shared_name use the same queue).
   std::string device = "/job:localhost/replica:0/task:0/device:CPU:0";
-  std::string container;  ///< the resource container ("" = the default one)
+  std::string container;       ///< the resource container ("" = the default one)
   Runtime* runtime = nullptr;  ///< default: Runtime::global()
 };
 
@@ -97,7 +103,8 @@ class QueueHandle {
   /// waiting until `n` are there; `n == 0` returns an empty batch at once. Throws
   /// InvalidArgumentError when `n < 0` or a component shape is not fully specified;
   /// OutOfRangeError once the queue is closed with fewer than `n` left (those stay queued);
-  /// DeadlineExceededError at `timeout`, having taken nothing (partly reserved rows go back in front).
+  /// DeadlineExceededError at `timeout`, having taken nothing (partly reserved rows go back in
+  /// front).
   std::vector<Tensor> dequeue_many(std::int64_t n, Timeout timeout = {}) const;
   /// As `dequeue_many`, but once the queue is closed returns what is left (1 to `n` rows);
   /// OutOfRangeError only when it is closed and empty (TF's QueueDequeueUpToV2).
@@ -130,7 +137,8 @@ class QueueHandle {
  private:
   friend class QueueProducer;
   friend class QueueConsumer;
-  std::vector<Tensor> call(QueueOp op, std::vector<Tensor> components, std::int64_t n, Timeout timeout) const;
+  std::vector<Tensor> call(QueueOp op, std::vector<Tensor> components, std::int64_t n,
+                           Timeout timeout) const;
   std::shared_ptr<detail::QueueResource> queue_;
 };
 
@@ -198,7 +206,7 @@ class QueueConsumer {
   std::size_t window_;
   bool up_to_;
   bool ended_ = false;
-  std::uint64_t next_seq_ = 0;   ///< sequence number of the next request to send
+  std::uint64_t next_seq_ = 0;     ///< sequence number of the next request to send
   std::deque<std::uint64_t> ids_;  ///< queue call ids of the requests not yet taken
   std::shared_ptr<detail::PipeState> state_;
 };

@@ -47,9 +47,11 @@ class QueueRunner {
   /// TensorFlow does; otherwise it forgets the errors kept in `exceptions_raised`. The
   /// session's graph must outlive the loops; the Session object may go (loops then end
   /// with errors that are ignored).
-  std::vector<Runner> create_threads(Session& session, Coordinator* coord = nullptr, bool start = false) const;
+  std::vector<Runner> create_threads(Session& session, Coordinator* coord = nullptr,
+                                     bool start = false) const;
   /// As above with a coordinator.
-  std::vector<Runner> create_threads(Session& session, Coordinator& coord, bool start = false) const {
+  std::vector<Runner> create_threads(Session& session, Coordinator& coord,
+                                     bool start = false) const {
     return create_threads(session, &coord, start);
   }
 

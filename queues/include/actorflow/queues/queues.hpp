@@ -92,8 +92,8 @@ class QueueBase {
   QueueBase(Graph& g, QueueKind kind, const QueueOptions& options);
 
  private:
-  std::vector<Output> dequeue_impl(const std::string& op, const Output* n,
-                                   std::string_view name, const char* suffix) const;
+  std::vector<Output> dequeue_impl(const std::string& op, const Output* n, std::string_view name,
+                                   const char* suffix) const;
   Graph* graph_;
   QueueKind kind_;
   Output handle_;

@@ -25,16 +25,19 @@ Initializer ones();
 /// A constant value ("Const").
 Initializer constant(double value);
 /// `tf.random_uniform_initializer(minval, maxval, seed)` ("random_uniform").
-Initializer random_uniform(double minval = -0.05, double maxval = 0.05, std::optional<std::int64_t> seed = {});
+Initializer random_uniform(double minval = -0.05, double maxval = 0.05,
+                           std::optional<std::int64_t> seed = {});
 /// `tf.truncated_normal_initializer(mean, stddev, seed)` ("truncated_normal").
-Initializer truncated_normal(double mean = 0.0, double stddev = 1.0, std::optional<std::int64_t> seed = {});
+Initializer truncated_normal(double mean = 0.0, double stddev = 1.0,
+                             std::optional<std::int64_t> seed = {});
 /// `tf.variance_scaling_initializer(scale, mode, distribution, seed)`: `mode` is "fan_in",
 /// "fan_out" or "fan_avg"; `distribution` "truncated_normal" (stddev sqrt(scale / n) /
 /// .87962566103423978), "untruncated_normal" or "uniform" (limit sqrt(3 scale / n)). Fans of
 /// a conv kernel count the receptive field. Throws InvalidArgumentError for another mode,
 /// distribution or a scale <= 0.
 Initializer variance_scaling(double scale = 1.0, std::string mode = "fan_in",
-                             std::string distribution = "truncated_normal", std::optional<std::int64_t> seed = {});
+                             std::string distribution = "truncated_normal",
+                             std::optional<std::int64_t> seed = {});
 /// `tf.glorot_uniform_initializer`: variance_scaling(1, "fan_avg", "uniform"); the default
 /// kernel initializer of the layers below.
 Initializer glorot_uniform(std::optional<std::int64_t> seed = {});
@@ -55,13 +58,13 @@ using Activation = std::function<Output(const Output&)>;
 /// Options of `dense`.
 struct DenseOptions {
   Activation activation;  ///< applied last; empty for none
-  bool use_bias = true;  ///< add a `bias` variable and a BiasAdd
+  bool use_bias = true;   ///< add a `bias` variable and a BiasAdd
   /// Default: glorot_uniform.
   initializers::Initializer kernel_initializer;
   /// Default: zeros.
   initializers::Initializer bias_initializer;
   bool trainable = true;  ///< put the variables in TRAINABLE_VARIABLES
-  std::string name;  ///< the layer's name, made unique (default "dense")
+  std::string name;       ///< the layer's name, made unique (default "dense")
 };
 
 /// `tf.layers.dense`: `activation(inputs · kernel + bias)` for inputs of rank 2 with a known
@@ -71,25 +74,26 @@ Output dense(const Output& inputs, std::int64_t units, const DenseOptions& optio
 
 /// Options of `conv2d`.
 struct Conv2DOptions {
-  std::vector<std::int64_t> strides = {1, 1};  ///< (height, width); InvalidArgumentError unless 2 values
+  std::vector<std::int64_t> strides = {
+      1, 1};                      ///< (height, width); InvalidArgumentError unless 2 values
   std::string padding = "valid";  ///< "valid" or "same" (case-insensitive)
-  Activation activation;  ///< applied last; empty for none
-  bool use_bias = true;  ///< add a `bias` variable and a BiasAdd
+  Activation activation;          ///< applied last; empty for none
+  bool use_bias = true;           ///< add a `bias` variable and a BiasAdd
   initializers::Initializer kernel_initializer;  ///< default: glorot_uniform
-  initializers::Initializer bias_initializer;  ///< default: zeros
-  bool trainable = true;  ///< put the variables in TRAINABLE_VARIABLES
+  initializers::Initializer bias_initializer;    ///< default: zeros
+  bool trainable = true;                         ///< put the variables in TRAINABLE_VARIABLES
   std::string name;  ///< the layer's name, made unique (default "conv2d")
 };
 
 /// `tf.layers.conv2d` on NHWC inputs with a known channel count: kernel
 /// `[kh, kw, in, filters]`, ops Conv2D, BiasAdd, activation.
-Output conv2d(const Output& inputs, std::int64_t filters, std::pair<std::int64_t, std::int64_t> kernel_size,
-              const Conv2DOptions& options = {});
+Output conv2d(const Output& inputs, std::int64_t filters,
+              std::pair<std::int64_t, std::int64_t> kernel_size, const Conv2DOptions& options = {});
 
 /// `tf.layers.max_pooling2d` (NHWC): op MaxPool under "max_pooling2d".
 Output max_pooling2d(const Output& inputs, std::pair<std::int64_t, std::int64_t> pool_size,
-                     std::pair<std::int64_t, std::int64_t> strides, const std::string& padding = "valid",
-                     std::string_view name = {});
+                     std::pair<std::int64_t, std::int64_t> strides,
+                     const std::string& padding = "valid", std::string_view name = {});
 
 /// `tf.layers.flatten`: `[batch, ...]` to `[batch, prod(...)]` (op Reshape under "flatten").
 /// Throws InvalidArgumentError when the dimensions after the first are not known.
@@ -98,11 +102,11 @@ Output flatten(const Output& inputs, std::string_view name = {});
 /// `tf.layers.dropout`: when `training`, each element is kept with probability `1 - rate`
 /// and scaled by `1 / (1 - rate)`; otherwise the inputs pass through (Identity). Throws
 /// InvalidArgumentError unless `0 <= rate < 1`.
-Output dropout(const Output& inputs, double rate = 0.5, bool training = false, std::optional<std::int64_t> seed = {},
-               std::string_view name = {});
+Output dropout(const Output& inputs, double rate = 0.5, bool training = false,
+               std::optional<std::int64_t> seed = {}, std::string_view name = {});
 /// As above with `training` a bool scalar fed at run time (e.g. a placeholder).
-Output dropout(const Output& inputs, double rate, const Output& training, std::optional<std::int64_t> seed = {},
-               std::string_view name = {});
+Output dropout(const Output& inputs, double rate, const Output& training,
+               std::optional<std::int64_t> seed = {}, std::string_view name = {});
 
 }  // namespace af::layers
 
@@ -115,16 +119,19 @@ inline constexpr const char* kLosses = "losses";
 /// `tf.losses.sparse_softmax_cross_entropy(labels, logits)` with weights 1 and reduction
 /// SUM_BY_NONZERO_WEIGHTS: the mean over the batch of the per-example cross-entropies,
 /// under the name scope "sparse_softmax_cross_entropy_loss".
-Output sparse_softmax_cross_entropy(const Output& labels, const Output& logits, std::string_view name = {});
+Output sparse_softmax_cross_entropy(const Output& labels, const Output& logits,
+                                    std::string_view name = {});
 
 /// `tf.losses.softmax_cross_entropy(onehot_labels, logits)`: the mean of the per-example
 /// cross-entropies ("softmax_cross_entropy_loss").
-Output softmax_cross_entropy(const Output& onehot_labels, const Output& logits, std::string_view name = {});
+Output softmax_cross_entropy(const Output& onehot_labels, const Output& logits,
+                             std::string_view name = {});
 
 /// `tf.losses.mean_squared_error(labels, predictions)`: the mean of
 /// `(predictions - labels)^2` ("mean_squared_error"). Throws InvalidArgumentError when the
 /// static shapes are incompatible.
-Output mean_squared_error(const Output& labels, const Output& predictions, std::string_view name = {});
+Output mean_squared_error(const Output& labels, const Output& predictions,
+                          std::string_view name = {});
 
 }  // namespace af::losses
 
@@ -136,7 +143,8 @@ namespace af::metrics {
 /// "accuracy/total" and "accuracy/count" accumulate the correct predictions and the
 /// predictions seen; the update op adds a batch and returns the new accuracy; the value is
 /// `total / count` (0 before any update). Labels and predictions must have one dtype.
-std::pair<Output, Output> accuracy(const Output& labels, const Output& predictions, std::string_view name = {});
+std::pair<Output, Output> accuracy(const Output& labels, const Output& predictions,
+                                   std::string_view name = {});
 
 /// The fraction of `predictions == labels` in one batch (a stateless accuracy op).
 Output batch_accuracy(const Output& labels, const Output& predictions, std::string_view name = {});

@@ -53,8 +53,10 @@ struct ImportMetaGraphOptions {
 /// Without a SaverDef it returns a new Saver of every global variable, or null when there is
 /// none, as TensorFlow does. Throws the errors of `read_meta_graph_def` and
 /// `import_graph_def`, and NotFoundError naming a collection entry not in the graph.
-std::unique_ptr<Saver> import_meta_graph(Graph& g, const MetaGraphDef& meta, const ImportMetaGraphOptions& options = {});
+std::unique_ptr<Saver> import_meta_graph(Graph& g, const MetaGraphDef& meta,
+                                         const ImportMetaGraphOptions& options = {});
 /// Reads `path` (binary or text) and imports it.
-std::unique_ptr<Saver> import_meta_graph(Graph& g, const std::string& path, const ImportMetaGraphOptions& options = {});
+std::unique_ptr<Saver> import_meta_graph(Graph& g, const std::string& path,
+                                         const ImportMetaGraphOptions& options = {});
 
 }  // namespace af::train

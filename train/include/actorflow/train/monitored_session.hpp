@@ -32,7 +32,7 @@ Output report_uninitialized_variables(Graph& g, std::optional<std::vector<Variab
 /// empty are built by `finalize` as TensorFlow's defaults.
 struct Scaffold {
   std::optional<Operation> init_op;  ///< default: global_variables_initializer
-  std::optional<Output> ready_op;  ///< default: report_uninitialized_variables (global + local)
+  std::optional<Output> ready_op;    ///< default: report_uninitialized_variables (global + local)
   /// Default: report_uninitialized_variables of the global variables.
   std::optional<Output> ready_for_local_init_op;
   std::optional<Operation> local_init_op;  ///< default: local_variables_initializer
@@ -46,7 +46,8 @@ struct Scaffold {
 /// What hooks see of a run (`SessionRunContext`).
 class SessionRunContext {
  public:
-  SessionRunContext(Session& session, const std::vector<Output>& fetches) : session_(session), fetches_(fetches) {}
+  SessionRunContext(Session& session, const std::vector<Output>& fetches)
+      : session_(session), fetches_(fetches) {}
   /// The session the run goes to.
   Session& session() const noexcept { return session_; }
   /// The fetches the caller asked for.
@@ -102,8 +103,9 @@ class StopAtStepHook : public SessionRunHook {
 /// and, given a `writer`, the graph and the meta graph into its events file.
 class CheckpointSaverHook : public SessionRunHook {
  public:
-  CheckpointSaverHook(std::string checkpoint_dir, std::optional<double> save_secs, std::optional<std::int64_t> save_steps,
-                      std::shared_ptr<Saver> saver, std::string checkpoint_basename = "model.ckpt",
+  CheckpointSaverHook(std::string checkpoint_dir, std::optional<double> save_secs,
+                      std::optional<std::int64_t> save_steps, std::shared_ptr<Saver> saver,
+                      std::string checkpoint_basename = "model.ckpt",
                       std::shared_ptr<summary::FileWriter> writer = nullptr);
   void begin(Graph& g) override;
   void after_create_session(Session& session, Coordinator& coord) override;
@@ -152,20 +154,21 @@ class StepCounterHook : public SessionRunHook {
 /// The SyncReplicasOptimizer's hook (`make_session_run_hook(is_chief, num_tokens)`): checks
 /// the model is ready for local init, runs chief_init_op (chief) or local_step_init_op, and
 /// on the chief puts the initial tokens in the queue and starts the chief's queue runner.
-std::shared_ptr<SessionRunHook> make_sync_replicas_hook(SyncReplicasOptimizer& sync, bool is_chief, int num_tokens = -1);
+std::shared_ptr<SessionRunHook> make_sync_replicas_hook(SyncReplicasOptimizer& sync, bool is_chief,
+                                                        int num_tokens = -1);
 
 /// Options of `MonitoredTrainingSession` (TensorFlow's defaults, except the waits).
 struct MonitoredTrainingSessionOptions {
-  std::string master;  ///< "" = in-process; "caf://host:port" = a task of a cluster
-  bool is_chief = true;  ///< the chief initialises or restores and saves checkpoints
+  std::string master;          ///< "" = in-process; "caf://host:port" = a task of a cluster
+  bool is_chief = true;        ///< the chief initialises or restores and saves checkpoints
   std::string checkpoint_dir;  ///< where checkpoints are restored from and saved to ("" = none)
-  Scaffold scaffold;  ///< init/ready ops and the Saver (defaults built)
-  std::vector<std::shared_ptr<SessionRunHook>> hooks;  ///< every worker's hooks
+  Scaffold scaffold;           ///< init/ready ops and the Saver (defaults built)
+  std::vector<std::shared_ptr<SessionRunHook>> hooks;             ///< every worker's hooks
   std::vector<std::shared_ptr<SessionRunHook>> chief_only_hooks;  ///< the chief's only
   /// Checkpoint every N seconds (600 when neither this nor steps is given).
   std::optional<double> save_checkpoint_secs;
   std::optional<std::int64_t> save_checkpoint_steps;  ///< checkpoint every N global steps
-  std::int64_t log_step_count_steps = 100;  ///< StepCounterHook period (0 = no such hook)
+  std::int64_t log_step_count_steps = 100;            ///< StepCounterHook period (0 = no such hook)
   /// The chief's SummarySaverHook writes the graph's merged summaries every N global steps
   /// (0 = none, unless save_summaries_secs), into `summary_dir`.
   std::int64_t save_summaries_steps = 100;
@@ -217,7 +220,8 @@ class MonitoredSession {
 
  private:
   std::vector<Tensor> run_with_hooks(const std::vector<Output>& fetches, const FeedDict& feeds,
-                                     const std::vector<Operation>& targets, const RunOptions& options);
+                                     const std::vector<Operation>& targets,
+                                     const RunOptions& options);
   void create_session();
   void close_session();
   Graph& g_;
@@ -232,6 +236,7 @@ class MonitoredSession {
 };
 
 /// `tf.train.MonitoredTrainingSession(...)`.
-std::unique_ptr<MonitoredSession> MonitoredTrainingSession(Graph& g, MonitoredTrainingSessionOptions options = {});
+std::unique_ptr<MonitoredSession> MonitoredTrainingSession(
+    Graph& g, MonitoredTrainingSessionOptions options = {});
 
 }  // namespace af::train

@@ -18,7 +18,7 @@ namespace af::train {
 class HyperParameter {
  public:
   /// A number (a float32 Const, cast to each variable's dtype).
-  HyperParameter(double value) : value_(value) {}           // NOLINT: as Python floats convert
+  HyperParameter(double value) : value_(value) {}  // NOLINT: as Python floats convert
   /// A tensor, evaluated in every step that applies the update.
   HyperParameter(const Output& tensor) : value_(tensor) {}  // NOLINT
   /// A variable's current value (read in every step).
@@ -43,7 +43,7 @@ enum class GateGradients { none = 0, op = 1, graph = 2 };
 /// A gradient and the variable it belongs to; `grad` is invalid when the variable does not
 /// affect the loss.
 struct GradAndVar {
-  Output grad;  ///< the gradient (invalid: none)
+  Output grad;   ///< the gradient (invalid: none)
   Variable var;  ///< the variable
 };
 
@@ -76,7 +76,8 @@ class Optimizer {
   /// TRAINABLE_VARIABLES), one pair per variable, in `var_list`'s order.
   /// Throws InvalidArgumentError when `loss` or a variable is not float16/32/64 or bfloat16,
   /// or when there is no variable to optimize.
-  std::vector<GradAndVar> compute_gradients(const Output& loss, std::optional<std::vector<Variable>> var_list = {},
+  std::vector<GradAndVar> compute_gradients(const Output& loss,
+                                            std::optional<std::vector<Variable>> var_list = {},
                                             const GradientOptions& options = {});
 
   /// Builds the update ops of every pair with a gradient, each under
@@ -89,8 +90,8 @@ class Optimizer {
 
   /// `compute_gradients` then `apply_gradients`.
   Operation minimize(const Output& loss, std::optional<Variable> global_step = {},
-                     std::optional<std::vector<Variable>> var_list = {}, const GradientOptions& options = {},
-                     std::string_view name = {});
+                     std::optional<std::vector<Variable>> var_list = {},
+                     const GradientOptions& options = {}, std::string_view name = {});
 
   /// The slot `slot_name` ("m", "v", "momentum", "accumulator", "rms", "mg") of `var`;
   /// throws NotFoundError when the optimizer has none.
@@ -102,7 +103,8 @@ class Optimizer {
   std::vector<Variable> variables() const;
 
  protected:
-  Optimizer(bool use_locking, std::string name) : use_locking_(use_locking), name_(std::move(name)) {}
+  Optimizer(bool use_locking, std::string name)
+      : use_locking_(use_locking), name_(std::move(name)) {}
 
   /// Creates the slots of `var_list` (called with the name scope cleared, as TensorFlow's
   /// `init_scope`).
@@ -112,7 +114,8 @@ class Optimizer {
   /// The update of one variable, inside `update_<var>/` and colocated with it.
   virtual Operation apply_dense(const Output& grad, const Variable& var) = 0;
   /// Groups the updates: by default a NoOp named `name` depending on all of them.
-  virtual Operation finish(Graph& g, const std::vector<Operation>& update_ops, std::string_view name);
+  virtual Operation finish(Graph& g, const std::vector<Operation>& update_ops,
+                           std::string_view name);
 
   /// A slot of `var` filled with zeros (`_zeros_slot`): `<var>/<op_name>` made unique.
   Variable zeros_slot(const Variable& var, const std::string& slot_name);
@@ -197,11 +200,11 @@ class AdagradOptimizer : public Optimizer {
 
 /// Options of `RMSPropOptimizer` (TensorFlow's defaults).
 struct RMSPropOptions {
-  double decay = 0.9;  ///< discounting factor of the gradient history
-  double momentum = 0.0;  ///< momentum of the update
-  double epsilon = 1e-10;  ///< added to the denominator for stability
-  bool use_locking = false;  ///< serialise the updates of a variable
-  bool centered = false;  ///< normalise by the estimated variance (adds slot `mg`)
+  double decay = 0.9;            ///< discounting factor of the gradient history
+  double momentum = 0.0;         ///< momentum of the update
+  double epsilon = 1e-10;        ///< added to the denominator for stability
+  bool use_locking = false;      ///< serialise the updates of a variable
+  bool centered = false;         ///< normalise by the estimated variance (adds slot `mg`)
   std::string name = "RMSProp";  ///< the name scope of the ops
 };
 
@@ -225,10 +228,10 @@ class RMSPropOptimizer : public Optimizer {
 
 /// Options of `AdamOptimizer` (TensorFlow's defaults).
 struct AdamOptions {
-  double beta1 = 0.9;  ///< decay of the first-moment estimate
-  double beta2 = 0.999;  ///< decay of the second-moment estimate
-  double epsilon = 1e-8;  ///< added to the denominator for stability
-  bool use_locking = false;  ///< serialise the updates of a variable
+  double beta1 = 0.9;         ///< decay of the first-moment estimate
+  double beta2 = 0.999;       ///< decay of the second-moment estimate
+  double epsilon = 1e-8;      ///< added to the denominator for stability
+  bool use_locking = false;   ///< serialise the updates of a variable
   std::string name = "Adam";  ///< the name scope of the ops
 };
 
@@ -245,7 +248,8 @@ class AdamOptimizer : public Optimizer {
   void create_slots(Graph& g, const std::vector<Variable>& var_list) override;
   void prepare(Graph& g) override;
   Operation apply_dense(const Output& grad, const Variable& var) override;
-  Operation finish(Graph& g, const std::vector<Operation>& update_ops, std::string_view name) override;
+  Operation finish(Graph& g, const std::vector<Operation>& update_ops,
+                   std::string_view name) override;
 
  private:
   HyperParameter learning_rate_;

@@ -26,8 +26,8 @@ struct CheckpointState {
 /// Reads `<checkpoint_dir>/<latest_filename>` (`tf.train.get_checkpoint_state`): nullopt when
 /// the file does not exist; relative paths in it are joined to `checkpoint_dir`. Throws
 /// DataLossError naming the file when it cannot be parsed.
-std::optional<CheckpointState> get_checkpoint_state(const std::string& checkpoint_dir,
-                                                    const std::string& latest_filename = "checkpoint");
+std::optional<CheckpointState> get_checkpoint_state(
+    const std::string& checkpoint_dir, const std::string& latest_filename = "checkpoint");
 
 /// Writes the state file atomically (a temporary file renamed over it), as
 /// `update_checkpoint_state`: paths relative to a relative `save_dir` are stored relative to
@@ -93,7 +93,8 @@ class Saver {
   /// returns the checkpoint's prefix. Blocks until written. Throws InvalidArgumentError
   /// "Parent directory of <path> doesn't exist, can't save." and the step's errors
   /// (FailedPrecondition for an uninitialized variable).
-  std::string save(Session& sess, const std::string& save_path, std::optional<std::int64_t> global_step = {},
+  std::string save(Session& sess, const std::string& save_path,
+                   std::optional<std::int64_t> global_step = {},
                    const std::string& latest_filename = "checkpoint", bool write_state = true,
                    bool write_meta_graph = true);
   /// As above, reading the step from the variable `global_step`.

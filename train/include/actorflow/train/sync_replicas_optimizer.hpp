@@ -40,20 +40,23 @@ class SyncReplicasOptimizer {
  public:
   /// Wraps `opt` (which must outlive this object). `total_num_replicas` defaults to
   /// `replicas_to_aggregate`. Throws InvalidArgumentError when either is < 1.
-  SyncReplicasOptimizer(Optimizer& opt, int replicas_to_aggregate, std::optional<int> total_num_replicas = {},
+  SyncReplicasOptimizer(Optimizer& opt, int replicas_to_aggregate,
+                        std::optional<int> total_num_replicas = {},
                         std::string name = "sync_replicas");
 
   /// The wrapped optimizer's `compute_gradients` (per-replica clipping stays possible).
-  std::vector<GradAndVar> compute_gradients(const Output& loss, std::optional<std::vector<Variable>> var_list = {},
+  std::vector<GradAndVar> compute_gradients(const Output& loss,
+                                            std::optional<std::vector<Variable>> var_list = {},
                                             const GradientOptions& options = {});
   /// Builds the graph above and returns the worker train op (the assign of the token to
   /// local_step). Throws InvalidArgumentError "Must supply at least one variable" for an
   /// empty list, and when called twice.
-  Operation apply_gradients(const std::vector<GradAndVar>& grads_and_vars, const Variable& global_step,
-                            std::string_view name = {});
+  Operation apply_gradients(const std::vector<GradAndVar>& grads_and_vars,
+                            const Variable& global_step, std::string_view name = {});
   /// `compute_gradients` then `apply_gradients`.
   Operation minimize(const Output& loss, const Variable& global_step,
-                     std::optional<std::vector<Variable>> var_list = {}, const GradientOptions& options = {});
+                     std::optional<std::vector<Variable>> var_list = {},
+                     const GradientOptions& options = {});
 
   /// The QueueRunner running the chief's sync op (take the averages, update, hand out
   /// tokens). Throws FailedPreconditionError "Should be called after apply_gradients()".
@@ -79,7 +82,9 @@ class SyncReplicasOptimizer {
   /// Tokens handed out per update: max(total_num_replicas, replicas_to_aggregate).
   int tokens_per_step() const noexcept { return tokens_per_step_; }
   /// The wrapped optimizer's slot (`get_slot`).
-  Variable get_slot(const Variable& var, const std::string& slot_name) const { return opt_.get_slot(var, slot_name); }
+  Variable get_slot(const Variable& var, const std::string& slot_name) const {
+    return opt_.get_slot(var, slot_name);
+  }
   /// The wrapped optimizer's variables (not the local step).
   std::vector<Variable> variables() const { return opt_.variables(); }
 

@@ -33,14 +33,15 @@ Variable get_or_create_global_step(Graph& g);
 /// `tf.train.exponential_decay`: `learning_rate * decay_rate ^ (global_step / decay_steps)`,
 /// with the exponent floored when `staircase`; ops under the name scope "ExponentialDecay"
 /// (the Mul takes the scope's name). The step is cast to float32.
-Output exponential_decay(HyperParameter learning_rate, const Output& global_step, double decay_steps,
-                         double decay_rate, bool staircase = false, std::string_view name = {});
+Output exponential_decay(HyperParameter learning_rate, const Output& global_step,
+                         double decay_steps, double decay_rate, bool staircase = false,
+                         std::string_view name = {});
 
 /// `tf.train.piecewise_constant`: `values[0]` while `x <= boundaries[0]`, `values[i]` while
 /// `boundaries[i-1] < x <= boundaries[i]`, `values.back()` after the last boundary. The
 /// boundaries are cast to `x`'s dtype; ops under the name scope "PiecewiseConstant". Throws
 /// InvalidArgumentError unless `values.size() == boundaries.size() + 1`.
-Output piecewise_constant(const Output& x, const std::vector<double>& boundaries, const std::vector<double>& values,
-                          std::string_view name = {});
+Output piecewise_constant(const Output& x, const std::vector<double>& boundaries,
+                          const std::vector<double>& values, std::string_view name = {});
 
 }  // namespace af::train
