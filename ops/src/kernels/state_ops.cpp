@@ -22,6 +22,12 @@ const std::vector<DType> kVariableTypes = {DType::float32, DType::float64, DType
 const std::vector<DType> kNumberTypes = {DType::float32, DType::float64, DType::int32,
                                          DType::int64,   DType::uint8,   DType::bfloat16};
 
+// VariableV2 (Resource = false): a reference to the variable `shared_name` (default: the
+// node's name), made on first use; a second VariableV2 of another dtype on the same resource
+// fails. VarHandleOp (Resource = true): the handle of the resource variable `shared_name`,
+// made on first use and uninitialized until an AssignVariableOp; any dtype may look it up
+// (a ReadVariableOp of the wrong one fails).
+template <bool Resource>
 class VariableOp : public OpKernel {
  public:
   VariableOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
@@ -33,14 +39,17 @@ class VariableOp : public OpKernel {
   }
   void compute(OpKernelContext& ctx) override {
     if (!ctx.resource_mgr) return ctx.fail(internal("no resource manager for " + name()));
+    const std::string container =
+        container_.empty() ? ctx.resource_mgr->default_container() : container_;
     std::shared_ptr<Var> var;
     Status s = ctx.resource_mgr->lookup_or_create<Var>(
         container_, shared_name_, &var, [&](std::shared_ptr<Var>* out) -> Status {
-          *out = std::make_shared<Var>(name(), dtype_, shape_);
+          *out = Resource ? Var::resource(shared_name_, container, dtype_, shape_)
+                          : std::make_shared<Var>(name(), dtype_, shape_);
           return {};
         });
     if (!s.ok()) return ctx.fail(s);
-    if (var->dtype() != dtype_)
+    if (!Resource && var->dtype() != dtype_)
       return ctx.fail(invalid_argument(
           "Variable " + name() + " has dtype " + std::string(dtype_name(dtype_)) +
           " but the shared resource has " + std::string(dtype_name(var->dtype()))));
@@ -149,38 +158,6 @@ class AssignUpdateOp : public OpKernel {
     }
     if (!Resource) ctx.set_output(0, ctx.input(0));
   }
-};
-
-/// VarHandleOp: the handle of the resource variable (container, shared_name); its storage
-/// is made on first use and stays uninitialized until an AssignVariableOp.
-class VarHandleOp : public OpKernel {
- public:
-  VarHandleOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
-    *s = c.get_attr("dtype", &dtype_);
-    c.get_attr("shape", &shape_);
-    c.get_attr("container", &container_);
-    c.get_attr("shared_name", &shared_name_);
-    if (shared_name_.empty()) shared_name_ = c.def.name;
-  }
-  void compute(OpKernelContext& ctx) override {
-    if (!ctx.resource_mgr) return ctx.fail(internal("no resource manager for " + name()));
-    const std::string container =
-        container_.empty() ? ctx.resource_mgr->default_container() : container_;
-    std::shared_ptr<Var> var;
-    Status s = ctx.resource_mgr->lookup_or_create<Var>(
-        container_, shared_name_, &var, [&](std::shared_ptr<Var>* out) -> Status {
-          *out = Var::resource(shared_name_, container, dtype_, shape_);
-          return {};
-        });
-    if (!s.ok()) return ctx.fail(s);
-    ctx.set_output(0, Tensor::from_resource(var));
-  }
-
- private:
-  DType dtype_ = DType::invalid;
-  PartialShape shape_;
-  std::string container_;
-  std::string shared_name_;
 };
 
 /// ReadVariableOp: the variable's value (shared, never copied: updates write a new buffer).
@@ -370,13 +347,13 @@ void register_state_ops(OpRegistry& r) {
 }
 
 void register_state_kernels(KernelRegistry& r) {
-  r.add(make_kernel_def<VariableOp>("VariableV2", "CPU", {{"dtype", kVariableTypes}}));
+  r.add(make_kernel_def<VariableOp<false>>("VariableV2", "CPU", {{"dtype", kVariableTypes}}));
   r.add(make_kernel_def<AssignOp>("Assign", "CPU", {{"T", kVariableTypes}}));
   r.add(make_kernel_def<AssignUpdateOp<true>>("AssignAdd", "CPU", {{"T", kNumberTypes}}));
   r.add(make_kernel_def<AssignUpdateOp<false>>("AssignSub", "CPU", {{"T", kNumberTypes}}));
   r.add(make_kernel_def<IsVariableInitializedOp>("IsVariableInitialized", "CPU",
                                                  {{"dtype", kVariableTypes}}));
-  r.add(make_kernel_def<VarHandleOp>("VarHandleOp", "CPU", {{"dtype", kVariableTypes}}));
+  r.add(make_kernel_def<VariableOp<true>>("VarHandleOp", "CPU", {{"dtype", kVariableTypes}}));
   r.add(make_kernel_def<ReadVariableOp>("ReadVariableOp", "CPU", {{"dtype", kVariableTypes}}));
   r.add(make_kernel_def<AssignVariableOp>("AssignVariableOp", "CPU", {{"dtype", kVariableTypes}}));
   r.add(make_kernel_def<AssignUpdateOp<true, true>>("AssignAddVariableOp", "CPU",
