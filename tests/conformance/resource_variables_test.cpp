@@ -4,7 +4,11 @@
 // handle, with TensorFlow's errors.
 #include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
+#include <map>
 #include <string>
+#include <vector>
+
+#include "free_port.hpp"
 
 namespace {
 
@@ -153,6 +157,43 @@ BOOST_AUTO_TEST_CASE(a_resource_variables_users_are_placed_with_it,
   const auto placed = sess.placement();
   BOOST_TEST(placed.at("read").find("CPU:1") != std::string::npos);
   BOOST_TEST(placed.at("init").find("CPU:1") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(resource_variables_on_a_ps_task_are_read_and_updated_from_a_worker,
+                     *boost::unit_test::timeout(60)) {
+  // The handle, its reads and its updates stay on the ps task; only values and gradients
+  // cross (the handle itself never leaves its task).
+  auto address = [] { return "127.0.0.1:" + std::to_string(af::test::free_port()); };
+  af::ClusterSpec cluster{std::map<std::string, std::vector<std::string>>{{"ps", {address()}},
+                                                                          {"worker", {address()}}}};
+  af::Server ps{cluster, "ps", 0};
+  af::Server worker{cluster, "worker", 0};
+  af::Graph g;
+  af::Output h;
+  {
+    auto on_ps = g.device("/job:ps/task:0");
+    h = af::var_handle_op(g, af::float32, af::PartialShape(af::Shape{2}), "w", "w");
+  }
+  // The handle's users carry no device: colocation puts them on the ps task (as TensorFlow's
+  // resource ops, made under colocate_with(var)); the product runs on the worker.
+  const af::Operation init = af::assign_variable_op(h, g.constant(vec({1, 2})), "init");
+  const af::Output value = af::read_variable_op(h, af::float32, "read");
+  af::Output twice;
+  {
+    auto on_worker = g.device("/job:worker/task:0");
+    twice = af::mul(value, g.constant(af::Tensor(2.0f)));
+  }
+  const af::Operation step =
+      g.create_op("ResourceApplyGradientDescent", {h, g.constant(af::Tensor(0.5f)), twice},
+                  {{"T", af::float32}, {"use_locking", false}}, "sgd");
+  af::Session sess(g, worker.target());
+  sess.run({}, {}, {init});
+  BOOST_TEST(sess.run(twice).to_vector<float>() == std::vector<float>({2, 4}),
+             boost::test_tools::per_element());
+  sess.run({}, {}, {step});  // w -= 0.5 * 2w
+  BOOST_TEST(sess.run(af::read_variable_op(h, af::float32)).to_vector<float>() ==
+                 std::vector<float>({0, 0}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
