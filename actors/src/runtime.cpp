@@ -33,7 +33,14 @@ ThreadPools::ThreadPools(int inter_op_threads, int intra_op_threads)
   impl_ = std::make_unique<Impl>(inter_threads_, intra_threads_);
 }
 
-ThreadPools::~ThreadPools() = default;
+ThreadPools::~ThreadPools() {
+  // The last owner may be a closure running on one of these pools (a kernel's completion
+  // that held the session's devices while the session closed): joining the pools here would
+  // join this very thread, and Eigen's pool throws EDEADLK from its destructor (terminate).
+  // Another thread joins them instead, once this one has returned to its pool.
+  if (impl_ && (impl_->inter.CurrentThreadId() != -1 || impl_->intra.CurrentThreadId() != -1))
+    std::thread([impl = std::move(impl_)]() mutable { impl.reset(); }).detach();
+}
 
 void ThreadPools::schedule(std::function<void()> fn) { impl_->inter.Schedule(std::move(fn)); }
 

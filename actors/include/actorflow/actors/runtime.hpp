@@ -59,6 +59,8 @@ class ThreadPools {
   /// Starts both pools; a count <= 0 means the number of cores.
   ThreadPools(int inter_op_threads, int intra_op_threads);
   /// Joins the pools' threads (work already scheduled runs first, as Eigen's pool does).
+  /// Run on one of those threads (the last owner was a closure on the pool), it leaves the
+  /// joining to a detached thread instead of joining itself.
   ~ThreadPools();
   ThreadPools(const ThreadPools&) = delete;
   ThreadPools& operator=(const ThreadPools&) = delete;
