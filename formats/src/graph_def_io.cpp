@@ -38,11 +38,7 @@ bool text_name(const std::string& path) {
 
 GraphDef parse_graph_def(std::string_view bytes, std::string_view source) {
   tensorflow::GraphDef message;
-  if (bytes.size() > static_cast<std::size_t>(INT32_MAX) ||
-      !message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    throw InvalidArgumentError(invalid_argument(std::string(source) + ": not a binary GraphDef (" +
-                                                std::to_string(bytes.size()) +
-                                                " bytes that do not parse)"));
+  detail::parse_binary_or_throw(bytes, source, "GraphDef", &message);
   return from_message(message, source);
 }
 

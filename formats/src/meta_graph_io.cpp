@@ -165,11 +165,7 @@ VariableDef parse_variable_def(std::string_view bytes, std::string_view where) {
 
 MetaGraphDef parse_meta_graph_def(std::string_view bytes, std::string_view source) {
   tensorflow::MetaGraphDef m;
-  if (bytes.size() > static_cast<std::size_t>(INT32_MAX) ||
-      !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    throw InvalidArgumentError(
-        invalid_argument(std::string(source) + ": not a binary MetaGraphDef (" +
-                         std::to_string(bytes.size()) + " bytes that do not parse)"));
+  detail::parse_binary_or_throw(bytes, source, "MetaGraphDef", &m);
   return from_message(m, source);
 }
 

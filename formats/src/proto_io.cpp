@@ -140,6 +140,15 @@ void parse_text_or_throw(std::string_view text, std::string_view source,
         std::string(source) + ":" + (errors.first.empty() ? "1:1: does not parse" : errors.first)));
 }
 
+void parse_binary_or_throw(std::string_view bytes, std::string_view source, std::string_view what,
+                           google::protobuf::Message* out) {
+  if (bytes.size() > static_cast<std::size_t>(INT32_MAX) ||
+      !out->ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throw InvalidArgumentError(
+        invalid_argument(std::string(source) + ": not a binary " + std::string(what) + " (" +
+                         std::to_string(bytes.size()) + " bytes that do not parse)"));
+}
+
 std::string serialize_deterministic(const google::protobuf::Message& m) {
   std::string out;
   {

@@ -20,6 +20,11 @@ void write_file_atomically(const std::string& path, const std::string& content);
 void parse_text_or_throw(std::string_view text, std::string_view source,
                          google::protobuf::Message* out);
 
+/// Parses the binary form of `out`'s message; throws InvalidArgumentError "<source>: not a
+/// binary <what> (<n> bytes that do not parse)" when it does not parse.
+void parse_binary_or_throw(std::string_view bytes, std::string_view source, std::string_view what,
+                           google::protobuf::Message* out);
+
 /// The text form as TensorFlow's Python writers print it (`text_format.MessageToString`):
 /// protobuf's C++ printer, with floats and doubles written as Python writes them (the
 /// shortest digits that read back the same, `1.0`, `0.70710677`, `1e-08`).

@@ -9,6 +9,7 @@
 #include "actorflow/actors/step_stats.hpp"
 #include "actorflow/devices/cpu_device.hpp"
 #include "actorflow/devices/gpu_device.hpp"
+#include "actorflow/formats/checkpoint_state.hpp"
 #include "actorflow/formats/event_file.hpp"
 #include "actorflow/formats/graph_def.hpp"
 #include "actorflow/formats/meta_graph.hpp"

@@ -128,6 +128,17 @@ BOOST_AUTO_TEST_CASE(a_saver_keeps_at_most_max_to_keep_checkpoints,
   auto parsed = af::train::get_checkpoint_state(dir.path.string());
   BOOST_REQUIRE(parsed.has_value());
   BOOST_TEST(parsed->all_model_checkpoint_paths.size() == 2u);
+  {  // A damaged state file is DataLoss naming it, line and column.
+    af::test::TempDir bad;
+    std::ofstream(fs::path(bad.path) / "checkpoint") << "model_checkpoint_path: \"a\"\nbogus: 1\n";
+    try {
+      af::train::get_checkpoint_state(bad.path.string());
+      BOOST_FAIL("a damaged checkpoint file parsed");
+    } catch (const af::DataLossError& e) {
+      BOOST_TEST(std::string(e.what()).find((fs::path(bad.path) / "checkpoint").string() + ":2:") ==
+                 0u);
+    }
+  }
   // pad_step_number
   af::train::Saver padded(m.g, {.pad_step_number = true});
   BOOST_TEST(padded.save(sess, base, std::int64_t{7}) == base + "-00000007");

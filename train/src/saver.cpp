@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "actorflow/formats/checkpoint_state.hpp"
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/io_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
@@ -32,78 +33,6 @@ std::string state_filename(const std::string& dir, const std::string& latest_fil
   return (fs::path(dir) / latest_filename).string();
 }
 
-// Text-format string escaping (C escapes), as protobuf's text format writes them.
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\'':
-        out += "\\'";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-bool unescape(const std::string& s, std::string* out) {
-  out->clear();
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '\\') {
-      *out += s[i];
-      continue;
-    }
-    if (++i >= s.size()) return false;
-    switch (s[i]) {
-      case 'n':
-        *out += '\n';
-        break;
-      case 'r':
-        *out += '\r';
-        break;
-      case 't':
-        *out += '\t';
-        break;
-      case '\\':
-        *out += '\\';
-        break;
-      case '"':
-        *out += '"';
-        break;
-      case '\'':
-        *out += '\'';
-        break;
-      default:
-        if (s[i] >= '0' && s[i] <= '7') {  // octal \ooo
-          int v = 0, n = 0;
-          while (n < 3 && i < s.size() && s[i] >= '0' && s[i] <= '7')
-            v = v * 8 + (s[i++] - '0'), ++n;
-          --i;
-          *out += static_cast<char>(v);
-        } else {
-          return false;
-        }
-    }
-  }
-  return true;
-}
-
 std::string relative_to(const std::string& path, const std::string& dir) {
   if (fs::path(path).is_absolute()) return path;
   auto rel = fs::path(path).lexically_normal().lexically_relative(fs::path(dir).lexically_normal());
@@ -122,35 +51,14 @@ std::optional<CheckpointState> get_checkpoint_state(const std::string& checkpoin
   const std::string file = state_filename(checkpoint_dir, latest_filename);
   std::ifstream in(file);
   if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  const CheckpointStatePaths paths = parse_checkpoint_state_text(text.str(), file);
   CheckpointState state;
-  std::string line;
-  int line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#') continue;
-    auto colon = line.find(':', first);
-    auto open = line.find('"', colon == std::string::npos ? first : colon);
-    auto close = line.rfind('"');
-    if (colon == std::string::npos)
-      throw DataLossError(
-          data_loss(file + ":" + std::to_string(line_no) + ": cannot parse '" + line + "'"));
-    std::string key = line.substr(first, colon - first);
-    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
-    if (key == "all_model_checkpoint_timestamps" || key == "last_preserved_timestamp") continue;
-    std::string value;
-    if (open == std::string::npos || close == open ||
-        !unescape(line.substr(open + 1, close - open - 1), &value))
-      throw DataLossError(
-          data_loss(file + ":" + std::to_string(line_no) + ": cannot parse '" + line + "'"));
-    if (key == "model_checkpoint_path")
-      state.model_checkpoint_path = join_if_relative(checkpoint_dir, value);
-    else if (key == "all_model_checkpoint_paths")
-      state.all_model_checkpoint_paths.push_back(join_if_relative(checkpoint_dir, value));
-    else
-      throw DataLossError(
-          data_loss(file + ":" + std::to_string(line_no) + ": unknown field '" + key + "'"));
-  }
+  if (!paths.model_checkpoint_path.empty())
+    state.model_checkpoint_path = join_if_relative(checkpoint_dir, paths.model_checkpoint_path);
+  for (const auto& p : paths.all_model_checkpoint_paths)
+    state.all_model_checkpoint_paths.push_back(join_if_relative(checkpoint_dir, p));
   return state;
 }
 
@@ -164,14 +72,12 @@ void update_checkpoint_state(const std::string& save_dir, const std::string& mod
     model = relative_to(model, save_dir);
     for (auto& p : all_paths) p = relative_to(p, save_dir);
   }
-  std::ostringstream text;
-  text << "model_checkpoint_path: \"" << escape(model) << "\"\n";
-  for (auto& p : all_paths) text << "all_model_checkpoint_paths: \"" << escape(p) << "\"\n";
+  const std::string text = checkpoint_state_to_text({model, all_paths});
   const std::string file = state_filename(save_dir.empty() ? "." : save_dir, latest_filename);
   const std::string tmp = file + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::trunc);
-    out << text.str();
+    out << text;
     out.flush();
     if (!out) throw UnavailableError(unavailable("cannot write " + tmp));
   }
