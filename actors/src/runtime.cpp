@@ -152,13 +152,25 @@ std::size_t Runtime::reset_shared_resources(const std::vector<std::string>& cont
   return dropped;
 }
 
+caf::actor Runtime::service(const std::string& name,
+                            const std::function<caf::actor(caf::actor_system&)>& make) {
+  std::lock_guard<std::mutex> guard(pools_mu_);
+  auto& slot = services_[name];
+  if (!slot) slot = make(*system_);
+  return slot;
+}
+
 void Runtime::shutdown() {
   std::map<std::string, std::shared_ptr<ResourceMgr>> resources;
+  std::map<std::string, caf::actor> services;
   {
     std::lock_guard<std::mutex> guard(pools_mu_);
     pools_.reset();
     resources.swap(shared_resources_);
+    services.swap(services_);
   }
+  for (auto& [name, who] : services) caf::anon_send_exit(who, caf::exit_reason::user_shutdown);
+  services.clear();
   // Resources first: queue and reader actors quit while the system still runs.
   for (auto& [name, mgr] : resources) mgr->clear();
   resources.clear();

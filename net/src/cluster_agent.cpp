@@ -12,10 +12,10 @@
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "basp_dial.hpp"
 #include "cluster.hpp"
 #include "cluster_agent_protocol.hpp"
 #include "master_protocol.hpp"
-#include "tls_tunnel.hpp"
 #include "wire.hpp"
 
 namespace af::net {

@@ -17,11 +17,11 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph_json.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "basp_dial.hpp"
 #include "bulk_channel.hpp"
 #include "master_protocol.hpp"
 #include "master_service.hpp"
 #include "step_channel.hpp"
-#include "tls_tunnel.hpp"
 #include "wire.hpp"
 
 namespace af {

@@ -362,19 +362,6 @@ TlsTunnels* tls_tunnels(const Runtime& runtime) {
   return slot;
 }
 
-std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& host,
-                                         std::uint16_t port) {
-  auto& mm = runtime.system().middleman();
-  auto* tunnels = tls_tunnels(runtime);
-  if (!tunnels)
-    return {caf::actor_cast<caf::actor>(mm.actor_handle()),
-            caf::make_message(caf::connect_atom::value, host, port)};
-  int fd = tunnels->connect(host, port);
-  auto scribe = mm.backend().new_scribe(fd);
-  return {mm.named_broker<caf::io::basp_broker>(caf::atom("BASP")),
-          caf::make_message(caf::connect_atom::value, std::move(scribe), port)};
-}
-
 std::uint16_t serve_over_tls(Runtime& runtime, const std::string& host, std::uint16_t port,
                              std::shared_ptr<BaspGuard> guard, const std::string& owner,
                              TlsServeLimits limits) {

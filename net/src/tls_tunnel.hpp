@@ -74,13 +74,6 @@ class TlsTunnels {
 /// does not use TLS. Lives until the process ends.
 TlsTunnels* tls_tunnels(const Runtime& runtime);
 
-/// Who to ask, and what, for a connection to the CAF node at `host`:`port`: the
-/// middleman actor with `(connect_atom, host, port)`, or with TLS the BASP broker with
-/// `(connect_atom, scribe, port)` on a fresh tunnel. Either answers `(node_id,
-/// strong_actor_ptr, std::set<std::string>)` once the BASP handshake is done.
-std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& host,
-                                         std::uint16_t port);
-
 class BaspGuard;
 
 /// With TLS, serves `host`:`port` through the tunnels within `limits`: each authenticated

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <caf/actor.hpp>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -142,7 +143,15 @@ class Runtime {
   /// runtime and a counter (steps of several masters meet in one worker's rendezvous).
   std::int64_t next_step_id() noexcept { return ++step_ids_; }
 
-  /// Stops the owned actor system (waits for actors already asked to quit). Idempotent.
+  /// The runtime's long-lived actor named `name` (a dial coordinator, say): made by `make`
+  /// on first use, the same actor afterwards (thread-safe). `shutdown` tells each such actor
+  /// to quit and lets go of it while the system still runs, so what its state holds (remote
+  /// actors, promises) is released in order. Spawn it `caf::hidden`.
+  caf::actor service(const std::string& name,
+                     const std::function<caf::actor(caf::actor_system&)>& make);
+
+  /// Stops the runtime's services and the owned actor system (waits for actors already
+  /// asked to quit). Idempotent.
   void shutdown();
 
  private:
@@ -153,6 +162,7 @@ class Runtime {
   std::mutex pools_mu_;
   std::shared_ptr<ThreadPools> pools_;
   std::map<std::string, std::shared_ptr<ResourceMgr>> shared_resources_;
+  std::map<std::string, caf::actor> services_;  ///< guarded by pools_mu_
   std::atomic<std::int64_t> step_ids_{random_step_id_base()};
   static std::int64_t random_step_id_base();
 };

@@ -1,0 +1,280 @@
+#include "basp_dial.hpp"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <caf/io/basp_broker.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "actorflow/ops/errors.hpp"
+#include "tls_tunnel.hpp"
+
+namespace af::net {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// How often a connection lost to the race's sliver is dialed again.
+constexpr int kAttempts = 3;
+
+int millis_until(Clock::time_point until) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+  return left.count() > 0 ? static_cast<int>(left.count()) : 0;
+}
+
+/// A socket connected to `host`:`port` (each address of the name in turn) by `until`, or
+/// -1 with the reason in `why`.
+int tcp_connect(const std::string& host, std::uint16_t port, Clock::time_point until,
+                std::string* why) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
+    *why = std::string("cannot resolve the host: ") + ::gai_strerror(rc);
+    return -1;
+  }
+  *why = "no address";
+  int fd = -1;
+  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      *why = std::strerror(errno);
+      continue;
+    }
+    int r = ::connect(fd, a->ai_addr, a->ai_addrlen);
+    if (r < 0 && errno == EINPROGRESS) {
+      pollfd pfd{fd, POLLOUT, 0};
+      r = ::poll(&pfd, 1, millis_until(until));
+      int err = 0;
+      socklen_t len = sizeof err;
+      if (r == 1 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0)
+        r = 0;
+      else
+        errno = r == 0 ? ETIMEDOUT : (err != 0 ? err : errno), r = -1;
+    }
+    if (r < 0) {
+      *why = std::strerror(errno);
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  ::freeaddrinfo(found);
+  return fd;
+}
+
+enum class FirstBytes { arrived, closed, none };
+
+/// Waits until the peer's first bytes are there to read on `fd`, or it closed, or `until`.
+FirstBytes await_first_bytes(int fd, Clock::time_point until) {
+  while (true) {
+    pollfd pfd{fd, POLLIN, 0};
+    const int r = ::poll(&pfd, 1, millis_until(until));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return FirstBytes::none;
+    char byte;
+    const auto n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0) return FirstBytes::arrived;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
+    return FirstBytes::closed;
+  }
+}
+
+struct DialerState {
+  caf::io::middleman* mm = nullptr;
+  TlsTunnels* tunnels = nullptr;
+  std::chrono::milliseconds budget{10000};
+  std::string host;
+  std::uint16_t port = 0;
+  caf::response_promise promise;
+};
+
+using DialerActor = caf::stateful_actor<DialerState>;
+
+void finish(DialerActor* self, caf::error e) {
+  self->state.promise.deliver(std::move(e));
+  self->quit();
+}
+
+/// One connection attempt; blocks this (detached) actor's own thread until the server's
+/// handshake is there to read, then hands the connection to the BASP broker.
+void attempt(DialerActor* self, int attempts_left) {
+  auto& st = self->state;
+  const std::string where = st.host + ":" + std::to_string(st.port);
+  const auto until = Clock::now() + st.budget;
+  int fd = -1;
+  std::string why;
+  if (st.tunnels != nullptr) {
+    try {
+      fd = st.tunnels->connect(st.host, st.port);
+    } catch (const Error& e) {
+      why = e.what();
+    }
+  } else {
+    fd = tcp_connect(st.host, st.port, until, &why);
+  }
+  if (fd < 0)
+    return finish(self, caf::make_error(caf::sec::cannot_connect_to_node,
+                                        "cannot connect to " + where + ": " + why));
+  switch (await_first_bytes(fd, until)) {
+    case FirstBytes::arrived:
+      break;
+    case FirstBytes::closed:
+      ::close(fd);
+      return finish(self, caf::make_error(caf::sec::cannot_connect_to_node,
+                                          where + " closed the connection before its handshake"));
+    case FirstBytes::none:
+      ::close(fd);
+      return finish(self, caf::make_error(caf::sec::connection_timeout,
+                                          where + " sent no handshake within " +
+                                              std::to_string(st.budget.count()) + " ms"));
+  }
+  auto scribe = st.mm->backend().new_scribe(fd);
+  auto broker = st.mm->named_broker<caf::io::basp_broker>(caf::atom("BASP"));
+  self->request(broker, st.budget, caf::connect_atom::value, std::move(scribe), st.port)
+      .then(
+          [self](caf::node_id& nid, caf::strong_actor_ptr& ptr, std::set<std::string>& sigs) {
+            self->state.promise.deliver(std::move(nid), std::move(ptr), std::move(sigs));
+            self->quit();
+          },
+          [self, attempts_left](caf::error& e) {
+            // The sliver of the race left: a tick queued before the hand-over.
+            if (e == caf::sec::connection_timeout && attempts_left > 1)
+              return attempt(self, attempts_left - 1);
+            finish(self, std::move(e));
+          });
+}
+
+/// A one-shot dial of `(connect_atom, host, port)`: answers as `dial` does, then ends.
+caf::behavior dialer(DialerActor* self, caf::io::middleman* mm, TlsTunnels* tunnels,
+                     std::chrono::milliseconds budget) {
+  self->state.mm = mm;
+  self->state.tunnels = tunnels;
+  self->state.budget = budget;
+  return {
+      [self](caf::connect_atom, const std::string& host, std::uint16_t port) {
+        auto& st = self->state;
+        st.host = host;
+        st.port = port;
+        st.promise = self->make_response_promise();
+        attempt(self, kAttempts);
+        return caf::delegated<caf::node_id, caf::strong_actor_ptr, std::set<std::string>>();
+      },
+  };
+}
+
+/// The runtime's dials, one per `host:port` at a time, as CAF's middleman does them: a dial
+/// to an address dialled before answers the node found then until its actor goes down;
+/// dials to an address already being dialled wait for that one. (Two connections racing to
+/// one node make CAF 0.17.6 keep one as an "alternative route" and purge the node when it
+/// closes, losing the replies in flight.)
+struct CoordinatorState {
+  struct Known {
+    caf::node_id node;
+    caf::strong_actor_ptr whom;
+    std::set<std::string> signatures;
+  };
+  caf::io::middleman* mm = nullptr;
+  TlsTunnels* tunnels = nullptr;
+  std::chrono::milliseconds budget{10000};
+  std::map<std::string, Known> known;
+  std::map<std::string, std::vector<caf::response_promise>> waiting;
+};
+
+using CoordinatorActor = caf::stateful_actor<CoordinatorState>;
+
+void answer(CoordinatorActor* self, const std::string& key, const caf::error& e) {
+  auto waiters = std::move(self->state.waiting[key]);
+  self->state.waiting.erase(key);
+  for (auto& w : waiters) {
+    if (e) {
+      w.deliver(e);
+    } else {
+      const auto& k = self->state.known.at(key);
+      w.deliver(k.node, k.whom, k.signatures);
+    }
+  }
+}
+
+void dial_afresh(CoordinatorActor* self, const std::string& key, const std::string& host,
+                 std::uint16_t port) {
+  auto& st = self->state;
+  st.known.erase(key);
+  auto worker = self->spawn<caf::detached>(dialer, st.mm, st.tunnels, st.budget);
+  self->request(worker, caf::infinite, caf::connect_atom::value, host, port)
+      .then(
+          [self, key](caf::node_id& nid, caf::strong_actor_ptr& ptr, std::set<std::string>& sigs) {
+            // Forgotten when it goes down: CAF kills a node's proxies when its connection
+            // is lost.
+            if (!ptr) {
+              auto waiters = std::move(self->state.waiting[key]);
+              self->state.waiting.erase(key);
+              for (auto& w : waiters) w.deliver(nid, ptr, sigs);
+              return;
+            }
+            self->monitor(ptr);
+            self->state.known[key] = {std::move(nid), std::move(ptr), std::move(sigs)};
+            answer(self, key, caf::error{});
+          },
+          [self, key](caf::error& e) { answer(self, key, e); });
+}
+
+caf::behavior coordinator(CoordinatorActor* self, caf::io::middleman* mm, TlsTunnels* tunnels,
+                          std::chrono::milliseconds budget) {
+  self->state.mm = mm;
+  self->state.tunnels = tunnels;
+  self->state.budget = budget;
+  self->set_down_handler([self](caf::down_msg& msg) {
+    auto& known = self->state.known;
+    for (auto it = known.begin(); it != known.end();)
+      it = caf::actor_cast<caf::actor_addr>(it->second.whom) == msg.source ? known.erase(it)
+                                                                           : std::next(it);
+  });
+  self->set_down_handler([self](caf::down_msg& msg) {
+    auto& known = self->state.known;
+    for (auto it = known.begin(); it != known.end();)
+      it = caf::actor_cast<caf::actor_addr>(it->second.whom) == msg.source ? known.erase(it)
+                                                                           : std::next(it);
+  });
+  return {
+      [self](caf::connect_atom, const std::string& host, std::uint16_t port) {
+        auto& st = self->state;
+        const std::string key = host + ":" + std::to_string(port);
+        auto& waiters = st.waiting[key];
+        waiters.push_back(self->make_response_promise());
+        if (waiters.size() > 1) {
+          // Answered with the dial in flight.
+        } else if (st.known.count(key) != 0) {
+          answer(self, key, caf::error{});
+        } else {
+          dial_afresh(self, key, host, port);
+        }
+        return caf::delegated<caf::node_id, caf::strong_actor_ptr, std::set<std::string>>();
+      },
+  };
+}
+
+}  // namespace
+
+std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& host,
+                                         std::uint16_t port) {
+  auto who = runtime.service("basp_dial", [&runtime](caf::actor_system& sys) {
+    const int timeout_ms = runtime.options().connection_timeout_ms;
+    const std::chrono::milliseconds budget(timeout_ms > 0 ? timeout_ms : 10000);
+    return sys.spawn<caf::hidden>(coordinator, &sys.middleman(), tls_tunnels(runtime), budget);
+  });
+  return {who, caf::make_message(caf::connect_atom::value, host, port)};
+}
+
+}  // namespace af::net
