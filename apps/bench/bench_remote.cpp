@@ -197,11 +197,12 @@ void bench_remote(bool quick, const char* self_exe) {
       ours.push_back(median_of(a));
       raw.push_back(median_of(b));
     }
-    double o = median_of(ours), t = median_of(raw);
+    const auto ratio = record({"P5", "remote scalar fetch (another process, loopback)", "us", ours,
+                               raw, "raw TCP 64-byte ping-pong", "<= 1.5x"});
     std::printf(
         "P5 remote scalar fetch (another process, loopback): median %.1f us; raw TCP 64-byte "
-        "ping-pong %.1f us; ratio %.2fx (target <= 3x)\n",
-        o, t, o / t);
+        "ping-pong %.1f us (%s); ratio %s (target <= 1.5x)\n",
+        median_of(ours), median_of(raw), spread(raw).c_str(), ratio_text(ratio).c_str());
   }
 
   // -- P4: tensor fetch ----------------------------------------------------------------------
@@ -242,12 +243,15 @@ void bench_remote(bool quick, const char* self_exe) {
       s = std::chrono::duration<double>(Clock::now() - t0).count();
       if (r >= 0) raw.push_back(bytes / s / 1e9);
     }
-    double o = median_of(ours), t = median_of(raw);
+    const auto ratio = record({"P4-" + std::to_string(mib) + "MiB",
+                               "remote fetch of a " + std::to_string(mib) + " MiB float tensor",
+                               "GB/s", ours, raw, "raw TCP stream into a warm buffer", ">= 0.9x"});
     std::printf(
         "P4 remote fetch of a %lld MiB float tensor: median %.2f GB/s (%s); raw TCP stream "
-        "(blocking "
-        "16 MiB send/recv into a warm buffer) %.2f GB/s (%s); ratio %.2fx (target >= 0.9x)\n",
-        static_cast<long long>(mib), o, spread(ours).c_str(), t, spread(raw).c_str(), o / t);
+        "(blocking 16 MiB send/recv into a warm buffer) %.2f GB/s (%s); ratio %s (target >= "
+        "0.9x)\n",
+        static_cast<long long>(mib), median_of(ours), spread(ours).c_str(), median_of(raw),
+        spread(raw).c_str(), ratio_text(ratio).c_str());
   }
 }
 
@@ -313,76 +317,76 @@ bool start_task(TaskProcess& child, const char* self_exe, const std::string& jso
 
 std::string free_address() { return "127.0.0.1:" + std::to_string(pick_unused_port()); }
 
-/// Median step latency (us) of `workers` clients at once, client i on worker i, each step
-/// reading and assign_adding a scalar variable on the ps task.
-double null_step_median(const char* self_exe, int workers, int iters, int runs) {
+/// The null step's latencies (us), from one cluster of 1 ps and `workers` workers, client i
+/// on worker i, each step reading and assign_adding a scalar variable on the ps task. In
+/// interleaved pairs: the median of `iters` steps of client 0 alone (`one`), then the median
+/// of `iters` steps of every client at once (`all`), `runs` times. False when the cluster
+/// cannot start.
+bool null_step_pairs(const char* self_exe, int workers, int iters, int runs,
+                     std::vector<double>* one, std::vector<double>* all) {
   std::vector<std::string> worker_addresses;
   for (int i = 0; i < workers; ++i) worker_addresses.push_back(free_address());
   ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{
       {"ps", {free_address()}}, {"worker", worker_addresses}});
   const std::string json = cluster.to_json();
   std::vector<TaskProcess> tasks(static_cast<std::size_t>(workers) + 1);
-  if (!start_task(tasks[0], self_exe, json, "ps", 0)) return -1;
+  if (!start_task(tasks[0], self_exe, json, "ps", 0)) return false;
   for (int i = 0; i < workers; ++i)
-    if (!start_task(tasks[static_cast<std::size_t>(i) + 1], self_exe, json, "worker", i)) return -1;
-  std::vector<double> medians;
-  std::mutex mu;
-  std::vector<std::thread> clients;
-  std::atomic<int> ready{0};
-  std::atomic<bool> go{false};
-  for (int w = 0; w < workers; ++w) {
-    clients.emplace_back([&, w] {
-      Graph g;
-      Variable x;
-      {
-        auto pin = g.device("/job:ps/task:0");
-        x = g.variable(0.0f, {.name = "null_step_x"});
-      }
-      auto step = x.assign_add(g.constant(1.0f));
-      Session sess(g, "caf://" + cluster.task_address("worker", w));
-      if (w == 0) sess.run(x.initializer());
-      for (int i = 0; i < 50; ++i) {
-        try {
-          sess.run(step);
-        } catch (const FailedPreconditionError&) {  // not initialized by client 0 yet
-          std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-      }
-      ++ready;
-      while (!go) std::this_thread::yield();
-      for (int r = 0; r < runs; ++r) {
-        std::vector<double> lat;
-        for (int i = 0; i < iters; ++i) {
-          auto t0 = Clock::now();
-          sess.run(step);
-          lat.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-        }
-        std::lock_guard<std::mutex> lock(mu);
-        medians.push_back(median_of(lat));
-      }
-    });
+    if (!start_task(tasks[static_cast<std::size_t>(i) + 1], self_exe, json, "worker", i))
+      return false;
+  Graph g;
+  Variable x;
+  {
+    auto pin = g.device("/job:ps/task:0");
+    x = g.variable(0.0f, {.name = "null_step_x"});
   }
-  while (ready < workers) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  go = true;
-  for (auto& t : clients) t.join();
-  return median_of(medians);
+  auto step = x.assign_add(g.constant(1.0f));
+  std::vector<std::unique_ptr<Session>> sessions;
+  for (int w = 0; w < workers; ++w)
+    sessions.push_back(std::make_unique<Session>(g, "caf://" + cluster.task_address("worker", w)));
+  sessions[0]->run(x.initializer());
+  for (auto& sess : sessions)
+    for (int i = 0; i < 50; ++i) sess->run(step);  // warm: plans, connections
+  auto block = [&](Session& sess) {
+    std::vector<double> lat;
+    for (int i = 0; i < iters; ++i) {
+      auto t0 = Clock::now();
+      sess.run(step);
+      lat.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    }
+    return lat;
+  };
+  for (int r = 0; r < runs; ++r) {
+    one->push_back(median_of(block(*sessions[0])));
+    std::vector<std::vector<double>> lat(sessions.size());
+    std::vector<std::thread> clients;
+    for (std::size_t w = 0; w < sessions.size(); ++w)
+      clients.emplace_back([&, w] { lat[w] = block(*sessions[w]); });
+    for (auto& t : clients) t.join();
+    std::vector<double> together;
+    for (auto& l : lat) together.insert(together.end(), l.begin(), l.end());
+    all->push_back(median_of(together));
+  }
+  return true;
 }
 
 }  // namespace
 
 void bench_null_step(bool quick, const char* self_exe) {
-  const int iters = quick ? 200 : 1000, runs = 5;
-  double one = null_step_median(self_exe, 1, iters, runs);
-  double four = null_step_median(self_exe, 4, iters, runs);
-  if (one <= 0 || four <= 0) {
+  const int iters = quick ? 200 : 1000, runs = quick ? 3 : 7;
+  std::vector<double> one, four;
+  if (!null_step_pairs(self_exe, 4, iters, runs, &one, &four)) {
     std::printf("null distributed step: cannot start the cluster processes\n");
     return;
   }
+  const auto growth =
+      record({"null-step-4", "null distributed step, 4 clients at once on 1 ps + 4 workers", "us",
+              four, one, "the same step, 1 client alone", "<= 1.2x"});
   std::printf(
-      "null distributed step (read + assign_add of a scalar on ps, client on a worker; processes): "
-      "1 ps + 1 worker median %.1f us; 1 ps + 4 workers (4 clients at once) median %.1f us; growth "
-      "%.2fx\n",
-      one, four, four / one);
+      "null distributed step (read + assign_add of a scalar on ps, client on a worker; processes; "
+      "1 ps + 4 workers): 1 client alone median %.1f us; 4 clients at once median %.1f us; "
+      "growth %s (target <= 1.2x)\n",
+      median_of(one), median_of(four), ratio_text(growth).c_str());
 }
 
 }  // namespace af::bench

@@ -394,13 +394,23 @@ void bench_checkpoint(bool quick) {
   }
   std::error_code ec;
   fs::remove_all(dir, ec);
-  const double save = bytes / median_of(save_s) / 1e9, write = bytes / median_of(write_s) / 1e9;
-  const double restore = bytes / median_of(restore_s) / 1e9, read = bytes / median_of(read_s) / 1e9;
+  auto rates = [&](const std::vector<double>& seconds) {
+    std::vector<double> out;
+    for (double s : seconds) out.push_back(bytes / s / 1e9);
+    return out;
+  };
+  const auto save = rates(save_s), write = rates(write_s);
+  const auto restore = rates(restore_s), read = rates(read_s);
+  const std::string model = std::to_string(mib) + " MiB model";
+  const auto save_ratio = record({"CKPT-save", "checkpoint save of a " + model, "GB/s", save, write,
+                                  "the same bytes written and fsynced", ">= 0.9x"});
+  const auto restore_ratio = record({"CKPT-restore", "checkpoint restore of a " + model, "GB/s",
+                                     restore, read, "the same bytes read back", ""});
   std::printf(
-      "CKPT %lld MiB model: save median %.2f GB/s vs write+fsync %.2f GB/s (%.2fx); restore %.2f "
-      "GB/s vs "
-      "read %.2f GB/s (%.2fx)\n",
-      static_cast<long long>(mib), save, write, save / write, restore, read, restore / read);
+      "CKPT %s: save median %.2f GB/s vs write+fsync %.2f GB/s, ratio %s; restore %.2f GB/s vs "
+      "read %.2f GB/s, ratio %s\n",
+      model.c_str(), median_of(save), median_of(write), ratio_text(save_ratio).c_str(),
+      median_of(restore), median_of(read), ratio_text(restore_ratio).c_str());
 }
 
 }  // namespace af::bench

@@ -1,4 +1,6 @@
-// What the benchmarks share: the median and spread of repeated measurements, fixed-point text.
+// What the benchmarks share: the median and spread of repeated measurements, the ratio of
+// interleaved pairs (a benchmark and its baseline run A B A B ...), fixed-point text, and the
+// run's machine-readable record (bench_results.cpp).
 #pragma once
 
 #include <algorithm>
@@ -31,5 +33,54 @@ inline std::string fixed(double v, int digits) {
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
+
+/// The ratios of interleaved pairs: `ours[i] / baseline[i]` for each pair i (a machine that
+/// drifts moves both sides of a pair alike), their median and range.
+struct PairRatio {
+  double median = 0;
+  double min = 0;
+  double max = 0;
+  std::size_t pairs = 0;
+};
+
+/// The pair ratios of `ours` against `baseline`, measured in turn (pairs beyond the shorter
+/// list and pairs with a zero baseline are left out).
+inline PairRatio pair_ratio(const std::vector<double>& ours, const std::vector<double>& baseline) {
+  std::vector<double> r;
+  for (std::size_t i = 0; i < std::min(ours.size(), baseline.size()); ++i)
+    if (baseline[i] != 0) r.push_back(ours[i] / baseline[i]);
+  if (r.empty()) return {};
+  auto [lo, hi] = std::minmax_element(r.begin(), r.end());
+  return {median_of(r), *lo, *hi, r.size()};
+}
+
+/// "1.23x (pairs 1.10-1.31, n = 9)".
+inline std::string ratio_text(const PairRatio& r) {
+  if (r.pairs == 0) return "no pairs";
+  return fixed(r.median, 2) + "x (pairs " + fixed(r.min, 2) + "-" + fixed(r.max, 2) +
+         ", n = " + std::to_string(r.pairs) + ")";
+}
+
+/// One row of the run's record: a benchmark's values (`unit`) and, when it has one, its
+/// baseline's, measured in interleaved pairs; `target` as the table states it ("<= 1.5x").
+struct BenchRow {
+  std::string id;
+  std::string what;
+  std::string unit;
+  std::vector<double> ours;
+  std::vector<double> baseline;
+  std::string baseline_what;
+  std::string target;
+};
+
+/// Adds `row` to the run's record and returns its pair ratio (empty without a baseline).
+PairRatio record(BenchRow row);
+
+/// The CPU model (/proc/cpuinfo) and the number of hardware threads, in words.
+std::string machine_description();
+
+/// Writes the run's record as JSON to `path`: the machine, `commit`, the date, and each row
+/// with its median, range and pair ratio. False (with a line on stderr) when it cannot.
+bool write_results_json(const std::string& path, const std::string& commit);
 
 }  // namespace af::bench

@@ -43,40 +43,47 @@ double us_since(Clock::time_point t) {
 }
 
 void bench_p1() {
-  const int steps = quick ? 2000 : 20000;
+  // Interleaved: a block of steps, then a block of round trips, 9 times; one ratio per pair.
+  const int pairs = 9, block = quick ? 300 : 2000;
   af::Graph g;
   af::Output c = g.constant(1.0f, "a") + g.constant(2.0f, "b");
   af::Session sess(g);
   for (int i = 0; i < 200; ++i) sess.run(c);  // warm up, build the plan
-  std::vector<double> step_us;
-  step_us.reserve(static_cast<std::size_t>(steps));
-  for (int i = 0; i < steps; ++i) {
-    auto t = Clock::now();
-    sess.run(c);
-    step_us.push_back(us_since(t));
-  }
   // Baseline: a plain request/response round trip from a blocking caller to an actor.
   auto& sys = af::Runtime::global().system();
   auto echo = sys.spawn([]() -> caf::behavior { return {[](ping_atom, int x) { return x; }}; });
-  std::vector<double> rtt_us;
+  std::vector<double> step_us, rtt_us;
   {
     caf::scoped_actor self{sys};
-    for (int i = 0; i < 200; ++i)
+    auto round_trip = [&](int i) {
       self->request(echo, std::chrono::seconds(5), ping_atom::value, i)
           .receive([](int) {}, [](caf::error&) {});
-    for (int i = 0; i < steps; ++i) {
-      auto t = Clock::now();
-      self->request(echo, std::chrono::seconds(5), ping_atom::value, i)
-          .receive([](int) {}, [](caf::error&) {});
-      rtt_us.push_back(us_since(t));
+    };
+    for (int i = 0; i < 200; ++i) round_trip(i);
+    std::vector<double> a(static_cast<std::size_t>(block)), b(a.size());
+    for (int p = 0; p < pairs; ++p) {
+      for (auto& x : a) {
+        auto t = Clock::now();
+        sess.run(c);
+        x = us_since(t);
+      }
+      for (int i = 0; i < block; ++i) {
+        auto t = Clock::now();
+        round_trip(i);
+        b[static_cast<std::size_t>(i)] = us_since(t);
+      }
+      step_us.push_back(af::bench::median_of(a));
+      rtt_us.push_back(af::bench::median_of(b));
     }
   }
   caf::anon_send_exit(echo, caf::exit_reason::user_shutdown);
-  double s = af::bench::median_of(step_us), r = af::bench::median_of(rtt_us);
+  const auto ratio = af::bench::record({"P1", "step overhead (c = a + b)", "us", step_us, rtt_us,
+                                        "CAF request/response round trip", ""});
   std::printf(
-      "P1 step overhead (c = a + b): median %.1f us over %d steps; CAF request/response "
-      "round trip median %.1f us; ratio %.2fx\n",
-      s, steps, r, s / r);
+      "P1 step overhead (c = a + b): median %.1f us (%d pairs of %d steps); CAF "
+      "request/response round trip median %.1f us; ratio %s\n",
+      af::bench::median_of(step_us), pairs, block, af::bench::median_of(rtt_us),
+      af::bench::ratio_text(ratio).c_str());
 }
 
 void bench_executor() {
@@ -275,6 +282,11 @@ int main(int argc, char** argv) {
                              "p8", "p4", "p5", "null", "p6", "t85", "ckpt", "graph", "events",
                              "soak"}));
   app.cli.add_flag("--quick", quick, "fewer repetitions");
+  std::string json_path, commit = "unknown";
+  app.cli.add_option("--json", json_path,
+                     "also write the figures as JSON to this file (machine, commit, each row "
+                     "with its median, range and the ratio of its interleaved pairs)");
+  app.cli.add_option("--commit", commit, "the commit to name in the JSON record");
   app.cli.add_option("minutes", soak_minutes, "how long soak runs")
       ->check(af::apps::positive_real());
   std::string graph_file, write_graph;
@@ -295,9 +307,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf(
-      "actorflow-bench on %u hardware threads (CAF scheduler: stealing, max-threads = "
-      "max(2, cores), max-throughput = 300)\n",
-      std::thread::hardware_concurrency());
+      "actorflow-bench on %s (CAF scheduler: stealing, max-threads = max(2, cores), "
+      "max-throughput = 300)\n",
+      af::bench::machine_description().c_str());
   if (which == "all" || which == "p1") bench_p1();
   if (which == "all" || which == "ex") bench_executor();
   if (which == "all" || which == "par") bench_parallel();
@@ -316,5 +328,6 @@ int main(int argc, char** argv) {
   if (which == "all" || which == "graph")
     af::bench::bench_graph_import(quick, graph_file, graph_nodes);
   if (which == "all" || which == "events") af::bench::bench_events(quick);
+  if (!json_path.empty() && !af::bench::write_results_json(json_path, commit)) return 1;
   return 0;
 }

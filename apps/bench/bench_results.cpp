@@ -1,0 +1,88 @@
+// The run's machine-readable record (`actorflow-bench --json FILE`): what each benchmark
+// measured, beside its baseline, with the machine and the commit.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "bench_util.hpp"
+
+namespace af::bench {
+
+namespace {
+
+std::mutex& rows_mu() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::vector<BenchRow>& rows() {
+  static std::vector<BenchRow> all;
+  return all;
+}
+
+nlohmann::json summary(const std::vector<double>& v) {
+  if (v.empty()) return nullptr;
+  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return {{"median", median_of(v)}, {"min", *lo}, {"max", *hi}, {"runs", v.size()}};
+}
+
+}  // namespace
+
+PairRatio record(BenchRow row) {
+  const PairRatio r = pair_ratio(row.ours, row.baseline);
+  std::lock_guard<std::mutex> lock(rows_mu());
+  rows().push_back(std::move(row));
+  return r;
+}
+
+std::string machine_description() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model = "unknown CPU";
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) model = line.substr(line.find_first_not_of(' ', colon + 1));
+      break;
+    }
+  return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
+}
+
+bool write_results_json(const std::string& path, const std::string& commit) {
+  nlohmann::json out;
+  out["machine"] = machine_description();
+  out["commit"] = commit;
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  out["date"] = date;
+  auto& list = out["rows"] = nlohmann::json::array();
+  std::lock_guard<std::mutex> lock(rows_mu());
+  for (const auto& row : rows()) {
+    nlohmann::json j{{"id", row.id},
+                     {"what", row.what},
+                     {"unit", row.unit},
+                     {"ours", summary(row.ours)},
+                     {"target", row.target}};
+    if (!row.baseline.empty()) {
+      j["baseline"] = summary(row.baseline);
+      j["baseline_what"] = row.baseline_what;
+      const PairRatio r = pair_ratio(row.ours, row.baseline);
+      j["pair_ratio"] = {{"median", r.median}, {"min", r.min}, {"max", r.max}, {"pairs", r.pairs}};
+    }
+    list.push_back(std::move(j));
+  }
+  std::ofstream file(path);
+  file << out.dump(2) << "\n";
+  if (!file) {
+    std::fprintf(stderr, "actorflow-bench: cannot write %s\n", path.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace af::bench
