@@ -1,8 +1,11 @@
 // The run's machine-readable record (`actorflow-bench --json FILE`): what each benchmark
 // measured, beside its baseline, with the machine and the commit.
+#include <dirent.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <mutex>
@@ -38,6 +41,30 @@ PairRatio record(BenchRow row) {
   std::lock_guard<std::mutex> lock(rows_mu());
   rows().push_back(std::move(row));
   return r;
+}
+
+PinnedProcess::PinnedProcess(int cpus) {
+  cpu_set_t allowed, pinned;
+  CPU_ZERO(&pinned);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+  for (int c = 0, n = 0; c < CPU_SETSIZE && n < cpus; ++c)
+    if (CPU_ISSET(c, &allowed)) {
+      CPU_SET(c, &pinned);
+      text_ += (n++ ? "," : "") + std::to_string(c);
+    }
+  DIR* dir = ::opendir("/proc/self/task");
+  if (dir == nullptr) return;
+  while (dirent* e = ::readdir(dir)) {
+    const pid_t tid = static_cast<pid_t>(std::atoi(e->d_name));
+    cpu_set_t own;
+    if (tid <= 0 || ::sched_getaffinity(tid, sizeof own, &own) != 0) continue;
+    if (::sched_setaffinity(tid, sizeof pinned, &pinned) == 0) saved_.emplace_back(tid, own);
+  }
+  ::closedir(dir);
+}
+
+PinnedProcess::~PinnedProcess() {
+  for (auto& [tid, own] : saved_) ::sched_setaffinity(tid, sizeof own, &own);
 }
 
 std::string machine_description() {

@@ -3,9 +3,13 @@
 // run's machine-readable record (bench_results.cpp).
 #pragma once
 
+#include <sched.h>
+#include <sys/types.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace af::bench {
@@ -75,6 +79,23 @@ struct BenchRow {
 
 /// Adds `row` to the run's record and returns its pair ratio (empty without a baseline).
 PairRatio record(BenchRow row);
+
+/// Pins every thread of this process to the first `cpus` CPUs it may run on, for a
+/// benchmark that claims that many cores; the destructor gives each thread that was there
+/// its own set back (threads started meanwhile keep the pinned set).
+class PinnedProcess {
+ public:
+  explicit PinnedProcess(int cpus);
+  ~PinnedProcess();
+  PinnedProcess(const PinnedProcess&) = delete;
+  PinnedProcess& operator=(const PinnedProcess&) = delete;
+  /// The CPUs pinned to, as "0" or "0,1" (empty when pinning failed).
+  const std::string& cpus() const { return text_; }
+
+ private:
+  std::vector<std::pair<pid_t, cpu_set_t>> saved_;
+  std::string text_;
+};
 
 /// The CPU model (/proc/cpuinfo) and the number of hardware threads, in words.
 std::string machine_description();

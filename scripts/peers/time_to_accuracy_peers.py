@@ -20,12 +20,13 @@ train op with the batch fed; PyTorch: zero_grad/forward/backward/step); evaluati
 loading and graph/model construction are excluded.
 Threads: TF ConfigProto intra_op_parallelism_threads=n, inter_op_parallelism_threads=n (as
 actorflow's trainer sets its SessionConfig); PyTorch torch.set_num_threads(n),
-torch.set_num_interop_threads(1). Each (framework, seed) runs in its own subprocess.
+torch.set_num_interop_threads(1). Each (framework, seed) runs in its own subprocess, pinned to
+--cpus (CPU 0 by default, as `actorflow-bench t85` pins itself) before the framework starts.
 
 Run (the venv comes from scripts/peers/setup_venv.sh):
   scripts/peers/setup_venv.sh
   ~/.cache/actorflow-peers/bin/python scripts/peers/time_to_accuracy_peers.py
-      [--seeds 1,2,3] [--threads 1] [--frameworks tf1,torch] [--target 0.85]
+      [--seeds 1,2,3,4,5,6,7] [--threads 1] [--cpus 0] [--frameworks tf1,torch] [--target 0.85]
       [--eval-every 47] [--max-epochs 20] [--data-dir /usr/share/datasets/fashion-mnist]
 
 Prints, per framework, one machine-parseable line per seed and one for the median:
@@ -183,8 +184,11 @@ def fmt(v):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--seeds", default="1,2,3,4,5,6,7")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--cpus", default="0",
+                    help="the CPUs each run is pinned to, as actorflow-bench t85 pins itself "
+                         "(comma-separated; 'none' leaves the runs unpinned)")
     ap.add_argument("--frameworks", default="tf1,torch")
     ap.add_argument("--target", type=float, default=0.85)
     ap.add_argument("--eval-every", type=int, default=47)
@@ -195,6 +199,8 @@ def main():
     key = "seconds_to_%d" % round(args.target * 100)
 
     if args.worker:
+        if args.cpus != "none":  # before the framework starts its threads: they inherit it
+            os.sched_setaffinity(0, {int(c) for c in args.cpus.split(",")})
         fw, seed = args.worker.split(":")
         secs, steps, acc = {"tf1": worker_tf1, "torch": worker_torch}[fw](int(seed), args.threads, args)
         print("PEER %s threads=%d seed=%s %s=%s steps=%d test_accuracy=%.4f step_us=%s"
@@ -209,7 +215,7 @@ def main():
             cmd = [sys.executable, os.path.abspath(__file__), "--worker", "%s:%s" % (fw, seed),
                    "--threads", str(args.threads), "--target", str(args.target),
                    "--eval-every", str(args.eval_every), "--max-epochs", str(args.max_epochs),
-                   "--data-dir", args.data_dir]
+                   "--data-dir", args.data_dir, "--cpus", args.cpus]
             env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), MKL_NUM_THREADS=str(args.threads))
             p = subprocess.run(cmd, stdout=subprocess.PIPE, env=env, text=True)
             lines = [l for l in p.stdout.splitlines() if l.startswith("PEER ")]
