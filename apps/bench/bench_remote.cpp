@@ -14,9 +14,11 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -317,13 +319,35 @@ bool start_task(TaskProcess& child, const char* self_exe, const std::string& jso
 
 std::string free_address() { return "127.0.0.1:" + std::to_string(pick_unused_port()); }
 
+/// CPU seconds (user + system) that process `pid` (0: this one) has used so far.
+double cpu_seconds_of(pid_t pid) {
+  std::ifstream in(pid == 0 ? std::string("/proc/self/stat")
+                            : "/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Fields after the command name (which may hold spaces), from field 3 on.
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(text.substr(close + 2));
+  std::string f;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> f; ++i)
+    if (i == 14 || i == 15) ticks += std::stod(f);  // utime, stime
+  return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+/// What the null step's pairs measured, beside the latencies: CPU time per step (all the
+/// cluster's processes and the client's together), alone and 4 at once.
+struct NullStepCpu {
+  std::vector<double> alone_us, together_us;
+};
+
 /// The null step's latencies (us), from one cluster of 1 ps and `workers` workers, client i
 /// on worker i, each step reading and assign_adding a scalar variable on the ps task. In
 /// interleaved pairs: the median of `iters` steps of client 0 alone (`one`), then the median
 /// of `iters` steps of every client at once (`all`), `runs` times. False when the cluster
 /// cannot start.
 bool null_step_pairs(const char* self_exe, int workers, int iters, int runs,
-                     std::vector<double>* one, std::vector<double>* all) {
+                     std::vector<double>* one, std::vector<double>* all, NullStepCpu* cpu) {
   std::vector<std::string> worker_addresses;
   for (int i = 0; i < workers; ++i) worker_addresses.push_back(free_address());
   ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{
@@ -356,8 +380,16 @@ bool null_step_pairs(const char* self_exe, int workers, int iters, int runs,
     }
     return lat;
   };
+  auto cluster_cpu = [&] {
+    double total = cpu_seconds_of(0);
+    for (auto& t : tasks) total += cpu_seconds_of(t.pid);
+    return total;
+  };
   for (int r = 0; r < runs; ++r) {
+    double before = cluster_cpu();
     one->push_back(median_of(block(*sessions[0])));
+    cpu->alone_us.push_back((cluster_cpu() - before) * 1e6 / iters);
+    before = cluster_cpu();
     std::vector<std::vector<double>> lat(sessions.size());
     std::vector<std::thread> clients;
     for (std::size_t w = 0; w < sessions.size(); ++w)
@@ -366,6 +398,8 @@ bool null_step_pairs(const char* self_exe, int workers, int iters, int runs,
     std::vector<double> together;
     for (auto& l : lat) together.insert(together.end(), l.begin(), l.end());
     all->push_back(median_of(together));
+    cpu->together_us.push_back((cluster_cpu() - before) * 1e6 /
+                               (iters * static_cast<double>(sessions.size())));
   }
   return true;
 }
@@ -375,7 +409,8 @@ bool null_step_pairs(const char* self_exe, int workers, int iters, int runs,
 void bench_null_step(bool quick, const char* self_exe) {
   const int iters = quick ? 200 : 1000, runs = quick ? 3 : 7;
   std::vector<double> one, four;
-  if (!null_step_pairs(self_exe, 4, iters, runs, &one, &four)) {
+  NullStepCpu cpu;
+  if (!null_step_pairs(self_exe, 4, iters, runs, &one, &four, &cpu)) {
     std::printf("null distributed step: cannot start the cluster processes\n");
     return;
   }
@@ -387,6 +422,17 @@ void bench_null_step(bool quick, const char* self_exe) {
       "1 ps + 4 workers): 1 client alone median %.1f us; 4 clients at once median %.1f us; "
       "growth %s (target <= 1.2x)\n",
       median_of(one), median_of(four), ratio_text(growth).c_str());
+  // The floor: 4 steps at once need 4x the CPU time of one step, spread over the cores; a
+  // step alone cannot be faster than it is. Growth near floor / alone is the machine's.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const double floor_us = std::max(median_of(one), 4 * median_of(cpu.together_us) / cores);
+  record({"null-step-cpu", "CPU time per null step (every process of the cluster), 4 at once", "us",
+          cpu.together_us, cpu.alone_us, "the same, 1 client alone", ""});
+  std::printf(
+      "null distributed step, CPU time per step (all processes): alone %.1f us, 4 at once %.1f "
+      "us; so 4 at once on %u cores cannot take less than %.1f us, %.2fx of the step alone\n",
+      median_of(cpu.alone_us), median_of(cpu.together_us), cores, floor_us,
+      floor_us / median_of(one));
 }
 
 }  // namespace af::bench
