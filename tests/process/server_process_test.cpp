@@ -60,9 +60,16 @@ af::RuntimeOptions tls_client_options() {
 
 std::string address() { return "127.0.0.1:" + std::to_string(af::test::free_port()); }
 
+/// The log file of the server process `name` (its restarts append to it). The directory is
+/// this test process's, emptied on first use: an earlier run with the same pid left its own.
 std::string log_path(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("actorflow-process-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  static const fs::path dir = [] {
+    auto d = fs::temp_directory_path() / ("actorflow-process-test-" + std::to_string(::getpid()));
+    std::error_code ec;
+    fs::remove_all(d, ec);
+    fs::create_directories(d);
+    return d;
+  }();
   return (dir / (name + ".log")).string();
 }
 

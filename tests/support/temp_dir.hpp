@@ -18,6 +18,8 @@ class TempDir {
     static std::atomic<int> counter{0};
     path = std::filesystem::temp_directory_path() /
            (prefix + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);  // left by a run that had this pid and died
     std::filesystem::create_directories(path);
   }
   ~TempDir() {
