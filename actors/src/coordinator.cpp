@@ -10,9 +10,9 @@
 #include <mutex>
 #include <set>
 
+#include "actorflow/actors/detail/wire_types.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
-#include "wire_types.hpp"
 
 namespace af {
 

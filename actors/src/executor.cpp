@@ -7,10 +7,10 @@
 #include <thread>
 #include <unordered_map>
 
+#include "actorflow/actors/detail/step_protocol.hpp"
+#include "actorflow/actors/detail/wire_types.hpp"
 #include "actorflow/ops/op_registry.hpp"
 #include "actorflow/ops/stall_watch.hpp"
-#include "step.hpp"
-#include "wire_types.hpp"
 
 namespace af::detail {
 

@@ -3,8 +3,8 @@
 // partition has reported.
 #include <map>
 
-#include "step.hpp"
-#include "wire_types.hpp"
+#include "actorflow/actors/detail/step_protocol.hpp"
+#include "actorflow/actors/detail/wire_types.hpp"
 
 namespace af::detail {
 

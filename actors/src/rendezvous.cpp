@@ -5,8 +5,8 @@
 #include <string>
 #include <unordered_set>
 
-#include "step.hpp"
-#include "wire_types.hpp"
+#include "actorflow/actors/detail/step_protocol.hpp"
+#include "actorflow/actors/detail/wire_types.hpp"
 
 namespace af::detail {
 

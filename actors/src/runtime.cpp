@@ -9,8 +9,8 @@
 #include <thread>
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include "actorflow/actors/detail/wire_types.hpp"
 #include "actorflow/ops/errors.hpp"
-#include "wire_types.hpp"
 
 namespace af {
 

@@ -8,11 +8,11 @@
 #include <set>
 #include <shared_mutex>
 
+#include "actorflow/actors/detail/step_protocol.hpp"
+#include "actorflow/actors/detail/wire_types.hpp"
 #include "actorflow/actors/device.hpp"
 #include "actorflow/ops/execution_plan.hpp"
 #include "actorflow/ops/logging.hpp"
-#include "step.hpp"
-#include "wire_types.hpp"
 
 namespace af {
 

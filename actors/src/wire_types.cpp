@@ -1,4 +1,4 @@
-#include "wire_types.hpp"
+#include "actorflow/actors/detail/wire_types.hpp"
 
 #include <caf/binary_deserializer.hpp>
 #include <caf/binary_serializer.hpp>

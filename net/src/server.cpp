@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "actorflow/actors/detail/step_protocol.hpp"
 #include "actorflow/actors/device.hpp"
 #include "actorflow/actors/message_types.hpp"
 #include "actorflow/formats/summary_ops.hpp"
@@ -25,7 +26,6 @@
 #include "step_channel.hpp"
 #include "tls_tunnel.hpp"
 #include "wire.hpp"
-#include "wire_types.hpp"
 
 namespace af {
 

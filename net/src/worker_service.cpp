@@ -5,13 +5,13 @@
 #include <optional>
 #include <set>
 
+#include "actorflow/actors/detail/step_protocol.hpp"
+#include "actorflow/actors/detail/wire_types.hpp"
 #include "actorflow/actors/message_types.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "cluster.hpp"
 #include "partition_codec.hpp"
-#include "step.hpp"
 #include "wire.hpp"
-#include "wire_types.hpp"
 #include "worker_protocol.hpp"
 
 namespace af::net {

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "step.hpp"
+#include "actorflow/actors/detail/step_protocol.hpp"
 
 namespace {
 

@@ -7,10 +7,10 @@
 #include <chrono>
 #include <string>
 
-#include "../../../actors/src/wire_types.hpp"
 #include "../../../net/src/cluster.hpp"
 #include "../../../net/src/wire.hpp"
 #include "../../../net/src/worker_protocol.hpp"
+#include "actorflow/actors/detail/step_protocol.hpp"
 
 namespace {
 

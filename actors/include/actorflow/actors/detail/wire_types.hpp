@@ -1,9 +1,9 @@
 #pragma once
 
-// The one place listing actorflow's message types and atoms (see CAF notes §1.1): wire
-// types that may cross the network are inspectable and registered in a type-id block;
-// in-process payloads (shared pointers, closures) are marked unsafe so they can never be
-// serialised by accident.
+// The one place listing actorflow's message types (see CAF notes §1.1): wire types that
+// may cross the network are inspectable and registered in a type-id block; in-process
+// payloads (shared pointers, closures) are marked unsafe so they can never be serialised
+// by accident. The step protocol's atoms and messages: step_protocol.hpp.
 #include <caf/all.hpp>
 #include <cstdint>
 #include <functional>
@@ -16,18 +16,6 @@
 #include "actorflow/ops/tensor.hpp"
 
 namespace af::detail {
-
-// -- atoms (at most 10 characters) ------------------------------------------------------
-
-using run_atom = caf::atom_constant<caf::atom("af_run")>;
-using done_atom = caf::atom_constant<caf::atom("af_done")>;
-using cancel_atom = caf::atom_constant<caf::atom("af_cancel")>;
-using resume_atom = caf::atom_constant<caf::atom("af_resume")>;
-using send_atom = caf::atom_constant<caf::atom("af_send")>;
-using recv_atom = caf::atom_constant<caf::atom("af_recv")>;
-using abort_atom = caf::atom_constant<caf::atom("af_abort")>;
-using cleanup_atom = caf::atom_constant<caf::atom("af_clean")>;
-using timeout_atom = caf::atom_constant<caf::atom("af_tmo")>;
 
 // -- wire types --------------------------------------------------------------------------
 

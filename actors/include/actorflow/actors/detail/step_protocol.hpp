@@ -1,7 +1,32 @@
 #pragma once
 
-// Internal step protocol types shared by the session, the master, the device actors and
-// the rendezvous (all in one process; see ARCHITECTURE.md "A step").
+// The step protocol inside a process: the types and atoms shared by the session, the
+// master, the device actors, the rendezvous and, for partitions of other tasks, the net
+// module's task proxy and worker service (see docs/architecture.md, "A step"). Not part of
+// the public API: it may change with any release.
+//
+// Messages (payloads after the atom; all in one process, so shared pointers travel):
+//
+// clang-format off
+// to             message                                     from               what
+// master         run_atom, StepRunPtr                        session            start a step
+// master         done_atom, int64 step, size_t part, Status  device actor/proxy a partition ended
+// master         cancel_atom, int64 step, Status why         session            end the step
+// master         timeout_atom, int64 step                    itself             deadline passed
+// device actor   run_atom, PartitionRunPtr                   master             run one partition
+// device actor   cancel_atom, int64 step, Status why         master, session    stop the step here
+// device actor   timeout_atom, int64 step                    itself             deadline (direct)
+// device actor   resume_atom, Closure                        pool threads       run a completion
+// task proxy     run_atom, PartitionRunPtr                   master             ship to its task
+// task proxy     cancel_atom, int64 step, Status why         master             cancel it there
+// task proxy     cleanup_atom, int64 step                    master             drop step there
+// worker service done_atom, cancel_atom (a master)           device actors      a partition ended
+// rendezvous     send_atom, int64 step, string key, Tensor   device actors      tensor for a recv
+// rendezvous     recv_atom, int64 step, string key -> Tensor recv kernels       wait for a tensor
+// rendezvous     abort_atom, int64 step, Status why          master, servers    fail waiting recvs
+// rendezvous     cleanup_atom, int64 step                    master             forget its tensors
+// A device actor and a task proxy answer `run_atom` with `done_atom` to `run->master`.
+// clang-format on
 #include <atomic>
 #include <caf/all.hpp>
 #include <chrono>
@@ -14,12 +39,25 @@
 #include <optional>
 #include <vector>
 
+#include "actorflow/actors/detail/wire_types.hpp"
 #include "actorflow/actors/device.hpp"
 #include "actorflow/actors/step_stats.hpp"
 #include "actorflow/ops/execution_plan.hpp"
 #include "actorflow/ops/kernel.hpp"
 
 namespace af::detail {
+
+// -- atoms (at most 10 characters) ------------------------------------------------------
+
+using run_atom = caf::atom_constant<caf::atom("af_run")>;
+using done_atom = caf::atom_constant<caf::atom("af_done")>;
+using cancel_atom = caf::atom_constant<caf::atom("af_cancel")>;
+using resume_atom = caf::atom_constant<caf::atom("af_resume")>;
+using send_atom = caf::atom_constant<caf::atom("af_send")>;
+using recv_atom = caf::atom_constant<caf::atom("af_recv")>;
+using abort_atom = caf::atom_constant<caf::atom("af_abort")>;
+using cleanup_atom = caf::atom_constant<caf::atom("af_clean")>;
+using timeout_atom = caf::atom_constant<caf::atom("af_tmo")>;
 
 /// A partition's immutable executable form: kernels plus edge tables. Shared by all steps
 /// that run the partition; built once per (session, feeds, fetches, targets).
