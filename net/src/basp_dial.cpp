@@ -1,7 +1,5 @@
 #include "basp_dial.hpp"
 
-#include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "actorflow/ops/errors.hpp"
+#include "tcp_connect.hpp"
 #include "tls_tunnel.hpp"
 
 namespace af::net {
@@ -31,47 +30,6 @@ constexpr int kAttempts = 3;
 int millis_until(Clock::time_point until) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
   return left.count() > 0 ? static_cast<int>(left.count()) : 0;
-}
-
-/// A socket connected to `host`:`port` (each address of the name in turn) by `until`, or
-/// -1 with the reason in `why`.
-int tcp_connect(const std::string& host, std::uint16_t port, Clock::time_point until,
-                std::string* why) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
-    *why = std::string("cannot resolve the host: ") + ::gai_strerror(rc);
-    return -1;
-  }
-  *why = "no address";
-  int fd = -1;
-  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
-    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) {
-      *why = std::strerror(errno);
-      continue;
-    }
-    int r = ::connect(fd, a->ai_addr, a->ai_addrlen);
-    if (r < 0 && errno == EINPROGRESS) {
-      pollfd pfd{fd, POLLOUT, 0};
-      r = ::poll(&pfd, 1, millis_until(until));
-      int err = 0;
-      socklen_t len = sizeof err;
-      if (r == 1 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0)
-        r = 0;
-      else
-        errno = r == 0 ? ETIMEDOUT : (err != 0 ? err : errno), r = -1;
-    }
-    if (r < 0) {
-      *why = std::strerror(errno);
-      ::close(fd);
-      fd = -1;
-    }
-  }
-  ::freeaddrinfo(found);
-  return fd;
 }
 
 enum class FirstBytes { arrived, closed, none };
@@ -122,7 +80,7 @@ void attempt(DialerActor* self, int attempts_left) {
       why = e.what();
     }
   } else {
-    fd = tcp_connect(st.host, st.port, until, &why);
+    fd = connect_tcp(st.host, st.port, until, &why);
   }
   if (fd < 0)
     return finish(self, caf::make_error(caf::sec::cannot_connect_to_node,
@@ -194,16 +152,16 @@ struct CoordinatorState {
 
 using CoordinatorActor = caf::stateful_actor<CoordinatorState>;
 
-void answer(CoordinatorActor* self, const std::string& key, const caf::error& e) {
+/// Answers every dial waiting for `key` with `e`, or when there is none with `node`.
+void answer(CoordinatorActor* self, const std::string& key, const caf::error& e,
+            const CoordinatorState::Known& node = {}) {
   auto waiters = std::move(self->state.waiting[key]);
   self->state.waiting.erase(key);
   for (auto& w : waiters) {
-    if (e) {
+    if (e)
       w.deliver(e);
-    } else {
-      const auto& k = self->state.known.at(key);
-      w.deliver(k.node, k.whom, k.signatures);
-    }
+    else
+      w.deliver(node.node, node.whom, node.signatures);
   }
 }
 
@@ -215,17 +173,14 @@ void dial_afresh(CoordinatorActor* self, const std::string& key, const std::stri
   self->request(worker, caf::infinite, caf::connect_atom::value, host, port)
       .then(
           [self, key](caf::node_id& nid, caf::strong_actor_ptr& ptr, std::set<std::string>& sigs) {
-            // Forgotten when it goes down: CAF kills a node's proxies when its connection
-            // is lost.
-            if (!ptr) {
-              auto waiters = std::move(self->state.waiting[key]);
-              self->state.waiting.erase(key);
-              for (auto& w : waiters) w.deliver(nid, ptr, sigs);
-              return;
+            CoordinatorState::Known node{std::move(nid), std::move(ptr), std::move(sigs)};
+            // Kept until it goes down (CAF kills a node's proxies when its connection is
+            // lost); nothing published there is not kept.
+            if (node.whom) {
+              self->monitor(node.whom);
+              self->state.known[key] = node;
             }
-            self->monitor(ptr);
-            self->state.known[key] = {std::move(nid), std::move(ptr), std::move(sigs)};
-            answer(self, key, caf::error{});
+            answer(self, key, caf::error{}, node);
           },
           [self, key](caf::error& e) { answer(self, key, e); });
 }
@@ -241,24 +196,17 @@ caf::behavior coordinator(CoordinatorActor* self, caf::io::middleman* mm, TlsTun
       it = caf::actor_cast<caf::actor_addr>(it->second.whom) == msg.source ? known.erase(it)
                                                                            : std::next(it);
   });
-  self->set_down_handler([self](caf::down_msg& msg) {
-    auto& known = self->state.known;
-    for (auto it = known.begin(); it != known.end();)
-      it = caf::actor_cast<caf::actor_addr>(it->second.whom) == msg.source ? known.erase(it)
-                                                                           : std::next(it);
-  });
   return {
       [self](caf::connect_atom, const std::string& host, std::uint16_t port) {
         auto& st = self->state;
         const std::string key = host + ":" + std::to_string(port);
         auto& waiters = st.waiting[key];
         waiters.push_back(self->make_response_promise());
-        if (waiters.size() > 1) {
-          // Answered with the dial in flight.
-        } else if (st.known.count(key) != 0) {
-          answer(self, key, caf::error{});
-        } else {
-          dial_afresh(self, key, host, port);
+        if (waiters.size() == 1) {  // else answered with the dial in flight
+          if (auto known = st.known.find(key); known != st.known.end())
+            answer(self, key, caf::error{}, known->second);
+          else
+            dial_afresh(self, key, host, port);
         }
         return caf::delegated<caf::node_id, caf::strong_actor_ptr, std::set<std::string>>();
       },

@@ -24,6 +24,7 @@
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "tcp_connect.hpp"
 #include "waiting_connections.hpp"
 #include "wire_decoders.hpp"
 
@@ -80,52 +81,6 @@ bool write_exact(int fd, const std::string& bytes) {
     n -= static_cast<std::size_t>(k);
   }
   return true;
-}
-
-/// A connected socket to `host`:`port` (numeric or a name) within kConnectTimeout, or -1
-/// with `*error` set.
-int connect_socket(const std::string& host, std::uint16_t port, std::string* error) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  const std::string service = std::to_string(port);
-  if (int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0) {
-    *error = ::gai_strerror(rc);
-    return -1;
-  }
-  int fd = -1;
-  for (addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
-    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    // Non-blocking, then poll: the connect is bounded by kConnectTimeout.
-    const int flags = ::fcntl(fd, F_GETFL, 0);
-    ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-    int rc = ::connect(fd, a->ai_addr, a->ai_addrlen);
-    if (rc != 0 && errno == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      rc = ::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kConnectTimeout).count())) == 1
-               ? 0
-               : -1;
-      if (rc != 0) errno = ETIMEDOUT;
-      int so_error = 0;
-      socklen_t len = sizeof so_error;
-      if (rc == 0 &&
-          (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) != 0 || so_error != 0)) {
-        errno = so_error;
-        rc = -1;
-      }
-    }
-    if (rc == 0) {
-      ::fcntl(fd, F_SETFL, flags);
-      break;
-    }
-    *error = std::strerror(errno);
-    ::close(fd);
-    fd = -1;
-  }
-  ::freeaddrinfo(found);
-  return fd;
 }
 
 /// Waits until `deadline` for the server's 16-byte answer to the hello on blocking `fd`:
@@ -468,7 +423,7 @@ struct TensorPushClient::Impl {
     if (std::chrono::steady_clock::now() < retry_at) return false;
     const auto deadline = std::chrono::steady_clock::now() + kConnectTimeout;
     std::string error;
-    fd = connect_socket(endpoint.host, endpoint.port, &error);
+    fd = connect_tcp(endpoint.host, endpoint.port, deadline, &error);
     if (fd >= 0) {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
