@@ -1,5 +1,5 @@
 // libFuzzer target for DecodeCSV's record splitter and number parsers
-// (ops/src/kernels/csv_parse.cpp). Besides looking for crashes and sanitizer reports, it
+// (kernels/src/csv_parse.cpp). Besides looking for crashes and sanitizer reports, it
 // compares the splitter and the integer parsers with literal transcriptions of TensorFlow's
 // code (decode_csv_op.cc's ExtractFields, numbers.cc's safe_strto32/64) and aborts on any
 // difference. Built with ACTORFLOW_FUZZ_DOUBLE_CONVERSION (and linked with
@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/csv_parse.hpp"
+#include "csv_parse.hpp"
 
 #ifdef ACTORFLOW_FUZZ_DOUBLE_CONVERSION
 #include <double-conversion/double-conversion.h>

@@ -78,7 +78,7 @@ out="build-fuzz"
 mkdir -p "$out"
 # shellcheck disable=SC2054  # the commas belong to -fsanitize
 cxxflags=(-std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-          -I ops/include -I ops/src -I actors/include -I queues/include -I queues/src)
+          -I ops/include -I ops/src -I kernels/include -I kernels/src -I actors/include -I queues/include -I queues/src)
 # shellcheck disable=SC2206  # word splitting of the user's extra flags is intended
 extra=(${FUZZ_CXXFLAGS:-})
 

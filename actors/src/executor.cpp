@@ -9,6 +9,7 @@
 
 #include "actorflow/actors/detail/step_protocol.hpp"
 #include "actorflow/actors/detail/wire_types.hpp"
+#include "actorflow/kernels/cpu_kernels.hpp"  // the runtime runs the CPU kernels
 #include "actorflow/ops/op_registry.hpp"
 #include "actorflow/ops/stall_watch.hpp"
 

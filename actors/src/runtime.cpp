@@ -10,6 +10,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "actorflow/actors/detail/wire_types.hpp"
+#include "actorflow/kernels/cpu_kernels.hpp"  // the runtime runs the CPU kernels
 #include "actorflow/ops/errors.hpp"
 
 namespace af {
@@ -71,8 +72,8 @@ void Runtime::configure(caf::actor_system_config& cfg, const RuntimeOptions& opt
   cfg.set("logger.verbosity", caf::atom("quiet"));
   // Incoming BASP messages are deserialized on the multiplexer thread itself: with a
   // middleman worker every remote message takes one more thread handoff (a wakeup), which
-  // on a few cores costs more than the deserialization it moves (CAF notes: loopback RTT
-  // 275-290 us with one worker, 145-170 us without; 1 MiB messages 1.5x faster).
+  // on a few cores costs more than the deserialization it moves (a loopback round trip
+  // takes nearly twice as long with one worker, and large messages arrive later too).
   cfg.set("middleman.workers", size_t{0});
   cfg.set("middleman.heartbeat-interval",
           caf::timespan{std::chrono::milliseconds(std::max(0, options.heartbeat_interval_ms))});

@@ -1,5 +1,5 @@
 // OpenBLAS's and oneDNN's sgemm called directly, for the benchmarks' baselines: opened with
-// dlopen on first use, as actorflow opens them (ops/src/kernels/cpu_gemm.cpp). Linking
+// dlopen on first use, as actorflow opens them (kernels/src/cpu_gemm.cpp). Linking
 // OpenBLAS would start its thread pool with the process, whose threads spin (sched_yield) on
 // the second core while the session under test runs: MM measured half its speed in one
 // process out of two that way.

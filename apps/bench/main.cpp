@@ -278,7 +278,7 @@ void bench_events(bool quick);
 int main(int argc, char** argv) {
 #if defined(__x86_64__) && defined(__GNUC__)
   // The baselines open OpenBLAS, which picks its kernels when it loads: make it pick the ones
-  // actorflow's own loader picks (ops/src/kernels/cpu_gemm.cpp) whoever opens it first.
+  // actorflow's own loader picks (kernels/src/cpu_gemm.cpp) whoever opens it first.
   __builtin_cpu_init();
   if (std::getenv("OPENBLAS_CORETYPE") == nullptr && __builtin_cpu_is("amd") &&
       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&

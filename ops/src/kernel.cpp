@@ -1,9 +1,10 @@
 #include "actorflow/ops/kernel.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <set>
-
-#include "standard_ops.hpp"
+#include <vector>
 
 namespace af {
 
@@ -24,12 +25,44 @@ AsyncKernelTask OpKernel::compute_async(OpKernelContext& ctx) {
   co_return;
 }
 
+namespace {
+
+/// Kernel modules added but not yet run (`KernelRegistry::add_module`). Their functions run
+/// on the first `global()` after static initialisation, when the type lists and tables they
+/// read are initialised whatever the order of the program's translation units.
+struct PendingModules {
+  std::mutex mu;
+  std::vector<void (*)(KernelRegistry&)> fns;
+  std::atomic<bool> any{false};
+};
+
+PendingModules& pending_modules() {
+  static auto* pending = new PendingModules;  // never destroyed, as the registry
+  return *pending;
+}
+
+}  // namespace
+
+bool KernelRegistry::add_module(void (*fn)(KernelRegistry&)) {
+  PendingModules& pending = pending_modules();
+  std::lock_guard<std::mutex> guard(pending.mu);
+  pending.fns.push_back(fn);
+  pending.any.store(true, std::memory_order_release);
+  return true;
+}
+
 KernelRegistry& KernelRegistry::global() {
-  static KernelRegistry* registry = [] {
-    auto* r = new KernelRegistry;  // never destroyed: registrations outlive static destructors
-    register_standard_kernels(*r);
-    return r;
-  }();
+  // Never destroyed: registrations outlive static destructors. The kernel modules fill it
+  // (the CPU kernels' module, the GPU device's kernels).
+  static KernelRegistry* registry = new KernelRegistry;
+  PendingModules& pending = pending_modules();
+  if (pending.any.load(std::memory_order_acquire)) {
+    // Callers wait until every pending module has registered: none sees a partial registry.
+    std::lock_guard<std::mutex> guard(pending.mu);
+    for (std::size_t i = 0; i < pending.fns.size(); ++i) pending.fns[i](*registry);
+    pending.fns.clear();
+    pending.any.store(false, std::memory_order_release);
+  }
   return *registry;
 }
 
@@ -110,27 +143,6 @@ std::string KernelRegistry::registered_kernels_string(const std::string& op) con
     }
   }
   return out;
-}
-
-void register_standard_kernels(KernelRegistry& r) {
-  detail::register_control_kernels(r);
-  detail::register_state_kernels(r);
-  detail::register_array_kernels(r);
-  detail::register_math_kernels(r);
-  detail::register_matmul_kernels(r);
-  detail::register_reduction_kernels(r);
-  detail::register_random_kernels(r);
-  detail::register_parsing_kernels(r);
-  detail::register_input_kernels(r);
-  detail::register_nn_kernels(r);
-  detail::register_cwise_kernels(r);
-  detail::register_transform_kernels(r);
-  detail::register_nn_grad_kernels(r);
-  detail::register_training_kernels(r);
-  detail::register_checkpoint_kernels(r);
-  detail::register_segment_kernels(r);
-  detail::register_accumulator_kernels(r);
-  detail::register_compat_v2_kernels(r);
 }
 
 }  // namespace af

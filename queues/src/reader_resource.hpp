@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "actorflow/actors/message_types.hpp"
-#include "actorflow/ops/csv_decoder.hpp"
+#include "actorflow/kernels/csv_decoder.hpp"
 #include "actorflow/ops/resource.hpp"
 #include "queue_resource.hpp"
 #include "record_source.hpp"

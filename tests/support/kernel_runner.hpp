@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "actorflow/kernels/cpu_kernels.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
 

@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
+#include "actorflow/kernels/cpu_kernels.hpp"
 #include "actorflow/ops/gradients.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"

@@ -210,11 +210,19 @@ struct KernelDef {
   KernelFactory factory;  ///< builds the kernel
 };
 
-/// All kernels (TensorFlow's kernel registry). Standard kernels register on first use.
+/// All kernels (TensorFlow's kernel registry). The kernel modules register theirs: the CPU
+/// kernels when a program includes `actorflow/kernels/cpu_kernels.hpp` (the runtime does), the
+/// GPU kernels when the first GPU device is made.
 class KernelRegistry {
  public:
-  /// The process-wide registry, created (with the standard kernels) on first use; thread-safe.
+  /// The process-wide registry; thread-safe. Each call first runs the modules added since
+  /// the last one (`add_module`), so a registry anyone sees holds their kernels.
   static KernelRegistry& global();
+  /// Adds a kernel module: `fn` registers its kernels into the registry it is given, once,
+  /// when `global()` is next called. Safe during static initialisation (it only records
+  /// `fn`), which is where modules add themselves; `fn` must not call `global()`. Returns
+  /// true.
+  static bool add_module(void (*fn)(KernelRegistry&));
   /// Adds a registration (kept beside earlier ones for the op; the first match wins). Thread-safe.
   void add(KernelDef def);
 
@@ -235,9 +243,6 @@ class KernelRegistry {
   mutable std::mutex mu_;
   std::multimap<std::string, KernelDef> kernels_;
 };
-
-/// Registers the standard CPU kernels (called once by `KernelRegistry::global()`).
-void register_standard_kernels(KernelRegistry& r);
 
 /// Registers kernel `Class` (constructor `Class(OpKernelConstruction&, Status*)` or
 /// `Class(OpKernelConstruction&)`) for `op` on `device`.

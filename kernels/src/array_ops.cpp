@@ -1,0 +1,345 @@
+// Reshape, Pack, ConcatV2, Fill and Cast: CPU kernels. Their definitions (shape functions,
+// graph-building functions) are in ops/src/defs/array_ops.cpp.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "actorflow/ops/detail/array_defs.hpp"
+#include "actorflow/ops/detail/shape_util.hpp"
+#include "actorflow/ops/kernel.hpp"
+#include "standard_kernels.hpp"
+
+namespace af {
+
+namespace {
+
+using Index = std::int64_t;
+
+// Every type a tensor of values may have (resources excluded).
+const std::vector<DType> kValueTypes = {DType::float32, DType::float64, DType::int32,
+                                        DType::int64,   DType::uint8,   DType::boolean,
+                                        DType::string,  DType::bfloat16};
+using detail::kCastTypes;
+const std::vector<DType> kIndexTypes = {DType::int32, DType::int64};
+
+// Casts of more elements than this are worth a pool thread.
+constexpr Index kExpensiveCastElements = 256 * 1024;
+
+using detail::node_suffix;
+
+using detail::index_values;
+
+// Copies `count` elements from `src` at `src_offset` to `dst` at `dst_offset` (both of one
+// dtype; strings element by element, everything else as bytes).
+void copy_elements(const Tensor& src, Index src_offset, Tensor& dst, Index dst_offset,
+                   Index count) {
+  if (count == 0) return;
+  if (src.dtype() == DType::string) {
+    const std::string* s = src.data<std::string>() + src_offset;
+    std::copy(s, s + count, dst.data<std::string>() + dst_offset);
+    return;
+  }
+  const auto size = static_cast<Index>(dtype_size(src.dtype()));
+  std::memcpy(static_cast<char*>(dst.raw_data()) + dst_offset * size,
+              static_cast<const char*>(src.raw_data()) + src_offset * size,
+              static_cast<std::size_t>(count * size));
+}
+
+// -- Reshape ------------------------------------------------------------------------------
+
+// Resolves the requested sizes of a Reshape (one may be -1) against `num_elements` values;
+// the errors are TensorFlow's ReshapeOp messages.
+Status resolve_reshape(const Shape& input, const std::vector<Index>& sizes, Shape* out) {
+  Index product = 1;  // of the known, non-zero sizes
+  int unknown = -1;
+  bool has_zero = false;
+  std::vector<std::int64_t> dims(sizes.begin(), sizes.end());
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const Index size = sizes[i];
+    if (size == -1) {
+      if (unknown >= 0)
+        return invalid_argument("Only one input size may be -1, not both " +
+                                std::to_string(unknown) + " and " + std::to_string(i));
+      unknown = static_cast<int>(i);
+    } else if (size < 0) {
+      return invalid_argument("Size " + std::to_string(i) + " must be non-negative, not " +
+                              std::to_string(size));
+    } else if (size == 0) {
+      has_zero = true;
+    } else {
+      product *= size;
+    }
+  }
+  const Index n = input.num_elements();
+  if (unknown >= 0) {
+    // As TensorFlow: with a zero in the requested sizes, zero input dims are not counted, so
+    // the other dimensions can still be inferred.
+    Index counted = 1;
+    bool input_has_zero = false;
+    for (auto d : input.dims()) {
+      if (d > 0 || !has_zero)
+        counted *= d;
+      else
+        input_has_zero = true;
+    }
+    const Index missing = product > 0 ? counted / product : 0;
+    if (!input_has_zero && product * missing != counted)
+      return invalid_argument("Input to reshape is a tensor with " + std::to_string(counted) +
+                              " values, but the requested shape requires a multiple of " +
+                              std::to_string(product));
+    dims[static_cast<std::size_t>(unknown)] = missing;
+  } else {
+    const Index requested = has_zero ? 0 : product;
+    if (requested != n)
+      return invalid_argument("Input to reshape is a tensor with " + std::to_string(n) +
+                              " values, but the requested shape has " + std::to_string(requested));
+  }
+  *out = Shape(std::move(dims));
+  return {};
+}
+
+class ReshapeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& sizes = ctx.input(1);
+    if (sizes.rank() != 1)
+      return ctx.fail(invalid_argument("sizes input must be 1-D, not " + sizes.shape().to_string() +
+                                       node_suffix(name())));
+    Shape shape;
+    Status s = resolve_reshape(x.shape(), index_values(sizes), &shape);
+    if (!s.ok()) return ctx.fail(s.with_context(node_suffix(name())));
+    ctx.set_output(0, x.reshaped(std::move(shape)));  // shares the buffer, as TensorFlow does
+  }
+};
+
+// -- Pack ---------------------------------------------------------------------------------
+
+class PackOp : public OpKernel {
+ public:
+  PackOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    std::int64_t axis = 0;
+    c.get_attr("axis", &axis);
+    axis_ = axis;
+    (void)s;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const int n = ctx.num_inputs();
+    if (n == 0)
+      return ctx.fail(invalid_argument("Pack needs at least one input" + node_suffix(name())));
+    const Tensor& first = ctx.input(0);
+    for (int i = 1; i < n; ++i)
+      if (ctx.input(i).shape() != first.shape())
+        return ctx.fail(invalid_argument(
+            "Shapes of all inputs must match: values[0].shape = " + first.shape().to_string() +
+            " != values[" + std::to_string(i) + "].shape = " + ctx.input(i).shape().to_string() +
+            node_suffix(name())));
+    const int out_rank = first.rank() + 1;
+    Index axis = axis_ < 0 ? axis_ + out_rank : axis_;
+    if (axis < 0 || axis >= out_rank)
+      return ctx.fail(invalid_argument("axis = " + std::to_string(axis_) + " not in [" +
+                                       std::to_string(-out_rank) + ", " + std::to_string(out_rank) +
+                                       ")" + node_suffix(name())));
+    std::vector<std::int64_t> dims = first.shape().dims();
+    dims.insert(dims.begin() + axis, n);
+    Index before = 1, after = 1;
+    for (int d = 0; d < first.rank(); ++d) (d < axis ? before : after) *= first.shape().dim(d);
+    Tensor& out = ctx.allocate_output(0, first.dtype(), Shape(std::move(dims)));
+    for (Index b = 0; b < before; ++b)
+      for (int i = 0; i < n; ++i)
+        copy_elements(ctx.input(i), b * after, out, (b * n + i) * after, after);
+  }
+
+ private:
+  Index axis_ = 0;
+};
+
+// -- ConcatV2 -----------------------------------------------------------------------------
+
+class ConcatOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void compute(OpKernelContext& ctx) override {
+    const int n = ctx.num_inputs() - 1;
+    if (n < 1)
+      return ctx.fail(invalid_argument("ConcatV2 needs at least one value" + node_suffix(name())));
+    const Tensor& axis_tensor = ctx.input(n);
+    if (axis_tensor.num_elements() != 1 || axis_tensor.rank() != 0)
+      return ctx.fail(
+          invalid_argument("Concat dim tensor should be a scalar integer, but got shape " +
+                           axis_tensor.shape().to_string() + node_suffix(name())));
+    const Tensor& first = ctx.input(0);
+    const int rank = first.rank();
+    Index axis = index_values(axis_tensor)[0];
+    if (axis < -rank || axis >= rank)
+      return ctx.fail(
+          invalid_argument("ConcatOp : Expected concatenating dimensions in the range [" +
+                           std::to_string(-rank) + ", " + std::to_string(rank) + "), but got " +
+                           std::to_string(axis) + node_suffix(name())));
+    if (axis < 0) axis += rank;
+    const int ax = static_cast<int>(axis);
+    Index axis_total = 0;
+    for (int i = 0; i < n; ++i) {
+      const Shape& s = ctx.input(i).shape();
+      if (s.rank() != rank)
+        return ctx.fail(
+            invalid_argument("ConcatOp : Ranks of all input tensors should match: shape[0] = " +
+                             first.shape().to_string() + " vs. shape[" + std::to_string(i) +
+                             "] = " + s.to_string() + node_suffix(name())));
+      for (int d = 0; d < rank; ++d)
+        if (d != ax && s.dim(d) != first.shape().dim(d))
+          return ctx.fail(
+              invalid_argument("ConcatOp : Dimensions of inputs should match: shape[0] = " +
+                               first.shape().to_string() + " vs. shape[" + std::to_string(i) +
+                               "] = " + s.to_string() + node_suffix(name())));
+      axis_total += s.dim(ax);
+    }
+    std::vector<std::int64_t> dims = first.shape().dims();
+    dims[static_cast<std::size_t>(ax)] = axis_total;
+    Index before = 1, after = 1;
+    for (int d = 0; d < ax; ++d) before *= dims[static_cast<std::size_t>(d)];
+    for (int d = ax + 1; d < rank; ++d) after *= dims[static_cast<std::size_t>(d)];
+    Tensor& out = ctx.allocate_output(0, first.dtype(), Shape(std::move(dims)));
+    const Index row = axis_total * after;
+    for (Index b = 0; b < before; ++b) {
+      Index offset = b * row;
+      for (int i = 0; i < n; ++i) {
+        const Index slab = ctx.input(i).shape().dim(ax) * after;
+        copy_elements(ctx.input(i), b * slab, out, offset, slab);
+        offset += slab;
+      }
+    }
+  }
+};
+
+// -- Fill ---------------------------------------------------------------------------------
+
+class FillOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    if (ctx.num_inputs() != 2) return false;
+    Index n = 1;
+    for (Index d : index_values(ctx.input(0))) n *= std::max<Index>(d, 0);
+    return n > kExpensiveCastElements;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& dims = ctx.input(0);
+    const Tensor& value = ctx.input(1);
+    if (dims.rank() != 1)
+      return ctx.fail(invalid_argument("dims must be a vector, got shape " +
+                                       dims.shape().to_string() + node_suffix(name())));
+    if (value.rank() != 0)
+      return ctx.fail(invalid_argument("value must be a scalar, got shape " +
+                                       value.shape().to_string() + node_suffix(name())));
+    std::vector<std::int64_t> sizes = index_values(dims);
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      if (sizes[i] < 0)
+        return ctx.fail(invalid_argument("Dimension " + std::to_string(sizes[i]) + " must be >= 0" +
+                                         node_suffix(name())));
+    Tensor& out = ctx.allocate_output(0, value.dtype(), Shape(std::move(sizes)));
+    if (value.dtype() == DType::string) {
+      auto o = out.flat<std::string>();
+      std::fill(o.begin(), o.end(), value.data<std::string>()[0]);
+      return;
+    }
+    visit_numeric_dtype(value.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      auto o = out.flat<T>();
+      std::fill(o.begin(), o.end(), value.data<T>()[0]);
+    });
+  }
+};
+
+// -- Cast ---------------------------------------------------------------------------------
+
+// Float to integer as x86's truncating conversions (which TensorFlow's CPU kernels compile
+// to): NaN and out-of-range values become the type's minimum, and uint8 goes through int32.
+template <class D>
+D float_to_integer(double x) {
+  if constexpr (std::is_same_v<D, std::uint8_t>) {
+    return static_cast<std::uint8_t>(static_cast<std::uint32_t>(float_to_integer<std::int32_t>(x)));
+  } else {
+    constexpr double lo = static_cast<double>(std::numeric_limits<D>::min());
+    if (!(x >= lo && x < -lo)) return std::numeric_limits<D>::min();
+    return static_cast<D>(x);
+  }
+}
+
+template <class D, class S>
+D convert(S v) {
+  if constexpr (std::is_same_v<D, S>) {
+    return v;
+  } else if constexpr (std::is_same_v<S, bfloat16_t>) {
+    return convert<D>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<D, bool>) {
+    return v != S(0);
+  } else if constexpr (std::is_same_v<D, bfloat16_t>) {
+    // Wider types go through float, as TensorFlow's conversions do.
+    return bfloat16_t(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>) {
+    return float_to_integer<D>(static_cast<double>(v));
+  } else {
+    return static_cast<D>(v);  // integer to integer wraps (C++20), anything to float rounds
+  }
+}
+
+class CastOp : public OpKernel {
+ public:
+  CastOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("SrcT", &src_);
+    if (s->ok()) *s = c.get_attr("DstT", &dst_);
+  }
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    return ctx.num_inputs() == 1 && ctx.input(0).num_elements() > kExpensiveCastElements;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    if (src_ == dst_) return ctx.set_output(0, x);
+    Tensor& out = ctx.allocate_output_for_overwrite(0, dst_, x.shape());
+    visit_numeric_dtype(src_, [&](auto src_tag) {
+      using S = decltype(src_tag);
+      visit_numeric_dtype(dst_, [&](auto dst_tag) {
+        using D = decltype(dst_tag);
+        const S* in = x.data<S>();
+        D* o = out.data<D>();
+        const Index n = x.num_elements();
+        for (Index i = 0; i < n; ++i) o[i] = convert<D>(in[i]);
+      });
+    });
+  }
+
+ private:
+  DType src_ = DType::invalid;
+  DType dst_ = DType::invalid;
+};
+
+}  // namespace
+
+namespace detail {
+
+void register_array_kernels(KernelRegistry& r) {
+  r.add(
+      make_kernel_def<ReshapeOp>("Reshape", "CPU", {{"T", kValueTypes}, {"Tshape", kIndexTypes}}));
+  r.add(make_kernel_def<PackOp>("Pack", "CPU", {{"T", kValueTypes}}));
+  r.add(make_kernel_def<ConcatOp>("ConcatV2", "CPU", {{"T", kValueTypes}, {"Tidx", kIndexTypes}}));
+  r.add(make_kernel_def<FillOp>("Fill", "CPU", {{"T", kValueTypes}, {"index_type", kIndexTypes}}));
+  r.add(make_kernel_def<CastOp>("Cast", "CPU", {{"SrcT", kCastTypes}, {"DstT", kCastTypes}}));
+}
+
+}  // namespace detail
+
+}  // namespace af

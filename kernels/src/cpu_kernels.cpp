@@ -1,0 +1,37 @@
+#include "actorflow/kernels/cpu_kernels.hpp"
+
+#include "standard_kernels.hpp"
+
+namespace af {
+
+void register_cpu_kernels() {
+  (void)detail::cpu_kernels_added;  // the module is added (by this header's variable)
+  (void)KernelRegistry::global();   // which runs it, once
+}
+
+namespace detail {
+
+void add_cpu_kernels(KernelRegistry& r) {
+  register_control_kernels(r);
+  register_state_kernels(r);
+  register_array_kernels(r);
+  register_math_kernels(r);
+  register_matmul_kernels(r);
+  register_reduction_kernels(r);
+  register_random_kernels(r);
+  register_parsing_kernels(r);
+  register_input_kernels(r);
+  register_nn_kernels(r);
+  register_cwise_kernels(r);
+  register_transform_kernels(r);
+  register_nn_grad_kernels(r);
+  register_training_kernels(r);
+  register_checkpoint_kernels(r);
+  register_segment_kernels(r);
+  register_accumulator_kernels(r);
+  register_compat_v2_kernels(r);
+}
+
+}  // namespace detail
+
+}  // namespace af

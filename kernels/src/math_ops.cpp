@@ -1,0 +1,230 @@
+// Add, Sub, Mul, RealDiv, Div, Neg, Relu, Sigmoid, Tanh and Softmax: CPU kernels (MatMul is in
+// matmul_op.cpp, the reductions in reduction_ops.cpp). Their definitions (shape functions,
+// builders) are in ops/src/defs/math_ops.cpp. The element-wise machinery they share with the
+// other element-wise ops lives in cwise_ops_common.hpp.
+//
+// Kernels are plain loops the compiler vectorises, or Eigen where Eigen is faster (matrix
+// products, transcendental functions). Large inputs are split over the intra-op pool
+// (`OpKernelContext::eigen_device`); small ones run inline and allocate nothing but their
+// output, since the executor runs cheap kernels directly in the device actor.
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "actorflow/ops/kernel.hpp"
+#include "cwise_ops_common.hpp"
+#include "standard_kernels.hpp"
+
+namespace af {
+
+namespace {
+
+using namespace cwise;  // NOLINT: the shared element-wise machinery
+
+// -- binary element-wise ops --------------------------------------------------------------
+
+struct AddFn {
+  static constexpr double kCycles = 1;
+  static constexpr bool kChecksZero = false;
+  template <class C>
+  C operator()(C a, C b) const {
+    return wrapping_add(a, b);
+  }
+  template <class X, class Y>
+  static auto eigen(const X& x, const Y& y) {
+    return x + y;
+  }
+};
+struct SubFn {
+  static constexpr double kCycles = 1;
+  static constexpr bool kChecksZero = false;
+  template <class C>
+  C operator()(C a, C b) const {
+    return wrapping_sub(a, b);
+  }
+  template <class X, class Y>
+  static auto eigen(const X& x, const Y& y) {
+    return x - y;
+  }
+};
+struct MulFn {
+  static constexpr double kCycles = 1;
+  static constexpr bool kChecksZero = false;
+  template <class C>
+  C operator()(C a, C b) const {
+    return wrapping_mul(a, b);
+  }
+  template <class X, class Y>
+  static auto eigen(const X& x, const Y& y) {
+    return x * y;
+  }
+};
+// RealDiv and Div. Integer division truncates like C; the kernel rejects zero divisors
+// before computing, and INT_MIN / -1 wraps instead of trapping.
+struct DivFn {
+  static constexpr double kCycles = 5;
+  static constexpr bool kChecksZero = true;
+  template <class C>
+  C operator()(C a, C b) const {
+    if constexpr (std::is_integral_v<C> && std::is_signed_v<C>) {
+      if (b == C(-1)) return wrapping_neg(a);
+    }
+    return static_cast<C>(a / b);
+  }
+  template <class X, class Y>
+  static auto eigen(const X& x, const Y& y) {
+    return x / y;
+  }
+};
+
+// -- unary element-wise ops ---------------------------------------------------------------
+
+struct NegFn {
+  static constexpr double kCycles = 1;
+  static constexpr bool kEigen = true;
+  template <class C>
+  C operator()(C a) const {
+    return wrapping_neg(a);
+  }
+  template <class Out, class In>
+  static void eigen(Out& out, const In& in) {
+    out = -in;
+  }
+};
+// max(x, 0) as TensorFlow's Relu (Eigen's cwiseMax).
+struct ReluFn {
+  static constexpr double kCycles = 1;
+  static constexpr bool kEigen = true;
+  template <class C>
+  C operator()(C a) const {
+    return a < C(0) ? C(0) : a;
+  }
+  template <class Out, class In>
+  static void eigen(Out& out, const In& in) {
+    out = in.cwiseMax(typename In::Scalar(0));
+  }
+};
+struct SigmoidFn {
+  static constexpr double kCycles = 20;
+  static constexpr bool kEigen = true;
+  template <class C>
+  C operator()(C a) const {
+    return C(1) / (C(1) + std::exp(-a));
+  }
+  template <class Out, class In>
+  static void eigen(Out& out, const In& in) {
+    out = in.sigmoid();
+  }
+};
+struct TanhFn {
+  static constexpr double kCycles = 20;
+  static constexpr bool kEigen = true;
+  template <class C>
+  C operator()(C a) const {
+    return std::tanh(a);
+  }
+  template <class Out, class In>
+  static void eigen(Out& out, const In& in) {
+    out = in.tanh();
+  }
+};
+
+// -- Softmax ------------------------------------------------------------------------------
+
+template <class T>
+class SoftmaxOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    return ctx.num_inputs() == 1 && ctx.input(0).num_elements() > kExpensiveElements;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    if (x.rank() < 1)
+      return ctx.fail(invalid_argument("logits must have >= 1 dimension, got " +
+                                       x.shape().to_string() + node_suffix(name())));
+    const T* xp = x.data<T>();
+    T* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<T>, x.shape()).template data<T>();
+    const Index cols = x.shape().dim(x.rank() - 1);
+    if (cols == 0 || x.num_elements() == 0) return;
+    const Index rows = x.num_elements() / cols;
+    auto cost = elementwise_cost<T>(1, 25) * static_cast<double>(cols);
+    parallel_for(ctx, rows, x.num_elements(), cost, [&](Index b, Index e) {
+      for (Index r = b; r < e; ++r) softmax_row(xp + r * cols, o + r * cols, cols);
+    });
+  }
+
+ private:
+  static void softmax_row(const T* x, T* out, Index n) {
+    if constexpr (std::is_floating_point_v<T>) {
+      // Eigen's vectorised max, exp and sum.
+      Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> in(x, n);
+      Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>> o(out, n);
+      const T max = in.maxCoeff();
+      o = (in - max).exp();
+      o *= T(1) / o.sum();
+    } else {
+      // Exponentials kept in float until normalised, so bfloat16 rounds once.
+      float max = static_cast<float>(x[0]);
+      for (Index i = 1; i < n; ++i) max = std::max(max, static_cast<float>(x[i]));
+      float sum = 0;
+      for (Index i = 0; i < n; ++i) sum += std::exp(static_cast<float>(x[i]) - max);
+      for (Index i = 0; i < n; ++i)
+        out[i] = bfloat16_t(std::exp(static_cast<float>(x[i]) - max) / sum);
+    }
+  }
+};
+
+// -- registration helpers -----------------------------------------------------------------
+
+template <class T>
+using AddKernel = BinaryOp<AddFn, T>;
+template <class T>
+using SubKernel = BinaryOp<SubFn, T>;
+template <class T>
+using MulKernel = BinaryOp<MulFn, T>;
+template <class T>
+using DivKernel = BinaryOp<DivFn, T>;
+template <class T>
+using NegKernel = UnaryOp<NegFn, T>;
+template <class T>
+using ReluKernel = UnaryOp<ReluFn, T>;
+template <class T>
+using SigmoidKernel = UnaryOp<SigmoidFn, T>;
+template <class T>
+using TanhKernel = UnaryOp<TanhFn, T>;
+
+}  // namespace
+
+namespace detail {
+
+void register_math_kernels(KernelRegistry& r) {
+  using std::int32_t;
+  using std::int64_t;
+  using std::uint8_t;
+  register_for_types<AddKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Add");
+  register_for_types<AddKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "AddV2");
+  register_for_types<SubKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Sub");
+  register_for_types<MulKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Mul");
+  register_for_types<DivKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Div");
+  register_for_types<DivKernel, float, double, bfloat16_t>(r, "RealDiv");
+  register_for_types<NegKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Neg");
+  register_for_types<ReluKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Relu");
+  register_for_types<SigmoidKernel, float, double, bfloat16_t>(r, "Sigmoid");
+  register_for_types<TanhKernel, float, double, bfloat16_t>(r, "Tanh");
+  register_for_types<SoftmaxOp, float, double, bfloat16_t>(r, "Softmax");
+}
+
+}  // namespace detail
+
+}  // namespace af

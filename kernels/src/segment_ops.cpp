@@ -1,0 +1,259 @@
+// UnsortedSegmentSum, Pad and Cumprod: the CPU kernels. The ops' definitions (shape
+// functions, graph-building functions) are in ops/src/defs/segment_ops.cpp.
+//
+// The kernels follow TensorFlow 1.x (tensorflow/core/kernels/segment_reduction_ops.cc,
+// pad_op.cc, scan_ops.cc); messages are TensorFlow's.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actorflow/ops/detail/shape_util.hpp"
+#include "actorflow/ops/kernel.hpp"
+#include "standard_kernels.hpp"
+
+namespace af {
+
+namespace {
+
+using Index = std::int64_t;
+
+const std::vector<DType> kIndexTypes = {DType::int32, DType::int64};
+
+// Tensors holding more elements than this are worth a pool thread.
+constexpr Index kExpensiveElements = 256 * 1024;
+
+using detail::node_suffix;
+
+using detail::index_values;
+
+// TensorFlow's SliceDebugString: the multi-index of flat element `flat` of `shape`, "[1,2]"
+// ("" for a scalar).
+std::string slice_debug_string(const Shape& shape, Index flat) {
+  const int rank = shape.rank();
+  if (rank == 0) return "";
+  std::vector<Index> strides(static_cast<std::size_t>(rank), 1);
+  for (int i = rank - 2; i >= 0; --i)
+    strides[static_cast<std::size_t>(i)] =
+        strides[static_cast<std::size_t>(i) + 1] * shape.dim(i + 1);
+  std::string out = "[";
+  Index left = flat;
+  for (int i = 0; i < rank; ++i) {
+    if (i) out += ",";
+    out += std::to_string(left / strides[static_cast<std::size_t>(i)]);
+    left %= strides[static_cast<std::size_t>(i)];
+  }
+  return out + "]";
+}
+
+template <class... Ts, class F>
+void register_typed(F&& add) {
+  (add(Ts{}), ...);
+}
+
+// -- UnsortedSegmentSum -------------------------------------------------------------------
+
+// Sums the rows of `data` (the leading segment_ids.shape dims flattened) into the rows of
+// the output named by segment_ids; negative ids are dropped, as TensorFlow's CPU functor does.
+template <class T>
+class UnsortedSegmentSumOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    return ctx.input(0).num_elements() > kExpensiveElements;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& segment_ids = ctx.input(1);
+    const Tensor& num_segments = ctx.input(2);
+    // UnsortedSegmentReductionDoValidation.
+    if (num_segments.rank() != 0)
+      return ctx.fail(invalid_argument("num_segments should be a scalar, not shape " +
+                                       num_segments.shape().to_string() + node_suffix(name())));
+    const Shape& ids_shape = segment_ids.shape();
+    bool starts_with = data.rank() >= ids_shape.rank();
+    for (int d = 0; starts_with && d < ids_shape.rank(); ++d)
+      starts_with = data.shape().dim(d) == ids_shape.dim(d);
+    if (!starts_with)
+      return ctx.fail(invalid_argument("data.shape = " + data.shape().to_string() +
+                                       " does not start with segment_ids.shape = " +
+                                       ids_shape.to_string() + node_suffix(name())));
+    const Index output_rows = index_values(num_segments)[0];
+    if (output_rows < 0)
+      return ctx.fail(invalid_argument("Input num_segments == " + std::to_string(output_rows) +
+                                       " must not be negative." + node_suffix(name())));
+    std::vector<std::int64_t> dims{output_rows};
+    Index row = 1;
+    for (int d = ids_shape.rank(); d < data.rank(); ++d) {
+      dims.push_back(data.shape().dim(d));
+      row *= data.shape().dim(d);
+    }
+    Tensor& out = ctx.allocate_output(0, data.dtype(), Shape(std::move(dims)));
+    T* output = out.data<T>();
+    std::fill_n(output, out.num_elements(), T{0});
+    const std::vector<Index> ids = index_values(segment_ids);
+    const T* input = data.data<T>();
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const Index j = ids[i];
+      if (j < 0) continue;
+      if (j >= output_rows)
+        return ctx.fail(invalid_argument("segment_ids" +
+                                         slice_debug_string(ids_shape, static_cast<Index>(i)) +
+                                         " = " + std::to_string(j) + " is out of range [0, " +
+                                         std::to_string(output_rows) + ")" + node_suffix(name())));
+      const T* from = input + static_cast<Index>(i) * row;
+      T* to = output + j * row;
+      for (Index k = 0; k < row; ++k) to[k] += from[k];
+    }
+  }
+};
+
+// -- Pad ----------------------------------------------------------------------------------
+
+// Copies `input` into a zero-filled output grown by paddings[d][0] before and paddings[d][1]
+// after each dimension d.
+template <class T>
+class PadOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    return ctx.input(0).num_elements() > kExpensiveElements;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& paddings_tensor = ctx.input(1);
+    const int dims = input.rank();
+    constexpr int kMaxDims = 8;
+    if (dims > kMaxDims)
+      return ctx.fail(unimplemented("inputs rank not in [0," + std::to_string(kMaxDims) +
+                                    "]: " + std::to_string(dims) + node_suffix(name())));
+    if (paddings_tensor.rank() != 2 || paddings_tensor.shape().dim(1) != 2)
+      return ctx.fail(invalid_argument("paddings must be a matrix with 2 columns: " +
+                                       paddings_tensor.shape().to_string() + node_suffix(name())));
+    if (paddings_tensor.shape().dim(0) != dims)
+      return ctx.fail(
+          invalid_argument("The first dimension of paddings must be the rank of inputs" +
+                           paddings_tensor.shape().to_string() + " " + input.shape().to_string() +
+                           node_suffix(name())));
+    const std::vector<Index> paddings = index_values(paddings_tensor);
+    std::vector<std::int64_t> out_dims;
+    for (int d = 0; d < dims; ++d) {
+      const Index before = paddings[static_cast<std::size_t>(2 * d)];
+      const Index after = paddings[static_cast<std::size_t>(2 * d + 1)];
+      if (before < 0 || after < 0)
+        return ctx.fail(
+            invalid_argument("Paddings must be non-negative: " + std::to_string(before) + " " +
+                             std::to_string(after) + node_suffix(name())));
+      out_dims.push_back(before + input.shape().dim(d) + after);
+    }
+    bool no_padding = std::all_of(paddings.begin(), paddings.end(), [](Index p) { return p == 0; });
+    if (no_padding) return ctx.set_output(0, input);
+    const Shape out_shape(std::move(out_dims));
+    Tensor& out = ctx.allocate_output(0, input.dtype(), out_shape);
+    T* to = out.data<T>();
+    std::fill_n(to, out.num_elements(), T{0});
+    if (input.num_elements() == 0) return;
+    // Walk the input row by row (its last dimension contiguous in both tensors).
+    std::vector<Index> out_strides(static_cast<std::size_t>(dims), 1);
+    for (int d = dims - 2; d >= 0; --d)
+      out_strides[static_cast<std::size_t>(d)] =
+          out_strides[static_cast<std::size_t>(d) + 1] * out_shape.dim(d + 1);
+    const T* from = input.data<T>();
+    if (dims == 0) {
+      to[0] = from[0];
+      return;
+    }
+    const Index inner = input.shape().dim(dims - 1);
+    const Index rows = input.num_elements() / inner;
+    std::vector<Index> coord(static_cast<std::size_t>(dims), 0);
+    for (Index r = 0; r < rows; ++r) {
+      Index offset = 0;
+      for (int d = 0; d < dims; ++d)
+        offset += (coord[static_cast<std::size_t>(d)] + paddings[static_cast<std::size_t>(2 * d)]) *
+                  out_strides[static_cast<std::size_t>(d)];
+      std::copy_n(from + r * inner, inner, to + offset);
+      for (int d = dims - 2; d >= 0; --d) {
+        if (++coord[static_cast<std::size_t>(d)] < input.shape().dim(d)) break;
+        coord[static_cast<std::size_t>(d)] = 0;
+      }
+    }
+  }
+};
+
+// -- Cumprod ------------------------------------------------------------------------------
+
+// The running product along `axis`; `exclusive` leaves the current element out (the first
+// is 1), `reverse` runs from the end (scan_ops.cc).
+template <class T>
+class CumprodOp : public OpKernel {
+ public:
+  CumprodOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("exclusive", &exclusive_);
+    if (s->ok()) *s = c.get_attr("reverse", &reverse_);
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& axis_tensor = ctx.input(1);
+    if (axis_tensor.rank() != 0)
+      return ctx.fail(invalid_argument("ScanOp: axis must be a scalar, not " +
+                                       axis_tensor.shape().to_string() + node_suffix(name())));
+    const Index axis_arg = index_values(axis_tensor)[0];
+    const int rank = input.rank();
+    const Index axis = axis_arg < 0 ? axis_arg + rank : axis_arg;
+    if (axis < 0 || axis >= rank)
+      return ctx.fail(invalid_argument(
+          "ScanOp: Expected scan axis in the range [" + std::to_string(-rank) + ", " +
+          std::to_string(rank) + "), but got " + std::to_string(axis_arg) + node_suffix(name())));
+    Tensor& out = ctx.allocate_output(0, input.dtype(), input.shape());
+    const Index n = input.shape().dim(static_cast<int>(axis));
+    Index outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= input.shape().dim(d);
+    for (int d = static_cast<int>(axis) + 1; d < rank; ++d) inner *= input.shape().dim(d);
+    const T* from = input.data<T>();
+    T* to = out.data<T>();
+    for (Index o = 0; o < outer; ++o)
+      for (Index i = 0; i < inner; ++i) {
+        T running{1};
+        for (Index k = 0; k < n; ++k) {
+          const Index j = reverse_ ? n - 1 - k : k;
+          const Index at = (o * n + j) * inner + i;
+          if (exclusive_) {
+            to[at] = running;
+            running *= from[at];
+          } else {
+            running *= from[at];
+            to[at] = running;
+          }
+        }
+      }
+  }
+
+ private:
+  bool exclusive_ = false;
+  bool reverse_ = false;
+};
+
+}  // namespace
+
+namespace detail {
+
+void register_segment_kernels(KernelRegistry& r) {
+  register_typed<float, double, std::int32_t, std::int64_t>([&](auto tag) {
+    using T = decltype(tag);
+    const DType t = dtype_of<T>::value;
+    r.add(make_kernel_def<UnsortedSegmentSumOp<T>>(
+        "UnsortedSegmentSum", "CPU",
+        {{"T", {t}}, {"Tindices", kIndexTypes}, {"Tnumsegments", kIndexTypes}}));
+    r.add(make_kernel_def<PadOp<T>>("Pad", "CPU", {{"T", {t}}, {"Tpaddings", kIndexTypes}}));
+    r.add(make_kernel_def<CumprodOp<T>>("Cumprod", "CPU", {{"T", {t}}, {"Tidx", kIndexTypes}}));
+  });
+}
+
+}  // namespace detail
+
+}  // namespace af

@@ -1,0 +1,28 @@
+#pragma once
+
+// Registration entry points of the CPU kernel families (kernels/src/*.cpp); called once from
+// register_cpu_kernels (cpu_kernels.cpp).
+#include "actorflow/ops/kernel.hpp"
+
+namespace af::detail {
+
+void register_array_kernels(KernelRegistry& r);
+void register_math_kernels(KernelRegistry& r);
+void register_matmul_kernels(KernelRegistry& r);
+void register_reduction_kernels(KernelRegistry& r);
+void register_random_kernels(KernelRegistry& r);
+void register_state_kernels(KernelRegistry& r);
+void register_control_kernels(KernelRegistry& r);
+void register_parsing_kernels(KernelRegistry& r);
+void register_input_kernels(KernelRegistry& r);
+void register_nn_kernels(KernelRegistry& r);
+void register_cwise_kernels(KernelRegistry& r);
+void register_transform_kernels(KernelRegistry& r);
+void register_nn_grad_kernels(KernelRegistry& r);
+void register_training_kernels(KernelRegistry& r);
+void register_checkpoint_kernels(KernelRegistry& r);
+void register_segment_kernels(KernelRegistry& r);
+void register_accumulator_kernels(KernelRegistry& r);
+void register_compat_v2_kernels(KernelRegistry& r);
+
+}  // namespace af::detail

@@ -1,0 +1,241 @@
+// StridedSlice and StridedSliceGrad: CPU kernels. Registered from transform_ops.cpp; their
+// definitions (shape functions, graph-building functions) are in
+// ops/src/defs/strided_slice_ops.cpp.
+//
+// Both kernels and the StridedSlice shape function share one validation, TensorFlow 1.x's
+// ValidateStridedSliceOp (actorflow/ops/detail/strided_slice_shapes.hpp). The kernels follow
+// tensorflow/core/kernels/strided_slice_op.cc; messages are TensorFlow's.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actorflow/ops/array_ops.hpp"
+#include "actorflow/ops/detail/shape_util.hpp"
+#include "actorflow/ops/detail/strided_slice_shapes.hpp"
+#include "actorflow/ops/kernel.hpp"
+#include "standard_kernels.hpp"
+
+namespace af {
+
+namespace {
+
+using Index = std::int64_t;
+
+// Tensors holding more elements than this are worth a pool thread.
+constexpr Index kExpensiveElements = 256 * 1024;
+// Views share a buffer only at offsets that keep TensorFlow's (Eigen's) alignment.
+constexpr Index kAlignmentBytes = 64;
+// TensorFlow's kernel handles processing shapes of up to 8 dimensions.
+constexpr int kMaxProcessingDims = 8;
+
+using detail::DenseSlice;
+using detail::index_values;
+using detail::kIndexTypes;
+using detail::kValueTypes;
+using detail::node_suffix;
+using detail::validate_strided_slice;
+
+// -- element copies ------------------------------------------------------------------------
+
+// Calls `f(E{})` with an element type of the size of `t`'s elements (std::string for
+// strings): the kernels only move elements.
+template <class F>
+void visit_storage(DType t, F&& f) {
+  if (t == DType::string) return f(std::string{});
+  switch (dtype_size(t)) {
+    case 1:
+      return f(std::uint8_t{});
+    case 2:
+      return f(std::uint16_t{});
+    case 4:
+      return f(std::uint32_t{});
+    default:
+      return f(std::uint64_t{});
+  }
+}
+
+std::vector<Index> dims_of(const Shape& shape) {
+  return {shape.dims().begin(), shape.dims().end()};
+}
+
+// Row-major strides of `shape`.
+std::vector<Index> row_major_strides(const Shape& shape) {
+  std::vector<Index> strides(static_cast<std::size_t>(shape.rank()), 1);
+  for (int d = shape.rank() - 2; d >= 0; --d)
+    strides[static_cast<std::size_t>(d)] =
+        strides[static_cast<std::size_t>(d) + 1] * shape.dim(d + 1);
+  return strides;
+}
+
+// Visits, in row-major order of the block `dims` (all positive), the offset of each block
+// element in a tensor where coordinate k advances by `steps[k]` elements (negative
+// walks backwards): `visit(block_index, tensor_offset)`.
+template <class Visit>
+void for_each_strided(const std::vector<Index>& dims, const std::vector<Index>& steps, Index start,
+                      Visit&& visit) {
+  const std::size_t rank = dims.size();
+  if (rank == 0) return visit(Index{0}, start);
+  const Index inner = dims[rank - 1];
+  const Index inner_step = steps[rank - 1];
+  Index total = 1;
+  for (Index d : dims) total *= d;
+  std::vector<Index> coord(rank, 0);
+  Index offset = start;
+  for (Index o = 0; o < total; o += inner) {
+    for (Index j = 0; j < inner; ++j) visit(o + j, offset + j * inner_step);
+    for (std::size_t k = rank - 1; k-- > 0;) {
+      if (++coord[k] < dims[k]) {
+        offset += steps[k];
+        break;
+      }
+      coord[k] = 0;
+      offset -= steps[k] * (dims[k] - 1);
+    }
+  }
+}
+
+// The block of a tensor of `shape` that `slice` selects: its dims (the processing shape), the
+// step in elements along each and the offset of its first element.
+struct StridedBlock {
+  std::vector<Index> dims, steps;
+  Index start = 0;
+};
+
+StridedBlock block_of(const Shape& shape, const DenseSlice& slice) {
+  StridedBlock block;
+  block.dims = slice.processing_dims;
+  const std::vector<Index> strides = row_major_strides(shape);
+  for (std::size_t d = 0; d < strides.size(); ++d) {
+    block.steps.push_back(slice.strides[d] * strides[d]);
+    block.start += slice.begin[d] * strides[d];
+  }
+  return block;
+}
+
+// TensorFlow's IsDim0SliceAligned: rows begin..end of `t` may share its buffer.
+bool dim0_slice_aligned(const Tensor& t, Index begin, Index end) {
+  if (t.dtype() == DType::string) return true;
+  const auto bytes = static_cast<Index>(dtype_size(t.dtype()));
+  if (t.rank() == 1)
+    return (begin * bytes) % kAlignmentBytes == 0 &&
+           ((end * bytes) % kAlignmentBytes == 0 || end == t.shape().dim(0));
+  if (t.rank() == 0 || t.shape().dim(0) == 0) return false;
+  return (t.num_elements() / t.shape().dim(0) * bytes) % kAlignmentBytes == 0;
+}
+
+// -- StridedSlice --------------------------------------------------------------------------
+
+class StridedSliceOp : public OpKernel {
+ public:
+  explicit StridedSliceOp(OpKernelConstruction& c)
+      : OpKernel(c), masks_(strided_slice_masks(c.def)) {}
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    return ctx.input(0).num_elements() > kExpensiveElements;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    DenseSlice slice;
+    Status s = validate_strided_slice(&ctx.input(1), &ctx.input(2), ctx.input(3),
+                                      dims_of(input.shape()), masks_, &slice);
+    if (!s.ok()) return ctx.fail(s.with_context(node_suffix(name())));
+    const Shape final_shape(slice.final_dims);
+    // A scalar input is always the identity: below, the input has a dimension 0.
+    if (slice.is_identity) return ctx.set_output(0, input.reshaped(final_shape));
+    if (slice.slice_dim0 && dim0_slice_aligned(input, slice.begin[0], slice.end[0])) {
+      // begin[0] > end[0] is an empty slice.
+      const Index first = std::min(slice.begin[0], slice.end[0]);
+      return ctx.set_output(0, input.slice_rows(first, slice.end[0]).reshaped(final_shape));
+    }
+    const Shape processing_shape(slice.processing_dims);
+    if (processing_shape.num_elements() == 0) {
+      ctx.allocate_output(0, input.dtype(), final_shape);
+      return;
+    }
+    if (processing_shape.rank() > kMaxProcessingDims)
+      return ctx.fail(unimplemented("Unhandled input dimensions " + std::to_string(input.rank()) +
+                                    node_suffix(name())));
+    Tensor& out = ctx.allocate_output_for_overwrite(0, input.dtype(), final_shape);
+    const StridedBlock block = block_of(input.shape(), slice);
+    visit_storage(input.dtype(), [&](auto tag) {
+      using E = decltype(tag);
+      const E* in = static_cast<const E*>(input.raw_data());
+      E* o = static_cast<E*>(out.raw_data());
+      for_each_strided(block.dims, block.steps, block.start,
+                       [&](Index i, Index from) { o[i] = in[from]; });
+    });
+  }
+
+ private:
+  StridedSliceMasks masks_;
+};
+
+// -- StridedSliceGrad ----------------------------------------------------------------------
+
+// The gradient of StridedSlice: zeros of the sliced input's shape with `dy` written where the
+// slice took its elements.
+class StridedSliceGradOp : public OpKernel {
+ public:
+  explicit StridedSliceGradOp(OpKernelConstruction& c)
+      : OpKernel(c), masks_(strided_slice_masks(c.def)) {}
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    return ctx.input(4).num_elements() > kExpensiveElements;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& shape_tensor = ctx.input(0);
+    if (shape_tensor.rank() != 1)
+      return ctx.fail(invalid_argument("shape must be 1-D, got shape.shape = " +
+                                       shape_tensor.shape().to_string() + node_suffix(name())));
+    const std::vector<Index> input_dims = index_values(shape_tensor);
+    for (Index d : input_dims)
+      if (d < 0)
+        return ctx.fail(invalid_argument("Dimension " + std::to_string(d) + " must be >= 0" +
+                                         node_suffix(name())));
+    DenseSlice slice;
+    Status s = validate_strided_slice(&ctx.input(1), &ctx.input(2), ctx.input(3), input_dims,
+                                      masks_, &slice);
+    if (!s.ok()) return ctx.fail(s.with_context(node_suffix(name())));
+    const Tensor& dy = ctx.input(4);
+    const Shape final_shape(slice.final_dims);
+    if (dy.shape() != final_shape)
+      return ctx.fail(invalid_argument("shape of dy was " + dy.shape().to_string() +
+                                       " instead of " + final_shape.to_string() +
+                                       node_suffix(name())));
+    const Shape input_shape(input_dims);
+    // A scalar input: the gradient is dy itself.
+    if (input_shape.rank() == 0) return ctx.set_output(0, dy.reshaped(input_shape));
+    Tensor& out = ctx.allocate_output(0, dy.dtype(), input_shape);
+    if (dy.num_elements() == 0) return;
+    const StridedBlock block = block_of(input_shape, slice);
+    visit_storage(dy.dtype(), [&](auto tag) {
+      using E = decltype(tag);
+      const E* in = static_cast<const E*>(dy.raw_data());
+      E* o = static_cast<E*>(out.raw_data());
+      for_each_strided(block.dims, block.steps, block.start,
+                       [&](Index i, Index to) { o[to] = in[i]; });
+    });
+  }
+
+ private:
+  StridedSliceMasks masks_;
+};
+
+}  // namespace
+
+namespace detail {
+
+void register_strided_slice_kernels(KernelRegistry& r) {
+  r.add(make_kernel_def<StridedSliceOp>("StridedSlice", "CPU",
+                                        {{"T", kValueTypes}, {"Index", kIndexTypes}}));
+  r.add(make_kernel_def<StridedSliceGradOp>("StridedSliceGrad", "CPU",
+                                            {{"T", kValueTypes}, {"Index", kIndexTypes}}));
+}
+
+}  // namespace detail
+
+}  // namespace af

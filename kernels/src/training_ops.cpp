@@ -1,0 +1,235 @@
+// The CPU kernels of the optimizers' update ops (TensorFlow 1.x's training_ops.cc):
+// ApplyGradientDescent, ApplyMomentum, ApplyAdagrad, ApplyRMSProp, ApplyCenteredRMSProp and
+// ApplyAdam. Each takes the variable and its slots by reference, updates them under their
+// locks (always, also with `use_locking = false`: the update is the same, and a reader never
+// sees half of it) and outputs the variable's reference. Their ResourceApply* twins take
+// resource handles instead (resource variables) and output nothing. The arithmetic follows
+// the Eigen expressions of training_ops.cc term by term, so trajectories match TensorFlow's
+// in float32. The ops' definitions (shape functions, builders) are in
+// ops/src/defs/training_ops.cpp; the input layouts both share in
+// actorflow/ops/detail/training_layout.hpp.
+//
+// A variable's value is never written in place: tensors fetched or still in flight share its
+// buffer, so an update writes a new buffer and swaps it in (copy on write).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#define EIGEN_USE_THREADS
+#include <Eigen/Core>
+#include <unsupported/Eigen/CXX11/Tensor>
+
+#include "actorflow/ops/detail/shape_util.hpp"
+#include "actorflow/ops/detail/training_layout.hpp"
+#include "actorflow/ops/kernel.hpp"
+#include "standard_kernels.hpp"
+
+namespace af {
+
+namespace {
+
+using Index = std::int64_t;
+
+using detail::node_suffix;
+
+using detail::optimizer::Kind;
+using detail::optimizer::Layout;
+using detail::optimizer::layout_of;
+using detail::optimizer::ref_name;
+
+template <Kind K, class T, bool Resource = false>
+class ApplyOp : public OpKernel {
+ public:
+  ApplyOp(OpKernelConstruction& c, Status* /*s*/) : OpKernel(c) {
+    c.get_attr("use_nesterov", &use_nesterov_);
+    c.get_attr("update_slots", &update_slots_);
+  }
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    return ctx.num_inputs() > 1 && ctx.input(ctx.num_inputs() - 1).num_elements() > 64 * 1024;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Layout lay = layout_of(K);
+    std::vector<Var*> vars;
+    for (int i = 0; i < lay.refs; ++i) {
+      auto* v = dynamic_cast<Var*>(ctx.input_ref(i).get());
+      if (!v)
+        return ctx.fail(invalid_argument("Input " + std::to_string(i) + " of " + name() +
+                                         " is not a variable"));
+      if (Resource && v->dtype() != dtype_of<T>::value)
+        return ctx.fail(
+            invalid_argument("Trying to access resource " + v->name() + " as " +
+                             std::string(data_type_string(dtype_of<T>::value)) + " but it holds " +
+                             std::string(data_type_string(v->dtype())) + node_suffix(name())));
+      vars.push_back(v);
+    }
+    std::vector<T> scalars;
+    for (auto [index, scalar_name] : lay.scalars) {
+      const Tensor& t = ctx.input(index);
+      if (t.rank() != 0)
+        return ctx.fail(invalid_argument(std::string(scalar_name) + " is not a scalar: " +
+                                         t.shape().to_string() + node_suffix(name())));
+      scalars.push_back(t.data<T>()[0]);
+    }
+    const Tensor& grad = ctx.input(lay.grad);
+    Status s = update_together(
+        vars, [&](std::vector<Tensor*>& values) { return update(ctx, values, scalars, grad); });
+    if (!s.ok()) {
+      if (s.code() == Code::failed_precondition) s = s.with_context(node_suffix(name()));
+      return ctx.fail(s);
+    }
+    if (!Resource) ctx.set_output(0, ctx.input(0));
+  }
+
+ private:
+  Status update(const OpKernelContext& ctx, std::vector<Tensor*>& values, const std::vector<T>& s,
+                const Tensor& grad) {
+    for (std::size_t i = 1; i < values.size(); ++i)
+      if (values[i]->shape() != values[0]->shape())
+        return invalid_argument(std::string("var and ") + ref_name(K, static_cast<int>(i)) +
+                                " do not have the same shape" + values[0]->shape().to_string() +
+                                " " + values[i]->shape().to_string() + node_suffix(name()));
+    if (grad.shape() != values[0]->shape())
+      return invalid_argument("var and grad do not have the same shape" +
+                              values[0]->shape().to_string() + " " + grad.shape().to_string() +
+                              node_suffix(name()));
+    // Copy on write: fresh buffers for everything this op writes, unless the variables hold
+    // the only references to their buffers (no read of them is still in flight: a read
+    // takes its reference under the variables' lock, which the update holds). Then the
+    // update is in place, as TensorFlow's, which saves a fresh buffer's page faults and
+    // its cache misses per variable and slot every step.
+    const bool in_place =
+        std::all_of(values.begin(), values.end(), [](const Tensor* v) { return v->sole_owner(); });
+    std::vector<Tensor> fresh;
+    std::vector<T*> out;
+    std::vector<const T*> in;
+    for (Tensor* v : values) {
+      if (in_place) {
+        out.push_back(v->template data<T>());
+      } else {
+        fresh.emplace_back(v->dtype(), v->shape(), Tensor::for_overwrite);
+        out.push_back(fresh.back().template data<T>());
+      }
+      in.push_back(v->template data<T>());
+    }
+    const T* g = grad.data<T>();
+    const Index n = grad.num_elements();
+    Eigen::ThreadPoolDevice* device = ctx.eigen_device;
+    if (device == nullptr || ctx.intra_op_threads < 2 || n < kParallelElements) {
+      compute_update(in, out, s, g, n);
+    } else {
+      // Over the intra-op pool in blocks of whole cache lines: every block starts 64-byte
+      // aligned, so Eigen computes each element in the same (packet or scalar) form as one
+      // block would, and the result does not depend on the split.
+      const Eigen::TensorOpCost cost(static_cast<double>(sizeof(T) * (in.size() + 1)),
+                                     static_cast<double>(sizeof(T) * out.size()),
+                                     4.0 * static_cast<double>(out.size()));
+      device->parallelFor(
+          n, cost, [](Eigen::Index b) { return (b + 15) / 16 * 16; },
+          [&](Eigen::Index b, Eigen::Index e) {
+            std::vector<const T*> in_b(in.size());
+            std::vector<T*> out_b(out.size());
+            for (std::size_t i = 0; i < in.size(); ++i) in_b[i] = in[i] + b;
+            for (std::size_t i = 0; i < out.size(); ++i) out_b[i] = out[i] + b;
+            compute_update(in_b, out_b, s, g + b, static_cast<Index>(e - b));
+          });
+    }
+    if (!in_place)
+      for (std::size_t i = 0; i < values.size(); ++i) *values[i] = std::move(fresh[i]);
+    return {};
+  }
+
+  // The updates as Eigen array expressions (vectorised, sqrt included), term by term as
+  // training_ops.cc writes them, so the float32 results are TensorFlow's.
+  void compute_update(const std::vector<const T*>& in, const std::vector<T*>& out,
+                      const std::vector<T>& s, const T* g, Index n) const {
+    using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+    using In = Eigen::Map<const Array>;
+    using Out = Eigen::Map<Array>;
+    const T one(1);
+    In grad(g, n);
+    In var(in[0], n);
+    Out new_var(out[0], n);
+    if constexpr (K == Kind::gradient_descent) {
+      new_var = var - grad * s[0];
+    } else if constexpr (K == Kind::momentum) {
+      const T lr = s[0], momentum = s[1];
+      Out accum(out[1], n);
+      accum = In(in[1], n) * momentum + grad;
+      if (use_nesterov_)
+        new_var = var - (grad * lr + accum * momentum * lr);
+      else
+        new_var = var - accum * lr;
+    } else if constexpr (K == Kind::adagrad) {
+      const T lr = s[0];
+      Out accum(out[1], n);
+      if (update_slots_)
+        accum = In(in[1], n) + grad.square();
+      else
+        accum = In(in[1], n);
+      new_var = var - grad * lr * accum.rsqrt();
+    } else if constexpr (K == Kind::rms_prop) {
+      const T lr = s[0], rho = s[1], momentum = s[2], epsilon = s[3];
+      Out ms(out[1], n), mom(out[2], n);
+      In ms_in(in[1], n);
+      ms = ms_in + (grad.square() - ms_in) * (one - rho);
+      mom = In(in[2], n) * momentum + (grad * lr) / (ms + epsilon).sqrt();
+      new_var = var - mom;
+    } else if constexpr (K == Kind::centered_rms_prop) {
+      const T lr = s[0], rho = s[1], momentum = s[2], epsilon = s[3];
+      const T one_minus_rho = one - rho;
+      Out mg(out[1], n), ms(out[2], n), mom(out[3], n);
+      In mg_in(in[1], n), ms_in(in[2], n);
+      ms = ms_in + (grad.square() - ms_in) * one_minus_rho;
+      mg = mg_in + (grad - mg_in) * one_minus_rho;
+      mom = In(in[3], n) * momentum + (grad * lr) / ((ms - mg.square()) + epsilon).sqrt();
+      new_var = var - mom;
+    } else {  // Adam
+      const T beta1_power = s[0], beta2_power = s[1], lr = s[2], beta1 = s[3], beta2 = s[4],
+              epsilon = s[5];
+      const T alpha = lr * std::sqrt(one - beta2_power) / (one - beta1_power);
+      Out m(out[1], n), v(out[2], n);
+      In m_in(in[1], n), v_in(in[2], n);
+      m = m_in + (grad - m_in) * (one - beta1);
+      v = v_in + (grad.square() - v_in) * (one - beta2);
+      if (use_nesterov_)
+        new_var = var - ((grad * (one - beta1) + beta1 * m) * alpha) / (v.sqrt() + epsilon);
+      else
+        new_var = var - (m * alpha) / (v.sqrt() + epsilon);
+    }
+  }
+
+  // Updates of more elements than this are split over the intra-op pool.
+  static constexpr Index kParallelElements = 64 * 1024;
+  bool use_nesterov_ = false;
+  bool update_slots_ = true;
+};
+
+template <Kind K>
+void register_apply_kernels(KernelRegistry& r, const char* type) {
+  r.add(make_kernel_def<ApplyOp<K, float>>(type, "CPU", {{"T", {DType::float32}}}));
+  r.add(make_kernel_def<ApplyOp<K, double>>(type, "CPU", {{"T", {DType::float64}}}));
+  const std::string resource = std::string("Resource") + type;
+  r.add(make_kernel_def<ApplyOp<K, float, true>>(resource, "CPU", {{"T", {DType::float32}}}));
+  r.add(make_kernel_def<ApplyOp<K, double, true>>(resource, "CPU", {{"T", {DType::float64}}}));
+}
+
+}  // namespace
+
+namespace detail {
+
+void register_training_kernels(KernelRegistry& r) {
+  register_apply_kernels<Kind::gradient_descent>(r, "ApplyGradientDescent");
+  register_apply_kernels<Kind::momentum>(r, "ApplyMomentum");
+  register_apply_kernels<Kind::adagrad>(r, "ApplyAdagrad");
+  register_apply_kernels<Kind::rms_prop>(r, "ApplyRMSProp");
+  register_apply_kernels<Kind::centered_rms_prop>(r, "ApplyCenteredRMSProp");
+  register_apply_kernels<Kind::adam>(r, "ApplyAdam");
+}
+
+}  // namespace detail
+
+}  // namespace af

@@ -1,0 +1,106 @@
+#pragma once
+
+// Small pieces the ops' shape functions and the CPU kernels (kernels module) share:
+// TensorFlow's error renderings, index values, attr and rank checks.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actorflow/ops/op_registry.hpp"
+#include "actorflow/ops/shape.hpp"
+#include "actorflow/ops/status.hpp"
+#include "actorflow/ops/tensor.hpp"
+
+namespace af::detail {
+
+/// Element counts, dimensions and index values, widened.
+using Index = std::int64_t;
+
+/// The suffix TensorFlow appends to a kernel's error: "\n\t [[{{node NAME}}]]".
+inline std::string node_suffix(const std::string& node) { return "\n\t [[{{node " + node + "}}]]"; }
+
+/// TensorFlow's rendering of shapes in shape-function errors: "[2,?]", "?" for unknown rank.
+inline std::string inference_shape_string(const PartialShape& s) {
+  if (!s.rank_known()) return "?";
+  std::string out = "[";
+  for (int i = 0; i < s.rank(); ++i) {
+    if (i) out += ",";
+    out += s.dim(i) < 0 ? std::string("?") : std::to_string(s.dim(i));
+  }
+  return out + "]";
+}
+
+/// The values of an int32, int64 or uint8 tensor, widened (empty values for other dtypes).
+inline std::vector<std::int64_t> index_values(const Tensor& t) {
+  std::vector<std::int64_t> out(static_cast<std::size_t>(t.num_elements()));
+  switch (t.dtype()) {
+    case DType::int64:
+      std::copy_n(t.data<std::int64_t>(), out.size(), out.begin());
+      break;
+    case DType::int32:
+      std::copy_n(t.data<std::int32_t>(), out.size(), out.begin());
+      break;
+    case DType::uint8:
+      std::copy_n(t.data<std::uint8_t>(), out.size(), out.begin());
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+/// TensorFlow's NodeDef validation message for a type attribute outside its allowed list.
+inline Status check_attr_type(DType t, const char* attr, const std::vector<DType>& allowed,
+                              const char* allowed_names) {
+  if (std::find(allowed.begin(), allowed.end(), t) != allowed.end()) return {};
+  return invalid_argument("Value for attr '" + std::string(attr) + "' of " +
+                          std::string(data_type_string(t)) +
+                          " is not in the list of allowed values: " + allowed_names);
+}
+
+/// Every type a tensor of values may have (resources excluded): the types TensorFlow
+/// registers its type-generic CPU kernels for.
+inline const std::vector<DType> kValueTypes = {DType::float32, DType::float64, DType::int32,
+                                               DType::int64,   DType::uint8,   DType::boolean,
+                                               DType::string,  DType::bfloat16};
+/// The types of index and shape inputs (attrs Index, Tidx, Tshape, ...).
+inline const std::vector<DType> kIndexTypes = {DType::int32, DType::int64};
+
+/// InferenceContext::WithRank: InvalidArgument "Shape must be rank R but is rank K".
+inline Status with_rank(const PartialShape& s, int rank) {
+  if (s.rank_known() && s.rank() != rank)
+    return invalid_argument("Shape must be rank " + std::to_string(rank) + " but is rank " +
+                            std::to_string(s.rank()));
+  return {};
+}
+
+/// InferenceContext::WithRankAtLeast: InvalidArgument "Shape must be at least rank R but is
+/// rank K".
+inline Status with_rank_at_least(const PartialShape& s, Index rank) {
+  if (s.rank_known() && s.rank() < rank)
+    return invalid_argument("Shape must be at least rank " + std::to_string(rank) +
+                            " but is rank " + std::to_string(s.rank()));
+  return {};
+}
+
+/// InferenceContext::MakeShapeFromShapeTensor: the value of 1-D input `i` as a shape (-1 an
+/// unknown dimension), else a shape of the input's length, else unknown.
+inline Status shape_from_shape_tensor(const InferenceContext& c, int i, PartialShape* out) {
+  const PartialShape& s = c.input_shapes[static_cast<std::size_t>(i)];
+  if (Status r = with_rank(s, 1); !r.ok()) return r;
+  if (const Tensor* value = c.input_values[static_cast<std::size_t>(i)]) {
+    std::vector<std::int64_t> dims = index_values(*value);
+    for (auto d : dims)
+      if (d < -1)
+        return invalid_argument("Invalid value in tensor used for shape: " + std::to_string(d));
+    *out = PartialShape(std::move(dims));
+  } else if (s.rank_known() && s.dim(0) >= 0) {
+    *out = PartialShape::unknown_of_rank(static_cast<int>(s.dim(0)));
+  } else {
+    *out = PartialShape::unknown();
+  }
+  return {};
+}
+
+}  // namespace af::detail

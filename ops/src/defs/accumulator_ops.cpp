@@ -1,0 +1,147 @@
+// Gradient accumulators: the definitions (shape functions) of ConditionalAccumulator,
+// AccumulatorApplyGradient, AccumulatorTakeGradient, AccumulatorSetGlobalStep and
+// AccumulatorNumAccumulated, and the graph API of data_flow_ops.hpp. The accumulator itself
+// and the CPU kernels are in kernels/src/accumulator_ops.cpp.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "actorflow/ops/data_flow_ops.hpp"
+#include "actorflow/ops/op_registry.hpp"
+#include "actorflow/ops/ops.hpp"
+#include "standard_ops.hpp"
+
+namespace af {
+
+namespace detail {
+
+namespace {
+
+Status infer_handle_input(InferenceContext& c, int inputs) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(inputs));
+  if (c.input_types[0] != DType::resource)
+    return invalid_argument("Input 0 of '" + c.node.op + "' must be an accumulator handle");
+  return {};
+}
+
+Status check_scalar(const InferenceContext& c, int i, const char* what) {
+  const PartialShape& p = c.input_shapes[static_cast<std::size_t>(i)];
+  if (p.rank_known() && p.rank() != 0)
+    return invalid_argument("Shape must be rank 0 but is rank " + std::to_string(p.rank()) +
+                            " for " + what);
+  return {};
+}
+
+/// The shape function of the ops taking (handle, int64 scalar step[, gradient]).
+ShapeFn handle_and_step(int inputs, const char* what) {
+  return [inputs, what](InferenceContext& c) -> Status {
+    ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, inputs));
+    ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int64));
+    return check_scalar(c, 1, what);
+  };
+}
+
+}  // namespace
+
+void register_accumulator_ops(OpRegistry& r) {
+  r.add({"ConditionalAccumulator",
+         [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(0));
+           DType t = DType::invalid;
+           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+           if (t != DType::float32 && t != DType::float64 && t != DType::bfloat16)
+             return invalid_argument(
+                 "Value for attr 'dtype' of " + std::string(data_type_string(t)) +
+                 " is not in the list of allowed values: float, double, bfloat16");
+           std::string reduction = "MEAN";
+           c.get_attr("reduction_type", &reduction);
+           if (reduction != "MEAN" && reduction != "SUM")
+             return invalid_argument("Value for attr 'reduction_type' of \"" + reduction +
+                                     "\" is not in the list of allowed values: \"MEAN\", \"SUM\"");
+           c.add_output(DType::resource, PartialShape(Shape{}), /*is_ref=*/true);
+           return {};
+         },
+         true});
+  r.add({"AccumulatorApplyGradient", handle_and_step(3, "local_step"), true, {0}});
+  r.add({"AccumulatorTakeGradient",
+         [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 2));
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int32));
+           ACTORFLOW_RETURN_IF_ERROR(check_scalar(c, 1, "num_required"));
+           DType t = DType::invalid;
+           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+           // TensorFlow loses the shape here too; Python sets it from the accumulator's.
+           PartialShape shape;
+           c.get_attr("_shape", &shape);
+           c.add_output(t, shape);
+           return {};
+         },
+         true,
+         {0}});
+  r.add({"AccumulatorSetGlobalStep", handle_and_step(2, "new_global_step"), true, {0}});
+  r.add({"AccumulatorNumAccumulated",
+         [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 1));
+           c.add_output(DType::int32, PartialShape(Shape{}));
+           return {};
+         },
+         true,
+         {0}});
+}
+
+}  // namespace detail
+
+ConditionalAccumulator::ConditionalAccumulator(Graph& g, DType dtype,
+                                               ConditionalAccumulatorOptions options)
+    : dtype_(dtype), shape_(options.shape) {
+  handle_ = g.create_op("ConditionalAccumulator", {},
+                        {{"dtype", dtype},
+                         {"shape", options.shape},
+                         {"container", std::string()},
+                         {"shared_name", options.shared_name},
+                         {"reduction_type", options.reduction_type}},
+                        options.name)
+                .output(0);
+}
+
+Operation ConditionalAccumulator::apply_grad(const Output& grad, const Output& local_step,
+                                             std::string_view name) const {
+  Graph& g = handle_.graph();
+  auto scope = g.name_scope(name.empty() ? this->name() + "_ApplyGrad" : std::string(name));
+  const Output step = cast(local_step, DType::int64, "ToInt64");
+  return g.create_op("AccumulatorApplyGradient", {handle_, step, grad}, {{"dtype", dtype_}},
+                     "AccumulatorApplyGradient");
+}
+
+Operation ConditionalAccumulator::apply_grad(const Output& grad, std::int64_t local_step,
+                                             std::string_view name) const {
+  return apply_grad(grad, handle_.graph().constant(Tensor(local_step), "local_step"), name);
+}
+
+Output ConditionalAccumulator::take_grad(const Output& num_required, std::string_view name) const {
+  return handle_.graph()
+      .create_op("AccumulatorTakeGradient", {handle_, num_required},
+                 {{"dtype", dtype_}, {"_shape", shape_}},
+                 name.empty() ? this->name() + "_TakeGradient" : std::string(name))
+      .output(0);
+}
+
+Output ConditionalAccumulator::take_grad(std::int32_t num_required, std::string_view name) const {
+  return take_grad(handle_.graph().constant(Tensor(num_required), "num_required"), name);
+}
+
+Operation ConditionalAccumulator::set_global_step(const Output& new_global_step,
+                                                  std::string_view name) const {
+  return handle_.graph().create_op(
+      "AccumulatorSetGlobalStep", {handle_, cast(new_global_step, DType::int64)}, {},
+      name.empty() ? this->name() + "_SetGlobalStep" : std::string(name));
+}
+
+Output ConditionalAccumulator::num_accumulated(std::string_view name) const {
+  return handle_.graph()
+      .create_op("AccumulatorNumAccumulated", {handle_}, {},
+                 name.empty() ? this->name() + "_NumAccumulated" : std::string(name))
+      .output(0);
+}
+
+}  // namespace af

@@ -1,0 +1,99 @@
+// Const, Placeholder, Identity, NoOp, _Send, _Recv and _Delay: ops, shape functions and
+// graph-building functions. Their CPU kernels are in kernels/src/control_ops.cpp.
+#include <chrono>
+
+#include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/ops.hpp"
+#include "standard_ops.hpp"
+
+namespace af {
+
+namespace {
+
+Status infer_identity(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
+  c.add_output(c.input_types[0], c.input_shapes[0]);
+  // An identity of a resource handle still names the same variable (TF's handle data).
+  if (c.input_types[0] == DType::resource) c.output_handle_shapes = {c.input_handle_shapes[0]};
+  return {};
+}
+
+}  // namespace
+
+namespace detail {
+
+void register_control_ops(OpRegistry& r) {
+  r.add({"Const", [](InferenceContext& c) -> Status {
+           Tensor value;
+           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("value", &value));
+           c.add_output(value.dtype(), PartialShape(value.shape()));
+           return {};
+         }});
+  r.add({"Placeholder", [](InferenceContext& c) -> Status {
+           DType t = DType::invalid;
+           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+           PartialShape s;
+           c.get_attr("shape", &s);
+           c.add_output(t, s);
+           return {};
+         }});
+  r.add({"Identity", infer_identity});
+  r.add({"NoOp", [](InferenceContext&) -> Status { return {}; }});
+  r.add({"_Send", [](InferenceContext& c) { return c.expect_inputs(1); }, true});
+  r.add({"_Recv",
+         [](InferenceContext& c) -> Status {
+           DType t = DType::invalid;
+           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("T", &t));
+           PartialShape s;
+           c.get_attr("shape", &s);
+           c.add_output(t, s);
+           return {};
+         },
+         true});
+  r.add({"_Delay", infer_identity, true});
+}
+
+}  // namespace detail
+
+Output identity(const Output& x, std::string_view name) {
+  return x.graph()
+      .create_op("Identity", {x}, {{"T", x.dtype()}}, name.empty() ? "Identity" : name)
+      .output(0);
+}
+
+Output delay(const Output& x, std::chrono::microseconds d, std::string_view name) {
+  return x.graph()
+      .create_op("_Delay", {x},
+                 {{"T", x.dtype()}, {"delay_us", static_cast<std::int64_t>(d.count())}},
+                 name.empty() ? "Delay" : name)
+      .output(0);
+}
+
+Output scalar_like(const Output& like, double value, std::string_view name) {
+  Tensor t;
+  switch (like.dtype()) {
+    case DType::float64:
+      t = Tensor(value);
+      break;
+    case DType::int32:
+      t = Tensor(static_cast<std::int32_t>(value));
+      break;
+    case DType::int64:
+      t = Tensor(static_cast<std::int64_t>(value));
+      break;
+    case DType::bfloat16:
+      t = Tensor(bfloat16_t(static_cast<float>(value)));
+      break;
+    case DType::uint8: {
+      t = Tensor(DType::uint8, Shape{});
+      t.data<std::uint8_t>()[0] = static_cast<std::uint8_t>(value);
+      break;
+    }
+    default:
+      t = Tensor(static_cast<float>(value));
+      break;
+  }
+  return like.graph().constant(t, name.empty() ? "Const" : name);
+}
+
+}  // namespace af

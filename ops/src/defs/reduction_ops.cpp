@@ -1,0 +1,125 @@
+// The definitions of Sum, Mean, Max, Min and Prod (shape function, builders); their CPU kernels
+// are in kernels/src/reduction_ops.cpp.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/math_ops.hpp"
+#include "actorflow/ops/ops.hpp"
+#include "standard_ops.hpp"
+
+namespace af {
+
+namespace {
+
+using namespace cwise;  // NOLINT: the shared element-wise definitions
+
+Status infer_reduction(InferenceContext& c, const std::vector<DType>& allowed) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+  const DType t = c.input_types[0];
+  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, allowed));
+  const DType index_type = c.input_types[1];
+  if (index_type != DType::int32 && index_type != DType::int64)
+    return invalid_argument("Value for attr 'Tidx' of " +
+                            std::string(data_type_string(index_type)) +
+                            " is not in the list of allowed values: int32, int64");
+  bool keep_dims = false;
+  c.get_attr("keep_dims", &keep_dims);
+  const PartialShape& in = c.input_shapes[0];
+  const Tensor* indices = c.input_values[1];
+  if (indices == nullptr || !in.rank_known()) {
+    c.add_output(t, keep_dims && in.rank_known() ? PartialShape::unknown_of_rank(in.rank())
+                                                 : PartialShape::unknown());
+    return {};
+  }
+  if (indices->rank() > 1)
+    return invalid_argument("Shape must be at most rank 1 but is rank " +
+                            std::to_string(indices->rank()));
+  const int rank = in.rank();
+  std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
+  for (Index i = 0; i < indices->num_elements(); ++i) {
+    Index axis = indices->dtype() == DType::int64
+                     ? indices->data<std::int64_t>()[i]
+                     : static_cast<Index>(indices->data<std::int32_t>()[i]);
+    if (axis < -rank || axis >= rank)
+      return invalid_argument("Invalid reduction dimension " + std::to_string(axis) +
+                              " for input with " + std::to_string(rank) + " dimensions.");
+    reduced[static_cast<std::size_t>(axis < 0 ? axis + rank : axis)] = true;
+  }
+  std::vector<std::int64_t> dims;
+  for (int d = 0; d < rank; ++d) {
+    if (!reduced[static_cast<std::size_t>(d)])
+      dims.push_back(in.dim(d));
+    else if (keep_dims)
+      dims.push_back(1);
+  }
+  c.add_output(t, PartialShape(std::move(dims)));
+  return {};
+}
+
+Output reduction_op(const char* type, const Output& x,
+                    const std::optional<std::vector<std::int64_t>>& axes, bool keep_dims,
+                    std::string_view name) {
+  Graph& g = x.graph();
+  AttrMap attrs{{"keep_dims", keep_dims}, {"T", x.dtype()}, {"Tidx", DType::int32}};
+  std::string requested(name.empty() ? std::string_view(type) : name);
+  if (!axes) {
+    // TensorFlow's _ReductionDims: a Const of range(rank) beside the op.
+    if (!x.shape().rank_known())
+      throw InvalidArgumentError(
+          invalid_argument(std::string(type) + " over all axes of '" + x.name() +
+                           "' needs its rank, which is unknown; pass the axes explicitly"));
+    std::vector<std::int32_t> all(static_cast<std::size_t>(x.shape().rank()));
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::int32_t>(i);
+    Output indices = g.constant(Tensor::from_vector(all), "Const");
+    return g.create_op(type, {x, indices}, std::move(attrs), requested).output(0);
+  }
+  // Explicit axes become the op's input "<op>/reduction_indices", as op_def_library names them.
+  std::vector<std::int32_t> values;
+  for (auto a : *axes) values.push_back(static_cast<std::int32_t>(a));
+  const std::string op_name = g.unique_name(requested);
+  Output indices;
+  {
+    auto scope = g.name_scope(op_name + "/");
+    indices = g.constant(Tensor::from_vector(values), "reduction_indices");
+  }
+  return g.create_op(type, {x, indices}, std::move(attrs), op_name + "/").output(0);
+}
+
+}  // namespace
+
+namespace detail {
+
+void register_reduction_ops(OpRegistry& r) {
+  for (const char* type : {"Sum", "Mean", "Max", "Min", "Prod"})
+    r.add({type, [](InferenceContext& c) { return infer_reduction(c, kArithmeticTypes); }});
+}
+
+}  // namespace detail
+
+Output reduce_sum(const Output& x, std::optional<std::vector<std::int64_t>> axes, bool keep_dims,
+                  std::string_view name) {
+  return reduction_op("Sum", x, axes, keep_dims, name);
+}
+Output reduce_mean(const Output& x, std::optional<std::vector<std::int64_t>> axes, bool keep_dims,
+                   std::string_view name) {
+  return reduction_op("Mean", x, axes, keep_dims, name);
+}
+Output reduce_max(const Output& x, std::optional<std::vector<std::int64_t>> axes, bool keep_dims,
+                  std::string_view name) {
+  return reduction_op("Max", x, axes, keep_dims, name);
+}
+Output reduce_min(const Output& x, std::optional<std::vector<std::int64_t>> axes, bool keep_dims,
+                  std::string_view name) {
+  return reduction_op("Min", x, axes, keep_dims, name);
+}
+Output reduce_prod(const Output& x, std::optional<std::vector<std::int64_t>> axes, bool keep_dims,
+                   std::string_view name) {
+  return reduction_op("Prod", x, axes, keep_dims, name);
+}
+
+}  // namespace af
