@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -12,6 +11,7 @@
 #include "actorflow/ops/detail/array_defs.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -20,35 +20,17 @@ namespace {
 
 using Index = std::int64_t;
 
-// Every type a tensor of values may have (resources excluded).
-const std::vector<DType> kValueTypes = {DType::float32, DType::float64, DType::int32,
-                                        DType::int64,   DType::uint8,   DType::boolean,
-                                        DType::string,  DType::bfloat16};
+// Every type a tensor of values may have (resources excluded), the index types and Cast's.
 using detail::kCastTypes;
-const std::vector<DType> kIndexTypes = {DType::int32, DType::int64};
+using detail::kIndexTypes;
+using detail::kValueTypes;
 
 // Casts of more elements than this are worth a pool thread.
 constexpr Index kExpensiveCastElements = 256 * 1024;
 
-using detail::node_suffix;
-
+using detail::copy_elements;
 using detail::index_values;
-
-// Copies `count` elements from `src` at `src_offset` to `dst` at `dst_offset` (both of one
-// dtype; strings element by element, everything else as bytes).
-void copy_elements(const Tensor& src, Index src_offset, Tensor& dst, Index dst_offset,
-                   Index count) {
-  if (count == 0) return;
-  if (src.dtype() == DType::string) {
-    const std::string* s = src.data<std::string>() + src_offset;
-    std::copy(s, s + count, dst.data<std::string>() + dst_offset);
-    return;
-  }
-  const auto size = static_cast<Index>(dtype_size(src.dtype()));
-  std::memcpy(static_cast<char*>(dst.raw_data()) + dst_offset * size,
-              static_cast<const char*>(src.raw_data()) + src_offset * size,
-              static_cast<std::size_t>(count * size));
-}
+using detail::node_suffix;
 
 // -- Reshape ------------------------------------------------------------------------------
 

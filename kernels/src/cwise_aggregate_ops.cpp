@@ -168,13 +168,9 @@ struct Less {
 
 // sum(x^2) / 2 as a scalar: TensorFlow's (x.square() * 0.5).sum(); bfloat16 in float.
 template <class T>
-class L2LossOp : public OpKernel {
+class L2LossOp : public UnaryKernelBase {
  public:
-  using OpKernel::OpKernel;
-
-  bool is_expensive(const OpKernelContext& ctx) const override {
-    return ctx.num_inputs() == 1 && ctx.input(0).num_elements() > kExpensiveElements;
-  }
+  using UnaryKernelBase::UnaryKernelBase;
 
   void compute(OpKernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
@@ -199,14 +195,10 @@ class L2LossOp : public OpKernel {
 // Passes the input through; fails with InvalidArgument "<message> : Tensor had NaN values"
 // (or "Inf values", "Inf and NaN values") when an element is not finite.
 template <class T>
-class CheckNumericsOp : public OpKernel {
+class CheckNumericsOp : public UnaryKernelBase {
  public:
-  CheckNumericsOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+  CheckNumericsOp(OpKernelConstruction& c, Status* s) : UnaryKernelBase(c) {
     *s = c.get_attr("message", &message_);
-  }
-
-  bool is_expensive(const OpKernelContext& ctx) const override {
-    return ctx.num_inputs() == 1 && ctx.input(0).num_elements() > kExpensiveElements;
   }
 
   void compute(OpKernelContext& ctx) override {

@@ -37,6 +37,7 @@
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/op_registry.hpp"
+#include "kernel_helpers.hpp"
 
 namespace af::cwise {
 
@@ -369,15 +370,22 @@ using ConstVector = Eigen::TensorMap<Eigen::Tensor<const T, 1, Eigen::RowMajor, 
 template <class T>
 using Vector = Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, Eigen::Index>>;
 
-/// A unary element-wise kernel: output of the input's shape and element type.
-template <class Fn, class T>
-class UnaryOp : public OpKernel {
+/// The base of the element-wise kernels of one input (UnaryOp, Softmax, L2Loss,
+/// CheckNumerics): worth a pool thread beyond kExpensiveElements elements.
+class UnaryKernelBase : public OpKernel {
  public:
   using OpKernel::OpKernel;
 
   bool is_expensive(const OpKernelContext& ctx) const override {
     return ctx.num_inputs() == 1 && ctx.input(0).num_elements() > kExpensiveElements;
   }
+};
+
+/// A unary element-wise kernel: output of the input's shape and element type.
+template <class Fn, class T>
+class UnaryOp : public UnaryKernelBase {
+ public:
+  using UnaryKernelBase::UnaryKernelBase;
 
   void compute(OpKernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
@@ -409,11 +417,9 @@ class UnaryOp : public OpKernel {
 
 // -- registration and builders ------------------------------------------------------------
 
-/// Registers `Kernel<T>` for `op` on the CPU for each of `Ts`, constrained on attr "T".
-template <template <class> class Kernel, class... Ts>
-void register_for_types(KernelRegistry& r, const std::string& op) {
-  (r.add(make_kernel_def<Kernel<Ts>>(op, "CPU", {{"T", {dtype_of_v<Ts>}}})), ...);
-}
+/// Registers `Kernel<T>` for `op` on the CPU for each of `Ts`, constrained on attr "T"
+/// (kernel_helpers.hpp).
+using detail::register_for_types;
 
 }  // namespace af::cwise
 

@@ -8,10 +8,7 @@
 // random_shuffle_op.cc, count_up_to_op.cc, shape_ops.h); messages are TensorFlow's.
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
-#include <mutex>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -20,6 +17,7 @@
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/philox_random.hpp"
 #include "actorflow/ops/resource.hpp"
+#include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -36,26 +34,14 @@ using detail::kValueTypes;
 // Kernels moving more elements than this are worth a pool thread.
 constexpr Index kExpensiveElements = 256 * 1024;
 
+using detail::copy_elements;
+using detail::GuardedPhiloxRandom;
 using detail::index_scalar;
 using detail::node_suffix;
 using detail::range_size;
+using detail::SingleSampleAdapter;
+using detail::slice_debug_string;
 using detail::visit_range_dtype;
-
-// Copies `count` elements from `src` at `src_offset` to `dst` at `dst_offset` (both of one
-// dtype; strings element by element, everything else as bytes).
-void copy_elements(const Tensor& src, Index src_offset, Tensor& dst, Index dst_offset,
-                   Index count) {
-  if (count == 0) return;
-  if (src.dtype() == DType::string) {
-    const std::string* s = src.data<std::string>() + src_offset;
-    std::copy(s, s + count, dst.data<std::string>() + dst_offset);
-    return;
-  }
-  const auto size = static_cast<Index>(dtype_size(src.dtype()));
-  std::memcpy(static_cast<char*>(dst.raw_data()) + dst_offset * size,
-              static_cast<const char*>(src.raw_data()) + src_offset * size,
-              static_cast<std::size_t>(count * size));
-}
 
 // -- Range ----------------------------------------------------------------------------------
 
@@ -97,25 +83,6 @@ class RangeOp : public OpKernel {
 };
 
 // -- GatherV2 -------------------------------------------------------------------------------
-
-// TensorFlow's SliceDebugString: the multi-index of flat element `flat` of `shape`, "[1,2]"
-// ("" for a scalar).
-std::string slice_debug_string(const Shape& shape, Index flat) {
-  const int rank = shape.rank();
-  if (rank == 0) return "";
-  std::vector<Index> strides(static_cast<std::size_t>(rank), 1);
-  for (int i = rank - 2; i >= 0; --i)
-    strides[static_cast<std::size_t>(i)] =
-        strides[static_cast<std::size_t>(i) + 1] * shape.dim(i + 1);
-  std::string out = "[";
-  Index left = flat;
-  for (int i = 0; i < rank; ++i) {
-    if (i) out += ",";
-    out += std::to_string(left / strides[static_cast<std::size_t>(i)]);
-    left %= strides[static_cast<std::size_t>(i)];
-  }
-  return out + "]";
-}
 
 class GatherOp : public OpKernel {
  public:
@@ -205,23 +172,7 @@ class GatherOp : public OpKernel {
 /// `uniform(n) = sample % n`, so a fixed (seed, seed2) repeats TensorFlow's permutations.
 class RandomShuffleOp : public OpKernel {
  public:
-  RandomShuffleOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
-    std::int64_t seed = 0;
-    std::int64_t seed2 = 0;
-    *s = c.get_attr("seed", &seed);
-    if (!s->ok()) return;
-    *s = c.get_attr("seed2", &seed2);
-    if (!s->ok()) return;
-    if (seed == 0 && seed2 == 0) {
-      // Unseeded ops get fresh random seeds, as TensorFlow's random::New64().
-      std::random_device rd;
-      auto new64 = [&rd] { return (static_cast<std::uint64_t>(rd()) << 32) | rd(); };
-      generator_ = PhiloxRandom(new64(), new64());
-    } else {
-      generator_ =
-          PhiloxRandom(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed2));
-    }
-  }
+  RandomShuffleOp(OpKernelConstruction& c, Status* s) : OpKernel(c) { *s = generator_.init(c); }
 
   bool is_expensive(const OpKernelContext& ctx) const override {
     return ctx.num_inputs() == 1 && ctx.input(0).num_elements() > kExpensiveElements;
@@ -234,17 +185,10 @@ class RandomShuffleOp : public OpKernel {
       return;
     }
     const Index size = input.shape().dim(0);
-    PhiloxRandom local = reserve_samples32(size - 1);
+    PhiloxRandom local = generator_.reserve_samples32(size - 1);
     // random::SingleSampleAdapter: hands out the four 32-bit words of each call in turn.
-    PhiloxRandom::Result block{};
-    std::size_t used = block.size();
-    auto uniform = [&](std::uint32_t n) {
-      if (used == block.size()) {
-        block = local();
-        used = 0;
-      }
-      return block[used++] % n;
-    };
+    SingleSampleAdapter single(&local);
+    auto uniform = [&](std::uint32_t n) { return single() % n; };
     std::vector<Index> permutation(static_cast<std::size_t>(size));
     for (Index i = 0; i < size; ++i) permutation[static_cast<std::size_t>(i)] = i;
     for (Index i = 0; i + 1 < size; ++i)
@@ -258,16 +202,7 @@ class RandomShuffleOp : public OpKernel {
   }
 
  private:
-  // GuardedPhiloxRandom::ReserveSamples32: whole 128-bit calls covering `samples` words.
-  PhiloxRandom reserve_samples32(Index samples) {
-    std::lock_guard<std::mutex> lock(mu_);
-    PhiloxRandom local = generator_;
-    generator_.skip(static_cast<std::uint64_t>((samples + 3) / 4));
-    return local;
-  }
-
-  std::mutex mu_;
-  PhiloxRandom generator_;
+  GuardedPhiloxRandom generator_;
 };
 
 // -- CountUpTo ------------------------------------------------------------------------------

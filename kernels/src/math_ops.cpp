@@ -140,13 +140,9 @@ struct TanhFn {
 // -- Softmax ------------------------------------------------------------------------------
 
 template <class T>
-class SoftmaxOp : public OpKernel {
+class SoftmaxOp : public UnaryKernelBase {
  public:
-  using OpKernel::OpKernel;
-
-  bool is_expensive(const OpKernelContext& ctx) const override {
-    return ctx.num_inputs() == 1 && ctx.input(0).num_elements() > kExpensiveElements;
-  }
+  using UnaryKernelBase::UnaryKernelBase;
 
   void compute(OpKernelContext& ctx) override {
     const Tensor& x = ctx.input(0);

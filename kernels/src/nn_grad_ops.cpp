@@ -18,6 +18,7 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/nn_ops.hpp"
+#include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -28,7 +29,12 @@ using Index = std::int64_t;
 
 constexpr Index kExpensiveWork = 64 * 1024;
 
+using detail::bias_data_format_is_nchw;
+using detail::kIndexTypes;
 using detail::node_suffix;
+using detail::pool_window;
+using detail::PoolWindow;
+using detail::register_for_types;
 
 // -- element-wise activation gradients -------------------------------------------------------
 
@@ -82,13 +88,8 @@ class ActivationGradOp : public OpKernel {
 template <class T>
 class BiasAddGradOp : public OpKernel {
  public:
-  BiasAddGradOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
-    std::string format = "NHWC";
-    c.get_attr("data_format", &format);
-    if (format != "NHWC" && format != "NCHW")
-      *s = invalid_argument("Invalid data format" + node_suffix(c.def.name));
-    nchw_ = format == "NCHW";
-  }
+  BiasAddGradOp(OpKernelConstruction& c, Status* s)
+      : OpKernel(c), nchw_(bias_data_format_is_nchw(c, s)) {}
   bool is_expensive(const OpKernelContext& ctx) const override {
     return ctx.num_inputs() == 1 && ctx.input(0).num_elements() > kExpensiveWork;
   }
@@ -177,15 +178,18 @@ Status read_pool_attrs(OpKernelConstruction& c, PoolAttrs* a) {
   return {};
 }
 
-// The window of output (oy, ox) clipped to the input.
-struct Window {
-  Index y0, y1, x0, x1;
-};
-Window window_of(const Pool2DGeometry& g, Index oy, Index ox) {
-  return {std::max<Index>(0, oy * g.stride_rows - g.pad_rows),
-          std::min<Index>(g.in_rows, oy * g.stride_rows - g.pad_rows + g.window_rows),
-          std::max<Index>(0, ox * g.stride_cols - g.pad_cols),
-          std::min<Index>(g.in_cols, ox * g.stride_cols - g.pad_cols + g.window_cols)};
+// The geometry of the pooling of an input of `input_shape` whose gradient `grad` is, with
+// `grad` checked against its output shape; errors without the node's suffix.
+StatusOr<Pool2DGeometry> pool_grad_geometry(const Shape& input_shape, const PoolAttrs& attrs,
+                                            const Tensor& grad) {
+  auto geo = pool2d_geometry(input_shape, attrs.ksize, attrs.strides, attrs.padding);
+  if (!geo.ok()) return geo.status();
+  const Pool2DGeometry& g = *geo;
+  const Shape out_shape{g.batch, g.out_rows, g.out_cols, g.depth};
+  if (grad.shape() != out_shape)
+    return invalid_argument("Expected grad shape to be " + out_shape.to_string() + ", but got " +
+                            grad.shape().to_string());
+  return geo;
 }
 
 // MaxPoolGrad(orig_input, orig_output, grad): each output's gradient goes to the first
@@ -204,14 +208,9 @@ class MaxPoolGradOp : public OpKernel {
     const Tensor& grad = ctx.input(2);
     if (input.rank() != 4)
       return ctx.fail(invalid_argument("tensor_in must be 4-dimensional" + node_suffix(name())));
-    auto geo = pool2d_geometry(input.shape(), attrs_.ksize, attrs_.strides, attrs_.padding);
+    auto geo = pool_grad_geometry(input.shape(), attrs_, grad);
     if (!geo.ok()) return ctx.fail(geo.status().with_context(node_suffix(name())));
     const Pool2DGeometry& g = *geo;
-    const Shape out_shape{g.batch, g.out_rows, g.out_cols, g.depth};
-    if (grad.shape() != out_shape)
-      return ctx.fail(invalid_argument("Expected grad shape to be " + out_shape.to_string() +
-                                       ", but got " + grad.shape().to_string() +
-                                       node_suffix(name())));
     T* dx = ctx.allocate_output(0, dtype_of_v<T>, input.shape()).template data<T>();
     std::fill(dx, dx + input.num_elements(), T(0));
     const T* in = input.data<T>();
@@ -219,7 +218,7 @@ class MaxPoolGradOp : public OpKernel {
     for (Index b = 0; b < g.batch; ++b)
       for (Index oy = 0; oy < g.out_rows; ++oy)
         for (Index ox = 0; ox < g.out_cols; ++ox) {
-          const Window w = window_of(g, oy, ox);
+          const PoolWindow w = pool_window(g, oy, ox);
           const T* go = gp + ((b * g.out_rows + oy) * g.out_cols + ox) * g.depth;
           for (Index c = 0; c < g.depth; ++c) {
             Index best = -1;
@@ -257,21 +256,16 @@ class AvgPoolGradOp : public OpKernel {
                                        node_suffix(name())));
     auto v = index_values(sizes);
     const Shape input_shape{v[0], v[1], v[2], v[3]};
-    auto geo = pool2d_geometry(input_shape, attrs_.ksize, attrs_.strides, attrs_.padding);
+    auto geo = pool_grad_geometry(input_shape, attrs_, grad);
     if (!geo.ok()) return ctx.fail(geo.status().with_context(node_suffix(name())));
     const Pool2DGeometry& g = *geo;
-    const Shape out_shape{g.batch, g.out_rows, g.out_cols, g.depth};
-    if (grad.shape() != out_shape)
-      return ctx.fail(invalid_argument("Expected grad shape to be " + out_shape.to_string() +
-                                       ", but got " + grad.shape().to_string() +
-                                       node_suffix(name())));
     T* dx = ctx.allocate_output(0, dtype_of_v<T>, input_shape).template data<T>();
     std::fill(dx, dx + input_shape.num_elements(), T(0));
     const T* gp = grad.data<T>();
     for (Index b = 0; b < g.batch; ++b)
       for (Index oy = 0; oy < g.out_rows; ++oy)
         for (Index ox = 0; ox < g.out_cols; ++ox) {
-          const Window w = window_of(g, oy, ox);
+          const PoolWindow w = pool_window(g, oy, ox);
           const T count = static_cast<T>(std::max<Index>(1, (w.y1 - w.y0) * (w.x1 - w.x0)));
           const T* go = gp + ((b * g.out_rows + oy) * g.out_cols + ox) * g.depth;
           for (Index y = w.y0; y < w.y1; ++y)
@@ -414,12 +408,6 @@ class LogSoftmaxOp : public OpKernel {
   }
 };
 
-template <template <class> class Kernel>
-void register_float_kernels(KernelRegistry& r, const std::string& op) {
-  r.add(make_kernel_def<Kernel<float>>(op, "CPU", {{"T", {DType::float32}}}));
-  r.add(make_kernel_def<Kernel<double>>(op, "CPU", {{"T", {DType::float64}}}));
-}
-
 template <class T>
 using ReluGradKernel = ActivationGradOp<ActGrad::relu, T>;
 template <class T>
@@ -432,16 +420,16 @@ using TanhGradKernel = ActivationGradOp<ActGrad::tanh, T>;
 namespace detail {
 
 void register_nn_grad_kernels(KernelRegistry& r) {
-  register_float_kernels<ReluGradKernel>(r, "ReluGrad");
-  register_float_kernels<SigmoidGradKernel>(r, "SigmoidGrad");
-  register_float_kernels<TanhGradKernel>(r, "TanhGrad");
-  register_float_kernels<BiasAddGradOp>(r, "BiasAddGrad");
-  register_float_kernels<MaxPoolGradOp>(r, "MaxPoolGrad");
-  register_float_kernels<AvgPoolGradOp>(r, "AvgPoolGrad");
-  register_float_kernels<SoftmaxXentOp>(r, "SoftmaxCrossEntropyWithLogits");
-  register_float_kernels<LogSoftmaxOp>(r, "LogSoftmax");
+  register_for_types<ReluGradKernel, float, double>(r, "ReluGrad");
+  register_for_types<SigmoidGradKernel, float, double>(r, "SigmoidGrad");
+  register_for_types<TanhGradKernel, float, double>(r, "TanhGrad");
+  register_for_types<BiasAddGradOp, float, double>(r, "BiasAddGrad");
+  register_for_types<MaxPoolGradOp, float, double>(r, "MaxPoolGrad");
+  register_for_types<AvgPoolGradOp, float, double>(r, "AvgPoolGrad");
+  register_for_types<SoftmaxXentOp, float, double>(r, "SoftmaxCrossEntropyWithLogits");
+  register_for_types<LogSoftmaxOp, float, double>(r, "LogSoftmax");
   r.add(make_kernel_def<BroadcastGradientArgsOp>("BroadcastGradientArgs", "CPU",
-                                                 {{"T", {DType::int32, DType::int64}}}));
+                                                 {{"T", kIndexTypes}}));
   r.add(make_kernel_def<SparseSoftmaxXentOp<float, std::int32_t>>(
       "SparseSoftmaxCrossEntropyWithLogits", "CPU",
       {{"T", {DType::float32}}, {"Tlabels", {DType::int32}}}));

@@ -17,6 +17,7 @@
 
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -27,7 +28,11 @@ using Index = std::int64_t;
 
 constexpr Index kExpensiveWork = 64 * 1024;
 
+using detail::bias_data_format_is_nchw;
 using detail::node_suffix;
+using detail::pool_window;
+using detail::PoolWindow;
+using detail::register_for_types;
 
 // Attributes shared by the conv and pool kernels; errors name the node.
 struct WindowAttrs {
@@ -68,18 +73,52 @@ Status sizes_to_shape(const Tensor& t, const char* what, Shape* out) {
   return {};
 }
 
+// The geometry of the Conv2D whose gradient `op` (Conv2DBackpropInput or
+// Conv2DBackpropFilter) computes, with `dy` checked against its output shape; errors without
+// the node's suffix.
+StatusOr<Conv2DGeometry> backprop_geometry(const char* op, const Shape& input, const Shape& filter,
+                                           const WindowAttrs& attrs, const Tensor& dy) {
+  auto geo = conv2d_geometry(input, filter, attrs.strides, attrs.padding);
+  if (!geo.ok()) return geo.status();
+  const Conv2DGeometry& g = *geo;
+  if (dy.shape() != Shape{g.batch, g.out_rows, g.out_cols, g.out_depth})
+    return invalid_argument(
+        std::string(op) +
+        ": Size of out_backprop doesn't match computed: actual = " + dy.shape().to_string() +
+        ", computed = " + Shape{g.batch, g.out_rows, g.out_cols, g.out_depth}.to_string());
+  return geo;
+}
+
+// Calls `tap(out_at, in_at, filter_at)` for each output pixel (b, oy, ox), in row-major order,
+// and each filter tap (ky, kx) whose input pixel (b, iy, ix) lies inside the input: the
+// offsets of the output pixel's out_depth values, of the input pixel's in_depth values and of
+// the tap's in_depth x out_depth weights (HWIO).
+template <class Tap>
+void for_each_conv_tap(const Conv2DGeometry& g, Tap&& tap) {
+  for (Index b = 0; b < g.batch; ++b)
+    for (Index oy = 0; oy < g.out_rows; ++oy)
+      for (Index ox = 0; ox < g.out_cols; ++ox) {
+        const Index out_at = ((b * g.out_rows + oy) * g.out_cols + ox) * g.out_depth;
+        for (Index ky = 0; ky < g.filter_rows; ++ky) {
+          const Index iy = oy * g.stride_rows - g.pad_rows + ky;
+          if (iy < 0 || iy >= g.in_rows) continue;
+          for (Index kx = 0; kx < g.filter_cols; ++kx) {
+            const Index ix = ox * g.stride_cols - g.pad_cols + kx;
+            if (ix < 0 || ix >= g.in_cols) continue;
+            tap(out_at, ((b * g.in_rows + iy) * g.in_cols + ix) * g.in_depth,
+                (ky * g.filter_cols + kx) * g.in_depth * g.out_depth);
+          }
+        }
+      }
+}
+
 // -- BiasAdd --------------------------------------------------------------------------------
 
 template <class T>
 class BiasAddOp : public OpKernel {
  public:
-  BiasAddOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
-    std::string format = "NHWC";
-    c.get_attr("data_format", &format);
-    if (format != "NHWC" && format != "NCHW")
-      *s = invalid_argument("Invalid data format" + node_suffix(c.def.name));
-    nchw_ = format == "NCHW";
-  }
+  BiasAddOp(OpKernelConstruction& c, Status* s)
+      : OpKernel(c), nchw_(bias_data_format_is_nchw(c, s)) {}
   bool is_expensive(const OpKernelContext& ctx) const override {
     return ctx.num_inputs() == 2 && ctx.input(0).num_elements() > kExpensiveWork;
   }
@@ -150,26 +189,16 @@ class Conv2DOp : public OpKernel {
             .template data<T>();
     const T* in = input.data<T>();
     const T* w = filter.data<T>();
-    for (Index b = 0; b < g.batch; ++b)
-      for (Index oy = 0; oy < g.out_rows; ++oy)
-        for (Index ox = 0; ox < g.out_cols; ++ox) {
-          T* o = out + ((b * g.out_rows + oy) * g.out_cols + ox) * g.out_depth;
-          for (Index ky = 0; ky < g.filter_rows; ++ky) {
-            const Index iy = oy * g.stride_rows - g.pad_rows + ky;
-            if (iy < 0 || iy >= g.in_rows) continue;
-            for (Index kx = 0; kx < g.filter_cols; ++kx) {
-              const Index ix = ox * g.stride_cols - g.pad_cols + kx;
-              if (ix < 0 || ix >= g.in_cols) continue;
-              const T* src = in + ((b * g.in_rows + iy) * g.in_cols + ix) * g.in_depth;
-              const T* wk = w + (ky * g.filter_cols + kx) * g.in_depth * g.out_depth;
-              for (Index ci = 0; ci < g.in_depth; ++ci) {
-                const T v = src[ci];
-                const T* wr = wk + ci * g.out_depth;
-                for (Index co = 0; co < g.out_depth; ++co) o[co] += v * wr[co];
-              }
-            }
-          }
-        }
+    for_each_conv_tap(g, [&](Index out_at, Index in_at, Index filter_at) {
+      T* o = out + out_at;
+      const T* src = in + in_at;
+      const T* wk = w + filter_at;
+      for (Index ci = 0; ci < g.in_depth; ++ci) {
+        const T v = src[ci];
+        const T* wr = wk + ci * g.out_depth;
+        for (Index co = 0; co < g.out_depth; ++co) o[co] += v * wr[co];
+      }
+    });
   }
 
  private:
@@ -189,38 +218,23 @@ class Conv2DBackpropInputOp : public OpKernel {
     if (!st.ok()) return ctx.fail(st.with_context(node_suffix(name())));
     const Tensor& filter = ctx.input(1);
     const Tensor& dy = ctx.input(2);
-    auto geo = conv2d_geometry(input_shape, filter.shape(), attrs_.strides, attrs_.padding);
+    auto geo = backprop_geometry("Conv2DBackpropInput", input_shape, filter.shape(), attrs_, dy);
     if (!geo.ok()) return ctx.fail(geo.status().with_context(node_suffix(name())));
     const Conv2DGeometry& g = *geo;
-    if (dy.shape() != Shape{g.batch, g.out_rows, g.out_cols, g.out_depth})
-      return ctx.fail(invalid_argument(
-          "Conv2DBackpropInput: Size of out_backprop doesn't match computed: actual = " +
-          dy.shape().to_string() + ", computed = " +
-          Shape{g.batch, g.out_rows, g.out_cols, g.out_depth}.to_string() + node_suffix(name())));
     T* dx = ctx.allocate_output(0, dtype_of_v<T>, input_shape).template data<T>();
     const T* w = filter.data<T>();
     const T* d = dy.data<T>();
-    for (Index b = 0; b < g.batch; ++b)
-      for (Index oy = 0; oy < g.out_rows; ++oy)
-        for (Index ox = 0; ox < g.out_cols; ++ox) {
-          const T* grad = d + ((b * g.out_rows + oy) * g.out_cols + ox) * g.out_depth;
-          for (Index ky = 0; ky < g.filter_rows; ++ky) {
-            const Index iy = oy * g.stride_rows - g.pad_rows + ky;
-            if (iy < 0 || iy >= g.in_rows) continue;
-            for (Index kx = 0; kx < g.filter_cols; ++kx) {
-              const Index ix = ox * g.stride_cols - g.pad_cols + kx;
-              if (ix < 0 || ix >= g.in_cols) continue;
-              T* dst = dx + ((b * g.in_rows + iy) * g.in_cols + ix) * g.in_depth;
-              const T* wk = w + (ky * g.filter_cols + kx) * g.in_depth * g.out_depth;
-              for (Index ci = 0; ci < g.in_depth; ++ci) {
-                const T* wr = wk + ci * g.out_depth;
-                T acc = 0;
-                for (Index co = 0; co < g.out_depth; ++co) acc += grad[co] * wr[co];
-                dst[ci] += acc;
-              }
-            }
-          }
-        }
+    for_each_conv_tap(g, [&](Index out_at, Index in_at, Index filter_at) {
+      const T* grad = d + out_at;
+      T* dst = dx + in_at;
+      const T* wk = w + filter_at;
+      for (Index ci = 0; ci < g.in_depth; ++ci) {
+        const T* wr = wk + ci * g.out_depth;
+        T acc = 0;
+        for (Index co = 0; co < g.out_depth; ++co) acc += grad[co] * wr[co];
+        dst[ci] += acc;
+      }
+    });
   }
 
  private:
@@ -240,37 +254,22 @@ class Conv2DBackpropFilterOp : public OpKernel {
     Status st = sizes_to_shape(ctx.input(1), "Conv2DBackpropFilter: filter_sizes", &filter_shape);
     if (!st.ok()) return ctx.fail(st.with_context(node_suffix(name())));
     const Tensor& dy = ctx.input(2);
-    auto geo = conv2d_geometry(input.shape(), filter_shape, attrs_.strides, attrs_.padding);
+    auto geo = backprop_geometry("Conv2DBackpropFilter", input.shape(), filter_shape, attrs_, dy);
     if (!geo.ok()) return ctx.fail(geo.status().with_context(node_suffix(name())));
     const Conv2DGeometry& g = *geo;
-    if (dy.shape() != Shape{g.batch, g.out_rows, g.out_cols, g.out_depth})
-      return ctx.fail(invalid_argument(
-          "Conv2DBackpropFilter: Size of out_backprop doesn't match computed: actual = " +
-          dy.shape().to_string() + ", computed = " +
-          Shape{g.batch, g.out_rows, g.out_cols, g.out_depth}.to_string() + node_suffix(name())));
     T* dw = ctx.allocate_output(0, dtype_of_v<T>, filter_shape).template data<T>();
     const T* in = input.data<T>();
     const T* d = dy.data<T>();
-    for (Index b = 0; b < g.batch; ++b)
-      for (Index oy = 0; oy < g.out_rows; ++oy)
-        for (Index ox = 0; ox < g.out_cols; ++ox) {
-          const T* grad = d + ((b * g.out_rows + oy) * g.out_cols + ox) * g.out_depth;
-          for (Index ky = 0; ky < g.filter_rows; ++ky) {
-            const Index iy = oy * g.stride_rows - g.pad_rows + ky;
-            if (iy < 0 || iy >= g.in_rows) continue;
-            for (Index kx = 0; kx < g.filter_cols; ++kx) {
-              const Index ix = ox * g.stride_cols - g.pad_cols + kx;
-              if (ix < 0 || ix >= g.in_cols) continue;
-              const T* src = in + ((b * g.in_rows + iy) * g.in_cols + ix) * g.in_depth;
-              T* wk = dw + (ky * g.filter_cols + kx) * g.in_depth * g.out_depth;
-              for (Index ci = 0; ci < g.in_depth; ++ci) {
-                const T v = src[ci];
-                T* wr = wk + ci * g.out_depth;
-                for (Index co = 0; co < g.out_depth; ++co) wr[co] += v * grad[co];
-              }
-            }
-          }
-        }
+    for_each_conv_tap(g, [&](Index out_at, Index in_at, Index filter_at) {
+      const T* grad = d + out_at;
+      const T* src = in + in_at;
+      T* wk = dw + filter_at;
+      for (Index ci = 0; ci < g.in_depth; ++ci) {
+        const T v = src[ci];
+        T* wr = wk + ci * g.out_depth;
+        for (Index co = 0; co < g.out_depth; ++co) wr[co] += v * grad[co];
+      }
+    });
   }
 
  private:
@@ -302,16 +301,11 @@ class Pool2DOp : public OpKernel {
     for (Index b = 0; b < g.batch; ++b)
       for (Index oy = 0; oy < g.out_rows; ++oy)
         for (Index ox = 0; ox < g.out_cols; ++ox) {
-          const Index y0 = std::max<Index>(0, oy * g.stride_rows - g.pad_rows);
-          const Index y1 =
-              std::min<Index>(g.in_rows, oy * g.stride_rows - g.pad_rows + g.window_rows);
-          const Index x0 = std::max<Index>(0, ox * g.stride_cols - g.pad_cols);
-          const Index x1 =
-              std::min<Index>(g.in_cols, ox * g.stride_cols - g.pad_cols + g.window_cols);
+          const PoolWindow w = pool_window(g, oy, ox);
           std::fill(acc.begin(), acc.end(),
                     Kind == PoolKind::max ? std::numeric_limits<T>::lowest() : T(0));
-          for (Index y = y0; y < y1; ++y)
-            for (Index x = x0; x < x1; ++x) {
+          for (Index y = w.y0; y < w.y1; ++y)
+            for (Index x = w.x0; x < w.x1; ++x) {
               const T* src = in + ((b * g.in_rows + y) * g.in_cols + x) * g.depth;
               for (Index c = 0; c < g.depth; ++c) {
                 if constexpr (Kind == PoolKind::max)
@@ -324,7 +318,7 @@ class Pool2DOp : public OpKernel {
           T* o = out + ((b * g.out_rows + oy) * g.out_cols + ox) * g.depth;
           // Average pooling divides by the window's elements inside the input (TensorFlow
           // leaves the padding out of the count).
-          const T count = static_cast<T>(std::max<Index>(1, (y1 - y0) * (x1 - x0)));
+          const T count = static_cast<T>(std::max<Index>(1, (w.y1 - w.y0) * (w.x1 - w.x0)));
           for (Index c = 0; c < g.depth; ++c)
             o[c] = Kind == PoolKind::max ? acc[static_cast<std::size_t>(c)]
                                          : acc[static_cast<std::size_t>(c)] / count;
@@ -334,11 +328,6 @@ class Pool2DOp : public OpKernel {
  private:
   WindowAttrs attrs_;
 };
-
-template <template <class> class Kernel, class... Ts>
-void register_for_types(KernelRegistry& r, const std::string& op) {
-  (r.add(make_kernel_def<Kernel<Ts>>(op, "CPU", {{"T", {dtype_of_v<Ts>}}})), ...);
-}
 
 template <class T>
 using MaxPoolKernel = Pool2DOp<PoolKind::max, T>;

@@ -11,13 +11,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/philox_random.hpp"
+#include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -25,7 +24,11 @@ namespace af {
 namespace {
 
 const std::vector<DType> kRandomTypes = {DType::float32, DType::float64, DType::bfloat16};
-const std::vector<DType> kShapeTypes = {DType::int32, DType::int64};
+// The shape input's types (attr T).
+using detail::kIndexTypes;
+
+using detail::GuardedPhiloxRandom;
+using detail::SingleSampleAdapter;
 
 // -- distributions (random_distributions_utils.h) -----------------------------------------
 
@@ -150,51 +153,42 @@ struct NormalDistribution<bfloat16_t> {
   }
 };
 
-// TensorFlow's SingleSampleAdapter<PhiloxRandom>: the 32-bit samples of a generator, one at a
-// time (a fresh Philox call every four).
-class SingleSampleAdapter {
- public:
-  explicit SingleSampleAdapter(PhiloxRandom* gen) : gen_(gen) {}
-  std::uint32_t operator()() {
-    if (used_ == 4) {
-      block_ = (*gen_)();
-      used_ = 0;
-    }
-    return block_[static_cast<std::size_t>(used_++)];
-  }
-
- private:
-  PhiloxRandom* gen_;
-  PhiloxRandom::Result block_{};
-  int used_ = 4;
-};
-
 // TensorFlow's TruncatedNormalDistribution: Box-Muller normals, those with |x| >= 2 redrawn.
 // Consumes a variable number of samples per group, so FillPhiloxRandom gives every group a
 // generator of its own (see fill_philox_random).
 template <class T>
 struct TruncatedNormalDistribution;
 
+// The loop of TensorFlow's TruncatedNormalDistribution: the pairs of normals `normals()`
+// draws, those with |x| >= 2 dropped, until a group of `kGroupSize` is kept.
+template <class T, int kGroupSize, class Normals>
+std::array<T, kGroupSize> keep_truncated(Normals&& normals) {
+  constexpr T kTruncateValue = 2;
+  std::array<T, kGroupSize> out;
+  int index = 0;
+  while (true) {
+    const std::array<T, 2> pair = normals();
+    for (T v : pair) {
+      if (std::fabs(v) < kTruncateValue) {
+        out[static_cast<std::size_t>(index++)] = v;
+        if (index >= kGroupSize) return out;
+      }
+    }
+  }
+}
+
 template <>
 struct TruncatedNormalDistribution<float> {
   static constexpr int kGroupSize = 4;
   static constexpr bool kVariableSamplesPerOutput = true;
   static std::array<float, kGroupSize> draw(SingleSampleAdapter& gen) {
-    constexpr float kTruncateValue = 2.0f;
-    std::array<float, kGroupSize> out;
-    int index = 0;
-    while (true) {
+    return keep_truncated<float, kGroupSize>([&gen] {
       const std::uint32_t x0 = gen();
       const std::uint32_t x1 = gen();
-      float f[2];
+      std::array<float, 2> f;
       box_muller_float(x0, x1, &f[0], &f[1]);
-      for (float v : f) {
-        if (std::fabs(v) < kTruncateValue) {
-          out[static_cast<std::size_t>(index++)] = v;
-          if (index >= kGroupSize) return out;
-        }
-      }
-    }
+      return f;
+    });
   }
 };
 
@@ -203,23 +197,15 @@ struct TruncatedNormalDistribution<double> {
   static constexpr int kGroupSize = 2;
   static constexpr bool kVariableSamplesPerOutput = true;
   static std::array<double, kGroupSize> draw(SingleSampleAdapter& gen) {
-    constexpr double kTruncateValue = 2.0;
-    std::array<double, kGroupSize> out;
-    int index = 0;
-    while (true) {
+    return keep_truncated<double, kGroupSize>([&gen] {
       const std::uint32_t x0 = gen();
       const std::uint32_t x1 = gen();
       const std::uint32_t x2 = gen();
       const std::uint32_t x3 = gen();
-      double d[2];
+      std::array<double, 2> d;
       box_muller_double(x0, x1, x2, x3, &d[0], &d[1]);
-      for (double v : d) {
-        if (std::fabs(v) < kTruncateValue) {
-          out[static_cast<std::size_t>(index++)] = v;
-          if (index >= kGroupSize) return out;
-        }
-      }
-    }
+      return d;
+    });
   }
 };
 
@@ -297,21 +283,7 @@ class PhiloxRandomOp : public OpKernel {
   PhiloxRandomOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
     *s = c.get_attr("dtype", &dtype_);
     if (!s->ok()) return;
-    std::int64_t seed = 0;
-    std::int64_t seed2 = 0;
-    *s = c.get_attr("seed", &seed);
-    if (!s->ok()) return;
-    *s = c.get_attr("seed2", &seed2);
-    if (!s->ok()) return;
-    if (seed == 0 && seed2 == 0) {
-      // Unseeded ops get fresh random seeds, as TensorFlow's random::New64().
-      std::random_device rd;
-      auto new64 = [&rd] { return (static_cast<std::uint64_t>(rd()) << 32) | rd(); };
-      generator_ = PhiloxRandom(new64(), new64());
-    } else {
-      generator_ =
-          PhiloxRandom(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed2));
-    }
+    *s = generator_.init(c);
   }
 
   void compute(OpKernelContext& ctx) override {
@@ -319,7 +291,8 @@ class PhiloxRandomOp : public OpKernel {
     if (Status s = shape_from_tensor(ctx.input(0), &shape); !s.ok()) return ctx.fail(s);
     Tensor& out = ctx.allocate_output(0, dtype_, shape);
     const std::int64_t n = out.num_elements();
-    PhiloxRandom gen = reserve(n);
+    // GuardedPhiloxRandom::ReserveRandomOutputs(n, 256).
+    PhiloxRandom gen = generator_.reserve_samples128(static_cast<std::uint64_t>(n) * 256);
     switch (dtype_) {
       case DType::float32:
         fill_philox_random<Distribution<float>>(gen, out.data<float>(), n);
@@ -341,17 +314,8 @@ class PhiloxRandomOp : public OpKernel {
   }
 
  private:
-  // GuardedPhiloxRandom::ReserveRandomOutputs(n, 256).
-  PhiloxRandom reserve(std::int64_t n) {
-    std::lock_guard<std::mutex> lock(mu_);
-    PhiloxRandom local = generator_;
-    generator_.skip(static_cast<std::uint64_t>(n) * 256);
-    return local;
-  }
-
   DType dtype_ = DType::invalid;
-  std::mutex mu_;
-  PhiloxRandom generator_;
+  GuardedPhiloxRandom generator_;
 };
 
 }  // namespace
@@ -360,11 +324,11 @@ namespace detail {
 
 void register_random_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<PhiloxRandomOp<UniformDistribution>>(
-      "RandomUniform", "CPU", {{"dtype", kRandomTypes}, {"T", kShapeTypes}}));
+      "RandomUniform", "CPU", {{"dtype", kRandomTypes}, {"T", kIndexTypes}}));
   r.add(make_kernel_def<PhiloxRandomOp<NormalDistribution>>(
-      "RandomStandardNormal", "CPU", {{"dtype", kRandomTypes}, {"T", kShapeTypes}}));
+      "RandomStandardNormal", "CPU", {{"dtype", kRandomTypes}, {"T", kIndexTypes}}));
   r.add(make_kernel_def<PhiloxRandomOp<TruncatedNormalDistribution>>(
-      "TruncatedNormal", "CPU", {{"dtype", kRandomTypes}, {"T", kShapeTypes}}));
+      "TruncatedNormal", "CPU", {{"dtype", kRandomTypes}, {"T", kIndexTypes}}));
 }
 
 }  // namespace detail

@@ -10,6 +10,7 @@
 
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -18,33 +19,15 @@ namespace {
 
 using Index = std::int64_t;
 
-const std::vector<DType> kIndexTypes = {DType::int32, DType::int64};
+using detail::kIndexTypes;
 
 // Tensors holding more elements than this are worth a pool thread.
 constexpr Index kExpensiveElements = 256 * 1024;
 
-using detail::node_suffix;
-
 using detail::index_values;
-
-// TensorFlow's SliceDebugString: the multi-index of flat element `flat` of `shape`, "[1,2]"
-// ("" for a scalar).
-std::string slice_debug_string(const Shape& shape, Index flat) {
-  const int rank = shape.rank();
-  if (rank == 0) return "";
-  std::vector<Index> strides(static_cast<std::size_t>(rank), 1);
-  for (int i = rank - 2; i >= 0; --i)
-    strides[static_cast<std::size_t>(i)] =
-        strides[static_cast<std::size_t>(i) + 1] * shape.dim(i + 1);
-  std::string out = "[";
-  Index left = flat;
-  for (int i = 0; i < rank; ++i) {
-    if (i) out += ",";
-    out += std::to_string(left / strides[static_cast<std::size_t>(i)]);
-    left %= strides[static_cast<std::size_t>(i)];
-  }
-  return out + "]";
-}
+using detail::node_suffix;
+using detail::row_major_strides;
+using detail::slice_debug_string;
 
 template <class... Ts, class F>
 void register_typed(F&& add) {
@@ -158,10 +141,7 @@ class PadOp : public OpKernel {
     std::fill_n(to, out.num_elements(), T{0});
     if (input.num_elements() == 0) return;
     // Walk the input row by row (its last dimension contiguous in both tensors).
-    std::vector<Index> out_strides(static_cast<std::size_t>(dims), 1);
-    for (int d = dims - 2; d >= 0; --d)
-      out_strides[static_cast<std::size_t>(d)] =
-          out_strides[static_cast<std::size_t>(d) + 1] * out_shape.dim(d + 1);
+    const std::vector<Index> out_strides = row_major_strides(out_shape);
     const T* from = input.data<T>();
     if (dims == 0) {
       to[0] = from[0];

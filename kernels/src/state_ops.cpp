@@ -15,9 +15,8 @@ namespace {
 
 using detail::node_suffix;
 
-const std::vector<DType> kVariableTypes = {DType::float32, DType::float64, DType::int32,
-                                           DType::int64,   DType::uint8,   DType::boolean,
-                                           DType::string,  DType::bfloat16};
+// A variable holds any type of values (resources excluded).
+const std::vector<DType>& kVariableTypes = detail::kValueTypes;
 const std::vector<DType> kNumberTypes = {DType::float32, DType::float64, DType::int32,
                                          DType::int64,   DType::uint8,   DType::bfloat16};
 

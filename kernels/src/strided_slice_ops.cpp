@@ -15,6 +15,7 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/detail/strided_slice_shapes.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -31,42 +32,18 @@ constexpr Index kAlignmentBytes = 64;
 constexpr int kMaxProcessingDims = 8;
 
 using detail::DenseSlice;
+using detail::elements;
+using detail::for_each_strided_row;
 using detail::index_values;
 using detail::kIndexTypes;
 using detail::kValueTypes;
 using detail::node_suffix;
+using detail::row_major_strides;
 using detail::validate_strided_slice;
-
-// -- element copies ------------------------------------------------------------------------
-
-// Calls `f(E{})` with an element type of the size of `t`'s elements (std::string for
-// strings): the kernels only move elements.
-template <class F>
-void visit_storage(DType t, F&& f) {
-  if (t == DType::string) return f(std::string{});
-  switch (dtype_size(t)) {
-    case 1:
-      return f(std::uint8_t{});
-    case 2:
-      return f(std::uint16_t{});
-    case 4:
-      return f(std::uint32_t{});
-    default:
-      return f(std::uint64_t{});
-  }
-}
+using detail::visit_storage;
 
 std::vector<Index> dims_of(const Shape& shape) {
   return {shape.dims().begin(), shape.dims().end()};
-}
-
-// Row-major strides of `shape`.
-std::vector<Index> row_major_strides(const Shape& shape) {
-  std::vector<Index> strides(static_cast<std::size_t>(shape.rank()), 1);
-  for (int d = shape.rank() - 2; d >= 0; --d)
-    strides[static_cast<std::size_t>(d)] =
-        strides[static_cast<std::size_t>(d) + 1] * shape.dim(d + 1);
-  return strides;
 }
 
 // Visits, in row-major order of the block `dims` (all positive), the offset of each block
@@ -79,21 +56,9 @@ void for_each_strided(const std::vector<Index>& dims, const std::vector<Index>& 
   if (rank == 0) return visit(Index{0}, start);
   const Index inner = dims[rank - 1];
   const Index inner_step = steps[rank - 1];
-  Index total = 1;
-  for (Index d : dims) total *= d;
-  std::vector<Index> coord(rank, 0);
-  Index offset = start;
-  for (Index o = 0; o < total; o += inner) {
+  for_each_strided_row(dims, steps, start, [&](Index o, Index offset) {
     for (Index j = 0; j < inner; ++j) visit(o + j, offset + j * inner_step);
-    for (std::size_t k = rank - 1; k-- > 0;) {
-      if (++coord[k] < dims[k]) {
-        offset += steps[k];
-        break;
-      }
-      coord[k] = 0;
-      offset -= steps[k] * (dims[k] - 1);
-    }
-  }
+  });
 }
 
 // The block of a tensor of `shape` that `slice` selects: its dims (the processing shape), the
@@ -162,8 +127,8 @@ class StridedSliceOp : public OpKernel {
     const StridedBlock block = block_of(input.shape(), slice);
     visit_storage(input.dtype(), [&](auto tag) {
       using E = decltype(tag);
-      const E* in = static_cast<const E*>(input.raw_data());
-      E* o = static_cast<E*>(out.raw_data());
+      const E* in = elements<E>(input);
+      E* o = elements<E>(out);
       for_each_strided(block.dims, block.steps, block.start,
                        [&](Index i, Index from) { o[i] = in[from]; });
     });
@@ -214,8 +179,8 @@ class StridedSliceGradOp : public OpKernel {
     const StridedBlock block = block_of(input_shape, slice);
     visit_storage(dy.dtype(), [&](auto tag) {
       using E = decltype(tag);
-      const E* in = static_cast<const E*>(dy.raw_data());
-      E* o = static_cast<E*>(out.raw_data());
+      const E* in = elements<E>(dy);
+      E* o = elements<E>(out);
       for_each_strided(block.dims, block.steps, block.start,
                        [&](Index i, Index to) { o[to] = in[i]; });
     });

@@ -16,6 +16,7 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/detail/transform_defs.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -31,36 +32,10 @@ using detail::kValueTypes;
 // Tensors holding more elements than this are worth a pool thread.
 constexpr Index kExpensiveElements = 256 * 1024;
 
-using detail::node_suffix;
-
+using detail::elements;
 using detail::index_values;
-
-// Calls `f(E{})` with an element type of the size of `t`'s elements (std::string for
-// strings): kernels that only move elements need one instantiation per element size.
-template <class F>
-void visit_storage(DType t, F&& f) {
-  if (t == DType::string) return f(std::string{});
-  switch (dtype_size(t)) {
-    case 1:
-      return f(std::uint8_t{});
-    case 2:
-      return f(std::uint16_t{});
-    case 4:
-      return f(std::uint32_t{});
-    default:
-      return f(std::uint64_t{});
-  }
-}
-
-template <class E>
-const E* elements(const Tensor& t) {
-  return static_cast<const E*>(t.raw_data());
-}
-
-template <class E>
-E* elements(Tensor& t) {
-  return static_cast<E*>(t.raw_data());
-}
+using detail::node_suffix;
+using detail::visit_storage;
 
 // -- OneHot -------------------------------------------------------------------------------
 

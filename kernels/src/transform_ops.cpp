@@ -17,6 +17,7 @@
 
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -39,48 +40,14 @@ constexpr Index kExpensiveElements = 256 * 1024;
 // Views share a buffer only at offsets that keep TensorFlow's (Eigen's) alignment.
 constexpr Index kAlignmentBytes = 64;
 
-using detail::node_suffix;
-
+using detail::elements;
+using detail::for_each_strided_row;
 using detail::index_values;
-
 using detail::kIndexTypes;
 using detail::kValueTypes;
-
-// Calls `f(E{})` with an element type of the size of `t`'s elements (std::string for
-// strings): kernels that only move elements need one instantiation per element size.
-template <class F>
-void visit_storage(DType t, F&& f) {
-  if (t == DType::string) return f(std::string{});
-  switch (dtype_size(t)) {
-    case 1:
-      return f(std::uint8_t{});
-    case 2:
-      return f(std::uint16_t{});
-    case 4:
-      return f(std::uint32_t{});
-    default:
-      return f(std::uint64_t{});
-  }
-}
-
-template <class E>
-const E* elements(const Tensor& t) {
-  return static_cast<const E*>(t.raw_data());
-}
-
-template <class E>
-E* elements(Tensor& t) {
-  return static_cast<E*>(t.raw_data());
-}
-
-// Row-major strides of `shape`.
-std::vector<Index> row_major_strides(const Shape& shape) {
-  std::vector<Index> strides(static_cast<std::size_t>(shape.rank()), 1);
-  for (int d = shape.rank() - 2; d >= 0; --d)
-    strides[static_cast<std::size_t>(d)] =
-        strides[static_cast<std::size_t>(d) + 1] * shape.dim(d + 1);
-  return strides;
-}
+using detail::node_suffix;
+using detail::row_major_strides;
+using detail::visit_storage;
 
 // Copies the elements `in[sum_k coord_k * strides[k]]` for every coordinate of `dims` (all
 // positive), in row-major order, to `out`. Transpose, Tile, Slice and Unpack are this copy
@@ -95,25 +62,22 @@ void strided_copy(const E* in, const std::vector<Index>& dims, const std::vector
   const std::size_t r = dims.size();
   const Index inner = dims[r - 1];
   const Index inner_stride = strides[r - 1];
-  Index total = 1;
-  for (Index d : dims) total *= d;
-  std::vector<Index> coord(r, 0);
-  Index src = 0;
-  for (Index o = 0; o < total; o += inner) {
+  for_each_strided_row(dims, strides, 0, [&](Index o, Index src) {
     if (inner_stride == 1) {
       std::copy(in + src, in + src + inner, out + o);
     } else {
       for (Index j = 0; j < inner; ++j) out[o + j] = in[src + j * inner_stride];
     }
-    for (std::size_t k = r - 1; k-- > 0;) {
-      if (++coord[k] < dims[k]) {
-        src += strides[k];
-        break;
-      }
-      coord[k] = 0;
-      src -= strides[k] * (dims[k] - 1);
-    }
-  }
+  });
+}
+
+// strided_copy of the elements of `in` from element `offset` on into `out` (of in's dtype).
+void copy_strided(const Tensor& in, Index offset, const std::vector<Index>& dims,
+                  const std::vector<Index>& strides, Tensor& out) {
+  visit_storage(in.dtype(), [&](auto tag) {
+    using E = decltype(tag);
+    strided_copy(elements<E>(in) + offset, dims, strides, elements<E>(out));
+  });
 }
 
 // True when a view starting `offset` elements into a tensor of `dtype` keeps the alignment
@@ -123,15 +87,22 @@ bool aligned_offset(DType dtype, Index offset) {
   return (offset * static_cast<Index>(dtype_size(dtype))) % kAlignmentBytes == 0;
 }
 
-// -- Tile ---------------------------------------------------------------------------------
-
-class TileOp : public OpKernel {
+// The base of the kernels below that move input 0's elements (Tile, Transpose, Slice,
+// Unpack): worth a pool thread beyond kExpensiveElements of them.
+class MovingKernel : public OpKernel {
  public:
   using OpKernel::OpKernel;
 
   bool is_expensive(const OpKernelContext& ctx) const override {
     return ctx.input(0).num_elements() > kExpensiveElements;
   }
+};
+
+// -- Tile ---------------------------------------------------------------------------------
+
+class TileOp : public MovingKernel {
+ public:
+  using MovingKernel::MovingKernel;
 
   void compute(OpKernelContext& ctx) override {
     const Tensor& input = ctx.input(0);
@@ -166,10 +137,7 @@ class TileOp : public OpKernel {
       dims.push_back(input.shape().dim(i));
       strides.push_back(in_strides[static_cast<std::size_t>(i)]);
     }
-    visit_storage(input.dtype(), [&](auto tag) {
-      using E = decltype(tag);
-      strided_copy(elements<E>(input), dims, strides, elements<E>(out));
-    });
+    copy_strided(input, 0, dims, strides, out);
   }
 };
 
@@ -187,13 +155,9 @@ bool non_singleton_dimensions_align(const Shape& shape, const std::vector<int>& 
   return true;
 }
 
-class TransposeOp : public OpKernel {
+class TransposeOp : public MovingKernel {
  public:
-  using OpKernel::OpKernel;
-
-  bool is_expensive(const OpKernelContext& ctx) const override {
-    return ctx.input(0).num_elements() > kExpensiveElements;
-  }
+  using MovingKernel::MovingKernel;
 
   void compute(OpKernelContext& ctx) override {
     const Tensor& input = ctx.input(0);
@@ -241,10 +205,7 @@ class TransposeOp : public OpKernel {
     std::vector<Index> strides;
     for (int d : perm) strides.push_back(in_strides[static_cast<std::size_t>(d)]);
     std::vector<Index> shape_dims(out.shape().dims().begin(), out.shape().dims().end());
-    visit_storage(input.dtype(), [&](auto tag) {
-      using E = decltype(tag);
-      strided_copy(elements<E>(input), shape_dims, strides, elements<E>(out));
-    });
+    copy_strided(input, 0, shape_dims, strides, out);
   }
 };
 
@@ -285,13 +246,9 @@ class InvertPermutationOp : public OpKernel {
 
 // -- Slice --------------------------------------------------------------------------------
 
-class SliceOp : public OpKernel {
+class SliceOp : public MovingKernel {
  public:
-  using OpKernel::OpKernel;
-
-  bool is_expensive(const OpKernelContext& ctx) const override {
-    return ctx.input(0).num_elements() > kExpensiveElements;
-  }
+  using MovingKernel::MovingKernel;
 
   void compute(OpKernelContext& ctx) override {
     const Tensor& input = ctx.input(0);
@@ -346,24 +303,17 @@ class SliceOp : public OpKernel {
     Index offset = 0;
     for (int i = 0; i < dims; ++i)
       offset += begin[static_cast<std::size_t>(i)] * strides[static_cast<std::size_t>(i)];
-    visit_storage(input.dtype(), [&](auto tag) {
-      using E = decltype(tag);
-      strided_copy(elements<E>(input) + offset, size, strides, elements<E>(out));
-    });
+    copy_strided(input, offset, size, strides, out);
   }
 };
 
 // -- Unpack -------------------------------------------------------------------------------
 
-class UnpackOp : public OpKernel {
+class UnpackOp : public MovingKernel {
  public:
-  UnpackOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+  UnpackOp(OpKernelConstruction& c, Status* s) : MovingKernel(c) {
     *s = c.get_attr("axis", &axis_);
     if (s->ok()) *s = c.get_attr("num", &num_);
-  }
-
-  bool is_expensive(const OpKernelContext& ctx) const override {
-    return ctx.input(0).num_elements() > kExpensiveElements;
   }
 
   void compute(OpKernelContext& ctx) override {
@@ -394,11 +344,7 @@ class UnpackOp : public OpKernel {
     for (int i = 0; i < num_; ++i) {
       Tensor& out = ctx.allocate_output(i, input.dtype(), out_shape);
       if (out_size == 0) continue;
-      visit_storage(input.dtype(), [&](auto tag) {
-        using E = decltype(tag);
-        strided_copy(elements<E>(input) + i * after, {before, after}, {num_ * after, 1},
-                     elements<E>(out));
-      });
+      copy_strided(input, i * after, {before, after}, {num_ * after, 1}, out);
     }
   }
 

@@ -23,11 +23,9 @@ namespace {
 
 using Index = std::int64_t;
 
-const std::vector<DType> kValueTypes = {DType::float32, DType::float64, DType::int32,
-                                        DType::int64,   DType::uint8,   DType::boolean,
-                                        DType::string,  DType::bfloat16};
 using detail::kIndexTypes;
 using detail::kNumericTypes;
+using detail::kValueTypes;
 
 using detail::node_suffix;
 

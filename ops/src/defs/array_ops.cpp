@@ -26,24 +26,10 @@ using detail::inference_shape_string;
 
 using detail::index_values;
 
-Status check_index_type(DType t, const char* attr) {
-  if (t == DType::int32 || t == DType::int64) return {};
-  return invalid_argument("Value for attr '" + std::string(attr) + "' of " +
-                          std::string(data_type_string(t)) +
-                          " is not in the list of allowed values: int32, int64");
-}
-
+using detail::check_index_type;
 using detail::with_rank;
 
-// TensorFlow's op_def_library message for a list input of mixed types.
-std::string list_type_mismatch_message(const std::string& op, const std::vector<DType>& types) {
-  std::string out = "Tensors in list passed to 'values' of '" + op + "' Op have types [";
-  for (std::size_t i = 0; i < types.size(); ++i) {
-    if (i) out += ", ";
-    out += dtype_name(types[i]);
-  }
-  return out + "] that don't all match.";
-}
+using detail::list_type_mismatch_message;
 
 // -- Reshape ------------------------------------------------------------------------------
 
@@ -96,7 +82,7 @@ Status infer_pack(InferenceContext& c) {
   DType t = c.input_types[0];
   for (int i = 1; i < c.num_inputs(); ++i)
     if (c.input_types[static_cast<std::size_t>(i)] != t)
-      return invalid_argument(list_type_mismatch_message(c.node.op, c.input_types));
+      return invalid_argument(list_type_mismatch_message(c.node.op, "values", c.input_types));
   PartialShape merged = c.input_shapes[0];
   for (int i = 1; i < c.num_inputs(); ++i) {
     PartialShape next;
@@ -132,7 +118,8 @@ Status infer_concat(InferenceContext& c) {
   std::vector<DType> value_types(c.input_types.begin(), c.input_types.begin() + n);
   const DType t = value_types[0];
   for (DType v : value_types)
-    if (v != t) return invalid_argument(list_type_mismatch_message(c.node.op, value_types));
+    if (v != t)
+      return invalid_argument(list_type_mismatch_message(c.node.op, "values", value_types));
   ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[static_cast<std::size_t>(n)], "Tidx"));
   ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[static_cast<std::size_t>(n)], 0));
   int rank = -1;
@@ -322,7 +309,8 @@ Output stack(const std::vector<Output>& values, int axis, std::string_view name)
   std::vector<DType> types;
   for (auto& v : values) types.push_back(v.dtype());
   if (std::any_of(types.begin(), types.end(), [&](DType t) { return t != types[0]; }))
-    throw InvalidArgumentError(invalid_argument(list_type_mismatch_message("Pack", types)));
+    throw InvalidArgumentError(
+        invalid_argument(list_type_mismatch_message("Pack", "values", types)));
   return values[0]
       .graph()
       .create_op("Pack", values,
@@ -349,7 +337,8 @@ Output concat(const std::vector<Output>& values, int axis, std::string_view name
   std::vector<DType> types;
   for (auto& v : values) types.push_back(v.dtype());
   if (std::any_of(types.begin(), types.end(), [&](DType t) { return t != types[0]; }))
-    throw InvalidArgumentError(invalid_argument(list_type_mismatch_message("ConcatV2", types)));
+    throw InvalidArgumentError(
+        invalid_argument(list_type_mismatch_message("ConcatV2", "values", types)));
   Output axis_tensor;
   {
     auto scope = g.name_scope(op_name + "/");

@@ -91,6 +91,18 @@ Output string_vector(Graph& g, const std::vector<std::string>& values, std::stri
                     name);
 }
 
+// The first inputs of the SaveV2 or RestoreV2 `op_name`: `prefix`, then the Consts
+// "tensor_names" and "shape_and_slices" (all "": whole tensors) under its name scope.
+std::vector<Output> bundle_inputs(Graph& g, const std::string& op_name, const Output& prefix,
+                                  const std::vector<std::string>& tensor_names) {
+  std::vector<Output> inputs{prefix};
+  auto scope = g.name_scope(op_name + "/");
+  inputs.push_back(string_vector(g, tensor_names, "tensor_names"));
+  inputs.push_back(
+      string_vector(g, std::vector<std::string>(tensor_names.size()), "shape_and_slices"));
+  return inputs;
+}
+
 }  // namespace
 
 namespace detail {
@@ -111,13 +123,7 @@ Operation save_v2(const Output& prefix, const std::vector<std::string>& tensor_n
                                                 std::to_string(tensors.size()) + " tensors"));
   Graph& g = prefix.graph();
   const std::string op_name = g.unique_name(name.empty() ? "SaveV2" : name);
-  std::vector<Output> inputs{prefix};
-  {
-    auto scope = g.name_scope(op_name + "/");
-    inputs.push_back(string_vector(g, tensor_names, "tensor_names"));
-    inputs.push_back(
-        string_vector(g, std::vector<std::string>(tensor_names.size()), "shape_and_slices"));
-  }
+  std::vector<Output> inputs = bundle_inputs(g, op_name, prefix, tensor_names);
   std::vector<DType> dtypes;
   for (const Output& t : tensors) {
     inputs.push_back(t);
@@ -134,13 +140,7 @@ std::vector<Output> restore_v2(const Output& prefix, const std::vector<std::stri
                          " tensor names but " + std::to_string(dtypes.size()) + " dtypes"));
   Graph& g = prefix.graph();
   const std::string op_name = g.unique_name(name.empty() ? "RestoreV2" : name);
-  std::vector<Output> inputs{prefix};
-  {
-    auto scope = g.name_scope(op_name + "/");
-    inputs.push_back(string_vector(g, tensor_names, "tensor_names"));
-    inputs.push_back(
-        string_vector(g, std::vector<std::string>(tensor_names.size()), "shape_and_slices"));
-  }
+  std::vector<Output> inputs = bundle_inputs(g, op_name, prefix, tensor_names);
   Operation op = g.create_op("RestoreV2", inputs, {{"dtypes", dtypes}}, op_name + "/");
   std::vector<Output> outputs;
   for (int i = 0; i < op.num_outputs(); ++i) outputs.push_back(op.output(i));

@@ -18,6 +18,17 @@ Status infer_identity(InferenceContext& c) {
   return {};
 }
 
+// Placeholder and _Recv: the output has the type of attr `type_attr` and the shape of attr
+// "shape" (unknown without it).
+Status infer_from_type_and_shape_attrs(InferenceContext& c, const char* type_attr) {
+  DType t = DType::invalid;
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr(type_attr, &t));
+  PartialShape s;
+  c.get_attr("shape", &s);
+  c.add_output(t, s);
+  return {};
+}
+
 }  // namespace
 
 namespace detail {
@@ -29,27 +40,13 @@ void register_control_ops(OpRegistry& r) {
            c.add_output(value.dtype(), PartialShape(value.shape()));
            return {};
          }});
-  r.add({"Placeholder", [](InferenceContext& c) -> Status {
-           DType t = DType::invalid;
-           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
-           PartialShape s;
-           c.get_attr("shape", &s);
-           c.add_output(t, s);
-           return {};
-         }});
+  r.add({"Placeholder",
+         [](InferenceContext& c) { return infer_from_type_and_shape_attrs(c, "dtype"); }});
   r.add({"Identity", infer_identity});
   r.add({"NoOp", [](InferenceContext&) -> Status { return {}; }});
   r.add({"_Send", [](InferenceContext& c) { return c.expect_inputs(1); }, true});
-  r.add({"_Recv",
-         [](InferenceContext& c) -> Status {
-           DType t = DType::invalid;
-           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("T", &t));
-           PartialShape s;
-           c.get_attr("shape", &s);
-           c.add_output(t, s);
-           return {};
-         },
-         true});
+  r.add(
+      {"_Recv", [](InferenceContext& c) { return infer_from_type_and_shape_attrs(c, "T"); }, true});
   r.add({"_Delay", infer_identity, true});
 }
 

@@ -21,15 +21,7 @@ using namespace cwise;  // NOLINT: the shared element-wise definitions
 
 // -- AddN ---------------------------------------------------------------------------------
 
-// op_def_library's message for a list input of mixed dtypes.
-std::string list_type_mismatch_message(const std::string& op, const std::vector<DType>& types) {
-  std::string out = "Tensors in list passed to 'inputs' of '" + op + "' Op have types [";
-  for (std::size_t i = 0; i < types.size(); ++i) {
-    if (i) out += ", ";
-    out += dtype_name(types[i]);
-  }
-  return out + "] that don't all match.";
-}
+using detail::list_type_mismatch_message;
 
 // TensorFlow's AddN shape function: all inputs of one type; shapes merged from the last to
 // the first ("... \n\tFrom merging shape 0 with other shapes.").
@@ -38,7 +30,7 @@ Status infer_add_n(InferenceContext& c) {
   const DType t = c.input_types[0];
   for (int i = 1; i < c.num_inputs(); ++i)
     if (c.input_types[static_cast<std::size_t>(i)] != t)
-      return invalid_argument(list_type_mismatch_message(c.node.op, c.input_types));
+      return invalid_argument(list_type_mismatch_message(c.node.op, "inputs", c.input_types));
   ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, kArithmeticTypes));
   PartialShape cur = c.input_shapes.back();
   for (int i = c.num_inputs() - 2; i >= 0; --i) {
@@ -176,7 +168,8 @@ Output add_n(const std::vector<Output>& inputs, std::string_view name) {
   std::vector<DType> types;
   for (const Output& in : inputs) types.push_back(in.dtype());
   if (std::any_of(types.begin(), types.end(), [&](DType t) { return t != types[0]; }))
-    throw InvalidArgumentError(invalid_argument(list_type_mismatch_message("AddN", types)));
+    throw InvalidArgumentError(
+        invalid_argument(list_type_mismatch_message("AddN", "inputs", types)));
   return inputs[0]
       .graph()
       .create_op("AddN", inputs,

@@ -24,11 +24,8 @@ using namespace cwise;  // NOLINT: the shared element-wise definitions
 // UnchangedShape for the gradient ops: inputs `y` and `dy` of one type in `allowed`.
 Status infer_unary_grad(InferenceContext& c, const std::vector<DType>& allowed) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  const DType t = c.input_types[0];
-  if (c.input_types[1] != t)
-    return invalid_argument(type_mismatch_message(c.node.op, "dy", c.input_types[1], "y", t));
-  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, allowed));
-  c.add_output(t, c.input_shapes[0]);
+  ACTORFLOW_RETURN_IF_ERROR(check_binary_types(c, "y", "dy", allowed));
+  c.add_output(c.input_types[0], c.input_shapes[0]);
   return {};
 }
 

@@ -33,6 +33,7 @@ using detail::with_rank;
 using detail::with_rank_at_least;
 
 using detail::index_scalar;
+using detail::infer_unchanged;
 using detail::range_size;
 using detail::visit_range_dtype;
 
@@ -110,14 +111,6 @@ Status infer_gather(InferenceContext& c) {
   dims.insert(dims.end(), indices.dims().begin(), indices.dims().end());
   dims.insert(dims.end(), params.dims().begin() + axis + 1, params.dims().end());
   c.add_output(t, PartialShape(std::move(dims)));
-  return {};
-}
-
-// -- RandomShuffle --------------------------------------------------------------------------
-
-Status infer_unchanged(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  c.add_output(c.input_types[0], c.input_shapes[0]);
   return {};
 }
 

@@ -19,10 +19,8 @@ using namespace cwise;  // NOLINT: the shared element-wise definitions
 
 Status infer_matmul(InferenceContext& c, const std::vector<DType>& allowed) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+  ACTORFLOW_RETURN_IF_ERROR(check_binary_types(c, "a", "b", allowed));
   const DType t = c.input_types[0];
-  if (c.input_types[1] != t)
-    return invalid_argument(type_mismatch_message(c.node.op, "b", c.input_types[1], "a", t));
-  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, allowed));
   bool ta = false, tb = false;
   c.get_attr("transpose_a", &ta);
   c.get_attr("transpose_b", &tb);

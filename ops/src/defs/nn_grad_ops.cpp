@@ -22,14 +22,10 @@ namespace {
 
 const std::vector<DType> kGradTypes = {DType::float32, DType::float64};
 
-Status check_type(DType t, const std::vector<DType>& allowed, const char* attr = "T") {
-  if (std::find(allowed.begin(), allowed.end(), t) != allowed.end()) return {};
-  std::string list;
-  for (DType a : allowed) list += (list.empty() ? "" : ", ") + std::string(data_type_string(a));
-  return invalid_argument("Value for attr '" + std::string(attr) + "' of " +
-                          std::string(data_type_string(t)) +
-                          " is not in the list of allowed values: " + list);
-}
+using detail::check_attr_type;
+using detail::check_index_type;
+using detail::with_rank;
+using detail::with_rank_at_least;
 
 // -- element-wise activation gradients -------------------------------------------------------
 
@@ -37,7 +33,7 @@ Status infer_same_shape_pair(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   DType t;
   ACTORFLOW_RETURN_IF_ERROR(c.same_input_types(&t));
-  ACTORFLOW_RETURN_IF_ERROR(check_type(t, kGradTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(t, "T", kGradTypes));
   PartialShape merged;
   if (!c.input_shapes[0].merge_with(c.input_shapes[1], &merged).ok())
     return invalid_argument("Dimensions must be equal");
@@ -49,13 +45,11 @@ Status infer_same_shape_pair(InferenceContext& c) {
 
 Status infer_bias_add_grad(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  ACTORFLOW_RETURN_IF_ERROR(check_type(c.input_types[0], kGradTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kGradTypes));
   std::string format = "NHWC";
   c.get_attr("data_format", &format);
   const PartialShape& in = c.input_shapes[0];
-  if (in.rank_known() && in.rank() < 2)
-    return invalid_argument("Shape must be at least rank 2 but is rank " +
-                            std::to_string(in.rank()));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(in, 2));
   std::int64_t channels = -1;
   if (in.rank_known()) channels = in.dim(format == "NCHW" ? 1 : in.rank() - 1);
   c.add_output(c.input_types[0], PartialShape{channels});
@@ -106,7 +100,7 @@ Status infer_broadcast_gradient_args(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   DType t;
   ACTORFLOW_RETURN_IF_ERROR(c.same_input_types(&t));
-  ACTORFLOW_RETURN_IF_ERROR(check_type(t, {DType::int32, DType::int64}));
+  ACTORFLOW_RETURN_IF_ERROR(check_index_type(t, "T"));
   c.add_output(t, PartialShape{-1});
   c.add_output(t, PartialShape{-1});
   return {};
@@ -118,17 +112,16 @@ Status infer_max_pool_grad(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
   DType t;
   ACTORFLOW_RETURN_IF_ERROR(c.same_input_types(&t));
-  ACTORFLOW_RETURN_IF_ERROR(check_type(t, kGradTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(t, "T", kGradTypes));
   const PartialShape& in = c.input_shapes[0];
-  if (in.rank_known() && in.rank() != 4)
-    return invalid_argument("Shape must be rank 4 but is rank " + std::to_string(in.rank()));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank(in, 4));
   c.add_output(t, in.rank_known() ? in : PartialShape::unknown_of_rank(4));
   return {};
 }
 
 Status infer_avg_pool_grad(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_type(c.input_types[1], kGradTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[1], "T", kGradTypes));
   PartialShape out = PartialShape::unknown_of_rank(4);
   if (const Tensor* sizes = c.input_values[0]; sizes && sizes->num_elements() == 4) {
     auto v = index_values(*sizes);
@@ -143,18 +136,15 @@ Status infer_avg_pool_grad(InferenceContext& c) {
 Status infer_xent(InferenceContext& c, bool sparse) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   const DType t = c.input_types[0];
-  ACTORFLOW_RETURN_IF_ERROR(check_type(t, kGradTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(t, "T", kGradTypes));
   const PartialShape& logits = c.input_shapes[0];
   const PartialShape& labels = c.input_shapes[1];
   std::int64_t batch = -1;
   PartialShape bp = PartialShape::unknown_of_rank(2);
   if (sparse) {
-    ACTORFLOW_RETURN_IF_ERROR(
-        check_type(c.input_types[1], {DType::int32, DType::int64}, "Tlabels"));
-    if (logits.rank_known() && logits.rank() != 2)
-      return invalid_argument("Shape must be rank 2 but is rank " + std::to_string(logits.rank()));
-    if (labels.rank_known() && labels.rank() != 1)
-      return invalid_argument("Shape must be rank 1 but is rank " + std::to_string(labels.rank()));
+    ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[1], "Tlabels"));
+    ACTORFLOW_RETURN_IF_ERROR(with_rank(logits, 2));
+    ACTORFLOW_RETURN_IF_ERROR(with_rank(labels, 1));
     if (logits.rank_known()) {
       batch = logits.dim(0);
       bp = logits;
@@ -172,9 +162,7 @@ Status infer_xent(InferenceContext& c, bool sparse) {
                               std::string(data_type_string(t)) + " vs. " +
                               std::string(data_type_string(c.input_types[1])));
     PartialShape merged;
-    for (const PartialShape* s : {&logits, &labels})
-      if (s->rank_known() && s->rank() != 2)
-        return invalid_argument("Shape must be rank 2 but is rank " + std::to_string(s->rank()));
+    for (const PartialShape* s : {&logits, &labels}) ACTORFLOW_RETURN_IF_ERROR(with_rank(*s, 2));
     if (!logits.merge_with(labels, &merged).ok())
       return invalid_argument("Dimensions must be equal, but are " +
                               detail::inference_shape_string(logits) + " and " +
@@ -212,9 +200,8 @@ void register_nn_grad_ops(OpRegistry& r) {
          [](InferenceContext& c) { return infer_xent(c, true); }});
   r.add({"LogSoftmax", [](InferenceContext& c) -> Status {
            ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-           ACTORFLOW_RETURN_IF_ERROR(check_type(c.input_types[0], kGradTypes));
-           if (c.input_shapes[0].rank_known() && c.input_shapes[0].rank() < 1)
-             return invalid_argument("Shape must be at least rank 1 but is rank 0");
+           ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kGradTypes));
+           ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[0], 1));
            c.add_output(c.input_types[0], c.input_shapes[0]);
            return {};
          }});

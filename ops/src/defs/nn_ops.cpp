@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "standard_ops.hpp"
@@ -22,19 +23,28 @@ namespace {
 
 const std::vector<DType> kConvTypes = {DType::float32, DType::float64};
 
-std::string types_string(const std::vector<DType>& allowed) {
-  std::string s;
-  for (DType t : allowed) s += (s.empty() ? "" : ", ") + std::string(data_type_string(t));
-  return s;
-}
-
-Status check_type(DType t, const std::vector<DType>& allowed) {
-  if (std::find(allowed.begin(), allowed.end(), t) != allowed.end()) return {};
-  return invalid_argument("Value for attr 'T' of " + std::string(data_type_string(t)) +
-                          " is not in the list of allowed values: " + types_string(allowed));
-}
+using detail::check_attr_type;
+using detail::with_rank;
+using detail::with_rank_at_least;
 
 // -- window geometry --------------------------------------------------------------------
+
+// Sets the output size and the padding before of both spatial dimensions of `g` (a
+// Conv2DGeometry or Pool2DGeometry with its input sizes and strides set) for a window of
+// `window_rows` x `window_cols`.
+template <class Geometry>
+Status set_output_window(Geometry& g, std::int64_t window_rows, std::int64_t window_cols,
+                         const std::string& padding) {
+  auto rows = windowed_output_size(g.in_rows, window_rows, g.stride_rows, padding);
+  if (!rows.ok()) return rows.status();
+  auto cols = windowed_output_size(g.in_cols, window_cols, g.stride_cols, padding);
+  if (!cols.ok()) return cols.status();
+  g.out_rows = rows->output;
+  g.out_cols = cols->output;
+  g.pad_rows = rows->pad_before;
+  g.pad_cols = cols->pad_before;
+  return {};
+}
 
 }  // namespace
 
@@ -85,14 +95,7 @@ StatusOr<Conv2DGeometry> conv2d_geometry(const Shape& input, const Shape& filter
   g.out_depth = filter.dim(3);
   g.stride_rows = strides[1];
   g.stride_cols = strides[2];
-  auto rows = windowed_output_size(g.in_rows, g.filter_rows, g.stride_rows, padding);
-  if (!rows.ok()) return rows.status();
-  auto cols = windowed_output_size(g.in_cols, g.filter_cols, g.stride_cols, padding);
-  if (!cols.ok()) return cols.status();
-  g.out_rows = rows->output;
-  g.out_cols = cols->output;
-  g.pad_rows = rows->pad_before;
-  g.pad_cols = cols->pad_before;
+  if (Status s = set_output_window(g, g.filter_rows, g.filter_cols, padding); !s.ok()) return s;
   return g;
 }
 
@@ -117,14 +120,7 @@ StatusOr<Pool2DGeometry> pool2d_geometry(const Shape& input, const std::vector<s
   g.window_cols = ksize[2];
   g.stride_rows = strides[1];
   g.stride_cols = strides[2];
-  auto rows = windowed_output_size(g.in_rows, g.window_rows, g.stride_rows, padding);
-  if (!rows.ok()) return rows.status();
-  auto cols = windowed_output_size(g.in_cols, g.window_cols, g.stride_cols, padding);
-  if (!cols.ok()) return cols.status();
-  g.out_rows = rows->output;
-  g.out_cols = cols->output;
-  g.pad_rows = rows->pad_before;
-  g.pad_cols = cols->pad_before;
+  if (Status s = set_output_window(g, g.window_rows, g.window_cols, padding); !s.ok()) return s;
   return g;
 }
 
@@ -138,20 +134,17 @@ Status attr_list(const InferenceContext& c, const char* name, std::vector<std::i
 
 Status infer_bias_add(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(
-      check_type(c.input_types[0],
-                 {DType::float32, DType::float64, DType::bfloat16, DType::int32, DType::int64}));
+  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(
+      c.input_types[0], "T",
+      {DType::float32, DType::float64, DType::bfloat16, DType::int32, DType::int64}));
   if (c.input_types[1] != c.input_types[0])
     return invalid_argument("Inputs to BiasAdd must share one type: " +
                             std::string(data_type_string(c.input_types[0])) + " vs " +
                             std::string(data_type_string(c.input_types[1])));
   const PartialShape& v = c.input_shapes[0];
-  if (v.rank_known() && v.rank() < 2)
-    return invalid_argument("Shape must be at least rank 2 but is rank " +
-                            std::to_string(v.rank()));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(v, 2));
   const PartialShape& b = c.input_shapes[1];
-  if (b.rank_known() && b.rank() != 1)
-    return invalid_argument("Shape must be rank 1 but is rank " + std::to_string(b.rank()));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank(b, 1));
   std::string format = "NHWC";
   c.get_attr("data_format", &format);
   if (format == "NHWC" && v.rank_known() && b.rank_known() && v.dim(v.rank() - 1) >= 0 &&
@@ -167,7 +160,7 @@ Status infer_bias_add(InferenceContext& c) {
 // unknown dimensions of rank 4.
 Status infer_conv2d(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_type(c.input_types[0], kConvTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kConvTypes));
   if (c.input_types[1] != c.input_types[0])
     return invalid_argument("Inputs to Conv2D must share one type");
   std::vector<std::int64_t> strides;
@@ -176,9 +169,7 @@ Status infer_conv2d(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("padding", &padding));
   const PartialShape& in = c.input_shapes[0];
   const PartialShape& f = c.input_shapes[1];
-  for (const PartialShape* s : {&in, &f})
-    if (s->rank_known() && s->rank() != 4)
-      return invalid_argument("Shape must be rank 4 but is rank " + std::to_string(s->rank()));
+  for (const PartialShape* s : {&in, &f}) ACTORFLOW_RETURN_IF_ERROR(with_rank(*s, 4));
   if (strides.size() != 4)
     return invalid_argument("Conv2D requires the stride attribute to contain 4 values, but got: " +
                             std::to_string(strides.size()));
@@ -203,7 +194,7 @@ Status infer_conv2d(InferenceContext& c) {
 Status infer_from_sizes(InferenceContext& c, int sizes_input, int type_input) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
   ACTORFLOW_RETURN_IF_ERROR(
-      check_type(c.input_types[static_cast<std::size_t>(type_input)], kConvTypes));
+      check_attr_type(c.input_types[static_cast<std::size_t>(type_input)], "T", kConvTypes));
   if (c.input_types[static_cast<std::size_t>(sizes_input)] != DType::int32)
     return invalid_argument(c.node.op + ": the sizes input must be int32");
   if (const Tensor* sizes = c.input_values[static_cast<std::size_t>(sizes_input)]) {
@@ -222,7 +213,7 @@ Status infer_from_sizes(InferenceContext& c, int sizes_input, int type_input) {
 
 Status infer_pool(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  ACTORFLOW_RETURN_IF_ERROR(check_type(c.input_types[0], kConvTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kConvTypes));
   std::vector<std::int64_t> strides, ksize;
   std::string padding;
   ACTORFLOW_RETURN_IF_ERROR(attr_list(c, "strides", &strides));
@@ -232,8 +223,7 @@ Status infer_pool(InferenceContext& c) {
     return invalid_argument(c.node.op +
                             " requires the ksize and stride attributes to contain 4 values");
   const PartialShape& in = c.input_shapes[0];
-  if (in.rank_known() && in.rank() != 4)
-    return invalid_argument("Shape must be rank 4 but is rank " + std::to_string(in.rank()));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank(in, 4));
   std::vector<std::int64_t> out{-1, -1, -1, -1};
   if (in.rank_known()) {
     out[0] = in.dim(0);
@@ -256,6 +246,29 @@ AttrMap window_attrs(const Output& x, const std::vector<std::int64_t>& strides,
           {"strides", strides},
           {"padding", padding},
           {"data_format", std::string("NHWC")}};
+}
+
+// The Conv2D-family op `type` of `inputs` (attr T of `typed`, NHWC, dilations 1) named
+// `name` (or `type`).
+Output conv_op(const char* type, const std::vector<Output>& inputs, const Output& typed,
+               const std::vector<std::int64_t>& strides, const std::string& padding,
+               std::string_view name) {
+  AttrMap attrs = window_attrs(typed, strides, padding);
+  attrs["dilations"] = std::vector<std::int64_t>{1, 1, 1, 1};
+  return typed.graph()
+      .create_op(type, inputs, std::move(attrs), name.empty() ? type : name)
+      .output(0);
+}
+
+// The pooling op `type` of `value` (NHWC) named `name` (or `type`).
+Output pool_op(const char* type, const Output& value, const std::vector<std::int64_t>& ksize,
+               const std::vector<std::int64_t>& strides, const std::string& padding,
+               std::string_view name) {
+  AttrMap attrs = window_attrs(value, strides, padding);
+  attrs["ksize"] = ksize;
+  return value.graph()
+      .create_op(type, {value}, std::move(attrs), name.empty() ? type : name)
+      .output(0);
 }
 
 }  // namespace
@@ -289,53 +302,33 @@ Output bias_add(const Output& value, const Output& bias, std::string_view name) 
 
 Output conv2d(const Output& input, const Output& filter, const std::vector<std::int64_t>& strides,
               const std::string& padding, std::string_view name) {
-  AttrMap attrs = window_attrs(input, strides, padding);
-  attrs["dilations"] = std::vector<std::int64_t>{1, 1, 1, 1};
-  return input.graph()
-      .create_op("Conv2D", {input, filter}, std::move(attrs), name.empty() ? "Conv2D" : name)
-      .output(0);
+  return conv_op("Conv2D", {input, filter}, input, strides, padding, name);
 }
 
 Output conv2d_backprop_input(const Output& input_sizes, const Output& filter,
                              const Output& out_backprop, const std::vector<std::int64_t>& strides,
                              const std::string& padding, std::string_view name) {
-  AttrMap attrs = window_attrs(filter, strides, padding);
-  attrs["dilations"] = std::vector<std::int64_t>{1, 1, 1, 1};
-  return filter.graph()
-      .create_op("Conv2DBackpropInput", {input_sizes, filter, out_backprop}, std::move(attrs),
-                 name.empty() ? "Conv2DBackpropInput" : name)
-      .output(0);
+  return conv_op("Conv2DBackpropInput", {input_sizes, filter, out_backprop}, filter, strides,
+                 padding, name);
 }
 
 Output conv2d_backprop_filter(const Output& input, const Output& filter_sizes,
                               const Output& out_backprop, const std::vector<std::int64_t>& strides,
                               const std::string& padding, std::string_view name) {
-  AttrMap attrs = window_attrs(input, strides, padding);
-  attrs["dilations"] = std::vector<std::int64_t>{1, 1, 1, 1};
-  return input.graph()
-      .create_op("Conv2DBackpropFilter", {input, filter_sizes, out_backprop}, std::move(attrs),
-                 name.empty() ? "Conv2DBackpropFilter" : name)
-      .output(0);
+  return conv_op("Conv2DBackpropFilter", {input, filter_sizes, out_backprop}, input, strides,
+                 padding, name);
 }
 
 Output max_pool(const Output& value, const std::vector<std::int64_t>& ksize,
                 const std::vector<std::int64_t>& strides, const std::string& padding,
                 std::string_view name) {
-  AttrMap attrs = window_attrs(value, strides, padding);
-  attrs["ksize"] = ksize;
-  return value.graph()
-      .create_op("MaxPool", {value}, std::move(attrs), name.empty() ? "MaxPool" : name)
-      .output(0);
+  return pool_op("MaxPool", value, ksize, strides, padding, name);
 }
 
 Output avg_pool(const Output& value, const std::vector<std::int64_t>& ksize,
                 const std::vector<std::int64_t>& strides, const std::string& padding,
                 std::string_view name) {
-  AttrMap attrs = window_attrs(value, strides, padding);
-  attrs["ksize"] = ksize;
-  return value.graph()
-      .create_op("AvgPool", {value}, std::move(attrs), name.empty() ? "AvgPool" : name)
-      .output(0);
+  return pool_op("AvgPool", value, ksize, strides, padding, name);
 }
 
 }  // namespace nn

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "standard_ops.hpp"
@@ -26,26 +27,11 @@ Status infer_random(InferenceContext& c) {
   if (c.input_types[0] != DType::int32 && c.input_types[0] != DType::int64)
     return invalid_argument("Value for attr 'T' of " + std::string(dtype_name(c.input_types[0])) +
                             " is not in the list of allowed values: int32, int64");
-  const PartialShape& in = c.input_shapes[0];
-  if (in.rank_known() && in.rank() != 1)
-    return invalid_argument("Shape must be rank 1 but is rank " + std::to_string(in.rank()) +
-                            " for '" + c.node.name + "' (op: '" + c.node.op + "')");
-  if (const Tensor* value = c.input_values[0]) {
-    std::vector<std::int64_t> dims;
-    if (value->dtype() == DType::int32) {
-      for (auto d : value->flat<std::int32_t>()) dims.push_back(d);
-    } else {
-      for (auto d : value->flat<std::int64_t>()) dims.push_back(d);
-    }
-    for (auto d : dims)
-      if (d < -1)
-        return invalid_argument("Invalid value in tensor used for shape: " + std::to_string(d));
-    c.add_output(dtype, PartialShape(std::move(dims)));
-  } else if (in.rank_known() && in.dim(0) >= 0) {
-    c.add_output(dtype, PartialShape::unknown_of_rank(static_cast<int>(in.dim(0))));
-  } else {
-    c.add_output(dtype, PartialShape::unknown());
-  }
+  if (Status s = detail::with_rank(c.input_shapes[0], 1); !s.ok())
+    return s.with_context(" for '" + c.node.name + "' (op: '" + c.node.op + "')");
+  PartialShape shape;
+  ACTORFLOW_RETURN_IF_ERROR(detail::shape_from_shape_tensor(c, 0, &shape));
+  c.add_output(dtype, std::move(shape));
   return {};
 }
 
@@ -86,6 +72,22 @@ Output random_op(Graph& g, const char* type, const Output& shape, DType dtype,
       .output(0);
 }
 
+// random_normal and truncated_normal (`fn`): under the name scope, the consts "shape", "mean"
+// and "stddev", then the op `type`, "mul" and the Add named after the scope itself.
+Output scaled_normal(Graph& g, const char* fn, const char* type, const Shape& shape, DType dtype,
+                     double mean, double stddev, std::optional<std::int64_t> seed,
+                     std::string_view name) {
+  check_float_dtype(dtype, fn);
+  const std::string scope = g.unique_name(name.empty() ? fn : name);
+  auto guard = g.name_scope(scope + "/");
+  Output shape_t = g.constant(shape_tensor(shape), "shape");
+  Output mean_t = g.constant(float_scalar(dtype, mean), "mean");
+  Output stddev_t = g.constant(float_scalar(dtype, stddev), "stddev");
+  Output rnd = random_op(g, type, shape_t, dtype, seed);
+  Output scaled = mul(rnd, stddev_t, "mul");
+  return add(scaled, mean_t, scope + "/");
+}
+
 }  // namespace
 
 namespace detail {
@@ -120,30 +122,16 @@ Output random_uniform(Graph& g, const Shape& shape, DType dtype, double minval, 
 // "RandomStandardNormal", "mul" and the Add named after the scope.
 Output random_normal(Graph& g, const Shape& shape, DType dtype, double mean, double stddev,
                      std::optional<std::int64_t> seed, std::string_view name) {
-  check_float_dtype(dtype, "random_normal");
-  const std::string scope = g.unique_name(name.empty() ? "random_normal" : name);
-  auto guard = g.name_scope(scope + "/");
-  Output shape_t = g.constant(shape_tensor(shape), "shape");
-  Output mean_t = g.constant(float_scalar(dtype, mean), "mean");
-  Output stddev_t = g.constant(float_scalar(dtype, stddev), "stddev");
-  Output rnd = random_op(g, "RandomStandardNormal", shape_t, dtype, seed);
-  Output scaled = mul(rnd, stddev_t, "mul");
-  return add(scaled, mean_t, scope + "/");
+  return scaled_normal(g, "random_normal", "RandomStandardNormal", shape, dtype, mean, stddev, seed,
+                       name);
 }
 
 // TensorFlow 1.x's random_ops.truncated_normal: consts "shape", "mean", "stddev", then
 // "TruncatedNormal", "mul" and the Add named after the scope.
 Output truncated_normal(Graph& g, const Shape& shape, DType dtype, double mean, double stddev,
                         std::optional<std::int64_t> seed, std::string_view name) {
-  check_float_dtype(dtype, "truncated_normal");
-  const std::string scope = g.unique_name(name.empty() ? "truncated_normal" : name);
-  auto guard = g.name_scope(scope + "/");
-  Output shape_t = g.constant(shape_tensor(shape), "shape");
-  Output mean_t = g.constant(float_scalar(dtype, mean), "mean");
-  Output stddev_t = g.constant(float_scalar(dtype, stddev), "stddev");
-  Output rnd = random_op(g, "TruncatedNormal", shape_t, dtype, seed);
-  Output scaled = mul(rnd, stddev_t, "mul");
-  return add(scaled, mean_t, scope + "/");
+  return scaled_normal(g, "truncated_normal", "TruncatedNormal", shape, dtype, mean, stddev, seed,
+                       name);
 }
 
 }  // namespace af

@@ -22,11 +22,7 @@ Status infer_reduction(InferenceContext& c, const std::vector<DType>& allowed) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   const DType t = c.input_types[0];
   ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, allowed));
-  const DType index_type = c.input_types[1];
-  if (index_type != DType::int32 && index_type != DType::int64)
-    return invalid_argument("Value for attr 'Tidx' of " +
-                            std::string(data_type_string(index_type)) +
-                            " is not in the list of allowed values: int32, int64");
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_index_type(c.input_types[1], "Tidx"));
   bool keep_dims = false;
   c.get_attr("keep_dims", &keep_dims);
   const PartialShape& in = c.input_shapes[0];

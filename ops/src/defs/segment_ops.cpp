@@ -26,13 +26,7 @@ using Index = std::int64_t;
 
 using detail::index_values;
 
-Status check_index_type(DType t, const char* attr) {
-  if (t == DType::int32 || t == DType::int64) return {};
-  return invalid_argument("Value for attr '" + std::string(attr) + "' of " +
-                          std::string(data_type_string(t)) +
-                          " is not in the list of allowed values: int32, int64");
-}
-
+using detail::check_index_type;
 using detail::with_rank;
 
 // -- UnsortedSegmentSum -------------------------------------------------------------------

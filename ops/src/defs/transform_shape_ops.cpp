@@ -32,23 +32,8 @@ using detail::check_attr_type;
 
 using detail::first_index;
 
-// TensorFlow's op_def_library message for a list input of mixed types.
-std::string list_type_mismatch_message(const std::string& op, const char* input,
-                                       const std::vector<DType>& types) {
-  std::string out =
-      "Tensors in list passed to '" + std::string(input) + "' of '" + op + "' Op have types [";
-  for (std::size_t i = 0; i < types.size(); ++i) {
-    if (i) out += ", ";
-    out += dtype_name(types[i]);
-  }
-  return out + "] that don't all match.";
-}
-
-Status infer_unchanged(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  c.add_output(c.input_types[0], c.input_shapes[0]);
-  return {};
-}
+using detail::infer_unchanged;
+using detail::list_type_mismatch_message;
 
 // -- ExpandDims ---------------------------------------------------------------------------
 

@@ -33,24 +33,11 @@ inline const std::vector<DType> kArithmeticTypes = {
 inline const std::vector<DType> kSignedTypes = {DType::float32, DType::float64, DType::int32,
                                                 DType::int64, DType::bfloat16};
 
-/// "float, double, bfloat16" as TensorFlow lists allowed types.
-inline std::string allowed_types_string(const std::vector<DType>& allowed) {
-  std::string out;
-  for (std::size_t i = 0; i < allowed.size(); ++i) {
-    if (i) out += ", ";
-    out += data_type_string(allowed[i]);
-  }
-  return out;
-}
-
 /// TensorFlow's attr check: "Value for attr 'T' of int32 is not in the list of allowed
-/// values: float, double".
+/// values: float, double" (detail::check_attr_type naming the list's types).
 inline Status check_allowed_type(DType t, const std::vector<DType>& allowed,
                                  const char* attr = "T") {
-  if (std::find(allowed.begin(), allowed.end(), t) != allowed.end()) return {};
-  return invalid_argument(
-      "Value for attr '" + std::string(attr) + "' of " + std::string(data_type_string(t)) +
-      " is not in the list of allowed values: " + allowed_types_string(allowed));
+  return detail::check_attr_type(t, attr, allowed);
 }
 
 /// TensorFlow's op_def_library message for mismatched inputs of one type attribute.
@@ -101,15 +88,23 @@ inline Status merge_shapes(const PartialShape& a, const PartialShape& b, Partial
 
 // -- shape functions ----------------------------------------------------------------------
 
+/// The type check of an op of two inputs of one type attribute: input 1 (`arg`) must have
+/// input 0's (`first_arg`) type (op_def_library's message), which must be in `allowed`.
+inline Status check_binary_types(const InferenceContext& c, const char* first_arg, const char* arg,
+                                 const std::vector<DType>& allowed) {
+  const DType t = c.input_types[0];
+  if (c.input_types[1] != t)
+    return invalid_argument(type_mismatch_message(c.node.op, arg, c.input_types[1], first_arg, t));
+  return check_allowed_type(t, allowed);
+}
+
 /// TensorFlow's BroadcastBinaryOpShapeFn for inputs `x` and `y` of one type T in `allowed`;
 /// the output has type `out_type` (T when `DType::invalid`).
 inline Status infer_binary(InferenceContext& c, const std::vector<DType>& allowed,
                            DType out_type = DType::invalid) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+  ACTORFLOW_RETURN_IF_ERROR(check_binary_types(c, "x", "y", allowed));
   const DType t = c.input_types[0];
-  if (c.input_types[1] != t)
-    return invalid_argument(type_mismatch_message(c.node.op, "y", c.input_types[1], "x", t));
-  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, allowed));
   const PartialShape& a = c.input_shapes[0];
   const PartialShape& b = c.input_shapes[1];
   PartialShape out;

@@ -59,6 +59,22 @@ inline Status check_attr_type(DType t, const char* attr, const std::vector<DType
                           " is not in the list of allowed values: " + allowed_names);
 }
 
+/// "float, double, bfloat16": the names of `allowed` as TensorFlow lists allowed types.
+inline std::string allowed_types_string(const std::vector<DType>& allowed) {
+  std::string out;
+  for (std::size_t i = 0; i < allowed.size(); ++i) {
+    if (i) out += ", ";
+    out += data_type_string(allowed[i]);
+  }
+  return out;
+}
+
+/// check_attr_type with the allowed values named by allowed_types_string(allowed): "Value for
+/// attr 'T' of int32 is not in the list of allowed values: float, double".
+inline Status check_attr_type(DType t, const char* attr, const std::vector<DType>& allowed) {
+  return check_attr_type(t, attr, allowed, allowed_types_string(allowed).c_str());
+}
+
 /// Every type a tensor of values may have (resources excluded): the types TensorFlow
 /// registers its type-generic CPU kernels for.
 inline const std::vector<DType> kValueTypes = {DType::float32, DType::float64, DType::int32,
@@ -66,6 +82,25 @@ inline const std::vector<DType> kValueTypes = {DType::float32, DType::float64, D
                                                DType::string,  DType::bfloat16};
 /// The types of index and shape inputs (attrs Index, Tidx, Tshape, ...).
 inline const std::vector<DType> kIndexTypes = {DType::int32, DType::int64};
+
+/// check_attr_type for an index attr (Tidx, Tshape, ...): int32 or int64.
+inline Status check_index_type(DType t, const char* attr) {
+  return check_attr_type(t, attr, kIndexTypes, "int32, int64");
+}
+
+/// TensorFlow's op_def_library message for the list input `input` of op `op` given tensors of
+/// mixed `types`: "Tensors in list passed to 'values' of 'Pack' Op have types [int32,
+/// float32] that don't all match.".
+inline std::string list_type_mismatch_message(const std::string& op, const char* input,
+                                              const std::vector<DType>& types) {
+  std::string out =
+      "Tensors in list passed to '" + std::string(input) + "' of '" + op + "' Op have types [";
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (i) out += ", ";
+    out += dtype_name(types[i]);
+  }
+  return out + "] that don't all match.";
+}
 
 /// InferenceContext::WithRank: InvalidArgument "Shape must be rank R but is rank K".
 inline Status with_rank(const PartialShape& s, int rank) {
@@ -100,6 +135,13 @@ inline Status shape_from_shape_tensor(const InferenceContext& c, int i, PartialS
   } else {
     *out = PartialShape::unknown();
   }
+  return {};
+}
+
+/// TensorFlow's UnchangedShape for an op of one input: output 0 has input 0's type and shape.
+inline Status infer_unchanged(InferenceContext& c) {
+  if (Status s = c.expect_inputs(1); !s.ok()) return s;
+  c.add_output(c.input_types[0], c.input_shapes[0]);
   return {};
 }
 

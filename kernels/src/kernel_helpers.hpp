@@ -1,0 +1,229 @@
+#pragma once
+
+// Pieces several CPU kernel families share; private to the kernels module (what the kernels
+// share with the ops' definitions is in actorflow/ops/detail/). Element moves by element size
+// and strided walks (transform, strided-slice, array, input and segment kernels), TensorFlow's
+// SliceDebugString, the guarded Philox generator of the random kernels, pooling windows and
+// BiasAdd's data_format (nn kernels), and the registration of one kernel template for several
+// types.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "actorflow/ops/detail/shape_util.hpp"
+#include "actorflow/ops/kernel.hpp"
+#include "actorflow/ops/nn_ops.hpp"
+#include "actorflow/ops/philox_random.hpp"
+
+namespace af::detail {
+
+// -- moving elements -----------------------------------------------------------------------
+
+/// Calls `f(E{})` with an element type E of the size of `t`'s elements (std::uint8_t,
+/// std::uint16_t, std::uint32_t or std::uint64_t; std::string for strings): kernels that only
+/// move elements need one instantiation per element size.
+template <class F>
+void visit_storage(DType t, F&& f) {
+  if (t == DType::string) return f(std::string{});
+  switch (dtype_size(t)) {
+    case 1:
+      return f(std::uint8_t{});
+    case 2:
+      return f(std::uint16_t{});
+    case 4:
+      return f(std::uint32_t{});
+    default:
+      return f(std::uint64_t{});
+  }
+}
+
+/// The elements of `t` as E, an element type visit_storage chose for `t`'s dtype.
+template <class E>
+const E* elements(const Tensor& t) {
+  return static_cast<const E*>(t.raw_data());
+}
+
+/// The elements of `t` as E, an element type visit_storage chose for `t`'s dtype.
+template <class E>
+E* elements(Tensor& t) {
+  return static_cast<E*>(t.raw_data());
+}
+
+/// The row-major strides of `shape`, in elements (the last dimension's is 1; none for a
+/// scalar).
+inline std::vector<Index> row_major_strides(const Shape& shape) {
+  std::vector<Index> strides(static_cast<std::size_t>(shape.rank()), 1);
+  for (int d = shape.rank() - 2; d >= 0; --d)
+    strides[static_cast<std::size_t>(d)] =
+        strides[static_cast<std::size_t>(d) + 1] * shape.dim(d + 1);
+  return strides;
+}
+
+/// Walks the block `dims` (at least one dimension, all positive) in row-major order through a
+/// tensor in which coordinate k advances `steps[k]` elements (negative: backwards) and the
+/// block's first element is at `start`: calls `row(o, offset)` for each innermost row, `o` the
+/// block index of its first element and `offset` that element's offset in the tensor (the
+/// row's elements follow `steps.back()` apart).
+template <class Row>
+void for_each_strided_row(const std::vector<Index>& dims, const std::vector<Index>& steps,
+                          Index start, Row&& row) {
+  const std::size_t rank = dims.size();
+  const Index inner = dims[rank - 1];
+  Index total = 1;
+  for (Index d : dims) total *= d;
+  std::vector<Index> coord(rank, 0);
+  Index offset = start;
+  for (Index o = 0; o < total; o += inner) {
+    row(o, offset);
+    for (std::size_t k = rank - 1; k-- > 0;) {
+      if (++coord[k] < dims[k]) {
+        offset += steps[k];
+        break;
+      }
+      coord[k] = 0;
+      offset -= steps[k] * (dims[k] - 1);
+    }
+  }
+}
+
+/// Copies `count` elements from `src` at `src_offset` to `dst` at `dst_offset` (both of one
+/// dtype; strings element by element, everything else as bytes). Nothing for `count` 0.
+inline void copy_elements(const Tensor& src, Index src_offset, Tensor& dst, Index dst_offset,
+                          Index count) {
+  if (count == 0) return;
+  if (src.dtype() == DType::string) {
+    const std::string* s = src.data<std::string>() + src_offset;
+    std::copy(s, s + count, dst.data<std::string>() + dst_offset);
+    return;
+  }
+  const auto size = static_cast<Index>(dtype_size(src.dtype()));
+  std::memcpy(static_cast<char*>(dst.raw_data()) + dst_offset * size,
+              static_cast<const char*>(src.raw_data()) + src_offset * size,
+              static_cast<std::size_t>(count * size));
+}
+
+/// TensorFlow's SliceDebugString: the multi-index of flat element `flat` of `shape`, "[1,2]"
+/// ("" for a scalar), as index errors name an element.
+inline std::string slice_debug_string(const Shape& shape, Index flat) {
+  const int rank = shape.rank();
+  if (rank == 0) return "";
+  const std::vector<Index> strides = row_major_strides(shape);
+  std::string out = "[";
+  Index left = flat;
+  for (int i = 0; i < rank; ++i) {
+    if (i) out += ",";
+    out += std::to_string(left / strides[static_cast<std::size_t>(i)]);
+    left %= strides[static_cast<std::size_t>(i)];
+  }
+  return out + "]";
+}
+
+// -- random numbers ------------------------------------------------------------------------
+
+/// TensorFlow's SingleSampleAdapter<PhiloxRandom>: the 32-bit samples of the generator `*gen`
+/// (which must outlive the adapter), one at a time; a fresh Philox call every four.
+class SingleSampleAdapter {
+ public:
+  /// Draws from `*gen`, starting with its next call.
+  explicit SingleSampleAdapter(PhiloxRandom* gen) : gen_(gen) {}
+  /// The next 32-bit sample.
+  std::uint32_t operator()() {
+    if (used_ == 4) {
+      block_ = (*gen_)();
+      used_ = 0;
+    }
+    return block_[static_cast<std::size_t>(used_++)];
+  }
+
+ private:
+  PhiloxRandom* gen_;
+  PhiloxRandom::Result block_{};
+  int used_ = 4;
+};
+
+/// TensorFlow's GuardedPhiloxRandom: the generator of a random kernel, seeded from its attrs
+/// "seed" and "seed2", of which each run reserves a stretch under a lock, so successive runs
+/// of one kernel continue TensorFlow's sequence.
+class GuardedPhiloxRandom {
+ public:
+  /// Reads attrs "seed" and "seed2" and seeds the generator with them, or with fresh random
+  /// seeds (TensorFlow's random::New64()) when both are 0. Returns the first failing
+  /// get_attr's status; the generator then stays unseeded (key and counter zero).
+  Status init(OpKernelConstruction& c) {
+    std::int64_t seed = 0;
+    std::int64_t seed2 = 0;
+    if (Status s = c.get_attr("seed", &seed); !s.ok()) return s;
+    if (Status s = c.get_attr("seed2", &seed2); !s.ok()) return s;
+    if (seed == 0 && seed2 == 0) {
+      // Unseeded ops get fresh random seeds, as TensorFlow's random::New64().
+      std::random_device rd;
+      auto new64 = [&rd] { return (static_cast<std::uint64_t>(rd()) << 32) | rd(); };
+      generator_ = PhiloxRandom(new64(), new64());
+    } else {
+      generator_ =
+          PhiloxRandom(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(seed2));
+    }
+    return {};
+  }
+
+  /// GuardedPhiloxRandom::ReserveSamples128: the generator as it stands; the shared one then
+  /// skips the `calls` 128-bit Philox calls handed out.
+  PhiloxRandom reserve_samples128(std::uint64_t calls) {
+    std::lock_guard<std::mutex> lock(mu_);
+    PhiloxRandom local = generator_;
+    generator_.skip(calls);
+    return local;
+  }
+
+  /// GuardedPhiloxRandom::ReserveSamples32: whole 128-bit calls covering `samples` 32-bit
+  /// words.
+  PhiloxRandom reserve_samples32(Index samples) {
+    return reserve_samples128(static_cast<std::uint64_t>((samples + 3) / 4));
+  }
+
+ private:
+  std::mutex mu_;
+  PhiloxRandom generator_;
+};
+
+// -- nn kernels ----------------------------------------------------------------------------
+
+/// The window of pooling output (oy, ox) clipped to the input: rows [y0, y1), columns
+/// [x0, x1).
+struct PoolWindow {
+  Index y0, y1, x0, x1;
+};
+
+/// The window of output (oy, ox) of the pooling `g`, clipped to the input (padding left out).
+inline PoolWindow pool_window(const Pool2DGeometry& g, Index oy, Index ox) {
+  return {std::max<Index>(0, oy * g.stride_rows - g.pad_rows),
+          std::min<Index>(g.in_rows, oy * g.stride_rows - g.pad_rows + g.window_rows),
+          std::max<Index>(0, ox * g.stride_cols - g.pad_cols),
+          std::min<Index>(g.in_cols, ox * g.stride_cols - g.pad_cols + g.window_cols)};
+}
+
+/// BiasAdd's and BiasAddGrad's attr data_format (default "NHWC"): true for "NCHW". Any value
+/// but "NHWC" and "NCHW" sets `*s` to TensorFlow's "Invalid data format" (with the node's
+/// suffix); otherwise `*s` is left as it is.
+inline bool bias_data_format_is_nchw(OpKernelConstruction& c, Status* s) {
+  std::string format = "NHWC";
+  c.get_attr("data_format", &format);
+  if (format != "NHWC" && format != "NCHW")
+    *s = invalid_argument("Invalid data format" + node_suffix(c.def.name));
+  return format == "NCHW";
+}
+
+// -- registration --------------------------------------------------------------------------
+
+/// Registers `Kernel<T>` for `op` on the CPU for each of `Ts` in order, constrained on attr
+/// "T" (dtype_of_v<T>).
+template <template <class> class Kernel, class... Ts>
+void register_for_types(KernelRegistry& r, const std::string& op) {
+  (r.add(make_kernel_def<Kernel<Ts>>(op, "CPU", {{"T", {dtype_of_v<Ts>}}})), ...);
+}
+
+}  // namespace af::detail
