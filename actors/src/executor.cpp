@@ -111,20 +111,15 @@ struct DeviceActorState {
   DeviceActorState() = default;
   ~DeviceActorState();
 };
-using DeviceActor = caf::stateful_actor<DeviceActorState>;
+using DeviceActor = caf::stateful_actor<DeviceActorState, device_actor_handle::base>;
 
-using adopt_atom = caf::atom_constant<caf::atom("af_adopt")>;
+}  // namespace
+
 /// Hands a partition started on another thread (run_step_inline) to the device actor.
-struct Adopt {
+struct Adoption {
   std::function<void(DeviceActor*)> fn;
 };
 
-}  // namespace
-}  // namespace af::detail
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(af::detail::Adopt)
-
-namespace af::detail {
 namespace {
 
 /// One partition of one step, owned by the device actor running it.
@@ -214,7 +209,7 @@ class ExecutorState final : public StepServices {
   std::function<void(std::function<void()>)> poster() override {
     if (inline_mode())
       return [loop = loop_](std::function<void()> fn) { loop->post(std::move(fn)); };
-    return [me = caf::actor_cast<caf::actor>(self_)](std::function<void()> fn) {
+    return [me = caf::actor_cast<device_actor_handle>(self_)](std::function<void()> fn) {
       caf::anon_send(me, resume_atom::value, Closure{std::move(fn)});
     };
   }
@@ -604,7 +599,7 @@ bool ExecutorState::maybe_finish() {
   return true;
 }
 
-caf::behavior device_actor(DeviceActor* self, std::shared_ptr<Device> device) {
+device_actor_handle::behavior_type device_actor(DeviceActor* self, std::shared_ptr<Device> device) {
   self->state.device = std::move(device);
   // Stopping (its session closed, its server stopped) with partitions still running: they
   // are cancelled first, so that what they wait for hears of it. A queue drops a waiting
@@ -650,7 +645,8 @@ caf::behavior device_actor(DeviceActor* self, std::shared_ptr<Device> device) {
         }
       },
       [](resume_atom, const Closure& c) { c.fn(); },
-      [self](adopt_atom, const Adopt& a) { a.fn(self); },
+      [self](adopt_atom, const AdoptionPtr& a) { a->fn(self); },
+      [](cleanup_atom, std::int64_t) {},  // nothing of a step stays here once it ended
   };
 }
 
@@ -661,13 +657,17 @@ namespace {
 /// Gives a partition stopped at an expensive kernel on a caller's thread to the device
 /// actor, which finishes it and calls the step's `done`.
 void hand_off(const StepRunPtr& step, std::shared_ptr<std::unique_ptr<ExecutorState>> state) {
-  caf::anon_send(step->device_actors.at(0), adopt_atom::value, Adopt{[state](DeviceActor* self) {
-                   auto owned = std::move(*state);
-                   auto* raw = owned.get();
-                   self->state.steps.emplace(std::make_pair(raw->step_id(), std::size_t{0}),
-                                             std::move(owned));
-                   raw->adopt(self);
-                 }});
+  // An inline step's only partition is on a device of this process: its runner is a device
+  // actor.
+  auto device = caf::actor_cast<device_actor_handle>(step->device_actors.at(0));
+  auto adoption = std::make_shared<Adoption>();
+  adoption->fn = [state](DeviceActor* self) {
+    auto owned = std::move(*state);
+    auto* raw = owned.get();
+    self->state.steps.emplace(std::make_pair(raw->step_id(), std::size_t{0}), std::move(owned));
+    raw->adopt(self);
+  };
+  caf::anon_send(device, adopt_atom::value, std::move(adoption));
 }
 
 }  // namespace
@@ -714,7 +714,7 @@ void start_step_direct(const StepRunPtr& step) {
   caf::anon_send(step->device_actors.at(0), run_atom::value, std::move(run));
 }
 
-caf::actor spawn_device_actor(caf::actor_system& sys, std::shared_ptr<Device> device) {
+device_actor_handle spawn_device_actor(caf::actor_system& sys, std::shared_ptr<Device> device) {
   return sys.spawn(device_actor, std::move(device));
 }
 

@@ -28,7 +28,7 @@ struct MasterState {
   }
 };
 
-using Master = caf::stateful_actor<MasterState>;
+using Master = caf::stateful_actor<MasterState, master_handle::base>;
 
 /// Cancels every partition of a step. `record` makes `why` the step's error; a deadline
 /// does not: partitions it interrupts report it themselves, and a step whose partitions all
@@ -66,7 +66,7 @@ void retire_step(Master* self, std::int64_t step_id) {
   finish_step(step, active.status);
 }
 
-caf::behavior master(Master* self) {
+master_handle::behavior_type master(Master* self) {
   return {
       [self](run_atom, const StepRunPtr& step) {
         auto& active = self->state.steps[step->step_id];
@@ -85,7 +85,7 @@ caf::behavior master(Master* self) {
             auto run = std::make_shared<PartitionRun>();
             run->step = step;
             run->partition = i;
-            run->master = caf::actor_cast<caf::actor>(self);
+            run->master = caf::actor_cast<partition_owner>(self);
             self->send(step->device_actors[i], run_atom::value, std::move(run));
           }
       },
@@ -113,6 +113,6 @@ caf::behavior master(Master* self) {
 
 }  // namespace
 
-caf::actor spawn_master(caf::actor_system& sys) { return sys.spawn(master); }
+master_handle spawn_master(caf::actor_system& sys) { return sys.spawn(master); }
 
 }  // namespace af::detail

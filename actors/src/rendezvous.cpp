@@ -14,7 +14,7 @@ namespace {
 
 struct StepEntry {
   std::map<std::string, Tensor> values;
-  std::map<std::string, caf::response_promise> waiters;
+  std::map<std::string, caf::typed_response_promise<Tensor>> waiters;
   Status aborted;
 };
 
@@ -36,7 +36,8 @@ struct RendezvousState {
   static inline const char* name = "af.rendezvous";
 };
 
-caf::behavior rendezvous(caf::stateful_actor<RendezvousState>* self) {
+rendezvous_handle::behavior_type rendezvous(
+    rendezvous_handle::stateful_pointer<RendezvousState> self) {
   // Receives without a deadline wait untimed (executor.cpp): stopping, the rendezvous fails
   // each of them rather than leaving its promise undelivered.
   self->set_exit_handler([self](caf::exit_msg& msg) {
@@ -70,9 +71,9 @@ caf::behavior rendezvous(caf::stateful_actor<RendezvousState>* self) {
           entry.values.erase(it);
           return t;
         }
-        auto promise = self->make_response_promise();
+        auto promise = self->make_response_promise<Tensor>();
         entry.waiters.emplace(key, promise);
-        return caf::delegated<Tensor>{};
+        return promise;
       },
       [self](abort_atom, std::int64_t step_id, const Status& why) {
         if (self->state.finished.count(step_id)) return;
@@ -95,6 +96,6 @@ caf::behavior rendezvous(caf::stateful_actor<RendezvousState>* self) {
 
 }  // namespace
 
-caf::actor spawn_rendezvous(caf::actor_system& sys) { return sys.spawn(rendezvous); }
+rendezvous_handle spawn_rendezvous(caf::actor_system& sys) { return sys.spawn(rendezvous); }
 
 }  // namespace af::detail

@@ -23,7 +23,7 @@ constexpr const char* kLocalPrefix = "/job:localhost/replica:0/task:0";
 struct CachedPlan {
   ExecutionPlan plan;
   std::vector<std::shared_ptr<const detail::ExecutorImpl>> executors;
-  std::vector<caf::actor> device_actors;
+  std::vector<detail::partition_runner> device_actors;
 };
 
 std::string shape_tuple(const Shape& s) {
@@ -98,9 +98,9 @@ struct Session::Impl : std::enable_shared_from_this<Session::Impl> {
   Runtime* runtime = nullptr;
   std::vector<std::shared_ptr<Device>> devices;
   std::vector<DeviceAttributes> attributes;
-  std::map<std::string, caf::actor> device_actors;
-  caf::actor master;
-  caf::actor rendezvous;
+  std::map<std::string, detail::partition_runner> device_actors;
+  detail::master_handle master;
+  detail::rendezvous_handle rendezvous;
 
   mutable std::mutex mu;
   Placement placement;
@@ -111,7 +111,7 @@ struct Session::Impl : std::enable_shared_from_this<Session::Impl> {
   std::vector<std::shared_ptr<detail::WaitLoop>> waiting_steps;
   /// Steps started on their device actor without the master (start_step_direct), by id:
   /// closing the session cancels them there.
-  std::map<std::int64_t, caf::actor> direct_steps;
+  std::map<std::int64_t, detail::partition_runner> direct_steps;
 
   Status prepare(const std::vector<Output>& feeds, const std::vector<Output>& fetches,
                  const std::vector<Operation>& targets, std::shared_ptr<const CachedPlan>* out);
@@ -154,7 +154,7 @@ Status Session::Impl::prepare(const std::vector<Output>& feeds, const std::vecto
     for (auto& d : devices)
       if (d->name() == partition.device) device = d;
     std::shared_ptr<detail::ExecutorImpl> executor;
-    caf::actor actor = device_actors.at(partition.device);
+    detail::partition_runner actor = device_actors.at(partition.device);
     if (device) {
       ACTORFLOW_RETURN_IF_ERROR(
           detail::ExecutorImpl::create(partition, device, &executor, kernel_scope));
@@ -195,8 +195,8 @@ void Session::Impl::close() {
   }
   caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
   device_actors.clear();
-  master = caf::actor();
-  rendezvous = caf::actor();
+  master = nullptr;
+  rendezvous = nullptr;
   devices.clear();
 }
 
@@ -270,7 +270,7 @@ std::shared_ptr<DeviceSet> DeviceSet::create(Runtime& runtime, const SessionConf
 void DeviceSet::shutdown() {
   for (auto& [name, actor] : actors) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
   if (rendezvous) caf::anon_send_exit(rendezvous, caf::exit_reason::user_shutdown);
-  rendezvous = caf::actor();
+  rendezvous = nullptr;
   actors.clear();
   devices.clear();
   for (auto& [name, mgr] : owned_resources) {
@@ -469,7 +469,7 @@ void Session::Impl::start_direct(const detail::StepRunPtr& step) {
 }
 
 void Session::Impl::start_via_master(const detail::StepRunPtr& step) {
-  caf::actor to;
+  detail::master_handle to;
   {
     std::unique_lock<std::mutex> lock(mu);
     if (closed) {

@@ -21,6 +21,7 @@
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/status.hpp"
 #include "tensor_push.hpp"
+#include "worker_protocol.hpp"
 
 namespace af::net {
 
@@ -35,10 +36,11 @@ std::string source_task(const std::string& key);
 /// functions of a task's sessions and proxies (readers).
 class Routes {
  public:
-  caf::actor worker(const std::string& task) const {
+  /// The worker service of a connected task, or null.
+  worker_service_handle worker(const std::string& task) const {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = workers_.find(task);
-    return it == workers_.end() ? caf::actor() : it->second;
+    return it == workers_.end() ? worker_service_handle() : it->second;
   }
   /// Sets (or with a null `worker`, forgets) a connected task's worker and the endpoint of
   /// its tensor push port (tensor_push.hpp; port 0: it has none); a push that makes no
@@ -48,7 +50,7 @@ class Routes {
     std::lock_guard<std::mutex> lock(mu_);
     pushers_.erase(task);
     if (worker) {
-      workers_[task] = std::move(worker);
+      workers_[task] = caf::actor_cast<worker_service_handle>(std::move(worker));
       if (push.port != 0)
         pushers_[task] =
             std::make_shared<TensorPushClient>(std::move(push), task, push_send_timeout);
@@ -126,7 +128,7 @@ class Routes {
 
  private:
   mutable std::mutex mu_;
-  std::map<std::string, caf::actor> workers_;
+  std::map<std::string, worker_service_handle> workers_;
   std::map<std::string, std::shared_ptr<TensorPushClient>> pushers_;
   PushEndpoint local_push_;
   std::map<std::string, Traffic> traffic_;
@@ -143,8 +145,8 @@ bool route_tensor(const Routes& routes, const std::string& local_task, std::int6
 
 /// Hands a tensor that came from another task (over the push channel, `frame_bytes` on the
 /// wire) to this task's rendezvous, counting them as received from the key's source task.
-void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t step_id,
-                    std::string key, Tensor value, std::size_t frame_bytes);
+void deliver_tensor(Routes& routes, const detail::rendezvous_handle& rendezvous,
+                    std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes);
 
 /// Control frames on the push channel: a partition run (a master's proxy to a worker
 /// service) and its reply travel as uint8 tensors under these keys, which no rendezvous key
@@ -168,41 +170,39 @@ Tensor bytes_tensor(const std::string& bytes);
 /// What a task's push port does with a frame: a control frame goes to the worker service
 /// (a run, a step's cancellation or cleanup) or to the proxy waiting for it (a reply; one nobody
 /// waits for is dropped), any other to the rendezvous (deliver_tensor).
-void deliver_pushed(Routes& routes, const caf::actor& rendezvous, const caf::actor& worker_service,
-                    std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes);
+void deliver_pushed(Routes& routes, const detail::rendezvous_handle& rendezvous,
+                    const worker_service_handle& worker_service, std::int64_t step_id,
+                    std::string key, Tensor value, std::size_t frame_bytes);
 
 /// A connected task as the cluster agent knows it.
 struct Peer {
-  std::string task;     ///< `/job:ps/replica:0/task:0`
-  std::string address;  ///< `127.0.0.1:2221`
-  caf::actor worker;    ///< its worker service (remote)
-  caf::actor proxy;     ///< local stand-in for its devices
+  std::string task;         ///< `/job:ps/replica:0/task:0`
+  std::string address;      ///< `127.0.0.1:2221`
+  caf::actor worker;        ///< its worker service (remote)
+  task_proxy_handle proxy;  ///< local stand-in for its devices
   std::vector<DeviceAttributes> devices;
 };
 using PeerList = std::shared_ptr<const std::vector<Peer>>;
 
 /// Spawns the worker service of a task.
-caf::actor spawn_worker_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices,
-                                std::shared_ptr<Routes> routes);
-
-/// To a task proxy whose task went away: the same server (its master service, same node and
-/// actor) is connected again, with
-/// `caf::actor` its worker service; the proxy serves again, registering its partitions anew
-/// (the worker forgot them with the lost connection).
-using proxy_revive_atom = caf::atom_constant<caf::atom("af_revive")>;
+worker_service_handle spawn_worker_service(caf::actor_system& sys,
+                                           std::shared_ptr<DeviceSet> devices,
+                                           std::shared_ptr<Routes> routes);
 
 /// Spawns the proxy of remote task `peer_task` for partitions of masters on `local_task`.
-caf::actor spawn_task_proxy(caf::actor_system& sys, std::string peer_task, std::string peer_address,
-                            caf::actor remote_worker, std::string local_task,
-                            caf::actor local_rendezvous, std::shared_ptr<Routes> routes);
+task_proxy_handle spawn_task_proxy(caf::actor_system& sys, std::string peer_task,
+                                   std::string peer_address, caf::actor remote_worker,
+                                   std::string local_task,
+                                   detail::rendezvous_handle local_rendezvous,
+                                   std::shared_ptr<Routes> routes);
 
 /// Spawns the cluster agent of `job`/`task`: connects to every other task (retrying, logging
 /// what it waits for at most every `log_every`), answers
 /// `(cluster_agent_peers_atom, int64 wait_ms)` with a PeerList of every other task once all are
 /// connected, or Unavailable naming the missing tasks after `wait_ms`.
 caf::actor spawn_cluster_agent(Runtime& runtime, ClusterSpec cluster, std::string job, int task,
-                               caf::actor local_rendezvous, std::shared_ptr<Routes> routes,
-                               std::chrono::milliseconds log_every);
+                               detail::rendezvous_handle local_rendezvous,
+                               std::shared_ptr<Routes> routes, std::chrono::milliseconds log_every);
 
 /// Parses `SessionConfig::device_filters` as they travel: InvalidArgument "device_filters:
 /// ..." naming the bad spec.

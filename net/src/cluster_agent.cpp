@@ -56,7 +56,7 @@ struct PeerState {
   /// a reconnect to the same server of the same process hands that proxy the new
   /// connection, so sessions that placed nodes there go on.
   caf::actor_addr lost_master;
-  caf::actor lost_proxy;
+  task_proxy_handle lost_proxy;
   std::string last_error;
   std::chrono::steady_clock::time_point waiting_since{};
   std::chrono::steady_clock::time_point last_log{};
@@ -73,13 +73,13 @@ struct Waiter {
 struct AgentState {
   Runtime* runtime = nullptr;
   std::string task;
-  caf::actor local_rendezvous;
+  detail::rendezvous_handle local_rendezvous;
   std::shared_ptr<Routes> routes;
   std::chrono::milliseconds log_every{10000};
   std::map<std::string, PeerState> peers;
   std::map<std::uint64_t, Waiter> waiters;
   std::uint64_t next_waiter = 1;
-  std::vector<caf::actor> retired_proxies;
+  std::vector<task_proxy_handle> retired_proxies;
   bool stopping = false;
   static inline const char* name = "af.cluster_agent";
 };
@@ -177,7 +177,7 @@ void connected(AgentActor* self, const std::string& task, caf::actor master, caf
   if (p.lost_proxy && p.lost_master == caf::actor_cast<caf::actor_addr>(master)) {
     // The same process, back after a freeze or a broken link: its variables and queues are
     // intact, and the proxy that served it serves again.
-    p.peer.proxy = std::exchange(p.lost_proxy, caf::actor());
+    p.peer.proxy = std::exchange(p.lost_proxy, task_proxy_handle());
     std::erase(st.retired_proxies, p.peer.proxy);
     self->send(p.peer.proxy, proxy_revive_atom::value, worker);
   } else {
@@ -185,7 +185,7 @@ void connected(AgentActor* self, const std::string& task, caf::actor master, caf
                                     st.local_rendezvous, st.routes);
   }
   p.lost_master = caf::actor_addr();
-  p.lost_proxy = caf::actor();
+  p.lost_proxy = nullptr;
   // A push that makes no progress for as long as CAF takes to declare the peer lost gives up
   // (its tensor goes over CAF, where the loss fails the step).
   const auto& o = st.runtime->options();
@@ -246,7 +246,7 @@ void connect(AgentActor* self, const std::string& task) {
 }
 
 caf::behavior cluster_agent(AgentActor* self, Runtime* runtime, ClusterSpec cluster,
-                            std::string job, int task, caf::actor local_rendezvous,
+                            std::string job, int task, detail::rendezvous_handle local_rendezvous,
                             std::shared_ptr<Routes> routes, std::chrono::milliseconds log_every) {
   auto& st = self->state;
   st.runtime = runtime;
@@ -348,7 +348,8 @@ caf::behavior cluster_agent(AgentActor* self, Runtime* runtime, ClusterSpec clus
 }  // namespace
 
 caf::actor spawn_cluster_agent(Runtime& runtime, ClusterSpec cluster, std::string job, int task,
-                               caf::actor local_rendezvous, std::shared_ptr<Routes> routes,
+                               detail::rendezvous_handle local_rendezvous,
+                               std::shared_ptr<Routes> routes,
                                std::chrono::milliseconds log_every) {
   return runtime.system().spawn(cluster_agent, &runtime, std::move(cluster), std::move(job), task,
                                 std::move(local_rendezvous), std::move(routes), log_every);

@@ -227,7 +227,7 @@ std::shared_ptr<const DeviceSet> cluster_view(MasterState& st, const net::PeerLi
       view->attributes.push_back(d);
       view->actors[d.name] = peer.proxy;
     }
-  std::vector<caf::actor> proxies;
+  std::vector<net::task_proxy_handle> proxies;
   for (const auto& peer : *peers) proxies.push_back(peer.proxy);
   view->remote_send = [routes = st.routes, task = st.task_name](
                           std::int64_t step_id, const std::string& key, const Tensor& value) {

@@ -49,8 +49,9 @@ Server::Server(const ClusterSpec& cluster, const std::string& job, int task, Ser
   impl_->worker = net::spawn_worker_service(sys, impl_->devices, impl_->routes);
   add_local_step_registry(impl_->steps);
   impl_->master = spawn_master_service(
-      sys, impl_->devices, impl_->options.config, impl_->task_name(), impl_->worker, impl_->routes,
-      impl_->metrics, impl_->steps, static_cast<std::int64_t>(impl_->options.peer_wait.count()));
+      sys, impl_->devices, impl_->options.config, impl_->task_name(),
+      caf::actor_cast<caf::actor>(impl_->worker), impl_->routes, impl_->metrics, impl_->steps,
+      static_cast<std::int64_t>(impl_->options.peer_wait.count()));
   if (impl_->options.start) start();
 }
 
@@ -223,7 +224,7 @@ void Server::stop() {
     if (impl_->stalls) impl_->stalls->stop();
     impl_->agent = caf::actor();
     impl_->master = caf::actor();
-    impl_->worker = caf::actor();
+    impl_->worker = nullptr;
     impl_->devices->shutdown();
   }
   impl_->cv.notify_all();

@@ -31,7 +31,7 @@ struct Server::Impl {
   std::uint16_t port = 0;  ///< the spec's port (the TLS tunnel's with TLS)
   std::shared_ptr<DeviceSet> devices;
   caf::actor master;
-  caf::actor worker;
+  net::worker_service_handle worker;
   caf::actor agent;
   std::shared_ptr<net::BulkServer> bulk;
   std::unique_ptr<net::TensorPushServer> push;  ///< null with TLS (tensors stay in the tunnel)

@@ -22,7 +22,6 @@ namespace af::net {
 namespace {
 
 constexpr auto kRegisterTimeout = std::chrono::seconds(30);
-using push_timeout_atom = caf::atom_constant<caf::atom("af_ptime")>;
 constexpr auto kRequestSlack = std::chrono::seconds(10);
 
 struct Registration {
@@ -35,9 +34,9 @@ struct Registration {
 struct ProxyState {
   std::string peer_task;
   std::string peer_address;
-  caf::actor worker;
+  worker_service_handle worker;
   std::string local_task;
-  caf::actor local_rendezvous;
+  detail::rendezvous_handle local_rendezvous;
   std::shared_ptr<Routes> routes;
   std::string incarnation;  ///< makes kernel scopes unique across master restarts
   std::map<const detail::ExecutorImpl*, Registration> registered;
@@ -50,7 +49,7 @@ struct ProxyState {
   std::set<detail::PartitionRunPtr> registered_again;
   static inline const char* name = "af.task_proxy";
 };
-using ProxyActor = caf::stateful_actor<ProxyState>;
+using ProxyActor = caf::stateful_actor<ProxyState, task_proxy_handle::base>;
 
 /// A failed request to the remote worker as a Status: a worker that is gone (before or
 /// after its down message arrived) is Unavailable naming the task.
@@ -379,13 +378,15 @@ void forget_scope(ProxyActor* self, const std::string& kernel_scope) {
                st.local_task + "/" + st.incarnation + "/" + kernel_scope);
 }
 
-caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string peer_address,
-                         caf::actor worker, std::string local_task, caf::actor local_rendezvous,
-                         std::shared_ptr<Routes> routes) {
+task_proxy_handle::behavior_type task_proxy(ProxyActor* self, std::string peer_task,
+                                            std::string peer_address, caf::actor worker,
+                                            std::string local_task,
+                                            detail::rendezvous_handle local_rendezvous,
+                                            std::shared_ptr<Routes> routes) {
   auto& st = self->state;
   st.peer_task = std::move(peer_task);
   st.peer_address = std::move(peer_address);
-  st.worker = std::move(worker);
+  st.worker = caf::actor_cast<worker_service_handle>(std::move(worker));
   st.local_task = std::move(local_task);
   st.local_rendezvous = std::move(local_rendezvous);
   st.routes = std::move(routes);
@@ -417,7 +418,7 @@ caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string pe
         // The same process is back (a freeze, a broken link): serve again. Its worker
         // forgot this proxy's partitions with the lost connection; they are registered anew.
         auto& st = self->state;
-        st.worker = std::move(worker);
+        st.worker = caf::actor_cast<worker_service_handle>(std::move(worker));
         self->monitor(st.worker);
         st.down = Status();
         st.registered.clear();
@@ -435,9 +436,11 @@ caf::behavior task_proxy(ProxyActor* self, std::string peer_task, std::string pe
 
 }  // namespace
 
-caf::actor spawn_task_proxy(caf::actor_system& sys, std::string peer_task, std::string peer_address,
-                            caf::actor remote_worker, std::string local_task,
-                            caf::actor local_rendezvous, std::shared_ptr<Routes> routes) {
+task_proxy_handle spawn_task_proxy(caf::actor_system& sys, std::string peer_task,
+                                   std::string peer_address, caf::actor remote_worker,
+                                   std::string local_task,
+                                   detail::rendezvous_handle local_rendezvous,
+                                   std::shared_ptr<Routes> routes) {
   return sys.spawn(task_proxy, std::move(peer_task), std::move(peer_address),
                    std::move(remote_worker), std::move(local_task), std::move(local_rendezvous),
                    std::move(routes));

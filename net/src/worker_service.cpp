@@ -62,8 +62,8 @@ bool route_tensor(const Routes& routes, const std::string& local_task, std::int6
   return true;
 }
 
-void deliver_tensor(Routes& routes, const caf::actor& rendezvous, std::int64_t step_id,
-                    std::string key, Tensor value, std::size_t frame_bytes) {
+void deliver_tensor(Routes& routes, const detail::rendezvous_handle& rendezvous,
+                    std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes) {
   if (auto source = source_task(key); !source.empty()) routes.count_received(source, frame_bytes);
   caf::anon_send(rendezvous, detail::send_atom::value, step_id, std::move(key), std::move(value));
 }
@@ -74,8 +74,9 @@ Tensor bytes_tensor(const std::string& bytes) {
   return t;
 }
 
-void deliver_pushed(Routes& routes, const caf::actor& rendezvous, const caf::actor& worker_service,
-                    std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes) {
+void deliver_pushed(Routes& routes, const detail::rendezvous_handle& rendezvous,
+                    const worker_service_handle& worker_service, std::int64_t step_id,
+                    std::string key, Tensor value, std::size_t frame_bytes) {
   routes.count_pushed(is_push_control_key(key));
   if (!is_push_control_key(key))
     return deliver_tensor(routes, rendezvous, step_id, std::move(key), std::move(value),
@@ -134,8 +135,8 @@ namespace {
 struct Registered {
   std::string scope;
   std::shared_ptr<const detail::ExecutorImpl> executor;
-  caf::actor device_actor;
-  caf::actor owner;  ///< the master task's proxy that registered it
+  detail::partition_runner device_actor;
+  task_proxy_handle owner;  ///< the master task's proxy that registered it
 };
 
 /// Where the reply of a run that came over the push channel goes: the push channel to the
@@ -144,14 +145,14 @@ struct PushReply {
   std::string task;  ///< the master's
   std::uint64_t id = 0;
   std::int64_t step_id = 0;
-  caf::actor proxy;
+  task_proxy_handle proxy;
 };
 
 struct Running {
-  caf::actor device_actor;
+  detail::partition_runner device_actor;
   detail::StepRunPtr step;
-  caf::response_promise promise;  ///< a run that came as a CAF request
-  std::optional<PushReply> push;  ///< a run that came over the push channel
+  caf::typed_response_promise<std::string> promise;  ///< a run that came as a CAF request
+  std::optional<PushReply> push;                     ///< a run that came over the push channel
   caf::actor_addr requester;
   std::string master_task;
 };
@@ -167,7 +168,7 @@ struct WorkerState {
   std::set<caf::actor_addr> masters;
   static inline const char* name = "af.worker_service";
 };
-using WorkerActor = caf::stateful_actor<WorkerState>;
+using WorkerActor = caf::stateful_actor<WorkerState, worker_service_handle::base>;
 
 /// The master's task of a partition scope (`/job:w/replica:0/task:0/<incarnation>/...`).
 std::string master_task_of_scope(const std::string& scope) {
@@ -224,9 +225,13 @@ void on_master_down(WorkerActor* self, const caf::down_msg& msg) {
 void respond(WorkerActor* self, Running& run, const Status& status, std::string reply) {
   auto& routes = *self->state.routes;
   if (!run.push) {
-    if (!status.ok()) return run.promise.deliver(to_caf_error(status));
+    if (!status.ok()) {
+      run.promise.deliver(to_caf_error(status));
+      return;
+    }
     routes.count_sent(run.master_task, reply.size());
-    return run.promise.deliver(std::move(reply));
+    run.promise.deliver(std::move(reply));
+    return;
   }
   const PushReply& push = *run.push;
   WireWriter out;
@@ -276,8 +281,9 @@ caf::result<std::uint64_t> register_partition(WorkerActor* self, const std::stri
   auto handle = st.next_handle++;
   st.routes->count_received(master_task_of_scope(scope), blob.size());
   watch_sender(self);
-  st.partitions.emplace(handle, Registered{scope, std::move(executor), actor->second,
-                                           caf::actor_cast<caf::actor>(self->current_sender())});
+  st.partitions.emplace(handle,
+                        Registered{scope, std::move(executor), actor->second,
+                                   caf::actor_cast<task_proxy_handle>(self->current_sender())});
   return handle;
 }
 
@@ -321,7 +327,7 @@ Status make_partition_step(const Registered& partition, std::int64_t step_id,
 /// whose tensors for tasks this one is not connected to go back through `master_proxy`.
 Status prepare_run(WorkerActor* self, std::uint64_t handle, std::int64_t step_id,
                    std::int64_t timeout_ms, bool trace, const std::string& feed_blob,
-                   std::size_t received, caf::actor master_proxy, Running* out) {
+                   std::size_t received, task_proxy_handle master_proxy, Running* out) {
   auto& st = self->state;
   auto it = st.partitions.find(handle);
   if (it == st.partitions.end())
@@ -362,7 +368,7 @@ void launch(WorkerActor* self, Running run) {
   auto partition_run = std::make_shared<detail::PartitionRun>();
   partition_run->step = run.step;
   partition_run->partition = 0;
-  partition_run->master = caf::actor_cast<caf::actor>(self);
+  partition_run->master = caf::actor_cast<detail::partition_owner>(self);
   auto device_actor = run.device_actor;
   auto step_id = run.step->step_id;
   self->state.running.emplace(step_id, std::move(run));
@@ -374,14 +380,14 @@ void launch(WorkerActor* self, Running run) {
 caf::result<std::string> run_partition(WorkerActor* self, std::uint64_t handle,
                                        std::int64_t step_id, std::int64_t timeout_ms, bool trace,
                                        const std::string& feed_blob) {
-  auto reply_to = caf::actor_cast<caf::actor>(self->current_sender());
+  auto reply_to = caf::actor_cast<task_proxy_handle>(self->current_sender());
   Running run;
   if (Status s = prepare_run(self, handle, step_id, timeout_ms, trace, feed_blob, feed_blob.size(),
                              reply_to, &run);
       !s.ok())
     return to_caf_error(s);
   run.requester = watch_sender(self);  // before make_response_promise takes the sender
-  run.promise = self->make_response_promise();
+  run.promise = self->make_response_promise<std::string>();
   launch(self, std::move(run));
   return caf::delegated<std::string>();
 }
@@ -467,8 +473,9 @@ void receive_tensor(WorkerActor* self, std::int64_t step_id, const std::string& 
                  std::move(value), blob.size());
 }
 
-caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devices,
-                             std::shared_ptr<Routes> routes) {
+worker_service_handle::behavior_type worker_service(WorkerActor* self,
+                                                    std::shared_ptr<DeviceSet> devices,
+                                                    std::shared_ptr<Routes> routes) {
   self->state.devices = std::move(devices);
   self->state.routes = std::move(routes);
   self->set_down_handler([self](caf::down_msg& msg) { on_master_down(self, msg); });
@@ -507,8 +514,9 @@ caf::behavior worker_service(WorkerActor* self, std::shared_ptr<DeviceSet> devic
 
 }  // namespace
 
-caf::actor spawn_worker_service(caf::actor_system& sys, std::shared_ptr<DeviceSet> devices,
-                                std::shared_ptr<Routes> routes) {
+worker_service_handle spawn_worker_service(caf::actor_system& sys,
+                                           std::shared_ptr<DeviceSet> devices,
+                                           std::shared_ptr<Routes> routes) {
   return sys.spawn(worker_service, std::move(devices), std::move(routes));
 }
 

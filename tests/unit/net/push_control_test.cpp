@@ -25,8 +25,10 @@ struct Fixture {
 
   void deliver(std::int64_t step, const std::string& key, const af::Tensor& value,
                std::size_t bytes) {
-    af::net::deliver_pushed(routes, caf::actor_cast<caf::actor>(rendezvous),
-                            caf::actor_cast<caf::actor>(worker), step, key, value, bytes);
+    // The scoped actors stand in for the typed rendezvous and worker service.
+    af::net::deliver_pushed(routes, caf::actor_cast<af::detail::rendezvous_handle>(rendezvous),
+                            caf::actor_cast<af::net::worker_service_handle>(worker), step, key,
+                            value, bytes);
   }
 };
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "actorflow/actors/detail/step_actors.hpp"
 #include "actorflow/actors/runtime.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/placer.hpp"
@@ -126,13 +127,15 @@ struct DeviceSet {
   std::vector<std::shared_ptr<Device>> devices;
   /// The attributes of every device a session on the set sees (remote ones included).
   std::vector<DeviceAttributes> attributes;
-  std::map<std::string, caf::actor> actors;  ///< device name -> device actor
+  /// Device name -> its device actor (or, in a server's view of the cluster, the task proxy
+  /// standing in for a remote device).
+  std::map<std::string, detail::partition_runner> actors;
   /// The task the devices belong to (`/job:worker/replica:0/task:0`): where a session on the
   /// set places unpinned nodes.
   std::string task;
   /// The task's step rendezvous, shared by every session on the set (step ids are unique
   /// across the cluster, see `Runtime::next_step_id`).
-  caf::actor rendezvous;
+  detail::rendezvous_handle rendezvous;
   /// The runtime the set was created in and the shared resources it owns, per device
   /// name (see `Runtime::fresh_shared_resource_mgr`).
   Runtime* runtime = nullptr;

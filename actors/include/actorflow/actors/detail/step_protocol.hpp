@@ -17,6 +17,8 @@
 // device actor   cancel_atom, int64 step, Status why         master, session    stop the step here
 // device actor   timeout_atom, int64 step                    itself             deadline (direct)
 // device actor   resume_atom, Closure                        pool threads       run a completion
+// device actor   adopt_atom, AdoptionPtr                     caller threads     finish a partition
+// device actor   cleanup_atom, int64 step                    master             (nothing to drop)
 // task proxy     run_atom, PartitionRunPtr                   master             ship to its task
 // task proxy     cancel_atom, int64 step, Status why         master             cancel it there
 // task proxy     cleanup_atom, int64 step                    master             drop step there
@@ -27,6 +29,8 @@
 // rendezvous     cleanup_atom, int64 step                    master             forget its tensors
 // A device actor and a task proxy answer `run_atom` with `done_atom` to `run->master`.
 // clang-format on
+// The typed interfaces (step_actors.hpp): `partition_runner` (device actors, task proxies),
+// `device_actor_handle`, `partition_owner` (masters, worker services), `master_handle`.
 #include <atomic>
 #include <caf/all.hpp>
 #include <chrono>
@@ -39,6 +43,7 @@
 #include <optional>
 #include <vector>
 
+#include "actorflow/actors/detail/step_actors.hpp"
 #include "actorflow/actors/detail/wire_types.hpp"
 #include "actorflow/actors/device.hpp"
 #include "actorflow/actors/step_stats.hpp"
@@ -46,18 +51,6 @@
 #include "actorflow/ops/kernel.hpp"
 
 namespace af::detail {
-
-// -- atoms (at most 10 characters) ------------------------------------------------------
-
-using run_atom = caf::atom_constant<caf::atom("af_run")>;
-using done_atom = caf::atom_constant<caf::atom("af_done")>;
-using cancel_atom = caf::atom_constant<caf::atom("af_cancel")>;
-using resume_atom = caf::atom_constant<caf::atom("af_resume")>;
-using send_atom = caf::atom_constant<caf::atom("af_send")>;
-using recv_atom = caf::atom_constant<caf::atom("af_recv")>;
-using abort_atom = caf::atom_constant<caf::atom("af_abort")>;
-using cleanup_atom = caf::atom_constant<caf::atom("af_clean")>;
-using timeout_atom = caf::atom_constant<caf::atom("af_tmo")>;
 
 /// A partition's immutable executable form: kernels plus edge tables. Shared by all steps
 /// that run the partition; built once per (session, feeds, fetches, targets).
@@ -109,8 +102,8 @@ struct StepRun {
   std::optional<std::chrono::milliseconds> timeout;
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   std::vector<std::shared_ptr<const ExecutorImpl>> executors;
-  std::vector<caf::actor> device_actors;  // parallel to executors
-  caf::actor rendezvous;
+  std::vector<partition_runner> device_actors;  // parallel to executors
+  rendezvous_handle rendezvous;
   /// Routes tensors whose destination device is on another task (see DeviceSet::remote_send);
   /// empty in single-task sessions.
   std::function<bool(std::int64_t step_id, const std::string& key, const Tensor& value)>
@@ -122,18 +115,16 @@ struct StepRun {
   std::vector<NodeExecStats> stats;
 };
 
-using StepRunPtr = std::shared_ptr<StepRun>;
-
 /// What a device actor gets to run one partition of a step.
 struct PartitionRun {
   StepRunPtr step;
   std::size_t partition = 0;
-  caf::actor master;
+  /// Told when the partition ends (`done`); null for a direct step.
+  partition_owner master;
   /// A one-partition step sent straight to its device actor, without a master
   /// (`start_step_direct`): the device actor enforces the deadline and calls `step->done`.
   bool direct = false;
 };
-using PartitionRunPtr = std::shared_ptr<PartitionRun>;
 
 /// Runs a step of one partition whose executor is `inline_ok` on the calling thread,
 /// without the master (TensorFlow runs such steps in the caller's thread too), and calls
@@ -273,11 +264,11 @@ inline void finish_step(StepRun& step, Status status) {
 }
 
 /// Spawns the actor executing partitions on `device`.
-caf::actor spawn_device_actor(caf::actor_system& sys, std::shared_ptr<Device> device);
+device_actor_handle spawn_device_actor(caf::actor_system& sys, std::shared_ptr<Device> device);
 /// Spawns a step rendezvous (cross-device send/recv) actor.
-caf::actor spawn_rendezvous(caf::actor_system& sys);
+rendezvous_handle spawn_rendezvous(caf::actor_system& sys);
 /// Spawns a session's master actor (fans steps out, enforces deadlines, first error wins).
-caf::actor spawn_master(caf::actor_system& sys);
+master_handle spawn_master(caf::actor_system& sys);
 
 /// How a step still running (a dequeue blocked on its queue, say) ends when its session is
 /// closed or reset: Cancelled, worded so that TensorFlow's checks ("was cancelled") match.
@@ -286,6 +277,3 @@ inline Status session_closed_cancellation() {
 }
 
 }  // namespace af::detail
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(af::detail::StepRunPtr)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(af::detail::PartitionRunPtr)
