@@ -12,11 +12,14 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "builder_util.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
 
 namespace {
+
+using detail::index_tensor;
 
 using Index = std::int64_t;
 
@@ -223,17 +226,6 @@ Status infer_cast(InferenceContext& c) {
 }
 
 // -- builder helpers ----------------------------------------------------------------------
-
-// An int32 vector Const (int64 when a value does not fit), as TensorFlow converts lists.
-Tensor index_tensor(const std::vector<std::int64_t>& values) {
-  const bool wide = std::any_of(values.begin(), values.end(), [](std::int64_t v) {
-    return v > std::numeric_limits<std::int32_t>::max() ||
-           v < std::numeric_limits<std::int32_t>::min();
-  });
-  if (wide) return Tensor::from_vector(values);
-  std::vector<std::int32_t> narrow(values.begin(), values.end());
-  return Tensor::from_vector(narrow);
-}
 
 // A tensor of `dtype` and `shape` with every element `value`.
 Tensor filled_tensor(DType dtype, const Shape& shape, double value) {

@@ -14,11 +14,14 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "builder_util.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
 
 namespace {
+
+using detail::python_int;
 
 using Index = std::int64_t;
 
@@ -153,14 +156,6 @@ Status infer_shape(InferenceContext& c) {
 }
 
 // -- builder helpers ------------------------------------------------------------------------
-
-// A Python int as convert_to_tensor makes it: int32 when it fits, else int64.
-Tensor python_int(std::int64_t v) {
-  if (v >= std::numeric_limits<std::int32_t>::min() &&
-      v <= std::numeric_limits<std::int32_t>::max())
-    return Tensor(static_cast<std::int32_t>(v));
-  return Tensor(v);
-}
 
 int range_rank(DType t) {
   switch (t) {

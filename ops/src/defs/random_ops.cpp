@@ -10,11 +10,14 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "builder_util.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
 
 namespace {
+
+using detail::index_tensor;
 
 // TensorFlow's RandomShape: the output shape is the value of input 0 when known.
 Status infer_random(InferenceContext& c) {
@@ -47,15 +50,6 @@ Tensor float_scalar(DType dtype, double value) {
   }
 }
 
-// TensorFlow's tensor_util.shape_tensor: int32 unless a dimension needs int64.
-Tensor shape_tensor(const Shape& shape) {
-  bool needs_int64 = false;
-  for (auto d : shape.dims()) needs_int64 |= d > std::numeric_limits<std::int32_t>::max();
-  if (needs_int64) return Tensor::from_vector(std::vector<std::int64_t>(shape.dims()));
-  std::vector<std::int32_t> dims(shape.dims().begin(), shape.dims().end());
-  return Tensor::from_vector(dims);
-}
-
 void check_float_dtype(DType dtype, const char* fn) {
   if (dtype != DType::float32 && dtype != DType::float64 && dtype != DType::bfloat16)
     throw InvalidArgumentError(invalid_argument(std::string(fn) + ": invalid dtype " +
@@ -80,7 +74,7 @@ Output scaled_normal(Graph& g, const char* fn, const char* type, const Shape& sh
   check_float_dtype(dtype, fn);
   const std::string scope = g.unique_name(name.empty() ? fn : name);
   auto guard = g.name_scope(scope + "/");
-  Output shape_t = g.constant(shape_tensor(shape), "shape");
+  Output shape_t = g.constant(index_tensor(shape.dims()), "shape");
   Output mean_t = g.constant(float_scalar(dtype, mean), "mean");
   Output stddev_t = g.constant(float_scalar(dtype, stddev), "stddev");
   Output rnd = random_op(g, type, shape_t, dtype, seed);
@@ -109,7 +103,7 @@ Output random_uniform(Graph& g, const Shape& shape, DType dtype, double minval, 
   check_float_dtype(dtype, "random_uniform");
   const std::string scope = g.unique_name(name.empty() ? "random_uniform" : name);
   auto guard = g.name_scope(scope + "/");
-  Output shape_t = g.constant(shape_tensor(shape), "shape");
+  Output shape_t = g.constant(index_tensor(shape.dims()), "shape");
   Output min_t = g.constant(float_scalar(dtype, minval), "min");
   Output max_t = g.constant(float_scalar(dtype, maxval), "max");
   Output rnd = random_op(g, "RandomUniform", shape_t, dtype, seed);

@@ -16,11 +16,14 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/math_ops.hpp"
+#include "builder_util.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
 
 namespace {
+
+using detail::python_int;
 
 using Index = std::int64_t;
 
@@ -116,13 +119,6 @@ Status infer_cumprod(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[1], "Tidx"));
   c.add_output(c.input_types[0], c.input_shapes[0]);
   return {};
-}
-
-Tensor python_int(std::int64_t v) {
-  if (v >= std::numeric_limits<std::int32_t>::min() &&
-      v <= std::numeric_limits<std::int32_t>::max())
-    return Tensor(static_cast<std::int32_t>(v));
-  return Tensor(v);
 }
 
 }  // namespace

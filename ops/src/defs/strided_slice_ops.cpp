@@ -18,6 +18,7 @@
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/op_registry.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "builder_util.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -36,6 +37,8 @@ StridedSliceMasks strided_slice_masks(const NodeDef& def) {
 }
 
 namespace {
+
+using detail::index_tensor;
 
 using Index = std::int64_t;
 
@@ -127,16 +130,6 @@ AttrMap strided_slice_attrs(DType t, DType index_type, const StridedSliceMasks& 
           {"ellipsis_mask", masks.ellipsis_mask},
           {"new_axis_mask", masks.new_axis_mask},
           {"shrink_axis_mask", masks.shrink_axis_mask}};
-}
-
-// A Python list of ints as convert_to_tensor makes it: int32 unless a value needs int64.
-Tensor index_tensor(const std::vector<std::int64_t>& values) {
-  const bool wide = std::any_of(values.begin(), values.end(), [](std::int64_t v) {
-    return v > std::numeric_limits<std::int32_t>::max() ||
-           v < std::numeric_limits<std::int32_t>::min();
-  });
-  if (wide) return Tensor::from_vector(values);
-  return Tensor::from_vector(std::vector<std::int32_t>(values.begin(), values.end()));
 }
 
 }  // namespace

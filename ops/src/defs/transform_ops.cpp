@@ -17,6 +17,7 @@
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
+#include "builder_util.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -31,6 +32,8 @@ void register_strided_slice_ops(OpRegistry& r);
 }  // namespace detail
 
 namespace {
+
+using detail::index_tensor;
 
 using Index = std::int64_t;
 
@@ -254,16 +257,6 @@ Status infer_unpack(InferenceContext& c) {
 }
 
 // -- builder helpers ----------------------------------------------------------------------
-
-// A Python list of ints as convert_to_tensor makes it: int32 unless a value needs int64.
-Tensor index_tensor(const std::vector<std::int64_t>& values) {
-  const bool wide = std::any_of(values.begin(), values.end(), [](std::int64_t v) {
-    return v > std::numeric_limits<std::int32_t>::max() ||
-           v < std::numeric_limits<std::int32_t>::min();
-  });
-  if (wide) return Tensor::from_vector(values);
-  return Tensor::from_vector(std::vector<std::int32_t>(values.begin(), values.end()));
-}
 
 // Creates op `type` named `name` (default `default_name`) after adding the Consts `consts`
 // (input name, value) under its name scope, as op_def_library names converted inputs.
