@@ -102,10 +102,7 @@ master_handle::behavior_type master(Master* self) {
       [self](timeout_atom, std::int64_t step_id) {
         auto it = self->state.steps.find(step_id);
         if (it == self->state.steps.end()) return;
-        cancel_step(self, it->second,
-                    deadline_exceeded("Timed out waiting for notification: step " +
-                                      std::to_string(step_id) + " exceeded its deadline of " +
-                                      std::to_string(it->second.step->timeout->count()) + " ms"),
+        cancel_step(self, it->second, step_deadline_exceeded(*it->second.step),
                     /*record=*/false);
       },
   };

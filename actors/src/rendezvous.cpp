@@ -38,8 +38,8 @@ struct RendezvousState {
 
 rendezvous_handle::behavior_type rendezvous(
     rendezvous_handle::stateful_pointer<RendezvousState> self) {
-  // Receives without a deadline wait untimed (executor.cpp): stopping, the rendezvous fails
-  // each of them rather than leaving its promise undelivered.
+  // Receives without a deadline wait untimed (ActorDriver::recv_tensor): stopping, the
+  // rendezvous fails each of them rather than leaving its promise undelivered.
   self->set_exit_handler([self](caf::exit_msg& msg) {
     for (auto& [step_id, entry] : self->state.steps)
       for (auto& [key, promise] : entry.waiters)

@@ -8,6 +8,7 @@
 #include <set>
 #include <shared_mutex>
 
+#include "actorflow/actors/detail/session_testing.hpp"
 #include "actorflow/actors/detail/step_protocol.hpp"
 #include "actorflow/actors/detail/wire_types.hpp"
 #include "actorflow/actors/device.hpp"
@@ -307,10 +308,9 @@ void Session::start_step(std::vector<Output> fetches, FeedDict feeds,
 void Session::start_step_here(std::vector<Output> fetches, FeedDict feeds,
                               std::vector<Operation> targets, const RunOptions& options,
                               RunMetadata* metadata,
-                              std::function<void(Status, std::vector<Tensor>)> done,
-                              bool may_block) {
+                              std::function<void(Status, std::vector<Tensor>)> done) {
   handle().start_step_here(std::move(fetches), std::move(feeds), std::move(targets), options,
-                           metadata, std::move(done), may_block);
+                           metadata, std::move(done));
 }
 
 Session::Handle Session::handle() const { return Handle(impl_); }
@@ -326,10 +326,17 @@ void Session::Handle::start_step(std::vector<Output> fetches, FeedDict feeds,
 void Session::Handle::start_step_here(std::vector<Output> fetches, FeedDict feeds,
                                       std::vector<Operation> targets, const RunOptions& options,
                                       RunMetadata* metadata,
-                                      std::function<void(Status, std::vector<Tensor>)> done,
-                                      bool may_block) const {
+                                      std::function<void(Status, std::vector<Tensor>)> done) const {
   start(std::move(fetches), std::move(feeds), std::move(targets), options, metadata,
-        std::move(done), may_block ? Here::may_block : Here::cheap_only);
+        std::move(done), Here::cheap_only);
+}
+
+void detail::SessionTestAccess::start_step_to_end(
+    const Session& session, std::vector<Output> fetches, FeedDict feeds,
+    std::vector<Operation> targets, const RunOptions& options, RunMetadata* metadata,
+    std::function<void(Status, std::vector<Tensor>)> done) {
+  session.handle().start(std::move(fetches), std::move(feeds), std::move(targets), options,
+                         metadata, std::move(done), Session::Handle::Here::may_block);
 }
 
 void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds,
@@ -400,7 +407,7 @@ void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds,
   switch (choose_step_path(*step, here)) {
     case detail::StepPath::caller_inline:
       if (impl_->ends_if_closed(*step)) return;
-      return detail::run_step_inline(step, here == Here::may_block);
+      return detail::run_step_inline(step);
     case detail::StepPath::caller_waits:
       return impl_->run_waiting(step);
     case detail::StepPath::device_direct:
@@ -416,9 +423,11 @@ detail::StepPath Session::Handle::choose_step_path(const detail::StepRun& step, 
   // partitions, or of one on another task, needs the master to fan it out and end it.
   if (step.trace || step.executors.size() != 1) return StepPath::via_master;
   const auto& partition = *step.executors[0];
-  if ((here == Here::cheap_only || here == Here::may_block) && partition.inline_ok)
-    return StepPath::caller_inline;
-  if (here == Here::caller_waits && partition.waiting_ok) return StepPath::caller_waits;
+  if (here == Here::cheap_only && partition.inline_ok) return StepPath::caller_inline;
+  // An `inline_ok` partition is `waiting_ok` too: a caller that may block waits for it.
+  if ((here == Here::caller_waits || (here == Here::may_block && partition.inline_ok)) &&
+      partition.waiting_ok)
+    return StepPath::caller_waits;
   if (partition.waiting_ok) return StepPath::device_direct;
   return StepPath::via_master;
 }

@@ -109,8 +109,7 @@ void run_request(const std::shared_ptr<ServedSession>& served, const std::string
   // hands its expensive kernels to the device actor); over CAF, in an actor, it never does.
   if (on_io_thread)
     served->session->start_step_here(std::move(fetches), std::move(feeds), std::move(targets),
-                                     options, metadata.get(), std::move(finish),
-                                     /*may_block=*/false);
+                                     options, metadata.get(), std::move(finish));
   else
     served->session->start_step(std::move(fetches), std::move(feeds), std::move(targets), options,
                                 metadata.get(), std::move(finish));
@@ -176,8 +175,7 @@ void run_local_request(const std::shared_ptr<ServedSession>& served,
         ++metrics->steps;
         if (!s.ok()) ++metrics->step_errors;
         done(std::move(s), std::move(values));
-      },
-      /*may_block=*/false);
+      });
 }
 
 namespace {

@@ -7,6 +7,7 @@
 // (Session::start_step: queue runners) with one partition on a host device go straight to
 // the device actor, which keeps their deadline and ends them without the master.
 #include <actorflow/actorflow.hpp>
+#include <actorflow/actors/detail/session_testing.hpp>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <future>
@@ -28,6 +29,18 @@ struct Outcome {
   }
 };
 
+/// Starts a step on the calling thread: one that cannot wait runs there to its end when the
+/// caller `may_block` (detail::SessionTestAccess), or up to its first expensive kernel
+/// (`Session::start_step_here`, a thread that must not block).
+void start_here(af::Session& sess, std::vector<af::Output> fetches,
+                std::function<void(af::Status, std::vector<af::Tensor>)> done, bool may_block) {
+  if (may_block)
+    af::detail::SessionTestAccess::start_step_to_end(sess, std::move(fetches), {}, {}, {}, nullptr,
+                                                     std::move(done));
+  else
+    sess.start_step_here(std::move(fetches), {}, {}, {}, nullptr, std::move(done));
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(inline_step_test)
@@ -41,7 +54,7 @@ BOOST_AUTO_TEST_CASE(a_cheap_step_ends_on_the_calling_thread, *boost::unit_test:
   for (bool may_block : {true, false}) {
     Outcome o;
     auto f = o.promise.get_future();
-    sess.start_step_here({bump}, {}, {}, {}, nullptr, o.callback(), may_block);
+    start_here(sess, {bump}, o.callback(), may_block);
     BOOST_REQUIRE(f.wait_for(0s) == std::future_status::ready);  // done already ran
     BOOST_TEST(o.thread == std::this_thread::get_id());
     auto [s, v] = f.get();
@@ -54,7 +67,7 @@ BOOST_AUTO_TEST_CASE(a_cheap_step_ends_on_the_calling_thread, *boost::unit_test:
   af::Session fresh(h);
   Outcome o;
   auto f = o.promise.get_future();
-  fresh.start_step_here({y.value()}, {}, {}, {}, nullptr, o.callback(), true);
+  start_here(fresh, {y.value()}, o.callback(), true);
   auto [s, v] = f.get();
   BOOST_TEST(s.code() == af::Code::failed_precondition, s.message());
   BOOST_TEST(s.message().find("y") != std::string::npos, s.message());
@@ -70,7 +83,7 @@ BOOST_AUTO_TEST_CASE(an_expensive_kernel_goes_to_the_device_unless_the_caller_ma
   {
     Outcome o;
     auto f = o.promise.get_future();
-    sess.start_step_here({sum}, {}, {}, {}, nullptr, o.callback(), /*may_block=*/false);
+    start_here(sess, {sum}, o.callback(), /*may_block=*/false);
     BOOST_REQUIRE(f.wait_for(20s) == std::future_status::ready);
     auto [s, v] = f.get();
     BOOST_REQUIRE_MESSAGE(s.ok(), s.message());
@@ -80,7 +93,7 @@ BOOST_AUTO_TEST_CASE(an_expensive_kernel_goes_to_the_device_unless_the_caller_ma
   {
     Outcome o;
     auto f = o.promise.get_future();
-    sess.start_step_here({sum}, {}, {}, {}, nullptr, o.callback(), /*may_block=*/true);
+    start_here(sess, {sum}, o.callback(), /*may_block=*/true);
     BOOST_REQUIRE(f.wait_for(0s) == std::future_status::ready);
     BOOST_TEST(o.thread == std::this_thread::get_id());
     BOOST_TEST(f.get().second.at(0).scalar<float>() == 3.0f * n);
@@ -96,7 +109,7 @@ BOOST_AUTO_TEST_CASE(a_step_that_may_wait_is_not_run_inline, *boost::unit_test::
   Outcome o;
   auto f = o.promise.get_future();
   // The dequeue waits for an element: the call must return at once, the step still pending.
-  sess.start_step_here({dequeue}, {}, {}, {}, nullptr, o.callback(), /*may_block=*/true);
+  start_here(sess, {dequeue}, o.callback(), /*may_block=*/true);
   BOOST_TEST((f.wait_for(50ms) == std::future_status::timeout));
   sess.run(enqueue);
   BOOST_REQUIRE(f.wait_for(10s) == std::future_status::ready);

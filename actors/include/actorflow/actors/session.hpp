@@ -25,6 +25,7 @@ namespace af {
 namespace detail {
 struct StepRun;
 enum class StepPath;
+struct SessionTestAccess;
 }  // namespace detail
 
 /// GPU memory options (`ConfigProto.gpu_options`); used by GPU devices.
@@ -205,15 +206,14 @@ class Session {
   /// As `start_step`, except that a step which can run to its end without waiting (a local
   /// session, one host device, no queue, reader, send/recv or sleep kernel, not traced)
   /// starts on the calling thread, with no actor message and no thread switch, as
-  /// TensorFlow runs inexpensive kernels in the caller's thread. Without `may_block` it
-  /// stops before the first expensive kernel and the device actor finishes the step (its
-  /// pool runs independent branches in parallel; `done` then runs on a runtime thread):
-  /// `run` does this, and so does a server's io thread. With `may_block` it runs here to
-  /// its end, expensive kernels too, `done` included: one thread, no parallelism. Call it
-  /// only from a thread that may block (never an actor or a coroutine on the runtime).
+  /// TensorFlow runs inexpensive kernels in the caller's thread. It stops before the first
+  /// expensive kernel and the device actor finishes the step (its pool runs independent
+  /// branches in parallel; `done` then runs on a runtime thread); a step without one ends
+  /// before the call returns, `done` included. For threads that must not block (a server's
+  /// io threads); never call it from an actor or a coroutine on the runtime.
   void start_step_here(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,
                        const RunOptions& options, RunMetadata* metadata,
-                       std::function<void(Status, std::vector<Tensor>)> done, bool may_block);
+                       std::function<void(Status, std::vector<Tensor>)> done);
 
   /// A copyable reference to this session's state for activities that may outlive the
   /// Session object (queue runners): steps started through it after the session closed
@@ -230,18 +230,19 @@ class Session {
     void start_step_here(std::vector<Output> fetches, FeedDict feeds,
                          std::vector<Operation> targets, const RunOptions& options,
                          RunMetadata* metadata,
-                         std::function<void(Status, std::vector<Tensor>)> done,
-                         bool may_block) const;
+                         std::function<void(Status, std::vector<Tensor>)> done) const;
     /// Whether the handle refers to a session.
     explicit operator bool() const noexcept { return impl_ != nullptr; }
 
    private:
     friend class Session;
+    friend struct detail::SessionTestAccess;
     explicit Handle(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
-    /// Where a step may run: only through the master (`no`); on the calling thread when it
-    /// cannot wait, stopping before expensive kernels (`cheap_only`) or not (`may_block`);
-    /// or, as `cheap_only`, and also when it waits on queues or readers, the caller
-    /// waiting for it (`caller_waits`: `Session::run`).
+    /// What the calling thread offers a step: nothing, the step going through actors
+    /// (`no`: `start_step`); a run of its cheap kernels (`cheap_only`: a thread that must not
+    /// block, `start_step_here`); a wait for it whatever it does (`caller_waits`:
+    /// `Session::run`); or a wait only for a step that cannot wait on anything
+    /// (`may_block`: tests, through detail::SessionTestAccess).
     enum class Here { no, cheap_only, may_block, caller_waits };
     /// Builds the step and runs it on the path `choose_step_path` picks for it.
     void start(std::vector<Output> fetches, FeedDict feeds, std::vector<Operation> targets,

@@ -41,7 +41,7 @@ using StepRunPtr = std::shared_ptr<StepRun>;
 /// One partition of a step, as its runner gets it (step_protocol.hpp).
 using PartitionRunPtr = std::shared_ptr<PartitionRun>;
 /// A partition started on another thread, handed to its device actor to finish
-/// (executor.cpp).
+/// (actors/src/executor/partition_execution.hpp).
 struct Adoption;
 /// A shared hand-over (local messages only).
 using AdoptionPtr = std::shared_ptr<Adoption>;

@@ -126,13 +126,13 @@ struct PartitionRun {
   bool direct = false;
 };
 
-/// Runs a step of one partition whose executor is `inline_ok` on the calling thread,
-/// without the master (TensorFlow runs such steps in the caller's thread too), and calls
-/// `step->done`. With `may_block`, expensive kernels run here as well (a user's thread in
-/// `Session::run`); without, the run stops before the first expensive kernel and the
-/// device actor (`step->device_actors[0]`) takes the step over and ends it (an io thread
-/// that serves other connections). Never call it from an actor.
-void run_step_inline(const StepRunPtr& step, bool may_block);
+/// Runs a step of one partition whose executor is `inline_ok` on the calling thread, a
+/// thread that must not block (an io thread serving other connections), without the master
+/// (TensorFlow runs such steps in the caller's thread too). The run stops before the first
+/// expensive kernel and the device actor (`step->device_actors[0]`) takes the step over and
+/// ends it; a step without one ends here, `step->done` called before the return
+/// (StepMode::caller_cheap_only, executor/step_driver.hpp). Never call it from an actor.
+void run_step_inline(const StepRunPtr& step);
 
 /// The event loop of a step that runs on the thread waiting for it (`run_step_waiting`):
 /// the replies of queues and readers and the timers of sleeps, posted from any thread, run
@@ -243,7 +243,9 @@ void run_step_waiting(const StepRunPtr& step, const std::shared_ptr<WaitLoop>& l
 /// actor with the step's id cancels it (the session's close does).
 void start_step_direct(const StepRunPtr& step);
 
-/// How a step runs, chosen once per step by the session (`Session::Handle::start`):
+/// How a step runs, chosen once per step by the session (`Session::Handle::start`); the
+/// thread a partition then runs on is one of four StepModes (actors/src/executor/
+/// step_driver.hpp), whose driver makes the decisions that depend on it:
 /// - `caller_inline`: one `inline_ok` partition on the calling thread (`run_step_inline`);
 /// - `caller_waits`: one `waiting_ok` partition on the thread that waits for the step,
 ///   queue and reader replies coming back through a WaitLoop (`run_step_waiting`);
@@ -269,6 +271,14 @@ device_actor_handle spawn_device_actor(caf::actor_system& sys, std::shared_ptr<D
 rendezvous_handle spawn_rendezvous(caf::actor_system& sys);
 /// Spawns a session's master actor (fans steps out, enforces deadlines, first error wins).
 master_handle spawn_master(caf::actor_system& sys);
+
+/// How a step with a timeout ends when its deadline passes first, whoever keeps it (the
+/// master, a device actor, the waiting thread).
+inline Status step_deadline_exceeded(const StepRun& step) {
+  return deadline_exceeded("Timed out waiting for notification: step " +
+                           std::to_string(step.step_id) + " exceeded its deadline of " +
+                           std::to_string(step.timeout ? step.timeout->count() : 0) + " ms");
+}
 
 /// How a step still running (a dequeue blocked on its queue, say) ends when its session is
 /// closed or reset: Cancelled, worded so that TensorFlow's checks ("was cancelled") match.

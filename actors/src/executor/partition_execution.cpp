@@ -1,0 +1,402 @@
+// A partition's execution: the walk over its nodes, the same on every thread (see
+// partition_execution.hpp); its StepDriver makes the decisions that depend on the thread.
+#include "executor/partition_execution.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include "actorflow/actors/detail/wire_types.hpp"
+#include "actorflow/ops/stall_watch.hpp"
+
+namespace af::detail {
+
+namespace {
+
+// The system clock: stats of the tasks of a distributed step share one time axis.
+std::int64_t now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::uint64_t thread_id() {
+  return static_cast<std::uint64_t>(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+}
+
+Status with_node(Status s, const std::string& node) {
+  if (s.ok() || s.message().find("[[") != std::string::npos) return s;
+  return s.with_context("\n\t [[{{node " + node + "}}]]");
+}
+
+void compute(OpKernel& kernel, OpKernelContext& ctx) {
+  try {
+    kernel.compute(ctx);
+  } catch (...) {
+    ctx.fail(status_from_exception(std::current_exception()));
+  }
+}
+
+/// A StallWatch entry for the receive of `key` into a partition on `device` when its
+/// sender is on another task (null otherwise); it ends with the last handler holding it.
+std::shared_ptr<StallWatchScope> watch_remote_recv(const std::string& key,
+                                                   const std::string& device,
+                                                   std::int64_t step_id) {
+  const auto task_of = [](std::string_view d) { return d.substr(0, d.find("/device:")); };
+  const std::string_view source = std::string_view(key).substr(0, key.find(';'));
+  if (source.find("/device:") == std::string_view::npos || task_of(source) == task_of(device))
+    return nullptr;
+  // The key is `src_device;dst_device;tensor;frame`: the report names the tensor.
+  const auto tensor_at = key.find(';', source.size() + 1);
+  StallingWait w;
+  w.kind = "recv";
+  w.what = tensor_at == std::string::npos
+               ? key
+               : key.substr(tensor_at + 1, key.find(';', tensor_at + 1) - tensor_at - 1);
+  w.device = device;
+  w.step_id = step_id;
+  w.waiting_for = [task = std::string(task_of(source))] { return "a tensor from " + task; };
+  return std::make_shared<StallWatchScope>(std::move(w));
+}
+
+}  // namespace
+
+const char* step_mode_name(StepMode mode) {
+  switch (mode) {
+    case StepMode::caller_cheap_only:
+      return "caller_cheap_only";
+    case StepMode::caller_waits:
+      return "caller_waits";
+    case StepMode::actor_for_master:
+      return "actor_for_master";
+    case StepMode::actor_ends_step:
+      return "actor_ends_step";
+  }
+  return "unknown";
+}
+
+PartitionExecution::PartitionExecution(PartitionRunPtr run, StepDriver* driver)
+    : driver_(driver),
+      run_(std::move(run)),
+      step_(run_->step.get()),
+      impl_(step_->executors[run_->partition]) {
+  pending_.reserve(impl_->items.size());
+  for (auto& item : impl_->items) pending_.push_back(item.initial_pending);
+  inputs_.resize(static_cast<std::size_t>(impl_->total_inputs));
+  ready_.assign(impl_->initial_ready.begin(), impl_->initial_ready.end());
+}
+
+PartitionExecution::~PartitionExecution() {
+  if (driver_->mode() == StepMode::actor_ends_step && !finished_)
+    // A cancellation that reached the partition (the session's close) is the reason.
+    finish_step(*step_, status_.ok() ? cancelled("step " + std::to_string(step_->step_id) +
+                                                 " was cancelled: its device shut down")
+                                     : status_);
+}
+
+// -- StepServices ----------------------------------------------------------------------------
+
+void PartitionExecution::send(const std::string& key, Tensor value) {
+  if (step_->remote_send && step_->remote_send(step_->step_id, key, value)) return;
+  driver_->send_tensor(*step_, key, std::move(value));
+}
+
+Async<StatusOr<Tensor>> PartitionExecution::recv(const std::string& key) {
+  return {[this, key](Completion<StatusOr<Tensor>> c) {
+    if (!status_.ok()) return c(cancelled("step aborted before recv of " + key));
+    cancel_hooks_.emplace(next_hook_++, [c](const Status& s) { c(s); });
+    // A tensor from another task: the wait is one a stall report names the task of.
+    auto watch = watch_remote_recv(key, impl_->plan.device, step_->step_id);
+    driver_->recv_tensor(*step_, key, [c, watch](StatusOr<Tensor> r) { c(std::move(r)); });
+  }};
+}
+
+Async<Status> PartitionExecution::sleep(std::chrono::microseconds delay) {
+  return {[this, delay](Completion<Status> c) {
+    if (!status_.ok()) return c(cancelled("step aborted"));
+    cancel_hooks_.emplace(next_hook_++, [c](const Status& s) { c(s); });
+    driver_->post_after(delay, [c] { c(Status()); });
+  }};
+}
+
+std::uint64_t PartitionExecution::add_cancel_hook(std::function<void(const Status&)> hook) {
+  if (!status_.ok()) {
+    hook(status_);
+    return 0;
+  }
+  auto token = next_hook_++;
+  cancel_hooks_.emplace(token, std::move(hook));
+  return token;
+}
+
+// -- driving ---------------------------------------------------------------------------------
+
+bool PartitionExecution::run() {
+  if (in_loop_) return false;
+  in_loop_ = true;
+  while (!ready_.empty() && !handoff_ctx_) {
+    int id = ready_.front();
+    ready_.pop_front();
+    if (!status_.ok()) continue;  // aborted: drain without running
+    launch(id);
+  }
+  in_loop_ = false;
+  return maybe_finish();
+}
+
+void PartitionExecution::cancel(const Status& why) {
+  if (status_.ok()) status_ = why;
+  ready_.clear();
+  bool was_in_loop = std::exchange(in_loop_, true);
+  auto hooks = std::move(cancel_hooks_);
+  cancel_hooks_.clear();
+  for (auto& [token, h] : hooks) h(why);
+  in_loop_ = was_in_loop;
+}
+
+void PartitionExecution::adopt(StepDriver* driver) {
+  driver_ = driver;
+  schedule(handoff_id_, std::move(handoff_ctx_));
+  handoff_ctx_ = nullptr;
+  run();
+}
+
+void PartitionExecution::fail(Status s) {
+  if (!status_.ok()) return;
+  cancel(s);
+  driver_->first_error(*this, s);
+}
+
+std::vector<Tensor> PartitionExecution::gather_inputs(const ExecutorImpl::Item& item, Status* s) {
+  std::vector<Tensor> in;
+  in.reserve(static_cast<std::size_t>(item.num_inputs));
+  for (int k = 0; k < item.num_inputs; ++k) {
+    Tensor& t = inputs_[static_cast<std::size_t>(item.input_start + k)];
+    Var* var = nullptr;
+    const auto ku = static_cast<std::size_t>(k);
+    if (t.dtype() == DType::resource && !item.node->input_is_ref[ku] &&
+        item.node->input_types[ku] != DType::resource &&
+        (var = dynamic_cast<Var*>(t.resource().get())) != nullptr) {
+      // A variable reference read by a kernel that wants the value (TensorFlow's deref);
+      // a resource handle (VarHandleOp's) passes as it is.
+      Tensor value;
+      Status r = var->read(&value);
+      if (!r.ok()) {
+        *s = r;
+        return in;
+      }
+      in.push_back(std::move(value));
+    } else {
+      in.push_back(std::move(t));
+    }
+  }
+  return in;
+}
+
+void PartitionExecution::launch_feed(int id) {
+  const ExecNode& node = *impl_->items[static_cast<std::size_t>(id)].node;
+  const Tensor& fed = step_->feeds[static_cast<std::size_t>(node.feed_index)];
+  if (impl_->device->is_accelerator() && fed.is_initialized() && fed.dtype() != DType::resource &&
+      fed.dtype() != DType::string) {
+    // A feed into a GPU partition is copied into the device's memory first.
+    ++outstanding_;
+    impl_->device->copy_from_host(fed, posted<StatusOr<Tensor>>([this, id](StatusOr<Tensor> r) {
+                                    --outstanding_;
+                                    std::vector<Tensor> out(1);
+                                    if (r.ok()) out[0] = std::move(*r);
+                                    complete(id, out, r.ok() ? Status() : r.status());
+                                    run();
+                                  }));
+    return;
+  }
+  std::vector<Tensor> out{fed};
+  complete(id, out, Status());
+}
+
+void PartitionExecution::launch(int id) {
+  const auto& item = impl_->items[static_cast<std::size_t>(id)];
+  const ExecNode& node = *item.node;
+  if (node.feed_index >= 0) return launch_feed(id);
+  Status s;
+  auto ctx = std::make_shared<OpKernelContext>(node.def, gather_inputs(item, &s));
+  if (!s.ok()) return fail(with_node(s, node.def.name));
+  ctx->set_num_outputs(static_cast<int>(node.output_types.size()));
+  ctx->resource_mgr = &impl_->device->resource_mgr();
+  ctx->shared_resource_mgr = impl_->device->shared_resource_mgr();
+  ctx->runtime = impl_->device->runtime();
+  ctx->step = this;
+  ctx->eigen_device = impl_->device->intra_op_device();
+  ctx->intra_op_threads = impl_->device->intra_op_threads();
+  ctx->device_name = impl_->device->name();
+  ctx->device_context = impl_->device->device_context();
+  OpKernel* kernel = item.kernel.get();
+  if (item.is_async) {
+    ++outstanding_;
+    auto start = step_->trace ? now_us() : 0;
+    auto tid = step_->trace ? thread_id() : 0;
+    AsyncKernelTask task = kernel->compute_async(*ctx);
+    task.start([this, id, ctx, start, tid](std::exception_ptr e) {
+      --outstanding_;
+      if (e) ctx->fail(status_from_exception(e));
+      if (step_->trace) record(id, tid, start, now_us(), true);
+      complete(id, ctx->outputs(), ctx->status());
+      run();
+    });
+    return;
+  }
+  if (kernel->is_expensive(*ctx)) return run_expensive(id, std::move(ctx));
+  run_here(id, *ctx);
+}
+
+void PartitionExecution::run_expensive(int id, std::shared_ptr<OpKernelContext> ctx) {
+  const PartitionLoad load{!ready_.empty(), outstanding_, pool_outstanding_};
+  switch (driver_->place_expensive(*impl_->device, load)) {
+    case KernelPlace::here:
+      return run_here(id, *ctx);
+    case KernelPlace::pool:
+      return schedule(id, std::move(ctx));
+    case KernelPlace::hand_off:
+      // Stop here; the device actor adopts the rest (`adopt`).
+      handoff_id_ = id;
+      handoff_ctx_ = std::move(ctx);
+      return;
+  }
+}
+
+void PartitionExecution::run_here(int id, OpKernelContext& ctx) {
+  auto start = step_->trace ? now_us() : 0;
+  compute(*impl_->items[static_cast<std::size_t>(id)].kernel, ctx);
+  if (step_->trace) record(id, thread_id(), start, now_us(), false);
+  complete(id, ctx.outputs(), ctx.status());
+}
+
+void PartitionExecution::schedule(int id, std::shared_ptr<OpKernelContext> ctx) {
+  OpKernel* kernel = impl_->items[static_cast<std::size_t>(id)].kernel.get();
+  ++outstanding_;
+  ++pool_outstanding_;
+  auto impl = impl_;  // keeps kernels and device alive while the pool runs
+  bool trace = step_->trace;
+  impl_->device->schedule([this, id, ctx, kernel, impl, post = driver_->poster(), trace] {
+    auto start = trace ? now_us() : 0;
+    compute(*kernel, *ctx);
+    auto end = trace ? now_us() : 0;
+    auto tid = trace ? thread_id() : 0;
+    post([this, id, ctx, start, end, tid] {
+      --outstanding_;
+      --pool_outstanding_;
+      if (step_->trace) record(id, tid, start, end, false);
+      complete(id, ctx->outputs(), ctx->status());
+      run();
+    });
+  });
+}
+
+void PartitionExecution::record(int id, std::uint64_t tid, std::int64_t start, std::int64_t end,
+                                bool async) {
+  const ExecNode& n = *impl_->items[static_cast<std::size_t>(id)].node;
+  std::string transfer;
+  if (n.def.op == "_Send" || n.def.op == "_Recv")
+    if (auto key = n.def.attr<std::string>("key")) transfer = *key;
+  stats_.push_back(
+      {n.def.name, n.def.op, impl_->device->name(), tid, start, end, async, std::move(transfer)});
+}
+
+bool PartitionExecution::deliver_fetch(const ExecutorImpl::Item& item, int fetch, Tensor value) {
+  if (value.dtype() == DType::resource) {
+    // A variable is fetched by value; other resources (queue handles) as handles.
+    if (auto* var = dynamic_cast<Var*>(value.resource().get())) {
+      Status r = var->read(&value);
+      if (!r.ok()) {
+        fail(with_node(r, item.node->def.name));
+        return false;
+      }
+    }
+  }
+  auto& result = step_->results[static_cast<std::size_t>(fetch)];
+  if (!value.on_device()) {
+    result = std::move(value);
+    return true;
+  }
+  if (driver_->polls_gpu_sync()) {
+    // On the thread that waits for the step: the copy starts now and the partition's
+    // final sync (try_sync_now) finishes it, with no callback per fetch.
+    auto host = impl_->device->start_copy_to_host(value);
+    if (!host.ok()) {
+      fail(with_node(host.status(), item.node->def.name));
+      return false;
+    }
+    result = std::move(*host);
+    copies_in_flight_.push_back(std::move(value));
+    return true;
+  }
+  // Fetched from a GPU: the client gets a host copy once the copy has finished.
+  ++outstanding_;
+  impl_->device->copy_to_host(
+      value, posted<StatusOr<Tensor>>([this, fetch, node = item.node](StatusOr<Tensor> r) {
+        --outstanding_;
+        if (!r.ok())
+          fail(with_node(r.status(), node->def.name));
+        else
+          step_->results[static_cast<std::size_t>(fetch)] = std::move(*r);
+        run();
+      }));
+  return true;
+}
+
+void PartitionExecution::complete(int id, std::vector<Tensor>& outputs, const Status& s) {
+  const auto& item = impl_->items[static_cast<std::size_t>(id)];
+  if (!s.ok()) return fail(with_node(s, item.node->def.name));
+  if (!status_.ok()) return;
+  for (auto& [fetch, output] : item.fetches)
+    if (!deliver_fetch(item, fetch, outputs[static_cast<std::size_t>(output)])) return;
+  for (std::size_t o = 0; o < item.out_edges.size(); ++o) {
+    const auto& edges = item.out_edges[o];
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+      auto [dst, slot] = edges[e];
+      auto& target = inputs_[static_cast<std::size_t>(
+          impl_->items[static_cast<std::size_t>(dst)].input_start + slot)];
+      // The last consumer takes the tensor; the others share it.
+      target = e + 1 == edges.size() ? std::move(outputs[o]) : outputs[o];
+      if (--pending_[static_cast<std::size_t>(dst)] == 0) ready_.push_back(dst);
+    }
+  }
+  for (int dst : item.control_out)
+    if (--pending_[static_cast<std::size_t>(dst)] == 0) ready_.push_back(dst);
+}
+
+bool PartitionExecution::maybe_finish() {
+  if (finished_ || in_loop_ || outstanding_ > 0 || handoff_ctx_ ||
+      (!ready_.empty() && status_.ok()))
+    return false;
+  if (impl_->device->is_accelerator() && !synced_) {
+    // A GPU partition is done when the work it enqueued is (TensorFlow's sync_on_finish).
+    synced_ = true;
+    std::optional<Status> now;
+    // The thread that waits for the step polls the device until the step's deadline (a
+    // callback and a wake-up cost tens of microseconds); a device actor never blocks: the
+    // device answers from its stream's callback, by message.
+    if (driver_->polls_gpu_sync()) now = impl_->device->try_sync_now(step_->deadline);
+    if (!now) {
+      ++outstanding_;
+      impl_->device->sync(posted<Status>([this](Status s) {
+        --outstanding_;
+        copies_in_flight_.clear();
+        if (!s.ok()) fail(s);
+        run();
+      }));
+      return false;
+    }
+    copies_in_flight_.clear();
+    if (!now->ok()) fail(*now);
+  }
+  finished_ = true;
+  if (!status_.ok())
+    for (auto it = rollbacks_.rbegin(); it != rollbacks_.rend(); ++it) (*it)();
+  if (!stats_.empty()) {
+    std::lock_guard<std::mutex> guard(step_->stats_mu);
+    step_->stats.insert(step_->stats.end(), stats_.begin(), stats_.end());
+  }
+  driver_->finished(*this, status_);  // may destroy *this
+  return true;
+}
+
+}  // namespace af::detail
