@@ -1,6 +1,6 @@
 // libFuzzer target for the step port's decoders: the request header
 // (net/src/wire_decoders.cpp) and the run request that follows it (the rs_run encoding read
-// with WireReader, net/src/wire.cpp, as the server's run_request reads it, graph names
+// with WireReader, net/src/wire.cpp, as the server's decode_step_request reads it, graph names
 // unresolved). Checked besides the sanitizers: a decoded header re-encodes to the same 32
 // bytes; a body decodes to a value or an error status, never past the input; a value
 // re-encodes to exactly the bytes read.

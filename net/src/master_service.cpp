@@ -1,5 +1,6 @@
 // A task's master service (master_protocol.hpp): opens served sessions on the task's
-// devices and the other tasks' (through their proxies), runs their steps, closes and resets.
+// devices and the other tasks' (through their proxies), runs their steps (serve_step.hpp),
+// closes and resets.
 #include "master_service.hpp"
 
 #include <algorithm>
@@ -7,113 +8,13 @@
 #include "actorflow/actors/message_types.hpp"
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/errors.hpp"
-#include "actorflow/ops/graph_json.hpp"
 #include "cluster_agent_protocol.hpp"
 #include "master_protocol.hpp"
+#include "serve_step.hpp"
 #include "wire.hpp"
 #include "worker_protocol.hpp"
 
 namespace af {
-
-namespace {
-
-/// Adds the nodes of a client's graph delta that the served graph does not have yet: a
-/// client whose connection was lost sends again the nodes since the last step the server
-/// answered, some of which it may have.
-void import_delta(Graph& graph, const std::string& delta) {
-  for (const NodeDef& node : graph_def_from_json(delta).nodes)
-    if (!graph.contains(node.name)) graph.add_node_def(node);
-}
-
-}  // namespace
-
-/// Parses a run request (wire.hpp's master_run encoding) and starts its step on `served`;
-/// `done(status, reply)` fires once, from any thread. Used by master_run and the step channel.
-void run_request(const std::shared_ptr<ServedSession>& served, const std::string& request,
-                 const std::shared_ptr<net::BulkServer>& bulk,
-                 const std::shared_ptr<ServerMetrics>& metrics, bool on_io_thread,
-                 std::function<void(Status, std::string)> done) {
-  metrics->client_bytes_received += request.size();
-  net::WireReader in(request, "run request");
-  std::string delta;
-  std::uint64_t n = 0;
-  std::vector<std::pair<Output, Tensor>> feeds;
-  std::vector<Output> fetches;
-  std::vector<Operation> targets;
-  std::int64_t timeout_ms = 0;
-  std::uint8_t trace = 0;
-  std::unique_lock<std::mutex> lock(served->mu);
-  try {
-    auto parse = [&]() -> Status {
-      if (!in.str(&delta)) return in.status();
-      if (!delta.empty()) import_delta(served->graph, delta);
-      if (!in.count(&n, 9)) return in.status();
-      for (std::uint64_t i = 0; i < n; ++i) {
-        std::string name;
-        Tensor value;
-        if (!in.str(&name) || !in.tensor(&value)) return in.status();
-        feeds.emplace_back(served->graph.output(name), std::move(value));
-      }
-      if (!in.count(&n, 8)) return in.status();
-      for (std::uint64_t i = 0; i < n; ++i) {
-        std::string name;
-        if (!in.str(&name)) return in.status();
-        fetches.push_back(served->graph.output(name));
-      }
-      if (!in.count(&n, 8)) return in.status();
-      for (std::uint64_t i = 0; i < n; ++i) {
-        std::string name;
-        if (!in.str(&name)) return in.status();
-        targets.push_back(served->graph.operation(name));
-      }
-      if (!in.i64(&timeout_ms) || !in.u8(&trace)) return in.status();
-      if (!in.at_end()) return data_loss("malformed run request: trailing bytes");
-      return {};
-    };
-    if (Status s = parse(); !s.ok()) {
-      lock.unlock();
-      return done(std::move(s), {});
-    }
-  } catch (...) {
-    lock.unlock();
-    return done(status_from_exception(std::current_exception()), {});
-  }
-  RunOptions options;
-  options.timeout_in_ms = timeout_ms;
-  options.trace = trace != 0;
-  auto metadata = trace ? std::make_shared<RunMetadata>() : nullptr;
-  auto finish = [served, bulk, metadata, metrics, done = std::move(done)](
-                    Status s, std::vector<Tensor> values) {
-    ++metrics->steps;
-    if (!s.ok()) ++metrics->step_errors;
-    std::string reply;
-    if (s.ok()) {
-      // Large numeric fetches go over the bulk port; the reply carries their transfer ids.
-      net::WireWriter out;
-      out.u64(values.size());
-      for (const auto& v : values) {
-        if (bulk && v.is_initialized() && v.dtype() != DType::string &&
-            v.dtype() != DType::resource && v.total_bytes() >= net::kBulkMinBytes)
-          out.bulk_ref(v, bulk->port(), bulk->offer(v));
-        else
-          out.tensor(v);
-      }
-      // Step stats of every task the step ran on (traced steps).
-      out.stats(metadata ? metadata->step_stats : std::vector<NodeExecStats>{});
-      reply = out.take();
-      metrics->client_bytes_sent += reply.size();
-    }
-    done(std::move(s), std::move(reply));
-  };
-  // On the step channel's io thread a step without waiting kernels starts right here (and
-  // hands its expensive kernels to the device actor); over CAF, in an actor, it never does.
-  if (on_io_thread)
-    served->session->start_step_here(std::move(fetches), std::move(feeds), std::move(targets),
-                                     options, metadata.get(), std::move(finish));
-  else
-    served->session->start_step(std::move(fetches), std::move(feeds), std::move(targets), options,
-                                metadata.get(), std::move(finish));
-}
 
 namespace {
 
@@ -145,37 +46,6 @@ std::shared_ptr<StepRegistry> find_local_step_registry(std::uint64_t token, std:
         registry && port != 0 && registry->port == port && registry->find(token))
       return registry;
   return nullptr;
-}
-
-void run_local_request(const std::shared_ptr<ServedSession>& served,
-                       const std::vector<std::pair<std::string, Tensor>>& feeds,
-                       const std::vector<std::string>& fetches,
-                       const std::vector<std::string>& targets, const RunOptions& options,
-                       RunMetadata* metadata, const std::shared_ptr<ServerMetrics>& metrics,
-                       std::function<void(Status, std::vector<Tensor>)> done) {
-  FeedDict served_feeds;
-  std::vector<Output> served_fetches;
-  std::vector<Operation> served_targets;
-  std::unique_lock<std::mutex> lock(served->mu);
-  try {
-    for (auto& [name, value] : feeds) served_feeds.emplace_back(served->graph.output(name), value);
-    for (auto& name : fetches) served_fetches.push_back(served->graph.output(name));
-    for (auto& name : targets) served_targets.push_back(served->graph.operation(name));
-  } catch (...) {
-    lock.unlock();
-    return done(status_from_exception(std::current_exception()), {});
-  }
-  // Unlike run_request, the step starts outside the lock: `done` is the client's own
-  // callback, which may run here and start this session's next step.
-  lock.unlock();
-  served->session->start_step_here(
-      std::move(served_fetches), std::move(served_feeds), std::move(served_targets), options,
-      metadata,
-      [metrics, done = std::move(done)](Status s, std::vector<Tensor> values) {
-        ++metrics->steps;
-        if (!s.ok()) ++metrics->step_errors;
-        done(std::move(s), std::move(values));
-      });
 }
 
 namespace {
@@ -301,11 +171,11 @@ caf::result<std::string> run_step(MasterActor* self, std::uint64_t id, const std
   auto key = self->state.next_pending++;
   self->state.pending.emplace(key, self->make_response_promise());
   caf::actor me = caf::actor_cast<caf::actor>(self);
-  run_request(it->second, request, self->state.bulk, self->state.metrics, /*on_io_thread=*/false,
-              [me, key](Status s, std::string reply) {
-                caf::anon_send(me, net::master_step_done_atom::value, key, to_caf_error(s),
-                               std::move(reply));
-              });
+  serve_encoded_step(it->second, request, StepCaller::actor, self->state.bulk, self->state.metrics,
+                     [me, key](Status s, std::string reply) {
+                       caf::anon_send(me, net::master_step_done_atom::value, key, to_caf_error(s),
+                                      std::move(reply));
+                     });
   return caf::delegated<std::string>();
 }
 

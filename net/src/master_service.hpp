@@ -2,7 +2,8 @@
 
 // A task's master service: the actor a `caf://` session on another process talks to (its
 // messages are in master_protocol.hpp), with the served sessions it runs steps on. The step
-// channel (step_channel.hpp) runs steps on the same sessions through `run_request`.
+// channel (step_channel.hpp) runs steps on the same sessions; both through `serve_step`
+// (serve_step.hpp), as does a client in this process.
 #include <atomic>
 #include <caf/all.hpp>
 #include <cstdint>
@@ -80,24 +81,6 @@ void add_local_step_registry(const std::shared_ptr<StepRegistry>& registry);
 /// The registry in this process whose step port is `port` and which serves `token`; null
 /// when the session is served by another process (or its server stopped).
 std::shared_ptr<StepRegistry> find_local_step_registry(std::uint64_t token, std::uint16_t port);
-
-/// Starts a step of a session served in this process (see find_local_step_registry; the
-/// client has imported its graph delta already): resolves the names in the served graph and
-/// starts the step on the calling thread as far as its cheap kernels go. `done` fires
-/// once, from any thread, with the fetched tensors themselves.
-void run_local_request(const std::shared_ptr<ServedSession>& served,
-                       const std::vector<std::pair<std::string, Tensor>>& feeds,
-                       const std::vector<std::string>& fetches,
-                       const std::vector<std::string>& targets, const RunOptions& options,
-                       RunMetadata* metadata, const std::shared_ptr<ServerMetrics>& metrics,
-                       std::function<void(Status, std::vector<Tensor>)> done);
-
-/// Parses a run request (wire.hpp's master_run encoding) and starts its step on `served`;
-/// `done(status, reply)` fires once, from any thread. Used by master_run and the step channel.
-void run_request(const std::shared_ptr<ServedSession>& served, const std::string& request,
-                 const std::shared_ptr<net::BulkServer>& bulk,
-                 const std::shared_ptr<ServerMetrics>& metrics, bool on_io_thread,
-                 std::function<void(Status, std::string)> done);
 
 /// Spawns the master service of task `task_name` over `devices`; `worker` is the task's
 /// worker service, `peer_wait_ms` how long opening a session waits for every other task.

@@ -21,6 +21,7 @@
 #include "cluster.hpp"
 #include "master_protocol.hpp"
 #include "refusals.hpp"
+#include "serve_step.hpp"
 #include "server_impl.hpp"
 #include "status_http.hpp"
 #include "step_channel.hpp"
@@ -130,8 +131,8 @@ void Server::start() {
               return done(aborted("Session is not open on " + steps->task_name +
                                   " (closed, or its containers were reset)"),
                           {});
-            run_request(served, request, steps->bulk, steps->metrics, /*on_io_thread=*/true,
-                        std::move(done));
+            serve_encoded_step(served, request, StepCaller::io_thread, steps->bulk, steps->metrics,
+                               std::move(done));
           },
           [steps = impl_->steps](std::uint64_t token) { return steps->find(token) != nullptr; },
           net::StepServer::Limits{impl_->options.handshake_timeout,

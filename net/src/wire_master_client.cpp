@@ -1,0 +1,493 @@
+// The wire kinds of MasterClient (master_client.hpp): a session's steps go to its server's
+// step port (step_channel.hpp) or as master_run requests over CAF, through a proxy actor
+// that notices a lost connection and reconnects; large fetched tensors come from the
+// server's bulk port (bulk_channel.hpp), or over CAF when that port fails the client.
+#include <algorithm>
+#include <caf/io/all.hpp>
+#include <cstring>
+#include <map>
+
+#include "actorflow/actors/message_types.hpp"
+#include "actorflow/ops/errors.hpp"
+#include "actorflow/ops/logging.hpp"
+#include "basp_dial.hpp"
+#include "bulk_channel.hpp"
+#include "master_client.hpp"
+#include "master_protocol.hpp"
+#include "serve_step.hpp"
+#include "step_channel.hpp"
+#include "wire.hpp"
+
+namespace af {
+
+namespace {
+
+/// How long after a step's deadline the client ends it itself when the server has not answered
+/// (the server's own DeadlineExceeded, with its detail, normally comes first).
+constexpr auto kClientDeadlineGrace = std::chrono::milliseconds(250);
+
+/// One step in flight from this client; `done` fires once.
+struct RemoteCall {
+  std::string request;
+  std::chrono::milliseconds timeout{0};
+  std::function<void(Status, std::string)> done;
+  std::atomic<bool> fired{false};
+  void finish(Status s, std::string reply) {
+    if (!fired.exchange(true)) done(std::move(s), std::move(reply));
+  }
+};
+
+}  // namespace
+}  // namespace af
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::shared_ptr<af::RemoteCall>)
+
+namespace af {
+
+namespace {
+
+/// How long a large tensor read over CAF may take (the bulk port's fallback).
+constexpr auto kFetchTimeout = std::chrono::seconds(120);
+/// After the bulk port failed a client, its large tensors come over CAF for this long.
+constexpr auto kBulkRefusedBackoff = std::chrono::seconds(10);
+
+/// Reads offered tensor `ref` over CAF into `into`, for a client the server's bulk port does
+/// not serve (refused, unreachable, flooded, out of descriptors). The server hands an offer
+/// out once, whichever way asks first.
+Status fetch_over_caf(caf::actor_system& sys, const caf::actor& server, const std::string& target,
+                      const net::BulkRef& ref, Tensor& into) {
+  std::string bytes;
+  try {
+    bytes = control<std::string>(sys, server, target, kFetchTimeout, net::master_fetch_atom::value,
+                                 ref.transfer_id);
+  } catch (const Error& e) {
+    return e.status();
+  }
+  if (bytes.size() != into.total_bytes())
+    return data_loss("bulk tensor transfer " + std::to_string(ref.transfer_id) + " from " + target +
+                     " has " + std::to_string(bytes.size()) + " bytes, expected " +
+                     std::to_string(into.total_bytes()));
+  std::memcpy(into.raw_data(), bytes.data(), bytes.size());
+  return {};
+}
+
+/// What a session and its proxy actor share about their server (any thread): the master
+/// service's handle, replaced when the proxy reconnects; the step channel, closed when the
+/// connection is lost and opened again after a reconnect; how many losses were noticed.
+class ServerLink {
+ public:
+  explicit ServerLink(caf::actor server) : server_(std::move(server)) {}
+
+  caf::actor server() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return server_;
+  }
+  void set_server(caf::actor server) {
+    std::lock_guard<std::mutex> lock(mu_);
+    server_ = std::move(server);
+  }
+  std::shared_ptr<net::StepClient> step() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return step_;
+  }
+  /// Installs a step channel opened after loss number `losses` (dropped when another loss
+  /// came meanwhile: it would lead to a server the session no longer reaches).
+  void set_step(std::shared_ptr<net::StepClient> step, std::uint64_t losses) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (losses == losses_) step_ = std::move(step);
+  }
+  std::uint64_t losses() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return losses_;
+  }
+  /// The connection is lost: counts it and fails the steps in flight on the step channel.
+  void lost(const Status& why) {
+    std::shared_ptr<net::StepClient> step;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++losses_;
+      step = std::move(step_);
+    }
+    if (step) step->fail_all(why);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  caf::actor server_;
+  std::shared_ptr<net::StepClient> step_;
+  std::uint64_t losses_ = 0;
+};
+
+/// The step channel of session `id` on `server`, or null (a TLS server has none, or it
+/// cannot be reached within `connect_timeout`: steps then travel over CAF).
+std::shared_ptr<net::StepClient> open_step_client(caf::actor_system& sys, const caf::actor& server,
+                                                  const std::string& target, std::uint64_t id,
+                                                  std::chrono::milliseconds connect_timeout) {
+  std::uint64_t token = 0;
+  std::uint16_t port = 0;
+  if (!ask_step_port(sys, server, target, id, connect_timeout, &token, &port)) return nullptr;
+  try {
+    return std::make_shared<net::StepClient>(parse_target(target).first, port, token,
+                                             "Session on " + target, connect_timeout);
+  } catch (const Error&) {
+    return nullptr;  // CAF still works
+  }
+}
+
+/// Reads the large tensors of a reply, on the bulk client's thread: from the server's bulk
+/// port, or over CAF when that port fails this client (and for a while after).
+struct LargeTensorReader {
+  caf::actor_system* sys;
+  std::shared_ptr<ServerLink> link;
+  std::string target;
+  std::chrono::steady_clock::time_point bulk_refused_until{};  ///< bulk client's thread only
+
+  Status read(net::BulkClient& client, const net::BulkRef& ref, Tensor& into) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now < bulk_refused_until) return fetch_over_caf(*sys, link->server(), target, ref, into);
+    Status bulk = client.fetch(ref.port, ref.transfer_id, into.raw_data(), into.total_bytes());
+    if (bulk.code() != Code::unavailable) return bulk;
+    Status caf_path = fetch_over_caf(*sys, link->server(), target, ref, into);
+    if (!caf_path.ok())
+      return Status(caf_path.code(), bulk.message() + "; over CAF: " + caf_path.message());
+    bulk_refused_until = std::chrono::steady_clock::now() + kBulkRefusedBackoff;
+    return caf_path;
+  }
+};
+
+struct ProxyState {
+  std::shared_ptr<ServerLink> link;
+  Runtime* runtime = nullptr;
+  std::string target;
+  std::uint64_t id = 0;  ///< the session on the server (it outlives a lost connection)
+  caf::actor server;     ///< link->server(), kept here for the actor's own use
+  bool connected = true;
+  bool connecting = false;
+  /// How long a reconnect may take: CAF's connection timeout plus a heartbeat.
+  std::chrono::milliseconds reconnect_wait{3500};
+  /// Opens the step channel again after a reconnect (on another thread); null: the session
+  /// has none.
+  std::function<void(std::uint64_t losses)> reopen_step;
+  std::map<std::uint64_t, std::shared_ptr<RemoteCall>> pending;
+  std::vector<std::uint64_t> waiting;  ///< of `pending`: held until the connection is back
+  std::uint64_t next = 0;
+  static inline const char* name = "af.remote_session";
+};
+using ProxyActor = caf::stateful_actor<ProxyState>;
+
+/// Takes call `key` out of the pending calls (null when it already ended).
+std::shared_ptr<RemoteCall> take_call(ProxyActor* self, std::uint64_t key) {
+  auto it = self->state.pending.find(key);
+  if (it == self->state.pending.end()) return nullptr;
+  auto call = std::move(it->second);
+  self->state.pending.erase(it);
+  return call;
+}
+
+/// Sends pending call `key` to the server. The server ends a step at its deadline; this
+/// ends it here too, a little later, when the server does not answer (frozen, flooded): the
+/// deadline holds on every path. Without a deadline the request waits untimed: a lost
+/// connection fails it (the down handler), within CAF's connection timeout plus a heartbeat.
+void send_call(ProxyActor* self, std::uint64_t key) {
+  auto it = self->state.pending.find(key);
+  if (it == self->state.pending.end()) return;
+  const auto& call = it->second;
+  const caf::duration timeout = call->timeout.count() > 0
+                                    ? caf::duration{call->timeout + kClientDeadlineGrace}
+                                    : caf::duration{caf::infinite};
+  self->request(self->state.server, timeout, net::master_run_atom::value, self->state.id,
+                call->request)
+      .then(
+          [self, key](std::string& reply) {
+            if (auto c = take_call(self, key)) c->finish({}, std::move(reply));
+          },
+          [self, key](caf::error& e) {
+            auto c = take_call(self, key);
+            if (!c) return;
+            if (e == caf::sec::request_timeout && c->timeout.count() > 0)
+              return c->finish(deadline_exceeded("Timed out waiting for notification: step on " +
+                                                 self->state.target + " exceeded its deadline of " +
+                                                 std::to_string(c->timeout.count()) +
+                                                 " ms with no reply from the server"),
+                               {});
+            c->finish(status_from_caf_error(e, "step on " + self->state.target), {});
+          });
+}
+
+/// Fails the calls held for the connection with `why`.
+void fail_waiting(ProxyActor* self, const Status& why) {
+  for (auto key : std::exchange(self->state.waiting, {}))
+    if (auto c = take_call(self, key)) c->finish(why, {});
+}
+
+/// Connects to the server again (TensorFlow's GrpcSession does so after a channel error):
+/// the calls held meanwhile go out once it answers, or fail with Unavailable when it does
+/// not within `reconnect_wait`.
+void reconnect(ProxyActor* self) {
+  auto& st = self->state;
+  if (st.connecting || st.connected) return;
+  st.connecting = true;
+  auto failed = [self](const std::string& why) {
+    self->state.connecting = false;
+    fail_waiting(self, unavailable("Session on " + self->state.target +
+                                   ": cannot reconnect to the server: " + why));
+  };
+  std::pair<caf::actor, caf::message> dial_to;
+  try {
+    auto [host, port] = parse_target(st.target);
+    dial_to = net::dial(*st.runtime, host, port);
+  } catch (const Error& e) {
+    return failed(e.what());
+  }
+  self->request(dial_to.first, caf::duration{st.reconnect_wait}, std::move(dial_to.second))
+      .then(
+          [self, failed](const caf::node_id&, caf::strong_actor_ptr& ptr,
+                         const std::set<std::string>&) {
+            auto& st = self->state;
+            auto server = caf::actor_cast<caf::actor>(ptr);
+            if (!server) return failed("no actorflow server is published there");
+            st.connecting = false;
+            st.connected = true;
+            st.server = server;
+            st.link->set_server(server);
+            self->monitor(server);
+            log_info("Session on " + st.target + ": reconnected to the server");
+            for (auto key : std::exchange(st.waiting, {})) send_call(self, key);
+            if (st.reopen_step) st.reopen_step(st.link->losses());
+          },
+          [self, failed](caf::error& e) { failed(self->system().render(e)); });
+}
+
+/// Sends the client's steps to the server, one request each. When the connection to the
+/// server is lost (a down message: the server died, froze past CAF's connection timeout, or
+/// the link broke), the steps in flight fail with Unavailable and the next step reconnects.
+caf::behavior remote_session_proxy(ProxyActor* self, std::shared_ptr<ServerLink> link,
+                                   Runtime* runtime, std::string target, std::uint64_t id,
+                                   std::function<void(std::uint64_t)> reopen_step) {
+  auto& st = self->state;
+  st.link = std::move(link);
+  st.runtime = runtime;
+  st.server = st.link->server();
+  st.target = std::move(target);
+  st.id = id;
+  st.reopen_step = std::move(reopen_step);
+  const auto& o = runtime->options();
+  if (o.heartbeat_interval_ms > 0 && o.connection_timeout_ms > 0)
+    st.reconnect_wait =
+        std::chrono::milliseconds(o.connection_timeout_ms + o.heartbeat_interval_ms);
+  self->monitor(st.server);
+  self->set_down_handler([self](caf::down_msg& msg) {
+    auto& st = self->state;
+    if (!st.connected || msg.source != caf::actor_cast<caf::actor_addr>(st.server))
+      return;  // an older server
+    st.connected = false;
+    Status why = unavailable("server " + st.target +
+                             " is unavailable: " + self->system().render(msg.reason) +
+                             " (the session reconnects on its next step)");
+    // Steps on the step channel learn of a dead or frozen server from CAF's monitoring too.
+    st.link->lost(why);
+    for (auto& [key, call] : std::exchange(st.pending, {})) call->finish(why, {});
+    st.waiting.clear();
+  });
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    for (auto& [key, call] : std::exchange(self->state.pending, {}))
+      call->finish(cancelled("Session on " + self->state.target + " was closed"), {});
+    self->quit(msg.reason);
+  });
+  return {
+      [self](net::master_call_atom, std::shared_ptr<RemoteCall> call) {
+        auto& st = self->state;
+        const auto key = st.next++;
+        st.pending.emplace(key, call);
+        if (st.connected) return send_call(self, key);
+        st.waiting.push_back(key);
+        if (call->timeout.count() > 0)
+          self->delayed_send(self, call->timeout + kClientDeadlineGrace,
+                             net::master_call_expire_atom::value, key);
+        reconnect(self);
+      },
+      [self](net::master_call_expire_atom, std::uint64_t key) {
+        // A call still held for the connection at its deadline; one sent meanwhile has its
+        // request timeout.
+        auto& waiting = self->state.waiting;
+        auto it = std::find(waiting.begin(), waiting.end(), key);
+        if (it == waiting.end()) return;
+        waiting.erase(it);
+        if (auto c = take_call(self, key))
+          c->finish(deadline_exceeded("Timed out waiting for notification: step on " +
+                                      self->state.target + " exceeded its deadline of " +
+                                      std::to_string(c->timeout.count()) +
+                                      " ms while the session reconnected to the server"),
+                    {});
+      },
+  };
+}
+
+/// The reply of a step: its values (large ones read from the bulk port) and stats.
+void decode_reply(Status s, std::string reply, std::size_t expected, const std::string& target,
+                  RunMetadata* metadata, const std::shared_ptr<LargeTensorReader>& large,
+                  const std::weak_ptr<net::BulkClient>& weak_bulk,
+                  std::function<void(Status, std::vector<Tensor>)> done) {
+  if (!s.ok()) return done(std::move(s), {});
+  net::WireReader in(reply, "run reply from " + target);
+  std::uint64_t n = 0;
+  std::vector<Tensor> values;
+  std::vector<std::pair<std::size_t, net::BulkRef>> refs;
+  if (in.count(&n, 2)) {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      Tensor t;
+      net::BulkRef ref;
+      if (!in.tensor(&t, &ref)) break;
+      if (ref.present) refs.emplace_back(values.size(), ref);
+      values.push_back(std::move(t));
+    }
+  }
+  std::vector<NodeExecStats> stats;
+  if (in.status().ok()) in.stats(&stats);
+  if (!in.status().ok()) return done(in.status(), {});
+  if (metadata) metadata->step_stats = std::move(stats);
+  if (values.size() != expected)
+    return done(data_loss("run reply from " + target + " has " + std::to_string(values.size()) +
+                          " values for " + std::to_string(expected) + " fetches"),
+                {});
+  if (refs.empty()) return done({}, std::move(values));
+  // Large tensors: read their bytes from the server's bulk port on the bulk client's
+  // thread, straight into the tensors returned.
+  auto bulk = weak_bulk.lock();
+  if (!bulk) return done(cancelled("Session on " + target + " was closed"), {});
+  bulk->post([client = bulk.get(), large, done = std::move(done), values = std::move(values),
+              refs = std::move(refs)]() mutable {
+    for (auto& [index, ref] : refs) {
+      Tensor& t = values[index];
+      t = client->landing_tensor(ref.dtype, ref.shape);
+      Status fetched = large->read(*client, ref, t);
+      if (!fetched.ok()) return done(std::move(fetched), {});
+    }
+    done({}, std::move(values));
+  });
+}
+
+/// The `step_channel` and `caf` kinds of MasterClient.
+class WireMasterClient final : public MasterClient {
+ public:
+  WireMasterClient(Runtime& runtime, caf::actor server, const std::string& target, std::uint64_t id,
+                   bool step_channel)
+      : runtime_(runtime), target_(target), id_(id) {
+    auto& sys = runtime_.system();
+    link_ = std::make_shared<ServerLink>(server);
+    bulk_ = std::make_shared<net::BulkClient>(parse_target(target_).first, "Session on " + target_);
+    // The step channel, unless the server has none (TLS) or it cannot be reached. After a
+    // reconnect it is opened again, on the bulk client's thread.
+    std::function<void(std::uint64_t)> reopen;
+    if (step_channel) {
+      if (auto step = open_step_client(sys, server, target_, id_, kControlTimeout)) {
+        link_->set_step(std::move(step), 0);
+        reopen = [weak_bulk = std::weak_ptr<net::BulkClient>(bulk_), link = link_, sys = &sys,
+                  target = target_, id = id_, wait = reconnect_wait()](std::uint64_t losses) {
+          if (auto bulk = weak_bulk.lock())
+            bulk->post([link, sys, target, id, wait, losses] {
+              link->set_step(open_step_client(*sys, link->server(), target, id, wait), losses);
+            });
+        };
+      }
+    }
+    kind_ = link_->step() ? Kind::step_channel : Kind::caf;
+    proxy_ = sys.spawn(remote_session_proxy, link_, &runtime_, target_, id_, std::move(reopen));
+    large_ = std::make_shared<LargeTensorReader>(LargeTensorReader{&sys, link_, target_});
+  }
+  ~WireMasterClient() override { close(); }
+
+  Kind kind() const override { return kind_; }
+  caf::actor server() const override { return link_->server(); }
+
+  void start(ClientStep step, GraphDeltas& deltas, std::unique_lock<std::mutex>& lock) override {
+    if (!proxy_) {
+      lock.unlock();
+      return step.done(failed_precondition("Attempted to use a closed Session."), {});
+    }
+    auto call = std::make_shared<RemoteCall>();
+    call->timeout = std::chrono::milliseconds(step.timeout_ms);
+    if (const auto losses = link_->losses(); losses != seen_losses_) {
+      // The connection was lost since the last step: steps that carried nodes may not have
+      // reached the server.
+      seen_losses_ = losses;
+      deltas.resend_unacknowledged();
+    }
+    StepRequest request;
+    std::size_t nodes_end = 0;
+    try {
+      request.graph_delta = deltas.take(&nodes_end);
+    } catch (...) {
+      lock.unlock();
+      return step.done(status_from_exception(std::current_exception()), {});
+    }
+    request.feeds.reserve(step.feeds.size());
+    for (auto& [o, t] : step.feeds) request.feeds.emplace_back(o.name(), std::move(t));
+    for (auto& f : step.fetches) request.fetches.push_back(f.name());
+    for (auto& t : step.targets) request.targets.push_back(t.name());
+    request.options.timeout_in_ms = step.timeout_ms;
+    request.options.trace = step.metadata != nullptr;
+    call->request = encode_step_request(request);
+    call->done = [done = std::move(step.done), expected = step.fetches.size(), target = target_,
+                  metadata = step.metadata, large = large_,
+                  weak_bulk = std::weak_ptr<net::BulkClient>(bulk_),
+                  answered = deltas.on_answered(nodes_end)](Status s, std::string reply) mutable {
+      // The server has run it, so it has the graph up to this call's nodes.
+      if (s.ok()) answered();
+      decode_reply(std::move(s), std::move(reply), expected, target, metadata, large, weak_bulk,
+                   std::move(done));
+    };
+    if (auto channel = link_->step()) {
+      // The step channel keeps every request of this session in order on one connection;
+      // a request it does not send (the connection broke, the server refused it, or the
+      // request is too large for it) takes the CAF path.
+      const auto deadline = step.timeout_ms > 0 ? std::chrono::steady_clock::now() +
+                                                      std::chrono::milliseconds(step.timeout_ms) +
+                                                      kClientDeadlineGrace
+                                                : std::chrono::steady_clock::time_point::max();
+      if (channel->run(
+              call->request,
+              [call](Status s, std::string reply) { call->finish(std::move(s), std::move(reply)); },
+              deadline, step.timeout_ms))
+        return;
+    }
+    caf::anon_send(proxy_, net::master_call_atom::value, call);
+  }
+
+  void close() override {
+    if (!proxy_) return;
+    caf::anon_send(link_->server(), net::master_close_atom::value, id_);
+    caf::anon_send_exit(proxy_, caf::exit_reason::user_shutdown);
+    proxy_ = caf::actor();
+    link_->lost(cancelled("Session on " + target_ + " was closed"));
+  }
+
+ private:
+  /// CAF's connection timeout plus a heartbeat: how long reconnecting may take.
+  std::chrono::milliseconds reconnect_wait() const {
+    const auto& o = runtime_.options();
+    return o.heartbeat_interval_ms > 0 && o.connection_timeout_ms > 0
+               ? std::chrono::milliseconds(o.connection_timeout_ms + o.heartbeat_interval_ms)
+               : std::chrono::milliseconds(kControlTimeout);
+  }
+
+  Runtime& runtime_;
+  std::string target_;
+  std::uint64_t id_ = 0;
+  Kind kind_ = Kind::caf;
+  std::shared_ptr<ServerLink> link_;  ///< the server's handle and step channel (step_channel.hpp)
+  caf::actor proxy_;                  ///< null once closed
+  std::uint64_t seen_losses_ = 0;     ///< link_->losses() at the last step (session's lock)
+  std::shared_ptr<net::BulkClient> bulk_;     ///< reads large fetched tensors (bulk_channel.hpp)
+  std::shared_ptr<LargeTensorReader> large_;  ///< used on bulk_'s thread only
+};
+
+}  // namespace
+
+std::unique_ptr<MasterClient> open_wire_master_client(Runtime& runtime, caf::actor server,
+                                                      const std::string& target, std::uint64_t id,
+                                                      const SessionConfig&, bool step_channel) {
+  return std::make_unique<WireMasterClient>(runtime, std::move(server), target, id, step_channel);
+}
+
+}  // namespace af
