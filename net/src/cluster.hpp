@@ -148,31 +148,11 @@ bool route_tensor(const Routes& routes, const std::string& local_task, std::int6
 void deliver_tensor(Routes& routes, const detail::rendezvous_handle& rendezvous,
                     std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes);
 
-/// Control frames on the push channel: a partition run (a master's proxy to a worker
-/// service) and its reply travel as uint8 tensors under these keys, which no rendezvous key
-/// (`src;dst;tensor;n`) can be. worker_protocol.hpp has their contents.
-inline const std::string kPushRunKey =
-    "\x01"
-    "run";
-inline const std::string kPushReplyKey =
-    "\x01"
-    "reply";
-inline const std::string kPushCleanupKey =
-    "\x01"
-    "cleanup";
-inline const std::string kPushCancelKey =
-    "\x01"
-    "cancel";
-inline bool is_push_control_key(const std::string& key) { return !key.empty() && key[0] == '\x01'; }
-/// `bytes` as a rank-1 uint8 tensor (a control frame's payload).
-Tensor bytes_tensor(const std::string& bytes);
-
-/// What a task's push port does with a frame: a control frame goes to the worker service
-/// (a run, a step's cancellation or cleanup) or to the proxy waiting for it (a reply; one nobody
-/// waits for is dropped), any other to the rendezvous (deliver_tensor).
+/// What a task's push port does with a frame (by its kind): a control frame goes to the
+/// worker service (a run, a step's cancellation or cleanup) or to the proxy waiting for it (a
+/// reply; one nobody waits for is dropped), a tensor to the rendezvous (deliver_tensor).
 void deliver_pushed(Routes& routes, const detail::rendezvous_handle& rendezvous,
-                    const worker_service_handle& worker_service, std::int64_t step_id,
-                    std::string key, Tensor value, std::size_t frame_bytes);
+                    const worker_service_handle& worker_service, TensorPushServer::Frame frame);
 
 /// A connected task as the cluster agent knows it.
 struct Peer {

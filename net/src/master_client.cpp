@@ -51,8 +51,8 @@ bool ask_step_port(caf::actor_system& sys, const caf::actor& server, const std::
                    std::uint16_t* port) {
   std::string blob;
   try {
-    blob = control<std::string>(sys, server, target, timeout, net::master_step_port_atom::value,
-                                id);
+    blob =
+        control<std::string>(sys, server, target, timeout, net::master_step_port_atom::value, id);
   } catch (const Error&) {
     return false;
   }

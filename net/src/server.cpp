@@ -97,10 +97,9 @@ void Server::start() {
     try {
       impl_->push = std::make_unique<net::TensorPushServer>(
           impl_->host, "Server " + impl_->task_name(),
-          [routes = impl_->routes, rendezvous = impl_->devices->rendezvous, worker = impl_->worker](
-              std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes) {
-            net::deliver_pushed(*routes, rendezvous, worker, step_id, std::move(key),
-                                std::move(value), frame_bytes);
+          [routes = impl_->routes, rendezvous = impl_->devices->rendezvous,
+           worker = impl_->worker](net::TensorPushServer::Frame frame) {
+            net::deliver_pushed(*routes, rendezvous, worker, std::move(frame));
           },
           // A tensor that arrived but could not be taken fails its step here at once (the
           // receive waiting for it, and so the step, end with the reason).

@@ -153,39 +153,55 @@ void on_push_reply(ProxyActor* self, std::uint64_t id, const std::string& payloa
   finish(self, run, s);
 }
 
-/// Sends a control frame (worker_protocol.hpp) for step `step_id` to the remote task over the
-/// push channel, counting its bytes; false when the task has none or the push failed (the
-/// caller sends it over CAF).
-bool push_control(ProxyActor* self, std::int64_t step_id, const std::string& key,
-                  const std::string& payload) {
+/// Sends a control frame of `kind` (worker_protocol.hpp) for step `step_id`, its payload
+/// `pieces` gathered, to the remote task over the push channel, counting its bytes; false
+/// when the task has none or the push failed (the caller sends it over CAF).
+bool push_control(ProxyActor* self, std::int64_t step_id, PushKind kind,
+                  const std::vector<std::string_view>& pieces) {
   auto& st = self->state;
   auto pusher = st.routes->pusher(st.peer_task);
   if (!pusher) return false;
-  const std::size_t bytes = pusher->send(step_id, key, bytes_tensor(payload));
+  const std::size_t bytes = pusher->send_control(step_id, kind, pieces);
   if (bytes == 0) return false;
   st.routes->count_sent(st.peer_task, bytes);
   return true;
 }
 
+/// The feeds of a run as `encode_indexed_tensors` writes them, gathered: the tensors' bytes
+/// are written to the socket from the tensors themselves.
+WireGather gather_feeds(const std::vector<std::pair<int, Tensor>>& feeds) {
+  WireGather out;
+  out.fields().u64(feeds.size());
+  for (const auto& [index, t] : feeds) {
+    out.fields().i64(index);
+    out.tensor(t);
+  }
+  return out;
+}
+
 /// Sends run `run` of registered partition `handle` to the remote worker over the push
-/// channel; returns its request id, or 0 when the task has none or it failed (the caller
-/// sends it over CAF).
+/// channel, its feeds' bytes not copied on the way; returns its request id, or 0 when the
+/// task has none or it failed (the caller sends it over CAF).
 std::uint64_t push_run(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t handle,
-                       std::int64_t timeout_ms, const std::string& feed_blob) {
+                       std::int64_t timeout_ms, const std::vector<std::pair<int, Tensor>>& feeds) {
   auto& st = self->state;
   if (!st.routes->pusher(st.peer_task)) return 0;
   const std::uint64_t id = st.routes->next_request_id();
-  WireWriter out;
-  out.str(st.local_task);
-  out.u64(id);
-  out.u64(handle);
-  out.i64(timeout_ms);
-  out.u8(run->step->trace ? 1 : 0);
-  out.str(feed_blob);
+  WireGather feed_pieces = gather_feeds(feeds);
+  WireWriter head;
+  head.str(st.local_task);
+  head.u64(id);
+  head.u64(handle);
+  head.i64(timeout_ms);
+  head.u8(run->step->trace ? 1 : 0);
+  head.u64(feed_pieces.size());  // the feeds as one length-prefixed string
+  const std::string head_bytes = head.take();
+  std::vector<std::string_view> pieces{head_bytes};
+  for (auto piece : feed_pieces.pieces()) pieces.push_back(piece);
   // Expected before it is sent: the reply may come back before send() returns.
   st.routes->expect_reply(id, caf::actor_cast<caf::actor>(self));
   st.pushed.emplace(id, run);
-  if (push_control(self, run->step->step_id, kPushRunKey, out.take())) return id;
+  if (push_control(self, run->step->step_id, PushKind::run, pieces)) return id;
   st.routes->take_reply(id);
   st.pushed.erase(id);
   return 0;
@@ -210,17 +226,17 @@ void start(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t h
     wait = caf::duration{std::chrono::milliseconds(timeout_ms) + kRequestSlack};
   }
   self->state.running.emplace(step.step_id, run);
-  auto feed_blob = encode_indexed_tensors(feeds);
   // The push channel when the task has one: the run and its reply skip CAF's multiplexer
   // threads, one wake-up each way. A step with a deadline keeps the request timeout's
   // backstop: the master cancels it at its deadline, and this fails it later still if the
   // worker never answers.
-  if (auto id = push_run(self, run, handle, timeout_ms, feed_blob); id != 0) {
+  if (auto id = push_run(self, run, handle, timeout_ms, feeds); id != 0) {
     if (step.timeout)
       self->delayed_send(self, std::chrono::milliseconds(timeout_ms) + kRequestSlack,
                          push_timeout_atom::value, id);
     return;
   }
+  auto feed_blob = encode_indexed_tensors(feeds);
   self->state.routes->count_sent(self->state.peer_task, feed_blob.size());
   self->request(self->state.worker, wait, worker_run_atom::value, handle, step.step_id, timeout_ms,
                 step.trace, std::move(feed_blob))
@@ -327,7 +343,8 @@ void cancel_step(ProxyActor* self, std::int64_t step_id, const Status& why) {
     });
     WireWriter out;
     out.error(why.ok() ? cancelled("step " + std::to_string(step_id) + " was cancelled") : why);
-    if (!pushed || !push_control(self, step_id, kPushCancelKey, out.take()))
+    const std::string payload = out.take();
+    if (!pushed || !push_control(self, step_id, PushKind::cancel, {payload}))
       self->send(st.worker, worker_cancel_atom::value, step_id, detail::to_wire(why));
   }
   for (auto& [key, reg] : st.registered) {
@@ -404,7 +421,7 @@ task_proxy_handle::behavior_type task_proxy(ProxyActor* self, std::string peer_t
         auto& st = self->state;
         if (!st.down.ok()) return;
         // Over the push channel when the task has one (no wake-up of CAF's multiplexers).
-        if (!push_control(self, step, kPushCleanupKey, {}))
+        if (!push_control(self, step, PushKind::cleanup, {}))
           self->send(st.worker, worker_cleanup_atom::value, step);
       },
       [self](worker_tensor_atom, std::int64_t step, const std::string& key,

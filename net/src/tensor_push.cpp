@@ -10,10 +10,12 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <asio.hpp>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <exception>
 #include <future>
@@ -289,6 +291,24 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
         refuse(peer, "bad_frame", "a frame header out of bounds");
         return end();  // nothing tells where the next frame starts
       }
+      const std::size_t frame_bytes =
+          kPushFrameHeaderBytes + h.key_length + h.meta_length + h.data_length;
+      if (h.kind != PushKind::tensor) {
+        // A control frame: its payload is read straight into the string delivered.
+        Frame frame{h.step_id, h.kind, {}, {}, {}, frame_bytes};
+        try {
+          frame.payload.resize(h.data_length);
+        } catch (const std::exception& e) {  // bad_alloc: more than this task can hold
+          refuse(peer, "oversized",
+                 owner + ": cannot take a " + push_kind_name(h.kind) + " frame of " +
+                     std::to_string(h.data_length) + " bytes pushed by " + peer + ": " + e.what());
+          return end();
+        }
+        if (!read_exact(fd, frame.payload.data(), h.data_length)) return end();
+        ++frames;
+        deliver(std::move(frame));
+        continue;
+      }
       key.resize(h.key_length);
       meta.resize(h.meta_length);
       if (!read_exact(fd, key.data(), h.key_length) || !read_exact(fd, meta.data(), h.meta_length))
@@ -321,8 +341,7 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
       }
       if (!read_exact(fd, static_cast<char*>(value.raw_data()), h.data_length)) return end();
       ++frames;
-      deliver(h.step_id, key, std::move(value),
-              kPushFrameHeaderBytes + h.key_length + h.meta_length + h.data_length);
+      deliver(Frame{h.step_id, PushKind::tensor, key, std::move(value), {}, frame_bytes});
     }
   }
 
@@ -441,6 +460,42 @@ struct TensorPushClient::Impl {
     return false;
   }
 
+  /// Writes the frame `parts` (gathered, at most IOV_MAX at a time) on the connection,
+  /// connecting first; the bytes written, or 0 when the frame could not be sent.
+  std::size_t write_frame(std::vector<iovec>& parts) {
+    std::size_t total = 0;
+    for (const auto& p : parts) total += p.iov_len;
+    std::lock_guard<std::mutex> lock(mu);
+    if (!connect_locked()) return 0;
+    iovec* part = parts.data();
+    std::size_t left = parts.size();
+    while (left > 0) {
+      msghdr msg{};
+      msg.msg_iov = part;
+      msg.msg_iovlen = std::min<std::size_t>(left, IOV_MAX);
+      ssize_t k = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) {
+        // Part of a frame may have gone out: the server drops the connection's partial
+        // frame when it closes, and the caller sends the whole frame another way.
+        fail_locked(std::string("write failed: ") +
+                    (k == 0 ? "nothing written" : std::strerror(errno)));
+        return 0;
+      }
+      auto written = static_cast<std::size_t>(k);
+      while (left > 0 && written >= part->iov_len) {
+        written -= part->iov_len;
+        ++part;
+        --left;
+      }
+      if (left > 0) {
+        part->iov_base = static_cast<char*>(part->iov_base) + written;
+        part->iov_len -= written;
+      }
+    }
+    return total;
+  }
+
   void fail_locked(const std::string& why) {
     if (fd >= 0) ::close(fd);
     fd = -1;
@@ -465,43 +520,27 @@ std::size_t TensorPushClient::send(std::int64_t step_id, const std::string& key,
                                    const Tensor& value) {
   const std::string meta =
       encode_push_meta(static_cast<std::uint8_t>(value.dtype()), value.shape().dims());
-  std::string header =
-      encode_push_frame_header(step_id, static_cast<std::uint32_t>(key.size()),
+  const std::string header =
+      encode_push_frame_header(step_id, PushKind::tensor, static_cast<std::uint32_t>(key.size()),
                                static_cast<std::uint32_t>(meta.size()), value.total_bytes());
-  iovec parts[4] = {{header.data(), header.size()},
-                    {const_cast<char*>(key.data()), key.size()},
-                    {const_cast<char*>(meta.data()), meta.size()},
-                    {const_cast<void*>(value.raw_data()), value.total_bytes()}};
-  const std::size_t total = header.size() + key.size() + meta.size() + value.total_bytes();
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  if (!impl_->connect_locked()) return 0;
-  iovec* part = parts;
-  int left = 4;
-  while (left > 0) {
-    msghdr msg{};
-    msg.msg_iov = part;
-    msg.msg_iovlen = static_cast<std::size_t>(left);
-    ssize_t k = ::sendmsg(impl_->fd, &msg, MSG_NOSIGNAL);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) {
-      // Part of a frame may have gone out: the server drops the connection's partial frame
-      // when it closes, and the caller sends the whole tensor another way.
-      impl_->fail_locked(std::string("write failed: ") +
-                         (k == 0 ? "nothing written" : std::strerror(errno)));
-      return 0;
-    }
-    auto written = static_cast<std::size_t>(k);
-    while (left > 0 && written >= part->iov_len) {
-      written -= part->iov_len;
-      ++part;
-      --left;
-    }
-    if (left > 0) {
-      part->iov_base = static_cast<char*>(part->iov_base) + written;
-      part->iov_len -= written;
-    }
-  }
-  return total;
+  std::vector<iovec> parts = {{const_cast<char*>(header.data()), header.size()},
+                              {const_cast<char*>(key.data()), key.size()},
+                              {const_cast<char*>(meta.data()), meta.size()},
+                              {const_cast<void*>(value.raw_data()), value.total_bytes()}};
+  return impl_->write_frame(parts);
+}
+
+std::size_t TensorPushClient::send_control(std::int64_t step_id, PushKind kind,
+                                           const std::vector<std::string_view>& pieces) {
+  std::uint64_t length = 0;
+  for (auto piece : pieces) length += piece.size();
+  const std::string header = encode_push_frame_header(step_id, kind, 0, 0, length);
+  std::vector<iovec> parts;
+  parts.reserve(pieces.size() + 1);
+  parts.push_back({const_cast<char*>(header.data()), header.size()});
+  for (auto piece : pieces)
+    if (!piece.empty()) parts.push_back({const_cast<char*>(piece.data()), piece.size()});
+  return impl_->write_frame(parts);
 }
 
 }  // namespace af::net

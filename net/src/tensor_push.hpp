@@ -7,18 +7,21 @@
 // large buffers"). TensorFlow split its bulk transports from gRPC in the same way.
 //
 // Protocol, on one TCP connection per (sending task, receiving task), little-endian:
-//   hello (client):  "AFPUSH01" + u64 token, 16 bytes. The token is the receiving server's
+//   hello (client):  "AFPUSH02" + u64 token, 16 bytes. The token is the receiving server's
 //                    random secret, which a peer learns over CAF with its worker handle.
-//   answer (server): "AFPUSH01" + u64 code, 16 bytes: 0 = accepted; else the af::Code of the
+//   answer (server): "AFPUSH02" + u64 code, 16 bytes: 0 = accepted; else the af::Code of the
 //                    refusal (Unauthenticated: a token this server never gave out), after
 //                    which the server closes. A client sends no frame before an accepting
 //                    answer: a connection the server refused, closed or never took (an idle
 //                    flood, a server out of descriptors) costs no frame, whose tensor travels
 //                    over CAF instead.
-//   frames (client): u64 step id, u32 key length, u32 meta length, u64 data length (24
-//                    bytes), then the key (a rendezvous key), the meta (u8 dtype, u8 rank,
-//                    rank x i64 dims) and the tensor's raw bytes (x86 byte order, as on the
-//                    CAF path).
+//   frames (client): u64 step id, u8 kind, u8 0, u16 meta length, u32 key length, u64 data
+//                    length (24 bytes; wire_decoders.hpp), then the key, the meta and the
+//                    data. A `tensor` frame's key is a rendezvous key, its meta (u8 dtype,
+//                    u8 rank, rank x i64 dims) and data the tensor's raw bytes (x86 byte
+//                    order, as on the CAF path). A control frame (`run`, `reply`, `cancel`,
+//                    `cleanup`: worker_protocol.hpp) has no key and no meta, its payload in
+//                    the data.
 // The server's Asio thread accepts and reads hellos; a connection whose hello is not
 // complete by its deadline (the handshake timeout, counted from accept, however slowly its
 // bytes trickle in) is closed, and so is the oldest of those waiting beyond
@@ -35,10 +38,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "actorflow/ops/status.hpp"
 #include "actorflow/ops/tensor.hpp"
 #include "refusals.hpp"
+#include "wire_decoders.hpp"
 
 namespace af::net {
 
@@ -58,9 +64,17 @@ struct PushEndpoint {
 /// (one per peer task that sends).
 class TensorPushServer {
  public:
-  /// Called on a connection's thread with each tensor received and the bytes of its frame.
-  using Deliver = std::function<void(std::int64_t step_id, std::string key, Tensor value,
-                                     std::size_t frame_bytes)>;
+  /// What a frame brought: a tensor (`key`, `value`) or a control frame's `payload`.
+  struct Frame {
+    std::int64_t step_id = 0;
+    PushKind kind = PushKind::tensor;
+    std::string key;              ///< a tensor frame's rendezvous key
+    Tensor value;                 ///< a tensor frame's tensor
+    std::string payload;          ///< a control frame's bytes, read straight from the socket
+    std::size_t frame_bytes = 0;  ///< the whole frame's, header included
+  };
+  /// Called on a connection's thread with each frame received.
+  using Deliver = std::function<void(Frame frame)>;
   /// Called on a connection's thread when the tensor of `key` in step `step_id` arrived but
   /// could not be taken (`why` names the key, its size and the peer): the step must fail.
   using Fail = std::function<void(std::int64_t step_id, const std::string& key, Status why)>;
@@ -107,6 +121,11 @@ class TensorPushClient {
   /// broke. The caller then sends it another way; after a failure the client waits a second
   /// before it connects again.
   std::size_t send(std::int64_t step_id, const std::string& key, const Tensor& value);
+  /// Writes a control frame of `kind` for step `step_id` whose payload is `pieces` one after
+  /// the other, gathered into one write (a tensor's bytes among them are not copied). As
+  /// `send` otherwise.
+  std::size_t send_control(std::int64_t step_id, PushKind kind,
+                           const std::vector<std::string_view>& pieces);
 
  private:
   struct Impl;

@@ -22,6 +22,39 @@ void WireWriter::tensor(const Tensor& t) {
   }
 }
 
+void WireGather::seal() {
+  if (fields_.size() == 0) return;
+  sealed_bytes_ += fields_.size();
+  owned_.push_back(fields_.take());
+  fields_ = WireWriter();
+  order_.push_back({owned_.size() - 1, nullptr, owned_.back().size()});
+}
+
+void WireGather::tensor(const Tensor& t) {
+  if (!t.is_initialized() || t.dtype() == DType::resource || t.dtype() == DType::string ||
+      t.on_device() || t.total_bytes() == 0)
+    return fields_.tensor(t);
+  fields_.u8(static_cast<std::uint8_t>(t.dtype()));
+  const auto& dims = t.shape().dims();
+  fields_.u8(static_cast<std::uint8_t>(dims.size()));
+  for (auto d : dims) fields_.i64(d);
+  seal();
+  kept_.push_back(t);
+  order_.push_back({0, static_cast<const char*>(t.raw_data()), t.total_bytes()});
+  sealed_bytes_ += t.total_bytes();
+}
+
+std::size_t WireGather::size() const noexcept { return sealed_bytes_ + fields_.size(); }
+
+std::vector<std::string_view> WireGather::pieces() {
+  seal();
+  std::vector<std::string_view> out;
+  out.reserve(order_.size());
+  for (const auto& p : order_)
+    out.emplace_back(p.data ? std::string_view(p.data, p.size) : std::string_view(owned_[p.owned]));
+  return out;
+}
+
 void WireWriter::bulk_ref(const Tensor& t, std::uint16_t port, std::uint64_t transfer_id) {
   u8(static_cast<std::uint8_t>(t.dtype()));
   u8(0xfe);

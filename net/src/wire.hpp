@@ -48,6 +48,35 @@ class WireWriter {
   std::string out_;
 };
 
+/// WireWriter's encoding as pieces to write one after the other with one gathered write: the
+/// fields in buffers of its own, a numeric host tensor's bytes by reference (the tensor kept
+/// alive with the pieces), so that a frame leaves with no copy of its tensors.
+class WireGather {
+ public:
+  /// Where the fields go (in order with `tensor`'s pieces).
+  WireWriter& fields() { return fields_; }
+  /// Appends `t` as `WireWriter::tensor` writes it: a numeric host tensor's bytes as a piece
+  /// of their own, by reference.
+  void tensor(const Tensor& t);
+  /// The encoding's length so far.
+  std::size_t size() const noexcept;
+  /// The pieces, in order; valid while this object lives and is not changed.
+  std::vector<std::string_view> pieces();
+
+ private:
+  void seal();
+  WireWriter fields_;
+  std::vector<std::string> owned_;  ///< sealed field buffers (moved strings keep their bytes)
+  struct Piece {
+    std::size_t owned = 0;  ///< index in owned_, or
+    const char* data = nullptr;
+    std::size_t size = 0;
+  };
+  std::vector<Piece> order_;
+  std::vector<Tensor> kept_;
+  std::size_t sealed_bytes_ = 0;
+};
+
 /// Where the bytes of a tensor read by `WireReader::tensor` must be fetched from.
 struct BulkRef {
   bool present = false;
@@ -85,6 +114,14 @@ class WireReader {
     std::uint64_t n = 0;
     if (!u64(&n) || !need(n)) return false;
     s->assign(in_.data() + pos_, static_cast<std::size_t>(n));
+    pos_ += static_cast<std::size_t>(n);
+    return true;
+  }
+  /// As `str`, without a copy: `*s` views the input, valid as long as it is.
+  bool view(std::string_view* s) {
+    std::uint64_t n = 0;
+    if (!u64(&n) || !need(n)) return false;
+    *s = in_.substr(pos_, static_cast<std::size_t>(n));
     pos_ += static_cast<std::size_t>(n);
     return true;
   }

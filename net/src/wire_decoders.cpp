@@ -18,7 +18,7 @@ std::uint64_t get_u64(const char* p) {
 
 constexpr char kStepMagic[8] = {'A', 'F', 'S', 'T', 'E', 'P', '0', '1'};
 constexpr char kBulkMagic[8] = {'A', 'F', 'B', 'U', 'L', 'K', '0', '1'};
-constexpr char kPushMagic[8] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '1'};
+constexpr char kPushMagic[8] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '2'};
 
 std::uint32_t get_u32(const char* p) {
   std::uint32_t v = 0;
@@ -62,15 +62,42 @@ PushHello decode_push_hello(std::string_view bytes) {
   return h;
 }
 
+const char* push_kind_name(PushKind kind) {
+  switch (kind) {
+    case PushKind::tensor:
+      return "tensor";
+    case PushKind::run:
+      return "run";
+    case PushKind::reply:
+      return "reply";
+    case PushKind::cancel:
+      return "cancel";
+    case PushKind::cleanup:
+      return "cleanup";
+  }
+  return "unknown";
+}
+
 PushFrameHeader decode_push_frame_header(std::string_view bytes) {
   PushFrameHeader h;
   if (bytes.size() < kPushFrameHeaderBytes) return h;
-  h.step_id = static_cast<std::int64_t>(get_u64(bytes.data()));
-  h.key_length = get_u32(bytes.data() + 8);
-  h.meta_length = get_u32(bytes.data() + 12);
-  h.data_length = get_u64(bytes.data() + 16);
-  h.valid = h.key_length >= 1 && h.key_length <= kPushMaxKeyBytes && h.meta_length >= 2 &&
-            h.meta_length <= 2 + 8 * 32 && h.data_length <= kPushMaxDataBytes;
+  const auto* p = bytes.data();
+  h.step_id = static_cast<std::int64_t>(get_u64(p));
+  const auto kind = static_cast<std::uint8_t>(p[8]);
+  const auto reserved = static_cast<std::uint8_t>(p[9]);
+  h.meta_length = static_cast<std::uint32_t>(static_cast<unsigned char>(p[10])) |
+                  (static_cast<std::uint32_t>(static_cast<unsigned char>(p[11])) << 8);
+  h.key_length = get_u32(p + 12);
+  h.data_length = get_u64(p + 16);
+  if (kind > static_cast<std::uint8_t>(PushKind::cleanup) || reserved != 0 ||
+      h.data_length > kPushMaxDataBytes)
+    return h;
+  h.kind = static_cast<PushKind>(kind);
+  if (h.kind == PushKind::tensor)
+    h.valid = h.key_length >= 1 && h.key_length <= kPushMaxKeyBytes && h.meta_length >= 2 &&
+              h.meta_length <= 2 + 8 * 32;
+  else
+    h.valid = h.key_length == 0 && h.meta_length == 0;
   return h;
 }
 
@@ -115,13 +142,16 @@ std::string encode_push_hello(std::uint64_t token) {
   return out;
 }
 
-std::string encode_push_frame_header(std::int64_t step_id, std::uint32_t key_length,
+std::string encode_push_frame_header(std::int64_t step_id, PushKind kind, std::uint32_t key_length,
                                      std::uint32_t meta_length, std::uint64_t data_length) {
   std::string out;
   out.reserve(kPushFrameHeaderBytes);
   append_u64(out, static_cast<std::uint64_t>(step_id));
+  out.push_back(static_cast<char>(kind));
+  out.push_back('\0');
+  out.push_back(static_cast<char>(meta_length & 0xff));
+  out.push_back(static_cast<char>((meta_length >> 8) & 0xff));
   append_u32(out, key_length);
-  append_u32(out, meta_length);
   append_u64(out, data_length);
   return out;
 }

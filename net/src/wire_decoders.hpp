@@ -40,7 +40,7 @@ inline constexpr std::size_t kPushFrameHeaderBytes = 24;
 inline constexpr std::uint32_t kPushMaxKeyBytes = 4096;
 inline constexpr std::uint64_t kPushMaxDataBytes = std::uint64_t{1} << 40;
 
-/// The tensor push port's hello (tensor_push.hpp): "AFPUSH01" + u64 token. The server's
+/// The tensor push port's hello (tensor_push.hpp): "AFPUSH02" + u64 token. The server's
 /// answer has the same shape, its u64 the refusal code (0: accepted).
 struct PushHello {
   bool magic = false;
@@ -48,12 +48,26 @@ struct PushHello {
 };
 PushHello decode_push_hello(std::string_view bytes);
 
-/// A push frame's header: u64 step id, u32 key length, u32 meta length, u64 data length.
-/// `valid` when `bytes` holds kPushFrameHeaderBytes and the lengths are within bounds (a key
-/// of 1 to kPushMaxKeyBytes, a meta of 2 to 2 + 8 * 32 bytes, at most kPushMaxDataBytes).
+/// What a push frame carries (its header's kind byte).
+enum class PushKind : std::uint8_t {
+  tensor = 0,   ///< a tensor for the rendezvous: a key, a meta and the tensor's bytes
+  run = 1,      ///< a partition run, master's task → worker (worker_protocol.hpp)
+  reply = 2,    ///< a run's reply, worker → master's task
+  cancel = 3,   ///< a step's cancellation, master's task → worker
+  cleanup = 4,  ///< a step's end, master's task → worker
+};
+/// The kind's name, for logs and errors.
+const char* push_kind_name(PushKind kind);
+
+/// A push frame's header: u64 step id, u8 kind, u8 0, u16 meta length, u32 key length, u64
+/// data length. `valid` when `bytes` holds kPushFrameHeaderBytes, the kind is known, the
+/// reserved byte is 0 and the lengths are within bounds: a tensor frame has a key of 1 to
+/// kPushMaxKeyBytes and a meta of 2 to 2 + 8 * 32 bytes; a control frame (any other kind)
+/// has neither, its payload in the data; data is at most kPushMaxDataBytes.
 struct PushFrameHeader {
   bool valid = false;
   std::int64_t step_id = 0;
+  PushKind kind = PushKind::tensor;
   std::uint32_t key_length = 0, meta_length = 0;
   std::uint64_t data_length = 0;
 };
@@ -71,7 +85,7 @@ PushMeta decode_push_meta(std::string_view meta, std::uint64_t data_length);
 
 /// The sending side of the same format: what the decoders above read back.
 std::string encode_push_hello(std::uint64_t token);
-std::string encode_push_frame_header(std::int64_t step_id, std::uint32_t key_length,
+std::string encode_push_frame_header(std::int64_t step_id, PushKind kind, std::uint32_t key_length,
                                      std::uint32_t meta_length, std::uint64_t data_length);
 std::string encode_push_meta(std::uint8_t dtype, const std::vector<std::int64_t>& dims);
 

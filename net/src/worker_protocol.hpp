@@ -16,8 +16,8 @@
 //   (worker_forget, string scope)                                   none: a master session closed
 //
 // A run and its reply also travel over the push channel (tensor_push.hpp) when the tasks
-// have one, as control frames (cluster.hpp kPushRunKey, kPushReplyKey) whose step id is the
-// step's; the push port hands them on as local messages:
+// have one, as control frames (PushKind::run, PushKind::reply in wire_decoders.hpp) whose step
+// id is the step's; the push port hands them on as local messages:
 //   run frame:   string reply_task, uint64 request_id, uint64 handle, int64 timeout_ms,
 //                uint8 trace, string feeds
 //     -> (worker_push_run, int64 step, string frame_payload, uint64 frame_bytes)  to the worker

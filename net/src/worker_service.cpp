@@ -68,40 +68,36 @@ void deliver_tensor(Routes& routes, const detail::rendezvous_handle& rendezvous,
   caf::anon_send(rendezvous, detail::send_atom::value, step_id, std::move(key), std::move(value));
 }
 
-Tensor bytes_tensor(const std::string& bytes) {
-  Tensor t(DType::uint8, Shape{static_cast<std::int64_t>(bytes.size())}, Tensor::for_overwrite);
-  if (!bytes.empty()) std::memcpy(t.raw_data(), bytes.data(), bytes.size());
-  return t;
-}
-
 void deliver_pushed(Routes& routes, const detail::rendezvous_handle& rendezvous,
-                    const worker_service_handle& worker_service, std::int64_t step_id,
-                    std::string key, Tensor value, std::size_t frame_bytes) {
-  routes.count_pushed(is_push_control_key(key));
-  if (!is_push_control_key(key))
-    return deliver_tensor(routes, rendezvous, step_id, std::move(key), std::move(value),
-                          frame_bytes);
-  if (value.dtype() != DType::uint8 || value.shape().rank() != 1)
-    return;  // not a control frame of ours
-  std::string payload(static_cast<const char*>(value.raw_data()),
-                      static_cast<std::size_t>(value.num_elements()));
-  if (key == kPushRunKey) {
-    caf::anon_send(worker_service, worker_push_run_atom::value, step_id, std::move(payload),
-                   static_cast<std::uint64_t>(frame_bytes));
-  } else if (key == kPushCancelKey) {
-    WireReader in(payload, "push cancel");
-    Status why;
-    if (in.error(&why) && in.at_end())
-      caf::anon_send(worker_service, worker_cancel_atom::value, step_id, detail::to_wire(why));
-  } else if (key == kPushCleanupKey) {
-    caf::anon_send(worker_service, worker_cleanup_atom::value, step_id);
-  } else if (key == kPushReplyKey) {
-    std::uint64_t id = 0;
-    if (WireReader(payload, "push reply").u64(&id))
-      if (auto proxy =
-              routes.take_reply(id))  // none: a reply nobody waits for (its task went down)
-        caf::anon_send(proxy, worker_push_reply_atom::value, id, std::move(payload),
-                       static_cast<std::uint64_t>(frame_bytes));
+                    const worker_service_handle& worker_service, TensorPushServer::Frame frame) {
+  routes.count_pushed(frame.kind != PushKind::tensor);
+  const auto frame_bytes = static_cast<std::uint64_t>(frame.frame_bytes);
+  switch (frame.kind) {
+    case PushKind::tensor:
+      return deliver_tensor(routes, rendezvous, frame.step_id, std::move(frame.key),
+                            std::move(frame.value), frame.frame_bytes);
+    case PushKind::run:
+      return caf::anon_send(worker_service, worker_push_run_atom::value, frame.step_id,
+                            std::move(frame.payload), frame_bytes);
+    case PushKind::cancel: {
+      WireReader in(frame.payload, "push cancel");
+      Status why;
+      if (in.error(&why) && in.at_end())
+        caf::anon_send(worker_service, worker_cancel_atom::value, frame.step_id,
+                       detail::to_wire(why));
+      return;
+    }
+    case PushKind::cleanup:
+      return caf::anon_send(worker_service, worker_cleanup_atom::value, frame.step_id);
+    case PushKind::reply: {
+      std::uint64_t id = 0;
+      if (WireReader(frame.payload, "push reply").u64(&id))
+        // None: a reply nobody waits for (its task went down).
+        if (auto proxy = routes.take_reply(id))
+          caf::anon_send(proxy, worker_push_reply_atom::value, id, std::move(frame.payload),
+                         frame_bytes);
+      return;
+    }
   }
 }
 
@@ -243,7 +239,7 @@ void respond(WorkerActor* self, Running& run, const Status& status, std::string 
     out.error(status);
   auto payload = out.take();
   if (auto pusher = routes.pusher(push.task))
-    if (std::size_t bytes = pusher->send(push.step_id, kPushReplyKey, bytes_tensor(payload));
+    if (std::size_t bytes = pusher->send_control(push.step_id, PushKind::reply, {payload});
         bytes > 0) {
       routes.count_sent(push.task, bytes);
       return;
@@ -290,7 +286,7 @@ caf::result<std::uint64_t> register_partition(WorkerActor* self, const std::stri
 /// The step of a registered partition, with its feeds decoded, its results sized and its
 /// deadline set; or the error naming what is wrong.
 Status make_partition_step(const Registered& partition, std::int64_t step_id,
-                           std::int64_t timeout_ms, bool trace, const std::string& feed_blob,
+                           std::int64_t timeout_ms, bool trace, std::string_view feed_blob,
                            detail::StepRunPtr* out) {
   std::vector<std::pair<int, Tensor>> feeds;
   ACTORFLOW_RETURN_IF_ERROR(
@@ -326,7 +322,7 @@ Status make_partition_step(const Registered& partition, std::int64_t step_id,
 /// set): counts the `received` bytes of the request, decodes the feeds and builds the step,
 /// whose tensors for tasks this one is not connected to go back through `master_proxy`.
 Status prepare_run(WorkerActor* self, std::uint64_t handle, std::int64_t step_id,
-                   std::int64_t timeout_ms, bool trace, const std::string& feed_blob,
+                   std::int64_t timeout_ms, bool trace, std::string_view feed_blob,
                    std::size_t received, task_proxy_handle master_proxy, Running* out) {
   auto& st = self->state;
   auto it = st.partitions.find(handle);
@@ -403,12 +399,13 @@ void run_pushed(WorkerActor* self, std::int64_t step_id, const std::string& payl
   std::uint64_t handle = 0;
   std::int64_t timeout_ms = 0;
   std::uint8_t trace = 0;
-  std::string feeds;
+  std::string_view feeds;  // in `payload`: decoded once, into the step's feed tensors
   if (!in.str(&push.task) || !in.u64(&push.id))
     return;  // nobody to answer: an authenticated peer's bad frame
   Running run;
   Status s;
-  if (!in.u64(&handle) || !in.i64(&timeout_ms) || !in.u8(&trace) || !in.str(&feeds) || !in.at_end())
+  if (!in.u64(&handle) || !in.i64(&timeout_ms) || !in.u8(&trace) || !in.view(&feeds) ||
+      !in.at_end())
     s = in.status().ok()
             ? data_loss("partition run of step " + std::to_string(step_id) + ": trailing bytes")
             : in.status();

@@ -339,7 +339,7 @@ BOOST_AUTO_TEST_CASE(garbage_on_the_push_port_is_refused_and_tensors_still_cross
   BOOST_TEST(closed_within(*garbage, 5000ms));
   // The protocol's hello with a token the server never gave out: closed.
   auto forged = raw_connect(io, port);
-  unsigned char hello[16] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '1'};
+  unsigned char hello[16] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '2'};
   put_u64(hello + 8, 0x1234567890abcdefULL);
   asio::write(*forged, asio::buffer(hello));
   BOOST_TEST(closed_within(*forged, 5000ms));

@@ -23,12 +23,20 @@ struct Fixture {
   caf::scoped_actor worker{sys};
   caf::scoped_actor proxy{sys};
 
-  void deliver(std::int64_t step, const std::string& key, const af::Tensor& value,
-               std::size_t bytes) {
+  void deliver(af::net::TensorPushServer::Frame frame) {
     // The scoped actors stand in for the typed rendezvous and worker service.
     af::net::deliver_pushed(routes, caf::actor_cast<af::detail::rendezvous_handle>(rendezvous),
-                            caf::actor_cast<af::net::worker_service_handle>(worker), step, key,
-                            value, bytes);
+                            caf::actor_cast<af::net::worker_service_handle>(worker),
+                            std::move(frame));
+  }
+  /// A tensor frame.
+  void deliver(std::int64_t step, const std::string& key, const af::Tensor& value,
+               std::size_t bytes) {
+    deliver({step, af::net::PushKind::tensor, key, value, {}, bytes});
+  }
+  /// A control frame of `kind`.
+  void deliver(std::int64_t step, af::net::PushKind kind, std::string payload, std::size_t bytes) {
+    deliver({step, kind, {}, {}, std::move(payload), bytes});
   }
 };
 
@@ -68,17 +76,17 @@ BOOST_AUTO_TEST_CASE(a_tensor_goes_to_the_rendezvous_counted_from_its_source_tas
 
 BOOST_AUTO_TEST_CASE(runs_cancellations_and_cleanups_go_to_the_worker_service,
                      *boost::unit_test::timeout(30)) {
-  deliver(3, af::net::kPushRunKey, af::net::bytes_tensor("run payload"), 47);
+  deliver(3, af::net::PushKind::run, "run payload", 47);
   deliver(
-      3, af::net::kPushCancelKey,
+      3, af::net::PushKind::cancel,
       [] {
         af::net::WireWriter out;
         out.u8(static_cast<std::uint8_t>(af::Code::cancelled));
         out.str("step 3 was cancelled");
-        return af::net::bytes_tensor(out.take());
+        return out.take();
       }(),
       40);
-  deliver(3, af::net::kPushCleanupKey, af::net::bytes_tensor({}), 32);
+  deliver(3, af::net::PushKind::cleanup, {}, 32);
   // In the order they came: the run, then its cancellation, then its cleanup.
   int seen = 0;
   worker->receive(
@@ -98,7 +106,7 @@ BOOST_AUTO_TEST_CASE(runs_cancellations_and_cleanups_go_to_the_worker_service,
   BOOST_TEST(routes.pushed().tensors == 0u);
   expect_nothing(rendezvous, "a control frame never reaches the rendezvous");
   // A cancellation that does not parse is dropped.
-  deliver(4, af::net::kPushCancelKey, af::net::bytes_tensor("\x01"), 25);
+  deliver(4, af::net::PushKind::cancel, "\x01", 25);
   expect_nothing(worker, "a malformed cancellation");
 }
 
@@ -111,19 +119,21 @@ BOOST_AUTO_TEST_CASE(a_reply_goes_to_the_proxy_waiting_for_it_once,
   out.u8(1);
   out.str("fetches");
   const std::string payload = out.take();
-  deliver(9, af::net::kPushReplyKey, af::net::bytes_tensor(payload), 64);
+  deliver(9, af::net::PushKind::reply, payload, 64);
   bool got = false;
   proxy->receive([&](af::net::worker_push_reply_atom, std::uint64_t rid, const std::string& p,
                      std::uint64_t bytes) { got = rid == id && p == payload && bytes == 64u; },
                  caf::after(kWait) >> [] {});
   BOOST_TEST(got);
   // Nobody waits for it any more (a duplicate, or the task went down meanwhile): dropped.
-  deliver(9, af::net::kPushReplyKey, af::net::bytes_tensor(payload), 64);
+  deliver(9, af::net::PushKind::reply, payload, 64);
   expect_nothing(proxy, "a reply is delivered once");
   BOOST_TEST(!routes.take_reply(id));
-  // Frames under a control key that are not byte vectors are no control frames of ours.
-  deliver(9, af::net::kPushRunKey, af::Tensor::from_vector<float>({1.0f}), 28);
-  expect_nothing(worker, "a float tensor under the run key");
+  // A reply too short to name its request is dropped.
+  deliver(9, af::net::PushKind::reply, "\x01", 25);
+  expect_nothing(proxy, "a reply without a request id");
+  expect_nothing(worker, "a reply is not for the worker service");
+  BOOST_TEST(routes.pushed().control == 3u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

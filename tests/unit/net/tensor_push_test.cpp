@@ -2,7 +2,7 @@
 // sent only on a connection whose hello the server accepted; idle connections cannot keep a
 // real peer out; a hello must be complete by its deadline from accept, however slowly it
 // trickles in; a frame the server cannot take fails its step and the frames after it still
-// arrive.
+// arrive; a control frame carries its kind and its payload, gathered from pieces.
 #include "../../../net/src/tensor_push.hpp"
 
 #include <actorflow/actorflow.hpp>
@@ -29,12 +29,14 @@ struct Received {
   std::mutex mu;
   std::condition_variable cv;
   std::vector<std::pair<std::int64_t, std::string>> delivered;  ///< (step id, key)
+  std::vector<af::net::TensorPushServer::Frame> frames;         ///< all of each, in order
   std::vector<std::pair<std::int64_t, af::Status>> failed;      ///< (step id, why)
 
   af::net::TensorPushServer::Deliver deliver() {
-    return [this](std::int64_t step, std::string key, af::Tensor, std::size_t) {
+    return [this](af::net::TensorPushServer::Frame frame) {
       std::lock_guard<std::mutex> lock(mu);
-      delivered.emplace_back(step, std::move(key));
+      delivered.emplace_back(frame.step_id, frame.key);
+      frames.push_back(std::move(frame));
       cv.notify_all();
     };
   }
@@ -166,13 +168,15 @@ BOOST_FIXTURE_TEST_CASE(a_frame_the_server_cannot_take_fails_its_step_and_later_
   const std::string bad_meta =
       af::net::encode_push_meta(static_cast<std::uint8_t>(af::DType::float32), {4});
   std::string frames =
-      af::net::encode_push_frame_header(11, static_cast<std::uint32_t>(bad_key.size()),
+      af::net::encode_push_frame_header(11, af::net::PushKind::tensor,
+                                        static_cast<std::uint32_t>(bad_key.size()),
                                         static_cast<std::uint32_t>(bad_meta.size()), 12) +
       bad_key + bad_meta + std::string(12, '\0');
   const std::string good_key = "src;dst;good;0";
   const std::string good_meta =
       af::net::encode_push_meta(static_cast<std::uint8_t>(af::DType::float32), {2});
-  frames += af::net::encode_push_frame_header(12, static_cast<std::uint32_t>(good_key.size()),
+  frames += af::net::encode_push_frame_header(12, af::net::PushKind::tensor,
+                                              static_cast<std::uint32_t>(good_key.size()),
                                               static_cast<std::uint32_t>(good_meta.size()), 8) +
             good_key + good_meta + std::string(8, '\0');
   asio::write(*s, asio::buffer(frames));
@@ -183,6 +187,60 @@ BOOST_FIXTURE_TEST_CASE(a_frame_the_server_cannot_take_fails_its_step_and_later_
   BOOST_TEST(received.delivered[0].first == 12);
   BOOST_TEST(received.delivered[0].second == good_key);
   BOOST_TEST(refusals->count("push", "bad_frame") == 1u);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_control_frame_arrives_with_its_kind_and_its_gathered_payload, Fixture,
+                        *boost::unit_test::timeout(30)) {
+  start(5s, 128);
+  af::net::TensorPushClient peer(server->endpoint(), "/job:ps/replica:0/task:0");
+  // A run's payload in three pieces, one of them a tensor's bytes (sent from the tensor).
+  const af::Tensor feed = floats(1000);
+  const std::string_view feed_bytes(static_cast<const char*>(feed.raw_data()), feed.total_bytes());
+  const std::size_t sent =
+      peer.send_control(21, af::net::PushKind::run, {"head", feed_bytes, "tail"});
+  BOOST_TEST(sent == af::net::kPushFrameHeaderBytes + 8 + feed.total_bytes());
+  BOOST_TEST(peer.send_control(21, af::net::PushKind::cleanup, {}) ==
+             af::net::kPushFrameHeaderBytes);
+  BOOST_REQUIRE(received.wait_delivered(2, 5s));
+  const auto& run = received.frames[0];
+  BOOST_TEST(run.step_id == 21);
+  BOOST_TEST((run.kind == af::net::PushKind::run));
+  BOOST_TEST(run.key.empty());
+  BOOST_TEST(run.payload == "head" + std::string(feed_bytes) + "tail");
+  BOOST_TEST(run.frame_bytes == sent);
+  BOOST_TEST((received.frames[1].kind == af::net::PushKind::cleanup));
+  BOOST_TEST(received.frames[1].payload.empty());
+  // A tensor frame after them still arrives as a tensor.
+  BOOST_TEST(peer.send(22, "a;b;z;0", floats(4)) > 0u);
+  BOOST_REQUIRE(received.wait_delivered(3, 5s));
+  BOOST_TEST((received.frames[2].kind == af::net::PushKind::tensor));
+  BOOST_TEST(received.frames[2].value.to_vector<float>() == (std::vector<float>{0, 1, 2, 3}));
+}
+
+BOOST_AUTO_TEST_CASE(a_frame_header_names_its_kind_and_a_control_frame_has_no_key_or_meta) {
+  using af::net::PushKind;
+  const auto header = af::net::encode_push_frame_header(5, PushKind::reply, 0, 0, 77);
+  BOOST_REQUIRE(header.size() == af::net::kPushFrameHeaderBytes);
+  auto h = af::net::decode_push_frame_header(header);
+  BOOST_TEST(h.valid);
+  BOOST_TEST((h.kind == PushKind::reply));
+  BOOST_TEST(h.step_id == 5);
+  BOOST_TEST(h.data_length == 77u);
+  // A control frame with a key, a tensor frame without one, an unknown kind, a reserved
+  // byte that is not 0: none is a frame of ours.
+  BOOST_TEST(!af::net::decode_push_frame_header(
+                  af::net::encode_push_frame_header(5, PushKind::run, 3, 0, 1))
+                  .valid);
+  BOOST_TEST(!af::net::decode_push_frame_header(
+                  af::net::encode_push_frame_header(5, PushKind::tensor, 0, 2, 4))
+                  .valid);
+  std::string unknown = header;
+  unknown[8] = 5;
+  BOOST_TEST(!af::net::decode_push_frame_header(unknown).valid);
+  std::string reserved = header;
+  reserved[9] = 1;
+  BOOST_TEST(!af::net::decode_push_frame_header(reserved).valid);
+  BOOST_TEST(std::string(af::net::push_kind_name(PushKind::cancel)) == "cancel");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
