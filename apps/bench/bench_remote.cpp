@@ -435,6 +435,94 @@ void bench_null_step(bool quick, const char* self_exe) {
       floor_us / median_of(one));
 }
 
+namespace {
+
+/// Seconds to move `bytes` over a fresh loopback TCP connection from a thread of this
+/// process into `landing` (warm): blocking send(2) of kRawPiece pieces, recv(2) with
+/// MSG_WAITALL. What a feed of that size must cost at least between two processes.
+double loopback_stream_seconds(const std::vector<char>& source, std::vector<char>& landing) {
+  asio::io_context io;
+  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  const auto port = acceptor.local_endpoint().port();
+  std::thread writer([&] {
+    tcp::socket s(io);
+    s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+    s.set_option(tcp::no_delay(true));
+    for (std::uint64_t off = 0; off < source.size();) {
+      ssize_t k = ::send(s.native_handle(), source.data() + off,
+                         std::min<std::uint64_t>(source.size() - off, kRawPiece), MSG_NOSIGNAL);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) break;
+      off += static_cast<std::uint64_t>(k);
+    }
+  });
+  tcp::socket in = acceptor.accept();
+  const auto t0 = Clock::now();
+  std::uint64_t got = 0;
+  while (got < landing.size()) {
+    ssize_t k = ::recv(in.native_handle(), landing.data() + got,
+                       std::min<std::uint64_t>(landing.size() - got, kRawPiece), MSG_WAITALL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    got += static_cast<std::uint64_t>(k);
+  }
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  writer.join();
+  return s;
+}
+
+}  // namespace
+
+void bench_remote_feed(bool quick, const char* self_exe) {
+  ClusterSpec cluster(std::map<std::string, std::vector<std::string>>{
+      {"ps", {free_address()}}, {"worker", {free_address()}}});
+  const std::string json = cluster.to_json();
+  TaskProcess ps, worker;
+  if (!start_task(ps, self_exe, json, "ps", 0) ||
+      !start_task(worker, self_exe, json, "worker", 0)) {
+    std::printf("P12 remote feed: cannot start the cluster processes\n");
+    return;
+  }
+  for (std::int64_t mib : {4, 64}) {
+    if (quick && mib > 4) break;
+    const std::int64_t n = mib * (1 << 20) / 4;
+    // The feed's consumer is on the ps task: the client's master (on the worker) ships the
+    // fed tensor with the partition's run.
+    Graph g;
+    Output x, sum;
+    {
+      auto pin = g.device("/job:ps/task:0");
+      x = g.placeholder(float32, PartialShape{n}, "p12_x");
+      sum = reduce_sum(x);
+    }
+    Session sess(g, "caf://" + cluster.task_address("worker", 0));
+    std::vector<float> values(static_cast<std::size_t>(n), 0.5f);
+    const Tensor feed = Tensor::from_vector<float>(values);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(n) * 4;
+    std::vector<char> source(bytes, 1), landing(bytes, 0);
+    std::vector<double> ours, raw;
+    for (int r = -1; r < (quick ? 3 : 9); ++r) {  // run -1 warms both up
+      auto t0 = Clock::now();
+      const float total = sess.run(sum, {{x, feed}}).scalar<float>();
+      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+      if (total != 0.5f * static_cast<float>(n)) std::printf("P12: wrong sum %f\n", total);
+      if (r >= 0) ours.push_back(bytes / s / 1e9);
+      const double raw_s = loopback_stream_seconds(source, landing);
+      if (r >= 0) raw.push_back(bytes / raw_s / 1e9);
+    }
+    const auto ratio = record({"P12-" + std::to_string(mib) + "MiB",
+                               "remote feed of a " + std::to_string(mib) +
+                                   " MiB float tensor into a partition on another task",
+                               "GB/s", ours, raw, "loopback TCP stream into a warm buffer", ""});
+    std::printf(
+        "P12 remote feed of a %lld MiB float tensor into a partition on the ps task (client on "
+        "the worker; processes): median %.2f GB/s (%s); loopback TCP stream (blocking 16 MiB "
+        "send/recv into a warm buffer) %.2f GB/s (%s); ratio %s\n",
+        static_cast<long long>(mib), median_of(ours), spread(ours).c_str(), median_of(raw),
+        spread(raw).c_str(), ratio_text(ratio).c_str());
+  }
+}
+
 }  // namespace af::bench
 
 // -- soak: steady load on a server process, its memory sampled ---------------------------------

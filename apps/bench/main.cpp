@@ -6,10 +6,11 @@
 //   PAR  two independent 512x512 matmul chains on a 2-thread vs 1-thread inter-op pool
 //   MM   matmul 1024^3 GFLOP/s through a session vs OpenBLAS and oneDNN sgemm, same threads
 //   P2 / P3 / P8   queue handoff, CSV pipeline, pipeline memory (bench_queues.cpp)
-//   P4 / P5 / null / soak   cluster transfers, remote steps, null steps, soak (bench_remote.cpp)
+//   P4 / P5 / null / P12 / soak   cluster transfers, remote steps, null steps, remote feeds,
+//                  soak (bench_remote.cpp)
 //   P6 / T85 / CKPT   training step, time to 85% on Fashion-MNIST, checkpoints (bench_train.cpp)
 //
-// Usage: actorflow-bench [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p6|t85|ckpt|graph|events|soak]
+// Usage: actorflow-bench [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p12|p6|t85|ckpt|graph|events|soak]
 // [--quick] (--help)
 //        actorflow-bench soak MINUTES
 // For profiling: p2-pipelined (P2's pipelined case alone), p2-self (one thread's cost of an
@@ -265,6 +266,7 @@ int p8_child(int argc, char** argv);
 void bench_remote(bool quick, const char* self_exe);
 int remote_child();
 void bench_null_step(bool quick, const char* self_exe);
+void bench_remote_feed(bool quick, const char* self_exe);
 int cluster_child(int argc, char** argv);
 void bench_soak(double minutes, const char* self_exe);
 void bench_p6(bool quick);
@@ -299,9 +301,9 @@ int main(int argc, char** argv) {
   app.cli
       .add_option("benchmark", which,
                   "which benchmark; soak runs for minutes and is not part of all")
-      ->check(CLI::IsMember({"all", "p1", "ex", "par", "mm", "p2", "p2-pipelined", "p2-self", "p3",
-                             "p8", "p4", "p5", "null", "p6", "t85", "ckpt", "graph", "events",
-                             "soak"}));
+      ->check(CLI::IsMember({"all",     "p1",  "ex",   "par",   "mm",     "p2",   "p2-pipelined",
+                             "p2-self", "p3",  "p8",   "p4",    "p5",     "null", "p12",
+                             "p6",      "t85", "ckpt", "graph", "events", "soak"}));
   app.cli.add_flag("--quick", quick, "fewer repetitions");
   std::string json_path, commit = "unknown";
   app.cli.add_option("--json", json_path,
@@ -343,6 +345,7 @@ int main(int argc, char** argv) {
   if (which == "all" || which == "p4" || which == "p5")
     af::bench::bench_remote(quick, "/proc/self/exe");
   if (which == "all" || which == "null") af::bench::bench_null_step(quick, "/proc/self/exe");
+  if (which == "all" || which == "p12") af::bench::bench_remote_feed(quick, "/proc/self/exe");
   if (which == "all" || which == "p6") af::bench::bench_p6(quick);
   if (which == "all" || which == "t85") af::bench::bench_time_to_accuracy(quick);
   if (which == "all" || which == "ckpt") af::bench::bench_checkpoint(quick);
