@@ -5,9 +5,10 @@
 // to the other tasks, keeps their worker handles and devices) and, per connected task, a
 // task proxy (the local stand-in for that task's devices in the step protocol).
 //
-// Cross-task tensors: a `_Send` whose key names a device of another task goes straight to
-// that task's worker service when sent from the master's task; a worker sends its outgoing
-// tensors back to the master's proxy, which delivers or forwards them.
+// Cross-task traffic leaves through the PeerLink of the task it goes to (peer_link.hpp): a
+// `_Send` whose key names a device of another task goes straight to that task; a worker
+// not connected to the destination sends it back through the master's proxy, which
+// forwards it. What arrives on a task's push port is sorted by `deliver_pushed`.
 #include <caf/all.hpp>
 #include <chrono>
 #include <map>
@@ -20,6 +21,7 @@
 #include "actorflow/net/cluster_spec.hpp"
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/status.hpp"
+#include "peer_link.hpp"
 #include "tensor_push.hpp"
 #include "worker_protocol.hpp"
 
@@ -32,37 +34,38 @@ std::string destination_task(const std::string& key);
 /// The source device's task of a rendezvous key; `""` when it has none.
 std::string source_task(const std::string& key);
 
-/// Worker handles of the connected tasks, shared by the agent (writer) and the routing
-/// functions of a task's sessions and proxies (readers).
+/// The links to the connected tasks (peer_link.hpp), shared by the agent (writer) and the
+/// routing functions of a task's sessions, proxies and worker service (readers), with the
+/// counters `/metrics` shows.
 class Routes {
  public:
+  /// The link to a connected task, or null.
+  std::shared_ptr<PeerLink> link(const std::string& task) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = links_.find(task);
+    return it == links_.end() ? nullptr : it->second;
+  }
   /// The worker service of a connected task, or null.
   worker_service_handle worker(const std::string& task) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = workers_.find(task);
-    return it == workers_.end() ? worker_service_handle() : it->second;
+    auto l = link(task);
+    return l ? l->worker() : worker_service_handle();
   }
-  /// Sets (or with a null `worker`, forgets) a connected task's worker and the endpoint of
-  /// its tensor push port (tensor_push.hpp; port 0: it has none); a push that makes no
-  /// progress for `push_send_timeout` breaks that channel.
+  /// Links (or with a null `worker`, unlinks) a connected task: its worker service and the
+  /// endpoint of its tensor push port (tensor_push.hpp; port 0: it has none, and the link
+  /// goes over CAF). A push that makes no progress for `push_send_timeout` breaks that
+  /// channel.
   void set(const std::string& task, caf::actor worker, PushEndpoint push = {},
            std::chrono::milliseconds push_send_timeout = std::chrono::seconds(10)) {
+    std::shared_ptr<TensorPushClient> pusher;
+    if (worker && push.port != 0)
+      pusher = std::make_shared<TensorPushClient>(std::move(push), task, push_send_timeout);
     std::lock_guard<std::mutex> lock(mu_);
-    pushers_.erase(task);
-    if (worker) {
-      workers_[task] = caf::actor_cast<worker_service_handle>(std::move(worker));
-      if (push.port != 0)
-        pushers_[task] =
-            std::make_shared<TensorPushClient>(std::move(push), task, push_send_timeout);
-    } else {
-      workers_.erase(task);
-    }
-  }
-  /// The push channel to a connected task, or null (not connected, or it has none).
-  std::shared_ptr<TensorPushClient> pusher(const std::string& task) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = pushers_.find(task);
-    return it == pushers_.end() ? nullptr : it->second;
+    if (worker)
+      links_[task] = std::make_shared<PeerLink>(
+          task, caf::actor_cast<worker_service_handle>(std::move(worker)), std::move(pusher),
+          *this);
+    else
+      links_.erase(task);
   }
   /// This task's own push endpoint, which its master service tells its peers.
   void set_local_push(PushEndpoint push) {
@@ -128,8 +131,7 @@ class Routes {
 
  private:
   mutable std::mutex mu_;
-  std::map<std::string, worker_service_handle> workers_;
-  std::map<std::string, std::shared_ptr<TensorPushClient>> pushers_;
+  std::map<std::string, std::shared_ptr<PeerLink>> links_;
   PushEndpoint local_push_;
   std::map<std::string, Traffic> traffic_;
   Pushed pushed_;
@@ -137,7 +139,7 @@ class Routes {
   std::map<std::uint64_t, caf::actor> replies_;
 };
 
-/// Sends `value` to the worker of the key's destination task unless that is `local_task`
+/// Sends `value` through the link to the key's destination task unless that is `local_task`
 /// (returns false: the caller delivers locally). A destination that is not connected gets
 /// nothing; the step fails when that task's proxy sees it go down, or at its deadline.
 bool route_tensor(const Routes& routes, const std::string& local_task, std::int64_t step_id,

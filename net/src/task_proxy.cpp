@@ -153,20 +153,6 @@ void on_push_reply(ProxyActor* self, std::uint64_t id, const std::string& payloa
   finish(self, run, s);
 }
 
-/// Sends a control frame of `kind` (worker_protocol.hpp) for step `step_id`, its payload
-/// `pieces` gathered, to the remote task over the push channel, counting its bytes; false
-/// when the task has none or the push failed (the caller sends it over CAF).
-bool push_control(ProxyActor* self, std::int64_t step_id, PushKind kind,
-                  const std::vector<std::string_view>& pieces) {
-  auto& st = self->state;
-  auto pusher = st.routes->pusher(st.peer_task);
-  if (!pusher) return false;
-  const std::size_t bytes = pusher->send_control(step_id, kind, pieces);
-  if (bytes == 0) return false;
-  st.routes->count_sent(st.peer_task, bytes);
-  return true;
-}
-
 /// The feeds of a run as `encode_indexed_tensors` writes them, gathered: the tensors' bytes
 /// are written to the socket from the tensors themselves.
 WireGather gather_feeds(const std::vector<std::pair<int, Tensor>>& feeds) {
@@ -185,7 +171,8 @@ WireGather gather_feeds(const std::vector<std::pair<int, Tensor>>& feeds) {
 std::uint64_t push_run(ProxyActor* self, const detail::PartitionRunPtr& run, std::uint64_t handle,
                        std::int64_t timeout_ms, const std::vector<std::pair<int, Tensor>>& feeds) {
   auto& st = self->state;
-  if (!st.routes->pusher(st.peer_task)) return 0;
+  auto link = st.routes->link(st.peer_task);
+  if (!link || !link->pushes()) return 0;
   const std::uint64_t id = st.routes->next_request_id();
   WireGather feed_pieces = gather_feeds(feeds);
   WireWriter head;
@@ -201,7 +188,7 @@ std::uint64_t push_run(ProxyActor* self, const detail::PartitionRunPtr& run, std
   // Expected before it is sent: the reply may come back before send() returns.
   st.routes->expect_reply(id, caf::actor_cast<caf::actor>(self));
   st.pushed.emplace(id, run);
-  if (push_control(self, run->step->step_id, PushKind::run, pieces)) return id;
+  if (link->push(run->step->step_id, PushKind::run, pieces)) return id;
   st.routes->take_reply(id);
   st.pushed.erase(id);
   return 0;
@@ -341,11 +328,10 @@ void cancel_step(ProxyActor* self, std::int64_t step_id, const Status& why) {
     bool pushed = std::any_of(st.pushed.begin(), st.pushed.end(), [&](const auto& entry) {
       return entry.second->step->step_id == step_id;
     });
-    WireWriter out;
-    out.error(why.ok() ? cancelled("step " + std::to_string(step_id) + " was cancelled") : why);
-    const std::string payload = out.take();
-    if (!pushed || !push_control(self, step_id, PushKind::cancel, {payload}))
-      self->send(st.worker, worker_cancel_atom::value, step_id, detail::to_wire(why));
+    if (auto link = st.routes->link(st.peer_task))
+      link->cancel(caf::actor_cast<caf::actor>(self), step_id,
+                   why.ok() ? cancelled("step " + std::to_string(step_id) + " was cancelled") : why,
+                   pushed);
   }
   for (auto& [key, reg] : st.registered) {
     std::vector<detail::PartitionRunPtr> cancelled_runs;
@@ -366,10 +352,8 @@ void forward_tensor(ProxyActor* self, std::int64_t step_id, const std::string& k
   st.routes->count_received(st.peer_task, blob.size());
   auto dst = destination_task(key);
   if (dst != st.local_task) {
-    if (auto w = st.routes->worker(dst)) {
-      st.routes->count_sent(dst, blob.size());
-      self->send(w, worker_tensor_atom::value, step_id, key, blob);
-    }
+    if (auto link = st.routes->link(dst))
+      link->tensor_encoded(caf::actor_cast<caf::actor>(self), step_id, key, blob);
     return;
   }
   WireReader in(blob, "tensor " + key + " from " + st.peer_task);
@@ -420,9 +404,8 @@ task_proxy_handle::behavior_type task_proxy(ProxyActor* self, std::string peer_t
       [self](detail::cleanup_atom, std::int64_t step) {
         auto& st = self->state;
         if (!st.down.ok()) return;
-        // Over the push channel when the task has one (no wake-up of CAF's multiplexers).
-        if (!push_control(self, step, PushKind::cleanup, {}))
-          self->send(st.worker, worker_cleanup_atom::value, step);
+        if (auto link = st.routes->link(st.peer_task))
+          link->cleanup(caf::actor_cast<caf::actor>(self), step);
       },
       [self](worker_tensor_atom, std::int64_t step, const std::string& key,
              const std::string& tensor) { forward_tensor(self, step, key, tensor); },

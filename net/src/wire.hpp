@@ -77,6 +77,13 @@ class WireGather {
   std::size_t sealed_bytes_ = 0;
 };
 
+/// `t` as `WireWriter::tensor` writes it, alone (a tensor on CAF's path between tasks).
+inline std::string encode_tensor(const Tensor& t) {
+  WireWriter out;
+  out.tensor(t);
+  return out.take();
+}
+
 /// Where the bytes of a tensor read by `WireReader::tensor` must be fetched from.
 struct BulkRef {
   bool present = false;

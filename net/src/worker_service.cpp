@@ -16,91 +16,6 @@
 
 namespace af::net {
 
-std::string task_of_device(const std::string& device) {
-  auto pos = device.find("/device:");
-  return pos == std::string::npos ? std::string() : device.substr(0, pos);
-}
-
-std::string destination_task(const std::string& key) {
-  auto first = key.find(';');
-  if (first == std::string::npos) return {};
-  auto second = key.find(';', first + 1);
-  if (second == std::string::npos) return {};
-  return task_of_device(key.substr(first + 1, second - first - 1));
-}
-
-std::string source_task(const std::string& key) {
-  auto semi = key.find(';');
-  return semi == std::string::npos ? std::string() : task_of_device(key.substr(0, semi));
-}
-
-std::string encode_tensor(const Tensor& value) {
-  WireWriter out;
-  out.tensor(value);
-  return out.take();
-}
-
-bool route_tensor(const Routes& routes, const std::string& local_task, std::int64_t step_id,
-                  const std::string& key, const Tensor& value) {
-  auto dst = destination_task(key);
-  if (dst.empty() || dst == local_task) return false;
-  // Large numeric tensors take the push channel (tensor_push.hpp) when the task has one;
-  // CAF carries the rest, and these too when the channel fails.
-  if (value.is_initialized() && value.dtype() != DType::string &&
-      value.dtype() != DType::resource && !value.on_device() &&
-      value.total_bytes() >= kPushMinBytes)
-    if (auto pusher = routes.pusher(dst))
-      if (std::size_t bytes = pusher->send(step_id, key, value); bytes > 0) {
-        const_cast<Routes&>(routes).count_sent(dst, bytes);
-        return true;
-      }
-  if (auto worker = routes.worker(dst)) {
-    auto blob = encode_tensor(value);
-    const_cast<Routes&>(routes).count_sent(dst, blob.size());
-    caf::anon_send(worker, worker_tensor_atom::value, step_id, key, std::move(blob));
-  }
-  return true;
-}
-
-void deliver_tensor(Routes& routes, const detail::rendezvous_handle& rendezvous,
-                    std::int64_t step_id, std::string key, Tensor value, std::size_t frame_bytes) {
-  if (auto source = source_task(key); !source.empty()) routes.count_received(source, frame_bytes);
-  caf::anon_send(rendezvous, detail::send_atom::value, step_id, std::move(key), std::move(value));
-}
-
-void deliver_pushed(Routes& routes, const detail::rendezvous_handle& rendezvous,
-                    const worker_service_handle& worker_service, TensorPushServer::Frame frame) {
-  routes.count_pushed(frame.kind != PushKind::tensor);
-  const auto frame_bytes = static_cast<std::uint64_t>(frame.frame_bytes);
-  switch (frame.kind) {
-    case PushKind::tensor:
-      return deliver_tensor(routes, rendezvous, frame.step_id, std::move(frame.key),
-                            std::move(frame.value), frame.frame_bytes);
-    case PushKind::run:
-      return caf::anon_send(worker_service, worker_push_run_atom::value, frame.step_id,
-                            std::move(frame.payload), frame_bytes);
-    case PushKind::cancel: {
-      WireReader in(frame.payload, "push cancel");
-      Status why;
-      if (in.error(&why) && in.at_end())
-        caf::anon_send(worker_service, worker_cancel_atom::value, frame.step_id,
-                       detail::to_wire(why));
-      return;
-    }
-    case PushKind::cleanup:
-      return caf::anon_send(worker_service, worker_cleanup_atom::value, frame.step_id);
-    case PushKind::reply: {
-      std::uint64_t id = 0;
-      if (WireReader(frame.payload, "push reply").u64(&id))
-        // None: a reply nobody waits for (its task went down).
-        if (auto proxy = routes.take_reply(id))
-          caf::anon_send(proxy, worker_push_reply_atom::value, id, std::move(frame.payload),
-                         frame_bytes);
-      return;
-    }
-  }
-}
-
 std::string encode_devices(const std::vector<DeviceAttributes>& devices) {
   WireWriter out;
   out.u64(devices.size());
@@ -238,12 +153,9 @@ void respond(WorkerActor* self, Running& run, const Status& status, std::string 
   else
     out.error(status);
   auto payload = out.take();
-  if (auto pusher = routes.pusher(push.task))
-    if (std::size_t bytes = pusher->send_control(push.step_id, PushKind::reply, {payload});
-        bytes > 0) {
-      routes.count_sent(push.task, bytes);
-      return;
-    }
+  if (auto link = routes.link(push.task);
+      link && link->push(push.step_id, PushKind::reply, {payload}))
+    return;
   if (!push.proxy) return;
   routes.count_sent(push.task, payload.size());
   self->send(push.proxy, worker_push_reply_atom::value, push.id, std::move(payload),
