@@ -16,7 +16,7 @@
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
-#include "waiting_connections.hpp"
+#include "tcp_listener.hpp"
 #include "wire_decoders.hpp"
 
 namespace af::net {
@@ -71,15 +71,11 @@ struct BulkServer::Impl {
   };
 
   asio::io_context io;
-  tcp::acceptor acceptor{io};
   std::thread thread;
   std::string owner;
   std::chrono::milliseconds ttl{0};
-  std::uint16_t port = 0;
-  std::atomic<std::size_t> connections{0};
-  WaitingConnections<Connection> waiting;  ///< io thread: no request yet
-  asio::steady_timer waiting_timer{io};
-  asio::steady_timer backoff{io};
+  /// The port's accept loop and bounds (tcp_listener.hpp).
+  std::unique_ptr<TcpListener<Connection>> listener;
 
   mutable std::mutex mu;
   std::unordered_map<std::uint64_t, Entry> table;
@@ -87,54 +83,17 @@ struct BulkServer::Impl {
   bool stopped = false;
 
   void refuse(const std::string& peer, const std::string& reason, const std::string& detail) {
-    waiting.refuse(peer, reason, detail);
+    listener->refuse(peer, reason, detail);
   }
 
-  void accept() {
-    acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
-      if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-      if (out_of_descriptors(ec)) {
-        refuse("(not accepted)", "descriptors",
-               "cannot accept: " + ec.message() + "; trying again in 100 ms");
-        return accept_later(backoff, [this] { accept(); });
-      }
-      if (!ec) {
-        std::error_code ignored;
-        const auto remote = socket.remote_endpoint(ignored);
-        std::string peer = remote.address().to_string() + ":" + std::to_string(remote.port());
-        if (connections.load() >= kMaxConnections) {
-          refuse(peer, "full", std::to_string(kMaxConnections) + " bulk connections are open");
-          socket.close();
-        } else {
-          auto c = std::make_shared<Connection>(io);
-          c->socket = std::move(socket);
-          c->socket.set_option(tcp::no_delay(true), ec);
-          c->peer = std::move(peer);
-          c->deadline = waiting.deadline_from_now();
-          ++connections;
-          waiting.add(
-              c, [](const Connection& w) { return !w.authenticated && w.socket.is_open(); },
-              [this](const std::shared_ptr<Connection>& w) { close(w); });
-          read_request(c);
-        }
-      }
-      accept();
-    });
-  }
-
-  /// Io thread: see WaitingConnections.
-  void trim_waiting() {
-    waiting.trim([](const Connection& c) { return !c.authenticated && c.socket.is_open(); },
-                 [this](const std::shared_ptr<Connection>& c) { close(c); });
-  }
-
-  void sweep_waiting() {
-    waiting_timer.expires_after(std::chrono::milliseconds(100));
-    waiting_timer.async_wait([this](std::error_code ec) {
-      if (ec || !acceptor.is_open()) return;
-      trim_waiting();
-      sweep_waiting();
-    });
+  /// Io thread: the connection of a socket the listener accepted.
+  std::shared_ptr<Connection> make(tcp::socket socket, std::string peer) {
+    auto c = std::make_shared<Connection>(io);
+    c->socket = std::move(socket);
+    std::error_code ignored;
+    c->socket.set_option(tcp::no_delay(true), ignored);
+    c->peer = std::move(peer);
+    return c;
   }
 
   void close(const std::shared_ptr<Connection>& c) {
@@ -142,7 +101,7 @@ struct BulkServer::Impl {
     std::error_code ignored;
     c->socket.close(ignored);
     c->idle.cancel();
-    --connections;
+    listener->closed();
   }
 
   void read_request(const std::shared_ptr<Connection>& c) {
@@ -323,16 +282,20 @@ BulkServer::BulkServer(const std::string& host, std::string owner, std::chrono::
     : impl_(std::make_shared<Impl>()) {
   impl_->owner = std::move(owner);
   impl_->ttl = ttl;
-  impl_->waiting = WaitingConnections<Impl::Connection>("bulk", handshake_timeout,
-                                                        max_unauthenticated, std::move(refusals));
-  const std::error_code ec = listen_on(impl_->acceptor, host, 0);
+  impl_->listener = std::make_unique<TcpListener<Impl::Connection>>(
+      impl_->io, "bulk", ListenerLimits{handshake_timeout, max_unauthenticated, kMaxConnections},
+      std::move(refusals));
+  const std::error_code ec = impl_->listener->listen(host, 0);
   if (ec)
     throw UnavailableError(unavailable(impl_->owner + ": cannot open the bulk tensor port on " +
                                        host + ": " + ec.message()));
-  impl_->port = impl_->acceptor.local_endpoint().port();
-  impl_->accept();
+  Impl* impl = impl_.get();
+  impl_->listener->start(
+      [impl](tcp::socket socket, std::string peer) { return impl->make(std::move(socket), peer); },
+      [](const Impl::Connection& c) { return !c.authenticated && c.socket.is_open(); },
+      [impl](const std::shared_ptr<Impl::Connection>& c) { impl->close(c); },
+      [impl](const std::shared_ptr<Impl::Connection>& c) { impl->read_request(c); });
   impl_->schedule_sweep();
-  impl_->sweep_waiting();
   impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
 }
 
@@ -350,7 +313,7 @@ void BulkServer::stop() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-std::uint16_t BulkServer::port() const noexcept { return impl_->port; }
+std::uint16_t BulkServer::port() const noexcept { return impl_->listener->port(); }
 
 std::uint64_t BulkServer::offer(Tensor value) {
   auto now = Clock::now();

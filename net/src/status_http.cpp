@@ -8,7 +8,7 @@
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
-#include "waiting_connections.hpp"
+#include "tcp_listener.hpp"
 #include "wire_decoders.hpp"
 
 namespace af::net {
@@ -44,24 +44,24 @@ struct StatusHttpServer::Impl {
   struct Connection {
     explicit Connection(asio::io_context& io) : socket(io), timer(io) {}
     tcp::socket socket;
-    asio::steady_timer timer;
+    asio::steady_timer timer;  ///< the request's deadline (kRequestTimeout)
     asio::streambuf request{kMaxRequest};
     std::string response;
+    std::string peer;
+    std::chrono::steady_clock::time_point deadline;  ///< set by the listener (unused here)
   };
 
   asio::io_context io;
-  tcp::acceptor acceptor{io};
   Handler handler;
   std::string owner;
   std::thread thread;
-  std::uint16_t port = 0;
-  std::atomic<std::size_t> connections{0};
   bool stopped = false;
-  asio::steady_timer backoff{io};
-  std::shared_ptr<Refusals> refusals;
+  /// The port's accept loop and bounds (tcp_listener.hpp); a request's own deadline is its
+  /// connection's timer.
+  std::unique_ptr<TcpListener<Connection>> listener;
 
   void refuse(const std::string& peer, const std::string& reason, const std::string& detail) {
-    if (refusals) refusals->refuse("status", peer, reason, detail);
+    listener->refuse(peer, reason, detail);
   }
 
   static std::string peer_of(const tcp::socket& socket) {
@@ -70,36 +70,12 @@ struct StatusHttpServer::Impl {
     return remote.address().to_string() + ":" + std::to_string(remote.port());
   }
 
-  void accept() {
-    acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
-      if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-      if (out_of_descriptors(ec)) {
-        refuse("(not accepted)", "descriptors",
-               "cannot accept: " + ec.message() + "; trying again in 100 ms");
-        return accept_later(backoff, [this] { accept(); });
-      }
-      if (!ec) {
-        if (connections.load() >= kMaxConnections) {
-          refuse(peer_of(socket), "full",
-                 std::to_string(kMaxConnections) + " status connections are open");
-          socket.close(ec);
-        } else {
-          auto c = std::make_shared<Connection>(io);
-          c->socket = std::move(socket);
-          ++connections;
-          serve(c);
-        }
-      }
-      accept();
-    });
-  }
-
   void close(const std::shared_ptr<Connection>& c) {
     if (!c->socket.is_open()) return;
     std::error_code ignored;
     c->socket.close(ignored);
     c->timer.cancel();
-    --connections;
+    listener->closed();
   }
 
   void respond(const std::shared_ptr<Connection>& c, int code, const std::string& body,
@@ -158,13 +134,25 @@ StatusHttpServer::StatusHttpServer(const std::string& host, std::uint16_t port, 
     : impl_(std::make_unique<Impl>()) {
   impl_->handler = std::move(handler);
   impl_->owner = std::move(owner);
-  impl_->refusals = std::move(refusals);
-  const std::error_code ec = listen_on(impl_->acceptor, host, port);
+  impl_->listener = std::make_unique<TcpListener<Impl::Connection>>(
+      impl_->io, "status", ListenerLimits{kRequestTimeout, kMaxConnections, kMaxConnections},
+      std::move(refusals));
+  const std::error_code ec = impl_->listener->listen(host, port);
   if (ec)
     throw UnavailableError(unavailable(impl_->owner + ": cannot open the status port " + host +
                                        ":" + std::to_string(port) + ": " + ec.message()));
-  impl_->port = impl_->acceptor.local_endpoint().port();
-  impl_->accept();
+  Impl* impl = impl_.get();
+  impl_->listener->start(
+      [impl](tcp::socket socket, std::string peer) {
+        auto c = std::make_shared<Impl::Connection>(impl->io);
+        c->socket = std::move(socket);
+        c->peer = std::move(peer);
+        return c;
+      },
+      // A request's deadline is its connection's own timer, which closes it unanswered.
+      [](const Impl::Connection&) { return false; },
+      [impl](const std::shared_ptr<Impl::Connection>& c) { impl->close(c); },
+      [impl](const std::shared_ptr<Impl::Connection>& c) { impl->serve(c); });
   impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
 }
 
@@ -177,6 +165,6 @@ void StatusHttpServer::stop() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-std::uint16_t StatusHttpServer::port() const noexcept { return impl_->port; }
+std::uint16_t StatusHttpServer::port() const noexcept { return impl_->listener->port(); }
 
 }  // namespace af::net

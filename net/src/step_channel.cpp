@@ -21,7 +21,7 @@
 #include <thread>
 
 #include "actorflow/ops/errors.hpp"
-#include "waiting_connections.hpp"
+#include "tcp_listener.hpp"
 #include "wire_decoders.hpp"
 
 namespace af::net {
@@ -78,72 +78,31 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
   };
 
   asio::io_context io;
-  tcp::acceptor acceptor{io};
   std::thread thread;
   std::string owner;
   Handler handler;
   TokenCheck known;
-  asio::steady_timer sweeper{io};
-  asio::steady_timer backoff{io};
-  WaitingConnections<Connection> waiting;  ///< io thread: not yet authenticated
-  std::uint16_t port = 0;
-  std::size_t connections = 0;                  ///< io thread only
+  /// The port's accept loop and bounds (tcp_listener.hpp).
+  std::unique_ptr<TcpListener<Connection>> listener;
   std::vector<std::weak_ptr<Connection>> open;  ///< io thread only; pruned as it grows
   std::mutex mu;
   bool stopped = false;
 
   void refuse(const std::string& peer, const std::string& reason, const std::string& detail) {
-    waiting.refuse(peer, reason, detail);
+    listener->refuse(peer, reason, detail);
   }
 
-  void accept() {
-    acceptor.async_accept([this](std::error_code ec, tcp::socket socket) {
-      if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-      if (out_of_descriptors(ec)) {
-        refuse("(not accepted)", "descriptors",
-               "cannot accept: " + ec.message() + "; trying again in 100 ms");
-        return accept_later(backoff, [this] { accept(); });
-      }
-      if (!ec) {
-        std::error_code ignored;
-        const auto remote = socket.remote_endpoint(ignored);
-        std::string peer = remote.address().to_string() + ":" + std::to_string(remote.port());
-        if (connections >= kMaxConnections) {
-          refuse(peer, "full", std::to_string(kMaxConnections) + " step connections are open");
-          socket.close(ec);
-        } else {
-          auto c = std::make_shared<Connection>(io);
-          c->socket = std::move(socket);
-          c->socket.set_option(tcp::no_delay(true), ec);
-          c->peer = std::move(peer);
-          c->deadline = waiting.deadline_from_now();
-          ++connections;
-          if (open.size() >= 2 * connections + 16)
-            std::erase_if(open, [](const std::weak_ptr<Connection>& w) { return w.expired(); });
-          open.push_back(c);
-          waiting.add(
-              c, [](const Connection& w) { return !w.authenticated && !w.closed; },
-              [this](const std::shared_ptr<Connection>& w) { close(w); });
-          read_header(c);
-        }
-      }
-      accept();
-    });
-  }
-
-  /// Io thread: see WaitingConnections.
-  void trim_waiting() {
-    waiting.trim([](const Connection& c) { return !c.authenticated && !c.closed; },
-                 [this](const std::shared_ptr<Connection>& c) { close(c); });
-  }
-
-  void sweep() {
-    sweeper.expires_after(std::chrono::milliseconds(100));
-    sweeper.async_wait([this](std::error_code ec) {
-      if (ec || !acceptor.is_open()) return;
-      trim_waiting();
-      sweep();
-    });
+  /// Io thread: the connection of a socket the listener accepted.
+  std::shared_ptr<Connection> make(tcp::socket socket, std::string peer) {
+    auto c = std::make_shared<Connection>(io);
+    c->socket = std::move(socket);
+    std::error_code ignored;
+    c->socket.set_option(tcp::no_delay(true), ignored);
+    c->peer = std::move(peer);
+    if (open.size() >= 2 * listener->open() + 16)
+      std::erase_if(open, [](const std::weak_ptr<Connection>& w) { return w.expired(); });
+    open.push_back(c);
+    return c;
   }
 
   /// Io thread only.
@@ -153,7 +112,7 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
     c->closed = true;
     std::error_code ignored;
     c->socket.close(ignored);
-    --connections;
+    listener->closed();
   }
 
   void read_header(const std::shared_ptr<Connection>& c) {
@@ -276,15 +235,20 @@ StepServer::StepServer(const std::string& host, std::string owner, Handler handl
   impl_->owner = std::move(owner);
   impl_->handler = std::move(handler);
   impl_->known = std::move(known);
-  impl_->waiting = WaitingConnections<Impl::Connection>(
-      "step", limits.handshake_timeout, limits.max_unauthenticated, std::move(refusals));
-  const std::error_code ec = listen_on(impl_->acceptor, host, 0);
+  impl_->listener = std::make_unique<TcpListener<Impl::Connection>>(
+      impl_->io, "step",
+      ListenerLimits{limits.handshake_timeout, limits.max_unauthenticated, kMaxConnections},
+      std::move(refusals));
+  const std::error_code ec = impl_->listener->listen(host, 0);
   if (ec)
     throw UnavailableError(
         unavailable(impl_->owner + ": cannot open the step port on " + host + ": " + ec.message()));
-  impl_->port = impl_->acceptor.local_endpoint().port();
-  impl_->accept();
-  impl_->sweep();
+  Impl* impl = impl_.get();
+  impl_->listener->start(
+      [impl](tcp::socket socket, std::string peer) { return impl->make(std::move(socket), peer); },
+      [](const Impl::Connection& c) { return !c.authenticated && !c.closed; },
+      [impl](const std::shared_ptr<Impl::Connection>& c) { impl->close(c); },
+      [impl](const std::shared_ptr<Impl::Connection>& c) { impl->read_header(c); });
   impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
 }
 
@@ -300,10 +264,7 @@ void StepServer::stop() {
   // end at once (not when the last of their steps finishes).
   std::promise<void> closed;
   asio::post(impl_->io, [impl = impl_.get(), &closed] {
-    std::error_code ignored;
-    impl->acceptor.close(ignored);
-    impl->sweeper.cancel();
-    impl->backoff.cancel();
+    impl->listener->stop();
     for (auto& w : impl->open)
       if (auto c = w.lock()) impl->close(c);
     impl->open.clear();
@@ -314,7 +275,7 @@ void StepServer::stop() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-std::uint16_t StepServer::port() const noexcept { return impl_->port; }
+std::uint16_t StepServer::port() const noexcept { return impl_->listener->port(); }
 
 // -- client ---------------------------------------------------------------------------------
 

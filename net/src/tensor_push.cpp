@@ -27,7 +27,7 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
 #include "tcp_connect.hpp"
-#include "waiting_connections.hpp"
+#include "tcp_listener.hpp"
 #include "wire_decoders.hpp"
 
 namespace af::net {
@@ -151,11 +151,9 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
   std::atomic<std::uint64_t> frames{0};
 
   asio::io_context io;
-  tcp::acceptor acceptor{io};
-  asio::steady_timer sweeper{io};
-  asio::steady_timer backoff{io};
   std::thread io_thread;
-  WaitingConnections<Pending> waiting;          ///< io thread
+  /// The port's accept loop and bounds (tcp_listener.hpp).
+  std::unique_ptr<TcpListener<Pending>> listener;
   std::vector<std::weak_ptr<Pending>> pending;  ///< io thread: to close them all on stop
 
   mutable std::mutex mu;
@@ -163,35 +161,22 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
   std::list<Reader> readers;  ///< guarded by mu
 
   void refuse(const std::string& peer, const std::string& reason, const std::string& detail) {
-    waiting.refuse(peer, reason, detail);
+    listener->refuse(peer, reason, detail);
   }
 
-  // -- accepting and hellos (io thread) ---------------------------------------------------
+  // -- accepted connections and hellos (io thread) ----------------------------------------
 
-  void accept() {
-    acceptor.async_accept([self = shared_from_this()](std::error_code ec, tcp::socket socket) {
-      if (ec == asio::error::operation_aborted || !self->acceptor.is_open()) return;
-      if (out_of_descriptors(ec)) {
-        self->refuse("(not accepted)", "descriptors",
-                     "cannot accept: " + ec.message() + "; trying again in 100 ms");
-        return accept_later(self->backoff, [self] { self->accept(); });
-      }
-      if (!ec) self->start(std::move(socket));
-      self->accept();
-    });
-  }
-
-  void start(tcp::socket socket) {
-    std::error_code ignored;
-    const auto remote = socket.remote_endpoint(ignored);
+  std::shared_ptr<Pending> make(tcp::socket socket, std::string peer) {
     auto c = std::make_shared<Pending>(io);
     c->socket = std::move(socket);
-    c->peer = remote.address().to_string() + ":" + std::to_string(remote.port());
-    c->deadline = waiting.deadline_from_now();
+    c->peer = std::move(peer);
     if (pending.size() % 64 == 63)  // connections that ended leave their slot behind
       std::erase_if(pending, [](const std::weak_ptr<Pending>& w) { return w.expired(); });
     pending.push_back(c);
-    waiting.add(c, is_waiting, [this](const std::shared_ptr<Pending>& w) { close(w); });
+    return c;
+  }
+
+  void start(const std::shared_ptr<Pending>& c) {
     asio::async_read(
         c->socket, asio::buffer(c->hello),
         [self = shared_from_this(), c](std::error_code ec, std::size_t) {
@@ -218,6 +203,7 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
     c->closed = true;
     std::error_code ignored;
     c->socket.close(ignored);
+    listener->closed();
   }
 
   void answer_and_close(const std::shared_ptr<Pending>& c, std::uint64_t code) {
@@ -227,21 +213,13 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
         [self = shared_from_this(), c, bytes](std::error_code, std::size_t) { self->close(c); });
   }
 
-  void sweep() {
-    sweeper.expires_after(std::chrono::milliseconds(100));
-    sweeper.async_wait([self = shared_from_this()](std::error_code ec) {
-      if (ec || !self->acceptor.is_open()) return;
-      self->waiting.trim(is_waiting, [&](const std::shared_ptr<Pending>& w) { self->close(w); });
-      self->sweep();
-    });
-  }
-
   /// The hello was right: the connection leaves the io thread for a reading thread of its
   /// own, which answers the hello first.
   void hand_to_reader(const std::shared_ptr<Pending>& c) {
     std::error_code ec;
     const int fd = c->socket.release(ec);
     c->closed = true;
+    listener->closed();  // it leaves the listener for a reading thread
     if (ec || fd < 0) return;
     const int flags = ::fcntl(fd, F_GETFL, 0);
     ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // Asio made it non-blocking
@@ -357,10 +335,7 @@ struct TensorPushServer::Impl : std::enable_shared_from_this<TensorPushServer::I
     }
     std::promise<void> closed;
     asio::post(io, [this, &closed] {
-      std::error_code ignored;
-      acceptor.close(ignored);
-      sweeper.cancel();
-      backoff.cancel();
+      listener->stop();
       for (auto& w : pending)
         if (auto c = w.lock()) close(c);
       pending.clear();
@@ -393,20 +368,24 @@ TensorPushServer::TensorPushServer(const std::string& host, std::string owner, D
   impl_->deliver = std::move(deliver);
   impl_->fail = std::move(fail);
   impl_->refusals = refusals;
-  impl_->waiting = WaitingConnections<Impl::Pending>("push", handshake_timeout,
-                                                     std::max<std::size_t>(1, max_unauthenticated),
-                                                     std::move(refusals));
-  const std::error_code ec = listen_on(impl_->acceptor, host, 0);
+  impl_->listener = std::make_unique<TcpListener<Impl::Pending>>(
+      impl_->io, "push",
+      ListenerLimits{handshake_timeout, std::max<std::size_t>(1, max_unauthenticated)},
+      std::move(refusals));
+  const std::error_code ec = impl_->listener->listen(host, 0);
   if (ec)
     throw UnavailableError(unavailable(impl_->owner + ": cannot open its tensor push port on " +
                                        host + ": " + ec.message()));
-  impl_->port = impl_->acceptor.local_endpoint().port();
+  impl_->port = impl_->listener->port();
   std::random_device rd;
   do {
     impl_->token = (static_cast<std::uint64_t>(rd()) << 32) | rd();
   } while (impl_->token == 0);
-  impl_->accept();
-  impl_->sweep();
+  Impl* impl = impl_.get();
+  impl_->listener->start(
+      [impl](tcp::socket socket, std::string peer) { return impl->make(std::move(socket), peer); },
+      Impl::is_waiting, [impl](const std::shared_ptr<Impl::Pending>& c) { impl->close(c); },
+      [impl](const std::shared_ptr<Impl::Pending>& c) { impl->start(c); });
   impl_->io_thread = std::thread([impl = impl_.get()] { impl->io.run(); });
 }
 
