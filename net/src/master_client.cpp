@@ -64,6 +64,18 @@ bool ask_step_port(caf::actor_system& sys, const caf::actor& server, const std::
   return true;
 }
 
+StepRequest step_request_of(ClientStep& step, std::string graph_delta) {
+  StepRequest request;
+  request.graph_delta = std::move(graph_delta);
+  request.feeds.reserve(step.feeds.size());
+  for (auto& [o, t] : step.feeds) request.feeds.emplace_back(o.name(), std::move(t));
+  for (auto& f : step.fetches) request.fetches.push_back(f.name());
+  for (auto& t : step.targets) request.targets.push_back(t.name());
+  request.options.timeout_in_ms = step.timeout_ms;
+  request.options.trace = step.metadata != nullptr;
+  return request;
+}
+
 // -- GraphDeltas -----------------------------------------------------------------------------
 
 std::string GraphDeltas::take(std::size_t* end) {
@@ -112,7 +124,6 @@ class LocalMasterClient final : public MasterClient {
     auto registry = registry_.lock();
     auto served = registry && registry->port != 0 ? registry->find(token_) : nullptr;
     if (!served) return fallback_->start(std::move(step), deltas, lock);
-    StepRequest request;
     try {
       // Graph deltas reach the served graph in order: taken and imported under the
       // session's lock; `serve_step` runs the step outside it.
@@ -127,13 +138,7 @@ class LocalMasterClient final : public MasterClient {
       return step.done(status_from_exception(std::current_exception()), {});
     }
     lock.unlock();
-    request.feeds.reserve(step.feeds.size());
-    for (auto& [o, t] : step.feeds) request.feeds.emplace_back(o.name(), std::move(t));
-    for (auto& f : step.fetches) request.fetches.push_back(f.name());
-    for (auto& t : step.targets) request.targets.push_back(t.name());
-    request.options.timeout_in_ms = step.timeout_ms;
-    request.options.trace = step.metadata != nullptr;
-    serve_step(served, std::move(request), StepCaller::client_thread, step.metadata,
+    serve_step(served, step_request_of(step, {}), StepCaller::client_thread, step.metadata,
                registry->metrics, std::move(step.done));
   }
 

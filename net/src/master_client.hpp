@@ -24,6 +24,7 @@
 #include "actorflow/actors/message_types.hpp"
 #include "actorflow/actors/session.hpp"
 #include "actorflow/ops/errors.hpp"
+#include "serve_step.hpp"
 
 namespace af {
 
@@ -93,6 +94,10 @@ struct ClientStep {
   /// Fires once, from any thread.
   std::function<void(Status, std::vector<Tensor>)> done;
 };
+
+/// `step` as a request by the served graph's names (serve_step.hpp), carrying
+/// `graph_delta`; its feeds' tensors move into it.
+StepRequest step_request_of(ClientStep& step, std::string graph_delta);
 
 /// The way a session's steps reach its master (see the top of this file).
 class MasterClient {

@@ -413,21 +413,15 @@ class WireMasterClient final : public MasterClient {
       seen_losses_ = losses;
       deltas.resend_unacknowledged();
     }
-    StepRequest request;
     std::size_t nodes_end = 0;
+    std::string delta;
     try {
-      request.graph_delta = deltas.take(&nodes_end);
+      delta = deltas.take(&nodes_end);
     } catch (...) {
       lock.unlock();
       return step.done(status_from_exception(std::current_exception()), {});
     }
-    request.feeds.reserve(step.feeds.size());
-    for (auto& [o, t] : step.feeds) request.feeds.emplace_back(o.name(), std::move(t));
-    for (auto& f : step.fetches) request.fetches.push_back(f.name());
-    for (auto& t : step.targets) request.targets.push_back(t.name());
-    request.options.timeout_in_ms = step.timeout_ms;
-    request.options.trace = step.metadata != nullptr;
-    call->request = encode_step_request(request);
+    call->request = encode_step_request(step_request_of(step, std::move(delta)));
     call->done = [done = std::move(step.done), expected = step.fetches.size(), target = target_,
                   metadata = step.metadata, large = large_,
                   weak_bulk = std::weak_ptr<net::BulkClient>(bulk_),
