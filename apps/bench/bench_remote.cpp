@@ -50,6 +50,31 @@ const char* source_bytes(std::uint64_t n) {
 /// iperf3.
 constexpr std::uint64_t kRawPiece = 16u << 20;
 
+/// Writes `n` bytes of `data` on blocking socket `fd` with send(2) calls of kRawPiece; false
+/// when the connection broke.
+bool send_raw(int fd, const char* data, std::uint64_t n) {
+  for (std::uint64_t off = 0; off < n;) {
+    ssize_t k = ::send(fd, data + off, std::min<std::uint64_t>(n - off, kRawPiece), MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    off += static_cast<std::uint64_t>(k);
+  }
+  return true;
+}
+
+/// Reads `n` bytes into `into` from blocking socket `fd`: recv(2) with MSG_WAITALL takes a
+/// whole piece of kRawPiece per system call. The bytes read (fewer when the peer closed).
+std::uint64_t recv_raw(int fd, char* into, std::uint64_t n) {
+  std::uint64_t got = 0;
+  while (got < n) {
+    ssize_t k = ::recv(fd, into + got, std::min<std::uint64_t>(n - got, kRawPiece), MSG_WAITALL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    got += static_cast<std::uint64_t>(k);
+  }
+  return got;
+}
+
 /// Raw TCP services of the child: 'p' = echo 64-byte pings until EOF; 's' + u64 n = stream
 /// n bytes with blocking send(2) calls of kRawPiece.
 void serve_raw(tcp::acceptor& acceptor) {
@@ -75,16 +100,8 @@ void serve_raw(tcp::acceptor& acceptor) {
         // The bytes come from a buffer as large as the tensor (kept for the next run of
         // that size, as the tensor is), not from one cache-hot 1 MiB chunk.
         // Blocking send(2) of kRawPiece pieces, as the bulk port sends.
-        const char* data = source_bytes(n);
-        const int fd = s.native_handle();
         s.native_non_blocking(false, e);
-        for (std::uint64_t off = 0; off < n;) {
-          ssize_t k =
-              ::send(fd, data + off, std::min<std::uint64_t>(n - off, kRawPiece), MSG_NOSIGNAL);
-          if (k < 0 && errno == EINTR) continue;
-          if (k <= 0) return;
-          off += static_cast<std::uint64_t>(k);
-        }
+        send_raw(s.native_handle(), source_bytes(n), n);
       }
     }).detach();
   }
@@ -232,16 +249,8 @@ void bench_remote(bool quick, const char* self_exe) {
       auto stream = raw_connect('s');
       t0 = Clock::now();
       asio::write(stream, asio::buffer(&bytes, 8));
-      // A blocking recv(2) with MSG_WAITALL takes a whole piece per system call.
       stream.native_non_blocking(false);
-      std::uint64_t got = 0;
-      while (got < bytes) {
-        ssize_t k = ::recv(stream.native_handle(), landing.data() + got,
-                           std::min<std::uint64_t>(bytes - got, kRawPiece), MSG_WAITALL);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) break;
-        got += static_cast<std::uint64_t>(k);
-      }
+      recv_raw(stream.native_handle(), landing.data(), bytes);
       s = std::chrono::duration<double>(Clock::now() - t0).count();
       if (r >= 0) raw.push_back(bytes / s / 1e9);
     }
@@ -448,24 +457,11 @@ double loopback_stream_seconds(const std::vector<char>& source, std::vector<char
     tcp::socket s(io);
     s.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
     s.set_option(tcp::no_delay(true));
-    for (std::uint64_t off = 0; off < source.size();) {
-      ssize_t k = ::send(s.native_handle(), source.data() + off,
-                         std::min<std::uint64_t>(source.size() - off, kRawPiece), MSG_NOSIGNAL);
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) break;
-      off += static_cast<std::uint64_t>(k);
-    }
+    send_raw(s.native_handle(), source.data(), source.size());
   });
   tcp::socket in = acceptor.accept();
   const auto t0 = Clock::now();
-  std::uint64_t got = 0;
-  while (got < landing.size()) {
-    ssize_t k = ::recv(in.native_handle(), landing.data() + got,
-                       std::min<std::uint64_t>(landing.size() - got, kRawPiece), MSG_WAITALL);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) break;
-    got += static_cast<std::uint64_t>(k);
-  }
+  recv_raw(in.native_handle(), landing.data(), landing.size());
   const double s = std::chrono::duration<double>(Clock::now() - t0).count();
   writer.join();
   return s;
