@@ -111,7 +111,8 @@ class MasterClient {
   /// session's `lock`, which keeps deltas and requests in order; the client releases it
   /// before anything that may run `step.done` on this thread.
   virtual void start(ClientStep step, GraphDeltas& deltas, std::unique_lock<std::mutex>& lock) = 0;
-  /// Closes the session on the server; steps in flight end with Cancelled. Once only.
+  /// Closes the session on the server; steps in flight end with Cancelled. Once only, and
+  /// no `start` after it (RemoteSession keeps both promises).
   virtual void close() = 0;
   /// The master service's handle now (it changes when the client reconnects).
   virtual caf::actor server() const = 0;

@@ -401,10 +401,6 @@ class WireMasterClient final : public MasterClient {
   caf::actor server() const override { return link_->server(); }
 
   void start(ClientStep step, GraphDeltas& deltas, std::unique_lock<std::mutex>& lock) override {
-    if (!proxy_) {
-      lock.unlock();
-      return step.done(failed_precondition("Attempted to use a closed Session."), {});
-    }
     auto call = std::make_shared<RemoteCall>();
     call->timeout = std::chrono::milliseconds(step.timeout_ms);
     if (const auto losses = link_->losses(); losses != seen_losses_) {
