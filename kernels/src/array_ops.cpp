@@ -1,4 +1,4 @@
-// Reshape, Pack, ConcatV2, Fill and Cast: CPU kernels. Their definitions (shape functions,
+// Reshape, Pack, ConcatV2, Fill, Cast and Unique: CPU kernels. Their definitions (shape functions,
 // graph-building functions) are in ops/src/defs/array_ops.cpp.
 #include <algorithm>
 #include <cmath>
@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "actorflow/ops/detail/array_defs.hpp"
@@ -309,11 +310,69 @@ class CastOp : public OpKernel {
   DType dst_ = DType::invalid;
 };
 
+// Unique (unique_op.cc): the distinct values in the order they first occur, and for each
+// element its value's position. Values compare as the type's == does (0.0 and -0.0 are one
+// value; every NaN is its own).
+class UniqueOp : public OpKernel {
+ public:
+  UniqueOp(OpKernelConstruction& c, Status* /*s*/) : OpKernel(c) {
+    c.get_attr("out_idx", &out_idx_);
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    if (x.rank() != 1)
+      return ctx.fail(
+          invalid_argument("unique expects a 1D vector." + detail::node_suffix(name())));
+    const Index n = x.num_elements();
+    Tensor idx(out_idx_, Shape{n}, Tensor::for_overwrite);
+    std::vector<Index> first;  // the element each distinct value first occurs at
+    auto set_idx = [&](Index i, Index v) {
+      if (out_idx_ == DType::int64)
+        idx.data<std::int64_t>()[i] = v;
+      else
+        idx.data<std::int32_t>()[i] = static_cast<std::int32_t>(v);
+    };
+    auto run = [&](auto key_of) {
+      using Key = decltype(key_of(Index{0}));
+      std::unordered_map<Key, Index> seen;
+      seen.reserve(static_cast<std::size_t>(n));
+      for (Index i = 0; i < n; ++i) {
+        auto [it, inserted] = seen.emplace(key_of(i), static_cast<Index>(first.size()));
+        if (inserted) first.push_back(i);
+        set_idx(i, it->second);
+      }
+    };
+    if (x.dtype() == DType::string) {
+      const std::string* s = x.data<std::string>();
+      run([s](Index i) { return s[i]; });
+    } else {
+      visit_numeric_dtype(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        const T* v = x.data<T>();
+        if constexpr (std::is_same_v<T, bfloat16_t>)
+          run([v](Index i) { return static_cast<float>(v[i]); });
+        else
+          run([v](Index i) { return v[i]; });
+      });
+    }
+    Tensor y(x.dtype(), Shape{static_cast<Index>(first.size())}, Tensor::for_overwrite);
+    for (std::size_t j = 0; j < first.size(); ++j)
+      detail::copy_elements(x, first[j], y, static_cast<Index>(j), 1);
+    ctx.set_output(0, std::move(y));
+    ctx.set_output(1, std::move(idx));
+  }
+
+ private:
+  DType out_idx_ = DType::int32;
+};
+
 }  // namespace
 
 namespace detail {
 
 void register_array_kernels(KernelRegistry& r) {
+  r.add(make_kernel_def<UniqueOp>("Unique", "CPU", {{"T", kValueTypes}, {"out_idx", kIndexTypes}}));
   r.add(
       make_kernel_def<ReshapeOp>("Reshape", "CPU", {{"T", kValueTypes}, {"Tshape", kIndexTypes}}));
   r.add(make_kernel_def<PackOp>("Pack", "CPU", {{"T", kValueTypes}}));

@@ -14,6 +14,7 @@ namespace detail {
 void add_cpu_kernels(KernelRegistry& r) {
   register_control_kernels(r);
   register_state_kernels(r);
+  register_scatter_kernels(r);
   register_array_kernels(r);
   register_math_kernels(r);
   register_matmul_kernels(r);
@@ -26,6 +27,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_transform_kernels(r);
   register_nn_grad_kernels(r);
   register_training_kernels(r);
+  register_sparse_training_kernels(r);
   register_checkpoint_kernels(r);
   register_segment_kernels(r);
   register_accumulator_kernels(r);

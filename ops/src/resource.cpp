@@ -36,6 +36,12 @@ namespace {
 Status update_from(const std::vector<Var*>& vars, std::size_t i, std::vector<Tensor*>& values,
                    const std::function<Status(std::vector<Tensor*>&)>& f) {
   if (i == vars.size()) return f(values);
+  // A variable named twice (an op given the same variable as var and slot) is locked once.
+  for (std::size_t j = 0; j < i; ++j)
+    if (vars[j] == vars[i]) {
+      values[i] = values[j];
+      return update_from(vars, i + 1, values, f);
+    }
   return vars[i]->update([&](Tensor& value) -> Status {
     values[i] = &value;
     return update_from(vars, i + 1, values, f);

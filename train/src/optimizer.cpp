@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <any>
 
+#include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/gradients.hpp"
+#include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/scatter_ops.hpp"
 #include "actorflow/ops/training_ops.hpp"
 #include "actorflow/train/training_util.hpp"
 
@@ -31,8 +34,8 @@ std::vector<Variable> trainable_variables(Graph& g) {
   return out;
 }
 
-// `control_flow_ops.tuple` over a list with gaps.
-std::vector<Output> tuple(Graph& g, std::vector<Output> tensors) {
+// `control_flow_ops.tuple` over a list with gaps; IndexedSlices wait through their values.
+std::vector<Gradient> tuple(Graph& g, std::vector<Gradient> tensors) {
   std::vector<Operation> gating;
   for (auto& t : tensors)
     if (t.valid() && std::find(gating.begin(), gating.end(), t.op()) == gating.end())
@@ -46,7 +49,13 @@ std::vector<Output> tuple(Graph& g, std::vector<Output> tensors) {
     if (!t.valid()) continue;
     const std::string name = g.unique_name("control_dependency");
     auto colocate = g.colocate_with(t.op());
-    t = g.create_op("Identity", {t}, {{"T", t.dtype()}}, name + "/", {gate}).output(0);
+    const Output values = t.is_slices() ? t.slices().values : t.dense();
+    Output gated =
+        g.create_op("Identity", {values}, {{"T", values.dtype()}}, name + "/", {gate}).output(0);
+    if (t.is_slices())
+      t = IndexedSlices{gated, t.slices().indices, t.slices().dense_shape};
+    else
+      t = gated;
   }
   return tensors;
 }
@@ -78,7 +87,7 @@ std::vector<GradAndVar> Optimizer::compute_gradients(const Output& loss,
   gopts.colocate_gradients_with_ops = options.colocate_gradients_with_ops;
   std::vector<Output> grad_ys;
   if (options.grad_loss.valid()) grad_ys.push_back(options.grad_loss);
-  std::vector<Output> grads = gradients({loss}, refs, grad_ys, gopts);
+  std::vector<Gradient> grads = gradients_with_slices({loss}, refs, grad_ys, gopts);
   if (options.gate_gradients == GateGradients::graph) grads = tuple(g, grads);
   std::vector<GradAndVar> out;
   for (std::size_t i = 0; i < vars.size(); ++i) {
@@ -113,7 +122,10 @@ Operation Optimizer::apply_gradients(const std::vector<GradAndVar>& grads_and_va
   for (auto& gv : with_grads) {
     auto update_scope = g.name_scope("update_" + gv.var.name());
     auto colocate = g.colocate_with(gv.var.op());
-    update_ops.push_back(apply_dense(gv.grad, gv.var));
+    if (gv.grad.is_slices())
+      update_ops.push_back(apply_sparse_duplicate_indices(gv.grad.slices(), gv.var));
+    else
+      update_ops.push_back(apply_dense(gv.grad.dense(), gv.var));
   }
   Operation apply_updates;
   if (!global_step) {
@@ -153,6 +165,23 @@ Operation Optimizer::minimize(const Output& loss, std::optional<Variable> global
                          names + "] and loss " + loss.name() + "."));
   }
   return apply_gradients(grads_and_vars, std::move(global_step), name);
+}
+
+Operation Optimizer::apply_sparse(const IndexedSlices&, const Variable& var) {
+  throw UnimplementedError(
+      unimplemented("Optimizer " + name_ + " has no sparse update (variable " + var.name() + ")"));
+}
+
+Operation Optimizer::apply_sparse_duplicate_indices(const IndexedSlices& grad,
+                                                    const Variable& var) {
+  // `_deduplicate_indexed_slices`.
+  auto [unique_indices, positions] = unique(grad.indices, DType::int32, "Unique");
+  Output count =
+      strided_slice(shape(unique_indices, DType::int32, "Shape"), std::vector<std::int64_t>{0},
+                    std::vector<std::int64_t>{1}, std::vector<std::int64_t>{1},
+                    {.shrink_axis_mask = 1}, "strided_slice");
+  Output summed = unsorted_segment_sum(grad.values, positions, count, "UnsortedSegmentSum");
+  return apply_sparse(IndexedSlices{summed, unique_indices, grad.dense_shape}, var);
 }
 
 Operation Optimizer::finish(Graph& g, const std::vector<Operation>& update_ops,
@@ -276,6 +305,12 @@ Operation GradientDescentOptimizer::apply_dense(const Output& grad, const Variab
   return Operation(apply_gradient_descent(var.ref(), cast_to(lr_t_, var), grad, use_locking_));
 }
 
+Operation GradientDescentOptimizer::apply_sparse_duplicate_indices(const IndexedSlices& grad,
+                                                                   const Variable& var) {
+  Output delta = mul(grad.values, cast_to(lr_t_, var), "mul");
+  return Operation(scatter_sub(var.ref(), grad.indices, delta, use_locking_, "ScatterSub"));
+}
+
 // -- Momentum ------------------------------------------------------------------------------------
 
 MomentumOptimizer::MomentumOptimizer(HyperParameter learning_rate, HyperParameter momentum,
@@ -298,6 +333,13 @@ Operation MomentumOptimizer::apply_dense(const Output& grad, const Variable& var
   Variable mom = get_slot(var, "momentum");
   return Operation(apply_momentum(var.ref(), mom.ref(), cast_to(lr_t_, var), grad,
                                   cast_to(momentum_t_, var), use_locking_, use_nesterov_));
+}
+
+Operation MomentumOptimizer::apply_sparse(const IndexedSlices& grad, const Variable& var) {
+  Variable mom = get_slot(var, "momentum");
+  return Operation(sparse_apply_momentum(var.ref(), mom.ref(), cast_to(lr_t_, var), grad.values,
+                                         grad.indices, cast_to(momentum_t_, var), use_locking_,
+                                         use_nesterov_));
 }
 
 // -- Adagrad
@@ -324,6 +366,12 @@ void AdagradOptimizer::prepare(Graph& g) {
 Operation AdagradOptimizer::apply_dense(const Output& grad, const Variable& var) {
   Variable acc = get_slot(var, "accumulator");
   return Operation(apply_adagrad(var.ref(), acc.ref(), cast_to(lr_t_, var), grad, use_locking_));
+}
+
+Operation AdagradOptimizer::apply_sparse(const IndexedSlices& grad, const Variable& var) {
+  Variable acc = get_slot(var, "accumulator");
+  return Operation(sparse_apply_adagrad(var.ref(), acc.ref(), cast_to(lr_t_, var), grad.values,
+                                        grad.indices, use_locking_));
 }
 
 // -- RMSProp
@@ -361,6 +409,22 @@ Operation RMSPropOptimizer::apply_dense(const Output& grad, const Variable& var)
   return Operation(apply_rms_prop(var.ref(), rms.ref(), mom.ref(), cast_to(lr_t_, var),
                                   cast_to(decay_t_, var), cast_to(momentum_t_, var),
                                   cast_to(epsilon_t_, var), grad, use_locking_));
+}
+
+Operation RMSPropOptimizer::apply_sparse(const IndexedSlices& grad, const Variable& var) {
+  Variable rms = get_slot(var, "rms");
+  Variable mom = get_slot(var, "momentum");
+  if (options_.centered) {
+    Variable mg = get_slot(var, "mg");
+    return Operation(sparse_apply_centered_rms_prop(
+        var.ref(), mg.ref(), rms.ref(), mom.ref(), cast_to(lr_t_, var), cast_to(decay_t_, var),
+        cast_to(momentum_t_, var), cast_to(epsilon_t_, var), grad.values, grad.indices,
+        use_locking_));
+  }
+  return Operation(sparse_apply_rms_prop(var.ref(), rms.ref(), mom.ref(), cast_to(lr_t_, var),
+                                         cast_to(decay_t_, var), cast_to(momentum_t_, var),
+                                         cast_to(epsilon_t_, var), grad.values, grad.indices,
+                                         use_locking_));
 }
 
 // -- Adam
@@ -401,6 +465,40 @@ Operation AdamOptimizer::apply_dense(const Output& grad, const Variable& var) {
                               cast_to(beta2_power.value(), var), cast_to(lr_t_, var),
                               cast_to(beta1_t_, var), cast_to(beta2_t_, var),
                               cast_to(epsilon_t_, var), grad, use_locking_));
+}
+
+Operation AdamOptimizer::apply_sparse(const IndexedSlices& grad, const Variable& var) {
+  Graph& g = var.graph();
+  Variable m = get_slot(var, "m");
+  Variable v = get_slot(var, "v");
+  Output beta1_power = cast_to(non_slot("beta1_power").value(), var);
+  Output beta2_power = cast_to(non_slot("beta2_power").value(), var);
+  Output lr_t = cast_to(lr_t_, var), beta1_t = cast_to(beta1_t_, var);
+  Output beta2_t = cast_to(beta2_t_, var), epsilon_t = cast_to(epsilon_t_, var);
+  auto one = [&](const char* name) { return g.constant(float_scalar(var.dtype(), 1.0), name); };
+  // lr = lr_t * sqrt(1 - beta2_power) / (1 - beta1_power)
+  Output lr = div(mul(lr_t, sqrt(sub(one("sub/x"), beta2_power, "sub"), "Sqrt"), "mul"),
+                  sub(one("sub_1/x"), beta1_power, "sub_1"), "truediv");
+  // m_t = beta1 * m + (1 - beta1) * g_t
+  Output m_scaled = mul(grad.values, sub(one("sub_2/x"), beta1_t, "sub_2"), "mul_1");
+  Output m_t = assign(m.ref(), mul(m.value(), beta1_t, "mul_2"), "Assign");
+  {
+    auto deps = g.control_dependencies({m_t.op()});
+    m_t = scatter_add(m.ref(), grad.indices, m_scaled, use_locking_, "ScatterAdd");
+  }
+  // v_t = beta2 * v + (1 - beta2) * (g_t * g_t)
+  Output v_scaled =
+      mul(mul(grad.values, grad.values, "mul_3"), sub(one("sub_3/x"), beta2_t, "sub_3"), "mul_4");
+  Output v_t = assign(v.ref(), mul(v.value(), beta2_t, "mul_5"), "Assign_1");
+  {
+    auto deps = g.control_dependencies({v_t.op()});
+    v_t = scatter_add(v.ref(), grad.indices, v_scaled, use_locking_, "ScatterAdd_1");
+  }
+  Output v_sqrt = sqrt(v_t, "Sqrt_1");
+  Output var_update =
+      assign_sub(var.ref(), div(mul(lr, m_t, "mul_6"), add(v_sqrt, epsilon_t, "add"), "truediv_1"),
+                 "AssignSub");
+  return g.group({var_update.op(), m_t.op(), v_t.op()}, "");
 }
 
 Operation AdamOptimizer::finish(Graph& g, const std::vector<Operation>& update_ops,

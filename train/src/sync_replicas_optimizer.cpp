@@ -79,14 +79,17 @@ Operation SyncReplicasOptimizer::apply_gradients(const std::vector<GradAndVar>& 
     auto scope = g.name_scope(name_);
     for (const auto& [grad, var] : grads_and_vars) {
       if (!grad.valid()) {
-        aggregated.push_back({Output(), var});
+        aggregated.push_back({Gradient(), var});
         continue;
       }
+      // IndexedSlices are aggregated dense for now (TensorFlow uses a
+      // SparseConditionalAccumulator for them).
+      const Output dense_grad = grad.to_dense();
       const std::string& var_device = var.op().device();
       auto on_var = device_scope(g, var_device);
       ConditionalAccumulator accum(
           g, grad.dtype(), {.shape = var.shape(), .shared_name = var.name() + ":0/grad_accum"});
-      train_ops.push_back(accum.apply_grad(grad, local_step_.value()));
+      train_ops.push_back(accum.apply_grad(dense_grad, local_step_.value()));
       aggregated.push_back({accum.take_grad(replicas_to_aggregate_), var});
       accumulators.emplace_back(accum, var_device);
     }
@@ -215,9 +218,9 @@ std::vector<GradAndVar> average_gradients(const std::vector<std::vector<GradAndV
     const Variable& var = first[i].var;
     std::vector<Output> grads;
     for (const auto& tower : tower_grads)
-      if (tower[i].grad.valid()) grads.push_back(tower[i].grad);
+      if (tower[i].grad.valid()) grads.push_back(tower[i].grad.to_dense());
     if (grads.size() != tower_grads.size()) {
-      averaged.push_back({Output(), var});
+      averaged.push_back({Gradient(), var});
       continue;
     }
     Graph& g = var.graph();

@@ -262,11 +262,30 @@ Output constant_fill(Graph& g, const Shape& shape, DType dtype, double value,
   return af::fill(dims, scalar, op_name + "/");
 }
 
+// Unique: y of the input's dtype, as long as it has distinct values (unknown while building);
+// idx of `out_idx` (int32 or int64), one per input element.
+Status infer_unique(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
+  const PartialShape& x = c.input_shapes[0];
+  if (x.rank_known() && x.rank() != 1)
+    return invalid_argument("Shape must be rank 1 but is rank " + std::to_string(x.rank()));
+  DType out_idx = DType::int32;
+  c.get_attr("out_idx", &out_idx);
+  if (out_idx != DType::int32 && out_idx != DType::int64)
+    return invalid_argument("Value for attr 'out_idx' of " +
+                            std::string(data_type_string(out_idx)) +
+                            " is not in the list of allowed values: int32, int64");
+  c.add_output(c.input_types[0], PartialShape{-1});
+  c.add_output(out_idx, x.rank_known() ? x : PartialShape{-1});
+  return {};
+}
+
 }  // namespace
 
 namespace detail {
 
 void register_array_ops(OpRegistry& r) {
+  r.add({"Unique", infer_unique});
   r.add({"Reshape", infer_reshape});
   r.add({"Pack", infer_pack});
   r.add({"ConcatV2", infer_concat});
@@ -360,6 +379,12 @@ Output zeros(Graph& g, const Shape& shape, DType dtype, std::string_view name) {
 
 Output ones(Graph& g, const Shape& shape, DType dtype, std::string_view name) {
   return constant_fill(g, shape, dtype, 1.0, name.empty() ? "ones" : name);
+}
+
+std::pair<Output, Output> unique(const Output& x, DType out_idx, std::string_view name) {
+  Operation op = x.graph().create_op("Unique", {x}, {{"T", x.dtype()}, {"out_idx", out_idx}},
+                                     name.empty() ? "Unique" : name);
+  return {op.output(0), op.output(1)};
 }
 
 Output cast(const Output& x, DType dtype, std::string_view name) {

@@ -1,9 +1,8 @@
 // Gradients of the array ops (TensorFlow 1.x's array_grad.py): Reshape, ExpandDims, Squeeze,
 // Identity, ConcatV2, Pack, Unpack, Transpose, Tile, Fill, Select, GatherV2, Slice,
 // StridedSlice, StridedSliceGrad, Pad, UnsortedSegmentSum (math_grad.py, kept here beside
-// GatherV2); and the ops that have none (shapes, sizes, StopGradient, ...). actorflow has no
-// IndexedSlices: GatherV2's gradient is the dense tensor TensorFlow makes of its
-// IndexedSlices (an UnsortedSegmentSum).
+// GatherV2); and the ops that have none (shapes, sizes, StopGradient, ...). GatherV2 on a
+// constant axis 0 gives IndexedSlices, which Identity passes on unchanged.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -182,12 +181,40 @@ Output as_int32(const Output& x) {
   return x.dtype() == DType::int32 ? x : cast(x, DType::int32, "Cast");
 }
 
-// `_GatherV2Grad`, densified: the gradient reshaped to [outer..., N, inner...] (N the number
-// of indices), the gathered axis moved to the front, summed per index by UnsortedSegmentSum
-// and moved back. TensorFlow returns IndexedSlices for axis 0, which become this same
-// UnsortedSegmentSum when made dense. Shapes known while building are Consts; otherwise
-// they are sliced from Shape(params) at run time, as TensorFlow does.
-Grads gather_grad(const Operation& op, const Grads& g) {
+// `_GatherV2Grad` on axis 0: IndexedSlices of the gradient's rows, one per index (values
+// reshaped to [N] + params.shape[1:], the indices flattened), with params' shape as their
+// dense shape. Shapes known while building are Consts; otherwise Shape(params), colocated
+// with params, as TensorFlow computes it.
+IndexedSlices gather_axis0_grad(const Operation& op, const Output& grad) {
+  Graph& gr = op.graph();
+  const Output params = input(op, 0), indices = input(op, 1);
+  const PartialShape& ps = params.shape();
+  Output params_shape, values_shape;
+  if (ps.fully_defined()) {
+    std::vector<std::int64_t> tail(ps.dims().begin() + 1, ps.dims().end());
+    tail.insert(tail.begin(), -1);
+    params_shape = int_constant(gr, ps.dims(), "Shape");
+    values_shape = int_constant(gr, tail, "concat");
+  } else {
+    {
+      auto colocate = gr.colocate_with(params.op());
+      params_shape = shape_of(params, "Shape");
+    }
+    Output tail = slice(params_shape, int_constant(gr, {1}, "Slice/begin"),
+                        int_constant(gr, {-1}, "Slice/size"), "Slice");
+    values_shape = concat({int_constant(gr, {-1}, "Const"), tail}, 0, "concat");
+  }
+  Output values = reshape_op(grad, values_shape, "Reshape");
+  Output flat = reshape_op(indices, int_constant(gr, {-1}, "Reshape_1/shape"), "Reshape_1");
+  return IndexedSlices{values, flat, params_shape};
+}
+
+// `_GatherV2Grad`: IndexedSlices on a constant axis 0 (above); on another axis the dense
+// gradient, reshaped to [outer..., N, inner...] (N the number of indices), the gathered axis
+// moved to the front, summed per index by UnsortedSegmentSum and moved back. Shapes known
+// while building are Consts; otherwise they are sliced from Shape(params) at run time, as
+// TensorFlow does.
+std::vector<Gradient> gather_grad(const Operation& op, const std::vector<Gradient>& grads) {
   Graph& gr = op.graph();
   const Output params = input(op, 0), indices = input(op, 1);
   auto axis_value = constant_ints(input(op, 2));
@@ -198,6 +225,9 @@ Grads gather_grad(const Operation& op, const Grads& g) {
                       "' with the axis or the params rank unknown while building"));
   const int rank = ps.rank();
   const auto axis = static_cast<int>(((*axis_value)[0] % rank + rank) % rank);
+  const Grads g{grads[0].to_dense()};
+  if (axis == 0 && (*axis_value)[0] == 0)
+    return {gather_axis0_grad(op, g[0]), Gradient(), Gradient()};
   Output values_shape, num_segments;
   if (ps.fully_defined()) {
     const std::vector<std::int64_t>& dims = ps.dims();
@@ -221,7 +251,7 @@ Grads gather_grad(const Operation& op, const Grads& g) {
   Output values = reshape_op(g[0], values_shape, "Reshape_1");
   Output flat_indices = reshape_op(indices, int_constant(gr, {-1}, "Reshape_2/shape"), "Reshape_2");
   if (axis == 0)
-    return {unsorted_segment_sum(values, flat_indices, num_segments), Output(), Output()};
+    return {unsorted_segment_sum(values, flat_indices, num_segments), Gradient(), Gradient()};
   std::vector<std::int64_t> to_front{axis}, back;
   for (int d = 0; d < axis; ++d) {
     to_front.push_back(d);
@@ -234,7 +264,8 @@ Grads gather_grad(const Operation& op, const Grads& g) {
   }
   Output moved = transpose(values, int_constant(gr, to_front, "concat_1"), "transpose");
   Output summed = unsorted_segment_sum(moved, flat_indices, num_segments);
-  return {transpose(summed, int_constant(gr, back, "concat_2"), "transpose_1"), Output(), Output()};
+  return {transpose(summed, int_constant(gr, back, "concat_2"), "transpose_1"), Gradient(),
+          Gradient()};
 }
 
 // `_SliceGrad`: the gradient padded back to the input's shape, `begin` before and the rest
@@ -346,7 +377,9 @@ Grads unsorted_segment_sum_grad(const Operation& op, const Grads& g) {
 }  // namespace
 
 void register_array_gradients(GradientRegistry& r) {
-  r.add("Identity", [](const Operation&, const Grads& g) -> Grads { return {g[0]}; });
+  r.add_sparse("Identity", [](const Operation&, const std::vector<Gradient>& g) {
+    return std::vector<Gradient>{g[0]};
+  });
   r.add("Reshape", [](const Operation& op, const Grads& g) -> Grads {
     return {reshape_to_input(op, g[0]), Output()};
   });
@@ -364,7 +397,7 @@ void register_array_gradients(GradientRegistry& r) {
   r.add("SelectV2", select_v2_grad);
   r.add("BroadcastTo", broadcast_to_grad);
   r.add("PlaceholderWithDefault", [](const Operation&, const Grads& g) -> Grads { return {g[0]}; });
-  r.add("GatherV2", gather_grad);
+  r.add_sparse("GatherV2", gather_grad);
   r.add("Slice", slice_grad);
   r.add("StridedSlice", strided_slice_grad);
   r.add("StridedSliceGrad", strided_slice_grad_grad);

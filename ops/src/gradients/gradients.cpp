@@ -24,6 +24,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "gradient_helpers.hpp"
 
@@ -42,17 +43,31 @@ GradientRegistry& GradientRegistry::global() {
 
 void GradientRegistry::add(const std::string& type, GradientFunction fn) {
   std::lock_guard<std::mutex> guard(mu_);
+  sparse_functions_.erase(type);
   functions_[type] = std::make_shared<GradientFunction>(std::move(fn));
+}
+
+void GradientRegistry::add_sparse(const std::string& type, SparseGradientFunction fn) {
+  std::lock_guard<std::mutex> guard(mu_);
+  functions_.erase(type);
+  sparse_functions_[type] = std::make_shared<SparseGradientFunction>(std::move(fn));
+}
+
+const SparseGradientFunction* GradientRegistry::find_sparse(const std::string& type) const {
+  std::lock_guard<std::mutex> guard(mu_);
+  auto it = sparse_functions_.find(type);
+  return it == sparse_functions_.end() ? nullptr : it->second.get();
 }
 
 void GradientRegistry::add_not_differentiable(const std::string& type) {
   std::lock_guard<std::mutex> guard(mu_);
+  sparse_functions_.erase(type);
   functions_[type] = nullptr;
 }
 
 bool GradientRegistry::contains(const std::string& type) const {
   std::lock_guard<std::mutex> guard(mu_);
-  return functions_.count(type) > 0;
+  return functions_.count(type) > 0 || sparse_functions_.count(type) > 0;
 }
 
 const GradientFunction* GradientRegistry::find(const std::string& type) const {
@@ -65,6 +80,8 @@ std::vector<std::string> GradientRegistry::types() const {
   std::lock_guard<std::mutex> guard(mu_);
   std::vector<std::string> out;
   for (auto& [type, fn] : functions_) out.push_back(type);
+  for (auto& [type, fn] : sparse_functions_) out.push_back(type);
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -195,8 +212,8 @@ bool is_backpropagatable(DType t) {
 }
 
 struct OutputGrads {
-  std::vector<std::vector<Output>> per_output;  // gradients received by each output
-  std::vector<Output> aggregated;               // after aggregation
+  std::vector<std::vector<Gradient>> per_output;  // gradients received by each output
+  std::vector<Gradient> aggregated;               // after aggregation
   bool done = false;
 };
 
@@ -204,8 +221,8 @@ class GradientWalk {
  public:
   GradientWalk(Graph& g, const GradientsOptions& options) : g_(g), options_(options) {}
 
-  std::vector<Output> run(std::vector<Output> ys, const std::vector<Output>& xs,
-                          std::vector<Output> grad_ys) {
+  std::vector<Gradient> run(std::vector<Output> ys, const std::vector<Output>& xs,
+                            std::vector<Output> grad_ys) {
     if (ys.size() > 1) {
       // Several ys: one that other ops consume gets an Identity, so the ys' gradients are
       // not mixed with those flowing in from the consumers.
@@ -248,9 +265,9 @@ class GradientWalk {
       }
     }
 
-    std::vector<Output> result;
+    std::vector<Gradient> result;
     for (auto& x : xs) {
-      Output grad;
+      Gradient grad;
       if (auto it = grads_.find(x.node()); it != grads_.end()) {
         OutputGrads& og = it->second;
         if (og.done) {
@@ -369,16 +386,19 @@ class GradientWalk {
     return og;
   }
 
-  void set_grad(const Output& t, const Output& grad) {
+  void set_grad(const Output& t, const Gradient& grad) {
     grads_of(t.node()).per_output[static_cast<std::size_t>(t.index())].push_back(grad);
   }
 
-  // `_MultiDeviceAddN`: one AddN per device (colocated with its first gradient), then one
-  // over the partial sums.
-  Output aggregate(const std::vector<Output>& list) {
+  // `_AggregatedGrads`: one gradient as it is; dense ones by `_MultiDeviceAddN` (one AddN per
+  // device, colocated with its first gradient, then one over the partial sums); with
+  // IndexedSlices among them, by concatenation.
+  Gradient aggregate(const std::vector<Gradient>& list) {
     if (list.size() == 1) return list[0];
+    if (std::any_of(list.begin(), list.end(), [](const Gradient& t) { return t.is_slices(); }))
+      return aggregate_slices(list);
     std::map<std::string, std::vector<Output>> by_device;
-    for (auto& t : list) by_device[t.op().device()].push_back(t);
+    for (auto& t : list) by_device[t.op().device()].push_back(t.dense());
     std::vector<Output> summands;
     for (auto& [device, tensors] : by_device) {
       auto colocate = g_.colocate_with(tensors[0].op());
@@ -387,12 +407,38 @@ class GradientWalk {
     return detail::add_n_op(summands, "AddN");
   }
 
+  // `_AggregateIndexedSlicesGradients` as TensorFlow 2's tf.compat.v1 runs it: with a dense
+  // gradient among them, everything densified and summed by AddN (TensorFlow 1.x made the
+  // dense ones slices of all their rows instead; the sum is the same); otherwise the slices'
+  // values and indices concatenated, int32 indices cast to int64 when others are int64.
+  // Duplicates are kept; the dense shape is the first one's.
+  Gradient aggregate_slices(const std::vector<Gradient>& list) {
+    if (std::any_of(list.begin(), list.end(), [](const Gradient& t) { return !t.is_slices(); })) {
+      std::vector<Output> dense;
+      for (const Gradient& t : list) dense.push_back(t.to_dense());
+      return detail::add_n_op(dense, "AddN");
+    }
+    const bool any_int64 = std::any_of(list.begin(), list.end(), [](const Gradient& t) {
+      return t.slices().indices.dtype() == DType::int64;
+    });
+    std::vector<Output> values, indices;
+    for (const Gradient& t : list) {
+      const IndexedSlices& p = t.slices();
+      values.push_back(p.values);
+      indices.push_back(any_int64 && p.indices.dtype() != DType::int64
+                            ? cast(p.indices, DType::int64, "Cast")
+                            : p.indices);
+    }
+    return IndexedSlices{concat(values, 0, "concat"), concat(indices, 0, "concat_1"),
+                         list[0].slices().dense_shape};
+  }
+
   void process(Node* op, bool is_stop) {
     Operation operation(op);
     std::optional<ScopeGuard> colocate;
     if (options_.colocate_gradients_with_ops) colocate.emplace(g_.colocate_with(operation));
     OutputGrads& og = grads_of(op);
-    og.aggregated.assign(og.per_output.size(), Output());
+    og.aggregated.assign(og.per_output.size(), Gradient());
     bool has_grads = false;
     for (std::size_t i = 0; i < og.per_output.size(); ++i) {
       if (og.per_output[i].empty()) continue;
@@ -400,23 +446,34 @@ class GradientWalk {
       has_grads = true;
     }
     og.done = true;
-    std::vector<Output> in_grads(op->inputs().size());
+    std::vector<Gradient> in_grads(op->inputs().size());
     const GradientFunction* fn = nullptr;
+    const SparseGradientFunction* sparse_fn = nullptr;
     if (has_grads && !is_stop) {
       auto& registry = GradientRegistry::global();
       if (!registry.contains(op->type()))
         throw NotFoundError(not_found("No gradient defined for operation '" + op->name() +
                                       "' (op type: " + op->type() + ")"));
-      fn = registry.find(op->type());
+      sparse_fn = registry.find_sparse(op->type());
+      if (!sparse_fn) fn = registry.find(op->type());
     }
-    if (fn && has_grads) {
-      std::vector<Output> out_grads = og.aggregated;
+    if ((fn || sparse_fn) && has_grads) {
+      std::vector<Gradient> out_grads = og.aggregated;
       for (std::size_t i = 0; i < out_grads.size(); ++i)
         if (!out_grads[i].valid() && is_backpropagatable(op->output_types()[i]) &&
             op->output_types()[i] != DType::resource)
           out_grads[i] = detail::zeros_like_op(operation.output(static_cast<int>(i)), "zeros_like");
       auto scope = g_.name_scope(op->name() + "_grad");
-      in_grads = (*fn)(operation, out_grads);
+      if (sparse_fn) {
+        in_grads = (*sparse_fn)(operation, out_grads);
+      } else {
+        // Any other gradient function takes its gradients dense (TensorFlow converts
+        // IndexedSlices where a gradient function uses them as a tensor).
+        std::vector<Output> dense(out_grads.size());
+        for (std::size_t i = 0; i < out_grads.size(); ++i) dense[i] = out_grads[i].to_dense();
+        std::vector<Output> computed = (*fn)(operation, dense);
+        in_grads.assign(computed.begin(), computed.end());
+      }
       if (in_grads.size() != op->inputs().size())
         throw InvalidArgumentError(invalid_argument(
             "Num gradients " + std::to_string(in_grads.size()) + " generated for op " + op->name() +
@@ -431,7 +488,7 @@ class GradientWalk {
         needed[i] = in_grads[i].valid() && between_.count(op->inputs()[i].node()) > 0;
       if (options_.gate_gradients) gate(in_grads, needed);
       for (std::size_t i = 0; i < in_grads.size(); ++i)
-        if (!needed[i]) in_grads[i] = Output();
+        if (!needed[i]) in_grads[i] = Gradient();
     }
     for (std::size_t i = 0; i < in_grads.size(); ++i) {
       if (!in_grads[i].valid()) continue;
@@ -443,16 +500,16 @@ class GradientWalk {
 
   // `control_flow_ops.tuple`: each gradient leaves through an Identity that waits for all
   // the needed ones.
-  void gate(std::vector<Output>& in_grads, const std::vector<bool>& needed) {
+  void gate(std::vector<Gradient>& in_grads, const std::vector<bool>& needed) {
     std::vector<Operation> gating;
     for (std::size_t i = 0; i < in_grads.size(); ++i) {
-      const Output& t = in_grads[i];
+      const Gradient& t = in_grads[i];
       if (t.valid() && needed[i] && std::find(gating.begin(), gating.end(), t.op()) == gating.end())
         gating.push_back(t.op());
     }
     if (gating.empty()) return;
-    if (std::count_if(in_grads.begin(), in_grads.end(), [](const Output& t) { return t.valid(); }) <
-        2)
+    if (std::count_if(in_grads.begin(), in_grads.end(),
+                      [](const Gradient& t) { return t.valid(); }) < 2)
       return;
     std::sort(gating.begin(), gating.end(), [](const Operation& a, const Operation& b) {
       return a.node()->id() < b.node()->id();
@@ -463,7 +520,14 @@ class GradientWalk {
       if (!t.valid()) continue;
       const std::string name = g_.unique_name("control_dependency");
       auto colocate = g_.colocate_with(t.op());
-      t = g_.create_op("Identity", {t}, {{"T", t.dtype()}}, name + "/", {gate}).output(0);
+      // `with_dependencies`: IndexedSlices wait through their values.
+      const Output values = t.is_slices() ? t.slices().values : t.dense();
+      Output gated =
+          g_.create_op("Identity", {values}, {{"T", values.dtype()}}, name + "/", {gate}).output(0);
+      if (t.is_slices())
+        t = IndexedSlices{gated, t.slices().indices, t.slices().dense_shape};
+      else
+        t = gated;
     }
   }
 
@@ -478,8 +542,13 @@ class GradientWalk {
 
 }  // namespace
 
-std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<Output>& xs,
-                              const std::vector<Output>& grad_ys, const GradientsOptions& options) {
+namespace {
+
+// The walk inside the options' name scope; with `densify`, IndexedSlices results are made
+// dense there too (`tf.convert_to_tensor` of each, as a caller of tf.gradients would).
+std::vector<Gradient> walk_gradients(const std::vector<Output>& ys, const std::vector<Output>& xs,
+                                     const std::vector<Output>& grad_ys,
+                                     const GradientsOptions& options, bool densify) {
   if (ys.empty()) throw InvalidArgumentError(invalid_argument("gradients: ys must not be empty"));
   if (!grad_ys.empty() && grad_ys.size() != ys.size())
     throw InvalidArgumentError(invalid_argument("Passed " + std::to_string(grad_ys.size()) +
@@ -498,7 +567,27 @@ std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<O
   for (auto& s : options.stop_gradients) check(s, "stop_gradients entry");
   auto scope = g.name_scope(options.name.empty() ? "gradients" : options.name);
   GradientWalk walk(g, options);
-  return walk.run(ys, xs, grad_ys);
+  std::vector<Gradient> grads = walk.run(ys, xs, grad_ys);
+  if (densify)
+    for (auto& t : grads)
+      if (t.is_slices()) t = t.to_dense();
+  return grads;
+}
+
+}  // namespace
+
+std::vector<Gradient> gradients_with_slices(const std::vector<Output>& ys,
+                                            const std::vector<Output>& xs,
+                                            const std::vector<Output>& grad_ys,
+                                            const GradientsOptions& options) {
+  return walk_gradients(ys, xs, grad_ys, options, false);
+}
+
+std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<Output>& xs,
+                              const std::vector<Output>& grad_ys, const GradientsOptions& options) {
+  std::vector<Output> out;
+  for (auto& t : walk_gradients(ys, xs, grad_ys, options, true)) out.push_back(t.dense());
+  return out;
 }
 
 Output gradient(const Output& y, const Output& x, const GradientsOptions& options) {

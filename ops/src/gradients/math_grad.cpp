@@ -334,10 +334,15 @@ Grads log_softmax_grad(const Operation& op, const Grads& g) {
   return {sub(g[0], mul(sum, softmax, "mul"), "sub")};
 }
 
-Grads cast_grad(const Operation& op, const Grads& g) {
+// `_CastGrad`: IndexedSlices stay slices, their values cast.
+std::vector<Gradient> cast_grad(const Operation& op, const std::vector<Gradient>& g) {
   const DType src = input(op, 0).dtype();
-  if (is_float(src) && is_float(op.output(0).dtype())) return {cast(g[0], src, "Cast")};
-  return {Output()};
+  if (!is_float(src) || !is_float(op.output(0).dtype())) return {Gradient()};
+  if (g[0].is_slices()) {
+    const IndexedSlices& s = g[0].slices();
+    return {IndexedSlices{cast(s.values, src, "Cast"), s.indices, s.dense_shape}};
+  }
+  return {cast(g[0].dense(), src, "Cast")};
 }
 
 }  // namespace
@@ -400,7 +405,7 @@ void register_math_gradients(GradientRegistry& r) {
   r.add("L2Loss", [](const Operation& op, const Grads& g) -> Grads {
     return {mul(input(op, 0), g[0], "mul")};
   });
-  r.add("Cast", cast_grad);
+  r.add_sparse("Cast", cast_grad);
   r.add("Sign", [](const Operation& op, const Grads&) -> Grads {
     return {zeros_like_op(input(op, 0), "zeros_like")};
   });

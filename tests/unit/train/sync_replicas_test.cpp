@@ -124,7 +124,8 @@ BOOST_AUTO_TEST_CASE(average_gradients_averages_each_variable_over_the_towers,
   BOOST_TEST(averaged[0].var.name() == "w");
   af::Session sess(g);
   sess.run(g.global_variables_initializer());
-  BOOST_TEST(sess.run(averaged[0].grad).to_vector<float>() == (std::vector<float>{3.0f, -3.0f}));
+  BOOST_TEST(sess.run(averaged[0].grad.dense()).to_vector<float>() ==
+             (std::vector<float>{3.0f, -3.0f}));
   towers[1].pop_back();
   BOOST_CHECK_THROW(af::train::average_gradients(towers), af::InvalidArgumentError);
 }
@@ -164,7 +165,7 @@ BOOST_AUTO_TEST_CASE(towers_on_two_devices_average_to_the_whole_batchs_gradient,
   for (int i = 0; i < 16; ++i) yv[static_cast<std::size_t>(i)] = 0.2f * static_cast<float>(i % 5);
   const af::FeedDict feeds = {{x, af::Tensor::from_vector<float>(xv, af::Shape{8, 3})},
                               {y, af::Tensor::from_vector<float>(yv, af::Shape{8, 2})}};
-  auto values = sess.run({averaged[0].grad, whole[0].grad}, feeds);
+  auto values = sess.run({averaged[0].grad.dense(), whole[0].grad.dense()}, feeds);
   const auto a = values[0].to_vector<float>(), b = values[1].to_vector<float>();
   BOOST_REQUIRE(a.size() == b.size());
   for (std::size_t i = 0; i < a.size(); ++i)

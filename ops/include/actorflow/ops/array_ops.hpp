@@ -141,6 +141,13 @@ Output strided_slice_grad(const Output& shape, const Output& begin, const Output
 /// (default "Rank"); otherwise op Rank.
 Output rank(const Output& input, std::string_view name = {});
 
+/// `tf.unique`: op Unique (default name "Unique") of a vector `x`: `y`, its distinct values
+/// in the order they first occur, and `idx` (of `out_idx`, int32 or int64), for each element
+/// of `x` the position of its value in `y`, so `x[i] == y[idx[i]]`. Running it on a tensor of
+/// another rank fails with InvalidArgument "unique expects a 1D vector.".
+std::pair<Output, Output> unique(const Output& x, DType out_idx = DType::int32,
+                                 std::string_view name = {});
+
 /// `tf.shape_n`: op ShapeN (default name "ShapeN"), one shape vector of `out_type` (int32 or
 /// int64) per input; the inputs must share a dtype. Throws InvalidArgumentError for an
 /// empty list, mixed dtypes or another `out_type`.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/indexed_slices.hpp"
 
 namespace af {
 
@@ -47,6 +48,18 @@ std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<O
                               const std::vector<Output>& grad_ys = {},
                               const GradientsOptions& options = {});
 
+/// The gradients as `tf.gradients` returns them: as `gradients`, except that an x whose
+/// gradient is IndexedSlices gets them, not a dense tensor. Slices come from GatherV2 on a
+/// constant axis 0 and pass through Identity and Cast. Several gradients of one tensor that
+/// are all IndexedSlices are concatenated (`_AggregateIndexedSlicesGradients`: duplicate rows
+/// kept), never summed densely; with a dense one among them all are densified and summed, as
+/// TensorFlow 2's tf.compat.v1 does. Any other op's gradient function sees its output
+/// gradients dense (`to_dense`, with TensorFlow's warning above 100,000,000 elements).
+std::vector<Gradient> gradients_with_slices(const std::vector<Output>& ys,
+                                            const std::vector<Output>& xs,
+                                            const std::vector<Output>& grad_ys = {},
+                                            const GradientsOptions& options = {});
+
 /// The gradient of one y with respect to one x (`tf.gradients(y, x)[0]`); an invalid Output
 /// when x does not reach y.
 Output gradient(const Output& y, const Output& x, const GradientsOptions& options = {});
@@ -58,6 +71,12 @@ Output gradient(const Output& y, const Output& x, const GradientsOptions& option
 using GradientFunction =
     std::function<std::vector<Output>(const Operation& op, const std::vector<Output>& grads)>;
 
+/// A gradient function that takes and gives IndexedSlices where they occur (Identity, Cast,
+/// GatherV2): as GradientFunction, with `Gradient`s in place of Outputs. An op registered
+/// with one gets its output gradients as the walk has them, slices included.
+using SparseGradientFunction =
+    std::function<std::vector<Gradient>(const Operation& op, const std::vector<Gradient>& grads)>;
+
 /// Gradient functions by op type (TensorFlow's `ops.RegisterGradient` table), beside the op
 /// and kernel registries. Thread-safe; the standard gradients register on first use.
 class GradientRegistry {
@@ -67,6 +86,10 @@ class GradientRegistry {
 
   /// Registers `fn` for op `type` (replacing an earlier one).
   void add(const std::string& type, GradientFunction fn);
+  /// Registers `fn` for op `type`, replacing an earlier function of either kind.
+  void add_sparse(const std::string& type, SparseGradientFunction fn);
+  /// The slice-aware function of `type`, or null.
+  const SparseGradientFunction* find_sparse(const std::string& type) const;
   /// Marks `type` as not differentiable (`ops.NotDifferentiable`): its inputs get no gradient.
   void add_not_differentiable(const std::string& type);
   /// True when `type` has an entry (a function or "not differentiable").
@@ -80,6 +103,7 @@ class GradientRegistry {
   GradientRegistry() = default;
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<GradientFunction>> functions_;
+  std::map<std::string, std::shared_ptr<SparseGradientFunction>> sparse_functions_;
 };
 
 /// Registers the standard gradient functions (called once by `GradientRegistry::global()`).

@@ -75,7 +75,8 @@ class Var : public ResourceBase {
 
 /// Runs `f` with the values of every variable of `vars` bound, each under its variable's lock,
 /// taken in the order given (callers keep one order per op type, so two such updates cannot
-/// deadlock): the Apply* optimizer kernels update a variable and its slots this way.
+/// deadlock): the Apply* optimizer kernels update a variable and its slots this way. A
+/// variable listed twice is locked once, both entries bound to its value.
 /// FailedPrecondition, without calling `f`, when one of them is uninitialized.
 Status update_together(const std::vector<Var*>& vars,
                        const std::function<Status(std::vector<Tensor*>&)>& f);

@@ -53,4 +53,44 @@ Output apply_adam(const Output& var, const Output& m, const Output& v, const Out
                   const Output& beta2, const Output& epsilon, const Output& grad,
                   bool use_locking = false, bool use_nesterov = false, std::string_view name = {});
 
+/// The sparse updates (`SparseApply*`): as the dense ops, on the rows of the variable and its
+/// slots that `indices` (an int32 or int64 vector) names; `grad` holds one row per index
+/// (shape `[N] + var.shape[1:]`). Rows named twice are updated twice, in order (the
+/// optimizers sum duplicates first); rows not named keep their values and slots. Running one
+/// fails with FailedPrecondition "Attempting to use uninitialized value NAME", and with
+/// InvalidArgument "var and accum do not have the same shape[3,2] [4,2]", "var must be at
+/// least 1 dimensional", "lr is not a scalar: [1]" (Momentum: "lr is not a scalar : [1]"),
+/// "indices must be one-dimensional", "var and grad must match in dimension 1", "grad must be
+/// the same size as indices in the first dimension." or "Index 7 at offset 1 in indices is
+/// out of range". Momentum checks an index when it reaches it (the rows before it are
+/// updated); Adagrad and RMSProp check them all first, as TensorFlow's kernels do.
+
+/// Op SparseApplyMomentum: per named row, `accum = accum * momentum + grad`, `var -= accum *
+/// lr` (Nesterov: `var -= grad * lr + accum * lr * momentum`).
+Output sparse_apply_momentum(const Output& var, const Output& accum, const Output& lr,
+                             const Output& grad, const Output& indices, const Output& momentum,
+                             bool use_locking = false, bool use_nesterov = false,
+                             std::string_view name = {});
+
+/// Op SparseApplyAdagrad: per named row, `accum += grad^2` (when `update_slots`), `var -=
+/// grad * lr * rsqrt(accum)`.
+Output sparse_apply_adagrad(const Output& var, const Output& accum, const Output& lr,
+                            const Output& grad, const Output& indices, bool use_locking = false,
+                            bool update_slots = true, std::string_view name = {});
+
+/// Op SparseApplyRMSProp: per named row, `ms = ms * rho + grad^2 * (1 - rho)`, `mom = mom *
+/// momentum + rsqrt(ms + epsilon) * lr * grad`, `var -= mom`.
+Output sparse_apply_rms_prop(const Output& var, const Output& ms, const Output& mom,
+                             const Output& lr, const Output& rho, const Output& momentum,
+                             const Output& epsilon, const Output& grad, const Output& indices,
+                             bool use_locking = false, std::string_view name = {});
+
+/// Op SparseApplyCenteredRMSProp: as SparseApplyRMSProp with `mg = mg * rho + grad * (1 -
+/// rho)` and the denominator `rsqrt(ms + epsilon - mg^2)`.
+Output sparse_apply_centered_rms_prop(const Output& var, const Output& mg, const Output& ms,
+                                      const Output& mom, const Output& lr, const Output& rho,
+                                      const Output& momentum, const Output& epsilon,
+                                      const Output& grad, const Output& indices,
+                                      bool use_locking = false, std::string_view name = {});
+
 }  // namespace af

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/indexed_slices.hpp"
 
 namespace af::train {
 
@@ -41,10 +42,11 @@ class HyperParameter {
 enum class GateGradients { none = 0, op = 1, graph = 2 };
 
 /// A gradient and the variable it belongs to; `grad` is invalid when the variable does not
-/// affect the loss.
+/// affect the loss, and IndexedSlices when the loss reads the variable through a gather
+/// (an embedding lookup), as `compute_gradients` returns it in TensorFlow.
 struct GradAndVar {
-  Output grad;   ///< the gradient (invalid: none)
-  Variable var;  ///< the variable
+  Gradient grad;  ///< the gradient (invalid: none)
+  Variable var;   ///< the variable
 };
 
 /// Options of `compute_gradients` and `minimize`.
@@ -73,7 +75,8 @@ class Optimizer {
   const std::string& name() const noexcept { return name_; }
 
   /// The gradients of `loss` with respect to `var_list` (default: the graph's
-  /// TRAINABLE_VARIABLES), one pair per variable, in `var_list`'s order.
+  /// TRAINABLE_VARIABLES), one pair per variable, in `var_list`'s order; IndexedSlices for a
+  /// variable read only through gathers (see `gradients_with_slices`).
   /// Throws InvalidArgumentError when `loss` or a variable is not float16/32/64 or bfloat16,
   /// or when there is no variable to optimize.
   std::vector<GradAndVar> compute_gradients(const Output& loss,
@@ -81,7 +84,10 @@ class Optimizer {
                                             const GradientOptions& options = {});
 
   /// Builds the update ops of every pair with a gradient, each under
-  /// `<name>/update_<var>/` and colocated with its variable, then `global_step += 1` after
+  /// `<name>/update_<var>/` and colocated with its variable: the dense update for a dense
+  /// gradient, the sparse one for IndexedSlices (their duplicate indices summed first,
+  /// except by GradientDescent, whose ScatterSub applies each), so only the rows named
+  /// change. Then `global_step += 1` after
   /// all of them when `global_step` is given. The returned op is named after the optimizer
   /// (`"Adam"`, made unique) and joins the TRAIN_OP collection. Throws InvalidArgumentError
   /// "No gradients provided for any variable" when every gradient is invalid.
@@ -113,6 +119,13 @@ class Optimizer {
   virtual void prepare(Graph& g) = 0;
   /// The update of one variable, inside `update_<var>/` and colocated with it.
   virtual Operation apply_dense(const Output& grad, const Variable& var) = 0;
+  /// The sparse update of one variable from slices whose indices are unique (`_apply_sparse`),
+  /// inside `update_<var>/` and colocated with it. The default throws UnimplementedError
+  /// naming the optimizer.
+  virtual Operation apply_sparse(const IndexedSlices& grad, const Variable& var);
+  /// `_apply_sparse_duplicate_indices`: the rows of duplicate indices summed (Unique, then
+  /// UnsortedSegmentSum), then `apply_sparse`.
+  virtual Operation apply_sparse_duplicate_indices(const IndexedSlices& grad, const Variable& var);
   /// Groups the updates: by default a NoOp named `name` depending on all of them.
   virtual Operation finish(Graph& g, const std::vector<Operation>& update_ops,
                            std::string_view name);
@@ -155,6 +168,8 @@ class GradientDescentOptimizer : public Optimizer {
   void create_slots(Graph&, const std::vector<Variable>&) override {}
   void prepare(Graph& g) override;
   Operation apply_dense(const Output& grad, const Variable& var) override;
+  /// `var[indices] -= learning_rate * values` by ScatterSub, duplicates applied in turn.
+  Operation apply_sparse_duplicate_indices(const IndexedSlices& grad, const Variable& var) override;
 
  private:
   HyperParameter learning_rate_;
@@ -172,6 +187,8 @@ class MomentumOptimizer : public Optimizer {
   void create_slots(Graph& g, const std::vector<Variable>& var_list) override;
   void prepare(Graph& g) override;
   Operation apply_dense(const Output& grad, const Variable& var) override;
+  /// SparseApplyMomentum.
+  Operation apply_sparse(const IndexedSlices& grad, const Variable& var) override;
 
  private:
   HyperParameter learning_rate_, momentum_;
@@ -191,6 +208,8 @@ class AdagradOptimizer : public Optimizer {
   void create_slots(Graph& g, const std::vector<Variable>& var_list) override;
   void prepare(Graph& g) override;
   Operation apply_dense(const Output& grad, const Variable& var) override;
+  /// SparseApplyAdagrad.
+  Operation apply_sparse(const IndexedSlices& grad, const Variable& var) override;
 
  private:
   HyperParameter learning_rate_;
@@ -219,6 +238,8 @@ class RMSPropOptimizer : public Optimizer {
   void create_slots(Graph& g, const std::vector<Variable>& var_list) override;
   void prepare(Graph& g) override;
   Operation apply_dense(const Output& grad, const Variable& var) override;
+  /// SparseApplyRMSProp, or SparseApplyCenteredRMSProp when centered.
+  Operation apply_sparse(const IndexedSlices& grad, const Variable& var) override;
 
  private:
   HyperParameter learning_rate_;
@@ -248,6 +269,11 @@ class AdamOptimizer : public Optimizer {
   void create_slots(Graph& g, const std::vector<Variable>& var_list) override;
   void prepare(Graph& g) override;
   Operation apply_dense(const Output& grad, const Variable& var) override;
+  /// `_apply_sparse_shared`: `m = m * beta1` over the whole slot, then ScatterAdd of
+  /// `(1 - beta1) * g` into the named rows; `v` likewise with `(1 - beta2) * g^2`; then
+  /// `var -= lr_t * m / (sqrt(v) + epsilon)` over every row (rows without a gradient move
+  /// while their m is not zero, as in TensorFlow).
+  Operation apply_sparse(const IndexedSlices& grad, const Variable& var) override;
   Operation finish(Graph& g, const std::vector<Operation>& update_ops,
                    std::string_view name) override;
 

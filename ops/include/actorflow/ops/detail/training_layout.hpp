@@ -49,6 +49,17 @@ inline Layout layout_of(Kind k) {
   return {1, {}, 1, 2};
 }
 
+/// The input layout of the SparseApply* op of kind `k` (and its ResourceSparseApply* twin):
+/// the dense op's, with `indices` right after `grad` (at `grad + 1`) and the inputs after
+/// the gradient one place later.
+inline Layout sparse_layout_of(Kind k) {
+  Layout lay = layout_of(k);
+  for (auto& scalar : lay.scalars)
+    if (scalar.first > lay.grad) ++scalar.first;
+  ++lay.inputs;
+  return lay;
+}
+
 /// The names TensorFlow gives the reference inputs in its error messages: reference input
 /// `i` (below `layout_of(k).refs`) of the ops of kind `k`.
 inline const char* ref_name(Kind k, int i) {
