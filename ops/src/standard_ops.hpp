@@ -20,6 +20,8 @@ void register_random_ops(OpRegistry& r);
 void register_state_ops(OpRegistry& r);
 /// Scatter{Update,Add,Sub,Mul,Div,Min,Max} and their ResourceScatter* twins
 void register_scatter_ops(OpRegistry& r);
+/// DynamicPartition, DynamicStitch, ParallelDynamicStitch
+void register_partition_ops(OpRegistry& r);
 /// Const, Placeholder, Identity, NoOp, _Send, _Recv, _Delay
 void register_control_ops(OpRegistry& r);
 /// DecodeCSV

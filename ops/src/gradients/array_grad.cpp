@@ -374,9 +374,31 @@ Grads unsorted_segment_sum_grad(const Operation& op, const Grads& g) {
   return {selected, Output(), Output()};
 }
 
+// `_DynamicStitchGrads`: each data input gets the output's gradient (densified when it is
+// IndexedSlices) gathered by its indices; the indices get none.
+std::vector<Gradient> dynamic_stitch_grad(const Operation& op, const std::vector<Gradient>& g) {
+  const std::size_t n = op.node()->inputs().size() / 2;
+  std::vector<Gradient> out(2 * n);
+  Output grad;
+  if (g[0].is_slices()) {
+    const IndexedSlices& s = g[0].slices();
+    Output rows = strided_slice(shape_of(op.output(0), "Shape"), std::vector<std::int64_t>{0},
+                                std::vector<std::int64_t>{1}, std::vector<std::int64_t>{1},
+                                {.shrink_axis_mask = 1}, "strided_slice");
+    grad = unsorted_segment_sum(s.values, s.indices, rows, "UnsortedSegmentSum");
+  } else {
+    grad = g[0].dense();
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    out[n + i] = gather(grad, input(op, static_cast<int>(i)), "GatherV2");
+  return out;
+}
+
 }  // namespace
 
 void register_array_gradients(GradientRegistry& r) {
+  r.add_sparse("DynamicStitch", dynamic_stitch_grad);
+  r.add_sparse("ParallelDynamicStitch", dynamic_stitch_grad);
   r.add_sparse("Identity", [](const Operation&, const std::vector<Gradient>& g) {
     return std::vector<Gradient>{g[0]};
   });

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actorflow/ops/graph.hpp"
+#include "actorflow/train/partitioned_variables.hpp"
+
+/// Embedding lookups (TensorFlow's embedding_ops.py): the rows of a table, one per id, read
+/// from the part that holds each id, so only the rows asked for leave a parameter server,
+/// and only their gradients come back.
+namespace af::train {
+
+/// Options of `embedding_lookup`.
+struct EmbeddingLookupOptions {
+  /// How ids map to parts: "mod" (id % n on part id % n, row id / n) or "div" (contiguous
+  /// ranges, the first parts one row longer); TensorFlow's default is "mod".
+  std::string partition_strategy = "mod";
+  /// When set, each looked-up row with a larger L2 norm is scaled down to it
+  /// (`clip_by_norm`); the table is not changed.
+  std::optional<double> max_norm;
+  /// The name scope of the lookup's ops.
+  std::string name = "embedding_lookup";
+};
+
+/// `tf.nn.embedding_lookup(params, ids)`: a tensor of shape `ids.shape + params.shape[1:]`
+/// holding row `ids[...]` of the table made of the parts `params` (concatenated along axis
+/// 0). With one part, a Gather colocated with it. With several: the ids are assigned to parts
+/// by the strategy, split by DynamicPartition, gathered on each part's own device (colocated
+/// with the part) and put back in order by ParallelDynamicStitch; each part's gradient is
+/// IndexedSlices of its own rows. Throws InvalidArgumentError for no params, "Unrecognized
+/// partition strategy: x", or parts whose row shapes differ; UnimplementedError for "div"
+/// over parts whose row counts are unknown while building. Running it with an id out of
+/// range fails as GatherV2 does ("indices[0] = 7 is not in [0, 3)", the id local to its part).
+Output embedding_lookup(const std::vector<Output>& params, const Output& ids,
+                        const EmbeddingLookupOptions& options = {});
+
+/// As above over the parts of a partitioned variable.
+Output embedding_lookup(const PartitionedVariable& params, const Output& ids,
+                        const EmbeddingLookupOptions& options = {});
+
+}  // namespace af::train
