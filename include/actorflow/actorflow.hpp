@@ -36,6 +36,7 @@
 #include "actorflow/ops/partition_ops.hpp"
 #include "actorflow/ops/resource_variable_ops.hpp"
 #include "actorflow/ops/scatter_ops.hpp"
+#include "actorflow/ops/string_ops.hpp"
 #include "actorflow/ops/tensor.hpp"
 #include "actorflow/ops/tensor_bundle.hpp"
 #include "actorflow/ops/training_ops.hpp"

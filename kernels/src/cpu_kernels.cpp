@@ -16,6 +16,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_state_kernels(r);
   register_scatter_kernels(r);
   register_partition_kernels(r);
+  register_string_hash_kernels(r);
   register_array_kernels(r);
   register_math_kernels(r);
   register_matmul_kernels(r);

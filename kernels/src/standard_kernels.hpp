@@ -14,6 +14,7 @@ void register_random_kernels(KernelRegistry& r);
 void register_state_kernels(KernelRegistry& r);
 void register_scatter_kernels(KernelRegistry& r);
 void register_partition_kernels(KernelRegistry& r);
+void register_string_hash_kernels(KernelRegistry& r);
 void register_sparse_training_kernels(KernelRegistry& r);
 void register_control_kernels(KernelRegistry& r);
 void register_parsing_kernels(KernelRegistry& r);

@@ -66,6 +66,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_state_ops(r);
   detail::register_scatter_ops(r);
   detail::register_partition_ops(r);
+  detail::register_string_hash_ops(r);
   detail::register_array_ops(r);
   detail::register_math_ops(r);
   detail::register_matmul_ops(r);

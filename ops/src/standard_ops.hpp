@@ -22,6 +22,8 @@ void register_state_ops(OpRegistry& r);
 void register_scatter_ops(OpRegistry& r);
 /// DynamicPartition, DynamicStitch, ParallelDynamicStitch
 void register_partition_ops(OpRegistry& r);
+/// StringToHashBucketFast
+void register_string_hash_ops(OpRegistry& r);
 /// Const, Placeholder, Identity, NoOp, _Send, _Recv, _Delay
 void register_control_ops(OpRegistry& r);
 /// DecodeCSV

@@ -72,3 +72,13 @@ with g.as_default():
         sess.run(tf.global_variables_initializer())
         print("// max_norm one part: %s" % fmt(sess.run(one)))
         print("// max_norm two parts: %s" % fmt(sess.run(two)))
+
+# 4. Hash buckets (StringToHashBucketFast: Fingerprint64 % buckets).
+g = tf.Graph()
+with g.as_default():
+    words = ["Hello", "TensorFlow", "2.x", "", "actorflow", "a much longer string of more "
+             "than sixty-four bytes, to reach FarmHash's long-input loop ......"]
+    for buckets in (3, 1000003):
+        b = tf.strings.to_hash_bucket_fast(tf.constant(words), buckets)
+        with tf.Session() as sess:
+            print("// to_hash_bucket_fast(%d): %s" % (buckets, fmt(sess.run(b))))

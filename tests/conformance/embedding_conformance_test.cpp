@@ -5,6 +5,7 @@
 // scripts/peers/make_embedding_references.py (TensorFlow, tf.compat.v1, reference variables).
 #include <actorflow/actorflow.hpp>
 #include <actorflow/ops/partition_ops.hpp>
+#include <actorflow/ops/string_ops.hpp>
 #include <actorflow/train/embedding_ops.hpp>
 #include <actorflow/train/partitioned_variables.hpp>
 #include <boost/test/unit_test.hpp>
@@ -213,11 +214,17 @@ BOOST_AUTO_TEST_CASE(lookups_and_their_gradients_match_tensorflow, *boost::unit_
       std::vector<float> w(24);
       for (int i = 0; i < 24; ++i) w[static_cast<std::size_t>(i)] = i / 8.0f - 1.0f;
       Output loss = af::reduce_sum(looked * g.constant(Tensor::from_vector(w, Shape{3, 2, 4})));
+      // The same ids fed, their shape unknown while building.
+      Output fed_ids = g.placeholder(DType::int64);
+      Output fed = train::embedding_lookup(values, fed_ids, {.partition_strategy = c.strategy});
       auto grads = af::gradients_with_slices({loss}, refs);
       af::Operation step = train::GradientDescentOptimizer(0.1).minimize(loss);
       af::Session sess(g);
       sess.run(g.global_variables_initializer());
       check_close(sess.run(looked).to_vector<float>(), kLookup);
+      Tensor fed_value = sess.run(fed, {{fed_ids, sess.run(ids)}});
+      BOOST_TEST(fed_value.shape() == (Shape{3, 2, 4}));
+      check_close(fed_value.to_vector<float>(), kLookup);
       for (std::size_t i = 0; i < parts.size(); ++i) {
         BOOST_TEST_CONTEXT("part " << i) {
           BOOST_REQUIRE(grads[i].is_slices());
@@ -290,6 +297,35 @@ BOOST_AUTO_TEST_CASE(parts_spread_over_ps_tasks_and_lookups_gather_beside_them,
   BOOST_TEST(groups == (std::vector<std::string>{"emb/part_0", "emb/part_1", "emb/part_2"}),
              boost::test_tools::per_element());
   BOOST_TEST(looked.shape() == af::PartialShape({2, 4}));
+}
+
+// make_embedding_references.py, part 4: FarmHash's Fingerprint64, so the buckets are
+// TensorFlow's on any machine (sparse-notes: "Hello" is 0xd5c87c1e326b2087).
+BOOST_AUTO_TEST_CASE(string_hash_buckets_match_tensorflow, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  Output words = g.constant(Tensor::from_vector(std::vector<std::string>{
+      "Hello", "TensorFlow", "2.x", "", "actorflow",
+      "a much longer string of more than sixty-four bytes, to reach FarmHash's long-input loop "
+      "......"}));
+  Output three = af::string_to_hash_bucket_fast(words, 3);
+  Output all = af::string_to_hash_bucket_fast(words, 1000003);
+  Output many = af::string_to_hash_bucket_fast(
+      g.constant(Tensor::from_vector(
+          std::vector<std::string>{"Hello", "TensorFlow", "2.x", "", "actorflow"}, Shape{5, 1})),
+      1000003);
+  af::Session sess(g);
+  BOOST_TEST(ints(sess.run(three)) == (std::vector<std::int64_t>{0, 2, 2, 2, 2, 2}),
+             boost::test_tools::per_element());
+  BOOST_TEST(ints(sess.run(all)) ==
+                 (std::vector<std::int64_t>{184354, 387482, 628455, 377723, 63254, 10389}),
+             boost::test_tools::per_element());
+  Tensor m = sess.run(many);
+  BOOST_TEST(m.shape() == (Shape{5, 1}));
+  BOOST_TEST(ints(m) == (std::vector<std::int64_t>{184354, 387482, 628455, 377723, 63254}),
+             boost::test_tools::per_element());
+  BOOST_TEST(
+      contains(af::test::construction_error([&] { af::string_to_hash_bucket_fast(words, 0); }),
+               "Value for attr 'num_buckets' of 0 must be at least minimum 1"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
