@@ -228,7 +228,7 @@ BOOST_AUTO_TEST_CASE(a_killed_ps_is_reported_and_a_restarted_cluster_resumes_fro
   auto restored = c.wait_for(chief, "Restoring parameters from .*model\\.ckpt-(\\d+)", 60s);
   BOOST_REQUIRE(restored.has_value());
   BOOST_TEST(c.exits_cleanly(chief, 150s));
-  BOOST_TEST(c.exits_cleanly(w1, 60s));
+  BOOST_TEST(c.exits_cleanly(w1, 60s), "worker 1:\n" << c.group.log(w1));
   BOOST_TEST(c.group.log(chief).find("done: global step 15") != std::string::npos);
 }
 

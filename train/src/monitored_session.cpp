@@ -336,52 +336,72 @@ MonitoredSession::~MonitoredSession() {
 }
 
 void MonitoredSession::create_session() {
-  const Scaffold& s = options_.scaffold;
   const auto start = Clock::now();
-  for (;;) {
-    auto session = std::make_unique<Session>(g_, options_.master, options_.config);
-    if (options_.is_chief) {
-      // SessionManager.prepare_session: restore the latest checkpoint, else initialise.
-      std::optional<std::string> latest;
-      if (!options_.checkpoint_dir.empty()) latest = latest_checkpoint(options_.checkpoint_dir);
-      if (latest) {
-        s.saver->restore(*session, *latest);
-        if (auto state = get_checkpoint_state(options_.checkpoint_dir))
-          s.saver->recover_last_checkpoints(state->all_model_checkpoint_paths);
-        log_info("Restoring parameters from " + *latest);
-      } else {
-        session->run(*s.init_op);
-      }
-      auto [local_ready, why] = model_ready(*session, *s.ready_for_local_init_op);
-      if (local_ready) session->run(*s.local_init_op);
-      auto [ready, message] = model_ready(*session, *s.ready_op);
-      if (!ready)
-        throw InternalError(internal(
-            "Init operations did not make model ready.  Init op: " + s.init_op->name() +
-            ", init fn: None, local_init_op: " + s.local_init_op->name() + ", error: " + message));
-      session_ = std::move(session);
-      break;
-    }
-    // SessionManager.wait_for_session: local init once the globals are in, then ready_op.
-    auto [local_ready, local_why] = model_ready(*session, *s.ready_for_local_init_op);
-    std::string why = local_why;
-    if (local_ready) {
-      session->run(*s.local_init_op);
-      auto [ready, message] = model_ready(*session, *s.ready_op);
-      if (ready) {
+  // One attempt: true once `session_` is ready, false to wait and try again.
+  auto attempt = [&]() -> bool {
+    const Scaffold& s = options_.scaffold;
+    {
+      auto session = std::make_unique<Session>(g_, options_.master, options_.config);
+      if (options_.is_chief) {
+        // SessionManager.prepare_session: restore the latest checkpoint, else initialise.
+        std::optional<std::string> latest;
+        if (!options_.checkpoint_dir.empty()) latest = latest_checkpoint(options_.checkpoint_dir);
+        if (latest) {
+          s.saver->restore(*session, *latest);
+          if (auto state = get_checkpoint_state(options_.checkpoint_dir))
+            s.saver->recover_last_checkpoints(state->all_model_checkpoint_paths);
+          log_info("Restoring parameters from " + *latest);
+        } else {
+          session->run(*s.init_op);
+        }
+        auto [local_ready, why] = model_ready(*session, *s.ready_for_local_init_op);
+        if (local_ready) session->run(*s.local_init_op);
+        auto [ready, message] = model_ready(*session, *s.ready_op);
+        if (!ready)
+          throw InternalError(
+              internal("Init operations did not make model ready.  Init op: " + s.init_op->name() +
+                       ", init fn: None, local_init_op: " + s.local_init_op->name() +
+                       ", error: " + message));
         session_ = std::move(session);
-        break;
+        return true;
       }
-      why = message;
+      // SessionManager.wait_for_session: local init once the globals are in, then ready_op.
+      auto [local_ready, local_why] = model_ready(*session, *s.ready_for_local_init_op);
+      std::string why = local_why;
+      if (local_ready) {
+        session->run(*s.local_init_op);
+        auto [ready, message] = model_ready(*session, *s.ready_op);
+        if (ready) {
+          session_ = std::move(session);
+          return true;
+        }
+        why = message;
+      }
+      session->close();
+      const auto waited =
+          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+      if (waited + options_.recovery_wait > options_.max_wait)
+        throw DeadlineExceededError(deadline_exceeded("Session was not ready after waiting " +
+                                                      std::to_string(waited.count() / 1000) +
+                                                      " secs."));
+      log_info("Waiting for model to be ready.  Ready_for_local_init_op:  " + why);
+      std::this_thread::sleep_for(options_.recovery_wait);
     }
-    session->close();
-    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
-    if (waited + options_.recovery_wait > options_.max_wait)
-      throw DeadlineExceededError(deadline_exceeded("Session was not ready after waiting " +
-                                                    std::to_string(waited.count() / 1000) +
-                                                    " secs."));
-    log_info("Waiting for model to be ready.  Ready_for_local_init_op:  " + why);
-    std::this_thread::sleep_for(options_.recovery_wait);
+    return false;
+  };
+  for (;;) {
+    try {
+      if (attempt()) break;
+    } catch (const Error& e) {
+      // _RecoverableSession._create_session: a task lost while the session is being made
+      // (Aborted, Unavailable) makes a new attempt, after the recovery wait.
+      if (e.code() != Code::aborted && e.code() != Code::unavailable) throw;
+      log_info(std::string("An error was raised while a session was being created. This may be "
+                           "due to a preemption of a connected worker or parameter server. A new "
+                           "session will be created. Error: ") +
+               e.what());
+      std::this_thread::sleep_for(options_.recovery_wait);
+    }
   }
   ++sessions_created_;
   coord_ = std::make_unique<Coordinator>();

@@ -190,6 +190,8 @@ struct MonitoredTrainingSessionOptions {
 /// MonitoredTrainingSessionOptions), runs the hooks around each run, and recovers: when a run
 /// fails with Aborted or Unavailable (a task was lost) it closes the session, creates it again
 /// (the chief restores the latest checkpoint; workers wait for a ready model) and runs again.
+/// A task lost while a session is being created (Aborted or Unavailable) makes a new attempt
+/// after `recovery_wait`, as TensorFlow's `_RecoverableSession` does.
 class MonitoredSession {
  public:
   /// Creates the session at once. Throws RuntimeError-like InternalError "Init operations did
