@@ -94,7 +94,8 @@ class GradientRegistry {
   void add_not_differentiable(const std::string& type);
   /// True when `type` has an entry (a function or "not differentiable").
   bool contains(const std::string& type) const;
-  /// The function of `type`: null when not differentiable or unknown (see `contains`).
+  /// The function of `type`: null when not differentiable, unknown (see `contains`) or
+  /// registered with `add_sparse` (see `find_sparse`).
   const GradientFunction* find(const std::string& type) const;
   /// The op types with an entry.
   std::vector<std::string> types() const;
