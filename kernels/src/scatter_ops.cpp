@@ -17,6 +17,7 @@
 #include "actorflow/ops/resource.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "variable_inputs.hpp"
 
 namespace af {
 
@@ -81,15 +82,12 @@ class ScatterOp : public OpKernel {
   }
 
   void compute(OpKernelContext& ctx) override {
-    auto* var = dynamic_cast<Var*>(ctx.input_ref(0).get());
-    if (!var) return ctx.fail(invalid_argument("Input 0 of " + name() + " is not a variable"));
     const Tensor& indices = ctx.input(1);
     const Tensor& updates = ctx.input(2);
-    if (Resource && var->dtype() != updates.dtype())
-      return ctx.fail(
-          invalid_argument("Trying to access resource " + var->name() + " as " +
-                           std::string(data_type_string(updates.dtype())) + " but it holds " +
-                           std::string(data_type_string(var->dtype())) + node_suffix(name())));
+    std::vector<Var*> vars;
+    Status in = detail::variable_inputs(ctx, 1, updates.dtype(), Resource, &vars);
+    if (!in.ok()) return ctx.fail(in);
+    Var* var = vars[0];
     Status s = var->update([&](Tensor& params) { return apply(params, indices, updates); });
     if (!s.ok()) {
       if (s.code() == Code::failed_precondition) s = s.with_context(node_suffix(name()));
@@ -146,9 +144,12 @@ class ScatterOp : public OpKernel {
   static Status row_update(Tensor& params, Index dst, const Tensor& updates, Index src,
                            Index count) {
     if constexpr (K == Kind::update) {
-      if (src >= 0 || params.dtype() == DType::string) {
-        for (Index j = 0; j < count; ++j)
-          detail::copy_elements(updates, src >= 0 ? src + j : 0, params, dst + j, 1);
+      if (src >= 0) {
+        detail::copy_elements(updates, src, params, dst, count);
+        return {};
+      }
+      if (params.dtype() == DType::string) {
+        for (Index j = 0; j < count; ++j) detail::copy_elements(updates, 0, params, dst + j, 1);
         return {};
       }
     }

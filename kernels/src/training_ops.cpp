@@ -25,6 +25,7 @@
 #include "actorflow/ops/detail/training_layout.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "standard_kernels.hpp"
+#include "variable_inputs.hpp"
 
 namespace af {
 
@@ -54,18 +55,8 @@ class ApplyOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Layout lay = layout_of(K);
     std::vector<Var*> vars;
-    for (int i = 0; i < lay.refs; ++i) {
-      auto* v = dynamic_cast<Var*>(ctx.input_ref(i).get());
-      if (!v)
-        return ctx.fail(invalid_argument("Input " + std::to_string(i) + " of " + name() +
-                                         " is not a variable"));
-      if (Resource && v->dtype() != dtype_of<T>::value)
-        return ctx.fail(
-            invalid_argument("Trying to access resource " + v->name() + " as " +
-                             std::string(data_type_string(dtype_of<T>::value)) + " but it holds " +
-                             std::string(data_type_string(v->dtype())) + node_suffix(name())));
-      vars.push_back(v);
-    }
+    Status in = detail::variable_inputs(ctx, lay.refs, dtype_of<T>::value, Resource, &vars);
+    if (!in.ok()) return ctx.fail(in);
     std::vector<T> scalars;
     for (auto [index, scalar_name] : lay.scalars) {
       const Tensor& t = ctx.input(index);
