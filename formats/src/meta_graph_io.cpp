@@ -152,6 +152,13 @@ std::string serialize_variable_def(const VariableDef& v) {
   p.set_snapshot_name(v.snapshot_name);
   p.set_is_resource(v.is_resource);
   p.set_trainable(v.trainable);
+  if (v.save_slice_info) {
+    auto* info = p.mutable_save_slice_info_def();
+    info->set_full_name(v.save_slice_info->full_name);
+    for (auto d : v.save_slice_info->full_shape) info->add_full_shape(d);
+    for (auto d : v.save_slice_info->var_offset) info->add_var_offset(d);
+    for (auto d : v.save_slice_info->var_shape) info->add_var_shape(d);
+  }
   return detail::serialize_deterministic(p);
 }
 
@@ -159,8 +166,16 @@ VariableDef parse_variable_def(std::string_view bytes, std::string_view where) {
   tensorflow::VariableDef p;
   if (!p.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     throw InvalidArgumentError(invalid_argument(std::string(where) + ": not a VariableDef"));
-  return VariableDef{p.variable_name(), p.initial_value_name(), p.initializer_name(),
-                     p.snapshot_name(), p.is_resource(),        p.trainable()};
+  VariableDef v{p.variable_name(), p.initial_value_name(), p.initializer_name(), p.snapshot_name(),
+                p.is_resource(),   p.trainable(),          std::nullopt};
+  if (p.has_save_slice_info_def()) {
+    const auto& info = p.save_slice_info_def();
+    v.save_slice_info = SaveSliceInfo{info.full_name(),
+                                      {info.full_shape().begin(), info.full_shape().end()},
+                                      {info.var_offset().begin(), info.var_offset().end()},
+                                      {info.var_shape().begin(), info.var_shape().end()}};
+  }
+  return v;
 }
 
 MetaGraphDef parse_meta_graph_def(std::string_view bytes, std::string_view source) {

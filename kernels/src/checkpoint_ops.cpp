@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <unsupported/Eigen/CXX11/Tensor>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/tensor_bundle.hpp"
+#include "actorflow/ops/tensor_slice.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -51,13 +53,6 @@ Status validate_inputs(bool is_save_op, const OpKernelContext& ctx) {
   return {};
 }
 
-Status unsupported_slice(const std::string& op, const std::string& tensor,
-                         const std::string& spec) {
-  return unimplemented(op + ": tensor " + tensor + " has shape_and_slice \"" + spec +
-                       "\"; partitioned (sliced) tensors are not supported, only whole tensors "
-                       "(empty specs)");
-}
-
 class SaveV2Op : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -77,13 +72,24 @@ class SaveV2Op : public OpKernel {
     const std::string* names = ctx.input(1).data<std::string>();
     const std::string* slices = ctx.input(2).data<std::string>();
     const auto num_tensors = ctx.input(1).num_elements();
-    for (std::int64_t i = 0; i < num_tensors; ++i)
-      if (!slices[i].empty()) return unsupported_slice("SaveV2", names[i], slices[i]);
     BundleWriter writer(prefix);
     ACTORFLOW_RETURN_IF_ERROR(writer.status());
-    for (std::int64_t i = 0; i < num_tensors; ++i)
-      ACTORFLOW_RETURN_IF_ERROR(
-          writer.add(names[i], ctx.input(static_cast<int>(i) + kFixedInputs)));
+    for (std::int64_t i = 0; i < num_tensors; ++i) {
+      const Tensor& tensor = ctx.input(static_cast<int>(i) + kFixedInputs);
+      if (slices[i].empty()) {
+        ACTORFLOW_RETURN_IF_ERROR(writer.add(names[i], tensor));
+        continue;
+      }
+      // A part of a partitioned variable: the slice its spec names.
+      StatusOr<ShapeAndSlice> spec = parse_shape_and_slice(slices[i]);
+      if (!spec.ok()) return spec.status();
+      if (spec->slice_shape != tensor.shape())
+        return invalid_argument(
+            "Slice in shape_and_slice specification does not match the shape of the tensor to "
+            " save: " +
+            slices[i] + ", tensor: " + tensor.shape().to_string());
+      ACTORFLOW_RETURN_IF_ERROR(writer.add_slice(names[i], spec->full_shape, spec->slice, tensor));
+    }
     return writer.finish();
   }
 };
@@ -143,8 +149,21 @@ class RestoreV2Op : public OpKernel {
     }
     if (!mismatches.empty()) return invalid_argument(mismatches);
 
-    for (std::size_t i : order)
-      if (!slices[i].empty()) return unsupported_slice("RestoreV2", names[i], slices[i]);
+    // The parts of partitioned variables: each spec's slice of a tensor of the same shape,
+    // whatever slices the checkpoint holds it in.
+    std::vector<std::optional<ShapeAndSlice>> specs(n);
+    for (std::size_t i : order) {
+      if (slices[i].empty()) continue;
+      StatusOr<ShapeAndSlice> spec = parse_shape_and_slice(slices[i]);
+      if (!spec.ok()) return spec.status();
+      const Shape stored = reader.lookup_dtype_and_shape(names[i])->shape;
+      if (stored != spec->full_shape)
+        return invalid_argument(
+            "tensor_name = " + names[i] + "; shape in shape_and_slice spec " +
+            spec->full_shape.to_string() +
+            " does not match the shape stored in checkpoint: " + stored.to_string());
+      specs[i] = std::move(*spec);
+    }
     // Tensors are read (and their checksums computed) on the intra-op threads side by side,
     // as TensorFlow's RestoreTensorsV2 reads large tensors on a pool: one thread reading into
     // fresh memory and checksumming gets half of what the page cache gives.
@@ -154,7 +173,8 @@ class RestoreV2Op : public OpKernel {
     auto worker = [&] {
       for (std::size_t k; (k = next.fetch_add(1)) < n;) {
         const std::size_t i = order[k];
-        StatusOr<Tensor> value = reader.lookup(names[i]);
+        StatusOr<Tensor> value =
+            specs[i] ? reader.lookup_slice(names[i], specs[i]->slice) : reader.lookup(names[i]);
         if (value.ok())
           ctx.set_output(static_cast<int>(i), std::move(*value));
         else

@@ -437,6 +437,7 @@ Variable Graph::variable(const Output& initial_value, VariableOptions options) {
     read = create_op("Identity", {ref}, {{"T", dtype}}, scope_name + "/read/").output(0);
   }
   Variable v(ref, assign_op, read, init);
+  if (options.save_slice_info) v.set_save_slice_info(*options.save_slice_info);
   // TensorFlow's RefVariable._init_from_args: the given collections (default
   // GLOBAL_VARIABLES), plus TRAINABLE_VARIABLES when trainable, each once.
   std::vector<std::string> collections =

@@ -42,6 +42,7 @@ VariableDef variable_def(const Variable& v, const std::set<std::string>& trainab
   d.initial_value_name = v.initial_value().valid() ? v.initial_value().name() : std::string();
   d.is_resource = v.is_resource();
   d.trainable = trainable.count(d.variable_name) > 0;
+  if (const SaveSliceInfo* info = v.save_slice_info()) d.save_slice_info = *info;
   return d;
 }
 
@@ -133,6 +134,12 @@ std::unique_ptr<Saver> import_meta_graph(Graph& g, const MetaGraphDef& meta,
                        v.initial_value_name.empty()
                            ? Output()
                            : g.output(scoped(scope, v.initial_value_name)));
+          if (v.save_slice_info) {
+            // SaveSliceInfo._from_proto: the full name joins the import scope too.
+            SaveSliceInfo info = *v.save_slice_info;
+            info.full_name = scoped(scope, info.full_name);
+            var.set_save_slice_info(std::move(info));
+          }
           g.add_to_collection(key, var);
         }
         break;

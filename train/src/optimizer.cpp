@@ -234,6 +234,13 @@ Variable Optimizer::slot_with_initial_value(const Variable& var, const std::stri
   VariableOptions options;
   options.name = slot_var + "/";
   options.trainable = false;
+  // A part's slot is the same part of the full variable's slot (slot_creator: the slot
+  // `emb/part_0/Adam` is a slice of `emb/Adam`), so slots save and re-partition too.
+  if (const SaveSliceInfo* info = var.save_slice_info()) {
+    SaveSliceInfo slot_info = *info;
+    slot_info.full_name += slot_var.substr(var.name().size());
+    options.save_slice_info = std::move(slot_info);
+  }
   Variable slot = g.variable(initial, options);
   by_var.emplace(var.name(), slot);
   return slot;

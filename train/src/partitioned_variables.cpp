@@ -89,16 +89,6 @@ Partitioner variable_axis_size_partitioner(std::int64_t max_shard_bytes, int axi
   };
 }
 
-std::string SaveSliceInfo::spec() const {
-  std::string out;
-  for (std::size_t i = 0; i < full_shape.size(); ++i)
-    out += (i ? " " : "") + std::to_string(full_shape[i]);
-  out += " ";
-  for (std::size_t i = 0; i < var_offset.size(); ++i)
-    out += (i ? ":" : "") + std::to_string(var_offset[i]) + "," + std::to_string(var_shape[i]);
-  return out;
-}
-
 std::vector<std::int64_t> PartitionedVariable::partitions() const {
   std::vector<std::int64_t> out(static_cast<std::size_t>(shape_.rank()), 1);
   if (!out.empty()) out[static_cast<std::size_t>(axis_)] = static_cast<std::int64_t>(parts_.size());
@@ -164,8 +154,9 @@ PartitionedVariable get_partitioned_variable(Graph& g, const std::string& name, 
     VariableOptions vo;
     vo.name = part_name + "/";
     vo.trainable = options.trainable;
+    vo.save_slice_info = SaveSliceInfo{name, full, offset, part_shape};
     parts.push_back(g.variable(initial, vo));
-    slices.push_back({name, full, offset, part_shape});
+    slices.push_back(*vo.save_slice_info);
     offset[static_cast<std::size_t>(axis)] += part_shape[static_cast<std::size_t>(axis)];
   }
   return PartitionedVariable(name, shape, options.dtype, std::move(parts), std::move(slices), axis);

@@ -114,13 +114,32 @@ std::vector<std::pair<std::string, Shape>> list_variables(const std::string& pre
 // -- Saver
 // ------------------------------------------------------------------------------------------
 
-namespace {
-
-std::vector<std::pair<std::string, Variable>> by_op_name(const std::vector<Variable>& vars) {
-  std::vector<std::pair<std::string, Variable>> out;
-  for (auto& v : vars) out.emplace_back(v.name(), v);
+// op_list_to_dict and saveable_objects_for_op: a variable under its op name; the parts of
+// a partitioned variable under the full variable's name, each with its slice spec, in the
+// order given.
+std::vector<Saver::Saveable> Saver::saveables_of(const std::vector<Variable>& vars) {
+  std::vector<Saveable> out;
+  std::map<std::string, bool> sliced;  // name -> saved in slices
+  for (const Variable& v : vars) {
+    if (const SaveSliceInfo* info = v.save_slice_info()) {
+      auto it = sliced.find(info->full_name);
+      if (it != sliced.end() && !it->second)
+        throw InvalidArgumentError(invalid_argument(
+            "Mixing slices and non-slices with the same name: " + info->full_name));
+      sliced[info->full_name] = true;
+      out.push_back({info->full_name, v, info->spec()});
+    } else {
+      if (sliced.count(v.name()))
+        throw InvalidArgumentError(
+            invalid_argument("At least two variables have the same name: " + v.name()));
+      sliced[v.name()] = false;
+      out.push_back({v.name(), v, std::string()});
+    }
+  }
   return out;
 }
+
+namespace {
 
 // set_cpu0: the CPU of the device's task.
 std::string cpu_of(const std::string& device) {
@@ -189,7 +208,7 @@ SaverDef Saver::saver_def() const {
 
 Saver::Saver(Graph& g, SaverOptions options) : options_(std::move(options)) {
   std::vector<Variable> vars = g.global_variables();
-  build(g, by_op_name(vars));
+  build(g, saveables_of(vars));
 }
 
 Saver::Saver(const std::vector<Variable>& var_list, SaverOptions options)
@@ -199,12 +218,13 @@ Saver::Saver(const std::vector<Variable>& var_list, SaverOptions options)
     empty_ = true;
     return;
   }
-  build(var_list[0].graph(), by_op_name(var_list));
+  build(var_list[0].graph(), saveables_of(var_list));
 }
 
 Saver::Saver(const std::map<std::string, Variable>& var_map, SaverOptions options)
     : options_(std::move(options)) {
-  std::vector<std::pair<std::string, Variable>> named(var_map.begin(), var_map.end());
+  std::vector<Saveable> named;
+  for (const auto& [name, var] : var_map) named.push_back({name, var, std::string()});
   if (named.empty()) {
     if (!options_.allow_empty) throw InvalidArgumentError(invalid_argument("No variables to save"));
     empty_ = true;
@@ -212,11 +232,11 @@ Saver::Saver(const std::map<std::string, Variable>& var_map, SaverOptions option
   }
   // The graph first: the arguments' order of evaluation is unspecified (GCC moves `named`
   // out before evaluating `named[0]`).
-  Graph& g = named[0].second.graph();
+  Graph& g = named[0].var.graph();
   build(g, std::move(named));
 }
 
-void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named) {
+void Saver::build(Graph& g, std::vector<Saveable> named) {
   graph_ = &g;
   next_keep_time_ =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
@@ -226,47 +246,49 @@ void Saver::build(Graph& g, std::vector<std::pair<std::string, Variable>> named)
     empty_ = true;
     return;
   }
-  std::sort(named.begin(), named.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  // By name; a partitioned variable's slices stay in their order.
+  std::stable_sort(named.begin(), named.end(), [](auto& a, auto& b) { return a.name < b.name; });
   for (std::size_t i = 1; i < named.size(); ++i)
-    if (named[i].first == named[i - 1].first)
+    if (named[i].name == named[i - 1].name && (named[i].spec.empty() || named[i - 1].spec.empty()))
       throw InvalidArgumentError(
-          invalid_argument("At least two variables have the same name: " + named[i].first));
+          invalid_argument("At least two variables have the same name: " + named[i].name));
   const std::string scope_name = g.unique_name(options_.name.empty() ? "save" : options_.name);
   auto scope = g.name_scope(scope_name + "/");
   filename_ = g.placeholder(DType::string, PartialShape{}, "Const");
   filename_name_ = filename_.name();
 
   // Groups of variables by device (one group when not sharded), sorted by device name.
-  std::map<std::string, std::vector<std::pair<std::string, Variable>>> groups;
+  std::map<std::string, std::vector<Saveable>> groups;
   for (auto& nv : named)
-    groups[options_.sharded ? nv.second.op().device() : std::string()].push_back(nv);
+    groups[options_.sharded ? nv.var.op().device() : std::string()].push_back(nv);
   num_shards_ = static_cast<int>(groups.size());
 
   std::vector<Operation> assigns;
-  auto restore_group = [&](const std::vector<std::pair<std::string, Variable>>& group) {
-    std::vector<std::string> names;
+  auto restore_group = [&](const std::vector<Saveable>& group) {
+    std::vector<std::string> names, specs;
     std::vector<DType> dtypes;
-    for (auto& [n, v] : group) {
+    for (auto& [n, v, spec] : group) {
       names.push_back(n);
+      specs.push_back(spec);
       dtypes.push_back(v.dtype());
     }
-    std::vector<Output> restored = restore_v2(filename_, names, dtypes, "RestoreV2");
+    std::vector<Output> restored = restore_v2(filename_, names, dtypes, "RestoreV2", specs);
     for (std::size_t i = 0; i < group.size(); ++i) {
-      const Variable& v = group[i].second;
+      const Variable& v = group[i].var;
       assigns.push_back(v.is_resource()
                             ? assign_variable_op(v.ref(), restored[i], "AssignVariableOp")
                             : Operation(assign(v.ref(), restored[i], "Assign")));
     }
   };
-  auto save_group = [&](const Output& prefix,
-                        const std::vector<std::pair<std::string, Variable>>& group) {
-    std::vector<std::string> names;
+  auto save_group = [&](const Output& prefix, const std::vector<Saveable>& group) {
+    std::vector<std::string> names, specs;
     std::vector<Output> tensors;
-    for (auto& [n, v] : group) {
+    for (auto& [n, v, spec] : group) {
       names.push_back(n);
+      specs.push_back(spec);
       tensors.push_back(v.is_resource() ? v.value() : v.ref());
     }
-    return save_v2(prefix, names, tensors, "SaveV2");
+    return save_v2(prefix, names, tensors, "SaveV2", specs);
   };
 
   if (!options_.sharded) {

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <set>
 #include <unordered_map>
 #include <utility>
 
@@ -117,7 +118,7 @@ Status BundleWriter::add(std::string_view name, const Tensor& value) {
     return invalid_argument("Cannot save tensor " + std::string(name) +
                             ": its elements are in device memory");
   const std::string key(name);
-  if (entries_.count(key)) {
+  if (entries_.count(key) || sliced_.count(key)) {
     status_ = invalid_argument("Adding duplicate key: " + key);
     return status_;
   }
@@ -190,6 +191,7 @@ Status BundleWriter::finish() {
   if (std::fclose(data_) != 0 && status_.ok()) status_ = io_error(data_path_, errno);
   data_ = nullptr;
   // The index.
+  if (status_.ok()) add_sliced_entries();
   if (status_.ok()) {
     const std::string header =
         encode_header(1, /*endianness=*/0, make_version(kTensorBundleVersion, 0));
@@ -209,11 +211,6 @@ Status BundleWriter::finish() {
 }
 
 // -- BundleReader -------------------------------------------------------------------------------
-
-struct BundleReader::Entry {
-  EntryProto proto;
-  Shape shape;
-};
 
 BundleReader::BundleReader(std::string prefix) : prefix_(std::move(prefix)) {
   const std::string filename = bundle_index_filename(prefix_);
@@ -261,17 +258,33 @@ StatusOr<BundleEntryInfo> BundleReader::lookup_dtype_and_shape(std::string_view 
   if (!status_.ok()) return status_;
   const Entry* e = find(name);
   if (!e) return not_found("Key " + std::string(name) + " not found in checkpoint");
-  return BundleEntryInfo{std::string(name), dtype_from_tf_data_type(e->proto.dtype()),
-                         e->proto.dtype(), e->shape, e->proto.slices_size() > 0};
+  BundleEntryInfo info{std::string(name),          dtype_from_tf_data_type(e->proto.dtype()),
+                       e->proto.dtype(),           e->shape,
+                       e->proto.slices_size() > 0, {}};
+  for (const auto& s : e->proto.slices()) info.slices.push_back(from_proto(s));
+  return info;
 }
 
 std::vector<BundleEntryInfo> BundleReader::entries() const {
   std::vector<BundleEntryInfo> out;
   if (!status_.ok()) return out;
-  out.reserve(entries_.size());
+  // TensorFlow's CheckpointReader lists neither the keys its slices' data are stored under.
+  std::set<std::string> slice_keys;
   for (const auto& [name, e] : entries_)
-    out.push_back({name, dtype_from_tf_data_type(e->proto.dtype()), e->proto.dtype(), e->shape,
-                   e->proto.slices_size() > 0});
+    for (const auto& s : e->proto.slices())
+      slice_keys.insert(bundle_slice_key(name, from_proto(s)));
+  out.reserve(entries_.size());
+  for (const auto& [name, e] : entries_) {
+    if (slice_keys.count(name)) continue;
+    BundleEntryInfo info{name,
+                         dtype_from_tf_data_type(e->proto.dtype()),
+                         e->proto.dtype(),
+                         e->shape,
+                         e->proto.slices_size() > 0,
+                         {}};
+    for (const auto& s : e->proto.slices()) info.slices.push_back(from_proto(s));
+    out.push_back(std::move(info));
+  }
   return out;
 }
 
@@ -294,12 +307,14 @@ StatusOr<Tensor> BundleReader::lookup(std::string_view name) const {
   if (!status_.ok()) return status_;
   const Entry* e = find(name);
   if (!e) return not_found("Key " + std::string(name) + " not found in checkpoint");
-  const EntryProto& p = e->proto;
   const std::string key(name);
-  if (p.slices_size() > 0)
-    return unimplemented("Tensor " + key + " in checkpoint " + prefix_ +
-                         " is partitioned (saved in slices); restoring partitioned tensors is "
-                         "not supported");
+  if (e->proto.slices_size() > 0) return read_slices(key, *e, TensorSlice(e->shape.rank()));
+  return read_value(key, *e);
+}
+
+StatusOr<Tensor> BundleReader::read_value(const std::string& key, const Entry& entry) const {
+  const Entry* e = &entry;
+  const EntryProto& p = e->proto;
   const DType dtype = dtype_from_tf_data_type(p.dtype());
   if (dtype == DType::invalid)
     return unimplemented("Restoring data type " + tf_data_type_string(p.dtype()) +

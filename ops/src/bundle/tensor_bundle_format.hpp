@@ -14,6 +14,8 @@
 
 #include "actorflow/ops/shape.hpp"
 #include "actorflow/ops/status.hpp"
+#include "actorflow/ops/tensor_bundle.hpp"
+#include "actorflow/ops/tensor_slice.hpp"
 #include "actorflow/tf/tensor_bundle.pb.h"
 
 namespace af::bundle_format {
@@ -51,6 +53,10 @@ bool decode_header(std::string_view data, HeaderProto* h);
 std::string encode_entry(const EntryProto& e);
 /// False when `data` is not a BundleEntryProto.
 bool decode_entry(std::string_view data, EntryProto* e);
+/// The TensorSliceProto of `slice` (a whole dimension an empty extent, a start of 0
+/// omitted), and back (an extent without a length is a whole dimension).
+void encode_slice(const TensorSlice& slice, tensorflow::TensorSliceProto* out);
+TensorSlice from_proto(const tensorflow::TensorSliceProto& proto);
 /// The TensorShapeProto of `shape`, and back (false when invalid or of an unknown rank).
 void encode_shape(const Shape& shape, tensorflow::TensorShapeProto* out);
 bool decode_shape(const tensorflow::TensorShapeProto& proto, Shape* shape);
@@ -84,3 +90,13 @@ Status pread_fully(int fd, void* out, std::size_t size, std::uint64_t offset, st
                    const std::string& filename);
 
 }  // namespace af::bundle_format
+
+namespace af {
+
+// One index entry as the reader keeps it.
+struct BundleReader::Entry {
+  bundle_format::EntryProto proto;
+  Shape shape;
+};
+
+}  // namespace af

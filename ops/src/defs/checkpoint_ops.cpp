@@ -9,6 +9,7 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/io_ops.hpp"
+#include "actorflow/ops/tensor_slice.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -68,12 +69,25 @@ Status infer_restore_v2(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.input_shapes[1].merge_with(c.input_shapes[2], &merged));
   std::vector<DType> dtypes;
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtypes", &dtypes));
-  if (const Tensor* slices = c.input_values.size() > 2 ? c.input_values[2] : nullptr) {
-    if (slices->num_elements() != static_cast<std::int64_t>(dtypes.size()))
-      return invalid_argument("The number of shape_and_slice doesn't match tensor outputs.");
+  const Tensor* slices = c.input_values.size() > 2 ? c.input_values[2] : nullptr;
+  if (slices == nullptr) {
+    // The shapes come from the checkpoint at run time.
+    for (DType t : dtypes) c.add_output(t, PartialShape::unknown());
+    return {};
   }
-  // The shapes come from the checkpoint at run time.
-  for (DType t : dtypes) c.add_output(t, PartialShape::unknown());
+  if (slices->num_elements() != static_cast<std::int64_t>(dtypes.size()))
+    return invalid_argument("The number of shape_and_slice doesn't match tensor outputs.");
+  // A slice spec gives its output's shape; an empty one leaves it to the checkpoint.
+  for (std::size_t i = 0; i < dtypes.size(); ++i) {
+    const std::string& spec = slices->data<std::string>()[i];
+    if (spec.empty()) {
+      c.add_output(dtypes[i], PartialShape::unknown());
+      continue;
+    }
+    StatusOr<ShapeAndSlice> parsed = parse_shape_and_slice(spec);
+    if (!parsed.ok()) return parsed.status();
+    c.add_output(dtypes[i], PartialShape(parsed->slice_shape));
+  }
   return {};
 }
 
@@ -92,14 +106,20 @@ Output string_vector(Graph& g, const std::vector<std::string>& values, std::stri
 }
 
 // The first inputs of the SaveV2 or RestoreV2 `op_name`: `prefix`, then the Consts
-// "tensor_names" and "shape_and_slices" (all "": whole tensors) under its name scope.
+// "tensor_names" and "shape_and_slices" (none given: all "", whole tensors) under its name
+// scope.
 std::vector<Output> bundle_inputs(Graph& g, const std::string& op_name, const Output& prefix,
-                                  const std::vector<std::string>& tensor_names) {
+                                  const std::vector<std::string>& tensor_names,
+                                  std::vector<std::string> shape_and_slices) {
+  if (shape_and_slices.empty()) shape_and_slices.resize(tensor_names.size());
+  if (shape_and_slices.size() != tensor_names.size())
+    throw InvalidArgumentError(invalid_argument(
+        op_name + ": " + std::to_string(tensor_names.size()) + " tensor names but " +
+        std::to_string(shape_and_slices.size()) + " shape_and_slices"));
   std::vector<Output> inputs{prefix};
   auto scope = g.name_scope(op_name + "/");
   inputs.push_back(string_vector(g, tensor_names, "tensor_names"));
-  inputs.push_back(
-      string_vector(g, std::vector<std::string>(tensor_names.size()), "shape_and_slices"));
+  inputs.push_back(string_vector(g, shape_and_slices, "shape_and_slices"));
   return inputs;
 }
 
@@ -116,14 +136,15 @@ void register_checkpoint_ops(OpRegistry& r) {
 }  // namespace detail
 
 Operation save_v2(const Output& prefix, const std::vector<std::string>& tensor_names,
-                  const std::vector<Output>& tensors, std::string_view name) {
+                  const std::vector<Output>& tensors, std::string_view name,
+                  const std::vector<std::string>& shape_and_slices) {
   if (tensor_names.size() != tensors.size())
     throw InvalidArgumentError(invalid_argument("save_v2: " + std::to_string(tensor_names.size()) +
                                                 " tensor names but " +
                                                 std::to_string(tensors.size()) + " tensors"));
   Graph& g = prefix.graph();
   const std::string op_name = g.unique_name(name.empty() ? "SaveV2" : name);
-  std::vector<Output> inputs = bundle_inputs(g, op_name, prefix, tensor_names);
+  std::vector<Output> inputs = bundle_inputs(g, op_name, prefix, tensor_names, shape_and_slices);
   std::vector<DType> dtypes;
   for (const Output& t : tensors) {
     inputs.push_back(t);
@@ -133,14 +154,15 @@ Operation save_v2(const Output& prefix, const std::vector<std::string>& tensor_n
 }
 
 std::vector<Output> restore_v2(const Output& prefix, const std::vector<std::string>& tensor_names,
-                               const std::vector<DType>& dtypes, std::string_view name) {
+                               const std::vector<DType>& dtypes, std::string_view name,
+                               const std::vector<std::string>& shape_and_slices) {
   if (tensor_names.size() != dtypes.size())
     throw InvalidArgumentError(
         invalid_argument("restore_v2: " + std::to_string(tensor_names.size()) +
                          " tensor names but " + std::to_string(dtypes.size()) + " dtypes"));
   Graph& g = prefix.graph();
   const std::string op_name = g.unique_name(name.empty() ? "RestoreV2" : name);
-  std::vector<Output> inputs = bundle_inputs(g, op_name, prefix, tensor_names);
+  std::vector<Output> inputs = bundle_inputs(g, op_name, prefix, tensor_names, shape_and_slices);
   Operation op = g.create_op("RestoreV2", inputs, {{"dtypes", dtypes}}, op_name + "/");
   std::vector<Output> outputs;
   for (int i = 0; i < op.num_outputs(); ++i) outputs.push_back(op.output(i));

@@ -206,28 +206,57 @@ BOOST_AUTO_TEST_CASE(restore_v2_of_a_corrupt_checkpoint_is_data_loss) {
   BOOST_TEST(r.status.message().find("[[{{node RestoreV2}}]]") != std::string::npos);
 }
 
-BOOST_AUTO_TEST_CASE(a_non_empty_shape_and_slice_is_unimplemented_naming_the_tensor) {
+// save_restore_v2_ops.cc with shape-and-slice specs: a part saved as its slice, read back
+// by its spec, and TensorFlow's errors for a spec that does not match.
+BOOST_AUTO_TEST_CASE(shape_and_slice_specs_save_and_restore_slices) {
   af::test::TempDir dir;
   const std::string prefix = (dir.path / "ckpt").string();
   Graph g;
   Output p = string_scalar(g, prefix);
   Output names = g.constant(Tensor::from_vector(std::vector<std::string>{"part"}));
-  Output slices = g.constant(Tensor::from_vector(std::vector<std::string>{"4 0,2"}));
-  Operation save_op = g.create_op(
-      "SaveV2", {p, names, slices, g.constant(Tensor::from_vector(std::vector<float>{1, 2}))},
-      {{"dtypes", std::vector<DType>{DType::float32}}}, "save");
-  KernelResult r = run_kernel(save_op);
-  BOOST_TEST(r.status.code() == af::Code::unimplemented);
-  BOOST_TEST(r.status.message().find("tensor part") != std::string::npos);
-  BOOST_TEST(r.status.message().find("[[{{node save}}]]") != std::string::npos);
+  auto save_with = [&](const std::string& spec, const Tensor& value) {
+    Output slices = g.constant(Tensor::from_vector(std::vector<std::string>{spec}));
+    return run_kernel(g.create_op("SaveV2", {p, names, slices, g.constant(value)},
+                                  {{"dtypes", std::vector<DType>{DType::float32}}}, "save"));
+  };
+  auto restore_with = [&](const std::string& spec) {
+    Output slices = g.constant(Tensor::from_vector(std::vector<std::string>{spec}));
+    return run_kernel(g.create_op("RestoreV2", {p, names, slices},
+                                  {{"dtypes", std::vector<DType>{DType::float32}}}, "restore"));
+  };
+  KernelResult bad = save_with("4 1,2", Tensor::from_vector(std::vector<float>{1, 2, 3}));
+  BOOST_TEST(bad.status.code() == af::Code::invalid_argument);
+  BOOST_TEST(bad.status.message().find(
+                 "Slice in shape_and_slice specification does not match the shape of the tensor "
+                 "to  save: 4 1,2, tensor: [3]") == 0u,
+             bad.status.message());
+  BOOST_TEST(bad.status.message().find("[[{{node save}}]]") != std::string::npos);
   BOOST_TEST(!fs::exists(prefix + ".index"));
+  BOOST_TEST(save_with("4 x", Tensor::from_vector(std::vector<float>{1}))
+                 .status.message()
+                 .find("Expected a pair of numbers or '-' but got 'x': string = x") == 0u);
 
-  save(prefix, {"part"}, {Tensor::from_vector(std::vector<float>{1, 2})});
-  Operation restore_op = g.create_op("RestoreV2", {p, names, slices},
-                                     {{"dtypes", std::vector<DType>{DType::float32}}}, "restore");
-  KernelResult rr = run_kernel(restore_op);
-  BOOST_TEST(rr.status.code() == af::Code::unimplemented);
-  BOOST_TEST(rr.status.message().find("tensor part") != std::string::npos);
+  KernelResult saved = save_with("4 0,2", Tensor::from_vector(std::vector<float>{1, 2}));
+  BOOST_REQUIRE_MESSAGE(saved.status.ok(), saved.status.to_string());
+  KernelResult back = restore_with("4 0,2");
+  BOOST_REQUIRE_MESSAGE(back.status.ok(), back.status.to_string());
+  BOOST_TEST(back.outputs.at(0).to_vector<float>() == std::vector<float>({1, 2}),
+             boost::test_tools::per_element());
+  BOOST_TEST(restore_with("4 1,1").outputs.at(0).to_vector<float>() == std::vector<float>({2}),
+             boost::test_tools::per_element());
+  KernelResult other_shape = restore_with("5 0,2");
+  BOOST_TEST(other_shape.status.message().find(
+                 "tensor_name = part; shape in shape_and_slice spec [5] does not match the shape "
+                 "stored in checkpoint: [4]") == 0u,
+             other_shape.status.message());
+  KernelResult missing = restore_with("4 1,2");
+  BOOST_TEST(missing.status.message().find("Does not have sufficient slices for partitioned "
+                                           "tensor part to restore in slice_spec: 1,2") == 0u,
+             missing.status.message());
+  KernelResult whole = restore_with("");
+  BOOST_TEST(whole.status.message().find("Does not have sufficient slices for partitioned "
+                                         "tensor part to restore in slice_spec: -") == 0u,
+             whole.status.message());
 }
 
 BOOST_AUTO_TEST_CASE(save_v2_with_a_repeated_name_fails_and_keeps_the_old_checkpoint) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "actorflow/ops/attr_value.hpp"
+#include "actorflow/ops/tensor_slice.hpp"
 
 namespace af {
 
@@ -37,6 +38,8 @@ struct VariableDef {
   std::string snapshot_name;       ///< its value (`"w/read:0"`)
   bool is_resource = false;        ///< a resource variable (VarHandleOp)
   bool trainable = false;          ///< in `trainable_variables`
+  /// A part of a partitioned variable: where it sits in the full one (`save_slice_info_def`).
+  std::optional<SaveSliceInfo> save_slice_info;
   /// Field-wise equality.
   friend bool operator==(const VariableDef&, const VariableDef&) = default;
 };

@@ -18,6 +18,7 @@
 
 #include "actorflow/ops/attr_value.hpp"
 #include "actorflow/ops/tensor.hpp"
+#include "actorflow/ops/tensor_slice.hpp"
 
 namespace af {
 
@@ -186,6 +187,9 @@ struct VariableOptions {
   /// GLOBAL_VARIABLES (kGlobalVariables); a local variable passes `{kLocalVariables}`. As
   /// in TensorFlow, a `trainable` variable also joins TRAINABLE_VARIABLES either way.
   std::optional<std::vector<std::string>> collections;
+  /// For a part of a partitioned variable: where it sits in the full variable, which a
+  /// Saver saves it as a slice of (`Variable._set_save_slice_info`).
+  std::optional<SaveSliceInfo> save_slice_info;
 };
 
 /// A variable (below).
@@ -378,6 +382,14 @@ class Variable {
   const PartialShape& shape() const { return is_resource() ? value_.shape() : ref_.shape(); }
   /// The graph of the variable.
   Graph& graph() const { return ref_.graph(); }
+  /// For a part of a partitioned variable, where it sits in the full variable
+  /// (`Variable._save_slice_info`); null otherwise.
+  const SaveSliceInfo* save_slice_info() const noexcept { return save_slice_info_.get(); }
+  /// Marks the variable as a part of a partitioned variable. Collections hold copies: set it
+  /// before the variable joins them (`VariableOptions::save_slice_info` does).
+  void set_save_slice_info(SaveSliceInfo info) {
+    save_slice_info_ = std::make_shared<const SaveSliceInfo>(std::move(info));
+  }
 
   /// `tf.assign(v, value)`; returns the assigned value (a resource variable: an
   /// AssignVariableOp and a ReadVariableOp after it).
@@ -392,6 +404,7 @@ class Variable {
   Operation initializer_;
   Output value_;
   Output initial_value_;
+  std::shared_ptr<const SaveSliceInfo> save_slice_info_;
 };
 
 /// The collection holding the variables shared across sessions and saved by default

@@ -31,6 +31,7 @@
 #include "actorflow/ops/status.hpp"
 #include "actorflow/ops/status_or.hpp"
 #include "actorflow/ops/tensor.hpp"
+#include "actorflow/ops/tensor_slice.hpp"
 
 namespace af {
 
@@ -81,6 +82,13 @@ std::string bundle_data_filename(std::string_view prefix, int shard_id, int num_
 /// `P.index`: the index file of a bundle (TensorFlow's `MetaFilename`).
 std::string bundle_index_filename(std::string_view prefix);
 
+/// The index key of the slice `slice` of the tensor `name` (TensorFlow's
+/// `checkpoint::EncodeTensorNameSlice`): OrderedCode's `NumIncreasing(0)`, `String(name)`,
+/// `NumIncreasing(rank)`, then per dimension `SignedNumIncreasing` of the start and the
+/// length (0 and -1 for a whole dimension). Such keys start with a 0 byte, so they sort
+/// after the header and before every plain name.
+std::string bundle_slice_key(std::string_view name, const TensorSlice& slice);
+
 /// What the index says of one tensor, without reading its data (`tf.train.list_variables`).
 struct BundleEntryInfo {
   std::string name;  ///< the tensor's key in the bundle
@@ -89,9 +97,10 @@ struct BundleEntryInfo {
   /// TensorFlow's `DataType` number as stored.
   int tf_dtype = 0;
   Shape shape;  ///< the full tensor's shape
-  /// True for the entry of a partitioned tensor (saved in slices), which `lookup` cannot
-  /// restore.
+  /// True for the entry of a partitioned tensor (saved in slices, listed in `slices`).
   bool partitioned = false;
+  /// The slices a partitioned tensor was saved in, in the index's order.
+  std::vector<TensorSlice> slices;
 
   /// Field-wise equality.
   friend bool operator==(const BundleEntryInfo&, const BundleEntryInfo&) = default;
@@ -136,6 +145,18 @@ class BundleWriter {
   /// when the data file cannot be written.
   Status add(std::string_view name, const Tensor& value);
 
+  /// Appends `value` as the slice `slice` of the tensor `name` of shape `full_shape`, as
+  /// TensorFlow's `BundleWriter::AddSlice`: the data go under `bundle_slice_key(name,
+  /// slice)` and the entry of `name` holds the dtype, the full shape and the list of slices
+  /// (no data). A slice covering the whole tensor is added as `add(name, value)`.
+  ///
+  /// Errors (InvalidArgument): the slice does not fit `full_shape` or `value`'s shape is
+  /// not the slice's; a dtype other than earlier slices'; "Adding duplicate key: NAME" when
+  /// `name` was added whole; "Adding duplicate slice S of NAME" for a slice added before;
+  /// and those of `add`.
+  Status add_slice(std::string_view name, const Shape& full_shape, const TensorSlice& slice,
+                   const Tensor& value);
+
   /// Writes the index and moves both files to their final names
   /// (`P.data-00000-of-00001`, `P.index`). Returns the first error of the whole write; on
   /// error the temporary files are removed and no file under the final names is touched
@@ -147,7 +168,14 @@ class BundleWriter {
   const std::string& prefix() const noexcept { return prefix_; }
 
  private:
+  // A tensor saved in slices: its entry, written by `finish`.
+  struct SlicedEntry {
+    DType dtype = DType::invalid;
+    Shape shape;
+    std::vector<TensorSlice> slices;
+  };
   void discard_temporaries() noexcept;
+  void add_sliced_entries();
 
   std::string prefix_;
   std::string data_path_;                       // temporary data file
@@ -155,6 +183,7 @@ class BundleWriter {
   std::FILE* data_ = nullptr;                   // open while adding
   std::uint64_t size_ = 0;                      // bytes in the data file
   std::map<std::string, std::string> entries_;  // name -> serialized BundleEntryProto
+  std::map<std::string, SlicedEntry> sliced_;   // tensors saved in slices
   bool finished_ = false;
   Status status_;
 };
@@ -203,17 +232,30 @@ class BundleReader {
   /// Errors: NotFound "Key NAME not found in checkpoint"; DataLoss naming the tensor and
   /// its data file when the bytes' crc does not match the index, the stored size does not
   /// fit the dtype and shape, or the data file is shorter than the index says; NotFound
-  /// for a missing data file; Unimplemented for partitioned tensors and for dtypes
-  /// actorflow lacks (int16, complex64, ...).
+  /// for a missing data file; Unimplemented for dtypes actorflow lacks (int16, complex64,
+  /// ...). A tensor saved in slices is assembled from them (`lookup_slice` of the whole).
   StatusOr<Tensor> lookup(std::string_view name) const;
 
-  /// Every tensor of the bundle in name order (the header excluded), as
-  /// `tf.train.list_variables` lists them.
+  /// Reads the slice `slice` of the tensor `name`, whether it was saved whole or in slices
+  /// of any partitioning (TensorFlow's `LookupSlice`): each stored slice that overlaps it
+  /// is read and its overlap copied, so a variable saved in 4 parts restores into 2 or 8.
+  ///
+  /// Errors: NotFound "Key NAME not found in checkpoint"; InvalidArgument "Does not have
+  /// sufficient slices for partitioned tensor NAME to restore in slice_spec: S" when the
+  /// stored slices do not cover it (or it does not fit the tensor); InvalidArgument
+  /// "Overlapping slices: ..." for an index whose slices overlap; and those of `lookup`.
+  StatusOr<Tensor> lookup_slice(std::string_view name, const TensorSlice& slice) const;
+
+  /// Every tensor of the bundle in name order (the header and the keys of slices excluded:
+  /// a partitioned tensor is listed once, whole), as `tf.train.list_variables` lists them.
   std::vector<BundleEntryInfo> entries() const;
 
  private:
   struct Entry;
   const Entry* find(std::string_view name) const;
+  StatusOr<Tensor> read_value(const std::string& key, const Entry& e) const;
+  StatusOr<Tensor> read_slices(const std::string& key, const Entry& e,
+                               const TensorSlice& slice) const;
   Status open_data_file(int shard_id, int* fd) const;
 
   std::string prefix_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/tensor_slice.hpp"
 #include "actorflow/train/layers.hpp"
 
 /// Variables cut into parts along one axis (TensorFlow's partitioned variables,
@@ -35,17 +36,6 @@ Partitioner min_max_variable_partitioner(std::int64_t max_partitions = 1, int ax
 Partitioner variable_axis_size_partitioner(std::int64_t max_shard_bytes, int axis = 0,
                                            std::int64_t bytes_per_string_element = 16,
                                            std::optional<std::int64_t> max_shards = {});
-
-/// Where a part sits in its full variable (`Variable.SaveSliceInfo`).
-struct SaveSliceInfo {
-  std::string full_name;                 ///< the full variable's name ("emb")
-  std::vector<std::int64_t> full_shape;  ///< the full variable's shape
-  std::vector<std::int64_t> var_offset;  ///< the part's offset in each dimension
-  std::vector<std::int64_t> var_shape;   ///< the part's shape
-  /// The checkpoint slice spec: the full dims, a space, then "offset,length" per dimension
-  /// joined by ':' (`"10 4 0,4:0,4"`).
-  std::string spec() const;
-};
 
 /// `tf.PartitionedVariable`: the parts of one logical variable, in order along its
 /// partitioned axis.

@@ -78,12 +78,18 @@ struct SaverOptions {
 /// checkpoint readable.
 class Saver {
  public:
-  /// Saves every global variable of `g` (`Saver(var_list=None)`). Throws InvalidArgumentError
-  /// "No variables to save" when there are none (unless `allow_empty`).
+  /// Saves every global variable of `g` (`Saver(var_list=None)`), as the list constructor
+  /// does. Throws InvalidArgumentError "No variables to save" when there are none (unless
+  /// `allow_empty`).
   explicit Saver(Graph& g, SaverOptions options = {});
-  /// Saves `var_list`, each under its op name. Throws InvalidArgumentError on duplicate names.
+  /// Saves `var_list`, each under its op name; the parts of a partitioned variable (those
+  /// with a `save_slice_info`) under the full variable's name, as its slices, so that one
+  /// key holds the whole variable as TensorFlow saves it, and a model cut into other parts
+  /// restores from it. Throws InvalidArgumentError "At least two variables have the same
+  /// name: N" and "Mixing slices and non-slices with the same name: N".
   Saver(const std::vector<Variable>& var_list, SaverOptions options = {});
-  /// Saves each variable under the given name (`Saver({"name": var})`).
+  /// Saves each variable under the given name (`Saver({"name": var})`), whole: a part of a
+  /// partitioned variable is saved as a tensor of its own, as TensorFlow does for a dict.
   Saver(const std::map<std::string, Variable>& var_map, SaverOptions options = {});
 
   /// Saves the variables to `save_path` (`-<global_step>` appended when given), records it in
@@ -136,7 +142,15 @@ class Saver {
  private:
   Saver() = default;
   using Clock = std::chrono::system_clock;
-  void build(Graph& g, std::vector<std::pair<std::string, Variable>> named);
+  // One tensor of the checkpoint: its key, the variable, and the variable's slice spec of
+  // the key's full tensor ("" for a whole variable).
+  struct Saveable {
+    std::string name;
+    Variable var;
+    std::string spec;
+  };
+  static std::vector<Saveable> saveables_of(const std::vector<Variable>& vars);
+  void build(Graph& g, std::vector<Saveable> named);
   void adopt(const SaverDef& def);
   void record_and_prune(const std::string& path);
 
