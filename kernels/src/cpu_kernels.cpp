@@ -1,5 +1,6 @@
 #include "actorflow/kernels/cpu_kernels.hpp"
 
+#include "accumulator.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -33,6 +34,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_checkpoint_kernels(r);
   register_segment_kernels(r);
   register_accumulator_kernels(r);
+  register_sparse_accumulator_kernels(r);
   register_compat_v2_kernels(r);
 }
 

@@ -3,6 +3,7 @@
 #include "actorflow/train/sync_replicas_optimizer.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/math_ops.hpp"
@@ -73,7 +74,8 @@ Operation SyncReplicasOptimizer::apply_gradients(const std::vector<GradAndVar>& 
 
   std::vector<Operation> train_ops;
   std::vector<GradAndVar> aggregated;
-  std::vector<std::pair<ConditionalAccumulator, std::string>> accumulators;
+  // Each accumulator's SetGlobalStep for the chief's init op, and the variable's device.
+  std::vector<std::pair<std::function<Operation(const Output&)>, std::string>> accumulators;
   Operation train_op;
   {
     auto scope = g.name_scope(name_);
@@ -82,16 +84,29 @@ Operation SyncReplicasOptimizer::apply_gradients(const std::vector<GradAndVar>& 
         aggregated.push_back({Gradient(), var});
         continue;
       }
-      // IndexedSlices are aggregated dense for now (TensorFlow uses a
-      // SparseConditionalAccumulator for them).
-      const Output dense_grad = grad.to_dense();
       const std::string& var_device = var.op().device();
       auto on_var = device_scope(g, var_device);
+      if (grad.is_slices()) {
+        // Slices (an embedding's rows) stay slices: a SparseConditionalAccumulator of shape
+        // (), so only the rows the replicas touched travel and are applied.
+        SparseConditionalAccumulator accum(
+            g, grad.dtype(),
+            {.shape = PartialShape(Shape{}), .shared_name = var.name() + ":0/grad_accum"});
+        train_ops.push_back(accum.apply_indexed_slices_grad(grad.slices(), local_step_.value()));
+        aggregated.push_back(
+            {Gradient(accum.take_indexed_slices_grad(replicas_to_aggregate_)), var});
+        accumulators.emplace_back(
+            [accum](const Output& step) { return accum.set_global_step(step, "SetGlobalStep"); },
+            var_device);
+        continue;
+      }
       ConditionalAccumulator accum(
           g, grad.dtype(), {.shape = var.shape(), .shared_name = var.name() + ":0/grad_accum"});
-      train_ops.push_back(accum.apply_grad(dense_grad, local_step_.value()));
+      train_ops.push_back(accum.apply_grad(grad.dense(), local_step_.value()));
       aggregated.push_back({accum.take_grad(replicas_to_aggregate_), var});
-      accumulators.emplace_back(accum, var_device);
+      accumulators.emplace_back(
+          [accum](const Output& step) { return accum.set_global_step(step, "SetGlobalStep"); },
+          var_device);
     }
 
     Operation update_op;
@@ -132,9 +147,9 @@ Operation SyncReplicasOptimizer::apply_gradients(const std::vector<GradAndVar>& 
       }
       chief_queue_runner_.emplace(dummy_queue, std::vector<Operation>{sync_op});
     }
-    for (auto& [accum, device] : accumulators) {
+    for (auto& [set_global_step, device] : accumulators) {
       auto on_device = device_scope(g, device);
-      chief_init_ops.push_back(accum.set_global_step(global_step.value(), "SetGlobalStep"));
+      chief_init_ops.push_back(set_global_step(global_step.value()));
     }
     chief_init_op_ = g.group(chief_init_ops);
   }

@@ -41,27 +41,50 @@ ShapeFn handle_and_step(int inputs, const char* what) {
   };
 }
 
+// ConditionalAccumulator and SparseConditionalAccumulator: a handle; float dtypes only.
+Status infer_accumulator(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(0));
+  DType t = DType::invalid;
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+  if (t != DType::float32 && t != DType::float64 && t != DType::bfloat16)
+    return invalid_argument("Value for attr 'dtype' of " + std::string(data_type_string(t)) +
+                            " is not in the list of allowed values: float, double, bfloat16");
+  std::string reduction = "MEAN";
+  c.get_attr("reduction_type", &reduction);
+  if (reduction != "MEAN" && reduction != "SUM")
+    return invalid_argument("Value for attr 'reduction_type' of \"" + reduction +
+                            "\" is not in the list of allowed values: \"MEAN\", \"SUM\"");
+  c.add_output(DType::resource, PartialShape(Shape{}), /*is_ref=*/true);
+  return {};
+}
+
+Status infer_sparse_apply_gradient(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 5));
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int64));
+  ACTORFLOW_RETURN_IF_ERROR(check_scalar(c, 1, "local_step"));
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(2, DType::int64));
+  return c.expect_input_type(4, DType::int64);
+}
+
+Status infer_sparse_take_gradient(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 2));
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int32));
+  ACTORFLOW_RETURN_IF_ERROR(check_scalar(c, 1, "num_required"));
+  DType t = DType::invalid;
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+  c.add_output(DType::int64, PartialShape({-1}));
+  c.add_output(t, PartialShape::unknown());
+  c.add_output(DType::int64, PartialShape({-1}));
+  return {};
+}
+
 }  // namespace
 
 void register_accumulator_ops(OpRegistry& r) {
-  r.add({"ConditionalAccumulator",
-         [](InferenceContext& c) -> Status {
-           ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(0));
-           DType t = DType::invalid;
-           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
-           if (t != DType::float32 && t != DType::float64 && t != DType::bfloat16)
-             return invalid_argument(
-                 "Value for attr 'dtype' of " + std::string(data_type_string(t)) +
-                 " is not in the list of allowed values: float, double, bfloat16");
-           std::string reduction = "MEAN";
-           c.get_attr("reduction_type", &reduction);
-           if (reduction != "MEAN" && reduction != "SUM")
-             return invalid_argument("Value for attr 'reduction_type' of \"" + reduction +
-                                     "\" is not in the list of allowed values: \"MEAN\", \"SUM\"");
-           c.add_output(DType::resource, PartialShape(Shape{}), /*is_ref=*/true);
-           return {};
-         },
-         true});
+  r.add({"ConditionalAccumulator", infer_accumulator, true});
+  r.add({"SparseConditionalAccumulator", infer_accumulator, true});
+  r.add({"SparseAccumulatorApplyGradient", infer_sparse_apply_gradient, true, {0}});
+  r.add({"SparseAccumulatorTakeGradient", infer_sparse_take_gradient, true, {0}});
   r.add({"AccumulatorApplyGradient", handle_and_step(3, "local_step"), true, {0}});
   r.add({"AccumulatorTakeGradient",
          [](InferenceContext& c) -> Status {
@@ -138,6 +161,74 @@ Operation ConditionalAccumulator::set_global_step(const Output& new_global_step,
 }
 
 Output ConditionalAccumulator::num_accumulated(std::string_view name) const {
+  return handle_.graph()
+      .create_op("AccumulatorNumAccumulated", {handle_}, {},
+                 name.empty() ? this->name() + "_NumAccumulated" : std::string(name))
+      .output(0);
+}
+
+}  // namespace af
+
+namespace af {
+
+SparseConditionalAccumulator::SparseConditionalAccumulator(Graph& g, DType dtype,
+                                                           ConditionalAccumulatorOptions options)
+    : dtype_(dtype), shape_(options.shape) {
+  handle_ = g.create_op("SparseConditionalAccumulator", {},
+                        {{"dtype", dtype},
+                         {"shape", options.shape},
+                         {"container", std::string()},
+                         {"shared_name", options.shared_name},
+                         {"reduction_type", options.reduction_type}},
+                        options.name == "conditional_accumulator" ? "sparse_conditional_accumulator"
+                                                                  : options.name)
+                .output(0);
+}
+
+Operation SparseConditionalAccumulator::apply_indexed_slices_grad(const IndexedSlices& grad,
+                                                                  const Output& local_step,
+                                                                  std::string_view name) const {
+  // SparseConditionalAccumulator.apply_grad: step and indices cast to int64; without a dense
+  // shape an empty one, has_known_shape false.
+  Graph& g = handle_.graph();
+  const Output step = cast(local_step, DType::int64, "Cast");
+  const Output indices = cast(grad.indices, DType::int64, "Cast");
+  const bool known = grad.dense_shape.valid();
+  const Output shape = known ? cast(grad.dense_shape, DType::int64, "Cast")
+                             : g.constant(Tensor(DType::int64, Shape{0}), "Const");
+  return g.create_op("SparseAccumulatorApplyGradient", {handle_, step, indices, grad.values, shape},
+                     {{"dtype", dtype_}, {"has_known_shape", known}},
+                     name.empty() ? "SparseAccumulatorApplyGradient" : name);
+}
+
+Operation SparseConditionalAccumulator::apply_indexed_slices_grad(const IndexedSlices& grad,
+                                                                  std::int64_t local_step,
+                                                                  std::string_view name) const {
+  return apply_indexed_slices_grad(grad, handle_.graph().constant(Tensor(local_step), "Const"),
+                                   name);
+}
+
+IndexedSlices SparseConditionalAccumulator::take_indexed_slices_grad(const Output& num_required,
+                                                                     std::string_view name) const {
+  Operation op = handle_.graph().create_op("SparseAccumulatorTakeGradient", {handle_, num_required},
+                                           {{"dtype", dtype_}},
+                                           name.empty() ? "SparseAccumulatorTakeGradient" : name);
+  return IndexedSlices{op.output(1), op.output(0), op.output(2)};
+}
+
+IndexedSlices SparseConditionalAccumulator::take_indexed_slices_grad(std::int32_t num_required,
+                                                                     std::string_view name) const {
+  return take_indexed_slices_grad(handle_.graph().constant(Tensor(num_required), "Const"), name);
+}
+
+Operation SparseConditionalAccumulator::set_global_step(const Output& new_global_step,
+                                                        std::string_view name) const {
+  return handle_.graph().create_op(
+      "AccumulatorSetGlobalStep", {handle_, cast(new_global_step, DType::int64)}, {},
+      name.empty() ? this->name() + "_SetGlobalStep" : std::string(name));
+}
+
+Output SparseConditionalAccumulator::num_accumulated(std::string_view name) const {
   return handle_.graph()
       .create_op("AccumulatorNumAccumulated", {handle_}, {},
                  name.empty() ? this->name() + "_NumAccumulated" : std::string(name))

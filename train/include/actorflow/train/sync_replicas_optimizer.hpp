@@ -23,7 +23,9 @@ namespace af::train {
 /// - per variable with a gradient, on the variable's device and under the optimizer's name
 ///   scope, a `ConditionalAccumulator` shared as `<var>:0/grad_accum`, the worker's
 ///   AccumulatorApplyGradient(local_step, grad) and the chief's take of
-///   `replicas_to_aggregate` gradients (averaged);
+///   `replicas_to_aggregate` gradients (averaged); for a gradient that is IndexedSlices (an
+///   embedding's), a `SparseConditionalAccumulator` of shape `()` instead, whose take gives
+///   slices again, so only the rows the replicas touched are averaged and applied;
 /// - on the global step's device: the wrapped optimizer's update of the averages (which
 ///   increments global_step), the token queue `sync_token_q` (unbounded, shared) and
 ///   `dummy_queue`;
