@@ -222,7 +222,11 @@ class CumprodOp : public OpKernel {
 
 namespace detail {
 
+// sparse_segment_ops.cpp: the sparse segment reductions, their gradients and SegmentSum.
+void register_sparse_segment_kernels(KernelRegistry& r);
+
 void register_segment_kernels(KernelRegistry& r) {
+  register_sparse_segment_kernels(r);
   register_typed<float, double, std::int32_t, std::int64_t>([&](auto tag) {
     using T = decltype(tag);
     const DType t = dtype_of<T>::value;

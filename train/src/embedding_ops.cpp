@@ -3,6 +3,7 @@
 // `_clip`'s clip_by_norm.
 #include "actorflow/train/embedding_ops.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/partition_ops.hpp"
+#include "actorflow/ops/sparse_segment_ops.hpp"
 
 namespace af::train {
 
@@ -113,8 +115,17 @@ Output embedding_lookup(const std::vector<Output>& params, const Output& ids,
   }
   // ids.shape + the rows' shape; a Const when both are known while building, so the
   // result's static shape is known (TensorFlow sets it with set_shape).
+  // With one unknown dim among the ids' (unique ids: [?]), it is the Const's -1, so the
+  // rank stays known.
   Output target;
-  if (ids.shape().fully_defined() && element.fully_defined()) {
+  const auto unknown_ids =
+      ids.shape().rank_known()
+          ? std::count(ids.shape().dims().begin(), ids.shape().dims().end(), std::int64_t{-1})
+          : 2;
+  const bool rows_have_elements =
+      element.fully_defined() && std::find(element.dims().begin(), element.dims().end(),
+                                           std::int64_t{0}) == element.dims().end();
+  if (element.fully_defined() && (unknown_ids == 0 || (unknown_ids == 1 && rows_have_elements))) {
     std::vector<std::int32_t> dims(ids.shape().dims().begin(), ids.shape().dims().end());
     dims.insert(dims.end(), element.dims().begin(), element.dims().end());
     target = g.constant(Tensor::from_vector(dims), "concat");
@@ -145,6 +156,90 @@ Output embedding_lookup(const PartitionedVariable& params, const Output& ids,
   std::vector<Output> parts;
   for (auto& p : params.parts()) parts.push_back(p.value());
   return embedding_lookup(parts, ids, options);
+}
+
+namespace {
+
+// DivNoNan: TensorFlow 2's embedding_lookup_sparse divides by the weights with it, so an
+// example without ids (a weight sum of 0) combines to zeros, not NaN.
+Output div_no_nan(const Output& x, const Output& y) {
+  return x.graph().create_op("DivNoNan", {x, y}, {{"T", x.dtype()}}, "div_no_nan").output(0);
+}
+
+}  // namespace
+
+// embedding_ops.py's embedding_lookup_sparse.
+Output embedding_lookup_sparse(const std::vector<Output>& params, const SparseTensor& sp_ids,
+                               const SparseTensor* sp_weights,
+                               const EmbeddingLookupSparseOptions& options) {
+  const std::string& combiner = options.combiner;
+  if (combiner != "mean" && combiner != "sqrtn" && combiner != "sum")
+    throw InvalidArgumentError(
+        invalid_argument("combiner must be one of 'mean', 'sqrtn' or 'sum'"));
+  if (!sp_ids.valid()) throw InvalidArgumentError(invalid_argument("sp_ids must be SparseTensor"));
+  if (sp_weights != nullptr) {
+    if (!sp_weights->valid())
+      throw InvalidArgumentError(
+          invalid_argument("sp_weights must be either None or SparseTensor"));
+    if (!sp_ids.values.shape().is_compatible_with(sp_weights->values.shape()))
+      throw InvalidArgumentError(invalid_argument("Shapes " + sp_ids.values.shape().to_string() +
+                                                  " and " + sp_weights->values.shape().to_string() +
+                                                  " are incompatible"));
+  }
+  Graph& g = sp_ids.values.graph();
+  auto scope = g.name_scope(options.name.empty() ? "embedding_lookup_sparse" : options.name);
+  // segment_ids = sp_ids.indices[:, 0], as int32.
+  Output segment_ids = strided_slice(sp_ids.indices, {0, 0}, {0, 1}, {1, 1},
+                                     {.begin_mask = 1, .end_mask = 1, .shrink_axis_mask = 2});
+  if (segment_ids.dtype() != DType::int32) segment_ids = cast(segment_ids, DType::int32, "Cast");
+  auto [ids, idx] = unique(sp_ids.values, DType::int32, "Unique");
+  Output embeddings = embedding_lookup(
+      params, ids,
+      {.partition_strategy = options.partition_strategy, .max_norm = options.max_norm});
+  if (embeddings.dtype() == DType::bfloat16)
+    embeddings = cast(embeddings, DType::float32, "Cast_1");
+  if (sp_weights == nullptr) {
+    if (combiner == "sum") return sparse_segment_sum(embeddings, idx, segment_ids);
+    if (combiner == "mean") return sparse_segment_mean(embeddings, idx, segment_ids);
+    return sparse_segment_sqrt_n(embeddings, idx, segment_ids);
+  }
+  Output weights = sp_weights->values;
+  if (weights.dtype() != embeddings.dtype()) weights = cast(weights, embeddings.dtype(), "Cast_2");
+  embeddings = gather(embeddings, idx, "GatherV2");
+  // The weights reshaped to [N, 1, ...] to broadcast over each row: by a Const when the
+  // rows' rank is known (TensorFlow sets that shape with set_shape), else as TensorFlow
+  // builds it.
+  if (embeddings.shape().rank_known() && weights.shape().rank_known() &&
+      weights.shape().rank() == 1) {
+    std::vector<std::int64_t> dims(static_cast<std::size_t>(embeddings.shape().rank()), 1);
+    dims[0] = -1;
+    weights = reshape(weights, dims, "Reshape");
+  } else {
+    Output ones = fill(expand_dims(sub(rank(embeddings, "Rank"),
+                                       g.constant(Tensor(std::int32_t{1}), "sub/y"), "sub"),
+                                   0, "ExpandDims"),
+                       g.constant(Tensor(std::int32_t{1}), "Fill/value"), "Fill");
+    Output bcast_shape = concat({shape(weights, DType::int32, "Shape"), ones}, 0, "concat");
+    weights = reshape(weights, bcast_shape, "Reshape");
+  }
+  embeddings = mul(embeddings, weights, "mul");
+  if (combiner == "sum") return segment_sum(embeddings, segment_ids);
+  embeddings = segment_sum(embeddings, segment_ids, "SegmentSum");
+  if (combiner == "mean")
+    return div_no_nan(embeddings, segment_sum(weights, segment_ids, "SegmentSum_1"));
+  const Output two = weights.dtype() == DType::float64 ? g.constant(Tensor(2.0), "Pow/y")
+                                                       : g.constant(Tensor(2.0f), "Pow/y");
+  Output squared = pow(weights, two, "Pow");
+  Output weight_sum = segment_sum(squared, segment_ids, "SegmentSum_1");
+  return div_no_nan(embeddings, sqrt(weight_sum, "Sqrt"));
+}
+
+Output embedding_lookup_sparse(const PartitionedVariable& params, const SparseTensor& sp_ids,
+                               const SparseTensor* sp_weights,
+                               const EmbeddingLookupSparseOptions& options) {
+  std::vector<Output> parts;
+  for (auto& p : params.parts()) parts.push_back(p.value());
+  return embedding_lookup_sparse(parts, sp_ids, sp_weights, options);
 }
 
 }  // namespace af::train

@@ -125,7 +125,11 @@ Status infer_cumprod(InferenceContext& c) {
 
 namespace detail {
 
+// sparse_segment_ops.cpp: the sparse segment reductions, their gradients and SegmentSum.
+void register_sparse_segment_ops(OpRegistry& r);
+
 void register_segment_ops(OpRegistry& r) {
+  register_sparse_segment_ops(r);
   r.add({"UnsortedSegmentSum", infer_unsorted_segment_sum});
   r.add({"Pad", infer_pad});
   r.add({"Cumprod", infer_cumprod});

@@ -9,6 +9,7 @@
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/sparse_segment_ops.hpp"
 #include "gradient_helpers.hpp"
 
 namespace af::detail {
@@ -363,6 +364,21 @@ void register_math_gradients(GradientRegistry& r) {
                 .output(0)};
   });
   r.add("Div", real_div_grad);
+  // math_grad.py's _SparseSegment{Sum,Mean,SqrtN}Grad: the Grad op, with the data's rows.
+  for (const char* kind : {"Sum", "Mean", "SqrtN"})
+    r.add(std::string("SparseSegment") + kind,
+          [kind](const Operation& op, const Grads& g) -> Grads {
+            Graph& gr = op.graph();
+            const Output dim0 =
+                gather(shape_of(input(op, 0), "Shape"),
+                       gr.constant(Tensor(std::int32_t{0}), "Const"), "strided_slice");
+            return {sparse_segment_reduction_grad(kind, g[0], input(op, 1), input(op, 2), dim0),
+                    Output(), Output()};
+          });
+  // _SegmentSumGrad: each row gets its segment's gradient.
+  r.add("SegmentSum", [](const Operation& op, const Grads& g) -> Grads {
+    return {gather(g[0], input(op, 1), "GatherV2"), Output()};
+  });
   r.add("Neg", [](const Operation&, const Grads& g) -> Grads { return {neg(g[0], "Neg")}; });
   r.add("AddN", [](const Operation& op, const Grads& g) {
     return Grads(op.node()->inputs().size(), g[0]);

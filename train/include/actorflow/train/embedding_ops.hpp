@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/sparse_tensor.hpp"
 #include "actorflow/train/partitioned_variables.hpp"
 
 /// Embedding lookups (TensorFlow's embedding_ops.py): the rows of a table, one per id, read
@@ -39,5 +40,39 @@ Output embedding_lookup(const std::vector<Output>& params, const Output& ids,
 /// As above over the parts of a partitioned variable.
 Output embedding_lookup(const PartitionedVariable& params, const Output& ids,
                         const EmbeddingLookupOptions& options = {});
+
+/// Options of `embedding_lookup_sparse`.
+struct EmbeddingLookupSparseOptions {
+  /// How ids map to parts, as `EmbeddingLookupOptions::partition_strategy`.
+  std::string partition_strategy = "mod";
+  /// How the rows of one example combine: "sum", "mean" (the weighted mean) or "sqrtn" (the
+  /// weighted sum divided by the square root of the sum of squared weights).
+  std::string combiner = "mean";
+  /// As `EmbeddingLookupOptions::max_norm`.
+  std::optional<double> max_norm;
+  /// The name scope of the lookup's ops.
+  std::string name = "embedding_lookup_sparse";
+};
+
+/// `tf.nn.embedding_lookup_sparse(params, sp_ids, sp_weights)`: one combined row per example
+/// (row of the batch) of the ids in the SparseTensor `sp_ids` (int64 `[batch, max_ids]`,
+/// indices in row-major order), each weighted by the matching value of `sp_weights` (null:
+/// all 1). The ids are made unique and looked up once with `embedding_lookup` (each part's
+/// rows on its own task), then combined per example: without weights by
+/// SparseSegmentSum/Mean/SqrtN, with weights by Gather, Mul and SegmentSum (then DivNoNan by
+/// the weights' sum or root of squares, as TensorFlow 2: no NaN for an empty example). As in
+/// TensorFlow
+/// the output has `last example with an id + 1` rows, an example without ids being 0. Its
+/// gradient reaches each part as IndexedSlices of the rows used. Throws
+/// InvalidArgumentError "combiner must be one of 'mean', 'sqrtn' or 'sum'" and for invalid
+/// sparse tensors.
+Output embedding_lookup_sparse(const std::vector<Output>& params, const SparseTensor& sp_ids,
+                               const SparseTensor* sp_weights,
+                               const EmbeddingLookupSparseOptions& options = {});
+
+/// As above over the parts of a partitioned variable.
+Output embedding_lookup_sparse(const PartitionedVariable& params, const SparseTensor& sp_ids,
+                               const SparseTensor* sp_weights,
+                               const EmbeddingLookupSparseOptions& options = {});
 
 }  // namespace af::train
