@@ -147,12 +147,8 @@ std::pair<Tensor, Tensor> ShuffledBatches::next() {
 
 Variable initialized_variable(Graph& g, const std::string& name, const Shape& shape,
                               const initializers::Initializer& init) {
-  Output initial;
-  {
-    auto scope = g.name_scope(name + "/Initializer");
-    initial = init(g, shape, DType::float32);
-  }
-  return g.variable(initial, {.name = name});
+  return g.variable([&](Graph& graph) { return init(graph, shape, DType::float32); },
+                    {.name = name});
 }
 
 std::vector<Variable> mlp_variables(Graph& g, const std::vector<std::int64_t>& sizes) {

@@ -100,7 +100,8 @@ class ShuffledBatches {
 };
 
 /// A float32 variable `name` (under the current name scope) initialised by `init`, its
-/// initial value built under `<name>/Initializer`, as TensorFlow's get_variable does.
+/// initial value built under `<name>/Initializer` and colocated with it, as TensorFlow's
+/// get_variable does.
 Variable initialized_variable(Graph& g, const std::string& name, const Shape& shape,
                               const initializers::Initializer& init);
 

@@ -170,7 +170,14 @@ Operation Graph::create_op(const std::string& type, const std::vector<Output>& i
     std::vector<std::string> groups;
     for (auto& frame : colocation_stack_) {
       for (auto& target_name : frame) {
-        Node* target = by_name_.at(target_name);
+        auto found = by_name_.find(target_name);
+        if (found == by_name_.end()) {
+          // A variable's initializer, built before the variable (TensorFlow's
+          // `_attr_scope({"_class": loc:@var})`): the placer puts it with the variable.
+          groups.push_back("loc:@" + target_name);
+          continue;
+        }
+        Node* target = found->second;
         auto names = target->colocation_names();
         if (names.empty()) names.push_back(target->name());
         for (auto& n : names) groups.push_back("loc:@" + n);
@@ -402,6 +409,32 @@ Variable Graph::variable(const Tensor& initial_value, VariableOptions options) {
     o.name = name_scopes_.back() + "/";  // already inside the variable's scope
     return o;
   }());
+}
+
+Variable Graph::variable(const std::function<Output(Graph&)>& make_initial,
+                         VariableOptions options) {
+  std::optional<ScopeGuard> scope;
+  std::string scope_name;
+  if (!options.name.empty() && options.name.back() == '/') {
+    scope_name = options.name.substr(0, options.name.size() - 1);
+  } else {
+    scope.emplace(name_scope(options.name.empty() ? "Variable" : options.name));
+    scope_name = name_scopes_.back();
+  }
+  Output initial;
+  {
+    auto saved = std::make_shared<std::vector<DeviceEntry>>(std::move(device_stack_));
+    device_stack_.clear();
+    colocation_stack_.push_back({scope_name});  // the variable is made below
+    ScopeGuard restore([this, saved] {
+      colocation_stack_.pop_back();
+      device_stack_ = std::move(*saved);
+    });
+    auto init_scope = name_scope(scope_name + "/Initializer/");
+    initial = make_initial(*this);
+  }
+  options.name = scope_name + "/";
+  return variable(initial, std::move(options));
 }
 
 Variable Graph::variable(const Output& initial_value, VariableOptions options) {

@@ -231,4 +231,30 @@ BOOST_AUTO_TEST_CASE(byte_size_of_an_op_without_a_shape_is_invalid_argument) {
                         });
 }
 
+// TensorFlow's callable initial value (get_variable): the initializer's ops carry no device
+// of their own and `_class: loc:@<variable>`, so the placer puts them on the variable's ps
+// task; the variable and its Assign go where the setter says.
+BOOST_AUTO_TEST_CASE(a_callable_initial_value_is_built_colocated_with_its_variable) {
+  af::Graph g;
+  auto scope = g.device(af::replica_device_setter(cluster_spec()));
+  g.variable(ints({0}));  // takes ps task 0
+  af::Variable v = g.variable(
+      [](af::Graph& graph) {
+        return af::random_uniform(graph, af::Shape{4, 3}, af::DType::float32, -1, 1, {},
+                                  "random_uniform");
+      },
+      {.name = "table"});
+  expect_variable_on("/job:ps/task:1", v);
+  BOOST_TEST(v.name() == "table");
+  for (const char* name :
+       {"table/Initializer/random_uniform/RandomUniform", "table/Initializer/random_uniform"}) {
+    const af::Operation op = g.operation(name);
+    BOOST_TEST(op.device().empty(), name << " on " << op.device());
+    BOOST_TEST(op.node()->colocation_names() == std::vector<std::string>{"table"},
+               boost::test_tools::per_element());
+  }
+  // The Assign reads the initial value built in that scope.
+  BOOST_TEST(v.initial_value().op().name() == "table/Initializer/random_uniform");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

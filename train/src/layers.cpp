@@ -57,8 +57,21 @@ Initializer ones() {
 }
 
 Initializer constant(double value) {
-  return [value](Graph& g, const Shape& shape, DType dtype) {
-    return g.constant(filled(dtype, shape, value), "Const");
+  return [value](Graph& g, const Shape& shape, DType dtype) -> Output {
+    if (shape.num_elements() < 1000) return g.constant(filled(dtype, shape, value), "Const");
+    // TensorFlow's Const holds one value for the whole shape; a Const here would hold (and
+    // ship to a ps) every element, so a large one is a Fill named "Const", as zeros() does.
+    const std::string op_name = g.unique_name("Const");
+    Output dims, scalar;
+    {
+      auto scope = g.name_scope(op_name + "/");
+      std::vector<std::int32_t> d;
+      for (auto n : shape.dims()) d.push_back(static_cast<std::int32_t>(n));
+      dims = g.constant(Tensor::from_vector(d, Shape{static_cast<std::int64_t>(d.size())}),
+                        "shape_as_tensor");
+      scalar = g.constant(filled(dtype, Shape{}, value), "Const");
+    }
+    return af::fill(dims, scalar, op_name + "/");
   };
 }
 
@@ -114,20 +127,15 @@ namespace layers {
 namespace {
 
 // A layer variable `<layer>/<name>` (the layer name is a full name) with its initializer
-// under `<layer>/<name>/Initializer/`.
+// under `<layer>/<name>/Initializer/`, colocated with it.
 Variable layer_variable(Graph& g, const std::string& layer, const char* name, const Shape& shape,
                         DType dtype, const initializers::Initializer& init, bool trainable) {
   auto root = g.name_scope("/");
   const std::string full = layer + "/" + name;
-  Output initial;
-  {
-    auto scope = g.name_scope(full + "/Initializer/");
-    initial = init(g, shape, dtype);
-  }
   VariableOptions options;
   options.name = full + "/";
   options.trainable = trainable;
-  return g.variable(initial, options);
+  return g.variable([&](Graph& graph) { return init(graph, shape, dtype); }, options);
 }
 
 std::string upper(std::string s) {
@@ -337,6 +345,26 @@ Output mean_squared_error(const Output& labels, const Output& predictions, std::
   Output l = cast(labels, predictions.dtype(), "Cast");
   Output squared = squared_difference(predictions, l, "SquaredDifference");
   return weighted_mean(g, squared, scope_name);
+}
+
+Output sigmoid_cross_entropy(const Output& labels, const Output& logits, std::string_view name) {
+  if (!labels.shape().is_compatible_with(logits.shape()))
+    throw InvalidArgumentError(invalid_argument("Shapes " + labels.shape().to_string() + " and " +
+                                                logits.shape().to_string() + " are incompatible"));
+  Graph& g = logits.graph();
+  const std::string scope_name = g.unique_name(name.empty() ? "sigmoid_cross_entropy_loss" : name);
+  auto scope = g.name_scope(scope_name + "/");
+  Output z = cast(labels, logits.dtype(), "Cast");
+  Output per_element;
+  {
+    auto inner = g.name_scope("logistic_loss/");
+    Output relu_logits = relu(logits, "Relu");
+    Output neg_abs = neg(abs(logits, "Abs"), "Neg");
+    Output softplus =
+        log(add(scalar_like(logits, 1.0, "add/x"), exp(neg_abs, "Exp"), "add"), "Log");
+    per_element = add(sub(relu_logits, mul(logits, z, "mul"), "sub"), softplus, "add_1");
+  }
+  return weighted_mean(g, per_element, scope_name);
 }
 
 }  // namespace losses

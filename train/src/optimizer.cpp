@@ -11,6 +11,7 @@
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/scatter_ops.hpp"
 #include "actorflow/ops/training_ops.hpp"
+#include "actorflow/train/layers.hpp"
 #include "actorflow/train/training_util.hpp"
 
 namespace af::train {
@@ -256,17 +257,8 @@ Variable Optimizer::constant_slot(const Variable& var, double value, const std::
   return slot_with_initial_value(var, slot_name, [&](Graph& g) {
     const Shape shape = *var.shape().to_shape();
     if (value == 1.0) return ones(g, shape, var.dtype(), "ones");
-    // init_ops.Constant: one Const of the full shape.
-    Tensor t(var.dtype(), shape);
-    visit_numeric_dtype(var.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (std::is_floating_point_v<T>) {
-        for (auto& x : t.flat<T>()) x = static_cast<T>(value);
-      } else if constexpr (std::is_same_v<T, bfloat16_t>) {
-        for (auto& x : t.flat<T>()) x = bfloat16_t(static_cast<float>(value));
-      }
-    });
-    return g.constant(t, "Const");
+    // init_ops.Constant ("Const"; a Fill for large shapes, see initializers::constant).
+    return initializers::constant(value)(g, shape, var.dtype());
   });
 }
 

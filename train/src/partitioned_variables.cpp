@@ -146,16 +146,13 @@ PartitionedVariable get_partitioned_variable(Graph& g, const std::string& name, 
     std::vector<std::int64_t> part_shape = full;
     part_shape[static_cast<std::size_t>(axis)] = min_rows + (i < excess ? 1 : 0);
     const std::string part_name = name + "/part_" + std::to_string(i);
-    Output initial;
-    {
-      auto scope = g.name_scope(part_name + "/Initializer/");
-      initial = init(g, Shape(part_shape), options.dtype);
-    }
     VariableOptions vo;
     vo.name = part_name + "/";
     vo.trainable = options.trainable;
     vo.save_slice_info = SaveSliceInfo{name, full, offset, part_shape};
-    parts.push_back(g.variable(initial, vo));
+    // Each part's initial value is computed on the part's own task.
+    parts.push_back(g.variable(
+        [&](Graph& graph) { return init(graph, Shape(part_shape), options.dtype); }, vo));
     slices.push_back(*vo.save_slice_info);
     offset[static_cast<std::size_t>(axis)] += part_shape[static_cast<std::size_t>(axis)];
   }

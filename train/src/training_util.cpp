@@ -22,16 +22,12 @@ Variable create_global_step(Graph& g) {
     throw InvalidArgumentError(invalid_argument("\"global_step\" already exists."));
   auto root = g.name_scope("/");
   const std::string name = g.unique_name(kGlobalStep);
-  Output initial;
-  {
-    auto scope = g.name_scope(name + "/Initializer/");
-    initial = g.constant(Tensor(std::int64_t{0}), "zeros");
-  }
   VariableOptions options;
   options.name = name + "/";
   options.trainable = false;
   options.collections = std::vector<std::string>{kGlobalVariables, kGlobalStep};
-  return g.variable(initial, options);
+  return g.variable([](Graph& graph) { return graph.constant(Tensor(std::int64_t{0}), "zeros"); },
+                    options);
 }
 
 Variable get_or_create_global_step(Graph& g) {

@@ -279,6 +279,11 @@ class Graph {
   Variable variable(const Tensor& initial_value, VariableOptions options = {});
   /// A variable initialised from the output of another op (e.g. random_normal).
   Variable variable(const Output& initial_value, VariableOptions options = {});
+  /// A variable initialised by `make_initial(*this)`, TensorFlow's callable initial value
+  /// (what `get_variable` passes): its ops are built under `<name>/Initializer/`, outside
+  /// every device scope and colocated with the variable, so on a cluster the initial value
+  /// is computed on the variable's task (its ps) and never crosses the network.
+  Variable variable(const std::function<Output(Graph&)>& make_initial, VariableOptions options);
   /// A no-op (op `NoOp`).
   Operation no_op(std::string_view name = {});
   /// A no-op depending on every op of `ops` (`tf.group`).

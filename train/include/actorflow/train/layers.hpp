@@ -133,6 +133,14 @@ Output softmax_cross_entropy(const Output& onehot_labels, const Output& logits,
 Output mean_squared_error(const Output& labels, const Output& predictions,
                           std::string_view name = {});
 
+/// `tf.losses.sigmoid_cross_entropy(multi_class_labels, logits)` with weights 1: the mean
+/// over every element of `tf.nn.sigmoid_cross_entropy_with_logits`, in TensorFlow's stable
+/// form `max(x, 0) - x * z + log(1 + exp(-|x|))` ("sigmoid_cross_entropy_loss"). The labels
+/// are cast to the logits' dtype. Throws InvalidArgumentError when the static shapes are
+/// incompatible.
+Output sigmoid_cross_entropy(const Output& labels, const Output& logits,
+                             std::string_view name = {});
+
 }  // namespace af::losses
 
 /// Metrics (`tf.metrics`): a value and an update op over local variables (initialise them
