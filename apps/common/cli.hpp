@@ -213,11 +213,12 @@ inline int exit_code_for(af::Code code) {
   }
 }
 
-/// Prints "`who`: <message>" to stderr, noting when the failure is transient, and returns
+/// Prints "`who`: <code>: <message>" to stderr (the code as TensorFlow's Status prints
+/// it, e.g. RESOURCE_EXHAUSTED), noting when the failure is transient, and returns
 /// `exit_code_for` the error's code: a training program's last words.
 inline int report_failure(const std::string& who, const af::Status& status) {
   const int code = exit_code_for(status.code());
-  std::cerr << who << ": " << status.message();
+  std::cerr << who << ": " << af::code_name(status.code()) << ": " << status.message();
   if (code == kExitRetryable)
     std::cerr << " (transient: exit code " << code << ", a restart retries)";
   std::cerr << "\n";

@@ -41,6 +41,21 @@
 
 namespace af::cwise {
 
+/// TensorFlow's `forward_input_or_allocate_output` for element-wise kernels: when input
+/// `input` is a host tensor of `R` and `shape` whose buffer no one else holds (not a
+/// variable's value, a feed or a constant), it becomes output 0 and the kernel writes over
+/// what it reads, element by element; otherwise a fresh output. An initializer's
+/// `RandomUniform * scale + min` then needs one buffer, not three.
+template <class R>
+R* forward_input_or_allocate_output(OpKernelContext& ctx, int input, const Shape& shape) {
+  const Tensor& in = ctx.input(input);
+  if (in.dtype() == dtype_of_v<R> && !in.on_device() && in.sole_owner() && in.shape() == shape) {
+    ctx.set_output(0, in);
+    return ctx.outputs()[0].template data<R>();
+  }
+  return ctx.allocate_output_for_overwrite(0, dtype_of_v<R>, shape).template data<R>();
+}
+
 // Kernels with more elements than this are worth a pool thread (and are split over the
 // intra-op pool); below it the hand-off costs more than the work.
 inline constexpr Index kExpensiveElements = 16 * 1024;
@@ -321,14 +336,15 @@ class BinaryOp : public OpKernel {
     }
     const auto cost = elementwise_cost<T>(2, Fn::kCycles);
     if (x.shape() == y.shape()) {
-      R* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<R>, x.shape()).template data<R>();
+      R* o = ctx.input(0).sole_owner() ? forward_input_or_allocate_output<R>(ctx, 0, x.shape())
+                                       : forward_input_or_allocate_output<R>(ctx, 1, x.shape());
       const Index n = x.num_elements();
       parallel_for(ctx, n, n, cost,
                    [&](Index b, Index e) { binary_vv<Fn>(xp + b, yp + b, o + b, e - b); });
       return;
     }
     if (y.num_elements() == 1 && y.rank() <= x.rank()) {
-      R* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<R>, x.shape()).template data<R>();
+      R* o = forward_input_or_allocate_output<R>(ctx, 0, x.shape());
       const Index n = x.num_elements();
       const T yv = yp[0];
       parallel_for(ctx, n, n, cost,
@@ -336,7 +352,7 @@ class BinaryOp : public OpKernel {
       return;
     }
     if (x.num_elements() == 1 && x.rank() <= y.rank()) {
-      R* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<R>, y.shape()).template data<R>();
+      R* o = forward_input_or_allocate_output<R>(ctx, 1, y.shape());
       const Index n = y.num_elements();
       const T xv = xp[0];
       parallel_for(ctx, n, n, cost,
@@ -390,7 +406,7 @@ class UnaryOp : public UnaryKernelBase {
   void compute(OpKernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
     const T* xp = x.data<T>();
-    T* o = ctx.allocate_output_for_overwrite(0, dtype_of_v<T>, x.shape()).template data<T>();
+    T* o = forward_input_or_allocate_output<T>(ctx, 0, x.shape());
     const Index n = x.num_elements();
     if constexpr (Fn::kEigen && std::is_floating_point_v<T>) {
       // Eigen's vectorised exp / tanh on chunks of whole blocks, on the calling thread. Its

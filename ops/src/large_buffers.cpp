@@ -53,6 +53,19 @@ class Cache {
     return cached_;
   }
 
+  /// Gives every cached buffer back to the system (an allocation failed: the cache must not
+  /// hold memory a tensor needs).
+  void release() {
+    std::map<std::size_t, std::vector<void*>> held;
+    {
+      std::lock_guard<std::mutex> guard(mu_);
+      held.swap(free_);
+      cached_ = 0;
+    }
+    for (auto& [size, buffers] : held)
+      for (void* p : buffers) std::free(p);
+  }
+
  private:
   static std::size_t default_limit() {
     if (const char* env = std::getenv("ACTORFLOW_BUFFER_CACHE_MB"))
@@ -85,6 +98,10 @@ std::shared_ptr<void> allocate_large(std::size_t bytes, bool zero) {
   void* p = cache().take(rounded);
   if (p == nullptr) {
     p = std::aligned_alloc(huge ? kHugePage : 64, rounded);
+    if (p == nullptr && cache().cached() > 0) {
+      cache().release();
+      p = std::aligned_alloc(huge ? kHugePage : 64, rounded);
+    }
     if (p == nullptr) return nullptr;
     if (huge) (void)::madvise(p, rounded, MADV_HUGEPAGE);
     if (zero) std::memset(p, 0, bytes);  // fresh pages are zero, but malloc's may not be

@@ -89,7 +89,14 @@ void Tensor::allocate(bool zero) {
     throw InvalidArgumentError(af::invalid_argument(
         std::string("cannot allocate a tensor of dtype ") + std::string(dtype_name(dtype_))));
   } else {
-    buf_ = allocate_bytes(static_cast<std::size_t>(num_elements()) * dtype_size(dtype_), zero);
+    try {
+      buf_ = allocate_bytes(static_cast<std::size_t>(num_elements()) * dtype_size(dtype_), zero);
+    } catch (const std::bad_alloc&) {
+      // TensorFlow's text; the executor adds the node, and so the variable, it ran for.
+      throw ResourceExhaustedError(resource_exhausted("OOM when allocating tensor with shape" +
+                                                      shape_.to_string() + " and type " +
+                                                      std::string(data_type_string(dtype_))));
+    }
   }
 }
 

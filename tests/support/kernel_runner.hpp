@@ -51,7 +51,7 @@ class KernelRunner {
         inputs.push_back(*producer->def().attr<Tensor>("value"));
       } else {
         BOOST_REQUIRE_LT(next, given.size());
-        inputs.push_back(given[next++]);
+        inputs.push_back(std::move(given[next++]));  // a temporary stays the only holder
       }
     }
     OpKernelContext ctx(node_->def(), std::move(inputs));

@@ -3,6 +3,7 @@
 #include "executor/partition_execution.hpp"
 
 #include <chrono>
+#include <new>
 #include <thread>
 
 #include "actorflow/actors/detail/wire_types.hpp"
@@ -31,8 +32,14 @@ Status with_node(Status s, const std::string& node) {
 void compute(OpKernel& kernel, OpKernelContext& ctx) {
   try {
     kernel.compute(ctx);
+  } catch (const std::bad_alloc&) {
+    ctx.fail(resource_exhausted("OOM when running the kernel on " + ctx.device_name));
   } catch (...) {
-    ctx.fail(status_from_exception(std::current_exception()));
+    Status s = status_from_exception(std::current_exception());
+    // A tensor the kernel could not allocate: say where, as TensorFlow's allocator does.
+    if (s.code() == Code::resource_exhausted && s.message().rfind("OOM when allocating", 0) == 0)
+      s = resource_exhausted(s.message() + " on " + ctx.device_name);
+    ctx.fail(std::move(s));
   }
 }
 
@@ -275,19 +282,23 @@ void PartitionExecution::schedule(int id, std::shared_ptr<OpKernelContext> ctx) 
   ++pool_outstanding_;
   auto impl = impl_;  // keeps kernels and device alive while the pool runs
   bool trace = step_->trace;
-  impl_->device->schedule([this, id, ctx, kernel, impl, post = driver_->poster(), trace] {
-    auto start = trace ? now_us() : 0;
-    compute(*kernel, *ctx);
-    auto end = trace ? now_us() : 0;
-    auto tid = trace ? thread_id() : 0;
-    post([this, id, ctx, start, end, tid] {
-      --outstanding_;
-      --pool_outstanding_;
-      if (step_->trace) record(id, tid, start, end, false);
-      complete(id, ctx->outputs(), ctx->status());
-      run();
-    });
-  });
+  impl_->device->schedule(
+      [this, id, ctx = std::move(ctx), kernel, impl, post = driver_->poster(), trace]() mutable {
+        auto start = trace ? now_us() : 0;
+        compute(*kernel, *ctx);
+        auto end = trace ? now_us() : 0;
+        auto tid = trace ? thread_id() : 0;
+        post([this, id, ctx = std::move(ctx), start, end, tid]() mutable {
+          --outstanding_;
+          --pool_outstanding_;
+          if (step_->trace) record(id, tid, start, end, false);
+          complete(id, ctx->outputs(), ctx->status());
+          // The inputs go before the next kernels run: one that consumes this output may then
+          // write over it in place (forward_input_or_allocate_output).
+          ctx.reset();
+          run();
+        });
+      });
 }
 
 void PartitionExecution::record(int id, std::uint64_t tid, std::int64_t start, std::int64_t end,
