@@ -3,7 +3,8 @@
 # logging and a step trace, a cluster of three tasks (in this process by default), the
 # ensemble of Figure 12-13 with a predictor killed midway, the CSV input pipeline, and one
 # epoch of Fashion-MNIST training with a checkpoint, resumed for a second epoch, and
-# synchronous data-parallel training across a local cluster of processes (1 ps, 2 workers).
+# synchronous data-parallel training across a local cluster of processes (1 ps, 2 workers),
+# and the wide & deep model with an embedding table larger than either of its 2 ps may hold.
 #
 #   scripts/demo.sh              # the cluster's tasks are Servers inside the demo process
 #   scripts/demo.sh --processes  # they are actorflow-server processes (ports from
@@ -18,7 +19,7 @@ for a in "$@"; do
 done
 scripts/setup.sh
 # Only the programs the demo runs (scripts/test.sh builds everything).
-TARGETS="actorflow-demo actorflow-ensemble actorflow-csv-pipeline actorflow-train actorflow-server actorflow-dist-train" \
+TARGETS="actorflow-demo actorflow-ensemble actorflow-csv-pipeline actorflow-train actorflow-server actorflow-dist-train actorflow-wide-deep" \
   scripts/build.sh
 BUILD_DIR=${BUILD_DIR:-build}
 
@@ -66,6 +67,11 @@ echo "== dist_train: 1 ps + 2 worker processes, synchronous data parallelism (Sy
 dist_logs=$(mktemp -d)
 LOG_DIR=$dist_logs scripts/dist_train.sh --workers 2 --build-dir "$BUILD_DIR" -- --mode sync --steps 300 \
   --log-every 100 2>&1 | grep -E "mode sync|global step [0-9]+, loss|done:"
+echo
+echo "== wide_deep: a 3,000,000-row embedding table (389 MiB with Adagrad's slot) partitioned over 2 ps processes, each limited to 384 MiB of data (~120 MiB of it thread stacks) =="
+wd_logs=$(mktemp -d)
+LOG_DIR=$wd_logs scripts/wide_deep.sh --ps 2 --workers 1 --ps-memory 402653184 --build-dir "$BUILD_DIR" -- \
+  --embedding-rows 3000000 --steps 3000 --log-every 1000 2>&1 | grep -E "table |global step [0-9]+, loss|done:|peak RSS"
 echo
 echo "== what the demo wrote =="
 echo "  Chrome traces of the traced steps (open in https://ui.perfetto.dev): $(ls -1 "${TMPDIR:-/tmp}"/actorflow-*trace*.json 2>/dev/null | tr '\n' ' ')"

@@ -20,9 +20,8 @@
 #include <vector>
 
 #include "actorflow/actorflow.hpp"
-#include "free_port.hpp"
+#include "app_cluster.hpp"
 #include "http_client.hpp"
-#include "process.hpp"
 #include "temp_dir.hpp"
 
 using namespace std::chrono_literals;
@@ -35,56 +34,10 @@ bool have_data() {
   return std::filesystem::exists(std::string(kData) + "/train-images-idx3-ubyte.gz");
 }
 
-/// A local cluster of 1 ps and `workers` workers, on ports picked for this test.
-struct Cluster {
-  std::string spec;
-  std::vector<std::string> common;
-  af::test::TempDir dir{"af_dist"};
-  af::test::ProcessGroup group;
-
-  explicit Cluster(int workers, std::vector<std::string> flags) {
-    spec = "{\"ps\": [\"127.0.0.1:" + std::to_string(af::test::free_port()) + "\"], \"worker\": [";
-    for (int k = 0; k < workers; ++k)
-      spec += std::string(k ? ", " : "") + "\"127.0.0.1:" + std::to_string(af::test::free_port()) +
-              "\"";
-    spec += "]}";
-    common = std::move(flags);
-  }
-
-  std::size_t start(const std::string& job, int task, const std::string& log_name,
-                    const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {
-        ACTORFLOW_DIST_TRAIN_BINARY, "--cluster", spec, "--job", job, "--task",
-        std::to_string(task)};
-    if (job == "worker") args.insert(args.end(), common.begin(), common.end());
-    args.insert(args.end(), extra.begin(), extra.end());
-    return group.spawn(args, (dir.path / log_name).string());
-  }
-
-  /// Waits until child `i`'s log matches `pattern`; returns the last match's first group
-  /// ("" when it has none), or nullopt when `limit` passed or the child exited first.
-  std::optional<std::string> wait_for(std::size_t i, const std::string& pattern,
-                                      std::chrono::seconds limit) {
-    const std::regex re(pattern);
-    const auto until = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < until) {
-      const std::string log = group.log(i);
-      std::optional<std::string> last;
-      for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator();
-           ++it)
-        last = it->size() > 1 ? (*it)[1].str() : std::string();
-      if (last) return last;
-      if (group.wait(i, 0ms) != -1) return std::nullopt;
-      std::this_thread::sleep_for(50ms);
-    }
-    return std::nullopt;
-  }
-
-  /// Waits for child `i` to exit; true when it exited with status 0.
-  bool exits_cleanly(std::size_t i, std::chrono::seconds limit) {
-    const int status = group.wait(i, limit);
-    return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  }
+/// A local cluster of 1 ps and `workers` workers of actorflow-dist-train.
+struct Cluster : af::test::AppCluster {
+  Cluster(int workers, std::vector<std::string> flags)
+      : AppCluster(ACTORFLOW_DIST_TRAIN_BINARY, 1, workers, std::move(flags)) {}
 };
 
 const std::vector<std::string> kSmall = {"--train-examples", "6000", "--threads", "1",
