@@ -273,7 +273,10 @@ KernelFactory with_reduction(Reduction reduction) {
 
 namespace detail {
 
+void register_sparse_kernels(KernelRegistry& r);  // sparse_ops.cpp
+
 void register_sparse_segment_kernels(KernelRegistry& r) {
+  register_sparse_kernels(r);
   auto add_for = [&](auto tag) {
     using T = decltype(tag);
     const DType t = dtype_of<T>::value;

@@ -12,6 +12,7 @@
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/partition_ops.hpp"
+#include "actorflow/ops/sparse_ops.hpp"
 #include "actorflow/ops/sparse_segment_ops.hpp"
 
 namespace af::train {
@@ -240,6 +241,70 @@ Output embedding_lookup_sparse(const PartitionedVariable& params, const SparseTe
   std::vector<Output> parts;
   for (auto& p : params.parts()) parts.push_back(p.value());
   return embedding_lookup_sparse(parts, sp_ids, sp_weights, options);
+}
+
+// embedding_ops.py's safe_embedding_lookup_sparse (rank-2 sparse ids).
+Output safe_embedding_lookup_sparse(const std::vector<Output>& params, const SparseTensor& sp_ids,
+                                    const SparseTensor* sp_weights,
+                                    const SafeEmbeddingLookupSparseOptions& options) {
+  if (params.empty()) throw InvalidArgumentError(invalid_argument("Missing embedding_weights []."));
+  if (!sp_ids.valid()) throw InvalidArgumentError(invalid_argument("sp_ids must be SparseTensor"));
+  if (const PartialShape& s = sp_ids.indices.shape();
+      s.rank_known() && s.rank() == 2 && s.dim(1) >= 0 && s.dim(1) != 2)
+    throw UnimplementedError(unimplemented("safe_embedding_lookup_sparse: sparse ids of rank " +
+                                           std::to_string(s.dim(1)) + " (rank 2 only)"));
+  Graph& g = sp_ids.values.graph();
+  auto scope = g.name_scope(options.name.empty() ? "embedding_lookup" : options.name);
+  SparseTensor ids = sp_ids;
+  std::optional<SparseTensor> weights;
+  if (sp_weights != nullptr) {
+    if (!sp_weights->valid())
+      throw InvalidArgumentError(
+          invalid_argument("sp_weights must be either None or SparseTensor"));
+    weights = SparseTensor{ids.indices, sp_weights->values, ids.dense_shape};
+  }
+  // _prune_invalid_ids, then (but for "sum") _prune_invalid_weights.
+  const Output zero_id =
+      cast(g.constant(Tensor(std::int64_t{0}), "GreaterEqual/y"), ids.values.dtype(), "Cast");
+  const Output valid_id = greater_equal(ids.values, zero_id, "GreaterEqual");
+  ids = sparse_retain(ids, valid_id);
+  if (weights) weights = sparse_retain(*weights, valid_id);
+  if (options.combiner != "sum" && weights) {
+    const Output zero =
+        cast(g.constant(Tensor(0.0f), "Greater/y"), weights->values.dtype(), "Cast_1");
+    const Output valid_weight = greater(weights->values, zero, "Greater");
+    ids = sparse_retain(ids, valid_weight);
+    weights = sparse_retain(*weights, valid_weight);
+  }
+  const Output default_id = cast(g.constant(Tensor(options.default_id.value_or(0)), "Const"),
+                                 ids.values.dtype(), "Cast_2");
+  SparseFillEmptyRowsResult filled = sparse_fill_empty_rows(ids, default_id);
+  if (weights) {
+    const Output one = cast(g.constant(Tensor(1.0f), "Const_1"), weights->values.dtype(), "Cast_3");
+    weights = sparse_fill_empty_rows(*weights, one, "SparseFillEmptyRows_1").output;
+  }
+  Output result = embedding_lookup_sparse(params, filled.output, weights ? &*weights : nullptr,
+                                          {.partition_strategy = options.partition_strategy,
+                                           .combiner = options.combiner,
+                                           .max_norm = options.max_norm});
+  if (options.default_id) return result;
+  // A row of zeros for each example that had no valid id.
+  const Output width =
+      strided_slice(shape(result, DType::int32, "Shape"), {1}, {2}, {1}, {.shrink_axis_mask = 1});
+  const Output multiples =
+      stack({g.constant(Tensor(std::int32_t{1}), "stack/0"), width}, 0, "stack");
+  const Output is_row_empty =
+      tile(reshape(filled.empty_row_indicator, std::vector<std::int64_t>{-1, 1}, "Reshape"),
+           multiples, "Tile");
+  return select(is_row_empty, zeros_like(result, std::nullopt, "zeros_like"), result, "Select");
+}
+
+Output safe_embedding_lookup_sparse(const PartitionedVariable& params, const SparseTensor& sp_ids,
+                                    const SparseTensor* sp_weights,
+                                    const SafeEmbeddingLookupSparseOptions& options) {
+  std::vector<Output> parts;
+  for (auto& p : params.parts()) parts.push_back(p.value());
+  return safe_embedding_lookup_sparse(parts, sp_ids, sp_weights, options);
 }
 
 }  // namespace af::train

@@ -106,7 +106,10 @@ Output reduction(const char* op, const Output& data, const Output& indices,
 
 namespace detail {
 
+void register_sparse_ops(OpRegistry& r);  // defs/sparse_ops.cpp
+
 void register_sparse_segment_ops(OpRegistry& r) {
+  register_sparse_ops(r);
   for (const char* kind : {"Sum", "Mean", "SqrtN"}) {
     r.add({std::string("SparseSegment") + kind, infer_sparse_segment_reduction});
     r.add({std::string("SparseSegment") + kind + "Grad", infer_sparse_segment_grad});

@@ -9,6 +9,7 @@
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/sparse_ops.hpp"
 #include "actorflow/ops/sparse_segment_ops.hpp"
 #include "gradient_helpers.hpp"
 
@@ -375,6 +376,12 @@ void register_math_gradients(GradientRegistry& r) {
             return {sparse_segment_reduction_grad(kind, g[0], input(op, 1), input(op, 2), dim0),
                     Output(), Output()};
           });
+  // sparse_grad.py's _SparseFillEmptyRowsGrad: to the values and the default value.
+  r.add("SparseFillEmptyRows", [](const Operation& op, const Grads& g) -> Grads {
+    if (g.size() < 2 || !g[1].valid()) return {Output(), Output(), Output(), Output()};
+    auto [d_values, d_default] = sparse_fill_empty_rows_grad(op.output(3), g[1]);
+    return {Output(), d_values, Output(), d_default};
+  });
   // _SegmentSumGrad: each row gets its segment's gradient.
   r.add("SegmentSum", [](const Operation& op, const Grads& g) -> Grads {
     return {gather(g[0], input(op, 1), "GatherV2"), Output()};

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,5 +75,35 @@ Output embedding_lookup_sparse(const std::vector<Output>& params, const SparseTe
 Output embedding_lookup_sparse(const PartitionedVariable& params, const SparseTensor& sp_ids,
                                const SparseTensor* sp_weights,
                                const EmbeddingLookupSparseOptions& options = {});
+
+/// Options of `safe_embedding_lookup_sparse`.
+struct SafeEmbeddingLookupSparseOptions {
+  /// How the rows of one example combine: "sum", "mean" or "sqrtn".
+  std::string combiner = "mean";
+  /// The id an example without valid ids looks up; none: such an example gets zeros.
+  std::optional<std::int64_t> default_id;
+  /// How ids map to parts; "div", this function's default in TensorFlow.
+  std::string partition_strategy = "div";
+  /// As `EmbeddingLookupOptions::max_norm`.
+  std::optional<double> max_norm;
+  /// The name scope of the lookup's ops.
+  std::string name = "embedding_lookup";
+};
+
+/// `tf.nn.safe_embedding_lookup_sparse`: `embedding_lookup_sparse` made safe for real
+/// input. Ids below 0 are dropped (with their weights); for "mean" and "sqrtn", so are ids
+/// whose weight is not above 0; each example left without ids gets `default_id` (weight 1)
+/// or, without one, a row of zeros. The output has one row per example of `sp_ids`'s dense
+/// shape (int64 `[batch, max_ids]`; higher ranks are not supported here). Throws
+/// InvalidArgumentError "Missing embedding_weights []." for no params, UnimplementedError for
+/// sparse ids of known rank other than 2, and what `embedding_lookup_sparse` throws.
+Output safe_embedding_lookup_sparse(const std::vector<Output>& params, const SparseTensor& sp_ids,
+                                    const SparseTensor* sp_weights,
+                                    const SafeEmbeddingLookupSparseOptions& options = {});
+
+/// As above over the parts of a partitioned variable.
+Output safe_embedding_lookup_sparse(const PartitionedVariable& params, const SparseTensor& sp_ids,
+                                    const SparseTensor* sp_weights,
+                                    const SafeEmbeddingLookupSparseOptions& options = {});
 
 }  // namespace af::train

@@ -1,0 +1,190 @@
+// SparseFillEmptyRows and SparseFillEmptyRowsGrad: the CPU kernels (TensorFlow's
+// sparse_fill_empty_rows_op.cc), registered by register_segment_kernels. The definitions are
+// in ops/src/defs/sparse_ops.cpp.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actorflow/ops/kernel.hpp"
+#include "kernel_helpers.hpp"
+#include "standard_kernels.hpp"
+
+namespace af {
+
+namespace {
+
+using Index = std::int64_t;
+using detail::node_suffix;
+
+// Each empty row gets `[row, 0, ...] = default`; the output is grouped by row, each row's
+// entries in their input order; the map says where each input entry went.
+template <class T>
+class SparseFillEmptyRowsOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void compute(OpKernelContext& ctx) override {
+    Status s = run(ctx);
+    if (!s.ok()) ctx.fail(s.with_context(node_suffix(name())));
+  }
+
+ private:
+  Status run(OpKernelContext& ctx) {
+    const Tensor& indices = ctx.input(0);
+    const Tensor& values = ctx.input(1);
+    const Tensor& dense_shape = ctx.input(2);
+    const Tensor& default_value = ctx.input(3);
+    if (dense_shape.rank() != 1)
+      return invalid_argument("dense_shape must be a vector, saw: " +
+                              dense_shape.shape().to_string());
+    if (indices.rank() != 2)
+      return invalid_argument("indices must be a matrix, saw: " + indices.shape().to_string());
+    if (values.rank() != 1)
+      return invalid_argument("values must be a vector, saw: " + values.shape().to_string());
+    if (indices.shape().dim(0) != values.shape().dim(0))
+      return invalid_argument("The length of `values` (" + std::to_string(values.shape().dim(0)) +
+                              ") must match the first dimension of `indices` (" +
+                              std::to_string(indices.shape().dim(0)) + ").");
+    if (default_value.rank() != 0)
+      return invalid_argument("default_value must be a scalar, saw: " +
+                              default_value.shape().to_string());
+    if (dense_shape.num_elements() == 0) return invalid_argument("Dense shape cannot be empty.");
+    const Index n = indices.shape().dim(0), rank = indices.shape().dim(1);
+    const Index dense_rows = dense_shape.data<std::int64_t>()[0];
+    const std::int64_t* in_indices = indices.data<std::int64_t>();
+    const T* in_values = values.data<T>();
+    Tensor& indicator =
+        ctx.allocate_output(2, DType::boolean, Shape{std::max<Index>(dense_rows, 0)});
+    Tensor& map = ctx.allocate_output(3, DType::int64, Shape{n});
+    if (dense_rows == 0) {
+      if (n != 0)
+        return invalid_argument(
+            "Received SparseTensor with dense_shape[0] = 0 but indices.shape[0] = " +
+            std::to_string(n));
+      ctx.allocate_output(0, DType::int64, Shape{0, rank});
+      ctx.allocate_output(1, values.dtype(), Shape{0});
+      return {};
+    }
+    if (dense_rows < 0)
+      return invalid_argument("Dimension " + std::to_string(dense_rows) +
+                              " must be >= 0");  // TensorShape::BuildTensorShape
+    std::vector<Index> offset(static_cast<std::size_t>(dense_rows), 0);
+    bool ordered = true;
+    Index last = 0;
+    for (Index i = 0; i < n; ++i) {
+      const Index row = in_indices[i * rank];
+      if (row < 0 || row >= dense_rows)
+        return invalid_argument("indices(" + std::to_string(i) + ", 0) is invalid: " +
+                                std::to_string(row) + " >= " + std::to_string(dense_rows));
+      ++offset[static_cast<std::size_t>(row)];
+      ordered = ordered && row >= last;
+      last = row;
+    }
+    bool full = true;
+    bool* empty = indicator.data<bool>();
+    for (Index row = 0; row < dense_rows; ++row) {
+      auto& o = offset[static_cast<std::size_t>(row)];
+      empty[row] = o == 0;
+      full = full && o != 0;
+      o = std::max<Index>(o, 1);
+      if (row > 0) o += offset[static_cast<std::size_t>(row - 1)];  // entries up to this row
+    }
+    std::int64_t* reverse = map.data<std::int64_t>();
+    if (full && ordered) {
+      ctx.set_output(0, indices);
+      ctx.set_output(1, values);
+      for (Index i = 0; i < n; ++i) reverse[i] = i;
+      return {};
+    }
+    const Index total = offset.back();
+    Tensor& out_indices = ctx.allocate_output(0, DType::int64, Shape{total, rank});
+    Tensor& out_values = ctx.allocate_output(1, values.dtype(), Shape{total});
+    std::int64_t* oi = out_indices.data<std::int64_t>();
+    T* ov = out_values.data<T>();
+    std::vector<Index> filled(static_cast<std::size_t>(dense_rows), 0);
+    for (Index i = 0; i < n; ++i) {
+      const Index row = in_indices[i * rank];
+      const Index at = (row == 0 ? 0 : offset[static_cast<std::size_t>(row - 1)]) +
+                       filled[static_cast<std::size_t>(row)]++;
+      std::copy_n(in_indices + i * rank, rank, oi + at * rank);
+      ov[at] = in_values[i];
+      reverse[i] = at;
+    }
+    const T fill = default_value.data<T>()[0];
+    for (Index row = 0; row < dense_rows; ++row) {
+      if (filled[static_cast<std::size_t>(row)] != 0) continue;
+      const Index at = row == 0 ? 0 : offset[static_cast<std::size_t>(row - 1)];
+      oi[at * rank] = row;
+      std::fill_n(oi + at * rank + 1, rank - 1, 0);
+      ov[at] = fill;
+    }
+    return {};
+  }
+};
+
+// d_values[i] = grad[reverse_index_map[i]]; the default's gradient sums the rest.
+template <class T>
+class SparseFillEmptyRowsGradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void compute(OpKernelContext& ctx) override {
+    Status s = run(ctx);
+    if (!s.ok()) ctx.fail(s.with_context(node_suffix(name())));
+  }
+
+ private:
+  Status run(OpKernelContext& ctx) {
+    const Tensor& map = ctx.input(0);
+    const Tensor& grad = ctx.input(1);
+    if (map.rank() != 1)
+      return invalid_argument("reverse_index_map must be a vector, saw: " +
+                              map.shape().to_string());
+    if (grad.rank() != 1)
+      return invalid_argument("grad_values must be a vector, saw: " + grad.shape().to_string());
+    const Index n = map.num_elements(), full = grad.num_elements();
+    Tensor& d_values = ctx.allocate_output(0, grad.dtype(), Shape{n});
+    Tensor& d_default = ctx.allocate_output(1, grad.dtype(), Shape{});
+    const std::int64_t* m = map.data<std::int64_t>();
+    const T* g = grad.data<T>();
+    T* dv = d_values.data<T>();
+    std::vector<bool> visited(static_cast<std::size_t>(full), false);
+    for (Index i = 0; i < n; ++i) {
+      if (m[i] < 0 || m[i] >= full)
+        return invalid_argument("Elements in reverse index must be in [0, " + std::to_string(full) +
+                                ")");
+      dv[i] = g[m[i]];
+      visited[static_cast<std::size_t>(m[i])] = true;
+    }
+    T sum = T(0);
+    for (Index j = 0; j < full; ++j)
+      if (!visited[static_cast<std::size_t>(j)]) sum = sum + g[j];
+    d_default.data<T>()[0] = sum;
+    return {};
+  }
+};
+
+}  // namespace
+
+namespace detail {
+
+void register_sparse_kernels(KernelRegistry& r) {
+  auto add_for = [&](auto tag, bool grad) {
+    using T = decltype(tag);
+    const DType t = dtype_of<T>::value;
+    r.add(make_kernel_def<SparseFillEmptyRowsOp<T>>("SparseFillEmptyRows", "CPU", {{"T", {t}}}));
+    if (grad)
+      r.add(make_kernel_def<SparseFillEmptyRowsGradOp<T>>("SparseFillEmptyRowsGrad", "CPU",
+                                                          {{"T", {t}}}));
+  };
+  add_for(float{}, true);
+  add_for(double{}, true);
+  add_for(std::int32_t{}, false);
+  add_for(std::int64_t{}, false);
+  add_for(bool{}, false);
+}
+
+}  // namespace detail
+
+}  // namespace af
