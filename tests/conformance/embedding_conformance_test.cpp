@@ -25,12 +25,7 @@ using af::test::contains;
 using af::test::error_of;
 namespace train = af::train;
 
-void check_close(const std::vector<float>& got, const std::vector<float>& want,
-                 float tolerance = 2e-6f) {
-  BOOST_REQUIRE_EQUAL(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i)
-    BOOST_TEST(got[i] == want[i], boost::test_tools::tolerance(tolerance));
-}
+using af::test::check_close;
 
 std::vector<std::int64_t> ints(const Tensor& t) {
   std::vector<std::int64_t> out;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "matchers.hpp"
+
 namespace {
 
 // 1, 2, 3, ... shaped as `shape` (TensorFlow's test inputs).
@@ -29,9 +31,7 @@ std::vector<float> run1(af::Graph& g, const af::Output& out) {
 }
 
 void check_close(const std::vector<float>& got, const std::vector<float>& want) {
-  BOOST_REQUIRE_EQUAL(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i)
-    BOOST_TEST(got[i] == want[i], boost::test_tools::tolerance(1e-5f));
+  af::test::check_close(got, want, 1e-5f);
 }
 
 }  // namespace

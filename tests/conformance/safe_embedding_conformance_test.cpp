@@ -24,11 +24,7 @@ using af::Tensor;
 using af::test::contains;
 using af::test::error_of;
 
-void check_close(const std::vector<float>& got, const std::vector<float>& want) {
-  BOOST_REQUIRE_EQUAL(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i)
-    BOOST_TEST(got[i] == want[i], boost::test_tools::tolerance(2e-6f));
-}
+using af::test::check_close;
 
 // The table [10,3]: row i is {i, i + 0.1, i + 0.2}; the rows part k of 3 holds.
 std::vector<float> part_values(const std::string& strategy, int k) {

@@ -40,12 +40,7 @@ std::vector<std::int64_t> ints(af::Session& sess, const Output& t) {
   return out;
 }
 
-void check_close(const std::vector<float>& got, const std::vector<float>& want,
-                 float tolerance = 2e-6f) {
-  BOOST_REQUIRE_EQUAL(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i)
-    BOOST_TEST(got[i] == want[i], boost::test_tools::tolerance(tolerance));
-}
+using af::test::check_close;
 
 Tensor matrix(std::vector<float> values, std::int64_t rows, std::int64_t cols) {
   return Tensor::from_vector(values, Shape{rows, cols});

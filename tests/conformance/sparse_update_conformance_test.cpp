@@ -27,12 +27,7 @@ using af::Tensor;
 using af::test::contains;
 using af::test::error_of;
 
-void check_close(const std::vector<float>& got, const std::vector<float>& want,
-                 float tolerance = 2e-6f) {
-  BOOST_REQUIRE_EQUAL(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i)
-    BOOST_TEST(got[i] == want[i], boost::test_tools::tolerance(tolerance));
-}
+using af::test::check_close;
 
 Tensor floats(std::vector<float> values, Shape shape) {
   return Tensor::from_vector(values, std::move(shape));

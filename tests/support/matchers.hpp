@@ -1,8 +1,10 @@
 #pragma once
 
-// Error and text matchers shared by the tests.
+// Error and text matchers, and a float comparison, shared by the tests.
+#include <boost/test/unit_test.hpp>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "actorflow/ops/errors.hpp"
 #include "matchers.hpp"
@@ -35,6 +37,15 @@ std::string error_of(F&& f) {
 /// construction), or "<no error>".
 inline std::string construction_error(const std::function<void()>& build) {
   return error_of<af::InvalidArgumentError>(build);
+}
+
+/// Checks `got` against `want` element by element, within `tolerance` (relative, as
+/// Boost.Test's floating-point tolerance), after requiring equal sizes.
+inline void check_close(const std::vector<float>& got, const std::vector<float>& want,
+                        float tolerance = 2e-6f) {
+  BOOST_REQUIRE_EQUAL(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    BOOST_TEST(got[i] == want[i], boost::test_tools::tolerance(tolerance));
 }
 
 }  // namespace af::test
