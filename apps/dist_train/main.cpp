@@ -32,10 +32,13 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "cluster_task.hpp"
 #include "trainer.hpp"
 
 namespace {
 
+using af::apps::log_line;
+using af::apps::ps_traffic;
 using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kPixels = 784;
 
@@ -82,19 +85,6 @@ af::DeviceSpec worker_device(const Settings& s) {
 
 bool on_gpu(const Settings& s) {
   return s.job == "worker" && worker_device(s).device_type == "GPU";
-}
-
-void log_line(const std::string& who, const std::string& line) {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%F %T", std::localtime(&seconds));
-  std::ostringstream out;
-  out << stamp << "." << std::setw(3) << std::setfill('0') << ms << " [" << who << "] " << line
-      << "\n";
-  std::cerr << out.str();
 }
 
 struct Model {
@@ -180,17 +170,6 @@ std::pair<af::Tensor, af::Tensor> shard(const Settings& s, int workers) {
     y.data<std::int32_t>()[r] = labels.data<std::int32_t>()[mine[r]];
   }
   return {x, y};
-}
-
-/// Bytes this task sent to and received from the ps tasks so far.
-std::pair<std::uint64_t, std::uint64_t> ps_traffic(const af::Server& server) {
-  std::uint64_t sent = 0, received = 0;
-  for (const auto& [peer, t] : server.peer_traffic())
-    if (peer.rfind("/job:ps/", 0) == 0) {
-      sent += t.sent;
-      received += t.received;
-    }
-  return {sent, received};
 }
 
 int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& server) {

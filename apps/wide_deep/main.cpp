@@ -29,10 +29,13 @@
 
 #include "cli.hpp"
 #include "click_log.hpp"
+#include "cluster_task.hpp"
 #include "model.hpp"
 
 namespace {
 
+using af::apps::log_line;
+using af::apps::ps_traffic;
 using Clock = std::chrono::steady_clock;
 namespace wd = af::apps::wide_deep;
 
@@ -56,19 +59,6 @@ struct Settings {
   bool log_device_placement = false;
 };
 
-void log_line(const std::string& who, const std::string& line) {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%F %T", std::localtime(&seconds));
-  std::ostringstream out;
-  out << stamp << "." << std::setw(3) << std::setfill('0') << ms << " [" << who << "] " << line
-      << "\n";
-  std::cerr << out.str();
-}
-
 /// This process's peak resident memory in MiB (VmHWM), 0 when /proc cannot say.
 double peak_rss_mib() {
   std::ifstream status("/proc/self/status");
@@ -82,17 +72,6 @@ double peak_rss_mib() {
     status.ignore(1 << 20, '\n');
   }
   return 0;
-}
-
-/// Bytes this task sent to and received from the ps tasks so far.
-std::pair<std::uint64_t, std::uint64_t> ps_traffic(const af::Server& server) {
-  std::uint64_t sent = 0, received = 0;
-  for (const auto& [peer, t] : server.peer_traffic())
-    if (peer.rfind("/job:ps/", 0) == 0) {
-      sent += t.sent;
-      received += t.received;
-    }
-  return {sent, received};
 }
 
 /// The chief's test: AUC and log loss of the model on a held-out log, beside the hidden

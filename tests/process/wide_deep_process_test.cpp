@@ -19,6 +19,23 @@ namespace {
 struct Cluster : af::test::AppCluster {
   Cluster(int ps, int workers, std::vector<std::string> flags)
       : AppCluster(ACTORFLOW_WIDE_DEEP_BINARY, ps, workers, std::move(flags)) {}
+
+  /// Runs 2 ps and 2 workers (the second without the test log) to the end: true when both
+  /// workers exit cleanly; the chief's log is then `group.log(chief)`.
+  bool train_two_by_two() {
+    const auto ps0 = start("ps", 0, "ps0.log");
+    const auto ps1 = start("ps", 1, "ps1.log");
+    chief = start("worker", 0, "w0.log");
+    const auto w1 = start("worker", 1, "w1.log", {"--no-eval"});
+    const bool ok = exits_cleanly(chief, std::chrono::seconds(240));
+    BOOST_TEST(ok, group.log(chief));
+    BOOST_TEST(exits_cleanly(w1, std::chrono::seconds(60)), group.log(w1));
+    group.kill(ps0);
+    group.kill(ps1);
+    return ok;
+  }
+
+  std::size_t chief = 0;
 };
 
 /// Small enough for a test: 8 fields of 2,000 values hashed into `rows` rows.
@@ -46,15 +63,8 @@ BOOST_AUTO_TEST_SUITE(wide_deep_process_test)
 // slot), only touched rows cross, and the model comes within 0.05 of the hidden truth's AUC.
 BOOST_AUTO_TEST_CASE(two_ps_and_two_workers_reach_the_known_auc, *boost::unit_test::timeout(300)) {
   Cluster c(2, 2, small({"--steps", "3000", "--report-bytes", "--rate-from", "100"}));
-  const auto ps0 = c.start("ps", 0, "ps0.log");
-  const auto ps1 = c.start("ps", 1, "ps1.log");
-  const auto chief = c.start("worker", 0, "w0.log");
-  const auto w1 = c.start("worker", 1, "w1.log", {"--no-eval"});
-  BOOST_REQUIRE_MESSAGE(c.exits_cleanly(chief, 240s), c.group.log(chief));
-  BOOST_TEST(c.exits_cleanly(w1, 60s), c.group.log(w1));
-  c.group.kill(ps0);
-  c.group.kill(ps1);
-  const std::string log = c.group.log(chief);
+  BOOST_REQUIRE(c.train_two_by_two());
+  const std::string log = c.group.log(c.chief);
   BOOST_TEST(log.find("in 2 parts") != std::string::npos, log);
   const auto [auc, best] = auc_of(log);
   BOOST_TEST(best > 0.8);  // the generator's truth separates clicks well
@@ -70,15 +80,8 @@ BOOST_AUTO_TEST_CASE(two_ps_and_two_workers_reach_the_known_auc, *boost::unit_te
 BOOST_AUTO_TEST_CASE(synchronous_training_aggregates_sparse_gradients_and_learns,
                      *boost::unit_test::timeout(300)) {
   Cluster c(2, 2, small({"--steps", "600", "--mode", "sync"}));
-  const auto ps0 = c.start("ps", 0, "ps0.log");
-  const auto ps1 = c.start("ps", 1, "ps1.log");
-  const auto chief = c.start("worker", 0, "w0.log");
-  const auto w1 = c.start("worker", 1, "w1.log", {"--no-eval"});
-  BOOST_REQUIRE_MESSAGE(c.exits_cleanly(chief, 240s), c.group.log(chief));
-  BOOST_TEST(c.exits_cleanly(w1, 60s), c.group.log(w1));
-  c.group.kill(ps0);
-  c.group.kill(ps1);
-  const auto [auc, best] = auc_of(c.group.log(chief));
+  BOOST_REQUIRE(c.train_two_by_two());
+  const auto [auc, best] = auc_of(c.group.log(c.chief));
   BOOST_TEST(auc > 0.7, "AUC " << auc << " against the achievable " << best);
 }
 
