@@ -122,6 +122,48 @@ inline std::string slice_debug_string(const Shape& shape, Index flat) {
   return out + "]";
 }
 
+/// GatherV2's and ResourceGather's output 0: the entries of `params` (rank >= 1) along `axis`
+/// (in [0, rank)) that `indices` (int32 or int64) names, shape `params.shape[:axis] +
+/// indices.shape + params.shape[axis + 1:]`. Fails the kernel with InvalidArgument "indices[1]
+/// = 7 is not in [0, 5)" at the first index out of range.
+inline void gather_output(OpKernelContext& ctx, const Tensor& params, const Tensor& indices,
+                          int axis, const std::string& node) {
+  const int rank = params.rank();
+  const Index gather_dim = params.shape().dim(axis);
+  std::vector<std::int64_t> dims;
+  Index outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) {
+    dims.push_back(params.shape().dim(d));
+    outer *= params.shape().dim(d);
+  }
+  for (auto d : indices.shape().dims()) dims.push_back(d);
+  for (int d = axis + 1; d < rank; ++d) {
+    dims.push_back(params.shape().dim(d));
+    inner *= params.shape().dim(d);
+  }
+  const Index n = indices.num_elements();
+  std::vector<Index> index(static_cast<std::size_t>(n));
+  if (indices.dtype() == DType::int64) {
+    auto v = indices.flat<std::int64_t>();
+    std::copy(v.begin(), v.end(), index.begin());
+  } else {
+    auto v = indices.flat<std::int32_t>();
+    std::copy(v.begin(), v.end(), index.begin());
+  }
+  Tensor& out = ctx.allocate_output(0, params.dtype(), Shape(std::move(dims)));
+  if (n == 0 || outer == 0 || inner == 0) return;
+  for (Index i = 0; i < n; ++i)
+    if (index[static_cast<std::size_t>(i)] < 0 || index[static_cast<std::size_t>(i)] >= gather_dim)
+      return ctx.fail(invalid_argument("indices" + slice_debug_string(indices.shape(), i) + " = " +
+                                       std::to_string(index[static_cast<std::size_t>(i)]) +
+                                       " is not in [0, " + std::to_string(gather_dim) + ")" +
+                                       node_suffix(node)));
+  for (Index o = 0; o < outer; ++o)
+    for (Index i = 0; i < n; ++i)
+      copy_elements(params, (o * gather_dim + index[static_cast<std::size_t>(i)]) * inner, out,
+                    (o * n + i) * inner, inner);
+}
+
 // -- random numbers ------------------------------------------------------------------------
 
 /// TensorFlow's SingleSampleAdapter<PhiloxRandom>: the 32-bit samples of the generator `*gen`

@@ -90,7 +90,7 @@ class ScatterOp : public OpKernel {
     Var* var = vars[0];
     Status s = var->update([&](Tensor& params) { return apply(params, indices, updates); });
     if (!s.ok()) {
-      if (s.code() == Code::failed_precondition) s = s.with_context(node_suffix(name()));
+      if (s.code() != Code::invalid_argument) s = s.with_context(node_suffix(name()));
       return ctx.fail(s);
     }
     if (!Resource) ctx.set_output(0, ctx.input(0));

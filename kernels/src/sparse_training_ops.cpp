@@ -51,7 +51,7 @@ class SparseApplyOp : public OpKernel {
     Status s = update_together(
         vars, [&](std::vector<Tensor*>& values) { return update(ctx, lay, values); });
     if (!s.ok()) {
-      if (s.code() == Code::failed_precondition) s = s.with_context(node_suffix(name()));
+      if (s.code() != Code::invalid_argument) s = s.with_context(node_suffix(name()));
       return ctx.fail(s);
     }
     if (!Resource) ctx.set_output(0, ctx.input(0));

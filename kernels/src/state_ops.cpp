@@ -1,13 +1,16 @@
 // Reference variables (VariableV2, Assign, AssignAdd, AssignSub, IsVariableInitialized) and
 // resource variables (VarHandleOp, ReadVariableOp, AssignVariableOp, Assign{Add,Sub}VariableOp,
-// VarIsInitializedOp, as tf.compat.v1 builds them in TensorFlow 2): CPU kernels. Both kinds
+// VarIsInitializedOp, ResourceGather, VariableShape, as tf.compat.v1 builds them in TensorFlow
+// 2): CPU kernels. Both kinds
 // keep their value in a `Var`; a resource handle is a resource tensor that the executor passes
 // on without reading it. Their definitions (shape functions, builders) are in
 // ops/src/defs/state_ops.cpp.
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/resource.hpp"
+#include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "variable_inputs.hpp"
 
 namespace af {
 
@@ -151,7 +154,7 @@ class AssignUpdateOp : public OpKernel {
       return {};
     });
     if (!s.ok()) {
-      if (s.code() == Code::failed_precondition) s = s.with_context(node_suffix(name()));
+      if (s.code() != Code::invalid_argument) s = s.with_context(node_suffix(name()));
       return ctx.fail(s);
     }
     if (!Resource) ctx.set_output(0, ctx.input(0));
@@ -219,6 +222,61 @@ class VarIsInitializedOp : public OpKernel {
   }
 };
 
+/// ResourceGather: the rows `indices` names, read under the variable's lock.
+class ResourceGatherOp : public OpKernel {
+ public:
+  ResourceGatherOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("dtype", &dtype_);
+  }
+  void compute(OpKernelContext& ctx) override {
+    std::vector<Var*> vars;
+    Status in = detail::variable_inputs(ctx, 1, dtype_, true, &vars);
+    if (!in.ok()) return ctx.fail(in);
+    const Tensor& indices = ctx.input(1);
+    Status s = vars[0]->update([&](Tensor& params) -> Status {
+      if (params.rank() < 1)
+        return invalid_argument("params must be at least 1 dimensional" + node_suffix(name()));
+      detail::gather_output(ctx, params, indices, 0, name());
+      return {};
+    });
+    if (!s.ok()) {
+      if (s.code() != Code::invalid_argument) s = s.with_context(node_suffix(name()));
+      return ctx.fail(s);
+    }
+  }
+
+ private:
+  DType dtype_ = DType::invalid;
+};
+
+/// VariableShape: the shape of the variable's current value.
+class VariableShapeOp : public OpKernel {
+ public:
+  VariableShapeOp(OpKernelConstruction& c, Status* /*s*/) : OpKernel(c) {
+    c.get_attr("out_type", &out_type_);
+  }
+  void compute(OpKernelContext& ctx) override {
+    Var* var = var_of(ctx);
+    if (!var) return;
+    Shape shape;
+    Status s = var->update([&](Tensor& value) -> Status {
+      shape = value.shape();
+      return {};
+    });
+    if (!s.ok()) return ctx.fail(s.with_context(node_suffix(name())));
+    Tensor& out = ctx.allocate_output(0, out_type_, Shape{shape.rank()});
+    for (int d = 0; d < shape.rank(); ++d) {
+      if (out_type_ == DType::int64)
+        out.data<std::int64_t>()[d] = shape.dim(d);
+      else
+        out.data<std::int32_t>()[d] = static_cast<std::int32_t>(shape.dim(d));
+    }
+  }
+
+ private:
+  DType out_type_ = DType::int32;
+};
+
 }  // namespace
 
 namespace detail {
@@ -238,6 +296,8 @@ void register_state_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<AssignUpdateOp<false, true>>("AssignSubVariableOp", "CPU",
                                                      {{"dtype", kNumberTypes}}));
   r.add(make_kernel_def<VarIsInitializedOp>("VarIsInitializedOp", "CPU", {}));
+  r.add(make_kernel_def<ResourceGatherOp>("ResourceGather", "CPU", {{"dtype", kVariableTypes}}));
+  r.add(make_kernel_def<VariableShapeOp>("VariableShape", "CPU", {}));
 }
 
 }  // namespace detail

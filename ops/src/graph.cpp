@@ -403,7 +403,9 @@ Variable Graph::variable(const Tensor& initial_value, VariableOptions options) {
     throw InvalidArgumentError(af::invalid_argument("variable: uninitialized initial value"));
   auto scope = name_scope(options.name.empty() ? "Variable" : options.name);
   Tensor init = initial_value;
-  Output init_out = constant(init, "initial_value");
+  // ResourceVariable._init_from_args converts the value under `Initializer/`.
+  Output init_out =
+      constant(init, options.use_resource ? "Initializer/initial_value" : "initial_value");
   return variable(init_out, [&] {
     VariableOptions o = options;
     o.name = name_scopes_.back() + "/";  // already inside the variable's scope
@@ -450,6 +452,7 @@ Variable Graph::variable(const Output& initial_value, VariableOptions options) {
   Output init = initial_value;
   if (dtype != init.dtype()) init = cast(init, dtype);
   PartialShape shape = options.shape.value_or(init.shape());
+  if (options.use_resource) return resource_variable(init, dtype, shape, scope_name, options);
   Operation var = create_op("VariableV2", {},
                             {{"shape", shape},
                              {"dtype", dtype},
@@ -469,7 +472,27 @@ Variable Graph::variable(const Output& initial_value, VariableOptions options) {
     auto colocate = colocate_with(var);
     read = create_op("Identity", {ref}, {{"T", dtype}}, scope_name + "/read/").output(0);
   }
-  Variable v(ref, assign_op, read, init);
+  return add_variable(Variable(ref, assign_op, read, init), options);
+}
+
+Variable Graph::resource_variable(const Output& init, DType dtype, const PartialShape& shape,
+                                  const std::string& scope_name, const VariableOptions& options) {
+  // ResourceVariable._init_from_args: the handle is the variable's op, shared under its name;
+  // the initializer and the cached read sit beside it.
+  const std::string shared_name = options.shared_name.empty() ? scope_name : options.shared_name;
+  Output handle = var_handle_op(*this, dtype, shape, shared_name, scope_name + "/");
+  Operation assign_op;
+  Output read;
+  {
+    auto colocate = colocate_with(handle.op());
+    assign_op = assign_variable_op(handle, init, scope_name + "/Assign/");
+    auto read_scope = name_scope(scope_name + "/Read/");
+    read = read_variable_op(handle, dtype, "ReadVariableOp");
+  }
+  return add_variable(Variable(handle, assign_op, read, init), options);
+}
+
+Variable Graph::add_variable(Variable v, const VariableOptions& options) {
   if (options.save_slice_info) v.set_save_slice_info(*options.save_slice_info);
   // TensorFlow's RefVariable._init_from_args: the given collections (default
   // GLOBAL_VARIABLES), plus TRAINABLE_VARIABLES when trainable, each once.

@@ -27,7 +27,13 @@ void Var::assign(Tensor value) {
 
 Status Var::update(const std::function<Status(Tensor&)>& f) {
   std::lock_guard<std::mutex> guard(mu_);
-  if (!value_.is_initialized()) return uninitialized();
+  if (!value_.is_initialized()) {
+    // TensorFlow's LookupResource fails: the resource exists only once assigned.
+    if (is_resource())
+      return not_found("Resource " + resource_container_ + "/" + name_ +
+                       "/N10tensorflow3VarE does not exist.");
+    return uninitialized();
+  }
   return f(value_);
 }
 
@@ -53,7 +59,13 @@ Status update_from(const std::vector<Var*>& vars, std::size_t i, std::vector<Ten
 Status update_together(const std::vector<Var*>& vars,
                        const std::function<Status(std::vector<Tensor*>&)>& f) {
   std::vector<Tensor*> values(vars.size(), nullptr);
-  return update_from(vars, 0, values, f);
+  Status s = update_from(vars, 0, values, f);
+  // training_op_helpers.h: a resource variable whose lookup fails is "Invalid variable
+  // reference." to the ResourceApply* kernels.
+  if (s.code() == Code::not_found)
+    for (Var* v : vars)
+      if (v->is_resource() && !v->is_initialized()) return internal("Invalid variable reference.");
+  return s;
 }
 
 bool Var::is_initialized() const {

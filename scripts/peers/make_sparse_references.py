@@ -60,7 +60,33 @@ OPTIMIZERS = [
      lambda: tf.train.RMSPropOptimizer(0.01, decay=0.9, momentum=0.5, epsilon=1e-6, centered=True)),
     ("Adam", lambda: tf.train.AdamOptimizer(0.1)),
 ]
+def sparse_trajectory(make, use_resource):
+    g = tf.Graph()
+    with g.as_default():
+        var = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 4.0 - 1.0, name="v",
+                          use_resource=use_resource)
+        c = tf.constant(np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5], [-1.0, 1.0, 0.75]],
+                                 dtype=np.float32))
+        loss = tf.reduce_sum(tf.square(tf.gather(var, [2, 0, 2])) * c)
+        train = make().minimize(loss)
+        ops = sorted({op.type for op in g.get_operations()
+                      if "Apply" in op.type or "Scatter" in op.type or "Gather" in op.type})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out = []
+            for _ in range(3):
+                sess.run(train)
+                out.append(sess.run(var))
+        return np.concatenate(out), ops
+
+
 for name, make in OPTIMIZERS:
+    # The tests also run each trajectory on a resource variable (ResourceGather, the
+    # ResourceSparseApply* ops): TensorFlow gives the same values.
+    ref_values, _ = sparse_trajectory(make, False)
+    resource_values, resource_ops = sparse_trajectory(make, True)
+    print("// %s with use_resource=True: ops %s, max difference %g" %
+          (name, resource_ops, np.abs(ref_values - resource_values).max()))
     g = tf.Graph()
     with g.as_default():
         var = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 4.0 - 1.0, name="v")

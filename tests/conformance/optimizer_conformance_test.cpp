@@ -73,12 +73,15 @@ std::unique_ptr<af::train::Optimizer> make_optimizer(const std::string& name) {
   return std::make_unique<AdamOptimizer>(0.1);
 }
 
+// `resource`: w is a resource variable (TensorFlow's use_resource=True gives the same
+// trajectories through the ResourceApply* ops).
 struct Problem {
   af::Graph g;
   af::Variable w;
   Output loss;
-  Problem() {
-    w = g.variable(Tensor::from_vector(std::vector<float>{1.0f, -2.0f, 3.0f}), {.name = "w"});
+  explicit Problem(bool resource = false) {
+    w = g.variable(Tensor::from_vector(std::vector<float>{1.0f, -2.0f, 3.0f}),
+                   {.name = "w", .use_resource = resource});
     Output x = g.constant(Tensor::from_vector(std::vector<float>{0.5f, 1.5f, -1.0f}));
     Output y = g.constant(Tensor::from_vector(std::vector<float>{0.25f, -0.5f, 2.0f}));
     loss = af::reduce_sum(w * w * x) + af::reduce_sum(w * y);
@@ -99,22 +102,23 @@ using af::test::contains;
 BOOST_AUTO_TEST_SUITE(optimizer_conformance_test)
 
 BOOST_AUTO_TEST_CASE(trajectories_match_tensorflow, *boost::unit_test::timeout(60)) {
-  for (const auto& t : kTrajectories) {
-    BOOST_TEST_CONTEXT(t.name) {
-      Problem p;
-      auto opt = make_optimizer(t.name);
-      af::Operation train = opt->minimize(p.loss);
-      af::Session sess(p.g);
-      sess.run(p.g.global_variables_initializer());
-      for (int step = 0; step < 5; ++step) {
-        sess.run(train);
-        auto w = sess.run(p.w.value()).to_vector<float>();
-        for (int i = 0; i < 3; ++i)
-          BOOST_TEST(w[i] == t.w[static_cast<std::size_t>(step * 3 + i)],
-                     boost::test_tools::tolerance(2e-6f));
+  for (const bool resource : {false, true})
+    for (const auto& t : kTrajectories) {
+      BOOST_TEST_CONTEXT(t.name << (resource ? " (resource variable)" : "")) {
+        Problem p(resource);
+        auto opt = make_optimizer(t.name);
+        af::Operation train = opt->minimize(p.loss);
+        af::Session sess(p.g);
+        sess.run(p.g.global_variables_initializer());
+        for (int step = 0; step < 5; ++step) {
+          sess.run(train);
+          auto w = sess.run(p.w.value()).to_vector<float>();
+          for (int i = 0; i < 3; ++i)
+            BOOST_TEST(w[i] == t.w[static_cast<std::size_t>(step * 3 + i)],
+                       boost::test_tools::tolerance(2e-6f));
+        }
       }
     }
-  }
 }
 
 // slot_creator.py names: "<var>/<optimizer name>", then "_1", "_2"; Adam's beta powers are

@@ -41,18 +41,20 @@ std::vector<float> emb_values() {
   return v;
 }
 
-// The fixture's four partitioned variables and `w`, each cut into `parts`.
+// The fixture's four partitioned variables and `w`, each cut into `parts` (resource
+// variables when `resource`).
 struct FixtureModel {
   af::Graph g;
   PartitionedVariable emb, big, ids, cols;
   af::Variable w;
-  explicit FixtureModel(std::int64_t parts) {
+  explicit FixtureModel(std::int64_t parts, bool resource = false) {
     auto make = [&](const std::string& name, Shape shape, DType dtype, int axis) {
       return af::train::get_partitioned_variable(
           g, name, shape,
           {.initializer = af::initializers::zeros(),
            .dtype = dtype,
-           .partitioner = af::train::fixed_size_partitioner(parts, axis)});
+           .partitioner = af::train::fixed_size_partitioner(parts, axis),
+           .use_resource = resource});
     };
     emb = make("emb", Shape{10, 4}, DType::float32, 0);
     big = make("big", Shape{200, 3}, DType::float32, 0);
@@ -94,31 +96,34 @@ std::vector<float> floats(af::Session& sess, const PartitionedVariable& v) {
 BOOST_AUTO_TEST_SUITE(partitioned_checkpoint_conformance_test)
 
 // TensorFlow saved emb, big and ids in 3, 3 and 2 parts along rows and cols in 3 along
-// columns; actorflow restores them into 1, 2, 3 and 8 parts.
+// columns; actorflow restores them into 1, 2, 3 and 8 parts, of reference or resource
+// variables.
 BOOST_AUTO_TEST_CASE(a_tensorflow_partitioned_checkpoint_restores_into_any_partitioning,
                      *boost::unit_test::timeout(120)) {
-  for (std::int64_t parts : {3, 2, 8, 1}) {
-    BOOST_TEST_CONTEXT("parts " << parts) {
-      FixtureModel m(parts);
-      BOOST_TEST(m.emb.parts().size() == static_cast<std::size_t>(parts));
-      af::train::Saver saver(m.g);
-      af::Session sess(m.g);
-      saver.restore(sess, kFixture);
-      BOOST_TEST(floats(sess, m.emb) == emb_values(), boost::test_tools::per_element());
-      const std::vector<float> big = floats(sess, m.big);
-      BOOST_REQUIRE(big.size() == 600u);
-      for (std::size_t i = 0; i < big.size(); ++i)
-        BOOST_REQUIRE(big[i] == static_cast<float>(i) / 2);
-      BOOST_TEST(sess.run(m.ids.as_tensor()).to_vector<std::int64_t>() ==
-                     std::vector<std::int64_t>({-3, 997, 1997, 2997, 3997, 4997, 5997}),
-                 boost::test_tools::per_element());
-      BOOST_TEST(
-          floats(sess, m.cols) == std::vector<float>({0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15}),
-          boost::test_tools::per_element());
-      BOOST_TEST(sess.run(m.w.value()).to_vector<float>() == std::vector<float>({1.5f, -2.0f}),
-                 boost::test_tools::per_element());
+  for (const bool resource : {false, true})
+    for (std::int64_t parts : {3, 2, 8, 1}) {
+      BOOST_TEST_CONTEXT("parts " << parts << (resource ? " (resource variables)" : "")) {
+        FixtureModel m(parts, resource);
+        BOOST_TEST(m.emb.parts()[0].is_resource() == resource);
+        BOOST_TEST(m.emb.parts().size() == static_cast<std::size_t>(parts));
+        af::train::Saver saver(m.g);
+        af::Session sess(m.g);
+        saver.restore(sess, kFixture);
+        BOOST_TEST(floats(sess, m.emb) == emb_values(), boost::test_tools::per_element());
+        const std::vector<float> big = floats(sess, m.big);
+        BOOST_REQUIRE(big.size() == 600u);
+        for (std::size_t i = 0; i < big.size(); ++i)
+          BOOST_REQUIRE(big[i] == static_cast<float>(i) / 2);
+        BOOST_TEST(sess.run(m.ids.as_tensor()).to_vector<std::int64_t>() ==
+                       std::vector<std::int64_t>({-3, 997, 1997, 2997, 3997, 4997, 5997}),
+                   boost::test_tools::per_element());
+        BOOST_TEST(
+            floats(sess, m.cols) == std::vector<float>({0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15}),
+            boost::test_tools::per_element());
+        BOOST_TEST(sess.run(m.w.value()).to_vector<float>() == std::vector<float>({1.5f, -2.0f}),
+                   boost::test_tools::per_element());
+      }
     }
-  }
 }
 
 // saveable_object_util: the parts are saved under the full name, one SaveV2 entry per part

@@ -145,29 +145,36 @@ SlicesRun apply_slices(
 
 BOOST_AUTO_TEST_SUITE(sparse_update_conformance_test)
 
+// On a resource variable (use_resource=True) the rows are read by ResourceGather and the
+// updates are the ResourceSparseApply* ops (GradientDescent: ResourceScatterAdd; Adam:
+// ResourceScatterAdd on its slots), with the same values.
 BOOST_AUTO_TEST_CASE(sparse_optimizer_trajectories_match_tensorflow,
                      *boost::unit_test::timeout(60)) {
-  for (const auto& t : kTrajectories) {
-    BOOST_TEST_CONTEXT(t.name) {
-      af::Graph g;
-      std::vector<float> init(12);
-      for (int i = 0; i < 12; ++i) init[static_cast<std::size_t>(i)] = i / 4.0f - 1.0f;
-      af::Variable v = g.variable(floats(init, Shape{4, 3}), {.name = "v"});
-      Output c = g.constant(floats({0.5f, -1, 2, 1.5f, 0.25f, -0.5f, -1, 1, 0.75f}, Shape{3, 3}));
-      Output loss = af::reduce_sum(af::square(af::gather(v, ids(g, {2, 0, 2}))) * c);
-      auto opt = make_optimizer(t.name);
-      auto grads = opt->compute_gradients(loss);
-      BOOST_REQUIRE(grads[0].grad.is_slices());
-      af::Operation train = opt->apply_gradients(grads);
-      af::Session sess(g);
-      sess.run(g.global_variables_initializer());
-      for (int step = 0; step < 3; ++step) {
-        sess.run(train);
-        std::vector<float> want(t.v.begin() + step * 12, t.v.begin() + (step + 1) * 12);
-        check_close(sess.run(v.value()).to_vector<float>(), want, 5e-6f);
+  for (const bool resource : {false, true})
+    for (const auto& t : kTrajectories) {
+      BOOST_TEST_CONTEXT(t.name << (resource ? " (resource variable)" : "")) {
+        af::Graph g;
+        std::vector<float> init(12);
+        for (int i = 0; i < 12; ++i) init[static_cast<std::size_t>(i)] = i / 4.0f - 1.0f;
+        af::Variable v =
+            g.variable(floats(init, Shape{4, 3}), {.name = "v", .use_resource = resource});
+        Output c = g.constant(floats({0.5f, -1, 2, 1.5f, 0.25f, -0.5f, -1, 1, 0.75f}, Shape{3, 3}));
+        Output rows = resource ? af::resource_gather(v.ref(), ids(g, {2, 0, 2}), af::float32)
+                               : af::gather(v, ids(g, {2, 0, 2}));
+        Output loss = af::reduce_sum(af::square(rows) * c);
+        auto opt = make_optimizer(t.name);
+        auto grads = opt->compute_gradients(loss);
+        BOOST_REQUIRE(grads[0].grad.is_slices());
+        af::Operation train = opt->apply_gradients(grads);
+        af::Session sess(g);
+        sess.run(g.global_variables_initializer());
+        for (int step = 0; step < 3; ++step) {
+          sess.run(train);
+          std::vector<float> want(t.v.begin() + step * 12, t.v.begin() + (step + 1) * 12);
+          check_close(sess.run(v.value()).to_vector<float>(), want, 5e-6f);
+        }
       }
     }
-  }
 }
 
 // sparse-notes Ex.6 to Ex.9, each checked against TensorFlow's values.

@@ -12,6 +12,7 @@
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/partition_ops.hpp"
+#include "actorflow/ops/resource_variable_ops.hpp"
 #include "actorflow/ops/sparse_ops.hpp"
 #include "actorflow/ops/sparse_segment_ops.hpp"
 
@@ -44,6 +45,15 @@ Output clip(const Output& t, const Output& ids, std::optional<double> max_norm) 
   return identity(div(scaled, maximum(l2norm, clip_norm, "Maximum"), "truediv"), "clip_by_norm");
 }
 
+// `array_ops.gather(params, ids)`: a resource variable's value (its ReadVariableOp) is gathered
+// from the handle by ResourceGather (`ResourceVariable.sparse_read`), reading only the rows.
+Output gather_param(const Output& param, const Output& ids, std::string_view name) {
+  const Node* n = param.node();
+  if (n->type() == "ReadVariableOp")
+    return resource_gather(n->inputs()[0], ids, param.dtype(), name);
+  return gather(param, ids, name);
+}
+
 }  // namespace
 
 Output embedding_lookup(const std::vector<Output>& params, const Output& ids,
@@ -56,7 +66,7 @@ Output embedding_lookup(const std::vector<Output>& params, const Output& ids,
     Output result;
     {
       auto colocate = g.colocate_with(params[0].op());
-      result = clip(gather(params[0], ids, "GatherV2"), ids, options.max_norm);
+      result = clip(gather_param(params[0], ids, "GatherV2"), ids, options.max_norm);
     }
     return identity(result, "Identity");
   }
@@ -97,8 +107,8 @@ Output embedding_lookup(const std::vector<Output>& params, const Output& ids,
   std::vector<Output> rows;
   for (std::int64_t p = 0; p < np; ++p) {
     auto colocate = g.colocate_with(params[static_cast<std::size_t>(p)].op());
-    rows.push_back(gather(params[static_cast<std::size_t>(p)],
-                          gather_ids[static_cast<std::size_t>(p)], "GatherV2"));
+    rows.push_back(gather_param(params[static_cast<std::size_t>(p)],
+                                gather_ids[static_cast<std::size_t>(p)], "GatherV2"));
   }
   Output stitched = parallel_dynamic_stitch(pindices, rows, "ParallelDynamicStitch");
   // The rows' shape: the parts' shapes after their first dimension, which must agree.

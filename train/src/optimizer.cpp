@@ -1,5 +1,6 @@
 // TensorFlow 1.x's optimizer.py, slot_creator.py and the five optimizers built on it, with
-// TensorFlow's op names, slot names and colocation.
+// TensorFlow's op names, slot names and colocation. A resource variable gets resource slots
+// and the Resource* twins of the update ops (`_resource_apply_dense`, `_resource_apply_sparse`).
 #include "actorflow/train/optimizer.hpp"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "actorflow/ops/gradients.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/resource_variable_ops.hpp"
 #include "actorflow/ops/scatter_ops.hpp"
 #include "actorflow/ops/training_ops.hpp"
 #include "actorflow/train/layers.hpp"
@@ -22,11 +24,11 @@ bool valid_dtype(DType t) {
   return t == DType::float32 || t == DType::float64 || t == DType::bfloat16;
 }
 
-void assert_valid_dtype(const Output& t, const std::string& what) {
-  if (!valid_dtype(t.dtype()))
-    throw InvalidArgumentError(
-        invalid_argument("Invalid type " + std::string(data_type_string(t.dtype())) + " for " +
-                         what + ", expected: [float32, float64, bfloat16]."));
+void assert_valid_dtype(DType t, const std::string& what) {
+  if (!valid_dtype(t))
+    throw InvalidArgumentError(invalid_argument("Invalid type " + std::string(data_type_string(t)) +
+                                                " for " + what +
+                                                ", expected: [float32, float64, bfloat16]."));
 }
 
 std::vector<Variable> trainable_variables(Graph& g) {
@@ -61,6 +63,27 @@ std::vector<Gradient> tuple(Graph& g, std::vector<Gradient> tensors) {
   return tensors;
 }
 
+// The update op for `var`: `resource_fn` (a ResourceApply* builder) for a resource variable,
+// else `ref_fn` (its Apply* twin); both take `args` then the default name.
+template <class RefFn, class ResourceFn, class... Args>
+Operation apply_either(const Variable& var, RefFn ref_fn, ResourceFn resource_fn,
+                       const Args&... args) {
+  if (var.is_resource()) return resource_fn(args..., std::string_view{});
+  return Operation(ref_fn(args..., std::string_view{}));
+}
+
+// `scatter_add(v, indices, updates)` returning the variable's new value: ScatterAdd's
+// reference, or for a resource variable a read after ResourceScatterAdd (Adam's
+// `_resource_scatter_add`).
+Output scatter_add_value(const Variable& v, const Output& indices, const Output& updates,
+                         bool use_locking, std::string_view name) {
+  if (!v.is_resource()) return scatter_add(v.ref(), indices, updates, use_locking, name);
+  Graph& g = v.graph();
+  Operation update = resource_scatter("Add", v.ref(), indices, updates, name);
+  auto deps = g.control_dependencies({update});
+  return read_variable_op(v.ref(), v.dtype());
+}
+
 Tensor float_scalar(DType dtype, double v) {
   if (dtype == DType::float64) return Tensor(v);
   if (dtype == DType::bfloat16) return Tensor(bfloat16_t(static_cast<float>(v)));
@@ -76,8 +99,9 @@ std::vector<GradAndVar> Optimizer::compute_gradients(const Output& loss,
                                                      const GradientOptions& options) {
   if (!loss.valid())
     throw InvalidArgumentError(invalid_argument("compute_gradients: invalid loss"));
-  assert_valid_dtype(loss, loss.name());
-  if (options.grad_loss.valid()) assert_valid_dtype(options.grad_loss, options.grad_loss.name());
+  assert_valid_dtype(loss.dtype(), loss.name());
+  if (options.grad_loss.valid())
+    assert_valid_dtype(options.grad_loss.dtype(), options.grad_loss.name());
   Graph& g = loss.graph();
   std::vector<Variable> vars = var_list ? *var_list : trainable_variables(g);
   if (vars.empty()) throw InvalidArgumentError(invalid_argument("No variables to optimize."));
@@ -92,7 +116,7 @@ std::vector<GradAndVar> Optimizer::compute_gradients(const Output& loss,
   if (options.gate_gradients == GateGradients::graph) grads = tuple(g, grads);
   std::vector<GradAndVar> out;
   for (std::size_t i = 0; i < vars.size(); ++i) {
-    if (grads[i].valid()) assert_valid_dtype(vars[i].ref(), vars[i].name());
+    if (grads[i].valid()) assert_valid_dtype(vars[i].dtype(), vars[i].name());
     out.push_back({grads[i], vars[i]});
   }
   return out;
@@ -144,7 +168,9 @@ Operation Optimizer::apply_gradients(const std::vector<GradAndVar>& grads_and_va
       throw InvalidArgumentError(
           invalid_argument("global_step " + global_step->name() + " must be int32 or int64"));
     Output value = g.constant(one, "value");
-    apply_updates = Operation(assign_add(global_step->ref(), value, scope_name + "/"));
+    apply_updates = global_step->is_resource()
+                        ? assign_add_variable_op(global_step->ref(), value, scope_name + "/")
+                        : Operation(assign_add(global_step->ref(), value, scope_name + "/"));
   }
   g.add_to_collection(kTrainOp, apply_updates);
   return apply_updates;
@@ -235,6 +261,7 @@ Variable Optimizer::slot_with_initial_value(const Variable& var, const std::stri
   VariableOptions options;
   options.name = slot_var + "/";
   options.trainable = false;
+  options.use_resource = var.is_resource();
   // A part's slot is the same part of the full variable's slot (slot_creator: the slot
   // `emb/part_0/Adam` is a slice of `emb/Adam`), so slots save and re-partition too.
   if (const SaveSliceInfo* info = var.save_slice_info()) {
@@ -269,6 +296,7 @@ Variable Optimizer::non_slot_variable(Graph& g, double initial_value, const std:
   VariableOptions options;
   options.name = var_name;
   options.trainable = false;
+  options.use_resource = colocate_with.is_resource();
   Variable v = g.variable(float_scalar(colocate_with.dtype(), initial_value), options);
   non_slots_.emplace(var_name, v);
   return v;
@@ -301,11 +329,17 @@ void GradientDescentOptimizer::prepare(Graph& g) {
 }
 
 Operation GradientDescentOptimizer::apply_dense(const Output& grad, const Variable& var) {
-  return Operation(apply_gradient_descent(var.ref(), cast_to(lr_t_, var), grad, use_locking_));
+  return apply_either(var, apply_gradient_descent, resource_apply_gradient_descent, var.ref(),
+                      cast_to(lr_t_, var), grad, use_locking_);
 }
 
 Operation GradientDescentOptimizer::apply_sparse_duplicate_indices(const IndexedSlices& grad,
                                                                    const Variable& var) {
+  if (var.is_resource()) {
+    // `resource_scatter_add(handle, indices, -grad * lr)`.
+    Output delta = mul(neg(grad.values, "Neg"), cast_to(lr_t_, var), "mul");
+    return resource_scatter("Add", var.ref(), grad.indices, delta, "ResourceScatterAdd");
+  }
   Output delta = mul(grad.values, cast_to(lr_t_, var), "mul");
   return Operation(scatter_sub(var.ref(), grad.indices, delta, use_locking_, "ScatterSub"));
 }
@@ -330,15 +364,16 @@ void MomentumOptimizer::prepare(Graph& g) {
 
 Operation MomentumOptimizer::apply_dense(const Output& grad, const Variable& var) {
   Variable mom = get_slot(var, "momentum");
-  return Operation(apply_momentum(var.ref(), mom.ref(), cast_to(lr_t_, var), grad,
-                                  cast_to(momentum_t_, var), use_locking_, use_nesterov_));
+  return apply_either(var, apply_momentum, resource_apply_momentum, var.ref(), mom.ref(),
+                      cast_to(lr_t_, var), grad, cast_to(momentum_t_, var), use_locking_,
+                      use_nesterov_);
 }
 
 Operation MomentumOptimizer::apply_sparse(const IndexedSlices& grad, const Variable& var) {
   Variable mom = get_slot(var, "momentum");
-  return Operation(sparse_apply_momentum(var.ref(), mom.ref(), cast_to(lr_t_, var), grad.values,
-                                         grad.indices, cast_to(momentum_t_, var), use_locking_,
-                                         use_nesterov_));
+  return apply_either(var, sparse_apply_momentum, resource_sparse_apply_momentum, var.ref(),
+                      mom.ref(), cast_to(lr_t_, var), grad.values, grad.indices,
+                      cast_to(momentum_t_, var), use_locking_, use_nesterov_);
 }
 
 // -- Adagrad
@@ -364,13 +399,15 @@ void AdagradOptimizer::prepare(Graph& g) {
 
 Operation AdagradOptimizer::apply_dense(const Output& grad, const Variable& var) {
   Variable acc = get_slot(var, "accumulator");
-  return Operation(apply_adagrad(var.ref(), acc.ref(), cast_to(lr_t_, var), grad, use_locking_));
+  return apply_either(var, apply_adagrad, resource_apply_adagrad, var.ref(), acc.ref(),
+                      cast_to(lr_t_, var), grad, use_locking_, true);
 }
 
 Operation AdagradOptimizer::apply_sparse(const IndexedSlices& grad, const Variable& var) {
   Variable acc = get_slot(var, "accumulator");
-  return Operation(sparse_apply_adagrad(var.ref(), acc.ref(), cast_to(lr_t_, var), grad.values,
-                                        grad.indices, use_locking_));
+  return apply_either(var, sparse_apply_adagrad, resource_sparse_apply_adagrad, var.ref(),
+                      acc.ref(), cast_to(lr_t_, var), grad.values, grad.indices, use_locking_,
+                      true);
 }
 
 // -- RMSProp
@@ -401,13 +438,13 @@ Operation RMSPropOptimizer::apply_dense(const Output& grad, const Variable& var)
   Variable mom = get_slot(var, "momentum");
   if (options_.centered) {
     Variable mg = get_slot(var, "mg");
-    return Operation(apply_centered_rms_prop(
-        var.ref(), mg.ref(), rms.ref(), mom.ref(), cast_to(lr_t_, var), cast_to(decay_t_, var),
-        cast_to(momentum_t_, var), cast_to(epsilon_t_, var), grad, use_locking_));
+    return apply_either(var, apply_centered_rms_prop, resource_apply_centered_rms_prop, var.ref(),
+                        mg.ref(), rms.ref(), mom.ref(), cast_to(lr_t_, var), cast_to(decay_t_, var),
+                        cast_to(momentum_t_, var), cast_to(epsilon_t_, var), grad, use_locking_);
   }
-  return Operation(apply_rms_prop(var.ref(), rms.ref(), mom.ref(), cast_to(lr_t_, var),
-                                  cast_to(decay_t_, var), cast_to(momentum_t_, var),
-                                  cast_to(epsilon_t_, var), grad, use_locking_));
+  return apply_either(var, apply_rms_prop, resource_apply_rms_prop, var.ref(), rms.ref(), mom.ref(),
+                      cast_to(lr_t_, var), cast_to(decay_t_, var), cast_to(momentum_t_, var),
+                      cast_to(epsilon_t_, var), grad, use_locking_);
 }
 
 Operation RMSPropOptimizer::apply_sparse(const IndexedSlices& grad, const Variable& var) {
@@ -415,15 +452,16 @@ Operation RMSPropOptimizer::apply_sparse(const IndexedSlices& grad, const Variab
   Variable mom = get_slot(var, "momentum");
   if (options_.centered) {
     Variable mg = get_slot(var, "mg");
-    return Operation(sparse_apply_centered_rms_prop(
-        var.ref(), mg.ref(), rms.ref(), mom.ref(), cast_to(lr_t_, var), cast_to(decay_t_, var),
-        cast_to(momentum_t_, var), cast_to(epsilon_t_, var), grad.values, grad.indices,
-        use_locking_));
+    return apply_either(var, sparse_apply_centered_rms_prop,
+                        resource_sparse_apply_centered_rms_prop, var.ref(), mg.ref(), rms.ref(),
+                        mom.ref(), cast_to(lr_t_, var), cast_to(decay_t_, var),
+                        cast_to(momentum_t_, var), cast_to(epsilon_t_, var), grad.values,
+                        grad.indices, use_locking_);
   }
-  return Operation(sparse_apply_rms_prop(var.ref(), rms.ref(), mom.ref(), cast_to(lr_t_, var),
-                                         cast_to(decay_t_, var), cast_to(momentum_t_, var),
-                                         cast_to(epsilon_t_, var), grad.values, grad.indices,
-                                         use_locking_));
+  return apply_either(var, sparse_apply_rms_prop, resource_sparse_apply_rms_prop, var.ref(),
+                      rms.ref(), mom.ref(), cast_to(lr_t_, var), cast_to(decay_t_, var),
+                      cast_to(momentum_t_, var), cast_to(epsilon_t_, var), grad.values,
+                      grad.indices, use_locking_);
 }
 
 // -- Adam
@@ -460,10 +498,10 @@ Operation AdamOptimizer::apply_dense(const Output& grad, const Variable& var) {
   Variable v = get_slot(var, "v");
   Variable beta1_power = non_slot("beta1_power");
   Variable beta2_power = non_slot("beta2_power");
-  return Operation(apply_adam(var.ref(), m.ref(), v.ref(), cast_to(beta1_power.value(), var),
-                              cast_to(beta2_power.value(), var), cast_to(lr_t_, var),
-                              cast_to(beta1_t_, var), cast_to(beta2_t_, var),
-                              cast_to(epsilon_t_, var), grad, use_locking_));
+  return apply_either(var, apply_adam, resource_apply_adam, var.ref(), m.ref(), v.ref(),
+                      cast_to(beta1_power.value(), var), cast_to(beta2_power.value(), var),
+                      cast_to(lr_t_, var), cast_to(beta1_t_, var), cast_to(beta2_t_, var),
+                      cast_to(epsilon_t_, var), grad, use_locking_, false);
 }
 
 Operation AdamOptimizer::apply_sparse(const IndexedSlices& grad, const Variable& var) {
@@ -480,23 +518,22 @@ Operation AdamOptimizer::apply_sparse(const IndexedSlices& grad, const Variable&
                   sub(one("sub_1/x"), beta1_power, "sub_1"), "truediv");
   // m_t = beta1 * m + (1 - beta1) * g_t
   Output m_scaled = mul(grad.values, sub(one("sub_2/x"), beta1_t, "sub_2"), "mul_1");
-  Output m_t = assign(m.ref(), mul(m.value(), beta1_t, "mul_2"), "Assign");
+  Output m_t = m.assign(mul(m.value(), beta1_t, "mul_2"), "Assign");
   {
     auto deps = g.control_dependencies({m_t.op()});
-    m_t = scatter_add(m.ref(), grad.indices, m_scaled, use_locking_, "ScatterAdd");
+    m_t = scatter_add_value(m, grad.indices, m_scaled, use_locking_, "ScatterAdd");
   }
   // v_t = beta2 * v + (1 - beta2) * (g_t * g_t)
   Output v_scaled =
       mul(mul(grad.values, grad.values, "mul_3"), sub(one("sub_3/x"), beta2_t, "sub_3"), "mul_4");
-  Output v_t = assign(v.ref(), mul(v.value(), beta2_t, "mul_5"), "Assign_1");
+  Output v_t = v.assign(mul(v.value(), beta2_t, "mul_5"), "Assign_1");
   {
     auto deps = g.control_dependencies({v_t.op()});
-    v_t = scatter_add(v.ref(), grad.indices, v_scaled, use_locking_, "ScatterAdd_1");
+    v_t = scatter_add_value(v, grad.indices, v_scaled, use_locking_, "ScatterAdd_1");
   }
   Output v_sqrt = sqrt(v_t, "Sqrt_1");
-  Output var_update =
-      assign_sub(var.ref(), div(mul(lr, m_t, "mul_6"), add(v_sqrt, epsilon_t, "add"), "truediv_1"),
-                 "AssignSub");
+  Output var_update = var.assign_sub(
+      div(mul(lr, m_t, "mul_6"), add(v_sqrt, epsilon_t, "add"), "truediv_1"), "AssignSub");
   return g.group({var_update.op(), m_t.op(), v_t.op()}, "");
 }
 

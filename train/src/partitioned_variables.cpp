@@ -149,6 +149,7 @@ PartitionedVariable get_partitioned_variable(Graph& g, const std::string& name, 
     VariableOptions vo;
     vo.name = part_name + "/";
     vo.trainable = options.trainable;
+    vo.use_resource = options.use_resource;
     vo.save_slice_info = SaveSliceInfo{name, full, offset, part_shape};
     // Each part's initial value is computed on the part's own task.
     parts.push_back(g.variable(

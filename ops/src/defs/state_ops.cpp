@@ -1,7 +1,8 @@
 // Reference variables (VariableV2, Assign, AssignAdd, AssignSub, IsVariableInitialized) and
 // resource variables (VarHandleOp, ReadVariableOp, AssignVariableOp, Assign{Add,Sub}VariableOp,
-// VarIsInitializedOp, as tf.compat.v1 builds them in TensorFlow 2): ops, shape functions and
-// builders. Their CPU kernels are in kernels/src/state_ops.cpp.
+// VarIsInitializedOp, ResourceGather, VariableShape, as tf.compat.v1 builds them in TensorFlow
+// 2): ops, shape functions and builders. Their CPU kernels are in kernels/src/state_ops.cpp.
+#include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/resource_variable_ops.hpp"
@@ -37,6 +38,31 @@ Status infer_assign_variable(InferenceContext& c) {
     return invalid_argument("Trying to assign to variable with tensor with wrong shape. Expected " +
                             c.input_handle_shapes[0].to_string() + " got " +
                             c.input_shapes[1].to_string());
+  return {};
+}
+
+// ResourceGather: rows of the variable, `indices.shape + var.shape[1:]` (batch_dims 0 only).
+Status infer_resource_gather(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(expect_handle(c, 2));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_index_type(c.input_types[1], "Tindices"));
+  std::int64_t batch_dims = 0;
+  c.get_attr("batch_dims", &batch_dims);
+  if (batch_dims != 0)
+    return unimplemented("ResourceGather with batch_dims = " + std::to_string(batch_dims) +
+                         " is not supported (only 0)");
+  DType t = DType::invalid;
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+  const PartialShape& params = c.input_handle_shapes[0];
+  const PartialShape& indices = c.input_shapes[1];
+  if (params.rank_known() && params.rank() < 1)
+    return invalid_argument("Shape must be at least rank 1 but is rank 0");
+  if (!params.rank_known() || !indices.rank_known()) {
+    c.add_output(t, PartialShape::unknown());
+    return {};
+  }
+  std::vector<std::int64_t> dims = indices.dims();
+  dims.insert(dims.end(), params.dims().begin() + 1, params.dims().end());
+  c.add_output(t, PartialShape(std::move(dims)));
   return {};
 }
 
@@ -126,6 +152,19 @@ void register_state_ops(OpRegistry& r) {
   r.add({"AssignVariableOp", infer_assign_variable, true, {0}});
   r.add({"AssignAddVariableOp", infer_assign_variable, true, {0}});
   r.add({"AssignSubVariableOp", infer_assign_variable, true, {0}});
+  r.add({"ResourceGather", infer_resource_gather, true, {0}});
+  r.add({"VariableShape",
+         [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(expect_handle(c, 1));
+           DType t = DType::int32;
+           c.get_attr("out_type", &t);
+           ACTORFLOW_RETURN_IF_ERROR(detail::check_index_type(t, "out_type"));
+           const PartialShape& h = c.input_handle_shapes[0];
+           c.add_output(t, h.rank_known() ? PartialShape(Shape{h.rank()}) : PartialShape({-1}));
+           return {};
+         },
+         true,
+         {0}});
   r.add({"VarIsInitializedOp",
          [](InferenceContext& c) -> Status {
            ACTORFLOW_RETURN_IF_ERROR(expect_handle(c, 1));
@@ -198,6 +237,37 @@ Operation assign_sub_variable_op(const Output& handle, const Output& delta, std:
 Output var_is_initialized_op(const Output& handle, std::string_view name) {
   return handle.graph()
       .create_op("VarIsInitializedOp", {handle}, {}, name.empty() ? "VarIsInitializedOp" : name)
+      .output(0);
+}
+
+Output resource_gather(const Output& handle, const Output& indices, DType dtype,
+                       std::string_view name) {
+  return handle.graph()
+      .create_op("ResourceGather", {handle, indices},
+                 {{"dtype", dtype},
+                  {"Tindices", indices.dtype()},
+                  {"batch_dims", std::int64_t{0}},
+                  {"validate_indices", true}},
+                 name.empty() ? "ResourceGather" : name)
+      .output(0);
+}
+
+Output variable_shape(const Output& handle, DType out_type, std::string_view name) {
+  Graph& g = handle.graph();
+  const PartialShape declared = handle.node()->output_handle_shape(handle.index());
+  if (declared.fully_defined()) {
+    Tensor dims(out_type, Shape{declared.rank()});
+    for (int d = 0; d < declared.rank(); ++d) {
+      if (out_type == DType::int64)
+        dims.data<std::int64_t>()[d] = declared.dim(d);
+      else
+        dims.data<std::int32_t>()[d] = static_cast<std::int32_t>(declared.dim(d));
+    }
+    return g.constant(dims, name.empty() ? "Const" : name);
+  }
+  return g
+      .create_op("VariableShape", {handle}, {{"out_type", out_type}},
+                 name.empty() ? "VariableShape" : name)
       .output(0);
 }
 

@@ -177,6 +177,16 @@ Output sparse_apply_op(const char* type, const std::vector<Output>& inputs, int 
   return apply_op(type, inputs, std::move(attrs), name);
 }
 
+// A ResourceApply* or ResourceSparseApply* op: `refs` handles first, T the first other
+// input's dtype; `indices` is the indices' input (-1: none).
+Operation resource_apply_op(const char* type, const std::vector<Output>& inputs, int refs,
+                            int indices, AttrMap attrs, std::string_view name) {
+  Graph& g = inputs[0].graph();
+  attrs["T"] = inputs[static_cast<std::size_t>(refs)].dtype();
+  if (indices >= 0) attrs["Tindices"] = inputs[static_cast<std::size_t>(indices)].dtype();
+  return g.create_op(type, inputs, std::move(attrs), name.empty() ? type : name);
+}
+
 }  // namespace
 
 namespace detail {
@@ -274,6 +284,96 @@ Output sparse_apply_centered_rms_prop(const Output& var, const Output& mg, const
   return sparse_apply_op("SparseApplyCenteredRMSProp",
                          {var, mg, ms, mom, lr, rho, momentum, epsilon, grad, indices}, 9,
                          {{"use_locking", use_locking}}, name);
+}
+
+}  // namespace af
+
+namespace af {
+
+Operation resource_apply_gradient_descent(const Output& var, const Output& alpha,
+                                          const Output& delta, bool use_locking,
+                                          std::string_view name) {
+  return resource_apply_op("ResourceApplyGradientDescent", {var, alpha, delta}, 1, -1,
+                           {{"use_locking", use_locking}}, name);
+}
+
+Operation resource_apply_momentum(const Output& var, const Output& accum, const Output& lr,
+                                  const Output& grad, const Output& momentum, bool use_locking,
+                                  bool use_nesterov, std::string_view name) {
+  return resource_apply_op("ResourceApplyMomentum", {var, accum, lr, grad, momentum}, 2, -1,
+                           {{"use_locking", use_locking}, {"use_nesterov", use_nesterov}}, name);
+}
+
+Operation resource_apply_adagrad(const Output& var, const Output& accum, const Output& lr,
+                                 const Output& grad, bool use_locking, bool update_slots,
+                                 std::string_view name) {
+  return resource_apply_op("ResourceApplyAdagrad", {var, accum, lr, grad}, 2, -1,
+                           {{"use_locking", use_locking}, {"update_slots", update_slots}}, name);
+}
+
+Operation resource_apply_rms_prop(const Output& var, const Output& ms, const Output& mom,
+                                  const Output& lr, const Output& rho, const Output& momentum,
+                                  const Output& epsilon, const Output& grad, bool use_locking,
+                                  std::string_view name) {
+  return resource_apply_op("ResourceApplyRMSProp", {var, ms, mom, lr, rho, momentum, epsilon, grad},
+                           3, -1, {{"use_locking", use_locking}}, name);
+}
+
+Operation resource_apply_centered_rms_prop(const Output& var, const Output& mg, const Output& ms,
+                                           const Output& mom, const Output& lr, const Output& rho,
+                                           const Output& momentum, const Output& epsilon,
+                                           const Output& grad, bool use_locking,
+                                           std::string_view name) {
+  return resource_apply_op("ResourceApplyCenteredRMSProp",
+                           {var, mg, ms, mom, lr, rho, momentum, epsilon, grad}, 4, -1,
+                           {{"use_locking", use_locking}}, name);
+}
+
+Operation resource_apply_adam(const Output& var, const Output& m, const Output& v,
+                              const Output& beta1_power, const Output& beta2_power,
+                              const Output& lr, const Output& beta1, const Output& beta2,
+                              const Output& epsilon, const Output& grad, bool use_locking,
+                              bool use_nesterov, std::string_view name) {
+  return resource_apply_op(
+      "ResourceApplyAdam", {var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad},
+      3, -1, {{"use_locking", use_locking}, {"use_nesterov", use_nesterov}}, name);
+}
+
+Operation resource_sparse_apply_momentum(const Output& var, const Output& accum, const Output& lr,
+                                         const Output& grad, const Output& indices,
+                                         const Output& momentum, bool use_locking,
+                                         bool use_nesterov, std::string_view name) {
+  return resource_apply_op("ResourceSparseApplyMomentum", {var, accum, lr, grad, indices, momentum},
+                           2, 4, {{"use_locking", use_locking}, {"use_nesterov", use_nesterov}},
+                           name);
+}
+
+Operation resource_sparse_apply_adagrad(const Output& var, const Output& accum, const Output& lr,
+                                        const Output& grad, const Output& indices, bool use_locking,
+                                        bool update_slots, std::string_view name) {
+  return resource_apply_op("ResourceSparseApplyAdagrad", {var, accum, lr, grad, indices}, 2, 4,
+                           {{"use_locking", use_locking}, {"update_slots", update_slots}}, name);
+}
+
+Operation resource_sparse_apply_rms_prop(const Output& var, const Output& ms, const Output& mom,
+                                         const Output& lr, const Output& rho,
+                                         const Output& momentum, const Output& epsilon,
+                                         const Output& grad, const Output& indices,
+                                         bool use_locking, std::string_view name) {
+  return resource_apply_op("ResourceSparseApplyRMSProp",
+                           {var, ms, mom, lr, rho, momentum, epsilon, grad, indices}, 3, 8,
+                           {{"use_locking", use_locking}}, name);
+}
+
+Operation resource_sparse_apply_centered_rms_prop(const Output& var, const Output& mg,
+                                                  const Output& ms, const Output& mom,
+                                                  const Output& lr, const Output& rho,
+                                                  const Output& momentum, const Output& epsilon,
+                                                  const Output& grad, const Output& indices,
+                                                  bool use_locking, std::string_view name) {
+  return resource_apply_op("ResourceSparseApplyCenteredRMSProp",
+                           {var, mg, ms, mom, lr, rho, momentum, epsilon, grad, indices}, 4, 9,
+                           {{"use_locking", use_locking}}, name);
 }
 
 }  // namespace af

@@ -1,8 +1,9 @@
 // Gradients of the array ops (TensorFlow 1.x's array_grad.py): Reshape, ExpandDims, Squeeze,
 // Identity, ConcatV2, Pack, Unpack, Transpose, Tile, Fill, Select, GatherV2, Slice,
 // StridedSlice, StridedSliceGrad, Pad, UnsortedSegmentSum (math_grad.py, kept here beside
-// GatherV2); and the ops that have none (shapes, sizes, StopGradient, ...). GatherV2 on a
-// constant axis 0 gives IndexedSlices, which Identity passes on unchanged.
+// GatherV2), ResourceGather and ReadVariableOp (resource_variable_ops.py); and the ops that
+// have none (shapes, sizes, StopGradient, ...). GatherV2 on a constant axis 0 and
+// ResourceGather give IndexedSlices, which Identity and ReadVariableOp pass on unchanged.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -11,6 +12,7 @@
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/resource_variable_ops.hpp"
 #include "gradient_helpers.hpp"
 
 namespace af::detail {
@@ -184,11 +186,14 @@ Output as_int32(const Output& x) {
 // `_GatherV2Grad` on axis 0: IndexedSlices of the gradient's rows, one per index (values
 // reshaped to [N] + params.shape[1:], the indices flattened), with params' shape as their
 // dense shape. Shapes known while building are Consts; otherwise Shape(params), colocated
-// with params, as TensorFlow computes it.
+// with params, as TensorFlow computes it. ResourceGather's params are its handle's variable:
+// the declared shape, else VariableShape (`_GatherGrad` of resource_variable_ops.py).
 IndexedSlices gather_axis0_grad(const Operation& op, const Output& grad) {
   Graph& gr = op.graph();
   const Output params = input(op, 0), indices = input(op, 1);
-  const PartialShape& ps = params.shape();
+  const bool resource = params.dtype() == DType::resource;
+  const PartialShape ps =
+      resource ? params.node()->output_handle_shape(params.index()) : params.shape();
   Output params_shape, values_shape;
   if (ps.fully_defined()) {
     std::vector<std::int64_t> tail(ps.dims().begin() + 1, ps.dims().end());
@@ -198,7 +203,8 @@ IndexedSlices gather_axis0_grad(const Operation& op, const Output& grad) {
   } else {
     {
       auto colocate = gr.colocate_with(params.op());
-      params_shape = shape_of(params, "Shape");
+      params_shape = resource ? variable_shape(params, DType::int32, "VariableShape")
+                              : shape_of(params, "Shape");
     }
     Output tail = slice(params_shape, int_constant(gr, {1}, "Slice/begin"),
                         int_constant(gr, {-1}, "Slice/size"), "Slice");
@@ -420,6 +426,13 @@ void register_array_gradients(GradientRegistry& r) {
   r.add("BroadcastTo", broadcast_to_grad);
   r.add("PlaceholderWithDefault", [](const Operation&, const Grads& g) -> Grads { return {g[0]}; });
   r.add_sparse("GatherV2", gather_grad);
+  r.add_sparse("ResourceGather", [](const Operation& op, const std::vector<Gradient>& g) {
+    return std::vector<Gradient>{gather_axis0_grad(op, g[0].to_dense()), Gradient()};
+  });
+  // `_ReadGrad`: the value's gradient is the handle's (slices pass on unchanged).
+  r.add_sparse("ReadVariableOp", [](const Operation&, const std::vector<Gradient>& g) {
+    return std::vector<Gradient>{g[0]};
+  });
   r.add("Slice", slice_grad);
   r.add("StridedSlice", strided_slice_grad);
   r.add("StridedSliceGrad", strided_slice_grad_grad);
@@ -433,8 +446,9 @@ void register_array_gradients(GradientRegistry& r) {
     if (auto m = op.node_def().attr<std::string>("message")) message = *m;
     throw NotFoundError(not_found("Gradient explicitly disabled. Reason: " + message));
   });
-  for (const char* type : {"Shape", "ShapeN", "Size", "Rank", "StopGradient", "ZerosLike",
-                           "OnesLike", "OneHot", "ConcatOffset", "InvertPermutation"})
+  for (const char* type :
+       {"Shape", "ShapeN", "Size", "Rank", "StopGradient", "ZerosLike", "OnesLike", "OneHot",
+        "ConcatOffset", "InvertPermutation", "VariableShape", "VarIsInitializedOp"})
     r.add_not_differentiable(type);
 }
 

@@ -190,6 +190,12 @@ struct VariableOptions {
   /// For a part of a partitioned variable: where it sits in the full variable, which a
   /// Saver saves it as a slice of (`Variable._set_save_slice_info`).
   std::optional<SaveSliceInfo> save_slice_info;
+  /// A resource variable (`tf.Variable(use_resource=True)`, what TensorFlow 2's
+  /// `tf.compat.v1` makes by default): a VarHandleOp `<name>`, its initializer the
+  /// AssignVariableOp `<name>/Assign`, its value the ReadVariableOp `<name>/Read/ReadVariableOp`,
+  /// all colocated with the handle. The optimizers update it with the Resource* ops. Default: a
+  /// reference variable (VariableV2, `<name>/Assign`, `<name>/read`), as TensorFlow 1.x.
+  bool use_resource = false;
 };
 
 /// A variable (below).
@@ -274,8 +280,10 @@ class Graph {
   /// A placeholder that must be fed (op `Placeholder`); `shape` defaults to unknown rank.
   Output placeholder(DType dtype, PartialShape shape = {}, std::string_view name = {});
   /// A variable initialised from `initial_value` (ops `VariableV2`, `<name>/initial_value`,
-  /// `<name>/Assign`, `<name>/read`), added to `options.collections` (default
-  /// GLOBAL_VARIABLES) and, when trainable, to TRAINABLE_VARIABLES.
+  /// `<name>/Assign`, `<name>/read`; with `options.use_resource` VarHandleOp,
+  /// `<name>/Initializer/initial_value`, `<name>/Assign`, `<name>/Read/ReadVariableOp`), added
+  /// to `options.collections` (default GLOBAL_VARIABLES) and, when trainable, to
+  /// TRAINABLE_VARIABLES.
   Variable variable(const Tensor& initial_value, VariableOptions options = {});
   /// A variable initialised from the output of another op (e.g. random_normal).
   Variable variable(const Output& initial_value, VariableOptions options = {});
@@ -339,6 +347,11 @@ class Graph {
   };
   Node* finish_node(std::unique_ptr<Node> node, bool apply_scopes);
   std::string apply_device_functions(const NodeDef& def) const;
+  // The resource variable of `variable(Output, options)` (options.use_resource).
+  Variable resource_variable(const Output& init, DType dtype, const PartialShape& shape,
+                             const std::string& scope_name, const VariableOptions& options);
+  // Sets the slice info and joins the collections.
+  Variable add_variable(Variable v, const VariableOptions& options);
 
   mutable std::shared_mutex mu_;
   std::vector<std::unique_ptr<Node>> nodes_;

@@ -54,7 +54,10 @@ class Var : public ResourceBase {
   Status read(Tensor* out) const;
   /// Replaces the value.
   void assign(Tensor value);
-  /// Runs `f` on the value under the variable's lock (for assign_add / assign_sub).
+  /// Runs `f` on the value under the variable's lock (for assign_add / assign_sub, Scatter*).
+  /// Before the first assignment: FailedPrecondition "Attempting to use uninitialized value
+  /// NAME", or for a resource variable NotFound "Resource CONTAINER/NAME/N10tensorflow3VarE
+  /// does not exist." (TensorFlow's failed lookup).
   Status update(const std::function<Status(Tensor&)>& f);
   /// True once a value was assigned.
   bool is_initialized() const;
@@ -77,7 +80,9 @@ class Var : public ResourceBase {
 /// taken in the order given (callers keep one order per op type, so two such updates cannot
 /// deadlock): the Apply* optimizer kernels update a variable and its slots this way. A
 /// variable listed twice is locked once, both entries bound to its value.
-/// FailedPrecondition, without calling `f`, when one of them is uninitialized.
+/// Without calling `f` when one of them is uninitialized: FailedPrecondition "Attempting to
+/// use uninitialized value NAME", or for a resource variable Internal "Invalid variable
+/// reference." (TensorFlow's ResourceApply* kernels say so).
 Status update_together(const std::vector<Var*>& vars,
                        const std::function<Status(std::vector<Tensor*>&)>& f);
 

@@ -8,7 +8,8 @@
 /// TensorFlow 2 unless `disable_resource_variables`): a VarHandleOp names the variable and
 /// the other ops reach it through that handle, colocated with it. Graphs imported from
 /// TensorFlow use the same ops; the Apply* optimizers have ResourceApply* twins
-/// (training_ops.hpp) that take handles.
+/// (training_ops.hpp) and the Scatter* ops ResourceScatter* twins (scatter_ops.hpp) that take
+/// handles.
 namespace af {
 
 /// Op VarHandleOp (default name "VarHandleOp"): the handle (a scalar DT_RESOURCE) of the
@@ -27,12 +28,30 @@ Output read_variable_op(const Output& handle, DType dtype, std::string_view name
 /// [2,3] got [3]"), without it the variable takes the new shape.
 Operation assign_variable_op(const Output& handle, const Output& value, std::string_view name = {},
                              bool validate_shape = false);
-/// Op AssignAddVariableOp (no outputs): adds `delta` (same shape) to the value.
+/// Op AssignAddVariableOp (no outputs): adds `delta` (same shape) to the value. Before the
+/// first assignment it fails with NotFound "Resource localhost/NAME/N10tensorflow3VarE does
+/// not exist." as TensorFlow's.
 Operation assign_add_variable_op(const Output& handle, const Output& delta,
                                  std::string_view name = {});
-/// Op AssignSubVariableOp (no outputs): subtracts `delta` (same shape) from the value.
+/// Op AssignSubVariableOp (no outputs): subtracts `delta` (same shape) from the value; fails
+/// as AssignAddVariableOp.
 Operation assign_sub_variable_op(const Output& handle, const Output& delta,
                                  std::string_view name = {});
+/// Op ResourceGather (`ResourceVariable.sparse_read`): the rows `indices` (int32 or int64, any
+/// shape) of the variable, shape `indices.shape + var.shape[1:]`, read under the variable's
+/// lock without copying the rest; built colocated with the variable, so only the rows leave
+/// its task. Its gradient is IndexedSlices of the variable's shape. Running it fails with
+/// NotFound before the first assignment (as AssignAddVariableOp), InvalidArgument "indices[1]
+/// = 7 is not in [0, 5)" for an index out of range, "params must be at least 1 dimensional"
+/// for a scalar variable, and "Trying to access resource NAME as float but it holds int32".
+Output resource_gather(const Output& handle, const Output& indices, DType dtype,
+                       std::string_view name = {});
+/// `resource_variable_ops.variable_shape`: the variable's shape as a vector of `out_type`
+/// (int32 or int64): a Const when the handle's declared shape is fully defined, as TensorFlow's
+/// Python returns, else op VariableShape (which fails with NotFound before the first
+/// assignment).
+Output variable_shape(const Output& handle, DType out_type = DType::int32,
+                      std::string_view name = {});
 /// Op VarIsInitializedOp: a bool scalar, true once the variable was assigned.
 Output var_is_initialized_op(const Output& handle, std::string_view name = {});
 

@@ -52,9 +52,10 @@ Output scatter_max(const Output& ref, const Output& indices, const Output& updat
 /// The resource variables' twins (`ResourceScatterUpdate`, ... `ResourceScatterMax`): the
 /// variable given by its handle (a VarHandleOp's output), no output. `op` is one of
 /// "Update", "Add", "Sub", "Mul", "Div", "Min", "Max"; another throws InvalidArgumentError.
-/// Running one on a variable never assigned fails with FailedPrecondition "Could not find
-/// variable NAME. ...", with another dtype than the updates' with InvalidArgument "Trying to
-/// access resource NAME as int32 but it holds float".
+/// Running one on a variable never assigned fails with NotFound "Resource localhost/NAME/
+/// N10tensorflow3VarE does not exist." (TensorFlow's lookup), with another dtype than the
+/// updates' with InvalidArgument "Trying to access resource NAME as int32 but it holds
+/// float".
 Operation resource_scatter(std::string_view op, const Output& handle, const Output& indices,
                            const Output& updates, std::string_view name = {});
 

@@ -93,4 +93,65 @@ Output sparse_apply_centered_rms_prop(const Output& var, const Output& mg, const
                                       const Output& grad, const Output& indices,
                                       bool use_locking = false, std::string_view name = {});
 
+/// The resource variables' twins (`ResourceApply*`, `ResourceSparseApply*`, as TensorFlow's
+/// optimizers build them for `use_resource` variables): the variable and its slots given by
+/// their handles (a VarHandleOp's output, `Variable::ref()` of a resource variable), the
+/// other inputs and the semantics as above, T the hyper-parameters' dtype; no outputs. Each
+/// is built colocated with the variable (its handle's consumers are). Running one fails as
+/// its twin does, and with Internal "Invalid variable reference." when a variable or slot was
+/// never assigned, InvalidArgument "Trying to access resource NAME as double but it holds
+/// float" when a handle's dtype is not T.
+
+/// Op ResourceApplyGradientDescent.
+Operation resource_apply_gradient_descent(const Output& var, const Output& alpha,
+                                          const Output& delta, bool use_locking = false,
+                                          std::string_view name = {});
+/// Op ResourceApplyMomentum.
+Operation resource_apply_momentum(const Output& var, const Output& accum, const Output& lr,
+                                  const Output& grad, const Output& momentum,
+                                  bool use_locking = false, bool use_nesterov = false,
+                                  std::string_view name = {});
+/// Op ResourceApplyAdagrad.
+Operation resource_apply_adagrad(const Output& var, const Output& accum, const Output& lr,
+                                 const Output& grad, bool use_locking = false,
+                                 bool update_slots = true, std::string_view name = {});
+/// Op ResourceApplyRMSProp.
+Operation resource_apply_rms_prop(const Output& var, const Output& ms, const Output& mom,
+                                  const Output& lr, const Output& rho, const Output& momentum,
+                                  const Output& epsilon, const Output& grad,
+                                  bool use_locking = false, std::string_view name = {});
+/// Op ResourceApplyCenteredRMSProp.
+Operation resource_apply_centered_rms_prop(const Output& var, const Output& mg, const Output& ms,
+                                           const Output& mom, const Output& lr, const Output& rho,
+                                           const Output& momentum, const Output& epsilon,
+                                           const Output& grad, bool use_locking = false,
+                                           std::string_view name = {});
+/// Op ResourceApplyAdam.
+Operation resource_apply_adam(const Output& var, const Output& m, const Output& v,
+                              const Output& beta1_power, const Output& beta2_power,
+                              const Output& lr, const Output& beta1, const Output& beta2,
+                              const Output& epsilon, const Output& grad, bool use_locking = false,
+                              bool use_nesterov = false, std::string_view name = {});
+/// Op ResourceSparseApplyMomentum.
+Operation resource_sparse_apply_momentum(const Output& var, const Output& accum, const Output& lr,
+                                         const Output& grad, const Output& indices,
+                                         const Output& momentum, bool use_locking = false,
+                                         bool use_nesterov = false, std::string_view name = {});
+/// Op ResourceSparseApplyAdagrad.
+Operation resource_sparse_apply_adagrad(const Output& var, const Output& accum, const Output& lr,
+                                        const Output& grad, const Output& indices,
+                                        bool use_locking = false, bool update_slots = true,
+                                        std::string_view name = {});
+/// Op ResourceSparseApplyRMSProp.
+Operation resource_sparse_apply_rms_prop(const Output& var, const Output& ms, const Output& mom,
+                                         const Output& lr, const Output& rho,
+                                         const Output& momentum, const Output& epsilon,
+                                         const Output& grad, const Output& indices,
+                                         bool use_locking = false, std::string_view name = {});
+/// Op ResourceSparseApplyCenteredRMSProp.
+Operation resource_sparse_apply_centered_rms_prop(
+    const Output& var, const Output& mg, const Output& ms, const Output& mom, const Output& lr,
+    const Output& rho, const Output& momentum, const Output& epsilon, const Output& grad,
+    const Output& indices, bool use_locking = false, std::string_view name = {});
+
 }  // namespace af

@@ -31,7 +31,9 @@ struct EmbeddingLookupOptions {
 /// 0). With one part, a Gather colocated with it. With several: the ids are assigned to parts
 /// by the strategy, split by DynamicPartition, gathered on each part's own device (colocated
 /// with the part) and put back in order by ParallelDynamicStitch; each part's gradient is
-/// IndexedSlices of its own rows. Throws InvalidArgumentError for no params, "Unrecognized
+/// IndexedSlices of its own rows. A part that is a resource variable's value (its
+/// ReadVariableOp, `Variable::value()`) is read by ResourceGather on its handle, as
+/// `ResourceVariable.sparse_read`. Throws InvalidArgumentError for no params, "Unrecognized
 /// partition strategy: x", or parts whose row shapes differ; UnimplementedError for "div"
 /// over parts whose row counts are unknown while building. Running it with an id out of
 /// range fails as GatherV2 does ("indices[0] = 7 is not in [0, 3)", the id local to its part).

@@ -62,7 +62,11 @@ struct GradientOptions {
 ///
 /// Slot variables (`W/Adam`, `W/Momentum`, ...) are created on first use, named, initialised
 /// and colocated with their variable exactly as TensorFlow does, so on a cluster they live on
-/// the variable's ps task and TensorFlow checkpoints restore into them. Building is not
+/// the variable's ps task and TensorFlow checkpoints restore into them. A resource variable
+/// (`VariableOptions::use_resource`, or imported from TensorFlow 2) gets resource slots and
+/// is updated by the Resource* twins of the update ops (ResourceApplyAdam,
+/// ResourceSparseApplyAdagrad, GradientDescent's ResourceScatterAdd, ...) as TensorFlow's
+/// `_resource_apply_dense` / `_resource_apply_sparse` build them. Building is not
 /// thread-safe (as building a Graph is not); the ops it builds may run concurrently.
 class Optimizer {
  public:

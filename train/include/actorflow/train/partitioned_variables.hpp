@@ -91,6 +91,10 @@ struct PartitionedVariableOptions {
   Partitioner partitioner;
   /// Whether the parts join TRAINABLE_VARIABLES.
   bool trainable = true;
+  /// Resource variables for the parts (`use_resource`, TensorFlow 2's `tf.compat.v1`
+  /// default): the embedding lookups then read rows with ResourceGather and the optimizers
+  /// update them with the Resource* ops.
+  bool use_resource = false;
 };
 
 /// `tf.get_variable(name, shape, partitioner=...)`: the variable `name` (variable scopes only:
