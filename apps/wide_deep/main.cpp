@@ -114,7 +114,8 @@ int run_worker(const Settings& s, const af::ClusterSpec& cluster, af::Server& se
   intro << std::fixed << std::setprecision(1) << "table " << mo.rows << " x " << mo.dim + 1 << " ("
         << table_mib << " MiB, " << 2 * table_mib << " MiB with Adagrad's slot) in "
         << mo.partitions << " parts, mode " << mo.mode
-        << (mo.dense_gradients ? ", dense gradients" : "");
+        << (mo.dense_gradients ? ", dense gradients" : "")
+        << (mo.resource_variables ? ", resource variables" : "");
   log_line(who, intro.str());
 
   af::Graph g;
@@ -247,6 +248,9 @@ int main(int argc, char** argv) {
   cli.add_option("--lr", s.model.lr, "Adagrad's learning rate")->check(af::apps::positive_real());
   cli.add_flag("--dense-gradients", s.model.dense_gradients,
                "densify the table's gradient before the update (to compare the bytes)");
+  cli.add_flag("--resource-variables", s.model.resource_variables,
+               "the table's parts as resource variables (TensorFlow 2's tf.compat.v1 default): "
+               "ResourceGather and ResourceSparseApplyAdagrad");
   cli.add_option("--fields", s.log.fields, "categorical features per example")
       ->check(af::apps::integer_in(1, 1000));
   cli.add_option("--vocabulary", s.log.vocabulary, "the click log's values per field")

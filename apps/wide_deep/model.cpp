@@ -19,7 +19,8 @@ Model build_model(Graph& g, const ClusterSpec& cluster, const ModelOptions& o, i
   m.table =
       train::get_partitioned_variable(g, "embeddings", Shape{o.rows, width},
                                       {.initializer = initializers::random_uniform(-0.05, 0.05),
-                                       .partitioner = train::fixed_size_partitioner(o.partitions)});
+                                       .partitioner = train::fixed_size_partitioner(o.partitions),
+                                       .use_resource = o.resource_variables});
   // Each distinct row crosses once per step; the batch's repeats are gathered here.
   const Output looked_up = train::embedding_lookup(m.table, unique_ids, {.name = "lookup"});
   const Output rows = reshape(gather(looked_up, position, "per_feature"),

@@ -22,8 +22,9 @@ struct ModelOptions {
   int replicas_to_aggregate = 0;                ///< sync: gradients per update (0: the workers)
   int total_replicas = 0;                       ///< sync: workers computing them (0: the workers)
   bool dense_gradients = false;                 ///< densify the table's gradient (for comparison)
-  std::int64_t seed = 42;                       ///< graph-level random seed
-  std::string worker_device;                    ///< this worker's device ("/job:worker/task:0")
+  bool resource_variables = false;  ///< the table's parts as resource variables (use_resource)
+  std::int64_t seed = 42;           ///< graph-level random seed
+  std::string worker_device;        ///< this worker's device ("/job:worker/task:0")
 };
 
 /// The built model.

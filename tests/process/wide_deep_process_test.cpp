@@ -1,8 +1,8 @@
 // The wide & deep model with real processes on loopback (apps/wide_deep): its embedding
 // table partitioned over 2 ps tasks, trained by 2 workers; it reaches the click log's known
-// AUC within a tolerance, trains synchronously with sparse gradients, resumes from the last
-// checkpoint after a ps is killed, and a ps whose memory cannot hold the table fails the
-// run with ResourceExhausted naming the variable.
+// AUC within a tolerance (with reference or resource variables), trains synchronously with
+// sparse gradients, resumes from the last checkpoint after a ps is killed, and a ps whose
+// memory cannot hold the table fails the run with ResourceExhausted naming the variable.
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <regex>
@@ -70,6 +70,24 @@ BOOST_AUTO_TEST_CASE(two_ps_and_two_workers_reach_the_known_auc, *boost::unit_te
   BOOST_TEST(best > 0.8);  // the generator's truth separates clicks well
   BOOST_TEST(auc > best - 0.05, "AUC " << auc << " against the achievable " << best);
   // Sparse traffic: within 1.3 times the rows touched and the dense parameters, each way.
+  std::smatch m;
+  BOOST_REQUIRE(std::regex_search(log, m, std::regex("ratio ([0-9.]+)")));
+  BOOST_TEST(std::stod(m[1].str()) < 1.3, log);
+}
+
+// The table's parts as resource variables (TensorFlow 2's tf.compat.v1 default): ResourceGather
+// reads the rows on each ps, ResourceSparseApplyAdagrad updates them there, the traffic
+// stays sparse and the model learns as well.
+BOOST_AUTO_TEST_CASE(resource_variable_parts_train_sparsely_to_the_known_auc,
+                     *boost::unit_test::timeout(300)) {
+  Cluster c(
+      2, 2,
+      small({"--steps", "3000", "--resource-variables", "--report-bytes", "--rate-from", "100"}));
+  BOOST_REQUIRE(c.train_two_by_two());
+  const std::string log = c.group.log(c.chief);
+  BOOST_TEST(log.find("in 2 parts, mode async, resource variables") != std::string::npos, log);
+  const auto [auc, best] = auc_of(log);
+  BOOST_TEST(auc > best - 0.05, "AUC " << auc << " against the achievable " << best);
   std::smatch m;
   BOOST_REQUIRE(std::regex_search(log, m, std::regex("ratio ([0-9.]+)")));
   BOOST_TEST(std::stod(m[1].str()) < 1.3, log);
