@@ -37,30 +37,13 @@ std::vector<Variable> trainable_variables(Graph& g) {
   return out;
 }
 
-// `control_flow_ops.tuple` over a list with gaps; IndexedSlices wait through their values.
+// `control_flow_ops.tuple` over a list with gaps: every gradient waits for all of them.
 std::vector<Gradient> tuple(Graph& g, std::vector<Gradient> tensors) {
   std::vector<Operation> gating;
   for (auto& t : tensors)
     if (t.valid() && std::find(gating.begin(), gating.end(), t.op()) == gating.end())
       gating.push_back(t.op());
-  if (gating.empty()) return tensors;
-  std::sort(gating.begin(), gating.end(),
-            [](const Operation& a, const Operation& b) { return a.node()->id() < b.node()->id(); });
-  auto scope = g.name_scope("tuple");
-  Operation gate = g.group(gating, "group_deps");
-  for (auto& t : tensors) {
-    if (!t.valid()) continue;
-    const std::string name = g.unique_name("control_dependency");
-    auto colocate = g.colocate_with(t.op());
-    const Output values = t.is_slices() ? t.slices().values : t.dense();
-    Output gated =
-        g.create_op("Identity", {values}, {{"T", values.dtype()}}, name + "/", {gate}).output(0);
-    if (t.is_slices())
-      t = IndexedSlices{gated, t.slices().indices, t.slices().dense_shape};
-    else
-      t = gated;
-  }
-  return tensors;
+  return tuple_after(g, std::move(tensors), std::move(gating));
 }
 
 // The update op for `var`: `resource_fn` (a ResourceApply* builder) for a resource variable,

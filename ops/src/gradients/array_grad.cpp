@@ -21,10 +21,6 @@ namespace {
 
 using Grads = std::vector<Output>;
 
-Output input(const Operation& op, int i) {
-  return op.node()->inputs()[static_cast<std::size_t>(i)];
-}
-
 // `_ReshapeToInput`.
 Output reshape_to_input(const Operation& op, const Output& grad) {
   return reshape_op(grad, shape_of(input(op, 0), "Shape"), "Reshape");

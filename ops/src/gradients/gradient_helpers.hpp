@@ -14,6 +14,11 @@
 
 namespace af::detail {
 
+/// Input `i` of `op` (not checked): what a gradient function reads of its forward op.
+inline Output input(const Operation& op, int i) {
+  return op.node()->inputs()[static_cast<std::size_t>(i)];
+}
+
 /// The integer values of `x` when it is produced by a Const (TensorFlow's
 /// `tensor_util.constant_value` for the cases gradients need).
 std::optional<std::vector<std::int64_t>> constant_ints(const Output& x);

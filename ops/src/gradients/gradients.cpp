@@ -511,24 +511,7 @@ class GradientWalk {
     if (std::count_if(in_grads.begin(), in_grads.end(),
                       [](const Gradient& t) { return t.valid(); }) < 2)
       return;
-    std::sort(gating.begin(), gating.end(), [](const Operation& a, const Operation& b) {
-      return a.node()->id() < b.node()->id();
-    });
-    auto scope = g_.name_scope("tuple");
-    Operation gate = g_.group(gating, "group_deps");
-    for (auto& t : in_grads) {
-      if (!t.valid()) continue;
-      const std::string name = g_.unique_name("control_dependency");
-      auto colocate = g_.colocate_with(t.op());
-      // `with_dependencies`: IndexedSlices wait through their values.
-      const Output values = t.is_slices() ? t.slices().values : t.dense();
-      Output gated =
-          g_.create_op("Identity", {values}, {{"T", values.dtype()}}, name + "/", {gate}).output(0);
-      if (t.is_slices())
-        t = IndexedSlices{gated, t.slices().indices, t.slices().dense_shape};
-      else
-        t = gated;
-    }
+    in_grads = tuple_after(g_, std::move(in_grads), std::move(gating));
   }
 
   Graph& g_;
@@ -592,6 +575,29 @@ std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<O
 
 Output gradient(const Output& y, const Output& x, const GradientsOptions& options) {
   return gradients(std::vector<Output>{y}, std::vector<Output>{x}, {}, options)[0];
+}
+
+std::vector<Gradient> tuple_after(Graph& g, std::vector<Gradient> tensors,
+                                  std::vector<Operation> gating) {
+  if (gating.empty()) return tensors;
+  std::sort(gating.begin(), gating.end(),
+            [](const Operation& a, const Operation& b) { return a.node()->id() < b.node()->id(); });
+  auto scope = g.name_scope("tuple");
+  Operation gate = g.group(gating, "group_deps");
+  for (auto& t : tensors) {
+    if (!t.valid()) continue;
+    const std::string name = g.unique_name("control_dependency");
+    auto colocate = g.colocate_with(t.op());
+    // `with_dependencies`: IndexedSlices wait through their values.
+    const Output values = t.is_slices() ? t.slices().values : t.dense();
+    Output gated =
+        g.create_op("Identity", {values}, {{"T", values.dtype()}}, name + "/", {gate}).output(0);
+    if (t.is_slices())
+      t = IndexedSlices{gated, t.slices().indices, t.slices().dense_shape};
+    else
+      t = gated;
+  }
+  return tensors;
 }
 
 }  // namespace af

@@ -19,10 +19,6 @@ namespace {
 
 using Grads = std::vector<Output>;
 
-Output input(const Operation& op, int i) {
-  return op.node()->inputs()[static_cast<std::size_t>(i)];
-}
-
 Output scalar_const(const Output& like, double v, std::string_view name = "Const") {
   return scalar_like(like, v, name);
 }
@@ -382,6 +378,9 @@ void register_math_gradients(GradientRegistry& r) {
     auto [d_values, d_default] = sparse_fill_empty_rows_grad(op.output(3), g[1]);
     return {Output(), d_values, Output(), d_default};
   });
+  // TensorFlow registers no gradient for SparseReshape: its inputs and outputs are int64, so
+  // backprop never reaches it (the values pass beside it, through an Identity).
+  r.add_not_differentiable("SparseReshape");
   // _SegmentSumGrad: each row gets its segment's gradient.
   r.add("SegmentSum", [](const Operation& op, const Grads& g) -> Grads {
     return {gather(g[0], input(op, 1), "GatherV2"), Output()};

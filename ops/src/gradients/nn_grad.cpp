@@ -14,10 +14,6 @@ namespace {
 
 using Grads = std::vector<Output>;
 
-Output input(const Operation& op, int i) {
-  return op.node()->inputs()[static_cast<std::size_t>(i)];
-}
-
 std::vector<std::int64_t> ints_attr(const Operation& op, const char* name) {
   auto v = op.node_def().attr<std::vector<std::int64_t>>(name);
   if (!v)

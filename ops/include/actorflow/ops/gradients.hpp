@@ -50,7 +50,8 @@ std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<O
 
 /// The gradients as `tf.gradients` returns them: as `gradients`, except that an x whose
 /// gradient is IndexedSlices gets them, not a dense tensor. Slices come from GatherV2 on a
-/// constant axis 0 and pass through Identity and Cast. Several gradients of one tensor that
+/// constant axis 0 and from ResourceGather, and pass through Identity, ReadVariableOp and
+/// Cast. Several gradients of one tensor that
 /// are all IndexedSlices are concatenated (`_AggregateIndexedSlicesGradients`: duplicate rows
 /// kept), never summed densely; with a dense one among them all are densified and summed, as
 /// TensorFlow 2's tf.compat.v1 does. Any other op's gradient function sees its output
@@ -63,6 +64,14 @@ std::vector<Gradient> gradients_with_slices(const std::vector<Output>& ys,
 /// The gradient of one y with respect to one x (`tf.gradients(y, x)[0]`); an invalid Output
 /// when x does not reach y.
 Output gradient(const Output& y, const Output& x, const GradientsOptions& options = {});
+
+/// `control_flow_ops.tuple(tensors, control_inputs=...)` as the gradient gates build it: one
+/// NoOp `tuple/group_deps` runs after `gating` (taken in creation order), and each valid entry
+/// of `tensors` is replaced by an Identity `tuple/control_dependency` of it (colocated with
+/// its producer) that runs after that NoOp; IndexedSlices wait through their values. Invalid
+/// entries stay invalid; with `gating` empty `tensors` come back unchanged.
+std::vector<Gradient> tuple_after(Graph& g, std::vector<Gradient> tensors,
+                                  std::vector<Operation> gating);
 
 /// A gradient function: given the forward op and the gradient of each of its outputs (an
 /// invalid Output where an output has none), returns one gradient per input of the op (an
