@@ -21,6 +21,23 @@
 
 namespace af::detail {
 
+// -- kernels that return a Status ----------------------------------------------------------
+
+/// A kernel written as `Status run(ctx)`: a failed run fails the step with the status and
+/// the node named after its message (`node_suffix`), as TensorFlow's OP_REQUIRES does.
+class StatusKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) final {
+    Status s = run(ctx);
+    if (!s.ok()) ctx.fail(s.with_context(node_suffix(name())));
+  }
+
+ protected:
+  /// The kernel's work; a non-OK status fails the step.
+  virtual Status run(OpKernelContext& ctx) = 0;
+};
+
 // -- moving elements -----------------------------------------------------------------------
 
 /// Calls `f(E{})` with an element type E of the size of `t`'s elements (std::uint8_t,

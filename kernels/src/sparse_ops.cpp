@@ -1,8 +1,9 @@
-// SparseFillEmptyRows and SparseFillEmptyRowsGrad: the CPU kernels (TensorFlow's
-// sparse_fill_empty_rows_op.cc), registered by register_segment_kernels. The definitions are
-// in ops/src/defs/sparse_ops.cpp.
+// SparseFillEmptyRows, SparseFillEmptyRowsGrad and SparseReshape: the CPU kernels
+// (TensorFlow's sparse_fill_empty_rows_op.cc, sparse_reshape_op.cc and reshape_util.cc),
+// registered by register_segment_kernels. The definitions are in ops/src/defs/sparse_ops.cpp.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -15,22 +16,18 @@ namespace af {
 namespace {
 
 using Index = std::int64_t;
-using detail::node_suffix;
+using detail::row_major_strides;
+using detail::StatusKernel;
 
 // Each empty row gets `[row, 0, ...] = default`; the output is grouped by row, each row's
 // entries in their input order; the map says where each input entry went.
 template <class T>
-class SparseFillEmptyRowsOp : public OpKernel {
+class SparseFillEmptyRowsOp : public StatusKernel {
  public:
-  using OpKernel::OpKernel;
-
-  void compute(OpKernelContext& ctx) override {
-    Status s = run(ctx);
-    if (!s.ok()) ctx.fail(s.with_context(node_suffix(name())));
-  }
+  using StatusKernel::StatusKernel;
 
  private:
-  Status run(OpKernelContext& ctx) {
+  Status run(OpKernelContext& ctx) override {
     const Tensor& indices = ctx.input(0);
     const Tensor& values = ctx.input(1);
     const Tensor& dense_shape = ctx.input(2);
@@ -125,17 +122,12 @@ class SparseFillEmptyRowsOp : public OpKernel {
 
 // d_values[i] = grad[reverse_index_map[i]]; the default's gradient sums the rest.
 template <class T>
-class SparseFillEmptyRowsGradOp : public OpKernel {
+class SparseFillEmptyRowsGradOp : public StatusKernel {
  public:
-  using OpKernel::OpKernel;
-
-  void compute(OpKernelContext& ctx) override {
-    Status s = run(ctx);
-    if (!s.ok()) ctx.fail(s.with_context(node_suffix(name())));
-  }
+  using StatusKernel::StatusKernel;
 
  private:
-  Status run(OpKernelContext& ctx) {
+  Status run(OpKernelContext& ctx) override {
     const Tensor& map = ctx.input(0);
     const Tensor& grad = ctx.input(1);
     if (map.rank() != 1)
@@ -165,6 +157,118 @@ class SparseFillEmptyRowsGradOp : public OpKernel {
   }
 };
 
+// TensorShape::AddDimWithStatus: the running product of a shape's dims, InvalidArgument
+// when it leaves int64.
+Status multiply_dims(Index* product, Index dim) {
+  if (dim != 0 && *product > std::numeric_limits<Index>::max() / dim)
+    return invalid_argument("Encountered overflow when multiplying " + std::to_string(*product) +
+                            " with " + std::to_string(dim) + ", result: -1");
+  *product *= dim;
+  return {};
+}
+
+// Each entry's row-major offset in the input's dense shape, split again by the new shape's
+// strides; one -1 in the new shape is inferred. Indices are not checked against the shape.
+class SparseReshapeOp : public StatusKernel {
+ public:
+  using StatusKernel::StatusKernel;
+
+ private:
+  Status run(OpKernelContext& ctx) override {
+    const Tensor& indices = ctx.input(0);
+    const Tensor& input_shape = ctx.input(1);
+    const Tensor& target_shape = ctx.input(2);
+    if (indices.rank() != 2) return invalid_argument("Input must be a matrix.");
+    if (input_shape.rank() != 1) return invalid_argument("Input shape must be a vector.");
+    if (indices.shape().dim(1) != input_shape.shape().dim(0))
+      return invalid_argument("Input tensor rank must match input shape length.");
+    if (target_shape.rank() != 1)
+      return invalid_argument("Target shape should be a vector but received shape " +
+                              target_shape.shape().to_string());
+    const Index input_rank = input_shape.num_elements();
+    const Index output_rank = target_shape.num_elements();
+    const std::int64_t* in_dims = input_shape.data<std::int64_t>();
+    Index dense_size = 1;
+    for (Index d = 0; d < input_rank; ++d) {
+      if (in_dims[d] < 0)
+        return invalid_argument("Expected shape dimensions to be non-negative, got " +
+                                std::to_string(in_dims[d]));
+      ACTORFLOW_RETURN_IF_ERROR(multiply_dims(&dense_size, in_dims[d]));
+    }
+    const Shape in_shape(std::vector<std::int64_t>(in_dims, in_dims + input_rank));
+    // The new shape, a -1 standing as 1 until it is inferred.
+    const std::int64_t* target = target_shape.data<std::int64_t>();
+    std::vector<std::int64_t> out_dims;
+    Index product = 1;
+    Index unknown = -1;
+    for (Index d = 0; d < output_rank; ++d) {
+      const Index size = target[d];
+      if (size == -1) {
+        if (unknown != -1)
+          return invalid_argument("only one output dimension may be -1, not both " +
+                                  std::to_string(unknown) + " and " + std::to_string(d));
+        unknown = d;
+        out_dims.push_back(1);
+        continue;
+      }
+      if (size < 0)
+        return invalid_argument("size " + std::to_string(d) + " must be non-negative, not " +
+                                std::to_string(size));
+      ACTORFLOW_RETURN_IF_ERROR(multiply_dims(&product, size));
+      out_dims.push_back(size);
+    }
+    if (unknown != -1) {
+      if (product <= 0)
+        return invalid_argument(
+            "reshape cannot infer the missing input size for an empty tensor unless all "
+            "specified input sizes are non-zero");
+      const Index missing = dense_size / product;
+      if (product * missing != dense_size)
+        return invalid_argument("Input to reshape is a SparseTensor with " +
+                                std::to_string(dense_size) +
+                                " dense values, but the requested shape requires a multiple "
+                                "of " +
+                                std::to_string(product) + ". input_shape=" + in_shape.to_string() +
+                                " output_shape=" + Shape(out_dims).to_string());
+      out_dims[static_cast<std::size_t>(unknown)] = missing;
+    }
+    const Shape out_shape(out_dims);
+    if (out_shape.num_elements() != dense_size)
+      return invalid_argument(
+          "Input to reshape is a tensor with " + std::to_string(dense_size) +
+          " dense values, but the requested shape has " + std::to_string(out_shape.num_elements()) +
+          ". input_shape=" + in_shape.to_string() + " output_shape=" + out_shape.to_string());
+    if (in_shape == out_shape) {
+      ctx.set_output(0, indices);
+      ctx.set_output(1, input_shape);
+      return {};
+    }
+    Tensor& result_shape = ctx.allocate_output(1, DType::int64, Shape{output_rank});
+    std::copy(out_dims.begin(), out_dims.end(), result_shape.data<std::int64_t>());
+    const Index nnz = indices.shape().dim(0);
+    Tensor& result_indices = ctx.allocate_output(0, DType::int64, Shape{nnz, output_rank});
+    if (nnz == 0) return {};
+    if (dense_size <= 0 || product <= 0)
+      return invalid_argument("Input tensor has " + std::to_string(nnz) +
+                              " non zero elements but input shape (" + in_shape.to_string() +
+                              ") or output shape (" + out_shape.to_string() + ") is empty");
+    const std::vector<Index> in_strides = row_major_strides(in_shape);
+    const std::vector<Index> out_strides = row_major_strides(out_shape);
+    const std::int64_t* in = indices.data<std::int64_t>();
+    std::int64_t* out = result_indices.data<std::int64_t>();
+    for (Index i = 0; i < nnz; ++i) {
+      Index offset = 0;
+      for (Index j = 0; j < input_rank; ++j)
+        offset += in[i * input_rank + j] * in_strides[static_cast<std::size_t>(j)];
+      for (Index j = 0; j < output_rank; ++j) {
+        out[i * output_rank + j] = offset / out_strides[static_cast<std::size_t>(j)];
+        offset %= out_strides[static_cast<std::size_t>(j)];
+      }
+    }
+    return {};
+  }
+};
+
 }  // namespace
 
 namespace detail {
@@ -183,6 +287,7 @@ void register_sparse_kernels(KernelRegistry& r) {
   add_for(std::int32_t{}, false);
   add_for(std::int64_t{}, false);
   add_for(bool{}, false);
+  r.add(make_kernel_def<SparseReshapeOp>("SparseReshape", "CPU"));
 }
 
 }  // namespace detail

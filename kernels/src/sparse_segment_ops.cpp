@@ -26,7 +26,7 @@ namespace {
 using Index = std::int64_t;
 using detail::index_values;
 using detail::kIndexTypes;
-using detail::node_suffix;
+using detail::StatusKernel;
 
 enum class Reduction { sum, mean, sqrtn };
 
@@ -74,18 +74,13 @@ Status for_each_segment(const std::vector<Index>& ids, Index output_rows, Reduce
 // -- SparseSegmentSum / Mean / SqrtN ---------------------------------------------------------
 
 template <class T>
-class SparseSegmentReductionOp : public OpKernel {
+class SparseSegmentReductionOp : public StatusKernel {
  public:
   SparseSegmentReductionOp(OpKernelConstruction& c, Reduction reduction)
-      : OpKernel(c), reduction_(reduction) {}
-
-  void compute(OpKernelContext& ctx) override {
-    Status s = run(ctx);
-    if (!s.ok()) ctx.fail(s.with_context(node_suffix(name())));
-  }
+      : StatusKernel(c), reduction_(reduction) {}
 
  private:
-  Status run(OpKernelContext& ctx) {
+  Status run(OpKernelContext& ctx) override {
     const Tensor& data = ctx.input(0);
     const Tensor& indices = ctx.input(1);
     const Tensor& segment_ids = ctx.input(2);
@@ -148,18 +143,13 @@ class SparseSegmentReductionOp : public OpKernel {
 // Row indices[i] of the output gets grad[segment_ids[i]] times the segment's scale (1, 1/n or
 // 1/sqrt(n)); rows named twice get the sum.
 template <class T>
-class SparseSegmentGradOp : public OpKernel {
+class SparseSegmentGradOp : public StatusKernel {
  public:
   SparseSegmentGradOp(OpKernelConstruction& c, Reduction reduction)
-      : OpKernel(c), reduction_(reduction) {}
-
-  void compute(OpKernelContext& ctx) override {
-    Status s = run(ctx);
-    if (!s.ok()) ctx.fail(s.with_context(node_suffix(name())));
-  }
+      : StatusKernel(c), reduction_(reduction) {}
 
  private:
-  Status run(OpKernelContext& ctx) {
+  Status run(OpKernelContext& ctx) override {
     const Tensor& grad = ctx.input(0);
     const Tensor& indices = ctx.input(1);
     const Tensor& segment_ids = ctx.input(2);
@@ -221,17 +211,12 @@ class SparseSegmentGradOp : public OpKernel {
 // -- SegmentSum -------------------------------------------------------------------------------
 
 template <class T>
-class SegmentSumOp : public OpKernel {
+class SegmentSumOp : public StatusKernel {
  public:
-  using OpKernel::OpKernel;
-
-  void compute(OpKernelContext& ctx) override {
-    Status s = run(ctx);
-    if (!s.ok()) ctx.fail(s.with_context(node_suffix(name())));
-  }
+  using StatusKernel::StatusKernel;
 
  private:
-  Status run(OpKernelContext& ctx) {
+  Status run(OpKernelContext& ctx) override {
     const Tensor& data = ctx.input(0);
     const Tensor& segment_ids = ctx.input(1);
     // SegmentReductionValidationHelper.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -253,26 +254,109 @@ Output embedding_lookup_sparse(const PartitionedVariable& params, const SparseTe
   return embedding_lookup_sparse(parts, sp_ids, sp_weights, options);
 }
 
-// embedding_ops.py's safe_embedding_lookup_sparse (rank-2 sparse ids).
+namespace {
+
+// `x - 1` for an int32 scalar tensor, as Python's `-` builds it: Sub "sub" with the Const
+// "sub/y".
+Output minus_one(const Output& x) {
+  Graph& g = x.graph();
+  const std::string op_name = g.unique_name("sub");
+  Output one;
+  {
+    auto scope = g.name_scope(op_name + "/");
+    one = g.constant(Tensor(std::int32_t{1}), "y");
+  }
+  return sub(x, one, op_name + "/");
+}
+
+// `array_ops.slice(shape, [0], [original_rank - 1])`, the dims before the last: Consts for a
+// rank known while building (`rank` >= 0), else the size packed from `dynamic_rank - 1`.
+Output leading_dims(const Output& shape_vector, std::int64_t rank, const Output& dynamic_rank) {
+  if (rank >= 0)
+    return slice(shape_vector, std::vector<std::int64_t>{0}, std::vector<std::int64_t>{rank - 1},
+                 "Slice");
+  Graph& g = shape_vector.graph();
+  const Output count = minus_one(dynamic_rank);
+  const std::string op_name = g.unique_name("Slice");
+  Output begin, sizes;
+  {
+    auto scope = g.name_scope(op_name + "/");
+    begin = g.constant(Tensor::from_vector<std::int32_t>({0}), "begin");
+    sizes = stack({count}, 0, "size");
+  }
+  return slice(shape_vector, begin, sizes, op_name + "/");
+}
+
+// The dense result's shape, `original_shape[:-1] + result.shape[1:]`, as a list when it is
+// known while building: TensorFlow sets its static shape `[?] * (rank - 1) + result.shape[1:]`
+// (set_shape) and infers the rest from a constant dense shape; a Const keeps that here. The
+// leading dims come from a Const dense shape or, for rank 2 (or 1), are the list's -1 (or
+// none); the rows' shape must be fully defined (and, beside a -1, without a 0).
+std::optional<std::vector<std::int64_t>> static_result_shape(const Output& original_shape,
+                                                             std::int64_t rank,
+                                                             const PartialShape& result) {
+  if (rank < 1 || !result.rank_known() || result.rank() < 1) return std::nullopt;
+  std::vector<std::int64_t> dims;
+  const Node* n = original_shape.node();
+  if (const Tensor* t = n->type() == "Const" ? n->def().attr<Tensor>("value") : nullptr;
+      t != nullptr && t->dtype() == DType::int64 && t->num_elements() == rank) {
+    dims.assign(t->data<std::int64_t>(), t->data<std::int64_t>() + rank - 1);
+    if (std::any_of(dims.begin(), dims.end(), [](std::int64_t d) { return d < 0; }))
+      return std::nullopt;
+  } else if (rank == 2) {
+    dims.push_back(-1);
+  } else if (rank != 1) {
+    return std::nullopt;
+  }
+  const bool inferred = !dims.empty() && dims[0] == -1;
+  for (int i = 1; i < result.rank(); ++i) {
+    const std::int64_t d = result.dim(i);
+    if (d < 0 || (inferred && d == 0)) return std::nullopt;
+    dims.push_back(d);
+  }
+  return dims;
+}
+
+}  // namespace
+
+// embedding_ops.py's safe_embedding_lookup_sparse.
 Output safe_embedding_lookup_sparse(const std::vector<Output>& params, const SparseTensor& sp_ids,
                                     const SparseTensor* sp_weights,
                                     const SafeEmbeddingLookupSparseOptions& options) {
   if (params.empty()) throw InvalidArgumentError(invalid_argument("Missing embedding_weights []."));
   if (!sp_ids.valid()) throw InvalidArgumentError(invalid_argument("sp_ids must be SparseTensor"));
-  if (const PartialShape& s = sp_ids.indices.shape();
-      s.rank_known() && s.rank() == 2 && s.dim(1) >= 0 && s.dim(1) != 2)
-    throw UnimplementedError(unimplemented("safe_embedding_lookup_sparse: sparse ids of rank " +
-                                           std::to_string(s.dim(1)) + " (rank 2 only)"));
+  if (sp_weights != nullptr && !sp_weights->valid())
+    throw InvalidArgumentError(invalid_argument("sp_weights must be either None or SparseTensor"));
   Graph& g = sp_ids.values.graph();
   auto scope = g.name_scope(options.name.empty() ? "embedding_lookup" : options.name);
-  SparseTensor ids = sp_ids;
-  std::optional<SparseTensor> weights;
-  if (sp_weights != nullptr) {
-    if (!sp_weights->valid())
-      throw InvalidArgumentError(
-          invalid_argument("sp_weights must be either None or SparseTensor"));
-    weights = SparseTensor{ids.indices, sp_weights->values, ids.dense_shape};
+  // Reshape higher-rank sparse ids and weights to linear segment ids:
+  // [prod(shape[:-1]), shape[-1]], the rank from the dense shape's length or, when that is
+  // unknown while building, its Size.
+  const Output original_shape = sp_ids.dense_shape;
+  const PartialShape& shape_of_shape = original_shape.shape();
+  const std::int64_t original_rank =
+      shape_of_shape.rank_known() && shape_of_shape.rank() == 1 ? shape_of_shape.dim(0) : -1;
+  const Output dynamic_rank =
+      original_rank < 0 ? size(original_shape, DType::int32, "Size") : Output();
+  const Output rows = reduce_prod(leading_dims(original_shape, original_rank, dynamic_rank),
+                                  std::nullopt, false, "Prod");
+  Output last_index;
+  if (original_rank >= 0)
+    last_index =
+        g.constant(Tensor(static_cast<std::int32_t>(original_rank - 1)), "GatherV2/indices");
+  else
+    last_index = minus_one(dynamic_rank);
+  const Output last = gather(original_shape, last_index, "GatherV2");
+  Output new_shape;
+  {
+    // math_ops.cast's scope: the list packs as "Cast/x"; it is int64 already.
+    auto cast_scope = g.name_scope("Cast");
+    new_shape = stack({rows, last}, 0, "x");
   }
+  SparseTensor ids = sparse_reshape(sp_ids, new_shape);
+  std::optional<SparseTensor> weights;
+  if (sp_weights != nullptr)
+    weights = SparseTensor{ids.indices, sp_weights->values, ids.dense_shape};
   // _prune_invalid_ids, then (but for "sum") _prune_invalid_weights.
   const Output zero_id =
       cast(g.constant(Tensor(std::int64_t{0}), "GreaterEqual/y"), ids.values.dtype(), "Cast");
@@ -281,32 +365,41 @@ Output safe_embedding_lookup_sparse(const std::vector<Output>& params, const Spa
   if (weights) weights = sparse_retain(*weights, valid_id);
   if (options.combiner != "sum" && weights) {
     const Output zero =
-        cast(g.constant(Tensor(0.0f), "Greater/y"), weights->values.dtype(), "Cast_1");
+        cast(g.constant(Tensor(0.0f), "Greater/y"), weights->values.dtype(), "Cast");
     const Output valid_weight = greater(weights->values, zero, "Greater");
     ids = sparse_retain(ids, valid_weight);
     weights = sparse_retain(*weights, valid_weight);
   }
-  const Output default_id = cast(g.constant(Tensor(options.default_id.value_or(0)), "Const"),
-                                 ids.values.dtype(), "Cast_2");
+  const Output default_id =
+      cast(g.constant(Tensor(options.default_id.value_or(0)), "Const"), ids.values.dtype(), "Cast");
   SparseFillEmptyRowsResult filled = sparse_fill_empty_rows(ids, default_id);
   if (weights) {
-    const Output one = cast(g.constant(Tensor(1.0f), "Const_1"), weights->values.dtype(), "Cast_3");
+    const Output one = cast(g.constant(Tensor(1.0f), "Const"), weights->values.dtype(), "Cast");
     weights = sparse_fill_empty_rows(*weights, one, "SparseFillEmptyRows_1").output;
   }
   Output result = embedding_lookup_sparse(params, filled.output, weights ? &*weights : nullptr,
                                           {.partition_strategy = options.partition_strategy,
                                            .combiner = options.combiner,
                                            .max_norm = options.max_norm});
-  if (options.default_id) return result;
-  // A row of zeros for each example that had no valid id.
-  const Output width =
-      strided_slice(shape(result, DType::int32, "Shape"), {1}, {2}, {1}, {.shrink_axis_mask = 1});
-  const Output multiples =
-      stack({g.constant(Tensor(std::int32_t{1}), "stack/0"), width}, 0, "stack");
-  const Output is_row_empty =
-      tile(reshape(filled.empty_row_indicator, std::vector<std::int64_t>{-1, 1}, "Reshape"),
-           multiples, "Tile");
-  return select(is_row_empty, zeros_like(result, std::nullopt, "zeros_like"), result, "Select");
+  if (!options.default_id) {
+    // A row of zeros for each example that had no valid id.
+    const Output width =
+        strided_slice(shape(result, DType::int32, "Shape"), {1}, {2}, {1}, {.shrink_axis_mask = 1});
+    const Output multiples =
+        stack({g.constant(Tensor(std::int32_t{1}), "stack/0"), width}, 0, "stack");
+    const Output is_row_empty =
+        tile(reshape(filled.empty_row_indicator, std::vector<std::int64_t>{-1, 1}, "Reshape"),
+             multiples, "Tile");
+    result = select(is_row_empty, zeros_like(result, std::nullopt, "zeros_like"), result, "Select");
+  }
+  // Reshape back from linear ids into the higher-dimensional dense result.
+  if (auto dims = static_result_shape(original_shape, original_rank, result.shape()))
+    return reshape(result, *dims, "Reshape");
+  const Output leading =
+      leading_dims(cast(original_shape, DType::int32, "Cast"), original_rank, dynamic_rank);
+  const Output row_shape = slice(shape(result, DType::int32, "Shape"), std::vector<std::int64_t>{1},
+                                 std::vector<std::int64_t>{-1}, "Slice");
+  return reshape(result, concat({leading, row_shape}, 0, "concat"), "Reshape");
 }
 
 Output safe_embedding_lookup_sparse(const PartitionedVariable& params, const SparseTensor& sp_ids,

@@ -7,7 +7,7 @@
 #include "actorflow/ops/sparse_tensor.hpp"
 
 /// Operations on SparseTensors that `safe_embedding_lookup_sparse` needs (TensorFlow's
-/// sparse_ops.py): filling empty rows and keeping the entries a mask selects.
+/// sparse_ops.py): reshaping, filling empty rows and keeping the entries a mask selects.
 namespace af {
 
 /// What `sparse_fill_empty_rows` returns.
@@ -36,6 +36,30 @@ SparseFillEmptyRowsResult sparse_fill_empty_rows(const SparseTensor& sp,
 std::pair<Output, Output> sparse_fill_empty_rows_grad(const Output& reverse_index_map,
                                                       const Output& grad_values,
                                                       std::string_view name = {});
+
+/// `tf.sparse.reshape`: op SparseReshape (default name "SparseReshape") giving `sp` the dense
+/// shape `shape` (an integer vector, cast to int64 by a Cast "Cast" beside the op when it is
+/// int32), each entry keeping its row-major position in the dense tensor. One dimension of
+/// `shape` may be -1, inferred from the others and the input's size. The result's indices
+/// are the op's output 0, its values `sp.values` through "<op>/Identity", its dense shape
+/// the op's output 1, or, when `sp.dense_shape` and `shape` are Consts, the Const
+/// "<op>/Const" holding the resolved shape. With both Consts, it throws
+/// InvalidArgumentError as TensorFlow's ValueErrors: "At most one dimension can be inferred
+/// (-1). Found: [-1 -1]", "Cannot reshape a tensor with 12 elements to shape [5, None] (10
+/// elements).". Running fails with TensorFlow's texts: "only one output dimension may be
+/// -1, not both 0 and 1", "size 1 must be non-negative, not -2", "Input to reshape is a
+/// tensor with 12 dense values, but the requested shape has 10. input_shape=[3,4]
+/// output_shape=[2,5]", "Input to reshape is a SparseTensor with 12 dense values, but the
+/// requested shape requires a multiple of 5. ...", "reshape cannot infer the missing input
+/// size for an empty tensor unless all specified input sizes are non-zero", "Input tensor
+/// has 1 non zero elements but input shape ([0,4]) or output shape ([0,2]) is empty",
+/// "Expected shape dimensions to be non-negative, got -4", "Encountered overflow when
+/// multiplying 1099511627776 with 1099511627776, result: -1", "Input must be a matrix.",
+/// "Input shape must be a vector.", "Input tensor rank must match input shape length.",
+/// "Target shape should be a vector but received shape [1,1]". Indices outside the input's
+/// dense shape are not checked (as in TensorFlow). Not differentiable (int64 outputs).
+SparseTensor sparse_reshape(const SparseTensor& sp, const Output& shape,
+                            std::string_view name = {});
 
 /// `tf.sparse.retain`: the entries of `sp` whose element of the bool vector `to_retain` is
 /// true (Where, then Gather of indices and values), the dense shape unchanged.

@@ -93,12 +93,19 @@ struct SafeEmbeddingLookupSparseOptions {
 };
 
 /// `tf.nn.safe_embedding_lookup_sparse`: `embedding_lookup_sparse` made safe for real
-/// input. Ids below 0 are dropped (with their weights); for "mean" and "sqrtn", so are ids
-/// whose weight is not above 0; each example left without ids gets `default_id` (weight 1)
-/// or, without one, a row of zeros. The output has one row per example of `sp_ids`'s dense
-/// shape (int64 `[batch, max_ids]`; higher ranks are not supported here). Throws
-/// InvalidArgumentError "Missing embedding_weights []." for no params, UnimplementedError for
-/// sparse ids of known rank other than 2, and what `embedding_lookup_sparse` throws.
+/// input. `sp_ids` (and `sp_weights`, which shares its indices) may have any rank R >= 2
+/// (`[d0, ..., dn]`, indices in row-major order): as in TensorFlow the ids are first reshaped
+/// (SparseReshape) to `[d0 * ... * dn-1, dn]`, each example a row. Ids below 0 are dropped
+/// (with their weights); for "mean" and "sqrtn", so are ids whose weight is not above 0;
+/// each example left without ids gets `default_id` (weight 1) or, without one, a row of
+/// zeros. The combined rows are reshaped back: the output has shape `[d0, ..., dn-1] +
+/// params.shape[1:]`. Its static shape: fully known for a Const dense shape (and rows of
+/// known shape), `[?] + params.shape[1:]` for rank 2, as in TensorFlow; for a higher rank
+/// not known while building only the rank (TensorFlow's set_shape also gives the rows'
+/// shape), and nothing when R itself is unknown (the dense shape's length; R then comes
+/// from Size at run time). Throws InvalidArgumentError "Missing embedding_weights []." for no
+/// params, and what `embedding_lookup_sparse` throws; running fails as SparseReshape does
+/// for inconsistent sparse ids ("Input tensor rank must match input shape length.").
 Output safe_embedding_lookup_sparse(const std::vector<Output>& params, const SparseTensor& sp_ids,
                                     const SparseTensor* sp_weights,
                                     const SafeEmbeddingLookupSparseOptions& options = {});
