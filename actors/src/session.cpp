@@ -4,6 +4,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <shared_mutex>
@@ -493,30 +494,39 @@ void Session::Impl::start_via_master(const detail::StepRunPtr& step) {
 
 namespace {
 
-/// A blocking wait for one step (the synchronous API).
-struct SyncWait {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  Status status;
-  std::vector<Tensor> values;
-
+/// A blocking wait for one step (the synchronous API). The callback owns the state with
+/// the waiter, so it wakes the waiter after releasing the lock: a waiter woken under the lock
+/// would sleep again on the mutex (two more futex calls and a second wake-up per step).
+class SyncWait {
+ public:
   std::function<void(Status, std::vector<Tensor>)> callback() {
-    return [this](Status s, std::vector<Tensor> v) {
-      std::lock_guard<std::mutex> guard(mu);
-      status = std::move(s);
-      values = std::move(v);
-      done = true;
-      cv.notify_one();
+    return [state = state_](Status s, std::vector<Tensor> v) {
+      {
+        std::lock_guard<std::mutex> guard(state->mu);
+        state->status = std::move(s);
+        state->values = std::move(v);
+        state->done = true;
+      }
+      state->cv.notify_one();
     };
   }
 
   std::vector<Tensor> wait() {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [this] { return done; });
-    throw_if_error(status);
-    return std::move(values);
+    std::unique_lock<std::mutex> lock(state_->mu);
+    state_->cv.wait(lock, [this] { return state_->done; });
+    throw_if_error(state_->status);
+    return std::move(state_->values);
   }
+
+ private:
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    Status status;
+    std::vector<Tensor> values;
+  };
+  std::shared_ptr<State> state_ = std::make_shared<State>();
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <asio.hpp>
 #include <atomic>
@@ -19,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "actorflow/ops/errors.hpp"
 #include "tcp_listener.hpp"
@@ -389,13 +391,34 @@ struct StepClient::Impl {
     for (auto& [id, done] : calls) done(why, {});
   }
 
+  /// Bytes received and not yet taken (`unread_begin` to `unread_end` of `unread`): a reply's
+  /// header and a small body arrive in one recv(2).
+  std::vector<char> unread = std::vector<char>(16 << 10);
+  std::size_t unread_begin = 0, unread_end = 0;
+
+  /// Fills `p` with the next `n` bytes of the connection: first what was received already,
+  /// then straight from the socket when the rest is larger than the buffer (no copy of a
+  /// large body), else through the buffer. False when the connection ended.
   bool read_exact(char* p, std::size_t n) {
+    const std::size_t buffered = std::min(n, unread_end - unread_begin);
+    std::memcpy(p, unread.data() + unread_begin, buffered);
+    unread_begin += buffered;
+    p += buffered;
+    n -= buffered;
     while (n > 0) {
-      ssize_t k = ::recv(fd, p, n, 0);
+      const bool direct = n >= unread.size();
+      ssize_t k = direct ? ::recv(fd, p, n, 0) : ::recv(fd, unread.data(), unread.size(), 0);
       if (k < 0 && errno == EINTR) continue;
       if (k <= 0) return false;
-      p += k;
-      n -= static_cast<std::size_t>(k);
+      std::size_t got = static_cast<std::size_t>(k);
+      if (!direct) {
+        unread_begin = std::min(n, got);
+        unread_end = got;
+        std::memcpy(p, unread.data(), unread_begin);
+        got = unread_begin;
+      }
+      p += got;
+      n -= got;
     }
     return true;
   }
