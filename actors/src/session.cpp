@@ -8,7 +8,9 @@
 #include <mutex>
 #include <set>
 #include <shared_mutex>
+#include <utility>
 
+#include "actorflow/actors/detail/caller_waits.hpp"
 #include "actorflow/actors/detail/session_testing.hpp"
 #include "actorflow/actors/detail/step_protocol.hpp"
 #include "actorflow/actors/detail/wire_types.hpp"
@@ -374,6 +376,7 @@ void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds,
       std::lock_guard<std::mutex> guard(impl_->mu);
       if (impl_->closed) return done(session_closed_error(), {});
     }
+    detail::CallerWaitsMark mark(here == Here::caller_waits);
     return impl_->backend->start_step(std::move(fetches), std::move(feeds), std::move(targets),
                                       options, metadata, std::move(done));
   }
@@ -491,6 +494,17 @@ void Session::Impl::start_via_master(const detail::StepRunPtr& step) {
   }
   caf::anon_send(to, detail::run_atom::value, step);
 }
+
+namespace {
+thread_local bool caller_waits = false;
+}  // namespace
+
+detail::CallerWaitsMark::CallerWaitsMark(bool waits) noexcept
+    : previous_(std::exchange(caller_waits, waits)) {}
+
+detail::CallerWaitsMark::~CallerWaitsMark() { caller_waits = previous_; }
+
+bool detail::take_caller_waits() noexcept { return std::exchange(caller_waits, false); }
 
 namespace {
 

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -331,7 +332,27 @@ struct StepClient::Impl {
   std::string what;
   std::mutex write_mu;  ///< one frame at a time on the socket
   std::mutex mu;
-  std::map<std::uint64_t, std::function<void(Status, std::string)>> pending;
+  /// A call in flight: its `done`, and whether a thread waits for it (`wait`), reading
+  /// replies itself while no one else reads.
+  struct Pending {
+    std::function<void(Status, std::string)> done;
+    /// The waiting caller's slot (null when no thread waits): whoever reads the reply fills
+    /// it before it gives up reading, so the caller never starts a read for a reply that is
+    /// already in.
+    std::shared_ptr<WaitedCall> waited;
+  };
+  std::map<std::uint64_t, Pending> pending;
+  /// A reply frame as read from the connection.
+  struct Frame {
+    std::uint64_t call = 0, code = 0;
+    std::string body;
+  };
+  /// Whether a thread (the reader or a waiting caller) is reading the connection; the others
+  /// wait on `turn_cv`, which also wakes waiting callers when their reply is in.
+  bool reading = false;
+  std::condition_variable turn_cv;
+  /// Replies a waiting caller read for other calls, for the reader thread to deliver.
+  std::deque<Frame> handoff;
   std::uint64_t next_call = 1;
   Status broken;  ///< set once: every later call fails with it
   std::thread reader;
@@ -344,8 +365,12 @@ struct StepClient::Impl {
   std::thread timer;
   bool timer_stop = false;
 
+  /// An eventfd that wakes the reader thread from its idle poll.
+  int wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+
   ~Impl() {
     if (close_fd_on_exit) ::close(fd);
+    if (wake_fd >= 0) ::close(wake_fd);
   }
 
   /// Ends calls whose deadline passed with DeadlineExceeded (a late reply finds no call).
@@ -366,7 +391,7 @@ struct StepClient::Impl {
         deadlines.erase(deadlines.begin());
         auto it = pending.find(call);
         if (it == pending.end()) continue;  // answered
-        expired.emplace_back(std::move(it->second), timeout_ms);
+        expired.emplace_back(std::move(it->second.done), timeout_ms);
         pending.erase(it);
       }
       lock.unlock();
@@ -381,14 +406,52 @@ struct StepClient::Impl {
 
   /// Takes every pending call and marks the client broken (first reason wins).
   void fail_all(const Status& why) {
-    std::map<std::uint64_t, std::function<void(Status, std::string)>> calls;
+    std::map<std::uint64_t, Pending> calls;
     {
       std::lock_guard<std::mutex> lock(mu);
       if (broken.ok()) broken = why;
       calls.swap(pending);
     }
-    ::shutdown(fd, SHUT_RDWR);  // wakes the reader thread
-    for (auto& [id, done] : calls) done(why, {});
+    ::shutdown(fd, SHUT_RDWR);  // wakes whoever is reading
+    turn_cv.notify_all();       // and the reader thread waiting for calls
+    for (auto& [id, call] : calls) call.done(why, {});
+  }
+
+  /// Whether a call whose caller does not wait is in flight (the reader thread reads then).
+  bool unwaited_pending() const {
+    return std::any_of(pending.begin(), pending.end(),
+                       [](const auto& entry) { return entry.second.waited == nullptr; });
+  }
+
+  /// Under `mu`: when `frame` answers a call a thread waits for, fills that call's slot and
+  /// ends the call (the caller wakes on `turn_cv`); false for any other frame.
+  bool fill_waited(Frame& frame) {
+    auto it = pending.find(frame.call);
+    if (it == pending.end() || !it->second.waited) return false;
+    WaitedCall& slot = *it->second.waited;
+    if (frame.code == 0)
+      slot.reply = std::move(frame.body);
+    else
+      slot.status = Status(static_cast<Code>(frame.code), std::move(frame.body));
+    slot.done = true;
+    pending.erase(it);
+    return true;
+  }
+
+  /// Takes call `frame.call`'s `done` (none when it ended already) and calls it.
+  void deliver(Frame frame) {
+    std::function<void(Status, std::string)> done;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto it = pending.find(frame.call);
+      if (it == pending.end()) return;  // failed or expired already
+      done = std::move(it->second.done);
+      pending.erase(it);
+    }
+    if (frame.code == 0)
+      done({}, std::move(frame.body));
+    else
+      done(Status(static_cast<Code>(frame.code), std::move(frame.body)), {});
   }
 
   /// Bytes received and not yet taken (`unread_begin` to `unread_end` of `unread`): a reply's
@@ -423,33 +486,144 @@ struct StepClient::Impl {
     return true;
   }
 
+  /// Reads the next reply frame. Not OK when the connection ended or the frame is malformed
+  /// (the status says which, for fail_all).
+  Status read_frame(Frame* frame) {
+    char header[24];
+    if (!read_exact(header, sizeof header))
+      return unavailable(what + ": the step connection was closed by the server");
+    frame->call = get_u64(header);
+    frame->code = get_u64(header + 8);
+    const std::uint64_t length = get_u64(header + 16);
+    if (length > (std::uint64_t{1} << 40) ||
+        frame->code > static_cast<std::uint64_t>(Code::unauthenticated))
+      return data_loss(what + ": malformed reply on the step connection");
+    frame->body.assign(static_cast<std::size_t>(length), '\0');
+    if (!read_exact(frame->body.data(), frame->body.size()))
+      return unavailable(what + ": the step connection was closed by the server");
+    return {};
+  }
+
+  /// Wakes the reader thread from its idle poll (a call it must read for, or a reply to
+  /// deliver).
+  void wake_reader() {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto n = ::write(wake_fd, &one, sizeof one);
+  }
+
+  /// The reader thread: delivers the replies waiting callers read for others, and reads the
+  /// connection while a call no thread waits for is in flight, or the server has closed it,
+  /// and no one else reads. Idle, it polls for the server closing the connection (not for
+  /// replies, which a waiting caller reads) and for `wake_reader`.
   void read_loop() {
+    std::unique_lock<std::mutex> lock(mu);
+    bool peer_closed = false;
     for (;;) {
-      char header[24];
-      if (!read_exact(header, sizeof header)) break;
-      const std::uint64_t call = get_u64(header), code = get_u64(header + 8),
-                          length = get_u64(header + 16);
-      if (length > (std::uint64_t{1} << 40) ||
-          code > static_cast<std::uint64_t>(Code::unauthenticated)) {
-        fail_all(data_loss(what + ": malformed reply on the step connection"));
-        return;
+      if (!handoff.empty()) {
+        Frame frame = std::move(handoff.front());
+        handoff.pop_front();
+        lock.unlock();
+        deliver(std::move(frame));
+        lock.lock();
+        continue;
       }
-      std::string body(static_cast<std::size_t>(length), '\0');
-      if (!read_exact(body.data(), body.size())) break;
-      std::function<void(Status, std::string)> done;
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        auto it = pending.find(call);
-        if (it == pending.end()) continue;  // failed already
-        done = std::move(it->second);
-        pending.erase(it);
+      if (!broken.ok()) return;
+      if (reading) {  // a waiting caller reads; it wakes this thread when it is done
+        turn_cv.wait(lock);
+        continue;
       }
-      if (code == 0)
-        done({}, std::move(body));
-      else
-        done(Status(static_cast<Code>(code), std::move(body)), {});
+      if (peer_closed || unwaited_pending()) {
+        reading = true;
+        lock.unlock();
+        Frame frame;
+        Status s = read_frame(&frame);
+        lock.lock();
+        reading = false;
+        if (!s.ok()) {
+          lock.unlock();
+          turn_cv.notify_all();
+          return fail_all(s);
+        }
+        const bool filled = fill_waited(frame);
+        const bool callers_wait = std::any_of(
+            pending.begin(), pending.end(), [](const auto& entry) { return entry.second.waited; });
+        lock.unlock();
+        if (filled || callers_wait) turn_cv.notify_all();  // its caller; or one may read next
+        if (!filled) deliver(std::move(frame));
+        lock.lock();
+        continue;
+      }
+      lock.unlock();
+      pollfd watch[2] = {{fd, POLLRDHUP, 0}, {wake_fd, POLLIN, 0}};
+      while (::poll(watch, 2, -1) < 0 && errno == EINTR) {
+      }
+      if (watch[1].revents & POLLIN) {
+        std::uint64_t count = 0;
+        [[maybe_unused]] auto n = ::read(wake_fd, &count, sizeof count);
+      }
+      // The server closed (or the connection broke): read what is left, then the end.
+      if (watch[0].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) peer_closed = true;
+      lock.lock();
     }
-    fail_all(unavailable(what + ": the step connection was closed by the server"));
+  }
+
+  /// Waits for call `call`'s reply (`slot`), reading the connection on this thread whenever
+  /// no one else reads: a reply read here for another call goes to the reader thread. Polls
+  /// while reading so that `deadline` (when the timer ends the call) is seen.
+  void wait_for(std::uint64_t call, const std::shared_ptr<WaitedCall>& slot,
+                std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock<std::mutex> lock(mu);
+    while (!slot->done) {
+      if (reading) {
+        turn_cv.wait(lock);
+        continue;
+      }
+      reading = true;
+      lock.unlock();
+      Frame frame;
+      Status s;
+      bool got = true;
+      if (unread_begin == unread_end && deadline != std::chrono::steady_clock::time_point::max()) {
+        // Without a deadline the read itself waits (fail_all's shutdown wakes it).
+        const int wait_ms = static_cast<int>(std::clamp<std::int64_t>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                  std::chrono::steady_clock::now())
+                    .count() +
+                1,
+            1, 1000));
+        pollfd pfd{fd, POLLIN, 0};
+        got = ::poll(&pfd, 1, wait_ms) != 0;  // errors: the read below says what broke
+      }
+      if (got) s = read_frame(&frame);
+      lock.lock();
+      reading = false;
+      if (!got) continue;  // the deadline: the timer ends the call
+      if (!s.ok()) {
+        lock.unlock();
+        turn_cv.notify_all();
+        fail_all(s);
+        lock.lock();
+        continue;
+      }
+      if (fill_waited(frame)) {
+        if (frame.call != call) {  // another waiting caller's
+          lock.unlock();
+          turn_cv.notify_all();
+          lock.lock();
+        }
+      } else if (pending.count(frame.call) > 0) {
+        handoff.push_back(std::move(frame));
+        lock.unlock();
+        // The reader thread delivers it, whether it is idle in its poll or waiting its turn.
+        wake_reader();
+        turn_cv.notify_all();
+        lock.lock();
+      }
+    }
+    // Calls still in flight: their callers, or the reader thread, read next (no system call
+    // when no one waits).
+    lock.unlock();
+    turn_cv.notify_all();
   }
 };
 
@@ -459,6 +633,8 @@ StepClient::StepClient(const std::string& host, std::uint16_t port, std::uint64_
   const auto started = std::chrono::steady_clock::now();
   impl_->token = token;
   impl_->what = std::move(what);
+  if (impl_->wake_fd < 0)
+    throw UnavailableError(unavailable(impl_->what + ": eventfd: " + std::strerror(errno)));
   std::error_code ec;
   auto address = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
   if (ec)
@@ -539,13 +715,48 @@ StepClient::~StepClient() {
 
 bool StepClient::run(const std::string& request, std::function<void(Status, std::string)> done,
                      std::chrono::steady_clock::time_point deadline, std::int64_t timeout_ms) {
-  if (request.size() > kStepMaxRequest) return false;  // the server would refuse it
+  return send(request, std::move(done), nullptr, deadline, timeout_ms).has_value();
+}
+
+std::shared_ptr<StepClient::WaitedCall> StepClient::send_waited(
+    const std::string& request, std::chrono::steady_clock::time_point deadline,
+    std::int64_t timeout_ms) {
+  auto slot = std::make_shared<WaitedCall>();
+  slot->deadline = deadline;
+  Impl* impl = impl_.get();  // alive while a call of its is pending
+  auto done = [impl, slot](Status s, std::string reply) {
+    {
+      std::lock_guard<std::mutex> lock(impl->mu);
+      slot->status = std::move(s);
+      slot->reply = std::move(reply);
+      slot->done = true;
+    }
+    impl->turn_cv.notify_all();
+  };
+  auto call = send(request, std::move(done), slot, deadline, timeout_ms);
+  if (!call) return nullptr;
+  slot->call = *call;
+  return slot;
+}
+
+std::pair<Status, std::string> StepClient::wait(const std::shared_ptr<WaitedCall>& call) {
+  impl_->wait_for(call->call, call, call->deadline);
+  return {std::move(call->status), std::move(call->reply)};
+}
+
+std::optional<std::uint64_t> StepClient::send(const std::string& request,
+                                              std::function<void(Status, std::string)> done,
+                                              std::shared_ptr<WaitedCall> waited,
+                                              std::chrono::steady_clock::time_point deadline,
+                                              std::int64_t timeout_ms) {
+  if (request.size() > kStepMaxRequest) return std::nullopt;  // the server would refuse it
+  const bool unwaited = waited == nullptr;
   std::uint64_t call = 0;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    if (!impl_->broken.ok()) return false;
+    if (!impl_->broken.ok()) return std::nullopt;
     call = impl_->next_call++;
-    impl_->pending.emplace(call, std::move(done));
+    impl_->pending.emplace(call, Impl::Pending{std::move(done), std::move(waited)});
     if (deadline != std::chrono::steady_clock::time_point::max()) {
       const bool earliest = impl_->deadlines.empty() || deadline < impl_->deadlines.begin()->first;
       impl_->deadlines.emplace(deadline, std::make_pair(call, timeout_ms));
@@ -555,6 +766,8 @@ bool StepClient::run(const std::string& request, std::function<void(Status, std:
         impl_->timer_cv.notify_one();
     }
   }
+  // A call no thread waits for: the reader thread reads its reply.
+  if (unwaited) impl_->wake_reader();
   char header[32];
   std::memcpy(header, kMagic, sizeof kMagic);
   put_u64(header + 8, call);
@@ -591,11 +804,12 @@ bool StepClient::run(const std::string& request, std::function<void(Status, std:
         mine = impl_->pending.erase(call) > 0;
       }
       impl_->fail_all(unavailable(impl_->what + ": sending the step failed: " + why));
-      return !mine;
+      if (mine) return std::nullopt;
+      return call;
     }
     skip += static_cast<std::size_t>(k);
   }
-  return true;
+  return call;
 }
 
 void StepClient::fail_all(const Status& why) { impl_->fail_all(why); }

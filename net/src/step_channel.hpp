@@ -4,7 +4,8 @@
 // client's proxy actor, both middleman multiplexer threads and the master actor (about 100 µs
 // on loopback); over the step channel the client's thread writes the run request straight
 // to a TCP connection, the server's Asio thread starts the step on the served session, and
-// the reply comes back on the same connection to the client's reader thread. Sessions are
+// the reply comes back on the same connection, read by the thread waiting for it (`wait`)
+// or, for a step no thread waits for, by the client's reader thread. Sessions are
 // still opened, closed and monitored over CAF (which also detects a dead or frozen server);
 // only `master_run` requests take this path. Plain TCP: servers with TLS do not offer it.
 //
@@ -28,7 +29,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "actorflow/ops/status.hpp"
 #include "refusals.hpp"
@@ -74,7 +77,8 @@ class StepServer {
   std::shared_ptr<Impl> impl_;
 };
 
-/// The client side for one session: one connection, a reader thread for the replies.
+/// The client side for one session: one connection; replies are read by the thread that
+/// waits for them (`send_waited` + `wait`) or by a reader thread (`run`), one at a time.
 class StepClient {
  public:
   /// Connects to `host`:`port` and waits for the server to answer the hello (both within
@@ -97,6 +101,27 @@ class StepClient {
       const std::string& request, std::function<void(Status, std::string)> done,
       std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max(),
       std::int64_t timeout_ms = 0);
+  /// A call whose caller's thread waits for its reply (`send_waited`, then `wait`).
+  struct WaitedCall {
+    std::uint64_t call = 0;
+    std::chrono::steady_clock::time_point deadline;
+    bool done = false;  ///< these three are guarded by the client's lock
+    Status status;
+    std::string reply;
+  };
+  /// As `run`, for a caller that will do nothing but `wait` for the reply: null when the
+  /// request was not sent (run it another way). Sends on the calling thread, under whatever
+  /// lock the caller holds to keep its requests in order; release it before `wait`.
+  std::shared_ptr<WaitedCall> send_waited(
+      const std::string& request,
+      std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max(),
+      std::int64_t timeout_ms = 0);
+  /// Waits for `call`'s reply: the reply body, or the server's error, DeadlineExceeded at its
+  /// deadline, or the error that broke the connection. The calling thread reads the
+  /// connection itself while no other thread does (no hand-off from the reader thread, one
+  /// wake-up fewer); replies it reads for other calls go to the reader thread, which calls
+  /// their `done`. Once per call.
+  std::pair<Status, std::string> wait(const std::shared_ptr<WaitedCall>& call);
   /// Fails every call in flight with `why` and closes the connection (the server went
   /// away, as CAF's monitoring found). Later calls fail with `why` too.
   void fail_all(const Status& why);
@@ -105,6 +130,13 @@ class StepClient {
 
  private:
   struct Impl;
+  /// Registers a call (`waited`: the slot of a caller that waits in `wait`; null when none
+  /// does) and sends it: its id, or none when it was not sent.
+  std::optional<std::uint64_t> send(const std::string& request,
+                                    std::function<void(Status, std::string)> done,
+                                    std::shared_ptr<WaitedCall> waited,
+                                    std::chrono::steady_clock::time_point deadline,
+                                    std::int64_t timeout_ms);
   std::shared_ptr<Impl> impl_;
 };
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 
+#include "actorflow/actors/detail/caller_waits.hpp"
 #include "actorflow/actors/message_types.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
@@ -401,6 +402,7 @@ class WireMasterClient final : public MasterClient {
   caf::actor server() const override { return link_->server(); }
 
   void start(ClientStep step, GraphDeltas& deltas, std::unique_lock<std::mutex>& lock) override {
+    const bool waits = detail::take_caller_waits();
     auto call = std::make_shared<RemoteCall>();
     call->timeout = std::chrono::milliseconds(step.timeout_ms);
     if (const auto losses = link_->losses(); losses != seen_losses_) {
@@ -435,11 +437,21 @@ class WireMasterClient final : public MasterClient {
                                                       std::chrono::milliseconds(step.timeout_ms) +
                                                       kClientDeadlineGrace
                                                 : std::chrono::steady_clock::time_point::max();
-      if (channel->run(
-              call->request,
-              [call](Status s, std::string reply) { call->finish(std::move(s), std::move(reply)); },
-              deadline, step.timeout_ms))
+      if (waits) {
+        // The caller's thread waits for this step: it reads the reply itself.
+        if (auto waited = channel->send_waited(call->request, deadline, step.timeout_ms)) {
+          lock.unlock();
+          auto [s, reply] = channel->wait(waited);
+          return call->finish(std::move(s), std::move(reply));
+        }
+      } else if (channel->run(
+                     call->request,
+                     [call](Status s, std::string reply) {
+                       call->finish(std::move(s), std::move(reply));
+                     },
+                     deadline, step.timeout_ms)) {
         return;
+      }
     }
     caf::anon_send(proxy_, net::master_call_atom::value, call);
   }

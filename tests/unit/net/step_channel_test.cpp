@@ -3,7 +3,8 @@
 // code; garbage, a bad magic or an oversized length closes only that connection; a stopped
 // server and fail_all end the calls in flight with Unavailable / the given reason; a client
 // the server does not take (unknown token, never accepted) fails at connect, and a request
-// it cannot send goes back to its caller (who runs it over CAF).
+// it cannot send goes back to its caller (who runs it over CAF); a caller waiting for its
+// reply reads it itself and hands the replies of others to the reader thread.
 #include "../../../net/src/step_channel.hpp"
 
 #include <actorflow/actorflow.hpp>
@@ -250,6 +251,98 @@ BOOST_AUTO_TEST_CASE(fail_all_ends_the_calls_in_flight_with_its_reason,
   echo.release();
   BOOST_CHECK_THROW(af::net::StepClient("127.0.0.1", 1, kToken, "nobody", 1s),
                     af::UnavailableError);
+}
+
+BOOST_AUTO_TEST_CASE(a_waiting_caller_reads_its_reply_and_hands_the_others_on,
+                     *boost::unit_test::timeout(30)) {
+  EchoHandler echo;
+  af::net::StepServer server("127.0.0.1", "test server", echo.handler());
+  af::net::StepClient client("127.0.0.1", server.port(), kToken, "test session");
+  // Alone: the reply, and a server error with its code.
+  auto waited = client.send_waited("alone");
+  BOOST_TEST_REQUIRE(waited != nullptr);
+  auto [status, reply] = client.wait(waited);
+  BOOST_TEST(status.ok());
+  BOOST_TEST(reply == "echo:alone");
+  auto failed = client.wait(client.send_waited("fail"));
+  BOOST_TEST(failed.first.code() == af::Code::invalid_argument);
+  BOOST_TEST(failed.first.message() == "bad step");
+  // Calls no one waits for, sent while a caller waits (and reads): their replies come
+  // while its own is held, it reads them and the reader thread calls their `done` at once.
+  auto mine = client.send_waited("late-mine");
+  BOOST_TEST_REQUIRE(mine != nullptr);
+  std::promise<std::pair<af::Status, std::string>> got;
+  std::thread waiter([&] { got.set_value(client.wait(mine)); });
+  std::this_thread::sleep_for(50ms);  // the waiter is reading by now (either way is correct)
+  for (const std::string name : {"quick-1", "quick-2"}) {
+    std::promise<std::string> done;
+    BOOST_TEST_REQUIRE(client.run(
+        name, [&](af::Status s, std::string r) { done.set_value(s.ok() ? r : s.message()); }));
+    auto f = done.get_future();
+    BOOST_REQUIRE(f.wait_for(10s) == std::future_status::ready);
+    BOOST_TEST(f.get() == "echo:" + name);
+  }
+  // Other waiting callers, answered while the first still waits (and reads), end too: none
+  // is left reading for a reply that another thread has already read.
+  for (int i = 0; i < 300; ++i) {
+    const std::string name = "second-" + std::to_string(i);
+    BOOST_TEST_REQUIRE(client.wait(client.send_waited(name)).second == "echo:" + name);
+  }
+  auto mine_reply = got.get_future();
+  BOOST_TEST((mine_reply.wait_for(100ms) == std::future_status::timeout));  // still held
+  for (int i = 0; i < 500 && echo.held_count() < 1; ++i) std::this_thread::sleep_for(10ms);
+  echo.release();
+  BOOST_REQUIRE(mine_reply.wait_for(10s) == std::future_status::ready);
+  waiter.join();
+  const auto [mine_status, mine_body] = mine_reply.get();
+  BOOST_TEST(mine_status.ok());
+  BOOST_TEST(mine_body == "echo:late-mine");
+  // And the connection goes on serving both kinds.
+  BOOST_TEST(run(client, "after").second == "echo:after");
+  BOOST_TEST(client.wait(client.send_waited("after-waited")).second == "echo:after-waited");
+}
+
+BOOST_AUTO_TEST_CASE(a_waiting_caller_gets_deadline_exceeded_or_the_broken_connection,
+                     *boost::unit_test::timeout(30)) {
+  EchoHandler echo;
+  auto server = std::make_unique<af::net::StepServer>("127.0.0.1", "test server", echo.handler());
+  af::net::StepClient client("127.0.0.1", server->port(), kToken, "test session");
+  // Never answered: DeadlineExceeded by the deadline, while this thread reads.
+  const auto start = std::chrono::steady_clock::now();
+  auto timed = client.send_waited("late-never", start + 300ms, 300);
+  BOOST_TEST_REQUIRE(timed != nullptr);
+  auto [status, reply] = client.wait(timed);
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  BOOST_TEST(status.code() == af::Code::deadline_exceeded, status.message());
+  BOOST_TEST(status.message().find("300 ms") != std::string::npos);
+  BOOST_TEST(took >= 290);
+  BOOST_TEST(took < 5000);
+  // A waiting caller whose server stops: Unavailable, and later calls are not sent.
+  auto pending = client.send_waited("late-too");
+  BOOST_TEST_REQUIRE(pending != nullptr);
+  std::thread stopper([&] {
+    for (int i = 0; i < 500 && echo.held_count() < 2; ++i) std::this_thread::sleep_for(10ms);
+    server->stop();
+  });
+  auto broken = client.wait(pending);
+  stopper.join();
+  BOOST_TEST(broken.first.code() == af::Code::unavailable, broken.first.message());
+  BOOST_TEST(!client.usable());
+  BOOST_TEST(client.send_waited("after") == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(an_idle_client_sees_the_server_close_the_connection,
+                     *boost::unit_test::timeout(30)) {
+  // No call in flight and no one reading: the reader thread still notices the close.
+  EchoHandler echo;
+  auto server = std::make_unique<af::net::StepServer>("127.0.0.1", "test server", echo.handler());
+  af::net::StepClient client("127.0.0.1", server->port(), kToken, "test session");
+  BOOST_TEST(client.wait(client.send_waited("one")).second == "echo:one");
+  server->stop();
+  for (int i = 0; i < 500 && client.usable(); ++i) std::this_thread::sleep_for(10ms);
+  BOOST_TEST(!client.usable());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
