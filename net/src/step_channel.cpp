@@ -567,11 +567,12 @@ struct StepClient::Impl {
     }
   }
 
-  /// Waits for call `call`'s reply (`slot`), reading the connection on this thread whenever
+  /// Waits for `slot`'s reply, reading the connection on this thread whenever
   /// no one else reads: a reply read here for another call goes to the reader thread. Polls
-  /// while reading so that `deadline` (when the timer ends the call) is seen.
-  void wait_for(std::uint64_t call, const std::shared_ptr<WaitedCall>& slot,
-                std::chrono::steady_clock::time_point deadline) {
+  /// while reading so that its deadline (when the timer ends the call) is seen.
+  void wait_for(const std::shared_ptr<WaitedCall>& slot) {
+    const std::uint64_t call = slot->call;
+    const auto deadline = slot->deadline;
     std::unique_lock<std::mutex> lock(mu);
     while (!slot->done) {
       if (reading) {
@@ -740,7 +741,7 @@ std::shared_ptr<StepClient::WaitedCall> StepClient::send_waited(
 }
 
 std::pair<Status, std::string> StepClient::wait(const std::shared_ptr<WaitedCall>& call) {
-  impl_->wait_for(call->call, call, call->deadline);
+  impl_->wait_for(call);
   return {std::move(call->status), std::move(call->reply)};
 }
 
