@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what actorflow needs from Debian's packages (idempotent; run as root or via sudo).
 set -euo pipefail
-packages=(build-essential cmake pkg-config ccache git
+packages=(build-essential cmake pkg-config ccache lld git
           libcaf-dev libasio-dev libboost-test-dev nlohmann-json3-dev libeigen3-dev
           libopenblas-dev libdnnl2 zlib1g-dev libssl-dev libleveldb-dev libcli11-dev
           libprotobuf-dev protobuf-compiler clang-format libfarmhash-dev
