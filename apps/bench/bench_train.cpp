@@ -138,6 +138,122 @@ struct HandStep {
   }
 };
 
+// T85's step written by hand: the MLP 784-256-128-10 (ReLU), softmax cross-entropy and
+// TensorFlow's Adam (lr 1e-3, beta1 0.9, beta2 0.999, epsilon 1e-8), the products through
+// `gemm`. It bounds what any framework's step can take on this core: T85's floor.
+struct HandAdamStep {
+  static constexpr int kLayers = 3;
+  static constexpr int kSizes[kLayers + 1] = {784, 256, 128, 10};
+  static constexpr float kBeta1 = 0.9f, kBeta2 = 0.999f, kEpsilon = 1e-8f;
+  SgemmFn gemm;
+  std::vector<float> w[kLayers], b[kLayers], mw[kLayers], vw[kLayers], mb[kLayers], vb[kLayers];
+  std::vector<float> act[kLayers], grad[kLayers], dw[kLayers], db[kLayers];
+  std::int64_t t = 0;
+  HandAdamStep(std::mt19937& rng, SgemmFn g) : gemm(g) {
+    for (int l = 0; l < kLayers; ++l) {
+      const int in = kSizes[l], out = kSizes[l + 1];
+      const auto n = static_cast<std::size_t>(out);
+      w[l] = glorot(rng, in, out);
+      b[l].assign(n, 0.0f);
+      mw[l].assign(w[l].size(), 0.0f);
+      vw[l].assign(w[l].size(), 0.0f);
+      mb[l].assign(n, 0.0f);
+      vb[l].assign(n, 0.0f);
+      act[l].assign(kBatch * n, 0.0f);
+      grad[l].assign(kBatch * n, 0.0f);
+      dw[l].assign(w[l].size(), 0.0f);
+      db[l].assign(n, 0.0f);
+    }
+  }
+  static void adam(std::vector<float>& p, std::vector<float>& m, std::vector<float>& v,
+                   const std::vector<float>& g, float lr_t) {
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      return adam_avx2(p.data(), m.data(), v.data(), g.data(), p.size(), lr_t);
+    adam_tail(p.data(), m.data(), v.data(), g.data(), 0, p.size(), lr_t);
+  }
+  static void adam_tail(float* p, float* m, float* v, const float* g, std::size_t from,
+                        std::size_t n, float lr_t) {
+    for (std::size_t i = from; i < n; ++i) {
+      m[i] += (g[i] - m[i]) * (1 - kBeta1);
+      v[i] += (g[i] * g[i] - v[i]) * (1 - kBeta2);
+      p[i] -= lr_t * m[i] / (std::sqrt(v[i]) + kEpsilon);
+    }
+  }
+  // Eight lanes at a time (std::sqrt's errno keeps GCC from vectorising the scalar loop).
+  __attribute__((target("avx2,fma"))) static void adam_avx2(float* p, float* m, float* v,
+                                                            const float* g, std::size_t n,
+                                                            float lr_t) {
+    const __m256 a1 = _mm256_set1_ps(1 - kBeta1), a2 = _mm256_set1_ps(1 - kBeta2);
+    const __m256 eps = _mm256_set1_ps(kEpsilon), lr = _mm256_set1_ps(lr_t);
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      const __m256 gi = _mm256_loadu_ps(g + i);
+      __m256 mi = _mm256_loadu_ps(m + i), vi = _mm256_loadu_ps(v + i);
+      mi = _mm256_fmadd_ps(_mm256_sub_ps(gi, mi), a1, mi);
+      vi = _mm256_fmadd_ps(_mm256_sub_ps(_mm256_mul_ps(gi, gi), vi), a2, vi);
+      _mm256_storeu_ps(m + i, mi);
+      _mm256_storeu_ps(v + i, vi);
+      const __m256 step =
+          _mm256_div_ps(_mm256_mul_ps(lr, mi), _mm256_add_ps(_mm256_sqrt_ps(vi), eps));
+      _mm256_storeu_ps(p + i, _mm256_sub_ps(_mm256_loadu_ps(p + i), step));
+    }
+    adam_tail(p, m, v, g, i, n, lr_t);
+  }
+  void run(const Batch& batch) {
+    const float* in = batch.x.data();
+    for (int l = 0; l < kLayers; ++l) {
+      const int k = kSizes[l], n = kSizes[l + 1];
+      float* out = act[l].data();
+      for (int i = 0; i < kBatch; ++i) std::copy(b[l].begin(), b[l].end(), out + i * n);
+      gemm(false, false, kBatch, n, k, 1.0f, in, k, w[l].data(), n, 1.0f, out, n);
+      if (l + 1 < kLayers)
+        for (auto& v : act[l]) v = std::max(v, 0.0f);
+      in = out;
+    }
+    float* d = grad[kLayers - 1].data();
+    for (int i = 0; i < kBatch; ++i) {
+      const float* l = act[kLayers - 1].data() + i * kClasses;
+      float* g = d + i * kClasses;
+      const float m = *std::max_element(l, l + kClasses);
+      float sum = 0;
+      for (int c = 0; c < kClasses; ++c) sum += std::exp(l[c] - m);
+      for (int c = 0; c < kClasses; ++c)
+        g[c] =
+            (std::exp(l[c] - m) / sum - (c == batch.y[static_cast<std::size_t>(i)] ? 1.0f : 0.0f)) /
+            kBatch;
+    }
+    for (int l = kLayers - 1; l >= 0; --l) {
+      const int k = kSizes[l], n = kSizes[l + 1];
+      const float* x = l == 0 ? batch.x.data() : act[l - 1].data();
+      gemm(true, false, k, n, kBatch, 1.0f, x, k, grad[l].data(), n, 0.0f, dw[l].data(), n);
+      std::fill(db[l].begin(), db[l].end(), 0.0f);
+      for (int i = 0; i < kBatch; ++i)
+        for (int j = 0; j < n; ++j)
+          db[l][static_cast<std::size_t>(j)] += grad[l][static_cast<std::size_t>(i * n + j)];
+      if (l == 0) break;
+      gemm(false, true, kBatch, k, n, 1.0f, grad[l].data(), n, w[l].data(), n, 0.0f,
+           grad[l - 1].data(), k);
+      for (std::size_t i = 0; i < grad[l - 1].size(); ++i)
+        if (act[l - 1][i] <= 0.0f) grad[l - 1][i] = 0.0f;
+    }
+    ++t;
+    const float lr_t = 1e-3f * std::sqrt(1.0f - std::pow(kBeta2, static_cast<float>(t))) /
+                       (1.0f - std::pow(kBeta1, static_cast<float>(t)));
+    for (int l = 0; l < kLayers; ++l) {
+      adam(w[l], mw[l], vw[l], dw[l], lr_t);
+      adam(b[l], mb[l], vb[l], db[l], lr_t);
+    }
+  }
+  /// Multiply-adds of the products, times 2: forward, weight gradients, and the input
+  /// gradients of every layer but the first.
+  static double flops() {
+    double f = 0;
+    for (int l = 0; l < kLayers; ++l)
+      f += 2.0 * kBatch * kSizes[l] * kSizes[l + 1] * (l == 0 ? 2 : 3);
+    return f;
+  }
+};
+
 // One core's float32 multiply-add peak: 12 independent FMA chains (enough to fill both FMA
 // pipes), AVX-512 where the CPU has it, else AVX2; GFLOP/s, the best of 5 runs. (Written out
 // per instruction set: lambdas would not inherit the function's target.)
@@ -347,6 +463,60 @@ void bench_p6(bool quick) {
         fixed(flops / peak / 1e3, 1).c_str());
 }
 
+namespace {
+
+// T85's floor on this core: the hand-written Adam step on oneDNN (1 thread, the process
+// already pinned). A block of its steps runs after each seed's training, so each seed's
+// ms/step pairs with the floor's of the same minute; the VM's speed drifts more than that.
+class T85Floor {
+ public:
+  explicit T85Floor(bool quick) : quick_(quick) {
+    if (dnnl_sgemm_fn() == nullptr) return;
+    set_dnnl_threads(1);
+    std::mt19937 rng(7);
+    for (int i = 0; i < 8; ++i) batches_.push_back(random_batch(rng));
+    hand_ = std::make_unique<HandAdamStep>(rng, onednn_sgemm);
+    for (int i = 0; i < 50; ++i) step(i);
+  }
+  bool enabled() const { return hand_ != nullptr; }
+  /// ms per step of one block.
+  double block() {
+    set_dnnl_threads(1);
+    return time_steps([this](int i) { step(i); }, quick_ ? 50 : 200, 1) / 1e3;
+  }
+  /// Prints the floor beside the seeds' ms/step (paired) and records it.
+  void report(const std::vector<double>& ours_ms, const std::vector<double>& floor_ms,
+              double steps) {
+    const double peak = core_fma_peak_gflops();
+    const double fma_ms = peak > 0 ? HandAdamStep::flops() / peak / 1e6 : 0;
+    auto per_second = [](const std::vector<double>& ms) {
+      std::vector<double> out;
+      for (double m : ms) out.push_back(1e3 / m);
+      return out;
+    };
+    const auto ratio = record({"T85-step", "T85 training step, fed from memory, 1 thread",
+                               "steps/s", per_second(ours_ms), per_second(floor_ms),
+                               "hand-written Adam step on oneDNN (the floor)", ""});
+    std::printf(
+        "T85 floor: the hand-written Adam step of the same MLP on oneDNN, 1 thread, median %s "
+        "ms/step over the blocks after each seed; the session's step runs at %s of it; the "
+        "step's %s MFLOP of products at the core's FMA peak (%s GFLOP/s) take %s ms; at the "
+        "median's %.0f steps the floor is %s s (the FMA bound %s s)\n",
+        fixed(median_of(floor_ms), 3).c_str(), ratio_text(ratio).c_str(),
+        fixed(HandAdamStep::flops() / 1e6, 1).c_str(), fixed(peak, 1).c_str(),
+        fixed(fma_ms, 3).c_str(), steps, fixed(median_of(floor_ms) * steps / 1e3, 2).c_str(),
+        fixed(fma_ms * steps / 1e3, 2).c_str());
+  }
+
+ private:
+  void step(int i) { hand_->run(batches_[static_cast<std::size_t>(i) % batches_.size()]); }
+  bool quick_;
+  std::vector<Batch> batches_;
+  std::unique_ptr<HandAdamStep> hand_;
+};
+
+}  // namespace
+
 void bench_time_to_accuracy(bool quick) {
   const std::string data = "/usr/share/datasets/fashion-mnist";
   if (!std::filesystem::exists(data + "/train-images-idx3-ubyte.gz")) {
@@ -357,8 +527,9 @@ void bench_time_to_accuracy(bool quick) {
   // actors and shuffle queue. 7 seeds, each shown with its steps (a lucky initialisation
   // cannot carry the median); the process pinned to one CPU, as the peers' runs are.
   PinnedProcess pin(1);
+  T85Floor floor(quick);
   for (bool from_memory : {true, false}) {
-    std::vector<double> seconds, steps;
+    std::vector<double> seconds, steps, ours_ms, floor_ms;
     std::string per_seed;
     for (std::int64_t seed = 1; seed <= (quick ? 1 : 7); ++seed) {
       apps::TrainOptions o;
@@ -385,6 +556,12 @@ void bench_time_to_accuracy(bool quick) {
                         static_cast<double>(std::max<std::int64_t>(1, report.global_step))
                   : 0.0);
       per_seed += buf;
+      if (from_memory && reached && floor.enabled()) {
+        ours_ms.push_back(1e3 * report.seconds_to_target /
+                          static_cast<double>(std::max<std::int64_t>(1, report.global_step)));
+        floor_ms.push_back(floor.block());
+        per_seed += " (floor, the block after it: " + fixed(floor_ms.back(), 2) + " ms/step)";
+      }
     }
     const std::string mode = from_memory ? "memory" : "readers";
     record({"T85-" + mode,
@@ -408,6 +585,7 @@ void bench_time_to_accuracy(bool quick) {
         pin.cpus().c_str(),
         median_of(seconds) < 1e9 ? (fixed(median_of(seconds), 2) + " s").c_str() : "not reached",
         median_of(steps), seconds.size(), per_seed.c_str());
+    if (from_memory && floor.enabled()) floor.report(ours_ms, floor_ms, median_of(steps));
   }
 }
 
