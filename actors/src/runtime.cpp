@@ -1,6 +1,8 @@
 #include "actorflow/actors/runtime.hpp"
 
 #define EIGEN_USE_THREADS
+#include <sched.h>
+
 #include <algorithm>
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -20,18 +22,35 @@ int resolve_thread_count(int requested) {
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
+namespace {
+
+/// Whether idle pool threads may spin before they sleep: not when the process may run on
+/// one CPU only (pinned, as T85 and its peers are), where a spinning thread holds the very
+/// CPU the thread with the work is waiting for (Eigen spins 5,000 steal attempts each time
+/// its queue empties: 8% of a pinned training step's samples).
+bool pools_may_spin() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return true;
+  return CPU_COUNT(&set) > 1;
+}
+
+}  // namespace
+
 struct ThreadPools::Impl {
   Eigen::ThreadPool inter;
   Eigen::ThreadPool intra;
   Eigen::ThreadPoolDevice intra_device;
-  Impl(int inter_threads, int intra_threads)
-      : inter(inter_threads), intra(intra_threads), intra_device(&intra, intra_threads) {}
+  Impl(int inter_threads, int intra_threads, bool spin)
+      : inter(inter_threads, spin),
+        intra(intra_threads, spin),
+        intra_device(&intra, intra_threads) {}
 };
 
 ThreadPools::ThreadPools(int inter_op_threads, int intra_op_threads)
     : inter_threads_(resolve_thread_count(inter_op_threads)),
       intra_threads_(resolve_thread_count(intra_op_threads)) {
-  impl_ = std::make_unique<Impl>(inter_threads_, intra_threads_);
+  impl_ = std::make_unique<Impl>(inter_threads_, intra_threads_, pools_may_spin());
 }
 
 ThreadPools::~ThreadPools() {
