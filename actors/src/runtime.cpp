@@ -17,25 +17,31 @@
 
 namespace af {
 
-int resolve_thread_count(int requested) {
-  if (requested > 0) return requested;
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-}
-
 namespace {
+
+/// The CPUs this process may run on (its affinity mask), 0 where the mask cannot be read.
+int schedulable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  return CPU_COUNT(&set);
+}
 
 /// Whether idle pool threads may spin before they sleep: not when the process may run on
 /// one CPU only (pinned, as T85 and its peers are), where a spinning thread holds the very
 /// CPU the thread with the work is waiting for (Eigen spins 5,000 steal attempts each time
 /// its queue empties: 8% of a pinned training step's samples).
-bool pools_may_spin() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return true;
-  return CPU_COUNT(&set) > 1;
-}
+bool pools_may_spin() { return schedulable_cpus() != 1; }
 
 }  // namespace
+
+int resolve_thread_count(int requested) {
+  if (requested > 0) return requested;
+  // As TensorFlow's port::MaxParallelism() counts them: a process pinned to one CPU gets
+  // pools of one thread, not one per core of the machine.
+  if (const int cpus = schedulable_cpus(); cpus > 0) return cpus;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
 
 struct ThreadPools::Impl {
   Eigen::ThreadPool inter;

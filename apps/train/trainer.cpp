@@ -67,9 +67,14 @@ std::pair<Tensor, Tensor> load_split(const IdxFiles& files, std::int64_t count) 
   Graph g;
   auto [images, labels] = read_idx(g, files, count, 1);
   // Reading is host work: the loader's session opens no GPU (a first session that did would
-  // reserve the GPU's memory for the process, and a CPU-only task would hold it idle).
+  // reserve the GPU's memory for the process, and a CPU-only task would hold it idle), and it
+  // has thread pools of its own: as the process's first session it would otherwise size the
+  // shared pools every later session uses (one per core), whatever the training session asks
+  // (`--threads 1` trained on two intra-op threads, and two OpenMP threads fought over T85's
+  // one pinned CPU).
   SessionConfig config;
   config.device_count["GPU"] = 0;
+  config.use_per_session_threads = true;
   Session sess(g, "", config);
   sess.run(g.local_variables_initializer());
   Coordinator coord;

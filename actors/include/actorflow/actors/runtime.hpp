@@ -57,7 +57,9 @@ struct RuntimeOptions {
 /// The inter-op and intra-op thread pools of a device (TensorFlow's session thread pools).
 class ThreadPools {
  public:
-  /// Starts both pools; a count <= 0 means the number of cores.
+  /// Starts both pools; a count <= 0 means the CPUs this process may run on
+  /// (resolve_thread_count). Idle threads spin a while before they sleep, unless the
+  /// process may run on one CPU only.
   ThreadPools(int inter_op_threads, int intra_op_threads);
   /// Joins the pools' threads (work already scheduled runs first, as Eigen's pool does).
   /// Run on one of those threads (the last owner was a closure on the pool), it leaves the
@@ -167,7 +169,9 @@ class Runtime {
   static std::int64_t random_step_id_base();
 };
 
-/// Resolves a thread count: `requested` if positive, else the number of cores.
+/// Resolves a thread count: `requested` if positive, else the number of CPUs this process
+/// may run on (its affinity mask, as TensorFlow counts them; the machine's cores where the
+/// mask cannot be read).
 int resolve_thread_count(int requested);
 
 }  // namespace af
