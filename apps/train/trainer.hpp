@@ -29,7 +29,7 @@ struct TrainOptions {
   std::int64_t max_steps = 0;
   /// Training examples used per epoch (0: all 60000); the first ones of the file.
   std::int64_t train_examples = 0;
-  /// Threads of the session's pools (0: one per core).
+  /// Threads of the session's pools (0: one per CPU this process may run on).
   int threads = 0;
   std::int64_t seed = 42;
   /// Print a progress bar per epoch.

@@ -44,9 +44,9 @@ struct SessionConfig {
   bool log_device_placement = false;
   /// Fall back to another device when a pinned device has no kernel for a node.
   bool allow_soft_placement = false;
-  /// Threads of the inter-op pool (0 = number of cores).
+  /// Threads of the inter-op pool (0 = the CPUs this process may run on).
   int inter_op_parallelism_threads = 0;
-  /// Threads of the intra-op pool (0 = number of cores).
+  /// Threads of the intra-op pool (0 = the CPUs this process may run on).
   int intra_op_parallelism_threads = 0;
   /// Give this session pools of its own instead of the process-wide ones.
   bool use_per_session_threads = false;
