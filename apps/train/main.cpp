@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
   cli.add_option("--train-examples", o.train_examples,
                  "training examples per epoch, the file's first (0: all 60000)")
       ->check(af::apps::integer_in(0));
-  cli.add_option("--threads", o.threads, "threads of the session's pools (0: one per CPU the process may run on)")
+  cli.add_option("--threads", o.threads,
+                 "threads of the session's pools (0: one per CPU the process may run on)")
       ->check(af::apps::integer_in(0));
   cli.add_option("--data-dir", o.data_dir, "the gzip IDX files");
   cli.add_option("--device", o.device,
