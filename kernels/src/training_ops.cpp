@@ -110,7 +110,7 @@ class ApplyOp : public OpKernel {
     const Index n = grad.num_elements();
     Eigen::ThreadPoolDevice* device = ctx.eigen_device;
     if (device == nullptr || ctx.intra_op_threads < 2 || n < kParallelElements) {
-      compute_update(in, out, s, g, n);
+      compute_update(in, out, s, g, 0, n);
     } else {
       // Over the intra-op pool in blocks of whole cache lines: every block starts 64-byte
       // aligned, so Eigen computes each element in the same (packet or scalar) form as one
@@ -120,26 +120,21 @@ class ApplyOp : public OpKernel {
                                      4.0 * static_cast<double>(out.size()));
       device->parallelFor(
           n, cost, [](Eigen::Index b) { return (b + 15) / 16 * 16; },
-          [&](Eigen::Index b, Eigen::Index e) {
-            std::vector<const T*> in_b(in.size());
-            std::vector<T*> out_b(out.size());
-            for (std::size_t i = 0; i < in.size(); ++i) in_b[i] = in[i] + b;
-            for (std::size_t i = 0; i < out.size(); ++i) out_b[i] = out[i] + b;
-            compute_update(in_b, out_b, s, g + b, static_cast<Index>(e - b));
-          });
+          [&](Eigen::Index b, Eigen::Index e) { compute_update(in, out, s, g, b, e); });
     }
     if (!in_place)
       for (std::size_t i = 0; i < values.size(); ++i) *values[i] = std::move(fresh[i]);
     return {};
   }
 
-  // Block by block, each block's slots and variable updated while its cache lines are still
-  // in L1: one pass over the arrays instead of one per slot. Blocks are whole cache lines, so
-  // every element takes the same (packet or scalar) form as in one pass over all of them.
+  // The updates of elements [from, to), block by block, each block's slots and variable
+  // updated while its cache lines are still in L1: one pass over the arrays instead of one
+  // per slot. `from` and the blocks are whole cache lines, so every element takes the same
+  // (packet or scalar) form as in one pass over all of them.
   void compute_update(const std::vector<const T*>& in, const std::vector<T*>& out,
-                      const std::vector<T>& s, const T* g, Index n) const {
-    for (Index b = 0; b < n; b += kCacheBlock)
-      compute_block(in, out, s, g, b, std::min<Index>(kCacheBlock, n - b));
+                      const std::vector<T>& s, const T* g, Index from, Index to) const {
+    for (Index b = from; b < to; b += kCacheBlock)
+      compute_block(in, out, s, g, b, std::min<Index>(kCacheBlock, to - b));
   }
 
   // The updates of elements [at, at + n) as Eigen array expressions (vectorised, sqrt
