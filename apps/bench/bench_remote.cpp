@@ -173,7 +173,8 @@ bool start_child(Child& child, const char* self_exe) {
 
 }  // namespace
 
-void bench_remote(bool quick, const char* self_exe) {
+/// P5 when `p5`, P4 when `p4`, against one server process.
+void bench_remote(bool quick, const char* self_exe, bool p4, bool p5) {
   Child child;
   if (!start_child(child, self_exe)) {
     std::printf("P4/P5: cannot start the server process\n");
@@ -191,7 +192,7 @@ void bench_remote(bool quick, const char* self_exe) {
   const int runs = 5;
 
   // -- P5: scalar round trip ---------------------------------------------------------------
-  {
+  if (p5) {
     Graph g;
     auto v = g.variable(1.0f, {.name = "p5_scalar"});
     Session sess(g, target);
@@ -226,7 +227,7 @@ void bench_remote(bool quick, const char* self_exe) {
 
   // -- P4: tensor fetch ----------------------------------------------------------------------
   for (std::int64_t mib : {4, 64, 256}) {
-    if (quick && mib > 64) break;
+    if (!p4 || (quick && mib > 64)) break;
     const std::int64_t n = mib * (1 << 20) / 4;
     Graph g;
     auto v = g.variable(fill(g.constant(Tensor::from_vector<std::int64_t>({n})), g.constant(1.5f)),

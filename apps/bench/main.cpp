@@ -263,7 +263,7 @@ void bench_p2_pipelined(bool quick);
 void bench_p2_self(bool quick);
 void bench_p8(bool quick, const char* self_exe);
 int p8_child(int argc, char** argv);
-void bench_remote(bool quick, const char* self_exe);
+void bench_remote(bool quick, const char* self_exe, bool p4, bool p5);
 int remote_child();
 void bench_null_step(bool quick, const char* self_exe);
 void bench_remote_feed(bool quick, const char* self_exe);
@@ -343,7 +343,7 @@ int main(int argc, char** argv) {
   if (which == "all" || which == "p3") af::bench::bench_p3(quick);
   if (which == "all" || which == "p8") af::bench::bench_p8(quick, "/proc/self/exe");
   if (which == "all" || which == "p4" || which == "p5")
-    af::bench::bench_remote(quick, "/proc/self/exe");
+    af::bench::bench_remote(quick, "/proc/self/exe", which != "p5", which != "p4");
   if (which == "all" || which == "null") af::bench::bench_null_step(quick, "/proc/self/exe");
   if (which == "all" || which == "p12") af::bench::bench_remote_feed(quick, "/proc/self/exe");
   if (which == "all" || which == "p6") af::bench::bench_p6(quick);

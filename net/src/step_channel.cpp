@@ -38,6 +38,8 @@ constexpr std::size_t kMaxConnections = 1024;
 /// Request bodies are read in pieces of this size, so a length field promises nothing the
 /// peer has not sent (no allocation up front).
 constexpr std::size_t kReadChunk = 1u << 20;
+/// A connection's receive buffer: a request's header and a small body in one recv(2).
+constexpr std::size_t kReadBuffer = 16u << 10;
 
 void put_u64(char* p, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<char>((v >> (8 * i)) & 0xff);
@@ -67,7 +69,11 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
   struct Connection {
     explicit Connection(asio::io_context& io) : socket(io) {}
     tcp::socket socket;
-    std::array<char, 32> header{};
+    /// Bytes received and not yet taken (`in_begin` to `in_end` of `in`): a request's
+    /// header and a small body arrive in one recv(2), and the next request's header may
+    /// follow them.
+    std::vector<char> in = std::vector<char>(kReadBuffer);
+    std::size_t in_begin = 0, in_end = 0;
     std::uint64_t call = 0, token = 0, length = 0;
     std::string body;
     std::mutex mu;  ///< guards `out`, `writing` and `closed` (replies come from any thread)
@@ -118,43 +124,70 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
     listener->closed();
   }
 
+  /// Io thread: receives what the socket holds into `c->in` (at most one recv(2) per
+  /// request: a read that filled part of the buffer makes Asio wait for readiness before
+  /// it reads again, rather than try a read that finds nothing) and calls `then`.
+  template <class Then>
+  void receive(const std::shared_ptr<Connection>& c, Then then) {
+    if (c->in_begin == c->in_end) c->in_begin = c->in_end = 0;
+    if (c->in_begin > 0) {
+      std::memmove(c->in.data(), c->in.data() + c->in_begin, c->in_end - c->in_begin);
+      c->in_end -= c->in_begin;
+      c->in_begin = 0;
+    }
+    c->socket.async_read_some(asio::buffer(c->in.data() + c->in_end, c->in.size() - c->in_end),
+                              [this, c, then](std::error_code ec, std::size_t n) mutable {
+                                if (ec) return close(c);  // end of stream, or broken
+                                c->in_end += n;
+                                then();
+                              });
+  }
+
+  /// Io thread: the next request's header, from the buffer or once it has arrived.
   void read_header(const std::shared_ptr<Connection>& c) {
-    asio::async_read(
-        c->socket, asio::buffer(c->header), [this, c](std::error_code ec, std::size_t) {
-          if (ec) return close(c);
-          const StepHeader h =
-              decode_step_header(std::string_view(c->header.data(), c->header.size()));
-          if (!h.magic) {
-            refuse(c->peer, "not_step", "not the step protocol");
-            return close(c);
-          }
-          c->call = h.call;
-          c->token = h.token;
-          c->length = h.length;
-          if (c->length > kStepMaxRequest) {
-            refuse(c->peer, "oversized",
-                   "a request of " + std::to_string(c->length) + " bytes, more than " +
-                       std::to_string(kStepMaxRequest));
-            return close(c);
-          }
-          if (known && !known(c->token)) {
-            // Answered (the client learns why), then closed, before a byte of the body is read.
-            refuse(c->peer, "unknown_token", "a request for a session that is not open here");
-            const std::string task = owner.substr(owner.rfind(' ') + 1);
-            return answer_and_close(c, frame(c->call, static_cast<std::uint64_t>(Code::aborted),
-                                             "Session is not open on " + task +
-                                                 " (closed, or its containers were reset)"));
-          }
-          c->authenticated = true;
-          if (h.hello()) {
-            // Accepted: the client sends its steps here only after this answer, so a refused or
-            // never-accepted connection sends them over CAF instead.
-            reply(c, frame(0, 0, {}));
-            return read_header(c);
-          }
-          c->body.clear();
-          read_body(c);
-        });
+    if (c->in_end - c->in_begin < kStepHeaderBytes)
+      return receive(c, [this, c] { read_header(c); });
+    const StepHeader h =
+        decode_step_header(std::string_view(c->in.data() + c->in_begin, kStepHeaderBytes));
+    c->in_begin += kStepHeaderBytes;
+    on_header(c, h);
+  }
+
+  /// Io thread: checks a request's header, then reads its body.
+  void on_header(const std::shared_ptr<Connection>& c, const StepHeader& h) {
+    if (!h.magic) {
+      refuse(c->peer, "not_step", "not the step protocol");
+      return close(c);
+    }
+    c->call = h.call;
+    c->token = h.token;
+    c->length = h.length;
+    if (c->length > kStepMaxRequest) {
+      refuse(c->peer, "oversized",
+             "a request of " + std::to_string(c->length) + " bytes, more than " +
+                 std::to_string(kStepMaxRequest));
+      return close(c);
+    }
+    if (known && !known(c->token)) {
+      // Answered (the client learns why), then closed, before a byte of the body is read.
+      refuse(c->peer, "unknown_token", "a request for a session that is not open here");
+      const std::string task = owner.substr(owner.rfind(' ') + 1);
+      return answer_and_close(
+          c, frame(c->call, static_cast<std::uint64_t>(Code::aborted),
+                   "Session is not open on " + task + " (closed, or its containers were reset)"));
+    }
+    c->authenticated = true;
+    if (h.hello()) {
+      // Accepted: the client sends its steps here only after this answer, so a refused or
+      // never-accepted connection sends them over CAF instead.
+      reply(c, frame(0, 0, {}));
+      return read_header(c);
+    }
+    // The body's first bytes are those received with the header.
+    const std::size_t buffered = std::min<std::size_t>(c->length, c->in_end - c->in_begin);
+    c->body.assign(c->in.data() + c->in_begin, buffered);
+    c->in_begin += buffered;
+    read_body(c);
   }
 
   /// Io thread: writes `f` and closes the connection.
@@ -189,7 +222,12 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
                                : frame(call, static_cast<std::uint64_t>(s.code()), s.message()));
     });
     c->body = std::string();
-    read_header(c);  // requests are pipelined: read the next one while this step runs
+    // Requests are pipelined: read the next one while this step runs. One received with
+    // this one is taken on a later turn of the io thread (no recursion per request).
+    if (c->in_begin != c->in_end)
+      asio::post(io, [this, c] { read_header(c); });
+    else
+      read_header(c);
   }
 
   /// Sends a reply frame from whichever thread finished the step: straight to the socket

@@ -215,6 +215,38 @@ BOOST_AUTO_TEST_CASE(garbage_on_the_step_port_closes_that_connection_only,
   BOOST_TEST(reply == "echo:still here");
 }
 
+BOOST_AUTO_TEST_CASE(requests_in_one_write_or_in_pieces_are_each_answered,
+                     *boost::unit_test::timeout(30)) {
+  // The server reads what the socket holds at once: a hello, three requests and the first
+  // bytes of a fourth in one write; then the fourth's rest a byte at a time.
+  EchoHandler echo;
+  af::net::StepServer server("127.0.0.1", "test server", echo.handler());
+  const char magic[8] = {'A', 'F', 'S', 'T', 'E', 'P', '0', '1'};
+  std::string fourth = header(magic, 4, kToken, 5) + "fourt";
+  std::string bytes = header(magic, 0, kToken, 0) + header(magic, 1, kToken, 3) + "one" +
+                      header(magic, 2, kToken, 0) + header(magic, 3, kToken, 5) + "three" +
+                      fourth.substr(0, 10);
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect({asio::ip::make_address("127.0.0.1"), server.port()});
+  s.set_option(asio::ip::tcp::no_delay(true));
+  asio::write(s, asio::buffer(bytes));
+  for (std::size_t i = 10; i < fourth.size(); ++i) {
+    std::this_thread::sleep_for(2ms);
+    asio::write(s, asio::buffer(fourth.data() + i, 1));
+  }
+  // Replies: (call, code 0, length) + body, in request order (the handler answers at once).
+  std::string expected;
+  for (auto [call, body] : std::vector<std::pair<std::uint64_t, std::string>>{
+           {0, ""}, {1, "echo:one"}, {2, "echo:"}, {3, "echo:three"}, {4, "echo:fourt"}}) {
+    std::string h = header(magic, call, 0, body.size()).substr(8);
+    expected += h + body;
+  }
+  std::string got(expected.size(), '\0');
+  asio::read(s, asio::buffer(got));
+  BOOST_TEST(got == expected);
+}
+
 BOOST_AUTO_TEST_CASE(a_stopped_server_fails_the_calls_in_flight_with_unavailable,
                      *boost::unit_test::timeout(30)) {
   EchoHandler echo;
