@@ -259,6 +259,52 @@ BOOST_AUTO_TEST_CASE(adam_builds_tensorflows_ops, *boost::unit_test::timeout(30)
              boost::test_tools::tolerance(1e-6f));
 }
 
+// ApplyAdam on float32 computes each element as training_ops.cc's expression does, term by
+// term with an exact square root (TensorFlow's Eigen): the same bits as the scalar formula,
+// for every element of a size that is neither a multiple of 8 nor of the kernel's blocks.
+BOOST_AUTO_TEST_CASE(apply_adam_takes_each_element_through_training_ops_formula,
+                     *boost::unit_test::timeout(30)) {
+  const std::int64_t n = 2 * 1024 + 13;
+  std::vector<float> var(n), m(n), v(n), grad(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    const float x = static_cast<float>(i);
+    var[k] = std::sin(x) * 3.0f;
+    m[k] = std::cos(x * 0.7f) * 0.01f;
+    v[k] = std::fabs(std::sin(x * 1.3f)) * 1e-3f + (i % 97 == 0 ? 0.0f : 1e-9f);
+    grad[k] = std::cos(x * 0.31f) * (i % 5 == 0 ? 1e-4f : 0.5f);
+  }
+  const float beta1_power = 0.9f * 0.9f, beta2_power = 0.999f * 0.999f, lr = 0.001f;
+  const float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;
+  for (bool nesterov : {false, true}) {
+    af::Graph g;
+    auto c = [&](float value) { return g.constant(Tensor(value)); };
+    auto vec = [&](const std::vector<float>& x) { return Tensor::from_vector<float>(x); };
+    af::Variable vv = g.variable(vec(var)), vm = g.variable(vec(m)), vs = g.variable(vec(v));
+    Output update =
+        af::apply_adam(vv.ref(), vm.ref(), vs.ref(), c(beta1_power), c(beta2_power), c(lr),
+                       c(beta1), c(beta2), c(epsilon), g.constant(vec(grad)), false, nesterov);
+    af::Session sess(g);
+    sess.run(g.global_variables_initializer());
+    sess.run(update);
+    const auto got_var = sess.run(vv.value()).to_vector<float>();
+    const auto got_m = sess.run(vm.value()).to_vector<float>();
+    const auto got_v = sess.run(vs.value()).to_vector<float>();
+    const float one = 1.0f;
+    const float alpha = lr * std::sqrt(one - beta2_power) / (one - beta1_power);
+    std::int64_t differ = 0;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+      const float mi = m[i] + (grad[i] - m[i]) * (one - beta1);
+      const float vi = v[i] + (grad[i] * grad[i] - v[i]) * (one - beta2);
+      const float top = nesterov ? grad[i] * (one - beta1) + beta1 * mi : mi;
+      const float wi = var[i] - (top * alpha) / (std::sqrt(vi) + epsilon);
+      if (got_m[i] != mi || got_v[i] != vi || got_var[i] != wi) ++differ;
+    }
+    BOOST_TEST(differ == 0, (nesterov ? "Nesterov: " : "")
+                                << differ << " of " << n << " elements differ from the formula");
+  }
+}
+
 // The learning rate may be a tensor: a schedule on the global step.
 BOOST_AUTO_TEST_CASE(learning_rate_schedules_follow_the_global_step,
                      *boost::unit_test::timeout(30)) {
