@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -105,43 +107,140 @@ PipelineResult run_pipeline(const PipelineOptions& o) {
   return result;
 }
 
+namespace {
+
+/// Parses the lines of `path` (header skipped) with std::from_chars, calling
+/// `row(x1, x2, target)` for each.
+template <class Row>
+void parse_file(const std::string& path, std::vector<char>& buf, Row row) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return;
+  std::string carry;
+  bool header = true;
+  for (;;) {
+    std::size_t got = std::fread(buf.data(), 1, buf.size(), f);
+    if (got == 0) break;
+    carry.append(buf.data(), got);
+    std::size_t pos = 0;
+    for (;;) {
+      std::size_t nl = carry.find('\n', pos);
+      if (nl == std::string::npos) break;
+      const char* p = carry.data() + pos;
+      const char* end = carry.data() + nl;
+      pos = nl + 1;
+      if (header) {
+        header = false;
+        continue;
+      }
+      float x1 = 0, x2 = 0;
+      int t = 0;
+      auto r1 = std::from_chars(p, end, x1);
+      auto r2 = std::from_chars(r1.ptr + 1, end, x2);
+      std::from_chars(r2.ptr + 1, end, t);
+      row(x1, x2, t);
+    }
+    carry.erase(0, pos);
+  }
+  std::fclose(f);
+}
+
+}  // namespace
+
 PipelineResult parse_files_directly(const std::vector<std::string>& files) {
   PipelineResult result;
   auto start = std::chrono::steady_clock::now();
   std::vector<char> buf(1 << 20);
-  for (const auto& path : files) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) continue;
-    std::string carry;
-    bool header = true;
-    for (;;) {
-      std::size_t got = std::fread(buf.data(), 1, buf.size(), f);
-      if (got == 0) break;
-      carry.append(buf.data(), got);
-      std::size_t pos = 0;
+  for (const auto& path : files)
+    parse_file(path, buf, [&](float x1, float x2, int t) {
+      result.checksum += double(x1) + double(x2) + t;
+      ++result.records;
+    });
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+PipelineResult run_threads_directly(const PipelineOptions& o) {
+  struct Columns {
+    std::vector<float> x1, x2;
+    std::vector<std::int32_t> t;
+    std::size_t size() const { return t.size(); }
+  };
+  std::mutex mu;
+  std::condition_variable not_full, not_empty;
+  Columns store;
+  std::size_t next_file = 0;
+  int readers_left = o.readers;
+  const auto capacity = static_cast<std::size_t>(o.capacity);
+  const auto min_after = static_cast<std::size_t>(o.min_after_dequeue);
+  const auto batch = static_cast<std::size_t>(o.batch_size);
+  const auto rows = static_cast<std::size_t>(std::max<std::int64_t>(1, o.read_up_to));
+  PipelineResult result;
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> readers;
+  for (int r = 0; r < o.readers; ++r)
+    readers.emplace_back([&] {
+      std::vector<char> buf(1 << 20);
+      Columns mine;
+      auto push = [&] {
+        std::unique_lock<std::mutex> lock(mu);
+        not_full.wait(lock, [&] { return store.size() + mine.size() <= capacity; });
+        store.x1.insert(store.x1.end(), mine.x1.begin(), mine.x1.end());
+        store.x2.insert(store.x2.end(), mine.x2.begin(), mine.x2.end());
+        store.t.insert(store.t.end(), mine.t.begin(), mine.t.end());
+        lock.unlock();
+        not_empty.notify_one();
+        mine.x1.clear();
+        mine.x2.clear();
+        mine.t.clear();
+      };
       for (;;) {
-        std::size_t nl = carry.find('\n', pos);
-        if (nl == std::string::npos) break;
-        const char* p = carry.data() + pos;
-        const char* end = carry.data() + nl;
-        pos = nl + 1;
-        if (header) {
-          header = false;
-          continue;
+        std::size_t file;
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          file = next_file++;
         }
-        float x1 = 0, x2 = 0;
-        int t = 0;
-        auto r1 = std::from_chars(p, end, x1);
-        auto r2 = std::from_chars(r1.ptr + 1, end, x2);
-        std::from_chars(r2.ptr + 1, end, t);
-        result.checksum += double(x1) + double(x2) + t;
-        ++result.records;
+        if (file >= o.files.size()) break;
+        parse_file(o.files[file], buf, [&](float x1, float x2, int t) {
+          mine.x1.push_back(x1);
+          mine.x2.push_back(x2);
+          mine.t.push_back(t);
+          if (mine.size() == rows) push();
+        });
       }
-      carry.erase(0, pos);
+      if (mine.size() > 0) push();
+      std::lock_guard<std::mutex> lock(mu);
+      --readers_left;
+      not_empty.notify_one();
+    });
+  std::mt19937 rng(7);
+  std::vector<float> x1(batch), x2(batch);
+  std::vector<std::int32_t> t(batch);
+  for (;;) {
+    std::size_t n = 0;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      not_empty.wait(lock, [&] { return readers_left == 0 || store.size() >= min_after + batch; });
+      n = readers_left == 0 ? std::min(batch, store.size()) : batch;
+      if (n == 0) break;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t k = rng() % static_cast<std::uint32_t>(store.size());
+        x1[i] = store.x1[k];
+        x2[i] = store.x2[k];
+        t[i] = store.t[k];
+        store.x1[k] = store.x1.back();
+        store.x2[k] = store.x2.back();
+        store.t[k] = store.t.back();
+        store.x1.pop_back();
+        store.x2.pop_back();
+        store.t.pop_back();
+      }
     }
-    std::fclose(f);
+    not_full.notify_all();
+    for (std::size_t i = 0; i < n; ++i) result.checksum += double(x1[i]) + double(x2[i]) + t[i];
+    result.records += static_cast<std::int64_t>(n);
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (auto& r : readers) r.join();
   return result;
 }
 

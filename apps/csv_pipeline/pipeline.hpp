@@ -45,6 +45,14 @@ PipelineResult run_pipeline(const PipelineOptions& options);
 /// The baseline: reads the same files and parses them with std::from_chars in one loop.
 PipelineResult parse_files_directly(const std::vector<std::string>& files);
 
+/// The pipeline's floor on this machine: its work done by plain threads with no runtime.
+/// `options.readers` threads take the files in turn, parse them as parse_files_directly does
+/// into batches of `read_up_to` rows and push them into one mutex-guarded shuffle buffer
+/// (`capacity`, `min_after_dequeue`); the calling thread takes random batches of
+/// `batch_size` rows (each row drawn at random, its place filled by the last, as
+/// RandomShuffleQueue does) and sums them.
+PipelineResult run_threads_directly(const PipelineOptions& options);
+
 /// Peak resident set size of this process in KiB.
 long peak_rss_kib();
 
