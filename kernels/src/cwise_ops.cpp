@@ -15,6 +15,7 @@
 
 #include "actorflow/ops/kernel.hpp"
 #include "cwise_ops_common.hpp"
+#include "exact_sqrt.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -46,7 +47,7 @@ struct SqrtFn {
   }
   template <class Out, class In>
   static void eigen(Out& out, const In& in) {
-    out = in.sqrt();
+    out = in.unaryExpr(detail::ExactSqrtOp<typename In::Scalar>());  // exact, as TensorFlow
   }
 };
 // 1 / sqrt(x): Eigen's rsqrt, as TensorFlow (vectorised with a Newton step for float).

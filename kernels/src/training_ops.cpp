@@ -30,6 +30,7 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/detail/training_layout.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "exact_sqrt.hpp"
 #include "standard_kernels.hpp"
 #include "variable_inputs.hpp"
 
@@ -197,6 +198,7 @@ class ApplyOp : public OpKernel {
     using In = Eigen::Map<const Array>;
     using Out = Eigen::Map<Array>;
     const T one(1);
+    const detail::ExactSqrtOp<T> exact_sqrt;  // TensorFlow's square roots (exact_sqrt.hpp)
     In grad(g + at, n);
     In var(in[0] + at, n);
     Out new_var(out[0] + at, n);
@@ -223,7 +225,7 @@ class ApplyOp : public OpKernel {
       Out ms(out[1] + at, n), mom(out[2] + at, n);
       In ms_in(in[1] + at, n);
       ms = ms_in + (grad.square() - ms_in) * (one - rho);
-      mom = In(in[2] + at, n) * momentum + (grad * lr) / (ms + epsilon).sqrt();
+      mom = In(in[2] + at, n) * momentum + (grad * lr) / (ms + epsilon).unaryExpr(exact_sqrt);
       new_var = var - mom;
     } else if constexpr (K == Kind::centered_rms_prop) {
       const T lr = s[0], rho = s[1], momentum = s[2], epsilon = s[3];
@@ -232,7 +234,8 @@ class ApplyOp : public OpKernel {
       In mg_in(in[1] + at, n), ms_in(in[2] + at, n);
       ms = ms_in + (grad.square() - ms_in) * one_minus_rho;
       mg = mg_in + (grad - mg_in) * one_minus_rho;
-      mom = In(in[3] + at, n) * momentum + (grad * lr) / ((ms - mg.square()) + epsilon).sqrt();
+      mom = In(in[3] + at, n) * momentum +
+            (grad * lr) / ((ms - mg.square()) + epsilon).unaryExpr(exact_sqrt);
       new_var = var - mom;
     } else {  // Adam
       const T beta1_power = s[0], beta2_power = s[1], lr = s[2], beta1 = s[3], beta2 = s[4],
@@ -250,9 +253,10 @@ class ApplyOp : public OpKernel {
       m = m_in + (grad - m_in) * (one - beta1);
       v = v_in + (grad.square() - v_in) * (one - beta2);
       if (use_nesterov_)
-        new_var = var - ((grad * (one - beta1) + beta1 * m) * alpha) / (v.sqrt() + epsilon);
+        new_var = var - ((grad * (one - beta1) + beta1 * m) * alpha) /
+                            (v.unaryExpr(exact_sqrt) + epsilon);
       else
-        new_var = var - (m * alpha) / (v.sqrt() + epsilon);
+        new_var = var - (m * alpha) / (v.unaryExpr(exact_sqrt) + epsilon);
     }
   }
 
