@@ -95,8 +95,10 @@ bool write_results_json(const std::string& path, const std::string& commit) {
                      {"unit", row.unit},
                      {"ours", summary(row.ours)},
                      {"target", row.target}};
+    j["ours_values"] = row.ours;
     if (!row.baseline.empty()) {
       j["baseline"] = summary(row.baseline);
+      j["baseline_values"] = row.baseline;
       j["baseline_what"] = row.baseline_what;
       const PairRatio r = pair_ratio(row.ours, row.baseline);
       j["pair_ratio"] = {{"median", r.median}, {"min", r.min}, {"max", r.max}, {"pairs", r.pairs}};
@@ -108,6 +110,27 @@ bool write_results_json(const std::string& path, const std::string& commit) {
   if (!file) {
     std::fprintf(stderr, "actorflow-bench: cannot write %s\n", path.c_str());
     return false;
+  }
+  return true;
+}
+
+bool merge_results_json(const std::string& path) {
+  std::ifstream file(path);
+  const nlohmann::json in = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
+  if (in.is_discarded() || !in.contains("rows") || !in["rows"].is_array()) {
+    std::fprintf(stderr, "actorflow-bench: no rows to merge in %s\n", path.c_str());
+    return false;
+  }
+  for (const auto& j : in["rows"]) {
+    BenchRow row;
+    row.id = j.value("id", "");
+    row.what = j.value("what", "");
+    row.unit = j.value("unit", "");
+    row.target = j.value("target", "");
+    row.baseline_what = j.value("baseline_what", "");
+    row.ours = j.value("ours_values", std::vector<double>{});
+    row.baseline = j.value("baseline_values", std::vector<double>{});
+    record(std::move(row));
   }
   return true;
 }

@@ -104,4 +104,8 @@ std::string machine_description();
 /// with its median, range and pair ratio. False (with a line on stderr) when it cannot.
 bool write_results_json(const std::string& path, const std::string& commit);
 
+/// Adds the rows of a record written by write_results_json (by a child `actorflow-bench`)
+/// to this run's record, their values included; false, with a message, when it cannot.
+bool merge_results_json(const std::string& path);
+
 }  // namespace af::bench
