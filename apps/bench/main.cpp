@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <thread>
@@ -287,11 +288,12 @@ namespace {
 /// the rows it records to this run's; false when it could not run or failed.
 bool run_child_benchmark(const char* name, bool quick) {
   std::fflush(stdout);
-  char tmpl[] = "/tmp/actorflow-bench-XXXXXX";
-  const int fd = ::mkstemp(tmpl);
+  // The child's JSON record, in a file of its own under the temporary directory.
+  std::string json = (std::filesystem::temp_directory_path() / "actorflow-bench-XXXXXX").string();
+  const int fd = ::mkstemp(json.data());
   if (fd < 0) return false;
   ::close(fd);
-  const std::string self = "/proc/self/exe", json = tmpl;
+  const std::string self = "/proc/self/exe";
   std::vector<std::string> args = {"actorflow-bench", name, "--json", json};
   if (quick) args.push_back("--quick");
   std::vector<char*> argv;

@@ -124,29 +124,25 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
     listener->closed();
   }
 
-  /// Io thread: receives what the socket holds into `c->in` (at most one recv(2) per
-  /// request: a read that filled part of the buffer makes Asio wait for readiness before
-  /// it reads again, rather than try a read that finds nothing) and calls `then`.
-  template <class Then>
-  void receive(const std::shared_ptr<Connection>& c, Then then) {
-    if (c->in_begin == c->in_end) c->in_begin = c->in_end = 0;
-    if (c->in_begin > 0) {
-      std::memmove(c->in.data(), c->in.data() + c->in_begin, c->in_end - c->in_begin);
-      c->in_end -= c->in_begin;
-      c->in_begin = 0;
-    }
+  /// Io thread: moves the bytes not yet taken to the front of `c->in`, receives what the
+  /// socket holds after them (at most one recv(2) per request: a read that filled part of
+  /// the buffer makes Asio wait for readiness before it reads again, rather than try a read
+  /// that finds nothing), then reads the next header.
+  void receive(const std::shared_ptr<Connection>& c) {
+    std::memmove(c->in.data(), c->in.data() + c->in_begin, c->in_end - c->in_begin);
+    c->in_end -= c->in_begin;
+    c->in_begin = 0;
     c->socket.async_read_some(asio::buffer(c->in.data() + c->in_end, c->in.size() - c->in_end),
-                              [this, c, then](std::error_code ec, std::size_t n) mutable {
+                              [this, c](std::error_code ec, std::size_t n) {
                                 if (ec) return close(c);  // end of stream, or broken
                                 c->in_end += n;
-                                then();
+                                read_header(c);
                               });
   }
 
   /// Io thread: the next request's header, from the buffer or once it has arrived.
   void read_header(const std::shared_ptr<Connection>& c) {
-    if (c->in_end - c->in_begin < kStepHeaderBytes)
-      return receive(c, [this, c] { read_header(c); });
+    if (c->in_end - c->in_begin < kStepHeaderBytes) return receive(c);
     const StepHeader h =
         decode_step_header(std::string_view(c->in.data() + c->in_begin, kStepHeaderBytes));
     c->in_begin += kStepHeaderBytes;

@@ -43,6 +43,7 @@ using af::test::run_kernel;
 
 using af::test::construction_error;
 using af::test::eval;
+using af::test::tensor;
 
 // Runs the kernel and returns its error message (requires an InvalidArgument failure).
 std::string kernel_error(const Output& node, std::vector<Tensor> inputs) {
@@ -52,10 +53,6 @@ std::string kernel_error(const Output& node, std::vector<Tensor> inputs) {
   return r.status.message();
 }
 
-template <class T>
-Tensor tensor(std::vector<T> values, Shape shape) {
-  return Tensor::from_vector(values, shape);
-}
 Tensor bools(std::vector<bool> values, Shape shape) { return Tensor::from_vector(values, shape); }
 Tensor bf16(const std::vector<float>& values, Shape shape) {
   std::vector<af::bfloat16_t> v;
@@ -124,17 +121,16 @@ BOOST_AUTO_TEST_CASE(square_sqrt_rsqrt_and_reciprocal_apply_element_by_element) 
 // in the scalar tail: every element equals std::sqrt's (Eigen 3.4.0's fast packet sqrt gives
 // 0.0316227749 for sqrt(0.001f), not 0.0316227786).
 BOOST_AUTO_TEST_CASE(float_sqrt_is_correctly_rounded_in_every_element) {
+  const std::int64_t n = 1027;  // packets and a scalar tail
   std::vector<float> values;
-  for (int i = 0; i < 1027; ++i) values.push_back(static_cast<float>(i) * 1e-3f + 1e-3f);
+  for (std::int64_t i = 0; i < n; ++i) values.push_back(static_cast<float>(i) * 1e-3f + 1e-3f);
   Graph g;
-  auto x = g.placeholder(af::float32, {static_cast<std::int64_t>(values.size())});
   const auto got =
-      eval(af::sqrt(x), {tensor<float>(values, {static_cast<std::int64_t>(values.size())})})
-          .to_vector<float>();
+      eval(af::sqrt(g.placeholder(af::float32, {n})), {tensor(values, {n})}).to_vector<float>();
   std::size_t differ = 0;
   for (std::size_t i = 0; i < values.size(); ++i)
     if (got[i] != std::sqrt(values[i])) ++differ;
-  BOOST_TEST(differ == 0u, differ << " of " << values.size() << " roots differ from std::sqrt");
+  BOOST_TEST(differ == 0u, differ << " of " << n << " roots differ from std::sqrt");
 }
 
 BOOST_AUTO_TEST_CASE(exp_and_log_follow_ieee_at_the_edges) {
@@ -789,68 +785,6 @@ BOOST_AUTO_TEST_CASE(argmax_rejects_empty_and_out_of_range_axes) {
       construction_error([&] { af::argmin(x, 0, af::float32); }) ==
       "Value for attr 'output_type' of float is not in the list of allowed values: int32, int64 "
       "for 'ArgMin' (op: 'ArgMin') with input shapes: [2,?], [].");
-}
-
-// -- Prod and Min reductions --------------------------------------------------------------
-
-BOOST_AUTO_TEST_CASE(reduce_prod_and_reduce_min_follow_the_reduction_layout) {
-  Graph g;
-  auto x = g.placeholder(af::float32, {2, 3}, "x");
-  Tensor xv = tensor<float>({1, -2, 3, 4, 5, 0.5f}, {2, 3});
-  auto prod = af::reduce_prod(x, std::vector<int64_t>{1});
-  BOOST_TEST(prod.op().name() == "Prod");
-  BOOST_TEST(
-      prod.op().node_def().inputs == std::vector<std::string>({"x", "Prod/reduction_indices"}),
-      boost::test_tools::per_element());
-  check_floats(eval(prod, {xv}).to_vector<float>(), {-6, 10});
-  auto all = af::reduce_prod(x);
-  BOOST_TEST(all.shape() == PartialShape({}));
-  check_floats(eval(all, {xv}).to_vector<float>(), {-60});
-  auto mins = af::reduce_min(x, std::vector<int64_t>{0}, true);
-  BOOST_TEST(mins.op().name() == "Min");
-  BOOST_TEST(mins.shape() == PartialShape({1, 3}));
-  check_floats(eval(mins, {xv}).to_vector<float>(), {1, -2, 0.5f});
-  auto i = g.placeholder(af::int32, {2, 2});
-  Tensor iv = tensor<int32_t>({65536, 65536, -3, 7}, {2, 2});
-  BOOST_TEST(eval(af::reduce_prod(i, std::vector<int64_t>{-1}), {iv}).to_vector<int32_t>() ==
-                 std::vector<int32_t>({0, -21}),  // 2^32 wraps to 0
-             boost::test_tools::per_element());
-  BOOST_TEST(eval(af::reduce_min(i), {iv}).scalar<int32_t>() == -3);
-}
-
-BOOST_AUTO_TEST_CASE(prod_and_min_of_nothing_are_their_identities) {
-  Graph g;
-  auto x = g.placeholder(af::float32, {-1, 2});
-  Tensor empty(af::float32, Shape{0, 2});
-  check_floats(eval(af::reduce_prod(x, std::vector<int64_t>{0}), {empty}).to_vector<float>(),
-               {1, 1});
-  check_floats(eval(af::reduce_min(x, std::vector<int64_t>{0}), {empty}).to_vector<float>(),
-               {std::numeric_limits<float>::max(), std::numeric_limits<float>::max()});
-  auto i = g.placeholder(af::int64, {-1});
-  BOOST_TEST(eval(af::reduce_min(i, std::vector<int64_t>{0}), {Tensor(af::int64, Shape{0})})
-                 .scalar<int64_t>() == std::numeric_limits<int64_t>::max());
-}
-
-BOOST_AUTO_TEST_CASE(large_prod_and_min_on_a_thread_pool_match_inline_results) {
-  ThreadPool pool(4);
-  Graph g;
-  auto x = g.placeholder(af::float64, {400, 300});
-  std::vector<double> xv(120000);
-  for (std::size_t k = 0; k < xv.size(); ++k)
-    xv[k] = 1.0 + static_cast<double>((k * 7919) % 1000) * 1e-6;
-  const Tensor xt = tensor(xv, {400, 300});
-  for (const Output& out : {af::reduce_prod(x, std::vector<int64_t>{0}),
-                            af::reduce_min(x, std::vector<int64_t>{1}), af::reduce_min(x)}) {
-    Tensor a = eval(out, {xt});
-    Tensor b = eval(out, {xt}, &pool.device);
-    const auto av = a.to_vector<double>(), bv = b.to_vector<double>();
-    BOOST_REQUIRE_EQUAL(av.size(), bv.size());
-    for (std::size_t k = 0; k < av.size(); ++k)
-      BOOST_TEST(std::abs(av[k] - bv[k]) <= 1e-12 * std::abs(av[k]));
-  }
-  double min_all = xv[0];
-  for (double v : xv) min_all = std::min(min_all, v);
-  BOOST_TEST(eval(af::reduce_min(x), {xt}, &pool.device).scalar<double>() == min_all);
 }
 
 // -- L2Loss and CheckNumerics -------------------------------------------------------------

@@ -19,6 +19,7 @@
 
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "kernel_runner.hpp"
 #include "matchers.hpp"
@@ -39,6 +40,8 @@ using af::test::run_kernel;
 using af::test::construction_error;
 using af::test::eval;
 using af::test::tensor;
+using std::int32_t;
+using std::int64_t;
 
 std::vector<float> random_floats(std::size_t n, unsigned seed) {
   std::mt19937 gen(seed);
@@ -574,6 +577,67 @@ BOOST_AUTO_TEST_CASE(reducing_all_axes_of_unknown_rank_throws) {
   Graph g;
   auto x = g.placeholder(af::float32);
   BOOST_CHECK_THROW(af::reduce_sum(x), af::InvalidArgumentError);
+}
+
+// -- Prod and Min reductions --------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(reduce_prod_and_reduce_min_follow_the_reduction_layout) {
+  Graph g;
+  auto x = g.placeholder(af::float32, {2, 3}, "x");
+  Tensor xv = tensor<float>({1, -2, 3, 4, 5, 0.5f}, {2, 3});
+  auto prod = af::reduce_prod(x, std::vector<int64_t>{1});
+  BOOST_TEST(prod.op().name() == "Prod");
+  BOOST_TEST(
+      prod.op().node_def().inputs == std::vector<std::string>({"x", "Prod/reduction_indices"}),
+      boost::test_tools::per_element());
+  check_close(eval(prod, {xv}), {-6, 10}, 1e-6);
+  auto all = af::reduce_prod(x);
+  BOOST_TEST(all.shape() == PartialShape({}));
+  check_close(eval(all, {xv}), {-60}, 1e-6);
+  auto mins = af::reduce_min(x, std::vector<int64_t>{0}, true);
+  BOOST_TEST(mins.op().name() == "Min");
+  BOOST_TEST(mins.shape() == PartialShape({1, 3}));
+  check_close(eval(mins, {xv}), {1, -2, 0.5f}, 1e-6);
+  auto i = g.placeholder(af::int32, {2, 2});
+  Tensor iv = tensor<int32_t>({65536, 65536, -3, 7}, {2, 2});
+  BOOST_TEST(eval(af::reduce_prod(i, std::vector<int64_t>{-1}), {iv}).to_vector<int32_t>() ==
+                 std::vector<int32_t>({0, -21}),  // 2^32 wraps to 0
+             boost::test_tools::per_element());
+  BOOST_TEST(eval(af::reduce_min(i), {iv}).scalar<int32_t>() == -3);
+}
+
+BOOST_AUTO_TEST_CASE(prod_and_min_of_nothing_are_their_identities) {
+  Graph g;
+  auto x = g.placeholder(af::float32, {-1, 2});
+  Tensor empty(af::float32, Shape{0, 2});
+  check_close(eval(af::reduce_prod(x, std::vector<int64_t>{0}), {empty}), {1, 1}, 1e-6);
+  check_close(eval(af::reduce_min(x, std::vector<int64_t>{0}), {empty}),
+              {std::numeric_limits<float>::max(), std::numeric_limits<float>::max()}, 1e-6);
+  auto i = g.placeholder(af::int64, {-1});
+  BOOST_TEST(eval(af::reduce_min(i, std::vector<int64_t>{0}), {Tensor(af::int64, Shape{0})})
+                 .scalar<int64_t>() == std::numeric_limits<int64_t>::max());
+}
+
+BOOST_AUTO_TEST_CASE(large_prod_and_min_on_a_thread_pool_match_inline_results) {
+  ThreadPool pool(4);
+  Graph g;
+  auto x = g.placeholder(af::float64, {400, 300});
+  std::vector<double> xv(120000);
+  for (std::size_t k = 0; k < xv.size(); ++k)
+    xv[k] = 1.0 + static_cast<double>((k * 7919) % 1000) * 1e-6;
+  const Tensor xt = tensor(xv, {400, 300});
+  for (const Output& out : {af::reduce_prod(x, std::vector<int64_t>{0}),
+                            af::reduce_min(x, std::vector<int64_t>{1}), af::reduce_min(x)}) {
+    Tensor a = eval(out, {xt});
+    Tensor b = eval(out, {xt}, &pool.device);
+    const auto av = a.to_vector<double>(), bv = b.to_vector<double>();
+    BOOST_REQUIRE_EQUAL(av.size(), bv.size());
+    for (std::size_t k = 0; k < av.size(); ++k)
+      BOOST_TEST(std::abs(av[k] - bv[k]) <= 1e-12 * std::abs(av[k]));
+  }
+  double min_all = xv[0];
+  for (double v : xv) min_all = std::min(min_all, v);
+  BOOST_TEST(eval(af::reduce_min(x), {xt}, &pool.device).scalar<double>() == min_all);
 }
 
 // -- Softmax ------------------------------------------------------------------------------
