@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 
 #include <array>
 #include <asio.hpp>
@@ -63,10 +64,11 @@ struct BulkServer::Impl {
     tcp::socket socket;
     asio::steady_timer idle;
     std::array<char, 16> request{};
-    std::array<char, 16> reply{};
+    std::array<char, kBulkReplyHeaderBytes> reply{};
     Tensor sending;
-    bool authenticated = false;  ///< io thread: asked for an offered transfer
-    Clock::time_point deadline;  ///< for the first request
+    bool authenticated = false;     ///< io thread: asked for an offered transfer
+    bool send_timeout_set = false;  ///< sender thread: SO_SNDTIMEO is kSendStall
+    Clock::time_point deadline;     ///< for the first request
     std::string peer;
   };
 
@@ -168,15 +170,18 @@ struct BulkServer::Impl {
   bool senders_stopping = false;
 
   bool hand_to_sender(std::shared_ptr<Connection> c) {
-    std::lock_guard<std::mutex> lock(send_mu);
-    if (senders_stopping) return false;
-    send_jobs.push_back(std::move(c));
-    if (idle_senders > 0) {
-      send_cv.notify_one();
-    } else {
-      ++senders;
-      std::thread([this] { sender_loop(); }).detach();
+    {
+      std::lock_guard<std::mutex> lock(send_mu);
+      if (senders_stopping) return false;
+      send_jobs.push_back(std::move(c));
+      if (idle_senders == 0) {
+        ++senders;
+        std::thread([this] { sender_loop(); }).detach();
+        return true;
+      }
     }
+    // Woken after the lock is released: a sender woken under it would sleep again on it.
+    send_cv.notify_one();
     return true;
   }
 
@@ -218,23 +223,35 @@ struct BulkServer::Impl {
     const int fd = c.socket.native_handle();
     std::error_code ec;
     c.socket.native_non_blocking(false, ec);
-    timeval timeout{};
-    timeout.tv_sec = std::chrono::duration_cast<std::chrono::seconds>(kSendStall).count();
-    bool ok = !ec && ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout) == 0;
-    auto write_all = [&](const char* p, std::size_t n) {
-      while (ok && n > 0) {
-        ssize_t k = ::send(fd, p, std::min(n, kSendPiece), MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) {
-          ok = false;
-          break;
-        }
-        p += k;
-        n -= static_cast<std::size_t>(k);
+    bool ok = !ec;
+    if (ok && !c.send_timeout_set) {
+      timeval timeout{};
+      timeout.tv_sec = std::chrono::duration_cast<std::chrono::seconds>(kSendStall).count();
+      ok = c.send_timeout_set =
+          ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout) == 0;
+    }
+    // The header and the first piece in one system call, then pieces of kSendPiece.
+    const char* p = static_cast<const char*>(c.sending.raw_data());
+    std::size_t n = c.sending.total_bytes(), header = c.reply.size();
+    while (ok && header + n > 0) {
+      iovec parts[2] = {{c.reply.data() + (c.reply.size() - header), header},
+                        {const_cast<char*>(p), std::min(n, kSendPiece)}};
+      msghdr message{};
+      message.msg_iov = header > 0 ? parts : parts + 1;
+      message.msg_iovlen = header > 0 ? 2 : 1;
+      ssize_t k = ::sendmsg(fd, &message, MSG_NOSIGNAL);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) {
+        ok = false;
+        break;
       }
-    };
-    write_all(c.reply.data(), c.reply.size());
-    write_all(static_cast<const char*>(c.sending.raw_data()), c.sending.total_bytes());
+      auto sent = static_cast<std::size_t>(k);
+      const std::size_t from_header = std::min(sent, header);
+      header -= from_header;
+      sent -= from_header;
+      p += sent;
+      n -= sent;
+    }
     c.sending = Tensor();
     if (ok) c.socket.native_non_blocking(true, ec);
     return ok && !ec;
@@ -442,6 +459,8 @@ struct BulkClient::Impl {
   std::mutex mu;
   std::condition_variable cv;
   std::deque<std::function<void()>> jobs;
+  /// Held while a job runs, on the client's thread or a caller's (run_here).
+  std::mutex job_mu;
   bool stopping = false;
   std::thread thread;
 
@@ -462,6 +481,7 @@ struct BulkClient::Impl {
         job = std::move(jobs.front());
         jobs.pop_front();
       }
+      std::lock_guard<std::mutex> running(job_mu);
       job();
     }
   }
@@ -545,7 +565,7 @@ struct BulkClient::Impl {
     std::error_code ec;
     asio::write(socket, asio::buffer(request), ec);
     if (ec) return unavailable(what + ": bulk tensor request: " + ec.message());
-    char header[16];
+    char header[kBulkReplyHeaderBytes];
     int fd = socket.native_handle();
     // The answer's header comes at once from a server that took the connection; one that
     // did not (its backlog, out of descriptors) is given up on sooner than a stalled stream.
@@ -590,6 +610,11 @@ void BulkClient::post(std::function<void()> job) {
     impl_->jobs.push_back(std::move(job));
   }
   impl_->cv.notify_one();
+}
+
+void BulkClient::run_here(const std::function<void()>& job) {
+  std::lock_guard<std::mutex> running(impl_->job_mu);
+  job();
 }
 
 Tensor BulkClient::landing_tensor(DType dtype, const Shape& shape) {

@@ -8,8 +8,9 @@
 //
 // Protocol on one TCP connection, any number of requests in turn:
 //   client -> server: "AFBULK01" + u64 transfer id (little-endian), 16 bytes
-//   server -> client: u64 status (0 = ok, 1 = unknown or expired id) + u64 length, then the
-//                     tensor's `length` raw bytes when the status is 0
+//   server -> client: u64 status (0 = ok, 1 = unknown or expired id) + u64 length + 48 zero
+//                     bytes (a 64-byte header), then the tensor's `length` raw bytes when
+//                     the status is 0
 // Anything else makes the server close that connection; it keeps serving the others. A
 // connection whose first request has not come within the handshake timeout, or whose first
 // request names no offered transfer, is closed too, and at most `max_unauthenticated`
@@ -27,6 +28,13 @@
 #include "refusals.hpp"
 
 namespace af::net {
+
+/// The server's reply header: status, length and zero padding to 64 bytes. The kernel packs
+/// a TCP stream's bytes into pages one after another, so the tensor's bytes start in those
+/// pages at the header's length: with 64 they stay cache-line aligned and both kernel copies
+/// (into the socket, out of it) run at full speed; a 16-byte header cost 40 % of a 4 MiB
+/// fetch on loopback (AMD EPYC VM, docs/benchmarks.md).
+inline constexpr std::size_t kBulkReplyHeaderBytes = 64;
 
 /// Tensors at least this large travel over the bulk channel.
 inline constexpr std::size_t kBulkMinBytes = 1 << 20;
@@ -68,8 +76,9 @@ class BulkServer {
   std::shared_ptr<Impl> impl_;
 };
 
-/// The client side: one connection per server bulk port, used from one thread of its own
-/// so that blocking reads never run on CAF's workers.
+/// The client side: one connection per server bulk port, used by one job at a time: on a
+/// thread of its own, so that blocking reads never run on CAF's workers, or on a caller's
+/// thread that blocks for the result anyway.
 class BulkClient {
  public:
   /// `host` is the server's host; `what` names it in errors; unused landing buffers are
@@ -82,6 +91,12 @@ class BulkClient {
 
   /// Runs `job` on the client's thread, in order.
   void post(std::function<void()> job);
+  /// Runs `job` on the calling thread now, once no other job (posted or run here) is
+  /// running; jobs already queued may run before or after it. For a thread that would wait
+  /// for the job's result anyway (a synchronous Session::run): the two thread hand-offs of
+  /// post() cost more than a loopback round trip on small VMs. Never call it on a CAF
+  /// worker or from inside a job.
+  void run_here(const std::function<void()>& job);
   /// A host tensor to read a transfer into, its bytes uninitialized. Its buffer comes from
   /// the client's landing pool: buffers of tensors the caller has dropped are kept (at most
   /// kLandingPoolBytes together, each for `landing_idle` after its last use) and reused
@@ -92,9 +107,10 @@ class BulkClient {
   /// Bytes of unused buffers the landing pool holds now.
   std::size_t landing_pool_bytes() const;
   /// Reads transfer `id` from `port` into `out` (exactly `bytes` long). Call it only from a
-  /// posted job. Unavailable when the server cannot be reached, does not answer the request
-  /// within `answer_wait` (connecting included), or the connection breaks or stalls for
-  /// `stall` without a byte; DataLoss when the transfer is unknown or its size differs.
+  /// job (posted or run here). Unavailable when the server cannot be reached, does not
+  /// answer the request within `answer_wait` (connecting included), or the connection breaks
+  /// or stalls for `stall` without a byte; DataLoss when the transfer is unknown or its size
+  /// differs.
   Status fetch(std::uint16_t port, std::uint64_t id, void* out, std::size_t bytes,
                std::chrono::milliseconds stall = std::chrono::seconds(30),
                std::chrono::milliseconds answer_wait = std::chrono::seconds(5));

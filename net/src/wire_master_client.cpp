@@ -31,10 +31,12 @@ constexpr auto kClientDeadlineGrace = std::chrono::milliseconds(250);
 struct RemoteCall {
   std::string request;
   std::chrono::milliseconds timeout{0};
-  std::function<void(Status, std::string)> done;
+  /// The reply, and whether it came on the thread that waits for the step (which may then
+  /// block to read large values itself).
+  std::function<void(Status, std::string, bool)> done;
   std::atomic<bool> fired{false};
-  void finish(Status s, std::string reply) {
-    if (!fired.exchange(true)) done(std::move(s), std::move(reply));
+  void finish(Status s, std::string reply, bool on_waiting_thread = false) {
+    if (!fired.exchange(true)) done(std::move(s), std::move(reply), on_waiting_thread);
   }
 };
 
@@ -141,7 +143,8 @@ struct LargeTensorReader {
   caf::actor_system* sys;
   std::shared_ptr<ServerLink> link;
   std::string target;
-  std::chrono::steady_clock::time_point bulk_refused_until{};  ///< bulk client's thread only
+  /// Used in bulk jobs only (one at a time).
+  std::chrono::steady_clock::time_point bulk_refused_until{};
 
   Status read(net::BulkClient& client, const net::BulkRef& ref, Tensor& into) {
     const auto now = std::chrono::steady_clock::now();
@@ -327,7 +330,7 @@ caf::behavior remote_session_proxy(ProxyActor* self, std::shared_ptr<ServerLink>
 /// The reply of a step: its values (large ones read from the bulk port) and stats.
 void decode_reply(Status s, std::string reply, std::size_t expected, const std::string& target,
                   RunMetadata* metadata, const std::shared_ptr<LargeTensorReader>& large,
-                  const std::weak_ptr<net::BulkClient>& weak_bulk,
+                  const std::weak_ptr<net::BulkClient>& weak_bulk, bool on_waiting_thread,
                   std::function<void(Status, std::vector<Tensor>)> done) {
   if (!s.ok()) return done(std::move(s), {});
   net::WireReader in(reply, "run reply from " + target);
@@ -352,19 +355,32 @@ void decode_reply(Status s, std::string reply, std::size_t expected, const std::
                           " values for " + std::to_string(expected) + " fetches"),
                 {});
   if (refs.empty()) return done({}, std::move(values));
-  // Large tensors: read their bytes from the server's bulk port on the bulk client's
-  // thread, straight into the tensors returned.
+  // Large tensors: read their bytes from the server's bulk port, straight into the tensors
+  // returned: on the thread that waits for them, or else on the bulk client's thread.
   auto bulk = weak_bulk.lock();
   if (!bulk) return done(cancelled("Session on " + target + " was closed"), {});
-  bulk->post([client = bulk.get(), large, done = std::move(done), values = std::move(values),
-              refs = std::move(refs)]() mutable {
+  auto read_all = [client = bulk.get(), large](std::vector<Tensor>& values,
+                                               const auto& refs) -> Status {
     for (auto& [index, ref] : refs) {
       Tensor& t = values[index];
       t = client->landing_tensor(ref.dtype, ref.shape);
-      Status fetched = large->read(*client, ref, t);
-      if (!fetched.ok()) return done(std::move(fetched), {});
+      ACTORFLOW_RETURN_IF_ERROR(large->read(*client, ref, t));
     }
-    done({}, std::move(values));
+    return {};
+  };
+  if (on_waiting_thread) {
+    Status fetched;
+    bulk->run_here([&] { fetched = read_all(values, refs); });
+    // Outside the job: `done` may run another step of this session.
+    return fetched.ok() ? done({}, std::move(values)) : done(std::move(fetched), {});
+  }
+  bulk->post([read_all, done = std::move(done), values = std::move(values),
+              refs = std::move(refs)]() mutable {
+    Status fetched = read_all(values, refs);
+    if (fetched.ok())
+      done({}, std::move(values));
+    else
+      done(std::move(fetched), {});
   });
 }
 
@@ -423,11 +439,12 @@ class WireMasterClient final : public MasterClient {
     call->done = [done = std::move(step.done), expected = step.fetches.size(), target = target_,
                   metadata = step.metadata, large = large_,
                   weak_bulk = std::weak_ptr<net::BulkClient>(bulk_),
-                  answered = deltas.on_answered(nodes_end)](Status s, std::string reply) mutable {
+                  answered = deltas.on_answered(nodes_end)](Status s, std::string reply,
+                                                            bool on_waiting_thread) mutable {
       // The server has run it, so it has the graph up to this call's nodes.
       if (s.ok()) answered();
       decode_reply(std::move(s), std::move(reply), expected, target, metadata, large, weak_bulk,
-                   std::move(done));
+                   on_waiting_thread, std::move(done));
     };
     if (auto channel = link_->step()) {
       // The step channel keeps every request of this session in order on one connection;
@@ -442,7 +459,7 @@ class WireMasterClient final : public MasterClient {
         if (auto waited = channel->send_waited(call->request, deadline, step.timeout_ms)) {
           lock.unlock();
           auto [s, reply] = channel->wait(waited);
-          return call->finish(std::move(s), std::move(reply));
+          return call->finish(std::move(s), std::move(reply), /*on_waiting_thread=*/true);
         }
       } else if (channel->run(
                      call->request,
@@ -481,7 +498,7 @@ class WireMasterClient final : public MasterClient {
   caf::actor proxy_;                  ///< null once closed
   std::uint64_t seen_losses_ = 0;     ///< link_->losses() at the last step (session's lock)
   std::shared_ptr<net::BulkClient> bulk_;     ///< reads large fetched tensors (bulk_channel.hpp)
-  std::shared_ptr<LargeTensorReader> large_;  ///< used on bulk_'s thread only
+  std::shared_ptr<LargeTensorReader> large_;  ///< used in bulk_'s jobs only (one at a time)
 };
 
 }  // namespace

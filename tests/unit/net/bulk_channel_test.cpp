@@ -1,10 +1,14 @@
 // The bulk side channel for large fetched tensors: bytes arrive intact over one reused
-// connection; unknown, collected or expired transfers are DataLoss; garbage on the port
-// closes only that connection; a stopped server is Unavailable, never a hang.
+// connection, after a 64-byte header; unknown, collected or expired transfers are DataLoss;
+// garbage on the port closes only that connection; a stopped server is Unavailable, never a
+// hang; a job run on the caller's thread never runs beside a posted one.
 #include "../../../net/src/bulk_channel.hpp"
 
 #include <actorflow/actorflow.hpp>
+#include <algorithm>
+#include <array>
 #include <asio.hpp>
+#include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cstring>
@@ -155,6 +159,86 @@ BOOST_AUTO_TEST_CASE(a_stopped_server_is_unavailable, *boost::unit_test::timeout
   server.reset();
   auto s = fetch(client, port, id, got, 2s);
   BOOST_TEST(s.code() == af::Code::unavailable, s.message());
+}
+
+BOOST_AUTO_TEST_CASE(the_answer_header_is_64_bytes_so_tensor_bytes_stay_cache_line_aligned,
+                     *boost::unit_test::timeout(30)) {
+  // Status, length and zero padding: the tensor's bytes start 64 bytes into the stream (the
+  // kernel's copies run at full speed only then), an unknown transfer gets the header alone.
+  af::net::BulkServer server("127.0.0.1", "test server");
+  asio::io_context io;
+  asio::ip::tcp::socket s(io);
+  s.connect({asio::ip::make_address("127.0.0.1"), server.port()});
+  auto sent = iota_floats(1001);  // 4,004 bytes: not a multiple of 64
+  auto ask = [&](std::uint64_t id) {
+    char request[16];
+    std::memcpy(request, "AFBULK01", 8);
+    std::memcpy(request + 8, &id, 8);  // little-endian, as on x86
+    asio::write(s, asio::buffer(request));
+    std::array<unsigned char, af::net::kBulkReplyHeaderBytes> header{};
+    asio::read(s, asio::buffer(header));
+    return header;
+  };
+  auto header = ask(server.offer(sent));
+  BOOST_TEST(header.size() == 64u);
+  std::uint64_t status = 1, length = 0;
+  std::memcpy(&status, header.data(), 8);
+  std::memcpy(&length, header.data() + 8, 8);
+  BOOST_TEST(status == 0u);
+  BOOST_TEST(length == sent.total_bytes());
+  BOOST_TEST(
+      std::all_of(header.begin() + 16, header.end(), [](unsigned char b) { return b == 0; }));
+  af::Tensor got(af::float32, af::Shape{1001});
+  asio::read(s, asio::buffer(got.raw_data(), got.total_bytes()));
+  BOOST_TEST((got == sent));
+  header = ask(4242);  // the same connection, a transfer never offered
+  std::memcpy(&status, header.data(), 8);
+  std::memcpy(&length, header.data() + 8, 8);
+  BOOST_TEST(status == 1u);
+  BOOST_TEST(length == 0u);
+  header = ask(server.offer(sent));  // and the connection still serves
+  std::memcpy(&status, header.data(), 8);
+  BOOST_TEST(status == 0u);
+  asio::read(s, asio::buffer(got.raw_data(), got.total_bytes()));
+  BOOST_TEST((got == sent));
+}
+
+BOOST_AUTO_TEST_CASE(run_here_runs_on_the_caller_and_never_beside_another_job,
+                     *boost::unit_test::timeout(30)) {
+  af::net::BulkServer server("127.0.0.1", "test server");
+  af::net::BulkClient client("127.0.0.1", "test client");
+  std::atomic<int> running{0}, most{0};
+  auto enter = [&] {
+    const int now = ++running;
+    int seen = most.load();
+    while (now > seen && !most.compare_exchange_weak(seen, now)) {
+    }
+  };
+  std::promise<void> started;
+  client.post([&] {
+    enter();
+    started.set_value();
+    std::this_thread::sleep_for(200ms);  // run_here must wait for this job to end
+    --running;
+  });
+  started.get_future().wait();
+  std::thread::id ran_on;
+  auto sent = iota_floats(3 << 18);
+  af::Tensor got(af::float32, af::Shape{3 << 18});
+  af::Status s;
+  client.run_here([&] {
+    enter();
+    ran_on = std::this_thread::get_id();
+    s = client.fetch(server.port(), server.offer(sent), got.raw_data(), got.total_bytes());
+    --running;
+  });
+  BOOST_TEST(ran_on == std::this_thread::get_id());
+  BOOST_TEST(most.load() == 1);
+  BOOST_TEST_REQUIRE(s.ok(), s.message());
+  BOOST_TEST((got == sent));
+  // The connection run_here opened serves posted jobs too.
+  BOOST_TEST(fetch(client, server.port(), server.offer(sent), got).ok());
+  BOOST_TEST((got == sent));
 }
 
 BOOST_AUTO_TEST_CASE(landing_buffers_of_dropped_tensors_are_reused_then_freed_when_idle,
