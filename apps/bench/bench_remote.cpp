@@ -37,30 +37,6 @@ namespace {
 using asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
-/// A page-aligned buffer of the raw baselines, every byte `fill`. The kernel's copies into
-/// and out of a socket slow down by a third or more when the user buffer is not 64-byte
-/// aligned with the socket's pages (AMD EPYC VM), and where malloc puts a large vector (a
-/// fresh mapping, 16 bytes in, or a reused heap block) depends on what ran before: the
-/// baseline lands where the best plain TCP program would, every time.
-class AlignedBytes {
- public:
-  AlignedBytes(std::uint64_t n, char fill)
-      : n_(n), p_(static_cast<char*>(std::aligned_alloc(4096, (n + 4095) / 4096 * 4096))) {
-    if (!p_) throw std::bad_alloc();
-    std::memset(p_.get(), fill, n);
-  }
-  char* data() { return p_.get(); }
-  const char* data() const { return p_.get(); }
-  std::uint64_t size() const { return n_; }
-
- private:
-  struct Free {
-    void operator()(char* p) const { std::free(p); }
-  };
-  std::uint64_t n_;
-  std::unique_ptr<char, Free> p_;
-};
-
 /// A buffer of `n` bytes for the raw stream, filled once and kept per size.
 const char* source_bytes(std::uint64_t n) {
   static std::mutex mu;

@@ -7,7 +7,12 @@
 #include <sys/types.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,6 +100,31 @@ class PinnedProcess {
  private:
   std::vector<std::pair<pid_t, cpu_set_t>> saved_;
   std::string text_;
+};
+
+/// A page-aligned buffer of a baseline, every byte `fill`. The kernel's copies into and out
+/// of a socket or the page cache slow down by a third or more (reads from the page cache to
+/// a third) when the user buffer is not 64-byte aligned with the kernel's pages (AMD EPYC
+/// VM), and where malloc puts a large vector (a fresh mapping, 16 bytes in, or a reused
+/// heap block) depends on what ran before: a baseline's bytes sit where the best plain
+/// program would put them, every time.
+class AlignedBytes {
+ public:
+  AlignedBytes(std::uint64_t n, char fill)
+      : n_(n), p_(static_cast<char*>(std::aligned_alloc(4096, (n + 4095) / 4096 * 4096))) {
+    if (!p_) throw std::bad_alloc();
+    std::memset(p_.get(), fill, n);
+  }
+  char* data() { return p_.get(); }
+  const char* data() const { return p_.get(); }
+  std::uint64_t size() const { return n_; }
+
+ private:
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::uint64_t n_;
+  std::unique_ptr<char, Free> p_;
 };
 
 /// The CPU model (/proc/cpuinfo) and the number of hardware threads, in words.

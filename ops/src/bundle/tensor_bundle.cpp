@@ -83,6 +83,8 @@ BundleWriter::BundleWriter(std::string prefix) : prefix_(std::move(prefix)) {
   index_path_ = temporary_name(bundle_index_filename(prefix_));
   status_ = create_parent_directory(prefix_);
   if (!status_.ok()) return;
+  // Saving over an existing checkpoint: its data file's cached pages go first, for ours.
+  drop_cached_pages(bundle_data_filename(prefix_, 0, 1));
   data_ = std::fopen(data_path_.c_str(), "wb");
   if (!data_) {
     status_ = io_error(data_path_, errno);

@@ -158,6 +158,13 @@ void sync_directory(const std::string& dir) {
   ::close(fd);
 }
 
+void drop_cached_pages(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+}
+
 Status create_parent_directory(const std::string& prefix) {
   const std::string dir = dirname_of(prefix);
   if (dir.empty()) return {};

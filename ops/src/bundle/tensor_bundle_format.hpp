@@ -72,6 +72,13 @@ Status io_error(const std::string& context, int err);
 std::string temporary_name(const std::string& path);
 Status rename_file(const std::string& from, const std::string& to);
 void sync_directory(const std::string& dir);
+/// Drops the cached pages of `path` if it exists (best effort; the file itself is kept).
+/// Called on a file about to be replaced by a rename: the pages it frees take the new file's
+/// writes. On a VM, page-cache writes into memory the guest has not touched lately run at a
+/// quarter of the speed of writes into pages just freed (AMD EPYC VM: 256 MiB in 0.35-0.6 s
+/// against 0.11-0.13 s), so a save over an existing checkpoint wrote at a third of the speed
+/// of `open(O_TRUNC)` + write, which frees the old pages first.
+void drop_cached_pages(const std::string& path);
 Status create_parent_directory(const std::string& prefix);
 /// DataLoss naming `filename` and what is wrong with it.
 Status corrupt_file_error(const std::string& filename, const std::string& detail);
