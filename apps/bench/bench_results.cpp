@@ -43,15 +43,20 @@ PairRatio record(BenchRow row) {
   return r;
 }
 
-PinnedProcess::PinnedProcess(int cpus) {
+PinnedProcess::PinnedProcess(int cpus, bool last) {
   cpu_set_t allowed, pinned;
   CPU_ZERO(&pinned);
   if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
-  for (int c = 0, n = 0; c < CPU_SETSIZE && n < cpus; ++c)
-    if (CPU_ISSET(c, &allowed)) {
-      CPU_SET(c, &pinned);
-      text_ += (n++ ? "," : "") + std::to_string(c);
-    }
+  std::vector<int> chosen;
+  for (int i = 0; i < CPU_SETSIZE && static_cast<int>(chosen.size()) < cpus; ++i) {
+    const int c = last ? CPU_SETSIZE - 1 - i : i;
+    if (CPU_ISSET(c, &allowed)) chosen.push_back(c);
+  }
+  std::sort(chosen.begin(), chosen.end());
+  for (int c : chosen) {
+    CPU_SET(c, &pinned);
+    text_ += (text_.empty() ? "" : ",") + std::to_string(c);
+  }
   DIR* dir = ::opendir("/proc/self/task");
   if (dir == nullptr) return;
   while (dirent* e = ::readdir(dir)) {

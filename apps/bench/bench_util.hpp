@@ -85,12 +85,13 @@ struct BenchRow {
 /// Adds `row` to the run's record and returns its pair ratio (empty without a baseline).
 PairRatio record(BenchRow row);
 
-/// Pins every thread of this process to the first `cpus` CPUs it may run on, for a
-/// benchmark that claims that many cores; the destructor gives each thread that was there
-/// its own set back (threads started meanwhile keep the pinned set).
+/// Pins every thread of this process to the first `cpus` CPUs it may run on (the last
+/// ones when `last`), for a benchmark that claims that many cores or keeps two processes
+/// on CPUs of their own; the destructor gives each thread that was there its own set back
+/// (threads started meanwhile keep the pinned set).
 class PinnedProcess {
  public:
-  explicit PinnedProcess(int cpus);
+  explicit PinnedProcess(int cpus, bool last = false);
   ~PinnedProcess();
   PinnedProcess(const PinnedProcess&) = delete;
   PinnedProcess& operator=(const PinnedProcess&) = delete;
