@@ -103,12 +103,11 @@ class PinnedProcess {
   std::string text_;
 };
 
-/// A page-aligned buffer of a baseline, every byte `fill`. The kernel's copies into and out
-/// of a socket or the page cache slow down by a third or more (reads from the page cache to
-/// a third) when the user buffer is not 64-byte aligned with the kernel's pages (AMD EPYC
-/// VM), and where malloc puts a large vector (a fresh mapping, 16 bytes in, or a reused
-/// heap block) depends on what ran before: a baseline's bytes sit where the best plain
-/// program would put them, every time.
+/// A page-aligned buffer of a baseline, every byte `fill`. The kernel's copies out of a
+/// socket or the page cache into a user buffer that is not 64-byte aligned run at a half to
+/// a third of their speed (AMD EPYC VM), and where malloc puts a large vector (a fresh
+/// mapping, 16 bytes in, or a reused heap block) depends on what ran before: a baseline's
+/// bytes sit where the best plain program would put them, every time.
 class AlignedBytes {
  public:
   AlignedBytes(std::uint64_t n, char fill)

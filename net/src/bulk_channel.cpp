@@ -14,6 +14,7 @@
 #include <random>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
@@ -461,6 +462,20 @@ struct BulkClient::Impl {
   std::deque<std::function<void()>> jobs;
   /// Held while a job runs, on the client's thread or a caller's (run_here).
   std::mutex job_mu;
+  /// The client whose job this thread runs now (a job's callback that runs a step of the
+  /// same session needs no lock it already holds).
+  static thread_local const Impl* running_here;
+
+  /// Runs `job` holding job_mu, unless this thread holds it already.
+  void run_job(const std::function<void()>& job) {
+    if (running_here == this) return job();
+    std::lock_guard<std::mutex> running(job_mu);
+    struct Mark {
+      const Impl* outer;
+      ~Mark() { running_here = outer; }
+    } mark{std::exchange(running_here, this)};
+    job();
+  }
   bool stopping = false;
   std::thread thread;
 
@@ -481,8 +496,7 @@ struct BulkClient::Impl {
         job = std::move(jobs.front());
         jobs.pop_front();
       }
-      std::lock_guard<std::mutex> running(job_mu);
-      job();
+      run_job(job);
     }
   }
 
@@ -612,10 +626,9 @@ void BulkClient::post(std::function<void()> job) {
   impl_->cv.notify_one();
 }
 
-void BulkClient::run_here(const std::function<void()>& job) {
-  std::lock_guard<std::mutex> running(impl_->job_mu);
-  job();
-}
+thread_local const BulkClient::Impl* BulkClient::Impl::running_here = nullptr;
+
+void BulkClient::run_here(const std::function<void()>& job) { impl_->run_job(job); }
 
 Tensor BulkClient::landing_tensor(DType dtype, const Shape& shape) {
   const std::size_t bytes = static_cast<std::size_t>(shape.num_elements()) * dtype_size(dtype);

@@ -31,9 +31,9 @@ namespace af::net {
 
 /// The server's reply header: status, length and zero padding to 64 bytes. The kernel packs
 /// a TCP stream's bytes into pages one after another, so the tensor's bytes start in those
-/// pages at the header's length: with 64 they stay cache-line aligned and both kernel copies
-/// (into the socket, out of it) run at full speed; a 16-byte header cost 40 % of a 4 MiB
-/// fetch on loopback (AMD EPYC VM, docs/benchmarks.md).
+/// pages at the header's length, and its copy into them runs at half speed when that
+/// destination is not cache-line aligned: a 16-byte header cost 40 % of a 4 MiB fetch on
+/// loopback (AMD EPYC VM, docs/benchmarks.md).
 inline constexpr std::size_t kBulkReplyHeaderBytes = 64;
 
 /// Tensors at least this large travel over the bulk channel.
@@ -94,8 +94,9 @@ class BulkClient {
   /// Runs `job` on the calling thread now, once no other job (posted or run here) is
   /// running; jobs already queued may run before or after it. For a thread that would wait
   /// for the job's result anyway (a synchronous Session::run): the two thread hand-offs of
-  /// post() cost more than a loopback round trip on small VMs. Never call it on a CAF
-  /// worker or from inside a job.
+  /// post() cost more than a loopback round trip on small VMs. Called from inside a job of
+  /// this client (a step run by a job's callback), it runs `job` at once. Never call it on
+  /// a CAF worker.
   void run_here(const std::function<void()>& job);
   /// A host tensor to read a transfer into, its bytes uninitialized. Its buffer comes from
   /// the client's landing pool: buffers of tensors the caller has dropped are kept (at most

@@ -239,6 +239,18 @@ BOOST_AUTO_TEST_CASE(run_here_runs_on_the_caller_and_never_beside_another_job,
   // The connection run_here opened serves posted jobs too.
   BOOST_TEST(fetch(client, server.port(), server.offer(sent), got).ok());
   BOOST_TEST((got == sent));
+  // A posted job that runs a job here (a callback running a step of the same session)
+  // runs it at once, on the client's thread.
+  std::promise<bool> nested;
+  client.post([&] {
+    const auto outer = std::this_thread::get_id();
+    bool same = false;
+    client.run_here([&] { same = std::this_thread::get_id() == outer; });
+    nested.set_value(same);
+  });
+  auto nested_done = nested.get_future();
+  BOOST_REQUIRE((nested_done.wait_for(10s) == std::future_status::ready));
+  BOOST_TEST(nested_done.get());
 }
 
 BOOST_AUTO_TEST_CASE(landing_buffers_of_dropped_tensors_are_reused_then_freed_when_idle,
