@@ -15,13 +15,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view in(reinterpret_cast<const char*>(data), size);
   const af::net::BulkRequest r = af::net::decode_bulk_request(in);
   const bool has_magic =
-      size >= af::net::kBulkRequestBytes && std::memcmp(data, "AFBULK01", 8) == 0;
+      size >= af::net::kBulkRequestBytes && std::memcmp(data, "AFBULK02", 8) == 0;
   if (r.magic != has_magic) {
     std::fprintf(stderr, "bulk_request_fuzzer: magic decoded wrongly\n");
     std::abort();
   }
   if (r.magic) {
-    std::string again = "AFBULK01";
+    std::string again = "AFBULK02";
     for (int i = 0; i < 8; ++i)
       again.push_back(static_cast<char>((r.transfer_id >> (8 * i)) & 0xff));
     if (again != in.substr(0, af::net::kBulkRequestBytes)) {

@@ -28,7 +28,7 @@ namespace {
 using asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
-constexpr char kMagic[8] = {'A', 'F', 'B', 'U', 'L', 'K', '0', '1'};
+constexpr char kMagic[8] = {'A', 'F', 'B', 'U', 'L', 'K', '0', '2'};
 constexpr std::size_t kMaxConnections = 256;
 /// The most bytes one send of a transfer hands to the kernel.
 constexpr std::size_t kSendPiece = 1u << 20;

@@ -6,8 +6,9 @@
 // id travels over CAF; the client then reads the bytes from the server's bulk port straight
 // into the tensor it returns.
 //
-// Protocol on one TCP connection, any number of requests in turn:
-//   client -> server: "AFBULK01" + u64 transfer id (little-endian), 16 bytes
+// Protocol (version 02: version 01 answered with a 16-byte header) on one TCP connection,
+// any number of requests in turn:
+//   client -> server: "AFBULK02" + u64 transfer id (little-endian), 16 bytes
 //   server -> client: u64 status (0 = ok, 1 = unknown or expired id) + u64 length + 48 zero
 //                     bytes (a 64-byte header), then the tensor's `length` raw bytes when
 //                     the status is 0

@@ -28,7 +28,7 @@ struct StepHeader {
 /// `bytes` must hold kStepHeaderBytes (fewer: not the protocol).
 StepHeader decode_step_header(std::string_view bytes);
 
-/// "AFBULK01" + u64 transfer id.
+/// "AFBULK02" + u64 transfer id.
 struct BulkRequest {
   bool magic = false;
   std::uint64_t transfer_id = 0;

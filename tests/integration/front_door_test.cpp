@@ -306,10 +306,10 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_bulk_port_does_not_stop_large_fetches,
   BOOST_TEST(refused(server->status_port(), "crowded", "bulk") >= 300 - 16 - 1);
   // A first request for a transfer nobody offered is answered and closed.
   auto s = raw_connect(io, port);
-  unsigned char request[16] = {'A', 'F', 'B', 'U', 'L', 'K', '0', '1'};
+  unsigned char request[16] = {'A', 'F', 'B', 'U', 'L', 'K', '0', '2'};
   put_u64(request + 8, 0xabcdefULL);
   asio::write(*s, asio::buffer(request));
-  unsigned char reply[16] = {};
+  unsigned char reply[64] = {};  // the answer header (bulk_channel.hpp)
   std::error_code ec;
   asio::read(*s, asio::buffer(reply), ec);
   BOOST_TEST(!ec);
