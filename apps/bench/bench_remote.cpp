@@ -13,14 +13,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <new>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -247,8 +245,8 @@ void bench_remote(bool quick, const char* self_exe, bool p4, bool p5) {
     std::vector<double> ours, raw;
     // The raw stream lands in one buffer reused by every run (its pages mapped after the
     // first), over one connection (its buffers grown after the first): the best a plain TCP
-    // read can do. Fetched tensors land in the session's
-    // landing pool (bulk_channel.hpp), reused once the previous value is dropped.
+    // read can do. Fetched tensors land in the session's landing pool (bulk_channel.hpp),
+    // reused once the previous value is dropped.
     // Run -1 warms both up and is not counted. The pairs of the small size are cheap and vary
     // most (a wake-up late by 0.5 ms is a third of a 4 MiB transfer): 41 of them, 15 and 9
     // of the larger ones.

@@ -28,7 +28,6 @@ namespace {
 using asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
-constexpr char kMagic[8] = {'A', 'F', 'B', 'U', 'L', 'K', '0', '2'};
 constexpr std::size_t kMaxConnections = 256;
 /// The most bytes one send of a transfer hands to the kernel.
 constexpr std::size_t kSendPiece = 1u << 20;
@@ -574,7 +573,7 @@ struct BulkClient::Impl {
                   std::chrono::milliseconds stall, std::chrono::milliseconds answer_wait,
                   bool* got_any) {
     char request[16];
-    std::memcpy(request, kMagic, sizeof kMagic);
+    std::memcpy(request, kBulkMagic, sizeof kBulkMagic);
     put_u64(request + 8, id);
     std::error_code ec;
     asio::write(socket, asio::buffer(request), ec);

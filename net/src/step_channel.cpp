@@ -33,7 +33,6 @@ namespace {
 
 using asio::ip::tcp;
 
-constexpr char kMagic[8] = {'A', 'F', 'S', 'T', 'E', 'P', '0', '1'};
 constexpr std::size_t kMaxConnections = 1024;
 /// Request bodies are read in pieces of this size, so a length field promises nothing the
 /// peer has not sent (no allocation up front).
@@ -702,7 +701,7 @@ StepClient::StepClient(const std::string& host, std::uint16_t port, std::uint64_
   // Hello: call 0, no body. It presents the session's token at once, so the server counts
   // the connection as a client's however long the first step takes to come.
   char hello[32];
-  std::memcpy(hello, kMagic, sizeof kMagic);
+  std::memcpy(hello, kStepMagic, sizeof kStepMagic);
   put_u64(hello + 8, 0);
   put_u64(hello + 16, token);
   put_u64(hello + 24, 0);
@@ -804,7 +803,7 @@ std::optional<std::uint64_t> StepClient::send(const std::string& request,
   // A call no thread waits for: the reader thread reads its reply.
   if (unwaited) impl_->wake_reader();
   char header[32];
-  std::memcpy(header, kMagic, sizeof kMagic);
+  std::memcpy(header, kStepMagic, sizeof kStepMagic);
   put_u64(header + 8, call);
   put_u64(header + 16, impl_->token);
   put_u64(header + 24, request.size());

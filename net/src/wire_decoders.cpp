@@ -16,10 +16,6 @@ std::uint64_t get_u64(const char* p) {
   return v;
 }
 
-constexpr char kStepMagic[8] = {'A', 'F', 'S', 'T', 'E', 'P', '0', '1'};
-constexpr char kBulkMagic[8] = {'A', 'F', 'B', 'U', 'L', 'K', '0', '2'};
-constexpr char kPushMagic[8] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '2'};
-
 std::uint32_t get_u32(const char* p) {
   std::uint32_t v = 0;
   for (int i = 0; i < 4; ++i)

@@ -18,6 +18,11 @@ inline constexpr std::size_t kStepHeaderBytes = 32;
 inline constexpr std::size_t kBulkRequestBytes = 16;
 inline constexpr std::size_t kBaspHeaderBytes = 32;
 
+/// The protocols' first 8 bytes, with their versions: the one place each is spelled.
+inline constexpr char kStepMagic[8] = {'A', 'F', 'S', 'T', 'E', 'P', '0', '1'};
+inline constexpr char kBulkMagic[8] = {'A', 'F', 'B', 'U', 'L', 'K', '0', '2'};
+inline constexpr char kPushMagic[8] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '2'};
+
 /// "AFSTEP01" + u64 call id + u64 session token + u64 body length (little-endian).
 struct StepHeader {
   bool magic = false;  ///< false: not the step protocol (nothing else is set)

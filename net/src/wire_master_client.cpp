@@ -359,6 +359,7 @@ void decode_reply(Status s, std::string reply, std::size_t expected, const std::
   // returned: on the thread that waits for them, or else on the bulk client's thread.
   auto bulk = weak_bulk.lock();
   if (!bulk) return done(cancelled("Session on " + target + " was closed"), {});
+  // Every large value read into `values`, or the first read's error.
   auto read_all = [client = bulk.get(), large](std::vector<Tensor>& values,
                                                const auto& refs) -> Status {
     for (auto& [index, ref] : refs) {
@@ -368,20 +369,17 @@ void decode_reply(Status s, std::string reply, std::size_t expected, const std::
     }
     return {};
   };
+  auto finish = [](Status fetched, std::vector<Tensor>& values, auto& done) {
+    if (fetched.ok()) return done({}, std::move(values));
+    done(std::move(fetched), {});
+  };
   if (on_waiting_thread) {
     Status fetched;
     bulk->run_here([&] { fetched = read_all(values, refs); });
-    // Outside the job: `done` may run another step of this session.
-    return fetched.ok() ? done({}, std::move(values)) : done(std::move(fetched), {});
+    return finish(std::move(fetched), values, done);  // `done` may run this session's next step
   }
-  bulk->post([read_all, done = std::move(done), values = std::move(values),
-              refs = std::move(refs)]() mutable {
-    Status fetched = read_all(values, refs);
-    if (fetched.ok())
-      done({}, std::move(values));
-    else
-      done(std::move(fetched), {});
-  });
+  bulk->post([read_all, finish, done = std::move(done), values = std::move(values),
+              refs = std::move(refs)]() mutable { finish(read_all(values, refs), values, done); });
 }
 
 /// The `step_channel` and `caf` kinds of MasterClient.
