@@ -132,12 +132,18 @@ struct Session::Impl : std::enable_shared_from_this<Session::Impl> {
 Status Session::Impl::prepare(const std::vector<Output>& feeds, const std::vector<Output>& fetches,
                               const std::vector<Operation>& targets,
                               std::shared_ptr<const CachedPlan>* out) {
+  // The key names each node by its id (a graph's nodes are never removed, so an id means
+  // one name): a step of a few fetches keys its plan without an allocation.
   std::string key;
-  for (auto& f : feeds) key += f.name() + ",";
-  key += "|";
-  for (auto& f : fetches) key += f.name() + ",";
-  key += "|";
-  for (auto& t : targets) key += t.name() + ",";
+  const auto put = [&key](int id, int index) {
+    key.append(reinterpret_cast<const char*>(&id), sizeof id);
+    key.append(reinterpret_cast<const char*>(&index), sizeof index);
+  };
+  for (auto& f : feeds) put(f.node()->id(), f.index());
+  key += '|';
+  for (auto& f : fetches) put(f.node()->id(), f.index());
+  key += '|';
+  for (auto& t : targets) put(t.node()->id(), -1);
   std::lock_guard<std::mutex> guard(mu);
   if (closed) return session_closed_error();
   if (auto it = cache.find(key); it != cache.end()) {

@@ -226,8 +226,8 @@ AsyncKernelTask take_gradient(OpKernelContext& ctx, std::shared_ptr<AccumulatorB
   }
   // A take that waits long is what a stall report names the missing replicas of.
   StallWatchScope watch(
-      StallingWait{"take", acc->name(), ctx.device_name, ctx.step->step_id(), acc->global_step(),
-                   [weak = std::weak_ptr<AccumulatorBase>(acc), required] {
+      StallingWait{"take", acc->name(), std::string(ctx.device_name), ctx.step->step_id(),
+                   acc->global_step(), [weak = std::weak_ptr<AccumulatorBase>(acc), required] {
                      auto a = weak.lock();
                      return a ? a->missing(required) : std::string("(accumulator gone)");
                    }});

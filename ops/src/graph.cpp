@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -276,7 +277,7 @@ Operation Graph::add_node_def(const NodeDef& def) {
 
 Operation Graph::operation(std::string_view name) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
-  auto it = by_name_.find(std::string(name));
+  auto it = by_name_.find(name);
   if (it == by_name_.end())
     throw NotFoundError(af::not_found("The name '" + std::string(name) +
                                       "' refers to an Operation not in the graph."));
@@ -285,17 +286,24 @@ Operation Graph::operation(std::string_view name) const {
 
 bool Graph::contains(std::string_view name) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
-  return by_name_.count(std::string(name)) > 0;
+  return by_name_.find(name) != by_name_.end();
 }
 
 Output Graph::output(std::string_view name) const {
-  std::string s(name);
+  std::string_view op_name = name;
   int index = 0;
-  if (auto colon = s.rfind(':'); colon != std::string::npos) {
-    index = std::stoi(s.substr(colon + 1));
-    s = s.substr(0, colon);
+  if (auto colon = name.rfind(':'); colon != std::string_view::npos) {
+    op_name = name.substr(0, colon);
+    const std::string_view digits = name.substr(colon + 1);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size())
+      // Python's as_graph_element says the same of a name whose index is not a number.
+      throw InvalidArgumentError(af::invalid_argument(
+          "The name '" + std::string(name) +
+          "' looks like a Tensor name, but is not a valid one. Tensor names must be of the "
+          "form \"<op_name>:<output_index>\"."));
   }
-  Operation op = operation(s);
+  Operation op = operation(op_name);
   if (index < 0 || index >= op.num_outputs())
     throw NotFoundError(af::not_found("The name '" + std::string(name) +
                                       "' refers to a Tensor which does not exist."));

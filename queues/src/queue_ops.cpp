@@ -152,8 +152,8 @@ class QueueCallOp : public OpKernel {
     StallWatchScope watch;
     if (dequeues)
       watch = StallWatchScope(StallingWait{
-          "dequeue", queue->debug_string(), ctx.device_name, ctx.step ? ctx.step->step_id() : 0, -1,
-          [weak = std::weak_ptr<QueueResource>(queue)] {
+          "dequeue", queue->debug_string(), std::string(ctx.device_name),
+          ctx.step ? ctx.step->step_id() : 0, -1, [weak = std::weak_ptr<QueueResource>(queue)] {
             auto q = weak.lock();
             return q ? q->waiting_for() : std::string("(queue gone)");
           }});

@@ -33,12 +33,12 @@ void compute(OpKernel& kernel, OpKernelContext& ctx) {
   try {
     kernel.compute(ctx);
   } catch (const std::bad_alloc&) {
-    ctx.fail(resource_exhausted("OOM when running the kernel on " + ctx.device_name));
+    ctx.fail(resource_exhausted("OOM when running the kernel on " + std::string(ctx.device_name)));
   } catch (...) {
     Status s = status_from_exception(std::current_exception());
     // A tensor the kernel could not allocate: say where, as TensorFlow's allocator does.
     if (s.code() == Code::resource_exhausted && s.message().rfind("OOM when allocating", 0) == 0)
-      s = resource_exhausted(s.message() + " on " + ctx.device_name);
+      s = resource_exhausted(s.message() + " on " + std::string(ctx.device_name));
     ctx.fail(std::move(s));
   }
 }
@@ -89,6 +89,7 @@ PartitionExecution::PartitionExecution(PartitionRunPtr run, StepDriver* driver)
   pending_.reserve(impl_->items.size());
   for (auto& item : impl_->items) pending_.push_back(item.initial_pending);
   inputs_.resize(static_cast<std::size_t>(impl_->total_inputs));
+  ready_.reserve(impl_->items.size());
   ready_.assign(impl_->initial_ready.begin(), impl_->initial_ready.end());
 }
 
@@ -140,9 +141,12 @@ std::uint64_t PartitionExecution::add_cancel_hook(std::function<void(const Statu
 bool PartitionExecution::run() {
   if (in_loop_) return false;
   in_loop_ = true;
-  while (!ready_.empty() && !handoff_ctx_) {
-    int id = ready_.front();
-    ready_.pop_front();
+  while (any_ready() && !handoff_ctx_) {
+    int id = ready_[ready_head_++];
+    if (!any_ready()) {
+      ready_.clear();  // drained: the next ready node goes to the front
+      ready_head_ = 0;
+    }
     if (!status_.ok()) continue;  // aborted: drain without running
     launch(id);
   }
@@ -152,7 +156,7 @@ bool PartitionExecution::run() {
 
 void PartitionExecution::cancel(const Status& why) {
   if (status_.ok()) status_ = why;
-  ready_.clear();
+  ready_head_ = ready_.size();
   bool was_in_loop = std::exchange(in_loop_, true);
   auto hooks = std::move(cancel_hooks_);
   cancel_hooks_.clear();
@@ -224,19 +228,22 @@ void PartitionExecution::launch(int id) {
   const ExecNode& node = *item.node;
   if (node.feed_index >= 0) return launch_feed(id);
   Status s;
-  auto ctx = std::make_shared<OpKernelContext>(node.def, gather_inputs(item, &s));
+  // On the stack: a kernel that runs here and now (most) needs no shared context; one that
+  // waits or goes elsewhere takes it to the heap first.
+  OpKernelContext local(node.def, gather_inputs(item, &s));
   if (!s.ok()) return fail(with_node(s, node.def.name));
-  ctx->set_num_outputs(static_cast<int>(node.output_types.size()));
-  ctx->resource_mgr = &impl_->device->resource_mgr();
-  ctx->shared_resource_mgr = impl_->device->shared_resource_mgr();
-  ctx->runtime = impl_->device->runtime();
-  ctx->step = this;
-  ctx->eigen_device = impl_->device->intra_op_device();
-  ctx->intra_op_threads = impl_->device->intra_op_threads();
-  ctx->device_name = impl_->device->name();
-  ctx->device_context = impl_->device->device_context();
+  local.set_num_outputs(static_cast<int>(node.output_types.size()));
+  local.resource_mgr = &impl_->device->resource_mgr();
+  local.shared_resource_mgr = impl_->device->shared_resource_mgr();
+  local.runtime = impl_->device->runtime();
+  local.step = this;
+  local.eigen_device = impl_->device->intra_op_device();
+  local.intra_op_threads = impl_->device->intra_op_threads();
+  local.device_name = impl_->device->name();
+  local.device_context = impl_->device->device_context();
   OpKernel* kernel = item.kernel.get();
   if (item.is_async) {
+    auto ctx = std::make_shared<OpKernelContext>(std::move(local));
     ++outstanding_;
     auto start = step_->trace ? now_us() : 0;
     auto tid = step_->trace ? thread_id() : 0;
@@ -250,21 +257,21 @@ void PartitionExecution::launch(int id) {
     });
     return;
   }
-  if (kernel->is_expensive(*ctx)) return run_expensive(id, std::move(ctx));
-  run_here(id, *ctx);
+  if (kernel->is_expensive(local)) return run_expensive(id, local);
+  run_here(id, local);
 }
 
-void PartitionExecution::run_expensive(int id, std::shared_ptr<OpKernelContext> ctx) {
-  const PartitionLoad load{!ready_.empty(), outstanding_, pool_outstanding_};
+void PartitionExecution::run_expensive(int id, OpKernelContext& ctx) {
+  const PartitionLoad load{any_ready(), outstanding_, pool_outstanding_};
   switch (driver_->place_expensive(*impl_->device, load)) {
     case KernelPlace::here:
-      return run_here(id, *ctx);
+      return run_here(id, ctx);
     case KernelPlace::pool:
-      return schedule(id, std::move(ctx));
+      return schedule(id, std::make_shared<OpKernelContext>(std::move(ctx)));
     case KernelPlace::hand_off:
       // Stop here; the device actor adopts the rest (`adopt`).
       handoff_id_ = id;
-      handoff_ctx_ = std::move(ctx);
+      handoff_ctx_ = std::make_shared<OpKernelContext>(std::move(ctx));
       return;
   }
 }
@@ -375,8 +382,7 @@ void PartitionExecution::complete(int id, std::vector<Tensor>& outputs, const St
 }
 
 bool PartitionExecution::maybe_finish() {
-  if (finished_ || in_loop_ || outstanding_ > 0 || handoff_ctx_ ||
-      (!ready_.empty() && status_.ok()))
+  if (finished_ || in_loop_ || outstanding_ > 0 || handoff_ctx_ || (any_ready() && status_.ok()))
     return false;
   if (impl_->device->is_accelerator() && !synced_) {
     // A GPU partition is done when the work it enqueued is (TensorFlow's sync_on_finish).

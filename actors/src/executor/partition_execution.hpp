@@ -6,7 +6,6 @@
 // (step_driver.hpp). The device actor (device_actor.cpp) and the caller's thread
 // (caller_step.cpp) own executions.
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <vector>
@@ -69,7 +68,9 @@ class PartitionExecution final : public StepServices {
   std::vector<Tensor> gather_inputs(const ExecutorImpl::Item& item, Status* s);
   void launch(int id);
   void launch_feed(int id);
-  void run_expensive(int id, std::shared_ptr<OpKernelContext> ctx);
+  /// Runs an expensive kernel where the driver places it; `ctx` (the caller's) moves to the
+  /// heap when the kernel does not run here and now.
+  void run_expensive(int id, OpKernelContext& ctx);
   void schedule(int id, std::shared_ptr<OpKernelContext> ctx);
   void run_here(int id, OpKernelContext& ctx);
   void complete(int id, std::vector<Tensor>& outputs, const Status& s);
@@ -91,7 +92,12 @@ class PartitionExecution final : public StepServices {
   std::shared_ptr<const ExecutorImpl> impl_;
   std::vector<int> pending_;
   std::vector<Tensor> inputs_;
-  std::deque<int> ready_;
+  /// Nodes ready to run, oldest first: `ready_[ready_head_]` to the end, emptied whenever
+  /// it drains. A node becomes ready once per step, so the vector, reserved for every node,
+  /// never grows (and a step allocates nothing for it beyond that).
+  std::vector<int> ready_;
+  std::size_t ready_head_ = 0;
+  bool any_ready() const noexcept { return ready_head_ < ready_.size(); }
   int outstanding_ = 0;
   int pool_outstanding_ = 0;  ///< of outstanding_: expensive kernels on the inter-op pool
   bool in_loop_ = false;

@@ -449,4 +449,28 @@ BOOST_AUTO_TEST_CASE(a_built_graph_round_trips_through_import_into_a_fresh_graph
   BOOST_TEST((fresh.output("x").dtype() == DType::float32));
 }
 
+// As Python's as_graph_element: "op" and "op:N" name a node's outputs; an index that is not
+// a number is InvalidArgument, a node or index that does not exist NotFound.
+BOOST_AUTO_TEST_CASE(tensor_names_resolve_to_outputs_or_say_what_is_wrong) {
+  Graph g;
+  auto x = g.placeholder(DType::float32, PartialShape{2}, "x");
+  BOOST_TEST(g.output("x").node() == x.node());
+  BOOST_TEST(g.output("x:0").index() == 0);
+  BOOST_TEST(g.output("x:0").node() == x.node());
+  BOOST_CHECK_THROW(g.output("x:1"), NotFoundError);
+  BOOST_CHECK_THROW(g.output("x:-1"), NotFoundError);
+  BOOST_CHECK_THROW(g.output("nope:0"), NotFoundError);
+  BOOST_CHECK_THROW(g.output("nope"), NotFoundError);
+  for (const char* bad : {"x:", "x:a", "x:0a", "x: 0"}) {
+    try {
+      g.output(bad);
+      BOOST_ERROR("no error for " << bad);
+    } catch (const InvalidArgumentError& e) {
+      BOOST_TEST(std::string(e.what()).find("looks like a Tensor name") != std::string::npos);
+    }
+  }
+  BOOST_TEST(g.contains("x"));
+  BOOST_TEST(!g.contains("x:0"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -355,7 +355,14 @@ class Graph {
 
   mutable std::shared_mutex mu_;
   std::vector<std::unique_ptr<Node>> nodes_;
-  std::unordered_map<std::string, Node*> by_name_;
+  /// Hashes a name as a string_view, so a lookup by string_view copies nothing.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  std::unordered_map<std::string, Node*, NameHash, std::equal_to<>> by_name_;
   std::unordered_map<std::string, int> name_counts_;
   std::vector<std::string> name_scopes_;
   std::vector<DeviceEntry> device_stack_;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "actorflow/ops/async_task.hpp"
@@ -154,7 +155,9 @@ class OpKernelContext {
   StepServices* step = nullptr;
   Eigen::ThreadPoolDevice* eigen_device = nullptr;  ///< intra-op pool (may be null)
   int intra_op_threads = 1;                         ///< threads of `eigen_device`
-  std::string device_name;                          ///< full name of the device the kernel runs on
+  /// Full name of the device the kernel runs on (the device's own string, which outlives
+  /// the step: a context copies no name per kernel).
+  std::string_view device_name;
   /// The device's context for device kernels (GPU streams and allocator); null on the CPU.
   DeviceContext* device_context = nullptr;
 

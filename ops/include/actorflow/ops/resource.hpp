@@ -99,10 +99,11 @@ class ResourceMgr {
   /// Returns the resource at (container, name), creating it with `create` if absent.
   /// InvalidArgument when a resource of another type sits there; `create`'s error otherwise
   /// (nothing is stored). `create` runs under the manager's lock: it must not use this manager.
-  template <class T>
+  /// `create` is any callable `Status(std::shared_ptr<T>*)` (a lambda is not wrapped in a
+  /// std::function: a lookup that finds the resource allocates nothing).
+  template <class T, class Create>
   Status lookup_or_create(const std::string& container, const std::string& name,
-                          std::shared_ptr<T>* out,
-                          const std::function<Status(std::shared_ptr<T>*)>& create) {
+                          std::shared_ptr<T>* out, Create&& create) {
     std::lock_guard<std::mutex> guard(mu_);
     auto key = std::make_pair(container.empty() ? default_container_ : container, name);
     auto it = resources_.find(key);
