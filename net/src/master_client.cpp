@@ -94,12 +94,10 @@ std::string GraphDeltas::take(std::size_t* end) {
   return json;
 }
 
-std::function<void()> GraphDeltas::on_answered(std::size_t end) const {
-  return [answered = answered_, end] {
-    for (std::size_t seen = answered->load();
-         seen < end && !answered->compare_exchange_weak(seen, end);) {
-    }
-  };
+void GraphDeltas::Answered::operator()() const {
+  for (std::size_t seen = answered->load();
+       seen < end && !answered->compare_exchange_weak(seen, end);) {
+  }
 }
 
 void GraphDeltas::resend_unacknowledged() { sent_ = std::min(sent_, answered_->load()); }

@@ -69,9 +69,17 @@ class GraphDeltas {
   /// JSON of the nodes added since the last `take` (empty when none); `end` receives the
   /// number of the graph's nodes the server has once it has these.
   std::string take(std::size_t* end);
+  /// Run when the server answered a step that carried the graph's first `end` nodes (it
+  /// has them now); it may outlive the GraphDeltas it came from.
+  struct Answered {
+    std::shared_ptr<std::atomic<std::size_t>> answered;
+    std::size_t end = 0;
+    /// Records that the server has the first `end` nodes.
+    void operator()() const;
+  };
   /// What to run when the server answered a step that carried the graph's first `end`
-  /// nodes (it has them now); it may outlive this object.
-  std::function<void()> on_answered(std::size_t end) const;
+  /// nodes (a value, no allocation beyond a reference count).
+  Answered on_answered(std::size_t end) const { return {answered_, end}; }
   /// The connection was lost: the next `take` starts at the last node the server has.
   void resend_unacknowledged();
 

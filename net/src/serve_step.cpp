@@ -2,6 +2,9 @@
 // step's request and reply around it.
 #include "serve_step.hpp"
 
+#include <charconv>
+#include <type_traits>
+
 #include "actorflow/ops/graph_json.hpp"
 #include "wire.hpp"
 
@@ -12,48 +15,111 @@ namespace {
 /// Adds the nodes of a client's graph delta that the served graph does not have yet: a
 /// client whose connection was lost sends again the nodes since the last step the server
 /// answered, some of which it may have.
-void import_delta(Graph& graph, const std::string& delta) {
+void import_delta(Graph& graph, std::string_view delta) {
   for (const NodeDef& node : graph_def_from_json(delta).nodes)
     if (!graph.contains(node.name)) graph.add_node_def(node);
+}
+
+/// The master_run encoding of a request whose names `name_size(x)` measures and
+/// `write_name(out, x)` writes (x a feed key, fetch or target).
+template <class Feeds, class Fetches, class Targets, class NameSize, class WriteName>
+std::string encode_request(std::string_view graph_delta, const Feeds& feeds, const Fetches& fetches,
+                           const Targets& targets, const RunOptions& options, NameSize name_size,
+                           WriteName write_name) {
+  // Room for the fields and names (one allocation for a request without large feeds).
+  std::size_t size = 64 + graph_delta.size();
+  for (auto& f : fetches) size += 8 + name_size(f);
+  for (auto& t : targets) size += 8 + name_size(t);
+  for (auto& [key, value] : feeds) size += 48 + name_size(key);
+  net::WireWriter out(size);
+  out.str(graph_delta);
+  out.u64(feeds.size());
+  for (auto& [key, value] : feeds) {
+    write_name(out, key);
+    out.tensor(value);
+  }
+  out.u64(fetches.size());
+  for (auto& f : fetches) write_name(out, f);
+  out.u64(targets.size());
+  for (auto& t : targets) write_name(out, t);
+  out.i64(options.timeout_in_ms);
+  out.u8(options.trace ? 1 : 0);
+  return out.take();
+}
+
+/// An output's name, "node:index", in `buf` after the node's name (`*node`).
+std::string_view index_suffix(const Output& o, char (&buf)[16]) {
+  buf[0] = ':';
+  auto [end, ec] = std::to_chars(buf + 1, buf + sizeof buf, o.index());
+  return {buf, static_cast<std::size_t>(end - buf)};
 }
 
 }  // namespace
 
 std::string encode_step_request(const StepRequest& request) {
-  net::WireWriter out;
-  out.str(request.graph_delta);
-  out.u64(request.feeds.size());
-  for (auto& [name, value] : request.feeds) {
-    out.str(name);
-    out.tensor(value);
-  }
-  for (auto* names : {&request.fetches, &request.targets}) {
-    out.u64(names->size());
-    for (auto& name : *names) out.str(name);
-  }
-  out.i64(request.options.timeout_in_ms);
-  out.u8(request.options.trace ? 1 : 0);
-  return out.take();
+  const auto size = [](const std::string& name) { return name.size(); };
+  const auto write = [](net::WireWriter& out, const std::string& name) { out.str(name); };
+  return encode_request(request.graph_delta, request.feeds, request.fetches, request.targets,
+                        request.options, size, write);
 }
 
-Status decode_step_request(const std::string& bytes, StepRequest* out) {
+std::string encode_step_request(const ClientStepView& step) {
+  struct Names {
+    std::size_t operator()(const Output& o) const {
+      char buf[16];
+      return o.node()->name().size() + index_suffix(o, buf).size();
+    }
+    std::size_t operator()(const Operation& op) const { return op.node()->name().size(); }
+    void operator()(net::WireWriter& out, const Output& o) const {
+      char buf[16];
+      const std::string_view suffix = index_suffix(o, buf);
+      const std::string& node = o.node()->name();
+      out.u64(node.size() + suffix.size());
+      out.raw(node);
+      out.raw(suffix);
+    }
+    void operator()(net::WireWriter& out, const Operation& op) const { out.str(op.node()->name()); }
+  };
+  return encode_request(step.graph_delta, step.feeds, step.fetches, step.targets, step.options,
+                        Names{}, Names{});
+}
+
+namespace {
+
+/// A request as `decode_step_request` reads it, its names and graph delta viewing the
+/// request's bytes (what the wire ways serve: no name copied).
+struct StepRequestView {
+  std::string_view graph_delta;
+  std::vector<std::pair<std::string_view, Tensor>> feeds;
+  std::vector<std::string_view> fetches;
+  std::vector<std::string_view> targets;
+  RunOptions options;
+};
+
+bool read_name(net::WireReader& in, std::string* name) { return in.str(name); }
+bool read_name(net::WireReader& in, std::string_view* name) { return in.view(name); }
+
+/// Reads a run request into a StepRequest or a StepRequestView.
+template <class Request>
+Status decode_request(std::string_view bytes, Request* out) {
   net::WireReader in(bytes, "run request");
   std::uint64_t n = 0;
   std::int64_t timeout_ms = 0;
   std::uint8_t trace = 0;
-  if (!in.str(&out->graph_delta)) return in.status();
+  if (!read_name(in, &out->graph_delta)) return in.status();
   if (!in.count(&n, 9)) return in.status();
+  out->feeds.reserve(n);
   for (std::uint64_t i = 0; i < n; ++i) {
-    std::string name;
-    Tensor value;
-    if (!in.str(&name) || !in.tensor(&value)) return in.status();
-    out->feeds.emplace_back(std::move(name), std::move(value));
+    typename decltype(out->feeds)::value_type feed;
+    if (!read_name(in, &feed.first) || !in.tensor(&feed.second)) return in.status();
+    out->feeds.push_back(std::move(feed));
   }
   for (auto* names : {&out->fetches, &out->targets}) {
     if (!in.count(&n, 8)) return in.status();
+    names->reserve(n);
     for (std::uint64_t i = 0; i < n; ++i) {
-      std::string name;
-      if (!in.str(&name)) return in.status();
+      typename std::remove_pointer_t<decltype(names)>::value_type name;
+      if (!read_name(in, &name)) return in.status();
       names->push_back(std::move(name));
     }
   }
@@ -64,9 +130,18 @@ Status decode_step_request(const std::string& bytes, StepRequest* out) {
   return {};
 }
 
+}  // namespace
+
+Status decode_step_request(std::string_view bytes, StepRequest* out) {
+  return decode_request(bytes, out);
+}
+
 std::string encode_step_reply(const std::vector<Tensor>& values, const RunMetadata* metadata,
                               net::BulkServer* bulk) {
-  net::WireWriter out;
+  std::size_t size = 16;  // room for the counts and small values' headers and bytes
+  for (const auto& v : values)
+    size += 48 + (v.is_initialized() && v.total_bytes() < net::kBulkMinBytes ? v.total_bytes() : 0);
+  net::WireWriter out(size);
   out.u64(values.size());
   for (const auto& v : values) {
     if (bulk && v.is_initialized() && v.dtype() != DType::string && v.dtype() != DType::resource &&
@@ -80,25 +155,31 @@ std::string encode_step_reply(const std::vector<Tensor>& values, const RunMetada
   return out.take();
 }
 
-void serve_step(const std::shared_ptr<ServedSession>& served, StepRequest request,
-                StepCaller caller, RunMetadata* metadata,
-                const std::shared_ptr<ServerMetrics>& metrics,
-                std::function<void(Status, std::vector<Tensor>)> done) {
+namespace {
+
+/// `serve_step` for a StepRequest or a StepRequestView (its feeds' tensors move out);
+/// `done` is any callable `void(Status, std::vector<Tensor>)`, wrapped once, with the count.
+template <class Request, class Done>
+void serve_names(const std::shared_ptr<ServedSession>& served, Request& request, StepCaller caller,
+                 RunMetadata* metadata, const std::shared_ptr<ServerMetrics>& metrics, Done done) {
   FeedDict feeds;
   std::vector<Output> fetches;
   std::vector<Operation> targets;
   std::unique_lock<std::mutex> lock(served->mu);
   try {
     if (!request.graph_delta.empty()) import_delta(served->graph, request.graph_delta);
+    feeds.reserve(request.feeds.size());
     for (auto& [name, value] : request.feeds)
       feeds.emplace_back(served->graph.output(name), std::move(value));
+    fetches.reserve(request.fetches.size());
     for (auto& name : request.fetches) fetches.push_back(served->graph.output(name));
+    targets.reserve(request.targets.size());
     for (auto& name : request.targets) targets.push_back(served->graph.operation(name));
   } catch (...) {
     lock.unlock();
     return done(status_from_exception(std::current_exception()), {});
   }
-  auto counted = [metrics, done = std::move(done)](Status s, std::vector<Tensor> values) {
+  auto counted = [metrics, done = std::move(done)](Status s, std::vector<Tensor> values) mutable {
     ++metrics->steps;
     if (!s.ok()) ++metrics->step_errors;
     done(std::move(s), std::move(values));
@@ -117,17 +198,27 @@ void serve_step(const std::shared_ptr<ServedSession>& served, StepRequest reques
                                      request.options, metadata, std::move(counted));
 }
 
-void serve_encoded_step(const std::shared_ptr<ServedSession>& served, const std::string& request,
+}  // namespace
+
+void serve_step(const std::shared_ptr<ServedSession>& served, StepRequest request,
+                StepCaller caller, RunMetadata* metadata,
+                const std::shared_ptr<ServerMetrics>& metrics,
+                std::function<void(Status, std::vector<Tensor>)> done) {
+  serve_names(served, request, caller, metadata, metrics, std::move(done));
+}
+
+void serve_encoded_step(const std::shared_ptr<ServedSession>& served, std::string_view request,
                         StepCaller caller, const std::shared_ptr<net::BulkServer>& bulk,
                         const std::shared_ptr<ServerMetrics>& metrics,
                         std::function<void(Status, std::string)> done) {
   metrics->client_bytes_received += request.size();
-  StepRequest step;
-  if (Status s = decode_step_request(request, &step); !s.ok()) return done(std::move(s), {});
+  // The names view `request`, which outlives the resolving of them in `serve_names`.
+  StepRequestView step;
+  if (Status s = decode_request(request, &step); !s.ok()) return done(std::move(s), {});
   auto metadata = step.options.trace ? std::make_shared<RunMetadata>() : nullptr;
   RunMetadata* raw = metadata.get();
-  serve_step(
-      served, std::move(step), caller, raw, metrics,
+  serve_names(
+      served, step, caller, raw, metrics,
       [bulk, metadata, metrics, done = std::move(done)](Status s, std::vector<Tensor> values) {
         std::string reply;
         if (s.ok()) {

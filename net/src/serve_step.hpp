@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,10 +35,22 @@ enum class StepCaller {
                   ///< served session's lock released first (`done` may start the next step)
 };
 
+/// A step as the client's graph holds it: its feeds, fetches and targets by handle, named
+/// only as they are written (`encode_step_request`), with no StepRequest built.
+struct ClientStepView {
+  std::string_view graph_delta;  ///< as StepRequest::graph_delta
+  const FeedDict& feeds;
+  const std::vector<Output>& fetches;
+  const std::vector<Operation>& targets;
+  RunOptions options;
+};
+
 /// Writes `request` in wire.hpp's master_run encoding (what the wire clients send).
 std::string encode_step_request(const StepRequest& request);
+/// Writes `step` in the same encoding, its names written straight from the graph's nodes.
+std::string encode_step_request(const ClientStepView& step);
 /// Reads a run request in wire.hpp's master_run encoding; errors (DataLoss) name the field.
-Status decode_step_request(const std::string& bytes, StepRequest* out);
+Status decode_step_request(std::string_view bytes, StepRequest* out);
 
 /// The reply to a step in wire.hpp's encoding: the values (numeric ones of at least
 /// kBulkMinBytes offered on `bulk`'s port, when there is one, the reply carrying their
@@ -57,7 +70,7 @@ void serve_step(const std::shared_ptr<ServedSession>& served, StepRequest reques
 
 /// `serve_step` for a request in wire.hpp's encoding, answered in it (`encode_step_reply`):
 /// what the step channel and master_run do. Counts the bytes both ways in `metrics`.
-void serve_encoded_step(const std::shared_ptr<ServedSession>& served, const std::string& request,
+void serve_encoded_step(const std::shared_ptr<ServedSession>& served, std::string_view request,
                         StepCaller caller, const std::shared_ptr<net::BulkServer>& bulk,
                         const std::shared_ptr<ServerMetrics>& metrics,
                         std::function<void(Status, std::string)> done);

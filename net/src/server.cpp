@@ -123,7 +123,7 @@ void Server::start() {
     try {
       impl_->step = std::make_unique<net::StepServer>(
           impl_->host, "Server " + impl_->task_name(),
-          [steps = impl_->steps](std::uint64_t token, std::string request,
+          [steps = impl_->steps](std::uint64_t token, std::string_view request,
                                  std::function<void(Status, std::string)> done) {
             auto served = steps->find(token);
             if (!served)

@@ -31,6 +31,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "actorflow/ops/status.hpp"
@@ -52,8 +53,10 @@ struct StepServerLimits {
 class StepServer {
  public:
   /// Runs a request for the session with `token`; `done` may be called from any thread,
-  /// once. Unknown tokens are answered with `done(aborted(...), {})`.
-  using Handler = std::function<void(std::uint64_t token, std::string request,
+  /// once. Unknown tokens are answered with `done(aborted(...), {})`. `request` views the
+  /// connection's buffer, valid only until the handler returns (a handler that keeps it
+  /// copies it): a small request is read from the buffer it arrived in, uncopied.
+  using Handler = std::function<void(std::uint64_t token, std::string_view request,
                                      std::function<void(Status, std::string)> done)>;
 
   /// Whether a session token is one the server serves (checked before a body is read).

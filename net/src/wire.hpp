@@ -5,6 +5,7 @@
 // length-prefixed strings and tensors (dtype, rank, dims, raw bytes or strings). Readers
 // check every length against what is left, so garbage decodes to an error, never a crash
 // or a huge allocation.
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -19,10 +20,17 @@ namespace af::net {
 
 class WireWriter {
  public:
+  WireWriter() = default;
+  /// A writer whose buffer holds `reserve` bytes before it grows (one allocation for a
+  /// message of known size).
+  explicit WireWriter(std::size_t reserve) { out_.reserve(reserve); }
   void u8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
   void u64(std::uint64_t v) {
     char b[8];
-    for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+    if constexpr (std::endian::native == std::endian::little)
+      std::memcpy(b, &v, 8);  // the wire's byte order already
+    else
+      for (int i = 0; i < 8; ++i) b[i] = static_cast<char>((v >> (8 * i)) & 0xff);
     out_.append(b, 8);
   }
   void i64(std::int64_t v) { u64(static_cast<std::uint64_t>(v)); }
@@ -30,6 +38,8 @@ class WireWriter {
     u64(s.size());
     out_.append(s.data(), s.size());
   }
+  /// Bytes as they are, with no length: a string written in pieces after its length.
+  void raw(std::string_view s) { out_.append(s.data(), s.size()); }
   void tensor(const Tensor& t);
   /// A numeric tensor whose bytes travel over the bulk channel (bulk_channel.hpp): dtype,
   /// the marker 0xfe, rank, dims, then the server's bulk port and the transfer id.
@@ -96,6 +106,10 @@ struct BulkRef {
 class WireReader {
  public:
   explicit WireReader(std::string_view in, std::string what) : in_(in), what_(std::move(what)) {}
+  /// Names the message `what` followed by `of` (say "run reply from " and a task) without
+  /// building the name unless a read fails: `of` must outlive the reader.
+  WireReader(std::string_view in, const char* what, std::string_view of)
+      : in_(in), what_(what), of_(of) {}
 
   bool u8(std::uint8_t* v) {
     if (!need(1)) return false;
@@ -105,8 +119,11 @@ class WireReader {
   bool u64(std::uint64_t* v) {
     if (!need(8)) return false;
     std::uint64_t r = 0;
-    for (int i = 0; i < 8; ++i)
-      r |= static_cast<std::uint64_t>(static_cast<unsigned char>(in_[pos_ + i])) << (8 * i);
+    if constexpr (std::endian::native == std::endian::little)
+      std::memcpy(&r, in_.data() + pos_, 8);
+    else
+      for (int i = 0; i < 8; ++i)
+        r |= static_cast<std::uint64_t>(static_cast<unsigned char>(in_[pos_ + i])) << (8 * i);
     pos_ += 8;
     *v = r;
     return true;
@@ -159,7 +176,8 @@ class WireReader {
   const Status& status() const noexcept { return status_; }
   bool fail(const std::string& why) {
     if (status_.ok())
-      status_ = data_loss("malformed " + what_ + " at byte " + std::to_string(pos_) + ": " + why);
+      status_ = data_loss("malformed " + what_ + std::string(of_) + " at byte " +
+                          std::to_string(pos_) + ": " + why);
     return false;
   }
 
@@ -173,6 +191,7 @@ class WireReader {
   std::string_view in_;
   std::size_t pos_ = 0;
   std::string what_;
+  std::string_view of_;
   Status status_;
 };
 

@@ -333,7 +333,7 @@ void decode_reply(Status s, std::string reply, std::size_t expected, const std::
                   const std::weak_ptr<net::BulkClient>& weak_bulk, bool on_waiting_thread,
                   std::function<void(Status, std::vector<Tensor>)> done) {
   if (!s.ok()) return done(std::move(s), {});
-  net::WireReader in(reply, "run reply from " + target);
+  net::WireReader in(reply, "run reply from ", target);
   std::uint64_t n = 0;
   std::vector<Tensor> values;
   std::vector<std::pair<std::size_t, net::BulkRef>> refs;
@@ -433,16 +433,19 @@ class WireMasterClient final : public MasterClient {
       lock.unlock();
       return step.done(status_from_exception(std::current_exception()), {});
     }
-    call->request = encode_step_request(step_request_of(step, std::move(delta)));
-    call->done = [done = std::move(step.done), expected = step.fetches.size(), target = target_,
+    call->request = encode_step_request(ClientStepView{
+        delta, step.feeds, step.fetches, step.targets,
+        RunOptions{.timeout_in_ms = step.timeout_ms, .trace = step.metadata != nullptr}});
+    // The target's name travels in `large` (no copy of it per step).
+    call->done = [done = std::move(step.done), expected = step.fetches.size(),
                   metadata = step.metadata, large = large_,
                   weak_bulk = std::weak_ptr<net::BulkClient>(bulk_),
                   answered = deltas.on_answered(nodes_end)](Status s, std::string reply,
                                                             bool on_waiting_thread) mutable {
       // The server has run it, so it has the graph up to this call's nodes.
       if (s.ok()) answered();
-      decode_reply(std::move(s), std::move(reply), expected, target, metadata, large, weak_bulk,
-                   on_waiting_thread, std::move(done));
+      decode_reply(std::move(s), std::move(reply), expected, large->target, metadata, large,
+                   weak_bulk, on_waiting_thread, std::move(done));
     };
     if (auto channel = link_->step()) {
       // The step channel keeps every request of this session in order on one connection;

@@ -30,16 +30,16 @@ struct EchoHandler {
   std::vector<std::pair<std::string, std::function<void(af::Status, std::string)>>> held;
 
   af::net::StepServer::Handler handler() {
-    return [this](std::uint64_t token, std::string request,
+    return [this](std::uint64_t token, std::string_view request,
                   std::function<void(af::Status, std::string)> done) {
       if (token != kToken) return done(af::aborted("Session is not open"), {});
       if (request == "fail") return done(af::invalid_argument("bad step"), {});
       if (request.rfind("late", 0) == 0) {
         std::lock_guard<std::mutex> lock(mu);
-        held.emplace_back(std::move(request), std::move(done));
+        held.emplace_back(std::string(request), std::move(done));
         return;
       }
-      done({}, "echo:" + request);
+      done({}, "echo:" + std::string(request));
     };
   }
   std::size_t held_count() {
