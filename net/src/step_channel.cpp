@@ -124,9 +124,10 @@ struct StepServer::Impl : std::enable_shared_from_this<StepServer::Impl> {
   }
 
   /// Io thread: moves the bytes not yet taken to the front of `c->in`, receives what the
-  /// socket holds after them (at most one recv(2) per request: a read that filled part of
-  /// the buffer makes Asio wait for readiness before it reads again, rather than try a read
-  /// that finds nothing), then reads the next header.
+  /// socket holds after them (a request and its header in one recv(2); after each epoll
+  /// wake-up Asio first tries a read, which finds nothing while the client waits for its
+  /// reply: strace shows recv, sendmsg, recv = EAGAIN, epoll_wait per step), then reads the
+  /// next header.
   void receive(const std::shared_ptr<Connection>& c) {
     std::memmove(c->in.data(), c->in.data() + c->in_begin, c->in_end - c->in_begin);
     c->in_end -= c->in_begin;
