@@ -64,9 +64,8 @@ bool ask_step_port(caf::actor_system& sys, const caf::actor& server, const std::
   return true;
 }
 
-StepRequest step_request_of(ClientStep& step, std::string graph_delta) {
+StepRequest step_request_of(ClientStep& step) {
   StepRequest request;
-  request.graph_delta = std::move(graph_delta);
   request.feeds.reserve(step.feeds.size());
   for (auto& [o, t] : step.feeds) request.feeds.emplace_back(o.name(), std::move(t));
   for (auto& f : step.fetches) request.fetches.push_back(f.name());
@@ -136,7 +135,7 @@ class LocalMasterClient final : public MasterClient {
       return step.done(status_from_exception(std::current_exception()), {});
     }
     lock.unlock();
-    serve_step(served, step_request_of(step, {}), StepCaller::client_thread, step.metadata,
+    serve_step(served, step_request_of(step), StepCaller::client_thread, step.metadata,
                registry->metrics, std::move(step.done));
   }
 

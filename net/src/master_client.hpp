@@ -103,9 +103,9 @@ struct ClientStep {
   std::function<void(Status, std::vector<Tensor>)> done;
 };
 
-/// `step` as a request by the served graph's names (serve_step.hpp), carrying
-/// `graph_delta`; its feeds' tensors move into it.
-StepRequest step_request_of(ClientStep& step, std::string graph_delta);
+/// `step` as a request by the served graph's names (serve_step.hpp), without a graph delta
+/// (the local client imports its nodes itself); its feeds' tensors move into it.
+StepRequest step_request_of(ClientStep& step);
 
 /// The way a session's steps reach its master (see the top of this file).
 class MasterClient {

@@ -20,74 +20,31 @@ void import_delta(Graph& graph, std::string_view delta) {
     if (!graph.contains(node.name)) graph.add_node_def(node);
 }
 
-/// The master_run encoding of a request whose names `name_size(x)` measures and
-/// `write_name(out, x)` writes (x a feed key, fetch or target).
-template <class Feeds, class Fetches, class Targets, class NameSize, class WriteName>
-std::string encode_request(std::string_view graph_delta, const Feeds& feeds, const Fetches& fetches,
-                           const Targets& targets, const RunOptions& options, NameSize name_size,
-                           WriteName write_name) {
-  // Room for the fields and names (one allocation for a request without large feeds).
-  std::size_t size = 64 + graph_delta.size();
-  for (auto& f : fetches) size += 8 + name_size(f);
-  for (auto& t : targets) size += 8 + name_size(t);
-  for (auto& [key, value] : feeds) size += 48 + name_size(key);
-  net::WireWriter out(size);
-  out.str(graph_delta);
-  out.u64(feeds.size());
-  for (auto& [key, value] : feeds) {
-    write_name(out, key);
-    out.tensor(value);
-  }
-  out.u64(fetches.size());
-  for (auto& f : fetches) write_name(out, f);
-  out.u64(targets.size());
-  for (auto& t : targets) write_name(out, t);
-  out.i64(options.timeout_in_ms);
-  out.u8(options.trace ? 1 : 0);
-  return out.take();
-}
-
-/// An output's name, "node:index", in `buf` after the node's name (`*node`).
+/// ":index", the part of an output's name after its node's, written into `buf`.
 std::string_view index_suffix(const Output& o, char (&buf)[16]) {
   buf[0] = ':';
   auto [end, ec] = std::to_chars(buf + 1, buf + sizeof buf, o.index());
   return {buf, static_cast<std::size_t>(end - buf)};
 }
 
-}  // namespace
-
-std::string encode_step_request(const StepRequest& request) {
-  const auto size = [](const std::string& name) { return name.size(); };
-  const auto write = [](net::WireWriter& out, const std::string& name) { out.str(name); };
-  return encode_request(request.graph_delta, request.feeds, request.fetches, request.targets,
-                        request.options, size, write);
+/// The length of an output's name, "node:index".
+std::size_t name_size(const Output& o) {
+  char buf[16];
+  return o.node()->name().size() + index_suffix(o, buf).size();
 }
 
-std::string encode_step_request(const ClientStepView& step) {
-  struct Names {
-    std::size_t operator()(const Output& o) const {
-      char buf[16];
-      return o.node()->name().size() + index_suffix(o, buf).size();
-    }
-    std::size_t operator()(const Operation& op) const { return op.node()->name().size(); }
-    void operator()(net::WireWriter& out, const Output& o) const {
-      char buf[16];
-      const std::string_view suffix = index_suffix(o, buf);
-      const std::string& node = o.node()->name();
-      out.u64(node.size() + suffix.size());
-      out.raw(node);
-      out.raw(suffix);
-    }
-    void operator()(net::WireWriter& out, const Operation& op) const { out.str(op.node()->name()); }
-  };
-  return encode_request(step.graph_delta, step.feeds, step.fetches, step.targets, step.options,
-                        Names{}, Names{});
+/// Writes an output's name, "node:index", as WireWriter::str writes a string.
+void write_name(net::WireWriter& out, const Output& o) {
+  char buf[16];
+  const std::string_view suffix = index_suffix(o, buf);
+  const std::string& node = o.node()->name();
+  out.u64(node.size() + suffix.size());
+  out.raw(node);
+  out.raw(suffix);
 }
 
-namespace {
-
-/// A request as `decode_step_request` reads it, its names and graph delta viewing the
-/// request's bytes (what the wire ways serve: no name copied).
+/// A request as `decode_request` reads it for the wire ways, its names and graph delta
+/// viewing the request's bytes (no name copied).
 struct StepRequestView {
   std::string_view graph_delta;
   std::vector<std::pair<std::string_view, Tensor>> feeds;
@@ -129,33 +86,6 @@ Status decode_request(std::string_view bytes, Request* out) {
   out->options.trace = trace != 0;
   return {};
 }
-
-}  // namespace
-
-Status decode_step_request(std::string_view bytes, StepRequest* out) {
-  return decode_request(bytes, out);
-}
-
-std::string encode_step_reply(const std::vector<Tensor>& values, const RunMetadata* metadata,
-                              net::BulkServer* bulk) {
-  std::size_t size = 16;  // room for the counts and small values' headers and bytes
-  for (const auto& v : values)
-    size += 48 + (v.is_initialized() && v.total_bytes() < net::kBulkMinBytes ? v.total_bytes() : 0);
-  net::WireWriter out(size);
-  out.u64(values.size());
-  for (const auto& v : values) {
-    if (bulk && v.is_initialized() && v.dtype() != DType::string && v.dtype() != DType::resource &&
-        v.total_bytes() >= net::kBulkMinBytes)
-      out.bulk_ref(v, bulk->port(), bulk->offer(v));
-    else
-      out.tensor(v);
-  }
-  // Step stats of every task the step ran on (traced steps).
-  out.stats(metadata ? metadata->step_stats : std::vector<NodeExecStats>{});
-  return out.take();
-}
-
-namespace {
 
 /// `serve_step` for a StepRequest or a StepRequestView (its feeds' tensors move out);
 /// `done` is any callable `void(Status, std::vector<Tensor>)`, wrapped once, with the count.
@@ -199,6 +129,51 @@ void serve_names(const std::shared_ptr<ServedSession>& served, Request& request,
 }
 
 }  // namespace
+
+std::string encode_step_request(const ClientStepView& step) {
+  // Room for the fields and names (one allocation for a request without large feeds).
+  std::size_t size = 64 + step.graph_delta.size();
+  for (auto& f : step.fetches) size += 8 + name_size(f);
+  for (auto& t : step.targets) size += 8 + t.node()->name().size();
+  for (auto& [key, value] : step.feeds) size += 48 + name_size(key);
+  net::WireWriter out(size);
+  out.str(step.graph_delta);
+  out.u64(step.feeds.size());
+  for (auto& [key, value] : step.feeds) {
+    write_name(out, key);
+    out.tensor(value);
+  }
+  out.u64(step.fetches.size());
+  for (auto& f : step.fetches) write_name(out, f);
+  out.u64(step.targets.size());
+  for (auto& t : step.targets) out.str(t.node()->name());
+  out.i64(step.options.timeout_in_ms);
+  out.u8(step.options.trace ? 1 : 0);
+  return out.take();
+}
+
+Status decode_step_request(std::string_view bytes, StepRequest* out) {
+  return decode_request(bytes, out);
+}
+
+std::string encode_step_reply(const std::vector<Tensor>& values, const RunMetadata* metadata,
+                              net::BulkServer* bulk) {
+  std::size_t size = 16;  // room for the counts and small values' headers and bytes
+  for (const auto& v : values)
+    size += 48 + (v.is_initialized() && v.total_bytes() < net::kBulkMinBytes ? v.total_bytes() : 0);
+  net::WireWriter out(size);
+  out.u64(values.size());
+  for (const auto& v : values) {
+    if (bulk && v.is_initialized() && v.dtype() != DType::string && v.dtype() != DType::resource &&
+        v.total_bytes() >= net::kBulkMinBytes)
+      out.bulk_ref(v, bulk->port(), bulk->offer(v));
+    else
+      out.tensor(v);
+  }
+  // Step stats of every task the step ran on (traced steps).
+  out.stats(metadata ? metadata->step_stats : std::vector<NodeExecStats>{});
+  return out.take();
+}
 
 void serve_step(const std::shared_ptr<ServedSession>& served, StepRequest request,
                 StepCaller caller, RunMetadata* metadata,

@@ -45,9 +45,8 @@ struct ClientStepView {
   RunOptions options;
 };
 
-/// Writes `request` in wire.hpp's master_run encoding (what the wire clients send).
-std::string encode_step_request(const StepRequest& request);
-/// Writes `step` in the same encoding, its names written straight from the graph's nodes.
+/// Writes `step` in wire.hpp's master_run encoding (what the wire clients send), its names
+/// written straight from the graph's nodes.
 std::string encode_step_request(const ClientStepView& step);
 /// Reads a run request in wire.hpp's master_run encoding; errors (DataLoss) name the field.
 Status decode_step_request(std::string_view bytes, StepRequest* out);
