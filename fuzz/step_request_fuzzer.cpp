@@ -79,6 +79,11 @@ void check_body(std::string_view in) {
     if (!r.i64(&timeout) || !r.u8(&trace)) return false;
     w.i64(timeout);
     w.u8(trace);
+    // The optional bulk ticket (serve_step.hpp).
+    if (r.at_end()) return true;
+    std::uint64_t ticket = 0;
+    if (!r.u64(&ticket)) return false;
+    w.u64(ticket);
     return true;
   };
   if (!run()) {

@@ -285,24 +285,37 @@ void bench_remote(bool quick, const char* self_exe, bool p4, bool p5) {
     // first), over one connection (its buffers grown after the first): the best a plain TCP
     // read can do. Fetched tensors land in the session's landing pool (bulk_channel.hpp),
     // reused once the previous value is dropped.
-    // Run -1 warms both up and is not counted. The pairs of the small size are cheap and vary
-    // most (a wake-up late by 0.5 ms is a third of a 4 MiB transfer): 41 of them, 15 and 9
-    // of the larger ones.
+    // Run -1 warms both up and is not counted. A 4 MiB transfer takes about 1.5 ms, and
+    // one wake-up late by 0.5 ms moved a pair of single transfers by a third: each half of
+    // a pair at that size is the median of a block of 8 transfers (25 pairs), at 64 MiB
+    // one transfer (15 pairs), at 256 MiB one (9 pairs).
     AlignedBytes landing(bytes, 0);
     auto stream = raw_connect('s');
     stream.native_non_blocking(false);
-    const int pairs = quick ? 9 : mib == 4 ? 41 : mib == 64 ? 15 : 9;
+    const int pairs = quick ? 5 : mib == 4 ? 25 : mib == 64 ? 15 : 9;
+    const int block = mib == 4 ? (quick ? 3 : 8) : 1;
+    const auto timed = [&](const auto& transfer) {
+      std::vector<double> rates;
+      for (int i = 0; i < block; ++i) {
+        const auto t0 = Clock::now();
+        transfer();
+        rates.push_back(bytes / std::chrono::duration<double>(Clock::now() - t0).count() / 1e9);
+      }
+      return median_of(rates);
+    };
     for (int r = -1; r < pairs; ++r) {
-      auto t0 = Clock::now();
-      auto value = sess.run(v.value());
-      double s = std::chrono::duration<double>(Clock::now() - t0).count();
-      if (value.num_elements() != n) std::printf("P4: wrong size\n");
-      if (r >= 0) ours.push_back(bytes / s / 1e9);
-      t0 = Clock::now();
-      asio::write(stream, asio::buffer(&bytes, 8));
-      recv_raw(stream.native_handle(), landing.data(), bytes);
-      s = std::chrono::duration<double>(Clock::now() - t0).count();
-      if (r >= 0) raw.push_back(bytes / s / 1e9);
+      const double fetched = timed([&] {
+        auto value = sess.run(v.value());
+        if (value.num_elements() != n) std::printf("P4: wrong size\n");
+      });
+      const double streamed = timed([&] {
+        asio::write(stream, asio::buffer(&bytes, 8));
+        recv_raw(stream.native_handle(), landing.data(), bytes);
+      });
+      if (r >= 0) {
+        ours.push_back(fetched);
+        raw.push_back(streamed);
+      }
     }
     const auto ratio =
         record({"P4-" + std::to_string(mib) + "MiB",

@@ -8,10 +8,18 @@
 //
 // Protocol (version 02: version 01 answered with a 16-byte header) on one TCP connection,
 // any number of requests in turn:
-//   client -> server: "AFBULK02" + u64 transfer id (little-endian), 16 bytes
-//   server -> client: u64 status (0 = ok, 1 = unknown or expired id) + u64 length + 48 zero
+//   client -> server: "AFBULK02" + u64 transfer id (little-endian), 16 bytes: fetch it now
+//                     "AFBULKA2" + u64 ticket: await it (below)
+//   server -> client: u64 status (0 = ok, 1 = unknown or expired id, 2 = the step that
+//                     carried the ticket offered nothing under it) + u64 length + 48 zero
 //                     bytes (a 64-byte header), then the tensor's `length` raw bytes when
 //                     the status is 0
+// An await saves a round trip on a fetch the client expects to be large: it picks a random
+// ticket, sends the await, then sends its step with the ticket (serve_step.hpp); the step
+// offers its first large value under the ticket, and once its reply is on its way
+// (`settle`) the bytes follow on the awaiting connection, while the client still reads the
+// reply. The server answers an await when the step settles, or with status 1 after the
+// time-to-live, and takes awaits only on connections that have fetched an offered transfer.
 // Anything else makes the server close that connection; it keeps serving the others. A
 // connection whose first request has not come within the handshake timeout, or whose first
 // request names no offered transfer, is closed too, and at most `max_unauthenticated`
@@ -40,6 +48,10 @@ inline constexpr std::size_t kBulkReplyHeaderBytes = 64;
 /// Tensors at least this large travel over the bulk channel.
 inline constexpr std::size_t kBulkMinBytes = 1 << 20;
 
+/// Tickets settled with nothing offered that a server remembers at most (an await for one
+/// past these waits for the time-to-live).
+inline constexpr std::size_t kBulkSettledKept = 4096;
+
 /// What a client's landing pool keeps at most, and for how long an unused buffer stays.
 inline constexpr std::size_t kLandingPoolBytes = std::size_t{512} << 20;
 inline constexpr std::chrono::milliseconds kLandingPoolIdle{2000};
@@ -63,14 +75,24 @@ class BulkServer {
   void stop();
   std::uint16_t port() const noexcept;
   /// Keeps `value` (a numeric tensor, shared, not copied: kernels never write a buffer they
-  /// have output) until a client collects it or the time-to-live passes. Thread-safe.
-  std::uint64_t offer(Tensor value);
+  /// have output) until a client collects it or the time-to-live passes; its id is `wanted`
+  /// (a client's ticket) when that is not 0 and names nothing offered or settled, else a
+  /// fresh random one. Thread-safe.
+  std::uint64_t offer(Tensor value, std::uint64_t wanted = 0);
+  /// The step that carried `ticket` has sent its reply: an await parked for the ticket gets
+  /// what was offered under it (sent from a sender thread now), or status 2 when nothing
+  /// was; an await that comes later gets the same (status 2 is kept for the time-to-live,
+  /// for at most kBulkSettledKept tickets). Call it after the reply has been handed to the
+  /// client's connection: the bytes then follow the reply instead of delaying it. Thread-safe.
+  void settle(std::uint64_t ticket);
   /// Collects offer `id` without the bulk port (for the CAF path of a client the port does
   /// not serve): the value, once, whichever way asks first; nullopt when it is unknown,
   /// collected or expired. Thread-safe.
   std::optional<Tensor> take(std::uint64_t id);
   /// Tensors offered and not yet collected or expired.
   std::size_t pending() const;
+  /// Awaits waiting for their ticket's step to settle.
+  std::size_t parked() const;
 
  private:
   struct Impl;
@@ -108,11 +130,26 @@ class BulkClient {
   Tensor landing_tensor(DType dtype, const Shape& shape);
   /// Bytes of unused buffers the landing pool holds now.
   std::size_t landing_pool_bytes() const;
-  /// Reads transfer `id` from `port` into `out` (exactly `bytes` long). Call it only from a
-  /// job (posted or run here). Unavailable when the server cannot be reached, does not
-  /// answer the request within `answer_wait` (connecting included), or the connection breaks
-  /// or stalls for `stall` without a byte; DataLoss when the transfer is unknown or its size
-  /// differs.
+  /// Sends an await for a fresh random ticket to `port`, to name in the next step's request
+  /// (bulk_channel's protocol above): 0 when no idle connection to `port` has fetched a
+  /// transfer yet (the server takes awaits only on those), when a job of this client runs on
+  /// another thread now (it never waits for one: the caller may hold a lock a job's
+  /// callback takes), or the request cannot be sent. Call it from the thread that will
+  /// wait for the step. `fetch` of the ticket's id reads the answer; `end_await` after the
+  /// step, in a job, in any case.
+  std::uint64_t await_transfer(std::uint16_t port);
+  /// Whether an await for `ticket` is outstanding. Call it only from a job.
+  bool awaiting(std::uint64_t ticket) const;
+  /// The step that carried `ticket` is over and its value, if any, fetched: the await's
+  /// connection goes back to the pool (its answer, status 2, is read before its next use)
+  /// or, when the step failed (`step_ok` false: the server may never answer), is closed.
+  /// Nothing when the ticket's value was fetched or `ticket` is 0. Call it only from a job.
+  void end_await(std::uint64_t ticket, bool step_ok);
+  /// Reads transfer `id` from `port` into `out` (exactly `bytes` long): the answer to an
+  /// await when `id` is its ticket (a new request when that answer carries nothing). Call
+  /// it only from a job (posted or run here). Unavailable when the server cannot be reached, does
+  /// not answer the request within `answer_wait` (connecting included), or the connection breaks or
+  /// stalls for `stall` without a byte; DataLoss when the transfer is unknown or its size differs.
   Status fetch(std::uint16_t port, std::uint64_t id, void* out, std::size_t bytes,
                std::chrono::milliseconds stall = std::chrono::seconds(30),
                std::chrono::milliseconds answer_wait = std::chrono::seconds(5));

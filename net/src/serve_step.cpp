@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <type_traits>
+#include <utility>
 
 #include "actorflow/ops/graph_json.hpp"
 #include "wire.hpp"
@@ -51,6 +52,7 @@ struct StepRequestView {
   std::vector<std::string_view> fetches;
   std::vector<std::string_view> targets;
   RunOptions options;
+  std::uint64_t bulk_ticket = 0;
 };
 
 bool read_name(net::WireReader& in, std::string* name) { return in.str(name); }
@@ -81,6 +83,8 @@ Status decode_request(std::string_view bytes, Request* out) {
     }
   }
   if (!in.i64(&timeout_ms) || !in.u8(&trace)) return in.status();
+  // The bulk ticket is optional: a request without an await ends here.
+  if (!in.at_end() && !in.u64(&out->bulk_ticket)) return in.status();
   if (!in.at_end()) return data_loss("malformed run request: trailing bytes");
   out->options.timeout_in_ms = timeout_ms;
   out->options.trace = trace != 0;
@@ -149,6 +153,7 @@ std::string encode_step_request(const ClientStepView& step) {
   for (auto& t : step.targets) out.str(t.node()->name());
   out.i64(step.options.timeout_in_ms);
   out.u8(step.options.trace ? 1 : 0);
+  if (step.bulk_ticket != 0) out.u64(step.bulk_ticket);
   return out.take();
 }
 
@@ -157,7 +162,7 @@ Status decode_step_request(std::string_view bytes, StepRequest* out) {
 }
 
 std::string encode_step_reply(const std::vector<Tensor>& values, const RunMetadata* metadata,
-                              net::BulkServer* bulk) {
+                              net::BulkServer* bulk, std::uint64_t bulk_ticket) {
   std::size_t size = 16;  // room for the counts and small values' headers and bytes
   for (const auto& v : values)
     size += 48 + (v.is_initialized() && v.total_bytes() < net::kBulkMinBytes ? v.total_bytes() : 0);
@@ -166,7 +171,7 @@ std::string encode_step_reply(const std::vector<Tensor>& values, const RunMetada
   for (const auto& v : values) {
     if (bulk && v.is_initialized() && v.dtype() != DType::string && v.dtype() != DType::resource &&
         v.total_bytes() >= net::kBulkMinBytes)
-      out.bulk_ref(v, bulk->port(), bulk->offer(v));
+      out.bulk_ref(v, bulk->port(), bulk->offer(v, std::exchange(bulk_ticket, 0)));
     else
       out.tensor(v);
   }
@@ -192,16 +197,18 @@ void serve_encoded_step(const std::shared_ptr<ServedSession>& served, std::strin
   if (Status s = decode_request(request, &step); !s.ok()) return done(std::move(s), {});
   auto metadata = step.options.trace ? std::make_shared<RunMetadata>() : nullptr;
   RunMetadata* raw = metadata.get();
-  serve_names(
-      served, step, caller, raw, metrics,
-      [bulk, metadata, metrics, done = std::move(done)](Status s, std::vector<Tensor> values) {
-        std::string reply;
-        if (s.ok()) {
-          reply = encode_step_reply(values, metadata.get(), bulk.get());
-          metrics->client_bytes_sent += reply.size();
-        }
-        done(std::move(s), std::move(reply));
-      });
+  serve_names(served, step, caller, raw, metrics,
+              [bulk, metadata, metrics, ticket = bulk ? step.bulk_ticket : 0,
+               done = std::move(done)](Status s, std::vector<Tensor> values) {
+                std::string reply;
+                if (s.ok()) {
+                  reply = encode_step_reply(values, metadata.get(), bulk.get(), ticket);
+                  metrics->client_bytes_sent += reply.size();
+                }
+                done(std::move(s), std::move(reply));
+                // The value's bytes follow the reply on the client's awaiting connection.
+                if (ticket != 0) bulk->settle(ticket);
+              });
 }
 
 }  // namespace af

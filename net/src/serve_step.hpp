@@ -25,6 +25,9 @@ struct StepRequest {
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
   RunOptions options;  ///< timeout and trace
+  /// Not 0: the ticket of the client's await on the bulk port (bulk_channel.hpp): the
+  /// first large value is offered under it, and the ticket settled after the reply.
+  std::uint64_t bulk_ticket = 0;
 };
 
 /// Where `serve_step` is called from, which decides how the step starts.
@@ -43,6 +46,7 @@ struct ClientStepView {
   const std::vector<Output>& fetches;
   const std::vector<Operation>& targets;
   RunOptions options;
+  std::uint64_t bulk_ticket = 0;  ///< as StepRequest::bulk_ticket
 };
 
 /// Writes `step` in wire.hpp's master_run encoding (what the wire clients send), its names
@@ -52,10 +56,11 @@ std::string encode_step_request(const ClientStepView& step);
 Status decode_step_request(std::string_view bytes, StepRequest* out);
 
 /// The reply to a step in wire.hpp's encoding: the values (numeric ones of at least
-/// kBulkMinBytes offered on `bulk`'s port, when there is one, the reply carrying their
-/// transfer ids) and the step stats of `metadata` (null: none).
+/// kBulkMinBytes offered on `bulk`'s port, when there is one, the first under `bulk_ticket`
+/// when that is not 0, the reply carrying their transfer ids) and the step stats of
+/// `metadata` (null: none).
 std::string encode_step_reply(const std::vector<Tensor>& values, const RunMetadata* metadata,
-                              net::BulkServer* bulk);
+                              net::BulkServer* bulk, std::uint64_t bulk_ticket = 0);
 
 /// Runs `request` on `served`: imports its graph delta (nodes the served graph has are
 /// skipped: a client that lost its connection sends them again), resolves its names and
@@ -68,7 +73,9 @@ void serve_step(const std::shared_ptr<ServedSession>& served, StepRequest reques
                 std::function<void(Status, std::vector<Tensor>)> done);
 
 /// `serve_step` for a request in wire.hpp's encoding, answered in it (`encode_step_reply`):
-/// what the step channel and master_run do. Counts the bytes both ways in `metrics`.
+/// what the step channel and master_run do. A request's bulk ticket is settled on `bulk`
+/// once `done` has returned (the reply handed to the client's connection), whether the step
+/// ran or failed. Counts the bytes both ways in `metrics`.
 void serve_encoded_step(const std::shared_ptr<ServedSession>& served, std::string_view request,
                         StepCaller caller, const std::shared_ptr<net::BulkServer>& bulk,
                         const std::shared_ptr<ServerMetrics>& metrics,

@@ -40,9 +40,9 @@ StepHeader decode_step_header(std::string_view bytes) {
 
 BulkRequest decode_bulk_request(std::string_view bytes) {
   BulkRequest r;
-  if (bytes.size() < kBulkRequestBytes ||
-      std::memcmp(bytes.data(), kBulkMagic, sizeof kBulkMagic) != 0)
-    return r;
+  if (bytes.size() < kBulkRequestBytes) return r;
+  r.await = std::memcmp(bytes.data(), kBulkAwaitMagic, sizeof kBulkAwaitMagic) == 0;
+  if (!r.await && std::memcmp(bytes.data(), kBulkMagic, sizeof kBulkMagic) != 0) return r;
   r.magic = true;
   r.transfer_id = get_u64(bytes.data() + 8);
   return r;

@@ -21,6 +21,8 @@ inline constexpr std::size_t kBaspHeaderBytes = 32;
 /// The protocols' first 8 bytes, with their versions: the one place each is spelled.
 inline constexpr char kStepMagic[8] = {'A', 'F', 'S', 'T', 'E', 'P', '0', '1'};
 inline constexpr char kBulkMagic[8] = {'A', 'F', 'B', 'U', 'L', 'K', '0', '2'};
+/// The bulk port's other request: wait for a step's transfer (bulk_channel.hpp).
+inline constexpr char kBulkAwaitMagic[8] = {'A', 'F', 'B', 'U', 'L', 'K', 'A', '2'};
 inline constexpr char kPushMagic[8] = {'A', 'F', 'P', 'U', 'S', 'H', '0', '2'};
 
 /// "AFSTEP01" + u64 call id + u64 session token + u64 body length (little-endian).
@@ -33,9 +35,10 @@ struct StepHeader {
 /// `bytes` must hold kStepHeaderBytes (fewer: not the protocol).
 StepHeader decode_step_header(std::string_view bytes);
 
-/// "AFBULK02" + u64 transfer id.
+/// "AFBULK02" (fetch) or "AFBULKA2" (await) + u64 transfer id.
 struct BulkRequest {
-  bool magic = false;
+  bool magic = false;  ///< false: neither request (nothing else is set)
+  bool await = false;  ///< "AFBULKA2": the id is a ticket a step has not settled yet
   std::uint64_t transfer_id = 0;
 };
 BulkRequest decode_bulk_request(std::string_view bytes);

@@ -6,6 +6,8 @@
 #include <caf/io/all.hpp>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <unordered_map>
 
 #include "actorflow/actors/detail/caller_waits.hpp"
 #include "actorflow/actors/message_types.hpp"
@@ -137,18 +139,66 @@ std::shared_ptr<net::StepClient> open_step_client(caf::actor_system& sys, const 
   }
 }
 
+/// Which fetch lists last fetched a large value, and from which bulk port: a waited step
+/// that fetches such a list again sends an await first (bulk_channel.hpp), so the value's
+/// bytes follow its reply without a request of their own.
+class LargeFetchForecast {
+ public:
+  /// A key for `fetches` (their nodes' ids and output indices); never 0.
+  static std::uint64_t key(const std::vector<Output>& fetches) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (const Output& f : fetches)
+      h = (h ^ (static_cast<std::uint64_t>(f.node()->id()) << 16 ^
+                static_cast<std::uint64_t>(f.index()))) *
+          1099511628211ull;
+    return h == 0 ? 1 : h;
+  }
+  /// The bulk port the last step of `key` fetched a large value from; 0: none.
+  std::uint16_t port(std::uint64_t key) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = ports_.find(key);
+    return it == ports_.end() ? 0 : it->second;
+  }
+  /// What the step of `key` fetched: a large value from `port`, or none (0).
+  void record(std::uint64_t key, std::uint16_t port) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (port == 0) {
+      ports_.erase(key);
+      return;
+    }
+    if (ports_.size() >= kKept) ports_.clear();  // a client cycling through many lists
+    ports_[key] = port;
+  }
+
+ private:
+  static constexpr std::size_t kKept = 256;
+  mutable std::mutex mu_;
+  std::unordered_map<std::uint64_t, std::uint16_t> ports_;
+};
+
+/// A waited step's await on the bulk port: its fetch list's forecast key and the ticket
+/// sent (0: none).
+struct StepAwait {
+  std::uint64_t key = 0;
+  std::uint64_t ticket = 0;
+};
+
 /// Reads the large tensors of a reply, on the bulk client's thread: from the server's bulk
 /// port, or over CAF when that port fails this client (and for a while after).
 struct LargeTensorReader {
-  caf::actor_system* sys;
+  caf::actor_system* sys = nullptr;
   std::shared_ptr<ServerLink> link;
   std::string target;
   /// Used in bulk jobs only (one at a time).
   std::chrono::steady_clock::time_point bulk_refused_until{};
+  LargeFetchForecast forecast;  ///< any thread
 
   Status read(net::BulkClient& client, const net::BulkRef& ref, Tensor& into) {
     const auto now = std::chrono::steady_clock::now();
-    if (now < bulk_refused_until) return fetch_over_caf(*sys, link->server(), target, ref, into);
+    // An awaited value comes on its await's connection (the server sent it there), never
+    // over CAF.
+    if (now < bulk_refused_until && !client.awaiting(ref.transfer_id))
+      return fetch_over_caf(*sys, link->server(), target, ref, into);
     Status bulk = client.fetch(ref.port, ref.transfer_id, into.raw_data(), into.total_bytes());
     if (bulk.code() != Code::unavailable) return bulk;
     Status caf_path = fetch_over_caf(*sys, link->server(), target, ref, into);
@@ -331,8 +381,23 @@ caf::behavior remote_session_proxy(ProxyActor* self, std::shared_ptr<ServerLink>
 void decode_reply(Status s, std::string reply, std::size_t expected, const std::string& target,
                   RunMetadata* metadata, const std::shared_ptr<LargeTensorReader>& large,
                   const std::weak_ptr<net::BulkClient>& weak_bulk, bool on_waiting_thread,
-                  std::function<void(Status, std::vector<Tensor>)> done) {
-  if (!s.ok()) return done(std::move(s), {});
+                  StepAwait await, std::function<void(Status, std::vector<Tensor>)> done) {
+  // Ends the step's await when its ticket's value is not read below (in a job, as every
+  // use of the bulk client's connections).
+  const auto end_await = [&](bool step_ok) {
+    auto bulk = weak_bulk.lock();
+    if (await.ticket == 0 || !bulk) return;
+    if (on_waiting_thread)
+      bulk->run_here([&] { bulk->end_await(await.ticket, step_ok); });
+    else
+      bulk->post([client = bulk.get(), ticket = await.ticket, step_ok] {
+        client->end_await(ticket, step_ok);
+      });
+  };
+  if (!s.ok()) {
+    end_await(false);
+    return done(std::move(s), {});
+  }
   net::WireReader in(reply, "run reply from ", target);
   std::uint64_t n = 0;
   std::vector<Tensor> values;
@@ -348,26 +413,38 @@ void decode_reply(Status s, std::string reply, std::size_t expected, const std::
   }
   std::vector<NodeExecStats> stats;
   if (in.status().ok()) in.stats(&stats);
-  if (!in.status().ok()) return done(in.status(), {});
+  Status decoded = in.status();
+  if (decoded.ok() && values.size() != expected)
+    decoded = data_loss("run reply from " + target + " has " + std::to_string(values.size()) +
+                        " values for " + std::to_string(expected) + " fetches");
+  if (!decoded.ok()) {
+    end_await(false);
+    return done(std::move(decoded), {});
+  }
   if (metadata) metadata->step_stats = std::move(stats);
-  if (values.size() != expected)
-    return done(data_loss("run reply from " + target + " has " + std::to_string(values.size()) +
-                          " values for " + std::to_string(expected) + " fetches"),
-                {});
-  if (refs.empty()) return done({}, std::move(values));
+  if (await.key != 0)
+    large->forecast.record(await.key, refs.empty() ? 0 : refs.front().second.port);
+  if (refs.empty()) {
+    end_await(true);
+    return done({}, std::move(values));
+  }
   // Large tensors: read their bytes from the server's bulk port, straight into the tensors
   // returned: on the thread that waits for them, or else on the bulk client's thread.
   auto bulk = weak_bulk.lock();
   if (!bulk) return done(cancelled("Session on " + target + " was closed"), {});
   // Every large value read into `values`, or the first read's error.
-  auto read_all = [client = bulk.get(), large](std::vector<Tensor>& values,
-                                               const auto& refs) -> Status {
+  // The value under the await's ticket comes on the awaiting connection (BulkClient::fetch).
+  auto read_all = [client = bulk.get(), large, ticket = await.ticket](std::vector<Tensor>& values,
+                                                                      const auto& refs) -> Status {
+    Status s;
     for (auto& [index, ref] : refs) {
       Tensor& t = values[index];
       t = client->landing_tensor(ref.dtype, ref.shape);
-      ACTORFLOW_RETURN_IF_ERROR(large->read(*client, ref, t));
+      s = large->read(*client, ref, t);
+      if (!s.ok()) break;
     }
-    return {};
+    client->end_await(ticket, s.ok());
+    return s;
   };
   auto finish = [](Status fetched, std::vector<Tensor>& values, auto& done) {
     if (fetched.ok()) return done({}, std::move(values));
@@ -408,7 +485,10 @@ class WireMasterClient final : public MasterClient {
     }
     kind_ = link_->step() ? Kind::step_channel : Kind::caf;
     proxy_ = sys.spawn(remote_session_proxy, link_, &runtime_, target_, id_, std::move(reopen));
-    large_ = std::make_shared<LargeTensorReader>(LargeTensorReader{&sys, link_, target_});
+    large_ = std::make_shared<LargeTensorReader>();
+    large_->sys = &sys;
+    large_->link = link_;
+    large_->target = target_;
   }
   ~WireMasterClient() override { close(); }
 
@@ -433,19 +513,28 @@ class WireMasterClient final : public MasterClient {
       lock.unlock();
       return step.done(status_from_exception(std::current_exception()), {});
     }
+    // A waited step whose fetch list fetched a large value last time awaits it on the bulk
+    // port first (bulk_channel.hpp): its bytes then follow the reply.
+    StepAwait await;
+    if (waits && link_->step()) {
+      await.key = LargeFetchForecast::key(step.fetches);
+      if (const std::uint16_t port = large_->forecast.port(await.key))
+        await.ticket = bulk_->await_transfer(port);
+    }
     call->request = encode_step_request(ClientStepView{
         delta, step.feeds, step.fetches, step.targets,
-        RunOptions{.timeout_in_ms = step.timeout_ms, .trace = step.metadata != nullptr}});
+        RunOptions{.timeout_in_ms = step.timeout_ms, .trace = step.metadata != nullptr},
+        await.ticket});
     // The target's name travels in `large` (no copy of it per step).
     call->done = [done = std::move(step.done), expected = step.fetches.size(),
                   metadata = step.metadata, large = large_,
-                  weak_bulk = std::weak_ptr<net::BulkClient>(bulk_),
+                  weak_bulk = std::weak_ptr<net::BulkClient>(bulk_), await,
                   answered = deltas.on_answered(nodes_end)](Status s, std::string reply,
                                                             bool on_waiting_thread) mutable {
       // The server has run it, so it has the graph up to this call's nodes.
       if (s.ok()) answered();
       decode_reply(std::move(s), std::move(reply), expected, large->target, metadata, large,
-                   weak_bulk, on_waiting_thread, std::move(done));
+                   weak_bulk, on_waiting_thread, await, std::move(done));
     };
     if (auto channel = link_->step()) {
       // The step channel keeps every request of this session in order on one connection;

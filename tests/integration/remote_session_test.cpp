@@ -227,6 +227,41 @@ BOOST_AUTO_TEST_CASE(large_fetches_arrive_intact_beside_small_ones,
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_fetch_that_turns_small_or_fails_keeps_the_bulk_port_in_step,
+                     *boost::unit_test::timeout(60)) {
+  // A waited step whose fetches were large last time awaits its value on the bulk port
+  // before it runs (bulk_channel.hpp): the step may then fetch only small values, or fail,
+  // and the next large fetch still gets its own bytes.
+  auto server = af::Server::create_local_server();
+  af::Graph g;
+  auto x = g.placeholder(af::float32, af::PartialShape{-1});
+  auto shape = g.placeholder(af::int64, af::PartialShape{1});
+  auto y = af::reshape(x, shape) * 2.0f;
+  af::Session sess(g, server->target(), over_the_wire());
+  const auto run = [&](std::int64_t n, std::int64_t reshaped, float from) {
+    std::vector<float> input(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < input.size(); ++i) input[i] = from + static_cast<float>(i % 977);
+    return sess.run(y, {{x, af::Tensor::from_vector<float>(input)},
+                        {shape, af::Tensor::from_vector<std::int64_t>({reshaped})}});
+  };
+  const auto check = [](const af::Tensor& out, std::int64_t n, float from) {
+    BOOST_REQUIRE(out.num_elements() == n);
+    const float* p = out.data<float>();
+    bool same = true;
+    for (std::int64_t i = 0; i < n; ++i)
+      same = same && p[i] == 2.0f * (from + static_cast<float>(i % 977));
+    BOOST_TEST(same);
+  };
+  const std::int64_t large = 1 << 19, small = 100;  // 2 MiB: over the bulk port
+  for (float round : {0.0f, 1.0f, 2.0f}) {
+    check(run(large, large, round), large, round);          // awaited from the second round on
+    check(run(small, small, round), small, round);          // awaited; answered "nothing offered"
+    check(run(large, large, round + 5), large, round + 5);  // a plain request: forecast reset
+    BOOST_CHECK_THROW(run(large, large + 1, round), af::Error);  // its await is closed
+    check(run(large, large, round + 9), large, round + 9);       // awaited on the kept connection
+  }
+}
+
 BOOST_AUTO_TEST_CASE(resetting_the_server_cancels_a_blocked_dequeue,
                      *boost::unit_test::timeout(60)) {
   // As TensorFlow: Session.reset closes the server's sessions; a step blocked in a dequeue
