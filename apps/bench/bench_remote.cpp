@@ -287,12 +287,12 @@ void bench_remote(bool quick, const char* self_exe, bool p4, bool p5) {
     // reused once the previous value is dropped.
     // Run -1 warms both up and is not counted. A 4 MiB transfer takes about 1.5 ms, and
     // one wake-up late by 0.5 ms moved a pair of single transfers by a third: each half of
-    // a pair at that size is the median of a block of 8 transfers (25 pairs), at 64 MiB
+    // a pair at that size is the median of a block of 8 transfers (41 pairs), at 64 MiB
     // one transfer (15 pairs), at 256 MiB one (9 pairs).
     AlignedBytes landing(bytes, 0);
     auto stream = raw_connect('s');
     stream.native_non_blocking(false);
-    const int pairs = quick ? 5 : mib == 4 ? 25 : mib == 64 ? 15 : 9;
+    const int pairs = quick ? 5 : mib == 4 ? 41 : mib == 64 ? 15 : 9;
     const int block = mib == 4 ? (quick ? 3 : 8) : 1;
     const auto timed = [&](const auto& transfer) {
       std::vector<double> rates;

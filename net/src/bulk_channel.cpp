@@ -565,7 +565,7 @@ struct BulkClient::Impl {
   std::map<std::uint16_t, std::vector<std::unique_ptr<Link>>> idle;
   /// Connections with an await outstanding, by ticket, with their port (jobs only).
   std::unordered_map<std::uint64_t, std::pair<std::uint16_t, std::unique_ptr<Link>>> awaiting;
-  std::mt19937_64 rng{std::random_device{}()};
+  std::mt19937_64 rng{std::random_device{}()};  ///< under mu
   std::shared_ptr<LandingPool> pool = std::make_shared<LandingPool>();
   std::chrono::milliseconds landing_idle = kLandingPoolIdle;
 
@@ -811,16 +811,21 @@ Tensor BulkClient::landing_tensor(DType dtype, const Shape& shape) {
 
 std::size_t BulkClient::landing_pool_bytes() const { return impl_->pool->cached(); }
 
-std::uint64_t BulkClient::await_transfer(std::uint16_t port) {
-  std::unique_lock<std::mutex> running(impl_->job_mu, std::defer_lock);
-  if (Impl::running_here != impl_.get() && !running.try_lock()) return 0;
-  auto link = impl_->take_idle(port, /*for_await=*/true, std::chrono::seconds(5));
-  if (!link) return 0;
+std::uint64_t BulkClient::new_ticket() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
   std::uint64_t ticket = 0;
-  while (ticket == 0 || impl_->awaiting.count(ticket)) ticket = impl_->rng();
-  if (!impl_->request(*link, kBulkAwaitMagic, ticket).ok()) return 0;
-  impl_->awaiting.emplace(ticket, std::make_pair(port, std::move(link)));
+  while (ticket == 0) ticket = impl_->rng();
   return ticket;
+}
+
+bool BulkClient::await_transfer(std::uint16_t port, std::uint64_t ticket) {
+  std::unique_lock<std::mutex> running(impl_->job_mu, std::defer_lock);
+  if (Impl::running_here != impl_.get() && !running.try_lock()) return false;
+  if (ticket == 0 || impl_->awaiting.count(ticket)) return false;
+  auto link = impl_->take_idle(port, /*for_await=*/true, std::chrono::seconds(5));
+  if (!link || !impl_->request(*link, kBulkAwaitMagic, ticket).ok()) return false;
+  impl_->awaiting.emplace(ticket, std::make_pair(port, std::move(link)));
+  return true;
 }
 
 bool BulkClient::awaiting(std::uint64_t ticket) const { return impl_->awaiting.count(ticket) > 0; }

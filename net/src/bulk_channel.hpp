@@ -14,17 +14,17 @@
 //                     carried the ticket offered nothing under it) + u64 length + 48 zero
 //                     bytes (a 64-byte header), then the tensor's `length` raw bytes when
 //                     the status is 0
-// An await saves a round trip on a fetch the client expects to be large: it picks a random
-// ticket, sends the await, then sends its step with the ticket (serve_step.hpp); the step
-// offers its first large value under the ticket, and once its reply is on its way
-// (`settle`) the bytes follow on the awaiting connection, while the client still reads the
-// reply. The server answers an await when the step settles, or with status 1 after the
-// time-to-live, and takes awaits only on connections that have fetched an offered transfer.
-// Anything else makes the server close that connection; it keeps serving the others. A
-// connection whose first request has not come within the handshake timeout, or whose first
-// request names no offered transfer, is closed too, and at most `max_unauthenticated`
-// connections wait for their first request (a new one closes the oldest): idle floods
-// cannot crowd clients out. Refusals are logged (rate-limited) and counted.
+// An await saves a round trip on a fetch the client expects to be large: it sends its step
+// naming a random ticket (serve_step.hpp), then the await for the ticket; the step offers
+// its first large value under the ticket, and once its reply is on its way (`settle`) the
+// bytes follow on the awaiting connection, while the client still reads the reply (an
+// await that comes after the settling is answered at once). The server answers an await when the
+// step settles, or with status 1 after the time-to-live, and takes awaits only on connections that
+// have fetched an offered transfer. Anything else makes the server close that connection; it keeps
+// serving the others. A connection whose first request has not come within the handshake timeout,
+// or whose first request names no offered transfer, is closed too, and at most
+// `max_unauthenticated` connections wait for their first request (a new one closes the oldest):
+// idle floods cannot crowd clients out. Refusals are logged (rate-limited) and counted.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -130,14 +130,17 @@ class BulkClient {
   Tensor landing_tensor(DType dtype, const Shape& shape);
   /// Bytes of unused buffers the landing pool holds now.
   std::size_t landing_pool_bytes() const;
-  /// Sends an await for a fresh random ticket to `port`, to name in the next step's request
-  /// (bulk_channel's protocol above): 0 when no idle connection to `port` has fetched a
-  /// transfer yet (the server takes awaits only on those), when a job of this client runs on
+  /// A fresh random ticket for a step's await (never 0). Thread-safe.
+  std::uint64_t new_ticket();
+  /// Sends an await for `ticket` (named in a step's request) to `port` (bulk_channel's
+  /// protocol above); false when it sends none: no idle connection to `port` has fetched a
+  /// transfer yet (the server takes awaits only on those), a job of this client runs on
   /// another thread now (it never waits for one: the caller may hold a lock a job's
-  /// callback takes), or the request cannot be sent. Call it from the thread that will
-  /// wait for the step. `fetch` of the ticket's id reads the answer; `end_await` after the
-  /// step, in a job, in any case.
-  std::uint64_t await_transfer(std::uint16_t port);
+  /// callback takes), or the request cannot be sent. The step's value is then fetched with
+  /// a request, as any other. Call it from the thread that will wait for the step, after
+  /// the step's request is sent: the server runs the step first. `fetch` of the ticket's id
+  /// reads the answer; `end_await` after the step, in a job, in any case.
+  bool await_transfer(std::uint16_t port, std::uint64_t ticket);
   /// Whether an await for `ticket` is outstanding. Call it only from a job.
   bool awaiting(std::uint64_t ticket) const;
   /// The step that carried `ticket` is over and its value, if any, fetched: the await's

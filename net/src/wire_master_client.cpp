@@ -176,11 +176,12 @@ class LargeFetchForecast {
   std::unordered_map<std::uint64_t, std::uint16_t> ports_;
 };
 
-/// A waited step's await on the bulk port: its fetch list's forecast key and the ticket
-/// sent (0: none).
+/// A waited step's await on the bulk port: its fetch list's forecast key, the ticket its
+/// request names (0: none) and the bulk port the value is expected from.
 struct StepAwait {
   std::uint64_t key = 0;
   std::uint64_t ticket = 0;
+  std::uint16_t port = 0;
 };
 
 /// Reads the large tensors of a reply, on the bulk client's thread: from the server's bulk
@@ -513,13 +514,14 @@ class WireMasterClient final : public MasterClient {
       lock.unlock();
       return step.done(status_from_exception(std::current_exception()), {});
     }
-    // A waited step whose fetch list fetched a large value last time awaits it on the bulk
-    // port first (bulk_channel.hpp): its bytes then follow the reply.
+    // A waited step whose fetch list fetched a large value last time names a ticket, and
+    // awaits its value on the bulk port once the request is sent (bulk_channel.hpp): its
+    // bytes then follow the reply.
     StepAwait await;
     if (waits && link_->step()) {
       await.key = LargeFetchForecast::key(step.fetches);
-      if (const std::uint16_t port = large_->forecast.port(await.key))
-        await.ticket = bulk_->await_transfer(port);
+      await.port = large_->forecast.port(await.key);
+      if (await.port != 0) await.ticket = bulk_->new_ticket();
     }
     call->request = encode_step_request(ClientStepView{
         delta, step.feeds, step.fetches, step.targets,
@@ -548,6 +550,9 @@ class WireMasterClient final : public MasterClient {
         // The caller's thread waits for this step: it reads the reply itself.
         if (auto waited = channel->send_waited(call->request, deadline, step.timeout_ms)) {
           lock.unlock();
+          // After the request: the server's thread then starts the step before its bulk
+          // thread takes the await. Without one the value is fetched with a request.
+          if (await.ticket != 0) bulk_->await_transfer(await.port, await.ticket);
           auto [s, reply] = channel->wait(waited);
           return call->finish(std::move(s), std::move(reply), /*on_waiting_thread=*/true);
         }

@@ -46,6 +46,12 @@ void end_await(af::net::BulkClient& client, std::uint64_t ticket, bool step_ok) 
   });
 }
 
+/// Sends an await for a fresh ticket: the ticket, or 0 when none was sent.
+std::uint64_t await(af::net::BulkClient& client, std::uint16_t port) {
+  const std::uint64_t ticket = client.new_ticket();
+  return client.await_transfer(port, ticket) ? ticket : 0;
+}
+
 /// Waits until `server` has `n` awaits parked (the await request travels on its own).
 bool parked(const af::net::BulkServer& server, std::size_t n) {
   const auto deadline = std::chrono::steady_clock::now() + 5s;
@@ -89,11 +95,11 @@ BOOST_AUTO_TEST_CASE(an_await_receives_what_its_step_offers_under_the_ticket,
   af::net::BulkServer server("127.0.0.1", "test server");
   af::net::BulkClient client("127.0.0.1", "test client");
   // No connection has fetched yet: the server would refuse an await, so none is sent.
-  BOOST_TEST(client.await_transfer(server.port()) == 0u);
+  BOOST_TEST(await(client, server.port()) == 0u);
   af::Tensor got(af::float32, af::Shape{1000});
   BOOST_TEST_REQUIRE(fetch(client, server.port(), server.offer(iota_floats(1000)), got).ok());
   for (int round = 0; round < 3; ++round) {
-    const std::uint64_t ticket = client.await_transfer(server.port());
+    const std::uint64_t ticket = await(client, server.port());
     BOOST_TEST_REQUIRE(ticket != 0u);
     BOOST_TEST_REQUIRE(parked(server, 1));  // the await waits on the server for its step
     auto sent = iota_floats(3 << 18, static_cast<float>(round));  // 3 MiB
@@ -116,7 +122,7 @@ BOOST_AUTO_TEST_CASE(a_step_that_offered_nothing_answers_its_await_and_the_conne
   af::Tensor got(af::float32, af::Shape{10});
   BOOST_TEST_REQUIRE(fetch(client, server.port(), server.offer(iota_floats(10)), got).ok());
   for (int round = 0; round < 3; ++round) {
-    const std::uint64_t ticket = client.await_transfer(server.port());
+    const std::uint64_t ticket = await(client, server.port());
     BOOST_TEST_REQUIRE(ticket != 0u);
     BOOST_TEST_REQUIRE(parked(server, 1));
     server.settle(ticket);  // the step's values were all small
@@ -177,7 +183,7 @@ BOOST_AUTO_TEST_CASE(a_failed_steps_await_is_closed_and_the_next_fetch_connects_
   af::net::BulkClient client("127.0.0.1", "test client");
   af::Tensor got(af::float32, af::Shape{10});
   BOOST_TEST_REQUIRE(fetch(client, server.port(), server.offer(iota_floats(10)), got).ok());
-  const std::uint64_t ticket = client.await_transfer(server.port());
+  const std::uint64_t ticket = await(client, server.port());
   BOOST_TEST_REQUIRE(ticket != 0u);
   BOOST_TEST_REQUIRE(parked(server, 1));
   end_await(client, ticket, false);  // its step failed: the server may never answer it
@@ -190,7 +196,7 @@ BOOST_AUTO_TEST_CASE(a_failed_steps_await_is_closed_and_the_next_fetch_connects_
   BOOST_TEST(parked(server, 0));
   // An await whose connection the server closed before answering: the fetch of its ticket
   // asks for the value anew.
-  const std::uint64_t next = client.await_transfer(server.port());
+  const std::uint64_t next = await(client, server.port());
   BOOST_TEST_REQUIRE(next != 0u);
   BOOST_TEST_REQUIRE(parked(server, 1));
   server.stop();
