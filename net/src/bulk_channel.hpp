@@ -45,6 +45,10 @@ namespace af::net {
 /// loopback (AMD EPYC VM, docs/benchmarks.md).
 inline constexpr std::size_t kBulkReplyHeaderBytes = 64;
 
+/// An answer's status: the tensor follows; the id is unknown or expired; the step that
+/// carried the ticket offered nothing under it.
+inline constexpr std::uint64_t kStatusOk = 0, kStatusUnknown = 1, kStatusNothing = 2;
+
 /// Tensors at least this large travel over the bulk channel.
 inline constexpr std::size_t kBulkMinBytes = 1 << 20;
 

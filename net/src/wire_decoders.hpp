@@ -18,6 +18,17 @@ inline constexpr std::size_t kStepHeaderBytes = 32;
 inline constexpr std::size_t kBulkRequestBytes = 16;
 inline constexpr std::size_t kBaspHeaderBytes = 32;
 
+/// A little-endian u64 written to / read from 8 bytes at `p` (the wire's integers).
+inline void store_le64(char* p, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+inline std::uint64_t load_le64(const char* p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i)
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  return v;
+}
+
 /// The protocols' first 8 bytes, with their versions: the one place each is spelled.
 inline constexpr char kStepMagic[8] = {'A', 'F', 'S', 'T', 'E', 'P', '0', '1'};
 inline constexpr char kBulkMagic[8] = {'A', 'F', 'B', 'U', 'L', 'K', '0', '2'};

@@ -8,7 +8,6 @@
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cstring>
-#include <future>
 #include <numeric>
 #include <thread>
 
@@ -25,12 +24,14 @@ af::Tensor iota_floats(std::int64_t n, float from = 0.0f) {
   return t;
 }
 
-/// Runs `job` on the client's own thread and waits for its result.
+/// Runs `job` as a job of `client` on this thread: the job's lock is released when it
+/// returns (a job posted to the client's thread may still hold it after its result is
+/// set, and an await is sent only while no job runs).
 template <class Job>
 auto in_job(af::net::BulkClient& client, Job job) {
-  std::promise<decltype(job())> done;
-  client.post([&] { done.set_value(job()); });
-  return done.get_future().get();
+  decltype(job()) result{};
+  client.run_here([&] { result = job(); });
+  return result;
 }
 
 af::Status fetch(af::net::BulkClient& client, std::uint16_t port, std::uint64_t id,
@@ -175,6 +176,30 @@ BOOST_AUTO_TEST_CASE(awaits_wait_only_on_connections_that_fetched_and_only_for_t
   BOOST_TEST(server.parked() == 0u);
   peer.send("AFBULK02", server.offer(iota_floats(4)));
   BOOST_TEST(peer.answer().first == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(an_await_on_a_connection_idle_past_the_hold_waits_on_the_io_thread,
+                     *boost::unit_test::timeout(30)) {
+  // After a transfer a sender thread serves the connection's requests itself for 2 s; then
+  // the io thread reads them again, and parks an await until its step settles.
+  af::net::BulkServer server("127.0.0.1", "test server");
+  af::net::BulkClient client("127.0.0.1", "test client");
+  af::Tensor got(af::float32, af::Shape{10});
+  BOOST_TEST_REQUIRE(fetch(client, server.port(), server.offer(iota_floats(10)), got).ok());
+  for (int round = 0; round < 2; ++round) {
+    std::this_thread::sleep_for(2500ms);
+    const std::uint64_t ticket = await(client, server.port());
+    BOOST_TEST_REQUIRE(ticket != 0u);
+    BOOST_TEST_REQUIRE(parked(server, 1));
+    auto sent = iota_floats(1 << 18, static_cast<float>(round));  // 1 MiB: a head start and more
+    BOOST_TEST(server.offer(sent, ticket) == ticket);
+    server.settle(ticket);
+    af::Tensor value(af::float32, af::Shape{1 << 18});
+    auto s = fetch(client, server.port(), ticket, value);
+    BOOST_TEST_REQUIRE(s.ok(), s.message());
+    BOOST_TEST((value == sent));
+    end_await(client, ticket, true);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_failed_steps_await_is_closed_and_the_next_fetch_connects_again,
