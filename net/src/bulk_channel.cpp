@@ -71,6 +71,7 @@ struct BulkServer::Impl {
     bool authenticated = false;       ///< io thread: asked for an offered transfer
     bool send_timeout_set = false;    ///< sender thread: SO_SNDTIMEO is kSendStall
     std::uint64_t parked_ticket = 0;  ///< under mu: the await this connection waits on
+    std::uint64_t parks = 0;          ///< under mu: awaits parked on it so far (every way)
     bool held = false;                ///< under mu: a sender thread serves it (serve_held)
     bool hold_timeout_set = false;    ///< sender thread: SO_RCVTIMEO is kHoldIdle
     std::size_t sent = 0;             ///< of the reply header and `sending`
@@ -206,6 +207,7 @@ struct BulkServer::Impl {
     if (settled_empty.erase(r.transfer_id) > 0) return kStatusNothing;
     if (!parked.emplace(r.transfer_id, c).second) return kStatusUnknown;
     c->parked_ticket = r.transfer_id;
+    ++c->parks;
     return kStatusParked;
   }
 
@@ -213,13 +215,20 @@ struct BulkServer::Impl {
   /// time-to-live at most (then status 1). Its socket is not read meanwhile: the client
   /// sends nothing more before the answer.
   void park(const std::shared_ptr<Connection>& c, std::uint64_t ticket) {
+    std::uint64_t park = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      park = c->parks;  // claim_locked counted this park
+    }
     c->idle.expires_after(ttl);
-    c->idle.async_wait([this, c, ticket](std::error_code ec) {
+    c->idle.async_wait([this, c, ticket, park](std::error_code ec) {
       if (ec) return;
       bool was_parked = false;
       {
+        // Still this park: not one after it with the same ticket (a peer may send one
+        // again), perhaps on the connection's sender thread by now.
         std::lock_guard<std::mutex> lock(mu);
-        was_parked = c->parked_ticket == ticket && unpark_locked(c);
+        was_parked = c->parks == park && c->parked_ticket == ticket && !c->held && unpark_locked(c);
       }
       if (was_parked) answer(c, kStatusUnknown);
     });
@@ -505,8 +514,11 @@ void BulkServer::settle(std::uint64_t ticket) {
     auto offered = impl_->table.find(ticket);
     if (waiting == impl_->parked.end()) {
       // The await comes later (or never): it finds the value in the table, or this.
-      if (offered == impl_->table.end() && impl_->settled_empty.size() < kBulkSettledKept)
+      if (offered == impl_->table.end()) {
+        if (impl_->settled_empty.size() >= kBulkSettledKept)
+          impl_->settled_empty.erase(impl_->settled_empty.begin());  // bounded: one goes
         impl_->settled_empty.emplace(ticket, Clock::now() + impl_->ttl);
+      }
       return;
     }
     c = std::move(waiting->second);
@@ -542,6 +554,11 @@ std::optional<Tensor> BulkServer::take(std::uint64_t id) {
 std::size_t BulkServer::pending() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->table.size();
+}
+
+std::size_t BulkServer::held() const {
+  std::lock_guard<std::mutex> lock(impl_->send_mu);
+  return impl_->held_now;
 }
 
 std::size_t BulkServer::parked() const {

@@ -52,8 +52,8 @@ inline constexpr std::uint64_t kStatusOk = 0, kStatusUnknown = 1, kStatusNothing
 /// Tensors at least this large travel over the bulk channel.
 inline constexpr std::size_t kBulkMinBytes = 1 << 20;
 
-/// Tickets settled with nothing offered that a server remembers at most (an await for one
-/// past these waits for the time-to-live).
+/// Tickets settled with nothing offered that a server remembers at most (past these, one
+/// is forgotten for each new one: an await for a forgotten ticket waits for the time-to-live).
 inline constexpr std::size_t kBulkSettledKept = 4096;
 
 /// What a client's landing pool keeps at most, and for how long an unused buffer stays.
@@ -86,7 +86,7 @@ class BulkServer {
   /// The step that carried `ticket` has sent its reply: an await parked for the ticket gets
   /// what was offered under it (sent from a sender thread now), or status 2 when nothing
   /// was; an await that comes later gets the same (status 2 is kept for the time-to-live,
-  /// for at most kBulkSettledKept tickets). Call it after the reply has been handed to the
+  /// for kBulkSettledKept tickets at most). Call it after the reply has been handed to the
   /// client's connection: the bytes then follow the reply instead of delaying it. Thread-safe.
   void settle(std::uint64_t ticket);
   /// Collects offer `id` without the bulk port (for the CAF path of a client the port does
@@ -97,6 +97,8 @@ class BulkServer {
   std::size_t pending() const;
   /// Awaits waiting for their ticket's step to settle.
   std::size_t parked() const;
+  /// Connections a sender thread serves itself now (for 2 s after a transfer, at most 16).
+  std::size_t held() const;
 
  private:
   struct Impl;

@@ -216,15 +216,15 @@ struct BulkClient::Impl {
     return {};
   }
 
-  /// An idle connection to `port`, its owed answer read; null when there is none. With
-  /// `for_await`, only one that has fetched and whose owed answer has come (no wait).
+  /// An idle connection to `port` whose owed answer, if any, has come (it is read here: no
+  /// wait), one that has fetched when `for_await`; null when there is none.
   std::unique_ptr<Link> take_idle(std::uint16_t port, bool for_await,
                                   std::chrono::milliseconds answer_wait) {
     auto& links = idle[port];
+    // A link whose owed answer has not come yet waits for a later use (read it then).
     const auto usable = [for_await](const std::unique_ptr<Link>& l) {
-      if (!for_await) return true;
       pollfd ready{l->socket.native_handle(), POLLIN, 0};
-      return l->fetched && (l->owes == 0 || ::poll(&ready, 1, 0) == 1);
+      return (l->fetched || !for_await) && (l->owes == 0 || ::poll(&ready, 1, 0) == 1);
     };
     while (!links.empty()) {
       auto it = std::find_if(links.rbegin(), links.rend(), usable);
@@ -336,14 +336,16 @@ struct BulkClient::Impl {
   /// `*failed` is the error when the connection broke after the answer began (the value
   /// is lost with it); one that broke before (a server that restarted) fails nothing.
   bool collect(std::uint64_t ticket, void* out, std::size_t bytes, std::chrono::milliseconds stall,
-               std::chrono::milliseconds answer_wait, Status* failed) {
+               Status* failed) {
     auto it = awaiting.find(ticket);
     if (it == awaiting.end()) return false;
     auto [port, link] = std::move(it->second);
     awaiting.erase(it);
     bool got_any = false;
     std::uint64_t status = kStatusUnknown;
-    Status s = receive(*link, ticket, out, bytes, stall, answer_wait, &got_any, &status);
+    // The server took the await and answers it once the step's reply is out (the reply is
+    // here): its answer may take as long as a stalled stream.
+    Status s = receive(*link, ticket, out, bytes, stall, stall, &got_any, &status);
     if (!s.ok()) {
       if (got_any) *failed = std::move(s);
       return false;
@@ -424,7 +426,7 @@ Status BulkClient::fetch(std::uint16_t port, std::uint64_t id, void* out, std::s
                          std::chrono::milliseconds stall, std::chrono::milliseconds answer_wait) {
   // The answer to this client's await, when `id` is its ticket.
   Status awaited;
-  if (impl_->collect(id, out, bytes, stall, answer_wait, &awaited)) return {};
+  if (impl_->collect(id, out, bytes, stall, &awaited)) return {};
   if (!awaited.ok()) return awaited;
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto link = impl_->take_idle(port, /*for_await=*/false, answer_wait);

@@ -396,6 +396,9 @@ void decode_reply(Status s, std::string reply, std::size_t expected, const std::
       });
   };
   if (!s.ok()) {
+    // A failed step that named a ticket sends none the next time (a server that does not
+    // take tickets refuses the step; this one answers it then).
+    if (await.ticket != 0) large->forecast.record(await.key, 0);
     end_await(false);
     return done(std::move(s), {});
   }

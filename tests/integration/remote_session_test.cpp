@@ -258,7 +258,7 @@ BOOST_AUTO_TEST_CASE(a_fetch_that_turns_small_or_fails_keeps_the_bulk_port_in_st
     check(run(small, small, round), small, round);          // awaited; answered "nothing offered"
     check(run(large, large, round + 5), large, round + 5);  // a plain request: forecast reset
     BOOST_CHECK_THROW(run(large, large + 1, round), af::Error);  // its await is closed
-    check(run(large, large, round + 9), large, round + 9);       // awaited on the kept connection
+    check(run(large, large, round + 9), large, round + 9);       // a plain request again
   }
 }
 

@@ -61,6 +61,14 @@ bool parked(const af::net::BulkServer& server, std::size_t n) {
   return server.parked() == n;
 }
 
+/// Waits until `server`'s sender threads hold `n` connections.
+bool held(const af::net::BulkServer& server, std::size_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (server.held() != n && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(1ms);
+  return server.held() == n;
+}
+
 /// A raw connection to the bulk port speaking the protocol by hand.
 struct RawPeer {
   asio::io_context io;
@@ -99,6 +107,7 @@ BOOST_AUTO_TEST_CASE(an_await_receives_what_its_step_offers_under_the_ticket,
   BOOST_TEST(await(client, server.port()) == 0u);
   af::Tensor got(af::float32, af::Shape{1000});
   BOOST_TEST_REQUIRE(fetch(client, server.port(), server.offer(iota_floats(1000)), got).ok());
+  BOOST_TEST(held(server, 1));  // its next requests go to the transfer's sender thread
   for (int round = 0; round < 3; ++round) {
     const std::uint64_t ticket = await(client, server.port());
     BOOST_TEST_REQUIRE(ticket != 0u);
@@ -154,7 +163,7 @@ BOOST_AUTO_TEST_CASE(a_step_that_offered_nothing_answers_its_await_and_the_conne
 
 BOOST_AUTO_TEST_CASE(awaits_wait_only_on_connections_that_fetched_and_only_for_the_ttl,
                      *boost::unit_test::timeout(30)) {
-  af::net::BulkServer server("127.0.0.1", "test server", 200ms);
+  af::net::BulkServer server("127.0.0.1", "test server", 1000ms);
   {
     // A first request that is an await names nothing offered: answered 1, then closed.
     RawPeer stranger(server.port());
@@ -172,7 +181,7 @@ BOOST_AUTO_TEST_CASE(awaits_wait_only_on_connections_that_fetched_and_only_for_t
   peer.send("AFBULKA2", 12345);
   BOOST_TEST(parked(server, 1));
   BOOST_TEST(peer.answer().first == 1u);
-  BOOST_TEST((std::chrono::steady_clock::now() - start >= 150ms));
+  BOOST_TEST((std::chrono::steady_clock::now() - start >= 900ms));
   BOOST_TEST(server.parked() == 0u);
   peer.send("AFBULK02", server.offer(iota_floats(4)));
   BOOST_TEST(peer.answer().first == 0u);
@@ -187,7 +196,9 @@ BOOST_AUTO_TEST_CASE(an_await_on_a_connection_idle_past_the_hold_waits_on_the_io
   af::Tensor got(af::float32, af::Shape{10});
   BOOST_TEST_REQUIRE(fetch(client, server.port(), server.offer(iota_floats(10)), got).ok());
   for (int round = 0; round < 2; ++round) {
+    BOOST_TEST(held(server, 1));  // the transfer's sender thread waits for the next request
     std::this_thread::sleep_for(2500ms);
+    BOOST_TEST(held(server, 0));  // and after 2 s hands the connection back
     const std::uint64_t ticket = await(client, server.port());
     BOOST_TEST_REQUIRE(ticket != 0u);
     BOOST_TEST_REQUIRE(parked(server, 1));
@@ -225,7 +236,9 @@ BOOST_AUTO_TEST_CASE(a_failed_steps_await_is_closed_and_the_next_fetch_connects_
   BOOST_TEST_REQUIRE(next != 0u);
   BOOST_TEST_REQUIRE(parked(server, 1));
   server.stop();
-  s = fetch(client, server.port(), next, got);
+  s = in_job(client, [&] {
+    return client.fetch(server.port(), next, got.raw_data(), got.total_bytes(), 5s, 500ms);
+  });
   BOOST_TEST(s.code() == af::Code::unavailable, s.message());
   end_await(client, next, false);
 }
