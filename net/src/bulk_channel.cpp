@@ -131,11 +131,17 @@ struct BulkServer::Impl {
     return true;
   }
 
+  /// The answer's header for `status`, with the length of what `c.sending` holds (none: 0).
+  static void set_header(Connection& c, std::uint64_t status) {
+    store_le64(c.reply.data(), status);
+    store_le64(c.reply.data() + 8, c.sending.total_bytes());
+    c.sent = 0;
+  }
+
   /// Io thread: answers `status` with no bytes, then reads the next request (`then_close`:
   /// closes the connection instead).
   void answer(const std::shared_ptr<Connection>& c, std::uint64_t status, bool then_close = false) {
-    store_le64(c->reply.data(), status);
-    store_le64(c->reply.data() + 8, 0);
+    set_header(*c, status);
     asio::async_write(c->socket, asio::buffer(c->reply),
                       [this, c, then_close](std::error_code ec, std::size_t) {
                         if (ec || then_close) return close(c);
@@ -149,9 +155,7 @@ struct BulkServer::Impl {
   /// VM a wake-up on a busy CPU was 20-50 us, the time a 4 MiB fetch had left over the
   /// stream (docs/benchmarks.md).
   void push(const std::shared_ptr<Connection>& c) {
-    store_le64(c->reply.data(), kStatusOk);
-    store_le64(c->reply.data() + 8, c->sending.total_bytes());
-    c->sent = 0;
+    set_header(*c, kStatusOk);
     if (!send_from(*c, kHeadStart, MSG_DONTWAIT) || !hand_to_sender(c))
       asio::post(io, [this, c] { close(c); });
   }
@@ -170,13 +174,13 @@ struct BulkServer::Impl {
             refuse(c->peer, "not_bulk", "not the bulk protocol");
             return close(c);
           }
-          const std::uint64_t id = r.transfer_id;
-          std::uint64_t status = kStatusUnknown;
+          std::uint64_t status = kStatusUnknown, parks = 0;
           {
             std::lock_guard<std::mutex> lock(mu);
             status = claim_locked(c, r);
+            parks = c->parks;
           }
-          if (status == kStatusParked) return park(c, id);
+          if (status == kStatusParked) return park(c, r.transfer_id, parks);
           if (status != kStatusOk && !c->authenticated) {
             // A first request for nothing offered: answered, then closed (a client asks only for
             // transfers its server named).
@@ -213,13 +217,8 @@ struct BulkServer::Impl {
 
   /// Io thread: `c` waits for `ticket` to settle (BulkServer::settle answers it), for the
   /// time-to-live at most (then status 1). Its socket is not read meanwhile: the client
-  /// sends nothing more before the answer.
-  void park(const std::shared_ptr<Connection>& c, std::uint64_t ticket) {
-    std::uint64_t park = 0;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      park = c->parks;  // claim_locked counted this park
-    }
+  /// sends nothing more before the answer. `park` is `c->parks` counting this park.
+  void park(const std::shared_ptr<Connection>& c, std::uint64_t ticket, std::uint64_t park) {
     c->idle.expires_after(ttl);
     c->idle.async_wait([this, c, ticket, park](std::error_code ec) {
       if (ec) return;
@@ -307,9 +306,7 @@ struct BulkServer::Impl {
         }
       }
     }
-    store_le64(c->reply.data(), status);
-    store_le64(c->reply.data() + 8, c->sending.total_bytes());
-    c->sent = 0;
+    set_header(*c, status);
     const bool ok = send_from(*c, std::numeric_limits<std::size_t>::max(), 0);
     c->sending = Tensor();
     return ok ? Held::next : Held::fail;

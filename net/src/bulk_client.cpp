@@ -218,8 +218,7 @@ struct BulkClient::Impl {
 
   /// An idle connection to `port` whose owed answer, if any, has come (it is read here: no
   /// wait), one that has fetched when `for_await`; null when there is none.
-  std::unique_ptr<Link> take_idle(std::uint16_t port, bool for_await,
-                                  std::chrono::milliseconds answer_wait) {
+  std::unique_ptr<Link> take_idle(std::uint16_t port, bool for_await) {
     auto& links = idle[port];
     // A link whose owed answer has not come yet waits for a later use (read it then).
     const auto usable = [for_await](const std::unique_ptr<Link>& l) {
@@ -231,19 +230,19 @@ struct BulkClient::Impl {
       if (it == links.rend()) return nullptr;
       std::unique_ptr<Link> link = std::move(*it);
       links.erase(std::next(it).base());
-      if (link->owes == 0 || settle_owed(*link, answer_wait)) return link;
+      if (link->owes == 0 || settle_owed(*link)) return link;
     }
     return nullptr;
   }
 
-  /// Reads the answer an await left unread (status 2, nothing offered under its ticket);
-  /// false when it is anything else or does not come (the connection is unusable then).
-  bool settle_owed(Link& link, std::chrono::milliseconds answer_wait) {
+  /// Reads the answer an await left unread, which has begun to arrive (status 2, nothing
+  /// offered under its ticket); false when it is anything else (the connection is unusable
+  /// then).
+  bool settle_owed(Link& link) {
     char header[kBulkReplyHeaderBytes];
     bool got_any = false;
     link.owes = 0;
-    return receive_timeout(link, answer_wait).ok() &&
-           read_exact(link, header, sizeof header, answer_wait, &got_any).ok() &&
+    return read_exact(link, header, sizeof header, link.receive_wait, &got_any).ok() &&
            load_le64(header) != 0 && load_le64(header + 8) == 0;
   }
 
@@ -404,7 +403,7 @@ bool BulkClient::await_transfer(std::uint16_t port, std::uint64_t ticket) {
   std::unique_lock<std::mutex> running(impl_->job_mu, std::defer_lock);
   if (Impl::running_here != impl_.get() && !running.try_lock()) return false;
   if (ticket == 0 || impl_->awaiting.count(ticket)) return false;
-  auto link = impl_->take_idle(port, /*for_await=*/true, std::chrono::seconds(5));
+  auto link = impl_->take_idle(port, /*for_await=*/true);
   if (!link || !impl_->request(*link, kBulkAwaitMagic, ticket).ok()) return false;
   impl_->awaiting.emplace(ticket, std::make_pair(port, std::move(link)));
   return true;
@@ -429,7 +428,7 @@ Status BulkClient::fetch(std::uint16_t port, std::uint64_t id, void* out, std::s
   if (impl_->collect(id, out, bytes, stall, &awaited)) return {};
   if (!awaited.ok()) return awaited;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    auto link = impl_->take_idle(port, /*for_await=*/false, answer_wait);
+    auto link = impl_->take_idle(port, /*for_await=*/false);
     const bool reused = link != nullptr;
     if (!link) ACTORFLOW_RETURN_IF_ERROR(impl_->connect(port, std::min(stall, answer_wait), &link));
     bool got_any = false;

@@ -426,8 +426,9 @@ void decode_reply(Status s, std::string reply, std::size_t expected, const std::
     return done(std::move(decoded), {});
   }
   if (metadata) metadata->step_stats = std::move(stats);
-  if (await.key != 0)
-    large->forecast.record(await.key, refs.empty() ? 0 : refs.front().second.port);
+  // What the forecast said changed: one lock fewer per step for fetches that stay small.
+  const std::uint16_t large_port = refs.empty() ? 0 : refs.front().second.port;
+  if (await.key != 0 && large_port != await.port) large->forecast.record(await.key, large_port);
   if (refs.empty()) {
     end_await(true);
     return done({}, std::move(values));
