@@ -8,9 +8,14 @@
 
 namespace af::detail {
 
+namespace {
+// The dtype code of a dead tensor (Tensor::dead()) on CAF's path: no DType has it.
+constexpr std::uint8_t kDeadWireDType = 0xfd;
+}  // namespace
+
 WireTensor to_wire(const Tensor& t) {
   WireTensor w;
-  w.dtype = static_cast<std::uint8_t>(t.dtype());
+  w.dtype = t.is_dead() ? kDeadWireDType : static_cast<std::uint8_t>(t.dtype());
   w.dims = t.shape().dims();
   if (t.dtype() == DType::string) {
     auto s = t.flat<std::string>();
@@ -25,6 +30,7 @@ WireTensor to_wire(const Tensor& t) {
 }
 
 Tensor from_wire(const WireTensor& w) {
+  if (w.dtype == kDeadWireDType) return Tensor::dead();
   auto dtype = static_cast<DType>(w.dtype);
   if (dtype == DType::invalid || dtype == DType::resource) return Tensor();
   Tensor t(dtype, Shape{w.dims});

@@ -5,6 +5,7 @@
 //   actorflow-graph convert FILE OUT           between .pb, .pbtxt, .meta and .json (by extension)
 //   actorflow-graph run FILE --feed x=1,2,3,4@2x2 --fetch y:0
 //                                              runs a (frozen) graph once and prints the fetches
+//   actorflow-graph ops                        the op types actorflow knows, one a line
 //
 // FILE is a binary or text GraphDef, a MetaGraphDef (.meta) or actorflow's JSON graph (.json).
 #include <actorflow/actorflow.hpp>
@@ -197,6 +198,14 @@ int run(const std::string& path, const std::vector<std::string>& feeds,
   return 0;
 }
 
+/// Prints every registered op type (queues and summaries included), one a line.
+int list_ops() {
+  af::register_queue_ops();
+  af::summary::register_summary_ops();
+  for (const auto& name : af::OpRegistry::global().names()) std::cout << name << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -220,8 +229,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--feed", feeds,
                       "NAME=V1,V2,...[@D1xD2]: a value for a placeholder (a vector unless shaped)");
   run_cmd->add_option("--fetch", fetches, "a tensor to print (NAME or NAME:K)")->required();
+  auto* ops_cmd = cli.add_subcommand("ops", "list the op types actorflow knows, one a line");
   if (auto code = app.parse(argc, argv)) return *code;
   try {
+    if (ops_cmd->parsed()) return list_ops();
     if (info_cmd->parsed()) return info(file);
     if (convert_cmd->parsed()) return convert(file, out);
     return run(file, feeds, fetches);

@@ -6,6 +6,10 @@ namespace af::net {
 
 void WireWriter::tensor(const Tensor& t) {
   u8(static_cast<std::uint8_t>(t.dtype()));
+  if (t.is_dead()) {
+    u8(0xfd);  // a dead tensor (the untaken side of a Switch)
+    return;
+  }
   if (!t.is_initialized() || t.dtype() == DType::resource) {
     u8(0xff);  // no value
     return;
@@ -102,6 +106,12 @@ bool WireReader::tensor(Tensor* t, BulkRef* bulk) {
         dtype != static_cast<std::uint8_t>(DType::resource))
       return fail("a tensor without a value has dtype code " + std::to_string(dtype));
     *t = Tensor();
+    return true;
+  }
+  if (rank == 0xfd) {  // a dead tensor: what WireWriter writes for Tensor::dead()
+    if (dtype != static_cast<std::uint8_t>(DType::invalid))
+      return fail("a dead tensor has dtype code " + std::to_string(dtype));
+    *t = Tensor::dead();
     return true;
   }
   auto type = static_cast<DType>(dtype);

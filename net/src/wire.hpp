@@ -40,6 +40,8 @@ class WireWriter {
   }
   /// Bytes as they are, with no length: a string written in pieces after its length.
   void raw(std::string_view s) { out_.append(s.data(), s.size()); }
+  /// A tensor: dtype, rank, dims, then its bytes (strings length-prefixed). An uninitialized
+  /// or resource tensor is its dtype and 0xff; a dead one (`Tensor::dead()`) is 0 and 0xfd.
   void tensor(const Tensor& t);
   /// A numeric tensor whose bytes travel over the bulk channel (bulk_channel.hpp): dtype,
   /// the marker 0xfe, rank, dims, then the server's bulk port and the transfer id.

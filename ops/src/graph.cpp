@@ -119,6 +119,8 @@ std::string Graph::apply_device_functions(const NodeDef& def) const {
 Operation Graph::create_op(const std::string& type, const std::vector<Output>& inputs,
                            AttrMap attrs, std::string_view name,
                            const std::vector<Operation>& control_inputs) {
+  if (cond_branch_)
+    return create_op_in_branch(type, inputs, std::move(attrs), name, control_inputs);
   std::unique_lock<std::shared_mutex> lock(mu_);
   auto node = std::make_unique<Node>();
   node->graph_ = this;

@@ -26,6 +26,8 @@ void register_partition_ops(OpRegistry& r);
 void register_string_hash_ops(OpRegistry& r);
 /// Const, Placeholder, Identity, NoOp, _Send, _Recv, _Delay
 void register_control_ops(OpRegistry& r);
+/// Switch, RefSwitch, Merge, RefMerge, ControlTrigger
+void register_control_flow_ops(OpRegistry& r);
 /// DecodeCSV
 void register_parsing_ops(OpRegistry& r);
 /// Range, GatherV2, RandomShuffle, CountUpTo, Size, Shape

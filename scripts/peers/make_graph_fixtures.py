@@ -28,6 +28,12 @@ output of a fixed input (reference.json):
   OUT_DIR/dist     the MLP built under replica_device_setter for 2 ps tasks and a worker
                    and trained on a cluster of TensorFlow servers in the script's process,
                    with a sharded Saver (one shard per ps, as MonitoredTrainingSession's).
+  OUT_DIR/cond     an MLP whose hidden layer goes through tf.cond on an `is_training`
+                   placeholder_with_default (a nested cond in the true branch, a variable
+                   assigned in the false one), control flow v1 (Switch/Merge), trained with
+                   GradientDescent through the conds' gradients; the reference holds the
+                   losses of 3 training steps after the restore and the probabilities and
+                   counter with is_training false.
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
 import contextlib
@@ -141,6 +147,65 @@ def make_one(out, kind):
     print("wrote", out, sorted(os.listdir(out)))
 
 
+def make_cond(out):
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import tensorflow as tf
+    tf1 = tf.compat.v1
+    tf1.disable_v2_behavior()  # control flow v1: Switch and Merge, not If
+    tf1.disable_resource_variables()
+    os.makedirs(out, exist_ok=True)
+    g = tf1.Graph()
+    with g.as_default():
+        tf1.set_random_seed(1)
+        x = tf1.placeholder(tf.float32, [None, 4], name="x")
+        y = tf1.placeholder(tf.int64, [None], name="y")
+        training = tf1.placeholder_with_default(False, [], name="is_training")
+        deep = tf1.placeholder_with_default(True, [], name="deep")
+        w1 = tf1.get_variable("hidden/kernel", [4, 8], initializer=tf1.glorot_uniform_initializer())
+        w2 = tf1.get_variable("logits/kernel", [8, 3], initializer=tf1.glorot_uniform_initializer())
+        evals = tf1.get_variable("evals", [], tf.float32, initializer=tf1.zeros_initializer(), trainable=False)
+        h = tf.nn.relu(tf1.matmul(x, w1))
+
+        def train_branch():
+            # A nested cond: scaled, or squashed, by the second predicate.
+            return tf1.cond(deep, lambda: h * 0.5, lambda: tf.tanh(h) + 0.1)
+
+        def eval_branch():
+            with tf1.control_dependencies([tf1.assign_add(evals, 1.0)]):
+                return tf.identity(h * 0.5)
+
+        h2 = tf1.cond(training, train_branch, eval_branch, name="dropout_like")
+        logits = tf1.matmul(h2, w2)
+        probs = tf1.nn.softmax(logits, name="probs")
+        loss = tf1.losses.sparse_softmax_cross_entropy(y, logits)
+        step = tf1.train.get_or_create_global_step()
+        train = tf1.train.GradientDescentOptimizer(0.5).minimize(loss, global_step=step)
+        saver = tf1.train.Saver()
+        bx, by = batch("mlp")
+        with tf1.Session(graph=g) as sess:
+            sess.run(tf1.global_variables_initializer())
+            for _ in range(3):
+                sess.run(train, {x: bx, y: by, training: True})
+            prefix = saver.save(sess, os.path.join(out, "model"), global_step=step)
+            losses, shallow = [], []
+            for _ in range(3):
+                value, _ = sess.run([loss, train], {x: bx, y: by, training: True})
+                losses.append(float(value))
+            for _ in range(2):
+                value, _ = sess.run([loss, train], {x: bx, y: by, training: True, deep: False})
+                shallow.append(float(value))
+            after = sess.run(probs, {x: bx}).tolist()
+            counter = float(sess.run(evals))
+            reference = {"prefix": os.path.basename(prefix), "x": bx.tolist(), "y": by.tolist(),
+                         "losses_after_restore": losses, "losses_shallow": shallow,
+                         "probs_after": after, "evals_after": counter,
+                         "tensorflow": tf.__version__}
+    os.remove(os.path.join(out, "checkpoint"))
+    with open(os.path.join(out, "reference.json"), "w") as f:
+        json.dump(reference, f, indent=1)
+    print("wrote", out, sorted(os.listdir(out)))
+
+
 def free_ports(n):
     import socket
     socks = [socket.socket() for _ in range(n)]
@@ -157,6 +222,7 @@ def make(out):
     import subprocess
     for kind, sub in (("mlp", ""), ("resource", "resource"), ("cnn", "cnn"), ("dist", "dist")):
         subprocess.run([sys.executable, __file__, "make-one", kind, os.path.join(out, sub)], check=True)
+    subprocess.run([sys.executable, __file__, "make-cond", os.path.join(out, "cond")], check=True)
 
 
 def check_meta(prefix):
@@ -339,6 +405,8 @@ if __name__ == "__main__":
         make(sys.argv[2] if len(sys.argv) > 2 else "tests/data/tf_graph")
     elif cmd == "make-one":
         make_one(sys.argv[3], sys.argv[2])
+    elif cmd == "make-cond":
+        make_cond(sys.argv[2])
     elif cmd == "check-meta":
         check_meta(sys.argv[2])
     elif cmd == "check-events":

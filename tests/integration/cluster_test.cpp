@@ -428,4 +428,50 @@ BOOST_AUTO_TEST_CASE(tasks_that_start_and_stop_in_order_log_no_alarm,
   ps->stop();
 }
 
+// A cond whose branches run on another task: the dead side crosses the network as dead
+// (TensorFlow's RecvTensorResponse.is_dead), and so does a dead control edge.
+BOOST_AUTO_TEST_CASE(a_cond_spans_tasks_and_its_dead_side_crosses_them,
+                     *boost::unit_test::timeout(60)) {
+  ThreeTasks tasks;
+  af::Graph g;
+  auto x = g.placeholder(af::float32, af::PartialShape{2}, "x");
+  auto p = g.placeholder(af::boolean, af::PartialShape(af::Shape{}), "p");
+  af::Output r;
+  {
+    auto pin = g.device("/job:worker/task:0");
+    r = af::cond(
+        p,
+        [&] {
+          auto there = g.device("/job:worker/task:1");
+          return x * 2.0f;
+        },
+        [&] {
+          auto there = g.device("/job:ps/task:0");
+          return x + g.constant(1.0f);  // the constant waits on switch_f across tasks
+        });
+  }
+  af::Session sess(g, tasks.worker0.target());
+  const af::Tensor xv = af::Tensor::from_vector<float>({1.0f, 2.0f});
+  for (int i = 0; i < 3; ++i) {
+    BOOST_TEST(sess.run(r, {{x, xv}, {p, af::Tensor(true)}}).to_vector<float>() ==
+               (std::vector<float>{2.0f, 4.0f}));
+    BOOST_TEST(sess.run(r, {{x, xv}, {p, af::Tensor(false)}}).to_vector<float>() ==
+               (std::vector<float>{2.0f, 3.0f}));
+  }
+  // Traced: only the taken branch's ops ran, each on its task.
+  auto ran = [&](bool taken) {
+    af::RunMetadata meta;
+    sess.run({r}, {{x, xv}, {p, af::Tensor(taken)}}, {}, {.trace = true}, &meta);
+    std::map<std::string, std::string> where;
+    for (auto& s : meta.step_stats) where[s.node_name] = s.device;
+    return where;
+  };
+  auto t = ran(true);
+  BOOST_TEST(t["cond/mul"].find("/job:worker/replica:0/task:1") == 0u);
+  BOOST_TEST(t.count("cond/add") == 0u);
+  auto f = ran(false);
+  BOOST_TEST(f["cond/add"].find("/job:ps/replica:0/task:0") == 0u);
+  BOOST_TEST(f.count("cond/mul") == 0u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -21,7 +21,14 @@ Status ExecutorImpl::create(PartitionPlan plan, std::shared_ptr<Device> device,
     item.input_start = slot;
     item.num_inputs = static_cast<int>(n.inputs.size());
     slot += item.num_inputs;
-    item.initial_pending = item.num_inputs + static_cast<int>(n.control_inputs.size());
+    item.num_control = static_cast<int>(n.control_inputs.size());
+    item.initial_pending = item.num_inputs + item.num_control;
+    item.is_merge = n.def.op == "Merge" || n.def.op == "RefMerge";
+    item.is_send = n.def.op == "_Send";
+    item.is_recv = n.def.op == "_Recv";
+    item.is_control_trigger = n.def.op == "ControlTrigger";
+    if (item.is_merge || n.def.op == "Switch" || n.def.op == "RefSwitch" || n.def.op == "_Recv")
+      impl->may_see_dead = true;
     item.out_edges.resize(n.output_types.size());
     for (std::size_t k = 0; k < n.input_types.size(); ++k)
       if (n.input_types[k] != DType::resource && !n.input_is_ref[k]) item.needs_deref = true;

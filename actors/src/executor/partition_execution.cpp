@@ -13,6 +13,11 @@ namespace af::detail {
 
 namespace {
 
+// flow_state_ bits.
+constexpr std::uint8_t kDeadInput = 1;   // a dead input or dead control input arrived
+constexpr std::uint8_t kMergeLive = 2;   // a Merge holds its first live input
+constexpr std::uint8_t kMergeFired = 4;  // a Merge was made ready
+
 // The system clock: stats of the tasks of a distributed step share one time axis.
 std::int64_t now_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
@@ -88,6 +93,15 @@ PartitionExecution::PartitionExecution(PartitionRunPtr run, StepDriver* driver)
       impl_(step_->executors[run_->partition]) {
   pending_.reserve(impl_->items.size());
   for (auto& item : impl_->items) pending_.push_back(item.initial_pending);
+  if (impl_->may_see_dead) {
+    flow_state_.assign(impl_->items.size(), 0);
+    merge_controls_.assign(impl_->items.size(), 0);
+    for (std::size_t i = 0; i < impl_->items.size(); ++i)
+      if (impl_->items[i].is_merge) {
+        pending_[i] = impl_->items[i].num_inputs;
+        merge_controls_[i] = impl_->items[i].num_control;
+      }
+  }
   inputs_.resize(static_cast<std::size_t>(impl_->total_inputs));
   ready_.reserve(impl_->items.size());
   ready_.assign(impl_->initial_ready.begin(), impl_->initial_ready.end());
@@ -223,10 +237,22 @@ void PartitionExecution::launch_feed(int id) {
   complete(id, out, Status());
 }
 
+void PartitionExecution::launch_dead(int id) {
+  const auto& item = impl_->items[static_cast<std::size_t>(id)];
+  if (item.is_send) {
+    // TensorFlow runs transfer nodes when dead: the receiver learns the tensor is dead.
+    if (auto key = item.node->def.attr<std::string>("key")) send(*key, Tensor::dead());
+  }
+  std::vector<Tensor> outputs(item.node->output_types.size(), Tensor::dead());
+  complete(id, outputs, Status(), true);
+}
+
 void PartitionExecution::launch(int id) {
   const auto& item = impl_->items[static_cast<std::size_t>(id)];
   const ExecNode& node = *item.node;
   if (node.feed_index >= 0) return launch_feed(id);
+  if (impl_->may_see_dead && (flow_state_[static_cast<std::size_t>(id)] & kDeadInput))
+    return launch_dead(id);
   Status s;
   // On the stack: a kernel that runs here and now (most) needs no shared context; one that
   // waits or goes elsewhere takes it to the heap first.
@@ -319,6 +345,11 @@ void PartitionExecution::record(int id, std::uint64_t tid, std::int64_t start, s
 }
 
 bool PartitionExecution::deliver_fetch(const ExecutorImpl::Item& item, int fetch, Tensor value) {
+  if (value.is_dead()) {
+    // The untaken side of a cond (TensorFlow's call frame says the same).
+    fail(invalid_argument("Retval[" + std::to_string(fetch) + "] does not have value"));
+    return false;
+  }
   if (value.dtype() == DType::resource) {
     // A variable is fetched by value; other resources (queue handles) as handles.
     if (auto* var = dynamic_cast<Var*>(value.resource().get())) {
@@ -360,12 +391,14 @@ bool PartitionExecution::deliver_fetch(const ExecutorImpl::Item& item, int fetch
   return true;
 }
 
-void PartitionExecution::complete(int id, std::vector<Tensor>& outputs, const Status& s) {
+void PartitionExecution::complete(int id, std::vector<Tensor>& outputs, const Status& s,
+                                  bool dead) {
   const auto& item = impl_->items[static_cast<std::size_t>(id)];
   if (!s.ok()) return fail(with_node(s, item.node->def.name));
   if (!status_.ok()) return;
   for (auto& [fetch, output] : item.fetches)
     if (!deliver_fetch(item, fetch, outputs[static_cast<std::size_t>(output)])) return;
+  if (impl_->may_see_dead) return propagate_with_deadness(item, outputs, dead);
   for (std::size_t o = 0; o < item.out_edges.size(); ++o) {
     const auto& edges = item.out_edges[o];
     for (std::size_t e = 0; e < edges.size(); ++e) {
@@ -379,6 +412,68 @@ void PartitionExecution::complete(int id, std::vector<Tensor>& outputs, const St
   }
   for (int dst : item.control_out)
     if (--pending_[static_cast<std::size_t>(dst)] == 0) ready_.push_back(dst);
+}
+
+void PartitionExecution::propagate_with_deadness(const ExecutorImpl::Item& item,
+                                                 std::vector<Tensor>& outputs, bool dead) {
+  const auto& items = impl_->items;
+  // A ControlTrigger is never dead (TensorFlow's while-loop gradients wait on one); a _Recv
+  // that received a dead tensor is (it may stand for a control edge from another device).
+  const bool control_dead = (dead || (item.is_recv && !outputs.empty() && outputs[0].is_dead())) &&
+                            !item.is_control_trigger;
+  for (std::size_t o = 0; o < item.out_edges.size(); ++o) {
+    const auto& edges = item.out_edges[o];
+    const bool output_dead = dead || outputs[o].is_dead();
+    for (std::size_t e = 0; e < edges.size(); ++e) {
+      auto [dst, slot] = edges[e];
+      const auto d = static_cast<std::size_t>(dst);
+      if (items[d].is_merge) {
+        merge_arrival(dst, slot, output_dead ? nullptr : &outputs[o]);
+        continue;
+      }
+      if (output_dead) {
+        flow_state_[d] |= kDeadInput;
+      } else {
+        auto& target = inputs_[static_cast<std::size_t>(items[d].input_start + slot)];
+        target = e + 1 == edges.size() ? std::move(outputs[o]) : outputs[o];
+      }
+      if (--pending_[d] == 0) ready_.push_back(dst);
+    }
+  }
+  for (int dst : item.control_out) {
+    const auto d = static_cast<std::size_t>(dst);
+    if (items[d].is_merge) {
+      // A Merge's control inputs only gate it; their deadness does not count.
+      --merge_controls_[d];
+      maybe_fire_merge(dst);
+      continue;
+    }
+    if (control_dead) flow_state_[d] |= kDeadInput;
+    if (--pending_[d] == 0) ready_.push_back(dst);
+  }
+}
+
+void PartitionExecution::merge_arrival(int dst, int slot, Tensor* live) {
+  const auto d = static_cast<std::size_t>(dst);
+  --pending_[d];
+  if (flow_state_[d] & kMergeFired) return;  // a later input of a Merge that already ran
+  if (live && !(flow_state_[d] & kMergeLive)) {
+    // Only the first live input is kept: the Merge kernel forwards the one it finds.
+    inputs_[static_cast<std::size_t>(impl_->items[d].input_start + slot)] = *live;
+    flow_state_[d] |= kMergeLive;
+  }
+  maybe_fire_merge(dst);
+}
+
+void PartitionExecution::maybe_fire_merge(int dst) {
+  const auto d = static_cast<std::size_t>(dst);
+  if ((flow_state_[d] & kMergeFired) || merge_controls_[d] > 0) return;
+  if (!(flow_state_[d] & kMergeLive)) {
+    if (pending_[d] > 0) return;   // still waiting for a live input
+    flow_state_[d] |= kDeadInput;  // every data input was dead
+  }
+  flow_state_[d] |= kMergeFired;
+  ready_.push_back(dst);
 }
 
 bool PartitionExecution::maybe_finish() {

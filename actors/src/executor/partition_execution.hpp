@@ -73,7 +73,19 @@ class PartitionExecution final : public StepServices {
   void run_expensive(int id, OpKernelContext& ctx);
   void schedule(int id, std::shared_ptr<OpKernelContext> ctx);
   void run_here(int id, OpKernelContext& ctx);
-  void complete(int id, std::vector<Tensor>& outputs, const Status& s);
+  /// Takes a node's outputs: fetches, then its consumers (`dead`: the node did not run).
+  void complete(int id, std::vector<Tensor>& outputs, const Status& s, bool dead = false);
+  /// Control flow (`ExecutorImpl::may_see_dead`): a node with a dead input does not run,
+  /// and its outputs and control edges are dead; a _Send sends the dead tensor on.
+  void launch_dead(int id);
+  /// `complete`'s hand-off to consumers when dead tensors may flow (TensorFlow's
+  /// ActivateNodes): a Merge is ready at its first live data input once its control inputs
+  /// are done, or dead when every data input is dead; other nodes are dead when any input
+  /// (or a control input's node) is.
+  void propagate_with_deadness(const ExecutorImpl::Item& item, std::vector<Tensor>& outputs,
+                               bool dead);
+  void merge_arrival(int dst, int slot, Tensor* live);
+  void maybe_fire_merge(int dst);
   bool deliver_fetch(const ExecutorImpl::Item& item, int fetch, Tensor value);
   bool maybe_finish();
   void record(int id, std::uint64_t tid, std::int64_t start, std::int64_t end, bool async);
@@ -91,6 +103,10 @@ class PartitionExecution final : public StepServices {
   StepRun* step_;
   std::shared_ptr<const ExecutorImpl> impl_;
   std::vector<int> pending_;
+  /// With `may_see_dead`: per node, kDeadInput / kMergeLive / kMergeFired; and per Merge, its
+  /// control inputs left (its `pending_` counts only data inputs).
+  std::vector<std::uint8_t> flow_state_;
+  std::vector<int> merge_controls_;
   std::vector<Tensor> inputs_;
   /// Nodes ready to run, oldest first: `ready_[ready_head_]` to the end, emptied whenever
   /// it drains. A node becomes ready once per step, so the vector, reserved for every node,

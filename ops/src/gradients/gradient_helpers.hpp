@@ -57,5 +57,11 @@ std::pair<Output, Output> reduce_broadcast(const Operation& op, const Output& fu
 void register_math_gradients(GradientRegistry& r);
 void register_nn_gradients(GradientRegistry& r);
 void register_array_gradients(GradientRegistry& r);
+void register_control_flow_gradients(GradientRegistry& r);
+
+/// The gradient the walk gives output `i` of `op` when it got none: zeros like it, and for
+/// a Switch of a cond branch zeros built on the other branch (TensorFlow's
+/// ZerosLikeOutsideLoop), so that they are live exactly when that output is.
+Output zeros_for_missing_gradient(const Operation& op, int i);
 
 }  // namespace af::detail

@@ -89,6 +89,7 @@ void register_standard_gradients(GradientRegistry& r) {
   detail::register_math_gradients(r);
   detail::register_nn_gradients(r);
   detail::register_array_gradients(r);
+  detail::register_control_flow_gradients(r);
 }
 
 // -- building blocks ----------------------------------------------------------------------------
@@ -462,7 +463,7 @@ class GradientWalk {
       for (std::size_t i = 0; i < out_grads.size(); ++i)
         if (!out_grads[i].valid() && is_backpropagatable(op->output_types()[i]) &&
             op->output_types()[i] != DType::resource)
-          out_grads[i] = detail::zeros_like_op(operation.output(static_cast<int>(i)), "zeros_like");
+          out_grads[i] = detail::zeros_for_missing_gradient(operation, static_cast<int>(i));
       auto scope = g_.name_scope(op->name() + "_grad");
       if (sparse_fn) {
         in_grads = (*sparse_fn)(operation, out_grads);

@@ -27,6 +27,28 @@ BOOST_AUTO_TEST_CASE(tensors_round_trip_bit_for_bit) {
   BOOST_TEST(c.scalar<std::int64_t>() == 7);
 }
 
+// A dead tensor (the untaken side of a Switch) stays dead between tasks, distinct from an
+// uninitialized one; a dead marker with a dtype is refused.
+BOOST_AUTO_TEST_CASE(dead_tensors_round_trip_as_dead) {
+  af::net::WireWriter out;
+  out.tensor(af::Tensor::dead());
+  out.tensor(af::Tensor());
+  std::string bytes = out.take();
+  af::net::WireReader in(bytes, "test");
+  af::Tensor a, b;
+  BOOST_REQUIRE(in.tensor(&a) && in.tensor(&b));
+  BOOST_TEST(a.is_dead());
+  BOOST_TEST(!b.is_dead());
+  BOOST_TEST(!b.is_initialized());
+  std::string bad = bytes.substr(0, 2);
+  bad[0] = 1;  // float32 with the dead marker
+  af::net::WireReader refused(bad, "test");
+  af::Tensor c;
+  BOOST_TEST(!refused.tensor(&c));
+  BOOST_TEST(refused.status().message().find("a dead tensor has dtype code 1") !=
+             std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(truncated_input_is_data_loss_naming_the_offset) {
   af::net::WireWriter out;
   out.tensor(af::Tensor::from_vector<float>({1.0f, 2.0f}));

@@ -28,6 +28,11 @@ class Graph;
 class Node;
 /// A node handle (below).
 class Operation;
+/// A branch of a cond being built (control_flow_ops.hpp).
+struct CondBranch;
+namespace detail {
+struct CondAccess;
+}  // namespace detail
 
 /// The `index`-th output of a node (TensorFlow's `Tensor` in the Python graph API).
 class Output {
@@ -268,6 +273,19 @@ class Graph {
   [[nodiscard]] ScopeGuard colocate_with(const Operation& op);
   /// Stateful ops created in the scope keep their resources in `container`.
   [[nodiscard]] ScopeGuard container(std::string_view name);
+  /// Ops created in the scope belong to the cond branch `branch` (TensorFlow's control-flow
+  /// context; `cond` in control_flow_ops.hpp sets it): `create_op` routes the tensors they use
+  /// from outside the branch through Switches and makes ops without inputs wait on the
+  /// branch's pivot. Null: outside every cond.
+  [[nodiscard]] ScopeGuard cond_branch(std::shared_ptr<CondBranch> branch);
+  /// The cond branch being built, or null.
+  const std::shared_ptr<CondBranch>& current_cond_branch() const noexcept { return cond_branch_; }
+  /// The cond branch `op` was built for (a Switch made for a branch belongs to it), or null
+  /// (ops outside every cond, and every imported op).
+  std::shared_ptr<const CondBranch> cond_branch_of(const Node* op) const;
+  /// Suspends every control_dependencies scope until the guard goes (Python's
+  /// `control_dependencies(None)`).
+  [[nodiscard]] ScopeGuard clear_control_dependencies();
 
   /// Returns `base` made unique under the current name scope, as TensorFlow does
   /// (`"mul"`, `"mul_1"`, ...).
@@ -346,6 +364,16 @@ class Graph {
     DeviceFunction fn;  // null entry = clear (tf.device(None))
   };
   Node* finish_node(std::unique_ptr<Node> node, bool apply_scopes);
+  // create_op inside a cond branch (control_flow/cond_context.cpp): TensorFlow's
+  // CondContext._AddOpInternal around the plain creation.
+  Operation create_op_in_branch(const std::string& type, const std::vector<Output>& inputs,
+                                AttrMap attrs, std::string_view name,
+                                const std::vector<Operation>& control_inputs);
+  // CondContext.AddValue: the Switch output standing for `val` in `branch`.
+  Output cond_add_value(const std::shared_ptr<CondBranch>& branch, const Output& val);
+  // Records `op`'s outputs as known in `branch` and its outer branches.
+  void cond_record(const std::shared_ptr<CondBranch>& branch, const Node* op);
+  friend struct detail::CondAccess;  // cond's building blocks (cond_context.cpp)
   std::string apply_device_functions(const NodeDef& def) const;
   // The resource variable of `variable(Output, options)` (options.use_resource).
   Variable resource_variable(const Output& init, DType dtype, const PartialShape& shape,
@@ -372,6 +400,8 @@ class Graph {
   std::map<std::string, std::vector<std::any>> collections_;
   std::optional<std::int64_t> seed_;
   std::uint64_t version_ = 0;
+  std::shared_ptr<CondBranch> cond_branch_;
+  std::unordered_map<const Node*, std::shared_ptr<CondBranch>> cond_of_;
 };
 
 /// A variable (TensorFlow's `tf.Variable`): the VariableV2 node plus its initializer and

@@ -70,12 +70,24 @@ class Tensor {
   /// A tensor holding a reference to a resource (variables, queues); internal.
   static Tensor from_resource(std::shared_ptr<ResourceBase> resource);
 
+  /// The value of a dead output: what the untaken output of a `Switch` carries, and every
+  /// output of a node with a dead input (TensorFlow's `is_dead`). It has no dtype, shape or
+  /// elements (`is_initialized()` is false); executors propagate it instead of running
+  /// kernels, and `_Send`/`_Recv` carry it across devices and tasks.
+  static Tensor dead() noexcept {
+    Tensor t;
+    t.dead_ = true;
+    return t;
+  }
+
   // -- observers --------------------------------------------------------------
 
   /// False for a default-constructed tensor.
   bool is_initialized() const noexcept { return dtype_ != DType::invalid; }
   /// True when the elements live in device (GPU) memory; see `from_buffer`.
   bool on_device() const noexcept { return on_device_; }
+  /// True for `Tensor::dead()`.
+  bool is_dead() const noexcept { return dead_; }
   /// The element dtype (`DType::invalid` when uninitialized).
   DType dtype() const noexcept { return dtype_; }
   /// The shape.
@@ -183,6 +195,7 @@ class Tensor {
   // Views alias the owner through shared_ptr's aliasing constructor.
   std::shared_ptr<void> buf_;
   bool on_device_ = false;
+  bool dead_ = false;
 };
 
 /// Prints `t.to_string()` (the values only).

@@ -63,6 +63,16 @@ struct ExecutorImpl {
     int initial_pending = 0;
     bool is_async = false;
     bool needs_deref = false;
+    /// Merge/RefMerge: ready at its first live data input, or dead when all are dead.
+    bool is_merge = false;
+    /// _Send: runs even when dead, to send the dead tensor on.
+    bool is_send = false;
+    /// _Recv: a dead tensor received makes its control edges dead too (a cross-device
+    /// control edge is a _Recv of a dummy value).
+    bool is_recv = false;
+    /// ControlTrigger: never dead, whatever its inputs.
+    bool is_control_trigger = false;
+    int num_control = 0;  ///< control inputs (a Merge counts them apart)
     std::vector<std::vector<std::pair<int, int>>> out_edges;  // per output: (dst, input slot)
     std::vector<int> control_out;
     std::vector<std::pair<int, int>> fetches;  // (fetch index, output)
@@ -82,6 +92,9 @@ struct ExecutorImpl {
   /// The partition can run on a thread that waits for it (`run_step_waiting`): no send or
   /// recv; asynchronous kernels (and a GPU's copies and sync) allowed.
   bool waiting_ok = false;
+  /// A dead tensor can reach this partition, or it has a Merge: it has a Switch, a Merge or
+  /// a _Recv (TensorFlow's control flow). Without one the walk never looks at deadness.
+  bool may_see_dead = false;
 
   /// Builds kernels and edge tables; errors name the node.
   /// `kernel_scope` prefixes the keys of stateful kernels on the device (sessions sharing

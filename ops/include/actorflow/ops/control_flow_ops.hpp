@@ -1,0 +1,92 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "actorflow/ops/graph.hpp"
+
+/// TensorFlow 1.x's conditional execution (control flow v1): ops Switch, RefSwitch, Merge,
+/// RefMerge and ControlTrigger, and `tf.cond` built from them.
+///
+/// A Switch forwards its data to one output and makes the other *dead*. A node with a dead
+/// input does not run; its outputs are dead too, and so are its control edges. A Merge runs at
+/// its first live input (once its control inputs are done) and forwards it with the index of
+/// that input; when every data input is dead, the Merge is dead. Dead tensors cross devices
+/// and tasks like any other (`_Send` runs when dead and tells its `_Recv`). Fetching a dead
+/// tensor fails the step with InvalidArgument "Retval[K] does not have value", as
+/// TensorFlow's session does.
+///
+/// `cond` builds the graph TensorFlow 1.x's `tf.compat.v1.cond` builds (with control flow
+/// v2 disabled), with its names: "cond/Switch", "cond/switch_t", "cond/switch_f",
+/// "cond/pred_id", a Switch "<op>/Switch" for each tensor from outside a branch that an op of
+/// the branch uses, "^cond/switch_t" on ops without inputs, and "cond/Merge" per output.
+/// Graphs TensorFlow writes with such conds import and run. `gradients` differentiates
+/// through them as TensorFlow does (a Merge's gradient is a Switch on the cond's predicate,
+/// a Switch's gradient a Merge of the taken branch's gradient and zeros built on the other
+/// branch). While loops (Enter, Exit, NextIteration, LoopCond) are not supported yet.
+namespace af {
+
+/// The two outputs of a Switch: `output_false` carries the data when the predicate is
+/// false, `output_true` when it is true; the other one is dead.
+struct SwitchOutputs {
+  Output output_false;  ///< output 0
+  Output output_true;   ///< output 1
+};
+
+/// The two outputs of a Merge.
+struct MergeOutputs {
+  Output output;       ///< the live input's value
+  Output value_index;  ///< int32 scalar: which input was live
+};
+
+/// `tf.raw_ops.Switch` (default name "Switch"): RefSwitch when `data` is a reference (a
+/// VariableV2's output), so that the outputs stay references, as `_SwitchRefOrTensor`.
+/// `pred` must be a bool scalar: a known rank above 0 throws "Shape must be rank 0 but is
+/// rank 1"; at run time a non-scalar fails with "The second input must be a scalar, but it
+/// has shape [2]".
+SwitchOutputs switch_op(const Output& data, const Output& pred, std::string_view name = {});
+
+/// `tf.raw_ops.Merge` (default name "Merge"): RefMerge when every input is a reference.
+/// The inputs share one dtype (InvalidArgumentError otherwise); the output's static shape
+/// is the inputs' where they agree (dimensions that differ unknown, the rank unknown where
+/// ranks differ).
+MergeOutputs merge(const std::vector<Output>& inputs, std::string_view name = {});
+
+/// `tf.raw_ops.ControlTrigger` (default name "ControlTrigger"): a no-op that is never dead,
+/// whatever its control inputs.
+Operation control_trigger(Graph& g, std::string_view name = {});
+
+/// A branch of a cond being built (TensorFlow's `CondContext`): ops created while it is the
+/// graph's current branch (`Graph::cond_branch`) take the tensors they use from outside it
+/// through a Switch on `pred` (one per tensor), and ops without inputs wait on `pivot`.
+struct CondBranch {
+  Output pred;                        ///< the cond's "pred_id"
+  Output pivot;                       ///< "switch_t" (true branch) or "switch_f"
+  int branch = 0;                     ///< 1 for the true branch, 0 for the false one
+  std::shared_ptr<CondBranch> outer;  ///< the branch this cond was built in, or null
+  /// Names of the tensors known in the branch: the predicate, the pivot, the outputs of the
+  /// branch's ops and of the Switches made for it.
+  std::set<std::string> values;
+  /// A tensor from outside (by name) -> the Switch output standing for it in the branch.
+  std::unordered_map<std::string, Output> external;
+};
+
+/// `tf.compat.v1.cond(pred, true_fn, false_fn)` (default name "cond"): runs the ops of
+/// `true_fn` when the bool scalar `pred` is true, those of `false_fn` otherwise, and returns
+/// one "cond/Merge" per output. Both branches must return as many tensors, of the same
+/// dtypes (InvalidArgumentError "Outputs of true_fn and false_fn must have the same type(s)"
+/// otherwise), and at least one ("true_fn must have a return value."). A returned tensor
+/// from outside the branch goes through a Switch of its own, as in TensorFlow.
+std::vector<Output> cond(const Output& pred, const std::function<std::vector<Output>()>& true_fn,
+                         const std::function<std::vector<Output>()>& false_fn,
+                         std::string_view name = "cond");
+/// `cond` with one output per branch.
+Output cond(const Output& pred, const std::function<Output()>& true_fn,
+            const std::function<Output()>& false_fn, std::string_view name = "cond");
+
+}  // namespace af
