@@ -93,6 +93,46 @@ BOOST_AUTO_TEST_CASE(fetching_a_dead_tensor_fails_the_step, *boost::unit_test::t
   BOOST_CHECK_NO_THROW(sess.run(std::vector<Output>{}, {}, {dead.op()}));
 }
 
+// A Merge with control inputs: it waits for them, their deadness does not make it dead, and
+// of two live inputs the first to arrive is forwarded. A ControlTrigger is never dead.
+BOOST_AUTO_TEST_CASE(merge_control_inputs_and_control_triggers, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  Output data = g.constant(Tensor::from_vector<float>({1, 2}), "data");
+  auto s = af::switch_op(data, g.constant(true));
+  Output dead_side = af::identity(s.output_false, "dead_side");
+  af::Operation trigger = g.create_op("ControlTrigger", {}, {}, "trigger", {dead_side.op()});
+  af::MergeOutputs m;
+  {
+    auto deps = g.control_dependencies({dead_side.op()});
+    m = af::merge({s.output_false, s.output_true});
+  }
+  BOOST_TEST(m.output.node()->control_inputs().size() == 1u);
+  // Both inputs live: the Merge takes one and says which.
+  Output a = g.constant(Tensor::from_vector<float>({7, 8}), "a");
+  auto both = af::merge({a, a * 2.0f});
+  Output after_trigger;
+  {
+    auto deps = g.control_dependencies({trigger});
+    after_trigger = g.constant(5.0f, "after_trigger");
+  }
+  Output after_dead;
+  {
+    auto deps = g.control_dependencies({dead_side.op()});
+    after_dead = g.constant(6.0f, "after_dead");
+  }
+  af::Session sess(g);
+  auto out = sess.run({m.output, m.value_index, after_trigger});
+  BOOST_TEST(floats(out[0]) == (std::vector<float>{1, 2}));
+  BOOST_TEST(out[1].scalar<std::int32_t>() == 1);
+  BOOST_TEST(out[2].scalar<float>() == 5.0f);
+  const std::string e = error_of([&] { sess.run(after_dead); });
+  BOOST_TEST(e.find("Retval[0] does not have value") != std::string::npos, e);
+  auto b = sess.run({both.output, both.value_index});
+  const std::int32_t k = b[1].scalar<std::int32_t>();
+  BOOST_TEST((k == 0 || k == 1));
+  BOOST_TEST(floats(b[0]) == (k == 0 ? std::vector<float>{7, 8} : std::vector<float>{14, 16}));
+}
+
 // Switch's shape function and kernel errors, TensorFlow's messages.
 BOOST_AUTO_TEST_CASE(a_switch_wants_a_bool_scalar_predicate, *boost::unit_test::timeout(60)) {
   af::Graph g;
@@ -188,6 +228,26 @@ BOOST_AUTO_TEST_CASE(gradients_flow_through_the_taken_branch, *boost::unit_test:
       h.placeholder(af::boolean), [&] { return v + h.constant(1); },
       [&] { return v - h.constant(1); });
   BOOST_TEST(!af::gradients({y}, {v})[0].valid());
+}
+
+// A resource variable read inside a branch: its handle's Switch gets the taken branch's
+// gradient merged with itself (TensorFlow's "cond_resource_grad").
+BOOST_AUTO_TEST_CASE(a_resource_variable_read_in_a_branch_gets_its_gradient,
+                     *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  Output p = g.placeholder(af::boolean, af::PartialShape(af::Shape{}), "p");
+  auto rv = g.variable(Tensor::from_vector<float>({1, 2}), {.name = "rv", .use_resource = true});
+  Output r = af::cond(
+      p, [&] { return af::read_variable_op(rv.ref(), af::float32) * 3.0f; },
+      [&] {
+        return g.constant(Tensor::from_vector<float>({0, 0}));
+      });
+  auto grad = af::gradients({af::reduce_sum(r)}, {rv.ref()})[0];
+  BOOST_REQUIRE(grad.valid());
+  BOOST_TEST(g.contains("gradients/cond/ReadVariableOp/Switch_grad/cond_resource_grad"));
+  af::Session sess(g);
+  sess.run(g.global_variables_initializer());
+  BOOST_TEST(floats(sess.run(grad, {{p, Tensor(true)}})) == (std::vector<float>{3, 3}));
 }
 
 // Nested conds (testCond_3), a branch returning an outside tensor (`lambda: x`), and the

@@ -283,6 +283,39 @@ BOOST_AUTO_TEST_CASE(variables_on_the_gpu_update_across_steps, *boost::unit_test
   BOOST_TEST(sess.run(v.value()).to_vector<float>() == (std::vector<float>{4, 5, 6}));
 }
 
+// A cond on the GPU (Switch reads its predicate from device memory, Merge forwards device
+// tensors) gives the CPU's values and gradients for both branches; the variable its branch
+// reads stays on the GPU.
+BOOST_AUTO_TEST_CASE(a_cond_runs_on_the_gpu_and_matches_the_cpu, *boost::unit_test::timeout(120)) {
+  af::Graph g;
+  auto build = [&](const char* device, const char* name) {
+    auto on = g.device(device);
+    auto x = g.placeholder(af::float32, af::PartialShape{3}, std::string(name) + "_x");
+    auto p = g.placeholder(af::boolean, af::PartialShape(af::Shape{}), std::string(name) + "_p");
+    auto w =
+        g.variable(af::Tensor::from_vector<float>({1, 2, 3}), {.name = std::string(name) + "_w"});
+    auto y = af::cond(
+        p, [&] { return x * w.value(); }, [&] { return af::square(x) + 1.0f; },
+        std::string(name) + "_cond");
+    auto grad = af::gradients({af::reduce_sum(y)}, {w.value(), x});
+    return std::make_tuple(x, p, w, y, grad[0], grad[1]);
+  };
+  auto [gx, gp, gw, gy, gdw, gdx] = build("/device:GPU:0", "gpu");
+  auto [cx, cp, cw, cy, cdw, cdx] = build("/cpu:0", "cpu");
+  af::Session sess(g);
+  sess.run(g.global_variables_initializer());
+  const af::Tensor xv = af::Tensor::from_vector<float>({0.5f, -2.0f, 3.0f});
+  for (bool taken : {true, false}) {
+    auto gpu = sess.run({gy, gdw, gdx}, {{gx, xv}, {gp, af::Tensor(taken)}});
+    auto cpu = sess.run({cy, cdw, cdx}, {{cx, xv}, {cp, af::Tensor(taken)}});
+    for (std::size_t i = 0; i < 3; ++i)
+      BOOST_TEST(gpu[i].to_vector<float>() == cpu[i].to_vector<float>(),
+                 boost::test_tools::per_element());
+  }
+  BOOST_TEST(sess.placement().at("gpu_w").find("GPU:0") != std::string::npos);
+  BOOST_TEST(sess.placement().at("gpu_cond/Merge").find("GPU:0") != std::string::npos);
+}
+
 // A large feed reaches GPU kernels intact, staged in slices from pageable memory or sent
 // straight from a pinned_host_tensor.
 BOOST_AUTO_TEST_CASE(large_feeds_reach_the_gpu_from_pageable_and_pinned_memory,

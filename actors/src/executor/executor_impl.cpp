@@ -27,8 +27,8 @@ Status ExecutorImpl::create(PartitionPlan plan, std::shared_ptr<Device> device,
     item.is_send = n.def.op == "_Send";
     item.is_recv = n.def.op == "_Recv";
     item.is_control_trigger = n.def.op == "ControlTrigger";
-    if (item.is_merge || n.def.op == "Switch" || n.def.op == "RefSwitch" || n.def.op == "_Recv")
-      impl->may_see_dead = true;
+    if (item.is_merge || n.def.op == "Switch" || n.def.op == "RefSwitch")
+      impl->has_control_flow = true;
     item.out_edges.resize(n.output_types.size());
     for (std::size_t k = 0; k < n.input_types.size(); ++k)
       if (n.input_types[k] != DType::resource && !n.input_is_ref[k]) item.needs_deref = true;

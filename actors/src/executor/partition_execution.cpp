@@ -93,15 +93,7 @@ PartitionExecution::PartitionExecution(PartitionRunPtr run, StepDriver* driver)
       impl_(step_->executors[run_->partition]) {
   pending_.reserve(impl_->items.size());
   for (auto& item : impl_->items) pending_.push_back(item.initial_pending);
-  if (impl_->may_see_dead) {
-    flow_state_.assign(impl_->items.size(), 0);
-    merge_controls_.assign(impl_->items.size(), 0);
-    for (std::size_t i = 0; i < impl_->items.size(); ++i)
-      if (impl_->items[i].is_merge) {
-        pending_[i] = impl_->items[i].num_inputs;
-        merge_controls_[i] = impl_->items[i].num_control;
-      }
-  }
+  if (impl_->has_control_flow) track_deadness();
   inputs_.resize(static_cast<std::size_t>(impl_->total_inputs));
   ready_.reserve(impl_->items.size());
   ready_.assign(impl_->initial_ready.begin(), impl_->initial_ready.end());
@@ -113,6 +105,18 @@ PartitionExecution::~PartitionExecution() {
     finish_step(*step_, status_.ok() ? cancelled("step " + std::to_string(step_->step_id) +
                                                  " was cancelled: its device shut down")
                                      : status_);
+}
+
+void PartitionExecution::track_deadness() {
+  // Called before any node completed: every pending count is still the initial one.
+  tracks_deadness_ = true;
+  flow_state_.assign(impl_->items.size(), 0);
+  merge_controls_.assign(impl_->items.size(), 0);
+  for (std::size_t i = 0; i < impl_->items.size(); ++i)
+    if (impl_->items[i].is_merge) {
+      pending_[i] = impl_->items[i].num_inputs;
+      merge_controls_[i] = impl_->items[i].num_control;
+    }
 }
 
 // -- StepServices ----------------------------------------------------------------------------
@@ -239,6 +243,9 @@ void PartitionExecution::launch_feed(int id) {
 
 void PartitionExecution::launch_dead(int id) {
   const auto& item = impl_->items[static_cast<std::size_t>(id)];
+  // The live inputs it will not use go now, as a kernel's would.
+  for (int k = 0; k < item.num_inputs; ++k)
+    inputs_[static_cast<std::size_t>(item.input_start + k)] = Tensor();
   if (item.is_send) {
     // TensorFlow runs transfer nodes when dead: the receiver learns the tensor is dead.
     if (auto key = item.node->def.attr<std::string>("key")) send(*key, Tensor::dead());
@@ -251,7 +258,7 @@ void PartitionExecution::launch(int id) {
   const auto& item = impl_->items[static_cast<std::size_t>(id)];
   const ExecNode& node = *item.node;
   if (node.feed_index >= 0) return launch_feed(id);
-  if (impl_->may_see_dead && (flow_state_[static_cast<std::size_t>(id)] & kDeadInput))
+  if (tracks_deadness_ && (flow_state_[static_cast<std::size_t>(id)] & kDeadInput))
     return launch_dead(id);
   Status s;
   // On the stack: a kernel that runs here and now (most) needs no shared context; one that
@@ -398,7 +405,13 @@ void PartitionExecution::complete(int id, std::vector<Tensor>& outputs, const St
   if (!status_.ok()) return;
   for (auto& [fetch, output] : item.fetches)
     if (!deliver_fetch(item, fetch, outputs[static_cast<std::size_t>(output)])) return;
-  if (impl_->may_see_dead) return propagate_with_deadness(item, outputs, dead);
+  if (!tracks_deadness_ && item.is_recv && outputs[0].is_dead()) {
+    // A dead tensor from another partition's cond: from now on deadness is tracked. No node
+    // can be dead before, and a partition without a Merge has no Merge counts to set.
+    tracks_deadness_ = true;
+    flow_state_.assign(impl_->items.size(), 0);
+  }
+  if (tracks_deadness_) return propagate_with_deadness(item, outputs, dead);
   for (std::size_t o = 0; o < item.out_edges.size(); ++o) {
     const auto& edges = item.out_edges[o];
     for (std::size_t e = 0; e < edges.size(); ++e) {

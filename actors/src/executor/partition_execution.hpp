@@ -75,7 +75,10 @@ class PartitionExecution final : public StepServices {
   void run_here(int id, OpKernelContext& ctx);
   /// Takes a node's outputs: fetches, then its consumers (`dead`: the node did not run).
   void complete(int id, std::vector<Tensor>& outputs, const Status& s, bool dead = false);
-  /// Control flow (`ExecutorImpl::may_see_dead`): a node with a dead input does not run,
+  /// Starts tracking dead tensors (`ExecutorImpl::has_control_flow`, or a dead tensor
+  /// received): per-node state, and a Merge's pending count split from its control inputs.
+  void track_deadness();
+  /// Control flow (while tracking deadness): a node with a dead input does not run,
   /// and its outputs and control edges are dead; a _Send sends the dead tensor on.
   void launch_dead(int id);
   /// `complete`'s hand-off to consumers when dead tensors may flow (TensorFlow's
@@ -103,7 +106,8 @@ class PartitionExecution final : public StepServices {
   StepRun* step_;
   std::shared_ptr<const ExecutorImpl> impl_;
   std::vector<int> pending_;
-  /// With `may_see_dead`: per node, kDeadInput / kMergeLive / kMergeFired; and per Merge, its
+  bool tracks_deadness_ = false;
+  /// While tracking deadness: per node, kDeadInput / kMergeLive / kMergeFired; and per Merge, its
   /// control inputs left (its `pending_` counts only data inputs).
   std::vector<std::uint8_t> flow_state_;
   std::vector<int> merge_controls_;

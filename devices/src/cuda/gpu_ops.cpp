@@ -578,6 +578,10 @@ class GpuRecvOp : public OpKernel {
       ctx.fail(value.status());
       co_return;
     }
+    if (value->is_dead()) {  // the untaken side of a cond: nothing to copy
+      ctx.set_output(0, Tensor::dead());
+      co_return;
+    }
     StatusOr<Tensor> device = co_await copy(ctx, *g, *value, false);
     if (!device.ok()) {
       ctx.fail(device.status());
@@ -588,6 +592,41 @@ class GpuRecvOp : public OpKernel {
 
  private:
   std::string key_;
+};
+
+// Switch on a GPU: the data stays where it is; the bool predicate, in device memory when a
+// GPU op made or received it, is read on the host first (TensorFlow's HostMemory("pred")).
+class GpuSwitchOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    ctx.fail(internal("Switch on GPU is asynchronous: " + name()));
+  }
+  bool is_async() const override { return true; }
+  AsyncKernelTask compute_async(OpKernelContext& ctx) override {
+    Tensor pred = ctx.input(1);
+    if (pred.on_device()) {
+      GpuDeviceContext* g = gpu_context(ctx);
+      if (!ctx.step || !g) {
+        ctx.fail(internal("Switch on GPU without a GPU context in " + name()));
+        co_return;
+      }
+      StatusOr<Tensor> host = co_await copy(ctx, *g, pred, true);
+      if (!host.ok()) {
+        ctx.fail(host.status());
+        co_return;
+      }
+      pred = std::move(*host);
+    }
+    if (pred.dtype() != DType::boolean || pred.rank() != 0) {
+      ctx.fail(invalid_argument("The second input must be a scalar, but it has shape " +
+                                pred.shape().to_string()));
+      co_return;
+    }
+    const int taken = pred.data<bool>()[0] ? 1 : 0;
+    ctx.set_output(taken, ctx.input(0));
+    ctx.set_output(1 - taken, Tensor::dead());
+  }
 };
 
 // -- registration ---------------------------------------------------------------------------------
@@ -603,7 +642,7 @@ class GpuReduction : public GpuReductionOp {
 void register_gpu_kernels(KernelRegistry& r) {
   // Kernels that never touch element memory run as they do on the CPU.
   for (const char* op : {"Identity", "NoOp", "VariableV2", "Assign", "Placeholder", "StopGradient",
-                         "PreventGradient", "Squeeze"})
+                         "PreventGradient", "Squeeze", "Merge", "RefMerge", "ControlTrigger"})
     for (KernelDef def : r.kernels_for(op, "CPU")) {
       def.device_type = "GPU";
       r.add(std::move(def));
@@ -628,6 +667,8 @@ void register_gpu_kernels(KernelRegistry& r) {
   add<GpuConstOp>(r, "Const");
   add<GpuSendOp>(r, "_Send");
   add<GpuRecvOp>(r, "_Recv");
+  for (const char* op : {"Switch", "RefSwitch"})
+    for (const KernelDef& def : r.kernels_for(op, "CPU")) add<GpuSwitchOp>(r, op, def.constraints);
   const std::vector<DType> arithmetic = {DType::float32, DType::float64, DType::bfloat16,
                                          DType::int64};
   add<GpuBinaryOp<BinaryKind::add>>(r, "Add", {{"T", arithmetic}});

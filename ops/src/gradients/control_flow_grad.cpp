@@ -44,7 +44,13 @@ void register_control_flow_gradients(GradientRegistry& r) {
   auto switch_grad = [](const Operation& op, const std::vector<Output>& grads) {
     if (auto branch = op.graph().cond_branch_of(op.node())) {
       // The taken branch's gradient and the other branch's zeros: one of them is live.
-      if (!grads[0].valid() || !grads[1].valid()) return std::vector<Output>{Output(), Output()};
+      if (!grads[0].valid() || !grads[1].valid()) {
+        // A resource handle gets no zeros: its one gradient, merged with itself.
+        const Output taken = grads[static_cast<std::size_t>(branch->branch)];
+        if (taken.valid() && input(op, 0).dtype() == DType::resource)
+          return std::vector<Output>{merge({taken, taken}, "cond_resource_grad").output, Output()};
+        return std::vector<Output>{Output(), Output()};
+      }
       return std::vector<Output>{merge({grads[0], grads[1]}, "cond_grad").output, Output()};
     }
     // A Switch outside any cond built here (an imported graph's, or a bare one).

@@ -3,6 +3,7 @@
 #include "../../../net/src/wire.hpp"
 
 #include <actorflow/actorflow.hpp>
+#include <actorflow/actors/detail/wire_types.hpp>
 #include <boost/test/unit_test.hpp>
 #include <random>
 
@@ -47,6 +48,15 @@ BOOST_AUTO_TEST_CASE(dead_tensors_round_trip_as_dead) {
   BOOST_TEST(!refused.tensor(&c));
   BOOST_TEST(refused.status().message().find("a dead tensor has dtype code 1") !=
              std::string::npos);
+}
+
+// CAF's path between tasks (WireTensor) keeps a dead tensor dead too.
+BOOST_AUTO_TEST_CASE(dead_tensors_stay_dead_on_cafs_path) {
+  const af::detail::WireTensor w = af::detail::to_wire(af::Tensor::dead());
+  BOOST_TEST(af::detail::from_wire(w).is_dead());
+  const af::Tensor plain = af::detail::from_wire(af::detail::to_wire(af::Tensor()));
+  BOOST_TEST(!plain.is_dead());
+  BOOST_TEST(!plain.is_initialized());
 }
 
 BOOST_AUTO_TEST_CASE(truncated_input_is_data_loss_naming_the_offset) {

@@ -19,7 +19,8 @@
 /// that input; when every data input is dead, the Merge is dead. Dead tensors cross devices
 /// and tasks like any other (`_Send` runs when dead and tells its `_Recv`). Fetching a dead
 /// tensor fails the step with InvalidArgument "Retval[K] does not have value", as
-/// TensorFlow's session does.
+/// TensorFlow's session does. The kernels run on CPUs and GPUs (a Switch reads its predicate
+/// on the host).
 ///
 /// `cond` builds the graph TensorFlow 1.x's `tf.compat.v1.cond` builds (with control flow
 /// v2 disabled), with its names: "cond/Switch", "cond/switch_t", "cond/switch_f",

@@ -283,8 +283,8 @@ class Graph {
   /// The cond branch `op` was built for (a Switch made for a branch belongs to it), or null
   /// (ops outside every cond, and every imported op).
   std::shared_ptr<const CondBranch> cond_branch_of(const Node* op) const;
-  /// Suspends every control_dependencies scope until the guard goes (Python's
-  /// `control_dependencies(None)`).
+  /// Suspends every control_dependencies scope until the guard goes (the control half of
+  /// Python's `control_dependencies(None)`; the cond branch is `cond_branch`'s).
   [[nodiscard]] ScopeGuard clear_control_dependencies();
 
   /// Returns `base` made unique under the current name scope, as TensorFlow does

@@ -92,9 +92,10 @@ struct ExecutorImpl {
   /// The partition can run on a thread that waits for it (`run_step_waiting`): no send or
   /// recv; asynchronous kernels (and a GPU's copies and sync) allowed.
   bool waiting_ok = false;
-  /// A dead tensor can reach this partition, or it has a Merge: it has a Switch, a Merge or
-  /// a _Recv (TensorFlow's control flow). Without one the walk never looks at deadness.
-  bool may_see_dead = false;
+  /// The partition has a Switch or a Merge (TensorFlow's control flow): its executions track
+  /// dead tensors from the start. Others start to only when a _Recv brings a dead tensor
+  /// (`PartitionExecution::track_deadness`); until then the walk never looks at deadness.
+  bool has_control_flow = false;
 
   /// Builds kernels and edge tables; errors name the node.
   /// `kernel_scope` prefixes the keys of stateful kernels on the device (sessions sharing
