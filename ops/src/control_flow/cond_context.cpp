@@ -6,6 +6,7 @@
 // outer branch, so a tensor from outside both goes through two.
 #include <algorithm>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <utility>
 
@@ -23,6 +24,52 @@ bool in_branch(const std::shared_ptr<const CondBranch>& of, const CondBranch* br
 }
 
 }  // namespace
+
+namespace detail {
+
+/// cond's access to the graph's branch bookkeeping.
+struct CondAccess {
+  /// Records `op` as built in `branch` (its outputs known there and in the outer branches).
+  static void record(Graph& g, const std::shared_ptr<CondBranch>& branch, const Node* op) {
+    g.cond_record(branch, op);
+  }
+  /// The Switch output standing for `val` in `branch`: CondContext.AddValue for an input of
+  /// an op of the branch, and _ProcessOutputTensor for a result (`as_result`, `lambda: x`).
+  /// A tensor from outside an outer branch first goes through that branch's Switch.
+  static Output switched(Graph& g, const std::shared_ptr<CondBranch>& branch, const Output& val,
+                         bool as_result) {
+    const std::string name = val.name();
+    if (branch->values.count(name)) {
+      auto it = branch->external.find(name);
+      return it == branch->external.end() ? val : it->second;
+    }
+    branch->values.insert(name);
+    Output real = val;
+    if (branch->outer) {
+      real = switched(g, branch->outer, val, false);
+      branch->values.insert(real.name());
+      branch->external[real.name()] = real;
+    }
+    Output result;
+    {
+      // An input's Switch is made outside every control dependency, in the outer branch (so
+      // that its own inputs come through the outer cond's Switches); a result's in the branch.
+      std::optional<ScopeGuard> controls, outer;
+      if (!as_result) {
+        controls.emplace(g.clear_control_dependencies());
+        outer.emplace(g.cond_branch(branch->outer));
+      }
+      auto colocate = g.colocate_with(real.op());
+      SwitchOutputs s = switch_op(real, branch->pred);
+      result = branch->branch ? s.output_true : s.output_false;
+    }
+    if (!as_result) g.cond_record(branch, result.node());
+    branch->external[name] = result;
+    return result;
+  }
+};
+
+}  // namespace detail
 
 // -- Graph's side ------------------------------------------------------------------------------
 
@@ -55,30 +102,7 @@ void Graph::cond_record(const std::shared_ptr<CondBranch>& branch, const Node* o
 }
 
 Output Graph::cond_add_value(const std::shared_ptr<CondBranch>& branch, const Output& val) {
-  const std::string name = val.name();
-  if (branch->values.count(name)) {
-    auto it = branch->external.find(name);
-    return it == branch->external.end() ? val : it->second;
-  }
-  Output result = val;
-  branch->values.insert(name);
-  if (branch->outer) {
-    result = cond_add_value(branch->outer, val);
-    branch->values.insert(result.name());
-    branch->external[result.name()] = result;
-  }
-  {
-    // The Switch is made outside every control dependency, colocated with the data, in the
-    // outer branch (so that its own inputs come through the outer cond's Switches).
-    auto controls = clear_control_dependencies();
-    auto outer = cond_branch(branch->outer);
-    auto colocate = colocate_with(result.op());
-    SwitchOutputs s = switch_op(result, branch->pred);
-    result = branch->branch ? s.output_true : s.output_false;
-  }
-  cond_record(branch, result.node());
-  branch->external[name] = result;
-  return result;
+  return detail::CondAccess::switched(*this, branch, val, false);
 }
 
 Operation Graph::create_op_in_branch(const std::string& type, const std::vector<Output>& inputs,
@@ -118,40 +142,6 @@ Operation Graph::create_op_in_branch(const std::string& type, const std::vector<
 
 // -- cond ----------------------------------------------------------------------------------
 
-namespace detail {
-
-/// cond's access to the graph's branch bookkeeping.
-struct CondAccess {
-  /// Records `op` as built in `branch` (its outputs known there and in the outer branches).
-  static void record(Graph& g, const std::shared_ptr<CondBranch>& branch, const Node* op) {
-    g.cond_record(branch, op);
-  }
-  /// CondContext._ProcessOutputTensor: a branch's result as the Merge takes it.
-  static Output process_output(Graph& g, const std::shared_ptr<CondBranch>& branch,
-                               const Output& v) {
-    const std::string name = v.name();
-    if (branch->values.count(name)) {
-      auto it = branch->external.find(name);
-      return it == branch->external.end() ? v : it->second;
-    }
-    // `lambda: x`: a tensor from outside goes through a Switch of its own.
-    branch->values.insert(name);
-    Output real = v;
-    if (branch->outer) {
-      real = g.cond_add_value(branch->outer, v);
-      branch->values.insert(real.name());
-      branch->external[real.name()] = real;
-    }
-    auto colocate = g.colocate_with(real.op());
-    SwitchOutputs s = switch_op(real, branch->pred);
-    Output result = branch->branch ? s.output_true : s.output_false;
-    branch->external[name] = result;
-    return result;
-  }
-};
-
-}  // namespace detail
-
 std::vector<Output> cond(const Output& pred, const std::function<std::vector<Output>()>& true_fn,
                          const std::function<std::vector<Output>()>& false_fn,
                          std::string_view name) {
@@ -188,7 +178,7 @@ std::vector<Output> cond(const Output& pred, const std::function<std::vector<Out
         if (!v.valid())
           throw InvalidArgumentError(
               invalid_argument(std::string(fn_name) + " returned an invalid tensor"));
-        v = detail::CondAccess::process_output(g, branch, v);
+        v = detail::CondAccess::switched(g, branch, v, true);
       }
     }
     return out;
