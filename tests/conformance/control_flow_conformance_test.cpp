@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -44,6 +45,17 @@ af::Tensor matrix(const nlohmann::json& rows) {
     for (const auto& v : row) values.push_back(v.get<float>());
   return Tensor::from_vector(values, af::Shape{static_cast<std::int64_t>(rows.size()),
                                                static_cast<std::int64_t>(rows[0].size())});
+}
+
+/// The cond of TensorFlow's probe: `cond(p, x * w, square(x) + 1)` with x and p placeholders
+/// and w = [1, 2] (TensorFlow 2.21 gives 3, 8 / 10, 17 for x = [3, 4]).
+std::tuple<Output, Output, af::Variable, Output> probe_cond(af::Graph& g) {
+  Output x = g.placeholder(af::float32, af::PartialShape{2}, "x");
+  Output p = g.placeholder(af::boolean, af::PartialShape(af::Shape{}), "p");
+  auto w = g.variable(Tensor::from_vector<float>({1, 2}), {.name = "w"});
+  Output r = af::cond(
+      p, [&] { return x * w.value(); }, [&] { return af::square(x) + 1.0f; });
+  return {x, p, w, r};
 }
 
 }  // namespace
@@ -171,11 +183,7 @@ BOOST_AUTO_TEST_CASE(a_ref_switch_passes_the_variable_on, *boost::unit_test::tim
 BOOST_AUTO_TEST_CASE(cond_builds_tensorflows_graph_and_runs_one_branch,
                      *boost::unit_test::timeout(60)) {
   af::Graph g;
-  Output x = g.placeholder(af::float32, af::PartialShape{2}, "x");
-  Output p = g.placeholder(af::boolean, af::PartialShape(af::Shape{}), "p");
-  auto w = g.variable(Tensor::from_vector<float>({1, 2}), {.name = "w"});
-  Output r = af::cond(
-      p, [&] { return x * w.value(); }, [&] { return af::square(x) + 1.0f; });
+  const auto [x, p, w, r] = probe_cond(g);
   BOOST_TEST(has_node(g, "cond/Switch", "Switch", {"p", "p"}));
   BOOST_TEST(has_node(g, "cond/switch_t", "Identity", {"cond/Switch:1"}));
   BOOST_TEST(has_node(g, "cond/switch_f", "Identity", {"cond/Switch"}));
@@ -200,11 +208,7 @@ BOOST_AUTO_TEST_CASE(cond_builds_tensorflows_graph_and_runs_one_branch,
 // The gradients TensorFlow computes through a cond, and its backward graph's names.
 BOOST_AUTO_TEST_CASE(gradients_flow_through_the_taken_branch, *boost::unit_test::timeout(60)) {
   af::Graph g;
-  Output x = g.placeholder(af::float32, af::PartialShape{2}, "x");
-  Output p = g.placeholder(af::boolean, af::PartialShape(af::Shape{}), "p");
-  auto w = g.variable(Tensor::from_vector<float>({1, 2}), {.name = "w"});
-  Output r = af::cond(
-      p, [&] { return x * w.value(); }, [&] { return af::square(x) + 1.0f; });
+  const auto [x, p, w, r] = probe_cond(g);
   Output loss = af::reduce_sum(r);
   auto grads = af::gradients({loss}, {w.value(), x});
   BOOST_TEST(has_node(g, "gradients/cond/Merge_grad/cond_grad", "Switch",

@@ -108,7 +108,8 @@ PartitionExecution::~PartitionExecution() {
 }
 
 void PartitionExecution::track_deadness() {
-  // Called before any node completed: every pending count is still the initial one.
+  // Called before any Merge's input arrived (at the start, or in a partition without Merge):
+  // a Merge's pending count is still its initial one.
   tracks_deadness_ = true;
   flow_state_.assign(impl_->items.size(), 0);
   merge_controls_.assign(impl_->items.size(), 0);
@@ -405,11 +406,12 @@ void PartitionExecution::complete(int id, std::vector<Tensor>& outputs, const St
   if (!status_.ok()) return;
   for (auto& [fetch, output] : item.fetches)
     if (!deliver_fetch(item, fetch, outputs[static_cast<std::size_t>(output)])) return;
-  if (!tracks_deadness_ && item.is_recv && outputs[0].is_dead()) {
-    // A dead tensor from another partition's cond: from now on deadness is tracked. No node
-    // can be dead before, and a partition without a Merge has no Merge counts to set.
-    tracks_deadness_ = true;
-    flow_state_.assign(impl_->items.size(), 0);
+  if (item.is_recv && outputs[0].is_dead()) {
+    // A dead tensor from another partition's cond: the _Recv is dead like the node it stands
+    // for (its control edges too, when it carries a control edge from another device), and
+    // from now on deadness is tracked (no node could be dead before).
+    dead = true;
+    if (!tracks_deadness_) track_deadness();
   }
   if (tracks_deadness_) return propagate_with_deadness(item, outputs, dead);
   for (std::size_t o = 0; o < item.out_edges.size(); ++o) {
@@ -430,10 +432,8 @@ void PartitionExecution::complete(int id, std::vector<Tensor>& outputs, const St
 void PartitionExecution::propagate_with_deadness(const ExecutorImpl::Item& item,
                                                  std::vector<Tensor>& outputs, bool dead) {
   const auto& items = impl_->items;
-  // A ControlTrigger is never dead (TensorFlow's while-loop gradients wait on one); a _Recv
-  // that received a dead tensor is (it may stand for a control edge from another device).
-  const bool control_dead = (dead || (item.is_recv && !outputs.empty() && outputs[0].is_dead())) &&
-                            !item.is_control_trigger;
+  // A ControlTrigger is never dead (TensorFlow's while-loop gradients wait on one).
+  const bool control_dead = dead && !item.is_control_trigger;
   for (std::size_t o = 0; o < item.out_edges.size(); ++o) {
     const auto& edges = item.out_edges[o];
     const bool output_dead = dead || outputs[o].is_dead();
