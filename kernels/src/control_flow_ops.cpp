@@ -1,7 +1,10 @@
-// Switch, RefSwitch, Merge, RefMerge and ControlTrigger: CPU kernels. Their definitions are
+// Switch, RefSwitch, Merge, RefMerge, ControlTrigger, and the while loop's Enter, Exit,
+// NextIteration (and their Ref forms) and LoopCond: CPU kernels. Their definitions are
 // in ops/src/defs/control_flow_ops.cpp. Deadness is the executor's: a Switch marks its
 // untaken output dead (Tensor::dead()); a Merge runs with only its first live input set
-// (partition_execution.cpp), which it forwards with that input's index.
+// (partition_execution.cpp), which it forwards with that input's index. The loop ops
+// forward their input: where it goes (a frame, an iteration) is the executor's
+// (loop_frames.cpp).
 #include "actorflow/ops/kernel.hpp"
 #include "standard_kernels.hpp"
 
@@ -48,6 +51,13 @@ class ControlTriggerOp : public OpKernel {
   void compute(OpKernelContext&) override {}
 };
 
+// Enter, Exit, NextIteration, LoopCond: the input is the output.
+class LoopForwardOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override { ctx.set_output(0, ctx.input(0)); }
+};
+
 }  // namespace
 
 namespace detail {
@@ -58,6 +68,10 @@ void register_control_flow_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<MergeOp>("Merge", "CPU", {{"T", kAllTypes}}));
   r.add(make_kernel_def<MergeOp>("RefMerge", "CPU", {{"T", kAllTypes}}));
   r.add(make_kernel_def<ControlTriggerOp>("ControlTrigger", "CPU"));
+  for (const char* op :
+       {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration"})
+    r.add(make_kernel_def<LoopForwardOp>(op, "CPU", {{"T", kAllTypes}}));
+  r.add(make_kernel_def<LoopForwardOp>("LoopCond", "CPU"));
 }
 
 }  // namespace detail

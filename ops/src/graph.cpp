@@ -277,6 +277,29 @@ Operation Graph::add_node_def(const NodeDef& def) {
   return Operation(finish_node(std::move(node), false));
 }
 
+void Graph::update_input(const Operation& op, int index, const Output& value) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  Node* node = op.node();
+  if (node == nullptr || &node->graph() != this || !value.valid() || &value.graph() != this)
+    throw InvalidArgumentError(
+        af::invalid_argument("update_input: the op and the tensor must belong to this graph"));
+  if (index < 0 || static_cast<std::size_t>(index) >= node->inputs_.size())
+    throw InvalidArgumentError(af::invalid_argument("update_input: node '" + node->name() +
+                                                    "' has no input " + std::to_string(index)));
+  const Output& old = node->inputs_[static_cast<std::size_t>(index)];
+  if (old.dtype() != value.dtype())
+    throw InvalidArgumentError(af::invalid_argument(
+        "Input " + std::to_string(index) + " of node " + node->name() + " was passed " +
+        std::string(data_type_string(value.dtype())) + " from " + value.name() +
+        " incompatible with expected " + std::string(data_type_string(old.dtype()))));
+  node->inputs_[static_cast<std::size_t>(index)] = value;
+  // The NodeDef lists data inputs first, in order.
+  node->def_.inputs[static_cast<std::size_t>(index)] =
+      value.index() == 0 ? value.node()->name()
+                         : value.node()->name() + ":" + std::to_string(value.index());
+  ++version_;
+}
+
 Operation Graph::operation(std::string_view name) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
   auto it = by_name_.find(name);

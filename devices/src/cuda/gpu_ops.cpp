@@ -641,8 +641,10 @@ class GpuReduction : public GpuReductionOp {
 
 void register_gpu_kernels(KernelRegistry& r) {
   // Kernels that never touch element memory run as they do on the CPU.
-  for (const char* op : {"Identity", "NoOp", "VariableV2", "Assign", "Placeholder", "StopGradient",
-                         "PreventGradient", "Squeeze", "Merge", "RefMerge", "ControlTrigger"})
+  for (const char* op :
+       {"Identity", "NoOp", "VariableV2", "Assign", "Placeholder", "StopGradient",
+        "PreventGradient", "Squeeze", "Merge", "RefMerge", "ControlTrigger", "Enter", "RefEnter",
+        "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond"})
     for (KernelDef def : r.kernels_for(op, "CPU")) {
       def.device_type = "GPU";
       r.add(std::move(def));

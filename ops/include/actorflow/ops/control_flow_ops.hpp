@@ -29,7 +29,17 @@
 /// Graphs TensorFlow writes with such conds import and run. `gradients` differentiates
 /// through them as TensorFlow does (a Merge's gradient is a Switch on the cond's predicate,
 /// a Switch's gradient a Merge of the taken branch's gradient and zeros built on the other
-/// branch). While loops (Enter, Exit, NextIteration, LoopCond) are not supported yet.
+/// branch).
+///
+/// While loops run as TensorFlow's executor runs them: an `enter` puts a tensor into a
+/// child *frame* (one per `frame_name`, a new instance per iteration of the enclosing
+/// frame), a Merge in the frame takes the Enter's value in iteration 0 and the
+/// `next_iteration`'s in later ones, a `loop_cond` feeds the Switches that send each loop
+/// variable to the body (true) or to an `exit_op` (false), which hands it back to the
+/// enclosing frame. Up to `parallel_iterations` iterations run at once; a loop invariant
+/// (`is_constant`) reaches every iteration. Graphs TensorFlow writes with
+/// `tf.compat.v1.while_loop` (control flow v1) import and run; there is no `while_loop`
+/// builder and no gradient through a loop yet (see docs/control-flow.md).
 namespace af {
 
 /// The two outputs of a Switch: `output_false` carries the data when the predicate is
@@ -61,6 +71,28 @@ MergeOutputs merge(const std::vector<Output>& inputs, std::string_view name = {}
 /// `tf.raw_ops.ControlTrigger` (default name "ControlTrigger"): a no-op that is never dead,
 /// whatever its control inputs.
 Operation control_trigger(Graph& g, std::string_view name = {});
+
+/// `tf.raw_ops.Enter` (default name "Enter"; RefEnter when `data` is a reference): makes
+/// `data` known in the child frame `frame_name`, in iteration 0, or, with `is_constant`, in
+/// every iteration (a loop invariant). `parallel_iterations` (at least 1) bounds the
+/// iterations of the frame that run at once; every Enter of a frame should agree.
+Output enter(const Output& data, const std::string& frame_name, bool is_constant = false,
+             int parallel_iterations = 10, std::string_view name = {});
+
+/// `tf.raw_ops.Exit` (default name "Exit"; RefExit for a reference): hands `data` from a
+/// loop's frame back to the frame it was entered from. Only a live Exit passes a value on;
+/// the Exits of a loop that never ran (a dead Enter) are dead in the enclosing frame.
+Output exit_op(const Output& data, std::string_view name = {});
+
+/// `tf.raw_ops.NextIteration` (default name "NextIteration"; RefNextIteration for a
+/// reference): makes `data` the input of the next iteration of its frame, where it reaches
+/// the loop's Merge (made before it, with `Graph::update_input` giving the Merge this back
+/// edge). A dead NextIteration ends the loop's iterations.
+Output next_iteration(const Output& data, std::string_view name = {});
+
+/// `tf.raw_ops.LoopCond` (default name "LoopCond"): forwards the bool scalar `pred` that
+/// decides whether the loop runs another iteration; the loop's Switches take it.
+Output loop_cond(const Output& pred, std::string_view name = {});
 
 /// A branch of a cond being built (TensorFlow's `CondContext`): ops created while it is the
 /// graph's current branch (`Graph::cond_branch`) take the tensors they use from outside it

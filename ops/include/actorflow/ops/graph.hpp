@@ -237,6 +237,14 @@ class Graph {
   /// exist. Scopes are not applied.
   Operation add_node_def(const NodeDef& def);
 
+  /// Makes input `index` of `op` read `value` instead (TensorFlow's `Operation._update_input`):
+  /// how a while loop's Merge, built before its NextIteration, gets its back edge. The node's
+  /// NodeDef follows; its inferred shapes do not change. Throws InvalidArgumentError when
+  /// `index` is out of range, when `value` belongs to another graph, or when its dtype differs
+  /// from the input's ("Input 1 of node while/Merge was passed int32 from x:0 incompatible
+  /// with expected float").
+  void update_input(const Operation& op, int index, const Output& value);
+
   // -- lookup --------------------------------------------------------------------
 
   /// The operation named `name`; throws NotFoundError otherwise.
