@@ -152,10 +152,19 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def,
                : "Requested return node " + quoted(name) + " not found in graph def");
   }
   // -- dependency order (Kahn); what is left over lies on a cycle -------------------------
+  // A while loop's back edge (NextIteration -> Merge, as TensorFlow's importer finds them)
+  // does not order: the Merge comes first and takes the edge once its source exists.
+  auto is_back_edge = [&](std::size_t i, const InputRef& r) {
+    const std::string& op = def.nodes[i].op;
+    const std::string& src = def.nodes[index.at(r.node)].op;
+    return !r.control && (op == "Merge" || op == "RefMerge") &&
+           (src == "NextIteration" || src == "RefNextIteration");
+  };
   std::vector<int> pending(count, 0);
   std::vector<std::vector<std::size_t>> users(count);
   for (std::size_t i = 0; i < count; ++i)
     for (const auto& r : refs[i]) {
+      if (is_back_edge(i, r)) continue;
       ++pending[i];
       users[index.at(r.node)].push_back(i);
     }
@@ -179,7 +188,8 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def,
         names += (listed++ ? ", " : "") + quoted(def.nodes[i].name);
       }
     fail(std::to_string(count - order.size()) + " nodes in a cycle or after one (" + names +
-         (count - order.size() > 5 ? ", ..." : "") + "); actorflow imports no while loops");
+         (count - order.size() > 5 ? ", ..." : "") +
+         "); a cycle must be a while loop's, closed by a NextIteration into a Merge");
   }
   // -- names in the graph ----------------------------------------------------------------
   std::string prefix;
@@ -229,6 +239,12 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def,
     return device;
   };
   // -- the nodes --------------------------------------------------------------------------
+  struct BackEdge {
+    std::string merge;
+    int input;
+    std::string source;
+  };
+  std::vector<BackEdge> back_edges;
   for (std::size_t i : order) {
     NodeDef n = def.nodes[i];
     n.name = new_name(n.name);
@@ -246,6 +262,13 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def,
       auto it = mapped.find(tensor_key(r.node, r.index));
       const std::string own =
           r.index == 0 ? new_name(r.node) : tensor_key(new_name(r.node), r.index);
+      if (it == mapped.end() && is_back_edge(i, r)) {
+        // Stands in for the NextIteration until it exists, as TensorFlow's Python builds a
+        // loop's Merge from its Enter twice.
+        back_edges.push_back({new_name(n.name), static_cast<int>(inputs.size()), own});
+        inputs.emplace_back();
+        continue;
+      }
       if (it == mapped.end()) {
         inputs.push_back(own);
         continue;
@@ -259,6 +282,16 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def,
              ".");
       inputs.push_back(value.name());
     }
+    for (auto& in : inputs)
+      if (in.empty()) {
+        // The first input that is not a back edge stands in.
+        for (const auto& other : inputs)
+          if (!other.empty() && other[0] != '^') {
+            in = other;
+            break;
+          }
+        if (in.empty()) fail("Merge " + quoted(n.name) + " has only back edges as inputs");
+      }
     n.inputs = std::move(inputs);
     if (auto targets = colocations(def.nodes[i]); !targets.empty()) {
       std::vector<std::string> cls;
@@ -268,6 +301,8 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def,
     }
     g.add_node_def(n);
   }
+  for (const auto& b : back_edges)
+    g.update_input(g.operation(b.merge), b.input, g.output(b.source));
   // -- what the caller asked for -----------------------------------------------------------
   std::vector<GraphElement> out;
   out.reserve(options.return_elements.size());

@@ -108,9 +108,20 @@ class Partitioner {
     const std::string& dev = device_of(n);
     ExecNode e = exec_node_of(n);
     e.def.device = dev;
-    for (auto& in : n->inputs()) e.inputs.push_back(local_input(dev, in));
+    std::vector<std::size_t> back;
+    for (auto& in : n->inputs()) {
+      if (!fed.count(in) && device_of(in.node()) == dev &&
+          !parts[dev].index.count(in.node()->name())) {
+        // A while loop's back edge (NextIteration -> Merge): its producer comes later.
+        back.push_back(e.inputs.size());
+        e.inputs.emplace_back(-1, 0);
+        continue;
+      }
+      e.inputs.push_back(local_input(dev, in));
+    }
     for (auto* c : n->control_inputs()) e.control_inputs.push_back(local_control(dev, c));
-    parts[dev].add(std::move(e));
+    const int at = parts[dev].add(std::move(e));
+    for (std::size_t k : back) back_edges.push_back({dev, at, k, n->inputs()[k]});
   }
 
   void add_fetch(int k, const Output& f) {
@@ -119,6 +130,11 @@ class Partitioner {
   }
 
   void finish(ExecutionPlan* out) {
+    for (const auto& [dev, at, k, in] : back_edges) {
+      Builder& b = parts[dev];
+      b.plan.nodes[static_cast<std::size_t>(at)].inputs[k] = {b.index.at(in.node()->name()),
+                                                              in.index()};
+    }
     for (auto& [dev, b] : parts) {
       b.plan.device = dev;
       fuse_reader_decode_csv(b.plan);
@@ -223,8 +239,83 @@ class Partitioner {
   std::map<std::pair<std::string, Output>, int> feed_nodes;      // (device, fed tensor) -> node
   std::map<std::pair<std::string, Output>, int> recv_nodes;      // (device, tensor) -> _Recv
   std::map<std::pair<std::string, const Node*>, int> ctrl_recv;  // (device, src) -> _Recv
+  struct BackEdge {
+    std::string device;
+    int node;
+    std::size_t input;
+    Output value;
+  };
+  std::vector<BackEdge> back_edges;  // inputs from nodes added after their consumer
   int edge_counter = 0;
 };
+
+/// The while loop frame each node's outputs are in ("" outside loops), over the pruned
+/// nodes `order`, as the executor assigns frames (actors/src/executor/loop_frames.cpp): an
+/// Enter's outputs are in its `frame_name`, an Exit's in the frame its loop was entered
+/// from, others' in their node's frame. Empty when no Enter is among them.
+std::map<const Node*, std::string> output_frames(const std::vector<const Node*>& order,
+                                                 const std::map<Output, int>& fed) {
+  std::map<const Node*, std::string> out;
+  if (std::none_of(order.begin(), order.end(),
+                   [](const Node* n) { return n->type() == "Enter" || n->type() == "RefEnter"; }))
+    return out;
+  std::map<const Node*, std::vector<const Node*>> users;
+  std::vector<const Node*> queue;
+  for (const Node* n : order) {
+    bool root = n->control_inputs().empty();
+    for (const auto& in : n->inputs())
+      if (!fed.count(in)) {
+        users[in.node()].push_back(n);
+        root = false;
+      }
+    for (const Node* c : n->control_inputs()) users[c].push_back(n);
+    if (root) queue.push_back(n);
+  }
+  std::map<const Node*, std::string> frame;  // the node's own frame
+  std::map<std::string, std::string> parent;
+  for (const Node* n : queue) frame[n] = "";
+  for (std::size_t q = 0; q < queue.size(); ++q) {
+    const Node* n = queue[q];
+    std::string f = frame[n];
+    if (n->type() == "Enter" || n->type() == "RefEnter") {
+      const auto* name = n->def().attr<std::string>("frame_name");
+      std::string child = name != nullptr ? *name : "";
+      parent.emplace(child, f);
+      f = child;
+    } else if ((n->type() == "Exit" || n->type() == "RefExit") && parent.count(f)) {
+      f = parent[f];
+    }
+    out[n] = f;
+    for (const Node* u : users[n])
+      if (frame.emplace(u, f).second) queue.push_back(u);
+  }
+  return out;
+}
+
+/// InvalidArgument when an edge inside a while loop joins two devices: the executor runs
+/// each loop's frame in one partition.
+Status check_loops_on_one_device(const std::vector<const Node*>& order,
+                                 const std::map<Output, int>& fed, const Placement& placement) {
+  const auto frames = output_frames(order, fed);
+  if (frames.empty()) return {};
+  auto check = [&](const Node* src, const Node* dst) -> Status {
+    auto it = frames.find(src);
+    if (it == frames.end() || it->second.empty()) return {};
+    const std::string& a = placement.at(src->name());
+    const std::string& b = placement.at(dst->name());
+    if (a == b) return {};
+    return invalid_argument("While loop frame '" + it->second + "' spans devices: '" + dst->name() +
+                            "' on " + b + " takes '" + src->name() + "' on " + a +
+                            "; actorflow runs each while loop on one device (place the loop's "
+                            "ops together)");
+  };
+  for (const Node* n : order) {
+    for (const auto& in : n->inputs())
+      if (!fed.count(in)) ACTORFLOW_RETURN_IF_ERROR(check(in.node(), n));
+    for (const Node* c : n->control_inputs()) ACTORFLOW_RETURN_IF_ERROR(check(c, n));
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -238,6 +329,7 @@ Status build_execution_plan(const Graph& g, const std::vector<Output>& feeds,
   ACTORFLOW_RETURN_IF_ERROR(index_feeds(feeds, &fed, out));
   const std::vector<const Node*> order = prune(fed, fetches, targets, out);
   ACTORFLOW_RETURN_IF_ERROR(place_new_nodes(g, devices, options, placement, out));
+  ACTORFLOW_RETURN_IF_ERROR(check_loops_on_one_device(order, fed, *placement));
   Partitioner partitioner(fed, *placement);
   for (auto* n : order) partitioner.add(n);
   for (std::size_t k = 0; k < fetches.size(); ++k)

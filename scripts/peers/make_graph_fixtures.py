@@ -34,6 +34,10 @@ output of a fixed input (reference.json):
                    GradientDescent through the conds' gradients; the reference holds the
                    losses of 3 training steps after the restore and the probabilities and
                    counter with is_training false.
+  OUT_DIR/while    while loops (control flow v1) in one GraphDef (graph.pb): a counter with
+                   a loop invariant, nested loops, a parallel_iterations=1 matrix loop, a
+                   loop in a cond branch, a cond in a loop body and a variable assigned in
+                   every iteration; the reference holds their values for n = 0, 1, 3, 6.
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
 import contextlib
@@ -206,6 +210,80 @@ def make_cond(out):
     print("wrote", out, sorted(os.listdir(out)))
 
 
+def make_while(out):
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import tensorflow as tf
+    tf1 = tf.compat.v1
+    tf1.disable_v2_behavior()  # control flow v1: Enter, Merge, Switch, Exit, NextIteration
+    tf1.disable_resource_variables()
+    os.makedirs(out, exist_ok=True)
+    g = tf1.Graph()
+    with g.as_default():
+        n = tf1.placeholder(tf.int32, [], name="n")
+        x = tf1.placeholder(tf.float32, [3], name="x")
+        # A counter and an accumulator, with x a loop invariant.
+        _, acc = tf1.while_loop(lambda i, a: i < n,
+                                lambda i, a: (i + 1, a + x * tf.cast(i, tf.float32)),
+                                [tf.constant(0), tf.zeros([3])], name="sum")
+        tf.identity(acc, name="sum_out")
+
+        # Nested loops: the inner loop's bound is the outer loop's variable.
+        def outer_body(i, total):
+            _, inner = tf1.while_loop(lambda j, s: j <= i, lambda j, s: (j + 1, s + j),
+                                      [tf.constant(0), total], name="inner")
+            return i + 1, inner
+        _, nested = tf1.while_loop(lambda i, t: i < n, outer_body,
+                                   [tf.constant(0), tf.constant(0)], name="outer")
+        tf.identity(nested, name="nested_out")
+        # One iteration at a time, a matrix product per iteration.
+        w = tf.constant([[0.5, 0.2, 0.0], [0.1, 0.6, 0.3], [0.0, 0.4, 0.7]])
+        _, v = tf1.while_loop(lambda k, v: k < n,
+                              lambda k, v: (k + 1, tf.tanh(tf1.matmul(w, v) + 0.1)),
+                              [tf.constant(0), tf.reshape(x, [3, 1])], parallel_iterations=1,
+                              name="power")
+        tf.identity(v, name="power_out")
+        # A loop in a cond branch (dead when the branch is not taken).
+        p = tf1.placeholder_with_default(True, [], name="p")
+        in_cond = tf1.cond(p, lambda: tf1.while_loop(lambda i: i < n, lambda i: i + 2,
+                                                     [tf.constant(0)], name="by_two"),
+                           lambda: n * 10, name="loop_in_cond")
+        tf.identity(in_cond, name="loop_in_cond_out")
+
+        # A cond in a loop body: the steps of the Collatz sequence from n.
+        def collatz_body(v, steps):
+            v2 = tf1.cond(tf.equal(tf.math.floormod(v, 2), 0), lambda: tf.math.floordiv(v, 2),
+                          lambda: 3 * v + 1)
+            return v2, steps + 1
+        _, steps = tf1.while_loop(lambda v, s: v > 1, collatz_body, [n, tf.constant(0)],
+                                  name="collatz")
+        tf.identity(steps, name="collatz_out")
+        # A variable assigned in every iteration (RefEnter of its reference).
+        counter = tf1.get_variable("counter", [], tf.int32, initializer=tf1.zeros_initializer())
+
+        def count_body(i):
+            with tf1.control_dependencies([tf1.assign_add(counter, 1)]):
+                return i + 1
+        counted = tf1.while_loop(lambda i: i < n, count_body, [tf.constant(0)], name="count")
+        tf.identity(counted, name="count_out")
+        tf1.global_variables_initializer()  # "init"
+        tf.io.write_graph(g.as_graph_def(), out, "graph.pb", as_text=False)
+        xs = [0.5, -1.0, 2.0]
+        runs = []
+        with tf1.Session(graph=g) as sess:
+            sess.run("init")
+            for nv in (0, 1, 3, 6):
+                r = sess.run({"sum": "sum_out:0", "nested": "nested_out:0", "power": "power_out:0",
+                              "in_cond": "loop_in_cond_out:0", "collatz": "collatz_out:0",
+                              "count": "count_out:0"}, {n: nv, x: xs})
+                r["not_in_cond"] = sess.run("loop_in_cond_out:0", {n: nv, p: False})
+                r["counter"] = sess.run("counter:0")
+                runs.append({"n": nv, **{k: np.asarray(val).tolist() for k, val in r.items()}})
+        ops = sorted({node.op for node in g.as_graph_def().node})
+    with open(os.path.join(out, "reference.json"), "w") as f:
+        json.dump({"x": xs, "runs": runs, "ops": ops, "tensorflow": tf.__version__}, f, indent=1)
+    print("wrote", out, sorted(os.listdir(out)), ops)
+
+
 def free_ports(n):
     import socket
     socks = [socket.socket() for _ in range(n)]
@@ -223,6 +301,7 @@ def make(out):
     for kind, sub in (("mlp", ""), ("resource", "resource"), ("cnn", "cnn"), ("dist", "dist")):
         subprocess.run([sys.executable, __file__, "make-one", kind, os.path.join(out, sub)], check=True)
     subprocess.run([sys.executable, __file__, "make-cond", os.path.join(out, "cond")], check=True)
+    subprocess.run([sys.executable, __file__, "make-while", os.path.join(out, "while")], check=True)
 
 
 def check_meta(prefix):
@@ -407,6 +486,8 @@ if __name__ == "__main__":
         make_one(sys.argv[3], sys.argv[2])
     elif cmd == "make-cond":
         make_cond(sys.argv[2])
+    elif cmd == "make-while":
+        make_while(sys.argv[2])
     elif cmd == "check-meta":
         check_meta(sys.argv[2])
     elif cmd == "check-events":

@@ -2,6 +2,7 @@
 // (session, feeds, fetches, targets) and shared by every step that runs the partition.
 #include "actorflow/actors/detail/step_protocol.hpp"
 #include "actorflow/ops/op_registry.hpp"
+#include "executor/loop_frames.hpp"
 
 namespace af::detail {
 
@@ -27,7 +28,11 @@ Status ExecutorImpl::create(PartitionPlan plan, std::shared_ptr<Device> device,
     item.is_send = n.def.op == "_Send";
     item.is_recv = n.def.op == "_Recv";
     item.is_control_trigger = n.def.op == "ControlTrigger";
-    if (item.is_merge || n.def.op == "Switch" || n.def.op == "RefSwitch")
+    item.is_enter = n.def.op == "Enter" || n.def.op == "RefEnter";
+    item.is_exit = n.def.op == "Exit" || n.def.op == "RefExit";
+    item.is_next_iteration = n.def.op == "NextIteration" || n.def.op == "RefNextIteration";
+    if (item.is_merge || n.def.op == "Switch" || n.def.op == "RefSwitch" || item.is_enter ||
+        item.is_exit || item.is_next_iteration)
       impl->has_control_flow = true;
     item.out_edges.resize(n.output_types.size());
     for (std::size_t k = 0; k < n.input_types.size(); ++k)
@@ -68,6 +73,11 @@ Status ExecutorImpl::create(PartitionPlan plan, std::shared_ptr<Device> device,
   }
   for (auto& f : impl->plan.fetches)
     impl->items[static_cast<std::size_t>(f.node)].fetches.push_back({f.fetch_index, f.output});
+  // While loops: each node's frame (a partition without loops has only the root).
+  if (Status s = assign_frames(*impl); !s.ok()) return s;
+  impl->total_inputs = impl->frames[0].num_inputs;
+  // A loop may run for long: never to its end on a thread that must not block.
+  if (impl->has_loops) impl->inline_ok = false;
   *out = std::move(impl);
   return {};
 }

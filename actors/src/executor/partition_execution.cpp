@@ -17,6 +17,11 @@ namespace {
 constexpr std::uint8_t kDeadInput = 1;   // a dead input or dead control input arrived
 constexpr std::uint8_t kMergeLive = 2;   // a Merge holds its first live input
 constexpr std::uint8_t kMergeFired = 4;  // a Merge was made ready
+constexpr std::uint8_t kDeadEnter = 8;   // a loop's Merge got a dead input from an Enter
+
+// In a partition with while loops, the walk lets its thread take other messages after this
+// many nodes.
+constexpr int kYieldEvery = 1024;
 
 // The system clock: stats of the tasks of a distributed step share one time axis.
 std::int64_t now_us() {
@@ -91,12 +96,11 @@ PartitionExecution::PartitionExecution(PartitionRunPtr run, StepDriver* driver)
       run_(std::move(run)),
       step_(run_->step.get()),
       impl_(step_->executors[run_->partition]) {
-  pending_.reserve(impl_->items.size());
-  for (auto& item : impl_->items) pending_.push_back(item.initial_pending);
-  if (impl_->has_control_flow) track_deadness();
-  inputs_.resize(static_cast<std::size_t>(impl_->total_inputs));
+  root_.frame = &root_frame_;
+  tracks_deadness_ = impl_->has_control_flow;
+  init_iteration(root_, 0);
   ready_.reserve(impl_->items.size());
-  ready_.assign(impl_->initial_ready.begin(), impl_->initial_ready.end());
+  for (int id : impl_->initial_ready) make_ready(id, root_);
 }
 
 PartitionExecution::~PartitionExecution() {
@@ -108,16 +112,11 @@ PartitionExecution::~PartitionExecution() {
 }
 
 void PartitionExecution::track_deadness() {
-  // Called before any Merge's input arrived (at the start, or in a partition without Merge):
-  // a Merge's pending count is still its initial one.
+  // Called when a _Recv brings a dead tensor into a partition without Switch, Merge or loop
+  // (one frame): no node could be dead before, and there is no Merge to adjust.
   tracks_deadness_ = true;
-  flow_state_.assign(impl_->items.size(), 0);
-  merge_controls_.assign(impl_->items.size(), 0);
-  for (std::size_t i = 0; i < impl_->items.size(); ++i)
-    if (impl_->items[i].is_merge) {
-      pending_[i] = impl_->items[i].num_inputs;
-      merge_controls_[i] = impl_->items[i].num_control;
-    }
+  root_.flow.assign(impl_->items.size(), 0);
+  root_.merge_controls.assign(impl_->items.size(), 0);
 }
 
 // -- StepServices ----------------------------------------------------------------------------
@@ -161,13 +160,25 @@ bool PartitionExecution::run() {
   if (in_loop_) return false;
   in_loop_ = true;
   while (any_ready() && !handoff_ctx_) {
-    int id = ready_[ready_head_++];
+    if (impl_->has_loops && ++since_yield_ >= kYieldEvery &&
+        driver_->mode() != StepMode::caller_cheap_only) {
+      // A loop may run long: the thread takes its other messages (a cancellation, the
+      // deadline) before the walk goes on.
+      since_yield_ = 0;
+      ++outstanding_;
+      driver_->poster()([this] {
+        --outstanding_;
+        run();
+      });
+      break;
+    }
+    const ReadyNode r = ready_[ready_head_++];
     if (!any_ready()) {
       ready_.clear();  // drained: the next ready node goes to the front
       ready_head_ = 0;
     }
     if (!status_.ok()) continue;  // aborted: drain without running
-    launch(id);
+    launch(r.id, *r.iter);
   }
   in_loop_ = false;
   return maybe_finish();
@@ -185,7 +196,7 @@ void PartitionExecution::cancel(const Status& why) {
 
 void PartitionExecution::adopt(StepDriver* driver) {
   driver_ = driver;
-  schedule(handoff_id_, std::move(handoff_ctx_));
+  schedule(handoff_id_, *handoff_iter_, std::move(handoff_ctx_));
   handoff_ctx_ = nullptr;
   run();
 }
@@ -196,11 +207,12 @@ void PartitionExecution::fail(Status s) {
   driver_->first_error(*this, s);
 }
 
-std::vector<Tensor> PartitionExecution::gather_inputs(const ExecutorImpl::Item& item, Status* s) {
+std::vector<Tensor> PartitionExecution::gather_inputs(const ExecutorImpl::Item& item, IterState& it,
+                                                      Status* s) {
   std::vector<Tensor> in;
   in.reserve(static_cast<std::size_t>(item.num_inputs));
   for (int k = 0; k < item.num_inputs; ++k) {
-    Tensor& t = inputs_[static_cast<std::size_t>(item.input_start + k)];
+    Tensor& t = it.inputs[static_cast<std::size_t>(item.input_start + k)];
     Var* var = nullptr;
     const auto ku = static_cast<std::size_t>(k);
     if (t.dtype() == DType::resource && !item.node->input_is_ref[ku] &&
@@ -233,38 +245,38 @@ void PartitionExecution::launch_feed(int id) {
                                     --outstanding_;
                                     std::vector<Tensor> out(1);
                                     if (r.ok()) out[0] = std::move(*r);
-                                    complete(id, out, r.ok() ? Status() : r.status());
+                                    complete(id, root_, out, r.ok() ? Status() : r.status());
                                     run();
                                   }));
     return;
   }
   std::vector<Tensor> out{fed};
-  complete(id, out, Status());
+  complete(id, root_, out, Status());
 }
 
-void PartitionExecution::launch_dead(int id) {
+void PartitionExecution::launch_dead(int id, IterState& it) {
   const auto& item = impl_->items[static_cast<std::size_t>(id)];
   // The live inputs it will not use go now, as a kernel's would.
   for (int k = 0; k < item.num_inputs; ++k)
-    inputs_[static_cast<std::size_t>(item.input_start + k)] = Tensor();
+    it.inputs[static_cast<std::size_t>(item.input_start + k)] = Tensor();
   if (item.is_send) {
     // TensorFlow runs transfer nodes when dead: the receiver learns the tensor is dead.
     if (auto key = item.node->def.attr<std::string>("key")) send(*key, Tensor::dead());
   }
   std::vector<Tensor> outputs(item.node->output_types.size(), Tensor::dead());
-  complete(id, outputs, Status(), true);
+  complete(id, it, outputs, Status(), true);
 }
 
-void PartitionExecution::launch(int id) {
+void PartitionExecution::launch(int id, IterState& it) {
   const auto& item = impl_->items[static_cast<std::size_t>(id)];
   const ExecNode& node = *item.node;
   if (node.feed_index >= 0) return launch_feed(id);
-  if (tracks_deadness_ && (flow_state_[static_cast<std::size_t>(id)] & kDeadInput))
-    return launch_dead(id);
+  if (tracks_deadness_ && (it.flow[static_cast<std::size_t>(item.local_id)] & kDeadInput))
+    return launch_dead(id, it);
   Status s;
   // On the stack: a kernel that runs here and now (most) needs no shared context; one that
   // waits or goes elsewhere takes it to the heap first.
-  OpKernelContext local(node.def, gather_inputs(item, &s));
+  OpKernelContext local(node.def, gather_inputs(item, it, &s));
   if (!s.ok()) return fail(with_node(s, node.def.name));
   local.set_num_outputs(static_cast<int>(node.output_types.size()));
   local.resource_mgr = &impl_->device->resource_mgr();
@@ -282,64 +294,65 @@ void PartitionExecution::launch(int id) {
     auto start = step_->trace ? now_us() : 0;
     auto tid = step_->trace ? thread_id() : 0;
     AsyncKernelTask task = kernel->compute_async(*ctx);
-    task.start([this, id, ctx, start, tid](std::exception_ptr e) {
+    task.start([this, id, &it, ctx, start, tid](std::exception_ptr e) {
       --outstanding_;
       if (e) ctx->fail(status_from_exception(e));
       if (step_->trace) record(id, tid, start, now_us(), true);
-      complete(id, ctx->outputs(), ctx->status());
+      complete(id, it, ctx->outputs(), ctx->status());
       run();
     });
     return;
   }
-  if (kernel->is_expensive(local)) return run_expensive(id, local);
-  run_here(id, local);
+  if (kernel->is_expensive(local)) return run_expensive(id, it, local);
+  run_here(id, it, local);
 }
 
-void PartitionExecution::run_expensive(int id, OpKernelContext& ctx) {
+void PartitionExecution::run_expensive(int id, IterState& it, OpKernelContext& ctx) {
   const PartitionLoad load{any_ready(), outstanding_, pool_outstanding_};
   switch (driver_->place_expensive(*impl_->device, load)) {
     case KernelPlace::here:
-      return run_here(id, ctx);
+      return run_here(id, it, ctx);
     case KernelPlace::pool:
-      return schedule(id, std::make_shared<OpKernelContext>(std::move(ctx)));
+      return schedule(id, it, std::make_shared<OpKernelContext>(std::move(ctx)));
     case KernelPlace::hand_off:
       // Stop here; the device actor adopts the rest (`adopt`).
       handoff_id_ = id;
+      handoff_iter_ = &it;
       handoff_ctx_ = std::make_shared<OpKernelContext>(std::move(ctx));
       return;
   }
 }
 
-void PartitionExecution::run_here(int id, OpKernelContext& ctx) {
+void PartitionExecution::run_here(int id, IterState& it, OpKernelContext& ctx) {
   auto start = step_->trace ? now_us() : 0;
   compute(*impl_->items[static_cast<std::size_t>(id)].kernel, ctx);
   if (step_->trace) record(id, thread_id(), start, now_us(), false);
-  complete(id, ctx.outputs(), ctx.status());
+  complete(id, it, ctx.outputs(), ctx.status());
 }
 
-void PartitionExecution::schedule(int id, std::shared_ptr<OpKernelContext> ctx) {
+void PartitionExecution::schedule(int id, IterState& it, std::shared_ptr<OpKernelContext> ctx) {
   OpKernel* kernel = impl_->items[static_cast<std::size_t>(id)].kernel.get();
   ++outstanding_;
   ++pool_outstanding_;
   auto impl = impl_;  // keeps kernels and device alive while the pool runs
   bool trace = step_->trace;
-  impl_->device->schedule(
-      [this, id, ctx = std::move(ctx), kernel, impl, post = driver_->poster(), trace]() mutable {
-        auto start = trace ? now_us() : 0;
-        compute(*kernel, *ctx);
-        auto end = trace ? now_us() : 0;
-        auto tid = trace ? thread_id() : 0;
-        post([this, id, ctx = std::move(ctx), start, end, tid]() mutable {
-          --outstanding_;
-          --pool_outstanding_;
-          if (step_->trace) record(id, tid, start, end, false);
-          complete(id, ctx->outputs(), ctx->status());
-          // The inputs go before the next kernels run: one that consumes this output may then
-          // write over it in place (forward_input_or_allocate_output).
-          ctx.reset();
-          run();
-        });
-      });
+  impl_->device->schedule([this, id, &it, ctx = std::move(ctx), kernel, impl,
+                           post = driver_->poster(), trace]() mutable {
+    auto start = trace ? now_us() : 0;
+    compute(*kernel, *ctx);
+    auto end = trace ? now_us() : 0;
+    auto tid = trace ? thread_id() : 0;
+    post([this, id, &it, ctx = std::move(ctx), start, end, tid]() mutable {
+      --outstanding_;
+      --pool_outstanding_;
+      if (step_->trace) record(id, tid, start, end, false);
+      complete(id, it, ctx->outputs(), ctx->status());
+      // The inputs go before the next kernels run: one that consumes this output may then
+      // write over it in place (forward_input_or_allocate_output).
+      ctx.reset();
+      run();
+    });
+  });
 }
 
 void PartitionExecution::record(int id, std::uint64_t tid, std::int64_t start, std::int64_t end,
@@ -399,13 +412,17 @@ bool PartitionExecution::deliver_fetch(const ExecutorImpl::Item& item, int fetch
   return true;
 }
 
-void PartitionExecution::complete(int id, std::vector<Tensor>& outputs, const Status& s,
-                                  bool dead) {
+void PartitionExecution::complete(int id, IterState& it, std::vector<Tensor>& outputs,
+                                  const Status& s, bool dead) {
   const auto& item = impl_->items[static_cast<std::size_t>(id)];
   if (!s.ok()) return fail(with_node(s, item.node->def.name));
   if (!status_.ok()) return;
-  for (auto& [fetch, output] : item.fetches)
+  for (auto& [fetch, output] : item.fetches) {
+    // A loop's Exit is dead in every iteration but the last: only its live value is the
+    // fetch's (or, for a loop that never ran, its dead one when the loop ends: finish_frame).
+    if (item.is_exit && (dead || outputs[static_cast<std::size_t>(output)].is_dead())) continue;
     if (!deliver_fetch(item, fetch, outputs[static_cast<std::size_t>(output)])) return;
+  }
   if (item.is_recv && outputs[0].is_dead()) {
     // A dead tensor from another partition's cond: the _Recv is dead like the node it stands
     // for (its control edges too, when it carries a control edge from another device), and
@@ -413,24 +430,51 @@ void PartitionExecution::complete(int id, std::vector<Tensor>& outputs, const St
     dead = true;
     if (!tracks_deadness_) track_deadness();
   }
-  if (tracks_deadness_) return propagate_with_deadness(item, outputs, dead);
+  if (tracks_deadness_) {
+    propagate_with_deadness(id, it, outputs, dead);
+    if (impl_->has_loops) node_done(it);
+    return;
+  }
   for (std::size_t o = 0; o < item.out_edges.size(); ++o) {
     const auto& edges = item.out_edges[o];
     for (std::size_t e = 0; e < edges.size(); ++e) {
       auto [dst, slot] = edges[e];
-      auto& target = inputs_[static_cast<std::size_t>(
+      auto& target = it.inputs[static_cast<std::size_t>(
           impl_->items[static_cast<std::size_t>(dst)].input_start + slot)];
       // The last consumer takes the tensor; the others share it.
       target = e + 1 == edges.size() ? std::move(outputs[o]) : outputs[o];
-      if (--pending_[static_cast<std::size_t>(dst)] == 0) ready_.push_back(dst);
+      if (--it.pending[static_cast<std::size_t>(dst)] == 0) make_ready(dst, it);
     }
   }
   for (int dst : item.control_out)
-    if (--pending_[static_cast<std::size_t>(dst)] == 0) ready_.push_back(dst);
+    if (--it.pending[static_cast<std::size_t>(dst)] == 0) make_ready(dst, it);
 }
 
-void PartitionExecution::propagate_with_deadness(const ExecutorImpl::Item& item,
+void PartitionExecution::propagate_with_deadness(int id, IterState& it,
                                                  std::vector<Tensor>& outputs, bool dead) {
+  const auto& item = impl_->items[static_cast<std::size_t>(id)];
+  IterState* dst = &it;
+  if (impl_->has_loops) {
+    if (item.is_enter) return enter_frame(id, it, outputs, dead);
+    if (item.is_exit) {
+      if (dead) {
+        // Dead in every iteration but the last; the latest iteration's count when the loop
+        // never ran (finish_frame).
+        if (it.iter == it.frame->iteration_count) it.frame->dead_exits.push_back(id);
+        return;
+      }
+      dst = it.frame->parent_iter;
+    } else if (item.is_next_iteration) {
+      if (dead) return;  // the loop's last iteration
+      dst = next_iteration(id, it, outputs);
+      if (dst == nullptr) return;
+    }
+  }
+  activate(item, *dst, outputs, dead, false);
+}
+
+void PartitionExecution::activate(const ExecutorImpl::Item& item, IterState& it,
+                                  std::vector<Tensor>& outputs, bool dead, bool from_enter) {
   const auto& items = impl_->items;
   // A ControlTrigger is never dead (TensorFlow's while-loop gradients wait on one).
   const bool control_dead = dead && !item.is_control_trigger;
@@ -439,54 +483,62 @@ void PartitionExecution::propagate_with_deadness(const ExecutorImpl::Item& item,
     const bool output_dead = dead || outputs[o].is_dead();
     for (std::size_t e = 0; e < edges.size(); ++e) {
       auto [dst, slot] = edges[e];
-      const auto d = static_cast<std::size_t>(dst);
-      if (items[d].is_merge) {
-        merge_arrival(dst, slot, output_dead ? nullptr : &outputs[o]);
+      const auto& target_item = items[static_cast<std::size_t>(dst)];
+      if (target_item.is_merge) {
+        merge_arrival(it, dst, slot, output_dead ? nullptr : &outputs[o], from_enter);
         continue;
       }
+      const auto d = static_cast<std::size_t>(target_item.local_id);
       if (output_dead) {
-        flow_state_[d] |= kDeadInput;
+        it.flow[d] |= kDeadInput;
       } else {
-        auto& target = inputs_[static_cast<std::size_t>(items[d].input_start + slot)];
+        auto& target = it.inputs[static_cast<std::size_t>(target_item.input_start + slot)];
         target = e + 1 == edges.size() ? std::move(outputs[o]) : outputs[o];
       }
-      if (--pending_[d] == 0) ready_.push_back(dst);
+      if (--it.pending[d] == 0) make_ready(dst, it);
     }
   }
   for (int dst : item.control_out) {
-    const auto d = static_cast<std::size_t>(dst);
-    if (items[d].is_merge) {
+    const auto& target_item = items[static_cast<std::size_t>(dst)];
+    const auto d = static_cast<std::size_t>(target_item.local_id);
+    if (target_item.is_merge) {
       // A Merge's control inputs only gate it; their deadness does not count.
-      --merge_controls_[d];
-      maybe_fire_merge(dst);
+      --it.merge_controls[d];
+      maybe_fire_merge(it, dst);
       continue;
     }
-    if (control_dead) flow_state_[d] |= kDeadInput;
-    if (--pending_[d] == 0) ready_.push_back(dst);
+    if (control_dead) it.flow[d] |= kDeadInput;
+    if (--it.pending[d] == 0) make_ready(dst, it);
   }
 }
 
-void PartitionExecution::merge_arrival(int dst, int slot, Tensor* live) {
-  const auto d = static_cast<std::size_t>(dst);
-  --pending_[d];
-  if (flow_state_[d] & kMergeFired) return;  // a later input of a Merge that already ran
-  if (live && !(flow_state_[d] & kMergeLive)) {
+void PartitionExecution::merge_arrival(IterState& it, int node, int slot, Tensor* live,
+                                       bool from_enter) {
+  const auto& item = impl_->items[static_cast<std::size_t>(node)];
+  const auto d = static_cast<std::size_t>(item.local_id);
+  --it.pending[d];
+  if (it.flow[d] & kMergeFired) return;  // a later input of a Merge that already ran
+  if (live && !(it.flow[d] & kMergeLive)) {
     // Only the first live input is kept: the Merge kernel forwards the one it finds.
-    inputs_[static_cast<std::size_t>(impl_->items[d].input_start + slot)] = *live;
-    flow_state_[d] |= kMergeLive;
+    it.inputs[static_cast<std::size_t>(item.input_start + slot)] = *live;
+    it.flow[d] |= kMergeLive;
   }
-  maybe_fire_merge(dst);
+  // A loop's Merge whose Enter is dead is dead (the loop sits in a cond's untaken branch):
+  // its NextIteration input will never come.
+  if (!live && from_enter) it.flow[d] |= kDeadEnter;
+  maybe_fire_merge(it, node);
 }
 
-void PartitionExecution::maybe_fire_merge(int dst) {
-  const auto d = static_cast<std::size_t>(dst);
-  if ((flow_state_[d] & kMergeFired) || merge_controls_[d] > 0) return;
-  if (!(flow_state_[d] & kMergeLive)) {
-    if (pending_[d] > 0) return;   // still waiting for a live input
-    flow_state_[d] |= kDeadInput;  // every data input was dead
+void PartitionExecution::maybe_fire_merge(IterState& it, int node) {
+  const auto d = static_cast<std::size_t>(impl_->items[static_cast<std::size_t>(node)].local_id);
+  if ((it.flow[d] & kMergeFired) || it.merge_controls[d] > 0) return;
+  if (!(it.flow[d] & kMergeLive)) {
+    // Still waiting for a live input, unless every data input (or an Enter) was dead.
+    if (it.pending[d] > 0 && !(it.flow[d] & kDeadEnter)) return;
+    it.flow[d] |= kDeadInput;
   }
-  flow_state_[d] |= kMergeFired;
-  ready_.push_back(dst);
+  it.flow[d] |= kMergeFired;
+  make_ready(node, it);
 }
 
 bool PartitionExecution::maybe_finish() {
@@ -512,6 +564,15 @@ bool PartitionExecution::maybe_finish() {
     }
     copies_in_flight_.clear();
     if (!now->ok()) fail(*now);
+  }
+  if (impl_->has_loops && status_.ok()) {
+    // A loop variable that went dead inside its loop leaves its Exit without a value: the
+    // fetch was never delivered (TensorFlow's call frame says the same).
+    for (const auto& f : impl_->plan.fetches)
+      if (!step_->results[static_cast<std::size_t>(f.fetch_index)].is_initialized()) {
+        fail(invalid_argument("Retval[" + std::to_string(f.fetch_index) + "] does not have value"));
+        break;
+      }
   }
   finished_ = true;
   if (!status_.ok())

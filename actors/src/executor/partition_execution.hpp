@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "executor/loop_frames.hpp"
 #include "executor/step_driver.hpp"
 
 namespace af::detail {
@@ -64,31 +65,64 @@ class PartitionExecution final : public StepServices {
   const StepRun& step() const { return *step_; }
 
  private:
+  /// A node ready to run in an iteration of a frame.
+  struct ReadyNode {
+    int id;
+    IterState* iter;
+  };
   void fail(Status s);
-  std::vector<Tensor> gather_inputs(const ExecutorImpl::Item& item, Status* s);
-  void launch(int id);
+  std::vector<Tensor> gather_inputs(const ExecutorImpl::Item& item, IterState& it, Status* s);
+  void launch(int id, IterState& it);
   void launch_feed(int id);
   /// Runs an expensive kernel where the driver places it; `ctx` (the caller's) moves to the
   /// heap when the kernel does not run here and now.
-  void run_expensive(int id, OpKernelContext& ctx);
-  void schedule(int id, std::shared_ptr<OpKernelContext> ctx);
-  void run_here(int id, OpKernelContext& ctx);
+  void run_expensive(int id, IterState& it, OpKernelContext& ctx);
+  void schedule(int id, IterState& it, std::shared_ptr<OpKernelContext> ctx);
+  void run_here(int id, IterState& it, OpKernelContext& ctx);
   /// Takes a node's outputs: fetches, then its consumers (`dead`: the node did not run).
-  void complete(int id, std::vector<Tensor>& outputs, const Status& s, bool dead = false);
+  void complete(int id, IterState& it, std::vector<Tensor>& outputs, const Status& s,
+                bool dead = false);
   /// Starts tracking dead tensors (`ExecutorImpl::has_control_flow`, or a dead tensor
   /// received): per-node state, and a Merge's pending count split from its control inputs.
   void track_deadness();
   /// Control flow (while tracking deadness): a node with a dead input does not run,
   /// and its outputs and control edges are dead; a _Send sends the dead tensor on.
-  void launch_dead(int id);
+  void launch_dead(int id, IterState& it);
   /// `complete`'s hand-off to consumers when dead tensors may flow (TensorFlow's
-  /// ActivateNodes): a Merge is ready at its first live data input once its control inputs
-  /// are done, or dead when every data input is dead; other nodes are dead when any input
-  /// (or a control input's node) is.
-  void propagate_with_deadness(const ExecutorImpl::Item& item, std::vector<Tensor>& outputs,
-                               bool dead);
-  void merge_arrival(int dst, int slot, Tensor* live);
-  void maybe_fire_merge(int dst);
+  /// PropagateOutputs): an Enter's outputs go into its child frame, an Exit's to the
+  /// iteration its frame was entered from, a NextIteration's to the next iteration; then
+  /// `activate`.
+  void propagate_with_deadness(int id, IterState& it, std::vector<Tensor>& outputs, bool dead);
+  /// TensorFlow's ActivateNodes, in iteration `dst`: a Merge is ready at its first live data
+  /// input once its control inputs are done, or dead when every data input is dead (or a dead
+  /// one came from an Enter); other nodes are dead when any input (or a control input's node)
+  /// is. `from_enter`: `item` is an Enter.
+  void activate(const ExecutorImpl::Item& item, IterState& dst, std::vector<Tensor>& outputs,
+                bool dead, bool from_enter);
+  void merge_arrival(IterState& dst, int node, int slot, Tensor* live, bool from_enter);
+  void maybe_fire_merge(IterState& dst, int node);
+  void make_ready(int id, IterState& it) {
+    ready_.push_back({id, &it});
+    ++it.outstanding_ops;
+  }
+  // -- while loops (loop_frames.cpp) --
+  /// Sets up iteration state for frame `frame`'s nodes.
+  void init_iteration(IterState& s, int frame);
+  /// The instance of `frame` entered from iteration `from` (made on the first Enter).
+  FrameState& child_frame(IterState& from, int frame);
+  /// An Enter's outputs into its child frame: iteration 0, or every iteration for an invariant.
+  void enter_frame(int id, IterState& from, std::vector<Tensor>& outputs, bool dead);
+  /// Where a live NextIteration's outputs go (starting the iteration), or null when
+  /// `parallel_iterations` are running and it waits.
+  IterState* next_iteration(int id, IterState& from, std::vector<Tensor>& outputs);
+  void increment_iteration(FrameState& f);
+  /// A node of iteration `s` completed: finished iterations and frames are cleaned up.
+  void node_done(IterState& s);
+  bool iteration_done(FrameState& f, std::int64_t i);
+  /// Drops the finished iterations of `f` from `i` on; ends `f` when all are done.
+  void cleanup(FrameState& f, std::int64_t i);
+  /// Ends a frame instance: its dead Exits reach the enclosing frame; `f` is destroyed.
+  void finish_frame(FrameState& f);
   bool deliver_fetch(const ExecutorImpl::Item& item, int fetch, Tensor value);
   bool maybe_finish();
   void record(int id, std::uint64_t tid, std::int64_t start, std::int64_t end, bool async);
@@ -105,23 +139,25 @@ class PartitionExecution final : public StepServices {
   PartitionRunPtr run_;
   StepRun* step_;
   std::shared_ptr<const ExecutorImpl> impl_;
-  std::vector<int> pending_;
   bool tracks_deadness_ = false;
-  /// While tracking deadness: per node, kDeadInput / kMergeLive / kMergeFired; and per Merge, its
-  /// control inputs left (its `pending_` counts only data inputs).
-  std::vector<std::uint8_t> flow_state_;
-  std::vector<int> merge_controls_;
-  std::vector<Tensor> inputs_;
+  /// The root frame and its one iteration: every node outside while loops.
+  FrameState root_frame_;
+  IterState root_;
+  /// The running instances of loop frames, by (iteration entered from, frame).
+  std::map<std::pair<const IterState*, int>, std::unique_ptr<FrameState>> frames_;
   /// Nodes ready to run, oldest first: `ready_[ready_head_]` to the end, emptied whenever
-  /// it drains. A node becomes ready once per step, so the vector, reserved for every node,
-  /// never grows (and a step allocates nothing for it beyond that).
-  std::vector<int> ready_;
+  /// it drains. Outside loops a node becomes ready once per step, so the vector, reserved
+  /// for every node, never grows (and a step allocates nothing for it beyond that).
+  std::vector<ReadyNode> ready_;
   std::size_t ready_head_ = 0;
   bool any_ready() const noexcept { return ready_head_ < ready_.size(); }
   int outstanding_ = 0;
   int pool_outstanding_ = 0;  ///< of outstanding_: expensive kernels on the inter-op pool
   bool in_loop_ = false;
   int handoff_id_ = -1;
+  IterState* handoff_iter_ = nullptr;
+  /// Nodes launched since the walk last let its thread take other messages (loops only).
+  int since_yield_ = 0;
   std::shared_ptr<OpKernelContext> handoff_ctx_;
   bool finished_ = false;
   bool synced_ = false;

@@ -240,6 +240,7 @@ class GradientWalk {
     std::vector<Node*> to_ops;
     for (auto& y : ys) to_ops.push_back(y.node());
     mark_between(from_ops, to_ops);
+    refuse_while_loops();
     std::unordered_set<const Node*> stop_ops;
     for (Node* op : from_ops) {
       bool stop = true;
@@ -379,6 +380,20 @@ class GradientWalk {
     for (Node* op : between_list)
       for (auto& in : op->inputs())
         if (between_.count(in.node())) ++pending_[in.node()];
+  }
+
+  // A while loop between the xs and the ys: its gradient needs TensorFlow's gradient loop
+  // (Stack ops keeping each iteration's values), which actorflow does not build yet. Without
+  // this refusal the loop's cycle would leave the walk short, the gradient silently missing.
+  void refuse_while_loops() const {
+    for (const Node* op : between_) {
+      const std::string& t = op->type();
+      if (t == "Enter" || t == "RefEnter" || t == "Exit" || t == "RefExit" ||
+          t == "NextIteration" || t == "RefNextIteration")
+        throw UnimplementedError(
+            unimplemented("gradients: the gradient of a while loop is not supported yet (op '" +
+                          op->name() + "' of type " + t + " lies between the ys and the xs)"));
+    }
   }
 
   OutputGrads& grads_of(Node* op) {

@@ -72,10 +72,36 @@ struct ExecutorImpl {
     bool is_recv = false;
     /// ControlTrigger: never dead, whatever its inputs.
     bool is_control_trigger = false;
-    int num_control = 0;  ///< control inputs (a Merge counts them apart)
+    /// Enter/RefEnter: its outputs go into iteration 0 of frame `child_frame`'s instance
+    /// for the iteration it ran in (all iterations, for a loop invariant: `is_constant`).
+    bool is_enter = false;
+    bool is_constant_enter = false;
+    /// Exit/RefExit: its outputs go to the iteration its frame was entered from; a dead
+    /// Exit's wait until the frame ends.
+    bool is_exit = false;
+    /// NextIteration/RefNextIteration: its outputs go to the next iteration; a dead one's stop.
+    bool is_next_iteration = false;
+    int frame = 0;         ///< the frame (index into `frames`) the node runs in
+    int local_id = 0;      ///< its index in its frame's per-iteration state
+    int child_frame = -1;  ///< Enter: the frame its outputs go to
+    int num_control = 0;   ///< control inputs (a Merge counts them apart)
     std::vector<std::vector<std::pair<int, int>>> out_edges;  // per output: (dst, input slot)
     std::vector<int> control_out;
     std::vector<std::pair<int, int>> fetches;  // (fetch index, output)
+  };
+  /// A while loop's frame in the partition (TensorFlow's FrameInfo): the nodes an Enter
+  /// with its `frame_name` leads to, up to and including the loop's Exits. Frame 0 is the
+  /// root: every node outside loops. Each iteration of an instance of a frame keeps
+  /// `initial_pending` and `num_inputs` input slots for its nodes (by `Item::local_id`;
+  /// `Item::input_start` is an index into those slots).
+  struct FrameInfo {
+    std::string name;                  ///< the Enters' `frame_name` ("" for the root)
+    int parent = -1;                   ///< the enclosing frame (-1 for the root)
+    int num_enters = 0;                ///< Enters into the frame: iteration 0 waits for each
+    int parallel_iterations = 1;       ///< iterations that may run at once (its Enters' attr)
+    std::vector<int> nodes;            ///< its nodes' ids, by local id
+    int num_inputs = 0;                ///< input slots of its nodes
+    std::vector<int> initial_pending;  ///< by local id: the nodes' inputs and control inputs
   };
   PartitionPlan plan;
   /// Null for a partition that runs on another task (only `plan` is set; the device's proxy
@@ -85,7 +111,13 @@ struct ExecutorImpl {
   std::string kernel_scope;
   std::vector<Item> items;
   std::vector<int> initial_ready;
-  int total_inputs = 0;
+  int total_inputs = 0;  ///< input slots of the root frame's nodes
+  /// The partition's frames; `frames[0]` is the root (a partition without while loops has
+  /// only it, and there a node's local id is its id).
+  std::vector<FrameInfo> frames;
+  /// The partition has while loops (`frames.size() > 1`): its executions keep per-frame,
+  /// per-iteration state and never run inline on a caller's thread.
+  bool has_loops = false;
   /// The partition can run to its end on any thread without waiting: a host device, no
   /// asynchronous kernel (queues, readers, recv, sleep), no send (see `run_step_inline`).
   bool inline_ok = false;
