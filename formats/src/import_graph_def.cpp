@@ -265,7 +265,7 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def,
       if (it == mapped.end() && is_back_edge(i, r)) {
         // Stands in for the NextIteration until it exists, as TensorFlow's Python builds a
         // loop's Merge from its Enter twice.
-        back_edges.push_back({new_name(n.name), static_cast<int>(inputs.size()), own});
+        back_edges.push_back({n.name, static_cast<int>(inputs.size()), own});
         inputs.emplace_back();
         continue;
       }

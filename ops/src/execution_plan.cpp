@@ -110,6 +110,16 @@ class Partitioner {
     e.def.device = dev;
     std::vector<std::size_t> back;
     for (auto& in : n->inputs()) {
+      const std::string& src_dev = fed.count(in) ? dev : device_of(in.node());
+      if (!fed.count(in) && src_dev != dev && !parts[src_dev].index.count(in.node()->name())) {
+        // A cycle's edge between devices (a loop the frame check did not see: no Enter).
+        if (error.ok())
+          error = invalid_argument("Node '" + n->name() + "' on " + dev + " takes '" + in.name() +
+                                   "' on " + src_dev +
+                                   " along a cycle; actorflow runs each while loop on one device");
+        e.inputs.emplace_back(-1, 0);
+        continue;
+      }
       if (!fed.count(in) && device_of(in.node()) == dev &&
           !parts[dev].index.count(in.node()->name())) {
         // A while loop's back edge (NextIteration -> Merge): its producer comes later.
@@ -128,6 +138,9 @@ class Partitioner {
     const std::string& dev = device_of(f.node());
     parts[dev].plan.fetches.push_back({k, parts[dev].index.at(f.node()->name()), f.index()});
   }
+
+  /// The first cycle found between devices (the plan is not usable then).
+  Status error;
 
   void finish(ExecutionPlan* out) {
     for (const auto& [dev, at, k, in] : back_edges) {
@@ -332,6 +345,7 @@ Status build_execution_plan(const Graph& g, const std::vector<Output>& feeds,
   ACTORFLOW_RETURN_IF_ERROR(check_loops_on_one_device(order, fed, *placement));
   Partitioner partitioner(fed, *placement);
   for (auto* n : order) partitioner.add(n);
+  ACTORFLOW_RETURN_IF_ERROR(partitioner.error);
   for (std::size_t k = 0; k < fetches.size(); ++k)
     if (out->fetch_from_feed[k] < 0) partitioner.add_fetch(static_cast<int>(k), fetches[k]);
   partitioner.finish(out);

@@ -648,7 +648,26 @@ GraphDef Graph::to_graph_def() const {
 }
 
 void Graph::import_graph_def(const GraphDef& def) {
-  for (auto& n : def.nodes) add_node_def(n);
+  // A while loop's Merge comes before its NextIteration (`to_graph_def` lists nodes in
+  // creation order): its other input stands in for the back edge until the NextIteration
+  // exists, as the GraphDef importer does.
+  struct BackEdge {
+    std::string merge;
+    int input;
+    std::string source;
+  };
+  std::vector<BackEdge> back;
+  for (NodeDef n : def.nodes) {
+    if ((n.op == "Merge" || n.op == "RefMerge") && n.inputs.size() >= 2)
+      for (std::size_t k = 0; k < n.inputs.size(); ++k) {
+        const std::string& in = n.inputs[k];
+        if (in.empty() || in[0] == '^' || contains(in.substr(0, in.rfind(':')))) continue;
+        back.push_back({n.name, static_cast<int>(k), in});
+        n.inputs[k] = n.inputs[k == 0 ? 1 : 0];
+      }
+    add_node_def(n);
+  }
+  for (const auto& b : back) update_input(operation(b.merge), b.input, output(b.source));
 }
 
 // -- Variable ----------------------------------------------------------------------------------

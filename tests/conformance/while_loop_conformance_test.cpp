@@ -6,6 +6,7 @@
 // (tests/data/tf_graph/while: nested loops, a loop in a cond, a cond in a loop, a variable
 // assigned per iteration) against TensorFlow 2.21's values.
 #include <actorflow/actorflow.hpp>
+#include <actorflow/ops/graph_json.hpp>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
@@ -173,6 +174,20 @@ BOOST_AUTO_TEST_CASE(a_loop_survives_a_graph_def_round_trip, *boost::unit_test::
       {{g.output("n"), Tensor(4)}, {g.output("x"), Tensor::from_vector<float>({1, 2, 3})}});
   BOOST_TEST(out[0].scalar<std::int32_t>() == 4);
   BOOST_TEST(out[1].to_vector<float>() == (std::vector<float>{7, 13, 19}));
+  // Under the default prefix ("import/"), and through actorflow's JSON form.
+  af::import_graph_def(g, def);
+  BOOST_TEST(g.operation("import/while/Merge").node_def().inputs ==
+             (std::vector<std::string>{"import/while/Enter", "import/while/NextIteration"}));
+  af::Graph from_json;
+  af::import_graph_json(from_json, af::export_graph_json(g));
+  af::Session json_sess(from_json);
+  for (const std::string prefix : {"", "import/"}) {
+    auto again =
+        json_sess.run(from_json.output(prefix + "while/Exit_1"),
+                      {{from_json.output(prefix + "n"), Tensor(4)},
+                       {from_json.output(prefix + "x"), Tensor::from_vector<float>({1, 2, 3})}});
+    BOOST_TEST(again.to_vector<float>() == (std::vector<float>{7, 13, 19}));
+  }
 }
 
 // What the executor and the planner refuse, naming the nodes.
@@ -198,6 +213,13 @@ BOOST_AUTO_TEST_CASE(malformed_loops_get_clear_errors, *boost::unit_test::timeou
   const std::string exit = error_of([&] { sess.run(lone); });
   BOOST_TEST(exit.find("'lone_exit'") != std::string::npos, exit);
   BOOST_TEST(exit.find("no Enter leads to it") != std::string::npos, exit);
+  // A NextIteration beside a loop but outside it.
+  Output stray_next = af::next_iteration(g.constant(2.0f), "stray_next");
+  const std::string next =
+      error_of([&] { sess.run(std::vector<Output>{loop.i}, feeds, {stray_next.op()}); });
+  BOOST_TEST(
+      next.find("NextIteration 'stray_next' is outside every while loop") != std::string::npos,
+      next);
   // The loop still runs.
   BOOST_TEST(sess.run(loop.i, feeds).scalar<std::int32_t>() == 2);
   // Shape functions: LoopCond wants a bool scalar, Enter a frame name.

@@ -116,6 +116,8 @@ Status assign_frames(ExecutorImpl& impl) {
       return invalid_argument("Node " + in_quotes(name) +
                               " lies on a cycle that no Enter leads into (a malformed while loop)");
     item.frame = frame_of[i];
+    if (item.frame == 0 && item.is_next_iteration)
+      return invalid_argument("NextIteration " + in_quotes(name) + " is outside every while loop");
     if (item.frame == 0) continue;
     const std::string where = " inside while loop frame " +
                               in_quotes(impl.frames[static_cast<std::size_t>(item.frame)].name);
@@ -247,7 +249,7 @@ bool PartitionExecution::iteration_done(FrameState& f, std::int64_t i) {
 void PartitionExecution::cleanup(FrameState& f, std::int64_t i) {
   if (&f == &root_frame_) return;
   for (std::int64_t cur = i; cur <= f.iteration_count && iteration_done(f, cur); ++cur) {
-    f.iterations.pop_front();
+    f.iterations.erase(f.iterations.begin());
     ++f.first_iter;
     --f.num_outstanding_iterations;
     // An iteration held back by parallel_iterations can start now.

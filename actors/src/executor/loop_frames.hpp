@@ -5,7 +5,6 @@
 // frame keeps while it runs (`IterState`, `FrameState`), which partition_execution.cpp and
 // loop_frames.cpp walk. See docs/control-flow.md.
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -49,9 +48,12 @@ struct FrameState {
   int num_outstanding_iterations = 1;
   int num_pending_inputs = 0;  ///< Enters not arrived yet
   int max_parallel = 1;
-  std::deque<std::unique_ptr<IterState>> iterations;  ///< first_iter .. iteration_count
-  std::vector<std::pair<int, Tensor>> invariants;     ///< (constant Enter, value)
-  std::vector<int> dead_exits;                        ///< Exits dead in the latest iteration
+  /// first_iter .. iteration_count: at most `max_parallel` of them, so dropping
+  /// the oldest from the front moves a few pointers (and the root frame, which has none,
+  /// allocates nothing per step, as a deque would).
+  std::vector<std::unique_ptr<IterState>> iterations;
+  std::vector<std::pair<int, Tensor>> invariants;  ///< (constant Enter, value)
+  std::vector<int> dead_exits;                     ///< Exits dead in the latest iteration
   /// NextIterations held back while `max_parallel` iterations run: (node, value).
   std::vector<std::pair<int, Tensor>> next_iter_roots;
 

@@ -163,13 +163,17 @@ bool PartitionExecution::run() {
     if (impl_->has_loops && ++since_yield_ >= kYieldEvery &&
         driver_->mode() != StepMode::caller_cheap_only) {
       // A loop may run long: the thread takes its other messages (a cancellation, the
-      // deadline) before the walk goes on.
+      // deadline) before the walk goes on, in the one continuation posted for it.
       since_yield_ = 0;
-      ++outstanding_;
-      driver_->poster()([this] {
-        --outstanding_;
-        run();
-      });
+      if (!yield_pending_) {
+        yield_pending_ = true;
+        ++outstanding_;
+        driver_->poster()([this] {
+          yield_pending_ = false;
+          --outstanding_;
+          run();
+        });
+      }
       break;
     }
     const ReadyNode r = ready_[ready_head_++];

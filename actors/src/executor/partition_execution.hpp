@@ -158,6 +158,7 @@ class PartitionExecution final : public StepServices {
   IterState* handoff_iter_ = nullptr;
   /// Nodes launched since the walk last let its thread take other messages (loops only).
   int since_yield_ = 0;
+  bool yield_pending_ = false;  ///< a continuation of the walk is posted
   std::shared_ptr<OpKernelContext> handoff_ctx_;
   bool finished_ = false;
   bool synced_ = false;
