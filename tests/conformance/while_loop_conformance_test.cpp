@@ -14,22 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "matchers.hpp"
+
 namespace {
 
 using af::Output;
 using af::Tensor;
+using af::test::error_of;
 
 const std::filesystem::path while_dir =
     std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_graph" / "while";
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
 
 /// A loop as _BuildLoop makes it: i from 0 while i < n, acc += x * i; n and x are loop
 /// invariants (constant Enters), i and acc loop variables.
