@@ -15,6 +15,7 @@ namespace detail {
 void add_cpu_kernels(KernelRegistry& r) {
   register_control_kernels(r);
   register_control_flow_kernels(r);
+  register_stack_kernels(r);
   register_state_kernels(r);
   register_scatter_kernels(r);
   register_partition_kernels(r);

@@ -26,8 +26,11 @@ void register_partition_ops(OpRegistry& r);
 void register_string_hash_ops(OpRegistry& r);
 /// Const, Placeholder, Identity, NoOp, _Send, _Recv, _Delay
 void register_control_ops(OpRegistry& r);
-/// Switch, RefSwitch, Merge, RefMerge, ControlTrigger
+/// Switch, RefSwitch, Merge, RefMerge, ControlTrigger, Enter, Exit, NextIteration (and
+/// their Ref forms), LoopCond
 void register_control_flow_ops(OpRegistry& r);
+/// StackV2, StackPushV2, StackPopV2, StackCloseV2 (a while loop gradient's history)
+void register_stack_ops(OpRegistry& r);
 /// DecodeCSV
 void register_parsing_ops(OpRegistry& r);
 /// Range, GatherV2, RandomShuffle, CountUpTo, Size, Shape

@@ -284,6 +284,57 @@ def make_while(out):
     print("wrote", out, sorted(os.listdir(out)), ops)
 
 
+def make_while_train(out):
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import tensorflow as tf
+    tf1 = tf.compat.v1
+    tf1.disable_v2_behavior()  # control flow v1, and its gradient loops with Stack ops
+    tf1.disable_resource_variables()
+    os.makedirs(out, exist_ok=True)
+    g = tf1.Graph()
+    with g.as_default():
+        tf1.set_random_seed(3)
+        x = tf1.placeholder(tf.float32, [None, 4], name="x")
+        y = tf1.placeholder(tf.int64, [None], name="y")
+        steps = tf1.placeholder_with_default(3, [], name="steps")
+        w = tf1.get_variable("in/kernel", [4, 8], initializer=tf1.glorot_uniform_initializer())
+        u = tf1.get_variable("rec/kernel", [8, 8], initializer=tf1.glorot_uniform_initializer())
+        v = tf1.get_variable("out/kernel", [8, 3], initializer=tf1.glorot_uniform_initializer())
+        h0 = tf.tanh(tf1.matmul(x, w))
+        # A recurrence: the body reads a variable (a loop invariant) and the loop's input.
+        _, h = tf1.while_loop(lambda i, h: i < steps,
+                              lambda i, h: (i + 1, tf.tanh(tf1.matmul(h, u) + h0)),
+                              [tf.constant(0), h0], name="rnn")
+        logits = tf1.matmul(h, v)
+        probs = tf1.nn.softmax(logits, name="probs")
+        loss = tf1.losses.sparse_softmax_cross_entropy(y, logits)
+        step = tf1.train.get_or_create_global_step()
+        train = tf1.train.GradientDescentOptimizer(0.5).minimize(loss, global_step=step)
+        saver = tf1.train.Saver()
+        bx, by = batch("mlp")
+        with tf1.Session(graph=g) as sess:
+            sess.run(tf1.global_variables_initializer())
+            for _ in range(3):
+                sess.run(train, {x: bx, y: by})
+            prefix = saver.save(sess, os.path.join(out, "model"), global_step=step)
+            losses, longer = [], []
+            for _ in range(3):
+                value, _ = sess.run([loss, train], {x: bx, y: by})
+                losses.append(float(value))
+            for _ in range(2):
+                value, _ = sess.run([loss, train], {x: bx, y: by, steps: 5})
+                longer.append(float(value))
+            after = sess.run(probs, {x: bx}).tolist()
+            reference = {"prefix": os.path.basename(prefix), "x": bx.tolist(), "y": by.tolist(),
+                         "losses_after_restore": losses, "losses_5_steps": longer,
+                         "probs_after": after, "tensorflow": tf.__version__,
+                         "ops": sorted({n.op for n in g.as_graph_def().node})}
+    os.remove(os.path.join(out, "checkpoint"))
+    with open(os.path.join(out, "reference.json"), "w") as f:
+        json.dump(reference, f, indent=1)
+    print("wrote", out, sorted(os.listdir(out)), reference["ops"])
+
+
 def free_ports(n):
     import socket
     socks = [socket.socket() for _ in range(n)]
@@ -302,6 +353,8 @@ def make(out):
         subprocess.run([sys.executable, __file__, "make-one", kind, os.path.join(out, sub)], check=True)
     subprocess.run([sys.executable, __file__, "make-cond", os.path.join(out, "cond")], check=True)
     subprocess.run([sys.executable, __file__, "make-while", os.path.join(out, "while")], check=True)
+    subprocess.run([sys.executable, __file__, "make-while-train", os.path.join(out, "while", "train")],
+                   check=True)
 
 
 def check_meta(prefix):
@@ -488,6 +541,8 @@ if __name__ == "__main__":
         make_cond(sys.argv[2])
     elif cmd == "make-while":
         make_while(sys.argv[2])
+    elif cmd == "make-while-train":
+        make_while_train(sys.argv[2])
     elif cmd == "check-meta":
         check_meta(sys.argv[2])
     elif cmd == "check-events":

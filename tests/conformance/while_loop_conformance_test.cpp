@@ -4,7 +4,8 @@
 // iterations, a loop that never stops (the step's deadline ends it), a GraphDef round trip,
 // the errors for malformed loops, and a TensorFlow-written GraphDef of loops
 // (tests/data/tf_graph/while: nested loops, a loop in a cond, a cond in a loop, a variable
-// assigned per iteration) against TensorFlow 2.21's values.
+// assigned per iteration) against TensorFlow 2.21's values, and a TensorFlow training graph
+// whose gradient runs through a loop (Stack ops) trained on to TensorFlow's losses.
 #include <actorflow/actorflow.hpp>
 #include <actorflow/ops/graph_json.hpp>
 #include <boost/test/unit_test.hpp>
@@ -323,6 +324,83 @@ BOOST_AUTO_TEST_CASE(tensorflow_written_loops_give_tensorflows_values,
       BOOST_TEST(sess.run(g.output("counter")).scalar<std::int32_t>() == run["counter"].get<int>());
     }
   }
+}
+
+// TensorFlow's training graph through a loop (make_graph_fixtures.py make-while-train): a
+// recurrence h = tanh(h U + h0) for `steps` iterations, trained with GradientDescent through
+// TensorFlow's own loop gradients (a gradient loop popping what StackPushV2 kept of each
+// forward iteration). Restored from TensorFlow's checkpoint, it trains on to TensorFlow's
+// losses, and with more iterations than it was saved with.
+BOOST_AUTO_TEST_CASE(a_tensorflow_loop_trains_through_its_gradient_loop,
+                     *boost::unit_test::timeout(120)) {
+  const auto dir = while_dir / "train";
+  std::ifstream in(dir / "reference.json");
+  const auto ref = nlohmann::json::parse(in);
+  af::Graph g;
+  auto saver = af::train::import_meta_graph(g, (dir / "model-3.meta").string());
+  BOOST_REQUIRE(saver != nullptr);
+  BOOST_TEST(g.operation("gradients/rnn/Tanh_grad/TanhGrad/f_acc").node()->type() == "StackV2");
+  const auto train = std::any_cast<af::Operation>(g.get_collection("train_op")[0]);
+  const auto loss = std::any_cast<Output>(g.get_collection("losses")[0]);
+  af::Session sess(g);
+  saver->restore(sess, (dir / ref["prefix"].get<std::string>()).string());
+  std::vector<float> xs;
+  for (const auto& row : ref["x"])
+    for (const auto& v : row) xs.push_back(v.get<float>());
+  const Tensor x =
+      Tensor::from_vector(xs, af::Shape{static_cast<std::int64_t>(ref["x"].size()), 4});
+  const Tensor y = Tensor::from_vector(ref["y"].get<std::vector<std::int64_t>>());
+  const Output xin = g.output("x:0"), yin = g.output("y:0"), steps = g.output("steps:0");
+  for (std::size_t i = 0; i < 3; ++i) {
+    const float got = sess.run({loss}, {{xin, x}, {yin, y}}, {train})[0].scalar<float>();
+    BOOST_TEST(got == ref["losses_after_restore"][i].get<float>(),
+               boost::test_tools::tolerance(1e-5f));
+  }
+  for (std::size_t i = 0; i < 2; ++i) {
+    const float got =
+        sess.run({loss}, {{xin, x}, {yin, y}, {steps, Tensor(5)}}, {train})[0].scalar<float>();
+    BOOST_TEST(got == ref["losses_5_steps"][i].get<float>(), boost::test_tools::tolerance(1e-5f));
+  }
+  const auto probs = sess.run(g.output("probs:0"), {{xin, x}}).to_vector<float>();
+  std::size_t k = 0;
+  for (const auto& row : ref["probs_after"])
+    for (const auto& v : row)
+      BOOST_TEST(probs[k++] == v.get<float>(), boost::test_tools::tolerance(1e-5f));
+}
+
+// The stack ops' errors, TensorFlow's words: a pop from an empty stack, a push past max_size.
+BOOST_AUTO_TEST_CASE(stack_ops_keep_values_in_order_and_refuse_misuse,
+                     *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  auto stack = [&](int max_size) {
+    return g
+        .create_op("StackV2", {g.constant(max_size)},
+                   {{"elem_type", af::float32}, {"stack_name", std::string("s")}})
+        .output(0);
+  };
+  auto push = [&](const Output& h, const Output& v, const std::vector<af::Operation>& after) {
+    return g.create_op("StackPushV2", {h, v}, {{"T", af::float32}}, {}, after).output(0);
+  };
+  auto pop = [&](const Output& h, const std::vector<af::Operation>& after) {
+    return g.create_op("StackPopV2", {h}, {{"elem_type", af::float32}}, {}, after).output(0);
+  };
+  Output h = stack(-1);
+  Output a = push(h, g.constant(1.0f), {});
+  Output b = push(h, g.constant(2.0f), {a.op()});
+  Output first = pop(h, {b.op()});
+  Output second = pop(h, {first.op()});
+  Output third = pop(h, {second.op()});
+  af::Session sess(g);
+  auto out = sess.run({first, second});
+  BOOST_TEST(out[0].scalar<float>() == 2.0f);
+  BOOST_TEST(out[1].scalar<float>() == 1.0f);
+  const std::string empty = error_of([&] { sess.run(third); });
+  BOOST_TEST(empty.find("is empty.") != std::string::npos, empty);
+  Output small = stack(1);
+  Output one = push(small, g.constant(1.0f), {});
+  Output two = push(small, g.constant(2.0f), {one.op()});
+  const std::string full = error_of([&] { sess.run(two); });
+  BOOST_TEST(full.find("overflowed its max_size (1)") != std::string::npos, full);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

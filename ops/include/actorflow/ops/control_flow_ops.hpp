@@ -38,8 +38,9 @@
 /// variable to the body (true) or to an `exit_op` (false), which hands it back to the
 /// enclosing frame. Up to `parallel_iterations` iterations run at once; a loop invariant
 /// (`is_constant`) reaches every iteration. Graphs TensorFlow writes with
-/// `tf.compat.v1.while_loop` (control flow v1) import and run; there is no `while_loop`
-/// builder and no gradient through a loop yet (see docs/control-flow.md).
+/// `tf.compat.v1.while_loop` (control flow v1) import and run, their loop gradients too (the
+/// Stack ops); there is no `while_loop` builder, and `gradients` does not differentiate
+/// through a loop yet (see docs/control-flow.md).
 namespace af {
 
 /// The two outputs of a Switch: `output_false` carries the data when the predicate is
