@@ -38,6 +38,10 @@ output of a fixed input (reference.json):
                    a loop invariant, nested loops, a parallel_iterations=1 matrix loop, a
                    loop in a cond branch, a cond in a loop body and a variable assigned in
                    every iteration; the reference holds their values for n = 0, 1, 3, 6.
+  OUT_DIR/while/train  a recurrence h = tanh(h U + h0) run `steps` (default 3) times in a
+                   while loop and trained with GradientDescent through TensorFlow's loop
+                   gradients (StackV2/StackPushV2/StackPopV2); model-3 and the losses of 3
+                   more steps, then 2 with steps = 5, and the probabilities after.
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
 import contextlib
