@@ -110,24 +110,20 @@ class Partitioner {
     e.def.device = dev;
     std::vector<std::size_t> back;
     for (auto& in : n->inputs()) {
-      const std::string& src_dev = fed.count(in) ? dev : device_of(in.node());
-      if (!fed.count(in) && src_dev != dev && !parts[src_dev].index.count(in.node()->name())) {
-        // A cycle's edge between devices (a loop the frame check did not see: no Enter).
-        if (error.ok())
-          error = invalid_argument("Node '" + n->name() + "' on " + dev + " takes '" + in.name() +
-                                   "' on " + src_dev +
-                                   " along a cycle; actorflow runs each while loop on one device");
-        e.inputs.emplace_back(-1, 0);
+      if (fed.count(in) || parts[device_of(in.node())].index.count(in.node()->name())) {
+        e.inputs.push_back(local_input(dev, in));
         continue;
       }
-      if (!fed.count(in) && device_of(in.node()) == dev &&
-          !parts[dev].index.count(in.node()->name())) {
-        // A while loop's back edge (NextIteration -> Merge): its producer comes later.
+      // A producer added after its consumer: a while loop's back edge (NextIteration ->
+      // Merge), taken once every node is added; between devices, a cycle no Enter opened.
+      const std::string& src_dev = device_of(in.node());
+      if (src_dev == dev)
         back.push_back(e.inputs.size());
-        e.inputs.emplace_back(-1, 0);
-        continue;
-      }
-      e.inputs.push_back(local_input(dev, in));
+      else if (error.ok())
+        error = invalid_argument("Node '" + n->name() + "' on " + dev + " takes '" + in.name() +
+                                 "' on " + src_dev +
+                                 " along a cycle; actorflow runs each while loop on one device");
+      e.inputs.emplace_back(-1, 0);
     }
     for (auto* c : n->control_inputs()) e.control_inputs.push_back(local_control(dev, c));
     const int at = parts[dev].add(std::move(e));

@@ -169,7 +169,6 @@ FrameState& PartitionExecution::child_frame(IterState& from, int frame) {
   slot->info = frame;
   slot->parent_iter = &from;
   slot->num_pending_inputs = info.num_enters;
-  slot->max_parallel = info.parallel_iterations;
   auto first = std::make_unique<IterState>();
   first->frame = slot.get();
   init_iteration(*first, frame);
@@ -201,7 +200,8 @@ IterState* PartitionExecution::next_iteration(int id, IterState& from,
                                               std::vector<Tensor>& outputs) {
   FrameState& f = *from.frame;
   if (from.iter == f.iteration_count) {
-    if (f.num_outstanding_iterations == f.max_parallel) {
+    if (f.num_outstanding_iterations ==
+        impl_->frames[static_cast<std::size_t>(f.info)].parallel_iterations) {
       // parallel_iterations are running: the value waits for the oldest to finish.
       f.next_iter_roots.emplace_back(id, std::move(outputs[0]));
       return nullptr;

@@ -47,14 +47,13 @@ struct FrameState {
   std::int64_t first_iter = 0;       ///< the oldest iteration not finished
   int num_outstanding_iterations = 1;
   int num_pending_inputs = 0;  ///< Enters not arrived yet
-  int max_parallel = 1;
-  /// first_iter .. iteration_count: at most `max_parallel` of them, so dropping
+  /// first_iter .. iteration_count: at most `parallel_iterations` of them, so dropping
   /// the oldest from the front moves a few pointers (and the root frame, which has none,
   /// allocates nothing per step, as a deque would).
   std::vector<std::unique_ptr<IterState>> iterations;
   std::vector<std::pair<int, Tensor>> invariants;  ///< (constant Enter, value)
   std::vector<int> dead_exits;                     ///< Exits dead in the latest iteration
-  /// NextIterations held back while `max_parallel` iterations run: (node, value).
+  /// NextIterations held back while `parallel_iterations` iterations run: (node, value).
   std::vector<std::pair<int, Tensor>> next_iter_roots;
 
   /// Iteration `i`, or null when it finished or has not started.
