@@ -348,6 +348,18 @@ void detail::SessionTestAccess::start_step_to_end(
                          metadata, std::move(done), Session::Handle::Here::may_block);
 }
 
+namespace {
+
+// TensorFlow's session refuses the ops of a cond branch or loop built in Python.
+Status not_fetchable_error(const Node& n) {
+  return invalid_argument("Operation " + n.name() +
+                          " has been marked as not fetchable. Typically this happens when it "
+                          "is defined in another function or code block. Use return values, "
+                          "explicit locals or collections to access it.");
+}
+
+}  // namespace
+
 void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds,
                             std::vector<Operation> targets, const RunOptions& options,
                             RunMetadata* metadata,
@@ -357,6 +369,8 @@ void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds,
   std::vector<Tensor> feed_values;
   for (auto& [out, value] : feeds) {
     if (!out.valid()) return done(invalid_argument("Feed key is not a valid tensor"), {});
+    if (!out.node()->feedable(out.index()))
+      return done(invalid_argument("Tensor " + out.name() + " may not be fed."), {});
     if (!value.is_initialized())
       return done(
           invalid_argument("Cannot feed an uninitialized value for Tensor '" + out.name() + "'"),
@@ -375,8 +389,12 @@ void Session::Handle::start(std::vector<Output> fetches, FeedDict feeds,
     feed_outputs.push_back(out);
     feed_values.push_back(value);
   }
-  for (auto& f : fetches)
+  for (auto& f : fetches) {
     if (!f.valid()) return done(invalid_argument("Fetch argument is not a valid tensor"), {});
+    if (!f.node()->fetchable()) return done(not_fetchable_error(*f.node()), {});
+  }
+  for (auto& t : targets)
+    if (t.valid() && !t.node()->fetchable()) return done(not_fetchable_error(*t.node()), {});
   if (impl_->backend) {
     {
       std::lock_guard<std::mutex> guard(impl_->mu);

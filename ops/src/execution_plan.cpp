@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <queue>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "actorflow/ops/op_registry.hpp"
 
@@ -48,9 +50,61 @@ Status index_feeds(const std::vector<Output>& feeds, std::map<Output, int>* fed,
   return {};
 }
 
+/// True for a while loop's back edge: a NextIteration's value into a Merge.
+bool is_back_edge(const Node* consumer, const Node* producer) {
+  return (consumer->type() == "Merge" || consumer->type() == "RefMerge") &&
+         (producer->type() == "NextIteration" || producer->type() == "RefNextIteration");
+}
+
+/// `needed` in a topological order that leaves out loops' back edges, the lowest id first
+/// among the ready nodes: id order where the graph was built in order, and a graph whose
+/// later nodes feed earlier ones' control inputs (a gradient loop's stack pushes) sorted.
+/// Nodes left on a cycle come last in id order: the partitioner takes a data edge back to one
+/// as a loop's back edge (the executor refuses one no Enter leads into) and reports a control
+/// edge back, or a data edge back across devices.
+std::vector<const Node*> topological_order(const std::set<const Node*>& needed,
+                                           const std::map<Output, int>& fed) {
+  std::unordered_map<const Node*, int> waiting;
+  std::unordered_map<const Node*, std::vector<const Node*>> consumers;
+  for (const Node* n : needed) {
+    int count = 0;
+    auto edge = [&](const Node* p) {
+      if (!needed.count(p)) return;
+      consumers[p].push_back(n);
+      ++count;
+    };
+    for (auto& in : n->inputs())
+      if (!fed.count(in) && !is_back_edge(n, in.node())) edge(in.node());
+    for (auto* c : n->control_inputs()) edge(c);
+    waiting[n] = count;
+  }
+  auto later = [](const Node* a, const Node* b) { return a->id() > b->id(); };
+  std::priority_queue<const Node*, std::vector<const Node*>, decltype(later)> ready(later);
+  for (const Node* n : needed)
+    if (waiting[n] == 0) ready.push(n);
+  std::vector<const Node*> order;
+  std::unordered_set<const Node*> placed;
+  while (!ready.empty()) {
+    const Node* n = ready.top();
+    ready.pop();
+    order.push_back(n);
+    placed.insert(n);
+    for (const Node* c : consumers[n])
+      if (--waiting[c] == 0) ready.push(c);
+  }
+  if (order.size() < needed.size()) {
+    std::vector<const Node*> rest;
+    for (const Node* n : needed)
+      if (!placed.count(n)) rest.push_back(n);
+    std::sort(rest.begin(), rest.end(), [](auto* a, auto* b) { return a->id() < b->id(); });
+    order.insert(order.end(), rest.begin(), rest.end());
+  }
+  return order;
+}
+
 /// Prune: the nodes the fetches and targets need, walking back from them and stopping at
-/// fed tensors, in id order (a topological order: inputs exist before their consumers). A
-/// fetch of a fed tensor is answered from the feed (`out->fetch_from_feed`).
+/// fed tensors, in topological order. A fetch of a fed tensor is answered from the feed
+/// (`out->fetch_from_feed`).
 std::vector<const Node*> prune(const std::map<Output, int>& fed, const std::vector<Output>& fetches,
                                const std::vector<Operation>& targets, ExecutionPlan* out) {
   std::set<const Node*> needed;
@@ -72,9 +126,7 @@ std::vector<const Node*> prune(const std::map<Output, int>& fed, const std::vect
       if (!fed.count(in)) stack.push_back(in.node());
     for (auto* c : n->control_inputs()) stack.push_back(c);
   }
-  std::vector<const Node*> order(needed.begin(), needed.end());
-  std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->id() < b->id(); });
-  return order;
+  return topological_order(needed, fed);
 }
 
 /// Place: like TensorFlow's GraphExecutionState, the placer runs over every node not placed
@@ -125,7 +177,16 @@ class Partitioner {
                                  " along a cycle; actorflow runs each while loop on one device");
       e.inputs.emplace_back(-1, 0);
     }
-    for (auto* c : n->control_inputs()) e.control_inputs.push_back(local_control(dev, c));
+    for (auto* c : n->control_inputs()) {
+      if (!parts[device_of(c)].index.count(c->name())) {
+        // Topological order puts every control input first unless it is on a cycle.
+        if (error.ok())
+          error = invalid_argument("Node '" + n->name() + "' waits on '" + c->name() +
+                                   "' along a cycle of control edges");
+        continue;
+      }
+      e.control_inputs.push_back(local_control(dev, c));
+    }
     const int at = parts[dev].add(std::move(e));
     for (std::size_t k : back) back_edges.push_back({dev, at, k, n->inputs()[k]});
   }

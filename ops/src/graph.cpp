@@ -119,8 +119,30 @@ std::string Graph::apply_device_functions(const NodeDef& def) const {
 Operation Graph::create_op(const std::string& type, const std::vector<Output>& inputs,
                            AttrMap attrs, std::string_view name,
                            const std::vector<Operation>& control_inputs) {
-  if (cond_branch_)
-    return create_op_in_branch(type, inputs, std::move(attrs), name, control_inputs);
+  if (context_) return create_op_in_context(type, inputs, std::move(attrs), name, control_inputs);
+  return create_op_plain(type, inputs, std::move(attrs), name, control_inputs, true, nullptr);
+}
+
+std::vector<Node*> Graph::control_stack_inputs(const std::vector<Output>& inputs) const {
+  // Every enclosing frame applies unless an input was created inside it; a control input
+  // that is also a data input is left out.
+  std::vector<Node*> out;
+  for (const auto& frame : control_stack_) {
+    bool dominated = std::any_of(inputs.begin(), inputs.end(),
+                                 [&](const Output& in) { return frame.created.count(in.node()); });
+    if (dominated) continue;
+    for (Node* d : frame.deps)
+      if (std::none_of(inputs.begin(), inputs.end(),
+                       [&](const Output& in) { return in.node() == d; }))
+        out.push_back(d);
+  }
+  return out;
+}
+
+Operation Graph::create_op_plain(const std::string& type, const std::vector<Output>& inputs,
+                                 AttrMap attrs, std::string_view name,
+                                 const std::vector<Operation>& control_inputs,
+                                 bool apply_control_stack, const ControlFlowContext* context) {
   std::unique_lock<std::shared_mutex> lock(mu_);
   auto node = std::make_unique<Node>();
   node->graph_ = this;
@@ -139,18 +161,17 @@ Operation Graph::create_op(const std::string& type, const std::vector<Output>& i
     if (&in.graph() != this)
       throw InvalidArgumentError(af::invalid_argument(
           "Tensor " + in.name() + " must be from the same graph as node '" + def.name + "'"));
+    if (!context_of_.empty()) check_input_context(context, type, def.name, in);
     node->inputs_.push_back(in);
     def.inputs.push_back(input_string(in));
   }
   def.attrs = std::move(attrs);
-  // Control dependencies: every enclosing frame applies unless an input was created inside
-  // it (TensorFlow's _control_dependencies_for_inputs).
+  // Control dependencies (TensorFlow's _control_dependencies_for_inputs).
   std::vector<Node*> controls;
   for (auto& op : control_inputs) controls.push_back(op.node());
-  for (auto& frame : control_stack_) {
-    bool dominated = std::any_of(inputs.begin(), inputs.end(),
-                                 [&](const Output& in) { return frame.created.count(in.node()); });
-    if (!dominated) controls.insert(controls.end(), frame.deps.begin(), frame.deps.end());
+  if (apply_control_stack) {
+    auto scoped = control_stack_inputs(inputs);
+    controls.insert(controls.end(), scoped.begin(), scoped.end());
   }
   for (auto* c : controls) {
     if (std::find(node->control_inputs_.begin(), node->control_inputs_.end(), c) ==
@@ -298,6 +319,44 @@ void Graph::update_input(const Operation& op, int index, const Output& value) {
       value.index() == 0 ? value.node()->name()
                          : value.node()->name() + ":" + std::to_string(value.index());
   ++version_;
+}
+
+namespace {
+
+// Whether `t` is an output of a node of `g`.
+bool is_output_of(const Graph& g, const Output& t) {
+  return t.valid() && &t.graph() == &g && t.index() >= 0 && t.index() < t.node()->num_outputs();
+}
+
+}  // namespace
+
+void Graph::set_shape(const Output& t, const PartialShape& shape) {
+  if (!is_output_of(*this, t))
+    throw InvalidArgumentError(af::invalid_argument("set_shape: no such tensor in this graph"));
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  PartialShape& current = t.node()->output_shapes_.at(static_cast<std::size_t>(t.index()));
+  PartialShape merged;
+  if (!current.merge_with(shape, &merged).ok())
+    throw InvalidArgumentError(af::invalid_argument("Shapes " + current.to_string() + " and " +
+                                                    shape.to_string() + " are incompatible"));
+  current = std::move(merged);
+}
+
+void Graph::prevent_fetching(const Operation& op) {
+  if (!op.valid() || &op.graph() != this)
+    throw InvalidArgumentError(af::invalid_argument("prevent_fetching: no such op in this graph"));
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  op.node()->fetchable_ = false;
+}
+
+void Graph::prevent_feeding(const Output& t) {
+  if (!is_output_of(*this, t))
+    throw InvalidArgumentError(
+        af::invalid_argument("prevent_feeding: no such tensor in this graph"));
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  auto& marks = t.node()->not_feedable_;
+  marks.resize(static_cast<std::size_t>(t.node()->num_outputs()), false);
+  marks.at(static_cast<std::size_t>(t.index())) = true;
 }
 
 Operation Graph::operation(std::string_view name) const {

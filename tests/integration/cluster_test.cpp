@@ -472,9 +472,14 @@ BOOST_AUTO_TEST_CASE(a_cond_spans_tasks_and_its_dead_side_crosses_them,
   auto f = ran(false);
   BOOST_TEST(f["cond/add"].find("/job:ps/replica:0/task:0") == 0u);
   BOOST_TEST(f.count("cond/mul") == 0u);
-  // The untaken side fetched from the task it is on: TensorFlow's error, and the session
-  // goes on.
-  BOOST_CHECK_EXCEPTION(sess.run(g.output("cond/mul"), {{x, xv}, {p, af::Tensor(false)}}),
+  // The untaken side read on the task it is on (the branch's own ops are not fetchable):
+  // TensorFlow's error, and the session goes on.
+  af::Output untaken;
+  {
+    auto there = g.device("/job:worker/task:1");
+    untaken = af::identity(g.output("cond/mul"), "untaken");
+  }
+  BOOST_CHECK_EXCEPTION(sess.run(untaken, {{x, xv}, {p, af::Tensor(false)}}),
                         af::InvalidArgumentError, [](const af::InvalidArgumentError& e) {
                           return std::string(e.what()).find("does not have value") !=
                                  std::string::npos;

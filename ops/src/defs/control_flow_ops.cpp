@@ -135,13 +135,14 @@ Operation control_trigger(Graph& g, std::string_view name) {
 
 Output enter(const Output& data, const std::string& frame_name, bool is_constant,
              int parallel_iterations, std::string_view name) {
+  const std::string type = is_ref(data) ? "RefEnter" : "Enter";
   Operation op = data.graph().create_op(
-      is_ref(data) ? "RefEnter" : "Enter", {data},
+      type, {data},
       {{"T", data.dtype()},
        {"frame_name", frame_name},
        {"is_constant", is_constant},
        {"parallel_iterations", static_cast<std::int64_t>(parallel_iterations)}},
-      name.empty() ? "Enter" : name);
+      name.empty() ? std::string_view(type) : name);
   return op.output(0);
 }
 

@@ -1,7 +1,9 @@
-// Gradients of Switch, RefSwitch, Merge and RefMerge (TensorFlow's control_flow_grad.py for
-// conds), and the zeros the walk gives a Switch output that got no gradient
-// (control_flow_state.ZerosLikeOutsideLoop): built on the other branch, so they are live
-// exactly when the branch whose gradient is missing is taken.
+// Gradients of the control-flow ops (TensorFlow's control_flow_grad.py): Switch, RefSwitch,
+// Merge and RefMerge of conds and of while loops, Enter, Exit and NextIteration (the
+// gradient loop's side: grad_loop_state.hpp), and the zeros the walk gives a cond Switch
+// output that got no gradient (control_flow_state.ZerosLikeOutsideLoop): built on the other
+// branch, so they are live exactly when the branch whose gradient is missing is taken.
+#include "../control_flow/grad_loop_state.hpp"
 #include "actorflow/ops/control_flow_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "gradient_helpers.hpp"
@@ -40,8 +42,68 @@ Output zeros_for_missing_gradient(const Operation& op, int i) {
       .output(0);
 }
 
+namespace {
+
+// _SwitchGrad of a loop's Switch: visited first from its Exit (output 0), where the
+// gradient loop's Merge "b_switch" starts with the Exit's gradient, then from the body
+// (output 1), whose gradient becomes that Merge's back edge.
+std::vector<Output> loop_switch_grad(const Operation& op, const std::vector<Output>& grads) {
+  Graph& g = op.graph();
+  const auto grad_context = current_grad_context(g);
+  if (!grad_context || !grad_context->grad_state)
+    throw InternalError(internal("gradients: the loop Switch " + op.name() +
+                                 " is differentiated outside its gradient loop"));
+  auto& switch_map = grad_context->grad_state->switch_map;
+  if (auto it = switch_map.find(op.node()); it != switch_map.end()) {
+    if (grads[1].valid()) g.update_input(it->second.op(), 1, next_iteration(grads[1]));
+    return {Output(), Output()};
+  }
+  if (!grads[0].valid()) return {Output(), Output()};
+  const Output merge_grad = merge({grads[0], grads[0]}, "b_switch").output;
+  switch_map[op.node()] = merge_grad;
+  return {merge_grad, Output()};
+}
+
+// _ExitGrad: the gradient enters the gradient loop.
+std::vector<Output> exit_grad(const Operation& op, const std::vector<Output>& grads) {
+  Graph& g = op.graph();
+  const auto grad_context = current_grad_context(g);
+  if (!grad_context || !grad_context->back_prop) return {Output()};
+  if (dynamic_cast<const GradWhileContext*>(ControlFlowAccess::context_of(g, op.node())))
+    throw UnimplementedError(unimplemented("Second-order gradient for while loops not supported."));
+  grad_context->values.insert(grads[0].name());
+  Output result;
+  {
+    auto plain = g.control_flow_context(nullptr);
+    result = enter(grads[0], grad_context->frame_name, false, grad_context->parallel_iterations,
+                   "b_exit");
+    op.graph().set_shape(result, grads[0].shape());
+  }
+  ControlFlowAccess::record(g, grad_context, result.node());
+  grad_context->loop_enters.push_back(result);
+  return {result};
+}
+
+// _EnterGrad: a loop variable's gradient leaves the gradient loop; a loop invariant's is
+// summed over the iterations.
+std::vector<Output> enter_grad(const Operation& op, const std::vector<Output>& grads) {
+  Graph& g = op.graph();
+  const auto grad_context = current_grad_context(g);
+  if (!grad_context || !grad_context->back_prop || !grad_context->grad_state) return {grads[0]};
+  if (is_loop_constant_enter(op.node()))
+    return {add_backprop_accumulator(g, grad_context, op, grads[0])};
+  const Output result = exit_op(grads[0]);
+  grad_context->loop_exits.push_back(result);
+  if (grad_context->outer) grad_context->outer->values.insert(result.name());
+  return {result};
+}
+
+}  // namespace
+
 void register_control_flow_gradients(GradientRegistry& r) {
   auto switch_grad = [](const Operation& op, const std::vector<Output>& grads) {
+    if (dynamic_cast<const WhileContext*>(ControlFlowAccess::context_of(op.graph(), op.node())))
+      return loop_switch_grad(op, grads);
     if (auto branch = op.graph().cond_branch_of(op.node())) {
       // The taken branch's gradient and the other branch's zeros: one of them is live.
       if (!grads[0].valid() || !grads[1].valid()) {
@@ -63,6 +125,18 @@ void register_control_flow_gradients(GradientRegistry& r) {
   r.add("RefSwitch", switch_grad);
   auto merge_grad = [](const Operation& op, const std::vector<Output>& grads) {
     const int n = static_cast<int>(op.node()->inputs().size());
+    // A loop's Merge: its gradient goes to the Enter when the gradient loop ends, to the
+    // NextIteration while it runs.
+    if (dynamic_cast<const WhileContext*>(
+            ControlFlowAccess::output_context(op.graph(), input(op, 0).node()))) {
+      const auto grad_context = current_grad_context(op.graph());
+      if (!grad_context)
+        throw InternalError(internal("gradients: the loop Merge " + op.name() +
+                                     " is differentiated outside its gradient loop"));
+      auto colocate = op.graph().colocate_with(grads[0].op());
+      SwitchOutputs s = switch_op(grads[0], grad_context->pivot);
+      return std::vector<Output>{s.output_false, s.output_true};
+    }
     if (auto branch = op.graph().cond_branch_of(input(op, 0).node()); branch && n == 2) {
       SwitchOutputs s = switch_op(grads[0], branch->pred, "cond_grad");
       return std::vector<Output>{s.output_false, s.output_true};
@@ -81,6 +155,16 @@ void register_control_flow_gradients(GradientRegistry& r) {
   r.add("Merge", merge_grad);
   r.add("RefMerge", merge_grad);
   r.add_not_differentiable("ControlTrigger");
+  r.add_not_differentiable("LoopCond");
+  r.add("Exit", exit_grad);
+  r.add("RefExit", exit_grad);
+  r.add("Enter", enter_grad);
+  r.add("RefEnter", enter_grad);
+  auto next_iteration_grad = [](const Operation&, const std::vector<Output>& grads) {
+    return std::vector<Output>{grads[0]};
+  };
+  r.add("NextIteration", next_iteration_grad);
+  r.add("RefNextIteration", next_iteration_grad);
 }
 
 }  // namespace af::detail

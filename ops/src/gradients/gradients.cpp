@@ -13,17 +13,24 @@
 //      without a gradient ZerosLike, call the op's gradient function under
 //      `<op>_grad/`, optionally gate the results through `tuple()`, hand each input its
 //      gradient and enqueue producers whose pending count reaches 0.
+// A while loop between them (one built by `while_loop`) gets a gradient loop
+// (control_flow/grad_loop_state.hpp, TensorFlow's _ControlFlowState): the gradient ops of
+// the loop's ops are built in it, a loop's Exits wait for each other, and a loop Switch is
+// visited twice (from its Exit, then from its body).
 #include "actorflow/ops/gradients.hpp"
 
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
+#include "../control_flow/grad_loop_state.hpp"
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "gradient_helpers.hpp"
@@ -215,7 +222,6 @@ bool is_backpropagatable(DType t) {
 struct OutputGrads {
   std::vector<std::vector<Gradient>> per_output;  // gradients received by each output
   std::vector<Gradient> aggregated;               // after aggregation
-  bool done = false;
 };
 
 class GradientWalk {
@@ -235,20 +241,16 @@ class GradientWalk {
     }
     grad_ys = default_grad_ys(ys, grad_ys);
     collect_consumers();
-    std::vector<Node*> from_ops;
+    std::vector<Node*>& from_ops = from_ops_;
     for (auto& x : xs) from_ops.push_back(x.node());
     std::vector<Node*> to_ops;
     for (auto& y : ys) to_ops.push_back(y.node());
     mark_between(from_ops, to_ops);
-    refuse_while_loops();
-    std::unordered_set<const Node*> stop_ops;
-    for (Node* op : from_ops) {
-      bool stop = true;
+    refuse_loops_without_context();
+    loop_state_ = detail::ControlFlowState::create(g_, between_list_, between_);
+    for (Node* op : between_list_)
       for (auto& in : op->inputs())
-        if (pending_[in.node()] > 0) stop = false;
-      if (stop) stop_ops.insert(op);
-    }
-    for (auto& s : options_.stop_gradients) stop_ops.insert(s.node());
+        if (between_.count(in.node())) ++pending_[in.node()];
 
     for (std::size_t i = 0; i < ys.size(); ++i) set_grad(ys[i], grad_ys[i]);
     std::deque<Node*> queue;
@@ -258,26 +260,39 @@ class GradientWalk {
         queued.insert(op);
         queue.push_back(op);
       }
+    if (loop_state_) {
+      for (const Output& y : loop_state_->process_unused_loop_exits(pending_, queued)) {
+        if (!is_backpropagatable(y.dtype())) continue;
+        set_grad(y, loop_state_->zeros_like_for_exit(y));
+        queue.push_back(y.node());
+      }
+    }
+    std::unordered_set<const Node*> stop_ops;
+    for (Node* op : from_ops) {
+      bool stop = true;
+      for (auto& in : op->inputs())
+        if (pending_[in.node()] > 0) stop = false;
+      if (stop) stop_ops.insert(op);
+    }
+    for (auto& s : options_.stop_gradients) stop_ops.insert(s.node());
     while (!queue.empty()) {
       Node* op = queue.front();
       queue.pop_front();
       process(op, stop_ops.count(op) > 0);
-      for (auto& in : op->inputs()) {
-        if (--pending_[in.node()] == 0) queue.push_back(in.node());
-      }
+      update_pending_and_enqueue(op, queue);
     }
+    if (loop_state_) loop_state_->post_processing();
 
     std::vector<Gradient> result;
     for (auto& x : xs) {
       Gradient grad;
       if (auto it = grads_.find(x.node()); it != grads_.end()) {
         OutputGrads& og = it->second;
-        if (og.done) {
-          grad = og.aggregated[static_cast<std::size_t>(x.index())];
-        } else {
-          auto& list = og.per_output[static_cast<std::size_t>(x.index())];
-          if (!list.empty()) grad = aggregate(list);
-        }
+        const auto k = static_cast<std::size_t>(x.index());
+        if (og.aggregated.size() > k && og.aggregated[k].valid())
+          grad = og.aggregated[k];
+        else if (!og.per_output[k].empty())
+          grad = aggregate(og.per_output[k]);
       }
       if (!grad.valid() && options_.unconnected_zero) grad = detail::zeros_like_op(x, "zeros_like");
       result.push_back(grad);
@@ -367,32 +382,104 @@ class GradientWalk {
     }
     for (Node* op : to_ops)
       if (reached.count(op)) reachable_to_.insert(op);
-    std::vector<Node*> between_list;
     queue.assign(to_ops.begin(), to_ops.end());
     while (!queue.empty()) {
       Node* op = queue.front();
       queue.pop_front();
       if (!reached.erase(op)) continue;
       between_.insert(op);
-      between_list.push_back(op);
+      between_list_.push_back(op);
       for (auto& in : op->inputs()) queue.push_back(in.node());
     }
-    for (Node* op : between_list)
-      for (auto& in : op->inputs())
-        if (between_.count(in.node())) ++pending_[in.node()];
   }
 
-  // A while loop between the xs and the ys: its gradient needs TensorFlow's gradient loop
-  // (Stack ops keeping each iteration's values), which actorflow does not build yet. Without
-  // this refusal the loop's cycle would leave the walk short, the gradient silently missing.
-  void refuse_while_loops() const {
+  // A while loop between the xs and the ys that was not built here (an imported graph's):
+  // without its WhileContext there is no gradient loop to build, and the loop's cycle would
+  // leave the walk short, the gradient silently missing.
+  void refuse_loops_without_context() const {
     for (const Node* op : between_) {
       const std::string& t = op->type();
-      if (t == "Enter" || t == "RefEnter" || t == "Exit" || t == "RefExit" ||
-          t == "NextIteration" || t == "RefNextIteration")
-        throw UnimplementedError(
-            unimplemented("gradients: the gradient of a while loop is not supported yet (op '" +
-                          op->name() + "' of type " + t + " lies between the ys and the xs)"));
+      if ((t == "Enter" || t == "RefEnter" || t == "Exit" || t == "RefExit" ||
+           t == "NextIteration" || t == "RefNextIteration") &&
+          !g_.control_flow_context_of(op))
+        throw UnimplementedError(unimplemented(
+            "gradients: the gradient of a while loop not built by while_loop (an imported one) "
+            "is not supported yet (op '" +
+            op->name() + "' of type " + t + " lies between the ys and the xs)"));
+    }
+  }
+
+  // TensorFlow's _RaiseNoGradWrtInitialLoopValError: a loop's own Switch met while building
+  // in that loop (gradients asked inside a loop body with respect to a loop variable's
+  // initial value, or through it).
+  void refuse_gradient_through_initial_value(const Node* op) const {
+    if (op->type() != "Switch" && op->type() != "RefSwitch") return;
+    const auto context = g_.control_flow_context_of(op);
+    if (!context || !dynamic_cast<const WhileContext*>(context.get()) ||
+        context != g_.current_control_flow_context())
+      return;
+    std::deque<const Node*> queue = {op};
+    std::unordered_set<const Node*> visited;
+    const Node* target = op;
+    while (!queue.empty()) {
+      const Node* n = queue.front();
+      queue.pop_front();
+      if (!visited.insert(n).second) continue;
+      if (std::find(from_ops_.begin(), from_ops_.end(), n) != from_ops_.end()) {
+        target = n;
+        break;
+      }
+      for (const auto& in : n->inputs()) queue.push_back(in.node());
+    }
+    throw InvalidArgumentError(invalid_argument(
+        "Cannot compute gradient inside while loop with respect to op '" + target->name() +
+        "'. We do not support taking the gradient wrt or through the initial value of a loop "
+        "variable. Gradients can be computed through loop invariants or wrt the input "
+        "parameters to the loop body."));
+  }
+
+  // Whether `op` has received a gradient (TensorFlow's _HasAnyNotNoneGrads).
+  bool has_any_grad(const Node* op) const {
+    auto it = grads_.find(op);
+    if (it == grads_.end()) return false;
+    for (const auto& list : it->second.per_output)
+      if (!list.empty()) return true;
+    for (const auto& t : it->second.aggregated)
+      if (t.valid()) return true;
+    return false;
+  }
+
+  // `_UpdatePendingAndEnqueueReady`: a producer is ready when its pending count reaches 0;
+  // a loop Switch whenever one of its consumers is done; a loop's Exits only all together.
+  void update_pending_and_enqueue(Node* op, std::deque<Node*>& queue) {
+    for (auto& in : op->inputs()) {
+      Node* x = in.node();
+      const int left = --pending_[x];
+      bool ready = left == 0;
+      if (loop_state_ && !ready) ready = left > 0 && detail::is_loop_switch(x);
+      if (!ready) continue;
+      detail::GradLoopState* state =
+          loop_state_ && detail::is_loop_exit(x) ? loop_state_->grad_state(x, false) : nullptr;
+      if (!state) {
+        queue.push_back(x);
+        continue;
+      }
+      state->deferred_exits.push_back(in);
+      if (--state->pending_exits_count != 0) continue;
+      bool has_real = false;
+      for (const Output& y : state->deferred_exits) {
+        if (has_any_grad(y.node())) {
+          has_real = true;
+          queue.push_back(y.node());
+        } else {
+          state->unused_exits.push_back(y);
+        }
+      }
+      for (const Output& y : state->unused_exits) {
+        if (has_real && is_backpropagatable(y.dtype()))
+          set_grad(y, loop_state_->zeros_like_for_exit(y));
+        queue.push_back(y.node());
+      }
     }
   }
 
@@ -403,7 +490,12 @@ class GradientWalk {
   }
 
   void set_grad(const Output& t, const Gradient& grad) {
-    grads_of(t.node()).per_output[static_cast<std::size_t>(t.index())].push_back(grad);
+    OutputGrads& og = grads_of(t.node());
+    const auto k = static_cast<std::size_t>(t.index());
+    if (og.aggregated.size() > k && og.aggregated[k].valid())
+      og.aggregated[k] = grad;  // a loop Switch's second visit: the body's gradient
+    else
+      og.per_output[k].push_back(grad);
   }
 
   // `_AggregatedGrads`: one gradient as it is; dense ones by `_MultiDeviceAddN` (one AddN per
@@ -454,14 +546,23 @@ class GradientWalk {
     std::optional<ScopeGuard> colocate;
     if (options_.colocate_gradients_with_ops) colocate.emplace(g_.colocate_with(operation));
     OutputGrads& og = grads_of(op);
-    og.aggregated.assign(og.per_output.size(), Gradient());
+    og.aggregated.resize(og.per_output.size());
     bool has_grads = false;
-    for (std::size_t i = 0; i < og.per_output.size(); ++i) {
-      if (og.per_output[i].empty()) continue;
-      og.aggregated[i] = aggregate(og.per_output[i]);
-      has_grads = true;
+    {
+      std::optional<ScopeGuard> in_loop;
+      if (loop_state_) in_loop.emplace(loop_state_->enter_grad_context(op, true));
+      for (std::size_t i = 0; i < og.per_output.size(); ++i) {
+        // A loop Switch visited again keeps what it had (TensorFlow's aggregated tensor).
+        if (!og.aggregated[i].valid() && !og.per_output[i].empty()) {
+          og.aggregated[i] = aggregate(og.per_output[i]);
+          og.per_output[i].clear();
+        }
+        if (og.aggregated[i].valid()) has_grads = true;
+      }
     }
-    og.done = true;
+    std::optional<ScopeGuard> in_loop;
+    if (loop_state_) in_loop.emplace(loop_state_->enter_grad_context(op, false));
+    refuse_gradient_through_initial_value(op);
     std::vector<Gradient> in_grads(op->inputs().size());
     const GradientFunction* fn = nullptr;
     const SparseGradientFunction* sparse_fn = nullptr;
@@ -478,7 +579,9 @@ class GradientWalk {
       for (std::size_t i = 0; i < out_grads.size(); ++i)
         if (!out_grads[i].valid() && is_backpropagatable(op->output_types()[i]) &&
             op->output_types()[i] != DType::resource)
-          out_grads[i] = detail::zeros_for_missing_gradient(operation, static_cast<int>(i));
+          out_grads[i] = loop_state_
+                             ? loop_state_->zeros_like(operation, static_cast<int>(i))
+                             : detail::zeros_for_missing_gradient(operation, static_cast<int>(i));
       auto scope = g_.name_scope(op->name() + "_grad");
       if (sparse_fn) {
         in_grads = (*sparse_fn)(operation, out_grads);
@@ -509,6 +612,18 @@ class GradientWalk {
     for (std::size_t i = 0; i < in_grads.size(); ++i) {
       if (!in_grads[i].valid()) continue;
       const Output& input = op->inputs()[i];
+      // A dense gradient has its input's shape (TensorFlow's `in_grad.set_shape`).
+      if (!in_grads[i].is_slices() && input.dtype() != DType::resource) {
+        const Output& grad = in_grads[i].dense();
+        if (!grad.shape().is_compatible_with(input.shape()))
+          throw InvalidArgumentError(invalid_argument(
+              "Incompatible shapes between op input and calculated input gradient. Forward "
+              "operation: " +
+              op->name() + ". Input index: " + std::to_string(i) +
+              ". Original input shape: " + input.shape().to_string() +
+              ". Calculated input gradient shape: " + grad.shape().to_string()));
+        if (!(grad.shape() == input.shape())) g_.set_shape(grad, input.shape());
+      }
       // Gradients are recorded against the tensor the op consumed.
       set_grad(input, in_grads[i]);
     }
@@ -534,7 +649,10 @@ class GradientWalk {
   const GradientsOptions& options_;
   std::unordered_map<const Node*, std::vector<Node*>> consumers_;
   std::unordered_set<const Node*> between_;
+  std::vector<Node*> between_list_;
+  std::vector<Node*> from_ops_;
   std::unordered_set<const Node*> reachable_to_;
+  std::unique_ptr<detail::ControlFlowState> loop_state_;
   std::unordered_map<const Node*, int> pending_;
   std::unordered_map<const Node*, OutputGrads> grads_;
 };

@@ -41,9 +41,18 @@ struct GradientsOptions {
 /// x does not reach any y (see `unconnected_zero`). An x may be a variable's value or its
 /// reference output (`Variable::ref()`), as `Optimizer.compute_gradients` passes it.
 ///
+/// Gradients flow through conds and through loops built by `while_loop`: each loop gets
+/// TensorFlow's gradient loop ("gradients/<loop>/while_context"), which runs as many
+/// iterations as the loop did, in reverse, reading each iteration's values from stacks
+/// (StackV2 "f_acc", pushed in the loop, popped in the gradient loop); a loop invariant's
+/// gradient is summed over the iterations. A dense gradient takes its input's static shape.
+///
 /// Throws NotFoundError (TensorFlow's LookupError) "No gradient defined for operation 'n' (op type:
 /// T)" when the walk meets an op without a registered gradient, and InvalidArgumentError for
-/// xs or ys from another graph or a y of a dtype that cannot be differentiated.
+/// xs or ys from another graph or a y of a dtype that cannot be differentiated, or a
+/// gradient whose shape does not fit its input ("Incompatible shapes between op input and
+/// calculated input gradient"); UnimplementedError for a loop imported without its
+/// WhileContext (not built by `while_loop`) between the xs and the ys.
 std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<Output>& xs,
                               const std::vector<Output>& grad_ys = {},
                               const GradientsOptions& options = {});

@@ -28,10 +28,12 @@ class Graph;
 class Node;
 /// A node handle (below).
 class Operation;
+/// A cond branch or while loop being built (control_flow_ops.hpp).
+struct ControlFlowContext;
 /// A branch of a cond being built (control_flow_ops.hpp).
 struct CondBranch;
 namespace detail {
-struct CondAccess;
+struct ControlFlowAccess;
 }  // namespace detail
 
 /// The `index`-th output of a node (TensorFlow's `Tensor` in the Python graph API).
@@ -134,6 +136,14 @@ class Node {
   PartialShape output_handle_shape(int i) const;
   /// The number of outputs.
   int num_outputs() const noexcept { return static_cast<int>(output_types_.size()); }
+  /// False when a session may not fetch the node or run it as a target
+  /// (`Graph::prevent_fetching`: the ops of a cond branch or while loop built here).
+  bool fetchable() const noexcept { return fetchable_; }
+  /// False when a session may not feed output `i` (`Graph::prevent_feeding`).
+  bool feedable(int i) const noexcept {
+    return i < 0 || static_cast<std::size_t>(i) >= not_feedable_.size() ||
+           !not_feedable_[static_cast<std::size_t>(i)];
+  }
   /// The owning graph.
   Graph& graph() const noexcept { return *graph_; }
   /// Names of the nodes this node must be colocated with (from `_class = ["loc:@x"]`).
@@ -141,6 +151,7 @@ class Node {
 
  private:
   friend class Graph;
+  friend struct detail::ControlFlowAccess;  // a context's control inputs and marks
   Graph* graph_ = nullptr;
   int id_ = 0;
   NodeDef def_;
@@ -151,6 +162,8 @@ class Node {
   std::vector<bool> output_is_ref_;
   std::vector<bool> input_is_ref_;
   std::vector<PartialShape> output_handle_shapes_;
+  bool fetchable_ = true;
+  std::vector<bool> not_feedable_;
 };
 
 /// A device function: given the node being created, returns the device to request.
@@ -245,6 +258,20 @@ class Graph {
   /// with expected float").
   void update_input(const Operation& op, int index, const Output& value);
 
+  /// Refines the static shape of `t` (Python's `Tensor.set_shape`): merges `shape` into the
+  /// inferred one. Throws InvalidArgumentError when they are incompatible ("Shapes (2,) and
+  /// (3,) are incompatible"). Consumers made before keep the shape they saw.
+  void set_shape(const Output& t, const PartialShape& shape);
+  /// Marks `op` as not fetchable (`tf.Graph.prevent_fetching`): a session run that fetches
+  /// it, or runs it as a target, fails with InvalidArgumentError "Operation x has been
+  /// marked as not fetchable". `cond` and `while_loop` mark the ops they build inside a
+  /// branch or loop (a top-level loop's Exits stay fetchable).
+  void prevent_fetching(const Operation& op);
+  /// Marks `t` as not feedable (`tf.Graph.prevent_feeding`): a session run feeding it fails
+  /// with InvalidArgumentError "Tensor x:0 may not be fed." `while_loop` marks the tensors
+  /// of its loop.
+  void prevent_feeding(const Output& t);
+
   // -- lookup --------------------------------------------------------------------
 
   /// The operation named `name`; throws NotFoundError otherwise.
@@ -281,18 +308,23 @@ class Graph {
   [[nodiscard]] ScopeGuard colocate_with(const Operation& op);
   /// Stateful ops created in the scope keep their resources in `container`.
   [[nodiscard]] ScopeGuard container(std::string_view name);
-  /// Ops created in the scope belong to the cond branch `branch` (TensorFlow's control-flow
-  /// context; `cond` in control_flow_ops.hpp sets it): `create_op` routes the tensors they use
-  /// from outside the branch through Switches and makes ops without inputs wait on the
-  /// branch's pivot. Null: outside every cond.
-  [[nodiscard]] ScopeGuard cond_branch(std::shared_ptr<CondBranch> branch);
-  /// The cond branch being built, or null.
-  const std::shared_ptr<CondBranch>& current_cond_branch() const noexcept { return cond_branch_; }
-  /// The cond branch `op` was built for (a Switch made for a branch belongs to it), or null
-  /// (ops outside every cond, and every imported op).
+  /// Ops created in the scope belong to the control-flow context `context` (TensorFlow's
+  /// control-flow context; `cond` and `while_loop` in control_flow_ops.hpp set it):
+  /// `create_op` routes the tensors they use from outside it through Switches (a cond
+  /// branch) or Enters (a loop), and makes ops without inputs wait on its pivot. Null: outside
+  /// every cond and loop.
+  [[nodiscard]] ScopeGuard control_flow_context(std::shared_ptr<ControlFlowContext> context);
+  /// The control-flow context being built, or null.
+  const std::shared_ptr<ControlFlowContext>& current_control_flow_context() const noexcept {
+    return context_;
+  }
+  /// The context `op` was built in (a Switch or Enter made for a context belongs to it), or
+  /// null (ops outside every cond and loop, and every imported op).
+  std::shared_ptr<const ControlFlowContext> control_flow_context_of(const Node* op) const;
+  /// `control_flow_context_of(op)` when it is a cond branch, else null.
   std::shared_ptr<const CondBranch> cond_branch_of(const Node* op) const;
   /// Suspends every control_dependencies scope until the guard goes (the control half of
-  /// Python's `control_dependencies(None)`; the cond branch is `cond_branch`'s).
+  /// Python's `control_dependencies(None)`; the context half is `control_flow_context`'s).
   [[nodiscard]] ScopeGuard clear_control_dependencies();
 
   /// Returns `base` made unique under the current name scope, as TensorFlow does
@@ -372,16 +404,25 @@ class Graph {
     DeviceFunction fn;  // null entry = clear (tf.device(None))
   };
   Node* finish_node(std::unique_ptr<Node> node, bool apply_scopes);
-  // create_op inside a cond branch (control_flow/cond_context.cpp): TensorFlow's
-  // CondContext._AddOpInternal around the plain creation.
-  Operation create_op_in_branch(const std::string& type, const std::vector<Output>& inputs,
-                                AttrMap attrs, std::string_view name,
-                                const std::vector<Operation>& control_inputs);
-  // CondContext.AddValue: the Switch output standing for `val` in `branch`.
-  Output cond_add_value(const std::shared_ptr<CondBranch>& branch, const Output& val);
-  // Records `op`'s outputs as known in `branch` and its outer branches.
-  void cond_record(const std::shared_ptr<CondBranch>& branch, const Node* op);
-  friend struct detail::CondAccess;  // cond's building blocks (cond_context.cpp)
+  // create_op's plain half: `apply_control_stack` false leaves the control_dependencies
+  // scopes out of the node's control inputs (a control-flow context has decided them);
+  // `context` is the context the node is for (null: none), whose inputs are checked.
+  Operation create_op_plain(const std::string& type, const std::vector<Output>& inputs,
+                            AttrMap attrs, std::string_view name,
+                            const std::vector<Operation>& control_inputs, bool apply_control_stack,
+                            const ControlFlowContext* context);
+  // The control inputs the control_dependencies scopes give an op with `inputs`
+  // (TensorFlow's _control_dependencies_for_inputs).
+  std::vector<Node*> control_stack_inputs(const std::vector<Output>& inputs) const;
+  // create_op inside a control-flow context (control_flow/context.cpp): TensorFlow's
+  // ControlFlowContext._AddOpInternal around the plain creation.
+  Operation create_op_in_context(const std::string& type, const std::vector<Output>& inputs,
+                                 AttrMap attrs, std::string_view name,
+                                 const std::vector<Operation>& control_inputs);
+  // TensorFlow's CheckInputFromValidContext for an op of context `op_context`.
+  void check_input_context(const ControlFlowContext* op_context, const std::string& type,
+                           const std::string& op_name, const Output& input) const;
+  friend struct detail::ControlFlowAccess;  // cond's and while_loop's building blocks
   std::string apply_device_functions(const NodeDef& def) const;
   // The resource variable of `variable(Output, options)` (options.use_resource).
   Variable resource_variable(const Output& init, DType dtype, const PartialShape& shape,
@@ -408,8 +449,8 @@ class Graph {
   std::map<std::string, std::vector<std::any>> collections_;
   std::optional<std::int64_t> seed_;
   std::uint64_t version_ = 0;
-  std::shared_ptr<CondBranch> cond_branch_;
-  std::unordered_map<const Node*, std::shared_ptr<CondBranch>> cond_of_;
+  std::shared_ptr<ControlFlowContext> context_;
+  std::unordered_map<const Node*, std::shared_ptr<ControlFlowContext>> context_of_;
 };
 
 /// A variable (TensorFlow's `tf.Variable`): the VariableV2 node plus its initializer and
