@@ -11,9 +11,10 @@
 //   P6 / T85 / CKPT   training step, time to 85% on Fashion-MNIST, checkpoints (bench_train.cpp)
 //   GRAPH / EVENTS   GraphDef import, events files (bench_graph.cpp)
 //   WHILE   a while loop's cost per iteration vs the same arithmetic unrolled (bench_while.cpp)
+//   WHILE-GRAD  a gradient through a while loop vs the recurrence unrolled (bench_while.cpp)
 //
 // Usage: actorflow-bench
-// [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p12|p6|t85|ckpt|graph|events|while|soak]
+// [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p12|p6|t85|ckpt|graph|events|while|whilegrad|soak]
 // [--quick] (--help)
 //        actorflow-bench soak MINUTES
 // For profiling: p2-pipelined (P2's pipelined case alone), p2-self (one thread's cost of an
@@ -282,6 +283,7 @@ void bench_graph_import(bool quick, const std::string& file, int nodes);
 void write_bench_graph(const std::string& path, int nodes);
 void bench_events(bool quick);
 void bench_while(bool quick);
+void bench_while_grad(bool quick);
 }  // namespace af::bench
 
 extern char** environ;
@@ -340,9 +342,10 @@ int main(int argc, char** argv) {
   app.cli
       .add_option("benchmark", which,
                   "which benchmark; soak runs for minutes and is not part of all")
-      ->check(CLI::IsMember({"all",     "p1",  "ex",   "par",   "mm",     "p2",    "p2-pipelined",
-                             "p2-self", "p3",  "p8",   "p4",    "p5",     "null",  "p12",
-                             "p6",      "t85", "ckpt", "graph", "events", "while", "soak"}));
+      ->check(CLI::IsMember({"all",          "p1",      "ex",        "par", "mm",   "p2",
+                             "p2-pipelined", "p2-self", "p3",        "p8",  "p4",   "p5",
+                             "null",         "p12",     "p6",        "t85", "ckpt", "graph",
+                             "events",       "while",   "whilegrad", "soak"}));
   app.cli.add_flag("--quick", quick, "fewer repetitions");
   std::string json_path, commit = "unknown";
   app.cli.add_option("--json", json_path,
@@ -402,6 +405,7 @@ int main(int argc, char** argv) {
     af::bench::bench_graph_import(quick, graph_file, graph_nodes);
   if (which == "all" || which == "events") af::bench::bench_events(quick);
   if (which == "all" || which == "while") af::bench::bench_while(quick);
+  if (which == "all" || which == "whilegrad") af::bench::bench_while_grad(quick);
   if (!json_path.empty() && !af::bench::write_results_json(json_path, commit)) return 1;
   return 0;
 }

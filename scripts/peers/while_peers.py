@@ -10,6 +10,11 @@ medians of the rounds are reported with their ratio. Needs tensorflow in the run
 Python (scripts/peers/setup_venv.sh, or any venv with tensorflow-cpu).
 
   python scripts/peers/while_peers.py --bench build/apps/bench/actorflow-bench [--reps 3]
+
+With --grad, WHILE-GRAD instead: a gradient through a loop, d sum(h)/dU of the recurrence
+h = tanh(h U + b) (16x32, 50 iterations), `actorflow-bench whilegrad` beside
+tf.compat.v1.gradients through tf.compat.v1.while_loop (control flow v1: TensorFlow's
+gradient loop with its stacks; v2 for reference), ms per step.
 """
 import argparse
 import os
@@ -52,32 +57,79 @@ with tf1.Session(graph=g, config=tf1.ConfigProto(inter_op_parallelism_threads=2,
 print(statistics.median(times))
 '''
 
+CHILD_GRAD = r'''
+import os, statistics, sys, time
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+import numpy as np
+import tensorflow as tf
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+if sys.argv[1] == "v2":
+    tf1.enable_control_flow_v2()
+else:
+    tf1.disable_control_flow_v2()
+k = np.arange(32 * 32)
+uv = (0.05 * ((k * 7) % 11) - 0.25).astype(np.float32).reshape(32, 32)
+k = np.arange(16 * 32)
+hv = (0.1 * ((k * 5) % 9) - 0.4).astype(np.float32).reshape(16, 32)
+bv = (0.01 * (np.arange(32) % 5)).astype(np.float32)
+g = tf1.Graph()
+with g.as_default():
+    u = tf1.placeholder(tf.float32, [32, 32], name="u")
+    h0 = tf.constant(hv)
+    b = tf.constant(bv)
+    _, h = tf1.while_loop(lambda i, h: i < 50, lambda i, h: (i + 1, tf.tanh(tf1.matmul(h, u) + b)),
+                          [tf.constant(0), h0])
+    grad = tf1.gradients(tf.reduce_sum(h), [u])[0]
+with tf1.Session(graph=g, config=tf1.ConfigProto(inter_op_parallelism_threads=2,
+                                                 intra_op_parallelism_threads=2)) as sess:
+    sess.run(grad, {u: uv})
+    times = []
+    for _ in range(9):
+        t0 = time.perf_counter()
+        sess.run(grad, {u: uv})
+        times.append((time.perf_counter() - t0) * 1e3)
+print(statistics.median(times))
+'''
 
-def tf_us_per_iteration(flavour, iterations=10000):
-    out = subprocess.run([sys.executable, "-c", CHILD, flavour, str(iterations)], check=True,
+
+def tf_median(child, *child_args):
+    out = subprocess.run([sys.executable, "-c", child, *child_args], check=True,
                          capture_output=True, text=True).stdout
     return float(out.strip().splitlines()[-1])
+
+
+def compare(args, label, bench_arg, pattern, unit, child, *child_args):
+    """Alternates actorflow-bench `bench_arg` with TensorFlow's control flow v1 and v2."""
+    ours, v1, v2 = [], [], []
+    for _ in range(args.reps):
+        out = subprocess.run([args.bench, bench_arg], check=True, capture_output=True,
+                             text=True).stdout
+        m = re.search(pattern, out)
+        if not m:
+            raise SystemExit("no %s line in: %s" % (label, out))
+        ours.append(float(m.group(1)))
+        v1.append(tf_median(child, "v1", *child_args))
+        v2.append(tf_median(child, "v2", *child_args))
+        print("round: actorflow %.3f %s, TensorFlow v1 %.3f, v2 %.3f" % (ours[-1], unit, v1[-1], v2[-1]),
+              flush=True)
+    a, t1, t2 = statistics.median(ours), statistics.median(v1), statistics.median(v2)
+    print("%s: actorflow median %.3f %s, TensorFlow control flow v1 %.3f (ratio %.2fx), "
+          "v2 %.3f (ratio %.2fx)" % (label, a, unit, t1, t1 / a, t2, t2 / a))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench", default="build/apps/bench/actorflow-bench")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--grad", action="store_true", help="WHILE-GRAD: a gradient through a loop")
     args = ap.parse_args()
-    ours, v1, v2 = [], [], []
-    for _ in range(args.reps):
-        out = subprocess.run([args.bench, "while"], check=True, capture_output=True, text=True).stdout
-        m = re.search(r"while loop median ([\d.]+) us/iteration", out)
-        if not m:
-            raise SystemExit("no WHILE line in: " + out)
-        ours.append(float(m.group(1)))
-        v1.append(tf_us_per_iteration("v1"))
-        v2.append(tf_us_per_iteration("v2"))
-        print("round: actorflow %.2f us/iteration, TensorFlow v1 %.2f, v2 %.2f" % (ours[-1], v1[-1], v2[-1]),
-              flush=True)
-    a, t1, t2 = statistics.median(ours), statistics.median(v1), statistics.median(v2)
-    print("WHILE: actorflow median %.2f us/iteration, TensorFlow control flow v1 %.2f (ratio %.2fx), "
-          "v2 %.2f (ratio %.2fx)" % (a, t1, t1 / a, t2, t2 / a))
+    if args.grad:
+        compare(args, "WHILE-GRAD", "whilegrad", r"gradient loop median ([\d.]+) ms/step", "ms/step",
+                CHILD_GRAD)
+    else:
+        compare(args, "WHILE", "while", r"while loop median ([\d.]+) us/iteration", "us/iteration",
+                CHILD, "10000")
 
 
 if __name__ == "__main__":
