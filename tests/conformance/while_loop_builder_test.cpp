@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "graph_compare.hpp"
 #include "matchers.hpp"
 
 namespace {
@@ -33,14 +34,8 @@ Output with_number(const Output& x, double number, const char* op, Fn fn) {
                                  [&](auto& a, auto& b, auto name) { return fn(a, b, name); });
 }
 
-std::string strip_output_zero(std::string s) {
-  if (s.size() > 2 && s.compare(s.size() - 2, 2, ":0") == 0) s.resize(s.size() - 2);
-  return s;
-}
-
-/// Checks that `ours` holds exactly the nodes of TensorFlow's `theirs`: names, op types
-/// (actorflow's `+` makes Add where TensorFlow 2 makes AddV2), data inputs, the set of
-/// control inputs, and every Enter's frame, constness and parallel_iterations.
+/// Checks that `ours` holds exactly the nodes of TensorFlow's `theirs`, each as
+/// `expect_same_node` compares them.
 void expect_tensorflows_nodes(const af::GraphDef& ours, const af::GraphDef& theirs) {
   std::map<std::string, const af::NodeDef*> mine;
   for (const auto& n : ours.nodes) mine[n.name] = &n;
@@ -49,24 +44,8 @@ void expect_tensorflows_nodes(const af::GraphDef& ours, const af::GraphDef& thei
     BOOST_TEST_CONTEXT("node " << t.name) {
       auto it = mine.find(t.name);
       BOOST_TEST_REQUIRE((it != mine.end()), "missing");
-      const af::NodeDef& o = *it->second;
       seen.insert(t.name);
-      const std::string op = t.op == "AddV2" ? "Add" : t.op;
-      BOOST_TEST(o.op == op);
-      std::vector<std::string> data_o, data_t;
-      std::set<std::string> control_o, control_t;
-      for (const auto& in : o.inputs)
-        in[0] == '^' ? (void)control_o.insert(in) : data_o.push_back(strip_output_zero(in));
-      for (const auto& in : t.inputs)
-        in[0] == '^' ? (void)control_t.insert(in) : data_t.push_back(strip_output_zero(in));
-      BOOST_TEST(data_o == data_t, boost::test_tools::per_element());
-      BOOST_TEST(control_o == control_t, boost::test_tools::per_element());
-      if (t.op == "Enter" || t.op == "RefEnter") {
-        BOOST_TEST(*o.attr<std::string>("frame_name") == *t.attr<std::string>("frame_name"));
-        BOOST_TEST(*o.attr<bool>("is_constant") == *t.attr<bool>("is_constant"));
-        BOOST_TEST(*o.attr<std::int64_t>("parallel_iterations") ==
-                   *t.attr<std::int64_t>("parallel_iterations"));
-      }
+      af::test::expect_same_node(*it->second, t);
     }
   }
   for (const auto& n : ours.nodes) BOOST_TEST(seen.count(n.name) == 1u, "extra node " << n.name);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "graph_compare.hpp"
 #include "matchers.hpp"
 
 namespace {
@@ -59,15 +60,10 @@ double gradient_error(af::Graph& g, const Output& x, const Tensor& value, const 
   return worst;
 }
 
-std::string strip_output_zero(std::string s) {
-  if (s.size() > 2 && s.compare(s.size() - 2, 2, ":0") == 0) s.resize(s.size() - 2);
-  return s;
-}
-
 /// Checks the nodes of the loop's gradient against TensorFlow's (`theirs`): every node of
 /// TensorFlow's named "gradients/rnn/..." or of the counters ("gradients/f_count",
-/// "gradients/b_count", their Merges, Switches, ...) is in `g` with its op type (Add for
-/// AddV2), data inputs and control inputs.
+/// "gradients/b_count", their Merges, Switches, ...) is in `g`, as `expect_same_node`
+/// compares them.
 void expect_tensorflows_gradient_loop(af::Graph& g, const af::GraphDef& theirs) {
   const std::set<std::string> counters = {"gradients/f_count",
                                           "gradients/f_count_1",
@@ -92,16 +88,7 @@ void expect_tensorflows_gradient_loop(af::Graph& g, const af::GraphDef& theirs) 
     if (t.name.rfind("gradients/rnn/", 0) != 0 && !counters.count(t.name)) continue;
     BOOST_TEST_CONTEXT("node " << t.name) {
       BOOST_TEST_REQUIRE(g.contains(t.name), "missing");
-      const af::NodeDef& o = g.operation(t.name).node()->def();
-      BOOST_TEST(o.op == (t.op == "AddV2" ? std::string("Add") : t.op));
-      std::vector<std::string> data_o, data_t;
-      std::set<std::string> control_o, control_t;
-      for (const auto& i : o.inputs)
-        i[0] == '^' ? (void)control_o.insert(i) : data_o.push_back(strip_output_zero(i));
-      for (const auto& i : t.inputs)
-        i[0] == '^' ? (void)control_t.insert(i) : data_t.push_back(strip_output_zero(i));
-      BOOST_TEST(data_o == data_t, boost::test_tools::per_element());
-      BOOST_TEST(control_o == control_t, boost::test_tools::per_element());
+      af::test::expect_same_node(g.operation(t.name).node()->def(), t);
       ++compared;
     }
   }

@@ -22,6 +22,8 @@ namespace af {
 
 namespace detail {
 
+bool is_switch(const Node* n) { return n->type() == "Switch" || n->type() == "RefSwitch"; }
+
 bool is_enter(const Node* n) { return n->type() == "Enter" || n->type() == "RefEnter"; }
 
 bool is_exit(const Node* n) { return n->type() == "Exit" || n->type() == "RefExit"; }

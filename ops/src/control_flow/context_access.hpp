@@ -56,6 +56,8 @@ struct ControlFlowAccess {
                                 const Output& val);
 };
 
+/// True for Switch and RefSwitch.
+bool is_switch(const Node* n);
 /// True for Enter and RefEnter.
 bool is_enter(const Node* n);
 /// True for Exit and RefExit.

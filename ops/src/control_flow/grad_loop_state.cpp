@@ -25,13 +25,13 @@ std::shared_ptr<ControlFlowContext> shared_context_of(Graph& g, const Node* op) 
   return std::const_pointer_cast<ControlFlowContext>(g.control_flow_context_of(op));
 }
 
-// TensorFlow's util.GetWhileContext(op).
-const WhileContext* while_context_of(const Graph& g, const Node* op) {
+// TensorFlow's util.GetWhileContext(op): the loop `op` was built in; with `exit_outside`,
+// for an Exit the loop around its own (where its value goes).
+const WhileContext* while_context_of(const Graph& g, const Node* op, bool exit_outside = false) {
   const ControlFlowContext* c = Access::context_of(g, op);
+  if (c && exit_outside && is_exit(op)) c = c->outer.get();
   return c ? c->while_context() : nullptr;
 }
-
-bool is_switch(const Node* op) { return op->type() == "Switch" || op->type() == "RefSwitch"; }
 
 Node* node_of(const Output& o) { return o.node(); }
 Node* node_of(const Operation& o) { return o.node(); }
@@ -83,25 +83,6 @@ const Node* loop_constant_enter(const Output& value) {
 // A Const of zeros of a fully defined shape.
 Output zeros_constant(Graph& g, DType dtype, const Shape& shape, std::string_view name) {
   return g.constant(Tensor(dtype, shape), name);
-}
-
-// `array_ops.zeros(shape_tensor, dtype)`: a Fill "zeros" with its scalar "zeros/Const".
-Output zeros_of_shape(Graph& g, const Output& shape, DType dtype) {
-  const std::string name = g.unique_name("zeros");
-  Output zero;
-  {
-    auto scope = g.name_scope(name + "/");
-    zero = g.constant(Tensor(dtype, Shape{}), "Const");
-  }
-  return g
-      .create_op("Fill", {shape, zero}, {{"T", dtype}, {"index_type", DType::int32}}, name + "/")
-      .output(0);
-}
-
-Output shape_op(const Output& x) {
-  return x.graph()
-      .create_op("Shape", {x}, {{"T", x.dtype()}, {"out_type", DType::int32}}, "Shape")
-      .output(0);
 }
 
 // AddForwardLoopCounter: `n = 0; while (pivot) n++;` in `loop`, built from its outer
@@ -186,7 +167,7 @@ Output add_backprop_accumulator(Graph& g, const std::shared_ptr<GradWhileContext
       Output zeros_shape;
       {
         auto in_forward_outer = g.control_flow_context(forward->outer);
-        zeros_shape = shape_op(value);
+        zeros_shape = dynamic_shape(value);
       }
       GradLoopState* outer_state = loop->grad_state->outer_grad_state;
       Output history;
@@ -196,10 +177,10 @@ Output add_backprop_accumulator(Graph& g, const std::shared_ptr<GradWhileContext
       }
       auto in_outer = g.control_flow_context(loop->outer);
       const Output real_shape = outer_state->add_backprop_accumulated_value(history, zeros_shape);
-      acc = zeros_of_shape(g, real_shape, grad.dtype());
+      acc = zeros_of_shape(real_shape, grad.dtype());
     } else {
       auto in_outer = g.control_flow_context(loop->outer);
-      acc = zeros_of_shape(g, shape_op(value), grad.dtype());
+      acc = zeros_of_shape(dynamic_shape(value), grad.dtype());
     }
   }
   auto in_loop = g.control_flow_context(loop);
@@ -213,8 +194,6 @@ Output add_backprop_accumulator(Graph& g, const std::shared_ptr<GradWhileContext
   if (loop->outer) loop->outer->values.insert(result.name());
   return result;
 }
-
-bool is_loop_exit(const Node* op) { return is_exit(op); }
 
 bool is_loop_switch(const Node* op) {
   // A cond's own Switch(pred, pred) is made in the loop around it but is no loop Switch.
@@ -388,13 +367,7 @@ Output GradLoopState::get_real_value(const Output& value) {
 // -- _ControlFlowState ------------------------------------------------------------------------
 
 GradLoopState* ControlFlowState::grad_state(const Node* op, bool before) const {
-  const WhileContext* forward = nullptr;
-  if (before && is_exit(op)) {
-    const ControlFlowContext* c = Access::context_of(g_, op);
-    forward = c && c->outer ? c->outer->while_context() : nullptr;
-  } else {
-    forward = while_context_of(g_, op);
-  }
+  const WhileContext* forward = while_context_of(g_, op, before);
   if (!forward) return nullptr;
   auto it = map_.find(forward);
   return it == map_.end() ? nullptr : it->second.get();
@@ -454,12 +427,8 @@ ScopeGuard ControlFlowState::enter_grad_context(const Node* op, bool before) con
 }
 
 Output ControlFlowState::zeros_like_for_exit(const Output& val) {
-  const ControlFlowContext* forward = Access::context_of(g_, val.node());
-  const ControlFlowContext* outer = forward ? forward->outer.get() : nullptr;
-  const WhileContext* outer_forward = outer ? outer->while_context() : nullptr;
-  GradLoopState* outer_state = nullptr;
-  if (outer_forward)
-    if (auto it = map_.find(outer_forward); it != map_.end()) outer_state = it->second.get();
+  // The gradient loop of the loop around val's own, when it has one.
+  GradLoopState* outer_state = grad_state(val.node(), true);
   const std::optional<Shape> shape = val.shape().to_shape();
   if (!outer_state) {
     if (shape) return zeros(g_, *shape, val.dtype());
@@ -469,15 +438,15 @@ Output ControlFlowState::zeros_like_for_exit(const Output& val) {
     auto in_grad = g_.control_flow_context(outer_state->grad_context);
     return zeros(g_, *shape, val.dtype());
   }
-  Output dynamic_shape;
+  Output val_shape;
   {
     auto in_outer = g_.control_flow_context(shared_context_of(g_, val.node())->outer);
-    dynamic_shape = shape_op(val);
+    val_shape = dynamic_shape(val);
   }
-  const Output history = outer_state->add_forward_accumulator(dynamic_shape);
+  const Output history = outer_state->add_forward_accumulator(val_shape);
   auto in_grad = g_.control_flow_context(outer_state->grad_context);
-  const Output real_shape = outer_state->add_backprop_accumulated_value(history, dynamic_shape);
-  return zeros_of_shape(g_, real_shape, val.dtype());
+  const Output real_shape = outer_state->add_backprop_accumulated_value(history, val_shape);
+  return zeros_of_shape(real_shape, val.dtype());
 }
 
 Output ControlFlowState::zeros_like(const Operation& op, int index) {
@@ -511,13 +480,13 @@ Output ControlFlowState::zeros_like(const Operation& op, int index) {
       auto in_outer = g_.control_flow_context(branch->outer);
       SwitchOutputs s = switch_op(n->inputs()[0], branch->pred);
       other = branch->branch ? s.output_false : s.output_true;
-      zeros_shape = shape_op(other);
+      zeros_shape = dynamic_shape(other);
     }
     Access::record(g_, branch, other.node());
     Access::record(g_, branch, zeros_shape.node());
   } else {
     auto in_op = g_.control_flow_context(op_context);
-    zeros_shape = shape_op(val);
+    zeros_shape = dynamic_shape(val);
   }
   Output history;
   {
@@ -525,7 +494,7 @@ Output ControlFlowState::zeros_like(const Operation& op, int index) {
     history = state.add_forward_accumulator(zeros_shape, dead_branch);
   }
   const Output shape = state.add_backprop_accumulated_value(history, zeros_shape, dead_branch);
-  return zeros_of_shape(g_, shape, val.dtype());
+  return zeros_of_shape(shape, val.dtype());
 }
 
 void ControlFlowState::post_processing() {
@@ -545,7 +514,7 @@ void ControlFlowState::post_processing() {
         {
           auto in_outer = g_.control_flow_context(state->grad_context->outer);
           const Output enter_grad = first.node()->inputs()[0];
-          value = zeros_of_shape(g_, shape_op(enter_grad), first.dtype());
+          value = zeros_of_shape(dynamic_shape(enter_grad), first.dtype());
         }
         auto in_grad = g_.control_flow_context(state->grad_context);
         next = next_iteration(value);
@@ -560,11 +529,7 @@ void ControlFlowState::post_processing() {
 std::optional<Output> grad_loop_value(Graph& g, const Output& val) {
   const std::shared_ptr<GradWhileContext> grad = current_grad_context(g);
   if (!grad || !grad->grad_state) return std::nullopt;
-  const WhileContext* forward = while_context_of(g, val.node());
-  if (is_exit(val.node())) {
-    const ControlFlowContext* c = Access::context_of(g, val.node());
-    forward = c && c->outer ? c->outer->while_context() : nullptr;
-  }
+  const WhileContext* forward = while_context_of(g, val.node(), true);
   if (!forward || forward != grad->grad_state->forward_context.get()) return std::nullopt;
   return grad->grad_state->get_real_value(val);
 }

@@ -126,7 +126,5 @@ class ControlFlowState {
 
 /// TensorFlow's IsLoopSwitch: a Switch of a loop (not a cond's, nor a cond's inside a loop).
 bool is_loop_switch(const Node* op);
-/// TensorFlow's IsLoopExit.
-bool is_loop_exit(const Node* op);
 
 }  // namespace af::detail

@@ -10,36 +10,18 @@
 
 namespace af::detail {
 
-namespace {
-
-bool is_switch(const Operation& op) { return op.type() == "Switch" || op.type() == "RefSwitch"; }
-
-}  // namespace
-
 Output zeros_for_missing_gradient(const Operation& op, int i) {
   const Output val = op.output(i);
   std::shared_ptr<const CondBranch> branch;
-  if (is_switch(op)) branch = op.graph().cond_branch_of(op.node());
+  if (is_switch(op.node())) branch = op.graph().cond_branch_of(op.node());
   if (!branch) return zeros_like_op(val, "zeros_like");
   Graph& g = op.graph();
   SwitchOutputs s = switch_op(input(op, 0), branch->pred);
   const Output switch_val = branch->branch ? s.output_false : s.output_true;
   const Output pivot = identity(switch_val, "Identity");
-  const Output shape = g.create_op("Shape", {switch_val},
-                                   {{"T", switch_val.dtype()}, {"out_type", DType::int32}}, "Shape")
-                           .output(0);
+  const Output shape = dynamic_shape(switch_val);
   auto deps = g.control_dependencies({pivot.op()});
-  const std::string name = g.unique_name("zeros");
-  Output zero;
-  {
-    auto scope = g.name_scope(name + "/");
-    Tensor z(val.dtype(), Shape{});
-    zero = g.constant(z, "Const");
-  }
-  return g
-      .create_op("Fill", {shape, zero}, {{"T", val.dtype()}, {"index_type", DType::int32}},
-                 name + "/")
-      .output(0);
+  return zeros_of_shape(shape, val.dtype());
 }
 
 namespace {

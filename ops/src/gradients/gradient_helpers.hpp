@@ -37,6 +37,12 @@ Output sum_op(const Output& x, const Output& axes, bool keep_dims = false,
               std::string_view name = "Sum");
 /// Op Tile of `x` by `multiples` (an int32 vector).
 Output tile_op(const Output& x, const Output& multiples, std::string_view name = "Tile");
+/// Op Shape of `x` (int32), even when its static shape is known (TensorFlow's
+/// `shape_internal(optimize=False)`): the shape it has when the step runs.
+Output dynamic_shape(const Output& x, std::string_view name = "Shape");
+/// `array_ops.zeros(shape, dtype)` for a shape tensor: a Fill "zeros" of its scalar
+/// "zeros/Const".
+Output zeros_of_shape(const Output& shape, DType dtype);
 /// Op ZerosLike / OnesLike.
 Output zeros_like_op(const Output& x, std::string_view name = "zeros_like");
 /// Op AddN of `inputs` (all of one dtype and shape); returns `inputs[0]` when there is one.

@@ -125,8 +125,25 @@ Output int_constant(Graph& g, const std::vector<std::int64_t>& values, std::stri
 
 Output shape_of(const Output& x, std::string_view name) {
   if (x.shape().fully_defined()) return int_constant(x.graph(), x.shape().dims(), name);
+  return dynamic_shape(x, name);
+}
+
+Output dynamic_shape(const Output& x, std::string_view name) {
   return x.graph()
       .create_op("Shape", {x}, {{"T", x.dtype()}, {"out_type", DType::int32}}, name)
+      .output(0);
+}
+
+Output zeros_of_shape(const Output& shape, DType dtype) {
+  Graph& g = shape.graph();
+  const std::string name = g.unique_name("zeros");
+  Output zero;
+  {
+    auto scope = g.name_scope(name + "/");
+    zero = g.constant(Tensor(dtype, Shape{}), "Const");
+  }
+  return g
+      .create_op("Fill", {shape, zero}, {{"T", dtype}, {"index_type", DType::int32}}, name + "/")
       .output(0);
 }
 
@@ -399,9 +416,9 @@ class GradientWalk {
   void refuse_loops_without_context() const {
     for (const Node* op : between_) {
       const std::string& t = op->type();
-      if ((t == "Enter" || t == "RefEnter" || t == "Exit" || t == "RefExit" ||
-           t == "NextIteration" || t == "RefNextIteration") &&
-          !g_.control_flow_context_of(op))
+      const bool loop_op = detail::is_enter(op) || detail::is_exit(op) || t == "NextIteration" ||
+                           t == "RefNextIteration";
+      if (loop_op && !g_.control_flow_context_of(op))
         throw UnimplementedError(unimplemented(
             "gradients: the gradient of a while loop not built by while_loop (an imported one) "
             "is not supported yet (op '" +
@@ -459,7 +476,7 @@ class GradientWalk {
       if (loop_state_ && !ready) ready = left > 0 && detail::is_loop_switch(x);
       if (!ready) continue;
       detail::GradLoopState* state =
-          loop_state_ && detail::is_loop_exit(x) ? loop_state_->grad_state(x, false) : nullptr;
+          loop_state_ && detail::is_exit(x) ? loop_state_->grad_state(x, false) : nullptr;
       if (!state) {
         queue.push_back(x);
         continue;
