@@ -97,6 +97,7 @@ void register_standard_gradients(GradientRegistry& r) {
   detail::register_nn_gradients(r);
   detail::register_array_gradients(r);
   detail::register_control_flow_gradients(r);
+  detail::register_tensor_array_gradients(r);
 }
 
 // -- building blocks ----------------------------------------------------------------------------
@@ -619,9 +620,15 @@ class GradientWalk {
       // waits only for the others, so a step never computes them (TensorFlow's eager tape
       // skips them the same way with skip_input_indices). The backward graph keeps
       // TensorFlow's nodes and names; the values of the returned gradients are unchanged.
+      // A loop variable's Enter keeps its gradient, as TensorFlow walks every loop's Enters
+      // (ProcessUnusedLoopExits): its gradient leaves the gradient loop through an Exit.
       std::vector<bool> needed(in_grads.size());
-      for (std::size_t i = 0; i < in_grads.size(); ++i)
-        needed[i] = in_grads[i].valid() && between_.count(op->inputs()[i].node()) > 0;
+      for (std::size_t i = 0; i < in_grads.size(); ++i) {
+        const Node* in = op->inputs()[i].node();
+        needed[i] = in_grads[i].valid() &&
+                    (between_.count(in) > 0 ||
+                     (loop_state_ && detail::is_enter(in) && !detail::is_loop_constant_enter(in)));
+      }
       if (options_.gate_gradients) gate(in_grads, needed);
       for (std::size_t i = 0; i < in_grads.size(); ++i)
         if (!needed[i]) in_grads[i] = Gradient();

@@ -74,8 +74,15 @@ Output sum_grad(const Operation& op, const Output& grad) {
     bool all = static_cast<int>(axes->size()) == rank;
     for (int i = 0; all && i < rank; ++i) all = (*axes)[static_cast<std::size_t>(i)] == i;
     if (all) {
-      Output r = reshape_op(
-          grad, int_constant(g, std::vector<std::int64_t>(static_cast<std::size_t>(rank), 1)));
+      // As Python's array_ops.reshape(grad, [1] * rank): the list is the Const "Reshape/shape".
+      const std::string reshape = g.unique_name("Reshape");
+      Output ones;
+      {
+        auto scope = g.name_scope(reshape + "/");
+        ones =
+            int_constant(g, std::vector<std::int64_t>(static_cast<std::size_t>(rank), 1), "shape");
+      }
+      Output r = reshape_op(grad, ones, reshape + "/");
       Output shape = s.fully_defined() ? int_constant(g, s.dims()) : shape_of(x);
       return tile_op(r, shape);
     }
@@ -99,6 +106,11 @@ Grads sub_grad(const Operation& op, const Grads& g) {
 
 Grads mul_grad(const Operation& op, const Grads& g) {
   const Output x = input(op, 0), y = input(op, 1);
+  // TensorFlow's fast path: x, y and the gradient of one fully defined shape.
+  const PartialShape& s = x.shape();
+  if (s.fully_defined() && y.shape() == s && g[0].shape() == s &&
+      (g[0].dtype() == DType::float32 || g[0].dtype() == DType::int32))
+    return {binary("Mul", g[0], y, "Mul"), binary("Mul", g[0], x, "Mul_1")};
   Output gxy = binary("Mul", g[0], y, "Mul");
   Output gyx = binary("Mul", x, g[0], "Mul_1");
   auto [gx, gy] = reduce_broadcast(op, gxy, gyx);
