@@ -42,6 +42,7 @@
 #include "actorflow/ops/sparse_tensor.hpp"
 #include "actorflow/ops/string_ops.hpp"
 #include "actorflow/ops/tensor.hpp"
+#include "actorflow/ops/tensor_array_ops.hpp"
 #include "actorflow/ops/tensor_bundle.hpp"
 #include "actorflow/ops/training_ops.hpp"
 #include "actorflow/queues/input.hpp"

@@ -31,6 +31,8 @@ void register_control_ops(OpRegistry& r);
 void register_control_flow_ops(OpRegistry& r);
 /// StackV2, StackPushV2, StackPopV2, StackCloseV2 (a while loop gradient's history)
 void register_stack_ops(OpRegistry& r);
+/// TensorArrayV3 and its Grad, Write, Read, Gather, Scatter, Concat, Split, Size and Close ops
+void register_tensor_array_ops(OpRegistry& r);
 /// DecodeCSV
 void register_parsing_ops(OpRegistry& r);
 /// Range, GatherV2, RandomShuffle, CountUpTo, Size, Shape

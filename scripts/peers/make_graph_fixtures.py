@@ -42,6 +42,16 @@ output of a fixed input (reference.json):
                    while loop and trained with GradientDescent through TensorFlow's loop
                    gradients (StackV2/StackPushV2/StackPopV2); model-3 and the losses of 3
                    more steps, then 2 with steps = 5, and the probabilities after.
+  OUT_DIR/rnn      dynamic_rnn (a tanh cell, 5 steps of 4 inputs, 8 units) whose outputs go
+                   through map_fn (a max over time per example) and scan (a running sum over
+                   time): TensorArrayV3 unstacked, read, written and stacked in and out of
+                   while loops, trained with GradientDescent through TensorArrayGradV3;
+                   model-3, the features at the restore, the losses of 3 more steps and the
+                   probabilities after.
+  OUT_DIR/tensor_array  TensorArrays in one GraphDef (graph.pb): one unstacked outside a
+                   while loop and read in it, one written in it and stacked, a split and
+                   concat, a scatter and gather, and two gradients calls through them; the
+                   reference holds the values and both gradients for a fixed x.
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
 import contextlib
@@ -339,6 +349,125 @@ def make_while_train(out):
     print("wrote", out, sorted(os.listdir(out)), reference["ops"])
 
 
+class _TanhCell:
+    """A plain RNN cell h' = tanh([x, h] K + b) for dynamic_rnn (Keras 3 has no BasicRNNCell)."""
+
+    def __init__(self, units, kernel, bias):
+        self.units, self.kernel, self.bias = units, kernel, bias
+
+    @property
+    def state_size(self):
+        return self.units
+
+    @property
+    def output_size(self):
+        return self.units
+
+    def zero_state(self, batch_size, dtype):
+        import tensorflow as tf
+        return tf.zeros([batch_size, self.units], dtype)
+
+    def __call__(self, inputs, state, scope=None):
+        import tensorflow as tf
+        h = tf.tanh(tf.compat.v1.matmul(tf.concat([inputs, state], 1), self.kernel) + self.bias)
+        return h, h
+
+
+def make_rnn(out):
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import tensorflow as tf
+    tf1 = tf.compat.v1
+    tf1.disable_v2_behavior()  # control flow v1, and TensorArrayV3 (not TensorList) arrays
+    tf1.disable_resource_variables()
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.default_rng(11)
+    bx = rng.normal(size=(6, 5, 4)).astype(np.float32)
+    by = np.array([0, 1, 2, 1, 0, 2], dtype=np.int64)
+    g = tf1.Graph()
+    with g.as_default():
+        tf1.set_random_seed(5)
+        x = tf1.placeholder(tf.float32, [None, 5, 4], name="x")
+        y = tf1.placeholder(tf.int64, [None], name="y")
+        kernel = tf1.get_variable("rnn/kernel", [12, 8], initializer=tf1.glorot_uniform_initializer())
+        bias = tf1.get_variable("rnn/bias", [8], initializer=tf1.zeros_initializer())
+        out_w = tf1.get_variable("out/kernel", [24, 3], initializer=tf1.glorot_uniform_initializer())
+        # dynamic_rnn: the input unstacked into a TensorArray, read and written in a loop.
+        outputs, state = tf1.nn.dynamic_rnn(_TanhCell(8, kernel, bias), x, dtype=tf.float32)
+        # map_fn over the batch and scan over time: TensorArrays in and out of their loops.
+        pooled = tf1.map_fn(lambda o: tf.reduce_max(o, 0), outputs)
+        running = tf1.scan(lambda a, o: a + o, tf.transpose(outputs, [1, 0, 2]))
+        features = tf.concat([state, pooled, running[-1]], 1, name="features")
+        logits = tf1.matmul(features, out_w)
+        probs = tf1.nn.softmax(logits, name="probs")
+        loss = tf1.losses.sparse_softmax_cross_entropy(y, logits)
+        step = tf1.train.get_or_create_global_step()
+        train = tf1.train.GradientDescentOptimizer(0.5).minimize(loss, global_step=step)
+        saver = tf1.train.Saver()
+        with tf1.Session(graph=g) as sess:
+            sess.run(tf1.global_variables_initializer())
+            for _ in range(3):
+                sess.run(train, {x: bx, y: by})
+            prefix = saver.save(sess, os.path.join(out, "model"), global_step=step)
+            features_now = sess.run(features, {x: bx}).tolist()
+            losses = []
+            for _ in range(3):
+                value, _ = sess.run([loss, train], {x: bx, y: by})
+                losses.append(float(value))
+            after = sess.run(probs, {x: bx}).tolist()
+            reference = {"prefix": os.path.basename(prefix), "x": bx.tolist(), "y": by.tolist(),
+                         "features_at_restore": features_now, "losses_after_restore": losses,
+                         "probs_after": after, "tensorflow": tf.__version__,
+                         "ops": sorted({n.op for n in g.as_graph_def().node})}
+    os.remove(os.path.join(out, "checkpoint"))
+    with open(os.path.join(out, "reference.json"), "w") as f:
+        json.dump(reference, f, indent=1)
+    print("wrote", out, sorted(os.listdir(out)), reference["ops"])
+
+
+def make_tensor_array(out):
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import tensorflow as tf
+    tf1 = tf.compat.v1
+    tf1.disable_v2_behavior()  # control flow v1: _GraphTensorArray (TensorArrayV3)
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.default_rng(13)
+    vx = rng.normal(size=(5, 3)).astype(np.float32)
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [5, 3], name="x")
+        order = tf.constant([4, 3, 2, 1, 0], name="order")
+        picks = tf.constant([0, 2], name="picks")
+        lengths = tf.constant([2, 3], dtype=tf.int64, name="lengths")
+        # An array unstacked outside a loop, read inside it; another written inside it.
+        ta = tf.TensorArray(tf.float32, size=5).unstack(x)
+        out_ta = tf.TensorArray(tf.float32, size=5)
+
+        def body(i, o):
+            r = ta.read(i)
+            return i + 1, o.write(i, tf.tanh(r) * r)
+
+        _, o = tf1.while_loop(lambda i, o: i < 5, body, [tf.constant(0), out_ta])
+        y = tf.identity(o.stack(), name="y")
+        # Outside loops: split and concat, scatter and gather.
+        joined = tf.reshape(
+            tf.TensorArray(tf.float32, size=2, infer_shape=False).split(x, lengths).concat(), [5, 3])
+        picked = tf.TensorArray(tf.float32, size=5).scatter(order, x).gather(picks)
+        loss = tf.add(tf.reduce_sum(y * y), tf.reduce_sum(joined * joined) + tf.reduce_sum(picked),
+                      name="loss")
+        dx = tf.identity(tf1.gradients(loss, x)[0], name="dx")
+        # A second gradients call gets gradient arrays of its own (source "gradients_1").
+        dy = tf.identity(tf1.gradients(tf.reduce_sum(y), x)[0], name="dy")
+        with tf1.Session(graph=g) as sess:
+            vy, vloss, vdx, vdy = sess.run([y, loss, dx, dy], {x: vx})
+    tf1.train.write_graph(g.as_graph_def(), out, "graph.pb", as_text=False)
+    reference = {"x": vx.tolist(), "y": vy.tolist(), "loss": float(vloss), "dx": vdx.tolist(),
+                 "dy": vdy.tolist(), "tensorflow": tf.__version__,
+                 "ops": sorted({n.op for n in g.as_graph_def().node})}
+    with open(os.path.join(out, "reference.json"), "w") as f:
+        json.dump(reference, f, indent=1)
+    print("wrote", out, len(g.as_graph_def().node), "nodes", reference["ops"])
+
+
 def free_ports(n):
     import socket
     socks = [socket.socket() for _ in range(n)]
@@ -358,6 +487,9 @@ def make(out):
     subprocess.run([sys.executable, __file__, "make-cond", os.path.join(out, "cond")], check=True)
     subprocess.run([sys.executable, __file__, "make-while", os.path.join(out, "while")], check=True)
     subprocess.run([sys.executable, __file__, "make-while-train", os.path.join(out, "while", "train")],
+                   check=True)
+    subprocess.run([sys.executable, __file__, "make-rnn", os.path.join(out, "rnn")], check=True)
+    subprocess.run([sys.executable, __file__, "make-tensor-array", os.path.join(out, "tensor_array")],
                    check=True)
 
 
@@ -547,6 +679,10 @@ if __name__ == "__main__":
         make_while(sys.argv[2])
     elif cmd == "make-while-train":
         make_while_train(sys.argv[2])
+    elif cmd == "make-rnn":
+        make_rnn(sys.argv[2])
+    elif cmd == "make-tensor-array":
+        make_tensor_array(sys.argv[2])
     elif cmd == "check-meta":
         check_meta(sys.argv[2])
     elif cmd == "check-events":

@@ -34,23 +34,6 @@ Output with_number(const Output& x, double number, const char* op, Fn fn) {
                                  [&](auto& a, auto& b, auto name) { return fn(a, b, name); });
 }
 
-/// Checks that `ours` holds exactly the nodes of TensorFlow's `theirs`, each as
-/// `expect_same_node` compares them.
-void expect_tensorflows_nodes(const af::GraphDef& ours, const af::GraphDef& theirs) {
-  std::map<std::string, const af::NodeDef*> mine;
-  for (const auto& n : ours.nodes) mine[n.name] = &n;
-  std::set<std::string> seen;
-  for (const auto& t : theirs.nodes) {
-    BOOST_TEST_CONTEXT("node " << t.name) {
-      auto it = mine.find(t.name);
-      BOOST_TEST_REQUIRE((it != mine.end()), "missing");
-      seen.insert(t.name);
-      af::test::expect_same_node(*it->second, t);
-    }
-  }
-  for (const auto& n : ours.nodes) BOOST_TEST(seen.count(n.name) == 1u, "extra node " << n.name);
-}
-
 /// make_graph_fixtures.py make-while, built with `while_loop` and `cond`.
 void build_tensorflows_fixture(af::Graph& g) {
   const Output n = g.placeholder(af::int32, af::PartialShape(af::Shape{}), "n");
@@ -140,7 +123,8 @@ BOOST_AUTO_TEST_CASE(builds_tensorflows_loops_and_gives_its_values,
                      *boost::unit_test::timeout(120)) {
   af::Graph g;
   build_tensorflows_fixture(g);
-  expect_tensorflows_nodes(g.to_graph_def(), af::read_graph_def((while_dir / "graph.pb").string()));
+  af::test::expect_tensorflows_nodes(g.to_graph_def(),
+                                     af::read_graph_def((while_dir / "graph.pb").string()));
   af::Graph copy;
   af::import_graph_def(copy, g.to_graph_def(), {.name = ""});
   std::ifstream in(while_dir / "reference.json");
