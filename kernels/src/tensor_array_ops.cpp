@@ -41,6 +41,18 @@ std::string shape_string(const PartialShape& s) {
 
 std::string dtype_string(DType t) { return std::string(data_type_string(t)); }
 
+/// Attr `name` into `*out` when the node has it (else `*out` keeps its default, TensorFlow's
+/// op default); InvalidArgument into `*s` when it has another type.
+template <class T>
+void optional_attr(const OpKernelConstruction& c, const std::string& name, T* out, Status* s) {
+  if (!c.def.attrs.count(name)) return;
+  if (const T* v = c.def.attr<T>(name)) {
+    *out = *v;
+  } else if (s->ok()) {
+    *s = invalid_argument("Attr '" + name + "' of node '" + c.def.name + "' has the wrong type");
+  }
+}
+
 /// `*sum = a + b` element-wise (TensorFlow's tensor_array::AddToTensor), for the number types.
 Status add_into(Tensor* sum, const Tensor& a, const Tensor& b) {
   const Index n = a.num_elements();
@@ -166,6 +178,10 @@ class TensorArray final : public ResourceBase {
   Status pack_or_concat_size(std::int32_t* out) const {
     std::lock_guard<std::mutex> guard(mu_);
     ACTORFLOW_RETURN_IF_ERROR(return_if_closed());
+    if (is_grad_ && marked_size_ < 0)
+      return invalid_argument("TensorArray " + name_ +
+                              ": a gradient array concatenates only when its forward array "
+                              "was split");
     *out = is_grad_ ? marked_size_ : static_cast<std::int32_t>(tensors_.size());
     return {};
   }
@@ -418,11 +434,14 @@ class TensorArrayOp : public StatusKernel {
  public:
   TensorArrayOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
     *s = c.get_attr("dtype", &dtype_);
-    c.get_attr("element_shape", &element_shape_);
-    c.get_attr("dynamic_size", &dynamic_size_);
-    c.get_attr("identical_element_shapes", &identical_);
-    c.get_attr("clear_after_read", &clear_after_read_);
-    c.get_attr("tensor_array_name", &tensor_array_name_);
+    if (s->ok() && (dtype_ == DType::resource || dtype_ == DType::invalid))
+      *s = invalid_argument("TensorArray " + c.def.name + " cannot hold elements of dtype " +
+                            dtype_string(dtype_));
+    optional_attr(c, "element_shape", &element_shape_, s);
+    optional_attr(c, "dynamic_size", &dynamic_size_, s);
+    optional_attr(c, "identical_element_shapes", &identical_, s);
+    optional_attr(c, "clear_after_read", &clear_after_read_, s);
+    optional_attr(c, "tensor_array_name", &tensor_array_name_, s);
     if (tensor_array_name_.empty()) tensor_array_name_ = c.def.name;
   }
 
@@ -477,8 +496,13 @@ class TensorArrayGradOp : public StatusKernel {
         return invalid_argument("shape_to_prepend must be a vector, but had shape: " +
                                 s.shape().to_string());
       std::vector<std::int64_t> dims(static_cast<std::size_t>(s.num_elements()));
-      for (std::size_t i = 0; i < dims.size(); ++i)
+      std::int64_t elements = 1;
+      for (std::size_t i = 0; i < dims.size(); ++i) {
         dims[i] = s.dtype() == DType::int64 ? s.data<std::int64_t>()[i] : s.data<std::int32_t>()[i];
+        if (dims[i] < 0 || (dims[i] > 0 && elements > (std::int64_t{1} << 40) / dims[i]))
+          return invalid_argument("shape_to_prepend " + s.debug_string() + " is not a valid shape");
+        elements *= std::max<std::int64_t>(dims[i], 1);
+      }
       prepend = Shape(std::move(dims));
     }
     std::shared_ptr<TensorArray> grad;
@@ -540,7 +564,7 @@ class TensorArrayGatherOp : public StatusKernel {
  public:
   TensorArrayGatherOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
     *s = c.get_attr("dtype", &dtype_);
-    c.get_attr("element_shape", &element_shape_);
+    optional_attr(c, "element_shape", &element_shape_, s);
   }
 
  protected:
@@ -592,7 +616,7 @@ class TensorArrayConcatOp : public StatusKernel {
  public:
   TensorArrayConcatOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
     *s = c.get_attr("dtype", &dtype_);
-    c.get_attr("element_shape_except0", &except0_);
+    optional_attr(c, "element_shape_except0", &except0_, s);
   }
 
  protected:
@@ -691,9 +715,10 @@ class TensorArrayScatterOp : public StatusKernel {
     if (static_cast<std::int64_t>(indices.size()) != n)
       return invalid_argument("Expected len(indices) == values.shape[0], but saw: " +
                               std::to_string(indices.size()) + " vs. " + std::to_string(n));
-    const std::int32_t max_index =
+    const std::int64_t max_index =
         indices.empty() ? -1 : *std::max_element(indices.begin(), indices.end());
-    if (ta->has_dynamic_size() && size < max_index + 1) size = max_index + 1;
+    if (ta->has_dynamic_size() && size < max_index + 1)
+      size = static_cast<std::int32_t>(max_index + 1);
     if (max_index >= size)
       return invalid_argument("Max scatter index must be < array size (" +
                               std::to_string(max_index) + " vs. " + std::to_string(size) + ")");
@@ -724,16 +749,21 @@ class TensorArraySplitOp : public StatusKernel {
                               lengths.shape().to_string());
     const auto n = static_cast<std::int32_t>(lengths.num_elements());
     const std::int64_t* len = lengths.data<std::int64_t>();
+    if (value.rank() < 1)
+      return invalid_argument("Expected value to be at least a vector, but received shape: " +
+                              value.shape().to_string());
     std::int64_t total = 0;
     for (std::int32_t i = 0; i < n; ++i) {
       if (len[i] < 0)
         return invalid_argument("Expected lengths to be non-negative, but lengths[" +
                                 std::to_string(i) + "] is " + std::to_string(len[i]));
+      if (len[i] > value.shape().dim(0) - total)  // more rows than value has; no overflow
+        return invalid_argument(
+            "Expected sum of lengths to be equal to values.shape[0], but sum of lengths is "
+            "larger and value's shape is: " +
+            value.shape().to_string());
       total += len[i];
     }
-    if (value.rank() < 1)
-      return invalid_argument("Expected value to be at least a vector, but received shape: " +
-                              value.shape().to_string());
     if (total != value.shape().dim(0))
       return invalid_argument(
           "Expected sum of lengths to be equal to values.shape[0], but sum of lengths is " +

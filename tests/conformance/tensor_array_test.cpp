@@ -8,6 +8,7 @@
 #include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -146,6 +147,12 @@ BOOST_AUTO_TEST_CASE(an_array_refuses_misuse_with_tensorflows_errors,
                               .split(g.constant(Tensor::from_vector<float>({1, 2, 3})),
                                      g.constant(Tensor::from_vector<std::int64_t>({-1, 4})))
                               .flow();
+  const Output overflowing =
+      TensorArray(g, af::float32, 2, {.infer_shape = false})
+          .split(g.constant(Tensor::from_vector<float>({1, 2, 3})),
+                 g.constant(Tensor::from_vector<std::int64_t>({2, INT64_MAX})))
+          .flow();
+  const Output of_handles = TensorArray(g, af::DType::resource, 1).flow();
   const af::Operation closed = written.close();
   Output after_close;
   {
@@ -173,6 +180,8 @@ BOOST_AUTO_TEST_CASE(an_array_refuses_misuse_with_tensorflows_errors,
          "only static shapes are supported when packing zero-size TensorArrays.");
   expect(after_close, " has already been closed.");
   expect(negative, "Expected lengths to be non-negative, but lengths[0] is -1");
+  expect(overflowing, "but sum of lengths is larger and value's shape is: [3]");
+  expect(of_handles, "cannot hold elements of dtype resource");
   const std::string shape = error_of<af::InvalidArgumentError>([&] {
     ta.write(1, g.constant(Tensor::from_vector<float>({1, 2, 3})));
   });

@@ -40,15 +40,23 @@ inline void expect_same_node(const af::NodeDef& ours, const af::NodeDef& theirs)
     // The array's dtype, name, source, flags and element shapes.
     for (const char* attr : {"dtype", "T"})
       if (theirs.attr<af::DType>(attr))
-        BOOST_TEST(*ours.attr<af::DType>(attr) == *theirs.attr<af::DType>(attr));
+        BOOST_TEST((ours.attr<af::DType>(attr) &&
+                    *ours.attr<af::DType>(attr) == *theirs.attr<af::DType>(attr)),
+                   attr);
     for (const char* attr : {"source", "tensor_array_name"})
       if (theirs.attr<std::string>(attr))
-        BOOST_TEST(*ours.attr<std::string>(attr) == *theirs.attr<std::string>(attr));
+        BOOST_TEST((ours.attr<std::string>(attr) &&
+                    *ours.attr<std::string>(attr) == *theirs.attr<std::string>(attr)),
+                   attr);
     for (const char* attr : {"dynamic_size", "clear_after_read", "identical_element_shapes"})
-      if (theirs.attr<bool>(attr)) BOOST_TEST(*ours.attr<bool>(attr) == *theirs.attr<bool>(attr));
+      if (theirs.attr<bool>(attr))
+        BOOST_TEST((ours.attr<bool>(attr) && *ours.attr<bool>(attr) == *theirs.attr<bool>(attr)),
+                   attr);
     for (const char* attr : {"element_shape", "element_shape_except0"})
       if (theirs.attr<af::PartialShape>(attr))
-        BOOST_TEST(*ours.attr<af::PartialShape>(attr) == *theirs.attr<af::PartialShape>(attr));
+        BOOST_TEST((ours.attr<af::PartialShape>(attr) &&
+                    *ours.attr<af::PartialShape>(attr) == *theirs.attr<af::PartialShape>(attr)),
+                   attr);
   }
   if (theirs.op == "Enter" || theirs.op == "RefEnter") {
     BOOST_TEST(*ours.attr<std::string>("frame_name") == *theirs.attr<std::string>("frame_name"));
