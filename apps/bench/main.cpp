@@ -12,9 +12,11 @@
 //   GRAPH / EVENTS   GraphDef import, events files (bench_graph.cpp)
 //   WHILE   a while loop's cost per iteration vs the same arithmetic unrolled (bench_while.cpp)
 //   WHILE-GRAD  a gradient through a while loop vs the recurrence unrolled (bench_while.cpp)
+//   DYNAMIC-RNN  an RNN training step through TensorArrays vs the recurrence unrolled
+//                (bench_while.cpp)
 //
 // Usage: actorflow-bench
-// [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p12|p6|t85|ckpt|graph|events|while|whilegrad|soak]
+// [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p12|p6|t85|ckpt|graph|events|while|whilegrad|rnn|soak]
 // [--quick] (--help)
 //        actorflow-bench soak MINUTES
 // For profiling: p2-pipelined (P2's pipelined case alone), p2-self (one thread's cost of an
@@ -284,6 +286,7 @@ void write_bench_graph(const std::string& path, int nodes);
 void bench_events(bool quick);
 void bench_while(bool quick);
 void bench_while_grad(bool quick);
+void bench_rnn(bool quick);
 }  // namespace af::bench
 
 extern char** environ;
@@ -345,7 +348,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"all",          "p1",      "ex",        "par", "mm",   "p2",
                              "p2-pipelined", "p2-self", "p3",        "p8",  "p4",   "p5",
                              "null",         "p12",     "p6",        "t85", "ckpt", "graph",
-                             "events",       "while",   "whilegrad", "soak"}));
+                             "events",       "while",   "whilegrad", "rnn", "soak"}));
   app.cli.add_flag("--quick", quick, "fewer repetitions");
   std::string json_path, commit = "unknown";
   app.cli.add_option("--json", json_path,
@@ -406,6 +409,7 @@ int main(int argc, char** argv) {
   if (which == "all" || which == "events") af::bench::bench_events(quick);
   if (which == "all" || which == "while") af::bench::bench_while(quick);
   if (which == "all" || which == "whilegrad") af::bench::bench_while_grad(quick);
+  if (which == "all" || which == "rnn") af::bench::bench_rnn(quick);
   if (!json_path.empty() && !af::bench::write_results_json(json_path, commit)) return 1;
   return 0;
 }

@@ -15,6 +15,11 @@ With --grad, WHILE-GRAD instead: a gradient through a loop, d sum(h)/dU of the r
 h = tanh(h U + b) (16x32, 50 iterations), `actorflow-bench whilegrad` beside
 tf.compat.v1.gradients through tf.compat.v1.while_loop (control flow v1: TensorFlow's
 gradient loop with its stacks; v2 for reference), ms per step.
+
+With --rnn, DYNAMIC-RNN: an RNN training step through TensorArrays, d sum(outputs)/d(W, U) of
+h = tanh(x_t W + h U + b) over 20 steps of a 16x32 batch, `actorflow-bench rnn` beside
+tf.compat.v1.nn.dynamic_rnn (time-major, the same cell; control flow v1 with TensorArrayV3,
+v2 with TensorLists for reference), ms per step.
 """
 import argparse
 import os
@@ -92,6 +97,60 @@ with tf1.Session(graph=g, config=tf1.ConfigProto(inter_op_parallelism_threads=2,
 print(statistics.median(times))
 '''
 
+CHILD_RNN = r'''
+import os, statistics, sys, time
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+import numpy as np
+import tensorflow as tf
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+if sys.argv[1] == "v2":
+    tf1.enable_control_flow_v2()
+else:
+    tf1.disable_control_flow_v2()
+
+
+def values(n, mul, mod, scale, shift):
+    return (scale * ((np.arange(n) * mul) % mod) - shift).astype(np.float32)
+
+
+class Cell:
+    def __init__(self, w, u, b):
+        self.w, self.u, self.b = w, u, b
+    state_size = 32
+    output_size = 32
+
+    def zero_state(self, batch_size, dtype):
+        return tf.zeros([batch_size, 32], dtype)
+
+    def __call__(self, inputs, state, scope=None):
+        h = tf.tanh(tf1.matmul(inputs, self.w) + tf1.matmul(state, self.u) + self.b)
+        return h, h
+
+
+g = tf1.Graph()
+with g.as_default():
+    x = tf1.placeholder(tf.float32, [20, 16, 32], name="x")
+    w = tf1.placeholder(tf.float32, [32, 32], name="w")
+    u = tf1.placeholder(tf.float32, [32, 32], name="u")
+    b = tf.constant(values(32, 1, 5, 0.01, 0.0))
+    outputs, _ = tf1.nn.dynamic_rnn(Cell(w, u, b), x, initial_state=tf.zeros([16, 32]),
+                                    time_major=True)
+    grads = tf1.gradients(tf.reduce_sum(outputs), [w, u])
+feed = {x: values(20 * 16 * 32, 7, 13, 0.02, 0.12).reshape(20, 16, 32),
+        w: values(32 * 32, 5, 11, 0.02, 0.1).reshape(32, 32),
+        u: values(32 * 32, 3, 7, 0.02, 0.06).reshape(32, 32)}
+with tf1.Session(graph=g, config=tf1.ConfigProto(inter_op_parallelism_threads=2,
+                                                 intra_op_parallelism_threads=2)) as sess:
+    sess.run(grads, feed)
+    times = []
+    for _ in range(9):
+        t0 = time.perf_counter()
+        sess.run(grads, feed)
+        times.append((time.perf_counter() - t0) * 1e3)
+print(statistics.median(times))
+'''
+
 
 def tf_median(child, *child_args):
     out = subprocess.run([sys.executable, "-c", child, *child_args], check=True,
@@ -123,8 +182,12 @@ def main():
     ap.add_argument("--bench", default="build/apps/bench/actorflow-bench")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--grad", action="store_true", help="WHILE-GRAD: a gradient through a loop")
+    ap.add_argument("--rnn", action="store_true", help="DYNAMIC-RNN: an RNN step through TensorArrays")
     args = ap.parse_args()
-    if args.grad:
+    if args.rnn:
+        compare(args, "DYNAMIC-RNN", "rnn", r"arrays and loops median ([\d.]+) ms/step", "ms/step",
+                CHILD_RNN)
+    elif args.grad:
         compare(args, "WHILE-GRAD", "whilegrad", r"gradient loop median ([\d.]+) ms/step", "ms/step",
                 CHILD_GRAD)
     else:
