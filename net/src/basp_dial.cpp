@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <future>
 #include <map>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -47,6 +49,27 @@ FirstBytes await_first_bytes(int fd, Clock::time_point until) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
     return FirstBytes::closed;
   }
+}
+
+/// Gives the broker's context for `hdl` a `last_seen` of now before the connection reaches
+/// the broker. CAF's connect handler takes that context as it is (`ctx[hdl]`) and sets the
+/// rest, so no heartbeat tick between the hand-over and the first read finds the connection
+/// silent since the clock's epoch. Runs on the multiplexer's thread (the broker's own) and
+/// returns once it ran, or after `budget` when the multiplexer runs nothing any more.
+void seed_last_seen(caf::io::middleman* mm, const caf::actor& broker,
+                    caf::io::connection_handle hdl, std::chrono::milliseconds budget) {
+  auto done = std::make_shared<std::promise<void>>();
+  auto ran = done->get_future();
+  mm->backend().post([ptr = caf::actor_cast<caf::strong_actor_ptr>(broker), hdl, done] {
+    auto* b = static_cast<caf::io::basp_broker*>(ptr->get());
+    if (!b->getf(caf::abstract_actor::is_terminated_flag)) {
+      auto& ctx = b->ctx[hdl];
+      ctx.hdl = hdl;
+      ctx.last_seen = b->home_system().clock().now();
+    }
+    done->set_value();
+  });
+  ran.wait_for(budget);
 }
 
 struct DialerState {
@@ -100,6 +123,7 @@ void attempt(DialerActor* self, int attempts_left) {
   }
   auto scribe = st.mm->backend().new_scribe(fd);
   auto broker = st.mm->named_broker<caf::io::basp_broker>(caf::atom("BASP"));
+  if (scribe) seed_last_seen(st.mm, broker, scribe->hdl(), st.budget);
   self->request(broker, st.budget, caf::connect_atom::value, std::move(scribe), st.port)
       .then(
           [self](caf::node_id& nid, caf::strong_actor_ptr& ptr, std::set<std::string>& sigs) {

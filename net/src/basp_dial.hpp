@@ -8,9 +8,11 @@
 // handshake in between) that window is milliseconds long and a tick comes every
 // `heartbeat_interval_ms`, so now and then a session's connect failed within milliseconds.
 // So actorflow makes the TCP (or TLS tunnel) connection itself, waits until the server's
-// BASP handshake is there to read, and only then hands the connection to the broker, whose
-// next read sees it; the sliver left (a tick already queued behind the hand-over) is dialed
-// again.
+// BASP handshake is there to read, gives the broker's context for it a `last_seen` of now
+// (on the broker's own thread, before the hand-over, so CAF's connect handler keeps it), and
+// only then hands the connection to the broker, whose next read sees it. A tick queued
+// behind the hand-over on a starved machine then finds a connection seen just now; should a
+// connection still be lost that way, it is dialed again.
 #include <caf/actor.hpp>
 #include <caf/message.hpp>
 #include <cstdint>
