@@ -13,6 +13,8 @@
 #include <tuple>
 #include <vector>
 
+#include "test_paths.hpp"
+
 namespace {
 
 using af::Output;

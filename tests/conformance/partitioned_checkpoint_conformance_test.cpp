@@ -21,6 +21,7 @@
 
 #include "matchers.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 namespace {
 
@@ -33,7 +34,7 @@ using af::test::contains;
 using af::test::error_of;
 using af::train::PartitionedVariable;
 
-const std::string kFixture = ACTORFLOW_TEST_DATA_DIR "/checkpoints/tf_partitioned/parts.ckpt";
+const std::string kFixture = ACTORFLOW_TEST_DATA_DIR + "/checkpoints/tf_partitioned/parts.ckpt";
 
 std::vector<float> emb_values() {
   std::vector<float> v(40);

@@ -16,6 +16,7 @@
 #include "matchers.hpp"
 #include "reader_fixture.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;

@@ -15,6 +15,7 @@
 
 #include "matchers.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 namespace {
 
@@ -50,7 +51,7 @@ BOOST_AUTO_TEST_SUITE(saver_conformance_test)
 // (scripts/peers/make_checkpoint_fixture.py); its values are in model.json.
 BOOST_AUTO_TEST_CASE(a_tensorflow_checkpoint_restores_into_variables,
                      *boost::unit_test::timeout(60)) {
-  const std::string prefix = ACTORFLOW_TEST_DATA_DIR "/checkpoints/tf_v2/model.ckpt";
+  const std::string prefix = ACTORFLOW_TEST_DATA_DIR + "/checkpoints/tf_v2/model.ckpt";
   auto vars = af::train::list_variables(prefix);
   BOOST_REQUIRE(!vars.empty());
   bool found_kernel = false;

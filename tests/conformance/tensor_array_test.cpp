@@ -17,6 +17,7 @@
 
 #include "graph_compare.hpp"
 #include "matchers.hpp"
+#include "test_paths.hpp"
 
 namespace {
 

@@ -16,6 +16,7 @@
 
 #include "free_port.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 namespace {
 

@@ -23,6 +23,7 @@
 #include "actorflow/ops/status.hpp"
 #include "actorflow/queues/tf_record.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 namespace {
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "matchers.hpp"
+#include "test_paths.hpp"
 
 namespace {
 

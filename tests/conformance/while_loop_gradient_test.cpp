@@ -19,6 +19,7 @@
 
 #include "graph_compare.hpp"
 #include "matchers.hpp"
+#include "test_paths.hpp"
 
 namespace {
 

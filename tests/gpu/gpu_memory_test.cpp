@@ -12,6 +12,7 @@
 #include <string>
 
 #include "process.hpp"
+#include "test_paths.hpp"
 
 using namespace std::chrono_literals;
 

@@ -20,10 +20,11 @@
 #include "free_port.hpp"
 #include "http_client.hpp"
 #include "process_stats.hpp"
+#include "test_paths.hpp"
 
 namespace {
 
-const std::string kTls = ACTORFLOW_TEST_DATA_DIR "/tls/";
+const std::string kTls = ACTORFLOW_TEST_DATA_DIR + "/tls/";
 
 af::RuntimeOptions tls_options(const std::string& node, const std::string& ca = "ca") {
   af::RuntimeOptions o;

@@ -36,6 +36,7 @@
 #include "http_client.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 using namespace std::chrono_literals;
 

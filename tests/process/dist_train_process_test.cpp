@@ -23,6 +23,7 @@
 #include "app_cluster.hpp"
 #include "http_client.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 using namespace std::chrono_literals;
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "process.hpp"
+#include "test_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(ensemble_process_test)
 

@@ -9,8 +9,7 @@
 #include "actorflow/actorflow.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
-
-#ifdef ACTORFLOW_GRAPH_BINARY
+#include "test_paths.hpp"
 
 namespace {
 
@@ -117,5 +116,3 @@ BOOST_AUTO_TEST_CASE(info_lists_every_op_type_actorflow_lacks_and_errors_name_th
 }
 
 BOOST_AUTO_TEST_SUITE_END()
-
-#endif  // ACTORFLOW_GRAPH_BINARY

@@ -16,6 +16,7 @@
 #include "http_client.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 using namespace std::chrono_literals;
 

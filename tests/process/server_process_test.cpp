@@ -18,6 +18,7 @@
 #include "process.hpp"
 #include "step_load.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 namespace {
 
@@ -50,7 +51,7 @@ struct IdleFlood {
 
 /// A client runtime with the test cluster's certificate, key and CA.
 af::RuntimeOptions tls_client_options() {
-  const std::string tls = ACTORFLOW_TEST_DATA_DIR "/tls/";
+  const std::string tls = ACTORFLOW_TEST_DATA_DIR + "/tls/";
   af::RuntimeOptions o;
   o.tls_certificate = tls + "node.pem";
   o.tls_key = tls + "node.key";
@@ -558,7 +559,7 @@ BOOST_AUTO_TEST_CASE(a_server_out_of_descriptors_backs_off_instead_of_spinning_a
 
 BOOST_AUTO_TEST_CASE(a_tls_server_out_of_descriptors_backs_off_instead_of_spinning_and_recovers,
                      *boost::unit_test::timeout(120)) {
-  const std::string tls = ACTORFLOW_TEST_DATA_DIR "/tls/";
+  const std::string tls = ACTORFLOW_TEST_DATA_DIR + "/tls/";
   af::Runtime client(tls_client_options());
   af::SessionConfig config;
   config.runtime = &client;
@@ -688,7 +689,7 @@ BOOST_AUTO_TEST_CASE(a_thousand_concurrent_steps_from_fifty_clients_on_a_server_
 
 BOOST_AUTO_TEST_CASE(a_tls_cluster_of_processes_runs_steps_across_tasks_and_refuses_plain_clients,
                      *boost::unit_test::timeout(120)) {
-  const std::string tls = ACTORFLOW_TEST_DATA_DIR "/tls/";
+  const std::string tls = ACTORFLOW_TEST_DATA_DIR + "/tls/";
   auto ps_address = address(), worker_address = address();
   std::string spec =
       R"({"ps": [")" + ps_address + R"("], "worker": [")" + worker_address + R"("]})";
@@ -735,7 +736,7 @@ BOOST_AUTO_TEST_CASE(a_tls_cluster_of_processes_runs_steps_across_tasks_and_refu
 
 BOOST_AUTO_TEST_CASE(through_tls_a_killed_or_frozen_task_still_fails_the_step_with_unavailable,
                      *boost::unit_test::timeout(120)) {
-  const std::string tls = ACTORFLOW_TEST_DATA_DIR "/tls/";
+  const std::string tls = ACTORFLOW_TEST_DATA_DIR + "/tls/";
   ProcessCluster cluster(
       {"--tls-cert", tls + "node.pem", "--tls-key", tls + "node.key", "--tls-ca", tls + "ca.pem"});
   af::Runtime client(tls_client_options());

@@ -15,6 +15,7 @@
 #include "actorflow/actorflow.hpp"
 #include "process.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 namespace {
 

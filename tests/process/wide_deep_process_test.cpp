@@ -11,6 +11,7 @@
 
 #include "app_cluster.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 using namespace std::chrono_literals;
 

@@ -16,6 +16,7 @@
 #include "actorflow/ops/tensor_bundle.hpp"
 #include "actorflow/ops/tensor_slice.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 namespace {
 
@@ -27,7 +28,7 @@ using af::Shape;
 using af::Tensor;
 using af::TensorSlice;
 
-const std::string kFixtureDir = ACTORFLOW_TEST_DATA_DIR "/checkpoints/tf_partitioned";
+const std::string kFixtureDir = ACTORFLOW_TEST_DATA_DIR + "/checkpoints/tf_partitioned";
 
 std::string read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

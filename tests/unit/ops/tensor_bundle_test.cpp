@@ -22,6 +22,7 @@
 
 #include "actorflow/ops/tensor.hpp"
 #include "temp_dir.hpp"
+#include "test_paths.hpp"
 
 namespace {
 
@@ -32,7 +33,7 @@ using af::DType;
 using af::Shape;
 using af::Tensor;
 
-const std::string kFixtureDir = ACTORFLOW_TEST_DATA_DIR "/checkpoints/tf_v2";
+const std::string kFixtureDir = ACTORFLOW_TEST_DATA_DIR + "/checkpoints/tf_v2";
 
 std::string read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
