@@ -52,14 +52,7 @@ bool closed_within(tcp::socket& s, std::chrono::milliseconds limit) {
   return false;
 }
 
-/// The value of `actorflow_refused_connections_total{...port="<port>",reason="<reason>"}`.
-long refused(std::uint16_t status_port, const std::string& reason,
-             const std::string& port = "caf") {
-  const std::string body = af::test::http_get(status_port, "/metrics");
-  const std::string key = "port=\"" + port + "\",reason=\"" + reason + "\"} ";
-  auto at = body.find(key);
-  return at == std::string::npos ? 0 : std::stol(body.substr(at + key.size()));
-}
+using af::test::refused_connections;
 
 /// The server's `which` ("step", "bulk") port, from /status.
 std::uint16_t port_of(const af::Server& server, const std::string& which) {
@@ -120,7 +113,7 @@ BOOST_AUTO_TEST_CASE(a_basp_header_claiming_four_gigabytes_is_refused_before_any
     asio::write(*s, asio::buffer(header));
     BOOST_TEST(closed_within(*s, 3000ms));
   }
-  BOOST_TEST(refused(server->status_port(), "oversized") == 3);
+  BOOST_TEST(refused_connections(server->status_port(), "oversized") == 3);
   BOOST_TEST(real_step(*server) < 1000ms);
   BOOST_TEST(rss_kib() - rss_before < 64 * 1024);
   std::this_thread::sleep_for(200ms);
@@ -149,7 +142,7 @@ BOOST_AUTO_TEST_CASE(
     claims.push_back(std::move(s));
   }
   for (auto& s : claims) BOOST_TEST(closed_within(*s, 3000ms));
-  BOOST_TEST(refused(server->status_port(), "oversized") == 4);
+  BOOST_TEST(refused_connections(server->status_port(), "oversized") == 4);
   BOOST_TEST(rss_kib() - rss_before < 16 * 1024);
   BOOST_TEST(real_step(*server) < 1000ms);
 }
@@ -182,7 +175,7 @@ BOOST_AUTO_TEST_CASE(bytes_that_are_not_a_basp_handshake_close_the_connection,
       "GET / HTTP/1.1\r\nHost: nothing-here\r\n\r\n";  // 37 bytes: a header and change
   asio::write(*s, asio::buffer(garbage));
   BOOST_TEST(closed_within(*s, 3000ms));
-  BOOST_TEST(refused(server->status_port(), "not_basp") == 1);
+  BOOST_TEST(refused_connections(server->status_port(), "not_basp") == 1);
   BOOST_TEST(real_step(*server) < 1000ms);
 }
 
@@ -194,7 +187,7 @@ BOOST_AUTO_TEST_CASE(a_peer_that_never_shakes_hands_is_closed_after_the_timeout,
   auto s = raw_connect(io, server->port());
   BOOST_TEST(closed_within(*s, 5000ms));
   BOOST_TEST((std::chrono::steady_clock::now() - start >= 250ms));
-  BOOST_TEST(refused(server->status_port(), "handshake_timeout") == 1);
+  BOOST_TEST(refused_connections(server->status_port(), "handshake_timeout") == 1);
   // A real client's handshake takes milliseconds: it is not affected.
   BOOST_TEST(real_step(*server) < 1000ms);
 }
@@ -215,7 +208,7 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_does_not_lock_out_a_real_client,
   int closed = 0;
   for (auto& s : idle) closed += closed_within(*s, 20ms) ? 1 : 0;
   BOOST_TEST(closed >= 300 - 16 - 1);
-  BOOST_TEST(refused(server->status_port(), "crowded") >= 300 - 16 - 1);
+  BOOST_TEST(refused_connections(server->status_port(), "crowded") >= 300 - 16 - 1);
   idle.clear();
   // The server lets go of the idle ones too once their peer closed them (within a few
   // seconds, however loaded the machine); the session's own connections may linger.
@@ -250,7 +243,7 @@ BOOST_AUTO_TEST_CASE(a_step_request_for_an_unknown_session_is_answered_and_close
   BOOST_TEST(reply[0] == 7);
   BOOST_TEST(reply[8] == static_cast<unsigned char>(af::Code::aborted));
   BOOST_TEST(closed_within(*s, 3000ms));
-  BOOST_TEST(refused(server->status_port(), "unknown_token", "step") == 1);
+  BOOST_TEST(refused_connections(server->status_port(), "unknown_token", "step") == 1);
   BOOST_TEST(rss_kib() - rss_before < 32 * 1024);
   BOOST_TEST(real_step(*server) < 1000ms);
 }
@@ -261,7 +254,7 @@ BOOST_AUTO_TEST_CASE(a_step_connection_that_never_sends_a_request_is_closed_afte
   asio::io_context io;
   auto s = raw_connect(io, step_port(*server));
   BOOST_TEST(closed_within(*s, 5000ms));
-  BOOST_TEST(refused(server->status_port(), "handshake_timeout", "step") == 1);
+  BOOST_TEST(refused_connections(server->status_port(), "handshake_timeout", "step") == 1);
   // A real session's step connection presents its token at once: it stays, and so does the
   // fast path, however long the session waits before its first step.
   af::Graph g;
@@ -269,7 +262,7 @@ BOOST_AUTO_TEST_CASE(a_step_connection_that_never_sends_a_request_is_closed_afte
   af::Session sess(g, server->target(), af::test::over_the_wire());
   std::this_thread::sleep_for(600ms);
   BOOST_TEST(sess.run(c).scalar<float>() == 2.0f);
-  BOOST_TEST(refused(server->status_port(), "handshake_timeout", "step") == 1);
+  BOOST_TEST(refused_connections(server->status_port(), "handshake_timeout", "step") == 1);
 }
 
 BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_step_port_does_not_lock_out_new_sessions,
@@ -280,7 +273,7 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_step_port_does_not_lock_out_new_sessio
   std::vector<std::unique_ptr<tcp::socket>> idle;
   for (int i = 0; i < 300; ++i) idle.push_back(raw_connect(io, port));
   BOOST_TEST(real_step(*server) < 1000ms);
-  BOOST_TEST(refused(server->status_port(), "crowded", "step") >= 300 - 16 - 1);
+  BOOST_TEST(refused_connections(server->status_port(), "crowded", "step") >= 300 - 16 - 1);
 }
 
 // -- the bulk port -----------------------------------------------------------------------------
@@ -303,7 +296,7 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_bulk_port_does_not_stop_large_fetches,
   BOOST_TEST((std::chrono::steady_clock::now() - start < 1000ms));
   BOOST_TEST(value.num_elements() == (1 << 20));
   BOOST_TEST(value.data<float>()[12345] == 1.5f);
-  BOOST_TEST(refused(server->status_port(), "crowded", "bulk") >= 300 - 16 - 1);
+  BOOST_TEST(refused_connections(server->status_port(), "crowded", "bulk") >= 300 - 16 - 1);
   // A first request for a transfer nobody offered is answered and closed.
   auto s = raw_connect(io, port);
   unsigned char request[16] = {'A', 'F', 'B', 'U', 'L', 'K', '0', '2'};
@@ -315,7 +308,7 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_bulk_port_does_not_stop_large_fetches,
   BOOST_TEST(!ec);
   BOOST_TEST(reply[0] == 1);  // unknown transfer
   BOOST_TEST(closed_within(*s, 3000ms));
-  BOOST_TEST(refused(server->status_port(), "unknown_transfer", "bulk") == 1);
+  BOOST_TEST(refused_connections(server->status_port(), "unknown_transfer", "bulk") == 1);
 }
 
 // -- the tensor push port ----------------------------------------------------------------------
@@ -346,9 +339,9 @@ BOOST_AUTO_TEST_CASE(garbage_on_the_push_port_is_refused_and_tensors_still_cross
   // Silence: closed after the handshake timeout.
   auto silent = raw_connect(io, port);
   BOOST_TEST(closed_within(*silent, 5000ms));
-  BOOST_TEST(refused(ps.status_port(), "not_push", "push") == 1);
-  BOOST_TEST(refused(ps.status_port(), "unknown_token", "push") == 1);
-  BOOST_TEST(refused(ps.status_port(), "handshake_timeout", "push") == 1);
+  BOOST_TEST(refused_connections(ps.status_port(), "not_push", "push") == 1);
+  BOOST_TEST(refused_connections(ps.status_port(), "unknown_token", "push") == 1);
+  BOOST_TEST(refused_connections(ps.status_port(), "handshake_timeout", "push") == 1);
 
   // Tensors of a step still cross in both directions, through the push port: a 1 MiB
   // variable on ps is read on the worker and its update comes back.
@@ -404,7 +397,7 @@ BOOST_AUTO_TEST_CASE(a_push_hello_trickling_in_is_closed_at_its_deadline_from_ac
   const auto took = std::chrono::steady_clock::now() - start;
   BOOST_TEST(closed);
   BOOST_TEST((took < 1000ms));
-  BOOST_TEST(refused(ps.status_port(), "handshake_timeout", "push") == 1);
+  BOOST_TEST(refused_connections(ps.status_port(), "handshake_timeout", "push") == 1);
 }
 
 BOOST_AUTO_TEST_CASE(idle_connections_on_the_push_port_do_not_lose_the_first_cross_task_step,

@@ -72,14 +72,6 @@ std::set<std::string> own_listening_sockets() {
 
 using af::test::rss_kib;
 
-/// The value of `actorflow_refused_connections_total{...port="caf",reason="<reason>"}`.
-long refused(std::uint16_t status_port, const std::string& reason) {
-  const std::string body = af::test::http_get(status_port, "/metrics");
-  const std::string key = "port=\"caf\",reason=\"" + reason + "\"} ";
-  auto at = body.find(key);
-  return at == std::string::npos ? 0 : std::stol(body.substr(at + key.size()));
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(tls_test)
@@ -158,10 +150,10 @@ BOOST_AUTO_TEST_CASE(refused_tls_handshakes_are_counted, *boost::unit_test::time
   // The rogue client gives up first (it does not trust the server's certificate); the server
   // counts its side of the failed handshake when it sees the connection end, a moment later.
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (refused(server.status_port(), "tls_handshake") < 1 &&
+  while (af::test::refused_connections(server.status_port(), "tls_handshake") < 1 &&
          std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  BOOST_TEST(refused(server.status_port(), "tls_handshake") >= 1);
+  BOOST_TEST(af::test::refused_connections(server.status_port(), "tls_handshake") >= 1);
 }
 
 BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_tls_port_holds_little_memory_and_gives_it_back,
@@ -192,14 +184,14 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_tls_port_holds_little_memory_and_gives
     // loaded machine it may not have seen all 600 in the first half second.
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    while (refused(server.status_port(), "crowded") < 600 - 128 - 1 &&
+    while (af::test::refused_connections(server.status_port(), "crowded") < 600 - 128 - 1 &&
            std::chrono::steady_clock::now() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     const long rss_flooded = rss_kib();
     BOOST_TEST_MESSAGE("RSS with 600 idle TLS connections: +" << (rss_flooded - rss_before) / 1024
                                                               << " MiB");
     BOOST_TEST(rss_flooded - rss_before < 48 * 1024);
-    BOOST_TEST(refused(server.status_port(), "crowded") >= 600 - 128 - 1);
+    BOOST_TEST(af::test::refused_connections(server.status_port(), "crowded") >= 600 - 128 - 1);
     // A real client is served during the flood.
     BOOST_TEST(run_on(*good, server.target()) == 6.0f);
   }

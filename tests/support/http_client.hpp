@@ -36,4 +36,14 @@ inline std::string body_of(const std::string& response) {
   return pos == std::string::npos ? std::string() : response.substr(pos + 4);
 }
 
+/// The value of `actorflow_refused_connections_total{...port="<port>",reason="<reason>"}` in
+/// the /metrics of the server whose status port is `status_port`; 0 when absent.
+inline long refused_connections(std::uint16_t status_port, const std::string& reason,
+                                const std::string& port = "caf") {
+  const std::string body = http_get(status_port, "/metrics");
+  const std::string key = "port=\"" + port + "\",reason=\"" + reason + "\"} ";
+  auto at = body.find(key);
+  return at == std::string::npos ? 0 : std::stol(body.substr(at + key.size()));
+}
+
 }  // namespace af::test
