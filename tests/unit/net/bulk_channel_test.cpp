@@ -57,7 +57,10 @@ BOOST_AUTO_TEST_CASE(offered_tensors_arrive_intact_over_one_connection,
 
 BOOST_AUTO_TEST_CASE(unknown_collected_and_expired_transfers_are_data_loss,
                      *boost::unit_test::timeout(30)) {
-  af::net::BulkServer server("127.0.0.1", "test server", 50ms);
+  // `server` keeps a transfer a minute (longer than a loaded machine's scheduling delays);
+  // `sweeping` only 50 ms, for the expiry.
+  af::net::BulkServer server("127.0.0.1", "test server");
+  af::net::BulkServer sweeping("127.0.0.1", "test server", 50ms);
   af::net::BulkClient client("127.0.0.1", "test client");
   af::Tensor got(af::float32, af::Shape{4});
   auto s = fetch(client, server.port(), 42, got);
@@ -67,14 +70,14 @@ BOOST_AUTO_TEST_CASE(unknown_collected_and_expired_transfers_are_data_loss,
   BOOST_TEST(fetch(client, server.port(), id, got).ok());
   BOOST_TEST(fetch(client, server.port(), id, got).code() ==
              af::Code::data_loss);  // collected once only
-  auto expired = server.offer(iota_floats(4));
-  BOOST_TEST(server.pending() == 1u);
+  auto expired = sweeping.offer(iota_floats(4));
+  BOOST_TEST(sweeping.pending() == 1u);
   // Nobody collects it and nothing else is offered: the server's sweep frees it anyway.
   auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (server.pending() > 0 && std::chrono::steady_clock::now() < deadline)
+  while (sweeping.pending() > 0 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(10ms);
-  BOOST_TEST(server.pending() == 0u);
-  BOOST_TEST(fetch(client, server.port(), expired, got).code() == af::Code::data_loss);
+  BOOST_TEST(sweeping.pending() == 0u);
+  BOOST_TEST(fetch(client, sweeping.port(), expired, got).code() == af::Code::data_loss);
   // A size other than the one the reply announced is refused.
   auto mismatched = server.offer(iota_floats(8));
   s = fetch(client, server.port(), mismatched, got);
