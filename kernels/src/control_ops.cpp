@@ -1,4 +1,4 @@
-// Const, Placeholder, Identity, NoOp, _Send, _Recv and _Delay: CPU kernels. Their
+// Const, Placeholder, Identity, IdentityN, NoOp, _Send, _Recv and _Delay: CPU kernels. Their
 // definitions (shape functions, builders) are in ops/src/defs/control_ops.cpp.
 #include <chrono>
 
@@ -54,6 +54,14 @@ class IdentityOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void compute(OpKernelContext& ctx) override { ctx.set_output(0, ctx.input(0)); }
+};
+
+class IdentityNOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    for (int i = 0; i < ctx.num_inputs(); ++i) ctx.set_output(i, ctx.input(i));
+  }
 };
 
 class NoOpKernel : public OpKernel {
@@ -134,6 +142,7 @@ void register_control_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<ConstOp>("Const", "CPU"));
   r.add(make_kernel_def<PlaceholderOp>("Placeholder", "CPU"));
   r.add(make_kernel_def<IdentityOp>("Identity", "CPU", {{"T", kAllTypes}}));
+  r.add(make_kernel_def<IdentityNOp>("IdentityN", "CPU"));
   r.add(make_kernel_def<NoOpKernel>("NoOp", "CPU"));
   r.add(make_kernel_def<SendOp>("_Send", "CPU"));
   r.add(make_kernel_def<RecvOp>("_Recv", "CPU"));

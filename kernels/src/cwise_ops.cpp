@@ -1,5 +1,5 @@
-// Element-wise math for training: Square, Sqrt, Rsqrt, Exp, Log, Reciprocal, Abs, Sign, Floor,
-// the gradient ops SqrtGrad, RsqrtGrad and ReciprocalGrad, and the broadcasting binary ops
+// Element-wise math for training: Square, Sqrt, Rsqrt, Exp, Log, Sin, Cos, Reciprocal, Abs, Sign,
+// Floor, the gradient ops SqrtGrad, RsqrtGrad and ReciprocalGrad, and the broadcasting binary ops
 // Pow, Maximum, Minimum, FloorDiv, FloorMod and SquaredDifference: CPU kernels, with
 // TensorFlow's element semantics (cwise_ops.h). Their definitions (shape functions, builders)
 // are in ops/src/defs/cwise_ops.cpp.
@@ -73,6 +73,30 @@ struct ExpFn {
   template <class Out, class In>
   static void eigen(Out& out, const In& in) {
     out = in.exp();
+  }
+};
+struct SinFn {
+  static constexpr double kCycles = 20;
+  static constexpr bool kEigen = true;
+  template <class C>
+  C operator()(C a) const {
+    return std::sin(a);
+  }
+  template <class Out, class In>
+  static void eigen(Out& out, const In& in) {
+    out = in.unaryExpr(Eigen::internal::scalar_sin_op<typename In::Scalar>());  // as TensorFlow
+  }
+};
+struct CosFn {
+  static constexpr double kCycles = 20;
+  static constexpr bool kEigen = true;
+  template <class C>
+  C operator()(C a) const {
+    return std::cos(a);
+  }
+  template <class Out, class In>
+  static void eigen(Out& out, const In& in) {
+    out = in.unaryExpr(Eigen::internal::scalar_cos_op<typename In::Scalar>());  // as TensorFlow
   }
 };
 // Natural logarithm: log(0) = -inf, log(x < 0) = NaN.
@@ -308,6 +332,10 @@ using ExpKernel = UnaryOp<ExpFn, T>;
 template <class T>
 using LogKernel = UnaryOp<LogFn, T>;
 template <class T>
+using SinKernel = UnaryOp<SinFn, T>;
+template <class T>
+using CosKernel = UnaryOp<CosFn, T>;
+template <class T>
 using ReciprocalKernel = UnaryOp<ReciprocalFn, T>;
 template <class T>
 using AbsKernel = UnaryOp<AbsFn, T>;
@@ -375,6 +403,8 @@ void register_cwise_kernels(KernelRegistry& r) {
   register_for_types<RsqrtKernel, float, double, bfloat16_t>(r, "Rsqrt");
   register_for_types<ExpKernel, float, double, bfloat16_t>(r, "Exp");
   register_for_types<LogKernel, float, double, bfloat16_t>(r, "Log");
+  register_for_types<SinKernel, float, double, bfloat16_t>(r, "Sin");
+  register_for_types<CosKernel, float, double, bfloat16_t>(r, "Cos");
   register_for_types<ReciprocalKernel, float, double, bfloat16_t>(r, "Reciprocal");
   register_for_types<AbsKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Abs");
   register_for_types<SignKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Sign");

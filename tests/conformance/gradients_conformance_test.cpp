@@ -142,6 +142,23 @@ std::vector<Case> gradient_cases() {
       {"Sqrt", {{5}}, [](G, V x) { return af::sqrt(x[0]); }, 0.5, 2.0},
       {"Rsqrt", {{5}}, [](G, V x) { return af::rsqrt(x[0]); }, 0.5, 2.0},
       {"Exp", {{5}}, [](G, V x) { return af::exp(x[0]); }},
+      {"Sin",
+       {{5}},
+       [](G g, V x) {
+         return g.create_op("Sin", {x[0]}, {{"T", x[0].dtype()}}).output(0);
+       }},
+      {"Cos",
+       {{5}},
+       [](G g, V x) {
+         return g.create_op("Cos", {x[0]}, {{"T", x[0].dtype()}}).output(0);
+       }},
+      {"IdentityN",
+       {{2, 3}, {3}},
+       [](G g, V x) {
+         auto op = g.create_op("IdentityN", {x[0], x[1]},
+                               {{"T", std::vector<af::DType>{x[0].dtype(), x[1].dtype()}}});
+         return op.output(0) * 2.0f + af::reduce_sum(op.output(1));
+       }},
       {"Log", {{5}}, [](G, V x) { return af::log(x[0]); }, 0.5, 2.0},
       {"Reciprocal", {{5}}, [](G, V x) { return af::reciprocal(x[0]); }, 0.5, 2.0},
       {"Abs", {{5}}, [](G, V x) { return af::abs(x[0]); }},
@@ -597,6 +614,9 @@ BOOST_AUTO_TEST_CASE(every_differentiable_op_type_has_a_registered_gradient,
                            "Sqrt",
                            "Rsqrt",
                            "Exp",
+                           "Sin",
+                           "Cos",
+                           "IdentityN",
                            "Log",
                            "Reciprocal",
                            "Abs",

@@ -642,7 +642,7 @@ class GpuReduction : public GpuReductionOp {
 void register_gpu_kernels(KernelRegistry& r) {
   // Kernels that never touch element memory run as they do on the CPU.
   for (const char* op :
-       {"Identity", "NoOp", "VariableV2", "Assign", "Placeholder", "StopGradient",
+       {"Identity", "IdentityN", "NoOp", "VariableV2", "Assign", "Placeholder", "StopGradient",
         "PreventGradient", "Squeeze", "Merge", "RefMerge", "ControlTrigger", "Enter", "RefEnter",
         "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond"})
     for (KernelDef def : r.kernels_for(op, "CPU")) {

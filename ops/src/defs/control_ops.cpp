@@ -1,4 +1,4 @@
-// Const, Placeholder, Identity, NoOp, _Send, _Recv and _Delay: ops, shape functions and
+// Const, Placeholder, Identity, IdentityN, NoOp, _Send, _Recv and _Delay: ops, shape functions and
 // graph-building functions. Their CPU kernels are in kernels/src/control_ops.cpp.
 #include <chrono>
 
@@ -43,6 +43,26 @@ void register_control_ops(OpRegistry& r) {
   r.add({"Placeholder",
          [](InferenceContext& c) { return infer_from_type_and_shape_attrs(c, "dtype"); }});
   r.add({"Identity", infer_identity});
+  // IdentityN (what a lowered While or If leaves under the functional node's name): each
+  // output is its input, types from attr T.
+  r.add({"IdentityN", [](InferenceContext& c) -> Status {
+           std::vector<DType> types;
+           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("T", &types));
+           if (types.size() != c.input_types.size())
+             return invalid_argument("IdentityN has " + std::to_string(c.input_types.size()) +
+                                     " inputs for " + std::to_string(types.size()) + " types in T");
+           for (int i = 0; i < c.num_inputs(); ++i) {
+             if (types[static_cast<std::size_t>(i)] != c.input_types[static_cast<std::size_t>(i)])
+               return invalid_argument(
+                   "IdentityN input " + std::to_string(i) + " is " +
+                   std::string(dtype_name(c.input_types[static_cast<std::size_t>(i)])) +
+                   ", T says " + std::string(dtype_name(types[static_cast<std::size_t>(i)])));
+             c.add_output(c.input_types[static_cast<std::size_t>(i)],
+                          c.input_shapes[static_cast<std::size_t>(i)]);
+           }
+           c.output_handle_shapes = c.input_handle_shapes;
+           return {};
+         }});
   r.add({"NoOp", [](InferenceContext&) -> Status { return {}; }});
   r.add({"_Send", [](InferenceContext& c) { return c.expect_inputs(1); }, true});
   r.add(

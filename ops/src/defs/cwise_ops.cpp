@@ -1,5 +1,5 @@
-// The definitions of the element-wise math ops Square, Sqrt, Rsqrt, Exp, Log, Reciprocal, Abs,
-// Sign, Floor, SqrtGrad, RsqrtGrad, ReciprocalGrad, Pow, Maximum, Minimum, FloorDiv, FloorMod
+// The definitions of the element-wise math ops Square, Sqrt, Rsqrt, Exp, Log, Sin, Cos, Reciprocal,
+// Abs, Sign, Floor, SqrtGrad, RsqrtGrad, ReciprocalGrad, Pow, Maximum, Minimum, FloorDiv, FloorMod
 // and SquaredDifference (shape functions, builders); their CPU kernels are in
 // kernels/src/cwise_ops.cpp.
 //
@@ -48,6 +48,8 @@ void register_cwise_ops(OpRegistry& r) {
   unary("Rsqrt", kFloatTypes);
   unary("Exp", kFloatTypes);
   unary("Log", kFloatTypes);
+  unary("Sin", kFloatTypes);
+  unary("Cos", kFloatTypes);
   unary("Reciprocal", kFloatTypes);
   unary("Abs", kRealTypes);
   unary("Sign", kRealTypes);

@@ -404,6 +404,7 @@ void register_array_gradients(GradientRegistry& r) {
   r.add_sparse("Identity", [](const Operation&, const std::vector<Gradient>& g) {
     return std::vector<Gradient>{g[0]};
   });
+  r.add_sparse("IdentityN", [](const Operation&, const std::vector<Gradient>& g) { return g; });
   r.add("Reshape", [](const Operation& op, const Grads& g) -> Grads {
     return {reshape_to_input(op, g[0]), Output()};
   });

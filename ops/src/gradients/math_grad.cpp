@@ -275,13 +275,26 @@ Grads exp_grad(const Operation& op, const Grads& g) {
   return {mul(g[0], op.output(0), "mul")};
 }
 
+// `type`(x) of the op's input, computed after the incoming gradient (TensorFlow's
+// `with ops.control_dependencies([grad])` in _SinGrad, _CosGrad, _LogGrad).
+Output unary_of_input_after(const Operation& op, const Grads& g, const char* type) {
+  auto deps = op.graph().control_dependencies({g[0].op()});
+  return unary(type, input(op, 0), type);
+}
+
+// TensorFlow's _SinGrad: grad * cos(x).
+Grads sin_grad(const Operation& op, const Grads& g) {
+  return {mul(g[0], unary_of_input_after(op, g, "Cos"), "mul")};
+}
+
+// TensorFlow's _CosGrad: -grad * sin(x).
+Grads cos_grad(const Operation& op, const Grads& g) {
+  const Output s = unary_of_input_after(op, g, "Sin");
+  return {mul(unary("Neg", g[0], "Neg"), s, "mul")};
+}
+
 Grads log_grad(const Operation& op, const Grads& g) {
-  Output r;
-  {
-    auto deps = op.graph().control_dependencies({g[0].op()});
-    r = unary("Reciprocal", input(op, 0), "Reciprocal");
-  }
-  return {mul(g[0], r, "mul")};
+  return {mul(g[0], unary_of_input_after(op, g, "Reciprocal"), "mul")};
 }
 
 Grads abs_grad(const Operation& op, const Grads& g) {
@@ -429,6 +442,8 @@ void register_math_gradients(GradientRegistry& r) {
   r.add("Square", square_grad);
   r.add("Exp", exp_grad);
   r.add("Log", log_grad);
+  r.add("Sin", sin_grad);
+  r.add("Cos", cos_grad);
   r.add("Abs", abs_grad);
   r.add("Maximum",
         [](const Operation& op, const Grads& g) { return max_min_grad(op, g, "GreaterEqual"); });
