@@ -75,7 +75,7 @@ int info(const std::string& path) {
   std::cout << "devices:\n";
   for (const auto& [d, c] : devices) std::cout << "  " << d << " " << c << "\n";
   if (!file.graph.function_library.empty())
-    std::cout << "function library: present (actorflow runs no functions)\n";
+    std::cout << "function library: present (the functions its nodes call are inlined above)\n";
   if (file.meta) {
     if (file.meta->saver_def)
       std::cout << "saver: prefix " << file.meta->saver_def->filename_tensor_name << ", save "

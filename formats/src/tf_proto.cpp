@@ -6,6 +6,8 @@
 #include <cstring>
 #include <set>
 
+#include "functional_ops.hpp"
+
 namespace af::tfproto {
 
 namespace {
@@ -410,6 +412,11 @@ Status to_proto(const NodeDef& n, tensorflow::NodeDef* out) {
 }
 
 StatusOr<GraphDef> from_proto(const tensorflow::GraphDef& g) {
+  if (has_functional_ops(g)) {
+    auto lowered = lower_functional_ops(g);
+    if (!lowered.ok()) return lowered.status();
+    return from_proto(*lowered);
+  }
   GraphDef def;
   def.version = g.versions().producer();
   def.nodes.reserve(static_cast<std::size_t>(g.node_size()));

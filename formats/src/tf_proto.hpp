@@ -51,9 +51,10 @@ Status to_proto(const AttrValue& v, tensorflow::AttrValue* out, std::string_view
 StatusOr<NodeDef> from_proto(const tensorflow::NodeDef& n);
 Status to_proto(const NodeDef& n, tensorflow::NodeDef* out);
 
-/// A whole GraphDef: nodes and `versions.producer` (into `GraphDef::version`). A function
-/// library is refused (InvalidArgument naming its first function): actorflow runs no
-/// functions.
+/// A whole GraphDef: nodes and `versions.producer` (into `GraphDef::version`), the function
+/// library kept as bytes. Functional control flow (While, If, calls of the library's
+/// functions) is lowered into Enter/Switch/Merge/... first (`lower_functional_ops`), so the
+/// nodes are those actorflow runs.
 StatusOr<GraphDef> from_proto(const tensorflow::GraphDef& g);
 Status to_proto(const GraphDef& g, tensorflow::GraphDef* out);
 

@@ -231,7 +231,9 @@ Node* Graph::finish_node(std::unique_ptr<Node> node, bool apply_scopes) {
     ctx.input_handle_shapes.push_back(in.node()->output_handle_shape(in.index()));
     bool wants_ref = std::find(op->ref_inputs.begin(), op->ref_inputs.end(), static_cast<int>(i)) !=
                      op->ref_inputs.end();
-    bool is_ref = in.node()->output_is_ref(in.index());
+    // A resource handle is a reference however it arrives: through an Identity, a Switch, a
+    // loop's Enter or a lowered While's IdentityN, as TensorFlow's resource tensors.
+    bool is_ref = in.node()->output_is_ref(in.index()) || in.dtype() == DType::resource;
     if (wants_ref && !is_ref)
       throw InvalidArgumentError(
           af::invalid_argument("Input " + std::to_string(i) + " of '" + def.name + "' Op (" +

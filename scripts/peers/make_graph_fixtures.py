@@ -224,6 +224,61 @@ def make_cond(out):
     print("wrote", out, sorted(os.listdir(out)))
 
 
+def build_loops(tf, tf1):
+    """The loops of make-while (and make-functional) in the default graph: fed by
+    placeholders n (int32) and x (float32 [3]), with p choosing a cond's branch; each
+    loop's result has an Identity (sum_out, nested_out, power_out, loop_in_cond_out,
+    collatz_out, count_out) and `counter` is a variable assigned in every iteration.
+    Returns n, x, p and counter."""
+    n = tf1.placeholder(tf.int32, [], name="n")
+    x = tf1.placeholder(tf.float32, [3], name="x")
+    # A counter and an accumulator, with x a loop invariant.
+    _, acc = tf1.while_loop(lambda i, a: i < n,
+                            lambda i, a: (i + 1, a + x * tf.cast(i, tf.float32)),
+                            [tf.constant(0), tf.zeros([3])], name="sum")
+    tf.identity(acc, name="sum_out")
+
+    # Nested loops: the inner loop's bound is the outer loop's variable.
+    def outer_body(i, total):
+        _, inner = tf1.while_loop(lambda j, s: j <= i, lambda j, s: (j + 1, s + j),
+                                  [tf.constant(0), total], name="inner")
+        return i + 1, inner
+    _, nested = tf1.while_loop(lambda i, t: i < n, outer_body,
+                               [tf.constant(0), tf.constant(0)], name="outer")
+    tf.identity(nested, name="nested_out")
+    # One iteration at a time, a matrix product per iteration.
+    w = tf.constant([[0.5, 0.2, 0.0], [0.1, 0.6, 0.3], [0.0, 0.4, 0.7]])
+    _, v = tf1.while_loop(lambda k, v: k < n,
+                          lambda k, v: (k + 1, tf.tanh(tf1.matmul(w, v) + 0.1)),
+                          [tf.constant(0), tf.reshape(x, [3, 1])], parallel_iterations=1,
+                          name="power")
+    tf.identity(v, name="power_out")
+    # A loop in a cond branch (dead when the branch is not taken).
+    p = tf1.placeholder_with_default(True, [], name="p")
+    in_cond = tf1.cond(p, lambda: tf1.while_loop(lambda i: i < n, lambda i: i + 2,
+                                                 [tf.constant(0)], name="by_two"),
+                       lambda: n * 10, name="loop_in_cond")
+    tf.identity(in_cond, name="loop_in_cond_out")
+
+    # A cond in a loop body: the steps of the Collatz sequence from n.
+    def collatz_body(v, steps):
+        v2 = tf1.cond(tf.equal(tf.math.floormod(v, 2), 0), lambda: tf.math.floordiv(v, 2),
+                      lambda: 3 * v + 1)
+        return v2, steps + 1
+    _, steps = tf1.while_loop(lambda v, s: v > 1, collatz_body, [n, tf.constant(0)],
+                              name="collatz")
+    tf.identity(steps, name="collatz_out")
+    # A variable assigned in every iteration (RefEnter of its reference).
+    counter = tf1.get_variable("counter", [], tf.int32, initializer=tf1.zeros_initializer())
+
+    def count_body(i):
+        with tf1.control_dependencies([tf1.assign_add(counter, 1)]):
+            return i + 1
+    counted = tf1.while_loop(lambda i: i < n, count_body, [tf.constant(0)], name="count")
+    tf.identity(counted, name="count_out")
+    return n, x, p, counter
+
+
 def make_while(out):
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
     import tensorflow as tf
@@ -233,52 +288,7 @@ def make_while(out):
     os.makedirs(out, exist_ok=True)
     g = tf1.Graph()
     with g.as_default():
-        n = tf1.placeholder(tf.int32, [], name="n")
-        x = tf1.placeholder(tf.float32, [3], name="x")
-        # A counter and an accumulator, with x a loop invariant.
-        _, acc = tf1.while_loop(lambda i, a: i < n,
-                                lambda i, a: (i + 1, a + x * tf.cast(i, tf.float32)),
-                                [tf.constant(0), tf.zeros([3])], name="sum")
-        tf.identity(acc, name="sum_out")
-
-        # Nested loops: the inner loop's bound is the outer loop's variable.
-        def outer_body(i, total):
-            _, inner = tf1.while_loop(lambda j, s: j <= i, lambda j, s: (j + 1, s + j),
-                                      [tf.constant(0), total], name="inner")
-            return i + 1, inner
-        _, nested = tf1.while_loop(lambda i, t: i < n, outer_body,
-                                   [tf.constant(0), tf.constant(0)], name="outer")
-        tf.identity(nested, name="nested_out")
-        # One iteration at a time, a matrix product per iteration.
-        w = tf.constant([[0.5, 0.2, 0.0], [0.1, 0.6, 0.3], [0.0, 0.4, 0.7]])
-        _, v = tf1.while_loop(lambda k, v: k < n,
-                              lambda k, v: (k + 1, tf.tanh(tf1.matmul(w, v) + 0.1)),
-                              [tf.constant(0), tf.reshape(x, [3, 1])], parallel_iterations=1,
-                              name="power")
-        tf.identity(v, name="power_out")
-        # A loop in a cond branch (dead when the branch is not taken).
-        p = tf1.placeholder_with_default(True, [], name="p")
-        in_cond = tf1.cond(p, lambda: tf1.while_loop(lambda i: i < n, lambda i: i + 2,
-                                                     [tf.constant(0)], name="by_two"),
-                           lambda: n * 10, name="loop_in_cond")
-        tf.identity(in_cond, name="loop_in_cond_out")
-
-        # A cond in a loop body: the steps of the Collatz sequence from n.
-        def collatz_body(v, steps):
-            v2 = tf1.cond(tf.equal(tf.math.floormod(v, 2), 0), lambda: tf.math.floordiv(v, 2),
-                          lambda: 3 * v + 1)
-            return v2, steps + 1
-        _, steps = tf1.while_loop(lambda v, s: v > 1, collatz_body, [n, tf.constant(0)],
-                                  name="collatz")
-        tf.identity(steps, name="collatz_out")
-        # A variable assigned in every iteration (RefEnter of its reference).
-        counter = tf1.get_variable("counter", [], tf.int32, initializer=tf1.zeros_initializer())
-
-        def count_body(i):
-            with tf1.control_dependencies([tf1.assign_add(counter, 1)]):
-                return i + 1
-        counted = tf1.while_loop(lambda i: i < n, count_body, [tf.constant(0)], name="count")
-        tf.identity(counted, name="count_out")
+        n, x, p, counter = build_loops(tf, tf1)
         tf1.global_variables_initializer()  # "init"
         tf.io.write_graph(g.as_graph_def(), out, "graph.pb", as_text=False)
         xs = [0.5, -1.0, 2.0]

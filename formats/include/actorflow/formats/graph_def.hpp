@@ -20,10 +20,10 @@ namespace af {
 /// TensorFlow 2.21's TF_GRAPH_DEF_VERSION, whose op semantics actorflow follows.
 inline constexpr int kGraphDefProducer = 2474;
 
-/// Parses a binary GraphDef (the wire format of TensorFlow's `graph.proto`). Throws
-/// InvalidArgumentError naming `source`: "<source>: not a binary GraphDef" for bytes that do
-/// not parse, or the node and attribute whose value actorflow has no form for (a dtype it
-/// has no kernels for, a function attribute).
+/// Parses a binary GraphDef, lowering While/If/PartitionedCall (function libraries) into
+/// control flow v1 (docs/control-flow.md). Throws InvalidArgumentError naming `source`: "not a
+/// binary GraphDef", the node and attribute actorflow has no form for (a dtype without
+/// kernels), or the node and function that cannot be inlined (missing, generic, recursive).
 GraphDef parse_graph_def(std::string_view bytes, std::string_view source = "GraphDef");
 
 /// Parses a text-format GraphDef (`tf.io.write_graph(..., as_text=True)`). Throws

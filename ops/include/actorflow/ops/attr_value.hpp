@@ -46,8 +46,8 @@ struct NodeDef {
 struct GraphDef {
   std::vector<NodeDef> nodes;  ///< every node, inputs before their consumers
   int version = 1;  ///< the format version (`versions.producer` of TensorFlow's GraphDef)
-  /// TensorFlow's `library` (a serialized FunctionDefLibrary), kept as bytes through
-  /// conversions between GraphDef files; actorflow runs no functions. Empty when none.
+  /// TensorFlow's `library` (a serialized FunctionDefLibrary) kept as bytes; reading a file
+  /// inlined the functions its nodes call (While, If, ...) into `nodes`. Empty when none.
   std::string function_library;
   /// Field-wise equality.
   friend bool operator==(const GraphDef&, const GraphDef&) = default;
