@@ -172,6 +172,10 @@ struct CoordinatorState {
   std::chrono::milliseconds budget{10000};
   std::map<std::string, Known> known;
   std::map<std::string, std::vector<caf::response_promise>> waiting;
+  /// How many of `waiting[key]` the dial in flight answers when it fails: those there when
+  /// it started. Dials that came later get a dial of their own (the address may have come up
+  /// since: a server starting while a peer's dial to it was being refused).
+  std::map<std::string, std::size_t> served;
 };
 
 using CoordinatorActor = caf::stateful_actor<CoordinatorState>;
@@ -193,6 +197,7 @@ void dial_afresh(CoordinatorActor* self, const std::string& key, const std::stri
                  std::uint16_t port) {
   auto& st = self->state;
   st.known.erase(key);
+  st.served[key] = st.waiting[key].size();
   auto worker = self->spawn<caf::detached>(dialer, st.mm, st.tunnels, st.budget);
   self->request(worker, caf::infinite, caf::connect_atom::value, host, port)
       .then(
@@ -204,9 +209,22 @@ void dial_afresh(CoordinatorActor* self, const std::string& key, const std::stri
               self->monitor(node.whom);
               self->state.known[key] = node;
             }
+            self->state.served.erase(key);
             answer(self, key, caf::error{}, node);
           },
-          [self, key](caf::error& e) { answer(self, key, e); });
+          [self, key, host, port](caf::error& e) {
+            auto& st = self->state;
+            auto& waiters = st.waiting[key];
+            const std::size_t n = std::min(st.served[key], waiters.size());
+            for (std::size_t i = 0; i < n; ++i) waiters[i].deliver(e);
+            waiters.erase(waiters.begin(), waiters.begin() + static_cast<std::ptrdiff_t>(n));
+            if (waiters.empty()) {
+              st.waiting.erase(key);
+              st.served.erase(key);
+            } else {
+              dial_afresh(self, key, host, port);  // for the dials that joined this one late
+            }
+          });
 }
 
 caf::behavior coordinator(CoordinatorActor* self, caf::io::middleman* mm, TlsTunnels* tunnels,

@@ -30,8 +30,9 @@ namespace af::net {
 /// before its handshake, `sec::connection_timeout` when the peer sent no handshake within
 /// the runtime's connection timeout (10 s when that is off). As CAF's middleman does, it
 /// dials one `host:port` once at a time and answers a later dial with the node found then
-/// while that node is still connected. With TLS the connection goes through a fresh tunnel
-/// (tls_tunnel.hpp).
+/// while that node is still connected; a dial that joined one in flight that fails is
+/// dialled again (the address may have come up since). With TLS the connection goes through a fresh
+/// tunnel (tls_tunnel.hpp).
 std::pair<caf::actor, caf::message> dial(Runtime& runtime, const std::string& host,
                                          std::uint16_t port);
 
