@@ -4,7 +4,9 @@
 #include "functional_ops.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -13,6 +15,9 @@
 #include <unordered_set>
 #include <vector>
 
+#include "actorflow/formats/summary_ops.hpp"
+#include "actorflow/ops/op_registry.hpp"
+#include "actorflow/queues/queues.hpp"
 #include "actorflow/tf/function.pb.h"
 
 namespace af::tfproto {
@@ -84,8 +89,24 @@ Inputs split_inputs(const tensorflow::NodeDef& n) {
 class Lowering {
  public:
   explicit Lowering(const tensorflow::GraphDef& g) : graph_(g) {
-    for (const auto& f : g.library().function()) functions_[f.signature().name()] = &f;
+    register_queue_ops();  // op types registered on first use, as import_graph_def does
+    summary::register_summary_ops();
+    std::size_t input_nodes = static_cast<std::size_t>(g.node_size());
+    for (const auto& f : g.library().function()) {
+      const std::string& name = f.signature().name();
+      // As TensorFlow's FunctionLibraryDefinition: a function cannot take an op's name.
+      if (OpRegistry::global().find(name) || while_ops().count(name) || if_ops().count(name) ||
+          case_ops().count(name) || call_ops().count(name))
+        fail("library function " + quoted(name) + " has the name of an op");
+      if (!functions_.emplace(name, &f).second)
+        fail("library function " + quoted(name) + " is defined twice");
+      input_nodes += static_cast<std::size_t>(f.node_def_size());
+    }
     for (const auto& n : g.node()) names_.insert(n.name());
+    // What inlining may make of this input: calls nested many times over (f calls g twice,
+    // g calls h twice, ...) would otherwise grow exponentially.
+    max_nodes_ = 100'000 + 16 * input_nodes;
+    max_name_bytes_ = (std::size_t{256} << 20) + 16 * static_cast<std::size_t>(g.ByteSizeLong());
   }
 
   bool is_functional(const std::string& op) const {
@@ -111,15 +132,22 @@ class Lowering {
  private:
   /// Appends `n`, queueing it for lowering when it is functional.
   void add(tensorflow::NodeDef n, int depth) {
+    if (nodes_.size() >= max_nodes_)
+      fail(lowering_ + ": inlining makes more than " + std::to_string(max_nodes_) +
+           " nodes (functions calling each other many times over?)");
     if (is_functional(n.op())) pending_.emplace_back(nodes_.size(), depth);
     nodes_.push_back(std::move(n));
   }
 
   /// A name no node has yet, `base` when free (TensorFlow's Graph::NewName adds `_k`).
   std::string fresh(const std::string& base) {
+    name_bytes_ += base.size();
+    if (name_bytes_ > max_name_bytes_)
+      fail(lowering_ + ": inlining makes names of more than " + std::to_string(max_name_bytes_) +
+           " bytes");
     if (names_.insert(base).second) return base;
-    for (int k = 1;; ++k)
-      if (std::string name = base + "_" + std::to_string(k); names_.insert(name).second)
+    for (int& k = next_suffix_[base];;)  // continues where the last search for `base` ended
+      if (std::string name = base + "_" + std::to_string(++k); names_.insert(name).second)
         return name;
   }
 
@@ -193,6 +221,7 @@ class Lowering {
   }
 
   tensorflow::NodeDef lower(const tensorflow::NodeDef& n, int depth) {
+    lowering_ = "node " + quoted(n.name()) + " (" + n.op() + ")";
     if (depth > kMaxDepth)
       fail("node " + quoted(n.name()) + " (" + n.op() + "): functions inlined more than " +
            std::to_string(kMaxDepth) + " levels deep (a function calling itself?)");
@@ -211,9 +240,11 @@ class Lowering {
         in.data.size() == t.size(), n,
         std::to_string(in.data.size()) + " inputs for " + std::to_string(t.size()) + " types in T");
     expect(!t.empty(), n, "a loop without loop variables");
-    int parallel = 10;
+    std::int64_t parallel = 10;
     if (auto it = n.attr().find("parallel_iterations"); it != n.attr().end())
-      parallel = static_cast<int>(it->second.i());
+      parallel = it->second.i();
+    expect(parallel > 0 && parallel <= std::numeric_limits<std::int32_t>::max(), n,
+           "parallel_iterations must be a positive int32, got " + std::to_string(parallel));
     const std::string& name = n.name();
     const std::string& device = n.device();
     std::vector<std::string> enter_control;
@@ -221,6 +252,7 @@ class Lowering {
       enter_control.push_back(make(name + "/LoopControlInputs", "NoOp", {}, in.control, device));
     const std::size_t k = t.size();
     std::vector<std::string> merges(k), switches(k), exits(k);
+    std::vector<std::size_t> merge_index(k);  // in nodes_, whose entries stay put
     for (std::size_t i = 0; i < k; ++i) {
       const auto ty = type_attr(t[i]);
       std::string enter = make(name + "/enter", "Enter", {in.data[i]}, enter_control, device, &ty);
@@ -229,6 +261,7 @@ class Lowering {
       (*e.mutable_attr())["is_constant"].set_b(false);
       (*e.mutable_attr())["parallel_iterations"].set_i(parallel);
       merges[i] = make(name + "/merge", "Merge", {enter, enter}, {}, device, &ty);
+      merge_index[i] = nodes_.size() - 1;
       (*nodes_.back().mutable_attr())["N"].set_i(2);
     }
     std::vector<std::string> cond_args;
@@ -258,7 +291,7 @@ class Lowering {
       exits[i] = make(name + "/exit", "Exit", {switches[i]}, {}, device, &ty);
       const std::string next = make(name + "/next_iteration", "NextIteration",
                                     {body_out.outputs[i]}, body_out.control, device, &ty);
-      set_input(merges[i], 1, next);
+      nodes_[merge_index[i]].set_input(1, next);
     }
     return result(n, exits, t, {});
   }
@@ -383,7 +416,16 @@ class Lowering {
       const auto& f = lookup(n, funcs[0].name());
       const std::string start =
           make(name + "/branch_start", "Identity", {index}, in.control, n.device(), &int32);
-      const std::vector<std::string> args(in.data.begin() + 1, in.data.end());
+      check_concrete(f, lowering_ + ": function " + quoted(f.signature().name()));
+      expect(in.data.size() == static_cast<std::size_t>(f.signature().input_arg_size()) + 1, n,
+             "function " + quoted(f.signature().name()) + " takes " +
+                 std::to_string(f.signature().input_arg_size()) + " arguments, given " +
+                 std::to_string(in.data.size() - 1));
+      std::vector<std::string> args;
+      for (std::size_t i = 1; i < in.data.size(); ++i) {
+        const auto ty = type_attr(f.signature().input_arg(static_cast<int>(i - 1)).type());
+        args.push_back(make(name + "/input", "Identity", {in.data[i]}, {start}, n.device(), &ty));
+      }
       Branch b{start, inline_function(f, n, name + "/branch0", args, start, depth)};
       expect(b.out.outputs.size() == tout.size(), n,
              "branch " + quoted(f.signature().name()) + " has " +
@@ -423,7 +465,12 @@ class Lowering {
   tensorflow::NodeDef lower_call(const tensorflow::NodeDef& n, int depth) {
     const bool partitioned = call_ops().count(n.op()) > 0;
     const auto& f = partitioned ? function(n, "f") : lookup(n, n.op());
+    check_concrete(f, lowering_ + ": function " + quoted(f.signature().name()));
     const Inputs in = split_inputs(n);
+    expect(in.data.size() == static_cast<std::size_t>(f.signature().input_arg_size()), n,
+           "function " + quoted(f.signature().name()) + " takes " +
+               std::to_string(f.signature().input_arg_size()) + " arguments, given " +
+               std::to_string(in.data.size()));
     const std::string& name = n.name();
     std::vector<std::string> args = in.data;
     std::string control_source;
@@ -431,9 +478,7 @@ class Lowering {
       // Every node of the body waits on the call's control inputs, through its inputs.
       control_source = make(name + "/input_control_node", "NoOp", {}, in.control, n.device());
       for (std::size_t i = 0; i < args.size(); ++i) {
-        const auto ty = type_attr(f.signature().input_arg_size() > static_cast<int>(i)
-                                      ? f.signature().input_arg(static_cast<int>(i)).type()
-                                      : tensorflow::DT_INVALID);
+        const auto ty = type_attr(f.signature().input_arg(static_cast<int>(i)).type());
         args[i] = make(name + "/input", "Identity", {args[i]}, {control_source}, n.device(), &ty);
       }
     }
@@ -445,8 +490,26 @@ class Lowering {
     return result(n, out.outputs, out_types, control);
   }
 
+  /// InvalidArgument unless `f` is concrete: every argument and result one tensor of a fixed
+  /// type, no attributes in its signature (TensorFlow instantiates those per call).
+  static void check_concrete(const tensorflow::FunctionDef& f, const std::string& where) {
+    const auto& sig = f.signature();
+    if (sig.attr_size() > 0)
+      fail(where + ": attribute " + quoted(sig.attr(0).name()) +
+           " of its signature makes it generic; actorflow inlines concrete functions only");
+    for (const auto* args : {&sig.input_arg(), &sig.output_arg()})
+      for (const auto& a : *args)
+        if (!a.number_attr().empty() || !a.type_list_attr().empty() || !a.type_attr().empty() ||
+            a.type() == tensorflow::DT_INVALID)
+          fail(where + ": argument " + quoted(a.name()) +
+               " is a list or of a type attribute; actorflow inlines concrete functions only");
+    for (const auto& [key, value] : f.attr())
+      if (value.value_case() == tensorflow::AttrValue::kPlaceholder)
+        fail(where + ": attribute " + quoted(key) + " is a placeholder (a generic function)");
+  }
+
   /// Inlines `f` for `caller` under `prefix`: `args` feed its input arguments, and its nodes
-  /// without inputs wait on `control_source` (none when empty).
+  /// without inputs wait on `control_source` (none when empty), as do the calls in it.
   Inlined inline_function(const tensorflow::FunctionDef& f, const tensorflow::NodeDef& caller,
                           const std::string& prefix, const std::vector<std::string>& args,
                           const std::string& control_source, int depth) {
@@ -456,16 +519,25 @@ class Lowering {
     if (sig.input_arg_size() != static_cast<int>(args.size()))
       fail(where + " takes " + std::to_string(sig.input_arg_size()) + " arguments, given " +
            std::to_string(args.size()));
+    check_concrete(f, where);
     std::unordered_map<std::string, std::string> arg_tensor;
+    std::unordered_map<std::string, int> arg_type;
     for (int i = 0; i < sig.input_arg_size(); ++i) {
-      const auto& a = sig.input_arg(i);
-      if (!a.number_attr().empty() || !a.type_list_attr().empty())
-        fail(where + ": list argument " + quoted(a.name()) + " is not supported by actorflow");
-      arg_tensor[a.name()] = args[static_cast<std::size_t>(i)];
+      arg_tensor[sig.input_arg(i).name()] = args[static_cast<std::size_t>(i)];
+      arg_type[sig.input_arg(i).name()] = sig.input_arg(i).type();
     }
-    for (const auto& [key, value] : f.attr())
-      if (value.value_case() == tensorflow::AttrValue::kPlaceholder)
-        fail(where + ": attribute " + quoted(key) + " is a placeholder (a generic function)");
+    // `^arg`: an Identity of the argument, made once, dead where the argument is (a Switch's
+    // control edge would be live on both sides).
+    std::unordered_map<std::string, std::string> arg_control;
+    auto control_of_arg = [&](const std::string& arg) {
+      auto [it, inserted] = arg_control.emplace(arg, std::string());
+      if (inserted) {
+        const auto ty = type_attr(arg_type[arg]);
+        it->second = make(prefix + "/" + arg + "/control", "Identity", {arg_tensor[arg]}, {},
+                          caller.device(), &ty);
+      }
+      return it->second;
+    };
     std::unordered_map<std::string, const tensorflow::NodeDef*> body;
     std::unordered_map<std::string, std::string> renamed;
     for (const auto& b : f.node_def()) {
@@ -507,15 +579,16 @@ class Lowering {
       copy.set_name(renamed[b.name()]);
       if (copy.device().empty()) copy.set_device(caller.device());
       copy.clear_input();
-      bool has_input = false;
+      bool has_input = false, has_control = false;
       for (const auto& ref : b.input()) {
         has_input = true;
         if (!ref.empty() && ref[0] == '^') {
+          has_control = true;
           const std::string target = ref.substr(1);
           if (body.count(target)) {
             copy.add_input("^" + renamed[target]);
-          } else if (auto a = arg_tensor.find(target); a != arg_tensor.end()) {
-            copy.add_input("^" + a->second.substr(0, a->second.find(':')));
+          } else if (arg_tensor.count(target)) {
+            copy.add_input("^" + control_of_arg(target));
           } else {
             fail(where + ", " + at + ": control input " + quoted(ref) + " names nothing");
           }
@@ -523,7 +596,10 @@ class Lowering {
           copy.add_input(translate(ref, at));
         }
       }
-      if (!has_input && !control_source.empty()) copy.add_input("^" + control_source);
+      // Input-less nodes, and calls (whose bodies may hold some), wait on the control source
+      // so they run in the caller's frame and branch (TensorFlow's InlineFunctionBody).
+      if (!control_source.empty() && (!has_input || (is_functional(b.op()) && !has_control)))
+        copy.add_input("^" + control_source);
       add(std::move(copy), depth + 1);
     }
     Inlined out;
@@ -558,16 +634,12 @@ class Lowering {
     return static_cast<int>(it - names.begin());
   }
 
-  /// Sets data input `i` of node `name` (made by this lowering) to `value`.
-  void set_input(const std::string& name, int i, const std::string& value) {
-    for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it)
-      if (it->name() == name) {
-        it->set_input(i, value);
-        return;
-      }
-  }
-
   const tensorflow::GraphDef& graph_;
+  std::string lowering_ = "GraphDef";  // the functional node being lowered, for errors
+  std::size_t max_nodes_ = 0;
+  std::size_t max_name_bytes_ = 0;
+  std::size_t name_bytes_ = 0;
+  std::unordered_map<std::string, int> next_suffix_;
   std::unordered_map<std::string, const tensorflow::FunctionDef*> functions_;
   std::unordered_set<std::string> names_;
   std::vector<tensorflow::NodeDef> nodes_;

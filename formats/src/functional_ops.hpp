@@ -28,11 +28,17 @@ bool has_functional_ops(const tensorflow::GraphDef& g);
 /// (before the next iteration, for a loop body). Inlined nodes without a device take the
 /// functional node's.
 ///
+/// A body node with only a control input from an argument waits on an Identity of that
+/// argument (dead in a branch not taken); calls in a body wait on its control source, so
+/// their functions' input-less nodes run in the caller's frame and branch.
+///
 /// InvalidArgument naming the node and the function for: a function missing from the
-/// library, an argument count that does not match its signature, a list argument or an
-/// attribute placeholder (generic functions), a body input that names nothing in the body,
-/// an output argument the op does not have, and functions calling themselves (inlined more
-/// than 64 levels deep).
+/// library, defined twice or named as an op, an argument count that does not match its
+/// signature, a generic function (list or type-attribute arguments, signature attributes,
+/// attribute placeholders), a body input that names nothing in the body, an output argument
+/// the op does not have, functions calling themselves (inlined more than 64 levels deep), and
+/// inlining that would make more than 100,000 + 16 per input node nodes (or 256 MiB + 16
+/// per input byte of names): calls nested many times over.
 StatusOr<tensorflow::GraphDef> lower_functional_ops(const tensorflow::GraphDef& g);
 
 }  // namespace af::tfproto

@@ -411,12 +411,10 @@ Status to_proto(const NodeDef& n, tensorflow::NodeDef* out) {
   return {};
 }
 
-StatusOr<GraphDef> from_proto(const tensorflow::GraphDef& g) {
-  if (has_functional_ops(g)) {
-    auto lowered = lower_functional_ops(g);
-    if (!lowered.ok()) return lowered.status();
-    return from_proto(*lowered);
-  }
+namespace {
+
+/// The nodes of `g` as they are (no lowering).
+StatusOr<GraphDef> convert_nodes(const tensorflow::GraphDef& g) {
   GraphDef def;
   def.version = g.versions().producer();
   def.nodes.reserve(static_cast<std::size_t>(g.node_size()));
@@ -427,6 +425,15 @@ StatusOr<GraphDef> from_proto(const tensorflow::GraphDef& g) {
   }
   if (g.has_library()) def.function_library = g.library().SerializeAsString();
   return def;
+}
+
+}  // namespace
+
+StatusOr<GraphDef> from_proto(const tensorflow::GraphDef& g) {
+  if (!has_functional_ops(g)) return convert_nodes(g);
+  auto lowered = lower_functional_ops(g);
+  if (!lowered.ok()) return lowered.status();
+  return convert_nodes(*lowered);
 }
 
 Status to_proto(const GraphDef& g, tensorflow::GraphDef* out) {

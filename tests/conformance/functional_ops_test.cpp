@@ -33,13 +33,16 @@ void check_close(const Tensor& got, const std::vector<float>& want) {
   af::test::check_close(got.to_vector<float>(), want, 1e-5f);
 }
 
-/// A float32 scalar Const, as a FunctionDef node (or a GraphDef node, `field` "node").
-std::string const_node(const std::string& name, float value,
-                       const std::string& field = "node_def") {
-  return field + " { name: '" + name +
-         "' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: 'value' "
-         "value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: " +
-         std::to_string(value) + " } } } }";
+/// A scalar Const (float32, or int32 with `type` "INT32"), as a FunctionDef node (or a
+/// GraphDef node, `field` "node"), with `inputs` (control inputs, `input: '^x'`).
+std::string const_node(const std::string& name, float value, const std::string& field = "node_def",
+                       const std::string& type = "FLOAT", const std::string& inputs = "") {
+  const std::string v = type == "FLOAT" ? "float_val: " + std::to_string(value)
+                                        : "int_val: " + std::to_string(static_cast<int>(value));
+  return field + " { name: '" + name + "' op: 'Const' " + inputs +
+         " attr { key: 'dtype' value { type: DT_" + type +
+         " } } attr { key: 'value' value { tensor { dtype: DT_" + type + " tensor_shape {} " + v +
+         " } } } }";
 }
 
 /// A library function `name(x: float) -> y: float` whose body is `body` and returns `ret`.
@@ -263,6 +266,61 @@ BOOST_AUTO_TEST_CASE(a_cond_without_outputs_completes_after_its_branchs_control_
   BOOST_TEST(values == std::vector<float>({1, 1, 2, 3, 3}), boost::test_tools::per_element());
 }
 
+// A call in a loop body: the called function's Consts run in the loop's frame, once per
+// iteration, as the body's own.
+BOOST_AUTO_TEST_CASE(a_call_in_a_loop_body_runs_in_the_loops_frame,
+                     *boost::unit_test::timeout(60)) {
+  const std::string int_arg = "input_arg { name: 'i' type: DT_INT32 }";
+  const std::string text =
+      const_node("zero", 0, "node", "INT32") +
+      " node { name: 'w' op: 'While' input: 'zero' attr { key: 'T' value { list { type: DT_INT32 "
+      "} } } attr { key: 'cond' value { func { name: 'below5' } } } attr { key: 'body' value { "
+      "func { name: 'step' } } } } library { function { signature { name: 'below5' " +
+      int_arg + " output_arg { name: 'b' type: DT_BOOL } } " +
+      const_node("five", 5, "node_def", "INT32") +
+      " node_def { name: 'less' op: 'Less' input: 'i' input: 'five:output:0' attr { key: 'T' "
+      "value { type: DT_INT32 } } } ret { key: 'b' value: 'less:z:0' } } function { signature { "
+      "name: 'step' " +
+      int_arg +
+      " output_arg { name: 'o' type: DT_INT32 } } node_def { name: 'call' op: 'PartitionedCall' "
+      "input: 'i' attr { key: 'f' value { func { name: 'addone' } } } attr { key: 'Tin' value { "
+      "list { type: DT_INT32 } } } attr { key: 'Tout' value { list { type: DT_INT32 } } } } ret "
+      "{ key: 'o' value: 'call:output:0' } } function { signature { name: 'addone' " +
+      int_arg + " output_arg { name: 'y' type: DT_INT32 } } " +
+      const_node("one", 1, "node_def", "INT32") +
+      " node_def { name: 'add' op: 'AddV2' input: 'i' input: 'one:output:0' attr { key: 'T' "
+      "value { type: DT_INT32 } } } ret { key: 'y' value: 'add:z:0' } } }";
+  af::Graph g;
+  af::import_graph_def(g, af::parse_graph_def_text(text), {.name = ""});
+  af::Session sess(g);
+  BOOST_TEST(sess.run(g.output("w")).scalar<std::int32_t>() == 5);
+}
+
+// A branch node whose only input is a control input from an argument runs in its branch
+// only: `^x` is dead where x's Switch output is.
+BOOST_AUTO_TEST_CASE(a_control_input_from_an_argument_is_dead_in_the_branch_not_taken,
+                     *boost::unit_test::timeout(60)) {
+  const std::string text =
+      kPlaceholder +
+      " node { name: 'p' op: 'Placeholder' attr { key: 'dtype' value { type: DT_BOOL } } } node "
+      "{ name: 'c' op: 'If' input: 'p' input: 'x' attr { key: 'Tin' value { list { type: "
+      "DT_FLOAT } } } attr { key: 'Tout' value { list { type: DT_FLOAT } } } attr { key: "
+      "'then_branch' value { func { name: 'one' } } } attr { key: 'else_branch' value { func { "
+      "name: 'two' } } } } library { " +
+      function("one", const_node("k", 1, "node_def", "FLOAT", "input: '^x'"), "k:output:0") + " " +
+      function("two", const_node("k", 2, "node_def", "FLOAT", "input: '^x'"), "k:output:0") + " }";
+  af::Graph g;
+  af::import_graph_def(g, af::parse_graph_def_text(text), {.name = ""});
+  af::Session sess(g);
+  const Tensor x = Tensor::from_vector<float>({0.5f});
+  for (int run = 0; run < 20; ++run) {  // both Consts live would let either win the Merge
+    BOOST_TEST(sess.run(g.output("c"), {{g.output("x"), x}, {g.output("p"), Tensor(true)}})
+                   .scalar<float>() == 1.0f);
+    BOOST_TEST(sess.run(g.output("c"), {{g.output("x"), x}, {g.output("p"), Tensor(false)}})
+                   .scalar<float>() == 2.0f);
+  }
+}
+
 // Functions that cannot be inlined: the error names the node and the function.
 BOOST_AUTO_TEST_CASE(functions_that_cannot_be_inlined_get_clear_errors,
                      *boost::unit_test::timeout(60)) {
@@ -280,6 +338,22 @@ BOOST_AUTO_TEST_CASE(functions_that_cannot_be_inlined_get_clear_errors,
       kPlaceholder + " node { name: 'r' op: 'again' input: 'x' } library { " +
       function("again", "node_def { name: 'inner' op: 'again' input: 'x' }", "inner:y:0") + " }");
   BOOST_TEST(contains(e, "inlined more than 64 levels deep"), e);
+  // Calls nested many times over (each level calling the next twice: 2^40 nodes) stop at a
+  // bound on what inlining may make of the input.
+  std::string fanout = kPlaceholder + " node { name: 'top' op: 'f0' input: 'x' } library { ";
+  for (int level = 0; level < 40; ++level) {
+    const std::string next = "f" + std::to_string(level + 1);
+    fanout += function("f" + std::to_string(level),
+                       "node_def { name: 'a' op: '" + next + "' input: 'x' } node_def { name: " +
+                           "'b' op: '" + next + "' input: 'a:y:0' }",
+                       "b:y:0");
+  }
+  e = import_error(fanout + function("f40", "", "x") + " }");
+  BOOST_TEST(contains(e, "inlining makes more than"), e);
+  // A function cannot take an op's name (TensorFlow's FunctionLibraryDefinition).
+  e = import_error(kPlaceholder + " node { name: 'n' op: 'NoOp' } library { " +
+                   function("NoOp", "", "x") + " }");
+  BOOST_TEST(contains(e, "library function 'NoOp' has the name of an op"), e);
   // An output argument the op does not have, and an input naming nothing.
   e = import_error(kPlaceholder + call_node("bad", "f") + " library { " +
                    function("f",
