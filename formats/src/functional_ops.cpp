@@ -8,7 +8,6 @@
 #include <deque>
 #include <limits>
 #include <map>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -33,21 +32,29 @@ const std::unordered_map<std::string, std::vector<std::string>>& op_outputs() {
   return table;
 }
 
-const std::set<std::string>& while_ops() {
-  static const std::set<std::string> s = {"While", "StatelessWhile"};
-  return s;
+/// TensorFlow's functional ops by what they lower into.
+enum class Kind { none, loop, branch, cases, call };
+
+Kind kind_of(const std::string& op) {
+  static const std::unordered_map<std::string, Kind> kinds = {
+      {"While", Kind::loop},
+      {"StatelessWhile", Kind::loop},
+      {"If", Kind::branch},
+      {"StatelessIf", Kind::branch},
+      {"Case", Kind::cases},
+      {"StatelessCase", Kind::cases},
+      {"PartitionedCall", Kind::call},
+      {"StatefulPartitionedCall", Kind::call}};
+  auto it = kinds.find(op);
+  return it == kinds.end() ? Kind::none : it->second;
 }
-const std::set<std::string>& if_ops() {
-  static const std::set<std::string> s = {"If", "StatelessIf"};
-  return s;
-}
-const std::set<std::string>& case_ops() {
-  static const std::set<std::string> s = {"Case", "StatelessCase"};
-  return s;
-}
-const std::set<std::string>& call_ops() {
-  static const std::set<std::string> s = {"PartitionedCall", "StatefulPartitionedCall"};
-  return s;
+
+/// The first attribute of `attrs` that is a placeholder (a generic function's), or null.
+const std::string* placeholder_attr(
+    const google::protobuf::Map<std::string, tensorflow::AttrValue>& attrs) {
+  for (const auto& [key, value] : attrs)
+    if (value.value_case() == tensorflow::AttrValue::kPlaceholder) return &key;
+  return nullptr;
 }
 
 constexpr int kMaxDepth = 64;
@@ -95,8 +102,7 @@ class Lowering {
     for (const auto& f : g.library().function()) {
       const std::string& name = f.signature().name();
       // As TensorFlow's FunctionLibraryDefinition: a function cannot take an op's name.
-      if (OpRegistry::global().find(name) || while_ops().count(name) || if_ops().count(name) ||
-          case_ops().count(name) || call_ops().count(name))
+      if (OpRegistry::global().find(name) || kind_of(name) != Kind::none)
         fail("library function " + quoted(name) + " has the name of an op");
       if (!functions_.emplace(name, &f).second)
         fail("library function " + quoted(name) + " is defined twice");
@@ -110,8 +116,7 @@ class Lowering {
   }
 
   bool is_functional(const std::string& op) const {
-    return while_ops().count(op) || if_ops().count(op) || case_ops().count(op) ||
-           call_ops().count(op) || functions_.count(op);
+    return kind_of(op) != Kind::none || functions_.count(op);
   }
 
   tensorflow::GraphDef run() {
@@ -225,10 +230,16 @@ class Lowering {
     if (depth > kMaxDepth)
       fail("node " + quoted(n.name()) + " (" + n.op() + "): functions inlined more than " +
            std::to_string(kMaxDepth) + " levels deep (a function calling itself?)");
-    if (while_ops().count(n.op())) return lower_while(n, depth);
-    if (if_ops().count(n.op())) return lower_if(n, depth);
-    if (case_ops().count(n.op())) return lower_case(n, depth);
-    return lower_call(n, depth);
+    switch (kind_of(n.op())) {
+      case Kind::loop:
+        return lower_while(n, depth);
+      case Kind::branch:
+        return lower_if(n, depth);
+      case Kind::cases:
+        return lower_case(n, depth);
+      default:
+        return lower_call(n, depth);
+    }
   }
 
   tensorflow::NodeDef lower_while(const tensorflow::NodeDef& n, int depth) {
@@ -332,14 +343,19 @@ class Lowering {
     return out;
   }
 
-  /// Inlines branch `f` on `switches` (from `switch_on`, inputs from index `first`) taking
-  /// output `side` of each, under `prefix`, its input-less nodes waiting on `pivot`.
-  Branch branch(const tensorflow::FunctionDef& f, const tensorflow::NodeDef& n,
-                const std::string& prefix, const std::vector<std::string>& switches,
-                std::size_t first, const std::string& side, const std::string& pivot,
-                std::size_t outputs, int depth) {
+  /// Output `side` (":1" for true, "" for false) of the input Switches, `switches` from
+  /// index `first` on (after the predicate's Switch and pivots).
+  static std::vector<std::string> sides(const std::vector<std::string>& switches, std::size_t first,
+                                        const std::string& side) {
     std::vector<std::string> args;
     for (std::size_t i = first; i < switches.size(); ++i) args.push_back(switches[i] + side);
+    return args;
+  }
+
+  /// Inlines branch `f` on `args` under `prefix`, its input-less nodes waiting on `pivot`.
+  Branch branch(const tensorflow::FunctionDef& f, const tensorflow::NodeDef& n,
+                const std::string& prefix, const std::vector<std::string>& args,
+                const std::string& pivot, std::size_t outputs, int depth) {
     Branch b{pivot, inline_function(f, n, prefix, args, pivot, depth)};
     expect(b.out.outputs.size() == outputs, n,
            "branch " + quoted(f.signature().name()) + " has " +
@@ -390,8 +406,10 @@ class Lowering {
                std::to_string(tin.size()) + " types in Tin");
     const auto sw = switch_on(n, in.data[0], tin, true);  // switch_pred, pivot_f, pivot_t, ...
     std::vector<Branch> bs;
-    bs.push_back(branch(else_f, n, n.name() + "/else", sw, 3, "", sw[1], tout.size(), depth));
-    bs.push_back(branch(then_f, n, n.name() + "/then", sw, 3, ":1", sw[2], tout.size(), depth));
+    bs.push_back(
+        branch(else_f, n, n.name() + "/else", sides(sw, 3, ""), sw[1], tout.size(), depth));
+    bs.push_back(
+        branch(then_f, n, n.name() + "/then", sides(sw, 3, ":1"), sw[2], tout.size(), depth));
     return merge_branches(n, bs, tout);
   }
 
@@ -416,22 +434,10 @@ class Lowering {
       const auto& f = lookup(n, funcs[0].name());
       const std::string start =
           make(name + "/branch_start", "Identity", {index}, in.control, n.device(), &int32);
-      check_concrete(f, lowering_ + ": function " + quoted(f.signature().name()));
-      expect(in.data.size() == static_cast<std::size_t>(f.signature().input_arg_size()) + 1, n,
-             "function " + quoted(f.signature().name()) + " takes " +
-                 std::to_string(f.signature().input_arg_size()) + " arguments, given " +
-                 std::to_string(in.data.size() - 1));
-      std::vector<std::string> args;
-      for (std::size_t i = 1; i < in.data.size(); ++i) {
-        const auto ty = type_attr(f.signature().input_arg(static_cast<int>(i - 1)).type());
-        args.push_back(make(name + "/input", "Identity", {in.data[i]}, {start}, n.device(), &ty));
-      }
-      Branch b{start, inline_function(f, n, name + "/branch0", args, start, depth)};
-      expect(b.out.outputs.size() == tout.size(), n,
-             "branch " + quoted(f.signature().name()) + " has " +
-                 std::to_string(b.out.outputs.size()) + " outputs for " +
-                 std::to_string(tout.size()) + " types in Tout");
-      return merge_branches(n, {b}, tout);
+      const std::vector<std::string> args(in.data.begin() + 1, in.data.end());
+      return merge_branches(
+          n, {branch(f, n, name + "/branch0", gated(n, f, args, start), start, tout.size(), depth)},
+          tout);
     }
     // Predicates index == i, and for the last branch none of them. The Consts wait on the
     // index's node, so they are in its frame (and dead with it).
@@ -456,31 +462,23 @@ class Lowering {
     for (int i = 0; i < funcs.size(); ++i) {
       const auto& f = lookup(n, funcs[i].name());
       const auto sw = switch_on(n, preds[static_cast<std::size_t>(i)], tin, false);
-      bs.push_back(branch(f, n, name + "/branch" + std::to_string(i), sw, 2, ":1", sw[1],
+      bs.push_back(branch(f, n, name + "/branch" + std::to_string(i), sides(sw, 2, ":1"), sw[1],
                           tout.size(), depth));
     }
     return merge_branches(n, bs, tout);
   }
 
   tensorflow::NodeDef lower_call(const tensorflow::NodeDef& n, int depth) {
-    const bool partitioned = call_ops().count(n.op()) > 0;
+    const bool partitioned = kind_of(n.op()) == Kind::call;
     const auto& f = partitioned ? function(n, "f") : lookup(n, n.op());
-    check_concrete(f, lowering_ + ": function " + quoted(f.signature().name()));
     const Inputs in = split_inputs(n);
-    expect(in.data.size() == static_cast<std::size_t>(f.signature().input_arg_size()), n,
-           "function " + quoted(f.signature().name()) + " takes " +
-               std::to_string(f.signature().input_arg_size()) + " arguments, given " +
-               std::to_string(in.data.size()));
     const std::string& name = n.name();
     std::vector<std::string> args = in.data;
     std::string control_source;
     if (!in.control.empty()) {
       // Every node of the body waits on the call's control inputs, through its inputs.
       control_source = make(name + "/input_control_node", "NoOp", {}, in.control, n.device());
-      for (std::size_t i = 0; i < args.size(); ++i) {
-        const auto ty = type_attr(f.signature().input_arg(static_cast<int>(i)).type());
-        args[i] = make(name + "/input", "Identity", {args[i]}, {control_source}, n.device(), &ty);
-      }
+      args = gated(n, f, args, control_source);
     }
     const auto out = inline_function(f, n, name, args, control_source, depth);
     std::vector<int> out_types;
@@ -488,6 +486,22 @@ class Lowering {
     std::vector<std::string> control = out.control;
     if (out.outputs.empty() && control.empty()) control = in.control;
     return result(n, out.outputs, out_types, control);
+  }
+
+  /// `args` through Identities named `N/input` that wait on `gate`, so a function's body runs
+  /// after it; InvalidArgument when `f` is generic or takes another number of arguments.
+  std::vector<std::string> gated(const tensorflow::NodeDef& n, const tensorflow::FunctionDef& f,
+                                 std::vector<std::string> args, const std::string& gate) {
+    const auto& sig = f.signature();
+    check_concrete(f, lowering_ + ": function " + quoted(sig.name()));
+    expect(args.size() == static_cast<std::size_t>(sig.input_arg_size()), n,
+           "function " + quoted(sig.name()) + " takes " + std::to_string(sig.input_arg_size()) +
+               " arguments, given " + std::to_string(args.size()));
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const auto ty = type_attr(sig.input_arg(static_cast<int>(i)).type());
+      args[i] = make(n.name() + "/input", "Identity", {args[i]}, {gate}, n.device(), &ty);
+    }
+    return args;
   }
 
   /// InvalidArgument unless `f` is concrete: every argument and result one tensor of a fixed
@@ -503,9 +517,8 @@ class Lowering {
             a.type() == tensorflow::DT_INVALID)
           fail(where + ": argument " + quoted(a.name()) +
                " is a list or of a type attribute; actorflow inlines concrete functions only");
-    for (const auto& [key, value] : f.attr())
-      if (value.value_case() == tensorflow::AttrValue::kPlaceholder)
-        fail(where + ": attribute " + quoted(key) + " is a placeholder (a generic function)");
+    if (const std::string* key = placeholder_attr(f.attr()))
+      fail(where + ": attribute " + quoted(*key) + " is a placeholder (a generic function)");
   }
 
   /// Inlines `f` for `caller` under `prefix`: `args` feed its input arguments, and its nodes
@@ -571,10 +584,9 @@ class Lowering {
     };
     for (const auto& b : f.node_def()) {
       const std::string at = "node " + quoted(b.name());
-      for (const auto& [key, value] : b.attr())
-        if (value.value_case() == tensorflow::AttrValue::kPlaceholder)
-          fail(where + ", " + at + ": attribute " + quoted(key) +
-               " is a placeholder (a generic function)");
+      if (const std::string* key = placeholder_attr(b.attr()))
+        fail(where + ", " + at + ": attribute " + quoted(*key) +
+             " is a placeholder (a generic function)");
       tensorflow::NodeDef copy = b;
       copy.set_name(renamed[b.name()]);
       if (copy.device().empty()) copy.set_device(caller.device());
@@ -652,8 +664,7 @@ bool has_functional_ops(const tensorflow::GraphDef& g) {
   std::unordered_set<std::string> functions;
   for (const auto& f : g.library().function()) functions.insert(f.signature().name());
   return std::any_of(g.node().begin(), g.node().end(), [&](const tensorflow::NodeDef& n) {
-    return while_ops().count(n.op()) || if_ops().count(n.op()) || case_ops().count(n.op()) ||
-           call_ops().count(n.op()) || functions.count(n.op());
+    return kind_of(n.op()) != Kind::none || functions.count(n.op());
   });
 }
 
