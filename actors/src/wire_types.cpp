@@ -17,6 +17,9 @@ WireTensor to_wire(const Tensor& t) {
   WireTensor w;
   w.dtype = t.is_dead() ? kDeadWireDType : static_cast<std::uint8_t>(t.dtype());
   w.dims = t.shape().dims();
+  if (t.dtype() == DType::variant)  // tensor lists and optionals stay in their process
+    throw UnimplementedError(af::unimplemented("a variant tensor (" + t.to_string() +
+                                               ") cannot be sent to another process"));
   if (t.dtype() == DType::string) {
     auto s = t.flat<std::string>();
     w.strings.assign(s.begin(), s.end());
@@ -33,6 +36,8 @@ Tensor from_wire(const WireTensor& w) {
   if (w.dtype == kDeadWireDType) return Tensor::dead();
   auto dtype = static_cast<DType>(w.dtype);
   if (dtype == DType::invalid || dtype == DType::resource) return Tensor();
+  if (dtype == DType::variant)
+    throw DataLossError(af::data_loss("wire tensor: a variant tensor cannot arrive from afar"));
   Tensor t(dtype, Shape{w.dims});
   if (dtype == DType::string) {
     if (static_cast<std::int64_t>(w.strings.size()) != t.num_elements())

@@ -69,6 +69,8 @@ tensorflow::DataType to_proto(DType t) {
       return tensorflow::DT_BFLOAT16;
     case DType::resource:
       return tensorflow::DT_RESOURCE;
+    case DType::variant:
+      return tensorflow::DT_VARIANT;
     case DType::invalid:
       break;
   }
@@ -95,6 +97,8 @@ StatusOr<DType> from_proto(tensorflow::DataType t, std::string_view where) {
       return DType::bfloat16;
     case tensorflow::DT_RESOURCE:
       return DType::resource;
+    case tensorflow::DT_VARIANT:
+      return DType::variant;
     case tensorflow::DT_INVALID:
       return DType::invalid;
     default:
@@ -134,8 +138,9 @@ StatusOr<PartialShape> from_proto(const tensorflow::TensorShapeProto& s, std::st
 Status to_proto(const Tensor& t, tensorflow::TensorProto* out, std::string_view where) {
   out->Clear();
   if (!t.is_initialized()) return {};
-  if (t.dtype() == DType::resource)
-    return invalid_argument(std::string(where) + ": a resource tensor has no TensorProto");
+  if (t.dtype() == DType::resource || t.dtype() == DType::variant)
+    return invalid_argument(std::string(where) + ": a " + std::string(dtype_name(t.dtype())) +
+                            " tensor has no TensorProto in actorflow");
   out->set_dtype(to_proto(t.dtype()));
   to_proto(PartialShape(t.shape()), out->mutable_tensor_shape());
   const std::int64_t n = t.num_elements();
@@ -191,8 +196,9 @@ StatusOr<Tensor> from_proto(const tensorflow::TensorProto& p, std::string_view w
   auto dtype = from_proto(p.dtype(), where);
   if (!dtype.ok()) return dtype.status();
   if (*dtype == DType::invalid) return Tensor();
-  if (*dtype == DType::resource)
-    return invalid_argument(std::string(where) + ": a resource tensor cannot be imported");
+  if (*dtype == DType::resource || *dtype == DType::variant)
+    return invalid_argument(std::string(where) + ": a " + std::string(dtype_name(*dtype)) +
+                            " tensor cannot be imported");
   auto partial = from_proto(p.tensor_shape(), where);
   if (!partial.ok()) return partial.status();
   auto shape = partial->to_shape();

@@ -45,6 +45,7 @@
 #include "actorflow/ops/tensor_array_ops.hpp"
 #include "actorflow/ops/tensor_bundle.hpp"
 #include "actorflow/ops/training_ops.hpp"
+#include "actorflow/ops/variant.hpp"
 #include "actorflow/queues/input.hpp"
 #include "actorflow/queues/queue_handle.hpp"
 #include "actorflow/queues/queue_runner.hpp"

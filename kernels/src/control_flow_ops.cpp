@@ -12,9 +12,9 @@ namespace af {
 
 namespace {
 
-const std::vector<DType> kAllTypes = {DType::float32, DType::float64,  DType::int32,
-                                      DType::int64,   DType::uint8,    DType::boolean,
-                                      DType::string,  DType::bfloat16, DType::resource};
+const std::vector<DType> kAllTypes = {
+    DType::float32, DType::float64, DType::int32,    DType::int64,    DType::uint8,
+    DType::boolean, DType::string,  DType::bfloat16, DType::resource, DType::variant};
 
 class SwitchOp : public OpKernel {
  public:

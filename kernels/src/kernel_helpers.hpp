@@ -18,6 +18,7 @@
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/nn_ops.hpp"
 #include "actorflow/ops/philox_random.hpp"
+#include "actorflow/ops/variant.hpp"
 
 namespace af::detail {
 
@@ -41,11 +42,12 @@ class StatusKernel : public OpKernel {
 // -- moving elements -----------------------------------------------------------------------
 
 /// Calls `f(E{})` with an element type E of the size of `t`'s elements (std::uint8_t,
-/// std::uint16_t, std::uint32_t or std::uint64_t; std::string for strings): kernels that only
+/// std::uint16_t, std::uint32_t or std::uint64_t; std::string, Variant): kernels that only
 /// move elements need one instantiation per element size.
 template <class F>
 void visit_storage(DType t, F&& f) {
   if (t == DType::string) return f(std::string{});
+  if (t == DType::variant) return f(Variant{});
   switch (dtype_size(t)) {
     case 1:
       return f(std::uint8_t{});

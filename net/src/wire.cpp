@@ -14,6 +14,9 @@ void WireWriter::tensor(const Tensor& t) {
     u8(0xff);  // no value
     return;
   }
+  if (t.dtype() == DType::variant)  // tensor lists and optionals stay in their task
+    throw UnimplementedError(af::unimplemented("a variant tensor (" + t.to_string() +
+                                               ") cannot be sent to another task"));
   const auto& dims = t.shape().dims();
   u8(static_cast<std::uint8_t>(dims.size()));
   for (auto d : dims) i64(d);

@@ -22,6 +22,8 @@ std::string_view dtype_name(DType t) noexcept {
       return "bfloat16";
     case DType::resource:
       return "resource";
+    case DType::variant:
+      return "variant";
     case DType::invalid:
       break;
   }
@@ -41,7 +43,7 @@ std::string_view data_type_string(DType t) noexcept {
 
 DType dtype_from_string(std::string_view name) noexcept {
   for (auto t : {DType::float32, DType::float64, DType::int32, DType::int64, DType::uint8,
-                 DType::boolean, DType::string, DType::bfloat16, DType::resource}) {
+                 DType::boolean, DType::string, DType::bfloat16, DType::resource, DType::variant}) {
     if (name == dtype_name(t) || name == data_type_string(t)) return t;
   }
   return DType::invalid;

@@ -154,7 +154,7 @@ struct DTypeName {
   std::string_view name;
 };
 
-constexpr std::array<DTypeName, 10> kDTypeNames{{
+constexpr std::array<DTypeName, 11> kDTypeNames{{
     {DType::invalid, "DT_INVALID"},
     {DType::float32, "DT_FLOAT"},
     {DType::float64, "DT_DOUBLE"},
@@ -165,6 +165,7 @@ constexpr std::array<DTypeName, 10> kDTypeNames{{
     {DType::string, "DT_STRING"},
     {DType::bfloat16, "DT_BFLOAT16"},
     {DType::resource, "DT_RESOURCE"},
+    {DType::variant, "DT_VARIANT"},
 }};
 
 std::string_view dtype_json_name(DType t) {
@@ -336,7 +337,8 @@ PartialShape shape_from_json(const Json& j, std::string_view where) {
 Json tensor_json(const Tensor& t, std::string_view where) {
   Json out = Json::object();
   if (!t.is_initialized()) return out;
-  if (t.dtype() == DType::resource) fail(where, "cannot serialise a resource tensor");
+  if (t.dtype() == DType::resource || t.dtype() == DType::variant)
+    fail(where, "cannot serialise a " + std::string(dtype_name(t.dtype())) + " tensor");
   out["dtype"] = std::string(dtype_json_name(t.dtype()));
   out["tensorShape"] = dims_json(t.shape().dims());
   if (t.dtype() == DType::string) {
@@ -368,7 +370,8 @@ Tensor tensor_from_json(const Json& j, std::string_view where) {
       fail(where, "a tensor without a dtype must be empty");
     return Tensor();
   }
-  if (dtype == DType::resource) fail(where, "resource tensors cannot be deserialised");
+  if (dtype == DType::resource || dtype == DType::variant)
+    fail(where, std::string(dtype_name(dtype)) + " tensors cannot be deserialised");
   if (dtype == DType::string && content_field)
     fail(where, "a DT_STRING tensor takes stringVal, not tensorContent");
   if (dtype != DType::string && strings_field) fail(where, "only DT_STRING tensors take stringVal");

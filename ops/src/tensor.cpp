@@ -7,6 +7,7 @@
 #include <new>
 
 #include "actorflow/ops/resource.hpp"
+#include "actorflow/ops/variant.hpp"
 #include "large_buffers.hpp"
 
 namespace af {
@@ -59,9 +60,12 @@ std::shared_ptr<void> allocate_bytes(std::size_t bytes, bool zero) {
   return {data, [](void*) {}, ChunkAllocator<char>(chunk)};
 }
 
-std::shared_ptr<void> allocate_strings(std::int64_t n) {
-  auto* arr = new std::string[static_cast<std::size_t>(n > 0 ? n : 1)];
-  return {static_cast<void*>(arr), [](void* q) { delete[] static_cast<std::string*>(q); }};
+// An array of n default-constructed elements (strings, variants); at least one, so that an
+// empty tensor still has a buffer.
+template <class T>
+std::shared_ptr<void> allocate_elements(std::int64_t n) {
+  auto* arr = new T[static_cast<std::size_t>(n > 0 ? n : 1)];
+  return {static_cast<void*>(arr), [](void* q) { delete[] static_cast<T*>(q); }};
 }
 
 }  // namespace
@@ -84,7 +88,9 @@ Tensor::Tensor(DType dtype, Shape shape, ForOverwrite) : dtype_(dtype), shape_(s
 
 void Tensor::allocate(bool zero) {
   if (dtype_ == DType::string) {
-    buf_ = allocate_strings(num_elements());
+    buf_ = allocate_elements<std::string>(num_elements());
+  } else if (dtype_ == DType::variant) {
+    buf_ = allocate_elements<Variant>(num_elements());
   } else if (dtype_ == DType::resource || dtype_ == DType::invalid) {
     throw InvalidArgumentError(af::invalid_argument(
         std::string("cannot allocate a tensor of dtype ") + std::string(dtype_name(dtype_))));
@@ -121,7 +127,8 @@ Tensor::Tensor(std::string v) : dtype_(DType::string) {
 Tensor::Tensor(const char* v) : Tensor(std::string(v)) {}
 
 Tensor Tensor::from_buffer(DType dtype, Shape shape, std::shared_ptr<void> buffer, bool on_device) {
-  if (dtype == DType::string || dtype == DType::resource || dtype == DType::invalid)
+  if (dtype == DType::string || dtype == DType::resource || dtype == DType::variant ||
+      dtype == DType::invalid)
     throw InvalidArgumentError(af::invalid_argument(
         std::string("from_buffer: dtype ") + std::string(dtype_name(dtype)) + " is not numeric"));
   if (!buffer && shape.num_elements() > 0)
@@ -185,6 +192,8 @@ Tensor Tensor::slice_rows(std::int64_t begin, std::int64_t end) const {
   std::int64_t row = shape_.dim(0) ? num_elements() / shape_.dim(0) : 0;
   if (dtype_ == DType::string) {
     t.buf_ = std::shared_ptr<void>(buf_, static_cast<std::string*>(buf_.get()) + begin * row);
+  } else if (dtype_ == DType::variant) {
+    t.buf_ = std::shared_ptr<void>(buf_, static_cast<Variant*>(buf_.get()) + begin * row);
   } else {
     t.buf_ = std::shared_ptr<void>(buf_,
                                    static_cast<char*>(buf_.get()) +
@@ -209,6 +218,9 @@ Tensor Tensor::deep_copy() const {
   if (dtype_ == DType::string) {
     auto src = flat<std::string>();
     std::copy(src.begin(), src.end(), t.data<std::string>());
+  } else if (dtype_ == DType::variant) {
+    auto src = flat<Variant>();  // the values are immutable: sharing them is a copy
+    std::copy(src.begin(), src.end(), t.data<Variant>());
   } else {
     std::memcpy(t.raw_data(), raw_data(), total_bytes());
   }
@@ -221,6 +233,10 @@ bool operator==(const Tensor& a, const Tensor& b) {
   if (a.dtype_ == DType::resource) return a.buf_ == b.buf_;
   if (a.dtype_ == DType::string) {
     auto x = a.flat<std::string>(), y = b.flat<std::string>();
+    return std::equal(x.begin(), x.end(), y.begin());
+  }
+  if (a.dtype_ == DType::variant) {
+    auto x = a.flat<Variant>(), y = b.flat<Variant>();
     return std::equal(x.begin(), x.end(), y.begin());
   }
   bool equal = true;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "actorflow/ops/tensor.hpp"
+#include "actorflow/ops/variant.hpp"
 
 namespace af {
 
@@ -429,6 +430,8 @@ std::string Tensor::to_string() const {
         return *data<bool>() ? "True" : "False";
       case DType::string:
         return bytes_repr(*data<std::string>());
+      case DType::variant:
+        return data<Variant>()->debug_string();
       default:
         return "<unprintable>";
     }
@@ -472,6 +475,11 @@ std::string Tensor::to_string() const {
     case DType::string: {
       const std::string* p = data<std::string>();
       format = [p](std::int64_t i) { return bytes_repr(p[i]); };
+      break;
+    }
+    case DType::variant: {
+      const Variant* p = data<Variant>();
+      format = [p](std::int64_t i) { return p[i].debug_string(); };
       break;
     }
     default:

@@ -242,7 +242,7 @@ void PartitionExecution::launch_feed(int id) {
   const ExecNode& node = *impl_->items[static_cast<std::size_t>(id)].node;
   const Tensor& fed = step_->feeds[static_cast<std::size_t>(node.feed_index)];
   if (impl_->device->is_accelerator() && fed.is_initialized() && fed.dtype() != DType::resource &&
-      fed.dtype() != DType::string) {
+      fed.dtype() != DType::string && fed.dtype() != DType::variant) {
     // A feed into a GPU partition is copied into the device's memory first.
     ++outstanding_;
     impl_->device->copy_from_host(fed, posted<StatusOr<Tensor>>([this, id](StatusOr<Tensor> r) {

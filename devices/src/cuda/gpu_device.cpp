@@ -468,7 +468,7 @@ Tensor pinned_host_tensor(DType dtype, const Shape& shape) {
   const std::size_t bytes = static_cast<std::size_t>(shape.num_elements()) * dtype_size(dtype);
   int count = 0;
   void* p = nullptr;
-  if (dtype == DType::string || dtype == DType::resource || bytes == 0 ||
+  if (dtype == DType::string || dtype == DType::resource || dtype == DType::variant || bytes == 0 ||
       cudaGetDeviceCount(&count) != cudaSuccess || count == 0 ||
       cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
     cudaGetLastError();

@@ -33,7 +33,7 @@ GraphDef parse_graph_def_text(std::string_view text, std::string_view source = "
 
 /// The binary form, deterministic (map entries sorted by key). A `version` of 1 or less
 /// (a graph actorflow built) is written as `kGraphDefProducer`. Throws InvalidArgumentError
-/// for a resource tensor in an attribute.
+/// for a resource or variant tensor in an attribute.
 std::string serialize_graph_def(const GraphDef& def);
 
 /// The text form as TensorFlow's `text_format.MessageToString` writes it: fields in number

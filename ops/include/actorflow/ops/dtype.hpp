@@ -20,6 +20,7 @@ enum class DType : std::uint8_t {
   string,       ///< `tf.string`: byte strings (std::string elements)
   bfloat16,     ///< `tf.bfloat16` (bfloat16_t)
   resource,     ///< internal: a reference to a resource such as a variable (TF's `*_ref`)
+  variant,      ///< `tf.variant`: elements are `af::Variant` values (tensor lists, optionals)
 };
 
 /// Short names of the DTypes, as `tf.float32`.
@@ -42,7 +43,8 @@ std::string_view data_type_string(DType t) noexcept;
 /// Parses either spelling (`"float32"` or `"float"`); returns `DType::invalid` otherwise.
 DType dtype_from_string(std::string_view name) noexcept;
 
-/// Returns the size of one element in bytes; 0 for `string`, `resource` and `invalid`.
+/// Returns the size of one element in bytes; 0 for `string`, `resource`, `variant` and
+/// `invalid`.
 std::size_t dtype_size(DType t) noexcept;
 
 /// True for float32, float64 and bfloat16.
@@ -129,7 +131,7 @@ template <class T>
 inline constexpr DType dtype_of_v = dtype_of<T>::value;
 
 /// Calls `f(T{})` with the C++ element type of `t` for the numeric and bool types;
-/// returns false (without calling) for string, resource and invalid.
+/// returns false (without calling) for string, resource, variant and invalid.
 template <class F>
 bool visit_numeric_dtype(DType t, F&& f) {
   switch (t) {
