@@ -17,6 +17,8 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_control_flow_kernels(r);
   register_stack_kernels(r);
   register_tensor_array_kernels(r);
+  register_list_kernels(r);
+  register_variant_kernels(r);
   register_state_kernels(r);
   register_scatter_kernels(r);
   register_partition_kernels(r);

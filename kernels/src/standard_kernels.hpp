@@ -20,6 +20,8 @@ void register_control_kernels(KernelRegistry& r);
 void register_control_flow_kernels(KernelRegistry& r);
 void register_stack_kernels(KernelRegistry& r);
 void register_tensor_array_kernels(KernelRegistry& r);
+void register_list_kernels(KernelRegistry& r);
+void register_variant_kernels(KernelRegistry& r);
 void register_parsing_kernels(KernelRegistry& r);
 void register_input_kernels(KernelRegistry& r);
 void register_nn_kernels(KernelRegistry& r);

@@ -65,6 +65,8 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_control_ops(r);
   detail::register_control_flow_ops(r);
   detail::register_stack_ops(r);
+  detail::register_list_ops(r);
+  detail::register_optional_ops(r);
   detail::register_tensor_array_ops(r);
   detail::register_state_ops(r);
   detail::register_scatter_ops(r);
