@@ -590,6 +590,18 @@ class Lowering {
       tensorflow::NodeDef copy = b;
       copy.set_name(renamed[b.name()]);
       if (copy.device().empty()) copy.set_device(caller.device());
+      // Colocation (`_class: loc:@x`) with a body node follows its new name; with a node
+      // outside the function (a gradient function names the forward graph's) it is dropped.
+      if (auto cls = copy.mutable_attr()->find("_class"); cls != copy.mutable_attr()->end()) {
+        auto* entries = cls->second.mutable_list()->mutable_s();
+        std::vector<std::string> kept;
+        for (const auto& e : *entries)
+          if (e.rfind("loc:@", 0) != 0 || body.count(e.substr(5)))
+            kept.push_back(e.rfind("loc:@", 0) == 0 ? "loc:@" + renamed[e.substr(5)] : e);
+        entries->Clear();
+        for (auto& e : kept) *entries->Add() = std::move(e);
+        if (kept.empty()) copy.mutable_attr()->erase("_class");
+      }
       copy.clear_input();
       bool has_input = false, has_control = false;
       for (const auto& ref : b.input()) {
