@@ -6,6 +6,7 @@
 // loop's intermediates for the gradient loop in such lists, and tf.TensorArray is made of
 // them under control flow v2. Definitions: ops/src/defs/list_ops.cpp.
 #include <algorithm>
+#include <atomic>
 
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
@@ -18,25 +19,19 @@ namespace {
 using detail::input_list;
 using detail::partial_shape_from_tensor;
 using detail::shape_fits;
+const auto& debug_string = detail::shape_debug_string;
 using detail::StatusKernel;
 using detail::TensorList;
 
 std::string type_string(DType t) { return std::string(data_type_string(t)); }
-
-// TensorFlow's PartialTensorShape::DebugString: "[2,?]", "<unknown>".
-std::string debug_string(const PartialShape& s) {
-  if (!s.rank_known()) return "<unknown>";
-  std::string out = "[";
-  for (int i = 0; i < s.rank(); ++i)
-    out += (i ? "," : "") + (s.dim(i) < 0 ? std::string("?") : std::to_string(s.dim(i)));
-  return out + "]";
-}
 
 // The list output 0 is to hold: the input list itself, forwarded, when this kernel holds the
 // only reference to it; otherwise a new copy of it.
 TensorList* writable_list(OpKernelContext& ctx, const TensorList& in) {
   const Tensor& t = ctx.input(0);
   if (t.sole_owner() && t.data<Variant>()[0].value().use_count() == 1) {
+    // use_count() is a relaxed read: order it after the releases of the other readers.
+    std::atomic_thread_fence(std::memory_order_acquire);
     ctx.set_output(0, t);
     return const_cast<TensorList*>(&in);  // made non-const; nobody else can see it
   }
@@ -132,6 +127,15 @@ std::vector<Tensor> rows_of(const Tensor& t) {
   rows.reserve(static_cast<std::size_t>(t.shape().dim(0)));
   for (std::int64_t i = 0; i < t.shape().dim(0); ++i) rows.push_back(t.slice(i));
   return rows;
+}
+
+// An element a kernel copies: of the list's dtype where it is set (kernels read elements
+// through their raw bytes).
+Status check_element(const Tensor& t, DType dtype, std::int64_t index) {
+  if (t.is_initialized() && t.dtype() != dtype)
+    return invalid_argument("List element " + std::to_string(index) + " is " +
+                            type_string(t.dtype()) + ", the list holds " + type_string(dtype));
+  return {};
 }
 
 Status check_vector_or_higher(const Tensor& t) {
@@ -317,7 +321,8 @@ class TensorListGetItemOp : public ListKernel {
     }
     PartialShape shape;
     ACTORFLOW_RETURN_IF_ERROR(element_shape_input(ctx, *l, 2, &shape));
-    ACTORFLOW_RETURN_IF_ERROR(merge_element_shapes(*l, nullptr, &shape));
+    if (!shape.fully_defined())
+      ACTORFLOW_RETURN_IF_ERROR(merge_element_shapes(*l, nullptr, &shape));
     auto full = shape.to_shape();
     if (!full)
       return invalid_argument(
@@ -344,6 +349,9 @@ class TensorListSetItemOp : public ListKernel {
       return invalid_argument("Trying to modify element " + std::to_string(index) +
                               " in a list with " + std::to_string(size) + " elements.");
     const Tensor& item = ctx.input(2);
+    if (item.dtype() != element_dtype_)
+      return invalid_argument("Invalid data types; list elements " + type_string(element_dtype_) +
+                              " but tried to set " + type_string(item.dtype()));
     if (!shape_fits(l->element_shape, item.shape()))
       return invalid_argument(
           "Tried to set a tensor with incompatible shape at a list index. Item element shape: " +
@@ -393,16 +401,18 @@ class TensorListStackOp : public ListKernel {
     ACTORFLOW_RETURN_IF_ERROR(merge_element_shapes(*l, &indices, &shape));
     auto element = shape.to_shape();
     if (!element)
-      return invalid_argument(std::string(gather_ ? "Tried to gather uninitialized tensors from"
+      return invalid_argument(std::string(gather_ ? "Tried to gather uninitialized tensors from "
+                                                    "a list with"
                                                   : "Tried to stack list which only contains "
-                                                    "uninitialized tensors and has") +
-                              " a non-fully-defined element_shape: " + debug_string(shape));
+                                                    "uninitialized tensors and has a") +
+                              " non-fully-defined element_shape: " + debug_string(shape));
     std::vector<const Tensor*> parts;
     for (auto i : indices) {
       if (i < 0 || i >= static_cast<std::int64_t>(l->tensors.size()))
         return invalid_argument("Index " + std::to_string(i) + " out o range; list only has " +
                                 std::to_string(l->tensors.size()) + " elements.");
       const Tensor& t = l->tensors[static_cast<std::size_t>(i)];
+      ACTORFLOW_RETURN_IF_ERROR(check_element(t, element_dtype_, static_cast<std::int64_t>(i)));
       if (t.is_initialized() && t.shape() != *element)
         return invalid_argument("Shapes " + debug_string(shape) + " and " + t.shape().to_string() +
                                 " are not compatible");
@@ -452,9 +462,13 @@ class TensorListScatterOp : public StatusKernel {
       return invalid_argument("Expected indices to be a vector, but received shape: " +
                               indices.shape().to_string());
     if (indices.num_elements() != t.shape().dim(0))
-      return invalid_argument("Invalid number of rows in input tensor. Expected: " +
-                              std::to_string(indices.num_elements()) +
-                              " Actual: " + std::to_string(t.shape().dim(0)));
+      return invalid_argument(into_existing_
+                                  ? "Expected len(indices) == tensor.shape[0], but saw: " +
+                                        std::to_string(indices.num_elements()) + " vs. " +
+                                        std::to_string(t.shape().dim(0))
+                                  : "Invalid number of rows in input tensor. Expected: " +
+                                        std::to_string(indices.num_elements()) +
+                                        " Actual: " + std::to_string(t.shape().dim(0)));
     std::int32_t num_elements = -1;
     if (!into_existing_ && ctx.num_inputs() >= 4)
       ACTORFLOW_RETURN_IF_ERROR(scalar_int32(ctx.input(3), "num_elements", &num_elements));
@@ -621,8 +635,12 @@ class TensorListConcatOp : public ListKernel {
     std::int64_t leading = 0;
     for (std::size_t i = 0; i < l->tensors.size(); ++i) {
       const Tensor& t = l->tensors[i];
+      ACTORFLOW_RETURN_IF_ERROR(check_element(t, element_dtype_, static_cast<std::int64_t>(i)));
       std::int64_t dim = 0;
       if (t.is_initialized()) {
+        if (t.rank() < 1)
+          return invalid_argument("Concat saw a scalar shape at index " + std::to_string(i) +
+                                  " but requires at least vectors.");
         if (drop_first_dim(t.shape()) != *rest_shape)
           return invalid_argument("Shapes " + debug_string(rest) + " and " +
                                   drop_first_dim(t.shape()).to_string() + " are not compatible");
@@ -641,8 +659,13 @@ class TensorListConcatOp : public ListKernel {
           return invalid_argument("List contains uninitialized tensor at index " +
                                   std::to_string(i) + " but leading_dims has only " +
                                   std::to_string(leading_dims->num_elements()) + " elements.");
+        } else if (leading_dims->dtype() != DType::int64) {
+          return invalid_argument("leading_dims must be int64, got " +
+                                  type_string(leading_dims->dtype()));
         } else {
           dim = leading_dims->data<std::int64_t>()[i];
+          if (dim < 0)
+            return invalid_argument("Dimension " + std::to_string(dim) + " must be >= 0");
         }
       }
       Shape hole{dim};

@@ -14,16 +14,14 @@ namespace {
 using detail::OptionalValue;
 using detail::StatusKernel;
 
+// Input 0 as an optional (TensorFlow's messages name the op).
 Status input_optional(const OpKernelContext& ctx, const OptionalValue** out) {
   const Tensor& t = ctx.input(0);
+  const std::string what = "Input to " + ctx.def().op + " must be a";
   if (t.dtype() != DType::variant || t.rank() != 0)
-    return invalid_argument("Input tensor must be a scalar variant, got " +
-                            std::string(dtype_name(t.dtype())) + " of shape " +
-                            t.shape().to_string());
+    return invalid_argument(what + " scalar tensor containing an OptionalVariant object.");
   *out = t.data<Variant>()[0].get<OptionalValue>();
-  if (*out == nullptr)
-    return invalid_argument("Input tensor must contain an Optional, got '" +
-                            t.data<Variant>()[0].debug_string() + "'");
+  if (*out == nullptr) return invalid_argument(what + "n OptionalVariant object.");
   return {};
 }
 
@@ -67,20 +65,22 @@ class OptionalGetValueOp : public StatusKernel {
     const OptionalValue* o = nullptr;
     ACTORFLOW_RETURN_IF_ERROR(input_optional(ctx, &o));
     if (!o->has_value) return invalid_argument("The given optional does not have a value.");
+    const std::string mismatch = "The given optional does not match the expected ";
     if (o->components.size() != types_.size())
-      return invalid_argument("The expected number of components is " +
-                              std::to_string(types_.size()) + " but the actual number of " +
-                              "components is " + std::to_string(o->components.size()) + ".");
+      return invalid_argument(mismatch +
+                              "number of components. Expected: " + std::to_string(types_.size()) +
+                              ". Actual: " + std::to_string(o->components.size()) + ".");
     for (std::size_t i = 0; i < types_.size(); ++i) {
       const Tensor& t = o->components[i];
+      const std::string at = "component " + std::to_string(i) + ". Expected: ";
       if (t.dtype() != types_[i])
-        return invalid_argument("Input " + std::to_string(i) + " to the Optional had dtype " +
-                                std::string(data_type_string(t.dtype())) + " but " +
-                                std::string(data_type_string(types_[i])) + " was expected.");
+        return invalid_argument(mismatch + "type for " + at +
+                                std::string(data_type_string(types_[i])) +
+                                ". Actual: " + std::string(data_type_string(t.dtype())) + ".");
       if (i < shapes_.size() && !shapes_[i].is_compatible_with(PartialShape(t.shape())))
-        return invalid_argument("Incompatible shapes at component " + std::to_string(i) +
-                                ": expected " + shapes_[i].to_string() + " but got " +
-                                t.shape().to_string() + ".");
+        return invalid_argument(mismatch + "shape for " + at +
+                                detail::shape_debug_string(shapes_[i]) +
+                                ". Actual: " + t.shape().to_string() + ".");
       ctx.set_output(static_cast<int>(i), t);
     }
     return {};

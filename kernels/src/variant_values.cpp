@@ -4,6 +4,8 @@
 
 #include <type_traits>
 
+#include "actorflow/ops/detail/shape_util.hpp"
+
 namespace af::detail {
 
 Tensor zeros_like_tensor(const Tensor& t) {
@@ -25,7 +27,7 @@ Tensor add_tensors(const Tensor& a, const Tensor& b) {
   if (!b.is_initialized()) return a;
   if (a.dtype() != b.dtype())
     throw InvalidArgumentError(
-        invalid_argument("Trying to add two tensors of different dtypes. One is " +
+        invalid_argument("Trying to add two tensors with incompatible element types. One is " +
                          std::string(data_type_string(a.dtype())) + " and the other is " +
                          std::string(data_type_string(b.dtype()))));
   if (a.shape() != b.shape())
@@ -70,6 +72,7 @@ Tensor add_tensors(const Tensor& a, const Tensor& b) {
 
 std::shared_ptr<const VariantValue> TensorList::zeros_like() const {
   auto out = std::make_shared<TensorList>(*this);
+  out->max_num_elements = -1;  // as TensorFlow's TensorListZerosLike
   for (auto& t : out->tensors) t = zeros_like_tensor(t);
   return out;
 }
@@ -86,7 +89,8 @@ std::shared_ptr<const VariantValue> TensorList::add(const VariantValue& other_va
   if (Status s = element_shape.merge_with(other.element_shape, &out->element_shape); !s.ok())
     throw InvalidArgumentError(invalid_argument(
         "Trying to add two lists of tensors with incompatible element shapes. One is " +
-        element_shape.to_string() + " and the other is " + other.element_shape.to_string()));
+        shape_debug_string(element_shape) + " and the other is " +
+        shape_debug_string(other.element_shape)));
   if (tensors.size() != other.tensors.size())
     throw InvalidArgumentError(
         invalid_argument("Trying to add two lists of tensors with different lengths. One is " +
@@ -167,6 +171,10 @@ Status partial_shape_from_tensor(const Tensor& t, PartialShape* out) {
   }
   *out = PartialShape(std::move(dims));
   return {};
+}
+
+std::string shape_debug_string(const PartialShape& s) {
+  return s.rank_known() ? inference_shape_string(s) : std::string("<unknown>");
 }
 
 bool shape_fits(const PartialShape& partial, const Shape& shape) {

@@ -68,6 +68,10 @@ Status input_list(const OpKernelContext& ctx, int index, const TensorList** list
 /// unknown one), or the scalar -1 for an unknown rank.
 Status partial_shape_from_tensor(const Tensor& t, PartialShape* out);
 
+/// TensorFlow's PartialTensorShape::DebugString, as its list and optional kernels print
+/// shapes: `"[2,?]"`, `"<unknown>"`.
+std::string shape_debug_string(const PartialShape& s);
+
 /// True when the fully known `shape` fits `partial` (TensorFlow's IsCompatibleWith).
 bool shape_fits(const PartialShape& partial, const Shape& shape);
 

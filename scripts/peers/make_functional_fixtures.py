@@ -248,6 +248,25 @@ def make_lists(out):
         case("optional_zeros", raw.OptionalGetValue(optional=tf.zeros_like(some),
                                                     output_types=[f32, i32],
                                                     output_shapes=[[2], []])[0])
+        # A hole read with a given element shape, a list of unknown element shape.
+        unknown = raw.EmptyTensorList(element_shape=tf.constant(-1, i32), max_num_elements=-1,
+                                      element_dtype=f32)
+        holed = raw.TensorListResize(input_handle=push(unknown, [1.0, 2.0, 3.0, 4.0]), size=2)
+        case("get_hole_given_shape", raw.TensorListGetItem(
+            input_handle=holed, index=1, element_shape=tf.constant([2, 3], i32), element_dtype=f32))
+        two_holes = raw.TensorListReserve(element_shape=tf.constant([-1], i32), num_elements=2,
+                                          element_dtype=f32)
+        first_set = raw.TensorListSetItem(input_handle=two_holes, index=0,
+                                          item=tf.constant([1.0, 2.0]))
+        concat_holes, concat_hole_lengths = raw.TensorListConcatV2(
+            input_handle=first_set, element_shape=tf.constant([-1], i32),
+            leading_dims=tf.constant([2, 3], tf.int64), element_dtype=f32)
+        case("concat_leading_dims", concat_holes)
+        case("concat_leading_dims_lengths", concat_hole_lengths)
+        # ZerosLike of a bounded list is unbounded.
+        bounded = push(empty([2], 1), [1.0, 2.0])
+        case("zeros_like_unbounded", raw.TensorListLength(
+            input_handle=push(tf.zeros_like(bounded), [3.0, 4.0])))
         # Errors.
         case("pop_empty", raw.TensorListPopBack(input_handle=empty([2]),
                                                 element_shape=tf.constant([2], i32),

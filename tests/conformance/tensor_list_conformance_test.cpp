@@ -163,6 +163,25 @@ BOOST_AUTO_TEST_CASE(a_list_read_by_several_ops_of_a_step_is_not_changed_under_t
              boost::test_tools::per_element());
 }
 
+// TensorListConcatV2 reads a hole's length from leading_dims; a negative one is refused with
+// the node named (TensorFlow 2.21 aborts the process on a failed CHECK instead).
+BOOST_AUTO_TEST_CASE(a_negative_leading_dim_for_a_hole_is_refused, *boost::unit_test::timeout(30)) {
+  af::Graph g;
+  af::import_graph_def(g, af::read_graph_def((functional_dir / "lists.pb").string()), {.name = ""});
+  // concat_leading_dims = Identity(TensorListConcatV2(list, element_shape, leading_dims)); the
+  // list's element 1 is a hole.
+  const auto& in = g.output("concat_leading_dims").node()->inputs()[0].node()->inputs();
+  const Output negative = g.constant(Tensor::from_vector<std::int64_t>({2, -1}), "negative");
+  const auto concat =
+      g.create_op("TensorListConcatV2", {in[0], in[1], negative},
+                  {{"element_dtype", af::float32}, {"shape_type", af::int32}}, "negative_concat");
+  af::Session sess(g);
+  const std::string err =
+      af::test::error_of<af::InvalidArgumentError>([&] { sess.run(concat.output(0)); });
+  BOOST_TEST(contains(err, "Dimension -1 must be >= 0"), err);
+  BOOST_TEST(contains(err, "negative_concat"), err);
+}
+
 // A variant tensor prints as its value and has no TensorProto: a graph holding one as a
 // constant cannot be written, and the error says why.
 BOOST_AUTO_TEST_CASE(variant_tensors_print_as_their_value_and_have_no_tensor_proto,

@@ -120,7 +120,7 @@ Status infer_resize(InferenceContext& c) {
 Status infer_get_item(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
   ACTORFLOW_RETURN_IF_ERROR(expect_list(c, 0));
-  ACTORFLOW_RETURN_IF_ERROR(expect_scalar(c, 1, DType::int32));
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int32));
   ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(2, DType::int32));
   Status s;
   const DType t = element_dtype(c, &s);
@@ -133,7 +133,7 @@ Status infer_get_item(InferenceContext& c) {
 Status infer_set_item(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
   ACTORFLOW_RETURN_IF_ERROR(expect_list(c, 0));
-  ACTORFLOW_RETURN_IF_ERROR(expect_scalar(c, 1, DType::int32));
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int32));
   Status s;
   const DType t = element_dtype(c, &s);
   ACTORFLOW_RETURN_IF_ERROR(s);
@@ -170,13 +170,14 @@ Status infer_gather(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
   ACTORFLOW_RETURN_IF_ERROR(expect_list(c, 0));
   ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int32));
-  ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[1], 1));
   ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(2, DType::int32));
   Status s;
   const DType t = element_dtype(c, &s);
   ACTORFLOW_RETURN_IF_ERROR(s);
+  // The indices are read flat: as many rows as they have elements.
   const PartialShape& idx = c.input_shapes[1];
-  c.add_output(t, with_leading(idx.rank_known() ? idx.dim(0) : -1, element_shape_input(c, 2)));
+  const std::int64_t rows = idx.fully_defined() ? idx.num_elements() : -1;
+  c.add_output(t, with_leading(rows, element_shape_input(c, 2)));
   return {};
 }
 
