@@ -161,6 +161,12 @@ class ListKernel : public StatusKernel {
   }
 
  protected:
+  /// The list in input 0, of this kernel's element_dtype.
+  Status typed_input_list(const OpKernelContext& ctx, const TensorList** l) const {
+    ACTORFLOW_RETURN_IF_ERROR(input_list(ctx, 0, l));
+    return check_dtype(element_dtype_, **l);
+  }
+
   DType element_dtype_ = DType::invalid;
 };
 
@@ -228,8 +234,7 @@ class TensorListPopBackOp : public ListKernel {
   using ListKernel::ListKernel;
   Status run(OpKernelContext& ctx) override {
     const TensorList* l = nullptr;
-    ACTORFLOW_RETURN_IF_ERROR(input_list(ctx, 0, &l));
-    ACTORFLOW_RETURN_IF_ERROR(check_dtype(element_dtype_, *l));
+    ACTORFLOW_RETURN_IF_ERROR(typed_input_list(ctx, &l));
     if (l->tensors.empty()) return invalid_argument("Trying to pop from an empty list.");
     Tensor item = l->tensors.back();
     if (!item.is_initialized()) {
@@ -306,8 +311,7 @@ class TensorListGetItemOp : public ListKernel {
   using ListKernel::ListKernel;
   Status run(OpKernelContext& ctx) override {
     const TensorList* l = nullptr;
-    ACTORFLOW_RETURN_IF_ERROR(input_list(ctx, 0, &l));
-    ACTORFLOW_RETURN_IF_ERROR(check_dtype(element_dtype_, *l));
+    ACTORFLOW_RETURN_IF_ERROR(typed_input_list(ctx, &l));
     std::int32_t index = 0;
     ACTORFLOW_RETURN_IF_ERROR(scalar_int32(ctx.input(1), "index", &index));
     if (index < 0 || index >= static_cast<std::int64_t>(l->tensors.size()))
@@ -340,8 +344,7 @@ class TensorListSetItemOp : public ListKernel {
   }
   Status run(OpKernelContext& ctx) override {
     const TensorList* l = nullptr;
-    ACTORFLOW_RETURN_IF_ERROR(input_list(ctx, 0, &l));
-    ACTORFLOW_RETURN_IF_ERROR(check_dtype(element_dtype_, *l));
+    ACTORFLOW_RETURN_IF_ERROR(typed_input_list(ctx, &l));
     std::int32_t index = 0;
     ACTORFLOW_RETURN_IF_ERROR(scalar_int32(ctx.input(1), "index", &index));
     const auto size = static_cast<std::int64_t>(l->tensors.size());
@@ -376,8 +379,7 @@ class TensorListStackOp : public ListKernel {
   }
   Status run(OpKernelContext& ctx) override {
     const TensorList* l = nullptr;
-    ACTORFLOW_RETURN_IF_ERROR(input_list(ctx, 0, &l));
-    ACTORFLOW_RETURN_IF_ERROR(check_dtype(element_dtype_, *l));
+    ACTORFLOW_RETURN_IF_ERROR(typed_input_list(ctx, &l));
     std::vector<std::int64_t> indices;
     if (gather_) {
       const Tensor& idx = ctx.input(1);
@@ -570,8 +572,7 @@ class TensorListConcatOp : public ListKernel {
   }
   Status run(OpKernelContext& ctx) override {
     const TensorList* l = nullptr;
-    ACTORFLOW_RETURN_IF_ERROR(input_list(ctx, 0, &l));
-    ACTORFLOW_RETURN_IF_ERROR(check_dtype(element_dtype_, *l));
+    ACTORFLOW_RETURN_IF_ERROR(typed_input_list(ctx, &l));
     PartialShape rest = rest_;
     std::int64_t first_dim = -1;
     if (ctx.num_inputs() > 1) {  // V2: element_shape and leading_dims inputs
