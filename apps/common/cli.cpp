@@ -144,6 +144,8 @@ App::App(std::string program_name, std::string description)
   cli.add_flag("--dump-config", dump_config_, "print the effective settings as JSON and exit");
 }
 
+App::~App() = default;
+
 std::optional<int> App::parse(int argc, char** argv) {
   try {
     cli.parse(argc, argv);

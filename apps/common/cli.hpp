@@ -30,6 +30,11 @@ struct App {
 
   /// The parser with `--help`, `--config FILE.json` and `--dump-config` in place.
   App(std::string program_name, std::string description);
+  /// Out of line, as the constructor: CLI::App has no key function, and a TU that destroys
+  /// one emits its vtable and with it most of CLI11's parser (a minute of compile per app).
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
 
   /// Parses the command line. Returns the exit code when the app should stop now: 0 after
   /// --help or --dump-config, 2 after a bad flag or value (the message names it).
