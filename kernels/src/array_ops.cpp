@@ -373,9 +373,9 @@ namespace detail {
 
 void register_array_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<UniqueOp>("Unique", "CPU", {{"T", kValueTypes}, {"out_idx", kIndexTypes}}));
-  r.add(
-      make_kernel_def<ReshapeOp>("Reshape", "CPU", {{"T", kValueTypes}, {"Tshape", kIndexTypes}}));
-  r.add(make_kernel_def<PackOp>("Pack", "CPU", {{"T", kValueTypes}}));
+  r.add(make_kernel_def<ReshapeOp>("Reshape", "CPU",
+                                   {{"T", detail::kMovableTypes}, {"Tshape", kIndexTypes}}));
+  r.add(make_kernel_def<PackOp>("Pack", "CPU", {{"T", detail::kMovableTypes}}));
   r.add(make_kernel_def<ConcatOp>("ConcatV2", "CPU", {{"T", kValueTypes}, {"Tidx", kIndexTypes}}));
   r.add(make_kernel_def<FillOp>("Fill", "CPU", {{"T", kValueTypes}, {"index_type", kIndexTypes}}));
   r.add(make_kernel_def<CastOp>("Cast", "CPU", {{"SrcT", kCastTypes}, {"DstT", kCastTypes}}));

@@ -22,6 +22,16 @@
 
 namespace af::detail {
 
+/// kValueTypes and variant: for the kernels that move elements without reading them and that
+/// TensorFlow registers for all types: Pack, Unpack and Reshape build and take apart batches of
+/// lists (TensorListPushBackBatch's handles); ExpandDims and Squeeze refuse variants as
+/// TensorFlow's kernels do ("ExpandDims on Variant not supported").
+inline const std::vector<DType> kMovableTypes = [] {
+  std::vector<DType> types = kValueTypes;
+  types.push_back(DType::variant);
+  return types;
+}();
+
 // -- kernels that return a Status ----------------------------------------------------------
 
 /// A kernel written as `Status run(ctx)`: a failed run fails the step with the status and
@@ -110,13 +120,18 @@ void for_each_strided_row(const std::vector<Index>& dims, const std::vector<Inde
 }
 
 /// Copies `count` elements from `src` at `src_offset` to `dst` at `dst_offset` (both of one
-/// dtype; strings element by element, everything else as bytes). Nothing for `count` 0.
+/// dtype; strings and variants element by element, the rest as bytes). Nothing for `count` 0.
 inline void copy_elements(const Tensor& src, Index src_offset, Tensor& dst, Index dst_offset,
                           Index count) {
   if (count == 0) return;
   if (src.dtype() == DType::string) {
     const std::string* s = src.data<std::string>() + src_offset;
     std::copy(s, s + count, dst.data<std::string>() + dst_offset);
+    return;
+  }
+  if (src.dtype() == DType::variant) {  // shared values: copied as references, not bytes
+    const Variant* v = src.data<Variant>() + src_offset;
+    std::copy(v, v + count, dst.data<Variant>() + dst_offset);
     return;
   }
   const auto size = static_cast<Index>(dtype_size(src.dtype()));

@@ -229,6 +229,71 @@ class TensorListPushBackOp : public ListKernel {
   }
 };
 
+// A vector of lists and a tensor whose rows go one onto each (the vectorized TensorListPushBack
+// of TensorFlow's pfor). The lists change in place when this kernel holds the only reference
+// to the vector and to each of them.
+class TensorListPushBackBatchOp : public ListKernel {
+ public:
+  using ListKernel::ListKernel;
+  Status run(OpKernelContext& ctx) override {
+    const Tensor& handles = ctx.input(0);
+    const Tensor& items = ctx.input(1);
+    if (items.dtype() != element_dtype_)
+      return invalid_argument("Invalid data types; list elements " + type_string(element_dtype_) +
+                              " but tried to append " + type_string(items.dtype()));
+    if (items.rank() < 1)
+      return invalid_argument("Expected tensor to be at least a vector, but saw shape: " +
+                              items.shape().to_string());
+    if (handles.dtype() != DType::variant)
+      return invalid_argument("Expected input_handles dtype to be Variant, but saw: " +
+                              type_string(handles.dtype()));
+    if (handles.rank() != 1)
+      return invalid_argument("Expected input_handles to be a vector, but saw shape: " +
+                              handles.shape().to_string());
+    const std::int64_t batch = handles.num_elements();
+    if (items.shape().dim(0) != batch)
+      return invalid_argument("Expected tensor.shape[0] == input_handles.size, but saw " +
+                              std::to_string(items.shape().dim(0)) + " vs. " +
+                              std::to_string(batch));
+    const Shape element_shape = drop_first_dim(items.shape());
+    const Variant* in = handles.data<Variant>();
+    bool in_place = handles.sole_owner();
+    for (std::int64_t b = 0; b < batch; ++b) {
+      const TensorList* l = in[b].get<TensorList>();
+      const std::string at = std::to_string(b);
+      if (l == nullptr)
+        return invalid_argument("Input handle at index " + at + " is not a list. Saw: '" +
+                                in[b].debug_string() + "'");
+      if (!shape_fits(l->element_shape, element_shape))
+        return invalid_argument(
+            "Tried to append a tensor with incompatible shape to a list at index " + at +
+            ". Op element shape: " + element_shape.to_string() +
+            " list shape: " + debug_string(l->element_shape));
+      if (l->element_dtype != element_dtype_)
+        return invalid_argument("Invalid data type at index " + at + "; op elements " +
+                                type_string(element_dtype_) + " but list elements " +
+                                type_string(l->element_dtype));
+      in_place = in_place && in[b].value().use_count() == 1;
+    }
+    // use_count() is a relaxed read: order it after the releases of the other readers.
+    if (in_place) std::atomic_thread_fence(std::memory_order_acquire);
+    Tensor out = in_place ? handles : Tensor(DType::variant, handles.shape());
+    const std::vector<Tensor> rows = rows_of(items);
+    for (std::int64_t b = 0; b < batch; ++b) {
+      const TensorList* l = in[b].get<TensorList>();
+      TensorList* list = const_cast<TensorList*>(l);  // in place: nobody else can see it
+      if (!in_place) {
+        auto copy = std::make_shared<TensorList>(*l);
+        list = copy.get();
+        out.data<Variant>()[b] = Variant(std::move(copy));
+      }
+      list->tensors.push_back(rows[static_cast<std::size_t>(b)]);
+    }
+    ctx.set_output(0, std::move(out));
+    return {};
+  }
+};
+
 class TensorListPopBackOp : public ListKernel {
  public:
   using ListKernel::ListKernel;
@@ -732,6 +797,7 @@ void register_list_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<EmptyTensorListOp>("EmptyTensorList", "CPU"));
   r.add(make_kernel_def<TensorListReserveOp>("TensorListReserve", "CPU"));
   r.add(make_kernel_def<TensorListPushBackOp>("TensorListPushBack", "CPU"));
+  r.add(make_kernel_def<TensorListPushBackBatchOp>("TensorListPushBackBatch", "CPU"));
   r.add(make_kernel_def<TensorListPopBackOp>("TensorListPopBack", "CPU"));
   r.add(make_kernel_def<TensorListLengthOp>("TensorListLength", "CPU"));
   r.add(make_kernel_def<TensorListElementShapeOp>("TensorListElementShape", "CPU"));

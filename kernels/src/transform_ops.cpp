@@ -363,7 +363,7 @@ void register_transform_kernels(KernelRegistry& r) {
                                      {{"T", kValueTypes}, {"Tperm", kIndexTypes}}));
   r.add(make_kernel_def<InvertPermutationOp>("InvertPermutation", "CPU", {{"T", kIndexTypes}}));
   r.add(make_kernel_def<SliceOp>("Slice", "CPU", {{"T", kValueTypes}, {"Index", kIndexTypes}}));
-  r.add(make_kernel_def<UnpackOp>("Unpack", "CPU", {{"T", kValueTypes}}));
+  r.add(make_kernel_def<UnpackOp>("Unpack", "CPU", {{"T", detail::kMovableTypes}}));
   register_transform_shape_kernels(r);
   register_transform_encode_kernels(r);
   register_strided_slice_kernels(r);

@@ -15,6 +15,7 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/detail/transform_defs.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -46,6 +47,9 @@ class ExpandDimsOp : public OpKernel {
 
   void compute(OpKernelContext& ctx) override {
     const Tensor& input = ctx.input(0);
+    if (input.dtype() == DType::variant)  // as TensorFlow's kernel: tf.stack of one list
+      return ctx.fail(
+          invalid_argument("ExpandDims on Variant not supported" + node_suffix(name())));
     if (ctx.input(1).num_elements() != 1)
       return ctx.fail(
           invalid_argument("'dim' must be a tensor with a single value" + node_suffix(name())));
@@ -75,6 +79,8 @@ class SqueezeOp : public OpKernel {
 
   void compute(OpKernelContext& ctx) override {
     const Tensor& input = ctx.input(0);
+    if (input.dtype() == DType::variant)
+      return ctx.fail(invalid_argument("Squeeze on Variant not supported" + node_suffix(name())));
     const int rank = input.rank();
     std::set<Index> wrapped;
     for (Index dim : squeeze_dims_) {
@@ -182,8 +188,8 @@ namespace detail {
 
 void register_transform_shape_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<ExpandDimsOp>("ExpandDims", "CPU",
-                                      {{"T", kValueTypes}, {"Tdim", kIndexTypes}}));
-  r.add(make_kernel_def<SqueezeOp>("Squeeze", "CPU", {{"T", kValueTypes}}));
+                                      {{"T", detail::kMovableTypes}, {"Tdim", kIndexTypes}}));
+  r.add(make_kernel_def<SqueezeOp>("Squeeze", "CPU", {{"T", detail::kMovableTypes}}));
   r.add(make_kernel_def<RankOp>("Rank", "CPU", {{"T", kValueTypes}}));
   r.add(
       make_kernel_def<ShapeNOp>("ShapeN", "CPU", {{"T", kValueTypes}, {"out_type", kIndexTypes}}));

@@ -33,8 +33,8 @@ void register_control_flow_ops(OpRegistry& r);
 void register_stack_ops(OpRegistry& r);
 /// TensorArrayV3 and its Grad, Write, Read, Gather, Scatter, Concat, Split, Size and Close ops
 void register_tensor_array_ops(OpRegistry& r);
-/// EmptyTensorList, TensorListReserve, TensorListPushBack/PopBack, GetItem/SetItem, Stack,
-/// Gather, FromTensor, Scatter, Split, Concat and the other tensor-list ops
+/// EmptyTensorList, TensorListReserve, TensorListPushBack/PushBackBatch/PopBack,
+/// GetItem/SetItem, Stack, Gather, FromTensor, Scatter, Split, Concat and the other list ops
 void register_list_ops(OpRegistry& r);
 /// OptionalFromValue, OptionalNone, OptionalHasValue, OptionalGetValue
 void register_optional_ops(OpRegistry& r);

@@ -267,6 +267,21 @@ def make_lists(out):
         bounded = push(empty([2], 1), [1.0, 2.0])
         case("zeros_like_unbounded", raw.TensorListLength(
             input_handle=push(tf.zeros_like(bounded), [3.0, 4.0])))
+        # A batch of lists (TensorListPushBackBatch, pfor's vectorized push): built with
+        # Pack, taken apart with Unpack.
+        batch = tf.stack([two, rows])
+        pushed = raw.TensorListPushBackBatch(input_handles=batch,
+                                             tensor=tf.constant([[7.0, 8.0], [9.0, 10.0]]))
+        pushed_0, pushed_1 = tf.unstack(pushed)
+        case("push_batch_0", stack(pushed_0, [2]))
+        case("push_batch_1", stack(pushed_1, [2]))
+        one = raw.TensorListPushBackBatch(input_handles=tf.reshape(two, [1]),
+                                          tensor=tf.constant([[5.0, 6.0]]))
+        case("push_batch_one_length", raw.TensorListLength(input_handle=tf.unstack(one)[0]))
+        # ExpandDims refuses variants. (So does tf.stack of one list in TensorFlow, whose
+        # grappler turns a one-input Pack into an ExpandDims; here that Pack runs.)
+        case("expand_dims_list", raw.TensorListPushBackBatch(
+            input_handles=raw.ExpandDims(input=two, axis=0), tensor=tf.constant([[5.0, 6.0]])))
         # Errors.
         case("pop_empty", raw.TensorListPopBack(input_handle=empty([2]),
                                                 element_shape=tf.constant([2], i32),
@@ -280,6 +295,11 @@ def make_lists(out):
         case("stack_empty_unknown", stack(empty([-1]), [-1]))
         case("get_none", raw.OptionalGetValue(optional=none, output_types=[f32],
                                               output_shapes=[[]])[0])
+        unknown_rows = tf1.placeholder_with_default(tf.constant([[1.0, 2.0]]), shape=[None, 2])
+        case("push_batch_bad_rows", raw.TensorListPushBackBatch(input_handles=batch,
+                                                                tensor=unknown_rows))
+        case("push_batch_bad_shape", raw.TensorListPushBackBatch(
+            input_handles=batch, tensor=tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])))
         tf.io.write_graph(g.as_graph_def(), out, "lists.pb", as_text=False)
         ref = {}
         with tf1.Session(graph=g) as sess:

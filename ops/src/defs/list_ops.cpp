@@ -75,6 +75,28 @@ Status infer_push_back(InferenceContext& c) {
   return {};
 }
 
+// TensorListPushBackBatch(input_handles: variant vector, tensor: element_dtype, at least a
+// vector with one row per list) -> output_handles, shaped as input_handles.
+Status infer_push_back_batch(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(0, DType::variant));
+  Status s;
+  const DType t = element_dtype(c, &s);
+  ACTORFLOW_RETURN_IF_ERROR(s);
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, t));
+  const PartialShape& handles = c.input_shapes[0];
+  const PartialShape& tensor = c.input_shapes[1];
+  ACTORFLOW_RETURN_IF_ERROR(with_rank(handles, 1));
+  if (tensor.rank_known() && tensor.rank() < 1)
+    return invalid_argument("Shape must be at least rank 1 but is rank " +
+                            std::to_string(tensor.rank()));
+  PartialShape batch = handles;
+  if (tensor.rank_known())
+    ACTORFLOW_RETURN_IF_ERROR(handles.merge_with(PartialShape({tensor.dim(0)}), &batch));
+  c.add_output(DType::variant, std::move(batch));
+  return {};
+}
+
 // TensorListPopBack(input_handle, element_shape: int32) -> output_handle, tensor.
 Status infer_pop_back(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
@@ -261,6 +283,7 @@ void register_list_ops(OpRegistry& r) {
   r.add({"EmptyTensorList", infer_new_list});
   r.add({"TensorListReserve", infer_new_list});
   r.add({"TensorListPushBack", infer_push_back});
+  r.add({"TensorListPushBackBatch", infer_push_back_batch});
   r.add({"TensorListPopBack", infer_pop_back});
   r.add({"TensorListLength", infer_length});
   r.add({"TensorListElementShape", infer_element_shape});
