@@ -25,13 +25,23 @@ using detail::TensorList;
 
 std::string type_string(DType t) { return std::string(data_type_string(t)); }
 
+// True when this kernel holds the only reference to variant tensor `t` and to each of its
+// values, so that they may change in place (TensorFlow's input forwarding).
+bool held_alone(const Tensor& t) {
+  if (!t.sole_owner()) return false;
+  const Variant* v = t.data<Variant>();
+  for (std::int64_t k = 0; k < t.num_elements(); ++k)
+    if (v[k].value().use_count() != 1) return false;
+  // use_count() is a relaxed read: order it after the releases of the other readers.
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return true;
+}
+
 // The list output 0 is to hold: the input list itself, forwarded, when this kernel holds the
 // only reference to it; otherwise a new copy of it.
 TensorList* writable_list(OpKernelContext& ctx, const TensorList& in) {
   const Tensor& t = ctx.input(0);
-  if (t.sole_owner() && t.data<Variant>()[0].value().use_count() == 1) {
-    // use_count() is a relaxed read: order it after the releases of the other readers.
-    std::atomic_thread_fence(std::memory_order_acquire);
+  if (held_alone(t)) {
     ctx.set_output(0, t);
     return const_cast<TensorList*>(&in);  // made non-const; nobody else can see it
   }
@@ -257,7 +267,6 @@ class TensorListPushBackBatchOp : public ListKernel {
                               std::to_string(batch));
     const Shape element_shape = drop_first_dim(items.shape());
     const Variant* in = handles.data<Variant>();
-    bool in_place = handles.sole_owner();
     for (std::int64_t b = 0; b < batch; ++b) {
       const TensorList* l = in[b].get<TensorList>();
       const std::string at = std::to_string(b);
@@ -273,10 +282,8 @@ class TensorListPushBackBatchOp : public ListKernel {
         return invalid_argument("Invalid data type at index " + at + "; op elements " +
                                 type_string(element_dtype_) + " but list elements " +
                                 type_string(l->element_dtype));
-      in_place = in_place && in[b].value().use_count() == 1;
     }
-    // use_count() is a relaxed read: order it after the releases of the other readers.
-    if (in_place) std::atomic_thread_fence(std::memory_order_acquire);
+    const bool in_place = held_alone(handles);
     Tensor out = in_place ? handles : Tensor(DType::variant, handles.shape());
     const std::vector<Tensor> rows = rows_of(items);
     for (std::int64_t b = 0; b < batch; ++b) {

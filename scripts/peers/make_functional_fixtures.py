@@ -295,6 +295,8 @@ def make_lists(out):
         case("stack_empty_unknown", stack(empty([-1]), [-1]))
         case("get_none", raw.OptionalGetValue(optional=none, output_types=[f32],
                                               output_shapes=[[]])[0])
+        # Rows of unknown count: TensorFlow's shape function would refuse the mismatch while
+        # building the graph; this way its kernel's message is what the reference records.
         unknown_rows = tf1.placeholder_with_default(tf.constant([[1.0, 2.0]]), shape=[None, 2])
         case("push_batch_bad_rows", raw.TensorListPushBackBatch(input_handles=batch,
                                                                 tensor=unknown_rows))
