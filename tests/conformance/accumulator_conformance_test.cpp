@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "matchers.hpp"
+#include "pending_waits.hpp"
 
 using namespace std::chrono_literals;
 using af::test::contains;
@@ -147,17 +148,18 @@ BOOST_AUTO_TEST_CASE(a_waiting_take_ends_with_the_steps_deadline_or_cancellation
     BOOST_TEST(sess.run(q.num_accumulated()).scalar<std::int32_t>() == 1);
     auto waiting = std::async(
         std::launch::async, [&] { return error_of<af::CancelledError>([&] { sess.run(take); }); });
-    std::this_thread::sleep_for(100ms);
+    BOOST_REQUIRE(af::test::await_waits("take", "acc_cancel"));
     sess.close();
     const std::string e = waiting.get();
-    BOOST_TEST(e != "<no error>", e);
+    BOOST_TEST(contains(e, "was cancelled"), e);
   }
 }
 
 // Takes complete in the order they came (TryAttemptLocked serves the front attempt).
 BOOST_AUTO_TEST_CASE(takes_complete_in_fifo_order, *boost::unit_test::timeout(60)) {
   af::Graph g;
-  af::ConditionalAccumulator q(g, af::float32, {.shape = af::PartialShape{}});
+  af::ConditionalAccumulator q(g, af::float32,
+                               {.shape = af::PartialShape{}, .shared_name = "acc_fifo"});
   auto grad = g.placeholder(af::float32, af::PartialShape{});
   auto step = g.placeholder(af::int64, af::PartialShape{});
   auto apply = q.apply_grad(grad, step);
@@ -165,9 +167,11 @@ BOOST_AUTO_TEST_CASE(takes_complete_in_fifo_order, *boost::unit_test::timeout(60
   auto take2 = q.take_grad(2, "take_two");
   af::Session sess(g);
   auto first = std::async(std::launch::async, [&] { return sess.run(take2).scalar<float>(); });
-  std::this_thread::sleep_for(100ms);
+  BOOST_REQUIRE(af::test::await_waits("take", "acc_fifo"));
+  std::this_thread::sleep_for(50ms);  // from registering to the accumulator: no wait between
   auto second = std::async(std::launch::async, [&] { return sess.run(take1).scalar<float>(); });
-  std::this_thread::sleep_for(100ms);
+  BOOST_REQUIRE(af::test::await_waits("take", "acc_fifo", 2));
+  std::this_thread::sleep_for(50ms);
   // One gradient would satisfy take1, but take2 came first and waits for two.
   sess.run(apply, {{grad, af::Tensor(1.0f)}, {step, af::Tensor(std::int64_t{0})}});
   BOOST_TEST((second.wait_for(100ms) == std::future_status::timeout));

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "matchers.hpp"
+#include "pending_waits.hpp"
 
 using namespace std::chrono_literals;
 
@@ -148,8 +149,7 @@ BOOST_AUTO_TEST_CASE(dequeue_many_pending_at_close_restores_its_elements,
   auto pending = std::async(std::launch::async, [&] {
     return error_of<af::OutOfRangeError>([&] { sess.run(many[0]); });
   });
-  std::this_thread::sleep_for(100ms);
-  BOOST_TEST(sess.run(q.size()).scalar<std::int32_t>() == 0,
+  BOOST_TEST(af::test::eventually([&] { return sess.run(q.size()).scalar<std::int32_t>() == 0; }),
              "the pending dequeue_many reserved all three");
   sess.run(q.close());
   BOOST_TEST(contains(pending.get(), "insufficient elements"));
@@ -177,7 +177,8 @@ BOOST_AUTO_TEST_CASE(dequeue_many_larger_than_capacity_completes, *boost::unit_t
 // cancel_pending_enqueues fails it with Cancelled.
 BOOST_AUTO_TEST_CASE(close_honours_or_cancels_pending_enqueues, *boost::unit_test::timeout(60)) {
   af::Graph g;
-  af::FIFOQueue q(g, {.capacity = 1, .dtypes = {af::int32}, .shapes = {{}}});
+  af::FIFOQueue q(
+      g, {.capacity = 1, .dtypes = {af::int32}, .shapes = {{}}, .shared_name = "honour_q"});
   auto x = g.placeholder(af::int32, af::PartialShape(af::Shape{}));
   auto enqueue = q.enqueue({x});
   auto dequeue = q.dequeue();
@@ -188,9 +189,9 @@ BOOST_AUTO_TEST_CASE(close_honours_or_cancels_pending_enqueues, *boost::unit_tes
                     af::DeadlineExceededError);
   BOOST_TEST(sess.run(q.size()).scalar<std::int32_t>() == 1, "the expired enqueue added nothing");
   auto pending = std::async(std::launch::async, [&] { sess.run(enqueue, {{x, af::Tensor(2)}}); });
-  std::this_thread::sleep_for(50ms);
+  BOOST_REQUIRE(af::test::await_pending_enqueues("honour_q", 1));
   auto closing = std::async(std::launch::async, [&] { sess.run(close); });
-  std::this_thread::sleep_for(50ms);
+  BOOST_REQUIRE(af::test::await_pending_enqueues("honour_q", 2));
   BOOST_TEST(!sess.run(q.is_closed()).scalar<bool>(), "close waits behind the pending enqueue");
   BOOST_TEST(sess.run(dequeue[0]).scalar<std::int32_t>() == 1);
   pending.get();
@@ -198,7 +199,8 @@ BOOST_AUTO_TEST_CASE(close_honours_or_cancels_pending_enqueues, *boost::unit_tes
   BOOST_TEST(sess.run(dequeue[0]).scalar<std::int32_t>() == 2, "the pending enqueue was honoured");
 
   af::Graph g2;
-  af::FIFOQueue q2(g2, {.capacity = 1, .dtypes = {af::int32}, .shapes = {{}}});
+  af::FIFOQueue q2(
+      g2, {.capacity = 1, .dtypes = {af::int32}, .shapes = {{}}, .shared_name = "cancel_q"});
   auto x2 = g2.placeholder(af::int32, af::PartialShape(af::Shape{}));
   auto enqueue2 = q2.enqueue({x2});
   auto close2 = q2.close(true);
@@ -207,7 +209,7 @@ BOOST_AUTO_TEST_CASE(close_honours_or_cancels_pending_enqueues, *boost::unit_tes
   auto pending2 = std::async(std::launch::async, [&] {
     return error_of<af::CancelledError>([&] { sess2.run(enqueue2, {{x2, af::Tensor(2)}}); });
   });
-  std::this_thread::sleep_for(50ms);
+  BOOST_REQUIRE(af::test::await_pending_enqueues("cancel_q", 1));
   sess2.run(close2);
   BOOST_TEST(contains(pending2.get(), "Enqueue operation was cancelled"));
   BOOST_TEST(sess2.run(q2.size()).scalar<std::int32_t>() == 1);
@@ -215,7 +217,8 @@ BOOST_AUTO_TEST_CASE(close_honours_or_cancels_pending_enqueues, *boost::unit_tes
   // A plain close waiting behind a pending enqueue is an enqueue attempt too: close with
   // cancel_pending_enqueues cancels both (queue_base.cc CloseAndCancel).
   af::Graph g3;
-  af::FIFOQueue q3(g3, {.capacity = 1, .dtypes = {af::int32}, .shapes = {{}}});
+  af::FIFOQueue q3(
+      g3, {.capacity = 1, .dtypes = {af::int32}, .shapes = {{}}, .shared_name = "behind_q"});
   auto x3 = g3.placeholder(af::int32, af::PartialShape(af::Shape{}));
   auto enqueue3 = q3.enqueue({x3});
   auto close3 = q3.close();
@@ -225,10 +228,10 @@ BOOST_AUTO_TEST_CASE(close_honours_or_cancels_pending_enqueues, *boost::unit_tes
   auto pending_enqueue = std::async(std::launch::async, [&] {
     return error_of<af::CancelledError>([&] { sess3.run(enqueue3, {{x3, af::Tensor(2)}}); });
   });
-  std::this_thread::sleep_for(200ms);  // the attempt is pending by then
+  BOOST_REQUIRE(af::test::await_pending_enqueues("behind_q", 1));
   auto pending_close = std::async(
       std::launch::async, [&] { return error_of<af::CancelledError>([&] { sess3.run(close3); }); });
-  std::this_thread::sleep_for(200ms);  // the attempt is pending by then
+  BOOST_REQUIRE(af::test::await_pending_enqueues("behind_q", 2));
   BOOST_TEST(!sess3.run(q3.is_closed()).scalar<bool>(), "the plain close waits behind the enqueue");
   sess3.run(cancel3);
   BOOST_TEST(contains(pending_enqueue.get(), "Enqueue operation was cancelled"));

@@ -14,6 +14,7 @@
 #include "free_port.hpp"
 #include "http_client.hpp"
 #include "log_capture.hpp"
+#include "pending_waits.hpp"
 
 namespace {
 
@@ -207,10 +208,11 @@ BOOST_AUTO_TEST_CASE(a_stopped_masters_blocked_dequeue_on_another_task_takes_not
     }
   });
   // Opening can be slow on a loaded machine: stop worker:0 only once its session is open
-  // and its dequeue has had time to reach ps:0 and wait there.
+  // and its dequeue waits on ps:0.
   BOOST_REQUIRE(
       (opened.get_future().wait_for(std::chrono::seconds(20)) == std::future_status::ready));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  BOOST_REQUIRE(af::test::await_waits("dequeue", "shared_q"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // its attempt reaches the queue
   tasks.worker0.stop();
   BOOST_TEST((blocked.wait_for(std::chrono::seconds(20)) == std::future_status::ready));
   BOOST_TEST(blocked.get() != "returned a value");

@@ -19,6 +19,7 @@
 
 #include "free_port.hpp"
 #include "http_client.hpp"
+#include "pending_waits.hpp"
 #include "process_stats.hpp"
 #include "wire_session.hpp"
 
@@ -65,6 +66,11 @@ std::uint16_t step_port(const af::Server& server) { return port_of(server, "step
 void put_u64(unsigned char* p, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>((v >> (8 * i)) & 0xff);
 }
+
+/// How soon a real client must be served beside garbage or a flood: far above what a step
+/// takes on a loaded machine, well below the handshake deadlines (5 s, 30 s) a server that
+/// let the bad peers hold it would keep it waiting for. Not a speed measure (see apps/bench).
+constexpr std::chrono::milliseconds kPromptly{4000};
 
 /// A real client: opens a session and runs a step; returns how long the step took.
 std::chrono::milliseconds real_step(const af::Server& server) {
@@ -114,10 +120,10 @@ BOOST_AUTO_TEST_CASE(a_basp_header_claiming_four_gigabytes_is_refused_before_any
     BOOST_TEST(closed_within(*s, 3000ms));
   }
   BOOST_TEST(refused_connections(server->status_port(), "oversized") == 3);
-  BOOST_TEST(real_step(*server) < 1000ms);
+  BOOST_TEST(real_step(*server) < kPromptly);
   BOOST_TEST(rss_kib() - rss_before < 64 * 1024);
-  std::this_thread::sleep_for(200ms);
-  BOOST_TEST(open_descriptors() <= fds_before + 2);  // the session's own connections at most
+  // The session's own connections at most, once the server has closed the refused ones.
+  BOOST_TEST(af::test::eventually([&] { return open_descriptors() <= fds_before + 2; }, 10000ms));
 }
 
 BOOST_AUTO_TEST_CASE(
@@ -144,7 +150,7 @@ BOOST_AUTO_TEST_CASE(
   for (auto& s : claims) BOOST_TEST(closed_within(*s, 3000ms));
   BOOST_TEST(refused_connections(server->status_port(), "oversized") == 4);
   BOOST_TEST(rss_kib() - rss_before < 16 * 1024);
-  BOOST_TEST(real_step(*server) < 1000ms);
+  BOOST_TEST(real_step(*server) < kPromptly);
 }
 
 BOOST_AUTO_TEST_CASE(a_connection_its_peer_closes_before_the_handshake_gives_back_its_descriptor,
@@ -158,12 +164,11 @@ BOOST_AUTO_TEST_CASE(a_connection_its_peer_closes_before_the_handshake_gives_bac
   const std::size_t fds_before = open_descriptors();
   std::vector<std::unique_ptr<tcp::socket>> idle;
   for (int i = 0; i < 20; ++i) idle.push_back(raw_connect(io, server->port()));
-  std::this_thread::sleep_for(300ms);
+  std::this_thread::sleep_for(300ms);                 // the server accepts them meanwhile
   BOOST_TEST(open_descriptors() >= fds_before + 20);  // ours and the server's ends
   idle.clear();
   // Not held until the handshake deadline (30 s): let go of within a sweep or two.
-  std::this_thread::sleep_for(500ms);
-  BOOST_TEST(open_descriptors() <= fds_before + 1);
+  BOOST_TEST(af::test::eventually([&] { return open_descriptors() <= fds_before + 1; }, 10000ms));
 }
 
 BOOST_AUTO_TEST_CASE(bytes_that_are_not_a_basp_handshake_close_the_connection,
@@ -176,7 +181,7 @@ BOOST_AUTO_TEST_CASE(bytes_that_are_not_a_basp_handshake_close_the_connection,
   asio::write(*s, asio::buffer(garbage));
   BOOST_TEST(closed_within(*s, 3000ms));
   BOOST_TEST(refused_connections(server->status_port(), "not_basp") == 1);
-  BOOST_TEST(real_step(*server) < 1000ms);
+  BOOST_TEST(real_step(*server) < kPromptly);
 }
 
 BOOST_AUTO_TEST_CASE(a_peer_that_never_shakes_hands_is_closed_after_the_timeout,
@@ -189,7 +194,7 @@ BOOST_AUTO_TEST_CASE(a_peer_that_never_shakes_hands_is_closed_after_the_timeout,
   BOOST_TEST((std::chrono::steady_clock::now() - start >= 250ms));
   BOOST_TEST(refused_connections(server->status_port(), "handshake_timeout") == 1);
   // A real client's handshake takes milliseconds: it is not affected.
-  BOOST_TEST(real_step(*server) < 1000ms);
+  BOOST_TEST(real_step(*server) < kPromptly);
 }
 
 BOOST_AUTO_TEST_CASE(an_idle_flood_does_not_lock_out_a_real_client,
@@ -203,7 +208,7 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_does_not_lock_out_a_real_client,
   std::vector<std::unique_ptr<tcp::socket>> idle;
   for (int i = 0; i < 300; ++i) idle.push_back(raw_connect(io, server->port()));
   // A client arriving during the flood is served at once.
-  BOOST_TEST(real_step(*server) < 1000ms);
+  BOOST_TEST(real_step(*server) < kPromptly);
   // All but the newest 16 idle connections were closed to make room.
   int closed = 0;
   for (auto& s : idle) closed += closed_within(*s, 20ms) ? 1 : 0;
@@ -245,7 +250,7 @@ BOOST_AUTO_TEST_CASE(a_step_request_for_an_unknown_session_is_answered_and_close
   BOOST_TEST(closed_within(*s, 3000ms));
   BOOST_TEST(refused_connections(server->status_port(), "unknown_token", "step") == 1);
   BOOST_TEST(rss_kib() - rss_before < 32 * 1024);
-  BOOST_TEST(real_step(*server) < 1000ms);
+  BOOST_TEST(real_step(*server) < kPromptly);
 }
 
 BOOST_AUTO_TEST_CASE(a_step_connection_that_never_sends_a_request_is_closed_after_the_timeout,
@@ -272,7 +277,7 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_step_port_does_not_lock_out_new_sessio
   asio::io_context io;
   std::vector<std::unique_ptr<tcp::socket>> idle;
   for (int i = 0; i < 300; ++i) idle.push_back(raw_connect(io, port));
-  BOOST_TEST(real_step(*server) < 1000ms);
+  BOOST_TEST(real_step(*server) < kPromptly);
   BOOST_TEST(refused_connections(server->status_port(), "crowded", "step") >= 300 - 16 - 1);
 }
 
@@ -293,7 +298,7 @@ BOOST_AUTO_TEST_CASE(an_idle_flood_on_the_bulk_port_does_not_stop_large_fetches,
   af::Session sess(g, server->target(), af::test::over_the_wire());
   const auto start = std::chrono::steady_clock::now();
   auto value = sess.run(big);
-  BOOST_TEST((std::chrono::steady_clock::now() - start < 1000ms));
+  BOOST_TEST((std::chrono::steady_clock::now() - start < kPromptly));
   BOOST_TEST(value.num_elements() == (1 << 20));
   BOOST_TEST(value.data<float>()[12345] == 1.5f);
   BOOST_TEST(refused_connections(server->status_port(), "crowded", "bulk") >= 300 - 16 - 1);
@@ -396,7 +401,7 @@ BOOST_AUTO_TEST_CASE(a_push_hello_trickling_in_is_closed_at_its_deadline_from_ac
   }
   const auto took = std::chrono::steady_clock::now() - start;
   BOOST_TEST(closed);
-  BOOST_TEST((took < 1000ms));
+  BOOST_TEST((took < 1500ms));  // all 16 bytes take 1.6 s
   BOOST_TEST(refused_connections(ps.status_port(), "handshake_timeout", "push") == 1);
 }
 

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "http_client.hpp"
+#include "pending_waits.hpp"
 #include "wire_session.hpp"
 
 using af::test::over_the_wire;
@@ -283,6 +284,7 @@ BOOST_AUTO_TEST_CASE(resetting_the_server_cancels_a_blocked_dequeue,
     }
   });
   BOOST_TEST((blocked.wait_for(std::chrono::milliseconds(200)) == std::future_status::timeout));
+  BOOST_REQUIRE(af::test::await_waits("dequeue", "reset_blocked_q"));
   af::Session::reset(server->target(), {});
   BOOST_REQUIRE((blocked.wait_for(std::chrono::seconds(10)) == std::future_status::ready));
   const std::string message = blocked.get();

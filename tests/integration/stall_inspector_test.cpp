@@ -18,6 +18,7 @@
 #include "http_client.hpp"
 #include "log_capture.hpp"
 #include "matchers.hpp"
+#include "pending_waits.hpp"
 
 using namespace std::chrono_literals;
 using af::test::contains;
@@ -110,8 +111,14 @@ BOOST_AUTO_TEST_CASE(a_take_waiting_for_a_replica_names_it_and_still_ends_at_its
   auto take = std::async(std::launch::async, [&] {
     return timed([&] { s0.run({r0.taken}, {}, {}, {.timeout_in_ms = 2000}); });
   });
-  std::this_thread::sleep_for(800ms);
-  const auto stalled = cluster.ps->stalled_waits();
+  // Reported once it has waited the stall period (200 ms); the deadline is 2 s away.
+  std::vector<af::StallWatch::Stalled> stalled;
+  BOOST_REQUIRE(af::test::eventually(
+      [&] {
+        stalled = cluster.ps->stalled_waits();
+        return find(stalled, "take") != nullptr;
+      },
+      1500ms));
   const auto* s = find(stalled, "take");
   BOOST_REQUIRE(s != nullptr);
   BOOST_TEST(s->what == "stall_acc");
@@ -134,9 +141,15 @@ BOOST_AUTO_TEST_CASE(a_take_waiting_for_a_replica_names_it_and_still_ends_at_its
       contains(cluster.metrics(),
                "actorflow_stalled_waits{task=\"/job:ps/replica:0/task:0\",kind=\"take\"} 1\n"));
   bool logged = false;
-  for (const auto& line : log.take())
-    logged = logged || (contains(line, "stalled:") && contains(line, "accumulator 'stall_acc'") &&
-                        contains(line, "none yet from /job:worker/replica:0/task:1"));
+  af::test::eventually(
+      [&] {
+        for (const auto& line : log.take())
+          logged =
+              logged || (contains(line, "stalled:") && contains(line, "accumulator 'stall_acc'") &&
+                         contains(line, "none yet from /job:worker/replica:0/task:1"));
+        return logged;
+      },
+      1000ms);
   BOOST_TEST(logged);
   // The wait still ends only at its deadline.
   const auto [code, took] = take.get();
@@ -183,8 +196,14 @@ BOOST_AUTO_TEST_CASE(a_dequeue_and_a_receive_waiting_on_the_ps_name_who_they_wai
   auto receive = std::async(std::launch::async, [&] {
     return timed([&] { sess.run({doubled}, {}, {}, {.timeout_in_ms = 1500}); });
   });
-  std::this_thread::sleep_for(700ms);
-  const auto stalled = cluster.ps->stalled_waits();
+  // Both reported once they have waited the stall period (200 ms); the deadlines are 1.5 s away.
+  std::vector<af::StallWatch::Stalled> stalled;
+  BOOST_REQUIRE(af::test::eventually(
+      [&] {
+        stalled = cluster.ps->stalled_waits();
+        return find(stalled, "dequeue") != nullptr && find(stalled, "recv") != nullptr;
+      },
+      1200ms));
   const auto* d = find(stalled, "dequeue");
   BOOST_REQUIRE(d != nullptr);
   BOOST_TEST(contains(d->what, "stall_q"), d->what);

@@ -14,6 +14,7 @@
 
 #include "free_port.hpp"
 #include "http_client.hpp"
+#include "pending_waits.hpp"
 #include "wire_session.hpp"
 
 namespace {
@@ -83,7 +84,14 @@ BOOST_AUTO_TEST_CASE(metrics_and_status_describe_steps_queues_and_peers,
       return std::int64_t{-1};
     }
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the dequeue reaches the queue
+  // The dequeue reaches the queue: its waiter shows in /metrics.
+  BOOST_REQUIRE(af::test::await_waits("dequeue", "status_q"));
+  BOOST_REQUIRE(af::test::eventually([&] {
+    return metric(
+               body_of(get(ps.status_port(), "/metrics")),
+               "actorflow_queue_waiters{task=\"/job:ps/replica:0/task:0\",container=\"localhost\","
+               "queue=\"status_q\",side=\"dequeue\"}") == 1;
+  }));
 
   auto response = get(ps.status_port(), "/metrics");
   BOOST_TEST(response.rfind("HTTP/1.1 200 OK\r\n", 0) == 0, response);
@@ -161,9 +169,21 @@ BOOST_AUTO_TEST_CASE(connections_over_the_status_ports_limit_are_counted_as_refu
     s->connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
     idle.push_back(std::move(s));
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Wait until the server has closed two of them (a read ends with eof), then free the port.
+  auto closed_by_server = [&] {
+    int closed = 0;
+    for (auto& s : idle) {
+      s->non_blocking(true);
+      char byte;
+      asio::error_code ec;
+      s->read_some(asio::buffer(&byte, 1), ec);
+      if (ec == asio::error::eof || ec == asio::error::connection_reset) ++closed;
+    }
+    return closed;
+  };
+  BOOST_REQUIRE(af::test::eventually([&] { return closed_by_server() >= 2; }));
+  BOOST_TEST(closed_by_server() == 2);
   idle.clear();
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const std::string text = body_of(get(port, "/metrics"));
   BOOST_TEST(metric(text,
                     "actorflow_refused_connections_total{task=\"/job:localhost/replica:0/"

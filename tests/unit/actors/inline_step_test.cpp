@@ -14,6 +14,8 @@
 #include <map>
 #include <thread>
 
+#include "pending_waits.hpp"
+
 using namespace std::chrono_literals;
 
 namespace {
@@ -161,6 +163,7 @@ BOOST_AUTO_TEST_CASE(closing_the_session_cancels_a_waiting_run, *boost::unit_tes
     }
   });
   BOOST_TEST((waiting.wait_for(50ms) == std::future_status::timeout));
+  BOOST_REQUIRE(af::test::await_waits("dequeue", "close_cancels_waiting_q"));
   sess->close();
   BOOST_REQUIRE((waiting.wait_for(10s) == std::future_status::ready));
   const std::string message = waiting.get();
@@ -344,6 +347,7 @@ BOOST_AUTO_TEST_CASE(closing_the_session_ends_a_receive_waiting_without_a_deadli
     }
   });
   BOOST_TEST((waiting.wait_for(100ms) == std::future_status::timeout));
+  BOOST_REQUIRE(af::test::await_waits("dequeue", "FIFOQueue"));
   sess->close();
   BOOST_REQUIRE((waiting.wait_for(10s) == std::future_status::ready));
   const std::string message = waiting.get();
@@ -387,6 +391,7 @@ BOOST_AUTO_TEST_CASE(closing_the_session_cancels_a_dequeue_waiting_in_a_two_devi
     }
   });
   BOOST_TEST((waiting.wait_for(100ms) == std::future_status::timeout));
+  BOOST_REQUIRE(af::test::await_waits("dequeue", "two_device_close_q"));
   sess->close();
   BOOST_REQUIRE((waiting.wait_for(10s) == std::future_status::ready));
   BOOST_TEST(waiting.get() != "no error");
