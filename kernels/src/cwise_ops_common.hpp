@@ -321,17 +321,20 @@ class BinaryOp : public OpKernel {
     const Tensor& y = ctx.input(1);
     const T* xp = x.data<T>();
     const T* yp = y.data<T>();
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      // TensorFlow fails these after computing; nothing is computed here, the same error.
-      const Index ny = y.num_elements();
-      if constexpr (ChecksZero<Fn>) {
-        if (std::find(yp, yp + ny, T(0)) != yp + ny)
-          return ctx.fail(invalid_argument("Integer division by zero" + node_suffix(name())));
-      }
-      if constexpr (ChecksNegative<Fn> && std::is_signed_v<T>) {
-        if (std::any_of(yp, yp + ny, [](T v) { return v < T(0); }))
-          return ctx.fail(invalid_argument("Integers to negative integer powers are not allowed" +
-                                           node_suffix(name())));
+    // TensorFlow fails these after computing, when an element met the bad divisor or
+    // exponent; nothing is computed here, the same error. An empty result meets none.
+    if (x.num_elements() > 0 && y.num_elements() > 0) {
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        const Index ny = y.num_elements();
+        if constexpr (ChecksZero<Fn>) {
+          if (std::find(yp, yp + ny, T(0)) != yp + ny)
+            return ctx.fail(invalid_argument("Integer division by zero" + node_suffix(name())));
+        }
+        if constexpr (ChecksNegative<Fn> && std::is_signed_v<T>) {
+          if (std::any_of(yp, yp + ny, [](T v) { return v < T(0); }))
+            return ctx.fail(invalid_argument("Integers to negative integer powers are not allowed" +
+                                             node_suffix(name())));
+        }
       }
     }
     const auto cost = elementwise_cost<T>(2, Fn::kCycles);

@@ -591,6 +591,38 @@ BOOST_AUTO_TEST_CASE(slice_pad_gather_and_segment_gradients_with_run_time_shapes
              boost::test_tools::per_element());
 }
 
+// _SumGrad, _MeanGrad and _MinOrMaxGrad when the input's rank or the axes are known only at
+// run time (a loop's output imported from a MetaGraphDef): math_ops.reduced_shape in the
+// graph, a scalar's empty axes included.
+BOOST_AUTO_TEST_CASE(reduction_gradients_with_run_time_rank_and_axes,
+                     *boost::unit_test::timeout(30)) {
+  using V = std::vector<float>;
+  af::Graph g;
+  Output x = g.placeholder(DType::float32, af::PartialShape(), "x");
+  Output axes = g.placeholder(DType::int32, af::PartialShape{-1}, "axes");
+  auto reduce = [&](const char* type) {
+    return g
+        .create_op(type, {x, axes},
+                   {{"keep_dims", false}, {"T", DType::float32}, {"Tidx", DType::int32}})
+        .output(0);
+  };
+  Output dsum = af::gradients({reduce("Sum")}, {x})[0];
+  Output dmean = af::gradients({reduce("Mean")}, {x})[0];
+  Output dmax = af::gradients({reduce("Max")}, {x})[0];
+  af::Session sess(g);
+  auto run = [&](const Output& d, const Tensor& xv, std::vector<std::int32_t> a) {
+    return sess.run(d, {{x, xv}, {axes, Tensor::from_vector(a, Shape{std::ssize(a)})}})
+        .to_vector<float>();
+  };
+  const Tensor m = Tensor::from_vector(V{1, 5, 5, 2, 0, 3}, Shape{2, 3});
+  BOOST_TEST(run(dsum, m, {1}) == V({1, 1, 1, 1, 1, 1}), boost::test_tools::per_element());
+  BOOST_TEST(run(dsum, m, {-1, 0}) == V({1, 1, 1, 1, 1, 1}), boost::test_tools::per_element());
+  BOOST_TEST(run(dmean, m, {0}) == V({0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f}),
+             boost::test_tools::per_element());
+  BOOST_TEST(run(dmax, m, {1}) == V({0, 0.5f, 0.5f, 0, 0, 1}), boost::test_tools::per_element());
+  BOOST_TEST(run(dsum, Tensor(4.0f), {}) == V({1}), boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(every_differentiable_op_type_has_a_registered_gradient,
                      *boost::unit_test::timeout(30)) {
   auto& registry = af::GradientRegistry::global();

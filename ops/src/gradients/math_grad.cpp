@@ -9,6 +9,7 @@
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/partition_ops.hpp"
 #include "actorflow/ops/sparse_ops.hpp"
 #include "actorflow/ops/sparse_segment_ops.hpp"
 #include "gradient_helpers.hpp"
@@ -62,6 +63,32 @@ std::optional<ReducedShape> reduced_shape(const Operation& op) {
   return ReducedShape{kept_out, mult_out};
 }
 
+// math_ops.reduced_shape at run time, for a rank or axes unknown while building (an
+// imported loop's outputs): DynamicStitch of the input's shape and ones at the axes taken
+// modulo the rank, and the multiples as _safe_shape_div(shape, kept).
+ReducedShape dynamic_reduced_shape(const Operation& op) {
+  Graph& g = op.graph();
+  Output axes = input(op, 1);
+  if (axes.dtype() != DType::int32) axes = cast(axes, DType::int32, "Cast");
+  const Output shape = shape_of(input(op, 0));
+  const Output rank = size(shape, DType::int32, "Size");
+  const Output wrapped = binary("FloorMod", binary("AddV2", axes, rank, "add"), rank, "mod");
+  const Output ones =
+      fill(shape_of(wrapped, "Shape_1"), g.constant(Tensor(std::int32_t{1}), "Fill/value"));
+  const Output kept =
+      dynamic_stitch({range(rank, "range"), wrapped}, {shape, ones}, "DynamicStitch");
+  const Output one = g.constant(Tensor(std::int32_t{1}), "Maximum/y");
+  const Output multiples =
+      binary("FloorDiv", shape, binary("Maximum", kept, one, "Maximum"), "floordiv");
+  return ReducedShape{kept, multiples};
+}
+
+/// reduced_shape, or its run-time form when the rank or the axes are unknown.
+ReducedShape any_reduced_shape(const Operation& op) {
+  auto rs = reduced_shape(op);
+  return rs ? *rs : dynamic_reduced_shape(op);
+}
+
 // `_SumGrad`: the gradient reshaped to the kept dims and tiled back to the input's shape.
 Output sum_grad(const Operation& op, const Output& grad) {
   const Output x = input(op, 0);
@@ -87,11 +114,8 @@ Output sum_grad(const Operation& op, const Output& grad) {
       return tile_op(r, shape);
     }
   }
-  auto rs = reduced_shape(op);
-  if (!rs)
-    throw UnimplementedError(unimplemented("gradient of " + op.type() + " '" + op.name() +
-                                           "' with axes or rank unknown while building"));
-  return tile_op(reshape_op(grad, rs->kept), rs->multiples);
+  const ReducedShape rs = any_reduced_shape(op);
+  return tile_op(reshape_op(grad, rs.kept), rs.multiples);
 }
 
 Grads add_grad(const Operation& op, const Grads& g) {
@@ -183,17 +207,14 @@ Grads mean_grad(const Operation& op, const Grads& g) {
 
 // `_MinOrMaxGrad`: the gradient shared among the elements equal to the extremum.
 Grads min_max_grad(const Operation& op, const Grads& g) {
-  auto rs = reduced_shape(op);
-  if (!rs)
-    throw UnimplementedError(unimplemented("gradient of " + op.type() + " '" + op.name() +
-                                           "' with axes or rank unknown while building"));
-  Output y = reshape_op(op.output(0), rs->kept, "Reshape");
-  Output grad = reshape_op(g[0], rs->kept, "Reshape_1");
+  const ReducedShape rs = any_reduced_shape(op);
+  Output y = reshape_op(op.output(0), rs.kept, "Reshape");
+  Output grad = reshape_op(g[0], rs.kept, "Reshape_1");
   Output equal =
       op.graph().create_op("Equal", {y, input(op, 0)}, {{"T", y.dtype()}}, "Equal").output(0);
   Output indicators = cast(equal, grad.dtype(), "Cast");
   Output num_selected =
-      reshape_op(sum_op(indicators, input(op, 1), false, "Sum"), rs->kept, "Reshape_2");
+      reshape_op(sum_op(indicators, input(op, 1), false, "Sum"), rs.kept, "Reshape_2");
   return {mul(binary("RealDiv", indicators, num_selected, "truediv"), grad, "mul"), Output()};
 }
 

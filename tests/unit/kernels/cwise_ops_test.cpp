@@ -427,6 +427,19 @@ BOOST_AUTO_TEST_CASE(integer_floordiv_and_floormod_reject_zero_divisors) {
              "Integer division by zero\n\t [[{{node FloorMod}}]]");
 }
 
+// An empty result divides nothing: no error, as TensorFlow's functors flag only the elements
+// they compute (math_ops.reduced_shape takes `axes % rank` of a scalar's empty axes, rank 0).
+BOOST_AUTO_TEST_CASE(an_empty_result_meets_no_zero_divisor) {
+  Graph g;
+  auto x = g.placeholder(af::int32, af::PartialShape{-1});
+  auto y = g.placeholder(af::int32, af::PartialShape{});
+  const Tensor empty = tensor<int32_t>({}, {0}), zero = tensor<int32_t>({0}, {});
+  BOOST_TEST(eval(af::floormod(x, y), {empty, zero}).num_elements() == 0);
+  BOOST_TEST(eval(af::floordiv(x, y), {empty, zero}).num_elements() == 0);
+  BOOST_TEST(kernel_error(af::floormod(x, y), {tensor<int32_t>({3}, {1}), zero}) ==
+             "Integer division by zero\n\t [[{{node FloorMod_1}}]]");
+}
+
 BOOST_AUTO_TEST_CASE(squared_difference_broadcasts) {
   Graph g;
   auto x = g.placeholder(af::int32, {2, 2});
