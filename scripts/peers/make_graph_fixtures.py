@@ -38,6 +38,11 @@ output of a fixed input (reference.json):
                    a loop invariant, nested loops, a parallel_iterations=1 matrix loop, a
                    loop in a cond branch, a cond in a loop body and a variable assigned in
                    every iteration; the reference holds their values for n = 0, 1, 3, 6.
+  OUT_DIR/while/forward  a forward graph exported before any gradient (forward.meta: two
+                   loops, one holding a cond, and a cond, in the while_context and
+                   cond_context collections); a fresh graph imports it, tf.gradients and
+                   GradientDescent train through the imported contexts; the reference holds
+                   the first gradients, the losses of 5 steps and the probabilities after.
   OUT_DIR/while/train  a recurrence h = tanh(h U + h0) run `steps` (default 3) times in a
                    while loop and trained with GradientDescent through TensorFlow's loop
                    gradients (StackV2/StackPushV2/StackPopV2); model-3 and the losses of 3
@@ -359,6 +364,75 @@ def make_while_train(out):
     print("wrote", out, sorted(os.listdir(out)), reference["ops"])
 
 
+def make_while_forward(out):
+    """A forward graph exported before any gradient (forward.meta): TensorFlow writes its
+    loops and conds to the while_context and cond_context collections, and a fresh graph
+    that imports it trains through them (tf.gradients builds the gradient loops from the
+    imported contexts). The reference holds what that fresh TensorFlow graph computes."""
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import tensorflow as tf
+    tf1 = tf.compat.v1
+    tf1.disable_v2_behavior()
+    tf1.disable_resource_variables()
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.default_rng(21)
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [None, 4], name="x")
+        y = tf1.placeholder(tf.int64, [None], name="y")
+        steps = tf1.placeholder_with_default(3, [], name="steps")
+        training = tf1.placeholder_with_default(True, [], name="training")
+        init = lambda *shape: rng.uniform(-0.6, 0.6, size=shape).astype(np.float32)
+        w = tf1.get_variable("in/kernel", initializer=init(4, 8))
+        u = tf1.get_variable("rec/kernel", initializer=init(8, 8))
+        v = tf1.get_variable("out/kernel", initializer=init(8, 3))
+        h0 = tf.tanh(tf1.matmul(x, w))
+        # A recurrence reading a variable and a tensor from outside (loop invariants).
+        _, h = tf1.while_loop(lambda i, h: i < steps,
+                              lambda i, h: (i + 1, tf.tanh(tf1.matmul(h, u) + h0)),
+                              [tf.constant(0), h0], name="rnn")
+        # A top-level cond (two cond_context entries) ...
+        h = tf1.cond(training, lambda: h * 0.9, lambda: tf.identity(h), name="scale")
+        # ... and a cond inside a loop (nested in its while_context entry).
+        _, h = tf1.while_loop(lambda i, a: i < 2,
+                              lambda i, a: (i + 1, tf1.cond(i > 0, lambda: a * 1.5, lambda: a + 0.25)),
+                              [tf.constant(0), h], name="twice")
+        logits = tf1.matmul(h, v)
+        tf.identity(tf1.losses.sparse_softmax_cross_entropy(y, logits), name="loss")
+        tf1.nn.softmax(logits, name="probs")
+        tf1.train.export_meta_graph(os.path.join(out, "forward.meta"))
+    bx, by = batch("mlp")
+    g2 = tf1.Graph()
+    with g2.as_default():
+        tf1.train.import_meta_graph(os.path.join(out, "forward.meta"))
+        loss = g2.get_tensor_by_name("loss:0")
+        xs = [g2.get_tensor_by_name(n) for n in ("x:0", "in/kernel:0", "rec/kernel:0", "out/kernel:0")]
+        grads = tf1.gradients(loss, xs)
+        train = tf1.train.GradientDescentOptimizer(0.5).minimize(loss)
+        feed = {"x:0": bx, "y:0": by}
+        with tf1.Session(graph=g2) as sess:
+            sess.run(tf1.global_variables_initializer())
+            first = [a.tolist() for a in sess.run(grads, feed)]
+            losses, longer = [], []
+            for _ in range(3):
+                value, _ = sess.run([loss, train], feed)
+                losses.append(float(value))
+            for _ in range(2):
+                value, _ = sess.run([loss, train], dict(feed, **{"steps:0": 5, "training:0": False}))
+                longer.append(float(value))
+            after = sess.run("probs:0", {"x:0": bx}).tolist()
+    m = tf1.MetaGraphDef()
+    m.ParseFromString(open(os.path.join(out, "forward.meta"), "rb").read())
+    reference = {"x": bx.tolist(), "y": by.tolist(), "gradients": first, "losses": losses,
+                 "losses_5_steps_not_training": longer, "probs_after": after,
+                 "while_contexts": len(m.collection_def["while_context"].bytes_list.value),
+                 "cond_contexts": len(m.collection_def["cond_context"].bytes_list.value),
+                 "tensorflow": tf.__version__}
+    with open(os.path.join(out, "reference.json"), "w") as f:
+        json.dump(reference, f, indent=1)
+    print("wrote", out, sorted(os.listdir(out)))
+
+
 class _TanhCell:
     """A plain RNN cell h' = tanh([x, h] K + b) for dynamic_rnn (Keras 3 has no BasicRNNCell)."""
 
@@ -496,6 +570,8 @@ def make(out):
         subprocess.run([sys.executable, __file__, "make-one", kind, os.path.join(out, sub)], check=True)
     subprocess.run([sys.executable, __file__, "make-cond", os.path.join(out, "cond")], check=True)
     subprocess.run([sys.executable, __file__, "make-while", os.path.join(out, "while")], check=True)
+    subprocess.run([sys.executable, __file__, "make-while-forward", os.path.join(out, "while", "forward")],
+                   check=True)
     subprocess.run([sys.executable, __file__, "make-while-train", os.path.join(out, "while", "train")],
                    check=True)
     subprocess.run([sys.executable, __file__, "make-rnn", os.path.join(out, "rnn")], check=True)
@@ -689,6 +765,8 @@ if __name__ == "__main__":
         make_while(sys.argv[2])
     elif cmd == "make-while-train":
         make_while_train(sys.argv[2])
+    elif cmd == "make-while-forward":
+        make_while_forward(sys.argv[2])
     elif cmd == "make-rnn":
         make_rnn(sys.argv[2])
     elif cmd == "make-tensor-array":

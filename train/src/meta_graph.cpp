@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <set>
 
+#include "actorflow/ops/control_flow_defs.hpp"
+
 namespace af::train {
 
 namespace {
@@ -23,7 +25,9 @@ bool holds_variables(const std::string& name) {
 
 /// The CollectionDef kind of one value; nullopt for a type TensorFlow would skip.
 std::optional<CollectionDef::Kind> kind_of(const std::any& v) {
-  if (v.type() == typeid(Variable) || v.type() == typeid(std::string))
+  if (v.type() == typeid(Variable) || v.type() == typeid(std::string) ||
+      v.type() == typeid(std::shared_ptr<const WhileContext>) ||
+      v.type() == typeid(std::shared_ptr<const CondBranch>))
     return CollectionDef::Kind::bytes_list;
   if (v.type() == typeid(Operation) || v.type() == typeid(Output))
     return CollectionDef::Kind::node_list;
@@ -46,7 +50,7 @@ VariableDef variable_def(const Variable& v, const std::set<std::string>& trainab
   return d;
 }
 
-CollectionDef collection_def(const std::vector<std::any>& values,
+CollectionDef collection_def(const Graph& g, const std::vector<std::any>& values,
                              const std::set<std::string>& trainable) {
   CollectionDef d;
   std::optional<CollectionDef::Kind> kind;
@@ -59,6 +63,10 @@ CollectionDef collection_def(const std::vector<std::any>& values,
       d.bytes_list.push_back(serialize_variable_def(variable_def(*var, trainable)));
     else if (const auto* s = std::any_cast<std::string>(&v))
       d.bytes_list.push_back(*s);
+    else if (const auto* loop = std::any_cast<std::shared_ptr<const WhileContext>>(&v))
+      d.bytes_list.push_back(serialize_while_context(g, **loop));
+    else if (const auto* branch = std::any_cast<std::shared_ptr<const CondBranch>>(&v))
+      d.bytes_list.push_back(serialize_cond_context(g, **branch));
     else if (const auto* op = std::any_cast<Operation>(&v))
       d.node_list.push_back(op->name());
     else if (const auto* out = std::any_cast<Output>(&v))
@@ -100,7 +108,7 @@ MetaGraphDef export_meta_graph(const Graph& g, const std::string& filename,
   for (const auto& key : keys) {
     const auto& values = g.get_collection(key);
     if (values.empty()) continue;
-    CollectionDef d = collection_def(values, trainable);
+    CollectionDef d = collection_def(g, values, trainable);
     if (d.bytes_list.empty() && d.node_list.empty() && d.int64_list.empty() && d.float_list.empty())
       continue;
     meta.collections.emplace(key, std::move(d));
@@ -122,6 +130,17 @@ std::unique_ptr<Saver> import_meta_graph(Graph& g, const MetaGraphDef& meta,
     switch (c.kind) {
       case CollectionDef::Kind::bytes_list:
         for (const auto& bytes : c.bytes_list) {
+          // control_flow_ops.py's from_proto: the contexts of the imported loops and branches.
+          if (key == "while_context") {
+            g.add_to_collection(key,
+                                import_while_context(g, bytes, scope, "collection '" + key + "'"));
+            continue;
+          }
+          if (key == "cond_context") {
+            g.add_to_collection(key,
+                                import_cond_context(g, bytes, scope, "collection '" + key + "'"));
+            continue;
+          }
           if (!holds_variables(key)) {
             g.add_to_collection(key, bytes);
             continue;

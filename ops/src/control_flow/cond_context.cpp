@@ -49,6 +49,9 @@ Output ControlFlowAccess::cond_add_value(Graph& g, const std::shared_ptr<CondBra
       result = branch->branch ? s.output_true : s.output_false;
     }
     record(g, branch, result.node());
+    // CondContext.AddValue marks only the taken output as a value, here and outside.
+    const std::string untaken = Output(result.node(), 1 - result.index()).name();
+    for (ControlFlowContext* c = branch.get(); c; c = c->outer.get()) c->values.erase(untaken);
   }
   branch->external[name] = result;
   return result;
@@ -74,8 +77,10 @@ std::vector<Output> cond(const Output& pred, const std::function<std::vector<Out
   Output pivot_f = identity(s.output_false, "switch_f");
   Output pred_id = identity(pred, "pred_id");
   auto build = [&](const Output& pivot, int branch_index,
-                   const std::function<std::vector<Output>()>& fn, const char* fn_name) {
+                   const std::function<std::vector<Output>()>& fn, const char* fn_name,
+                   std::shared_ptr<const CondBranch>* made) {
     auto branch = std::make_shared<CondBranch>();
+    *made = branch;
     branch->pred = pred_id;
     branch->pivot = pivot;
     branch->branch = branch_index;
@@ -99,8 +104,9 @@ std::vector<Output> cond(const Output& pred, const std::function<std::vector<Out
     }
     return out;
   };
-  std::vector<Output> res_t = build(pivot_t, 1, true_fn, "true_fn");
-  std::vector<Output> res_f = build(pivot_f, 0, false_fn, "false_fn");
+  std::shared_ptr<const CondBranch> context_t, context_f;
+  std::vector<Output> res_t = build(pivot_t, 1, true_fn, "true_fn", &context_t);
+  std::vector<Output> res_f = build(pivot_f, 0, false_fn, "false_fn", &context_f);
   if (res_t.size() != res_f.size())
     throw InvalidArgumentError(invalid_argument(
         "true_fn and false_fn must return the same number of tensors, but true_fn returns " +
@@ -114,6 +120,12 @@ std::vector<Output> cond(const Output& pred, const std::function<std::vector<Out
   std::vector<Output> merges;
   for (std::size_t i = 0; i < res_t.size(); ++i)
     merges.push_back(merge({res_f[i], res_t[i]}).output);
+  // Only a cond outside every context is listed; nested ones are in their outer context's
+  // (a MetaGraphDef writes them inside it).
+  if (!context_t->outer) {
+    g.add_to_collection("cond_context", context_t);
+    g.add_to_collection("cond_context", context_f);
+  }
   return merges;
 }
 

@@ -1,7 +1,8 @@
 // The building blocks `cond` and `while_loop` share (TensorFlow's ControlFlowContext in
 // control_flow_ops.py): what a context does with the ops created in it and with the
-// tensors they take from outside. Defined in context.cpp, cond_context.cpp (a branch's
-// Switches) and while_context.cpp (a loop's Enters).
+// tensors they take from outside. Defined in context.cpp, context_defs.cpp (contexts read
+// from a MetaGraphDef), cond_context.cpp (a branch's Switches) and while_context.cpp (a
+// loop's Enters).
 #pragma once
 
 #include <memory>
@@ -42,6 +43,16 @@ struct ControlFlowAccess {
   /// loop but inside its enclosing loop).
   static std::vector<Node*> enter_control_inputs(const Graph& g, const WhileContext& loop,
                                                  const Output& input);
+
+  // -- context_defs.cpp ---------------------------------------------------------------------
+
+  /// Every context of `g` that holds an op, outer contexts before the ones nested in them,
+  /// otherwise in the order of their first ops.
+  static std::vector<std::shared_ptr<ControlFlowContext>> contexts_in_order(const Graph& g);
+  /// Puts `op` (imported) in `context`, changing nothing else about it.
+  static void set_context(Graph& g, Node* op, const std::shared_ptr<ControlFlowContext>& context);
+  /// Sets the `frame_name` attribute of the Enter `op`.
+  static void set_frame_name(Graph& g, Node* op, const std::string& frame_name);
 
   // -- cond_context.cpp ---------------------------------------------------------------------
 
