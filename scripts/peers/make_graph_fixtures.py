@@ -7,6 +7,9 @@ the tests: the fixtures are committed, and this script remakes them.
   python scripts/peers/make_graph_fixtures.py check-meta PREFIX   # TF imports PREFIX.meta, restores PREFIX
   python scripts/peers/make_graph_fixtures.py check-events LOGDIR # TensorBoard reads actorflow's events files
   python scripts/peers/make_graph_fixtures.py check-graph FILE    # TF imports a .pb / .pbtxt actorflow wrote
+  python scripts/peers/make_graph_fixtures.py check-loop-meta FILE  # TF differentiates loops and conds actorflow
+      # exported: ACTORFLOW_WRITE_LOOP_META=FILE build/tests/conformance_tests \
+      #   --run_test=context_defs_conformance_test/loops_and_conds_built_here_write_tensorflows_contexts
   python scripts/peers/make_graph_fixtures.py check-all [BUILD]   # all three on files a short actorflow-train run writes
   python scripts/peers/make_graph_fixtures.py check-optimizers [BUILD]  # actorflow has every op of TF's CNNs
                                                                  # with each optimizer (ref and resource variables)
@@ -604,6 +607,49 @@ def check_meta(prefix):
     print("OK")
 
 
+def check_loop_meta(path):
+    """TensorFlow imports a MetaGraphDef actorflow wrote with while loops and conds (the
+    forward graph of make-while-forward, built with af::while_loop and af::cond: x, y,
+    loss and three kernels), rebuilds their contexts from the while_context and
+    cond_context collections and differentiates through them: tf.gradients against central
+    differences of the loss."""
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import tensorflow as tf
+    tf1 = tf.compat.v1
+    tf1.disable_v2_behavior()
+    tf1.disable_resource_variables()
+    g = tf1.Graph()
+    with g.as_default():
+        tf1.train.import_meta_graph(path)
+        loops, conds = len(tf1.get_collection("while_context")), len(tf1.get_collection("cond_context"))
+        loss = g.get_tensor_by_name("loss:0")
+        kernels = ("in/kernel:0", "rec/kernel:0", "out/kernel:0")
+        grads = tf1.gradients(loss, [g.get_tensor_by_name(n) for n in kernels])
+        bx, by = batch("mlp")
+        feed = {"x:0": bx, "y:0": by}
+        variables = {v.name: v for v in tf1.global_variables()}
+        worst = 0.0
+        with tf1.Session(graph=g) as sess:
+            sess.run(tf1.global_variables_initializer())
+            values = sess.run(grads, feed)
+            for name, grad in zip(kernels, values):
+                v = variables[name]
+                base = sess.run(v)
+                for idx in [(0, 0), (1, 2), (3, 1)]:
+                    moved = []
+                    for eps in (1e-2, -1e-2):
+                        m = base.copy()
+                        m[idx] += eps
+                        v.load(m, sess)
+                        moved.append(sess.run(loss, feed))
+                    v.load(base, sess)
+                    worst = max(worst, abs((moved[0] - moved[1]) / 2e-2 - grad[idx]))
+        print("TF", tf.__version__, "imported", path + ":", loops, "while contexts,", conds,
+              "cond contexts; largest |tf.gradients - central difference|:", worst)
+        assert loops == 2 and conds == 2 and worst < 2e-3
+    print("OK")
+
+
 def check_graph(path):
     """TensorFlow reads a GraphDef actorflow wrote (binary .pb or text .pbtxt) and imports it."""
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
@@ -782,6 +828,8 @@ if __name__ == "__main__":
         check_optimizers(sys.argv[2] if len(sys.argv) > 2 else "build", tempfile.mkdtemp(prefix="af-tf-optimizers-"))
     elif cmd == "check-graph":
         check_graph(sys.argv[2])
+    elif cmd == "check-loop-meta":
+        check_loop_meta(sys.argv[2])
     elif cmd == "check-all":
         import tempfile
         check_all(sys.argv[2] if len(sys.argv) > 2 else "build", tempfile.mkdtemp(prefix="af-tf-check-"))
