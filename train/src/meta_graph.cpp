@@ -4,6 +4,7 @@
 
 #include <any>
 #include <cstdint>
+#include <optional>
 #include <set>
 
 #include "actorflow/ops/control_flow_defs.hpp"
@@ -50,8 +51,14 @@ VariableDef variable_def(const Variable& v, const std::set<std::string>& trainab
   return d;
 }
 
+/// `contexts` is made on the first loop or branch met (a graph without any is not walked).
 CollectionDef collection_def(const Graph& g, const std::vector<std::any>& values,
-                             const std::set<std::string>& trainable) {
+                             const std::set<std::string>& trainable,
+                             std::optional<ControlFlowContextWriter>& contexts) {
+  auto writer = [&]() -> const ControlFlowContextWriter& {
+    if (!contexts) contexts.emplace(g);
+    return *contexts;
+  };
   CollectionDef d;
   std::optional<CollectionDef::Kind> kind;
   for (const auto& v : values) {
@@ -64,9 +71,9 @@ CollectionDef collection_def(const Graph& g, const std::vector<std::any>& values
     else if (const auto* s = std::any_cast<std::string>(&v))
       d.bytes_list.push_back(*s);
     else if (const auto* loop = std::any_cast<std::shared_ptr<const WhileContext>>(&v))
-      d.bytes_list.push_back(serialize_while_context(g, **loop));
+      d.bytes_list.push_back(writer().while_context(**loop));
     else if (const auto* branch = std::any_cast<std::shared_ptr<const CondBranch>>(&v))
-      d.bytes_list.push_back(serialize_cond_context(g, **branch));
+      d.bytes_list.push_back(writer().cond_context(**branch));
     else if (const auto* op = std::any_cast<Operation>(&v))
       d.node_list.push_back(op->name());
     else if (const auto* out = std::any_cast<Output>(&v))
@@ -105,10 +112,11 @@ MetaGraphDef export_meta_graph(const Graph& g, const std::string& filename,
   std::set<std::string> trainable;  // variable tensor names, for VariableDef.trainable
   for (const auto& t : g.get_collection(kTrainableVariables))
     if (const auto* v = std::any_cast<Variable>(&t)) trainable.insert(v->ref().name());
+  std::optional<ControlFlowContextWriter> contexts;
   for (const auto& key : keys) {
     const auto& values = g.get_collection(key);
     if (values.empty()) continue;
-    CollectionDef d = collection_def(g, values, trainable);
+    CollectionDef d = collection_def(g, values, trainable, contexts);
     if (d.bytes_list.empty() && d.node_list.empty() && d.int64_list.empty() && d.float_list.empty())
       continue;
     meta.collections.emplace(key, std::move(d));

@@ -48,10 +48,7 @@ Output ControlFlowAccess::cond_add_value(Graph& g, const std::shared_ptr<CondBra
       SwitchOutputs s = switch_op(real, branch->pred);
       result = branch->branch ? s.output_true : s.output_false;
     }
-    record(g, branch, result.node());
-    // CondContext.AddValue marks only the taken output as a value, here and outside.
-    const std::string untaken = Output(result.node(), 1 - result.index()).name();
-    for (ControlFlowContext* c = branch.get(); c; c = c->outer.get()) c->values.erase(untaken);
+    record(g, branch, result.node(), result.index());  // only the taken output is a value
   }
   branch->external[name] = result;
   return result;

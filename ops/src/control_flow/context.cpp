@@ -58,7 +58,7 @@ Output ControlFlowAccess::add_value(Graph& g, const std::shared_ptr<ControlFlowC
 }
 
 void ControlFlowAccess::record(Graph& g, const std::shared_ptr<ControlFlowContext>& context,
-                               Node* op) {
+                               Node* op, int only_output) {
   const bool loop = dynamic_cast<const WhileContext*>(context.get()) != nullptr;
   {
     std::unique_lock<std::shared_mutex> lock(g.mu_);
@@ -72,7 +72,8 @@ void ControlFlowAccess::record(Graph& g, const std::shared_ptr<ControlFlowContex
   }
   // A branch's values are known in its outer contexts too; a loop's only in the loop.
   for (ControlFlowContext* c = context.get(); c; c = loop ? nullptr : c->outer.get())
-    for (int i = 0; i < op->num_outputs(); ++i) c->values.insert(Output(op, i).name());
+    for (int i = 0; i < op->num_outputs(); ++i)
+      if (only_output < 0 || i == only_output) c->values.insert(Output(op, i).name());
 }
 
 void ControlFlowAccess::set_control_inputs(Graph& g, Node* op, const std::vector<Node*>& controls) {

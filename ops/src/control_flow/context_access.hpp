@@ -27,10 +27,12 @@ struct ControlFlowAccess {
   /// in a branch, an Enter in a loop), made in the current name scope when new.
   static Output add_value(Graph& g, const std::shared_ptr<ControlFlowContext>& context,
                           const Output& val);
-  /// Records `op` as built in `context`: its outputs join the context's values (and, for a
-  /// branch, the outer contexts'); it becomes unfetchable (a top-level loop's Exit excepted),
-  /// and a loop's tensors unfeedable.
-  static void record(Graph& g, const std::shared_ptr<ControlFlowContext>& context, Node* op);
+  /// Records `op` as built in `context`: its outputs (only output `only_output` when it is
+  /// not -1: a branch's input Switch, as CondContext.AddValue) join the context's values
+  /// (and, for a branch, the outer contexts'); it becomes unfetchable (a top-level loop's
+  /// Exit excepted), and a loop's tensors unfeedable.
+  static void record(Graph& g, const std::shared_ptr<ControlFlowContext>& context, Node* op,
+                     int only_output = -1);
   /// Gives `op` exactly the control inputs `controls` (in order, without repeats).
   static void set_control_inputs(Graph& g, Node* op, const std::vector<Node*>& controls);
   /// The control inputs the control_dependencies scopes give an op reading `inputs`.

@@ -63,27 +63,25 @@ void write_values(const ControlFlowContext& c, tensorflow::ValuesDef* out) {
   for (const auto& [name, inside] : c.external) external[name] = inside.name();
 }
 
-void write_while(const Graph& g, const WhileContext& loop,
-                 const std::vector<std::shared_ptr<ControlFlowContext>>& all,
-                 tensorflow::WhileContextDef* out);
-void write_cond(const Graph& g, const CondBranch& branch,
-                const std::vector<std::shared_ptr<ControlFlowContext>>& all,
-                tensorflow::CondContextDef* out);
+using Nesting =
+    std::unordered_map<const ControlFlowContext*, std::vector<std::shared_ptr<ControlFlowContext>>>;
 
-void write_nested(const Graph& g, const ControlFlowContext& outer,
-                  const std::vector<std::shared_ptr<ControlFlowContext>>& all,
+void write_while(const Nesting& nested, const WhileContext& loop, tensorflow::WhileContextDef* out);
+void write_cond(const Nesting& nested, const CondBranch& branch, tensorflow::CondContextDef* out);
+
+void write_nested(const Nesting& nested, const ControlFlowContext& outer,
                   google::protobuf::RepeatedPtrField<tensorflow::ControlFlowContextDef>* out) {
-  for (const auto& c : all) {
-    if (c->outer.get() != &outer) continue;
+  auto it = nested.find(&outer);
+  if (it == nested.end()) return;
+  for (const auto& c : it->second) {
     if (const auto* loop = dynamic_cast<const WhileContext*>(c.get()))
-      write_while(g, *loop, all, out->Add()->mutable_while_ctxt());
+      write_while(nested, *loop, out->Add()->mutable_while_ctxt());
     else if (const auto* branch = dynamic_cast<const CondBranch*>(c.get()))
-      write_cond(g, *branch, all, out->Add()->mutable_cond_ctxt());
+      write_cond(nested, *branch, out->Add()->mutable_cond_ctxt());
   }
 }
 
-void write_while(const Graph& g, const WhileContext& loop,
-                 const std::vector<std::shared_ptr<ControlFlowContext>>& all,
+void write_while(const Nesting& nested, const WhileContext& loop,
                  tensorflow::WhileContextDef* out) {
   out->set_context_name(loop.frame_name);
   out->set_parallel_iterations(loop.parallel_iterations);
@@ -97,18 +95,16 @@ void write_while(const Graph& g, const WhileContext& loop,
   for (const auto& e : loop.loop_exits) out->add_loop_exit_names(e.name());
   for (const auto& e : loop.loop_enters) out->add_loop_enter_names(e.name());
   write_values(loop, out->mutable_values_def());
-  write_nested(g, loop, all, out->mutable_nested_contexts());
+  write_nested(nested, loop, out->mutable_nested_contexts());
 }
 
-void write_cond(const Graph& g, const CondBranch& branch,
-                const std::vector<std::shared_ptr<ControlFlowContext>>& all,
-                tensorflow::CondContextDef* out) {
+void write_cond(const Nesting& nested, const CondBranch& branch, tensorflow::CondContextDef* out) {
   out->set_context_name(cond_context_name(branch));
   out->set_pred_name(branch.pred.name());
   out->set_pivot_name(branch.pivot.name());
   out->set_branch(branch.branch);
   write_values(branch, out->mutable_values_def());
-  write_nested(g, branch, all, out->mutable_nested_contexts());
+  write_nested(nested, branch, out->mutable_nested_contexts());
 }
 
 std::string serialized(const google::protobuf::MessageLite& m) {
@@ -129,32 +125,34 @@ struct Reader {
     return scope.empty() ? name : scope + "/" + name;
   }
 
+  /// The op of the tensor `full_name` (scoped already); NotFound naming the tensor.
+  Node* op_of(const std::string& full_name) const {
+    const std::string op = full_name.substr(0, full_name.find(':'));
+    if (!g.contains(op))
+      throw NotFoundError(not_found(where + ": no tensor '" + full_name + "' in the graph"));
+    return g.operation(op).node();
+  }
+
   Output tensor(const std::string& name) const {
     const std::string full = scoped(name);
-    const std::string op = full.substr(0, full.find(':'));
-    if (!g.contains(op))
-      throw NotFoundError(not_found(where + ": no tensor '" + full + "' in the graph"));
+    op_of(full);
     return g.output(full);
   }
 
-  /// Values, external values and the contexts of the ops among the values.
-  void read_values(const tensorflow::ValuesDef& def,
-                   const std::shared_ptr<ControlFlowContext>& context) const {
+  /// Values and external values; puts the ops among the values that are not external
+  /// values in `context` and returns them.
+  std::unordered_set<Node*> read_values(const tensorflow::ValuesDef& def,
+                                        const std::shared_ptr<ControlFlowContext>& context) const {
     for (const auto& v : def.values()) context->values.insert(scoped(v));
-    std::unordered_set<std::string> external;
-    for (const auto& [k, v] : def.external_values()) {
+    for (const auto& [k, v] : def.external_values())
       context->external.emplace(scoped(k), tensor(v));
-      external.insert(scoped(k));
-    }
-    std::unordered_set<std::string> done;
+    std::unordered_set<Node*> inside;
     for (const auto& v : context->values) {
-      if (external.count(v)) continue;
-      const std::string op = v.substr(0, v.find(':'));
-      if (!done.insert(op).second) continue;
-      if (!g.contains(op))
-        throw NotFoundError(not_found(where + ": no tensor '" + v + "' in the graph"));
-      ControlFlowAccess::set_context(g, g.operation(op).node(), context);
+      if (context->external.count(v)) continue;
+      Node* op = op_of(v);
+      if (inside.insert(op).second) ControlFlowAccess::set_context(g, op, context);
     }
+    return inside;
   }
 
   std::shared_ptr<ControlFlowContext> read_nested(
@@ -180,13 +178,11 @@ struct Reader {
     loop->pivot = tensor(def.pivot_name());
     for (const auto& name : def.loop_exit_names()) loop->loop_exits.push_back(tensor(name));
     for (const auto& name : def.loop_enter_names()) loop->loop_enters.push_back(tensor(name));
-    read_values(def.values_def(), loop);
+    const std::unordered_set<Node*> inside = read_values(def.values_def(), loop);
     // The import scope changed the loop's name: its Enters name the frame anew.
     if (!scope.empty())
-      for (const auto& v : loop->values) {
-        Node* op = g.operation(v.substr(0, v.find(':'))).node();
+      for (Node* op : inside)
         if (detail::is_enter(op)) ControlFlowAccess::set_frame_name(g, op, loop->frame_name);
-      }
     for (const auto& nested : def.nested_contexts()) read_nested(nested, loop);
     return loop;
   }
@@ -213,15 +209,19 @@ std::string cond_context_name(const CondBranch& branch) {
   return scope + (branch.branch == 1 ? "cond_text" : "cond_text_1");
 }
 
-std::string serialize_while_context(const Graph& g, const WhileContext& loop) {
+ControlFlowContextWriter::ControlFlowContextWriter(const Graph& g) {
+  for (auto& c : ControlFlowAccess::contexts_in_order(g)) nested_[c->outer.get()].push_back(c);
+}
+
+std::string ControlFlowContextWriter::while_context(const WhileContext& loop) const {
   tensorflow::WhileContextDef def;
-  write_while(g, loop, ControlFlowAccess::contexts_in_order(g), &def);
+  write_while(nested_, loop, &def);
   return serialized(def);
 }
 
-std::string serialize_cond_context(const Graph& g, const CondBranch& branch) {
+std::string ControlFlowContextWriter::cond_context(const CondBranch& branch) const {
   tensorflow::CondContextDef def;
-  write_cond(g, branch, ControlFlowAccess::contexts_in_order(g), &def);
+  write_cond(nested_, branch, &def);
   return serialized(def);
 }
 

@@ -10,6 +10,8 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "actorflow/ops/control_flow_ops.hpp"
 #include "actorflow/ops/graph.hpp"
@@ -21,14 +23,25 @@ namespace af {
 /// ("cond/switch_t" -> "cond/cond_text").
 std::string cond_context_name(const CondBranch& branch);
 
-/// `WhileContext.to_proto`: the serialized WhileContextDef of `loop`, a loop of `g`, with
-/// the contexts nested in it (the branches and loops of `g` whose outer context it is, in
-/// the order their first ops were made). Values are sorted, as TensorFlow writes them.
-std::string serialize_while_context(const Graph& g, const WhileContext& loop);
+/// TensorFlow's `to_proto` of the loops and cond branches of one graph: which contexts nest
+/// in which is found once, when it is made, for every context then written (a Saver writes
+/// its graph's contexts at every save). The graph must not gain contexts meanwhile.
+class ControlFlowContextWriter {
+ public:
+  /// Reads the contexts of `g` and their nesting.
+  explicit ControlFlowContextWriter(const Graph& g);
+  /// `WhileContext.to_proto`: the serialized WhileContextDef of `loop`, a loop of the graph,
+  /// with the contexts nested in it (those whose outer context it is, in the order their
+  /// first ops were made). Values are sorted, as TensorFlow writes them.
+  std::string while_context(const WhileContext& loop) const;
+  /// `CondContext.to_proto`: the serialized CondContextDef of `branch`, as `while_context`.
+  std::string cond_context(const CondBranch& branch) const;
 
-/// `CondContext.to_proto`: the serialized CondContextDef of `branch`, as
-/// `serialize_while_context`.
-std::string serialize_cond_context(const Graph& g, const CondBranch& branch);
+ private:
+  /// The contexts nested in each context, in order.
+  std::unordered_map<const ControlFlowContext*, std::vector<std::shared_ptr<ControlFlowContext>>>
+      nested_;
+};
 
 /// `WhileContext.from_proto` after an import into `g` with `import_scope` ("" or "scope",
 /// prefixed to every name as "scope/name"): rebuilds the loop the serialized
