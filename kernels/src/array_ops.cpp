@@ -1,5 +1,5 @@
-// Reshape, Pack, ConcatV2, Fill, Cast and Unique: CPU kernels. Their definitions (shape functions,
-// graph-building functions) are in ops/src/defs/array_ops.cpp.
+// Reshape, Pack, ConcatV2, Fill, Cast, Unique and ListDiff: CPU kernels. Their definitions (shape
+// functions, graph-building functions) are in ops/src/defs/array_ops.cpp.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "actorflow/ops/detail/array_defs.hpp"
@@ -367,11 +368,71 @@ class UniqueOp : public OpKernel {
   DType out_idx_ = DType::int32;
 };
 
+// ListDiff (listdiff_op.cc): the elements of vector x that are not in vector y, in x's order
+// with repeats kept, and their positions in x. Values compare as Unique's do.
+class ListDiffOp : public OpKernel {
+ public:
+  ListDiffOp(OpKernelConstruction& c, Status* /*s*/) : OpKernel(c) {
+    c.get_attr("out_idx", &out_idx_);
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& y = ctx.input(1);
+    if (x.rank() != 1)
+      return ctx.fail(invalid_argument("x should be a 1D vector." + detail::node_suffix(name())));
+    if (y.rank() != 1)
+      return ctx.fail(invalid_argument("y should be a 1D vector." + detail::node_suffix(name())));
+    std::vector<Index> kept;
+    auto run = [&](auto key_of_x, auto key_of_y) {
+      using Key = decltype(key_of_x(Index{0}));
+      std::unordered_set<Key> in_y;
+      for (Index i = 0; i < y.num_elements(); ++i) in_y.insert(key_of_y(i));
+      for (Index i = 0; i < x.num_elements(); ++i)
+        if (!in_y.contains(key_of_x(i))) kept.push_back(i);
+    };
+    if (x.dtype() == DType::string) {
+      const std::string* xs = x.data<std::string>();
+      const std::string* ys = y.data<std::string>();
+      run([xs](Index i) { return xs[i]; }, [ys](Index i) { return ys[i]; });
+    } else {
+      visit_numeric_dtype(x.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        const T* xv = x.data<T>();
+        const T* yv = y.data<T>();
+        if constexpr (std::is_same_v<T, bfloat16_t>)
+          run([xv](Index i) { return static_cast<float>(xv[i]); },
+              [yv](Index i) { return static_cast<float>(yv[i]); });
+        else
+          run([xv](Index i) { return xv[i]; }, [yv](Index i) { return yv[i]; });
+      });
+    }
+    const auto n = static_cast<Index>(kept.size());
+    Tensor out(x.dtype(), Shape{n}, Tensor::for_overwrite);
+    Tensor idx(out_idx_, Shape{n}, Tensor::for_overwrite);
+    for (Index j = 0; j < n; ++j) {
+      const Index i = kept[static_cast<std::size_t>(j)];
+      detail::copy_elements(x, i, out, j, 1);
+      if (out_idx_ == DType::int64)
+        idx.data<std::int64_t>()[j] = i;
+      else
+        idx.data<std::int32_t>()[j] = static_cast<std::int32_t>(i);
+    }
+    ctx.set_output(0, std::move(out));
+    ctx.set_output(1, std::move(idx));
+  }
+
+ private:
+  DType out_idx_ = DType::int32;
+};
+
 }  // namespace
 
 namespace detail {
 
 void register_array_kernels(KernelRegistry& r) {
+  r.add(make_kernel_def<ListDiffOp>("ListDiff", "CPU",
+                                    {{"T", kValueTypes}, {"out_idx", kIndexTypes}}));
   r.add(make_kernel_def<UniqueOp>("Unique", "CPU", {{"T", kValueTypes}, {"out_idx", kIndexTypes}}));
   r.add(make_kernel_def<ReshapeOp>("Reshape", "CPU",
                                    {{"T", detail::kMovableTypes}, {"Tshape", kIndexTypes}}));

@@ -41,6 +41,10 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_accumulator_kernels(r);
   register_sparse_accumulator_kernels(r);
   register_compat_v2_kernels(r);
+  register_cwise_unary_kernels(r);
+  register_activation_kernels(r);
+  register_split_kernels(r);
+  register_batch_norm_kernels(r);
 }
 
 }  // namespace detail

@@ -406,12 +406,14 @@ void register_cwise_kernels(KernelRegistry& r) {
   register_for_types<SinKernel, float, double, bfloat16_t>(r, "Sin");
   register_for_types<CosKernel, float, double, bfloat16_t>(r, "Cos");
   register_for_types<ReciprocalKernel, float, double, bfloat16_t>(r, "Reciprocal");
+  register_for_types<ReciprocalKernel, float, double, bfloat16_t>(r, "Inv");  // its old name
   register_for_types<AbsKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Abs");
   register_for_types<SignKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Sign");
   register_for_types<FloorKernel, float, double, bfloat16_t>(r, "Floor");
   register_for_types<SqrtGradKernel, float, double, bfloat16_t>(r, "SqrtGrad");
   register_for_types<RsqrtGradKernel, float, double, bfloat16_t>(r, "RsqrtGrad");
   register_for_types<ReciprocalGradKernel, float, double, bfloat16_t>(r, "ReciprocalGrad");
+  register_for_types<ReciprocalGradKernel, float, double, bfloat16_t>(r, "InvGrad");
   register_for_types<PowKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Pow");
   register_for_types<MaximumKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Maximum");
   register_for_types<MinimumKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Minimum");

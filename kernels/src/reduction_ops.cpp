@@ -1,6 +1,6 @@
-// Sum, Mean, Max, Min and Prod: CPU kernels (a reduction over the middle of an [outer, middle,
-// inner] view, split over the intra-op pool when large). Their definitions (shape function,
-// builders) are in ops/src/defs/reduction_ops.cpp.
+// Sum, Mean, Max, Min, Prod, Any and All: CPU kernels (a reduction over the middle of an [outer,
+// middle, inner] view, split over the intra-op pool when large). Their definitions (shape
+// function, builders) are in ops/src/defs/reduction_ops.cpp.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -25,10 +25,11 @@ using namespace cwise;  // NOLINT: the shared element-wise machinery
 
 // -- reductions ---------------------------------------------------------------------------
 
-enum class ReduceKind { sum, mean, max, min, prod };
+enum class ReduceKind { sum, mean, max, min, prod, any, all };
 
-// The type reductions accumulate in: float for bfloat16 and, for Mean, 64-bit integers (as
-// TensorFlow's MeanReducer specialisations do, so integer means do not overflow).
+// The type reductions accumulate in: float for bfloat16, for Mean 64-bit integers (as
+// TensorFlow's MeanReducer specialisations do, so integer means do not overflow), bytes for
+// Any and All.
 template <ReduceKind K, class T>
 struct accumulator {
   using type = compute_t<T>;
@@ -41,6 +42,15 @@ template <>
 struct accumulator<ReduceKind::mean, std::uint8_t> {
   using type = std::uint64_t;
 };
+// Any and All accumulate bools as bytes (std::vector<bool> packs bits).
+template <>
+struct accumulator<ReduceKind::any, bool> {
+  using type = std::uint8_t;
+};
+template <>
+struct accumulator<ReduceKind::all, bool> {
+  using type = std::uint8_t;
+};
 
 template <ReduceKind K, class A>
 struct Reducer {
@@ -50,6 +60,8 @@ struct Reducer {
     else if constexpr (K == ReduceKind::min)
       return std::numeric_limits<A>::max();
     else if constexpr (K == ReduceKind::prod)
+      return A(1);
+    else if constexpr (K == ReduceKind::all)
       return A(1);
     else
       return A(0);
@@ -61,6 +73,10 @@ struct Reducer {
       return b < a ? b : a;
     else if constexpr (K == ReduceKind::prod)
       return wrapping_mul(a, b);
+    else if constexpr (K == ReduceKind::any)
+      return static_cast<A>(a || b);
+    else if constexpr (K == ReduceKind::all)
+      return static_cast<A>(a && b);
     else
       return wrapping_add(a, b);
   }
@@ -315,7 +331,7 @@ class ReductionOp : public OpKernel {
 
  private:
   // Reductions over no values: 0 for Sum, 1 for Prod, the lowest value for Max, the highest
-  // for Min, NaN (0 for integers) for Mean.
+  // for Min, NaN (0 for integers) for Mean, false for Any, true for All.
   static void fill_empty(T* o, Index n) {
     T value{};
     if constexpr (K == ReduceKind::max) {
@@ -330,6 +346,8 @@ class ReductionOp : public OpKernel {
         value = std::numeric_limits<T>::max();
     } else if constexpr (K == ReduceKind::prod) {
       value = from_compute<T>(compute_t<T>(1));
+    } else if constexpr (K == ReduceKind::all) {
+      value = true;
     } else if constexpr (K == ReduceKind::mean && !std::is_integral_v<T>) {
       value = from_compute<T>(std::numeric_limits<compute_t<T>>::quiet_NaN());
     }
@@ -363,6 +381,9 @@ void register_reduction_kernels(KernelRegistry& r) {
   register_for_types<MaxKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Max");
   register_for_types<MinKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Min");
   register_for_types<ProdKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Prod");
+  // Any and All reduce bool tensors: no T attribute to constrain.
+  r.add(make_kernel_def<ReductionOp<ReduceKind::any, bool>>("Any", "CPU", {}));
+  r.add(make_kernel_def<ReductionOp<ReduceKind::all, bool>>("All", "CPU", {}));
 }
 
 }  // namespace detail

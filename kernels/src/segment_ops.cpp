@@ -1,4 +1,4 @@
-// UnsortedSegmentSum, Pad and Cumprod: the CPU kernels. The ops' definitions (shape
+// UnsortedSegmentSum, Pad, Cumsum and Cumprod: the CPU kernels. The ops' definitions (shape
 // functions, graph-building functions) are in ops/src/defs/segment_ops.cpp.
 //
 // The kernels follow TensorFlow 1.x (tensorflow/core/kernels/segment_reduction_ops.cc,
@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "actorflow/ops/detail/shape_util.hpp"
@@ -164,14 +165,25 @@ class PadOp : public OpKernel {
   }
 };
 
-// -- Cumprod ------------------------------------------------------------------------------
+// -- Cumsum and Cumprod -------------------------------------------------------------------
 
-// The running product along `axis`; `exclusive` leaves the current element out (the first
-// is 1), `reverse` runs from the end (scan_ops.cc).
-template <class T>
-class CumprodOp : public OpKernel {
+// The running sum or product along `axis`; `exclusive` leaves the current element out (the
+// first is 0 or 1), `reverse` runs from the end (scan_ops.cc). Integers wrap around.
+template <class T, bool kSum>
+class ScanOp : public OpKernel {
+  // a + b or a * b; integers in their unsigned type, so overflow wraps without UB.
+  static T combine(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      return static_cast<T>(kSum ? static_cast<U>(static_cast<U>(a) + static_cast<U>(b))
+                                 : static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+    } else {
+      return kSum ? a + b : a * b;
+    }
+  }
+
  public:
-  CumprodOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+  ScanOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
     *s = c.get_attr("exclusive", &exclusive_);
     if (s->ok()) *s = c.get_attr("reverse", &reverse_);
   }
@@ -198,17 +210,13 @@ class CumprodOp : public OpKernel {
     T* to = out.data<T>();
     for (Index o = 0; o < outer; ++o)
       for (Index i = 0; i < inner; ++i) {
-        T running{1};
+        T running{kSum ? 0 : 1};
         for (Index k = 0; k < n; ++k) {
           const Index j = reverse_ ? n - 1 - k : k;
           const Index at = (o * n + j) * inner + i;
-          if (exclusive_) {
-            to[at] = running;
-            running *= from[at];
-          } else {
-            running *= from[at];
-            to[at] = running;
-          }
+          if (exclusive_) to[at] = running;
+          running = combine(running, from[at]);
+          if (!exclusive_) to[at] = running;
         }
       }
   }
@@ -234,7 +242,8 @@ void register_segment_kernels(KernelRegistry& r) {
         "UnsortedSegmentSum", "CPU",
         {{"T", {t}}, {"Tindices", kIndexTypes}, {"Tnumsegments", kIndexTypes}}));
     r.add(make_kernel_def<PadOp<T>>("Pad", "CPU", {{"T", {t}}, {"Tpaddings", kIndexTypes}}));
-    r.add(make_kernel_def<CumprodOp<T>>("Cumprod", "CPU", {{"T", {t}}, {"Tidx", kIndexTypes}}));
+    r.add(make_kernel_def<ScanOp<T, false>>("Cumprod", "CPU", {{"T", {t}}, {"Tidx", kIndexTypes}}));
+    r.add(make_kernel_def<ScanOp<T, true>>("Cumsum", "CPU", {{"T", {t}}, {"Tidx", kIndexTypes}}));
   });
 }
 

@@ -33,5 +33,9 @@ void register_checkpoint_kernels(KernelRegistry& r);
 void register_segment_kernels(KernelRegistry& r);
 void register_accumulator_kernels(KernelRegistry& r);
 void register_compat_v2_kernels(KernelRegistry& r);
+void register_cwise_unary_kernels(KernelRegistry& r);  // Log1p, Erf, IsNan, Atan2, Xlogy, ...
+void register_activation_kernels(KernelRegistry& r);   // Softplus, Elu, Selu, Relu6, *Grad
+void register_split_kernels(KernelRegistry& r);        // Split, SplitV, ReverseV2
+void register_batch_norm_kernels(KernelRegistry& r);   // FusedBatchNorm*, their Grads
 
 }  // namespace af::detail

@@ -88,6 +88,10 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_segment_ops(r);
   detail::register_accumulator_ops(r);
   detail::register_compat_v2_ops(r);
+  detail::register_cwise_unary_ops(r);
+  detail::register_activation_ops(r);
+  detail::register_split_ops(r);
+  detail::register_batch_norm_ops(r);
 }
 
 }  // namespace af

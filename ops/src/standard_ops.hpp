@@ -58,10 +58,18 @@ void register_nn_grad_ops(OpRegistry& r);
 void register_training_ops(OpRegistry& r);
 /// SaveV2, RestoreV2, MergeV2Checkpoints
 void register_checkpoint_ops(OpRegistry& r);
-/// UnsortedSegmentSum, Pad, Cumprod
+/// UnsortedSegmentSum, Pad, Cumsum, Cumprod
 void register_segment_ops(OpRegistry& r);
 /// ConditionalAccumulator, Accumulator*Gradient
 void register_accumulator_ops(OpRegistry& r);
+/// Log1p, Expm1, Ceil, Round, Erf, Tan, Atan, IsNan, Atan2, Xlogy, TruncateDiv, ...
+void register_cwise_unary_ops(OpRegistry& r);
+/// Softplus, Softsign, Elu, Selu, Relu6 and their gradient ops
+void register_activation_ops(OpRegistry& r);
+/// Split, SplitV, ReverseV2
+void register_split_ops(OpRegistry& r);
+/// FusedBatchNorm, V2, V3 and their gradient ops
+void register_batch_norm_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 

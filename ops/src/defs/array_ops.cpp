@@ -1,6 +1,8 @@
-// Reshape, Pack, ConcatV2, Fill and Cast: ops, shape functions and graph-building functions
-// (reshape, stack, concat, fill, zeros, ones, cast). Their CPU kernels are in
-// kernels/src/array_ops.cpp.
+// Reshape, Pack, ConcatV2, Fill, Cast, Unique and ListDiff: ops, shape functions and
+// graph-building functions (reshape, stack, concat, fill, zeros, ones, cast, unique,
+// setdiff1d). Their CPU kernels are in kernels/src/array_ops.cpp.
+#include "actorflow/ops/array_ops.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/array_defs.hpp"
+#include "actorflow/ops/detail/cwise_defs.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/ops.hpp"
@@ -280,12 +283,32 @@ Status infer_unique(InferenceContext& c) {
   return {};
 }
 
+// ListDiff(x, y): `out` and `idx`, vectors of a length known only when running.
+Status infer_list_diff(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+  if (c.input_types[1] != c.input_types[0])
+    return invalid_argument(
+        cwise::type_mismatch_message(c.node.op, "y", c.input_types[1], "x", c.input_types[0]));
+  for (int i = 0; i < 2; ++i) {
+    const PartialShape& s = c.input_shapes[static_cast<std::size_t>(i)];
+    if (s.rank_known() && s.rank() != 1)
+      return invalid_argument("Shape must be rank 1 but is rank " + std::to_string(s.rank()));
+  }
+  DType out_idx = DType::int32;
+  c.get_attr("out_idx", &out_idx);
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_index_type(out_idx, "out_idx"));
+  c.add_output(c.input_types[0], PartialShape{-1});
+  c.add_output(out_idx, PartialShape{-1});
+  return {};
+}
+
 }  // namespace
 
 namespace detail {
 
 void register_array_ops(OpRegistry& r) {
   r.add({"Unique", infer_unique});
+  r.add({"ListDiff", infer_list_diff});
   r.add({"Reshape", infer_reshape});
   r.add({"Pack", infer_pack});
   r.add({"ConcatV2", infer_concat});
@@ -384,6 +407,17 @@ Output ones(Graph& g, const Shape& shape, DType dtype, std::string_view name) {
 std::pair<Output, Output> unique(const Output& x, DType out_idx, std::string_view name) {
   Operation op = x.graph().create_op("Unique", {x}, {{"T", x.dtype()}, {"out_idx", out_idx}},
                                      name.empty() ? "Unique" : name);
+  return {op.output(0), op.output(1)};
+}
+
+std::pair<Output, Output> setdiff1d(const Output& x, const Output& y, DType index_dtype,
+                                    std::string_view name) {
+  if (x.dtype() != y.dtype())
+    throw InvalidArgumentError(
+        invalid_argument(cwise::type_mismatch_message("ListDiff", "y", y.dtype(), "x", x.dtype())));
+  Operation op =
+      x.graph().create_op("ListDiff", {x, y}, {{"T", x.dtype()}, {"out_idx", index_dtype}},
+                          name.empty() ? "ListDiff" : name);
   return {op.output(0), op.output(1)};
 }
 

@@ -1,7 +1,7 @@
 // The definitions of the element-wise math ops Square, Sqrt, Rsqrt, Exp, Log, Sin, Cos, Reciprocal,
-// Abs, Sign, Floor, SqrtGrad, RsqrtGrad, ReciprocalGrad, Pow, Maximum, Minimum, FloorDiv, FloorMod
-// and SquaredDifference (shape functions, builders); their CPU kernels are in
-// kernels/src/cwise_ops.cpp.
+// Abs, Sign, Floor, SqrtGrad, RsqrtGrad, ReciprocalGrad (and InvGrad, its old name), Pow,
+// Maximum, Minimum, FloorDiv, FloorMod and SquaredDifference (shape functions, builders); their
+// CPU kernels are in kernels/src/cwise_ops.cpp.
 //
 // This file also registers the ops of cwise_compare_ops.cpp (comparisons, logical ops, Select)
 // and cwise_aggregate_ops.cpp (AddN, ArgMax, ArgMin, L2Loss, CheckNumerics).
@@ -54,7 +54,7 @@ void register_cwise_ops(OpRegistry& r) {
   unary("Abs", kRealTypes);
   unary("Sign", kRealTypes);
   unary("Floor", kFloatTypes);
-  for (const char* type : {"SqrtGrad", "RsqrtGrad", "ReciprocalGrad"})
+  for (const char* type : {"SqrtGrad", "RsqrtGrad", "ReciprocalGrad", "InvGrad"})
     r.add({type, [](InferenceContext& c) { return infer_unary_grad(c, kFloatTypes); }});
   auto binary = [&](const char* type, const std::vector<DType>& allowed) {
     r.add({type, [allowed](InferenceContext& c) { return infer_binary(c, allowed); }});

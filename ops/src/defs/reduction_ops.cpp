@@ -1,5 +1,5 @@
-// The definitions of Sum, Mean, Max, Min and Prod (shape function, builders); their CPU kernels
-// are in kernels/src/reduction_ops.cpp.
+// The definitions of Sum, Mean, Max, Min, Prod, Any and All (shape function, builders); their
+// CPU kernels are in kernels/src/reduction_ops.cpp.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,10 +18,16 @@ namespace {
 
 using namespace cwise;  // NOLINT: the shared element-wise definitions
 
+// `allowed` empty: Any and All, whose input is bool (no T attribute).
 Status infer_reduction(InferenceContext& c, const std::vector<DType>& allowed) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   const DType t = c.input_types[0];
-  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, allowed));
+  if (allowed.empty()) {
+    if (t != DType::boolean)
+      return invalid_argument(fixed_type_mismatch_message(c.node.op, "input", t, DType::boolean));
+  } else {
+    ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, allowed));
+  }
   ACTORFLOW_RETURN_IF_ERROR(detail::check_index_type(c.input_types[1], "Tidx"));
   bool keep_dims = false;
   c.get_attr("keep_dims", &keep_dims);
@@ -61,7 +67,12 @@ Output reduction_op(const char* type, const Output& x,
                     const std::optional<std::vector<std::int64_t>>& axes, bool keep_dims,
                     std::string_view name) {
   Graph& g = x.graph();
-  AttrMap attrs{{"keep_dims", keep_dims}, {"T", x.dtype()}, {"Tidx", DType::int32}};
+  const bool logical = std::string_view(type) == "Any" || std::string_view(type) == "All";
+  if (logical && x.dtype() != DType::boolean)
+    throw InvalidArgumentError(
+        invalid_argument(fixed_type_mismatch_message(type, "input", x.dtype(), DType::boolean)));
+  AttrMap attrs{{"keep_dims", keep_dims}, {"Tidx", DType::int32}};
+  if (!logical) attrs.emplace("T", x.dtype());
   std::string requested(name.empty() ? std::string_view(type) : name);
   if (!axes) {
     // TensorFlow's _ReductionDims: a Const of range(rank) beside the op.
@@ -93,6 +104,8 @@ namespace detail {
 void register_reduction_ops(OpRegistry& r) {
   for (const char* type : {"Sum", "Mean", "Max", "Min", "Prod"})
     r.add({type, [](InferenceContext& c) { return infer_reduction(c, kArithmeticTypes); }});
+  for (const char* type : {"Any", "All"})
+    r.add({type, [](InferenceContext& c) { return infer_reduction(c, {}); }});
 }
 
 }  // namespace detail
@@ -116,6 +129,15 @@ Output reduce_min(const Output& x, std::optional<std::vector<std::int64_t>> axes
 Output reduce_prod(const Output& x, std::optional<std::vector<std::int64_t>> axes, bool keep_dims,
                    std::string_view name) {
   return reduction_op("Prod", x, axes, keep_dims, name);
+}
+
+Output reduce_any(const Output& x, std::optional<std::vector<std::int64_t>> axes, bool keep_dims,
+                  std::string_view name) {
+  return reduction_op("Any", x, axes, keep_dims, name);
+}
+Output reduce_all(const Output& x, std::optional<std::vector<std::int64_t>> axes, bool keep_dims,
+                  std::string_view name) {
+  return reduction_op("All", x, axes, keep_dims, name);
 }
 
 }  // namespace af

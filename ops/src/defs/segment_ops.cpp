@@ -1,7 +1,7 @@
-// The definitions of UnsortedSegmentSum, Pad and Cumprod: shape functions and the
-// graph-building functions unsorted_segment_sum, pad and cumprod. They are what the
-// gradients of GatherV2, Slice and Prod are built from (ops/src/gradients/). Their CPU
-// kernels are in kernels/src/segment_ops.cpp.
+// The definitions of UnsortedSegmentSum, Pad, Cumsum and Cumprod: shape functions and the
+// graph-building functions unsorted_segment_sum, pad, cumsum and cumprod. They are what the
+// gradients of GatherV2, Slice, Prod and Cumsum are built from (ops/src/gradients/). Their
+// CPU kernels are in kernels/src/segment_ops.cpp.
 //
 // The shape functions follow TensorFlow 1.x's tensorflow/core/ops/math_ops.cc
 // (UnsortedSegmentReductionShapeFn) and array_ops.cc (PadShapeFn); messages are TensorFlow's.
@@ -133,6 +133,7 @@ void register_segment_ops(OpRegistry& r) {
   r.add({"UnsortedSegmentSum", infer_unsorted_segment_sum});
   r.add({"Pad", infer_pad});
   r.add({"Cumprod", infer_cumprod});
+  r.add({"Cumsum", infer_cumprod});
 }
 
 }  // namespace detail
@@ -189,23 +190,37 @@ Output pad(const Output& input, const std::vector<std::array<std::int64_t, 2>>& 
   return pad(input, p, op_name + "/");
 }
 
-Output cumprod(const Output& x, std::int64_t axis, bool exclusive, bool reverse,
+namespace {
+
+// A scan op (Cumsum, Cumprod) with its axis as the Const "<op>/axis".
+Output scan_op(const char* type, const Output& x, std::int64_t axis, bool exclusive, bool reverse,
                std::string_view name) {
   Graph& g = x.graph();
-  const std::string op_name = g.unique_name(name.empty() ? "Cumprod" : name);
+  const std::string op_name = g.unique_name(name.empty() ? type : name);
   Output axis_t;
   {
     auto scope = g.name_scope(op_name + "/");
     axis_t = g.constant(python_int(axis), "axis");
   }
   return g
-      .create_op("Cumprod", {x, axis_t},
+      .create_op(type, {x, axis_t},
                  {{"T", x.dtype()},
                   {"Tidx", axis_t.dtype()},
                   {"exclusive", exclusive},
                   {"reverse", reverse}},
                  op_name + "/")
       .output(0);
+}
+
+}  // namespace
+
+Output cumprod(const Output& x, std::int64_t axis, bool exclusive, bool reverse,
+               std::string_view name) {
+  return scan_op("Cumprod", x, axis, exclusive, reverse, name);
+}
+Output cumsum(const Output& x, std::int64_t axis, bool exclusive, bool reverse,
+              std::string_view name) {
+  return scan_op("Cumsum", x, axis, exclusive, reverse, name);
 }
 
 }  // namespace af

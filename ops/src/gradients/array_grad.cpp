@@ -1,7 +1,7 @@
 // Gradients of the array ops (TensorFlow 1.x's array_grad.py): Reshape, ExpandDims, Squeeze,
-// Identity, ConcatV2, Pack, Unpack, Transpose, Tile, Fill, Select, GatherV2, Slice,
-// StridedSlice, StridedSliceGrad, Pad, UnsortedSegmentSum (math_grad.py, kept here beside
-// GatherV2), ResourceGather and ReadVariableOp (resource_variable_ops.py); and the ops that
+// Identity, ConcatV2, Pack, Unpack, Split, SplitV, ReverseV2, Transpose, Tile, Fill, Select,
+// GatherV2, Slice, StridedSlice, StridedSliceGrad, Pad, UnsortedSegmentSum (math_grad.py, kept here
+// beside GatherV2), ResourceGather and ReadVariableOp (resource_variable_ops.py); and the ops that
 // have none (shapes, sizes, StopGradient, ...). GatherV2 on a constant axis 0 and
 // ResourceGather give IndexedSlices, which Identity and ReadVariableOp pass on unchanged.
 #include <array>
@@ -90,6 +90,30 @@ Grads unpack_grad(const Operation& op, const Grads& g) {
   std::int64_t axis = 0;
   if (auto a = op.node_def().attr<std::int64_t>("axis")) axis = *a;
   return {stack(g, static_cast<int>(axis), "stack")};
+}
+
+// array_ops.concat(grads, axis) with a tensor axis: op ConcatV2 "concat" (Identity for one).
+Output concat_on(const std::vector<Output>& grads, const Output& axis) {
+  Graph& gr = axis.graph();
+  if (grads.size() == 1)
+    return gr.create_op("Identity", {grads[0]}, {{"T", grads[0].dtype()}}, "concat").output(0);
+  std::vector<Output> inputs = grads;
+  inputs.push_back(axis);
+  return gr
+      .create_op("ConcatV2", inputs,
+                 {{"T", grads[0].dtype()},
+                  {"N", static_cast<std::int64_t>(grads.size())},
+                  {"Tidx", axis.dtype()}},
+                 "concat")
+      .output(0);
+}
+
+// _SplitGrad and _SplitVGrad: the slices' gradients concatenated along the split axis.
+Grads split_grad(const Operation& op, const Grads& g) {
+  return {Output(), concat_on(g, input(op, 0))};
+}
+Grads split_v_grad(const Operation& op, const Grads& g) {
+  return {concat_on(g, input(op, 2)), Output(), Output()};
 }
 
 Grads transpose_grad(const Operation& op, const Grads& g) {
@@ -416,6 +440,17 @@ void register_array_gradients(GradientRegistry& r) {
   r.add("ConcatV2", concat_grad);
   r.add("Pack", pack_grad);
   r.add("Unpack", unpack_grad);
+  r.add("Split", split_grad);
+  r.add("SplitV", split_v_grad);
+  // _ReverseV2Grad: the gradient reversed along the same axes.
+  r.add("ReverseV2", [](const Operation& op, const Grads& g) -> Grads {
+    const Output axis = input(op, 1);
+    return {op.graph()
+                .create_op("ReverseV2", {g[0], axis}, {{"T", g[0].dtype()}, {"Tidx", axis.dtype()}},
+                           "ReverseV2")
+                .output(0),
+            Output()};
+  });
   r.add("Transpose", transpose_grad);
   r.add("Tile", tile_grad);
   r.add("Select", select_grad);

@@ -61,6 +61,7 @@ std::pair<Output, Output> reduce_broadcast(const Operation& op, const Output& fu
 
 // Registration of each family of gradient functions (called by register_standard_gradients).
 void register_math_gradients(GradientRegistry& r);
+void register_cwise_gradients(GradientRegistry& r);
 void register_nn_gradients(GradientRegistry& r);
 void register_array_gradients(GradientRegistry& r);
 void register_control_flow_gradients(GradientRegistry& r);

@@ -94,6 +94,7 @@ std::vector<std::string> GradientRegistry::types() const {
 
 void register_standard_gradients(GradientRegistry& r) {
   detail::register_math_gradients(r);
+  detail::register_cwise_gradients(r);
   detail::register_nn_gradients(r);
   detail::register_array_gradients(r);
   detail::register_control_flow_gradients(r);

@@ -1,5 +1,6 @@
-// Gradients of the nn ops (TensorFlow 1.x's nn_grad.py): BiasAdd, Conv2D, MaxPool, AvgPool
-// and the two softmax cross-entropies.
+// Gradients of the nn ops (TensorFlow 1.x's nn_grad.py): BiasAdd, Conv2D, MaxPool, AvgPool,
+// the two softmax cross-entropies, the fused batch norms, and the activations Softplus, Softsign,
+// Elu, Selu and Relu6 with the gradients of their gradient ops.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -85,9 +86,120 @@ Grads avg_pool_grad(const Operation& op, const Grads& g) {
                             "AvgPoolGrad")};
 }
 
+// A gradient op `type`(gradients, features or outputs) named after its type.
+Output activation_grad(const char* type, const Output& gradients, const Output& other) {
+  return gradients.graph()
+      .create_op(type, {gradients, other}, {{"T", gradients.dtype()}}, type)
+      .output(0);
+}
+
+// _EluGradGrad and _SeluGradGrad: to the incoming gradient the same op again; to the outputs
+// grad * the incoming gradient where they are negative.
+Grads elu_selu_grad_grad(const Operation& op, const Grads& g) {
+  Graph& gr = op.graph();
+  const Output y = input(op, 1);
+  const Output negative =
+      gr.create_op("Less", {y, scalar_like(y, 0.0, "Less/y")}, {{"T", y.dtype()}}, "Less")
+          .output(0);
+  const Output to_y =
+      gr.create_op("Select",
+                   {negative, mul(g[0], input(op, 0), "mul"), zeros_like_op(y, "zeros_like")},
+                   {{"T", y.dtype()}}, "Select")
+          .output(0);
+  return {activation_grad(op.type().c_str(), g[0], y), to_y};
+}
+
+// _SoftplusGradGrad: (softplus_grad(grad, x), grad * dy / (exp(-x) + 2 + exp(x))).
+Grads softplus_grad_grad(const Operation& op, const Grads& g) {
+  const Output dy = input(op, 0), x = input(op, 1);
+  Output ddy, d2x;
+  {
+    auto deps = op.graph().control_dependencies({g[0].op()});
+    ddy = activation_grad("SoftplusGrad", g[0], x);
+    const Output denom = binary("AddV2",
+                                binary("AddV2", unary("Exp", unary("Neg", x, "Neg"), "Exp"),
+                                       scalar_like(x, 2.0, "add/y"), "add"),
+                                unary("Exp", x, "Exp_1"), "add_1");
+    d2x = binary("RealDiv", mul(g[0], dy, "mul"), denom, "truediv");
+  }
+  return {ddy, d2x};
+}
+
+// _BaseFusedBatchNormGrad: FusedBatchNormGrad{,V2,V3} of the op's reserve spaces in
+// training, of its population statistics in inference (NCHW transposed to NHWC around it,
+// as Python does).
+Grads fused_batch_norm_grad(const Operation& op, const Grads& g) {
+  Graph& gr = op.graph();
+  const std::string type = op.type();
+  const std::string grad_type = type == "FusedBatchNormV3"   ? "FusedBatchNormGradV3"
+                                : type == "FusedBatchNormV2" ? "FusedBatchNormGradV2"
+                                                             : "FusedBatchNormGrad";
+  float epsilon = 1e-4f;
+  if (auto v = op.node_def().attr<float>("epsilon")) epsilon = *v;
+  bool is_training = true;
+  if (auto v = op.node_def().attr<bool>("is_training")) is_training = *v;
+  const std::string format = string_attr(op, "data_format", "NHWC");
+  Output x = input(op, 0), dy = g[0];
+  const bool transpose = !is_training && format == "NCHW";
+  auto permute = [&](const Output& t, std::vector<std::int64_t> perm, const char* name) {
+    return gr
+        .create_op("Transpose", {t, int_constant(gr, perm, std::string(name) + "/perm")},
+                   {{"T", t.dtype()}, {"Tperm", DType::int32}}, name)
+        .output(0);
+  };
+  if (transpose) {
+    x = permute(x, {0, 2, 3, 1}, "transpose");
+    dy = permute(dy, {0, 2, 3, 1}, "transpose_1");
+  }
+  std::vector<Output> inputs{dy, x, input(op, 1)};
+  if (is_training) {
+    inputs.push_back(op.output(3));
+    inputs.push_back(op.output(4));
+  } else {
+    inputs.push_back(input(op, 3));
+    inputs.push_back(input(op, 4));
+  }
+  if (grad_type == "FusedBatchNormGradV3") inputs.push_back(op.output(5));
+  AttrMap attrs{{"T", x.dtype()},
+                {"epsilon", epsilon},
+                {"data_format", transpose ? std::string("NHWC") : format},
+                {"is_training", is_training}};
+  if (grad_type != "FusedBatchNormGrad") attrs.emplace("U", input(op, 1).dtype());
+  Operation grad = gr.create_op(grad_type, inputs, std::move(attrs), grad_type);
+  Output dx = grad.output(0);
+  if (transpose) dx = permute(dx, {0, 3, 1, 2}, "transpose_2");
+  return {dx, grad.output(1), grad.output(2), Output(), Output()};
+}
+
 }  // namespace
 
 void register_nn_gradients(GradientRegistry& r) {
+  for (const char* type : {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"})
+    r.add(type, fused_batch_norm_grad);
+  // _SoftplusGrad: grad * sigmoid(x), as TensorFlow 2's Python builds it.
+  r.add("Softplus", [](const Operation& op, const Grads& g) -> Grads {
+    return {mul(g[0], unary("Sigmoid", input(op, 0), "Sigmoid"), "mul")};
+  });
+  r.add("SoftplusGrad", softplus_grad_grad);
+  r.add("Softsign", [](const Operation& op, const Grads& g) -> Grads {
+    return {activation_grad("SoftsignGrad", g[0], input(op, 0))};
+  });
+  r.add("Elu", [](const Operation& op, const Grads& g) -> Grads {
+    return {activation_grad("EluGrad", g[0], op.output(0))};
+  });
+  r.add("Selu", [](const Operation& op, const Grads& g) -> Grads {
+    return {activation_grad("SeluGrad", g[0], op.output(0))};
+  });
+  r.add("EluGrad", elu_selu_grad_grad);
+  r.add("SeluGrad", elu_selu_grad_grad);
+  // _Relu6Grad reads the output (0 < y < 6 exactly where 0 < x < 6).
+  r.add("Relu6", [](const Operation& op, const Grads& g) -> Grads {
+    return {activation_grad("Relu6Grad", g[0], op.output(0))};
+  });
+  r.add("Relu6Grad", [](const Operation& op, const Grads& g) -> Grads {
+    const Output x = input(op, 1);
+    return {activation_grad("Relu6Grad", g[0], x), zeros_like_op(x, "zeros_like")};
+  });
   r.add("BiasAdd", [](const Operation& op, const Grads& g) -> Grads {
     const std::string format = string_attr(op, "data_format", "NHWC");
     Output bias_grad = op.graph()

@@ -233,4 +233,37 @@ Output pad(const Output& input, const Output& paddings, std::string_view name = 
 Output pad(const Output& input, const std::vector<std::array<std::int64_t, 2>>& paddings,
            std::string_view name = {});
 
+/// `tf.split(value, num_split, axis)`: op Split (default name "split", the axis the Const
+/// "<op>/split_dim"), `num_split` equal slices of `value` along `axis` (negative counts from
+/// the end). Throws InvalidArgumentError while building when `num_split` < 1 or a known
+/// dimension does not divide ("Dimension size must be evenly divisible by 3 but is 4 for
+/// 'split' (op: 'Split') ..."); running fails the same way for run-time shapes. Its gradient
+/// concatenates the slices' gradients, zeros for those that got none.
+std::vector<Output> split(const Output& value, std::int64_t num_split, std::int64_t axis = 0,
+                          std::string_view name = {});
+/// `tf.split(value, size_splits, axis)`: op SplitV (default name "split", the sizes the
+/// Const "Const", the axis "<op>/split_dim"), slices of the given sizes along `axis`; one
+/// size may be -1 and takes what the others leave. Sizes that do not sum to the dimension
+/// throw ("Determined shape must either match input shape along split_dim exactly if fully
+/// specified, or be less than the size of the input along split_dim if not fully
+/// specified."). A one-element list must be spelled `std::vector<std::int64_t>{n}`: a
+/// braced `{n}` is the `num_split` overload.
+std::vector<Output> split(const Output& value, const std::vector<std::int64_t>& size_splits,
+                          std::int64_t axis = 0, std::string_view name = {});
+
+/// `tf.reverse(tensor, axis)`: op ReverseV2 (default name "ReverseV2", the axes the Const
+/// "<op>/axis"), `tensor` with the order of its elements along each listed axis reversed
+/// (negative axes count from the end). An axis listed twice or out of range fails with
+/// InvalidArgument ("axis 0 specified more than once", "'axis'[0] = 2 is out of valid range
+/// [0, 2"). Its gradient is the reversed gradient.
+Output reverse(const Output& tensor, const std::vector<std::int64_t>& axis,
+               std::string_view name = {});
+
+/// `tf.compat.v1.setdiff1d(x, y)`: op ListDiff (default name "ListDiff"): `out`, the values
+/// of vector `x` that are not in vector `y`, in `x`'s order and with repeats kept, and `idx`,
+/// their positions in `x` (`index_dtype` int32 or int64). Numeric types and string. Not
+/// differentiable.
+std::pair<Output, Output> setdiff1d(const Output& x, const Output& y,
+                                    DType index_dtype = DType::int32, std::string_view name = {});
+
 }  // namespace af

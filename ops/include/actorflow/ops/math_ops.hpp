@@ -216,4 +216,75 @@ Output unsorted_segment_sum(const Output& data, const Output& segment_ids,
 Output cumprod(const Output& x, std::int64_t axis = 0, bool exclusive = false, bool reverse = false,
                std::string_view name = {});
 
+// -- more element-wise math (TensorFlow's cwise ops; kernels/src/cwise_unary_ops.cpp) ------
+
+/// `tf.math.log1p`: op Log1p, log(1 + x), exact near 0 (float types); log1p(-1) is -inf.
+Output log1p(const Output& x, std::string_view name = {});
+/// `tf.math.expm1`: op Expm1, exp(x) - 1, exact near 0 (float types).
+Output expm1(const Output& x, std::string_view name = {});
+/// `tf.math.ceil`: op Ceil (float types); no gradient, as TensorFlow.
+Output ceil(const Output& x, std::string_view name = {});
+/// `tf.math.round`: op Round, to the nearest integer with halves to even (round(2.5) = 2,
+/// round(-0.5) = -0); float types, and int32 and int64 unchanged. No gradient.
+Output round(const Output& x, std::string_view name = {});
+/// `tf.math.rint`: op Rint, to the nearest integer with halves to even (float types). No
+/// gradient.
+Output rint(const Output& x, std::string_view name = {});
+/// `tf.math.erf`: op Erf, the error function (float types), Eigen's approximation as
+/// TensorFlow's kernel.
+Output erf(const Output& x, std::string_view name = {});
+/// `tf.math.erfc`: op Erfc, 1 - erf(x) without cancellation (float types).
+Output erfc(const Output& x, std::string_view name = {});
+/// `tf.math.tan`: op Tan (float types).
+Output tan(const Output& x, std::string_view name = {});
+/// `tf.math.atan`: op Atan (float types).
+Output atan(const Output& x, std::string_view name = {});
+/// `tf.math.asin`: op Asin (float types); NaN outside [-1, 1].
+Output asin(const Output& x, std::string_view name = {});
+/// `tf.math.acos`: op Acos (float types); NaN outside [-1, 1].
+Output acos(const Output& x, std::string_view name = {});
+/// `tf.math.sinh`: op Sinh (float types).
+Output sinh(const Output& x, std::string_view name = {});
+/// `tf.math.cosh`: op Cosh (float types).
+Output cosh(const Output& x, std::string_view name = {});
+/// `tf.math.is_nan`: op IsNan (default name "IsNan"), a bool tensor of `x`'s shape (float
+/// types). Not differentiable; likewise `is_inf` (op IsInf) and `is_finite` (op IsFinite).
+Output is_nan(const Output& x, std::string_view name = {});
+/// `tf.math.is_inf`: op IsInf, true at +inf and -inf.
+Output is_inf(const Output& x, std::string_view name = {});
+/// `tf.math.is_finite`: op IsFinite, false at inf, -inf and NaN.
+Output is_finite(const Output& x, std::string_view name = {});
+
+/// `tf.math.atan2(y, x)`: op Atan2, the angle of (x, y) in [-pi, pi] (float types, NumPy
+/// broadcasting).
+Output atan2(const Output& y, const Output& x, std::string_view name = {});
+/// `tf.math.xlogy`: op Xlogy, 0 where x == 0 (even where log(y) is -inf or NaN), else
+/// x * log(y) (float types, broadcasting).
+Output xlogy(const Output& x, const Output& y, std::string_view name = {});
+/// `tf.math.xdivy`: op Xdivy, 0 where x == 0, else x / y (float types, broadcasting).
+Output xdivy(const Output& x, const Output& y, std::string_view name = {});
+/// `tf.truncatediv`: op TruncateDiv, the quotient rounded toward zero, as C (int32, int64
+/// and uint8; broadcasting). An integer zero divisor fails the step with InvalidArgument
+/// "Integer division by zero". No gradient.
+Output truncatediv(const Output& x, const Output& y, std::string_view name = {});
+/// `tf.truncatemod`: op TruncateMod, the remainder of `truncatediv` with the dividend's sign,
+/// as C's % and fmod: truncatemod(-7, 3) = -1 (int32, int64, float32 and float64). An
+/// integer zero divisor fails the step as `truncatediv`.
+Output truncatemod(const Output& x, const Output& y, std::string_view name = {});
+
+/// `tf.cumsum`: op Cumsum (default name "Cumsum", the axis the Const "<op>/axis"), the
+/// running sum of `x` along `axis`, laid out and checked as `cumprod`; `exclusive` starts
+/// from 0. float32, float64, int32 and int64 (integers wrap around).
+Output cumsum(const Output& x, std::int64_t axis = 0, bool exclusive = false, bool reverse = false,
+              std::string_view name = {});
+
+/// `tf.reduce_any`: op Any of a bool tensor, laid out as `reduce_prod`; true when any
+/// reduced element is; a reduction of no values is false. Throws InvalidArgumentError for
+/// another dtype. Not differentiable.
+Output reduce_any(const Output& x, std::optional<std::vector<std::int64_t>> axes = {},
+                  bool keep_dims = false, std::string_view name = {});
+/// `tf.reduce_all`: op All, as `reduce_any`; a reduction of no values is true.
+Output reduce_all(const Output& x, std::optional<std::vector<std::int64_t>> axes = {},
+                  bool keep_dims = false, std::string_view name = {});
+
 }  // namespace af

@@ -155,4 +155,20 @@ Output avg_pool_grad(const Output& orig_input_shape, const Output& grad,
 
 }  // namespace nn
 
+// -- more activations (kernels/src/activation_ops.cpp) -----------------------------------
+
+/// `tf.nn.softplus`: op Softplus, log(exp(x) + 1) computed as TensorFlow does: x itself
+/// above -log(epsilon) - 2 and exp(x) below log(epsilon) + 2 (float types).
+Output softplus(const Output& features, std::string_view name = {});
+/// `tf.nn.softsign`: op Softsign, x / (|x| + 1) (float types).
+Output softsign(const Output& features, std::string_view name = {});
+/// `tf.nn.elu`: op Elu, exp(x) - 1 below 0, else x (float types).
+Output elu(const Output& features, std::string_view name = {});
+/// `tf.nn.selu`: op Selu, scale * alpha * (exp(x) - 1) below 0, else scale * x, with
+/// TensorFlow's constants scale = 1.0507009873554805 and scale * alpha =
+/// 1.7580993408473769 (float types).
+Output selu(const Output& features, std::string_view name = {});
+/// `tf.nn.relu6`: op Relu6, min(max(x, 0), 6) with NaN kept (float and real types).
+Output relu6(const Output& features, std::string_view name = {});
+
 }  // namespace af

@@ -1,0 +1,248 @@
+// More element-wise math with TensorFlow's element semantics (cwise_ops.h): the unary ops
+// Log1p, Expm1, Ceil, Round, Rint, Erf, Erfc, Tan, Atan, Asin, Acos, Sinh and Cosh, the
+// predicates IsNan, IsInf and IsFinite, and the broadcasting binary ops Atan2, Xlogy, Xdivy,
+// TruncateDiv, TruncateMod and the deprecated Mod. CPU kernels; their definitions are in
+// ops/src/defs/cwise_unary_ops.cpp.
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "actorflow/ops/kernel.hpp"
+#include "cwise_ops_common.hpp"
+#include "standard_kernels.hpp"
+
+// Eigen's erf and erfc, the approximations TensorFlow's kernels use.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated"
+#include <unsupported/Eigen/SpecialFunctions>
+#pragma GCC diagnostic pop
+
+namespace af {
+
+namespace {
+
+using namespace cwise;  // NOLINT: the shared element-wise machinery
+
+// A unary functor through one of Eigen's scalar functors, as TensorFlow's `base<T, F>`:
+// packets where Eigen has them, the scalar form per element otherwise (and for bfloat16,
+// computed in float).
+template <template <class> class EigenOp, int Cycles>
+struct EigenUnaryFn {
+  static constexpr double kCycles = Cycles;
+  static constexpr bool kEigen = true;
+  template <class C>
+  C operator()(C a) const {
+    return EigenOp<C>()(a);
+  }
+  template <class Out, class In>
+  static void eigen(Out& out, const In& in) {
+    out = in.unaryExpr(EigenOp<typename In::Scalar>());
+  }
+};
+
+using Eigen::internal::scalar_acos_op;
+using Eigen::internal::scalar_asin_op;
+using Eigen::internal::scalar_atan_op;
+using Eigen::internal::scalar_cosh_op;
+using Eigen::internal::scalar_erf_op;
+using Eigen::internal::scalar_erfc_op;
+using Eigen::internal::scalar_expm1_op;
+using Eigen::internal::scalar_log1p_op;
+using Eigen::internal::scalar_sinh_op;
+using Eigen::internal::scalar_tan_op;
+
+using Log1pFn = EigenUnaryFn<scalar_log1p_op, 20>;
+using Expm1Fn = EigenUnaryFn<scalar_expm1_op, 20>;
+using ErfFn = EigenUnaryFn<scalar_erf_op, 30>;
+using ErfcFn = EigenUnaryFn<scalar_erfc_op, 30>;
+using TanFn = EigenUnaryFn<scalar_tan_op, 20>;
+using AtanFn = EigenUnaryFn<scalar_atan_op, 20>;
+using AsinFn = EigenUnaryFn<scalar_asin_op, 20>;
+using AcosFn = EigenUnaryFn<scalar_acos_op, 20>;
+using SinhFn = EigenUnaryFn<scalar_sinh_op, 20>;
+using CoshFn = EigenUnaryFn<scalar_cosh_op, 20>;
+
+// Ceil, Rint and Round per element through libm: Eigen 3.4's packet forms drop the sign of a
+// zero result (ceil(-0.5) must be -0, as TensorFlow's). Round is half to even (TensorFlow's
+// scalar_round_half_to_even_op): nearbyint under the default rounding mode; integers are
+// already whole.
+struct CeilFn {
+  static constexpr double kCycles = 4;
+  static constexpr bool kEigen = false;
+  template <class C>
+  C operator()(C a) const {
+    return std::ceil(a);
+  }
+};
+struct RintFn {
+  static constexpr double kCycles = 4;
+  static constexpr bool kEigen = false;
+  template <class C>
+  C operator()(C a) const {
+    return std::rint(a);
+  }
+};
+struct RoundFn {
+  static constexpr double kCycles = 4;
+  static constexpr bool kEigen = false;
+  template <class C>
+  C operator()(C a) const {
+    if constexpr (std::is_integral_v<C>)
+      return a;
+    else
+      return std::nearbyint(a);
+  }
+};
+
+// -- predicates: a bool per element -------------------------------------------------------
+
+struct IsNanFn {
+  template <class C>
+  bool operator()(C a) const {
+    return std::isnan(a);
+  }
+};
+struct IsInfFn {
+  template <class C>
+  bool operator()(C a) const {
+    return std::isinf(a);
+  }
+};
+struct IsFiniteFn {
+  template <class C>
+  bool operator()(C a) const {
+    return std::isfinite(a);
+  }
+};
+
+// A bool tensor of the input's shape.
+template <class Fn, class T>
+class PredicateOp : public UnaryKernelBase {
+ public:
+  using UnaryKernelBase::UnaryKernelBase;
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const T* xp = x.data<T>();
+    bool* o = ctx.allocate_output_for_overwrite(0, DType::boolean, x.shape()).template data<bool>();
+    const Index n = x.num_elements();
+    parallel_for(ctx, n, n, elementwise_cost<T>(1, 1), [&](Index b, Index e) {
+      Fn fn;
+      for (Index i = b; i < e; ++i) o[i] = fn(to_compute(xp[i]));
+    });
+  }
+};
+
+// -- binary functors ----------------------------------------------------------------------
+
+// atan2(y, x), the angle of the point (x, y).
+struct Atan2Fn {
+  static constexpr double kCycles = 20;
+  template <class C>
+  C operator()(C y, C x) const {
+    return std::atan2(y, x);
+  }
+};
+// 0 where x == 0, else x * log(y) (TensorFlow's xlogy_op, scalar form).
+struct XlogyFn {
+  static constexpr double kCycles = 21;
+  template <class C>
+  C operator()(C x, C y) const {
+    return x == C(0) ? C(0) : x * std::log(y);
+  }
+};
+// 0 where x == 0, else x / y (xdivy_op).
+struct XdivyFn {
+  static constexpr double kCycles = 6;
+  template <class C>
+  C operator()(C x, C y) const {
+    return x == C(0) ? C(0) : x / y;
+  }
+};
+// C's truncating quotient of integers (safe_div): zero divisors are refused before computing;
+// INT_MIN / -1 wraps.
+struct TruncateDivFn {
+  static constexpr double kCycles = 8;
+  static constexpr bool kChecksZero = true;
+  template <class C>
+  C operator()(C x, C y) const {
+    if constexpr (std::is_signed_v<C>) {
+      if (y == C(-1)) return wrapping_neg(x);
+    }
+    return static_cast<C>(x / y);
+  }
+};
+// C's remainder (safe_mod for integers, fmod for floats): the dividend's sign.
+struct TruncateModFn {
+  static constexpr double kCycles = 8;
+  static constexpr bool kChecksZero = true;
+  template <class C>
+  C operator()(C x, C y) const {
+    if constexpr (std::is_integral_v<C>) {
+      if constexpr (std::is_signed_v<C>) {
+        if (y == C(-1)) return C(0);
+      }
+      return static_cast<C>(x % y);
+    } else {
+      return std::fmod(x, y);
+    }
+  }
+};
+
+template <class Fn>
+struct Unary {
+  template <class T>
+  using Kernel = UnaryOp<Fn, T>;
+};
+template <class Fn>
+struct Predicate {
+  template <class T>
+  using Kernel = PredicateOp<Fn, T>;
+};
+template <class Fn>
+struct Binary {
+  template <class T>
+  using Kernel = BinaryOp<Fn, T>;
+};
+
+template <class Fn>
+void register_float_unary(KernelRegistry& r, const char* op) {
+  register_for_types<Unary<Fn>::template Kernel, float, double, bfloat16_t>(r, op);
+}
+
+}  // namespace
+
+namespace detail {
+
+void register_cwise_unary_kernels(KernelRegistry& r) {
+  using std::int32_t;
+  using std::int64_t;
+  using std::uint8_t;
+  register_float_unary<Log1pFn>(r, "Log1p");
+  register_float_unary<Expm1Fn>(r, "Expm1");
+  register_float_unary<CeilFn>(r, "Ceil");
+  register_for_types<Unary<RoundFn>::Kernel, float, double, int32_t, int64_t, bfloat16_t>(r,
+                                                                                          "Round");
+  register_float_unary<RintFn>(r, "Rint");
+  register_float_unary<ErfFn>(r, "Erf");
+  register_float_unary<ErfcFn>(r, "Erfc");
+  register_float_unary<TanFn>(r, "Tan");
+  register_float_unary<AtanFn>(r, "Atan");
+  register_float_unary<AsinFn>(r, "Asin");
+  register_float_unary<AcosFn>(r, "Acos");
+  register_float_unary<SinhFn>(r, "Sinh");
+  register_float_unary<CoshFn>(r, "Cosh");
+  register_for_types<Predicate<IsNanFn>::Kernel, float, double, bfloat16_t>(r, "IsNan");
+  register_for_types<Predicate<IsInfFn>::Kernel, float, double, bfloat16_t>(r, "IsInf");
+  register_for_types<Predicate<IsFiniteFn>::Kernel, float, double, bfloat16_t>(r, "IsFinite");
+  register_for_types<Binary<Atan2Fn>::Kernel, float, double, bfloat16_t>(r, "Atan2");
+  register_for_types<Binary<XlogyFn>::Kernel, float, double, bfloat16_t>(r, "Xlogy");
+  register_for_types<Binary<XdivyFn>::Kernel, float, double, bfloat16_t>(r, "Xdivy");
+  register_for_types<Binary<TruncateDivFn>::Kernel, int32_t, int64_t, uint8_t>(r, "TruncateDiv");
+  for (const char* op : {"TruncateMod", "Mod"})
+    register_for_types<Binary<TruncateModFn>::Kernel, float, double, int32_t, int64_t>(r, op);
+}
+
+}  // namespace detail
+
+}  // namespace af
