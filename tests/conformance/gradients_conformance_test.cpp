@@ -609,6 +609,7 @@ BOOST_AUTO_TEST_CASE(reduction_gradients_with_run_time_rank_and_axes,
   Output dsum = af::gradients({reduce("Sum")}, {x})[0];
   Output dmean = af::gradients({reduce("Mean")}, {x})[0];
   Output dmax = af::gradients({reduce("Max")}, {x})[0];
+  Output dprod = af::gradients({reduce("Prod")}, {x})[0];
   af::Session sess(g);
   auto run = [&](const Output& d, const Tensor& xv, std::vector<std::int32_t> a) {
     return sess.run(d, {{x, xv}, {axes, Tensor::from_vector(a, Shape{std::ssize(a)})}})
@@ -621,6 +622,12 @@ BOOST_AUTO_TEST_CASE(reduction_gradients_with_run_time_rank_and_axes,
              boost::test_tools::per_element());
   BOOST_TEST(run(dmax, m, {1}) == V({0, 0.5f, 0.5f, 0, 0, 1}), boost::test_tools::per_element());
   BOOST_TEST(run(dsum, Tensor(4.0f), {}) == V({1}), boost::test_tools::per_element());
+  // Prod: the product of the other reduced elements, zeros exact (no division).
+  BOOST_TEST(run(dprod, m, {1}) == V({25, 5, 5, 0, 6, 0}), boost::test_tools::per_element());
+  BOOST_TEST(run(dprod, m, {0, -1}) == V({0, 0, 0, 0, 150, 0}), boost::test_tools::per_element());
+  const Tensor cube = Tensor::from_vector(V{1, 2, 3, 4, 5, 6, 7, 8}, Shape{2, 2, 2});
+  BOOST_TEST(run(dprod, cube, {2, 0}) == V({60, 30, 224, 168, 12, 10, 96, 84}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(every_differentiable_op_type_has_a_registered_gradient,
@@ -685,7 +692,21 @@ BOOST_AUTO_TEST_CASE(every_differentiable_op_type_has_a_registered_gradient,
                            "Slice",
                            "Pad",
                            "UnsortedSegmentSum",
-                           "Prod"})
+                           "Prod",
+                           "Log1p",
+                           "Expm1",
+                           "Erf",
+                           "Atan2",
+                           "Xlogy",
+                           "Cumsum",
+                           "Softplus",
+                           "Elu",
+                           "Selu",
+                           "Relu6",
+                           "Split",
+                           "SplitV",
+                           "ReverseV2",
+                           "FusedBatchNormV3"})
     BOOST_TEST(registry.contains(type), type);
 }
 

@@ -222,13 +222,47 @@ Grads min_max_grad(const Operation& op, const Grads& g) {
 // TensorFlow does without dividing (so zeros are exact): the reduced axes transposed to the
 // front and flattened into one, then the exclusive cumulative products from the left and
 // from the right multiplied, moved back and scaled by the tiled gradient.
+//
+// With the rank or the axes known only at run time, the permutation is built when the step
+// runs, as math_grad.py always does: the reduced axes taken modulo the rank, the others their
+// ListDiff from range(rank).
+Grads dynamic_prod_grad(const Operation& op, const Grads& g) {
+  Graph& gr = op.graph();
+  const Output x = input(op, 0);
+  const ReducedShape rs = dynamic_reduced_shape(op);
+  const Output grad = tile_op(reshape_op(g[0], rs.kept, "Reshape"), rs.multiples, "Tile");
+  const Output shape = shape_of(x, "Shape_1");
+  const Output rank = size(shape, DType::int32, "Rank");
+  Output axes = reshape_op(input(op, 1), int_constant(gr, {-1}, "Reshape_1/shape"), "Reshape_1");
+  if (axes.dtype() != DType::int32) axes = cast(axes, DType::int32, "Cast");
+  const Output reduced = binary("FloorMod", binary("AddV2", axes, rank, "add_1"), rank, "mod_1");
+  const Output other = setdiff1d(range(rank, "range_1"), reduced, DType::int32, "ListDiff").first;
+  const Output perm = concat({reduced, other}, 0, "concat");
+  auto prod_of = [&](const Output& dims, const char* name) {
+    return gr
+        .create_op("Prod", {dims, int_constant(gr, {0}, std::string(name) + "/reduction_indices")},
+                   {{"keep_dims", false}, {"T", DType::int32}, {"Tidx", DType::int32}}, name)
+        .output(0);
+  };
+  const Output reduced_num = prod_of(gather(shape, reduced, "GatherV2"), "Prod");
+  const Output other_num = prod_of(gather(shape, other, "GatherV2_1"), "Prod_1");
+  const Output permuted = transpose(x, perm, "transpose");
+  const Output reshaped =
+      reshape_op(permuted, stack({reduced_num, other_num}, 0, "stack"), "Reshape_2");
+  const Output left = cumprod(reshaped, 0, true, false, "Cumprod");
+  const Output right = cumprod(reshaped, 0, true, true, "Cumprod_1");
+  const Output y =
+      reshape_op(mul(left, right, "mul"), dynamic_shape(permuted, "Shape_2"), "Reshape_3");
+  const Output out = mul(
+      grad, transpose(y, invert_permutation(perm, "InvertPermutation"), "transpose_1"), "mul_1");
+  return {reshape_op(out, shape, "Reshape_4"), Output()};
+}
+
 Grads prod_grad(const Operation& op, const Grads& g) {
   Graph& gr = op.graph();
   const Output x = input(op, 0);
   auto rs = reduced_shape(op);
-  if (!rs)
-    throw UnimplementedError(unimplemented("gradient of Prod '" + op.name() +
-                                           "' with axes or rank unknown while building"));
+  if (!rs) return dynamic_prod_grad(op, g);
   Output grad = tile_op(reshape_op(g[0], rs->kept, "Reshape"), rs->multiples, "Tile");
   const PartialShape& s = x.shape();
   const int rank = s.rank();
