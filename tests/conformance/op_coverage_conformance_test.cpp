@@ -1,0 +1,342 @@
+// The element-wise, activation, scan, split, reverse, set, logical-reduction and fused batch
+// norm ops against TensorFlow: tests/data/tf_ops/graph.pb is a GraphDef tf.compat.v1 built of
+// each op on constant inputs (edge values: NaN, infinities, signed zeros, halves, huge values) with
+// tf.gradients of a weighted sum of each differentiable case, and reference.json what
+// TensorFlow 2.21 computed for every output and gradient (scripts/peers/make_op_fixtures.py).
+// The import runs TensorFlow's forward and gradient ops here; af::gradients, built here on
+// the imported forward ops, must give TensorFlow's gradients too. Builders and errors follow.
+#include <actorflow/actorflow.hpp>
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "test_paths.hpp"
+
+namespace {
+
+using af::DType;
+using af::Output;
+using af::Tensor;
+
+const std::filesystem::path dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_ops";
+
+const nlohmann::json& reference() {
+  static const nlohmann::json ref = [] {
+    std::ifstream in(dir / "reference.json");
+    return nlohmann::json::parse(in);
+  }();
+  return ref;
+}
+
+double number(const nlohmann::json& v) {
+  if (v.is_string()) {
+    const auto s = v.get<std::string>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    return s == "inf" ? std::numeric_limits<double>::infinity()
+                      : -std::numeric_limits<double>::infinity();
+  }
+  return v.get<double>();
+}
+
+// A tensor's values as doubles (numbers and bools) or strings.
+struct Values {
+  std::string dtype;
+  std::vector<std::int64_t> shape;
+  std::vector<double> numbers;
+  std::vector<std::string> strings;
+};
+
+Values expected(const nlohmann::json& j) {
+  Values v{j["dtype"].get<std::string>(), j["shape"].get<std::vector<std::int64_t>>(), {}, {}};
+  for (const auto& x : j["values"]) {
+    if (v.dtype == "string")
+      v.strings.push_back(x.get<std::string>());
+    else if (v.dtype == "bool")
+      v.numbers.push_back(x.get<bool>() ? 1.0 : 0.0);
+    else
+      v.numbers.push_back(number(x));
+  }
+  return v;
+}
+
+Values actual(const Tensor& t) {
+  Values v{std::string(af::dtype_name(t.dtype())), t.shape().dims(), {}, {}};
+  if (v.dtype == "float") v.dtype = "float32";
+  if (v.dtype == "double") v.dtype = "float64";
+  const auto n = static_cast<std::size_t>(t.num_elements());
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (t.dtype()) {
+      case DType::float32:
+        v.numbers.push_back(t.data<float>()[i]);
+        break;
+      case DType::float64:
+        v.numbers.push_back(t.data<double>()[i]);
+        break;
+      case DType::bfloat16:
+        v.numbers.push_back(static_cast<float>(t.data<af::bfloat16_t>()[i]));
+        break;
+      case DType::int32:
+        v.numbers.push_back(t.data<std::int32_t>()[i]);
+        break;
+      case DType::int64:
+        v.numbers.push_back(static_cast<double>(t.data<std::int64_t>()[i]));
+        break;
+      case DType::boolean:
+        v.numbers.push_back(t.data<bool>()[i] ? 1.0 : 0.0);
+        break;
+      case DType::string:
+        v.strings.push_back(t.data<std::string>()[i]);
+        break;
+      default:
+        BOOST_FAIL("unexpected dtype " << af::dtype_name(t.dtype()));
+    }
+  }
+  return v;
+}
+
+// How close a value must be: bit for bit when `exact` (NaN matches NaN, zeros match in
+// sign); else within `relative` of the expected value (absolute below 1e-4) or `absolute`.
+struct Tolerance {
+  bool exact = false;
+  double relative = 4e-6;
+  double absolute = 0;
+};
+
+bool same(double got, double want, const Tolerance& t) {
+  if (std::isnan(want)) return std::isnan(got);
+  if (std::isinf(want)) return got == want;
+  if (t.exact) return got == want && std::signbit(got) == std::signbit(want);
+  const double diff = std::fabs(got - want);
+  return diff <= t.relative * std::max(std::fabs(want), 1e-4) || diff <= t.absolute;
+}
+
+void check(const Tensor& t, const nlohmann::json& want, const Tolerance& tolerance) {
+  const Values a = actual(t), e = expected(want);
+  BOOST_TEST(a.dtype == e.dtype);
+  BOOST_TEST(a.shape == e.shape, boost::test_tools::per_element());
+  BOOST_TEST(a.strings == e.strings, boost::test_tools::per_element());
+  BOOST_REQUIRE_EQUAL(a.numbers.size(), e.numbers.size());
+  for (std::size_t i = 0; i < a.numbers.size(); ++i)
+    BOOST_TEST(same(a.numbers[i], e.numbers[i], tolerance),
+               "element " << i << ": got " << a.numbers[i] << ", TensorFlow " << e.numbers[i]);
+}
+
+// A case's tolerance for a value of `dtype`: its own where the fixture gives one, else 4e-6
+// relative for float32 and 1e-12 for float64.
+Tolerance tolerance_of(const nlohmann::json& c, const std::string& dtype) {
+  Tolerance t;
+  t.exact = c["exact"].get<bool>();
+  t.relative = dtype == "float64" ? 1e-12 : 4e-6;
+  if (!c["tolerance"].is_null()) t.relative = c["tolerance"].get<double>();
+  if (c.contains("atol") && !c["atol"].is_null()) t.absolute = c["atol"].get<double>();
+  return t;
+}
+
+struct Imported {
+  af::Graph g;
+  Imported() {
+    af::import_graph_def(g, af::read_graph_def((dir / "graph.pb").string()), {.name = ""});
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(op_coverage_conformance_test)
+
+// TensorFlow's forward ops and its gradient graphs (SoftplusGrad, EluGrad, Relu6Grad, ...),
+// imported and run here, give TensorFlow's values.
+BOOST_AUTO_TEST_CASE(imported_ops_and_their_tensorflow_gradients_give_tensorflows_values,
+                     *boost::unit_test::timeout(300)) {
+  Imported m;
+  af::Session sess(m.g);
+  std::size_t checked = 0;
+  for (const auto& c : reference()["cases"]) {
+    const std::string name = c["name"].get<std::string>();
+    BOOST_TEST_CONTEXT("case " << name) {
+      std::vector<Output> fetches;
+      for (const auto& o : c["outputs"]) fetches.push_back(m.g.output(o[0].get<std::string>()));
+      const auto out = sess.run(fetches);
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        const auto& want = c["outputs"][i][1];
+        check(out[i], want, tolerance_of(c, want["dtype"].get<std::string>()));
+        ++checked;
+      }
+      if (!c.contains("grads")) continue;
+      for (const auto& gr : c["grads"]) {
+        if (gr.is_null()) continue;
+        const auto got = sess.run(m.g.output(gr[0].get<std::string>()));
+        check(got, gr[1], tolerance_of(c, gr[1]["dtype"].get<std::string>()));
+        ++checked;
+      }
+    }
+  }
+  BOOST_TEST(checked > 200u);
+}
+
+// af::gradients of each case's loss, built here through the imported forward ops, equals
+// tf.gradients: the same None where TensorFlow has no gradient (Ceil, Round, Rint), zeros
+// for the slices a Split's loss does not read.
+BOOST_AUTO_TEST_CASE(gradients_built_here_equal_tensorflows, *boost::unit_test::timeout(300)) {
+  Imported m;
+  std::vector<std::string> names;
+  std::vector<Output> fetches;
+  std::vector<const nlohmann::json*> wants;
+  for (const auto& c : reference()["cases"]) {
+    if (!c.contains("grads")) continue;
+    std::vector<Output> xs;
+    for (const auto& x : c["grad_inputs"]) xs.push_back(m.g.output(x.get<std::string>()));
+    const auto grads = af::gradients({m.g.output(c["loss"].get<std::string>())}, xs);
+    BOOST_REQUIRE_EQUAL(grads.size(), c["grads"].size());
+    for (std::size_t i = 0; i < grads.size(); ++i) {
+      const auto& want = c["grads"][i];
+      BOOST_TEST(grads[i].valid() == !want.is_null(), c["name"].get<std::string>());
+      if (want.is_null() || !grads[i].valid()) continue;
+      names.push_back(c["name"].get<std::string>());
+      fetches.push_back(grads[i]);
+      wants.push_back(&c);
+    }
+  }
+  af::Session sess(m.g);
+  const auto out = sess.run(fetches);
+  std::size_t k = 0;
+  std::string previous;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const auto& c = *wants[i];
+    k = names[i] == previous ? k + 1 : 0;
+    previous = names[i];
+    // Grads of one case are consecutive; skip the nulls TensorFlow had before this one.
+    std::size_t slot = 0, seen = 0;
+    for (; slot < c["grads"].size(); ++slot)
+      if (!c["grads"][slot].is_null() && seen++ == k) break;
+    const auto& want = c["grads"][slot][1];
+    BOOST_TEST_CONTEXT("case " << names[i] << ", gradient " << slot) {
+      check(out[i], want, tolerance_of(c, want["dtype"].get<std::string>()));
+    }
+  }
+  BOOST_TEST(out.size() > 80u);
+}
+
+// The builders lay the ops out as TensorFlow's Python does and infer their shapes.
+BOOST_AUTO_TEST_CASE(builders_name_and_shape_their_ops_as_tensorflow) {
+  af::Graph g;
+  const Output x =
+      g.constant(Tensor::from_vector(std::vector<float>(24, 1.0f), af::Shape{4, 6}), "x");
+  const auto parts = af::split(x, 3, 1);
+  BOOST_REQUIRE_EQUAL(parts.size(), 3u);
+  BOOST_TEST(parts[2].name() == "split:2");
+  BOOST_TEST(g.operation("split/split_dim").type() == "Const");
+  BOOST_TEST(parts[0].shape() == af::PartialShape({4, 2}));
+  const auto sized = af::split(x, std::vector<std::int64_t>{1, -1, 2}, -1);
+  BOOST_REQUIRE_EQUAL(sized.size(), 3u);
+  BOOST_TEST(sized[0].node()->type() == "SplitV");
+  BOOST_TEST(sized[1].shape() == af::PartialShape({4, 3}));
+  const Output r = af::reverse(x, {0});
+  BOOST_TEST(r.name() == "ReverseV2:0");
+  BOOST_TEST(g.operation("ReverseV2/axis").type() == "Const");
+  const Output c = af::cumsum(x, 1, true, true);
+  BOOST_TEST(c.name() == "Cumsum:0");
+  BOOST_TEST(*c.node()->def().attr<bool>("reverse"));
+  const auto [out, idx] =
+      af::setdiff1d(g.constant(Tensor::from_vector(std::vector<int>{1, 2})),
+                    g.constant(Tensor::from_vector(std::vector<int>{2})), DType::int64);
+  BOOST_TEST(out.node()->type() == "ListDiff");
+  BOOST_TEST(idx.dtype() == DType::int64);
+  const Output b = g.constant(Tensor::from_vector(std::vector<bool>{true, false}));
+  const Output any = af::reduce_any(b, std::vector<std::int64_t>{0}, true);
+  BOOST_TEST(any.name() == "Any:0");
+  BOOST_TEST(any.node()->def().attrs.count("T") == 0u);  // Any and All have no T attribute
+  BOOST_TEST(af::is_nan(x).dtype() == DType::boolean);
+  BOOST_TEST(af::relu6(x).name() == "Relu6:0");
+  BOOST_TEST(af::atan2(x, x).name() == "Atan2:0");
+  BOOST_TEST(af::truncatediv(af::cast(x, DType::int32), af::cast(x, DType::int32)).name() ==
+             "truncatediv:0");
+  af::Session sess(g);
+  const auto v = sess.run({sized[1], af::selu(x), af::softplus(x)});
+  BOOST_TEST(v[0].shape() == af::Shape({4, 3}));
+  BOOST_TEST(v[1].data<float>()[0] == 1.0507009873554805f);
+  BOOST_TEST(v[2].data<float>()[0] == std::log1p(std::exp(1.0f)),
+             boost::test_tools::tolerance(1e-6f));
+}
+
+// Bad input gets TensorFlow's errors, while building where the shapes say so and when
+// running otherwise.
+BOOST_AUTO_TEST_CASE(bad_input_gets_tensorflows_errors) {
+  af::Graph g;
+  const Output x =
+      g.constant(Tensor::from_vector(std::vector<float>(8, 1.0f), af::Shape{2, 4}), "x");
+  BOOST_CHECK_EXCEPTION(af::split(x, 3, 1), af::InvalidArgumentError, [](const auto& e) {
+    return std::string(e.what()).find("Dimension size must be evenly divisible by 3 but is 4") !=
+           std::string::npos;
+  });
+  BOOST_CHECK_EXCEPTION(af::split(x, std::vector<std::int64_t>{1, 1}, 1), af::InvalidArgumentError,
+                        [](const auto& e) {
+                          return std::string(e.what()).find("Determined shape must either match") !=
+                                 std::string::npos;
+                        });
+  BOOST_CHECK_THROW(af::reduce_all(x), af::InvalidArgumentError);
+  BOOST_CHECK_THROW(af::reverse(x, {0, -2}), af::InvalidArgumentError);
+  BOOST_CHECK_THROW(af::softplus(af::cast(x, DType::int32)), af::InvalidArgumentError);
+  const Output ints = g.placeholder(DType::int32, af::PartialShape({-1}), "ints");
+  const Output q = af::truncatediv(ints, ints);
+  const Output axes = g.placeholder(DType::int32, af::PartialShape({-1}), "axes");
+  const Output rev =
+      g.create_op("ReverseV2", {x, axes}, {{"T", DType::float32}, {"Tidx", DType::int32}}, "rev")
+          .output(0);
+  af::Session sess(g);
+  auto fails_with = [&](const Output& y, af::FeedDict feeds, const std::string& message) {
+    try {
+      sess.run(y, feeds);
+      BOOST_ERROR("no error; expected " << message);
+    } catch (const af::InvalidArgumentError& e) {
+      BOOST_TEST(std::string(e.what()).find(message) != std::string::npos, e.what());
+    }
+  };
+  fails_with(q, {{ints, Tensor::from_vector(std::vector<int>{1, 0})}}, "Integer division by zero");
+  fails_with(rev, {{axes, Tensor::from_vector(std::vector<int>{1, -1})}},
+             "axis 1 specified more than once.");
+  fails_with(rev, {{axes, Tensor::from_vector(std::vector<int>{2})}},
+             "'axis'[0] = 2 is out of valid range [0, 1");
+}
+
+// nn::fused_batch_norm builds TensorFlow's FusedBatchNormV3, refuses channel counts that do
+// not match while building, and running fails with TensorFlow's messages for run-time
+// shapes; an empty batch gives NaN statistics.
+BOOST_AUTO_TEST_CASE(fused_batch_norm_builds_and_refuses_as_tensorflow) {
+  af::Graph g;
+  const Output x = g.placeholder(DType::float32, af::PartialShape({-1, 3, 2, 4}), "x");
+  const Output scale = g.constant(Tensor::from_vector(std::vector<float>{1, 1, 1, 1}), "scale");
+  const Output offset = g.constant(Tensor::from_vector(std::vector<float>{0, 0, 0, 0}), "offset");
+  const auto bn = af::nn::fused_batch_norm(x, scale, offset, {}, {}, 1e-9f);
+  BOOST_TEST(bn.y.name() == "FusedBatchNormV3:0");
+  BOOST_TEST(bn.mean.shape() == af::PartialShape({4}));
+  BOOST_TEST(*bn.y.node()->def().attr<float>("epsilon") == 1.001e-5f);  // raised as TensorFlow
+  const Output three = g.constant(Tensor::from_vector(std::vector<float>{1, 1, 1}), "three");
+  BOOST_CHECK_THROW(af::nn::fused_batch_norm(x, three, offset), af::InvalidArgumentError);
+  // Inference reads the statistics: empty ones do not match the 4 channels.
+  BOOST_CHECK_THROW(af::nn::fused_batch_norm(x, scale, offset, {}, {}, 0.001f, "NHWC", false),
+                    af::InvalidArgumentError);
+  const Output any_x = g.placeholder(DType::float32, af::PartialShape::unknown_of_rank(4), "any_x");
+  const Output any_scale = g.placeholder(DType::float32, af::PartialShape({-1}), "any_scale");
+  const auto open = af::nn::fused_batch_norm(any_x, any_scale, offset);
+  af::Session sess(g);
+  try {
+    sess.run(open.y, {{any_x, Tensor(DType::float32, af::Shape{1, 1, 1, 4})},
+                      {any_scale, Tensor::from_vector(std::vector<float>{1, 1, 1})}});
+    BOOST_ERROR("a scale of 3 for 4 channels ran");
+  } catch (const af::InvalidArgumentError& e) {
+    BOOST_TEST(std::string(e.what()).find("scale must have the same number of elements as the "
+                                          "channels of x, got 3 and 4") != std::string::npos,
+               e.what());
+  }
+  const auto empty =
+      sess.run({bn.y, bn.mean}, {{x, Tensor(DType::float32, af::Shape{0, 3, 2, 4})}});
+  BOOST_TEST(empty[0].num_elements() == 0);
+  BOOST_TEST(std::isnan(empty[1].data<float>()[0]));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
