@@ -1,5 +1,5 @@
 // Gradients of the element-wise ops of kernels/src/cwise_unary_ops.cpp and of Cumsum
-// (TensorFlow's math_grad.py): Log1p, Expm1, Erf, Erfc, Tan, Atan, Asin, Acos, Sinh, Cosh, Inv,
+// (TensorFlow's math_grad.py): Log1p, Expm1, Erf, Erfc, Tan, Atan, Asin, Acos, Sinh, Cosh,
 // Atan2, Xlogy, Xdivy and Cumsum; Ceil, Round, Rint and TruncateDiv have none. As
 // math_grad.py, what reads the forward op's input waits for the incoming gradient
 // (`with ops.control_dependencies([grad])`).
@@ -164,10 +164,6 @@ void register_cwise_gradients(GradientRegistry& r) {
   r.add("Acos", [](const Operation& op, const Grads& g) { return asin_grad(op, g, true); });
   r.add("Erf", [](const Operation& op, const Grads& g) { return erf_grad(op, g, 1.0); });
   r.add("Erfc", [](const Operation& op, const Grads& g) { return erf_grad(op, g, -1.0); });
-  // _InvGrad: ReciprocalGrad of the output.
-  r.add("Inv", [](const Operation& op, const Grads& g) -> Grads {
-    return {binary("ReciprocalGrad", op.output(0), g[0], "ReciprocalGrad")};
-  });
   r.add("Atan2", atan2_grad);
   r.add("Xlogy",
         [](const Operation& op, const Grads& g) { return xlogy_xdivy_grad(op, g, false); });

@@ -489,9 +489,10 @@ void register_math_gradients(GradientRegistry& r) {
         [](const Operation& op, const Grads& g) { return unary_with_output("SqrtGrad", op, g); });
   r.add("Rsqrt",
         [](const Operation& op, const Grads& g) { return unary_with_output("RsqrtGrad", op, g); });
-  r.add("Reciprocal", [](const Operation& op, const Grads& g) {
-    return unary_with_output("ReciprocalGrad", op, g);
-  });
+  for (const char* type : {"Reciprocal", "Inv"})  // Inv: Reciprocal's old name, _InvGrad
+    r.add(type, [](const Operation& op, const Grads& g) {
+      return unary_with_output("ReciprocalGrad", op, g);
+    });
   r.add("Softmax", softmax_grad);
   r.add("LogSoftmax", log_softmax_grad);
   r.add("Square", square_grad);
