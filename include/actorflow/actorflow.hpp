@@ -20,6 +20,7 @@
 #include "actorflow/net/port_picker.hpp"
 #include "actorflow/net/server.hpp"
 #include "actorflow/ops/array_ops.hpp"
+#include "actorflow/ops/batch_matmul_ops.hpp"
 #include "actorflow/ops/batch_norm_ops.hpp"
 #include "actorflow/ops/control_flow_ops.hpp"
 #include "actorflow/ops/data_flow_ops.hpp"

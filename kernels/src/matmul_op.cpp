@@ -1,6 +1,7 @@
-// MatMul: its CPU kernel. Products go to the GEMM backend (cpu_gemm.cpp: oneDNN or OpenBLAS,
-// opened on first use) for float, to Eigen for the other types, and to a plain loop when tiny.
-// Its definition (shape function, builder) is in ops/src/defs/matmul_op.cpp.
+// MatMul and the batched products BatchMatMul, BatchMatMulV2 and BatchMatMulV3: their CPU
+// kernels. Products go to the GEMM backend (cpu_gemm.cpp: oneDNN or OpenBLAS, opened on first
+// use) for float, to Eigen for the other types, and to a plain loop when tiny. Their
+// definitions (shape functions, builders) are in ops/src/defs/matmul_op.cpp.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -81,6 +82,36 @@ void eigen_matmul(const OpKernelContext& ctx, const T* a, const T* b, T* out, In
     om.device(Eigen::DefaultDevice()) = am.contract(bm, dims);
 }
 
+// out[m,n] = op(a) * op(b) by the cheapest route for its size.
+template <class C>
+void multiply(const OpKernelContext& ctx, const C* a, const C* b, C* out, Index m, Index n, Index k,
+              bool ta, bool tb) {
+  if (m * n * k <= kNaiveMatMulFlops)
+    naive_matmul(a, b, out, m, n, k, ta, tb);
+  else
+    eigen_matmul(ctx, a, b, out, m, n, k, ta, tb);
+}
+
+// Runs `product(a, b, out)` over float copies of bfloat16 `a` and `b`, rounding the result
+// into `out` once; the conversions are cheap next to the product.
+template <class T, class Product>
+void via_float(const Tensor& a, const Tensor& b, Tensor& out, Product product) {
+  if constexpr (std::is_same_v<T, bfloat16_t>) {
+    std::vector<float> af(static_cast<std::size_t>(a.num_elements())),
+        bf(static_cast<std::size_t>(b.num_elements())),
+        of(static_cast<std::size_t>(out.num_elements()));
+    const T* ap = a.data<T>();
+    const T* bp = b.data<T>();
+    for (std::size_t i = 0; i < af.size(); ++i) af[i] = static_cast<float>(ap[i]);
+    for (std::size_t i = 0; i < bf.size(); ++i) bf[i] = static_cast<float>(bp[i]);
+    product(af.data(), bf.data(), of.data());
+    T* o = out.data<T>();
+    for (std::size_t i = 0; i < of.size(); ++i) o[i] = bfloat16_t(of[i]);
+  } else {
+    product(a.data<T>(), b.data<T>(), out.data<T>());
+  }
+}
+
 template <class T>
 class MatMulOp : public OpKernel {
  public:
@@ -116,35 +147,143 @@ class MatMulOp : public OpKernel {
       return;
     }
     Tensor& out = ctx.allocate_output_for_overwrite(0, dtype_of_v<T>, Shape{m, n});
-    T* o = out.data<T>();
-    if constexpr (std::is_same_v<T, bfloat16_t>) {
-      // Products in float, rounded once; the conversions are cheap next to the product.
-      std::vector<float> af(static_cast<std::size_t>(m * k)), bf(static_cast<std::size_t>(k * n)),
-          of(static_cast<std::size_t>(m * n));
-      const T* ap = a.data<T>();
-      const T* bp = b.data<T>();
-      for (std::size_t i = 0; i < af.size(); ++i) af[i] = static_cast<float>(ap[i]);
-      for (std::size_t i = 0; i < bf.size(); ++i) bf[i] = static_cast<float>(bp[i]);
-      multiply(ctx, af.data(), bf.data(), of.data(), m, n, k);
-      for (std::size_t i = 0; i < of.size(); ++i) o[i] = bfloat16_t(of[i]);
-    } else {
-      multiply(ctx, a.data<T>(), b.data<T>(), o, m, n, k);
-    }
+    via_float<T>(a, b, out, [&](const auto* ap, const auto* bp, auto* op) {
+      multiply(ctx, ap, bp, op, m, n, k, transpose_a_, transpose_b_);
+    });
   }
 
  private:
-  template <class C>
-  void multiply(const OpKernelContext& ctx, const C* a, const C* b, C* out, Index m, Index n,
-                Index k) const {
-    if (m * n * k <= kNaiveMatMulFlops)
-      naive_matmul(a, b, out, m, n, k, transpose_a_, transpose_b_);
-    else
-      eigen_matmul(ctx, a, b, out, m, n, k, transpose_a_, transpose_b_);
-  }
-
   bool transpose_a_ = false;
   bool transpose_b_ = false;
 };
+
+// -- BatchMatMul, BatchMatMulV2, BatchMatMulV3 ---------------------------------------------
+
+// The batch dimensions of `x` and `y` (all but their last two) broadcast as NumPy's: the
+// output's, and for each output matrix the matrix of x and of y it multiplies. False when
+// they do not broadcast.
+bool broadcast_batches(const Shape& x, const Shape& y, std::vector<std::int64_t>* out_batch,
+                       std::vector<Index>* x_index, std::vector<Index>* y_index) {
+  const int rx = x.rank() - 2, ry = y.rank() - 2, rank = std::max(rx, ry);
+  std::vector<Index> dx(static_cast<std::size_t>(rank), 1), dy = dx;
+  for (int i = 0; i < rx; ++i) dx[static_cast<std::size_t>(rank - rx + i)] = x.dim(i);
+  for (int i = 0; i < ry; ++i) dy[static_cast<std::size_t>(rank - ry + i)] = y.dim(i);
+  out_batch->assign(static_cast<std::size_t>(rank), 1);
+  Index count = 1;
+  for (std::size_t i = 0; i < dx.size(); ++i) {
+    if (dx[i] != dy[i] && dx[i] != 1 && dy[i] != 1) return false;
+    (*out_batch)[i] = dx[i] == 1 ? dy[i] : dx[i];
+    count *= (*out_batch)[i];
+  }
+  x_index->assign(static_cast<std::size_t>(count), 0);
+  y_index->assign(static_cast<std::size_t>(count), 0);
+  // Row-major strides of x's and y's batches, 0 along a broadcast dimension.
+  Index sx = 1, sy = 1;
+  Index span = 1;  // output matrices per step of dimension i
+  for (std::size_t i = dx.size(); i-- > 0;) {
+    const Index d = (*out_batch)[i];
+    for (Index b = 0; b < count; ++b) {
+      const Index at = (b / span) % d;
+      if (dx[i] != 1) (*x_index)[static_cast<std::size_t>(b)] += at * sx;
+      if (dy[i] != 1) (*y_index)[static_cast<std::size_t>(b)] += at * sy;
+    }
+    sx *= dx[i];
+    sy *= dy[i];
+    span *= d;
+  }
+  return true;
+}
+
+// BatchMatMul (`broadcast` false: ranks and batch dimensions equal) and BatchMatMulV2/V3
+// (batch dimensions broadcast): out[..., m, n] = adj(x)[..., m, k] * adj(y)[..., k, n].
+template <class T, bool broadcast>
+class BatchMatMulOp : public OpKernel {
+ public:
+  BatchMatMulOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    *s = c.get_attr("adj_x", &adj_x_);
+    if (s->ok()) *s = c.get_attr("adj_y", &adj_y_);
+  }
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    if (ctx.num_inputs() != 2 || ctx.input(0).rank() < 2 || ctx.input(1).rank() < 2) return false;
+    const Shape& y = ctx.input(1).shape();
+    return ctx.input(0).num_elements() * y.dim(y.rank() - (adj_y_ ? 2 : 1)) > kExpensiveMatMulFlops;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& y = ctx.input(1);
+    if (Status s = validate(x.shape(), y.shape()); !s.ok())
+      return ctx.fail(s.with_context(node_suffix(name())));
+    std::vector<std::int64_t> dims;
+    std::vector<Index> xi, yi;
+    if (!broadcast_batches(x.shape(), y.shape(), &dims, &xi, &yi))
+      return ctx.fail(invalid_argument(
+          "In[0] and In[1] must have compatible batch dimensions: " + x.shape().to_string() +
+          " vs. " + y.shape().to_string() + node_suffix(name())));
+    Index d0 = x.shape().dim(x.rank() - 2), d1 = x.shape().dim(x.rank() - 1);
+    Index d2 = y.shape().dim(y.rank() - 2), d3 = y.shape().dim(y.rank() - 1);
+    if (adj_x_) std::swap(d0, d1);
+    if (adj_y_) std::swap(d2, d3);
+    if (d1 != d2)
+      return ctx.fail(invalid_argument("Matrix size-incompatible: In[0]: " + x.shape().to_string() +
+                                       ", In[1]: " + y.shape().to_string() + node_suffix(name())));
+    dims.push_back(d0);
+    dims.push_back(d3);
+    const Shape out_shape(std::move(dims));
+    if (out_shape.num_elements() == 0 || d1 == 0) {  // a zero-filled output
+      ctx.allocate_output(0, dtype_of_v<T>, out_shape);
+      return;
+    }
+    Tensor& out = ctx.allocate_output_for_overwrite(0, dtype_of_v<T>, out_shape);
+    const Index x_size = d0 * d1, y_size = d2 * d3, out_size = d0 * d3;
+    via_float<T>(x, y, out, [&](const auto* xp, const auto* yp, auto* op) {
+      for (std::size_t b = 0; b < xi.size(); ++b)
+        multiply(ctx, xp + xi[b] * x_size, yp + yi[b] * y_size,
+                 op + static_cast<Index>(b) * out_size, d0, d3, d1, adj_x_, adj_y_);
+    });
+  }
+
+ private:
+  // TensorFlow's ValidateInputTensors of BatchMatMul and BatchMatMulV2.
+  static Status validate(const Shape& x, const Shape& y) {
+    if constexpr (broadcast) {
+      if (x.rank() < 2)
+        return invalid_argument("In[0] ndims must be >= 2: " + std::to_string(x.rank()));
+      if (y.rank() < 2)
+        return invalid_argument("In[1] ndims must be >= 2: " + std::to_string(y.rank()));
+    } else {
+      if (x.rank() != y.rank())
+        return invalid_argument("In[0] and In[1] has different ndims: " + x.to_string() + " vs. " +
+                                y.to_string());
+      if (x.rank() < 2)
+        return invalid_argument("In[0] and In[1] ndims must be >= 2: " + std::to_string(x.rank()));
+      for (int i = 0; i < x.rank() - 2; ++i)
+        if (x.dim(i) != y.dim(i))
+          return invalid_argument("In[0].dim(" + std::to_string(i) + ") and In[1].dim(" +
+                                  std::to_string(i) + ") must be the same: " + x.to_string() +
+                                  " vs " + y.to_string());
+    }
+    return {};
+  }
+
+  bool adj_x_ = false;
+  bool adj_y_ = false;
+};
+
+template <class T>
+using BatchMatMulV1Op = BatchMatMulOp<T, false>;
+template <class T>
+using BatchMatMulV2Op = BatchMatMulOp<T, true>;
+
+// BatchMatMulV3 for Ta = Tb = Tout = each of Ts.
+template <class... Ts>
+void register_batch_matmul_v3(KernelRegistry& r) {
+  (r.add(make_kernel_def<BatchMatMulV2Op<Ts>>(
+       "BatchMatMulV3", "CPU",
+       {{"Ta", {dtype_of_v<Ts>}}, {"Tb", {dtype_of_v<Ts>}}, {"Tout", {dtype_of_v<Ts>}}})),
+   ...);
+}
 
 }  // namespace
 
@@ -152,6 +291,11 @@ namespace detail {
 
 void register_matmul_kernels(KernelRegistry& r) {
   register_for_types<MatMulOp, float, double, std::int32_t, std::int64_t, bfloat16_t>(r, "MatMul");
+  register_for_types<BatchMatMulV1Op, float, double, std::int32_t, std::int64_t, bfloat16_t>(
+      r, "BatchMatMul");
+  register_for_types<BatchMatMulV2Op, float, double, std::int32_t, std::int64_t, bfloat16_t>(
+      r, "BatchMatMulV2");
+  register_batch_matmul_v3<float, double, std::int32_t, std::int64_t, bfloat16_t>(r);
 }
 
 }  // namespace detail

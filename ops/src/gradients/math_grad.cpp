@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "actorflow/ops/array_ops.hpp"
+#include "actorflow/ops/batch_matmul_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/partition_ops.hpp"
@@ -174,6 +175,65 @@ Grads matmul_grad(const Operation& op, const Grads& g) {
   if (ta && !tb)
     return {matmul(b, grad, false, true, "MatMul"), matmul(a, grad, false, false, "MatMul_1")};
   return {matmul(b, grad, true, true, "MatMul"), matmul(grad, a, true, true, "MatMul_1")};
+}
+
+// _BatchMatMul / _BatchMatMulV2: the products of matmul_grad with adjoints for transposes
+// (real types), each summed over the batch dimensions its input was broadcast along.
+Grads batch_matmul_grad(const Operation& op, const Grads& g) {
+  const bool ax = *op.node_def().attr<bool>("adj_x");
+  const bool ay = *op.node_def().attr<bool>("adj_y");
+  const Output x = input(op, 0), y = input(op, 1), grad = g[0];
+  // math_ops.matmul: MatMul for two matrices, BatchMatMulV2 otherwise.
+  auto mm = [](const Output& a, const Output& b, bool adj_a, bool adj_b, const char* name) {
+    const bool matrices = a.shape().rank_known() && a.shape().rank() == 2 &&
+                          b.shape().rank_known() && b.shape().rank() == 2;
+    return matrices ? matmul(a, b, adj_a, adj_b, name) : batch_matmul(a, b, adj_a, adj_b, name);
+  };
+  Output gx, gy;
+  if (!ax && !ay) {
+    gx = mm(grad, y, false, true, "MatMul");
+    gy = mm(x, grad, true, false, "MatMul_1");
+  } else if (!ax) {
+    gx = mm(grad, y, false, false, "MatMul");
+    gy = mm(grad, x, true, false, "MatMul_1");
+  } else if (!ay) {
+    gx = mm(y, grad, false, true, "MatMul");
+    gy = mm(x, grad, false, false, "MatMul_1");
+  } else {
+    gx = mm(y, grad, true, true, "MatMul");
+    gy = mm(grad, x, true, true, "MatMul_1");
+  }
+  if (op.type() == "BatchMatMul") return {gx, gy};  // batch dimensions equal
+  const PartialShape& px = x.shape();
+  const PartialShape& py = y.shape();
+  const bool may_batch = !px.rank_known() || px.rank() > 2 || !py.rank_known() || py.rank() > 2;
+  auto batch = [](const PartialShape& p) {
+    return std::vector<std::int64_t>(p.dims().begin(), p.dims().end() - 2);
+  };
+  if (!may_batch || (px.fully_defined() && py.fully_defined() && batch(px) == batch(py) &&
+                     gx.shape() == px && gy.shape() == py))
+    return {gx, gy};
+  Graph& gr = op.graph();
+  if (px.fully_defined() && py.fully_defined()) {
+    // Known while building: sum over the broadcast axes only, as Consts.
+    std::vector<std::int64_t> rx, ry;
+    throw_if_error(broadcast_reduction_axes(batch(px), batch(py), &rx, &ry));
+    auto reduce = [&](const Output& full, const std::vector<std::int64_t>& axes,
+                      const PartialShape& target, const char* sum_name, const char* reshape_name) {
+      const Output summed =
+          axes.empty() ? full : sum_op(full, int_constant(gr, axes, "Const"), false, sum_name);
+      return reshape_op(summed, int_constant(gr, target.dims(), "Const"), reshape_name);
+    };
+    return {reduce(gx, rx, px, "Sum", "Reshape"), reduce(gy, ry, py, "Sum_1", "Reshape_1")};
+  }
+  const Output sx = dynamic_shape(x, "Shape"), sy = dynamic_shape(y, "Shape_1");
+  const StridedSliceMasks begin_only{.begin_mask = 1};
+  const Output bx = strided_slice(sx, {0}, {-2}, {1}, begin_only, "strided_slice");
+  const Output by = strided_slice(sy, {0}, {-2}, {1}, begin_only, "strided_slice_1");
+  Operation args = gr.create_op("BroadcastGradientArgs", {bx, by}, {{"T", DType::int32}},
+                                "BroadcastGradientArgs");
+  return {reshape_op(sum_op(gx, args.output(0), false, "Sum"), sx, "Reshape"),
+          reshape_op(sum_op(gy, args.output(1), false, "Sum_1"), sy, "Reshape_1")};
 }
 
 Grads mean_grad(const Operation& op, const Grads& g) {
@@ -470,6 +530,8 @@ void register_math_gradients(GradientRegistry& r) {
     return Grads(op.node()->inputs().size(), g[0]);
   });
   r.add("MatMul", matmul_grad);
+  for (const char* type : {"BatchMatMul", "BatchMatMulV2", "BatchMatMulV3"})
+    r.add(type, batch_matmul_grad);
   r.add("Sum", [](const Operation& op, const Grads& g) -> Grads {
     return {sum_grad(op, g[0]), Output()};
   });
