@@ -45,6 +45,8 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_activation_kernels(r);
   register_split_kernels(r);
   register_batch_norm_kernels(r);
+  register_gather_nd_kernels(r);
+  register_top_k_kernels(r);
 }
 
 }  // namespace detail

@@ -37,5 +37,7 @@ void register_cwise_unary_kernels(KernelRegistry& r);  // Log1p, Erf, IsNan, Ata
 void register_activation_kernels(KernelRegistry& r);   // Softplus, Elu, Selu, Relu6, *Grad
 void register_split_kernels(KernelRegistry& r);        // Split, SplitV, ReverseV2
 void register_batch_norm_kernels(KernelRegistry& r);   // FusedBatchNorm*, their Grads
+void register_gather_nd_kernels(KernelRegistry& r);    // GatherNd, ScatterNd, TensorScatter*
+void register_top_k_kernels(KernelRegistry& r);        // TopK, TopKV2, InTopK, InTopKV2
 
 }  // namespace af::detail

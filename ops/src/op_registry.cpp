@@ -92,6 +92,8 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_activation_ops(r);
   detail::register_split_ops(r);
   detail::register_batch_norm_ops(r);
+  detail::register_gather_nd_ops(r);
+  detail::register_top_k_ops(r);
 }
 
 }  // namespace af

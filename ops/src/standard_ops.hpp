@@ -70,6 +70,10 @@ void register_activation_ops(OpRegistry& r);
 void register_split_ops(OpRegistry& r);
 /// FusedBatchNorm, V2, V3 and their gradient ops
 void register_batch_norm_ops(OpRegistry& r);
+/// GatherNd, ScatterNd, TensorScatter{Update,Add,Sub,Max,Min}
+void register_gather_nd_ops(OpRegistry& r);
+/// TopK, TopKV2, InTopK, InTopKV2
+void register_top_k_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 

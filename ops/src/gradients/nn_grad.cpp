@@ -1,10 +1,13 @@
 // Gradients of the nn ops (TensorFlow 1.x's nn_grad.py): BiasAdd, Conv2D, MaxPool, AvgPool,
-// the two softmax cross-entropies, the fused batch norms, and the activations Softplus, Softsign,
-// Elu, Selu and Relu6 with the gradients of their gradient ops.
+// the two softmax cross-entropies, the fused batch norms, TopK, and the activations Softplus,
+// Softsign, Elu, Selu and Relu6 with the gradients of their gradient ops.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "actorflow/ops/array_ops.hpp"
+#include "actorflow/ops/gather_nd_ops.hpp"
+#include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/nn_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "gradient_helpers.hpp"
@@ -173,7 +176,47 @@ Grads fused_batch_norm_grad(const Operation& op, const Grads& g) {
 
 }  // namespace
 
+// _TopKGrad: the values' gradient scattered (ScatterNd) to the flat positions the indices
+// name, row by row, reshaped to the input's shape; k gets none.
+Grads top_k_grad(const Operation& op, const Grads& g) {
+  const Output x = input(op, 0), ind = op.output(1), grad = g[0];
+  Graph& gr = op.graph();
+  const DType it = ind.dtype();
+  // The last dimension of a shape vector, as int64.
+  auto last_dim = [&](const Output& shape_vec, const char* cast, const char* size_name,
+                      const char* sub_name, const char* gather_name) {
+    const Output one = gr.constant(Tensor(std::int32_t{1}), std::string(sub_name) + "/y");
+    return gather(af::cast(shape_vec, DType::int64, cast),
+                  sub(size(shape_vec, DType::int32, size_name), one, sub_name), gather_name);
+  };
+  const Output in_shape = shape(x, it, "Shape");
+  const Output ind_shape = shape(ind, DType::int32, "Shape_1");
+  const Output ind_lastdim = last_dim(ind_shape, "Cast", "Size", "sub", "GatherV2");
+  const Output minus_one = gr.constant(Tensor(std::int64_t{-1}), "stack/0");
+  const Output ind_2d = reshape(ind, stack({minus_one, ind_lastdim}, 0, "stack"), "Reshape");
+  const Output in_lastdim = last_dim(in_shape, "Cast_1", "Size_1", "sub_1", "GatherV2_1");
+  const Output outerdim = strided_slice(shape(ind_2d, DType::int32, "Shape_2"), {0}, {1}, {1},
+                                        StridedSliceMasks{.shrink_axis_mask = 1}, "strided_slice");
+  const Output starts = range(gr.constant(Tensor(std::int64_t{0}), "range/start"),
+                              mul(af::cast(outerdim, DType::int64, "Cast_2"), in_lastdim, "mul"),
+                              in_lastdim, "range");
+  const Output flat =
+      reshape(add(ind_2d, af::cast(expand_dims(starts, -1, "ExpandDims"), it, "Cast_3"), "add"),
+              std::vector<std::int64_t>{-1}, "Reshape_1");
+  const Output total = stack({reduce_prod(in_shape, std::nullopt, false, "Prod")}, 0, "stack_1");
+  const Output scattered =
+      scatter_nd(expand_dims(flat, -1, "ExpandDims_1"),
+                 reshape(grad, std::vector<std::int64_t>{-1}, "Reshape_2"), total, "ScatterNd");
+  Grads out{reshape(scattered, in_shape, "Reshape_3")};
+  if (op.node()->inputs().size() == 2) out.emplace_back();  // TopKV2's k
+  return out;
+}
+
 void register_nn_gradients(GradientRegistry& r) {
+  r.add("TopK", top_k_grad);
+  r.add("TopKV2", top_k_grad);
+  r.add_not_differentiable("InTopK");
+  r.add_not_differentiable("InTopKV2");
   for (const char* type : {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"})
     r.add(type, fused_batch_norm_grad);
   // _SoftplusGrad: grad * sigmoid(x), as TensorFlow 2's Python builds it.

@@ -1,0 +1,364 @@
+// GatherNd, ScatterNd and TensorScatter{Update,Add,Sub,Max,Min}: CPU kernels with
+// TensorFlow's checks and messages (gather_nd_op.cc, scatter_nd_op.cc). An index row of
+// `indices` (shape `batch + [K]`) names the slice `x[i0, ..., iK-1]` of `x.shape[K:]`. Their
+// definitions are in ops/src/defs/gather_nd_ops.cpp.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "actorflow/ops/kernel.hpp"
+#include "kernel_helpers.hpp"
+#include "standard_kernels.hpp"
+
+namespace af {
+
+namespace {
+
+using detail::copy_elements;
+using detail::Index;
+using detail::index_values;
+using detail::kIndexTypes;
+using detail::kValueTypes;
+using detail::slice_debug_string;
+using detail::StatusKernel;
+
+// TensorFlow's bad_indices_policy: "" and "DEFAULT" and "ERROR" fail the step at a row out of
+// range; "IGNORE" leaves its slice zero (gathers) or unwritten (scatters).
+Status read_ignore_policy(OpKernelConstruction& c, bool* ignore) {
+  std::string policy;
+  if (!c.get_attr("bad_indices_policy", &policy).ok()) policy.clear();  // older graphs
+  if (policy != "" && policy != "DEFAULT" && policy != "ERROR" && policy != "IGNORE")
+    return invalid_argument("Unknown bad indices handling attribute: " + policy);
+  *ignore = policy == "IGNORE";
+  return {};
+}
+
+// The longest index row TensorFlow's kernels take (their functors are instantiated up to 7).
+constexpr Index kMaxIndexDepth = 7;
+
+Status index_depth_error(Index k) {
+  return invalid_argument(
+      "Only indices.shape[-1] values between 1 and 7 are currently supported.  Requested rank: " +
+      std::to_string(k));
+}
+
+// The index rows of `indices` against the leading dimensions of `shape`: for each row the
+// slice it names (its offset in slices of `shape[K:]`), or -1 when it is out of range.
+struct IndexRows {
+  Index k = 0;             // the row length, indices.shape[-1]
+  Index rows = 0;          // how many rows
+  Index slice = 1;         // elements per slice, prod(shape[K:])
+  std::vector<Index> raw;  // the indices, row by row
+  Index first_bad = -1;    // the first row out of range
+
+  IndexRows(const Tensor& indices, const Shape& shape) : raw(index_values(indices)) {
+    k = indices.shape().dim(indices.rank() - 1);
+    rows = 1;
+    for (int d = 0; d < indices.rank() - 1; ++d) rows *= indices.shape().dim(d);
+    for (int d = static_cast<int>(k); d < shape.rank(); ++d) slice *= shape.dim(d);
+    offsets.resize(static_cast<std::size_t>(rows));
+    for (Index r = 0; r < rows; ++r) {
+      Index at = 0;
+      for (Index j = 0; j < k; ++j) {
+        const Index v = raw[static_cast<std::size_t>(r * k + j)];
+        const Index dim = shape.dim(static_cast<int>(j));
+        if (v < 0 || v >= dim) {
+          at = -1;
+          break;
+        }
+        at = at * dim + v;
+      }
+      offsets[static_cast<std::size_t>(r)] = at;
+      if (at < 0 && first_bad < 0) first_bad = r;
+    }
+  }
+
+  Index offset(Index r) const { return offsets[static_cast<std::size_t>(r)]; }
+
+  // "indices[1] = [4, 0]": the row named as TensorFlow's messages name it.
+  std::string describe(const Tensor& indices, Index r) const {
+    std::vector<std::int64_t> batch = indices.shape().dims();
+    batch.pop_back();
+    std::string out = "indices" + slice_debug_string(Shape(std::move(batch)), r) + " = [";
+    for (Index j = 0; j < k; ++j)
+      out += (j ? ", " : "") + std::to_string(raw[static_cast<std::size_t>(r * k + j)]);
+    return out + "]";
+  }
+
+ private:
+  std::vector<Index> offsets;
+};
+
+// GatherNd(params, indices): output `indices.shape[:-1] + params.shape[K:]`.
+class GatherNdOp : public StatusKernel {
+ public:
+  GatherNdOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
+    *s = read_ignore_policy(c, &ignore_bad_);
+  }
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    const Tensor& params = ctx.input(0);
+    const Tensor& indices = ctx.input(1);
+    if (params.rank() < 1) return invalid_argument("params must be at least a vector");
+    if (indices.rank() < 1) return invalid_argument("indices must be at least a vector");
+    const Index k = indices.shape().dim(indices.rank() - 1);
+    if (k > params.rank())
+      return invalid_argument("index innermost dimension length must be <= params rank; saw: " +
+                              std::to_string(k) + " vs. " + std::to_string(params.rank()));
+    if (k > kMaxIndexDepth) return index_depth_error(k);
+    std::vector<std::int64_t> dims = indices.shape().dims();
+    dims.pop_back();
+    for (int d = static_cast<int>(k); d < params.rank(); ++d) dims.push_back(params.shape().dim(d));
+    const IndexRows rows(indices, params.shape());
+    if (params.num_elements() == 0 && rows.rows > 0)
+      return invalid_argument(
+          "Requested more than 0 entries, but params is empty.  Params shape: " +
+          params.shape().to_string());
+    if (rows.first_bad >= 0 && !ignore_bad_)
+      return invalid_argument(rows.describe(indices, rows.first_bad) +
+                              " does not index into param shape " + params.shape().to_string() +
+                              ", node name: " + name());
+    Tensor& out = ctx.allocate_output(0, params.dtype(), Shape(std::move(dims)));
+    for (Index r = 0; r < rows.rows; ++r)
+      if (rows.offset(r) >= 0)
+        copy_elements(params, rows.offset(r) * rows.slice, out, r * rows.slice, rows.slice);
+    return {};
+  }
+
+ private:
+  bool ignore_bad_ = false;
+};
+
+// -- scatters -------------------------------------------------------------------------------
+
+enum class Kind { update, add, sub, max, min };
+
+// TensorFlow's ValidEmptyOutputShape: indices and updates both empty, or all three not.
+bool valid_empty_output(Index output, Index indices, Index updates) {
+  if (indices == 0 && updates == 0) return true;
+  return output != 0 && indices != 0 && updates != 0;
+}
+
+Status rank_at_least_one(const Tensor& t, const char* what) {
+  if (t.rank() >= 1) return {};
+  return invalid_argument(std::string(what) +
+                          " shape must have rank at least one. Found:" + t.shape().to_string());
+}
+
+// DoScatterNd's own checks (PrepareAndValidateInputs, ValidateUpdateShape) once the op's
+// have passed; they read 1-D indices as one index per row.
+Status prepare_scatter(const Shape& out, const Tensor& indices, const Tensor& updates) {
+  if (out.rank() < 1)
+    return invalid_argument("Output must be at least 1-D, got shape: " + out.to_string());
+  if (out.num_elements() == 0 && indices.num_elements() > 0)
+    return invalid_argument("Indices and updates specified for empty output.  indices shape: " +
+                            indices.shape().to_string());
+  const Shape& is = indices.shape();
+  const Shape& us = updates.shape();
+  if (us.dim(0) != is.dim(0))
+    return invalid_argument("Dimensions [0,1) of indices[shape=" + is.to_string() +
+                            "] = " + std::to_string(is.dim(0)) +
+                            " must match dimensions [0,1) of updates[shape=" + us.to_string() +
+                            "] = " + std::to_string(us.dim(0)));
+  const Index slice_dim = is.rank() > 1 ? is.dim(is.rank() - 1) : 1;
+  const Index batch_dim = is.rank() > 1 ? is.rank() - 1 : 1;
+  bool ok = us.rank() >= batch_dim && out.rank() >= slice_dim + (us.rank() - batch_dim) &&
+            us.rank() == batch_dim + out.rank() - slice_dim;
+  for (Index d = 0; ok && d < batch_dim; ++d)
+    ok = us.dim(static_cast<int>(d)) == is.dim(static_cast<int>(d));
+  for (Index d = 0; ok && d < us.rank() - batch_dim; ++d)
+    ok = us.dim(static_cast<int>(d + batch_dim)) == out.dim(static_cast<int>(d + slice_dim));
+  if (!ok)
+    return invalid_argument(
+        "Must have updates.shape = indices.shape[:batch_dim] + params_shape[slice_dim:], got "
+        "updates.shape: " +
+        us.to_string() + ", indices.shape: " + is.to_string() +
+        ", params_shape: " + out.to_string() + ", slice_dim: " + std::to_string(slice_dim) +
+        ", and batch_dim: " + std::to_string(batch_dim));
+  if (slice_dim > kMaxIndexDepth) return index_depth_error(slice_dim);
+  return {};
+}
+
+// `dst` updated by `src` (bfloat16 through float, rounded once; std::max/min as Eigen's
+// cwiseMax/cwiseMin).
+template <Kind K, class T>
+T combine(T dst, T src) {
+  if constexpr (std::is_same_v<T, bfloat16_t>) {
+    return bfloat16_t(combine<K>(static_cast<float>(dst), static_cast<float>(src)));
+  } else if constexpr (K == Kind::add) {
+    return static_cast<T>(dst + src);
+  } else if constexpr (K == Kind::sub) {
+    return static_cast<T>(dst - src);
+  } else if constexpr (K == Kind::max) {
+    return std::max(dst, src);
+  } else {
+    return std::min(dst, src);
+  }
+}
+
+// Applies `updates` (rows of `slice` elements) to `out` at the rows of `rows`, in order;
+// the first row out of range fails with TensorFlow's text unless `ignore_bad`.
+template <Kind K, class T>
+Status apply_rows(const IndexRows& rows, const Tensor& indices, const Tensor& updates, Tensor& out,
+                  bool ignore_bad) {
+  for (Index r = 0; r < rows.rows; ++r) {
+    const Index at = rows.offset(r);
+    if (at < 0) {
+      if (ignore_bad) continue;
+      return invalid_argument(rows.describe(indices, r) + " does not index into shape " +
+                              out.shape().to_string());
+    }
+    if constexpr (K == Kind::update) {
+      copy_elements(updates, r * rows.slice, out, at * rows.slice, rows.slice);
+    } else {
+      const T* src = updates.data<T>() + r * rows.slice;
+      T* dst = out.data<T>() + at * rows.slice;
+      for (Index e = 0; e < rows.slice; ++e) dst[e] = combine<K>(dst[e], src[e]);
+    }
+  }
+  return {};
+}
+
+// ScatterNd(indices, updates, shape): zeros of `shape` plus the sum of the updates to each
+// slice.
+template <class T>
+class ScatterNdOp : public StatusKernel {
+ public:
+  ScatterNdOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
+    *s = read_ignore_policy(c, &ignore_bad_);
+  }
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    const Tensor& indices = ctx.input(0);
+    const Tensor& updates = ctx.input(1);
+    const Tensor& shape_t = ctx.input(2);
+    ACTORFLOW_RETURN_IF_ERROR(rank_at_least_one(indices, "Indices"));
+    ACTORFLOW_RETURN_IF_ERROR(rank_at_least_one(updates, "Updates"));
+    const std::vector<std::int64_t> dims = index_values(shape_t);
+    for (auto d : dims)
+      if (d < 0) return invalid_argument("Dimension " + std::to_string(d) + " must be >= 0");
+    const Shape shape(dims);
+    if (!valid_empty_output(shape_t.num_elements(), indices.num_elements(), updates.num_elements()))
+      return invalid_argument("Indices and updates specified for empty output shape");
+    const int outer = indices.rank() - 1;
+    const std::string batch_message = "Dimensions [0," + std::to_string(outer) +
+                                      ") of indices[shape=" + indices.shape().to_string() +
+                                      "] must match dimensions [0," + std::to_string(outer) +
+                                      ") of updates[shape=" + updates.shape().to_string() + "]";
+    for (int i = 0; i < outer; ++i)
+      if (i >= updates.rank() || indices.shape().dim(i) != updates.shape().dim(i))
+        return invalid_argument(batch_message);
+    const Index ix = indices.shape().dim(outer);
+    const std::string inner_message =
+        "Dimensions [" + std::to_string(ix) + "," + std::to_string(shape.rank()) +
+        ") of input[shape=" + shape.to_string() + "] must match dimensions [" +
+        std::to_string(outer) + "," + std::to_string(updates.rank()) +
+        ") of updates[shape=" + updates.shape().to_string() + "]";
+    if (updates.rank() - outer != shape.rank() - ix) return invalid_argument(inner_message);
+    for (int i = 0; i + outer < updates.rank(); ++i)
+      if (updates.shape().dim(i + outer) != shape.dim(static_cast<int>(ix) + i))
+        return invalid_argument(inner_message);
+    if (shape_t.rank() != 1) return invalid_argument("Shape must be a vector");
+    ACTORFLOW_RETURN_IF_ERROR(prepare_scatter(shape, indices, updates));
+    Tensor& out = ctx.allocate_output(0, dtype_of_v<T>, shape);
+    if (shape.num_elements() == 0) return {};
+    return apply_rows<Kind::add, T>(IndexRows(indices, shape), indices, updates, out, ignore_bad_);
+  }
+
+ private:
+  bool ignore_bad_ = false;
+};
+
+// TensorScatter{Update,Add,Sub,Max,Min}(tensor, indices, updates): a copy of `tensor` with
+// the updates applied to the slices they name, in order.
+template <Kind K, class T>
+class TensorScatterOp : public StatusKernel {
+ public:
+  TensorScatterOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
+    *s = read_ignore_policy(c, &ignore_bad_);
+  }
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    const Tensor& tensor = ctx.input(0);
+    const Tensor& indices = ctx.input(1);
+    const Tensor& updates = ctx.input(2);
+    ACTORFLOW_RETURN_IF_ERROR(rank_at_least_one(indices, "Indices"));
+    ACTORFLOW_RETURN_IF_ERROR(rank_at_least_one(updates, "Updates"));
+    const Shape& shape = tensor.shape();
+    if (!valid_empty_output(shape.num_elements(), indices.num_elements(), updates.num_elements()))
+      return invalid_argument("Indices and updates specified for empty output shape");
+    const int outer = indices.rank() - 1;
+    for (int i = 0; i < outer; ++i)
+      if (i >= updates.rank() || indices.shape().dim(i) != updates.shape().dim(i))
+        return invalid_argument(
+            "Outer dimensions of indices and update must match. Indices shape: " +
+            indices.shape().to_string() + ", updates shape:" + updates.shape().to_string());
+    const Index ix = indices.shape().dim(outer);
+    if (updates.rank() - outer != shape.rank() - ix)
+      return invalid_argument(
+          "Inner dimensions of output shape must match inner dimensions of updates shape. "
+          "Output: " +
+          shape.to_string() + " updates: " + updates.shape().to_string());
+    for (int i = 0; i + outer < updates.rank(); ++i)
+      if (updates.shape().dim(i + outer) != shape.dim(static_cast<int>(ix) + i))
+        return invalid_argument("The inner " + std::to_string(shape.rank() - ix) +
+                                " dimensions of output.shape=" + shape.to_string() +
+                                " must match the inner " + std::to_string(updates.rank() - outer) +
+                                " dimensions of updates.shape=" + updates.shape().to_string());
+    ACTORFLOW_RETURN_IF_ERROR(prepare_scatter(shape, indices, updates));
+    Tensor& out = ctx.allocate_output_for_overwrite(0, tensor.dtype(), shape);
+    copy_elements(tensor, 0, out, 0, shape.num_elements());
+    return apply_rows<K, T>(IndexRows(indices, shape), indices, updates, out, ignore_bad_);
+  }
+
+ private:
+  bool ignore_bad_ = false;
+};
+
+template <class T>
+using TensorScatterAddOp = TensorScatterOp<Kind::add, T>;
+template <class T>
+using TensorScatterSubOp = TensorScatterOp<Kind::sub, T>;
+template <class T>
+using TensorScatterMaxOp = TensorScatterOp<Kind::max, T>;
+template <class T>
+using TensorScatterMinOp = TensorScatterOp<Kind::min, T>;
+
+// Kernel<T> for op `type` over each T of Ts and both index types.
+template <template <class> class Kernel, class... Ts>
+void register_indexed(KernelRegistry& r, const char* type) {
+  (r.add(make_kernel_def<Kernel<Ts>>(type, "CPU",
+                                     {{"T", {dtype_of_v<Ts>}}, {"Tindices", kIndexTypes}})),
+   ...);
+}
+
+}  // namespace
+
+namespace detail {
+
+void register_gather_nd_kernels(KernelRegistry& r) {
+  r.add(make_kernel_def<GatherNdOp>("GatherNd", "CPU",
+                                    {{"Tparams", kValueTypes}, {"Tindices", kIndexTypes}}));
+  // TensorScatterUpdate only moves elements: one kernel serves every dtype.
+  r.add(make_kernel_def<TensorScatterOp<Kind::update, std::uint8_t>>(
+      "TensorScatterUpdate", "CPU", {{"T", kValueTypes}, {"Tindices", kIndexTypes}}));
+  register_indexed<ScatterNdOp, float, double, std::int32_t, std::int64_t, std::uint8_t,
+                   bfloat16_t>(r, "ScatterNd");
+  register_indexed<TensorScatterAddOp, float, double, std::int32_t, std::int64_t, std::uint8_t,
+                   bfloat16_t>(r, "TensorScatterAdd");
+  register_indexed<TensorScatterSubOp, float, double, std::int32_t, std::int64_t, std::uint8_t,
+                   bfloat16_t>(r, "TensorScatterSub");
+  register_indexed<TensorScatterMaxOp, float, double, std::int32_t, std::int64_t, std::uint8_t,
+                   bfloat16_t>(r, "TensorScatterMax");
+  register_indexed<TensorScatterMinOp, float, double, std::int32_t, std::int64_t, std::uint8_t,
+                   bfloat16_t>(r, "TensorScatterMin");
+}
+
+}  // namespace detail
+
+}  // namespace af
