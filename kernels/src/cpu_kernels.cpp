@@ -47,6 +47,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_batch_norm_kernels(r);
   register_gather_nd_kernels(r);
   register_top_k_kernels(r);
+  register_pad_kernels(r);
 }
 
 }  // namespace detail

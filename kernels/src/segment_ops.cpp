@@ -1,8 +1,9 @@
-// UnsortedSegmentSum, Pad, Cumsum and Cumprod: the CPU kernels. The ops' definitions (shape
-// functions, graph-building functions) are in ops/src/defs/segment_ops.cpp.
+// UnsortedSegmentSum, Cumsum and Cumprod: the CPU kernels (Pad's is in pad_ops.cpp). The
+// ops' definitions (shape functions, graph-building functions) are in
+// ops/src/defs/segment_ops.cpp.
 //
 // The kernels follow TensorFlow 1.x (tensorflow/core/kernels/segment_reduction_ops.cc,
-// pad_op.cc, scan_ops.cc); messages are TensorFlow's.
+// scan_ops.cc); messages are TensorFlow's.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -27,7 +28,6 @@ constexpr Index kExpensiveElements = 256 * 1024;
 
 using detail::index_values;
 using detail::node_suffix;
-using detail::row_major_strides;
 using detail::slice_debug_string;
 
 template <class... Ts, class F>
@@ -90,77 +90,6 @@ class UnsortedSegmentSumOp : public OpKernel {
       const T* from = input + static_cast<Index>(i) * row;
       T* to = output + j * row;
       for (Index k = 0; k < row; ++k) to[k] += from[k];
-    }
-  }
-};
-
-// -- Pad ----------------------------------------------------------------------------------
-
-// Copies `input` into a zero-filled output grown by paddings[d][0] before and paddings[d][1]
-// after each dimension d.
-template <class T>
-class PadOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-
-  bool is_expensive(const OpKernelContext& ctx) const override {
-    return ctx.input(0).num_elements() > kExpensiveElements;
-  }
-
-  void compute(OpKernelContext& ctx) override {
-    const Tensor& input = ctx.input(0);
-    const Tensor& paddings_tensor = ctx.input(1);
-    const int dims = input.rank();
-    constexpr int kMaxDims = 8;
-    if (dims > kMaxDims)
-      return ctx.fail(unimplemented("inputs rank not in [0," + std::to_string(kMaxDims) +
-                                    "]: " + std::to_string(dims) + node_suffix(name())));
-    if (paddings_tensor.rank() != 2 || paddings_tensor.shape().dim(1) != 2)
-      return ctx.fail(invalid_argument("paddings must be a matrix with 2 columns: " +
-                                       paddings_tensor.shape().to_string() + node_suffix(name())));
-    if (paddings_tensor.shape().dim(0) != dims)
-      return ctx.fail(
-          invalid_argument("The first dimension of paddings must be the rank of inputs" +
-                           paddings_tensor.shape().to_string() + " " + input.shape().to_string() +
-                           node_suffix(name())));
-    const std::vector<Index> paddings = index_values(paddings_tensor);
-    std::vector<std::int64_t> out_dims;
-    for (int d = 0; d < dims; ++d) {
-      const Index before = paddings[static_cast<std::size_t>(2 * d)];
-      const Index after = paddings[static_cast<std::size_t>(2 * d + 1)];
-      if (before < 0 || after < 0)
-        return ctx.fail(
-            invalid_argument("Paddings must be non-negative: " + std::to_string(before) + " " +
-                             std::to_string(after) + node_suffix(name())));
-      out_dims.push_back(before + input.shape().dim(d) + after);
-    }
-    bool no_padding = std::all_of(paddings.begin(), paddings.end(), [](Index p) { return p == 0; });
-    if (no_padding) return ctx.set_output(0, input);
-    const Shape out_shape(std::move(out_dims));
-    Tensor& out = ctx.allocate_output(0, input.dtype(), out_shape);
-    T* to = out.data<T>();
-    std::fill_n(to, out.num_elements(), T{0});
-    if (input.num_elements() == 0) return;
-    // Walk the input row by row (its last dimension contiguous in both tensors).
-    const std::vector<Index> out_strides = row_major_strides(out_shape);
-    const T* from = input.data<T>();
-    if (dims == 0) {
-      to[0] = from[0];
-      return;
-    }
-    const Index inner = input.shape().dim(dims - 1);
-    const Index rows = input.num_elements() / inner;
-    std::vector<Index> coord(static_cast<std::size_t>(dims), 0);
-    for (Index r = 0; r < rows; ++r) {
-      Index offset = 0;
-      for (int d = 0; d < dims; ++d)
-        offset += (coord[static_cast<std::size_t>(d)] + paddings[static_cast<std::size_t>(2 * d)]) *
-                  out_strides[static_cast<std::size_t>(d)];
-      std::copy_n(from + r * inner, inner, to + offset);
-      for (int d = dims - 2; d >= 0; --d) {
-        if (++coord[static_cast<std::size_t>(d)] < input.shape().dim(d)) break;
-        coord[static_cast<std::size_t>(d)] = 0;
-      }
     }
   }
 };
@@ -241,7 +170,6 @@ void register_segment_kernels(KernelRegistry& r) {
     r.add(make_kernel_def<UnsortedSegmentSumOp<T>>(
         "UnsortedSegmentSum", "CPU",
         {{"T", {t}}, {"Tindices", kIndexTypes}, {"Tnumsegments", kIndexTypes}}));
-    r.add(make_kernel_def<PadOp<T>>("Pad", "CPU", {{"T", {t}}, {"Tpaddings", kIndexTypes}}));
     r.add(make_kernel_def<ScanOp<T, false>>("Cumprod", "CPU", {{"T", {t}}, {"Tidx", kIndexTypes}}));
     r.add(make_kernel_def<ScanOp<T, true>>("Cumsum", "CPU", {{"T", {t}}, {"Tidx", kIndexTypes}}));
   });

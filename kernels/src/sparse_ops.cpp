@@ -1,6 +1,7 @@
-// SparseFillEmptyRows, SparseFillEmptyRowsGrad and SparseReshape: the CPU kernels
-// (TensorFlow's sparse_fill_empty_rows_op.cc, sparse_reshape_op.cc and reshape_util.cc),
-// registered by register_segment_kernels. The definitions are in ops/src/defs/sparse_ops.cpp.
+// SparseFillEmptyRows, SparseFillEmptyRowsGrad, SparseReshape and SparseToDense: the CPU
+// kernels (TensorFlow's sparse_fill_empty_rows_op.cc, sparse_reshape_op.cc, reshape_util.cc,
+// sparse_to_dense_op.cc and util/sparse/sparse_tensor.cc), registered by
+// register_segment_kernels. The definitions are in ops/src/defs/sparse_ops.cpp.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -269,6 +270,136 @@ class SparseReshapeOp : public StatusKernel {
   }
 };
 
+// -- SparseToDense ------------------------------------------------------------------------
+
+// CheckSparseToDenseShapes: indices of rank <= 2 ([N, rank], [N] or a scalar), output_shape a
+// vector of rank elements, values [N] or a scalar, default_value a scalar.
+Status check_sparse_to_dense_shapes(const Tensor& indices, const Tensor& output_shape,
+                                    const Tensor& values, const Tensor& default_value) {
+  if (indices.rank() > 2)
+    return invalid_argument("sparse_indices should be a scalar, vector, or matrix, got shape " +
+                            indices.shape().to_string());
+  const Index num_elems = indices.rank() > 0 ? indices.shape().dim(0) : 1;
+  const Index num_dims = indices.rank() > 1 ? indices.shape().dim(1) : 1;
+  if (output_shape.rank() != 1)
+    return invalid_argument("output_shape must be rank 1, got shape " +
+                            output_shape.shape().to_string());
+  if (output_shape.num_elements() != num_dims)
+    return invalid_argument("output_shape has incorrect number of elements: " +
+                            std::to_string(output_shape.num_elements()) +
+                            " should be: " + std::to_string(num_dims));
+  if (values.rank() != 0 && (values.rank() != 1 || values.num_elements() != num_elems))
+    return invalid_argument("sparse_values has incorrect shape " + values.shape().to_string() +
+                            ", should be [] or [" + std::to_string(num_elems) + "]");
+  if (default_value.rank() != 0) return invalid_argument("default_value should be a scalar.");
+  return {};
+}
+
+// TensorShapeUtils::MakeShape: the dims as a shape, InvalidArgument for a negative dim or more
+// than 2**63 - 1 elements.
+Status make_shape(const std::vector<Index>& dims, Shape* out) {
+  Index count = 1;
+  for (Index d : dims) {
+    if (d < 0) return invalid_argument("Dimension " + std::to_string(d) + " must be >= 0");
+    if (d != 0 && count > std::numeric_limits<Index>::max() / d)
+      return invalid_argument("Shape " + Shape(dims).to_string() +
+                              " would have more than 2**63 - 1 elements");
+    count *= d;
+  }
+  *out = Shape(dims);
+  return {};
+}
+
+// SparseTensor::IndicesValid in the standard (row-major) order: each index inside `shape`,
+// the indices strictly increasing. Names the first index that is not.
+Status sparse_indices_valid(const std::vector<Index>& ix, Index n, const Shape& shape) {
+  const int dims = shape.rank();
+  for (Index i = 0; i < n; ++i) {
+    bool valid = true, increasing = true, different = i == 0;
+    for (int d = 0; d < dims; ++d) {
+      const Index v = ix[static_cast<std::size_t>(i * dims + d)];
+      if (v < 0 || v >= shape.dim(d)) valid = false;
+      if (i == 0) continue;
+      const Index diff = v - ix[static_cast<std::size_t>((i - 1) * dims + d)];
+      if (diff > 0) different = true;
+      if (!different && diff < 0) increasing = false;
+    }
+    if (valid && increasing && different) continue;
+    // "indices[2] = [1,0]": TensorFlow closes the bracket after the last coordinate only.
+    std::string index = "indices[" + std::to_string(i) + "] = [";
+    for (int d = 0; d < dims; ++d)
+      index +=
+          std::to_string(ix[static_cast<std::size_t>(i * dims + d)]) + (d < dims - 1 ? "," : "]");
+    if (!valid) {
+      std::string bounds;
+      for (int d = 0; d < dims; ++d) bounds += (d ? "," : "") + std::to_string(shape.dim(d));
+      return invalid_argument(index + " is out of bounds: need 0 <= index < [" + bounds + "]");
+    }
+    if (!increasing)
+      return invalid_argument(index +
+                              " is out of order. Many sparse ops require sorted indices.\n"
+                              "    Use `tf.sparse.reorder` to create a correctly ordered "
+                              "copy.\n\n");
+    return invalid_argument(index + " is repeated");
+  }
+  return {};
+}
+
+// SparseToDense(sparse_indices, output_shape, sparse_values, default_value; validate_indices):
+// a tensor of output_shape holding default_value but at the indices, which get their values
+// (or the one scalar value). With validate_indices the indices must be in bounds, sorted and
+// distinct; without it an index repeated keeps its last value.
+class SparseToDenseOp : public StatusKernel {
+ public:
+  explicit SparseToDenseOp(OpKernelConstruction& c) : StatusKernel(c) {
+    // The attr's default (true) where a GraphDef leaves it out.
+    if (auto v = c.def.attr<bool>("validate_indices")) validate_indices_ = *v;
+  }
+
+ private:
+  Status run(OpKernelContext& ctx) override {
+    const Tensor& indices = ctx.input(0);
+    const Tensor& output_shape = ctx.input(1);
+    const Tensor& values = ctx.input(2);
+    const Tensor& default_value = ctx.input(3);
+    ACTORFLOW_RETURN_IF_ERROR(
+        check_sparse_to_dense_shapes(indices, output_shape, values, default_value));
+    const Index num_elems = indices.rank() > 0 ? indices.shape().dim(0) : 1;
+    Shape shape;
+    ACTORFLOW_RETURN_IF_ERROR(make_shape(detail::index_values(output_shape), &shape));
+    Tensor& out = ctx.allocate_output_for_overwrite(0, values.dtype(), shape);
+    const std::vector<Index> ix = detail::index_values(indices);  // [num_elems, rank]
+    if (validate_indices_) ACTORFLOW_RETURN_IF_ERROR(sparse_indices_valid(ix, num_elems, shape));
+    const int dims = shape.rank();
+    const std::vector<Index> strides = row_major_strides(shape);
+    bool in_bounds = true;
+    detail::visit_storage(values.dtype(), [&](auto tag) {
+      using E = decltype(tag);
+      const E* given = detail::elements<E>(values);
+      E* dense = detail::elements<E>(out);
+      std::fill_n(dense, out.num_elements(), detail::elements<E>(default_value)[0]);
+      for (Index i = 0; i < num_elems && in_bounds; ++i) {
+        Index at = 0;
+        for (int d = 0; d < dims; ++d) {
+          const Index v = ix[static_cast<std::size_t>(i * dims + d)];
+          if (v < 0 || v >= shape.dim(d)) {
+            in_bounds = false;
+            break;
+          }
+          at += v * strides[static_cast<std::size_t>(d)];
+        }
+        if (in_bounds) dense[at] = given[values.rank() == 0 ? 0 : i];
+      }
+    });
+    if (!in_bounds)
+      return invalid_argument("Indices are not valid (out of bounds).  Shape: " +
+                              shape.to_string());
+    return {};
+  }
+
+  bool validate_indices_ = true;
+};
+
 }  // namespace
 
 namespace detail {
@@ -288,6 +419,9 @@ void register_sparse_kernels(KernelRegistry& r) {
   add_for(std::int64_t{}, false);
   add_for(bool{}, false);
   r.add(make_kernel_def<SparseReshapeOp>("SparseReshape", "CPU"));
+  // TensorFlow's: the real number types, bool and string.
+  r.add(make_kernel_def<SparseToDenseOp>(
+      "SparseToDense", "CPU", {{"T", detail::kValueTypes}, {"Tindices", detail::kIndexTypes}}));
 }
 
 }  // namespace detail

@@ -39,5 +39,6 @@ void register_split_kernels(KernelRegistry& r);        // Split, SplitV, Reverse
 void register_batch_norm_kernels(KernelRegistry& r);   // FusedBatchNorm*, their Grads
 void register_gather_nd_kernels(KernelRegistry& r);    // GatherNd, ScatterNd, TensorScatter*
 void register_top_k_kernels(KernelRegistry& r);        // TopK, TopKV2, InTopK, InTopKV2
+void register_pad_kernels(KernelRegistry& r);          // Pad, PadV2, MirrorPad, MirrorPadGrad
 
 }  // namespace af::detail

@@ -58,7 +58,7 @@ void register_nn_grad_ops(OpRegistry& r);
 void register_training_ops(OpRegistry& r);
 /// SaveV2, RestoreV2, MergeV2Checkpoints
 void register_checkpoint_ops(OpRegistry& r);
-/// UnsortedSegmentSum, Pad, Cumsum, Cumprod
+/// UnsortedSegmentSum, Cumsum, Cumprod, the sparse segment reductions, SegmentSum
 void register_segment_ops(OpRegistry& r);
 /// ConditionalAccumulator, Accumulator*Gradient
 void register_accumulator_ops(OpRegistry& r);
@@ -74,6 +74,8 @@ void register_batch_norm_ops(OpRegistry& r);
 void register_gather_nd_ops(OpRegistry& r);
 /// TopK, TopKV2, InTopK, InTopKV2
 void register_top_k_ops(OpRegistry& r);
+/// Pad, PadV2, MirrorPad, MirrorPadGrad
+void register_pad_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 

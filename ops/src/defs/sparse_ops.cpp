@@ -1,7 +1,8 @@
-// The definitions of SparseFillEmptyRows, SparseFillEmptyRowsGrad and SparseReshape (shape
-// functions as in TensorFlow's sparse_ops.cc) and the graph-building functions of
-// sparse_ops.hpp. Registered by register_sparse_segment_ops; the kernels are in
-// kernels/src/sparse_ops.cpp, the gradient in ops/src/gradients/math_grad.cpp.
+// The definitions of SparseFillEmptyRows, SparseFillEmptyRowsGrad, SparseReshape and
+// SparseToDense (shape functions as in TensorFlow's sparse_ops.cc) and the graph-building
+// functions of sparse_ops.hpp. Registered by register_sparse_segment_ops; the kernels are in
+// kernels/src/sparse_ops.cpp, the gradients in ops/src/gradients/math_grad.cpp
+// (SparseFillEmptyRows) and array_grad.cpp (SparseToDense).
 #include "actorflow/ops/sparse_ops.hpp"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "actorflow/ops/array_ops.hpp"
+#include "actorflow/ops/detail/cwise_defs.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
@@ -68,6 +70,24 @@ Status infer_sparse_reshape(InferenceContext& c) {
   const std::int64_t rank = new_shape.rank_known() ? new_shape.dim(0) : -1;
   c.add_output(DType::int64, PartialShape(std::vector<std::int64_t>{n, rank}));
   c.add_output(DType::int64, PartialShape(std::vector<std::int64_t>{rank}));
+  return {};
+}
+
+// SparseToDense(sparse_indices, output_shape, sparse_values, default_value): the output's
+// shape is output_shape's value (MakeShapeFromShapeTensor); the indices and the shape share
+// Tindices, the values and the default T.
+Status infer_sparse_to_dense(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(4));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_index_type(c.input_types[0], "Tindices"));
+  if (c.input_types[1] != c.input_types[0])
+    return invalid_argument(cwise::type_mismatch_message(
+        c.node.op, "output_shape", c.input_types[1], "sparse_indices", c.input_types[0]));
+  if (c.input_types[3] != c.input_types[2])
+    return invalid_argument(cwise::type_mismatch_message(
+        c.node.op, "default_value", c.input_types[3], "sparse_values", c.input_types[2]));
+  PartialShape out;
+  ACTORFLOW_RETURN_IF_ERROR(detail::shape_from_shape_tensor(c, 1, &out));
+  c.add_output(c.input_types[2], std::move(out));
   return {};
 }
 
@@ -142,6 +162,7 @@ void register_sparse_ops(OpRegistry& r) {
   r.add({"SparseFillEmptyRows", infer_fill_empty_rows});
   r.add({"SparseFillEmptyRowsGrad", infer_fill_empty_rows_grad});
   r.add({"SparseReshape", infer_sparse_reshape});
+  r.add({"SparseToDense", infer_sparse_to_dense});
 }
 
 }  // namespace detail
@@ -197,6 +218,18 @@ SparseTensor sparse_retain(const SparseTensor& sp, const Output& to_retain) {
   return SparseTensor{gather(sp.indices, where_true, "GatherV2"),
                       gather(sp.values, where_true, "GatherV2_1"),
                       identity(sp.dense_shape, "Identity")};
+}
+
+Output sparse_to_dense(const Output& sparse_indices, const Output& output_shape,
+                       const Output& sparse_values, const Output& default_value,
+                       bool validate_indices, std::string_view name) {
+  return sparse_values.graph()
+      .create_op("SparseToDense", {sparse_indices, output_shape, sparse_values, default_value},
+                 {{"validate_indices", validate_indices},
+                  {"T", sparse_values.dtype()},
+                  {"Tindices", sparse_indices.dtype()}},
+                 name.empty() ? "SparseToDense" : name)
+      .output(0);
 }
 
 }  // namespace af

@@ -1,8 +1,9 @@
 // Gradients of the array ops (TensorFlow 1.x's array_grad.py): Reshape, ExpandDims, Squeeze,
 // Identity, ConcatV2, Pack, Unpack, Split, SplitV, ReverseV2, Transpose, Tile, Fill, Select,
-// GatherV2, Slice, StridedSlice, StridedSliceGrad, Pad, UnsortedSegmentSum (math_grad.py, kept here
-// beside GatherV2), ResourceGather and ReadVariableOp (resource_variable_ops.py); and the ops that
-// have none (shapes, sizes, StopGradient, ...). GatherV2 on a constant axis 0 and
+// GatherV2, Slice, StridedSlice, StridedSliceGrad, Pad, PadV2, MirrorPad, MirrorPadGrad,
+// UnsortedSegmentSum (math_grad.py, kept here beside GatherV2), SparseToDense (sparse_grad.py),
+// ResourceGather and ReadVariableOp (resource_variable_ops.py); and the ops that have none
+// (shapes, sizes, StopGradient, ...). GatherV2 on a constant axis 0 and
 // ResourceGather give IndexedSlices, which Identity and ReadVariableOp pass on unchanged.
 #include <array>
 #include <cstdint>
@@ -10,8 +11,10 @@
 #include <vector>
 
 #include "actorflow/ops/array_ops.hpp"
+#include "actorflow/ops/gather_nd_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/pad_ops.hpp"
 #include "actorflow/ops/resource_variable_ops.hpp"
 #include "gradient_helpers.hpp"
 
@@ -359,6 +362,31 @@ Grads pad_grad(const Operation& op, const Grads& g) {
   return {slice(g[0], begin, shape_of(x, "Shape"), "Slice_1"), Output()};
 }
 
+// `_MirrorPadGrad` and `_MirrorPadGradGrad`: MirrorPadGrad (MirrorPad) of the gradient with
+// the op's paddings and mode; the paddings get none.
+Grads mirror_pad_grads(const Operation& op, const Grads& g, bool forward) {
+  std::string mode;
+  if (auto m = op.node_def().attr<std::string>("mode")) mode = *m;
+  const Output paddings = input(op, 1);
+  return {forward ? mirror_pad_grad(g[0], paddings, mode, "MirrorPadGrad")
+                  : mirror_pad(g[0], paddings, mode, "MirrorPad"),
+          Output()};
+}
+
+// sparse_grad.py's `_SparseToDenseGrad`: the gradient gathered at the indices for the
+// values, its sum less theirs for the default value, zeros for the indices and the shape.
+Grads sparse_to_dense_grad(const Operation& op, const Grads& g) {
+  const Output indices = input(op, 0), output_shape = input(op, 1);
+  const Output values_grad = gather_nd(g[0], indices, "GatherNd");
+  // Built one after the other, as TensorFlow names them: Sum, then Sum_1.
+  const Output total = reduce_sum(g[0], std::nullopt, false, "Sum");
+  const Output at_indices = reduce_sum(values_grad, std::nullopt, false, "Sum");
+  const Output default_grad = sub(total, at_indices, "sub");
+  const Output indices_grad = zeros_like_op(indices, "zeros_like");
+  const Output shape_grad = zeros_like_op(output_shape, "zeros_like");
+  return {indices_grad, shape_grad, values_grad, default_grad};
+}
+
 // `_UnsortedSegmentSumGrad` (`_GatherDropNegatives`): row i of data gets the gradient's row
 // segment_ids[i], or zeros where the id is negative (the row was dropped).
 Grads unsorted_segment_sum_grad(const Operation& op, const Grads& g) {
@@ -469,6 +497,17 @@ void register_array_gradients(GradientRegistry& r) {
   r.add("StridedSlice", strided_slice_grad);
   r.add("StridedSliceGrad", strided_slice_grad_grad);
   r.add("Pad", pad_grad);
+  // `_PadGrad` for PadV2: constant_values gets none either.
+  r.add("PadV2", [](const Operation& op, const Grads& g) -> Grads {
+    Grads out = pad_grad(op, g);
+    out.push_back(Output());
+    return out;
+  });
+  r.add("MirrorPad",
+        [](const Operation& op, const Grads& g) { return mirror_pad_grads(op, g, true); });
+  r.add("MirrorPadGrad",
+        [](const Operation& op, const Grads& g) { return mirror_pad_grads(op, g, false); });
+  r.add("SparseToDense", sparse_to_dense_grad);
   r.add("UnsortedSegmentSum", unsorted_segment_sum_grad);
   r.add("Fill", [](const Operation&, const Grads& g) -> Grads {
     return {Output(), reduce_sum(g[0], std::nullopt, false, "Sum")};

@@ -221,13 +221,13 @@ Output truncated_normal(Graph& g, const Shape& shape, DType dtype = DType::float
 
 /// `tf.pad` with mode "CONSTANT" and constant_values 0: op Pad (default name "Pad"), `input`
 /// grown by `paddings[d][0]` zeros before and `paddings[d][1]` after dimension d; `paddings`
-/// is an int32 or int64 [rank(input), 2] matrix. float32, float64, int32 and int64 on the
-/// CPU. With constant paddings the output shape is known where the input's is; a wrong
-/// shape throws ("Shape must be rank 1 but is rank 2"), a negative constant padding throws
+/// is an int32 or int64 [rank(input), 2] matrix. Every value type (strings padded with "",
+/// bools with false). With constant paddings the output shape is known where the input's is; a
+/// wrong shape throws ("Shape must be rank 1 but is rank 2"), a negative constant padding throws
 /// "Paddings must be non-negative". Running fails with InvalidArgument "Paddings must be
 /// non-negative: -1 0", "The first dimension of paddings must be the rank of inputs[1,2]
 /// [2,2]" or "paddings must be a matrix with 2 columns: [2,3]", and with Unimplemented
-/// "inputs rank not in [0,8]: 9".
+/// "inputs rank not in [0,8]: 9". PadV2 and MirrorPad are in pad_ops.hpp.
 Output pad(const Output& input, const Output& paddings, std::string_view name = {});
 /// `tf.pad` with the paddings as the Const "<op>/paddings" (int32 unless a value needs int64).
 Output pad(const Output& input, const std::vector<std::array<std::int64_t, 2>>& paddings,

@@ -7,7 +7,8 @@
 #include "actorflow/ops/sparse_tensor.hpp"
 
 /// Operations on SparseTensors that `safe_embedding_lookup_sparse` needs (TensorFlow's
-/// sparse_ops.py): reshaping, filling empty rows and keeping the entries a mask selects.
+/// sparse_ops.py): reshaping, filling empty rows and keeping the entries a mask selects; and
+/// `sparse_to_dense`, a dense tensor from indices and values.
 namespace af {
 
 /// What `sparse_fill_empty_rows` returns.
@@ -60,6 +61,38 @@ std::pair<Output, Output> sparse_fill_empty_rows_grad(const Output& reverse_inde
 /// dense shape are not checked (as in TensorFlow). Not differentiable (int64 outputs).
 SparseTensor sparse_reshape(const SparseTensor& sp, const Output& shape,
                             std::string_view name = {});
+
+/// `tf.compat.v1.sparse_to_dense`: op SparseToDense (default name "SparseToDense"), a tensor of
+/// shape `output_shape` (an int32 or int64 vector of `sparse_indices`' dtype) holding
+/// `default_value` (a scalar of `sparse_values`' dtype) except at the indices, which get their
+/// value of `sparse_values` ([N]) or its one value (a scalar). `sparse_indices` is a scalar
+/// (one index of a vector), an [N] vector (N indices of a vector) or an [N, rank] matrix.
+/// Every value dtype (numbers, bool, string) on the CPU. The output shape is known where
+/// `output_shape` is a Const (a -1 in it an unknown dimension). With `validate_indices` the
+/// indices must be in bounds, in row-major order and distinct; without it an index out of
+/// bounds still fails, and of an index repeated the last value wins. Throws
+/// InvalidArgumentError while building for "Input 'default_value' of 'SparseToDense' Op has
+/// type int32 that does not match type float32 of argument 'sparse_values'.", the same of
+/// `output_shape` against `sparse_indices`, indices neither int32 nor int64, an
+/// `output_shape` not of rank 1 ("Shape must be rank 1 but is rank 2") and "Invalid value in
+/// tensor used for shape: -4". Running fails with TensorFlow's texts: "indices[1] = [5] is
+/// out of bounds: need 0 <= index < [4]", "indices[1] = [0] is repeated", "indices[2] = [1]
+/// is out of order. Many sparse ops require sorted indices.\n    Use `tf.sparse.reorder` to
+/// create a correctly ordered copy.\n\n", "Indices are not valid (out of bounds).  Shape:
+/// [4]" (unvalidated), "sparse_indices should be a scalar, vector, or matrix, got shape
+/// [1,1,1]", "output_shape must be rank 1, got shape [1,1]", "output_shape has incorrect
+/// number of elements: 2 should be: 1", "sparse_values has incorrect shape [2], should be []
+/// or [1]", "default_value should be a scalar.", "Dimension -1 must be >= 0" and "Shape
+/// [3000000000,4000000000] would have more than 2**63 - 1 elements". Gradient (sparse_grad.py's
+/// `_SparseToDenseGrad`): GatherNd of the output's gradient at `sparse_indices` for the
+/// values, the gradient's sum less theirs for the default, zeros for indices and shape; as in
+/// TensorFlow it builds only for [N, rank] indices with [N] values (GatherNd rejects a vector
+/// of more indices than the output's rank; a scalar value gets an [N] gradient, which
+/// `gradients` refuses as "Incompatible shapes between op input and calculated input
+/// gradient").
+Output sparse_to_dense(const Output& sparse_indices, const Output& output_shape,
+                       const Output& sparse_values, const Output& default_value,
+                       bool validate_indices = true, std::string_view name = {});
 
 /// `tf.sparse.retain`: the entries of `sp` whose element of the bool vector `to_retain` is
 /// true (Where, then Gather of indices and values), the dense shape unchanged.
