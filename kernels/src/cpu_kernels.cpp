@@ -48,6 +48,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_gather_nd_kernels(r);
   register_top_k_kernels(r);
   register_pad_kernels(r);
+  register_segment_reduction_kernels(r);
 }
 
 }  // namespace detail

@@ -58,7 +58,7 @@ void register_nn_grad_ops(OpRegistry& r);
 void register_training_ops(OpRegistry& r);
 /// SaveV2, RestoreV2, MergeV2Checkpoints
 void register_checkpoint_ops(OpRegistry& r);
-/// UnsortedSegmentSum, Cumsum, Cumprod, the sparse segment reductions, SegmentSum
+/// Cumsum, Cumprod, the sparse segment reductions, SegmentSum
 void register_segment_ops(OpRegistry& r);
 /// ConditionalAccumulator, Accumulator*Gradient
 void register_accumulator_ops(OpRegistry& r);
@@ -76,6 +76,8 @@ void register_gather_nd_ops(OpRegistry& r);
 void register_top_k_ops(OpRegistry& r);
 /// Pad, PadV2, MirrorPad, MirrorPadGrad
 void register_pad_ops(OpRegistry& r);
+/// SegmentMean, SegmentMax, SegmentMin, SegmentProd, UnsortedSegment{Max,Min,Prod}
+void register_segment_reduction_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 

@@ -1,10 +1,8 @@
-// The definitions of UnsortedSegmentSum, Cumsum and Cumprod: shape functions and the
-// graph-building functions unsorted_segment_sum, cumsum and cumprod. They are what the
-// gradients of GatherV2, Prod and Cumsum are built from (ops/src/gradients/). Their CPU
-// kernels are in kernels/src/segment_ops.cpp; Pad's definition is in pad_ops.cpp.
-//
-// The shape functions follow TensorFlow 1.x's tensorflow/core/ops/math_ops.cc
-// (UnsortedSegmentReductionShapeFn); messages are TensorFlow's.
+// The definitions of Cumsum and Cumprod, and the graph-building functions
+// unsorted_segment_sum, cumsum and cumprod: what the gradients of GatherV2, Prod and Cumsum
+// are built from (ops/src/gradients/). Their CPU kernels are in kernels/src/segment_ops.cpp;
+// UnsortedSegmentSum's shape function is with the other segment reductions' in
+// segment_reduction_ops.cpp, Pad's definition in pad_ops.cpp.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,53 +20,7 @@ namespace {
 
 using detail::python_int;
 
-using Index = std::int64_t;
-
-using detail::index_values;
-
 using detail::check_index_type;
-using detail::with_rank;
-
-// -- UnsortedSegmentSum -------------------------------------------------------------------
-
-// TensorFlow's UnsortedSegmentReductionShapeFn.
-Status infer_unsorted_segment_sum(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
-  ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[1], "Tindices"));
-  ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[2], "Tnumsegments"));
-  const DType t = c.input_types[0];
-  const PartialShape& data = c.input_shapes[0];
-  const PartialShape& ids = c.input_shapes[1];
-  ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[2], 0));
-  if (!ids.rank_known()) {
-    c.add_output(t, PartialShape::unknown());
-    return {};
-  }
-  // MergePrefix(data, segment_ids).
-  if (data.rank_known() && data.rank() < ids.rank())
-    return invalid_argument("Shape must be at least rank " + std::to_string(ids.rank()) +
-                            " but is rank " + std::to_string(data.rank()));
-  Index num_segments = -1;
-  if (const Tensor* value = c.input_values[2]) {
-    num_segments = index_values(*value)[0];
-    if (num_segments < 0)
-      return invalid_argument(
-          "Dimension size, given by scalar input 2, must be non-negative but is " +
-          std::to_string(num_segments));
-  }
-  if (!data.rank_known()) {
-    c.add_output(t, PartialShape::unknown());
-    return {};
-  }
-  for (int d = 0; d < ids.rank(); ++d)
-    if (data.dim(d) >= 0 && ids.dim(d) >= 0 && data.dim(d) != ids.dim(d))
-      return invalid_argument("Dimensions must be equal, but are " + std::to_string(data.dim(d)) +
-                              " and " + std::to_string(ids.dim(d)));
-  std::vector<std::int64_t> dims{num_segments};
-  for (int d = ids.rank(); d < data.rank(); ++d) dims.push_back(data.dim(d));
-  c.add_output(t, PartialShape(std::move(dims)));
-  return {};
-}
 
 // -- Cumprod ------------------------------------------------------------------------------
 
@@ -88,7 +40,6 @@ void register_sparse_segment_ops(OpRegistry& r);
 
 void register_segment_ops(OpRegistry& r) {
   register_sparse_segment_ops(r);
-  r.add({"UnsortedSegmentSum", infer_unsorted_segment_sum});
   r.add({"Cumprod", infer_cumprod});
   r.add({"Cumsum", infer_cumprod});
 }

@@ -1,16 +1,21 @@
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "actorflow/ops/graph.hpp"
 
-/// Segment reductions over sorted segment ids (TensorFlow's `tf.sparse.segment_sum`,
-/// `tf.math.segment_sum`, math_ops.cc): what `embedding_lookup_sparse` combines the rows of
-/// one example with. Segment ids are sorted; the output has `last id + 1` rows, rows no id
-/// names being 0. Running fails with TensorFlow's texts: "segment ids are not increasing",
+/// Segment reductions (TensorFlow's `tf.sparse.segment_*` and `tf.math.segment_*` /
+/// `tf.math.unsorted_segment_*`, math_ops.cc): the sparse ones are what
+/// `embedding_lookup_sparse` combines the rows of one example with. Sorted segment ids give
+/// an output of `last id + 1` rows, rows no id names being 0 (1 for `segment_prod`); unsorted
+/// ids give `num_segments` rows, rows no id names holding the reduction's initial value (0,
+/// 1, or the type's lowest / highest value for max / min), and rows with a negative id are
+/// dropped. Running fails with TensorFlow's texts: "segment ids are not increasing",
 /// "Segment id -1 out of range [0, 1), possibly because 'segment_ids' input is not sorted.",
-/// "Bad: indices[1] == 12 out of range [0, 12)", "segment_ids and indices should have same
-/// size.", "indices should be a vector.".
+/// "segment ids must be >= 0", "Bad: indices[1] == 12 out of range [0, 12)", "segment_ids
+/// and indices should have same size.", "indices should be a vector.", "segment_ids[2] = 5 is
+/// out of range [0, 3)", "Input num_segments == -1 must not be negative.".
 namespace af {
 
 /// `tf.sparse.segment_sum`: op SparseSegmentSum, output row `s` = the sum of
@@ -39,5 +44,65 @@ Output sparse_segment_reduction_grad(std::string_view kind, const Output& grad,
 /// sorted `segment_ids` (`[data.shape[0]]`) is `s`. Gradient: a gather of the gradient's
 /// rows by segment id. Error: "segment_ids should be the same size as dimension 0 of input.".
 Output segment_sum(const Output& data, const Output& segment_ids, std::string_view name = {});
+/// `tf.math.segment_mean`: op SegmentMean (default name "SegmentMean"), output row `s` = the
+/// mean of the rows of `data` (float32, float64, int32 or int64, at least a vector) whose
+/// sorted `segment_ids` (int32 or int64, `[data.shape[0]]`) is `s`: the sum divided by the
+/// count, integers truncating toward zero (-7 / 2 = -3); rows no id names are 0. Errors as
+/// `segment_max`. Gradient (`_SegmentMeanGrad`): the gradient's row of each id divided by its
+/// segment's size.
+Output segment_mean(const Output& data, const Output& segment_ids, std::string_view name = {});
+/// `tf.math.segment_max`: op SegmentMax (default name "SegmentMax"), output row `s` = the
+/// element-wise maximum of the rows whose sorted id is `s`; rows no id names are 0. A scalar
+/// `data` throws InvalidArgumentError ("Shape must be at least rank 1 but is rank 0");
+/// running fails with "segment_ids should be the same size as dimension 0 of input.",
+/// "segment ids are not increasing", "Segment id -1 out of range [0, 4), possibly because
+/// 'segment_ids' input is not sorted." or "segment ids must be >= 0". Gradient
+/// (`_SegmentMinOrMaxGrad`): each segment's gradient shared equally among the elements equal
+/// to its maximum.
+Output segment_max(const Output& data, const Output& segment_ids, std::string_view name = {});
+/// `tf.math.segment_min`: op SegmentMin (default name "SegmentMin"), the element-wise minimum;
+/// rows no id names are 0. Errors and gradient as `segment_max`.
+Output segment_min(const Output& data, const Output& segment_ids, std::string_view name = {});
+/// `tf.math.segment_prod`: op SegmentProd (default name "SegmentProd"), the element-wise
+/// product (integers wrap around); rows no id names are 1. Errors as `segment_max`. Gradient
+/// (TensorFlow 2.x's `_SegmentProdGrad`): the product of the segment's other elements, exact
+/// with zeros (0 for every element of a segment holding two zeros or more).
+Output segment_prod(const Output& data, const Output& segment_ids, std::string_view name = {});
+
+/// `tf.math.unsorted_segment_max`: op UnsortedSegmentMax (default name "UnsortedSegmentMax"),
+/// output `[num_segments] + data.shape[rank(segment_ids):]`, row `s` = the element-wise
+/// maximum of the rows of `data` (float32, float64, int32 or int64; its leading dims are
+/// `segment_ids.shape`) whose id is `s`, in any order; rows with a negative id are dropped,
+/// rows no id names hold the type's lowest value (-3.4028235e38 for float32, not -inf).
+/// `segment_ids` and the scalar `num_segments` are int32 or int64. Shapes known while building
+/// that disagree throw InvalidArgumentError ("Dimensions must be equal, but are 3 and 2",
+/// "Dimension size, given by scalar input 2, must be non-negative but is -1"); running fails
+/// with "segment_ids[2] = 5 is out of range [0, 3)", "data.shape = [3] does not start with
+/// segment_ids.shape = [2]" or "Input num_segments == -1 must not be negative.". Gradient
+/// (`_UnsortedSegmentMinOrMaxGrad`): each segment's gradient shared equally among the
+/// elements equal to its maximum, none for the dropped rows.
+Output unsorted_segment_max(const Output& data, const Output& segment_ids,
+                            const Output& num_segments, std::string_view name = {});
+/// `tf.math.unsorted_segment_max` with `num_segments` as the Const "<op>/num_segments" (int32
+/// unless it needs int64).
+Output unsorted_segment_max(const Output& data, const Output& segment_ids,
+                            std::int64_t num_segments, std::string_view name = {});
+/// `tf.math.unsorted_segment_min`: op UnsortedSegmentMin (default name "UnsortedSegmentMin"),
+/// the element-wise minimum; rows no id names hold the type's highest value (3.4028235e38 for
+/// float32). Errors and gradient as `unsorted_segment_max`.
+Output unsorted_segment_min(const Output& data, const Output& segment_ids,
+                            const Output& num_segments, std::string_view name = {});
+/// `tf.math.unsorted_segment_min` with `num_segments` as the Const "<op>/num_segments".
+Output unsorted_segment_min(const Output& data, const Output& segment_ids,
+                            std::int64_t num_segments, std::string_view name = {});
+/// `tf.math.unsorted_segment_prod`: op UnsortedSegmentProd (default name
+/// "UnsortedSegmentProd"), the element-wise product (integers wrap around); rows no id names
+/// are 1. Errors as `unsorted_segment_max`. Gradient (`_UnsortedSegmentProdGrad`): the product
+/// of the segment's other elements, exact with zeros, none for the dropped rows.
+Output unsorted_segment_prod(const Output& data, const Output& segment_ids,
+                             const Output& num_segments, std::string_view name = {});
+/// `tf.math.unsorted_segment_prod` with `num_segments` as the Const "<op>/num_segments".
+Output unsorted_segment_prod(const Output& data, const Output& segment_ids,
+                             std::int64_t num_segments, std::string_view name = {});
 
 }  // namespace af
