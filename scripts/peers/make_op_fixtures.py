@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes tests/data/tf_ops: one GraphDef (graph.pb) that TensorFlow's tf.compat.v1 builds of
 the element-wise, activation, scan, split, reverse, set, logical-reduction and fused batch
-norm ops, each on
-constant inputs, with tf.gradients of a weighted sum of each differentiable case; and
+norm ops, the batched products, GatherNd, ScatterNd, TensorScatter*, TopKV2, InTopKV2,
+PadV2, MirrorPad, MirrorPadGrad, SparseToDense and the segment reductions, each on constant
+inputs, with tf.gradients of a weighted sum of each differentiable case; and
 reference.json, what TensorFlow computes for every output and gradient. Never a dependency
 of the build or the tests: the fixture is committed, and this script remakes it.
 
@@ -90,6 +91,9 @@ class Builder:
                     terms.append(tf1.reduce_sum(y * w))
                 loss = tf1.add_n(terms, name="loss")
                 grads = tf1.gradients(loss, diff)
+                # IndexedSlices (GatherNd by single indices) are compared dense.
+                grads = [tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g
+                         for g in grads]
                 entry["loss"] = loss.name
                 entry["grad_inputs"] = [x.name for x in diff]
                 entry["grads"] = [g.name if g is not None else None for g in grads]
@@ -226,12 +230,302 @@ def build(b):
                exact=True)
 
 
+def build_pad(b):
+    """PadV2, MirrorPad (REFLECT, SYMMETRIC), MirrorPadGrad and SparseToDense, with the
+    gradients TensorFlow has: _PadGrad (none for constant_values), _MirrorPadGrad,
+    _MirrorPadGradGrad and _SparseToDenseGrad (matrix indices only: GatherNd of vector
+    indices fails in TensorFlow itself)."""
+    f32, f64, i32, i64 = tf.float32, tf.float64, tf.int32, tf.int64
+    mat = b.rng.uniform(-1, 1, size=(3, 4))
+    cube = b.rng.uniform(-1, 1, size=(2, 3, 4))
+    vec = b.rng.uniform(-1, 1, size=(5,))
+    # PadV2: a nonzero constant (tf.pad's Const "PadV2/constant_values", or an input, whose
+    # gradient TensorFlow leaves None), int32, int64 paddings, rank 3, bool and string.
+    b.case("PadV2", lambda x: tf.pad(x, [[1, 2], [0, 3]], constant_values=1.5), [(mat, f32)])
+    b.case("PadV2_constant_input",
+           lambda x, c: tf.raw_ops.PadV2(input=x, paddings=[[2, 0], [1, 1]], constant_values=c),
+           [(mat, f32), (-0.25, f32)])
+    b.case("PadV2_f64", lambda x: tf.pad(x, [[0, 1], [2, 0]], constant_values=-2.0),
+           [(mat, f64)])
+    b.case("PadV2_rank3", lambda x: tf.pad(x, [[1, 0], [0, 0], [2, 1]], constant_values=0.5),
+           [(cube, f32)])
+    b.case("PadV2_int64_paddings",
+           lambda x: tf.pad(x, tf.constant([[0, 0], [1, 2]], tf.int64), constant_values=3.0),
+           [(mat, f32)])
+    b.case("PadV2_int32", lambda x: tf.pad(x, [[1, 1], [2, 0]], constant_values=-7),
+           [([[1, 2, 3], [4, 5, 6]], i32)], exact=True)
+    b.case("PadV2_bool", lambda x: tf.pad(x, [[1, 1]], constant_values=True),
+           [([False, True, False], tf.bool)], exact=True)
+    b.case("PadV2_string", lambda x: tf.pad(x, [[0, 1], [1, 0]], constant_values="pad"),
+           [([[b"a", b"b"], [b"c", b"d"]], tf.string)], exact=True)
+    b.case("PadV2_none", lambda x: tf.pad(x, [[0, 0], [0, 0]], constant_values=9.0),
+           [(mat, f32)])
+    b.case("PadV2_empty", lambda x: tf.pad(x, [[1, 0], [1, 1]], constant_values=4.0),
+           [(np.zeros((0, 2)), f32)], grad=False)
+    # MirrorPad on ranks 1 to 3 in both modes, with _MirrorPadGrad's folding as gradient.
+    for mode in ("REFLECT", "SYMMETRIC"):
+        edge = 1 if mode == "REFLECT" else 0  # REFLECT pads at most size - 1
+        b.case("MirrorPad_%s_1d" % mode,
+               lambda x, m=mode, e=edge: tf.pad(x, [[4 - e, 2]], mode=m), [(vec, f32)])
+        b.case("MirrorPad_%s_2d" % mode,
+               lambda x, m=mode, e=edge: tf.pad(x, [[2 - e, 1], [3 - e, 4 - e]], mode=m),
+               [(mat, f32)])
+        b.case("MirrorPad_%s_3d" % mode,
+               lambda x, m=mode, e=edge: tf.pad(x, [[1, 1 - e], [0, 2], [3 - e, 1]], mode=m),
+               [(cube, f32)])
+        b.case("MirrorPad_%s_int64_paddings" % mode,
+               lambda x, m=mode: tf.pad(x, tf.constant([[1, 1], [2, 2]], tf.int64), mode=m),
+               [(mat, f64)])
+        b.case("MirrorPad_%s_int32" % mode, lambda x, m=mode: tf.pad(x, [[1, 2]], mode=m),
+               [([1, 2, 3, 4], i32)], exact=True)
+        b.case("MirrorPad_%s_string" % mode,
+               lambda x, m=mode: tf.pad(x, [[0, 1], [1, 1]], mode=m),
+               [([[b"a", b"b"], [b"c", b"d"]], tf.string)], exact=True)
+        # MirrorPadGrad directly (its gradient is MirrorPad, _MirrorPadGradGrad).
+        b.case("MirrorPadGrad_%s_1d" % mode,
+               lambda x, m=mode: tf.raw_ops.MirrorPadGrad(input=x, paddings=[[2, 1]], mode=m),
+               [(b.rng.uniform(-1, 1, size=(7,)), f32)])
+        b.case("MirrorPadGrad_%s_2d" % mode,
+               lambda x, m=mode: tf.raw_ops.MirrorPadGrad(
+                   input=x, paddings=[[1, 1], [2, 1]], mode=m),
+               [(b.rng.uniform(-1, 1, size=(5, 7)), f32)])
+        b.case("MirrorPadGrad_%s_3d" % mode,
+               lambda x, m=mode: tf.raw_ops.MirrorPadGrad(
+                   input=x, paddings=[[0, 1], [1, 1], [1, 0]], mode=m),
+               [(b.rng.uniform(-1, 1, size=(3, 5, 4)), f32)])
+        b.case("MirrorPadGrad_%s_int32" % mode,
+               lambda x, m=mode: tf.raw_ops.MirrorPadGrad(input=x, paddings=[[2, 2]], mode=m),
+               [([1, 2, 3, 4, 5, 6, 7], i32)], exact=True)
+    # SparseToDense: scalar, vector and matrix indices, a scalar value for all of them, the
+    # default value, float, int, bool and string, int64 indices, repeats without validation.
+    std = tf1.sparse_to_dense
+    b.case("SparseToDense_scalar", lambda i, s, v, d: std(i, s, v, d),
+           [(2, i32), ([5], i32), (1.5, f32), (-1.0, f32)], grad=False)
+    b.case("SparseToDense_vector", lambda i, s, v, d: std(i, s, v, d),
+           [([0, 2, 3], i32), ([6], i32), ([1.0, 2.0, 3.0], f32), (0.5, f32)], grad=False)
+    b.case("SparseToDense_vector_scalar_value", lambda i, s, v, d: std(i, s, v, d),
+           [([1, 4], i32), ([5], i32), (7, i32), (0, i32)], exact=True)
+    b.case("SparseToDense_matrix", lambda i, s, v, d: std(i, s, v, d),
+           [([[0, 1], [1, 0], [1, 3], [2, 2]], i32), ([3, 4], i32),
+            ([1.0, -2.0, 3.0, 0.25], f32), (0.5, f32)])
+    b.case("SparseToDense_matrix_f64", lambda i, s, v, d: std(i, s, v, d),
+           [([[0, 0, 1], [1, 1, 0]], i64), ([2, 2, 2], i64), ([2.5, -1.5], f64), (0.0, f64)])
+    b.case("SparseToDense_matrix_int32", lambda i, s, v, d: std(i, s, v, d),
+           [([[0, 1], [2, 0]], i32), ([3, 2], i32), ([5, 6], i32), (-1, i32)], exact=True)
+    b.case("SparseToDense_unvalidated_repeats",
+           lambda i, s, v, d: std(i, s, v, d, validate_indices=False),
+           [([3, 1, 3], i32), ([5], i32), ([1, 2, 3], i32), (9, i32)], exact=True)
+    b.case("SparseToDense_bool", lambda i, s, v, d: std(i, s, v, d),
+           [([[0, 1]], i64), ([2, 2], i64), ([True], tf.bool), (False, tf.bool)], exact=True)
+    b.case("SparseToDense_string", lambda i, s, v, d: std(i, s, v, d),
+           [([1, 2], i32), ([4], i32), ([b"x", b"y"], tf.string), (b"-", tf.string)],
+           exact=True)
+    b.case("SparseToDense_empty", lambda i, s, v, d: std(i, s, v, d),
+           [(np.zeros((0, 2)), i32), ([2, 3], i32), (np.zeros((0,)), f32), (4.0, f32)])
+
+
+def build_segment(b):
+    """The segment reductions other than the sums: SegmentMean, SegmentMax, SegmentMin,
+    SegmentProd, UnsortedSegmentMax, UnsortedSegmentMin, UnsortedSegmentProd. Forward on
+    float32 and integers (empty segments, negative ids for the unsorted ops, ties, zeros),
+    and tf.gradients on smooth float inputs (ties for Max and Min, zeros for Prod)."""
+    f32, f64, i32, i64 = tf.float32, tf.float64, tf.int32, tf.int64
+    nan, inf = float("nan"), float("inf")
+    seg = tf.math
+
+    def known_rows(fn):
+        # A sorted reduction's row count (last id + 1) is known only when it runs; the
+        # weights of the loss need it statically (set_shape adds no op to the graph).
+        def wrapped(x, ids, name=None):
+            y = fn(x, ids, name=name)
+            last = tf.make_ndarray(ids.op.get_attr("value")).reshape(-1)
+            y.set_shape([int(last[-1]) + 1 if last.size else 0] + y.shape.as_list()[1:])
+            return y
+        return wrapped
+
+    sorted_ops = {"SegmentMean": known_rows(seg.segment_mean),
+                  "SegmentMax": known_rows(seg.segment_max),
+                  "SegmentMin": known_rows(seg.segment_min),
+                  "SegmentProd": known_rows(seg.segment_prod)}
+    unsorted_ops = {"UnsortedSegmentMax": seg.unsorted_segment_max,
+                    "UnsortedSegmentMin": seg.unsorted_segment_min,
+                    "UnsortedSegmentProd": seg.unsorted_segment_prod}
+
+    # Sorted ids with gaps (segments 1, 3 and 4 empty): 0 there, 1 for SegmentProd.
+    rows = b.rng.uniform(-1, 1, size=(6, 3))
+    ids = [0, 0, 2, 2, 2, 5]
+    ints = [[7, -3, 0], [-8, 5, 2], [3, 3, -1], [-4, 6, 2], [2, -9, 5], [1, 1, 1]]
+    for op, fn in sorted_ops.items():
+        exact = op in ("SegmentMax", "SegmentMin")
+        b.case(op, fn, [(rows, f32), (ids, i32)], exact=exact)
+        b.case(op + "_f64_int64_ids", fn, [(rows, f64), (ids, i64)], exact=exact)
+        b.case(op + "_int32", fn, [(ints, i32), (ids, i32)], exact=True)
+        b.case(op + "_int64", fn, [(ints, i64), (ids, i64)], exact=True)
+        # One row per segment: the row itself; ids starting above 0: leading gap rows.
+        b.case(op + "_singletons", fn, [(rows[:3], f32), ([1, 2, 4], i32)], exact=exact)
+        b.case(op + "_empty", fn, [(np.zeros((0, 2)), f32), (np.zeros((0,), np.int32), i32)],
+               exact=True, grad=False)
+    # Integer means truncate toward zero: -7 / 2 = -3, 7 / 2 = 3, (1 - 4) / 2 = -1.
+    b.case("SegmentMean_int32_truncates", sorted_ops["SegmentMean"],
+           [([-7, 0, 7, 0, 1, -4], i32), ([0, 0, 1, 1, 2, 2], i32)], exact=True)
+    # Ties (exact equal extrema) and signed zeros: the later of equal values wins.
+    ties = [[0.5, -0.25], [0.5, 0.75], [0.125, 0.75], [-0.0, 0.0], [0.0, -0.0], [0.3, 0.3]]
+    for op in ("SegmentMax", "SegmentMin"):
+        b.case(op + "_ties", sorted_ops[op], [(ties, f32), ([0, 0, 0, 1, 1, 2], i32)],
+               exact=True)
+        # Infinities and NaN in a single-column segment (TensorFlow's scalar path): a NaN row
+        # makes the value NaN, a later number replaces it.
+        b.case(op + "_edge", sorted_ops[op],
+               [([-inf, -inf, inf, inf, nan, 1.0, 1.0, nan], f32), ([0, 0, 1, 1, 2, 2, 3, 3], i32)],
+               exact=True, grad=False)
+    # Products with zeros: none, one, two in a segment; integers wrap around.
+    zeros = [[2.0, 0.0], [0.5, 3.0], [0.0, 0.0], [-1.5, 4.0], [0.0, -2.0], [0.25, 0.5]]
+    b.case("SegmentProd_zeros", sorted_ops["SegmentProd"], [(zeros, f32), ([0, 0, 0, 2, 2, 2], i32)])
+    b.case("SegmentProd_int32_wraps", sorted_ops["SegmentProd"],
+           [([65536, 65536, 3, 46341, 46341], i32), ([0, 0, 1, 2, 2], i32)], exact=True)
+
+    # Unsorted ids in any order, negative ids dropped, empty segments (the type's lowest /
+    # highest value for Max / Min, 1 for Prod).
+    uids = [3, 0, -1, 3, 0, 5]
+    for op, fn in unsorted_ops.items():
+        exact = op != "UnsortedSegmentProd"
+        b.case(op, lambda x, i, fn=fn: fn(x, i, 7), [(rows, f32), (uids, i32)], exact=exact)
+        b.case(op + "_f64", lambda x, i, fn=fn: fn(x, i, 7), [(rows, f64), (uids, i32)],
+               exact=exact)
+        b.case(op + "_int32", lambda x, i, fn=fn: fn(x, i, 7), [(ints, i32), (uids, i32)],
+               exact=True)
+        b.case(op + "_int64_num_segments", lambda x, i, fn=fn: fn(x, i, tf.constant(7, i64)),
+               [(ints, i64), (uids, i64)], exact=True)
+        # Segment ids of rank 2: the leading two dims of data are flattened into rows.
+        b.case(op + "_rank2_ids", lambda x, i, fn=fn: fn(x, i, 4),
+               [(b.rng.uniform(-1, 1, size=(2, 3, 2)), f32), ([[0, -1, 2], [2, 0, -1]], i32)],
+               exact=exact)
+        b.case(op + "_empty", lambda x, i, fn=fn: fn(x, i, 3),
+               [(np.zeros((0, 2)), f32), (np.zeros((0,), np.int32), i32)], exact=True,
+               grad=False)
+    for op in ("UnsortedSegmentMax", "UnsortedSegmentMin"):
+        fn = unsorted_ops[op]
+        b.case(op + "_ties", lambda x, i, fn=fn: fn(x, i, 4),
+               [(ties, f32), ([1, 1, 1, -1, 1, 3], i32)], exact=True)
+        b.case(op + "_edge", lambda x, i, fn=fn: fn(x, i, 5),
+               [([-inf, -inf, inf, inf, nan, 1.0, 1.0, nan], f32),
+                ([0, 0, 1, 1, 2, 2, 3, 3], i32)], exact=True, grad=False)
+    b.case("UnsortedSegmentProd_zeros", lambda x, i: seg.unsorted_segment_prod(x, i, 4),
+           [(zeros, f32), ([1, -1, 1, 3, 3, 1], i32)])
+
+    # Gradients on smooth inputs (the forward cases above with float data differentiate too):
+    # larger segments, ties spread over several elements, zeros in products.
+    smooth = b.rng.uniform(0.5, 1.5, size=(8, 4)) * np.where(b.rng.rand(8, 4) < 0.5, -1, 1)
+    sids = [0, 0, 0, 1, 3, 3, 3, 3]
+    for op, fn in sorted_ops.items():
+        b.case(op + "_grad", fn, [(smooth, f32), (sids, i32)])
+        b.case(op + "_grad_f64", fn, [(smooth, f64), (sids, i64)])
+    tie_rows = [[0.5, -0.5, 0.25], [0.5, -0.5, 0.75], [0.5, 0.1, 0.75], [0.2, 0.3, -0.4],
+                [0.2, 0.3, -0.4]]
+    for op in ("SegmentMax", "SegmentMin"):
+        b.case(op + "_grad_ties", sorted_ops[op], [(tie_rows, f32), ([0, 0, 0, 2, 2], i32)])
+    b.case("SegmentProd_grad_zeros", sorted_ops["SegmentProd"],
+           [(zeros, f64), ([0, 0, 1, 1, 2, 2], i32)])
+    uids8 = [2, -1, 0, 2, 2, -1, 0, 4]
+    for op, fn in unsorted_ops.items():
+        b.case(op + "_grad", lambda x, i, fn=fn: fn(x, i, 5), [(smooth, f32), (uids8, i32)])
+        b.case(op + "_grad_f64", lambda x, i, fn=fn: fn(x, i, 5), [(smooth, f64), (uids8, i64)])
+    for op in ("UnsortedSegmentMax", "UnsortedSegmentMin"):
+        fn = unsorted_ops[op]
+        b.case(op + "_grad_ties", lambda x, i, fn=fn: fn(x, i, 3),
+               [(tie_rows, f32), ([0, -1, 0, 2, 2], i32)])
+    b.case("UnsortedSegmentProd_grad_zeros", lambda x, i: seg.unsorted_segment_prod(x, i, 3),
+           [(zeros, f64), ([0, 0, -1, 1, 1, 2], i32)])
+
+
+def build_products_and_indexing(b):
+    """BatchMatMul (V1, V2, V3), GatherNd, ScatterNd, TensorScatter*, TopKV2, InTopKV2."""
+    f32, f64, i32, i64 = tf.float32, tf.float64, tf.int32, tf.int64
+    u = lambda *shape: b.rng.uniform(-1, 1, size=shape)  # noqa: E731
+    mm = tf.linalg.matmul
+    b.case("BatchMatMulV2", lambda x, y: mm(x, y), [(u(2, 3, 4), f32), (u(2, 4, 5), f32)])
+    b.case("BatchMatMulV2_adj_x", lambda x, y: mm(x, y, adjoint_a=True),
+           [(u(2, 4, 3), f32), (u(2, 4, 5), f32)])
+    b.case("BatchMatMulV2_adj_y", lambda x, y: mm(x, y, adjoint_b=True),
+           [(u(2, 3, 4), f32), (u(2, 5, 4), f32)])
+    b.case("BatchMatMulV2_adj_xy", lambda x, y: mm(x, y, adjoint_a=True, adjoint_b=True),
+           [(u(2, 4, 3), f64), (u(2, 5, 4), f64)])
+    b.case("BatchMatMulV2_broadcast", lambda x, y: mm(x, y),
+           [(u(2, 1, 3, 4), f32), (u(3, 4, 5), f32)])
+    b.case("BatchMatMulV2_matrix_batch", lambda x, y: mm(x, y), [(u(3, 4), f32), (u(2, 4, 5), f32)])
+    b.case("BatchMatMulV2_int32", lambda x, y: mm(x, y),
+           [(b.rng.randint(-9, 9, size=(2, 2, 3)), i32), (b.rng.randint(-9, 9, size=(1, 3, 2)), i32)],
+           exact=True)
+    b.case("BatchMatMulV2_empty", lambda x, y: mm(x, y), [(u(2, 3, 0), f32), (u(2, 0, 4), f32)])
+    b.case("BatchMatMul", lambda x, y: tf.raw_ops.BatchMatMul(x=x, y=y, adj_y=True),
+           [(u(2, 3, 4), f32), (u(2, 5, 4), f32)])
+    b.case("BatchMatMulV3", lambda x, y: tf.raw_ops.BatchMatMulV3(x=x, y=y, Tout=tf.float32),
+           [(u(3, 2, 4), f32), (u(1, 4, 2), f32)])
+    # GatherNd: whole slices, elements, batches of indices, K = 0, strings.
+    params = u(3, 4)
+    b.case("GatherNd_elements", lambda p, i: tf.gather_nd(p, i),
+           [(params, f32), ([[0, 1], [2, 3], [1, 1], [0, 1]], i32)])
+    b.case("GatherNd_rows", lambda p, i: tf.gather_nd(p, i), [(params, f32), ([[1], [0], [1]], i32)])
+    b.case("GatherNd_batch", lambda p, i: tf.gather_nd(p, i),
+           [(u(3, 2, 2), f64), ([[[2, 1], [0, 0]], [[1, 1], [2, 0]]], i64)])
+    # (TensorFlow's gradient of K = 0 fails: ScatterNd rejects it.)
+    b.case("GatherNd_k0", lambda p, i: tf.gather_nd(p, i), [(params, f32), (np.zeros((2, 0)), i32)],
+           grad=False)
+    b.case("GatherNd_vector_index", lambda p, i: tf.gather_nd(p, i), [(params, f32), ([2], i32)],
+           grad=False)  # TensorFlow's ScatterNd reads 1-D indices as rows: its gradient fails
+    b.case("GatherNd_string", lambda p, i: tf.gather_nd(p, i),
+           [([[b"a", b"b"], [b"c", b"d"]], tf.string), ([[1, 0], [0, 1]], i32)], exact=True)
+    # ScatterNd: duplicates add up; slices and elements.
+    b.case("ScatterNd_rows", lambda i, up: tf.scatter_nd(i, up, [5, 2]),
+           [([[1], [3], [1]], i32), (u(3, 2), f32)])
+    b.case("ScatterNd_elements", lambda i, up: tf.scatter_nd(i, up, tf.constant([3, 4], i64)),
+           [([[0, 1], [2, 3], [0, 1]], i64), (u(3), f64)])
+    b.case("ScatterNd_int32", lambda i, up: tf.scatter_nd(i, up, [4]),
+           [([[1], [1], [3]], i32), ([5, 7, -2], i32)], exact=True)
+    # TensorScatter*: update (the last write of a slice wins), add, sub, max and min with ties.
+    tensor = u(4, 3)
+    updates = u(2, 3)
+    updates[1, 0] = tensor[3, 0]
+    for op, fn in {"TensorScatterUpdate": tf.tensor_scatter_nd_update,
+                   "TensorScatterAdd": tf.tensor_scatter_nd_add,
+                   "TensorScatterSub": tf.tensor_scatter_nd_sub,
+                   "TensorScatterMax": tf.tensor_scatter_nd_max,
+                   "TensorScatterMin": tf.tensor_scatter_nd_min}.items():
+        b.case(op, lambda t, i, up, fn=fn: fn(t, i, up),
+               [(tensor, f32), ([[1], [3]], i32), (updates, f32)])
+    b.case("TensorScatterUpdate_dup", lambda t, i, up: tf.tensor_scatter_nd_update(t, i, up),
+           [([0.0, 0.0, 0.0, 0.0], f32), ([[1], [1]], i32), ([1.0, 2.0], f32)], grad=False)
+    b.case("TensorScatterAdd_int64", lambda t, i, up: tf.tensor_scatter_nd_add(t, i, up),
+           [([[1, 2], [3, 4]], i64), ([[0, 1], [1, 0], [0, 1]], i32), ([10, 20, 30], i64)],
+           exact=True)
+    # TopKV2: ties keep index order; k = 0, k = n; integers.
+    ties = np.array([[0.5, 0.9, 0.1, 0.9, -0.3, 0.5], [0.2, -0.1, 0.7, 0.0, 0.7, 0.7],
+                     [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]])
+    b.case("TopKV2", lambda x: list(tf.nn.top_k(x, 3)), [(ties, f32)])
+    b.case("TopKV2_full", lambda x: list(tf.nn.top_k(x, 6)), [(ties, f64)])
+    b.case("TopKV2_k0", lambda x: list(tf.nn.top_k(x, 0)), [(ties, f32)], grad=False)
+    b.case("TopKV2_vector", lambda x: list(tf.nn.top_k(x, 2)), [([3.0, -1.0, 7.0, 7.0], f32)])
+    b.case("TopKV2_rank3", lambda x: list(tf.nn.top_k(x, 2)), [(u(2, 3, 4), f32)])
+    b.case("TopKV2_int32", lambda x: list(tf.nn.top_k(x, 2)), [([[4, 9, 9, -1], [0, 0, 0, 0]], i32)],
+           exact=True)
+    preds = [[0.1, 0.8, 0.8, 0.3, 0.0], [0.5, 0.2, 0.9, 0.9, 0.1], [0.3, float("inf"), 0.1, 0.2, 0.0],
+             [0.2, 0.1, 0.3, 0.4, 0.5]]
+    for k in (1, 2, 3):
+        b.case("InTopKV2_k%d" % k, lambda p, t, k=k: tf1.nn.in_top_k(p, t, k),
+               [(preds, f32), ([2, 3, 0, 7], i32)], exact=True)
+    b.case("InTopKV2_int64", lambda p, t: tf1.nn.in_top_k(p, t, 2), [(preds, f32), ([1, 2, 0, 4], i64)],
+           exact=True)
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     g = tf.Graph()
     b = Builder()
     with g.as_default():
         build(b)
+        build_products_and_indexing(b)
+        build_pad(b)
+        build_segment(b)
     # Grappler off: the cases are all constants, and its folding must not stand in for the
     # kernels (nor trip over multi-output ops).
     config = tf1.ConfigProto()

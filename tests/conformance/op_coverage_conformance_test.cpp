@@ -1,5 +1,6 @@
 // The element-wise, activation, scan, split, reverse, set, logical-reduction and fused batch
-// norm ops against TensorFlow: tests/data/tf_ops/graph.pb is a GraphDef tf.compat.v1 built of
+// norm ops, the batched products, GatherNd, ScatterNd, TensorScatter*, TopKV2 and InTopKV2
+// against TensorFlow: tests/data/tf_ops/graph.pb is a GraphDef tf.compat.v1 built of
 // each op on constant inputs (edge values: NaN, infinities, signed zeros, halves, huge values) with
 // tf.gradients of a weighted sum of each differentiable case, and reference.json what
 // TensorFlow 2.21 computed for every output and gradient (scripts/peers/make_op_fixtures.py).
@@ -337,6 +338,127 @@ BOOST_AUTO_TEST_CASE(fused_batch_norm_builds_and_refuses_as_tensorflow) {
       sess.run({bn.y, bn.mean}, {{x, Tensor(DType::float32, af::Shape{0, 3, 2, 4})}});
   BOOST_TEST(empty[0].num_elements() == 0);
   BOOST_TEST(std::isnan(empty[1].data<float>()[0]));
+}
+
+// The batched product, the N-dimensional gathers and scatters and top-k are laid out as
+// TensorFlow's Python lays them out, infer their shapes, and compute.
+BOOST_AUTO_TEST_CASE(products_indexing_and_top_k_build_as_tensorflow) {
+  af::Graph g;
+  const Output x = g.placeholder(DType::float32, af::PartialShape({2, 1, 3, 4}), "x");
+  const Output y = g.placeholder(DType::float32, af::PartialShape({3, 4, 5}), "y");
+  const Output p = af::batch_matmul(x, y);
+  BOOST_TEST(p.name() == "MatMul:0");
+  BOOST_TEST(p.node()->type() == "BatchMatMulV2");
+  BOOST_TEST(p.shape() == af::PartialShape({2, 3, 3, 5}));
+  BOOST_TEST(af::batch_matmul(x, x, false, true).shape() == af::PartialShape({2, 1, 3, 3}));
+  const Output params =
+      g.constant(Tensor::from_vector(std::vector<float>{0, 1, 2, 3, 4, 5}, af::Shape{3, 2}), "p");
+  const Output rows = g.constant(Tensor::from_vector(std::vector<int>{2, 0}, af::Shape{2, 1}));
+  const Output picked = af::gather_nd(params, rows);
+  BOOST_TEST(picked.name() == "GatherNd:0");
+  BOOST_TEST(picked.shape() == af::PartialShape({2, 2}));
+  const Output shape = g.constant(Tensor::from_vector(std::vector<int>{4, 2}));
+  const Output scattered = af::scatter_nd(rows, picked, shape);
+  BOOST_TEST(scattered.shape() == af::PartialShape({4, 2}));
+  const Output updated = af::tensor_scatter_sub(params, rows, picked);
+  BOOST_TEST(updated.name() == "TensorScatterSub:0");
+  const auto top = af::nn::top_k(params, 1);
+  BOOST_TEST(top.values.name() == "TopKV2:0");
+  BOOST_TEST(top.indices.name() == "TopKV2:1");
+  BOOST_TEST(g.operation("TopKV2/k").type() == "Const");
+  BOOST_TEST(top.indices.shape() == af::PartialShape({3, 1}));
+  const Output targets = g.constant(Tensor::from_vector(std::vector<int>{1, 0, 1}));
+  const Output in = af::nn::in_top_k(params, targets, 1);
+  BOOST_TEST(in.name() == "in_top_k/InTopKV2:0");
+  BOOST_TEST(g.operation("in_top_k/InTopKV2/k").type() == "Const");
+  BOOST_TEST(in.shape() == af::PartialShape({3}));
+  // x[b, 0] (3x4) times y[c] (4x5), every b and c: the batches broadcast.
+  std::vector<float> xv(24), yv(60);
+  for (std::size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i % 7) - 3.0f;
+  for (std::size_t i = 0; i < yv.size(); ++i) yv[i] = static_cast<float>(i % 5) * 0.5f - 1.0f;
+  af::Session sess(g);
+  const auto v = sess.run({p, scattered, updated, top.indices, in},
+                          {{x, Tensor::from_vector(xv, af::Shape{2, 1, 3, 4})},
+                           {y, Tensor::from_vector(yv, af::Shape{3, 4, 5})}});
+  for (int b = 0; b < 2; ++b)
+    for (int c = 0; c < 3; ++c)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 5; ++j) {
+          float want = 0;
+          for (int k = 0; k < 4; ++k) want += xv[b * 12 + i * 4 + k] * yv[c * 20 + k * 5 + j];
+          BOOST_TEST(v[0].data<float>()[((b * 3 + c) * 3 + i) * 5 + j] == want);
+        }
+  BOOST_TEST(v[1].to_vector<float>() == (std::vector<float>{0, 1, 0, 0, 4, 5, 0, 0}),
+             boost::test_tools::per_element());
+  BOOST_TEST(v[2].to_vector<float>() == (std::vector<float>{0, 0, 2, 3, 0, 0}),
+             boost::test_tools::per_element());
+  BOOST_TEST(v[3].to_vector<std::int32_t>() == (std::vector<std::int32_t>{1, 1, 1}),
+             boost::test_tools::per_element());
+  BOOST_TEST(v[4].to_vector<bool>() == (std::vector<bool>{true, false, true}),
+             boost::test_tools::per_element());
+}
+
+// Indices out of range, shapes that do not fit and k past the row fail with TensorFlow's
+// messages, the op named.
+BOOST_AUTO_TEST_CASE(products_indexing_and_top_k_refuse_as_tensorflow) {
+  af::Graph g;
+  const Output m = g.placeholder(DType::float32, af::PartialShape({2, 3, 4}), "m");
+  BOOST_CHECK_EXCEPTION(af::batch_matmul(m, m), af::InvalidArgumentError, [](const auto& e) {
+    return std::string(e.what()).find("Dimensions must be equal, but are 4 and 3") !=
+           std::string::npos;
+  });
+  const Output a = g.placeholder(DType::float32, af::PartialShape::unknown(), "a");
+  const Output b = g.placeholder(DType::float32, af::PartialShape::unknown(), "b");
+  const Output prod = af::batch_matmul(a, b);
+  const Output params = g.placeholder(DType::float32, af::PartialShape::unknown(), "params");
+  const Output idx = g.placeholder(DType::int32, af::PartialShape::unknown(), "idx");
+  const Output gathered = af::gather_nd(params, idx, "g");
+  const Output upd = g.placeholder(DType::float32, af::PartialShape::unknown(), "upd");
+  const Output shape = g.placeholder(DType::int32, af::PartialShape({-1}), "shape");
+  const Output scattered = af::scatter_nd(idx, upd, shape, "s");
+  const Output tensor_added = af::tensor_scatter_add(params, idx, upd, "t");
+  const Output k = g.placeholder(DType::int32, af::PartialShape({}), "k");
+  const auto top = af::nn::top_k(params, k);
+  const Output targets = g.placeholder(DType::int32, af::PartialShape::unknown(), "targets");
+  const Output in = af::nn::in_top_k(params, targets, 1);
+  af::Session sess(g);
+  auto fails_with = [&](const Output& y, af::FeedDict feeds, const std::string& message) {
+    try {
+      sess.run(y, feeds);
+      BOOST_ERROR("no error; expected " << message);
+    } catch (const af::InvalidArgumentError& e) {
+      BOOST_TEST(std::string(e.what()).find(message) != std::string::npos, e.what());
+    }
+  };
+  const Tensor p32 = Tensor::from_vector(std::vector<float>{0, 1, 2, 3, 4, 5}, af::Shape{3, 2});
+  fails_with(prod,
+             {{a, Tensor(DType::float32, af::Shape{2, 3, 4})},
+              {b, Tensor(DType::float32, af::Shape{3, 4, 5})}},
+             "In[0] and In[1] must have compatible batch dimensions: [2,3,4] vs. [3,4,5]");
+  fails_with(prod,
+             {{a, Tensor(DType::float32, af::Shape{2, 3, 4})},
+              {b, Tensor(DType::float32, af::Shape{2, 5, 6})}},
+             "Matrix size-incompatible: In[0]: [2,3,4], In[1]: [2,5,6]");
+  fails_with(
+      gathered,
+      {{params, p32}, {idx, Tensor::from_vector(std::vector<int>{0, 1, 4, 0}, af::Shape{2, 2})}},
+      "indices[1] = [4, 0] does not index into param shape [3,2], node name: g");
+  fails_with(scattered,
+             {{idx, Tensor::from_vector(std::vector<int>{1, 7}, af::Shape{2, 1})},
+              {upd, Tensor::from_vector(std::vector<float>{1, 2})},
+              {shape, Tensor::from_vector(std::vector<int>{4})}},
+             "indices[1] = [7] does not index into shape [4]");
+  fails_with(tensor_added,
+             {{params, p32},
+              {idx, Tensor::from_vector(std::vector<int>{1}, af::Shape{1, 1})},
+              {upd, Tensor(DType::float32, af::Shape{1, 3})}},
+             "The inner 1 dimensions of output.shape=[3,2] must match the inner 1 dimensions of "
+             "updates.shape=[1,3]");
+  fails_with(top.values, {{params, p32}, {k, Tensor(std::int32_t{3})}},
+             "input must have at least k columns. Had 2, needed 3");
+  fails_with(top.values, {{params, p32}, {k, Tensor(std::int32_t{-1})}}, "Need k >= 0, got -1");
+  fails_with(in, {{params, p32}, {targets, Tensor::from_vector(std::vector<int>{0, 1})}},
+             "First dimension of predictions 3 must match length of targets 2");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
