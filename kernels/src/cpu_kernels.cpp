@@ -49,6 +49,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_top_k_kernels(r);
   register_pad_kernels(r);
   register_segment_reduction_kernels(r);
+  register_parse_example_kernels(r);
 }
 
 }  // namespace detail

@@ -41,5 +41,7 @@ void register_gather_nd_kernels(KernelRegistry& r);          // GatherNd, Scatte
 void register_top_k_kernels(KernelRegistry& r);              // TopK, TopKV2, InTopK, InTopKV2
 void register_pad_kernels(KernelRegistry& r);                // Pad, PadV2, MirrorPad, MirrorPadGrad
 void register_segment_reduction_kernels(KernelRegistry& r);  // Segment{Mean,Max,...}, Unsorted*
+// ParseExample, ParseExampleV2
+void register_parse_example_kernels(KernelRegistry& r);
 
 }  // namespace af::detail

@@ -96,6 +96,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_top_k_ops(r);
   detail::register_pad_ops(r);
   detail::register_segment_reduction_ops(r);
+  detail::register_parse_example_ops(r);
 }
 
 }  // namespace af
