@@ -30,6 +30,7 @@
 #include "actorflow/ops/gather_nd_ops.hpp"
 #include "actorflow/ops/gradients.hpp"
 #include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/image_ops.hpp"
 #include "actorflow/ops/indexed_slices.hpp"
 #include "actorflow/ops/io_ops.hpp"
 #include "actorflow/ops/logging.hpp"

@@ -50,6 +50,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_pad_kernels(r);
   register_segment_reduction_kernels(r);
   register_parse_example_kernels(r);
+  register_image_resize_kernels(r);
 }
 
 }  // namespace detail

@@ -43,5 +43,7 @@ void register_pad_kernels(KernelRegistry& r);                // Pad, PadV2, Mirr
 void register_segment_reduction_kernels(KernelRegistry& r);  // Segment{Mean,Max,...}, Unsorted*
 // ParseExample, ParseExampleV2
 void register_parse_example_kernels(KernelRegistry& r);
+// ResizeBilinear, ResizeNearestNeighbor and their Grads
+void register_image_resize_kernels(KernelRegistry& r);
 
 }  // namespace af::detail

@@ -97,6 +97,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_pad_ops(r);
   detail::register_segment_reduction_ops(r);
   detail::register_parse_example_ops(r);
+  detail::register_image_resize_ops(r);
 }
 
 }  // namespace af

@@ -80,6 +80,8 @@ void register_pad_ops(OpRegistry& r);
 void register_segment_reduction_ops(OpRegistry& r);
 /// ParseExample, ParseExampleV2
 void register_parse_example_ops(OpRegistry& r);
+/// ResizeBilinear, ResizeNearestNeighbor and their Grads
+void register_image_resize_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 

@@ -101,6 +101,7 @@ void register_standard_gradients(GradientRegistry& r) {
   detail::register_tensor_array_gradients(r);
   detail::register_gather_nd_gradients(r);
   detail::register_segment_gradients(r);
+  detail::register_image_gradients(r);
 }
 
 // -- building blocks ----------------------------------------------------------------------------
