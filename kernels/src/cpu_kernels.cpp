@@ -51,6 +51,8 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_segment_reduction_kernels(r);
   register_parse_example_kernels(r);
   register_image_resize_kernels(r);
+  register_depthwise_conv_kernels(r);
+  register_lrn_kernels(r);
 }
 
 }  // namespace detail

@@ -33,17 +33,21 @@ void register_checkpoint_kernels(KernelRegistry& r);
 void register_segment_kernels(KernelRegistry& r);
 void register_accumulator_kernels(KernelRegistry& r);
 void register_compat_v2_kernels(KernelRegistry& r);
-void register_cwise_unary_kernels(KernelRegistry& r);        // Log1p, Erf, IsNan, Atan2, Xlogy, ...
-void register_activation_kernels(KernelRegistry& r);         // Softplus, Elu, Selu, Relu6, *Grad
-void register_split_kernels(KernelRegistry& r);              // Split, SplitV, ReverseV2
-void register_batch_norm_kernels(KernelRegistry& r);         // FusedBatchNorm*, their Grads
-void register_gather_nd_kernels(KernelRegistry& r);          // GatherNd, ScatterNd, TensorScatter*
-void register_top_k_kernels(KernelRegistry& r);              // TopK, TopKV2, InTopK, InTopKV2
-void register_pad_kernels(KernelRegistry& r);                // Pad, PadV2, MirrorPad, MirrorPadGrad
-void register_segment_reduction_kernels(KernelRegistry& r);  // Segment{Mean,Max,...}, Unsorted*
+void register_cwise_unary_kernels(KernelRegistry& r);  // Log1p, Erf, IsNan, Atan2, Xlogy, ...
+void register_activation_kernels(KernelRegistry& r);   // Softplus, Elu, Selu, Relu6, *Grad
+void register_split_kernels(KernelRegistry& r);        // Split, SplitV, ReverseV2
+void register_batch_norm_kernels(KernelRegistry& r);   // FusedBatchNorm*, their Grads
+void register_gather_nd_kernels(KernelRegistry& r);    // GatherNd, ScatterNd, TensorScatter*
+void register_top_k_kernels(KernelRegistry& r);        // TopK, TopKV2, InTopK, InTopKV2
+void register_pad_kernels(KernelRegistry& r);          // Pad, PadV2, MirrorPad, MirrorPadGrad
+// Segment{Mean,Max,Min,Prod}, UnsortedSegment{Max,Min,Prod}
+void register_segment_reduction_kernels(KernelRegistry& r);
 // ParseExample, ParseExampleV2
 void register_parse_example_kernels(KernelRegistry& r);
 // ResizeBilinear, ResizeNearestNeighbor and their Grads
 void register_image_resize_kernels(KernelRegistry& r);
+// DepthwiseConv2dNative and its two backprop ops
+void register_depthwise_conv_kernels(KernelRegistry& r);
+void register_lrn_kernels(KernelRegistry& r);  // LRN, LRNGrad
 
 }  // namespace af::detail

@@ -98,6 +98,8 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_segment_reduction_ops(r);
   detail::register_parse_example_ops(r);
   detail::register_image_resize_ops(r);
+  detail::register_depthwise_conv_ops(r);
+  detail::register_lrn_ops(r);
 }
 
 }  // namespace af

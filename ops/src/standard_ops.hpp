@@ -82,6 +82,10 @@ void register_segment_reduction_ops(OpRegistry& r);
 void register_parse_example_ops(OpRegistry& r);
 /// ResizeBilinear, ResizeNearestNeighbor and their Grads
 void register_image_resize_ops(OpRegistry& r);
+/// DepthwiseConv2dNative, DepthwiseConv2dNativeBackpropInput, ...BackpropFilter
+void register_depthwise_conv_ops(OpRegistry& r);
+/// LRN, LRNGrad
+void register_lrn_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 

@@ -1,12 +1,15 @@
 // Gradients of the nn ops (TensorFlow 1.x's nn_grad.py): BiasAdd, Conv2D, MaxPool, AvgPool,
 // the two softmax cross-entropies, the fused batch norms, TopK, and the activations Softplus,
-// Softsign, Elu, Selu and Relu6 with the gradients of their gradient ops.
+// Softsign, Elu, Selu and Relu6 with the gradients of their gradient ops, DepthwiseConv2dNative
+// and LRN.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "actorflow/ops/array_ops.hpp"
+#include "actorflow/ops/depthwise_conv_ops.hpp"
 #include "actorflow/ops/gather_nd_ops.hpp"
+#include "actorflow/ops/lrn_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/nn_ops.hpp"
 #include "actorflow/ops/ops.hpp"
@@ -75,6 +78,33 @@ Grads conv2d_grad(const Operation& op, const Grads& g) {
   Output w_shape = shape_of(w, "Shape_1");
   return {nn::conv2d_backprop_input(x_shape, w, g[0], strides, padding, "Conv2DBackpropInput"),
           nn::conv2d_backprop_filter(x, w_shape, g[0], strides, padding, "Conv2DBackpropFilter")};
+}
+
+// _DepthwiseConv2dNativeGrad: the two backprop ops with the op's attrs.
+Grads depthwise_conv2d_grad(const Operation& op, const Grads& g) {
+  nn::DepthwiseConv2DAttrs attrs{ints_attr(op, "strides"), string_attr(op, "padding", "VALID")};
+  if (auto v = op.node_def().attr<std::vector<std::int64_t>>("explicit_paddings"))
+    attrs.explicit_paddings = *v;
+  attrs.data_format = string_attr(op, "data_format", "NHWC");
+  if (auto v = op.node_def().attr<std::vector<std::int64_t>>("dilations")) attrs.dilations = *v;
+  const Output x = input(op, 0), w = input(op, 1);
+  Output dx = nn::depthwise_conv2d_native_backprop_input(shape_of(x, "Shape"), w, g[0], attrs,
+                                                         "DepthwiseConv2dNativeBackpropInput");
+  Output dw = nn::depthwise_conv2d_native_backprop_filter(x, shape_of(w, "Shape_1"), g[0], attrs,
+                                                          "DepthwiseConv2dNativeBackpropFilter");
+  return {dx, dw};
+}
+
+// _LRNGrad: LRNGrad(grad, input, output) with the op's attrs.
+Grads lrn_grad(const Operation& op, const Grads& g) {
+  std::int64_t depth_radius = 5;
+  float bias = 1.0f, alpha = 1.0f, beta = 0.5f;
+  if (auto v = op.node_def().attr<std::int64_t>("depth_radius")) depth_radius = *v;
+  if (auto v = op.node_def().attr<float>("bias")) bias = *v;
+  if (auto v = op.node_def().attr<float>("alpha")) alpha = *v;
+  if (auto v = op.node_def().attr<float>("beta")) beta = *v;
+  return {
+      nn::lrn_grad(g[0], input(op, 0), op.output(0), depth_radius, bias, alpha, beta, "LRNGrad")};
 }
 
 Grads max_pool_grad(const Operation& op, const Grads& g) {
@@ -252,6 +282,8 @@ void register_nn_gradients(GradientRegistry& r) {
     return {g[0], bias_grad};
   });
   r.add("Conv2D", conv2d_grad);
+  r.add("DepthwiseConv2dNative", depthwise_conv2d_grad);
+  r.add("LRN", lrn_grad);
   r.add("MaxPool", max_pool_grad);
   r.add("AvgPool", avg_pool_grad);
   r.add("SoftmaxCrossEntropyWithLogits", softmax_xent_grad);
