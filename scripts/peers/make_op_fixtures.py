@@ -2,8 +2,8 @@
 """Writes tests/data/tf_ops: one GraphDef (graph.pb) that TensorFlow's tf.compat.v1 builds of
 the element-wise, activation, scan, split, reverse, set, logical-reduction and fused batch
 norm ops, the batched products, GatherNd, ScatterNd, TensorScatter*, TopKV2, InTopKV2,
-PadV2, MirrorPad, MirrorPadGrad, SparseToDense and the segment reductions, each on constant
-inputs, with tf.gradients of a weighted sum of each differentiable case; and
+PadV2, MirrorPad, MirrorPadGrad, SparseToDense, the segment reductions, ParseExample(V2) on
+serialized Examples, the image resizes, DepthwiseConv2dNative and LRN, each on constant inputs, with tf.gradients of a weighted sum of each differentiable case; and
 reference.json, what TensorFlow computes for every output and gradient. Never a dependency
 of the build or the tests: the fixture is committed, and this script remakes it.
 
@@ -438,6 +438,280 @@ def build_segment(b):
            [(zeros, f64), ([0, 0, -1, 1, 1, 2], i32)])
 
 
+def build_parse_example(b):
+    """ParseExampleV2 as tf.compat.v1.io.parse_example and parse_single_example build it, on
+    Examples serialized here: fixed-length features with and without defaults, sequence
+    features padded, var-len features of each kind, empty and missing features, the old
+    ParseExample op."""
+    def example(**features):
+        f = {}
+        for key, v in features.items():
+            if v is None:
+                f[key] = tf.train.Feature()  # no kind: read as missing
+            elif not v:
+                f[key] = tf.train.Feature(int64_list=tf.train.Int64List(value=[]))
+            elif isinstance(v[0], bytes):
+                f[key] = tf.train.Feature(bytes_list=tf.train.BytesList(value=v))
+            elif isinstance(v[0], float):
+                f[key] = tf.train.Feature(float_list=tf.train.FloatList(value=v))
+            else:
+                f[key] = tf.train.Feature(int64_list=tf.train.Int64List(value=v))
+        return tf.train.Example(features=tf.train.Features(feature=f)).SerializeToString()
+
+    def flat(parsed):
+        out = []
+        for key in sorted(parsed):
+            v = parsed[key]
+            out += [v.indices, v.values, v.dense_shape] if isinstance(v, tf.SparseTensor) else [v]
+        return out
+
+    records = [example(age=[3], img=[1.0, 2.0], tags=[b"a", b"b"], seq=[1.0, 2.0, 3.0, 4.0],
+                       ids=[7, 8, 9]),
+               example(img=[5.0, 6.0], seq=[4.0, 5.0], weights=[0.5]),
+               b"",
+               example(img=[-1.0, 0.25], age=None, tags=[b"c"], ids=[])]
+    features = {"age": tf1.io.FixedLenFeature([], tf.int64, default_value=-1),
+                "img": tf1.io.FixedLenFeature([2], tf.float32, default_value=[0.0, 0.0]),
+                "tags": tf1.io.VarLenFeature(tf.string),
+                "ids": tf1.io.VarLenFeature(tf.int64),
+                "weights": tf1.io.VarLenFeature(tf.float32),
+                "seq": tf1.io.FixedLenSequenceFeature([2], tf.float32, allow_missing=True,
+                                                      default_value=0.5)}
+    b.case("ParseExampleV2", lambda s: flat(tf1.io.parse_example(s, features)),
+           [(records, tf.string)], exact=True, grad=False)
+    b.case("ParseExampleV2_required",
+           lambda s: flat(tf1.io.parse_example(s, {"img": tf1.io.FixedLenFeature([2], tf.float32),
+                                                   "label": tf1.io.FixedLenFeature(
+                                                       [1], tf.string, default_value=[b"none"])})),
+           [(records[:2], tf.string)], exact=True, grad=False)
+    b.case("ParseExampleV2_single",
+           lambda s: flat(tf1.io.parse_single_example(s, features)),
+           [(records[0], tf.string)], exact=True, grad=False)
+    b.case("ParseExampleV2_empty_batch", lambda s: flat(tf1.io.parse_example(s, features)),
+           [(np.zeros((0,), dtype=object), tf.string)], exact=True, grad=False)
+    # TensorFlow 1.x's op: the keys as scalar inputs.
+    b.case("ParseExample",
+           lambda s: [t for group in tf.raw_ops.ParseExample(
+               serialized=s, names=[], sparse_keys=["ids", "tags"], dense_keys=["img"],
+               dense_defaults=[tf.constant([9.0, 9.0])], sparse_types=[tf.int64, tf.string],
+               dense_shapes=[[2]]) for t in group],
+           [(records, tf.string)], exact=True, grad=False)
+
+
+def build_resize(b):
+    """Up- and down-sampling in every mode (legacy, align_corners, half_pixel_centers), the
+    no-op resize, 1-pixel images, 3 channels (TensorFlow's vectorised path), float64, bfloat16,
+    int32 and uint8 images for bilinear; int32 and int64 for nearest neighbour (exact); the
+    grad ops directly; and the nearest-neighbour gradient through an image of unknown static
+    shape (Shape + strided_slice for its size)."""
+    f32, f64, i32, i64, u8, bf16 = tf.float32, tf.float64, tf.int32, tf.int64, tf.uint8, tf.bfloat16
+    u = lambda *shape: b.rng.uniform(-1, 1, size=shape)  # noqa: E731
+    img = u(2, 3, 4, 2)
+    rgb = u(1, 4, 5, 3)
+    modes = {"": (False, False), "_ac": (True, False), "_hp": (False, True)}
+    sizes = {"up": [5, 7], "down": [2, 3], "mixed": [6, 2]}
+    bilinear = tf1.image.resize_bilinear
+    nearest = tf1.image.resize_nearest_neighbor
+
+    for suffix, (ac, hp) in modes.items():
+        for kind, size in sizes.items():
+            b.case("ResizeBilinear_%s%s" % (kind, suffix),
+                   lambda x, s=size, ac=ac, hp=hp: bilinear(x, s, align_corners=ac,
+                                                            half_pixel_centers=hp),
+                   [(img, f32)])
+            b.case("ResizeNearestNeighbor_%s%s" % (kind, suffix),
+                   lambda x, s=size, ac=ac, hp=hp: nearest(x, s, align_corners=ac,
+                                                           half_pixel_centers=hp),
+                   [(img, f32)])
+        b.case("ResizeBilinear_rgb" + suffix,
+               lambda x, ac=ac, hp=hp: bilinear(x, [7, 3], align_corners=ac,
+                                                half_pixel_centers=hp), [(rgb, f32)])
+        b.case("ResizeBilinear_f64" + suffix,
+               lambda x, ac=ac, hp=hp: bilinear(x, [4, 6], align_corners=ac,
+                                                half_pixel_centers=hp), [(img, f64)])
+        b.case("ResizeBilinear_one_pixel" + suffix,
+               lambda x, ac=ac, hp=hp: bilinear(x, [3, 4], align_corners=ac,
+                                                half_pixel_centers=hp), [(u(1, 1, 1, 2), f32)])
+        b.case("ResizeNearestNeighbor_one_pixel" + suffix,
+               lambda x, ac=ac, hp=hp: nearest(x, [3, 4], align_corners=ac,
+                                               half_pixel_centers=hp), [(u(1, 1, 1, 2), f32)])
+        b.case("ResizeNearestNeighbor_f64" + suffix,
+               lambda x, ac=ac, hp=hp: nearest(x, [5, 3], align_corners=ac,
+                                               half_pixel_centers=hp), [(img, f64)])
+        # Integer images: bilinear outputs float32 (no gradient), nearest neighbour keeps them.
+        ints = b.rng.randint(0, 256, size=(1, 3, 4, 2))
+        b.case("ResizeBilinear_uint8" + suffix,
+               lambda x, ac=ac, hp=hp: bilinear(x, [5, 6], align_corners=ac,
+                                                half_pixel_centers=hp), [(ints, u8)])
+        b.case("ResizeBilinear_int32" + suffix,
+               lambda x, ac=ac, hp=hp: bilinear(x, [2, 7], align_corners=ac,
+                                                half_pixel_centers=hp), [(ints - 128, i32)])
+        b.case("ResizeNearestNeighbor_int32" + suffix,
+               lambda x, ac=ac, hp=hp: nearest(x, [5, 6], align_corners=ac,
+                                               half_pixel_centers=hp), [(ints - 128, i32)],
+               exact=True)
+        b.case("ResizeNearestNeighbor_int64" + suffix,
+               lambda x, ac=ac, hp=hp: nearest(x, [2, 3], align_corners=ac,
+                                               half_pixel_centers=hp), [(ints * 1000003, i64)],
+               exact=True)
+        # The grad ops straight, both ways of resizing.
+        for kind, size in (("up", [6, 7]), ("down", [2, 3])):
+            g = u(2, size[0], size[1], 2)
+            b.case("ResizeBilinearGrad_%s%s" % (kind, suffix),
+                   lambda gg, x, ac=ac, hp=hp: tf.raw_ops.ResizeBilinearGrad(
+                       grads=gg, original_image=x, align_corners=ac, half_pixel_centers=hp),
+                   [(g, f32), (img, f32)], grad=False)
+            b.case("ResizeNearestNeighborGrad_%s%s" % (kind, suffix),
+                   lambda gg, ac=ac, hp=hp: tf.raw_ops.ResizeNearestNeighborGrad(
+                       grads=gg, size=[3, 4], align_corners=ac, half_pixel_centers=hp),
+                   [(g, f32)], grad=False)
+        b.case("ResizeBilinearGrad_f64" + suffix,
+               lambda gg, x, ac=ac, hp=hp: tf.raw_ops.ResizeBilinearGrad(
+                   grads=gg, original_image=x, align_corners=ac, half_pixel_centers=hp),
+               [(u(2, 5, 2, 2), f32), (img, f64)], grad=False)
+        b.case("ResizeNearestNeighborGrad_int32" + suffix,
+               lambda gg, ac=ac, hp=hp: tf.raw_ops.ResizeNearestNeighborGrad(
+                   grads=gg, size=[2, 3], align_corners=ac, half_pixel_centers=hp),
+               [(b.rng.randint(-50, 50, size=(1, 5, 7, 2)), i32)], exact=True)
+    # Same size: a cast (bilinear) and a copy (nearest neighbour).
+    b.case("ResizeBilinear_same_size", lambda x: bilinear(x, [3, 4]), [(img, f32)])
+    b.case("ResizeBilinear_same_size_int32", lambda x: bilinear(x, [2, 2]),
+           [([[[[1], [2]], [[-3], [4]]]], i32)], exact=True)
+    b.case("ResizeNearestNeighbor_same_size", lambda x: nearest(x, [3, 4]), [(img, f32)])
+    # bfloat16 images (float32 out); the gradient is rounded to bfloat16.
+    b.case("ResizeBilinear_bf16", lambda x: bilinear(x, [5, 3]), [(img, bf16)], tolerance=1e-2)
+    b.case("ResizeNearestNeighbor_bf16", lambda x: nearest(x, [5, 3], half_pixel_centers=True),
+           [(img, bf16)], tolerance=1e-2)
+    # Unknown static height and width: the gradient's size is shape(image)[1:3]. (The
+    # Reshapes give the loss weights a static shape.)
+    unknown = lambda x: tf1.placeholder_with_default(x, [None, None, None, 2])  # noqa: E731
+    b.case("ResizeNearestNeighbor_dynamic_shape",
+           lambda x: tf.reshape(nearest(unknown(x), [5, 7]), [2, 5, 7, 2]), [(img, f32)])
+    b.case("ResizeBilinear_dynamic_shape",
+           lambda x: tf.reshape(bilinear(unknown(x), [2, 5], half_pixel_centers=True),
+                                [2, 2, 5, 2]), [(img, f32)])
+    # A size computed in the graph (static height and width unknown).
+    b.case("ResizeBilinear_size_tensor",
+           lambda x, s: tf.reshape(bilinear(x, s * 2, align_corners=True), [2, 4, 6, 2]),
+           [(img, f32), ([2, 3], i32)])
+
+
+def build_depthwise_lrn(b, dilation_case=True):
+    f32, f64 = tf.float32, tf.float64
+    dw = tf1.nn.depthwise_conv2d_native
+    raw = tf.raw_ops
+    x = b.rng.uniform(-1, 1, size=(2, 5, 6, 3))
+    w1 = b.rng.uniform(-1, 1, size=(3, 3, 3, 1))
+    w2 = b.rng.uniform(-1, 1, size=(3, 2, 3, 2))
+    # DepthwiseConv2dNative: SAME, VALID, stride 2, channel multiplier 2, float64, explicit
+    # padding, a 1x1 filter.
+    b.case("DepthwiseConv2dNative_same", lambda a, f: dw(a, f, [1, 1, 1, 1], "SAME"),
+           [(x, f32), (w1, f32)])
+    b.case("DepthwiseConv2dNative_valid", lambda a, f: dw(a, f, [1, 1, 1, 1], "VALID"),
+           [(x, f32), (w1, f32)])
+    b.case("DepthwiseConv2dNative_stride2", lambda a, f: dw(a, f, [1, 2, 2, 1], "SAME"),
+           [(x, f32), (w1, f32)])
+    b.case("DepthwiseConv2dNative_stride2_valid", lambda a, f: dw(a, f, [1, 2, 2, 1], "VALID"),
+           [(x, f32), (w2, f32)])
+    b.case("DepthwiseConv2dNative_multiplier2", lambda a, f: dw(a, f, [1, 1, 1, 1], "SAME"),
+           [(x, f32), (w2, f32)])
+    b.case("DepthwiseConv2dNative_f64", lambda a, f: dw(a, f, [1, 2, 2, 1], "SAME"),
+           [(x, f64), (w2, f64)])
+    b.case("DepthwiseConv2dNative_explicit",
+           lambda a, f: raw.DepthwiseConv2dNative(
+               input=a, filter=f, strides=[1, 1, 1, 1], padding="EXPLICIT",
+               explicit_paddings=[0, 0, 1, 2, 0, 1, 0, 0]),
+           [(x, f32), (w2, f32)])
+    b.case("DepthwiseConv2dNative_1x1", lambda a, f: dw(a, f, [1, 1, 1, 1], "VALID"),
+           [(x, f32), (b.rng.uniform(-1, 1, size=(1, 1, 3, 2)), f32)])
+    # Dilation 2: TensorFlow's CPU kernel refuses dilations on the native op (Unimplemented),
+    # so the dilated case is tf.nn.depthwise_conv2d's, which runs the native op (dilation 1)
+    # on SpaceToBatchND's output and returns through BatchToSpaceND.
+    # Needs SpaceToBatchND and BatchToSpaceND (and their gradients) in actorflow: pass
+    # dilation_case=False while they are missing.
+    if dilation_case:
+      b.case("DepthwiseConv2dNative_dilation2",
+             lambda a, f: tf.nn.depthwise_conv2d(a, f, [1, 1, 1, 1], "SAME", dilations=[2, 2]),
+             [(x, f32), (w2, f32)])
+    # The two backprop ops straight (their inputs' gradients are taken as well: none exist
+    # in TensorFlow, so only values are compared).
+    dy = b.rng.uniform(-1, 1, size=(2, 3, 3, 6))
+    b.case("DepthwiseConv2dNativeBackpropInput",
+           lambda f, g: raw.DepthwiseConv2dNativeBackpropInput(
+               input_sizes=[2, 5, 6, 3], filter=f, out_backprop=g, strides=[1, 2, 2, 1],
+               padding="SAME"),
+           [(w2, f32), (dy, f32)], grad=False)
+    b.case("DepthwiseConv2dNativeBackpropInput_f64",
+           lambda f, g: raw.DepthwiseConv2dNativeBackpropInput(
+               input_sizes=[2, 5, 6, 3], filter=f, out_backprop=g, strides=[1, 2, 2, 1],
+               padding="SAME"),
+           [(w2, f64), (dy, f64)], grad=False)
+    b.case("DepthwiseConv2dNativeBackpropFilter",
+           lambda a, g: raw.DepthwiseConv2dNativeBackpropFilter(
+               input=a, filter_sizes=[3, 2, 3, 2], out_backprop=g, strides=[1, 2, 2, 1],
+               padding="SAME"),
+           [(x, f32), (dy, f32)], grad=False)
+    b.case("DepthwiseConv2dNativeBackpropFilter_valid",
+           lambda a, g: raw.DepthwiseConv2dNativeBackpropFilter(
+               input=a, filter_sizes=[3, 3, 3, 1], out_backprop=g, strides=[1, 1, 1, 1],
+               padding="VALID"),
+           [(x, f32), (b.rng.uniform(-1, 1, size=(2, 3, 4, 3)), f32)], grad=False)
+    # LRN: defaults (radius 5 over a depth of 7: windows clipped on both sides), custom attrs
+    # (beta neither 0.5 nor 1: the exp/log path; beta 1), float64.
+    xl = b.rng.uniform(-1, 1, size=(2, 2, 3, 7))
+    lrn = tf.nn.local_response_normalization
+    b.case("LRN", lambda a: lrn(a), [(xl, f32)])
+    b.case("LRN_custom", lambda a: lrn(a, depth_radius=2, bias=2.0, alpha=0.3, beta=0.75),
+           [(xl, f32)])
+    b.case("LRN_beta1", lambda a: lrn(a, depth_radius=1, bias=0.5, alpha=0.5, beta=1.0),
+           [(xl, f32)])
+    # LRN has no float64 in TensorFlow (its OpDef allows half, bfloat16 and float only).
+    b.case("LRN_radius3", lambda a: lrn(a, depth_radius=3, bias=1.5, alpha=0.2, beta=0.6),
+           [(xl, f32)])
+    b.case("LRN_radius0", lambda a: lrn(a, depth_radius=0, bias=1.0, alpha=2.0, beta=0.5),
+           [(xl, f32)])
+    # LRNGrad straight, the output image from LRN of the same attrs.
+    gl = b.rng.uniform(-1, 1, size=(2, 2, 3, 7))
+    b.case("LRNGrad",
+           lambda g, a: raw.LRNGrad(input_grads=g, input_image=a,
+                                    output_image=lrn(a, depth_radius=2, bias=2.0, alpha=0.3,
+                                                     beta=0.75),
+                                    depth_radius=2, bias=2.0, alpha=0.3, beta=0.75),
+           [(gl, f32), (xl, f32)], grad=False)
+    b.case("LRNGrad_defaults",
+           lambda g, a: raw.LRNGrad(input_grads=g, input_image=a, output_image=lrn(a),
+                                    depth_radius=5, bias=1.0, alpha=1.0, beta=0.5),
+           [(gl, f32), (xl, f32)], grad=False)
+
+
+if __name__ == "__main__":
+    import os
+    import sys
+    sys.path.insert(0, "/work/main/scripts/peers")
+    from make_op_fixtures import Builder, encode  # noqa: E402
+    g = tf.Graph()
+    b = Builder()
+    with g.as_default():
+        build_depthwise_lrn(b)
+    config = tf1.ConfigProto()
+    config.graph_options.rewrite_options.disable_meta_optimizer = True
+    with tf1.Session(graph=g, config=config) as sess:
+        for entry in b.cases:
+            values = sess.run(entry["outputs"])
+            [encode(v) for v in values]
+            grads = [n for n in entry.get("grads", []) if n is not None]
+            gv = sess.run(grads) if grads else []
+            print(entry["name"], [v.shape for v in values], [v.shape for v in gv],
+                  entry.get("grads"))
+    if "-v" in sys.argv:
+        for op in g.get_operations():
+            if "gradients" in op.name and op.type in ("DepthwiseConv2dNativeBackpropInput",
+                                                      "DepthwiseConv2dNativeBackpropFilter",
+                                                      "LRNGrad", "Shape"):
+                print(op.name, op.type, [i.name for i in op.inputs])
+    print("ran %d cases" % len(b.cases))
+
+
 def build_products_and_indexing(b):
     """BatchMatMul (V1, V2, V3), GatherNd, ScatterNd, TensorScatter*, TopKV2, InTopKV2."""
     f32, f64, i32, i64 = tf.float32, tf.float64, tf.int32, tf.int64
@@ -526,6 +800,9 @@ def main(out):
         build_products_and_indexing(b)
         build_pad(b)
         build_segment(b)
+        build_parse_example(b)
+        build_resize(b)
+        build_depthwise_lrn(b, dilation_case=False)  # dilations go through SpaceToBatchND
     # Grappler off: the cases are all constants, and its folding must not stand in for the
     # kernels (nor trip over multi-output ops).
     config = tf1.ConfigProto()

@@ -1,0 +1,186 @@
+// af::io::parse_example against TensorFlow: built here on the records TensorFlow serialized
+// for tests/data/tf_ops (case "ParseExampleV2"), it gives what TensorFlow's parse_example
+// gave; bad records fail with TensorFlow's messages, naming the example.
+#include <actorflow/actorflow.hpp>
+#include <boost/test/unit_test.hpp>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "test_paths.hpp"
+
+namespace {
+
+using af::DType;
+using af::Output;
+using af::Tensor;
+using af::io::FixedLenFeature;
+using af::io::VarLenFeature;
+
+const std::filesystem::path dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_ops";
+
+// -- a tiny protobuf writer for hand-made Examples -----------------------------------------
+
+void varint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out += static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
+}
+
+// Field `field` of wire type 2 (length-delimited) holding `bytes`.
+std::string delimited(int field, const std::string& bytes) {
+  std::string out(1, static_cast<char>(field << 3 | 2));
+  varint(out, bytes.size());
+  return out + bytes;
+}
+
+std::string float_feature(const std::vector<float>& values) {
+  std::string packed(values.size() * 4, '\0');
+  std::memcpy(packed.data(), values.data(), packed.size());
+  return delimited(2, delimited(1, packed));  // Feature.float_list { value }
+}
+
+std::string int64_feature(const std::vector<std::int64_t>& values) {
+  std::string packed;
+  for (auto v : values) varint(packed, static_cast<std::uint64_t>(v));
+  return delimited(3, delimited(1, packed));  // Feature.int64_list { value }
+}
+
+// An Example of (key, serialized Feature) pairs.
+std::string example(const std::vector<std::pair<std::string, std::string>>& features) {
+  std::string map;
+  for (const auto& [key, feature] : features)
+    map += delimited(1, delimited(1, key) + delimited(2, feature));
+  return delimited(1, map);  // Example.features { feature: map }
+}
+
+Tensor records(const std::vector<std::string>& r) {
+  return Tensor::from_vector(r, af::Shape{static_cast<std::int64_t>(r.size())});
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(parse_example_test)
+
+// The features of TensorFlow's case, parsed here from the records it serialized.
+BOOST_AUTO_TEST_CASE(parses_tensorflows_records_to_tensorflows_values,
+                     *boost::unit_test::timeout(120)) {
+  af::Graph g;
+  af::import_graph_def(g, af::read_graph_def((dir / "graph.pb").string()), {.name = ""});
+  std::ifstream in(dir / "reference.json");
+  const auto ref = nlohmann::json::parse(in);
+  const nlohmann::json* want = nullptr;
+  for (const auto& c : ref["cases"])
+    if (c["name"] == "ParseExampleV2") want = &c;
+  BOOST_REQUIRE(want != nullptr);
+  const Output serialized = g.output((*want)["inputs"][0].get<std::string>());
+  const auto parsed = af::io::parse_example(
+      serialized,
+      {{"age", FixedLenFeature{{}, DType::int64, Tensor(std::int64_t{-1})}},
+       {"img", FixedLenFeature{{2}, DType::float32, Tensor::from_vector(std::vector<float>{0, 0})}},
+       {"seq", FixedLenFeature{{-1, 2}, DType::float32, Tensor(0.5f)}}},
+      {{"tags", VarLenFeature{DType::string}},
+       {"ids", VarLenFeature{DType::int64}},
+       {"weights", VarLenFeature{DType::float32}}},
+      "parsed_here");
+  BOOST_TEST(parsed.dense.at("img").node()->type() == "ParseExampleV2");
+  BOOST_TEST(parsed.dense.at("img").node()->name() == "parsed_here/ParseExampleV2");
+  BOOST_TEST(g.operation("parsed_here/key_age").type() == "Const");
+  BOOST_TEST(parsed.dense.at("seq").shape() == af::PartialShape({4, -1, 2}));
+  BOOST_TEST(parsed.sparse.at("ids").indices.shape() == af::PartialShape({-1, 2}));
+  // TensorFlow's outputs in the order of its sorted keys: age, ids (3), img, seq, tags (3),
+  // weights (3); the fixture lists them as flat() did.
+  const std::vector<Output> mine = {parsed.dense.at("age"),
+                                    parsed.sparse.at("ids").indices,
+                                    parsed.sparse.at("ids").values,
+                                    parsed.sparse.at("ids").dense_shape,
+                                    parsed.dense.at("img"),
+                                    parsed.dense.at("seq"),
+                                    parsed.sparse.at("tags").indices,
+                                    parsed.sparse.at("tags").values,
+                                    parsed.sparse.at("tags").dense_shape,
+                                    parsed.sparse.at("weights").indices,
+                                    parsed.sparse.at("weights").values,
+                                    parsed.sparse.at("weights").dense_shape};
+  af::Session sess(g);
+  const auto got = sess.run(mine);
+  const auto& outputs = (*want)["outputs"];
+  BOOST_REQUIRE_EQUAL(outputs.size(), mine.size());
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    BOOST_TEST_CONTEXT("output " << i) {
+      const auto& w = outputs[i][1];
+      BOOST_TEST(got[i].shape().dims() == w["shape"].get<std::vector<std::int64_t>>(),
+                 boost::test_tools::per_element());
+      for (std::size_t k = 0; k < w["values"].size(); ++k) {
+        const auto& v = w["values"][k];
+        if (got[i].dtype() == DType::string)
+          BOOST_TEST(got[i].data<std::string>()[k] == v.get<std::string>());
+        else if (got[i].dtype() == DType::int64)
+          BOOST_TEST(got[i].data<std::int64_t>()[k] == v.get<std::int64_t>());
+        else
+          BOOST_TEST(got[i].data<float>()[k] == v.get<float>());
+      }
+    }
+  }
+}
+
+// Bad records and features fail the step with TensorFlow's messages.
+BOOST_AUTO_TEST_CASE(bad_records_fail_as_tensorflow, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  const Output s = g.placeholder(DType::string, af::PartialShape({-1}), "s");
+  const auto parsed =
+      af::io::parse_example(s,
+                            {{"img", FixedLenFeature{{2}, DType::float32, std::nullopt}},
+                             {"seq", FixedLenFeature{{-1, 2}, DType::float32, std::nullopt}}},
+                            {{"ids", VarLenFeature{DType::int64}}});
+  af::Session sess(g);
+  auto fails_with = [&](const std::vector<std::string>& r, const std::string& message) {
+    try {
+      sess.run(parsed.dense.at("img"), {{s, records(r)}});
+      BOOST_ERROR("no error; expected " << message);
+    } catch (const af::InvalidArgumentError& e) {
+      BOOST_TEST(std::string(e.what()).find(message) != std::string::npos, e.what());
+    }
+  };
+  const std::string ok = example({{"img", float_feature({1, 2})}});
+  fails_with({ok, "garbage"}, "Could not parse example input, value: 'garbage'");
+  fails_with({ok, example({})},
+             "Name: <unknown>, Feature: img (data type: float) is required but could not be "
+             "found.");
+  fails_with({ok, example({{"img", float_feature({1})}})},
+             "Name: <unknown>, Key: img, Index: 1.  Number of float values != expected.  Values "
+             "size: 1 but output shape: [2]");
+  fails_with({example({{"img", int64_feature({1, 2})}})},
+             "Name: <unknown>, Key: img, Index: 0.  Data types don't match. Data type: int64 but "
+             "expected type: float");
+  fails_with({example({{"img", float_feature({1, 2})}, {"seq", float_feature({1, 2, 3})}})},
+             "Name: <unknown>, Key: seq, Index: 0.  Number of float values is not a multiple of "
+             "stride length. Saw 3 values but output shape is: [?,2]");
+  fails_with({example({{"img", float_feature({1, 2})}, {"ids", float_feature({1})}})},
+             "Name: <unknown>, Key: ids, Index: 0.  Data types don't match. Expected type: int64, "
+             "Actual type: float");
+  // Hand-made records parse: the sequence pads with zeros, the sparse ids keep their order.
+  const auto v = sess.run(
+      {parsed.dense.at("seq"), parsed.sparse.at("ids").values, parsed.sparse.at("ids").dense_shape},
+      {{s, records({example({{"img", float_feature({1, 2})},
+                             {"seq", float_feature({1, 2, 3, 4})},
+                             {"ids", int64_feature({5, -3})}}),
+                    example({{"img", float_feature({3, 4})}})})}});
+  BOOST_TEST(v[0].shape() == af::Shape({2, 2, 2}));
+  BOOST_TEST(v[0].to_vector<float>() == (std::vector<float>{1, 2, 3, 4, 0, 0, 0, 0}),
+             boost::test_tools::per_element());
+  BOOST_TEST(v[1].to_vector<std::int64_t>() == (std::vector<std::int64_t>{5, -3}),
+             boost::test_tools::per_element());
+  BOOST_TEST(v[2].to_vector<std::int64_t>() == (std::vector<std::int64_t>{2, 2}),
+             boost::test_tools::per_element());
+  BOOST_CHECK_THROW(af::io::parse_example(s, {{"x", FixedLenFeature{{}, DType::int32, {}}}}),
+                    af::InvalidArgumentError);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
