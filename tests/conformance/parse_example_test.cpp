@@ -1,6 +1,7 @@
 // af::io::parse_example against TensorFlow: built here on the records TensorFlow serialized
 // for tests/data/tf_ops (case "ParseExampleV2"), it gives what TensorFlow's parse_example
-// gave; bad records fail with TensorFlow's messages, naming the example.
+// gave; bad records fail with TensorFlow's messages, naming the example; and an input
+// pipeline reads a TFRecord file of Examples in batches and parses them.
 #include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
@@ -11,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "reader_fixture.hpp"
+#include "temp_dir.hpp"
 #include "test_paths.hpp"
 
 namespace {
@@ -20,6 +23,7 @@ using af::Output;
 using af::Tensor;
 using af::io::FixedLenFeature;
 using af::io::VarLenFeature;
+using af::test::TempDir;
 
 const std::filesystem::path dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_ops";
 
@@ -181,6 +185,45 @@ BOOST_AUTO_TEST_CASE(bad_records_fail_as_tensorflow, *boost::unit_test::timeout(
              boost::test_tools::per_element());
   BOOST_CHECK_THROW(af::io::parse_example(s, {{"x", FixedLenFeature{{}, DType::int32, {}}}}),
                     af::InvalidArgumentError);
+}
+
+// A pipeline as TensorFlow 1.x input code builds it: a file name queue, a TFRecordReader
+// reading up to 2 records a step, parse_example of each batch; the last batch is short.
+BOOST_AUTO_TEST_CASE(a_reader_pipeline_parses_tf_record_files_of_examples,
+                     *boost::unit_test::timeout(60)) {
+  TempDir dir;
+  const std::string file = (dir.path / "examples.tfrecord").string();
+  {
+    af::TFRecordWriter w(file);
+    for (int i = 0; i < 3; ++i)
+      w.write(example({{"label", int64_feature({i})},
+                       {"pixels", float_feature({0.5f * static_cast<float>(i), 1.0f})},
+                       {"words", int64_feature(std::vector<std::int64_t>(i, 7))}}));
+  }
+  af::Graph g;
+  af::test::FilenameQueue files(g);
+  af::TFRecordReader reader(g);
+  auto [keys, values] = reader.read_up_to(files, 2);
+  const auto parsed = af::io::parse_example(values,
+                                            {{"label", FixedLenFeature{{}, DType::int64, {}}},
+                                             {"pixels", FixedLenFeature{{2}, DType::float32, {}}}},
+                                            {{"words", VarLenFeature{DType::int64}}});
+  af::Session sess(g);
+  files.add(sess, file);
+  const std::vector<Output> fetch = {parsed.dense.at("label"), parsed.dense.at("pixels"),
+                                     parsed.sparse.at("words").dense_shape};
+  auto first = sess.run(fetch);
+  BOOST_TEST(first[0].to_vector<std::int64_t>() == (std::vector<std::int64_t>{0, 1}),
+             boost::test_tools::per_element());
+  BOOST_TEST(first[1].to_vector<float>() == (std::vector<float>{0, 1, 0.5f, 1}),
+             boost::test_tools::per_element());
+  BOOST_TEST(first[2].to_vector<std::int64_t>() == (std::vector<std::int64_t>{2, 1}),
+             boost::test_tools::per_element());
+  auto second = sess.run(fetch);
+  BOOST_TEST(second[0].to_vector<std::int64_t>() == (std::vector<std::int64_t>{2}),
+             boost::test_tools::per_element());
+  BOOST_TEST(second[2].to_vector<std::int64_t>() == (std::vector<std::int64_t>{1, 2}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
