@@ -1,9 +1,11 @@
-// ParseExample and ParseExampleV2: CPU kernels reading serialized tf.train.Example protos
-// (TensorFlow's example_parsing_ops.cc and util/example_proto_fast_parsing.cc, their checks
-// and messages) through the generated code of formats/proto/actorflow/tf/example.proto.
-// Dense features (fixed shape, or a variable first dimension padded with the default) come
-// out as one tensor each; sparse (var-len) features as indices, values and a dense shape.
-// Their definitions are in ops/src/defs/parse_example_ops.cpp.
+// ParseExample, ParseExampleV2 and ParseSingleExample: CPU kernels reading serialized
+// tf.train.Example protos (TensorFlow's example_parsing_ops.cc and
+// util/example_proto_fast_parsing.cc, their checks and messages) through the generated code of
+// formats/proto/actorflow/tf/example.proto. Dense features (fixed shape, or a variable first
+// dimension padded with the default) come out as one tensor each; sparse (var-len) features as
+// indices, values and a dense shape. ParseSingleExample (TensorFlow 1.x's parse_single_example)
+// holds its keys as attrs and names a feature by its key alone in its messages. Their definitions
+// are in ops/src/defs/parse_example_ops.cpp.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -20,6 +22,11 @@ namespace {
 
 using detail::Index;
 using detail::StatusKernel;
+
+// The name of the list an Example holds values of `t` in.
+const char* list_name(DType t) {
+  return t == DType::float32 ? "float_list" : t == DType::int64 ? "int64_list" : "bytes_list";
+}
 
 // TensorFlow's DataTypeString for the three feature types.
 const char* type_string(DType t) {
@@ -95,8 +102,12 @@ struct SparseSpec {
 class ParseExampleOp : public StatusKernel {
  public:
   ParseExampleOp(OpKernelConstruction& c, Status* s)
-      : StatusKernel(c), v2_(c.def.op != "ParseExample") {
+      : StatusKernel(c),
+        v2_(c.def.op == "ParseExampleV2"),
+        single_(c.def.op == "ParseSingleExample") {
     *s = c.get_attr("sparse_types", &sparse_types_);
+    if (s->ok() && single_) *s = c.get_attr("sparse_keys", &sparse_keys_);
+    if (s->ok() && single_) *s = c.get_attr("dense_keys", &dense_keys_);
     if (s->ok()) *s = c.get_attr("Tdense", &dense_types_);
     if (s->ok()) *s = c.get_attr("dense_shapes", &dense_shapes_);
     if (s->ok() && v2_) {
@@ -112,12 +123,17 @@ class ParseExampleOp : public StatusKernel {
  protected:
   Status run(OpKernelContext& ctx) override {
     const Tensor& serialized = ctx.input(0);
-    const Tensor& names = ctx.input(1);
+    const Tensor no_names(DType::string, Shape{0});
+    const Tensor& names = single_ ? no_names : ctx.input(1);
     const auto num_sparse = static_cast<int>(sparse_types_.size());
     const auto num_dense = static_cast<int>(dense_types_.size());
     std::vector<std::string> sparse_keys, dense_keys;
     int defaults_at = 0;
-    if (v2_) {
+    if (single_) {
+      sparse_keys = sparse_keys_;
+      dense_keys = dense_keys_;
+      defaults_at = 1;
+    } else if (v2_) {
       ACTORFLOW_RETURN_IF_ERROR(key_list(ctx.input(2), num_sparse, "sparse_keys", &sparse_keys));
       ACTORFLOW_RETURN_IF_ERROR(key_list(ctx.input(3), num_dense, "dense_keys", &dense_keys));
       defaults_at = 5;  // after ragged_keys
@@ -128,7 +144,10 @@ class ParseExampleOp : public StatusKernel {
         dense_keys.push_back(ctx.input(2 + num_sparse + i).data<std::string>()[0]);
       defaults_at = 2 + num_sparse + num_dense;
     }
-    if (v2_ ? serialized.rank() > 1 : serialized.rank() != 1)
+    if (single_ && serialized.rank() != 0)
+      return invalid_argument("Expected serialized to be a scalar, got shape: " +
+                              serialized.shape().to_string());
+    if (v2_ ? serialized.rank() > 1 : !single_ && serialized.rank() != 1)
       return invalid_argument(v2_ ? "Expected serialized to be a scalar or vector, got shape: " +
                                         serialized.shape().to_string()
                                   : "Expected serialized to be a vector, got shape: " +
@@ -161,8 +180,18 @@ class ParseExampleOp : public StatusKernel {
       if (!examples[static_cast<std::size_t>(e)].ParseFromString(bytes))
         return invalid_argument("Could not parse example input, value: '" + bytes + "'");
     }
-    auto name_of = [&](Index e) {
-      return names.num_elements() == 0 ? std::string("<unknown>") : names.data<std::string>()[e];
+    // How a message names feature `key` of example e, and the example alone.
+    auto where = [&](Index e, const std::string& key) {
+      if (single_) return "Key: " + key + ".  ";
+      const std::string name =
+          names.num_elements() == 0 ? std::string("<unknown>") : names.data<std::string>()[e];
+      return "Name: " + name + ", Key: " + key + ", Index: " + std::to_string(e) + ".  ";
+    };
+    auto example_name = [&](Index e) {
+      if (single_) return std::string();
+      return "Name: " +
+             (names.num_elements() == 0 ? std::string("<unknown>") : names.data<std::string>()[e]) +
+             ", ";
     };
     // The feature `key` of example e, null when absent or empty (no kind).
     auto find = [&](Index e, const std::string& key) -> const tensorflow::Feature* {
@@ -181,10 +210,9 @@ class ParseExampleOp : public StatusKernel {
         if (f == nullptr) continue;
         const FeatureValues v{f};
         if (v.kind() != spec.dtype)
-          return invalid_argument(
-              "Name: " + name_of(e) + ", Key: " + spec.key + ", Index: " + std::to_string(e) +
-              ".  Data types don't match. Expected type: " + type_string(spec.dtype) +
-              ", Actual type: " + type_string(v.kind()));
+          return invalid_argument(where(e, spec.key) + "Data types don't match. Expected type: " +
+                                  type_string(spec.dtype) +
+                                  ", Actual type: " + type_string(v.kind()));
         total += v.size();
         longest = std::max(longest, v.size());
       }
@@ -208,8 +236,9 @@ class ParseExampleOp : public StatusKernel {
       shape.data<std::int64_t>()[rank - 1] = longest;
     }
     for (int d = 0; d < num_dense; ++d) {
-      ACTORFLOW_RETURN_IF_ERROR(fill_dense(
-          ctx, 3 * num_sparse + d, dense[static_cast<std::size_t>(d)], batch, n, find, name_of));
+      ACTORFLOW_RETURN_IF_ERROR(fill_dense(ctx, 3 * num_sparse + d,
+                                           dense[static_cast<std::size_t>(d)], batch, n, find,
+                                           where, example_name, single_));
     }
     return {};
   }
@@ -250,20 +279,19 @@ class ParseExampleOp : public StatusKernel {
     return {};
   }
 
-  template <class Find, class NameOf>
+  template <class Find, class Where, class ExampleName>
   static Status fill_dense(OpKernelContext& ctx, int output, const DenseSpec& spec,
                            const std::vector<std::int64_t>& batch, Index n, Find& find,
-                           NameOf& name_of) {
+                           Where& where_of, ExampleName& example_name, bool single) {
     const Tensor& def = *spec.fallback;
     // Check every example and find the longest variable-length feature.
     Index rows = 0;
     for (Index e = 0; e < n; ++e) {
       const tensorflow::Feature* f = find(e, spec.key);
-      const std::string where =
-          "Name: " + name_of(e) + ", Key: " + spec.key + ", Index: " + std::to_string(e) + ".  ";
+      const std::string where = where_of(e, spec.key);
       if (f == nullptr) {
         if (!spec.variable && def.num_elements() == 0)
-          return invalid_argument("Name: " + name_of(e) + ", Feature: " + spec.key +
+          return invalid_argument(example_name(e) + "Feature: " + spec.key +
                                   " (data type: " + type_string(spec.dtype) +
                                   ") is required but could not be found.");
         continue;
@@ -280,6 +308,9 @@ class ParseExampleOp : public StatusKernel {
               " values is not a multiple of stride length. Saw " + std::to_string(v.size()) +
               " values but output shape is: " + detail::inference_shape_string(spec.shape));
         if (spec.stride > 0) rows = std::max(rows, v.size() / spec.stride);
+      } else if (v.size() != spec.stride && single) {
+        return invalid_argument(where + "Can't parse serialized Example: Some " +
+                                list_name(spec.dtype) + " slice was not parsed.");
       } else if (v.size() != spec.stride) {
         return invalid_argument(where + "Number of " + type_string(spec.dtype) +
                                 " values != expected.  Values size: " + std::to_string(v.size()) +
@@ -311,6 +342,8 @@ class ParseExampleOp : public StatusKernel {
   }
 
   bool v2_;
+  bool single_;
+  std::vector<std::string> sparse_keys_, dense_keys_;  // ParseSingleExample's attrs
   std::vector<DType> sparse_types_, dense_types_;
   std::vector<PartialShape> dense_shapes_;
 };
@@ -322,6 +355,7 @@ namespace detail {
 void register_parse_example_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<ParseExampleOp>("ParseExample", "CPU"));
   r.add(make_kernel_def<ParseExampleOp>("ParseExampleV2", "CPU"));
+  r.add(make_kernel_def<ParseExampleOp>("ParseSingleExample", "CPU"));
 }
 
 }  // namespace detail

@@ -42,7 +42,7 @@ void register_top_k_kernels(KernelRegistry& r);        // TopK, TopKV2, InTopK, 
 void register_pad_kernels(KernelRegistry& r);          // Pad, PadV2, MirrorPad, MirrorPadGrad
 // Segment{Mean,Max,Min,Prod}, UnsortedSegment{Max,Min,Prod}
 void register_segment_reduction_kernels(KernelRegistry& r);
-// ParseExample, ParseExampleV2
+// ParseExample, ParseExampleV2, ParseSingleExample
 void register_parse_example_kernels(KernelRegistry& r);
 // ResizeBilinear, ResizeNearestNeighbor and their Grads
 void register_image_resize_kernels(KernelRegistry& r);

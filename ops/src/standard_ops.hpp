@@ -78,7 +78,7 @@ void register_top_k_ops(OpRegistry& r);
 void register_pad_ops(OpRegistry& r);
 /// SegmentMean, SegmentMax, SegmentMin, SegmentProd, UnsortedSegment{Max,Min,Prod}
 void register_segment_reduction_ops(OpRegistry& r);
-/// ParseExample, ParseExampleV2
+/// ParseExample, ParseExampleV2, ParseSingleExample
 void register_parse_example_ops(OpRegistry& r);
 /// ResizeBilinear, ResizeNearestNeighbor and their Grads
 void register_image_resize_ops(OpRegistry& r);

@@ -1,5 +1,5 @@
-// The definitions of ParseExample and ParseExampleV2 (shape functions as TensorFlow's
-// parsing_ops.cc) and the builder af::io::parse_example, laid out as tf.compat.v1.io.
+// The definitions of ParseExample, ParseExampleV2 and ParseSingleExample (shape functions as
+// TensorFlow's parsing_ops.cc) and the builder af::io::parse_example, laid out as tf.compat.v1.io.
 // parse_example builds it. Their CPU kernel is in kernels/src/parse_example_ops.cpp.
 #include "actorflow/ops/parse_example_ops.hpp"
 
@@ -38,6 +38,7 @@ Status with_rank_at_most(const PartialShape& s, int rank) {
 // key serialized.shape + its dense shape (-1 unknown), rank being serialized's.
 Status infer_parse_example(InferenceContext& c) {
   const bool v2 = c.node.op == "ParseExampleV2";
+  const bool single = c.node.op == "ParseSingleExample";
   std::vector<DType> sparse_types, dense_types;
   std::vector<PartialShape> dense_shapes;
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("sparse_types", &sparse_types));
@@ -51,14 +52,25 @@ Status infer_parse_example(InferenceContext& c) {
   for (DType t : dense_types) ACTORFLOW_RETURN_IF_ERROR(check_feature_type(t, "Tdense"));
   std::vector<DType> ragged;
   if (v2) c.get_attr("ragged_value_types", &ragged);
-  const int defaults_at = v2 ? 5 : 2 + num_sparse + num_dense;
+  if (single) {
+    std::vector<std::string> sparse_keys, dense_keys;
+    ACTORFLOW_RETURN_IF_ERROR(c.get_attr("sparse_keys", &sparse_keys));
+    ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dense_keys", &dense_keys));
+    if (static_cast<int>(sparse_keys.size()) != num_sparse)
+      return invalid_argument("len(sparse_keys) != len(sparse_types)");
+    if (static_cast<int>(dense_keys.size()) != num_dense)
+      return invalid_argument("len(dense_keys) != len(dense_shapes)");
+  }
+  const int defaults_at = single ? 1 : v2 ? 5 : 2 + num_sparse + num_dense;
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(defaults_at + num_dense));
   for (int i = 1; i < defaults_at; ++i)
     if (c.input_types[static_cast<std::size_t>(i)] != DType::string)
       return invalid_argument("Input " + std::to_string(i) + " of '" + c.node.op +
                               "' must be a string tensor");
   const PartialShape& serialized = c.input_shapes[0];
-  if (v2) {
+  if (single) {
+    ACTORFLOW_RETURN_IF_ERROR(with_rank(serialized, 0));
+  } else if (v2) {
     ACTORFLOW_RETURN_IF_ERROR(with_rank_at_most(serialized, 1));
     ACTORFLOW_RETURN_IF_ERROR(with_rank_at_most(c.input_shapes[1], 1));
     const int counts[] = {num_sparse, num_dense, static_cast<int>(ragged.size())};
@@ -114,6 +126,7 @@ namespace detail {
 void register_parse_example_ops(OpRegistry& r) {
   r.add({"ParseExample", infer_parse_example});
   r.add({"ParseExampleV2", infer_parse_example});
+  r.add({"ParseSingleExample", infer_parse_example});
 }
 
 }  // namespace detail

@@ -49,8 +49,8 @@ struct ParsedFeatures {
 /// values != expected.  Values size: 1 but output shape: [2]", "... Data types don't match.
 /// Data type: int64 but expected type: float". Throws InvalidArgumentError while building
 /// for a dtype other than float32, int64 and string or a default of the wrong shape. Not
-/// differentiable. Imported graphs may hold the older ParseExample op too; ragged features
-/// (`tf.io.RaggedFeature`) are refused when the op is created.
+/// differentiable. Imported graphs may hold the older ParseExample and ParseSingleExample ops
+/// too; ragged features (`tf.io.RaggedFeature`) are refused when the op is created.
 ParsedFeatures parse_example(const Output& serialized,
                              const std::map<std::string, FixedLenFeature>& dense,
                              const std::map<std::string, VarLenFeature>& sparse = {},
