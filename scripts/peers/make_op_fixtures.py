@@ -442,7 +442,7 @@ def build_parse_example(b):
     """ParseExampleV2 as tf.compat.v1.io.parse_example and parse_single_example build it, on
     Examples serialized here: fixed-length features with and without defaults, sequence
     features padded, var-len features of each kind, empty and missing features, the old
-    ParseExample op."""
+    ParseExample and ParseSingleExample ops."""
     def example(**features):
         f = {}
         for key, v in features.items():
@@ -489,7 +489,14 @@ def build_parse_example(b):
            [(records[0], tf.string)], exact=True, grad=False)
     b.case("ParseExampleV2_empty_batch", lambda s: flat(tf1.io.parse_example(s, features)),
            [(np.zeros((0,), dtype=object), tf.string)], exact=True, grad=False)
-    # TensorFlow 1.x's op: the keys as scalar inputs.
+    # TensorFlow 1.x's ops: the keys as scalar inputs (ParseExample) or attrs
+    # (ParseSingleExample, which tf.io.parse_single_example built before TensorFlow 2).
+    b.case("ParseSingleExample",
+           lambda s: [t for group in tf.raw_ops.ParseSingleExample(
+               serialized=s, dense_defaults=[tf.constant([9.0, 9.0]), tf.constant(-1, tf.int64)],
+               num_sparse=2, sparse_keys=["ids", "tags"], dense_keys=["img", "age"],
+               sparse_types=[tf.int64, tf.string], dense_shapes=[[2], []]) for t in group],
+           [(records[3], tf.string)], exact=True, grad=False)
     b.case("ParseExample",
            lambda s: [t for group in tf.raw_ops.ParseExample(
                serialized=s, names=[], sparse_keys=["ids", "tags"], dense_keys=["img"],

@@ -185,6 +185,35 @@ BOOST_AUTO_TEST_CASE(bad_records_fail_as_tensorflow, *boost::unit_test::timeout(
              boost::test_tools::per_element());
   BOOST_CHECK_THROW(af::io::parse_example(s, {{"x", FixedLenFeature{{}, DType::int32, {}}}}),
                     af::InvalidArgumentError);
+  // TensorFlow 1.x's ParseSingleExample names a feature by its key alone.
+  const Output one = g.placeholder(DType::string, af::PartialShape({}), "one");
+  const Output none = g.constant(Tensor(DType::float32, af::Shape{0}), "none");
+  const Output single =
+      g.create_op("ParseSingleExample", {one, none},
+                  {{"num_sparse", std::int64_t{0}},
+                   {"sparse_keys", std::vector<std::string>{}},
+                   {"dense_keys", std::vector<std::string>{"img"}},
+                   {"sparse_types", std::vector<DType>{}},
+                   {"Tdense", std::vector<DType>{DType::float32}},
+                   {"dense_shapes", std::vector<af::PartialShape>{af::PartialShape({2})}}},
+                  "single")
+          .output(0);
+  auto single_fails_with = [&](const std::string& record, const std::string& message) {
+    try {
+      sess.run(single, {{one, Tensor(record)}});
+      BOOST_ERROR("no error; expected " << message);
+    } catch (const af::InvalidArgumentError& e) {
+      BOOST_TEST(std::string(e.what()).find(message) != std::string::npos, e.what());
+    }
+  };
+  single_fails_with(example({{"img", float_feature({1})}}),
+                    "Key: img.  Can't parse serialized Example: Some float_list slice was not "
+                    "parsed.");
+  single_fails_with(example({}),
+                    "Feature: img (data type: float) is required but could not be "
+                    "found.");
+  BOOST_TEST(sess.run(single, {{one, Tensor(ok)}}).to_vector<float>() == (std::vector<float>{1, 2}),
+             boost::test_tools::per_element());
 }
 
 // A pipeline as TensorFlow 1.x input code builds it: a file name queue, a TFRecordReader
