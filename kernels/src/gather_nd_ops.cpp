@@ -148,6 +148,22 @@ Status rank_at_least_one(const Tensor& t, const char* what) {
                           " shape must have rank at least one. Found:" + t.shape().to_string());
 }
 
+// Where `updates` fails to be `indices.shape[:-1] + out.shape[K:]`, as the scatter ops check
+// it before DoScatterNd: the leading dims (`outer`), the number of trailing dims
+// (`inner_rank`) or one of them (`inner_dim`).
+enum class Misfit { none, outer, inner_rank, inner_dim };
+
+Misfit updates_misfit(const Shape& indices, const Shape& updates, const Shape& out) {
+  const int outer = indices.rank() - 1;
+  for (int i = 0; i < outer; ++i)
+    if (i >= updates.rank() || indices.dim(i) != updates.dim(i)) return Misfit::outer;
+  const Index ix = indices.dim(outer);
+  if (updates.rank() - outer != out.rank() - ix) return Misfit::inner_rank;
+  for (int i = 0; i + outer < updates.rank(); ++i)
+    if (updates.dim(i + outer) != out.dim(static_cast<int>(ix) + i)) return Misfit::inner_dim;
+  return Misfit::none;
+}
+
 // DoScatterNd's own checks (PrepareAndValidateInputs, ValidateUpdateShape) once the op's
 // have passed; they read 1-D indices as one index per row.
 Status prepare_scatter(const Shape& out, const Tensor& indices, const Tensor& updates) {
@@ -244,24 +260,20 @@ class ScatterNdOp : public StatusKernel {
     const Shape shape(dims);
     if (!valid_empty_output(shape_t.num_elements(), indices.num_elements(), updates.num_elements()))
       return invalid_argument("Indices and updates specified for empty output shape");
-    const int outer = indices.rank() - 1;
-    const std::string batch_message = "Dimensions [0," + std::to_string(outer) +
-                                      ") of indices[shape=" + indices.shape().to_string() +
-                                      "] must match dimensions [0," + std::to_string(outer) +
-                                      ") of updates[shape=" + updates.shape().to_string() + "]";
-    for (int i = 0; i < outer; ++i)
-      if (i >= updates.rank() || indices.shape().dim(i) != updates.shape().dim(i))
-        return invalid_argument(batch_message);
-    const Index ix = indices.shape().dim(outer);
-    const std::string inner_message =
-        "Dimensions [" + std::to_string(ix) + "," + std::to_string(shape.rank()) +
-        ") of input[shape=" + shape.to_string() + "] must match dimensions [" +
-        std::to_string(outer) + "," + std::to_string(updates.rank()) +
-        ") of updates[shape=" + updates.shape().to_string() + "]";
-    if (updates.rank() - outer != shape.rank() - ix) return invalid_argument(inner_message);
-    for (int i = 0; i + outer < updates.rank(); ++i)
-      if (updates.shape().dim(i + outer) != shape.dim(static_cast<int>(ix) + i))
-        return invalid_argument(inner_message);
+    if (const Misfit m = updates_misfit(indices.shape(), updates.shape(), shape);
+        m != Misfit::none) {
+      const int outer = indices.rank() - 1;
+      if (m == Misfit::outer)
+        return invalid_argument("Dimensions [0," + std::to_string(outer) +
+                                ") of indices[shape=" + indices.shape().to_string() +
+                                "] must match dimensions [0," + std::to_string(outer) +
+                                ") of updates[shape=" + updates.shape().to_string() + "]");
+      return invalid_argument("Dimensions [" + std::to_string(indices.shape().dim(outer)) + "," +
+                              std::to_string(shape.rank()) + ") of input[shape=" +
+                              shape.to_string() + "] must match dimensions [" +
+                              std::to_string(outer) + "," + std::to_string(updates.rank()) +
+                              ") of updates[shape=" + updates.shape().to_string() + "]");
+    }
     if (shape_t.rank() != 1) return invalid_argument("Shape must be a vector");
     ACTORFLOW_RETURN_IF_ERROR(prepare_scatter(shape, indices, updates));
     Tensor& out = ctx.allocate_output(0, dtype_of_v<T>, shape);
@@ -293,23 +305,25 @@ class TensorScatterOp : public StatusKernel {
     if (!valid_empty_output(shape.num_elements(), indices.num_elements(), updates.num_elements()))
       return invalid_argument("Indices and updates specified for empty output shape");
     const int outer = indices.rank() - 1;
-    for (int i = 0; i < outer; ++i)
-      if (i >= updates.rank() || indices.shape().dim(i) != updates.shape().dim(i))
+    switch (updates_misfit(indices.shape(), updates.shape(), shape)) {
+      case Misfit::outer:
         return invalid_argument(
             "Outer dimensions of indices and update must match. Indices shape: " +
             indices.shape().to_string() + ", updates shape:" + updates.shape().to_string());
-    const Index ix = indices.shape().dim(outer);
-    if (updates.rank() - outer != shape.rank() - ix)
-      return invalid_argument(
-          "Inner dimensions of output shape must match inner dimensions of updates shape. "
-          "Output: " +
-          shape.to_string() + " updates: " + updates.shape().to_string());
-    for (int i = 0; i + outer < updates.rank(); ++i)
-      if (updates.shape().dim(i + outer) != shape.dim(static_cast<int>(ix) + i))
-        return invalid_argument("The inner " + std::to_string(shape.rank() - ix) +
+      case Misfit::inner_rank:
+        return invalid_argument(
+            "Inner dimensions of output shape must match inner dimensions of updates shape. "
+            "Output: " +
+            shape.to_string() + " updates: " + updates.shape().to_string());
+      case Misfit::inner_dim:
+        return invalid_argument("The inner " +
+                                std::to_string(shape.rank() - indices.shape().dim(outer)) +
                                 " dimensions of output.shape=" + shape.to_string() +
                                 " must match the inner " + std::to_string(updates.rank() - outer) +
                                 " dimensions of updates.shape=" + updates.shape().to_string());
+      case Misfit::none:
+        break;
+    }
     ACTORFLOW_RETURN_IF_ERROR(prepare_scatter(shape, indices, updates));
     Tensor& out = ctx.allocate_output_for_overwrite(0, tensor.dtype(), shape);
     copy_elements(tensor, 0, out, 0, shape.num_elements());

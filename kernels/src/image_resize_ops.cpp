@@ -47,11 +47,19 @@ float half_pixel_scale_nn(Index x, float scale) {
   return (static_cast<float>(static_cast<int>(x)) + 0.5f) * scale;
 }
 
-// Reads attrs align_corners and half_pixel_centers (false where absent, as their defaults).
-void read_resize_attrs(OpKernelConstruction& c, bool* align_corners, bool* half_pixel_centers) {
-  if (!c.get_attr("align_corners", align_corners).ok()) *align_corners = false;
-  if (!c.get_attr("half_pixel_centers", half_pixel_centers).ok()) *half_pixel_centers = false;
-}
+// A resize kernel: the attrs align_corners and half_pixel_centers every one reads (false
+// where absent, as their defaults).
+class ResizeKernel : public StatusKernel {
+ public:
+  explicit ResizeKernel(OpKernelConstruction& c) : StatusKernel(c) {
+    if (!c.get_attr("align_corners", &align_corners_).ok()) align_corners_ = false;
+    if (!c.get_attr("half_pixel_centers", &half_pixel_centers_).ok()) half_pixel_centers_ = false;
+  }
+
+ protected:
+  bool align_corners_ = false;
+  bool half_pixel_centers_ = false;
+};
 
 // ImageResizerState: validates images (input 0) and size (input 1) of a forward resize and
 // allocates output 0 of dtype `out_type`, [batch, out_height, out_width, channels].
@@ -135,11 +143,9 @@ inline float compute_lerp(float top_left, float top_right, float bottom_left, fl
 // ResizeBilinear(images, size; align_corners, half_pixel_centers): float32 images of the
 // requested size, each pixel interpolated from the four around its source point.
 template <class T>
-class ResizeBilinearOp : public StatusKernel {
+class ResizeBilinearOp : public ResizeKernel {
  public:
-  explicit ResizeBilinearOp(OpKernelConstruction& c) : StatusKernel(c) {
-    read_resize_attrs(c, &align_corners_, &half_pixel_centers_);
-  }
+  using ResizeKernel::ResizeKernel;
 
  protected:
   Status run(OpKernelContext& ctx) override {
@@ -182,10 +188,6 @@ class ResizeBilinearOp : public StatusKernel {
     }
     return {};
   }
-
- private:
-  bool align_corners_ = false;
-  bool half_pixel_centers_ = false;
 };
 
 // ResizeBilinearGrad(grads, original_image; align_corners, half_pixel_centers): each float32
@@ -193,11 +195,9 @@ class ResizeBilinearOp : public StatusKernel {
 // the proportions they contributed; of shape [grads batch, original height, original width,
 // grads channels] and original_image's dtype. bfloat16 accumulates in float, as TensorFlow.
 template <class T>
-class ResizeBilinearGradOp : public StatusKernel {
+class ResizeBilinearGradOp : public ResizeKernel {
  public:
-  explicit ResizeBilinearGradOp(OpKernelConstruction& c) : StatusKernel(c) {
-    read_resize_attrs(c, &align_corners_, &half_pixel_centers_);
-  }
+  using ResizeKernel::ResizeKernel;
 
  protected:
   Status run(OpKernelContext& ctx) override {
@@ -266,10 +266,6 @@ class ResizeBilinearGradOp : public StatusKernel {
     for (Index i = 0; i < n; ++i) dst[i] = static_cast<T>(acc[static_cast<std::size_t>(i)]);
     return {};
   }
-
- private:
-  bool align_corners_ = false;
-  bool half_pixel_centers_ = false;
 };
 
 // -- nearest neighbor ----------------------------------------------------------------------
@@ -289,11 +285,9 @@ Index nearest_index(Index i, float scale, Index in_size, bool align_corners,
 // ResizeNearestNeighbor(images, size; align_corners, half_pixel_centers): images of the
 // requested size and their own dtype, each pixel copied from its nearest source pixel.
 template <class T>
-class ResizeNearestNeighborOp : public StatusKernel {
+class ResizeNearestNeighborOp : public ResizeKernel {
  public:
-  explicit ResizeNearestNeighborOp(OpKernelConstruction& c) : StatusKernel(c) {
-    read_resize_attrs(c, &align_corners_, &half_pixel_centers_);
-  }
+  using ResizeKernel::ResizeKernel;
 
  protected:
   Status run(OpKernelContext& ctx) override {
@@ -324,10 +318,6 @@ class ResizeNearestNeighborOp : public StatusKernel {
     }
     return {};
   }
-
- private:
-  bool align_corners_ = false;
-  bool half_pixel_centers_ = false;
 };
 
 // ResizeNearestNeighborGrad(grads, size; align_corners, half_pixel_centers): the gradient of
@@ -335,11 +325,9 @@ class ResizeNearestNeighborOp : public StatusKernel {
 // `size` (int32 [height, width]) and grads' dtype. TensorFlow checks neither that the two
 // modes exclude each other nor that grads is non-empty here.
 template <class T>
-class ResizeNearestNeighborGradOp : public StatusKernel {
+class ResizeNearestNeighborGradOp : public ResizeKernel {
  public:
-  explicit ResizeNearestNeighborGradOp(OpKernelConstruction& c) : StatusKernel(c) {
-    read_resize_attrs(c, &align_corners_, &half_pixel_centers_);
-  }
+  using ResizeKernel::ResizeKernel;
 
  protected:
   Status run(OpKernelContext& ctx) override {
@@ -397,9 +385,6 @@ class ResizeNearestNeighborGradOp : public StatusKernel {
     else
       return a + b;
   }
-
-  bool align_corners_ = false;
-  bool half_pixel_centers_ = false;
 };
 
 }  // namespace

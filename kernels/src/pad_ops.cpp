@@ -71,6 +71,16 @@ Status check_paddings_shape(const Tensor& input, const Tensor& paddings, int max
 
 // -- Pad and PadV2 ------------------------------------------------------------------------
 
+// A padding kernel: worth a pool thread for large inputs.
+class PaddingKernel : public StatusKernel {
+ public:
+  using StatusKernel::StatusKernel;
+
+  bool is_expensive(const OpKernelContext& ctx) const override {
+    return ctx.input(0).num_elements() > kExpensiveElements;
+  }
+};
+
 // `input` (at least one element) copied into `out` (already filled with the pad value) at
 // offset paddings[d][0] of each dimension d. Adjacent dimensions without padding are walked
 // as one, as TensorFlow's CollapseAdjacentNonPaddedDimensions folds them.
@@ -103,13 +113,9 @@ void copy_into_padded(const Tensor& input, const std::vector<Index>& paddings, T
 // Pad(input, paddings) and PadV2(input, paddings, constant_values): `input` grown by
 // paddings[d][0] elements before and paddings[d][1] after each dimension d, the new elements
 // zero (Pad) or constant_values.
-class PadOp : public StatusKernel {
+class PadOp : public PaddingKernel {
  public:
-  using StatusKernel::StatusKernel;
-
-  bool is_expensive(const OpKernelContext& ctx) const override {
-    return ctx.input(0).num_elements() > kExpensiveElements;
-  }
+  using PaddingKernel::PaddingKernel;
 
  private:
   Status run(OpKernelContext& ctx) override {
@@ -169,20 +175,25 @@ class PadOp : public StatusKernel {
 
 // -- MirrorPad ----------------------------------------------------------------------------
 
-// The attr "mode" as TensorFlow's MirrorPad kernels read it: the offset 1 for REFLECT (the
+// A MirrorPad kernel: the attr "mode" as TensorFlow's read it, the offset 1 for REFLECT (the
 // edge is not repeated), 0 for SYMMETRIC (it is).
-Status mirror_offset(OpKernelConstruction& c, int* offset) {
-  std::string mode;
-  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("mode", &mode));
-  if (mode == "REFLECT") {
-    *offset = 1;
-  } else if (mode == "SYMMETRIC") {
-    *offset = 0;
-  } else {
-    return not_found(mode + " is not an allowed padding mode.");
+class MirrorKernel : public PaddingKernel {
+ public:
+  MirrorKernel(OpKernelConstruction& c, Status* s) : PaddingKernel(c) {
+    std::string mode;
+    *s = c.get_attr("mode", &mode);
+    if (!s->ok()) return;
+    if (mode == "REFLECT")
+      offset_ = 1;
+    else if (mode == "SYMMETRIC")
+      offset_ = 0;
+    else
+      *s = not_found(mode + " is not an allowed padding mode.");
   }
-  return {};
-}
+
+ protected:
+  int offset_ = 0;
+};
 
 // The input coordinate output coordinate `k` mirrors in a dimension of `size` elements
 // padded by `before` (Eigen's TensorMirrorPadOp::ToInputCoord).
@@ -195,15 +206,9 @@ Index mirrored(Index k, Index before, Index size, int offset) {
 
 // MirrorPad(input, paddings; mode): `input` grown by paddings[d] in each dimension d with
 // the elements mirrored across its edges (REFLECT leaves the edge out, SYMMETRIC repeats it).
-class MirrorPadOp : public StatusKernel {
+class MirrorPadOp : public MirrorKernel {
  public:
-  MirrorPadOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
-    *s = mirror_offset(c, &offset_);
-  }
-
-  bool is_expensive(const OpKernelContext& ctx) const override {
-    return ctx.input(0).num_elements() > kExpensiveElements;
-  }
+  using MirrorKernel::MirrorKernel;
 
  private:
   Status run(OpKernelContext& ctx) override {
@@ -273,8 +278,6 @@ class MirrorPadOp : public StatusKernel {
       }
     }
   }
-
-  int offset_ = 0;
 };
 
 // -- MirrorPadGrad ------------------------------------------------------------------------
@@ -298,15 +301,9 @@ T add(T a, T b) {
 // after-area, over the middle of the dimensions before it and the whole of those after, so
 // a float sum adds in TensorFlow's order.
 template <class T>
-class MirrorPadGradOp : public StatusKernel {
+class MirrorPadGradOp : public MirrorKernel {
  public:
-  MirrorPadGradOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
-    *s = mirror_offset(c, &offset_);
-  }
-
-  bool is_expensive(const OpKernelContext& ctx) const override {
-    return ctx.input(0).num_elements() > kExpensiveElements;
-  }
+  using MirrorKernel::MirrorKernel;
 
  private:
   Status run(OpKernelContext& ctx) override {
@@ -393,8 +390,6 @@ class MirrorPadGradOp : public StatusKernel {
       });
     }
   }
-
-  int offset_ = 0;
 };
 
 }  // namespace

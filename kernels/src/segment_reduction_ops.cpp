@@ -31,6 +31,7 @@
 
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
+#include "segment_walk.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -159,36 +160,18 @@ class SegmentReductionOp : public StatusKernel {
     if (ids.empty()) return {};
     if (output_rows <= 0) return invalid_argument("segment ids must be >= 0");
     const Index row = row_size(data, 1);
-    const Index n = static_cast<Index>(ids.size());
     const T* input = data.data<T>();
     T* output = out.data<T>();
-    // TensorFlow's walk: each run of equal ids [start, end) is one segment; the rows between
-    // the previous segment and this one get the gap value.
-    Index start = 0, end = 1, uninitialized = 0, out_index = ids[0];
-    while (end <= n) {
-      Index next = 0;
-      if (end < n) {
-        next = ids[static_cast<std::size_t>(end)];
-        if (out_index == next) {
-          ++end;
-          continue;
-        }
-        if (!(out_index < next)) return invalid_argument("segment ids are not increasing");
-      }
-      if (out_index < 0 || out_index >= output_rows)
-        return invalid_argument("Segment id " + std::to_string(out_index) + " out of range [0, " +
-                                std::to_string(output_rows) +
-                                "), possibly because 'segment_ids' input is not sorted.");
-      if (out_index > uninitialized)
-        std::fill(output + uninitialized * row, output + out_index * row, Red::gap_value());
-      reduce(input + start * row, end - start, row, output + out_index * row);
-      if (end >= n) break;
-      start = end;
-      ++end;
-      uninitialized = out_index + 1;
-      out_index = next;
-    }
-    return {};
+    // Each run of equal ids is one segment; the rows between segments get the gap value.
+    return detail::for_each_segment(
+        ids, output_rows,
+        [&](Index out_row, Index begin, Index end) -> Status {
+          reduce(input + begin * row, end - begin, row, output + out_row * row);
+          return {};
+        },
+        [&](Index from, Index to) {
+          std::fill(output + from * row, output + to * row, Red::gap_value());
+        });
   }
 
   // Reduces the `rows` rows of `row` elements at `in` into the row at `out`.

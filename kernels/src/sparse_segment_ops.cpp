@@ -17,6 +17,7 @@
 
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
+#include "segment_walk.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -24,6 +25,7 @@ namespace af {
 namespace {
 
 using Index = std::int64_t;
+using detail::for_each_segment;
 using detail::index_values;
 using detail::kIndexTypes;
 using detail::StatusKernel;
@@ -35,40 +37,6 @@ Index row_size(const Tensor& t) {
   Index n = 1;
   for (int d = 1; d < t.rank(); ++d) n *= t.shape().dim(d);
   return n;
-}
-
-// Walks the sorted segment ids: calls reduce(out_row, begin, end) for each run of equal ids
-// (a non-negative return names the offset of a bad index), and fill(from, to) for the rows
-// in between that no id names. Returns the first error, TensorFlow's text.
-template <class Reduce, class Fill>
-Status for_each_segment(const std::vector<Index>& ids, Index output_rows, Reduce&& reduce,
-                        Fill&& fill) {
-  const auto n = static_cast<Index>(ids.size());
-  Index start = 0, end = 1, uninitialized = 0, out_index = ids[0];
-  for (;;) {
-    Index next = 0;
-    if (end < n) {
-      next = ids[static_cast<std::size_t>(end)];
-      if (out_index == next) {
-        ++end;
-        continue;
-      }
-      if (!(out_index < next)) return invalid_argument("segment ids are not increasing");
-    }
-    if (out_index < 0 || out_index >= output_rows)
-      return invalid_argument("Segment id " + std::to_string(out_index) + " out of range [0, " +
-                              std::to_string(output_rows) +
-                              "), possibly because 'segment_ids' input is not sorted.");
-    if (out_index > uninitialized) fill(uninitialized, out_index);
-    ACTORFLOW_RETURN_IF_ERROR(reduce(out_index, start, end));
-    start = end;
-    ++end;
-    uninitialized = out_index + 1;
-    out_index = next;
-    if (end > n) break;
-  }
-  if (uninitialized < output_rows) fill(uninitialized, output_rows);
-  return {};
 }
 
 // -- SparseSegmentSum / Mean / SqrtN ---------------------------------------------------------
