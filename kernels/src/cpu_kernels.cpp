@@ -53,6 +53,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_image_resize_kernels(r);
   register_depthwise_conv_kernels(r);
   register_lrn_kernels(r);
+  register_space_batch_kernels(r);
 }
 
 }  // namespace detail

@@ -49,5 +49,7 @@ void register_image_resize_kernels(KernelRegistry& r);
 // DepthwiseConv2dNative and its two backprop ops
 void register_depthwise_conv_kernels(KernelRegistry& r);
 void register_lrn_kernels(KernelRegistry& r);  // LRN, LRNGrad
+// SpaceToBatch(ND), BatchToSpace(ND), SpaceToDepth, DepthToSpace
+void register_space_batch_kernels(KernelRegistry& r);
 
 }  // namespace af::detail

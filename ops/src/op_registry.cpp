@@ -100,6 +100,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_image_resize_ops(r);
   detail::register_depthwise_conv_ops(r);
   detail::register_lrn_ops(r);
+  detail::register_space_batch_ops(r);
 }
 
 }  // namespace af

@@ -86,6 +86,8 @@ void register_image_resize_ops(OpRegistry& r);
 void register_depthwise_conv_ops(OpRegistry& r);
 /// LRN, LRNGrad
 void register_lrn_ops(OpRegistry& r);
+/// SpaceToBatchND, BatchToSpaceND, SpaceToBatch, BatchToSpace, SpaceToDepth, DepthToSpace
+void register_space_batch_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 

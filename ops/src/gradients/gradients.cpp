@@ -102,6 +102,7 @@ void register_standard_gradients(GradientRegistry& r) {
   detail::register_gather_nd_gradients(r);
   detail::register_segment_gradients(r);
   detail::register_image_gradients(r);
+  detail::register_space_batch_gradients(r);
 }
 
 // -- building blocks ----------------------------------------------------------------------------
