@@ -34,6 +34,7 @@
 #include "actorflow/ops/image_ops.hpp"
 #include "actorflow/ops/indexed_slices.hpp"
 #include "actorflow/ops/io_ops.hpp"
+#include "actorflow/ops/linalg_ops.hpp"
 #include "actorflow/ops/logging.hpp"
 #include "actorflow/ops/lrn_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"

@@ -54,6 +54,8 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_depthwise_conv_kernels(r);
   register_lrn_kernels(r);
   register_space_batch_kernels(r);
+  register_matrix_diag_kernels(r);
+  register_linalg_kernels(r);
 }
 
 }  // namespace detail

@@ -51,5 +51,10 @@ void register_depthwise_conv_kernels(KernelRegistry& r);
 void register_lrn_kernels(KernelRegistry& r);  // LRN, LRNGrad
 // SpaceToBatch(ND), BatchToSpace(ND), SpaceToDepth, DepthToSpace
 void register_space_batch_kernels(KernelRegistry& r);
+// MatrixBandPart, MatrixDiag*, MatrixDiagPart*, MatrixSetDiag*, Diag, DiagPart
+void register_matrix_diag_kernels(KernelRegistry& r);
+// MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixSolve,
+// MatrixTriangularSolve
+void register_linalg_kernels(KernelRegistry& r);
 
 }  // namespace af::detail

@@ -101,6 +101,8 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_depthwise_conv_ops(r);
   detail::register_lrn_ops(r);
   detail::register_space_batch_ops(r);
+  detail::register_matrix_diag_ops(r);
+  detail::register_linalg_ops(r);
 }
 
 }  // namespace af

@@ -88,6 +88,10 @@ void register_depthwise_conv_ops(OpRegistry& r);
 void register_lrn_ops(OpRegistry& r);
 /// SpaceToBatchND, BatchToSpaceND, SpaceToBatch, BatchToSpace, SpaceToDepth, DepthToSpace
 void register_space_batch_ops(OpRegistry& r);
+/// MatrixBandPart, MatrixDiag*, MatrixDiagPart*, MatrixSetDiag*, Diag, DiagPart
+void register_matrix_diag_ops(OpRegistry& r);
+/// MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixSolve, ...
+void register_linalg_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 

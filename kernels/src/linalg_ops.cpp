@@ -1,0 +1,365 @@
+// MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixSolve and
+// MatrixTriangularSolve: CPU kernels on Eigen with TensorFlow's checks and messages
+// (linalg_ops_common.cc, matrix_inverse_op.cc, determinant_op.cc, cholesky_op.cc,
+// matrix_solve_op.cc, matrix_triangular_solve_op_impl.h), each matrix of the batch (the
+// leading dimensions) on its own. float and double, as TensorFlow's real CPU kernels. Their
+// definitions are in ops/src/defs/linalg_ops.cpp.
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <Eigen/LU>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "actorflow/ops/kernel.hpp"
+#include "kernel_helpers.hpp"
+#include "standard_kernels.hpp"
+
+namespace af {
+
+namespace {
+
+using detail::Index;
+using detail::StatusKernel;
+
+template <class T>
+using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using ConstMatrixMap = Eigen::Map<const RowMatrix<T>>;
+template <class T>
+using MatrixMap = Eigen::Map<RowMatrix<T>>;
+
+// The leading ("batch") dimensions of a tensor of rank >= 2.
+std::vector<std::int64_t> batch_dims(const Shape& s) {
+  std::vector<std::int64_t> dims = s.dims();
+  dims.resize(dims.size() - 2);
+  return dims;
+}
+
+std::vector<std::int64_t> with_matrix(std::vector<std::int64_t> dims, Index rows, Index cols) {
+  dims.push_back(rows);
+  dims.push_back(cols);
+  return dims;
+}
+
+// LinearAlgebraOp::AnalyzeInputs for the first `count` inputs: input 0 of rank >= 2, the
+// others of its rank and leading dimensions.
+Status analyze_inputs(const OpKernelContext& ctx, int count) {
+  const Tensor& first = ctx.input(0);
+  const int rank = first.rank();
+  if (rank < 2)
+    return invalid_argument("Input tensor 0 must have rank >= 2, got " + std::to_string(rank));
+  for (int i = 1; i < count; ++i) {
+    const Tensor& in = ctx.input(i);
+    if (in.rank() != rank) return invalid_argument("All input tensors must have the same rank.");
+    for (int d = 0; d < rank - 2; ++d)
+      if (in.shape().dim(d) != first.shape().dim(d))
+        return invalid_argument("All input tensors must have the same outer dimensions.");
+  }
+  return {};
+}
+
+// The single-input ops over square matrices: input 0 checked as ValidateSingleSquareMatrix.
+// Returns the order n of the matrices and how many there are.
+Status square_matrices(const OpKernelContext& ctx, Index* n, Index* count) {
+  ACTORFLOW_RETURN_IF_ERROR(analyze_inputs(ctx, 1));
+  const Shape& s = ctx.input(0).shape();
+  if (s.dim(s.rank() - 2) != s.dim(s.rank() - 1))
+    return invalid_argument("Input matrix must be square.");
+  *n = s.dim(s.rank() - 1);
+  *count = 1;
+  for (int d = 0; d < s.rank() - 2; ++d) *count *= s.dim(d);
+  return {};
+}
+
+// The smallest pivot magnitude of a partially pivoted LU: TensorFlow's guard against exactly
+// singular matrices (no estimate of the condition number).
+template <class T>
+bool has_zero_pivot(const Eigen::PartialPivLU<RowMatrix<T>>& lu) {
+  return !(lu.matrixLU().diagonal().cwiseAbs().minCoeff() > T(0));
+}
+
+// MatrixInverse(input; adjoint): the inverse of each matrix (of its adjoint with `adjoint`).
+// An exactly zero pivot fails with "Input is not invertible.".
+template <class T>
+class MatrixInverseOp : public StatusKernel {
+ public:
+  MatrixInverseOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
+    *s = c.get_attr("adjoint", &adjoint_);
+  }
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    Index n = 0, count = 0;
+    ACTORFLOW_RETURN_IF_ERROR(square_matrices(ctx, &n, &count));
+    const Tensor& input = ctx.input(0);
+    Tensor& out = ctx.allocate_output(0, input.dtype(), input.shape());
+    if (n == 0) return {};  // an empty matrix's inverse is empty
+    for (Index b = 0; b < count; ++b) {
+      ConstMatrixMap<T> a(input.data<T>() + b * n * n, n, n);
+      Eigen::PartialPivLU<RowMatrix<T>> lu(n);
+      if (adjoint_)
+        lu.compute(a.adjoint());
+      else
+        lu.compute(a);
+      if (has_zero_pivot(lu)) return invalid_argument("Input is not invertible.");
+      MatrixMap<T>(out.data<T>() + b * n * n, n, n).noalias() = lu.inverse();
+    }
+    return {};
+  }
+
+ private:
+  bool adjoint_ = false;
+};
+
+// SLogDet: the log of |det| of `a` and its sign, by a partially pivoted LU; 1 and 0 for an
+// empty matrix, sign 0 and log -inf for a singular one.
+template <class T>
+T log_abs_determinant(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& a, T* sign) {
+  T log_abs_det = 0;
+  *sign = 1;
+  if (a.size() > 0) {
+    Eigen::PartialPivLU<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>> lu(a);
+    const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> factors = lu.matrixLU();
+    *sign = static_cast<T>(lu.permutationP().determinant());
+    const auto diag = factors.diagonal().array().eval();
+    const auto abs_diag = diag.cwiseAbs().eval();
+    log_abs_det += abs_diag.log().sum();
+    *sign *= (diag / abs_diag).prod();
+  }
+  if (!std::isfinite(log_abs_det)) {
+    *sign = 0;
+    log_abs_det = log_abs_det > 0 ? -std::log(T(0)) : std::log(T(0));
+  }
+  return log_abs_det;
+}
+
+// MatrixDeterminant(input) and LogMatrixDeterminant(input) (`log`: outputs sign and
+// log_abs_determinant): one value per matrix, of shape input.shape[:-2].
+template <class T, bool log>
+class DeterminantOp : public StatusKernel {
+ public:
+  using StatusKernel::StatusKernel;
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    Index n = 0, count = 0;
+    ACTORFLOW_RETURN_IF_ERROR(square_matrices(ctx, &n, &count));
+    const Tensor& input = ctx.input(0);
+    const Shape out_shape(batch_dims(input.shape()));
+    T* first = ctx.allocate_output(0, input.dtype(), out_shape).template data<T>();
+    T* second = log ? ctx.allocate_output(1, input.dtype(), out_shape).template data<T>() : nullptr;
+    for (Index b = 0; b < count; ++b) {
+      const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic> a =
+          ConstMatrixMap<T>(input.data<T>() + b * n * n, n, n);
+      T sign = 0;
+      const T log_abs_det = log_abs_determinant(a, &sign);
+      if (log) {
+        first[b] = sign;
+        second[b] = log_abs_det;
+      } else {
+        first[b] = sign * std::exp(log_abs_det);
+      }
+    }
+    return {};
+  }
+};
+
+// Cholesky(input): the lower triangular L of each matrix with L L^T = input, read from the
+// input's lower triangle. Where the decomposition fails, TensorFlow fills the lower triangle
+// with NaN (its upper triangle is left as allocated; here zeros).
+template <class T>
+class CholeskyOp : public StatusKernel {
+ public:
+  using StatusKernel::StatusKernel;
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    Index n = 0, count = 0;
+    ACTORFLOW_RETURN_IF_ERROR(square_matrices(ctx, &n, &count));
+    const Tensor& input = ctx.input(0);
+    Tensor& out = ctx.allocate_output(0, input.dtype(), input.shape());
+    if (n == 0) return {};
+    for (Index b = 0; b < count; ++b) {
+      ConstMatrixMap<T> a(input.data<T>() + b * n * n, n, n);
+      MatrixMap<T> l(out.data<T>() + b * n * n, n, n);
+      Eigen::LLT<RowMatrix<T>> llt(a);
+      if (llt.info() == Eigen::Success) {
+        l = llt.matrixL();
+      } else {
+        l.setZero();
+        l.template triangularView<Eigen::Lower>().fill(std::numeric_limits<T>::quiet_NaN());
+      }
+    }
+    return {};
+  }
+};
+
+// MatrixSolve(matrix, rhs; adjoint): X with matrix X = rhs (adjoint(matrix) X = rhs), each
+// pair of the batch by a partially pivoted LU; an exactly zero pivot fails with "Input matrix
+// is not invertible.".
+template <class T>
+class MatrixSolveOp : public StatusKernel {
+ public:
+  MatrixSolveOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
+    *s = c.get_attr("adjoint", &adjoint_);
+  }
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    ACTORFLOW_RETURN_IF_ERROR(analyze_inputs(ctx, 2));
+    const Tensor& matrix = ctx.input(0);
+    const Tensor& rhs = ctx.input(1);
+    const int rank = matrix.rank();
+    const Index rows = matrix.shape().dim(rank - 2), n = matrix.shape().dim(rank - 1);
+    if (rows != n) return invalid_argument("First input (lhs) must be a square matrix.");
+    const Index rhs_rows = rhs.shape().dim(rank - 2), k = rhs.shape().dim(rank - 1);
+    if (rhs_rows != rows) return invalid_argument("Input matrix and rhs are incompatible.");
+    const std::vector<std::int64_t> batch = batch_dims(matrix.shape());
+    Tensor& out = ctx.allocate_output(0, matrix.dtype(), Shape(with_matrix(batch, n, k)));
+    if (n == 0 || k == 0) return {};  // the empty system's solution is empty
+    const Index count = out.num_elements() / (n * k);
+    for (Index b = 0; b < count; ++b) {
+      ConstMatrixMap<T> a(matrix.data<T>() + b * n * n, n, n);
+      ConstMatrixMap<T> r(rhs.data<T>() + b * n * k, n, k);
+      Eigen::PartialPivLU<RowMatrix<T>> lu(n);
+      if (adjoint_)
+        lu.compute(a.adjoint());
+      else
+        lu.compute(a);
+      if (has_zero_pivot(lu)) return invalid_argument("Input matrix is not invertible.");
+      MatrixMap<T>(out.data<T>() + b * n * k, n, k) = lu.solve(r);
+    }
+    return {};
+  }
+
+ private:
+  bool adjoint_ = false;
+};
+
+// MatMulBCast: the broadcast of two batch shapes and, per output matrix, the matrix of x
+// and of y it reads. False when they do not broadcast.
+bool broadcast_batches(const std::vector<std::int64_t>& x, const std::vector<std::int64_t>& y,
+                       std::vector<std::int64_t>* out, std::vector<Index>* x_index,
+                       std::vector<Index>* y_index) {
+  const std::size_t rank = std::max(x.size(), y.size());
+  out->assign(rank, 1);
+  std::vector<std::int64_t> xd(rank, 1), yd(rank, 1);
+  std::copy(x.begin(), x.end(), xd.begin() + static_cast<std::ptrdiff_t>(rank - x.size()));
+  std::copy(y.begin(), y.end(), yd.begin() + static_cast<std::ptrdiff_t>(rank - y.size()));
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (xd[i] != yd[i] && xd[i] != 1 && yd[i] != 1) return false;
+    (*out)[i] = xd[i] == 1 ? yd[i] : xd[i];
+  }
+  Index total = 1;
+  for (auto d : *out) total *= d;
+  x_index->assign(static_cast<std::size_t>(total), 0);
+  y_index->assign(static_cast<std::size_t>(total), 0);
+  std::vector<Index> coord(rank, 0);
+  for (Index o = 0; o < total; ++o) {
+    Index xi = 0, yi = 0;
+    for (std::size_t i = 0; i < rank; ++i) {
+      xi = xi * xd[i] + (xd[i] == 1 ? 0 : coord[i]);
+      yi = yi * yd[i] + (yd[i] == 1 ? 0 : coord[i]);
+    }
+    (*x_index)[static_cast<std::size_t>(o)] = xi;
+    (*y_index)[static_cast<std::size_t>(o)] = yi;
+    for (std::size_t i = rank; i-- > 0;) {
+      if (++coord[i] < (*out)[i]) break;
+      coord[i] = 0;
+    }
+  }
+  return true;
+}
+
+// MatrixTriangularSolve(matrix, rhs; lower, adjoint): X with T X = rhs for T the lower (or
+// upper) triangle of matrix (its adjoint with `adjoint`), the other triangle never read; the
+// batch dimensions broadcast. A zero on the diagonal gives infinities and NaN, as Eigen's
+// substitution (TensorFlow does not check).
+template <class T>
+class MatrixTriangularSolveOp : public StatusKernel {
+ public:
+  MatrixTriangularSolveOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
+    *s = c.get_attr("lower", &lower_);
+    if (s->ok()) *s = c.get_attr("adjoint", &adjoint_);
+  }
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    const Tensor& matrix = ctx.input(0);
+    const Tensor& rhs = ctx.input(1);
+    if (matrix.rank() < 2)
+      return invalid_argument("In[0] ndims must be >= 2: " + std::to_string(matrix.rank()));
+    if (rhs.rank() < 2)
+      return invalid_argument("In[1] ndims must be >= 2: " + std::to_string(rhs.rank()));
+    const Index d0 = matrix.shape().dim(matrix.rank() - 2);
+    const Index d1 = matrix.shape().dim(matrix.rank() - 1);
+    if (d0 != d1)
+      return invalid_argument("In[0] matrices in the last dimensions must be square (" +
+                              std::to_string(d1) + " =/= " + std::to_string(d0) + ")");
+    std::vector<std::int64_t> batch;
+    std::vector<Index> x_index, y_index;
+    if (!broadcast_batches(batch_dims(matrix.shape()), batch_dims(rhs.shape()), &batch, &x_index,
+                           &y_index))
+      return invalid_argument("In[0] and In[1] must have compatible batch dimensions: " +
+                              matrix.shape().to_string() + " vs. " + rhs.shape().to_string());
+    const Index d2 = rhs.shape().dim(rhs.rank() - 2), d3 = rhs.shape().dim(rhs.rank() - 1);
+    // The matrices are square, so the adjoint's swap of d0 and d1 changes nothing.
+    if (d1 != d2)
+      return invalid_argument("In[0] mismatch In[1] shape: " + std::to_string(d1) + " vs. " +
+                              std::to_string(d2) + ": " + matrix.shape().to_string() + " " +
+                              rhs.shape().to_string() + " " + (lower_ ? "1" : "0") + " " +
+                              (adjoint_ ? "1" : "0"));
+    Tensor& out = ctx.allocate_output(0, matrix.dtype(), Shape(with_matrix(batch, d0, d3)));
+    if (out.num_elements() == 0) return {};
+    for (std::size_t b = 0; b < x_index.size(); ++b) {
+      ConstMatrixMap<T> a(matrix.data<T>() + x_index[b] * d0 * d0, d0, d0);
+      ConstMatrixMap<T> r(rhs.data<T>() + y_index[b] * d2 * d3, d2, d3);
+      MatrixMap<T> x(out.data<T>() + static_cast<Index>(b) * d0 * d3, d0, d3);
+      if (lower_) {
+        const auto triangle = a.template triangularView<Eigen::Lower>();
+        if (adjoint_)
+          x.noalias() = triangle.adjoint().solve(r);
+        else
+          x.noalias() = triangle.solve(r);
+      } else {
+        const auto triangle = a.template triangularView<Eigen::Upper>();
+        if (adjoint_)
+          x.noalias() = triangle.adjoint().solve(r);
+        else
+          x.noalias() = triangle.solve(r);
+      }
+    }
+    return {};
+  }
+
+ private:
+  bool lower_ = true;
+  bool adjoint_ = false;
+};
+
+template <class T>
+void register_linalg(KernelRegistry& r) {
+  const std::vector<std::pair<std::string, std::vector<DType>>> t = {{"T", {dtype_of_v<T>}}};
+  r.add(make_kernel_def<MatrixInverseOp<T>>("MatrixInverse", "CPU", t));
+  r.add(make_kernel_def<DeterminantOp<T, false>>("MatrixDeterminant", "CPU", t));
+  r.add(make_kernel_def<DeterminantOp<T, true>>("LogMatrixDeterminant", "CPU", t));
+  r.add(make_kernel_def<CholeskyOp<T>>("Cholesky", "CPU", t));
+  r.add(make_kernel_def<MatrixSolveOp<T>>("MatrixSolve", "CPU", t));
+  r.add(make_kernel_def<MatrixTriangularSolveOp<T>>("MatrixTriangularSolve", "CPU", t));
+}
+
+}  // namespace
+
+namespace detail {
+
+void register_linalg_kernels(KernelRegistry& r) {
+  register_linalg<float>(r);
+  register_linalg<double>(r);
+}
+
+}  // namespace detail
+
+}  // namespace af
