@@ -38,6 +38,7 @@
 #include "actorflow/ops/logging.hpp"
 #include "actorflow/ops/lrn_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
+#include "actorflow/ops/misc_math_ops.hpp"
 #include "actorflow/ops/nn_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/pad_ops.hpp"

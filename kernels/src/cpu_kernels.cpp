@@ -56,6 +56,8 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_space_batch_kernels(r);
   register_matrix_diag_kernels(r);
   register_linalg_kernels(r);
+  register_misc_math_kernels(r);
+  register_misc_math_count_kernels(r);
 }
 
 }  // namespace detail

@@ -1,17 +1,20 @@
 // More element-wise math with TensorFlow's element semantics (cwise_ops.h): the unary ops
-// Log1p, Expm1, Ceil, Round, Rint, Erf, Erfc, Tan, Atan, Asin, Acos, Sinh and Cosh, the
-// predicates IsNan, IsInf and IsFinite, and the broadcasting binary ops Atan2, Xlogy, Xdivy,
-// TruncateDiv, TruncateMod and the deprecated Mod. CPU kernels; their definitions are in
+// Log1p, Expm1, Ceil, Round, Rint, Erf, Erfc, Tan, Atan, Asin, Acos, Sinh, Cosh, Asinh, Acosh,
+// Atanh, Lgamma, Digamma, Erfinv and Ndtri, the predicates IsNan, IsInf and IsFinite, and the
+// broadcasting binary ops Atan2, Xlogy, Xdivy, TruncateDiv, TruncateMod, the deprecated Mod,
+// Polygamma and Zeta. CPU kernels; their definitions are in
 // ops/src/defs/cwise_unary_ops.cpp.
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "actorflow/ops/kernel.hpp"
 #include "cwise_ops_common.hpp"
 #include "standard_kernels.hpp"
 
-// Eigen's erf and erfc, the approximations TensorFlow's kernels use.
+// Eigen's erf, erfc, lgamma, digamma, ndtri, polygamma and zeta, the approximations
+// TensorFlow's kernels use.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated"
 #include <unsupported/Eigen/SpecialFunctions>
@@ -41,12 +44,17 @@ struct EigenUnaryFn {
 };
 
 using Eigen::internal::scalar_acos_op;
+using Eigen::internal::scalar_acosh_op;
 using Eigen::internal::scalar_asin_op;
+using Eigen::internal::scalar_asinh_op;
 using Eigen::internal::scalar_atan_op;
+using Eigen::internal::scalar_atanh_op;
 using Eigen::internal::scalar_cosh_op;
+using Eigen::internal::scalar_digamma_op;
 using Eigen::internal::scalar_erf_op;
 using Eigen::internal::scalar_erfc_op;
 using Eigen::internal::scalar_expm1_op;
+using Eigen::internal::scalar_lgamma_op;
 using Eigen::internal::scalar_log1p_op;
 using Eigen::internal::scalar_sinh_op;
 using Eigen::internal::scalar_tan_op;
@@ -61,6 +69,35 @@ using AsinFn = EigenUnaryFn<scalar_asin_op, 20>;
 using AcosFn = EigenUnaryFn<scalar_acos_op, 20>;
 using SinhFn = EigenUnaryFn<scalar_sinh_op, 20>;
 using CoshFn = EigenUnaryFn<scalar_cosh_op, 20>;
+using AsinhFn = EigenUnaryFn<scalar_asinh_op, 20>;
+using AcoshFn = EigenUnaryFn<scalar_acosh_op, 20>;
+using AtanhFn = EigenUnaryFn<scalar_atanh_op, 20>;
+// lgamma(-n) and lgamma(0) are +inf, digamma there NaN (Eigen's, as TensorFlow's kernels).
+using LgammaFn = EigenUnaryFn<scalar_lgamma_op, 40>;
+using DigammaFn = EigenUnaryFn<scalar_digamma_op, 40>;
+// ndtri(p): the standard normal quantile; -inf at 0, +inf at 1, NaN outside [0, 1] (as
+// TensorFlow's Eigen; Debian's Eigen 3.4 gives infinities there).
+struct NdtriFn {
+  static constexpr double kCycles = 40;
+  static constexpr bool kEigen = false;
+  template <class C>
+  C operator()(C p) const {
+    if (!(p >= C(0) && p <= C(1))) return std::numeric_limits<C>::quiet_NaN();
+    return Eigen::numext::ndtri(p);
+  }
+};
+
+// TensorFlow's scalar_erfinv_op: ndtri((x + 1) / 2) / sqrt(2), so -1 and 1 give -inf and
+// +inf and |x| > 1 NaN.
+struct ErfinvFn {
+  static constexpr double kCycles = 40;
+  static constexpr bool kEigen = false;
+  template <class C>
+  C operator()(C x) const {
+    constexpr C half = C(0.5);
+    return NdtriFn{}(half * x + half) * C(M_SQRT1_2);
+  }
+};
 
 // Ceil, Rint and Round per element through libm: Eigen 3.4's packet forms drop the sign of a
 // zero result (ceil(-0.5) must be -0, as TensorFlow's). Round is half to even (TensorFlow's
@@ -189,6 +226,28 @@ struct TruncateModFn {
   }
 };
 
+// Polygamma(a, x): the a-th derivative of digamma at x (Eigen's; NaN unless a is a
+// nonnegative integer).
+struct PolygammaFn {
+  static constexpr double kCycles = 80;
+  template <class C>
+  C operator()(C a, C x) const {
+    // Every derivative of digamma vanishes at +inf (TensorFlow's Eigen; Debian's gives NaN).
+    if (x == std::numeric_limits<C>::infinity() && a >= C(1) && a == std::floor(a)) return C(0);
+    return Eigen::numext::polygamma(a, x);
+  }
+};
+// Zeta(x, q): the Hurwitz zeta function, sum over n >= 0 of (n + q)^-x (Eigen's).
+struct ZetaFn {
+  static constexpr double kCycles = 80;
+  template <class C>
+  C operator()(C x, C q) const {
+    // Every term vanishes at q = +inf when the sum converges (x > 1), as in TensorFlow.
+    if (q == std::numeric_limits<C>::infinity() && x > C(1)) return C(0);
+    return Eigen::numext::zeta(x, q);
+  }
+};
+
 template <class Fn>
 struct Unary {
   template <class T>
@@ -232,6 +291,16 @@ void register_cwise_unary_kernels(KernelRegistry& r) {
   register_float_unary<AcosFn>(r, "Acos");
   register_float_unary<SinhFn>(r, "Sinh");
   register_float_unary<CoshFn>(r, "Cosh");
+  register_float_unary<AsinhFn>(r, "Asinh");
+  register_float_unary<AcoshFn>(r, "Acosh");
+  register_float_unary<AtanhFn>(r, "Atanh");
+  // TensorFlow's special functions take float and double (half aside), not bfloat16.
+  register_for_types<Unary<LgammaFn>::Kernel, float, double>(r, "Lgamma");
+  register_for_types<Unary<DigammaFn>::Kernel, float, double>(r, "Digamma");
+  register_for_types<Unary<ErfinvFn>::Kernel, float, double>(r, "Erfinv");
+  register_for_types<Unary<NdtriFn>::Kernel, float, double>(r, "Ndtri");
+  register_for_types<Binary<PolygammaFn>::Kernel, float, double>(r, "Polygamma");
+  register_for_types<Binary<ZetaFn>::Kernel, float, double>(r, "Zeta");
   register_for_types<Predicate<IsNanFn>::Kernel, float, double, bfloat16_t>(r, "IsNan");
   register_for_types<Predicate<IsInfFn>::Kernel, float, double, bfloat16_t>(r, "IsInf");
   register_for_types<Predicate<IsFiniteFn>::Kernel, float, double, bfloat16_t>(r, "IsFinite");

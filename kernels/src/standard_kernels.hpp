@@ -56,5 +56,9 @@ void register_matrix_diag_kernels(KernelRegistry& r);
 // MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixSolve,
 // MatrixTriangularSolve
 void register_linalg_kernels(KernelRegistry& r);
+// ClipByValue, ApproximateEqual, Roll, LinSpace, Cross, the bitwise ops
+void register_misc_math_kernels(KernelRegistry& r);
+// Unique*, Bincount, DenseBincount, RandomUniformInt, Multinomial
+void register_misc_math_count_kernels(KernelRegistry& r);
 
 }  // namespace af::detail

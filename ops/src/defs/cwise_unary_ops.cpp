@@ -1,7 +1,9 @@
 // The definitions of the element-wise ops of kernels/src/cwise_unary_ops.cpp (shape functions,
 // builders): Log1p, Expm1, Ceil, Round, Rint, Erf, Erfc, Tan, Atan, Asin, Acos, Sinh, Cosh, the
 // deprecated Inv (InvGrad is defined beside ReciprocalGrad), IsNan, IsInf, IsFinite, Atan2,
-// Xlogy, Xdivy, TruncateDiv, TruncateMod and the deprecated Mod.
+// Xlogy, Xdivy, TruncateDiv, TruncateMod and the deprecated Mod; the shape functions of Asinh,
+// Acosh, Atanh, Lgamma, Digamma, Erfinv, Ndtri, Polygamma and Zeta (their builders are in
+// misc_math_ops.cpp).
 #include <string_view>
 #include <vector>
 
@@ -19,6 +21,8 @@ using namespace cwise;  // NOLINT: the shared element-wise definitions
 // Element types by op, as TensorFlow's CPU kernels (within actorflow's dtypes).
 const std::vector<DType> kRoundTypes = {DType::float32, DType::float64, DType::int32, DType::int64,
                                         DType::bfloat16};
+// Lgamma, Digamma, Erfinv, Ndtri, Polygamma and Zeta: float and double (no bfloat16 kernel).
+const std::vector<DType> kSpecialTypes = {DType::float32, DType::float64};
 const std::vector<DType> kTruncateDivTypes = {DType::int32, DType::int64, DType::uint8};
 const std::vector<DType> kTruncateModTypes = {DType::float32, DType::float64, DType::int32,
                                               DType::int64};
@@ -29,6 +33,13 @@ Status infer_predicate(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(c.input_types[0], kFloatTypes));
   c.add_output(DType::boolean, c.input_shapes[0]);
   return {};
+}
+
+// Polygamma(a, x) and Zeta(x, q): BroadcastBinaryOpShapeFn, the inputs named as TensorFlow's.
+Status infer_special_binary(InferenceContext& c, const char* first, const char* second) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+  ACTORFLOW_RETURN_IF_ERROR(check_binary_types(c, first, second, kSpecialTypes));
+  return infer_binary(c, kSpecialTypes);
 }
 
 }  // namespace
@@ -43,6 +54,10 @@ void register_cwise_unary_ops(OpRegistry& r) {
                            "Acos", "Sinh", "Cosh", "Inv"})
     unary(type, kFloatTypes);
   unary("Round", kRoundTypes);
+  for (const char* type : {"Asinh", "Acosh", "Atanh"}) unary(type, kFloatTypes);
+  for (const char* type : {"Lgamma", "Digamma", "Erfinv", "Ndtri"}) unary(type, kSpecialTypes);
+  r.add({"Polygamma", [](InferenceContext& c) { return infer_special_binary(c, "a", "x"); }});
+  r.add({"Zeta", [](InferenceContext& c) { return infer_special_binary(c, "x", "q"); }});
   for (const char* type : {"IsNan", "IsInf", "IsFinite"}) r.add({type, infer_predicate});
   auto binary = [&](const char* type, const std::vector<DType>& allowed) {
     r.add({type, [allowed](InferenceContext& c) { return infer_binary(c, allowed); }});

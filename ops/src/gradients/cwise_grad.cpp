@@ -1,6 +1,7 @@
 // Gradients of the element-wise ops of kernels/src/cwise_unary_ops.cpp and of Cumsum
 // (TensorFlow's math_grad.py): Log1p, Expm1, Erf, Erfc, Tan, Atan, Asin, Acos, Sinh, Cosh,
-// Atan2, Xlogy, Xdivy and Cumsum; Ceil, Round, Rint and TruncateDiv have none. As
+// Asinh, Acosh, Atanh, Lgamma, Digamma, Erfinv, Ndtri, Polygamma, Zeta, Atan2, Xlogy, Xdivy
+// and Cumsum; Ceil, Round, Rint and TruncateDiv have none. As
 // math_grad.py, what reads the forward op's input waits for the incoming gradient
 // (`with ops.control_dependencies([grad])`).
 #include <cmath>
@@ -65,6 +66,51 @@ Grads asin_grad(const Operation& op, const Grads& g, bool negate) {
   }
   const Output grad = negate ? unary("Neg", g[0], "Neg") : g[0];
   return {binary("Mul", grad, inv, "mul")};
+}
+
+// _AsinhGrad / _AcoshGrad: grad / cosh(y) and grad / sinh(y), y the op's output.
+Grads over_output_grad(const Operation& op, const Grads& g, const char* type) {
+  Output d;
+  {
+    auto deps = op.graph().control_dependencies({g[0].op()});
+    d = unary(type, op.output(0), type);
+  }
+  return {binary("RealDiv", g[0], d, "truediv")};
+}
+
+// _ErfinvGrad / _NdtriGrad: grad * scale * exp(y^2 * factor), y the op's output (factor 1
+// for Erfinv, 1/2 as `square(y) / 2.` for Ndtri).
+Grads inverse_cdf_grad(const Operation& op, const Grads& g, double scale, bool halve) {
+  const Output c = scalar_like(g[0], scale, "Const");
+  Output e;
+  {
+    auto deps = op.graph().control_dependencies({g[0].op()});
+    Output y2 = unary("Square", op.output(0), "Square");
+    if (halve) y2 = binary("RealDiv", y2, scalar_like(y2, 2.0, "truediv/y"), "truediv");
+    e = unary("Exp", y2, "Exp");
+  }
+  return {binary("Mul", binary("Mul", g[0], c, "mul"), e, "mul_1")};
+}
+
+// _PolygammaGrad: none for a, grad * polygamma(a + 1, x) summed to x's shape.
+// _ZetaGrad: none for x, grad * -x * zeta(x + 1, q) summed to q's shape.
+Grads polygamma_zeta_grad(const Operation& op, const Grads& g, bool zeta) {
+  const Output first = input(op, 0), second = input(op, 1);
+  Output full;
+  {
+    auto deps = op.graph().control_dependencies({g[0].op()});
+    const Output plus_one = binary("AddV2", first, scalar_like(first, 1.0, "add/y"), "add");
+    Output partial;
+    if (zeta) {
+      const Output z = binary("Zeta", plus_one, second, "Zeta");
+      partial = binary("Mul", unary("Neg", first, "Neg"), z, "mul");
+    } else {
+      partial = binary("Polygamma", plus_one, second, "Polygamma");
+    }
+    full = binary("Mul", partial, g[0], zeta ? "mul_1" : "mul");
+  }
+  auto [none, reduced] = reduce_broadcast(op, Output(), full);
+  return {Output(), reduced};
 }
 
 // _Atan2Grad: grad * x / (y^2 + x^2) to y, grad * -y / (y^2 + x^2) to x.
@@ -162,6 +208,35 @@ void register_cwise_gradients(GradientRegistry& r) {
   });
   r.add("Asin", [](const Operation& op, const Grads& g) { return asin_grad(op, g, false); });
   r.add("Acos", [](const Operation& op, const Grads& g) { return asin_grad(op, g, true); });
+  r.add("Asinh",
+        [](const Operation& op, const Grads& g) { return over_output_grad(op, g, "Cosh"); });
+  r.add("Acosh",
+        [](const Operation& op, const Grads& g) { return over_output_grad(op, g, "Sinh"); });
+  r.add("Atanh", [](const Operation& op, const Grads& g) {
+    return times_after(op, g, [&](const Output& x) {
+      const Output x2 = unary("Square", x, "Square");
+      const Output one = scalar_like(g[0], 1.0, "Const");
+      return unary("Reciprocal", binary("Sub", one, x2, "Sub"), "Reciprocal");
+    });
+  });
+  r.add("Lgamma", [](const Operation& op, const Grads& g) {
+    return times_after(op, g, [](const Output& x) { return unary("Digamma", x, "Digamma"); });
+  });
+  r.add("Digamma", [](const Operation& op, const Grads& g) {
+    return times_after(op, g, [](const Output& x) {
+      return binary("Polygamma", scalar_like(x, 1.0, "Const"), x, "Polygamma");
+    });
+  });
+  r.add("Erfinv", [](const Operation& op, const Grads& g) {
+    return inverse_cdf_grad(op, g, std::sqrt(std::numbers::pi) / 2.0, false);
+  });
+  r.add("Ndtri", [](const Operation& op, const Grads& g) {
+    return inverse_cdf_grad(op, g, std::sqrt(2.0 * std::numbers::pi), true);
+  });
+  r.add("Polygamma",
+        [](const Operation& op, const Grads& g) { return polygamma_zeta_grad(op, g, false); });
+  r.add("Zeta",
+        [](const Operation& op, const Grads& g) { return polygamma_zeta_grad(op, g, true); });
   r.add("Erf", [](const Operation& op, const Grads& g) { return erf_grad(op, g, 1.0); });
   r.add("Erfc", [](const Operation& op, const Grads& g) { return erf_grad(op, g, -1.0); });
   r.add("Atan2", atan2_grad);
