@@ -58,6 +58,9 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_linalg_kernels(r);
   register_misc_math_kernels(r);
   register_misc_math_count_kernels(r);
+  register_string_kernels(r);
+  register_string_conversion_kernels(r);
+  register_regex_kernels(r);
 }
 
 }  // namespace detail

@@ -60,5 +60,10 @@ void register_linalg_kernels(KernelRegistry& r);
 void register_misc_math_kernels(KernelRegistry& r);
 // Unique*, Bincount, DenseBincount, RandomUniformInt, Multinomial
 void register_misc_math_count_kernels(KernelRegistry& r);
+// StringSplit(V2), Substr, StringLength, StringStrip, StringLower/Upper, ReduceJoin, Base64
+void register_string_kernels(KernelRegistry& r);
+// AsString, StringToNumber, StringToHashBucket, StringToHashBucketStrong
+void register_string_conversion_kernels(KernelRegistry& r);
+void register_regex_kernels(KernelRegistry& r);  // RegexReplace, StaticRegexReplace, RegexFullMatch
 
 }  // namespace af::detail

@@ -104,6 +104,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_matrix_diag_ops(r);
   detail::register_linalg_ops(r);
   detail::register_misc_math_ops(r);
+  detail::register_string_ops(r);
 }
 
 }  // namespace af

@@ -105,6 +105,7 @@ void register_standard_gradients(GradientRegistry& r) {
   detail::register_space_batch_gradients(r);
   detail::register_linalg_gradients(r);
   detail::register_misc_math_gradients(r);
+  detail::register_string_gradients(r);
 }
 
 // -- building blocks ----------------------------------------------------------------------------

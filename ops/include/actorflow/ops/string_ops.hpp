@@ -1,12 +1,17 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/sparse_tensor.hpp"
 
-/// Hashing strings into buckets (TensorFlow's `tf.strings.to_hash_bucket_fast`): how hashed
-/// categorical features become embedding ids.
+/// The string ops (TensorFlow's `tf.strings`, `tf.io.encode_base64`): hashing strings into
+/// buckets (how hashed categorical features become embedding ids), splitting, substrings,
+/// conversions to and from numbers, case, whitespace, regular expressions, joins and base64.
 namespace af {
 
 /// `tf.strings.to_hash_bucket_fast`: op StringToHashBucketFast (default name
@@ -17,5 +22,161 @@ namespace af {
 /// fewer than one bucket, and for an input that is not a string.
 Output string_to_hash_bucket_fast(const Output& input, std::int64_t num_buckets,
                                   std::string_view name = {});
+
+}  // namespace af
+
+// -- the string ops of input pipelines (ops/src/defs/string_ops.cpp) ------------------------
+
+namespace af {
+
+/// `tf.compat.v1.string_split(source, delimiter, skip_empty)`: op StringSplit (default name
+/// "StringSplit", `delimiter` the string Const "<op>/delimiter") cutting each string of the
+/// vector `source` at every byte that occurs in `delimiter` (a set of delimiter characters, not
+/// a separator string); an empty delimiter cuts every byte apart. With `skip_empty` empty
+/// tokens are dropped; an empty string gives no tokens either way. Returns the tokens as a
+/// SparseTensor: indices `[n, 2]` (row, position), values `[n]`, dense shape `[rows, most
+/// tokens]`. Throws InvalidArgumentError "Shape must be rank 1 but is rank 2" for a `source`
+/// that is not a vector (the kernel: "input must be a vector, got shape: [1,1]"). Not
+/// differentiable.
+SparseTensor string_split(const Output& source, std::string_view delimiter = " ",
+                          bool skip_empty = true, std::string_view name = {});
+
+/// `tf.compat.v1.strings.split(source, sep, maxsplit)` as a SparseTensor: op StringSplitV2
+/// (default name "StringSplitV2", `sep` the string Const "<op>/sep"), Python's `str.split`
+/// of each string of the vector `source`: a non-empty `sep` cuts at each occurrence ("1,,2"
+/// gives "1", "", "2"; "" gives one empty token); an empty `sep` splits at runs of ASCII
+/// whitespace and drops them at both ends. After `maxsplit` cuts (when positive) the rest is
+/// one last token (TensorFlow keeps it even when empty); 0 leaves each string whole. Same
+/// outputs and errors as string_split. Not differentiable.
+SparseTensor string_split_v2(const Output& source, std::string_view sep = "",
+                             std::int64_t maxsplit = -1, std::string_view name = {});
+
+/// `tf.strings.substr(input, pos, len, unit)`: op Substr (default name "Substr"), for each
+/// string the `len` units from `pos` ("BYTE" or "UTF8_CHAR"; a negative `pos` counts from the
+/// end; a length past the end stops there; a negative length in bytes runs to the end).
+/// `pos` and `len` (int32 or int64, one dtype, one shape) are scalars, of `input`'s shape, or
+/// broadcast against it up to two dimensions. Errors: InvalidArgumentError "pos 6 out of range
+/// for string b'hello' at index 0" (bytes), "pos 6 out of range for string at index 0"
+/// (characters), "pos and len should have the same shape, got: [2] vs. [1]", "Incompatible
+/// shapes: [2] vs. [3]"; UnimplementedError "Substr broadcast not implemented for 3
+/// dimensions"; "Value for attr 'unit' of \"UTF8\" is not in the list of allowed values:
+/// \"BYTE\", \"UTF8_CHAR\"" when built. Not differentiable.
+Output substr(const Output& input, const Output& pos, const Output& len,
+              std::string_view unit = "BYTE", std::string_view name = {});
+/// `substr` with `pos` and `len` int32 scalar Consts "<op>/pos" and "<op>/len".
+Output substr(const Output& input, std::int64_t pos, std::int64_t len,
+              std::string_view unit = "BYTE", std::string_view name = {});
+
+/// What `as_string` formats with (TensorFlow's AsString attrs and defaults).
+struct AsStringOptions {
+  std::int64_t precision = -1;  ///< digits after the point (floats, strings: most bytes); -1 none
+  bool scientific = false;      ///< %e for floats
+  bool shortest = false;        ///< %g for floats
+  std::int64_t width = -1;      ///< pad to this many bytes; -1 none
+  std::string fill;             ///< "" or one of " ", "+", "-" (left-justify), "0", "#"
+};
+
+/// `tf.strings.as_string(input, ...)`: op AsString (default name "AsString"), each element
+/// printed as printf's "%<fill><width>.<precision><conv>" (d for int32 and int64, u for uint8,
+/// f, e with `scientific` or g with `shortest` for float, double and bfloat16), bools as
+/// "true"/"false", strings padded to `width` (passed through without one). The kernel refuses,
+/// when the step runs: "precision not supported for datatype int32", "scientific and shortest
+/// format not supported for datatype int32", "Fill string must be one or fewer characters",
+/// "Cannot select both scientific and shortest notation", "Fill argument not supported: \"x\"".
+/// Not differentiable.
+Output as_string(const Output& input, const AsStringOptions& options = {},
+                 std::string_view name = {});
+
+/// `tf.strings.to_number(string_tensor, out_type)`: op StringToNumber (default name
+/// "StringToNumber") parsing each string whole as float32, float64, int32 or int64. Integers:
+/// ASCII whitespace around an optional sign and decimal digits, overflow refused. Floats: also
+/// ".5", "5.", "1e5", hex after "0x", inf, infinity and nan in any case; overflow gives an
+/// infinity. Anything else fails the step with InvalidArgumentError "StringToNumberOp could not
+/// correctly convert string: 1.5x". Not differentiable.
+Output string_to_number(const Output& string_tensor, DType out_type = DType::float32,
+                        std::string_view name = {});
+
+/// `tf.strings.length(input, unit)`: op StringLength (default name "StringLength"), the int32
+/// length of each string in "BYTE"s or "UTF8_CHAR"s (the bytes that are not UTF-8
+/// continuation bytes; invalid UTF-8 is not detected). Not differentiable.
+Output string_length(const Output& input, std::string_view unit = "BYTE",
+                     std::string_view name = {});
+
+/// `tf.strings.strip(input)`: op StringStrip (default name "StringStrip"), leading and
+/// trailing ASCII whitespace (space, \t, \n, \v, \f, \r) removed. Not differentiable.
+Output string_strip(const Output& input, std::string_view name = {});
+
+/// `tf.strings.lower(input, encoding)`: op StringLower (default name "StringLower"), ASCII
+/// letters lowered, other bytes kept. `encoding` "utf-8" (TensorFlow's ICU case mapping) fails
+/// the step with UnimplementedError; other values with InvalidArgumentError "only utf-8 or ''
+/// (no encoding) is supported, received latin1". Not differentiable.
+Output string_lower(const Output& input, std::string_view encoding = "",
+                    std::string_view name = {});
+/// `tf.strings.upper(input, encoding)`: op StringUpper (default name "StringUpper"), as
+/// `string_lower` with ASCII letters raised.
+Output string_upper(const Output& input, std::string_view encoding = "",
+                    std::string_view name = {});
+
+/// `tf.strings.regex_replace(input, pattern, rewrite, replace_global)` with a fixed pattern:
+/// op StaticRegexReplace (default name "StaticRegexReplace"), the first or (with
+/// `replace_global`) every non-overlapping match of the RE2 `pattern` replaced by `rewrite`,
+/// in which \1..\9 name groups, \0 the match and \\ a backslash (a rewrite naming a group the
+/// pattern lacks leaves the string unchanged, as RE2::Replace). An invalid pattern fails the
+/// step with InvalidArgumentError "Invalid pattern: (, error: missing ): (". Not
+/// differentiable.
+Output regex_replace(const Output& input, std::string_view pattern, std::string_view rewrite,
+                     bool replace_global = true, std::string_view name = {});
+/// `regex_replace` with `pattern` and `rewrite` string scalars computed in the graph: op
+/// RegexReplace (default name "RegexReplace"); "Pattern must be scalar, but received [2]",
+/// "Rewrite must be scalar, but received [2]" when they are not scalars.
+Output regex_replace(const Output& input, const Output& pattern, const Output& rewrite,
+                     bool replace_global = true, std::string_view name = {});
+
+/// `tf.strings.regex_full_match(input, pattern)` with a fixed pattern: op StaticRegexFullMatch
+/// (default name "StaticRegexFullMatch"), whether each string matches `pattern` whole, as bool
+/// of `input`'s shape. Not differentiable.
+Output regex_full_match(const Output& input, std::string_view pattern, std::string_view name = {});
+/// `regex_full_match` with `pattern` a string scalar computed in the graph: op RegexFullMatch
+/// (default name "RegexFullMatch") on RE2; "Invalid pattern: ..." and "Pattern must be
+/// scalar, but received [2]" fail the step.
+Output regex_full_match(const Output& input, const Output& pattern, std::string_view name = {});
+
+/// `tf.compat.v1.reduce_join(inputs, axis, keep_dims, separator)`: op ReduceJoin (default name
+/// "ReduceJoin", `axis` the int32 Const "<op>/reduction_indices"), the strings along `axis`
+/// joined with `separator`, those axes dropped (kept as 1 with `keep_dims`). The axis listed
+/// first varies fastest in each join; without `axis` all axes reduce in order (the Const is
+/// rank-1 down to 0, as TensorFlow's), which needs a known rank (InvalidArgumentError
+/// otherwise). Errors: "Invalid reduction dimension 2 for input with 2 dimensions." when
+/// built; the kernel's OutOfRangeError "... for input with 2 dimension(s)" and
+/// InvalidArgumentError "Duplicate reduction dimension -2" (the repeated value as given). Not
+/// differentiable.
+Output reduce_join(const Output& inputs, std::optional<std::vector<std::int64_t>> axis = {},
+                   bool keep_dims = false, std::string_view separator = "",
+                   std::string_view name = {});
+
+/// `tf.strings.to_hash_bucket(string_tensor, num_buckets)`: op StringToHashBucket (default name
+/// "StringToHashBucket"), TensorFlow's legacy Hash64 (MurmurHash64A, seed 0xDECAFCAFFE) of
+/// each string modulo `num_buckets`, as int64: TensorFlow's buckets on every platform. Throws
+/// InvalidArgumentError "Value for attr 'num_buckets' of 0 must be at least minimum 1".
+Output string_to_hash_bucket(const Output& string_tensor, std::int64_t num_buckets,
+                             std::string_view name = {});
+
+/// `tf.strings.to_hash_bucket_strong(input, num_buckets, key)`: op StringToHashBucketStrong
+/// (default name "StringToHashBucketStrong"), SipHash-2-4 of each string under the 128-bit
+/// `key` (two int64s, as TensorFlow's) modulo `num_buckets`. A key of another length fails the
+/// step with InvalidArgumentError "Key must have 2 elements"; fewer than one bucket throws.
+Output string_to_hash_bucket_strong(const Output& input, std::int64_t num_buckets,
+                                    const std::vector<std::int64_t>& key,
+                                    std::string_view name = {});
+
+/// `tf.io.encode_base64(input, pad)`: op EncodeBase64 (default name "EncodeBase64"), web-safe
+/// base64 ('-' and '_' for '+' and '/'), '=' padding only with `pad`. Not differentiable.
+Output encode_base64(const Output& input, bool pad = false, std::string_view name = {});
+
+/// `tf.io.decode_base64(input)`: op DecodeBase64 (default name "DecodeBase64"), web-safe base64
+/// with or without padding back to bytes. Errors fail the step: InvalidArgumentError "Invalid
+/// character found in base64.", "Base64 string length cannot be 1 modulo 4.". Not
+/// differentiable.
+Output decode_base64(const Output& input, std::string_view name = {});
 
 }  // namespace af
