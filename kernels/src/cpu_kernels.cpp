@@ -61,6 +61,8 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_string_kernels(r);
   register_string_conversion_kernels(r);
   register_regex_kernels(r);
+  register_more_training_kernels(r);
+  register_more_sparse_training_kernels(r);
 }
 
 }  // namespace detail

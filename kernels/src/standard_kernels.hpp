@@ -65,5 +65,9 @@ void register_string_kernels(KernelRegistry& r);
 // AsString, StringToNumber, StringToHashBucket, StringToHashBucketStrong
 void register_string_conversion_kernels(KernelRegistry& r);
 void register_regex_kernels(KernelRegistry& r);  // RegexReplace, StaticRegexReplace, RegexFullMatch
+// Ftrl(V2), Adadelta, ProximalAdagrad, ProximalGradientDescent, AdagradDA, AdagradV2, AdaMax,
+// AddSign, PowerSign, KerasMomentum: dense and sparse updates
+void register_more_training_kernels(KernelRegistry& r);
+void register_more_sparse_training_kernels(KernelRegistry& r);
 
 }  // namespace af::detail

@@ -1,0 +1,270 @@
+// The CPU kernels of the sparse update ops of TensorFlow 1.x's training_ops.cc that
+// sparse_training_ops.cpp does not cover: SparseApplyFtrl, SparseApplyFtrlV2,
+// SparseApplyAdadelta, SparseApplyProximalAdagrad, SparseApplyProximalGradientDescent,
+// SparseApplyAdagradDA, SparseApplyAdagradV2, their ResourceSparseApply* twins and
+// ResourceSparseApplyKerasMomentum. Each updates the rows of the variable and its slots that
+// `indices` names, in order (a row named twice is updated twice), under their locks; rows not
+// named keep their values. The checks come in the order and words of training_ops.cc's
+// kernels; the row arithmetic is theirs (more_training_kernels.hpp; AdagradDA's below),
+// including the separate path the kernels take for rows of one element. The ops' definitions
+// are in ops/src/defs/more_training_ops.cpp.
+//
+// A buffer still shared with a read in flight is copied before it is written.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actorflow/ops/detail/more_training_layout.hpp"
+#include "actorflow/ops/detail/shape_util.hpp"
+#include "actorflow/ops/kernel.hpp"
+#include "actorflow/ops/resource.hpp"
+#include "more_training_kernels.hpp"
+#include "standard_kernels.hpp"
+#include "variable_inputs.hpp"
+
+namespace af {
+
+namespace {
+
+using detail::node_suffix;
+using detail::more_optimizer::Check;
+using detail::more_optimizer::Flags;
+using detail::more_optimizer::Index;
+using detail::more_optimizer::Kind;
+using detail::more_optimizer::Layout;
+using detail::more_optimizer::Req;
+using detail::more_optimizer::sgn;
+using detail::more_optimizer::sparse_layout_of;
+
+// training_ops.cc's checks of each sparse kernel, in its order.
+std::vector<Check> sparse_checks(Kind k) {
+  using C = Check;
+  const C l1{C::scalar, 1, "l1 regularization strength is not a scalar: "};
+  const C l2{C::scalar, 2, "l2 regularization strength is not a scalar: "};
+  const C l1_nn{C::scalar, 1,
+                "l1 regularization strength is not a non-negative scalar: ", Req::non_negative};
+  const C l2_nn{C::scalar, 2,
+                "l2 regularization strength is not a non-negative scalar: ", Req::non_negative};
+  const C lr_positive{C::scalar, 0, "lr is not a positive scalar: ", Req::positive};
+  const C lr{C::scalar, 0, "lr is not a scalar: "};
+  const C accum{C::same_shape, 1, "accum"};
+  const C rank{C::rank}, indices{C::indices_vector}, dims{C::grad_dims}, rows{C::grad_rows};
+  const C inner{C::inner_positive};
+  switch (k) {
+    case Kind::ftrl:
+    case Kind::ftrl_v2: {
+      std::vector<C> out = {accum,
+                            {C::same_shape, 2, "linear"},
+                            rank,
+                            indices,
+                            lr_positive,
+                            l1_nn,
+                            l2_nn,
+                            {C::scalar, k == Kind::ftrl ? 3 : 4,
+                             "lr_power is not a non-positive scalar: ", Req::non_positive},
+                            dims,
+                            rows,
+                            inner};
+      if (k == Kind::ftrl_v2)
+        out.push_back({C::scalar, 3,
+                       "l2 shrinkage regularization strength is not a non-negative scalar: ",
+                       Req::non_negative});
+      return out;
+    }
+    case Kind::adadelta:
+      return {{C::same_shape, 1, "accum_grad"},
+              {C::same_shape, 2, "accum_update"},
+              rank,
+              lr,
+              {C::scalar, 1, "rho is not a scalar: "},
+              {C::scalar, 2, "epsilon is not a scalar: "},
+              indices,
+              dims,
+              rows};
+    case Kind::proximal_adagrad:
+      return {accum, rank, lr_positive, l1_nn, l2_nn, indices, dims, rows, inner};
+    case Kind::proximal_gradient_descent:
+      return {rank, lr, l1, l2, indices, dims, rows, inner};
+    case Kind::adagrad_da:
+      return {accum, {C::same_shape, 2, "accum"},
+              rank,  indices,
+              lr,    l1,
+              l2,    {C::scalar, -1, "global_step is not a scalar: "},
+              dims,  rows,
+              inner};
+    case Kind::adagrad_v2:
+      return {accum,   rank, lr,   {C::scalar, 1, "epsilon is not a scalar: "},
+              indices, dims, rows, inner};
+    case Kind::keras_momentum:
+      return {accum, rank, {C::scalar, 0, "lr is not a scalar : "},     indices,
+              dims,  rows, {C::scalar, 1, "momentum is not a scalar: "}};
+    default:
+      return {};
+  }
+}
+
+// SparseApplyAdagradDA's row: its own arrangement of ApplyAdagradDA's formula, and for rows of
+// one element the same in double precision.
+template <class T>
+void adagrad_da_row(T* const* d, const T* g, Index n, const std::vector<T>& s, const Flags& f) {
+  T* var = d[0];
+  T* ga = d[1];
+  T* da = d[2];
+  if (!f.scalar_path) {
+    const T lr = s[0], l1 = s[1], l2 = s[2];
+    const T gs = static_cast<T>(f.global_step);
+    const T gs_lr = static_cast<T>(static_cast<double>(gs * lr));
+    for (Index j = 0; j < n; ++j) {
+      ga[j] += g[j];
+      da[j] += g[j] * g[j];
+      const T denom = l2 + std::sqrt(da[j]) / gs_lr;
+      if (l1 > T(0))
+        var[j] = T(-1) * sgn(ga[j]) * std::max(std::abs(ga[j]) / gs - l1, T(0)) / denom;
+      else
+        var[j] = T(-1) * (ga[j] / gs) / denom;
+    }
+    return;
+  }
+  const double lr = s[0], l1 = s[1], l2 = s[2];
+  const std::int64_t gs = f.global_step;
+  const double gs_l1 = static_cast<double>(gs) * l1;
+  const double gs_l2_lr = static_cast<double>(gs) * l2 * lr;
+  const double gd = g[0];
+  ga[0] = static_cast<T>(static_cast<double>(ga[0]) + gd);
+  da[0] = static_cast<T>(static_cast<double>(da[0]) + gd * gd);
+  const double denom = gs_l2_lr + static_cast<double>(std::sqrt(da[0]));
+  if (l1 > 0)
+    var[0] = static_cast<T>(static_cast<double>(sgn(-ga[0])) * lr *
+                            std::max(static_cast<double>(std::abs(ga[0])) - gs_l1, 0.0) / denom);
+  else
+    var[0] = static_cast<T>(static_cast<double>(-ga[0]) * lr / denom);
+}
+
+template <Kind K, class T, bool Resource>
+class MoreSparseApplyOp : public OpKernel {
+ public:
+  MoreSparseApplyOp(OpKernelConstruction& c, Status* /*s*/) : OpKernel(c) {
+    c.get_attr("multiply_linear_by_lr", &flags_.multiply_linear_by_lr);
+    c.get_attr("update_slots", &flags_.update_slots);
+    c.get_attr("use_nesterov", &flags_.use_nesterov);
+    flags_.sparse = true;
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Layout lay = sparse_layout_of(K);
+    std::vector<Var*> vars;
+    Status in = detail::variable_inputs(ctx, lay.refs, dtype_of<T>::value, Resource, &vars);
+    if (!in.ok()) return ctx.fail(in);
+    Status s = update_together(vars, [&](std::vector<Tensor*>& values) {
+      Status checked =
+          detail::more_optimizer::run_checks<T>(ctx, lay, checks_, values, lay.grad + 1);
+      if (!checked.ok()) return checked.with_context(node_suffix(name()));
+      return update(ctx, lay, values);
+    });
+    if (!s.ok()) {
+      if (s.code() != Code::invalid_argument) s = s.with_context(node_suffix(name()));
+      return ctx.fail(s);
+    }
+    if (!Resource) ctx.set_output(0, ctx.input(0));
+  }
+
+ private:
+  Status update(const OpKernelContext& ctx, const Layout& lay, std::vector<Tensor*>& values) const {
+    const Tensor& grad = ctx.input(lay.grad);
+    const Tensor& indices = ctx.input(lay.grad + 1);
+    const Index n = indices.shape().dim(0);
+    if (n == 0) return {};
+    std::vector<T> scalars;
+    for (auto [index, scalar_name] : lay.scalars)
+      scalars.push_back(ctx.input(index).template data<T>()[0]);
+    Flags f = flags_;
+    if (detail::more_optimizer::has_global_step(K))
+      f.global_step = ctx.input(lay.inputs - 1).data<std::int64_t>()[0];
+    const Index rows = values[0]->shape().dim(0);
+    const Index inner = rows == 0 ? 0 : values[0]->num_elements() / rows;
+    // Adadelta and KerasMomentum have no path of their own for rows of one element.
+    f.scalar_path = inner == 1 && K != Kind::adadelta && K != Kind::keras_momentum;
+    std::vector<Index> index(static_cast<std::size_t>(n));
+    for (Index i = 0; i < n; ++i)
+      index[static_cast<std::size_t>(i)] = indices.dtype() == DType::int64
+                                               ? indices.data<std::int64_t>()[i]
+                                               : indices.data<std::int32_t>()[i];
+    auto bad = [&](Index i) {
+      const Index r = index[static_cast<std::size_t>(i)];
+      return r < 0 || r >= rows;
+    };
+    auto out_of_range = [&](Index i) {
+      const std::string value = std::to_string(index[static_cast<std::size_t>(i)]);
+      if (K == Kind::keras_momentum)
+        return invalid_argument("indices[" + std::to_string(i) + "] = " + value +
+                                " is not in [0, " + std::to_string(rows) + ")" +
+                                node_suffix(name()));
+      return invalid_argument("Index " + value + " at offset " + std::to_string(i) +
+                              " in indices is out of range" + node_suffix(name()));
+    };
+    // Adadelta and AdagradV2 check every index first; the others when they reach it (the
+    // rows before a bad index are updated).
+    constexpr bool check_first = K == Kind::adadelta || K == Kind::adagrad_v2;
+    if (check_first)
+      for (Index i = 0; i < n; ++i)
+        if (bad(i)) return out_of_range(i);
+    for (Tensor* v : values)
+      if (!v->sole_owner()) *v = v->deep_copy();
+    T* base[3] = {nullptr, nullptr, nullptr};
+    for (std::size_t i = 0; i < values.size() && i < 3; ++i)
+      base[i] = values[i]->template data<T>();
+    const T* g = grad.template data<T>();
+    for (Index i = 0; i < n; ++i) {
+      if (!check_first && bad(i)) return out_of_range(i);
+      const Index at = index[static_cast<std::size_t>(i)] * inner;
+      T* row[3] = {base[0] + at, base[1] ? base[1] + at : nullptr,
+                   base[2] ? base[2] + at : nullptr};
+      if constexpr (K == Kind::adagrad_da)
+        adagrad_da_row<T>(row, g + i * inner, inner, scalars, f);
+      else
+        detail::more_optimizer::update_span<K, T>(row, g + i * inner, inner, scalars, f);
+    }
+    return {};
+  }
+
+  const std::vector<Check> checks_ = sparse_checks(K);
+  Flags flags_;
+};
+
+template <Kind K>
+void register_sparse_apply(KernelRegistry& r, const char* type, bool ref_form = true) {
+  const std::vector<DType> index_types = detail::kIndexTypes;
+  const std::string sparse = std::string("Sparse") + type;
+  const std::string resource = std::string("ResourceSparse") + type;
+  if (ref_form) {
+    r.add(make_kernel_def<MoreSparseApplyOp<K, float, false>>(
+        sparse, "CPU", {{"T", {DType::float32}}, {"Tindices", index_types}}));
+    r.add(make_kernel_def<MoreSparseApplyOp<K, double, false>>(
+        sparse, "CPU", {{"T", {DType::float64}}, {"Tindices", index_types}}));
+  }
+  r.add(make_kernel_def<MoreSparseApplyOp<K, float, true>>(
+      resource, "CPU", {{"T", {DType::float32}}, {"Tindices", index_types}}));
+  r.add(make_kernel_def<MoreSparseApplyOp<K, double, true>>(
+      resource, "CPU", {{"T", {DType::float64}}, {"Tindices", index_types}}));
+}
+
+}  // namespace
+
+namespace detail {
+
+void register_more_sparse_training_kernels(KernelRegistry& r) {
+  register_sparse_apply<Kind::ftrl>(r, "ApplyFtrl");
+  register_sparse_apply<Kind::ftrl_v2>(r, "ApplyFtrlV2");
+  register_sparse_apply<Kind::adadelta>(r, "ApplyAdadelta");
+  register_sparse_apply<Kind::proximal_adagrad>(r, "ApplyProximalAdagrad");
+  register_sparse_apply<Kind::proximal_gradient_descent>(r, "ApplyProximalGradientDescent");
+  register_sparse_apply<Kind::adagrad_da>(r, "ApplyAdagradDA");
+  register_sparse_apply<Kind::adagrad_v2>(r, "ApplyAdagradV2");
+  register_sparse_apply<Kind::keras_momentum>(r, "ApplyKerasMomentum", /*ref_form=*/false);
+}
+
+}  // namespace detail
+
+}  // namespace af

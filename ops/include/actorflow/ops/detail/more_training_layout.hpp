@@ -1,0 +1,105 @@
+#pragma once
+
+// The input layouts of the update ops of TensorFlow 1.x's training_ops.cc that
+// training_layout.hpp does not cover: ApplyFtrl, ApplyFtrlV2, ApplyAdadelta,
+// ApplyProximalAdagrad, ApplyProximalGradientDescent, ApplyAdagradDA, ApplyAdagradV2,
+// ApplyAdaMax, ApplyAddSign, ApplyPowerSign and ResourceApplyKerasMomentum, with their
+// Resource* and (Resource)SparseApply* twins. Shared by their definitions
+// (ops/src/defs/more_training_ops.cpp) and CPU kernels (kernels/src/more_training_ops.cpp,
+// kernels/src/more_sparse_training_ops.cpp).
+#include "actorflow/ops/detail/training_layout.hpp"
+
+namespace af::detail::more_optimizer {
+
+using optimizer::Layout;
+
+/// The update an op computes.
+enum class Kind {
+  ftrl,
+  ftrl_v2,
+  adadelta,
+  proximal_adagrad,
+  proximal_gradient_descent,
+  adagrad_da,
+  adagrad_v2,
+  ada_max,
+  add_sign,
+  power_sign,
+  keras_momentum
+};
+
+/// The dense op's input layout: reference inputs first, then the hyper-parameters of dtype T
+/// (AdagradDA's int64 `global_step`, its last input, is not among `scalars`) and the gradient.
+inline Layout layout_of(Kind k) {
+  switch (k) {
+    case Kind::ftrl:
+      return {3, {{4, "lr"}, {5, "l1"}, {6, "l2"}, {7, "lr_power"}}, 3, 8};
+    case Kind::ftrl_v2:
+      return {3, {{4, "lr"}, {5, "l1"}, {6, "l2"}, {7, "l2_shrinkage"}, {8, "lr_power"}}, 3, 9};
+    case Kind::adadelta:
+      return {3, {{3, "lr"}, {4, "rho"}, {5, "epsilon"}}, 6, 7};
+    case Kind::proximal_adagrad:
+      return {2, {{2, "lr"}, {3, "l1"}, {4, "l2"}}, 5, 6};
+    case Kind::proximal_gradient_descent:
+      return {1, {{1, "alpha"}, {2, "l1"}, {3, "l2"}}, 4, 5};
+    case Kind::adagrad_da:
+      return {3, {{4, "lr"}, {5, "l1"}, {6, "l2"}}, 3, 8};
+    case Kind::adagrad_v2:
+      return {2, {{2, "lr"}, {3, "epsilon"}}, 4, 5};
+    case Kind::ada_max:
+      return {3, {{3, "beta1_power"}, {4, "lr"}, {5, "beta1"}, {6, "beta2"}, {7, "epsilon"}}, 8, 9};
+    case Kind::add_sign:
+      return {2, {{2, "lr"}, {3, "alpha"}, {4, "sign_decay"}, {5, "beta"}}, 6, 7};
+    case Kind::power_sign:
+      return {2, {{2, "lr"}, {3, "logbase"}, {4, "sign_decay"}, {5, "beta"}}, 6, 7};
+    case Kind::keras_momentum:
+      return {2, {{2, "lr"}, {4, "momentum"}}, 3, 5};
+  }
+  return {1, {}, 1, 2};
+}
+
+/// The sparse op's layout: the dense one's with `indices` at `grad + 1` and every later
+/// input one place further.
+inline Layout sparse_layout_of(Kind k) {
+  Layout lay = layout_of(k);
+  for (auto& scalar : lay.scalars)
+    if (scalar.first > lay.grad) ++scalar.first;
+  ++lay.inputs;
+  return lay;
+}
+
+/// True for AdagradDA, whose last input is the int64 scalar `global_step`.
+inline bool has_global_step(Kind k) { return k == Kind::adagrad_da; }
+
+/// The OpDef's name of reference input `i` (below `layout_of(k).refs`).
+inline const char* ref_name(Kind k, int i) {
+  static const char* const accum[] = {"var", "accum"};
+  static const char* const ftrl[] = {"var", "accum", "linear"};
+  static const char* const adadelta[] = {"var", "accum", "accum_update"};
+  static const char* const da[] = {"var", "gradient_accumulator", "gradient_squared_accumulator"};
+  static const char* const m[] = {"var", "m"};
+  static const char* const mv[] = {"var", "m", "v"};
+  switch (k) {
+    case Kind::ftrl:
+    case Kind::ftrl_v2:
+      return ftrl[i];
+    case Kind::adadelta:
+      return adadelta[i];
+    case Kind::adagrad_da:
+      return da[i];
+    case Kind::ada_max:
+      return mv[i];
+    case Kind::add_sign:
+    case Kind::power_sign:
+      return m[i];
+    case Kind::proximal_gradient_descent:
+      return "var";
+    case Kind::proximal_adagrad:
+    case Kind::adagrad_v2:
+    case Kind::keras_momentum:
+      return accum[i];
+  }
+  return "var";
+}
+
+}  // namespace af::detail::more_optimizer
