@@ -3,9 +3,12 @@
 the element-wise, activation, scan, split, reverse, set, logical-reduction and fused batch
 norm ops, the batched products, GatherNd, ScatterNd, TensorScatter*, TopKV2, InTopKV2,
 PadV2, MirrorPad, MirrorPadGrad, SparseToDense, the segment reductions, ParseExample(V2) on
-serialized Examples, the image resizes, DepthwiseConv2dNative and LRN, each on constant inputs, with tf.gradients of a weighted sum of each differentiable case; and
-reference.json, what TensorFlow computes for every output and gradient. Never a dependency
-of the build or the tests: the fixture is committed, and this script remakes it.
+serialized Examples, the image resizes, DepthwiseConv2dNative and LRN, and the families in
+scripts/peers/op_cases_<family>.py (space/batch/depth moves, matrix diagonals and linear
+algebra, the further element-wise, bitwise and random ops, strings), each on constant inputs,
+with tf.gradients of a weighted sum of each differentiable case; and reference.json, what
+TensorFlow computes for every output and gradient. Never a dependency of the build or the
+tests: the fixture is committed, and this script remakes it.
 
   python scripts/peers/make_op_fixtures.py [OUT_DIR]   # default tests/data/tf_ops
 
@@ -24,6 +27,7 @@ and "-inf". The edge inputs (NaN, infinities, signed zeros, halves, huge values)
 run forward; gradients use smooth inputs inside each op's domain.
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
+import importlib
 import json
 import os
 import sys
@@ -42,7 +46,8 @@ WIDE = SMOOTH * 4.0  # activations: both sides of their kinks (0 and 6 for Relu6
 
 
 def encode(value):
-    a = np.asarray(value)
+    # A scalar string comes back as bytes (NumPy would make it dtype S).
+    a = np.asarray(value, dtype=object) if isinstance(value, bytes) else np.asarray(value)
     if a.dtype == tf.bfloat16.as_numpy_dtype:
         a = a.astype(np.float32)
         dtype = "bfloat16"
@@ -603,7 +608,7 @@ def build_resize(b):
            [(img, f32), ([2, 3], i32)])
 
 
-def build_depthwise_lrn(b, dilation_case=True):
+def build_depthwise_lrn(b):
     f32, f64 = tf.float32, tf.float64
     dw = tf1.nn.depthwise_conv2d_native
     raw = tf.raw_ops
@@ -634,12 +639,9 @@ def build_depthwise_lrn(b, dilation_case=True):
     # Dilation 2: TensorFlow's CPU kernel refuses dilations on the native op (Unimplemented),
     # so the dilated case is tf.nn.depthwise_conv2d's, which runs the native op (dilation 1)
     # on SpaceToBatchND's output and returns through BatchToSpaceND.
-    # Needs SpaceToBatchND and BatchToSpaceND (and their gradients) in actorflow: pass
-    # dilation_case=False while they are missing.
-    if dilation_case:
-      b.case("DepthwiseConv2dNative_dilation2",
-             lambda a, f: tf.nn.depthwise_conv2d(a, f, [1, 1, 1, 1], "SAME", dilations=[2, 2]),
-             [(x, f32), (w2, f32)])
+    b.case("DepthwiseConv2dNative_dilation2",
+           lambda a, f: tf.nn.depthwise_conv2d(a, f, [1, 1, 1, 1], "SAME", dilations=[2, 2]),
+           [(x, f32), (w2, f32)])
     # The two backprop ops straight (their inputs' gradients are taken as well: none exist
     # in TensorFlow, so only values are compared).
     dy = b.rng.uniform(-1, 1, size=(2, 3, 3, 6))
@@ -689,34 +691,6 @@ def build_depthwise_lrn(b, dilation_case=True):
            lambda g, a: raw.LRNGrad(input_grads=g, input_image=a, output_image=lrn(a),
                                     depth_radius=5, bias=1.0, alpha=1.0, beta=0.5),
            [(gl, f32), (xl, f32)], grad=False)
-
-
-if __name__ == "__main__":
-    import os
-    import sys
-    sys.path.insert(0, "/work/main/scripts/peers")
-    from make_op_fixtures import Builder, encode  # noqa: E402
-    g = tf.Graph()
-    b = Builder()
-    with g.as_default():
-        build_depthwise_lrn(b)
-    config = tf1.ConfigProto()
-    config.graph_options.rewrite_options.disable_meta_optimizer = True
-    with tf1.Session(graph=g, config=config) as sess:
-        for entry in b.cases:
-            values = sess.run(entry["outputs"])
-            [encode(v) for v in values]
-            grads = [n for n in entry.get("grads", []) if n is not None]
-            gv = sess.run(grads) if grads else []
-            print(entry["name"], [v.shape for v in values], [v.shape for v in gv],
-                  entry.get("grads"))
-    if "-v" in sys.argv:
-        for op in g.get_operations():
-            if "gradients" in op.name and op.type in ("DepthwiseConv2dNativeBackpropInput",
-                                                      "DepthwiseConv2dNativeBackpropFilter",
-                                                      "LRNGrad", "Shape"):
-                print(op.name, op.type, [i.name for i in op.inputs])
-    print("ran %d cases" % len(b.cases))
 
 
 def build_products_and_indexing(b):
@@ -798,6 +772,9 @@ def build_products_and_indexing(b):
            exact=True)
 
 
+CASE_FAMILIES = ["space_batch", "matrix", "misc_math", "string"]
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     g = tf.Graph()
@@ -809,7 +786,11 @@ def main(out):
         build_segment(b)
         build_parse_example(b)
         build_resize(b)
-        build_depthwise_lrn(b, dilation_case=False)  # dilations go through SpaceToBatchND
+        build_depthwise_lrn(b)
+        # The families kept in their own files (scripts/peers/op_cases_<family>.py).
+        for family in CASE_FAMILIES:
+            module = importlib.import_module("op_cases_" + family)
+            getattr(module, "build_" + family)(b)
     # Grappler off: the cases are all constants, and its folding must not stand in for the
     # kernels (nor trip over multi-output ops).
     config = tf1.ConfigProto()
