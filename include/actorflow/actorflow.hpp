@@ -27,6 +27,7 @@
 #include "actorflow/ops/depthwise_conv_ops.hpp"
 #include "actorflow/ops/device_setter.hpp"
 #include "actorflow/ops/device_spec.hpp"
+#include "actorflow/ops/einsum_ops.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/gather_nd_ops.hpp"
 #include "actorflow/ops/gradients.hpp"

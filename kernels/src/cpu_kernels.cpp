@@ -63,6 +63,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_regex_kernels(r);
   register_more_training_kernels(r);
   register_more_sparse_training_kernels(r);
+  register_einsum_kernels(r);
 }
 
 }  // namespace detail

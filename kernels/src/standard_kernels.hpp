@@ -69,5 +69,6 @@ void register_regex_kernels(KernelRegistry& r);  // RegexReplace, StaticRegexRep
 // AddSign, PowerSign, KerasMomentum: dense and sparse updates
 void register_more_training_kernels(KernelRegistry& r);
 void register_more_sparse_training_kernels(KernelRegistry& r);
+void register_einsum_kernels(KernelRegistry& r);  // Einsum
 
 }  // namespace af::detail

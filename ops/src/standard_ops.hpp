@@ -98,6 +98,8 @@ void register_misc_math_ops(OpRegistry& r);
 void register_string_ops(OpRegistry& r);
 /// Apply/ResourceApply/SparseApply/ResourceSparseApply Ftrl, Adadelta, ProximalAdagrad, ...
 void register_more_training_ops(OpRegistry& r);
+/// Einsum
+void register_einsum_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 
