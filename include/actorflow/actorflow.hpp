@@ -23,6 +23,7 @@
 #include "actorflow/ops/batch_matmul_ops.hpp"
 #include "actorflow/ops/batch_norm_ops.hpp"
 #include "actorflow/ops/control_flow_ops.hpp"
+#include "actorflow/ops/conv3d_ops.hpp"
 #include "actorflow/ops/data_flow_ops.hpp"
 #include "actorflow/ops/depthwise_conv_ops.hpp"
 #include "actorflow/ops/device_setter.hpp"

@@ -70,5 +70,7 @@ void register_regex_kernels(KernelRegistry& r);  // RegexReplace, StaticRegexRep
 void register_more_training_kernels(KernelRegistry& r);
 void register_more_sparse_training_kernels(KernelRegistry& r);
 void register_einsum_kernels(KernelRegistry& r);  // Einsum
+// Conv3D, its V2 backprops, MaxPool3D, AvgPool3D and their gradient ops
+void register_conv3d_kernels(KernelRegistry& r);
 
 }  // namespace af::detail

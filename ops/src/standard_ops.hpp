@@ -100,6 +100,8 @@ void register_string_ops(OpRegistry& r);
 void register_more_training_ops(OpRegistry& r);
 /// Einsum
 void register_einsum_ops(OpRegistry& r);
+/// Conv3D, Conv3DBackprop{Input,Filter}V2, MaxPool3D, AvgPool3D and their gradient ops
+void register_conv3d_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 

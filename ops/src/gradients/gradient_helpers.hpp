@@ -74,6 +74,7 @@ void register_linalg_gradients(GradientRegistry& r);       // linalg_grad.cpp
 void register_misc_math_gradients(GradientRegistry& r);    // misc_math_grad.cpp
 void register_string_gradients(GradientRegistry& r);       // string_grad.cpp
 void register_einsum_gradients(GradientRegistry& r);
+void register_conv3d_gradients(GradientRegistry& r);
 
 /// The gradient the walk gives output `i` of `op` when it got none: zeros like it, and for
 /// a Switch of a cond branch zeros built on the other branch (TensorFlow's
