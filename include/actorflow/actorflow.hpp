@@ -34,6 +34,7 @@
 #include "actorflow/ops/gradients.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/image_ops.hpp"
+#include "actorflow/ops/image_proc_ops.hpp"
 #include "actorflow/ops/indexed_slices.hpp"
 #include "actorflow/ops/io_ops.hpp"
 #include "actorflow/ops/linalg_ops.hpp"

@@ -70,6 +70,9 @@ void register_regex_kernels(KernelRegistry& r);  // RegexReplace, StaticRegexRep
 void register_more_training_kernels(KernelRegistry& r);
 void register_more_sparse_training_kernels(KernelRegistry& r);
 void register_einsum_kernels(KernelRegistry& r);  // Einsum
+// ResizeBicubic(+Grad), ResizeArea, CropAndResize(+GradImage, GradBoxes)
+void register_image_proc_kernels(KernelRegistry& r);
+void register_non_max_suppression_kernels(KernelRegistry& r);  // NonMaxSuppression, V2..V5
 // Conv3D, its V2 backprops, MaxPool3D, AvgPool3D and their gradient ops
 void register_conv3d_kernels(KernelRegistry& r);
 

@@ -106,6 +106,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_misc_math_ops(r);
   detail::register_string_ops(r);
   detail::register_more_training_ops(r);
+  detail::register_image_proc_ops(r);
   detail::register_einsum_ops(r);
   detail::register_conv3d_ops(r);
 }

@@ -98,6 +98,8 @@ void register_misc_math_ops(OpRegistry& r);
 void register_string_ops(OpRegistry& r);
 /// Apply/ResourceApply/SparseApply/ResourceSparseApply Ftrl, Adadelta, ProximalAdagrad, ...
 void register_more_training_ops(OpRegistry& r);
+/// ResizeBicubic(+Grad), ResizeArea, CropAndResize and its gradients, NonMaxSuppression*
+void register_image_proc_ops(OpRegistry& r);
 /// Einsum
 void register_einsum_ops(OpRegistry& r);
 /// Conv3D, Conv3DBackprop{Input,Filter}V2, MaxPool3D, AvgPool3D and their gradient ops

@@ -73,6 +73,7 @@ void register_space_batch_gradients(GradientRegistry& r);  // space_batch_grad.c
 void register_linalg_gradients(GradientRegistry& r);       // linalg_grad.cpp
 void register_misc_math_gradients(GradientRegistry& r);    // misc_math_grad.cpp
 void register_string_gradients(GradientRegistry& r);       // string_grad.cpp
+void register_image_proc_gradients(GradientRegistry& r);
 void register_einsum_gradients(GradientRegistry& r);
 void register_conv3d_gradients(GradientRegistry& r);
 
