@@ -51,6 +51,7 @@
 #include "actorflow/ops/parsing_ops.hpp"
 #include "actorflow/ops/partition_ops.hpp"
 #include "actorflow/ops/resource_variable_ops.hpp"
+#include "actorflow/ops/scatter_nd_variable_ops.hpp"
 #include "actorflow/ops/scatter_ops.hpp"
 #include "actorflow/ops/space_batch_ops.hpp"
 #include "actorflow/ops/sparse_ops.hpp"

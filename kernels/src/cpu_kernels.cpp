@@ -67,6 +67,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_non_max_suppression_kernels(r);
   register_einsum_kernels(r);
   register_conv3d_kernels(r);
+  register_scatter_nd_variable_kernels(r);
   register_image_codec_kernels(r);
   register_image_color_kernels(r);
 }

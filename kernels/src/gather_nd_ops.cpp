@@ -10,6 +10,7 @@
 
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
+#include "scatter_nd_common.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -19,77 +20,19 @@ namespace {
 using detail::copy_elements;
 using detail::Index;
 using detail::index_values;
+using detail::IndexRows;
 using detail::kIndexTypes;
+using detail::kMaxIndexDepth;
 using detail::kValueTypes;
+using detail::read_ignore_policy;
 using detail::slice_debug_string;
 using detail::StatusKernel;
-
-// TensorFlow's bad_indices_policy: "" and "DEFAULT" and "ERROR" fail the step at a row out of
-// range; "IGNORE" leaves its slice zero (gathers) or unwritten (scatters).
-Status read_ignore_policy(OpKernelConstruction& c, bool* ignore) {
-  std::string policy;
-  if (!c.get_attr("bad_indices_policy", &policy).ok()) policy.clear();  // older graphs
-  if (policy != "" && policy != "DEFAULT" && policy != "ERROR" && policy != "IGNORE")
-    return invalid_argument("Unknown bad indices handling attribute: " + policy);
-  *ignore = policy == "IGNORE";
-  return {};
-}
-
-// The longest index row TensorFlow's kernels take (their functors are instantiated up to 7).
-constexpr Index kMaxIndexDepth = 7;
 
 Status index_depth_error(Index k) {
   return invalid_argument(
       "Only indices.shape[-1] values between 1 and 7 are currently supported.  Requested rank: " +
       std::to_string(k));
 }
-
-// The index rows of `indices` against the leading dimensions of `shape`: for each row the
-// slice it names (its offset in slices of `shape[K:]`), or -1 when it is out of range.
-struct IndexRows {
-  Index k = 0;             // the row length, indices.shape[-1]
-  Index rows = 0;          // how many rows
-  Index slice = 1;         // elements per slice, prod(shape[K:])
-  std::vector<Index> raw;  // the indices, row by row
-  Index first_bad = -1;    // the first row out of range
-
-  IndexRows(const Tensor& indices, const Shape& shape) : raw(index_values(indices)) {
-    k = indices.shape().dim(indices.rank() - 1);
-    rows = 1;
-    for (int d = 0; d < indices.rank() - 1; ++d) rows *= indices.shape().dim(d);
-    for (int d = static_cast<int>(k); d < shape.rank(); ++d) slice *= shape.dim(d);
-    offsets.resize(static_cast<std::size_t>(rows));
-    for (Index r = 0; r < rows; ++r) {
-      Index at = 0;
-      for (Index j = 0; j < k; ++j) {
-        const Index v = raw[static_cast<std::size_t>(r * k + j)];
-        const Index dim = shape.dim(static_cast<int>(j));
-        if (v < 0 || v >= dim) {
-          at = -1;
-          break;
-        }
-        at = at * dim + v;
-      }
-      offsets[static_cast<std::size_t>(r)] = at;
-      if (at < 0 && first_bad < 0) first_bad = r;
-    }
-  }
-
-  Index offset(Index r) const { return offsets[static_cast<std::size_t>(r)]; }
-
-  // "indices[1] = [4, 0]": the row named as TensorFlow's messages name it.
-  std::string describe(const Tensor& indices, Index r) const {
-    std::vector<std::int64_t> batch = indices.shape().dims();
-    batch.pop_back();
-    std::string out = "indices" + slice_debug_string(Shape(std::move(batch)), r) + " = [";
-    for (Index j = 0; j < k; ++j)
-      out += (j ? ", " : "") + std::to_string(raw[static_cast<std::size_t>(r * k + j)]);
-    return out + "]";
-  }
-
- private:
-  std::vector<Index> offsets;
-};
 
 // GatherNd(params, indices): output `indices.shape[:-1] + params.shape[K:]`.
 class GatherNdOp : public StatusKernel {
@@ -134,7 +77,7 @@ class GatherNdOp : public StatusKernel {
 
 // -- scatters -------------------------------------------------------------------------------
 
-enum class Kind { update, add, sub, max, min };
+using Kind = detail::ScatterNdKind;
 
 // TensorFlow's ValidEmptyOutputShape: indices and updates both empty, or all three not.
 bool valid_empty_output(Index output, Index indices, Index updates) {
@@ -198,23 +141,6 @@ Status prepare_scatter(const Shape& out, const Tensor& indices, const Tensor& up
   return {};
 }
 
-// `dst` updated by `src` (bfloat16 through float, rounded once; std::max/min as Eigen's
-// cwiseMax/cwiseMin).
-template <Kind K, class T>
-T combine(T dst, T src) {
-  if constexpr (std::is_same_v<T, bfloat16_t>) {
-    return bfloat16_t(combine<K>(static_cast<float>(dst), static_cast<float>(src)));
-  } else if constexpr (K == Kind::add) {
-    return static_cast<T>(dst + src);
-  } else if constexpr (K == Kind::sub) {
-    return static_cast<T>(dst - src);
-  } else if constexpr (K == Kind::max) {
-    return std::max(dst, src);
-  } else {
-    return std::min(dst, src);
-  }
-}
-
 // Applies `updates` (rows of `slice` elements) to `out` at the rows of `rows`, in order;
 // the first row out of range fails with TensorFlow's text unless `ignore_bad`.
 template <Kind K, class T>
@@ -232,7 +158,7 @@ Status apply_rows(const IndexRows& rows, const Tensor& indices, const Tensor& up
     } else {
       const T* src = updates.data<T>() + r * rows.slice;
       T* dst = out.data<T>() + at * rows.slice;
-      for (Index e = 0; e < rows.slice; ++e) dst[e] = combine<K>(dst[e], src[e]);
+      for (Index e = 0; e < rows.slice; ++e) dst[e] = detail::scatter_nd_combine<K>(dst[e], src[e]);
     }
   }
   return {};

@@ -75,6 +75,9 @@ void register_image_proc_kernels(KernelRegistry& r);
 void register_non_max_suppression_kernels(KernelRegistry& r);  // NonMaxSuppression, V2..V5
 // Conv3D, its V2 backprops, MaxPool3D, AvgPool3D and their gradient ops
 void register_conv3d_kernels(KernelRegistry& r);
+// ScatterNd{Update,Add,Sub,Max,Min}, ResourceScatterNd*, ScatterNdNonAliasingAdd,
+// SparseSegment{Sum,Mean,SqrtN}WithNumSegments
+void register_scatter_nd_variable_kernels(KernelRegistry& r);
 // DecodeJpeg, DecodeAndCropJpeg, DecodePng, DecodeBmp, DecodeImage, EncodeJpeg, EncodePng,
 // ExtractJpegShape
 void register_image_codec_kernels(KernelRegistry& r);

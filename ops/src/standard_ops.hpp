@@ -104,6 +104,9 @@ void register_image_proc_ops(OpRegistry& r);
 void register_einsum_ops(OpRegistry& r);
 /// Conv3D, Conv3DBackprop{Input,Filter}V2, MaxPool3D, AvgPool3D and their gradient ops
 void register_conv3d_ops(OpRegistry& r);
+/// ScatterNd* and ResourceScatterNd* on variables, ScatterNdNonAliasingAdd,
+/// SparseSegment*WithNumSegments
+void register_scatter_nd_variable_ops(OpRegistry& r);
 /// DecodeJpeg, DecodePng, DecodeImage, EncodeJpeg, EncodePng, ..., RGBToHSV, Adjust*
 void register_image_codec_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...

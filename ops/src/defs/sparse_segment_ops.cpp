@@ -1,7 +1,8 @@
-// The definitions of SparseSegmentSum, SparseSegmentMean, SparseSegmentSqrtN, their Grad ops
-// and SegmentSum: shape functions (TensorFlow's SparseSegmentReductionShapeFn,
-// SparseSegmentReductionGradShapeFn and SegmentReductionShapeFn in math_ops.cc) and the
-// graph-building functions of sparse_segment_ops.hpp. Registered by register_segment_ops;
+// The definitions of SparseSegmentSum, SparseSegmentMean, SparseSegmentSqrtN, their Grad and
+// GradV2 ops and SegmentSum: shape functions (TensorFlow's SparseSegmentReductionShapeFn,
+// SparseSegmentReductionGradShapeFn, SparseSegmentReductionGradV2ShapeFn and
+// SegmentReductionShapeFn in math_ops.cc) and the graph-building functions of
+// sparse_segment_ops.hpp. Registered by register_segment_ops;
 // the kernels are in kernels/src/sparse_segment_ops.cpp, the gradients in
 // ops/src/gradients/math_grad.cpp.
 #include "actorflow/ops/sparse_segment_ops.hpp"
@@ -78,6 +79,24 @@ Status infer_sparse_segment_grad(InferenceContext& c) {
   return {};
 }
 
+// SparseSegmentReductionGradShapeFnImpl with outputs_unique_indices: `[?] + grad.shape[1:]`
+// (the number of unique indices is known only when the op runs, whatever dense_output_dim0
+// is) and `[?]` of the indices' dtype.
+Status infer_sparse_segment_grad_v2(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(4));
+  ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[1], "Tidx"));
+  ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[2], "Tsegmentids"));
+  ACTORFLOW_RETURN_IF_ERROR(at_least_rank_1(c.input_shapes[0]));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[1], 1));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[2], 1));
+  // Merge(segment_ids, indices): the segment ids' length is named first.
+  ACTORFLOW_RETURN_IF_ERROR(same_length(c.input_shapes[2], c.input_shapes[1]));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[3], 0));
+  c.add_output(c.input_types[0], rows_unknown(c.input_shapes[0]));
+  c.add_output(c.input_types[1], PartialShape(std::vector<std::int64_t>{-1}));
+  return {};
+}
+
 Status infer_segment_sum(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[1], "Tindices"));
@@ -113,6 +132,7 @@ void register_sparse_segment_ops(OpRegistry& r) {
   for (const char* kind : {"Sum", "Mean", "SqrtN"}) {
     r.add({std::string("SparseSegment") + kind, infer_sparse_segment_reduction});
     r.add({std::string("SparseSegment") + kind + "Grad", infer_sparse_segment_grad});
+    r.add({std::string("SparseSegment") + kind + "GradV2", infer_sparse_segment_grad_v2});
   }
   r.add({"SegmentSum", infer_segment_sum});
 }
@@ -147,6 +167,19 @@ Output sparse_segment_reduction_grad(std::string_view kind, const Output& grad,
           {{"T", grad.dtype()}, {"Tidx", indices.dtype()}, {"Tsegmentids", segment_ids.dtype()}},
           name.empty() ? std::string_view(op) : name)
       .output(0);
+}
+
+Operation sparse_segment_reduction_grad_v2(std::string_view kind, const Output& grad,
+                                           const Output& indices, const Output& segment_ids,
+                                           const Output& dense_output_dim0, std::string_view name) {
+  if (kind != "Sum" && kind != "Mean" && kind != "SqrtN")
+    throw InvalidArgumentError(invalid_argument("sparse_segment_reduction_grad_v2: kind '" +
+                                                std::string(kind) + "' is not Sum, Mean or SqrtN"));
+  const std::string op = "SparseSegment" + std::string(kind) + "GradV2";
+  return grad.graph().create_op(
+      op, {grad, indices, segment_ids, dense_output_dim0},
+      {{"T", grad.dtype()}, {"Tidx", indices.dtype()}, {"Tsegmentids", segment_ids.dtype()}},
+      name.empty() ? std::string_view(op) : name);
 }
 
 Output segment_sum(const Output& data, const Output& segment_ids, std::string_view name) {

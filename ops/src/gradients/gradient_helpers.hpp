@@ -76,6 +76,7 @@ void register_string_gradients(GradientRegistry& r);       // string_grad.cpp
 void register_image_proc_gradients(GradientRegistry& r);
 void register_einsum_gradients(GradientRegistry& r);
 void register_conv3d_gradients(GradientRegistry& r);
+void register_scatter_nd_variable_gradients(GradientRegistry& r);
 void register_image_color_gradients(GradientRegistry& r);
 
 /// The gradient the walk gives output `i` of `op` when it got none: zeros like it, and for

@@ -14,6 +14,7 @@
 #include "actorflow/ops/sparse_ops.hpp"
 #include "actorflow/ops/sparse_segment_ops.hpp"
 #include "gradient_helpers.hpp"
+#include "sparse_segment_grad.hpp"
 
 namespace af::detail {
 
@@ -501,17 +502,22 @@ void register_math_gradients(GradientRegistry& r) {
                 .output(0)};
   });
   r.add("Div", real_div_grad);
-  // math_grad.py's _SparseSegment{Sum,Mean,SqrtN}Grad: the Grad op, with the data's rows.
+  // math_grad.py's _SparseSegment{Sum,Mean,SqrtN}Grad: the Grad op, with the data's rows; with
+  // the attr sparse_gradient, _SparseSegmentReduceGradV2's IndexedSlices of the GradV2 op.
   for (const char* kind : {"Sum", "Mean", "SqrtN"})
-    r.add(std::string("SparseSegment") + kind,
-          [kind](const Operation& op, const Grads& g) -> Grads {
-            Graph& gr = op.graph();
-            const Output dim0 =
-                gather(shape_of(input(op, 0), "Shape"),
-                       gr.constant(Tensor(std::int32_t{0}), "Const"), "strided_slice");
-            return {sparse_segment_reduction_grad(kind, g[0], input(op, 1), input(op, 2), dim0),
-                    Output(), Output()};
-          });
+    r.add_sparse(std::string("SparseSegment") + kind, [kind](const Operation& op,
+                                                             const std::vector<Gradient>& g) {
+      const Output grad = g[0].to_dense();
+      if (wants_sparse_segment_gradient(op))
+        return std::vector<Gradient>{sparse_segment_gradient_v2(op, grad, kind), Gradient(),
+                                     Gradient()};
+      Graph& gr = op.graph();
+      const Output dim0 = gather(shape_of(input(op, 0), "Shape"),
+                                 gr.constant(Tensor(std::int32_t{0}), "Const"), "strided_slice");
+      return std::vector<Gradient>{
+          sparse_segment_reduction_grad(kind, grad, input(op, 1), input(op, 2), dim0), Gradient(),
+          Gradient()};
+    });
   // sparse_grad.py's _SparseFillEmptyRowsGrad: to the values and the default value.
   r.add("SparseFillEmptyRows", [](const Operation& op, const Grads& g) -> Grads {
     if (g.size() < 2 || !g[1].valid()) return {Output(), Output(), Output(), Output()};

@@ -29,7 +29,9 @@ Output sparse_segment_sum(const Output& data, const Output& indices, const Outpu
 Output sparse_segment_mean(const Output& data, const Output& indices, const Output& segment_ids,
                            std::string_view name = {});
 /// `tf.sparse.segment_sqrt_n`: op SparseSegmentSqrtN, the sum divided by the square root of
-/// the segment's size. Gradient: SparseSegmentSqrtNGrad.
+/// the segment's size. Gradient: SparseSegmentSqrtNGrad. With the attr `sparse_gradient` (set
+/// by TensorFlow 2's `sparse_gradient=True` and `embedding_lookup_sparse`) the gradient of
+/// each of the three is SparseSegment*GradV2's IndexedSlices.
 Output sparse_segment_sqrt_n(const Output& data, const Output& indices, const Output& segment_ids,
                              std::string_view name = {});
 /// The gradient ops (`tf.raw_ops.SparseSegment{Sum,Mean,SqrtN}Grad`): output `[output_dim0] +
@@ -40,6 +42,21 @@ Output sparse_segment_sqrt_n(const Output& data, const Output& indices, const Ou
 Output sparse_segment_reduction_grad(std::string_view kind, const Output& grad,
                                      const Output& indices, const Output& segment_ids,
                                      const Output& output_dim0, std::string_view name = {});
+/// The sparse gradient ops (`tf.raw_ops.SparseSegment{Sum,Mean,SqrtN}GradV2`, what the
+/// gradient of a reduction with the attr `sparse_gradient` builds; default name
+/// "SparseSegment<kind>GradV2"): output 0 is `[U] + grad.shape[1:]`, output 1 the U sorted
+/// unique `indices` (their dtype). Row k of output 0 is row `sorted_unique_indices[k]` of what
+/// `sparse_segment_reduction_grad` would give with `dense_output_dim0` rows, so the pair is
+/// that gradient as IndexedSlices. `kind` is "Sum", "Mean" or "SqrtN" (another throws
+/// InvalidArgumentError); `grad` float32 or float64 of rank at least 1, `indices` and
+/// `segment_ids` int32 or int64 vectors of one length, `dense_output_dim0` an int32 scalar.
+/// Running fails with TensorFlow's texts: "dense_output_dim0 should be a scalar.", "Expected
+/// a non-negative size, got -1", "Invalid number of segments", "Index 5 out of range [0, 5).",
+/// "Segment id -1 out of range [0, 3).". Not differentiable.
+Operation sparse_segment_reduction_grad_v2(std::string_view kind, const Output& grad,
+                                           const Output& indices, const Output& segment_ids,
+                                           const Output& dense_output_dim0,
+                                           std::string_view name = {});
 /// `tf.math.segment_sum`: op SegmentSum, output row `s` = the sum of the rows of `data` whose
 /// sorted `segment_ids` (`[data.shape[0]]`) is `s`. Gradient: a gather of the gradient's
 /// rows by segment id. Error: "segment_ids should be the same size as dimension 0 of input.".
