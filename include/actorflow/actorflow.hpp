@@ -57,6 +57,7 @@
 #include "actorflow/ops/sparse_ops.hpp"
 #include "actorflow/ops/sparse_segment_ops.hpp"
 #include "actorflow/ops/sparse_tensor.hpp"
+#include "actorflow/ops/sparse_tensor_ops.hpp"
 #include "actorflow/ops/string_ops.hpp"
 #include "actorflow/ops/tensor.hpp"
 #include "actorflow/ops/tensor_array_ops.hpp"

@@ -70,6 +70,8 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_scatter_nd_variable_kernels(r);
   register_image_codec_kernels(r);
   register_image_color_kernels(r);
+  register_sparse_tensor_kernels(r);
+  register_sparse_concat_cross_kernels(r);
 }
 
 }  // namespace detail

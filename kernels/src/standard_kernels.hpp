@@ -69,10 +69,10 @@ void register_regex_kernels(KernelRegistry& r);  // RegexReplace, StaticRegexRep
 // AddSign, PowerSign, KerasMomentum: dense and sparse updates
 void register_more_training_kernels(KernelRegistry& r);
 void register_more_sparse_training_kernels(KernelRegistry& r);
-void register_einsum_kernels(KernelRegistry& r);  // Einsum
 // ResizeBicubic(+Grad), ResizeArea, CropAndResize(+GradImage, GradBoxes)
 void register_image_proc_kernels(KernelRegistry& r);
 void register_non_max_suppression_kernels(KernelRegistry& r);  // NonMaxSuppression, V2..V5
+void register_einsum_kernels(KernelRegistry& r);               // Einsum
 // Conv3D, its V2 backprops, MaxPool3D, AvgPool3D and their gradient ops
 void register_conv3d_kernels(KernelRegistry& r);
 // ScatterNd{Update,Add,Sub,Max,Min}, ResourceScatterNd*, ScatterNdNonAliasingAdd,
@@ -83,5 +83,10 @@ void register_scatter_nd_variable_kernels(KernelRegistry& r);
 void register_image_codec_kernels(KernelRegistry& r);
 // RGBToHSV, HSVToRGB, AdjustContrastv2, AdjustSaturation, AdjustHue
 void register_image_color_kernels(KernelRegistry& r);
+// SparseTensorDenseMatMul, SparseAdd(Grad), SparseTensorDenseAdd, SparseReduce*, SparseReorder,
+// SparseSoftmax, SparseDenseCwise*, SparseSparse*
+void register_sparse_tensor_kernels(KernelRegistry& r);
+// SparseConcat, SparseSlice(Grad), SparseCross, SparseCrossHashed, SparseCrossV2
+void register_sparse_concat_cross_kernels(KernelRegistry& r);
 
 }  // namespace af::detail

@@ -109,6 +109,8 @@ void register_conv3d_ops(OpRegistry& r);
 void register_scatter_nd_variable_ops(OpRegistry& r);
 /// DecodeJpeg, DecodePng, DecodeImage, EncodeJpeg, EncodePng, ..., RGBToHSV, Adjust*
 void register_image_codec_ops(OpRegistry& r);
+/// SparseTensorDenseMatMul, SparseAdd, SparseReduce*, SparseConcat, SparseSlice, SparseCross*, ...
+void register_sparse_tensor_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 

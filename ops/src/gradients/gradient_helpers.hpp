@@ -66,18 +66,20 @@ void register_nn_gradients(GradientRegistry& r);
 void register_array_gradients(GradientRegistry& r);
 void register_control_flow_gradients(GradientRegistry& r);
 void register_tensor_array_gradients(GradientRegistry& r);
-void register_gather_nd_gradients(GradientRegistry& r);    // gather_nd_grad.cpp
-void register_segment_gradients(GradientRegistry& r);      // segment_grad.cpp
-void register_image_gradients(GradientRegistry& r);        // image_grad.cpp
-void register_space_batch_gradients(GradientRegistry& r);  // space_batch_grad.cpp
-void register_linalg_gradients(GradientRegistry& r);       // linalg_grad.cpp
-void register_misc_math_gradients(GradientRegistry& r);    // misc_math_grad.cpp
-void register_string_gradients(GradientRegistry& r);       // string_grad.cpp
+// One per file of ops/src/gradients (gather_nd_grad.cpp, segment_grad.cpp, ...).
+void register_gather_nd_gradients(GradientRegistry& r);
+void register_segment_gradients(GradientRegistry& r);
+void register_image_gradients(GradientRegistry& r);
+void register_space_batch_gradients(GradientRegistry& r);
+void register_linalg_gradients(GradientRegistry& r);
+void register_misc_math_gradients(GradientRegistry& r);
+void register_string_gradients(GradientRegistry& r);
 void register_image_proc_gradients(GradientRegistry& r);
 void register_einsum_gradients(GradientRegistry& r);
 void register_conv3d_gradients(GradientRegistry& r);
 void register_scatter_nd_variable_gradients(GradientRegistry& r);
 void register_image_color_gradients(GradientRegistry& r);
+void register_sparse_tensor_gradients(GradientRegistry& r);
 
 /// The gradient the walk gives output `i` of `op` when it got none: zeros like it, and for
 /// a Switch of a cond branch zeros built on the other branch (TensorFlow's

@@ -111,6 +111,7 @@ void register_standard_gradients(GradientRegistry& r) {
   detail::register_conv3d_gradients(r);
   detail::register_scatter_nd_variable_gradients(r);
   detail::register_image_color_gradients(r);
+  detail::register_sparse_tensor_gradients(r);
 }
 
 // -- building blocks ----------------------------------------------------------------------------
