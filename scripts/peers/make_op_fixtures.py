@@ -772,7 +772,8 @@ def build_products_and_indexing(b):
            exact=True)
 
 
-CASE_FAMILIES = ["space_batch", "matrix", "misc_math", "string"]
+CASE_FAMILIES = ["space_batch", "matrix", "misc_math", "string", "image_proc", "einsum", "conv3d",
+                 "scatter_nd_var", "image_color", "sparse_tensor", "segment_v2"]
 
 
 def main(out):
