@@ -93,10 +93,11 @@ struct ConvGeometry {
   Index patch() const { return filter[0] * filter[1] * filter[2] * in_depth; }
 };
 
-// One image's patches: row o (an output position) holds the filter-shaped window of the input
-// at it, zeros outside the input (TensorFlow's Im2col).
-template <class T>
-void im2col(const ConvGeometry& g, const T* image, T* col) {
+// Calls `f(at)` for each cell of one image's im2col buffer in order (row o an output
+// position, holding the filter-shaped window of the input at it): `at` the offset of the
+// input position in the image (channel 0), -1 for a position outside it.
+template <class F>
+void for_each_patch_cell(const ConvGeometry& g, F&& f) {
   for (Index op = 0; op < g.out[0]; ++op)
     for (Index orow = 0; orow < g.out[1]; ++orow)
       for (Index ocol = 0; ocol < g.out[2]; ++ocol)
@@ -107,37 +108,37 @@ void im2col(const ConvGeometry& g, const T* image, T* col) {
             for (Index kc = 0; kc < g.filter[2]; ++kc) {
               const Index ic = ocol * g.stride[2] - g.pad[2] + kc;
               if (ip >= 0 && ip < g.in[0] && ir >= 0 && ir < g.in[1] && ic >= 0 && ic < g.in[2])
-                std::copy_n(image + ((ip * g.in[1] + ir) * g.in[2] + ic) * g.in_depth, g.in_depth,
-                            col);
+                f(((ip * g.in[1] + ir) * g.in[2] + ic) * g.in_depth);
               else
-                std::fill_n(col, g.in_depth, T(0));
-              col += g.in_depth;
+                f(Index{-1});
             }
           }
         }
+}
+
+// One image's patches, zeros outside the input (TensorFlow's Im2col).
+template <class T>
+void im2col(const ConvGeometry& g, const T* image, T* col) {
+  for_each_patch_cell(g, [&](Index at) {
+    if (at >= 0)
+      std::copy_n(image + at, g.in_depth, col);
+    else
+      std::fill_n(col, g.in_depth, T(0));
+    col += g.in_depth;
+  });
 }
 
 // The inverse: each patch row added back to the input positions it came from (TensorFlow's
 // Col2im); `image` starts zeroed.
 template <class T>
 void col2im(const ConvGeometry& g, const T* col, T* image) {
-  for (Index op = 0; op < g.out[0]; ++op)
-    for (Index orow = 0; orow < g.out[1]; ++orow)
-      for (Index ocol = 0; ocol < g.out[2]; ++ocol)
-        for (Index kp = 0; kp < g.filter[0]; ++kp) {
-          const Index ip = op * g.stride[0] - g.pad[0] + kp;
-          for (Index kr = 0; kr < g.filter[1]; ++kr) {
-            const Index ir = orow * g.stride[1] - g.pad[1] + kr;
-            for (Index kc = 0; kc < g.filter[2]; ++kc) {
-              const Index ic = ocol * g.stride[2] - g.pad[2] + kc;
-              if (ip >= 0 && ip < g.in[0] && ir >= 0 && ir < g.in[1] && ic >= 0 && ic < g.in[2]) {
-                T* dst = image + ((ip * g.in[1] + ir) * g.in[2] + ic) * g.in_depth;
-                for (Index d = 0; d < g.in_depth; ++d) dst[d] += col[d];
-              }
-              col += g.in_depth;
-            }
-          }
-        }
+  for_each_patch_cell(g, [&](Index at) {
+    if (at >= 0) {
+      T* dst = image + at;
+      for (Index d = 0; d < g.in_depth; ++d) dst[d] += col[d];
+    }
+    col += g.in_depth;
+  });
 }
 
 // out[m,n] = op(a) * op(b), row-major, through the GEMM backend, else a direct loop.
@@ -361,33 +362,55 @@ class Conv3DOp : public StatusKernel {
   ConvAttrs attrs_;
 };
 
-template <class T>
-class Conv3DBackpropInputOp : public StatusKernel {
+// What Conv3DBackpropInputV2 (input_sizes, filter, out_backprop) and Conv3DBackpropFilterV2
+// (input, filter_sizes, out_backprop) share: the attrs, and the shape their sizes input gives
+// with the geometry of the convolution. `Filter`: the filter's gradient.
+template <bool Filter>
+class Conv3DBackpropKernel : public StatusKernel {
  public:
-  Conv3DBackpropInputOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
-    *s = read_backprop_attrs(c, "Conv3DBackpropInputOpV2", &attrs_);
+  Conv3DBackpropKernel(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
+    *s = read_backprop_attrs(c, Filter ? "Conv3DBackpropFilterOpV2" : "Conv3DBackpropInputOpV2",
+                             &attrs_);
   }
   bool is_expensive(const OpKernelContext&) const override { return true; }
 
  protected:
-  Status run(OpKernelContext& ctx) override {
-    const Tensor& sizes = ctx.input(0);
-    const Tensor& filter = ctx.input(1);
+  // The sizes input as `*sized` (the filter's shape or the input's), and the geometry.
+  Status geometry(const OpKernelContext& ctx, Shape* sized, ConvGeometry* g) const {
+    const Tensor& sizes = ctx.input(Filter ? 1 : 0);
+    const Tensor& other = ctx.input(Filter ? 0 : 1);
     const Tensor& dy = ctx.input(2);
-    Shape input_shape;
     ACTORFLOW_RETURN_IF_ERROR(make_shape(
-        sizes, "shape must be a vector of {int32,int64}, got shape " + sizes.shape().to_string(),
-        &input_shape));
+        sizes,
+        Filter ? "filter_sizes shape must be rank 1 but is rank " + std::to_string(sizes.rank())
+               : "shape must be a vector of {int32,int64}, got shape " + sizes.shape().to_string(),
+        sized));
+    return backprop_geometry(Filter ? "Conv3DBackpropFilterOp" : "Conv3DBackpropInputOp", attrs_,
+                             Filter ? other.shape() : *sized, Filter ? *sized : other.shape(),
+                             dy.shape(), g);
+  }
+
+ private:
+  ConvAttrs attrs_;
+};
+
+template <class T>
+class Conv3DBackpropInputOp : public Conv3DBackpropKernel<false> {
+ public:
+  using Conv3DBackpropKernel<false>::Conv3DBackpropKernel;
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    Shape input_shape;
     ConvGeometry g;
-    ACTORFLOW_RETURN_IF_ERROR(backprop_geometry("Conv3DBackpropInputOp", attrs_, input_shape,
-                                                filter.shape(), dy.shape(), &g));
+    ACTORFLOW_RETURN_IF_ERROR(geometry(ctx, &input_shape, &g));
     Tensor& dx = ctx.allocate_output(0, dtype_of_v<T>, input_shape);
     ACTORFLOW_RETURN_IF_ERROR(check_work(g));
     if (input_shape.num_elements() == 0) return {};
     const Index out_spatial = g.out_spatial(), patch = g.patch();
     std::vector<T> col(static_cast<std::size_t>(out_spatial * patch));
-    const T* w = filter.data<T>();
-    const T* grad = dy.data<T>();
+    const T* w = ctx.input(1).data<T>();
+    const T* grad = ctx.input(2).data<T>();
     T* out = dx.data<T>();
     for (Index b = 0; b < g.batch; ++b) {
       // col[o, patch] = dy[o, :] . filter[patch, :]
@@ -397,31 +420,19 @@ class Conv3DBackpropInputOp : public StatusKernel {
     }
     return {};
   }
-
- private:
-  ConvAttrs attrs_;
 };
 
 template <class T>
-class Conv3DBackpropFilterOp : public StatusKernel {
+class Conv3DBackpropFilterOp : public Conv3DBackpropKernel<true> {
  public:
-  Conv3DBackpropFilterOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
-    *s = read_backprop_attrs(c, "Conv3DBackpropFilterOpV2", &attrs_);
-  }
-  bool is_expensive(const OpKernelContext&) const override { return true; }
+  using Conv3DBackpropKernel<true>::Conv3DBackpropKernel;
 
  protected:
   Status run(OpKernelContext& ctx) override {
     const Tensor& input = ctx.input(0);
-    const Tensor& sizes = ctx.input(1);
-    const Tensor& dy = ctx.input(2);
     Shape filter_shape;
-    ACTORFLOW_RETURN_IF_ERROR(make_shape(
-        sizes, "filter_sizes shape must be rank 1 but is rank " + std::to_string(sizes.rank()),
-        &filter_shape));
     ConvGeometry g;
-    ACTORFLOW_RETURN_IF_ERROR(backprop_geometry("Conv3DBackpropFilterOp", attrs_, input.shape(),
-                                                filter_shape, dy.shape(), &g));
+    ACTORFLOW_RETURN_IF_ERROR(geometry(ctx, &filter_shape, &g));
     Tensor& dw = ctx.allocate_output(0, dtype_of_v<T>, filter_shape);
     if (input.num_elements() == 0) return {};
     ACTORFLOW_RETURN_IF_ERROR(check_work(g));
@@ -431,7 +442,7 @@ class Conv3DBackpropFilterOp : public StatusKernel {
     std::vector<T> col(static_cast<std::size_t>(out_spatial * patch));
     std::vector<T> image(static_cast<std::size_t>(filter_size));
     const T* in = input.data<T>();
-    const T* grad = dy.data<T>();
+    const T* grad = ctx.input(2).data<T>();
     T* out = dw.data<T>();
     for (Index b = 0; b < g.batch; ++b) {
       // dw[patch, :] += col[:, patch]^T . dy[:, :]
@@ -442,9 +453,6 @@ class Conv3DBackpropFilterOp : public StatusKernel {
     }
     return {};
   }
-
- private:
-  ConvAttrs attrs_;
 };
 
 // -- pooling ---------------------------------------------------------------------------------

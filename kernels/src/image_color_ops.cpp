@@ -64,6 +64,19 @@ Status check_colorspace_input(const Tensor& input) {
   return {};
 }
 
+// The loop RGBToHSV and HSVToRGB share: their checks, then `f(in, out)` for each pixel, with
+// its three input and output values.
+template <class T, class F>
+Status convert_pixels(OpKernelContext& ctx, F&& f) {
+  const Tensor& input = ctx.input(0);
+  ACTORFLOW_RETURN_IF_ERROR(check_colorspace_input(input));
+  Tensor& output = ctx.allocate_output_for_overwrite(0, input.dtype(), input.shape());
+  const T* in = input.data<T>();
+  T* out = output.data<T>();
+  for (Index p = 0; p < input.num_elements() / 3; ++p) f(in + 3 * p, out + 3 * p);
+  return {};
+}
+
 // RGBToHSV(images): hue, saturation and value of each RGB pixel (functor::RGBToHSV).
 template <class T>
 class RgbToHsvOp : public StatusKernel {
@@ -73,15 +86,10 @@ class RgbToHsvOp : public StatusKernel {
  protected:
   Status run(OpKernelContext& ctx) override {
     using C = Compute<T>;
-    const Tensor& input = ctx.input(0);
-    ACTORFLOW_RETURN_IF_ERROR(check_colorspace_input(input));
-    Tensor& output = ctx.allocate_output_for_overwrite(0, input.dtype(), input.shape());
-    const T* in = input.data<T>();
-    T* out = output.data<T>();
     const auto r = [](C x) { return round_to<T>(x); };
     const C one_sixth = r(C(1) / C(6)), two_sixths = r(C(2) / C(6)), four_sixths = r(C(4) / C(6));
-    for (Index p = 0; p < input.num_elements() / 3; ++p) {
-      const C red = load(in[3 * p]), green = load(in[3 * p + 1]), blue = load(in[3 * p + 2]);
+    return convert_pixels<T>(ctx, [&](const T* in, T* out) {
+      const C red = load(in[0]), green = load(in[1]), blue = load(in[2]);
       const C v = std::max(red, std::max(green, blue));
       const C range = r(v - std::min(red, std::min(green, blue)));
       const C s = v > C(0) ? r(range / v) : C(0);
@@ -91,11 +99,10 @@ class RgbToHsvOp : public StatusKernel {
                          : r(r(norm * r(red - green)) + four_sixths);
       if (!(range > C(0))) h = C(0);
       if (h < C(0)) h = r(h + C(1));
-      out[3 * p] = store<T>(h);
-      out[3 * p + 1] = store<T>(s);
-      out[3 * p + 2] = store<T>(v);
-    }
-    return {};
+      out[0] = store<T>(h);
+      out[1] = store<T>(s);
+      out[2] = store<T>(v);
+    });
   }
 };
 
@@ -108,25 +115,19 @@ class HsvToRgbOp : public StatusKernel {
  protected:
   Status run(OpKernelContext& ctx) override {
     using C = Compute<T>;
-    const Tensor& input = ctx.input(0);
-    ACTORFLOW_RETURN_IF_ERROR(check_colorspace_input(input));
-    Tensor& output = ctx.allocate_output_for_overwrite(0, input.dtype(), input.shape());
-    const T* in = input.data<T>();
-    T* out = output.data<T>();
     const auto r = [](C x) { return round_to<T>(x); };
     const auto clamp01 = [](C x) { return std::min(std::max(x, C(0)), C(1)); };
-    for (Index p = 0; p < input.num_elements() / 3; ++p) {
-      const C h = load(in[3 * p]), s = load(in[3 * p + 1]), v = load(in[3 * p + 2]);
+    return convert_pixels<T>(ctx, [&](const T* in, T* out) {
+      const C h = load(in[0]), s = load(in[1]), v = load(in[2]);
       const C dh = r(h * C(6));
       const C dr = clamp01(r(std::abs(r(dh - C(3))) - C(1)));
       const C dg = clamp01(r(-std::abs(r(dh - C(2))) + C(2)));
       const C db = clamp01(r(-std::abs(r(dh - C(4))) + C(2)));
       const C one_s = r(-s + C(1));
-      out[3 * p] = store<T>(r(r(one_s + r(s * dr)) * v));
-      out[3 * p + 1] = store<T>(r(r(one_s + r(s * dg)) * v));
-      out[3 * p + 2] = store<T>(r(r(one_s + r(s * db)) * v));
-    }
-    return {};
+      out[0] = store<T>(r(r(one_s + r(s * dr)) * v));
+      out[1] = store<T>(r(r(one_s + r(s * dg)) * v));
+      out[2] = store<T>(r(r(one_s + r(s * db)) * v));
+    });
   }
 };
 
@@ -251,12 +252,21 @@ void hsv_to_rgb(float h, float s, float v, float* r, float* g, float* b) {
   *b = bb + m;
 }
 
-// The checks AdjustSaturation and AdjustHue add: three channels.
-Status check_three_channels(const Tensor& input) {
+// The loop AdjustSaturation and AdjustHue share: the adjustments' checks (`what` input 1's
+// name) and three channels, then `f(factor, rgb, out)` for each pixel, `factor` input 1.
+template <class F>
+Status adjust_pixels(OpKernelContext& ctx, const char* what, F&& f) {
+  const Tensor& input = ctx.input(0);
+  ACTORFLOW_RETURN_IF_ERROR(check_adjust_inputs(input, ctx.input(1), what));
   const Index channels = input.shape().dim(input.rank() - 1);
   if (channels != 3)
     return invalid_argument("input must have 3 channels but instead has " +
                             std::to_string(channels) + " channels.");
+  Tensor& output = ctx.allocate_output_for_overwrite(0, DType::float32, input.shape());
+  const float factor = ctx.input(1).data<float>()[0];
+  const float* p = input.data<float>();
+  float* q = output.data<float>();
+  for (Index i = 0; i < input.num_elements() / 3; ++i, p += 3, q += 3) f(factor, p, q);
   return {};
 }
 
@@ -267,20 +277,12 @@ class AdjustSaturationOp : public StatusKernel {
 
  protected:
   Status run(OpKernelContext& ctx) override {
-    const Tensor& input = ctx.input(0);
-    ACTORFLOW_RETURN_IF_ERROR(check_adjust_inputs(input, ctx.input(1), "scale"));
-    ACTORFLOW_RETURN_IF_ERROR(check_three_channels(input));
-    Tensor& output = ctx.allocate_output_for_overwrite(0, DType::float32, input.shape());
-    const float scale = ctx.input(1).data<float>()[0];
-    const float* p = input.data<float>();
-    float* q = output.data<float>();
-    for (Index i = 0; i < input.num_elements() / 3; ++i, p += 3, q += 3) {
+    return adjust_pixels(ctx, "scale", [](float scale, const float* p, float* q) {
       float h, s, v;
       rgb_to_hsv(p[0], p[1], p[2], &h, &s, &v);
       s = std::min(1.0f, std::max(0.0f, s * scale));
       hsv_to_rgb(h, s, v, q, q + 1, q + 2);
-    }
-    return {};
+    });
   }
 };
 
@@ -349,23 +351,15 @@ class AdjustHueOp : public StatusKernel {
 
  protected:
   Status run(OpKernelContext& ctx) override {
-    const Tensor& input = ctx.input(0);
-    ACTORFLOW_RETURN_IF_ERROR(check_adjust_inputs(input, ctx.input(1), "delta"));
-    ACTORFLOW_RETURN_IF_ERROR(check_three_channels(input));
-    Tensor& output = ctx.allocate_output_for_overwrite(0, DType::float32, input.shape());
-    const float delta = ctx.input(1).data<float>()[0];
-    const float* p = input.data<float>();
-    float* q = output.data<float>();
     constexpr int kChannelRange = 6;
-    for (Index i = 0; i < input.num_elements() / 3; ++i, p += 3, q += 3) {
+    return adjust_pixels(ctx, "delta", [](float delta, const float* p, float* q) {
       float h, v_min, v_max;
       rgb_to_hv_range(p[0], p[1], p[2], &h, &v_min, &v_max);
       h += delta * kChannelRange;
       while (h < 0) h += kChannelRange;
       while (h >= kChannelRange) h -= kChannelRange;
       hv_range_to_rgb(h, v_min, v_max, q, q + 1, q + 2);
-    }
-    return {};
+    });
   }
 };
 

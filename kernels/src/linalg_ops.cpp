@@ -74,21 +74,36 @@ Status square_matrices(const OpKernelContext& ctx, Index* n, Index* count) {
   return {};
 }
 
-// The smallest pivot magnitude of a partially pivoted LU: TensorFlow's guard against exactly
-// singular matrices (no estimate of the condition number).
-template <class T>
-bool has_zero_pivot(const Eigen::PartialPivLU<RowMatrix<T>>& lu) {
-  return !(lu.matrixLU().diagonal().cwiseAbs().minCoeff() > T(0));
-}
+// MatrixInverse's and MatrixSolve's attr adjoint, and their factorization of each matrix.
+class AdjointLuKernel : public StatusKernel {
+ public:
+  AdjointLuKernel(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
+    *s = c.get_attr("adjoint", &adjoint_);
+  }
+
+ protected:
+  // The partially pivoted LU of `a` (of its adjoint with `adjoint`) into `*lu`; false for an
+  // exactly zero pivot, TensorFlow's guard against singular matrices (no estimate of the
+  // condition number).
+  template <class T>
+  bool factor(const ConstMatrixMap<T>& a, Eigen::PartialPivLU<RowMatrix<T>>* lu) const {
+    if (adjoint_)
+      lu->compute(a.adjoint());
+    else
+      lu->compute(a);
+    return lu->matrixLU().diagonal().cwiseAbs().minCoeff() > T(0);
+  }
+
+ private:
+  bool adjoint_ = false;
+};
 
 // MatrixInverse(input; adjoint): the inverse of each matrix (of its adjoint with `adjoint`).
 // An exactly zero pivot fails with "Input is not invertible.".
 template <class T>
-class MatrixInverseOp : public StatusKernel {
+class MatrixInverseOp : public AdjointLuKernel {
  public:
-  MatrixInverseOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
-    *s = c.get_attr("adjoint", &adjoint_);
-  }
+  using AdjointLuKernel::AdjointLuKernel;
 
  protected:
   Status run(OpKernelContext& ctx) override {
@@ -100,18 +115,11 @@ class MatrixInverseOp : public StatusKernel {
     for (Index b = 0; b < count; ++b) {
       ConstMatrixMap<T> a(input.data<T>() + b * n * n, n, n);
       Eigen::PartialPivLU<RowMatrix<T>> lu(n);
-      if (adjoint_)
-        lu.compute(a.adjoint());
-      else
-        lu.compute(a);
-      if (has_zero_pivot(lu)) return invalid_argument("Input is not invertible.");
+      if (!this->factor(a, &lu)) return invalid_argument("Input is not invertible.");
       MatrixMap<T>(out.data<T>() + b * n * n, n, n).noalias() = lu.inverse();
     }
     return {};
   }
-
- private:
-  bool adjoint_ = false;
 };
 
 // SLogDet: the log of |det| of `a` and its sign, by a partially pivoted LU; 1 and 0 for an
@@ -201,11 +209,9 @@ class CholeskyOp : public StatusKernel {
 // pair of the batch by a partially pivoted LU; an exactly zero pivot fails with "Input matrix
 // is not invertible.".
 template <class T>
-class MatrixSolveOp : public StatusKernel {
+class MatrixSolveOp : public AdjointLuKernel {
  public:
-  MatrixSolveOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
-    *s = c.get_attr("adjoint", &adjoint_);
-  }
+  using AdjointLuKernel::AdjointLuKernel;
 
  protected:
   Status run(OpKernelContext& ctx) override {
@@ -225,18 +231,11 @@ class MatrixSolveOp : public StatusKernel {
       ConstMatrixMap<T> a(matrix.data<T>() + b * n * n, n, n);
       ConstMatrixMap<T> r(rhs.data<T>() + b * n * k, n, k);
       Eigen::PartialPivLU<RowMatrix<T>> lu(n);
-      if (adjoint_)
-        lu.compute(a.adjoint());
-      else
-        lu.compute(a);
-      if (has_zero_pivot(lu)) return invalid_argument("Input matrix is not invertible.");
+      if (!this->factor(a, &lu)) return invalid_argument("Input matrix is not invertible.");
       MatrixMap<T>(out.data<T>() + b * n * k, n, k) = lu.solve(r);
     }
     return {};
   }
-
- private:
-  bool adjoint_ = false;
 };
 
 // MatMulBCast: the broadcast of two batch shapes and, per output matrix, the matrix of x

@@ -149,14 +149,51 @@ Status check_diag_range(const Diagonals& d, Index rows, Index cols, const char* 
   return {};
 }
 
-// MatrixDiagPart(input), MatrixDiagPartV2/V3(input, k, padding_value): the diagonals k of
-// each innermost matrix, packed one row each (upper first), shorter ones padded.
-class MatrixDiagPartOp : public StatusKernel {
+// The shape of the packed diagonals d of `input` (rank >= 2, `m` its matrices): its batch
+// dimensions, the number of diagonals where there are several, and `*max_len`, the longest's
+// length.
+Shape packed_shape(const Shape& input, const MatrixDims& m, const Diagonals& d, Index* max_len) {
+  std::vector<std::int64_t> dims = input.dims();
+  dims.resize(dims.size() - 2);
+  if (d.count() > 1) dims.push_back(d.count());
+  *max_len = std::min(m.rows + std::min<Index>(d.upper, 0), m.cols - std::max<Index>(d.lower, 0));
+  dims.push_back(*max_len);
+  return Shape(dims);
+}
+
+// Calls `f(first, row, offset, len)` for each diagonal d of each of the `m.batch` matrices, in
+// packed order: `first` the index of its first element in the matrices (the next ones follow
+// every m.cols + 1), `row` the start of its row of the packed diagonals, `offset` where it
+// sits in that row and `len` its length.
+template <class F>
+void for_each_diagonal(const MatrixDims& m, const Diagonals& d, Index max_len, F&& f) {
+  Index base = 0;
+  for (Index b = 0; b < m.batch; ++b)
+    for (Index k = 0; k < d.count(); ++k, base += max_len) {
+      const Index diag = d.upper - k;
+      const Index y = std::max<Index>(0, -diag), x = std::max<Index>(0, diag);
+      const auto [len, offset] = d.length_and_offset(diag, max_len, m.rows, m.cols);
+      f(b * m.rows * m.cols + y * m.cols + x, base, offset, len);
+    }
+}
+
+// The kernels of the diagonals: attr align read at construction.
+class DiagonalsKernel : public StatusKernel {
  public:
-  MatrixDiagPartOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
+  DiagonalsKernel(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
     read_alignment(c, &diags_);
     *s = {};
   }
+
+ protected:
+  Diagonals diags_;
+};
+
+// MatrixDiagPart(input), MatrixDiagPartV2/V3(input, k, padding_value): the diagonals k of
+// each innermost matrix, packed one row each (upper first), shorter ones padded.
+class MatrixDiagPartOp : public DiagonalsKernel {
+ public:
+  using DiagonalsKernel::DiagonalsKernel;
 
  protected:
   Status run(OpKernelContext& ctx) override {
@@ -174,45 +211,28 @@ class MatrixDiagPartOp : public StatusKernel {
                               input.shape().to_string());
     const MatrixDims m = matrix_dims(input.shape());
     ACTORFLOW_RETURN_IF_ERROR(check_diag_range(d, m.rows, m.cols, ". "));
-    std::vector<std::int64_t> dims = input.shape().dims();
-    dims.resize(dims.size() - 2);
-    if (d.count() > 1) dims.push_back(d.count());
-    const Index max_len =
-        std::min(m.rows + std::min<Index>(d.upper, 0), m.cols - std::max<Index>(d.lower, 0));
-    dims.push_back(max_len);
-    Tensor& out = ctx.allocate_output(0, input.dtype(), Shape(dims));
+    Index max_len = 0;
+    Tensor& out =
+        ctx.allocate_output(0, input.dtype(), packed_shape(input.shape(), m, d, &max_len));
     if (out.num_elements() == 0) return {};
     visit_storage(input.dtype(), [&]<class E>(E) {
       const E pad = padding ? elements<E>(*padding)[0] : E{};
       const E* in = elements<E>(input);
       E* o = elements<E>(out);
-      Index base = 0;
-      for (Index b = 0; b < m.batch; ++b) {
-        const E* matrix = in + b * m.rows * m.cols;
-        for (Index k = 0; k < d.count(); ++k, base += max_len) {
-          const Index diag = d.upper - k;
-          const Index y = std::max<Index>(0, -diag), x = std::max<Index>(0, diag);
-          const auto [len, offset] = d.length_and_offset(diag, max_len, m.rows, m.cols);
-          for (Index n = 0; n < max_len; ++n) o[base + n] = pad;
-          for (Index n = 0; n < len; ++n) o[base + offset + n] = matrix[(n + y) * m.cols + n + x];
-        }
-      }
+      for_each_diagonal(m, d, max_len, [&](Index first, Index row, Index offset, Index len) {
+        for (Index n = 0; n < max_len; ++n) o[row + n] = pad;
+        for (Index n = 0; n < len; ++n) o[row + offset + n] = in[first + n * (m.cols + 1)];
+      });
     });
     return {};
   }
-
- private:
-  Diagonals diags_;
 };
 
 // MatrixDiag(diagonal), MatrixDiagV2/V3(diagonal, k, num_rows, num_cols, padding_value):
 // matrices holding the packed diagonals k, padding_value elsewhere.
-class MatrixDiagOp : public StatusKernel {
+class MatrixDiagOp : public DiagonalsKernel {
  public:
-  MatrixDiagOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
-    read_alignment(c, &diags_);
-    *s = {};
-  }
+  using DiagonalsKernel::DiagonalsKernel;
 
  protected:
   Status run(OpKernelContext& ctx) override {
@@ -292,19 +312,13 @@ class MatrixDiagOp : public StatusKernel {
     });
     return {};
   }
-
- private:
-  Diagonals diags_;
 };
 
 // MatrixSetDiag(input, diagonal), MatrixSetDiagV2/V3(input, diagonal, k): input with its
 // diagonals k replaced by the packed `diagonal`.
-class MatrixSetDiagOp : public StatusKernel {
+class MatrixSetDiagOp : public DiagonalsKernel {
  public:
-  MatrixSetDiagOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
-    read_alignment(c, &diags_);
-    *s = {};
-  }
+  using DiagonalsKernel::DiagonalsKernel;
 
  protected:
   Status run(OpKernelContext& ctx) override {
@@ -328,19 +342,15 @@ class MatrixSetDiagOp : public StatusKernel {
       return invalid_argument(
           "The number of diagonals provided in `diag` is not consistent with `lower_diag_index` "
           "and `upper_diag_index`");
-    std::vector<std::int64_t> expected = input.shape().dims();
-    expected.resize(expected.size() - 2);
-    if (d.count() > 1) expected.push_back(d.count());
-    const Index max_len =
-        std::min(m.rows + std::min<Index>(d.upper, 0), m.cols - std::max<Index>(d.lower, 0));
-    expected.push_back(max_len);
-    if (Shape(expected) != diagonal.shape())
+    Index max_len = 0;
+    const Shape expected = packed_shape(input.shape(), m, d, &max_len);
+    if (expected != diagonal.shape())
       return invalid_argument(
           "Either first dimensions of diagonal don't match input.shape[:-2], or "
           "diagonal.shape[:-1] is not equal to the longests diagonal in range "
           "[lower_diag_index:upper_diag_index].\nInput shape: " +
           input.shape().to_string() + "\nDiagonal shape: " + diagonal.shape().to_string() +
-          "\nExpected diagonal shape: " + Shape(expected).to_string());
+          "\nExpected diagonal shape: " + expected.to_string());
     if (input.num_elements() == 0) {
       ctx.set_output(0, input);
       return {};
@@ -350,23 +360,12 @@ class MatrixSetDiagOp : public StatusKernel {
     visit_storage(input.dtype(), [&]<class E>(E) {
       const E* packed = elements<E>(diagonal);
       E* o = elements<E>(out);
-      Index base = 0;
-      for (Index b = 0; b < m.batch; ++b) {
-        E* matrix = o + b * m.rows * m.cols;
-        for (Index k = 0; k < d.count(); ++k, base += max_len) {
-          const Index diag = d.upper - k;
-          const Index y = std::max<Index>(0, -diag), x = std::max<Index>(0, diag);
-          const auto [len, offset] = d.length_and_offset(diag, max_len, m.rows, m.cols);
-          for (Index n = 0; n < len; ++n)
-            matrix[(n + y) * m.cols + n + x] = packed[base + offset + n];
-        }
-      }
+      for_each_diagonal(m, d, max_len, [&](Index first, Index row, Index offset, Index len) {
+        for (Index n = 0; n < len; ++n) o[first + n * (m.cols + 1)] = packed[row + offset + n];
+      });
     });
     return {};
   }
-
- private:
-  Diagonals diags_;
 };
 
 // -- Diag, DiagPart -------------------------------------------------------------------------

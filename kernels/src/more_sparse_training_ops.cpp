@@ -19,10 +19,8 @@
 #include "actorflow/ops/detail/more_training_layout.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/kernel.hpp"
-#include "actorflow/ops/resource.hpp"
 #include "more_training_kernels.hpp"
 #include "standard_kernels.hpp"
-#include "variable_inputs.hpp"
 
 namespace af {
 
@@ -145,29 +143,14 @@ void adagrad_da_row(T* const* d, const T* g, Index n, const std::vector<T>& s, c
 template <Kind K, class T, bool Resource>
 class MoreSparseApplyOp : public OpKernel {
  public:
-  MoreSparseApplyOp(OpKernelConstruction& c, Status* /*s*/) : OpKernel(c) {
-    c.get_attr("multiply_linear_by_lr", &flags_.multiply_linear_by_lr);
-    c.get_attr("update_slots", &flags_.update_slots);
-    c.get_attr("use_nesterov", &flags_.use_nesterov);
-    flags_.sparse = true;
-  }
+  MoreSparseApplyOp(OpKernelConstruction& c, Status* /*s*/)
+      : OpKernel(c), flags_(detail::more_optimizer::read_flags(c, /*sparse=*/true)) {}
 
   void compute(OpKernelContext& ctx) override {
     const Layout lay = sparse_layout_of(K);
-    std::vector<Var*> vars;
-    Status in = detail::variable_inputs(ctx, lay.refs, dtype_of<T>::value, Resource, &vars);
-    if (!in.ok()) return ctx.fail(in);
-    Status s = update_together(vars, [&](std::vector<Tensor*>& values) {
-      Status checked =
-          detail::more_optimizer::run_checks<T>(ctx, lay, checks_, values, lay.grad + 1);
-      if (!checked.ok()) return checked.with_context(node_suffix(name()));
-      return update(ctx, lay, values);
-    });
-    if (!s.ok()) {
-      if (s.code() != Code::invalid_argument) s = s.with_context(node_suffix(name()));
-      return ctx.fail(s);
-    }
-    if (!Resource) ctx.set_output(0, ctx.input(0));
+    detail::more_optimizer::compute_update<T>(
+        *this, ctx, lay, Resource, checks_, lay.grad + 1,
+        [&](std::vector<Tensor*>& values) { return update(ctx, lay, values); });
   }
 
  private:
@@ -176,12 +159,8 @@ class MoreSparseApplyOp : public OpKernel {
     const Tensor& indices = ctx.input(lay.grad + 1);
     const Index n = indices.shape().dim(0);
     if (n == 0) return {};
-    std::vector<T> scalars;
-    for (auto [index, scalar_name] : lay.scalars)
-      scalars.push_back(ctx.input(index).template data<T>()[0]);
     Flags f = flags_;
-    if (detail::more_optimizer::has_global_step(K))
-      f.global_step = ctx.input(lay.inputs - 1).data<std::int64_t>()[0];
+    const std::vector<T> scalars = detail::more_optimizer::read_scalars<T>(ctx, lay, K, &f);
     const Index rows = values[0]->shape().dim(0);
     const Index inner = rows == 0 ? 0 : values[0]->num_elements() / rows;
     // Adadelta and KerasMomentum have no path of their own for rows of one element.
@@ -210,11 +189,8 @@ class MoreSparseApplyOp : public OpKernel {
     if (check_first)
       for (Index i = 0; i < n; ++i)
         if (bad(i)) return out_of_range(i);
-    for (Tensor* v : values)
-      if (!v->sole_owner()) *v = v->deep_copy();
-    T* base[3] = {nullptr, nullptr, nullptr};
-    for (std::size_t i = 0; i < values.size() && i < 3; ++i)
-      base[i] = values[i]->template data<T>();
+    T* base[3];
+    detail::more_optimizer::writable_data(values, base);
     const T* g = grad.template data<T>();
     for (Index i = 0; i < n; ++i) {
       if (!check_first && bad(i)) return out_of_range(i);
@@ -255,14 +231,10 @@ void register_sparse_apply(KernelRegistry& r, const char* type, bool ref_form = 
 namespace detail {
 
 void register_more_sparse_training_kernels(KernelRegistry& r) {
-  register_sparse_apply<Kind::ftrl>(r, "ApplyFtrl");
-  register_sparse_apply<Kind::ftrl_v2>(r, "ApplyFtrlV2");
-  register_sparse_apply<Kind::adadelta>(r, "ApplyAdadelta");
-  register_sparse_apply<Kind::proximal_adagrad>(r, "ApplyProximalAdagrad");
-  register_sparse_apply<Kind::proximal_gradient_descent>(r, "ApplyProximalGradientDescent");
-  register_sparse_apply<Kind::adagrad_da>(r, "ApplyAdagradDA");
-  register_sparse_apply<Kind::adagrad_v2>(r, "ApplyAdagradV2");
-  register_sparse_apply<Kind::keras_momentum>(r, "ApplyKerasMomentum", /*ref_form=*/false);
+  more_optimizer::for_each_op_forms([&]<Kind K>(const more_optimizer::OpForms& op) {
+    if constexpr (more_optimizer::has_sparse_forms(K))
+      register_sparse_apply<K>(r, op.type, op.ref_form);
+  });
 }
 
 }  // namespace detail

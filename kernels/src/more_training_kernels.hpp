@@ -1,8 +1,9 @@
 #pragma once
 
 // What the CPU kernels of the update ops of more_training_layout.hpp share (private to the
-// kernels module): their validation, in the order and words of TensorFlow's training_ops.cc
-// kernels, and the element updates of training_ops.cc's functors, term by term.
+// kernels module): their attributes, the binding of the variable and its slots under their
+// locks, their validation, in the order and words of TensorFlow's training_ops.cc kernels, and
+// the element updates of training_ops.cc's functors, term by term.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +13,8 @@
 #include "actorflow/ops/detail/more_training_layout.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "actorflow/ops/resource.hpp"
+#include "variable_inputs.hpp"
 
 namespace af::detail::more_optimizer {
 
@@ -119,6 +122,60 @@ struct Flags {
   bool scalar_path = false;            ///< a SparseApply* kernel's path for rows of one element
   std::int64_t global_step = 0;        ///< AdagradDA's input
 };
+
+/// The attributes of an update kernel (those its op lacks keep their defaults); `sparse` for
+/// the SparseApply* kernels.
+inline Flags read_flags(OpKernelConstruction& c, bool sparse) {
+  Flags f;
+  c.get_attr("multiply_linear_by_lr", &f.multiply_linear_by_lr);
+  c.get_attr("update_slots", &f.update_slots);
+  c.get_attr("use_nesterov", &f.use_nesterov);
+  f.sparse = sparse;
+  return f;
+}
+
+/// The T hyper-parameters of `lay`, in layout order; AdagradDA's `global_step` into `f`.
+template <class T>
+std::vector<T> read_scalars(const OpKernelContext& ctx, const Layout& lay, Kind k, Flags* f) {
+  std::vector<T> scalars;
+  for (auto [index, scalar_name] : lay.scalars)
+    scalars.push_back(ctx.input(index).template data<T>()[0]);
+  if (has_global_step(k)) f->global_step = ctx.input(lay.inputs - 1).data<std::int64_t>()[0];
+  return scalars;
+}
+
+/// The bound values' data for writing: a buffer still shared with a read in flight is copied
+/// first (copy on write); `d[i]` that of `values[i]`, null past them.
+template <class T>
+void writable_data(std::vector<Tensor*>& values, T* (&d)[3]) {
+  for (Tensor* v : values)
+    if (!v->sole_owner()) *v = v->deep_copy();
+  d[0] = d[1] = d[2] = nullptr;
+  for (std::size_t i = 0; i < values.size() && i < 3; ++i) d[i] = values[i]->template data<T>();
+}
+
+/// An update kernel's compute: binds the variables behind the first `lay.refs` inputs
+/// (resource handles with `resource`) and, under their locks, runs `checks` (`indices` the
+/// indices' input, -1: dense) and then `update(values)`, which returns a Status; outputs the
+/// variable's reference unless `resource`. The checks' failures, and any other failure that
+/// is not InvalidArgument, get the node's name.
+template <class T, class Update>
+void compute_update(const OpKernel& op, OpKernelContext& ctx, const Layout& lay, bool resource,
+                    const std::vector<Check>& checks, int indices, Update&& update) {
+  std::vector<Var*> vars;
+  Status in = variable_inputs(ctx, lay.refs, dtype_of<T>::value, resource, &vars);
+  if (!in.ok()) return ctx.fail(in);
+  Status s = update_together(vars, [&](std::vector<Tensor*>& values) {
+    Status checked = run_checks<T>(ctx, lay, checks, values, indices);
+    if (!checked.ok()) return checked.with_context(node_suffix(op.name()));
+    return update(values);
+  });
+  if (!s.ok()) {
+    if (s.code() != Code::invalid_argument) s = s.with_context(node_suffix(op.name()));
+    return ctx.fail(s);
+  }
+  if (!resource) ctx.set_output(0, ctx.input(0));
+}
 
 /// The update of `n` elements: `d[0]` the variable's, `d[1]`, `d[2]` the slots' (already
 /// offset to the row), `g` the gradient's, `s` the T hyper-parameters in layout order; the

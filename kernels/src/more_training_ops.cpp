@@ -10,23 +10,18 @@
 //
 // A buffer still shared with a read in flight is copied before it is written (copy on
 // write); otherwise the update is in place.
-#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "actorflow/ops/detail/more_training_layout.hpp"
-#include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/kernel.hpp"
-#include "actorflow/ops/resource.hpp"
 #include "more_training_kernels.hpp"
 #include "standard_kernels.hpp"
-#include "variable_inputs.hpp"
 
 namespace af {
 
 namespace {
 
-using detail::node_suffix;
 using detail::more_optimizer::Check;
 using detail::more_optimizer::Flags;
 using detail::more_optimizer::Index;
@@ -117,11 +112,8 @@ std::vector<Check> dense_checks(Kind k) {
 template <Kind K, class T, bool Resource>
 class MoreApplyOp : public OpKernel {
  public:
-  MoreApplyOp(OpKernelConstruction& c, Status* /*s*/) : OpKernel(c) {
-    c.get_attr("multiply_linear_by_lr", &flags_.multiply_linear_by_lr);
-    c.get_attr("update_slots", &flags_.update_slots);
-    c.get_attr("use_nesterov", &flags_.use_nesterov);
-  }
+  MoreApplyOp(OpKernelConstruction& c, Status* /*s*/)
+      : OpKernel(c), flags_(detail::more_optimizer::read_flags(c, /*sparse=*/false)) {}
 
   bool is_expensive(const OpKernelContext& ctx) const override {
     return ctx.input(layout_of(K).grad).num_elements() > 64 * 1024;
@@ -129,34 +121,19 @@ class MoreApplyOp : public OpKernel {
 
   void compute(OpKernelContext& ctx) override {
     const Layout lay = layout_of(K);
-    std::vector<Var*> vars;
-    Status in = detail::variable_inputs(ctx, lay.refs, dtype_of<T>::value, Resource, &vars);
-    if (!in.ok()) return ctx.fail(in);
-    Status s = update_together(vars, [&](std::vector<Tensor*>& values) {
-      Status checked = detail::more_optimizer::run_checks<T>(ctx, lay, checks_, values, -1);
-      if (!checked.ok()) return checked.with_context(node_suffix(name()));
-      update(ctx, lay, values);
-      return Status{};
-    });
-    if (!s.ok()) {
-      if (s.code() != Code::invalid_argument) s = s.with_context(node_suffix(name()));
-      return ctx.fail(s);
-    }
-    if (!Resource) ctx.set_output(0, ctx.input(0));
+    detail::more_optimizer::compute_update<T>(*this, ctx, lay, Resource, checks_, -1,
+                                              [&](std::vector<Tensor*>& values) {
+                                                update(ctx, lay, values);
+                                                return Status{};
+                                              });
   }
 
  private:
   void update(const OpKernelContext& ctx, const Layout& lay, std::vector<Tensor*>& values) const {
-    std::vector<T> scalars;
-    for (auto [index, scalar_name] : lay.scalars)
-      scalars.push_back(ctx.input(index).template data<T>()[0]);
     Flags f = flags_;
-    if (detail::more_optimizer::has_global_step(K))
-      f.global_step = ctx.input(lay.inputs - 1).data<std::int64_t>()[0];
-    for (Tensor* v : values)
-      if (!v->sole_owner()) *v = v->deep_copy();
-    T* d[3] = {nullptr, nullptr, nullptr};
-    for (std::size_t i = 0; i < values.size() && i < 3; ++i) d[i] = values[i]->template data<T>();
+    const std::vector<T> scalars = detail::more_optimizer::read_scalars<T>(ctx, lay, K, &f);
+    T* d[3];
+    detail::more_optimizer::writable_data(values, d);
     const Tensor& grad = ctx.input(lay.grad);
     detail::more_optimizer::update_span<K, T>(d, grad.data<T>(), grad.num_elements(), scalars, f);
   }
@@ -181,17 +158,9 @@ void register_apply(KernelRegistry& r, const char* type, bool ref_form = true) {
 namespace detail {
 
 void register_more_training_kernels(KernelRegistry& r) {
-  register_apply<Kind::ftrl>(r, "ApplyFtrl");
-  register_apply<Kind::ftrl_v2>(r, "ApplyFtrlV2");
-  register_apply<Kind::adadelta>(r, "ApplyAdadelta");
-  register_apply<Kind::proximal_adagrad>(r, "ApplyProximalAdagrad");
-  register_apply<Kind::proximal_gradient_descent>(r, "ApplyProximalGradientDescent");
-  register_apply<Kind::adagrad_da>(r, "ApplyAdagradDA");
-  register_apply<Kind::adagrad_v2>(r, "ApplyAdagradV2");
-  register_apply<Kind::ada_max>(r, "ApplyAdaMax");
-  register_apply<Kind::add_sign>(r, "ApplyAddSign");
-  register_apply<Kind::power_sign>(r, "ApplyPowerSign");
-  register_apply<Kind::keras_momentum>(r, "ApplyKerasMomentum", /*ref_form=*/false);
+  more_optimizer::for_each_op_forms([&]<Kind K>(const more_optimizer::OpForms& op) {
+    register_apply<K>(r, op.type, op.ref_form);
+  });
 }
 
 }  // namespace detail

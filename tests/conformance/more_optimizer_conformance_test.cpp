@@ -275,6 +275,21 @@ std::set<std::string> apply_ops(af::Graph& g) {
   return out;
 }
 
+// Runs `op` `steps` times after initializing the graph's variables, checking `v` after each
+// against the next `width` values of `want`.
+void check_steps(af::Graph& g, const af::Operation& op, const af::Variable& v,
+                 const std::vector<float>& want, int steps, int width) {
+  af::Session sess(g);
+  sess.run(g.global_variables_initializer());
+  for (int s = 0; s < steps; ++s) {
+    sess.run(op);
+    std::vector<float> step(want.begin() + s * width, want.begin() + (s + 1) * width);
+    check_close(sess.run(v.value()).to_vector<float>(), step, 5e-6f);
+  }
+}
+
+Output scalar(af::Graph& g, float v) { return g.constant(Tensor(v)); }
+
 // The message of running `fetch`'s op in a session after initializing the graph's variables.
 std::string run_error(af::Graph& g, const af::Operation& op) {
   af::Session sess(g);
@@ -298,14 +313,7 @@ BOOST_AUTO_TEST_CASE(dense_trajectories_match_tensorflow, *boost::unit_test::tim
         Output loss = af::reduce_sum(w * w * x) + af::reduce_sum(w * y);
         af::Variable step = train::get_or_create_global_step(g);
         auto opt = make_optimizer(t.name, step);
-        af::Operation op = opt->minimize(loss, step);
-        af::Session sess(g);
-        sess.run(g.global_variables_initializer());
-        for (int s = 0; s < 5; ++s) {
-          sess.run(op);
-          std::vector<float> want(t.w.begin() + s * 3, t.w.begin() + (s + 1) * 3);
-          check_close(sess.run(w.value()).to_vector<float>(), want, 5e-6f);
-        }
+        check_steps(g, opt->minimize(loss, step), w, t.w, 5, 3);
       }
     }
 }
@@ -327,14 +335,7 @@ BOOST_AUTO_TEST_CASE(sparse_trajectories_match_tensorflow, *boost::unit_test::ti
         auto opt = make_optimizer(t.name, step);
         auto grads = opt->compute_gradients(loss);
         BOOST_REQUIRE(grads[0].grad.is_slices());
-        af::Operation op = opt->apply_gradients(grads, step);
-        af::Session sess(g);
-        sess.run(g.global_variables_initializer());
-        for (int s = 0; s < 3; ++s) {
-          sess.run(op);
-          std::vector<float> want(t.w.begin() + s * 12, t.w.begin() + (s + 1) * 12);
-          check_close(sess.run(v.value()).to_vector<float>(), want, 5e-6f);
-        }
+        check_steps(g, opt->apply_gradients(grads, step), v, t.w, 3, 12);
       }
     }
 }
@@ -419,7 +420,6 @@ BOOST_AUTO_TEST_CASE(constructors_refuse_bad_hyper_parameters, *boost::unit_test
 
 // training_ops.cc's kernels' checks, in their words.
 BOOST_AUTO_TEST_CASE(kernels_fail_as_tensorflows, *boost::unit_test::timeout(60)) {
-  auto scalar = [](af::Graph& g, float v) { return g.constant(Tensor(v)); };
   {
     // Shapes of the slots, at construction (the shape function).
     af::Graph g;
@@ -496,7 +496,6 @@ BOOST_AUTO_TEST_CASE(kernels_fail_as_tensorflows, *boost::unit_test::timeout(60)
 
 // The ops without an optimizer here, against training_ops.cc's formulas.
 BOOST_AUTO_TEST_CASE(other_updates_follow_training_ops_formulas, *boost::unit_test::timeout(60)) {
-  auto scalar = [](af::Graph& g, float v) { return g.constant(Tensor(v)); };
   af::Graph g;
   af::Variable var = g.variable(floats({1, -2}, Shape{2}), {.name = "var", .use_resource = true});
   af::Variable m = g.variable(floats({0.5f, 0.5f}, Shape{2}), {.name = "m", .use_resource = true});

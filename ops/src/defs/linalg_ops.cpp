@@ -90,14 +90,30 @@ Status infer_determinant(InferenceContext& c) {
   return {};
 }
 
+// The start of MatrixSolve's and MatrixTriangularSolve's shape functions: the types, lhs a
+// batch of square matrices (its batch dimensions and order n), rhs of rank >= 2.
+Status solve_inputs(InferenceContext& c, const LinalgTypes& types, PartialShape* lhs_batch,
+                    Index* n) {
+  ACTORFLOW_RETURN_IF_ERROR(check_types(c, types, 2));
+  ACTORFLOW_RETURN_IF_ERROR(batch_square(c.input_shapes[0], lhs_batch, n));
+  return with_rank_at_least(c.input_shapes[1], 2);
+}
+
+// The order `n` of lhs merged with the rows `m` of rhs (-1 unknown) into `*rows`.
+Status merge_rows(Index n, Index m, Index* rows) {
+  if (n >= 0 && m >= 0 && n != m)
+    return invalid_argument("Dimensions must be equal, but are " + std::to_string(n) + " and " +
+                            std::to_string(m));
+  *rows = n >= 0 ? n : m;
+  return {};
+}
+
 // MatrixSolveShapeFn(square): batch dimensions merged, rows merged, output batch + [n, k].
 Status infer_matrix_solve(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(check_types(c, kInverseTypes, 2));
   PartialShape lhs_batch;
   Index n = -1;
-  ACTORFLOW_RETURN_IF_ERROR(batch_square(c.input_shapes[0], &lhs_batch, &n));
+  ACTORFLOW_RETURN_IF_ERROR(solve_inputs(c, kInverseTypes, &lhs_batch, &n));
   const PartialShape& rhs = c.input_shapes[1];
-  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(rhs, 2));
   PartialShape rhs_batch = PartialShape::unknown();
   Index m = -1, k = -1;
   if (rhs.rank_known()) {
@@ -107,21 +123,18 @@ Status infer_matrix_solve(InferenceContext& c) {
   }
   PartialShape batch;
   ACTORFLOW_RETURN_IF_ERROR(cwise::merge_shapes(lhs_batch, rhs_batch, &batch));
-  if (n >= 0 && m >= 0 && n != m)
-    return invalid_argument("Dimensions must be equal, but are " + std::to_string(n) + " and " +
-                            std::to_string(m));
-  c.add_output(c.input_types[0], append(batch, {n >= 0 ? n : m, k}));
+  Index rows = -1;
+  ACTORFLOW_RETURN_IF_ERROR(merge_rows(n, m, &rows));
+  c.add_output(c.input_types[0], append(batch, {rows, k}));
   return {};
 }
 
 // MatrixTriangularSolveShapeFn: batch dimensions broadcast, rows merged.
 Status infer_triangular_solve(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(check_types(c, kTriangularTypes, 2));
   PartialShape lhs_batch;
   Index n = -1;
-  ACTORFLOW_RETURN_IF_ERROR(batch_square(c.input_shapes[0], &lhs_batch, &n));
+  ACTORFLOW_RETURN_IF_ERROR(solve_inputs(c, kTriangularTypes, &lhs_batch, &n));
   const PartialShape& rhs = c.input_shapes[1];
-  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(rhs, 2));
   if (!lhs_batch.rank_known() || !rhs.rank_known()) {
     c.add_output(c.input_types[0], PartialShape::unknown());
     return {};
@@ -142,11 +155,9 @@ Status infer_triangular_solve(InferenceContext& c) {
     return invalid_argument("Incompatible shapes: " + detail::inference_shape_string(lhs_batch) +
                             " vs. " + detail::inference_shape_string(rhs_batch));
   }
-  const Index m = rhs.dim(rhs.rank() - 2);
-  if (n >= 0 && m >= 0 && n != m)
-    return invalid_argument("Dimensions must be equal, but are " + std::to_string(n) + " and " +
-                            std::to_string(m));
-  c.add_output(c.input_types[0], append(batch, {n >= 0 ? n : m, rhs.dim(rhs.rank() - 1)}));
+  Index rows = -1;
+  ACTORFLOW_RETURN_IF_ERROR(merge_rows(n, rhs.dim(rhs.rank() - 2), &rows));
+  c.add_output(c.input_types[0], append(batch, {rows, rhs.dim(rhs.rank() - 1)}));
   return {};
 }
 

@@ -96,6 +96,39 @@ Status check_range(Index rows, Index cols, Index lower, Index upper) {
   return {};
 }
 
+// The one-input shape functions (MatrixDiag, MatrixDiagPart, Diag): input 0 of rank >=
+// `min_rank` and, where `types` is given, of one of them; the output, of its dtype, has the
+// shape `out_dims(input's dimensions)`, unknown for an unknown rank.
+template <class F>
+Status infer_from_dims(InferenceContext& c, const std::vector<DType>* types, int min_rank,
+                       F&& out_dims) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
+  if (types) ACTORFLOW_RETURN_IF_ERROR(cwise::check_allowed_type(c.input_types[0], *types));
+  const PartialShape& in = c.input_shapes[0];
+  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(in, min_rank));
+  PartialShape out = PartialShape::unknown();
+  if (in.rank_known()) out = PartialShape(out_dims(in.dims()));
+  c.add_output(c.input_types[0], out);
+  return {};
+}
+
+// The output of MatrixSetDiag(V2/V3): the input's shape, completed where it is not fully
+// defined from the diagonal's leading dimensions (all but its last `drop`) when the
+// diagonal's rank is known.
+Status infer_set_diag_output(InferenceContext& c, const PartialShape& in, const PartialShape& diag,
+                             int drop) {
+  PartialShape out = in;
+  if (diag.rank_known() && !in.fully_defined()) {
+    std::vector<std::int64_t> dims(diag.dims().begin(),
+                                   diag.dims().begin() + std::max(diag.rank() - drop, 0));
+    dims.push_back(-1);
+    dims.push_back(-1);
+    ACTORFLOW_RETURN_IF_ERROR(cwise::merge_shapes(in, PartialShape(std::move(dims)), &out));
+  }
+  c.add_output(c.input_types[0], out);
+  return {};
+}
+
 // MatrixBandPart: UnchangedShape (the kernel checks the rank).
 Status infer_band_part(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
@@ -109,17 +142,10 @@ Status infer_band_part(InferenceContext& c) {
 
 // MatrixDiag: diagonal [..., N] gives [..., N, N].
 Status infer_matrix_diag(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  const PartialShape& in = c.input_shapes[0];
-  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(in, 1));
-  PartialShape out = PartialShape::unknown();
-  if (in.rank_known()) {
-    std::vector<std::int64_t> dims = in.dims();
+  return infer_from_dims(c, nullptr, 1, [](std::vector<std::int64_t> dims) {
     dims.push_back(dims.back());
-    out = PartialShape(std::move(dims));
-  }
-  c.add_output(c.input_types[0], out);
-  return {};
+    return dims;
+  });
 }
 
 // MatrixDiagV2Shape.
@@ -199,19 +225,12 @@ Status infer_matrix_diag_v2(InferenceContext& c) {
 
 // MatrixDiagPart: input [..., M, N] gives [..., min(M, N)].
 Status infer_matrix_diag_part(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  const PartialShape& in = c.input_shapes[0];
-  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(in, 2));
-  PartialShape out = PartialShape::unknown();
-  if (in.rank_known()) {
-    std::vector<std::int64_t> dims = in.dims();
+  return infer_from_dims(c, nullptr, 2, [](std::vector<std::int64_t> dims) {
     const Index rows = dims[dims.size() - 2], cols = dims.back();
     dims.pop_back();
     dims.back() = rows >= 0 && cols >= 0 ? std::min(rows, cols) : -1;
-    out = PartialShape(std::move(dims));
-  }
-  c.add_output(c.input_types[0], out);
-  return {};
+    return dims;
+  });
 }
 
 // MatrixDiagPartV2Shape.
@@ -260,15 +279,7 @@ Status infer_matrix_set_diag(InferenceContext& c) {
     Index merged = 0;
     ACTORFLOW_RETURN_IF_ERROR(merge_dim(smallest, diag.dim(diag.rank() - 1), &merged));
   }
-  PartialShape out = in;
-  if (diag.rank_known() && !in.fully_defined()) {
-    std::vector<std::int64_t> dims(diag.dims().begin(), diag.dims().end() - 1);
-    dims.push_back(-1);
-    dims.push_back(-1);
-    ACTORFLOW_RETURN_IF_ERROR(cwise::merge_shapes(in, PartialShape(std::move(dims)), &out));
-  }
-  c.add_output(c.input_types[0], out);
-  return {};
+  return infer_set_diag_output(c, in, diag, 1);
 }
 
 // MatrixSetDiagV2Shape.
@@ -298,32 +309,16 @@ Status infer_matrix_set_diag_v2(InferenceContext& c) {
     }
     ACTORFLOW_RETURN_IF_ERROR(check_range(in.dim(rank - 2), in.dim(rank - 1), lower, upper));
   }
-  PartialShape out = in;
-  if (diag.rank_known() && !in.fully_defined()) {
-    const int keep = diag.rank() - (lower == upper ? 1 : 2);
-    std::vector<std::int64_t> dims(diag.dims().begin(), diag.dims().begin() + std::max(keep, 0));
-    dims.push_back(-1);
-    dims.push_back(-1);
-    ACTORFLOW_RETURN_IF_ERROR(cwise::merge_shapes(in, PartialShape(std::move(dims)), &out));
-  }
-  c.add_output(c.input_types[0], out);
-  return {};
+  return infer_set_diag_output(c, in, diag, lower == upper ? 1 : 2);
 }
 
 // Diag: diagonal s (rank >= 1) gives s + s.
 Status infer_diag(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  ACTORFLOW_RETURN_IF_ERROR(cwise::check_allowed_type(c.input_types[0], kDiagTypes));
-  const PartialShape& in = c.input_shapes[0];
-  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(in, 1));
-  PartialShape out = PartialShape::unknown();
-  if (in.rank_known()) {
-    std::vector<std::int64_t> dims = in.dims();
-    dims.insert(dims.end(), in.dims().begin(), in.dims().end());
-    out = PartialShape(std::move(dims));
-  }
-  c.add_output(c.input_types[0], out);
-  return {};
+  return infer_from_dims(c, &kDiagTypes, 1, [](const std::vector<std::int64_t>& half) {
+    std::vector<std::int64_t> dims = half;
+    dims.insert(dims.end(), half.begin(), half.end());
+    return dims;
+  });
 }
 
 // DiagPart: input s + s (even, non-zero rank) gives s.

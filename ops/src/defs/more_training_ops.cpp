@@ -192,25 +192,12 @@ AttrMap locking(bool use_locking) { return {{"use_locking", use_locking}}; }
 namespace detail {
 
 void register_more_training_ops(OpRegistry& r) {
-  register_apply<Kind::ftrl>(r, "ApplyFtrl");
-  register_apply<Kind::ftrl_v2>(r, "ApplyFtrlV2");
-  register_apply<Kind::adadelta>(r, "ApplyAdadelta");
-  register_apply<Kind::proximal_adagrad>(r, "ApplyProximalAdagrad");
-  register_apply<Kind::proximal_gradient_descent>(r, "ApplyProximalGradientDescent");
-  register_apply<Kind::adagrad_da>(r, "ApplyAdagradDA");
-  register_apply<Kind::adagrad_v2>(r, "ApplyAdagradV2");
-  register_apply<Kind::ada_max>(r, "ApplyAdaMax");
-  register_apply<Kind::add_sign>(r, "ApplyAddSign");
-  register_apply<Kind::power_sign>(r, "ApplyPowerSign");
-  register_apply<Kind::keras_momentum>(r, "ApplyKerasMomentum", /*ref_form=*/false);
-  register_sparse_apply<Kind::ftrl>(r, "ApplyFtrl");
-  register_sparse_apply<Kind::ftrl_v2>(r, "ApplyFtrlV2");
-  register_sparse_apply<Kind::adadelta>(r, "ApplyAdadelta");
-  register_sparse_apply<Kind::proximal_adagrad>(r, "ApplyProximalAdagrad");
-  register_sparse_apply<Kind::proximal_gradient_descent>(r, "ApplyProximalGradientDescent");
-  register_sparse_apply<Kind::adagrad_da>(r, "ApplyAdagradDA");
-  register_sparse_apply<Kind::adagrad_v2>(r, "ApplyAdagradV2");
-  register_sparse_apply<Kind::keras_momentum>(r, "ApplyKerasMomentum", /*ref_form=*/false);
+  using more_optimizer::OpForms;
+  more_optimizer::for_each_op_forms(
+      [&]<Kind K>(const OpForms& op) { register_apply<K>(r, op.type, op.ref_form); });
+  more_optimizer::for_each_op_forms([&]<Kind K>(const OpForms& op) {
+    if (op.sparse) register_sparse_apply<K>(r, op.type, op.ref_form);
+  });
 }
 
 }  // namespace detail

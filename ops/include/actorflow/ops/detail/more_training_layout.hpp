@@ -1,12 +1,16 @@
 #pragma once
 
-// The input layouts of the update ops of TensorFlow 1.x's training_ops.cc that
+// The names and input layouts of the update ops of TensorFlow 1.x's training_ops.cc that
 // training_layout.hpp does not cover: ApplyFtrl, ApplyFtrlV2, ApplyAdadelta,
 // ApplyProximalAdagrad, ApplyProximalGradientDescent, ApplyAdagradDA, ApplyAdagradV2,
 // ApplyAdaMax, ApplyAddSign, ApplyPowerSign and ResourceApplyKerasMomentum, with their
 // Resource* and (Resource)SparseApply* twins. Shared by their definitions
 // (ops/src/defs/more_training_ops.cpp) and CPU kernels (kernels/src/more_training_ops.cpp,
 // kernels/src/more_sparse_training_ops.cpp).
+#include <cstddef>
+#include <iterator>
+#include <utility>
+
 #include "actorflow/ops/detail/training_layout.hpp"
 
 namespace af::detail::more_optimizer {
@@ -100,6 +104,51 @@ inline const char* ref_name(Kind k, int i) {
       return accum[i];
   }
   return "var";
+}
+
+/// One update op family: `type` the Apply* name (the other forms prefix it with Resource,
+/// Sparse and ResourceSparse), `ref_form` false where TensorFlow has only the Resource* forms,
+/// `sparse` false where it has no (Resource)SparseApply* forms.
+struct OpForms {
+  Kind kind;
+  const char* type;
+  bool ref_form = true;
+  bool sparse = true;
+};
+
+/// The families, in the order their definitions and kernels are registered.
+inline constexpr OpForms kOpForms[] = {
+    {Kind::ftrl, "ApplyFtrl"},
+    {Kind::ftrl_v2, "ApplyFtrlV2"},
+    {Kind::adadelta, "ApplyAdadelta"},
+    {Kind::proximal_adagrad, "ApplyProximalAdagrad"},
+    {Kind::proximal_gradient_descent, "ApplyProximalGradientDescent"},
+    {Kind::adagrad_da, "ApplyAdagradDA"},
+    {Kind::adagrad_v2, "ApplyAdagradV2"},
+    {Kind::ada_max, "ApplyAdaMax", true, false},
+    {Kind::add_sign, "ApplyAddSign", true, false},
+    {Kind::power_sign, "ApplyPowerSign", true, false},
+    {Kind::keras_momentum, "ApplyKerasMomentum", false, true},
+};
+
+/// True where the family of `k` has (Resource)SparseApply* forms.
+constexpr bool has_sparse_forms(Kind k) {
+  for (const OpForms& op : kOpForms)
+    if (op.kind == k) return op.sparse;
+  return false;
+}
+
+namespace forms_detail {
+template <class F, std::size_t... I>
+void for_each(F& f, std::index_sequence<I...>) {
+  (f.template operator()<kOpForms[I].kind>(kOpForms[I]), ...);
+}
+}  // namespace forms_detail
+
+/// Calls `f.template operator()<K>(forms)` for each row of kOpForms in order, K its Kind.
+template <class F>
+void for_each_op_forms(F&& f) {
+  forms_detail::for_each(f, std::make_index_sequence<std::size(kOpForms)>{});
 }
 
 }  // namespace af::detail::more_optimizer
