@@ -28,7 +28,9 @@ using detail::read_ignore_policy;
 using detail::slice_debug_string;
 using detail::StatusKernel;
 
-Status index_depth_error(Index k) {
+// DoGatherNd's refusal of an index depth over 7 (its functors go up to 7, and so does its
+// text, unlike the scatters').
+Status gather_nd_depth_error(Index k) {
   return invalid_argument(
       "Only indices.shape[-1] values between 1 and 7 are currently supported.  Requested rank: " +
       std::to_string(k));
@@ -51,17 +53,19 @@ class GatherNdOp : public StatusKernel {
     if (k > params.rank())
       return invalid_argument("index innermost dimension length must be <= params rank; saw: " +
                               std::to_string(k) + " vs. " + std::to_string(params.rank()));
-    if (k > kMaxIndexDepth) return index_depth_error(k);
     std::vector<std::int64_t> dims = indices.shape().dims();
     dims.pop_back();
     for (int d = static_cast<int>(k); d < params.rank(); ++d) dims.push_back(params.shape().dim(d));
     const IndexRows rows(indices, params.shape());
-    if (params.num_elements() == 0 && rows.rows > 0)
+    // DoGatherNd checks params and the depth only when there is something to gather.
+    if (rows.rows > 0 && params.num_elements() == 0)
       return invalid_argument(
           "Requested more than 0 entries, but params is empty.  Params shape: " +
           params.shape().to_string());
-    if (rows.first_bad >= 0 && !ignore_bad_)
-      return invalid_argument(rows.describe(indices, rows.first_bad) +
+    if (rows.rows > 0 && k > kMaxIndexDepth) return gather_nd_depth_error(k);
+    // The CPU functor goes on past a bad row and reports the last one.
+    if (rows.last_bad >= 0 && !ignore_bad_)
+      return invalid_argument(rows.describe(indices, rows.last_bad) +
                               " does not index into param shape " + params.shape().to_string() +
                               ", node name: " + name());
     Tensor& out = ctx.allocate_output(0, params.dtype(), Shape(std::move(dims)));
@@ -108,7 +112,8 @@ Misfit updates_misfit(const Shape& indices, const Shape& updates, const Shape& o
 }
 
 // DoScatterNd's own checks (PrepareAndValidateInputs, ValidateUpdateShape) once the op's
-// have passed; they read 1-D indices as one index per row.
+// have passed; they read 1-D indices as one index per row. The index depth is checked later,
+// by scatter_depth, once the output is known to have elements.
 Status prepare_scatter(const Shape& out, const Tensor& indices, const Tensor& updates) {
   if (out.rank() < 1)
     return invalid_argument("Output must be at least 1-D, got shape: " + out.to_string());
@@ -137,22 +142,30 @@ Status prepare_scatter(const Shape& out, const Tensor& indices, const Tensor& up
         us.to_string() + ", indices.shape: " + is.to_string() +
         ", params_shape: " + out.to_string() + ", slice_dim: " + std::to_string(slice_dim) +
         ", and batch_dim: " + std::to_string(batch_dim));
-  if (slice_dim > kMaxIndexDepth) return index_depth_error(slice_dim);
   return {};
 }
 
-// Applies `updates` (rows of `slice` elements) to `out` at the rows of `rows`, in order;
-// the first row out of range fails with TensorFlow's text unless `ignore_bad`.
+// DoScatterNd after allocating a non-empty output: its functors take depths 1..7 (the text
+// says 5); 1-D indices count as depth 1.
+Status scatter_depth(const Tensor& indices) {
+  const Index slice_dim = indices.rank() > 1 ? indices.shape().dim(indices.rank() - 1) : 1;
+  if (slice_dim < 1 || slice_dim > kMaxIndexDepth) return detail::scatter_nd_depth_error(slice_dim);
+  return {};
+}
+
+// Applies `updates` (rows of `slice` elements) to `out` at the rows of `rows`, in order,
+// skipping rows out of range. Unless `ignore_bad`, a row out of range fails the op with
+// TensorFlow's text naming the last such row (its CPU functor goes on past a bad row and
+// keeps the latest); the output is new, so nothing need be written first.
 template <Kind K, class T>
 Status apply_rows(const IndexRows& rows, const Tensor& indices, const Tensor& updates, Tensor& out,
                   bool ignore_bad) {
+  if (rows.last_bad >= 0 && !ignore_bad)
+    return invalid_argument(rows.describe(indices, rows.last_bad) + " does not index into shape " +
+                            out.shape().to_string());
   for (Index r = 0; r < rows.rows; ++r) {
     const Index at = rows.offset(r);
-    if (at < 0) {
-      if (ignore_bad) continue;
-      return invalid_argument(rows.describe(indices, r) + " does not index into shape " +
-                              out.shape().to_string());
-    }
+    if (at < 0) continue;
     if constexpr (K == Kind::update) {
       copy_elements(updates, r * rows.slice, out, at * rows.slice, rows.slice);
     } else {
@@ -204,6 +217,7 @@ class ScatterNdOp : public StatusKernel {
     ACTORFLOW_RETURN_IF_ERROR(prepare_scatter(shape, indices, updates));
     Tensor& out = ctx.allocate_output(0, dtype_of_v<T>, shape);
     if (shape.num_elements() == 0) return {};
+    ACTORFLOW_RETURN_IF_ERROR(scatter_depth(indices));
     return apply_rows<Kind::add, T>(IndexRows(indices, shape), indices, updates, out, ignore_bad_);
   }
 
@@ -253,6 +267,8 @@ class TensorScatterOp : public StatusKernel {
     ACTORFLOW_RETURN_IF_ERROR(prepare_scatter(shape, indices, updates));
     Tensor& out = ctx.allocate_output_for_overwrite(0, tensor.dtype(), shape);
     copy_elements(tensor, 0, out, 0, shape.num_elements());
+    if (shape.num_elements() == 0) return {};
+    ACTORFLOW_RETURN_IF_ERROR(scatter_depth(indices));
     return apply_rows<K, T>(IndexRows(indices, shape), indices, updates, out, ignore_bad_);
   }
 

@@ -32,6 +32,14 @@ inline Status read_ignore_policy(OpKernelConstruction& c, bool* ignore) {
 /// 7).
 constexpr Index kMaxIndexDepth = 7;
 
+/// DoScatterNd's refusal of an index depth outside 1..7 (checked only when the output has
+/// elements). TensorFlow's text still says 5, and has two spaces after the period.
+inline Status scatter_nd_depth_error(Index slice_dim) {
+  return invalid_argument(
+      "Only indices.shape[-1] values between 1 and 5 are currently supported.  Requested rank: " +
+      std::to_string(slice_dim));
+}
+
 /// The index rows of `indices` against the leading dimensions of `shape`: for each row the
 /// slice it names (its offset in slices of `shape[K:]`), or -1 when it is out of range. A row
 /// is the innermost dimension of `indices` (shape `batch + [K]`).
@@ -40,7 +48,8 @@ struct IndexRows {
   Index rows = 0;          ///< how many rows
   Index slice = 1;         ///< elements per slice, prod(shape[K:])
   std::vector<Index> raw;  ///< the indices, row by row
-  Index first_bad = -1;    ///< the first row out of range
+  Index last_bad = -1;     ///< the last row out of range (the one TensorFlow's CPU
+                           ///< functors report: they go on past a bad row, keeping the latest)
 
   IndexRows(const Tensor& indices, const Shape& shape) : raw(index_values(indices)) {
     k = indices.shape().dim(indices.rank() - 1);
@@ -60,7 +69,7 @@ struct IndexRows {
         at = at * dim + v;
       }
       offsets[static_cast<std::size_t>(r)] = at;
-      if (at < 0 && first_bad < 0) first_bad = r;
+      if (at < 0) last_bad = r;
     }
   }
 

@@ -101,10 +101,7 @@ Status scatter_rows(Tensor& params, const Tensor& indices, const Tensor& updates
   if (shape.num_elements() == 0) return {};
   const Index slice_dim = indices.rank() > 1 ? indices.shape().dim(indices.rank() - 1) : 1;
   if (slice_dim < 1 || slice_dim > detail::kMaxIndexDepth)
-    return invalid_argument(
-        "Only indices.shape[-1] values between 1 and 5 are currently supported.  Requested "
-        "rank: " +
-        std::to_string(slice_dim));
+    return detail::scatter_nd_depth_error(slice_dim);
   if (indices.num_elements() == 0) return {};
   // The functor walks indices.flat_inner_dims(): a vector [N] is one row [1, N] of which it
   // reads the first index, with the first row of updates (TensorFlow's behaviour, kept).

@@ -461,4 +461,136 @@ BOOST_AUTO_TEST_CASE(products_indexing_and_top_k_refuse_as_tensorflow) {
              "First dimension of predictions 3 must match length of targets 2");
 }
 
+// Several rows out of range: the CPU kernels (GatherNd's too) report the last one. Index
+// depths past their functors fail with their texts (the scatters' still says 5) only when
+// there is something to do. Rows longer than a scatter's output rank leave an empty suffix
+// in the shape function (TensorFlow's Subshape clamps); the kernels then refuse them.
+BOOST_AUTO_TEST_CASE(nd_gathers_and_scatters_report_as_tensorflow) {
+  af::Graph g;
+  const Output params = g.placeholder(DType::float32, af::PartialShape::unknown(), "params");
+  const Output idx = g.placeholder(DType::int32, af::PartialShape::unknown(), "idx");
+  const Output upd = g.placeholder(DType::float32, af::PartialShape::unknown(), "upd");
+  const Output shape = g.placeholder(DType::int32, af::PartialShape({-1}), "shape");
+  const Output gathered = af::gather_nd(params, idx, "g");
+  const Output scattered = af::scatter_nd(idx, upd, shape, "s");
+  std::vector<Output> tensor_scatters = {af::tensor_scatter_update(params, idx, upd),
+                                         af::tensor_scatter_add(params, idx, upd),
+                                         af::tensor_scatter_sub(params, idx, upd)};
+  for (const char* type : {"TensorScatterMax", "TensorScatterMin"})
+    tensor_scatters.push_back(
+        g.create_op(type, {params, idx, upd}, {{"T", DType::float32}, {"Tindices", DType::int32}})
+            .output(0));
+  af::Session sess(g);
+  auto fails_with = [&](const Output& y, af::FeedDict feeds, const std::string& message) {
+    try {
+      sess.run(y, feeds);
+      BOOST_ERROR(y.name() << ": no error; expected " << message);
+    } catch (const af::InvalidArgumentError& e) {
+      BOOST_TEST(std::string(e.what()).find(message) != std::string::npos, e.what());
+    }
+  };
+  const Tensor p32(DType::float32, af::Shape{3, 2});
+  const Tensor rows = Tensor::from_vector(std::vector<int>{5, 0, 4, 1}, af::Shape{4, 1});
+  const Tensor batched = Tensor::from_vector(std::vector<int>{5, 0, 4, 1}, af::Shape{2, 2, 1});
+  const Tensor u42(DType::float32, af::Shape{4, 2});
+  fails_with(gathered, {{params, p32}, {idx, rows}},
+             "indices[2] = [4] does not index into param shape [3,2], node name: g");
+  fails_with(gathered, {{params, p32}, {idx, batched}},
+             "indices[1,0] = [4] does not index into param shape [3,2]");
+  fails_with(scattered,
+             {{idx, rows}, {upd, u42}, {shape, Tensor::from_vector(std::vector<int>{3, 2})}},
+             "indices[2] = [4] does not index into shape [3,2]");
+  for (const Output& y : tensor_scatters) {
+    fails_with(y, {{params, p32}, {idx, rows}, {upd, u42}},
+               "indices[2] = [4] does not index into shape [3,2]");
+    fails_with(y,
+               {{params, p32}, {idx, batched}, {upd, Tensor(DType::float32, af::Shape{2, 2, 2})}},
+               "indices[1,0] = [4] does not index into shape [3,2]");
+  }
+  // Depth 8 on [1]*8: GatherNd's limit is 7 and says so; the scatters' says 5.
+  const std::vector<std::int64_t> ones8(8, 1);
+  const Tensor p8(DType::float32, af::Shape(ones8));
+  const Tensor i8(DType::int32, af::Shape{1, 8});
+  const Tensor u1(DType::float32, af::Shape{1});
+  fails_with(gathered, {{params, p8}, {idx, i8}},
+             "Only indices.shape[-1] values between 1 and 7 are currently supported.  Requested "
+             "rank: 8");
+  const std::string five =
+      "Only indices.shape[-1] values between 1 and 5 are currently supported.  Requested rank: ";
+  fails_with(scattered,
+             {{idx, i8}, {upd, u1}, {shape, Tensor::from_vector(std::vector<int>(8, 1))}},
+             five + "8");
+  for (const Output& y : tensor_scatters)
+    fails_with(y, {{params, p8}, {idx, i8}, {upd, u1}}, five + "8");
+  // ... even with no rows, while the output has elements; rows of length 0 too.
+  fails_with(tensor_scatters[1],
+             {{params, p8},
+              {idx, Tensor(DType::int32, af::Shape{0, 8})},
+              {upd, Tensor(DType::float32, af::Shape{0})}},
+             five + "8");
+  fails_with(scattered,
+             {{idx, Tensor(DType::int32, af::Shape{0, 0})},
+              {upd, Tensor(DType::float32, af::Shape{0, 3})},
+              {shape, Tensor::from_vector(std::vector<int>{3})}},
+             five + "0");
+  // No rows to gather, or an empty output: no depth check.
+  std::vector<std::int64_t> empty8 = ones8;
+  empty8[0] = 0;
+  const auto quiet =
+      sess.run({gathered, tensor_scatters[0]}, {{params, Tensor(DType::float32, af::Shape(empty8))},
+                                                {idx, Tensor(DType::int32, af::Shape{0, 8})},
+                                                {upd, Tensor(DType::float32, af::Shape{0})}});
+  BOOST_TEST(quiet[0].num_elements() == 0);
+  BOOST_TEST(quiet[1].shape() == af::Shape(empty8));
+  fails_with(gathered, {{params, Tensor(DType::float32, af::Shape(empty8))}, {idx, i8}},
+             "Requested more than 0 entries, but params is empty.  Params shape: "
+             "[0,1,1,1,1,1,1,1]");
+  // Rows of 3 into a [3,2] output: an empty suffix, which updates [2] fits at inference.
+  const Output long_rows = g.constant(Tensor(DType::int32, af::Shape{2, 3}), "long_rows");
+  const Output out_shape = g.constant(Tensor::from_vector(std::vector<int>{3, 2}), "out_shape");
+  const Output u2 = g.placeholder(DType::float32, af::PartialShape({2}), "u2");
+  const Output fits = af::scatter_nd(long_rows, u2, out_shape, "fits");
+  BOOST_TEST(fits.shape() == af::PartialShape({3, 2}));
+  const Output t32 = g.placeholder(DType::float32, af::PartialShape({3, 2}), "t32");
+  const Output fits_too = af::tensor_scatter_update(t32, long_rows, u2, "fits_too");
+  BOOST_TEST(fits_too.shape() == af::PartialShape({3, 2}));
+  af::Session sess2(g);
+  const Tensor two(DType::float32, af::Shape{2});
+  try {
+    sess2.run(fits, {{u2, two}});
+    BOOST_ERROR("fits ran");
+  } catch (const af::InvalidArgumentError& e) {
+    BOOST_TEST(
+        std::string(e.what()).find("Dimensions [3,2) of input[shape=[3,2]] must match "
+                                   "dimensions [1,1) of updates[shape=[2]]") != std::string::npos,
+        e.what());
+  }
+  try {
+    sess2.run(fits_too, {{u2, two}, {t32, p32}});
+    BOOST_ERROR("fits_too ran");
+  } catch (const af::InvalidArgumentError& e) {
+    BOOST_TEST(std::string(e.what()).find("Inner dimensions of output shape must match inner "
+                                          "dimensions of updates shape. Output: [3,2] updates: "
+                                          "[2]") != std::string::npos,
+               e.what());
+  }
+  // Updates [2,2] keep a suffix [2] the empty one cannot merge with. ScatterNd fails in the
+  // pass before `shape`'s value is read, so its output prints as [?,?].
+  const Output u22 = g.placeholder(DType::float32, af::PartialShape({2, 2}), "u22");
+  BOOST_CHECK_EXCEPTION(
+      af::scatter_nd(long_rows, u22, out_shape), af::InvalidArgumentError, [](const auto& e) {
+        return std::string(e.what()).find(
+                   "Dimensions [3,2) of input[shape=[?,?]] = [] must match dimensions [1,2) of "
+                   "updates[shape=[2,2]] = [2]: Shapes must be equal rank, but are 0 and 1") !=
+               std::string::npos;
+      });
+  BOOST_CHECK_EXCEPTION(
+      af::tensor_scatter_update(t32, long_rows, u22), af::InvalidArgumentError, [](const auto& e) {
+        return std::string(e.what()).find(
+                   "Dimensions [3,2) of input[shape=[3,2]] = [] must match dimensions [1,2) of "
+                   "updates[shape=[2,2]] = [2]: Shapes must be equal rank, but are 0 and 1") !=
+               std::string::npos;
+      });
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -78,10 +78,9 @@ Status check_scatter_shapes(const PartialShape& indices, const PartialShape& upd
                             " must match dimensions [0," + std::to_string(outer) +
                             ") of updates[shape=" + inference_shape_string(updates) +
                             "] = " + inference_shape_string(prefix_updates) + ": " + s.message());
-  if (!output.rank_known()) return {};
-  if (ix > output.rank())
-    return invalid_argument("Subshape start out of bounds: " + std::to_string(ix) +
-                            ", for shape with rank " + std::to_string(output.rank()));
+  // InferenceContext::Subshape clamps a start past the rank to the rank: index rows longer
+  // than the output's rank leave an empty suffix, which merges with updates' suffix only when
+  // that is empty too (the kernel then refuses the shapes).
   const PartialShape suffix_output = subshape(output, ix, output.rank());
   const PartialShape suffix_updates = subshape(updates, outer, updates.rank());
   if (Status s = cwise::merge_shapes(suffix_output, suffix_updates, &merged); !s.ok())
@@ -104,6 +103,16 @@ Status infer_scatter_nd(InferenceContext& c) {
                                                          "indices", c.input_types[0]));
   ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[0], 1));
   ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[1], 1));
+  // TensorFlow's shape refiner first runs the function without the value of `shape` (a
+  // shape of unknown dims, of the rank `shape`'s length gives), and fails there on a rank
+  // mismatch, naming the output as [?,?]; then again with the value.
+  const PartialShape& shape_shape = c.input_shapes[2];
+  ACTORFLOW_RETURN_IF_ERROR(detail::with_rank(shape_shape, 1));
+  const PartialShape unvalued =
+      shape_shape.rank_known() && shape_shape.dim(0) >= 0
+          ? PartialShape::unknown_of_rank(static_cast<int>(shape_shape.dim(0)))
+          : PartialShape::unknown();
+  ACTORFLOW_RETURN_IF_ERROR(check_scatter_shapes(c.input_shapes[0], c.input_shapes[1], unvalued));
   PartialShape out;
   ACTORFLOW_RETURN_IF_ERROR(detail::shape_from_shape_tensor(c, 2, &out));
   ACTORFLOW_RETURN_IF_ERROR(check_scatter_shapes(c.input_shapes[0], c.input_shapes[1], out));
