@@ -7,6 +7,7 @@
 #include <set>
 
 #include "functional_ops.hpp"
+#include "op_defaults.hpp"
 
 namespace af::tfproto {
 
@@ -390,6 +391,40 @@ Status to_proto(const AttrValue& v, tensorflow::AttrValue* out, std::string_view
       v);
 }
 
+namespace {
+
+template <class T>
+constexpr bool is_vector_v = false;
+template <class T>
+constexpr bool is_vector_v<std::vector<T>> = true;
+
+// An empty list does not say what it lists; the op's default for the attribute does (types
+// for ParseSequenceExampleV2's context_sparse_types, shapes for its context_dense_shapes).
+// `v` is what from_proto made of it; it stays when the op lists no default.
+AttrValue empty_list_of_default_kind(const std::string& op, const std::string& key,
+                                     const tensorflow::AttrValue& value, AttrValue v) {
+  if (!value.has_list()) return v;
+  const auto& l = value.list();
+  if (l.s_size() + l.i_size() + l.f_size() + l.b_size() + l.type_size() + l.shape_size() +
+          l.tensor_size() + l.func_size() >
+      0)
+    return v;
+  const AttrMap& defaults = detail::op_attr_defaults(op);
+  const auto it = defaults.find(key);
+  if (it == defaults.end()) return v;
+  return std::visit(
+      [&](const auto& d) -> AttrValue {
+        using T = std::decay_t<decltype(d)>;
+        if constexpr (is_vector_v<T>)
+          return T{};
+        else
+          return v;
+      },
+      it->second);
+}
+
+}  // namespace
+
 StatusOr<NodeDef> from_proto(const tensorflow::NodeDef& n) {
   NodeDef def;
   def.name = n.name();
@@ -399,7 +434,7 @@ StatusOr<NodeDef> from_proto(const tensorflow::NodeDef& n) {
   for (const auto& [key, value] : n.attr()) {
     auto v = from_proto(value, key, "node " + quoted(n.name()) + ": attr " + quoted(key));
     if (!v.ok()) return v.status();
-    def.attrs.emplace(key, std::move(*v));
+    def.attrs.emplace(key, empty_list_of_default_kind(n.op(), key, value, std::move(*v)));
   }
   return def;
 }
