@@ -48,6 +48,7 @@
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/pad_ops.hpp"
 #include "actorflow/ops/parse_example_ops.hpp"
+#include "actorflow/ops/parse_sequence_example_ops.hpp"
 #include "actorflow/ops/parsing_ops.hpp"
 #include "actorflow/ops/partition_ops.hpp"
 #include "actorflow/ops/resource_variable_ops.hpp"

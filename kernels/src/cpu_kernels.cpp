@@ -72,6 +72,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_image_color_kernels(r);
   register_sparse_tensor_kernels(r);
   register_sparse_concat_cross_kernels(r);
+  register_parse_sequence_example_kernels(r);
 }
 
 }  // namespace detail

@@ -88,5 +88,7 @@ void register_image_color_kernels(KernelRegistry& r);
 void register_sparse_tensor_kernels(KernelRegistry& r);
 // SparseConcat, SparseSlice(Grad), SparseCross, SparseCrossHashed, SparseCrossV2
 void register_sparse_concat_cross_kernels(KernelRegistry& r);
+// ParseSequenceExampleV2, ParseSequenceExample, ParseSingleSequenceExample
+void register_parse_sequence_example_kernels(KernelRegistry& r);
 
 }  // namespace af::detail

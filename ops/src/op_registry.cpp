@@ -112,6 +112,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_scatter_nd_variable_ops(r);
   detail::register_image_codec_ops(r);
   detail::register_sparse_tensor_ops(r);
+  detail::register_parse_sequence_example_ops(r);
 }
 
 }  // namespace af
