@@ -73,6 +73,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_sparse_tensor_kernels(r);
   register_sparse_concat_cross_kernels(r);
   register_parse_sequence_example_kernels(r);
+  register_string_format_kernels(r);
 }
 
 }  // namespace detail

@@ -90,5 +90,6 @@ void register_sparse_tensor_kernels(KernelRegistry& r);
 void register_sparse_concat_cross_kernels(KernelRegistry& r);
 // ParseSequenceExampleV2, ParseSequenceExample, ParseSingleSequenceExample
 void register_parse_sequence_example_kernels(KernelRegistry& r);
+void register_string_format_kernels(KernelRegistry& r);  // StringFormat
 
 }  // namespace af::detail

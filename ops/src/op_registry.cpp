@@ -113,6 +113,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_image_codec_ops(r);
   detail::register_sparse_tensor_ops(r);
   detail::register_parse_sequence_example_ops(r);
+  detail::register_string_format_ops(r);
 }
 
 }  // namespace af

@@ -113,6 +113,8 @@ void register_image_codec_ops(OpRegistry& r);
 void register_sparse_tensor_ops(OpRegistry& r);
 /// ParseSequenceExampleV2, ParseSequenceExample, ParseSingleSequenceExample
 void register_parse_sequence_example_ops(OpRegistry& r);
+/// StringFormat
+void register_string_format_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 

@@ -10,7 +10,7 @@ void register_string_gradients(GradientRegistry& r) {
        {"StringSplit", "StringSplitV2", "Substr", "AsString", "StringToNumber", "StringLength",
         "StringStrip", "StringLower", "StringUpper", "RegexReplace", "StaticRegexReplace",
         "RegexFullMatch", "ReduceJoin", "StringToHashBucket", "StringToHashBucketStrong",
-        "EncodeBase64", "DecodeBase64"})
+        "EncodeBase64", "DecodeBase64", "StringFormat"})
     r.add_not_differentiable(type);
 }
 

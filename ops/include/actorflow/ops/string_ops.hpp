@@ -179,4 +179,25 @@ Output encode_base64(const Output& input, bool pad = false, std::string_view nam
 /// differentiable.
 Output decode_base64(const Output& input, std::string_view name = {});
 
+/// `tf.strings.format(template, inputs, placeholder, summarize)`: op StringFormat (default
+/// name "StringFormat"), a string scalar: `format` with each occurrence of `placeholder`
+/// (left to right, not overlapping) replaced by the next input summarized as TensorFlow's
+/// Tensor::SummarizeValue(summarize, print_v2) prints it: "[1 2 3]", nested "[[1 2]\n [3 4]]",
+/// the first and last `summarize` entries of each dimension with "..." between when there
+/// are more than 2 * summarize (all of them for a negative `summarize`), strings quoted and
+/// C-escaped ("\"a\\n\""), floats as "%.6g" ("%.9g" when that does not read back; doubles
+/// 15 and 17 digits), bools as 1 and 0. `inputs` may hold tensors of any dtype, and may be
+/// empty (the graph is `g`). Throws InvalidArgumentError "The template expects 1 tensors, but
+/// the inputs only has 2. Please ensure the number of placeholders in template matches inputs
+/// length." (Python's ValueError, with Python's str.count: an empty placeholder counts
+/// len(format) + 1) before making a node. Not differentiable.
+Output string_format(Graph& g, std::string_view format, const std::vector<Output>& inputs,
+                     std::string_view placeholder = "{}", std::int64_t summarize = 3,
+                     std::string_view name = {});
+
+/// string_format of the one tensor `input` (tf.strings.format's single-tensor form).
+Output string_format(std::string_view format, const Output& input,
+                     std::string_view placeholder = "{}", std::int64_t summarize = 3,
+                     std::string_view name = {});
+
 }  // namespace af
