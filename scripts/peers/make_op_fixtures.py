@@ -773,7 +773,8 @@ def build_products_and_indexing(b):
 
 
 CASE_FAMILIES = ["space_batch", "matrix", "misc_math", "string", "image_proc", "einsum", "conv3d",
-                 "scatter_nd_var", "image_color", "sparse_tensor", "segment_v2"]
+                 "scatter_nd_var", "image_color", "sparse_tensor", "segment_v2",
+                 "sequence_example", "string_format"]
 
 
 def main(out):
