@@ -1,12 +1,11 @@
 // Op types that TensorFlow 2.x writes into tf.compat.v1 graphs where TensorFlow 1.x wrote
 // others, and the string ops of the sharded Saver: PlaceholderWithDefault, DivNoNan,
-// SelectV2, BroadcastTo, LeakyRelu, LeakyReluGrad, StringJoin, ShardedFilename and
-// StaticRegexFullMatch. CPU kernels, with TensorFlow's semantics and messages (array_ops.cc,
-// math_ops.cc, nn_ops.cc, string_ops.cc and their kernels). Their definitions (shape
-// functions) are in ops/src/defs/compat_v2_ops.cpp.
+// SelectV2, BroadcastTo, LeakyRelu, LeakyReluGrad, StringJoin and ShardedFilename (the Saver's
+// StaticRegexFullMatch is with the other RE2 kernels in regex_ops.cpp). CPU kernels, with
+// TensorFlow's semantics and messages (array_ops.cc, math_ops.cc, nn_ops.cc, string_ops.cc and
+// their kernels). Their definitions (shape functions) are in ops/src/defs/compat_v2_ops.cpp.
 #include <array>
 #include <cstdio>
-#include <regex>
 
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "cwise_ops_common.hpp"
@@ -229,29 +228,6 @@ class ShardedFilenameOp : public OpKernel {
   }
 };
 
-class StaticRegexFullMatchOp : public OpKernel {
- public:
-  StaticRegexFullMatchOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
-    *s = c.get_attr("pattern", &pattern_);
-    if (!s->ok()) return;
-    try {
-      regex_.emplace(pattern_, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      *s = invalid_argument("Invalid pattern: " + pattern_ + ", error: " + e.what());
-    }
-  }
-  void compute(OpKernelContext& ctx) override {
-    const Tensor& in = ctx.input(0);
-    Tensor& out = ctx.allocate_output(0, DType::boolean, in.shape());
-    for (Index i = 0; i < in.num_elements(); ++i)
-      out.data<bool>()[i] = std::regex_match(in.data<std::string>()[i], *regex_);
-  }
-
- private:
-  std::string pattern_;
-  std::optional<std::regex> regex_;
-};
-
 }  // namespace
 
 namespace detail {
@@ -268,7 +244,6 @@ void register_compat_v2_kernels(KernelRegistry& r) {
   register_for_types<LeakyReluOp, float, double, bfloat16_t>(r, "LeakyReluGrad");
   r.add(make_kernel_def<StringJoinOp>("StringJoin", "CPU"));
   r.add(make_kernel_def<ShardedFilenameOp>("ShardedFilename", "CPU"));
-  r.add(make_kernel_def<StaticRegexFullMatchOp>("StaticRegexFullMatch", "CPU"));
 }
 
 }  // namespace detail

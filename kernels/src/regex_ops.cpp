@@ -1,7 +1,8 @@
-// Regular expressions over strings: RegexReplace, StaticRegexReplace and RegexFullMatch, CPU
-// kernels on RE2 as TensorFlow's (regex_replace_op.cc, regex_full_match_op.cc): RE2's syntax
-// and UTF-8 semantics, rewrites with \0..\9 and \\. Their definitions are in
-// ops/src/defs/string_ops.cpp. (StaticRegexFullMatch is in compat_v2_ops.cpp.)
+// Regular expressions over strings: RegexReplace, StaticRegexReplace, RegexFullMatch and
+// StaticRegexFullMatch, CPU kernels on RE2 as TensorFlow's (regex_replace_op.cc,
+// regex_full_match_op.cc): RE2's syntax and UTF-8 semantics, rewrites with \0..\9 and \\.
+// Their definitions are in ops/src/defs/string_ops.cpp (StaticRegexFullMatch's in
+// compat_v2_ops.cpp).
 #include <re2/re2.h>
 
 #include <memory>
@@ -124,11 +125,32 @@ class RegexFullMatchOp : public StatusKernel {
   std::shared_ptr<const RE2> cached_;
 };
 
+// StaticRegexFullMatch(input; pattern): RegexFullMatch with the pattern an attr, compiled once
+// with the kernel (the sharded Saver's test for "^s3://.*" paths).
+class StaticRegexFullMatchOp : public OpKernel {
+ public:
+  StaticRegexFullMatchOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    std::string pattern;
+    *s = c.get_attr("pattern", &pattern);
+    if (s->ok()) *s = compile(pattern, &re_);
+  }
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    Tensor& out = ctx.allocate_output(0, DType::boolean, input.shape());
+    for (Index i = 0; i < input.num_elements(); ++i)
+      out.data<bool>()[i] = RE2::FullMatch(input.data<std::string>()[i], *re_);
+  }
+
+ private:
+  std::shared_ptr<const RE2> re_;
+};
+
 }  // namespace
 
 namespace detail {
 
 void register_regex_kernels(KernelRegistry& r) {
+  r.add(make_kernel_def<StaticRegexFullMatchOp>("StaticRegexFullMatch", "CPU"));
   r.add(make_kernel_def<RegexReplaceOp>("RegexReplace", "CPU"));
   r.add(make_kernel_def<StaticRegexReplaceOp>("StaticRegexReplace", "CPU"));
   r.add(make_kernel_def<RegexFullMatchOp>("RegexFullMatch", "CPU"));
