@@ -13,6 +13,7 @@
 #include "actorflow/ops/detail/cwise_defs.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
+#include "scatter_nd_shapes.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -56,9 +57,64 @@ Status infer_gather_nd(InferenceContext& c) {
   return {};
 }
 
+// ScatterNd(indices, updates, shape): the shape `shape` holds.
+Status infer_scatter_nd(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
+  ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[0], "Tindices"));
+  if (c.input_types[2] != c.input_types[0])
+    return invalid_argument(cwise::type_mismatch_message(c.node.op, "shape", c.input_types[2],
+                                                         "indices", c.input_types[0]));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[0], 1));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[1], 1));
+  // TensorFlow's shape refiner first runs the function without the value of `shape` (a
+  // shape of unknown dims, of the rank `shape`'s length gives), and fails there on a rank
+  // mismatch, naming the output as [?,?]; then again with the value.
+  const PartialShape& shape_shape = c.input_shapes[2];
+  ACTORFLOW_RETURN_IF_ERROR(detail::with_rank(shape_shape, 1));
+  const PartialShape unvalued =
+      shape_shape.rank_known() && shape_shape.dim(0) >= 0
+          ? PartialShape::unknown_of_rank(static_cast<int>(shape_shape.dim(0)))
+          : PartialShape::unknown();
+  ACTORFLOW_RETURN_IF_ERROR(
+      detail::check_scatter_nd_shapes(c.input_shapes[0], c.input_shapes[1], unvalued));
+  PartialShape out;
+  ACTORFLOW_RETURN_IF_ERROR(detail::shape_from_shape_tensor(c, 2, &out));
+  ACTORFLOW_RETURN_IF_ERROR(
+      detail::check_scatter_nd_shapes(c.input_shapes[0], c.input_shapes[1], out));
+  c.add_output(c.input_types[1], out);
+  return {};
+}
+
+// TensorScatter*(tensor, indices, updates): tensor's shape.
+Status infer_tensor_scatter(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
+  ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[1], "Tindices"));
+  if (c.input_types[2] != c.input_types[0])
+    return invalid_argument(cwise::type_mismatch_message(c.node.op, "updates", c.input_types[2],
+                                                         "tensor", c.input_types[0]));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[1], 1));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[2], 1));
+  ACTORFLOW_RETURN_IF_ERROR(
+      detail::check_scatter_nd_shapes(c.input_shapes[1], c.input_shapes[2], c.input_shapes[0]));
+  c.add_output(c.input_types[0], c.input_shapes[0]);
+  return {};
+}
+
+Output tensor_scatter(const char* type, const Output& tensor, const Output& indices,
+                      const Output& updates, std::string_view name) {
+  return tensor.graph()
+      .create_op(type, {tensor, indices, updates},
+                 {{"T", tensor.dtype()}, {"Tindices", indices.dtype()}}, name.empty() ? type : name)
+      .output(0);
+}
+
+}  // namespace
+
+namespace detail {
+
 // TensorFlow's ScatterNdShapeHelper: updates must be `indices.shape[:-1] + output[K:]`.
-Status check_scatter_shapes(const PartialShape& indices, const PartialShape& updates,
-                            const PartialShape& output) {
+Status check_scatter_nd_shapes(const PartialShape& indices, const PartialShape& updates,
+                               const PartialShape& output) {
   auto known_zero = [](const PartialShape& s) {
     return s.fully_defined() && s.num_elements() == 0;
   };
@@ -94,56 +150,7 @@ Status check_scatter_shapes(const PartialShape& indices, const PartialShape& upd
   return {};
 }
 
-// ScatterNd(indices, updates, shape): the shape `shape` holds.
-Status infer_scatter_nd(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
-  ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[0], "Tindices"));
-  if (c.input_types[2] != c.input_types[0])
-    return invalid_argument(cwise::type_mismatch_message(c.node.op, "shape", c.input_types[2],
-                                                         "indices", c.input_types[0]));
-  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[0], 1));
-  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[1], 1));
-  // TensorFlow's shape refiner first runs the function without the value of `shape` (a
-  // shape of unknown dims, of the rank `shape`'s length gives), and fails there on a rank
-  // mismatch, naming the output as [?,?]; then again with the value.
-  const PartialShape& shape_shape = c.input_shapes[2];
-  ACTORFLOW_RETURN_IF_ERROR(detail::with_rank(shape_shape, 1));
-  const PartialShape unvalued =
-      shape_shape.rank_known() && shape_shape.dim(0) >= 0
-          ? PartialShape::unknown_of_rank(static_cast<int>(shape_shape.dim(0)))
-          : PartialShape::unknown();
-  ACTORFLOW_RETURN_IF_ERROR(check_scatter_shapes(c.input_shapes[0], c.input_shapes[1], unvalued));
-  PartialShape out;
-  ACTORFLOW_RETURN_IF_ERROR(detail::shape_from_shape_tensor(c, 2, &out));
-  ACTORFLOW_RETURN_IF_ERROR(check_scatter_shapes(c.input_shapes[0], c.input_shapes[1], out));
-  c.add_output(c.input_types[1], out);
-  return {};
-}
-
-// TensorScatter*(tensor, indices, updates): tensor's shape.
-Status infer_tensor_scatter(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
-  ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[1], "Tindices"));
-  if (c.input_types[2] != c.input_types[0])
-    return invalid_argument(cwise::type_mismatch_message(c.node.op, "updates", c.input_types[2],
-                                                         "tensor", c.input_types[0]));
-  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[1], 1));
-  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[2], 1));
-  ACTORFLOW_RETURN_IF_ERROR(
-      check_scatter_shapes(c.input_shapes[1], c.input_shapes[2], c.input_shapes[0]));
-  c.add_output(c.input_types[0], c.input_shapes[0]);
-  return {};
-}
-
-Output tensor_scatter(const char* type, const Output& tensor, const Output& indices,
-                      const Output& updates, std::string_view name) {
-  return tensor.graph()
-      .create_op(type, {tensor, indices, updates},
-                 {{"T", tensor.dtype()}, {"Tindices", indices.dtype()}}, name.empty() ? type : name)
-      .output(0);
-}
-
-}  // namespace
+}  // namespace detail
 
 namespace detail {
 

@@ -10,28 +10,17 @@
 
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
+#include "example_defs.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
 
 namespace {
 
+using detail::check_feature_type;
+using detail::string_vector;
 using detail::with_rank;
-
-// The dtypes an Example's features have.
-Status check_feature_type(DType t, const char* attr) {
-  if (t == DType::float32 || t == DType::int64 || t == DType::string) return {};
-  return invalid_argument("Value for attr '" + std::string(attr) + "' of " +
-                          std::string(dtype_name(t)) +
-                          " is not in the list of allowed values: float, int64, string");
-}
-
-Status with_rank_at_most(const PartialShape& s, int rank) {
-  if (s.rank_known() && s.rank() > rank)
-    return invalid_argument("Shape must be at most rank " + std::to_string(rank) + " but is rank " +
-                            std::to_string(s.rank()));
-  return {};
-}
+using detail::with_rank_at_most;
 
 // ParseExample (V1: keys as scalar inputs) and ParseExampleV2 (keys as vectors): for each
 // sparse key int64 indices [?, rank + 1], values [?] and a shape [rank + 1]; for each dense
@@ -113,10 +102,6 @@ Status infer_parse_example(InferenceContext& c) {
     c.add_output(dense_types[static_cast<std::size_t>(d)], PartialShape(std::move(dims)));
   }
   return {};
-}
-
-Tensor string_vector(const std::vector<std::string>& values) {
-  return Tensor::from_vector(values, Shape{static_cast<std::int64_t>(values.size())});
 }
 
 }  // namespace

@@ -12,28 +12,17 @@
 
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
+#include "example_defs.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
 
 namespace {
 
+using detail::check_feature_type;
+using detail::string_vector;
 using detail::with_rank;
-
-// The dtypes a SequenceExample's features have.
-Status check_feature_type(DType t, const char* attr) {
-  if (t == DType::float32 || t == DType::int64 || t == DType::string) return {};
-  return invalid_argument("Value for attr '" + std::string(attr) + "' of " +
-                          std::string(dtype_name(t)) +
-                          " is not in the list of allowed values: float, int64, string");
-}
-
-Status with_rank_at_most(const PartialShape& s, int rank) {
-  if (s.rank_known() && s.rank() > rank)
-    return invalid_argument("Shape must be at most rank " + std::to_string(rank) + " but is rank " +
-                            std::to_string(s.rank()));
-  return {};
-}
+using detail::with_rank_at_most;
 
 // serialized.shape + `tail`; unknown when serialized's rank is.
 PartialShape prefixed(const PartialShape& serialized, const std::vector<std::int64_t>& tail) {
@@ -139,10 +128,6 @@ Status infer_parse_sequence_example(InferenceContext& c) {
   if (version != 0)
     for (int d = 0; d < nfd; ++d) c.add_output(DType::int64, prefixed(serialized, {}));
   return {};
-}
-
-Tensor string_vector(const std::vector<std::string>& values) {
-  return Tensor::from_vector(values, Shape{static_cast<std::int64_t>(values.size())});
 }
 
 // Both builders: tf.io.parse_(single_)sequence_example's _parse_sequence_example_raw.

@@ -17,6 +17,7 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "builder_util.hpp"
+#include "scatter_nd_shapes.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -30,52 +31,6 @@ using detail::with_rank;
 using detail::with_rank_at_least;
 
 const char* const kKinds[] = {"Update", "Add", "Sub", "Max", "Min"};
-
-// InferenceContext::Subshape(s, begin, end) of a shape of known rank: both ends clamped to
-// the rank, as TensorFlow clamps them (unknown rank: unknown).
-PartialShape subshape(const PartialShape& s, Index begin, Index end) {
-  if (!s.rank_known()) return PartialShape::unknown();
-  end = std::min<Index>(end, s.rank());
-  begin = std::min(begin, end);
-  return PartialShape(std::vector<std::int64_t>(s.dims().begin() + begin, s.dims().begin() + end));
-}
-
-// TensorFlow's ScatterNdShapeHelper: `updates` must be `indices.shape[:-1] + input[K:]` where
-// the shapes are known.
-Status scatter_nd_shape_helper(const PartialShape& indices, const PartialShape& updates,
-                               const PartialShape& input) {
-  auto known_zero = [](const PartialShape& s) {
-    return s.fully_defined() && s.num_elements() == 0;
-  };
-  auto known_some = [](const PartialShape& s) { return s.fully_defined() && s.num_elements() > 0; };
-  if (known_zero(input) && (known_some(indices) || known_some(updates)))
-    return invalid_argument("Indices and updates specified for empty input");
-  if (!indices.rank_known() || !updates.rank_known() || updates.rank() == 0) return {};
-  const Index outer = indices.rank() - 1, ix = indices.dim(indices.rank() - 1);
-  if (ix < 0) return {};
-  const PartialShape prefix_indices = subshape(indices, 0, outer);
-  const PartialShape prefix_updates = subshape(updates, 0, outer);
-  PartialShape merged;
-  if (Status s = cwise::merge_shapes(prefix_indices, prefix_updates, &merged); !s.ok())
-    return invalid_argument("Dimensions [0," + std::to_string(outer) +
-                            ") of indices[shape=" + inference_shape_string(indices) +
-                            "] = " + inference_shape_string(prefix_indices) +
-                            " must match dimensions [0," + std::to_string(outer) +
-                            ") of updates[shape=" + inference_shape_string(updates) +
-                            "] = " + inference_shape_string(prefix_updates) + ": " + s.message());
-  if (!input.rank_known()) return {};
-  const PartialShape suffix_input = subshape(input, ix, input.rank());
-  const PartialShape suffix_updates = subshape(updates, outer, updates.rank());
-  if (Status s = cwise::merge_shapes(suffix_input, suffix_updates, &merged); !s.ok())
-    return invalid_argument(
-        "Dimensions [" + std::to_string(ix) + "," + std::to_string(input.rank()) +
-        ") of input[shape=" + inference_shape_string(input) +
-        "] = " + inference_shape_string(suffix_input) + " must match dimensions [" +
-        std::to_string(outer) + "," + std::to_string(updates.rank()) +
-        ") of updates[shape=" + inference_shape_string(updates) +
-        "] = " + inference_shape_string(suffix_updates) + ": " + s.message());
-  return {};
-}
 
 Status updates_type(const InferenceContext& c, DType want, const char* arg) {
   if (c.input_types[2] == want) return {};
@@ -93,7 +48,7 @@ Status infer_scatter_nd_ref(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[1], 1));
   ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[2], 1));
   ACTORFLOW_RETURN_IF_ERROR(
-      scatter_nd_shape_helper(c.input_shapes[1], c.input_shapes[2], c.input_shapes[0]));
+      detail::check_scatter_nd_shapes(c.input_shapes[1], c.input_shapes[2], c.input_shapes[0]));
   c.add_output(c.input_types[0], c.input_shapes[0], /*is_ref=*/true);
   return {};
 }
@@ -114,7 +69,7 @@ Status infer_scatter_nd_resource(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[2], 1));
   const PartialShape var =
       c.input_handle_shapes.empty() ? PartialShape::unknown() : c.input_handle_shapes[0];
-  return scatter_nd_shape_helper(c.input_shapes[1], c.input_shapes[2], var);
+  return detail::check_scatter_nd_shapes(c.input_shapes[1], c.input_shapes[2], var);
 }
 
 // ScatterNdNonAliasingAdd(input, indices, updates): ScatterNdTensorShape, input's shape.
@@ -126,7 +81,7 @@ Status infer_non_aliasing_add(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[1], 1));
   ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[2], 1));
   ACTORFLOW_RETURN_IF_ERROR(
-      scatter_nd_shape_helper(c.input_shapes[1], c.input_shapes[2], c.input_shapes[0]));
+      detail::check_scatter_nd_shapes(c.input_shapes[1], c.input_shapes[2], c.input_shapes[0]));
   c.add_output(c.input_types[0], c.input_shapes[0]);
   return {};
 }

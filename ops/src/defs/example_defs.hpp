@@ -1,0 +1,40 @@
+#pragma once
+
+// What the shape functions and builders of the Example parsers (parse_example_ops.cpp,
+// parse_sequence_example_ops.cpp) share. Private to the ops module.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actorflow/ops/dtype.hpp"
+#include "actorflow/ops/shape.hpp"
+#include "actorflow/ops/status.hpp"
+#include "actorflow/ops/tensor.hpp"
+
+namespace af::detail {
+
+/// InvalidArgument unless `t` is a dtype an Example's features have (float, int64, string),
+/// in the words of an attr check ("Value for attr 'Tdense' of int32 is not in the list of
+/// allowed values: float, int64, string").
+inline Status check_feature_type(DType t, const char* attr) {
+  if (t == DType::float32 || t == DType::int64 || t == DType::string) return {};
+  return invalid_argument("Value for attr '" + std::string(attr) + "' of " +
+                          std::string(dtype_name(t)) +
+                          " is not in the list of allowed values: float, int64, string");
+}
+
+/// InferenceContext::WithRankAtMost: InvalidArgument "Shape must be at most rank R but is
+/// rank K".
+inline Status with_rank_at_most(const PartialShape& s, int rank) {
+  if (s.rank_known() && s.rank() > rank)
+    return invalid_argument("Shape must be at most rank " + std::to_string(rank) + " but is rank " +
+                            std::to_string(s.rank()));
+  return {};
+}
+
+/// A string vector of `values` (the keys and names the parsers take as Consts).
+inline Tensor string_vector(const std::vector<std::string>& values) {
+  return Tensor::from_vector(values, Shape{static_cast<std::int64_t>(values.size())});
+}
+
+}  // namespace af::detail
