@@ -40,6 +40,7 @@
 #include "actorflow/ops/io_ops.hpp"
 #include "actorflow/ops/linalg_ops.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "actorflow/ops/lookup_ops.hpp"
 #include "actorflow/ops/lrn_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/misc_math_ops.hpp"

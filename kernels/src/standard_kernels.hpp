@@ -78,6 +78,9 @@ void register_conv3d_kernels(KernelRegistry& r);
 // ScatterNd{Update,Add,Sub,Max,Min}, ResourceScatterNd*, ScatterNdNonAliasingAdd,
 // SparseSegment{Sum,Mean,SqrtN}WithNumSegments
 void register_scatter_nd_variable_kernels(KernelRegistry& r);
+// HashTableV2, MutableHashTable(OfTensors)V2, MutableDenseHashTableV2, InitializeTable(V2,
+// FromTextFileV2), LookupTable{Find,Insert,Remove,Size,Export,Import}V2
+void register_lookup_table_kernels(KernelRegistry& r);
 // DecodeJpeg, DecodeAndCropJpeg, DecodePng, DecodeBmp, DecodeImage, EncodeJpeg, EncodePng,
 // ExtractJpegShape
 void register_image_codec_kernels(KernelRegistry& r);

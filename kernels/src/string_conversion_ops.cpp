@@ -20,6 +20,7 @@
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "tf_hash.hpp"
 
 namespace af {
 
@@ -274,38 +275,6 @@ class StringToNumberOp : public StatusKernel {
 
 // -- StringToHashBucket and StringToHashBucketStrong --------------------------------------
 
-std::uint64_t load64(const char* p) {
-  std::uint64_t v = 0;
-  for (int k = 7; k >= 0; --k) v = (v << 8) | static_cast<unsigned char>(p[k]);
-  return v;
-}
-
-// TensorFlow's Hash64 (lib/hash/hash.cc, MurmurHash64A) with its default seed 0xDECAFCAFFE.
-std::uint64_t tf_hash64(const std::string& s) {
-  constexpr std::uint64_t m = 0xc6a4a7935bd1e995ULL;
-  constexpr int r = 47;
-  const char* data = s.data();
-  std::size_t n = s.size();
-  std::uint64_t h = 0xDECAFCAFFEULL ^ (n * m);
-  for (; n >= 8; n -= 8, data += 8) {
-    std::uint64_t k = load64(data);
-    k *= m;
-    k ^= k >> r;
-    k *= m;
-    h ^= k;
-    h *= m;
-  }
-  if (n > 0) {
-    for (std::size_t j = n; j-- > 0;)
-      h ^= static_cast<std::uint64_t>(static_cast<unsigned char>(data[j])) << (8 * j);
-    h *= m;
-  }
-  h ^= h >> r;
-  h *= m;
-  h ^= h >> r;
-  return h;
-}
-
 std::uint64_t rotl(std::uint64_t x, int b) { return (x << b) | (x >> (64 - b)); }
 
 // SipHash-2-4 of `s` under the 128-bit key {k0, k1} (TensorFlow's StrongKeyedHash through
@@ -332,7 +301,7 @@ std::uint64_t siphash24(std::uint64_t k0, std::uint64_t k1, const std::string& s
   const char* data = s.data();
   std::size_t n = s.size();
   for (; n >= 8; n -= 8, data += 8) {
-    const std::uint64_t m = load64(data);
+    const std::uint64_t m = detail::load_le64(data);
     v3 ^= m;
     round();
     round();
@@ -379,7 +348,8 @@ class StringToHashBucketOp : public OpKernel {
     const std::string* in = input.data<std::string>();
     const auto buckets = static_cast<std::uint64_t>(num_buckets_);
     for (Index i = 0; i < input.num_elements(); ++i) {
-      const std::uint64_t h = strong_ ? siphash24(key_[0], key_[1], in[i]) : tf_hash64(in[i]);
+      const std::uint64_t h =
+          strong_ ? siphash24(key_[0], key_[1], in[i]) : detail::tf_hash64(in[i]);
       out.data<std::int64_t>()[i] = static_cast<std::int64_t>(h % buckets);
     }
   }

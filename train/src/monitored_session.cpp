@@ -13,6 +13,7 @@
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
+#include "actorflow/ops/lookup_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/queues/queue_runner.hpp"
@@ -99,7 +100,13 @@ void Scaffold::finalize(Graph& g) {
   if (!ready_for_local_init_op)
     ready_for_local_init_op =
         report_uninitialized_variables(g, g.global_variables(), "report_uninitialized_variables_1");
-  if (!local_init_op) local_init_op = g.local_variables_initializer();
+  if (!local_init_op) {
+    // Scaffold.default_local_init_op: the local variables' initializers and, when the graph
+    // has lookup tables, tf.tables_initializer's.
+    local_init_op = g.local_variables_initializer();
+    if (!g.get_collection(lookup::kTableInitializers).empty())
+      local_init_op = g.group({*local_init_op, lookup::tables_initializer(g)}, "group_deps");
+  }
   if (!saver)
     saver = std::make_shared<Saver>(g, SaverOptions{.sharded = true, .allow_empty = true});
 }

@@ -35,7 +35,9 @@ struct Scaffold {
   std::optional<Output> ready_op;    ///< default: report_uninitialized_variables (global + local)
   /// Default: report_uninitialized_variables of the global variables.
   std::optional<Output> ready_for_local_init_op;
-  std::optional<Operation> local_init_op;  ///< default: local_variables_initializer
+  /// default: local_variables_initializer, grouped with tables_initializer when the graph
+  /// has table initializers (TensorFlow's Scaffold.default_local_init_op)
+  std::optional<Operation> local_init_op;
   /// Default: a sharded Saver of every global variable (allow_empty), as TensorFlow's.
   std::shared_ptr<Saver> saver;
 
