@@ -38,6 +38,7 @@
 #include "actorflow/ops/image_proc_ops.hpp"
 #include "actorflow/ops/indexed_slices.hpp"
 #include "actorflow/ops/io_ops.hpp"
+#include "actorflow/ops/linalg_decomp_ops.hpp"
 #include "actorflow/ops/linalg_ops.hpp"
 #include "actorflow/ops/logging.hpp"
 #include "actorflow/ops/lookup_ops.hpp"

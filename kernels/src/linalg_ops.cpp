@@ -15,21 +15,20 @@
 
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
+#include "linalg_helpers.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
 
 namespace {
 
+using detail::ConstMatrixMap;
 using detail::Index;
+using detail::LinearAlgebraKernel;
+using detail::MatrixInputs;
+using detail::MatrixMap;
+using detail::RowMatrix;
 using detail::StatusKernel;
-
-template <class T>
-using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <class T>
-using ConstMatrixMap = Eigen::Map<const RowMatrix<T>>;
-template <class T>
-using MatrixMap = Eigen::Map<RowMatrix<T>>;
 
 // The leading ("batch") dimensions of a tensor of rank >= 2.
 std::vector<std::int64_t> batch_dims(const Shape& s) {
@@ -44,40 +43,12 @@ std::vector<std::int64_t> with_matrix(std::vector<std::int64_t> dims, Index rows
   return dims;
 }
 
-// LinearAlgebraOp::AnalyzeInputs for the first `count` inputs: input 0 of rank >= 2, the
-// others of its rank and leading dimensions.
-Status analyze_inputs(const OpKernelContext& ctx, int count) {
-  const Tensor& first = ctx.input(0);
-  const int rank = first.rank();
-  if (rank < 2)
-    return invalid_argument("Input tensor 0 must have rank >= 2, got " + std::to_string(rank));
-  for (int i = 1; i < count; ++i) {
-    const Tensor& in = ctx.input(i);
-    if (in.rank() != rank) return invalid_argument("All input tensors must have the same rank.");
-    for (int d = 0; d < rank - 2; ++d)
-      if (in.shape().dim(d) != first.shape().dim(d))
-        return invalid_argument("All input tensors must have the same outer dimensions.");
-  }
-  return {};
-}
-
-// The single-input ops over square matrices: input 0 checked as ValidateSingleSquareMatrix.
-// Returns the order n of the matrices and how many there are.
-Status square_matrices(const OpKernelContext& ctx, Index* n, Index* count) {
-  ACTORFLOW_RETURN_IF_ERROR(analyze_inputs(ctx, 1));
-  const Shape& s = ctx.input(0).shape();
-  if (s.dim(s.rank() - 2) != s.dim(s.rank() - 1))
-    return invalid_argument("Input matrix must be square.");
-  *n = s.dim(s.rank() - 1);
-  *count = 1;
-  for (int d = 0; d < s.rank() - 2; ++d) *count *= s.dim(d);
-  return {};
-}
-
-// MatrixInverse's and MatrixSolve's attr adjoint, and their factorization of each matrix.
-class AdjointLuKernel : public StatusKernel {
+// MatrixInverse's and MatrixSolve's attr adjoint, and their factorization of each matrix;
+// the inputs analyzed as LinearAlgebraKernel<kInputs, kSquare>.
+template <int kInputs, bool kSquare>
+class AdjointLuKernel : public LinearAlgebraKernel<kInputs, kSquare> {
  public:
-  AdjointLuKernel(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
+  AdjointLuKernel(OpKernelConstruction& c, Status* s) : LinearAlgebraKernel<kInputs, kSquare>(c) {
     *s = c.get_attr("adjoint", &adjoint_);
   }
 
@@ -101,14 +72,13 @@ class AdjointLuKernel : public StatusKernel {
 // MatrixInverse(input; adjoint): the inverse of each matrix (of its adjoint with `adjoint`).
 // An exactly zero pivot fails with "Input is not invertible.".
 template <class T>
-class MatrixInverseOp : public AdjointLuKernel {
+class MatrixInverseOp : public AdjointLuKernel<1, true> {
  public:
   using AdjointLuKernel::AdjointLuKernel;
 
  protected:
-  Status run(OpKernelContext& ctx) override {
-    Index n = 0, count = 0;
-    ACTORFLOW_RETURN_IF_ERROR(square_matrices(ctx, &n, &count));
+  Status compute_matrices(OpKernelContext& ctx, const MatrixInputs& in) override {
+    const Index n = in.rows[0], count = in.count;
     const Tensor& input = ctx.input(0);
     Tensor& out = ctx.allocate_output(0, input.dtype(), input.shape());
     if (n == 0) return {};  // an empty matrix's inverse is empty
@@ -147,16 +117,15 @@ T log_abs_determinant(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& a,
 // MatrixDeterminant(input) and LogMatrixDeterminant(input) (`log`: outputs sign and
 // log_abs_determinant): one value per matrix, of shape input.shape[:-2].
 template <class T, bool log>
-class DeterminantOp : public StatusKernel {
+class DeterminantOp : public LinearAlgebraKernel<1, true> {
  public:
-  using StatusKernel::StatusKernel;
+  using LinearAlgebraKernel::LinearAlgebraKernel;
 
  protected:
-  Status run(OpKernelContext& ctx) override {
-    Index n = 0, count = 0;
-    ACTORFLOW_RETURN_IF_ERROR(square_matrices(ctx, &n, &count));
+  Status compute_matrices(OpKernelContext& ctx, const MatrixInputs& in) override {
+    const Index n = in.rows[0], count = in.count;
     const Tensor& input = ctx.input(0);
-    const Shape out_shape(batch_dims(input.shape()));
+    const Shape out_shape(in.batch);
     T* first = ctx.allocate_output(0, input.dtype(), out_shape).template data<T>();
     T* second = log ? ctx.allocate_output(1, input.dtype(), out_shape).template data<T>() : nullptr;
     for (Index b = 0; b < count; ++b) {
@@ -179,14 +148,13 @@ class DeterminantOp : public StatusKernel {
 // input's lower triangle. Where the decomposition fails, TensorFlow fills the lower triangle
 // with NaN (its upper triangle is left as allocated; here zeros).
 template <class T>
-class CholeskyOp : public StatusKernel {
+class CholeskyOp : public LinearAlgebraKernel<1, true> {
  public:
-  using StatusKernel::StatusKernel;
+  using LinearAlgebraKernel::LinearAlgebraKernel;
 
  protected:
-  Status run(OpKernelContext& ctx) override {
-    Index n = 0, count = 0;
-    ACTORFLOW_RETURN_IF_ERROR(square_matrices(ctx, &n, &count));
+  Status compute_matrices(OpKernelContext& ctx, const MatrixInputs& in) override {
+    const Index n = in.rows[0], count = in.count;
     const Tensor& input = ctx.input(0);
     Tensor& out = ctx.allocate_output(0, input.dtype(), input.shape());
     if (n == 0) return {};
@@ -209,25 +177,21 @@ class CholeskyOp : public StatusKernel {
 // pair of the batch by a partially pivoted LU; an exactly zero pivot fails with "Input matrix
 // is not invertible.".
 template <class T>
-class MatrixSolveOp : public AdjointLuKernel {
+class MatrixSolveOp : public AdjointLuKernel<2, false> {
  public:
   using AdjointLuKernel::AdjointLuKernel;
 
  protected:
-  Status run(OpKernelContext& ctx) override {
-    ACTORFLOW_RETURN_IF_ERROR(analyze_inputs(ctx, 2));
+  Status compute_matrices(OpKernelContext& ctx, const MatrixInputs& in) override {
     const Tensor& matrix = ctx.input(0);
     const Tensor& rhs = ctx.input(1);
-    const int rank = matrix.rank();
-    const Index rows = matrix.shape().dim(rank - 2), n = matrix.shape().dim(rank - 1);
+    const Index rows = in.rows[0], n = in.cols[0];
     if (rows != n) return invalid_argument("First input (lhs) must be a square matrix.");
-    const Index rhs_rows = rhs.shape().dim(rank - 2), k = rhs.shape().dim(rank - 1);
+    const Index rhs_rows = in.rows[1], k = in.cols[1];
     if (rhs_rows != rows) return invalid_argument("Input matrix and rhs are incompatible.");
-    const std::vector<std::int64_t> batch = batch_dims(matrix.shape());
-    Tensor& out = ctx.allocate_output(0, matrix.dtype(), Shape(with_matrix(batch, n, k)));
+    Tensor& out = ctx.allocate_output(0, matrix.dtype(), in.output({n, k}));
     if (n == 0 || k == 0) return {};  // the empty system's solution is empty
-    const Index count = out.num_elements() / (n * k);
-    for (Index b = 0; b < count; ++b) {
+    for (Index b = 0; b < in.count; ++b) {
       ConstMatrixMap<T> a(matrix.data<T>() + b * n * n, n, n);
       ConstMatrixMap<T> r(rhs.data<T>() + b * n * k, n, k);
       Eigen::PartialPivLU<RowMatrix<T>> lu(n);
@@ -340,23 +304,21 @@ class MatrixTriangularSolveOp : public StatusKernel {
 };
 
 template <class T>
-void register_linalg(KernelRegistry& r) {
-  const std::vector<std::pair<std::string, std::vector<DType>>> t = {{"T", {dtype_of_v<T>}}};
-  r.add(make_kernel_def<MatrixInverseOp<T>>("MatrixInverse", "CPU", t));
-  r.add(make_kernel_def<DeterminantOp<T, false>>("MatrixDeterminant", "CPU", t));
-  r.add(make_kernel_def<DeterminantOp<T, true>>("LogMatrixDeterminant", "CPU", t));
-  r.add(make_kernel_def<CholeskyOp<T>>("Cholesky", "CPU", t));
-  r.add(make_kernel_def<MatrixSolveOp<T>>("MatrixSolve", "CPU", t));
-  r.add(make_kernel_def<MatrixTriangularSolveOp<T>>("MatrixTriangularSolve", "CPU", t));
-}
+using MatrixDeterminantOp = DeterminantOp<T, false>;
+template <class T>
+using LogMatrixDeterminantOp = DeterminantOp<T, true>;
 
 }  // namespace
 
 namespace detail {
 
 void register_linalg_kernels(KernelRegistry& r) {
-  register_linalg<float>(r);
-  register_linalg<double>(r);
+  register_for_types<MatrixInverseOp, float, double>(r, "MatrixInverse");
+  register_for_types<MatrixDeterminantOp, float, double>(r, "MatrixDeterminant");
+  register_for_types<LogMatrixDeterminantOp, float, double>(r, "LogMatrixDeterminant");
+  register_for_types<CholeskyOp, float, double>(r, "Cholesky");
+  register_for_types<MatrixSolveOp, float, double>(r, "MatrixSolve");
+  register_for_types<MatrixTriangularSolveOp, float, double>(r, "MatrixTriangularSolve");
 }
 
 }  // namespace detail

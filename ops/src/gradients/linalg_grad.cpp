@@ -15,6 +15,7 @@
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "gradient_helpers.hpp"
+#include "linalg_grad_helpers.hpp"
 
 namespace af::detail {
 
@@ -25,18 +26,6 @@ using Grads = std::vector<Output>;
 std::string string_attr_or(const Operation& op, const char* name, const char* fallback) {
   const auto* v = op.node_def().attr<std::string>(name);
   return v ? *v : std::string(fallback);
-}
-
-bool bool_attr_or(const Operation& op, const char* name, bool fallback) {
-  const auto* v = op.node_def().attr<bool>(name);
-  return v ? *v : fallback;
-}
-
-// math_ops.matmul with adjoints (transposes for real types).
-Output mm(const Output& a, const Output& b, bool adj_a, bool adj_b, const char* name) {
-  const bool matrices = a.shape().rank_known() && a.shape().rank() == 2 && b.shape().rank_known() &&
-                        b.shape().rank() == 2;
-  return matrices ? matmul(a, b, adj_a, adj_b, name) : batch_matmul(a, b, adj_a, adj_b, name);
 }
 
 // The V3 diagonal ops with k (and the sizes) given as tensors, named as Python names them.
@@ -130,27 +119,6 @@ Grads matrix_set_diag_grad(const Operation& op, const Grads& g) {
   const Output k = input(op, 2);
   const Output grad_input = set_diag_v3(grad, zeros_of(diagonal), k, align);
   return {grad_input, diag_part_v3(grad, k, align), Output()};
-}
-
-// linalg.adjoint of a real matrix batch: Transpose swapping the two innermost dimensions.
-Output adjoint(const Output& x) {
-  Graph& g = x.graph();
-  if (x.shape().rank_known()) {
-    const int rank = x.shape().rank();
-    std::vector<std::int64_t> perm;
-    for (int i = 0; i < rank - 2; ++i) perm.push_back(i);
-    perm.push_back(rank - 1);
-    perm.push_back(rank - 2);
-    return transpose(x, perm, "transpose");
-  }
-  // An unknown rank: the permutation computed as Python's matrix_transpose computes it.
-  const Output r = rank(x, "Rank");
-  const Output two = g.constant(Tensor(std::int32_t{2}), "sub/y");
-  const Output one = g.constant(Tensor(std::int32_t{1}), "sub_1/y");
-  const Output front = range(g.constant(Tensor(std::int32_t{0}), "range/start"), sub(r, two, "sub"),
-                             g.constant(Tensor(std::int32_t{1}), "range/delta"), "range");
-  const Output back = stack({sub(r, one, "sub_1"), sub(r, two, "sub_2")}, 0, "stack");
-  return transpose(x, concat({front, back}, 0, "concat"), "transpose");
 }
 
 // _CholeskyGrad: l^{-H} ((l^H grad) * (tril(ones) - eye / 2)) l^{-1}, symmetrized.

@@ -1,0 +1,107 @@
+#pragma once
+
+// What the linear algebra kernels (linalg_ops.cpp, linalg_decomp_ops.cpp) share: row-major
+// Eigen views of a tensor's matrices, and linalg_ops_common.cc's LinearAlgebraOp: its view of
+// the inputs (AnalyzeInputs, ValidateSingleSquareMatrix) with its messages, and a kernel base
+// that analyzes them before its work. Private to the kernels module.
+#include <Eigen/Core>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actorflow/ops/detail/shape_util.hpp"
+#include "actorflow/ops/kernel.hpp"
+#include "kernel_helpers.hpp"
+
+namespace af::detail {
+
+/// A dense row-major matrix of T, as TensorFlow maps a tensor's innermost matrices.
+template <class T>
+using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+/// A read-only row-major view of a matrix in a tensor's memory.
+template <class T>
+using ConstMatrixMap = Eigen::Map<const RowMatrix<T>>;
+/// A writable row-major view of a matrix in a tensor's memory.
+template <class T>
+using MatrixMap = Eigen::Map<RowMatrix<T>>;
+
+/// The inputs' matrices as LinearAlgebraOp::AnalyzeInputs sees them: the shape of each of the
+/// first `count` inputs' innermost matrices, the batch dimensions (input 0's leading ones) and
+/// how many matrices there are.
+struct MatrixInputs {
+  std::vector<std::int64_t> batch;  ///< input 0's dimensions but the last two
+  Index count = 1;                  ///< the product of `batch`: matrices per input
+  std::vector<Index> rows;          ///< per input, its matrices' rows
+  std::vector<Index> cols;          ///< per input, its matrices' columns
+
+  /// `batch` + [rows, cols], or `batch` + [size] for a vector output.
+  Shape output(std::initializer_list<Index> matrix) const {
+    std::vector<std::int64_t> dims = batch;
+    dims.insert(dims.end(), matrix.begin(), matrix.end());
+    return Shape(std::move(dims));
+  }
+};
+
+/// AnalyzeInputs for the first `count` (at least 1) inputs of `ctx`: input 0 of rank >= 2,
+/// the others of its rank and leading dimensions, else InvalidArgument ("Input tensor 0 must
+/// have rank >= 2, got 1", "All input tensors must have the same rank.", "All input tensors
+/// must have the same outer dimensions."). Appends to `in`'s rows and cols, so `in` should
+/// be fresh.
+inline Status analyze_inputs(const OpKernelContext& ctx, int count, MatrixInputs* in) {
+  const Tensor& first = ctx.input(0);
+  const int rank = first.rank();
+  if (rank < 2)
+    return invalid_argument("Input tensor 0 must have rank >= 2, got " + std::to_string(rank));
+  in->batch.assign(first.shape().dims().begin(), first.shape().dims().end() - 2);
+  in->count = 1;
+  for (auto d : in->batch) in->count *= d;
+  for (int i = 0; i < count; ++i) {
+    const Tensor& t = ctx.input(i);
+    if (i > 0) {
+      if (t.rank() != rank) return invalid_argument("All input tensors must have the same rank.");
+      for (int d = 0; d < rank - 2; ++d)
+        if (t.shape().dim(d) != first.shape().dim(d))
+          return invalid_argument("All input tensors must have the same outer dimensions.");
+    }
+    in->rows.push_back(t.shape().dim(rank - 2));
+    in->cols.push_back(t.shape().dim(rank - 1));
+  }
+  return {};
+}
+
+/// ValidateSingleSquareMatrix, the default check of the single-input ops: analyze_inputs of
+/// input 0, whose matrices must be square ("Input matrix must be square.").
+inline Status square_input(const OpKernelContext& ctx, MatrixInputs* in) {
+  ACTORFLOW_RETURN_IF_ERROR(analyze_inputs(ctx, 1, in));
+  if (in->rows[0] != in->cols[0]) return invalid_argument("Input matrix must be square.");
+  return {};
+}
+
+/// A kernel of LinearAlgebraOp's kind: each run first analyzes the first `kInputs` inputs
+/// (analyze_inputs, or with `kSquare` square_input of the one input), failing the run with
+/// that status, then hands them to compute_matrices.
+template <int kInputs, bool kSquare = false>
+class LinearAlgebraKernel : public StatusKernel {
+  static_assert(kInputs >= 1 && (!kSquare || kInputs == 1));
+
+ public:
+  using StatusKernel::StatusKernel;
+
+ protected:
+  /// The kernel's work on the analyzed inputs `in`; a non-OK status fails the step.
+  virtual Status compute_matrices(OpKernelContext& ctx, const MatrixInputs& in) = 0;
+
+  /// Analyzes the inputs, then runs compute_matrices.
+  Status run(OpKernelContext& ctx) final {
+    MatrixInputs in;
+    if constexpr (kSquare)
+      ACTORFLOW_RETURN_IF_ERROR(square_input(ctx, &in));
+    else
+      ACTORFLOW_RETURN_IF_ERROR(analyze_inputs(ctx, kInputs, &in));
+    return compute_matrices(ctx, in);
+  }
+};
+
+}  // namespace af::detail
