@@ -399,7 +399,8 @@ template <class T>
 constexpr bool is_vector_v<std::vector<T>> = true;
 
 // An empty list does not say what it lists; the op's default for the attribute does (types
-// for ParseSequenceExampleV2's context_sparse_types, shapes for its context_dense_shapes).
+// for ParseSequenceExampleV2's context_sparse_types, shapes for its context_dense_shapes), or
+// for an attr without a default its definition (Bucketize's float boundaries).
 // `v` is what from_proto made of it; it stays when the op lists no default.
 AttrValue empty_list_of_default_kind(const std::string& op, const std::string& key,
                                      const tensorflow::AttrValue& value, AttrValue v) {
@@ -409,6 +410,8 @@ AttrValue empty_list_of_default_kind(const std::string& op, const std::string& k
           l.tensor_size() + l.func_size() >
       0)
     return v;
+  // List attrs without a default that may be empty: their kind from the op's definition.
+  if (op == "Bucketize" && key == "boundaries") return std::vector<float>{};
   const AttrMap& defaults = detail::op_attr_defaults(op);
   const auto it = defaults.find(key);
   if (it == defaults.end()) return v;

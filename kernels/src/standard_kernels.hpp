@@ -81,6 +81,9 @@ void register_scatter_nd_variable_kernels(KernelRegistry& r);
 // HashTableV2, MutableHashTable(OfTensors)V2, MutableDenseHashTableV2, InitializeTable(V2,
 // FromTextFileV2), LookupTable{Find,Insert,Remove,Size,Export,Import}V2
 void register_lookup_table_kernels(KernelRegistry& r);
+// Bucketize, HistogramFixedWidth, CumulativeLogsumexp, BroadcastArgs, EnsureShape, Snapshot,
+// FakeQuant*, Print, PrintV2
+void register_misc_array_kernels(KernelRegistry& r);
 // Qr, Svd, SelfAdjointEigV2, MatrixSolveLs, MatrixSquareRoot, TridiagonalSolve,
 // TridiagonalMatMul
 void register_linalg_decomp_kernels(KernelRegistry& r);
