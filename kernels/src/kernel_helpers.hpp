@@ -12,6 +12,7 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "actorflow/ops/detail/shape_util.hpp"
@@ -300,6 +301,21 @@ inline bool bias_data_format_is_nchw(OpKernelConstruction& c, Status* s) {
 template <template <class> class Kernel, class... Ts>
 void register_for_types(KernelRegistry& r, const std::string& op) {
   (r.add(make_kernel_def<Kernel<Ts>>(op, "CPU", {{"T", {dtype_of_v<Ts>}}})), ...);
+}
+
+/// Registers `Kernel<T>` for `op` on the CPU for each of `Ts` in order, constrained on
+/// `more` and then on attr `attr` (dtype_of_v<T>).
+template <template <class> class Kernel, class... Ts>
+void register_for_types_on(
+    KernelRegistry& r, const char* op, const char* attr,
+    const std::vector<std::pair<std::string, std::vector<DType>>>& more = {}) {
+  (
+      [&] {
+        auto constraints = more;
+        constraints.push_back({attr, {dtype_of_v<Ts>}});
+        r.add(make_kernel_def<Kernel<Ts>>(op, "CPU", std::move(constraints)));
+      }(),
+      ...);
 }
 
 }  // namespace af::detail

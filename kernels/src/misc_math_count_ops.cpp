@@ -9,20 +9,18 @@
 // TensorFlow's CPU functor for an unsharded batch: one generator from the reserved stretch,
 // two 32-bit samples (a double in [0, 1)) per draw, rows one after another.
 #include <algorithm>
-#include <array>
-#include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <functional>
-#include <limits>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/philox_random.hpp"
 #include "kernel_helpers.hpp"
+#include "random_distributions.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -33,6 +31,8 @@ using detail::GuardedPhiloxRandom;
 using detail::Index;
 using detail::index_values;
 using detail::kIndexTypes;
+using detail::PhiloxUniformInt;
+using detail::shape_from_tensor;
 using detail::SingleSampleAdapter;
 using detail::StatusKernel;
 
@@ -277,18 +277,6 @@ class DenseBincountOp : public StatusKernel {
 
 // -- random integers and categorical samples ----------------------------------------------
 
-// The output shape from a 1-D int32/int64 tensor (TensorFlow's AllocateOutputWithShape).
-Status shape_from_tensor(const Tensor& t, Shape* out) {
-  if (t.rank() != 1)
-    return invalid_argument("shape must be a vector of {int32,int64}, got shape " +
-                            t.shape().to_string());
-  std::vector<std::int64_t> dims = index_values(t);
-  for (auto d : dims)
-    if (d < 0) return invalid_argument("Dimension " + std::to_string(d) + " must be >= 0");
-  *out = Shape(std::move(dims));
-  return {};
-}
-
 // RandomUniformInt(shape, minval, maxval; seed, seed2): integers uniform in [minval, maxval)
 // as TensorFlow's UniformDistribution<PhiloxRandom, T> (`lo + sample % range`, a slight bias
 // for ranges that do not divide 2^32 or 2^64, as TensorFlow).
@@ -321,38 +309,13 @@ class RandomUniformIntOp : public StatusKernel {
       return invalid_argument("Need minval < maxval, got " + std::to_string(lo) +
                               " >= " + std::to_string(hi));
     PhiloxRandom gen = generator_.reserve_samples128(static_cast<std::uint64_t>(n) * 256);
-    T* o = out.data<T>();
-    using U = std::make_unsigned_t<T>;
-    const U range = static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo));
-    constexpr Index kGroup = std::is_same_v<T, std::int64_t> ? 2 : 4;
-    for (Index offset = 0; offset < n; offset += kGroup) {
-      const PhiloxRandom::Result s = gen();
-      for (Index k = 0; k < kGroup && offset + k < n; ++k) {
-        U bits;
-        if constexpr (kGroup == 2)
-          bits = static_cast<U>(s[static_cast<std::size_t>(2 * k)]) |
-                 (static_cast<U>(s[static_cast<std::size_t>(2 * k + 1)]) << 32);
-        else
-          bits = s[static_cast<std::size_t>(k)];
-        // lo + bits % range, wrapping as TensorFlow's unsigned arithmetic.
-        o[offset + k] = static_cast<T>(static_cast<U>(static_cast<U>(lo) + bits % range));
-      }
-    }
+    detail::fill_philox_random(PhiloxUniformInt<T>{lo, hi}, gen, out.data<T>(), n);
     return {};
   }
 
  private:
   GuardedPhiloxRandom generator_;
 };
-
-// A double in [0, 1) from two 32-bit samples (TensorFlow's Uint64ToDouble).
-double uint64_to_double(std::uint32_t x0, std::uint32_t x1) {
-  const std::uint64_t man = (static_cast<std::uint64_t>(x0 & 0xfffffu) << 32) | x1;
-  const std::uint64_t val = (std::uint64_t{1023} << 52) | man;
-  double d;
-  std::memcpy(&d, &val, sizeof d);
-  return d - 1.0;
-}
 
 // Multinomial(logits, num_samples; seed, seed2, output_dtype): `num_samples` class indices
 // per row of `logits` [batch, classes], drawn by inverting the unnormalised CDF of
@@ -373,23 +336,9 @@ class MultinomialOp : public StatusKernel {
  protected:
   Status run(OpKernelContext& ctx) override {
     const Tensor& logits = ctx.input(0);
-    const Tensor& num_samples_t = ctx.input(1);
-    if (logits.rank() != 2)
-      return invalid_argument("logits should be a matrix, got shape " + logits.shape().to_string());
-    if (num_samples_t.rank() != 0)
-      return invalid_argument("num_samples should be a scalar, got shape " +
-                              num_samples_t.shape().to_string());
-    const Index num_samples = num_samples_t.data<std::int32_t>()[0];
-    if (num_samples < 0)
-      return invalid_argument("num_samples should be non-negative, got " +
-                              std::to_string(num_samples));
-    const Index batch = logits.shape().dim(0), classes = logits.shape().dim(1);
-    if (batch > std::numeric_limits<std::int32_t>::max())
-      return invalid_argument("batch_size cannot exceed max int");
-    if (classes > std::numeric_limits<std::int32_t>::max())
-      return invalid_argument("num_classes cannot exceed max int");
-    if (classes <= 0)
-      return invalid_argument("num_classes should be positive, got " + std::to_string(classes));
+    Index num_samples = 0;
+    ACTORFLOW_RETURN_IF_ERROR(detail::check_multinomial_inputs(logits, ctx.input(1), &num_samples));
+    const Index batch = logits.shape().dim(0);
     Tensor& out = ctx.allocate_output(0, output_dtype_, Shape{batch, num_samples});
     if (out.num_elements() == 0) return {};
     // CPU draws doubles, two 32-bit samples each: 2 * ceil4(num_samples) per row, 256 times.
@@ -397,35 +346,7 @@ class MultinomialOp : public StatusKernel {
     PhiloxRandom gen =
         generator_.reserve_samples128(static_cast<std::uint64_t>(batch * per_row) * 256);
     SingleSampleAdapter single(&gen);
-    const T* lp = logits.data<T>();
-    std::vector<double> cdf(static_cast<std::size_t>(classes));
-    // bfloat16 through float; every logit as double, as the functor's cast<double>().
-    auto value = [](T v) {
-      if constexpr (std::is_same_v<T, bfloat16_t>)
-        return static_cast<double>(static_cast<float>(v));
-      else
-        return static_cast<double>(v);
-    };
-    for (Index b = 0; b < batch; ++b) {
-      const T* row = lp + b * classes;
-      // The largest finite logit (the lowest value when there is none: then no class has
-      // weight and every draw is `classes`, as TensorFlow's upper_bound gives).
-      double max = std::numeric_limits<double>::lowest();
-      for (Index j = 0; j < classes; ++j)
-        if (std::isfinite(value(row[j]))) max = std::max(max, value(row[j]));
-      double running_total = 0;
-      for (Index j = 0; j < classes; ++j) {
-        if (std::isfinite(value(row[j]))) running_total += std::exp(value(row[j]) - max);
-        cdf[static_cast<std::size_t>(j)] = running_total;
-      }
-      for (Index j = 0; j < num_samples; ++j) {
-        const std::uint32_t x0 = single();
-        const std::uint32_t x1 = single();
-        const double to_find = uint64_to_double(x0, x1) * running_total;
-        const auto found = std::upper_bound(cdf.begin(), cdf.end(), to_find) - cdf.begin();
-        set_index(out, b * num_samples + j, static_cast<Index>(found));
-      }
-    }
+    detail::draw_multinomial<T>(logits, num_samples, single, out);
     return {};
   }
 
@@ -433,18 +354,6 @@ class MultinomialOp : public StatusKernel {
   DType output_dtype_ = DType::int64;
   GuardedPhiloxRandom generator_;
 };
-
-template <template <class> class Kernel, class... Ts>
-void register_typed(KernelRegistry& r, const char* op, const char* attr,
-                    std::vector<std::pair<std::string, std::vector<DType>>> more = {}) {
-  (
-      [&] {
-        auto constraints = more;
-        constraints.push_back({attr, {dtype_of_v<Ts>}});
-        r.add(make_kernel_def<Kernel<Ts>>(op, "CPU", std::move(constraints)));
-      }(),
-      ...);
-}
 
 }  // namespace
 
@@ -456,13 +365,13 @@ void register_misc_math_count_kernels(KernelRegistry& r) {
   for (const char* op : {"UniqueV2", "UniqueWithCountsV2"})
     r.add(make_kernel_def<UniqueOp>(
         op, "CPU", {{"T", kValueTypes}, {"Taxis", kIndexTypes}, {"out_idx", kIndexTypes}}));
-  register_typed<BincountOp, float, double, std::int32_t, std::int64_t>(r, "Bincount", "T");
-  register_typed<DenseBincountOp, float, double, std::int32_t, std::int64_t>(
+  register_for_types_on<BincountOp, float, double, std::int32_t, std::int64_t>(r, "Bincount", "T");
+  register_for_types_on<DenseBincountOp, float, double, std::int32_t, std::int64_t>(
       r, "DenseBincount", "T", {{"Tidx", kIndexTypes}});
-  register_typed<RandomUniformIntOp, std::int32_t, std::int64_t>(r, "RandomUniformInt", "Tout",
-                                                                 {{"T", kIndexTypes}});
-  register_typed<MultinomialOp, float, double, bfloat16_t>(r, "Multinomial", "T",
-                                                           {{"output_dtype", kIndexTypes}});
+  register_for_types_on<RandomUniformIntOp, std::int32_t, std::int64_t>(
+      r, "RandomUniformInt", "Tout", {{"T", kIndexTypes}});
+  register_for_types_on<MultinomialOp, float, double, bfloat16_t>(r, "Multinomial", "T",
+                                                                  {{"output_dtype", kIndexTypes}});
 }
 
 }  // namespace detail

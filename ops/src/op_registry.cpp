@@ -108,6 +108,8 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_more_training_ops(r);
   detail::register_image_proc_ops(r);
   detail::register_lookup_ops(r);
+  detail::register_random_more_ops(r);
+  detail::register_random_more2_ops(r);
   detail::register_misc_array_ops(r);
   detail::register_linalg_decomp_ops(r);
   detail::register_einsum_ops(r);
