@@ -54,6 +54,7 @@
 #include "actorflow/ops/parse_sequence_example_ops.hpp"
 #include "actorflow/ops/parsing_ops.hpp"
 #include "actorflow/ops/partition_ops.hpp"
+#include "actorflow/ops/patches_pool_ops.hpp"
 #include "actorflow/ops/random_more_ops.hpp"
 #include "actorflow/ops/resource_variable_ops.hpp"
 #include "actorflow/ops/scatter_nd_variable_ops.hpp"

@@ -65,6 +65,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_more_sparse_training_kernels(r);
   register_image_proc_kernels(r);
   register_lookup_table_kernels(r);
+  register_patches_pool_kernels(r);
   register_random_more_kernels(r);
   register_random_more2_kernels(r);
   register_misc_array_kernels(r);

@@ -81,6 +81,9 @@ void register_scatter_nd_variable_kernels(KernelRegistry& r);
 // HashTableV2, MutableHashTable(OfTensors)V2, MutableDenseHashTableV2, InitializeTable(V2,
 // FromTextFileV2), LookupTable{Find,Insert,Remove,Size,Export,Import}V2
 void register_lookup_table_kernels(KernelRegistry& r);
+// ExtractImagePatches, ExtractVolumePatches, Dilation2D(+Backprops), MaxPoolWithArgmax,
+// MaxPoolGrad{,Grad}WithArgmax, MaxPoolGradGrad
+void register_patches_pool_kernels(KernelRegistry& r);
 void register_random_more_kernels(KernelRegistry& r);  // Stateless*, RandomGamma
 // RandomGammaGrad, RandomPoisson(V2), ParameterizedTruncatedNormal
 void register_random_more2_kernels(KernelRegistry& r);

@@ -108,6 +108,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_more_training_ops(r);
   detail::register_image_proc_ops(r);
   detail::register_lookup_ops(r);
+  detail::register_patches_pool_ops(r);
   detail::register_random_more_ops(r);
   detail::register_random_more2_ops(r);
   detail::register_misc_array_ops(r);

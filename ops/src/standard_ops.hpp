@@ -101,6 +101,7 @@ void register_more_training_ops(OpRegistry& r);
 /// ResizeBicubic(+Grad), ResizeArea, CropAndResize and its gradients, NonMaxSuppression*
 void register_image_proc_ops(OpRegistry& r);
 void register_lookup_ops(OpRegistry& r);
+void register_patches_pool_ops(OpRegistry& r);
 void register_random_more_ops(OpRegistry& r);
 void register_random_more2_ops(OpRegistry& r);
 void register_misc_array_ops(OpRegistry& r);

@@ -76,6 +76,7 @@ void register_misc_math_gradients(GradientRegistry& r);
 void register_string_gradients(GradientRegistry& r);
 void register_image_proc_gradients(GradientRegistry& r);
 void register_lookup_gradients(GradientRegistry& r);
+void register_patches_pool_gradients(GradientRegistry& r);
 void register_random_more_gradients(GradientRegistry& r);
 void register_misc_array_gradients(GradientRegistry& r);
 void register_linalg_decomp_gradients(GradientRegistry& r);

@@ -108,6 +108,7 @@ void register_standard_gradients(GradientRegistry& r) {
   detail::register_string_gradients(r);
   detail::register_image_proc_gradients(r);
   detail::register_lookup_gradients(r);
+  detail::register_patches_pool_gradients(r);
   detail::register_random_more_gradients(r);
   detail::register_misc_array_gradients(r);
   detail::register_linalg_decomp_gradients(r);
