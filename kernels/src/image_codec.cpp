@@ -1,4 +1,4 @@
-// JPEG, PNG and GIF helpers of the image codec kernels: TensorFlow's lib/jpeg/jpeg_mem.cc,
+// JPEG and PNG helpers of the image codec kernels: TensorFlow's lib/jpeg/jpeg_mem.cc,
 // lib/jpeg/jpeg_handle.cc and lib/png/png_io.cc on Debian's libjpeg-turbo and libpng, with
 // the same libjpeg settings (IFAST or ISLOW IDCT, fancy upsampling, scale_denom, crop and
 // skip) so that decodes equal TensorFlow's bit for bit. libjpeg and libpng report fatal
@@ -674,47 +674,6 @@ bool encode_png(const void* image, int width, int height, int channels, int chan
   out->clear();
   if (width == 0 || height == 0) return false;
   return encode_png_low(image, width, height, channels, channel_bits, compression, out);
-}
-
-// -- GIF ---------------------------------------------------------------------------------------
-
-int gif_frame_count(std::string_view data) {
-  const auto* p = reinterpret_cast<const std::uint8_t*>(data.data());
-  const std::size_t n = data.size();
-  if (n < 13) return -1;
-  std::size_t at = 13;
-  if (p[10] & 0x80) at += 3u * (1u << ((p[10] & 7) + 1));  // global colour table
-  // Skips data sub-blocks up to and including the terminating empty one.
-  auto skip_sub_blocks = [&](std::size_t pos) -> std::size_t {
-    while (pos < n) {
-      const std::size_t len = p[pos];
-      if (len == 0) return pos + 1;
-      pos += len + 1;
-    }
-    return 0;
-  };
-  int frames = 0;
-  while (at < n) {
-    const std::uint8_t kind = p[at];
-    if (kind == 0x3b) return frames;  // trailer
-    if (kind == 0x21) {               // extension: label, sub-blocks
-      if (at + 2 > n) return -1;
-      at = skip_sub_blocks(at + 2);
-      if (at == 0) return -1;
-    } else if (kind == 0x2c) {  // image descriptor, local colour table, LZW data
-      if (at + 10 > n) return -1;
-      const std::uint8_t flags = p[at + 9];
-      at += 10;
-      if (flags & 0x80) at += 3u * (1u << ((flags & 7) + 1));
-      if (at + 1 > n) return -1;
-      at = skip_sub_blocks(at + 1);
-      if (at == 0) return -1;
-      ++frames;
-    } else {
-      return -1;
-    }
-  }
-  return frames > 0 ? frames : -1;  // truncated before the trailer
 }
 
 }  // namespace af::detail::image_codec

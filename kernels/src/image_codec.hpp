@@ -90,12 +90,6 @@ bool decode_png(std::string_view data, int desired_channels, int channel_bits, O
 bool encode_png(const void* image, int width, int height, int channels, int channel_bits,
                 int compression, std::string* out);
 
-// -- GIF -----------------------------------------------------------------------------------
-
-/// The number of images in a GIF stream (walking its blocks without decoding them), or -1
-/// when the stream is malformed or truncated.
-int gif_frame_count(std::string_view data);
-
 // -- implementation of decode_png ------------------------------------------------------------
 
 /// The two halves of decode_png, split around the header callback.

@@ -1,12 +1,12 @@
 // DecodeJpeg, DecodeAndCropJpeg, DecodePng, DecodeBmp, DecodeImage, EncodeJpeg, EncodePng and
 // ExtractJpegShape: CPU kernels with TensorFlow's checks and messages
 // (kernels/image/decode_image_op.cc, encode_jpeg_op.cc, encode_png_op.cc,
-// extract_jpeg_shape_op.cc). As TensorFlow's DecodeImageV2Op, one kernel serves every decode
-// op and dispatches on the contents' magic bytes, so DecodeJpeg reads PNG too and the op
-// type only decides the output's rank and which formats are refused. GIF is recognised but
-// not decoded (Unimplemented), save that an animated GIF given to DecodeJpeg or DecodePng
-// fails with TensorFlow's message; WebP and JPEG XL count as unknown formats. Their
-// definitions are in ops/src/defs/image_codec_ops.cpp; the codecs in image_codec.cpp.
+// extract_jpeg_shape_op.cc), and DecodeGif. As TensorFlow's DecodeImageV2Op, one kernel
+// serves every decode op and dispatches on the contents' magic bytes, so DecodeJpeg reads PNG
+// too and the op type only decides the output's rank and which formats are refused (DecodeGif
+// gives [1, height, width, 3] for a PNG or JPEG); WebP and JPEG XL count as unknown formats.
+// Their definitions are in ops/src/defs/image_codec_ops.cpp and gif_ops.cpp; the codecs in
+// image_codec.cpp and gif_codec.cpp.
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "actorflow/ops/kernel.hpp"
+#include "gif_codec.hpp"
 #include "image_codec.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
@@ -76,7 +77,7 @@ class DecodeImageOp : public StatusKernel {
       case FileFormat::kPng:
         return decode_png(ctx, input);
       case FileFormat::kGif:
-        return decode_gif(input);
+        return decode_gif(ctx, input);
       case FileFormat::kBmp:
         return decode_bmp(ctx, input);
       default:
@@ -118,6 +119,10 @@ class DecodeImageOp : public StatusKernel {
       if (op_ == "DecodeImage" && !c.get_attr("expand_animations", &expand_animations_).ok())
         expand_animations_ = true;
     }
+    if (op_ == "DecodeGif") {  // no channels attr: always RGB
+      channels_ = 3;
+      return {};
+    }
     std::int64_t channels = 0;
     ACTORFLOW_RETURN_IF_ERROR(c.get_attr("channels", &channels));
     if (channels != 0 && channels != 1 && channels != 3 && channels != 4)
@@ -127,10 +132,18 @@ class DecodeImageOp : public StatusKernel {
     return {};
   }
 
+  // The shape of one decoded image: DecodeGif's outputs are 4-D, one frame for PNG and JPEG.
+  Shape image_shape(Index height, Index width, Index channels) const {
+    if (op_ == "DecodeGif") return Shape{1, height, width, channels};
+    return Shape{height, width, channels};
+  }
+
   // The uint8 `image` as the output: uint8, or float32 scaled by 1/255 (DecodeImage).
   void emit(OpKernelContext& ctx, const std::vector<std::uint8_t>& image, Index height, Index width,
             Index channels) {
-    const Shape shape{height, width, channels};
+    emit(ctx, image, image_shape(height, width, channels));
+  }
+  void emit(OpKernelContext& ctx, const std::vector<std::uint8_t>& image, const Shape& shape) {
     if (dtype_ == DType::uint8) {
       Tensor& out = ctx.allocate_output_for_overwrite(0, DType::uint8, shape);
       if (!image.empty()) std::memcpy(out.raw_data(), image.data(), image.size());
@@ -202,8 +215,8 @@ class DecodeImageOp : public StatusKernel {
     if (init_failed) return invalid_argument("Invalid PNG. Failed to initialize decoder.");
     if (header_refused) return refused;
     if (!ok) return invalid_argument("Invalid PNG data, size " + std::to_string(input.size()));
-    const Shape shape{static_cast<Index>(info.height), static_cast<Index>(info.width),
-                      static_cast<Index>(info.channels)};
+    const Shape shape = image_shape(static_cast<Index>(info.height), static_cast<Index>(info.width),
+                                    static_cast<Index>(info.channels));
     if (dtype_ == DType::uint8) {
       Tensor& out = ctx.allocate_output_for_overwrite(0, DType::uint8, shape);
       std::memcpy(out.raw_data(), pixels.data(), pixels.size());
@@ -220,7 +233,10 @@ class DecodeImageOp : public StatusKernel {
     return {};
   }
 
-  Status decode_gif(std::string_view input) {
+  // gif::Decode: DecodeGif and an expanding DecodeImage give [frames, height, width, 3],
+  // DecodeImage without expand_animations the first frame, DecodeJpeg and DecodePng a GIF of
+  // one frame only.
+  Status decode_gif(OpKernelContext& ctx, std::string_view input) {
     if (channels_ != 0 && channels_ != 3)
       return invalid_argument("channels must be 0 or 3 for GIF, got " + std::to_string(channels_));
     if (op_ == "DecodeBmp")
@@ -230,13 +246,34 @@ class DecodeImageOp : public StatusKernel {
     if (op_ == "DecodeAndCropJpeg")
       return invalid_argument(
           "DecodeAndCropJpeg operation can run on JPEG only, but detected GIF.");
-    const int frames = codec::gif_frame_count(input);
-    if ((op_ == "DecodePng" || op_ == "DecodeJpeg") && frames > 1)
-      return invalid_argument("Got " + std::to_string(frames) +
-                              " frames, but animated gifs can only be decoded by "
-                              "tf.io.decode_gif or tf.io.decode_image");
-    return unimplemented(op_ + ": actorflow does not decode GIF images (" +
-                         std::to_string(input.size()) + " bytes)");
+    const bool expand = op_ != "DecodeImage" || expand_animations_;
+    Status refused;
+    Shape shape;
+    std::vector<std::uint8_t> frames;
+    std::string error;
+    const bool ok = detail::gif_codec::decode_gif(
+        input, expand,
+        [&](int num_frames, int width, int height, int channels) -> std::uint8_t* {
+          if (op_ == "DecodeGif" || (op_ == "DecodeImage" && expand_animations_)) {
+            shape = Shape{num_frames, height, width, channels};
+          } else if (op_ == "DecodeImage" || num_frames == 1) {
+            shape = Shape{height, width, channels};
+          } else {
+            refused = invalid_argument("Got " + std::to_string(num_frames) +
+                                       " frames, but animated gifs can only be decoded by "
+                                       "tf.io.decode_gif or tf.io.decode_image");
+            return nullptr;
+          }
+          frames.assign(static_cast<std::size_t>(shape.num_elements()), 0);
+          return frames.data();
+        },
+        &error);
+    if (!refused.ok()) return refused;
+    if (!ok)
+      return invalid_argument("Invalid GIF data (size " + std::to_string(input.size()) + "), " +
+                              error);
+    emit(ctx, frames, shape);
+    return {};
   }
 
   Status decode_bmp(OpKernelContext& ctx, std::string_view input) {
@@ -488,7 +525,7 @@ namespace detail {
 
 void register_image_codec_kernels(KernelRegistry& r) {
   for (const char* type :
-       {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeBmp", "DecodeImage"})
+       {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeBmp", "DecodeImage", "DecodeGif"})
     r.add(make_kernel_def<DecodeImageOp>(type, "CPU"));
   r.add(make_kernel_def<EncodeJpegOp>("EncodeJpeg", "CPU"));
   r.add(make_kernel_def<EncodePngOp>("EncodePng", "CPU", {{"T", {DType::uint8}}}));

@@ -90,6 +90,7 @@ void register_random_more2_kernels(KernelRegistry& r);
 // Bucketize, HistogramFixedWidth, CumulativeLogsumexp, BroadcastArgs, EnsureShape, Snapshot,
 // FakeQuant*, Print, PrintV2
 void register_misc_array_kernels(KernelRegistry& r);
+void register_audio_kernels(KernelRegistry& r);  // DecodeWav, EncodeWav, AudioSpectrogram, Mfcc
 // Qr, Svd, SelfAdjointEigV2, MatrixSolveLs, MatrixSquareRoot, TridiagonalSolve,
 // TridiagonalMatMul
 void register_linalg_decomp_kernels(KernelRegistry& r);

@@ -112,6 +112,8 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_random_more_ops(r);
   detail::register_random_more2_ops(r);
   detail::register_misc_array_ops(r);
+  detail::register_audio_ops(r);
+  detail::register_gif_ops(r);
   detail::register_linalg_decomp_ops(r);
   detail::register_einsum_ops(r);
   detail::register_conv3d_ops(r);

@@ -105,6 +105,8 @@ void register_patches_pool_ops(OpRegistry& r);
 void register_random_more_ops(OpRegistry& r);
 void register_random_more2_ops(OpRegistry& r);
 void register_misc_array_ops(OpRegistry& r);
+void register_audio_ops(OpRegistry& r);
+void register_gif_ops(OpRegistry& r);
 void register_linalg_decomp_ops(OpRegistry& r);
 /// Einsum
 void register_einsum_ops(OpRegistry& r);

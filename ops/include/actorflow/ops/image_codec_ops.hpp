@@ -17,8 +17,8 @@
 /// JPEGs decode with Debian's libjpeg-turbo and TensorFlow's settings (fast integer IDCT
 /// unless `dct_method` is "INTEGER_ACCURATE"), equal to TensorFlow's decodes bit for bit;
 /// PNGs with libpng (palettes and tRNS to RGB(A), gray <-> RGB, 1/2/4-bit and interlaced
-/// files). GIF is recognised but not decoded: Unimplemented, except that an animated GIF
-/// given to DecodeJpeg or DecodePng fails as TensorFlow's ("Got 12 frames, but animated gifs
+/// files); GIFs with giflib as TensorFlow's gif_io.cc (see gif_ops.hpp), an animated GIF
+/// given to DecodeJpeg or DecodePng failing as TensorFlow's ("Got 12 frames, but animated gifs
 /// can only be decoded by tf.io.decode_gif or tf.io.decode_image"). WebP and JPEG XL are
 /// unknown formats. uint16 outputs do not exist in actorflow: DecodePng is uint8 only.
 ///
