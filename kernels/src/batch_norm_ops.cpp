@@ -1,6 +1,7 @@
 // FusedBatchNorm, FusedBatchNormV2 and FusedBatchNormV3 and their gradient ops: CPU kernels
 // with TensorFlow's formulas, checks and messages (fused_batch_norm_op.cc) for float32 in
-// NHWC and NCHW. Per-channel sums accumulate in double. Their definitions are in
+// NHWC and NCHW, and (V3) 5-D NDHWC and NCDHW, which TensorFlow's kernel runs as NHWC and NCHW
+// with D merged into H. Per-channel sums accumulate in double. Their definitions are in
 // ops/src/defs/batch_norm_ops.cpp.
 #include <cmath>
 #include <cstdint>
@@ -19,14 +20,22 @@ namespace {
 using detail::Index;
 using detail::node_suffix;
 
-// x as [outer, C, inner]: NHWC is [N*H*W, C, 1], NCHW is [N, C, H*W].
+// x (rank 4 or 5) as [outer, C, inner]: NHWC is [N*H*W, C, 1], NCHW is [N, C, H*W]; 5-D
+// NDHWC is [N*D*H*W, C, 1] and NCDHW [N, C, D*H*W], as TensorFlow's kernel reshapes them to
+// [N, D, H*W, C] and [N, C, D, H*W] and runs the 4-D code.
 struct Layout {
   Index outer = 0, channels = 0, inner = 0;
 
   Layout(const Shape& s, bool nchw) {
-    channels = s.dim(nchw ? 1 : 3);
-    outer = nchw ? s.dim(0) : s.dim(0) * s.dim(1) * s.dim(2);
-    inner = nchw ? s.dim(2) * s.dim(3) : 1;
+    const int rank = s.rank();
+    channels = s.dim(nchw ? 1 : rank - 1);
+    outer = s.dim(0);
+    inner = 1;
+    if (nchw) {
+      for (int d = 2; d < rank; ++d) inner *= s.dim(d);
+    } else {
+      for (int d = 1; d < rank - 1; ++d) outer *= s.dim(d);
+    }
   }
   /// The elements per channel.
   Index rest() const { return outer * inner; }
@@ -52,13 +61,23 @@ struct BatchNormAttrs {
     c.get_attr("epsilon", &epsilon);
     c.get_attr("exponential_avg_factor", &exponential_avg_factor);
     c.get_attr("is_training", &is_training);
+    // FormatFromString: NDHWC is FORMAT_NHWC and NCDHW FORMAT_NCHW, whatever x's rank (the
+    // shape functions tie the rank to the format; the kernel takes 4 or 5 with either).
     std::string format = "NHWC";
     c.get_attr("data_format", &format);
-    if (format != "NHWC" && format != "NCHW") return invalid_argument("Invalid data format");
-    nchw = format == "NCHW";
+    if (format != "NHWC" && format != "NCHW" && format != "NDHWC" && format != "NCDHW")
+      return invalid_argument("Invalid data format");
+    nchw = format == "NCHW" || format == "NCDHW";
     return {};
   }
 };
+
+// x (and y_backprop) of rank 4 or 5.
+Status expect_4_or_5d(const Tensor& t) {
+  if (t.rank() != 4 && t.rank() != 5)
+    return invalid_argument("input must be 4 or 5-dimensional" + t.shape().to_string());
+  return {};
+}
 
 Status expect_vector(const Tensor& t, const char* what) {
   if (t.rank() != 1)
@@ -102,8 +121,7 @@ class FusedBatchNormOp : public OpKernel {
     const Tensor& offset = ctx.input(2);
     const Tensor& old_mean = ctx.input(3);
     const Tensor& old_var = ctx.input(4);
-    if (x.rank() != 4)
-      return invalid_argument("input must be 4 or 5-dimensional" + x.shape().to_string());
+    ACTORFLOW_RETURN_IF_ERROR(expect_4_or_5d(x));
     ACTORFLOW_RETURN_IF_ERROR(expect_vector(scale, "scale"));
     ACTORFLOW_RETURN_IF_ERROR(expect_vector(offset, "offset"));
     ACTORFLOW_RETURN_IF_ERROR(expect_vector(old_mean, "estimated_mean"));
@@ -188,7 +206,7 @@ class FusedBatchNormOp : public OpKernel {
 // FusedBatchNormGrad{,V2,V3}(y_backprop, x, scale, reserve_space_1, reserve_space_2[,
 // reserve_space_3]): x_backprop, scale_backprop, offset_backprop and two empty placeholders.
 // In training the reserve spaces are the batch's mean and variance; in inference the
-// population's, and only NHWC is taken (Python transposes NCHW around it).
+// population's, and only NHWC or NDHWC is taken (Python transposes NCHW and NCDHW around it).
 class FusedBatchNormGradOp : public OpKernel {
  public:
   FusedBatchNormGradOp(OpKernelConstruction& c, Status* s) : OpKernel(c) { *s = attrs_.read(c); }
@@ -208,10 +226,8 @@ class FusedBatchNormGradOp : public OpKernel {
     const Tensor& scale = ctx.input(2);
     const Tensor& mean = ctx.input(3);
     const Tensor& var = ctx.input(4);
-    if (dy.rank() != 4)
-      return invalid_argument("input must be 4 or 5-dimensional" + dy.shape().to_string());
-    if (x.rank() != 4)
-      return invalid_argument("input must be 4 or 5-dimensional" + x.shape().to_string());
+    ACTORFLOW_RETURN_IF_ERROR(expect_4_or_5d(dy));
+    ACTORFLOW_RETURN_IF_ERROR(expect_4_or_5d(x));
     ACTORFLOW_RETURN_IF_ERROR(expect_vector(scale, "scale"));
     ACTORFLOW_RETURN_IF_ERROR(expect_vector(mean, "saved mean"));
     ACTORFLOW_RETURN_IF_ERROR(expect_vector(var, "saved variance"));
@@ -224,7 +240,8 @@ class FusedBatchNormGradOp : public OpKernel {
     ACTORFLOW_RETURN_IF_ERROR(expect_channels(scale, "scale", C));
     ACTORFLOW_RETURN_IF_ERROR(expect_channels(mean, "reserve_space_1", C));
     ACTORFLOW_RETURN_IF_ERROR(expect_channels(var, "reserve_space_2", C));
-    if (!attrs_.is_training && attrs_.nchw)
+    // TensorFlow returns zero scale and offset gradients for an empty x before this check.
+    if (!attrs_.is_training && attrs_.nchw && x.num_elements() > 0)
       return invalid_argument(
           "The implementation of FusedBatchNormGrad with is_training=False only support NHWC "
           "tensor format for now.");

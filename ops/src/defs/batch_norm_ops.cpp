@@ -1,6 +1,7 @@
 // The definitions of FusedBatchNorm, FusedBatchNormV2, FusedBatchNormV3 and their gradient
-// ops (shape functions as TensorFlow's FusedBatchNormShape and FusedBatchNormGradShape) and
-// the builder nn::fused_batch_norm; their CPU kernels are in kernels/src/batch_norm_ops.cpp.
+// ops (shape functions as TensorFlow's FusedBatchNormShape and FusedBatchNormGradShape: rank 5
+// for the V3 ops' NDHWC and NCDHW, 4 otherwise) and the builder nn::fused_batch_norm; their
+// CPU kernels are in kernels/src/batch_norm_ops.cpp.
 #include "actorflow/ops/batch_norm_ops.hpp"
 
 #include <algorithm>
@@ -28,10 +29,25 @@ Status merge_dim(std::int64_t* dim, std::int64_t other) {
   return {};
 }
 
-int channel_index(const InferenceContext& c) {
+// The OpDefs' data_format: {'NHWC', 'NCHW'} for FusedBatchNorm{,Grad}{,V2}, and also
+// 'NDHWC' and 'NCDHW' for the V3 ops (ValidateAttrValue's message); x's rank follows it
+// (5 for NDHWC and NCDHW) and its channels are dimension 1 (NCHW, NCDHW) or the last.
+struct Format {
+  int rank = 4;
+  int channel = 3;
+};
+
+Status read_format(const InferenceContext& c, bool v3, Format* f) {
   std::string format = "NHWC";
   c.get_attr("data_format", &format);
-  return format == "NCHW" ? 1 : 3;
+  const bool five = format == "NDHWC" || format == "NCDHW";
+  if (format != "NHWC" && format != "NCHW" && !(v3 && five))
+    return invalid_argument("Value for attr 'data_format' of \"" + format +
+                            "\" is not in the list of allowed values: \"NHWC\", \"NCHW\"" +
+                            (v3 ? ", \"NDHWC\", \"NCDHW\"" : ""));
+  f->rank = five ? 5 : 4;
+  f->channel = format == "NCHW" || format == "NCDHW" ? 1 : f->rank - 1;
+  return {};
 }
 
 // Every input is float32 (T, and U where the op has it).
@@ -44,26 +60,28 @@ Status expect_float32(const InferenceContext& c) {
   return {};
 }
 
-// x [rank 4], then vectors of its channel count: scale and offset, and mean and variance
-// where they are read (inference, or a blending factor below 1).
+// x [rank 4, or 5 for NDHWC and NCDHW], then vectors of its channel count: scale and offset,
+// and mean and variance where they are read (inference, or a blending factor below 1).
 Status infer_fused_batch_norm(InferenceContext& c, bool v3) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(5));
   ACTORFLOW_RETURN_IF_ERROR(expect_float32(c));
+  Format f;
+  ACTORFLOW_RETURN_IF_ERROR(read_format(c, v3, &f));
   const PartialShape& x = c.input_shapes[0];
-  ACTORFLOW_RETURN_IF_ERROR(with_rank(x, 4));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank(x, f.rank));
   bool is_training = true;
   float factor = 1.0f;
   c.get_attr("is_training", &is_training);
   c.get_attr("exponential_avg_factor", &factor);
   const int read = is_training && factor == 1.0f ? 3 : 5;
-  const int ci = channel_index(c);
+  const int ci = f.channel;
   std::int64_t channels = x.rank_known() ? x.dim(ci) : -1;
   for (int i = 1; i < read; ++i) {
     const PartialShape& v = c.input_shapes[static_cast<std::size_t>(i)];
     ACTORFLOW_RETURN_IF_ERROR(with_rank(v, 1));
     if (v.rank_known()) ACTORFLOW_RETURN_IF_ERROR(merge_dim(&channels, v.dim(0)));
   }
-  PartialShape y = PartialShape::unknown_of_rank(4);
+  PartialShape y = PartialShape::unknown_of_rank(f.rank);
   if (x.rank_known()) {
     std::vector<std::int64_t> dims = x.dims();
     dims[static_cast<std::size_t>(ci)] = channels;
@@ -75,24 +93,27 @@ Status infer_fused_batch_norm(InferenceContext& c, bool v3) {
   return {};
 }
 
-// y_backprop and x [rank 4] merged; scale and the two reserve spaces of the channel count.
+// y_backprop and x [rank 4, or 5 for NDHWC and NCDHW] merged; scale and the two reserve
+// spaces of the channel count.
 Status infer_fused_batch_norm_grad(InferenceContext& c, bool v3) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(v3 ? 6 : 5));
   ACTORFLOW_RETURN_IF_ERROR(expect_float32(c));
-  ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[0], 4));
-  ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[1], 4));
+  Format f;
+  ACTORFLOW_RETURN_IF_ERROR(read_format(c, v3, &f));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[0], f.rank));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[1], f.rank));
   PartialShape x = c.input_shapes[1];
   if (const PartialShape& dy = c.input_shapes[0]; dy.rank_known()) {
     if (!x.rank_known()) {
       x = dy;
     } else {
       std::vector<std::int64_t> dims = x.dims();
-      for (int d = 0; d < 4; ++d)
+      for (int d = 0; d < f.rank; ++d)
         ACTORFLOW_RETURN_IF_ERROR(merge_dim(&dims[static_cast<std::size_t>(d)], dy.dim(d)));
       x = PartialShape(std::move(dims));
     }
   }
-  const int ci = channel_index(c);
+  const int ci = f.channel;
   std::int64_t channels = x.rank_known() ? x.dim(ci) : -1;
   for (int i = 2; i < 5; ++i) {
     const PartialShape& v = c.input_shapes[static_cast<std::size_t>(i)];
@@ -104,7 +125,7 @@ Status infer_fused_batch_norm_grad(InferenceContext& c, bool v3) {
     dims[static_cast<std::size_t>(ci)] = channels;
     x = PartialShape(std::move(dims));
   }
-  c.add_output(DType::float32, x.rank_known() ? x : PartialShape::unknown_of_rank(4));
+  c.add_output(DType::float32, x.rank_known() ? x : PartialShape::unknown_of_rank(f.rank));
   c.add_output(DType::float32, PartialShape{channels});
   c.add_output(DType::float32, PartialShape{channels});
   c.add_output(DType::float32, PartialShape{0});

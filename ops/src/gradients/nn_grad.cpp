@@ -159,8 +159,8 @@ Grads softplus_grad_grad(const Operation& op, const Grads& g) {
 }
 
 // _BaseFusedBatchNormGrad: FusedBatchNormGrad{,V2,V3} of the op's reserve spaces in
-// training, of its population statistics in inference (NCHW transposed to NHWC around it,
-// as Python does).
+// training, of its population statistics in inference (NCHW transposed to NHWC and NCDHW to
+// NDHWC around it, as Python does; the 5-D formats run as NDHWC).
 Grads fused_batch_norm_grad(const Operation& op, const Grads& g) {
   Graph& gr = op.graph();
   const std::string type = op.type();
@@ -173,7 +173,8 @@ Grads fused_batch_norm_grad(const Operation& op, const Grads& g) {
   if (auto v = op.node_def().attr<bool>("is_training")) is_training = *v;
   const std::string format = string_attr(op, "data_format", "NHWC");
   Output x = input(op, 0), dy = g[0];
-  const bool transpose = !is_training && format == "NCHW";
+  const bool five = format == "NDHWC" || format == "NCDHW";
+  const bool transpose = !is_training && (format == "NCHW" || format == "NCDHW");
   auto permute = [&](const Output& t, std::vector<std::int64_t> perm, const char* name) {
     return gr
         .create_op("Transpose", {t, int_constant(gr, perm, std::string(name) + "/perm")},
@@ -181,8 +182,10 @@ Grads fused_batch_norm_grad(const Operation& op, const Grads& g) {
         .output(0);
   };
   if (transpose) {
-    x = permute(x, {0, 2, 3, 1}, "transpose");
-    dy = permute(dy, {0, 2, 3, 1}, "transpose_1");
+    const std::vector<std::int64_t> to_last =
+        five ? std::vector<std::int64_t>{0, 2, 3, 4, 1} : std::vector<std::int64_t>{0, 2, 3, 1};
+    x = permute(x, to_last, "transpose");
+    dy = permute(dy, to_last, "transpose_1");
   }
   std::vector<Output> inputs{dy, x, input(op, 1)};
   if (is_training) {
@@ -195,12 +198,15 @@ Grads fused_batch_norm_grad(const Operation& op, const Grads& g) {
   if (grad_type == "FusedBatchNormGradV3") inputs.push_back(op.output(5));
   AttrMap attrs{{"T", x.dtype()},
                 {"epsilon", epsilon},
-                {"data_format", transpose ? std::string("NHWC") : format},
+                {"data_format", transpose ? std::string(five ? "NDHWC" : "NHWC") : format},
                 {"is_training", is_training}};
   if (grad_type != "FusedBatchNormGrad") attrs.emplace("U", input(op, 1).dtype());
   Operation grad = gr.create_op(grad_type, inputs, std::move(attrs), grad_type);
   Output dx = grad.output(0);
-  if (transpose) dx = permute(dx, {0, 3, 1, 2}, "transpose_2");
+  if (transpose)
+    dx = permute(
+        dx, five ? std::vector<std::int64_t>{0, 4, 1, 2, 3} : std::vector<std::int64_t>{0, 3, 1, 2},
+        "transpose_2");
   return {dx, grad.output(1), grad.output(2), Output(), Output()};
 }
 

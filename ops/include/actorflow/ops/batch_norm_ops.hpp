@@ -20,10 +20,15 @@ struct FusedBatchNormOutputs {
 };
 
 /// `tf.compat.v1.nn.fused_batch_norm`: op FusedBatchNormV3 (default name
-/// "FusedBatchNormV3") of a float32 `x` of rank 4 ("NHWC" or "NCHW") with float32 [C]
-/// `scale` and `offset`. Training (`is_training`) normalizes by the batch's statistics over
-/// N, H and W; inference by `mean` and `variance`, which it then needs (absent, empty
-/// Consts stand in, as TensorFlow's). `epsilon` below 1.001e-5 is raised to it, as
+/// "FusedBatchNormV3") of a float32 `x` of rank 4 ("NHWC" or "NCHW") or rank 5 ("NDHWC" or
+/// "NCDHW") with float32 [C] `scale` and `offset`. Training (`is_training`) normalizes by the
+/// batch's statistics over every dimension but C (N, H and W; N, D, H and W); inference by
+/// `mean` and `variance`, which it then needs (absent, empty Consts stand in, as
+/// TensorFlow's). A rank that does not match the format throws InvalidArgumentError while
+/// building where known ("Shape must be rank 5 but is rank 4"), as does another format
+/// ("Value for attr 'data_format' of \"NCHW_VECT_C\" is not in the list of allowed values:
+/// \"NHWC\", \"NCHW\", \"NDHWC\", \"NCDHW\""); a run-time rank other than 4 or 5 fails ("input
+/// must be 4 or 5-dimensional[2,4]"). `epsilon` below 1.001e-5 is raised to it, as
 /// TensorFlow does for cuDNN. Wrong ranks or channel counts throw InvalidArgumentError while
 /// building where the shapes are known; running fails with TensorFlow's messages ("scale
 /// must have the same number of elements as the channels of x, got 3 and 4", "When
