@@ -344,7 +344,8 @@ void fake_quant(const float* in, float* out, Index count, Index stride, float mi
 }
 
 // The gradient functors: the incoming gradient where the input lies in the nudged range,
-// and the sums of it below (for min) and above (for max).
+// and the sums of it below (for min) and above (for max), summed in order (TensorFlow's
+// Eigen reduction may order the sum otherwise: the last bits can differ).
 void fake_quant_backprop(const float* grad, const float* in, float* dx, Index count, Index stride,
                          float min, float max, int quant_min, int quant_max, float* dmin,
                          float* dmax) {
@@ -352,9 +353,10 @@ void fake_quant_backprop(const float* grad, const float* in, float* dx, Index co
   float below = 0.0f, above = 0.0f;
   for (Index i = 0; i < count; ++i) {
     const float x = in[i * stride], g = grad[i * stride];
-    dx[i * stride] = (x >= n.min && x <= n.max) ? g : 0.0f;
-    below += x < n.min ? g : 0.0f;
-    above += x > n.max ? g : 0.0f;
+    // Products with a 0/1 mask, as TensorFlow's functor: a negative gradient masked out is -0.
+    dx[i * stride] = g * static_cast<float>(x >= n.min && x <= n.max);
+    below += g * static_cast<float>(x < n.min);
+    above += g * static_cast<float>(x > n.max);
   }
   if (dmin) *dmin = below;
   if (dmax) *dmax = above;
