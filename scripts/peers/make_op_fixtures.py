@@ -774,7 +774,8 @@ def build_products_and_indexing(b):
 
 CASE_FAMILIES = ["space_batch", "matrix", "misc_math", "string", "image_proc", "einsum", "conv3d",
                  "scatter_nd_var", "image_color", "sparse_tensor", "segment_v2",
-                 "sequence_example", "string_format"]
+                 "sequence_example", "string_format", "lookup", "patches_pool", "random_more",
+                 "misc_array", "audio", "linalg_decomp", "batch_norm_5d"]
 
 
 def main(out):
