@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "matchers.hpp"
+#include "test_paths.hpp"
 
 namespace {
 
@@ -376,6 +377,27 @@ BOOST_AUTO_TEST_CASE(index_tables, *boost::unit_test::timeout(60)) {
              (std::vector<std::string>{"palmer", "emerson", "UNK"}));
   BOOST_TEST(s.run(names_file.lookup(back)).to_vector<std::string>() ==
              (std::vector<std::string>{"palmer", "emerson", "UNK"}));
+}
+
+// A GraphDef TensorFlow 2.21 wrote with tf.compat.v1's tables (index_table_from_file with
+// out-of-vocabulary buckets, index_table_from_tensor, index_to_string_table_from_tensor, a
+// MutableHashTable filled in the step), imported, initialized by its "init_all_tables" and run
+// to TensorFlow's values (tests/data/tf_graph/lookup, scripts/peers/make_lookup_fixtures.py).
+BOOST_AUTO_TEST_CASE(tensorflow_graph_of_tables, *boost::unit_test::timeout(60)) {
+  const auto dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_graph" / "lookup";
+  af::Graph g;
+  af::import_graph_def(g, af::read_graph_def((dir / "graph.pb").string()), {.name = ""});
+  af::Session s(g);
+  const af::FeedDict feeds = {{g.output("vocab_path:0"), Tensor((dir / "vocab.txt").string())}};
+  s.run(g.operation("init_all_tables"), feeds);
+  const auto out = s.run({g.output("ids_file:0"), g.output("ids_tensor:0"), g.output("names:0"),
+                          g.output("scores_found:0")},
+                         feeds);
+  BOOST_TEST(out[0].shape() == (Shape{3, 2}));
+  BOOST_TEST(out[0].to_vector<std::int64_t>() == (std::vector<std::int64_t>{1, 6, 5, 7, 0, 8}));
+  BOOST_TEST(out[1].to_vector<std::int64_t>() == (std::vector<std::int64_t>{2, -7, 0}));
+  BOOST_TEST(out[2].to_vector<std::string>() == (std::vector<std::string>{"c", "UNK", "a"}));
+  BOOST_TEST(out[3].to_vector<float>() == (std::vector<float>{1.5f, -1.0f, 0.5f}));
 }
 
 // Tables are not differentiable: a gradient through a find stops there.
