@@ -443,24 +443,18 @@ bool visit_key(DType t, F&& f) {
   }
 }
 
+// The value types of tables: visit_numeric_dtype's but uint8 and bfloat16, and strings.
 template <class F>
 bool visit_value(DType t, F&& f) {
-  switch (t) {
-    case DType::float32:
-      f(float{});
-      return true;
-    case DType::float64:
-      f(double{});
-      return true;
-    case DType::boolean:
-      f(bool{});
-      return true;
-    case DType::string:
-      f(std::string{});
-      return true;
-    default:
-      return visit_key(t, f);  // the integer types
+  if (t == DType::string) {
+    f(std::string{});
+    return true;
   }
+  if (t == DType::uint8 || t == DType::bfloat16) return false;
+  return visit_numeric_dtype(t, [&](auto v) {
+    using V = decltype(v);
+    if constexpr (!std::is_same_v<V, std::uint8_t> && !std::is_same_v<V, bfloat16_t>) f(v);
+  });
 }
 
 // The key -> value dtype pairs TensorFlow registers CPU kernels for (lookup_table_op.cc).

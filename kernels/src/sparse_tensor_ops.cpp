@@ -469,6 +469,19 @@ class SparseReorderOp : public StatusKernel {
 
 // -- SparseSoftmax -------------------------------------------------------------------------
 
+// The checks SparseSoftmax and the SparseDenseCwise kernels open with: sp_indices a matrix,
+// sp_values and sp_shape vectors.
+Status check_sp_operands(const Tensor& indices, const Tensor& values, const Tensor& shape) {
+  if (indices.rank() != 2)
+    return invalid_argument("Input sp_indices should be a matrix but received shape: " +
+                            indices.shape().to_string());
+  if (values.rank() != 1 || shape.rank() != 1)
+    return invalid_argument(
+        "Inputs sp_values and sp_shape should be vectors but received shapes: " +
+        values.shape().to_string() + " and " + shape.shape().to_string());
+  return {};
+}
+
 // Softmax over the last dimension of each run of entries sharing the other coordinates, the
 // output values in the row-major order of the indices (the kernel sorts a copy).
 template <class T>
@@ -481,13 +494,7 @@ class SparseSoftmaxOp : public StatusKernel {
     const Tensor& indices = ctx.input(0);
     const Tensor& values = ctx.input(1);
     const Tensor& shape = ctx.input(2);
-    if (indices.rank() != 2)
-      return invalid_argument("Input sp_indices should be a matrix but received shape: " +
-                              indices.shape().to_string());
-    if (values.rank() != 1 || shape.rank() != 1)
-      return invalid_argument(
-          "Inputs sp_values and sp_shape should be vectors but received shapes: " +
-          values.shape().to_string() + " and " + shape.shape().to_string());
+    ACTORFLOW_RETURN_IF_ERROR(check_sp_operands(indices, values, shape));
     if (shape.num_elements() < 2)
       return invalid_argument("Input should have rank >= 2, but received shape: " +
                               summarize_ints(shape, 3));
@@ -555,13 +562,7 @@ class SparseDenseCwiseOp : public StatusKernel {
     const Tensor& values = ctx.input(1);
     const Tensor& shape = ctx.input(2);
     const Tensor& dense = ctx.input(3);
-    if (indices.rank() != 2)
-      return invalid_argument("Input sp_indices should be a matrix but received shape: " +
-                              indices.shape().to_string());
-    if (values.rank() != 1 || shape.rank() != 1)
-      return invalid_argument(
-          "Inputs sp_values and sp_shape should be vectors but received shapes: " +
-          values.shape().to_string() + " and " + shape.shape().to_string());
+    ACTORFLOW_RETURN_IF_ERROR(check_sp_operands(indices, values, shape));
     const Index nnz = indices.shape().dim(0);
     if (values.num_elements() != nnz)
       return invalid_argument("The first dimension of values and indices should match. (" +
