@@ -410,8 +410,8 @@ AttrValue empty_list_of_default_kind(const std::string& op, const std::string& k
           l.tensor_size() + l.func_size() >
       0)
     return v;
-  // List attrs without a default that may be empty: their kind from the op's definition.
-  if (op == "Bucketize" && key == "boundaries") return std::vector<float>{};
+  // An empty list takes the kind of the attr's default where there is one (a list attr
+  // without a default reads as any kind: NodeDef::attr).
   const AttrMap& defaults = detail::op_attr_defaults(op);
   const auto it = defaults.find(key);
   if (it == defaults.end()) return v;

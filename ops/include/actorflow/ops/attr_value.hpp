@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -18,6 +19,13 @@ using AttrValue =
                  Tensor, std::vector<std::int64_t>, std::vector<float>, std::vector<DType>,
                  std::vector<PartialShape>, std::vector<std::string>>;
 
+/// True for the list kinds of AttrValue.
+template <class T>
+inline constexpr bool is_attr_list =
+    std::is_same_v<T, std::vector<std::int64_t>> || std::is_same_v<T, std::vector<float>> ||
+    std::is_same_v<T, std::vector<DType>> || std::is_same_v<T, std::vector<PartialShape>> ||
+    std::is_same_v<T, std::vector<std::string>>;
+
 /// Attributes by name, ordered (so exports are deterministic).
 using AttrMap = std::map<std::string, AttrValue>;
 
@@ -31,11 +39,27 @@ struct NodeDef {
   std::string device;               ///< the requested device spec (may be partial or empty)
   AttrMap attrs;                    ///< the attributes (`"T"`, `"value"`, ...)
 
-  /// Returns the attribute `name` as `T`, or nullptr when absent or of another type.
+  /// Returns the attribute `name` as `T`, or nullptr when absent or of another type. An empty
+  /// list reads as an empty list of any kind: TensorFlow's AttrValue does not say the kind of
+  /// an empty list (`Bucketize(boundaries=[])` read from a GraphDef).
   template <class T>
   const T* attr(const std::string& attr_name) const {
     auto it = attrs.find(attr_name);
-    return it == attrs.end() ? nullptr : std::get_if<T>(&it->second);
+    if (it == attrs.end()) return nullptr;
+    if (const T* p = std::get_if<T>(&it->second)) return p;
+    if constexpr (is_attr_list<T>) {
+      const bool empty_list = std::visit(
+          [](const auto& v) {
+            if constexpr (is_attr_list<std::decay_t<decltype(v)>>)
+              return v.empty();
+            else
+              return false;
+          },
+          it->second);
+      static const T kEmpty{};
+      if (empty_list) return &kEmpty;
+    }
+    return nullptr;
   }
 
   /// Field-wise equality.
