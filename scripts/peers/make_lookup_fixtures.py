@@ -4,6 +4,9 @@ lookup tables (index_table_from_file with out-of-vocabulary buckets, index_table
 index_to_string_table_from_tensor, a MutableHashTable filled and read in one step), the
 vocabulary file it reads, and what TensorFlow computed (reference.json). The vocabulary's
 path is a placeholder_with_default "vocab_path" the test feeds.
+Also writes tests/data/tf_graph/lookup_checkpoint: a tf.compat.v1 Saver's checkpoint (and
+.meta) of a variable, a MutableHashTable, a MutableHashTable of vectors and a DenseHashTable,
+filled, with the entries in reference.json.
 Run with TensorFlow's venv: python scripts/peers/make_lookup_fixtures.py [OUT_DIR]."""
 import json
 import os
@@ -61,5 +64,40 @@ def main(out):
     print(json.dumps(ref))
 
 
+def checkpoint(out):
+    os.makedirs(out, exist_ok=True)
+    g = tf.Graph()
+    with g.as_default():
+        v = tf1.Variable([1.5, -2.0], name="v")
+        counts = tf1.lookup.experimental.MutableHashTable(tf.string, tf.int64, -1,
+                                                          name="vocab_counts")
+        emb = tf1.lookup.experimental.MutableHashTable(tf.int64, tf.float32, [0.0, 0.0],
+                                                       name="emb")
+        dense = tf1.lookup.experimental.DenseHashTable(tf.int64, tf.float32, default_value=-1.0,
+                                                       empty_key=-1, deleted_key=-2,
+                                                       initial_num_buckets=8, name="dense")
+        fill = tf.group(
+            counts.insert(tf.constant(["the", "cat", "sat"]),
+                          tf.constant([7, 2, 1], tf.int64)),
+            emb.insert(tf.constant([10, 20], tf.int64),
+                       tf.constant([[1.0, 2.0], [3.0, 4.0]])),
+            dense.insert(tf.constant([3, 11, 19], tf.int64), tf.constant([0.25, 0.5, 0.75])))
+        saver = tf1.train.Saver()
+        with tf1.Session() as s:
+            s.run(tf1.global_variables_initializer())
+            s.run(fill)
+            saver.save(s, os.path.join(out, "model"), write_meta_graph=True)
+    ref = {"tensorflow": tf.__version__,
+           "keys": [k for k, _ in tf.train.list_variables(os.path.join(out, "model"))],
+           "vocab_counts": {"the": 7, "cat": 2, "sat": 1},
+           "emb": {"10": [1.0, 2.0], "20": [3.0, 4.0]},
+           "dense": {"3": 0.25, "11": 0.5, "19": 0.75}}
+    os.remove(os.path.join(out, "checkpoint"))
+    with open(os.path.join(out, "reference.json"), "w") as f:
+        json.dump(ref, f, indent=1)
+    print(json.dumps(ref))
+
+
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/tf_graph/lookup")
+    checkpoint(sys.argv[2] if len(sys.argv) > 2 else "tests/data/tf_graph/lookup_checkpoint")

@@ -206,9 +206,33 @@ SaverDef Saver::saver_def() const {
   return def;
 }
 
+void Saver::add_tables(std::vector<Saveable>& out,
+                       const std::vector<lookup::SaveableTable>& tables) {
+  for (const auto& t : tables) out.push_back({t.name, Variable(), std::string(), t});
+}
+
 Saver::Saver(Graph& g, SaverOptions options) : options_(std::move(options)) {
   std::vector<Variable> vars = g.global_variables();
-  build(g, saveables_of(vars));
+  std::vector<Saveable> named = saveables_of(vars);
+  std::vector<lookup::SaveableTable> tables;
+  for (const auto& v : g.get_collection(lookup::kSaveableObjects))
+    if (const auto* t = std::any_cast<lookup::SaveableTable>(&v)) tables.push_back(*t);
+  add_tables(named, tables);
+  build(g, std::move(named));
+}
+
+Saver::Saver(const std::vector<Variable>& var_list,
+             const std::vector<lookup::SaveableTable>& tables, SaverOptions options)
+    : options_(std::move(options)) {
+  std::vector<Saveable> named = saveables_of(var_list);
+  add_tables(named, tables);
+  if (named.empty()) {
+    if (!options_.allow_empty) throw InvalidArgumentError(invalid_argument("No variables to save"));
+    empty_ = true;
+    return;
+  }
+  Graph& g = named[0].table ? named[0].table->table.graph() : named[0].var.graph();
+  build(g, std::move(named));
 }
 
 Saver::Saver(const std::vector<Variable>& var_list, SaverOptions options)
@@ -249,7 +273,8 @@ void Saver::build(Graph& g, std::vector<Saveable> named) {
   // By name; a partitioned variable's slices stay in their order.
   std::stable_sort(named.begin(), named.end(), [](auto& a, auto& b) { return a.name < b.name; });
   for (std::size_t i = 1; i < named.size(); ++i)
-    if (named[i].name == named[i - 1].name && (named[i].spec.empty() || named[i - 1].spec.empty()))
+    if (named[i].name == named[i - 1].name && (named[i].spec.empty() || named[i - 1].spec.empty() ||
+                                               named[i].table || named[i - 1].table))
       throw InvalidArgumentError(
           invalid_argument("At least two variables have the same name: " + named[i].name));
   const std::string scope_name = g.unique_name(options_.name.empty() ? "save" : options_.name);
@@ -260,30 +285,56 @@ void Saver::build(Graph& g, std::vector<Saveable> named) {
   // Groups of variables by device (one group when not sharded), sorted by device name.
   std::map<std::string, std::vector<Saveable>> groups;
   for (auto& nv : named)
-    groups[options_.sharded ? nv.var.op().device() : std::string()].push_back(nv);
+    groups[!options_.sharded ? std::string()
+           : nv.table        ? nv.table->table.op().device()
+                             : nv.var.op().device()]
+        .push_back(nv);
   num_shards_ = static_cast<int>(groups.size());
 
   std::vector<Operation> assigns;
   auto restore_group = [&](const std::vector<Saveable>& group) {
     std::vector<std::string> names, specs;
     std::vector<DType> dtypes;
-    for (auto& [n, v, spec] : group) {
+    for (auto& [n, v, spec, table] : group) {
+      if (table) {
+        names.insert(names.end(), {n + "-keys", n + "-values"});
+        specs.insert(specs.end(), {"", ""});
+        dtypes.insert(dtypes.end(), {table->keys.dtype(), table->values.dtype()});
+        continue;
+      }
       names.push_back(n);
       specs.push_back(spec);
       dtypes.push_back(v.dtype());
     }
     std::vector<Output> restored = restore_v2(filename_, names, dtypes, "RestoreV2", specs);
-    for (std::size_t i = 0; i < group.size(); ++i) {
-      const Variable& v = group[i].var;
+    std::size_t k = 0;
+    for (const Saveable& s : group) {
+      if (s.table) {
+        // MutableHashTable._Saveable.restore: the import, colocated with the table.
+        auto colocated = g.colocate_with(s.table->table.op());
+        auto in_scope = g.name_scope(s.name + "_table_restore");
+        assigns.push_back(lookup::lookup_table_import(s.table->table, restored[k], restored[k + 1],
+                                                      "LookupTableImportV2"));
+        k += 2;
+        continue;
+      }
+      const Variable& v = s.var;
       assigns.push_back(v.is_resource()
-                            ? assign_variable_op(v.ref(), restored[i], "AssignVariableOp")
-                            : Operation(assign(v.ref(), restored[i], "Assign")));
+                            ? assign_variable_op(v.ref(), restored[k], "AssignVariableOp")
+                            : Operation(assign(v.ref(), restored[k], "Assign")));
+      ++k;
     }
   };
   auto save_group = [&](const Output& prefix, const std::vector<Saveable>& group) {
     std::vector<std::string> names, specs;
     std::vector<Output> tensors;
-    for (auto& [n, v, spec] : group) {
+    for (auto& [n, v, spec, table] : group) {
+      if (table) {
+        names.insert(names.end(), {n + "-keys", n + "-values"});
+        specs.insert(specs.end(), {"", ""});
+        tensors.insert(tensors.end(), {table->keys, table->values});
+        continue;
+      }
       names.push_back(n);
       specs.push_back(spec);
       tensors.push_back(v.is_resource() ? v.value() : v.ref());

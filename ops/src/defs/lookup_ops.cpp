@@ -141,6 +141,22 @@ Output table_op(Graph& g, const std::string& type, const std::vector<Output>& in
   return g.create_op(type, inputs, std::move(attrs), name.empty() ? default_name : name).output(0);
 }
 
+// A mutable table's saveable (MutableHashTable.__init__ with checkpoint=True): its export op,
+// colocated with it, and its entry in kSaveableObjects.
+Output saveable(Output table, const lookup::TableOptions& o, std::string_view name,
+                const char* default_name) {
+  if (!o.checkpoint) return table;
+  Graph& g = table.graph();
+  const std::string base(name.empty() ? default_name : name);
+  const DType key = *table.op().node_def().attr<DType>("key_dtype");
+  const DType value = *table.op().node_def().attr<DType>("value_dtype");
+  auto colocated = g.colocate_with(table.op());
+  auto scope = g.name_scope(base + "_lookup_table_export_values");
+  auto [keys, values] = lookup::lookup_table_export(table, key, value, "LookupTableExportV2");
+  g.add_to_collection(lookup::kSaveableObjects, lookup::SaveableTable{base, table, keys, values});
+  return table;
+}
+
 Operation initializer(Graph& g, Operation op) {
   g.add_to_collection(lookup::kTableInitializers, op);
   return op;
@@ -176,30 +192,33 @@ Output hash_table(Graph& g, DType key_dtype, DType value_dtype, const TableOptio
 
 Output mutable_hash_table(Graph& g, DType key_dtype, DType value_dtype, const TableOptions& options,
                           std::string_view name) {
-  return table_op(g, "MutableHashTableV2", {},
-                  {{"key_dtype", key_dtype}, {"value_dtype", value_dtype}}, options, name,
-                  "MutableHashTable");
+  return saveable(table_op(g, "MutableHashTableV2", {},
+                           {{"key_dtype", key_dtype}, {"value_dtype", value_dtype}}, options, name,
+                           "MutableHashTable"),
+                  options, name, "MutableHashTable");
 }
 
 Output mutable_hash_table_of_tensors(Graph& g, DType key_dtype, DType value_dtype,
                                      const Shape& value_shape, const TableOptions& options,
                                      std::string_view name) {
-  return table_op(g, "MutableHashTableOfTensorsV2", {},
-                  {{"key_dtype", key_dtype},
-                   {"value_dtype", value_dtype},
-                   {"value_shape", PartialShape(value_shape)}},
+  return saveable(table_op(g, "MutableHashTableOfTensorsV2", {},
+                           {{"key_dtype", key_dtype},
+                            {"value_dtype", value_dtype},
+                            {"value_shape", PartialShape(value_shape)}},
+                           options, name, "MutableHashTableOfTensors"),
                   options, name, "MutableHashTableOfTensors");
 }
 
 Output mutable_dense_hash_table(const Output& empty_key, const Output& deleted_key,
                                 DType value_dtype, const DenseTableOptions& dense,
                                 const TableOptions& options, std::string_view name) {
-  return table_op(empty_key.graph(), "MutableDenseHashTableV2", {empty_key, deleted_key},
-                  {{"key_dtype", empty_key.dtype()},
-                   {"value_dtype", value_dtype},
-                   {"value_shape", PartialShape(dense.value_shape)},
-                   {"initial_num_buckets", dense.initial_num_buckets},
-                   {"max_load_factor", dense.max_load_factor}},
+  return saveable(table_op(empty_key.graph(), "MutableDenseHashTableV2", {empty_key, deleted_key},
+                           {{"key_dtype", empty_key.dtype()},
+                            {"value_dtype", value_dtype},
+                            {"value_shape", PartialShape(dense.value_shape)},
+                            {"initial_num_buckets", dense.initial_num_buckets},
+                            {"max_load_factor", dense.max_load_factor}},
+                           options, name, "MutableDenseHashTable"),
                   options, name, "MutableDenseHashTable");
 }
 

@@ -24,6 +24,28 @@ struct TableOptions {
   std::string container;               ///< "" for the session's default container
   std::string shared_name;             ///< tables of one name in one container are one table
   bool use_node_name_sharing = false;  ///< without shared_name, share under the node's name
+  /// Mutable tables only: join `kSaveableObjects`, so that a `train::Saver` of the graph saves
+  /// and restores the table (`checkpoint=True` of TensorFlow's mutable tables).
+  bool checkpoint = true;
+};
+
+/// The collection of the tables a `train::Saver` of a whole graph saves beside its variables
+/// (`tf.GraphKeys.SAVEABLE_OBJECTS`); its values are `SaveableTable`s. An exported MetaGraphDef
+/// leaves it out, as TensorFlow's does.
+inline constexpr const char* kSaveableObjects = "saveable_objects";
+
+/// A mutable table as a Saver sees it (TensorFlow's `MutableHashTable._Saveable`): saved as the
+/// checkpoint keys `<name>-keys` and `<name>-values` from its export, restored by
+/// `<name>_table_restore/LookupTableImportV2`. The mutable table builders make one (and its
+/// export op, `<name>_lookup_table_export_values/LookupTableExportV2`) unless
+/// `TableOptions::checkpoint` is false.
+struct SaveableTable {
+  /// The checkpoint keys' prefix: the name the table was built with, without name scopes
+  /// (TensorFlow's, so two tables left at the default name collide in a Saver).
+  std::string name;
+  Output table;   ///< the table's resource handle
+  Output keys;    ///< the export's keys
+  Output values;  ///< the export's values
 };
 
 /// Op HashTableV2 (default name "hash_table"): a table that initializers fill once and that

@@ -12,6 +12,7 @@
 #include "actorflow/actors/session.hpp"
 #include "actorflow/formats/meta_graph.hpp"
 #include "actorflow/ops/graph.hpp"
+#include "actorflow/ops/lookup_ops.hpp"
 
 namespace af::train {
 
@@ -68,20 +69,28 @@ struct SaverOptions {
   std::string name = "save";
 };
 
-/// Saves and restores variables in TensorFlow's V2 checkpoint format (`tf.train.Saver`).
+/// Saves and restores variables and mutable lookup tables in TensorFlow's V2 checkpoint format
+/// (`tf.train.Saver`).
 ///
 /// The constructor builds the graph: a string placeholder `<name>/Const` for the prefix, a
-/// SaveV2 of the variables sorted by name (keyed by their op names), `<name>/control_dependency`
-/// returning the prefix, and `<name>/restore_all` (RestoreV2 then one Assign per variable).
+/// SaveV2 of the variables and tables sorted by name (a variable keyed by its op name, a table
+/// as `<table>-keys` and `<table>-values`), `<name>/control_dependency` returning the prefix,
+/// and `<name>/restore_all` (RestoreV2 then one Assign per variable and one
+/// `<table>_table_restore/LookupTableImportV2` per table).
 /// Save and restore kernels run beside the variables. Checkpoints written here load in
 /// TensorFlow and the other way round. A save is atomic: a crash mid-save leaves the previous
 /// checkpoint readable.
 class Saver {
  public:
-  /// Saves every global variable of `g` (`Saver(var_list=None)`), as the list constructor
-  /// does. Throws InvalidArgumentError "No variables to save" when there are none (unless
-  /// `allow_empty`).
+  /// Saves every global variable of `g` and every table of its `lookup::kSaveableObjects`
+  /// (`Saver(var_list=None)`), as the list constructor does. Throws InvalidArgumentError "No
+  /// variables to save" when there are none (unless `allow_empty`).
   explicit Saver(Graph& g, SaverOptions options = {});
+  /// Saves `var_list` as the constructor below and the mutable tables `tables` (what
+  /// `Saver(var_list=[v, table])` saves); InvalidArgumentError "At least two variables have the
+  /// same name: N" when a table's name is another's or a variable's.
+  Saver(const std::vector<Variable>& var_list, const std::vector<lookup::SaveableTable>& tables,
+        SaverOptions options = {});
   /// Saves `var_list`, each under its op name; the parts of a partitioned variable (those
   /// with a `save_slice_info`) under the full variable's name, as its slices, so that one
   /// key holds the whole variable as TensorFlow saves it, and a model cut into other parts
@@ -143,12 +152,15 @@ class Saver {
   Saver() = default;
   using Clock = std::chrono::system_clock;
   // One tensor of the checkpoint: its key, the variable, and the variable's slice spec of
-  // the key's full tensor ("" for a whole variable).
+  // the key's full tensor ("" for a whole variable); or a table, its two tensors.
   struct Saveable {
     std::string name;
     Variable var;
     std::string spec;
+    std::optional<lookup::SaveableTable> table;
   };
+  static void add_tables(std::vector<Saveable>& out,
+                         const std::vector<lookup::SaveableTable>& tables);
   static std::vector<Saveable> saveables_of(const std::vector<Variable>& vars);
   void build(Graph& g, std::vector<Saveable> named);
   void adopt(const SaverDef& def);
