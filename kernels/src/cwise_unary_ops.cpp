@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "actorflow/ops/kernel.hpp"
+#include "cwise_kernel_templates.hpp"
 #include "cwise_ops_common.hpp"
 #include "standard_kernels.hpp"
 
@@ -249,19 +250,9 @@ struct ZetaFn {
 };
 
 template <class Fn>
-struct Unary {
-  template <class T>
-  using Kernel = UnaryOp<Fn, T>;
-};
-template <class Fn>
 struct Predicate {
   template <class T>
   using Kernel = PredicateOp<Fn, T>;
-};
-template <class Fn>
-struct Binary {
-  template <class T>
-  using Kernel = BinaryOp<Fn, T>;
 };
 
 template <class Fn>

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "actorflow/ops/kernel.hpp"
+#include "cwise_kernel_templates.hpp"
 #include "cwise_ops_common.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
@@ -298,17 +299,6 @@ struct InvertFn {
   C operator()(C x) const {
     return static_cast<C>(~x);
   }
-};
-
-template <class Fn>
-struct Unary {
-  template <class T>
-  using Kernel = UnaryOp<Fn, T>;
-};
-template <class Fn>
-struct Binary {
-  template <class T>
-  using Kernel = BinaryOp<Fn, T>;
 };
 
 template <template <class> class Kernel>

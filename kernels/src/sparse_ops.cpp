@@ -10,6 +10,7 @@
 
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
+#include "sparse_indices.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -253,19 +254,8 @@ class SparseReshapeOp : public StatusKernel {
       return invalid_argument("Input tensor has " + std::to_string(nnz) +
                               " non zero elements but input shape (" + in_shape.to_string() +
                               ") or output shape (" + out_shape.to_string() + ") is empty");
-    const std::vector<Index> in_strides = row_major_strides(in_shape);
-    const std::vector<Index> out_strides = row_major_strides(out_shape);
-    const std::int64_t* in = indices.data<std::int64_t>();
-    std::int64_t* out = result_indices.data<std::int64_t>();
-    for (Index i = 0; i < nnz; ++i) {
-      Index offset = 0;
-      for (Index j = 0; j < input_rank; ++j)
-        offset += in[i * input_rank + j] * in_strides[static_cast<std::size_t>(j)];
-      for (Index j = 0; j < output_rank; ++j) {
-        out[i * output_rank + j] = offset / out_strides[static_cast<std::size_t>(j)];
-        offset %= out_strides[static_cast<std::size_t>(j)];
-      }
-    }
+    detail::sparse::reshape_indices(indices.data<std::int64_t>(), nnz, in_shape, out_shape,
+                                    result_indices.data<std::int64_t>());
     return {};
   }
 };
@@ -310,41 +300,6 @@ Status make_shape(const std::vector<Index>& dims, Shape* out) {
   return {};
 }
 
-// SparseTensor::IndicesValid in the standard (row-major) order: each index inside `shape`,
-// the indices strictly increasing. Names the first index that is not.
-Status sparse_indices_valid(const std::vector<Index>& ix, Index n, const Shape& shape) {
-  const int dims = shape.rank();
-  for (Index i = 0; i < n; ++i) {
-    bool valid = true, increasing = true, different = i == 0;
-    for (int d = 0; d < dims; ++d) {
-      const Index v = ix[static_cast<std::size_t>(i * dims + d)];
-      if (v < 0 || v >= shape.dim(d)) valid = false;
-      if (i == 0) continue;
-      const Index diff = v - ix[static_cast<std::size_t>((i - 1) * dims + d)];
-      if (diff > 0) different = true;
-      if (!different && diff < 0) increasing = false;
-    }
-    if (valid && increasing && different) continue;
-    // "indices[2] = [1,0]": TensorFlow closes the bracket after the last coordinate only.
-    std::string index = "indices[" + std::to_string(i) + "] = [";
-    for (int d = 0; d < dims; ++d)
-      index +=
-          std::to_string(ix[static_cast<std::size_t>(i * dims + d)]) + (d < dims - 1 ? "," : "]");
-    if (!valid) {
-      std::string bounds;
-      for (int d = 0; d < dims; ++d) bounds += (d ? "," : "") + std::to_string(shape.dim(d));
-      return invalid_argument(index + " is out of bounds: need 0 <= index < [" + bounds + "]");
-    }
-    if (!increasing)
-      return invalid_argument(index +
-                              " is out of order. Many sparse ops require sorted indices.\n"
-                              "    Use `tf.sparse.reorder` to create a correctly ordered "
-                              "copy.\n\n");
-    return invalid_argument(index + " is repeated");
-  }
-  return {};
-}
-
 // SparseToDense(sparse_indices, output_shape, sparse_values, default_value; validate_indices):
 // a tensor of output_shape holding default_value but at the indices, which get their values
 // (or the one scalar value). With validate_indices the indices must be in bounds, sorted and
@@ -365,11 +320,13 @@ class SparseToDenseOp : public StatusKernel {
     ACTORFLOW_RETURN_IF_ERROR(
         check_sparse_to_dense_shapes(indices, output_shape, values, default_value));
     const Index num_elems = indices.rank() > 0 ? indices.shape().dim(0) : 1;
+    const std::vector<Index> out_dims = detail::index_values(output_shape);
     Shape shape;
-    ACTORFLOW_RETURN_IF_ERROR(make_shape(detail::index_values(output_shape), &shape));
+    ACTORFLOW_RETURN_IF_ERROR(make_shape(out_dims, &shape));
     Tensor& out = ctx.allocate_output_for_overwrite(0, values.dtype(), shape);
     const std::vector<Index> ix = detail::index_values(indices);  // [num_elems, rank]
-    if (validate_indices_) ACTORFLOW_RETURN_IF_ERROR(sparse_indices_valid(ix, num_elems, shape));
+    if (validate_indices_)
+      ACTORFLOW_RETURN_IF_ERROR(detail::sparse::indices_valid(ix.data(), num_elems, out_dims));
     const int dims = shape.rank();
     const std::vector<Index> strides = row_major_strides(shape);
     bool in_bounds = true;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "actorflow/ops/batch_norm_ops.hpp"
+#include "op_test_util.hpp"
 
 namespace {
 
@@ -21,6 +22,7 @@ using af::Output;
 using af::PartialShape;
 using af::Shape;
 using af::Tensor;
+using af::test::refused_while_building;
 
 // n values spread over [-2, 2) with no pattern along any axis.
 std::vector<float> wavy(int n, float phase = 0.0f) {
@@ -39,17 +41,6 @@ bool same_bits(const Tensor& a, const Tensor& b) {
   return a.dtype() == b.dtype() && a.num_elements() == b.num_elements() &&
          std::memcmp(a.data<float>(), b.data<float>(),
                      static_cast<std::size_t>(a.num_elements()) * sizeof(float)) == 0;
-}
-
-// Runs `build` and expects InvalidArgumentError naming `message`.
-template <class Build>
-void refused_while_building(Build&& build, const std::string& message) {
-  try {
-    build();
-    BOOST_ERROR("built; expected " << message);
-  } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(std::string(e.what()).find(message) != std::string::npos, e.what());
-  }
 }
 
 // Runs `out` and expects InvalidArgumentError naming `message`.

@@ -8,50 +8,24 @@
 #include <actorflow/ops/einsum_ops.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
+
+#include "op_test_util.hpp"
 
 namespace {
 
 using af::DType;
 using af::Output;
 using af::Tensor;
+using af::test::fails_with;
+using af::test::refuses;
+using af::test::values;
 
 template <class T>
 Output constant(af::Graph& g, std::vector<T> v, const af::Shape& shape,
                 const std::string& name = {}) {
   return g.constant(Tensor::from_vector(std::move(v), shape), name);
-}
-
-template <class T>
-std::vector<T> values(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.num_elements());
-}
-
-bool contains(const std::string& what, const std::string& part) {
-  return what.find(part) != std::string::npos;
-}
-
-// Expects `build` to throw af::InvalidArgumentError naming `message`.
-void throws_with(const std::function<void()>& build, const std::string& message) {
-  try {
-    build();
-    BOOST_ERROR("no error; expected " << message);
-  } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(contains(e.what(), message), e.what());
-  }
-}
-
-// Runs `y` and expects an af::Error naming `message`.
-void fails_with(af::Session& sess, const Output& y, const std::string& message,
-                af::FeedDict feeds = {}) {
-  try {
-    sess.run(y, feeds);
-    BOOST_ERROR("no error; expected " << message);
-  } catch (const af::Error& e) {
-    BOOST_TEST(contains(e.what(), message), e.what());
-  }
 }
 
 std::string equation_of(const Output& y) { return *y.node()->def().attr<std::string>("equation"); }
@@ -201,38 +175,33 @@ BOOST_AUTO_TEST_CASE(einsum_refuses_bad_equations_as_tf_einsum) {
   af::Graph g;
   const Output a = g.placeholder(DType::float32, af::PartialShape{2, 3}, "a");
   const Output b = g.placeholder(DType::float32, af::PartialShape{2, 4}, "b");
-  throws_with([&] { af::einsum("ij->i->j", {a}); }, "Subscripts have incorrect format: ij->i->j");
-  throws_with([&] { af::einsum("i1->i", {a}); }, "Subscripts have incorrect format: i1->i");
-  throws_with([&] { af::einsum("ij,jk->ik", {a}); },
-              "Got 1 inputs for equation \"ij,jk->ik\", expecting 2");
-  throws_with([&] { af::einsum("ij->ii", {a}); },
-              "Output subscripts contain a label appearing more than once: ij->ii");
-  throws_with([&] { af::einsum("ij->ik", {a}); },
-              "Output subscripts contain the label k not present in the input subscripts.");
-  throws_with([&] { af::einsum("0...i->i", {a}); },
-              "Invalid character \"0\" in equation: 0...i->i.");
-  throws_with(
+  refuses([&] { af::einsum("ij->i->j", {a}); }, "Subscripts have incorrect format: ij->i->j");
+  refuses([&] { af::einsum("i1->i", {a}); }, "Subscripts have incorrect format: i1->i");
+  refuses([&] { af::einsum("ij,jk->ik", {a}); },
+          "Got 1 inputs for equation \"ij,jk->ik\", expecting 2");
+  refuses([&] { af::einsum("ij->ii", {a}); },
+          "Output subscripts contain a label appearing more than once: ij->ii");
+  refuses([&] { af::einsum("ij->ik", {a}); },
+          "Output subscripts contain the label k not present in the input subscripts.");
+  refuses([&] { af::einsum("0...i->i", {a}); }, "Invalid character \"0\" in equation: 0...i->i.");
+  refuses(
       [&] {
         af::einsum("ij,jk->ik", {a, g.placeholder(DType::float64)});
       },
       "Tensors in list passed to 'inputs' of 'Einsum' Op have types [float32, float64] "
       "that don't all match.");
   // The shape function's messages, for shapes known while building.
-  throws_with(
-      [&] {
-        af::einsum("ij,jk->ik", {a, b});
-      },
-      "Dimensions must be equal, but are 3 and 2");
-  throws_with([&] { af::einsum("ijk->i", {a}); },
-              "Shape must be rank 3 but is rank 2\n\t for 0th input and equation: ijk->i");
-  throws_with([&] { af::einsum("...ijk->ij", {a}); },
-              "Shape must be at least rank 3 but is rank 2\n\t for 0th input and equation: "
-              "...ijk->ij");
-  throws_with([&] { af::einsum("...j->j", {a}); },
-              "Shape must be at most rank 0 but is rank 1\n\t for einsum equation '...j->j' "
-              "without ellipsis (...) in the output subscripts where input(s) have non-empty "
-              "broadcasting shape");
-  throws_with(
+  refuses([&] { af::einsum("ij,jk->ik", {a, b}); }, "Dimensions must be equal, but are 3 and 2");
+  refuses([&] { af::einsum("ijk->i", {a}); },
+          "Shape must be rank 3 but is rank 2\n\t for 0th input and equation: ijk->i");
+  refuses([&] { af::einsum("...ijk->ij", {a}); },
+          "Shape must be at least rank 3 but is rank 2\n\t for 0th input and equation: "
+          "...ijk->ij");
+  refuses([&] { af::einsum("...j->j", {a}); },
+          "Shape must be at most rank 0 but is rank 1\n\t for einsum equation '...j->j' "
+          "without ellipsis (...) in the output subscripts where input(s) have non-empty "
+          "broadcasting shape");
+  refuses(
       [&] {
         af::einsum("...ij,...jk->...ik",
                    {g.placeholder(DType::float32, af::PartialShape{2, 2, 3}),
@@ -240,23 +209,23 @@ BOOST_AUTO_TEST_CASE(einsum_refuses_bad_equations_as_tf_einsum) {
       },
       "Dimensions must be equal, but are 2 and 3");
   // The op itself (tf.raw_ops.Einsum) as TensorFlow's EinsumShape checks it.
-  throws_with([&] { raw_einsum({a}, "ij,jk->ik"); },
-              "Expected 2 inputs for equation ij,jk->ik but got: 1");
-  throws_with([&] { raw_einsum({a}, "ij"); }, "Expecting exactly one '->' in einsum equation: ij");
-  throws_with(
+  refuses([&] { raw_einsum({a}, "ij,jk->ik"); },
+          "Expected 2 inputs for equation ij,jk->ik but got: 1");
+  refuses([&] { raw_einsum({a}, "ij"); }, "Expecting exactly one '->' in einsum equation: ij");
+  refuses(
       [&] {
         raw_einsum({a, a, a}, "ij,jk,kl->il");
       },
       "Expecting 1 or 2 input subscripts in equation 'ij,jk,kl->il' but got: 3");
-  throws_with([&] { raw_einsum({a}, "..ij->ij"); },
-              "Expected at most one ellipsis (...), but found 2 periods (.) in the input "
-              "subscript: ..ij");
-  throws_with([&] { raw_einsum({a}, "i.j..->ij"); },
-              "Periods found outside of ellipsis in subscript: i.j..");
-  throws_with([&] { raw_einsum({a}, "ij->ik"); },
-              "Einsum output subscripts for equation 'ij->ik' has label 'k' which is not present "
-              "in the input subscripts");
-  throws_with([&] { raw_einsum({a}, "ii->i"); }, "Dimensions must be equal, but are 2 and 3");
+  refuses([&] { raw_einsum({a}, "..ij->ij"); },
+          "Expected at most one ellipsis (...), but found 2 periods (.) in the input "
+          "subscript: ..ij");
+  refuses([&] { raw_einsum({a}, "i.j..->ij"); },
+          "Periods found outside of ellipsis in subscript: i.j..");
+  refuses([&] { raw_einsum({a}, "ij->ik"); },
+          "Einsum output subscripts for equation 'ij->ik' has label 'k' which is not present "
+          "in the input subscripts");
+  refuses([&] { raw_einsum({a}, "ii->i"); }, "Dimensions must be equal, but are 2 and 3");
 }
 
 BOOST_AUTO_TEST_CASE(einsum_fails_the_step_with_the_kernels_messages) {

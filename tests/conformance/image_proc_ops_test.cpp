@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "op_test_util.hpp"
+
 namespace {
 
 using af::DType;
@@ -19,38 +21,9 @@ using af::Output;
 using af::PartialShape;
 using af::Shape;
 using af::Tensor;
-
-std::vector<float> iota(int n, float from = 1.0f) {
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = from + static_cast<float>(i);
-  return v;
-}
-
-// Runs `build` and expects InvalidArgumentError naming `message`.
-template <class Build>
-void refused_while_building(Build&& build, const std::string& message) {
-  try {
-    build();
-    BOOST_ERROR("built; expected " << message);
-  } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(std::string(e.what()).find(message) != std::string::npos, e.what());
-  }
-}
-
-// Runs `y` and expects the error E naming `message` and the node `node`.
-template <class E>
-void refused_when_run(af::Graph& g, const Output& y, const std::string& message,
-                      const std::string& node) {
-  af::Session sess(g);
-  try {
-    sess.run(y);
-    BOOST_ERROR("ran; expected " << message);
-  } catch (const E& e) {
-    const std::string what = e.what();
-    BOOST_TEST(what.find(message) != std::string::npos, what);
-    BOOST_TEST(what.find(node) != std::string::npos, what);
-  }
-}
+using af::test::iota;
+using af::test::refused_when_run;
+using af::test::refused_while_building;
 
 Tensor boxes_tensor(std::vector<float> corners) {
   const auto rows = static_cast<std::int64_t>(corners.size() / 4);

@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <limits>
 #include <sstream>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "log_capture.hpp"
+#include "op_test_util.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -28,26 +28,8 @@ using af::DType;
 using af::Output;
 using af::Shape;
 using af::Tensor;
-
-template <class T>
-Tensor vec(std::vector<T> v, Shape shape) {
-  return Tensor::from_vector(v, shape);
-}
-template <class T>
-Tensor vec(std::vector<T> v) {
-  const auto n = static_cast<std::int64_t>(v.size());
-  return Tensor::from_vector(v, Shape{n});
-}
-
-// Requires that `build` throws InvalidArgumentError whose message holds `message`.
-void refuses(const std::function<void()>& build, const std::string& message) {
-  try {
-    build();
-    BOOST_ERROR("no error; expected " << message);
-  } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(std::string(e.what()).find(message) != std::string::npos, e.what());
-  }
-}
+using af::test::refuses;
+using af::test::vec;
 
 // Swaps `stream`'s buffer for a string's while alive: what a kernel writes to std::cerr or
 // std::cout.

@@ -13,36 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "op_test_util.hpp"
+
 namespace {
 
 using af::DType;
 using af::Output;
 using af::Tensor;
-
-template <class T>
-Output vec(af::Graph& g, std::vector<T> v, const std::string& name = {}) {
-  return g.constant(Tensor::from_vector(std::move(v)), name);
-}
-
-template <class T>
-std::vector<T> values(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.num_elements());
-}
-
-bool contains(const std::string& what, const std::string& part) {
-  return what.find(part) != std::string::npos;
-}
-
-// Runs `y` and expects InvalidArgument (or another af::Error) naming `message`.
-void fails_with(af::Session& sess, const Output& y, const std::string& message,
-                af::FeedDict feeds = {}) {
-  try {
-    sess.run(y, feeds);
-    BOOST_ERROR("no error; expected " << message);
-  } catch (const af::Error& e) {
-    BOOST_TEST(contains(e.what(), message), e.what());
-  }
-}
+using af::test::fails_with;
+using af::test::values;
+using af::test::vec;
 
 }  // namespace
 

@@ -16,25 +16,21 @@
 #include <string>
 #include <vector>
 
+#include "op_test_util.hpp"
+
 namespace {
 
 using af::DType;
 using af::Output;
 using af::Tensor;
-
-template <class T>
-Output vec(af::Graph& g, std::vector<T> v, const std::string& name = {}) {
-  return g.constant(Tensor::from_vector(std::move(v)), name);
-}
+using af::test::fails_with;
+using af::test::refuses;
+using af::test::values;
+using af::test::vec;
 
 template <class T>
 Output scalar(af::Graph& g, T v, const std::string& name = {}) {
   return g.constant(Tensor(v), name);
-}
-
-template <class T>
-std::vector<T> values(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.num_elements());
 }
 
 // Expects `got` (float or double) to equal `want` within a relative `tolerance`.
@@ -44,32 +40,6 @@ void close_to(const Tensor& got, const std::vector<double>& want, double toleran
   BOOST_REQUIRE_EQUAL(v.size(), want.size());
   for (std::size_t i = 0; i < v.size(); ++i)
     BOOST_TEST(static_cast<double>(v[i]) == want[i], boost::test_tools::tolerance(tolerance));
-}
-
-bool contains(const std::string& what, const std::string& part) {
-  return what.find(part) != std::string::npos;
-}
-
-// Runs `y` and expects an af::Error naming `message`.
-void fails_with(af::Session& sess, const Output& y, const std::string& message,
-                af::FeedDict feeds = {}) {
-  try {
-    sess.run(y, feeds);
-    BOOST_ERROR("no error; expected " << message);
-  } catch (const af::Error& e) {
-    BOOST_TEST(contains(e.what(), message), e.what());
-  }
-}
-
-// Expects building to throw InvalidArgumentError naming `message`.
-template <class Build>
-void refused_with(Build&& build, const std::string& message) {
-  try {
-    build();
-    BOOST_ERROR("no error; expected " << message);
-  } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(contains(e.what(), message), e.what());
-  }
 }
 
 // A raw stateful sampler `type` with (seed, seed2) and `attrs`.
@@ -105,15 +75,15 @@ BOOST_AUTO_TEST_CASE(random_gamma_grad_is_the_implicit_derivative_of_a_gamma_sam
   // 0 at a zero sample, NaN for alpha <= 0 or a negative sample.
   const Output edges = af::random_gamma_grad(vec<double>(g, {0.5, 0.0, -1.0, 3.0}),
                                              vec<double>(g, {0.0, 1.0, 1.0, -2.0}));
-  refused_with([&] { af::random_gamma_grad(vec<float>(g, {1.0f}), vec<double>(g, {1.0})); },
-               "Input 'sample' of 'RandomGammaGrad' Op has type float64 that does not match "
-               "type float32 of argument 'alpha'.");
-  refused_with(
+  refuses([&] { af::random_gamma_grad(vec<float>(g, {1.0f}), vec<double>(g, {1.0})); },
+          "Input 'sample' of 'RandomGammaGrad' Op has type float64 that does not match "
+          "type float32 of argument 'alpha'.");
+  refuses(
       [&] {
         af::random_gamma_grad(vec<float>(g, {1.0f, 2.0f}), vec<float>(g, {1.0f, 2.0f, 3.0f}));
       },
       "Dimensions must be equal, but are 2 and 3");
-  refused_with(
+  refuses(
       [&] {
         g.create_op("RandomGammaGrad", {vec<std::int32_t>(g, {1}), vec<std::int32_t>(g, {1})},
                     {{"T", DType::int32}});
@@ -188,7 +158,7 @@ BOOST_AUTO_TEST_CASE(random_poisson_repeats_tensorflows_stream_for_seed_and_seed
   const Output by_dims =
       sampler(g, "RandomPoissonV2", {dims, lam},
               {{"S", DType::int32}, {"R", DType::float32}, {"dtype", DType::float32}}, 1, 2);
-  refused_with(
+  refuses(
       [&] {
         sampler(g, "RandomPoissonV2", {shape, lam},
                 {{"S", DType::int32}, {"R", DType::float32}, {"dtype", DType::boolean}}, 1, 2);
@@ -238,7 +208,7 @@ BOOST_AUTO_TEST_CASE(parameterized_truncated_normal_repeats_tensorflows_samplers
   const Output sample = af::parameterized_truncated_normal(
       vec<std::int32_t>(g, {3}), mean, scalar(g, 1.0f), scalar(g, -1.0f), scalar(g, 1.0f), 3);
   BOOST_TEST(!af::gradients({sample}, {mean})[0].valid());
-  refused_with(
+  refuses(
       [&] {
         af::parameterized_truncated_normal(vec<std::int32_t>(g, {2}), scalar(g, 0.0f),
                                            scalar(g, 1.0), scalar(g, -1.0f), scalar(g, 1.0f));
@@ -318,10 +288,10 @@ BOOST_AUTO_TEST_CASE(random_gamma_builds_tensorflows_graph_and_values) {
   const auto grads = af::gradients({af::reduce_sum(y)}, {alpha, beta});
   BOOST_TEST(grads[0].valid());
   BOOST_TEST(grads[1].valid());
-  refused_with([&] { af::random_gamma(vec<std::int64_t>(g, {2}), alpha); },
-               "Tensor conversion requested dtype int32 for Tensor with dtype int64");
-  refused_with([&] { af::random_gamma(af::Shape{2}, vec<std::int32_t>(g, {1})); },
-               "random_gamma: invalid dtype int32");
+  refuses([&] { af::random_gamma(vec<std::int64_t>(g, {2}), alpha); },
+          "Tensor conversion requested dtype int32 for Tensor with dtype int64");
+  refuses([&] { af::random_gamma(af::Shape{2}, vec<std::int32_t>(g, {1})); },
+          "random_gamma: invalid dtype int32");
   af::Session sess(g);
   close_to<float>(
       sess.run(y),

@@ -16,21 +16,17 @@
 #include <string>
 #include <vector>
 
+#include "op_test_util.hpp"
+
 namespace {
 
 using af::DType;
 using af::Output;
 using af::Tensor;
-
-template <class T>
-Output vec(af::Graph& g, std::vector<T> v, const std::string& name = {}) {
-  return g.constant(Tensor::from_vector(std::move(v)), name);
-}
-
-template <class T>
-std::vector<T> values(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.num_elements());
-}
+using af::test::fails_with;
+using af::test::refuses;
+using af::test::values;
+using af::test::vec;
 
 std::vector<std::uint32_t> float_bits(const Tensor& t) {
   std::vector<std::uint32_t> out;
@@ -42,32 +38,6 @@ std::vector<std::uint64_t> double_bits(const Tensor& t) {
   std::vector<std::uint64_t> out;
   for (double d : values<double>(t)) out.push_back(std::bit_cast<std::uint64_t>(d));
   return out;
-}
-
-bool contains(const std::string& what, const std::string& part) {
-  return what.find(part) != std::string::npos;
-}
-
-// Runs `y` and expects an af::Error naming `message`.
-void fails_with(af::Session& sess, const Output& y, const std::string& message,
-                af::FeedDict feeds = {}) {
-  try {
-    sess.run(y, feeds);
-    BOOST_ERROR("no error; expected " << message);
-  } catch (const af::Error& e) {
-    BOOST_TEST(contains(e.what(), message), e.what());
-  }
-}
-
-// Expects building to throw InvalidArgumentError naming `message`.
-template <class Build>
-void refused_with(Build&& build, const std::string& message) {
-  try {
-    build();
-    BOOST_ERROR("no error; expected " << message);
-  } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(contains(e.what(), message), e.what());
-  }
 }
 
 // A raw V1 op (shape, seed[, extra]) of `dtype`.
@@ -211,27 +181,27 @@ BOOST_AUTO_TEST_CASE(shape_functions_refuse_bad_seeds_dtypes_and_bounds) {
   af::Graph g;
   const Output shape = vec<std::int32_t>(g, {2});
   const Output seed = vec<std::int64_t>(g, {1, 2});
-  refused_with(
+  refuses(
       [&] {
         v1_op(g, "StatelessRandomUniform", shape, vec<std::int64_t>(g, {1, 2, 3}), DType::float32);
       },
       "Dimension must be 2 but is 3");
-  refused_with([&] { v1_op(g, "StatelessRandomNormal", shape, seed, DType::int32); },
-               "Value for attr 'dtype' of int32 is not in the list of allowed values: half, "
-               "bfloat16, float, double");
-  refused_with(
+  refuses([&] { v1_op(g, "StatelessRandomNormal", shape, seed, DType::int32); },
+          "Value for attr 'dtype' of int32 is not in the list of allowed values: half, "
+          "bfloat16, float, double");
+  refuses(
       [&] {
         v1_op(g, "StatelessRandomUniformInt", shape, seed, DType::int32,
               {vec<std::int32_t>(g, {1}), g.constant(Tensor(std::int32_t{5}))});
       },
       "minval must be a scalar; got a tensor of shape [1]");
-  refused_with(
+  refuses(
       [&] {
         v2_op(g, "StatelessRandomUniformV2", shape, vec<std::int64_t>(g, {1, 2}),
               vec<std::int64_t>(g, {0, 0}), g.constant(Tensor(std::int32_t{1})), DType::float32);
       },
       "Dimension must be 1 but is 2");
-  refused_with(
+  refuses(
       [&] {
         g.create_op("StatelessMultinomial",
                     {vec<float>(g, {1.0f, 2.0f}), g.constant(Tensor(std::int32_t{1})), seed},

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "op_test_util.hpp"
+
 namespace {
 
 using af::DType;
@@ -17,23 +19,8 @@ using af::Output;
 using af::PartialShape;
 using af::Shape;
 using af::Tensor;
-
-std::vector<float> iota(int n, float from = 1.0f) {
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = from + static_cast<float>(i);
-  return v;
-}
-
-// Runs `build` and expects InvalidArgumentError naming `message`.
-template <class Build>
-void refused_while_building(Build&& build, const std::string& message) {
-  try {
-    build();
-    BOOST_ERROR("built; expected " << message);
-  } catch (const af::InvalidArgumentError& e) {
-    BOOST_TEST(std::string(e.what()).find(message) != std::string::npos, e.what());
-  }
-}
+using af::test::iota;
+using af::test::refused_while_building;
 
 }  // namespace
 

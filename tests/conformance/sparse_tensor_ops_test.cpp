@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "op_test_util.hpp"
+
 namespace {
 
 using af::DType;
@@ -18,20 +20,13 @@ using af::PartialShape;
 using af::Shape;
 using af::SparseTensor;
 using af::Tensor;
+using af::test::floats;
+using af::test::sparse;
 
 using I64 = std::vector<std::int64_t>;
 
-// A SparseTensor of Consts: indices [N, rank] (row-major values), values and dense shape.
-SparseTensor sparse(af::Graph& g, const I64& indices, const Tensor& values, const I64& shape) {
-  const auto rank = static_cast<std::int64_t>(shape.size());
-  const auto n = rank == 0 ? 0 : static_cast<std::int64_t>(indices.size()) / rank;
-  return SparseTensor{g.constant(Tensor::from_vector(indices, Shape{n, rank})), g.constant(values),
-                      g.constant(Tensor::from_vector(shape))};
-}
-
-Tensor floats(std::vector<float> v) { return Tensor::from_vector(std::move(v)); }
-
-// Runs `y` and expects an error of type E whose text holds `message`.
+// Runs `y` and expects an error of type E whose text holds `message` (InvalidArgumentError
+// unless told, where op_test_util.hpp's fails_with takes any af::Error).
 template <class E = af::InvalidArgumentError>
 void fails_with(af::Session& sess, const Output& y, const std::string& message) {
   try {

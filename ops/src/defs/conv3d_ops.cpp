@@ -18,6 +18,8 @@ namespace af {
 
 namespace {
 
+using detail::dim_of;
+
 using Index = std::int64_t;
 using detail::check_attr_type;
 using detail::with_rank;
@@ -59,9 +61,6 @@ Status windowed_dim(Index in, Index filter, Index dilation, Index stride,
   *out = (in - effective + stride) / stride;
   return {};
 }
-
-// Dimension `i` of `s`, -1 when unknown.
-Index dim_of(const PartialShape& s, int i) { return s.rank_known() ? s.dim(i) : Index{-1}; }
 
 // Conv3DShape.
 Status infer_conv3d(InferenceContext& c) {

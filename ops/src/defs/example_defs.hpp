@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/dtype.hpp"
 #include "actorflow/ops/shape.hpp"
 #include "actorflow/ops/status.hpp"
@@ -21,15 +22,6 @@ inline Status check_feature_type(DType t, const char* attr) {
   return invalid_argument("Value for attr '" + std::string(attr) + "' of " +
                           std::string(dtype_name(t)) +
                           " is not in the list of allowed values: float, int64, string");
-}
-
-/// InferenceContext::WithRankAtMost: InvalidArgument "Shape must be at most rank R but is
-/// rank K".
-inline Status with_rank_at_most(const PartialShape& s, int rank) {
-  if (s.rank_known() && s.rank() > rank)
-    return invalid_argument("Shape must be at most rank " + std::to_string(rank) + " but is rank " +
-                            std::to_string(s.rank()));
-  return {};
 }
 
 /// A string vector of `values` (the keys and names the parsers take as Consts).

@@ -22,18 +22,12 @@ namespace af {
 
 namespace {
 
+using detail::with_value;
+
 using Index = std::int64_t;
 using detail::index_values;
 using detail::with_rank;
 using detail::with_rank_at_least;
-
-// InferenceContext::WithValue on dimension `d` (-1 unknown): "Dimension must be 3 but is 4".
-Status with_value(Index d, Index value) {
-  if (d >= 0 && d != value)
-    return invalid_argument("Dimension must be " + std::to_string(value) + " but is " +
-                            std::to_string(d));
-  return {};
-}
 
 // The channels attr as a dimension: -1 for 0 (as the file), InvalidArgument when negative.
 Status channels_dim(const InferenceContext& c, Index* dim) {

@@ -17,16 +17,25 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph.hpp"
+#include "image_defs.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
 
 namespace {
 
+using detail::dim_of;
+using detail::merge_dims;
+using detail::with_value;
+
 using Index = std::int64_t;
 using detail::check_attr_type;
 using detail::index_values;
 using detail::with_rank;
+using detail::imaging::check_int32_pair;
+using detail::imaging::fixed_input;
+using detail::imaging::int32_pair_const;
+using detail::imaging::set_output_to_sized_image;
 
 // The image dtypes the kernels take within actorflow's types, and TensorFlow's lists of
 // them as its errors name them.
@@ -42,51 +51,6 @@ constexpr const char* kCropTypeNames =
 const std::vector<DType> kCropGradImageTypes = {DType::float32, DType::float64};
 const std::vector<DType> kNmsTypes = {DType::float32};
 constexpr const char* kNmsTypeNames = "half, float";
-
-// Dimension `i` of a shape of known rank, or -1.
-Index dim_of(const PartialShape& s, int i) { return s.rank_known() ? s.dim(i) : -1; }
-
-// InferenceContext::WithValue: "Dimension must be 4 but is 3".
-Status with_value(Index dim, Index value) {
-  if (dim >= 0 && dim != value)
-    return invalid_argument("Dimension must be " + std::to_string(value) + " but is " +
-                            std::to_string(dim));
-  return {};
-}
-
-// InferenceContext::Merge of two dimensions: "Dimensions must be equal, but are 3 and 2".
-Status merge_dims(Index a, Index b, Index* out) {
-  if (a >= 0 && b >= 0 && a != b)
-    return invalid_argument("Dimensions must be equal, but are " + std::to_string(a) + " and " +
-                            std::to_string(b));
-  *out = a >= 0 ? a : b;
-  return {};
-}
-
-// Input `i` must have dtype `t` (a fixed-type input): op_def_library's message.
-Status fixed_input(const InferenceContext& c, int i, const char* arg, DType t) {
-  if (c.input_types[static_cast<std::size_t>(i)] == t) return {};
-  return invalid_argument(cwise::fixed_type_mismatch_message(
-      c.node.op, arg, c.input_types[static_cast<std::size_t>(i)], t));
-}
-
-// SetOutputToSizedImage: [batch, size[0], size[1], channels] of float32, `size` the int32
-// vector of two at input `size_input`.
-Status set_output_to_sized_image(InferenceContext& c, Index batch, int size_input, Index channels) {
-  const auto at = static_cast<std::size_t>(size_input);
-  ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[at], 1));
-  ACTORFLOW_RETURN_IF_ERROR(with_value(dim_of(c.input_shapes[at], 0), 2));
-  Index height = -1, width = -1;
-  if (const Tensor* size = c.input_values[at]) {
-    const std::vector<std::int64_t> v = index_values(*size);
-    for (std::int64_t d : v)
-      if (d < -1) return invalid_argument("Dimension " + std::to_string(d) + " must be >= 0");
-    height = v[0];
-    width = v[1];
-  }
-  c.add_output(DType::float32, PartialShape{batch, height, width, channels});
-  return {};
-}
 
 // A string attr of allowed values: "Value for attr 'method' of \"area\" is not in the list of
 // allowed values: \"bilinear\", \"nearest\"".
@@ -107,7 +71,7 @@ Status infer_resize(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 1, "size", DType::int32));
   const PartialShape& images = c.input_shapes[0];
   ACTORFLOW_RETURN_IF_ERROR(with_rank(images, 4));
-  return set_output_to_sized_image(c, dim_of(images, 0), 1, dim_of(images, 3));
+  return set_output_to_sized_image(c, dim_of(images, 0), 1, dim_of(images, 3), DType::float32);
 }
 
 // ResizeBicubicGrad(grads: float, original_image: T): original_image's shape and dtype.
@@ -136,7 +100,7 @@ Status infer_crop_and_resize(InferenceContext& c) {
   Index num_boxes = -1;
   ACTORFLOW_RETURN_IF_ERROR(merge_dims(dim_of(boxes, 0), dim_of(c.input_shapes[2], 0), &num_boxes));
   ACTORFLOW_RETURN_IF_ERROR(with_value(dim_of(boxes, 1), 4));
-  return set_output_to_sized_image(c, num_boxes, 3, dim_of(image, 3));
+  return set_output_to_sized_image(c, num_boxes, 3, dim_of(image, 3), DType::float32);
 }
 
 // CropAndResizeGradImage: a T image of the shape image_size names (rank 4).
@@ -243,17 +207,9 @@ Output image_op(const char* type, std::vector<Output> inputs, AttrMap attrs,
 // op_def_library converts a list; returns it and sets `op_name` to "<op>/".
 Output pair_const(Graph& g, const char* type, std::string_view name, const char* const_name,
                   const std::array<std::int64_t, 2>& values, std::string* op_name) {
-  for (std::int64_t v : values)
-    if (v < std::numeric_limits<std::int32_t>::min() ||
-        v > std::numeric_limits<std::int32_t>::max())
-      throw InvalidArgumentError(invalid_argument("Value " + std::to_string(v) + " of " +
-                                                  const_name + " does not fit int32"));
+  check_int32_pair(values, const_name);  // before the op's name is taken
   *op_name = g.unique_name(name.empty() ? std::string_view(type) : name) + "/";
-  auto scope = g.name_scope(*op_name);
-  return g.constant(
-      Tensor::from_vector(std::vector<std::int32_t>{static_cast<std::int32_t>(values[0]),
-                                                    static_cast<std::int32_t>(values[1])}),
-      const_name);
+  return int32_pair_const(g, *op_name, const_name, values);
 }
 
 // The int32 Const "<op>/max_output_size" of the op `type` about to be made in the current

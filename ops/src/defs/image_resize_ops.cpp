@@ -21,6 +21,8 @@ namespace af {
 
 namespace {
 
+using detail::dim_of;
+
 using Index = std::int64_t;
 using detail::check_attr_type;
 using detail::index_values;
@@ -72,9 +74,6 @@ Status sized_dims(InferenceContext& c, Index* height, Index* width) {
   }
   return {};
 }
-
-// Dimension `i` of a shape of rank 4 or unknown rank (-1 where unknown).
-Index dim_of(const PartialShape& s, int i) { return s.rank_known() ? s.dim(i) : -1; }
 
 // ResizeShapeFn: [batch, size[0], size[1], channels]; float32 for ResizeBilinear, images'
 // dtype for ResizeNearestNeighbor.

@@ -20,6 +20,8 @@ namespace af {
 
 namespace {
 
+using detail::with_rank_at_most;
+
 using Index = std::int64_t;
 using detail::index_values;
 using detail::with_rank;
@@ -28,14 +30,6 @@ using detail::with_rank_at_least;
 // The dtypes Diag and DiagPart accept that actorflow has.
 const std::vector<DType> kDiagTypes = {DType::bfloat16, DType::float32, DType::float64,
                                        DType::int32, DType::int64};
-
-// InferenceContext::WithRankAtMost.
-Status with_rank_at_most(const PartialShape& s, int rank) {
-  if (s.rank_known() && s.rank() > rank)
-    return invalid_argument("Shape must be at most rank " + std::to_string(rank) + " but is rank " +
-                            std::to_string(s.rank()));
-  return {};
-}
 
 // InferenceContext::Merge of two dimensions (-1 unknown).
 Status merge_dim(Index a, Index b, Index* out) {

@@ -21,6 +21,8 @@ namespace af {
 
 namespace {
 
+using detail::with_rank_at_most;
+
 using Index = std::int64_t;
 using cwise::merge_shapes;
 using detail::check_index_type;
@@ -30,14 +32,6 @@ using detail::with_rank_at_least;
 // The types Bucketize and HistogramFixedWidth take.
 const std::vector<DType> kBucketTypes = {DType::int32, DType::int64, DType::float32,
                                          DType::float64};
-
-// InferenceContext::WithRankAtMost: "Shape must be at most rank 4 but is rank 5".
-Status with_rank_at_most(const PartialShape& s, int rank) {
-  if (s.rank_known() && s.rank() > rank)
-    return invalid_argument("Shape must be at most rank " + std::to_string(rank) + " but is rank " +
-                            std::to_string(s.rank()));
-  return {};
-}
 
 // InferenceContext::Merge of two dimensions (-1 unknown): "Dimensions must be equal, but are
 // 2 and 3".

@@ -22,6 +22,8 @@ namespace af {
 
 namespace {
 
+using detail::with_rank_at_most;
+
 using Index = std::int64_t;
 using cwise::check_allowed_type;
 using cwise::kArithmeticTypes;
@@ -34,14 +36,6 @@ const std::vector<DType> kFloatOnly = {DType::float32, DType::float64};
 const std::vector<DType> kBitwiseTypes = {DType::int32, DType::int64, DType::uint8};
 const std::vector<DType> kBincountTypes = {DType::int32, DType::int64, DType::float32,
                                            DType::float64};
-
-// InferenceContext::WithRankAtMost.
-Status with_rank_at_most(const PartialShape& s, int rank) {
-  if (s.rank_known() && s.rank() > rank)
-    return invalid_argument("Shape must be at most rank " + std::to_string(rank) + " but is rank " +
-                            std::to_string(s.rank()));
-  return {};
-}
 
 // Inputs [first, first + n) must have input `first`'s type (op_def_library's message).
 Status same_types(const InferenceContext& c, const std::vector<const char*>& names) {

@@ -10,6 +10,7 @@
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "reduction_defs.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -17,6 +18,7 @@ namespace af {
 namespace {
 
 using namespace cwise;  // NOLINT: the shared element-wise definitions
+using detail::reduction_op;
 
 // `allowed` empty: Any and All, whose input is bool (no T attribute).
 Status infer_reduction(InferenceContext& c, const std::vector<DType>& allowed) {
@@ -29,39 +31,16 @@ Status infer_reduction(InferenceContext& c, const std::vector<DType>& allowed) {
     ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, allowed));
   }
   ACTORFLOW_RETURN_IF_ERROR(detail::check_index_type(c.input_types[1], "Tidx"));
-  bool keep_dims = false;
-  c.get_attr("keep_dims", &keep_dims);
-  const PartialShape& in = c.input_shapes[0];
   const Tensor* indices = c.input_values[1];
-  if (indices == nullptr || !in.rank_known()) {
-    c.add_output(t, keep_dims && in.rank_known() ? PartialShape::unknown_of_rank(in.rank())
-                                                 : PartialShape::unknown());
-    return {};
-  }
-  if (indices->rank() > 1)
+  if (indices != nullptr && c.input_shapes[0].rank_known() && indices->rank() > 1)
     return invalid_argument("Shape must be at most rank 1 but is rank " +
                             std::to_string(indices->rank()));
-  const int rank = in.rank();
-  std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
-  for (Index i = 0; i < indices->num_elements(); ++i) {
-    Index axis = indices->dtype() == DType::int64
-                     ? indices->data<std::int64_t>()[i]
-                     : static_cast<Index>(indices->data<std::int32_t>()[i]);
-    if (axis < -rank || axis >= rank)
-      return invalid_argument("Invalid reduction dimension " + std::to_string(axis) +
-                              " for input with " + std::to_string(rank) + " dimensions.");
-    reduced[static_cast<std::size_t>(axis < 0 ? axis + rank : axis)] = true;
-  }
-  std::vector<std::int64_t> dims;
-  for (int d = 0; d < rank; ++d) {
-    if (!reduced[static_cast<std::size_t>(d)])
-      dims.push_back(in.dim(d));
-    else if (keep_dims)
-      dims.push_back(1);
-  }
-  c.add_output(t, PartialShape(std::move(dims)));
-  return {};
+  return detail::add_reduction_output(c, t);
 }
+
+}  // namespace
+
+namespace detail {
 
 Output reduction_op(const char* type, const Output& x,
                     const std::optional<std::vector<std::int64_t>>& axes, bool keep_dims,
@@ -69,8 +48,8 @@ Output reduction_op(const char* type, const Output& x,
   Graph& g = x.graph();
   const bool logical = std::string_view(type) == "Any" || std::string_view(type) == "All";
   if (logical && x.dtype() != DType::boolean)
-    throw InvalidArgumentError(
-        invalid_argument(fixed_type_mismatch_message(type, "input", x.dtype(), DType::boolean)));
+    throw InvalidArgumentError(invalid_argument(
+        cwise::fixed_type_mismatch_message(type, "input", x.dtype(), DType::boolean)));
   AttrMap attrs{{"keep_dims", keep_dims}, {"Tidx", DType::int32}};
   if (!logical) attrs.emplace("T", x.dtype());
   std::string requested(name.empty() ? std::string_view(type) : name);
@@ -96,10 +75,6 @@ Output reduction_op(const char* type, const Output& x,
   }
   return g.create_op(type, {x, indices}, std::move(attrs), op_name + "/").output(0);
 }
-
-}  // namespace
-
-namespace detail {
 
 void register_reduction_ops(OpRegistry& r) {
   for (const char* type : {"Sum", "Mean", "Max", "Min", "Prod"})

@@ -19,6 +19,9 @@ namespace af {
 
 namespace {
 
+using detail::merge_dims;
+using detail::vector_of;
+
 using Index = std::int64_t;
 using detail::with_rank;
 
@@ -27,16 +30,6 @@ Index dim_or_unknown(const PartialShape& s, int i) {
   return s.rank_known() && s.rank() > i ? s.dim(i) : -1;
 }
 
-// InferenceContext::Merge of two dimensions: "Dimensions must be equal, but are 2 and 3".
-Status merge_dims(Index a, Index b, Index* out) {
-  if (a >= 0 && b >= 0 && a != b)
-    return invalid_argument("Dimensions must be equal, but are " + std::to_string(a) + " and " +
-                            std::to_string(b));
-  *out = a >= 0 ? a : b;
-  return {};
-}
-
-PartialShape vector_of(Index n) { return PartialShape(std::vector<std::int64_t>{n}); }
 PartialShape matrix_of(Index rows, Index cols) {
   return PartialShape(std::vector<std::int64_t>{rows, cols});
 }

@@ -16,6 +16,7 @@
 #include "actorflow/ops/detail/cwise_defs.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
+#include "reduction_defs.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -162,38 +163,8 @@ Status infer_reduce_join(InferenceContext& c) {
   if (c.input_types[1] != DType::int32)
     return invalid_argument(cwise::fixed_type_mismatch_message(c.node.op, "reduction_indices",
                                                                c.input_types[1], DType::int32));
-  const PartialShape& indices_shape = c.input_shapes[1];
-  if (indices_shape.rank_known() && indices_shape.rank() > 1)
-    return invalid_argument("Shape must be at most rank 1 but is rank " +
-                            std::to_string(indices_shape.rank()));
-  bool keep_dims = false;
-  c.get_attr("keep_dims", &keep_dims);
-  const PartialShape& in = c.input_shapes[0];
-  const Tensor* indices = c.input_values[1];
-  if (indices == nullptr || !in.rank_known()) {
-    c.add_output(DType::string, keep_dims && in.rank_known()
-                                    ? PartialShape::unknown_of_rank(in.rank())
-                                    : PartialShape::unknown());
-    return {};
-  }
-  const int rank = in.rank();
-  std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
-  for (Index i = 0; i < indices->num_elements(); ++i) {
-    const Index axis = indices->data<std::int32_t>()[i];
-    if (axis < -rank || axis >= rank)
-      return invalid_argument("Invalid reduction dimension " + std::to_string(axis) +
-                              " for input with " + std::to_string(rank) + " dimensions.");
-    reduced[static_cast<std::size_t>(axis < 0 ? axis + rank : axis)] = true;
-  }
-  std::vector<std::int64_t> dims;
-  for (int d = 0; d < rank; ++d) {
-    if (!reduced[static_cast<std::size_t>(d)])
-      dims.push_back(in.dim(d));
-    else if (keep_dims)
-      dims.push_back(1);
-  }
-  c.add_output(DType::string, PartialShape(std::move(dims)));
-  return {};
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_reduction_indices_shape(c.input_shapes[1]));
+  return detail::add_reduction_output(c, DType::string);
 }
 
 Status infer_hash_bucket(InferenceContext& c) {

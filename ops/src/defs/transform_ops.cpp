@@ -33,6 +33,8 @@ void register_strided_slice_ops(OpRegistry& r);
 
 namespace {
 
+using detail::with_value;
+
 using detail::index_tensor;
 
 using Index = std::int64_t;
@@ -45,14 +47,6 @@ using detail::check_attr_type;
 using detail::kIndexTypes;
 using detail::shape_from_shape_tensor;
 using detail::with_rank;
-
-// InferenceContext::WithValue on a dimension.
-Status with_value(Index dim, Index value) {
-  if (dim >= 0 && dim != value)
-    return invalid_argument("Dimension must be " + std::to_string(value) + " but is " +
-                            std::to_string(dim));
-  return {};
-}
 
 // InferenceContext::Multiply: a zero wins, a one passes the other through.
 Index multiply_dims(Index a, Index b) {

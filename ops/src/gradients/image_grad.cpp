@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "actorflow/ops/array_ops.hpp"
+#include "grad_attrs.hpp"
 #include "gradient_helpers.hpp"
 
 namespace af::detail {
@@ -13,12 +14,6 @@ namespace af::detail {
 namespace {
 
 using Grads = std::vector<Output>;
-
-// Attr `name` of a resize op (false where absent, its default).
-bool bool_attr(const Operation& op, const char* name) {
-  auto v = op.node_def().attr<bool>(name);
-  return v && *v;
-}
 
 // The resize attrs of `op`, to carry over to its gradient op.
 AttrMap resize_attrs(const Operation& op, DType t) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "grad_attrs.hpp"
 #include "gradient_helpers.hpp"
 
 namespace af::detail {
@@ -15,12 +16,6 @@ namespace af::detail {
 namespace {
 
 using Grads = std::vector<Output>;
-
-// Attr `name` of `op` (false where absent, its default).
-bool bool_attr(const Operation& op, const char* name) {
-  auto v = op.node_def().attr<bool>(name);
-  return v && *v;
-}
 
 // _ResizeBicubicGrad: ResizeBicubicGrad(grad, image) for float32 and float64 images.
 Grads resize_bicubic_grad(const Operation& op, const Grads& g) {

@@ -119,6 +119,40 @@ inline Status with_rank_at_least(const PartialShape& s, Index rank) {
   return {};
 }
 
+/// InferenceContext::WithRankAtMost: InvalidArgument "Shape must be at most rank R but is
+/// rank K".
+inline Status with_rank_at_most(const PartialShape& s, int rank) {
+  if (s.rank_known() && s.rank() > rank)
+    return invalid_argument("Shape must be at most rank " + std::to_string(rank) + " but is rank " +
+                            std::to_string(s.rank()));
+  return {};
+}
+
+/// Dimension `i` of `s` (-1 unknown), or -1 when the rank is unknown.
+inline Index dim_of(const PartialShape& s, int i) { return s.rank_known() ? s.dim(i) : -1; }
+
+/// InferenceContext::WithValue on a dimension (-1 unknown passes): InvalidArgument
+/// "Dimension must be 4 but is 3".
+inline Status with_value(Index dim, Index value) {
+  if (dim >= 0 && dim != value)
+    return invalid_argument("Dimension must be " + std::to_string(value) + " but is " +
+                            std::to_string(dim));
+  return {};
+}
+
+/// InferenceContext::Merge of two dimensions (-1 unknown) into `*out`: InvalidArgument
+/// "Dimensions must be equal, but are 3 and 2".
+inline Status merge_dims(Index a, Index b, Index* out) {
+  if (a >= 0 && b >= 0 && a != b)
+    return invalid_argument("Dimensions must be equal, but are " + std::to_string(a) + " and " +
+                            std::to_string(b));
+  *out = a >= 0 ? a : b;
+  return {};
+}
+
+/// The shape `[n]` (-1 unknown).
+inline PartialShape vector_of(Index n) { return PartialShape(std::vector<std::int64_t>{n}); }
+
 /// InferenceContext::MakeShapeFromShapeTensor: the value of 1-D input `i` as a shape (-1 an
 /// unknown dimension), else a shape of the input's length, else unknown.
 inline Status shape_from_shape_tensor(const InferenceContext& c, int i, PartialShape* out) {
