@@ -46,6 +46,7 @@
 #include "actorflow/ops/lookup_ops.hpp"
 #include "actorflow/ops/lrn_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
+#include "actorflow/ops/math_special_ops.hpp"
 #include "actorflow/ops/misc_array_ops.hpp"
 #include "actorflow/ops/misc_math_ops.hpp"
 #include "actorflow/ops/more_training_ops.hpp"

@@ -108,4 +108,7 @@ void register_sparse_concat_cross_kernels(KernelRegistry& r);
 void register_parse_sequence_example_kernels(KernelRegistry& r);
 void register_string_format_kernels(KernelRegistry& r);  // StringFormat
 
+// MulNoNan, Xlog1py, NextAfter, Igamma(c), IgammaGradA, Betainc, Bessel*, Dawsn, Expint,
+// FresnelCos/Sin, Spence, PopulationCount, EuclideanNorm
+void register_math_special_kernels(KernelRegistry& r);
 }  // namespace af::detail

@@ -126,4 +126,7 @@ void register_string_format_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 
+/// MulNoNan, Xlog1py, NextAfter, Igamma, Igammac, IgammaGradA, Betainc, Bessel*, Dawsn, Expint,
+/// FresnelCos, FresnelSin, Spence, PopulationCount, EuclideanNorm
+void register_math_special_ops(OpRegistry& r);
 }  // namespace af::detail
