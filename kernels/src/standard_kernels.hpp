@@ -111,4 +111,6 @@ void register_string_format_kernels(KernelRegistry& r);  // StringFormat
 // MulNoNan, Xlog1py, NextAfter, Igamma(c), IgammaGradA, Betainc, Bessel*, Dawsn, Expint,
 // FresnelCos/Sin, Spence, PopulationCount, EuclideanNorm
 void register_math_special_kernels(KernelRegistry& r);
+// ReverseSequence, CTCLoss, CTCGreedyDecoder, CTCBeamSearchDecoder, EditDistance
+void register_seq_ctc_kernels(KernelRegistry& r);
 }  // namespace af::detail

@@ -129,4 +129,6 @@ void register_compat_v2_ops(OpRegistry& r);
 /// MulNoNan, Xlog1py, NextAfter, Igamma, Igammac, IgammaGradA, Betainc, Bessel*, Dawsn, Expint,
 /// FresnelCos, FresnelSin, Spence, PopulationCount, EuclideanNorm
 void register_math_special_ops(OpRegistry& r);
+/// ReverseSequence, CTCLoss, CTCGreedyDecoder, CTCBeamSearchDecoder, EditDistance
+void register_seq_ctc_ops(OpRegistry& r);
 }  // namespace af::detail

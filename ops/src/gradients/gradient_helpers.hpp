@@ -86,6 +86,7 @@ void register_scatter_nd_variable_gradients(GradientRegistry& r);
 void register_image_color_gradients(GradientRegistry& r);
 void register_sparse_tensor_gradients(GradientRegistry& r);
 void register_math_special_gradients(GradientRegistry& r);
+void register_seq_ctc_gradients(GradientRegistry& r);
 
 /// The gradient the walk gives output `i` of `op` when it got none: zeros like it, and for
 /// a Switch of a cond branch zeros built on the other branch (TensorFlow's
