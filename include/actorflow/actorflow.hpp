@@ -60,6 +60,7 @@
 #include "actorflow/ops/patches_pool_ops.hpp"
 #include "actorflow/ops/random_more_ops.hpp"
 #include "actorflow/ops/resource_variable_ops.hpp"
+#include "actorflow/ops/rnn_block_ops.hpp"
 #include "actorflow/ops/scatter_nd_variable_ops.hpp"
 #include "actorflow/ops/scatter_ops.hpp"
 #include "actorflow/ops/seq_ctc_ops.hpp"

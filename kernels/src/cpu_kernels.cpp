@@ -81,6 +81,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_sparse_concat_cross_kernels(r);
   register_parse_sequence_example_kernels(r);
   register_string_format_kernels(r);
+  register_rnn_block_kernels(r);
   register_math_special_kernels(r);
   register_seq_ctc_kernels(r);
 }

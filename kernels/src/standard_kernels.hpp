@@ -108,6 +108,8 @@ void register_sparse_concat_cross_kernels(KernelRegistry& r);
 void register_parse_sequence_example_kernels(KernelRegistry& r);
 void register_string_format_kernels(KernelRegistry& r);  // StringFormat
 
+// LSTMBlockCell(Grad), GRUBlockCell(Grad), BlockLSTM(V2), BlockLSTMGrad(V2)
+void register_rnn_block_kernels(KernelRegistry& r);
 // MulNoNan, Xlog1py, NextAfter, Igamma(c), IgammaGradA, Betainc, Bessel*, Dawsn, Expint,
 // FresnelCos/Sin, Spence, PopulationCount, EuclideanNorm
 void register_math_special_kernels(KernelRegistry& r);

@@ -122,6 +122,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_sparse_tensor_ops(r);
   detail::register_parse_sequence_example_ops(r);
   detail::register_string_format_ops(r);
+  detail::register_rnn_block_ops(r);
   detail::register_math_special_ops(r);
   detail::register_seq_ctc_ops(r);
 }

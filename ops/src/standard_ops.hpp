@@ -126,6 +126,8 @@ void register_string_format_ops(OpRegistry& r);
 /// PlaceholderWithDefault, DivNoNan, SelectV2, BroadcastTo, LeakyRelu, StringJoin, ...
 void register_compat_v2_ops(OpRegistry& r);
 
+/// LSTMBlockCell(Grad), GRUBlockCell(Grad), BlockLSTM(V2), BlockLSTMGrad(V2)
+void register_rnn_block_ops(OpRegistry& r);
 /// MulNoNan, Xlog1py, NextAfter, Igamma, Igammac, IgammaGradA, Betainc, Bessel*, Dawsn, Expint,
 /// FresnelCos, FresnelSin, Spence, PopulationCount, EuclideanNorm
 void register_math_special_ops(OpRegistry& r);
