@@ -82,6 +82,8 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_parse_sequence_example_kernels(r);
   register_string_format_kernels(r);
   register_rnn_block_kernels(r);
+  register_set_kernels(r);
+  register_sparse_more_kernels(r);
   register_math_special_kernels(r);
   register_seq_ctc_kernels(r);
 }

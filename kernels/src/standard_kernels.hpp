@@ -110,6 +110,10 @@ void register_string_format_kernels(KernelRegistry& r);  // StringFormat
 
 // LSTMBlockCell(Grad), GRUBlockCell(Grad), BlockLSTM(V2), BlockLSTMGrad(V2)
 void register_rnn_block_kernels(KernelRegistry& r);
+// SetSize, {Dense,Sparse}To{Dense,Sparse}SetOperation
+void register_set_kernels(KernelRegistry& r);
+// SparseSplit, SparseBincount, RaggedBincount, *CountSparseOutput
+void register_sparse_more_kernels(KernelRegistry& r);
 // MulNoNan, Xlog1py, NextAfter, Igamma(c), IgammaGradA, Betainc, Bessel*, Dawsn, Expint,
 // FresnelCos/Sin, Spence, PopulationCount, EuclideanNorm
 void register_math_special_kernels(KernelRegistry& r);

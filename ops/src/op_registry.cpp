@@ -123,6 +123,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_parse_sequence_example_ops(r);
   detail::register_string_format_ops(r);
   detail::register_rnn_block_ops(r);
+  detail::register_sets_sparse_ops(r);
   detail::register_math_special_ops(r);
   detail::register_seq_ctc_ops(r);
 }

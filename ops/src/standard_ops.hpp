@@ -128,6 +128,8 @@ void register_compat_v2_ops(OpRegistry& r);
 
 /// LSTMBlockCell(Grad), GRUBlockCell(Grad), BlockLSTM(V2), BlockLSTMGrad(V2)
 void register_rnn_block_ops(OpRegistry& r);
+/// SetSize, *SetOperation, SparseSplit, SparseBincount, RaggedBincount, *CountSparseOutput
+void register_sets_sparse_ops(OpRegistry& r);
 /// MulNoNan, Xlog1py, NextAfter, Igamma, Igammac, IgammaGradA, Betainc, Bessel*, Dawsn, Expint,
 /// FresnelCos, FresnelSin, Spence, PopulationCount, EuclideanNorm
 void register_math_special_ops(OpRegistry& r);

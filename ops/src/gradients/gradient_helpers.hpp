@@ -86,6 +86,7 @@ void register_scatter_nd_variable_gradients(GradientRegistry& r);
 void register_image_color_gradients(GradientRegistry& r);
 void register_sparse_tensor_gradients(GradientRegistry& r);
 void register_rnn_block_gradients(GradientRegistry& r);
+void register_sets_sparse_gradients(GradientRegistry& r);
 void register_math_special_gradients(GradientRegistry& r);
 void register_seq_ctc_gradients(GradientRegistry& r);
 

@@ -118,6 +118,7 @@ void register_standard_gradients(GradientRegistry& r) {
   detail::register_image_color_gradients(r);
   detail::register_sparse_tensor_gradients(r);
   detail::register_rnn_block_gradients(r);
+  detail::register_sets_sparse_gradients(r);
   detail::register_math_special_gradients(r);
   detail::register_seq_ctc_gradients(r);
 }
