@@ -64,6 +64,7 @@
 #include "actorflow/ops/scatter_nd_variable_ops.hpp"
 #include "actorflow/ops/scatter_ops.hpp"
 #include "actorflow/ops/seq_ctc_ops.hpp"
+#include "actorflow/ops/serialize_io_ops.hpp"
 #include "actorflow/ops/sets_sparse_ops.hpp"
 #include "actorflow/ops/space_batch_ops.hpp"
 #include "actorflow/ops/sparse_ops.hpp"

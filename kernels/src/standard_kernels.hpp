@@ -119,4 +119,10 @@ void register_sparse_more_kernels(KernelRegistry& r);
 void register_math_special_kernels(KernelRegistry& r);
 // ReverseSequence, CTCLoss, CTCGreedyDecoder, CTCBeamSearchDecoder, EditDistance
 void register_seq_ctc_kernels(KernelRegistry& r);
+// Fingerprint, DecodePaddedRaw, DecodeCompressed, SerializeTensor, ParseTensor, ReadFile,
+// WriteFile, MatchingFiles
+void register_serialize_io_kernels(KernelRegistry& r);
+// SerializeSparse, SerializeManySparse, DeserializeSparse, DeserializeManySparse,
+// AddSparseToTensorsMap, AddManySparseToTensorsMap, TakeManySparseFromTensorsMap
+void register_sparse_serialize_kernels(KernelRegistry& r);
 }  // namespace af::detail

@@ -126,6 +126,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_sets_sparse_ops(r);
   detail::register_math_special_ops(r);
   detail::register_seq_ctc_ops(r);
+  detail::register_serialize_io_ops(r);
 }
 
 }  // namespace af

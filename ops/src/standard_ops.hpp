@@ -135,4 +135,8 @@ void register_sets_sparse_ops(OpRegistry& r);
 void register_math_special_ops(OpRegistry& r);
 /// ReverseSequence, CTCLoss, CTCGreedyDecoder, CTCBeamSearchDecoder, EditDistance
 void register_seq_ctc_ops(OpRegistry& r);
+/// ReadFile, WriteFile, MatchingFiles, Fingerprint, DecodePaddedRaw, DecodeCompressed,
+/// SerializeTensor, ParseTensor, (De)Serialize(Many)Sparse, Add(Many)SparseToTensorsMap,
+/// TakeManySparseFromTensorsMap
+void register_serialize_io_ops(OpRegistry& r);
 }  // namespace af::detail
