@@ -19,6 +19,7 @@
 #include "actorflow/net/device_setter.hpp"
 #include "actorflow/net/port_picker.hpp"
 #include "actorflow/net/server.hpp"
+#include "actorflow/ops/array_more_ops.hpp"
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/audio_ops.hpp"
 #include "actorflow/ops/batch_matmul_ops.hpp"

@@ -88,6 +88,8 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_seq_ctc_kernels(r);
   register_serialize_io_kernels(r);
   register_sparse_serialize_kernels(r);
+  register_array_more_kernels(r);
+  register_array_more_nn_kernels(r);
 }
 
 }  // namespace detail

@@ -125,4 +125,10 @@ void register_serialize_io_kernels(KernelRegistry& r);
 // SerializeSparse, SerializeManySparse, DeserializeSparse, DeserializeManySparse,
 // AddSparseToTensorsMap, AddManySparseToTensorsMap, TakeManySparseFromTensorsMap
 void register_sparse_serialize_kernels(KernelRegistry& r);
+// Bitcast, DataFormatDimMap, DataFormatVecPermute, UnravelIndex, LowerBound, UpperBound,
+// NthElement, InplaceAdd/Sub/Update, Empty, ParallelConcat, GuaranteeConst, CheckNumericsV2
+void register_array_more_kernels(KernelRegistry& r);
+// AccumulateNV2, ConjugateTranspose, BiasAddV1, SparseMatMul, Conv3DBackpropInput/Filter (V1),
+// MaxPoolV2, MaxPoolGradV2, MaxPoolGradGradV2 (run the AddN/Transpose/BiasAdd/... kernels)
+void register_array_more_nn_kernels(KernelRegistry& r);
 }  // namespace af::detail

@@ -127,6 +127,8 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_math_special_ops(r);
   detail::register_seq_ctc_ops(r);
   detail::register_serialize_io_ops(r);
+  detail::register_array_more_ops(r);
+  detail::register_array_more_nn_ops(r);
 }
 
 }  // namespace af

@@ -139,4 +139,10 @@ void register_seq_ctc_ops(OpRegistry& r);
 /// SerializeTensor, ParseTensor, (De)Serialize(Many)Sparse, Add(Many)SparseToTensorsMap,
 /// TakeManySparseFromTensorsMap
 void register_serialize_io_ops(OpRegistry& r);
+/// Bitcast, DataFormatDimMap, DataFormatVecPermute, UnravelIndex, LowerBound, UpperBound,
+/// NthElement, InplaceAdd/Sub/Update, Empty, ParallelConcat, GuaranteeConst, CheckNumericsV2
+void register_array_more_ops(OpRegistry& r);
+/// AccumulateNV2, ConjugateTranspose, BiasAddV1, SparseMatMul, Conv3DBackpropInput/Filter,
+/// MaxPoolV2, MaxPoolGradV2, MaxPoolGradGradV2
+void register_array_more_nn_ops(OpRegistry& r);
 }  // namespace af::detail
