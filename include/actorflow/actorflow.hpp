@@ -37,6 +37,7 @@
 #include "actorflow/ops/gradients.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/image_codec_ops.hpp"
+#include "actorflow/ops/image_more_ops.hpp"
 #include "actorflow/ops/image_ops.hpp"
 #include "actorflow/ops/image_proc_ops.hpp"
 #include "actorflow/ops/indexed_slices.hpp"

@@ -90,6 +90,9 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_sparse_serialize_kernels(r);
   register_array_more_kernels(r);
   register_array_more_nn_kernels(r);
+  register_image_more_kernels(r);
+  register_image_box_kernels(r);
+  register_image_scale_kernels(r);
 }
 
 }  // namespace detail

@@ -131,4 +131,11 @@ void register_array_more_kernels(KernelRegistry& r);
 // AccumulateNV2, ConjugateTranspose, BiasAddV1, SparseMatMul, Conv3DBackpropInput/Filter (V1),
 // MaxPoolV2, MaxPoolGradV2, MaxPoolGradGradV2 (run the AddN/Transpose/BiasAdd/... kernels)
 void register_array_more_nn_kernels(KernelRegistry& r);
+// DrawBoundingBoxes(V2), AdjustContrast, ExtractGlimpse(V2), ImageProjectiveTransformV2/V3
+void register_image_more_kernels(KernelRegistry& r);
+// CombinedNonMaxSuppression, NonMaxSuppressionWithOverlaps, SampleDistortedBoundingBox(V2),
+// StatelessSampleDistortedBoundingBox, RandomCrop
+void register_image_box_kernels(KernelRegistry& r);
+// ScaleAndTranslate, ScaleAndTranslateGrad
+void register_image_scale_kernels(KernelRegistry& r);
 }  // namespace af::detail

@@ -129,6 +129,8 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_serialize_io_ops(r);
   detail::register_array_more_ops(r);
   detail::register_array_more_nn_ops(r);
+  detail::register_image_more_ops(r);
+  detail::register_image_box_ops(r);
 }
 
 }  // namespace af

@@ -145,4 +145,10 @@ void register_array_more_ops(OpRegistry& r);
 /// AccumulateNV2, ConjugateTranspose, BiasAddV1, SparseMatMul, Conv3DBackpropInput/Filter,
 /// MaxPoolV2, MaxPoolGradV2, MaxPoolGradGradV2
 void register_array_more_nn_ops(OpRegistry& r);
+/// DrawBoundingBoxes(V2), AdjustContrast, ExtractGlimpse(V2), ImageProjectiveTransformV2/V3,
+/// ScaleAndTranslate(Grad)
+void register_image_more_ops(OpRegistry& r);
+/// CombinedNonMaxSuppression, NonMaxSuppressionWithOverlaps, SampleDistortedBoundingBox(V2),
+/// StatelessSampleDistortedBoundingBox, RandomCrop
+void register_image_box_ops(OpRegistry& r);
 }  // namespace af::detail
