@@ -52,6 +52,7 @@
 #include "actorflow/ops/misc_array_ops.hpp"
 #include "actorflow/ops/misc_math_ops.hpp"
 #include "actorflow/ops/more_training_ops.hpp"
+#include "actorflow/ops/nn_legacy_ops.hpp"
 #include "actorflow/ops/nn_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/pad_ops.hpp"

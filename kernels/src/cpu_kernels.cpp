@@ -93,6 +93,8 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_image_more_kernels(r);
   register_image_box_kernels(r);
   register_image_scale_kernels(r);
+  register_nn_legacy_kernels(r);
+  register_fractional_pool_kernels(r);
 }
 
 }  // namespace detail

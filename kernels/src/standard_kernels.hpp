@@ -138,4 +138,9 @@ void register_image_more_kernels(KernelRegistry& r);
 void register_image_box_kernels(KernelRegistry& r);
 // ScaleAndTranslate, ScaleAndTranslateGrad
 void register_image_scale_kernels(KernelRegistry& r);
+// BatchNormWithGlobalNormalization(Grad), QuantizeAndDequantizeV2/V3/V4/V4Grad, FusedPadConv2D,
+// FusedResizeAndPadConv2D
+void register_nn_legacy_kernels(KernelRegistry& r);
+// FractionalMaxPool, FractionalAvgPool and their Grad ops
+void register_fractional_pool_kernels(KernelRegistry& r);
 }  // namespace af::detail

@@ -131,6 +131,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_array_more_nn_ops(r);
   detail::register_image_more_ops(r);
   detail::register_image_box_ops(r);
+  detail::register_nn_legacy_ops(r);
 }
 
 }  // namespace af

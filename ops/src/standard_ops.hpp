@@ -151,4 +151,7 @@ void register_image_more_ops(OpRegistry& r);
 /// CombinedNonMaxSuppression, NonMaxSuppressionWithOverlaps, SampleDistortedBoundingBox(V2),
 /// StatelessSampleDistortedBoundingBox, RandomCrop
 void register_image_box_ops(OpRegistry& r);
+/// BatchNormWithGlobalNormalization(Grad), QuantizeAndDequantizeV2/V3/V4(Grad),
+/// Fractional{Max,Avg}Pool(Grad), FusedPadConv2D, FusedResizeAndPadConv2D
+void register_nn_legacy_ops(OpRegistry& r);
 }  // namespace af::detail

@@ -124,6 +124,7 @@ void register_standard_gradients(GradientRegistry& r) {
   detail::register_serialize_io_gradients(r);
   detail::register_array_more_gradients(r);
   detail::register_image_more_gradients(r);
+  detail::register_nn_legacy_gradients(r);
 }
 
 // -- building blocks ----------------------------------------------------------------------------
