@@ -190,8 +190,19 @@ Status place_nodes(const std::vector<const Node*>& nodes,
     return t == "Shape" || t == "ShapeN" || t == "Size" || t == "Rank";
   };
   std::vector<const std::vector<int>*> generators;
+  // The consumers of each deferred generator (one entry per input edge, in node order), found
+  // in one pass over the nodes once the first pass has deferred them all.
+  std::unordered_map<const Node*, std::vector<const Node*>> generator_consumers;
+  auto collect_generator_consumers = [&] {
+    for (const auto* group : generators) generator_consumers[node_at(group->front())];
+    for (const Node* n : nodes)
+      for (auto& in : n->inputs())
+        if (auto it = generator_consumers.find(in.node()); it != generator_consumers.end())
+          it->second.push_back(n);
+  };
   std::vector<const DeviceAttributes*> candidates;
   for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) collect_generator_consumers();
     for (const auto* group_ptr : pass == 0 ? ordered : generators) {
       const auto& group = *group_ptr;
       // 1. A node placed in an earlier run stays (and pulls its group along).
@@ -220,14 +231,12 @@ Status place_nodes(const std::vector<const Node*>& nodes,
       } else if (single && pass == 1) {
         const std::string* shared = nullptr;
         bool same = true, any = false;
-        for (const Node* n : nodes)
-          for (auto& in : n->inputs())
-            if (in.node() == single) {
-              const std::string* d = placed_on(n->name());
-              any = true;
-              same = same && d && (!shared || *shared == *d);
-              if (d && !shared) shared = d;
-            }
+        for (const Node* n : generator_consumers[single]) {
+          const std::string* d = placed_on(n->name());
+          any = true;
+          same = same && d && (!shared || *shared == *d);
+          if (d && !shared) shared = d;
+        }
         if (any && same && shared && among(candidates, *shared)) chosen = *shared;
       }
       assign(group, chosen);
