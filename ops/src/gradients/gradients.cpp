@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -397,9 +398,31 @@ class GradientWalk {
     return one;
   }
 
+  // Every node's consumers (one entry per input edge), laid out by node id in one array: a
+  // gradients call on a large graph visits each of its edges once, without a map of vectors.
   void collect_consumers() {
-    for (Node* n : g_.nodes())
-      for (auto& in : n->inputs()) consumers_[in.node()].push_back(n);
+    const std::vector<Node*> nodes = g_.nodes();
+    int ids = 0;
+    for (const Node* n : nodes) ids = std::max(ids, n->id() + 1);
+    consumer_begin_.assign(static_cast<std::size_t>(ids) + 1, 0);
+    for (const Node* n : nodes)
+      for (auto& in : n->inputs()) ++consumer_begin_[static_cast<std::size_t>(in.node()->id()) + 1];
+    for (std::size_t i = 1; i < consumer_begin_.size(); ++i)
+      consumer_begin_[i] += consumer_begin_[i - 1];
+    consumer_list_.resize(static_cast<std::size_t>(consumer_begin_.back()));
+    std::vector<int> next(consumer_begin_.begin(), consumer_begin_.end() - 1);
+    for (Node* n : nodes)
+      for (auto& in : n->inputs())
+        consumer_list_[static_cast<std::size_t>(
+            next[static_cast<std::size_t>(in.node()->id())]++)] = n;
+  }
+
+  // The consumers collect_consumers saw of `op` (none for a node made after it).
+  std::span<Node* const> consumers_of(const Node* op) const {
+    const auto id = static_cast<std::size_t>(op->id());
+    if (id + 1 >= consumer_begin_.size()) return {};
+    return {consumer_list_.data() + consumer_begin_[id],
+            static_cast<std::size_t>(consumer_begin_[id + 1] - consumer_begin_[id])};
   }
 
   // `_PendingCount`: the between ops and their pending counts.
@@ -414,15 +437,13 @@ class GradientWalk {
       for (int i = 0; i < op->num_outputs(); ++i)
         if (is_backpropagatable(op->output_types()[static_cast<std::size_t>(i)])) follows = true;
       if (!follows) continue;
-      if (auto it = consumers_.find(op); it != consumers_.end()) {
-        for (Node* c : it->second) {
-          // Only edges carrying a backpropagatable output count.
-          for (auto& in : c->inputs())
-            if (in.node() == op && is_backpropagatable(in.dtype())) {
-              queue.push_back(c);
-              break;
-            }
-        }
+      for (Node* c : consumers_of(op)) {
+        // Only edges carrying a backpropagatable output count.
+        for (auto& in : c->inputs())
+          if (in.node() == op && is_backpropagatable(in.dtype())) {
+            queue.push_back(c);
+            break;
+          }
       }
     }
     for (Node* op : to_ops)
@@ -698,7 +719,8 @@ class GradientWalk {
 
   Graph& g_;
   const GradientsOptions& options_;
-  std::unordered_map<const Node*, std::vector<Node*>> consumers_;
+  std::vector<int> consumer_begin_;  // consumers of node id i: [begin[i], begin[i + 1])
+  std::vector<Node*> consumer_list_;
   std::unordered_set<const Node*> between_;
   std::vector<Node*> between_list_;
   std::vector<Node*> from_ops_;
