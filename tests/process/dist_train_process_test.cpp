@@ -201,7 +201,10 @@ BOOST_AUTO_TEST_CASE(
                              "20", "--device", "/gpu:0", "--gpu-memory-fraction", "0.3"}));
   const auto ps = c.start("ps", 0, "ps.log");
   const auto worker = c.start("worker", 0, "w0.log");
-  BOOST_REQUIRE_MESSAGE(c.exits_cleanly(worker, 120s), c.group.log(worker));
+  BOOST_REQUIRE_MESSAGE(c.exits_cleanly(worker, 120s), "worker: " << c.last_exit() << ", log:\n"
+                                                                  << c.group.log(worker)
+                                                                  << "\nps log:\n"
+                                                                  << c.group.log(ps));
   c.group.kill(ps);
   BOOST_TEST(c.group.log(worker).find("model on /device:GPU:0") != std::string::npos,
              c.group.log(worker));

@@ -66,11 +66,23 @@ struct AppCluster {
     return std::nullopt;
   }
 
-  /// Waits for child `i` to exit; true when it exited with status 0.
+  /// Waits for child `i` to exit; true when it exited with status 0. `last_exit()` says how
+  /// it ended otherwise.
   bool exits_cleanly(std::size_t i, std::chrono::seconds limit) {
     const int status = group.wait(i, limit);
+    last_exit_ = status == -1          ? "still running, or reaped before"
+                 : WIFEXITED(status)   ? "exit status " + std::to_string(WEXITSTATUS(status))
+                 : WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                       : "wait status " + std::to_string(status);
     return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   }
+
+  /// How the child of the last `exits_cleanly` call ended ("exit status 1", "killed by
+  /// signal 11", ...).
+  const std::string& last_exit() const { return last_exit_; }
+
+ private:
+  std::string last_exit_;
 };
 
 }  // namespace af::test

@@ -57,7 +57,10 @@ class ProcessGroup {
   }
 
   pid_t pid(std::size_t i) const { return children_.at(i).pid; }
-  void signal(std::size_t i, int sig) { ::kill(children_.at(i).pid, sig); }
+  void signal(std::size_t i, int sig) {
+    // A reaped child has pid -1, and kill(-1, sig) would signal every process there is.
+    if (children_.at(i).pid > 0) ::kill(children_.at(i).pid, sig);
+  }
 
   /// Waits up to `limit` for child i to exit; returns its wait status, or -1 if it is still
   /// running (it is then left to the destructor).
