@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -299,6 +300,19 @@ class MaxPoolV2Base : public OpKernel {
     return Delegate::make(def_, op_, {{"ksize", w.ksize}, {"strides", w.strides}}, input_types_,
                           output_types_, out);
   }
+  // The kernel for windows `w`, built on the first run with them and kept while the runs
+  // bring the same windows (a graph's windows are usually constants): no NodeDef copy and
+  // kernel construction per run. Runs of other steps may share it meanwhile.
+  StatusOr<std::shared_ptr<const Delegate>> delegate_for(const PoolWindowInputs& w) {
+    std::lock_guard lock(mu_);
+    if (!cached_ || cached_window_.ksize != w.ksize || cached_window_.strides != w.strides) {
+      auto made = std::make_shared<Delegate>();
+      ACTORFLOW_RETURN_IF_ERROR(delegate(w, made.get()));
+      cached_ = std::move(made);
+      cached_window_ = w;
+    }
+    return cached_;
+  }
   // Fails ctx with `s` naming the node.
   void fail(OpKernelContext& ctx, const Status& s) const {
     ctx.fail(s.with_context(node_suffix(name())));
@@ -307,6 +321,11 @@ class MaxPoolV2Base : public OpKernel {
   NodeDef def_;
   std::string op_, padding_;
   std::vector<DType> input_types_, output_types_;
+
+ private:
+  std::mutex mu_;
+  PoolWindowInputs cached_window_;
+  std::shared_ptr<const Delegate> cached_;
 };
 
 // MaxPoolV2(input, ksize, strides): MaxPool with the window taken from its inputs, after
@@ -345,9 +364,9 @@ class MaxPoolV2Op : public MaxPoolV2Base {
     if (w->ksize[3] != 1 && input.shape().dim(3) % w->ksize[3] != 0)
       return fail(ctx, unimplemented("Depthwise max pooling requires the depth window to evenly "
                                      "divide the input depth"));
-    Delegate pool;
-    if (Status s = delegate(*w, &pool); !s.ok()) return ctx.fail(s);
-    pool.run(ctx, {input});
+    auto pool = delegate_for(*w);
+    if (!pool.ok()) return ctx.fail(pool.status());
+    (*pool)->run(ctx, {input});
   }
 };
 
@@ -383,9 +402,9 @@ class MaxPoolGradV2Op : public MaxPoolV2Base {
       return fail(ctx,
                   invalid_argument("Expected orig_output shape to be " + out_shape->to_string() +
                                    ", but got " + ctx.input(1).shape().to_string()));
-    Delegate grad;
-    if (Status s = delegate(*w, &grad); !s.ok()) return ctx.fail(s);
-    grad.run(ctx, inputs_of(ctx, 3));
+    auto grad = delegate_for(*w);
+    if (!grad.ok()) return ctx.fail(grad.status());
+    (*grad)->run(ctx, inputs_of(ctx, 3));
   }
 };
 

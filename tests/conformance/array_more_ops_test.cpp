@@ -633,6 +633,15 @@ BOOST_AUTO_TEST_CASE(max_pool_v2_family_as_tensorflow, *boost::unit_test::timeou
       s.run(open, {{k, vec<std::int32_t>({1, 2, 2, 1})}, {st, vec<std::int32_t>({1, 2, 2, 1})}})
               .to_vector<float>() == (floats{12, 13, 16, 17, 32, 33, 36, 37}),
       boost::test_tools::per_element());
+  // The kernel kept for one window is not used for another, nor lost for the first.
+  const Tensor whole =
+      s.run(open, {{k, vec<std::int32_t>({1, 5, 5, 1})}, {st, vec<std::int32_t>({1, 1, 1, 1})}});
+  BOOST_TEST(whole.shape() == Shape({1, 1, 1, 2}));
+  BOOST_TEST(whole.to_vector<float>() == (floats{48, 49}), boost::test_tools::per_element());
+  BOOST_TEST(
+      s.run(open, {{k, vec<std::int32_t>({1, 2, 2, 1})}, {st, vec<std::int32_t>({1, 2, 2, 1})}})
+              .to_vector<float>() == (floats{12, 13, 16, 17, 32, 33, 36, 37}),
+      boost::test_tools::per_element());
   refuses(
       [&] {
         pool({1, 2, 2}, {1, 2, 2, 1});
