@@ -472,6 +472,12 @@ Json attr_json(const AttrValue& value, std::string_view where) {
           [&](const std::vector<DType>& v) { return list_json("type", v, dtype_value); },
           [](const std::vector<PartialShape>& v) { return list_json("shape", v, shape_json); },
           [&](const std::vector<std::string>& v) { return list_json("s", v, string_value); },
+          [&](const FunctionAttr& v) {
+            Json f{{"name", text_json(v.name, sub(where, "func name"))}};
+            if (!v.library.empty()) f["library"] = string_value(v.library);
+            if (!v.attrs.empty()) f["attrs"] = string_value(v.attrs);
+            return Json{{"func", std::move(f)}};
+          },
       },
       value);
 }
@@ -512,7 +518,8 @@ AttrValue attr_from_json(const Json& j, std::string_view where) {
   expect_object(j, where);
   if (j.empty()) return AttrValue(std::in_place_type<std::monostate>);
   if (j.size() != 1)
-    fail(where, "expected exactly one of i, f, b, s, type, shape, tensor, list, got " + j.dump());
+    fail(where,
+         "expected exactly one of i, f, b, s, type, shape, tensor, list, func, got " + j.dump());
   const auto& kind = j.begin().key();
   const auto& v = j.begin().value();
   // in_place_type pins the alternative; no converting-constructor guesswork.
@@ -529,6 +536,19 @@ AttrValue attr_from_json(const Json& j, std::string_view where) {
   if (kind == "tensor")
     return AttrValue(std::in_place_type<Tensor>, tensor_from_json(v, sub(where, "tensor")));
   if (kind == "list") return list_attr_from_json(v, sub(where, "list"));
+  if (kind == "func") {
+    const std::string func_where = sub(where, "func");
+    expect_object(v, func_where);
+    FunctionAttr f;
+    const auto name = v.find("name");
+    if (name == v.end()) fail(func_where, "missing field 'name'");
+    f.name = get_string(*name, sub(func_where, "name"));
+    if (auto it = v.find("library"); it != v.end())
+      f.library = string_from_json(*it, sub(func_where, "library"));
+    if (auto it = v.find("attrs"); it != v.end())
+      f.attrs = string_from_json(*it, sub(func_where, "attrs"));
+    return AttrValue(std::in_place_type<FunctionAttr>, std::move(f));
+  }
   fail(where, "unsupported attr value kind " + single_quoted(kind));
 }
 

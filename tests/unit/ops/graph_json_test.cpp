@@ -108,6 +108,8 @@ GraphDef every_attr_graph() {
           {"empty_list_type", std::vector<DType>{}},
           {"empty_list_shape", std::vector<PartialShape>{}},
           {"empty_list_s", std::vector<std::string>{}},
+          {"func", af::FunctionAttr{"map_fn", "\x0a\x03lib\0"s, ""}},
+          {"func_bare", af::FunctionAttr{"f", "", "\x12\x00"s}},
       }));
   def.nodes.push_back(node("tensors", "Const", {"^mul", "^x"}, "", tensor_attrs()));
   def.nodes.push_back(node("unicode/na\xc3\xafve", "Identity", {"mul:0"}, "/device:CPU:0"));
@@ -370,7 +372,10 @@ BOOST_AUTO_TEST_CASE(bad_values_name_the_node_and_field) {
   check_bad_graph(one_attr_graph(R"({"s": "a*=="})"), "invalid base64");
   check_bad_graph(one_attr_graph(R"({"s": "a"})"), "invalid base64 length");
   check_bad_graph(one_attr_graph(R"({"i": "1", "f": 2})"), "expected exactly one of");
-  check_bad_graph(one_attr_graph(R"({"func": {}})"), "unsupported attr value kind 'func'");
+  check_bad_graph(one_attr_graph(R"({"func": {}})"), "attr 'T': func: missing field 'name'");
+  check_bad_graph(one_attr_graph(R"({"func": {"name": "f", "library": "a"}})"),
+                  "invalid base64 length");
+  check_bad_graph(one_attr_graph(R"({"kind": {}})"), "unsupported attr value kind 'kind'");
   check_bad_graph(one_attr_graph(R"({"list": {}})"), "an empty list still names its kind");
   check_bad_graph(one_attr_graph(R"({"list": {"b": []}})"), "unsupported list kind 'b'");
   check_bad_graph(one_attr_graph(R"({"list": {"i": ["1", "x"]}})"),

@@ -13,11 +13,26 @@
 
 namespace af {
 
+/// A function-valued attribute (TensorFlow's `NameAttrList`: `MapDataset`'s `f`): the
+/// function's name and, as bytes, what the node needs to run it without its graph.
+struct FunctionAttr {
+  std::string name;  ///< the function's name in the library
+  /// A serialized TensorFlow `FunctionDefLibrary` holding the function and every function it
+  /// calls or names, so the node carries its bodies wherever it goes (a partition shipped to
+  /// another task); empty when the library did not define it. Opaque to this module.
+  std::string library;
+  /// The `NameAttrList`'s own attributes, as a serialized TensorFlow `NameAttrList` with no
+  /// name (empty when it has none); kept for exporting, not interpreted.
+  std::string attrs;
+  /// Field-wise equality.
+  friend bool operator==(const FunctionAttr&, const FunctionAttr&) = default;
+};
+
 /// An attribute of a node (TensorFlow's `AttrValue`).
 using AttrValue =
     std::variant<std::monostate, std::int64_t, float, bool, std::string, DType, PartialShape,
                  Tensor, std::vector<std::int64_t>, std::vector<float>, std::vector<DType>,
-                 std::vector<PartialShape>, std::vector<std::string>>;
+                 std::vector<PartialShape>, std::vector<std::string>, FunctionAttr>;
 
 /// True for the list kinds of AttrValue.
 template <class T>
