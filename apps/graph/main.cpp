@@ -55,6 +55,7 @@ int info(const std::string& path) {
   const Loaded file = load(path);
   af::register_queue_ops();
   af::summary::register_summary_ops();
+  af::register_dataset_functions();
   std::map<std::string, int> types, devices;
   std::map<std::string, std::pair<int, std::string>> unknown;
   for (const auto& n : file.graph.nodes) {
@@ -198,10 +199,11 @@ int run(const std::string& path, const std::vector<std::string>& feeds,
   return 0;
 }
 
-/// Prints every registered op type (queues and summaries included), one a line.
+/// Prints every registered op type (queues, summaries and datasets included), one a line.
 int list_ops() {
   af::register_queue_ops();
   af::summary::register_summary_ops();
+  af::register_dataset_functions();
   for (const auto& name : af::OpRegistry::global().names()) std::cout << name << "\n";
   return 0;
 }

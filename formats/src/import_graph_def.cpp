@@ -83,6 +83,7 @@ std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def,
   // Op types registered on first use elsewhere (queues and readers, summaries).
   register_queue_ops();
   summary::register_summary_ops();
+  register_dataset_functions();  // the dataset ops and the functions they run
   const std::size_t count = def.nodes.size();
   // -- the GraphDef on its own: names, op types, inputs, colocations ----------------------
   std::unordered_map<std::string, std::size_t> index;

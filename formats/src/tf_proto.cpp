@@ -4,8 +4,11 @@
 #include "tf_proto.hpp"
 
 #include <cstring>
+#include <map>
 #include <set>
+#include <vector>
 
+#include "function_instantiation.hpp"
 #include "functional_ops.hpp"
 #include "op_defaults.hpp"
 
@@ -278,8 +281,35 @@ StatusOr<Tensor> from_proto(const tensorflow::TensorProto& p, std::string_view w
   return t;
 }
 
+tensorflow::FunctionDefLibrary function_closure(const tensorflow::FunctionDefLibrary& library,
+                                                const std::string& root) {
+  std::map<std::string, const tensorflow::FunctionDef*> by_name;
+  for (const auto& f : library.function()) by_name.emplace(f.signature().name(), &f);
+  tensorflow::FunctionDefLibrary out;
+  std::set<std::string> seen;
+  std::vector<std::string> pending{root};
+  auto visit_attr = [&](const tensorflow::AttrValue& a) {
+    if (a.has_func()) pending.push_back(a.func().name());
+    if (a.has_list())
+      for (const auto& f : a.list().func()) pending.push_back(f.name());
+  };
+  while (!pending.empty()) {
+    const std::string name = std::move(pending.back());
+    pending.pop_back();
+    const auto it = by_name.find(name);
+    if (it == by_name.end() || !seen.insert(name).second) continue;
+    *out.add_function() = *it->second;
+    for (const auto& n : it->second->node_def()) {
+      pending.push_back(n.op());
+      for (const auto& [key, a] : n.attr()) visit_attr(a);
+    }
+  }
+  return out;
+}
+
 StatusOr<AttrValue> from_proto(const tensorflow::AttrValue& v, const std::string& attr_name,
-                               std::string_view where) {
+                               std::string_view where,
+                               const tensorflow::FunctionDefLibrary* library) {
   switch (v.value_case()) {
     case tensorflow::AttrValue::VALUE_NOT_SET:
       return AttrValue{};
@@ -306,9 +336,17 @@ StatusOr<AttrValue> from_proto(const tensorflow::AttrValue& v, const std::string
       if (!t.ok()) return t.status();
       return AttrValue{*t};
     }
-    case tensorflow::AttrValue::kFunc:
-      return invalid_argument(std::string(where) + ": a function attribute (" + v.func().name() +
-                              ") is not supported by actorflow");
+    case tensorflow::AttrValue::kFunc: {
+      FunctionAttr f;
+      f.name = v.func().name();
+      if (library) f.library = function_closure(*library, f.name).SerializeAsString();
+      if (v.func().attr_size() > 0) {
+        tensorflow::NameAttrList attrs = v.func();
+        attrs.clear_name();
+        f.attrs = attrs.SerializeAsString();
+      }
+      return AttrValue{std::move(f)};
+    }
     case tensorflow::AttrValue::kPlaceholder:
       return invalid_argument(std::string(where) + ": a placeholder attribute (" + v.placeholder() +
                               ") belongs in a function body");
@@ -385,6 +423,12 @@ Status to_proto(const AttrValue& v, tensorflow::AttrValue* out, std::string_view
         } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
           auto* l = out->mutable_list();
           for (const auto& s : x) l->add_s(s);
+        } else if constexpr (std::is_same_v<T, FunctionAttr>) {
+          auto* f = out->mutable_func();
+          if (!x.attrs.empty() && !f->ParseFromString(x.attrs))
+            return invalid_argument(std::string(where) + ": the attributes of function " +
+                                    quoted(x.name) + " do not parse");
+          f->set_name(x.name);
         }
         return {};
       },
@@ -428,14 +472,15 @@ AttrValue empty_list_of_default_kind(const std::string& op, const std::string& k
 
 }  // namespace
 
-StatusOr<NodeDef> from_proto(const tensorflow::NodeDef& n) {
+StatusOr<NodeDef> from_proto(const tensorflow::NodeDef& n,
+                             const tensorflow::FunctionDefLibrary* library) {
   NodeDef def;
   def.name = n.name();
   def.op = n.op();
   def.inputs.assign(n.input().begin(), n.input().end());
   def.device = n.device();
   for (const auto& [key, value] : n.attr()) {
-    auto v = from_proto(value, key, "node " + quoted(n.name()) + ": attr " + quoted(key));
+    auto v = from_proto(value, key, "node " + quoted(n.name()) + ": attr " + quoted(key), library);
     if (!v.ok()) return v.status();
     def.attrs.emplace(key, empty_list_of_default_kind(n.op(), key, value, std::move(*v)));
   }
@@ -463,7 +508,7 @@ StatusOr<GraphDef> convert_nodes(const tensorflow::GraphDef& g) {
   def.version = g.versions().producer();
   def.nodes.reserve(static_cast<std::size_t>(g.node_size()));
   for (const auto& n : g.node()) {
-    auto node = from_proto(n);
+    auto node = from_proto(n, g.has_library() ? &g.library() : nullptr);
     if (!node.ok()) return node.status();
     def.nodes.push_back(std::move(*node));
   }
@@ -474,6 +519,8 @@ StatusOr<GraphDef> convert_nodes(const tensorflow::GraphDef& g) {
 }  // namespace
 
 StatusOr<GraphDef> from_proto(const tensorflow::GraphDef& g) {
+  // Dataset nodes run the functions they carry with the formats module's instantiator.
+  install_function_instantiator();
   if (!has_functional_ops(g)) return convert_nodes(g);
   auto lowered = lower_functional_ops(g);
   if (!lowered.ok()) return lowered.status();
@@ -486,6 +533,21 @@ Status to_proto(const GraphDef& g, tensorflow::GraphDef* out) {
   out->mutable_versions()->set_producer(g.version);
   if (!g.function_library.empty() && !out->mutable_library()->ParseFromString(g.function_library))
     return invalid_argument("GraphDef: the function library does not parse");
+  // The functions the nodes carry join the library, each name once.
+  std::set<std::string> defined;
+  for (const auto& f : out->library().function()) defined.insert(f.signature().name());
+  for (const auto& n : g.nodes)
+    for (const auto& [key, value] : n.attrs) {
+      const auto* f = std::get_if<FunctionAttr>(&value);
+      if (!f || f->library.empty()) continue;
+      tensorflow::FunctionDefLibrary carried;
+      if (!carried.ParseFromString(f->library))
+        return invalid_argument("node " + quoted(n.name) + ": attr " + quoted(key) +
+                                ": the library of function " + quoted(f->name) + " does not parse");
+      for (auto& fn : *carried.mutable_function())
+        if (defined.insert(fn.signature().name()).second)
+          *out->mutable_library()->add_function() = std::move(fn);
+    }
   return {};
 }
 

@@ -10,6 +10,7 @@
 #include "actorflow/ops/status.hpp"
 #include "actorflow/ops/status_or.hpp"
 #include "actorflow/tf/attr_value.pb.h"
+#include "actorflow/tf/function.pb.h"
 #include "actorflow/tf/graph.pb.h"
 #include "actorflow/tf/node_def.pb.h"
 #include "actorflow/tf/tensor.pb.h"
@@ -39,20 +40,31 @@ Status to_proto(const Tensor& t, tensorflow::TensorProto* out, std::string_view 
 /// it holds too few (none: zeros); more values than elements is an error.
 StatusOr<Tensor> from_proto(const tensorflow::TensorProto& p, std::string_view where);
 
-/// An attribute value. Func, placeholder and lists of tensors, bools or functions have no
-/// actorflow form: InvalidArgument naming `where`. An empty list takes the list kind that
-/// `attr_name` has in TensorFlow's ops (types for "dtypes", "Tin"...; shapes for
-/// "_output_shapes"...; strings for "_class"; ints otherwise).
+/// An attribute value. A function (`func`) becomes a FunctionAttr carrying, from `library`
+/// (when given), the function and every function it reaches (`function_closure`).
+/// Placeholders and lists of tensors, bools or functions have no actorflow form:
+/// InvalidArgument naming `where`. An empty list takes the list kind that `attr_name` has
+/// in TensorFlow's ops (types for "dtypes", "Tin"...; shapes for "_output_shapes"...;
+/// strings for "_class"; ints otherwise).
 StatusOr<AttrValue> from_proto(const tensorflow::AttrValue& v, const std::string& attr_name,
-                               std::string_view where);
+                               std::string_view where,
+                               const tensorflow::FunctionDefLibrary* library = nullptr);
 Status to_proto(const AttrValue& v, tensorflow::AttrValue* out, std::string_view where);
 
-/// A node, attributes included.
-StatusOr<NodeDef> from_proto(const tensorflow::NodeDef& n);
+/// The functions of `library` that `root` reaches: itself, the functions its nodes call by
+/// op name and those their function attributes name, transitively (names not in the
+/// library are left out). Empty when `root` is not in the library.
+tensorflow::FunctionDefLibrary function_closure(const tensorflow::FunctionDefLibrary& library,
+                                                const std::string& root);
+
+/// A node, attributes included; function attributes carry their closure of `library`.
+StatusOr<NodeDef> from_proto(const tensorflow::NodeDef& n,
+                             const tensorflow::FunctionDefLibrary* library = nullptr);
 Status to_proto(const NodeDef& n, tensorflow::NodeDef* out);
 
 /// A whole GraphDef: nodes and `versions.producer` (into `GraphDef::version`), the function
-/// library kept as bytes. Functional control flow (While, If, calls of the library's
+/// library kept as bytes (and the functions a node names carried by its FunctionAttr; on
+/// the way out they join the library). Functional control flow (While, If, calls of the library's
 /// functions) is lowered into Enter/Switch/Merge/... first (`lower_functional_ops`), so the
 /// nodes are those actorflow runs.
 StatusOr<GraphDef> from_proto(const tensorflow::GraphDef& g);

@@ -7,6 +7,7 @@
 #include "actorflow/actors/runtime.hpp"
 #include "actorflow/actors/session.hpp"
 #include "actorflow/actors/step_stats.hpp"
+#include "actorflow/data/dataset.hpp"
 #include "actorflow/devices/cpu_device.hpp"
 #include "actorflow/devices/gpu_device.hpp"
 #include "actorflow/formats/checkpoint_state.hpp"

@@ -12,6 +12,7 @@
 #include "actorflow/actors/detail/step_protocol.hpp"
 #include "actorflow/actors/device.hpp"
 #include "actorflow/actors/message_types.hpp"
+#include "actorflow/formats/graph_def.hpp"
 #include "actorflow/formats/summary_ops.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
@@ -36,6 +37,7 @@ Server::Server(const ClusterSpec& cluster, const std::string& job, int task, Ser
   // Graphs arrive as data: every op this binary links must be known before the first one.
   register_queue_ops();
   summary::register_summary_ops();
+  register_dataset_functions();
   impl_->cluster = cluster;
   impl_->job = job;
   impl_->task = task;

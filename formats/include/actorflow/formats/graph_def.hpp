@@ -20,6 +20,12 @@ namespace af {
 /// TensorFlow 2.21's TF_GRAPH_DEF_VERSION, whose op semantics actorflow follows.
 inline constexpr int kGraphDefProducer = 2474;
 
+/// Registers tf.data's op types (the data module) and lets their nodes run the functions
+/// they carry from a TensorFlow function library (MapDataset's `f`); idempotent and
+/// thread-safe. Reading or importing a GraphDef does it; processes that run partitions
+/// shipped from elsewhere (servers) call it at start.
+void register_dataset_functions();
+
 /// Parses a binary GraphDef, lowering While/If/PartitionedCall (function libraries) into
 /// control flow v1 (docs/control-flow.md). Throws InvalidArgumentError naming `source`: "not a
 /// binary GraphDef", the node and attribute actorflow has no form for (a dtype without

@@ -1,0 +1,206 @@
+// Datasets that combine or keep others' elements (TensorFlow's zip_dataset_op.cc,
+// concatenate_dataset_op.cc and cache_dataset_ops.cc).
+#include <mutex>
+
+#include "dataset_base.hpp"
+#include "dataset_registration.hpp"
+
+namespace af::data::detail {
+
+namespace {
+
+// -- ZipDataset -----------------------------------------------------------------------------
+
+class ZipDataset final : public DatasetBase {
+ public:
+  ZipDataset(std::vector<std::shared_ptr<const DatasetBase>> inputs, std::vector<DType> dtypes,
+             std::vector<PartialShape> shapes)
+      : DatasetBase("ZipDataset", std::move(dtypes), std::move(shapes)),
+        inputs_(std::move(inputs)) {}
+
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    struct It final : DatasetIterator<ZipDataset> {
+      using DatasetIterator::DatasetIterator;
+      std::vector<std::unique_ptr<IteratorBase>> inputs;
+      Status get_next(const IteratorEnv& env, std::vector<Tensor>* out, bool* end) override {
+        if (inputs.empty())
+          for (const auto& d : ds->inputs_) inputs.push_back(d->make_iterator());
+        std::vector<Tensor> all;
+        // As TensorFlow: every input is asked, and the zip ends when any of them does.
+        bool any_end = false;
+        for (auto& input : inputs) {
+          std::vector<Tensor> part;
+          bool input_end = false;
+          ACTORFLOW_RETURN_IF_ERROR(input->get_next(env, &part, &input_end));
+          any_end |= input_end;
+          if (!input_end) all.insert(all.end(), part.begin(), part.end());
+        }
+        *end = any_end;
+        if (!any_end) *out = std::move(all);
+        return {};
+      }
+    };
+    return std::make_unique<It>(*this);
+  }
+  std::int64_t cardinality() const override {
+    std::int64_t n = kInfiniteCardinality;
+    for (const auto& d : inputs_) {
+      const std::int64_t c = d->cardinality();
+      if (c == kUnknownCardinality) return c;
+      if (c != kInfiniteCardinality) n = n == kInfiniteCardinality ? c : std::min(n, c);
+    }
+    return n;
+  }
+
+ private:
+  std::vector<std::shared_ptr<const DatasetBase>> inputs_;
+};
+
+class ZipDatasetOp final : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+
+ protected:
+  Status make(OpKernelContext& ctx, std::shared_ptr<const DatasetBase>* out) override {
+    std::vector<std::shared_ptr<const DatasetBase>> inputs(
+        static_cast<std::size_t>(ctx.num_inputs()));
+    for (int i = 0; i < ctx.num_inputs(); ++i)
+      ACTORFLOW_RETURN_IF_ERROR(input_dataset(ctx, i, &inputs[static_cast<std::size_t>(i)]));
+    *out = std::make_shared<ZipDataset>(std::move(inputs), dtypes_, shapes_);
+    return {};
+  }
+};
+
+// -- ConcatenateDataset -----------------------------------------------------------------------
+
+class ConcatenateDataset final : public DatasetBase {
+ public:
+  ConcatenateDataset(std::shared_ptr<const DatasetBase> first,
+                     std::shared_ptr<const DatasetBase> second, std::vector<DType> dtypes,
+                     std::vector<PartialShape> shapes)
+      : DatasetBase("ConcatenateDataset", std::move(dtypes), std::move(shapes)),
+        first_(std::move(first)),
+        second_(std::move(second)) {}
+
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    struct It final : DatasetIterator<ConcatenateDataset> {
+      using DatasetIterator::DatasetIterator;
+      int part = 0;
+      std::unique_ptr<IteratorBase> input;
+      Status get_next(const IteratorEnv& env, std::vector<Tensor>* out, bool* end) override {
+        while (part < 2) {
+          if (!input) input = (part == 0 ? ds->first_ : ds->second_)->make_iterator();
+          ACTORFLOW_RETURN_IF_ERROR(input->get_next(env, out, end));
+          if (!*end) return {};
+          input.reset();
+          ++part;
+        }
+        *end = true;
+        return {};
+      }
+    };
+    return std::make_unique<It>(*this);
+  }
+  std::int64_t cardinality() const override {
+    const std::int64_t a = first_->cardinality(), b = second_->cardinality();
+    if (a == kInfiniteCardinality || b == kInfiniteCardinality) return kInfiniteCardinality;
+    if (a < 0 || b < 0) return kUnknownCardinality;
+    return a + b;
+  }
+
+ private:
+  std::shared_ptr<const DatasetBase> first_, second_;
+};
+
+class ConcatenateDatasetOp final : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+
+ protected:
+  Status make(OpKernelContext& ctx, std::shared_ptr<const DatasetBase>* out) override {
+    std::shared_ptr<const DatasetBase> first, second;
+    ACTORFLOW_RETURN_IF_ERROR(input_dataset(ctx, 0, &first));
+    ACTORFLOW_RETURN_IF_ERROR(input_dataset(ctx, 1, &second));
+    if (first->dtypes() != second->dtypes())
+      return invalid_argument(
+          "input dataset and dataset to concatenate have different types of components");
+    *out =
+        std::make_shared<ConcatenateDataset>(std::move(first), std::move(second), dtypes_, shapes_);
+    return {};
+  }
+};
+
+// -- CacheDataset: the first complete pass, kept in memory ------------------------------------
+
+class CacheDataset final : public UnaryDataset {
+ public:
+  using UnaryDataset::UnaryDataset;
+
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    struct It final : DatasetIterator<CacheDataset> {
+      using DatasetIterator::DatasetIterator;
+      std::shared_ptr<const std::vector<std::vector<Tensor>>> cached;  // set: read from it
+      std::size_t next = 0;
+      std::unique_ptr<IteratorBase> input;
+      std::vector<std::vector<Tensor>> writing;
+      Status get_next(const IteratorEnv& env, std::vector<Tensor>* out, bool* end) override {
+        if (!cached && !input) {
+          std::lock_guard<std::mutex> lock(ds->mu_);
+          cached = ds->cache_;
+          if (!cached) input = ds->input().make_iterator();
+        }
+        if (cached) {
+          *end = next >= cached->size();
+          if (!*end) *out = (*cached)[next++];
+          return {};
+        }
+        ACTORFLOW_RETURN_IF_ERROR(input->get_next(env, out, end));
+        if (!*end) {
+          writing.push_back(*out);
+          return {};
+        }
+        // A complete pass: later iterators read it (the first one to finish wins).
+        std::lock_guard<std::mutex> lock(ds->mu_);
+        if (!ds->cache_)
+          ds->cache_ = std::make_shared<const std::vector<std::vector<Tensor>>>(std::move(writing));
+        return {};
+      }
+    };
+    return std::make_unique<It>(*this);
+  }
+  std::int64_t cardinality() const override { return input().cardinality(); }
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::shared_ptr<const std::vector<std::vector<Tensor>>> cache_;
+};
+
+struct Cache : WithoutAttrs {
+  static Status make(OpKernelContext& ctx, const std::string& op,
+                     std::shared_ptr<const DatasetBase> input, const std::vector<DType>& dtypes,
+                     const std::vector<PartialShape>& shapes, const Attrs&,
+                     std::shared_ptr<const DatasetBase>* out) {
+    const Tensor& filename = ctx.input(1);
+    if (filename.dtype() != DType::string || filename.num_elements() != 1)
+      return invalid_argument("filename must be a scalar");
+    if (!filename.data<std::string>()[0].empty())
+      return unimplemented(op + " '" + ctx.node_name() + "': caching to files (filename '" +
+                           filename.data<std::string>()[0] +
+                           "') is not supported by actorflow; an empty filename caches in "
+                           "memory");
+    *out = std::make_shared<CacheDataset>(op, std::move(input), dtypes, shapes);
+    return {};
+  }
+};
+
+}  // namespace
+
+void register_combine_datasets(OpRegistry& ops, KernelRegistry& kernels) {
+  for (const char* op : {"ZipDataset", "ConcatenateDataset", "CacheDataset"})
+    add_dataset_op(ops, op);
+  kernels.add(make_kernel_def<ZipDatasetOp>("ZipDataset", "CPU"));
+  kernels.add(make_kernel_def<ConcatenateDatasetOp>("ConcatenateDataset", "CPU"));
+  kernels.add(make_kernel_def<UnaryDatasetOp<Cache>>("CacheDataset", "CPU"));
+}
+
+}  // namespace af::data::detail

@@ -1,0 +1,85 @@
+// The shared pieces of the dataset kernels (TensorFlow's dataset.cc and dataset_utils.cc).
+#include "dataset_base.hpp"
+
+#include "actorflow/ops/errors.hpp"
+
+namespace af::data::detail {
+
+std::shared_ptr<const VariantValue> DatasetBase::zeros_like() const {
+  throw InvalidArgumentError(invalid_argument("a dataset (" + op_ + ") has no zeros"));
+}
+
+std::shared_ptr<const VariantValue> DatasetBase::add(const VariantValue&) const {
+  throw InvalidArgumentError(invalid_argument("datasets (" + op_ + ") cannot be added"));
+}
+
+Status input_dataset(const OpKernelContext& ctx, int index,
+                     std::shared_ptr<const DatasetBase>* out) {
+  const Tensor& t = ctx.input(index);
+  if (t.dtype() != DType::variant || t.num_elements() != 1 || t.shape().rank() != 0)
+    return invalid_argument("Dataset tensor must be a scalar of dtype DT_VARIANT.");
+  const auto& value = t.data<Variant>()[0].value();
+  auto dataset = std::dynamic_pointer_cast<const DatasetBase>(value);
+  if (!dataset) return invalid_argument("Tensor must be a Dataset object.");
+  *out = std::move(dataset);
+  return {};
+}
+
+Tensor dataset_tensor(std::shared_ptr<const DatasetBase> dataset) {
+  return variant_scalar(std::move(dataset));
+}
+
+DatasetOpKernel::DatasetOpKernel(OpKernelConstruction& c, Status* s) : StatusOpKernel(c) {
+  // TensorDataset and TensorSliceDataset name the types Toutput_types.
+  if (c.def.attr<std::vector<DType>>("Toutput_types"))
+    *s = c.get_attr("Toutput_types", &dtypes_);
+  else
+    *s = c.get_attr("output_types", &dtypes_);
+  if (s->ok()) *s = c.get_attr("output_shapes", &shapes_);
+  if (s->ok() && shapes_.size() != dtypes_.size())
+    *s = invalid_argument("node '" + c.def.name + "': " + std::to_string(dtypes_.size()) +
+                          " output types but " + std::to_string(shapes_.size()) + " output shapes");
+}
+
+Status DatasetOpKernel::run(OpKernelContext& ctx) {
+  std::shared_ptr<const DatasetBase> dataset;
+  ACTORFLOW_RETURN_IF_ERROR(make(ctx, &dataset));
+  ctx.set_output(0, dataset_tensor(std::move(dataset)));
+  return {};
+}
+
+Status read_signature(OpKernelConstruction& c, std::vector<DType>* dtypes,
+                      std::vector<PartialShape>* shapes) {
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("output_types", dtypes));
+  return c.get_attr("output_shapes", shapes);
+}
+
+Status scalar_int64(const OpKernelContext& ctx, int index, std::string_view name,
+                    std::int64_t* out) {
+  const Tensor& t = ctx.input(index);
+  if (t.shape().rank() != 0 || t.num_elements() != 1)
+    return invalid_argument(std::string(name) + " must be a scalar");
+  switch (t.dtype()) {
+    case DType::int64:
+      *out = t.data<std::int64_t>()[0];
+      return {};
+    case DType::int32:
+      *out = t.data<std::int32_t>()[0];
+      return {};
+    default:
+      return invalid_argument(std::string(name) + " must be an int64 scalar, got " +
+                              std::string(data_type_string(t.dtype())));
+  }
+}
+
+bool compatible(const PartialShape& expected, const Shape& shape) {
+  if (!expected.rank_known()) return true;
+  if (expected.rank() != shape.rank()) return false;
+  for (int i = 0; i < shape.rank(); ++i) {
+    const auto d = expected.dims()[static_cast<std::size_t>(i)];
+    if (d >= 0 && d != shape.dim(i)) return false;
+  }
+  return true;
+}
+
+}  // namespace af::data::detail
