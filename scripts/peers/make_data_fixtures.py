@@ -1,0 +1,377 @@
+#!/usr/bin/env python3
+"""Writes tests/data/tf_data: tf.data input pipelines as TensorFlow 2's tf.compat.v1 builds them
+in graph mode (only eager execution disabled), one binary GraphDef per case, and what
+TensorFlow's own runtime yields for each. Never a dependency of the build or the tests: the
+fixtures are committed, and this script remakes them.
+
+  python scripts/peers/make_data_fixtures.py [OUT_DIR]  # default tests/data/tf_data
+
+OUT_DIR/a.tfrecord, b.tfrecord   raw byte records (b holds an empty record)
+OUT_DIR/c.tfrecord.gz            raw byte records, compression_type "GZIP"
+OUT_DIR/examples.tfrecord        serialized tf.train.Example records: i (int64), f (two
+                                 floats), s (bytes)
+OUT_DIR/lines.csv, lines2.txt    text lines: a header line, a "\\r\\n" line, a quoted field, an
+                                 empty field; lines2.txt has no final newline
+OUT_DIR/fixed.bin                five 4-byte records between a 2-byte header and 1-byte footer
+OUT_DIR/<case>.pb                the graph of one case (each its own tf.Graph): a dataset, its
+                                 iterator (one-shot or initializable) and get_next "next"
+OUT_DIR/reference.json           {"cases": {<case>: {graph, feeds, init, fetches, steps, end,
+                                 ops[, reinit][, handle_feed][, shuffle_seeds]}}}
+
+A case's feeds apply to its init runs and its step runs alike. A feed with "files" holds file
+names relative to OUT_DIR (the test makes them absolute); the graphs never hold a path.
+"steps" holds one entry per session.run of "fetches" until TensorFlow raised OutOfRange, each
+a list of {dtype, shape, values | b64_values} in fetch order (row-major). "end" holds the
+error: its code and the kernel's line of TensorFlow's message ("kernel_message"; the full
+message quotes this script's own traceback, so it is left out). "reinit": the test runs init again
+after the end and expects the same steps again. "handle_feed": after init, fetch "from" once
+and feed its value to "placeholder" on every step. "ops" lists every op type of the graph
+and of its function library.
+Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
+"""
+import base64
+import json
+import os
+import sys
+
+import numpy as np
+
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+import tensorflow as tf  # noqa: E402
+
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()  # graph mode; everything else stays as TensorFlow 2 has it
+
+Dataset = tf.data.Dataset
+
+
+# ---------------------------------------------------------------------------------------------
+# Input files
+# ---------------------------------------------------------------------------------------------
+
+A_RECORDS = [b"a0", b"a1 record", b"a2"]
+B_RECORDS = [b"b0", b"", b"b2\x00\xff binary", b"b3"]
+C_RECORDS = [b"gz first", b"", bytes(range(32)), b"gz last"]
+EXAMPLES = [  # (i, f, s)
+    (1, (0.5, -1.25), b"one"),
+    (-2, (3.0, 4.5), b""),
+    (30000000000, (1e-3, 2.5e10), b"three\x00"),
+    (0, (-0.0, 7.0), b"four"),
+    (5, (0.1, 0.2), b"five"),
+]
+LINES_CSV = (b"id,score,name\n"
+             b"1,0.5,alpha\n"
+             b"2,1.25,beta\r\n"
+             b"3,,\"gam,ma\"\n"
+             b"-4,2e3,delta\n")
+LINES2_TXT = (b"5,-0.75,eps\n"
+              b"6,3,zeta")  # no final newline
+FIXED_HEADER = b"HH"
+FIXED_RECORDS = [bytes([4 * i + k for k in range(4)]) for i in range(5)]
+FIXED_FOOTER = b"F"
+
+
+def write_inputs(out):
+    def tfrecord(name, records, options=None):
+        with tf.io.TFRecordWriter(os.path.join(out, name), options) as w:
+            for r in records:
+                w.write(r)
+
+    tfrecord("a.tfrecord", A_RECORDS)
+    tfrecord("b.tfrecord", B_RECORDS)
+    tfrecord("c.tfrecord.gz", C_RECORDS, tf.io.TFRecordOptions(compression_type="GZIP"))
+
+    def example(i, f, s):
+        return tf.train.Example(features=tf.train.Features(feature={
+            "i": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+            "f": tf.train.Feature(float_list=tf.train.FloatList(value=list(f))),
+            "s": tf.train.Feature(bytes_list=tf.train.BytesList(value=[s])),
+        })).SerializeToString(deterministic=True)
+    tfrecord("examples.tfrecord", [example(*e) for e in EXAMPLES])
+
+    for name, data in [("lines.csv", LINES_CSV), ("lines2.txt", LINES2_TXT),
+                       ("fixed.bin", FIXED_HEADER + b"".join(FIXED_RECORDS) + FIXED_FOOTER)]:
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases: each builds its graph into the default graph and returns a spec:
+#   next: the get_next structure; init: ops to run first; feeds: [Feed]; reinit: bool;
+#   handle_feed: (placeholder tensor, handle tensor); shuffle: True to record the seeds.
+# ---------------------------------------------------------------------------------------------
+
+class Feed:
+    def __init__(self, tensor, value, files=None):
+        self.tensor, self.value, self.files = tensor, value, files
+
+
+def filenames(files):
+    ph = tf1.placeholder(tf.string, [None], name="filenames")
+    return ph, Feed(ph, None, files)
+
+
+def one_shot(ds, **spec):
+    it = tf1.data.make_one_shot_iterator(ds)
+    return dict(next=it.get_next(name="next"), init=[], **spec)
+
+
+def initializable(ds, **spec):
+    it = tf1.data.make_initializable_iterator(ds)
+    return dict(next=it.get_next(name="next"), init=[it.initializer], **spec)
+
+
+def case_slices_map_filter_batch():
+    ds = Dataset.from_tensor_slices(({"a": tf.constant([1, 2, 3, 0, 5, 6, 7], tf.int64)},
+                                     tf.constant([0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5])))
+    ds = ds.map(lambda d, y: (d["a"] * 2, y + 1.0))
+    ds = ds.filter(lambda a, b: a > 2).batch(2)
+    return one_shot(ds)
+
+
+def case_range_skip_take_repeat_batch():
+    ds = Dataset.range(10).skip(2).take(5).repeat(2).batch(3)
+    return initializable(ds, reinit=True)
+
+
+def case_zip_concat():
+    first = Dataset.zip((Dataset.range(3), Dataset.from_tensor_slices(["a", "bb", "ccc"])))
+    second = Dataset.zip((Dataset.range(10, 12), Dataset.from_tensor_slices(["x", ""])))
+    return one_shot(first.concatenate(second))
+
+
+def case_tfrecord_files():
+    ph, feed = filenames(["a.tfrecord", "b.tfrecord"])
+    return initializable(tf.data.TFRecordDataset(ph), feeds=[feed])
+
+
+def case_tfrecord_gzip():
+    ph, feed = filenames(["c.tfrecord.gz"])
+    return initializable(tf.data.TFRecordDataset(ph, compression_type="GZIP"), feeds=[feed])
+
+
+def case_textline_csv():
+    ph, feed = filenames(["lines.csv", "lines2.txt"])
+    ds = tf.data.TextLineDataset(ph).skip(1)
+    ds = ds.map(lambda line: tuple(tf.io.decode_csv(line, record_defaults=[[0], [0.0], [""]])))
+    return initializable(ds.batch(2), feeds=[feed])
+
+
+def case_fixed_length():
+    ph, feed = filenames(["fixed.bin"])
+    ds = tf.data.FixedLengthRecordDataset(ph, record_bytes=4, header_bytes=2, footer_bytes=1)
+    ds = ds.map(lambda r: tf.io.decode_raw(r, tf.uint8))
+    return initializable(ds, feeds=[feed])
+
+
+def case_shuffle_seeded():
+    return one_shot(Dataset.range(20).shuffle(7, seed=3).batch(4), shuffle=True)
+
+
+def case_shuffle_repeat():
+    ds = Dataset.range(6).shuffle(4, seed=5, reshuffle_each_iteration=True).repeat(3)
+    return one_shot(ds, shuffle=True)
+
+
+def case_map_cond():
+    # tf.equal, not ==: with eager execution disabled, Tensor.__eq__ is Python's identity.
+    ds = Dataset.range(6).map(lambda x: tf.cond(tf.equal(x % 2, 0), lambda: x * 10, lambda: -x))
+    return one_shot(ds)
+
+
+def case_parse_examples():
+    ph, feed = filenames(["examples.tfrecord"])
+    spec = {"i": tf.io.FixedLenFeature([], tf.int64),
+            "f": tf.io.FixedLenFeature([2], tf.float32),
+            "s": tf.io.FixedLenFeature([], tf.string)}
+    ds = tf.data.TFRecordDataset(ph).batch(2).map(lambda s: tf.io.parse_example(s, spec))
+    return initializable(ds, feeds=[feed])
+
+
+def case_interleave_files():
+    ph, feed = filenames(["a.tfrecord", "b.tfrecord"])
+    ds = Dataset.from_tensor_slices(ph).interleave(lambda f: tf.data.TFRecordDataset(f),
+                                                   cycle_length=2, block_length=1)
+    return initializable(ds, feeds=[feed])
+
+
+def case_flat_map_range():
+    return one_shot(Dataset.range(4).flat_map(lambda x: Dataset.range(x)))
+
+
+def case_cache_prefetch():
+    return one_shot(Dataset.range(5).map(lambda x: x * x).cache().prefetch(2).repeat(2))
+
+
+def case_padded_batch():
+    ds = Dataset.range(5).map(lambda x: tf.fill([x], x)).padded_batch(2, padded_shapes=[None])
+    return one_shot(ds)
+
+
+def case_batch_drop_remainder():
+    return one_shot(Dataset.range(7).batch(3, drop_remainder=True))
+
+
+def case_map_captured():
+    offset = tf.constant([100, 200], tf.int64, name="offset")
+    scale = tf1.placeholder(tf.int64, [], name="scale")
+    ds = Dataset.range(4).map(lambda x: x * scale + offset)
+    return initializable(ds, feeds=[Feed(scale, np.int64(3))])
+
+
+def case_tensor_dataset_repeat():
+    return one_shot(Dataset.from_tensors(([1, 2], [3.0])).repeat(3))
+
+
+def case_string_handle():
+    ds = Dataset.range(5).map(lambda x: (x + 1, tf.strings.as_string(x)))
+    it = tf1.data.make_initializable_iterator(ds)
+    handle_string = it.string_handle(name="handle_string")
+    handle = tf1.placeholder(tf.string, [], name="handle")
+    feedable = tf1.data.Iterator.from_string_handle(
+        handle, tf1.data.get_output_types(ds), tf1.data.get_output_shapes(ds))
+    return dict(next=feedable.get_next(name="next"), init=[it.initializer],
+                handle_feed=(handle, handle_string))
+
+
+CASES = [
+    ("slices_map_filter_batch", case_slices_map_filter_batch),
+    ("range_skip_take_repeat_batch", case_range_skip_take_repeat_batch),
+    ("zip_concat", case_zip_concat),
+    ("tfrecord_files", case_tfrecord_files),
+    ("tfrecord_gzip", case_tfrecord_gzip),
+    ("textline_csv", case_textline_csv),
+    ("fixed_length", case_fixed_length),
+    ("shuffle_seeded", case_shuffle_seeded),
+    ("shuffle_repeat", case_shuffle_repeat),
+    ("map_cond", case_map_cond),
+    ("parse_examples", case_parse_examples),
+    ("interleave_files", case_interleave_files),
+    ("flat_map_range", case_flat_map_range),
+    ("cache_prefetch", case_cache_prefetch),
+    ("padded_batch", case_padded_batch),
+    ("batch_drop_remainder", case_batch_drop_remainder),
+    ("map_captured", case_map_captured),
+    ("tensor_dataset_repeat", case_tensor_dataset_repeat),
+    ("string_handle", case_string_handle),
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# Running a case
+# ---------------------------------------------------------------------------------------------
+
+def all_ops(graph_def):
+    ops = {n.op for n in graph_def.node}
+    for f in graph_def.library.function:
+        ops |= {n.op for n in f.node_def}
+    return sorted(ops)
+
+
+def dtype_name(dtype):
+    return "string" if dtype == tf.string else dtype.name
+
+
+def tensor_json(value, dtype):
+    value = np.asarray(value)
+    out = {"dtype": dtype_name(dtype), "shape": list(value.shape)}
+    flat = value.reshape(-1).tolist()
+    if dtype == tf.string:
+        out["b64_values"] = [base64.b64encode(v).decode("ascii") for v in flat]
+    elif dtype.is_floating:
+        out["values"] = [float(v) for v in flat]
+    else:
+        out["values"] = flat
+    return out
+
+
+def kernel_message(message):
+    lines = [ln.strip() for ln in message.split("\n") if ln.strip()]
+    at = next((i for i, ln in enumerate(lines) if ln.startswith("[[{{node")), len(lines))
+    return lines[at - 1]
+
+
+def run_case(out, name, build):
+    g = tf1.Graph()
+    with g.as_default():
+        spec = build()
+    graph_def = g.as_graph_def()
+    with open(os.path.join(out, name + ".pb"), "wb") as f:
+        f.write(graph_def.SerializeToString(deterministic=True))
+
+    fetch_tensors = tf.nest.flatten(spec["next"])
+    feeds, feed_json = {}, []
+    for feed in spec.get("feeds", []):
+        t = feed.tensor
+        if feed.files is not None:
+            feeds[t] = np.array([os.path.join(out, fn).encode() for fn in feed.files], object)
+            feed_json.append({"tensor": t.name, "dtype": "string", "shape": [len(feed.files)],
+                              "files": feed.files})
+        else:
+            value = np.asarray(feed.value)
+            feeds[t] = value
+            feed_json.append(dict(tensor=t.name, **tensor_json(value, t.dtype)))
+
+    ref = {"graph": name + ".pb", "feeds": feed_json,
+           "init": [op.name for op in spec["init"]],
+           "fetches": [t.name for t in fetch_tensors]}
+    with tf1.Session(graph=g) as sess:
+        if spec.get("shuffle"):
+            seeds = []
+            for op in g.get_operations():
+                if op.type.startswith("ShuffleDataset"):
+                    seed, seed2 = sess.run([op.inputs[2], op.inputs[3]])
+                    seeds.append({"op": op.name, "type": op.type, "seed": int(seed),
+                                  "seed2": int(seed2),
+                                  "reshuffle_each_iteration":
+                                      bool(op.get_attr("reshuffle_each_iteration"))})
+            ref["shuffle_seeds"] = seeds
+
+        def epoch():
+            for op in spec["init"]:
+                sess.run(op, feeds)
+            step_feeds = dict(feeds)
+            if "handle_feed" in spec:
+                placeholder, handle = spec["handle_feed"]
+                step_feeds[placeholder] = sess.run(handle, feeds)
+            steps = []
+            while True:
+                try:
+                    values = sess.run(fetch_tensors, step_feeds)
+                except tf.errors.OutOfRangeError as e:
+                    return steps, {"code": "OutOfRange",
+                                   "kernel_message": kernel_message(e.message)}
+                steps.append([tensor_json(v, t.dtype) for v, t in zip(values, fetch_tensors)])
+                assert len(steps) <= 40, name
+
+        steps, end = epoch()
+        if spec.get("reinit"):
+            again, _ = epoch()
+            assert again == steps, name
+    ref["steps"] = steps
+    ref["end"] = end
+    ref["ops"] = all_ops(graph_def)
+    if spec.get("reinit"):
+        ref["reinit"] = True
+    if "handle_feed" in spec:
+        placeholder, handle = spec["handle_feed"]
+        ref["handle_feed"] = {"placeholder": placeholder.name, "from": handle.name}
+    print(name, len(steps), "steps:", " ".join(ref["ops"]))
+    if "shuffle_seeds" in ref:
+        print("  ", ref["shuffle_seeds"])
+    return ref
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    write_inputs(out)
+    cases = {name: run_case(out, name, build) for name, build in CASES}
+    with open(os.path.join(out, "reference.json"), "w") as f:
+        json.dump({"cases": cases, "tensorflow": tf.__version__}, f, indent=1)
+        f.write("\n")
+    union = sorted({op for c in cases.values() for op in c["ops"]})
+    print("all ops (%d):" % len(union), " ".join(union))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/tf_data")

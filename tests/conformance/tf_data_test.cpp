@@ -1,0 +1,228 @@
+// tf.data graphs written by TensorFlow 2.21's tf.compat.v1 (tests/data/tf_data,
+// scripts/peers/make_data_fixtures.py): datasets from tensors, ranges and TFRecord, text and
+// fixed-length files, through map (with a cond), filter, flat_map, interleave, zip,
+// concatenate, batch, padded_batch, shuffle, cache, prefetch and repeat, read by one-shot,
+// initializable and string-handle iterators. Each case's get_next gives TensorFlow's elements,
+// run after run, then OutOfRange "End of sequence".
+#include <actorflow/actorflow.hpp>
+#include <boost/test/unit_test.hpp>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "matchers.hpp"
+#include "test_paths.hpp"
+
+namespace {
+
+using af::Output;
+using af::Tensor;
+using Json = nlohmann::json;
+
+const std::filesystem::path data_dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_data";
+
+Json reference() {
+  std::ifstream in(data_dir / "reference.json");
+  return Json::parse(in);
+}
+
+std::string base64_decode(const std::string& in) {
+  static const std::string chars =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  int bits = 0, value = 0;
+  for (char c : in) {
+    const auto p = chars.find(c);
+    if (p == std::string::npos) break;  // '=' padding
+    value = (value << 6) | static_cast<int>(p);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((value >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+
+af::DType dtype_of(const std::string& name) {
+  for (af::DType t : {af::DType::float32, af::DType::float64, af::DType::int32, af::DType::int64,
+                      af::DType::uint8, af::DType::boolean, af::DType::string})
+    if (af::dtype_name(t) == name) return t;
+  BOOST_FAIL("unknown dtype " << name);
+  return af::DType::invalid;
+}
+
+/// The tensor `j` describes: {"dtype", "shape", "values" | "b64_values" | "files"}.
+Tensor tensor_of(const Json& j) {
+  const af::DType dtype = dtype_of(j["dtype"].get<std::string>());
+  const af::Shape shape(j["shape"].get<std::vector<std::int64_t>>());
+  Tensor t(dtype, shape);
+  if (j.contains("files")) {
+    auto* out = t.data<std::string>();
+    for (std::size_t i = 0; i < j["files"].size(); ++i)
+      out[i] = (data_dir / j["files"][i].get<std::string>()).string();
+  } else if (j.contains("b64_values")) {
+    auto* out = t.data<std::string>();
+    for (std::size_t i = 0; i < j["b64_values"].size(); ++i)
+      out[i] = base64_decode(j["b64_values"][i].get<std::string>());
+  } else {
+    const auto& v = j["values"];
+    for (std::size_t i = 0; i < v.size(); ++i) switch (dtype) {
+        case af::DType::float32:
+          t.data<float>()[i] = v[i].get<float>();
+          break;
+        case af::DType::float64:
+          t.data<double>()[i] = v[i].get<double>();
+          break;
+        case af::DType::int32:
+          t.data<std::int32_t>()[i] = v[i].get<std::int32_t>();
+          break;
+        case af::DType::int64:
+          t.data<std::int64_t>()[i] = v[i].get<std::int64_t>();
+          break;
+        case af::DType::uint8:
+          t.data<std::uint8_t>()[i] = v[i].get<std::uint8_t>();
+          break;
+        case af::DType::boolean:
+          t.data<bool>()[i] = v[i].get<bool>();
+          break;
+        default:
+          BOOST_FAIL("no values for dtype " << af::dtype_name(dtype));
+      }
+  }
+  return t;
+}
+
+/// Element-wise equality, exact (the fixtures' floats are float32 values printed exactly).
+void check_equal(const Tensor& got, const Tensor& want) {
+  BOOST_TEST(af::dtype_name(got.dtype()) == af::dtype_name(want.dtype()));
+  BOOST_TEST(got.shape().to_string() == want.shape().to_string());
+  if (got.dtype() != want.dtype() || !(got.shape() == want.shape())) return;
+  if (got.dtype() == af::DType::string) {
+    for (std::int64_t i = 0; i < got.num_elements(); ++i)
+      BOOST_TEST(got.data<std::string>()[i] == want.data<std::string>()[i], "element " << i);
+    return;
+  }
+  const std::size_t bytes =
+      static_cast<std::size_t>(got.num_elements()) * af::dtype_size(got.dtype());
+  BOOST_TEST(std::memcmp(got.raw_data(), want.raw_data(), bytes) == 0,
+             got.debug_string() << " != " << want.debug_string());
+}
+
+/// Runs case `name` of the reference: its init targets, then get_next until OutOfRange,
+/// `rounds` times (re-initialising between rounds). With `round_trip`, the GraphDef is
+/// written and read again first (the functions the nodes carry back in its library).
+void run_case(const std::string& name, int rounds = 1, bool round_trip = false) {
+  const Json ref = reference()["cases"][name];
+  af::Graph g;
+  af::GraphDef def = af::read_graph_def((data_dir / ref["graph"].get<std::string>()).string());
+  if (round_trip) {
+    af::Graph written;
+    af::import_graph_def(written, def, {.name = ""});
+    def = af::parse_graph_def(af::serialize_graph_def(af::export_graph_def(written)));
+  }
+  af::import_graph_def(g, def, {.name = ""});
+  af::Session sess(g);
+  af::FeedDict feeds;
+  for (const auto& f : ref["feeds"])
+    feeds.emplace_back(g.output(f["tensor"].get<std::string>()), tensor_of(f));
+  std::vector<Output> fetches;
+  for (const auto& f : ref["fetches"]) fetches.push_back(g.output(f.get<std::string>()));
+  for (int round = 0; round < rounds; ++round) {
+    for (const auto& target : ref["init"]) sess.run(g.operation(target.get<std::string>()), feeds);
+    af::FeedDict step_feeds = feeds;
+    if (ref.contains("handle_feed")) {
+      const auto& h = ref["handle_feed"];
+      step_feeds.emplace_back(g.output(h["placeholder"].get<std::string>()),
+                              sess.run(g.output(h["from"].get<std::string>()), feeds));
+    }
+    std::size_t step = 0;
+    for (const auto& want : ref["steps"]) {
+      BOOST_TEST_CONTEXT(name << " round " << round << " step " << step) {
+        const auto got = sess.run(fetches, step_feeds);
+        BOOST_TEST_REQUIRE(got.size() == want.size());
+        for (std::size_t i = 0; i < got.size(); ++i) check_equal(got[i], tensor_of(want[i]));
+      }
+      ++step;
+    }
+    const std::string end =
+        af::test::error_of<af::OutOfRangeError>([&] { sess.run(fetches, step_feeds); });
+    // The kernel's message, then the node it names.
+    BOOST_TEST(end.substr(0, end.find('\n')) == ref["end"]["kernel_message"].get<std::string>(),
+               name);
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(tf_data_test)
+
+BOOST_AUTO_TEST_CASE(the_fixtures_hold_what_these_tests_claim) {
+  const Json ref = reference();
+  BOOST_TEST(ref["tensorflow"].get<std::string>() == "2.21.0");
+  BOOST_TEST(ref["cases"].size() == 19u);
+  for (const auto& [name, c] : ref["cases"].items()) {
+    BOOST_TEST(!c["steps"].empty(), name);
+    BOOST_TEST(c["end"]["code"].get<std::string>() == "OutOfRange", name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(one_shot_map_filter_batch, *boost::unit_test::timeout(60)) {
+  run_case("slices_map_filter_batch");
+}
+BOOST_AUTO_TEST_CASE(initializable_iterators_start_over_when_initialized_again,
+                     *boost::unit_test::timeout(60)) {
+  run_case("range_skip_take_repeat_batch", 2);
+}
+BOOST_AUTO_TEST_CASE(zip_and_concatenate, *boost::unit_test::timeout(60)) {
+  run_case("zip_concat");
+}
+BOOST_AUTO_TEST_CASE(tfrecord_files, *boost::unit_test::timeout(60)) { run_case("tfrecord_files"); }
+BOOST_AUTO_TEST_CASE(gzip_tfrecord_files, *boost::unit_test::timeout(60)) {
+  run_case("tfrecord_gzip");
+}
+BOOST_AUTO_TEST_CASE(text_lines_decoded_as_csv, *boost::unit_test::timeout(60)) {
+  run_case("textline_csv");
+}
+BOOST_AUTO_TEST_CASE(fixed_length_records, *boost::unit_test::timeout(60)) {
+  run_case("fixed_length");
+}
+BOOST_AUTO_TEST_CASE(seeded_shuffles_give_tensorflows_order, *boost::unit_test::timeout(60)) {
+  run_case("shuffle_seeded");
+  run_case("shuffle_repeat");
+}
+BOOST_AUTO_TEST_CASE(a_cond_inside_map, *boost::unit_test::timeout(60)) { run_case("map_cond"); }
+BOOST_AUTO_TEST_CASE(parse_example_pipeline, *boost::unit_test::timeout(60)) {
+  run_case("parse_examples");
+}
+BOOST_AUTO_TEST_CASE(interleave_and_flat_map, *boost::unit_test::timeout(60)) {
+  run_case("interleave_files");
+  run_case("flat_map_range");
+}
+BOOST_AUTO_TEST_CASE(cache_prefetch_repeat, *boost::unit_test::timeout(60)) {
+  run_case("cache_prefetch");
+}
+BOOST_AUTO_TEST_CASE(padded_and_drop_remainder_batches, *boost::unit_test::timeout(60)) {
+  run_case("padded_batch");
+  run_case("batch_drop_remainder");
+}
+BOOST_AUTO_TEST_CASE(map_with_captured_tensors, *boost::unit_test::timeout(60)) {
+  run_case("map_captured");
+}
+BOOST_AUTO_TEST_CASE(from_tensors_repeated, *boost::unit_test::timeout(60)) {
+  run_case("tensor_dataset_repeat");
+}
+BOOST_AUTO_TEST_CASE(iterators_named_by_string_handles, *boost::unit_test::timeout(60)) {
+  run_case("string_handle");
+}
+
+// The functions dataset nodes carry go back into the library of a written GraphDef.
+BOOST_AUTO_TEST_CASE(written_graphs_keep_their_dataset_functions, *boost::unit_test::timeout(60)) {
+  run_case("slices_map_filter_batch", 1, true);
+  run_case("interleave_files", 1, true);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
