@@ -193,10 +193,10 @@ Status batch_size_and_remainder(OpKernelContext& ctx, int drop_index, std::int64
   return {};
 }
 
-struct Batch : WithoutAttrs {
+struct Batch {
   static Status make(OpKernelContext& ctx, const std::string& op,
                      std::shared_ptr<const DatasetBase> input, const std::vector<DType>& dtypes,
-                     const std::vector<PartialShape>& shapes, const Attrs&,
+                     const std::vector<PartialShape>& shapes,
                      std::shared_ptr<const DatasetBase>* out) {
     std::int64_t batch_size = 0;
     bool drop = false;
@@ -210,10 +210,10 @@ struct Batch : WithoutAttrs {
 
 // PaddedBatchDataset(V2): input, batch_size, padded_shapes (N int64 vectors), padding_values
 // (N scalars)[, drop_remainder].
-struct PaddedBatch : WithoutAttrs {
+struct PaddedBatch {
   static Status make(OpKernelContext& ctx, const std::string& op,
                      std::shared_ptr<const DatasetBase> input, const std::vector<DType>& dtypes,
-                     const std::vector<PartialShape>& shapes, const Attrs&,
+                     const std::vector<PartialShape>& shapes,
                      std::shared_ptr<const DatasetBase>* out) {
     const int n = static_cast<int>(dtypes.size());
     if (ctx.num_inputs() < 2 + 2 * n)

@@ -175,10 +175,10 @@ class CacheDataset final : public UnaryDataset {
   mutable std::shared_ptr<const std::vector<std::vector<Tensor>>> cache_;
 };
 
-struct Cache : WithoutAttrs {
+struct Cache {
   static Status make(OpKernelContext& ctx, const std::string& op,
                      std::shared_ptr<const DatasetBase> input, const std::vector<DType>& dtypes,
-                     const std::vector<PartialShape>& shapes, const Attrs&,
+                     const std::vector<PartialShape>& shapes,
                      std::shared_ptr<const DatasetBase>* out) {
     const Tensor& filename = ctx.input(1);
     if (filename.dtype() != DType::string || filename.num_elements() != 1)

@@ -72,14 +72,24 @@ Status scalar_int64(const OpKernelContext& ctx, int index, std::string_view name
   }
 }
 
-bool compatible(const PartialShape& expected, const Shape& shape) {
-  if (!expected.rank_known()) return true;
-  if (expected.rank() != shape.rank()) return false;
-  for (int i = 0; i < shape.rank(); ++i) {
-    const auto d = expected.dims()[static_cast<std::size_t>(i)];
-    if (d >= 0 && d != shape.dim(i)) return false;
+Status verify_element(const std::vector<DType>& dtypes, const std::vector<PartialShape>& shapes,
+                      const std::vector<Tensor>& element) {
+  if (element.size() != dtypes.size())
+    return invalid_argument("Number of components does not match: expected " +
+                            std::to_string(dtypes.size()) + " types but got " +
+                            std::to_string(element.size()) + ".");
+  for (std::size_t i = 0; i < element.size(); ++i) {
+    if (element[i].dtype() != dtypes[i])
+      return invalid_argument("Data type mismatch at component " + std::to_string(i) +
+                              ": expected " + std::string(data_type_string(dtypes[i])) +
+                              " but got " + std::string(data_type_string(element[i].dtype())) +
+                              ".");
+    if (i < shapes.size() && !shapes[i].is_compatible_with(PartialShape(element[i].shape())))
+      return invalid_argument("Incompatible shapes at component " + std::to_string(i) +
+                              ": expected " + shapes[i].to_string() + " but got " +
+                              element[i].shape().to_string() + ".");
   }
-  return true;
+  return {};
 }
 
 }  // namespace af::data::detail

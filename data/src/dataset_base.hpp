@@ -129,9 +129,11 @@ class DatasetOpKernel : public StatusOpKernel {
 Status scalar_int64(const OpKernelContext& ctx, int index, std::string_view name,
                     std::int64_t* out);
 
-/// Whether `shape` is compatible with the partial `expected` (same rank where known, equal
-/// dimensions where known).
-bool compatible(const PartialShape& expected, const Shape& shape);
+/// TensorFlow's VerifyTypesMatch and VerifyShapesCompatible of an element against a
+/// signature: InvalidArgument "Number of components does not match: ...", "Data type
+/// mismatch at component i: ...", "Incompatible shapes at component i: ...".
+Status verify_element(const std::vector<DType>& dtypes, const std::vector<PartialShape>& shapes,
+                      const std::vector<Tensor>& element);
 
 /// A dataset over one input dataset.
 class UnaryDataset : public DatasetBase {
@@ -156,36 +158,22 @@ struct DatasetIterator : IteratorBase {
   explicit DatasetIterator(const D& d) : ds(std::static_pointer_cast<const D>(d.self())) {}
 };
 
-/// A unary dataset's kernel: input 0 is the input dataset; `Make` reads its attributes
-/// (`Make::Attrs`, `Make::read_attrs`) and makes the dataset (`Make::make`).
+/// A unary dataset's kernel: input 0 is the input dataset; `Make::make` makes the dataset.
 template <class Make>
 class UnaryDatasetOp final : public DatasetOpKernel {
  public:
-  /// Reads the signature and `Make`'s attributes.
-  UnaryDatasetOp(OpKernelConstruction& c, Status* s) : DatasetOpKernel(c, s), op_(c.def.op) {
-    if (s->ok()) *s = Make::read_attrs(c, &attrs_);
-  }
+  /// Reads the signature.
+  UnaryDatasetOp(OpKernelConstruction& c, Status* s) : DatasetOpKernel(c, s), op_(c.def.op) {}
 
  protected:
   Status make(OpKernelContext& ctx, std::shared_ptr<const DatasetBase>* out) override {
     std::shared_ptr<const DatasetBase> input;
     ACTORFLOW_RETURN_IF_ERROR(input_dataset(ctx, 0, &input));
-    return Make::make(ctx, op_, std::move(input), dtypes_, shapes_, attrs_, out);
+    return Make::make(ctx, op_, std::move(input), dtypes_, shapes_, out);
   }
 
  private:
   std::string op_;
-  typename Make::Attrs attrs_;
-};
-
-/// The attributes of a dataset without attributes of its own.
-struct NoAttrs {};
-
-/// A `Make` of UnaryDatasetOp for a dataset without attributes of its own.
-struct WithoutAttrs {
-  using Attrs = NoAttrs;  ///< nothing to read
-  /// Reads nothing.
-  static Status read_attrs(OpKernelConstruction&, Attrs*) { return {}; }
 };
 
 /// Reads an op's `output_types` and `output_shapes` attributes.

@@ -153,22 +153,7 @@ class FunctionDataset final : public UnaryDataset {
 
   /// InvalidArgument unless `element` matches the dataset's output types and shapes.
   Status check_element(const std::vector<Tensor>& element) const {
-    if (element.size() != dtypes().size())
-      return invalid_argument("Number of components does not match: expected " +
-                              std::to_string(dtypes().size()) + " types but got " +
-                              std::to_string(element.size()) + ".");
-    for (std::size_t i = 0; i < element.size(); ++i) {
-      if (element[i].dtype() != dtypes()[i])
-        return invalid_argument("Data type mismatch at component " + std::to_string(i) +
-                                ": expected " + std::string(data_type_string(dtypes()[i])) +
-                                " but got " + std::string(data_type_string(element[i].dtype())) +
-                                ".");
-      if (!compatible(shapes()[i], element[i].shape()))
-        return invalid_argument("Incompatible shapes at component " + std::to_string(i) +
-                                ": expected " + shapes()[i].to_string() + " but got " +
-                                element[i].shape().to_string() + ".");
-    }
-    return {};
+    return verify_element(dtypes(), shapes(), element);
   }
 
   Kind kind_;

@@ -206,13 +206,7 @@ class IteratorGetNextOp final : public SignatureKernel {
     bool end = false;
     ACTORFLOW_RETURN_IF_ERROR(it->get_next(IteratorEnv::of(ctx), &element, &end));
     if (end) return out_of_range("End of sequence");
-    std::vector<DType> types;
-    std::vector<PartialShape> shapes;
-    for (const auto& t : element) {
-      types.push_back(t.dtype());
-      shapes.emplace_back(t.shape());
-    }
-    ACTORFLOW_RETURN_IF_ERROR(verify_signature(dtypes_, shapes_, types, &shapes));
+    ACTORFLOW_RETURN_IF_ERROR(verify_element(dtypes_, shapes_, element));
     for (std::size_t i = 0; i < element.size(); ++i)
       ctx.set_output(static_cast<int>(i), std::move(element[i]));
     return {};

@@ -21,10 +21,10 @@ class PassThroughDataset final : public UnaryDataset {
   std::int64_t cardinality() const override { return input().cardinality(); }
 };
 
-struct PassThrough : WithoutAttrs {
+struct PassThrough {
   static Status make(OpKernelContext&, const std::string& op,
                      std::shared_ptr<const DatasetBase> input, const std::vector<DType>& dtypes,
-                     const std::vector<PartialShape>& shapes, const Attrs&,
+                     const std::vector<PartialShape>& shapes,
                      std::shared_ptr<const DatasetBase>* out) {
     *out = std::make_shared<PassThroughDataset>(op, std::move(input), dtypes, shapes);
     return {};
@@ -89,10 +89,10 @@ class RepeatDataset final : public UnaryDataset {
 
 // RepeatDataset, TakeDataset, SkipDataset: input 1 is the count.
 template <class D>
-struct WithCount : WithoutAttrs {
+struct WithCount {
   static Status make(OpKernelContext& ctx, const std::string& op,
                      std::shared_ptr<const DatasetBase> input, const std::vector<DType>& dtypes,
-                     const std::vector<PartialShape>& shapes, const Attrs&,
+                     const std::vector<PartialShape>& shapes,
                      std::shared_ptr<const DatasetBase>* out) {
     std::int64_t count = 0;
     ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 1, "count", &count));
