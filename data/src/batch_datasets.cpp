@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "dataset_base.hpp"
+#include "dataset_factories.hpp"
 #include "dataset_registration.hpp"
 
 namespace af::data::detail {
@@ -200,8 +201,10 @@ struct Batch {
                      std::shared_ptr<const DatasetBase>* out) {
     std::int64_t batch_size = 0;
     bool drop = false;
-    ACTORFLOW_RETURN_IF_ERROR(
-        batch_size_and_remainder(ctx, op == "BatchDatasetV2" ? 2 : -1, &batch_size, &drop));
+    // BatchDatasetV2: input, batch_size, drop_remainder; ParallelBatchDataset: input,
+    // batch_size, num_parallel_calls, drop_remainder.
+    const int drop_index = op == "BatchDatasetV2" ? 2 : op == "ParallelBatchDataset" ? 3 : -1;
+    ACTORFLOW_RETURN_IF_ERROR(batch_size_and_remainder(ctx, drop_index, &batch_size, &drop));
     *out = std::make_shared<BatchDataset>(op, std::move(input), batch_size, drop, std::nullopt,
                                           dtypes, shapes);
     return {};
@@ -250,10 +253,20 @@ struct PaddedBatch {
 
 }  // namespace
 
+std::shared_ptr<const DatasetBase> make_batch_dataset(std::string op,
+                                                      std::shared_ptr<const DatasetBase> input,
+                                                      std::int64_t batch_size, bool drop_remainder,
+                                                      std::vector<DType> dtypes,
+                                                      std::vector<PartialShape> shapes) {
+  return std::make_shared<BatchDataset>(std::move(op), std::move(input), batch_size, drop_remainder,
+                                        std::nullopt, std::move(dtypes), std::move(shapes));
+}
+
 void register_batch_datasets(OpRegistry& ops, KernelRegistry& kernels) {
-  for (const char* op :
-       {"BatchDataset", "BatchDatasetV2", "PaddedBatchDataset", "PaddedBatchDatasetV2"})
+  for (const char* op : {"BatchDataset", "BatchDatasetV2", "ParallelBatchDataset",
+                         "PaddedBatchDataset", "PaddedBatchDatasetV2"})
     add_dataset_op(ops, op);
+  kernels.add(make_kernel_def<UnaryDatasetOp<Batch>>("ParallelBatchDataset", "CPU"));
   kernels.add(make_kernel_def<UnaryDatasetOp<Batch>>("BatchDataset", "CPU"));
   kernels.add(make_kernel_def<UnaryDatasetOp<Batch>>("BatchDatasetV2", "CPU"));
   kernels.add(make_kernel_def<UnaryDatasetOp<PaddedBatch>>("PaddedBatchDataset", "CPU"));

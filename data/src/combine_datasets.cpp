@@ -1,5 +1,5 @@
 // Datasets that combine or keep others' elements (TensorFlow's zip_dataset_op.cc,
-// concatenate_dataset_op.cc and cache_dataset_ops.cc).
+// concatenate_dataset_op.cc, directed_interleave_dataset_op.cc and cache_dataset_ops.cc).
 #include <mutex>
 
 #include "dataset_base.hpp"
@@ -69,6 +69,128 @@ class ZipDatasetOp final : public DatasetOpKernel {
     *out = std::make_shared<ZipDataset>(std::move(inputs), dtypes_, shapes_);
     return {};
   }
+};
+
+// -- DirectedInterleaveDataset: choose_from_datasets, sample_from_datasets --------------------
+
+class DirectedInterleaveDataset final : public DatasetBase {
+ public:
+  DirectedInterleaveDataset(std::string op, std::shared_ptr<const DatasetBase> selector,
+                            std::vector<std::shared_ptr<const DatasetBase>> inputs,
+                            bool stop_on_empty, std::vector<DType> dtypes,
+                            std::vector<PartialShape> shapes)
+      : DatasetBase(std::move(op), std::move(dtypes), std::move(shapes)),
+        selector_(std::move(selector)),
+        inputs_(std::move(inputs)),
+        stop_on_empty_(stop_on_empty) {}
+
+  // TensorFlow's DirectedInterleaveDatasetOp::Dataset::Iterator::GetNextInternal: each
+  // selector element names the input of the next element; an ended input is skipped (or ends
+  // everything with stop_on_empty_dataset), and the last one ending ends the dataset.
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    struct It final : DatasetIterator<DirectedInterleaveDataset> {
+      using DatasetIterator::DatasetIterator;
+      bool started = false;
+      std::unique_ptr<IteratorBase> selector;
+      std::vector<std::unique_ptr<IteratorBase>> inputs;
+      std::size_t active = 0;
+      void reset() {
+        selector.reset();
+        inputs.clear();
+        active = 0;
+      }
+      Status get_next(const IteratorEnv& env, std::vector<Tensor>* out, bool* end) override {
+        if (!started) {
+          started = true;
+          selector = ds->selector_->make_iterator();
+          for (const auto& d : ds->inputs_) inputs.push_back(d->make_iterator());
+          active = inputs.size();
+        }
+        *end = true;
+        while (selector) {
+          std::vector<Tensor> choice;
+          bool selector_end = false;
+          ACTORFLOW_RETURN_IF_ERROR(selector->get_next(env, &choice, &selector_end));
+          if (selector_end) {
+            reset();
+            return {};
+          }
+          const std::int64_t i = choice[0].data<std::int64_t>()[0];
+          if (i < 0 || i >= static_cast<std::int64_t>(inputs.size()))
+            return invalid_argument("Selector index out of range: " + std::to_string(i) +
+                                    " >= " + std::to_string(inputs.size()));
+          auto& input = inputs[static_cast<std::size_t>(i)];
+          if (!input) continue;
+          bool input_end = false;
+          ACTORFLOW_RETURN_IF_ERROR(input->get_next(env, out, &input_end));
+          if (!input_end) {
+            *end = false;
+            return {};
+          }
+          if (ds->stop_on_empty_) {
+            reset();
+            return {};
+          }
+          input.reset();
+          if (--active == 0) reset();
+        }
+        return {};
+      }
+    };
+    return std::make_unique<It>(*this);
+  }
+  std::int64_t cardinality() const override {
+    for (const auto& d : inputs_)
+      if (d->cardinality() == kInfiniteCardinality) return kInfiniteCardinality;
+    return kUnknownCardinality;
+  }
+
+ private:
+  std::shared_ptr<const DatasetBase> selector_;
+  std::vector<std::shared_ptr<const DatasetBase>> inputs_;
+  bool stop_on_empty_;
+};
+
+class DirectedInterleaveDatasetOp final : public DatasetOpKernel {
+ public:
+  DirectedInterleaveDatasetOp(OpKernelConstruction& c, Status* s)
+      : DatasetOpKernel(c, s), op_(c.def.op) {
+    if (const auto* stop = c.def.attr<bool>("stop_on_empty_dataset")) stop_on_empty_ = *stop;
+  }
+
+ protected:
+  Status make(OpKernelContext& ctx, std::shared_ptr<const DatasetBase>* out) override {
+    std::shared_ptr<const DatasetBase> selector;
+    ACTORFLOW_RETURN_IF_ERROR(input_dataset(ctx, 0, &selector));
+    if (selector->dtypes().size() != 1 || selector->dtypes()[0] != DType::int64 ||
+        selector->shapes().size() != 1 ||
+        !selector->shapes()[0].is_compatible_with(PartialShape(Shape{})))
+      return invalid_argument("The selector input must be a dataset of scalar int64 elements.");
+    std::vector<std::shared_ptr<const DatasetBase>> inputs;
+    for (int i = 1; i < ctx.num_inputs(); ++i) {
+      std::shared_ptr<const DatasetBase> input;
+      ACTORFLOW_RETURN_IF_ERROR(input_dataset(ctx, i, &input));
+      if (!inputs.empty() && input->dtypes() != inputs[0]->dtypes())
+        return invalid_argument(
+            "All inputs must have the same output_dtypes. First input has types " +
+            type_list(inputs[0]->dtypes()) + ", and input " + std::to_string(i - 1) +
+            " has types " + type_list(input->dtypes()));
+      inputs.push_back(std::move(input));
+    }
+    *out = std::make_shared<DirectedInterleaveDataset>(op_, std::move(selector), std::move(inputs),
+                                                       stop_on_empty_, dtypes_, shapes_);
+    return {};
+  }
+
+ private:
+  static std::string type_list(const std::vector<DType>& types) {
+    std::string out;
+    for (DType t : types) out += (out.empty() ? "" : ", ") + std::string(data_type_string(t));
+    return out;
+  }
+
+  std::string op_;
+  bool stop_on_empty_ = false;
 };
 
 // -- ConcatenateDataset -----------------------------------------------------------------------
@@ -196,9 +318,12 @@ struct Cache {
 }  // namespace
 
 void register_combine_datasets(OpRegistry& ops, KernelRegistry& kernels) {
-  for (const char* op : {"ZipDataset", "ConcatenateDataset", "CacheDataset"})
+  for (const char* op : {"ZipDataset", "ConcatenateDataset", "CacheDataset",
+                         "DirectedInterleaveDataset", "ExperimentalDirectedInterleaveDataset"})
     add_dataset_op(ops, op);
   kernels.add(make_kernel_def<ZipDatasetOp>("ZipDataset", "CPU"));
+  for (const char* op : {"DirectedInterleaveDataset", "ExperimentalDirectedInterleaveDataset"})
+    kernels.add(make_kernel_def<DirectedInterleaveDatasetOp>(op, "CPU"));
   kernels.add(make_kernel_def<ConcatenateDatasetOp>("ConcatenateDataset", "CPU"));
   kernels.add(make_kernel_def<UnaryDatasetOp<Cache>>("CacheDataset", "CPU"));
 }

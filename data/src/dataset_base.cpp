@@ -1,6 +1,8 @@
 // The shared pieces of the dataset kernels (TensorFlow's dataset.cc and dataset_utils.cc).
 #include "dataset_base.hpp"
 
+#include <cstring>
+
 #include "actorflow/ops/errors.hpp"
 
 namespace af::data::detail {
@@ -90,6 +92,68 @@ Status verify_element(const std::vector<DType>& dtypes, const std::vector<Partia
                               element[i].shape().to_string() + ".");
   }
   return {};
+}
+
+Status scalar_bool(const OpKernelContext& ctx, int index, std::string_view name, bool* out) {
+  const Tensor& t = ctx.input(index);
+  if (t.dtype() != DType::boolean || t.shape().rank() != 0 || t.num_elements() != 1)
+    return invalid_argument(std::string(name) + " must be a scalar bool");
+  *out = t.data<bool>()[0];
+  return {};
+}
+
+Tensor row_of(const Tensor& t, std::int64_t i) {
+  std::vector<std::int64_t> dims(t.shape().dims().begin() + 1, t.shape().dims().end());
+  Tensor out(t.dtype(), Shape(dims));
+  const std::int64_t n = out.num_elements();
+  if (t.dtype() == DType::string) {
+    const auto* src = t.data<std::string>() + i * n;
+    std::copy(src, src + n, out.data<std::string>());
+  } else if (t.dtype() == DType::variant) {
+    const auto* src = t.data<Variant>() + i * n;
+    std::copy(src, src + n, out.data<Variant>());
+  } else {
+    const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(t.dtype());
+    if (bytes > 0)
+      std::memcpy(out.raw_data(), static_cast<const char*>(t.raw_data()) + i * bytes, bytes);
+  }
+  return out;
+}
+
+namespace {
+
+class ElementsDataset final : public DatasetBase {
+ public:
+  ElementsDataset(std::vector<std::vector<Tensor>> elements, std::vector<DType> dtypes,
+                  std::vector<PartialShape> shapes)
+      : DatasetBase("Window", std::move(dtypes), std::move(shapes)),
+        elements_(std::move(elements)) {}
+
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    struct It final : DatasetIterator<ElementsDataset> {
+      using DatasetIterator::DatasetIterator;
+      std::size_t next = 0;
+      Status get_next(const IteratorEnv&, std::vector<Tensor>* out, bool* end) override {
+        *end = next >= ds->elements_.size();
+        if (!*end) *out = ds->elements_[next++];
+        return {};
+      }
+    };
+    return std::make_unique<It>(*this);
+  }
+  std::int64_t cardinality() const override { return static_cast<std::int64_t>(elements_.size()); }
+
+ private:
+  std::vector<std::vector<Tensor>> elements_;
+};
+
+}  // namespace
+
+std::shared_ptr<const DatasetBase> elements_dataset(std::vector<std::vector<Tensor>> elements,
+                                                    std::vector<DType> dtypes,
+                                                    std::vector<PartialShape> shapes) {
+  return std::make_shared<ElementsDataset>(std::move(elements), std::move(dtypes),
+                                           std::move(shapes));
 }
 
 }  // namespace af::data::detail

@@ -176,6 +176,31 @@ class UnaryDatasetOp final : public DatasetOpKernel {
   std::string op_;
 };
 
+/// Row `i` of `t` (a tensor of rank >= 1), copied into a tensor of its own.
+Tensor row_of(const Tensor& t, std::int64_t i);
+
+/// A dataset over `elements`, in order (TensorFlow's internal window dataset: what
+/// WindowDataset yields per component and GroupByWindowDataset hands its reduce function).
+std::shared_ptr<const DatasetBase> elements_dataset(std::vector<std::vector<Tensor>> elements,
+                                                    std::vector<DType> dtypes,
+                                                    std::vector<PartialShape> shapes);
+
+/// The scalar bool input `index` of `ctx` (InvalidArgument "<name> must be a scalar bool").
+Status scalar_bool(const OpKernelContext& ctx, int index, std::string_view name, bool* out);
+
+/// `Make` of a UnaryDatasetOp whose dataset D takes nothing but the input and signature.
+template <class D>
+struct MakeUnary {
+  /// A D over `input`.
+  static Status make(OpKernelContext&, const std::string& op,
+                     std::shared_ptr<const DatasetBase> input, const std::vector<DType>& dtypes,
+                     const std::vector<PartialShape>& shapes,
+                     std::shared_ptr<const DatasetBase>* out) {
+    *out = std::make_shared<D>(op, std::move(input), dtypes, shapes);
+    return {};
+  }
+};
+
 /// Reads an op's `output_types` and `output_shapes` attributes.
 Status read_signature(OpKernelConstruction& c, std::vector<DType>* dtypes,
                       std::vector<PartialShape>* shapes);

@@ -30,6 +30,8 @@ void register_dataset_ops() {
     detail::register_transform_datasets(ops, kernels);
     detail::register_function_datasets(ops, kernels);
     detail::register_shuffle_datasets(ops, kernels);
+    detail::register_slice_datasets(ops, kernels);
+    detail::register_fold_datasets(ops, kernels);
     detail::register_iterator_ops(ops, kernels);
   });
 }

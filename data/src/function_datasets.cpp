@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "dataset_base.hpp"
+#include "dataset_factories.hpp"
 #include "dataset_registration.hpp"
 #include "function_runner.hpp"
 
@@ -28,13 +29,14 @@ class FunctionDataset final : public UnaryDataset {
  public:
   FunctionDataset(std::string op, Kind kind, std::shared_ptr<const DatasetBase> input,
                   std::shared_ptr<const CapturedFunction> f, std::int64_t cycle_length,
-                  std::int64_t block_length, std::vector<DType> dtypes,
+                  std::int64_t block_length, bool preserve_cardinality, std::vector<DType> dtypes,
                   std::vector<PartialShape> shapes)
       : UnaryDataset(std::move(op), std::move(input), std::move(dtypes), std::move(shapes)),
         kind_(kind),
         f_(std::move(f)),
         cycle_length_(cycle_length),
-        block_length_(block_length) {}
+        block_length_(block_length),
+        preserve_cardinality_(preserve_cardinality) {}
 
   std::unique_ptr<IteratorBase> make_iterator() const override {
     switch (kind_) {
@@ -60,8 +62,11 @@ class FunctionDataset final : public UnaryDataset {
       ACTORFLOW_RETURN_IF_ERROR(input->get_next(env, &args, end));
       if (*end) return {};
       Status s = ds->f_->run(env, std::move(args), out);
-      // OutOfRange from a map function ends the sequence in TensorFlow 1.x's MapDataset.
+      // OutOfRange from a map function ends the sequence, unless the dataset preserves its
+      // cardinality (TensorFlow 2 sets preserve_cardinality).
       if (s.code() == Code::out_of_range) {
+        if (ds->preserve_cardinality_)
+          return invalid_argument("Function invocation produced OutOfRangeError: " + s.message());
         *end = true;
         return {};
       }
@@ -159,6 +164,7 @@ class FunctionDataset final : public UnaryDataset {
   Kind kind_;
   std::shared_ptr<const CapturedFunction> f_;
   std::int64_t cycle_length_, block_length_;
+  bool preserve_cardinality_;
 };
 
 template <Kind K>
@@ -169,6 +175,7 @@ class FunctionDatasetOp final : public DatasetOpKernel {
     FunctionAttr f;
     if (s->ok()) *s = c.get_attr(func_attr, &f);
     f_ = std::make_shared<InstantiatedFunction>(std::move(f), c.def.name);
+    if (const auto* p = c.def.attr<bool>("preserve_cardinality")) preserve_cardinality_ = *p;
   }
 
  protected:
@@ -189,7 +196,7 @@ class FunctionDatasetOp final : public DatasetOpKernel {
     }
     auto f = make_captured_function(ctx, f_, 1, end_captured);
     *out = std::make_shared<FunctionDataset>(op_, K, std::move(input), std::move(f), cycle_length,
-                                             block_length, dtypes_, shapes_);
+                                             block_length, preserve_cardinality_, dtypes_, shapes_);
     return {};
   }
 
@@ -197,6 +204,7 @@ class FunctionDatasetOp final : public DatasetOpKernel {
   std::string op_;
   int trailing_;
   std::shared_ptr<const InstantiatedFunction> f_;
+  bool preserve_cardinality_ = false;
 };
 
 template <Kind K>
@@ -211,6 +219,17 @@ KernelDef function_kernel(const std::string& op, int trailing, const char* func_
 }
 
 }  // namespace
+
+std::shared_ptr<const DatasetBase> make_map_dataset(std::string op,
+                                                    std::shared_ptr<const DatasetBase> input,
+                                                    std::shared_ptr<const CapturedFunction> f,
+                                                    bool preserve_cardinality,
+                                                    std::vector<DType> dtypes,
+                                                    std::vector<PartialShape> shapes) {
+  return std::make_shared<FunctionDataset>(std::move(op), Kind::map, std::move(input), std::move(f),
+                                           1, 1, preserve_cardinality, std::move(dtypes),
+                                           std::move(shapes));
+}
 
 void register_function_datasets(OpRegistry& ops, KernelRegistry& kernels) {
   struct Entry {

@@ -10,6 +10,7 @@
 #include "dataset_base.hpp"
 #include "dataset_registration.hpp"
 #include "function_runner.hpp"
+#include "variant_values.hpp"
 
 namespace af::data::detail {
 
@@ -213,6 +214,31 @@ class IteratorGetNextOp final : public SignatureKernel {
   }
 };
 
+// IteratorGetNextAsOptional: the next element in an optional, or an optional without a value
+// at the end (tf.data.Iterator.get_next_as_optional).
+class IteratorGetNextAsOptionalOp final : public SignatureKernel {
+ public:
+  using SignatureKernel::SignatureKernel;
+  bool is_expensive(const OpKernelContext&) const override { return true; }
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    std::shared_ptr<IteratorResource> it;
+    ACTORFLOW_RETURN_IF_ERROR(input_iterator(ctx, 0, &it));
+    auto optional = std::make_shared<af::detail::OptionalValue>();
+    bool end = false;
+    ACTORFLOW_RETURN_IF_ERROR(it->get_next(IteratorEnv::of(ctx), &optional->components, &end));
+    if (!end) {
+      ACTORFLOW_RETURN_IF_ERROR(verify_element(dtypes_, shapes_, optional->components));
+      optional->has_value = true;
+    } else {
+      optional->components.clear();
+    }
+    ctx.set_output(0, variant_scalar(std::move(optional)));
+    return {};
+  }
+};
+
 class IteratorToStringHandleOp final : public StatusOpKernel {
  public:
   using StatusOpKernel::StatusOpKernel;
@@ -300,7 +326,8 @@ Status scalar_output(InferenceContext& c, DType t) {
   return {};
 }
 
-/// Outputs per `output_types` with `output_shapes` (IteratorGetNext, DatasetToSingleElement).
+}  // namespace
+
 Status element_outputs(InferenceContext& c) {
   std::vector<DType> types;
   std::vector<PartialShape> shapes;
@@ -313,8 +340,6 @@ Status element_outputs(InferenceContext& c) {
   return {};
 }
 
-}  // namespace
-
 void register_iterator_ops(OpRegistry& ops, KernelRegistry& kernels) {
   for (const char* op : {"IteratorV2", "Iterator", "OneShotIterator", "IteratorFromStringHandle",
                          "IteratorFromStringHandleV2"})
@@ -325,6 +350,10 @@ void register_iterator_ops(OpRegistry& ops, KernelRegistry& kernels) {
            true,
            {}});
   ops.add({"IteratorGetNext", element_outputs, true, {}});
+  ops.add({"IteratorGetNextAsOptional",
+           [](InferenceContext& c) { return scalar_output(c, DType::variant); },
+           true,
+           {}});
   ops.add({"IteratorGetNextSync", element_outputs, true, {}});
   ops.add({"DatasetToSingleElement", element_outputs, false, {}});
   ops.add({"DatasetCardinality",
@@ -336,6 +365,7 @@ void register_iterator_ops(OpRegistry& ops, KernelRegistry& kernels) {
   kernels.add(make_kernel_def<MakeIteratorOp>("MakeIterator", "CPU"));
   kernels.add(make_kernel_def<IteratorGetNextOp>("IteratorGetNext", "CPU"));
   kernels.add(make_kernel_def<IteratorGetNextOp>("IteratorGetNextSync", "CPU"));
+  kernels.add(make_kernel_def<IteratorGetNextAsOptionalOp>("IteratorGetNextAsOptional", "CPU"));
   kernels.add(make_kernel_def<IteratorToStringHandleOp>("IteratorToStringHandle", "CPU"));
   kernels.add(make_kernel_def<IteratorFromStringHandleOp>("IteratorFromStringHandle", "CPU"));
   kernels.add(make_kernel_def<IteratorFromStringHandleOp>("IteratorFromStringHandleV2", "CPU"));

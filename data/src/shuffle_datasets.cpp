@@ -1,6 +1,6 @@
-// tf.data's shuffling datasets (TensorFlow's shuffle_dataset_op.cc and the seed generators of
-// random_seed_ops.cc): ShuffleDataset and ShuffleAndRepeatDataset, yielding their elements in
-// the order TensorFlow 2.21 does for the same seeds.
+// tf.data's random datasets (TensorFlow's shuffle_dataset_op.cc, random_dataset_op.cc and the
+// seed generators of random_seed_ops.cc): ShuffleDataset and ShuffleAndRepeatDataset, yielding
+// their elements in the order TensorFlow 2.21 does for the same seeds, and RandomDataset.
 //
 // How TensorFlow seeds them. Each dataset object (one run of the op's kernel) owns a seed
 // generator made from the op's (seed, seed2) inputs, both replaced by fresh random numbers
@@ -294,12 +294,63 @@ class ShuffleDatasetOp final : public DatasetOpKernel {
   bool reshuffle_each_iteration_ = true;
 };
 
+/// RandomDataset (TensorFlow's random_dataset_op.cc, op version 1): endless int64 scalars,
+/// each the next 32-bit sample of PhiloxRandom(seed, seed2); every iterator starts the stream
+/// afresh (a fixed seed generator).
+class RandomDataset final : public DatasetBase {
+ public:
+  RandomDataset(std::string op, RandomSeeds seeds)
+      : DatasetBase(std::move(op), {DType::int64}, {PartialShape(Shape{})}), seeds_(seeds) {}
+
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    struct It final : DatasetIterator<RandomDataset> {
+      explicit It(const RandomDataset& d)
+          : DatasetIterator(d),
+            generator(static_cast<std::uint64_t>(d.seeds_.seed),
+                      static_cast<std::uint64_t>(d.seeds_.seed2)) {}
+      PhiloxSingleSample generator;
+      Status get_next(const IteratorEnv&, std::vector<Tensor>* out, bool* end) override {
+        out->assign(1, Tensor(static_cast<std::int64_t>(generator())));
+        *end = false;
+        return {};
+      }
+    };
+    return std::make_unique<It>(*this);
+  }
+  std::int64_t cardinality() const override { return kInfiniteCardinality; }
+
+ private:
+  RandomSeeds seeds_;
+};
+
+/// The kernel of RandomDataset and ExperimentalRandomDataset (inputs seed, seed2).
+class RandomDatasetOp final : public DatasetOpKernel {
+ public:
+  RandomDatasetOp(OpKernelConstruction& c, Status* s) : DatasetOpKernel(c, s), op_(c.def.op) {}
+
+ protected:
+  Status make(OpKernelContext& ctx, std::shared_ptr<const DatasetBase>* out) override {
+    std::int64_t seed = 0, seed2 = 0;
+    ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 0, "seed", &seed));
+    ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 1, "seed2", &seed2));
+    *out = std::make_shared<RandomDataset>(op_, RandomSeeds::from(seed, seed2));
+    return {};
+  }
+
+ private:
+  std::string op_;
+};
+
 }  // namespace
 
 void register_shuffle_datasets(OpRegistry& ops, KernelRegistry& kernels) {
   for (const char* op : {"ShuffleDataset", "ShuffleAndRepeatDataset"}) {
     add_dataset_op(ops, op);
     kernels.add(make_kernel_def<ShuffleDatasetOp>(op, "CPU"));
+  }
+  for (const char* op : {"RandomDataset", "ExperimentalRandomDataset"}) {
+    add_dataset_op(ops, op);
+    kernels.add(make_kernel_def<RandomDatasetOp>(op, "CPU"));
   }
 }
 

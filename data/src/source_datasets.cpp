@@ -57,25 +57,6 @@ class TensorDatasetOp final : public DatasetOpKernel {
 
 // -- TensorSliceDataset: the rows of tensors -----------------------------------------------
 
-/// Row `i` of `t` (a tensor of rank >= 1).
-Tensor row(const Tensor& t, std::int64_t i) {
-  std::vector<std::int64_t> dims(t.shape().dims().begin() + 1, t.shape().dims().end());
-  Tensor out(t.dtype(), Shape(dims));
-  const std::int64_t n = out.num_elements();
-  if (t.dtype() == DType::string) {
-    const auto* src = t.data<std::string>() + i * n;
-    std::copy(src, src + n, out.data<std::string>());
-  } else if (t.dtype() == DType::variant) {
-    const auto* src = t.data<Variant>() + i * n;
-    std::copy(src, src + n, out.data<Variant>());
-  } else {
-    const std::size_t bytes = static_cast<std::size_t>(n) * dtype_size(t.dtype());
-    if (bytes > 0)
-      std::memcpy(out.raw_data(), static_cast<const char*>(t.raw_data()) + i * bytes, bytes);
-  }
-  return out;
-}
-
 class TensorSliceDataset final : public DatasetBase {
  public:
   TensorSliceDataset(std::vector<Tensor> components, std::vector<DType> dtypes,
@@ -91,7 +72,7 @@ class TensorSliceDataset final : public DatasetBase {
         *end = next >= ds->cardinality();
         if (*end) return {};
         out->clear();
-        for (const auto& c : ds->components_) out->push_back(row(c, next));
+        for (const auto& c : ds->components_) out->push_back(row_of(c, next));
         ++next;
         return {};
       }

@@ -1,7 +1,7 @@
 // The datasets that transform other datasets without running functions (TensorFlow's
 // repeat_dataset_op.cc, take_dataset_op.cc, skip_dataset_op.cc, batch_dataset_op.cc,
 // padded_batch_dataset_op.cc, zip_dataset_op.cc, concatenate_dataset_op.cc,
-// cache_dataset_ops.cc and the options-only datasets: prefetch, model, optimize, ...).
+// cache_dataset_ops.cc and the options-only datasets: prefetch, model, optimize, rewrite, ...).
 #include <cstring>
 #include <mutex>
 
@@ -19,16 +19,6 @@ class PassThroughDataset final : public UnaryDataset {
   using UnaryDataset::UnaryDataset;
   std::unique_ptr<IteratorBase> make_iterator() const override { return input().make_iterator(); }
   std::int64_t cardinality() const override { return input().cardinality(); }
-};
-
-struct PassThrough {
-  static Status make(OpKernelContext&, const std::string& op,
-                     std::shared_ptr<const DatasetBase> input, const std::vector<DType>& dtypes,
-                     const std::vector<PartialShape>& shapes,
-                     std::shared_ptr<const DatasetBase>* out) {
-    *out = std::make_shared<PassThroughDataset>(op, std::move(input), dtypes, shapes);
-    return {};
-  }
 };
 
 // -- RepeatDataset ----------------------------------------------------------------------------
@@ -167,12 +157,17 @@ void register_transform_datasets(OpRegistry& ops, KernelRegistry& kernels) {
   for (const char* op :
        {"PrefetchDataset", "ModelDataset", "OptimizeDataset", "OptimizeDatasetV2", "OptionsDataset",
         "MaxIntraOpParallelismDataset", "PrivateThreadPoolDataset", "AssertNextDataset",
-        "NonSerializableDataset", "RepeatDataset", "TakeDataset", "SkipDataset"})
+        "NonSerializableDataset", "RewriteDataset", "ExperimentalAssertNextDataset",
+        "ExperimentalMaxIntraOpParallelismDataset", "ExperimentalPrivateThreadPoolDataset",
+        "ExperimentalNonSerializableDataset", "RepeatDataset", "TakeDataset", "SkipDataset"})
     add_dataset_op(ops, op);
-  for (const char* op : {"PrefetchDataset", "ModelDataset", "OptimizeDataset", "OptimizeDatasetV2",
-                         "OptionsDataset", "MaxIntraOpParallelismDataset",
-                         "PrivateThreadPoolDataset", "AssertNextDataset", "NonSerializableDataset"})
-    kernels.add(make_kernel_def<UnaryDatasetOp<PassThrough>>(op, "CPU"));
+  for (const char* op :
+       {"PrefetchDataset", "ModelDataset", "OptimizeDataset", "OptimizeDatasetV2", "OptionsDataset",
+        "MaxIntraOpParallelismDataset", "PrivateThreadPoolDataset", "AssertNextDataset",
+        "NonSerializableDataset", "RewriteDataset", "ExperimentalAssertNextDataset",
+        "ExperimentalMaxIntraOpParallelismDataset", "ExperimentalPrivateThreadPoolDataset",
+        "ExperimentalNonSerializableDataset"})
+    kernels.add(make_kernel_def<UnaryDatasetOp<MakeUnary<PassThroughDataset>>>(op, "CPU"));
   kernels.add(make_kernel_def<UnaryDatasetOp<WithCount<RepeatDataset>>>("RepeatDataset", "CPU"));
   kernels.add(make_kernel_def<UnaryDatasetOp<WithCount<TakeSkipDataset>>>("TakeDataset", "CPU"));
   kernels.add(make_kernel_def<UnaryDatasetOp<WithCount<TakeSkipDataset>>>("SkipDataset", "CPU"));

@@ -20,10 +20,12 @@ OUT_DIR/reference.json           {"cases": {<case>: {graph, feeds, init, fetches
 
 A case's feeds apply to its init runs and its step runs alike. A feed with "files" holds file
 names relative to OUT_DIR (the test makes them absolute); the graphs never hold a path.
-"steps" holds one entry per session.run of "fetches" until TensorFlow raised OutOfRange, each
-a list of {dtype, shape, values | b64_values} in fetch order (row-major). "end" holds the
-error: its code and the kernel's line of TensorFlow's message ("kernel_message"; the full
-message quotes this script's own traceback, so it is left out). "reinit": the test runs init again
+"steps" holds one entry per session.run of "fetches" until TensorFlow raised an error (mostly
+OutOfRange, the end of input; a case may end with another error), each a list of {dtype, shape,
+values | b64_values} in fetch order (row-major). "end" holds that error: its code (TensorFlow's
+error class name less "Error": "OutOfRange", "FailedPrecondition", "InvalidArgument", ...) and
+the kernel's line of TensorFlow's message ("kernel_message"; the full message quotes this
+script's own traceback, so it is left out). "reinit": the test runs init again
 after the end and expects the same steps again. "handle_feed": after init, fetch "from" once
 and feed its value to "placeholder" on every step. "ops" lists every op type of the graph
 and of its function library.
@@ -234,6 +236,103 @@ def case_string_handle():
                 handle_feed=(handle, handle_string))
 
 
+def case_shard():
+    return one_shot(Dataset.range(11).shard(3, 1))
+
+
+def case_unbatch():
+    ds = Dataset.zip((Dataset.range(7).batch(3),
+                      Dataset.from_tensor_slices(["a", "b", "c", "d", "e", "f", "g"]).batch(3)))
+    return one_shot(ds.unbatch())
+
+
+def case_reduce_in_map():
+    ds = Dataset.range(5).map(lambda x: Dataset.range(x).reduce(np.int64(0), lambda s, v: s + v))
+    return one_shot(ds)
+
+
+def case_map_and_batch():
+    ds = Dataset.range(7).apply(tf.data.experimental.map_and_batch(
+        lambda x: (x * 2, tf.strings.as_string(x)), 3, drop_remainder=False))
+    return one_shot(ds)
+
+
+def case_map_and_batch_drop():
+    ds = Dataset.range(7).apply(tf.data.experimental.map_and_batch(
+        lambda x: (x * 2, tf.strings.as_string(x)), 3, drop_remainder=True,
+        num_parallel_calls=2))
+    return one_shot(ds)
+
+
+def case_scan():
+    return one_shot(Dataset.range(6).scan(np.int64(0), lambda s, x: (s + x, s * 10 + x)))
+
+
+def case_take_while():
+    return one_shot(Dataset.range(10).take_while(lambda x: x < 4))
+
+
+def case_unique():
+    return one_shot(Dataset.from_tensor_slices(tf.constant([3, 1, 3, 2, 1, 5], tf.int64)).unique())
+
+
+def case_unique_strings():
+    return one_shot(Dataset.from_tensor_slices(["b", "a", "b", "", "a"]).unique())
+
+
+def case_ignore_errors():
+    ds = Dataset.from_tensor_slices([1., 2., 0., 4.])
+    ds = ds.map(lambda x: tf.debugging.check_numerics(1. / x, "inf")).ignore_errors()
+    return one_shot(ds)
+
+
+def case_choose_from_datasets():
+    choice = Dataset.from_tensor_slices(tf.constant([0, 1, 1, 0, 1, 0], tf.int64))
+    return one_shot(Dataset.choose_from_datasets([Dataset.range(3), Dataset.range(10, 13)],
+                                                 choice))
+
+
+def case_window_flat_map():
+    ds = Dataset.range(7).window(3, shift=2, drop_remainder=False).flat_map(lambda w: w.batch(3))
+    return one_shot(ds)
+
+
+def case_window_stride_drop():
+    ds = Dataset.range(10).window(2, shift=3, stride=2, drop_remainder=True)
+    return one_shot(ds.flat_map(lambda w: w.batch(2)))
+
+
+def case_group_by_window():
+    ds = Dataset.range(10).group_by_window(key_func=lambda x: x % 3,
+                                           reduce_func=lambda k, w: w.batch(2), window_size=2)
+    return one_shot(ds)
+
+
+def case_bucket_by_sequence_length():
+    ds = Dataset.range(1, 8).map(lambda x: tf.fill([x], x))
+    ds = ds.bucket_by_sequence_length(element_length_func=lambda e: tf.shape(e)[0],
+                                      bucket_boundaries=[3, 5], bucket_batch_sizes=[2, 2, 2])
+    return one_shot(ds)
+
+
+def case_parallel_batch():
+    return one_shot(Dataset.range(8).batch(3, num_parallel_calls=2, deterministic=True))
+
+
+def case_assert_cardinality():
+    return one_shot(Dataset.range(4).apply(tf.data.experimental.assert_cardinality(4)))
+
+
+def case_assert_cardinality_wrong():
+    return one_shot(Dataset.range(4).apply(tf.data.experimental.assert_cardinality(6)))
+
+
+def case_sample_from_datasets():
+    ds = Dataset.sample_from_datasets([Dataset.range(5), Dataset.range(100, 105)],
+                                      weights=[0.5, 0.5], seed=7, stop_on_empty_dataset=True)
+    return one_shot(ds)
+
+
 CASES = [
     ("slices_map_filter_batch", case_slices_map_filter_batch),
     ("range_skip_take_repeat_batch", case_range_skip_take_repeat_batch),
@@ -254,6 +353,25 @@ CASES = [
     ("map_captured", case_map_captured),
     ("tensor_dataset_repeat", case_tensor_dataset_repeat),
     ("string_handle", case_string_handle),
+    ("shard", case_shard),
+    ("unbatch", case_unbatch),
+    ("reduce_in_map", case_reduce_in_map),
+    ("map_and_batch", case_map_and_batch),
+    ("map_and_batch_drop", case_map_and_batch_drop),
+    ("scan", case_scan),
+    ("take_while", case_take_while),
+    ("unique", case_unique),
+    ("unique_strings", case_unique_strings),
+    ("ignore_errors", case_ignore_errors),
+    ("choose_from_datasets", case_choose_from_datasets),
+    ("window_flat_map", case_window_flat_map),
+    ("window_stride_drop", case_window_stride_drop),
+    ("group_by_window", case_group_by_window),
+    ("bucket_by_sequence_length", case_bucket_by_sequence_length),
+    ("parallel_batch", case_parallel_batch),
+    ("assert_cardinality", case_assert_cardinality),
+    ("assert_cardinality_wrong", case_assert_cardinality_wrong),
+    ("sample_from_datasets", case_sample_from_datasets),
 ]
 
 
@@ -289,6 +407,13 @@ def kernel_message(message):
     lines = [ln.strip() for ln in message.split("\n") if ln.strip()]
     at = next((i for i, ln in enumerate(lines) if ln.startswith("[[{{node")), len(lines))
     return lines[at - 1]
+
+
+def error_code(error):
+    """TensorFlow's error class name less "Error": OutOfRange, InvalidArgument, ..."""
+    name = type(error).__name__
+    assert name.endswith("Error") and name != "OpError", name
+    return name[:-len("Error")]
 
 
 def run_case(out, name, build):
@@ -338,8 +463,8 @@ def run_case(out, name, build):
             while True:
                 try:
                     values = sess.run(fetch_tensors, step_feeds)
-                except tf.errors.OutOfRangeError as e:
-                    return steps, {"code": "OutOfRange",
+                except tf.errors.OpError as e:
+                    return steps, {"code": error_code(e),
                                    "kernel_message": kernel_message(e.message)}
                 steps.append([tensor_json(v, t.dtype) for v, t in zip(values, fetch_tensors)])
                 assert len(steps) <= 40, name
@@ -357,6 +482,8 @@ def run_case(out, name, build):
         placeholder, handle = spec["handle_feed"]
         ref["handle_feed"] = {"placeholder": placeholder.name, "from": handle.name}
     print(name, len(steps), "steps:", " ".join(ref["ops"]))
+    if end["code"] != "OutOfRange":
+        print("   ends with", end["code"] + ":", end["kernel_message"])
     if "shuffle_seeds" in ref:
         print("  ", ref["shuffle_seeds"])
     return ref

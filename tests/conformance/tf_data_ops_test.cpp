@@ -1,7 +1,8 @@
 // tf.data's op types built node by node (tf.raw_ops): the element orders and the errors of
 // TensorFlow 2.21's kernels for what the written fixtures (tf_data_test.cpp) do not reach:
-// raw ShuffleDataset and ShuffleAndRepeatDataset seeds, cardinalities, bad arguments, an
-// iterator used before MakeIterator, a dataset of the wrong signature.
+// raw ShuffleDataset, ShuffleAndRepeatDataset and RandomDataset seeds, cardinalities, bad
+// arguments, an iterator used before MakeIterator, a dataset of the wrong signature, optionals
+// from get_next_as_optional.
 #include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
 #include <string>
@@ -201,6 +202,116 @@ BOOST_AUTO_TEST_CASE(iterators_refuse_use_before_init_and_other_signatures,
                       "GetNext() failed because the iterator has not been initialized."));
   BOOST_TEST(contains(af::test::error_of<af::InvalidArgumentError>([&] { sess.run(make); }),
                       "Data type mismatch at component 0: expected float but got int64."));
+}
+
+// tf.raw_ops.RandomDataset(seed=1, seed2=2): TensorFlow 2.21's first five elements.
+BOOST_AUTO_TEST_CASE(random_dataset_gives_tensorflows_stream, *boost::unit_test::timeout(60)) {
+  af::data::register_dataset_ops();
+  af::Graph g;
+  const Output rnd = g.create_op("RandomDataset", {i64(g, 1), i64(g, 2)}, signature()).output(0);
+  BOOST_TEST(elements(g, rnd, 5) == (V{3878945999, 2364392915, 1057429302, 168492509, 3082076531}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(shard_window_unbatch_cardinalities, *boost::unit_test::timeout(60)) {
+  af::data::register_dataset_ops();
+  af::Graph g;
+  auto card = [&](const Output& ds) { return g.create_op("DatasetCardinality", {ds}).output(0); };
+  auto shard = [&](std::int64_t n, std::int64_t i) {
+    return g.create_op("ShardDataset", {range_dataset(g, 0, 10), i64(g, n), i64(g, i)}, signature())
+        .output(0);
+  };
+  auto window = [&](std::int64_t n, std::int64_t size, std::int64_t shift, std::int64_t stride,
+                    bool drop) {
+    return g
+        .create_op("WindowDataset",
+                   {range_dataset(g, 0, n), i64(g, size), i64(g, shift), i64(g, stride),
+                    g.constant(Tensor(drop))},
+                   signature({DType::variant}))
+        .output(0);
+  };
+  auto batch_attrs = signature(kInt64, {PartialShape(std::vector<std::int64_t>{3})});
+  const Output batched =
+      g.create_op("BatchDatasetV2", {range_dataset(g, 0, 10), i64(g, 3), g.constant(Tensor(true))},
+                  batch_attrs)
+          .output(0);
+  const Output unbatched = g.create_op("UnbatchDataset", {batched}, signature()).output(0);
+  af::Session sess(g);
+  const auto out =
+      sess.run({card(shard(3, 1)), card(shard(3, 0)), card(window(7, 3, 2, 1, false)),
+                card(window(7, 3, 2, 1, true)), card(window(10, 2, 3, 2, true)), card(unbatched)});
+  const V want{3, 4, 4, 3, 3, 9};
+  for (std::size_t i = 0; i < want.size(); ++i)
+    BOOST_TEST(out[i].scalar<std::int64_t>() == want[i], "cardinality " << i);
+  BOOST_TEST(elements(g, unbatched) == (V{0, 1, 2, 3, 4, 5, 6, 7, 8}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(shard_window_and_selector_errors, *boost::unit_test::timeout(60)) {
+  BOOST_TEST(contains(dataset_error([](af::Graph& g) {
+                        return g
+                            .create_op("ShardDataset",
+                                       {range_dataset(g, 0, 10), i64(g, 0), i64(g, 0)}, signature())
+                            .output(0);
+                      }),
+                      "Number of shards must be greater than zero (currently num_shards = 0)."));
+  BOOST_TEST(contains(dataset_error([](af::Graph& g) {
+                        return g
+                            .create_op("ShardDataset",
+                                       {range_dataset(g, 0, 10), i64(g, 3), i64(g, 3)}, signature())
+                            .output(0);
+                      }),
+                      "Index must be between 0 and 2 (currently index = 3)."));
+  BOOST_TEST(contains(dataset_error([](af::Graph& g) {
+                        return g
+                            .create_op("WindowDataset",
+                                       {range_dataset(g, 0, 3), i64(g, 0), i64(g, 1), i64(g, 1),
+                                        g.constant(Tensor(false))},
+                                       signature({DType::variant}))
+                            .output(0);
+                      }),
+                      "Window size must be greater than zero."));
+  // A selector naming a third input of two.
+  af::data::register_dataset_ops();
+  af::Graph g;
+  const Output choice =
+      g.create_op("TensorSliceDataset", {g.constant(Tensor::from_vector<std::int64_t>({0, 2}))},
+                  {{"Toutput_types", kInt64}, {"output_shapes", kScalar}})
+          .output(0);
+  auto attrs = signature();
+  attrs["N"] = std::int64_t{2};
+  attrs["stop_on_empty_dataset"] = true;
+  const Output chosen = g.create_op("DirectedInterleaveDataset",
+                                    {choice, range_dataset(g, 0, 3), range_dataset(g, 5, 8)}, attrs)
+                            .output(0);
+  BOOST_TEST(contains(af::test::error_of<af::InvalidArgumentError>([&] { elements(g, chosen); }),
+                      "Selector index out of range: 2 >= 2"));
+}
+
+// Iterator.get_next_as_optional: a value while there are elements, then none.
+BOOST_AUTO_TEST_CASE(get_next_as_optional, *boost::unit_test::timeout(60)) {
+  af::data::register_dataset_ops();
+  af::Graph g;
+  auto attrs = signature();
+  attrs["shared_name"] = std::string();
+  attrs["container"] = std::string();
+  const Output it = g.create_op("IteratorV2", {}, attrs).output(0);
+  const auto make = g.create_op("MakeIterator", {range_dataset(g, 7, 9), it});
+  const Output opt = g.create_op("IteratorGetNextAsOptional", {it}, signature()).output(0);
+  // One optional per step, read twice: has_value and get_value.
+  const Output id = g.create_op("Identity", {opt}, {{"T", DType::variant}}).output(0);
+  const Output has = g.create_op("OptionalHasValue", {id}).output(0);
+  const Output value = g.create_op("OptionalGetValue", {id}, signature()).output(0);
+  af::Session sess(g);
+  sess.run(make);
+  for (std::int64_t want : {7, 8}) {
+    const auto out = sess.run({has, value});
+    BOOST_TEST(out[0].scalar<bool>());
+    BOOST_TEST(out[1].scalar<std::int64_t>() == want);
+  }
+  BOOST_TEST(!sess.run(has).scalar<bool>());
+  BOOST_TEST(contains(af::test::error_of<af::InvalidArgumentError>([&] { sess.run(value); }),
+                      "does not have a value"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,32 @@
+#pragma once
+
+// Datasets one family makes and another reuses (MapAndBatchDataset is a map, then a batch).
+// Private to the data module.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dataset_base.hpp"
+
+namespace af::data::detail {
+
+class CapturedFunction;
+
+/// A MapDataset of kind `op` over `input` calling `f` per element; `preserve_cardinality`
+/// turns the function's OutOfRange into InvalidArgument instead of the end.
+std::shared_ptr<const DatasetBase> make_map_dataset(std::string op,
+                                                    std::shared_ptr<const DatasetBase> input,
+                                                    std::shared_ptr<const CapturedFunction> f,
+                                                    bool preserve_cardinality,
+                                                    std::vector<DType> dtypes,
+                                                    std::vector<PartialShape> shapes);
+
+/// A BatchDataset of kind `op` over `input`: `batch_size` elements stacked (a smaller last
+/// batch unless `drop_remainder`).
+std::shared_ptr<const DatasetBase> make_batch_dataset(std::string op,
+                                                      std::shared_ptr<const DatasetBase> input,
+                                                      std::int64_t batch_size, bool drop_remainder,
+                                                      std::vector<DType> dtypes,
+                                                      std::vector<PartialShape> shapes);
+
+}  // namespace af::data::detail
