@@ -1,18 +1,20 @@
 // ParseExample, ParseExampleV2 and ParseSingleExample: CPU kernels reading serialized
 // tf.train.Example protos (TensorFlow's example_parsing_ops.cc and
-// util/example_proto_fast_parsing.cc, their checks and messages) through the generated code of
-// formats/proto/actorflow/tf/example.proto. Dense features (fixed shape, or a variable first
+// util/example_proto_fast_parsing.cc, their checks and messages) in place, through the wire
+// reader of example_wire.hpp (protobuf's generated code of formats/proto/actorflow/tf/example.proto
+// only for what that reader refuses). Dense features (fixed shape, or a variable first
 // dimension padded with the default) come out as one tensor each; sparse (var-len) features as
 // indices, values and a dense shape. ParseSingleExample (TensorFlow 1.x's parse_single_example)
 // holds its keys as attrs and names a feature by its key alone in its messages. Their definitions
 // are in ops/src/defs/parse_example_ops.cpp.
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
 #include "actorflow/ops/kernel.hpp"
-#include "actorflow/tf/example.pb.h"
+#include "example_wire.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
 
@@ -32,56 +34,6 @@ const char* list_name(DType t) {
 const char* type_string(DType t) {
   return t == DType::float32 ? "float" : t == DType::int64 ? "int64" : "string";
 }
-
-// The values of one feature as a list of `T`'s kind; null when it holds another kind (its
-// own type in `*actual`). An empty Feature (no kind) is treated as absent by the caller.
-struct FeatureValues {
-  const tensorflow::Feature* feature = nullptr;
-
-  DType kind() const {
-    switch (feature->kind_case()) {
-      case tensorflow::Feature::kFloatList:
-        return DType::float32;
-      case tensorflow::Feature::kInt64List:
-        return DType::int64;
-      case tensorflow::Feature::kBytesList:
-        return DType::string;
-      default:
-        return DType::invalid;
-    }
-  }
-  Index size() const {
-    switch (feature->kind_case()) {
-      case tensorflow::Feature::kFloatList:
-        return feature->float_list().value_size();
-      case tensorflow::Feature::kInt64List:
-        return feature->int64_list().value_size();
-      case tensorflow::Feature::kBytesList:
-        return feature->bytes_list().value_size();
-      default:
-        return 0;
-    }
-  }
-  // Copies the values into `out` from element `at` on (out's dtype is the feature's kind).
-  void copy_to(Tensor& out, Index at) const {
-    switch (feature->kind_case()) {
-      case tensorflow::Feature::kFloatList:
-        std::copy(feature->float_list().value().begin(), feature->float_list().value().end(),
-                  out.data<float>() + at);
-        break;
-      case tensorflow::Feature::kInt64List:
-        std::copy(feature->int64_list().value().begin(), feature->int64_list().value().end(),
-                  out.data<std::int64_t>() + at);
-        break;
-      case tensorflow::Feature::kBytesList:
-        std::copy(feature->bytes_list().value().begin(), feature->bytes_list().value().end(),
-                  out.data<std::string>() + at);
-        break;
-      default:
-        break;
-    }
-  }
-};
 
 struct DenseSpec {
   std::string key;
@@ -174,12 +126,11 @@ class ParseExampleOp : public StatusKernel {
                                              sparse_types_[static_cast<std::size_t>(s)]};
     // Parse every example first: the outputs' sizes depend on all of them.
     const Index n = serialized.num_elements();
-    std::vector<tensorflow::Example> examples(static_cast<std::size_t>(n));
-    for (Index e = 0; e < n; ++e) {
-      const std::string& bytes = serialized.data<std::string>()[e];
-      if (!examples[static_cast<std::size_t>(e)].ParseFromString(bytes))
-        return invalid_argument("Could not parse example input, value: '" + bytes + "'");
-    }
+    std::vector<detail::ExampleView> examples;
+    std::deque<std::string> rewritten;
+    if (const Index bad = detail::parse_examples(serialized, &examples, &rewritten); bad >= 0)
+      return invalid_argument("Could not parse example input, value: '" +
+                              serialized.data<std::string>()[bad] + "'");
     // How a message names feature `key` of example e, and the example alone.
     auto where = [&](Index e, const std::string& key) {
       if (single_) return "Key: " + key + ".  ";
@@ -194,27 +145,22 @@ class ParseExampleOp : public StatusKernel {
              ", ";
     };
     // The feature `key` of example e, null when absent or empty (no kind).
-    auto find = [&](Index e, const std::string& key) -> const tensorflow::Feature* {
-      const auto& map = examples[static_cast<std::size_t>(e)].features().feature();
-      auto it = map.find(key);
-      if (it == map.end() || it->second.kind_case() == tensorflow::Feature::KIND_NOT_SET)
-        return nullptr;
-      return &it->second;
+    auto find = [&](Index e, const std::string& key) -> const detail::FeatureView* {
+      return examples[static_cast<std::size_t>(e)].find(key);
     };
     const std::vector<std::int64_t> batch = serialized.shape().dims();  // [] or [n]
     for (int s = 0; s < num_sparse; ++s) {
       const SparseSpec& spec = sparse[static_cast<std::size_t>(s)];
       Index total = 0, longest = 0;
       for (Index e = 0; e < n; ++e) {
-        const tensorflow::Feature* f = find(e, spec.key);
+        const detail::FeatureView* f = find(e, spec.key);
         if (f == nullptr) continue;
-        const FeatureValues v{f};
-        if (v.kind() != spec.dtype)
+        if (f->kind != spec.dtype)
           return invalid_argument(where(e, spec.key) + "Data types don't match. Expected type: " +
                                   type_string(spec.dtype) +
-                                  ", Actual type: " + type_string(v.kind()));
-        total += v.size();
-        longest = std::max(longest, v.size());
+                                  ", Actual type: " + type_string(f->kind));
+        total += f->count;
+        longest = std::max(longest, f->count);
       }
       const auto rank = static_cast<Index>(batch.size()) + 1;
       Tensor& indices = ctx.allocate_output(s, DType::int64, Shape{total, rank});
@@ -222,11 +168,10 @@ class ParseExampleOp : public StatusKernel {
       Tensor& shape = ctx.allocate_output(2 * num_sparse + s, DType::int64, Shape{rank});
       Index at = 0;
       for (Index e = 0; e < n; ++e) {
-        const tensorflow::Feature* f = find(e, spec.key);
+        const detail::FeatureView* f = find(e, spec.key);
         if (f == nullptr) continue;
-        const FeatureValues v{f};
-        v.copy_to(values, at);
-        for (Index j = 0; j < v.size(); ++j, ++at) {
+        f->copy_to(values, at);
+        for (Index j = 0; j < f->count; ++j, ++at) {
           std::int64_t* row = indices.data<std::int64_t>() + at * rank;
           if (rank == 2) row[0] = e;
           row[rank - 1] = j;
@@ -287,8 +232,7 @@ class ParseExampleOp : public StatusKernel {
     // Check every example and find the longest variable-length feature.
     Index rows = 0;
     for (Index e = 0; e < n; ++e) {
-      const tensorflow::Feature* f = find(e, spec.key);
-      const std::string where = where_of(e, spec.key);
+      const detail::FeatureView* f = find(e, spec.key);
       if (f == nullptr) {
         if (!spec.variable && def.num_elements() == 0)
           return invalid_argument(example_name(e) + "Feature: " + spec.key +
@@ -296,24 +240,24 @@ class ParseExampleOp : public StatusKernel {
                                   ") is required but could not be found.");
         continue;
       }
-      const FeatureValues v{f};
-      if (v.kind() != spec.dtype)
-        return invalid_argument(where +
-                                "Data types don't match. Data type: " + type_string(v.kind()) +
+      const Index size = f->count;
+      if (f->kind != spec.dtype)
+        return invalid_argument(where_of(e, spec.key) +
+                                "Data types don't match. Data type: " + type_string(f->kind) +
                                 " but expected type: " + type_string(spec.dtype));
       if (spec.variable) {
-        if (spec.stride == 0 ? v.size() != 0 : v.size() % spec.stride != 0)
+        if (spec.stride == 0 ? size != 0 : size % spec.stride != 0)
           return invalid_argument(
-              where + "Number of " + type_string(spec.dtype) +
-              " values is not a multiple of stride length. Saw " + std::to_string(v.size()) +
+              where_of(e, spec.key) + "Number of " + type_string(spec.dtype) +
+              " values is not a multiple of stride length. Saw " + std::to_string(size) +
               " values but output shape is: " + detail::inference_shape_string(spec.shape));
-        if (spec.stride > 0) rows = std::max(rows, v.size() / spec.stride);
-      } else if (v.size() != spec.stride && single) {
-        return invalid_argument(where + "Can't parse serialized Example: Some " +
+        if (spec.stride > 0) rows = std::max(rows, size / spec.stride);
+      } else if (size != spec.stride && single) {
+        return invalid_argument(where_of(e, spec.key) + "Can't parse serialized Example: Some " +
                                 list_name(spec.dtype) + " slice was not parsed.");
-      } else if (v.size() != spec.stride) {
-        return invalid_argument(where + "Number of " + type_string(spec.dtype) +
-                                " values != expected.  Values size: " + std::to_string(v.size()) +
+      } else if (size != spec.stride) {
+        return invalid_argument(where_of(e, spec.key) + "Number of " + type_string(spec.dtype) +
+                                " values != expected.  Values size: " + std::to_string(size) +
                                 " but output shape: " + detail::inference_shape_string(spec.shape));
       }
     }
@@ -324,12 +268,11 @@ class ParseExampleOp : public StatusKernel {
     Tensor& out = ctx.allocate_output(output, spec.dtype, Shape(dims));
     const Index size = spec.variable ? rows * spec.stride : spec.stride;
     for (Index e = 0; e < n; ++e) {
-      const tensorflow::Feature* f = find(e, spec.key);
+      const detail::FeatureView* f = find(e, spec.key);
       Index written = 0;
       if (f != nullptr) {
-        const FeatureValues v{f};
-        v.copy_to(out, e * size);
-        written = v.size();
+        f->copy_to(out, e * size);
+        written = f->count;
       } else if (!spec.variable) {
         detail::copy_elements(def, 0, out, e * size, size);  // the default, whole
         continue;

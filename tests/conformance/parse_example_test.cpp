@@ -216,6 +216,69 @@ BOOST_AUTO_TEST_CASE(bad_records_fail_as_tensorflow, *boost::unit_test::timeout(
              boost::test_tools::per_element());
 }
 
+// The wire format as protobuf reads it (and TensorFlow's fast parser): unpacked lists, a list
+// given twice (merged), a key given twice (the last wins), a oneof given two kinds (the last),
+// unknown fields and groups skipped, a kindless Feature absent, a truncated record refused.
+BOOST_AUTO_TEST_CASE(the_wire_format_read_as_protobuf_reads_it, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  const Output s = g.placeholder(DType::string, af::PartialShape({-1}), "s");
+  const auto parsed = af::io::parse_example(
+      s, {{"f", FixedLenFeature{{3}, DType::float32, std::nullopt}}},
+      {{"i", VarLenFeature{DType::int64}}, {"b", VarLenFeature{DType::string}}});
+  af::Session sess(g);
+  auto fixed32 = [](float v) {
+    std::string out(1, static_cast<char>(1 << 3 | 5));  // value = 1, wire type 5
+    out.resize(5);
+    std::memcpy(out.data() + 1, &v, 4);
+    return out;
+  };
+  auto unpacked_int64 = [](std::int64_t v) {
+    std::string out(1, static_cast<char>(1 << 3 | 0));  // value = 1, wire type 0
+    varint(out, static_cast<std::uint64_t>(v));
+    return out;
+  };
+  const std::string unknown_varint = std::string(1, static_cast<char>(5 << 3 | 0)) + "\x07";
+  const std::string group = std::string(1, static_cast<char>(7 << 3 | 3)) + unknown_varint +
+                            std::string(1, static_cast<char>(7 << 3 | 4));
+  // f: one float packed, two unpacked, in two float_lists of one Feature (merged).
+  const std::string f = delimited(2, delimited(1, std::string("\0\0\x80\x3f", 4))) +
+                        delimited(2, fixed32(2.5f) + unknown_varint + fixed32(-4.0f));
+  // i: first an int64_list, then given again under the same key with two unpacked values.
+  const std::string i_old = int64_feature({9});
+  const std::string i_new = delimited(3, unpacked_int64(-7) + unpacked_int64(1ll << 40));
+  // b: a float_list replaced by a bytes_list (the oneof's last member).
+  const std::string b = float_feature({1}) + delimited(1, delimited(1, "x") + delimited(1, ""));
+  std::string first = example({{"f", f}, {"i", i_old}, {"b", b}, {"i", i_new}});
+  first = unknown_varint + first + unknown_varint;  // unknown fields around the features
+  // The second: i has a kindless Feature (absent), f as plain packed floats.
+  const std::string second = example({{"f", float_feature({7, 8, 9})}, {"i", ""}});
+  // The third holds a group (the wire reader leaves it to protobuf).
+  const std::string third = group + example({{"f", float_feature({4, 5, 6})}}) + group;
+  const auto v = sess.run({parsed.dense.at("f"), parsed.sparse.at("i").values,
+                           parsed.sparse.at("i").indices, parsed.sparse.at("b").values},
+                          {{s, records({first, second, third})}});
+  BOOST_TEST(v[0].to_vector<float>() == (std::vector<float>{1, 2.5f, -4, 7, 8, 9, 4, 5, 6}),
+             boost::test_tools::per_element());
+  BOOST_TEST(v[1].to_vector<std::int64_t>() == (std::vector<std::int64_t>{-7, 1ll << 40}),
+             boost::test_tools::per_element());
+  BOOST_TEST(v[2].to_vector<std::int64_t>() == (std::vector<std::int64_t>{0, 0, 0, 1}),
+             boost::test_tools::per_element());
+  BOOST_TEST(v[3].to_vector<std::string>() == (std::vector<std::string>{"x", ""}),
+             boost::test_tools::per_element());
+  // A record cut short, and a packed float list of 5 bytes, are not Examples.
+  for (const std::string& bad :
+       {second.substr(0, second.size() - 3),
+        example({{"f", delimited(2, delimited(1, std::string(5, '\0')))}})}) {
+    try {
+      sess.run(parsed.dense.at("f"), {{s, records({bad})}});
+      BOOST_ERROR("no error for a bad record");
+    } catch (const af::InvalidArgumentError& e) {
+      BOOST_TEST(std::string(e.what()).find("Could not parse example input") != std::string::npos,
+                 e.what());
+    }
+  }
+}
+
 // A pipeline as TensorFlow 1.x input code builds it: a file name queue, a TFRecordReader
 // reading up to 2 records a step, parse_example of each batch; the last batch is short.
 BOOST_AUTO_TEST_CASE(a_reader_pipeline_parses_tf_record_files_of_examples,
