@@ -10,13 +10,16 @@
 //                  soak (bench_remote.cpp)
 //   P6 / T85 / CKPT   training step, time to 85% on Fashion-MNIST, checkpoints (bench_train.cpp)
 //   GRAPH / EVENTS   GraphDef import, events files (bench_graph.cpp)
+//   TFDATA  epochs of a tf.data pipeline TensorFlow wrote (bench_data.cpp; not in all: its
+//           pipelines and TensorFlow's figures come from scripts/peers/tf_data_peers.py)
 //   WHILE   a while loop's cost per iteration vs the same arithmetic unrolled (bench_while.cpp)
 //   WHILE-GRAD  a gradient through a while loop vs the recurrence unrolled (bench_while.cpp)
 //   DYNAMIC-RNN  an RNN training step through TensorArrays vs the recurrence unrolled
 //                (bench_while.cpp)
 //
 // Usage: actorflow-bench
-// [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p12|p6|t85|ckpt|graph|events|while|whilegrad|rnn|soak]
+// [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p12|p6|t85|ckpt|graph|events|tfdata|while|whilegrad|rnn|
+// soak]
 // [--quick] (--help)
 //        actorflow-bench soak MINUTES
 // For profiling: p2-pipelined (P2's pipelined case alone), p2-self (one thread's cost of an
@@ -284,6 +287,7 @@ void bench_checkpoint(bool quick);
 void bench_graph_import(bool quick, const std::string& file, int nodes);
 void write_bench_graph(const std::string& path, int nodes);
 void bench_events(bool quick);
+void bench_tf_data(bool quick, const std::string& file);
 void bench_while(bool quick);
 void bench_while_grad(bool quick);
 void bench_rnn(bool quick);
@@ -345,10 +349,10 @@ int main(int argc, char** argv) {
   app.cli
       .add_option("benchmark", which,
                   "which benchmark; soak runs for minutes and is not part of all")
-      ->check(CLI::IsMember({"all",          "p1",      "ex",        "par", "mm",   "p2",
-                             "p2-pipelined", "p2-self", "p3",        "p8",  "p4",   "p5",
-                             "null",         "p12",     "p6",        "t85", "ckpt", "graph",
-                             "events",       "while",   "whilegrad", "rnn", "soak"}));
+      ->check(CLI::IsMember({"all",          "p1",      "ex",    "par",       "mm",   "p2",
+                             "p2-pipelined", "p2-self", "p3",    "p8",        "p4",   "p5",
+                             "null",         "p12",     "p6",    "t85",       "ckpt", "graph",
+                             "events",       "tfdata",  "while", "whilegrad", "rnn",  "soak"}));
   app.cli.add_flag("--quick", quick, "fewer repetitions");
   std::string json_path, commit = "unknown";
   app.cli.add_option("--json", json_path,
@@ -365,6 +369,10 @@ int main(int argc, char** argv) {
                      "graph: write the generated GraphDef to this file and exit");
   app.cli.add_option("--graph-nodes", graph_nodes, "graph: nodes of the generated GraphDef")
       ->check(af::apps::integer_in(2));
+  std::string data_graph;
+  app.cli.add_option("--data-graph", data_graph,
+                     "tfdata: the tf.data pipeline to run (a binary GraphDef with nodes init "
+                     "and next)");
   if (auto code = app.parse(argc, argv)) return *code;
   if (!write_graph.empty()) {
     af::bench::write_bench_graph(write_graph, graph_nodes);
@@ -407,6 +415,7 @@ int main(int argc, char** argv) {
   if (which == "all" || which == "graph")
     af::bench::bench_graph_import(quick, graph_file, graph_nodes);
   if (which == "all" || which == "events") af::bench::bench_events(quick);
+  if (which == "tfdata") af::bench::bench_tf_data(quick, data_graph);
   if (which == "all" || which == "while") af::bench::bench_while(quick);
   if (which == "all" || which == "whilegrad") af::bench::bench_while_grad(quick);
   if (which == "all" || which == "rnn") af::bench::bench_rnn(quick);
