@@ -13,13 +13,12 @@ namespace af::data::detail {
 class CapturedFunction;
 
 /// A MapDataset of kind `op` over `input` calling `f` per element; `preserve_cardinality`
-/// turns the function's OutOfRange into InvalidArgument instead of the end.
-std::shared_ptr<const DatasetBase> make_map_dataset(std::string op,
-                                                    std::shared_ptr<const DatasetBase> input,
-                                                    std::shared_ptr<const CapturedFunction> f,
-                                                    bool preserve_cardinality,
-                                                    std::vector<DType> dtypes,
-                                                    std::vector<PartialShape> shapes);
+/// turns the function's OutOfRange into InvalidArgument instead of the end; a
+/// `parallel_calls` other than 0 runs the calls on that many threads (-1: one per core).
+std::shared_ptr<const DatasetBase> make_map_dataset(
+    std::string op, std::shared_ptr<const DatasetBase> input,
+    std::shared_ptr<const CapturedFunction> f, bool preserve_cardinality,
+    std::int64_t parallel_calls, std::vector<DType> dtypes, std::vector<PartialShape> shapes);
 
 /// A BatchDataset of kind `op` over `input`: `batch_size` elements stacked (a smaller last
 /// batch unless `drop_remainder`).

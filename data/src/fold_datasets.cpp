@@ -435,7 +435,7 @@ class MapAndBatchDatasetOp final : public DatasetOpKernel {
               ? PartialShape(std::vector<std::int64_t>(s.dims().begin() + 1, s.dims().end()))
               : PartialShape());
     auto mapped = make_map_dataset(op_, std::move(input), make_captured_function(ctx, f_, 1, n - 3),
-                                   preserve_cardinality_, dtypes_, std::move(row_shapes));
+                                   preserve_cardinality_, parallel, dtypes_, std::move(row_shapes));
     *out = make_batch_dataset(op_, std::move(mapped), batch_size, drop, dtypes_, shapes_);
     return {};
   }

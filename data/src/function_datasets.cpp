@@ -1,11 +1,14 @@
 // Datasets that run a function per element (TensorFlow's map_dataset_op.cc,
 // parallel_map_dataset_op.cc, filter_dataset_op.cc, flat_map_dataset_op.cc,
-// interleave_dataset_op.cc and parallel_interleave_dataset_op.cc). The parallel forms run
-// their calls one after the other on the asking thread, in the deterministic order (the
-// order their `deterministic`/`sloppy` default gives).
+// interleave_dataset_op.cc and parallel_interleave_dataset_op.cc). A parallel map runs its
+// calls on num_parallel_calls threads of its own, ahead of the consumer
+// (background_iterator.hpp), its elements in the input's order (what `deterministic` gives);
+// the parallel interleaves run their calls one after the other on the asking thread, in the
+// deterministic order.
 #include <algorithm>
 #include <thread>
 
+#include "background_iterator.hpp"
 #include "dataset_base.hpp"
 #include "dataset_factories.hpp"
 #include "dataset_registration.hpp"
@@ -29,18 +32,27 @@ class FunctionDataset final : public UnaryDataset {
  public:
   FunctionDataset(std::string op, Kind kind, std::shared_ptr<const DatasetBase> input,
                   std::shared_ptr<const CapturedFunction> f, std::int64_t cycle_length,
-                  std::int64_t block_length, bool preserve_cardinality, std::vector<DType> dtypes,
-                  std::vector<PartialShape> shapes)
+                  std::int64_t block_length, bool preserve_cardinality, int parallel_calls,
+                  std::vector<DType> dtypes, std::vector<PartialShape> shapes)
       : UnaryDataset(std::move(op), std::move(input), std::move(dtypes), std::move(shapes)),
         kind_(kind),
         f_(std::move(f)),
         cycle_length_(cycle_length),
         block_length_(block_length),
-        preserve_cardinality_(preserve_cardinality) {}
+        preserve_cardinality_(preserve_cardinality),
+        parallel_calls_(parallel_calls) {}
 
   std::unique_ptr<IteratorBase> make_iterator() const override {
     switch (kind_) {
       case Kind::map:
+        if (parallel_calls_ > 0) {
+          auto self = std::static_pointer_cast<const FunctionDataset>(this->self());
+          return make_background_iterator(
+              input().make_iterator(),
+              [self](const IteratorEnv& env, std::vector<Tensor> in, std::vector<Tensor>* out,
+                     bool* end) { return self->map_element(env, std::move(in), out, end); },
+              parallel_calls_, static_cast<std::size_t>(parallel_calls_) * 16);
+        }
         return std::make_unique<MapIterator>(*this);
       case Kind::filter:
         return std::make_unique<FilterIterator>(*this);
@@ -61,19 +73,24 @@ class FunctionDataset final : public UnaryDataset {
       std::vector<Tensor> args;
       ACTORFLOW_RETURN_IF_ERROR(input->get_next(env, &args, end));
       if (*end) return {};
-      Status s = ds->f_->run(env, std::move(args), out);
-      // OutOfRange from a map function ends the sequence, unless the dataset preserves its
-      // cardinality (TensorFlow 2 sets preserve_cardinality).
-      if (s.code() == Code::out_of_range) {
-        if (ds->preserve_cardinality_)
-          return invalid_argument("Function invocation produced OutOfRangeError: " + s.message());
-        *end = true;
-        return {};
-      }
-      ACTORFLOW_RETURN_IF_ERROR(s);
-      return ds->check_element(*out);
+      return ds->map_element(env, std::move(args), out, end);
     }
   };
+
+  /// The map function on one element; OutOfRange from it ends the sequence, unless the
+  /// dataset preserves its cardinality (TensorFlow 2 sets preserve_cardinality).
+  Status map_element(const IteratorEnv& env, std::vector<Tensor> args, std::vector<Tensor>* out,
+                     bool* end) const {
+    Status s = f_->run(env, std::move(args), out);
+    if (s.code() == Code::out_of_range) {
+      if (preserve_cardinality_)
+        return invalid_argument("Function invocation produced OutOfRangeError: " + s.message());
+      *end = true;
+      return {};
+    }
+    ACTORFLOW_RETURN_IF_ERROR(s);
+    return check_element(*out);
+  }
 
   struct FilterIterator final : DatasetIterator<FunctionDataset> {
     using DatasetIterator::DatasetIterator;
@@ -165,7 +182,14 @@ class FunctionDataset final : public UnaryDataset {
   std::shared_ptr<const CapturedFunction> f_;
   std::int64_t cycle_length_, block_length_;
   bool preserve_cardinality_;
+  int parallel_calls_;  // 0: calls on the asking thread
 };
+
+/// The threads of num_parallel_calls `n` (AUTOTUNE, -1: one per core).
+int parallel_threads(std::int64_t n) {
+  const auto cores = std::max<std::int64_t>(1, std::thread::hardware_concurrency());
+  return static_cast<int>(n == -1 ? cores : std::min<std::int64_t>(n, 4 * cores));
+}
 
 template <Kind K>
 class FunctionDatasetOp final : public DatasetOpKernel {
@@ -194,9 +218,18 @@ class FunctionDatasetOp final : public DatasetOpKernel {
       if (cycle_length <= 0) return invalid_argument("cycle_length must be greater than zero.");
       if (block_length <= 0) return invalid_argument("block_length must be greater than zero.");
     }
+    int parallel_calls = 0;
+    if (K == Kind::map && trailing_ == 1) {  // ParallelMapDataset(V2)
+      std::int64_t n = 0;
+      ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, end_captured, "num_parallel_calls", &n));
+      if (n <= 0 && n != -1)
+        return invalid_argument("num_parallel_calls must be greater than zero.");
+      parallel_calls = parallel_threads(n);
+    }
     auto f = make_captured_function(ctx, f_, 1, end_captured);
     *out = std::make_shared<FunctionDataset>(op_, K, std::move(input), std::move(f), cycle_length,
-                                             block_length, preserve_cardinality_, dtypes_, shapes_);
+                                             block_length, preserve_cardinality_, parallel_calls,
+                                             dtypes_, shapes_);
     return {};
   }
 
@@ -220,15 +253,14 @@ KernelDef function_kernel(const std::string& op, int trailing, const char* func_
 
 }  // namespace
 
-std::shared_ptr<const DatasetBase> make_map_dataset(std::string op,
-                                                    std::shared_ptr<const DatasetBase> input,
-                                                    std::shared_ptr<const CapturedFunction> f,
-                                                    bool preserve_cardinality,
-                                                    std::vector<DType> dtypes,
-                                                    std::vector<PartialShape> shapes) {
-  return std::make_shared<FunctionDataset>(std::move(op), Kind::map, std::move(input), std::move(f),
-                                           1, 1, preserve_cardinality, std::move(dtypes),
-                                           std::move(shapes));
+std::shared_ptr<const DatasetBase> make_map_dataset(
+    std::string op, std::shared_ptr<const DatasetBase> input,
+    std::shared_ptr<const CapturedFunction> f, bool preserve_cardinality,
+    std::int64_t parallel_calls, std::vector<DType> dtypes, std::vector<PartialShape> shapes) {
+  return std::make_shared<FunctionDataset>(
+      std::move(op), Kind::map, std::move(input), std::move(f), 1, 1, preserve_cardinality,
+      parallel_calls == 0 ? 0 : parallel_threads(parallel_calls), std::move(dtypes),
+      std::move(shapes));
 }
 
 void register_function_datasets(OpRegistry& ops, KernelRegistry& kernels) {

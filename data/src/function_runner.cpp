@@ -41,6 +41,7 @@ class FunctionGraph {
   std::vector<std::pair<int, int>> outputs;
   std::vector<DType> arg_types;
   std::vector<DType> output_types;
+  bool stateful = false;  // a kernel keeps state (a random op): one instance for all callers
 };
 
 namespace {
@@ -87,6 +88,8 @@ Status build(const FunctionBody& body, const std::string& where, FunctionGraph* 
       if (fn.kernel->is_async())
         return unimplemented(where + ": node '" + n->name() + "' (" + op +
                              ") waits, which a dataset function cannot");
+      if (const OpDef* def = OpRegistry::global().find(op); def && def->stateful)
+        out->stateful = true;
     }
     out->nodes.push_back(std::move(fn));
   }
@@ -185,7 +188,22 @@ Status InstantiatedFunction::instantiate() const {
   auto graph = std::make_unique<FunctionGraph>();
   ACTORFLOW_RETURN_IF_ERROR(build(*body, where_, graph.get()));
   graph_ = std::move(graph);
+  if (!graph_->stateful) body_ = std::make_unique<FunctionBody>(std::move(*body));
   return {};
+}
+
+std::unique_ptr<FunctionGraph> InstantiatedFunction::take_copy() const {
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (!pool_.empty()) {
+      auto g = std::move(pool_.back());
+      pool_.pop_back();
+      return g;
+    }
+  }
+  auto g = std::make_unique<FunctionGraph>();
+  if (!build(*body_, where_, g.get()).ok()) return nullptr;
+  return g;
 }
 
 Status InstantiatedFunction::run(const IteratorEnv& env, const std::vector<Tensor>& args,
@@ -201,7 +219,21 @@ Status InstantiatedFunction::run(const IteratorEnv& env, const std::vector<Tenso
                               std::string(data_type_string(args[i].dtype())) +
                               ", the function takes " +
                               std::string(data_type_string(graph_->arg_types[i])));
-  return evaluate(*graph_, env, args, out, where_);
+  if (!body_ || !graph_busy_.exchange(true, std::memory_order_acquire)) {
+    // The first instance: free, or the only one (a stateful body).
+    Status s = evaluate(*graph_, env, args, out, where_);
+    if (body_) graph_busy_.store(false, std::memory_order_release);
+    return s;
+  }
+  // Called on several threads at once: each call a copy of its own, so the copies' constants
+  // and kernels are not shared between threads (their reference counts were most of a
+  // parallel map's time).
+  auto copy = take_copy();
+  if (!copy) return evaluate(*graph_, env, args, out, where_);
+  Status s = evaluate(*copy, env, args, out, where_);
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  pool_.push_back(std::move(copy));
+  return s;
 }
 
 std::shared_ptr<const CapturedFunction> make_captured_function(

@@ -3,6 +3,7 @@
 // Runs the functions datasets apply per element (TensorFlow's CapturedFunction and
 // InstantiatedCapturedFunction): the function's body, instantiated once, evaluated node by
 // node on the calling thread with the CPU kernels. Private to the data module.
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,7 +17,10 @@ namespace af::data::detail {
 class FunctionGraph;  // the instantiated body (function_runner.cpp)
 
 /// A function attribute made runnable, once: a dataset kernel holds one and shares it with
-/// every dataset it makes (TensorFlow's FunctionLibraryRuntime handle). Thread-safe.
+/// every dataset it makes (TensorFlow's FunctionLibraryRuntime handle). Thread-safe: calls
+/// at once on several threads run copies of the body (its kernels built again), except for a
+/// body with a stateful kernel (a random op), whose one instance serves every call as in
+/// TensorFlow.
 class InstantiatedFunction {
  public:
   /// `f` of the node `node` (named in messages); instantiated on the first `run`.
@@ -32,12 +36,17 @@ class InstantiatedFunction {
 
  private:
   Status instantiate() const;
+  std::unique_ptr<FunctionGraph> take_copy() const;
 
   FunctionAttr f_;
   std::string where_;
   mutable std::once_flag once_;
   mutable Status instantiated_;
   mutable std::unique_ptr<FunctionGraph> graph_;
+  mutable std::unique_ptr<FunctionBody> body_;   // kept to build copies (stateless bodies)
+  mutable std::atomic<bool> graph_busy_{false};  // graph_ is in a call (stateless bodies)
+  mutable std::mutex pool_mu_;
+  mutable std::vector<std::unique_ptr<FunctionGraph>> pool_;  // idle copies
 };
 
 /// A function with the inputs it captured (`other_arguments`), as a dataset holds it.

@@ -1,10 +1,12 @@
 // The datasets that transform other datasets without running functions (TensorFlow's
 // repeat_dataset_op.cc, take_dataset_op.cc, skip_dataset_op.cc, batch_dataset_op.cc,
 // padded_batch_dataset_op.cc, zip_dataset_op.cc, concatenate_dataset_op.cc,
-// cache_dataset_ops.cc and the options-only datasets: prefetch, model, optimize, rewrite, ...).
+// cache_dataset_ops.cc, prefetch_dataset_op.cc and the options-only datasets: model, optimize,
+// rewrite, ...).
 #include <cstring>
 #include <mutex>
 
+#include "background_iterator.hpp"
 #include "dataset_base.hpp"
 #include "dataset_registration.hpp"
 
@@ -19,6 +21,45 @@ class PassThroughDataset final : public UnaryDataset {
   using UnaryDataset::UnaryDataset;
   std::unique_ptr<IteratorBase> make_iterator() const override { return input().make_iterator(); }
   std::int64_t cardinality() const override { return input().cardinality(); }
+};
+
+// -- PrefetchDataset: a thread of its own keeps up to buffer_size elements ready -------------
+
+/// The buffer of `prefetch(tf.data.AUTOTUNE)` (TensorFlow tunes it at run time).
+constexpr std::int64_t kAutotuneBuffer = 4;
+
+class PrefetchDataset final : public UnaryDataset {
+ public:
+  PrefetchDataset(std::string op, std::shared_ptr<const DatasetBase> input,
+                  std::int64_t buffer_size, std::vector<DType> dtypes,
+                  std::vector<PartialShape> shapes)
+      : UnaryDataset(std::move(op), std::move(input), std::move(dtypes), std::move(shapes)),
+        buffer_size_(buffer_size == -1 ? kAutotuneBuffer : buffer_size) {}
+
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    if (buffer_size_ == 0) return input().make_iterator();
+    return make_background_iterator(input().make_iterator(), nullptr, 1,
+                                    static_cast<std::size_t>(buffer_size_));
+  }
+  std::int64_t cardinality() const override { return input().cardinality(); }
+
+ private:
+  std::int64_t buffer_size_;
+};
+
+struct Prefetch {
+  static Status make(OpKernelContext& ctx, const std::string& op,
+                     std::shared_ptr<const DatasetBase> input, const std::vector<DType>& dtypes,
+                     const std::vector<PartialShape>& shapes,
+                     std::shared_ptr<const DatasetBase>* out) {
+    std::int64_t buffer_size = 0;
+    ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 1, "buffer_size", &buffer_size));
+    if (buffer_size < 0 && buffer_size != -1)
+      return invalid_argument(
+          "buffer_size must be >= 0 or set buffer_size to be -1 for auto-tuning");
+    *out = std::make_shared<PrefetchDataset>(op, std::move(input), buffer_size, dtypes, shapes);
+    return {};
+  }
 };
 
 // -- RepeatDataset ----------------------------------------------------------------------------
@@ -161,8 +202,9 @@ void register_transform_datasets(OpRegistry& ops, KernelRegistry& kernels) {
         "ExperimentalMaxIntraOpParallelismDataset", "ExperimentalPrivateThreadPoolDataset",
         "ExperimentalNonSerializableDataset", "RepeatDataset", "TakeDataset", "SkipDataset"})
     add_dataset_op(ops, op);
+  kernels.add(make_kernel_def<UnaryDatasetOp<Prefetch>>("PrefetchDataset", "CPU"));
   for (const char* op :
-       {"PrefetchDataset", "ModelDataset", "OptimizeDataset", "OptimizeDatasetV2", "OptionsDataset",
+       {"ModelDataset", "OptimizeDataset", "OptimizeDatasetV2", "OptionsDataset",
         "MaxIntraOpParallelismDataset", "PrivateThreadPoolDataset", "AssertNextDataset",
         "NonSerializableDataset", "RewriteDataset", "ExperimentalAssertNextDataset",
         "ExperimentalMaxIntraOpParallelismDataset", "ExperimentalPrivateThreadPoolDataset",

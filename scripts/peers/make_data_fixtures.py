@@ -333,6 +333,17 @@ def case_sample_from_datasets():
     return one_shot(ds)
 
 
+def case_parallel_map():
+    ds = Dataset.range(37).map(lambda x: (x * x, tf.strings.as_string(x)), num_parallel_calls=4)
+    return one_shot(ds.batch(5).prefetch(3))
+
+
+def case_parallel_map_error():
+    ds = Dataset.from_tensor_slices([1., 2., 4., 0., 8.])
+    ds = ds.map(lambda x: tf.debugging.check_numerics(1. / x, "inverse"), num_parallel_calls=3)
+    return one_shot(ds.prefetch(2))
+
+
 CASES = [
     ("slices_map_filter_batch", case_slices_map_filter_batch),
     ("range_skip_take_repeat_batch", case_range_skip_take_repeat_batch),
@@ -372,6 +383,8 @@ CASES = [
     ("assert_cardinality", case_assert_cardinality),
     ("assert_cardinality_wrong", case_assert_cardinality_wrong),
     ("sample_from_datasets", case_sample_from_datasets),
+    ("parallel_map", case_parallel_map),
+    ("parallel_map_error", case_parallel_map_error),
 ]
 
 

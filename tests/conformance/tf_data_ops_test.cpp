@@ -288,6 +288,36 @@ BOOST_AUTO_TEST_CASE(shard_window_and_selector_errors, *boost::unit_test::timeou
                       "Selector index out of range: 2 >= 2"));
 }
 
+// A prefetching iterator made again, or its session closed, while its thread runs ahead: the
+// thread stops, the new iterator starts over.
+BOOST_AUTO_TEST_CASE(prefetch_threads_stop_with_their_iterator, *boost::unit_test::timeout(60)) {
+  af::data::register_dataset_ops();
+  for (int round = 0; round < 20; ++round) {
+    af::Graph g;
+    const Output prefetched =
+        g.create_op("PrefetchDataset", {range_dataset(g, 0, 1000000), i64(g, 8)}, signature())
+            .output(0);
+    auto attrs = signature();
+    attrs["shared_name"] = std::string();
+    attrs["container"] = std::string();
+    const Output it = g.create_op("IteratorV2", {}, attrs).output(0);
+    const auto make = g.create_op("MakeIterator", {prefetched, it});
+    const Output next = g.create_op("IteratorGetNext", {it}, signature()).output(0);
+    af::Session sess(g);
+    for (int again = 0; again < 2; ++again) {
+      sess.run(make);
+      for (std::int64_t want = 0; want < 3; ++want)
+        BOOST_TEST(sess.run(next).scalar<std::int64_t>() == want);
+    }
+  }
+  BOOST_TEST(contains(
+      dataset_error([](af::Graph& g) {
+        return g.create_op("PrefetchDataset", {range_dataset(g, 0, 3), i64(g, -2)}, signature())
+            .output(0);
+      }),
+      "buffer_size must be >= 0 or set buffer_size to be -1 for auto-tuning"));
+}
+
 // Iterator.get_next_as_optional: a value while there are elements, then none.
 BOOST_AUTO_TEST_CASE(get_next_as_optional, *boost::unit_test::timeout(60)) {
   af::data::register_dataset_ops();
