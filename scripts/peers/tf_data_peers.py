@@ -16,6 +16,7 @@ The pipelines:
            16-byte id), interleaved 2 at a time, shuffled (buffer 10,000, seeded), batched
            by 256, parse_example per batch, prefetch 2
   map      range(200,000), a map per element (cast, multiply-add, mod; 3 outputs), batch 512
+  pmap     the same map with num_parallel_calls=AUTOTUNE, then prefetch(AUTOTUNE)
   shuffle  range(500,000), shuffle (buffer 10,000, seeded), batch 1,024
 """
 import argparse
@@ -66,11 +67,17 @@ def write_pipelines(out):
         ds = ds.map(lambda i: (tf.cast(i, tf.float32) * 0.5 + 1.0, i % 7, i * 3))
         return ds.batch(512)
 
+    def pmap():
+        ds = tf.data.Dataset.range(200000)
+        ds = ds.map(lambda i: (tf.cast(i, tf.float32) * 0.5 + 1.0, i % 7, i * 3),
+                    num_parallel_calls=tf.data.AUTOTUNE)
+        return ds.batch(512).prefetch(tf.data.AUTOTUNE)
+
     def shuffle():
         return tf.data.Dataset.range(500000).shuffle(10000, seed=3).batch(1024)
 
     graphs = {}
-    for name, build in (("parse", parse), ("map", map_), ("shuffle", shuffle)):
+    for name, build in (("parse", parse), ("map", map_), ("pmap", pmap), ("shuffle", shuffle)):
         g = tf1.Graph()
         with g.as_default():
             it = tf1.data.make_initializable_iterator(build())
@@ -118,7 +125,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bench", default="build/apps/bench/actorflow-bench")
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--only", default="", help="one pipeline: parse, map or shuffle")
+    ap.add_argument("--only", default="", help="one pipeline: parse, map, pmap or shuffle")
     args = ap.parse_args()
     out = tempfile.mkdtemp(prefix="tf-data-peers-")
     graphs = write_pipelines(out)
