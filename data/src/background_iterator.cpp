@@ -102,12 +102,18 @@ class BackgroundIterator final : public IteratorBase {
   /// Files `results` (sequence number, result) and gives back `unused` slots.
   void file(std::vector<std::pair<std::uint64_t, Result>>& results, std::uint64_t unused) {
     bool wake = false;
+    bool stop = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (auto& [seq, r] : results) results_.emplace(seq, std::move(r));
+      for (auto& [seq, r] : results) {
+        // A function's end (a map's OutOfRange) ends the sequence there: no more reading.
+        if (r.end && !input_done_) input_done_ = stop = true;
+        results_.emplace(seq, std::move(r));
+      }
       in_flight_ -= unused;
       wake = consumer_waiting_ && results_.count(next_out_) > 0;
     }
+    if (stop) ahead_.notify_all();
     if (wake) ready_.notify_one();
     if (unused > 0) ahead_.notify_all();
   }
@@ -132,7 +138,8 @@ class BackgroundIterator final : public IteratorBase {
           Result r;
           std::vector<Tensor> in;
           r.status = guarded([&] { return input_->get_next(env_, &in, &r.end); });
-          if (r.status.ok() && r.end) {
+          if (!r.status.ok()) r.end = false;  // an error takes the element's place
+          if (r.end) {
             std::lock_guard<std::mutex> lock(mu_);
             input_done_ = true;
             hit_end = true;
@@ -178,6 +185,8 @@ class BackgroundIterator final : public IteratorBase {
       return f();
     } catch (const std::exception& e) {
       return internal(std::string("a dataset iterator's worker failed: ") + e.what());
+    } catch (...) {
+      return internal("a dataset iterator's worker failed");
     }
   }
 

@@ -32,6 +32,7 @@ void register_dataset_ops() {
     detail::register_shuffle_datasets(ops, kernels);
     detail::register_slice_datasets(ops, kernels);
     detail::register_fold_datasets(ops, kernels);
+    detail::register_csv_datasets(ops, kernels);
     detail::register_iterator_ops(ops, kernels);
   });
 }

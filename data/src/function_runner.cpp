@@ -90,6 +90,10 @@ Status build(const FunctionBody& body, const std::string& where, FunctionGraph* 
                              ") waits, which a dataset function cannot");
       if (const OpDef* def = OpRegistry::global().find(op); def && def->stateful)
         out->stateful = true;
+      // A node that runs a function of its own (a dataset op inside the body) builds it
+      // with its kernel: copies of the body would repeat that function's state too.
+      for (const auto& [attr_name, value] : fn.def.attrs)
+        if (std::holds_alternative<FunctionAttr>(value)) out->stateful = true;
     }
     out->nodes.push_back(std::move(fn));
   }
@@ -219,11 +223,13 @@ Status InstantiatedFunction::run(const IteratorEnv& env, const std::vector<Tenso
                               std::string(data_type_string(args[i].dtype())) +
                               ", the function takes " +
                               std::string(data_type_string(graph_->arg_types[i])));
-  if (!body_ || !graph_busy_.exchange(true, std::memory_order_acquire)) {
-    // The first instance: free, or the only one (a stateful body).
-    Status s = evaluate(*graph_, env, args, out, where_);
-    if (body_) graph_busy_.store(false, std::memory_order_release);
-    return s;
+  if (!body_) return evaluate(*graph_, env, args, out, where_);  // the only instance
+  if (!graph_busy_.exchange(true, std::memory_order_acquire)) {
+    struct Release {
+      std::atomic<bool>& busy;
+      ~Release() { busy.store(false, std::memory_order_release); }
+    } release{graph_busy_};
+    return evaluate(*graph_, env, args, out, where_);
   }
   // Called on several threads at once: each call a copy of its own, so the copies' constants
   // and kernels are not shared between threads (their reference counts were most of a

@@ -297,13 +297,14 @@ Status text_line_reader(const OpKernelContext& ctx, SourceFactory* out) {
   std::string type;
   ACTORFLOW_RETURN_IF_ERROR(scalar_string(ctx, 1, "compression_type", &type));
   ACTORFLOW_RETURN_IF_ERROR(compression(type));
-  if (!type.empty())
-    return unimplemented("TextLineDataset: compression_type " + type +
-                         " is not supported by actorflow");
   std::int64_t buffer = 0;
   ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 2, "buffer_size", &buffer));
   ACTORFLOW_RETURN_IF_ERROR(check_buffer_size(buffer));
-  *out = [] { return af::detail::make_text_line_source({}); };
+  *out = [type] {
+    af::detail::TextLineOptions o;
+    o.encoding = type;
+    return af::detail::make_text_line_source(o);
+  };
   return {};
 }
 

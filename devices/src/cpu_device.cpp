@@ -7,6 +7,8 @@ namespace af {
 CpuDevice::CpuDevice(DeviceAttributes attributes, std::shared_ptr<ThreadPools> pools)
     : Device(std::move(attributes)), pools_(std::move(pools)) {}
 
+CpuDevice::~CpuDevice() { resource_mgr().clear(); }
+
 void CpuDevice::schedule(std::function<void()> fn) { pools_->schedule(std::move(fn)); }
 
 Eigen::ThreadPoolDevice* CpuDevice::intra_op_device() noexcept { return pools_->intra_op_device(); }

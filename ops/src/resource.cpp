@@ -77,23 +77,28 @@ std::string Var::debug_string() const {
   return "Variable " + name_ + " (" + std::string(dtype_name(dtype_)) + ")";
 }
 
+// Both destroy what they remove after releasing the lock: a resource's destructor may wait for
+// threads that look resources up here (a prefetching iterator's workers).
 std::size_t ResourceMgr::cleanup(const std::string& container) {
+  std::vector<std::shared_ptr<ResourceBase>> removed;
   std::lock_guard<std::mutex> guard(mu_);
-  std::size_t n = 0;
   for (auto it = resources_.begin(); it != resources_.end();) {
     if (it->first.first == container) {
+      removed.push_back(std::move(it->second));
       it = resources_.erase(it);
-      ++n;
     } else {
       ++it;
     }
   }
-  return n;
+  return removed.size();
 }
 
 void ResourceMgr::clear() {
-  std::lock_guard<std::mutex> guard(mu_);
-  resources_.clear();
+  decltype(resources_) removed;
+  {
+    std::lock_guard<std::mutex> guard(mu_);
+    removed.swap(resources_);
+  }
 }
 
 std::vector<std::tuple<std::string, std::string, std::string>> ResourceMgr::list() const {

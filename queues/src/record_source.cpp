@@ -170,7 +170,7 @@ class TextLineSource final : public RecordSource {
   explicit TextLineSource(TextLineOptions o) : options_(o) {}
   Status open(const std::string& filename) override {
     std::unique_ptr<io::InputStream> stream;
-    ACTORFLOW_RETURN_IF_ERROR(open_stream(filename, "", &stream));
+    ACTORFLOW_RETURN_IF_ERROR(open_stream(filename, options_.encoding, &stream));
     input_.reset(std::move(stream));
     filename_ = filename;
     line_number_ = 0;

@@ -59,6 +59,7 @@ class RecordSource {
 
 struct TextLineOptions {
   std::int64_t skip_header_lines = 0;
+  std::string encoding;  ///< "", "ZLIB" or "GZIP" (TextLineDataset's compression_type)
 };
 
 struct FixedLengthOptions {

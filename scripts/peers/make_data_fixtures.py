@@ -13,6 +13,10 @@ OUT_DIR/examples.tfrecord        serialized tf.train.Example records: i (int64),
 OUT_DIR/lines.csv, lines2.txt    text lines: a header line, a "\\r\\n" line, a quoted field, an
                                  empty field; lines2.txt has no final newline
 OUT_DIR/fixed.bin                five 4-byte records between a 2-byte header and 1-byte footer
+OUT_DIR/lines.txt.gz             lines.csv then lines2.txt, GZIP-compressed
+OUT_DIR/table.csv, table.csv.z   CSV records for CsvDataset (quoted line breaks, doubled quotes,
+                                 \r\n and \r line ends, NA values, empty fields); .z: ZLIB
+OUT_DIR/table2.csv, bad.csv      ";"-delimited records; a record with a field too many
 OUT_DIR/<case>.pb                the graph of one case (each its own tf.Graph): a dataset, its
                                  iterator (one-shot or initializable) and get_next "next"
 OUT_DIR/reference.json           {"cases": {<case>: {graph, feeds, init, fetches, steps, end,
@@ -32,9 +36,11 @@ and of its function library.
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
 import base64
+import gzip
 import json
 import os
 import sys
+import zlib
 
 import numpy as np
 
@@ -71,6 +77,16 @@ LINES2_TXT = (b"5,-0.75,eps\n"
 FIXED_HEADER = b"HH"
 FIXED_RECORDS = [bytes([4 * i + k for k in range(4)]) for i in range(5)]
 FIXED_FOOTER = b"F"
+# CsvDataset's input: a header with a quoted line break, \r\n and \r line ends, a quoted
+# field with a delimiter, a line break and doubled quotes, an na_value, empty fields taking
+# defaults, no final line break.
+TABLE_CSV = (b'id,"na\nme",score,flag\r\n'
+             b'1,alpha,0.5,1\r\n'
+             b'2,"be,ta ""quoted""\nline",NA,0\r'
+             b'3,,2.25,\n'
+             b'-4,"",1e3,1')
+TABLE2_CSV = b"7;seven;;1\n8;eight;8.5;0\n"
+BAD_CSV = b"1,a,0.5,1\n2,b,1.5,0,extra\n3,c,2.5,1\n"
 
 
 def write_inputs(out):
@@ -92,9 +108,15 @@ def write_inputs(out):
     tfrecord("examples.tfrecord", [example(*e) for e in EXAMPLES])
 
     for name, data in [("lines.csv", LINES_CSV), ("lines2.txt", LINES2_TXT),
-                       ("fixed.bin", FIXED_HEADER + b"".join(FIXED_RECORDS) + FIXED_FOOTER)]:
+                       ("fixed.bin", FIXED_HEADER + b"".join(FIXED_RECORDS) + FIXED_FOOTER),
+                       ("table.csv", TABLE_CSV), ("table2.csv", TABLE2_CSV),
+                       ("bad.csv", BAD_CSV)]:
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
+    with gzip.GzipFile(os.path.join(out, "lines.txt.gz"), "wb", mtime=0) as f:
+        f.write(LINES_CSV + LINES2_TXT)
+    with open(os.path.join(out, "table.csv.z"), "wb") as f:
+        f.write(zlib.compress(TABLE_CSV))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -344,6 +366,42 @@ def case_parallel_map_error():
     return one_shot(ds.prefetch(2))
 
 
+def case_textline_gzip():
+    ph, feed = filenames(["lines.txt.gz"])
+    return initializable(tf.data.TextLineDataset(ph, compression_type="GZIP"), feeds=[feed])
+
+
+def case_csv_dataset():
+    ph, feed = filenames(["table.csv"])
+    ds = tf.data.experimental.CsvDataset(
+        ph, record_defaults=[tf.constant([0], tf.int64), tf.constant(["?"]),
+                             tf.constant([-1.0], tf.float64), tf.constant([7], tf.int32)],
+        header=True, na_value="NA")
+    return initializable(ds, feeds=[feed])
+
+
+def case_csv_select_cols_zlib():
+    ph, feed = filenames(["table.csv.z"])
+    ds = tf.data.experimental.CsvDataset(ph, record_defaults=[tf.constant(["?"]), [-2.0]],
+                                         header=True, select_cols=[1, 2], na_value="NA",
+                                         compression_type="ZLIB")
+    return initializable(ds.map(lambda s, x: (s, x)), feeds=[feed])
+
+
+def case_csv_exclude_cols_delim():
+    ph, feed = filenames(["table2.csv"])
+    ds = tf.data.experimental.CsvDataset(ph, record_defaults=[tf.int64, tf.constant([0.0])],
+                                         field_delim=";", exclude_cols=[1, 3])
+    return initializable(ds.batch(2), feeds=[feed])
+
+
+def case_csv_bad_record():
+    ph, feed = filenames(["bad.csv"])
+    ds = tf.data.experimental.CsvDataset(ph, record_defaults=[tf.int64, tf.string, tf.float32,
+                                                              tf.int64])
+    return initializable(ds, feeds=[feed])
+
+
 CASES = [
     ("slices_map_filter_batch", case_slices_map_filter_batch),
     ("range_skip_take_repeat_batch", case_range_skip_take_repeat_batch),
@@ -385,6 +443,11 @@ CASES = [
     ("sample_from_datasets", case_sample_from_datasets),
     ("parallel_map", case_parallel_map),
     ("parallel_map_error", case_parallel_map_error),
+    ("textline_gzip", case_textline_gzip),
+    ("csv_dataset", case_csv_dataset),
+    ("csv_select_cols_zlib", case_csv_select_cols_zlib),
+    ("csv_exclude_cols_delim", case_csv_exclude_cols_delim),
+    ("csv_bad_record", case_csv_bad_record),
 ]
 
 

@@ -13,6 +13,9 @@ class CpuDevice : public Device {
  public:
   /// A CPU device running its kernels on `pools` (shared with other devices).
   CpuDevice(DeviceAttributes attributes, std::shared_ptr<ThreadPools> pools);
+  /// Drops the device's resources first, while its pools still run: a resource may own
+  /// threads that use them (a prefetching dataset iterator's workers).
+  ~CpuDevice() override;
   /// Runs `fn` on the inter-op pool.
   void schedule(std::function<void()> fn) override;
   /// The intra-op pool's Eigen device.
