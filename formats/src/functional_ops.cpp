@@ -23,13 +23,34 @@ namespace af::tfproto {
 
 namespace {
 
-/// Output argument names of the multi-output ops (op_outputs.inc); any other op's outputs
-/// are one argument, indexed directly.
-const std::unordered_map<std::string, std::vector<std::string>>& op_outputs() {
-  static const std::unordered_map<std::string, std::vector<std::string>> table = {
+/// One output argument: its name and, for a list, the attr that sizes it (number_attr: an
+/// int; type_list_attr: a list of types).
+struct OutputArg {
+  const char* name;
+  const char* number_attr;
+  const char* type_list_attr;
+};
+
+/// The output arguments of the multi-output ops (op_outputs.inc); any other op's outputs are
+/// one argument, indexed directly.
+const std::unordered_map<std::string, std::vector<OutputArg>>& op_outputs() {
+  static const std::unordered_map<std::string, std::vector<OutputArg>> table = {
 #include "op_outputs.inc"
   };
   return table;
+}
+
+/// How many tensors argument `a` of node `n` is (1 unless a list).
+int arg_size(const tensorflow::NodeDef& n, const OutputArg& a) {
+  if (*a.number_attr) {
+    auto it = n.attr().find(a.number_attr);
+    return it == n.attr().end() ? 0 : static_cast<int>(it->second.i());
+  }
+  if (*a.type_list_attr) {
+    auto it = n.attr().find(a.type_list_attr);
+    return it == n.attr().end() ? 0 : it->second.list().type_size();
+  }
+  return 1;
 }
 
 /// TensorFlow's functional ops by what they lower into.
@@ -644,18 +665,26 @@ class Lowering {
   /// The flat output index of output argument `arg`, element `k`, of body node `b`.
   int output_index(const tensorflow::NodeDef& b, const std::string& arg, int k,
                    const std::string& where) {
-    std::vector<std::string> names;
+    const std::string missing =
+        where + ": " + b.op() + " has no output " + quoted(arg + ":" + std::to_string(k));
     if (auto f = functions_.find(b.op()); f != functions_.end()) {
-      for (const auto& a : f->second->signature().output_arg()) names.push_back(a.name());
-    } else if (auto t = op_outputs().find(b.op()); t != op_outputs().end()) {
-      names = t->second;
-    } else {
-      return k;  // one output argument (a list for While, IdentityN, Split...)
+      const auto& args = f->second->signature().output_arg();
+      for (int i = 0; i < args.size(); ++i)
+        if (args[i].name() == arg && k == 0) return i;
+      fail(missing);
     }
-    auto it = std::find(names.begin(), names.end(), arg);
-    if (it == names.end() || k != 0)
-      fail(where + ": " + b.op() + " has no output " + quoted(arg + ":" + std::to_string(k)));
-    return static_cast<int>(it - names.begin());
+    auto t = op_outputs().find(b.op());
+    if (t == op_outputs().end()) return k;  // one output argument (a list for Split, ...)
+    int first = 0;
+    for (const OutputArg& a : t->second) {
+      const int size = arg_size(b, a);
+      if (arg == a.name) {
+        if (k < 0 || k >= size) fail(missing);
+        return first + k;
+      }
+      first += size;
+    }
+    fail(missing);
   }
 
   const tensorflow::GraphDef& graph_;

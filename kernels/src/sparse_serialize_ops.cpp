@@ -3,7 +3,8 @@
 // kernels with TensorFlow's checks and messages (serialize_sparse_op.cc,
 // deserialize_sparse_string_op.cc, sparse_tensors_map_ops.cc). SparseTensors serialize as
 // three TensorProtos (Tensor::AsProtoTensorContent, serialize_io_proto.hpp), bit for bit
-// TensorFlow's; the string form only (out_type and Tserialized variant have no kernel). The
+// TensorFlow's; in the variant form (out_type / Tserialized variant, what tf.data carries
+// SparseTensors in) each of the three is a variant holding the tensor itself. The
 // definitions are in ops/src/defs/serialize_io_ops.cpp.
 #include <algorithm>
 #include <atomic>
@@ -15,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/resource.hpp"
 #include "kernel_helpers.hpp"
@@ -33,6 +35,31 @@ using detail::index_values;
 using detail::StatusKernel;
 
 std::string type_string(DType t) { return std::string(data_type_string(t)); }
+
+/// A tensor in a variant (TensorFlow's `Variant` holding a `Tensor`).
+class TensorValue final : public VariantValue {
+ public:
+  explicit TensorValue(Tensor t) : tensor(std::move(t)) {}
+  Tensor tensor;  ///< the value
+
+  std::string_view type_name() const override { return "tensorflow::Tensor"; }
+  std::string debug_string() const override { return "Tensor<" + tensor.shape().to_string() + ">"; }
+  std::shared_ptr<const VariantValue> zeros_like() const override {
+    throw InvalidArgumentError(invalid_argument("a serialized SparseTensor has no zeros"));
+  }
+  std::shared_ptr<const VariantValue> add(const VariantValue&) const override {
+    throw InvalidArgumentError(invalid_argument("serialized SparseTensors cannot be added"));
+  }
+};
+
+/// Element `i` of a serialized-sparse output: the tensor's TensorProto bytes or the tensor in a
+/// variant.
+void put_serialized(Tensor& out, Index i, const Tensor& t) {
+  if (out.dtype() == DType::variant)
+    out.data<Variant>()[i] = Variant(std::make_shared<TensorValue>(t));
+  else
+    out.data<std::string>()[i] = detail::tensor_content_bytes(t);
+}
 
 // The three checks every serializer and map op starts with.
 Status check_sparse_input_shapes(const Tensor& indices, const Tensor& values, const Tensor& shape) {
@@ -121,7 +148,9 @@ Status check_batch(const Tensor& indices, const Tensor& values, const Tensor& sh
 // first; each runs on its own (proto encoding).
 class SerializeSparseBase : public StatusKernel {
  public:
-  using StatusKernel::StatusKernel;
+  SerializeSparseBase(OpKernelConstruction& c, Status*) : StatusKernel(c) {
+    if (const DType* t = c.def.attr<DType>("out_type")) out_type_ = *t;
+  }
 
   bool is_expensive(const OpKernelContext&) const override { return true; }
 
@@ -136,6 +165,8 @@ class SerializeSparseBase : public StatusKernel {
   // The outputs of the checked SparseTensor.
   virtual Status serialize(OpKernelContext& ctx, const Tensor& indices, const Tensor& values,
                            const Tensor& shape) = 0;
+
+  DType out_type_ = DType::string;  ///< string (TensorProtos) or variant (tensors)
 };
 
 // SerializeSparse(sparse_indices, sparse_values, sparse_shape): a string [3], the three
@@ -147,10 +178,10 @@ class SerializeSparseOp : public SerializeSparseBase {
  protected:
   Status serialize(OpKernelContext& ctx, const Tensor& indices, const Tensor& values,
                    const Tensor& shape) override {
-    Tensor& out = ctx.allocate_output(0, DType::string, Shape{3});
-    out.data<std::string>()[0] = detail::tensor_content_bytes(indices);
-    out.data<std::string>()[1] = detail::tensor_content_bytes(values);
-    out.data<std::string>()[2] = detail::tensor_content_bytes(shape);
+    Tensor& out = ctx.allocate_output(0, out_type_, Shape{3});
+    put_serialized(out, 0, indices);
+    put_serialized(out, 1, values);
+    put_serialized(out, 2, shape);
     return {};
   }
 };
@@ -168,22 +199,18 @@ class SerializeManySparseOp : public SerializeSparseBase {
     ACTORFLOW_RETURN_IF_ERROR(check_batch(indices, values, shape, &dims));
     const Index rank = shape.num_elements();
     const Index batch = dims[0];
-    Tensor& out = ctx.allocate_output(0, DType::string, Shape{batch, 3});
-    std::string* rows = out.data<std::string>();
-    const std::string serialized_shape = detail::tensor_content_bytes(
-        Tensor::from_vector(std::vector<std::int64_t>(dims.begin() + 1, dims.end())));
-    const std::string empty_indices =
-        detail::tensor_content_bytes(Tensor(DType::int64, Shape{0, rank - 1}));
-    const std::string empty_values = detail::tensor_content_bytes(Tensor(values.dtype(), Shape{0}));
-    for (Index b = 0; b < batch; ++b) {
-      rows[b * 3] = empty_indices;
-      rows[b * 3 + 1] = empty_values;
-      rows[b * 3 + 2] = serialized_shape;
-    }
+    Tensor& out = ctx.allocate_output(0, out_type_, Shape{batch, 3});
+    // Each row the empty SparseTensor first, then the entries there are.
+    Tensor row(out_type_, Shape{3});
+    put_serialized(row, 0, Tensor(DType::int64, Shape{0, rank - 1}));
+    put_serialized(row, 1, Tensor(values.dtype(), Shape{0}));
+    put_serialized(row, 2,
+                   Tensor::from_vector(std::vector<std::int64_t>(dims.begin() + 1, dims.end())));
+    for (Index b = 0; b < batch; ++b) detail::copy_elements(row, 0, out, b * 3, 3);
     return for_each_batch_entry(indices, rank, batch, [&](Index b, Index first, Index count) {
       auto [entry_indices, entry_values] = batch_entry(indices, values, rank, first, count);
-      rows[b * 3] = detail::tensor_content_bytes(entry_indices);
-      rows[b * 3 + 1] = detail::tensor_content_bytes(entry_values);
+      put_serialized(out, b * 3, entry_indices);
+      put_serialized(out, b * 3 + 1, entry_values);
       return Status{};
     });
   }
@@ -211,12 +238,27 @@ struct Parsed {
   Tensor indices, values, shape;
 };
 
+// Component `k` of serialized row `row` of `serialized` (string or variant): the tensor.
+Status component(const Tensor& serialized, Index row, int k, Tensor* out,
+                 std::string* unsupported) {
+  const Index i = row * 3 + k;
+  if (serialized.dtype() == DType::string)
+    return deserialize(serialized.data<std::string>()[i], out, unsupported);
+  const auto* t = serialized.data<Variant>()[i].get<TensorValue>();
+  if (t == nullptr)
+    return invalid_argument("Expected serialized_sparse[" + std::to_string(row) + ", " +
+                            std::to_string(k) + "] to hold a Tensor but it holds " +
+                            serialized.data<Variant>()[i].type_name());
+  *out = t->tensor;
+  return {};
+}
+
 // GetAndValidateSparseTensor: serialized SparseTensor `index` as indices [N, rank] int64,
 // values [N] of `dtype`, shape [rank] int64.
-Status get_and_validate(const std::string* row, DType dtype, Index index, Parsed* out) {
+Status get_and_validate(const Tensor& serialized, DType dtype, Index index, Parsed* out) {
   const std::string at = "serialized_sparse[" + std::to_string(index);
   std::string unsupported;
-  ACTORFLOW_RETURN_IF_ERROR(deserialize(row[0], &out->indices, &unsupported));
+  ACTORFLOW_RETURN_IF_ERROR(component(serialized, index, 0, &out->indices, &unsupported));
   // TensorFlow reads indices and shape as int64 without checking (it crashes on others).
   if (!unsupported.empty() || out->indices.dtype() != DType::int64)
     return invalid_argument(
@@ -228,7 +270,7 @@ Status get_and_validate(const std::string* row, DType dtype, Index index, Parsed
                             out->indices.shape().to_string());
   const Index entries = out->indices.shape().dim(0);
   const Index rank = out->indices.shape().dim(1);
-  ACTORFLOW_RETURN_IF_ERROR(deserialize(row[1], &out->values, &unsupported));
+  ACTORFLOW_RETURN_IF_ERROR(component(serialized, index, 1, &out->values, &unsupported));
   if (!unsupported.empty())  // the shape check cannot fail before: no tensor to look at
     return invalid_argument("Requested SparseTensor of type " + type_string(dtype) +
                             " but SparseTensor[" + std::to_string(index) +
@@ -246,7 +288,7 @@ Status get_and_validate(const std::string* row, DType dtype, Index index, Parsed
                             "].indices and SparseTensor[" + std::to_string(index) +
                             "].values to match but they do not: " + std::to_string(entries) +
                             " vs. " + std::to_string(out->values.shape().dim(0)));
-  ACTORFLOW_RETURN_IF_ERROR(deserialize(row[2], &out->shape, &unsupported));
+  ACTORFLOW_RETURN_IF_ERROR(component(serialized, index, 2, &out->shape, &unsupported));
   if (!unsupported.empty() || out->shape.dtype() != DType::int64)
     return invalid_argument("Expected " + at + ", 2] to hold an int64 shape but it holds " +
                             (unsupported.empty() ? type_string(out->shape.dtype()) : unsupported));
@@ -316,10 +358,9 @@ class DeserializeSparseOp : public StatusKernel {
           "Serialized sparse should have at least 1 serialized tensor, but has a zero "
           "dimension " +
           serialized.shape().to_string());
-    const std::string* rows = serialized.data<std::string>();
     if (count == 1 && ndims == 1) {
       Parsed p;
-      ACTORFLOW_RETURN_IF_ERROR(get_and_validate(rows, dtype_, 0, &p));
+      ACTORFLOW_RETURN_IF_ERROR(get_and_validate(serialized, dtype_, 0, &p));
       ctx.set_output(0, std::move(p.indices));
       ctx.set_output(1, std::move(p.values));
       ctx.set_output(2, std::move(p.shape));
@@ -330,7 +371,7 @@ class DeserializeSparseOp : public StatusKernel {
     Index total = 0;
     for (Index i = 0; i < count; ++i) {
       Parsed& p = parsed[static_cast<std::size_t>(i)];
-      ACTORFLOW_RETURN_IF_ERROR(get_and_validate(rows + i * 3, dtype_, i, &p));
+      ACTORFLOW_RETURN_IF_ERROR(get_and_validate(serialized, dtype_, i, &p));
       const std::vector<Index> shape = index_values(p.shape);
       ACTORFLOW_RETURN_IF_ERROR(detail::sparse::build_tensor_shape(shape));
       if (i == 0) {
@@ -629,13 +670,13 @@ class TakeManySparseFromTensorsMapOp : public SparseTensorAccessingOp {
 namespace detail {
 
 void register_sparse_serialize_kernels(KernelRegistry& r) {
-  const std::vector<DType> strings = {DType::string};
+  const std::vector<DType> serialized = {DType::string, DType::variant};
   r.add(make_kernel_def<SerializeSparseOp>("SerializeSparse", "CPU",
-                                           {{"T", kValueTypes}, {"out_type", strings}}));
+                                           {{"T", kValueTypes}, {"out_type", serialized}}));
   r.add(make_kernel_def<SerializeManySparseOp>("SerializeManySparse", "CPU",
-                                               {{"T", kValueTypes}, {"out_type", strings}}));
-  r.add(make_kernel_def<DeserializeSparseOp>("DeserializeSparse", "CPU",
-                                             {{"dtype", kValueTypes}, {"Tserialized", strings}}));
+                                               {{"T", kValueTypes}, {"out_type", serialized}}));
+  r.add(make_kernel_def<DeserializeSparseOp>(
+      "DeserializeSparse", "CPU", {{"dtype", kValueTypes}, {"Tserialized", serialized}}));
   r.add(make_kernel_def<DeserializeSparseOp>("DeserializeManySparse", "CPU",
                                              {{"dtype", kValueTypes}}));
   r.add(make_kernel_def<AddSparseToTensorsMapOp>("AddSparseToTensorsMap", "CPU",

@@ -402,6 +402,24 @@ def case_csv_bad_record():
     return initializable(ds, feeds=[feed])
 
 
+def case_sparse_slices():
+    sp = tf.SparseTensor([[0, 1], [2, 0], [2, 3]], [1.5, -2.0, 3.25], [3, 4])
+    return one_shot(Dataset.from_tensor_slices(sp))
+
+
+def case_sparse_map_batch():
+    ds = Dataset.range(5).map(lambda x: tf.SparseTensor([[0], [x % 3]], [x, 10 * x], [3]))
+    return one_shot(ds.batch(2))
+
+
+def case_parse_varlen():
+    ph, feed = filenames(["examples.tfrecord"])
+    spec = {"i": tf.io.FixedLenFeature([], tf.int64), "f": tf.io.VarLenFeature(tf.float32),
+            "s": tf.io.VarLenFeature(tf.string)}
+    ds = tf.data.TFRecordDataset(ph).batch(2).map(lambda s: tf.io.parse_example(s, spec))
+    return initializable(ds, feeds=[feed])
+
+
 CASES = [
     ("slices_map_filter_batch", case_slices_map_filter_batch),
     ("range_skip_take_repeat_batch", case_range_skip_take_repeat_batch),
@@ -448,6 +466,9 @@ CASES = [
     ("csv_select_cols_zlib", case_csv_select_cols_zlib),
     ("csv_exclude_cols_delim", case_csv_exclude_cols_delim),
     ("csv_bad_record", case_csv_bad_record),
+    ("sparse_slices", case_sparse_slices),
+    ("sparse_map_batch", case_sparse_map_batch),
+    ("parse_varlen", case_parse_varlen),
 ]
 
 
@@ -500,7 +521,7 @@ def run_case(out, name, build):
     with open(os.path.join(out, name + ".pb"), "wb") as f:
         f.write(graph_def.SerializeToString(deterministic=True))
 
-    fetch_tensors = tf.nest.flatten(spec["next"])
+    fetch_tensors = tf.nest.flatten(spec["next"], expand_composites=True)
     feeds, feed_json = {}, []
     for feed in spec.get("feeds", []):
         t = feed.tensor

@@ -196,7 +196,7 @@ BOOST_AUTO_TEST_SUITE(tf_data_test)
 BOOST_AUTO_TEST_CASE(the_fixtures_hold_what_these_tests_claim) {
   const Json ref = reference();
   BOOST_TEST(ref["tensorflow"].get<std::string>() == "2.21.0");
-  BOOST_TEST(ref["cases"].size() == 45u);
+  BOOST_TEST(ref["cases"].size() == 48u);
   for (const auto& [name, c] : ref["cases"].items()) {
     BOOST_TEST(!c["steps"].empty(), name);
     const std::string code = name == "assert_cardinality_wrong" ? "FailedPrecondition"
@@ -318,6 +318,14 @@ BOOST_AUTO_TEST_CASE(sessions_close_under_running_pipeline_threads,
     BOOST_TEST(first.to_vector<std::int64_t>() == (std::vector<std::int64_t>{0, 1, 4, 9, 16}),
                boost::test_tools::per_element());
   }
+}
+
+// Sparse tensors travel through datasets serialized in variants (SerializeManySparse,
+// SerializeSparse with out_type variant) and come out of DeserializeSparse, batched.
+BOOST_AUTO_TEST_CASE(sparse_tensors_through_datasets, *boost::unit_test::timeout(60)) {
+  run_case("sparse_slices");
+  run_case("sparse_map_batch");
+  run_case("parse_varlen");
 }
 
 BOOST_AUTO_TEST_CASE(gzip_text_lines, *boost::unit_test::timeout(60)) { run_case("textline_gzip"); }
