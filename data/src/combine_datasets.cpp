@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "dataset_base.hpp"
+#include "dataset_factories.hpp"
 #include "dataset_registration.hpp"
 
 namespace af::data::detail {
@@ -305,11 +306,11 @@ struct Cache {
     const Tensor& filename = ctx.input(1);
     if (filename.dtype() != DType::string || filename.num_elements() != 1)
       return invalid_argument("filename must be a scalar");
-    if (!filename.data<std::string>()[0].empty())
-      return unimplemented(op + " '" + ctx.node_name() + "': caching to files (filename '" +
-                           filename.data<std::string>()[0] +
-                           "') is not supported by actorflow; an empty filename caches in "
-                           "memory");
+    if (!filename.data<std::string>()[0].empty()) {
+      *out = make_file_cache_dataset(op, std::move(input), filename.data<std::string>()[0], dtypes,
+                                     shapes);
+      return {};
+    }
     *out = std::make_shared<CacheDataset>(op, std::move(input), dtypes, shapes);
     return {};
   }

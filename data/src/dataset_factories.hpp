@@ -1,6 +1,7 @@
 #pragma once
 
-// Datasets one family makes and another reuses (MapAndBatchDataset is a map, then a batch).
+// Datasets one family makes and another reuses (MapAndBatchDataset is a map, then a batch;
+// CacheDataset keeps its elements in memory or in a file).
 // Private to the data module.
 #include <memory>
 #include <string>
@@ -27,5 +28,13 @@ std::shared_ptr<const DatasetBase> make_batch_dataset(std::string op,
                                                       std::int64_t batch_size, bool drop_remainder,
                                                       std::vector<DType> dtypes,
                                                       std::vector<PartialShape> shapes);
+
+/// `cache(filename)`: a CacheDataset of kind `op` over `input` kept in the tensor bundle at
+/// `filename` (file_cache_dataset.cpp).
+std::shared_ptr<const DatasetBase> make_file_cache_dataset(std::string op,
+                                                           std::shared_ptr<const DatasetBase> input,
+                                                           std::string filename,
+                                                           std::vector<DType> dtypes,
+                                                           std::vector<PartialShape> shapes);
 
 }  // namespace af::data::detail

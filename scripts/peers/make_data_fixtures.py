@@ -17,13 +17,15 @@ OUT_DIR/lines.txt.gz             lines.csv then lines2.txt, GZIP-compressed
 OUT_DIR/table.csv, table.csv.z   CSV records for CsvDataset (quoted line breaks, doubled quotes,
                                  \r\n and \r line ends, NA values, empty fields); .z: ZLIB
 OUT_DIR/table2.csv, bad.csv      ";"-delimited records; a record with a field too many
+OUT_DIR/tf_cache.*               a cache file TensorFlow wrote (cached_pipeline's elements)
 OUT_DIR/<case>.pb                the graph of one case (each its own tf.Graph): a dataset, its
                                  iterator (one-shot or initializable) and get_next "next"
 OUT_DIR/reference.json           {"cases": {<case>: {graph, feeds, init, fetches, steps, end,
                                  ops[, reinit][, handle_feed][, shuffle_seeds]}}}
 
 A case's feeds apply to its init runs and its step runs alike. A feed with "files" holds file
-names relative to OUT_DIR (the test makes them absolute); the graphs never hold a path.
+names relative to OUT_DIR (the test makes them absolute); one with "temp_file" names a file
+in a fresh temporary directory; the graphs never hold a path.
 "steps" holds one entry per session.run of "fetches" until TensorFlow raised an error (mostly
 OutOfRange, the end of input; a case may end with another error), each a list of {dtype, shape,
 values | b64_values} in fetch order (row-major). "end" holds that error: its code (TensorFlow's
@@ -40,6 +42,7 @@ import gzip
 import json
 import os
 import sys
+import tempfile
 import zlib
 
 import numpy as np
@@ -89,6 +92,13 @@ TABLE2_CSV = b"7;seven;;1\n8;eight;8.5;0\n"
 BAD_CSV = b"1,a,0.5,1\n2,b,1.5,0,extra\n3,c,2.5,1\n"
 
 
+def cached_pipeline(filename):
+    """Five (int64, string, float [2]) elements cached in `filename`."""
+    ds = Dataset.range(5).map(lambda x: (x * 3, tf.strings.as_string(x),
+                                         tf.cast(tf.stack([x, -x]), tf.float32) / 4))
+    return ds.cache(filename)
+
+
 def write_inputs(out):
     def tfrecord(name, records, options=None):
         with tf.io.TFRecordWriter(os.path.join(out, name), options) as w:
@@ -126,8 +136,8 @@ def write_inputs(out):
 # ---------------------------------------------------------------------------------------------
 
 class Feed:
-    def __init__(self, tensor, value, files=None):
-        self.tensor, self.value, self.files = tensor, value, files
+    def __init__(self, tensor, value, files=None, temp=None):
+        self.tensor, self.value, self.files, self.temp = tensor, value, files, temp
 
 
 def filenames(files):
@@ -420,6 +430,37 @@ def case_parse_varlen():
     return initializable(ds, feeds=[feed])
 
 
+def case_cache_file():
+    name = tf1.placeholder(tf.string, [], name="cache_file")
+    return initializable(cached_pipeline(name).repeat(2),
+                         feeds=[Feed(name, None, temp="cache")])
+
+
+def write_tf_cache(out):
+    """A cache file TensorFlow wrote: cached_pipeline's elements in a tensor bundle (made
+    here, after the other cases' graphs, so that their function names stay as they were)."""
+    for suffix in (".index", ".data-00000-of-00001"):
+        if os.path.exists(os.path.join(out, "tf_cache" + suffix)):
+            os.remove(os.path.join(out, "tf_cache" + suffix))
+    g = tf1.Graph()
+    with g.as_default():
+        it = tf1.data.make_one_shot_iterator(
+            cached_pipeline(tf.constant(os.path.join(out, "tf_cache"))))
+        nxt = it.get_next()
+    with tf1.Session(graph=g) as sess:
+        try:
+            while True:
+                sess.run(nxt)
+        except tf.errors.OutOfRangeError:
+            pass
+
+
+def case_cache_file_read():
+    write_tf_cache(OUT_DIR)
+    name = tf1.placeholder(tf.string, [], name="cache_file")
+    return initializable(cached_pipeline(name), feeds=[Feed(name, None, files=["tf_cache"])])
+
+
 CASES = [
     ("slices_map_filter_batch", case_slices_map_filter_batch),
     ("range_skip_take_repeat_batch", case_range_skip_take_repeat_batch),
@@ -469,6 +510,8 @@ CASES = [
     ("sparse_slices", case_sparse_slices),
     ("sparse_map_batch", case_sparse_map_batch),
     ("parse_varlen", case_parse_varlen),
+    ("cache_file", case_cache_file),
+    ("cache_file_read", case_cache_file_read),
 ]
 
 
@@ -525,7 +568,15 @@ def run_case(out, name, build):
     feeds, feed_json = {}, []
     for feed in spec.get("feeds", []):
         t = feed.tensor
-        if feed.files is not None:
+        if feed.temp is not None:
+            feeds[t] = np.array(os.path.join(tempfile.mkdtemp(), feed.temp).encode(), object)
+            feed_json.append({"tensor": t.name, "dtype": "string", "shape": [],
+                              "temp_file": feed.temp})
+        elif feed.files is not None and t.shape.ndims == 0:
+            feeds[t] = np.array(os.path.join(out, feed.files[0]).encode(), object)
+            feed_json.append({"tensor": t.name, "dtype": "string", "shape": [],
+                              "files": feed.files})
+        elif feed.files is not None:
             feeds[t] = np.array([os.path.join(out, fn).encode() for fn in feed.files], object)
             feed_json.append({"tensor": t.name, "dtype": "string", "shape": [len(feed.files)],
                               "files": feed.files})
@@ -586,7 +637,12 @@ def run_case(out, name, build):
     return ref
 
 
+OUT_DIR = None
+
+
 def main(out):
+    global OUT_DIR
+    OUT_DIR = out
     os.makedirs(out, exist_ok=True)
     write_inputs(out)
     cases = {name: run_case(out, name, build) for name, build in CASES}

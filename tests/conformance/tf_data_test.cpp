@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "matchers.hpp"
+#include "temp_dir.hpp"
 #include "test_paths.hpp"
 
 namespace {
@@ -55,12 +56,15 @@ af::DType dtype_of(const std::string& name) {
   return af::DType::invalid;
 }
 
-/// The tensor `j` describes: {"dtype", "shape", "values" | "b64_values" | "files"}.
-Tensor tensor_of(const Json& j) {
+/// The tensor `j` describes: {"dtype", "shape", "values" | "b64_values" | "files" |
+/// "temp_file"}; a temp_file lies in `temp`.
+Tensor tensor_of(const Json& j, const std::filesystem::path& temp = {}) {
   const af::DType dtype = dtype_of(j["dtype"].get<std::string>());
   const af::Shape shape(j["shape"].get<std::vector<std::int64_t>>());
   Tensor t(dtype, shape);
-  if (j.contains("files")) {
+  if (j.contains("temp_file")) {
+    t.data<std::string>()[0] = (temp / j["temp_file"].get<std::string>()).string();
+  } else if (j.contains("files")) {
     auto* out = t.data<std::string>();
     for (std::size_t i = 0; i < j["files"].size(); ++i)
       out[i] = (data_dir / j["files"][i].get<std::string>()).string();
@@ -131,7 +135,8 @@ std::string tf_code_name(af::Code code) {
 /// with (OutOfRange for all but one),
 /// `rounds` times (re-initialising between rounds). With `round_trip`, the GraphDef is
 /// written and read again first (the functions the nodes carry back in its library).
-void run_case(const std::string& name, int rounds = 1, bool round_trip = false) {
+void run_case(const std::string& name, int rounds = 1, bool round_trip = false,
+              const std::filesystem::path& temp = {}) {
   const Json ref = reference()["cases"][name];
   af::Graph g;
   af::GraphDef def = af::read_graph_def((data_dir / ref["graph"].get<std::string>()).string());
@@ -144,7 +149,7 @@ void run_case(const std::string& name, int rounds = 1, bool round_trip = false) 
   af::Session sess(g);
   af::FeedDict feeds;
   for (const auto& f : ref["feeds"])
-    feeds.emplace_back(g.output(f["tensor"].get<std::string>()), tensor_of(f));
+    feeds.emplace_back(g.output(f["tensor"].get<std::string>()), tensor_of(f, temp));
   std::vector<Output> fetches;
   for (const auto& f : ref["fetches"]) fetches.push_back(g.output(f.get<std::string>()));
   for (int round = 0; round < rounds; ++round) {
@@ -196,7 +201,7 @@ BOOST_AUTO_TEST_SUITE(tf_data_test)
 BOOST_AUTO_TEST_CASE(the_fixtures_hold_what_these_tests_claim) {
   const Json ref = reference();
   BOOST_TEST(ref["tensorflow"].get<std::string>() == "2.21.0");
-  BOOST_TEST(ref["cases"].size() == 48u);
+  BOOST_TEST(ref["cases"].size() == 50u);
   for (const auto& [name, c] : ref["cases"].items()) {
     BOOST_TEST(!c["steps"].empty(), name);
     const std::string code = name == "assert_cardinality_wrong" ? "FailedPrecondition"
@@ -326,6 +331,36 @@ BOOST_AUTO_TEST_CASE(sparse_tensors_through_datasets, *boost::unit_test::timeout
   run_case("sparse_slices");
   run_case("sparse_map_batch");
   run_case("parse_varlen");
+}
+
+// cache(filename): the first epoch writes the bundle, the second reads it; the file holds
+// what TensorFlow's cache of the same pipeline holds, key for key; TensorFlow's own cache
+// file reads back here.
+BOOST_AUTO_TEST_CASE(file_caches_are_tensorflows, *boost::unit_test::timeout(60)) {
+  af::test::TempDir temp;
+  run_case("cache_file", 1, false, temp.path);
+  const af::BundleReader ours((temp.path / "cache").string());
+  const af::BundleReader theirs((data_dir / "tf_cache").string());
+  BOOST_TEST_REQUIRE(ours.status().ok(), ours.status().message());
+  BOOST_TEST_REQUIRE(theirs.status().ok(), theirs.status().message());
+  const auto entries = ours.entries();
+  const auto their_entries = theirs.entries();
+  BOOST_TEST_REQUIRE(entries.size() == their_entries.size());
+  BOOST_TEST(entries.size() == 15u);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    BOOST_TEST_CONTEXT("entry " << i) {
+      const auto& want = their_entries[i];
+      BOOST_TEST(entries[i].name == want.name);
+      BOOST_TEST((entries[i] == want), "the index entry of " << want.name);
+      auto a = ours.lookup(entries[i].name);
+      auto b = theirs.lookup(want.name);
+      BOOST_TEST_REQUIRE(a.ok());
+      BOOST_TEST_REQUIRE(b.ok());
+      check_equal(a.value(), b.value());
+    }
+  }
+  BOOST_TEST(!std::filesystem::exists(temp.path / "cache_0.lockfile"));
+  run_case("cache_file_read");
 }
 
 BOOST_AUTO_TEST_CASE(gzip_text_lines, *boost::unit_test::timeout(60)) { run_case("textline_gzip"); }
