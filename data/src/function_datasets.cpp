@@ -281,6 +281,11 @@ void register_function_datasets(OpRegistry& ops, KernelRegistry& kernels) {
       {"ParallelInterleaveDatasetV3", Kind::interleave, 3, "f"},
       {"ParallelInterleaveDatasetV4", Kind::interleave, 5, "f"},
       {"ParallelInterleaveDataset", Kind::interleave, 5, "f"},
+      // tf.data.experimental.parallel_interleave: TensorFlow 2's name (cycle_length,
+      // block_length, buffer_output_elements, prefetch_input_elements) and 1.15's (with
+      // sloppy after block_length).
+      {"LegacyParallelInterleaveDatasetV2", Kind::interleave, 4, "f"},
+      {"ExperimentalParallelInterleaveDataset", Kind::interleave, 5, "f"},
   };
   for (const auto& e : entries) {
     add_dataset_op(ops, e.op);

@@ -1,7 +1,7 @@
-// Add, Sub, Mul, RealDiv, Div, Neg, Relu, Sigmoid, Tanh and Softmax: CPU kernels (MatMul is in
-// matmul_op.cpp, the reductions in reduction_ops.cpp). Their definitions (shape functions,
-// builders) are in ops/src/defs/math_ops.cpp. The element-wise machinery they share with the
-// other element-wise ops lives in cwise_ops_common.hpp.
+// Add (numbers and strings), Sub, Mul, RealDiv, Div, Neg, Relu, Sigmoid, Tanh and Softmax: CPU
+// kernels (MatMul is in matmul_op.cpp, the reductions in reduction_ops.cpp). Their definitions
+// (shape functions, builders) are in ops/src/defs/math_ops.cpp. The element-wise machinery they
+// share with the other element-wise ops lives in cwise_ops_common.hpp.
 //
 // Kernels are plain loops the compiler vectorises, or Eigen where Eigen is faster (matrix
 // products, transcendental functions). Large inputs are split over the intra-op pool
@@ -200,11 +200,47 @@ using SigmoidKernel = UnaryOp<SigmoidFn, T>;
 template <class T>
 using TanhKernel = UnaryOp<TanhFn, T>;
 
+// Add of strings: the element-wise concatenation, broadcast as the numeric kernels are.
+class StringAddKernel final : public OpKernel {
+ public:
+  StringAddKernel(OpKernelConstruction& c, Status*) : OpKernel(c) {}
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& y = ctx.input(1);
+    Shape shape;
+    BroadcastPlan plan;
+    if (Status s = make_broadcast_plan(x.shape(), y.shape(), &shape, &plan); !s.ok()) {
+      ctx.fail(std::move(s));
+      return;
+    }
+    Tensor& out = ctx.allocate_output(0, DType::string, shape);
+    const std::string* xs = x.data<std::string>();
+    const std::string* ys = y.data<std::string>();
+    std::string* os = out.data<std::string>();
+    std::array<Index, kMaxCollapsedRank> coord{};
+    Index xo = 0, yo = 0;
+    for (Index i = 0; i < out.num_elements(); ++i) {
+      os[i].reserve(xs[xo].size() + ys[yo].size());
+      os[i].assign(xs[xo]).append(ys[yo]);
+      for (int d = plan.rank - 1; d >= 0; --d) {
+        const auto u = static_cast<std::size_t>(d);
+        xo += plan.x_strides[u];
+        yo += plan.y_strides[u];
+        if (++coord[u] < plan.dims[u]) break;
+        xo -= plan.x_strides[u] * plan.dims[u];
+        yo -= plan.y_strides[u] * plan.dims[u];
+        coord[u] = 0;
+      }
+    }
+  }
+};
+
 }  // namespace
 
 namespace detail {
 
 void register_math_kernels(KernelRegistry& r) {
+  r.add(make_kernel_def<StringAddKernel>("Add", "CPU", {{"T", {DType::string}}}));
   using std::int32_t;
   using std::int64_t;
   using std::uint8_t;

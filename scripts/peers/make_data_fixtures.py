@@ -430,6 +430,20 @@ def case_parse_varlen():
     return initializable(ds, feeds=[feed])
 
 
+def case_legacy_parallel_interleave():
+    ph, feed = filenames(["a.tfrecord", "b.tfrecord"])
+    ds = Dataset.from_tensor_slices(ph).apply(tf.data.experimental.parallel_interleave(
+        tf.data.TFRecordDataset, cycle_length=2, block_length=2))
+    return initializable(ds, feeds=[feed])
+
+
+def case_list_files():
+    pattern = tf1.placeholder(tf.string, [], name="pattern")
+    ds = Dataset.list_files(pattern, shuffle=False).map(
+        lambda f: tf.strings.regex_replace(f, ".*/", ""))
+    return initializable(ds, feeds=[Feed(pattern, None, files=["*.tfrecord"])])
+
+
 def case_cache_file():
     name = tf1.placeholder(tf.string, [], name="cache_file")
     return initializable(cached_pipeline(name).repeat(2),
@@ -510,6 +524,8 @@ CASES = [
     ("sparse_slices", case_sparse_slices),
     ("sparse_map_batch", case_sparse_map_batch),
     ("parse_varlen", case_parse_varlen),
+    ("legacy_parallel_interleave", case_legacy_parallel_interleave),
+    ("list_files", case_list_files),
     ("cache_file", case_cache_file),
     ("cache_file_read", case_cache_file_read),
 ]

@@ -54,6 +54,27 @@ bool build_fails_with(F&& build, const std::string& message) {
 
 BOOST_AUTO_TEST_SUITE(string_ops_test)
 
+// tf.add of strings (the Add op; `tf.strings.join` without a separator does the same):
+// concatenation, broadcast like numbers.
+BOOST_AUTO_TEST_CASE(add_concatenates_strings_with_broadcasting, *boost::unit_test::timeout(30)) {
+  af::Graph g;
+  const af::Output col = strs(g, {"a", "bc"}, af::Shape{2, 1});
+  const af::Output row = strs(g, {"1", "", "23"}, af::Shape{3});
+  const af::Output sum = g.create_op("Add", {col, row}, {{"T", af::DType::string}}).output(0);
+  BOOST_TEST(run(g, sum) == (Strings{"a1", "a", "a23", "bc1", "bc", "bc23"}),
+             boost::test_tools::per_element());
+  const af::Output scalar = strs(g, {"/x"}, af::Shape{});
+  const af::Output suffixed =
+      g.create_op("Add", {row, scalar}, {{"T", af::DType::string}}).output(0);
+  BOOST_TEST(run(g, suffixed) == (Strings{"1/x", "/x", "23/x"}), boost::test_tools::per_element());
+  const af::Output bad = strs(g, {"p", "q"}, af::Shape{2});
+  BOOST_TEST(build_fails_with<af::InvalidArgumentError>(
+      [&] {
+        g.create_op("Add", {row, bad}, {{"T", af::DType::string}});
+      },
+      "Dimensions must be equal"));
+}
+
 BOOST_AUTO_TEST_CASE(string_split_cuts_at_every_delimiter_character_into_a_sparse_tensor,
                      *boost::unit_test::timeout(30)) {
   af::Graph g;

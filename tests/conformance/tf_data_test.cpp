@@ -201,7 +201,7 @@ BOOST_AUTO_TEST_SUITE(tf_data_test)
 BOOST_AUTO_TEST_CASE(the_fixtures_hold_what_these_tests_claim) {
   const Json ref = reference();
   BOOST_TEST(ref["tensorflow"].get<std::string>() == "2.21.0");
-  BOOST_TEST(ref["cases"].size() == 50u);
+  BOOST_TEST(ref["cases"].size() == 52u);
   for (const auto& [name, c] : ref["cases"].items()) {
     BOOST_TEST(!c["steps"].empty(), name);
     const std::string code = name == "assert_cardinality_wrong" ? "FailedPrecondition"
@@ -361,6 +361,12 @@ BOOST_AUTO_TEST_CASE(file_caches_are_tensorflows, *boost::unit_test::timeout(60)
   }
   BOOST_TEST(!std::filesystem::exists(temp.path / "cache_0.lockfile"));
   run_case("cache_file_read");
+}
+
+BOOST_AUTO_TEST_CASE(experimental_parallel_interleave_and_list_files,
+                     *boost::unit_test::timeout(60)) {
+  run_case("legacy_parallel_interleave");
+  run_case("list_files");
 }
 
 BOOST_AUTO_TEST_CASE(gzip_text_lines, *boost::unit_test::timeout(60)) { run_case("textline_gzip"); }

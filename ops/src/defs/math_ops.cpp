@@ -39,7 +39,10 @@ void register_math_ops(OpRegistry& r) {
   auto binary = [&](const char* type, const std::vector<DType>& allowed) {
     r.add({type, [allowed](InferenceContext& c) { return infer_binary(c, allowed); }});
   };
-  binary("Add", kArithmeticTypes);
+  // Add also concatenates strings (TensorFlow's Add kernel for DT_STRING; AddV2 has none).
+  std::vector<DType> add_types = kArithmeticTypes;
+  add_types.push_back(DType::string);
+  binary("Add", add_types);
   binary("AddV2", kArithmeticTypes);  // what TensorFlow 2.x's tf.add and `+` emit
   binary("Sub", kArithmeticTypes);
   binary("Mul", kArithmeticTypes);
