@@ -3,8 +3,8 @@
 // interleave_dataset_op.cc and parallel_interleave_dataset_op.cc). A parallel map runs its
 // calls on num_parallel_calls threads of its own, ahead of the consumer
 // (background_iterator.hpp), its elements in the input's order (what `deterministic` gives);
-// the parallel interleaves run their calls one after the other on the asking thread, in the
-// deterministic order.
+// the parallel interleaves call their function on the asking thread, in the deterministic
+// order, and each open cycle element reads ahead on a thread of its own.
 #include <algorithm>
 #include <thread>
 
@@ -161,7 +161,13 @@ class FunctionDataset final : public UnaryDataset {
             if (!dataset)
               return invalid_argument("Function " + ds->f_->name() + " of " + ds->op() +
                                       " must return a single scalar of dtype DT_VARIANT.");
-            current[cycle_index] = dataset->make_iterator();
+            // A parallel interleave reads each open element ahead on a thread of its own;
+            // the cycle's order stays the plain interleave's.
+            current[cycle_index] =
+                ds->parallel_calls_ > 0
+                    ? make_background_iterator(dataset->make_iterator(), nullptr, 1,
+                                               static_cast<std::size_t>(ds->parallel_calls_))
+                    : dataset->make_iterator();
             ++num_open;
           }
         } else {
@@ -182,13 +188,33 @@ class FunctionDataset final : public UnaryDataset {
   std::shared_ptr<const CapturedFunction> f_;
   std::int64_t cycle_length_, block_length_;
   bool preserve_cardinality_;
-  int parallel_calls_;  // 0: calls on the asking thread
+  // A map: its calls' threads (0: calls on the asking thread). An interleave: the elements
+  // each open cycle element reads ahead on a thread of its own (0: none).
+  int parallel_calls_;
 };
 
 /// The threads of num_parallel_calls `n` (AUTOTUNE, -1: one per core).
 int parallel_threads(std::int64_t n) {
   const auto cores = std::max<std::int64_t>(1, std::thread::hardware_concurrency());
   return static_cast<int>(n == -1 ? cores : std::min<std::int64_t>(n, 4 * cores));
+}
+
+/// The elements a parallel interleave's open cycle elements read ahead: its
+/// buffer_output_elements where it has one (legacy and V4 forms), else 4.
+Status read_ahead(const OpKernelContext& ctx, int first_trailing, int* out) {
+  const std::string& op = ctx.def().op;
+  int at = -1;  // the buffer_output_elements input
+  if (op == "ParallelInterleaveDataset" || op == "ExperimentalParallelInterleaveDataset")
+    at = first_trailing + 3;  // cycle_length, block_length, sloppy, buffer_output_elements
+  else if (op == "LegacyParallelInterleaveDatasetV2" || op == "ParallelInterleaveDatasetV4")
+    at = first_trailing + 2;  // cycle_length, block_length, buffer_output_elements
+  std::int64_t n = 4;
+  if (at >= 0) {
+    ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, at, "buffer_output_elements", &n));
+    if (n <= 0) n = 4;  // AUTOTUNE
+  }
+  *out = static_cast<int>(std::min<std::int64_t>(n, 1024));
+  return {};
 }
 
 template <Kind K>
@@ -219,6 +245,8 @@ class FunctionDatasetOp final : public DatasetOpKernel {
       if (block_length <= 0) return invalid_argument("block_length must be greater than zero.");
     }
     int parallel_calls = 0;
+    if (K == Kind::interleave && trailing_ > 2)  // the parallel interleaves
+      ACTORFLOW_RETURN_IF_ERROR(read_ahead(ctx, end_captured, &parallel_calls));
     if (K == Kind::map && trailing_ == 1) {  // ParallelMapDataset(V2)
       std::int64_t n = 0;
       ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, end_captured, "num_parallel_calls", &n));

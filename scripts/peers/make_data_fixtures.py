@@ -437,6 +437,15 @@ def case_legacy_parallel_interleave():
     return initializable(ds, feeds=[feed])
 
 
+def case_parallel_interleave():
+    ph, feed = filenames(["a.tfrecord", "b.tfrecord", "c.tfrecord.gz"])
+    ds = Dataset.from_tensor_slices(ph).interleave(
+        lambda f: tf.data.TFRecordDataset(f, compression_type=tf.where(
+            tf.strings.regex_full_match(f, ".*gz"), "GZIP", "")),
+        cycle_length=2, block_length=2, num_parallel_calls=2, deterministic=True)
+    return initializable(ds, feeds=[feed])
+
+
 def case_list_files():
     pattern = tf1.placeholder(tf.string, [], name="pattern")
     ds = Dataset.list_files(pattern, shuffle=False).map(
@@ -526,6 +535,7 @@ CASES = [
     ("parse_varlen", case_parse_varlen),
     ("legacy_parallel_interleave", case_legacy_parallel_interleave),
     ("list_files", case_list_files),
+    ("parallel_interleave", case_parallel_interleave),
     ("cache_file", case_cache_file),
     ("cache_file_read", case_cache_file_read),
 ]
