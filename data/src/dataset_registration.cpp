@@ -33,6 +33,7 @@ void register_dataset_ops() {
     detail::register_slice_datasets(ops, kernels);
     detail::register_fold_datasets(ops, kernels);
     detail::register_csv_datasets(ops, kernels);
+    detail::register_parse_example_datasets(ops, kernels);
     detail::register_iterator_ops(ops, kernels);
   });
 }

@@ -24,6 +24,7 @@
 #include "sparse_indices.hpp"
 #include "sparse_tensor_util.hpp"
 #include "standard_kernels.hpp"
+#include "variant_values.hpp"
 
 namespace af {
 
@@ -33,24 +34,9 @@ using detail::FromProto;
 using detail::Index;
 using detail::index_values;
 using detail::StatusKernel;
+using detail::TensorValue;
 
 std::string type_string(DType t) { return std::string(data_type_string(t)); }
-
-/// A tensor in a variant (TensorFlow's `Variant` holding a `Tensor`).
-class TensorValue final : public VariantValue {
- public:
-  explicit TensorValue(Tensor t) : tensor(std::move(t)) {}
-  Tensor tensor;  ///< the value
-
-  std::string_view type_name() const override { return "tensorflow::Tensor"; }
-  std::string debug_string() const override { return "Tensor<" + tensor.shape().to_string() + ">"; }
-  std::shared_ptr<const VariantValue> zeros_like() const override {
-    throw InvalidArgumentError(invalid_argument("a serialized SparseTensor has no zeros"));
-  }
-  std::shared_ptr<const VariantValue> add(const VariantValue&) const override {
-    throw InvalidArgumentError(invalid_argument("serialized SparseTensors cannot be added"));
-  }
-};
 
 /// Element `i` of a serialized-sparse output: the tensor's TensorProto bytes or the tensor in a
 /// variant.

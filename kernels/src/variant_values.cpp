@@ -181,4 +181,12 @@ bool shape_fits(const PartialShape& partial, const Shape& shape) {
   return partial.is_compatible_with(PartialShape(shape));
 }
 
+std::shared_ptr<const VariantValue> TensorValue::zeros_like() const {
+  throw InvalidArgumentError(invalid_argument("a serialized SparseTensor has no zeros"));
+}
+
+std::shared_ptr<const VariantValue> TensorValue::add(const VariantValue&) const {
+  throw InvalidArgumentError(invalid_argument("serialized SparseTensors cannot be added"));
+}
+
 }  // namespace af::detail

@@ -50,6 +50,23 @@ class OptionalValue final : public VariantValue {
   std::shared_ptr<const VariantValue> add(const VariantValue& other) const override;
 };
 
+/// A tensor in a variant (TensorFlow's `Variant` holding a `Tensor`): the three parts of a
+/// SparseTensor serialized with out_type variant, as tf.data carries them.
+class TensorValue final : public VariantValue {
+ public:
+  explicit TensorValue(Tensor t) : tensor(std::move(t)) {}
+  Tensor tensor;  ///< the value
+
+  /// `"tensorflow::Tensor"`.
+  std::string_view type_name() const override { return "tensorflow::Tensor"; }
+  /// `"Tensor<[shape]>"`.
+  std::string debug_string() const override { return "Tensor<" + tensor.shape().to_string() + ">"; }
+  /// Throws InvalidArgumentError: a serialized SparseTensor has no zeros.
+  std::shared_ptr<const VariantValue> zeros_like() const override;
+  /// Throws InvalidArgumentError: serialized SparseTensors do not add.
+  std::shared_ptr<const VariantValue> add(const VariantValue& other) const override;
+};
+
 /// TensorFlow's ZerosLikeTensor: zeros of `t`'s dtype and shape (variant elements through
 /// their value's `zeros_like`); an uninitialized tensor stays uninitialized. Throws
 /// InvalidArgumentError for a dtype without zeros (resource).

@@ -446,6 +446,16 @@ def case_parallel_interleave():
     return initializable(ds, feeds=[feed])
 
 
+def case_batched_features():
+    pattern = tf1.placeholder(tf.string, [], name="pattern")
+    spec = {"i": tf.io.FixedLenFeature([], tf.int64), "f": tf.io.VarLenFeature(tf.float32),
+            "s": tf.io.FixedLenFeature([], tf.string, default_value="?")}
+    ds = tf.data.experimental.make_batched_features_dataset(
+        pattern, batch_size=2, features=spec, shuffle=False, num_epochs=1,
+        sloppy_ordering=False)
+    return initializable(ds, feeds=[Feed(pattern, None, files=["examples.tfrecord"])])
+
+
 def case_list_files():
     pattern = tf1.placeholder(tf.string, [], name="pattern")
     ds = Dataset.list_files(pattern, shuffle=False).map(
@@ -536,6 +546,7 @@ CASES = [
     ("legacy_parallel_interleave", case_legacy_parallel_interleave),
     ("list_files", case_list_files),
     ("parallel_interleave", case_parallel_interleave),
+    ("batched_features", case_batched_features),
     ("cache_file", case_cache_file),
     ("cache_file_read", case_cache_file_read),
 ]
