@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the queue and actor tests with ThreadSanitizer (CUDA off) into ${BUILD_DIR:-build-tsan}
+# Builds the queue, actor and data tests with ThreadSanitizer (CUDA off) into ${BUILD_DIR:-build-tsan}
 # and runs them under it, against a CAF built with ThreadSanitizer too:
 #   scripts/tsan.sh [extra Boost.Test arguments...]
 #
@@ -58,7 +58,8 @@ build_caf
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACTORFLOW_ENABLE_CUDA=OFF \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
   -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" >/dev/null
-cmake --build "$BUILD_DIR" -j"$JOBS" --target unit_queues_tests unit_actors_tests conformance_tests
+cmake --build "$BUILD_DIR" -j"$JOBS" --target unit_queues_tests unit_actors_tests unit_data_tests \
+  conformance_tests
 export LD_LIBRARY_PATH="$caf_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TSAN_OPTIONS=${TSAN_OPTIONS:-suppressions=$root/scripts/tsan.supp:halt_on_error=0:exitcode=66:second_deadlock_stack=1:history_size=4}
 status=0
@@ -68,5 +69,6 @@ run() {
 }
 run "$BUILD_DIR/tests/unit_queues_tests" "$@"
 run "$BUILD_DIR/tests/unit_actors_tests" "$@"
-run "$BUILD_DIR/tests/conformance_tests" --run_test=queue_test,coordination_test,reader_test,accumulator_conformance_test "$@"
+run "$BUILD_DIR/tests/unit_data_tests" "$@"
+run "$BUILD_DIR/tests/conformance_tests" --run_test=queue_test,coordination_test,reader_test,accumulator_conformance_test,tf_data_test,tf_data_ops_test "$@"
 exit $status
