@@ -1,11 +1,13 @@
-// Batching (TensorFlow's batch_dataset_op.cc and padded_batch_dataset_op.cc): consecutive
-// elements stacked along a new first dimension, padded to a common shape for padded_batch.
+// Batching (TensorFlow's batch_dataset_op.cc, padded_batch_dataset_op.cc and
+// dense_to_sparse_batch_dataset_op.cc): consecutive elements stacked along a new first
+// dimension, padded to a common shape for padded_batch, or gathered into one SparseTensor.
 #include <algorithm>
 #include <cstring>
 
 #include "dataset_base.hpp"
 #include "dataset_factories.hpp"
 #include "dataset_registration.hpp"
+#include "variant_values.hpp"
 
 namespace af::data::detail {
 
@@ -251,6 +253,123 @@ struct PaddedBatch {
   }
 };
 
+// -- DenseToSparseBatchDataset: batch_size elements as one SparseTensor --------------------
+
+// tf.data.experimental.dense_to_sparse_batch: every value of each element becomes an entry
+// of a SparseTensor [batch] + row_shape (a -1 dimension the batch's largest), carried
+// serialized in a variant [3] (indices, values, dense shape).
+class DenseToSparseBatchDataset final : public UnaryDataset {
+ public:
+  DenseToSparseBatchDataset(std::string op, std::shared_ptr<const DatasetBase> input,
+                            std::int64_t batch_size, std::vector<std::int64_t> row_shape,
+                            std::vector<DType> dtypes, std::vector<PartialShape> shapes)
+      : UnaryDataset(std::move(op), std::move(input), std::move(dtypes), std::move(shapes)),
+        batch_size_(batch_size),
+        row_shape_(std::move(row_shape)) {}
+
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    struct It final : DatasetIterator<DenseToSparseBatchDataset> {
+      using DatasetIterator::DatasetIterator;
+      std::unique_ptr<IteratorBase> input;
+      Status get_next(const IteratorEnv& env, std::vector<Tensor>* out, bool* end) override {
+        if (!input) input = ds->input().make_iterator();
+        const auto& row = ds->row_shape_;
+        const auto rank = static_cast<std::int64_t>(row.size());
+        std::vector<std::int64_t> dense(row.size() + 1, 0);
+        for (std::size_t i = 0; i < row.size(); ++i) dense[i + 1] = row[i] == -1 ? 0 : row[i];
+        std::vector<Tensor> batch;
+        std::int64_t total = 0;
+        *end = false;
+        while (static_cast<std::int64_t>(batch.size()) < ds->batch_size_ && !*end) {
+          std::vector<Tensor> element;
+          ACTORFLOW_RETURN_IF_ERROR(input->get_next(env, &element, end));
+          if (*end) break;
+          const Tensor& t = element[0];
+          const std::string row_text = PartialShape(row).to_string();
+          if (t.shape().rank() != rank)
+            return invalid_argument("Input element had shape (" + t.shape().to_string() +
+                                    ") that is incompatible with the row shape (" + row_text +
+                                    ").");
+          for (int j = 0; j < rank; ++j) {
+            const auto u = static_cast<std::size_t>(j);
+            if (row[u] == -1)
+              dense[u + 1] = std::max(dense[u + 1], t.shape().dim(j));
+            else if (t.shape().dim(j) > row[u])
+              return data_loss("Input element had shape (" + t.shape().to_string() +
+                               ") that is larger than the row shape (" + row_text + ").");
+          }
+          total += t.num_elements();
+          batch.push_back(t);
+        }
+        if (batch.empty()) {
+          *end = true;
+          return {};
+        }
+        *end = false;
+        Tensor indices(DType::int64, Shape{total, rank + 1});
+        Tensor values(ds->input().dtypes()[0], Shape{total});
+        std::int64_t at = 0;
+        for (std::size_t b = 0; b < batch.size(); ++b) {
+          const Tensor& t = batch[b];
+          std::vector<std::int64_t> strides(row.size(), 1);
+          for (std::int64_t k = rank - 2; k >= 0; --k)
+            strides[static_cast<std::size_t>(k)] =
+                strides[static_cast<std::size_t>(k) + 1] * t.shape().dim(static_cast<int>(k) + 1);
+          for (std::int64_t j = 0; j < t.num_elements(); ++j, ++at) {
+            copy_element(t, j, values, at);
+            std::int64_t* ix = indices.data<std::int64_t>() + at * (rank + 1);
+            ix[0] = static_cast<std::int64_t>(b);
+            std::int64_t rest = j;
+            for (std::size_t k = 0; k < strides.size(); ++k) {
+              ix[k + 1] = rest / strides[k];
+              rest %= strides[k];
+            }
+          }
+        }
+        dense[0] = static_cast<std::int64_t>(batch.size());
+        Tensor sparse(DType::variant, Shape{3});
+        const Tensor parts[] = {indices, values, Tensor::from_vector(dense)};
+        for (int k = 0; k < 3; ++k)
+          sparse.data<Variant>()[k] = Variant(std::make_shared<af::detail::TensorValue>(parts[k]));
+        out->assign(1, std::move(sparse));
+        return {};
+      }
+    };
+    return std::make_unique<It>(*this);
+  }
+  std::int64_t cardinality() const override {
+    const std::int64_t n = input().cardinality();
+    return n < 0 ? n : n / batch_size_ + (n % batch_size_ != 0 ? 1 : 0);
+  }
+
+ private:
+  std::int64_t batch_size_;
+  std::vector<std::int64_t> row_shape_;
+};
+
+// Inputs: input_dataset, batch_size, row_shape.
+struct DenseToSparseBatch {
+  static Status make(OpKernelContext& ctx, const std::string& op,
+                     std::shared_ptr<const DatasetBase> input, const std::vector<DType>& dtypes,
+                     const std::vector<PartialShape>& shapes,
+                     std::shared_ptr<const DatasetBase>* out) {
+    if (input->dtypes().size() != 1)
+      return invalid_argument(
+          "DenseToSparseBatchDataset only supports inputs with a single component.");
+    std::int64_t batch_size = 0;
+    ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 1, "batch_size", &batch_size));
+    if (batch_size <= 0) return invalid_argument("Batch size must be greater than zero.");
+    const Tensor& row = ctx.input(2);
+    if (row.shape().rank() != 1 || row.dtype() != DType::int64)
+      return invalid_argument("row_shape must be a vector");
+    std::vector<std::int64_t> row_shape(row.data<std::int64_t>(),
+                                        row.data<std::int64_t>() + row.num_elements());
+    *out = std::make_shared<DenseToSparseBatchDataset>(op, std::move(input), batch_size,
+                                                       std::move(row_shape), dtypes, shapes);
+    return {};
+  }
+};
+
 }  // namespace
 
 std::shared_ptr<const DatasetBase> make_batch_dataset(std::string op,
@@ -264,8 +383,11 @@ std::shared_ptr<const DatasetBase> make_batch_dataset(std::string op,
 
 void register_batch_datasets(OpRegistry& ops, KernelRegistry& kernels) {
   for (const char* op : {"BatchDataset", "BatchDatasetV2", "ParallelBatchDataset",
-                         "PaddedBatchDataset", "PaddedBatchDatasetV2"})
+                         "PaddedBatchDataset", "PaddedBatchDatasetV2", "DenseToSparseBatchDataset",
+                         "ExperimentalDenseToSparseBatchDataset"})
     add_dataset_op(ops, op);
+  for (const char* op : {"DenseToSparseBatchDataset", "ExperimentalDenseToSparseBatchDataset"})
+    kernels.add(make_kernel_def<UnaryDatasetOp<DenseToSparseBatch>>(op, "CPU"));
   kernels.add(make_kernel_def<UnaryDatasetOp<Batch>>("ParallelBatchDataset", "CPU"));
   kernels.add(make_kernel_def<UnaryDatasetOp<Batch>>("BatchDataset", "CPU"));
   kernels.add(make_kernel_def<UnaryDatasetOp<Batch>>("BatchDatasetV2", "CPU"));

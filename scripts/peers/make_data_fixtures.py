@@ -456,6 +456,12 @@ def case_batched_features():
     return initializable(ds, feeds=[Feed(pattern, None, files=["examples.tfrecord"])])
 
 
+def case_dense_to_sparse_batch():
+    ds = Dataset.range(1, 6).map(lambda x: tf.fill([x % 3 + 1], tf.cast(x, tf.float32)))
+    ds = ds.apply(tf.data.experimental.dense_to_sparse_batch(2, [4]))
+    return one_shot(ds)
+
+
 def case_list_files():
     pattern = tf1.placeholder(tf.string, [], name="pattern")
     ds = Dataset.list_files(pattern, shuffle=False).map(
@@ -547,6 +553,7 @@ CASES = [
     ("list_files", case_list_files),
     ("parallel_interleave", case_parallel_interleave),
     ("batched_features", case_batched_features),
+    ("dense_to_sparse_batch", case_dense_to_sparse_batch),
     ("cache_file", case_cache_file),
     ("cache_file_read", case_cache_file_read),
 ]

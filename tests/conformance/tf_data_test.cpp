@@ -201,7 +201,7 @@ BOOST_AUTO_TEST_SUITE(tf_data_test)
 BOOST_AUTO_TEST_CASE(the_fixtures_hold_what_these_tests_claim) {
   const Json ref = reference();
   BOOST_TEST(ref["tensorflow"].get<std::string>() == "2.21.0");
-  BOOST_TEST(ref["cases"].size() == 54u);
+  BOOST_TEST(ref["cases"].size() == 55u);
   for (const auto& [name, c] : ref["cases"].items()) {
     BOOST_TEST(!c["steps"].empty(), name);
     const std::string code = name == "assert_cardinality_wrong" ? "FailedPrecondition"
@@ -334,6 +334,7 @@ BOOST_AUTO_TEST_CASE(sparse_tensors_through_datasets, *boost::unit_test::timeout
   // make_batched_features_dataset: list_files, parallel_interleave, batch,
   // ParseExampleDatasetV2 (a VarLenFeature comes out of it serialized), prefetch.
   run_case("batched_features");
+  run_case("dense_to_sparse_batch");
 }
 
 // cache(filename): the first epoch writes the bundle, the second reads it; the file holds
