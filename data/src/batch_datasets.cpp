@@ -285,18 +285,18 @@ class DenseToSparseBatchDataset final : public UnaryDataset {
           ACTORFLOW_RETURN_IF_ERROR(input->get_next(env, &element, end));
           if (*end) break;
           const Tensor& t = element[0];
-          const std::string row_text = PartialShape(row).to_string();
           if (t.shape().rank() != rank)
             return invalid_argument("Input element had shape (" + t.shape().to_string() +
-                                    ") that is incompatible with the row shape (" + row_text +
-                                    ").");
+                                    ") that is incompatible with the row shape (" +
+                                    PartialShape(row).to_string() + ").");
           for (int j = 0; j < rank; ++j) {
             const auto u = static_cast<std::size_t>(j);
             if (row[u] == -1)
               dense[u + 1] = std::max(dense[u + 1], t.shape().dim(j));
             else if (t.shape().dim(j) > row[u])
               return data_loss("Input element had shape (" + t.shape().to_string() +
-                               ") that is larger than the row shape (" + row_text + ").");
+                               ") that is larger than the row shape (" +
+                               PartialShape(row).to_string() + ").");
           }
           total += t.num_elements();
           batch.push_back(t);

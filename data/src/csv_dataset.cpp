@@ -249,17 +249,17 @@ class CsvDataset final : public DatasetBase {
       const DType t = o.dtypes[i];
       out->emplace_back(t, Shape{});
       Tensor& v = out->back();
-      const std::string index = std::to_string(i);
       const bool missing = field.empty() || field == o.na_value;
       if (missing && o.defaults[i].num_elements() != 1)
-        return invalid_argument("Field " + index + " is required but missing in record!");
+        return invalid_argument("Field " + std::to_string(i) +
+                                " is required but missing in record!");
       if (missing) {
         v = o.defaults[i];
         return {};
       }
       auto bad = [&](const char* type) {
-        return invalid_argument("Field " + index + " in record is not a valid " + type + ": " +
-                                field);
+        return invalid_argument("Field " + std::to_string(i) + " in record is not a valid " + type +
+                                ": " + field);
       };
       switch (t) {
         case DType::int32:
@@ -279,21 +279,13 @@ class CsvDataset final : public DatasetBase {
           return {};
         default:
           return invalid_argument("csv: data type " + std::string(data_type_string(t)) +
-                                  " not supported in field " + index);
+                                  " not supported in field " + std::to_string(i));
       }
     }
   };
 
   CsvOptions o_;
 };
-
-Status scalar_string(const OpKernelContext& ctx, int index, const char* name, std::string* out) {
-  const Tensor& t = ctx.input(index);
-  if (t.dtype() != DType::string || t.num_elements() != 1 || t.shape().rank() != 0)
-    return invalid_argument(std::string(name) + " must be a scalar");
-  *out = t.data<std::string>()[0];
-  return {};
-}
 
 Status int64_vector(const Tensor& t, const char* what, std::vector<std::int64_t>* out) {
   if (t.shape().rank() != 1) return invalid_argument(what);

@@ -102,6 +102,20 @@ Status scalar_bool(const OpKernelContext& ctx, int index, std::string_view name,
   return {};
 }
 
+Status scalar_string(const OpKernelContext& ctx, int index, std::string_view name,
+                     std::string* out) {
+  const Tensor& t = ctx.input(index);
+  if (t.dtype() != DType::string || t.num_elements() != 1 || t.shape().rank() != 0)
+    return invalid_argument(std::string(name) + " must be a scalar");
+  *out = t.data<std::string>()[0];
+  return {};
+}
+
+void set_outputs(OpKernelContext& ctx, std::vector<Tensor> element) {
+  for (std::size_t i = 0; i < element.size(); ++i)
+    ctx.set_output(static_cast<int>(i), std::move(element[i]));
+}
+
 Tensor row_of(const Tensor& t, std::int64_t i) {
   std::vector<std::int64_t> dims(t.shape().dims().begin() + 1, t.shape().dims().end());
   Tensor out(t.dtype(), Shape(dims));

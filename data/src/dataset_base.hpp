@@ -35,6 +35,15 @@ struct IteratorEnv {
     return {ctx.resource_mgr, ctx.shared_resource_mgr, ctx.runtime,
             ctx.eigen_device, ctx.intra_op_threads,    ctx.device_name};
   }
+  /// Gives `ctx` (a kernel run inside a dataset) these services.
+  void apply_to(OpKernelContext& ctx) const {
+    ctx.resource_mgr = resource_mgr;
+    ctx.shared_resource_mgr = shared_resource_mgr;
+    ctx.runtime = runtime;
+    ctx.eigen_device = eigen_device;
+    ctx.intra_op_threads = intra_op_threads;
+    ctx.device_name = device_name;
+  }
 };
 
 /// A cursor over a dataset's elements (TensorFlow's IteratorBase). Not thread-safe: the
@@ -187,6 +196,13 @@ std::shared_ptr<const DatasetBase> elements_dataset(std::vector<std::vector<Tens
 
 /// The scalar bool input `index` of `ctx` (InvalidArgument "<name> must be a scalar bool").
 Status scalar_bool(const OpKernelContext& ctx, int index, std::string_view name, bool* out);
+
+/// The scalar string input `index` of `ctx` (InvalidArgument "<name> must be a scalar").
+Status scalar_string(const OpKernelContext& ctx, int index, std::string_view name,
+                     std::string* out);
+
+/// Sets outputs 0, 1, ... of `ctx` to the components of `element`.
+void set_outputs(OpKernelContext& ctx, std::vector<Tensor> element);
 
 /// `Make` of a UnaryDatasetOp whose dataset D takes nothing but the input and signature.
 template <class D>

@@ -92,8 +92,7 @@ class ReduceDatasetOp final : public StatusOpKernel {
               shapes_[i].to_string() + "; got " + next[i].shape().to_string() + ".");
       state = std::move(next);
     }
-    for (std::size_t i = 0; i < state.size(); ++i)
-      ctx.set_output(static_cast<int>(i), std::move(state[i]));
+    set_outputs(ctx, std::move(state));
     return {};
   }
 

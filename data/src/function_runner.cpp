@@ -149,12 +149,7 @@ Status evaluate(const FunctionGraph& fg, const IteratorEnv& env, const std::vect
     }
     OpKernelContext ctx(n.def, std::move(inputs));
     ctx.set_num_outputs(n.num_outputs);
-    ctx.resource_mgr = env.resource_mgr;
-    ctx.shared_resource_mgr = env.shared_resource_mgr;
-    ctx.runtime = env.runtime;
-    ctx.eigen_device = env.eigen_device;
-    ctx.intra_op_threads = env.intra_op_threads;
-    ctx.device_name = env.device_name;
+    env.apply_to(ctx);
     n.kernel->compute(ctx);
     if (!ctx.ok()) {
       const Status& s = ctx.status();

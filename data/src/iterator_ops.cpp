@@ -208,8 +208,7 @@ class IteratorGetNextOp final : public SignatureKernel {
     ACTORFLOW_RETURN_IF_ERROR(it->get_next(IteratorEnv::of(ctx), &element, &end));
     if (end) return out_of_range("End of sequence");
     ACTORFLOW_RETURN_IF_ERROR(verify_element(dtypes_, shapes_, element));
-    for (std::size_t i = 0; i < element.size(); ++i)
-      ctx.set_output(static_cast<int>(i), std::move(element[i]));
+    set_outputs(ctx, std::move(element));
     return {};
   }
 };
@@ -302,8 +301,7 @@ class DatasetToSingleElementOp final : public StatusOpKernel {
     if (end) return invalid_argument("Dataset was empty.");
     ACTORFLOW_RETURN_IF_ERROR(it->get_next(env, &extra, &end));
     if (!end) return invalid_argument("Dataset had more than one element.");
-    for (std::size_t i = 0; i < element.size(); ++i)
-      ctx.set_output(static_cast<int>(i), std::move(element[i]));
+    set_outputs(ctx, std::move(element));
     return {};
   }
 };

@@ -72,11 +72,7 @@ class ParseExampleDataset final : public UnaryDataset {
     const int ns = static_cast<int>(p.sparse_keys.size());
     const int nd = static_cast<int>(p.dense_keys.size());
     ctx.set_num_outputs(3 * ns + nd);
-    ctx.resource_mgr = env.resource_mgr;
-    ctx.runtime = env.runtime;
-    ctx.eigen_device = env.eigen_device;
-    ctx.intra_op_threads = env.intra_op_threads;
-    ctx.device_name = env.device_name;
+    env.apply_to(ctx);
     p.parser->compute(ctx);
     if (!ctx.ok()) return ctx.status();
     out->assign(static_cast<std::size_t>(ns + nd), Tensor());

@@ -239,15 +239,6 @@ Status file_names(const OpKernelContext& ctx, std::vector<std::string>* out) {
   return {};
 }
 
-Status scalar_string(const OpKernelContext& ctx, int index, std::string_view name,
-                     std::string* out) {
-  const Tensor& t = ctx.input(index);
-  if (t.dtype() != DType::string || t.num_elements() != 1 || t.shape().rank() != 0)
-    return invalid_argument(std::string(name) + " must be a scalar");
-  *out = t.data<std::string>()[0];
-  return {};
-}
-
 // -1 asks for the default buffer (TensorFlow's kUnspecifiedBufferSize).
 Status check_buffer_size(std::int64_t buffer) {
   if (buffer < -1) return invalid_argument("`buffer_size` must be >= 0 (0 == no buffering)");
