@@ -5,6 +5,7 @@
 #include "dataset_base.hpp"
 #include "dataset_factories.hpp"
 #include "dataset_registration.hpp"
+#include "dataset_resources.hpp"
 
 namespace af::data::detail {
 
@@ -257,7 +258,11 @@ class ConcatenateDatasetOp final : public DatasetOpKernel {
 
 class CacheDataset final : public UnaryDataset {
  public:
-  using UnaryDataset::UnaryDataset;
+  /// Reads `input` through `cache` (shared with the other datasets of an AnonymousMemoryCache).
+  CacheDataset(std::string op, std::shared_ptr<const DatasetBase> input, std::vector<DType> dtypes,
+               std::vector<PartialShape> shapes, std::shared_ptr<MemoryCache> cache)
+      : UnaryDataset(std::move(op), std::move(input), std::move(dtypes), std::move(shapes)),
+        cache_(std::move(cache)) {}
 
   std::unique_ptr<IteratorBase> make_iterator() const override {
     struct It final : DatasetIterator<CacheDataset> {
@@ -268,8 +273,7 @@ class CacheDataset final : public UnaryDataset {
       std::vector<std::vector<Tensor>> writing;
       Status get_next(const IteratorEnv& env, std::vector<Tensor>* out, bool* end) override {
         if (!cached && !input) {
-          std::lock_guard<std::mutex> lock(ds->mu_);
-          cached = ds->cache_;
+          cached = ds->cache_->get();
           if (!cached) input = ds->input().make_iterator();
         }
         if (cached) {
@@ -283,9 +287,7 @@ class CacheDataset final : public UnaryDataset {
           return {};
         }
         // A complete pass: later iterators read it (the first one to finish wins).
-        std::lock_guard<std::mutex> lock(ds->mu_);
-        if (!ds->cache_)
-          ds->cache_ = std::make_shared<const std::vector<std::vector<Tensor>>>(std::move(writing));
+        ds->cache_->complete(std::move(writing));
         return {};
       }
     };
@@ -294,24 +296,25 @@ class CacheDataset final : public UnaryDataset {
   std::int64_t cardinality() const override { return input().cardinality(); }
 
  private:
-  mutable std::mutex mu_;
-  mutable std::shared_ptr<const std::vector<std::vector<Tensor>>> cache_;
+  std::shared_ptr<MemoryCache> cache_;
 };
 
+// CacheDataset (input_dataset, filename) and CacheDatasetV2 (and cache: an
+// AnonymousMemoryCache's handle, or a DummyMemoryCache's for a cache of the dataset's own).
 struct Cache {
   static Status make(OpKernelContext& ctx, const std::string& op,
                      std::shared_ptr<const DatasetBase> input, const std::vector<DType>& dtypes,
                      const std::vector<PartialShape>& shapes,
                      std::shared_ptr<const DatasetBase>* out) {
-    const Tensor& filename = ctx.input(1);
-    if (filename.dtype() != DType::string || filename.num_elements() != 1)
-      return invalid_argument("filename must be a scalar");
-    if (!filename.data<std::string>()[0].empty()) {
-      *out = make_file_cache_dataset(op, std::move(input), filename.data<std::string>()[0], dtypes,
-                                     shapes);
+    std::string filename;
+    ACTORFLOW_RETURN_IF_ERROR(scalar_string(ctx, 1, "filename", &filename));
+    if (!filename.empty()) {
+      *out = make_file_cache_dataset(op, std::move(input), filename, dtypes, shapes);
       return {};
     }
-    *out = std::make_shared<CacheDataset>(op, std::move(input), dtypes, shapes);
+    auto cache = std::make_shared<MemoryCache>();
+    if (op == "CacheDatasetV2") ACTORFLOW_RETURN_IF_ERROR(memory_cache_input(ctx, 2, &cache));
+    *out = std::make_shared<CacheDataset>(op, std::move(input), dtypes, shapes, std::move(cache));
     return {};
   }
 };
@@ -319,14 +322,15 @@ struct Cache {
 }  // namespace
 
 void register_combine_datasets(OpRegistry& ops, KernelRegistry& kernels) {
-  for (const char* op : {"ZipDataset", "ConcatenateDataset", "CacheDataset",
+  for (const char* op : {"ZipDataset", "ConcatenateDataset", "CacheDataset", "CacheDatasetV2",
                          "DirectedInterleaveDataset", "ExperimentalDirectedInterleaveDataset"})
     add_dataset_op(ops, op);
   kernels.add(make_kernel_def<ZipDatasetOp>("ZipDataset", "CPU"));
   for (const char* op : {"DirectedInterleaveDataset", "ExperimentalDirectedInterleaveDataset"})
     kernels.add(make_kernel_def<DirectedInterleaveDatasetOp>(op, "CPU"));
   kernels.add(make_kernel_def<ConcatenateDatasetOp>("ConcatenateDataset", "CPU"));
-  kernels.add(make_kernel_def<UnaryDatasetOp<Cache>>("CacheDataset", "CPU"));
+  for (const char* op : {"CacheDataset", "CacheDatasetV2"})
+    kernels.add(make_kernel_def<UnaryDatasetOp<Cache>>(op, "CPU"));
 }
 
 }  // namespace af::data::detail

@@ -35,6 +35,7 @@ void register_dataset_ops() {
     detail::register_csv_datasets(ops, kernels);
     detail::register_parse_example_datasets(ops, kernels);
     detail::register_iterator_ops(ops, kernels);
+    detail::register_dataset_resources(ops, kernels);
   });
 }
 

@@ -26,5 +26,6 @@ void register_fold_datasets(OpRegistry& ops, KernelRegistry& kernels);       // 
 void register_csv_datasets(OpRegistry& ops, KernelRegistry& kernels);        // CSVDataset(V2)
 void register_parse_example_datasets(OpRegistry& ops, KernelRegistry& kernels);  // ParseExample
 void register_iterator_ops(OpRegistry& ops, KernelRegistry& kernels);            // IteratorV2, ...
+void register_dataset_resources(OpRegistry& ops, KernelRegistry& kernels);  // seed generators, ...
 
 }  // namespace af::data::detail

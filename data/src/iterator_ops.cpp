@@ -9,6 +9,7 @@
 #include "actorflow/tf/resource_handle.pb.h"
 #include "dataset_base.hpp"
 #include "dataset_registration.hpp"
+#include "dataset_resources.hpp"
 #include "function_runner.hpp"
 #include "variant_values.hpp"
 
@@ -63,15 +64,28 @@ class IteratorResource final : public ResourceBase {
     return {};
   }
 
-  /// The next element; FailedPrecondition before MakeIterator.
+  /// The next element; FailedPrecondition before MakeIterator, NotFound after DeleteIterator.
   Status get_next(const IteratorEnv& env, std::vector<Tensor>* out, bool* end) {
     std::lock_guard<std::mutex> lock(mu_);
+    if (deleted_) return not_found("Resource " + container_ + "/" + name_ + " does not exist.");
     if (!iterator_)
       return failed_precondition(
           "GetNext() failed because the iterator has not been initialized. Ensure that you "
           "have run the initializer operation for this iterator before getting the next "
           "element.");
     return iterator_->get_next(env, out, end);
+  }
+
+  /// DeleteIterator: drops the iterator and its dataset; later uses fail.
+  void release() {
+    std::unique_ptr<IteratorBase> it;
+    std::shared_ptr<const DatasetBase> ds;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      deleted_ = true;
+      it = std::move(iterator_);
+      ds = std::move(dataset_);
+    }  // destroyed outside the lock (a prefetch thread may be joined)
   }
 
   const std::vector<DType>& dtypes() const noexcept { return dtypes_; }
@@ -90,6 +104,7 @@ class IteratorResource final : public ResourceBase {
   std::vector<PartialShape> shapes_;
   std::shared_ptr<const DatasetBase> dataset_;
   std::unique_ptr<IteratorBase> iterator_;
+  bool deleted_ = false;
 };
 
 Status input_iterator(const OpKernelContext& ctx, int index,
@@ -165,6 +180,44 @@ class IteratorHandleOp final : public StatusOpKernel {
   std::shared_ptr<const InstantiatedFunction> factory_;
   std::mutex mu_;
   std::shared_ptr<IteratorResource> resource_;
+};
+
+// AnonymousIterator, AnonymousIteratorV3 (handle) and AnonymousIteratorV2 (handle, deleter):
+// a new iterator resource each run, held by its handle alone (not in the resource manager).
+class AnonymousIteratorOp final : public StatusOpKernel {
+ public:
+  AnonymousIteratorOp(OpKernelConstruction& c, Status* s)
+      : StatusOpKernel(c), with_deleter_(c.def.op == "AnonymousIteratorV2") {
+    *s = read_signature(c, &dtypes_, &shapes_);
+  }
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    const std::string name = "AnonymousIterator" + std::to_string(g_iterator_ids.fetch_add(1));
+    ctx.set_output(
+        0, Tensor::from_resource(std::make_shared<IteratorResource>("", name, dtypes_, shapes_)));
+    if (with_deleter_) ctx.set_output(1, deleter_tensor());
+    return {};
+  }
+
+ private:
+  bool with_deleter_;
+  std::vector<DType> dtypes_;
+  std::vector<PartialShape> shapes_;
+};
+
+// DeleteIterator (handle, deleter): ends the iterator.
+class DeleteIteratorOp final : public StatusOpKernel {
+ public:
+  using StatusOpKernel::StatusOpKernel;
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    std::shared_ptr<IteratorResource> it;
+    ACTORFLOW_RETURN_IF_ERROR(input_iterator(ctx, 0, &it));
+    it->release();
+    return {};
+  }
 };
 
 class MakeIteratorOp final : public StatusOpKernel {
@@ -342,7 +395,17 @@ void register_iterator_ops(OpRegistry& ops, KernelRegistry& kernels) {
   for (const char* op : {"IteratorV2", "Iterator", "OneShotIterator", "IteratorFromStringHandle",
                          "IteratorFromStringHandleV2"})
     ops.add({op, [](InferenceContext& c) { return scalar_output(c, DType::resource); }, true, {}});
-  ops.add({"MakeIterator", [](InferenceContext&) { return Status{}; }, true, {}});
+  for (const char* op : {"AnonymousIterator", "AnonymousIteratorV3"})
+    ops.add({op, [](InferenceContext& c) { return scalar_output(c, DType::resource); }, true, {}});
+  ops.add({"AnonymousIteratorV2",
+           [](InferenceContext& c) {
+             ACTORFLOW_RETURN_IF_ERROR(scalar_output(c, DType::resource));
+             return scalar_output(c, DType::variant);
+           },
+           true,
+           {}});
+  for (const char* op : {"MakeIterator", "DeleteIterator"})
+    ops.add({op, [](InferenceContext&) { return Status{}; }, true, {}});
   ops.add({"IteratorToStringHandle",
            [](InferenceContext& c) { return scalar_output(c, DType::string); },
            true,
@@ -360,6 +423,9 @@ void register_iterator_ops(OpRegistry& ops, KernelRegistry& kernels) {
            {}});
   for (const char* op : {"IteratorV2", "Iterator", "OneShotIterator"})
     kernels.add(make_kernel_def<IteratorHandleOp>(op, "CPU"));
+  for (const char* op : {"AnonymousIterator", "AnonymousIteratorV2", "AnonymousIteratorV3"})
+    kernels.add(make_kernel_def<AnonymousIteratorOp>(op, "CPU"));
+  kernels.add(make_kernel_def<DeleteIteratorOp>("DeleteIterator", "CPU"));
   kernels.add(make_kernel_def<MakeIteratorOp>("MakeIterator", "CPU"));
   kernels.add(make_kernel_def<IteratorGetNextOp>("IteratorGetNext", "CPU"));
   kernels.add(make_kernel_def<IteratorGetNextOp>("IteratorGetNextSync", "CPU"));

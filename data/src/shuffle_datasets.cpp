@@ -16,7 +16,6 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +23,7 @@
 #include "actorflow/ops/philox_random.hpp"
 #include "dataset_base.hpp"
 #include "dataset_registration.hpp"
+#include "dataset_resources.hpp"
 
 namespace af::data::detail {
 namespace {
@@ -33,57 +33,6 @@ constexpr std::int64_t kMaxEpochsInBuffer = 3;
 
 /// A buffer_size meaning "the whole epoch": the buffer grows to hold it.
 constexpr std::int64_t kShuffleAll = kUnknownCardinality;
-
-/// A fresh random 64-bit number (TensorFlow's random::New64()).
-std::uint64_t new64() {
-  std::random_device rd;
-  return (static_cast<std::uint64_t>(rd()) << 32) | rd();
-}
-
-/// The seeds a dataset's generator starts from (TensorFlow's RandomSeeds): the op's, or two
-/// fresh random ones when both are 0.
-struct RandomSeeds {
-  std::int64_t seed = 0;   ///< the key of the generator
-  std::int64_t seed2 = 0;  ///< the upper half of its counter
-
-  /// TensorFlow's convention for the op's (`seed`, `seed2`) inputs.
-  static RandomSeeds from(std::int64_t seed, std::int64_t seed2) {
-    if ((seed | seed2) == 0) {
-      seed = static_cast<std::int64_t>(new64());
-      seed2 = static_cast<std::int64_t>(new64());
-    }
-    return {seed, seed2};
-  }
-};
-
-/// The seeds of each epoch of one dataset object (TensorFlow's RandomSeedGenerator when
-/// reshuffling each iteration, FixedSeedGenerator otherwise). Shared by every iterator made
-/// from the dataset; thread-safe.
-class SeedGenerator {
- public:
-  /// Starts the stream at `seeds`; `reshuffle_each_iteration` false hands out `seeds` always.
-  SeedGenerator(RandomSeeds seeds, bool reshuffle_each_iteration)
-      : seeds_(seeds),
-        reshuffle_each_iteration_(reshuffle_each_iteration),
-        generator_(static_cast<std::uint64_t>(seeds.seed),
-                   static_cast<std::uint64_t>(seeds.seed2)) {}
-
-  /// The next epoch's seeds: the stream's next two 32-bit samples, or the fixed seeds.
-  RandomSeeds generate_seeds() {
-    if (!reshuffle_each_iteration_) return seeds_;
-    std::lock_guard<std::mutex> lock(mu_);
-    RandomSeeds out;
-    out.seed = generator_();
-    out.seed2 = generator_();
-    return out;
-  }
-
- private:
-  const RandomSeeds seeds_;
-  const bool reshuffle_each_iteration_;
-  std::mutex mu_;
-  PhiloxSingleSample generator_;  ///< guarded by mu_
-};
 
 /// ShuffleDataset (count 1) and ShuffleAndRepeatDataset (count epochs, -1 for ever).
 class ShuffleDataset final : public DatasetBase {
@@ -255,9 +204,13 @@ std::unique_ptr<IteratorBase> ShuffleDataset::make_iterator() const {
   return std::make_unique<ShuffleIterator>(std::static_pointer_cast<const ShuffleDataset>(self()));
 }
 
-/// The kernel of ShuffleDataset (inputs input_dataset, buffer_size, seed, seed2) and of
-/// ShuffleAndRepeatDataset (the same and count); attribute reshuffle_each_iteration
-/// (default true).
+/// The kernel of ShuffleDataset (inputs input_dataset, buffer_size, seed, seed2),
+/// ShuffleDatasetV2 (input_dataset, buffer_size, seed_generator), ShuffleDatasetV3 (the
+/// first's and seed_generator), ShuffleAndRepeatDataset (the first's and count) and
+/// ShuffleAndRepeatDatasetV2 (that and seed_generator); attribute reshuffle_each_iteration
+/// (default true). A seed generator input from AnonymousSeedGenerator decides the seeds and
+/// the reshuffling; a DummySeedGenerator's leaves them to the op (ShuffleDatasetV2: fresh
+/// random seeds, reshuffled each iteration).
 class ShuffleDatasetOp final : public DatasetOpKernel {
  public:
   ShuffleDatasetOp(OpKernelConstruction& c, Status* s) : DatasetOpKernel(c, s) {
@@ -273,18 +226,29 @@ class ShuffleDatasetOp final : public DatasetOpKernel {
     ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 1, "buffer_size", &buffer_size));
     if (buffer_size <= 0 && buffer_size != kShuffleAll)
       return invalid_argument("buffer_size must be greater than zero or UNKNOWN_CARDINALITY");
+    const bool v2 = type() == "ShuffleDatasetV2";
     std::int64_t seed = 0;
     std::int64_t seed2 = 0;
-    ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 2, "seed", &seed));
-    ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 3, "seed2", &seed2));
+    if (!v2) {
+      ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 2, "seed", &seed));
+      ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 3, "seed2", &seed2));
+    }
+    const bool repeats = type().starts_with("ShuffleAndRepeatDataset");
     std::int64_t count = 1;
-    if (type() == "ShuffleAndRepeatDataset") {
+    if (repeats) {
       ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 4, "count", &count));
       if (count <= 0 && count != -1)
         return invalid_argument("count must be greater than zero or equal to -1.");
     }
-    auto seed_generator =
-        std::make_shared<SeedGenerator>(RandomSeeds::from(seed, seed2), reshuffle_each_iteration_);
+    const RandomSeeds seeds = RandomSeeds::from(seed, seed2);
+    std::shared_ptr<SeedGenerator> seed_generator;
+    if (v2)
+      ACTORFLOW_RETURN_IF_ERROR(seed_generator_input(ctx, 2, seeds, true, &seed_generator));
+    else if (type() == "ShuffleDatasetV3" || type() == "ShuffleAndRepeatDatasetV2")
+      ACTORFLOW_RETURN_IF_ERROR(seed_generator_input(ctx, repeats ? 5 : 4, seeds,
+                                                     reshuffle_each_iteration_, &seed_generator));
+    else
+      seed_generator = std::make_shared<SeedGenerator>(seeds, reshuffle_each_iteration_);
     *out = std::make_shared<ShuffleDataset>(type(), dtypes_, shapes_, std::move(input), buffer_size,
                                             count, std::move(seed_generator));
     return {};
@@ -294,20 +258,23 @@ class ShuffleDatasetOp final : public DatasetOpKernel {
   bool reshuffle_each_iteration_ = true;
 };
 
-/// RandomDataset (TensorFlow's random_dataset_op.cc, op version 1): endless int64 scalars,
-/// each the next 32-bit sample of PhiloxRandom(seed, seed2); every iterator starts the stream
-/// afresh (a fixed seed generator).
+/// RandomDataset (TensorFlow's random_dataset_op.cc): endless int64 scalars, each the next
+/// 32-bit sample of PhiloxRandom(seed, seed2) for the seeds the iterator's epoch takes from
+/// the seed generator (the op's seeds every time unless `rerandomize_each_iteration`).
 class RandomDataset final : public DatasetBase {
  public:
-  RandomDataset(std::string op, RandomSeeds seeds)
-      : DatasetBase(std::move(op), {DType::int64}, {PartialShape(Shape{})}), seeds_(seeds) {}
+  RandomDataset(std::string op, std::shared_ptr<SeedGenerator> seed_generator)
+      : DatasetBase(std::move(op), {DType::int64}, {PartialShape(Shape{})}),
+        seed_generator_(std::move(seed_generator)) {}
 
   std::unique_ptr<IteratorBase> make_iterator() const override {
     struct It final : DatasetIterator<RandomDataset> {
-      explicit It(const RandomDataset& d)
-          : DatasetIterator(d),
-            generator(static_cast<std::uint64_t>(d.seeds_.seed),
-                      static_cast<std::uint64_t>(d.seeds_.seed2)) {}
+      explicit It(const RandomDataset& d) : DatasetIterator(d), generator(start(d)) {}
+      static PhiloxSingleSample start(const RandomDataset& d) {
+        const RandomSeeds seeds = d.seed_generator_->generate_seeds();
+        return PhiloxSingleSample(static_cast<std::uint64_t>(seeds.seed),
+                                  static_cast<std::uint64_t>(seeds.seed2));
+      }
       PhiloxSingleSample generator;
       Status get_next(const IteratorEnv&, std::vector<Tensor>* out, bool* end) override {
         out->assign(1, Tensor(static_cast<std::int64_t>(generator())));
@@ -320,35 +287,47 @@ class RandomDataset final : public DatasetBase {
   std::int64_t cardinality() const override { return kInfiniteCardinality; }
 
  private:
-  RandomSeeds seeds_;
+  std::shared_ptr<SeedGenerator> seed_generator_;
 };
 
-/// The kernel of RandomDataset and ExperimentalRandomDataset (inputs seed, seed2).
+/// The kernel of RandomDataset and ExperimentalRandomDataset (inputs seed, seed2) and of
+/// RandomDatasetV2 (and seed_generator); attribute rerandomize_each_iteration (default false).
 class RandomDatasetOp final : public DatasetOpKernel {
  public:
-  RandomDatasetOp(OpKernelConstruction& c, Status* s) : DatasetOpKernel(c, s), op_(c.def.op) {}
+  RandomDatasetOp(OpKernelConstruction& c, Status* s) : DatasetOpKernel(c, s), op_(c.def.op) {
+    if (const bool* rerandomize = c.def.attr<bool>("rerandomize_each_iteration"))
+      rerandomize_ = *rerandomize;
+  }
 
  protected:
   Status make(OpKernelContext& ctx, std::shared_ptr<const DatasetBase>* out) override {
     std::int64_t seed = 0, seed2 = 0;
     ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 0, "seed", &seed));
     ACTORFLOW_RETURN_IF_ERROR(scalar_int64(ctx, 1, "seed2", &seed2));
-    *out = std::make_shared<RandomDataset>(op_, RandomSeeds::from(seed, seed2));
+    const RandomSeeds seeds = RandomSeeds::from(seed, seed2);
+    std::shared_ptr<SeedGenerator> seed_generator;
+    if (op_ == "RandomDatasetV2")
+      ACTORFLOW_RETURN_IF_ERROR(seed_generator_input(ctx, 2, seeds, rerandomize_, &seed_generator));
+    else
+      seed_generator = std::make_shared<SeedGenerator>(seeds, rerandomize_);
+    *out = std::make_shared<RandomDataset>(op_, std::move(seed_generator));
     return {};
   }
 
  private:
   std::string op_;
+  bool rerandomize_ = false;
 };
 
 }  // namespace
 
 void register_shuffle_datasets(OpRegistry& ops, KernelRegistry& kernels) {
-  for (const char* op : {"ShuffleDataset", "ShuffleAndRepeatDataset"}) {
+  for (const char* op : {"ShuffleDataset", "ShuffleDatasetV2", "ShuffleDatasetV3",
+                         "ShuffleAndRepeatDataset", "ShuffleAndRepeatDatasetV2"}) {
     add_dataset_op(ops, op);
     kernels.add(make_kernel_def<ShuffleDatasetOp>(op, "CPU"));
   }
-  for (const char* op : {"RandomDataset", "ExperimentalRandomDataset"}) {
+  for (const char* op : {"RandomDataset", "RandomDatasetV2", "ExperimentalRandomDataset"}) {
     add_dataset_op(ops, op);
     kernels.add(make_kernel_def<RandomDatasetOp>(op, "CPU"));
   }

@@ -195,21 +195,19 @@ void register_batch_datasets(OpRegistry& ops, KernelRegistry& kernels);
 void register_combine_datasets(OpRegistry& ops, KernelRegistry& kernels);
 
 void register_transform_datasets(OpRegistry& ops, KernelRegistry& kernels) {
+  // Options, tuning and graph rewrites: the elements pass through unchanged.
   for (const char* op :
-       {"PrefetchDataset", "ModelDataset", "OptimizeDataset", "OptimizeDatasetV2", "OptionsDataset",
+       {"ModelDataset", "OptimizeDataset", "OptimizeDatasetV2", "OptionsDataset", "FinalizeDataset",
         "MaxIntraOpParallelismDataset", "PrivateThreadPoolDataset", "AssertNextDataset",
         "NonSerializableDataset", "RewriteDataset", "ExperimentalAssertNextDataset",
         "ExperimentalMaxIntraOpParallelismDataset", "ExperimentalPrivateThreadPoolDataset",
-        "ExperimentalNonSerializableDataset", "RepeatDataset", "TakeDataset", "SkipDataset"})
+        "ExperimentalNonSerializableDataset"}) {
+    add_dataset_op(ops, op);
+    kernels.add(make_kernel_def<UnaryDatasetOp<MakeUnary<PassThroughDataset>>>(op, "CPU"));
+  }
+  for (const char* op : {"PrefetchDataset", "RepeatDataset", "TakeDataset", "SkipDataset"})
     add_dataset_op(ops, op);
   kernels.add(make_kernel_def<UnaryDatasetOp<Prefetch>>("PrefetchDataset", "CPU"));
-  for (const char* op :
-       {"ModelDataset", "OptimizeDataset", "OptimizeDatasetV2", "OptionsDataset",
-        "MaxIntraOpParallelismDataset", "PrivateThreadPoolDataset", "AssertNextDataset",
-        "NonSerializableDataset", "RewriteDataset", "ExperimentalAssertNextDataset",
-        "ExperimentalMaxIntraOpParallelismDataset", "ExperimentalPrivateThreadPoolDataset",
-        "ExperimentalNonSerializableDataset"})
-    kernels.add(make_kernel_def<UnaryDatasetOp<MakeUnary<PassThroughDataset>>>(op, "CPU"));
   kernels.add(make_kernel_def<UnaryDatasetOp<WithCount<RepeatDataset>>>("RepeatDataset", "CPU"));
   kernels.add(make_kernel_def<UnaryDatasetOp<WithCount<TakeSkipDataset>>>("TakeDataset", "CPU"));
   kernels.add(make_kernel_def<UnaryDatasetOp<WithCount<TakeSkipDataset>>>("SkipDataset", "CPU"));

@@ -21,7 +21,7 @@ OUT_DIR/tf_cache.*               a cache file TensorFlow wrote (cached_pipeline'
 OUT_DIR/<case>.pb                the graph of one case (each its own tf.Graph): a dataset, its
                                  iterator (one-shot or initializable) and get_next "next"
 OUT_DIR/reference.json           {"cases": {<case>: {graph, feeds, init, fetches, steps, end,
-                                 ops[, reinit][, handle_feed][, shuffle_seeds]}}}
+                                 ops[, reinit][, handle_feed][, shuffle_seeds][, runs]}}}
 
 A case's feeds apply to its init runs and its step runs alike. A feed with "files" holds file
 names relative to OUT_DIR (the test makes them absolute); one with "temp_file" names a file
@@ -34,7 +34,8 @@ the kernel's line of TensorFlow's message ("kernel_message"; the full message qu
 script's own traceback, so it is left out). "reinit": the test runs init again
 after the end and expects the same steps again. "handle_feed": after init, fetch "from" once
 and feed its value to "placeholder" on every step. "ops" lists every op type of the graph
-and of its function library.
+and of its function library. A case with "runs" has no end: its fetches run that many
+times (a tf.function's iterators start afresh each run), "end" is null.
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
 import base64
@@ -500,6 +501,98 @@ def case_cache_file_read():
     return initializable(cached_pipeline(name), feeds=[Feed(name, None, files=["tf_cache"])])
 
 
+# TensorFlow 2's resources: a tf.function builds the pipeline (DummySeedGenerator,
+# ShuffleDatasetV3, DummyMemoryCache, CacheDatasetV2), or runs iterators of its own
+# (AnonymousIterator*), or the raw ops of older TensorFlow 2 releases name shared seed
+# generators and memory caches (AnonymousSeedGenerator, ShuffleDatasetV2, RandomDatasetV2, ...).
+
+I64_SIG = dict(output_types=[tf.int64], output_shapes=[[]])
+
+
+def raw_dataset(variant):
+    from tensorflow.python.data.ops import dataset_ops
+    return dataset_ops._VariantDataset(variant, tf.TensorSpec([], tf.int64))
+
+
+def i64(v):
+    return tf.constant(v, tf.int64)
+
+
+def case_tf2_function_dataset():
+    @tf.function
+    def make():
+        return (Dataset.range(8).shuffle(5, seed=3).repeat(2).map(lambda x: x * 10).batch(3)
+                .cache().prefetch(1))
+    return initializable(make(), reinit=True)
+
+
+def case_tf2_seed_generators():
+    raw = tf.raw_ops
+    gen, _ = raw.AnonymousSeedGenerator(seed=i64(7), seed2=i64(11), reshuffle=tf.constant(True))
+    # Two datasets draw their epochs' seeds from one generator, in the order their iterators
+    # start.
+    a = raw.ShuffleDatasetV2(input_dataset=Dataset.range(6)._variant_tensor,
+                             buffer_size=i64(4), seed_generator=gen, **I64_SIG)
+    b = raw.ShuffleDatasetV3(input_dataset=Dataset.range(10, 16)._variant_tensor,
+                             buffer_size=i64(3), seed=i64(1), seed2=i64(2), seed_generator=gen,
+                             **I64_SIG)
+    fixed, _ = raw.AnonymousSeedGenerator(seed=i64(5), seed2=i64(6), reshuffle=tf.constant(False))
+    c = raw.ShuffleAndRepeatDatasetV2(input_dataset=Dataset.range(20, 25)._variant_tensor,
+                                      buffer_size=i64(5), seed=i64(0), seed2=i64(0), count=i64(2),
+                                      seed_generator=fixed, **I64_SIG)
+    r = raw.RandomDatasetV2(seed=i64(4), seed2=i64(9), seed_generator=raw.DummySeedGenerator(),
+                            rerandomize_each_iteration=True, **I64_SIG)
+    # A memory cache shared by two CacheDatasetV2: a partial pass is dropped, the first complete
+    # one is what both read from then on.
+    cache, _ = raw.AnonymousMemoryCache()
+    rnd = raw.RandomDatasetV2(seed=i64(1), seed2=i64(1), seed_generator=raw.DummySeedGenerator(),
+                              rerandomize_each_iteration=True, **I64_SIG)
+    cv = raw.CacheDatasetV2(input_dataset=raw_dataset(rnd).take(3)._variant_tensor,
+                            filename=tf.constant(""), cache=cache, **I64_SIG)
+    cv2 = raw.CacheDatasetV2(input_dataset=Dataset.range(100, 104)._variant_tensor,
+                             filename=tf.constant(""), cache=cache, **I64_SIG)
+    cached = (raw_dataset(cv).take(2).concatenate(raw_dataset(cv).repeat(2))
+              .concatenate(raw_dataset(cv2)).concatenate(Dataset.range(1)))
+    ds = Dataset.zip((raw_dataset(a).repeat(2), raw_dataset(b).repeat(2),
+                      raw_dataset(c).concatenate(Dataset.range(2)),
+                      raw_dataset(r).take(2).repeat(6), cached))
+    return initializable(ds, reinit=True)
+
+
+def case_tf2_anonymous_iterators():
+    raw = tf.raw_ops
+
+    @tf.function
+    def f():
+        it = iter(Dataset.range(6).shuffle(6, seed=9).map(lambda x: x + 1))
+        a = next(it)
+        b = next(it)
+        rest = it.get_next_as_optional()
+        it2 = iter(Dataset.range(1))
+        c = next(it2)
+        none = it2.get_next_as_optional()
+        h, d = raw.AnonymousIteratorV2(**I64_SIG)
+        raw.MakeIterator(dataset=Dataset.range(3, 5)._variant_tensor, iterator=h)
+        e = raw.IteratorGetNext(iterator=h, **I64_SIG)[0]
+        raw.DeleteIterator(handle=h, deleter=d)
+        h1 = raw.AnonymousIterator(**I64_SIG)
+        raw.MakeIterator(dataset=Dataset.range(7, 9)._variant_tensor, iterator=h1)
+        e1 = raw.IteratorGetNextSync(iterator=h1, **I64_SIG)[0]
+        gen, _ = raw.AnonymousSeedGenerator(seed=i64(3), seed2=i64(4), reshuffle=tf.constant(True))
+        sh = raw.ShuffleDatasetV3(input_dataset=Dataset.range(4)._variant_tensor,
+                                  buffer_size=i64(4), seed=i64(0), seed2=i64(0),
+                                  seed_generator=gen, **I64_SIG)
+        h3 = raw.AnonymousIteratorV3(**I64_SIG)
+        raw.MakeIterator(dataset=sh, iterator=h3)
+        first = raw.IteratorGetNext(iterator=h3, **I64_SIG)[0]
+        digits = tf.constant(0, tf.int64)
+        for x in Dataset.range(5).shuffle(5, seed=1):  # a ScanDataset and a ReduceDataset
+            digits = digits * 10 + x
+        return (a, b, rest.has_value(), rest.get_value(), c, none.has_value(), e, e1, first,
+                digits)
+    return dict(next=f(), init=[], runs=2)
+
+
 CASES = [
     ("slices_map_filter_batch", case_slices_map_filter_batch),
     ("range_skip_take_repeat_batch", case_range_skip_take_repeat_batch),
@@ -556,6 +649,9 @@ CASES = [
     ("dense_to_sparse_batch", case_dense_to_sparse_batch),
     ("cache_file", case_cache_file),
     ("cache_file_read", case_cache_file_read),
+    ("tf2_function_dataset", case_tf2_function_dataset),
+    ("tf2_seed_generators", case_tf2_seed_generators),
+    ("tf2_anonymous_iterators", case_tf2_anonymous_iterators),
 ]
 
 
@@ -661,7 +757,13 @@ def run_case(out, name, build):
                 steps.append([tensor_json(v, t.dtype) for v, t in zip(values, fetch_tensors)])
                 assert len(steps) <= 40, name
 
-        steps, end = epoch()
+        if "runs" in spec:  # a graph without an end: the same fetches, run after run
+            steps = [[tensor_json(v, t.dtype) for v, t in
+                      zip(sess.run(fetch_tensors, feeds), fetch_tensors)]
+                     for _ in range(spec["runs"])]
+            end = None
+        else:
+            steps, end = epoch()
         if spec.get("reinit"):
             again, _ = epoch()
             assert again == steps, name
@@ -670,11 +772,13 @@ def run_case(out, name, build):
     ref["ops"] = all_ops(graph_def)
     if spec.get("reinit"):
         ref["reinit"] = True
+    if "runs" in spec:
+        ref["runs"] = spec["runs"]
     if "handle_feed" in spec:
         placeholder, handle = spec["handle_feed"]
         ref["handle_feed"] = {"placeholder": placeholder.name, "from": handle.name}
     print(name, len(steps), "steps:", " ".join(ref["ops"]))
-    if end["code"] != "OutOfRange":
+    if end is not None and end["code"] != "OutOfRange":
         print("   ends with", end["code"] + ":", end["kernel_message"])
     if "shuffle_seeds" in ref:
         print("  ", ref["shuffle_seeds"])

@@ -2,8 +2,9 @@
 // TensorFlow 2.21's kernels for what the written fixtures (tf_data_test.cpp) do not reach:
 // raw ShuffleDataset, ShuffleAndRepeatDataset and RandomDataset seeds, cardinalities, bad
 // arguments, an iterator used before MakeIterator, a dataset of the wrong signature, optionals
-// from get_next_as_optional.
+// from get_next_as_optional, TensorFlow 2's anonymous iterators and seed generators.
 #include <actorflow/actorflow.hpp>
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <string>
 #include <vector>
@@ -342,6 +343,55 @@ BOOST_AUTO_TEST_CASE(get_next_as_optional, *boost::unit_test::timeout(60)) {
   BOOST_TEST(!sess.run(has).scalar<bool>());
   BOOST_TEST(contains(af::test::error_of<af::InvalidArgumentError>([&] { sess.run(value); }),
                       "does not have a value"));
+}
+
+// TensorFlow 2's anonymous resources: a deleted iterator is gone (NotFound, as TensorFlow's
+// lookup of its handle), a Delete* op wants its Anonymous* op's deleter, a seed generator input
+// must be a resource, and ShuffleDatasetV2 with a DummySeedGenerator shuffles with fresh seeds.
+BOOST_AUTO_TEST_CASE(tensorflow2_anonymous_resources, *boost::unit_test::timeout(60)) {
+  af::data::register_dataset_ops();
+  {
+    af::Graph g;
+    auto v2 = g.create_op("AnonymousIteratorV2", {}, signature());
+    const Output it = v2.output(0);
+    const auto make = g.create_op("MakeIterator", {range_dataset(g, 0, 5), it});
+    const Output next = g.create_op("IteratorGetNext", {it}, signature(), "next", {make}).output(0);
+    const auto del =
+        g.create_op("DeleteIterator", {it, v2.output(1)}, {}, "delete", {af::Operation(next)});
+    const Output after =
+        g.create_op("IteratorGetNext", {it}, signature(), "after", {del}).output(0);
+    af::Session sess(g);
+    // The iterator lives for one step (its handle's), made, read and deleted in it.
+    BOOST_TEST(sess.run(next).scalar<std::int64_t>() == 0);
+    BOOST_TEST(sess.run(next).scalar<std::int64_t>() == 0);  // a new one each step
+    BOOST_TEST(contains(af::test::error_of<af::NotFoundError>([&] { sess.run(after); }),
+                        "does not exist"));
+  }
+  {
+    af::Graph g;
+    auto gen =
+        g.create_op("AnonymousSeedGenerator", {i64(g, 1), i64(g, 2), g.constant(Tensor(true))});
+    const auto bad = g.create_op("DeleteSeedGenerator", {gen.output(0), range_dataset(g, 0, 1)});
+    af::Session sess(g);
+    BOOST_TEST(contains(af::test::error_of<af::InvalidArgumentError>([&] { sess.run(bad); }),
+                        "deleter must be a scalar variant holding a ResourceDeleter"));
+  }
+  BOOST_TEST(contains(dataset_error([](af::Graph& g) {
+                        return g
+                            .create_op("ShuffleDatasetV2",
+                                       {range_dataset(g, 0, 3), i64(g, 2), i64(g, 0)}, signature())
+                            .output(0);
+                      }),
+                      "seed_generator must be a scalar resource handle"));
+  af::Graph g;
+  const Output shuffled = g.create_op("ShuffleDatasetV2",
+                                      {range_dataset(g, 0, 10), i64(g, 4),
+                                       g.create_op("DummySeedGenerator", {}).output(0)},
+                                      signature())
+                              .output(0);
+  V got = elements(g, shuffled);
+  std::sort(got.begin(), got.end());
+  BOOST_TEST(got == (V{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
