@@ -1,10 +1,15 @@
-// MetaGraphDef files (`.meta`): binary and text format through the generated code of
-// formats/proto. Fields actorflow does not interpret travel as bytes.
+// MetaGraphDef files (`.meta`) and SavedModel files (`saved_model.pb`, a list of
+// MetaGraphDefs): binary and text format through the generated code of formats/proto. Fields
+// actorflow does not interpret travel as bytes.
 #include <google/protobuf/text_format.h>
+
+#include <filesystem>
 
 #include "actorflow/formats/graph_def.hpp"
 #include "actorflow/formats/meta_graph.hpp"
+#include "actorflow/formats/saved_model.hpp"
 #include "actorflow/tf/meta_graph.pb.h"
+#include "actorflow/tf/saved_model.pb.h"
 #include "actorflow/tf/saver.pb.h"
 #include "actorflow/tf/variable.pb.h"
 #include "proto_io.hpp"
@@ -13,6 +18,69 @@
 namespace af {
 
 namespace {
+
+TensorInfo from_message(const tensorflow::TensorInfo& t) {
+  TensorInfo out;
+  switch (t.encoding_case()) {
+    case tensorflow::TensorInfo::kName:
+      out.name = t.name();
+      break;
+    case tensorflow::TensorInfo::kCooSparse:
+      out.coo_sparse = TensorInfo::CooSparse{t.coo_sparse().values_tensor_name(),
+                                             t.coo_sparse().indices_tensor_name(),
+                                             t.coo_sparse().dense_shape_tensor_name()};
+      break;
+    case tensorflow::TensorInfo::kCompositeTensor:
+      out.composite_tensor = t.composite_tensor();
+      break;
+    case tensorflow::TensorInfo::ENCODING_NOT_SET:
+      break;
+  }
+  // A dtype or shape actorflow cannot represent reads as unknown: the signature stays usable
+  // for its other tensors.
+  if (auto d = tfproto::from_proto(t.dtype(), "TensorInfo"); d.ok()) out.dtype = *d;
+  if (t.has_tensor_shape())
+    if (auto sh = tfproto::from_proto(t.tensor_shape(), "TensorInfo"); sh.ok()) out.shape = *sh;
+  return out;
+}
+
+void to_message(const TensorInfo& t, tensorflow::TensorInfo* out) {
+  if (t.coo_sparse) {
+    auto* c = out->mutable_coo_sparse();
+    c->set_values_tensor_name(t.coo_sparse->values_tensor_name);
+    c->set_indices_tensor_name(t.coo_sparse->indices_tensor_name);
+    c->set_dense_shape_tensor_name(t.coo_sparse->dense_shape_tensor_name);
+  } else if (!t.composite_tensor.empty()) {
+    out->set_composite_tensor(t.composite_tensor);
+  } else if (!t.name.empty()) {
+    out->set_name(t.name);
+  }
+  if (t.dtype != DType::invalid) out->set_dtype(tfproto::to_proto(t.dtype));
+  // As TensorFlow writes them: always a shape (`unknown_rank` when unknown), an op's too.
+  if (t.composite_tensor.empty()) tfproto::to_proto(t.shape, out->mutable_tensor_shape());
+}
+
+SignatureDef from_message(const tensorflow::SignatureDef& s, const std::string& where) {
+  SignatureDef out;
+  for (const auto& [key, t] : s.inputs()) out.inputs.emplace(key, from_message(t));
+  for (const auto& [key, t] : s.outputs()) out.outputs.emplace(key, from_message(t));
+  out.method_name = s.method_name();
+  for (const auto& [key, t] : s.defaults()) {
+    auto v = tfproto::from_proto(t, where + " default '" + key + "'");
+    throw_if_error(v.status());
+    out.defaults.emplace(key, std::move(*v));
+  }
+  return out;
+}
+
+void to_message(const SignatureDef& s, tensorflow::SignatureDef* out, const std::string& where) {
+  for (const auto& [key, t] : s.inputs) to_message(t, &(*out->mutable_inputs())[key]);
+  for (const auto& [key, t] : s.outputs) to_message(t, &(*out->mutable_outputs())[key]);
+  out->set_method_name(s.method_name);
+  for (const auto& [key, t] : s.defaults)
+    throw_if_error(
+        tfproto::to_proto(t, &(*out->mutable_defaults())[key], where + " default '" + key + "'"));
+}
 
 MetaGraphDef from_message(const tensorflow::MetaGraphDef& m, std::string_view source) {
   MetaGraphDef out;
@@ -66,11 +134,18 @@ MetaGraphDef from_message(const tensorflow::MetaGraphDef& m, std::string_view so
     }
     out.collections.emplace(name, std::move(d));
   }
+  for (const auto& [key, sig] : m.signature_def())
+    out.signature_defs.emplace(
+        key, from_message(sig, std::string(source) + ": signature '" + key + "'"));
+  for (const auto& a : m.asset_file_def())
+    out.asset_file_defs.push_back(AssetFileDef{from_message(a.tensor_info()), a.filename()});
   // The rest, unread, for a faithful rewrite.
   tensorflow::MetaGraphDef rest = m;
   rest.clear_graph_def();
   rest.clear_saver_def();
   rest.clear_collection_def();
+  rest.clear_signature_def();
+  rest.clear_asset_file_def();
   auto* rest_info = rest.mutable_meta_info_def();
   rest_info->clear_meta_graph_version();
   rest_info->clear_tags();
@@ -109,6 +184,13 @@ tensorflow::MetaGraphDef to_message(const MetaGraphDef& m) {
     s->set_keep_checkpoint_every_n_hours(m.saver_def->keep_checkpoint_every_n_hours);
     s->set_version(
         static_cast<tensorflow::SaverDef::CheckpointFormatVersion>(m.saver_def->version));
+  }
+  for (const auto& [key, sig] : m.signature_defs)
+    to_message(sig, &(*out.mutable_signature_def())[key], "signature '" + key + "'");
+  for (const auto& a : m.asset_file_defs) {
+    auto* p = out.add_asset_file_def();
+    to_message(a.tensor_info, p->mutable_tensor_info());
+    p->set_filename(a.filename);
   }
   auto& collections = *out.mutable_collection_def();
   for (const auto& [name, d] : m.collections) {
@@ -214,6 +296,79 @@ MetaGraphDef read_meta_graph_def(const std::string& path) {
 void write_meta_graph_def(const MetaGraphDef& m, const std::string& path, bool as_text) {
   detail::write_file_atomically(path,
                                 as_text ? meta_graph_def_to_text(m) : serialize_meta_graph_def(m));
+}
+
+namespace {
+
+SavedModel from_message(const tensorflow::SavedModel& m, std::string_view source) {
+  SavedModel out;
+  out.saved_model_schema_version = m.saved_model_schema_version();
+  for (int i = 0; i < m.meta_graphs_size(); ++i)
+    out.meta_graphs.push_back(from_message(
+        m.meta_graphs(i), std::string(source) + ": meta_graphs[" + std::to_string(i) + "]"));
+  return out;
+}
+
+tensorflow::SavedModel to_message(const SavedModel& m) {
+  tensorflow::SavedModel out;
+  out.set_saved_model_schema_version(m.saved_model_schema_version);
+  for (const auto& g : m.meta_graphs) *out.add_meta_graphs() = to_message(g);
+  return out;
+}
+
+}  // namespace
+
+SavedModel parse_saved_model(std::string_view bytes, std::string_view source) {
+  tensorflow::SavedModel m;
+  detail::parse_binary_or_throw(bytes, source, "SavedModel", &m);
+  return from_message(m, source);
+}
+
+SavedModel parse_saved_model_text(std::string_view text, std::string_view source) {
+  tensorflow::SavedModel m;
+  detail::parse_text_or_throw(text, source, &m);
+  return from_message(m, source);
+}
+
+std::string serialize_saved_model(const SavedModel& m) {
+  return detail::serialize_deterministic(to_message(m));
+}
+
+std::string saved_model_to_text(const SavedModel& m) { return detail::print_text(to_message(m)); }
+
+SavedModel read_saved_model(const std::string& export_dir) {
+  const std::string pb = export_dir + "/saved_model.pb";
+  const std::string pbtxt = export_dir + "/saved_model.pbtxt";
+  if (std::filesystem::exists(pb))
+    return parse_saved_model(detail::read_whole_file(pb, "SavedModel"), pb);
+  if (std::filesystem::exists(pbtxt))
+    return parse_saved_model_text(detail::read_whole_file(pbtxt, "SavedModel"), pbtxt);
+  throw NotFoundError(not_found("SavedModel file does not exist at: " + export_dir +
+                                "/{saved_model.pbtxt|saved_model.pb}"));
+}
+
+void write_saved_model(const SavedModel& m, const std::string& path, bool as_text) {
+  detail::write_file_atomically(path, as_text ? saved_model_to_text(m) : serialize_saved_model(m));
+}
+
+std::string pack_asset_file_def(const AssetFileDef& asset) {
+  tensorflow::AssetFileDef a;
+  a.mutable_tensor_info()->set_name(asset.tensor_info.name);  // as _add_asset_to_collection
+  a.set_filename(asset.filename);
+  google::protobuf::Any any;
+  any.set_type_url("type.googleapis.com/tensorflow.AssetFileDef");
+  any.set_value(detail::serialize_deterministic(a));
+  return detail::serialize_deterministic(any);
+}
+
+AssetFileDef unpack_asset_file_def(std::string_view any_bytes, std::string_view where) {
+  google::protobuf::Any any;
+  tensorflow::AssetFileDef a;
+  if (!any.ParseFromArray(any_bytes.data(), static_cast<int>(any_bytes.size())) ||
+      !any.type_url().ends_with("/tensorflow.AssetFileDef") || !a.ParseFromString(any.value()))
+    throw InvalidArgumentError(
+        invalid_argument(std::string(where) + ": not an Any holding a tensorflow.AssetFileDef"));
+  return AssetFileDef{from_message(a.tensor_info()), a.filename()};
 }
 
 }  // namespace af

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "actorflow/ops/attr_value.hpp"
+#include "actorflow/ops/shape.hpp"
+#include "actorflow/ops/tensor.hpp"
 #include "actorflow/ops/tensor_slice.hpp"
 
 namespace af {
@@ -63,8 +65,49 @@ struct CollectionDef {
   friend bool operator==(const CollectionDef&, const CollectionDef&) = default;
 };
 
-/// TensorFlow's MetaGraphDef, the parts actorflow reads and writes. Signature defs, asset
-/// files and the object graph are kept as bytes so that a file passes through unchanged.
+/// TensorFlow's TensorInfo: a tensor a signature takes or gives, by name or as the three
+/// tensors of a SparseTensor.
+struct TensorInfo {
+  /// A SparseTensor's tensors (the `coo_sparse` encoding).
+  struct CooSparse {
+    std::string values_tensor_name;       ///< `"x/values:0"`
+    std::string indices_tensor_name;      ///< `"x/indices:0"`
+    std::string dense_shape_tensor_name;  ///< `"x/shape:0"`
+    /// Field-wise equality.
+    friend bool operator==(const CooSparse&, const CooSparse&) = default;
+  };
+  std::string name;  ///< the tensor (`"x:0"`, the `name` encoding); empty for the others
+  std::optional<CooSparse> coo_sparse;  ///< set for a SparseTensor
+  /// The `composite_tensor` encoding (TensorFlow 2's ragged and other composite tensors) as
+  /// its serialized CompositeTensor message: kept, not interpreted.
+  std::string composite_tensor;
+  /// The dtype (a SparseTensor's values'); `invalid` when absent or one actorflow lacks.
+  DType dtype = DType::invalid;
+  PartialShape shape = PartialShape::unknown();  ///< unknown rank when absent
+  /// Field-wise equality.
+  friend bool operator==(const TensorInfo&, const TensorInfo&) = default;
+};
+
+/// TensorFlow's SignatureDef: a named computation of a SavedModel's graph (its inputs to
+/// feed and outputs to fetch, by key).
+struct SignatureDef {
+  std::map<std::string, TensorInfo> inputs;   ///< by input key
+  std::map<std::string, TensorInfo> outputs;  ///< by output key
+  std::string method_name;                    ///< `"tensorflow/serving/predict"`, ...
+  std::map<std::string, Tensor> defaults;     ///< default values of inputs, by key
+};
+
+/// TensorFlow's AssetFileDef: a SavedModel's asset file (under `assets/`) and the string
+/// tensor the loader feeds its path to.
+struct AssetFileDef {
+  TensorInfo tensor_info;  ///< the tensor to feed (`"vocab/Const:0"`)
+  std::string filename;    ///< its name in the export's `assets/` directory
+  /// Field-wise equality.
+  friend bool operator==(const AssetFileDef&, const AssetFileDef&) = default;
+};
+
+/// TensorFlow's MetaGraphDef, the parts actorflow reads and writes. The object graph of
+/// TensorFlow 2's SavedModels is kept as bytes so that a file passes through unchanged.
 struct MetaGraphDef {
   std::string meta_graph_version;       ///< MetaInfoDef.meta_graph_version
   std::vector<std::string> tags;        ///< MetaInfoDef.tags
@@ -73,11 +116,13 @@ struct MetaGraphDef {
   bool stripped_default_attrs = false;  ///< MetaInfoDef.stripped_default_attrs
   /// MetaInfoDef.stripped_op_list (a serialized OpList: the producer's op definitions).
   std::string stripped_op_list;
-  GraphDef graph_def;                                ///< the graph
-  std::optional<SaverDef> saver_def;                 ///< the Saver, when one was exported
-  std::map<std::string, CollectionDef> collections;  ///< collection_def by name
-  /// Every other MetaGraphDef field (signature_def, asset_file_def, object_graph_def, ...),
-  /// serialized, passed through on write.
+  GraphDef graph_def;                                  ///< the graph
+  std::optional<SaverDef> saver_def;                   ///< the Saver, when one was exported
+  std::map<std::string, CollectionDef> collections;    ///< collection_def by name
+  std::map<std::string, SignatureDef> signature_defs;  ///< signature_def by key
+  std::vector<AssetFileDef> asset_file_defs;           ///< asset_file_def
+  /// Every other MetaGraphDef field (object_graph_def, function aliases, ...), serialized,
+  /// passed through on write.
   std::string other_fields;
 };
 
