@@ -222,6 +222,18 @@ class VarIsInitializedOp : public OpKernel {
   }
 };
 
+/// DisableCopyOnRead: TensorFlow's variables copy their buffer on a read while sparse updates
+/// run (copy-on-read mode) until this turns it off; reads here never share a buffer that an
+/// update writes, so it only checks that the handle names a variable.
+class DisableCopyOnReadOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    if (!dynamic_cast<Var*>(ctx.input_ref(0).get()))
+      ctx.fail(not_found("node '" + ctx.node_name() + "': input 0 is not a variable"));
+  }
+};
+
 /// ResourceGather: the rows `indices` names, read under the variable's lock.
 class ResourceGatherOp : public OpKernel {
  public:
@@ -296,6 +308,7 @@ void register_state_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<AssignUpdateOp<false, true>>("AssignSubVariableOp", "CPU",
                                                      {{"dtype", kNumberTypes}}));
   r.add(make_kernel_def<VarIsInitializedOp>("VarIsInitializedOp", "CPU", {}));
+  r.add(make_kernel_def<DisableCopyOnReadOp>("DisableCopyOnRead", "CPU", {}));
   r.add(make_kernel_def<ResourceGatherOp>("ResourceGather", "CPU", {{"dtype", kVariableTypes}}));
   r.add(make_kernel_def<VariableShapeOp>("VariableShape", "CPU", {}));
 }

@@ -346,8 +346,11 @@ StaticTable table_of_lines(Graph& g, const std::string& file, bool to_index, DTy
                        std::to_string(key_index) + "_" + std::to_string(value_index);
   Output handle = to_index ? hash_table(g, key_dtype, DType::int64, shared)
                            : hash_table(g, DType::int64, DType::string, shared);
-  Operation init = initialize_table_from_text_file(
-      handle, g.constant(Tensor(file), "asset_filepath"), key_index, value_index, vocab_size);
+  // TextFileInitializer: a constant file name is an asset a SavedModel carries along.
+  const Output filename = g.constant(Tensor(file), "asset_filepath");
+  g.add_to_collection("asset_filepaths", filename);
+  Operation init =
+      initialize_table_from_text_file(handle, filename, key_index, value_index, vocab_size);
   return static_table(handle, init, g.constant(default_value, "Const"), num_oov_buckets);
 }
 

@@ -173,6 +173,11 @@ void register_state_ops(OpRegistry& r) {
          },
          true,
          {0}});
+  // TensorFlow 2's savers run it before reading a variable to save it (no outputs).
+  r.add({"DisableCopyOnRead",
+         [](InferenceContext& c) -> Status { return expect_handle(c, 1); },
+         true,
+         {0}});
 }
 
 }  // namespace detail

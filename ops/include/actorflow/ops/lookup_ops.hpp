@@ -164,7 +164,8 @@ StaticTable index_table_from_tensor(const Output& vocabulary_list, std::int64_t 
 
 /// `tf.contrib.lookup.index_table_from_file(vocabulary_file, ...)`: a table of each line of
 /// the file (the first `vocab_size`, all for -1) to its int64 line number, shared under
-/// TensorFlow's name "hash_table_<file>_<vocab_size>_-2_-1".
+/// TensorFlow's name "hash_table_<file>_<vocab_size>_-2_-1". The file name's constant joins
+/// the `asset_filepaths` collection (a SavedModel's assets).
 StaticTable index_table_from_file(Graph& g, const std::string& vocabulary_file,
                                   std::int64_t num_oov_buckets = 0, std::int64_t vocab_size = -1,
                                   std::int64_t default_value = -1, DType key_dtype = DType::string,
