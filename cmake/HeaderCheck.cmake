@@ -4,7 +4,7 @@
 # includes, or on an include its module does not declare, fails to compile there.
 function(actorflow_header_check target)
   add_custom_target(${target})
-  foreach(module ops actors devices queues net train formats)
+  foreach(module ops kernels actors devices queues data net train saved_model formats)
     file(GLOB_RECURSE headers CONFIGURE_DEPENDS
          "${PROJECT_SOURCE_DIR}/${module}/include/actorflow/*.hpp")
     set(sources "")

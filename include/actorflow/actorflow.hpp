@@ -1,7 +1,7 @@
 #pragma once
 
 /// Everything a user of actorflow needs: graphs, ops, sessions, devices, queues, readers
-/// and clusters (servers, `caf://` sessions), gradients, optimizers, layers and checkpoints.
+/// and clusters (servers, `caf://` sessions), gradients, optimizers, layers, checkpoints and SavedModels.
 #include "actorflow/actors/coordinator.hpp"
 #include "actorflow/actors/device.hpp"
 #include "actorflow/actors/runtime.hpp"
@@ -14,6 +14,7 @@
 #include "actorflow/formats/event_file.hpp"
 #include "actorflow/formats/graph_def.hpp"
 #include "actorflow/formats/meta_graph.hpp"
+#include "actorflow/formats/saved_model.hpp"
 #include "actorflow/formats/summary.hpp"
 #include "actorflow/formats/summary_ops.hpp"
 #include "actorflow/net/cluster_spec.hpp"
@@ -89,6 +90,7 @@
 #include "actorflow/queues/queues.hpp"
 #include "actorflow/queues/reader.hpp"
 #include "actorflow/queues/tf_record.hpp"
+#include "actorflow/saved_model/saved_model.hpp"
 #include "actorflow/train/embedding_ops.hpp"
 #include "actorflow/train/layers.hpp"
 #include "actorflow/train/meta_graph.hpp"
