@@ -6,8 +6,14 @@
 //   actorflow-graph run FILE --feed x=1,2,3,4@2x2 --fetch y:0
 //                                              runs a (frozen) graph once and prints the fetches
 //   actorflow-graph ops                        the op types actorflow knows, one a line
+//   actorflow-graph info DIR                   a SavedModel: tag sets, signatures, assets
+//   actorflow-graph run DIR --signature serving_default --feed x=1,2@1x2
+//                                              runs a SavedModel's signature, prints its outputs
+//   actorflow-graph export-saved-model M.meta CKPT DIR --input x=x:0 --output y=y:0
+//                                              a Saver's .meta and checkpoint as a SavedModel
 //
-// FILE is a binary or text GraphDef, a MetaGraphDef (.meta) or actorflow's JSON graph (.json).
+// FILE is a binary or text GraphDef, a MetaGraphDef (.meta) or actorflow's JSON graph (.json);
+// DIR a SavedModel export directory (saved_model_commands.cpp).
 #include <actorflow/actorflow.hpp>
 #include <actorflow/ops/graph_json.hpp>
 #include <actorflow/ops/op_registry.hpp>
@@ -19,6 +25,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "commands.hpp"
 
 namespace {
 
@@ -124,8 +131,42 @@ int convert(const std::string& in, const std::string& out) {
   return 0;
 }
 
-/// `NAME=V1,V2,...[@D1xD2...]`: values of the placeholder's dtype, shaped (a vector by default).
-af::Tensor parse_feed(const std::string& spec, const af::Output& target, std::string* name) {
+int run(const std::string& path, const std::vector<std::string>& feeds,
+        const std::vector<std::string>& fetches) {
+  if (fetches.empty())
+    throw af::InvalidArgumentError(af::invalid_argument("run " + path + ": no --fetch given"));
+  const Loaded file = load(path);
+  af::Graph g;
+  af::import_graph_def(g, file.graph, {.name = ""});
+  af::FeedDict feed_dict;
+  for (const auto& spec : feeds) {
+    std::string name = spec.substr(0, spec.find('='));
+    const af::Output target = g.output(name);
+    feed_dict.emplace_back(target, af::apps::parse_feed(spec, target, &name));
+  }
+  std::vector<af::Output> outs;
+  for (const auto& f : fetches) outs.push_back(g.output(f));
+  af::Session sess(g);
+  auto values = sess.run(outs, feed_dict);
+  for (std::size_t i = 0; i < outs.size(); ++i)
+    std::cout << fetches[i] << " = " << values[i].debug_string() << "\n";
+  return 0;
+}
+
+/// Prints every registered op type (queues, summaries and datasets included), one a line.
+int list_ops() {
+  af::register_queue_ops();
+  af::summary::register_summary_ops();
+  af::register_dataset_functions();
+  for (const auto& name : af::OpRegistry::global().names()) std::cout << name << "\n";
+  return 0;
+}
+
+}  // namespace
+
+namespace af::apps {
+
+Tensor parse_feed(const std::string& spec, const Output& target, std::string* name) {
   const auto eq = spec.find('=');
   if (eq == std::string::npos)
     throw af::InvalidArgumentError(
@@ -179,36 +220,7 @@ af::Tensor parse_feed(const std::string& spec, const af::Output& target, std::st
   return t;
 }
 
-int run(const std::string& path, const std::vector<std::string>& feeds,
-        const std::vector<std::string>& fetches) {
-  const Loaded file = load(path);
-  af::Graph g;
-  af::import_graph_def(g, file.graph, {.name = ""});
-  af::FeedDict feed_dict;
-  for (const auto& spec : feeds) {
-    std::string name = spec.substr(0, spec.find('='));
-    const af::Output target = g.output(name);
-    feed_dict.emplace_back(target, parse_feed(spec, target, &name));
-  }
-  std::vector<af::Output> outs;
-  for (const auto& f : fetches) outs.push_back(g.output(f));
-  af::Session sess(g);
-  auto values = sess.run(outs, feed_dict);
-  for (std::size_t i = 0; i < outs.size(); ++i)
-    std::cout << fetches[i] << " = " << values[i].debug_string() << "\n";
-  return 0;
-}
-
-/// Prints every registered op type (queues, summaries and datasets included), one a line.
-int list_ops() {
-  af::register_queue_ops();
-  af::summary::register_summary_ops();
-  af::register_dataset_functions();
-  for (const auto& name : af::OpRegistry::global().names()) std::cout << name << "\n";
-  return 0;
-}
-
-}  // namespace
+}  // namespace af::apps
 
 int main(int argc, char** argv) {
   af::apps::App app(
@@ -220,23 +232,44 @@ int main(int argc, char** argv) {
   std::vector<std::string> feeds, fetches;
   auto* info_cmd = cli.add_subcommand(
       "info", "node and op-type counts, devices, collections, what actorflow cannot run");
-  info_cmd->add_option("FILE", file, "a .pb, .pbtxt, .meta or .json graph")->required();
+  info_cmd->add_option("FILE", file, "a .pb, .pbtxt, .meta or .json graph, or a SavedModel")
+      ->required();
   auto* convert_cmd =
       cli.add_subcommand("convert", "convert between .pb, .pbtxt, .meta and .json (by extension)");
   convert_cmd->add_option("FILE", file, "the graph to read")->required();
   convert_cmd->add_option("OUT", out, "the file to write")->required();
   auto* run_cmd =
       cli.add_subcommand("run", "run a graph once (a frozen graph) and print the fetches");
-  run_cmd->add_option("FILE", file, "the graph to run")->required();
+  run_cmd->add_option("FILE", file, "the graph to run, or a SavedModel directory")->required();
   run_cmd->add_option("--feed", feeds,
                       "NAME=V1,V2,...[@D1xD2]: a value for a placeholder (a vector unless shaped)");
-  run_cmd->add_option("--fetch", fetches, "a tensor to print (NAME or NAME:K)")->required();
+  run_cmd->add_option("--fetch", fetches,
+                      "a tensor to print (NAME or NAME:K); of a SavedModel, an output key "
+                      "(default: all)");
+  std::vector<std::string> tags{"serve"};
+  std::string signature = "serving_default", checkpoint;
+  std::vector<std::string> inputs, outputs;
+  run_cmd->add_option("--tag", tags, "a SavedModel's tag set to load (default: serve)");
+  run_cmd->add_option("--signature", signature,
+                      "the SavedModel signature to run (default: serving_default)");
   auto* ops_cmd = cli.add_subcommand("ops", "list the op types actorflow knows, one a line");
+  auto* export_cmd = cli.add_subcommand(
+      "export-saved-model", "write a .meta and its checkpoint as a SavedModel for serving");
+  export_cmd->add_option("META", file, "the .meta file")->required();
+  export_cmd->add_option("CHECKPOINT", checkpoint, "the checkpoint's prefix")->required();
+  export_cmd->add_option("DIR", out, "the export directory (absent or empty)")->required();
+  export_cmd->add_option("--input", inputs, "KEY=TENSOR: a signature input")->required();
+  export_cmd->add_option("--output", outputs, "KEY=TENSOR: a signature output")->required();
+  export_cmd->add_option("--tag", tags, "the tag set (default: serve)");
   if (auto code = app.parse(argc, argv)) return *code;
   try {
     if (ops_cmd->parsed()) return list_ops();
-    if (info_cmd->parsed()) return info(file);
+    const bool dir = fs::is_directory(file);
+    if (info_cmd->parsed()) return dir ? af::apps::saved_model_info(file) : info(file);
     if (convert_cmd->parsed()) return convert(file, out);
+    if (export_cmd->parsed())
+      return af::apps::export_saved_model(file, checkpoint, out, tags, inputs, outputs);
+    if (dir) return af::apps::saved_model_run(file, tags, signature, feeds, fetches);
     return run(file, feeds, fetches);
   } catch (const std::exception& e) {
     std::cerr << "actorflow-graph: " << e.what() << "\n";
