@@ -1,7 +1,8 @@
 #pragma once
 
 /// Everything a user of actorflow needs: graphs, ops, sessions, devices, queues, readers
-/// and clusters (servers, `caf://` sessions), gradients, optimizers, layers, checkpoints and SavedModels.
+/// and clusters (servers, `caf://` sessions), gradients, optimizers, layers, checkpoints and
+/// SavedModels.
 #include "actorflow/actors/coordinator.hpp"
 #include "actorflow/actors/device.hpp"
 #include "actorflow/actors/runtime.hpp"
