@@ -104,6 +104,10 @@ std::string print_text(const google::protobuf::Message& m) {
 std::string read_whole_file(const std::string& path, const char* what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw NotFoundError(not_found(path + ": no such " + what + " file"));
+  std::error_code ec;
+  if (fs::is_directory(path, ec))  // opens, then reads as empty
+    throw InvalidArgumentError(
+        invalid_argument(path + ": is a directory, not a " + std::string(what) + " file"));
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();

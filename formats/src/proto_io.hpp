@@ -9,7 +9,8 @@
 
 namespace af::detail {
 
-/// The whole file at `path`; NotFoundError "<path>: no such <what> file".
+/// The whole file at `path`; NotFoundError "<path>: no such <what> file", InvalidArgumentError
+/// "<path>: is a directory, not a <what> file".
 std::string read_whole_file(const std::string& path, const char* what);
 
 /// Writes `content` to `path` through a temporary file renamed into place (creating the

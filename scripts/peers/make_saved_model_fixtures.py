@@ -21,6 +21,9 @@ OUT_DIR/builder/       a SavedModelBuilder's two MetaGraphDefs, in text format: 
                        a main op setting a local variable; {"train", "eval"} added after
 OUT_DIR/tf2_module/    tf.saved_model.save of a tf.Module: resource variables, a
                        serving_default signature over a tf.function
+OUT_DIR/tf2_table/     tf.saved_model.save of a tf.Module holding a StaticHashTable of a
+                       vocabulary file (an asset its init function reads; the source is gone)
+OUT_DIR/keras_export/  a Keras 3 Sequential model's `model.export` (two dense layers, softmax)
 OUT_DIR/reference.json {<model>: {tags, signature, inputs: {key: tensor}, outputs: {key:
                        tensor}}}, tensors as {dtype, shape, values | b64_values}
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
@@ -141,13 +144,7 @@ def make_builder(out):
 
 def make_tf2_module(out):
     export_dir = os.path.join(out, "tf2_module")
-
-    # Saved by an eager process of its own (this one runs graph mode): TensorFlow 2's saver,
-    # functions and signatures.
-    import subprocess
-    code = (
-        "import os; os.environ['TF_CPP_MIN_LOG_LEVEL']='2'\n"
-        "import tensorflow as tf\n"
+    eager_save(
         "class Dense(tf.Module):\n"
         "  def __init__(self):\n"
         "    self.w = tf.Variable([[1.5, -1.0], [0.5, 2.0]], name='w')\n"
@@ -156,23 +153,67 @@ def make_tf2_module(out):
         "  def __call__(self, x):\n"
         "    return {'y': tf.matmul(x, self.w) + self.b}\n"
         "m = Dense()\n"
-        f"tf.saved_model.save(m, {export_dir!r}, signatures=m.__call__)\n")
-    subprocess.run([sys.executable, "-c", code], check=True)
+        "tf.saved_model.save(m, %r, signatures=m.__call__)\n" % export_dir)
     return reference(export_dir, ["serve"], "serving_default",
                      {"x": np.array([[1, 2], [3, -1], [0, 0]], np.float32)})
 
 
+def eager_save(code):
+    """Runs `code` in an eager process of its own (this one runs graph mode)."""
+    import subprocess
+    subprocess.run([sys.executable, "-c",
+                    "import os; os.environ['TF_CPP_MIN_LOG_LEVEL']='2'\n"
+                    "import numpy as np, tensorflow as tf\n" + code], check=True)
+
+
+def make_tf2_table(out):
+    export_dir = os.path.join(out, "tf2_table")
+    vocab_dir = tempfile.mkdtemp()
+    vocab = os.path.join(vocab_dir, "vocab.txt")
+    with open(vocab, "w") as f:
+        f.write("red\ngreen\nblue\n")
+    eager_save(
+        "class T(tf.Module):\n"
+        "  def __init__(self):\n"
+        "    init = tf.lookup.TextFileInitializer(%r, tf.string,\n"
+        "        tf.lookup.TextFileIndex.WHOLE_LINE, tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER)\n"
+        "    self.table = tf.lookup.StaticHashTable(init, -1)\n"
+        "  @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name='w')])\n"
+        "  def __call__(self, w):\n"
+        "    return {'ids': self.table.lookup(w)}\n"
+        "t = T()\n"
+        "tf.saved_model.save(t, %r, signatures=t.__call__)\n" % (vocab, export_dir))
+    shutil.rmtree(vocab_dir)
+    return reference(export_dir, ["serve"], "serving_default",
+                     {"w": np.array([b"blue", b"pink", b"red"], object)})
+
+
+def make_keras_export(out):
+    export_dir = os.path.join(out, "keras_export")
+    eager_save(
+        "import keras\n"
+        "keras.utils.set_random_seed(5)\n"
+        "m = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation='relu'),\n"
+        "                      keras.layers.Dense(3, activation='softmax')])\n"
+        "m.export(%r)\n" % export_dir)
+    return reference(export_dir, ["serve"], "serving_default",
+                     {"keras_tensor": np.arange(8, dtype=np.float32).reshape(2, 4) / 10})
+
+
 def main(out):
     tf1.disable_eager_execution()
-    for d in ("simple_save", "builder", "tf2_module"):
+    models = {"simple_save": make_simple_save, "builder": make_builder,
+              "tf2_module": make_tf2_module, "tf2_table": make_tf2_table,
+              "keras_export": make_keras_export}
+    for d in models:
         shutil.rmtree(os.path.join(out, d), ignore_errors=True)
     os.makedirs(out, exist_ok=True)
-    ref = {"simple_save": make_simple_save(out), "builder": make_builder(out),
-           "tf2_module": make_tf2_module(out), "tensorflow": tf.__version__}
+    ref = {name: make(out) for name, make in models.items()}
+    ref["tensorflow"] = tf.__version__
     with open(os.path.join(out, "reference.json"), "w") as f:
         json.dump(ref, f, indent=1, sort_keys=True)
         f.write("\n")
-    for name in ("simple_save", "builder", "tf2_module"):
+    for name in models:
         print(name, ref[name]["outputs"])
 
 

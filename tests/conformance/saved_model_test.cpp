@@ -1,7 +1,8 @@
 // SavedModels: export directories TensorFlow 2.21 wrote (tests/data/tf_saved_model,
 // scripts/peers/make_saved_model_fixtures.py: simple_save with an asset-backed table, a
-// Builder's two MetaGraphDefs in text format with a main op, a TensorFlow 2 tf.Module) loaded
-// and served here to TensorFlow's outputs; directories built here loaded back; the loader's and
+// Builder's two MetaGraphDefs in text format with a main op, TensorFlow 2 tf.Modules with
+// variables and with a vocabulary table, a Keras model's export) loaded and served here to
+// TensorFlow's outputs; directories built here loaded back; the loader's and
 // the builder's errors.
 #include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
@@ -164,6 +165,20 @@ BOOST_AUTO_TEST_CASE(builder_of_tensorflow_with_two_meta_graphs, *boost::unit_te
 // function, the signature's function inlined.
 BOOST_AUTO_TEST_CASE(tensorflow2_module_serves_its_signature, *boost::unit_test::timeout(60)) {
   serve("tf2_module");
+}
+
+// TensorFlow 2's assets: the table's init function reads the vocabulary through the asset
+// placeholder the loader feeds (the source file is gone).
+BOOST_AUTO_TEST_CASE(tensorflow2_table_reads_its_asset, *boost::unit_test::timeout(60)) {
+  serve("tf2_table");
+  const af::SavedModel m = af::read_saved_model((data_dir / "tf2_table").string());
+  BOOST_TEST_REQUIRE(m.meta_graphs.at(0).asset_file_defs.size() == 1u);
+  BOOST_TEST(m.meta_graphs[0].asset_file_defs[0].filename == "vocab.txt");
+}
+
+// A Keras 3 model's `model.export`: dense layers and softmax through its serving function.
+BOOST_AUTO_TEST_CASE(keras_export_serves_its_predictions, *boost::unit_test::timeout(60)) {
+  serve("keras_export");
 }
 
 BOOST_AUTO_TEST_CASE(loader_errors_name_the_directory, *boost::unit_test::timeout(60)) {

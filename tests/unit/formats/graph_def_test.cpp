@@ -130,6 +130,11 @@ BOOST_AUTO_TEST_CASE(files_are_read_as_binary_or_text_and_written_atomically,
   BOOST_TEST((af::read_graph_def(dir.write("text.pb", af::graph_def_to_text(def))) == def));
   BOOST_CHECK_EXCEPTION(af::read_graph_def((dir.path / "missing.pb").string()), af::NotFoundError,
                         has<af::NotFoundError>("missing.pb"));
+  // A directory opens as a file and reads as nothing: refused rather than an empty graph.
+  std::filesystem::create_directories(dir.path / "a_dir");
+  BOOST_CHECK_EXCEPTION(
+      af::read_graph_def((dir.path / "a_dir").string()), af::InvalidArgumentError,
+      has<af::InvalidArgumentError>("a_dir: is a directory, not a GraphDef file"));
   BOOST_CHECK_EXCEPTION(
       af::read_graph_def(dir.write("bad.pbtxt", "node { name: \"a\"\n  op: 3 3 }")),
       af::InvalidArgumentError, has<af::InvalidArgumentError>("bad.pbtxt:2:"));
