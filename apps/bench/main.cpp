@@ -12,14 +12,16 @@
 //   GRAPH / EVENTS   GraphDef import, events files (bench_graph.cpp)
 //   TFDATA  epochs of a tf.data pipeline TensorFlow wrote (bench_data.cpp; not in all: its
 //           pipelines and TensorFlow's figures come from scripts/peers/tf_data_peers.py)
+//   SERVE   a SavedModel TensorFlow wrote, loaded and served request by request (bench_serve.cpp;
+//           not in all: the model and TensorFlow's figures come from saved_model_peers.py)
 //   WHILE   a while loop's cost per iteration vs the same arithmetic unrolled (bench_while.cpp)
 //   WHILE-GRAD  a gradient through a while loop vs the recurrence unrolled (bench_while.cpp)
 //   DYNAMIC-RNN  an RNN training step through TensorArrays vs the recurrence unrolled
 //                (bench_while.cpp)
 //
 // Usage: actorflow-bench
-// [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p12|p6|t85|ckpt|graph|events|tfdata|while|whilegrad|rnn|
-// soak]
+// [all|p1|ex|par|mm|p2|p3|p8|p4|p5|null|p12|p6|t85|ckpt|graph|events|tfdata|serve|while|whilegrad|
+// rnn|soak]
 // [--quick] (--help)
 //        actorflow-bench soak MINUTES
 // For profiling: p2-pipelined (P2's pipelined case alone), p2-self (one thread's cost of an
@@ -288,6 +290,7 @@ void bench_graph_import(bool quick, const std::string& file, int nodes);
 void write_bench_graph(const std::string& path, int nodes);
 void bench_events(bool quick);
 void bench_tf_data(bool quick, const std::string& file);
+void bench_serve(bool quick, const std::string& dir, int batch);
 void bench_while(bool quick);
 void bench_while_grad(bool quick);
 void bench_rnn(bool quick);
@@ -349,10 +352,11 @@ int main(int argc, char** argv) {
   app.cli
       .add_option("benchmark", which,
                   "which benchmark; soak runs for minutes and is not part of all")
-      ->check(CLI::IsMember({"all",          "p1",      "ex",    "par",       "mm",   "p2",
-                             "p2-pipelined", "p2-self", "p3",    "p8",        "p4",   "p5",
-                             "null",         "p12",     "p6",    "t85",       "ckpt", "graph",
-                             "events",       "tfdata",  "while", "whilegrad", "rnn",  "soak"}));
+      ->check(CLI::IsMember({"all",   "p1",           "ex",        "par",    "mm",
+                             "p2",    "p2-pipelined", "p2-self",   "p3",     "p8",
+                             "p4",    "p5",           "null",      "p12",    "p6",
+                             "t85",   "ckpt",         "graph",     "events", "tfdata",
+                             "serve", "while",        "whilegrad", "rnn",    "soak"}));
   app.cli.add_flag("--quick", quick, "fewer repetitions");
   std::string json_path, commit = "unknown";
   app.cli.add_option("--json", json_path,
@@ -373,6 +377,13 @@ int main(int argc, char** argv) {
   app.cli.add_option("--data-graph", data_graph,
                      "tfdata: the tf.data pipeline to run (a binary GraphDef with nodes init "
                      "and next)");
+  std::string saved_model_dir;
+  int serve_batch = 1;
+  app.cli.add_option("--saved-model", saved_model_dir,
+                     "serve: the SavedModel to serve (its serving_default signature takes a "
+                     "float32 [?, D] input)");
+  app.cli.add_option("--batch", serve_batch, "serve: rows per request")
+      ->check(af::apps::integer_in(1));
   if (auto code = app.parse(argc, argv)) return *code;
   if (!write_graph.empty()) {
     af::bench::write_bench_graph(write_graph, graph_nodes);
@@ -416,6 +427,7 @@ int main(int argc, char** argv) {
     af::bench::bench_graph_import(quick, graph_file, graph_nodes);
   if (which == "all" || which == "events") af::bench::bench_events(quick);
   if (which == "tfdata") af::bench::bench_tf_data(quick, data_graph);
+  if (which == "serve") af::bench::bench_serve(quick, saved_model_dir, serve_batch);
   if (which == "all" || which == "while") af::bench::bench_while(quick);
   if (which == "all" || which == "whilegrad") af::bench::bench_while_grad(quick);
   if (which == "all" || which == "rnn") af::bench::bench_rnn(quick);
