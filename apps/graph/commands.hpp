@@ -25,10 +25,11 @@ int saved_model_run(const std::string& dir, const std::vector<std::string>& tags
 /// `export-saved-model META CHECKPOINT DIR --input KEY=TENSOR --output KEY=TENSOR`: imports a
 /// `.meta`, restores the checkpoint and writes a SavedModel tagged `tags` whose
 /// "serving_default" signature predicts the outputs from the inputs (tables initialized by
-/// the main op, vocabulary files as assets).
+/// the main op, vocabulary files as assets; attributes at their defaults left out with
+/// `strip_default_attrs`).
 int export_saved_model(const std::string& meta, const std::string& checkpoint,
                        const std::string& dir, const std::vector<std::string>& tags,
                        const std::vector<std::string>& inputs,
-                       const std::vector<std::string>& outputs);
+                       const std::vector<std::string>& outputs, bool strip_default_attrs);
 
 }  // namespace af::apps

@@ -261,6 +261,9 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--input", inputs, "KEY=TENSOR: a signature input")->required();
   export_cmd->add_option("--output", outputs, "KEY=TENSOR: a signature output")->required();
   export_cmd->add_option("--tag", tags, "the tag set (default: serve)");
+  bool strip = false;
+  export_cmd->add_flag("--strip-default-attrs", strip,
+                       "leave out attributes at their op's default");
   if (auto code = app.parse(argc, argv)) return *code;
   try {
     if (ops_cmd->parsed()) return list_ops();
@@ -268,7 +271,7 @@ int main(int argc, char** argv) {
     if (info_cmd->parsed()) return dir ? af::apps::saved_model_info(file) : info(file);
     if (convert_cmd->parsed()) return convert(file, out);
     if (export_cmd->parsed())
-      return af::apps::export_saved_model(file, checkpoint, out, tags, inputs, outputs);
+      return af::apps::export_saved_model(file, checkpoint, out, tags, inputs, outputs, strip);
     if (dir) return af::apps::saved_model_run(file, tags, signature, feeds, fetches);
     return run(file, feeds, fetches);
   } catch (const std::exception& e) {

@@ -133,7 +133,7 @@ int saved_model_run(const std::string& dir, const std::vector<std::string>& tags
 int export_saved_model(const std::string& meta, const std::string& checkpoint,
                        const std::string& dir, const std::vector<std::string>& tags,
                        const std::vector<std::string>& inputs,
-                       const std::vector<std::string>& outputs) {
+                       const std::vector<std::string>& outputs, bool strip_default_attrs) {
   Graph g;
   Session sess(g);
   std::unique_ptr<train::Saver> saver = train::import_meta_graph(g, meta);
@@ -148,6 +148,7 @@ int export_saved_model(const std::string& meta, const std::string& checkpoint,
   if (!g.get_collection(lookup::kTableInitializers).empty())
     options.main_op = lookup::tables_initializer(g, "saved_model_tables_init");
   options.saver = saver.get();
+  options.strip_default_attrs = strip_default_attrs;
   saved_model::Builder builder(dir);
   builder.add_meta_graph_and_variables(sess, g, tags, options);
   std::cout << meta << " + " << checkpoint << " -> " << builder.save() << "\n";

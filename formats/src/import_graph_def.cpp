@@ -78,6 +78,13 @@ GraphDef export_graph_def(const Graph& g, bool add_shapes) {
   return def;
 }
 
+void strip_default_attrs(GraphDef& def) {
+  for (auto& n : def.nodes)
+    for (const auto& [name, value] : detail::op_attr_defaults(n.op))
+      if (auto it = n.attrs.find(name); it != n.attrs.end() && it->second == value)
+        n.attrs.erase(it);
+}
+
 std::vector<GraphElement> import_graph_def(Graph& g, const GraphDef& def,
                                            const ImportGraphDefOptions& options) {
   // Op types registered on first use elsewhere (queues and readers, summaries).

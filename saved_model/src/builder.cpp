@@ -125,6 +125,7 @@ MetaGraphDef Builder::export_graph(Graph& g, const std::vector<std::string>& tag
   train::ExportMetaGraphOptions e;
   e.saver = &saver;
   e.clear_devices = options.clear_devices;
+  e.strip_default_attrs = options.strip_default_attrs;
   MetaGraphDef meta = train::export_meta_graph(g, "", e);
   if (meta.saver_def && meta.saver_def->restore_op_name.empty()) meta.saver_def.reset();
   for (const auto& tag : tags) meta.tags.push_back(tag);

@@ -9,7 +9,8 @@ tests: the fixtures are committed, and this script remakes them.
       signature the JSON names on its inputs and compares with its outputs
   python scripts/peers/make_saved_model_fixtures.py --peer build/apps/graph/actorflow-graph
       TensorFlow writes a Saver's .meta and checkpoint (a dense layer, a vocabulary table),
-      `actorflow-graph export-saved-model` makes a SavedModel of them, and TensorFlow loads it
+      `actorflow-graph export-saved-model --strip-default-attrs` makes a SavedModel of them
+      (the attributes at their defaults left out), and TensorFlow loads it
       with its TensorFlow 1 loader (tf.compat.v1.saved_model.load) and its TensorFlow 2 one
       (tf.saved_model.load, the signature as a function): both must give TensorFlow's outputs
 
@@ -257,7 +258,8 @@ def peer(actorflow_graph):
     export_dir = os.path.join(work, "export")
     subprocess.run([actorflow_graph, "export-saved-model", prefix + ".meta", prefix, export_dir,
                     "--input", "x=x:0", "--input", "words=words:0",
-                    "--output", "y=y:0", "--output", "ids=ids:0"], check=True)
+                    "--output", "y=y:0", "--output", "ids=ids:0", "--strip-default-attrs"],
+                   check=True)
     os.remove(vocab)  # the loaders must find the copy under assets/
     ref = {"tags": ["serve"], "signature": "serving_default",
            "inputs": {"x": tensor_json(x_value), "words": tensor_json(words_value)},

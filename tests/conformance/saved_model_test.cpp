@@ -299,6 +299,35 @@ BOOST_AUTO_TEST_CASE(builder_meta_graphs_and_refusals, *boost::unit_test::timeou
   BOOST_TEST(trained.meta_graph_def().collections.at(sm::kMainOpKey).node_list.size() == 1u);
 }
 
+// A SavedModel TensorFlow wrote, loaded here and saved again with its attributes at their
+// defaults stripped: TensorFlow's nodes carry them all, the copy none, and it serves the same.
+BOOST_AUTO_TEST_CASE(tensorflow_models_saved_again_stripped, *boost::unit_test::timeout(120)) {
+  af::test::TempDir tmp;
+  const std::string dir = (tmp.path / "again").string();
+  {
+    sm::SavedModelBundle tf_model((data_dir / "builder").string(), {"serve"});
+    auto has_default_attr = [](const af::MetaGraphDef& m) {
+      for (const auto& n : m.graph_def.nodes)
+        if (n.op == "MatMul" && n.attrs.count("transpose_a")) return true;
+      return false;
+    };
+    BOOST_TEST(has_default_attr(tf_model.meta_graph_def()));
+    sm::Builder b(dir);
+    sm::MetaGraphOptions options;
+    options.signature_def_map = tf_model.meta_graph_def().signature_defs;
+    options.strip_default_attrs = true;  // the main op comes along in the graph's collection
+    b.add_meta_graph_and_variables(tf_model.session(), tf_model.graph(), {"serve"}, options);
+    b.save();
+    const af::MetaGraphDef& written = b.saved_model().meta_graphs.at(0);
+    BOOST_TEST(written.stripped_default_attrs);
+    BOOST_TEST(!has_default_attr(written));
+  }
+  sm::SavedModelBundle again(dir, {"serve"});
+  const Json ref = reference()["builder"];
+  const auto out = again.run("flagged", {{"examples", tensor_of(ref["inputs"]["examples"])}});
+  check_close(out.at("flagged"), tensor_of(ref["outputs"]["flagged"]), "saved again");
+}
+
 BOOST_AUTO_TEST_CASE(signature_helpers_check_as_tensorflow, *boost::unit_test::timeout(60)) {
   af::Graph g;
   const af::Output examples = g.placeholder(af::DType::string, af::PartialShape({-1}), "ex");

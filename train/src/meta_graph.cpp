@@ -106,6 +106,10 @@ MetaGraphDef export_meta_graph(const Graph& g, const std::string& filename,
   meta.graph_def = export_graph_def(g, true);
   if (options.clear_devices)
     for (auto& n : meta.graph_def.nodes) n.device.clear();
+  if (options.strip_default_attrs) {
+    strip_default_attrs(meta.graph_def);
+    meta.stripped_default_attrs = true;
+  }
   if (options.saver) meta.saver_def = options.saver->saver_def();
   const std::vector<std::string> keys =
       options.collection_list.empty() ? g.get_all_collection_keys() : options.collection_list;

@@ -64,6 +64,10 @@ std::string write_graph(const GraphDef& def, const std::string& dir, const std::
 /// writes into event files and `.meta` files.
 GraphDef export_graph_def(const Graph& g, bool add_shapes = false);
 
+/// TensorFlow's `strip_default_attributes_from_node_defs`: removes from every node the
+/// attributes whose value is their op's default (what `import_graph_def` fills back in).
+void strip_default_attrs(GraphDef& def);
+
 /// A tensor or an operation: what `input_map` maps to and `return_elements` returns.
 using GraphElement = std::variant<Output, Operation>;
 

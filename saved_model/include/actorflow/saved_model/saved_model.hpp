@@ -163,6 +163,8 @@ struct MetaGraphOptions {
   Operation main_op;
   /// Nodes are written without `device`.
   bool clear_devices = false;
+  /// Attributes at their op's default are left out (TensorFlow's loaders fill them in).
+  bool strip_default_attrs = false;
   /// The Saver whose SaverDef is written; null: a new sharded Saver of every global variable
   /// and saveable table, allowed to be empty, as TensorFlow makes.
   train::Saver* saver = nullptr;

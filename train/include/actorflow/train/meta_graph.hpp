@@ -25,6 +25,9 @@ struct ExportMetaGraphOptions {
   bool as_text = false;
   /// Every node's `device` is written empty.
   bool clear_devices = false;
+  /// Attributes at their op's default are left out (`strip_default_attrs`), and the
+  /// MetaGraphDef says so (`stripped_default_attrs`).
+  bool strip_default_attrs = false;
 };
 
 /// `tf.train.export_meta_graph`: `g` (nodes with `_output_shapes`), the saver's SaverDef and
