@@ -60,6 +60,16 @@ std::string asset_path(const Output& t) {
   return path;
 }
 
+/// The options' Saver, else a new one as TensorFlow's _maybe_create_saver makes it (sharded,
+/// every global variable and saveable table, allowed to be empty), kept in `made`.
+train::Saver* saver_for(Graph& g, const MetaGraphOptions& options,
+                        std::vector<std::unique_ptr<train::Saver>>& made) {
+  if (options.saver) return options.saver;
+  made.push_back(
+      std::make_unique<train::Saver>(g, train::SaverOptions{.sharded = true, .allow_empty = true}));
+  return made.back().get();
+}
+
 bool same_contents(const std::string& a, const std::string& b) {
   std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
   if (!fa || !fb) return false;
@@ -147,12 +157,7 @@ void Builder::add_meta_graph_and_variables(Session& sess, Graph& g,
         "`add_meta_graph()` instead."));
   validate_signatures(options.signature_def_map);
   const std::vector<AssetFileDef> assets = add_collections(g, options);
-  train::Saver* saver = options.saver;
-  if (!saver) {
-    savers_.push_back(std::make_unique<train::Saver>(
-        g, train::SaverOptions{.sharded = true, .allow_empty = true}));
-    saver = savers_.back().get();
-  }
+  train::Saver* saver = saver_for(g, options, savers_);
   fs::create_directories(export_dir_ + "/variables");
   // No state file and no .meta: a SavedModel is moved and copied whole.
   saver->save(sess, export_dir_ + "/variables/variables", std::nullopt, "checkpoint", false, false);
@@ -168,12 +173,7 @@ void Builder::add_meta_graph(Graph& g, const std::vector<std::string>& tags,
         "`add_meta_graph_and_variables()` first."));
   validate_signatures(options.signature_def_map);
   const std::vector<AssetFileDef> assets = add_collections(g, options);
-  train::Saver* saver = options.saver;
-  if (!saver) {
-    savers_.push_back(std::make_unique<train::Saver>(
-        g, train::SaverOptions{.sharded = true, .allow_empty = true}));
-    saver = savers_.back().get();
-  }
+  train::Saver* saver = saver_for(g, options, savers_);
   model_.meta_graphs.push_back(export_graph(g, tags, options, *saver, assets));
 }
 

@@ -2,33 +2,12 @@
 // signatures TensorFlow Serving expects, with TensorFlow's checks and messages.
 #include <utility>
 
+#include "actorflow/ops/detail/tf_datatype.hpp"
 #include "actorflow/saved_model/saved_model.hpp"
 
 namespace af::saved_model {
 
 namespace {
-
-/// TensorFlow's DataType number of `t`, as its messages print a dtype ("type 1").
-int datatype_number(DType t) {
-  switch (t) {
-    case DType::float32:
-      return 1;
-    case DType::float64:
-      return 2;
-    case DType::int32:
-      return 3;
-    case DType::uint8:
-      return 4;
-    case DType::string:
-      return 7;
-    case DType::int64:
-      return 9;
-    case DType::boolean:
-      return 10;
-    default:
-      return 0;
-  }
-}
 
 void require(bool ok, const std::string& message) {
   if (!ok) throw InvalidArgumentError(invalid_argument(message));
@@ -85,13 +64,13 @@ SignatureDef classification_signature_def(const Output& examples, const Output& 
   TensorInfo input = build_tensor_info(examples);
   require(input.dtype == DType::string,
           "Classification input tensors must be of type string. Found tensors of type " +
-              std::to_string(datatype_number(input.dtype)));
+              std::to_string(detail::tf_enum(input.dtype)));
   std::map<std::string, TensorInfo> outputs;
   if (classes.valid()) {
     TensorInfo c = build_tensor_info(classes);
     require(c.dtype == DType::string,
             "Classification classes must be of type string Tensor. Found tensors of type " +
-                std::to_string(datatype_number(c.dtype)) + ".`");
+                std::to_string(detail::tf_enum(c.dtype)) + ".`");
     outputs.emplace(kClassifyOutputClasses, std::move(c));
   }
   if (scores.valid()) {
@@ -109,11 +88,11 @@ SignatureDef regression_signature_def(const Output& examples, const Output& pred
   TensorInfo input = build_tensor_info(examples);
   require(input.dtype == DType::string,
           "Regression input tensors must be of type string. Found tensors with type " +
-              std::to_string(datatype_number(input.dtype)) + ".");
+              std::to_string(detail::tf_enum(input.dtype)) + ".");
   TensorInfo output = build_tensor_info(predictions);
   require(output.dtype == DType::float32,
           "Regression output tensors must be of type float. Found tensors with type " +
-              std::to_string(datatype_number(output.dtype)) + ".");
+              std::to_string(detail::tf_enum(output.dtype)) + ".");
   return build_signature_def({{kRegressInputs, std::move(input)}},
                              {{kRegressOutputs, std::move(output)}}, kRegressMethodName);
 }
