@@ -4,43 +4,21 @@
 #include "actorflow/formats/summary_ops.hpp"
 
 #include <any>
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <mutex>
 #include <regex>
-#include <type_traits>
 
 #include "actorflow/formats/summary.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/op_registry.hpp"
 #include "actorflow/ops/tensor.hpp"
 #include "actorflow/tf/summary.pb.h"
-#include "tf_proto.hpp"
+#include "summary_convert.hpp"
+#include "summary_writer.hpp"
 
 namespace af::summary {
 
 namespace {
-
-// The values of a real-valued tensor as doubles; InvalidArgument for other dtypes (bool
-// included: TensorFlow's summary ops take RealNumberTypes).
-Status to_doubles(const Tensor& t, std::vector<double>* out) {
-  out->resize(static_cast<std::size_t>(t.num_elements()));
-  const bool real = t.dtype() != DType::boolean && visit_numeric_dtype(t.dtype(), [&](auto tag) {
-                      using T = decltype(tag);
-                      const T* p = t.data<T>();
-                      for (std::size_t i = 0; i < out->size(); ++i) {
-                        if constexpr (std::is_same_v<T, bfloat16_t>)
-                          (*out)[i] = static_cast<double>(static_cast<float>(p[i]));
-                        else
-                          (*out)[i] = static_cast<double>(p[i]);
-                      }
-                    });
-  if (!real)
-    return invalid_argument("summary values must be real numbers, not " +
-                            std::string(dtype_name(t.dtype())));
-  return {};
-}
 
 Status string_scalar_output(InferenceContext& c) {
   c.add_output(DType::string, PartialShape(Shape{}));
@@ -61,7 +39,7 @@ class ScalarSummaryOp : public OpKernel {
                            " != " + values.shape().to_string() + single));
     }
     std::vector<double> v;
-    if (Status s = to_doubles(values, &v); !s.ok()) return ctx.fail(s);
+    if (Status s = detail::to_doubles(values, &v); !s.ok()) return ctx.fail(s);
     tensorflow::Summary out;
     const std::string* t = tags.data<std::string>();
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -80,7 +58,7 @@ class HistogramSummaryOp : public OpKernel {
     const Tensor& tag = ctx.input(0);
     if (!tag.shape().is_scalar()) return ctx.fail(invalid_argument("tags must be scalar"));
     std::vector<double> v;
-    if (Status s = to_doubles(ctx.input(1), &v); !s.ok()) return ctx.fail(s);
+    if (Status s = detail::to_doubles(ctx.input(1), &v); !s.ok()) return ctx.fail(s);
     auto bytes = histogram(tag.data<std::string>()[0], v, name());
     if (!bytes.ok()) return ctx.fail(bytes.status());
     ctx.set_output(0, Tensor(std::move(bytes).value()));
@@ -119,83 +97,17 @@ class ImageSummaryOp : public OpKernel {
 
   void compute(OpKernelContext& ctx) override {
     const Tensor& tags = ctx.input(0);
-    const Tensor& tensor = ctx.input(1);
     if (tags.num_elements() != 1 || tags.rank() > 1)
       return ctx.fail(invalid_argument("Tags must be a scalar"));
-    const auto& d = tensor.shape().dims();
-    if (d.size() != 4 || (d[3] != 1 && d[3] != 3 && d[3] != 4))
-      return ctx.fail(invalid_argument("Tensor must be 4-D with last dim 1, 3, or 4, not " +
-                                       tensor.shape().to_string()));
-    if (d[0] >= (std::int64_t{1} << 31) || d[1] >= (std::int64_t{1} << 31) ||
-        d[2] >= (std::int64_t{1} << 31) || d[1] * d[2] >= (std::int64_t{1} << 29))
-      return ctx.fail(
-          invalid_argument("Tensor too large for summary " + tensor.shape().to_string()));
-    const int batch = static_cast<int>(d[0]), h = static_cast<int>(d[1]),
-              w = static_cast<int>(d[2]);
-    const int depth = static_cast<int>(d[3]);
-    const std::size_t pixels = static_cast<std::size_t>(h) * static_cast<std::size_t>(w);
-    if (tensor.dtype() != DType::uint8 && bad_color_.size() < static_cast<std::size_t>(depth))
-      return ctx.fail(invalid_argument(
-          "expected depth <= bad_color.size, got depth = " + std::to_string(depth) +
-          ", bad_color.size = " + std::to_string(bad_color_.size())));
-    const std::string& base = tags.data<std::string>()[0];
     tensorflow::Summary out;
-    std::vector<std::uint8_t> image(pixels * static_cast<std::size_t>(depth));
-    for (int i = 0; i < std::min(max_images_, batch); ++i) {
-      const std::size_t offset = static_cast<std::size_t>(i) * image.size();
-      if (tensor.dtype() == DType::uint8) {
-        const std::uint8_t* p = tensor.data<std::uint8_t>() + offset;
-        std::copy(p, p + image.size(), image.begin());
-      } else if (tensor.dtype() == DType::float32) {
-        normalize(tensor.data<float>() + offset, pixels, depth, image.data());
-      } else {
-        normalize(tensor.data<double>() + offset, pixels, depth, image.data());
-      }
-      auto png = encode_png(image.data(), h, w, depth);
-      if (!png.ok()) return ctx.fail(png.status());
-      auto* v = out.add_value();
-      v->set_tag(max_images_ > 1 ? base + "/image/" + std::to_string(i) : base + "/image");
-      auto* im = v->mutable_image();
-      im->set_height(h);
-      im->set_width(w);
-      im->set_colorspace(depth);
-      im->set_encoded_image_string(std::move(png).value());
-    }
+    if (Status s = detail::add_images(ctx.input(1), tags.data<std::string>()[0], max_images_,
+                                      bad_color_, &out);
+        !s.ok())
+      return ctx.fail(s);
     ctx.set_output(0, Tensor(out.SerializeAsString()));
   }
 
  private:
-  template <class T>
-  void normalize(const T* values, std::size_t pixels, int depth, std::uint8_t* image) const {
-    const auto c = static_cast<std::size_t>(depth);
-    auto finite = [&](std::size_t i) {
-      for (std::size_t j = 0; j < c; ++j)
-        if (!std::isfinite(values[i * c + j])) return false;
-      return true;
-    };
-    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-    for (std::size_t i = 0; i < pixels; ++i)
-      if (finite(i))
-        for (std::size_t j = 0; j < c; ++j) {
-          lo = std::min(lo, static_cast<float>(values[i * c + j]));
-          hi = std::max(hi, static_cast<float>(values[i * c + j]));
-        }
-    constexpr float kZeroThreshold = 1e-6f;
-    T scale, offset;
-    if (lo < 0) {
-      const float max_val = std::max(std::abs(lo), std::abs(hi));
-      scale = T(max_val < kZeroThreshold ? 0.0f : 127.0f / max_val);
-      offset = T(128.0f);
-    } else {
-      scale = T(hi < kZeroThreshold ? 0.0f : 255.0f / hi);
-      offset = T(0.0f);
-    }
-    for (std::size_t i = 0; i < pixels; ++i)
-      for (std::size_t j = 0; j < c; ++j)
-        image[i * c + j] = finite(i) ? static_cast<std::uint8_t>(values[i * c + j] * scale + offset)
-                                     : bad_color_[j];
-  }
-
   int max_images_ = 3;
   std::vector<std::uint8_t> bad_color_{255, 0, 0, 255};
 };
@@ -215,21 +127,69 @@ class TensorSummaryV2Op : public OpKernel {
     tensorflow::Summary out;
     auto* v = out.add_value();
     v->set_tag(tag.data<std::string>()[0]);
-    if (Status s = tfproto::to_proto(tensor, v->mutable_tensor(), name()); !s.ok())
+    if (Status s = detail::tensor_proto(tensor, v->mutable_tensor(), name()); !s.ok())
       return ctx.fail(s);
-    if (tensor.dtype() != DType::string && tensor.num_elements() > 0) {
-      auto* t = v->mutable_tensor();
-      const auto shape = t->tensor_shape();
-      t->Clear();
-      t->set_dtype(tfproto::to_proto(tensor.dtype()));
-      *t->mutable_tensor_shape() = shape;
-      t->set_tensor_content(
-          std::string(static_cast<const char*>(tensor.raw_data()), tensor.total_bytes()));
-    }
     if (!v->mutable_metadata()->ParseFromString(metadata.data<std::string>()[0]))
       return ctx.fail(invalid_argument("Could not parse serialized_summary_metadata of " + name()));
     ctx.set_output(0, Tensor(out.SerializeAsString()));
   }
+};
+
+// TensorSummary (deprecated): one value {node_name: the op's name, tensor}.
+class TensorSummaryOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    tensorflow::Summary out;
+    auto* v = out.add_value();
+    v->set_node_name(name());
+    if (Status s = detail::tensor_proto(ctx.input(0), v->mutable_tensor(), name()); !s.ok())
+      return ctx.fail(s);
+    ctx.set_output(0, Tensor(out.SerializeAsString()));
+  }
+};
+
+// AudioSummaryV2(tag, tensor, sample_rate) and the deprecated AudioSummary(tag, tensor) with
+// the rate an attr: up to max_outputs WAVs of a float [batch, frames(, channels)] tensor.
+class AudioSummaryOp : public OpKernel {
+ public:
+  AudioSummaryOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
+    std::int64_t max_outputs = 3;
+    c.get_attr("max_outputs", &max_outputs);
+    if (max_outputs <= 0 || max_outputs >= (std::int64_t{1} << 31)) {
+      *s = invalid_argument("max_outputs must be > 0");
+      return;
+    }
+    max_outputs_ = static_cast<int>(max_outputs);
+    has_rate_attr_ = c.get_attr("sample_rate", &rate_attr_).ok();
+    if (has_rate_attr_ && !(rate_attr_ > 0.0f)) *s = invalid_argument("sample_rate must be > 0");
+  }
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& tag = ctx.input(0);
+    const Tensor& tensor = ctx.input(1);
+    if (!tag.shape().is_scalar()) return ctx.fail(invalid_argument("Tag must be a scalar"));
+    if (tensor.rank() < 2 || tensor.rank() > 3)
+      return ctx.fail(
+          invalid_argument("Tensor must be 3-D or 2-D, got: " + tensor.shape().to_string()));
+    float rate = rate_attr_;
+    if (!has_rate_attr_) {
+      const Tensor& r = ctx.input(2);
+      if (r.num_elements() != 1)
+        return ctx.fail(invalid_argument("sample_rate must be rank-0 or contain a single value"));
+      rate = r.data<float>()[0];
+    }
+    tensorflow::Summary out;
+    if (Status s = detail::add_audio(tensor, tag.data<std::string>()[0], max_outputs_, rate, &out);
+        !s.ok())
+      return ctx.fail(s);
+    ctx.set_output(0, Tensor(out.SerializeAsString()));
+  }
+
+ private:
+  int max_outputs_ = 3;
+  bool has_rate_attr_ = false;
+  float rate_attr_ = 0;
 };
 
 class MergeSummaryOp : public OpKernel {
@@ -289,8 +249,8 @@ void register_summary_ops() {
   static std::once_flag once;
   std::call_once(once, [] {
     auto& ops = OpRegistry::global();
-    for (const char* op :
-         {"ScalarSummary", "HistogramSummary", "ImageSummary", "TensorSummaryV2", "MergeSummary"})
+    for (const char* op : {"ScalarSummary", "HistogramSummary", "ImageSummary", "TensorSummaryV2",
+                           "TensorSummary", "AudioSummaryV2", "AudioSummary", "MergeSummary"})
       ops.add({op, string_scalar_output, false, {}});
     auto& kernels = KernelRegistry::global();
     kernels.add(make_kernel_def<ScalarSummaryOp>("ScalarSummary", "CPU"));
@@ -298,7 +258,11 @@ void register_summary_ops() {
     kernels.add(make_kernel_def<ImageSummaryOp>(
         "ImageSummary", "CPU", {{"T", {DType::uint8, DType::float32, DType::float64}}}));
     kernels.add(make_kernel_def<TensorSummaryV2Op>("TensorSummaryV2", "CPU"));
+    kernels.add(make_kernel_def<TensorSummaryOp>("TensorSummary", "CPU"));
+    kernels.add(make_kernel_def<AudioSummaryOp>("AudioSummaryV2", "CPU"));
+    kernels.add(make_kernel_def<AudioSummaryOp>("AudioSummary", "CPU"));
     kernels.add(make_kernel_def<MergeSummaryOp>("MergeSummary", "CPU"));
+    detail::register_summary_writer_ops();
   });
 }
 

@@ -18,6 +18,7 @@
 #include "actorflow/formats/saved_model.hpp"
 #include "actorflow/formats/summary.hpp"
 #include "actorflow/formats/summary_ops.hpp"
+#include "actorflow/formats/summary_v2.hpp"
 #include "actorflow/net/cluster_spec.hpp"
 #include "actorflow/net/device_setter.hpp"
 #include "actorflow/net/port_picker.hpp"

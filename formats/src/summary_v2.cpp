@@ -1,0 +1,191 @@
+// TensorFlow 2's summary API in a graph (tensorflow/python/ops/summary_ops_v2.py,
+// tensorboard/plugins/{scalar,text}/summary_v2.py): the graph side of the summary writer ops.
+#include "actorflow/formats/summary_v2.hpp"
+
+#include <any>
+#include <regex>
+
+#include "actorflow/formats/summary_ops.hpp"
+#include "actorflow/ops/errors.hpp"
+#include "actorflow/ops/ops.hpp"
+#include "actorflow/tf/summary.pb.h"
+
+namespace af::summary::v2 {
+
+namespace {
+
+// SummaryMetadata naming `plugin` (TensorBoard's create_summary_metadata with no display
+// name, description or content).
+std::string plugin_metadata(const std::string& plugin) {
+  tensorflow::SummaryMetadata m;
+  m.mutable_plugin_data()->set_plugin_name(plugin);
+  return m.SerializeAsString();
+}
+
+// A write op named after the scope "<name>" (default "write_summary"), then the bool Const
+// that runs after it, which joins kSummaryCollection (summary_ops_v2.write's record()).
+Output record(Graph& g, const std::string& scope_name,
+              const std::function<Operation(const std::string& scope)>& make_write) {
+  auto scope = g.name_scope(scope_name);
+  const std::string full = g.unique_name("", false);  // "<scope>/": the current name scope
+  auto cpu = g.device("/device:CPU:0");
+  Operation op = make_write(full);
+  Output done;
+  {
+    auto deps = g.control_dependencies({op});
+    done = g.constant(Tensor(true));
+  }
+  g.add_to_collection(kSummaryCollection, std::any(done));
+  return done;
+}
+
+// summary_scope: the tag is the current name scope plus `name`, characters outside
+// [-_/.A-Za-z0-9] dropped; the ops go in the uniquified scope `name`.
+std::string scoped_tag(Graph& g, const std::string& name) {
+  static const std::regex invalid(R"([^-_/.A-Za-z0-9])");
+  return std::regex_replace(g.unique_name("", false) + name, invalid, "");
+}
+
+// The plugin write of `data` (scalar_v2, text_v2): summary_scope(name), then `write`.
+Output plugin_write(const SummaryWriter& writer, const std::string& name, const Output& data,
+                    const Output& step, const std::string& plugin,
+                    const std::function<Output(Graph&, const Output&)>& prepare) {
+  Graph& g = data.graph();
+  const std::string tag = scoped_tag(g, name);
+  auto scope = g.name_scope(name);
+  return write(writer, tag, prepare(g, data), step, plugin_metadata(plugin));
+}
+
+}  // namespace
+
+Operation SummaryWriter::flush(std::string_view name) const {
+  return handle.graph().create_op("FlushSummaryWriter", {handle}, {},
+                                  name.empty() ? "FlushSummaryWriter" : name);
+}
+
+Operation SummaryWriter::close(std::string_view name) const {
+  return handle.graph().create_op("CloseSummaryWriter", {handle}, {},
+                                  name.empty() ? "CloseSummaryWriter" : name);
+}
+
+SummaryWriter create_file_writer(Graph& g, const std::string& logdir,
+                                 const FileWriterOptions& options) {
+  register_summary_ops();
+  auto scope = g.name_scope(options.name.empty() ? "create_file_writer" : options.name);
+  std::string shared_name = g.unique_name("", false);  // the scope, "<scope>/"
+  shared_name.pop_back();
+  auto cpu = g.device("/device:CPU:0");
+  Output dir = g.constant(Tensor(logdir));
+  Output max_queue = g.constant(Tensor(options.max_queue));
+  Output flush_millis = g.constant(Tensor(options.flush_millis));
+  Output suffix = g.constant(Tensor(options.filename_suffix));
+  SummaryWriter w;
+  w.handle =
+      g.create_op("SummaryWriter", {}, {{"shared_name", shared_name}, {"container", std::string()}},
+                  "SummaryWriter")
+          .output(0);
+  w.init = g.create_op("CreateSummaryFileWriter", {w.handle, dir, max_queue, flush_millis, suffix},
+                       {}, "CreateSummaryFileWriter");
+  g.add_to_collection(kWriterInitCollection, std::any(w.init));
+  return w;
+}
+
+Output write(const SummaryWriter& writer, const std::string& tag, const Output& tensor,
+             const Output& step, const std::string& metadata) {
+  Graph& g = tensor.graph();
+  return record(g, "write_summary", [&](const std::string& scope) {
+    Output value = identity(tensor);
+    Output t = g.constant(Tensor(tag), "tag");
+    Output m = g.constant(Tensor(metadata), "summary_metadata");
+    return g.create_op("WriteSummary", {writer.handle, step, value, t, m}, {{"T", tensor.dtype()}},
+                       scope);
+  });
+}
+
+Output scalar(const SummaryWriter& writer, const std::string& name, const Output& data,
+              const Output& step) {
+  if (data.shape().rank_known() && data.shape().rank() != 0)
+    throw InvalidArgumentError(invalid_argument("summary scalar " + name +
+                                                ": the data must be a scalar, not shape " +
+                                                data.shape().to_string()));
+  if (!is_floating(data.dtype()) && data.dtype() != DType::int32 && data.dtype() != DType::int64 &&
+      data.dtype() != DType::uint8)
+    throw InvalidArgumentError(invalid_argument("summary scalar " + name +
+                                                ": the data must be real, not " +
+                                                std::string(dtype_name(data.dtype()))));
+  return plugin_write(writer, name, data, step, "scalars", [](Graph&, const Output& d) {
+    return d.dtype() == DType::float32 ? d : cast(d, DType::float32);
+  });
+}
+
+Output text(const SummaryWriter& writer, const std::string& name, const Output& data,
+            const Output& step) {
+  if (data.dtype() != DType::string)
+    throw InvalidArgumentError(invalid_argument("summary text " + name +
+                                                ": the data must be of dtype string, not " +
+                                                std::string(dtype_name(data.dtype()))));
+  return plugin_write(writer, name, data, step, "text", [](Graph&, const Output& d) { return d; });
+}
+
+Output write_raw_pb(const SummaryWriter& writer, const Output& summaries, const Output& step) {
+  Graph& g = summaries.graph();
+  return record(g, "write_raw_pb", [&](const std::string& scope) {
+    return g.create_op("WriteRawProtoSummary", {writer.handle, step, identity(summaries)}, {},
+                       scope);
+  });
+}
+
+Output write_graph(const SummaryWriter& writer, const Output& graph_def, const Output& step) {
+  Graph& g = graph_def.graph();
+  return record(g, "graph", [&](const std::string& scope) {
+    return g.create_op("WriteGraphSummary", {writer.handle, step, graph_def}, {}, scope);
+  });
+}
+
+Output write_histogram(const SummaryWriter& writer, const std::string& tag, const Output& values,
+                       const Output& step) {
+  Graph& g = values.graph();
+  return record(g, "histogram", [&](const std::string& scope) {
+    return g.create_op("WriteHistogramSummary",
+                       {writer.handle, step, g.constant(Tensor(tag), "tag"), values},
+                       {{"T", values.dtype()}}, scope);
+  });
+}
+
+Output write_image(const SummaryWriter& writer, const std::string& tag, const Output& images,
+                   const Output& step, int max_images) {
+  Graph& g = images.graph();
+  return record(g, "image", [&](const std::string& scope) {
+    Output red = g.constant(Tensor::from_vector<std::uint8_t>({255, 0, 0, 255}), "bad_color");
+    return g.create_op(
+        "WriteImageSummary", {writer.handle, step, g.constant(Tensor(tag), "tag"), images, red},
+        {{"T", images.dtype()}, {"max_images", static_cast<std::int64_t>(max_images)}}, scope);
+  });
+}
+
+Output write_audio(const SummaryWriter& writer, const std::string& tag, const Output& audio,
+                   float sample_rate, const Output& step, int max_outputs) {
+  Graph& g = audio.graph();
+  return record(g, "audio", [&](const std::string& scope) {
+    return g.create_op("WriteAudioSummary",
+                       {writer.handle, step, g.constant(Tensor(tag), "tag"), audio,
+                        g.constant(Tensor(sample_rate), "sample_rate")},
+                       {{"max_outputs", static_cast<std::int64_t>(max_outputs)}}, scope);
+  });
+}
+
+std::vector<Output> all_v2_summary_ops(Graph& g) {
+  std::vector<Output> out;
+  for (const auto& v : g.get_collection(kSummaryCollection))
+    if (const auto* o = std::any_cast<Output>(&v)) out.push_back(*o);
+  return out;
+}
+
+std::vector<Operation> summary_writer_initializer_ops(Graph& g) {
+  std::vector<Operation> out;
+  for (const auto& v : g.get_collection(kWriterInitCollection))
+    if (const auto* o = std::any_cast<Operation>(&v)) out.push_back(*o);
+  return out;
+}
+
+}  // namespace af::summary::v2
