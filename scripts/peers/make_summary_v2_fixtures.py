@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Writes tests/data/tf_summary_v2: a tf.compat.v1 graph that TensorFlow 2.21 built with
 TensorFlow 2's summary API (tf.summary.create_file_writer and TensorBoard's v2 summaries,
-tf.summary.experimental.write_raw_pb of v1 summaries, the legacy Write*Summary ops of
-tf.contrib.summary, ImportEvent, WriteGraphSummary), and the events file TensorFlow wrote
-running it. Never a dependency of the build or the tests: the fixtures are committed, and this
+tf.summary.experimental.write_raw_pb of v1 summaries, a record_if cond, a tf.function writing
+a scalar, the legacy Write*Summary ops of tf.contrib.summary, ImportEvent,
+WriteGraphSummary), and the events file TensorFlow wrote running it. Never a dependency of the build or the tests: the fixtures are committed, and this
 script remakes them.
 
   python scripts/peers/make_summary_v2_fixtures.py [OUT_DIR]   # default tests/data/tf_summary_v2
@@ -19,7 +19,8 @@ OUT_DIR/graph.pb          the GraphDef (binary): placeholders logdir (string), s
 OUT_DIR/tf_events/events.out.tfevents.*
                           what TensorFlow wrote: init, then the summary ops at each run's step
                           and x, then flush and close
-OUT_DIR/reference.json    {init, flush, close, summary_ops: [tensor names], runs: [{step, x}],
+OUT_DIR/reference.json    {init, flush, close, summary_ops: [tensor names], legacy_ops: [op
+                          names], runs: [{step, x, recorded: what each summary op returned}],
                           events_file}
 Needs tensorflow and tensorboard (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu
 tensorboard).
@@ -68,6 +69,8 @@ def build():
                 gen_logging_ops.tensor_summary(tf.shape(x), name="v1_tensor"),
             ]
             tf.summary.experimental.write_raw_pb(tf.stack(v1), step=step)
+            with tf.summary.record_if(tf.equal(step % 2, 0)):  # a cond: even steps only
+                tf.summary.scalar("even_steps", tf.reduce_sum(x))
         handle = writer._resource  # pylint: disable=protected-access
         legacy = [
             gen_summary_ops.write_scalar_summary(handle, step, "legacy/scalar",
@@ -87,6 +90,14 @@ def build():
         event = event_pb2.Event(step=99, wall_time=12.5)
         event.summary.value.add(tag="imported", simple_value=7.0)
         legacy.append(gen_summary_ops.import_event(handle, event.SerializeToString()))
+
+        @tf.function
+        def in_function(value, at):  # a StatefulPartitionedCall taking the writer
+            with writer.as_default(step=at):
+                tf.summary.scalar("in_function", value)
+            return value
+
+        legacy.append(in_function(tf.reduce_mean(x) * 2.0, step).op)
         summary_ops = tf1.summary.all_v2_summary_ops()
         init = writer.init()
         flush = writer.flush()
@@ -157,8 +168,9 @@ def main():
     with tf1.Session(graph=g) as sess:
         sess.run(init, {logdir: work})
         for run in RUNS:
-            sess.run([summary_ops, legacy],
-                     {step: run["step"], x: np.array(run["x"], np.float32)})
+            recorded, _ = sess.run([summary_ops, legacy],
+                                   {step: run["step"], x: np.array(run["x"], np.float32)})
+            run["recorded"] = [bool(r) for r in recorded]
         sess.run(flush)
         sess.run(close)
     files = [f for f in os.listdir(work) if "tfevents" in f]

@@ -132,7 +132,11 @@ BOOST_AUTO_TEST_CASE(tensorflows_summary_graph_writes_tensorflows_events,
                          {{g.output("step"), af::Tensor(run["step"].get<std::int64_t>())},
                           {g.output("x"), af::Tensor::from_vector(x, af::Shape{rows, 3})}},
                          targets);
-    for (const auto& d : done) BOOST_TEST(d.data<bool>()[0]);
+    // Each returns whether it wrote: false for the record_if(step % 2 == 0) one at step 1.
+    std::vector<bool> recorded;
+    for (const auto& d : done) recorded.push_back(d.data<bool>()[0]);
+    BOOST_TEST(recorded == run["recorded"].get<std::vector<bool>>(),
+               boost::test_tools::per_element());
   }
   sess.run(g.operation(ref["flush"].get<std::string>()));
   sess.run(g.operation(ref["close"].get<std::string>()));
