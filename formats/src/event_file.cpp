@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <system_error>
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/tf/event.pb.h"
+#include "actorflow/tf/run_metadata.pb.h"
 #include "record_io.hpp"
 
 namespace af::summary {
@@ -151,6 +153,48 @@ void FileWriter::add_meta_graph(const std::string& meta_graph_def, std::int64_t 
   add_event(e.SerializeAsString());
 }
 
+void FileWriter::add_run_metadata(const RunMetadata& metadata, const std::string& tag,
+                                  std::int64_t step) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!run_metadata_tags_.insert(tag).second)
+      throw_if_error(invalid_argument(path_ +
+                                      ": The provided tag was already used for this "
+                                      "event type (run metadata '" +
+                                      tag + "')"));
+  }
+  tensorflow::Event e = stamped(step);
+  auto* tagged = e.mutable_tagged_run_metadata();
+  tagged->set_tag(tag);
+  tagged->set_run_metadata(run_metadata_proto(metadata));
+  add_event(e.SerializeAsString());
+}
+
+std::string run_metadata_proto(const RunMetadata& metadata) {
+  tensorflow::RunMetadata out;
+  std::map<std::string, tensorflow::DeviceStepStats*> devices;
+  for (const auto& n : metadata.step_stats) {
+    auto& dev = devices[n.device];
+    if (!dev) {
+      dev = out.mutable_step_stats()->add_dev_stats();
+      dev->set_device(n.device);
+    }
+    auto* s = dev->add_node_stats();
+    const std::int64_t duration = std::max<std::int64_t>(0, n.end_us - n.start_us);
+    s->set_node_name(n.node_name);
+    s->set_all_start_micros(n.start_us);
+    s->set_op_start_rel_micros(0);
+    s->set_op_end_rel_micros(duration);
+    s->set_all_end_rel_micros(duration);
+    s->set_all_start_nanos(n.start_us * 1000);
+    s->set_op_end_rel_nanos(duration * 1000);
+    s->set_all_end_rel_nanos(duration * 1000);
+    s->set_timeline_label(n.node_name + " = " + n.op + "()");
+    s->set_thread_id(static_cast<std::uint32_t>(n.thread_id));
+  }
+  return out.SerializeAsString();
+}
+
 void FileWriter::add_session_log(SessionStatus status, std::int64_t step,
                                  const std::string& checkpoint_path, const std::string& msg) {
   tensorflow::Event e = stamped(step);
@@ -220,6 +264,10 @@ std::optional<Event> EventFileReader::next() {
     case tensorflow::Event::kSummary:
       out.has_summary = true;
       for (const auto& v : e.summary().value()) out.summary.push_back(to_value(v));
+      break;
+    case tensorflow::Event::kTaggedRunMetadata:
+      out.run_metadata_tag = e.tagged_run_metadata().tag();
+      out.run_metadata = e.tagged_run_metadata().run_metadata();
       break;
     case tensorflow::Event::kSessionLog:
       out.session_log_status = static_cast<int>(e.session_log().status());

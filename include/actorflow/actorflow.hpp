@@ -93,6 +93,7 @@
 #include "actorflow/queues/reader.hpp"
 #include "actorflow/queues/tf_record.hpp"
 #include "actorflow/saved_model/saved_model.hpp"
+#include "actorflow/train/basic_hooks.hpp"
 #include "actorflow/train/embedding_ops.hpp"
 #include "actorflow/train/layers.hpp"
 #include "actorflow/train/meta_graph.hpp"

@@ -60,6 +60,17 @@ std::pair<bool, std::string> model_ready(Session& sess, const Output& op) {
   }
 }
 
+// _raise_if_feeds_intersects: InvalidArgument "<message> Conflict(s): ['x:0', ...]" when a
+// tensor is in both.
+void refuse_common_feeds(const FeedDict& a, const FeedDict& b, const std::string& message) {
+  std::string common;
+  for (const auto& [t, v] : b)
+    for (const auto& [u, w] : a)
+      if (t.name() == u.name()) common += (common.empty() ? "'" : ", '") + t.name() + "'";
+  if (!common.empty())
+    throw InvalidArgumentError(invalid_argument(message + " Conflict(s): [" + common + "]"));
+}
+
 std::int64_t scalar_step(const Tensor& t) {
   return t.dtype() == DType::int32 ? t.scalar<std::int32_t>() : t.scalar<std::int64_t>();
 }
@@ -441,12 +452,23 @@ std::vector<Tensor> MonitoredSession::run_with_hooks(const std::vector<Output>& 
       SessionRunContext ctx(*session_, fetches);
       std::vector<Output> all = fetches;
       std::vector<std::pair<std::size_t, std::size_t>> ranges;  // per hook: [begin, end) in `all`
+      FeedDict hook_feeds;
+      RunOptions run_options = options;
       for (auto& h : hooks_) {
-        const auto extra = h->before_run(ctx);
-        ranges.emplace_back(all.size(), all.size() + extra.size());
-        all.insert(all.end(), extra.begin(), extra.end());
+        SessionRunArgs args = h->before_run_args(ctx);
+        ranges.emplace_back(all.size(), all.size() + args.fetches.size());
+        all.insert(all.end(), args.fetches.begin(), args.fetches.end());
+        refuse_common_feeds(hook_feeds, args.feeds, "Same tensor is fed by two hooks.");
+        hook_feeds.insert(hook_feeds.end(), args.feeds.begin(), args.feeds.end());
+        run_options.trace = run_options.trace || args.trace;
       }
-      std::vector<Tensor> values = session_->run(all, feeds, targets, options);
+      refuse_common_feeds(feeds, hook_feeds, "Same tensor is fed by a SessionRunHook and user.");
+      FeedDict all_feeds = feeds;
+      all_feeds.insert(all_feeds.end(), hook_feeds.begin(), hook_feeds.end());
+      RunMetadata metadata;
+      std::vector<Tensor> values = session_->run(all, all_feeds, targets, run_options,
+                                                 run_options.trace ? &metadata : nullptr);
+      if (run_options.trace) ctx.set_run_metadata(&metadata);
       for (std::size_t i = 0; i < hooks_.size(); ++i)
         hooks_[i]->after_run(
             ctx,

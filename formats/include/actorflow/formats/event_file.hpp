@@ -14,8 +14,11 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "actorflow/actors/step_stats.hpp"
 
 namespace af::summary {
 
@@ -53,6 +56,13 @@ class FileWriter {
   /// Appends `Event{wall_time: now, step, meta_graph_def}` (a serialized MetaGraphDef).
   void add_meta_graph(const std::string& meta_graph_def, std::int64_t step = 0);
 
+  /// Appends `Event{wall_time: now, step, tagged_run_metadata{tag, run_metadata}}` with
+  /// `metadata` as a serialized `tensorflow.RunMetadata` (`run_metadata_proto`), as
+  /// TensorFlow's `FileWriter.add_run_metadata`: TensorBoard's graph dashboard shows each node's
+  /// compute time for that run. A tag used before by this writer throws InvalidArgumentError
+  /// "The provided tag was already used for this event type".
+  void add_run_metadata(const RunMetadata& metadata, const std::string& tag, std::int64_t step = 0);
+
   /// Session log statuses (TensorFlow's `SessionLog.SessionStatus`).
   enum class SessionStatus { unspecified = 0, start = 1, stop = 2, checkpoint = 3 };
 
@@ -80,7 +90,14 @@ class FileWriter {
   std::string path_;
   FileWriterOptions options_;
   std::chrono::steady_clock::time_point last_flush_;
+  std::set<std::string> run_metadata_tags_;
 };
+
+/// `metadata` as a serialized `tensorflow.RunMetadata`: `step_stats.dev_stats` per device in
+/// order of appearance, each node as `NodeExecStats{node_name, all_start_micros,
+/// op_start_rel_micros: 0, op_end_rel_micros and all_end_rel_micros: its duration,
+/// timeline_label: "<node> = <op>()", thread_id}` (with the same times in nanoseconds).
+std::string run_metadata_proto(const RunMetadata& metadata);
 
 /// One value of a summary, as read back.
 struct SummaryValue {
@@ -109,6 +126,8 @@ struct Event {
   std::string meta_graph_def;         ///< a serialized MetaGraphDef, when the event holds one
   int session_log_status = -1;        ///< SessionLog status, -1 when the event holds none
   std::string checkpoint_path;        ///< SessionLog's checkpoint path
+  std::string run_metadata_tag;       ///< TaggedRunMetadata's tag, when the event holds one
+  std::string run_metadata;           ///< ... and its serialized RunMetadata
 };
 
 /// Reads an events file record by record (a file still being written yields its new records

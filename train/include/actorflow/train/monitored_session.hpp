@@ -10,6 +10,7 @@
 
 #include "actorflow/actors/coordinator.hpp"
 #include "actorflow/actors/session.hpp"
+#include "actorflow/actors/step_stats.hpp"
 #include "actorflow/formats/event_file.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/train/saver.hpp"
@@ -45,7 +46,7 @@ struct Scaffold {
   void finalize(Graph& g);
 };
 
-/// What hooks see of a run (`SessionRunContext`).
+/// What hooks see of a run (`SessionRunContext`, with `run_values.run_metadata`).
 class SessionRunContext {
  public:
   SessionRunContext(Session& session, const std::vector<Output>& fetches)
@@ -58,11 +59,30 @@ class SessionRunContext {
   void request_stop() noexcept { stop_ = true; }
   /// True once a hook asked to stop.
   bool stop_requested() const noexcept { return stop_; }
+  /// In `after_run`: the run's step stats when it was traced (a hook's `trace` or the
+  /// caller's RunOptions), else null.
+  const RunMetadata* run_metadata() const noexcept { return metadata_; }
+  /// Sets what `run_metadata` returns (the monitored session does, before `after_run`).
+  void set_run_metadata(const RunMetadata* metadata) noexcept { metadata_ = metadata; }
 
  private:
   Session& session_;
   const std::vector<Output>& fetches_;
   bool stop_ = false;
+  const RunMetadata* metadata_ = nullptr;
+};
+
+/// What a hook adds to the next run (`tf.train.SessionRunArgs`).
+struct SessionRunArgs {
+  /// Tensors to fetch with it; their values go to the hook's `after_run`, in this order.
+  std::vector<Output> fetches;
+  /// Values to feed. A tensor fed by two hooks, or by a hook and the caller, makes the run fail
+  /// with InvalidArgumentError "Same tensor is fed by two hooks. Conflict(s): ['x:0']" (or
+  /// "... by a SessionRunHook and user. ...").
+  FeedDict feeds;
+  /// Trace the run (TensorFlow's FULL_TRACE): `SessionRunContext::run_metadata` holds its
+  /// step stats in `after_run`.
+  bool trace = false;
 };
 
 /// A hook into a monitored session's life (`tf.train.SessionRunHook`). The defaults do
@@ -76,6 +96,9 @@ class SessionRunHook {
   virtual void after_create_session(Session& /*session*/, Coordinator& /*coord*/) {}
   /// Extra tensors to fetch with the next run.
   virtual std::vector<Output> before_run(SessionRunContext& /*ctx*/) { return {}; }
+  /// What to add to the next run: by default `before_run`'s fetches. Hooks that feed or
+  /// trace override this one instead.
+  virtual SessionRunArgs before_run_args(SessionRunContext& ctx) { return {before_run(ctx)}; }
   /// The values of the extra fetches of `before_run`.
   virtual void after_run(SessionRunContext& /*ctx*/, const std::vector<Tensor>& /*values*/) {}
   /// When the monitored session closes normally (not after an error).
