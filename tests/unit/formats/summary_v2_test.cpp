@@ -344,4 +344,34 @@ BOOST_AUTO_TEST_CASE(errors_are_tensorflows_and_name_the_op, *boost::unit_test::
   BOOST_TEST(only_file_events(dir).size() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(a_meta_graph_keeps_the_writers_collections, *boost::unit_test::timeout(60)) {
+  af::test::TempDir dir;
+  af::MetaGraphDef meta;
+  {
+    af::Graph g;
+    af::Output step = g.placeholder(af::DType::int64, af::PartialShape(af::Shape{}), "step");
+    auto writer = v2::create_file_writer(g, dir.path.string());
+    v2::scalar(writer, "loss", g.constant(af::Tensor(0.25f)), step);
+    v2::text(writer, "note", g.constant(af::Tensor("hi")), step);
+    writer.flush("flush");
+    meta = af::train::export_meta_graph(g);
+  }
+  af::Graph g;
+  af::train::import_meta_graph(g, meta);
+  const auto writes = v2::all_v2_summary_ops(g);
+  const auto inits = v2::summary_writer_initializer_ops(g);
+  BOOST_REQUIRE_EQUAL(writes.size(), 2u);
+  BOOST_REQUIRE_EQUAL(inits.size(), 1u);
+  BOOST_TEST(inits[0].name() == "create_file_writer/CreateSummaryFileWriter");
+  af::Session sess(g);
+  sess.run({}, {}, inits);
+  sess.run(writes, {{g.output("step"), af::Tensor(std::int64_t{4})}});
+  sess.run(g.operation("flush"));
+  const auto events = only_file_events(dir);
+  std::int64_t at = 0;
+  BOOST_TEST(value_of(events, "loss", &at).plugin_name == "scalars");
+  BOOST_TEST(at == 4);
+  BOOST_TEST(value_of(events, "note").plugin_name == "text");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
