@@ -132,24 +132,55 @@ const SignatureDef& SavedModelBundle::signature(const std::string& key) const {
   throw NotFoundError(not_found("No signature '" + key + "' in the SavedModel; it has: " + keys));
 }
 
-std::map<std::string, Tensor> SavedModelBundle::run(const std::string& key,
-                                                    const std::map<std::string, Tensor>& inputs,
-                                                    const std::vector<std::string>& output_keys) {
+namespace {
+
+// The tensors a signature's TensorInfo names: one (a dense tensor) or three (a SparseTensor:
+// indices, values, dense_shape). InvalidArgument for a composite tensor.
+std::vector<Output> tensors_of(Graph& g, const std::string& key, const TensorInfo& info,
+                               const std::string& what) {
+  if (!info.name.empty()) return {g.output(info.name)};
+  if (info.coo_sparse)
+    return {g.output(info.coo_sparse->indices_tensor_name),
+            g.output(info.coo_sparse->values_tensor_name),
+            g.output(info.coo_sparse->dense_shape_tensor_name)};
+  throw InvalidArgumentError(invalid_argument("signature '" + key + "': " + what +
+                                              " is a composite tensor: feed and fetch its "
+                                              "tensors by name"));
+}
+
+// Feeds `value` to the tensors of `info`; InvalidArgument when a dense value meets a sparse
+// key or the reverse.
+void feed(Graph& g, const std::string& key, const std::string& k, const TensorInfo& info,
+          const SignatureValue& value, FeedDict* feeds) {
+  const auto tensors = tensors_of(g, key, info, "input '" + k + "'");
+  const auto* sparse = std::get_if<SparseTensorValue>(&value);
+  if ((tensors.size() == 3) != (sparse != nullptr))
+    throw InvalidArgumentError(invalid_argument(
+        "signature '" + key + "': input '" + k + "' is " +
+        (tensors.size() == 3 ? "a SparseTensor: give a SparseTensorValue"
+                             : "a dense tensor: give a Tensor, not a SparseTensorValue")));
+  if (!sparse) {
+    feeds->emplace_back(tensors[0], std::get<Tensor>(value));
+    return;
+  }
+  feeds->emplace_back(tensors[0], sparse->indices);
+  feeds->emplace_back(tensors[1], sparse->values);
+  feeds->emplace_back(tensors[2], sparse->dense_shape);
+}
+
+}  // namespace
+
+std::map<std::string, SignatureValue> SavedModelBundle::run_values(
+    const std::string& key, const std::map<std::string, SignatureValue>& inputs,
+    const std::vector<std::string>& output_keys) {
   const SignatureDef& sig = signature(key);
-  auto dense = [&](const TensorInfo& info, const std::string& what) {
-    if (info.name.empty())
-      throw InvalidArgumentError(invalid_argument(
-          "signature '" + key + "': " + what +
-          " is a SparseTensor or composite tensor: feed and fetch its tensors by name"));
-    return graph_->output(info.name);
-  };
   FeedDict feeds;
   for (const auto& [k, value] : inputs) {
     auto it = sig.inputs.find(k);
     if (it == sig.inputs.end())
       throw InvalidArgumentError(
           invalid_argument("signature '" + key + "' has no input '" + k + "'"));
-    feeds.emplace_back(dense(it->second, "input '" + k + "'"), value);
+    feed(*graph_, key, k, it->second, value, &feeds);
   }
   for (const auto& [k, info] : sig.inputs) {
     if (inputs.count(k)) continue;
@@ -157,22 +188,61 @@ std::map<std::string, Tensor> SavedModelBundle::run(const std::string& key,
     if (d == sig.defaults.end())
       throw InvalidArgumentError(
           invalid_argument("signature '" + key + "' needs input '" + k + "'"));
-    feeds.emplace_back(dense(info, "input '" + k + "'"), d->second);
+    feed(*graph_, key, k, info, d->second, &feeds);
   }
   std::vector<std::string> keys = output_keys;
   if (keys.empty())
     for (const auto& [k, info] : sig.outputs) keys.push_back(k);
   std::vector<Output> fetches;
+  std::vector<bool> sparse;
   for (const auto& k : keys) {
     auto it = sig.outputs.find(k);
     if (it == sig.outputs.end())
       throw InvalidArgumentError(
           invalid_argument("signature '" + key + "' has no output '" + k + "'"));
-    fetches.push_back(dense(it->second, "output '" + k + "'"));
+    const auto tensors = tensors_of(*graph_, key, it->second, "output '" + k + "'");
+    sparse.push_back(tensors.size() == 3);
+    fetches.insert(fetches.end(), tensors.begin(), tensors.end());
   }
   std::vector<Tensor> values = session_->run(fetches, feeds);
+  std::map<std::string, SignatureValue> out;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (sparse[i]) {
+      out.emplace(keys[i], SparseTensorValue{std::move(values[at]), std::move(values[at + 1]),
+                                             std::move(values[at + 2])});
+      at += 3;
+    } else {
+      out.emplace(keys[i], std::move(values[at++]));
+    }
+  }
+  return out;
+}
+
+std::map<std::string, Tensor> SavedModelBundle::run(const std::string& key,
+                                                    const std::map<std::string, Tensor>& inputs,
+                                                    const std::vector<std::string>& output_keys) {
+  const SignatureDef& sig = signature(key);
+  auto refuse_sparse = [&](const std::map<std::string, TensorInfo>& infos, const std::string& k,
+                           const char* what) {
+    auto it = infos.find(k);
+    if (it != infos.end() && it->second.coo_sparse)
+      throw InvalidArgumentError(invalid_argument("signature '" + key + "': " + what + " '" + k +
+                                                  "' is a SparseTensor: use run_values"));
+  };
+  std::map<std::string, SignatureValue> values;
+  for (const auto& [k, v] : inputs) {
+    refuse_sparse(sig.inputs, k, "input");
+    values.emplace(k, v);
+  }
+  for (const auto& [k, info] : sig.inputs)
+    if (!inputs.count(k)) refuse_sparse(sig.inputs, k, "input");
+  std::vector<std::string> keys = output_keys;
+  if (keys.empty())
+    for (const auto& [k, info] : sig.outputs) keys.push_back(k);
+  for (const auto& k : keys) refuse_sparse(sig.outputs, k, "output");
   std::map<std::string, Tensor> out;
-  for (std::size_t i = 0; i < keys.size(); ++i) out.emplace(keys[i], std::move(values[i]));
+  for (auto& [k, v] : run_values(key, values, keys)) out.emplace(k, std::get<Tensor>(std::move(v)));
   return out;
 }
 

@@ -4,6 +4,7 @@ what TensorFlow's own loader computes from them. Never a dependency of the build
 tests: the fixtures are committed, and this script remakes them.
 
   python scripts/peers/make_saved_model_fixtures.py [OUT_DIR]   # default tests/data/tf_saved_model
+  python scripts/peers/make_saved_model_fixtures.py --only MODEL [OUT_DIR]   # remake one
   python scripts/peers/make_saved_model_fixtures.py --check DIR REFERENCE_JSON
       loads DIR (a SavedModel actorflow wrote) with tf.compat.v1.saved_model.load, runs the
       signature the JSON names on its inputs and compares with its outputs
@@ -20,13 +21,17 @@ OUT_DIR/simple_save/   tf.compat.v1.saved_model.simple_save of a dense layer and
 OUT_DIR/builder/       a SavedModelBuilder's two MetaGraphDefs, in text format: {"serve"} with a
                        regression signature over serialized Examples and a predict signature,
                        a main op setting a local variable; {"train", "eval"} added after
+OUT_DIR/sparse/        a Builder's SavedModel with a SparseTensor input (a sparse_placeholder,
+                       `coo_sparse` in its signature), a dense output (its product with a
+                       variable) and a SparseTensor output (its values doubled)
 OUT_DIR/tf2_module/    tf.saved_model.save of a tf.Module: resource variables, a
                        serving_default signature over a tf.function
 OUT_DIR/tf2_table/     tf.saved_model.save of a tf.Module holding a StaticHashTable of a
                        vocabulary file (an asset its init function reads; the source is gone)
 OUT_DIR/keras_export/  a Keras 3 Sequential model's `model.export` (two dense layers, softmax)
-OUT_DIR/reference.json {<model>: {tags, signature, inputs: {key: tensor}, outputs: {key:
-                       tensor}}}, tensors as {dtype, shape, values | b64_values}
+OUT_DIR/reference.json {<model>: {tags, signature, inputs: {key: value}, outputs: {key:
+                       value}}}, a value a tensor {dtype, shape, values | b64_values} or a
+                       SparseTensor {sparse: {indices, values, dense_shape}}
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
 import base64
@@ -59,7 +64,19 @@ def tensor_json(value):
     return out
 
 
+def value_json(value):
+    """A tensor's JSON, or {"sparse": {indices, values, dense_shape}} for a SparseTensorValue."""
+    if isinstance(value, tf1.SparseTensorValue):
+        return {"sparse": {"indices": tensor_json(value.indices),
+                           "values": tensor_json(value.values),
+                           "dense_shape": tensor_json(value.dense_shape)}}
+    return tensor_json(value)
+
+
 def tensor_value(j):
+    if "sparse" in j:
+        return tf1.SparseTensorValue(*(tensor_value(j["sparse"][k])
+                                       for k in ("indices", "values", "dense_shape")))
     if j["dtype"] == "string":
         return np.array([base64.b64decode(v) for v in j["b64_values"]],
                         object).reshape(j["shape"])
@@ -71,17 +88,18 @@ def run_signature(export_dir, tags, key, inputs):
     with tf1.Graph().as_default() as g, tf1.Session(graph=g) as sess:
         meta = tf1.saved_model.load(sess, tags, export_dir)
         sig = meta.signature_def[key]
-        feeds = {g.get_tensor_by_name(sig.inputs[k].name): v for k, v in inputs.items()}
+        tensor = tf1.saved_model.utils.get_tensor_from_tensor_info  # SparseTensors too
+        feeds = {tensor(sig.inputs[k], g): v for k, v in inputs.items()}
         keys = sorted(sig.outputs)
-        values = sess.run([g.get_tensor_by_name(sig.outputs[k].name) for k in keys], feeds)
+        values = sess.run([tensor(sig.outputs[k], g) for k in keys], feeds)
         return dict(zip(keys, values))
 
 
 def reference(export_dir, tags, key, inputs):
     outputs = run_signature(export_dir, tags, key, inputs)
     return {"tags": tags, "signature": key,
-            "inputs": {k: tensor_json(v) for k, v in inputs.items()},
-            "outputs": {k: tensor_json(v) for k, v in outputs.items()}}
+            "inputs": {k: value_json(v) for k, v in inputs.items()},
+            "outputs": {k: value_json(v) for k, v in outputs.items()}}
 
 
 def example(xs):
@@ -143,6 +161,24 @@ def make_builder(out):
                      {"examples": np.array([example([1, 2, 3]), example([0.5, 0, -4])], object)})
 
 
+def make_sparse(out):
+    export_dir = os.path.join(out, "sparse")
+    with tf1.Graph().as_default() as g, tf1.Session(graph=g) as sess:
+        ids = tf1.sparse_placeholder(tf.float32, [None, 4], name="ids")
+        w = tf1.get_variable("w", initializer=tf.constant([[1.0], [2.0], [3.0], [4.0]]))
+        dense = tf.identity(tf1.sparse_tensor_dense_matmul(ids, w), name="dense")
+        scaled = tf.SparseTensor(ids.indices, ids.values * 2.0, ids.dense_shape)
+        sess.run(tf1.global_variables_initializer())
+        b = tf1.saved_model.Builder(export_dir)
+        b.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={
+            "serving_default": tf1.saved_model.predict_signature_def(
+                {"ids": ids}, {"dense": dense, "scaled": scaled})})
+        b.save()
+    return reference(export_dir, ["serve"], "serving_default", {"ids": tf1.SparseTensorValue(
+        np.array([[0, 1], [0, 3], [2, 0]], np.int64), np.array([0.5, -1.0, 2.0], np.float32),
+        np.array([3, 4], np.int64))})
+
+
 def make_tf2_module(out):
     export_dir = os.path.join(out, "tf2_module")
     eager_save(
@@ -201,15 +237,20 @@ def make_keras_export(out):
                      {"keras_tensor": np.arange(8, dtype=np.float32).reshape(2, 4) / 10})
 
 
-def main(out):
+def main(out, only=None):
     tf1.disable_eager_execution()
     models = {"simple_save": make_simple_save, "builder": make_builder,
-              "tf2_module": make_tf2_module, "tf2_table": make_tf2_table,
+              "sparse": make_sparse, "tf2_module": make_tf2_module, "tf2_table": make_tf2_table,
               "keras_export": make_keras_export}
+    ref = {}
+    if only:  # remake one model, keep the others and their references
+        with open(os.path.join(out, "reference.json")) as f:
+            ref = json.load(f)
+        models = {only: models[only]}
     for d in models:
         shutil.rmtree(os.path.join(out, d), ignore_errors=True)
     os.makedirs(out, exist_ok=True)
-    ref = {name: make(out) for name, make in models.items()}
+    ref.update({name: make(out) for name, make in models.items()})
     ref["tensorflow"] = tf.__version__
     with open(os.path.join(out, "reference.json"), "w") as f:
         json.dump(ref, f, indent=1, sort_keys=True)
@@ -226,9 +267,15 @@ def check(export_dir, reference_json):
                         {k: tensor_value(v) for k, v in ref["inputs"].items()})
     ok = True
     for k, want in ref["outputs"].items():
-        same = np.array_equal(np.asarray(got[k]), tensor_value(want)) if want["dtype"] in (
-            "string", "int32", "int64", "bool") else np.allclose(got[k], tensor_value(want),
-                                                                 rtol=1e-6, atol=1e-6)
+        if "sparse" in want:
+            w = tensor_value(want)
+            same = (np.array_equal(got[k].indices, w.indices) and
+                    np.allclose(got[k].values, w.values, rtol=1e-6, atol=1e-6) and
+                    np.array_equal(got[k].dense_shape, w.dense_shape))
+        else:
+            same = np.array_equal(np.asarray(got[k]), tensor_value(want)) if want["dtype"] in (
+                "string", "int32", "int64", "bool") else np.allclose(
+                    got[k], tensor_value(want), rtol=1e-6, atol=1e-6)
         print(k, "ok" if same else "DIFFERS: %s vs %s" % (got[k], tensor_value(want)))
         ok = ok and same
     return 0 if ok else 1
@@ -291,4 +338,7 @@ if __name__ == "__main__":
         sys.exit(peer(os.path.abspath(sys.argv[2])))
     if len(sys.argv) > 1 and sys.argv[1] == "--check":
         sys.exit(check(sys.argv[2], sys.argv[3]))
-    main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/tf_saved_model")
+    if len(sys.argv) > 1 and sys.argv[1] == "--only":
+        main(sys.argv[3] if len(sys.argv) > 3 else "tests/data/tf_saved_model", sys.argv[2])
+    else:
+        main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/tf_saved_model")

@@ -163,6 +163,43 @@ BOOST_AUTO_TEST_CASE(builder_of_tensorflow_with_two_meta_graphs, *boost::unit_te
 
 // TensorFlow 2's SavedModel of a tf.Module: resource variables restored through its saver
 // function, the signature's function inlined.
+// A SparseTensor input and output (coo_sparse): run_values feeds and fetches their three
+// tensors; run refuses them, and a dense value for a sparse key is refused.
+BOOST_AUTO_TEST_CASE(sparse_signature_serves_through_run_values, *boost::unit_test::timeout(60)) {
+  const Json ref = reference()["sparse"];
+  auto sparse_of = [](const Json& j) {
+    return sm::SparseTensorValue{tensor_of(j["sparse"]["indices"]),
+                                 tensor_of(j["sparse"]["values"]),
+                                 tensor_of(j["sparse"]["dense_shape"])};
+  };
+  sm::SavedModelBundle bundle((data_dir / "sparse").string(), {"serve"});
+  const af::SignatureDef& sig = bundle.signature("serving_default");
+  BOOST_TEST_REQUIRE(sig.inputs.at("ids").coo_sparse.has_value());
+  BOOST_TEST(sig.inputs.at("ids").dtype == af::DType::float32);
+  const auto out = bundle.run_values("serving_default", {{"ids", sparse_of(ref["inputs"]["ids"])}});
+  BOOST_TEST_REQUIRE(out.size() == 2u);
+  check_close(std::get<Tensor>(out.at("dense")), tensor_of(ref["outputs"]["dense"]),
+              "sparse output dense");
+  const auto& scaled = std::get<sm::SparseTensorValue>(out.at("scaled"));
+  const auto want = sparse_of(ref["outputs"]["scaled"]);
+  check_close(scaled.indices, want.indices, "scaled indices");
+  check_close(scaled.values, want.values, "scaled values");
+  check_close(scaled.dense_shape, want.dense_shape, "scaled dense_shape");
+  const auto dense_only =
+      bundle.run_values("serving_default", {{"ids", sparse_of(ref["inputs"]["ids"])}}, {"dense"});
+  BOOST_TEST(dense_only.size() == 1u);
+  BOOST_TEST(
+      contains(af::test::error_of<af::InvalidArgumentError>([&] {
+                 bundle.run("serving_default", {{"ids", tensor_of(ref["outputs"]["dense"])}});
+               }),
+               "signature 'serving_default': input 'ids' is a SparseTensor: use run_values"));
+  BOOST_TEST(contains(
+      af::test::error_of<af::InvalidArgumentError>([&] {
+        bundle.run_values("serving_default", {{"ids", tensor_of(ref["outputs"]["dense"])}});
+      }),
+      "input 'ids' is a SparseTensor: give a SparseTensorValue"));
+}
+
 BOOST_AUTO_TEST_CASE(tensorflow2_module_serves_its_signature, *boost::unit_test::timeout(60)) {
   serve("tf2_module");
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "actorflow/actors/session.hpp"
@@ -109,6 +110,18 @@ struct LoadOptions {
 MetaGraphDef load(Session& sess, Graph& g, const std::vector<std::string>& tags,
                   const std::string& export_dir, const LoadOptions& options = {});
 
+/// A SparseTensor's value (`tf.compat.v1.SparseTensorValue`): int64 `indices` [N, rank],
+/// `values` [N] and int64 `dense_shape` [rank].
+struct SparseTensorValue {
+  Tensor indices;      ///< where each value is
+  Tensor values;       ///< the values
+  Tensor dense_shape;  ///< the dense tensor's shape
+};
+
+/// One input or output of a signature by value: a tensor, or a SparseTensor's three (a
+/// `coo_sparse` TensorInfo).
+using SignatureValue = std::variant<Tensor, SparseTensorValue>;
+
 /// A loaded SavedModel with its own graph and session (TensorFlow C++'s SavedModelBundle
 /// and `LoadSavedModel`); runs its signatures by key.
 class SavedModelBundle {
@@ -134,12 +147,20 @@ class SavedModelBundle {
   /// Runs signature `key`: feeds `inputs` (by input key; a missing input takes the
   /// signature's default when it has one) and returns the outputs named by `output_keys`
   /// (every output when empty), by key. Throws InvalidArgumentError naming the signature and
-  /// the key for an unknown or missing input or output key, or for a SparseTensor or
-  /// composite tensor (feed and fetch its tensors by name instead); the step's errors
-  /// otherwise.
+  /// the key for an unknown or missing input or output key, or for a SparseTensor (use
+  /// `run_values`) or composite tensor (feed and fetch its tensors by name instead); the
+  /// step's errors otherwise.
   std::map<std::string, Tensor> run(const std::string& key,
                                     const std::map<std::string, Tensor>& inputs,
                                     const std::vector<std::string>& output_keys = {});
+  /// `run` for signatures with SparseTensor inputs or outputs (`coo_sparse`): a sparse key
+  /// takes and gives a SparseTensorValue, fed and fetched through its three tensors. A
+  /// SparseTensorValue for a dense key, or a Tensor for a sparse one, throws
+  /// InvalidArgumentError naming the signature and the key; composite tensors (TensorFlow 2's
+  /// `composite_tensor` encoding) are refused as `run` refuses them.
+  std::map<std::string, SignatureValue> run_values(
+      const std::string& key, const std::map<std::string, SignatureValue>& inputs,
+      const std::vector<std::string>& output_keys = {});
 
  private:
   std::unique_ptr<Graph> graph_;
