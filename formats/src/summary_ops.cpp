@@ -296,6 +296,34 @@ Output text(const std::string& name, const Output& tensor,
                     metadata.SerializeAsString());
 }
 
+Output audio(const std::string& name, const Output& tensor, float sample_rate, int max_outputs,
+             const std::optional<std::vector<std::string>>& collections) {
+  register_summary_ops();
+  Graph& g = tensor.graph();
+  const std::string scope = g.unique_name(clean_tag(name));
+  std::vector<Output> inputs;
+  {
+    auto in_scope = g.name_scope(scope + "/");
+    inputs = {g.constant(Tensor(scope), "tag"), tensor,
+              g.constant(Tensor(sample_rate), "sample_rate")};
+  }
+  Output out = g.create_op("AudioSummaryV2", inputs,
+                           {{"max_outputs", static_cast<std::int64_t>(max_outputs)}}, scope + "/")
+                   .output(0);
+  collect(g, out, collections);
+  return out;
+}
+
+Output tensor_summary(const std::string& name, const Output& tensor, const std::string& description,
+                      const std::string& display_name,
+                      const std::optional<std::vector<std::string>>& collections) {
+  tensorflow::SummaryMetadata metadata;
+  metadata.set_display_name(display_name);
+  metadata.set_summary_description(description);
+  return summary_op("TensorSummaryV2", name, "tag", tensor, collections, {},
+                    metadata.SerializeAsString());
+}
+
 Output merge(const std::vector<Output>& inputs, const std::string& name) {
   register_summary_ops();
   if (inputs.empty())

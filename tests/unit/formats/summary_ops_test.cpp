@@ -122,4 +122,43 @@ BOOST_AUTO_TEST_CASE(a_session_feeds_a_file_writer, *boost::unit_test::timeout(3
   BOOST_TEST(events[3].summary.at(0).tag == "v_1");
 }
 
+BOOST_AUTO_TEST_CASE(audio_and_tensor_summaries_as_tensorflows_v1_api,
+                     *boost::unit_test::timeout(30)) {
+  af::Graph g;
+  af::Output clips = g.placeholder(af::DType::float32, af::PartialShape{-1, 3}, "clips");
+  af::Output a = af::summary::audio("snd", clips, 8000.0f, 1);
+  af::Output t =
+      af::summary::tensor_summary("shape", af::shape(clips), "the batch's shape", "Shape");
+  BOOST_TEST(a.node()->name() == "snd");
+  BOOST_TEST(a.node()->type() == "AudioSummaryV2");
+  BOOST_TEST(g.contains("snd/tag"));
+  BOOST_TEST(g.contains("snd/sample_rate"));
+  BOOST_TEST(t.node()->type() == "TensorSummaryV2");
+  BOOST_TEST(af::summary::merge_all(g).has_value());
+  af::Session sess(g);
+  auto v = sess.run(
+      {a, t}, {{clips, af::Tensor::from_vector<float>({0, 0.5f, -1, 1, 0, 0}, af::Shape{2, 3})}});
+  const auto audio = parse(v[0]);
+  BOOST_REQUIRE_EQUAL(audio.value_size(), 1);  // max_outputs 1 of 2 clips
+  BOOST_TEST(audio.value(0).tag() == "snd/audio");
+  BOOST_TEST(audio.value(0).audio().sample_rate() == 8000.0f);
+  BOOST_TEST(audio.value(0).audio().length_frames() == 3);
+  BOOST_TEST(audio.value(0).audio().encoded_audio_string().size() == 44u + 6u);
+  const auto tensor = parse(v[1]);
+  BOOST_TEST(tensor.value(0).tag() == "shape_1");  // "Shape" took it: names count case-blind
+  BOOST_TEST(tensor.value(0).metadata().display_name() == "Shape");
+  BOOST_TEST(tensor.value(0).metadata().summary_description() == "the batch's shape");
+  BOOST_TEST(tensor.value(0).tensor().tensor_content().size() == 8u);  // int32 [2, 3]
+  af::Output flat = af::summary::audio("flat", g.constant(af::Tensor::from_vector<float>({0, 1})),
+                                       8000.0f, 3, std::vector<std::string>{});
+  try {
+    sess.run({flat});
+    BOOST_FAIL("expected InvalidArgument");
+  } catch (const af::InvalidArgumentError& e) {
+    BOOST_TEST(
+        std::string(e.what()).find("Tensor must be 3-D or 2-D, got: [2]") != std::string::npos,
+        e.what());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

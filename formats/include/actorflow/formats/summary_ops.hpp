@@ -1,7 +1,8 @@
 #pragma once
 
 /// TensorFlow 1.x's summary ops in graphs (`tf.compat.v1.summary`): ScalarSummary,
-/// HistogramSummary, ImageSummary, TensorSummaryV2 (text) and MergeSummary, each a node whose
+/// HistogramSummary, ImageSummary, AudioSummaryV2, TensorSummaryV2 (text and tensors) and
+/// MergeSummary, each a node whose
 /// output is a serialized `tensorflow.Summary` string for `af::summary::FileWriter::add_summary`.
 ///
 ///   af::Output s = af::summary::scalar("loss", loss);    // joins the "summaries" collection
@@ -52,6 +53,22 @@ Output image(const std::string& name, const Output& tensor, int max_outputs = 3,
 /// InvalidArgumentError for a tensor of another dtype.
 Output text(const std::string& name, const Output& tensor,
             const std::optional<std::vector<std::string>>& collections = std::nullopt);
+
+/// `tf.compat.v1.summary.audio(name, tensor, sample_rate, max_outputs)`: op AudioSummaryV2
+/// (max_outputs) of a float [batch, frames] or [batch, frames, channels] tensor in [-1, 1]
+/// with the float Const "<scope>/sample_rate": one 16-bit PCM WAV per clip of the first
+/// `max_outputs`, tagged "<tag>/audio/<i>" ("<tag>/audio" when `max_outputs` is 1). Running it
+/// on another rank fails with InvalidArgument "Tensor must be 3-D or 2-D, got: [...]", with a
+/// rate of 0 or less "sample_rate must be > 0".
+Output audio(const std::string& name, const Output& tensor, float sample_rate, int max_outputs = 3,
+             const std::optional<std::vector<std::string>>& collections = std::nullopt);
+
+/// `tf.compat.v1.summary.tensor_summary(name, tensor, summary_description, ...,
+/// display_name)`: op TensorSummaryV2 of any tensor, its metadata holding `display_name` and
+/// `description` (and no plugin), read back as a tensor value.
+Output tensor_summary(const std::string& name, const Output& tensor,
+                      const std::string& description = {}, const std::string& display_name = {},
+                      const std::optional<std::vector<std::string>>& collections = std::nullopt);
 
 /// `tf.compat.v1.summary.merge(inputs)`: op MergeSummary (scope "Merge") of serialized
 /// summaries; a tag seen twice fails with InvalidArgument "Duplicate tag ... found in summary
