@@ -14,6 +14,7 @@
 #include "actorflow/tf/event.pb.h"
 #include "actorflow/tf/run_metadata.pb.h"
 #include "record_io.hpp"
+#include "tf_proto.hpp"
 
 namespace af::summary {
 
@@ -68,6 +69,8 @@ SummaryValue to_value(const tensorflow::Summary::Value& v) {
     case tensorflow::Summary::Value::kTensor:
       out.kind = SummaryValue::Kind::tensor;
       out.encoded = v.tensor().SerializeAsString();
+      if (auto t = tfproto::from_proto(v.tensor(), v.tag()); t.ok())
+        out.tensor = std::move(t).value();
       break;
     case tensorflow::Summary::Value::kAudio:
       out.kind = SummaryValue::Kind::audio;

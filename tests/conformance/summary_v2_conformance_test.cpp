@@ -179,6 +179,30 @@ BOOST_AUTO_TEST_CASE(tensorflows_summary_graph_writes_tensorflows_events,
   }
 }
 
+// EventFileReader decodes TensorFlow 2's tensor summaries: the scalar "loss" at step 1 is the
+// mean of that run's x, the text a string scalar.
+BOOST_AUTO_TEST_CASE(the_reader_decodes_tensorflows_tensor_summaries,
+                     *boost::unit_test::timeout(60)) {
+  const auto ref = reference();
+  int found = 0;
+  for (const auto& e :
+       af::summary::read_events((fixture_dir / ref["events_file"].get<std::string>()).string()))
+    for (const auto& v : e.summary) {
+      if (e.step != 1) continue;
+      if (v.tag == "loss") {
+        BOOST_TEST(v.plugin_name == "scalars");
+        BOOST_TEST(v.tensor.dtype() == af::DType::float32);
+        BOOST_TEST(v.tensor.shape().is_scalar());
+        BOOST_TEST(v.tensor.scalar<float>() == 4.0f / 6.0f, boost::test_tools::tolerance(1e-6f));
+        ++found;
+      } else if (v.tag == "note") {
+        BOOST_TEST(v.tensor.scalar<std::string>() == "4.000000");  // tf.strings.as_string(sum)
+        ++found;
+      }
+    }
+  BOOST_TEST(found == 2);
+}
+
 BOOST_AUTO_TEST_CASE(writing_before_init_fails_as_tensorflows_lookup,
                      *boost::unit_test::timeout(60)) {
   const auto ref = reference();

@@ -124,6 +124,7 @@ BOOST_AUTO_TEST_CASE(writes_tensorflow_2s_events_file_with_plugin_tensors,
   BOOST_REQUIRE_EQUAL(lp.tensor_content().size(), 4u);
   std::memcpy(&f, lp.tensor_content().data(), 4);
   BOOST_TEST(f == 0.5f);
+  BOOST_TEST(l.tensor.scalar<float>() == 0.5f);  // decoded for the reader too
   const auto cp = tensor_of(value_of(events, "count"));
   BOOST_TEST(cp.dtype() == tensorflow::DT_FLOAT);
   const auto tp = tensor_of(value_of(events, "note"));

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "actorflow/actors/step_stats.hpp"
+#include "actorflow/ops/tensor.hpp"
 
 namespace af::summary {
 
@@ -112,6 +113,9 @@ struct SummaryValue {
   std::vector<double> bucket_limit, bucket;  ///< histogram buckets: (limit, count) pairs
   int image_height = 0, image_width = 0, image_colorspace = 0;  ///< image
   std::string encoded;  ///< image: the PNG; tensor: a serialized TensorProto
+  /// tensor: the value (TensorFlow 2's scalars are float32 scalars with plugin "scalars");
+  /// empty (dtype invalid) when its dtype is one actorflow lacks or it does not decode.
+  Tensor tensor;
 };
 
 /// One event, as read back: the fields TensorBoard uses.
