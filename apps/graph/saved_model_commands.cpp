@@ -107,6 +107,8 @@ int saved_model_info(const std::string& dir) {
   if (train::checkpoint_exists(dir + "/variables/variables"))
     std::cout << "variables: " << train::list_variables(dir + "/variables/variables").size()
               << " tensors in variables/variables\n";
+  if (std::filesystem::exists(std::filesystem::path(dir) / "fingerprint.pb"))
+    std::cout << "fingerprint: " << read_fingerprint(dir).singleprint() << "\n";
   return code;
 }
 

@@ -8,6 +8,7 @@
 #include "actorflow/formats/graph_def.hpp"
 #include "actorflow/formats/meta_graph.hpp"
 #include "actorflow/formats/saved_model.hpp"
+#include "actorflow/tf/fingerprint.pb.h"
 #include "actorflow/tf/meta_graph.pb.h"
 #include "actorflow/tf/saved_model.pb.h"
 #include "actorflow/tf/saver.pb.h"
@@ -345,6 +346,28 @@ SavedModel read_saved_model(const std::string& export_dir) {
     return parse_saved_model_text(detail::read_whole_file(pbtxt, "SavedModel"), pbtxt);
   throw NotFoundError(not_found("SavedModel file does not exist at: " + export_dir +
                                 "/{saved_model.pbtxt|saved_model.pb}"));
+}
+
+std::string SavedModelFingerprint::singleprint() const {
+  return std::to_string(graph_def_program_hash) + "/" + std::to_string(signature_def_hash) + "/" +
+         std::to_string(saved_object_graph_hash) + "/" + std::to_string(checkpoint_hash);
+}
+
+SavedModelFingerprint read_fingerprint(const std::string& export_dir) {
+  const std::string path = export_dir + "/fingerprint.pb";
+  if (!std::filesystem::exists(path))
+    throw NotFoundError(not_found("SavedModel Fingerprint Error: " + path + " not found"));
+  const std::string bytes = detail::read_whole_file(path, "fingerprint");
+  tensorflow::FingerprintDef f;
+  if (!f.ParseFromString(bytes))
+    throw DataLossError(data_loss(path + ": not a tensorflow.FingerprintDef"));
+  return {f.saved_model_checksum(),
+          f.graph_def_program_hash(),
+          f.signature_def_hash(),
+          f.saved_object_graph_hash(),
+          f.checkpoint_hash(),
+          f.version().producer(),
+          f.uuid()};
 }
 
 void write_saved_model(const SavedModel& m, const std::string& path, bool as_text) {

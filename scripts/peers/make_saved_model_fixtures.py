@@ -5,6 +5,8 @@ tests: the fixtures are committed, and this script remakes them.
 
   python scripts/peers/make_saved_model_fixtures.py [OUT_DIR]   # default tests/data/tf_saved_model
   python scripts/peers/make_saved_model_fixtures.py --only MODEL [OUT_DIR]   # remake one
+  python scripts/peers/make_saved_model_fixtures.py --fingerprints [OUT_DIR]
+      adds TensorFlow's read_fingerprint of each model with a fingerprint.pb to the reference
   python scripts/peers/make_saved_model_fixtures.py --check DIR REFERENCE_JSON
       loads DIR (a SavedModel actorflow wrote) with tf.compat.v1.saved_model.load, runs the
       signature the JSON names on its inputs and compares with its outputs
@@ -31,7 +33,8 @@ OUT_DIR/tf2_table/     tf.saved_model.save of a tf.Module holding a StaticHashTa
 OUT_DIR/keras_export/  a Keras 3 Sequential model's `model.export` (two dense layers, softmax)
 OUT_DIR/reference.json {<model>: {tags, signature, inputs: {key: value}, outputs: {key:
                        value}}}, a value a tensor {dtype, shape, values | b64_values} or a
-                       SparseTensor {sparse: {indices, values, dense_shape}}
+                       SparseTensor {sparse: {indices, values, dense_shape}}; and for the
+                       models TensorFlow 2 saved, fingerprint: what read_fingerprint gives
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
 import base64
@@ -237,6 +240,22 @@ def make_keras_export(out):
                      {"keras_tensor": np.arange(8, dtype=np.float32).reshape(2, 4) / 10})
 
 
+def fingerprints(out, ref):
+    """TensorFlow's read_fingerprint of each model that has a fingerprint.pb."""
+    for name in ref:
+        path = os.path.join(out, name)
+        if not os.path.exists(os.path.join(path, "fingerprint.pb")):
+            continue
+        fp = tf.saved_model.experimental.read_fingerprint(path)
+        ref[name]["fingerprint"] = {
+            "saved_model_checksum": str(fp.saved_model_checksum),
+            "graph_def_program_hash": str(fp.graph_def_program_hash),
+            "signature_def_hash": str(fp.signature_def_hash),
+            "saved_object_graph_hash": str(fp.saved_object_graph_hash),
+            "checkpoint_hash": str(fp.checkpoint_hash),
+            "producer": fp.version.producer, "singleprint": fp.singleprint()}
+
+
 def main(out, only=None):
     tf1.disable_eager_execution()
     models = {"simple_save": make_simple_save, "builder": make_builder,
@@ -251,6 +270,7 @@ def main(out, only=None):
         shutil.rmtree(os.path.join(out, d), ignore_errors=True)
     os.makedirs(out, exist_ok=True)
     ref.update({name: make(out) for name, make in models.items()})
+    fingerprints(out, {k: v for k, v in ref.items() if isinstance(v, dict)})
     ref["tensorflow"] = tf.__version__
     with open(os.path.join(out, "reference.json"), "w") as f:
         json.dump(ref, f, indent=1, sort_keys=True)
@@ -338,6 +358,15 @@ if __name__ == "__main__":
         sys.exit(peer(os.path.abspath(sys.argv[2])))
     if len(sys.argv) > 1 and sys.argv[1] == "--check":
         sys.exit(check(sys.argv[2], sys.argv[3]))
+    if len(sys.argv) > 1 and sys.argv[1] == "--fingerprints":  # add them to the reference
+        out = sys.argv[2] if len(sys.argv) > 2 else "tests/data/tf_saved_model"
+        with open(os.path.join(out, "reference.json")) as f:
+            ref = json.load(f)
+        fingerprints(out, {k: v for k, v in ref.items() if isinstance(v, dict)})
+        with open(os.path.join(out, "reference.json"), "w") as f:
+            json.dump(ref, f, indent=1, sort_keys=True)
+            f.write("\n")
+        sys.exit(0)
     if len(sys.argv) > 1 and sys.argv[1] == "--only":
         main(sys.argv[3] if len(sys.argv) > 3 else "tests/data/tf_saved_model", sys.argv[2])
     else:

@@ -200,6 +200,39 @@ BOOST_AUTO_TEST_CASE(sparse_signature_serves_through_run_values, *boost::unit_te
       "input 'ids' is a SparseTensor: give a SparseTensorValue"));
 }
 
+// TensorFlow 2's fingerprint.pb reads to what tf.saved_model.experimental.read_fingerprint
+// gives; TensorFlow 1's builders write none.
+BOOST_AUTO_TEST_CASE(fingerprints_read_as_tensorflows, *boost::unit_test::timeout(60)) {
+  const Json ref = reference();
+  int read = 0;
+  for (const auto& [name, model] : ref.items()) {
+    if (!model.is_object()) continue;
+    const std::string dir = (data_dir / name).string();
+    if (!model.contains("fingerprint")) {
+      BOOST_TEST(contains(af::test::error_of<af::NotFoundError>([&] { af::read_fingerprint(dir); }),
+                          "SavedModel Fingerprint Error: " + dir + "/fingerprint.pb not found"));
+      continue;
+    }
+    const Json& want = model["fingerprint"];
+    const af::SavedModelFingerprint fp = af::read_fingerprint(dir);
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST(std::to_string(fp.saved_model_checksum) ==
+                 want["saved_model_checksum"].get<std::string>());
+      BOOST_TEST(std::to_string(fp.checkpoint_hash) == want["checkpoint_hash"].get<std::string>());
+      BOOST_TEST(fp.producer == want["producer"].get<int>());
+      BOOST_TEST(fp.singleprint() == want["singleprint"].get<std::string>());
+      BOOST_TEST(fp.uuid.size() > 10u);
+    }
+    ++read;
+  }
+  BOOST_TEST(read == 3);  // tf2_module, tf2_table, keras_export
+  af::test::TempDir bad;
+  bad.write("fingerprint.pb", "\xff\xff\xff");
+  BOOST_TEST(contains(
+      af::test::error_of<af::DataLossError>([&] { af::read_fingerprint(bad.path.string()); }),
+      "fingerprint.pb: not a tensorflow.FingerprintDef"));
+}
+
 BOOST_AUTO_TEST_CASE(tensorflow2_module_serves_its_signature, *boost::unit_test::timeout(60)) {
   serve("tf2_module");
 }

@@ -46,4 +46,27 @@ std::string pack_asset_file_def(const AssetFileDef& asset);
 AssetFileDef unpack_asset_file_def(std::string_view any_bytes,
                                    std::string_view where = "saved_model_assets");
 
+/// A SavedModel's fingerprint (TensorFlow's `tf.saved_model.experimental.Fingerprint`, the
+/// `fingerprint.pb` TensorFlow 2.11+ writes beside `saved_model.pb`): FarmHash Fingerprint64s
+/// of its parts.
+struct SavedModelFingerprint {
+  std::uint64_t saved_model_checksum = 0;     ///< of the whole saved_model.pb
+  std::uint64_t graph_def_program_hash = 0;   ///< of the regularized GraphDef
+  std::uint64_t signature_def_hash = 0;       ///< of the SignatureDefs
+  std::uint64_t saved_object_graph_hash = 0;  ///< of the object graph's concrete functions
+  std::uint64_t checkpoint_hash = 0;          ///< of variables/variables.index
+  int producer = 0;                           ///< the fingerprinting code's version
+  std::string uuid;                           ///< a random 128-bit number, in decimal
+
+  /// TensorFlow's `singleprint()`: "graph_def_program_hash/signature_def_hash/
+  /// saved_object_graph_hash/checkpoint_hash" in decimal, the model's identity.
+  std::string singleprint() const;
+};
+
+/// Reads `export_dir`'s `fingerprint.pb` (`tf.saved_model.experimental.read_fingerprint`).
+/// Throws NotFoundError "SavedModel Fingerprint Error: DIR/fingerprint.pb not found" when the
+/// model has none (TensorFlow 1's builders and actorflow's write none), DataLossError naming
+/// the file when it does not parse.
+SavedModelFingerprint read_fingerprint(const std::string& export_dir);
+
 }  // namespace af
