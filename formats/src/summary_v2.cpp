@@ -6,7 +6,11 @@
 #include <regex>
 
 #include "actorflow/formats/summary_ops.hpp"
+#include "actorflow/ops/array_ops.hpp"
+#include "actorflow/ops/control_flow_ops.hpp"
 #include "actorflow/ops/errors.hpp"
+#include "actorflow/ops/math_ops.hpp"
+#include "actorflow/ops/misc_math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/tf/summary.pb.h"
 
@@ -88,6 +92,87 @@ SummaryWriter create_file_writer(Graph& g, const std::string& logdir,
                        {}, "CreateSummaryFileWriter");
   g.add_to_collection(kWriterInitCollection, std::any(w.init));
   return w;
+}
+
+namespace {
+
+// summary_ops_v2.write with a callable tensor: `make_tensor` builds it inside the write's
+// scope (no Identity), as TensorBoard's lazy tensors are.
+Output write_lazy(const SummaryWriter& writer, Graph& g, const std::string& tag,
+                  const std::function<Output()>& make_tensor, const Output& step,
+                  const std::string& metadata) {
+  return record(g, "write_summary", [&](const std::string& scope) {
+    Output value = make_tensor();
+    Output t = g.constant(Tensor(tag), "tag");
+    Output m = g.constant(Tensor(metadata), "summary_metadata");
+    return g.create_op("WriteSummary", {writer.handle, step, value, t, m}, {{"T", value.dtype()}},
+                       scope);
+  });
+}
+
+// TensorBoard's histogram_v2 `_buckets` for a fixed bucket count `k` >= 1.
+Output buckets_of(Graph& g, const Output& data, int k) {
+  auto scope = g.name_scope("buckets");
+  Output flat = cast(reshape(data, std::vector<std::int64_t>{-1}), DType::float64);
+  Output size = af::size(flat);
+  const auto rows = [&](const Output& left, const Output& right, const Output& counts) {
+    return transpose(stack({left, right, counts}), std::vector<std::int64_t>{1, 0});
+  };
+  auto all_but_last = [](const Output& x) {
+    return strided_slice(x, std::vector<std::int64_t>{0}, std::vector<std::int64_t>{-1},
+                         std::vector<std::int64_t>{1});
+  };
+  Output empty = equal(size, g.constant(Tensor(0)));
+  return cond(
+      empty,
+      [&] {
+        return zeros(g, Shape{k, 3}, DType::float64);
+      },
+      [&] {
+        Output lo = reduce_min(flat), hi = reduce_max(flat);
+        Output range = hi - lo;
+        Output single = equal(range, g.constant(Tensor(0.0)));
+        return cond(
+            single,
+            [&] {
+              Output edges = fill(g.constant(Tensor::from_vector<std::int32_t>({k})), hi);
+              Output counts = concat(
+                  {zeros(g, Shape{k - 1}, DType::float64), stack({cast(size, DType::float64)})}, 0);
+              return rows(edges, edges, counts);
+            },
+            [&] {
+              Output width = range / g.constant(Tensor(static_cast<double>(k)));
+              Output index = cast(floor((flat - lo) / width), DType::int32);
+              Output clamped = minimum(index, g.constant(Tensor(k - 1)));
+              Output counts = reduce_sum(one_hot(clamped, k, 1.0, 0.0, -1, DType::float64),
+                                         std::vector<std::int64_t>{0});
+              Output edges = lin_space(lo, hi, g.constant(Tensor(k + 1)));
+              edges = concat({all_but_last(edges), stack({hi})}, 0);
+              Output right =
+                  strided_slice(edges, std::vector<std::int64_t>{1}, std::vector<std::int64_t>{0},
+                                std::vector<std::int64_t>{1}, {.end_mask = 1});
+              return rows(all_but_last(edges), right, counts);
+            });
+      });
+}
+
+}  // namespace
+
+Output histogram(const SummaryWriter& writer, const std::string& name, const Output& data,
+                 const Output& step, int buckets) {
+  if (buckets < 0)
+    throw InvalidArgumentError(invalid_argument(
+        "summary histogram " + name + ": buckets must be >= 0, not " + std::to_string(buckets)));
+  Graph& g = data.graph();
+  const std::string tag = scoped_tag(g, name);
+  auto scope = g.name_scope(name);
+  return write_lazy(
+      writer, g, tag,
+      [&] {
+        if (buckets == 0) return g.constant(Tensor(DType::float64, Shape{0, 3}));
+        return buckets_of(g, data, buckets);
+      },
+      step, plugin_metadata("histograms"));
 }
 
 Output write(const SummaryWriter& writer, const std::string& tag, const Output& tensor,

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
@@ -201,6 +202,69 @@ BOOST_AUTO_TEST_CASE(the_reader_decodes_tensorflows_tensor_summaries,
       }
     }
   BOOST_TEST(found == 2);
+}
+
+// af::summary::v2::histogram builds TensorBoard's buckets here: the same [30, 3] tensors as
+// TensorFlow's graph wrote for the fixture's runs, plus the cases of one repeated value and of
+// no values.
+BOOST_AUTO_TEST_CASE(histograms_built_here_bucket_as_tensorboards,
+                     *boost::unit_test::timeout(120)) {
+  const auto ref = reference();
+  std::map<std::int64_t, tensorflow::TensorProto> want;
+  for (const auto& e : raw_events((fixture_dir / ref["events_file"].get<std::string>()).string()))
+    for (const auto& v : e.summary().value())
+      if (v.tag() == "x") want[e.step()] = v.tensor();
+  BOOST_REQUIRE_EQUAL(want.size(), 2u);
+
+  af::test::TempDir logdir;
+  af::Graph g;
+  af::Output step = g.placeholder(af::DType::int64, af::PartialShape(af::Shape{}), "step");
+  af::Output x = g.placeholder(af::DType::float32, af::PartialShape{-1, 3}, "x");
+  auto writer = af::summary::v2::create_file_writer(g, logdir.path.string());
+  af::Output write = af::summary::v2::histogram(writer, "x", x, step);
+  BOOST_TEST(g.operation("x_1/write_summary").type() == "WriteSummary");  // TensorFlow's scopes
+  int in_buckets = 0;
+  for (const af::Node* n : g.nodes())
+    in_buckets += n->name().starts_with("x_1/write_summary/buckets/");
+  BOOST_TEST(in_buckets > 10);
+  af::Session sess(g);
+  sess.run(writer.init);
+  for (const auto& run : ref["runs"]) {
+    std::vector<float> values;
+    for (const auto& row : run["x"])
+      for (const auto& v : row) values.push_back(v.get<float>());
+    const auto rows = static_cast<std::int64_t>(run["x"].size());
+    sess.run({write}, {{step, af::Tensor(run["step"].get<std::int64_t>())},
+                       {x, af::Tensor::from_vector(values, af::Shape{rows, 3})}});
+  }
+  sess.run({write}, {{step, af::Tensor(std::int64_t{3})},
+                     {x, af::Tensor::from_vector<float>({2, 2, 2}, af::Shape{1, 3})}});
+  sess.run({write}, {{step, af::Tensor(std::int64_t{4})},
+                     {x, af::Tensor(af::DType::float32, af::Shape{0, 3})}});
+  sess.run(writer.flush());
+  const auto files = af::summary::event_files(logdir.path.string());
+  BOOST_REQUIRE_EQUAL(files.size(), 1u);
+  int compared = 0;
+  for (const auto& e : raw_events(files[0]))
+    for (const auto& v : e.summary().value()) {
+      BOOST_TEST(v.metadata().plugin_data().plugin_name() == "histograms");
+      const auto got = doubles(v.tensor());
+      BOOST_TEST(v.tensor().tensor_shape().dim(0).size() == 30);
+      BOOST_TEST(v.tensor().tensor_shape().dim(1).size() == 3);
+      BOOST_TEST_REQUIRE(got.size() == 90u);
+      if (want.count(e.step())) {
+        BOOST_TEST(got == doubles(want.at(e.step())), boost::test_tools::per_element());
+        ++compared;
+      } else if (e.step() == 3) {  // one value: every edge 2, all three in the last bucket
+        for (int b = 0; b < 30; ++b) {
+          BOOST_TEST(got[3 * b] == 2.0);
+          BOOST_TEST(got[3 * b + 2] == (b == 29 ? 3.0 : 0.0));
+        }
+      } else {
+        for (double d : got) BOOST_TEST(d == 0.0);
+      }
+    }
+  BOOST_TEST(compared == 2);
 }
 
 BOOST_AUTO_TEST_CASE(writing_before_init_fails_as_tensorflows_lookup,

@@ -107,13 +107,18 @@ LoggingTensorHook::LoggingTensorHook(std::map<std::string, Output> tensors,
 
 LoggingTensorHook::LoggingTensorHook(std::vector<std::string> names,
                                      LoggingTensorHookOptions options)
-    : tags_(std::move(names)), options_(std::move(options)), timer_(logging_timer(options_)) {}
+    : tags_(std::move(names)),
+      options_(std::move(options)),
+      timer_(logging_timer(options_)),
+      by_name_(true) {}
 
 void LoggingTensorHook::begin(Graph& g) {
   if (timer_) timer_->reset();
   iter_count_ = 0;
-  if (tensors_.empty())
+  if (by_name_) {  // resolved in each graph the hook begins in, as TensorFlow's begin does
+    tensors_.clear();
     for (const auto& name : tags_) tensors_.push_back(graph_element(g, name));
+  }
 }
 
 std::vector<Output> LoggingTensorHook::before_run(SessionRunContext&) {

@@ -96,6 +96,17 @@ BOOST_AUTO_TEST_CASE(logging_tensor_hook_logs_every_n_runs_and_at_end,
       lines[1]);
   BOOST_TEST(contains(lines[2], "loss = 8.0, global_step = 4 ("));
   BOOST_TEST(contains(lines[3], "loss = 7.5, global_step = 5"));
+  {  // the same hook in another graph resolves its names there
+    Model again;
+    auto sess = train::MonitoredTrainingSession(
+        again.g, {.hooks = {by_name}, .log_step_count_steps = 0, .save_summaries_steps = 0});
+    sess->run(again.train_op);
+    sess->close();
+  }
+  const auto again_lines = lines_with(log, "loss = ");  // its first run, then its end
+  BOOST_REQUIRE_EQUAL(again_lines.size(), 2u);
+  BOOST_TEST(again_lines[0] == "loss = 10.0, global_step = 0");
+  BOOST_TEST(contains(again_lines[1], "loss = 9.5, global_step = 1"));
 
   Model m2;
   auto tagged = std::make_shared<train::LoggingTensorHook>(

@@ -75,6 +75,15 @@ Output scalar(const SummaryWriter& writer, const std::string& name, const Output
 Output text(const SummaryWriter& writer, const std::string& name, const Output& data,
             const Output& step);
 
+/// `tf.summary.histogram(name, data, step, buckets)` (TensorBoard's histogram_v2): `write` of
+/// a float64 [buckets, 3] tensor of (left edge, right edge, count) rows with the
+/// "histograms" plugin's metadata, computed in the graph as TensorBoard computes it: `buckets`
+/// equal-width buckets from the minimum to the maximum of `data` (any shape, cast to
+/// float64), the last right edge exactly the maximum; all counts in the last bucket when every
+/// value is the same; zeros when `data` is empty; a [0, 3] tensor when `buckets` is 0.
+Output histogram(const SummaryWriter& writer, const std::string& name, const Output& data,
+                 const Output& step, int buckets = 30);
+
 /// `tf.summary.experimental.write_raw_pb(tensor, step)`: WriteRawProtoSummary of serialized
 /// `tensorflow.Summary` strings (what the v1 summary ops output) as one event. Returns its
 /// bool Const, in `kSummaryCollection`.

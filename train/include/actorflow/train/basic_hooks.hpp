@@ -80,6 +80,7 @@ class LoggingTensorHook : public SessionRunHook {
   std::optional<SecondOrStepTimer> timer_;  // none: only at the end
   std::int64_t iter_count_ = 0;
   bool should_trigger_ = false;
+  bool by_name_ = false;  // tensors_ come from tags_ in `begin`
 };
 
 /// `tf.train.NanLossDuringTrainingError`, thrown by a NanTensorHook: "NaN loss during
