@@ -9,9 +9,11 @@
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/control_flow_ops.hpp"
 #include "actorflow/ops/errors.hpp"
+#include "actorflow/ops/image_codec_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/misc_math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/string_ops.hpp"
 #include "actorflow/tf/summary.pb.h"
 
 namespace af::summary::v2 {
@@ -173,6 +175,47 @@ Output histogram(const SummaryWriter& writer, const std::string& name, const Out
         return buckets_of(g, data, buckets);
       },
       step, plugin_metadata("histograms"));
+}
+
+Output image(const SummaryWriter& writer, const std::string& name, const Output& data,
+             const Output& step, int max_outputs) {
+  if (data.shape().rank_known() && data.shape().rank() != 4)
+    throw InvalidArgumentError(invalid_argument("summary image " + name +
+                                                ": the data must be of rank 4, not shape " +
+                                                data.shape().to_string()));
+  if (data.dtype() != DType::uint8 && !is_floating(data.dtype()))
+    throw InvalidArgumentError(invalid_argument("summary image " + name +
+                                                ": the data must be uint8 or float, not " +
+                                                std::string(dtype_name(data.dtype()))));
+  Graph& g = data.graph();
+  const std::string tag = scoped_tag(g, name);
+  auto scope = g.name_scope(name);
+  return write_lazy(
+      writer, g, tag,
+      [&] {
+        Output images = data;
+        if (data.dtype() != DType::uint8) {  // convert_image_dtype(uint8, saturate=True)
+          auto convert = g.name_scope("convert_image");
+          const DType t = data.dtype();
+          Output scaled = data * g.constant(t == DType::float64 ? Tensor(255.5) : Tensor(255.5f));
+          Output lo = g.constant(t == DType::float64 ? Tensor(0.0) : Tensor(0.0f));
+          Output hi = g.constant(t == DType::float64 ? Tensor(255.0) : Tensor(255.0f));
+          images = cast(clip_by_value(scaled, lo, hi, "clamp"), DType::uint8);
+        }
+        Output limited =
+            strided_slice(images, std::vector<std::int64_t>{0},
+                          std::vector<std::int64_t>{max_outputs}, std::vector<std::int64_t>{1});
+        Output encoded = af::image::encode_png(limited);
+        Output dims = shape(images);
+        auto at = [&](std::int64_t i) {
+          return strided_slice(dims, std::vector<std::int64_t>{i}, std::vector<std::int64_t>{i + 1},
+                               std::vector<std::int64_t>{1}, {.shrink_axis_mask = 1});
+        };
+        Output dimensions =
+            stack({as_string(at(2), {}, "width"), as_string(at(1), {}, "height")}, 0, "dimensions");
+        return concat({dimensions, encoded}, 0);
+      },
+      step, plugin_metadata("images"));
 }
 
 Output write(const SummaryWriter& writer, const std::string& tag, const Output& tensor,

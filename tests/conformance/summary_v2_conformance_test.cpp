@@ -267,6 +267,45 @@ BOOST_AUTO_TEST_CASE(histograms_built_here_bucket_as_tensorboards,
   BOOST_TEST(compared == 2);
 }
 
+// af::summary::v2::image builds TensorBoard's image summary here: the fixture's float images,
+// two of them, give TensorFlow's [width, height, PNG, PNG] tensors (PNGs by their pixels).
+BOOST_AUTO_TEST_CASE(images_built_here_encode_as_tensorboards, *boost::unit_test::timeout(120)) {
+  const auto ref = reference();
+  std::map<std::int64_t, tensorflow::Summary::Value> want;
+  for (const auto& e : raw_events((fixture_dir / ref["events_file"].get<std::string>()).string()))
+    for (const auto& v : e.summary().value())
+      if (v.tag() == "img") want[e.step()] = v;
+  BOOST_REQUIRE_EQUAL(want.size(), 2u);
+  af::test::TempDir logdir;
+  af::Graph g;
+  af::Output step = g.placeholder(af::DType::int64, af::PartialShape(af::Shape{}), "step");
+  af::Output x = g.placeholder(af::DType::float32, af::PartialShape{-1, 3}, "x");
+  auto writer = af::summary::v2::create_file_writer(g, logdir.path.string());
+  af::Output write = af::summary::v2::image(
+      writer, "img", af::reshape(x, std::vector<std::int64_t>{-1, 1, 3, 1}), step, 2);
+  BOOST_CHECK_THROW(af::summary::v2::image(writer, "flat", x, step), af::InvalidArgumentError);
+  af::Session sess(g);
+  sess.run(writer.init);
+  for (const auto& run : ref["runs"]) {
+    std::vector<float> values;
+    for (const auto& row : run["x"])
+      for (const auto& v : row) values.push_back(v.get<float>());
+    const auto rows = static_cast<std::int64_t>(run["x"].size());
+    sess.run({write}, {{step, af::Tensor(run["step"].get<std::int64_t>())},
+                       {x, af::Tensor::from_vector(values, af::Shape{rows, 3})}});
+  }
+  sess.run(writer.flush());
+  const auto files = af::summary::event_files(logdir.path.string());
+  BOOST_REQUIRE_EQUAL(files.size(), 1u);
+  int compared = 0;
+  for (const auto& e : raw_events(files[0]))
+    for (const auto& v : e.summary().value()) {
+      compare_values("step " + std::to_string(e.step()), v, want.at(e.step()));
+      ++compared;
+    }
+  BOOST_TEST(compared == 2);
+}
+
 BOOST_AUTO_TEST_CASE(writing_before_init_fails_as_tensorflows_lookup,
                      *boost::unit_test::timeout(60)) {
   const auto ref = reference();

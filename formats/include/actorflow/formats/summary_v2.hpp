@@ -84,6 +84,15 @@ Output text(const SummaryWriter& writer, const std::string& name, const Output& 
 Output histogram(const SummaryWriter& writer, const std::string& name, const Output& data,
                  const Output& step, int buckets = 30);
 
+/// `tf.summary.image(name, data, step, max_outputs)` (TensorBoard's image_v2): `write` of a
+/// string tensor [width, height, PNG...] with the "images" plugin's metadata: `data`, a
+/// [batch, height, width, 1|3|4] uint8 or float tensor (floats in [0, 1], scaled by 255.5
+/// and clamped as `tf.image.convert_image_dtype(saturate=True)`), its first `max_outputs`
+/// images as PNGs. Throws InvalidArgumentError for a known rank other than 4 or another
+/// dtype.
+Output image(const SummaryWriter& writer, const std::string& name, const Output& data,
+             const Output& step, int max_outputs = 3);
+
 /// `tf.summary.experimental.write_raw_pb(tensor, step)`: WriteRawProtoSummary of serialized
 /// `tensorflow.Summary` strings (what the v1 summary ops output) as one event. Returns its
 /// bool Const, in `kSummaryCollection`.
