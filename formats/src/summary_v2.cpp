@@ -112,6 +112,16 @@ Output write_lazy(const SummaryWriter& writer, Graph& g, const std::string& tag,
   });
 }
 
+// A TensorBoard v2 summary whose tensor `make_tensor` builds: summary_scope(name), then
+// `write_lazy` with `plugin`'s metadata.
+Output lazy_plugin_write(const SummaryWriter& writer, Graph& g, const std::string& name,
+                         const Output& step, const std::string& plugin,
+                         const std::function<Output()>& make_tensor) {
+  const std::string tag = scoped_tag(g, name);
+  auto scope = g.name_scope(name);
+  return write_lazy(writer, g, tag, make_tensor, step, plugin_metadata(plugin));
+}
+
 // TensorBoard's histogram_v2 `_buckets` for a fixed bucket count `k` >= 1.
 Output buckets_of(Graph& g, const Output& data, int k) {
   auto scope = g.name_scope("buckets");
@@ -166,15 +176,10 @@ Output histogram(const SummaryWriter& writer, const std::string& name, const Out
     throw InvalidArgumentError(invalid_argument(
         "summary histogram " + name + ": buckets must be >= 0, not " + std::to_string(buckets)));
   Graph& g = data.graph();
-  const std::string tag = scoped_tag(g, name);
-  auto scope = g.name_scope(name);
-  return write_lazy(
-      writer, g, tag,
-      [&] {
-        if (buckets == 0) return g.constant(Tensor(DType::float64, Shape{0, 3}));
-        return buckets_of(g, data, buckets);
-      },
-      step, plugin_metadata("histograms"));
+  return lazy_plugin_write(writer, g, name, step, "histograms", [&] {
+    if (buckets == 0) return g.constant(Tensor(DType::float64, Shape{0, 3}));
+    return buckets_of(g, data, buckets);
+  });
 }
 
 Output image(const SummaryWriter& writer, const std::string& name, const Output& data,
@@ -188,34 +193,29 @@ Output image(const SummaryWriter& writer, const std::string& name, const Output&
                                                 ": the data must be uint8 or float, not " +
                                                 std::string(dtype_name(data.dtype()))));
   Graph& g = data.graph();
-  const std::string tag = scoped_tag(g, name);
-  auto scope = g.name_scope(name);
-  return write_lazy(
-      writer, g, tag,
-      [&] {
-        Output images = data;
-        if (data.dtype() != DType::uint8) {  // convert_image_dtype(uint8, saturate=True)
-          auto convert = g.name_scope("convert_image");
-          const DType t = data.dtype();
-          Output scaled = data * g.constant(t == DType::float64 ? Tensor(255.5) : Tensor(255.5f));
-          Output lo = g.constant(t == DType::float64 ? Tensor(0.0) : Tensor(0.0f));
-          Output hi = g.constant(t == DType::float64 ? Tensor(255.0) : Tensor(255.0f));
-          images = cast(clip_by_value(scaled, lo, hi, "clamp"), DType::uint8);
-        }
-        Output limited =
-            strided_slice(images, std::vector<std::int64_t>{0},
-                          std::vector<std::int64_t>{max_outputs}, std::vector<std::int64_t>{1});
-        Output encoded = af::image::encode_png(limited);
-        Output dims = shape(images);
-        auto at = [&](std::int64_t i) {
-          return strided_slice(dims, std::vector<std::int64_t>{i}, std::vector<std::int64_t>{i + 1},
-                               std::vector<std::int64_t>{1}, {.shrink_axis_mask = 1});
-        };
-        Output dimensions =
-            stack({as_string(at(2), {}, "width"), as_string(at(1), {}, "height")}, 0, "dimensions");
-        return concat({dimensions, encoded}, 0);
-      },
-      step, plugin_metadata("images"));
+  return lazy_plugin_write(writer, g, name, step, "images", [&] {
+    Output images = data;
+    if (data.dtype() != DType::uint8) {  // convert_image_dtype(uint8, saturate=True)
+      auto convert = g.name_scope("convert_image");
+      const DType t = data.dtype();
+      Output scaled = data * g.constant(t == DType::float64 ? Tensor(255.5) : Tensor(255.5f));
+      Output lo = g.constant(t == DType::float64 ? Tensor(0.0) : Tensor(0.0f));
+      Output hi = g.constant(t == DType::float64 ? Tensor(255.0) : Tensor(255.0f));
+      images = cast(clip_by_value(scaled, lo, hi, "clamp"), DType::uint8);
+    }
+    Output limited =
+        strided_slice(images, std::vector<std::int64_t>{0}, std::vector<std::int64_t>{max_outputs},
+                      std::vector<std::int64_t>{1});
+    Output encoded = af::image::encode_png(limited);
+    Output dims = shape(images);
+    auto at = [&](std::int64_t i) {
+      return strided_slice(dims, std::vector<std::int64_t>{i}, std::vector<std::int64_t>{i + 1},
+                           std::vector<std::int64_t>{1}, {.shrink_axis_mask = 1});
+    };
+    Output dimensions =
+        stack({as_string(at(2), {}, "width"), as_string(at(1), {}, "height")}, 0, "dimensions");
+    return concat({dimensions, encoded}, 0);
+  });
 }
 
 Output write(const SummaryWriter& writer, const std::string& tag, const Output& tensor,

@@ -44,6 +44,16 @@ std::vector<tensorflow::Event> raw_events(const std::string& path) {
   return out;
 }
 
+// The feeds of one of the fixture's runs: its step and its x, float [rows, 3].
+af::FeedDict feeds_of(const nlohmann::json& run, const af::Output& step, const af::Output& x) {
+  std::vector<float> values;
+  for (const auto& row : run["x"])
+    for (const auto& v : row) values.push_back(v.get<float>());
+  const auto rows = static_cast<std::int64_t>(run["x"].size());
+  return {{step, af::Tensor(run["step"].get<std::int64_t>())},
+          {x, af::Tensor::from_vector(values, af::Shape{rows, 3})}};
+}
+
 // What an event is about: its step and first tag ("graph_def" for a graph).
 std::string key_of(const tensorflow::Event& e) {
   std::string what = e.has_summary() && e.summary().value_size() > 0 ? e.summary().value(0).tag()
@@ -125,14 +135,7 @@ BOOST_AUTO_TEST_CASE(tensorflows_summary_graph_writes_tensorflows_events,
   for (const auto& name : ref["legacy_ops"])
     targets.push_back(g.operation(name.get<std::string>()));
   for (const auto& run : ref["runs"]) {
-    std::vector<float> x;
-    for (const auto& row : run["x"])
-      for (const auto& v : row) x.push_back(v.get<float>());
-    const std::int64_t rows = static_cast<std::int64_t>(run["x"].size());
-    auto done = sess.run(fetches,
-                         {{g.output("step"), af::Tensor(run["step"].get<std::int64_t>())},
-                          {g.output("x"), af::Tensor::from_vector(x, af::Shape{rows, 3})}},
-                         targets);
+    auto done = sess.run(fetches, feeds_of(run, g.output("step"), g.output("x")), targets);
     // Each returns whether it wrote: false for the record_if(step % 2 == 0) one at step 1.
     std::vector<bool> recorded;
     for (const auto& d : done) recorded.push_back(d.data<bool>()[0]);
@@ -229,14 +232,7 @@ BOOST_AUTO_TEST_CASE(histograms_built_here_bucket_as_tensorboards,
   BOOST_TEST(in_buckets > 10);
   af::Session sess(g);
   sess.run(writer.init);
-  for (const auto& run : ref["runs"]) {
-    std::vector<float> values;
-    for (const auto& row : run["x"])
-      for (const auto& v : row) values.push_back(v.get<float>());
-    const auto rows = static_cast<std::int64_t>(run["x"].size());
-    sess.run({write}, {{step, af::Tensor(run["step"].get<std::int64_t>())},
-                       {x, af::Tensor::from_vector(values, af::Shape{rows, 3})}});
-  }
+  for (const auto& run : ref["runs"]) sess.run({write}, feeds_of(run, step, x));
   sess.run({write}, {{step, af::Tensor(std::int64_t{3})},
                      {x, af::Tensor::from_vector<float>({2, 2, 2}, af::Shape{1, 3})}});
   sess.run({write}, {{step, af::Tensor(std::int64_t{4})},
@@ -286,14 +282,7 @@ BOOST_AUTO_TEST_CASE(images_built_here_encode_as_tensorboards, *boost::unit_test
   BOOST_CHECK_THROW(af::summary::v2::image(writer, "flat", x, step), af::InvalidArgumentError);
   af::Session sess(g);
   sess.run(writer.init);
-  for (const auto& run : ref["runs"]) {
-    std::vector<float> values;
-    for (const auto& row : run["x"])
-      for (const auto& v : row) values.push_back(v.get<float>());
-    const auto rows = static_cast<std::int64_t>(run["x"].size());
-    sess.run({write}, {{step, af::Tensor(run["step"].get<std::int64_t>())},
-                       {x, af::Tensor::from_vector(values, af::Shape{rows, 3})}});
-  }
+  for (const auto& run : ref["runs"]) sess.run({write}, feeds_of(run, step, x));
   sess.run(writer.flush());
   const auto files = af::summary::event_files(logdir.path.string());
   BOOST_REQUIRE_EQUAL(files.size(), 1u);
