@@ -58,16 +58,9 @@ Status add_scalar(const Tensor& t, const std::string& tag, tensorflow::Summary* 
 Status add_histogram(const Tensor& t, const std::string& tag, tensorflow::Summary* s) {
   std::vector<double> v;
   ACTORFLOW_RETURN_IF_ERROR(to_doubles(t, &v, true));
-  Histogram h;
-  for (double x : v) {
-    if (std::isnan(x)) return invalid_argument("Nan in summary histogram for: " + tag);
-    if (std::isinf(x)) return invalid_argument("Infinity in summary histogram for: " + tag);
-    h.add(x);
-  }
-  auto* value = s->add_value();
-  value->set_tag(tag);
-  if (!value->mutable_histo()->ParseFromString(h.encode()))
-    return internal("histogram: could not re-read its own encoding");
+  auto one = histogram(tag, v);  // the errors name the tag, as the writer's converter does
+  if (!one.ok()) return one.status();
+  if (!s->MergeFromString(*one)) return internal("histogram: could not re-read its own summary");
   return {};
 }
 

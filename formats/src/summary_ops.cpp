@@ -224,10 +224,14 @@ void collect(Graph& g, const Output& op,
 
 // One summary op under the uniquified scope `name`: its tag constant inside the scope, the op
 // named after the scope.
-// `metadata`, when given, is the third input (TensorSummaryV2's serialized_summary_metadata).
+// `third`, when given, is a third input: a Const of that name in the scope (TensorSummaryV2's
+// serialized_summary_metadata, AudioSummaryV2's sample_rate). `typed`: the op has attr "T",
+// the values' dtype.
 Output summary_op(const std::string& type, const std::string& name, const std::string& tag_input,
                   const Output& values, const std::optional<std::vector<std::string>>& collections,
-                  AttrMap attrs = {}, const std::optional<std::string>& metadata = std::nullopt) {
+                  AttrMap attrs = {},
+                  const std::optional<std::pair<std::string, Tensor>>& third = std::nullopt,
+                  bool typed = true) {
   register_summary_ops();
   Graph& g = values.graph();
   const std::string scope = g.unique_name(clean_tag(name));
@@ -235,12 +239,17 @@ Output summary_op(const std::string& type, const std::string& name, const std::s
   {
     auto in_scope = g.name_scope(scope + "/");
     inputs = {g.constant(Tensor(scope), tag_input), values};
-    if (metadata) inputs.push_back(g.constant(Tensor(*metadata), "serialized_summary_metadata"));
+    if (third) inputs.push_back(g.constant(third->second, third->first));
   }
-  attrs["T"] = values.dtype();
+  if (typed) attrs["T"] = values.dtype();
   Output out = g.create_op(type, inputs, std::move(attrs), scope + "/").output(0);
   collect(g, out, collections);
   return out;
+}
+
+// TensorSummaryV2's third input: the serialized metadata.
+std::pair<std::string, Tensor> metadata_input(const tensorflow::SummaryMetadata& m) {
+  return {"serialized_summary_metadata", Tensor(m.SerializeAsString())};
 }
 
 }  // namespace
@@ -293,25 +302,14 @@ Output text(const std::string& name, const Output& tensor,
   tensorflow::SummaryMetadata metadata;
   metadata.mutable_plugin_data()->set_plugin_name("text");
   return summary_op("TensorSummaryV2", name, "tag", tensor, collections, {},
-                    metadata.SerializeAsString());
+                    metadata_input(metadata));
 }
 
 Output audio(const std::string& name, const Output& tensor, float sample_rate, int max_outputs,
              const std::optional<std::vector<std::string>>& collections) {
-  register_summary_ops();
-  Graph& g = tensor.graph();
-  const std::string scope = g.unique_name(clean_tag(name));
-  std::vector<Output> inputs;
-  {
-    auto in_scope = g.name_scope(scope + "/");
-    inputs = {g.constant(Tensor(scope), "tag"), tensor,
-              g.constant(Tensor(sample_rate), "sample_rate")};
-  }
-  Output out = g.create_op("AudioSummaryV2", inputs,
-                           {{"max_outputs", static_cast<std::int64_t>(max_outputs)}}, scope + "/")
-                   .output(0);
-  collect(g, out, collections);
-  return out;
+  return summary_op("AudioSummaryV2", name, "tag", tensor, collections,
+                    {{"max_outputs", static_cast<std::int64_t>(max_outputs)}},
+                    std::pair<std::string, Tensor>("sample_rate", Tensor(sample_rate)), false);
 }
 
 Output tensor_summary(const std::string& name, const Output& tensor, const std::string& description,
@@ -321,7 +319,7 @@ Output tensor_summary(const std::string& name, const Output& tensor, const std::
   metadata.set_display_name(display_name);
   metadata.set_summary_description(description);
   return summary_op("TensorSummaryV2", name, "tag", tensor, collections, {},
-                    metadata.SerializeAsString());
+                    metadata_input(metadata));
 }
 
 Output merge(const std::vector<Output>& inputs, const std::string& name) {

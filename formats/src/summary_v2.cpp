@@ -28,12 +28,16 @@ std::string plugin_metadata(const std::string& plugin) {
   return m.SerializeAsString();
 }
 
+// The current name scope with its trailing "/" ("" at the top): a name made unique under it
+// and marked as nothing, since no node's name ends in "/".
+std::string current_scope(Graph& g) { return g.unique_name("", false); }
+
 // A write op named after the scope "<name>" (default "write_summary"), then the bool Const
 // that runs after it, which joins kSummaryCollection (summary_ops_v2.write's record()).
 Output record(Graph& g, const std::string& scope_name,
               const std::function<Operation(const std::string& scope)>& make_write) {
   auto scope = g.name_scope(scope_name);
-  const std::string full = g.unique_name("", false);  // "<scope>/": the current name scope
+  const std::string full = current_scope(g);
   auto cpu = g.device("/device:CPU:0");
   Operation op = make_write(full);
   Output done;
@@ -49,7 +53,7 @@ Output record(Graph& g, const std::string& scope_name,
 // [-_/.A-Za-z0-9] dropped; the ops go in the uniquified scope `name`.
 std::string scoped_tag(Graph& g, const std::string& name) {
   static const std::regex invalid(R"([^-_/.A-Za-z0-9])");
-  return std::regex_replace(g.unique_name("", false) + name, invalid, "");
+  return std::regex_replace(current_scope(g) + name, invalid, "");
 }
 
 // The plugin write of `data` (scalar_v2, text_v2): summary_scope(name), then `write`.
@@ -78,7 +82,7 @@ SummaryWriter create_file_writer(Graph& g, const std::string& logdir,
                                  const FileWriterOptions& options) {
   register_summary_ops();
   auto scope = g.name_scope(options.name.empty() ? "create_file_writer" : options.name);
-  std::string shared_name = g.unique_name("", false);  // the scope, "<scope>/"
+  std::string shared_name = current_scope(g);
   shared_name.pop_back();
   auto cpu = g.device("/device:CPU:0");
   Output dir = g.constant(Tensor(logdir));
@@ -220,14 +224,8 @@ Output image(const SummaryWriter& writer, const std::string& name, const Output&
 
 Output write(const SummaryWriter& writer, const std::string& tag, const Output& tensor,
              const Output& step, const std::string& metadata) {
-  Graph& g = tensor.graph();
-  return record(g, "write_summary", [&](const std::string& scope) {
-    Output value = identity(tensor);
-    Output t = g.constant(Tensor(tag), "tag");
-    Output m = g.constant(Tensor(metadata), "summary_metadata");
-    return g.create_op("WriteSummary", {writer.handle, step, value, t, m}, {{"T", tensor.dtype()}},
-                       scope);
-  });
+  return write_lazy(
+      writer, tensor.graph(), tag, [&] { return identity(tensor); }, step, metadata);
 }
 
 Output scalar(const SummaryWriter& writer, const std::string& name, const Output& data,

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/op_registry.hpp"
 #include "actorflow/tf/graph.pb.h"
+#include "kernel_helpers.hpp"
 #include "summary_convert.hpp"
 #include "summary_writer.hpp"
 
@@ -87,18 +87,13 @@ void register_definitions(OpRegistry& r) {
 
 // -- kernels --------------------------------------------------------------------------------
 
-// A writer op's kernel: `run` returns the error, which names the node.
-class WriterKernel : public OpKernel {
+// A writer op's kernel: `run` returns the error, which names the node (the kernels module's
+// StatusKernel), with the helpers every writer op uses.
+class WriterKernel : public af::detail::StatusKernel {
  public:
-  using OpKernel::OpKernel;
-  void compute(OpKernelContext& ctx) final {
-    Status s = run(ctx);
-    if (!s.ok()) ctx.fail(s.with_context(af::detail::node_suffix(name())));
-  }
+  using StatusKernel::StatusKernel;
 
  protected:
-  virtual Status run(OpKernelContext& ctx) = 0;
-
   // The slot behind input 0.
   static Status slot_of(OpKernelContext& ctx, SummaryWriterResource** out) {
     *out = ctx.input(0).dtype() == DType::resource
@@ -316,12 +311,16 @@ class ImportEventOp : public WriterKernel {
 class WriteConvertedOp : public EventWriteKernel {
  public:
   WriteConvertedOp(OpKernelConstruction& c, Status* s) : EventWriteKernel(c) {
+    kind_ = c.def.op == "WriteScalarSummary"      ? Kind::scalar
+            : c.def.op == "WriteHistogramSummary" ? Kind::histogram
+            : c.def.op == "WriteImageSummary"     ? Kind::image
+                                                  : Kind::audio;
     std::int64_t max = 3;
-    if (c.def.op == "WriteImageSummary") c.get_attr("max_images", &max);
-    if (c.def.op == "WriteAudioSummary") c.get_attr("max_outputs", &max);
+    if (kind_ == Kind::image) c.get_attr("max_images", &max);
+    if (kind_ == Kind::audio) c.get_attr("max_outputs", &max);
     if (max <= 0 || max >= (std::int64_t{1} << 31))
-      *s = invalid_argument(c.def.op == "WriteImageSummary" ? "max_images must be < 2^31"
-                                                            : "max_outputs must be > 0");
+      *s = invalid_argument(kind_ == Kind::image ? "max_images must be < 2^31"
+                                                 : "max_outputs must be > 0");
     max_ = static_cast<int>(max);
   }
 
@@ -331,11 +330,11 @@ class WriteConvertedOp : public EventWriteKernel {
     ACTORFLOW_RETURN_IF_ERROR(string_scalar(ctx, 2, "tag", &tag));
     const Tensor& t = ctx.input(3);
     auto* s = e->mutable_summary();
-    if (type() == "WriteScalarSummary") {
+    if (kind_ == Kind::scalar) {
       ACTORFLOW_RETURN_IF_ERROR(add_scalar(t, tag, s));
-    } else if (type() == "WriteHistogramSummary") {
+    } else if (kind_ == Kind::histogram) {
       ACTORFLOW_RETURN_IF_ERROR(add_histogram(t, tag, s));
-    } else if (type() == "WriteImageSummary") {
+    } else if (kind_ == Kind::image) {
       const Tensor& bad_color = ctx.input(4);
       if (bad_color.rank() != 1)
         return invalid_argument("bad_color must be a vector, got shape " +
@@ -351,6 +350,8 @@ class WriteConvertedOp : public EventWriteKernel {
   }
 
  private:
+  enum class Kind { scalar, histogram, image, audio };
+  Kind kind_ = Kind::scalar;
   int max_ = 3;
 };
 

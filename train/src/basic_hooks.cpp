@@ -10,25 +10,15 @@
 
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/logging.hpp"
-#include "actorflow/train/training_util.hpp"
+#include "hook_helpers.hpp"
 
 namespace af::train {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-Output require_global_step(Graph& g, const char* hook) {
-  auto gs = get_global_step(g);
-  if (!gs)
-    throw FailedPreconditionError(
-        failed_precondition(std::string("Global step should be created to use ") + hook + "."));
-  return gs->value();
-}
-
-std::int64_t scalar_step(const Tensor& t) {
-  return t.dtype() == DType::int32 ? t.scalar<std::int32_t>() : t.scalar<std::int64_t>();
-}
+using detail::require_global_step;
+using detail::scalar_step;
 
 // _as_graph_element: "x:1" as it is, "x" as "x:0" unless x has a second output.
 Output graph_element(Graph& g, const std::string& name) {

@@ -21,28 +21,16 @@
 #include "actorflow/train/summary_hooks.hpp"
 #include "actorflow/train/sync_replicas_optimizer.hpp"
 #include "actorflow/train/training_util.hpp"
+#include "hook_helpers.hpp"
 
 namespace af::train {
+
+using detail::require_global_step;
+using detail::scalar_step;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-/// The global step as a fresh read (`training_util._get_or_create_global_step_read`), or an
-/// invalid Output when the graph has none.
-Output global_step_read(Graph& g) {
-  auto gs = get_global_step(g);
-  if (!gs) return {};
-  return gs->value();
-}
-
-Output require_global_step(Graph& g, const char* hook) {
-  Output step = global_step_read(g);
-  if (!step.valid())
-    throw FailedPreconditionError(
-        failed_precondition(std::string("Global step should be created to use ") + hook + "."));
-  return step;
-}
 
 /// SessionManager._ready: (true, "") when `op` lists no uninitialized variable; (false, the
 /// names or the error) otherwise. Only FailedPrecondition about uninitialized values counts as
@@ -69,10 +57,6 @@ void refuse_common_feeds(const FeedDict& a, const FeedDict& b, const std::string
       if (t.name() == u.name()) common += (common.empty() ? "'" : ", '") + t.name() + "'";
   if (!common.empty())
     throw InvalidArgumentError(invalid_argument(message + " Conflict(s): [" + common + "]"));
-}
-
-std::int64_t scalar_step(const Tensor& t) {
-  return t.dtype() == DType::int32 ? t.scalar<std::int32_t>() : t.scalar<std::int64_t>();
 }
 
 }  // namespace

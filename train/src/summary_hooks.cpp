@@ -3,7 +3,7 @@
 
 #include "actorflow/formats/summary_ops.hpp"
 #include "actorflow/ops/errors.hpp"
-#include "actorflow/train/training_util.hpp"
+#include "hook_helpers.hpp"
 
 namespace af::train {
 
@@ -21,11 +21,7 @@ SummarySaverHook::SummarySaverHook(std::optional<std::int64_t> save_steps,
 }
 
 void SummarySaverHook::begin(Graph& g) {
-  auto step = get_global_step(g);
-  if (!step)
-    throw FailedPreconditionError(
-        failed_precondition("Global step should be created to use SummarySaverHook."));
-  global_step_ = step->value();
+  global_step_ = detail::require_global_step(g, "SummarySaverHook");
   if (!summary_op_.valid())
     if (auto merged = summary::merge_all(g)) summary_op_ = *merged;
 }
