@@ -14,17 +14,19 @@ namespace af::summary::detail {
 
 Status to_doubles(const Tensor& t, std::vector<double>* out, bool allow_bool) {
   out->resize(static_cast<std::size_t>(t.num_elements()));
-  const bool real =
-      (allow_bool || t.dtype() != DType::boolean) && visit_numeric_dtype(t.dtype(), [&](auto tag) {
-        using T = decltype(tag);
-        const T* p = t.data<T>();
-        for (std::size_t i = 0; i < out->size(); ++i) {
-          if constexpr (std::is_same_v<T, bfloat16_t>)
-            (*out)[i] = static_cast<double>(static_cast<float>(p[i]));
-          else
-            (*out)[i] = static_cast<double>(p[i]);
-        }
-      });
+  const bool real = (allow_bool || t.dtype() != DType::boolean) && !is_complex(t.dtype()) &&
+                    visit_numeric_dtype(t.dtype(), [&](auto tag) {
+                      using T = decltype(tag);
+                      const T* p = t.data<T>();
+                      for (std::size_t i = 0; i < out->size(); ++i) {
+                        if constexpr (is_complex_v<T>)
+                          (*out)[i] = 0;  // refused above
+                        else if constexpr (is_half_like_v<T>)
+                          (*out)[i] = static_cast<double>(static_cast<float>(p[i]));
+                        else
+                          (*out)[i] = static_cast<double>(p[i]);
+                      }
+                    });
   if (!real)
     return invalid_argument("summary values must be real numbers, not " +
                             std::string(dtype_name(t.dtype())));

@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "actorflow/ops/detail/tf_datatype.hpp"
 #include "function_instantiation.hpp"
 #include "functional_ops.hpp"
 #include "op_defaults.hpp"
@@ -32,6 +33,13 @@ Status fill(Tensor& t, int count, Get get, std::string_view where) {
   return {};
 }
 
+// The int_val-carried types (int8, int16, uint16, as uint8 and int32): each value truncated.
+template <class E>
+Status fill_ints(Tensor& t, const tensorflow::TensorProto& p, std::string_view where) {
+  return fill<E>(
+      t, p.int_val_size(), [&](std::int64_t i) { return p.int_val(static_cast<int>(i)); }, where);
+}
+
 // Lists whose kind TensorFlow's op definitions give, for an empty `list {}`.
 const std::set<std::string>& type_list_attrs() {
   static const std::set<std::string> names = {
@@ -54,60 +62,13 @@ const std::set<std::string>& string_list_attrs() {
 }  // namespace
 
 tensorflow::DataType to_proto(DType t) {
-  switch (t) {
-    case DType::float32:
-      return tensorflow::DT_FLOAT;
-    case DType::float64:
-      return tensorflow::DT_DOUBLE;
-    case DType::int32:
-      return tensorflow::DT_INT32;
-    case DType::int64:
-      return tensorflow::DT_INT64;
-    case DType::uint8:
-      return tensorflow::DT_UINT8;
-    case DType::boolean:
-      return tensorflow::DT_BOOL;
-    case DType::string:
-      return tensorflow::DT_STRING;
-    case DType::bfloat16:
-      return tensorflow::DT_BFLOAT16;
-    case DType::resource:
-      return tensorflow::DT_RESOURCE;
-    case DType::variant:
-      return tensorflow::DT_VARIANT;
-    case DType::invalid:
-      break;
-  }
-  return tensorflow::DT_INVALID;
+  return static_cast<tensorflow::DataType>(detail::tf_enum(t));
 }
 
 StatusOr<DType> from_proto(tensorflow::DataType t, std::string_view where) {
-  switch (t) {
-    case tensorflow::DT_FLOAT:
-      return DType::float32;
-    case tensorflow::DT_DOUBLE:
-      return DType::float64;
-    case tensorflow::DT_INT32:
-      return DType::int32;
-    case tensorflow::DT_INT64:
-      return DType::int64;
-    case tensorflow::DT_UINT8:
-      return DType::uint8;
-    case tensorflow::DT_BOOL:
-      return DType::boolean;
-    case tensorflow::DT_STRING:
-      return DType::string;
-    case tensorflow::DT_BFLOAT16:
-      return DType::bfloat16;
-    case tensorflow::DT_RESOURCE:
-      return DType::resource;
-    case tensorflow::DT_VARIANT:
-      return DType::variant;
-    case tensorflow::DT_INVALID:
-      return DType::invalid;
-    default:
-      break;
-  }
+  if (t == tensorflow::DT_INVALID) return DType::invalid;
+  const DType d = detail::dtype_of_tf_enum(static_cast<int>(t));
+  if (d != DType::invalid) return d;
   const std::string name = tensorflow::DataType_IsValid(t)
                                ? tensorflow::DataType_Name(t)
                                : "DataType " + std::to_string(static_cast<int>(t));
@@ -189,6 +150,32 @@ Status to_proto(const Tensor& t, tensorflow::TensorProto* out, std::string_view 
     case DType::bfloat16:
       out->add_half_val(t.flat<bfloat16_t>()[0].bits);
       break;
+    case DType::float16:
+      out->add_half_val(t.flat<half_t>()[0].bits);
+      break;
+    case DType::int8:
+      out->add_int_val(t.flat<std::int8_t>()[0]);
+      break;
+    case DType::int16:
+      out->add_int_val(t.flat<std::int16_t>()[0]);
+      break;
+    case DType::uint16:
+      out->add_int_val(t.flat<std::uint16_t>()[0]);
+      break;
+    case DType::uint32:
+      out->add_uint32_val(t.flat<std::uint32_t>()[0]);
+      break;
+    case DType::uint64:
+      out->add_uint64_val(t.flat<std::uint64_t>()[0]);
+      break;
+    case DType::complex64:
+      out->add_scomplex_val(t.flat<complex64_t>()[0].real());
+      out->add_scomplex_val(t.flat<complex64_t>()[0].imag());
+      break;
+    case DType::complex128:
+      out->add_dcomplex_val(t.flat<complex128_t>()[0].real());
+      out->add_dcomplex_val(t.flat<complex128_t>()[0].imag());
+      break;
     default:
       return invalid_argument(std::string(where) + ": no TensorProto for dtype " +
                               std::string(dtype_name(t.dtype())));
@@ -265,6 +252,53 @@ StatusOr<Tensor> from_proto(const tensorflow::TensorProto& p, std::string_view w
             bfloat16_t b;
             b.bits = static_cast<std::uint16_t>(p.half_val(static_cast<int>(i)));
             return b;
+          },
+          where);
+      break;
+    case DType::float16:
+      s = fill<half_t>(
+          t, p.half_val_size(),
+          [&](std::int64_t i) {
+            half_t h;
+            h.bits = static_cast<std::uint16_t>(p.half_val(static_cast<int>(i)));
+            return h;
+          },
+          where);
+      break;
+    case DType::int8:
+      s = fill_ints<std::int8_t>(t, p, where);
+      break;
+    case DType::int16:
+      s = fill_ints<std::int16_t>(t, p, where);
+      break;
+    case DType::uint16:
+      s = fill_ints<std::uint16_t>(t, p, where);
+      break;
+    case DType::uint32:
+      s = fill<std::uint32_t>(
+          t, p.uint32_val_size(), [&](std::int64_t i) { return p.uint32_val(static_cast<int>(i)); },
+          where);
+      break;
+    case DType::uint64:
+      s = fill<std::uint64_t>(
+          t, p.uint64_val_size(), [&](std::int64_t i) { return p.uint64_val(static_cast<int>(i)); },
+          where);
+      break;
+    case DType::complex64:
+      s = fill<complex64_t>(
+          t, p.scomplex_val_size() / 2,
+          [&](std::int64_t i) {
+            const int k = static_cast<int>(2 * i);
+            return complex64_t(p.scomplex_val(k), p.scomplex_val(k + 1));
+          },
+          where);
+      break;
+    case DType::complex128:
+      s = fill<complex128_t>(
+          t, p.dcomplex_val_size() / 2,
+          [&](std::int64_t i) {
+            const int k = static_cast<int>(2 * i);
+            return complex128_t(p.dcomplex_val(k), p.dcomplex_val(k + 1));
           },
           where);
       break;

@@ -18,11 +18,13 @@ namespace {
 
 using namespace cwise;  // NOLINT: the shared element-wise machinery
 
-// Machine epsilon of the stored type T (bfloat16 keeps 7 fraction bits).
+// Machine epsilon of the stored type T (bfloat16 keeps 7 fraction bits, float16 10).
 template <class T>
 constexpr double epsilon_of() {
   if constexpr (std::is_same_v<T, bfloat16_t>)
     return 0.0078125;
+  else if constexpr (std::is_same_v<T, half_t>)
+    return 0.0009765625;
   else
     return std::numeric_limits<T>::epsilon();
 }
@@ -220,18 +222,20 @@ namespace detail {
 void register_activation_kernels(KernelRegistry& r) {
   using std::int32_t;
   using std::int64_t;
-  register_for_types<SoftplusKernel, float, double, bfloat16_t>(r, "Softplus");
-  register_for_types<Unary<SoftsignFn>::Kernel, float, double, bfloat16_t>(r, "Softsign");
-  register_for_types<Unary<EluFn>::Kernel, float, double, bfloat16_t>(r, "Elu");
-  register_for_types<Unary<SeluFn>::Kernel, float, double, bfloat16_t>(r, "Selu");
-  register_for_types<Unary<Relu6Fn>::Kernel, float, double, int32_t, int64_t, bfloat16_t>(r,
-                                                                                          "Relu6");
-  register_for_types<Grad<SoftplusGradFn>::Kernel, float, double, bfloat16_t>(r, "SoftplusGrad");
-  register_for_types<Grad<SoftsignGradFn>::Kernel, float, double, bfloat16_t>(r, "SoftsignGrad");
-  register_for_types<Grad<EluGradFn>::Kernel, float, double, bfloat16_t>(r, "EluGrad");
-  register_for_types<Grad<SeluGradFn>::Kernel, float, double, bfloat16_t>(r, "SeluGrad");
-  register_for_types<Grad<Relu6GradFn>::Kernel, float, double, int32_t, int64_t, bfloat16_t>(
-      r, "Relu6Grad");
+  register_for_types<SoftplusKernel, float, double, bfloat16_t, half_t>(r, "Softplus");
+  register_for_types<Unary<SoftsignFn>::Kernel, float, double, bfloat16_t, half_t>(r, "Softsign");
+  register_for_types<Unary<EluFn>::Kernel, float, double, bfloat16_t, half_t>(r, "Elu");
+  register_for_types<Unary<SeluFn>::Kernel, float, double, bfloat16_t, half_t>(r, "Selu");
+  register_for_types<Unary<Relu6Fn>::Kernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(
+      r, "Relu6");
+  register_for_types<Grad<SoftplusGradFn>::Kernel, float, double, bfloat16_t, half_t>(
+      r, "SoftplusGrad");
+  register_for_types<Grad<SoftsignGradFn>::Kernel, float, double, bfloat16_t, half_t>(
+      r, "SoftsignGrad");
+  register_for_types<Grad<EluGradFn>::Kernel, float, double, bfloat16_t, half_t>(r, "EluGrad");
+  register_for_types<Grad<SeluGradFn>::Kernel, float, double, bfloat16_t, half_t>(r, "SeluGrad");
+  register_for_types<Grad<Relu6GradFn>::Kernel, float, double, int32_t, int64_t, bfloat16_t,
+                     half_t>(r, "Relu6Grad");
 }
 
 }  // namespace detail

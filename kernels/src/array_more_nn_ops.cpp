@@ -122,10 +122,27 @@ class AccumulateNV2Op : public SameKernel {
   AccumulateNV2Op(OpKernelConstruction& c, Status* s) : SameKernel(c, s, "AddN", {}) {}
 };
 
-// ConjugateTranspose(x, perm): Transpose for the real types actorflow has.
+// ConjugateTranspose(x, perm): Transpose, and of a complex tensor the conjugates (into a
+// tensor of its own: a Transpose by the identity forwards its input).
 class ConjugateTransposeOp : public SameKernel {
  public:
   ConjugateTransposeOp(OpKernelConstruction& c, Status* s) : SameKernel(c, s, "Transpose", {}) {}
+  void compute(OpKernelContext& ctx) override {
+    SameKernel::compute(ctx);
+    if (!ctx.status().ok() || ctx.outputs().empty() || !is_complex(ctx.outputs()[0].dtype()))
+      return;
+    const Tensor t = ctx.outputs()[0];
+    Tensor out(t.dtype(), t.shape(), Tensor::for_overwrite);
+    visit_numeric_dtype(t.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (is_complex_v<T>) {
+        const T* in = t.data<T>();
+        T* o = out.data<T>();
+        for (std::int64_t i = 0; i < t.num_elements(); ++i) o[i] = std::conj(in[i]);
+      }
+    });
+    ctx.set_output(0, std::move(out));
+  }
 };
 
 // BiasAddV1(value, bias): BiasAdd with data_format NHWC.

@@ -385,7 +385,7 @@ enum class InplaceKind { update, add, sub };
 template <InplaceKind Kind, class T>
 void combine_row(const T* v, T* y, Index count) {
   for (Index i = 0; i < count; ++i) {
-    if constexpr (std::is_same_v<T, bfloat16_t>)
+    if constexpr (is_half_like_v<T>)
       y[i] = T(Kind == InplaceKind::add ? static_cast<float>(y[i]) + static_cast<float>(v[i])
                                         : static_cast<float>(y[i]) - static_cast<float>(v[i]));
     else if constexpr (std::is_same_v<T, bool>)

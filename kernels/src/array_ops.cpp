@@ -249,11 +249,20 @@ class FillOp : public OpKernel {
 // -- Cast ---------------------------------------------------------------------------------
 
 // Float to integer as x86's truncating conversions (which TensorFlow's CPU kernels compile
-// to): NaN and out-of-range values become the type's minimum, and uint8 goes through int32.
+// to): NaN and out-of-range values become the type's minimum; the types narrower than 32 bits
+// go through int32 and uint32 through int64 (keeping the low bits), and uint64 is GCC's
+// sequence around 2^63.
 template <class D>
 D float_to_integer(double x) {
-  if constexpr (std::is_same_v<D, std::uint8_t>) {
-    return static_cast<std::uint8_t>(static_cast<std::uint32_t>(float_to_integer<std::int32_t>(x)));
+  if constexpr (sizeof(D) < 4) {
+    return static_cast<D>(static_cast<std::uint32_t>(float_to_integer<std::int32_t>(x)));
+  } else if constexpr (std::is_same_v<D, std::uint32_t>) {
+    return static_cast<D>(static_cast<std::uint64_t>(float_to_integer<std::int64_t>(x)));
+  } else if constexpr (std::is_same_v<D, std::uint64_t>) {
+    constexpr double two63 = 9223372036854775808.0;
+    if (x < two63) return static_cast<std::uint64_t>(float_to_integer<std::int64_t>(x));
+    return static_cast<std::uint64_t>(float_to_integer<std::int64_t>(x - two63)) ^
+           (std::uint64_t{1} << 63);
   } else {
     constexpr double lo = static_cast<double>(std::numeric_limits<D>::min());
     if (!(x >= lo && x < -lo)) return std::numeric_limits<D>::min();
@@ -261,17 +270,27 @@ D float_to_integer(double x) {
   }
 }
 
+// TensorFlow's Cast of one element (Eigen's scalar casts): complex to real keeps the real
+// part, real to complex has a zero imaginary part.
 template <class D, class S>
 D convert(S v) {
   if constexpr (std::is_same_v<D, S>) {
     return v;
-  } else if constexpr (std::is_same_v<S, bfloat16_t>) {
+  } else if constexpr (is_half_like_v<S>) {
     return convert<D>(static_cast<float>(v));
+  } else if constexpr (is_complex_v<S>) {
+    if constexpr (is_complex_v<D>)
+      return D(static_cast<typename D::value_type>(v.real()),
+               static_cast<typename D::value_type>(v.imag()));
+    else
+      return convert<D>(v.real());
   } else if constexpr (std::is_same_v<D, bool>) {
     return v != S(0);
-  } else if constexpr (std::is_same_v<D, bfloat16_t>) {
+  } else if constexpr (is_half_like_v<D>) {
     // Wider types go through float, as TensorFlow's conversions do.
-    return bfloat16_t(static_cast<float>(v));
+    return D(static_cast<float>(v));
+  } else if constexpr (is_complex_v<D>) {
+    return D(static_cast<typename D::value_type>(v), 0);
   } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>) {
     return float_to_integer<D>(static_cast<double>(v));
   } else {
@@ -336,7 +355,7 @@ class UniqueOp : public OpKernel {
     };
     auto run = [&](auto key_of) {
       using Key = decltype(key_of(Index{0}));
-      std::unordered_map<Key, Index> seen;
+      std::unordered_map<Key, Index, detail::ValueHash> seen;
       seen.reserve(static_cast<std::size_t>(n));
       for (Index i = 0; i < n; ++i) {
         auto [it, inserted] = seen.emplace(key_of(i), static_cast<Index>(first.size()));
@@ -351,7 +370,7 @@ class UniqueOp : public OpKernel {
       visit_numeric_dtype(x.dtype(), [&](auto tag) {
         using T = decltype(tag);
         const T* v = x.data<T>();
-        if constexpr (std::is_same_v<T, bfloat16_t>)
+        if constexpr (is_half_like_v<T>)
           run([v](Index i) { return static_cast<float>(v[i]); });
         else
           run([v](Index i) { return v[i]; });
@@ -386,7 +405,7 @@ class ListDiffOp : public OpKernel {
     std::vector<Index> kept;
     auto run = [&](auto key_of_x, auto key_of_y) {
       using Key = decltype(key_of_x(Index{0}));
-      std::unordered_set<Key> in_y;
+      std::unordered_set<Key, detail::ValueHash> in_y;
       for (Index i = 0; i < y.num_elements(); ++i) in_y.insert(key_of_y(i));
       for (Index i = 0; i < x.num_elements(); ++i)
         if (!in_y.contains(key_of_x(i))) kept.push_back(i);
@@ -400,7 +419,7 @@ class ListDiffOp : public OpKernel {
         using T = decltype(tag);
         const T* xv = x.data<T>();
         const T* yv = y.data<T>();
-        if constexpr (std::is_same_v<T, bfloat16_t>)
+        if constexpr (is_half_like_v<T>)
           run([xv](Index i) { return static_cast<float>(xv[i]); },
               [yv](Index i) { return static_cast<float>(yv[i]); });
         else

@@ -10,8 +10,10 @@ namespace af {
 namespace {
 
 const std::vector<DType> kAllTypes = {
-    DType::float32, DType::float64, DType::int32,    DType::int64,    DType::uint8,
-    DType::boolean, DType::string,  DType::bfloat16, DType::resource, DType::variant};
+    DType::float32, DType::float64,   DType::int32,     DType::int64,    DType::uint8,
+    DType::boolean, DType::string,    DType::bfloat16,  DType::resource, DType::variant,
+    DType::float16, DType::int8,      DType::int16,     DType::uint16,   DType::uint32,
+    DType::uint64,  DType::complex64, DType::complex128};
 
 // TensorFlow's TensorShape rendering in "You must feed" messages: "[?,3]".
 std::string feed_shape_string(const PartialShape& s) {

@@ -85,6 +85,8 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_set_kernels(r);
   register_sparse_more_kernels(r);
   register_math_special_kernels(r);
+  register_complex_kernels(r);
+  register_fft_kernels(r);
   register_seq_ctc_kernels(r);
   register_serialize_io_kernels(r);
   register_sparse_serialize_kernels(r);

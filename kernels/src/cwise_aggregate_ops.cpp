@@ -351,17 +351,18 @@ void register_cwise_aggregate_kernels(KernelRegistry& r) {
   using std::int32_t;
   using std::int64_t;
   using std::uint8_t;
-  register_for_types<AddNOp, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "AddN");
-  register_arg_kernels<ArgMaxInt64Kernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(
-      r, "ArgMax", DType::int64);
-  register_arg_kernels<ArgMaxInt32Kernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(
-      r, "ArgMax", DType::int32);
-  register_arg_kernels<ArgMinInt64Kernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(
-      r, "ArgMin", DType::int64);
-  register_arg_kernels<ArgMinInt32Kernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(
-      r, "ArgMin", DType::int32);
-  register_for_types<L2LossOp, float, double, bfloat16_t>(r, "L2Loss");
-  register_for_types<CheckNumericsOp, float, double, bfloat16_t>(r, "CheckNumerics");
+  register_for_types<AddNOp, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
+                     complex64_t, complex128_t>(r, "AddN");
+  register_arg_kernels<ArgMaxInt64Kernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t,
+                       half_t>(r, "ArgMax", DType::int64);
+  register_arg_kernels<ArgMaxInt32Kernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t,
+                       half_t>(r, "ArgMax", DType::int32);
+  register_arg_kernels<ArgMinInt64Kernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t,
+                       half_t>(r, "ArgMin", DType::int64);
+  register_arg_kernels<ArgMinInt32Kernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t,
+                       half_t>(r, "ArgMin", DType::int32);
+  register_for_types<L2LossOp, float, double, bfloat16_t, half_t>(r, "L2Loss");
+  register_for_types<CheckNumericsOp, float, double, bfloat16_t, half_t>(r, "CheckNumerics");
   r.add(make_kernel_def<AssertOp>("Assert", "CPU"));
 }
 

@@ -206,21 +206,22 @@ void register_cwise_compare_kernels(KernelRegistry& r) {
   using std::int32_t;
   using std::int64_t;
   using std::uint8_t;
-  register_for_types<EqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, bool,
-                     std::string>(r, "Equal");
-  register_for_types<NotEqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, bool,
-                     std::string>(r, "NotEqual");
-  register_for_types<LessKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Less");
-  register_for_types<LessEqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(
+  register_for_types<EqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
+                     bool, std::string>(r, "Equal");
+  register_for_types<NotEqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
+                     bool, std::string>(r, "NotEqual");
+  register_for_types<LessKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
+      r, "Less");
+  register_for_types<LessEqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
       r, "LessEqual");
-  register_for_types<GreaterKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(
+  register_for_types<GreaterKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
       r, "Greater");
-  register_for_types<GreaterEqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(
-      r, "GreaterEqual");
+  register_for_types<GreaterEqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t,
+                     half_t>(r, "GreaterEqual");
   r.add(make_kernel_def<UnaryOp<LogicalNotFn, bool>>("LogicalNot", "CPU"));
   r.add(make_kernel_def<BinaryOp<LogicalAndFn, bool>>("LogicalAnd", "CPU"));
   r.add(make_kernel_def<BinaryOp<LogicalOrFn, bool>>("LogicalOr", "CPU"));
-  register_for_types<SelectOp, float, double, int32_t, int64_t, uint8_t, bfloat16_t, bool,
+  register_for_types<SelectOp, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t, bool,
                      std::string>(r, "Select");
   r.add(make_kernel_def<WhereOp>("Where", "CPU", {{"T", {DType::boolean}}}));
 }

@@ -171,7 +171,7 @@ struct SqrtGradFn {
   static constexpr double kCycles = 6;
   template <class C>
   C operator()(C y, C dy) const {
-    return C(0.5) * dy / y;
+    return C(0.5) * dy / conj_of(y);
   }
   template <class X, class Y>
   static auto eigen(const X& y, const Y& dy) {
@@ -184,7 +184,8 @@ struct RsqrtGradFn {
   static constexpr double kCycles = 4;
   template <class C>
   C operator()(C y, C dy) const {
-    return C(-0.5) * (dy * y) * (y * y);
+    const C yc = conj_of(y);
+    return C(-0.5) * (dy * yc) * (yc * yc);
   }
   template <class X, class Y>
   static auto eigen(const X& y, const Y& dy) {
@@ -197,7 +198,8 @@ struct ReciprocalGradFn {
   static constexpr double kCycles = 3;
   template <class C>
   C operator()(C y, C dy) const {
-    return -dy * y * y;
+    const C yc = conj_of(y);
+    return -dy * yc * yc;
   }
   template <class X, class Y>
   static auto eigen(const X& y, const Y& dy) {
@@ -398,29 +400,45 @@ void register_cwise_kernels(KernelRegistry& r) {
   using std::int32_t;
   using std::int64_t;
   using std::uint8_t;
-  register_for_types<SquareKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Square");
-  register_for_types<SqrtKernel, float, double, bfloat16_t>(r, "Sqrt");
-  register_for_types<RsqrtKernel, float, double, bfloat16_t>(r, "Rsqrt");
-  register_for_types<ExpKernel, float, double, bfloat16_t>(r, "Exp");
-  register_for_types<LogKernel, float, double, bfloat16_t>(r, "Log");
-  register_for_types<SinKernel, float, double, bfloat16_t>(r, "Sin");
-  register_for_types<CosKernel, float, double, bfloat16_t>(r, "Cos");
-  register_for_types<ReciprocalKernel, float, double, bfloat16_t>(r, "Reciprocal");
-  register_for_types<ReciprocalKernel, float, double, bfloat16_t>(r, "Inv");  // its old name
-  register_for_types<AbsKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Abs");
-  register_for_types<SignKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Sign");
-  register_for_types<FloorKernel, float, double, bfloat16_t>(r, "Floor");
-  register_for_types<SqrtGradKernel, float, double, bfloat16_t>(r, "SqrtGrad");
-  register_for_types<RsqrtGradKernel, float, double, bfloat16_t>(r, "RsqrtGrad");
-  register_for_types<ReciprocalGradKernel, float, double, bfloat16_t>(r, "ReciprocalGrad");
-  register_for_types<ReciprocalGradKernel, float, double, bfloat16_t>(r, "InvGrad");
-  register_for_types<PowKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Pow");
-  register_for_types<MaximumKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Maximum");
-  register_for_types<MinimumKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Minimum");
-  register_for_types<FloorDivKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(
+  register_for_types<SquareKernel, float, double, int32_t, int64_t, bfloat16_t, half_t, complex64_t,
+                     complex128_t>(r, "Square");
+  register_for_types<SqrtKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
+      r, "Sqrt");
+  register_for_types<RsqrtKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
+      r, "Rsqrt");
+  register_for_types<ExpKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
+      r, "Exp");
+  register_for_types<LogKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
+      r, "Log");
+  register_for_types<SinKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
+      r, "Sin");
+  register_for_types<CosKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
+      r, "Cos");
+  register_for_types<ReciprocalKernel, float, double, bfloat16_t, half_t, complex64_t,
+                     complex128_t>(r, "Reciprocal");
+  register_for_types<ReciprocalKernel, float, double, bfloat16_t, half_t, complex64_t,
+                     complex128_t>(r, "Inv");  // its old name
+  register_for_types<AbsKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(r, "Abs");
+  register_for_types<SignKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(r, "Sign");
+  register_for_types<FloorKernel, float, double, bfloat16_t, half_t>(r, "Floor");
+  register_for_types<SqrtGradKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
+      r, "SqrtGrad");
+  register_for_types<RsqrtGradKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
+      r, "RsqrtGrad");
+  register_for_types<ReciprocalGradKernel, float, double, bfloat16_t, half_t, complex64_t,
+                     complex128_t>(r, "ReciprocalGrad");
+  register_for_types<ReciprocalGradKernel, float, double, bfloat16_t, half_t, complex64_t,
+                     complex128_t>(r, "InvGrad");
+  register_for_types<PowKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(r, "Pow");
+  register_for_types<MaximumKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(r,
+                                                                                         "Maximum");
+  register_for_types<MinimumKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(r,
+                                                                                         "Minimum");
+  register_for_types<FloorDivKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
       r, "FloorDiv");
-  register_for_types<FloorModKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "FloorMod");
-  register_for_types<SquaredDifferenceKernel, float, double, int32_t, int64_t, bfloat16_t>(
+  register_for_types<FloorModKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(
+      r, "FloorMod");
+  register_for_types<SquaredDifferenceKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(
       r, "SquaredDifference");
   register_cwise_compare_kernels(r);
   register_cwise_aggregate_kernels(r);

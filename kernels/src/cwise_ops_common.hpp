@@ -64,13 +64,17 @@ inline constexpr int kMaxCollapsedRank = 16;
 
 // -- element types ------------------------------------------------------------------------
 
-// bfloat16 is computed in float, as TensorFlow's CPU kernels do.
+// bfloat16 and float16 are computed in float, as TensorFlow's CPU kernels do.
 template <class T>
 struct compute_type {
   using type = T;
 };
 template <>
 struct compute_type<bfloat16_t> {
+  using type = float;
+};
+template <>
+struct compute_type<half_t> {
   using type = float;
 };
 template <class T>
@@ -82,11 +86,21 @@ compute_t<T> to_compute(T v) {
 }
 template <class T>
 T from_compute(compute_t<T> v) {
-  if constexpr (std::is_same_v<T, bfloat16_t>)
-    return bfloat16_t(v);
+  if constexpr (is_half_like_v<T>)
+    return T(v);
   else
     return v;
 }
+// The complex conjugate of a complex compute value; real values are their own (what the
+// gradient functors apply to an op's output, as TensorFlow's numext::conj).
+template <class C>
+C conj_of(C v) {
+  if constexpr (is_complex_v<C>)
+    return std::conj(v);
+  else
+    return v;
+}
+
 // Stores a functor's result as output element type R (bool results stay bool).
 template <class R, class V>
 R to_output(V v) {

@@ -257,7 +257,7 @@ struct Predicate {
 
 template <class Fn>
 void register_float_unary(KernelRegistry& r, const char* op) {
-  register_for_types<Unary<Fn>::template Kernel, float, double, bfloat16_t>(r, op);
+  register_for_types<Unary<Fn>::template Kernel, float, double, bfloat16_t, half_t>(r, op);
 }
 
 }  // namespace
@@ -271,8 +271,8 @@ void register_cwise_unary_kernels(KernelRegistry& r) {
   register_float_unary<Log1pFn>(r, "Log1p");
   register_float_unary<Expm1Fn>(r, "Expm1");
   register_float_unary<CeilFn>(r, "Ceil");
-  register_for_types<Unary<RoundFn>::Kernel, float, double, int32_t, int64_t, bfloat16_t>(r,
-                                                                                          "Round");
+  register_for_types<Unary<RoundFn>::Kernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(
+      r, "Round");
   register_float_unary<RintFn>(r, "Rint");
   register_float_unary<ErfFn>(r, "Erf");
   register_float_unary<ErfcFn>(r, "Erfc");
@@ -292,12 +292,13 @@ void register_cwise_unary_kernels(KernelRegistry& r) {
   register_for_types<Unary<NdtriFn>::Kernel, float, double>(r, "Ndtri");
   register_for_types<Binary<PolygammaFn>::Kernel, float, double>(r, "Polygamma");
   register_for_types<Binary<ZetaFn>::Kernel, float, double>(r, "Zeta");
-  register_for_types<Predicate<IsNanFn>::Kernel, float, double, bfloat16_t>(r, "IsNan");
-  register_for_types<Predicate<IsInfFn>::Kernel, float, double, bfloat16_t>(r, "IsInf");
-  register_for_types<Predicate<IsFiniteFn>::Kernel, float, double, bfloat16_t>(r, "IsFinite");
-  register_for_types<Binary<Atan2Fn>::Kernel, float, double, bfloat16_t>(r, "Atan2");
-  register_for_types<Binary<XlogyFn>::Kernel, float, double, bfloat16_t>(r, "Xlogy");
-  register_for_types<Binary<XdivyFn>::Kernel, float, double, bfloat16_t>(r, "Xdivy");
+  register_for_types<Predicate<IsNanFn>::Kernel, float, double, bfloat16_t, half_t>(r, "IsNan");
+  register_for_types<Predicate<IsInfFn>::Kernel, float, double, bfloat16_t, half_t>(r, "IsInf");
+  register_for_types<Predicate<IsFiniteFn>::Kernel, float, double, bfloat16_t, half_t>(r,
+                                                                                       "IsFinite");
+  register_for_types<Binary<Atan2Fn>::Kernel, float, double, bfloat16_t, half_t>(r, "Atan2");
+  register_for_types<Binary<XlogyFn>::Kernel, float, double, bfloat16_t, half_t>(r, "Xlogy");
+  register_for_types<Binary<XdivyFn>::Kernel, float, double, bfloat16_t, half_t>(r, "Xdivy");
   register_for_types<Binary<TruncateDivFn>::Kernel, int32_t, int64_t, uint8_t>(r, "TruncateDiv");
   for (const char* op : {"TruncateMod", "Mod"})
     register_for_types<Binary<TruncateModFn>::Kernel, float, double, int32_t, int64_t>(r, op);

@@ -146,7 +146,7 @@ struct ReducedOperand {
 template <class T>
 class EinsumOp : public StatusKernel {
   // bfloat16 sums and products accumulate in float, rounded once into the output.
-  using Acc = std::conditional_t<std::is_same_v<T, bfloat16_t>, float, T>;
+  using Acc = std::conditional_t<is_half_like_v<T>, float, T>;
 
  public:
   EinsumOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {

@@ -27,19 +27,19 @@ using detail::StatusKernel;
 // The type T's arithmetic runs in (float for bfloat16) and the rounding back to T after each
 // operation.
 template <class T>
-using Compute = std::conditional_t<std::is_same_v<T, bfloat16_t>, float, T>;
+using Compute = std::conditional_t<is_half_like_v<T>, float, T>;
 
 template <class T>
 Compute<T> round_to(Compute<T> x) {
-  if constexpr (std::is_same_v<T, bfloat16_t>)
-    return static_cast<float>(bfloat16_t(x));
+  if constexpr (is_half_like_v<T>)
+    return static_cast<float>(T(x));
   else
     return x;
 }
 
 template <class T>
 Compute<T> load(const T& v) {
-  if constexpr (std::is_same_v<T, bfloat16_t>)
+  if constexpr (is_half_like_v<T>)
     return static_cast<float>(v);
   else
     return v;
@@ -47,8 +47,8 @@ Compute<T> load(const T& v) {
 
 template <class T>
 T store(Compute<T> v) {
-  if constexpr (std::is_same_v<T, bfloat16_t>)
-    return bfloat16_t(v);
+  if constexpr (is_half_like_v<T>)
+    return T(v);
   else
     return v;
 }

@@ -37,8 +37,8 @@ float to_float(T v) {
 // value, cut to the type), as TensorFlow's compiled static_cast does there.
 template <class T>
 T from_float(float v) {
-  if constexpr (std::is_same_v<T, bfloat16_t>) {
-    return bfloat16_t(v);
+  if constexpr (is_half_like_v<T>) {
+    return T(v);
   } else if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(v);
   } else if constexpr (std::is_same_v<T, std::int64_t>) {

@@ -146,7 +146,7 @@ class ResizeBilinearGradOp : public ResizeKernel {
     const Index original_height = st.original_height, original_width = st.original_width;
     const float height_scale = st.height_scale, width_scale = st.width_scale;
     // bfloat16 sums in float and rounds once at the end.
-    using Acc = std::conditional_t<std::is_same_v<T, bfloat16_t>, float, T>;
+    using Acc = std::conditional_t<is_half_like_v<T>, float, T>;
     const Index n = output.num_elements();
     std::vector<Acc> acc(static_cast<std::size_t>(n), Acc(0));
     const float* g = grads.data<float>();
@@ -297,8 +297,8 @@ class ResizeNearestNeighborGradOp : public ResizeKernel {
  private:
   // T's +=: bfloat16 adds in float and rounds each sum, as Eigen's bfloat16; integers wrap.
   static T add(T a, T b) {
-    if constexpr (std::is_same_v<T, bfloat16_t>)
-      return bfloat16_t(static_cast<float>(a) + static_cast<float>(b));
+    if constexpr (is_half_like_v<T>)
+      return T(static_cast<float>(a) + static_cast<float>(b));
     else if constexpr (std::is_integral_v<T>)
       return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) +
                             static_cast<std::make_unsigned_t<T>>(b));

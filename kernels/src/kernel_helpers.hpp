@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <string>
@@ -50,10 +51,26 @@ class StatusKernel : public OpKernel {
   virtual Status run(OpKernelContext& ctx) = 0;
 };
 
+/// std::hash of a value, and of a complex number its two parts' (the keys of Unique, ListDiff
+/// and UniqueWithCounts).
+struct ValueHash {
+  /// The hash of `k`.
+  template <class K>
+  std::size_t operator()(const K& k) const {
+    if constexpr (is_complex_v<K>) {
+      const std::hash<typename K::value_type> part;
+      return part(k.real()) * 31 + part(k.imag());
+    } else {
+      return std::hash<K>{}(k);
+    }
+  }
+};
+
 // -- moving elements -----------------------------------------------------------------------
 
 /// Calls `f(E{})` with an element type E of the size of `t`'s elements (std::uint8_t,
-/// std::uint16_t, std::uint32_t or std::uint64_t; std::string, Variant): kernels that only
+/// std::uint16_t, std::uint32_t, std::uint64_t or, for complex128, complex128_t; std::string,
+/// Variant): kernels that only
 /// move elements need one instantiation per element size.
 template <class F>
 void visit_storage(DType t, F&& f) {
@@ -66,8 +83,10 @@ void visit_storage(DType t, F&& f) {
       return f(std::uint16_t{});
     case 4:
       return f(std::uint32_t{});
-    default:
+    case 8:
       return f(std::uint64_t{});
+    default:
+      return f(complex128_t{});  // 16 bytes
   }
 }
 

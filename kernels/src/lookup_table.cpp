@@ -443,18 +443,25 @@ bool visit_key(DType t, F&& f) {
   }
 }
 
-// The value types of tables: visit_numeric_dtype's but uint8 and bfloat16, and strings.
+// The value types of tables: float, double, int32, int64, bool and string.
 template <class F>
 bool visit_value(DType t, F&& f) {
-  if (t == DType::string) {
-    f(std::string{});
-    return true;
+  switch (t) {
+    case DType::string:
+      f(std::string{});
+      return true;
+    case DType::float32:
+    case DType::float64:
+    case DType::int32:
+    case DType::int64:
+    case DType::boolean:
+      return visit_numeric_dtype(t, [&](auto v) {
+        using V = decltype(v);
+        if constexpr (std::is_arithmetic_v<V>) f(v);
+      });
+    default:
+      return false;
   }
-  if (t == DType::uint8 || t == DType::bfloat16) return false;
-  return visit_numeric_dtype(t, [&](auto v) {
-    using V = decltype(v);
-    if constexpr (!std::is_same_v<V, std::uint8_t> && !std::is_same_v<V, bfloat16_t>) f(v);
-  });
 }
 
 // The key -> value dtype pairs TensorFlow registers CPU kernels for (lookup_table_op.cc).

@@ -175,8 +175,7 @@ class SoftmaxOp : public UnaryKernelBase {
       for (Index i = 1; i < n; ++i) max = std::max(max, static_cast<float>(x[i]));
       float sum = 0;
       for (Index i = 0; i < n; ++i) sum += std::exp(static_cast<float>(x[i]) - max);
-      for (Index i = 0; i < n; ++i)
-        out[i] = bfloat16_t(std::exp(static_cast<float>(x[i]) - max) / sum);
+      for (Index i = 0; i < n; ++i) out[i] = T(std::exp(static_cast<float>(x[i]) - max) / sum);
     }
   }
 };
@@ -244,17 +243,27 @@ void register_math_kernels(KernelRegistry& r) {
   using std::int32_t;
   using std::int64_t;
   using std::uint8_t;
-  register_for_types<AddKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Add");
-  register_for_types<AddKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "AddV2");
-  register_for_types<SubKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Sub");
-  register_for_types<MulKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Mul");
-  register_for_types<DivKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Div");
-  register_for_types<DivKernel, float, double, bfloat16_t>(r, "RealDiv");
-  register_for_types<NegKernel, float, double, int32_t, int64_t, bfloat16_t>(r, "Neg");
-  register_for_types<ReluKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Relu");
-  register_for_types<SigmoidKernel, float, double, bfloat16_t>(r, "Sigmoid");
-  register_for_types<TanhKernel, float, double, bfloat16_t>(r, "Tanh");
-  register_for_types<SoftmaxOp, float, double, bfloat16_t>(r, "Softmax");
+  register_for_types<AddKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
+                     complex64_t, complex128_t>(r, "Add");
+  register_for_types<AddKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
+                     complex64_t, complex128_t>(r, "AddV2");
+  register_for_types<SubKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
+                     complex64_t, complex128_t>(r, "Sub");
+  register_for_types<MulKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
+                     complex64_t, complex128_t>(r, "Mul");
+  register_for_types<DivKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
+                     complex64_t, complex128_t>(r, "Div");
+  register_for_types<DivKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
+      r, "RealDiv");
+  register_for_types<NegKernel, float, double, int32_t, int64_t, bfloat16_t, half_t, complex64_t,
+                     complex128_t>(r, "Neg");
+  register_for_types<ReluKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
+      r, "Relu");
+  register_for_types<SigmoidKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
+      r, "Sigmoid");
+  register_for_types<TanhKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
+      r, "Tanh");
+  register_for_types<SoftmaxOp, float, double, bfloat16_t, half_t>(r, "Softmax");
 }
 
 }  // namespace detail

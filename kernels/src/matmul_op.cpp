@@ -96,7 +96,7 @@ void multiply(const OpKernelContext& ctx, const C* a, const C* b, C* out, Index 
 // into `out` once; the conversions are cheap next to the product.
 template <class T, class Product>
 void via_float(const Tensor& a, const Tensor& b, Tensor& out, Product product) {
-  if constexpr (std::is_same_v<T, bfloat16_t>) {
+  if constexpr (is_half_like_v<T>) {
     std::vector<float> af(static_cast<std::size_t>(a.num_elements())),
         bf(static_cast<std::size_t>(b.num_elements())),
         of(static_cast<std::size_t>(out.num_elements()));
@@ -106,7 +106,7 @@ void via_float(const Tensor& a, const Tensor& b, Tensor& out, Product product) {
     for (std::size_t i = 0; i < bf.size(); ++i) bf[i] = static_cast<float>(bp[i]);
     product(af.data(), bf.data(), of.data());
     T* o = out.data<T>();
-    for (std::size_t i = 0; i < of.size(); ++i) o[i] = bfloat16_t(of[i]);
+    for (std::size_t i = 0; i < of.size(); ++i) o[i] = T(of[i]);
   } else {
     product(a.data<T>(), b.data<T>(), out.data<T>());
   }
@@ -290,12 +290,13 @@ void register_batch_matmul_v3(KernelRegistry& r) {
 namespace detail {
 
 void register_matmul_kernels(KernelRegistry& r) {
-  register_for_types<MatMulOp, float, double, std::int32_t, std::int64_t, bfloat16_t>(r, "MatMul");
-  register_for_types<BatchMatMulV1Op, float, double, std::int32_t, std::int64_t, bfloat16_t>(
-      r, "BatchMatMul");
-  register_for_types<BatchMatMulV2Op, float, double, std::int32_t, std::int64_t, bfloat16_t>(
-      r, "BatchMatMulV2");
-  register_batch_matmul_v3<float, double, std::int32_t, std::int64_t, bfloat16_t>(r);
+  register_for_types<MatMulOp, float, double, std::int32_t, std::int64_t, bfloat16_t, half_t>(
+      r, "MatMul");
+  register_for_types<BatchMatMulV1Op, float, double, std::int32_t, std::int64_t, bfloat16_t,
+                     half_t>(r, "BatchMatMul");
+  register_for_types<BatchMatMulV2Op, float, double, std::int32_t, std::int64_t, bfloat16_t,
+                     half_t>(r, "BatchMatMulV2");
+  register_batch_matmul_v3<float, double, std::int32_t, std::int64_t, bfloat16_t, half_t>(r);
 }
 
 }  // namespace detail

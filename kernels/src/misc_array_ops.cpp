@@ -140,8 +140,8 @@ class HistogramFixedWidthOp : public StatusKernel {
 // bfloat16 arithmetic does.
 template <class T>
 T narrow(double v) {
-  if constexpr (std::is_same_v<T, bfloat16_t>)
-    return bfloat16_t(static_cast<float>(v));
+  if constexpr (is_half_like_v<T>)
+    return T(static_cast<float>(v));
   else
     return static_cast<T>(v);
 }
@@ -150,7 +150,7 @@ T narrow(double v) {
 // `b` against a number `a` gives `a`), and max itself when it is -inf.
 template <class T>
 T log_sum_exp(T a, T b) {
-  using C = std::conditional_t<std::is_same_v<T, bfloat16_t>, float, T>;
+  using C = std::conditional_t<is_half_like_v<T>, float, T>;
   const C ca = static_cast<C>(a), cb = static_cast<C>(b);
   const C mi = cb < ca ? cb : ca;
   const C ma = ca < cb ? cb : ca;

@@ -58,7 +58,7 @@ struct SliceKeys {
     std::size_t h = 0;
     for (Index o = 0; o < outer; ++o)
       for (Index i = 0; i < inner; ++i)
-        h = h * 1000003u ^ std::hash<V>()(data[(o * dim + j) * inner + i]);
+        h = h * 1000003u ^ detail::ValueHash()(data[(o * dim + j) * inner + i]);
     return h;
   }
   bool equal(Index a, Index b) const {
@@ -129,7 +129,7 @@ class UniqueOp : public StatusKernel {
     } else {
       visit_numeric_dtype(x.dtype(), [&](auto tag) {
         using T = decltype(tag);
-        if constexpr (std::is_same_v<T, bfloat16_t>) {
+        if constexpr (is_half_like_v<T>) {
           const Index n = x.num_elements();
           std::vector<float> wide(static_cast<std::size_t>(n));
           for (Index i = 0; i < n; ++i)

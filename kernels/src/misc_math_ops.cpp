@@ -226,10 +226,10 @@ class CrossOp : public StatusKernel {
     const T* bp = b.data<T>();
     auto cross = [](T a1, T a2, T b1, T b2) {
       // a1 * b2 - a2 * b1
-      if constexpr (std::is_same_v<T, bfloat16_t>) {
-        const auto p = bfloat16_t(static_cast<float>(a1) * static_cast<float>(b2));
-        const auto q = bfloat16_t(static_cast<float>(a2) * static_cast<float>(b1));
-        return bfloat16_t(static_cast<float>(p) - static_cast<float>(q));
+      if constexpr (is_half_like_v<T>) {
+        const auto p = T(static_cast<float>(a1) * static_cast<float>(b2));
+        const auto q = T(static_cast<float>(a2) * static_cast<float>(b1));
+        return T(static_cast<float>(p) - static_cast<float>(q));
       } else {
         return wrapping_sub(wrapping_mul(a1, b2), wrapping_mul(a2, b1));
       }

@@ -602,7 +602,7 @@ class QuantizeAndDequantizeV4GradOp : public StatusKernel {
 
 // The arithmetic type of a convolution of T: bfloat16 sums in float, rounded once.
 template <class T>
-using Acc = std::conditional_t<std::is_same_v<T, bfloat16_t>, float, T>;
+using Acc = std::conditional_t<is_half_like_v<T>, float, T>;
 
 // FusedResizeConv2DUsingGemmOp: a bilinear resize (FusedResizeAndPadConv2D, the legacy
 // corner-aligned arithmetic without half-pixel centers) or none (FusedPadConv2D), a REFLECT or

@@ -161,7 +161,7 @@ class BiasAddOp : public OpKernel {
  private:
   // bfloat16 adds in float, as TensorFlow's CPU kernels do.
   static T add(T a, T b) {
-    if constexpr (std::is_same_v<T, bfloat16_t>)
+    if constexpr (is_half_like_v<T>)
       return T(static_cast<float>(a) + static_cast<float>(b));
     else
       return a + b;
@@ -341,7 +341,7 @@ namespace detail {
 void register_nn_kernels(KernelRegistry& r) {
   using std::int32_t;
   using std::int64_t;
-  register_for_types<BiasAddOp, float, double, bfloat16_t, int32_t, int64_t>(r, "BiasAdd");
+  register_for_types<BiasAddOp, float, double, bfloat16_t, half_t, int32_t, int64_t>(r, "BiasAdd");
   register_for_types<Conv2DOp, float, double>(r, "Conv2D");
   register_for_types<Conv2DBackpropInputOp, float, double>(r, "Conv2DBackpropInput");
   register_for_types<Conv2DBackpropFilterOp, float, double>(r, "Conv2DBackpropFilter");

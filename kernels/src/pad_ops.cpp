@@ -285,8 +285,8 @@ class MirrorPadOp : public MirrorKernel {
 // a + b as TensorFlow's kernel adds: integers wrap around, bfloat16 through float.
 template <class T>
 T add(T a, T b) {
-  if constexpr (std::is_same_v<T, bfloat16_t>) {
-    return bfloat16_t(static_cast<float>(a) + static_cast<float>(b));
+  if constexpr (is_half_like_v<T>) {
+    return T(static_cast<float>(a) + static_cast<float>(b));
   } else if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));

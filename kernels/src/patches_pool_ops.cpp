@@ -30,7 +30,7 @@ using detail::StatusKernel;
 // bfloat16 computes in float and rounds the result, as Eigen's bfloat16 operators.
 template <class T>
 auto widen(T v) {
-  if constexpr (std::is_same_v<T, bfloat16_t>)
+  if constexpr (is_half_like_v<T>)
     return static_cast<float>(v);
   else
     return v;
@@ -38,7 +38,7 @@ auto widen(T v) {
 
 template <class T, class V>
 T narrow(V v) {
-  if constexpr (std::is_same_v<T, bfloat16_t>)
+  if constexpr (is_half_like_v<T>)
     return T(static_cast<float>(v));
   else
     return static_cast<T>(v);
@@ -47,7 +47,7 @@ T narrow(V v) {
 // Eigen::NumTraits<T>::lowest(): what a max over no element yields.
 template <class T>
 T lowest_value() {
-  if constexpr (std::is_same_v<T, bfloat16_t>) {
+  if constexpr (is_half_like_v<T>) {
     bfloat16_t b;
     b.bits = 0xff7f;
     return b;

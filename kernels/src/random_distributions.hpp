@@ -409,7 +409,7 @@ void draw_multinomial(const Tensor& logits, Index num_samples, SingleSampleAdapt
   std::vector<double> cdf(static_cast<std::size_t>(classes));
   // bfloat16 through float; every logit as double, as the functor's cast<double>().
   auto value = [](T v) {
-    if constexpr (std::is_same_v<T, bfloat16_t>)
+    if constexpr (is_half_like_v<T>)
       return static_cast<double>(static_cast<float>(v));
     else
       return static_cast<double>(v);

@@ -335,19 +335,16 @@ class ReductionOp : public OpKernel {
   static void fill_empty(T* o, Index n) {
     T value{};
     if constexpr (K == ReduceKind::max) {
-      if constexpr (std::is_same_v<T, bfloat16_t>)
-        value.bits = 0xff7f;  // bfloat16's lowest finite value
-      else
-        value = std::numeric_limits<T>::lowest();
+      value = std::numeric_limits<T>::lowest();  // the lowest finite value (bfloat16, float16 too)
     } else if constexpr (K == ReduceKind::min) {
-      if constexpr (std::is_same_v<T, bfloat16_t>)
-        value.bits = 0x7f7f;  // bfloat16's highest finite value
-      else
-        value = std::numeric_limits<T>::max();
+      value = std::numeric_limits<T>::max();
     } else if constexpr (K == ReduceKind::prod) {
       value = from_compute<T>(compute_t<T>(1));
     } else if constexpr (K == ReduceKind::all) {
       value = true;
+    } else if constexpr (K == ReduceKind::mean && is_complex_v<T>) {
+      const auto nan = std::numeric_limits<typename T::value_type>::quiet_NaN();
+      value = T(nan, nan);
     } else if constexpr (K == ReduceKind::mean && !std::is_integral_v<T>) {
       value = from_compute<T>(std::numeric_limits<compute_t<T>>::quiet_NaN());
     }
@@ -376,11 +373,16 @@ void register_reduction_kernels(KernelRegistry& r) {
   using std::int32_t;
   using std::int64_t;
   using std::uint8_t;
-  register_for_types<SumKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Sum");
-  register_for_types<MeanKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Mean");
-  register_for_types<MaxKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Max");
-  register_for_types<MinKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Min");
-  register_for_types<ProdKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r, "Prod");
+  register_for_types<SumKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
+                     complex64_t, complex128_t>(r, "Sum");
+  register_for_types<MeanKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
+                     complex64_t, complex128_t>(r, "Mean");
+  register_for_types<MaxKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
+      r, "Max");
+  register_for_types<MinKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
+      r, "Min");
+  register_for_types<ProdKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
+                     complex64_t, complex128_t>(r, "Prod");
   // Any and All reduce bool tensors: no T attribute to constrain.
   r.add(make_kernel_def<ReductionOp<ReduceKind::any, bool>>("Any", "CPU", {}));
   r.add(make_kernel_def<ReductionOp<ReduceKind::all, bool>>("All", "CPU", {}));

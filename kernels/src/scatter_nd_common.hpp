@@ -98,8 +98,8 @@ enum class ScatterNdKind { update, add, sub, max, min };
 /// cwiseMax/cwiseMin; bool adds as a logical or).
 template <ScatterNdKind K, class T>
 T scatter_nd_combine(T dst, T src) {
-  if constexpr (std::is_same_v<T, bfloat16_t>) {
-    return bfloat16_t(scatter_nd_combine<K>(static_cast<float>(dst), static_cast<float>(src)));
+  if constexpr (is_half_like_v<T>) {
+    return T(scatter_nd_combine<K>(static_cast<float>(dst), static_cast<float>(src)));
   } else if constexpr (K == ScatterNdKind::update) {
     return src;
   } else if constexpr (K == ScatterNdKind::add) {

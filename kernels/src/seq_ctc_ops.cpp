@@ -539,7 +539,7 @@ class EditDistanceOp : public StatusKernel {
                            [&](Index i, Index j) {
                              const V& a = t_values[truth[static_cast<std::size_t>(i)]];
                              const V& b = h_values[hypothesis[static_cast<std::size_t>(j)]];
-                             if constexpr (std::is_same_v<V, bfloat16_t>)
+                             if constexpr (is_half_like_v<V>)
                                return static_cast<float>(a) == static_cast<float>(b);
                              else
                                return a == b;

@@ -143,4 +143,8 @@ void register_image_scale_kernels(KernelRegistry& r);
 void register_nn_legacy_kernels(KernelRegistry& r);
 // FractionalMaxPool, FractionalAvgPool and their Grad ops
 void register_fractional_pool_kernels(KernelRegistry& r);
+// Complex, Real, Imag, Angle, ComplexAbs, Conj
+void register_complex_kernels(KernelRegistry& r);
+// FFT, IFFT, FFT2D, IFFT2D, FFT3D, IFFT3D, RFFT, IRFFT, RFFT2D, IRFFT2D, RFFT3D, IRFFT3D
+void register_fft_kernels(KernelRegistry& r);
 }  // namespace af::detail

@@ -142,9 +142,9 @@ class AssignUpdateOp : public OpKernel {
           auto b = delta.flat<T>();
           T* o = out.data<T>();
           for (std::size_t i = 0; i < a.size(); ++i) {
-            if constexpr (std::is_same_v<T, bfloat16_t>)
-              o[i] = bfloat16_t(Add ? static_cast<float>(a[i]) + static_cast<float>(b[i])
-                                    : static_cast<float>(a[i]) - static_cast<float>(b[i]));
+            if constexpr (is_half_like_v<T>)
+              o[i] = T(Add ? static_cast<float>(a[i]) + static_cast<float>(b[i])
+                           : static_cast<float>(a[i]) - static_cast<float>(b[i]));
             else
               o[i] = static_cast<T>(Add ? a[i] + b[i] : a[i] - b[i]);
           }

@@ -23,7 +23,7 @@ using detail::StatusKernel;
 // The value of element `i` as a number that orders as T does (bfloat16 through float).
 template <class T>
 auto value_at(const T* v, Index i) {
-  if constexpr (std::is_same_v<T, bfloat16_t>)
+  if constexpr (is_half_like_v<T>)
     return static_cast<float>(v[i]);
   else
     return v[i];

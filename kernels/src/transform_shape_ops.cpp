@@ -172,8 +172,8 @@ class OnesLikeOp : public OpKernel {
     visit_numeric_dtype(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       T one;
-      if constexpr (std::is_same_v<T, bfloat16_t>)
-        one = bfloat16_t(1.0f);
+      if constexpr (is_half_like_v<T>)
+        one = T(1.0f);
       else
         one = T(1);
       auto o = out.flat<T>();

@@ -55,8 +55,8 @@ Tensor add_tensors(const Tensor& a, const Tensor& b) {
                        auto x = a.flat<T>(), y = b.flat<T>();
                        auto o = out.flat<T>();
                        for (std::size_t i = 0; i < x.size(); ++i) {
-                         if constexpr (std::is_same_v<T, bfloat16_t>)
-                           o[i] = bfloat16_t(static_cast<float>(x[i]) + static_cast<float>(y[i]));
+                         if constexpr (is_half_like_v<T>)
+                           o[i] = T(static_cast<float>(x[i]) + static_cast<float>(y[i]));
                          else
                            o[i] = static_cast<T>(x[i] + y[i]);
                        }

@@ -20,8 +20,7 @@ bool read_types(WireReader& in, std::vector<DType>* types) {
   for (auto& t : *types) {
     std::uint8_t v = 0;
     if (!in.u8(&v)) return false;
-    if (v > static_cast<std::uint8_t>(DType::resource))
-      return in.fail("unknown dtype code " + std::to_string(v));
+    if (v > kLastDTypeCode) return in.fail("unknown dtype code " + std::to_string(v));
     t = static_cast<DType>(v);
   }
   return true;

@@ -118,9 +118,7 @@ bool WireReader::tensor(Tensor* t, BulkRef* bulk) {
     return true;
   }
   auto type = static_cast<DType>(dtype);
-  if (type == DType::invalid || type == DType::resource ||
-      dtype > static_cast<std::uint8_t>(DType::resource))
-    return fail("unknown dtype code " + std::to_string(dtype));
+  if (!is_value_dtype_code(dtype)) return fail("unknown dtype code " + std::to_string(dtype));
   if (rank == 0xfe) {
     if (!bulk) return fail("unexpected bulk tensor reference");
     if (type == DType::string) return fail("bulk reference to a string tensor");

@@ -18,6 +18,16 @@
 
 namespace af::net {
 
+/// The last dtype code a peer may send (DType's codes are fixed: new dtypes are appended).
+inline constexpr auto kLastDTypeCode = static_cast<std::uint8_t>(DType::complex128);
+
+/// True for a dtype code a tensor's value may carry on the wire: the numeric dtypes and
+/// string (not invalid, resource or variant, nor a code past the last dtype).
+inline bool is_value_dtype_code(std::uint8_t code) {
+  const auto t = static_cast<DType>(code);
+  return code <= kLastDTypeCode && (t == DType::string || dtype_size(t) > 0);
+}
+
 class WireWriter {
  public:
   WireWriter() = default;

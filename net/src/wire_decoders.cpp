@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "actorflow/ops/dtype.hpp"
+#include "wire.hpp"
 
 namespace af::net {
 
@@ -103,8 +104,8 @@ PushMeta decode_push_meta(std::string_view meta, std::uint64_t data_length) {
   const auto code = static_cast<std::uint8_t>(meta[0]);
   const auto rank = static_cast<std::uint8_t>(meta[1]);
   const auto dtype = static_cast<DType>(code);
-  if (code == 0 || code >= static_cast<std::uint8_t>(DType::resource) || dtype == DType::string ||
-      rank > 32 || meta.size() != 2u + 8u * rank)
+  if (!is_value_dtype_code(code) || dtype == DType::string || rank > 32 ||
+      meta.size() != 2u + 8u * rank)
     return m;
   std::uint64_t bytes = dtype_size(dtype);
   m.dims.resize(rank);

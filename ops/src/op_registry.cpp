@@ -125,6 +125,8 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_rnn_block_ops(r);
   detail::register_sets_sparse_ops(r);
   detail::register_math_special_ops(r);
+  detail::register_complex_ops(r);
+  detail::register_fft_ops(r);
   detail::register_seq_ctc_ops(r);
   detail::register_serialize_io_ops(r);
   detail::register_array_more_ops(r);

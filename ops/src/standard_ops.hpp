@@ -133,6 +133,10 @@ void register_sets_sparse_ops(OpRegistry& r);
 /// MulNoNan, Xlog1py, NextAfter, Igamma, Igammac, IgammaGradA, Betainc, Bessel*, Dawsn, Expint,
 /// FresnelCos, FresnelSin, Spence, PopulationCount, EuclideanNorm
 void register_math_special_ops(OpRegistry& r);
+/// Complex, Real, Imag, Angle, ComplexAbs, Conj
+void register_complex_ops(OpRegistry& r);
+/// FFT, IFFT, FFT2D, IFFT2D, FFT3D, IFFT3D, RFFT, IRFFT, RFFT2D, IRFFT2D, RFFT3D, IRFFT3D
+void register_fft_ops(OpRegistry& r);
 /// ReverseSequence, CTCLoss, CTCGreedyDecoder, CTCBeamSearchDecoder, EditDistance
 void register_seq_ctc_ops(OpRegistry& r);
 /// ReadFile, WriteFile, MatchingFiles, Fingerprint, DecodePaddedRaw, DecodeCompressed,

@@ -244,7 +244,7 @@ bool operator==(const Tensor& a, const Tensor& b) {
     using T = decltype(tag);
     auto x = a.flat<T>(), y = b.flat<T>();
     for (std::size_t i = 0; i < x.size() && equal; ++i) {
-      if constexpr (std::is_same_v<T, bfloat16_t>)
+      if constexpr (is_half_like_v<T>)
         equal = static_cast<float>(x[i]) == static_cast<float>(y[i]);
       else
         equal = x[i] == y[i];

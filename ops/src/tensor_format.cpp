@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +56,31 @@ Decimal parse_scientific(std::string_view s) {
   d.exponent = sign * value;
   while (d.digits.size() > 1 && d.digits.back() == '0') d.digits.pop_back();
   return d;
+}
+
+// A float16 element as the formatting code computes with it: its float value, with every
+// result of arithmetic rounded back to float16 (NumPy computes a float16 array's ratios in
+// float16), and the shortest digits that round-trip in float16.
+struct Float16Value {
+  float f = 0;
+  Float16Value(float v) : f(static_cast<float>(half_t(v))) {}  // NOLINT: a float16 number
+  Float16Value(half_t h) : f(static_cast<float>(h)) {}         // NOLINT
+  operator float() const { return f; }                         // NOLINT
+};
+
+// The shortest digits that round-trip in float16 (Dragon4's "unique" mode for float16):
+// the fewest significant digits whose correctly rounded value reads back as the same half.
+Decimal shortest(Float16Value v) {
+  const std::uint16_t bits = half_t(v.f).bits;
+  char buf[64];
+  std::to_chars_result r{};
+  for (int precision = 0; precision < 9; ++precision) {
+    r = std::to_chars(buf, buf + sizeof buf, v.f, std::chars_format::scientific, precision);
+    float back = 0;
+    std::from_chars(buf, r.ptr, back);
+    if (half_t(back).bits == bits) break;
+  }
+  return parse_scientific(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
 }
 
 // The shortest digits that round-trip in T (Dragon4's "unique" mode).
@@ -126,7 +153,7 @@ std::string pad_left(std::string s, std::size_t width) {
 // `min_digits` >= 0 (as arrays pass), digits down to 10^-min_digits are exact.
 template <class T>
 std::string format_positional(T v, int precision, Trim trim, int min_digits = -1,
-                              std::size_t left = 0, std::size_t right = 0) {
+                              std::size_t left = 0, std::size_t right = 0, bool plus = false) {
   Decimal d = shortest(v);
   const int n = static_cast<int>(d.digits.size());
   // Digits after the point in the unique form; negative when it ends in integer zeros.
@@ -147,7 +174,7 @@ std::string format_positional(T v, int precision, Trim trim, int min_digits = -1
     int_part = "0";
     frac = std::string(static_cast<std::size_t>(-d.exponent - 1), '0') + d.digits;
   }
-  if (d.negative) int_part.insert(0, "-");
+  if (d.negative || plus) int_part.insert(0, d.negative ? "-" : "+");
   frac = finish_fraction(std::move(frac), trim, min_digits);
   std::string out = pad_left(int_part, left);
   if (trim != Trim::dot_zeros || !frac.empty()) out += "." + frac;
@@ -158,7 +185,7 @@ std::string format_positional(T v, int precision, Trim trim, int min_digits = -1
 // Dragon4 scientific (np.format_float_scientific with unique=True).
 template <class T>
 std::string format_scientific(T v, int precision, Trim trim, int min_digits = -1,
-                              std::size_t left = 0, int exp_digits = -1) {
+                              std::size_t left = 0, int exp_digits = -1, bool plus = false) {
   Decimal d = shortest(v);
   // Past the unique digits, min_digits prints further exact digits (rounded), as Dragon4 does.
   const int frac_digits = static_cast<int>(d.digits.size()) - 1;
@@ -167,7 +194,7 @@ std::string format_scientific(T v, int precision, Trim trim, int min_digits = -1
   else if (frac_digits < min_digits && d.digits != "0")
     d = rounded_significant(v, min_digits + 1);
   std::string int_part = d.digits.substr(0, 1);
-  if (d.negative) int_part.insert(0, "-");
+  if (d.negative || plus) int_part.insert(0, d.negative ? "-" : "+");
   std::string frac =
       finish_fraction(d.digits.size() > 1 ? d.digits.substr(1) : std::string(), trim, min_digits);
   std::string out = pad_left(int_part, left);
@@ -238,8 +265,11 @@ std::string bytes_repr(const std::string& s) {
 using ElementFormatter = std::function<std::string(std::int64_t)>;
 
 // NumPy's FloatingFormat in "maxprec" mode, set up from the values that will be shown.
+// `plus` is NumPy's sign='+' (a complex number's imaginary parts); `keep` holds `data` alive
+// for as long as the formatter lives.
 template <class T>
-ElementFormatter floating_format(const T* data, const std::vector<std::int64_t>& shown) {
+ElementFormatter floating_format(const T* data, const std::vector<std::int64_t>& shown,
+                                 bool plus = false, std::shared_ptr<const void> keep = {}) {
   std::vector<T> finite;
   bool has_non_finite = false, has_negative_inf = false;
   for (auto i : shown) {
@@ -248,7 +278,7 @@ ElementFormatter floating_format(const T* data, const std::vector<std::int64_t>&
       finite.push_back(v);
     } else {
       has_non_finite = true;
-      has_negative_inf |= std::isinf(v) && v < 0;
+      has_negative_inf |= plus || (std::isinf(v) && v < 0);
     }
   }
   bool exp_format = false;
@@ -279,7 +309,7 @@ ElementFormatter floating_format(const T* data, const std::vector<std::int64_t>&
   } else if (exp_format) {
     int max_frac = 0, max_exp = 0;
     for (T v : finite) {
-      std::string s = format_scientific(v, kPrecision, Trim::dot);
+      std::string s = format_scientific(v, kPrecision, Trim::dot, -1, 0, -1, plus);
       auto e = s.find('e'), point = s.find('.');
       left = std::max(left, point);
       max_frac = std::max(max_frac, static_cast<int>(e - point - 1));
@@ -291,7 +321,7 @@ ElementFormatter floating_format(const T* data, const std::vector<std::int64_t>&
     right = static_cast<std::size_t>(exp_size + 2 + precision);
   } else {
     for (T v : finite) {
-      std::string s = format_positional(v, kPrecision, Trim::dot);
+      std::string s = format_positional(v, kPrecision, Trim::dot, -1, 0, 0, plus);
       auto point = s.find('.');
       left = std::max(left, point);
       right = std::max(right, s.size() - point - 1);
@@ -303,20 +333,56 @@ ElementFormatter floating_format(const T* data, const std::vector<std::int64_t>&
     if (3 > offset) left = std::max(left, 3 - offset);
     if (inf_len > offset) left = std::max(left, inf_len - offset);
   }
-  return [=](std::int64_t i) -> std::string {
+  // The init-capture keeps `keep` (and so `data`) alive with the formatter.
+  return [=, keep = std::move(keep)](std::int64_t i) -> std::string {
     T v = data[i];
     if (!std::isfinite(v)) {
-      std::string s = std::isnan(v) ? "nan" : (v < 0 ? "-inf" : "inf");
-      return pad_left(s, left + right + 1);
+      const std::string sign = std::isinf(v) && v < 0 ? "-" : (plus ? "+" : "");
+      return pad_left(sign + (std::isnan(v) ? "nan" : "inf"), left + right + 1);
     }
-    if (exp_format) return format_scientific(v, precision, trim, min_digits, left, exp_size);
-    return format_positional(v, precision, trim, min_digits, left, right);
+    if (exp_format) return format_scientific(v, precision, trim, min_digits, left, exp_size, plus);
+    return format_positional(v, precision, trim, min_digits, left, right, plus);
   };
+}
+
+// NumPy's ComplexFloatingFormat: the real parts formatted together, the imaginary parts
+// together with a sign, then "j" before the imaginary part's padding.
+template <class R>
+ElementFormatter complex_format(const std::complex<R>* data, std::int64_t n,
+                                const std::vector<std::int64_t>& shown) {
+  auto parts = std::make_shared<std::vector<R>>(2 * static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    (*parts)[static_cast<std::size_t>(i)] = data[i].real();
+    (*parts)[static_cast<std::size_t>(n + i)] = data[i].imag();
+  }
+  ElementFormatter re = floating_format(parts->data(), shown, false, parts);
+  ElementFormatter im = floating_format(parts->data() + n, shown, true, parts);
+  return [re, im](std::int64_t i) {
+    std::string imag = im(i);
+    const std::size_t end = imag.find_last_not_of(' ') + 1;
+    return re(i) + imag.insert(end, "j");
+  };
+}
+
+// str(np.complex64(z)): "(re+imj)" in the shortest digits without a trailing ".0", or "imj"
+// when the real part is +0.
+template <class R>
+std::string format_complex_scalar(std::complex<R> z) {
+  auto part = [](R v, bool plus) -> std::string {
+    if (std::isnan(v)) return plus ? "+nan" : "nan";
+    if (std::isinf(v)) return v < 0 ? "-inf" : (plus ? "+inf" : "inf");
+    const auto a = static_cast<double>(std::abs(v));
+    if (a == 0 || (a >= 1e-4 && a < 1e16))
+      return format_positional(v, 1000, Trim::dot_zeros, -1, 0, 0, plus);
+    return format_scientific(v, 1000, Trim::dot_zeros, -1, 0, -1, plus);
+  };
+  if (z.real() == 0 && !std::signbit(z.real())) return part(z.imag(), false) + "j";
+  return "(" + part(z.real(), false) + part(z.imag(), true) + "j)";
 }
 
 template <class T>
 ElementFormatter integer_format(const T* data, const std::vector<std::int64_t>& shown) {
-  auto str = [](T v) { return std::to_string(static_cast<std::int64_t>(v)); };
+  auto str = [](T v) { return std::to_string(v); };  // int8 and uint8 promote to int
   std::size_t width = 0;
   if (!shown.empty()) {
     T lo = data[shown[0]], hi = data[shown[0]];
@@ -420,6 +486,22 @@ std::string Tensor::to_string() const {
         return format_float_scalar(*data<double>());
       case DType::bfloat16:
         return format_bfloat16(*data<bfloat16_t>());
+      case DType::float16:
+        return format_float_scalar(Float16Value(*data<half_t>()));
+      case DType::complex64:
+        return format_complex_scalar(*data<complex64_t>());
+      case DType::complex128:
+        return format_complex_scalar(*data<complex128_t>());
+      case DType::int8:
+        return std::to_string(*data<std::int8_t>());
+      case DType::int16:
+        return std::to_string(*data<std::int16_t>());
+      case DType::uint16:
+        return std::to_string(*data<std::uint16_t>());
+      case DType::uint32:
+        return std::to_string(*data<std::uint32_t>());
+      case DType::uint64:
+        return std::to_string(*data<std::uint64_t>());
       case DType::int32:
         return std::to_string(*data<std::int32_t>());
       case DType::int64:
@@ -461,6 +543,33 @@ std::string Tensor::to_string() const {
       break;
     case DType::uint8:
       format = integer_format(data<std::uint8_t>(), shown);
+      break;
+    case DType::int8:
+      format = integer_format(data<std::int8_t>(), shown);
+      break;
+    case DType::int16:
+      format = integer_format(data<std::int16_t>(), shown);
+      break;
+    case DType::uint16:
+      format = integer_format(data<std::uint16_t>(), shown);
+      break;
+    case DType::uint32:
+      format = integer_format(data<std::uint32_t>(), shown);
+      break;
+    case DType::uint64:
+      format = integer_format(data<std::uint64_t>(), shown);
+      break;
+    case DType::float16: {
+      const half_t* p = data<half_t>();
+      auto values = std::make_shared<std::vector<Float16Value>>(p, p + num_elements());
+      format = floating_format(values->data(), shown, false, values);
+      break;
+    }
+    case DType::complex64:
+      format = complex_format(data<complex64_t>(), num_elements(), shown);
+      break;
+    case DType::complex128:
+      format = complex_format(data<complex128_t>(), num_elements(), shown);
       break;
     case DType::bfloat16: {
       const bfloat16_t* p = data<bfloat16_t>();

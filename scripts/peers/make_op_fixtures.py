@@ -53,22 +53,32 @@ def encode(value):
         dtype = "bfloat16"
     else:
         dtype = {np.dtype("float32"): "float32", np.dtype("float64"): "float64",
-                 np.dtype("int32"): "int32", np.dtype("int64"): "int64",
-                 np.dtype("bool"): "bool", np.dtype("object"): "string"}[a.dtype]
+                 np.dtype("float16"): "float16", np.dtype("int8"): "int8",
+                 np.dtype("int16"): "int16", np.dtype("int32"): "int32",
+                 np.dtype("int64"): "int64", np.dtype("uint8"): "uint8",
+                 np.dtype("uint16"): "uint16", np.dtype("uint32"): "uint32",
+                 np.dtype("uint64"): "uint64", np.dtype("complex64"): "complex64",
+                 np.dtype("complex128"): "complex128", np.dtype("bool"): "bool",
+                 np.dtype("object"): "string"}[a.dtype]
 
-    def one(v):
-        if dtype == "string":
-            return v.decode()
-        if dtype == "bool":
-            return bool(v)
-        if dtype in ("int32", "int64"):
-            return int(v)
+    def real(v):
         v = float(v)
         if np.isnan(v):
             return "nan"
         if np.isinf(v):
             return "inf" if v > 0 else "-inf"
         return v
+
+    def one(v):
+        if dtype == "string":
+            return v.decode()
+        if dtype == "bool":
+            return bool(v)
+        if dtype.startswith("int") or dtype.startswith("uint"):
+            return int(v)
+        if dtype.startswith("complex"):  # [real, imag]
+            return [real(v.real), real(v.imag)]
+        return real(v)
 
     return {"dtype": dtype, "shape": list(a.shape), "values": [one(v) for v in a.reshape(-1)]}
 
@@ -778,22 +788,9 @@ CASE_FAMILIES = ["space_batch", "matrix", "misc_math", "string", "image_proc", "
                  "misc_array", "audio", "linalg_decomp", "batch_norm_5d", "rnn_block", "sets_sparse", "math_special", "seq_ctc", "serialize_io", "array_more", "image_more", "nn_legacy"]
 
 
-def main(out):
-    os.makedirs(out, exist_ok=True)
-    g = tf.Graph()
-    b = Builder()
-    with g.as_default():
-        build(b)
-        build_products_and_indexing(b)
-        build_pad(b)
-        build_segment(b)
-        build_parse_example(b)
-        build_resize(b)
-        build_depthwise_lrn(b)
-        # The families kept in their own files (scripts/peers/op_cases_<family>.py).
-        for family in CASE_FAMILIES:
-            module = importlib.import_module("op_cases_" + family)
-            getattr(module, "build_" + family)(b)
+def write_fixture(g, b, out, extra=None):
+    """Runs every case of `b` (built in `g`) and writes OUT/graph.pb and OUT/reference.json
+    (with `extra`'s keys besides "tensorflow" and "cases")."""
     # Grappler off: the cases are all constants, and its folding must not stand in for the
     # kernels (nor trip over multi-output ops).
     config = tf1.ConfigProto()
@@ -811,7 +808,27 @@ def main(out):
                                   for n in names]
     tf.io.write_graph(g.as_graph_def(), out, "graph.pb", as_text=False)
     with open(os.path.join(out, "reference.json"), "w") as f:
-        json.dump({"tensorflow": tf.__version__, "cases": b.cases}, f, indent=1)
+        json.dump(dict({"tensorflow": tf.__version__, "cases": b.cases}, **(extra or {})), f,
+                  indent=1)
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    g = tf.Graph()
+    b = Builder()
+    with g.as_default():
+        build(b)
+        build_products_and_indexing(b)
+        build_pad(b)
+        build_segment(b)
+        build_parse_example(b)
+        build_resize(b)
+        build_depthwise_lrn(b)
+        # The families kept in their own files (scripts/peers/op_cases_<family>.py).
+        for family in CASE_FAMILIES:
+            module = importlib.import_module("op_cases_" + family)
+            getattr(module, "build_" + family)(b)
+    write_fixture(g, b, out)
     print("wrote %d cases to %s" % (len(b.cases), out))
 
 

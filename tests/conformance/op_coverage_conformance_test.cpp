@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "op_fixture.hpp"
 #include "test_paths.hpp"
 
 namespace {
@@ -26,125 +27,6 @@ using af::Tensor;
 
 const std::filesystem::path dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_ops";
 
-const nlohmann::json& reference() {
-  static const nlohmann::json ref = [] {
-    std::ifstream in(dir / "reference.json");
-    return nlohmann::json::parse(in);
-  }();
-  return ref;
-}
-
-double number(const nlohmann::json& v) {
-  if (v.is_string()) {
-    const auto s = v.get<std::string>();
-    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-    return s == "inf" ? std::numeric_limits<double>::infinity()
-                      : -std::numeric_limits<double>::infinity();
-  }
-  return v.get<double>();
-}
-
-// A tensor's values as doubles (numbers and bools) or strings.
-struct Values {
-  std::string dtype;
-  std::vector<std::int64_t> shape;
-  std::vector<double> numbers;
-  std::vector<std::string> strings;
-};
-
-Values expected(const nlohmann::json& j) {
-  Values v{j["dtype"].get<std::string>(), j["shape"].get<std::vector<std::int64_t>>(), {}, {}};
-  for (const auto& x : j["values"]) {
-    if (v.dtype == "string")
-      v.strings.push_back(x.get<std::string>());
-    else if (v.dtype == "bool")
-      v.numbers.push_back(x.get<bool>() ? 1.0 : 0.0);
-    else
-      v.numbers.push_back(number(x));
-  }
-  return v;
-}
-
-Values actual(const Tensor& t) {
-  Values v{std::string(af::dtype_name(t.dtype())), t.shape().dims(), {}, {}};
-  if (v.dtype == "float") v.dtype = "float32";
-  if (v.dtype == "double") v.dtype = "float64";
-  const auto n = static_cast<std::size_t>(t.num_elements());
-  for (std::size_t i = 0; i < n; ++i) {
-    switch (t.dtype()) {
-      case DType::float32:
-        v.numbers.push_back(t.data<float>()[i]);
-        break;
-      case DType::float64:
-        v.numbers.push_back(t.data<double>()[i]);
-        break;
-      case DType::bfloat16:
-        v.numbers.push_back(static_cast<float>(t.data<af::bfloat16_t>()[i]));
-        break;
-      case DType::int32:
-        v.numbers.push_back(t.data<std::int32_t>()[i]);
-        break;
-      case DType::int64:
-        v.numbers.push_back(static_cast<double>(t.data<std::int64_t>()[i]));
-        break;
-      case DType::boolean:
-        v.numbers.push_back(t.data<bool>()[i] ? 1.0 : 0.0);
-        break;
-      case DType::string:
-        v.strings.push_back(t.data<std::string>()[i]);
-        break;
-      default:
-        BOOST_FAIL("unexpected dtype " << af::dtype_name(t.dtype()));
-    }
-  }
-  return v;
-}
-
-// How close a value must be: bit for bit when `exact` (NaN matches NaN, zeros match in
-// sign); else within `relative` of the expected value (absolute below 1e-4) or `absolute`.
-struct Tolerance {
-  bool exact = false;
-  double relative = 4e-6;
-  double absolute = 0;
-};
-
-bool same(double got, double want, const Tolerance& t) {
-  if (std::isnan(want)) return std::isnan(got);
-  if (std::isinf(want)) return got == want;
-  if (t.exact) return got == want && std::signbit(got) == std::signbit(want);
-  const double diff = std::fabs(got - want);
-  return diff <= t.relative * std::max(std::fabs(want), 1e-4) || diff <= t.absolute;
-}
-
-void check(const Tensor& t, const nlohmann::json& want, const Tolerance& tolerance) {
-  const Values a = actual(t), e = expected(want);
-  BOOST_TEST(a.dtype == e.dtype);
-  BOOST_TEST(a.shape == e.shape, boost::test_tools::per_element());
-  BOOST_TEST(a.strings == e.strings, boost::test_tools::per_element());
-  BOOST_REQUIRE_EQUAL(a.numbers.size(), e.numbers.size());
-  for (std::size_t i = 0; i < a.numbers.size(); ++i)
-    BOOST_TEST(same(a.numbers[i], e.numbers[i], tolerance),
-               "element " << i << ": got " << a.numbers[i] << ", TensorFlow " << e.numbers[i]);
-}
-
-// A case's tolerance for a value of `dtype`: its own where the fixture gives one, else 4e-6
-// relative for float32 and 1e-12 for float64.
-Tolerance tolerance_of(const nlohmann::json& c, const std::string& dtype) {
-  Tolerance t;
-  t.exact = c["exact"].get<bool>();
-  t.relative = dtype == "float64" ? 1e-12 : 4e-6;
-  if (!c["tolerance"].is_null()) t.relative = c["tolerance"].get<double>();
-  if (c.contains("atol") && !c["atol"].is_null()) t.absolute = c["atol"].get<double>();
-  return t;
-}
-
-struct Imported {
-  af::Graph g;
-  Imported() {
-    af::import_graph_def(g, af::read_graph_def((dir / "graph.pb").string()), {.name = ""});
-  }
-};
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(op_coverage_conformance_test)
@@ -153,90 +35,16 @@ BOOST_AUTO_TEST_SUITE(op_coverage_conformance_test)
 // imported and run here, give TensorFlow's values.
 BOOST_AUTO_TEST_CASE(imported_ops_and_their_tensorflow_gradients_give_tensorflows_values,
                      *boost::unit_test::timeout(300)) {
-  Imported m;
-  af::Session sess(m.g);
-  // Each fetch with the case it belongs to and TensorFlow's value. As the fixture script ran
-  // them, the cases' outputs come first and their gradients after (a stateful op runs once
-  // for its outputs and once more for its gradients); many cases share one step, since every
-  // new set of fetches costs a pass over the whole graph.
-  struct Fetch {
-    const nlohmann::json* c;
-    const nlohmann::json* want;
-  };
-  std::vector<Output> fetches;
-  std::vector<Fetch> wants;
-  auto run_and_check = [&] {
-    const auto out = sess.run(fetches);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      const nlohmann::json& c = *wants[i].c;
-      const nlohmann::json& want = *wants[i].want;
-      BOOST_TEST_CONTEXT("case " << c["name"].get<std::string>()) {
-        check(out[i], want, tolerance_of(c, want["dtype"].get<std::string>()));
-      }
-    }
-    const std::size_t n = out.size();
-    fetches.clear();
-    wants.clear();
-    return n;
-  };
-  constexpr std::size_t kPerStep = 256;
-  std::size_t checked = 0;
-  for (const bool grads : {false, true}) {
-    for (const auto& c : reference()["cases"]) {
-      if (grads && !c.contains("grads")) continue;
-      for (const auto& o : grads ? c["grads"] : c["outputs"]) {
-        if (o.is_null()) continue;
-        fetches.push_back(m.g.output(o[0].get<std::string>()));
-        wants.push_back({&c, &o[1]});
-      }
-      if (fetches.size() >= kPerStep) checked += run_and_check();
-    }
-    if (!fetches.empty()) checked += run_and_check();
-  }
-  BOOST_TEST(checked > 200u);
+  af::test::fixture::Fixture m(dir);
+  BOOST_TEST(af::test::fixture::check_imported_cases(m) > 200u);
 }
 
 // af::gradients of each case's loss, built here through the imported forward ops, equals
 // tf.gradients: the same None where TensorFlow has no gradient (Ceil, Round, Rint), zeros
 // for the slices a Split's loss does not read.
 BOOST_AUTO_TEST_CASE(gradients_built_here_equal_tensorflows, *boost::unit_test::timeout(300)) {
-  Imported m;
-  std::vector<std::string> names;
-  std::vector<Output> fetches;
-  std::vector<const nlohmann::json*> wants;
-  for (const auto& c : reference()["cases"]) {
-    if (!c.contains("grads")) continue;
-    std::vector<Output> xs;
-    for (const auto& x : c["grad_inputs"]) xs.push_back(m.g.output(x.get<std::string>()));
-    const auto grads = af::gradients({m.g.output(c["loss"].get<std::string>())}, xs);
-    BOOST_REQUIRE_EQUAL(grads.size(), c["grads"].size());
-    for (std::size_t i = 0; i < grads.size(); ++i) {
-      const auto& want = c["grads"][i];
-      BOOST_TEST(grads[i].valid() == !want.is_null(), c["name"].get<std::string>());
-      if (want.is_null() || !grads[i].valid()) continue;
-      names.push_back(c["name"].get<std::string>());
-      fetches.push_back(grads[i]);
-      wants.push_back(&c);
-    }
-  }
-  af::Session sess(m.g);
-  const auto out = sess.run(fetches);
-  std::size_t k = 0;
-  std::string previous;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    const auto& c = *wants[i];
-    k = names[i] == previous ? k + 1 : 0;
-    previous = names[i];
-    // Grads of one case are consecutive; skip the nulls TensorFlow had before this one.
-    std::size_t slot = 0, seen = 0;
-    for (; slot < c["grads"].size(); ++slot)
-      if (!c["grads"][slot].is_null() && seen++ == k) break;
-    const auto& want = c["grads"][slot][1];
-    BOOST_TEST_CONTEXT("case " << names[i] << ", gradient " << slot) {
-      check(out[i], want, tolerance_of(c, want["dtype"].get<std::string>()));
-    }
-  }
-  BOOST_TEST(out.size() > 80u);
+  af::test::fixture::Fixture m(dir);
+  BOOST_TEST(af::test::fixture::check_built_gradients(m) > 80u);
 }
 
 // The builders lay the ops out as TensorFlow's Python does and infer their shapes.

@@ -48,10 +48,14 @@ std::vector<double> values_of(const Tensor& t) {
   af::visit_numeric_dtype(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
     for (const auto& v : t.flat<T>()) {
-      if constexpr (std::is_same_v<T, af::bfloat16_t>)
+      if constexpr (af::is_complex_v<T>) {
+        out.push_back(static_cast<double>(v.real()));
+        out.push_back(static_cast<double>(v.imag()));
+      } else if constexpr (af::is_half_like_v<T>) {
         out.push_back(static_cast<float>(v));
-      else
+      } else {
         out.push_back(static_cast<double>(v));
+      }
     }
   });
   return out;

@@ -33,8 +33,8 @@ Tensor filled(DType dtype, const Shape& shape, double value) {
   Tensor t(dtype, shape);
   visit_numeric_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bfloat16_t>) {
-      for (auto& x : t.flat<T>()) x = bfloat16_t(static_cast<float>(value));
+    if constexpr (is_half_like_v<T>) {
+      for (auto& x : t.flat<T>()) x = T(static_cast<float>(value));
     } else if constexpr (std::is_same_v<T, bool>) {
       for (auto& x : t.flat<T>()) x = value != 0.0;
     } else {

@@ -76,8 +76,8 @@ Output piecewise_constant(const Output& x, const std::vector<double>& boundaries
     Tensor t(x.dtype(), Shape{});
     visit_numeric_dtype(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      if constexpr (std::is_same_v<T, bfloat16_t>)
-        t.data<T>()[0] = bfloat16_t(static_cast<float>(b));
+      if constexpr (is_half_like_v<T>)
+        t.data<T>()[0] = T(static_cast<float>(b));
       else if constexpr (!std::is_same_v<T, bool>)
         t.data<T>()[0] = static_cast<T>(b);
     });

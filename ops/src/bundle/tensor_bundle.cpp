@@ -22,6 +22,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "actorflow/ops/detail/tf_datatype.hpp"
 #include "large_buffers.hpp"
 #include "tensor_bundle_format.hpp"
 
@@ -34,25 +35,14 @@ using namespace bundle_format;  // the format's pieces (tensor_bundle_format.hpp
 
 // -- format helpers -----------------------------------------------------------------------------
 
-namespace {
-
-// actorflow's dtypes and TensorFlow's DataType numbers (types.proto), one table both ways.
-constexpr std::pair<DType, int> kTfDataTypes[] = {
-    {DType::float32, 1}, {DType::float64, 2}, {DType::int32, 3},    {DType::uint8, 4},
-    {DType::string, 7},  {DType::int64, 9},   {DType::boolean, 10}, {DType::bfloat16, 14}};
-
-}  // namespace
-
 int tf_data_type(DType t) noexcept {
-  for (auto [dtype, number] : kTfDataTypes)
-    if (dtype == t) return number;
-  return 0;
+  // The bundle holds numeric and string tensors, not handles or variants.
+  return t == DType::resource || t == DType::variant ? 0 : detail::tf_enum(t);
 }
 
 DType dtype_from_tf_data_type(int tf_type) noexcept {
-  for (auto [dtype, number] : kTfDataTypes)
-    if (number == tf_type) return dtype;
-  return DType::invalid;
+  const DType t = detail::dtype_of_tf_enum(tf_type);
+  return t == DType::resource || t == DType::variant ? DType::invalid : t;
 }
 
 std::string tf_data_type_string(int tf_type) {

@@ -15,8 +15,8 @@ namespace {
 
 using namespace cwise;  // NOLINT: the shared element-wise definitions
 
-const std::vector<DType> kRelu6Types = {DType::float32, DType::float64, DType::int32, DType::int64,
-                                        DType::bfloat16};
+const std::vector<DType> kRelu6Types = {DType::float32, DType::float64,  DType::int32,
+                                        DType::int64,   DType::bfloat16, DType::float16};
 
 // The gradient ops (gradients, features or outputs): one type, the two shapes merged
 // (TensorFlow's MergeBothInputsShapeFn).

@@ -238,8 +238,8 @@ Tensor filled_tensor(DType dtype, const Shape& shape, double value) {
     using T = decltype(tag);
     auto o = t.flat<T>();
     T v;
-    if constexpr (std::is_same_v<T, bfloat16_t>)
-      v = bfloat16_t(static_cast<float>(value));
+    if constexpr (is_half_like_v<T>)
+      v = T(static_cast<float>(value));
     else
       v = static_cast<T>(value);
     std::fill(o.begin(), o.end(), v);

@@ -121,7 +121,8 @@ namespace detail {
 
 void register_compat_v2_ops(OpRegistry& r) {
   r.add({"PlaceholderWithDefault", infer_placeholder_with_default});
-  r.add({"DivNoNan", [](InferenceContext& c) { return infer_binary(c, kFloatTypes); }});
+  r.add(
+      {"DivNoNan", [](InferenceContext& c) { return infer_binary(c, with_complex(kFloatTypes)); }});
   r.add({"SelectV2", infer_select_v2});
   r.add({"BroadcastTo", infer_broadcast_to});
   r.add({"LeakyRelu", [](InferenceContext& c) { return infer_unary(c, kFloatTypes); }});

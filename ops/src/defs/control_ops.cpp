@@ -87,29 +87,18 @@ Output delay(const Output& x, std::chrono::microseconds d, std::string_view name
 }
 
 Output scalar_like(const Output& like, double value, std::string_view name) {
-  Tensor t;
-  switch (like.dtype()) {
-    case DType::float64:
-      t = Tensor(value);
-      break;
-    case DType::int32:
-      t = Tensor(static_cast<std::int32_t>(value));
-      break;
-    case DType::int64:
-      t = Tensor(static_cast<std::int64_t>(value));
-      break;
-    case DType::bfloat16:
-      t = Tensor(bfloat16_t(static_cast<float>(value)));
-      break;
-    case DType::uint8: {
-      t = Tensor(DType::uint8, Shape{});
-      t.data<std::uint8_t>()[0] = static_cast<std::uint8_t>(value);
-      break;
-    }
-    default:
-      t = Tensor(static_cast<float>(value));
-      break;
-  }
+  // A scalar of like's numeric dtype (complex: a zero imaginary part); float32 for the
+  // others (bool, string, resource, variant).
+  const DType t_like = like.dtype();
+  const DType dtype = dtype_size(t_like) > 0 && t_like != DType::boolean ? t_like : DType::float32;
+  Tensor t(dtype, Shape{});
+  visit_numeric_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (is_half_like_v<T>)
+      t.data<T>()[0] = T(static_cast<float>(value));
+    else
+      t.data<T>()[0] = static_cast<T>(value);
+  });
   return like.graph().constant(t, name.empty() ? "Const" : name);
 }
 

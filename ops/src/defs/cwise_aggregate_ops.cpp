@@ -32,7 +32,8 @@ Status infer_add_n(InferenceContext& c) {
     if (c.input_types[static_cast<std::size_t>(i)] != t)
       return invalid_argument(list_type_mismatch_message(c.node.op, "inputs", c.input_types));
   // Variants (gradients of tensor lists and optionals) add through their values.
-  if (t != DType::variant) ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, kArithmeticTypes));
+  if (t != DType::variant)
+    ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, with_complex(kArithmeticTypes)));
   PartialShape cur = c.input_shapes.back();
   for (int i = c.num_inputs() - 2; i >= 0; --i) {
     PartialShape merged;

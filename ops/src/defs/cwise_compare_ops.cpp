@@ -69,10 +69,11 @@ Status infer_select(InferenceContext& c) {
 
 // Element types by op, as TensorFlow's CPU kernels (within actorflow's dtypes).
 const std::vector<DType> kComparisonTypes = {DType::float32, DType::float64, DType::int32,
-                                             DType::int64,   DType::uint8,   DType::bfloat16};
+                                             DType::int64,   DType::uint8,   DType::bfloat16,
+                                             DType::float16};
 const std::vector<DType> kEqualityTypes = {DType::float32, DType::float64, DType::int32,
                                            DType::int64,   DType::uint8,   DType::bfloat16,
-                                           DType::boolean, DType::string};
+                                           DType::float16, DType::boolean, DType::string};
 
 Output logical_binary_op(const char* type, const Output& x, const Output& y,
                          std::string_view name) {

@@ -30,10 +30,11 @@ Status infer_unary_grad(InferenceContext& c, const std::vector<DType>& allowed) 
 }
 
 // Element types by op, as TensorFlow's CPU kernels (within actorflow's dtypes).
-const std::vector<DType> kRealTypes = {DType::float32, DType::float64, DType::int32, DType::int64,
-                                       DType::bfloat16};
+const std::vector<DType> kRealTypes = {DType::float32, DType::float64,  DType::int32,
+                                       DType::int64,   DType::bfloat16, DType::float16};
 const std::vector<DType> kFloorDivTypes = {DType::float32, DType::float64, DType::int32,
-                                           DType::int64,   DType::uint8,   DType::bfloat16};
+                                           DType::int64,   DType::uint8,   DType::bfloat16,
+                                           DType::float16};
 
 }  // namespace
 
@@ -43,19 +44,20 @@ void register_cwise_ops(OpRegistry& r) {
   auto unary = [&](const char* type, const std::vector<DType>& allowed) {
     r.add({type, [allowed](InferenceContext& c) { return infer_unary(c, allowed); }});
   };
-  unary("Square", kRealTypes);
-  unary("Sqrt", kFloatTypes);
-  unary("Rsqrt", kFloatTypes);
-  unary("Exp", kFloatTypes);
-  unary("Log", kFloatTypes);
-  unary("Sin", kFloatTypes);
-  unary("Cos", kFloatTypes);
-  unary("Reciprocal", kFloatTypes);
+  unary("Square", with_complex(kRealTypes));
+  unary("Sqrt", with_complex(kFloatTypes));
+  unary("Rsqrt", with_complex(kFloatTypes));
+  unary("Exp", with_complex(kFloatTypes));
+  unary("Log", with_complex(kFloatTypes));
+  unary("Sin", with_complex(kFloatTypes));
+  unary("Cos", with_complex(kFloatTypes));
+  unary("Reciprocal", with_complex(kFloatTypes));
   unary("Abs", kRealTypes);
   unary("Sign", kRealTypes);
   unary("Floor", kFloatTypes);
   for (const char* type : {"SqrtGrad", "RsqrtGrad", "ReciprocalGrad", "InvGrad"})
-    r.add({type, [](InferenceContext& c) { return infer_unary_grad(c, kFloatTypes); }});
+    r.add(
+        {type, [](InferenceContext& c) { return infer_unary_grad(c, with_complex(kFloatTypes)); }});
   auto binary = [&](const char* type, const std::vector<DType>& allowed) {
     r.add({type, [allowed](InferenceContext& c) { return infer_binary(c, allowed); }});
   };

@@ -19,8 +19,8 @@ namespace {
 using namespace cwise;  // NOLINT: the shared element-wise definitions
 
 // Element types by op, as TensorFlow's CPU kernels (within actorflow's dtypes).
-const std::vector<DType> kRoundTypes = {DType::float32, DType::float64, DType::int32, DType::int64,
-                                        DType::bfloat16};
+const std::vector<DType> kRoundTypes = {DType::float32, DType::float64,  DType::int32,
+                                        DType::int64,   DType::bfloat16, DType::float16};
 // Lgamma, Digamma, Erfinv, Ndtri, Polygamma and Zeta: float and double (no bfloat16 kernel).
 const std::vector<DType> kSpecialTypes = {DType::float32, DType::float64};
 const std::vector<DType> kTruncateDivTypes = {DType::int32, DType::int64, DType::uint8};

@@ -40,21 +40,21 @@ void register_math_ops(OpRegistry& r) {
     r.add({type, [allowed](InferenceContext& c) { return infer_binary(c, allowed); }});
   };
   // Add also concatenates strings (TensorFlow's Add kernel for DT_STRING; AddV2 has none).
-  std::vector<DType> add_types = kArithmeticTypes;
+  std::vector<DType> add_types = with_complex(kArithmeticTypes);
   add_types.push_back(DType::string);
   binary("Add", add_types);
-  binary("AddV2", kArithmeticTypes);  // what TensorFlow 2.x's tf.add and `+` emit
-  binary("Sub", kArithmeticTypes);
-  binary("Mul", kArithmeticTypes);
-  binary("Div", kArithmeticTypes);
-  binary("RealDiv", kFloatTypes);
+  binary("AddV2", with_complex(kArithmeticTypes));  // what TensorFlow 2.x's tf.add and `+` emit
+  binary("Sub", with_complex(kArithmeticTypes));
+  binary("Mul", with_complex(kArithmeticTypes));
+  binary("Div", with_complex(kArithmeticTypes));
+  binary("RealDiv", with_complex(kFloatTypes));
   auto unary = [&](const char* type, const std::vector<DType>& allowed) {
     r.add({type, [allowed](InferenceContext& c) { return infer_unary(c, allowed); }});
   };
-  unary("Neg", kSignedTypes);
+  unary("Neg", with_complex(kSignedTypes));
   unary("Relu", kArithmeticTypes);
-  unary("Sigmoid", kFloatTypes);
-  unary("Tanh", kFloatTypes);
+  unary("Sigmoid", with_complex(kFloatTypes));
+  unary("Tanh", with_complex(kFloatTypes));
   r.add({"Softmax", infer_softmax});
 }
 

@@ -42,8 +42,8 @@ Status infer_matmul(InferenceContext& c, const std::vector<DType>& allowed) {
 }
 
 // Element types by op, as TensorFlow's CPU kernels.
-const std::vector<DType> kMatMulTypes = {DType::float32, DType::float64, DType::int32, DType::int64,
-                                         DType::bfloat16};
+const std::vector<DType> kMatMulTypes = {DType::float32, DType::float64,  DType::int32,
+                                         DType::int64,   DType::bfloat16, DType::float16};
 
 // TensorFlow's BatchMatMulShape (`broadcast` false: batch dimensions merged) and
 // BatchMatMulV2Shape (batch dimensions broadcast), for inputs of type `t`.

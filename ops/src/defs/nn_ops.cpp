@@ -134,9 +134,9 @@ Status attr_list(const InferenceContext& c, const char* name, std::vector<std::i
 
 Status infer_bias_add(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(
-      c.input_types[0], "T",
-      {DType::float32, DType::float64, DType::bfloat16, DType::int32, DType::int64}));
+  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T",
+                                            {DType::float32, DType::float64, DType::bfloat16,
+                                             DType::float16, DType::int32, DType::int64}));
   if (c.input_types[1] != c.input_types[0])
     return invalid_argument("Inputs to BiasAdd must share one type: " +
                             std::string(data_type_string(c.input_types[0])) + " vs " +

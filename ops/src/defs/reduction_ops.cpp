@@ -77,7 +77,10 @@ Output reduction_op(const char* type, const Output& x,
 }
 
 void register_reduction_ops(OpRegistry& r) {
-  for (const char* type : {"Sum", "Mean", "Max", "Min", "Prod"})
+  for (const char* type : {"Sum", "Mean", "Prod"})
+    r.add({type,
+           [](InferenceContext& c) { return infer_reduction(c, with_complex(kArithmeticTypes)); }});
+  for (const char* type : {"Max", "Min"})
     r.add({type, [](InferenceContext& c) { return infer_reduction(c, kArithmeticTypes); }});
   for (const char* type : {"Any", "All"})
     r.add({type, [](InferenceContext& c) { return infer_reduction(c, {}); }});

@@ -133,8 +133,8 @@ Tensor typed_scalar(DType dtype, double value) {
   Tensor t(dtype, Shape{});
   const bool ok = visit_numeric_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bfloat16_t>)
-      t.data<T>()[0] = bfloat16_t(static_cast<float>(value));
+    if constexpr (is_half_like_v<T>)
+      t.data<T>()[0] = T(static_cast<float>(value));
     else if constexpr (std::is_same_v<T, bool>)
       t.data<T>()[0] = value != 0.0;
     else

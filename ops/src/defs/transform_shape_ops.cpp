@@ -148,8 +148,8 @@ Tensor one_of(DType dtype) {
   Tensor t(dtype, Shape{});
   const bool ok = visit_numeric_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bfloat16_t>)
-      t.data<T>()[0] = bfloat16_t(1.0f);
+    if constexpr (is_half_like_v<T>)
+      t.data<T>()[0] = T(1.0f);
     else
       t.data<T>()[0] = T(1);
   });

@@ -93,6 +93,7 @@ void register_serialize_io_gradients(GradientRegistry& r);
 void register_array_more_gradients(GradientRegistry& r);
 void register_image_more_gradients(GradientRegistry& r);
 void register_nn_legacy_gradients(GradientRegistry& r);
+void register_complex_gradients(GradientRegistry& r);
 
 /// The gradient the walk gives output `i` of `op` when it got none: zeros like it, and for
 /// a Switch of a cond branch zeros built on the other branch (TensorFlow's

@@ -96,6 +96,7 @@ std::vector<std::string> GradientRegistry::types() const {
 void register_standard_gradients(GradientRegistry& r) {
   detail::register_math_gradients(r);
   detail::register_cwise_gradients(r);
+  detail::register_complex_gradients(r);
   detail::register_nn_gradients(r);
   detail::register_array_gradients(r);
   detail::register_control_flow_gradients(r);
@@ -260,9 +261,9 @@ std::pair<Output, Output> reduce_broadcast(const Operation& op, const Output& fu
 namespace {
 
 // Tensors the walk follows (`_IsBackpropagatable`) and that get zeros when they have no
-// gradient (`_IsTrainable`): floating point and resources.
+// gradient (`_IsTrainable`): floating point, complex and resources.
 bool is_backpropagatable(DType t) {
-  return t == DType::float32 || t == DType::float64 || t == DType::bfloat16 || t == DType::resource;
+  return is_floating(t) || is_complex(t) || t == DType::resource;
 }
 
 struct OutputGrads {
@@ -390,8 +391,8 @@ class GradientWalk {
       using T = decltype(tag);
       if constexpr (std::is_same_v<T, bool>)
         one.data<bool>()[0] = true;
-      else if constexpr (std::is_same_v<T, bfloat16_t>)
-        one.data<T>()[0] = bfloat16_t(1.0f);
+      else if constexpr (is_half_like_v<T>)
+        one.data<T>()[0] = T(1.0f);
       else
         one.data<T>()[0] = T(1);
     });

@@ -8,6 +8,7 @@
 
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/batch_matmul_ops.hpp"
+#include "actorflow/ops/complex_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/partition_ops.hpp"
@@ -26,9 +27,8 @@ Output scalar_const(const Output& like, double v, std::string_view name = "Const
   return scalar_like(like, v, name);
 }
 
-bool is_float(DType t) {
-  return t == DType::float32 || t == DType::float64 || t == DType::bfloat16;
-}
+// _CastGrad's types: the floating-point and complex ones.
+bool is_float(DType t) { return is_floating(t) || is_complex(t); }
 
 // The shape of a reduction's input with the reduced axes set to 1, and the multiples that
 // tile it back, when the rank and the axes are known while building. Unknown dims are
@@ -137,14 +137,15 @@ Grads mul_grad(const Operation& op, const Grads& g) {
   if (s.fully_defined() && y.shape() == s && g[0].shape() == s &&
       (g[0].dtype() == DType::float32 || g[0].dtype() == DType::int32))
     return {binary("Mul", g[0], y, "Mul"), binary("Mul", g[0], x, "Mul_1")};
-  Output gxy = binary("Mul", g[0], y, "Mul");
-  Output gyx = binary("Mul", x, g[0], "Mul_1");
+  // Python's math_ops.conj: complex inputs conjugated, real ones as they are.
+  Output gxy = binary("Mul", g[0], conj(y), "Mul");
+  Output gyx = binary("Mul", conj(x), g[0], "Mul_1");
   auto [gx, gy] = reduce_broadcast(op, gxy, gyx);
   return {gx, gy};
 }
 
 Grads real_div_grad(const Operation& op, const Grads& g) {
-  const Output x = input(op, 0), y = input(op, 1);
+  const Output x = conj(input(op, 0)), y = conj(input(op, 1));
   const char* div = op.type() == "Div" ? "Div" : "RealDiv";
   Output gx_full = binary(div, g[0], y, div);
   Output neg_x = neg(x, "Neg");
@@ -168,7 +169,7 @@ Grads div_no_nan_grad(const Operation& op, const Grads& g) {
 Grads matmul_grad(const Operation& op, const Grads& g) {
   const bool ta = *op.node_def().attr<bool>("transpose_a");
   const bool tb = *op.node_def().attr<bool>("transpose_b");
-  const Output a = input(op, 0), b = input(op, 1), grad = g[0];
+  const Output a = conj(input(op, 0)), b = conj(input(op, 1)), grad = g[0];
   if (!ta && !tb)
     return {matmul(grad, b, false, true, "MatMul"), matmul(a, grad, true, false, "MatMul_1")};
   if (!ta && tb)
@@ -381,21 +382,21 @@ Grads square_grad(const Operation& op, const Grads& g) {
   {
     auto deps = op.graph().control_dependencies({g[0].op()});
     two = scalar_const(x, 2.0, "Const");
-    x2 = binary("Mul", x, two, "Mul");
+    x2 = binary("Mul", conj(x), two, "Mul");
   }
   return {binary("Mul", g[0], x2, "Mul_1")};
 }
 
 Grads exp_grad(const Operation& op, const Grads& g) {
   auto deps = op.graph().control_dependencies({g[0].op()});
-  return {mul(g[0], op.output(0), "mul")};
+  return {mul(g[0], conj(op.output(0)), "mul")};
 }
 
 // `type`(x) of the op's input, computed after the incoming gradient (TensorFlow's
 // `with ops.control_dependencies([grad])` in _SinGrad, _CosGrad, _LogGrad).
 Output unary_of_input_after(const Operation& op, const Grads& g, const char* type) {
   auto deps = op.graph().control_dependencies({g[0].op()});
-  return unary(type, input(op, 0), type);
+  return unary(type, conj(input(op, 0)), type);
 }
 
 // TensorFlow's _SinGrad: grad * cos(x).

@@ -170,11 +170,45 @@ BOOST_AUTO_TEST_CASE(tensor_protos_follow_tensorflows_reading_rules,
   short_content.replace(short_content.find("float_val: 1.5"), 14, "tensor_content: \"\\000\\000\"");
   BOOST_CHECK_EXCEPTION(af::parse_graph_def_text(short_content), af::InvalidArgumentError,
                         has<af::InvalidArgumentError>("tensor_content holds 2 bytes"));
-  std::string half = kConstText;
-  half.replace(half.find("type: DT_FLOAT"), 14, "type: DT_HALF");
-  BOOST_CHECK_EXCEPTION(af::parse_graph_def_text(half), af::InvalidArgumentError,
+  std::string quantized = kConstText;
+  quantized.replace(quantized.find("type: DT_FLOAT"), 14, "type: DT_QINT8");
+  BOOST_CHECK_EXCEPTION(af::parse_graph_def_text(quantized), af::InvalidArgumentError,
                         has<af::InvalidArgumentError>(
-                            "node 'c': attr 'dtype': DT_HALF is not supported by actorflow"));
+                            "node 'c': attr 'dtype': DT_QINT8 is not supported by actorflow"));
+}
+
+// float16 in half_val, int8 and uint16 in int_val, uint32 and uint64 in their own fields,
+// complex numbers as (real, imag) pairs in scomplex_val and dcomplex_val; the last value
+// repeats; written back, each is one typed value (a splat) or raw bytes.
+BOOST_AUTO_TEST_CASE(protos_of_the_newer_dtypes_read_and_write_as_tensorflows,
+                     *boost::unit_test::timeout(30)) {
+  auto node = [](const char* name, const char* dtype, const char* values) {
+    return std::string("node { name: \"") + name + "\" op: \"Const\" attr { key: \"dtype\" " +
+           "value { type: " + dtype +
+           " } } attr { key: \"value\" value { tensor { dtype: " + dtype +
+           " tensor_shape { dim { size: 3 } } " + values + " } } } }\n";
+  };
+  const std::string text = node("h", "DT_HALF", "half_val: [ 15360, 48128 ]") +  // 1.0, -1.0
+                           node("i8", "DT_INT8", "int_val: [ -128, 127 ]") +
+                           node("u16", "DT_UINT16", "int_val: [ 65535 ]") +
+                           node("u32", "DT_UINT32", "uint32_val: [ 4294967295, 7 ]") +
+                           node("u64", "DT_UINT64", "uint64_val: [ 18446744073709551615 ]") +
+                           node("c64", "DT_COMPLEX64", "scomplex_val: [ 1, 2, -3, 4 ]") +
+                           node("c128", "DT_COMPLEX128", "dcomplex_val: [ 0.5, -0.25 ]");
+  const af::GraphDef def = af::parse_graph_def_text(text);
+  auto value = [&](std::size_t i) { return *def.nodes[i].attr<af::Tensor>("value"); };
+  BOOST_TEST(static_cast<float>(value(0).data<af::half_t>()[2]) == -1.0f);
+  BOOST_TEST(value(1).to_vector<std::int8_t>() == (std::vector<std::int8_t>{-128, 127, 127}),
+             boost::test_tools::per_element());
+  BOOST_TEST(value(2).data<std::uint16_t>()[1] == 65535);
+  BOOST_TEST(value(3).data<std::uint32_t>()[0] == 4294967295u);
+  BOOST_TEST(value(4).data<std::uint64_t>()[2] == ~std::uint64_t{0});
+  BOOST_TEST(value(5).data<af::complex64_t>()[2] == af::complex64_t(-3, 4));
+  BOOST_TEST(value(6).data<af::complex128_t>()[1] == af::complex128_t(0.5, -0.25));
+  // Written back and read again: the same tensors.
+  const af::GraphDef back = af::parse_graph_def(af::serialize_graph_def(def));
+  for (std::size_t i = 0; i < def.nodes.size(); ++i)
+    BOOST_TEST(*back.nodes[i].attr<af::Tensor>("value") == value(i), def.nodes[i].name);
 }
 
 BOOST_AUTO_TEST_CASE(bfloat16_and_string_protos_repeat_their_last_value_too,

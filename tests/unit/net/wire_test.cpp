@@ -28,6 +28,42 @@ BOOST_AUTO_TEST_CASE(tensors_round_trip_bit_for_bit) {
   BOOST_TEST(c.scalar<std::int64_t>() == 7);
 }
 
+// Every value dtype crosses the wire, the newer ones (float16, the 8- to 64-bit integers,
+// complex) included; a code past the last dtype, or a variant's, is refused.
+BOOST_AUTO_TEST_CASE(every_value_dtype_round_trips_and_unknown_codes_are_refused) {
+  std::vector<af::Tensor> tensors = {
+      af::Tensor::from_vector(std::vector<af::half_t>{af::half_t(0.5f), af::half_t(-3.0f)}),
+      af::Tensor::from_vector(std::vector<std::int8_t>{-128, 127}),
+      af::Tensor::from_vector(std::vector<std::int16_t>{-3, 4}),
+      af::Tensor::from_vector(std::vector<std::uint16_t>{65535}),
+      af::Tensor::from_vector(std::vector<std::uint32_t>{4000000000u}),
+      af::Tensor::from_vector(std::vector<std::uint64_t>{~std::uint64_t{0}}),
+      af::Tensor::from_vector(std::vector<af::complex64_t>{{1.0f, -2.0f}}),
+      af::Tensor::from_vector(std::vector<af::complex128_t>{{0.25, 8.0}}, af::Shape{1, 1})};
+  af::net::WireWriter out;
+  for (const auto& t : tensors) out.tensor(t);
+  std::string bytes = out.take();
+  af::net::WireReader in(bytes, "test");
+  for (const auto& t : tensors) {
+    af::Tensor back;
+    BOOST_REQUIRE(in.tensor(&back));
+    BOOST_TEST((back == t), af::dtype_name(t.dtype()));
+  }
+  BOOST_TEST(in.at_end());
+  for (const std::uint8_t code : {static_cast<std::uint8_t>(af::DType::variant),
+                                  static_cast<std::uint8_t>(af::net::kLastDTypeCode + 1)}) {
+    af::net::WireWriter one;
+    one.tensor(af::Tensor::from_vector(std::vector<std::int8_t>{1}));
+    std::string b = one.take();
+    b[0] = static_cast<char>(code);
+    af::net::WireReader refused(b, "test");
+    af::Tensor t;
+    BOOST_TEST(!refused.tensor(&t));
+    BOOST_TEST(refused.status().message().find("unknown dtype code " + std::to_string(code)) !=
+               std::string::npos);
+  }
+}
+
 // A dead tensor (the untaken side of a Switch) stays dead between tasks, distinct from an
 // uninitialized one; a dead marker with a dtype is refused.
 BOOST_AUTO_TEST_CASE(dead_tensors_round_trip_as_dead) {

@@ -273,10 +273,17 @@ BOOST_AUTO_TEST_CASE(file_names_and_dtype_numbers_are_tensorflows) {
   BOOST_TEST(af::tf_data_type(DType::boolean) == 10);
   BOOST_TEST(af::tf_data_type(DType::bfloat16) == 14);
   BOOST_TEST(af::tf_data_type(DType::resource) == 0);
-  for (DType t : {DType::float32, DType::float64, DType::int32, DType::int64, DType::uint8,
-                  DType::boolean, DType::string, DType::bfloat16})
+  BOOST_TEST(af::tf_data_type(DType::int16) == 5);
+  BOOST_TEST(af::tf_data_type(DType::complex128) == 18);
+  BOOST_TEST(af::tf_data_type(DType::float16) == 19);
+  BOOST_TEST(af::tf_data_type(DType::uint64) == 23);
+  BOOST_TEST(af::tf_data_type(DType::variant) == 0);
+  for (DType t :
+       {DType::float32, DType::float64, DType::int32, DType::int64, DType::uint8, DType::boolean,
+        DType::string, DType::bfloat16, DType::float16, DType::int8, DType::int16, DType::uint16,
+        DType::uint32, DType::uint64, DType::complex64, DType::complex128})
     BOOST_TEST(af::dtype_from_tf_data_type(af::tf_data_type(t)) == t);
-  BOOST_TEST(af::dtype_from_tf_data_type(5) == DType::invalid);  // int16
+  BOOST_TEST(af::dtype_from_tf_data_type(11) == DType::invalid);  // qint8
   BOOST_TEST(af::tf_data_type_string(1) == "float");
   BOOST_TEST(af::tf_data_type_string(5) == "int16");
 }
@@ -346,6 +353,15 @@ BOOST_AUTO_TEST_CASE(every_dtype_round_trips_with_scalars_empty_and_3d_tensors) 
       {"bool", flags},
       {"bfloat16", Tensor::from_vector(
                        std::vector<af::bfloat16_t>{af::bfloat16_t(1.0f), af::bfloat16_t(-2.5f)})},
+      {"float16",
+       Tensor::from_vector(std::vector<af::half_t>{af::half_t(0.1f), af::half_t(-6e4f)})},
+      {"int8", Tensor::from_vector(std::vector<std::int8_t>{-128, 127})},
+      {"int16", Tensor::from_vector(std::vector<std::int16_t>{-32768, 2})},
+      {"uint16", Tensor::from_vector(std::vector<std::uint16_t>{65535, 0})},
+      {"uint32", Tensor::from_vector(std::vector<std::uint32_t>{4294967295u, 1})},
+      {"uint64", Tensor::from_vector(std::vector<std::uint64_t>{~std::uint64_t{0}, 3})},
+      {"complex64", Tensor::from_vector(std::vector<af::complex64_t>{{1, -2}, {0.5f, 3}})},
+      {"complex128", Tensor::from_vector(std::vector<af::complex128_t>{{1e-300, 2}}, Shape{1, 1})},
       {"strings",
        Tensor::from_vector(std::vector<std::string>{"", "hello", std::string(200, 'x'), long_string,
                                                     std::string("nul\0byte", 8)},
@@ -700,10 +716,10 @@ BOOST_AUTO_TEST_CASE(index_decoding_skips_unknown_fields_and_rejects_big_endian_
                "Invalid size in bundle entry: key w; stored size 12; expected size 8");
   }
   {
-    // A dtype actorflow has no type for (DT_INT16).
-    auto reader = open_with(header, from_hex("08 05 12 04 12 02 08 02 28 04 35 59 3c e5 35"));
+    // A dtype actorflow has no type for (DT_QINT8).
+    auto reader = open_with(header, from_hex("08 0b 12 04 12 02 08 02 28 04 35 59 3c e5 35"));
     BOOST_REQUIRE(reader->status().ok());
-    BOOST_TEST(reader->entries().at(0).tf_dtype == 5);
+    BOOST_TEST(reader->entries().at(0).tf_dtype == 11);
     BOOST_TEST(reader->lookup("w").status().code() == af::Code::unimplemented);
   }
   {

@@ -320,4 +320,34 @@ BOOST_AUTO_TEST_CASE(views_print_their_own_elements) {
   BOOST_CHECK_EQUAL(os.str(), "[[ 1  2]\n [30  4]]");
 }
 
+// The dtypes' Python names, TensorFlow's DataTypeString spellings (both parse), sizes and kinds.
+BOOST_AUTO_TEST_CASE(dtype_names_sizes_and_kinds) {
+  struct Row {
+    af::DType t;
+    const char* name;
+    const char* tf_name;
+    std::size_t size;
+  };
+  for (const Row& r :
+       {Row{af::DType::float16, "float16", "half", 2}, Row{af::DType::int8, "int8", "int8", 1},
+        Row{af::DType::int16, "int16", "int16", 2}, Row{af::DType::uint16, "uint16", "uint16", 2},
+        Row{af::DType::uint32, "uint32", "uint32", 4},
+        Row{af::DType::uint64, "uint64", "uint64", 8},
+        Row{af::DType::complex64, "complex64", "complex64", 8},
+        Row{af::DType::complex128, "complex128", "complex128", 16},
+        Row{af::DType::float32, "float32", "float", 4}}) {
+    BOOST_TEST(af::dtype_name(r.t) == r.name);
+    BOOST_TEST(af::data_type_string(r.t) == r.tf_name);
+    BOOST_TEST(af::dtype_size(r.t) == r.size);
+    BOOST_TEST((af::dtype_from_string(r.name) == r.t));
+    BOOST_TEST((af::dtype_from_string(r.tf_name) == r.t));
+  }
+  BOOST_TEST(af::is_floating(af::DType::float16));
+  BOOST_TEST(af::is_integer(af::DType::uint64));
+  BOOST_TEST(!af::is_integer(af::DType::boolean));
+  BOOST_TEST(af::is_complex(af::DType::complex128));
+  BOOST_TEST(!af::is_floating(af::DType::complex64));
+  BOOST_TEST((af::dtype_from_string("qint8") == af::DType::invalid));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -232,8 +232,8 @@ class BundleReader {
   /// Errors: NotFound "Key NAME not found in checkpoint"; DataLoss naming the tensor and
   /// its data file when the bytes' crc does not match the index, the stored size does not
   /// fit the dtype and shape, or the data file is shorter than the index says; NotFound
-  /// for a missing data file; Unimplemented for dtypes actorflow lacks (int16, complex64,
-  /// ...). A tensor saved in slices is assembled from them (`lookup_slice` of the whole).
+  /// for a missing data file; Unimplemented for dtypes actorflow lacks (the quantized
+  /// ones). A tensor saved in slices is assembled from them (`lookup_slice` of the whole).
   StatusOr<Tensor> lookup(std::string_view name) const;
 
   /// Reads the slice `slice` of the tensor `name`, whether it was saved whole or in slices

@@ -25,13 +25,21 @@ using detail::Index;  // element counts, offsets and axes
 
 // Element types by op, as TensorFlow's CPU kernels.
 /// Floating-point ops (Sigmoid, Tanh, Softmax, Exp, ...).
-inline const std::vector<DType> kFloatTypes = {DType::float32, DType::float64, DType::bfloat16};
+inline const std::vector<DType> kFloatTypes = {DType::float32, DType::float64, DType::bfloat16,
+                                               DType::float16};
 /// Arithmetic ops (Add, Mul, Maximum, ...).
-inline const std::vector<DType> kArithmeticTypes = {
-    DType::float32, DType::float64, DType::int32, DType::int64, DType::uint8, DType::bfloat16};
+inline const std::vector<DType> kArithmeticTypes = {DType::float32, DType::float64, DType::int32,
+                                                    DType::int64,   DType::uint8,   DType::bfloat16,
+                                                    DType::float16};
+/// `types` and complex64, complex128 (the ops TensorFlow also has complex CPU kernels of).
+inline std::vector<DType> with_complex(std::vector<DType> types) {
+  types.push_back(DType::complex64);
+  types.push_back(DType::complex128);
+  return types;
+}
 /// Ops defined for signed types only (Neg, Abs, Sign, ...).
-inline const std::vector<DType> kSignedTypes = {DType::float32, DType::float64, DType::int32,
-                                                DType::int64, DType::bfloat16};
+inline const std::vector<DType> kSignedTypes = {DType::float32, DType::float64,  DType::int32,
+                                                DType::int64,   DType::bfloat16, DType::float16};
 
 /// TensorFlow's attr check: "Value for attr 'T' of int32 is not in the list of allowed
 /// values: float, double" (detail::check_attr_type naming the list's types).

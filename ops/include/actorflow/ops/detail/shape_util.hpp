@@ -77,9 +77,11 @@ inline Status check_attr_type(DType t, const char* attr, const std::vector<DType
 
 /// Every type a tensor of values may have (resources excluded): the types TensorFlow
 /// registers its type-generic CPU kernels for.
-inline const std::vector<DType> kValueTypes = {DType::float32, DType::float64, DType::int32,
-                                               DType::int64,   DType::uint8,   DType::boolean,
-                                               DType::string,  DType::bfloat16};
+inline const std::vector<DType> kValueTypes = {
+    DType::float32, DType::float64, DType::int32,     DType::int64,
+    DType::uint8,   DType::boolean, DType::string,    DType::bfloat16,
+    DType::float16, DType::int8,    DType::int16,     DType::uint16,
+    DType::uint32,  DType::uint64,  DType::complex64, DType::complex128};
 /// The types of index and shape inputs (attrs Index, Tidx, Tshape, ...).
 inline const std::vector<DType> kIndexTypes = {DType::int32, DType::int64};
 

@@ -14,9 +14,10 @@ namespace af::detail {
 
 /// OnesLike's T: every value type but string. OnesLike has no string kernel (TensorFlow's T
 /// list has no string).
-inline const std::vector<DType> kNumericTypes = {DType::float32, DType::float64, DType::int32,
-                                                 DType::int64,   DType::uint8,   DType::boolean,
-                                                 DType::bfloat16};
+inline const std::vector<DType> kNumericTypes = {
+    DType::float32, DType::float64,  DType::int32,   DType::int64,     DType::uint8,
+    DType::boolean, DType::bfloat16, DType::float16, DType::int8,      DType::int16,
+    DType::uint16,  DType::uint32,   DType::uint64,  DType::complex64, DType::complex128};
 
 /// The first value of an int32 or int64 tensor, widened. `t` holds at least one element and
 /// is int64 or else int32 (ExpandDims' `dim`, in its shape function and its kernel).
