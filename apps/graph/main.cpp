@@ -154,11 +154,31 @@ int run(const std::string& path, const std::vector<std::string>& feeds,
 }
 
 /// Prints every registered op type (queues, summaries and datasets included), one a line.
-int list_ops() {
+// The op types, one a line; with `kernels`, each op's CPU kernels instead, a line each:
+// "OP<TAB>attr=dtype,dtype;attr=..." (the dtypes its constraints allow; "OP<TAB>" alone for
+// a kernel of no constraint, "OP<TAB>-" for an op with no CPU kernel).
+int list_ops(bool kernels) {
   af::register_queue_ops();
   af::summary::register_summary_ops();
   af::register_dataset_functions();
-  for (const auto& name : af::OpRegistry::global().names()) std::cout << name << "\n";
+  const af::KernelRegistry& registry = af::KernelRegistry::global();
+  for (const auto& name : af::OpRegistry::global().names()) {
+    if (!kernels) {
+      std::cout << name << "\n";
+      continue;
+    }
+    const std::vector<af::KernelDef> defs = registry.kernels_for(name, "CPU");
+    if (defs.empty()) std::cout << name << "\t-\n";
+    for (const af::KernelDef& d : defs) {
+      std::cout << name << "\t";
+      for (std::size_t i = 0; i < d.constraints.size(); ++i) {
+        std::cout << (i ? ";" : "") << d.constraints[i].first << "=";
+        for (std::size_t k = 0; k < d.constraints[i].second.size(); ++k)
+          std::cout << (k ? "," : "") << af::dtype_name(d.constraints[i].second[k]);
+      }
+      std::cout << "\n";
+    }
+  }
   return 0;
 }
 
@@ -253,6 +273,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--signature", signature,
                       "the SavedModel signature to run (default: serving_default)");
   auto* ops_cmd = cli.add_subcommand("ops", "list the op types actorflow knows, one a line");
+  bool kernels = false;
+  ops_cmd->add_flag("--kernels", kernels,
+                    "list each op's CPU kernels and the dtypes they take (OP<TAB>attr=t,t;...)");
   auto* export_cmd = cli.add_subcommand(
       "export-saved-model", "write a .meta and its checkpoint as a SavedModel for serving");
   export_cmd->add_option("META", file, "the .meta file")->required();
@@ -266,7 +289,7 @@ int main(int argc, char** argv) {
                        "leave out attributes at their op's default");
   if (auto code = app.parse(argc, argv)) return *code;
   try {
-    if (ops_cmd->parsed()) return list_ops();
+    if (ops_cmd->parsed()) return list_ops(kernels);
     const bool dir = fs::is_directory(file);
     if (info_cmd->parsed()) return dir ? af::apps::saved_model_info(file) : info(file);
     if (convert_cmd->parsed()) return convert(file, out);
