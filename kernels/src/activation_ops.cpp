@@ -220,22 +220,18 @@ struct Grad {
 namespace detail {
 
 void register_activation_kernels(KernelRegistry& r) {
-  using std::int32_t;
-  using std::int64_t;
   register_for_types<SoftplusKernel, float, double, bfloat16_t, half_t>(r, "Softplus");
   register_for_types<Unary<SoftsignFn>::Kernel, float, double, bfloat16_t, half_t>(r, "Softsign");
   register_for_types<Unary<EluFn>::Kernel, float, double, bfloat16_t, half_t>(r, "Elu");
   register_for_types<Unary<SeluFn>::Kernel, float, double, bfloat16_t, half_t>(r, "Selu");
-  register_for_types<Unary<Relu6Fn>::Kernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(
-      r, "Relu6");
+  register_for_list<Unary<Relu6Fn>::Kernel>(r, "Relu6", RealNumberTypes{});
   register_for_types<Grad<SoftplusGradFn>::Kernel, float, double, bfloat16_t, half_t>(
       r, "SoftplusGrad");
   register_for_types<Grad<SoftsignGradFn>::Kernel, float, double, bfloat16_t, half_t>(
       r, "SoftsignGrad");
   register_for_types<Grad<EluGradFn>::Kernel, float, double, bfloat16_t, half_t>(r, "EluGrad");
   register_for_types<Grad<SeluGradFn>::Kernel, float, double, bfloat16_t, half_t>(r, "SeluGrad");
-  register_for_types<Grad<Relu6GradFn>::Kernel, float, double, int32_t, int64_t, bfloat16_t,
-                     half_t>(r, "Relu6Grad");
+  register_for_list<Grad<Relu6GradFn>::Kernel>(r, "Relu6Grad", RealNumberTypes{});
 }
 
 }  // namespace detail

@@ -19,6 +19,7 @@
 #include "cpu_gemm.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -67,16 +68,7 @@ class Delegate {
   // Runs the kernel on `inputs` in the step of `ctx`: its outputs become ctx's, its error
   // (which names the node already) ctx's.
   void run(OpKernelContext& ctx, std::vector<Tensor> inputs) const {
-    OpKernelContext sub(*def_, std::move(inputs));
-    sub.resource_mgr = ctx.resource_mgr;
-    sub.shared_resource_mgr = ctx.shared_resource_mgr;
-    sub.runtime = ctx.runtime;
-    sub.step = ctx.step;
-    sub.eigen_device = ctx.eigen_device;
-    sub.intra_op_threads = ctx.intra_op_threads;
-    sub.device_name = ctx.device_name;
-    sub.device_context = ctx.device_context;
-    sub.set_num_outputs(ctx.num_outputs());
+    OpKernelContext sub = detail::sub_context(ctx, *def_, std::move(inputs));
     kernel_->compute(sub);
     if (!sub.ok()) return ctx.fail(sub.status());
     for (int i = 0; i < ctx.num_outputs(); ++i)

@@ -12,6 +12,7 @@
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -309,12 +310,17 @@ void register_batch_norm_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<FusedBatchNormOp>("FusedBatchNorm", "CPU", {{"T", {DType::float32}}}));
   r.add(make_kernel_def<FusedBatchNormGradOp>("FusedBatchNormGrad", "CPU",
                                               {{"T", {DType::float32}}}));
-  for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3"})
+  // V2 and V3 take float16 and bfloat16 x (float statistics) through the float kernels.
+  for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3"}) {
     r.add(make_kernel_def<FusedBatchNormOp>(op, "CPU",
                                             {{"T", {DType::float32}}, {"U", {DType::float32}}}));
-  for (const char* op : {"FusedBatchNormGradV2", "FusedBatchNormGradV3"})
+    register_via_float<FusedBatchNormOp>(r, op, "T", {{"U", {DType::float32}}});
+  }
+  for (const char* op : {"FusedBatchNormGradV2", "FusedBatchNormGradV3"}) {
     r.add(make_kernel_def<FusedBatchNormGradOp>(
         op, "CPU", {{"T", {DType::float32}}, {"U", {DType::float32}}}));
+    register_via_float<FusedBatchNormGradOp>(r, op, "T", {{"U", {DType::float32}}});
+  }
 }
 
 }  // namespace detail

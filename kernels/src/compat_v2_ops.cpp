@@ -235,14 +235,10 @@ namespace detail {
 void register_compat_v2_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<PlaceholderWithDefaultOp>("PlaceholderWithDefault", "CPU",
                                                   {{"dtype", detail::kValueTypes}}));
-  register_for_types<DivNoNanKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
-      r, "DivNoNan");
-  register_for_types<SelectV2Op, float, double, std::int32_t, std::int64_t, std::uint8_t, bool,
-                     std::string, bfloat16_t, half_t, std::int8_t, std::int16_t, std::uint16_t,
-                     std::uint32_t, std::uint64_t, complex64_t, complex128_t>(r, "SelectV2");
-  register_for_types<BroadcastToOp, float, double, std::int32_t, std::int64_t, std::uint8_t, bool,
-                     std::string, bfloat16_t, half_t, std::int8_t, std::int16_t, std::uint16_t,
-                     std::uint32_t, std::uint64_t, complex64_t, complex128_t>(r, "BroadcastTo");
+  register_for_list<DivNoNanKernel>(r, "DivNoNan", FloatComplexTypes{});
+  using AllValues = Concat<NumberTypes, TypeList<bool, std::string>>;
+  register_for_list<SelectV2Op>(r, "SelectV2", AllValues{});
+  register_for_list<BroadcastToOp>(r, "BroadcastTo", AllValues{});
   register_for_types<LeakyReluOp, float, double, bfloat16_t, half_t>(r, "LeakyRelu");
   register_for_types<LeakyReluOp, float, double, bfloat16_t, half_t>(r, "LeakyReluGrad");
   r.add(make_kernel_def<StringJoinOp>("StringJoin", "CPU"));

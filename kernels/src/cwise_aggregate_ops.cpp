@@ -338,7 +338,8 @@ using ArgMinInt32Kernel = ArgOp<T, std::int32_t, Less>;
 
 // Registers `Kernel<T>` for each of `Ts` with output_type `out`.
 template <template <class> class Kernel, class... Ts>
-void register_arg_kernels(KernelRegistry& r, const std::string& op, DType out) {
+void register_arg_kernels(KernelRegistry& r, const std::string& op, DType out,
+                          detail::TypeList<Ts...> /*types*/) {
   (r.add(make_kernel_def<Kernel<Ts>>(op, "CPU", {{"T", {dtype_of_v<Ts>}}, {"output_type", {out}}})),
    ...);
 }
@@ -348,19 +349,12 @@ void register_arg_kernels(KernelRegistry& r, const std::string& op, DType out) {
 namespace detail {
 
 void register_cwise_aggregate_kernels(KernelRegistry& r) {
-  using std::int32_t;
-  using std::int64_t;
-  using std::uint8_t;
-  register_for_types<AddNOp, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
-                     complex64_t, complex128_t>(r, "AddN");
-  register_arg_kernels<ArgMaxInt64Kernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t,
-                       half_t>(r, "ArgMax", DType::int64);
-  register_arg_kernels<ArgMaxInt32Kernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t,
-                       half_t>(r, "ArgMax", DType::int32);
-  register_arg_kernels<ArgMinInt64Kernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t,
-                       half_t>(r, "ArgMin", DType::int64);
-  register_arg_kernels<ArgMinInt32Kernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t,
-                       half_t>(r, "ArgMin", DType::int32);
+  register_for_list<AddNOp>(r, "AddN", NumberTypes{});
+  using ArgTypes = Concat<RealNumberTypes, TypeList<bool>>;
+  register_arg_kernels<ArgMaxInt64Kernel>(r, "ArgMax", DType::int64, ArgTypes{});
+  register_arg_kernels<ArgMaxInt32Kernel>(r, "ArgMax", DType::int32, ArgTypes{});
+  register_arg_kernels<ArgMinInt64Kernel>(r, "ArgMin", DType::int64, ArgTypes{});
+  register_arg_kernels<ArgMinInt32Kernel>(r, "ArgMin", DType::int32, ArgTypes{});
   register_for_types<L2LossOp, float, double, bfloat16_t, half_t>(r, "L2Loss");
   register_for_types<CheckNumericsOp, float, double, bfloat16_t, half_t>(r, "CheckNumerics");
   r.add(make_kernel_def<AssertOp>("Assert", "CPU"));

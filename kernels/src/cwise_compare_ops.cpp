@@ -171,23 +171,27 @@ class SelectOp : public OpKernel {
   }
 };
 
-/// Where (one input, boolean): the coordinates of the true elements, row-major, int64
-/// [num_true, rank] (TensorFlow's WhereOp).
+/// Where (one input of bools or numbers): the coordinates of the true (nonzero) elements,
+/// row-major, int64 [num_true, rank] (TensorFlow's WhereOp).
+template <class T>
 class WhereOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void compute(OpKernelContext& ctx) override {
     const Tensor& in = ctx.input(0);
-    const bool* v = in.data<bool>();
     const std::int64_t n = in.num_elements();
+    std::vector<bool> v(static_cast<std::size_t>(n));
+    const T* p = in.data<T>();
+    for (std::int64_t i = 0; i < n; ++i)
+      v[static_cast<std::size_t>(i)] = to_compute(p[i]) != compute_t<T>(0);
     const int rank = in.rank();
     std::int64_t count = 0;
-    for (std::int64_t i = 0; i < n; ++i) count += v[i] ? 1 : 0;
+    for (std::int64_t i = 0; i < n; ++i) count += v[static_cast<std::size_t>(i)] ? 1 : 0;
     Tensor& out = ctx.allocate_output(0, DType::int64, Shape{count, rank});
     std::int64_t* o = out.data<std::int64_t>();
     const auto& dims = in.shape().dims();
     for (std::int64_t i = 0; i < n; ++i) {
-      if (!v[i]) continue;
+      if (!v[static_cast<std::size_t>(i)]) continue;
       std::int64_t rest = i;
       for (int d = rank - 1; d >= 0; --d) {
         o[d] = rest % dims[static_cast<std::size_t>(d)];
@@ -203,27 +207,19 @@ class WhereOp : public OpKernel {
 namespace detail {
 
 void register_cwise_compare_kernels(KernelRegistry& r) {
-  using std::int32_t;
-  using std::int64_t;
-  using std::uint8_t;
-  register_for_types<EqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
-                     bool, std::string>(r, "Equal");
-  register_for_types<NotEqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
-                     bool, std::string>(r, "NotEqual");
-  register_for_types<LessKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
-      r, "Less");
-  register_for_types<LessEqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
-      r, "LessEqual");
-  register_for_types<GreaterKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
-      r, "Greater");
-  register_for_types<GreaterEqualKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t,
-                     half_t>(r, "GreaterEqual");
+  // The types of each op's CPU kernels in TensorFlow 2.21.
+  using EqualityTypes = Concat<NumberTypes, TypeList<bool, std::string>>;
+  register_for_list<EqualKernel>(r, "Equal", EqualityTypes{});
+  register_for_list<NotEqualKernel>(r, "NotEqual", EqualityTypes{});
+  register_for_list<LessKernel>(r, "Less", RealNumberTypes{});
+  register_for_list<LessEqualKernel>(r, "LessEqual", RealNumberTypes{});
+  register_for_list<GreaterKernel>(r, "Greater", RealNumberTypes{});
+  register_for_list<GreaterEqualKernel>(r, "GreaterEqual", RealNumberTypes{});
   r.add(make_kernel_def<UnaryOp<LogicalNotFn, bool>>("LogicalNot", "CPU"));
   r.add(make_kernel_def<BinaryOp<LogicalAndFn, bool>>("LogicalAnd", "CPU"));
   r.add(make_kernel_def<BinaryOp<LogicalOrFn, bool>>("LogicalOr", "CPU"));
-  register_for_types<SelectOp, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t, bool,
-                     std::string>(r, "Select");
-  r.add(make_kernel_def<WhereOp>("Where", "CPU", {{"T", {DType::boolean}}}));
+  register_for_list<SelectOp>(r, "Select", EqualityTypes{});
+  register_for_list<WhereOp>(r, "Where", Concat<NumberTypes, TypeList<bool>>{});
 }
 
 }  // namespace detail

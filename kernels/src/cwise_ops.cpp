@@ -148,7 +148,12 @@ struct SignFn {
   static constexpr bool kEigen = false;
   template <class C>
   C operator()(C a) const {
-    return static_cast<C>(static_cast<int>(a > C(0)) - static_cast<int>(a < C(0)));
+    if constexpr (is_complex_v<C>) {  // x / |x|, and 0 at 0 (Eigen's complex sign)
+      const auto m = std::abs(a);
+      return m == 0 ? C(0) : C(a.real() / m, a.imag() / m);
+    } else {
+      return static_cast<C>(static_cast<int>(a > C(0)) - static_cast<int>(a < C(0)));
+    }
   }
 };
 struct FloorFn {
@@ -298,6 +303,7 @@ struct FloorModFn {
   static constexpr bool kChecksZero = true;
   template <class C>
   C operator()(C x, C y) const {
+    if constexpr (std::is_unsigned_v<C>) return truncated_mod(x, y);  // never negative
     C trunc_mod;
     if constexpr (std::is_integral_v<C>)
       trunc_mod = truncated_mod(x, y);
@@ -307,13 +313,13 @@ struct FloorModFn {
                                                                    : trunc_mod;
   }
 };
-// (x - y)^2
+// (x - y)^2; of complex numbers (x - y) * conj(x - y), as TensorFlow's.
 struct SquaredDifferenceFn {
   static constexpr double kCycles = 2;
   template <class C>
   C operator()(C x, C y) const {
     const C d = wrapping_sub(x, y);
-    return wrapping_mul(d, d);
+    return wrapping_mul(d, conj_of(d));
   }
   template <class X, class Y>
   static auto eigen(const X& x, const Y& y) {
@@ -397,49 +403,33 @@ using ReciprocalGradKernel = UnaryGradOp<ReciprocalGradFn, T>;
 namespace detail {
 
 void register_cwise_kernels(KernelRegistry& r) {
-  using std::int32_t;
-  using std::int64_t;
-  using std::uint8_t;
-  register_for_types<SquareKernel, float, double, int32_t, int64_t, bfloat16_t, half_t, complex64_t,
-                     complex128_t>(r, "Square");
-  register_for_types<SqrtKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
-      r, "Sqrt");
-  register_for_types<RsqrtKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
-      r, "Rsqrt");
-  register_for_types<ExpKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
-      r, "Exp");
-  register_for_types<LogKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
-      r, "Log");
-  register_for_types<SinKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
-      r, "Sin");
-  register_for_types<CosKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
-      r, "Cos");
-  register_for_types<ReciprocalKernel, float, double, bfloat16_t, half_t, complex64_t,
-                     complex128_t>(r, "Reciprocal");
-  register_for_types<ReciprocalKernel, float, double, bfloat16_t, half_t, complex64_t,
-                     complex128_t>(r, "Inv");  // its old name
-  register_for_types<AbsKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(r, "Abs");
-  register_for_types<SignKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(r, "Sign");
-  register_for_types<FloorKernel, float, double, bfloat16_t, half_t>(r, "Floor");
-  register_for_types<SqrtGradKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
-      r, "SqrtGrad");
-  register_for_types<RsqrtGradKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
-      r, "RsqrtGrad");
-  register_for_types<ReciprocalGradKernel, float, double, bfloat16_t, half_t, complex64_t,
-                     complex128_t>(r, "ReciprocalGrad");
-  register_for_types<ReciprocalGradKernel, float, double, bfloat16_t, half_t, complex64_t,
-                     complex128_t>(r, "InvGrad");
-  register_for_types<PowKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(r, "Pow");
-  register_for_types<MaximumKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(r,
-                                                                                         "Maximum");
-  register_for_types<MinimumKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(r,
-                                                                                         "Minimum");
-  register_for_types<FloorDivKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
-      r, "FloorDiv");
-  register_for_types<FloorModKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(
-      r, "FloorMod");
-  register_for_types<SquaredDifferenceKernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(
-      r, "SquaredDifference");
+  // The types of each op's CPU kernels in TensorFlow 2.21.
+  using SignedTypes =
+      Concat<FloatTypes, TypeList<std::int8_t, std::int16_t, std::int32_t, std::int64_t>>;
+  register_for_list<SquareKernel>(r, "Square", NumberTypes{});
+  register_for_list<SqrtKernel>(r, "Sqrt", FloatComplexTypes{});
+  register_for_list<RsqrtKernel>(r, "Rsqrt", FloatComplexTypes{});
+  register_for_list<ExpKernel>(r, "Exp", FloatComplexTypes{});
+  register_for_list<LogKernel>(r, "Log", FloatComplexTypes{});
+  register_for_list<SinKernel>(r, "Sin", FloatComplexTypes{});
+  register_for_list<CosKernel>(r, "Cos", FloatComplexTypes{});
+  register_for_list<ReciprocalKernel>(r, "Reciprocal", FloatComplexTypes{});
+  register_for_list<ReciprocalKernel>(r, "Inv", FloatComplexTypes{});  // its old name
+  register_for_list<AbsKernel>(r, "Abs", SignedTypes{});
+  register_for_list<SignKernel>(r, "Sign", Concat<SignedTypes, ComplexTypes>{});
+  register_for_list<FloorKernel>(r, "Floor", FloatTypes{});
+  register_for_list<SqrtGradKernel>(r, "SqrtGrad", FloatComplexTypes{});
+  register_for_list<RsqrtGradKernel>(r, "RsqrtGrad", FloatComplexTypes{});
+  register_for_list<ReciprocalGradKernel>(r, "ReciprocalGrad", FloatComplexTypes{});
+  register_for_list<ReciprocalGradKernel>(r, "InvGrad", FloatComplexTypes{});
+  register_for_list<PowKernel>(r, "Pow", Concat<SignedTypes, ComplexTypes>{});
+  register_for_list<MaximumKernel>(r, "Maximum", RealNumberTypes{});
+  register_for_list<MinimumKernel>(r, "Minimum", RealNumberTypes{});
+  register_for_list<FloorDivKernel>(r, "FloorDiv", RealNumberTypes{});
+  register_for_list<FloorModKernel>(r, "FloorMod", RealNumberTypes{});
+  register_for_list<SquaredDifferenceKernel>(
+      r, "SquaredDifference",
+      Concat<FloatTypes, TypeList<std::int32_t, std::int64_t>, ComplexTypes>{});
   register_cwise_compare_kernels(r);
   register_cwise_aggregate_kernels(r);
 }

@@ -198,16 +198,20 @@ struct XdivyFn {
   }
 };
 // C's truncating quotient of integers (safe_div): zero divisors are refused before computing;
-// INT_MIN / -1 wraps.
+// INT_MIN / -1 wraps. Of floats, trunc(x / y).
 struct TruncateDivFn {
   static constexpr double kCycles = 8;
   static constexpr bool kChecksZero = true;
   template <class C>
   C operator()(C x, C y) const {
-    if constexpr (std::is_signed_v<C>) {
-      if (y == C(-1)) return wrapping_neg(x);
+    if constexpr (std::is_floating_point_v<C>) {
+      return std::trunc(x / y);  // TensorFlow's truncate_div_real
+    } else {
+      if constexpr (std::is_signed_v<C>) {
+        if (y == C(-1)) return wrapping_neg(x);
+      }
+      return static_cast<C>(x / y);
     }
-    return static_cast<C>(x / y);
   }
 };
 // C's remainder (safe_mod for integers, fmod for floats): the dividend's sign.
@@ -268,26 +272,26 @@ void register_cwise_unary_kernels(KernelRegistry& r) {
   using std::int32_t;
   using std::int64_t;
   using std::uint8_t;
-  register_float_unary<Log1pFn>(r, "Log1p");
-  register_float_unary<Expm1Fn>(r, "Expm1");
+  register_for_list<Unary<Log1pFn>::Kernel>(r, "Log1p", FloatComplexTypes{});
+  register_for_list<Unary<Expm1Fn>::Kernel>(r, "Expm1", FloatComplexTypes{});
   register_float_unary<CeilFn>(r, "Ceil");
   register_for_types<Unary<RoundFn>::Kernel, float, double, int32_t, int64_t, bfloat16_t, half_t>(
       r, "Round");
-  register_float_unary<RintFn>(r, "Rint");
+  register_for_types<Unary<RintFn>::Kernel, float, double>(r, "Rint");
   register_float_unary<ErfFn>(r, "Erf");
   register_float_unary<ErfcFn>(r, "Erfc");
-  register_float_unary<TanFn>(r, "Tan");
-  register_float_unary<AtanFn>(r, "Atan");
-  register_float_unary<AsinFn>(r, "Asin");
-  register_float_unary<AcosFn>(r, "Acos");
-  register_float_unary<SinhFn>(r, "Sinh");
-  register_float_unary<CoshFn>(r, "Cosh");
-  register_float_unary<AsinhFn>(r, "Asinh");
-  register_float_unary<AcoshFn>(r, "Acosh");
-  register_float_unary<AtanhFn>(r, "Atanh");
-  // TensorFlow's special functions take float and double (half aside), not bfloat16.
-  register_for_types<Unary<LgammaFn>::Kernel, float, double>(r, "Lgamma");
-  register_for_types<Unary<DigammaFn>::Kernel, float, double>(r, "Digamma");
+  register_for_list<Unary<TanFn>::Kernel>(r, "Tan", FloatComplexTypes{});
+  register_for_list<Unary<AtanFn>::Kernel>(r, "Atan", FloatComplexTypes{});
+  register_for_list<Unary<AsinFn>::Kernel>(r, "Asin", FloatComplexTypes{});
+  register_for_list<Unary<AcosFn>::Kernel>(r, "Acos", FloatComplexTypes{});
+  register_for_list<Unary<SinhFn>::Kernel>(r, "Sinh", FloatComplexTypes{});
+  register_for_list<Unary<CoshFn>::Kernel>(r, "Cosh", FloatComplexTypes{});
+  register_for_list<Unary<AsinhFn>::Kernel>(r, "Asinh", FloatComplexTypes{});
+  register_for_list<Unary<AcoshFn>::Kernel>(r, "Acosh", FloatComplexTypes{});
+  register_for_list<Unary<AtanhFn>::Kernel>(r, "Atanh", FloatComplexTypes{});
+  // TensorFlow's special functions take float and double (Lgamma and Digamma half too).
+  register_for_types<Unary<LgammaFn>::Kernel, float, double, half_t>(r, "Lgamma");
+  register_for_types<Unary<DigammaFn>::Kernel, float, double, half_t>(r, "Digamma");
   register_for_types<Unary<ErfinvFn>::Kernel, float, double>(r, "Erfinv");
   register_for_types<Unary<NdtriFn>::Kernel, float, double>(r, "Ndtri");
   register_for_types<Binary<PolygammaFn>::Kernel, float, double>(r, "Polygamma");
@@ -297,9 +301,9 @@ void register_cwise_unary_kernels(KernelRegistry& r) {
   register_for_types<Predicate<IsFiniteFn>::Kernel, float, double, bfloat16_t, half_t>(r,
                                                                                        "IsFinite");
   register_for_types<Binary<Atan2Fn>::Kernel, float, double, bfloat16_t, half_t>(r, "Atan2");
-  register_for_types<Binary<XlogyFn>::Kernel, float, double, bfloat16_t, half_t>(r, "Xlogy");
-  register_for_types<Binary<XdivyFn>::Kernel, float, double, bfloat16_t, half_t>(r, "Xdivy");
-  register_for_types<Binary<TruncateDivFn>::Kernel, int32_t, int64_t, uint8_t>(r, "TruncateDiv");
+  register_for_list<Binary<XlogyFn>::Kernel>(r, "Xlogy", FloatComplexTypes{});
+  register_for_list<Binary<XdivyFn>::Kernel>(r, "Xdivy", FloatComplexTypes{});
+  register_for_list<Binary<TruncateDivFn>::Kernel>(r, "TruncateDiv", RealNumberTypes{});
   for (const char* op : {"TruncateMod", "Mod"})
     register_for_types<Binary<TruncateModFn>::Kernel, float, double, int32_t, int64_t>(r, op);
 }

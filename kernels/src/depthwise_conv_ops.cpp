@@ -19,6 +19,7 @@
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -367,10 +368,16 @@ class DepthwiseConv2dNativeBackpropFilterOp : public StatusKernel {
 namespace detail {
 
 void register_depthwise_conv_kernels(KernelRegistry& r) {
+  // float16 and bfloat16 through the float kernels, as TensorFlow 2.21 has them.
   register_for_types<DepthwiseConv2dNativeOp, float, double>(r, "DepthwiseConv2dNative");
+  register_via_float<DepthwiseConv2dNativeOp<float>>(r, "DepthwiseConv2dNative");
   register_for_types<DepthwiseConv2dNativeBackpropInputOp, float, double>(
       r, "DepthwiseConv2dNativeBackpropInput");
+  register_via_float<DepthwiseConv2dNativeBackpropInputOp<float>>(
+      r, "DepthwiseConv2dNativeBackpropInput");
   register_for_types<DepthwiseConv2dNativeBackpropFilterOp, float, double>(
+      r, "DepthwiseConv2dNativeBackpropFilter");
+  register_via_float<DepthwiseConv2dNativeBackpropFilterOp<float>>(
       r, "DepthwiseConv2dNativeBackpropFilter");
 }
 

@@ -431,7 +431,8 @@ class EinsumOp : public StatusKernel {
 namespace detail {
 
 void register_einsum_kernels(KernelRegistry& r) {
-  register_for_types<EinsumOp, float, double, std::int32_t, std::int64_t, bfloat16_t>(r, "Einsum");
+  register_for_list<EinsumOp>(
+      r, "Einsum", Concat<FloatTypes, TypeList<std::int32_t, std::int64_t>, ComplexTypes>{});
 }
 
 }  // namespace detail

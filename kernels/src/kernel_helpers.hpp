@@ -322,6 +322,47 @@ void register_for_types(KernelRegistry& r, const std::string& op) {
   (r.add(make_kernel_def<Kernel<Ts>>(op, "CPU", {{"T", {dtype_of_v<Ts>}}})), ...);
 }
 
+/// A list of element types: the types one kernel template is registered for.
+template <class... Ts>
+struct TypeList {};
+
+/// The TypeList of the types of `Lists` in order.
+template <class... Lists>
+struct ConcatTypes;
+template <class... Ts>
+struct ConcatTypes<TypeList<Ts...>> {
+  using type = TypeList<Ts...>;
+};
+template <class... Ts, class... Us, class... Rest>
+struct ConcatTypes<TypeList<Ts...>, TypeList<Us...>, Rest...> {
+  using type = typename ConcatTypes<TypeList<Ts..., Us...>, Rest...>::type;
+};
+/// The TypeList of the types of `Lists` in order.
+template <class... Lists>
+using Concat = typename ConcatTypes<Lists...>::type;
+
+// TensorFlow's type groups (register_types.h), as far as actorflow has the types.
+/// TF_CALL_FLOAT_TYPES: the real floating-point types.
+using FloatTypes = TypeList<float, double, bfloat16_t, half_t>;
+/// TF_CALL_COMPLEX_TYPES.
+using ComplexTypes = TypeList<complex64_t, complex128_t>;
+/// The floating-point and complex types (TensorFlow's unary math: Exp, Log, Sqrt, Tanh...).
+using FloatComplexTypes = Concat<FloatTypes, ComplexTypes>;
+/// TF_CALL_INTEGRAL_TYPES: the signed and unsigned integers of 8 to 64 bits.
+using IntegralTypes = TypeList<std::int32_t, std::int64_t, std::uint8_t, std::int8_t, std::int16_t,
+                               std::uint16_t, std::uint32_t, std::uint64_t>;
+/// TF_CALL_REAL_NUMBER_TYPES: the floating-point and integral types.
+using RealNumberTypes = Concat<FloatTypes, IntegralTypes>;
+/// TF_CALL_NUMBER_TYPES: the real number and complex types.
+using NumberTypes = Concat<RealNumberTypes, ComplexTypes>;
+
+/// Registers `Kernel<T>` for `op` on the CPU for each type of `list` in order, constrained on
+/// attr "T" (dtype_of_v<T>).
+template <template <class> class Kernel, class... Ts>
+void register_for_list(KernelRegistry& r, const std::string& op, TypeList<Ts...> /*list*/) {
+  register_for_types<Kernel, Ts...>(r, op);
+}
+
 /// Registers `Kernel<T>` for `op` on the CPU for each of `Ts` in order, constrained on
 /// `more` and then on attr `attr` (dtype_of_v<T>).
 template <template <class> class Kernel, class... Ts>

@@ -105,7 +105,10 @@ struct ReluFn {
   static constexpr bool kEigen = true;
   template <class C>
   C operator()(C a) const {
-    return a < C(0) ? C(0) : a;
+    if constexpr (std::is_unsigned_v<C>)
+      return a;
+    else
+      return a < C(0) ? C(0) : a;
   }
   template <class Out, class In>
   static void eigen(Out& out, const In& in) {
@@ -239,30 +242,21 @@ class StringAddKernel final : public OpKernel {
 namespace detail {
 
 void register_math_kernels(KernelRegistry& r) {
+  // The types of each op's CPU kernels in TensorFlow 2.21: Add has no uint16, uint32 or
+  // uint64 kernel (AddV2 has), and adds strings.
   r.add(make_kernel_def<StringAddKernel>("Add", "CPU", {{"T", {DType::string}}}));
-  using std::int32_t;
-  using std::int64_t;
-  using std::uint8_t;
-  register_for_types<AddKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
-                     complex64_t, complex128_t>(r, "Add");
-  register_for_types<AddKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
-                     complex64_t, complex128_t>(r, "AddV2");
-  register_for_types<SubKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
-                     complex64_t, complex128_t>(r, "Sub");
-  register_for_types<MulKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
-                     complex64_t, complex128_t>(r, "Mul");
-  register_for_types<DivKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
-                     complex64_t, complex128_t>(r, "Div");
-  register_for_types<DivKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
-      r, "RealDiv");
-  register_for_types<NegKernel, float, double, int32_t, int64_t, bfloat16_t, half_t, complex64_t,
-                     complex128_t>(r, "Neg");
-  register_for_types<ReluKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
-      r, "Relu");
-  register_for_types<SigmoidKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
-      r, "Sigmoid");
-  register_for_types<TanhKernel, float, double, bfloat16_t, half_t, complex64_t, complex128_t>(
-      r, "Tanh");
+  using Int8To64 = TypeList<std::int8_t, std::int16_t, std::int32_t, std::int64_t>;
+  register_for_list<AddKernel>(
+      r, "Add", Concat<FloatTypes, Int8To64, TypeList<std::uint8_t>, ComplexTypes>{});
+  register_for_list<AddKernel>(r, "AddV2", NumberTypes{});
+  register_for_list<SubKernel>(r, "Sub", NumberTypes{});
+  register_for_list<MulKernel>(r, "Mul", NumberTypes{});
+  register_for_list<DivKernel>(r, "Div", NumberTypes{});
+  register_for_list<DivKernel>(r, "RealDiv", FloatComplexTypes{});
+  register_for_list<NegKernel>(r, "Neg", Concat<FloatTypes, Int8To64, ComplexTypes>{});
+  register_for_list<ReluKernel>(r, "Relu", RealNumberTypes{});
+  register_for_list<SigmoidKernel>(r, "Sigmoid", FloatComplexTypes{});
+  register_for_list<TanhKernel>(r, "Tanh", FloatComplexTypes{});
   register_for_types<SoftmaxOp, float, double, bfloat16_t, half_t>(r, "Softmax");
 }
 

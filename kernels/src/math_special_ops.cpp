@@ -633,7 +633,7 @@ class EuclideanNormOp : public StatusKernel {
                        const T* p = ip + offset;
                        for (Index j = 0; j < inner; ++j) {
                          const A v = static_cast<A>(to_compute(p[j * inner_stride]));
-                         sum = wrapping_add(sum, wrapping_mul(v, v));
+                         sum = wrapping_add(sum, wrapping_mul(v, conj_of(v)));  // |v|^2
                        }
                        std::size_t k = outer_runs;
                        for (; k-- > 0;) {
@@ -653,7 +653,9 @@ class EuclideanNormOp : public StatusKernel {
  private:
   static T root(A sum) {
     if constexpr (std::is_integral_v<T>) {
-      if (sum < A(0)) return std::numeric_limits<T>::min();
+      if constexpr (std::is_signed_v<T>) {
+        if (sum < A(0)) return std::numeric_limits<T>::min();
+      }
       return static_cast<T>(std::sqrt(static_cast<double>(sum)));
     } else {
       return from_compute<T>(std::sqrt(sum));
@@ -665,9 +667,16 @@ class EuclideanNormOp : public StatusKernel {
 
 // -- registration -------------------------------------------------------------------------
 
-template <class Fn>
+template <class... Ts>
+void register_euclidean_norm(KernelRegistry& r, detail::TypeList<Ts...> /*types*/) {
+  detail::register_for_types_on<EuclideanNormOp, Ts...>(r, "EuclideanNorm", "T",
+                                                        {{"Tidx", detail::kIndexTypes}});
+}
+
+// For float, double and `More` (the Bessel functions: float16, as TensorFlow's).
+template <class Fn, class... More>
 void register_real_unary(KernelRegistry& r, const char* op) {
-  register_for_types<Unary<Fn>::template Kernel, float, double>(r, op);
+  register_for_types<Unary<Fn>::template Kernel, float, double, More...>(r, op);
 }
 
 }  // namespace
@@ -678,33 +687,32 @@ void register_math_special_kernels(KernelRegistry& r) {
   using std::int32_t;
   using std::int64_t;
   using std::uint8_t;
-  register_for_types<Binary<MulNoNanFn>::Kernel, float, double, bfloat16_t>(r, "MulNoNan");
-  register_for_types<Binary<Xlog1pyFn>::Kernel, float, double, bfloat16_t>(r, "Xlog1py");
+  register_for_list<Binary<MulNoNanFn>::Kernel>(r, "MulNoNan", FloatComplexTypes{});
+  register_for_list<Binary<Xlog1pyFn>::Kernel>(r, "Xlog1py", FloatComplexTypes{});
   register_for_types<Binary<NextAfterFn>::Kernel, float, double>(r, "NextAfter");
   register_for_types<Binary<IgammaFn>::Kernel, float, double>(r, "Igamma");
   register_for_types<Binary<IgammacFn>::Kernel, float, double>(r, "Igammac");
   register_for_types<Binary<IgammaGradAFn>::Kernel, float, double>(r, "IgammaGradA");
   register_for_types<BetaincOp, float, double>(r, "Betainc");
-  register_real_unary<BesselI0Fn>(r, "BesselI0");
-  register_real_unary<BesselI0eFn>(r, "BesselI0e");
-  register_real_unary<BesselI1Fn>(r, "BesselI1");
-  register_real_unary<BesselI1eFn>(r, "BesselI1e");
-  register_real_unary<BesselJ0Fn>(r, "BesselJ0");
-  register_real_unary<BesselJ1Fn>(r, "BesselJ1");
-  register_real_unary<BesselK0Fn>(r, "BesselK0");
-  register_real_unary<BesselK0eFn>(r, "BesselK0e");
-  register_real_unary<BesselK1Fn>(r, "BesselK1");
-  register_real_unary<BesselK1eFn>(r, "BesselK1e");
-  register_real_unary<BesselY0Fn>(r, "BesselY0");
-  register_real_unary<BesselY1Fn>(r, "BesselY1");
+  register_real_unary<BesselI0Fn, half_t>(r, "BesselI0");
+  register_real_unary<BesselI0eFn, half_t>(r, "BesselI0e");
+  register_real_unary<BesselI1Fn, half_t>(r, "BesselI1");
+  register_real_unary<BesselI1eFn, half_t>(r, "BesselI1e");
+  register_real_unary<BesselJ0Fn, half_t>(r, "BesselJ0");
+  register_real_unary<BesselJ1Fn, half_t>(r, "BesselJ1");
+  register_real_unary<BesselK0Fn, half_t>(r, "BesselK0");
+  register_real_unary<BesselK0eFn, half_t>(r, "BesselK0e");
+  register_real_unary<BesselK1Fn, half_t>(r, "BesselK1");
+  register_real_unary<BesselK1eFn, half_t>(r, "BesselK1e");
+  register_real_unary<BesselY0Fn, half_t>(r, "BesselY0");
+  register_real_unary<BesselY1Fn, half_t>(r, "BesselY1");
   register_real_unary<DawsnFn>(r, "Dawsn");
   register_real_unary<ExpintFn>(r, "Expint");
   register_real_unary<FresnelCosFn>(r, "FresnelCos");
   register_real_unary<FresnelSinFn>(r, "FresnelSin");
   register_real_unary<SpenceFn>(r, "Spence");
-  register_for_types<PopulationCountOp, int32_t, int64_t, uint8_t>(r, "PopulationCount");
-  register_for_types_on<EuclideanNormOp, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(
-      r, "EuclideanNorm", "T", {{"Tidx", kIndexTypes}});
+  register_for_list<PopulationCountOp>(r, "PopulationCount", IntegralTypes{});
+  register_euclidean_norm(r, NumberTypes{});
 }
 
 }  // namespace detail

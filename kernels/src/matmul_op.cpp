@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -194,6 +195,15 @@ bool broadcast_batches(const Shape& x, const Shape& y, std::vector<std::int64_t>
   return true;
 }
 
+// The elements of complex tensor `t`, conjugated.
+template <class T>
+std::vector<T> conjugated(const Tensor& t) {
+  const T* p = t.data<T>();
+  std::vector<T> out(p, p + t.num_elements());
+  for (T& v : out) v = std::conj(v);
+  return out;
+}
+
 // BatchMatMul (`broadcast` false: ranks and batch dimensions equal) and BatchMatMulV2/V3
 // (batch dimensions broadcast): out[..., m, n] = adj(x)[..., m, k] * adj(y)[..., k, n].
 template <class T, bool broadcast>
@@ -237,7 +247,17 @@ class BatchMatMulOp : public OpKernel {
     }
     Tensor& out = ctx.allocate_output_for_overwrite(0, dtype_of_v<T>, out_shape);
     const Index x_size = d0 * d1, y_size = d2 * d3, out_size = d0 * d3;
+    // The adjoint of a complex matrix conjugates it as well: multiply conjugated copies.
+    std::vector<T> x_conj, y_conj;
+    if constexpr (is_complex_v<T>) {
+      if (adj_x_) x_conj = conjugated<T>(x);
+      if (adj_y_) y_conj = conjugated<T>(y);
+    }
     via_float<T>(x, y, out, [&](const auto* xp, const auto* yp, auto* op) {
+      if constexpr (is_complex_v<T>) {
+        if (adj_x_) xp = x_conj.data();
+        if (adj_y_) yp = y_conj.data();
+      }
       for (std::size_t b = 0; b < xi.size(); ++b)
         multiply(ctx, xp + xi[b] * x_size, yp + yi[b] * y_size,
                  op + static_cast<Index>(b) * out_size, d0, d3, d1, adj_x_, adj_y_);
@@ -278,7 +298,7 @@ using BatchMatMulV2Op = BatchMatMulOp<T, true>;
 
 // BatchMatMulV3 for Ta = Tb = Tout = each of Ts.
 template <class... Ts>
-void register_batch_matmul_v3(KernelRegistry& r) {
+void register_batch_matmul_v3(KernelRegistry& r, detail::TypeList<Ts...> /*types*/) {
   (r.add(make_kernel_def<BatchMatMulV2Op<Ts>>(
        "BatchMatMulV3", "CPU",
        {{"Ta", {dtype_of_v<Ts>}}, {"Tb", {dtype_of_v<Ts>}}, {"Tout", {dtype_of_v<Ts>}}})),
@@ -290,13 +310,14 @@ void register_batch_matmul_v3(KernelRegistry& r) {
 namespace detail {
 
 void register_matmul_kernels(KernelRegistry& r) {
-  register_for_types<MatMulOp, float, double, std::int32_t, std::int64_t, bfloat16_t, half_t>(
-      r, "MatMul");
-  register_for_types<BatchMatMulV1Op, float, double, std::int32_t, std::int64_t, bfloat16_t,
-                     half_t>(r, "BatchMatMul");
-  register_for_types<BatchMatMulV2Op, float, double, std::int32_t, std::int64_t, bfloat16_t,
-                     half_t>(r, "BatchMatMulV2");
-  register_batch_matmul_v3<float, double, std::int32_t, std::int64_t, bfloat16_t, half_t>(r);
+  // The types of each op's CPU kernels in TensorFlow 2.21 (BatchMatMulV3: also int16, not
+  // float16).
+  using Types = Concat<FloatTypes, TypeList<std::int32_t, std::int64_t>, ComplexTypes>;
+  register_for_list<MatMulOp>(r, "MatMul", Types{});
+  register_for_list<BatchMatMulV1Op>(r, "BatchMatMul", Types{});
+  register_for_list<BatchMatMulV2Op>(r, "BatchMatMulV2", Concat<Types, TypeList<std::int16_t>>{});
+  register_batch_matmul_v3(r, TypeList<float, double, bfloat16_t, std::int16_t, std::int32_t,
+                                       std::int64_t, complex64_t, complex128_t>{});
 }
 
 }  // namespace detail

@@ -301,32 +301,26 @@ struct InvertFn {
   }
 };
 
-template <template <class> class Kernel>
-void register_all_real(KernelRegistry& r, const char* op) {
-  register_for_types<Kernel, float, double, std::int32_t, std::int64_t, std::uint8_t, bfloat16_t>(
-      r, op);
-}
-
 }  // namespace
 
 namespace detail {
 
 void register_misc_math_kernels(KernelRegistry& r) {
-  register_all_real<ClipByValueOp>(r, "ClipByValue");
+  register_for_list<ClipByValueOp>(
+      r, "ClipByValue",
+      Concat<FloatTypes, TypeList<std::int8_t, std::int16_t, std::int32_t, std::int64_t,
+                                  std::uint8_t, std::uint16_t>>{});
   register_for_types<ApproximateEqualOp, float, double>(r, "ApproximateEqual");
   r.add(make_kernel_def<RollOp>(
       "Roll", "CPU", {{"T", kValueTypes}, {"Tshift", kIndexTypes}, {"Taxis", kIndexTypes}}));
   register_for_types<LinSpaceOp, float, double>(r, "LinSpace");
-  register_all_real<CrossOp>(r, "Cross");
-  using std::int32_t;
-  using std::int64_t;
-  using std::uint8_t;
-  register_for_types<Binary<BitwiseAndFn>::Kernel, int32_t, int64_t, uint8_t>(r, "BitwiseAnd");
-  register_for_types<Binary<BitwiseOrFn>::Kernel, int32_t, int64_t, uint8_t>(r, "BitwiseOr");
-  register_for_types<Binary<BitwiseXorFn>::Kernel, int32_t, int64_t, uint8_t>(r, "BitwiseXor");
-  register_for_types<Binary<LeftShiftFn>::Kernel, int32_t, int64_t, uint8_t>(r, "LeftShift");
-  register_for_types<Binary<RightShiftFn>::Kernel, int32_t, int64_t, uint8_t>(r, "RightShift");
-  register_for_types<Unary<InvertFn>::Kernel, int32_t, int64_t, uint8_t>(r, "Invert");
+  register_for_list<CrossOp>(r, "Cross", RealNumberTypes{});
+  register_for_list<Binary<BitwiseAndFn>::Kernel>(r, "BitwiseAnd", IntegralTypes{});
+  register_for_list<Binary<BitwiseOrFn>::Kernel>(r, "BitwiseOr", IntegralTypes{});
+  register_for_list<Binary<BitwiseXorFn>::Kernel>(r, "BitwiseXor", IntegralTypes{});
+  register_for_list<Binary<LeftShiftFn>::Kernel>(r, "LeftShift", IntegralTypes{});
+  register_for_list<Binary<RightShiftFn>::Kernel>(r, "RightShift", IntegralTypes{});
+  register_for_list<Unary<InvertFn>::Kernel>(r, "Invert", IntegralTypes{});
 }
 
 }  // namespace detail

@@ -20,6 +20,7 @@
 #include "actorflow/ops/nn_ops.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -35,6 +36,7 @@ using detail::node_suffix;
 using detail::pool_window;
 using detail::PoolWindow;
 using detail::register_for_types;
+using detail::register_via_float;
 
 // -- element-wise activation gradients -------------------------------------------------------
 
@@ -420,14 +422,30 @@ using TanhGradKernel = ActivationGradOp<ActGrad::tanh, T>;
 namespace detail {
 
 void register_nn_grad_kernels(KernelRegistry& r) {
-  register_for_types<ReluGradKernel, float, double>(r, "ReluGrad");
-  register_for_types<SigmoidGradKernel, float, double>(r, "SigmoidGrad");
-  register_for_types<TanhGradKernel, float, double>(r, "TanhGrad");
-  register_for_types<BiasAddGradOp, float, double>(r, "BiasAddGrad");
-  register_for_types<MaxPoolGradOp, float, double>(r, "MaxPoolGrad");
-  register_for_types<AvgPoolGradOp, float, double>(r, "AvgPoolGrad");
-  register_for_types<SoftmaxXentOp, float, double>(r, "SoftmaxCrossEntropyWithLogits");
-  register_for_types<LogSoftmaxOp, float, double>(r, "LogSoftmax");
+  // The types of each op's CPU kernels in TensorFlow 2.21; float16 and bfloat16 through the
+  // float kernel.
+  using FloatDouble = TypeList<float, double>;
+  register_for_list<ReluGradKernel>(r, "ReluGrad", Concat<FloatDouble, IntegralTypes>{});
+  register_via_float<ReluGradKernel<float>>(r, "ReluGrad");
+  register_for_list<SigmoidGradKernel>(r, "SigmoidGrad", Concat<FloatDouble, ComplexTypes>{});
+  register_via_float<SigmoidGradKernel<float>>(r, "SigmoidGrad");
+  register_for_list<TanhGradKernel>(r, "TanhGrad", Concat<FloatDouble, ComplexTypes>{});
+  register_via_float<TanhGradKernel<float>>(r, "TanhGrad");
+  register_for_list<BiasAddGradOp>(r, "BiasAddGrad",
+                                   Concat<FloatDouble, IntegralTypes, ComplexTypes>{});
+  register_via_float<BiasAddGradOp<float>>(r, "BiasAddGrad");
+  register_for_list<MaxPoolGradOp>(r, "MaxPoolGrad", Concat<FloatDouble, IntegralTypes>{});
+  register_via_float<MaxPoolGradOp<float>>(r, "MaxPoolGrad");
+  register_for_list<AvgPoolGradOp>(r, "AvgPoolGrad", FloatDouble{});
+  register_via_float<AvgPoolGradOp<float>>(r, "AvgPoolGrad");
+  register_for_list<SoftmaxXentOp>(r, "SoftmaxCrossEntropyWithLogits", FloatDouble{});
+  register_via_float<SoftmaxXentOp<float>>(r, "SoftmaxCrossEntropyWithLogits");
+  register_for_list<LogSoftmaxOp>(r, "LogSoftmax", FloatDouble{});
+  register_via_float<LogSoftmaxOp<float>>(r, "LogSoftmax");
+  register_via_float<SparseSoftmaxXentOp<float, std::int32_t>>(
+      r, "SparseSoftmaxCrossEntropyWithLogits", "T", {{"Tlabels", {DType::int32}}});
+  register_via_float<SparseSoftmaxXentOp<float, std::int64_t>>(
+      r, "SparseSoftmaxCrossEntropyWithLogits", "T", {{"Tlabels", {DType::int64}}});
   r.add(make_kernel_def<BroadcastGradientArgsOp>("BroadcastGradientArgs", "CPU",
                                                  {{"T", kIndexTypes}}));
   r.add(make_kernel_def<SparseSoftmaxXentOp<float, std::int32_t>>(

@@ -19,6 +19,7 @@
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -339,14 +340,21 @@ using AvgPoolKernel = Pool2DOp<PoolKind::avg, T>;
 namespace detail {
 
 void register_nn_kernels(KernelRegistry& r) {
-  using std::int32_t;
-  using std::int64_t;
-  register_for_types<BiasAddOp, float, double, bfloat16_t, half_t, int32_t, int64_t>(r, "BiasAdd");
-  register_for_types<Conv2DOp, float, double>(r, "Conv2D");
-  register_for_types<Conv2DBackpropInputOp, float, double>(r, "Conv2DBackpropInput");
+  // The types of each op's CPU kernels in TensorFlow 2.21; float16 and bfloat16 convolutions
+  // and pools through the float kernel.
+  register_for_list<BiasAddOp>(r, "BiasAdd", NumberTypes{});
+  register_for_types<Conv2DOp, float, double, std::int32_t>(r, "Conv2D");
+  register_via_float<Conv2DOp<float>>(r, "Conv2D");
+  register_for_types<Conv2DBackpropInputOp, float, double, std::int32_t>(r, "Conv2DBackpropInput");
+  register_via_float<Conv2DBackpropInputOp<float>>(r, "Conv2DBackpropInput");
   register_for_types<Conv2DBackpropFilterOp, float, double>(r, "Conv2DBackpropFilter");
-  register_for_types<MaxPoolKernel, float, double>(r, "MaxPool");
+  register_via_float<Conv2DBackpropFilterOp<float>>(r, "Conv2DBackpropFilter");
+  register_for_list<MaxPoolKernel>(r, "MaxPool",
+                                   TypeList<float, double, std::int8_t, std::int16_t, std::int32_t,
+                                            std::int64_t, std::uint8_t, std::uint16_t>{});
+  register_via_float<MaxPoolKernel<float>>(r, "MaxPool");
   register_for_types<AvgPoolKernel, float, double>(r, "AvgPool");
+  register_via_float<AvgPoolKernel<float>>(r, "AvgPool");
 }
 
 }  // namespace detail

@@ -48,6 +48,11 @@ inline bfloat16_t uint16_to_bfloat16(std::uint16_t x) {
   return bfloat16_t(static_cast<float>(x & 0x7fu) / 128.0f);
 }
 
+/// Uint16ToHalf: a float16 in [0, 1) from the 10 low bits of `x` (exact in float).
+inline half_t uint16_to_half(std::uint16_t x) {
+  return half_t(static_cast<float>(x & 0x3ffu) / 1024.0f);
+}
+
 /// BoxMullerFloat: two normals from two uniform uint32. The angle is computed in double
 /// (TensorFlow's `2.0f * M_PI` promotes) and rounded to float, as TensorFlow's expression.
 inline void box_muller_float(std::uint32_t x0, std::uint32_t x1, float* f0, float* f1) {
@@ -76,7 +81,7 @@ inline void box_muller_double(std::uint32_t x0, std::uint32_t x1, std::uint32_t 
 
 // -- distributions: one Philox call (128 bits) to a group of kGroupSize values ---------------
 
-/// UniformDistribution<PhiloxRandom, T> for float, double and bfloat16: [0, 1).
+/// UniformDistribution<PhiloxRandom, T> for float, double, bfloat16 and float16: [0, 1).
 template <class T>
 struct PhiloxUniform;
 
@@ -103,16 +108,22 @@ struct PhiloxUniform<double> {
   }
 };
 
-/// bfloat16: four values per call, from the low 16 bits of each word.
-template <>
-struct PhiloxUniform<bfloat16_t> {
+/// bfloat16 and float16: four values per call, from the low 16 bits of each word.
+template <class T>
+requires is_half_like_v<T>
+struct PhiloxUniform<T> {
   static constexpr int kGroupSize = 4;  ///< values per Philox call
   /// The next group.
-  std::array<bfloat16_t, kGroupSize> draw(PhiloxRandom& gen) const {
+  std::array<T, kGroupSize> draw(PhiloxRandom& gen) const {
     const auto s = gen();
-    std::array<bfloat16_t, kGroupSize> out;
-    for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = uint16_to_bfloat16(static_cast<std::uint16_t>(s[i]));
+    std::array<T, kGroupSize> out;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const auto bits = static_cast<std::uint16_t>(s[i]);
+      if constexpr (std::is_same_v<T, bfloat16_t>)
+        out[i] = uint16_to_bfloat16(bits);
+      else
+        out[i] = uint16_to_half(bits);
+    }
     return out;
   }
 };
@@ -148,14 +159,15 @@ struct PhiloxNormal<double> {
   }
 };
 
-/// bfloat16: computed in float, each value rounded, as TensorFlow.
-template <>
-struct PhiloxNormal<bfloat16_t> {
+/// bfloat16 and float16: computed in float, each value rounded, as TensorFlow.
+template <class T>
+requires is_half_like_v<T>
+struct PhiloxNormal<T> {
   static constexpr int kGroupSize = 4;  ///< values per Philox call
   /// The next group.
-  std::array<bfloat16_t, kGroupSize> draw(PhiloxRandom& gen) const {
+  std::array<T, kGroupSize> draw(PhiloxRandom& gen) const {
     const auto f = PhiloxNormal<float>{}.draw(gen);
-    return {bfloat16_t(f[0]), bfloat16_t(f[1]), bfloat16_t(f[2]), bfloat16_t(f[3])};
+    return {T(f[0]), T(f[1]), T(f[2]), T(f[3])};
   }
 };
 
@@ -219,15 +231,16 @@ struct PhiloxTruncatedNormal<double> {
   }
 };
 
-/// bfloat16: drawn and truncated in float, each kept value rounded.
-template <>
-struct PhiloxTruncatedNormal<bfloat16_t> {
+/// bfloat16 and float16: drawn and truncated in float, each kept value rounded.
+template <class T>
+requires is_half_like_v<T>
+struct PhiloxTruncatedNormal<T> {
   static constexpr int kGroupSize = 4;                     ///< values per group
   static constexpr bool kVariableSamplesPerOutput = true;  ///< see fill_philox_random
   /// The next group.
-  std::array<bfloat16_t, kGroupSize> draw(SingleSampleAdapter& gen) const {
+  std::array<T, kGroupSize> draw(SingleSampleAdapter& gen) const {
     const auto f = PhiloxTruncatedNormal<float>{}.draw(gen);
-    return {bfloat16_t(f[0]), bfloat16_t(f[1]), bfloat16_t(f[2]), bfloat16_t(f[3])};
+    return {T(f[0]), T(f[1]), T(f[2]), T(f[3])};
   }
 };
 

@@ -383,11 +383,11 @@ void register_random_more_kernels(KernelRegistry& r) {
   for (const auto* constraints : {&v1, &v2}) {
     const bool is_v2 = constraints == &v2;
     const std::string suffix = is_v2 ? "V2" : "";
-    register_for_types_on<UniformOp, float, double, bfloat16_t>(
+    register_for_types_on<UniformOp, float, double, bfloat16_t, half_t>(
         r, ("StatelessRandomUniform" + suffix).c_str(), "dtype", *constraints);
-    register_for_types_on<NormalOp, float, double, bfloat16_t>(
+    register_for_types_on<NormalOp, float, double, bfloat16_t, half_t>(
         r, ("StatelessRandomNormal" + suffix).c_str(), "dtype", *constraints);
-    register_for_types_on<TruncatedNormalOp, float, double, bfloat16_t>(
+    register_for_types_on<TruncatedNormalOp, float, double, bfloat16_t, half_t>(
         r, ("StatelessTruncatedNormal" + suffix).c_str(), "dtype", *constraints);
     register_for_types_on<UniformIntOp, std::int32_t, std::int64_t>(
         r, ("StatelessRandomUniformInt" + suffix).c_str(), "dtype", *constraints);

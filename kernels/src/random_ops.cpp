@@ -20,7 +20,8 @@ namespace af {
 
 namespace {
 
-const std::vector<DType> kRandomTypes = {DType::float32, DType::float64, DType::bfloat16};
+const std::vector<DType> kRandomTypes = {DType::float32, DType::float64, DType::bfloat16,
+                                         DType::float16};
 // The shape input's types (attr T).
 using detail::kIndexTypes;
 
@@ -67,6 +68,9 @@ class PhiloxRandomOp : public OpKernel {
         break;
       case DType::bfloat16:
         detail::fill_philox_random(Distribution<bfloat16_t>{}, gen, out.data<bfloat16_t>(), n);
+        break;
+      case DType::float16:
+        detail::fill_philox_random(Distribution<half_t>{}, gen, out.data<half_t>(), n);
         break;
       default:
         ctx.fail(invalid_argument(type() + " does not support dtype " +

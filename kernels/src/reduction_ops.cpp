@@ -34,13 +34,9 @@ template <ReduceKind K, class T>
 struct accumulator {
   using type = compute_t<T>;
 };
-template <>
-struct accumulator<ReduceKind::mean, std::int32_t> {
-  using type = std::int64_t;
-};
-template <>
-struct accumulator<ReduceKind::mean, std::uint8_t> {
-  using type = std::uint64_t;
+template <class T>
+requires(std::is_integral_v<T> && sizeof(T) < 8) struct accumulator<ReduceKind::mean, T> {
+  using type = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
 };
 // Any and All accumulate bools as bytes (std::vector<bool> packs bits).
 template <>
@@ -370,19 +366,12 @@ using ProdKernel = ReductionOp<ReduceKind::prod, T>;
 namespace detail {
 
 void register_reduction_kernels(KernelRegistry& r) {
-  using std::int32_t;
-  using std::int64_t;
-  using std::uint8_t;
-  register_for_types<SumKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
-                     complex64_t, complex128_t>(r, "Sum");
-  register_for_types<MeanKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
-                     complex64_t, complex128_t>(r, "Mean");
-  register_for_types<MaxKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
-      r, "Max");
-  register_for_types<MinKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t>(
-      r, "Min");
-  register_for_types<ProdKernel, float, double, int32_t, int64_t, uint8_t, bfloat16_t, half_t,
-                     complex64_t, complex128_t>(r, "Prod");
+  // The types of each op's CPU kernels in TensorFlow 2.21.
+  register_for_list<SumKernel>(r, "Sum", NumberTypes{});
+  register_for_list<MeanKernel>(r, "Mean", NumberTypes{});
+  register_for_list<MaxKernel>(r, "Max", RealNumberTypes{});
+  register_for_list<MinKernel>(r, "Min", RealNumberTypes{});
+  register_for_list<ProdKernel>(r, "Prod", NumberTypes{});
   // Any and All reduce bool tensors: no T attribute to constrain.
   r.add(make_kernel_def<ReductionOp<ReduceKind::any, bool>>("Any", "CPU", {}));
   r.add(make_kernel_def<ReductionOp<ReduceKind::all, bool>>("All", "CPU", {}));

@@ -30,9 +30,26 @@ using detail::index_values;
 using detail::node_suffix;
 using detail::slice_debug_string;
 
+// Calls `add(T{})` for each type of `types`.
 template <class... Ts, class F>
-void register_typed(F&& add) {
+void register_typed(detail::TypeList<Ts...> /*types*/, F&& add) {
   (add(Ts{}), ...);
+}
+
+// a + b or a * b: integers in their unsigned type, so overflow wraps without UB; float16 and
+// bfloat16 rounded at each step, as Eigen's half arithmetic in TensorFlow's kernels.
+template <bool kSum, class T>
+T combine(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+    return static_cast<T>(kSum ? static_cast<U>(a) + static_cast<U>(b)
+                               : static_cast<U>(a) * static_cast<U>(b));
+  } else if constexpr (is_half_like_v<T>) {
+    const float x = static_cast<float>(a), y = static_cast<float>(b);
+    return T(kSum ? x + y : x * y);
+  } else {
+    return kSum ? a + b : a * b;
+  }
 }
 
 // -- UnsortedSegmentSum -------------------------------------------------------------------
@@ -75,8 +92,7 @@ class UnsortedSegmentSumOp : public OpKernel {
       row *= data.shape().dim(d);
     }
     Tensor& out = ctx.allocate_output(0, data.dtype(), Shape(std::move(dims)));
-    T* output = out.data<T>();
-    std::fill_n(output, out.num_elements(), T{0});
+    T* output = out.data<T>();  // zeros
     const std::vector<Index> ids = index_values(segment_ids);
     const T* input = data.data<T>();
     for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -89,7 +105,7 @@ class UnsortedSegmentSumOp : public OpKernel {
                                          std::to_string(output_rows) + ")" + node_suffix(name())));
       const T* from = input + static_cast<Index>(i) * row;
       T* to = output + j * row;
-      for (Index k = 0; k < row; ++k) to[k] += from[k];
+      for (Index k = 0; k < row; ++k) to[k] = combine<true>(to[k], from[k]);
     }
   }
 };
@@ -100,17 +116,6 @@ class UnsortedSegmentSumOp : public OpKernel {
 // first is 0 or 1), `reverse` runs from the end (scan_ops.cc). Integers wrap around.
 template <class T, bool kSum>
 class ScanOp : public OpKernel {
-  // a + b or a * b; integers in their unsigned type, so overflow wraps without UB.
-  static T combine(T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(kSum ? static_cast<U>(static_cast<U>(a) + static_cast<U>(b))
-                                 : static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
-    } else {
-      return kSum ? a + b : a * b;
-    }
-  }
-
  public:
   ScanOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
     *s = c.get_attr("exclusive", &exclusive_);
@@ -139,18 +144,25 @@ class ScanOp : public OpKernel {
     T* to = out.data<T>();
     for (Index o = 0; o < outer; ++o)
       for (Index i = 0; i < inner; ++i) {
-        T running{kSum ? 0 : 1};
+        T running = kSum ? T{} : one();
         for (Index k = 0; k < n; ++k) {
           const Index j = reverse_ ? n - 1 - k : k;
           const Index at = (o * n + j) * inner + i;
           if (exclusive_) to[at] = running;
-          running = combine(running, from[at]);
+          running = combine<kSum>(running, from[at]);
           if (!exclusive_) to[at] = running;
         }
       }
   }
 
  private:
+  static T one() {
+    if constexpr (is_half_like_v<T>)
+      return T(1.0f);
+    else
+      return T(1);
+  }
+
   bool exclusive_ = false;
   bool reverse_ = false;
 };
@@ -164,7 +176,7 @@ void register_sparse_segment_kernels(KernelRegistry& r);
 
 void register_segment_kernels(KernelRegistry& r) {
   register_sparse_segment_kernels(r);
-  register_typed<float, double, std::int32_t, std::int64_t>([&](auto tag) {
+  register_typed(NumberTypes{}, [&](auto tag) {
     using T = decltype(tag);
     const DType t = dtype_of<T>::value;
     r.add(make_kernel_def<UnsortedSegmentSumOp<T>>(

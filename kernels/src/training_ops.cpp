@@ -5,9 +5,9 @@
 // sees half of it) and outputs the variable's reference. Their ResourceApply* twins take
 // resource handles instead (resource variables) and output nothing. The arithmetic follows
 // the Eigen expressions of training_ops.cc term by term, so trajectories match TensorFlow's
-// in float32. The ops' definitions (shape functions, builders) are in
-// ops/src/defs/training_ops.cpp; the input layouts both share in
-// actorflow/ops/detail/training_layout.hpp.
+// in float32; float16 and bfloat16 variables update in float, each value rounded once. The
+// ops' definitions (shape functions, builders) are in ops/src/defs/training_ops.cpp; the
+// input layouts both share in actorflow/ops/detail/training_layout.hpp.
 //
 // A variable's value is never written in place: tensors fetched or still in flight share its
 // buffer, so an update writes a new buffer and swaps it in (copy on write).
@@ -92,8 +92,13 @@ bool cpu_has_avx() {
 }
 #endif
 
-template <Kind K, class T, bool Resource = false>
+// The update of variables of element type S, computed in T (float for float16 and
+// bfloat16: widened, updated in float and rounded once, as TensorFlow's Eigen half
+// arithmetic within rounding).
+template <Kind K, class S, bool Resource = false>
 class ApplyOp : public OpKernel {
+  using T = std::conditional_t<is_half_like_v<S>, float, S>;
+
  public:
   ApplyOp(OpKernelConstruction& c, Status* /*s*/) : OpKernel(c) {
     c.get_attr("use_nesterov", &use_nesterov_);
@@ -107,7 +112,7 @@ class ApplyOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Layout lay = layout_of(K);
     std::vector<Var*> vars;
-    Status in = detail::variable_inputs(ctx, lay.refs, dtype_of<T>::value, Resource, &vars);
+    Status in = detail::variable_inputs(ctx, lay.refs, dtype_of<S>::value, Resource, &vars);
     if (!in.ok()) return ctx.fail(in);
     std::vector<T> scalars;
     for (auto [index, scalar_name] : lay.scalars) {
@@ -115,7 +120,7 @@ class ApplyOp : public OpKernel {
       if (t.rank() != 0)
         return ctx.fail(invalid_argument(std::string(scalar_name) + " is not a scalar: " +
                                          t.shape().to_string() + node_suffix(name())));
-      scalars.push_back(t.data<T>()[0]);
+      scalars.push_back(static_cast<T>(t.data<S>()[0]));
     }
     const Tensor& grad = ctx.input(lay.grad);
     Status s = update_together(
@@ -146,6 +151,7 @@ class ApplyOp : public OpKernel {
     // its cache misses per variable and slot every step.
     const bool in_place =
         std::all_of(values.begin(), values.end(), [](const Tensor* v) { return v->sole_owner(); });
+    if constexpr (is_half_like_v<S>) return update_widened(values, s, grad, in_place);
     std::vector<Tensor> fresh;
     std::vector<T*> out;
     std::vector<const T*> in;
@@ -176,6 +182,38 @@ class ApplyOp : public OpKernel {
     }
     if (!in_place)
       for (std::size_t i = 0; i < values.size(); ++i) *values[i] = std::move(fresh[i]);
+    return {};
+  }
+
+  // float16 and bfloat16: the variable, its slots and the gradient widened to float, updated
+  // there, rounded into the variables' buffers (fresh ones unless `in_place`).
+  Status update_widened(std::vector<Tensor*>& values, const std::vector<T>& s, const Tensor& grad,
+                        bool in_place) const {
+    const Index n = grad.num_elements();
+    auto widen = [n](const Tensor& t) {
+      std::vector<float> w(static_cast<std::size_t>(n));
+      const S* p = t.data<S>();
+      for (Index i = 0; i < n; ++i) w[static_cast<std::size_t>(i)] = static_cast<float>(p[i]);
+      return w;
+    };
+    std::vector<std::vector<float>> wide;
+    std::vector<const float*> in;
+    std::vector<float*> out;
+    for (Tensor* v : values) wide.push_back(widen(*v));
+    for (auto& w : wide) {
+      in.push_back(w.data());
+      out.push_back(w.data());
+    }
+    const std::vector<float> g = widen(grad);
+    compute_update(in, out, s, g.data(), 0, n);
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      Tensor rounded = in_place
+                           ? *values[k]
+                           : Tensor(values[k]->dtype(), values[k]->shape(), Tensor::for_overwrite);
+      S* o = rounded.template data<S>();
+      for (Index i = 0; i < n; ++i) o[i] = S(wide[k][static_cast<std::size_t>(i)]);
+      if (!in_place) *values[k] = std::move(rounded);
+    }
     return {};
   }
 
@@ -269,13 +307,20 @@ class ApplyOp : public OpKernel {
   bool update_slots_ = true;
 };
 
+// Apply<type> and ResourceApply<type> for float, double, float16 and bfloat16 (TensorFlow's
+// CPU kernels also take complex numbers).
 template <Kind K>
 void register_apply_kernels(KernelRegistry& r, const char* type) {
-  r.add(make_kernel_def<ApplyOp<K, float>>(type, "CPU", {{"T", {DType::float32}}}));
-  r.add(make_kernel_def<ApplyOp<K, double>>(type, "CPU", {{"T", {DType::float64}}}));
   const std::string resource = std::string("Resource") + type;
-  r.add(make_kernel_def<ApplyOp<K, float, true>>(resource, "CPU", {{"T", {DType::float32}}}));
-  r.add(make_kernel_def<ApplyOp<K, double, true>>(resource, "CPU", {{"T", {DType::float64}}}));
+  auto add = [&](auto tag) {
+    using S = decltype(tag);
+    r.add(make_kernel_def<ApplyOp<K, S>>(type, "CPU", {{"T", {dtype_of_v<S>}}}));
+    r.add(make_kernel_def<ApplyOp<K, S, true>>(resource, "CPU", {{"T", {dtype_of_v<S>}}}));
+  };
+  add(float{});
+  add(double{});
+  add(half_t{});
+  add(bfloat16_t{});
 }
 
 }  // namespace

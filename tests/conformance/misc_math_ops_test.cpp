@@ -52,7 +52,8 @@ BOOST_AUTO_TEST_CASE(special_functions_give_tensorflows_edge_values) {
   BOOST_TEST(std::isnan(values<float>(v[5])[0]));
   BOOST_TEST(values<float>(v[5])[2] == 0.0f);
   BOOST_TEST(af::polygamma(x, x).name() == "Polygamma:0");
-  BOOST_CHECK_THROW(af::lgamma(af::cast(x, DType::bfloat16)), af::InvalidArgumentError);
+  // TensorFlow's OpDef takes bfloat16 (its CPU kernels do not), not integers.
+  BOOST_CHECK_THROW(af::lgamma(af::cast(x, DType::int32)), af::InvalidArgumentError);
   BOOST_CHECK_THROW(af::zeta(x, af::cast(x, DType::float64)), af::InvalidArgumentError);
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/nn_ops.hpp"
 #include "standard_ops.hpp"
@@ -14,9 +15,6 @@ namespace af {
 namespace {
 
 using namespace cwise;  // NOLINT: the shared element-wise definitions
-
-const std::vector<DType> kRelu6Types = {DType::float32, DType::float64,  DType::int32,
-                                        DType::int64,   DType::bfloat16, DType::float16};
 
 // The gradient ops (gradients, features or outputs): one type, the two shapes merged
 // (TensorFlow's MergeBothInputsShapeFn).
@@ -37,15 +35,17 @@ namespace detail {
 void register_activation_ops(OpRegistry& r) {
   for (const char* type : {"Softplus", "Softsign", "Elu", "Selu"})
     r.add({type, [](InferenceContext& c) { return infer_unary(c, kFloatTypes); }});
-  r.add({"Relu6", [](InferenceContext& c) { return infer_unary(c, kRelu6Types); }});
+  r.add(
+      {"Relu6", [](InferenceContext& c) { return infer_unary(c, detail::op_def_types("Relu6")); }});
   for (const char* type : {"SoftplusGrad", "SoftsignGrad"})
     r.add({type,
            [](InferenceContext& c) { return infer_activation_grad(c, kFloatTypes, "features"); }});
   for (const char* type : {"EluGrad", "SeluGrad"})
     r.add({type,
            [](InferenceContext& c) { return infer_activation_grad(c, kFloatTypes, "outputs"); }});
-  r.add({"Relu6Grad",
-         [](InferenceContext& c) { return infer_activation_grad(c, kRelu6Types, "features"); }});
+  r.add({"Relu6Grad", [](InferenceContext& c) {
+           return infer_activation_grad(c, detail::op_def_types("Relu6Grad"), "features");
+         }});
 }
 
 }  // namespace detail

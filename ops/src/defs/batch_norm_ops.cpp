@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "standard_ops.hpp"
@@ -50,13 +51,22 @@ Status read_format(const InferenceContext& c, bool v3, Format* f) {
   return {};
 }
 
-// Every input is float32 (T, and U where the op has it).
-Status expect_float32(const InferenceContext& c) {
-  for (int i = 0; i < c.num_inputs(); ++i)
-    if (c.input_types[static_cast<std::size_t>(i)] != DType::float32)
-      return invalid_argument("FusedBatchNorm ops take float32 inputs on the CPU, input " +
-                              std::to_string(i) + " is " +
-                              std::string(dtype_name(c.input_types[static_cast<std::size_t>(i)])));
+// The types of TensorFlow's OpDefs: x (and the gradients' y_backprop) of T, the statistics
+// of U (T in the first versions), the gradients' scale float32 (V2 and V3).
+Status check_types(const InferenceContext& c, bool grad) {
+  const bool v1 = c.node.op == "FusedBatchNorm" || c.node.op == "FusedBatchNormGrad";
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    const DType t = c.input_types[static_cast<std::size_t>(i)];
+    if (grad && !v1 && i == 2) {
+      if (t != DType::float32)
+        return invalid_argument("Input 'scale' of '" + c.node.op + "' Op has type " +
+                                std::string(dtype_name(t)) +
+                                " that does not match expected type of float32.");
+      continue;
+    }
+    const bool of_t = v1 || i < (grad ? 2 : 1);
+    ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(t, c.node.op, of_t ? "T" : "U"));
+  }
   return {};
 }
 
@@ -64,7 +74,7 @@ Status expect_float32(const InferenceContext& c) {
 // and mean and variance where they are read (inference, or a blending factor below 1).
 Status infer_fused_batch_norm(InferenceContext& c, bool v3) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(5));
-  ACTORFLOW_RETURN_IF_ERROR(expect_float32(c));
+  ACTORFLOW_RETURN_IF_ERROR(check_types(c, false));
   Format f;
   ACTORFLOW_RETURN_IF_ERROR(read_format(c, v3, &f));
   const PartialShape& x = c.input_shapes[0];
@@ -97,7 +107,7 @@ Status infer_fused_batch_norm(InferenceContext& c, bool v3) {
 // spaces of the channel count.
 Status infer_fused_batch_norm_grad(InferenceContext& c, bool v3) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(v3 ? 6 : 5));
-  ACTORFLOW_RETURN_IF_ERROR(expect_float32(c));
+  ACTORFLOW_RETURN_IF_ERROR(check_types(c, true));
   Format f;
   ACTORFLOW_RETURN_IF_ERROR(read_format(c, v3, &f));
   ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[0], f.rank));
@@ -125,7 +135,7 @@ Status infer_fused_batch_norm_grad(InferenceContext& c, bool v3) {
     dims[static_cast<std::size_t>(ci)] = channels;
     x = PartialShape(std::move(dims));
   }
-  c.add_output(DType::float32, x.rank_known() ? x : PartialShape::unknown_of_rank(f.rank));
+  c.add_output(c.input_types[0], x.rank_known() ? x : PartialShape::unknown_of_rank(f.rank));
   c.add_output(DType::float32, PartialShape{channels});
   c.add_output(DType::float32, PartialShape{channels});
   c.add_output(DType::float32, PartialShape{0});

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "standard_ops.hpp"
@@ -18,6 +19,7 @@ namespace af {
 namespace {
 
 using namespace cwise;  // NOLINT: the shared element-wise definitions
+using detail::op_def_types;
 
 // -- AddN ---------------------------------------------------------------------------------
 
@@ -32,8 +34,7 @@ Status infer_add_n(InferenceContext& c) {
     if (c.input_types[static_cast<std::size_t>(i)] != t)
       return invalid_argument(list_type_mismatch_message(c.node.op, "inputs", c.input_types));
   // Variants (gradients of tensor lists and optionals) add through their values.
-  if (t != DType::variant)
-    ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, with_complex(kArithmeticTypes)));
+  if (t != DType::variant) ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, op_def_types("AddN")));
   PartialShape cur = c.input_shapes.back();
   for (int i = c.num_inputs() - 2; i >= 0; --i) {
     PartialShape merged;
@@ -54,13 +55,14 @@ Status infer_add_n(InferenceContext& c) {
 Status infer_arg(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   const DType t = c.input_types[0];
-  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, kArithmeticTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, op_def_types(c.node.op)));
   const DType index_type = c.input_types[1];
+  // int16 `dimension`s (ArgMax's OpDef allows them) are refused: the kernels read 32 or 64 bits.
   ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(index_type, {DType::int32, DType::int64}, "Tidx"));
   DType output_type = DType::int64;
   c.get_attr("output_type", &output_type);
   ACTORFLOW_RETURN_IF_ERROR(
-      check_allowed_type(output_type, {DType::int32, DType::int64}, "output_type"));
+      check_allowed_type(output_type, op_def_types(c.node.op, "output_type"), "output_type"));
   const PartialShape& dimension_shape = c.input_shapes[1];
   if (dimension_shape.rank_known() && dimension_shape.rank() != 0)
     return invalid_argument("Shape must be rank 0 but is rank " +

@@ -8,6 +8,7 @@
 
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
@@ -67,14 +68,6 @@ Status infer_select(InferenceContext& c) {
   return {};
 }
 
-// Element types by op, as TensorFlow's CPU kernels (within actorflow's dtypes).
-const std::vector<DType> kComparisonTypes = {DType::float32, DType::float64, DType::int32,
-                                             DType::int64,   DType::uint8,   DType::bfloat16,
-                                             DType::float16};
-const std::vector<DType> kEqualityTypes = {DType::float32, DType::float64, DType::int32,
-                                           DType::int64,   DType::uint8,   DType::bfloat16,
-                                           DType::float16, DType::boolean, DType::string};
-
 Output logical_binary_op(const char* type, const Output& x, const Output& y,
                          std::string_view name) {
   if (x.dtype() != DType::boolean)
@@ -92,23 +85,19 @@ namespace detail {
 
 void register_cwise_compare_ops(OpRegistry& r) {
   r.add({"Where", [](InferenceContext& c) -> Status {
-           ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-           ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(0, DType::boolean));
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));  // bools or numbers
            const PartialShape& in = c.input_shapes[0];
            c.add_output(DType::int64, in.rank_known() ? PartialShape{-1, in.rank()}
                                                       : PartialShape::unknown_of_rank(2));
            return {};
          }});
-  auto compare = [&](const char* type, const std::vector<DType>& allowed) {
-    r.add({type,
-           [allowed](InferenceContext& c) { return infer_binary(c, allowed, DType::boolean); }});
-  };
-  compare("Equal", kEqualityTypes);
-  compare("NotEqual", kEqualityTypes);
-  compare("Less", kComparisonTypes);
-  compare("LessEqual", kComparisonTypes);
-  compare("Greater", kComparisonTypes);
-  compare("GreaterEqual", kComparisonTypes);
+  // Equal and NotEqual take any type of values; the orderings TensorFlow's OpDef's.
+  for (const char* type : {"Equal", "NotEqual"})
+    r.add({type, [](InferenceContext& c) { return infer_binary(c, kValueTypes, DType::boolean); }});
+  for (const char* type : {"Less", "LessEqual", "Greater", "GreaterEqual"})
+    r.add({type, [type](InferenceContext& c) {
+             return infer_binary(c, op_def_types(type), DType::boolean);
+           }});
   r.add({"LogicalNot", infer_logical_not});
   r.add({"LogicalAnd", infer_logical_binary});
   r.add({"LogicalOr", infer_logical_binary});

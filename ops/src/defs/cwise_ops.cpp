@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "standard_ops.hpp"
@@ -29,44 +30,26 @@ Status infer_unary_grad(InferenceContext& c, const std::vector<DType>& allowed) 
   return {};
 }
 
-// Element types by op, as TensorFlow's CPU kernels (within actorflow's dtypes).
-const std::vector<DType> kRealTypes = {DType::float32, DType::float64,  DType::int32,
-                                       DType::int64,   DType::bfloat16, DType::float16};
-const std::vector<DType> kFloorDivTypes = {DType::float32, DType::float64, DType::int32,
-                                           DType::int64,   DType::uint8,   DType::bfloat16,
-                                           DType::float16};
-
 }  // namespace
 
 namespace detail {
 
 void register_cwise_ops(OpRegistry& r) {
-  auto unary = [&](const char* type, const std::vector<DType>& allowed) {
-    r.add({type, [allowed](InferenceContext& c) { return infer_unary(c, allowed); }});
+  // Each op takes the types TensorFlow's OpDef allows (its CPU kernels may take fewer).
+  auto unary = [&](const char* type) {
+    r.add({type, [type](InferenceContext& c) { return infer_unary(c, op_def_types(type)); }});
   };
-  unary("Square", with_complex(kRealTypes));
-  unary("Sqrt", with_complex(kFloatTypes));
-  unary("Rsqrt", with_complex(kFloatTypes));
-  unary("Exp", with_complex(kFloatTypes));
-  unary("Log", with_complex(kFloatTypes));
-  unary("Sin", with_complex(kFloatTypes));
-  unary("Cos", with_complex(kFloatTypes));
-  unary("Reciprocal", with_complex(kFloatTypes));
-  unary("Abs", kRealTypes);
-  unary("Sign", kRealTypes);
-  unary("Floor", kFloatTypes);
+  for (const char* type : {"Square", "Sqrt", "Rsqrt", "Exp", "Log", "Sin", "Cos", "Reciprocal",
+                           "Abs", "Sign", "Floor"})
+    unary(type);
   for (const char* type : {"SqrtGrad", "RsqrtGrad", "ReciprocalGrad", "InvGrad"})
-    r.add(
-        {type, [](InferenceContext& c) { return infer_unary_grad(c, with_complex(kFloatTypes)); }});
-  auto binary = [&](const char* type, const std::vector<DType>& allowed) {
-    r.add({type, [allowed](InferenceContext& c) { return infer_binary(c, allowed); }});
+    r.add({type, [type](InferenceContext& c) { return infer_unary_grad(c, op_def_types(type)); }});
+  auto binary = [&](const char* type) {
+    r.add({type, [type](InferenceContext& c) { return infer_binary(c, op_def_types(type)); }});
   };
-  binary("Pow", kRealTypes);
-  binary("Maximum", kRealTypes);
-  binary("Minimum", kRealTypes);
-  binary("FloorDiv", kFloorDivTypes);
-  binary("FloorMod", kRealTypes);
-  binary("SquaredDifference", kRealTypes);
+  for (const char* type :
+       {"Pow", "Maximum", "Minimum", "FloorDiv", "FloorMod", "SquaredDifference"})
+    binary(type);
   register_cwise_compare_ops(r);
   register_cwise_aggregate_ops(r);
 }

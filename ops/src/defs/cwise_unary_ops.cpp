@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "standard_ops.hpp"
@@ -18,14 +19,8 @@ namespace {
 
 using namespace cwise;  // NOLINT: the shared element-wise definitions
 
-// Element types by op, as TensorFlow's CPU kernels (within actorflow's dtypes).
-const std::vector<DType> kRoundTypes = {DType::float32, DType::float64,  DType::int32,
-                                        DType::int64,   DType::bfloat16, DType::float16};
-// Lgamma, Digamma, Erfinv, Ndtri, Polygamma and Zeta: float and double (no bfloat16 kernel).
+// Polygamma and Zeta: float and double.
 const std::vector<DType> kSpecialTypes = {DType::float32, DType::float64};
-const std::vector<DType> kTruncateDivTypes = {DType::int32, DType::int64, DType::uint8};
-const std::vector<DType> kTruncateModTypes = {DType::float32, DType::float64, DType::int32,
-                                              DType::int64};
 
 // A bool tensor of the input's shape (IsNan, IsInf, IsFinite).
 Status infer_predicate(InferenceContext& c) {
@@ -47,27 +42,22 @@ Status infer_special_binary(InferenceContext& c, const char* first, const char* 
 namespace detail {
 
 void register_cwise_unary_ops(OpRegistry& r) {
-  auto unary = [&](const char* type, const std::vector<DType>& allowed) {
-    r.add({type, [allowed](InferenceContext& c) { return infer_unary(c, allowed); }});
+  // Each op takes the types TensorFlow's OpDef allows (its CPU kernels may take fewer).
+  auto unary = [&](const char* type) {
+    r.add({type, [type](InferenceContext& c) { return infer_unary(c, op_def_types(type)); }});
   };
-  for (const char* type : {"Log1p", "Expm1", "Ceil", "Rint", "Erf", "Erfc", "Tan", "Atan", "Asin",
-                           "Acos", "Sinh", "Cosh", "Inv"})
-    unary(type, kFloatTypes);
-  unary("Round", kRoundTypes);
-  for (const char* type : {"Asinh", "Acosh", "Atanh"}) unary(type, kFloatTypes);
-  for (const char* type : {"Lgamma", "Digamma", "Erfinv", "Ndtri"}) unary(type, kSpecialTypes);
+  for (const char* type : {"Log1p", "Expm1", "Ceil",  "Rint",   "Erf",     "Erfc",   "Tan",
+                           "Atan",  "Asin",  "Acos",  "Sinh",   "Cosh",    "Inv",    "Round",
+                           "Asinh", "Acosh", "Atanh", "Lgamma", "Digamma", "Erfinv", "Ndtri"})
+    unary(type);
   r.add({"Polygamma", [](InferenceContext& c) { return infer_special_binary(c, "a", "x"); }});
   r.add({"Zeta", [](InferenceContext& c) { return infer_special_binary(c, "x", "q"); }});
   for (const char* type : {"IsNan", "IsInf", "IsFinite"}) r.add({type, infer_predicate});
-  auto binary = [&](const char* type, const std::vector<DType>& allowed) {
-    r.add({type, [allowed](InferenceContext& c) { return infer_binary(c, allowed); }});
+  auto binary = [&](const char* type) {
+    r.add({type, [type](InferenceContext& c) { return infer_binary(c, op_def_types(type)); }});
   };
-  binary("Atan2", kFloatTypes);
-  binary("Xlogy", kFloatTypes);
-  binary("Xdivy", kFloatTypes);
-  binary("TruncateDiv", kTruncateDivTypes);
-  binary("TruncateMod", kTruncateModTypes);
-  binary("Mod", kTruncateModTypes);
+  for (const char* type : {"Atan2", "Xlogy", "Xdivy", "TruncateDiv", "TruncateMod", "Mod"})
+    binary(type);
 }
 
 }  // namespace detail

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "standard_ops.hpp"
@@ -20,13 +21,8 @@ namespace af {
 namespace {
 
 using Index = std::int64_t;
-using detail::check_attr_type;
+using detail::check_op_def_type;
 using detail::with_rank;
-
-// The OpDef allows half, bfloat16, float and double; the CPU kernels here are float32 and
-// float64 (TensorFlow's: half, float, double).
-const std::vector<DType> kDepthwiseTypes = {DType::float32, DType::float64};
-constexpr const char* kDepthwiseTypeNames = "half, bfloat16, float, double";
 
 // GetWindowedOutputSizeFromDimsV2: one output dimension (-1 when `in` or `filter` is
 // unknown), with the shape function's errors.
@@ -52,8 +48,7 @@ Status windowed_dim(Index in, Index filter, Index dilation, Index stride,
 
 Status infer_depthwise_conv2d(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(
-      check_attr_type(c.input_types[0], "T", kDepthwiseTypes, kDepthwiseTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op));
   if (c.input_types[1] != c.input_types[0])
     return invalid_argument(cwise::type_mismatch_message(c.node.op, "filter", c.input_types[1],
                                                          "input", c.input_types[0]));
@@ -113,7 +108,7 @@ Status infer_depthwise_backprop(InferenceContext& c, int sizes, int typed) {
     return invalid_argument(cwise::fixed_type_mismatch_message(
         c.node.op, sizes == 0 ? "input_sizes" : "filter_sizes", c.input_types[s], DType::int32));
   const DType t = c.input_types[static_cast<std::size_t>(typed)];
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(t, "T", kDepthwiseTypes, kDepthwiseTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(t, c.node.op));
   if (c.input_types[2] != t)
     return invalid_argument(cwise::type_mismatch_message(
         c.node.op, "out_backprop", c.input_types[2], sizes == 0 ? "filter" : "input", t));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "standard_ops.hpp"
@@ -36,25 +37,16 @@ Status infer_softmax(InferenceContext& c) {
 namespace detail {
 
 void register_math_ops(OpRegistry& r) {
-  auto binary = [&](const char* type, const std::vector<DType>& allowed) {
-    r.add({type, [allowed](InferenceContext& c) { return infer_binary(c, allowed); }});
+  // Each op takes the types TensorFlow's OpDef allows (its CPU kernels may take fewer); Add
+  // also concatenates strings, AddV2 (what TensorFlow 2.x's tf.add and `+` emit) does not.
+  auto binary = [&](const char* type) {
+    r.add({type, [type](InferenceContext& c) { return infer_binary(c, op_def_types(type)); }});
   };
-  // Add also concatenates strings (TensorFlow's Add kernel for DT_STRING; AddV2 has none).
-  std::vector<DType> add_types = with_complex(kArithmeticTypes);
-  add_types.push_back(DType::string);
-  binary("Add", add_types);
-  binary("AddV2", with_complex(kArithmeticTypes));  // what TensorFlow 2.x's tf.add and `+` emit
-  binary("Sub", with_complex(kArithmeticTypes));
-  binary("Mul", with_complex(kArithmeticTypes));
-  binary("Div", with_complex(kArithmeticTypes));
-  binary("RealDiv", with_complex(kFloatTypes));
-  auto unary = [&](const char* type, const std::vector<DType>& allowed) {
-    r.add({type, [allowed](InferenceContext& c) { return infer_unary(c, allowed); }});
+  for (const char* type : {"Add", "AddV2", "Sub", "Mul", "Div", "RealDiv"}) binary(type);
+  auto unary = [&](const char* type) {
+    r.add({type, [type](InferenceContext& c) { return infer_unary(c, op_def_types(type)); }});
   };
-  unary("Neg", with_complex(kSignedTypes));
-  unary("Relu", kArithmeticTypes);
-  unary("Sigmoid", with_complex(kFloatTypes));
-  unary("Tanh", with_complex(kFloatTypes));
+  for (const char* type : {"Neg", "Relu", "Sigmoid", "Tanh"}) unary(type);
   r.add({"Softmax", infer_softmax});
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "reduction_defs.hpp"
@@ -23,12 +24,11 @@ namespace af {
 namespace {
 
 using namespace cwise;  // NOLINT: the shared element-wise definitions
+using detail::op_def_types;
 
-// Element types by op, as TensorFlow's CPU kernels (within actorflow's dtypes).
-// MulNoNan and Xlog1py: float, double, bfloat16 (kFloatTypes). The special functions: float
-// and double (their OpDefs also allow half and bfloat16, which have no CPU kernel).
+// NextAfter, Igamma, Igammac, IgammaGradA and Betainc: float and double, as TensorFlow's CPU
+// kernels. The other ops take the types TensorFlow's OpDef allows (op_def_types).
 const std::vector<DType> kSpecialTypes = {DType::float32, DType::float64};
-const std::vector<DType> kPopulationCountTypes = {DType::int32, DType::int64, DType::uint8};
 
 // The unary special functions (UnchangedShape, float and double).
 const char* const kUnaryTypes[] = {
@@ -82,7 +82,7 @@ Status infer_betainc(InferenceContext& c) {
 // PopulationCount: UnchangedShape, uint8 elements.
 Status infer_population_count(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(c.input_types[0], kPopulationCountTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(c.input_types[0], op_def_types("PopulationCount")));
   c.add_output(DType::uint8, c.input_shapes[0]);
   return {};
 }
@@ -93,7 +93,7 @@ Status infer_population_count(InferenceContext& c) {
 Status infer_euclidean_norm(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   const DType t = c.input_types[0];
-  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, kArithmeticTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(t, op_def_types("EuclideanNorm")));
   ACTORFLOW_RETURN_IF_ERROR(detail::check_index_type(c.input_types[1], "Tidx"));
   ACTORFLOW_RETURN_IF_ERROR(detail::check_reduction_indices_shape(c.input_shapes[1]));
   return detail::add_reduction_output(c, t);
@@ -125,10 +125,10 @@ Output scoped_unary(const char* scope, const char* type, const Output& x, std::s
 namespace detail {
 
 void register_math_special_ops(OpRegistry& r) {
-  r.add({"MulNoNan",
-         [](InferenceContext& c) { return infer_named_binary(c, "x", "y", kFloatTypes); }});
-  r.add({"Xlog1py",
-         [](InferenceContext& c) { return infer_named_binary(c, "x", "y", kFloatTypes); }});
+  for (const char* type : {"MulNoNan", "Xlog1py"})
+    r.add({type, [type](InferenceContext& c) {
+             return infer_named_binary(c, "x", "y", op_def_types(type));
+           }});
   r.add({"NextAfter",
          [](InferenceContext& c) { return infer_named_binary(c, "x1", "x2", kSpecialTypes); }});
   for (const char* type : {"Igamma", "Igammac", "IgammaGradA"})
@@ -136,7 +136,7 @@ void register_math_special_ops(OpRegistry& r) {
         {type, [](InferenceContext& c) { return infer_named_binary(c, "a", "x", kSpecialTypes); }});
   r.add({"Betainc", infer_betainc});
   for (const char* type : kUnaryTypes)
-    r.add({type, [](InferenceContext& c) { return infer_unary(c, kSpecialTypes); }});
+    r.add({type, [type](InferenceContext& c) { return infer_unary(c, op_def_types(type)); }});
   r.add({"PopulationCount", infer_population_count});
   r.add({"EuclideanNorm", infer_euclidean_norm});
 }

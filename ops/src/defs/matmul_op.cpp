@@ -8,6 +8,7 @@
 
 #include "actorflow/ops/batch_matmul_ops.hpp"
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
@@ -18,6 +19,7 @@ namespace af {
 namespace {
 
 using namespace cwise;  // NOLINT: the shared element-wise definitions
+using detail::op_def_types;
 
 Status infer_matmul(InferenceContext& c, const std::vector<DType>& allowed) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
@@ -40,10 +42,6 @@ Status infer_matmul(InferenceContext& c, const std::vector<DType>& allowed) {
   c.add_output(t, PartialShape{m, n});
   return {};
 }
-
-// Element types by op, as TensorFlow's CPU kernels.
-const std::vector<DType> kMatMulTypes = {DType::float32, DType::float64,  DType::int32,
-                                         DType::int64,   DType::bfloat16, DType::float16};
 
 // TensorFlow's BatchMatMulShape (`broadcast` false: batch dimensions merged) and
 // BatchMatMulV2Shape (batch dimensions broadcast), for inputs of type `t`.
@@ -94,18 +92,20 @@ Status infer_batch_matmul(InferenceContext& c, bool broadcast, DType t) {
 
 Status infer_batch_matmul_t(InferenceContext& c, bool broadcast) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_binary_types(c, "x", "y", kMatMulTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_binary_types(c, "x", "y", op_def_types(c.node.op)));
   return infer_batch_matmul(c, broadcast, c.input_types[0]);
 }
 
 // BatchMatMulV3: inputs of types Ta and Tb, the output of type Tout.
 Status infer_batch_matmul_v3(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(c.input_types[0], kMatMulTypes, "Ta"));
-  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(c.input_types[1], kMatMulTypes, "Tb"));
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_allowed_type(c.input_types[0], op_def_types("BatchMatMulV3", "Ta"), "Ta"));
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_allowed_type(c.input_types[1], op_def_types("BatchMatMulV3", "Tb"), "Tb"));
   DType out = c.input_types[0];
   c.get_attr("Tout", &out);
-  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(out, kMatMulTypes, "Tout"));
+  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(out, op_def_types("BatchMatMulV3", "Tout"), "Tout"));
   return infer_batch_matmul(c, true, out);
 }
 
@@ -114,7 +114,7 @@ Status infer_batch_matmul_v3(InferenceContext& c) {
 namespace detail {
 
 void register_matmul_ops(OpRegistry& r) {
-  r.add({"MatMul", [](InferenceContext& c) { return infer_matmul(c, kMatMulTypes); }});
+  r.add({"MatMul", [](InferenceContext& c) { return infer_matmul(c, op_def_types("MatMul")); }});
   r.add({"BatchMatMul", [](InferenceContext& c) { return infer_batch_matmul_t(c, false); }});
   r.add({"BatchMatMulV2", [](InferenceContext& c) { return infer_batch_matmul_t(c, true); }});
   r.add({"BatchMatMulV3", infer_batch_matmul_v3});

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "builder_util.hpp"
@@ -26,14 +27,13 @@ using detail::with_rank_at_most;
 
 using Index = std::int64_t;
 using cwise::check_allowed_type;
-using cwise::kArithmeticTypes;
 using detail::check_index_type;
 using detail::index_values;
+using detail::op_def_types;
 using detail::with_rank;
 using detail::with_rank_at_least;
 
 const std::vector<DType> kFloatOnly = {DType::float32, DType::float64};
-const std::vector<DType> kBitwiseTypes = {DType::int32, DType::int64, DType::uint8};
 const std::vector<DType> kBincountTypes = {DType::int32, DType::int64, DType::float32,
                                            DType::float64};
 
@@ -50,7 +50,7 @@ Status same_types(const InferenceContext& c, const std::vector<const char*>& nam
 Status infer_clip_by_value(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
   ACTORFLOW_RETURN_IF_ERROR(same_types(c, {"t", "clip_value_min", "clip_value_max"}));
-  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(c.input_types[0], kArithmeticTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_allowed_type(c.input_types[0], op_def_types("ClipByValue")));
   c.add_output(c.input_types[0], c.input_shapes[0]);
   return {};
 }
@@ -101,7 +101,7 @@ Status infer_lin_space(InferenceContext& c) {
 // Cross: a and b of rank >= 1 merged, the last dimension 3.
 Status infer_cross(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(cwise::check_binary_types(c, "a", "b", kArithmeticTypes));
+  ACTORFLOW_RETURN_IF_ERROR(cwise::check_binary_types(c, "a", "b", op_def_types("Cross")));
   ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[0], 1));
   ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[1], 1));
   PartialShape merged;
@@ -292,8 +292,10 @@ void register_misc_math_ops(OpRegistry& r) {
   r.add({"LinSpace", infer_lin_space});
   r.add({"Cross", infer_cross});
   for (const char* type : {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"})
-    r.add({type, [](InferenceContext& c) { return cwise::infer_binary(c, kBitwiseTypes); }});
-  r.add({"Invert", [](InferenceContext& c) { return cwise::infer_unary(c, kBitwiseTypes); }});
+    r.add(
+        {type, [type](InferenceContext& c) { return cwise::infer_binary(c, op_def_types(type)); }});
+  r.add({"Invert",
+         [](InferenceContext& c) { return cwise::infer_unary(c, op_def_types("Invert")); }});
   r.add({"UniqueWithCounts", infer_unique_with_counts});
   r.add({"UniqueV2", infer_unique_v2});
   r.add({"UniqueWithCountsV2", infer_unique_v2});

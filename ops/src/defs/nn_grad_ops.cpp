@@ -10,6 +10,7 @@
 
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/detail/bcast.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/nn_ops.hpp"
@@ -20,10 +21,8 @@ namespace af {
 
 namespace {
 
-const std::vector<DType> kGradTypes = {DType::float32, DType::float64};
-
-using detail::check_attr_type;
 using detail::check_index_type;
+using detail::check_op_def_type;
 using detail::with_rank;
 using detail::with_rank_at_least;
 
@@ -33,7 +32,7 @@ Status infer_same_shape_pair(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   DType t;
   ACTORFLOW_RETURN_IF_ERROR(c.same_input_types(&t));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(t, "T", kGradTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(t, c.node.op));
   PartialShape merged;
   if (!c.input_shapes[0].merge_with(c.input_shapes[1], &merged).ok())
     return invalid_argument("Dimensions must be equal");
@@ -45,7 +44,7 @@ Status infer_same_shape_pair(InferenceContext& c) {
 
 Status infer_bias_add_grad(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kGradTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op));
   std::string format = "NHWC";
   c.get_attr("data_format", &format);
   const PartialShape& in = c.input_shapes[0];
@@ -112,7 +111,7 @@ Status infer_max_pool_grad(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
   DType t;
   ACTORFLOW_RETURN_IF_ERROR(c.same_input_types(&t));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(t, "T", kGradTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(t, c.node.op));
   const PartialShape& in = c.input_shapes[0];
   ACTORFLOW_RETURN_IF_ERROR(with_rank(in, 4));
   c.add_output(t, in.rank_known() ? in : PartialShape::unknown_of_rank(4));
@@ -121,7 +120,7 @@ Status infer_max_pool_grad(InferenceContext& c) {
 
 Status infer_avg_pool_grad(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[1], "T", kGradTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[1], c.node.op));
   PartialShape out = PartialShape::unknown_of_rank(4);
   if (const Tensor* sizes = c.input_values[0]; sizes && sizes->num_elements() == 4) {
     auto v = index_values(*sizes);
@@ -136,7 +135,7 @@ Status infer_avg_pool_grad(InferenceContext& c) {
 Status infer_xent(InferenceContext& c, bool sparse) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   const DType t = c.input_types[0];
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(t, "T", kGradTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(t, c.node.op));
   const PartialShape& logits = c.input_shapes[0];
   const PartialShape& labels = c.input_shapes[1];
   std::int64_t batch = -1;
@@ -200,7 +199,7 @@ void register_nn_grad_ops(OpRegistry& r) {
          [](InferenceContext& c) { return infer_xent(c, true); }});
   r.add({"LogSoftmax", [](InferenceContext& c) -> Status {
            ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-           ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kGradTypes));
+           ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op));
            ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(c.input_shapes[0], 1));
            c.add_output(c.input_types[0], c.input_shapes[0]);
            return {};

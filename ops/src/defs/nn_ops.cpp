@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/ops.hpp"
@@ -21,9 +22,7 @@ namespace af {
 
 namespace {
 
-const std::vector<DType> kConvTypes = {DType::float32, DType::float64};
-
-using detail::check_attr_type;
+using detail::check_op_def_type;
 using detail::with_rank;
 using detail::with_rank_at_least;
 
@@ -134,9 +133,7 @@ Status attr_list(const InferenceContext& c, const char* name, std::vector<std::i
 
 Status infer_bias_add(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T",
-                                            {DType::float32, DType::float64, DType::bfloat16,
-                                             DType::float16, DType::int32, DType::int64}));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op));
   if (c.input_types[1] != c.input_types[0])
     return invalid_argument("Inputs to BiasAdd must share one type: " +
                             std::string(data_type_string(c.input_types[0])) + " vs " +
@@ -160,7 +157,7 @@ Status infer_bias_add(InferenceContext& c) {
 // unknown dimensions of rank 4.
 Status infer_conv2d(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kConvTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op));
   if (c.input_types[1] != c.input_types[0])
     return invalid_argument("Inputs to Conv2D must share one type");
   std::vector<std::int64_t> strides;
@@ -194,7 +191,7 @@ Status infer_conv2d(InferenceContext& c) {
 Status infer_from_sizes(InferenceContext& c, int sizes_input, int type_input) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
   ACTORFLOW_RETURN_IF_ERROR(
-      check_attr_type(c.input_types[static_cast<std::size_t>(type_input)], "T", kConvTypes));
+      check_op_def_type(c.input_types[static_cast<std::size_t>(type_input)], c.node.op));
   if (c.input_types[static_cast<std::size_t>(sizes_input)] != DType::int32)
     return invalid_argument(c.node.op + ": the sizes input must be int32");
   if (const Tensor* sizes = c.input_values[static_cast<std::size_t>(sizes_input)]) {
@@ -213,7 +210,7 @@ Status infer_from_sizes(InferenceContext& c, int sizes_input, int type_input) {
 
 Status infer_pool(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kConvTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op));
   std::vector<std::int64_t> strides, ksize;
   std::string padding;
   ACTORFLOW_RETURN_IF_ERROR(attr_list(c, "strides", &strides));

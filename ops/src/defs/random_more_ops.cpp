@@ -29,9 +29,9 @@ using detail::check_index_type;
 using detail::index_values;
 using detail::with_rank;
 
-// The dtypes of the float ops (TensorFlow's list: half, bfloat16, float, double; actorflow
-// has no half).
-const std::vector<DType> kStatelessFloatTypes = {DType::float32, DType::float64, DType::bfloat16};
+// The dtypes of the float ops (TensorFlow's list: half, bfloat16, float, double).
+const std::vector<DType> kStatelessFloatTypes = {DType::float32, DType::float64, DType::bfloat16,
+                                                 DType::float16};
 constexpr const char* kStatelessFloatNames = "half, bfloat16, float, double";
 // StatelessMultinomial's logits (TensorFlow's TF_CALL_REAL_NUMBER_TYPES less those actorflow
 // lacks; the CPU kernels take float, double and bfloat16).

@@ -24,7 +24,8 @@ Status infer_random(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
   DType dtype = DType::invalid;
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &dtype));
-  if (dtype != DType::float32 && dtype != DType::float64 && dtype != DType::bfloat16)
+  if (dtype != DType::float32 && dtype != DType::float64 && dtype != DType::bfloat16 &&
+      dtype != DType::float16)
     return invalid_argument("Value for attr 'dtype' of " + std::string(dtype_name(dtype)) +
                             " is not in the list of allowed values: half, bfloat16, float, double");
   if (c.input_types[0] != DType::int32 && c.input_types[0] != DType::int64)

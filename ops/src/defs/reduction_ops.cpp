@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
@@ -77,11 +78,8 @@ Output reduction_op(const char* type, const Output& x,
 }
 
 void register_reduction_ops(OpRegistry& r) {
-  for (const char* type : {"Sum", "Mean", "Prod"})
-    r.add({type,
-           [](InferenceContext& c) { return infer_reduction(c, with_complex(kArithmeticTypes)); }});
-  for (const char* type : {"Max", "Min"})
-    r.add({type, [](InferenceContext& c) { return infer_reduction(c, kArithmeticTypes); }});
+  for (const char* type : {"Sum", "Mean", "Prod", "Max", "Min"})
+    r.add({type, [type](InferenceContext& c) { return infer_reduction(c, op_def_types(type)); }});
   for (const char* type : {"Any", "All"})
     r.add({type, [](InferenceContext& c) { return infer_reduction(c, {}); }});
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/training_layout.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "standard_ops.hpp"
@@ -28,9 +29,7 @@ Status infer_apply(InferenceContext& c, Kind k) {
   const int expected = lay.inputs;
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(expected));
   const DType t = c.input_types[0];
-  if (t != DType::float32 && t != DType::float64)
-    return invalid_argument("Value for attr 'T' of " + std::string(data_type_string(t)) +
-                            " is not in the list of allowed values: float, double");
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(t, c.node.op));
   for (int i = 1; i < expected; ++i)
     if (c.input_types[static_cast<std::size_t>(i)] != t)
       return invalid_argument(
@@ -64,9 +63,7 @@ Status infer_resource_apply(InferenceContext& c, Kind k) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(lay.inputs));
   DType t = DType::invalid;
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("T", &t));
-  if (t != DType::float32 && t != DType::float64)
-    return invalid_argument("Value for attr 'T' of " + std::string(data_type_string(t)) +
-                            " is not in the list of allowed values: float, double");
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(t, c.node.op));
   for (int i = 0; i < lay.inputs; ++i) {
     const DType want = i < lay.refs ? DType::resource : t;
     if (c.input_types[static_cast<std::size_t>(i)] != want)

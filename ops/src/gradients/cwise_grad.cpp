@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "actorflow/ops/array_ops.hpp"
+#include "actorflow/ops/complex_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "gradient_helpers.hpp"
@@ -33,13 +34,14 @@ Output scalar_then(const char* type, double scalar, const Output& x, const char*
   return binary(type, s, x, op_name + "/");
 }
 
-// grad * f(x) where f(x) is built after the gradient arrives.
+// grad * f(conj(x)) where f is built after the gradient arrives (conj: complex x only, as
+// Python's math_ops.conj).
 template <class F>
 Grads times_after(const Operation& op, const Grads& g, F f) {
   Output factor;
   {
     auto deps = op.graph().control_dependencies({g[0].op()});
-    factor = f(input(op, 0));
+    factor = f(conj(input(op, 0)));
   }
   return {binary("Mul", g[0], factor, "mul")};
 }
@@ -55,12 +57,12 @@ Grads erf_grad(const Operation& op, const Grads& g, double sign) {
   return {binary("Mul", binary("Mul", g[0], scale, "mul"), e, "mul_1")};
 }
 
-// _AsinGrad / _AcosGrad: +-grad / sqrt(1 - x^2).
+// _AsinGrad / _AcosGrad: +-grad / sqrt(1 - conj(x)^2).
 Grads asin_grad(const Operation& op, const Grads& g, bool negate) {
   Output inv;
   {
     auto deps = op.graph().control_dependencies({g[0].op()});
-    const Output x2 = unary("Square", input(op, 0), "Square");
+    const Output x2 = unary("Square", conj(input(op, 0)), "Square");
     const Output one = scalar_like(g[0], 1.0, "Const");
     inv = unary("Reciprocal", unary("Sqrt", binary("Sub", one, x2, "Sub"), "Sqrt"), "Reciprocal");
   }
@@ -68,12 +70,12 @@ Grads asin_grad(const Operation& op, const Grads& g, bool negate) {
   return {binary("Mul", grad, inv, "mul")};
 }
 
-// _AsinhGrad / _AcoshGrad: grad / cosh(y) and grad / sinh(y), y the op's output.
+// _AsinhGrad / _AcoshGrad: grad / cosh(conj(y)) and grad / sinh(conj(y)), y the op's output.
 Grads over_output_grad(const Operation& op, const Grads& g, const char* type) {
   Output d;
   {
     auto deps = op.graph().control_dependencies({g[0].op()});
-    d = unary(type, op.output(0), type);
+    d = unary(type, conj(op.output(0)), type);
   }
   return {binary("RealDiv", g[0], d, "truediv")};
 }
@@ -194,7 +196,8 @@ void register_cwise_gradients(GradientRegistry& r) {
     Output secx2;
     {
       auto deps = op.graph().control_dependencies({g[0].op()});
-      secx2 = unary("Square", unary("Reciprocal", unary("Cos", input(op, 0), "Cos"), "Reciprocal"),
+      secx2 = unary("Square",
+                    unary("Reciprocal", unary("Cos", conj(input(op, 0)), "Cos"), "Reciprocal"),
                     "Square");
     }
     return {binary("Mul", secx2, g[0], "mul")};

@@ -180,7 +180,7 @@ Grads matmul_grad(const Operation& op, const Grads& g) {
 }
 
 // _BatchMatMul / _BatchMatMulV2: the products of matmul_grad with adjoints for transposes
-// (real types), each summed over the batch dimensions its input was broadcast along.
+// (conjugate transposes), each summed over the batch dimensions its input was broadcast along.
 Grads batch_matmul_grad(const Operation& op, const Grads& g) {
   const bool ax = *op.node_def().attr<bool>("adj_x");
   const bool ay = *op.node_def().attr<bool>("adj_y");
@@ -189,7 +189,9 @@ Grads batch_matmul_grad(const Operation& op, const Grads& g) {
   auto mm = [](const Output& a, const Output& b, bool adj_a, bool adj_b, const char* name) {
     const bool matrices = a.shape().rank_known() && a.shape().rank() == 2 &&
                           b.shape().rank_known() && b.shape().rank() == 2;
-    return matrices ? matmul(a, b, adj_a, adj_b, name) : batch_matmul(a, b, adj_a, adj_b, name);
+    // MatMul transposes only: a complex adjoint conjugates first, as math_ops.matmul does.
+    if (matrices) return matmul(adj_a ? conj(a) : a, adj_b ? conj(b) : b, adj_a, adj_b, name);
+    return batch_matmul(a, b, adj_a, adj_b, name);
   };
   Output gx, gy;
   if (!ax && !ay) {
@@ -369,9 +371,11 @@ Grads prod_grad(const Operation& op, const Grads& g) {
   return {reshape_op(out, shape_of(x, "Shape_2"), "Reshape_3"), Output()};
 }
 
-Grads unary_with_output(const char* grad_op, const Operation& op, const Grads& g) {
+Grads unary_with_output(const char* grad_op, const Operation& op, const Grads& g,
+                        bool conjugate = false) {
   Output y = op.output(0);
   auto deps = op.graph().control_dependencies({g[0].op()});
+  if (conjugate) y = conj(y);  // Python's math_ops.conj: complex outputs only
   return {binary(grad_op, y, g[0], grad_op)};
 }
 
@@ -434,12 +438,15 @@ Grads max_min_grad(const Operation& op, const Grads& g, const char* selector) {
 
 Grads pow_grad(const Operation& op, const Grads& g) {
   Graph& gr = op.graph();
-  const Output x = input(op, 0), y = input(op, 1), z = op.output(0);
+  // Python's conj: complex operands only; log(x) is safe where complex x is nonzero.
+  const Output x = conj(input(op, 0)), y = conj(input(op, 1)), z = conj(op.output(0));
   Output y_minus_1 = sub(y, scalar_const(y, 1.0, "sub/y"), "sub");
   Output gx_full = mul(mul(g[0], y, "mul"), binary("Pow", x, y_minus_1, "Pow"), "mul_1");
-  Output mask =
-      gr.create_op("Greater", {x, scalar_const(x, 0.0, "Greater/y")}, {{"T", x.dtype()}}, "Greater")
-          .output(0);
+  const bool complex = is_complex(x.dtype());
+  Output mask = gr.create_op(complex ? "NotEqual" : "Greater",
+                             {x, scalar_const(x, 0.0, complex ? "NotEqual/y" : "Greater/y")},
+                             {{"T", x.dtype()}}, complex ? "NotEqual" : "Greater")
+                    .output(0);
   Output ones = gr.create_op("OnesLike", {x}, {{"T", x.dtype()}}, "ones_like").output(0);
   Output safe_x = gr.create_op("Select", {mask, x, ones}, {{"T", x.dtype()}}, "Select").output(0);
   Output log_x =
@@ -550,10 +557,11 @@ void register_math_gradients(GradientRegistry& r) {
     return {binary("ReluGrad", g[0], op.output(0), "ReluGrad")};
   });
   r.add("Sigmoid", [](const Operation& op, const Grads& g) {
-    return unary_with_output("SigmoidGrad", op, g);
+    return unary_with_output("SigmoidGrad", op, g, true);
   });
-  r.add("Tanh",
-        [](const Operation& op, const Grads& g) { return unary_with_output("TanhGrad", op, g); });
+  r.add("Tanh", [](const Operation& op, const Grads& g) {
+    return unary_with_output("TanhGrad", op, g, true);
+  });
   r.add("Sqrt",
         [](const Operation& op, const Grads& g) { return unary_with_output("SqrtGrad", op, g); });
   r.add("Rsqrt",

@@ -104,7 +104,7 @@ Output greater_equal(const Output& x, const Output& y, std::string_view name = {
 /// another dtype; likewise `logical_and` and `logical_or`.
 Output logical_not(const Output& x, std::string_view name = {});
 /// `tf.where(condition)` with one argument: op Where, the int64 coordinates [num_true, rank]
-/// of the true elements of a boolean tensor, in row-major order.
+/// of the true (nonzero) elements of a boolean or numeric tensor, in row-major order.
 Output where(const Output& condition, std::string_view name = {});
 /// `tf.boolean_mask(tensor, mask)` for a 1-D mask: the rows of `tensor` where `mask` is true
 /// (Where, Squeeze and GatherV2 under the name scope "boolean_mask").

@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Writes tests/data/tf_dtypes: one GraphDef (graph.pb) that TensorFlow's tf.compat.v1 builds
+of the kernels TensorFlow registers for the newer dtypes, each on constant inputs:
+complex64 and complex128 through MatMul, BatchMatMulV2 (adjoints conjugate), the
+trigonometric and hyperbolic functions, Expm1, Log1p, Pow, Sign, SquaredDifference, Xlogy,
+Xdivy, Xlog1py, MulNoNan, comparisons, Select, Where, Cumsum, Cumprod, Einsum, BiasAdd,
+EuclideanNorm and UnsortedSegmentSum (gradients through complex(re, im) where TensorFlow
+has them); int8, int16, uint8, uint16, uint32 and uint64 through the arithmetic (wrapping
+around), comparisons, reductions, bitwise ops, activations and ArgMax; float16 and bfloat16
+through the kernels of training (Conv2D, DepthwiseConv2dNative, MaxPool, AvgPool,
+FusedBatchNormV3, BiasAdd, the activation gradients, the softmax losses), with their
+gradients, and their random values (stateful and stateless Philox streams). reference.json: what TensorFlow computes for every output and gradient, in
+make_op_fixtures.py's format. Never a dependency of the build or the tests: the fixture is
+committed, and this script remakes it.
+
+  python scripts/peers/make_dtype_fixtures.py [OUT_DIR]   # default tests/data/tf_dtypes
+
+Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import tensorflow as tf  # noqa: E402
+
+from make_op_fixtures import Builder, encode, write_fixture  # noqa: E402
+
+tf1 = tf.compat.v1
+f16, bf16, f32, f64 = tf.float16, tf.bfloat16, tf.float32, tf.float64
+c64, c128 = tf.complex64, tf.complex128
+INTS = {"int8": tf.int8, "int16": tf.int16, "uint8": tf.uint8, "uint16": tf.uint16,
+        "uint32": tf.uint32, "uint64": tf.uint64}
+
+
+def cplx(rng, shape, scale=1.0):
+    return scale * (rng.uniform(-1, 1, size=shape) + 1j * rng.uniform(-1, 1, size=shape))
+
+
+def parts(fn, n=1):
+    """A case of fn over complex(re_k, im_k) for n complex inputs, its outputs' real and
+    imaginary parts (real outputs stay as they are)."""
+    def build(*xs):
+        zs = [tf.complex(xs[2 * k], xs[2 * k + 1]) for k in range(n)]
+        ys = fn(*zs)
+        ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
+        out = []
+        for y in ys:
+            out += [tf.math.real(y), tf.math.imag(y)] if y.dtype.is_complex else [y]
+        return out
+    return build
+
+
+def split(z, dt):
+    """The inputs of a parts() case: the real and imaginary parts of z, as dtype dt."""
+    return [(np.real(z), dt), (np.imag(z), dt)]
+
+
+def build_complex(b):
+    rng = b.rng
+    for cdt, rdt, tol in ((c64, f32, 2e-5), (c128, f64, 1e-11)):
+        sfx = "_c64" if cdt == c64 else "_c128"
+        a, m = cplx(rng, (3, 4)), cplx(rng, (4, 2))
+        # MatMul transposes only; tf.matmul's adjoints conjugate first.
+        for name, fn in (("MatMul", lambda x, y: tf.matmul(x, y)),
+                         ("MatMul_ta", lambda x, y: tf.matmul(x, y, transpose_a=True)),
+                         ("MatMul_adj_a", lambda x, y: tf.matmul(x, y, adjoint_a=True)),
+                         ("MatMul_adj_b", lambda x, y: tf.matmul(x, y, adjoint_b=True))):
+            lhs = a.T if name in ("MatMul_ta", "MatMul_adj_a") else a
+            rhs = m.T if name == "MatMul_adj_b" else m
+            b.case(name + sfx, parts(fn, 2), split(lhs, rdt) + split(rhs, rdt), tolerance=tol,
+                   atol=tol)
+        x3, y3 = cplx(rng, (2, 3, 4)), cplx(rng, (2, 4, 2))
+        for name, fn, xv, yv in (
+                ("BatchMatMul", lambda x, y: tf.matmul(x, y), x3, y3),
+                ("BatchMatMul_adj_x", lambda x, y: tf.matmul(x, y, adjoint_a=True),
+                 np.swapaxes(x3, 1, 2), y3),
+                ("BatchMatMul_adj_y", lambda x, y: tf.matmul(x, y, adjoint_b=True), x3,
+                 np.swapaxes(y3, 1, 2)),
+                ("BatchMatMul_broadcast", lambda x, y: tf.matmul(x, y), x3[:1], y3)):
+            b.case(name + sfx, parts(fn, 2), split(xv, rdt) + split(yv, rdt), tolerance=tol,
+                   atol=tol)
+        b.case("BatchMatMul_raw_adj" + sfx,
+               lambda x, y: tf.raw_ops.BatchMatMulV2(x=x, y=y, adj_x=True, adj_y=True),
+               [(np.swapaxes(x3, 1, 2), cdt), (np.swapaxes(y3, 1, 2), cdt)], tolerance=tol,
+               atol=tol)
+        # Element-wise functions, forward on complex constants and differentiated through
+        # complex(re, im); arguments kept off the branch cuts.
+        z = cplx(rng, (3, 4), 0.8)
+        for name, fn in (("Tan", tf.math.tan), ("Atan", tf.math.atan), ("Asin", tf.math.asin),
+                         ("Acos", tf.math.acos), ("Sinh", tf.math.sinh), ("Cosh", tf.math.cosh),
+                         ("Asinh", tf.math.asinh), ("Acosh", tf.math.acosh),
+                         ("Atanh", tf.math.atanh), ("Expm1", tf.math.expm1),
+                         ("Log1p", tf.math.log1p), ("Tanh", tf.math.tanh),
+                         ("Sigmoid", tf.math.sigmoid), ("Sign", tf.math.sign)):
+            src = z + 2.0 if name == "Acosh" else z
+            b.case(name + sfx, fn, [(src, cdt)], tolerance=tol * 4, atol=tol,
+                   grad=False)
+            if name != "Sign":
+                b.case(name + "_grad" + sfx, parts(fn), split(src, rdt), tolerance=tol * 4,
+                       atol=tol)
+        w = cplx(rng, (4,), 0.9)
+        for name, fn in (("Pow", tf.math.pow), ("SquaredDifference", tf.math.squared_difference),
+                         ("Xlogy", tf.math.xlogy), ("Xdivy", tf.math.xdivy),
+                         ("Xlog1py", tf.math.xlog1py), ("MulNoNan", tf.math.multiply_no_nan)):
+            zz = z.copy()
+            zz[0, 0] = 0  # the zero cases of Xlogy, Xdivy, Xlog1py and Pow's mask
+            b.case(name + sfx, fn, [(zz, cdt), (w, cdt)], tolerance=tol * 4, atol=tol,
+                   grad=False)
+        b.case("Pow_grad" + sfx, parts(tf.math.pow, 2), split(z + 1.5, rdt) + split(w, rdt),
+               tolerance=tol * 8, atol=tol)
+        b.case("SquaredDifference_grad" + sfx, parts(tf.math.squared_difference, 2),
+               split(z, rdt) + split(w, rdt), tolerance=tol, atol=tol)
+        same = z.copy()
+        same[1] = w
+        b.case("Compare" + sfx, lambda x, y: [tf.equal(x, y), tf.not_equal(x, y)],
+               [(same, cdt), (w, cdt)], exact=True)
+        zw = z.copy()
+        zw[0, 1] = 0
+        zw[2, 3] = 0
+        b.case("Select_Where" + sfx,
+               lambda x, y: [tf1.where(tf.abs(x) > 0.5, x, y), tf1.where(x)],
+               [(zw, cdt), (z * 2, cdt)], exact=True)
+        b.case("Cumsum_Cumprod" + sfx,
+               lambda x: [tf.math.cumsum(x, axis=1), tf.math.cumprod(x, axis=0, exclusive=True),
+                          tf.math.cumsum(x, axis=0, reverse=True)],
+               [(z, cdt)], tolerance=tol, atol=tol)
+        b.case("Einsum" + sfx, lambda x, y: tf.einsum("ij,jk->ik", x, y),
+               [(a, cdt), (m, cdt)], tolerance=tol, atol=tol)
+        b.case("BiasAdd_grad" + sfx, parts(tf.nn.bias_add, 2), split(z, rdt) + split(w, rdt),
+               tolerance=tol, atol=tol)
+        b.case("EuclideanNorm" + sfx,
+               lambda x: [tf.norm(x, axis=1), tf.raw_ops.EuclideanNorm(input=x, axis=[0, 1])],
+               [(z, cdt)], tolerance=tol, atol=tol)
+        b.case("UnsortedSegmentSum" + sfx,
+               lambda x: tf.math.unsorted_segment_sum(x, [1, 0, 1], 3), [(z, cdt)],
+               tolerance=tol, atol=tol)
+
+
+def build_integers(b):
+    for name, dt in INTS.items():
+        info = np.iinfo(dt.as_numpy_dtype)
+        signed = info.min < 0
+        # Near the ends of the range, so the arithmetic wraps around.
+        x = np.array([[info.max, info.max - 3, 7, 0], [1, 5, 100, info.max // 2],
+                      [info.min, info.min + 1 if signed else 2, 3, 9]], dtype=dt.as_numpy_dtype)
+        y = np.array([3, 2, 7, 5], dtype=dt.as_numpy_dtype)
+        if signed:
+            y = np.array([3, -2, 7, -5], dtype=dt.as_numpy_dtype)
+        e = {"exact": True, "grad": False}
+        b.case("Arith_" + name,
+               lambda p, q: [tf.raw_ops.AddV2(x=p, y=q), tf.subtract(p, q), tf.multiply(p, q),
+                             tf.raw_ops.Div(x=p, y=q), tf.math.floordiv(p, q),
+                             tf.math.floormod(p, q), tf.raw_ops.TruncateDiv(x=p, y=q),
+                             tf.maximum(p, q), tf.minimum(p, q), tf.square(p),
+                             tf.nn.relu(p), tf.nn.relu6(p), tf.raw_ops.BiasAdd(value=p, bias=q)],
+               [(x, dt), (y, dt)], **e)
+        if dt != tf.uint16 and dt != tf.uint32 and dt != tf.uint64:
+            b.case("Add_" + name, lambda p, q: tf.raw_ops.Add(x=p, y=q), [(x, dt), (y, dt)], **e)
+        if signed:
+            b.case("Signed_" + name,
+                   lambda p, q: [tf.abs(p), tf.negative(p), tf.sign(p),
+                                 tf.pow(p, tf.abs(q) % 4)],
+                   [(x, dt), (y, dt)], **e)
+        b.case("Compare_" + name,
+               lambda p, q: [tf.equal(p, q), tf.not_equal(p, q), tf.less(p, q),
+                             tf.less_equal(p, q), tf.greater(p, q), tf.greater_equal(p, q),
+                             tf1.where(tf.less(p, q), p, tf.zeros_like(p)), tf1.where(p)],
+               [(x, dt), (y, dt)], **e)
+        b.case("Reduce_" + name,
+               lambda p: [tf.reduce_sum(p, 0), tf.reduce_mean(p, 1), tf.reduce_prod(p, 1),
+                          tf.reduce_max(p, 0), tf.reduce_min(p), tf.argmax(p, 1),
+                          tf.argmin(p, 0, output_type=tf.int32), tf.add_n([p, p, p]),
+                          tf.math.cumsum(p, 1), tf.math.cumprod(p, 0),
+                          tf.math.unsorted_segment_sum(p, [0, 0, 1], 2),
+                          tf.raw_ops.BiasAddGrad(out_backprop=p)],
+               [(x, dt)], **e)
+        b.case("Bitwise_" + name,
+               lambda p, q, signed=signed: [tf.bitwise.bitwise_and(p, q), tf.bitwise.bitwise_or(p, q),
+                             tf.bitwise.bitwise_xor(p, q), tf.bitwise.invert(p),
+                             tf.bitwise.left_shift(p, tf.abs(q) if signed else q),
+                             tf.bitwise.right_shift(p, tf.abs(q) if signed else q),
+                             tf.raw_ops.PopulationCount(x=p)],
+               [(x, dt), (y, dt)], **e)
+        if dt not in (tf.uint32, tf.uint64):
+            b.case("ClipByValue_" + name, lambda p: tf.clip_by_value(p, p[1, 1], p[1, 3]),
+                   [(x, dt)], **e)
+        b.case("Cross_" + name, lambda p: tf.linalg.cross(p[:, :3], p[:, 1:]), [(x, dt)], **e)
+        b.case("MaxPool_" + name,
+               lambda p, dt=dt: [
+                   tf.nn.max_pool2d(tf.reshape(p, [1, 3, 4, 1]), 2, 1, "VALID"),
+                   tf.raw_ops.MaxPoolGrad(
+                       orig_input=tf.reshape(p, [1, 3, 4, 1]),
+                       orig_output=tf.nn.max_pool2d(tf.reshape(p, [1, 3, 4, 1]), 2, 1, "VALID"),
+                       grad=tf.ones([1, 2, 3, 1], dt), ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1],
+                       padding="VALID")] if dt not in (tf.uint32, tf.uint64) else [
+                   tf.raw_ops.MaxPoolGrad(
+                       orig_input=tf.reshape(p, [1, 3, 4, 1]),
+                       orig_output=tf.reshape(p, [1, 3, 4, 1]), grad=tf.reshape(p, [1, 3, 4, 1]),
+                       ksize=[1, 1, 1, 1], strides=[1, 1, 1, 1], padding="VALID")],
+               [(x, dt)], **e)
+    rng = b.rng
+    b.case("Conv2D_int32",
+           lambda x, f: [tf.nn.conv2d(x, f, 1, "SAME"),
+                         tf.raw_ops.Conv2DBackpropInput(
+                             input_sizes=[1, 4, 4, 2], filter=f, out_backprop=tf.nn.conv2d(x, f, 1, "SAME"),
+                             strides=[1, 1, 1, 1], padding="SAME")],
+           [(rng.randint(-9, 9, size=(1, 4, 4, 2)), tf.int32),
+            (rng.randint(-3, 3, size=(3, 3, 2, 3)), tf.int32)], exact=True, grad=False)
+    b.case("Mean_int8_no_overflow", lambda p: tf.reduce_mean(p),
+           [([120, 120, 120, 121], tf.int8)], exact=True, grad=False)
+
+
+def build_half(b):
+    rng = b.rng
+    img = rng.uniform(-1, 1, size=(2, 5, 5, 3))
+    flt = rng.uniform(-0.5, 0.5, size=(3, 3, 3, 4))
+    dw = rng.uniform(-0.5, 0.5, size=(3, 3, 3, 2))
+    logits = rng.uniform(-2, 2, size=(4, 5))
+    labels = np.eye(5)[[0, 3, 1, 4]] * 0.7 + 0.06
+    bias = rng.uniform(-1, 1, size=(3,))
+    for dt, tol in ((f16, 1e-2), (bf16, 5e-2)):
+        sfx = "_f16" if dt == f16 else "_bf16"
+        kw = {"tolerance": tol, "atol": tol}
+        b.case("Conv2D" + sfx, lambda x, f: tf.nn.conv2d(x, f, [1, 2, 1, 1], "SAME"),
+               [(img, dt), (flt, dt)], **kw)
+        b.case("Conv2D_valid" + sfx, lambda x, f: tf.nn.conv2d(x, f, 1, "VALID"),
+               [(img, dt), (flt, dt)], **kw)
+        b.case("Depthwise" + sfx,
+               lambda x, f: tf.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "SAME"),
+               [(img, dt), (dw, dt)], **kw)
+        b.case("MaxPool" + sfx, lambda x: tf.nn.max_pool2d(x, 2, 2, "VALID"), [(img, dt)], **kw)
+        b.case("AvgPool" + sfx, lambda x: tf.nn.avg_pool2d(x, 3, 2, "SAME"), [(img, dt)], **kw)
+        b.case("FusedBatchNorm" + sfx,
+               lambda x, s, o: tf1.nn.fused_batch_norm(x, s, o, is_training=True)[0],
+               [(img, dt), ([1.0, 0.5, 2.0], f32), ([0.0, 0.1, -0.2], f32)], **kw)
+        b.case("BiasAdd_Relu" + sfx, lambda x, c: tf.nn.relu(tf.nn.bias_add(x, c)),
+               [(img, dt), (bias, dt)], **kw)
+        b.case("Tanh_Sigmoid" + sfx, lambda x: [tf.tanh(x), tf.sigmoid(x)], [(logits, dt)], **kw)
+        b.case("SoftmaxXent" + sfx,
+               lambda x, y: tf1.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=x),
+               [(logits, dt), (labels, dt)], **kw)
+        b.case("SparseXent" + sfx,
+               lambda x: tf1.nn.sparse_softmax_cross_entropy_with_logits(
+                   labels=tf.constant([0, 3, 1, 4]), logits=x), [(logits, dt)], **kw)
+        b.case("LogSoftmax" + sfx, tf.nn.log_softmax, [(logits, dt)], **kw)
+    h = rng.uniform(0.5, 3, size=(3, 4))
+    b.case("Special_f16",
+           lambda x: [tf.math.lgamma(x), tf.math.digamma(x), tf.math.special.bessel_i0e(x),
+                      tf.math.special.bessel_j1(x)], [(h, f16)], tolerance=5e-3, atol=2e-3,
+           grad=False)
+    b.case("Misc_f16",
+           lambda x, y: [tf.einsum("ij,kj->ik", x, y), tf.math.cumsum(x, 1),
+                         tf.math.multiply_no_nan(x, y), tf.math.xlog1py(x, y),
+                         tf.raw_ops.TruncateDiv(x=x, y=y), tf.norm(x, axis=0),
+                         tf.math.unsorted_segment_sum(x, [1, 1, 0], 2)],
+           [(h, f16), (h[::-1] - 1.0, f16)], tolerance=5e-3, atol=2e-3, grad=False)
+    # Random float16 (and bfloat16) values: TensorFlow's Philox streams and conversions.
+    for dt, sfx in ((f16, "_f16"), (bf16, "_bf16")):
+        b.case("Random" + sfx,
+               lambda s: [tf1.random.uniform([3, 5], dtype=dt, seed=3),
+                          tf1.random.normal([7], dtype=dt, seed=4),
+                          tf1.random.truncated_normal([9], dtype=dt, seed=5),
+                          tf.random.stateless_uniform([2, 3], seed=s, dtype=dt),
+                          tf.random.stateless_normal([5], seed=s, dtype=dt),
+                          tf.random.stateless_truncated_normal([6], seed=s, dtype=dt)],
+               [([7, 11], tf.int32)], exact=True, grad=False)
+    b.case("TruncateDiv_f32", lambda x, y: tf.raw_ops.TruncateDiv(x=x, y=y),
+           [([7.5, -7.5, 7.5, -7.5, 0.5], f32), ([2.0, 2.0, -2.0, -2.0, -3.0], f32)],
+           exact=True, grad=False)
+
+
+def write_training(out):
+    """OUT/training.pb and training.json: one step of ApplyAdam, ApplyGradientDescent and
+    ApplyMomentum on float16 and bfloat16 reference variables (init op "init"), the updated
+    variables and slots TensorFlow computes."""
+    g = tf.Graph()
+    fetches = []
+    with g.as_default():
+        for dt in (f16, bf16):
+            sfx = "_f16" if dt == f16 else "_bf16"
+            c = lambda x, dt=dt: tf.constant(x, dt)  # noqa: E731
+            var = lambda x, name: tf1.Variable(c(x), name=name + sfx, use_resource=False)  # noqa
+            w, m, v = var([0.5, -1.25, 2.0], "w"), var([0.0, 0.1, -0.1], "m"), var(
+                [0.0, 0.01, 0.02], "v")
+            gd, mom, acc = var([0.5, -1.25, 2.0], "gd"), var([0.5, -1.25, 2.0], "mom"), var(
+                [0.1, 0.2, 0.3], "acc")
+            grad = c([0.1, -0.2, 0.3])
+            fetches += [
+                tf.raw_ops.ApplyAdam(var=w, m=m, v=v, beta1_power=c(0.9), beta2_power=c(0.99),
+                                     lr=c(0.01), beta1=c(0.9), beta2=c(0.999), epsilon=c(1e-3),
+                                     grad=grad, name="adam" + sfx),
+                tf.raw_ops.ApplyGradientDescent(var=gd, alpha=c(0.25), delta=grad,
+                                                name="sgd" + sfx),
+                tf.raw_ops.ApplyMomentum(var=mom, accum=acc, lr=c(0.5), grad=grad,
+                                         momentum=c(0.9), name="momentum" + sfx)]
+            slots = [m, v, acc]
+            fetches += [tf.identity(x, name="read_" + x.op.name) for x in slots]
+        init = tf1.global_variables_initializer()
+        # The updates first, then the slots they left.
+        names = [f.name for f in fetches]
+        updates = [n for n in names if not n.startswith("read_")]
+        reads = [n for n in names if n.startswith("read_")]
+        with tf1.Session() as sess:
+            sess.run(init)
+            values = sess.run(updates)
+            values += sess.run(reads)
+    tf.io.write_graph(g.as_graph_def(), out, "training.pb", as_text=False)
+    with open(os.path.join(out, "training.json"), "w") as f:
+        json.dump({"init": init.name, "updates": updates, "reads": reads,
+                   "values": [encode(x) for x in values]}, f, indent=1)
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    g = tf.Graph()
+    b = Builder()
+    with g.as_default():
+        build_complex(b)
+        build_integers(b)
+        build_half(b)
+    write_fixture(g, b, out)
+    write_training(out)
+    print("wrote %d cases to %s" % (len(b.cases), out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/tf_dtypes")

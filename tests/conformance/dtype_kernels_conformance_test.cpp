@@ -1,0 +1,151 @@
+// The kernels TensorFlow 2.21 registers for the newer dtypes, against TensorFlow:
+// tests/data/tf_dtypes (scripts/peers/make_dtype_fixtures.py) is a GraphDef of complex64 and
+// complex128 MatMul, BatchMatMulV2 with adjoints, trigonometric and hyperbolic functions,
+// Pow, Sign, comparisons, Select, Where, scans, Einsum, BiasAdd, EuclideanNorm and
+// UnsortedSegmentSum; of the 8- to 64-bit integers through arithmetic that wraps around,
+// comparisons, reductions and bitwise ops; and of float16 and bfloat16 through the kernels
+// of training (convolutions, pools, batch normalisation, activation gradients, the softmax
+// losses), with TensorFlow's values and gradients. Then what TensorFlow refuses, refused
+// alike, and the float kernels' errors for float16.
+#include <actorflow/actorflow.hpp>
+#include <actorflow/ops/nn_ops.hpp>
+#include <boost/test/unit_test.hpp>
+#include <complex>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "op_fixture.hpp"
+#include "op_test_util.hpp"
+#include "test_paths.hpp"
+
+namespace {
+
+using af::DType;
+using af::Output;
+using af::Shape;
+using af::Tensor;
+
+const std::filesystem::path dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_dtypes";
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(dtype_kernels_conformance_test)
+
+// Every case's outputs and TensorFlow's own gradient graphs, imported and run here, give
+// TensorFlow's values (integers bit for bit, float16 and bfloat16 within their rounding).
+BOOST_AUTO_TEST_CASE(imported_cases_give_tensorflows_values, *boost::unit_test::timeout(300)) {
+  af::test::fixture::Fixture m(dir);
+  BOOST_TEST(af::test::fixture::check_imported_cases(m) > 600u);
+}
+
+// af::gradients through the imported forward ops (complex MatMul and BatchMatMulV2 with
+// adjoints, Tan ... Atanh, Pow; float16 convolutions, pools and losses) equals tf.gradients.
+BOOST_AUTO_TEST_CASE(gradients_built_here_equal_tensorflows, *boost::unit_test::timeout(300)) {
+  af::test::fixture::Fixture m(dir);
+  BOOST_TEST(af::test::fixture::check_built_gradients(m) > 100u);
+}
+
+// One step of ApplyAdam, ApplyGradientDescent and ApplyMomentum on float16 and bfloat16
+// reference variables of TensorFlow's graph (training.pb) gives TensorFlow's variables and
+// slots within a rounding of the type: TensorFlow rounds each step of the update, actorflow
+// computes it in float and rounds once.
+BOOST_AUTO_TEST_CASE(float16_and_bfloat16_variables_train_as_tensorflows,
+                     *boost::unit_test::timeout(120)) {
+  std::ifstream in(dir / "training.json");
+  const nlohmann::json ref = nlohmann::json::parse(in);
+  af::Graph g;
+  af::import_graph_def(g, af::read_graph_def((dir / "training.pb").string()), {.name = ""});
+  af::Session sess(g);
+  sess.run(g.operation(ref["init"].get<std::string>()));
+  std::vector<Output> updates, reads;
+  for (const auto& n : ref["updates"]) updates.push_back(g.output(n.get<std::string>()));
+  for (const auto& n : ref["reads"]) reads.push_back(g.output(n.get<std::string>()));
+  std::vector<Tensor> got = sess.run(updates);
+  for (Tensor& t : sess.run(reads)) got.push_back(std::move(t));
+  BOOST_REQUIRE_EQUAL(got.size(), ref["values"].size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const std::string dtype = ref["values"][i]["dtype"].get<std::string>();
+    af::test::fixture::Tolerance tol;
+    tol.relative = dtype == "float16" ? 2e-3 : 1.6e-2;  // two ulps
+    tol.absolute = dtype == "float16" ? 1e-5 : 1e-4;
+    BOOST_TEST_CONTEXT("value " << i) { af::test::fixture::check(got[i], ref["values"][i], tol); }
+  }
+}
+
+// A float16 Conv2D runs the float kernel: its errors are the float kernel's.
+BOOST_AUTO_TEST_CASE(float16_kernels_fail_as_the_float_kernels, *boost::unit_test::timeout(60)) {
+  auto message = [](DType t) -> std::string {
+    af::Graph g;
+    const Output x = g.placeholder(t, af::PartialShape::unknown(), "x");
+    const Output f = g.placeholder(t, af::PartialShape::unknown(), "f");
+    const Output y = af::nn::conv2d(x, f, {1, 1, 1, 1}, "SAME", "conv");
+    af::Session sess(g);
+    try {
+      sess.run(y, {{x, Tensor(t, Shape{1, 4, 4, 2})}, {f, Tensor(t, Shape{3, 3, 3, 1})}});
+    } catch (const af::Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string f32 = message(DType::float32);
+  BOOST_TEST(f32.find("input and filter must have the same depth: 2 vs 3") != std::string::npos);
+  BOOST_TEST(message(DType::float16) == f32);
+  BOOST_TEST(message(DType::bfloat16) == f32);
+  // The float kernel's result, rounded: ones through a 1x1 filter of 0.5 and 0.25.
+  auto check = [](auto tag) {
+    using H = decltype(tag);
+    af::Graph h;
+    const Output ones =
+        h.constant(Tensor::from_vector(std::vector<H>(8, H(1.0f)), Shape{1, 2, 2, 2}));
+    const Output w =
+        h.constant(Tensor::from_vector(std::vector<H>{H(0.5f), H(0.25f)}, Shape{1, 1, 2, 1}));
+    af::Session s(h);
+    const Tensor out = s.run(af::nn::conv2d(ones, w, {1, 1, 1, 1}, "VALID"));
+    BOOST_TEST(out.dtype() == af::dtype_of_v<H>);
+    BOOST_TEST(out.shape() == Shape({1, 2, 2, 1}));
+    BOOST_TEST(static_cast<float>(out.data<H>()[3]) == 0.75f);
+  };
+  check(af::half_t{});
+  check(af::bfloat16_t{});
+}
+
+// TensorFlow's OpDefs refuse types when the graph is built, with their lists: uint16 Add
+// (AddV2 takes it); where the OpDef allows a type its CPU kernels lack (uint8 MatMul, complex
+// ClipByValue) the session refuses the node, as TensorFlow's.
+BOOST_AUTO_TEST_CASE(types_tensorflow_refuses_are_refused, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  const Output u16 = g.constant(Tensor(DType::uint16, Shape{2}));
+  af::test::refused_while_building(
+      [&] {
+        g.create_op("Add", {u16, u16}, {{"T", DType::uint16}}, "add");
+      },
+      "Value for attr 'T' of uint16 is not in the list of allowed values: bfloat16, half, float, "
+      "double, uint8, int8, int16, int32, int64, complex64, complex128, string for 'add'");
+  const Tensor sum =
+      af::Session(g).run(g.create_op("AddV2", {u16, u16}, {{"T", DType::uint16}}, "y").output(0));
+  BOOST_TEST(sum.dtype() == DType::uint16);
+  // (The session places the whole graph, as TensorFlow's: one graph per refused node.)
+  for (auto [op, dtype] :
+       {std::pair{"MatMul", DType::uint8}, std::pair{"ClipByValue", DType::complex64}}) {
+    af::Graph h;
+    const Output x = h.constant(Tensor(dtype, Shape{2, 2}));
+    std::vector<Output> in{x, x};
+    if (std::string(op) == "ClipByValue") in.push_back(x);
+    const Output y = h.create_op(op, in, {{"T", dtype}}, "y").output(0);
+    af::Session sess(h);
+    af::test::fails_with(sess, y, "No OpKernel was registered to support Op '" + std::string(op));
+  }
+  // AddV2 of uint16 wraps around.
+  af::Graph h;
+  const Output a = h.constant(Tensor::from_vector(std::vector<std::uint16_t>{65535, 2}));
+  const Tensor wrapped =
+      af::Session(h).run(h.create_op("AddV2", {a, a}, {{"T", DType::uint16}}, "y").output(0));
+  BOOST_TEST(wrapped.data<std::uint16_t>()[0] == 65534);
+  BOOST_TEST(wrapped.data<std::uint16_t>()[1] == 4);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
