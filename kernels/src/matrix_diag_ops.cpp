@@ -23,12 +23,17 @@ using detail::index_values;
 using detail::StatusKernel;
 using detail::visit_storage;
 
-// The types TensorFlow registers the band and diagonal kernels for (TF_CALL_POD_TYPES) that
-// actorflow has.
-const std::vector<DType> kPodTypes = {DType::float32, DType::float64, DType::int32,   DType::int64,
-                                      DType::uint8,   DType::boolean, DType::bfloat16};
+// The types TensorFlow registers the band and diagonal kernels for (TF_CALL_POD_TYPES: every
+// number and bool).
+const std::vector<DType> kPodTypes = [] {
+  std::vector<DType> types = detail::kValueTypes;
+  types.erase(std::find(types.begin(), types.end(), DType::string));
+  return types;
+}();
 // Diag and DiagPart: TensorFlow's CPU kernels take these.
-const std::vector<DType> kDiagTypes = {DType::float32, DType::float64, DType::int32, DType::int64};
+const std::vector<DType> kDiagTypes = {DType::float32, DType::float64,   DType::int32,
+                                       DType::int64,   DType::complex64, DType::complex128,
+                                       DType::float16};
 
 // The rows and columns of the innermost matrices of a tensor of rank >= 2, and how many.
 struct MatrixDims {

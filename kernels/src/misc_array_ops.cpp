@@ -660,12 +660,12 @@ void register_misc_array_kernels(KernelRegistry& r) {
   register_histogram<std::int32_t, std::int64_t, float, double>(r);
   register_cumulative_logsumexp<float, double, bfloat16_t>(r);
   register_for_types<BroadcastArgsOp, std::int32_t, std::int64_t>(r, "BroadcastArgs");
-  // TensorFlow's EnsureShape kernel takes every type; Snapshot the plain-old-data ones.
+  // TensorFlow's EnsureShape kernel takes every type; Snapshot the plain-old-data ones (every
+  // number and bool).
   r.add(make_kernel_def<EnsureShapeOp>("EnsureShape", "CPU"));
-  r.add(make_kernel_def<SnapshotOp>("Snapshot", "CPU",
-                                    {{"T",
-                                      {DType::float32, DType::float64, DType::int32, DType::int64,
-                                       DType::uint8, DType::boolean, DType::bfloat16}}}));
+  std::vector<DType> pod = detail::kValueTypes;
+  pod.erase(std::find(pod.begin(), pod.end(), DType::string));
+  r.add(make_kernel_def<SnapshotOp>("Snapshot", "CPU", {{"T", pod}}));
   for (const char* type : {"FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxArgsGradient"})
     r.add(make_kernel_def<FakeQuantArgsOp>(type, "CPU"));
   for (const char* type : {"FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsGradient"})

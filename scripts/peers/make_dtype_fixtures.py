@@ -273,6 +273,36 @@ def build_half(b):
            exact=True, grad=False)
 
 
+def build_moves(b):
+    """The band, diagonal, space-to-batch and snapshot kernels of each newer dtype."""
+    for name, dt in (("f16", f16), ("int8", tf.int8), ("uint16", tf.uint16), ("c64", c64),
+                     ("uint64", tf.uint64), ("bool", tf.bool)):
+        src = np.arange(1, 17).reshape(4, 4)
+        if dt == c64:
+            src = src + 1j * src[::-1]
+        elif dt == tf.bool:
+            src = src % 3 == 0
+        b.case("Band_diag_" + name,
+               lambda x: [tf.linalg.band_part(x, 1, 0), tf.linalg.diag_part(x),
+                          tf.linalg.diag(x[0]),
+                          tf.linalg.set_diag(x, tf.reverse(tf.linalg.diag_part(x), [0])),
+                          tf.raw_ops.MatrixDiagPartV3(input=x, k=[-1, 1], padding_value=x[0, 0],
+                                                      align="LEFT_RIGHT"),
+                          tf.raw_ops.Snapshot(input=x)],
+               [(src, dt)], exact=True, grad=False)
+        if dt not in (tf.bool, c64):  # TensorFlow's kernels take real numbers only
+            b.case("Space_batch_" + name,
+                   lambda x: [tf.space_to_batch_nd(tf.reshape(x, [1, 4, 4, 1]), [2, 2],
+                                                   [[0, 0], [0, 0]]),
+                              tf.compat.v1.batch_to_space_nd(tf.reshape(x, [4, 2, 2, 1]), [2, 2],
+                                                             [[0, 0], [0, 1]])],
+                   [(src, dt)], exact=True, grad=False)
+        if dt in (f16, c64):
+            b.case("Diag_" + name, lambda x: [tf.linalg.tensor_diag(x[0]),
+                                              tf.linalg.tensor_diag_part(x)],
+                   [(src, dt)], exact=True, grad=False)
+
+
 def write_training(out):
     """OUT/training.pb and training.json: one step of ApplyAdam, ApplyGradientDescent and
     ApplyMomentum on float16 and bfloat16 reference variables (init op "init"), the updated
@@ -322,6 +352,7 @@ def main(out):
         build_complex(b)
         build_integers(b)
         build_half(b)
+        build_moves(b)
     write_fixture(g, b, out)
     write_training(out)
     print("wrote %d cases to %s" % (len(b.cases), out))

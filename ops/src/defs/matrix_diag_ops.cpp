@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/linalg_ops.hpp"
@@ -27,9 +28,8 @@ using detail::index_values;
 using detail::with_rank;
 using detail::with_rank_at_least;
 
-// The dtypes Diag and DiagPart accept that actorflow has.
-const std::vector<DType> kDiagTypes = {DType::bfloat16, DType::float32, DType::float64,
-                                       DType::int32, DType::int64};
+// The dtypes Diag and DiagPart accept (TensorFlow's OpDef).
+const std::vector<DType>& kDiagTypes = detail::op_def_types("Diag");
 
 // InferenceContext::Merge of two dimensions (-1 unknown).
 Status merge_dim(Index a, Index b, Index* out) {
