@@ -33,6 +33,7 @@
 #include "kernel_helpers.hpp"
 #include "segment_walk.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -49,11 +50,14 @@ constexpr Index kExpensiveElements = 256 * 1024;
 
 enum class Reduction { sum, mean, max, min, prod };
 
-// a + b and a * b; integers in their unsigned type, so overflow wraps without UB.
+// a + b and a * b; integers in their unsigned type (unsigned int below it: no promotion to
+// int), so overflow wraps without UB.
+template <class T>
+using Wide = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 template <class T>
 T wrapping_add(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
+    using U = Wide<T>;
     return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
   } else {
     return a + b;
@@ -62,7 +66,7 @@ T wrapping_add(T a, T b) {
 template <class T>
 T wrapping_mul(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;
+    using U = Wide<T>;
     return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
   } else {
     return a * b;
@@ -96,14 +100,16 @@ struct Reducer {
   static T gap_value() { return R == Reduction::prod ? T(1) : T(0); }
 
   // The initial value of every output row of an unsorted reduction (functor::Zero, One,
-  // Lowest, Highest).
+  // Lowest, Highest), of element type L's range (float16's and bfloat16's when computed in
+  // float for them).
+  template <class L = T>
   static T unsorted_initial() {
     if constexpr (R == Reduction::prod)
       return T(1);
     else if constexpr (R == Reduction::max)
-      return std::numeric_limits<T>::lowest();
+      return static_cast<T>(std::numeric_limits<L>::lowest());
     else if constexpr (R == Reduction::min)
-      return std::numeric_limits<T>::max();
+      return static_cast<T>(std::numeric_limits<L>::max());
     else
       return T(0);
   }
@@ -197,7 +203,9 @@ class SegmentReductionOp : public StatusKernel {
 // UnsortedSegment{Max,Min,Prod}(data, segment_ids, num_segments): TensorFlow's
 // UnsortedSegmentReductionOp with its CPU UnsortedSegmentFunctor. The leading
 // segment_ids.shape dims of `data` are flattened into rows.
-template <Reduction R, class T>
+// `L`: the element type whose range gives the initial values (T's, or the float16 or
+// bfloat16 a float kernel computes for).
+template <Reduction R, class T, class L = T>
 class UnsortedSegmentReductionOp : public StatusKernel {
  public:
   using StatusKernel::StatusKernel;
@@ -232,7 +240,7 @@ class UnsortedSegmentReductionOp : public StatusKernel {
     for (int d = ids_shape.rank(); d < data.rank(); ++d) dims.push_back(data.shape().dim(d));
     Tensor& out = ctx.allocate_output(0, data.dtype(), Shape(std::move(dims)));
     T* output = out.data<T>();
-    std::fill_n(output, out.num_elements(), Red::unsorted_initial());
+    std::fill_n(output, out.num_elements(), Red::template unsorted_initial<L>());
     if (data.num_elements() == 0) return {};
     const std::vector<Index> ids = index_values(segment_ids);
     for (std::size_t i = 0; i < ids.size(); ++i)
@@ -257,30 +265,68 @@ class UnsortedSegmentReductionOp : public StatusKernel {
 namespace detail {
 
 void register_segment_reduction_kernels(KernelRegistry& r) {
-  auto add_for = [&](auto tag) {
-    using T = decltype(tag);
-    const DType t = dtype_of<T>::value;
-    const std::vector<std::pair<std::string, std::vector<DType>>> sorted{{"T", {t}},
-                                                                         {"Tindices", kIndexTypes}};
-    const std::vector<std::pair<std::string, std::vector<DType>>> unsorted{
-        {"T", {t}}, {"Tindices", kIndexTypes}, {"Tnumsegments", kIndexTypes}};
-    r.add(make_kernel_def<SegmentReductionOp<Reduction::mean, T>>("SegmentMean", "CPU", sorted));
-    r.add(make_kernel_def<SegmentReductionOp<Reduction::max, T>>("SegmentMax", "CPU", sorted));
-    r.add(make_kernel_def<SegmentReductionOp<Reduction::min, T>>("SegmentMin", "CPU", sorted));
-    r.add(make_kernel_def<SegmentReductionOp<Reduction::prod, T>>("SegmentProd", "CPU", sorted));
-    r.add(make_kernel_def<UnsortedSegmentReductionOp<Reduction::max, T>>("UnsortedSegmentMax",
-                                                                         "CPU", unsorted));
-    r.add(make_kernel_def<UnsortedSegmentReductionOp<Reduction::min, T>>("UnsortedSegmentMin",
-                                                                         "CPU", unsorted));
-    r.add(make_kernel_def<UnsortedSegmentReductionOp<Reduction::prod, T>>("UnsortedSegmentProd",
-                                                                          "CPU", unsorted));
-    if constexpr (std::is_integral_v<T>)
-      r.add(make_kernel_def<SegmentReductionOp<Reduction::sum, T>>("SegmentSum", "CPU", sorted));
+  // TensorFlow 2.21's types: Max and Min of real numbers, Mean and Prod of every number,
+  // SegmentSum here of the integers and complex numbers (of floats: sparse_segment_ops.cpp);
+  // float16 and bfloat16 through the float kernels.
+  auto constraints = [](DType t, bool sorted) {
+    std::vector<std::pair<std::string, std::vector<DType>>> c{{"T", {t}},
+                                                              {"Tindices", kIndexTypes}};
+    if (!sorted) c.push_back({"Tnumsegments", kIndexTypes});
+    return c;
   };
-  add_for(float{});
-  add_for(double{});
-  add_for(std::int32_t{});
-  add_for(std::int64_t{});
+  auto add = [&]<Reduction R>(auto tag, const char* sorted_op, const char* unsorted_op) {
+    using T = decltype(tag);
+    const DType t = dtype_of_v<T>;
+    if (sorted_op)
+      r.add(make_kernel_def<SegmentReductionOp<R, T>>(sorted_op, "CPU", constraints(t, true)));
+    if (unsorted_op)
+      r.add(make_kernel_def<UnsortedSegmentReductionOp<R, T>>(unsorted_op, "CPU",
+                                                              constraints(t, false)));
+    if constexpr (std::is_same_v<T, float>) {
+      if (sorted_op)
+        register_via_float<SegmentReductionOp<R, float>>(r, sorted_op, "T",
+                                                         {{"Tindices", kIndexTypes}});
+      if (unsorted_op) {
+        const std::vector<std::pair<std::string, std::vector<DType>>> more{
+            {"Tindices", kIndexTypes}, {"Tnumsegments", kIndexTypes}};
+        register_via_float<half_t>(
+            r, unsorted_op,
+            make_kernel_def<UnsortedSegmentReductionOp<R, float, half_t>>("", "").factory, "T",
+            more);
+        register_via_float<bfloat16_t>(
+            r, unsorted_op,
+            make_kernel_def<UnsortedSegmentReductionOp<R, float, bfloat16_t>>("", "").factory, "T",
+            more);
+      }
+    }
+  };
+  auto add_real = [&](auto tag) {
+    add.template operator()<Reduction::max>(tag, "SegmentMax", "UnsortedSegmentMax");
+    add.template operator()<Reduction::min>(tag, "SegmentMin", "UnsortedSegmentMin");
+  };
+  auto add_number = [&](auto tag) {
+    using T = decltype(tag);
+    add.template operator()<Reduction::mean>(tag, "SegmentMean", nullptr);
+    add.template operator()<Reduction::prod>(tag, "SegmentProd", "UnsortedSegmentProd");
+    if constexpr (!std::is_floating_point_v<T>)
+      add.template operator()<Reduction::sum>(tag, "SegmentSum", nullptr);
+  };
+  auto both = [&](auto tag) {
+    add_real(tag);
+    add_number(tag);
+  };
+  both(float{});
+  both(double{});
+  both(std::int8_t{});
+  both(std::int16_t{});
+  both(std::int32_t{});
+  both(std::int64_t{});
+  both(std::uint8_t{});
+  both(std::uint16_t{});
+  both(std::uint32_t{});
+  both(std::uint64_t{});
+  add_number(complex64_t{});
+  add_number(complex128_t{});
 }
 
 }  // namespace detail

@@ -24,6 +24,7 @@
 #include "kernel_helpers.hpp"
 #include "segment_walk.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -326,6 +327,20 @@ void register_sparse_segment_kernels(KernelRegistry& r) {
   };
   add_for(float{});
   add_for(double{});
+  // float16 and bfloat16 through the float kernels.
+  const std::pair<const char*, Reduction> reductions[] = {
+      {"Sum", Reduction::sum}, {"Mean", Reduction::mean}, {"SqrtN", Reduction::sqrtn}};
+  const std::vector<std::pair<std::string, std::vector<DType>>> ids{{"Tidx", kIndexTypes},
+                                                                    {"Tsegmentids", kIndexTypes}};
+  for (const auto& [suffix, reduction] : reductions) {
+    const std::string op = std::string("SparseSegment") + suffix;
+    register_via_float(r, op, with_reduction<float, SparseSegmentReductionOp>(reduction), "T", ids);
+    register_via_float(r, op + "Grad", with_reduction<float, SparseSegmentGradOp>(reduction), "T",
+                       ids);
+    register_via_float(r, op + "GradV2", with_reduction<float, SparseSegmentGradV2Op>(reduction),
+                       "T", ids);
+  }
+  register_via_float<SegmentSumOp<float>>(r, "SegmentSum", "T", {{"Tindices", kIndexTypes}});
 }
 
 }  // namespace detail

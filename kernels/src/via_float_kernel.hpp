@@ -6,6 +6,7 @@
 // to the kernels module.
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -32,28 +33,25 @@ inline OpKernelContext sub_context(const OpKernelContext& ctx, const NodeDef& de
   return sub;
 }
 
-/// A kernel of the half-like type `Half` (half_t, bfloat16_t) made of `FloatKernel`, the
-/// op's float kernel: it sees the node with every `Half` type attr set to float and the
-/// `Half` inputs widened to float; its float outputs that the node declares `Half` are
-/// rounded to `Half`. Its errors are FloatKernel's, naming the same node.
-template <class FloatKernel, class Half>
+/// A kernel of the half-like type `Half` (half_t, bfloat16_t) made of the op's float kernel
+/// (built by `float_kernel`): it sees the node with every `Half` type attr set to float and
+/// the `Half` inputs widened to float; its float outputs that the node declares `Half` are
+/// rounded to `Half`. Its errors are the float kernel's, naming the same node.
+template <class Half>
 class ViaFloatKernel : public OpKernel {
  public:
-  /// Builds FloatKernel for the node with its `Half` attrs read as float.
-  ViaFloatKernel(OpKernelConstruction& c, Status* s)
+  /// Builds the float kernel for the node with its `Half` attrs read as float.
+  ViaFloatKernel(OpKernelConstruction& c, Status* s, const KernelFactory& float_kernel)
       : OpKernel(c), def_(widened(c.def)), output_types_(c.output_types) {
     OpKernelConstruction fc{def_, widened(c.input_types), widened(c.output_types), c.device_type,
                             c.device_name};
-    if constexpr (std::is_constructible_v<FloatKernel, OpKernelConstruction&, Status*>)
-      inner_ = std::make_unique<FloatKernel>(fc, s);
-    else
-      inner_ = std::make_unique<FloatKernel>(fc);
+    inner_ = float_kernel(fc, s);
   }
 
-  /// FloatKernel's estimate (it reads shapes, not elements).
+  /// The float kernel's estimate (it reads shapes, not elements).
   bool is_expensive(const OpKernelContext& ctx) const override { return inner_->is_expensive(ctx); }
 
-  /// Widens, runs FloatKernel in a context of the same step, rounds.
+  /// Widens, runs the float kernel in a context of the same step, rounds.
   void compute(OpKernelContext& ctx) override {
     std::vector<Tensor> inputs;
     inputs.reserve(static_cast<std::size_t>(ctx.num_inputs()));
@@ -104,19 +102,37 @@ class ViaFloatKernel : public OpKernel {
   std::unique_ptr<OpKernel> inner_;
 };
 
-/// Registers FloatKernel for `op` on the CPU for float16 and bfloat16 through
-/// ViaFloatKernel, constrained on attr `attr` and on `more`.
-template <class FloatKernel>
-void register_via_float(KernelRegistry& r, const char* op, const char* attr = "T",
+/// Registers the float kernel `float_kernel` makes for `op` on the CPU for `Half` (float16 or
+/// bfloat16) through ViaFloatKernel, constrained on attr `attr` and on `more`.
+template <class Half>
+void register_via_float(KernelRegistry& r, const std::string& op, const KernelFactory& float_kernel,
+                        const char* attr = "T",
                         const std::vector<std::pair<std::string, std::vector<DType>>>& more = {}) {
-  auto add = [&](auto half) {
-    using Half = decltype(half);
-    auto constraints = more;
-    constraints.push_back({attr, {dtype_of_v<Half>}});
-    r.add(make_kernel_def<ViaFloatKernel<FloatKernel, Half>>(op, "CPU", std::move(constraints)));
+  KernelDef d;
+  d.op = op;
+  d.device_type = "CPU";
+  d.constraints = more;
+  d.constraints.push_back({attr, {dtype_of_v<Half>}});
+  d.factory = [float_kernel](OpKernelConstruction& c, Status* s) -> std::unique_ptr<OpKernel> {
+    return std::make_unique<ViaFloatKernel<Half>>(c, s, float_kernel);
   };
-  add(half_t{});
-  add(bfloat16_t{});
+  r.add(std::move(d));
+}
+
+/// The same for float16 and bfloat16.
+inline void register_via_float(
+    KernelRegistry& r, const std::string& op, const KernelFactory& float_kernel,
+    const char* attr = "T",
+    const std::vector<std::pair<std::string, std::vector<DType>>>& more = {}) {
+  register_via_float<half_t>(r, op, float_kernel, attr, more);
+  register_via_float<bfloat16_t>(r, op, float_kernel, attr, more);
+}
+
+/// register_via_float of kernel class FloatKernel.
+template <class FloatKernel>
+void register_via_float(KernelRegistry& r, const std::string& op, const char* attr = "T",
+                        const std::vector<std::pair<std::string, std::vector<DType>>>& more = {}) {
+  register_via_float(r, op, make_kernel_def<FloatKernel>(op, "CPU").factory, attr, more);
 }
 
 }  // namespace af::detail

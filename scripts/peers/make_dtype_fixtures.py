@@ -303,6 +303,38 @@ def build_moves(b):
                    [(src, dt)], exact=True, grad=False)
 
 
+def build_segments(b):
+    """The segment reductions of each newer dtype (float16 and bfloat16 with gradients)."""
+    ids = [0, 0, 1, 3]
+    for name, dt in (("f16", f16), ("bf16", bf16), ("int8", tf.int8), ("uint16", tf.uint16),
+                     ("uint64", tf.uint64), ("c64", c64)):
+        src = np.arange(1, 13).reshape(4, 3) % 7
+        if dt == c64:
+            src = src + 1j * (src % 3)
+        real = dt != c64
+        floating = dt in (f16, bf16)
+        kw = {"tolerance": 1e-2, "atol": 1e-2} if floating else {"exact": dt != c64}
+        if dt == c64:
+            kw = {"tolerance": 1e-6}
+        # Sorted reductions have 4 rows (last id 3); known shapes for the gradients' weights.
+        rows = lambda y, n=4: tf.reshape(y, [n, 3])  # noqa: E731
+        b.case("Segments_" + name,
+               lambda x, real=real: [rows(tf.math.segment_sum(x, ids)),
+                                     rows(tf.math.segment_mean(x, ids)),
+                                     rows(tf.math.segment_prod(x, ids)),
+                                     tf.math.unsorted_segment_prod(x, [1, -1, 1, 0], 2)] +
+               ([rows(tf.math.segment_max(x, ids)), rows(tf.math.segment_min(x, ids)),
+                 tf.math.unsorted_segment_max(x, [1, -1, 1, 0], 3),
+                 tf.math.unsorted_segment_min(x, [2, 2, 1, 0], 3)] if real else []),
+               [(src, dt)], grad=floating, **kw)
+        if floating:
+            b.case("Sparse_segments_" + name,
+                   lambda x: [rows(tf.sparse.segment_sum(x, [0, 2, 3], [0, 0, 1]), 2),
+                              rows(tf.sparse.segment_mean(x, [1, 2, 3], [0, 1, 1]), 2),
+                              rows(tf.sparse.segment_sqrt_n(x, [3, 2, 0], [0, 0, 1]), 2)],
+                   [(src, dt)], **kw)
+
+
 def write_training(out):
     """OUT/training.pb and training.json: one step of ApplyAdam, ApplyGradientDescent and
     ApplyMomentum on float16 and bfloat16 reference variables (init op "init"), the updated
@@ -353,6 +385,7 @@ def main(out):
         build_integers(b)
         build_half(b)
         build_moves(b)
+        build_segments(b)
     write_fixture(g, b, out)
     write_training(out)
     print("wrote %d cases to %s" % (len(b.cases), out))

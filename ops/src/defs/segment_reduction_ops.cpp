@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/sparse_segment_ops.hpp"
@@ -20,28 +21,15 @@ namespace af {
 namespace {
 
 using Index = std::int64_t;
-using detail::check_attr_type;
 using detail::check_index_type;
 using detail::index_values;
 using detail::python_int;
 using detail::with_rank;
 using detail::with_rank_at_least;
 
-// The op defs' type lists within actorflow's dtypes, and TensorFlow's names of the whole
-// lists (its realnumbertype for Max and Min, numbertype for Mean and Prod).
-const std::vector<DType> kRealTypes = {DType::float32, DType::float64, DType::int32,
-                                       DType::uint8,   DType::int64,   DType::bfloat16};
-constexpr const char* kRealNumberTypeNames =
-    "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64";
-constexpr const char* kNumberTypeNames =
-    "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, "
-    "bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64";
-
-// Attr T of `op`: a real number type (Max, Min) or a number type (Mean, Prod).
-Status check_value_type(const std::string& op, DType t) {
-  const bool extremum = op.ends_with("Max") || op.ends_with("Min");
-  return check_attr_type(t, "T", kRealTypes, extremum ? kRealNumberTypeNames : kNumberTypeNames);
-}
+// Attr T of `op`: TensorFlow's OpDef list (realnumbertype for Max and Min, numbertype for
+// Mean and Prod).
+Status check_value_type(const std::string& op, DType t) { return detail::check_op_def_type(t, op); }
 
 // TensorFlow's SegmentReductionShapeFn: data at least a vector, segment_ids a vector, the
 // output [?] + data.shape[1:] (the number of segments is known only when the op runs, and
