@@ -287,7 +287,7 @@ using TensorScatterMinOp = TensorScatterOp<Kind::min, T>;
 
 // Kernel<T> for op `type` over each T of Ts and both index types.
 template <template <class> class Kernel, class... Ts>
-void register_indexed(KernelRegistry& r, const char* type) {
+void register_indexed(KernelRegistry& r, const char* type, detail::TypeList<Ts...> /*types*/) {
   (r.add(make_kernel_def<Kernel<Ts>>(type, "CPU",
                                      {{"T", {dtype_of_v<Ts>}}, {"Tindices", kIndexTypes}})),
    ...);
@@ -303,16 +303,12 @@ void register_gather_nd_kernels(KernelRegistry& r) {
   // TensorScatterUpdate only moves elements: one kernel serves every dtype.
   r.add(make_kernel_def<TensorScatterOp<Kind::update, std::uint8_t>>(
       "TensorScatterUpdate", "CPU", {{"T", kValueTypes}, {"Tindices", kIndexTypes}}));
-  register_indexed<ScatterNdOp, float, double, std::int32_t, std::int64_t, std::uint8_t,
-                   bfloat16_t>(r, "ScatterNd");
-  register_indexed<TensorScatterAddOp, float, double, std::int32_t, std::int64_t, std::uint8_t,
-                   bfloat16_t>(r, "TensorScatterAdd");
-  register_indexed<TensorScatterSubOp, float, double, std::int32_t, std::int64_t, std::uint8_t,
-                   bfloat16_t>(r, "TensorScatterSub");
-  register_indexed<TensorScatterMaxOp, float, double, std::int32_t, std::int64_t, std::uint8_t,
-                   bfloat16_t>(r, "TensorScatterMax");
-  register_indexed<TensorScatterMinOp, float, double, std::int32_t, std::int64_t, std::uint8_t,
-                   bfloat16_t>(r, "TensorScatterMin");
+  // TensorFlow 2.21's types: every number (Max and Min: the real ones).
+  register_indexed<ScatterNdOp>(r, "ScatterNd", NumberTypes{});
+  register_indexed<TensorScatterAddOp>(r, "TensorScatterAdd", NumberTypes{});
+  register_indexed<TensorScatterSubOp>(r, "TensorScatterSub", NumberTypes{});
+  register_indexed<TensorScatterMaxOp>(r, "TensorScatterMax", RealNumberTypes{});
+  register_indexed<TensorScatterMinOp>(r, "TensorScatterMin", RealNumberTypes{});
 }
 
 }  // namespace detail

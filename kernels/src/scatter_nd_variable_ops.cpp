@@ -251,7 +251,7 @@ KernelFactory segment_kernel(Reduction reduction) {
 
 // The ref and resource kernels of one kind for each T of Ts.
 template <Kind K, class... Ts>
-void register_kind(KernelRegistry& r, const std::string& kind) {
+void register_kind(KernelRegistry& r, const std::string& kind, detail::TypeList<Ts...> /*types*/) {
   (r.add(make_kernel_def<ScatterNdVariableOp<K, false, Ts>>(
        "ScatterNd" + kind, "CPU", {{"T", {dtype_of_v<Ts>}}, {"Tindices", kIndexTypes}})),
    ...);
@@ -293,14 +293,11 @@ void register_scatter_nd_variable_kernels(KernelRegistry& r) {
       "ScatterNdUpdate", "CPU", {{"T", kValueTypes}, {"Tindices", kIndexTypes}}));
   r.add(make_kernel_def<ScatterNdVariableOp<Kind::update, true, std::uint8_t>>(
       "ResourceScatterNdUpdate", "CPU", {{"T", kValueTypes}, {"Tindices", kIndexTypes}}));
-  register_kind<Kind::add, float, double, std::int32_t, std::int64_t, std::uint8_t, bfloat16_t>(
-      r, "Add");
-  register_kind<Kind::sub, float, double, std::int32_t, std::int64_t, std::uint8_t, bfloat16_t>(
-      r, "Sub");
-  register_kind<Kind::max, float, double, std::int32_t, std::int64_t, std::uint8_t, bfloat16_t>(
-      r, "Max");
-  register_kind<Kind::min, float, double, std::int32_t, std::int64_t, std::uint8_t, bfloat16_t>(
-      r, "Min");
+  // TensorFlow 2.21's types: every number (Max and Min: the real ones).
+  register_kind<Kind::add>(r, "Add", NumberTypes{});
+  register_kind<Kind::sub>(r, "Sub", NumberTypes{});
+  register_kind<Kind::max>(r, "Max", RealNumberTypes{});
+  register_kind<Kind::min>(r, "Min", RealNumberTypes{});
   register_non_aliasing_add<float, double, std::int32_t, std::int64_t, std::uint8_t, bfloat16_t,
                             bool>(r);
   register_segment<float>(r, {Reduction::sum, Reduction::mean, Reduction::sqrtn});

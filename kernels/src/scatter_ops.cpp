@@ -30,12 +30,28 @@ using detail::node_suffix;
 
 enum class Kind { update, add, sub, mul, div, min, max };
 
-const std::vector<DType> kArithmeticTypes = {DType::float32, DType::float64, DType::int32,
-                                             DType::int64};
+// TensorFlow 2.21's types: Add, Sub, Mul and Div of every number, Min and Max of the real ones.
+const std::vector<DType> kNumberTypes = [] {
+  std::vector<DType> types = kValueTypes;
+  std::erase(types, DType::string);
+  std::erase(types, DType::boolean);
+  return types;
+}();
+const std::vector<DType> kRealTypes = [] {
+  std::vector<DType> types = kNumberTypes;
+  std::erase(types, DType::complex64);
+  std::erase(types, DType::complex128);
+  return types;
+}();
 
 template <Kind K, class T>
 inline Status combine(T& dst, T src) {
-  if constexpr (K == Kind::update) {
+  if constexpr (is_half_like_v<T>) {  // one operation in float, rounded (Eigen's half)
+    float d = static_cast<float>(dst);
+    Status s = combine<K, float>(d, static_cast<float>(src));
+    dst = T(d);
+    return s;
+  } else if constexpr (K == Kind::update) {
     dst = src;
   } else if constexpr (K == Kind::add) {
     dst += src;
@@ -48,6 +64,8 @@ inline Status combine(T& dst, T src) {
       if (src == 0) return invalid_argument("Integer division by zero");
     }
     dst /= src;
+  } else if constexpr (is_complex_v<T>) {
+    // No ordering: Min and Max are not registered for complex numbers.
   } else if constexpr (K == Kind::min) {
     dst = std::min(dst, src);
   } else {
@@ -156,7 +174,7 @@ class ScatterOp : public OpKernel {
     Status s;
     visit_numeric_dtype(params.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+      if constexpr (!std::is_same_v<T, bool>) {
         T* p = params.data<T>() + dst;
         const T* u = updates.data<T>();
         for (Index j = 0; j < count && s.ok(); ++j)
@@ -185,12 +203,12 @@ namespace detail {
 
 void register_scatter_kernels(KernelRegistry& r) {
   register_scatter<Kind::update>(r, "Update", kValueTypes);
-  register_scatter<Kind::add>(r, "Add", kArithmeticTypes);
-  register_scatter<Kind::sub>(r, "Sub", kArithmeticTypes);
-  register_scatter<Kind::mul>(r, "Mul", kArithmeticTypes);
-  register_scatter<Kind::div>(r, "Div", kArithmeticTypes);
-  register_scatter<Kind::min>(r, "Min", kArithmeticTypes);
-  register_scatter<Kind::max>(r, "Max", kArithmeticTypes);
+  register_scatter<Kind::add>(r, "Add", kNumberTypes);
+  register_scatter<Kind::sub>(r, "Sub", kNumberTypes);
+  register_scatter<Kind::mul>(r, "Mul", kNumberTypes);
+  register_scatter<Kind::div>(r, "Div", kNumberTypes);
+  register_scatter<Kind::min>(r, "Min", kRealTypes);
+  register_scatter<Kind::max>(r, "Max", kRealTypes);
 }
 
 }  // namespace detail

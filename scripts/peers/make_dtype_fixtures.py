@@ -335,13 +335,42 @@ def build_segments(b):
                    [(src, dt)], **kw)
 
 
+def build_scatters(b):
+    """ScatterNd and TensorScatter{Add,Sub,Max,Min} of each newer dtype."""
+    idx = [[0], [2], [0]]
+    for name, dt in (("f16", f16), ("bf16", bf16), ("int8", tf.int8), ("uint16", tf.uint16),
+                     ("uint64", tf.uint64), ("c64", c64)):
+        t = np.arange(1, 13).reshape(4, 3) % 5
+        u = np.arange(9).reshape(3, 3) % 4
+        if dt == c64:
+            t, u = t + 1j, u - 1j * u
+        real = dt != c64
+        b.case("Scatters_" + name,
+               lambda x, y, real=real: [tf.scatter_nd(idx, y, [4, 3]),
+                                        tf.tensor_scatter_nd_add(x, idx, y),
+                                        tf.tensor_scatter_nd_sub(x, idx, y)] +
+               ([tf.tensor_scatter_nd_max(x, idx, y), tf.tensor_scatter_nd_min(x, idx, y)]
+                if real else []),
+               [(t, dt), (u, dt)], exact=True, grad=False)
+
+
 def write_training(out):
     """OUT/training.pb and training.json: one step of ApplyAdam, ApplyGradientDescent and
-    ApplyMomentum on float16 and bfloat16 reference variables (init op "init"), the updated
-    variables and slots TensorFlow computes."""
+    ApplyMomentum and the variable scatters on float16 and bfloat16 reference variables, the
+    scatters on int8, uint16 and complex64 ones (init op "init"), the updated variables and
+    slots TensorFlow computes, each update run on its own, in order."""
     g = tf.Graph()
     fetches = []
     with g.as_default():
+        # Integer and complex variables through the variable scatters.
+        for dt, sfx in ((tf.int8, "_int8"), (tf.uint16, "_uint16"), (c64, "_c64")):
+            x = tf1.Variable(tf.constant([1, 2, 3, 4], dt), name="iscatter" + sfx,
+                             use_resource=False)
+            upd = tf.constant([5, 7, 9], dt)
+            fetches += [tf1.scatter_add(x, [0, 2, 0], upd, name="scatter_add" + sfx),
+                        tf1.scatter_mul(x, [1, 3], upd[:2], name="scatter_mul" + sfx),
+                        tf.raw_ops.ScatterNdAdd(ref=x, indices=[[3], [3]], updates=upd[1:],
+                                                name="scatter_nd_add" + sfx)]
         for dt in (f16, bf16):
             sfx = "_f16" if dt == f16 else "_bf16"
             c = lambda x, dt=dt: tf.constant(x, dt)  # noqa: E731
@@ -359,6 +388,12 @@ def write_training(out):
                                                 name="sgd" + sfx),
                 tf.raw_ops.ApplyMomentum(var=mom, accum=acc, lr=c(0.5), grad=grad,
                                          momentum=c(0.9), name="momentum" + sfx)]
+            sc = var([1.0, 2.0, 3.0, 4.0], "scatter")
+            fetches += [tf1.scatter_add(sc, [0, 2, 0], c([0.5, 0.25, 0.125]),
+                                        name="scatter_add" + sfx),
+                        tf1.scatter_max(sc, [1, 3], c([5.0, -1.0]), name="scatter_max" + sfx),
+                        tf.raw_ops.ScatterNdSub(ref=sc, indices=[[3], [1]],
+                                                updates=c([0.5, 1.5]), name="scatter_nd_sub" + sfx)]
             slots = [m, v, acc]
             fetches += [tf.identity(x, name="read_" + x.op.name) for x in slots]
         init = tf1.global_variables_initializer()
@@ -368,7 +403,8 @@ def write_training(out):
         reads = [n for n in names if n.startswith("read_")]
         with tf1.Session() as sess:
             sess.run(init)
-            values = sess.run(updates)
+            # One run per update: several update one variable, in this order.
+            values = [sess.run(u) for u in updates]
             values += sess.run(reads)
     tf.io.write_graph(g.as_graph_def(), out, "training.pb", as_text=False)
     with open(os.path.join(out, "training.json"), "w") as f:
@@ -386,6 +422,7 @@ def main(out):
         build_half(b)
         build_moves(b)
         build_segments(b)
+        build_scatters(b)
     write_fixture(g, b, out)
     write_training(out)
     print("wrote %d cases to %s" % (len(b.cases), out))
