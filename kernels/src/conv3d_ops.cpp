@@ -23,6 +23,7 @@
 #include "cpu_gemm.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -845,6 +846,19 @@ void register_conv3d_kernels(KernelRegistry& r) {
       "MaxPool3DGrad", "CPU", {{"T", {DType::float32}}, {"TInput", {DType::float32}}}));
   register_for_types<AvgPool3DGradOp, float>(r, "AvgPool3DGrad");
   register_for_types<MaxPool3DGradGradOp, float>(r, "MaxPool3DGradGrad");
+  // float16 and bfloat16 convolutions, bfloat16 pools, through the float kernels.
+  register_via_float<Conv3DOp<float>>(r, "Conv3D");
+  register_via_float<Conv3DBackpropInputOp<float>>(r, "Conv3DBackpropInputV2");
+  register_via_float<Conv3DBackpropFilterOp<float>>(r, "Conv3DBackpropFilterV2");
+  auto bf16 = [&](const char* op, const KernelFactory& f, DTypeConstraints more = {}) {
+    register_via_float<bfloat16_t>(r, op, f, "T", more);
+  };
+  bf16("MaxPool3D", make_kernel_def<MaxPool3DOp<float>>("", "").factory);
+  bf16("AvgPool3D", make_kernel_def<AvgPool3DOp<float>>("", "").factory);
+  bf16("MaxPool3DGrad", make_kernel_def<MaxPool3DGradOp<float>>("", "").factory,
+       {{"TInput", {DType::bfloat16}}});
+  bf16("AvgPool3DGrad", make_kernel_def<AvgPool3DGradOp<float>>("", "").factory);
+  bf16("MaxPool3DGradGrad", make_kernel_def<MaxPool3DGradGradOp<float>>("", "").factory);
 }
 
 }  // namespace detail

@@ -368,8 +368,8 @@ class AdjustHueOp : public StatusKernel {
 namespace detail {
 
 void register_image_color_kernels(KernelRegistry& r) {
-  register_for_types<RgbToHsvOp, float, double, bfloat16_t>(r, "RGBToHSV");
-  register_for_types<HsvToRgbOp, float, double, bfloat16_t>(r, "HSVToRGB");
+  register_for_list<RgbToHsvOp>(r, "RGBToHSV", FloatTypes{});
+  register_for_list<HsvToRgbOp>(r, "HSVToRGB", FloatTypes{});
   r.add(make_kernel_def<AdjustContrastV2Op>("AdjustContrastv2", "CPU", {{"T", {DType::float32}}}));
   r.add(make_kernel_def<AdjustSaturationOp>("AdjustSaturation", "CPU", {{"T", {DType::float32}}}));
   r.add(make_kernel_def<AdjustHueOp>("AdjustHue", "CPU", {{"T", {DType::float32}}}));

@@ -18,6 +18,7 @@
 #include "image_resizer_state.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -649,16 +650,17 @@ class CropAndResizeGradBoxesOp : public StatusKernel {
 namespace detail {
 
 void register_image_proc_kernels(KernelRegistry& r) {
-  register_for_types<ResizeBicubicOp, float, double, std::int32_t, std::int64_t, std::uint8_t,
-                     bfloat16_t>(r, "ResizeBicubic");
+  // TensorFlow 2.21's types: every real number but in the gradients of ResizeBicubic (float
+  // and double) and CropAndResize's image (float, double, half).
+  register_for_list<ResizeBicubicOp>(r, "ResizeBicubic", RealNumberTypes{});
   register_for_types<ResizeBicubicGradOp, float, double>(r, "ResizeBicubicGrad");
-  register_for_types<ResizeAreaOp, float, double, std::int32_t, std::int64_t, std::uint8_t,
-                     bfloat16_t>(r, "ResizeArea");
-  register_for_types<CropAndResizeOp, float, double, std::int32_t, std::int64_t, std::uint8_t>(
-      r, "CropAndResize");
+  register_for_list<ResizeAreaOp>(r, "ResizeArea", RealNumberTypes{});
+  register_for_list<CropAndResizeOp>(r, "CropAndResize", RealNumberTypes{});
   register_for_types<CropAndResizeGradImageOp, float, double>(r, "CropAndResizeGradImage");
-  register_for_types<CropAndResizeGradBoxesOp, float, double, std::int32_t, std::int64_t,
-                     std::uint8_t>(r, "CropAndResizeGradBoxes");
+  register_via_float<half_t>(
+      r, "CropAndResizeGradImage",
+      make_kernel_def<CropAndResizeGradImageOp<float>>("CropAndResizeGradImage", "CPU").factory);
+  register_for_list<CropAndResizeGradBoxesOp>(r, "CropAndResizeGradBoxes", RealNumberTypes{});
 }
 
 }  // namespace detail

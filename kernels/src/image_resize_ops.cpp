@@ -312,13 +312,12 @@ class ResizeNearestNeighborGradOp : public ResizeKernel {
 namespace detail {
 
 void register_image_resize_kernels(KernelRegistry& r) {
-  register_for_types<ResizeBilinearOp, float, double, std::int32_t, std::int64_t, std::uint8_t,
-                     bfloat16_t>(r, "ResizeBilinear");
-  register_for_types<ResizeBilinearGradOp, float, double, bfloat16_t>(r, "ResizeBilinearGrad");
-  register_for_types<ResizeNearestNeighborOp, float, double, std::int32_t, std::int64_t,
-                     std::uint8_t, bfloat16_t>(r, "ResizeNearestNeighbor");
-  register_for_types<ResizeNearestNeighborGradOp, float, double, std::int32_t, std::uint8_t,
-                     bfloat16_t>(r, "ResizeNearestNeighborGrad");
+  // TensorFlow 2.21's types: every real number (the bilinear gradient: the floating-point
+  // types).
+  register_for_list<ResizeBilinearOp>(r, "ResizeBilinear", RealNumberTypes{});
+  register_for_list<ResizeBilinearGradOp>(r, "ResizeBilinearGrad", FloatTypes{});
+  register_for_list<ResizeNearestNeighborOp>(r, "ResizeNearestNeighbor", RealNumberTypes{});
+  register_for_list<ResizeNearestNeighborGradOp>(r, "ResizeNearestNeighborGrad", RealNumberTypes{});
 }
 
 }  // namespace detail

@@ -14,6 +14,7 @@
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -181,6 +182,10 @@ void register_lrn_kernels(KernelRegistry& r) {
   // double.
   register_for_types<LRNOp, float>(r, "LRN");
   register_for_types<LRNGradOp, float>(r, "LRNGrad");
+  // float16 through the float kernels (TensorFlow's: float and half).
+  register_via_float<half_t>(r, "LRN", make_kernel_def<LRNOp<float>>("LRN", "CPU").factory);
+  register_via_float<half_t>(r, "LRNGrad",
+                             make_kernel_def<LRNGradOp<float>>("LRNGrad", "CPU").factory);
 }
 
 }  // namespace detail

@@ -658,7 +658,7 @@ namespace detail {
 void register_misc_array_kernels(KernelRegistry& r) {
   register_for_types<BucketizeOp, std::int32_t, std::int64_t, float, double>(r, "Bucketize");
   register_histogram<std::int32_t, std::int64_t, float, double>(r);
-  register_cumulative_logsumexp<float, double, bfloat16_t>(r);
+  register_cumulative_logsumexp<float, double, bfloat16_t, half_t>(r);
   register_for_types<BroadcastArgsOp, std::int32_t, std::int64_t>(r, "BroadcastArgs");
   // TensorFlow's EnsureShape kernel takes every type; Snapshot the plain-old-data ones (every
   // number and bool).

@@ -11,6 +11,7 @@
 #include "kernel_helpers.hpp"
 #include "non_max_suppression.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -131,6 +132,12 @@ void register_non_max_suppression_kernels(KernelRegistry& r) {
         op, "CPU", {{"T", {DType::float32}}, {"T_threshold", {DType::float32}}}));
   r.add(make_kernel_def<NonMaxSuppressionOp>("NonMaxSuppressionV5", "CPU",
                                              {{"T", {DType::float32}}}));
+  // float16 boxes and scores (and thresholds) through the float kernel, as TensorFlow's.
+  const KernelFactory nms = make_kernel_def<NonMaxSuppressionOp>("", "").factory;
+  for (const char* op : {"NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4"})
+    register_via_float<half_t>(r, op, nms, "T",
+                               {{"T_threshold", {DType::float32, DType::float16}}});
+  register_via_float<half_t>(r, "NonMaxSuppressionV5", nms);
 }
 
 }  // namespace detail

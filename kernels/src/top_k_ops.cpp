@@ -162,7 +162,7 @@ class InTopKOp : public StatusKernel {
 };
 
 template <class... Ts>
-void register_top_k(KernelRegistry& r) {
+void register_top_k(KernelRegistry& r, detail::TypeList<Ts...> /*types*/) {
   for (const char* type : {"TopK", "TopKV2"})
     (r.add(make_kernel_def<TopKOp<Ts>>(type, "CPU", {{"T", {dtype_of_v<Ts>}}})), ...);
 }
@@ -172,7 +172,7 @@ void register_top_k(KernelRegistry& r) {
 namespace detail {
 
 void register_top_k_kernels(KernelRegistry& r) {
-  register_top_k<float, double, std::int32_t, std::int64_t, std::uint8_t, bfloat16_t>(r);
+  register_top_k(r, RealNumberTypes{});  // TensorFlow 2.21's: every real number
   r.add(make_kernel_def<InTopKOp>("InTopK", "CPU", {{"T", kIndexTypes}}));
   r.add(make_kernel_def<InTopKOp>("InTopKV2", "CPU", {{"T", kIndexTypes}}));
 }

@@ -15,6 +15,9 @@
 
 namespace af::detail {
 
+/// Attribute name -> allowed dtypes: KernelDef::constraints.
+using DTypeConstraints = std::vector<std::pair<std::string, std::vector<DType>>>;
+
 /// A context for a kernel that runs node `def` (which must outlive it) on `inputs` inside the
 /// run of `ctx`: the same resources, runtime, step services, pools and device, and ctx's
 /// number of outputs (kernels made of other kernels: ViaFloatKernel, array_more_nn_ops.cpp).
@@ -106,8 +109,7 @@ class ViaFloatKernel : public OpKernel {
 /// bfloat16) through ViaFloatKernel, constrained on attr `attr` and on `more`.
 template <class Half>
 void register_via_float(KernelRegistry& r, const std::string& op, const KernelFactory& float_kernel,
-                        const char* attr = "T",
-                        const std::vector<std::pair<std::string, std::vector<DType>>>& more = {}) {
+                        const char* attr = "T", const DTypeConstraints& more = {}) {
   KernelDef d;
   d.op = op;
   d.device_type = "CPU";
@@ -120,10 +122,9 @@ void register_via_float(KernelRegistry& r, const std::string& op, const KernelFa
 }
 
 /// The same for float16 and bfloat16.
-inline void register_via_float(
-    KernelRegistry& r, const std::string& op, const KernelFactory& float_kernel,
-    const char* attr = "T",
-    const std::vector<std::pair<std::string, std::vector<DType>>>& more = {}) {
+inline void register_via_float(KernelRegistry& r, const std::string& op,
+                               const KernelFactory& float_kernel, const char* attr = "T",
+                               const DTypeConstraints& more = {}) {
   register_via_float<half_t>(r, op, float_kernel, attr, more);
   register_via_float<bfloat16_t>(r, op, float_kernel, attr, more);
 }
@@ -131,7 +132,7 @@ inline void register_via_float(
 /// register_via_float of kernel class FloatKernel.
 template <class FloatKernel>
 void register_via_float(KernelRegistry& r, const std::string& op, const char* attr = "T",
-                        const std::vector<std::pair<std::string, std::vector<DType>>>& more = {}) {
+                        const DTypeConstraints& more = {}) {
   register_via_float(r, op, make_kernel_def<FloatKernel>(op, "CPU").factory, attr, more);
 }
 

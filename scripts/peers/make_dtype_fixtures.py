@@ -354,6 +354,55 @@ def build_scatters(b):
                [(t, dt), (u, dt)], exact=True, grad=False)
 
 
+def build_images(b):
+    """Resizes, crops, colours, LRN, TopK, non-max suppression and the 3-D convolutions and
+    pools of the newer dtypes."""
+    rng = b.rng
+    img = rng.uniform(0, 1, size=(1, 4, 5, 3))
+    boxes = [[0.1, 0.2, 0.8, 0.9], [0.0, 0.0, 1.0, 1.0]]
+    for name, dt in (("f16", f16), ("bf16", bf16), ("int8", tf.int8), ("uint16", tf.uint16),
+                     ("int16", tf.int16)):
+        floating = dt in (f16, bf16)
+        src = img if floating else np.round(img * 100)
+        kw = {"tolerance": 2e-2, "atol": 2e-2} if floating else {"tolerance": 1e-5, "atol": 1e-4}
+        b.case("Resize_" + name,
+               lambda x, dt=dt: [tf1.image.resize_bilinear(x, [6, 7]),
+                                 tf1.image.resize_nearest_neighbor(x, [3, 8]),
+                                 tf1.image.resize_bicubic(x, [5, 4]),
+                                 tf1.image.resize_area(x, [2, 3])] +
+               # CropAndResize's OpDef has no bfloat16.
+               ([tf1.image.crop_and_resize(x, boxes, [0, 0], [3, 3])] if dt != bf16 else []),
+               [(src, dt)], grad=False, **kw)
+        b.case("TopK_" + name, lambda x: list(tf.math.top_k(tf.reshape(x, [4, 15]), 4)),
+               [(src, dt)], exact=True, grad=False)
+    for name, dt in (("f16", f16), ("bf16", bf16)):
+        kw = {"tolerance": 2e-2, "atol": 2e-2}
+        b.case("Color_" + name, lambda x: [tf.image.rgb_to_hsv(x),
+                                           tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(x))],
+               [(img, dt)], grad=False, **kw)
+        b.case("Logsumexp_" + name, lambda x: tf.math.cumulative_logsumexp(x, axis=2),
+               [(img, dt)], grad=False, **kw)
+        vol = rng.uniform(-1, 1, size=(1, 4, 4, 4, 2))
+        flt = rng.uniform(-0.5, 0.5, size=(2, 2, 2, 2, 3))
+        b.case("Conv3D_" + name, lambda x, f: tf.nn.conv3d(x, f, [1] * 5, "SAME"),
+               [(vol, dt), (flt, dt)], **kw)
+        if dt == bf16:  # TensorFlow's 3-D pools: float and bfloat16
+            b.case("Pool3D_" + name, lambda x: [tf.nn.max_pool3d(x, 2, 2, "VALID"),
+                                                tf.nn.avg_pool3d(x, 2, 1, "SAME")],
+                   [(vol, dt)], **kw)
+    kw = {"tolerance": 2e-2, "atol": 2e-2}
+    b.case("LRN_f16", lambda x: tf.nn.local_response_normalization(x, 2), [(img, f16)], **kw)
+    nms_boxes = [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11],
+                 [0, 10.1, 1, 11.1], [0, 100, 1, 101]]
+    b.case("NMS_f16",
+           lambda bx, sc: [tf.image.non_max_suppression(bx, sc, 3, 0.5)] + list(
+               tf.raw_ops.NonMaxSuppressionV5(
+                   boxes=bx, scores=sc, max_output_size=4, iou_threshold=tf.constant(0.5, f16),
+                   score_threshold=tf.constant(0.0, f16),
+                   soft_nms_sigma=tf.constant(0.0, f16))[:2]),
+           [(nms_boxes, f16), ([0.9, 0.75, 0.6, 0.95, 0.5, 0.3], f16)], exact=True, grad=False)
+
+
 def write_training(out):
     """OUT/training.pb and training.json: one step of ApplyAdam, ApplyGradientDescent and
     ApplyMomentum and the variable scatters on float16 and bfloat16 reference variables, the
@@ -423,6 +472,7 @@ def main(out):
         build_moves(b)
         build_segments(b)
         build_scatters(b)
+        build_images(b)
     write_fixture(g, b, out)
     write_training(out)
     print("wrote %d cases to %s" % (len(b.cases), out))

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "standard_ops.hpp"
@@ -21,16 +22,8 @@ namespace {
 using detail::dim_of;
 
 using Index = std::int64_t;
-using detail::check_attr_type;
+using detail::check_op_def_type;
 using detail::with_rank;
-
-// The OpDefs' type lists, less half (which actorflow has not).
-const std::vector<DType> kConvTypes = {DType::bfloat16, DType::float32, DType::float64};
-constexpr const char* kConvTypeNames = "half, bfloat16, float, double";
-const std::vector<DType> kMaxPoolTypes = {DType::bfloat16, DType::float32};
-constexpr const char* kMaxPoolTypeNames = "half, bfloat16, float";
-const std::vector<DType> kRealTypes = {DType::float32, DType::float64, DType::int32,
-                                       DType::int64,   DType::uint8,   DType::bfloat16};
 
 // The NodeDef check of a padding attr: SAME or VALID.
 Status check_padding(const InferenceContext& c, std::string* padding) {
@@ -65,7 +58,7 @@ Status windowed_dim(Index in, Index filter, Index dilation, Index stride,
 // Conv3DShape.
 Status infer_conv3d(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kConvTypes, kConvTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op, "T"));
   if (c.input_types[1] != c.input_types[0])
     return invalid_argument(cwise::type_mismatch_message(c.node.op, "filter", c.input_types[1],
                                                          "input", c.input_types[0]));
@@ -131,7 +124,7 @@ Status infer_conv3d_backprop(InferenceContext& c, int sizes, int typed) {
                                                                c.input_types[s], DType::int32));
   }
   const DType t = c.input_types[static_cast<std::size_t>(typed)];
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(t, "T", kConvTypes, kConvTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(t, c.node.op, "T"));
   if (c.input_types[2] != t)
     return invalid_argument(cwise::type_mismatch_message(
         c.node.op, "out_backprop", c.input_types[2], sizes == 0 ? "filter" : "input", t));
@@ -178,10 +171,9 @@ Status pool3d_shape(const InferenceContext& c, PartialShape* pooled) {
 Status infer_pool3d(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
   if (c.node.op == "MaxPool3D")
-    ACTORFLOW_RETURN_IF_ERROR(
-        check_attr_type(c.input_types[0], "T", kMaxPoolTypes, kMaxPoolTypeNames));
+    ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op, "T"));
   else
-    ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kConvTypes, kConvTypeNames));
+    ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op, "T"));
   PartialShape out;
   ACTORFLOW_RETURN_IF_ERROR(pool3d_shape(c, &out));
   c.add_output(c.input_types[0], out);
@@ -191,13 +183,11 @@ Status infer_pool3d(InferenceContext& c) {
 // MaxPool3DGrad: UnchangedShapeWithRank(c, 5) of orig_input, of grad's type.
 Status infer_max_pool3d_grad(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
-  ACTORFLOW_RETURN_IF_ERROR(
-      check_attr_type(c.input_types[0], "TInput", kMaxPoolTypes, kMaxPoolTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op, "TInput"));
   if (c.input_types[1] != c.input_types[0])
     return invalid_argument(cwise::type_mismatch_message(c.node.op, "orig_output", c.input_types[1],
                                                          "orig_input", c.input_types[0]));
-  ACTORFLOW_RETURN_IF_ERROR(
-      check_attr_type(c.input_types[2], "T", kMaxPoolTypes, kMaxPoolTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[2], c.node.op, "T"));
   ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[0], 5));
   std::string padding;
   ACTORFLOW_RETURN_IF_ERROR(check_padding(c, &padding));
@@ -212,7 +202,7 @@ Status infer_avg_pool3d_grad(InferenceContext& c) {
   if (c.input_types[0] != DType::int32)
     return invalid_argument(cwise::fixed_type_mismatch_message(c.node.op, "orig_input_shape",
                                                                c.input_types[0], DType::int32));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[1], "T", kConvTypes, kConvTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[1], c.node.op, "T"));
   std::string padding;
   ACTORFLOW_RETURN_IF_ERROR(check_padding(c, &padding));
   PartialShape shape;
@@ -226,7 +216,7 @@ Status infer_avg_pool3d_grad(InferenceContext& c) {
 // pooled shape.
 Status infer_max_pool3d_grad_grad(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kRealTypes));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op, "T"));
   for (std::size_t i : {std::size_t{1}, std::size_t{2}})
     if (c.input_types[i] != c.input_types[0])
       return invalid_argument(

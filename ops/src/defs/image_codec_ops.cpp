@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/ops.hpp"
@@ -128,8 +129,7 @@ Status infer_extract_jpeg_shape(InferenceContext& c) {
 // ColorspaceShapeFn: rank >= 1, the last dimension 3, the input's shape and type.
 Status infer_colorspace(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  ACTORFLOW_RETURN_IF_ERROR(cwise::check_allowed_type(
-      c.input_types[0], {DType::bfloat16, DType::float32, DType::float64}));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[0], c.node.op));
   PartialShape s = c.input_shapes[0];
   ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(s, 1));
   if (s.rank_known()) {

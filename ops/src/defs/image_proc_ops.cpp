@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph.hpp"
@@ -29,28 +30,13 @@ using detail::merge_dims;
 using detail::with_value;
 
 using Index = std::int64_t;
-using detail::check_attr_type;
+using detail::check_op_def_type;
 using detail::index_values;
 using detail::with_rank;
 using detail::imaging::check_int32_pair;
 using detail::imaging::fixed_input;
 using detail::imaging::int32_pair_const;
 using detail::imaging::set_output_to_sized_image;
-
-// The image dtypes the kernels take within actorflow's types, and TensorFlow's lists of
-// them as its errors name them.
-const std::vector<DType> kResizeTypes = {DType::float32, DType::float64, DType::int32,
-                                         DType::int64,   DType::uint8,   DType::bfloat16};
-constexpr const char* kResizeTypeNames =
-    "int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16";
-const std::vector<DType> kBicubicGradTypes = {DType::float32, DType::float64};
-const std::vector<DType> kCropTypes = {DType::float32, DType::float64, DType::int32, DType::int64,
-                                       DType::uint8};
-constexpr const char* kCropTypeNames =
-    "uint8, uint16, int8, int16, int32, int64, half, float, double";
-const std::vector<DType> kCropGradImageTypes = {DType::float32, DType::float64};
-const std::vector<DType> kNmsTypes = {DType::float32};
-constexpr const char* kNmsTypeNames = "half, float";
 
 // A string attr of allowed values: "Value for attr 'method' of \"area\" is not in the list of
 // allowed values: \"bilinear\", \"nearest\"".
@@ -67,7 +53,7 @@ Status check_method(const InferenceContext& c, bool nearest_allowed) {
 // channels].
 Status infer_resize(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kResizeTypes, kResizeTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op, "T"));
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 1, "size", DType::int32));
   const PartialShape& images = c.input_shapes[0];
   ACTORFLOW_RETURN_IF_ERROR(with_rank(images, 4));
@@ -78,8 +64,7 @@ Status infer_resize(InferenceContext& c) {
 Status infer_resize_bicubic_grad(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 0, "grads", DType::float32));
-  ACTORFLOW_RETURN_IF_ERROR(
-      check_attr_type(c.input_types[1], "T", kBicubicGradTypes, "float, double"));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[1], c.node.op, "T"));
   c.add_output(c.input_types[1], c.input_shapes[1]);
   return {};
 }
@@ -87,7 +72,7 @@ Status infer_resize_bicubic_grad(InferenceContext& c) {
 // CropAndResize: float32 [num_boxes, crop_size[0], crop_size[1], depth].
 Status infer_crop_and_resize(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(4));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kCropTypes, kCropTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op, "T"));
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 1, "boxes", DType::float32));
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 2, "box_ind", DType::int32));
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 3, "crop_size", DType::int32));
@@ -113,7 +98,7 @@ Status infer_crop_and_resize_grad_image(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(check_method(c, true));
   DType t = DType::float32;
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("T", &t));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(t, "T", kCropGradImageTypes, "float, half, double"));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(t, c.node.op, "T"));
   PartialShape out = PartialShape::unknown();
   ACTORFLOW_RETURN_IF_ERROR(detail::shape_from_shape_tensor(c, 3, &out));
   ACTORFLOW_RETURN_IF_ERROR(with_rank(out, 4));
@@ -125,7 +110,7 @@ Status infer_crop_and_resize_grad_image(InferenceContext& c) {
 Status infer_crop_and_resize_grad_boxes(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(4));
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 0, "grads", DType::float32));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[1], "T", kCropTypes, kCropTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[1], c.node.op, "T"));
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 2, "boxes", DType::float32));
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 3, "box_ind", DType::int32));
   ACTORFLOW_RETURN_IF_ERROR(check_method(c, false));
@@ -145,7 +130,7 @@ Status infer_non_max_suppression(InferenceContext& c) {
     ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 0, "boxes", DType::float32));
     ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 1, "scores", DType::float32));
   } else {
-    ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kNmsTypes, kNmsTypeNames));
+    ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op, "T"));
     if (c.input_types[1] != c.input_types[0])
       return invalid_argument(
           cwise::type_mismatch_message(op, "scores", c.input_types[1], "boxes", c.input_types[0]));
@@ -159,8 +144,7 @@ Status infer_non_max_suppression(InferenceContext& c) {
                                                              c.input_types[at], "boxes",
                                                              c.input_types[0]));
       if (version != 5)
-        ACTORFLOW_RETURN_IF_ERROR(
-            check_attr_type(c.input_types[at], "T_threshold", kNmsTypes, kNmsTypeNames));
+        ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[at], c.node.op, "T_threshold"));
     }
     if (version >= 3 && version != 5 && c.input_types[4] != c.input_types[3])
       return invalid_argument(cwise::type_mismatch_message(op, "score_threshold", c.input_types[4],

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph.hpp"
@@ -24,25 +25,9 @@ namespace {
 using detail::dim_of;
 
 using Index = std::int64_t;
-using detail::check_attr_type;
+using detail::check_op_def_type;
 using detail::index_values;
 using detail::with_rank;
-
-// The dtypes of images the kernels take (ResizeBilinear's and ResizeNearestNeighbor's T within
-// actorflow's types), and TensorFlow's lists of them as its errors name them.
-const std::vector<DType> kImageTypes = {DType::float32, DType::float64, DType::int32,
-                                        DType::int64,   DType::uint8,   DType::bfloat16};
-constexpr const char* kBilinearTypeNames =
-    "int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double, bfloat16";
-constexpr const char* kNearestTypeNames =
-    "int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16";
-// ResizeBilinearGrad's T.
-const std::vector<DType> kBilinearGradTypes = {DType::float32, DType::bfloat16, DType::float64};
-constexpr const char* kBilinearGradTypeNames = "float, bfloat16, half, double";
-// ResizeNearestNeighborGrad's T.
-const std::vector<DType> kNearestGradTypes = {DType::uint8, DType::int32, DType::float32,
-                                              DType::float64, DType::bfloat16};
-constexpr const char* kNearestGradTypeNames = "uint8, int8, int32, half, float, double, bfloat16";
 
 // InferenceContext::WithValue on dimension 0 of a vector: "Dimension must be 2 but is 3".
 Status with_length_2(const PartialShape& vector) {
@@ -80,8 +65,7 @@ Status sized_dims(InferenceContext& c, Index* height, Index* width) {
 Status infer_resize(InferenceContext& c) {
   const bool bilinear = c.node.op == "ResizeBilinear";
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kImageTypes,
-                                            bilinear ? kBilinearTypeNames : kNearestTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op, "T"));
   const PartialShape& images = c.input_shapes[0];
   ACTORFLOW_RETURN_IF_ERROR(with_rank(images, 4));
   Index height = -1, width = -1;
@@ -97,8 +81,7 @@ Status infer_resize_bilinear_grad(InferenceContext& c) {
   if (c.input_types[0] != DType::float32)
     return invalid_argument(
         cwise::fixed_type_mismatch_message(c.node.op, "grads", c.input_types[0], DType::float32));
-  ACTORFLOW_RETURN_IF_ERROR(
-      check_attr_type(c.input_types[1], "T", kBilinearGradTypes, kBilinearGradTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[1], c.node.op, "T"));
   c.add_output(c.input_types[1], c.input_shapes[1]);
   return {};
 }
@@ -107,8 +90,7 @@ Status infer_resize_bilinear_grad(InferenceContext& c) {
 // `size` names.
 Status infer_resize_nearest_neighbor_grad(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-  ACTORFLOW_RETURN_IF_ERROR(
-      check_attr_type(c.input_types[0], "T", kNearestGradTypes, kNearestGradTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op, "T"));
   const PartialShape& grads = c.input_shapes[0];
   ACTORFLOW_RETURN_IF_ERROR(with_rank(grads, 4));
   Index height = -1, width = -1;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "standard_ops.hpp"
@@ -18,18 +19,13 @@ namespace af {
 
 namespace {
 
-using detail::check_attr_type;
+using detail::check_op_def_type;
 using detail::with_rank;
-
-// LRN's OpDef allows half, bfloat16 and float; TensorFlow's CPU kernels take float (and
-// half), so float32 is the type here, the others refused with the OpDef's message.
-const std::vector<DType> kLrnTypes = {DType::float32};
-constexpr const char* kLrnTypeNames = "half, bfloat16, float";
 
 // UnchangedShapeWithRank(c, 4).
 Status infer_lrn(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kLrnTypes, kLrnTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op, "T"));
   ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[0], 4));
   c.add_output(c.input_types[0], c.input_shapes[0].rank_known() ? c.input_shapes[0]
                                                                 : PartialShape::unknown_of_rank(4));
@@ -39,7 +35,7 @@ Status infer_lrn(InferenceContext& c) {
 // LRNGrad: input_grads, input_image and output_image of rank 4, merged.
 Status infer_lrn_grad(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kLrnTypes, kLrnTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_op_def_type(c.input_types[0], c.node.op, "T"));
   const char* names[] = {"input_grads", "input_image", "output_image"};
   for (std::size_t i = 1; i < 3; ++i)
     if (c.input_types[i] != c.input_types[0])

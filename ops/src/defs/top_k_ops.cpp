@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "builder_util.hpp"
@@ -25,15 +26,12 @@ using detail::index_values;
 using detail::with_rank;
 using detail::with_rank_at_least;
 
-// The real types TopKV2's CPU kernel takes.
-const std::vector<DType> kTopKTypes = {DType::float32, DType::float64, DType::int32,
-                                       DType::int64,   DType::uint8,   DType::bfloat16};
-
 // TopKShapeFn: values and indices of shape input.shape[:-1] + [k].
 Status infer_top_k(InferenceContext& c) {
   const bool v2 = c.node.op == "TopKV2";
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(v2 ? 2 : 1));
-  ACTORFLOW_RETURN_IF_ERROR(cwise::check_allowed_type(c.input_types[0], kTopKTypes));
+  ACTORFLOW_RETURN_IF_ERROR(
+      cwise::check_allowed_type(c.input_types[0], detail::op_def_types(c.node.op)));
   DType index_type = DType::int32;
   c.get_attr("index_type", &index_type);
   ACTORFLOW_RETURN_IF_ERROR(check_index_type(index_type, "index_type"));
