@@ -627,8 +627,10 @@ class ParseTensorOp : public StatusKernel {
 };
 
 // DecodePaddedRaw's out_type, as far as actorflow has the types.
+// DecodePaddedRaw's out_type: TensorFlow's CPU kernels' (its OpDef also allows half).
 const std::vector<DType> kPaddedRawTypes = {DType::float32, DType::float64, DType::int32,
-                                            DType::uint8,   DType::int64,   DType::bfloat16};
+                                            DType::uint16,  DType::uint8,   DType::int16,
+                                            DType::int8,    DType::int64,   DType::bfloat16};
 
 }  // namespace
 

@@ -20,8 +20,13 @@ using detail::node_suffix;
 
 // A variable holds any type of values (resources excluded).
 const std::vector<DType>& kVariableTypes = detail::kValueTypes;
-const std::vector<DType> kNumberTypes = {DType::float32, DType::float64, DType::int32,
-                                         DType::int64,   DType::uint8,   DType::bfloat16};
+// AssignAdd and AssignSub (and their resource forms): every number, as TensorFlow's.
+const std::vector<DType> kNumberTypes = [] {
+  std::vector<DType> types = detail::kValueTypes;
+  std::erase(types, DType::string);
+  std::erase(types, DType::boolean);
+  return types;
+}();
 
 // VariableV2 (Resource = false): a reference to the variable `shared_name` (default: the
 // node's name), made on first use; a second VariableV2 of another dtype on the same resource

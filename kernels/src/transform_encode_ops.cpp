@@ -205,9 +205,11 @@ class DecodeRawOp : public OpKernel {
       if (!swap_bytes_ || element == 1) {
         std::memcpy(dst, strings[i].data(), static_cast<std::size_t>(str_size));
       } else {
-        // Each element's bytes reversed: the data's byte order is not the host's.
-        for (Index p = 0; p < str_size; p += element)
-          std::reverse_copy(strings[i].data() + p, strings[i].data() + p + element, dst + p);
+        // Each element's bytes reversed (each part's, of complex numbers): the data's byte
+        // order is not the host's.
+        const Index unit = is_complex(out_type_) ? element / 2 : element;
+        for (Index p = 0; p < str_size; p += unit)
+          std::reverse_copy(strings[i].data() + p, strings[i].data() + p + unit, dst + p);
       }
     }
     if (out_type_ == DType::boolean) {

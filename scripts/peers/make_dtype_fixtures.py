@@ -403,6 +403,22 @@ def build_images(b):
            [(nms_boxes, f16), ([0.9, 0.75, 0.6, 0.95, 0.5, 0.3], f16)], exact=True, grad=False)
 
 
+def build_decode_raw(b):
+    """DecodeRaw and DecodePaddedRaw to each newer dtype, in both byte orders."""
+    data = [bytes(range(16)), bytes(range(100, 116))]
+    for name, dt in (("f16", f16), ("int8", tf.int8), ("int16", tf.int16),
+                     ("uint16", tf.uint16), ("c64", c64), ("c128", c128)):
+        b.case("DecodeRaw_" + name,
+               lambda x, dt=dt: [tf.io.decode_raw(x, dt), tf.io.decode_raw(x, dt,
+                                                                            little_endian=False)],
+               [(data, tf.string)], exact=True, grad=False)
+        if dt not in (c64, c128, f16):  # TensorFlow has no float16 DecodePaddedRaw kernel
+            b.case("DecodePaddedRaw_" + name,
+                   lambda x, dt=dt: tf.io.decode_raw(x, dt, fixed_length=12,
+                                                     little_endian=False),
+                   [(data, tf.string)], exact=True, grad=False)
+
+
 def write_training(out):
     """OUT/training.pb and training.json: one step of ApplyAdam, ApplyGradientDescent and
     ApplyMomentum and the variable scatters on float16 and bfloat16 reference variables, the
@@ -416,7 +432,9 @@ def write_training(out):
             x = tf1.Variable(tf.constant([1, 2, 3, 4], dt), name="iscatter" + sfx,
                              use_resource=False)
             upd = tf.constant([5, 7, 9], dt)
-            fetches += [tf1.scatter_add(x, [0, 2, 0], upd, name="scatter_add" + sfx),
+            fetches += [tf1.assign_add(x, upd[::-1][:1] + tf.zeros([4], dt), name="assign_add" + sfx),
+                        tf1.assign_sub(x, tf.ones([4], dt), name="assign_sub" + sfx),
+                        tf1.scatter_add(x, [0, 2, 0], upd, name="scatter_add" + sfx),
                         tf1.scatter_mul(x, [1, 3], upd[:2], name="scatter_mul" + sfx),
                         tf.raw_ops.ScatterNdAdd(ref=x, indices=[[3], [3]], updates=upd[1:],
                                                 name="scatter_nd_add" + sfx)]
@@ -473,6 +491,7 @@ def main(out):
         build_segments(b)
         build_scatters(b)
         build_images(b)
+        build_decode_raw(b)
     write_fixture(g, b, out)
     write_training(out)
     print("wrote %d cases to %s" % (len(b.cases), out))

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph.hpp"
@@ -86,10 +87,6 @@ Status infer_fingerprint(InferenceContext& c) {
   return {};
 }
 
-// DecodePaddedRaw's out_type, as far as actorflow has the types.
-const std::vector<DType> kPaddedRawTypes = {DType::float32, DType::float64, DType::int32,
-                                            DType::uint8,   DType::int64,   DType::bfloat16};
-
 // DecodePaddedRaw: input_bytes.shape + [fixed_length / sizeof(out_type)].
 Status infer_decode_padded_raw(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
@@ -97,9 +94,7 @@ Status infer_decode_padded_raw(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(expect_type(c, 1, "fixed_length", DType::int32));
   DType out_type = DType::invalid;
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("out_type", &out_type));
-  ACTORFLOW_RETURN_IF_ERROR(
-      check_attr_type(out_type, "out_type", kPaddedRawTypes,
-                      "half, float, double, int32, uint16, uint8, int16, int8, int64, bfloat16"));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(out_type, c.node.op, "out_type"));
   // MakeDimForScalarInput(1), then Divide(..., evenly_divisible).
   Index width = -1;
   if (const Tensor* length = c.input_values[1]) {

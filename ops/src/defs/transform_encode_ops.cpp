@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "actorflow/ops/array_ops.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/detail/transform_defs.hpp"
 #include "actorflow/ops/graph.hpp"
@@ -23,7 +24,6 @@ namespace {
 
 using Index = std::int64_t;
 
-using detail::kDecodeRawTypes;
 using detail::kOneHotIndexTypes;
 using detail::kValueTypes;
 
@@ -112,8 +112,7 @@ Status infer_decode_raw(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(check_input_type(c, 0, "bytes", DType::string));
   DType out_type = DType::invalid;
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("out_type", &out_type));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(out_type, "out_type", kDecodeRawTypes,
-                                            "float, double, int32, uint8, int64, bool, bfloat16"));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(out_type, c.node.op, "out_type"));
   // The last dimension depends on the data.
   const PartialShape& s = c.input_shapes[0];
   if (!s.rank_known()) {

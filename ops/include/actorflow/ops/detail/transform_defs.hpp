@@ -28,8 +28,9 @@ inline Index first_index(const Tensor& t) {
 /// OneHot's TI: the types its indices may have.
 inline const std::vector<DType> kOneHotIndexTypes = {DType::uint8, DType::int32, DType::int64};
 /// DecodeRaw's out_type, as far as actorflow has the types.
-inline const std::vector<DType> kDecodeRawTypes = {DType::float32, DType::float64, DType::int32,
-                                                   DType::uint8,   DType::int64,   DType::boolean,
-                                                   DType::bfloat16};
+inline const std::vector<DType> kDecodeRawTypes = {
+    DType::float16,    DType::float32, DType::float64, DType::int32, DType::uint16,
+    DType::uint8,      DType::int16,   DType::int8,    DType::int64, DType::complex64,
+    DType::complex128, DType::boolean, DType::bfloat16};
 
 }  // namespace af::detail
