@@ -449,6 +449,11 @@ void register_array_more_nn_kernels(KernelRegistry& r) {
   register_on<MaxPoolV2Op>(r, "MaxPoolV2", floats);
   register_on<MaxPoolGradV2Op<false>>(r, "MaxPoolGradV2", floats);
   register_on<MaxPoolGradV2Op<true>>(r, "MaxPoolGradGradV2", real);
+  // float16 (and bfloat16) through the float kernels.
+  register_via_float<MaxPoolV2Op>(r, "MaxPoolV2");
+  register_via_float<MaxPoolGradV2Op<false>>(r, "MaxPoolGradV2");
+  register_via_float<half_t>(r, "MaxPoolGradGradV2",
+                             make_kernel_def<MaxPoolGradV2Op<true>>("", "").factory);
 }
 
 }  // namespace detail

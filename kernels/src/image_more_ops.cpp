@@ -16,6 +16,7 @@
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -589,17 +590,22 @@ void register_on(KernelRegistry& r, const char* op, const char* attr) {
 namespace detail {
 
 void register_image_more_kernels(KernelRegistry& r) {
-  // TensorFlow registers half and float; actorflow has float.
-  register_on<DrawBoundingBoxesOp, float>(r, "DrawBoundingBoxes", "T");
-  register_on<DrawBoundingBoxesOp, float>(r, "DrawBoundingBoxesV2", "T");
+  // TensorFlow registers half and float (half here through the float kernel).
+  for (const char* op : {"DrawBoundingBoxes", "DrawBoundingBoxesV2"}) {
+    register_on<DrawBoundingBoxesOp, float>(r, op, "T");
+    register_via_float<half_t>(r, op, make_kernel_def<DrawBoundingBoxesOp<float>>("", "").factory);
+  }
   // uint8, int8, int16, int32, float, double in TensorFlow (int64 has none).
   register_on<AdjustContrastOp, std::uint8_t, std::int32_t, float, double>(r, "AdjustContrast",
                                                                            "T");
   r.add(make_kernel_def<ExtractGlimpseOp>("ExtractGlimpse", "CPU"));
   r.add(make_kernel_def<ExtractGlimpseOp>("ExtractGlimpseV2", "CPU"));
-  for (const char* op : {"ImageProjectiveTransformV2", "ImageProjectiveTransformV3"})
+  for (const char* op : {"ImageProjectiveTransformV2", "ImageProjectiveTransformV3"}) {
     register_on<ImageProjectiveTransformOp, std::uint8_t, std::int32_t, std::int64_t, float, double,
                 bfloat16_t>(r, op, "dtype");
+    register_via_float<half_t>(
+        r, op, make_kernel_def<ImageProjectiveTransformOp<float>>("", "").factory, "dtype");
+  }
 }
 
 }  // namespace detail

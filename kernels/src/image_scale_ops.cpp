@@ -16,6 +16,7 @@
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -440,6 +441,8 @@ void register_image_scale_kernels(KernelRegistry& r) {
   // actorflow's.
   register_for_types<ScaleAndTranslateOp, std::uint8_t, std::int32_t, std::int64_t, bfloat16_t,
                      float, double>(r, "ScaleAndTranslate");
+  register_via_float<half_t>(r, "ScaleAndTranslate",
+                             make_kernel_def<ScaleAndTranslateOp<float>>("", "").factory);
   r.add(make_kernel_def<ScaleAndTranslateGradOp>("ScaleAndTranslateGrad", "CPU",
                                                  {{"T", {DType::float32}}}));
 }

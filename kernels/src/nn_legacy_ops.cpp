@@ -21,6 +21,7 @@
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
 #include "tensor_summary.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -872,9 +873,13 @@ using FusedResizeAndPadConvOp = FusedConvOp<T, true>;
 namespace detail {
 
 void register_nn_legacy_kernels(KernelRegistry& r) {
-  // TensorFlow registers half too, which actorflow has not.
+  // TensorFlow registers half too (here through the float kernels).
   register_for_types<BatchNormOp, float, double>(r, "BatchNormWithGlobalNormalization");
   register_for_types<BatchNormGradOp, float, double>(r, "BatchNormWithGlobalNormalizationGrad");
+  register_via_float<half_t>(r, "BatchNormWithGlobalNormalization",
+                             make_kernel_def<BatchNormOp<float>>("", "").factory);
+  register_via_float<half_t>(r, "BatchNormWithGlobalNormalizationGrad",
+                             make_kernel_def<BatchNormGradOp<float>>("", "").factory);
   register_for_types<QuantizeAndDequantizeV2Op, float, double>(r, "QuantizeAndDequantizeV2");
   register_for_types<QuantizeAndDequantizeV2Op, float, double>(r, "QuantizeAndDequantizeV4");
   register_for_types<QuantizeAndDequantizeV3Op, float, double>(r, "QuantizeAndDequantizeV3");
@@ -882,6 +887,10 @@ void register_nn_legacy_kernels(KernelRegistry& r) {
                                                                    "QuantizeAndDequantizeV4Grad");
   register_for_types<FusedPadConvOp, bfloat16_t, float, double>(r, "FusedPadConv2D");
   register_for_types<FusedResizeAndPadConvOp, float, double>(r, "FusedResizeAndPadConv2D");
+  register_via_float<half_t>(r, "FusedPadConv2D",
+                             make_kernel_def<FusedPadConvOp<float>>("", "").factory);
+  register_via_float<half_t>(r, "FusedResizeAndPadConv2D",
+                             make_kernel_def<FusedResizeAndPadConvOp<float>>("", "").factory);
 }
 
 }  // namespace detail

@@ -17,6 +17,7 @@
 #include "actorflow/ops/nn_ops.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -639,6 +640,21 @@ void register_patches_pool_kernels(KernelRegistry& r) {
   register_real_with_argmax<MaxPoolGradWithArgmaxOp>(r, "MaxPoolGradWithArgmax", {DType::int64});
   register_real_with_argmax<MaxPoolGradWithArgmaxOp>(r, "MaxPoolGradGradWithArgmax",
                                                      detail::kIndexTypes);
+  // float16 through the float kernels, as TensorFlow's half kernels.
+  auto half = [&](const char* op, const KernelFactory& f, DTypeConstraints more = {}) {
+    register_via_float<half_t>(r, op, f, "T", more);
+  };
+  half("MaxPoolGradGrad", make_kernel_def<MaxPoolGradGradOp<float>>("", "").factory);
+  half("MaxPoolWithArgmax", make_kernel_def<MaxPoolWithArgmaxOp<float>>("", "").factory,
+       {{"Targmax", detail::kIndexTypes}});
+  half("MaxPoolGradWithArgmax", make_kernel_def<MaxPoolGradWithArgmaxOp<float>>("", "").factory,
+       {{"Targmax", {DType::int64}}});
+  half("Dilation2D",
+       make_kernel_def<DilationKernel<DilationKind::forward>::type<float>>("", "").factory);
+  half("Dilation2DBackpropInput",
+       make_kernel_def<DilationKernel<DilationKind::backprop_input>::type<float>>("", "").factory);
+  half("Dilation2DBackpropFilter",
+       make_kernel_def<DilationKernel<DilationKind::backprop_filter>::type<float>>("", "").factory);
 }
 
 }  // namespace detail

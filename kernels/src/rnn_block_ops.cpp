@@ -13,6 +13,7 @@
 #include "kernel_helpers.hpp"
 #include "rnn_block_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -529,6 +530,14 @@ void register_rnn_block_kernels(KernelRegistry& r) {
     r.add(make_kernel_def<BlockLSTMOp>(type, "CPU", f32));
   for (const char* type : {"BlockLSTMGrad", "BlockLSTMGradV2"})
     r.add(make_kernel_def<BlockLSTMGradOp>(type, "CPU", f32));
+  // float16 through the float kernels, as TensorFlow's half kernels of the LSTMs.
+  register_via_float<half_t>(r, "LSTMBlockCell", make_kernel_def<LSTMBlockCellOp>("", "").factory);
+  register_via_float<half_t>(r, "LSTMBlockCellGrad",
+                             make_kernel_def<LSTMBlockCellGradOp>("", "").factory);
+  for (const char* type : {"BlockLSTM", "BlockLSTMV2"})
+    register_via_float<half_t>(r, type, make_kernel_def<BlockLSTMOp>("", "").factory);
+  for (const char* type : {"BlockLSTMGrad", "BlockLSTMGradV2"})
+    register_via_float<half_t>(r, type, make_kernel_def<BlockLSTMGradOp>("", "").factory);
 }
 
 }  // namespace detail

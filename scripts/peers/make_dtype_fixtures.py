@@ -403,6 +403,46 @@ def build_images(b):
            [(nms_boxes, f16), ([0.9, 0.75, 0.6, 0.95, 0.5, 0.3], f16)], exact=True, grad=False)
 
 
+def build_half_more(b):
+    """The float16 kernels of the V2 and argmax pools, dilation, boxes, projective transforms,
+    padded convolution, LSTM cell and ScaleAndTranslate (the float kernels, rounded)."""
+    rng = b.rng
+    img = rng.uniform(0, 1, size=(1, 4, 4, 3))
+    kw = {"tolerance": 2e-2, "atol": 2e-2, "grad": False}
+    h = f16
+    b.case("Pools_more_f16",
+           lambda x: [tf.raw_ops.MaxPoolV2(input=x, ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1],
+                                           padding="SAME"),
+                      tf.raw_ops.MaxPoolWithArgmax(input=x, ksize=[1, 2, 2, 1],
+                                                   strides=[1, 2, 2, 1], padding="VALID")[0],
+                      tf.raw_ops.MaxPoolGradGrad(orig_input=x, orig_output=x, grad=x * 2,
+                                                 ksize=[1, 1, 1, 1], strides=[1, 1, 1, 1],
+                                                 padding="SAME")],
+           [(img, h)], **kw)
+    b.case("Dilation_f16", lambda x, f: tf.nn.dilation2d(x, f, [1, 1, 1, 1], "SAME", "NHWC",
+                                                         [1, 1, 1, 1]),
+           [(img, h), (rng.uniform(0, 0.5, size=(2, 2, 3)), h)], **kw)
+    b.case("Boxes_f16", lambda x: tf.image.draw_bounding_boxes(
+        x, tf.constant([[[0.1, 0.2, 0.8, 0.7]]], tf.float32), [[1.0, 0.0, 0.0, 1.0]]),
+           [(img, h)], **kw)
+    b.case("Transform_f16", lambda x: tf.raw_ops.ImageProjectiveTransformV3(
+        images=x, transforms=tf.constant([[1, 0.2, 0.5, 0, 1, -0.3, 0, 0]], tf.float32),
+        output_shape=[4, 4], fill_value=0.0, interpolation="BILINEAR"), [(img, h)],
+           **kw)
+    b.case("FusedPadConv_f16", lambda x, f: tf.raw_ops.FusedPadConv2D(
+        input=x, paddings=[[0, 0], [1, 1], [1, 1], [0, 0]], filter=f, mode="REFLECT",
+        strides=[1, 1, 1, 1], padding="VALID"),
+           [(img, h), (rng.uniform(-0.5, 0.5, size=(2, 2, 3, 2)), h)], **kw)
+    b.case("ScaleAndTranslate_f16", lambda x: tf.raw_ops.ScaleAndTranslate(
+        images=x, size=[6, 5], scale=tf.constant([1.5, 1.25]),
+        translation=tf.constant([0.0, 0.5])), [(img, h)], **kw)
+    b.case("LSTMBlockCell_f16", lambda x, w: list(tf.raw_ops.LSTMBlockCell(
+        x=x, cs_prev=tf.ones([2, 3], h) * 0.5, h_prev=tf.ones([2, 3], h) * -0.25, w=w,
+        wci=tf.zeros([3], h), wcf=tf.zeros([3], h), wco=tf.zeros([3], h), b=tf.zeros([12], h))),
+           [(rng.uniform(-1, 1, size=(2, 2)), h), (rng.uniform(-0.5, 0.5, size=(5, 12)), h)],
+           **kw)
+
+
 def build_decode_raw(b):
     """DecodeRaw and DecodePaddedRaw to each newer dtype, in both byte orders."""
     data = [bytes(range(16)), bytes(range(100, 116))]
@@ -492,6 +532,7 @@ def main(out):
         build_scatters(b)
         build_images(b)
         build_decode_raw(b)
+        build_half_more(b)
     write_fixture(g, b, out)
     write_training(out)
     print("wrote %d cases to %s" % (len(b.cases), out))

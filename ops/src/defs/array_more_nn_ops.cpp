@@ -11,6 +11,7 @@
 
 #include "actorflow/ops/array_more_ops.hpp"
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "array_more_defs.hpp"
@@ -196,7 +197,10 @@ Status check_pool_v2_types(const InferenceContext& c, int count, const std::vect
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(count + 2));
   if (count == 3)
     ACTORFLOW_RETURN_IF_ERROR(same_types(c, 0, 3, "orig_input", {"orig_output", "grad"}));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", allowed, allowed_names));
+  if (c.input_types[0] == DType::float16)  // the half types, through the float kernels
+    ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[0], c.node.op));
+  else
+    ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", allowed, allowed_names));
   const char* names[] = {"ksize", "strides"};
   for (int i = 0; i < 2; ++i)
     if (c.input_types[static_cast<std::size_t>(count + i)] != DType::int32)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/graph.hpp"
@@ -38,18 +39,11 @@ using detail::imaging::int32_pair_const;
 using detail::imaging::set_output_to_sized_image;
 
 // The dtypes the ops take within actorflow's, and TensorFlow's lists as its errors name them.
-const std::vector<DType> kDrawTypes = {DType::float32};
+const std::vector<DType> kDrawTypes = {DType::float32, DType::float16};
 constexpr const char* kDrawTypeNames = "float, half";
 const std::vector<DType> kContrastTypes = {DType::uint8, DType::int32, DType::int64, DType::float32,
                                            DType::float64};
 constexpr const char* kContrastTypeNames = "uint8, int8, int16, int32, int64, float, double";
-const std::vector<DType> kTransformTypes = {DType::uint8,   DType::int32,   DType::int64,
-                                            DType::float32, DType::float64, DType::bfloat16};
-constexpr const char* kTransformTypeNames = "uint8, int32, int64, half, bfloat16, float, double";
-const std::vector<DType> kScaleTypes = {DType::uint8,   DType::int32,   DType::int64,
-                                        DType::float32, DType::float64, DType::bfloat16};
-constexpr const char* kScaleTypeNames =
-    "int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double";
 
 // DrawBoundingBoxes: images [batch, height, width, depth] (depth 1, 3 or 4 when known) and
 // boxes [batch, num_boxes, 4]; images' shape. DrawBoundingBoxesV2 (colors) only asks rank >= 3
@@ -118,8 +112,7 @@ Status infer_extract_glimpse(InferenceContext& c) {
 Status infer_image_projective_transform(InferenceContext& c) {
   const bool v3 = c.node.op == "ImageProjectiveTransformV3";
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(v3 ? 4 : 3));
-  ACTORFLOW_RETURN_IF_ERROR(
-      check_attr_type(c.input_types[0], "dtype", kTransformTypes, kTransformTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[0], c.node.op, "dtype"));
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 1, "transforms", DType::float32));
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 2, "output_shape", DType::int32));
   if (v3) ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 3, "fill_value", DType::float32));
@@ -133,7 +126,7 @@ Status infer_image_projective_transform(InferenceContext& c) {
 // ScaleAndTranslate (ResizeShapeFn): float [batch, size[0], size[1], channels].
 Status infer_scale_and_translate(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(4));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kScaleTypes, kScaleTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[0], c.node.op));
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 1, "size", DType::int32));
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 2, "scale", DType::float32));
   ACTORFLOW_RETURN_IF_ERROR(fixed_input(c, 3, "translation", DType::float32));

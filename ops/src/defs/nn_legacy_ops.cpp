@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "standard_ops.hpp"
@@ -43,10 +44,6 @@ constexpr const char* kQuantizeTypeNames = "bfloat16, half, float, double";
 const std::vector<DType> kFractionalTypes = {DType::float32, DType::float64, DType::int32,
                                              DType::int64};
 constexpr const char* kFractionalTypeNames = "float, double, int32, int64";
-const std::vector<DType> kPadConvTypes = {DType::bfloat16, DType::float32, DType::float64};
-constexpr const char* kPadConvTypeNames = "half, bfloat16, float, double";
-const std::vector<DType> kResizeConvTypes = {DType::float32, DType::float64};
-constexpr const char* kResizeConvTypeNames = "half, float, double";
 
 // Input `i` (`arg`) must have input 0's (`first_arg`) type, as op_def_library says it.
 Status same_type(const InferenceContext& c, int i, const char* arg, const char* first_arg) {
@@ -265,9 +262,7 @@ Status infer_fused_conv(InferenceContext& c) {
   const bool resize = c.node.op == "FusedResizeAndPadConv2D";
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(resize ? 4 : 3));
   const int paddings_at = resize ? 2 : 1, filter_at = resize ? 3 : 2;
-  ACTORFLOW_RETURN_IF_ERROR(
-      resize ? check_attr_type(c.input_types[0], "T", kResizeConvTypes, kResizeConvTypeNames)
-             : check_attr_type(c.input_types[0], "T", kPadConvTypes, kPadConvTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[0], c.node.op));
   if (resize) ACTORFLOW_RETURN_IF_ERROR(fixed_type(c, 1, "size", DType::int32));
   ACTORFLOW_RETURN_IF_ERROR(fixed_type(c, paddings_at, "paddings", DType::int32));
   ACTORFLOW_RETURN_IF_ERROR(same_type(c, filter_at, "filter", "input"));

@@ -16,33 +16,45 @@ struct Entry {
   const char* op;
   const char* attr;
   std::vector<DType> types;
+  const char* names;
 };
 
-const std::map<std::pair<std::string, std::string>, std::vector<DType>, std::less<>>& table() {
+// An attribute's dtypes and TensorFlow's names of its whole list.
+struct Allowed {
+  std::vector<DType> types;
+  std::string names;
+};
+
+const std::map<std::pair<std::string, std::string>, Allowed, std::less<>>& table() {
   static const auto* t = [] {
     const Entry entries[] = {
 #include "op_def_types.inc"
     };
-    auto* m = new std::map<std::pair<std::string, std::string>, std::vector<DType>, std::less<>>;
-    for (const Entry& e : entries) (*m)[{e.op, e.attr}] = e.types;
+    auto* m = new std::map<std::pair<std::string, std::string>, Allowed, std::less<>>;
+    for (const Entry& e : entries) (*m)[{e.op, e.attr}] = Allowed{e.types, e.names};
     return m;
   }();
   return *t;
+}
+
+const Allowed* find(std::string_view op, std::string_view attr) {
+  const auto& t = table();
+  auto it = t.find(std::pair<std::string, std::string>(op, attr));
+  return it == t.end() ? nullptr : &it->second;
 }
 
 }  // namespace
 
 const std::vector<DType>& op_def_types(std::string_view op, std::string_view attr) {
   static const std::vector<DType> kAny;
-  const auto& t = table();
-  auto it = t.find(std::pair<std::string, std::string>(op, attr));
-  return it == t.end() ? kAny : it->second;
+  const Allowed* a = find(op, attr);
+  return a == nullptr ? kAny : a->types;
 }
 
 Status check_op_def_type(DType t, std::string_view op, const char* attr) {
-  const std::vector<DType>& allowed = op_def_types(op, attr);
-  if (allowed.empty()) return {};
-  return check_attr_type(t, attr, allowed);
+  const Allowed* a = find(op, attr);
+  if (a == nullptr || a->types.empty()) return {};
+  return check_attr_type(t, attr, a->types, a->names.c_str());
 }
 
 }  // namespace af::detail

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/nn_ops.hpp"
@@ -23,10 +24,6 @@ using Index = std::int64_t;
 using detail::check_attr_type;
 using detail::check_index_type;
 using detail::with_rank;
-
-// The real types the CPU kernels take.
-const std::vector<DType> kRealTypes = {DType::float32, DType::float64, DType::int32,
-                                       DType::int64,   DType::uint8,   DType::bfloat16};
 
 // A list attr of `rank` values, as the shape functions check it.
 Status list_attr(const InferenceContext& c, const char* name, std::size_t rank,
@@ -52,7 +49,7 @@ Status infer_extract_patches(InferenceContext& c) {
   const bool volume = c.node.op == "ExtractVolumePatches";
   const std::size_t rank = volume ? 5 : 4;
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kRealTypes));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[0], c.node.op));
   std::vector<std::int64_t> ksizes, strides, rates(rank, 1);
   std::string padding;
   ACTORFLOW_RETURN_IF_ERROR(list_attr(c, "ksizes", rank, &ksizes));
@@ -84,7 +81,7 @@ Status infer_extract_patches(InferenceContext& c) {
 Status infer_dilation(InferenceContext& c) {
   const bool forward = c.node.op == "Dilation2D";
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(forward ? 2 : 3));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kRealTypes));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[0], c.node.op));
   for (std::size_t i = 1; i < c.input_types.size(); ++i)
     if (c.input_types[i] != c.input_types[0])
       return invalid_argument("Inputs to " + c.node.op + " must share one type: " +
@@ -155,7 +152,7 @@ StatusOr<PartialShape> pool_shape(const InferenceContext& c, std::size_t i) {
 
 Status infer_max_pool_with_argmax(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kRealTypes));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[0], c.node.op));
   DType targmax = DType::int64;
   c.get_attr("Targmax", &targmax);
   ACTORFLOW_RETURN_IF_ERROR(check_index_type(targmax, "Targmax"));
@@ -170,7 +167,7 @@ Status infer_max_pool_with_argmax(InferenceContext& c) {
 // pooling's output shape.
 Status infer_max_pool_grads(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", kRealTypes));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[0], c.node.op));
   const bool with_argmax = c.node.op != "MaxPoolGradGrad";
   const std::size_t typed_inputs = with_argmax ? 2 : 3;
   for (std::size_t i = 1; i < typed_inputs; ++i)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "standard_ops.hpp"
@@ -55,6 +56,8 @@ Status check_inputs(const InferenceContext& c, const std::vector<const char*>& n
     if (c.input_types[i] != t)
       return invalid_argument(
           cwise::type_mismatch_message(c.node.op, names[i], c.input_types[i], names[first], t));
+  // float16 too where the OpDef allows it (the LSTMs; the GRU cells are float only).
+  if (t == DType::float16) return detail::check_op_def_type(t, c.node.op);
   return detail::check_attr_type(t, "T", {DType::float32}, allowed_names);
 }
 

@@ -18,7 +18,7 @@ const std::vector<DType>& op_def_types(std::string_view op, std::string_view att
 
 /// OK when op_def_types(op, attr) is empty or holds `t`; else TensorFlow's "Value for attr
 /// 'T' of int16 is not in the list of allowed values: float, double, ..." naming the OpDef's
-/// list.
+/// whole list (quantized types included).
 Status check_op_def_type(DType t, std::string_view op, const char* attr = "T");
 
 }  // namespace af::detail
