@@ -570,7 +570,7 @@ void register_real(KernelRegistry& r, const char* op) {
 }
 
 template <template <class> class Kernel, class... Ts>
-void register_search(KernelRegistry& r, const char* op) {
+void register_search(KernelRegistry& r, const char* op, detail::TypeList<Ts...> /*types*/) {
   (r.add(make_kernel_def<Kernel<Ts>>(op, "CPU",
                                      {{"T", {dtype_of_v<Ts>}}, {"out_type", detail::kIndexTypes}})),
    ...);
@@ -591,12 +591,10 @@ void register_array_more_kernels(KernelRegistry& r) {
       make_kernel_def<UnravelIndexOp<int32_t>>("UnravelIndex", "CPU", {{"Tidx", {DType::int32}}}));
   r.add(
       make_kernel_def<UnravelIndexOp<int64_t>>("UnravelIndex", "CPU", {{"Tidx", {DType::int64}}}));
-  register_search<LowerBoundOp, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r,
-                                                                                      "LowerBound");
-  register_search<UpperBoundOp, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r,
-                                                                                      "UpperBound");
-  register_real<NthElementOp, float, double, int32_t, int64_t, uint8_t, bfloat16_t>(r,
-                                                                                    "NthElement");
+  // TensorFlow 2.21's: every real number type.
+  register_search<LowerBoundOp>(r, "LowerBound", RealNumberTypes{});
+  register_search<UpperBoundOp>(r, "UpperBound", RealNumberTypes{});
+  register_for_list<NthElementOp>(r, "NthElement", RealNumberTypes{});
   // TensorFlow registers the in-place ops for every type; adding and subtracting refuse bool
   // and string when they run ("Unsupported data type: bool").
   r.add(make_kernel_def<InplaceOp<InplaceKind::update>>("InplaceUpdate", "CPU",

@@ -332,6 +332,10 @@ using ArgMaxInt64Kernel = ArgOp<T, std::int64_t, Greater>;
 template <class T>
 using ArgMaxInt32Kernel = ArgOp<T, std::int32_t, Greater>;
 template <class T>
+using ArgMaxInt16Kernel = ArgOp<T, std::int16_t, Greater>;
+template <class T>
+using ArgMaxUInt16Kernel = ArgOp<T, std::uint16_t, Greater>;
+template <class T>
 using ArgMinInt64Kernel = ArgOp<T, std::int64_t, Less>;
 template <class T>
 using ArgMinInt32Kernel = ArgOp<T, std::int32_t, Less>;
@@ -353,6 +357,10 @@ void register_cwise_aggregate_kernels(KernelRegistry& r) {
   using ArgTypes = Concat<RealNumberTypes, TypeList<bool>>;
   register_arg_kernels<ArgMaxInt64Kernel>(r, "ArgMax", DType::int64, ArgTypes{});
   register_arg_kernels<ArgMaxInt32Kernel>(r, "ArgMax", DType::int32, ArgTypes{});
+  // ArgMax's output_type may also be int16 or uint16 (indices past their range wrap, as
+  // TensorFlow's cast does).
+  register_arg_kernels<ArgMaxInt16Kernel>(r, "ArgMax", DType::int16, ArgTypes{});
+  register_arg_kernels<ArgMaxUInt16Kernel>(r, "ArgMax", DType::uint16, ArgTypes{});
   register_arg_kernels<ArgMinInt64Kernel>(r, "ArgMin", DType::int64, ArgTypes{});
   register_arg_kernels<ArgMinInt32Kernel>(r, "ArgMin", DType::int32, ArgTypes{});
   register_for_types<L2LossOp, float, double, bfloat16_t, half_t>(r, "L2Loss");

@@ -391,8 +391,9 @@ void register_random_more_kernels(KernelRegistry& r) {
         r, ("StatelessTruncatedNormal" + suffix).c_str(), "dtype", *constraints);
     register_for_types_on<UniformIntOp, std::int32_t, std::int64_t>(
         r, ("StatelessRandomUniformInt" + suffix).c_str(), "dtype", *constraints);
-    register_for_types_on<UniformFullIntOp, std::int32_t, std::int64_t>(
-        r, ("StatelessRandomUniformFullInt" + suffix).c_str(), "dtype", *constraints);
+    register_for_types_on<UniformFullIntOp, std::int32_t, std::int64_t, std::uint32_t,
+                          std::uint64_t>(r, ("StatelessRandomUniformFullInt" + suffix).c_str(),
+                                         "dtype", *constraints);
   }
   register_for_types_on<StatelessMultinomialOp, float, double, bfloat16_t>(
       r, "StatelessMultinomial", "T", {{"output_dtype", kIndexTypes}, {"Tseed", kIndexTypes}});

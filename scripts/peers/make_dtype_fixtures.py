@@ -443,6 +443,27 @@ def build_half_more(b):
            **kw)
 
 
+def build_misc(b):
+    """Searches, NthElement, ArgMax's 16-bit outputs and full-range unsigned random ints."""
+    for name, dt in (("f16", f16), ("int8", tf.int8), ("uint16", tf.uint16),
+                     ("uint64", tf.uint64)):
+        sorted_v = [[1, 3, 5, 7, 9], [0, 2, 2, 4, 8]]
+        vals = [[0, 3, 6, 10], [2, 2, 5, 9]]
+        b.case("Search_" + name,
+               lambda s_, v: [tf.searchsorted(s_, v, side="left"),
+                              tf.searchsorted(s_, v, side="right", out_type=tf.int64),
+                              tf.raw_ops.NthElement(input=s_, n=2),
+                              tf.raw_ops.NthElement(input=s_, n=1, reverse=True),
+                              tf.argmax(v, 1, output_type=tf.int16),
+                              tf.argmax(v, 0, output_type=tf.uint16)],
+               [(sorted_v, dt), (vals, dt)], exact=True, grad=False)
+    for dt, sfx in ((tf.uint32, "_uint32"), (tf.uint64, "_uint64")):
+        b.case("FullInt" + sfx,
+               lambda s_, dt=dt: [tf.raw_ops.StatelessRandomUniformFullInt(
+                   shape=[7], seed=s_, dtype=dt)],
+               [([3, 9], tf.int32)], exact=True, grad=False)
+
+
 def build_decode_raw(b):
     """DecodeRaw and DecodePaddedRaw to each newer dtype, in both byte orders."""
     data = [bytes(range(16)), bytes(range(100, 116))]
@@ -533,6 +554,7 @@ def main(out):
         build_images(b)
         build_decode_raw(b)
         build_half_more(b)
+        build_misc(b)
     write_fixture(g, b, out)
     write_training(out)
     print("wrote %d cases to %s" % (len(b.cases), out))

@@ -13,6 +13,7 @@
 
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/detail/tf_datatype.hpp"
 #include "actorflow/ops/graph.hpp"
@@ -34,7 +35,6 @@ using detail::tf_enum;  // the DataType enum value Bitcast's shape function prin
 using detail::with_rank;
 using detail::with_rank_at_least;
 using detail::array_more::check_list_of_one_type;
-using detail::array_more::kRealTypeNames;
 using detail::array_more::kRealTypes;
 using detail::array_more::make_op;
 
@@ -130,7 +130,7 @@ Status infer_search_sorted(InferenceContext& c) {
 Status infer_nth_element(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   const DType t = c.input_types[0];
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(t, "T", kRealTypes, kRealTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(t, c.node.op));
   if (c.input_types[1] != DType::int32)
     return invalid_argument(
         fixed_type_mismatch_message(c.node.op, "n", c.input_types[1], DType::int32));

@@ -122,7 +122,8 @@ Status infer_stateless_int(InferenceContext& c) {
   return infer_stateless(c, detail::kIndexTypes, "int32, int64", true);
 }
 Status infer_stateless_full_int(InferenceContext& c) {
-  return infer_stateless(c, detail::kIndexTypes, "int32, int64, uint32, uint64", false);
+  return infer_stateless(c, {DType::int32, DType::int64, DType::uint32, DType::uint64},
+                         "int32, int64, uint32, uint64", false);
 }
 
 // StatelessMultinomial: the seed, logits [batch, classes] and a scalar num_samples;
