@@ -1,12 +1,15 @@
 // The kernels TensorFlow 2.21 registers for the newer dtypes, against TensorFlow:
 // tests/data/tf_dtypes (scripts/peers/make_dtype_fixtures.py) is a GraphDef of complex64 and
 // complex128 MatMul, BatchMatMulV2 with adjoints, trigonometric and hyperbolic functions,
-// Pow, Sign, comparisons, Select, Where, scans, Einsum, BiasAdd, EuclideanNorm and
-// UnsortedSegmentSum; of the 8- to 64-bit integers through arithmetic that wraps around,
-// comparisons, reductions and bitwise ops; and of float16 and bfloat16 through the kernels
-// of training (convolutions, pools, batch normalisation, activation gradients, the softmax
-// losses), with TensorFlow's values and gradients. Then what TensorFlow refuses, refused
-// alike, and the float kernels' errors for float16.
+// Pow, Sign, comparisons, Select, Where, scans, Einsum, BiasAdd, EuclideanNorm, segment
+// reductions and scatters; of the 8- to 64-bit integers through arithmetic that wraps
+// around, comparisons, reductions, segment reductions, scatters, searches, bitwise ops,
+// pools, resizes and DecodeRaw; and of float16 and bfloat16 through the kernels of training
+// (convolutions, pools, batch normalisation, activation gradients, the softmax losses,
+// segment reductions), images (resizes, crops, colours, boxes, transforms), LSTM cells and
+// Philox random values, with TensorFlow's values and gradients; training.pb, one optimizer
+// step, AssignAdd/AssignSub and the variable scatters on variables of those types. Then
+// what TensorFlow refuses, refused alike, and the float kernels' errors for float16.
 #include <actorflow/actorflow.hpp>
 #include <actorflow/ops/nn_ops.hpp>
 #include <boost/test/unit_test.hpp>
