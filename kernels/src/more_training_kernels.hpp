@@ -73,10 +73,12 @@ Status run_checks(const OpKernelContext& ctx, const Layout& lay, const std::vect
         const Tensor& t = ctx.input(input);
         bool ok = t.rank() == 0;
         if (ok && c.req != Req::any) {
-          const T v = t.data<T>()[0];
-          ok = c.req == Req::positive       ? v > T(0)
-               : c.req == Req::non_negative ? v >= T(0)
-                                            : v <= T(0);
+          // float16 and bfloat16 compared in float.
+          using C = std::conditional_t<is_half_like_v<T>, float, T>;
+          const C v = static_cast<C>(t.data<T>()[0]);
+          ok = c.req == Req::positive       ? v > C(0)
+               : c.req == Req::non_negative ? v >= C(0)
+                                            : v <= C(0);
         }
         if (!ok) return invalid_argument(std::string(c.text) + t.shape().to_string());
         break;
@@ -134,12 +136,13 @@ inline Flags read_flags(OpKernelConstruction& c, bool sparse) {
   return f;
 }
 
-/// The T hyper-parameters of `lay`, in layout order; AdagradDA's `global_step` into `f`.
-template <class T>
+/// The hyper-parameters of `lay` (tensors of S), as T, in layout order; AdagradDA's
+/// `global_step` into `f`.
+template <class S, class T = S>
 std::vector<T> read_scalars(const OpKernelContext& ctx, const Layout& lay, Kind k, Flags* f) {
   std::vector<T> scalars;
   for (auto [index, scalar_name] : lay.scalars)
-    scalars.push_back(ctx.input(index).template data<T>()[0]);
+    scalars.push_back(static_cast<T>(ctx.input(index).template data<S>()[0]));
   if (has_global_step(k)) f->global_step = ctx.input(lay.inputs - 1).data<std::int64_t>()[0];
   return scalars;
 }

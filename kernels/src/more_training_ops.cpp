@@ -109,8 +109,12 @@ std::vector<Check> dense_checks(Kind k) {
   return {};
 }
 
-template <Kind K, class T, bool Resource>
+// The update of variables of element type S, computed in T (float for float16 and
+// bfloat16: widened, updated in float, each value rounded once).
+template <Kind K, class S, bool Resource>
 class MoreApplyOp : public OpKernel {
+  using T = std::conditional_t<is_half_like_v<S>, float, S>;
+
  public:
   MoreApplyOp(OpKernelConstruction& c, Status* /*s*/)
       : OpKernel(c), flags_(detail::more_optimizer::read_flags(c, /*sparse=*/false)) {}
@@ -121,7 +125,7 @@ class MoreApplyOp : public OpKernel {
 
   void compute(OpKernelContext& ctx) override {
     const Layout lay = layout_of(K);
-    detail::more_optimizer::compute_update<T>(*this, ctx, lay, Resource, checks_, -1,
+    detail::more_optimizer::compute_update<S>(*this, ctx, lay, Resource, checks_, -1,
                                               [&](std::vector<Tensor*>& values) {
                                                 update(ctx, lay, values);
                                                 return Status{};
@@ -131,11 +135,32 @@ class MoreApplyOp : public OpKernel {
  private:
   void update(const OpKernelContext& ctx, const Layout& lay, std::vector<Tensor*>& values) const {
     Flags f = flags_;
-    const std::vector<T> scalars = detail::more_optimizer::read_scalars<T>(ctx, lay, K, &f);
-    T* d[3];
-    detail::more_optimizer::writable_data(values, d);
+    const std::vector<T> scalars = detail::more_optimizer::read_scalars<S, T>(ctx, lay, K, &f);
     const Tensor& grad = ctx.input(lay.grad);
-    detail::more_optimizer::update_span<K, T>(d, grad.data<T>(), grad.num_elements(), scalars, f);
+    const Index n = grad.num_elements();
+    if constexpr (is_half_like_v<S>) {
+      // Widened copies of the variable, its slots and the gradient, rounded back after.
+      auto widen = [n](const Tensor& t) {
+        std::vector<float> w(static_cast<std::size_t>(n));
+        for (Index i = 0; i < n; ++i)
+          w[static_cast<std::size_t>(i)] = static_cast<float>(t.data<S>()[i]);
+        return w;
+      };
+      std::vector<std::vector<float>> wide;
+      for (Tensor* v : values) wide.push_back(widen(*v));
+      float* d[3] = {nullptr, nullptr, nullptr};
+      for (std::size_t i = 0; i < wide.size() && i < 3; ++i) d[i] = wide[i].data();
+      const std::vector<float> g = widen(grad);
+      detail::more_optimizer::update_span<K, float>(d, g.data(), n, scalars, f);
+      S* out[3];
+      detail::more_optimizer::writable_data(values, out);
+      for (std::size_t k = 0; k < wide.size() && k < 3; ++k)
+        for (Index i = 0; i < n; ++i) out[k][i] = S(wide[k][static_cast<std::size_t>(i)]);
+    } else {
+      T* d[3];
+      detail::more_optimizer::writable_data(values, d);
+      detail::more_optimizer::update_span<K, T>(d, grad.data<T>(), n, scalars, f);
+    }
   }
 
   const std::vector<Check> checks_ = dense_checks(K);
@@ -151,6 +176,18 @@ void register_apply(KernelRegistry& r, const char* type, bool ref_form = true) {
   }
   r.add(make_kernel_def<MoreApplyOp<K, float, true>>(resource, "CPU", {{"T", {DType::float32}}}));
   r.add(make_kernel_def<MoreApplyOp<K, double, true>>(resource, "CPU", {{"T", {DType::float64}}}));
+  // float16 and bfloat16 (AdaMax: float16 only), as TensorFlow's, where it has them.
+  if constexpr (K != Kind::proximal_gradient_descent && K != Kind::proximal_adagrad &&
+                K != Kind::adagrad_da) {
+    auto add = [&](auto tag) {
+      using S = decltype(tag);
+      if (ref_form)
+        r.add(make_kernel_def<MoreApplyOp<K, S, false>>(type, "CPU", {{"T", {dtype_of_v<S>}}}));
+      r.add(make_kernel_def<MoreApplyOp<K, S, true>>(resource, "CPU", {{"T", {dtype_of_v<S>}}}));
+    };
+    add(half_t{});
+    if constexpr (K != Kind::ada_max) add(bfloat16_t{});
+  }
 }
 
 }  // namespace

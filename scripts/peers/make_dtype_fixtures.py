@@ -522,7 +522,22 @@ def write_training(out):
                         tf1.scatter_max(sc, [1, 3], c([5.0, -1.0]), name="scatter_max" + sfx),
                         tf.raw_ops.ScatterNdSub(ref=sc, indices=[[3], [1]],
                                                 updates=c([0.5, 1.5]), name="scatter_nd_sub" + sfx)]
-            slots = [m, v, acc]
+            ftrl_w, ftrl_a, ftrl_l = var([0.5, -1.25, 2.0], "ftrl_w"), var(
+                [0.1, 0.2, 0.3], "ftrl_a"), var([0.0, 0.5, -0.5], "ftrl_l")
+            ad_w, ad_a, ad_u = var([0.5, -1.25, 2.0], "ad_w"), var([0.1, 0.2, 0.3], "ad_a"), var(
+                [0.0, 0.1, 0.2], "ad_u")
+            sign_w, sign_m = var([0.5, -1.25, 2.0], "sign_w"), var([0.1, -0.2, 0.0], "sign_m")
+            fetches += [
+                tf.raw_ops.ApplyFtrl(var=ftrl_w, accum=ftrl_a, linear=ftrl_l, grad=grad,
+                                     lr=c(0.1), l1=c(0.01), l2=c(0.02), lr_power=c(-0.5),
+                                     name="ftrl" + sfx),
+                tf.raw_ops.ApplyAdadelta(var=ad_w, accum=ad_a, accum_update=ad_u, lr=c(1.0),
+                                         rho=c(0.9), epsilon=c(1e-3), grad=grad,
+                                         name="adadelta" + sfx),
+                tf.raw_ops.ApplyAddSign(var=sign_w, m=sign_m, lr=c(0.1), alpha=c(1.0),
+                                        sign_decay=c(0.99), beta=c(0.9), grad=grad,
+                                        name="add_sign" + sfx)]
+            slots = [m, v, acc, ftrl_a, ftrl_l, ad_a, ad_u, sign_m]
             fetches += [tf.identity(x, name="read_" + x.op.name) for x in slots]
         init = tf1.global_variables_initializer()
         # The updates first, then the slots they left.

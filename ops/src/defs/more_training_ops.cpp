@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/more_training_layout.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "standard_ops.hpp"
 
@@ -92,7 +93,8 @@ Status infer_apply(InferenceContext& c, Kind k, bool resource) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(lay.inputs));
   DType t = c.input_types[0];
   if (resource) ACTORFLOW_RETURN_IF_ERROR(c.get_attr("T", &t));
-  ACTORFLOW_RETURN_IF_ERROR(check_t(t));
+  // TensorFlow's OpDef list (its CPU kernels: float, double and the half types).
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(t, c.node.op));
   ACTORFLOW_RETURN_IF_ERROR(check_inputs(c, k, lay, resource, t, -1));
   PartialShape shape;
   ACTORFLOW_RETURN_IF_ERROR(merged_var_shape(c, k, lay, resource, &shape));
