@@ -35,8 +35,12 @@ using detail::optimizer::Layout;
 using detail::optimizer::ref_name;
 using detail::optimizer::sparse_layout_of;
 
-template <Kind K, class T, bool Resource>
+// The update of variables of element type S, computed in T (float for float16 and
+// bfloat16: each named row widened, updated in float and rounded once).
+template <Kind K, class S, bool Resource>
 class SparseApplyOp : public OpKernel {
+  using T = std::conditional_t<is_half_like_v<S>, float, S>;
+
  public:
   SparseApplyOp(OpKernelConstruction& c, Status* /*s*/) : OpKernel(c) {
     c.get_attr("use_nesterov", &use_nesterov_);
@@ -46,7 +50,7 @@ class SparseApplyOp : public OpKernel {
   void compute(OpKernelContext& ctx) override {
     const Layout lay = sparse_layout_of(K);
     std::vector<Var*> vars;
-    Status in = detail::variable_inputs(ctx, lay.refs, dtype_of<T>::value, Resource, &vars);
+    Status in = detail::variable_inputs(ctx, lay.refs, dtype_of<S>::value, Resource, &vars);
     if (!in.ok()) return ctx.fail(in);
     Status s = update_together(
         vars, [&](std::vector<Tensor*>& values) { return update(ctx, lay, values); });
@@ -108,7 +112,7 @@ class SparseApplyOp : public OpKernel {
     if (!s.ok()) return s.with_context(node_suffix(name()));
     std::vector<T> scalars;
     for (auto [index, scalar_name] : lay.scalars)
-      scalars.push_back(ctx.input(index).template data<T>()[0]);
+      scalars.push_back(static_cast<T>(ctx.input(index).template data<S>()[0]));
     const Tensor& grad = ctx.input(lay.grad);
     const Tensor& indices = ctx.input(lay.grad + 1);
     const Index n = indices.shape().dim(0);
@@ -137,13 +141,37 @@ class SparseApplyOp : public OpKernel {
         if (bad(i)) return out_of_range(i);
     for (Tensor* v : values)
       if (!v->sole_owner()) *v = v->deep_copy();
-    std::vector<T*> data;
-    for (Tensor* v : values) data.push_back(v->template data<T>());
-    const T* g = grad.template data<T>();
-    for (Index i = 0; i < n; ++i) {
-      if (!check_first && bad(i)) return out_of_range(i);
-      const Index row = index[static_cast<std::size_t>(i)] * inner;
-      update_row(data, row, scalars, g + i * inner, inner);
+    if constexpr (is_half_like_v<S>) {
+      // Each named row of the variable and its slots, and the gradient's row, in float.
+      std::vector<std::vector<float>> rows(values.size(),
+                                           std::vector<float>(static_cast<std::size_t>(inner)));
+      std::vector<float*> wide;
+      for (auto& w : rows) wide.push_back(w.data());
+      std::vector<float> g(static_cast<std::size_t>(inner));
+      const S* gs = grad.template data<S>();
+      for (Index i = 0; i < n; ++i) {
+        if (!check_first && bad(i)) return out_of_range(i);
+        const Index row = index[static_cast<std::size_t>(i)] * inner;
+        for (std::size_t k = 0; k < values.size(); ++k) {
+          const S* p = values[k]->template data<S>() + row;
+          for (Index e = 0; e < inner; ++e) rows[k][static_cast<std::size_t>(e)] = float(p[e]);
+        }
+        for (Index e = 0; e < inner; ++e) g[static_cast<std::size_t>(e)] = float(gs[i * inner + e]);
+        update_row(wide, 0, scalars, g.data(), inner);
+        for (std::size_t k = 0; k < values.size(); ++k) {
+          S* p = values[k]->template data<S>() + row;
+          for (Index e = 0; e < inner; ++e) p[e] = S(rows[k][static_cast<std::size_t>(e)]);
+        }
+      }
+    } else {
+      std::vector<T*> data;
+      for (Tensor* v : values) data.push_back(v->template data<T>());
+      const T* g = grad.template data<T>();
+      for (Index i = 0; i < n; ++i) {
+        if (!check_first && bad(i)) return out_of_range(i);
+        const Index row = index[static_cast<std::size_t>(i)] * inner;
+        update_row(data, row, scalars, g + i * inner, inner);
+      }
     }
     return {};
   }
@@ -210,6 +238,16 @@ void register_sparse_apply(KernelRegistry& r, const char* type) {
       resource, "CPU", {{"T", {DType::float32}}, {"Tindices", index_types}}));
   r.add(make_kernel_def<SparseApplyOp<K, double, true>>(
       resource, "CPU", {{"T", {DType::float64}}, {"Tindices", index_types}}));
+  // float16 and bfloat16 (RMSProp's: float16 only), as TensorFlow's.
+  auto add = [&](auto tag) {
+    using S = decltype(tag);
+    r.add(make_kernel_def<SparseApplyOp<K, S, false>>(
+        sparse, "CPU", {{"T", {dtype_of_v<S>}}, {"Tindices", index_types}}));
+    r.add(make_kernel_def<SparseApplyOp<K, S, true>>(
+        resource, "CPU", {{"T", {dtype_of_v<S>}}, {"Tindices", index_types}}));
+  };
+  add(half_t{});
+  if constexpr (K != Kind::rms_prop && K != Kind::centered_rms_prop) add(bfloat16_t{});
 }
 
 }  // namespace

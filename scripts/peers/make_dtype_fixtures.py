@@ -537,7 +537,16 @@ def write_training(out):
                 tf.raw_ops.ApplyAddSign(var=sign_w, m=sign_m, lr=c(0.1), alpha=c(1.0),
                                         sign_decay=c(0.99), beta=c(0.9), grad=grad,
                                         name="add_sign" + sfx)]
-            slots = [m, v, acc, ftrl_a, ftrl_l, ad_a, ad_u, sign_m]
+            emb, emb_acc = var([[0.5, -1.0], [2.0, 0.25], [-0.75, 1.5]], "emb"), var(
+                [[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], "emb_acc")
+            rgrad = c([[0.1, -0.2], [0.3, 0.05], [-0.1, 0.2]])
+            fetches += [
+                tf.raw_ops.SparseApplyAdagrad(var=emb, accum=emb_acc, lr=c(0.5), grad=rgrad,
+                                              indices=[2, 0, 2], name="sparse_adagrad" + sfx),
+                tf.raw_ops.SparseApplyMomentum(var=emb, accum=emb_acc, lr=c(0.25), grad=rgrad[:2],
+                                               indices=[1, 0], momentum=c(0.9),
+                                               name="sparse_momentum" + sfx)]
+            slots = [m, v, acc, ftrl_a, ftrl_l, ad_a, ad_u, sign_m, emb_acc]
             fetches += [tf.identity(x, name="read_" + x.op.name) for x in slots]
         init = tf1.global_variables_initializer()
         # The updates first, then the slots they left.

@@ -93,9 +93,7 @@ Status infer_sparse_apply(InferenceContext& c, Kind k, bool resource) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(lay.inputs));
   DType t = c.input_types[0];
   if (resource) ACTORFLOW_RETURN_IF_ERROR(c.get_attr("T", &t));
-  if (t != DType::float32 && t != DType::float64)
-    return invalid_argument("Value for attr 'T' of " + std::string(data_type_string(t)) +
-                            " is not in the list of allowed values: float, double");
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(t, c.node.op));
   const int indices = lay.grad + 1;
   for (int i = 0; i < lay.inputs; ++i) {
     if (i == indices) continue;
