@@ -378,6 +378,10 @@ void register_string_conversion_kernels(KernelRegistry& r) {
                                                         {{"out_type", {DType::int32}}}));
   r.add(make_kernel_def<StringToNumberOp<std::int64_t>>("StringToNumber", "CPU",
                                                         {{"out_type", {DType::int64}}}));
+  r.add(make_kernel_def<StringToNumberOp<std::uint32_t>>("StringToNumber", "CPU",
+                                                         {{"out_type", {DType::uint32}}}));
+  r.add(make_kernel_def<StringToNumberOp<std::uint64_t>>("StringToNumber", "CPU",
+                                                         {{"out_type", {DType::uint64}}}));
   r.add(make_kernel_def<StringToHashBucketOp>("StringToHashBucket", "CPU"));
   r.add(make_kernel_def<StringToHashBucketOp>("StringToHashBucketStrong", "CPU"));
 }

@@ -458,6 +458,8 @@ def build_misc(b):
                               tf.argmax(v, 0, output_type=tf.uint16)],
                [(sorted_v, dt), (vals, dt)], exact=True, grad=False)
     for dt, sfx in ((tf.uint32, "_uint32"), (tf.uint64, "_uint64")):
+        b.case("StringToNumber" + sfx, lambda x, dt=dt: tf.strings.to_number(x, dt),
+               [(["0", "7", " 42 ", "+9", "4294967295"], tf.string)], exact=True, grad=False)
         b.case("FullInt" + sfx,
                lambda s_, dt=dt: [tf.raw_ops.StatelessRandomUniformFullInt(
                    shape=[7], seed=s_, dtype=dt)],

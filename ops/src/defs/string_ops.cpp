@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "reduction_defs.hpp"
@@ -131,8 +132,7 @@ Status infer_as_string(InferenceContext& c) {
 Status infer_string_to_number(InferenceContext& c) {
   DType out = DType::float32;
   c.get_attr("out_type", &out);
-  ACTORFLOW_RETURN_IF_ERROR(detail::check_attr_type(
-      out, "out_type", {DType::float32, DType::float64, DType::int32, DType::int64}));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(out, c.node.op, "out_type"));
   return unchanged_string(c, "string_tensor", out);
 }
 
