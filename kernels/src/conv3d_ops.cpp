@@ -836,9 +836,9 @@ class MaxPool3DGradGradOp : public StatusKernel {
 namespace detail {
 
 void register_conv3d_kernels(KernelRegistry& r) {
-  register_for_types<Conv3DOp, float, double>(r, "Conv3D");
-  register_for_types<Conv3DBackpropInputOp, float, double>(r, "Conv3DBackpropInputV2");
-  register_for_types<Conv3DBackpropFilterOp, float, double>(r, "Conv3DBackpropFilterV2");
+  register_floating<Conv3DOp>(r, "Conv3D");
+  register_floating<Conv3DBackpropInputOp>(r, "Conv3DBackpropInputV2");
+  register_floating<Conv3DBackpropFilterOp>(r, "Conv3DBackpropFilterV2");
   // TensorFlow's CPU pooling kernels are float only.
   register_for_types<MaxPool3DOp, float>(r, "MaxPool3D");
   register_for_types<AvgPool3DOp, float>(r, "AvgPool3D");
@@ -846,10 +846,7 @@ void register_conv3d_kernels(KernelRegistry& r) {
       "MaxPool3DGrad", "CPU", {{"T", {DType::float32}}, {"TInput", {DType::float32}}}));
   register_for_types<AvgPool3DGradOp, float>(r, "AvgPool3DGrad");
   register_for_types<MaxPool3DGradGradOp, float>(r, "MaxPool3DGradGrad");
-  // float16 and bfloat16 convolutions, bfloat16 pools, through the float kernels.
-  register_via_float<Conv3DOp<float>>(r, "Conv3D");
-  register_via_float<Conv3DBackpropInputOp<float>>(r, "Conv3DBackpropInputV2");
-  register_via_float<Conv3DBackpropFilterOp<float>>(r, "Conv3DBackpropFilterV2");
+  // bfloat16 pools through the float kernels (the convolutions: register_floating).
   auto bf16 = [&](const char* op, const KernelFactory& f, DTypeConstraints more = {}) {
     register_via_float<bfloat16_t>(r, op, f, "T", more);
   };

@@ -369,16 +369,10 @@ namespace detail {
 
 void register_depthwise_conv_kernels(KernelRegistry& r) {
   // float16 and bfloat16 through the float kernels, as TensorFlow 2.21 has them.
-  register_for_types<DepthwiseConv2dNativeOp, float, double>(r, "DepthwiseConv2dNative");
-  register_via_float<DepthwiseConv2dNativeOp<float>>(r, "DepthwiseConv2dNative");
-  register_for_types<DepthwiseConv2dNativeBackpropInputOp, float, double>(
-      r, "DepthwiseConv2dNativeBackpropInput");
-  register_via_float<DepthwiseConv2dNativeBackpropInputOp<float>>(
-      r, "DepthwiseConv2dNativeBackpropInput");
-  register_for_types<DepthwiseConv2dNativeBackpropFilterOp, float, double>(
-      r, "DepthwiseConv2dNativeBackpropFilter");
-  register_via_float<DepthwiseConv2dNativeBackpropFilterOp<float>>(
-      r, "DepthwiseConv2dNativeBackpropFilter");
+  register_floating<DepthwiseConv2dNativeOp>(r, "DepthwiseConv2dNative");
+  register_floating<DepthwiseConv2dNativeBackpropInputOp>(r, "DepthwiseConv2dNativeBackpropInput");
+  register_floating<DepthwiseConv2dNativeBackpropFilterOp>(r,
+                                                           "DepthwiseConv2dNativeBackpropFilter");
 }
 
 }  // namespace detail

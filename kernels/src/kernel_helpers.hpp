@@ -356,6 +356,12 @@ using RealNumberTypes = Concat<FloatTypes, IntegralTypes>;
 /// TF_CALL_NUMBER_TYPES: the real number and complex types.
 using NumberTypes = Concat<RealNumberTypes, ComplexTypes>;
 
+/// The DTypes of the types of `list`, in order (a kernel's constraint list).
+template <class... Ts>
+std::vector<DType> dtypes_of(TypeList<Ts...> /*list*/) {
+  return {dtype_of_v<Ts>...};
+}
+
 /// Registers `Kernel<T>` for `op` on the CPU for each type of `list` in order, constrained on
 /// attr "T" (dtype_of_v<T>).
 template <template <class> class Kernel, class... Ts>

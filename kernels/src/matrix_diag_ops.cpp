@@ -25,11 +25,8 @@ using detail::visit_storage;
 
 // The types TensorFlow registers the band and diagonal kernels for (TF_CALL_POD_TYPES: every
 // number and bool).
-const std::vector<DType> kPodTypes = [] {
-  std::vector<DType> types = detail::kValueTypes;
-  types.erase(std::find(types.begin(), types.end(), DType::string));
-  return types;
-}();
+const std::vector<DType> kPodTypes =
+    detail::dtypes_of(detail::Concat<detail::NumberTypes, detail::TypeList<bool>>{});
 // Diag and DiagPart: TensorFlow's CPU kernels take these.
 const std::vector<DType> kDiagTypes = {DType::float32, DType::float64,   DType::int32,
                                        DType::int64,   DType::complex64, DType::complex128,

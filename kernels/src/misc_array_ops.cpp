@@ -663,9 +663,8 @@ void register_misc_array_kernels(KernelRegistry& r) {
   // TensorFlow's EnsureShape kernel takes every type; Snapshot the plain-old-data ones (every
   // number and bool).
   r.add(make_kernel_def<EnsureShapeOp>("EnsureShape", "CPU"));
-  std::vector<DType> pod = detail::kValueTypes;
-  pod.erase(std::find(pod.begin(), pod.end(), DType::string));
-  r.add(make_kernel_def<SnapshotOp>("Snapshot", "CPU", {{"T", pod}}));
+  r.add(make_kernel_def<SnapshotOp>("Snapshot", "CPU",
+                                    {{"T", dtypes_of(Concat<NumberTypes, TypeList<bool>>{})}}));
   for (const char* type : {"FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxArgsGradient"})
     r.add(make_kernel_def<FakeQuantArgsOp>(type, "CPU"));
   for (const char* type : {"FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsGradient"})

@@ -17,6 +17,7 @@
 #include "actorflow/ops/kernel.hpp"
 #include "more_training_kernels.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -140,17 +141,11 @@ class MoreApplyOp : public OpKernel {
     const Index n = grad.num_elements();
     if constexpr (is_half_like_v<S>) {
       // Widened copies of the variable, its slots and the gradient, rounded back after.
-      auto widen = [n](const Tensor& t) {
-        std::vector<float> w(static_cast<std::size_t>(n));
-        for (Index i = 0; i < n; ++i)
-          w[static_cast<std::size_t>(i)] = static_cast<float>(t.data<S>()[i]);
-        return w;
-      };
       std::vector<std::vector<float>> wide;
-      for (Tensor* v : values) wide.push_back(widen(*v));
+      for (Tensor* v : values) wide.push_back(detail::widened_values<S>(*v));
       float* d[3] = {nullptr, nullptr, nullptr};
       for (std::size_t i = 0; i < wide.size() && i < 3; ++i) d[i] = wide[i].data();
-      const std::vector<float> g = widen(grad);
+      const std::vector<float> g = detail::widened_values<S>(grad);
       detail::more_optimizer::update_span<K, float>(d, g.data(), n, scalars, f);
       S* out[3];
       detail::more_optimizer::writable_data(values, out);

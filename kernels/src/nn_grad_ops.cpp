@@ -436,12 +436,9 @@ void register_nn_grad_kernels(KernelRegistry& r) {
   register_via_float<BiasAddGradOp<float>>(r, "BiasAddGrad");
   register_for_list<MaxPoolGradOp>(r, "MaxPoolGrad", Concat<FloatDouble, IntegralTypes>{});
   register_via_float<MaxPoolGradOp<float>>(r, "MaxPoolGrad");
-  register_for_list<AvgPoolGradOp>(r, "AvgPoolGrad", FloatDouble{});
-  register_via_float<AvgPoolGradOp<float>>(r, "AvgPoolGrad");
-  register_for_list<SoftmaxXentOp>(r, "SoftmaxCrossEntropyWithLogits", FloatDouble{});
-  register_via_float<SoftmaxXentOp<float>>(r, "SoftmaxCrossEntropyWithLogits");
-  register_for_list<LogSoftmaxOp>(r, "LogSoftmax", FloatDouble{});
-  register_via_float<LogSoftmaxOp<float>>(r, "LogSoftmax");
+  register_floating<AvgPoolGradOp>(r, "AvgPoolGrad");
+  register_floating<SoftmaxXentOp>(r, "SoftmaxCrossEntropyWithLogits");
+  register_floating<LogSoftmaxOp>(r, "LogSoftmax");
   register_via_float<SparseSoftmaxXentOp<float, std::int32_t>>(
       r, "SparseSoftmaxCrossEntropyWithLogits", "T", {{"Tlabels", {DType::int32}}});
   register_via_float<SparseSoftmaxXentOp<float, std::int64_t>>(

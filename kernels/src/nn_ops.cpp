@@ -347,14 +347,12 @@ void register_nn_kernels(KernelRegistry& r) {
   register_via_float<Conv2DOp<float>>(r, "Conv2D");
   register_for_types<Conv2DBackpropInputOp, float, double, std::int32_t>(r, "Conv2DBackpropInput");
   register_via_float<Conv2DBackpropInputOp<float>>(r, "Conv2DBackpropInput");
-  register_for_types<Conv2DBackpropFilterOp, float, double>(r, "Conv2DBackpropFilter");
-  register_via_float<Conv2DBackpropFilterOp<float>>(r, "Conv2DBackpropFilter");
+  register_floating<Conv2DBackpropFilterOp>(r, "Conv2DBackpropFilter");
   register_for_list<MaxPoolKernel>(r, "MaxPool",
                                    TypeList<float, double, std::int8_t, std::int16_t, std::int32_t,
                                             std::int64_t, std::uint8_t, std::uint16_t>{});
   register_via_float<MaxPoolKernel<float>>(r, "MaxPool");
-  register_for_types<AvgPoolKernel, float, double>(r, "AvgPool");
-  register_via_float<AvgPoolKernel<float>>(r, "AvgPool");
+  register_floating<AvgPoolKernel>(r, "AvgPool");
 }
 
 }  // namespace detail

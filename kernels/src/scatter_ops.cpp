@@ -31,18 +31,8 @@ using detail::node_suffix;
 enum class Kind { update, add, sub, mul, div, min, max };
 
 // TensorFlow 2.21's types: Add, Sub, Mul and Div of every number, Min and Max of the real ones.
-const std::vector<DType> kNumberTypes = [] {
-  std::vector<DType> types = kValueTypes;
-  std::erase(types, DType::string);
-  std::erase(types, DType::boolean);
-  return types;
-}();
-const std::vector<DType> kRealTypes = [] {
-  std::vector<DType> types = kNumberTypes;
-  std::erase(types, DType::complex64);
-  std::erase(types, DType::complex128);
-  return types;
-}();
+const std::vector<DType> kNumberTypes = detail::dtypes_of(detail::NumberTypes{});
+const std::vector<DType> kRealTypes = detail::dtypes_of(detail::RealNumberTypes{});
 
 template <Kind K, class T>
 inline Status combine(T& dst, T src) {

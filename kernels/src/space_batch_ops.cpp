@@ -34,9 +34,7 @@ constexpr int kMaxBlockDims = 4;
 
 // The real number types TensorFlow registers SpaceToBatch(ND) and BatchToSpace(ND) for
 // (TF_CALL_REAL_NUMBER_TYPES): no bool or string.
-const std::vector<DType> kRealNumberTypes = {
-    DType::float32, DType::float64, DType::int32, DType::int64,  DType::uint8,  DType::bfloat16,
-    DType::float16, DType::int8,    DType::int16, DType::uint16, DType::uint32, DType::uint64};
+const std::vector<DType> kRealNumberTypes = detail::dtypes_of(detail::RealNumberTypes{});
 
 // TensorFlow's MultiplyWithoutOverflow: x * y for non-negative x and y, -1 when either is
 // negative or the product leaves uint64 (a product past int64 but within uint64 comes out

@@ -21,12 +21,7 @@ using detail::node_suffix;
 // A variable holds any type of values (resources excluded).
 const std::vector<DType>& kVariableTypes = detail::kValueTypes;
 // AssignAdd and AssignSub (and their resource forms): every number, as TensorFlow's.
-const std::vector<DType> kNumberTypes = [] {
-  std::vector<DType> types = detail::kValueTypes;
-  std::erase(types, DType::string);
-  std::erase(types, DType::boolean);
-  return types;
-}();
+const std::vector<DType> kNumberTypes = detail::dtypes_of(detail::NumberTypes{});
 
 // VariableV2 (Resource = false): a reference to the variable `shared_name` (default: the
 // node's name), made on first use; a second VariableV2 of another dtype on the same resource

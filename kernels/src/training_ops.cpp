@@ -33,6 +33,7 @@
 #include "exact_sqrt.hpp"
 #include "standard_kernels.hpp"
 #include "variable_inputs.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -190,21 +191,15 @@ class ApplyOp : public OpKernel {
   Status update_widened(std::vector<Tensor*>& values, const std::vector<T>& s, const Tensor& grad,
                         bool in_place) const {
     const Index n = grad.num_elements();
-    auto widen = [n](const Tensor& t) {
-      std::vector<float> w(static_cast<std::size_t>(n));
-      const S* p = t.data<S>();
-      for (Index i = 0; i < n; ++i) w[static_cast<std::size_t>(i)] = static_cast<float>(p[i]);
-      return w;
-    };
     std::vector<std::vector<float>> wide;
     std::vector<const float*> in;
     std::vector<float*> out;
-    for (Tensor* v : values) wide.push_back(widen(*v));
+    for (Tensor* v : values) wide.push_back(detail::widened_values<S>(*v));
     for (auto& w : wide) {
       in.push_back(w.data());
       out.push_back(w.data());
     }
-    const std::vector<float> g = widen(grad);
+    const std::vector<float> g = detail::widened_values<S>(grad);
     compute_update(in, out, s, g.data(), 0, n);
     for (std::size_t k = 0; k < values.size(); ++k) {
       Tensor rounded = in_place

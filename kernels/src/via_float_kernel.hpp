@@ -18,6 +18,15 @@ namespace af::detail {
 /// Attribute name -> allowed dtypes: KernelDef::constraints.
 using DTypeConstraints = std::vector<std::pair<std::string, std::vector<DType>>>;
 
+/// The elements of `t`, of half-like type `Half`, as floats.
+template <class Half>
+std::vector<float> widened_values(const Tensor& t) {
+  const Half* p = t.data<Half>();
+  std::vector<float> out(static_cast<std::size_t>(t.num_elements()));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(p[i]);
+  return out;
+}
+
 /// A context for a kernel that runs node `def` (which must outlive it) on `inputs` inside the
 /// run of `ctx`: the same resources, runtime, step services, pools and device, and ctx's
 /// number of outputs (kernels made of other kernels: ViaFloatKernel, array_more_nn_ops.cpp).
@@ -127,6 +136,15 @@ inline void register_via_float(KernelRegistry& r, const std::string& op,
                                const DTypeConstraints& more = {}) {
   register_via_float<half_t>(r, op, float_kernel, attr, more);
   register_via_float<bfloat16_t>(r, op, float_kernel, attr, more);
+}
+
+/// Kernel<float> and Kernel<double> for `op` (attr "T"), and float16 and bfloat16 through
+/// Kernel<float>: the floating-point kernels of an op TensorFlow registers for all four.
+template <template <class> class Kernel>
+void register_floating(KernelRegistry& r, const std::string& op) {
+  r.add(make_kernel_def<Kernel<float>>(op, "CPU", {{"T", {DType::float32}}}));
+  r.add(make_kernel_def<Kernel<double>>(op, "CPU", {{"T", {DType::float64}}}));
+  register_via_float(r, op, make_kernel_def<Kernel<float>>(op, "CPU").factory);
 }
 
 /// register_via_float of kernel class FloatKernel.

@@ -4,7 +4,6 @@
 
 #include <map>
 #include <string>
-#include <utility>
 
 #include "actorflow/ops/detail/shape_util.hpp"
 
@@ -25,22 +24,28 @@ struct Allowed {
   std::string names;
 };
 
-const std::map<std::pair<std::string, std::string>, Allowed, std::less<>>& table() {
+// Op -> attribute -> its list; looked up by string_view without allocating (shape inference
+// asks for every node it imports).
+using Table = std::map<std::string, std::map<std::string, Allowed, std::less<>>, std::less<>>;
+
+const Table& table() {
   static const auto* t = [] {
     const Entry entries[] = {
 #include "op_def_types.inc"
     };
-    auto* m = new std::map<std::pair<std::string, std::string>, Allowed, std::less<>>;
-    for (const Entry& e : entries) (*m)[{e.op, e.attr}] = Allowed{e.types, e.names};
+    auto* m = new Table;
+    for (const Entry& e : entries) (*m)[e.op][e.attr] = Allowed{e.types, e.names};
     return m;
   }();
   return *t;
 }
 
 const Allowed* find(std::string_view op, std::string_view attr) {
-  const auto& t = table();
-  auto it = t.find(std::pair<std::string, std::string>(op, attr));
-  return it == t.end() ? nullptr : &it->second;
+  const Table& t = table();
+  const auto by_op = t.find(op);
+  if (by_op == t.end()) return nullptr;
+  const auto it = by_op->second.find(attr);
+  return it == by_op->second.end() ? nullptr : &it->second;
 }
 
 }  // namespace
