@@ -109,7 +109,8 @@ class DecodeImageOp : public StatusKernel {
     }
     if (op_ == "DecodePng" || op_ == "DecodeImage") {
       if (!c.get_attr("dtype", &dtype_).ok()) dtype_ = DType::uint8;
-      // actorflow has no uint16; the definitions refuse it before a kernel is made.
+      // 16-bit decoding is not implemented: the definitions refuse uint16 before a kernel is
+      // made.
       if (op_ == "DecodePng" && dtype_ != DType::uint8)
         return invalid_argument("`dtype` for `DecodePng` must be unit8, unit16 but got: " +
                                 std::string(data_type_string(dtype_)));

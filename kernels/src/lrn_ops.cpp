@@ -178,8 +178,7 @@ class LRNGradOp : public StatusKernel {
 namespace detail {
 
 void register_lrn_kernels(KernelRegistry& r) {
-  // TensorFlow's CPU kernels: float (and half, which actorflow lacks); LRN's OpDef has no
-  // double.
+  // TensorFlow's CPU kernels: float and half (below); LRN's OpDef has no double.
   register_for_types<LRNOp, float>(r, "LRN");
   register_for_types<LRNGradOp, float>(r, "LRNGrad");
   // float16 through the float kernels (TensorFlow's: float and half).

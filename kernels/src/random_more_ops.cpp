@@ -12,8 +12,8 @@
 // The values are TensorFlow's for the same seed: GenerateKey scrambles the seed pair into a
 // Philox key and counter, and the V1 and V2 kernels fill the output from that generator as
 // the stateful kernels do (FillPhiloxRandom, random_distributions.hpp), with no reservation.
-// TensorFlow's key and counter are uint64 tensors; actorflow has no uint64, so they are int64
-// tensors holding the same bits.
+// TensorFlow's key and counter are uint64 tensors; here they are still int64 tensors holding
+// the same bits (from before actorflow had uint64).
 #include <array>
 #include <cmath>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // LSTMBlockCell, LSTMBlockCellGrad, GRUBlockCell, GRUBlockCellGrad, BlockLSTM, BlockLSTMV2,
 // BlockLSTMGrad and BlockLSTMGradV2: CPU kernels with TensorFlow's checks and messages
 // (tensorflow/core/kernels/rnn/lstm_ops.cc, gru_ops.cc). TensorFlow registers them for half
-// and float on the CPU (GRU: float); actorflow has no half, so float. The arithmetic is in
+// and float on the CPU (GRU: float); half computes in float here. The arithmetic is in
 // rnn_block_helpers.hpp, the definitions in ops/src/defs/rnn_block_ops.cpp.
 #include <algorithm>
 #include <array>

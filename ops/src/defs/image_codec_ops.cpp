@@ -40,15 +40,16 @@ Status channels_dim(const InferenceContext& c, Index* dim) {
   return {};
 }
 
-// The dtype attr of DecodePng / DecodeImage (uint8 where absent). actorflow has no uint16.
+// The dtype attr of DecodePng / DecodeImage (uint8 where absent). 16-bit decoding is not
+// implemented here: uint16 is refused.
 Status decode_dtype(const InferenceContext& c, bool allow_float, DType* dtype) {
   *dtype = DType::uint8;
   if (auto p = c.node.attr<DType>("dtype")) *dtype = *p;
   if (*dtype == DType::uint8 || (allow_float && *dtype == DType::float32)) return {};
-  return invalid_argument(
-      "Value for attr 'dtype' of " + std::string(dtype_name(*dtype)) +
-      " is not in the list of allowed values: " +
-      (allow_float ? "uint8, float (actorflow has no uint16)" : "uint8 (actorflow has no uint16)"));
+  return invalid_argument("Value for attr 'dtype' of " + std::string(dtype_name(*dtype)) +
+                          " is not in the list of allowed values: " +
+                          (allow_float ? "uint8, float (actorflow does not decode uint16)"
+                                       : "uint8 (actorflow does not decode uint16)"));
 }
 
 // DecodeImageShapeFn (DecodeJpeg, DecodePng, DecodeBmp), DecodeAndCropJpeg's (height and width
@@ -143,7 +144,7 @@ Status infer_colorspace(InferenceContext& c) {
 }
 
 // AdjustContrastv2 (a scalar factor), AdjustHue and AdjustSaturation:
-// UnchangedShapeWithRankAtLeast(images, 3), float32 only (actorflow has no half).
+// UnchangedShapeWithRankAtLeast(images, 3), float32 only (TensorFlow's also take half).
 Status infer_adjust(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   ACTORFLOW_RETURN_IF_ERROR(cwise::check_allowed_type(c.input_types[0], {DType::float32}));

@@ -117,7 +117,7 @@ Status infer_substr(InferenceContext& c) {
 }
 
 // The types AsString's CPU kernel formats here (TensorFlow adds int8, int16, the unsigned
-// types, half, complex and variant, which actorflow lacks).
+// types, half, complex and variant, which actorflow does not format yet).
 const std::vector<DType> kAsStringTypes = {DType::float32, DType::float64, DType::int32,
                                            DType::uint8,   DType::int64,   DType::bfloat16,
                                            DType::boolean, DType::string};
