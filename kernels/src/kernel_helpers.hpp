@@ -362,6 +362,12 @@ std::vector<DType> dtypes_of(TypeList<Ts...> /*list*/) {
   return {dtype_of_v<Ts>...};
 }
 
+/// Calls `f(T{})` for each type T of `list` in order (a registration lambda taking a tag).
+template <class... Ts, class F>
+void for_each_type(TypeList<Ts...> /*list*/, F&& f) {
+  (f(Ts{}), ...);
+}
+
 /// Registers `Kernel<T>` for `op` on the CPU for each type of `list` in order, constrained on
 /// attr "T" (dtype_of_v<T>).
 template <template <class> class Kernel, class... Ts>

@@ -14,11 +14,13 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "actorflow/ops/detail/more_training_layout.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "half_steps.hpp"
 #include "more_training_kernels.hpp"
 #include "standard_kernels.hpp"
 
@@ -140,15 +142,19 @@ void adagrad_da_row(T* const* d, const T* g, Index n, const std::vector<T>& s, c
     var[0] = static_cast<T>(static_cast<double>(-ga[0]) * lr / denom);
 }
 
-template <Kind K, class T, bool Resource>
+// The update of variables of element type S, computed in T (for float16 and bfloat16,
+// HalfSteps: each step in float rounded to the type, as TensorFlow's Eigen half).
+template <Kind K, class S, bool Resource>
 class MoreSparseApplyOp : public OpKernel {
+  using T = std::conditional_t<is_half_like_v<S>, detail::HalfSteps<S>, S>;
+
  public:
   MoreSparseApplyOp(OpKernelConstruction& c, Status* /*s*/)
       : OpKernel(c), flags_(detail::more_optimizer::read_flags(c, /*sparse=*/true)) {}
 
   void compute(OpKernelContext& ctx) override {
     const Layout lay = sparse_layout_of(K);
-    detail::more_optimizer::compute_update<T>(
+    detail::more_optimizer::compute_update<S>(
         *this, ctx, lay, Resource, checks_, lay.grad + 1,
         [&](std::vector<Tensor*>& values) { return update(ctx, lay, values); });
   }
@@ -160,7 +166,7 @@ class MoreSparseApplyOp : public OpKernel {
     const Index n = indices.shape().dim(0);
     if (n == 0) return {};
     Flags f = flags_;
-    const std::vector<T> scalars = detail::more_optimizer::read_scalars<T>(ctx, lay, K, &f);
+    const std::vector<T> scalars = detail::more_optimizer::read_scalars<S, T>(ctx, lay, K, &f);
     const Index rows = values[0]->shape().dim(0);
     const Index inner = rows == 0 ? 0 : values[0]->num_elements() / rows;
     // Adadelta and KerasMomentum have no path of their own for rows of one element.
@@ -189,18 +195,34 @@ class MoreSparseApplyOp : public OpKernel {
     if (check_first)
       for (Index i = 0; i < n; ++i)
         if (bad(i)) return out_of_range(i);
-    T* base[3];
+    S* base[3];
     detail::more_optimizer::writable_data(values, base);
-    const T* g = grad.template data<T>();
+    const S* g = grad.template data<S>();
+    // float16 and bfloat16: the rows copied into `held` (the variable's, the slots', the
+    // gradient's) in HalfSteps, updated and stored back.
+    std::vector<T> held[4];
+    for (auto& w : held) w.resize(is_half_like_v<S> ? static_cast<std::size_t>(inner) : 0);
     for (Index i = 0; i < n; ++i) {
       if (!check_first && bad(i)) return out_of_range(i);
       const Index at = index[static_cast<std::size_t>(i)] * inner;
-      T* row[3] = {base[0] + at, base[1] ? base[1] + at : nullptr,
+      S* row[3] = {base[0] + at, base[1] ? base[1] + at : nullptr,
                    base[2] ? base[2] + at : nullptr};
-      if constexpr (K == Kind::adagrad_da)
+      if constexpr (is_half_like_v<S>) {
+        T* w[3] = {nullptr, nullptr, nullptr};
+        for (int k = 0; k < 3 && row[k]; ++k) {
+          w[k] = held[k].data();
+          std::transform(row[k], row[k] + inner, w[k], [](S v) { return T(v); });
+        }
+        std::transform(g + i * inner, g + (i + 1) * inner, held[3].data(),
+                       [](S v) { return T(v); });
+        detail::more_optimizer::update_span<K, T>(w, held[3].data(), inner, scalars, f);
+        for (int k = 0; k < 3 && row[k]; ++k)
+          std::transform(w[k], w[k] + inner, row[k], [](T v) { return S(v); });
+      } else if constexpr (K == Kind::adagrad_da) {
         adagrad_da_row<T>(row, g + i * inner, inner, scalars, f);
-      else
+      } else {
         detail::more_optimizer::update_span<K, T>(row, g + i * inner, inner, scalars, f);
+      }
     }
     return {};
   }
@@ -224,6 +246,20 @@ void register_sparse_apply(KernelRegistry& r, const char* type, bool ref_form = 
       resource, "CPU", {{"T", {DType::float32}}, {"Tindices", index_types}}));
   r.add(make_kernel_def<MoreSparseApplyOp<K, double, true>>(
       resource, "CPU", {{"T", {DType::float64}}, {"Tindices", index_types}}));
+  // float16 and bfloat16 where TensorFlow has them (not the proximal ones nor AdagradDA).
+  if constexpr (K != Kind::proximal_gradient_descent && K != Kind::proximal_adagrad &&
+                K != Kind::adagrad_da) {
+    auto add = [&](auto tag) {
+      using S = decltype(tag);
+      if (ref_form)
+        r.add(make_kernel_def<MoreSparseApplyOp<K, S, false>>(
+            sparse, "CPU", {{"T", {dtype_of_v<S>}}, {"Tindices", index_types}}));
+      r.add(make_kernel_def<MoreSparseApplyOp<K, S, true>>(
+          resource, "CPU", {{"T", {dtype_of_v<S>}}, {"Tindices", index_types}}));
+    };
+    add(half_t{});
+    add(bfloat16_t{});
+  }
 }
 
 }  // namespace

@@ -186,6 +186,11 @@ void compute_update(const OpKernel& op, OpKernelContext& ctx, const Layout& lay,
 /// AdagradDA's sparse update is the sparse kernels' own.
 template <Kind K, class T>
 void update_span(T* const* d, const T* g, Index n, const std::vector<T>& s, const Flags& f) {
+  // Unqualified, so that float16 and bfloat16 (HalfSteps) find their own.
+  using std::abs;
+  using std::exp;
+  using std::pow;
+  using std::sqrt;
   T* var = d[0];
   const T one(1);
   if constexpr (K == Kind::ftrl || K == Kind::ftrl_v2) {
@@ -201,10 +206,10 @@ void update_span(T* const* d, const T* g, Index n, const std::vector<T>& s, cons
       const T gi = g[i], v = var[i], a = accum[i];
       const T gs = v2 ? gi + T(2) * shrink * v : gi;
       const T na = a + gi * gi;
-      const T p = half ? std::sqrt(na) : std::pow(na, -lr_power);
+      const T p = half ? sqrt(na) : pow(na, -lr_power);
       // The scalar path takes pow() for -0.5 too, and sums left to right.
-      const T sigma = (half && !f.scalar_path) ? std::sqrt(na) - std::sqrt(a)
-                                               : std::pow(na, -lr_power) - std::pow(a, -lr_power);
+      const T sigma =
+          (half && !f.scalar_path) ? sqrt(na) - sqrt(a) : pow(na, -lr_power) - pow(a, -lr_power);
       T l;
       if (f.scalar_path)
         l = mult ? linear[i] + gs * lr - sigma * v : linear[i] + gs - sigma / lr * v;
@@ -215,7 +220,7 @@ void update_span(T* const* d, const T* g, Index n, const std::vector<T>& s, cons
       if (f.sparse)
         var[i] = (std::max(std::min(l, limit), -limit) - l) / y;
       else
-        var[i] = std::abs(l) > limit ? (limit * sgn(l) - l) / y : T(0);
+        var[i] = abs(l) > limit ? (limit * sgn(l) - l) / y : T(0);
       linear[i] = l;
       accum[i] = na;
     }
@@ -228,7 +233,7 @@ void update_span(T* const* d, const T* g, Index n, const std::vector<T>& s, cons
       const T a = accum[i] * rho + gi * gi * (one - rho);
       accum[i] = a;
       const T au = accum_update[i];
-      const T update = std::sqrt(au + eps) * (one / std::sqrt(a + eps)) * gi;
+      const T update = sqrt(au + eps) * (one / sqrt(a + eps)) * gi;
       var[i] -= update * lr;
       accum_update[i] = au * rho + update * update * (one - rho);
     }
@@ -241,10 +246,10 @@ void update_span(T* const* d, const T* g, Index n, const std::vector<T>& s, cons
       if constexpr (adagrad) {
         const T a = d[1][i] + gi * gi;
         d[1][i] = a;
-        rate = f.scalar_path ? lr / std::sqrt(a) : lr * (one / std::sqrt(a));
+        rate = f.scalar_path ? lr / sqrt(a) : lr * (one / sqrt(a));
       }
       const T prox = var[i] - gi * rate;
-      const T num = l1 > T(0) ? sgn(prox) * std::max(std::abs(prox) - rate * l1, T(0)) : prox;
+      const T num = l1 > T(0) ? sgn(prox) * std::max(abs(prox) - rate * l1, T(0)) : prox;
       if (f.scalar_path)  // `(1.0 + l2 * lr)`: a double denominator
         var[i] = static_cast<T>(static_cast<double>(num) / (1.0 + static_cast<double>(l2 * rate)));
       else
@@ -258,9 +263,9 @@ void update_span(T* const* d, const T* g, Index n, const std::vector<T>& s, cons
     for (Index i = 0; i < n; ++i) {
       ga[i] += g[i];
       gg[i] += g[i] * g[i];
-      const T denom = l2 * (gs * lr) + std::sqrt(gg[i]);
+      const T denom = l2 * (gs * lr) + sqrt(gg[i]);
       if (l1 > T(0))
-        var[i] = lr * T(-1) * sgn(ga[i]) * std::max(std::abs(ga[i]) - gs * l1, T(0)) / denom;
+        var[i] = lr * T(-1) * sgn(ga[i]) * std::max(abs(ga[i]) - gs * l1, T(0)) / denom;
       else
         var[i] = lr * ga[i] * T(-1) / denom;
     }
@@ -269,7 +274,7 @@ void update_span(T* const* d, const T* g, Index n, const std::vector<T>& s, cons
     T* accum = d[1];
     for (Index i = 0; i < n; ++i) {
       if (f.update_slots) accum[i] += g[i] * g[i];
-      var[i] -= g[i] * lr / (std::sqrt(accum[i]) + eps);
+      var[i] -= g[i] * lr / (sqrt(accum[i]) + eps);
     }
   } else if constexpr (K == Kind::ada_max) {
     const T beta1_power = s[0], lr = s[1], beta1 = s[2], beta2 = s[3], eps = s[4];
@@ -278,7 +283,7 @@ void update_span(T* const* d, const T* g, Index n, const std::vector<T>& s, cons
     T* v = d[2];
     for (Index i = 0; i < n; ++i) {
       m[i] += (g[i] - m[i]) * (one - beta1);
-      v[i] = std::max(beta2 * v[i], std::abs(g[i]));
+      v[i] = std::max(beta2 * v[i], abs(g[i]));
       var[i] -= rate * (m[i] / (v[i] + eps));
     }
   } else if constexpr (K == Kind::add_sign || K == Kind::power_sign) {
@@ -290,7 +295,7 @@ void update_span(T* const* d, const T* g, Index n, const std::vector<T>& s, cons
       if constexpr (K == Kind::add_sign)
         var[i] -= lr * (base + sign_decay * sign_gm) * g[i];
       else
-        var[i] -= lr * std::exp(base * sign_decay * sign_gm) * g[i];
+        var[i] -= lr * exp(base * sign_decay * sign_gm) * g[i];
     }
   } else {  // KerasMomentum
     const T lr = s[0], momentum = s[1];

@@ -15,6 +15,7 @@
 
 #include "actorflow/ops/detail/more_training_layout.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "half_steps.hpp"
 #include "more_training_kernels.hpp"
 #include "standard_kernels.hpp"
 #include "via_float_kernel.hpp"
@@ -110,11 +111,11 @@ std::vector<Check> dense_checks(Kind k) {
   return {};
 }
 
-// The update of variables of element type S, computed in T (float for float16 and
-// bfloat16: widened, updated in float, each value rounded once).
+// The update of variables of element type S, computed in T (for float16 and bfloat16,
+// HalfSteps: each step in float rounded to the type, as TensorFlow's Eigen half).
 template <Kind K, class S, bool Resource>
 class MoreApplyOp : public OpKernel {
-  using T = std::conditional_t<is_half_like_v<S>, float, S>;
+  using T = std::conditional_t<is_half_like_v<S>, detail::HalfSteps<S>, S>;
 
  public:
   MoreApplyOp(OpKernelConstruction& c, Status* /*s*/)
@@ -140,17 +141,21 @@ class MoreApplyOp : public OpKernel {
     const Tensor& grad = ctx.input(lay.grad);
     const Index n = grad.num_elements();
     if constexpr (is_half_like_v<S>) {
-      // Widened copies of the variable, its slots and the gradient, rounded back after.
-      std::vector<std::vector<float>> wide;
-      for (Tensor* v : values) wide.push_back(detail::widened_values<S>(*v));
-      float* d[3] = {nullptr, nullptr, nullptr};
-      for (std::size_t i = 0; i < wide.size() && i < 3; ++i) d[i] = wide[i].data();
-      const std::vector<float> g = detail::widened_values<S>(grad);
-      detail::more_optimizer::update_span<K, float>(d, g.data(), n, scalars, f);
+      // Copies of the variable, its slots and the gradient in HalfSteps, stored back after.
+      auto steps = [](const Tensor& t) {
+        const S* p = t.data<S>();
+        return std::vector<T>(p, p + t.num_elements());
+      };
+      std::vector<std::vector<T>> held;
+      for (Tensor* v : values) held.push_back(steps(*v));
+      T* d[3] = {nullptr, nullptr, nullptr};
+      for (std::size_t i = 0; i < held.size() && i < 3; ++i) d[i] = held[i].data();
+      const std::vector<T> g = steps(grad);
+      detail::more_optimizer::update_span<K, T>(d, g.data(), n, scalars, f);
       S* out[3];
       detail::more_optimizer::writable_data(values, out);
-      for (std::size_t k = 0; k < wide.size() && k < 3; ++k)
-        for (Index i = 0; i < n; ++i) out[k][i] = S(wide[k][static_cast<std::size_t>(i)]);
+      for (std::size_t k = 0; k < held.size() && k < 3; ++k)
+        for (Index i = 0; i < n; ++i) out[k][i] = S(held[k][static_cast<std::size_t>(i)]);
     } else {
       T* d[3];
       detail::more_optimizer::writable_data(values, d);

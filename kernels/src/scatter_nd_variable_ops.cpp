@@ -23,6 +23,7 @@
 #include "segment_walk.hpp"
 #include "standard_kernels.hpp"
 #include "variable_inputs.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -260,20 +261,18 @@ void register_kind(KernelRegistry& r, const std::string& kind, detail::TypeList<
    ...);
 }
 
-template <class... Ts>
-void register_non_aliasing_add(KernelRegistry& r) {
-  (r.add(make_kernel_def<ScatterNdNonAliasingAddOp<Ts>>(
-       "ScatterNdNonAliasingAdd", "CPU", {{"T", {dtype_of_v<Ts>}}, {"Tindices", kIndexTypes}})),
-   ...);
+// SparseSegment{Sum,Mean,SqrtN}WithNumSegments.
+std::string segment_op(Reduction reduction) {
+  const char* kind = reduction == Reduction::sum    ? "Sum"
+                     : reduction == Reduction::mean ? "Mean"
+                                                    : "SqrtN";
+  return std::string("SparseSegment") + kind + "WithNumSegments";
 }
 
 template <class T>
 void register_segment(KernelRegistry& r, std::initializer_list<Reduction> reductions) {
   for (Reduction reduction : reductions) {
-    const char* kind = reduction == Reduction::sum    ? "Sum"
-                       : reduction == Reduction::mean ? "Mean"
-                                                      : "SqrtN";
-    r.add(KernelDef{std::string("SparseSegment") + kind + "WithNumSegments",
+    r.add(KernelDef{segment_op(reduction),
                     "CPU",
                     {{"T", {dtype_of_v<T>}},
                      {"Tidx", kIndexTypes},
@@ -298,12 +297,25 @@ void register_scatter_nd_variable_kernels(KernelRegistry& r) {
   register_kind<Kind::sub>(r, "Sub", NumberTypes{});
   register_kind<Kind::max>(r, "Max", RealNumberTypes{});
   register_kind<Kind::min>(r, "Min", RealNumberTypes{});
-  register_non_aliasing_add<float, double, std::int32_t, std::int64_t, std::uint8_t, bfloat16_t,
-                            bool>(r);
+  // The resource ops add and subtract bools too (a logical or, an exclusive or).
+  r.add(make_kernel_def<ScatterNdVariableOp<Kind::add, true, bool>>(
+      "ResourceScatterNdAdd", "CPU", {{"T", {DType::boolean}}, {"Tindices", kIndexTypes}}));
+  r.add(make_kernel_def<ScatterNdVariableOp<Kind::sub, true, bool>>(
+      "ResourceScatterNdSub", "CPU", {{"T", {DType::boolean}}, {"Tindices", kIndexTypes}}));
+  for_each_type(Concat<NumberTypes, TypeList<bool>>{}, [&](auto tag) {
+    using T = decltype(tag);
+    r.add(make_kernel_def<ScatterNdNonAliasingAddOp<T>>(
+        "ScatterNdNonAliasingAdd", "CPU", {{"T", {dtype_of_v<T>}}, {"Tindices", kIndexTypes}}));
+  });
   register_segment<float>(r, {Reduction::sum, Reduction::mean, Reduction::sqrtn});
   register_segment<double>(r, {Reduction::sum, Reduction::mean, Reduction::sqrtn});
-  register_segment<std::int32_t>(r, {Reduction::sum});
-  register_segment<std::int64_t>(r, {Reduction::sum});
+  for_each_type(IntegralTypes{},
+                [&](auto tag) { register_segment<decltype(tag)>(r, {Reduction::sum}); });
+  // float16 and bfloat16 through the float kernels.
+  for (Reduction reduction : {Reduction::sum, Reduction::mean, Reduction::sqrtn})
+    register_via_float(
+        r, segment_op(reduction), segment_kernel<float>(reduction), "T",
+        {{"Tidx", kIndexTypes}, {"Tsegmentids", kIndexTypes}, {"Tnumsegments", kIndexTypes}});
 }
 
 }  // namespace detail

@@ -79,12 +79,12 @@ Status reduce_sparse_segment(SegmentReduction reduction, const T* input, std::in
   if (num < 10 && reduction == SegmentReduction::sqrtn) scale = T(1) / T(std::sqrt(num));
   for (std::int64_t c = 0; c < row; ++c) {
     T v = at(start, c);
-    for (std::int64_t k = 1; k < first; ++k) v = v + at(start + k, c);
-    if (num > 1) v = v * scale;
+    for (std::int64_t k = 1; k < first; ++k) v = static_cast<T>(v + at(start + k, c));
+    if (num > 1) v = static_cast<T>(v * scale);
     for (std::int64_t r = first; r < num; r += 8) {
       T block = at(start + r, c);
-      for (std::int64_t k = 1; k < 8; ++k) block = block + at(start + r + k, c);
-      v += block;
+      for (std::int64_t k = 1; k < 8; ++k) block = static_cast<T>(block + at(start + r + k, c));
+      v = static_cast<T>(v + block);
     }
     if (num >= 10 && reduction == SegmentReduction::mean) v = v / T(num);
     if (num >= 10 && reduction == SegmentReduction::sqrtn) v = v / T(std::sqrt(num));

@@ -566,14 +566,7 @@ namespace detail {
 void register_sparse_concat_cross_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<SparseConcatOp>("SparseConcat", "CPU", {{"T", kValueTypes}}));
   r.add(make_kernel_def<SparseSliceOp>("SparseSlice", "CPU", {{"T", kValueTypes}}));
-  r.add(make_kernel_def<SparseSliceGradOp<float>>("SparseSliceGrad", "CPU",
-                                                  {{"T", {DType::float32}}}));
-  r.add(make_kernel_def<SparseSliceGradOp<double>>("SparseSliceGrad", "CPU",
-                                                   {{"T", {DType::float64}}}));
-  r.add(make_kernel_def<SparseSliceGradOp<std::int32_t>>("SparseSliceGrad", "CPU",
-                                                         {{"T", {DType::int32}}}));
-  r.add(make_kernel_def<SparseSliceGradOp<std::int64_t>>("SparseSliceGrad", "CPU",
-                                                         {{"T", {DType::int64}}}));
+  register_for_list<SparseSliceGradOp>(r, "SparseSliceGrad", NumberTypes{});
   for (const char* type : {"SparseCross", "SparseCrossHashed", "SparseCrossV2"})
     r.add(make_kernel_def<SparseCrossOp>(type, "CPU"));
 }

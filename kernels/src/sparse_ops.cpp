@@ -11,6 +11,7 @@
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
 #include "sparse_indices.hpp"
+#include "sparse_tensor_util.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -153,7 +154,7 @@ class SparseFillEmptyRowsGradOp : public StatusKernel {
     }
     T sum = T(0);
     for (Index j = 0; j < full; ++j)
-      if (!visited[static_cast<std::size_t>(j)]) sum = sum + g[j];
+      if (!visited[static_cast<std::size_t>(j)]) sum = detail::sparse::element_add(sum, g[j]);
     d_default.data<T>()[0] = sum;
     return {};
   }
@@ -362,19 +363,13 @@ class SparseToDenseOp : public StatusKernel {
 namespace detail {
 
 void register_sparse_kernels(KernelRegistry& r) {
-  auto add_for = [&](auto tag, bool grad) {
+  // TensorFlow 2.21's: every type for the op, every number for its gradient.
+  for_each_type(Concat<NumberTypes, TypeList<bool, std::string>>{}, [&](auto tag) {
     using T = decltype(tag);
-    const DType t = dtype_of<T>::value;
-    r.add(make_kernel_def<SparseFillEmptyRowsOp<T>>("SparseFillEmptyRows", "CPU", {{"T", {t}}}));
-    if (grad)
-      r.add(make_kernel_def<SparseFillEmptyRowsGradOp<T>>("SparseFillEmptyRowsGrad", "CPU",
-                                                          {{"T", {t}}}));
-  };
-  add_for(float{}, true);
-  add_for(double{}, true);
-  add_for(std::int32_t{}, false);
-  add_for(std::int64_t{}, false);
-  add_for(bool{}, false);
+    r.add(make_kernel_def<SparseFillEmptyRowsOp<T>>("SparseFillEmptyRows", "CPU",
+                                                    {{"T", {dtype_of_v<T>}}}));
+  });
+  register_for_list<SparseFillEmptyRowsGradOp>(r, "SparseFillEmptyRowsGrad", NumberTypes{});
   r.add(make_kernel_def<SparseReshapeOp>("SparseReshape", "CPU"));
   // TensorFlow's: the real number types, bool and string.
   r.add(make_kernel_def<SparseToDenseOp>(

@@ -327,6 +327,14 @@ void register_sparse_segment_kernels(KernelRegistry& r) {
   };
   add_for(float{});
   add_for(double{});
+  // SparseSegmentSum takes every real number type (its gradients only the floating ones).
+  for_each_type(IntegralTypes{}, [&](auto tag) {
+    using T = decltype(tag);
+    r.add(KernelDef{"SparseSegmentSum",
+                    "CPU",
+                    {{"T", {dtype_of_v<T>}}, {"Tidx", kIndexTypes}, {"Tsegmentids", kIndexTypes}},
+                    with_reduction<T, SparseSegmentReductionOp>(Reduction::sum)});
+  });
   // float16 and bfloat16 through the float kernels.
   const std::pair<const char*, Reduction> reductions[] = {
       {"Sum", Reduction::sum}, {"Mean", Reduction::mean}, {"SqrtN", Reduction::sqrtn}};

@@ -17,6 +17,7 @@
 #include "kernel_helpers.hpp"
 #include "sparse_tensor_util.hpp"
 #include "standard_kernels.hpp"
+#include "via_float_kernel.hpp"
 
 namespace af {
 
@@ -91,9 +92,10 @@ class SparseTensorDenseMatMulOp : public StatusKernel {
         return invalid_argument("m (" + std::to_string(m) + ") from index[" + std::to_string(i) +
                                 "," + std::to_string(lhs_index) +
                                 "] out of bounds (>=" + std::to_string(outer_left) + ")");
-      const T a = values[i];
+      const T a = adjoint_a_ ? cwise::conj_of(values[i]) : values[i];
       for (Index n = 0; n < outer_right; ++n)
-        o[m * outer_right + n] += a * (adjoint_b_ ? bm[n * b_cols + k] : bm[k * b_cols + n]);
+        o[m * outer_right + n] +=
+            a * (adjoint_b_ ? cwise::conj_of(bm[n * b_cols + k]) : bm[k * b_cols + n]);
     }
     return {};
   }
@@ -165,8 +167,8 @@ class SparseAddOp : public StatusKernel {
         rows.push_back(bi + j * dims);
         values.push_back(bv[j++]);
       } else {
-        const T s = static_cast<T>(av[i] + bv[j]);
-        if (thresh <= std::abs(static_cast<double>(s))) {
+        const T s = element_add(av[i], bv[j]);
+        if (thresh <= element_magnitude(s)) {
           rows.push_back(ai + i * dims);
           values.push_back(s);
         }
@@ -321,7 +323,7 @@ class SparseTensorDenseAddOp : public StatusKernel {
         }
         at += x * strides[static_cast<std::size_t>(d)];
       }
-      o[at] = static_cast<T>(o[at] + v[i]);
+      o[at] = element_add(o[at], v[i]);
     }
     ctx.set_output(0, std::move(out));
     return {};
@@ -334,7 +336,7 @@ struct SumReducer {
   template <class T>
   static T reduce(const T* v, const std::vector<Index>& at) {
     T s = T(0);
-    for (Index i : at) s = static_cast<T>(s + v[i]);
+    for (Index i : at) s = element_add(s, v[i]);
     return s;
   }
 };
@@ -343,7 +345,7 @@ struct MaxReducer {
   template <class T>
   static T reduce(const T* v, const std::vector<Index>& at) {
     T m = v[at.front()];
-    for (Index i : at) m = std::max(m, v[i]);
+    for (Index i : at) m = element_max(m, v[i]);
     return m;
   }
 };
@@ -530,22 +532,19 @@ class SparseSoftmaxOp : public StatusKernel {
 struct MulFn {
   template <class T>
   static T apply(T a, T b) {
-    return static_cast<T>(a * b);
+    return element_mul(a, b);
   }
 };
 struct DivFn {
   template <class T>
   static T apply(T a, T b) {
-    if constexpr (std::is_integral_v<T>)
-      return b == 0 ? T(0) : static_cast<T>(a / b);
-    else
-      return a / b;
+    return element_div(a, b);
   }
 };
 struct AddFn {
   template <class T>
   static T apply(T a, T b) {
-    return static_cast<T>(a + b);
+    return element_add(a, b);
   }
 };
 
@@ -629,13 +628,13 @@ class SparseDenseCwiseOp : public StatusKernel {
 struct MaxFn {
   template <class T>
   static T apply(T a, T b) {
-    return std::max(a, b);
+    return element_max(a, b);
   }
 };
 struct MinFn {
   template <class T>
   static T apply(T a, T b) {
-    return std::min(a, b);
+    return element_min(a, b);
   }
 };
 
@@ -694,48 +693,59 @@ class SparseSparseBinaryOp : public StatusKernel {
 
 // -- registration --------------------------------------------------------------------------
 
-template <class T>
-void register_numeric(KernelRegistry& r) {
-  const DType t = dtype_of_v<T>;
-  r.add(make_kernel_def<SparseAddOp<T>>("SparseAdd", "CPU", {{"T", {t}}}));
-  r.add(make_kernel_def<SparseAddGradOp<T>>("SparseAddGrad", "CPU", {{"T", {t}}}));
-  r.add(make_kernel_def<SparseTensorDenseAddOp<T>>(
-      "SparseTensorDenseAdd", "CPU", {{"T", {t}}, {"Tindices", detail::kIndexTypes}}));
-  r.add(make_kernel_def<SparseReduceOp<T, SumReducer, false>>("SparseReduceSum", "CPU",
-                                                              {{"T", {t}}}));
-  r.add(make_kernel_def<SparseReduceOp<T, SumReducer, true>>("SparseReduceSumSparse", "CPU",
-                                                             {{"T", {t}}}));
-  r.add(make_kernel_def<SparseReduceOp<T, MaxReducer, false>>("SparseReduceMax", "CPU",
-                                                              {{"T", {t}}}));
-  r.add(make_kernel_def<SparseReduceOp<T, MaxReducer, true>>("SparseReduceMaxSparse", "CPU",
-                                                             {{"T", {t}}}));
-  r.add(make_kernel_def<SparseDenseCwiseOp<T, MulFn>>("SparseDenseCwiseMul", "CPU", {{"T", {t}}}));
-  r.add(make_kernel_def<SparseDenseCwiseOp<T, DivFn>>("SparseDenseCwiseDiv", "CPU", {{"T", {t}}}));
-  r.add(make_kernel_def<SparseDenseCwiseOp<T, AddFn>>("SparseDenseCwiseAdd", "CPU", {{"T", {t}}}));
-  r.add(
-      make_kernel_def<SparseSparseBinaryOp<T, MaxFn>>("SparseSparseMaximum", "CPU", {{"T", {t}}}));
-  r.add(
-      make_kernel_def<SparseSparseBinaryOp<T, MinFn>>("SparseSparseMinimum", "CPU", {{"T", {t}}}));
-}
+// TensorFlow 2.21's CPU types of each op (sparse_add_op.cc and the others).
+using SparseAddTypes = detail::TypeList<float, double, std::int64_t, std::int32_t, std::int16_t,
+                                        std::int8_t, complex64_t, complex128_t>;
+using MatMulTypes = detail::TypeList<float, double, std::int32_t, complex64_t, complex128_t>;
 
 }  // namespace
 
 namespace detail {
 
 void register_sparse_tensor_kernels(KernelRegistry& r) {
-  register_numeric<float>(r);
-  register_numeric<double>(r);
-  register_numeric<std::int32_t>(r);
-  register_numeric<std::int64_t>(r);
-  r.add(make_kernel_def<SparseTensorDenseMatMulOp<float>>("SparseTensorDenseMatMul", "CPU",
-                                                          {{"T", {DType::float32}}}));
-  r.add(make_kernel_def<SparseTensorDenseMatMulOp<double>>("SparseTensorDenseMatMul", "CPU",
-                                                           {{"T", {DType::float64}}}));
-  r.add(make_kernel_def<SparseTensorDenseMatMulOp<std::int32_t>>("SparseTensorDenseMatMul", "CPU",
-                                                                 {{"T", {DType::int32}}}));
+  for_each_type(SparseAddTypes{}, [&](auto tag) {
+    using T = decltype(tag);
+    const DType t = dtype_of_v<T>;
+    r.add(make_kernel_def<SparseAddOp<T>>("SparseAdd", "CPU", {{"T", {t}}}));
+    r.add(make_kernel_def<SparseAddGradOp<T>>("SparseAddGrad", "CPU", {{"T", {t}}}));
+  });
+  for_each_type(NumberTypes{}, [&](auto tag) {
+    using T = decltype(tag);
+    const DType t = dtype_of_v<T>;
+    r.add(make_kernel_def<SparseTensorDenseAddOp<T>>("SparseTensorDenseAdd", "CPU",
+                                                     {{"T", {t}}, {"Tindices", kIndexTypes}}));
+    r.add(make_kernel_def<SparseReduceOp<T, SumReducer, false>>("SparseReduceSum", "CPU",
+                                                                {{"T", {t}}}));
+    r.add(make_kernel_def<SparseReduceOp<T, SumReducer, true>>("SparseReduceSumSparse", "CPU",
+                                                               {{"T", {t}}}));
+  });
+  for_each_type(RealNumberTypes{}, [&](auto tag) {
+    using T = decltype(tag);
+    const DType t = dtype_of_v<T>;
+    r.add(make_kernel_def<SparseReduceOp<T, MaxReducer, false>>("SparseReduceMax", "CPU",
+                                                                {{"T", {t}}}));
+    r.add(make_kernel_def<SparseReduceOp<T, MaxReducer, true>>("SparseReduceMaxSparse", "CPU",
+                                                               {{"T", {t}}}));
+    r.add(
+        make_kernel_def<SparseDenseCwiseOp<T, MulFn>>("SparseDenseCwiseMul", "CPU", {{"T", {t}}}));
+    r.add(
+        make_kernel_def<SparseDenseCwiseOp<T, DivFn>>("SparseDenseCwiseDiv", "CPU", {{"T", {t}}}));
+    r.add(
+        make_kernel_def<SparseDenseCwiseOp<T, AddFn>>("SparseDenseCwiseAdd", "CPU", {{"T", {t}}}));
+    r.add(make_kernel_def<SparseSparseBinaryOp<T, MaxFn>>("SparseSparseMaximum", "CPU",
+                                                          {{"T", {t}}}));
+    r.add(make_kernel_def<SparseSparseBinaryOp<T, MinFn>>("SparseSparseMinimum", "CPU",
+                                                          {{"T", {t}}}));
+  });
+  register_for_list<SparseTensorDenseMatMulOp>(r, "SparseTensorDenseMatMul", MatMulTypes{});
+  // float16 and bfloat16 products are summed in float and rounded once, as TensorFlow's
+  // (SumType); float16 softmax computes in float.
+  register_via_float<SparseTensorDenseMatMulOp<float>>(r, "SparseTensorDenseMatMul");
   r.add(make_kernel_def<SparseSoftmaxOp<float>>("SparseSoftmax", "CPU", {{"T", {DType::float32}}}));
   r.add(
       make_kernel_def<SparseSoftmaxOp<double>>("SparseSoftmax", "CPU", {{"T", {DType::float64}}}));
+  register_via_float<half_t>(
+      r, "SparseSoftmax", make_kernel_def<SparseSoftmaxOp<float>>("SparseSoftmax", "CPU").factory);
   r.add(make_kernel_def<SparseReorderOp>("SparseReorder", "CPU", {{"T", kValueTypes}}));
 }
 

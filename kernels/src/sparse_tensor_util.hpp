@@ -5,17 +5,84 @@
 // ValidateSparseTensor and SparseTensor::Create, with their messages), index comparison,
 // SparseTensor::Reorder as a stable sort and SparseTensor::group. Private to the kernels module.
 #include <algorithm>
+#include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/tensor.hpp"
+#include "cwise_ops_common.hpp"
 #include "kernel_helpers.hpp"
 
 namespace af::detail::sparse {
+
+// -- element arithmetic ----------------------------------------------------------------------
+// One step on element type T as TensorFlow's sparse kernels take it: float16 and bfloat16
+// computed in float and rounded to T (Eigen's half arithmetic), integers wrapping.
+
+/// a + b.
+template <class T>
+T element_add(T a, T b) {
+  if constexpr (is_half_like_v<T>)
+    return T(static_cast<float>(a) + static_cast<float>(b));
+  else
+    return cwise::wrapping_add(a, b);
+}
+
+/// a * b.
+template <class T>
+T element_mul(T a, T b) {
+  if constexpr (is_half_like_v<T>)
+    return T(static_cast<float>(a) * static_cast<float>(b));
+  else
+    return cwise::wrapping_mul(a, b);
+}
+
+/// a / b; an integer division by zero gives 0.
+template <class T>
+T element_div(T a, T b) {
+  if constexpr (is_half_like_v<T>)
+    return T(static_cast<float>(a) / static_cast<float>(b));
+  else if constexpr (std::is_integral_v<T>)
+    return b == T(0) ? T(0) : static_cast<T>(a / b);
+  else
+    return a / b;
+}
+
+/// a < b for a real element type.
+template <class T>
+bool element_less(T a, T b) {
+  if constexpr (is_half_like_v<T>)
+    return static_cast<float>(a) < static_cast<float>(b);
+  else
+    return a < b;
+}
+
+/// std::max(a, b): b when a < b, else a (NaNs as std::max).
+template <class T>
+T element_max(T a, T b) {
+  return element_less(a, b) ? b : a;
+}
+
+/// std::min(a, b): b when b < a, else a.
+template <class T>
+T element_min(T a, T b) {
+  return element_less(b, a) ? b : a;
+}
+
+/// |v| as a double (the modulus of a complex value).
+template <class T>
+double element_magnitude(T v) {
+  if constexpr (is_complex_v<T>)
+    return static_cast<double>(std::abs(v));
+  else
+    return std::abs(static_cast<double>(v));
+}
 
 /// Lexicographic comparison of two index rows of `dims` coordinates: -1, 0 or 1
 /// (DimComparator::cmp).

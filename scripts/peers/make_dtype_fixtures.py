@@ -482,9 +482,105 @@ def build_decode_raw(b):
                    [(data, tf.string)], exact=True, grad=False)
 
 
+def build_sparse(b):
+    """The SparseTensor kernels of each newer dtype: SparseAdd (and its gradient),
+    SparseTensorDenseAdd, SparseReduce{Sum,Max}[Sparse], SparseDenseCwise{Mul,Div,Add},
+    SparseSparse{Maximum,Minimum}, SparseTensorDenseMatMul (adjoints conjugate), SparseSoftmax,
+    SparseFillEmptyRows[Grad], SparseSliceGrad, SparseSegmentSum, the WithNumSegments
+    reductions and ScatterNdNonAliasingAdd."""
+    ix = [[0, 1], [1, 0], [1, 2], [2, 2]]
+    ix2 = [[0, 1], [1, 1], [2, 2], [3, 0]]
+    shape = [4, 3]
+    sp = lambda v, i=ix: tf.SparseTensor(i, v, shape)  # noqa: E731
+    raw = tf.raw_ops
+    for name, dt in (("f16", f16), ("bf16", bf16), ("int8", tf.int8), ("int16", tf.int16),
+                     ("uint16", tf.uint16), ("uint64", tf.uint64), ("c64", c64),
+                     ("c128", c128)):
+        v = np.array([3, 5, 2, 6])
+        w = np.array([1, 4, 2, 3])
+        d = (np.arange(12).reshape(4, 3) % 5) + 1
+        if dt in (c64, c128):
+            v, w, d = v + 1j * (v % 3), w - 1j, d + 1j * (d % 2)
+        floating = dt in (f16, bf16)
+        complex_ = dt in (c64, c128)
+        kw = {"tolerance": 1e-2, "atol": 1e-2} if floating else (
+            {"tolerance": 1e-6, "atol": 1e-6} if complex_ else {"exact": True})
+        outs = lambda x, y, dd: [  # noqa: E731
+            raw.SparseTensorDenseAdd(a_indices=[[0, 1], [0, 1], [3, 2]], a_values=x[:3],
+                                     a_shape=shape, b=dd),
+            tf.sparse.reduce_sum(sp(x), 1), tf.sparse.reduce_sum(sp(x), 0, keepdims=True),
+            tf.sparse.reduce_sum(sp(x), 1, output_is_sparse=True).values,
+            raw.SparseSliceGrad(backprop_val_grad=y[:2], input_indices=ix,
+                                input_start=[1, 0], output_indices=[[0, 0], [0, 2]]),
+            raw.SparseFillEmptyRowsGrad(reverse_index_map=[0, 2, 3, 5],
+                                        grad_values=tf.concat([x, y[:2]], 0))[0],
+            raw.SparseFillEmptyRowsGrad(reverse_index_map=[0, 2, 3, 5],
+                                        grad_values=tf.concat([x, y[:2]], 0))[1],
+            tf.sparse.fill_empty_rows(tf.SparseTensor([[0, 1], [2, 0]], x[:2], [5, 2]),
+                                      x[3])[0].values]
+        if dt not in (f16, bf16, tf.uint16, tf.uint64):  # SparseAdd's types
+            outs_add = lambda x, y: [  # noqa: E731
+                tf.sparse.add(sp(x), sp(y, ix2)).values,
+                tf.sparse.add(sp(x), sp(-y if not complex_ else y, ix2), threshold=2).values,
+                raw.SparseAddGrad(backprop_val_grad=tf.concat([x, y[:1]], 0), a_indices=ix,
+                                  b_indices=ix2,
+                                  sum_indices=[[0, 1], [1, 0], [1, 1], [1, 2], [2, 2]])[1]]
+        else:
+            outs_add = lambda x, y: []  # noqa: E731
+        if not complex_:
+            outs_real = lambda x, y, dd: [  # noqa: E731
+                tf.sparse.reduce_max(sp(x), 1), tf.sparse.reduce_max(sp(x), 1,
+                                                                     output_is_sparse=True).values,
+                (sp(x) * dd).values, (sp(x) / dd).values,
+                raw.SparseDenseCwiseAdd(sp_indices=ix, sp_values=x, sp_shape=shape,
+                                        dense=dd[0]),
+                tf.sparse.maximum(sp(x), sp(y, ix2)).values,
+                tf.sparse.minimum(sp(x), sp(y, ix2)).values,
+                tf.sparse.segment_sum(dd, [0, 2, 3], [0, 0, 1]),
+                tf.sparse.segment_sum(dd, [3, 1], [0, 2], num_segments=4)]
+        else:
+            outs_real = lambda x, y, dd: []  # noqa: E731
+        b.case("Sparse_" + name,
+               lambda x, y, dd, o=outs, a=outs_add, r=outs_real: o(x, y, dd) + a(x, y) +
+               r(x, y, dd),
+               [(v, dt), (w, dt), (d, dt)], grad=False, **kw)
+        b.case("NonAliasingAdd_" + name,
+               lambda x, y: raw.ScatterNdNonAliasingAdd(input=x, indices=[[1], [3], [1]],
+                                                        updates=y[:3] * 1),
+               [(d[:, 0], dt), (v, dt)], grad=False, **kw)
+    b.case("SparseFillEmptyRows_string",
+           lambda x: (lambda r: [r[0].indices, r[0].values, r[1]])(
+               tf.sparse.fill_empty_rows(tf.SparseTensor([[1, 0], [1, 1]], x, [3, 2]), "z")),
+           [(["a", "b"], tf.string)], exact=True, grad=False)
+    for name, dt in (("f16", f16), ("bf16", bf16), ("c64", c64)):
+        a = np.array([[1, 0, 2], [0, 0, 3]]) * 0.5
+        m = np.arange(6).reshape(3, 2) * 0.25 - 0.5
+        if dt == c64:
+            a, m = a + 1j * a, m - 0.5j
+        tol = {"tolerance": 1e-2, "atol": 1e-2} if dt != c64 else {"tolerance": 1e-6}
+        st = lambda x: tf.sparse.from_dense(x)  # noqa: E731
+        b.case("SparseDenseMatMul_" + name,
+               lambda x, y: [tf.sparse.sparse_dense_matmul(st(x), y),
+                             tf.sparse.sparse_dense_matmul(st(tf.transpose(x)), y,
+                                                           adjoint_a=True),
+                             tf.sparse.sparse_dense_matmul(st(x), tf.transpose(y),
+                                                           adjoint_b=True)],
+               [(a, dt), (m, dt)], grad=False, **tol)
+    h = np.array([[0.5, -1, 2, 0], [1, 0, 0, 3], [0, 0, 0, 0.25]])
+    b.case("SparseSoftmax_f16", lambda x: tf.sparse.to_dense(tf.sparse.softmax(
+        tf.sparse.from_dense(x))), [(h, f16)], tolerance=2e-3, atol=2e-3)
+    b.case("SparseSegmentsNum_f16",
+           lambda x: [tf.sparse.segment_sum(x, [0, 2, 2], [0, 0, 2], num_segments=4),
+                      tf.sparse.segment_mean(x, [0, 1, 2], [0, 0, 2], num_segments=3),
+                      tf.sparse.segment_sqrt_n(x, [0, 1, 2], [1, 1, 2], num_segments=3)],
+           [(h, f16)], grad=False, tolerance=2e-3, atol=2e-3)
+
+
 def write_training(out):
-    """OUT/training.pb and training.json: one step of ApplyAdam, ApplyGradientDescent and
-    ApplyMomentum and the variable scatters on float16 and bfloat16 reference variables, the
+    """OUT/training.pb and training.json: one step of ApplyAdam, ApplyGradientDescent,
+    ApplyMomentum, ApplyFtrl, ApplyAdadelta, ApplyAddSign, SparseApply{Adagrad,Momentum,Ftrl,
+    FtrlV2,Adadelta,AdagradV2} and the variable scatters on float16 and bfloat16 reference
+    variables, the
     scatters on int8, uint16 and complex64 ones (init op "init"), the updated variables and
     slots TensorFlow computes, each update run on its own, in order."""
     g = tf.Graph()
@@ -548,7 +644,25 @@ def write_training(out):
                 tf.raw_ops.SparseApplyMomentum(var=emb, accum=emb_acc, lr=c(0.25), grad=rgrad[:2],
                                                indices=[1, 0], momentum=c(0.9),
                                                name="sparse_momentum" + sfx)]
-            slots = [m, v, acc, ftrl_a, ftrl_l, ad_a, ad_u, sign_m, emb_acc]
+            sw = var([[0.5, -1.0], [2.0, 0.25], [-0.75, 1.5]], "sparse_w")
+            sa = var([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], "sparse_a")
+            sl = var([[0.0, 0.5], [-0.5, 0.25], [0.1, 0.0]], "sparse_l")
+            su = var([[0.0, 0.1], [0.2, 0.3], [0.05, 0.0]], "sparse_u")
+            fetches += [
+                tf.raw_ops.SparseApplyFtrl(var=sw, accum=sa, linear=sl, grad=rgrad,
+                                           indices=[2, 0, 2], lr=c(0.1), l1=c(0.01), l2=c(0.02),
+                                           lr_power=c(-0.5), name="sparse_ftrl" + sfx),
+                tf.raw_ops.SparseApplyFtrlV2(var=sw, accum=sa, linear=sl, grad=rgrad[:2],
+                                             indices=[1, 0], lr=c(0.1), l1=c(0.01), l2=c(0.02),
+                                             l2_shrinkage=c(0.05), lr_power=c(-0.5),
+                                             name="sparse_ftrl_v2" + sfx),
+                tf.raw_ops.SparseApplyAdadelta(var=sw, accum=sa, accum_update=su, lr=c(1.0),
+                                               rho=c(0.9), epsilon=c(1e-3), grad=rgrad,
+                                               indices=[0, 1, 2], name="sparse_adadelta" + sfx),
+                tf.raw_ops.SparseApplyAdagradV2(var=sw, accum=sa, lr=c(0.5), epsilon=c(1e-3),
+                                                grad=rgrad, indices=[2, 2, 1],
+                                                name="sparse_adagrad_v2" + sfx)]
+            slots = [m, v, acc, ftrl_a, ftrl_l, ad_a, ad_u, sign_m, emb_acc, sa, sl, su]
             fetches += [tf.identity(x, name="read_" + x.op.name) for x in slots]
         init = tf1.global_variables_initializer()
         # The updates first, then the slots they left.
@@ -581,6 +695,7 @@ def main(out):
         build_decode_raw(b)
         build_half_more(b)
         build_misc(b)
+        build_sparse(b)
     write_fixture(g, b, out)
     write_training(out)
     print("wrote %d cases to %s" % (len(b.cases), out))

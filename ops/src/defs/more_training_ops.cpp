@@ -27,13 +27,6 @@ using detail::more_optimizer::layout_of;
 using detail::more_optimizer::ref_name;
 using detail::more_optimizer::sparse_layout_of;
 
-Status check_t(DType t) {
-  if (t != DType::float32 && t != DType::float64)
-    return invalid_argument("Value for attr 'T' of " + std::string(data_type_string(t)) +
-                            " is not in the list of allowed values: float, double");
-  return {};
-}
-
 // The dtype input `i` must have: resource for the handles of Resource* ops, int64 for
 // AdagradDA's global_step, else T.
 DType want_type(Kind k, const Layout& lay, int i, bool resource, DType t) {
@@ -112,7 +105,9 @@ Status infer_sparse_apply(InferenceContext& c, Kind k, bool resource) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(lay.inputs));
   DType t = c.input_types[0];
   if (resource) ACTORFLOW_RETURN_IF_ERROR(c.get_attr("T", &t));
-  ACTORFLOW_RETURN_IF_ERROR(check_t(t));
+  // TensorFlow's OpDef list (its CPU kernels: float, double and, but for the proximal ones
+  // and AdagradDA, the half types).
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(t, c.node.op));
   const int indices = lay.grad + 1;
   ACTORFLOW_RETURN_IF_ERROR(check_inputs(c, k, lay, resource, t, indices));
   const DType index_type = c.input_types[static_cast<std::size_t>(indices)];

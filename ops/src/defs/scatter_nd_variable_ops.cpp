@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "builder_util.hpp"
@@ -87,14 +88,12 @@ Status infer_non_aliasing_add(InferenceContext& c) {
 }
 
 // SparseSegmentReductionWithNumSegmentsShapeFn: `[num_segments] + data.shape[1:]`, the
-// first dim known when num_segments is a Const. `float_only`: Mean and SqrtN take floats.
-Status infer_with_num_segments(InferenceContext& c, bool float_only) {
+// first dim known when num_segments is a Const. T in TensorFlow's OpDef list (Mean and
+// SqrtN: the floating types; Sum: the real numbers).
+Status infer_with_num_segments(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(4));
   const DType t = c.input_types[0];
-  if (float_only)
-    ACTORFLOW_RETURN_IF_ERROR(
-        detail::check_attr_type(t, "T", {DType::bfloat16, DType::float32, DType::float64},
-                                "bfloat16, half, float, double"));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(t, c.node.op));
   ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[1], "Tidx"));
   ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[2], "Tsegmentids"));
   ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[3], "Tnumsegments"));
@@ -180,12 +179,9 @@ void register_scatter_nd_variable_ops(OpRegistry& r) {
     r.add({std::string("ResourceScatterNd") + kind, infer_scatter_nd_resource, true, {0}});
   }
   r.add({"ScatterNdNonAliasingAdd", infer_non_aliasing_add});
-  r.add({"SparseSegmentSumWithNumSegments",
-         [](InferenceContext& c) { return infer_with_num_segments(c, false); }});
-  r.add({"SparseSegmentMeanWithNumSegments",
-         [](InferenceContext& c) { return infer_with_num_segments(c, true); }});
-  r.add({"SparseSegmentSqrtNWithNumSegments",
-         [](InferenceContext& c) { return infer_with_num_segments(c, true); }});
+  for (const char* type : {"SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
+                           "SparseSegmentSqrtNWithNumSegments"})
+    r.add({type, infer_with_num_segments});
 }
 
 }  // namespace detail

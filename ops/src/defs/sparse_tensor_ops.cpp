@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "standard_ops.hpp"
@@ -220,8 +221,7 @@ Status infer_sparse_slice_grad(InferenceContext& c) {
 Status infer_sparse_softmax(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
   ACTORFLOW_RETURN_IF_ERROR(check_sparse_inputs(c, 0));
-  ACTORFLOW_RETURN_IF_ERROR(
-      detail::check_attr_type(c.input_types[1], "T", {DType::float32, DType::float64}));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[1], c.node.op));
   c.add_output(c.input_types[1], c.input_shapes[1]);
   return {};
 }
