@@ -1,7 +1,8 @@
 // Gradients of the random ops of kernels/src/random_more_ops.cpp and random_more2_ops.cpp.
 // The stateless random ops have none: TensorFlow registers the V1 and V2 fillers and
 // StatelessMultinomial not differentiable (stateless_random_ops.py), and
-// ParameterizedTruncatedNormal too (random_ops.py). The key/counter ops
+// ParameterizedTruncatedNormal too (random_ops.py), as are the candidate samplers and
+// ComputeAccidentalHits (candidate_sampling_ops.py). The key/counter ops
 // (StatelessRandomGetKeyCounterAlg, StatelessRandomGetKeyCounter, StatelessRandomGetAlg),
 // RandomPoisson, RandomPoissonV2 and RandomGammaGrad have no entry, as in TensorFlow, so a
 // gradient through them fails with "No gradient defined". RandomGamma's is random_grad.py's
@@ -59,7 +60,11 @@ void register_random_more_gradients(GradientRegistry& r) {
         "StatelessRandomUniformInt", "StatelessRandomUniformFullInt", "StatelessMultinomial",
         "StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2",
         "StatelessRandomUniformIntV2", "StatelessRandomUniformFullIntV2",
-        "ParameterizedTruncatedNormal"})
+        "ParameterizedTruncatedNormal",
+        // candidate_sampling_ops.py
+        "UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
+        "ThreadUnsafeUnigramCandidateSampler", "FixedUnigramCandidateSampler",
+        "AllCandidateSampler", "ComputeAccidentalHits"})
     r.add_not_differentiable(type);
   r.add("RandomGamma", random_gamma_grad);
 }
