@@ -9,7 +9,11 @@ has them); int8, int16, uint8, uint16, uint32 and uint64 through the arithmetic 
 around), comparisons, reductions, bitwise ops, activations and ArgMax; float16 and bfloat16
 through the kernels of training (Conv2D, DepthwiseConv2dNative, MaxPool, AvgPool,
 FusedBatchNormV3, BiasAdd, the activation gradients, the softmax losses), with their
-gradients, and their random values (stateful and stateless Philox streams). reference.json: what TensorFlow computes for every output and gradient, in
+gradients, and their random values (stateful and stateless Philox streams); the SparseTensor
+kernels (SparseAdd, SparseTensorDenseAdd, the sparse reductions, element-wise and
+SparseTensorDenseMatMul, SparseSoftmax, SparseFillEmptyRows, the sparse gradients, the
+sparse segment sums) in each. reference.json: what TensorFlow computes for every output and
+gradient, in
 make_op_fixtures.py's format. Never a dependency of the build or the tests: the fixture is
 committed, and this script remakes it.
 
