@@ -69,6 +69,7 @@ void add_cpu_kernels(KernelRegistry& r) {
   register_random_more_kernels(r);
   register_random_more2_kernels(r);
   register_candidate_sampler_kernels(r);
+  register_stage_kernels(r);
   register_misc_array_kernels(r);
   register_audio_kernels(r);
   register_linalg_decomp_kernels(r);

@@ -88,6 +88,7 @@ void register_random_more_kernels(KernelRegistry& r);  // Stateless*, RandomGamm
 // RandomGammaGrad, RandomPoisson(V2), ParameterizedTruncatedNormal
 void register_random_more2_kernels(KernelRegistry& r);
 void register_candidate_sampler_kernels(KernelRegistry& r);
+void register_stage_kernels(KernelRegistry& r);
 // Bucketize, HistogramFixedWidth, CumulativeLogsumexp, BroadcastArgs, EnsureShape, Snapshot,
 // FakeQuant*, Print, PrintV2
 void register_misc_array_kernels(KernelRegistry& r);

@@ -112,6 +112,7 @@ void register_standard_ops(OpRegistry& r) {
   detail::register_random_more_ops(r);
   detail::register_random_more2_ops(r);
   detail::register_candidate_sampling_ops(r);
+  detail::register_stage_ops(r);
   detail::register_misc_array_ops(r);
   detail::register_audio_ops(r);
   detail::register_gif_ops(r);

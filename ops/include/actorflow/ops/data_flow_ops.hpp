@@ -3,12 +3,14 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/indexed_slices.hpp"
 
 /// Gradient accumulators (TensorFlow's `tf.ConditionalAccumulator`, data_flow_ops.py), the
-/// building block of `af::train::SyncReplicasOptimizer`.
+/// building block of `af::train::SyncReplicasOptimizer`, and staging areas
+/// (data_flow_ops.StagingArea).
 namespace af {
 
 /// Options of `ConditionalAccumulator` (the Python constructor's arguments).
@@ -131,6 +133,74 @@ class SparseConditionalAccumulator {
   Output handle_;
   DType dtype_;
   PartialShape shape_;
+};
+
+/// Options of `StagingArea` (the Python constructor's arguments).
+struct StagingAreaOptions {
+  /// Each component's static shape (empty: all unknown); a put of a value whose shape is
+  /// incompatible is refused, and a get's outputs take them.
+  std::vector<PartialShape> shapes;
+  /// The name every op of the area shares it by (its ops' attr shared_name) and the prefix
+  /// of their names; empty: the graph's unique name for "StagingArea".
+  std::string shared_name;
+  /// The most elements it holds (0: no limit); a put into a full area waits.
+  std::int64_t capacity = 0;
+  /// The most bytes its elements take (0: no limit); a put that would pass it waits, one
+  /// larger than the limit fails.
+  std::int64_t memory_limit = 0;
+};
+
+/// `data_flow_ops.StagingArea` (`tf.contrib.staging.StagingArea`): a FIFO of tuples of the
+/// given dtypes, for overlapping a step's input transfer with the step before (put in one
+/// step, get in the next). Its ops (Stage, Unstage, StagePeek, StageSize, StageClear) are
+/// stateful and share the area by shared_name, in their device's resource container, each
+/// colocated with the NoOp "<name>_root/NoOp" made with it. A get of an empty area, a peek
+/// past its end and a put into a full one wait without holding a thread; the step's deadline
+/// (DeadlineExceeded) or cancellation (Cancelled; "the Session has been closed" when it is)
+/// ends the wait. A get whose step fails later puts its tuple back.
+class StagingArea {
+ public:
+  /// Makes the area's colocation NoOp in `g`. Throws InvalidArgumentError when `shapes` is
+  /// not as long as `dtypes` ("StagingArea shapes must be the same length as dtypes").
+  StagingArea(Graph& g, std::vector<DType> dtypes, StagingAreaOptions options = {});
+
+  /// `put(values)`: op Stage named `name` (default "<name>_put"). Throws InvalidArgumentError
+  /// for more values than dtypes ("Unexpected number of inputs 3 vs 2"), a value of another
+  /// dtype ("Datatypes do not match. Received val.dtype int32 and dtype float32") or shape.
+  /// Running fails with ResourceExhausted "Attempted to insert tensors with combined size of
+  /// '80' bytes into Staging Area with a memory limit of '64'." for a tuple past the limit.
+  Operation put(const std::vector<Output>& values, std::string_view name = {}) const;
+  /// `get()`: op Unstage named `name` (default "<name>_get"), one output per dtype, with the
+  /// area's shapes; it takes the oldest tuple. As TensorFlow's, it adds a NoOp ("NoOp") to
+  /// probe the device scope, and outputs pass an Identity when that is not the area's.
+  std::vector<Output> get(std::string_view name = {}) const;
+  /// `peek(index)`: op StagePeek (default "<name>_peek"), a copy of tuple `index` (an int32
+  /// scalar; 0 the oldest), waiting until the area holds it. Running fails with "index must be
+  /// scalar" for another shape.
+  std::vector<Output> peek(const Output& index, std::string_view name = {}) const;
+  /// As above with `index` as the int32 Const "<op>/index".
+  std::vector<Output> peek(std::int32_t index, std::string_view name = {}) const;
+  /// `size()`: op StageSize (default "<name>_size"), the number of tuples, int32.
+  Output size(std::string_view name = {}) const;
+  /// `clear()`: op StageClear (default "<name>_clear"), which drops every tuple.
+  Operation clear(std::string_view name = {}) const;
+
+  /// The area's name (its shared_name).
+  const std::string& name() const noexcept { return name_; }
+  /// The components' dtypes.
+  const std::vector<DType>& dtypes() const noexcept { return dtypes_; }
+
+ private:
+  AttrMap attrs() const;
+  std::vector<Output> outputs_of(const Operation& op) const;
+
+  Graph* graph_;
+  std::vector<DType> dtypes_;
+  std::vector<PartialShape> shapes_;
+  std::string name_;
+  std::int64_t capacity_;
+  std::int64_t memory_limit_;
+  Operation coloc_op_;
 };
 
 }  // namespace af

@@ -20,7 +20,7 @@ namespace af {
 
 /// One wait, as a kernel registers it.
 struct StallingWait {
-  std::string kind;          ///< "dequeue", "take" or "recv"
+  std::string kind;          ///< "dequeue", "take", "recv", "stage" (a staging put) or "unstage"
   std::string what;          ///< the queue, the accumulator, or the tensor (its rendezvous key)
   std::string device;        ///< the device the waiting kernel runs on (full name)
   std::int64_t step_id = 0;  ///< the step that waits
