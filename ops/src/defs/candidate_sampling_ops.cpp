@@ -9,6 +9,7 @@
 
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/op_registry.hpp"
+#include "attr_checks.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -16,16 +17,6 @@ namespace af {
 namespace {
 
 using detail::Index;
-
-// An int attr with a minimum (NodeDef validation).
-Status attr_at_least(const InferenceContext& c, const char* name, Index minimum, Index* out) {
-  ACTORFLOW_RETURN_IF_ERROR(c.get_attr(name, out));
-  if (*out < minimum)
-    return invalid_argument("Value for attr '" + std::string(name) + "' of " +
-                            std::to_string(*out) + " must be at least minimum " +
-                            std::to_string(minimum));
-  return {};
-}
 
 // Input `i` (named `arg`) must be int64.
 Status expect_int64(const InferenceContext& c, int i, const char* arg) {
@@ -42,12 +33,12 @@ Status infer_candidate_sampler(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
   ACTORFLOW_RETURN_IF_ERROR(expect_int64(c, 0, "true_classes"));
   Index num_true = 0, num_sampled = 0, range_max = 1;
-  ACTORFLOW_RETURN_IF_ERROR(attr_at_least(c, "num_true", 1, &num_true));
-  ACTORFLOW_RETURN_IF_ERROR(attr_at_least(c, "num_sampled", 1, &num_sampled));
+  ACTORFLOW_RETURN_IF_ERROR(detail::int_attr_at_least(c, "num_true", 1, &num_true));
+  ACTORFLOW_RETURN_IF_ERROR(detail::int_attr_at_least(c, "num_sampled", 1, &num_sampled));
   bool unique = false;
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("unique", &unique));
   if (c.node.op != "AllCandidateSampler")
-    ACTORFLOW_RETURN_IF_ERROR(attr_at_least(c, "range_max", 1, &range_max));
+    ACTORFLOW_RETURN_IF_ERROR(detail::int_attr_at_least(c, "range_max", 1, &range_max));
   const bool unigram = c.node.op == "LearnedUnigramCandidateSampler" ||
                        c.node.op == "ThreadUnsafeUnigramCandidateSampler";
   if (unigram && range_max >= std::numeric_limits<std::int32_t>::max())

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actorflow/ops/graph.hpp"
+#include "attr_checks.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -18,10 +19,7 @@ namespace {
 Status infer_dynamic_partition(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   std::int64_t n = 0;
-  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("num_partitions", &n));
-  if (n < 1)
-    return invalid_argument("Value for attr 'num_partitions' of " + std::to_string(n) +
-                            " must be at least minimum 1");
+  ACTORFLOW_RETURN_IF_ERROR(detail::int_attr_at_least(c, "num_partitions", 1, &n));
   if (c.input_types[1] != DType::int32)
     return invalid_argument("Input 'partitions' of 'DynamicPartition' Op has type " +
                             std::string(data_type_string(c.input_types[1])) +

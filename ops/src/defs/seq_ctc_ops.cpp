@@ -16,6 +16,7 @@
 #include "actorflow/ops/detail/cwise_defs.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
+#include "attr_checks.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -27,6 +28,7 @@ using detail::merge_dims;
 
 using Index = std::int64_t;
 using detail::check_index_type;
+using detail::int_attr_at_least;
 using detail::with_rank;
 
 const std::vector<DType> kCtcTypes = {DType::float32, DType::float64};
@@ -36,17 +38,6 @@ Status expect_fixed_type(const InferenceContext& c, int i, const char* arg, DTyp
   const DType got = c.input_types[static_cast<std::size_t>(i)];
   if (got != type)
     return invalid_argument(cwise::fixed_type_mismatch_message(c.node.op, arg, got, type));
-  return {};
-}
-
-// NodeDef validation of an int attr with a minimum: "Value for attr 'top_paths' of 0 must be
-// at least minimum 1".
-Status int_attr_at_least(const InferenceContext& c, const char* name, Index minimum, Index* value) {
-  ACTORFLOW_RETURN_IF_ERROR(c.get_attr(name, value));
-  if (*value < minimum)
-    return invalid_argument("Value for attr '" + std::string(name) + "' of " +
-                            std::to_string(*value) + " must be at least minimum " +
-                            std::to_string(minimum));
   return {};
 }
 

@@ -14,6 +14,7 @@
 #include "actorflow/ops/detail/cwise_defs.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
+#include "attr_checks.hpp"
 #include "builder_util.hpp"
 #include "standard_ops.hpp"
 
@@ -67,10 +68,7 @@ Index multiply_dim(Index d, Index v) { return d < 0 ? -1 : d * v; }
 
 // Attr block_size: int >= 2 (ValidateAttrValue's message).
 Status block_size_attr(const InferenceContext& c, Index* block_size) {
-  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("block_size", block_size));
-  if (*block_size < 2)
-    return invalid_argument("Value for attr 'block_size' of " + std::to_string(*block_size) +
-                            " must be at least minimum 2");
+  ACTORFLOW_RETURN_IF_ERROR(detail::int_attr_at_least(c, "block_size", 2, block_size));
   return {};
 }
 

@@ -10,6 +10,7 @@
 #include "actorflow/ops/detail/cwise_defs.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
+#include "attr_checks.hpp"
 #include "builder_util.hpp"
 #include "standard_ops.hpp"
 
@@ -41,10 +42,7 @@ Status known_split_axis(const InferenceContext& c, int input, const PartialShape
 
 // Attr num_split, at least 1.
 Status num_split_attr(const InferenceContext& c, std::int64_t* num_split) {
-  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("num_split", num_split));
-  if (*num_split < 1)
-    return invalid_argument("Value for attr 'num_split' of " + std::to_string(*num_split) +
-                            " must be at least minimum 1");
+  ACTORFLOW_RETURN_IF_ERROR(detail::int_attr_at_least(c, "num_split", 1, num_split));
   return {};
 }
 

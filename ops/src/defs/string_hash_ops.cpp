@@ -4,6 +4,7 @@
 
 #include "actorflow/ops/graph.hpp"
 #include "actorflow/ops/string_ops.hpp"
+#include "attr_checks.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -18,10 +19,7 @@ Status infer_string_to_hash_bucket_fast(InferenceContext& c) {
                             std::string(data_type_string(c.input_types[0])) +
                             " that does not match expected type of string.");
   std::int64_t buckets = 0;
-  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("num_buckets", &buckets));
-  if (buckets < 1)
-    return invalid_argument("Value for attr 'num_buckets' of " + std::to_string(buckets) +
-                            " must be at least minimum 1");
+  ACTORFLOW_RETURN_IF_ERROR(detail::int_attr_at_least(c, "num_buckets", 1, &buckets));
   c.add_output(DType::int64, c.input_shapes[0]);
   return {};
 }
