@@ -387,7 +387,10 @@ class StageClearOp : public StageKernel {
 
 namespace detail {
 
+void register_map_stage_kernels(KernelRegistry& r);  // map_stage_ops.cpp
+
 void register_stage_kernels(KernelRegistry& r) {
+  register_map_stage_kernels(r);
   r.add(make_kernel_def<StageOp>("Stage", "CPU"));
   r.add(make_kernel_def<UnstageOp<false>>("Unstage", "CPU"));
   r.add(make_kernel_def<UnstageOp<true>>("StagePeek", "CPU"));

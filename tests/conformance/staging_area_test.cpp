@@ -1,7 +1,8 @@
-// Staging areas (data_flow_ops.StagingArea) against TensorFlow: tests/data/tf_staging
-// (scripts/peers/make_staging_fixtures.py) is TensorFlow's graph of two areas with the values
-// a sequence of its session runs gave; imported here it gives them, and `af::StagingArea`
-// builds TensorFlow's nodes. Then the waits: a get of an empty area, a put into a full one
+// Staging areas (data_flow_ops.StagingArea and MapStagingArea) against TensorFlow:
+// tests/data/tf_staging (scripts/peers/make_staging_fixtures.py) is TensorFlow's graph of two
+// areas and one of an ordered keyed area, with the values a sequence of session runs gave;
+// imported here they give them, and `af::StagingArea` / `af::MapStagingArea` build
+// TensorFlow's nodes. Then the waits: a get of an empty area, a put into a full one
 // and a peek past the end wait without a thread until another step moves, end with their
 // step's deadline or the session's close, and a get whose step fails puts its tuple back.
 #include <actorflow/actorflow.hpp>
@@ -82,6 +83,64 @@ std::string error_of(const std::function<void()>& f) {
 
 }  // namespace
 
+namespace {
+
+// Checks `ours` node for node against TensorFlow's (name, op, inputs, colocation, attrs).
+void expect_nodes(const af::GraphDef& ours, const nlohmann::json& nodes) {
+  BOOST_REQUIRE_EQUAL(ours.nodes.size(), nodes.size());
+  for (std::size_t i = 0; i < ours.nodes.size(); ++i) {
+    const af::NodeDef& node = ours.nodes[i];
+    const nlohmann::json& want = nodes[i];
+    BOOST_TEST_CONTEXT(want["name"].get<std::string>()) {
+      BOOST_TEST(node.name == want["name"].get<std::string>());
+      BOOST_TEST(node.op == want["op"].get<std::string>());
+      BOOST_TEST(node.inputs == want["input"].get<std::vector<std::string>>(),
+                 boost::test_tools::per_element());
+      std::vector<std::string> colocation;
+      if (auto c = node.attr<std::vector<std::string>>("_class")) colocation = *c;
+      BOOST_TEST(colocation == want["colocation"].get<std::vector<std::string>>(),
+                 boost::test_tools::per_element());
+      for (const auto& [key, value] : want["attrs"].items()) {
+        if (value.is_string())
+          BOOST_TEST(*node.attr<std::string>(key) == value.get<std::string>());
+        else if (value.is_number())
+          BOOST_TEST(*node.attr<std::int64_t>(key) == value.get<std::int64_t>());
+        else
+          BOOST_TEST(node.attr<std::vector<DType>>(key)->size() == value.size());
+      }
+    }
+  }
+}
+
+// The keyed area's steps: fetch(label) gives the outputs or the op of each.
+template <class Fetch>
+void run_map_steps(af::Session& sess, const nlohmann::json& steps, const Output& k, const Output& a,
+                   const Output& b, Fetch&& fetch) {
+  af::test::fixture::Tolerance exact;
+  exact.exact = true;
+  for (const auto& step : steps) {
+    const std::string label = step["fetch"].get<std::string>();
+    af::FeedDict feeds;
+    const auto& f = step["feeds"];
+    if (f.contains("k")) feeds.push_back({k, Tensor(f["k"].get<std::int64_t>())});
+    if (f.contains("a")) feeds.push_back({a, floats(f["a"].get<std::vector<float>>())});
+    if (f.contains("b")) feeds.push_back({b, Tensor(f["b"].get<std::int32_t>())});
+    BOOST_TEST_CONTEXT(label) {
+      const auto [outputs, op] = fetch(label);
+      if (outputs.empty()) {
+        sess.run(op, feeds);
+        continue;
+      }
+      const std::vector<Tensor> got = sess.run(outputs, feeds);
+      BOOST_REQUIRE_EQUAL(got.size(), step["value"].size());
+      for (std::size_t i = 0; i < got.size(); ++i)
+        af::test::fixture::check(got[i], step["value"][i], exact);
+    }
+  }
+}
+
+}  // namespace
+
 BOOST_AUTO_TEST_SUITE(staging_area_test)
 
 // TensorFlow's graph imported: puts, size, peek, get, clear and a string area give the
@@ -124,30 +183,7 @@ BOOST_AUTO_TEST_CASE(staging_area_builds_tensorflows_nodes, *boost::unit_test::t
   BOOST_TEST(got[0].shape().to_string() == "(2,)");
   BOOST_TEST(area.name() == "StagingArea");
 
-  const af::GraphDef ours = g.to_graph_def();
-  BOOST_REQUIRE_EQUAL(ours.nodes.size(), ref["nodes"].size());
-  for (std::size_t i = 0; i < ours.nodes.size(); ++i) {
-    const af::NodeDef& node = ours.nodes[i];
-    const nlohmann::json& want = ref["nodes"][i];
-    BOOST_TEST_CONTEXT(want["name"].get<std::string>()) {
-      BOOST_TEST(node.name == want["name"].get<std::string>());
-      BOOST_TEST(node.op == want["op"].get<std::string>());
-      BOOST_TEST(node.inputs == want["input"].get<std::vector<std::string>>(),
-                 boost::test_tools::per_element());
-      std::vector<std::string> colocation;
-      if (auto c = node.attr<std::vector<std::string>>("_class")) colocation = *c;
-      BOOST_TEST(colocation == want["colocation"].get<std::vector<std::string>>(),
-                 boost::test_tools::per_element());
-      for (const auto& [key, value] : want["attrs"].items()) {
-        if (value.is_string())
-          BOOST_TEST(*node.attr<std::string>(key) == value.get<std::string>());
-        else if (value.is_number())
-          BOOST_TEST(*node.attr<std::int64_t>(key) == value.get<std::int64_t>());
-        else
-          BOOST_TEST(node.attr<std::vector<DType>>(key)->size() == value.size());
-      }
-    }
-  }
+  expect_nodes(g.to_graph_def(), ref["nodes"]);
   af::Session sess(g);
   run_steps(sess, ref["steps"], x, n, [&](const std::string& label) {
     if (label == "put") return std::pair{std::vector<Output>{}, put};
@@ -229,6 +265,110 @@ BOOST_AUTO_TEST_CASE(failures_lose_nothing, *boost::unit_test::timeout(60)) {
   BOOST_TEST(sess.run(size).scalar<std::int32_t>() == 0);
   BOOST_CHECK_THROW(area.put({g.constant(Tensor(1))}), af::InvalidArgumentError);
   BOOST_CHECK_THROW(area.put({v, v}), af::InvalidArgumentError);
+}
+
+// TensorFlow's ordered MapStagingArea imported and built here: complete and incomplete puts,
+// sizes, a peek, a keyless get of one component (the smallest key), a keyed get and a clear
+// give TensorFlow's values; the builder makes TensorFlow's nodes.
+BOOST_AUTO_TEST_CASE(map_staging_area_gives_tensorflows_values, *boost::unit_test::timeout(60)) {
+  std::ifstream in(dir / "map_reference.json");
+  const nlohmann::json ref = nlohmann::json::parse(in);
+  const std::map<std::string, std::string> op_of = {
+      {"put", "MapStagingArea_put"},    {"put0", "MapStagingArea_put_1"},
+      {"put1", "MapStagingArea_put_2"}, {"peek", "MapStagingArea_pop"},
+      {"get", "MapStagingArea_get"},    {"get_nokey", "MapStagingArea_get_nokey"},
+      {"size", "MapStagingArea_size"},  {"incomplete_size", "MapStagingArea_incomplete_size"},
+      {"clear", "MapStagingArea_clear"}};
+  {
+    af::Graph g;
+    af::import_graph_def(g, af::read_graph_def((dir / "map_graph.pb").string()), {.name = ""});
+    af::Session sess(g);
+    run_map_steps(sess, ref["steps"], g.output("k:0"), g.output("a:0"), g.output("b:0"),
+                  [&](const std::string& label) {
+                    const af::Operation op = g.operation(op_of.at(label));
+                    std::vector<Output> outputs;
+                    for (int i = 0; i < op.num_outputs(); ++i) outputs.push_back(op.output(i));
+                    return std::pair{outputs, op};
+                  });
+  }
+  af::Graph g;
+  const Output k = g.placeholder(DType::int64, PartialShape{}, "k");
+  const Output a = g.placeholder(DType::float32, PartialShape{2}, "a");
+  const Output b = g.placeholder(DType::int32, PartialShape{}, "b");
+  af::MapStagingArea area(
+      g, {DType::float32, DType::int32},
+      {.shapes = {PartialShape{2}, PartialShape{}}, .ordered = true, .capacity = 4});
+  const af::Operation put = area.put(k, {a, b}, {0, 1});
+  const af::Operation put0 = area.put(k, {a}, {0});
+  const af::Operation put1 = area.put(k, {b}, {1});
+  const std::vector<Output> peeked = area.peek(k);
+  const auto [key, got] = area.get(k);
+  const auto [first_key, first] = area.get({1});
+  const Output size = area.size();
+  const Output incomplete = area.incomplete_size();
+  const af::Operation clear = area.clear();
+  BOOST_TEST(key.name() == "k:0");
+  expect_nodes(g.to_graph_def(), ref["nodes"]);
+  af::Session sess(g);
+  run_map_steps(sess, ref["steps"], k, a, b, [&](const std::string& label) {
+    using Pair = std::pair<std::vector<Output>, af::Operation>;
+    if (label == "put") return Pair{{}, put};
+    if (label == "put0") return Pair{{}, put0};
+    if (label == "put1") return Pair{{}, put1};
+    if (label == "clear") return Pair{{}, clear};
+    if (label == "peek") return Pair{peeked, {}};
+    if (label == "get") return Pair{got, {}};
+    if (label == "size") return Pair{{size}, {}};
+    if (label == "incomplete_size") return Pair{{incomplete}, {}};
+    std::vector<Output> nokey{first_key};
+    nokey.insert(nokey.end(), first.begin(), first.end());
+    return Pair{nokey, {}};
+  });
+}
+
+// A keyed get waits until its key's tuple is complete, holding no thread; a component taken
+// twice, one given twice and unordered indices fail as TensorFlow's; a get whose step fails
+// puts its components back; the step's deadline ends a wait.
+BOOST_AUTO_TEST_CASE(map_staging_waits_and_failures, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  const Output k = g.placeholder(DType::int64, PartialShape{}, "k");
+  const Output v = g.placeholder(DType::float32, PartialShape{}, "v");
+  af::MapStagingArea area(g, {DType::float32, DType::float32}, {.shared_name = "keyed"});
+  const af::Operation put0 = area.put(k, {v}, {0});
+  const af::Operation put1 = area.put(k, {v}, {1});
+  const std::vector<Output> got = area.get(k).second;
+  const Output first = area.get(k, {0}).second[0];
+  const Output checked = af::check_numerics(area.get(k, {1}).second[0], "bad value");
+  const Output size = area.size();
+  const Output incomplete = area.incomplete_size();
+  af::Session sess(g);
+  const Tensor key7(std::int64_t{7});
+  auto getting = std::async(std::launch::async, [&] { return sess.run(got, {{k, key7}}); });
+  BOOST_REQUIRE(af::test::await_waits("unstage", "keyed"));
+  sess.run(put0, {{k, key7}, {v, Tensor(1.5f)}});
+  BOOST_TEST(sess.run(incomplete, {}).scalar<std::int32_t>() == 1);
+  BOOST_TEST((getting.wait_for(100ms) == std::future_status::timeout));
+  sess.run(put1, {{k, key7}, {v, Tensor(2.5f)}});
+  const std::vector<Tensor> both = getting.get();
+  BOOST_TEST(both[0].scalar<float>() == 1.5f);
+  BOOST_TEST(both[1].scalar<float>() == 2.5f);
+  BOOST_TEST(sess.run(size).scalar<std::int32_t>() == 0);
+
+  const Tensor key9(std::int64_t{9});
+  sess.run(put0, {{k, key9}, {v, Tensor(3.0f)}});
+  const std::string twice = error_of([&] { sess.run(put0, {{k, key9}, {v, Tensor(4.0f)}}); });
+  BOOST_TEST(twice.find("The tensor for index '0' for key '9' was already initialized '2'.") !=
+                 std::string::npos,
+             twice);
+  sess.run(put1, {{k, key9}, {v, Tensor(std::nanf(""))}});
+  BOOST_TEST(sess.run(first, {{k, key9}}).scalar<float>() == 3.0f);
+  af::test::fails_with(sess, first, "Tensor at index '0' for key '9' has already been removed.",
+                       {{k, key9}});
+  BOOST_CHECK_THROW(sess.run(checked, {{k, key9}}), af::InvalidArgumentError);
+  BOOST_TEST(sess.run(size).scalar<std::int32_t>() == 1);  // the NaN went back
+  BOOST_CHECK_THROW(sess.run(got[0], {{k, Tensor(std::int64_t{11})}}, {.timeout_in_ms = 100}),
+                    af::DeadlineExceededError);
+  BOOST_CHECK_THROW(area.put(k, {v}, {2}), af::InvalidArgumentError);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "actorflow/ops/graph.hpp"
@@ -198,6 +199,81 @@ class StagingArea {
   std::vector<DType> dtypes_;
   std::vector<PartialShape> shapes_;
   std::string name_;
+  std::int64_t capacity_;
+  std::int64_t memory_limit_;
+  Operation coloc_op_;
+};
+
+/// Options of `MapStagingArea` (the Python constructor's arguments).
+struct MapStagingAreaOptions {
+  /// As StagingAreaOptions::shapes.
+  std::vector<PartialShape> shapes;
+  /// As StagingAreaOptions::shared_name; empty: the graph's unique name for "MapStagingArea".
+  std::string shared_name;
+  /// Ordered: MapUnstageNoKey takes the smallest key (ops OrderedMap*); else any (ops Map*).
+  bool ordered = false;
+  /// The most complete tuples it holds (0: no limit); a complete put into a full area waits.
+  std::int64_t capacity = 0;
+  /// The most bytes its components take (0: no limit), as StagingAreaOptions::memory_limit.
+  std::int64_t memory_limit = 0;
+};
+
+/// `data_flow_ops.MapStagingArea`: tuples staged under int64 keys. A put may give some of a
+/// tuple's components (their `indices`); the tuple is incomplete (`incomplete_size`) until
+/// every component came, then a get or peek of its key can take it. A get takes the given
+/// components of its key's tuple (all by default; the key goes when none is left), or, without
+/// a key, those of the first key (the smallest when `ordered`). Gets and peeks of a key not
+/// yet complete, gets of an empty area and complete puts into a full one wait as
+/// StagingArea's do (no thread held; the step's deadline or cancellation ends them; a get
+/// whose step fails puts its components back). Each op is colocated with "<name>_root/NoOp";
+/// index lists become int32 Consts "<op>/indices". Throws InvalidArgumentError as StagingArea
+/// does, and for an index past the dtypes.
+class MapStagingArea {
+ public:
+  /// Makes the area's colocation NoOp in `g`.
+  MapStagingArea(Graph& g, std::vector<DType> dtypes, MapStagingAreaOptions options = {});
+
+  /// `put(key, values, indices)`: op (Ordered)MapStage (default name "<name>_put"); `key` an
+  /// int64 scalar, `indices` the components `values` are (empty: all, in order). Running
+  /// fails with "The tensor for index '0' for key '3' was already initialized '2'." for a
+  /// component given twice and with "Indices are not strictly ordered".
+  Operation put(const Output& key, const std::vector<Output>& values, std::vector<int> indices = {},
+                std::string_view name = {}) const;
+  /// `peek(key, indices)`: op (Ordered)MapPeek (default name "<name>_pop", as TensorFlow's),
+  /// copies of the components. Running fails with "Tensor at index '1' for key '3' has
+  /// already been removed." for a component a get took.
+  std::vector<Output> peek(const Output& key, std::vector<int> indices = {},
+                           std::string_view name = {}) const;
+  /// `get(key, indices)`: op (Ordered)MapUnstage (default "<name>_get"): `key` and the
+  /// components.
+  std::pair<Output, std::vector<Output>> get(const Output& key, std::vector<int> indices = {},
+                                             std::string_view name = {}) const;
+  /// `get(indices=...)` without a key: op (Ordered)MapUnstageNoKey (default
+  /// "<name>_get_nokey"): the first key (int64) and its components.
+  std::pair<Output, std::vector<Output>> get(std::vector<int> indices = {},
+                                             std::string_view name = {}) const;
+  /// `size()`: the complete tuples (int32), op (Ordered)MapSize ("<name>_size").
+  Output size(std::string_view name = {}) const;
+  /// `incomplete_size()`: the incomplete ones, op (Ordered)MapIncompleteSize.
+  Output incomplete_size(std::string_view name = {}) const;
+  /// `clear()`: drops every tuple, complete or not, op (Ordered)MapClear.
+  Operation clear(std::string_view name = {}) const;
+
+  /// The area's name (its shared_name).
+  const std::string& name() const noexcept { return name_; }
+
+ private:
+  AttrMap attrs(const std::vector<DType>& dtypes) const;
+  std::vector<int> all_or(std::vector<int> indices) const;
+  Output indices_const(const std::string& op_name, const std::vector<int>& indices) const;
+  std::vector<Output> take(const std::string& type, const Output* key, std::vector<int> indices,
+                           const std::string& name, Output* key_out) const;
+
+  Graph* graph_;
+  std::vector<DType> dtypes_;
+  std::vector<PartialShape> shapes_;
+  std::string name_;
+  std::string prefix_;
   std::int64_t capacity_;
   std::int64_t memory_limit_;
   Operation coloc_op_;
