@@ -9,7 +9,6 @@
 // fails puts its components back. The memory count is exact (TensorFlow's counts only the
 // last component of an incomplete put and subtracts a peek's bytes, which can wedge a
 // limited area). The definitions are in ops/src/defs/map_stage_ops.cpp.
-#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -27,6 +26,7 @@
 #include "actorflow/ops/resource.hpp"
 #include "actorflow/ops/stall_watch.hpp"
 #include "kernel_helpers.hpp"
+#include "staging_wait.hpp"
 
 namespace af {
 
@@ -44,11 +44,6 @@ std::size_t bytes_of(const Tuple& tuple) {
   std::size_t n = 0;
   for (const Tensor& t : tuple) n += bytes_of(t);
   return n;
-}
-
-std::uint64_t next_map_wait_id() {
-  static std::atomic<std::uint64_t> id{0};
-  return ++id;
 }
 
 // What a pop or peek gives: the key and the components asked for.
@@ -358,27 +353,6 @@ class MapKernel : public OpKernel {
                                         [] { return std::string("StagingMap"); }});
   }
 
-  // Suspends until the area calls back; a step cancellation ends the wait.
-  template <class T, class Start>
-  static Async<T> wait(StepServices* step, std::shared_ptr<Area> a, Start start) {
-    return {[step, a = std::move(a), start = std::move(start)](Completion<T> c) {
-      auto post = step->poster();
-      auto token = std::make_shared<std::uint64_t>(0);
-      const std::uint64_t id = next_map_wait_id();
-      start(*a, id, [post, c, step, token](T r) {
-        post([c, step, token, r = std::move(r)]() mutable {
-          if (*token) step->remove_cancel_hook(*token);
-          c(std::move(r));
-        });
-      });
-      *token = step->add_cancel_hook([a, id](const Status& why) {
-        a->cancel(id, why.code() == Code::deadline_exceeded
-                          ? why
-                          : cancelled("Staging area operation was cancelled"));
-      });
-    }};
-  }
-
   std::int64_t capacity_ = 0;
   std::int64_t memory_limit_ = 0;
   std::string container_;
@@ -416,7 +390,7 @@ class MapStageOp : public MapKernel<Ordered> {
     Tuple values;
     for (int i = 2; i < ctx.num_inputs(); ++i) values.push_back(ctx.input(i));
     StallWatchScope watching = this->watch("stage", ctx);
-    Async<Status> putting = Base::template wait<Status>(
+    Async<Status> putting = detail::staging_wait<Status>(
         ctx.step, *a,
         [k = *key, ix = *indices, v = std::move(values)](auto& area, std::uint64_t id, auto done) {
           area.put(id, k, ix, v, std::move(done));
@@ -449,7 +423,7 @@ class MapTakeOp : public MapKernel<Ordered> {
       co_return;
     }
     StallWatchScope watching = this->watch("unstage", ctx);
-    Async<StatusOr<Taken>> taking = Base::template wait<StatusOr<Taken>>(
+    Async<StatusOr<Taken>> taking = detail::staging_wait<StatusOr<Taken>>(
         ctx.step, *a, [k = *key, ix = *indices](auto& area, std::uint64_t id, auto done) {
           area.take(id, kKind, k, ix, std::move(done));
         });

@@ -7,7 +7,6 @@
 // (deadline, session closed). Unlike TensorFlow's, a get whose step then fails puts its
 // tuple back at the front, as the queues' dequeues do: a failed step loses nothing. The
 // definitions are in ops/src/defs/stage_ops.cpp.
-#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -21,6 +20,7 @@
 #include "actorflow/ops/resource.hpp"
 #include "actorflow/ops/stall_watch.hpp"
 #include "kernel_helpers.hpp"
+#include "staging_wait.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -36,11 +36,6 @@ std::size_t tuple_bytes(const Tuple& tuple) {
     bytes += t.dtype() == DType::string ? 24 * static_cast<std::size_t>(t.num_elements())
                                         : t.total_bytes();
   return bytes;
-}
-
-std::uint64_t next_wait_id() {
-  static std::atomic<std::uint64_t> id{0};
-  return ++id;
 }
 
 // The staging area: TensorFlow's Buffer, with its waits as queued callbacks.
@@ -245,27 +240,6 @@ class StageKernel : public OpKernel {
                                         }});
   }
 
-  // Suspends until the area calls back; a step cancellation ends the wait with `why`.
-  template <class T, class Start>
-  static Async<T> wait(StepServices* step, std::shared_ptr<StagingBuffer> buf, Start start) {
-    return {[step, buf = std::move(buf), start = std::move(start)](Completion<T> c) {
-      auto post = step->poster();
-      auto token = std::make_shared<std::uint64_t>(0);
-      const std::uint64_t id = next_wait_id();
-      start(*buf, id, [post, c, step, token](T r) {
-        post([c, step, token, r = std::move(r)]() mutable {
-          if (*token) step->remove_cancel_hook(*token);
-          c(std::move(r));
-        });
-      });
-      *token = step->add_cancel_hook([buf, id](const Status& why) {
-        buf->cancel(id, why.code() == Code::deadline_exceeded
-                            ? why
-                            : cancelled("Staging area operation was cancelled"));
-      });
-    }};
-  }
-
   std::int64_t capacity_ = 0;
   std::int64_t memory_limit_ = 0;
   std::string container_;
@@ -304,7 +278,7 @@ class StageOp : public AsyncStageKernel {
     StallWatchScope watching = watch("stage", ctx, *buf);
     // The awaitable is a named local: GCC 12 mishandles a lambda temporary inside a co_await
     // expression (the frame's copy of it is not the one the awaiter calls).
-    Async<Status> putting = wait<Status>(
+    Async<Status> putting = detail::staging_wait<Status>(
         ctx.step, *buf, [t = std::move(tuple)](StagingBuffer& b, std::uint64_t id, auto done) {
           b.put(t, id, std::move(done));  // shares the buffers
         });
@@ -335,7 +309,7 @@ class UnstageOp : public AsyncStageKernel {
       index = static_cast<std::size_t>(i.scalar<std::int32_t>());
     }
     StallWatchScope watching = watch("unstage", ctx, *buf);
-    Async<StatusOr<Tuple>> taking = wait<StatusOr<Tuple>>(
+    Async<StatusOr<Tuple>> taking = detail::staging_wait<StatusOr<Tuple>>(
         ctx.step, *buf, [index](StagingBuffer& b, std::uint64_t id, auto done) {
           if constexpr (kPeek)
             b.peek(id, index, std::move(done));

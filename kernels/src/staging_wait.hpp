@@ -1,0 +1,46 @@
+#pragma once
+
+// How the staging kernels (stage_ops.cpp, map_stage_ops.cpp) wait on their area without a
+// thread: the area queues the request and calls back when it is served; the callback
+// resumes the kernel in its device actor; a cancellation of the step (its deadline, the
+// session's close) ends the queued request. Private to the kernels module.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "actorflow/ops/kernel.hpp"
+
+namespace af::detail {
+
+/// A fresh id for a queued staging request (what `cancel(id, why)` names).
+inline std::uint64_t next_staging_wait_id() {
+  static std::atomic<std::uint64_t> id{0};
+  return ++id;
+}
+
+/// Awaits `start(area, id, done)`, which queues request `id` in `area` and calls `done(T)`
+/// once, from any thread; a step cancellation calls `area->cancel(id, why)` (a deadline's
+/// status, else Cancelled "Staging area operation was cancelled"). Build the result into a
+/// named local before `co_await`ing it (GCC 12 and lambda temporaries, docs/architecture.md).
+template <class T, class Area, class Start>
+Async<T> staging_wait(StepServices* step, std::shared_ptr<Area> area, Start start) {
+  return {[step, area = std::move(area), start = std::move(start)](Completion<T> c) {
+    auto post = step->poster();
+    auto token = std::make_shared<std::uint64_t>(0);
+    const std::uint64_t id = next_staging_wait_id();
+    start(*area, id, [post, c, step, token](T r) {
+      post([c, step, token, r = std::move(r)]() mutable {
+        if (*token) step->remove_cancel_hook(*token);
+        c(std::move(r));
+      });
+    });
+    *token = step->add_cancel_hook([area, id](const Status& why) {
+      area->cancel(id, why.code() == Code::deadline_exceeded
+                           ? why
+                           : cancelled("Staging area operation was cancelled"));
+    });
+  }};
+}
+
+}  // namespace af::detail
