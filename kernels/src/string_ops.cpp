@@ -572,7 +572,10 @@ class Base64Op : public StatusKernel {
 
 namespace detail {
 
+void register_string_ngrams_kernels(KernelRegistry& r);  // string_ngrams_ops.cpp
+
 void register_string_kernels(KernelRegistry& r) {
+  register_string_ngrams_kernels(r);
   r.add(make_kernel_def<StringSplitOp>("StringSplit", "CPU"));
   r.add(make_kernel_def<StringSplitOp>("StringSplitV2", "CPU"));
   r.add(make_kernel_def<SubstrOp<std::int32_t>>("Substr", "CPU", {{"T", {DType::int32}}}));

@@ -200,4 +200,39 @@ Output string_format(std::string_view format, const Output& input,
                      std::string_view placeholder = "{}", std::int64_t summarize = 3,
                      std::string_view name = {});
 
+/// The settings of `string_ngrams` (op StringNGrams's attrs).
+struct StringNGramsOptions {
+  /// The n-gram lengths, each positive.
+  std::vector<std::int64_t> ngram_widths;
+  /// What joins the tokens (and pads) of an n-gram.
+  std::string separator = " ";
+  /// The tokens put before a sequence's start ...
+  std::string left_pad;
+  /// ... and after its end.
+  std::string right_pad;
+  /// How many pads at each end (never more than width - 1); -1: width - 1 for each width.
+  std::int64_t pad_width = 0;
+  /// A non-empty sequence too short for every width gives one n-gram of all its tokens
+  /// (with pad_width pads each side).
+  bool preserve_short_sequences = false;
+};
+
+/// What `string_ngrams` returns: a ragged tensor of n-grams.
+struct StringNGramsOutputs {
+  Output ngrams;         ///< string [total]: every sequence's n-grams, by width, in order
+  Output ngrams_splits;  ///< the splits (of data_splits' dtype): sequence i's n-grams
+};
+
+/// `tf.raw_ops.StringNGrams(data, data_splits, ...)` (op StringNGrams, default name
+/// "StringNGrams"), what `tf.strings.ngrams` runs on a ragged tensor: the n-grams of each
+/// sequence `data[data_splits[i]:data_splits[i+1]]` of the string vector `data`, for each
+/// width in turn, padded as `options` say. `data_splits` is an int32 or int64 vector starting
+/// at 0, not decreasing, ending at data's length. Running fails with TensorFlow's messages:
+/// "ngram_widths must contain positive values", "First split value must be 0, got 1",
+/// "Invalid split value 5, must be in [2, 4]", "Last split value must be data size. Expected
+/// 4, got 3", and "Pad width should be >= 0 when preserve_short_sequences is True and
+/// ngram_widths are not provided, got -1". Not differentiable.
+StringNGramsOutputs string_ngrams(const Output& data, const Output& data_splits,
+                                  const StringNGramsOptions& options, std::string_view name = {});
+
 }  // namespace af
