@@ -105,7 +105,14 @@ class SplitVOp : public OpKernel {
           "size of the split_tensor must be 1-D and have the same elements as outputs got " +
           std::to_string(sizes_t.rank()) + " -D and " + std::to_string(sizes_t.num_elements()) +
           " elements" + node_suffix(name())));
-    std::vector<Index> sizes = index_values(sizes_t);
+    // int8 sizes too (TensorFlow's Tlen), which index_values leaves out.
+    std::vector<Index> sizes;
+    if (sizes_t.dtype() == DType::int8) {
+      const std::int8_t* p = sizes_t.data<std::int8_t>();
+      sizes.assign(p, p + sizes_t.num_elements());
+    } else {
+      sizes = index_values(sizes_t);
+    }
     const Index dim = value.shape().dim(axis);
     Index determined = 0;
     int unknown = -1;
@@ -221,7 +228,8 @@ namespace detail {
 
 void register_split_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<SplitOp>("Split", "CPU", {{"T", kValueTypes}}));
-  r.add(make_kernel_def<SplitVOp>("SplitV", "CPU", {{"T", kValueTypes}, {"Tlen", kIndexTypes}}));
+  r.add(make_kernel_def<SplitVOp>(
+      "SplitV", "CPU", {{"T", kValueTypes}, {"Tlen", {DType::int8, DType::int32, DType::int64}}}));
   r.add(make_kernel_def<ReverseV2Op>("ReverseV2", "CPU",
                                      {{"T", kValueTypes}, {"Tidx", kIndexTypes}}));
 }

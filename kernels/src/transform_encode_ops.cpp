@@ -29,6 +29,13 @@ using detail::kDecodeRawTypes;
 using detail::kOneHotIndexTypes;
 using detail::kValueTypes;
 
+// TensorFlow's TI: uint8, int8, int32 and int64.
+std::vector<DType> one_hot_index_types() {
+  std::vector<DType> types = kOneHotIndexTypes;
+  types.push_back(DType::int8);
+  return types;
+}
+
 // Tensors holding more elements than this are worth a pool thread.
 constexpr Index kExpensiveElements = 256 * 1024;
 
@@ -80,7 +87,14 @@ class OneHotOp : public OpKernel {
     Index prefix = 1;
     for (int i = 0; i < axis; ++i) prefix *= indices.shape().dim(i);
     const Index suffix = indices.num_elements() / prefix;
-    const std::vector<Index> idx = index_values(indices);
+    // int8 indices too (TensorFlow's TI list), which index_values leaves out.
+    std::vector<Index> idx;
+    if (indices.dtype() == DType::int8) {
+      const std::int8_t* p = indices.data<std::int8_t>();
+      idx.assign(p, p + indices.num_elements());
+    } else {
+      idx = index_values(indices);
+    }
     visit_storage(on_value.dtype(), [&](auto tag) {
       using E = decltype(tag);
       E* o = elements<E>(out);
@@ -230,8 +244,8 @@ class DecodeRawOp : public OpKernel {
 namespace detail {
 
 void register_transform_encode_kernels(KernelRegistry& r) {
-  r.add(
-      make_kernel_def<OneHotOp>("OneHot", "CPU", {{"T", kValueTypes}, {"TI", kOneHotIndexTypes}}));
+  r.add(make_kernel_def<OneHotOp>("OneHot", "CPU",
+                                  {{"T", kValueTypes}, {"TI", one_hot_index_types()}}));
   r.add(make_kernel_def<ConcatOffsetOp>("ConcatOffset", "CPU"));
   r.add(make_kernel_def<DecodeRawOp>("DecodeRaw", "CPU", {{"out_type", kDecodeRawTypes}}));
 }

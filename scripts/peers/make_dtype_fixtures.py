@@ -12,7 +12,7 @@ FusedBatchNormV3, BiasAdd, the activation gradients, the softmax losses), with t
 gradients, and their random values (stateful and stateless Philox streams); the SparseTensor
 kernels (SparseAdd, SparseTensorDenseAdd, the sparse reductions, element-wise and
 SparseTensorDenseMatMul, SparseSoftmax, SparseFillEmptyRows, the sparse gradients, the
-sparse segment sums) in each. reference.json: what TensorFlow computes for every output and
+sparse segment sums) in each; OneHot with int8 indices. reference.json: what TensorFlow computes for every output and
 gradient, in
 make_op_fixtures.py's format. Never a dependency of the build or the tests: the fixture is
 committed, and this script remakes it.
@@ -578,6 +578,12 @@ def build_sparse(b):
                       tf.sparse.segment_mean(x, [0, 1, 2], [0, 0, 2], num_segments=3),
                       tf.sparse.segment_sqrt_n(x, [0, 1, 2], [1, 1, 2], num_segments=3)],
            [(h, f16)], grad=False, tolerance=2e-3, atol=2e-3)
+    # int8 indices (OneHot's TI). (TensorFlow's SplitV shape function aborts on a constant
+    # int8 size_splits, so its int8 Tlen is checked in the test itself.)
+    b.case("OneHot_int8", lambda x: [tf.one_hot(x, 4),
+                                     tf.one_hot(x, 3, axis=0, on_value=5, off_value=-1)],
+           [([0, 3, -1, 2], tf.int8)], exact=True, grad=False)
+
 
 
 def write_training(out):

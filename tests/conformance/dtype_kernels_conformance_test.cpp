@@ -170,4 +170,28 @@ BOOST_AUTO_TEST_CASE(types_tensorflow_refuses_are_refused, *boost::unit_test::ti
   BOOST_TEST(wrapped.data<std::uint16_t>()[1] == 4);
 }
 
+// SplitV takes int8 size_splits, as TensorFlow's kernel (whose shape function aborts on a
+// constant int8 list, so its graph cannot be a fixture): fed, and as a Const here.
+BOOST_AUTO_TEST_CASE(split_v_takes_int8_sizes, *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  const Output x = g.constant(Tensor::from_vector(std::vector<float>{0, 1, 2, 3, 4, 5}), "x");
+  const Output fed = g.placeholder(DType::int8, af::PartialShape{3}, "sizes");
+  const Output sizes =
+      g.constant(Tensor::from_vector(std::vector<std::int8_t>{1, -1, 2}), "const_sizes");
+  const Output axis = g.constant(Tensor(std::int32_t{0}), "axis");
+  for (const Output& s : {fed, sizes}) {
+    const af::Operation split =
+        g.create_op("SplitV", {x, s, axis},
+                    {{"T", DType::float32}, {"Tlen", DType::int8}, {"num_split", std::int64_t{3}}});
+    af::Session sess(g);
+    const std::vector<Tensor> parts =
+        sess.run({split.output(0), split.output(1), split.output(2)},
+                 {{fed, Tensor::from_vector(std::vector<std::int8_t>{1, -1, 2})}});
+    BOOST_TEST(parts[0].num_elements() == 1);
+    BOOST_TEST(parts[1].num_elements() == 3);
+    BOOST_TEST(parts[1].data<float>()[2] == 3.0f);
+    BOOST_TEST(parts[2].data<float>()[1] == 5.0f);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

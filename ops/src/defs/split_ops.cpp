@@ -8,6 +8,7 @@
 
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/detail/cwise_defs.hpp"
+#include "actorflow/ops/detail/op_def_types.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/graph.hpp"
 #include "attr_checks.hpp"
@@ -77,7 +78,7 @@ Status infer_split(InferenceContext& c) {
 // one -1 resolved against a known dimension.
 Status infer_split_v(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
-  ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[1], "Tlen"));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[1], "SplitV", "Tlen"));
   if (c.input_types[2] != DType::int32)
     return invalid_argument(
         cwise::fixed_type_mismatch_message(c.node.op, "split_dim", c.input_types[2], DType::int32));
@@ -94,7 +95,13 @@ Status infer_split_v(InferenceContext& c) {
     for (std::int64_t i = 0; i < num_split; ++i) c.add_output(c.input_types[0], unknown);
     return {};
   }
-  std::vector<std::int64_t> sizes = index_values(*sizes_t);
+  std::vector<std::int64_t> sizes;
+  if (sizes_t->dtype() == DType::int8) {  // index_values leaves int8 out
+    const std::int8_t* p = sizes_t->data<std::int8_t>();
+    sizes.assign(p, p + sizes_t->num_elements());
+  } else {
+    sizes = index_values(*sizes_t);
+  }
   if (static_cast<std::int64_t>(sizes.size()) != num_split)
     return invalid_argument("Length of size_splits should be equal to num_outputs, but got " +
                             std::to_string(sizes.size()) + " and " + std::to_string(num_split));

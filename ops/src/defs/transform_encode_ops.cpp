@@ -24,7 +24,6 @@ namespace {
 
 using Index = std::int64_t;
 
-using detail::kOneHotIndexTypes;
 using detail::kValueTypes;
 
 using detail::index_values;
@@ -61,8 +60,7 @@ Status dim_from_scalar_input(const InferenceContext& c, int i, Index* out) {
 
 Status infer_one_hot(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(4));
-  ACTORFLOW_RETURN_IF_ERROR(
-      check_attr_type(c.input_types[0], "TI", kOneHotIndexTypes, "uint8, int32, int64"));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[0], "OneHot", "TI"));
   ACTORFLOW_RETURN_IF_ERROR(check_input_type(c, 1, "depth", DType::int32));
   const DType t = c.input_types[2];
   if (c.input_types[3] != t)

@@ -105,9 +105,9 @@ BOOST_AUTO_TEST_CASE(one_hot_rejects_a_negative_depth_and_a_bad_axis) {
                   "'one_hot' (op: 'OneHot')"));
   BOOST_TEST(starts_with(construction_error([&] { af::one_hot(i, 3, 1, 0, -2); }),
                          "axis must be >= -1 for"));
-  BOOST_TEST(starts_with(
-      construction_error([&] { af::one_hot(g.placeholder(af::float32), 3); }),
-      "Value for attr 'TI' of float is not in the list of allowed values: uint8, int32, int64"));
+  BOOST_TEST(starts_with(construction_error([&] { af::one_hot(g.placeholder(af::float32), 3); }),
+                         "Value for attr 'TI' of float is not in the list of allowed values: "
+                         "uint8, int8, int32, int64"));
 
   auto depth = g.placeholder(af::int32);
   auto h = af::one_hot(g.placeholder(af::int32), depth, g.constant(Tensor(1.0f)),
