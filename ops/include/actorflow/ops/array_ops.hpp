@@ -174,8 +174,8 @@ Output stop_gradient(const Output& x, std::string_view name = {});
 Output prevent_gradient(const Output& x, std::string_view message = {}, std::string_view name = {});
 
 /// `tf.one_hot`: op OneHot under the name scope "one_hot" (Consts "on_value", "off_value"
-/// of `dtype`, "depth" int32; the op takes the scope's name). `indices` are uint8, int32 or
-/// int64; output[..., d, ...] is on_value where indices == d, else off_value (indices
+/// of `dtype`, "depth" int32; the op takes the scope's name). `indices` are uint8, int8, int32
+/// or int64; output[..., d, ...] is on_value where indices == d, else off_value (indices
 /// outside [0, depth) select nothing). `axis` -1 appends the new dimension. A negative depth
 /// throws ("Dimension size, given by scalar input 1, must be non-negative but is -1"), as
 /// does an axis below -1 ("axis must be >= -1"). `dtype` is any numeric dtype or bool.
