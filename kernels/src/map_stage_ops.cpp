@@ -35,17 +35,6 @@ namespace {
 using Tuple = std::vector<Tensor>;
 using Indices = std::vector<std::int32_t>;
 
-std::size_t bytes_of(const Tensor& t) {
-  return t.dtype() == DType::string ? 24 * static_cast<std::size_t>(t.num_elements())
-                                    : t.total_bytes();
-}
-
-std::size_t bytes_of(const Tuple& tuple) {
-  std::size_t n = 0;
-  for (const Tensor& t : tuple) n += bytes_of(t);
-  return n;
-}
-
 // What a pop or peek gives: the key and the components asked for.
 struct Taken {
   std::int64_t key = 0;
@@ -76,7 +65,7 @@ class StagingMap : public ResourceBase {
     {
       std::lock_guard<std::mutex> lock(mu_);
       const bool complete = indices.size() == components_;
-      const std::size_t bytes = bytes_of(values);
+      const std::size_t bytes = detail::staging_bytes(values);
       if (memory_limit_ > 0 && bytes > memory_limit_) {
         ready.push_back([done = std::move(done), bytes, limit = memory_limit_] {
           done(Status(Code::resource_exhausted,
@@ -137,7 +126,7 @@ class StagingMap : public ResourceBase {
       for (std::size_t i = 0; i < indices.size() && i < values.size(); ++i)
         if (static_cast<std::size_t>(indices[i]) < tuple.size())
           tuple[static_cast<std::size_t>(indices[i])] = values[i];
-      bytes_ += bytes_of(values);
+      bytes_ += detail::staging_bytes(values);
       serve(ready);
     }
     for (auto& f : ready) f();
@@ -253,7 +242,7 @@ class StagingMap : public ResourceBase {
       if (!copy) slot.reset();
     }
     if (!copy) {
-      bytes_ -= std::min(bytes_, bytes_of(out.values));
+      bytes_ -= std::min(bytes_, detail::staging_bytes(out.values));
       if (std::none_of(it->second.begin(), it->second.end(),
                        [](const std::optional<Tensor>& v) { return v.has_value(); }))
         map_.erase(it);

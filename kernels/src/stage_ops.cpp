@@ -29,15 +29,6 @@ namespace {
 
 using Tuple = std::vector<Tensor>;
 
-// Tensor::TotalBytes: the buffer's bytes; a string element counts as TensorFlow's tstring.
-std::size_t tuple_bytes(const Tuple& tuple) {
-  std::size_t bytes = 0;
-  for (const Tensor& t : tuple)
-    bytes += t.dtype() == DType::string ? 24 * static_cast<std::size_t>(t.num_elements())
-                                        : t.total_bytes();
-  return bytes;
-}
-
 // The staging area: TensorFlow's Buffer, with its waits as queued callbacks.
 class StagingBuffer : public ResourceBase {
  public:
@@ -113,7 +104,7 @@ class StagingBuffer : public ResourceBase {
     std::vector<std::function<void()>> ready;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      bytes_ += tuple_bytes(tuple);
+      bytes_ += detail::staging_bytes(tuple);
       buf_.push_front(std::move(tuple));
       serve(ready);
     }
@@ -158,7 +149,7 @@ class StagingBuffer : public ResourceBase {
     for (bool moved = true; moved;) {
       moved = false;
       for (auto it = puts_.begin(); it != puts_.end();) {
-        const std::size_t bytes = tuple_bytes(it->tuple);
+        const std::size_t bytes = detail::staging_bytes(it->tuple);
         if (!fits(bytes)) {
           ++it;
           continue;
@@ -173,7 +164,7 @@ class StagingBuffer : public ResourceBase {
         if (it->index < 0 && !buf_.empty()) {
           Tuple tuple = std::move(buf_.front());
           buf_.pop_front();
-          bytes_ -= tuple_bytes(tuple);
+          bytes_ -= detail::staging_bytes(tuple);
           ready.push_back(
               [done = std::move(it->done), t = std::move(tuple)]() mutable { done(std::move(t)); });
           it = takes_.erase(it);
@@ -266,7 +257,7 @@ class StageOp : public AsyncStageKernel {
     }
     Tuple tuple;
     for (int i = 0; i < ctx.num_inputs(); ++i) tuple.push_back(ctx.input(i));
-    const std::size_t bytes = tuple_bytes(tuple);
+    const std::size_t bytes = detail::staging_bytes(tuple);
     if (memory_limit_ > 0 && bytes > static_cast<std::size_t>(memory_limit_)) {
       ctx.fail(Status(Code::resource_exhausted,
                       "Attempted to insert tensors with combined size of '" +

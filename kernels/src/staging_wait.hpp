@@ -3,15 +3,27 @@
 // How the staging kernels (stage_ops.cpp, map_stage_ops.cpp) wait on their area without a
 // thread: the area queues the request and calls back when it is served; the callback
 // resumes the kernel in its device actor; a cancellation of the step (its deadline, the
-// session's close) ends the queued request. Private to the kernels module.
+// session's close) ends the queued request. Also how they count a tuple's bytes. Private to
+// the kernels module.
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "actorflow/ops/kernel.hpp"
 
 namespace af::detail {
+
+/// Tensor::TotalBytes of a tuple: each buffer's bytes, a string element counted as
+/// TensorFlow's tstring (24 bytes), as the memory limits count them.
+inline std::size_t staging_bytes(const std::vector<Tensor>& tuple) {
+  std::size_t bytes = 0;
+  for (const Tensor& t : tuple)
+    bytes += t.dtype() == DType::string ? 24 * static_cast<std::size_t>(t.num_elements())
+                                        : t.total_bytes();
+  return bytes;
+}
 
 /// A fresh id for a queued staging request (what `cancel(id, why)` names).
 inline std::uint64_t next_staging_wait_id() {

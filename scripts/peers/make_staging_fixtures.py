@@ -124,18 +124,7 @@ def main(out):
     for s in steps:
         s["feeds"] = {k: (list(map(float, v)) if hasattr(v, "__len__") else int(v))
                       for k, v in s["feeds"].items()}
-    nodes = []
-    for node in g.as_graph_def().node:
-        attrs = {}
-        for key in ("shared_name", "capacity", "memory_limit", "container"):
-            if key in node.attr:
-                v = node.attr[key]
-                attrs[key] = v.s.decode() if v.WhichOneof("value") == "s" else v.i
-        if "dtypes" in node.attr:
-            attrs["dtypes"] = [tf.dtypes.as_dtype(t).name for t in node.attr["dtypes"].list.type]
-        nodes.append({"name": node.name, "op": node.op, "input": list(node.input),
-                      "colocation": [c.decode() for c in node.attr["_class"].list.s]
-                      if "_class" in node.attr else [], "attrs": attrs})
+    nodes = nodes_of(g)
     tf.io.write_graph(g.as_graph_def(), out, "graph.pb", as_text=False)
     with open(os.path.join(out, "reference.json"), "w") as f:
         json.dump({"tensorflow": tf.__version__, "nodes": nodes, "steps": steps}, f, indent=1)

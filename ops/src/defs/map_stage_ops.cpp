@@ -11,6 +11,7 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/op_registry.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "staging_defs.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -36,10 +37,6 @@ Status infer_map_take(InferenceContext& c, bool keyed) {
   if (!keyed) c.add_output(DType::int64, PartialShape(Shape{}));
   for (DType t : dtypes) c.add_output(t, PartialShape::unknown());
   return {};
-}
-
-[[noreturn]] void refuse(const std::string& message) {
-  throw InvalidArgumentError(invalid_argument(message));
 }
 
 }  // namespace
@@ -69,15 +66,11 @@ void register_map_stage_ops(OpRegistry& r) {
 MapStagingArea::MapStagingArea(Graph& g, std::vector<DType> dtypes, MapStagingAreaOptions options)
     : graph_(&g),
       dtypes_(std::move(dtypes)),
-      shapes_(std::move(options.shapes)),
+      shapes_(detail::staging_shapes(std::move(options.shapes), dtypes_.size())),
       name_(options.shared_name.empty() ? g.unique_name("MapStagingArea") : options.shared_name),
       prefix_(options.ordered ? "OrderedMap" : "Map"),
       capacity_(options.capacity),
       memory_limit_(options.memory_limit) {
-  if (shapes_.empty())
-    shapes_.assign(dtypes_.size(), PartialShape::unknown());
-  else if (shapes_.size() != dtypes_.size())
-    refuse("StagingArea shapes must be the same length as dtypes");
   auto scope = g.name_scope(name_ + "_root");
   coloc_op_ = g.no_op();
 }
@@ -95,8 +88,8 @@ std::vector<int> MapStagingArea::all_or(std::vector<int> indices) const {
     for (std::size_t i = 0; i < dtypes_.size(); ++i) indices.push_back(static_cast<int>(i));
   for (int i : indices)
     if (i < 0 || static_cast<std::size_t>(i) >= dtypes_.size())
-      refuse("Index " + std::to_string(i) + " is out of range for the " +
-             std::to_string(dtypes_.size()) + " dtypes of staging area " + name_);
+      detail::refuse_staging("Index " + std::to_string(i) + " is out of range for the " +
+                             std::to_string(dtypes_.size()) + " dtypes of staging area " + name_);
   return indices;
 }
 
@@ -111,24 +104,16 @@ Output MapStagingArea::indices_const(const std::string& op_name,
 Operation MapStagingArea::put(const Output& key, const std::vector<Output>& values,
                               std::vector<int> indices, std::string_view name) const {
   if (!indices.empty() && indices.size() != values.size())
-    refuse("Number of indices " + std::to_string(indices.size()) +
-           " doesn't match number of values " + std::to_string(values.size()));
+    detail::refuse_staging("Number of indices " + std::to_string(indices.size()) +
+                           " doesn't match number of values " + std::to_string(values.size()));
   if (values.size() > dtypes_.size())
-    refuse("Unexpected number of inputs " + std::to_string(values.size()) + " vs " +
-           std::to_string(dtypes_.size()));
+    detail::refuse_staging("Unexpected number of inputs " + std::to_string(values.size()) + " vs " +
+                           std::to_string(dtypes_.size()));
   indices = all_or(std::move(indices));
+  const std::vector<std::size_t> components(indices.begin(), indices.end());
+  detail::check_staged_values(values, components, dtypes_, shapes_);
   std::vector<DType> fake;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const auto at = static_cast<std::size_t>(indices[i]);
-    if (values[i].dtype() != dtypes_[at])
-      refuse("Datatypes do not match. Received val.dtype " +
-             std::string(dtype_name(values[i].dtype())) + " and dtype " +
-             std::string(dtype_name(dtypes_[at])));
-    if (!values[i].shape().is_compatible_with(shapes_[at]))
-      refuse("Shapes " + values[i].shape().to_string() + " and " + shapes_[at].to_string() +
-             " are incompatible");
-    fake.push_back(values[i].dtype());
-  }
+  for (const Output& v : values) fake.push_back(v.dtype());
   const std::string op_name = graph_->unique_name(name.empty() ? name_ + "_put" : name);
   auto colocate = graph_->colocate_with(coloc_op_);
   std::vector<Output> inputs{key, indices_const(op_name, indices)};
@@ -154,21 +139,15 @@ std::vector<Output> MapStagingArea::take(const std::string& type, const Output* 
     op = graph_->create_op(prefix_ + type, inputs, attrs(dtypes), op_name + "/");
   }
   const int first = key ? 0 : 1;
-  // _create_device_transfers: a NoOp probes the device scope (once for the key of a keyless
-  // get, once for the values); away from the area's device the outputs pass an Identity.
-  auto transfer = [&](Output o) {
-    const Operation probe = graph_->no_op();
-    return probe.device() != coloc_op_.device() ? identity(o) : o;
-  };
-  if (key_out) *key_out = key ? *key : transfer(op.output(0));
+  // A keyless get's key passes its own device transfer (NoOp probe) before the values'.
+  if (key_out)
+    *key_out = key ? *key : detail::staging_transfers(*graph_, coloc_op_, {op.output(0)})[0];
   std::vector<Output> out;
   for (std::size_t i = 0; i < indices.size(); ++i)
     out.push_back(op.output(static_cast<int>(i) + first));
-  const Operation probe = graph_->no_op();
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    if (probe.device() != coloc_op_.device()) out[i] = identity(out[i]);
+  out = detail::staging_transfers(*graph_, coloc_op_, std::move(out));
+  for (std::size_t i = 0; i < out.size(); ++i)
     graph_->set_shape(out[i], shapes_[static_cast<std::size_t>(indices[i])]);
-  }
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/op_registry.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "staging_defs.hpp"
 #include "standard_ops.hpp"
 
 namespace af {
@@ -38,10 +39,6 @@ Status infer_unstage(InferenceContext& c) {
   return {};
 }
 
-[[noreturn]] void refuse(const std::string& message) {
-  throw InvalidArgumentError(invalid_argument(message));
-}
-
 }  // namespace
 
 namespace detail {
@@ -67,14 +64,10 @@ void register_stage_ops(OpRegistry& r) {
 StagingArea::StagingArea(Graph& g, std::vector<DType> dtypes, StagingAreaOptions options)
     : graph_(&g),
       dtypes_(std::move(dtypes)),
-      shapes_(std::move(options.shapes)),
+      shapes_(detail::staging_shapes(std::move(options.shapes), dtypes_.size())),
       name_(options.shared_name.empty() ? g.unique_name("StagingArea") : options.shared_name),
       capacity_(options.capacity),
       memory_limit_(options.memory_limit) {
-  if (shapes_.empty())
-    shapes_.assign(dtypes_.size(), PartialShape::unknown());
-  else if (shapes_.size() != dtypes_.size())
-    refuse("StagingArea shapes must be the same length as dtypes");
   auto scope = g.name_scope(name_ + "_root");
   coloc_op_ = g.no_op();
 }
@@ -88,20 +81,10 @@ AttrMap StagingArea::attrs() const {
 }
 
 Operation StagingArea::put(const std::vector<Output>& values, std::string_view name) const {
-  if (values.size() > dtypes_.size())
-    refuse("Unexpected number of inputs " + std::to_string(values.size()) + " vs " +
-           std::to_string(dtypes_.size()));
-  std::vector<DType> types;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (values[i].dtype() != dtypes_[i])
-      refuse("Datatypes do not match. Received val.dtype " +
-             std::string(dtype_name(values[i].dtype())) + " and dtype " +
-             std::string(dtype_name(dtypes_[i])));
-    if (!values[i].shape().is_compatible_with(shapes_[i]))
-      refuse("Shapes " + values[i].shape().to_string() + " and " + shapes_[i].to_string() +
-             " are incompatible");
-    types.push_back(dtypes_[i]);
-  }
+  std::vector<std::size_t> components(values.size());
+  for (std::size_t i = 0; i < components.size(); ++i) components[i] = i;
+  detail::check_staged_values(values, components, dtypes_, shapes_);
+  const std::vector<DType> types(dtypes_.begin(), dtypes_.begin() + values.size());
   AttrMap a = attrs();
   a["dtypes"] = types;
   // name_scope(name, "<name>_put") as scope: the op takes the scope's unique name.
@@ -113,11 +96,7 @@ Operation StagingArea::put(const std::vector<Output>& values, std::string_view n
 std::vector<Output> StagingArea::outputs_of(const Operation& op) const {
   std::vector<Output> out;
   for (std::size_t i = 0; i < dtypes_.size(); ++i) out.push_back(op.output(static_cast<int>(i)));
-  // _create_device_transfers: a NoOp probes the device scope; away from the area's device
-  // each output passes an Identity.
-  const Operation probe = graph_->no_op();
-  if (probe.device() != coloc_op_.device())
-    for (Output& o : out) o = identity(o);
+  out = detail::staging_transfers(*graph_, coloc_op_, std::move(out));
   for (std::size_t i = 0; i < out.size(); ++i) graph_->set_shape(out[i], shapes_[i]);
   return out;
 }
