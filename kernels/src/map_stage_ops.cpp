@@ -99,19 +99,8 @@ class StagingMap : public ResourceBase {
     std::function<void()> fire;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (auto it = puts_.begin(); it != puts_.end(); ++it)
-        if (it->id == id) {
-          fire = [done = std::move(it->done), why] { done(why); };
-          puts_.erase(it);
-          break;
-        }
-      if (!fire)
-        for (auto it = takes_.begin(); it != takes_.end(); ++it)
-          if (it->id == id) {
-            fire = [done = std::move(it->done), why] { done(why); };
-            takes_.erase(it);
-            break;
-          }
+      fire = detail::take_waiting(puts_, id, why);
+      if (!fire) fire = detail::take_waiting(takes_, id, why);
     }
     if (fire) fire();
   }

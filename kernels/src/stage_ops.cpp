@@ -67,18 +67,8 @@ class StagingBuffer : public ResourceBase {
     std::function<void()> fire;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (auto it = puts_.begin(); it != puts_.end() && !fire; ++it)
-        if (it->id == id) {
-          fire = [done = std::move(it->done), why] { done(why); };
-          puts_.erase(it);
-          break;
-        }
-      for (auto it = takes_.begin(); it != takes_.end() && !fire; ++it)
-        if (it->id == id) {
-          fire = [done = std::move(it->done), why] { done(why); };
-          takes_.erase(it);
-          break;
-        }
+      fire = detail::take_waiting(puts_, id, why);
+      if (!fire) fire = detail::take_waiting(takes_, id, why);
     }
     if (fire) fire();
   }
@@ -353,9 +343,11 @@ class StageClearOp : public StageKernel {
 namespace detail {
 
 void register_map_stage_kernels(KernelRegistry& r);  // map_stage_ops.cpp
+void register_barrier_kernels(KernelRegistry& r);    // barrier_ops.cpp
 
 void register_stage_kernels(KernelRegistry& r) {
   register_map_stage_kernels(r);
+  register_barrier_kernels(r);
   r.add(make_kernel_def<StageOp>("Stage", "CPU"));
   r.add(make_kernel_def<UnstageOp<false>>("Unstage", "CPU"));
   r.add(make_kernel_def<UnstageOp<true>>("StagePeek", "CPU"));

@@ -1,12 +1,13 @@
 #pragma once
 
-// How the staging kernels (stage_ops.cpp, map_stage_ops.cpp) wait on their area without a
-// thread: the area queues the request and calls back when it is served; the callback
-// resumes the kernel in its device actor; a cancellation of the step (its deadline, the
-// session's close) ends the queued request. Also how they count a tuple's bytes. Private to
-// the kernels module.
+// How the staging and barrier kernels (stage_ops.cpp, map_stage_ops.cpp, barrier_ops.cpp)
+// wait on their area without a thread: the area queues the request and calls back when it is
+// served; the callback resumes the kernel in its device actor; a cancellation of the step (its
+// deadline, the session's close) ends the queued request. Also how they count a tuple's bytes.
+// Private to the kernels module.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -31,13 +32,29 @@ inline std::uint64_t next_staging_wait_id() {
   return ++id;
 }
 
+/// Under the area's lock: removes the waiting request `id` from `waits` (structs with `id` and
+/// `done`) and returns what ends it with `why`, to run once unlocked; empty when no request
+/// there has that id.
+template <class Waits>
+std::function<void()> take_waiting(Waits& waits, std::uint64_t id, const Status& why) {
+  for (auto it = waits.begin(); it != waits.end(); ++it)
+    if (it->id == id) {
+      std::function<void()> fire = [done = std::move(it->done), why] { done(why); };
+      waits.erase(it);
+      return fire;
+    }
+  return {};
+}
+
 /// Awaits `start(area, id, done)`, which queues request `id` in `area` and calls `done(T)`
 /// once, from any thread; a step cancellation calls `area->cancel(id, why)` (a deadline's
-/// status, else Cancelled "Staging area operation was cancelled"). Build the result into a
-/// named local before `co_await`ing it (GCC 12 and lambda temporaries, docs/architecture.md).
+/// status, else Cancelled `cancelled_message`). Build the result into a named local before
+/// `co_await`ing it (GCC 12 and lambda temporaries, docs/architecture.md).
 template <class T, class Area, class Start>
-Async<T> staging_wait(StepServices* step, std::shared_ptr<Area> area, Start start) {
-  return {[step, area = std::move(area), start = std::move(start)](Completion<T> c) {
+Async<T> staging_wait(StepServices* step, std::shared_ptr<Area> area, Start start,
+                      const char* cancelled_message = "Staging area operation was cancelled") {
+  return {[step, area = std::move(area), start = std::move(start),
+           cancelled_message](Completion<T> c) {
     auto post = step->poster();
     auto token = std::make_shared<std::uint64_t>(0);
     const std::uint64_t id = next_staging_wait_id();
@@ -47,10 +64,8 @@ Async<T> staging_wait(StepServices* step, std::shared_ptr<Area> area, Start star
         c(std::move(r));
       });
     });
-    *token = step->add_cancel_hook([area, id](const Status& why) {
-      area->cancel(id, why.code() == Code::deadline_exceeded
-                           ? why
-                           : cancelled("Staging area operation was cancelled"));
+    *token = step->add_cancel_hook([area, id, cancelled_message](const Status& why) {
+      area->cancel(id, why.code() == Code::deadline_exceeded ? why : cancelled(cancelled_message));
     });
   }};
 }

@@ -44,9 +44,11 @@ Status infer_unstage(InferenceContext& c) {
 namespace detail {
 
 void register_map_stage_ops(OpRegistry& r);  // map_stage_ops.cpp
+void register_barrier_ops(OpRegistry& r);    // barrier_ops.cpp
 
 void register_stage_ops(OpRegistry& r) {
   register_map_stage_ops(r);
+  register_barrier_ops(r);
   r.add({"Stage", infer_stage, true});
   r.add({"Unstage", infer_unstage, true});
   r.add({"StagePeek", infer_unstage, true});

@@ -10,8 +10,8 @@
 #include "actorflow/ops/indexed_slices.hpp"
 
 /// Gradient accumulators (TensorFlow's `tf.ConditionalAccumulator`, data_flow_ops.py), the
-/// building block of `af::train::SyncReplicasOptimizer`, and staging areas
-/// (data_flow_ops.StagingArea).
+/// building block of `af::train::SyncReplicasOptimizer`, staging areas
+/// (data_flow_ops.StagingArea) and barriers (data_flow_ops.Barrier).
 namespace af {
 
 /// Options of `ConditionalAccumulator` (the Python constructor's arguments).
@@ -277,6 +277,90 @@ class MapStagingArea {
   std::int64_t capacity_;
   std::int64_t memory_limit_;
   Operation coloc_op_;
+};
+
+/// Options of `Barrier` (the Python constructor's arguments).
+struct BarrierOptions {
+  /// One fully defined shape per component; empty: unconstrained, which TensorFlow's kernel
+  /// reads as scalars. A shape without elements is refused.
+  std::vector<PartialShape> shapes;
+  /// Sessions share the barrier by this name (its errors name it); empty: private to each
+  /// session, named "_<n>_<op name>".
+  std::string shared_name;
+  /// The Barrier op's name.
+  std::string name = "barrier";
+};
+
+/// What `Barrier::take_many` outputs: the insertion indices (int64 [n]), the keys (string
+/// [n]) and one batch per component ([n] + its shape).
+struct BarrierTake {
+  Output indices;
+  Output keys;
+  std::vector<Output> values;
+};
+
+/// `data_flow_ops.Barrier`: a map from string keys to tuples whose components arrive
+/// separately (`insert_many` of one component for many keys). A key whose every component has
+/// come is complete and waits to be taken; `take_many` takes complete ones in the order their
+/// keys first entered (a per-insert index from -2^63 up; equal indices in TensorFlow's heap
+/// order), waiting without a thread until enough are complete. After `close` no new key may
+/// enter, keys already there may still complete, and a take that could never be served fails
+/// with OutOfRange ("Barrier 'b' is closed and has insufficient elements (requested 4, total
+/// size 3)"); `close(true)` also drops the incomplete keys and refuses every insert. Unlike
+/// TensorFlow's, a take already waiting when that becomes true fails then (TensorFlow's may
+/// wait forever), one with `allow_small_batch` gets the complete keys there are (TensorFlow's
+/// drops them), and a take whose step fails puts its elements back. A step's deadline or
+/// cancellation ends a waiting take. The barrier lives on the CPU of its op's task.
+class Barrier {
+ public:
+  /// Adds op Barrier (attrs component_types, shapes, capacity -1, container, shared_name)
+  /// to `g`. Throws InvalidArgumentError for no types, a shape count other than the types',
+  /// a shape not fully defined, or one without elements ("Empty tensors are not supported,
+  /// but received shape '[0]' at index 1").
+  Barrier(Graph& g, std::vector<DType> types, BarrierOptions options = {});
+
+  /// The barrier handle (TensorFlow's `barrier_ref`).
+  Output barrier_ref() const noexcept { return handle_; }
+  /// The Barrier op's name.
+  std::string name() const;
+  /// The components' dtypes.
+  const std::vector<DType>& types() const noexcept { return types_; }
+
+  /// `insert_many(component_index, keys, values)`: op BarrierInsertMany (default name
+  /// "<name>_BarrierInsertMany"): row i of `values` becomes component `component_index` of key
+  /// `keys[i]`. Running fails with InvalidArgument "Key k already has a value for component 1
+  /// in barrier b", "The component ID is out of range 3 > num_components (= 3)", a
+  /// "Signature mismatch" for a dtype other than the component's, "Shape mismatch in tuple
+  /// component 2. Expected [2], got [3]", "Tensors with no elements are not supported", and
+  /// with Cancelled once closed ("Barrier b is closed, but attempted to insert a brand new key:
+  /// k"). Keys before a failing one stay inserted, as in TensorFlow.
+  Operation insert_many(int component_index, const Output& keys, const Output& values,
+                        std::string_view name = {}) const;
+  /// `take_many(num_elements, allow_small_batch)`: op BarrierTakeMany (default name
+  /// "<name>_BarrierTakeMany"). Outputs have batch dimension `num_elements` when it is a
+  /// constant and small batches are not allowed, else unknown. Running fails with
+  /// InvalidArgument "TakeManyOp requested -1 < 0 elements" for a negative count.
+  BarrierTake take_many(const Output& num_elements, bool allow_small_batch = false,
+                        std::string_view name = {}) const;
+  /// As above with the count as the int32 Const "<op>/num_elements".
+  BarrierTake take_many(std::int32_t num_elements, bool allow_small_batch = false,
+                        std::string_view name = {}) const;
+  /// `close(cancel_pending_enqueues)`: op BarrierClose (default "<name>_BarrierClose").
+  /// Closing twice fails with Cancelled "Barrier 'b' is already closed." unless the second
+  /// close cancels and the first did not.
+  Operation close(bool cancel_pending_enqueues = false, std::string_view name = {}) const;
+  /// `ready_size()`: the complete keys, int32 (op BarrierReadySize).
+  Output ready_size(std::string_view name = {}) const;
+  /// `incomplete_size()`: the incomplete keys, int32 (op BarrierIncompleteSize).
+  Output incomplete_size(std::string_view name = {}) const;
+
+ private:
+  std::string op_name(std::string_view name, const char* suffix) const;
+
+  Graph* graph_;
+  std::vector<DType> types_;
+  std::vector<PartialShape> shapes_;
+  Output handle_;
 };
 
 }  // namespace af
