@@ -427,7 +427,9 @@ int fuse_reader_decode_csv(PartitionPlan& plan) {
     const auto [r, output] = decode.inputs[0];
     if (output != 1) continue;
     ExecNode& read = nodes[static_cast<std::size_t>(r)];
-    if (read.def.op != "ReaderReadV2" && read.def.op != "ReaderReadUpToV2") continue;
+    if (read.def.op != "ReaderReadV2" && read.def.op != "ReaderReadUpToV2" &&
+        read.def.op != "ReaderRead" && read.def.op != "ReaderReadUpTo")
+      continue;
     const auto* types = decode.def.attr<std::vector<DType>>("OUT_TYPE");
     const auto* keys_attr = decode.def.attr<bool>("has_keys");
     const bool has_keys = keys_attr != nullptr && *keys_attr;

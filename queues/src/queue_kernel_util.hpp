@@ -3,6 +3,7 @@
 // Helpers shared by the queue and reader kernels: awaiting a queue call from inside a
 // device actor, with the step's deadline and cancellation passed on to the queue.
 #include <memory>
+#include <string>
 
 #include "actorflow/ops/async_task.hpp"
 #include "actorflow/ops/kernel.hpp"
@@ -33,6 +34,13 @@ inline Async<QueueReply> call_queue(StepServices* step, std::shared_ptr<QueueRes
         queue->call(std::move(call), /*drain_here=*/true);
         *token = step->add_cancel_hook([queue, id](const Status& why) { queue->cancel(id, why); });
       }};
+}
+
+/// The op without its "V2": TensorFlow's first queue and reader ops (FIFOQueue,
+/// QueueEnqueue, TextLineReader, ReaderRead, ...) take and give Ref(string) handles where the
+/// V2 ones use resources; here both forms are the same kernel.
+inline std::string base_op(const std::string& op) {
+  return op.ends_with("V2") ? op.substr(0, op.size() - 2) : op;
 }
 
 /// The queue behind input `i` of the kernel, or null (the kernel failed then).

@@ -2,6 +2,7 @@
 // ...), their shape functions and kernels, and the graph API of queues.hpp.
 #include <atomic>
 #include <mutex>
+#include <string>
 
 #include "actorflow/actors/runtime.hpp"
 #include "actorflow/ops/errors.hpp"
@@ -27,9 +28,10 @@ std::string resource_name(const std::string& shared_name, const std::string& nod
 }
 
 QueueKind kind_of_op(const std::string& op) {
-  if (op == "RandomShuffleQueueV2") return QueueKind::random_shuffle;
-  if (op == "PaddingFIFOQueueV2") return QueueKind::padding_fifo;
-  if (op == "PriorityQueueV2") return QueueKind::priority;
+  const std::string base = base_op(op);
+  if (base == "RandomShuffleQueue") return QueueKind::random_shuffle;
+  if (base == "PaddingFIFOQueue") return QueueKind::padding_fifo;
+  if (base == "PriorityQueue") return QueueKind::priority;
   return QueueKind::fifo;
 }
 
@@ -98,20 +100,20 @@ class QueueOp : public OpKernel {
 class QueueCallOp : public OpKernel {
  public:
   QueueCallOp(OpKernelConstruction& c, Status*) : OpKernel(c) {
-    const auto& op = c.def.op;
-    if (op == "QueueEnqueueV2")
+    const std::string op = base_op(c.def.op);
+    if (op == "QueueEnqueue")
       kind_ = QueueCall::Kind::enqueue;
-    else if (op == "QueueEnqueueManyV2")
+    else if (op == "QueueEnqueueMany")
       kind_ = QueueCall::Kind::enqueue_many;
-    else if (op == "QueueDequeueV2")
+    else if (op == "QueueDequeue")
       kind_ = QueueCall::Kind::dequeue;
-    else if (op == "QueueDequeueManyV2")
+    else if (op == "QueueDequeueMany")
       kind_ = QueueCall::Kind::dequeue_many;
-    else if (op == "QueueDequeueUpToV2")
+    else if (op == "QueueDequeueUpTo")
       kind_ = QueueCall::Kind::dequeue_up_to;
-    else if (op == "QueueCloseV2")
+    else if (op == "QueueClose")
       kind_ = QueueCall::Kind::close;
-    else if (op == "QueueSizeV2")
+    else if (op == "QueueSize")
       kind_ = QueueCall::Kind::size;
     else
       kind_ = QueueCall::Kind::is_closed;
@@ -216,32 +218,32 @@ Status infer_scalar(InferenceContext& c, DType t) {
 
 void register_queue_ops_and_kernels() {
   auto& ops = OpRegistry::global();
-  for (const char* op :
-       {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "PriorityQueueV2"})
-    ops.add({op, infer_queue, true, {}});
-  ops.add({"QueueEnqueueV2", infer_no_output, true, {0}});
-  ops.add({"QueueEnqueueManyV2", infer_no_output, true, {0}});
-  ops.add({"QueueDequeueV2", infer_dequeue, true, {0}});
-  ops.add({"QueueDequeueManyV2", infer_dequeue, true, {0}});
-  ops.add({"QueueDequeueUpToV2", infer_dequeue, true, {0}});
-  ops.add({"QueueCloseV2", infer_no_output, true, {0}});
-  ops.add({"QueueSizeV2",
-           [](InferenceContext& c) { return infer_scalar(c, DType::int32); },
-           true,
-           {0}});
-  ops.add({"QueueIsClosedV2",
-           [](InferenceContext& c) { return infer_scalar(c, DType::boolean); },
-           true,
-           {0}});
-
   auto& kernels = KernelRegistry::global();
-  for (const char* op :
-       {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "PriorityQueueV2"})
-    kernels.add(make_kernel_def<QueueOp>(op, "CPU"));
-  for (const char* op :
-       {"QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
-        "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2"})
-    kernels.add(make_kernel_def<QueueCallOp>(op, "CPU"));
+  // Each op twice: TensorFlow's V2 (resource handle) and its first form (Ref(string)).
+  for (const std::string v : {"V2", ""}) {
+    for (const char* op :
+         {"FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue"}) {
+      ops.add({op + v, infer_queue, true, {}});
+      kernels.add(make_kernel_def<QueueOp>(op + v, "CPU"));
+    }
+    ops.add({"QueueEnqueue" + v, infer_no_output, true, {0}});
+    ops.add({"QueueEnqueueMany" + v, infer_no_output, true, {0}});
+    ops.add({"QueueDequeue" + v, infer_dequeue, true, {0}});
+    ops.add({"QueueDequeueMany" + v, infer_dequeue, true, {0}});
+    ops.add({"QueueDequeueUpTo" + v, infer_dequeue, true, {0}});
+    ops.add({"QueueClose" + v, infer_no_output, true, {0}});
+    ops.add({"QueueSize" + v,
+             [](InferenceContext& c) { return infer_scalar(c, DType::int32); },
+             true,
+             {0}});
+    ops.add({"QueueIsClosed" + v,
+             [](InferenceContext& c) { return infer_scalar(c, DType::boolean); },
+             true,
+             {0}});
+    for (const char* op : {"QueueEnqueue", "QueueEnqueueMany", "QueueDequeue", "QueueDequeueMany",
+                           "QueueDequeueUpTo", "QueueClose", "QueueSize", "QueueIsClosed"})
+      kernels.add(make_kernel_def<QueueCallOp>(op + v, "CPU"));
+  }
 }
 
 }  // namespace detail

@@ -27,9 +27,9 @@ class ReaderOp : public OpKernel {
   ReaderOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
     c.get_attr("container", &container_);
     c.get_attr("shared_name", &shared_name_);
-    const auto& op = c.def.op;
-    kind_ = op.substr(0, op.size() - 2);  // "TextLineReader"
-    if (op == "TextLineReaderV2") {
+    const std::string op = base_op(c.def.op);
+    kind_ = op;  // "TextLineReader"
+    if (op == "TextLineReader") {
       TextLineOptions o;
       c.get_attr("skip_header_lines", &o.skip_header_lines);
       if (o.skip_header_lines < 0) {  // as TensorFlow's TextLineReaderOp (text_line_reader_op.cc)
@@ -38,7 +38,7 @@ class ReaderOp : public OpKernel {
         return;
       }
       make_ = [o] { return make_text_line_source(o); };
-    } else if (op == "FixedLengthRecordReaderV2") {
+    } else if (op == "FixedLengthRecordReader") {
       FixedLengthOptions o;
       c.get_attr("header_bytes", &o.header_bytes);
       c.get_attr("record_bytes", &o.record_bytes);
@@ -61,7 +61,7 @@ class ReaderOp : public OpKernel {
         return;
       }
       make_ = [o] { return make_fixed_length_source(o); };
-    } else if (op == "TFRecordReaderV2") {
+    } else if (op == "TFRecordReader") {
       std::string compression;
       c.get_attr("compression_type", &compression);
       if (compression != "" && compression != "ZLIB" && compression != "GZIP") {
@@ -70,7 +70,7 @@ class ReaderOp : public OpKernel {
         return;
       }
       make_ = [compression] { return make_tf_record_source(compression); };
-    } else if (op == "IdentityReaderV2") {
+    } else if (op == "IdentityReader") {
       make_ = [] { return make_identity_source(); };
     } else {
       make_ = [] { return make_whole_file_source(); };
@@ -135,18 +135,18 @@ Async<ReaderReply> call_reader(StepServices* step, std::shared_ptr<ReaderResourc
 class ReaderCallOp : public OpKernel {
  public:
   explicit ReaderCallOp(OpKernelConstruction& c) : OpKernel(c) {
-    const auto& op = c.def.op;
-    if (op == "ReaderReadV2")
+    const std::string op = base_op(c.def.op);
+    if (op == "ReaderRead")
       kind_ = ReaderCall::Kind::read;
-    else if (op == "ReaderReadUpToV2")
+    else if (op == "ReaderReadUpTo")
       kind_ = ReaderCall::Kind::read_up_to;
-    else if (op == "ReaderNumRecordsProducedV2")
+    else if (op == "ReaderNumRecordsProduced")
       kind_ = ReaderCall::Kind::num_records_produced;
-    else if (op == "ReaderNumWorkUnitsCompletedV2")
+    else if (op == "ReaderNumWorkUnitsCompleted")
       kind_ = ReaderCall::Kind::num_work_units_completed;
-    else if (op == "ReaderSerializeStateV2")
+    else if (op == "ReaderSerializeState")
       kind_ = ReaderCall::Kind::serialize_state;
-    else if (op == "ReaderRestoreStateV2")
+    else if (op == "ReaderRestoreState")
       kind_ = ReaderCall::Kind::restore_state;
     else
       kind_ = ReaderCall::Kind::reset;
@@ -227,7 +227,7 @@ class ReaderReadDecodeCSVOp : public OpKernel {
   ReaderReadDecodeCSVOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
     c.get_attr("reader_op", &reader_op_);
     c.get_attr("reader_node", &reader_node_);
-    up_to_ = reader_op_ == "ReaderReadUpToV2";
+    up_to_ = base_op(reader_op_) == "ReaderReadUpTo";
     *s = CsvDecoder::create(c.def, &decoder_);
   }
   void compute(OpKernelContext& ctx) override { ctx.fail(internal(name() + " is asynchronous")); }
@@ -287,63 +287,66 @@ Status infer_reader(InferenceContext& c) {
 void register_reader_ops_and_kernels() {
   auto& ops = OpRegistry::global();
   auto& kernels = KernelRegistry::global();
-  for (const char* op : {"TextLineReaderV2", "FixedLengthRecordReaderV2", "TFRecordReaderV2",
-                         "WholeFileReaderV2", "IdentityReaderV2"}) {
-    ops.add({op, infer_reader, true, {}});
-    kernels.add(make_kernel_def<ReaderOp>(op, "CPU"));
+  // Each op twice: TensorFlow's V2 (resource handles) and its first form (Ref(string)).
+  for (const std::string v : {"V2", ""}) {
+    for (const char* op : {"TextLineReader", "FixedLengthRecordReader", "TFRecordReader",
+                           "WholeFileReader", "IdentityReader"}) {
+      ops.add({op + v, infer_reader, true, {}});
+      kernels.add(make_kernel_def<ReaderOp>(op + v, "CPU"));
+    }
+    ops.add({"ReaderRead" + v,
+             [](InferenceContext& c) {
+               c.add_output(DType::string, PartialShape(Shape{}));
+               c.add_output(DType::string, PartialShape(Shape{}));
+               return Status();
+             },
+             true,
+             {0}});
+    ops.add({"ReaderReadUpTo" + v,
+             [](InferenceContext& c) {
+               c.add_output(DType::string, PartialShape{-1});
+               c.add_output(DType::string, PartialShape{-1});
+               return Status();
+             },
+             true,
+             {0}});
+    auto scalar_int64 = [](InferenceContext& c) {
+      c.add_output(DType::int64, PartialShape(Shape{}));
+      return Status();
+    };
+    ops.add({"ReaderNumRecordsProduced" + v, scalar_int64, true, {0}});
+    ops.add({"ReaderNumWorkUnitsCompleted" + v, scalar_int64, true, {0}});
+    ops.add({"ReaderReset" + v, [](InferenceContext&) { return Status(); }, true, {0}});
+    ops.add({"ReaderSerializeState" + v,
+             [](InferenceContext& c) {
+               c.add_output(DType::string, PartialShape(Shape{}));
+               return Status();
+             },
+             true,
+             {0}});
+    ops.add({"ReaderRestoreState" + v,
+             [v](InferenceContext& c) {
+               // As TensorFlow's shape function: the state is a scalar.
+               ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+               ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::string));
+               const auto& state = c.input_shapes[1];
+               if (state.rank_known() && state.rank() != 0)
+                 return invalid_argument("Shape must be rank 0 but is rank " +
+                                         std::to_string(state.rank()) + " for '" + c.node.name +
+                                         "' (op: 'ReaderRestoreState" + v + "')");
+               return Status();
+             },
+             true,
+             {0}});
+    for (const char* op :
+         {"ReaderRead", "ReaderReadUpTo", "ReaderNumRecordsProduced", "ReaderNumWorkUnitsCompleted",
+          "ReaderReset", "ReaderSerializeState", "ReaderRestoreState"})
+      kernels.add(make_kernel_def<ReaderCallOp>(op + v, "CPU"));
   }
-  ops.add({"ReaderReadV2",
-           [](InferenceContext& c) {
-             c.add_output(DType::string, PartialShape(Shape{}));
-             c.add_output(DType::string, PartialShape(Shape{}));
-             return Status();
-           },
-           true,
-           {0}});
-  ops.add({"ReaderReadUpToV2",
-           [](InferenceContext& c) {
-             c.add_output(DType::string, PartialShape{-1});
-             c.add_output(DType::string, PartialShape{-1});
-             return Status();
-           },
-           true,
-           {0}});
-  auto scalar_int64 = [](InferenceContext& c) {
-    c.add_output(DType::int64, PartialShape(Shape{}));
-    return Status();
-  };
-  ops.add({"ReaderNumRecordsProducedV2", scalar_int64, true, {0}});
-  ops.add({"ReaderNumWorkUnitsCompletedV2", scalar_int64, true, {0}});
-  ops.add({"ReaderResetV2", [](InferenceContext&) { return Status(); }, true, {0}});
-  ops.add({"ReaderSerializeStateV2",
-           [](InferenceContext& c) {
-             c.add_output(DType::string, PartialShape(Shape{}));
-             return Status();
-           },
-           true,
-           {0}});
-  ops.add({"ReaderRestoreStateV2",
-           [](InferenceContext& c) {
-             // As TensorFlow's shape function: the state is a scalar.
-             ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
-             ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::string));
-             const auto& state = c.input_shapes[1];
-             if (state.rank_known() && state.rank() != 0)
-               return invalid_argument("Shape must be rank 0 but is rank " +
-                                       std::to_string(state.rank()) + " for '" + c.node.name +
-                                       "' (op: 'ReaderRestoreStateV2')");
-             return Status();
-           },
-           true,
-           {0}});
   // Made only by the execution plan, never by graph building: no shape function needed
   // beyond the DecodeCSV outputs the plan copies.
   ops.add({"_ReaderReadDecodeCSV", [](InferenceContext&) { return Status(); }, true, {0}});
   kernels.add(make_kernel_def<ReaderReadDecodeCSVOp>("_ReaderReadDecodeCSV", "CPU"));
-  for (const char* op : {"ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
-                         "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2", "ReaderSerializeStateV2",
-                         "ReaderRestoreStateV2"})
-    kernels.add(make_kernel_def<ReaderCallOp>(op, "CPU"));
 }
 
 }  // namespace detail

@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.python.ops import data_flow_ops, gen_data_flow_ops  # noqa: E402
 
-from make_op_fixtures import encode  # noqa: E402
+from fixture_steps import fetch_names, run_steps  # noqa: E402
 
 tf1 = tf.compat.v1
 
@@ -31,7 +31,7 @@ def nodes_of(g):
     nodes = []
     for node in g.as_graph_def().node:
         attrs = {}
-        for key, v in node.attr.items():
+        for key, v in sorted(node.attr.items()):
             kind = v.WhichOneof("value")
             if kind == "s":
                 attrs[key] = v.s.decode()
@@ -143,32 +143,12 @@ def main(out):
         ("cancel", {}), ("cancel", {}), ("close", {}),
         ("ins1", {"keys": [], "i": []}),
     ]
-    steps = []
     with tf1.Session(graph=g) as sess:
-        for label, feeds in plan:
-            fd = {feeds_of[k]: v for k, v in feeds.items()}
-            fetch = ops[label]
-            step = {"fetch": label,
-                    "feeds": {k: (np.asarray(v).tolist()) for k, v in feeds.items()}}
-            try:
-                value = sess.run(fetch, fd)
-                if isinstance(fetch, tf.Operation):
-                    step["value"] = None
-                else:
-                    value = value if isinstance(value, list) else [value]
-                    step["value"] = [encode(v) for v in value]
-            except tf.errors.OpError as err:
-                step["error"] = type(err).__name__
-                # The kernel's own words: the last line that is not the "[[{{node ..}}]]" one.
-                step["message"] = [line for line in err.message.split("\n")
-                                   if line and not line[0].isspace()][-1]
-            steps.append(step)
+        steps = run_steps(sess, plan, ops, feeds_of)
     shapes = {label: [shape_of(t) for t in ops[label]] for label in ("take", "take_small",
                                                                       "take2")}
     tf.io.write_graph(g.as_graph_def(), out, "graph.pb", as_text=False)
-    names = {label: (op.name if isinstance(op, tf.Operation)
-                     else [t.name for t in op] if isinstance(op, list) else [op.name])
-             for label, op in ops.items()}
+    names = fetch_names(ops)
     with open(os.path.join(out, "reference.json"), "w") as fh:
         json.dump({"tensorflow": tf.__version__, "nodes": nodes_of(g), "shapes": shapes,
                    "ops": names, "steps": steps}, fh, indent=1)

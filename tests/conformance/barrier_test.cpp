@@ -25,6 +25,7 @@
 #include "op_fixture.hpp"
 #include "op_test_util.hpp"
 #include "pending_waits.hpp"
+#include "session_steps.hpp"
 #include "test_paths.hpp"
 
 namespace {
@@ -65,14 +66,6 @@ Tensor feed_of(const std::string& name, const nlohmann::json& v) {
   return Tensor::from_vector(flat, Shape{rows, cols});
 }
 
-std::string code_of(const std::string& tf_error) {
-  static const std::map<std::string, std::string> codes = {
-      {"InvalidArgumentError", "INVALID_ARGUMENT"},
-      {"CancelledError", "CANCELLED"},
-      {"OutOfRangeError", "OUT_OF_RANGE"}};
-  return codes.at(tf_error);
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(barrier_test)
@@ -85,37 +78,7 @@ BOOST_AUTO_TEST_CASE(imported_barrier_gives_tensorflows_values_and_errors,
   af::Graph g;
   af::import_graph_def(g, af::read_graph_def((dir / "graph.pb").string()), {.name = ""});
   af::Session sess(g);
-  af::test::fixture::Tolerance exact;
-  exact.exact = true;
-  for (const auto& step : ref["steps"]) {
-    const std::string label = step["fetch"].get<std::string>();
-    af::FeedDict feeds;
-    for (const auto& [name, value] : step["feeds"].items())
-      feeds.push_back({g.output(name + ":0"), feed_of(name, value)});
-    const nlohmann::json& target = ref["ops"][label];
-    BOOST_TEST_CONTEXT(label << " " << step["feeds"].dump()) {
-      std::vector<Output> fetches;
-      if (target.is_array())
-        for (const auto& name : target) fetches.push_back(g.output(name.get<std::string>()));
-      try {
-        if (fetches.empty()) {
-          sess.run(g.operation(target.get<std::string>()), feeds);
-        } else {
-          const std::vector<Tensor> got = sess.run(fetches, feeds);
-          BOOST_REQUIRE(step.contains("value"));
-          for (std::size_t i = 0; i < got.size(); ++i)
-            af::test::fixture::check(got[i], step["value"][i], exact);
-        }
-        BOOST_TEST(!step.contains("error"), "no error; TensorFlow's: " << step.dump());
-      } catch (const af::Error& e) {
-        BOOST_REQUIRE_MESSAGE(step.contains("error"), e.what());
-        BOOST_TEST(std::string(af::code_name(e.code())) == code_of(step["error"]));
-        const std::string want = step["message"].get<std::string>();
-        BOOST_TEST(std::string(e.what()).find(want) != std::string::npos, e.what()
-                                                                              << " lacks " << want);
-      }
-    }
-  }
+  af::test::replay_steps(sess, g, ref, feed_of);
   // TensorFlow 2.21 aborts on a negative count; newer ones and this refuse it.
   af::test::fails_with(sess, g.output("negative:0"), "TakeManyOp requested -1 < 0 elements");
 }

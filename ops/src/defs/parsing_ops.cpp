@@ -103,7 +103,8 @@ std::vector<Output> create_decode_csv(const Output& records, const std::vector<O
   // The reader's key travels along so that errors can name "file:line".
   if (records.index() == 1) {
     const std::string& producer = records.op().type();
-    if (producer == "ReaderReadV2" || producer == "ReaderReadUpToV2") {
+    if (producer == "ReaderReadV2" || producer == "ReaderReadUpToV2" || producer == "ReaderRead" ||
+        producer == "ReaderReadUpTo") {
       inputs.push_back(records.op().output(0));
       attrs["has_keys"] = true;
     }
