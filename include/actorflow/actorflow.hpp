@@ -92,6 +92,7 @@
 #include "actorflow/queues/queue_spec.hpp"
 #include "actorflow/queues/queues.hpp"
 #include "actorflow/queues/reader.hpp"
+#include "actorflow/queues/record_input.hpp"
 #include "actorflow/queues/tf_record.hpp"
 #include "actorflow/saved_model/saved_model.hpp"
 #include "actorflow/train/basic_hooks.hpp"

@@ -23,6 +23,7 @@
 #include "actorflow/ops/detail/errno_status.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "kernel_helpers.hpp"
+#include "matching_paths.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -377,6 +378,10 @@ class MatchingFilesOp : public FileKernel {
 }  // namespace
 
 namespace detail {
+
+void matching_paths(const std::string& pattern, std::vector<std::string>* results) {
+  get_matching_paths(pattern, results);
+}
 
 void register_serialize_io_file_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<ReadFileOp>("ReadFile", "CPU"));

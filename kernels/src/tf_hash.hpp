@@ -1,7 +1,8 @@
 #pragma once
 
-// TensorFlow's legacy string hash (lib/hash/hash.cc): StringToHashBucket buckets by it and
-// MutableDenseHashTable places string keys by it, so both must reproduce it bit for bit.
+// TensorFlow's legacy string hash (lib/hash/hash.cc): StringToHashBucket buckets by it,
+// MutableDenseHashTable places string keys by it and RecordInput seeds its file shuffles by
+// it, so all must reproduce it bit for bit.
 #include <cstdint>
 #include <string>
 
@@ -14,13 +15,11 @@ inline std::uint64_t load_le64(const char* p) {
   return v;
 }
 
-/// TensorFlow's Hash64 (MurmurHash64A with its default seed 0xDECAFCAFFE) of `s`.
-inline std::uint64_t tf_hash64(const std::string& s) {
+/// TensorFlow's Hash64(data, n, seed): MurmurHash64A of `data[0, n)` with `seed`.
+inline std::uint64_t tf_hash64(const char* data, std::size_t n, std::uint64_t seed) {
   constexpr std::uint64_t m = 0xc6a4a7935bd1e995ULL;
   constexpr int r = 47;
-  const char* data = s.data();
-  std::size_t n = s.size();
-  std::uint64_t h = 0xDECAFCAFFEULL ^ (n * m);
+  std::uint64_t h = seed ^ (n * m);
   for (; n >= 8; n -= 8, data += 8) {
     std::uint64_t k = load_le64(data);
     k *= m;
@@ -38,6 +37,11 @@ inline std::uint64_t tf_hash64(const std::string& s) {
   h *= m;
   h ^= h >> r;
   return h;
+}
+
+/// TensorFlow's Hash64 (MurmurHash64A with its default seed 0xDECAFCAFFE) of `s`.
+inline std::uint64_t tf_hash64(const std::string& s) {
+  return tf_hash64(s.data(), s.size(), 0xDECAFCAFFEULL);
 }
 
 /// TensorFlow's Hash64Combine(a, b): folds `b` into the running hash `a`.

@@ -12,6 +12,7 @@ void register_queue_ops() {
   std::call_once(once, [] {
     detail::register_queue_ops_and_kernels();
     detail::register_reader_ops_and_kernels();
+    detail::register_record_input();
   });
 }
 
