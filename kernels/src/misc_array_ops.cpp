@@ -4,6 +4,7 @@
 // snapshot_op.cc, fake_quant_ops.cc with fake_quant_ops_functor.h, logging_ops.cc). Their
 // definitions are in ops/src/defs/misc_array_ops.cpp.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -581,6 +582,18 @@ class PrintOp : public OpKernel {
   std::string message_;
 };
 
+// Timestamp: the seconds since the Unix epoch, as TensorFlow's (microseconds / 1e6).
+class TimestampOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void compute(OpKernelContext& ctx) override {
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+    ctx.set_output(0, Tensor(static_cast<double>(us) / 1000000));
+  }
+};
+
 // PrintV2(input; output_stream, end): writes the string scalar and `end` to std::cout
 // ("stdout"), std::cerr ("stderr"), actorflow's log sink ("log(info)", "log(warning)",
 // "log(error)") or appends it to a file ("file://<path>").
@@ -674,6 +687,7 @@ void register_misc_array_kernels(KernelRegistry& r) {
     r.add(make_kernel_def<FakeQuantPerChannelOp>(type, "CPU"));
   r.add(make_kernel_def<PrintOp>("Print", "CPU"));
   r.add(make_kernel_def<PrintV2Op>("PrintV2", "CPU"));
+  r.add(make_kernel_def<TimestampOp>("Timestamp", "CPU"));
 }
 
 }  // namespace detail

@@ -8,6 +8,7 @@
 #include <actorflow/ops/misc_array_ops.hpp>
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "log_capture.hpp"
@@ -419,6 +421,29 @@ BOOST_AUTO_TEST_CASE(print_v2_writes_as_tensorflow, *boost::unit_test::timeout(3
   refuses([&] { s.run(bogus); },
           "Unknown output stream: bogus, Valid streams are: stdout stderr log(info) "
           "log(warning) log(error)");
+}
+
+// tf.timestamp: a float64 scalar of the seconds since the epoch, new at each run.
+BOOST_AUTO_TEST_CASE(timestamp_gives_the_time_of_each_run, *boost::unit_test::timeout(30)) {
+  af::Graph g;
+  const Output t = af::timestamp(g);
+  BOOST_TEST(t.node()->name() == "Timestamp");
+  BOOST_TEST(t.dtype() == DType::float64);
+  BOOST_TEST(t.shape().rank() == 0);
+  BOOST_TEST(af::timestamp(g).node()->name() == "Timestamp_1");
+  af::Session sess(g);
+  const auto now = [] {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const double before = now();
+  const double first = sess.run(t).scalar<double>();
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const double second = sess.run(t).scalar<double>();
+  const double after = now();
+  BOOST_TEST(before - 0.001 <= first);
+  BOOST_TEST(first + 0.004 < second);
+  BOOST_TEST(second <= after + 0.001);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

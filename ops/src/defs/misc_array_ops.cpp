@@ -233,6 +233,13 @@ void register_misc_array_ops(OpRegistry& r) {
   r.add({"FakeQuantWithMinMaxVarsPerChannelGradient", infer_fake_quant_per_channel_gradient});
   r.add({"Print", infer_print, true});
   r.add({"PrintV2", infer_print_v2, true});
+  r.add({"Timestamp",
+         [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(0));
+           c.add_output(DType::float64, PartialShape(Shape{}));
+           return {};
+         },
+         true});
 }
 
 }  // namespace detail
@@ -393,6 +400,10 @@ Operation print_v2(const Output& input, std::string_view output_stream, std::str
       "PrintV2", {input},
       {{"output_stream", std::string(output_stream)}, {"end", std::string(end)}},
       name.empty() ? "PrintV2" : name);
+}
+
+Output timestamp(Graph& g, std::string_view name) {
+  return g.create_op("Timestamp", {}, {}, name.empty() ? "Timestamp" : name).output(0);
 }
 
 }  // namespace af

@@ -132,7 +132,7 @@ void register_misc_array_gradients(GradientRegistry& r) {
   });
   for (const char* type : {"FakeQuantWithMinMaxArgsGradient", "FakeQuantWithMinMaxVarsGradient",
                            "FakeQuantWithMinMaxVarsPerChannelGradient", "Bucketize",
-                           "HistogramFixedWidth", "BroadcastArgs", "PrintV2"})
+                           "HistogramFixedWidth", "BroadcastArgs", "PrintV2", "Timestamp"})
     r.add_not_differentiable(type);
 }
 

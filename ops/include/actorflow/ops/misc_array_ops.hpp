@@ -10,7 +10,7 @@
 /// Bucketing and histograms, the log-sum-exp scan, shape helpers (BroadcastArgs,
 /// EnsureShape, Snapshot), fake quantization and printing: TensorFlow's Bucketize,
 /// HistogramFixedWidth, CumulativeLogsumexp, BroadcastArgs, EnsureShape, Snapshot, the
-/// FakeQuantWithMinMax* ops, Print and PrintV2.
+/// FakeQuantWithMinMax* ops, Print, PrintV2 and Timestamp.
 namespace af {
 
 /// `tf.raw_ops.Bucketize(input, boundaries)`: op Bucketize (default name "Bucketize"), an
@@ -147,5 +147,10 @@ Output print(const Output& input, const std::vector<Output>& data, const std::st
 /// stdout stderr log(info) log(warning) log(error)". Not differentiable.
 Operation print_v2(const Output& input, std::string_view output_stream = "stderr",
                    std::string_view end = "\n", std::string_view name = {});
+
+/// `tf.timestamp()`: op Timestamp (default name "Timestamp", stateful), the seconds since the
+/// Unix epoch when the op runs, a float64 scalar of microsecond resolution. Not
+/// differentiable.
+Output timestamp(Graph& g, std::string_view name = {});
 
 }  // namespace af
