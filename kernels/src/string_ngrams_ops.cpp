@@ -131,13 +131,70 @@ class StringNGramsOp : public StatusKernel {
   bool preserve_short_ = false;
 };
 
+// UnsortedSegmentJoin(inputs, segment_ids, num_segments): the strings of each segment joined
+// in input order, as TensorFlow's unsorted_segment_join_op.cc (which writes the separator
+// only after a non-empty string: "", "y", "" joined by "-" give "y-").
+class UnsortedSegmentJoinOp : public OpKernel {
+ public:
+  UnsortedSegmentJoinOp(OpKernelConstruction& c, Status* /*s*/) : OpKernel(c) {
+    c.get_attr("separator", &separator_);
+  }
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& ids = ctx.input(1);
+    const Tensor& count = ctx.input(2);
+    if (count.num_elements() == 0)
+      return ctx.fail(invalid_argument("Number of segments cannot be empty."));
+    const std::int64_t num_segments = detail::index_values(count)[0];
+    const auto& in = input.shape().dims();
+    const auto& id_dims = ids.shape().dims();
+    if (id_dims.empty()) return ctx.fail(invalid_argument("Segment_id cannot have rank 0"));
+    if (id_dims.size() > in.size())
+      return ctx.fail(Status(Code::out_of_range,
+                             "Invalid segment_id rank " + std::to_string(id_dims.size()) +
+                                 " for input with " + std::to_string(in.size()) + " dimension(s)"));
+    for (std::size_t i = 0; i < id_dims.size(); ++i)
+      if (id_dims[i] != in[i])
+        return ctx.fail(invalid_argument("Segment dimension is " + std::to_string(id_dims[i]) +
+                                         " while input dimension is " + std::to_string(in.size()) +
+                                         " in rank " + std::to_string(i)));
+    if (num_segments < 0)
+      return ctx.fail(
+          invalid_argument("num_segments must be >= 0, got " + std::to_string(num_segments)));
+    const std::vector<std::int64_t> segment = detail::index_values(ids);
+    for (std::int64_t id : segment)
+      if (id < 0 || id >= num_segments)
+        return ctx.fail(invalid_argument(
+            "segment_ids are not allowed to exceed num_segments or to have negative values."));
+    std::vector<std::int64_t> out_dims{num_segments};
+    out_dims.insert(out_dims.end(), in.begin() + static_cast<std::ptrdiff_t>(id_dims.size()),
+                    in.end());
+    Tensor out(DType::string, Shape{out_dims});
+    const std::int64_t inner = segment.empty() ? 0 : input.num_elements() / ids.num_elements();
+    const std::string* x = input.data<std::string>();
+    std::string* y = out.data<std::string>();
+    for (std::size_t k = 0; k < segment.size(); ++k)
+      for (std::int64_t j = 0; j < inner; ++j) {
+        std::string& slot = y[segment[k] * inner + j];
+        if (!slot.empty()) slot += separator_;
+        slot += x[static_cast<std::int64_t>(k) * inner + j];
+      }
+    ctx.set_output(0, std::move(out));
+  }
+
+ private:
+  std::string separator_;
+};
+
 }  // namespace
 
 namespace detail {
 
-/// StringNGrams (called by register_string_kernels, string_ops.cpp).
+/// StringNGrams and UnsortedSegmentJoin (called by register_string_kernels, string_ops.cpp).
 void register_string_ngrams_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<StringNGramsOp>("StringNGrams", "CPU", {{"Tsplits", kIndexTypes}}));
+  r.add(make_kernel_def<UnsortedSegmentJoinOp>(
+      "UnsortedSegmentJoin", "CPU", {{"Tindices", kIndexTypes}, {"Tnumsegments", kIndexTypes}}));
 }
 
 }  // namespace detail

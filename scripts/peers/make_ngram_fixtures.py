@@ -2,8 +2,11 @@
 """Writes tests/data/tf_ngrams/reference.json: what TensorFlow's StringNGrams kernel gives
 (tf.raw_ops.StringNGrams, eagerly) for sequences of several lengths (empty and short ones),
 widths, pads (fixed, dynamic, wider than a width allows), separators, short sequences kept,
-int32 and int64 splits, and the errors it raises, for
-tests/conformance/string_ngrams_test.cpp. Never a dependency of the build or the tests.
+int32 and int64 splits, and the errors it raises; and segment_join.json: what its
+UnsortedSegmentJoin kernel gives (tf.strings.unsorted_segment_join) for vectors and matrices
+of strings, segment ids of rank 1 and 2, empty segments and strings, separators, and its
+errors; for tests/conformance/string_ngrams_test.cpp. Never a dependency of the build or the
+tests.
 
   python scripts/peers/make_ngram_fixtures.py [OUT_DIR]   # default tests/data/tf_ngrams
 
@@ -53,6 +56,37 @@ CASES = [
                                                preserve_short_sequences=True)),
 ]
 
+# UnsortedSegmentJoin: (name, inputs, segment_ids, num_segments, separator, ids dtype,
+# num_segments dtype).
+JOIN_CASES = [
+    ("vector", ["a", "b", "c", "d"], [1, 0, 1, 3], 4, ",", "int32", "int32"),
+    ("empty_strings", ["", "x", "", "y", ""], [0, 0, 1, 1, 1], 2, "-", "int64", "int64"),
+    ("matrix_rows", [["a", "b"], ["c", "d"], ["e", "f"]], [2, 0, 2], 3, ":", "int32", "int64"),
+    ("ids_rank_2", [["a", "b"], ["c", "d"]], [[0, 1], [1, 1]], 2, "", "int64", "int32"),
+    ("no_segments", ["a"], [0], 0, ",", "int32", "int32"),
+    ("negative_id", ["a", "b"], [0, -1], 2, ",", "int32", "int32"),
+    ("id_past_end", ["a", "b"], [0, 2], 2, ",", "int32", "int32"),
+    ("dims_differ", [["a", "b"], ["c", "d"]], [0, 1, 1], 2, ",", "int32", "int32"),
+]
+
+
+def write_joins(out):
+    cases = []
+    for name, inputs, ids, n, sep, itype, ntype in JOIN_CASES:
+        entry = {"name": name, "inputs": inputs, "segment_ids": ids, "num_segments": n,
+                 "separator": sep, "ids_dtype": itype, "num_segments_dtype": ntype}
+        try:
+            out_t = tf.raw_ops.UnsortedSegmentJoin(
+                inputs=tf.constant(inputs, tf.string), segment_ids=tf.constant(ids, itype),
+                num_segments=tf.constant(n, ntype), separator=sep)
+            entry["shape"] = out_t.shape.as_list()
+            entry["output"] = [x.decode() for x in out_t.numpy().flatten().tolist()]
+        except (tf.errors.InvalidArgumentError, tf.errors.OutOfRangeError) as e:
+            entry["error"] = e.message.split(" [Op:")[0].split("}} ")[-1]
+        cases.append(entry)
+    with open(os.path.join(out, "segment_join.json"), "w") as f:
+        json.dump({"tensorflow": tf.__version__, "cases": cases}, f, indent=1)
+
 
 def main(out):
     os.makedirs(out, exist_ok=True)
@@ -71,6 +105,7 @@ def main(out):
         cases.append(entry)
     with open(os.path.join(out, "reference.json"), "w") as f:
         json.dump({"tensorflow": tf.__version__, "cases": cases}, f, indent=1)
+    write_joins(out)
     print("wrote %d cases to %s" % (len(cases), out))
 
 

@@ -1,7 +1,8 @@
 // StringNGrams against TensorFlow: tests/data/tf_ngrams (scripts/peers/make_ngram_fixtures.py)
 // holds what TensorFlow's kernel gives for sequences of several lengths (empty and short ones),
 // widths, fixed, dynamic and clamped pads, separators, short sequences kept, int32 and int64
-// splits, and the errors it raises; `af::string_ngrams` built here gives the same.
+// splits, and the errors it raises; `af::string_ngrams` built here gives the same. So does
+// `af::unsorted_segment_join` for what TensorFlow's UnsortedSegmentJoin gave.
 #include <actorflow/actorflow.hpp>
 #include <actorflow/ops/string_ops.hpp>
 #include <boost/test/unit_test.hpp>
@@ -79,6 +80,70 @@ BOOST_AUTO_TEST_CASE(ngrams_and_errors_are_tensorflows, *boost::unit_test::timeo
                  boost::test_tools::per_element());
     }
   }
+}
+
+// UnsortedSegmentJoin: vectors and matrices, ids of rank 1 and 2, empty segments and strings
+// (TensorFlow's separator rule), int32 and int64 ids and counts, and its errors.
+BOOST_AUTO_TEST_CASE(unsorted_segment_join_is_tensorflows, *boost::unit_test::timeout(60)) {
+  std::ifstream in(dir / "segment_join.json");
+  const nlohmann::json ref = nlohmann::json::parse(in);
+  for (const auto& c : ref["cases"]) {
+    BOOST_TEST_CONTEXT(c["name"].get<std::string>()) {
+      af::Graph g;
+      // The strings, flat, with the JSON's nesting as their shape.
+      std::vector<std::string> flat;
+      std::vector<std::int64_t> dims{static_cast<std::int64_t>(c["inputs"].size())};
+      for (const auto& row : c["inputs"]) {
+        if (row.is_string()) {
+          flat.push_back(row.get<std::string>());
+          continue;
+        }
+        if (dims.size() == 1) dims.push_back(static_cast<std::int64_t>(row.size()));
+        for (const auto& x : row) flat.push_back(x.get<std::string>());
+      }
+      const Output inputs = g.constant(Tensor::from_vector(flat, Shape{dims}), "inputs");
+      std::vector<std::int64_t> ids, id_dims{static_cast<std::int64_t>(c["segment_ids"].size())};
+      for (const auto& row : c["segment_ids"]) {
+        if (row.is_number()) {
+          ids.push_back(row.get<std::int64_t>());
+          continue;
+        }
+        if (id_dims.size() == 1) id_dims.push_back(static_cast<std::int64_t>(row.size()));
+        for (const auto& x : row) ids.push_back(x.get<std::int64_t>());
+      }
+      const Tensor id_tensor =
+          c["ids_dtype"] == "int64"
+              ? Tensor::from_vector(ids, Shape{id_dims})
+              : Tensor::from_vector(std::vector<std::int32_t>(ids.begin(), ids.end()),
+                                    Shape{id_dims});
+      const std::int64_t n = c["num_segments"].get<std::int64_t>();
+      const Tensor n_tensor =
+          c["num_segments_dtype"] == "int64" ? Tensor(n) : Tensor(static_cast<std::int32_t>(n));
+      // Ids out of range pass the shape function only as placeholders: feed them.
+      const Output id_input = g.placeholder(id_tensor.dtype(), af::PartialShape::unknown(), "ids");
+      const Output out = af::unsorted_segment_join(inputs, id_input, g.constant(n_tensor, "n"),
+                                                   c["separator"].get<std::string>());
+      af::Session sess(g);
+      if (c.contains("error")) {
+        af::test::fails_with(sess, out, c["error"].get<std::string>(), {{id_input, id_tensor}});
+        continue;
+      }
+      const Tensor got = sess.run(out, {{id_input, id_tensor}});
+      BOOST_TEST(got.shape().dims() == c["shape"].get<std::vector<std::int64_t>>(),
+                 boost::test_tools::per_element());
+      const auto want = c["output"].get<std::vector<std::string>>();
+      BOOST_REQUIRE_EQUAL(got.num_elements(), static_cast<std::int64_t>(want.size()));
+      for (std::size_t i = 0; i < want.size(); ++i)
+        BOOST_TEST(got.data<std::string>()[i] == want[i]);
+    }
+  }
+  // The builder: a static shape from a constant count, the count's Const under the op.
+  af::Graph g;
+  const Output x = g.placeholder(DType::string, af::PartialShape{-1, 3}, "x");
+  const Output ids = g.placeholder(DType::int32, af::PartialShape{-1}, "ids");
+  const Output joined = af::unsorted_segment_join(x, ids, 4, " ");
+  BOOST_TEST(joined.shape().to_string() == "(4, 3)");
+  BOOST_TEST(joined.node()->inputs()[2].node()->name() == "UnsortedSegmentJoin/num_segments");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -146,6 +146,13 @@ void register_segment_reduction_ops(OpRegistry& r) {
   for (const char* op : {"UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"})
     r.add({op, infer_unsorted_segment_reduction});
   r.add({"UnsortedSegmentSum", infer_unsorted_segment_sum});
+  // tf.strings.unsorted_segment_join: the same shape function, strings in and out (its
+  // builder is in string_ngrams_ops.cpp).
+  r.add({"UnsortedSegmentJoin", [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(0, DType::string));
+           return infer_unsorted_segment_sum(c);
+         }});
 }
 
 }  // namespace detail

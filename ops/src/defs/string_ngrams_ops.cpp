@@ -48,4 +48,30 @@ StringNGramsOutputs string_ngrams(const Output& data, const Output& data_splits,
   return {op.output(0), op.output(1)};
 }
 
+Output unsorted_segment_join(const Output& inputs, const Output& segment_ids,
+                             const Output& num_segments, const std::string& separator,
+                             std::string_view name) {
+  return inputs.graph()
+      .create_op("UnsortedSegmentJoin", {inputs, segment_ids, num_segments},
+                 {{"separator", separator},
+                  {"Tindices", segment_ids.dtype()},
+                  {"Tnumsegments", num_segments.dtype()}},
+                 name.empty() ? "UnsortedSegmentJoin" : name)
+      .output(0);
+}
+
+Output unsorted_segment_join(const Output& inputs, const Output& segment_ids,
+                             std::int32_t num_segments, const std::string& separator,
+                             std::string_view name) {
+  Graph& g = inputs.graph();
+  // The count becomes the op's input "<op>/num_segments", as op_def_library names it.
+  const std::string op = g.unique_name(name.empty() ? "UnsortedSegmentJoin" : name);
+  Output n;
+  {
+    auto scope = g.name_scope(op + "/");
+    n = g.constant(Tensor(num_segments), "num_segments");
+  }
+  return unsorted_segment_join(inputs, segment_ids, n, separator, op + "/");
+}
+
 }  // namespace af

@@ -235,4 +235,20 @@ struct StringNGramsOutputs {
 StringNGramsOutputs string_ngrams(const Output& data, const Output& data_splits,
                                   const StringNGramsOptions& options, std::string_view name = {});
 
+/// `tf.strings.unsorted_segment_join(inputs, segment_ids, num_segments, separator)`: op
+/// UnsortedSegmentJoin (default name "UnsortedSegmentJoin"): output[s, ...] joins, in input
+/// order and with `separator`, the strings inputs[i, ...] whose segment_ids[i] is s (ids of
+/// rank k cover inputs' first k dimensions); shape [num_segments] + inputs.shape[k:], empty
+/// segments "". As TensorFlow's kernel, the separator follows only a non-empty join ("", "y",
+/// "" give "y-"). `segment_ids` and `num_segments` are int32 or int64. Running fails with
+/// "segment_ids are not allowed to exceed num_segments or to have negative values." and
+/// "Segment dimension is 3 while input dimension is 2 in rank 0". Not differentiable.
+Output unsorted_segment_join(const Output& inputs, const Output& segment_ids,
+                             const Output& num_segments, const std::string& separator = {},
+                             std::string_view name = {});
+/// As above with the count as the int32 Const "<op>/num_segments".
+Output unsorted_segment_join(const Output& inputs, const Output& segment_ids,
+                             std::int32_t num_segments, const std::string& separator = {},
+                             std::string_view name = {});
+
 }  // namespace af
