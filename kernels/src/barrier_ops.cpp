@@ -91,15 +91,13 @@ class BarrierResource : public ResourceBase {
     if (rows < n)
       return invalid_argument("Barrier " + name_ + ": " + std::to_string(n) + " keys but " +
                               std::to_string(rows) + " rows of values");
-    std::vector<std::function<void()>> fire;
-    Status status;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    return detail::locked_then_fire(mu_, [&](detail::Fired& fire) -> Status {
       if (closed_ && (cancel_pending_ || (n > 0 && incomplete_.empty())))
         return cancelled(
             "Barrier " + name_ + " is closed.  Pending enqueues cancelled: " +
             std::to_string(cancel_pending_) + ".  Number of new insertions: " + std::to_string(n) +
             ".  Number of incomplete keys: " + std::to_string(incomplete_.size()) + ".");
+      Status status;
       bool new_keys = false;
       const std::string* key = keys.data<std::string>();
       for (std::int64_t i = 0; i < n && status.ok(); ++i)
@@ -110,20 +108,16 @@ class BarrierResource : public ResourceBase {
         status = internal("Barrier has had " + std::to_string(input_index_) +
                           " insertions and can no longer keep track of new ones.");
       serve(fire);
-    }
-    for (auto& f : fire) f();
-    return status;
+      return status;
+    });
   }
 
   // Takes `n` ready keys once there are (see serve); `done` runs once, outside the lock.
   void take_many(std::uint64_t id, std::int64_t n, bool allow_small_batch, Took done) {
-    std::vector<std::function<void()>> fire;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    detail::locked_then_fire(mu_, [&](detail::Fired& fire) {
       takes_.push_back({id, n, allow_small_batch, std::move(done)});
       serve(fire);
-    }
-    for (auto& f : fire) f();
+    });
   }
 
   // Ends the waiting take `id` with `why` (nothing when it is done already).
@@ -137,9 +131,7 @@ class BarrierResource : public ResourceBase {
   }
 
   Status close(bool cancel_pending_enqueues) {
-    std::vector<std::function<void()>> fire;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    return detail::locked_then_fire(mu_, [&](detail::Fired& fire) -> Status {
       // A second close may only add the cancellation.
       if (closed_ && (cancel_pending_ || !cancel_pending_enqueues))
         return cancelled("Barrier '" + name_ + "' is already closed.");
@@ -147,16 +139,13 @@ class BarrierResource : public ResourceBase {
       closed_ = true;
       if (cancel_pending_) incomplete_.clear();
       serve(fire);
-    }
-    for (auto& f : fire) f();
-    return {};
+      return Status{};
+    });
   }
 
   // Puts the elements of a take (its outputs) back: a failed step takes nothing.
   void restore(const Tuple& taken) {
-    std::vector<std::function<void()>> fire;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    detail::locked_then_fire(mu_, [&](detail::Fired& fire) {
       const std::int64_t n = taken[0].num_elements();
       for (std::int64_t i = 0; i < n; ++i) {
         Element e{taken[0].data<std::int64_t>()[i], taken[1].data<std::string>()[i], {}};
@@ -165,8 +154,7 @@ class BarrierResource : public ResourceBase {
         ready_.push(std::move(e));
       }
       serve(fire);
-    }
-    for (auto& f : fire) f();
+    });
   }
 
   std::int32_t ready_size() const {
@@ -233,7 +221,7 @@ class BarrierResource : public ResourceBase {
   // Under the lock: answers the waiting takes in order while the first can be answered. Once
   // closed, a take that could never be served fails, and one allowing a small batch takes
   // what is ready, as TensorFlow answers a take that comes after the close.
-  void serve(std::vector<std::function<void()>>& fire) {
+  void serve(detail::Fired& fire) {
     while (!takes_.empty()) {
       Take& t = takes_.front();
       std::int64_t want = t.n;

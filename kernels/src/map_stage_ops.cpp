@@ -61,9 +61,7 @@ class StagingMap : public ResourceBase {
   // Stages `values` at `indices` of `key`'s tuple once it fits; `done` runs once outside the
   // lock with the put's status.
   void put(std::uint64_t id, std::int64_t key, Indices indices, Tuple values, Put done) {
-    std::vector<std::function<void()>> ready;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    detail::locked_then_fire(mu_, [&](detail::Fired& ready) {
       const bool complete = indices.size() == components_;
       const std::size_t bytes = detail::staging_bytes(values);
       if (memory_limit_ > 0 && bytes > memory_limit_) {
@@ -79,19 +77,15 @@ class StagingMap : public ResourceBase {
             {id, key, std::move(indices), std::move(values), bytes, complete, std::move(done)});
         serve(ready);
       }
-    }
-    for (auto& f : ready) f();
+    });
   }
 
   // Peeks or pops `indices` of `key`'s tuple (pop_any: of the first key's) once there is one.
   void take(std::uint64_t id, TakeKind kind, std::int64_t key, Indices indices, Got done) {
-    std::vector<std::function<void()>> ready;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    detail::locked_then_fire(mu_, [&](detail::Fired& ready) {
       takes_.push_back({id, kind, key, std::move(indices), std::move(done)});
       serve(ready);
-    }
-    for (auto& f : ready) f();
+    });
   }
 
   // Ends the waiting put or take `id` with `why` (nothing when it is done already).
@@ -107,9 +101,7 @@ class StagingMap : public ResourceBase {
 
   // Puts components a pop took back (the rollback of a failed step).
   void restore(std::int64_t key, const Indices& indices, const Tuple& values) {
-    std::vector<std::function<void()>> ready;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    detail::locked_then_fire(mu_, [&](detail::Fired& ready) {
       auto& tuple = map_[key];
       tuple.resize(std::max(tuple.size(), components_));
       for (std::size_t i = 0; i < indices.size() && i < values.size(); ++i)
@@ -117,8 +109,7 @@ class StagingMap : public ResourceBase {
           tuple[static_cast<std::size_t>(indices[i])] = values[i];
       bytes_ += detail::staging_bytes(values);
       serve(ready);
-    }
-    for (auto& f : ready) f();
+    });
   }
 
   std::size_t size() const {
@@ -130,15 +121,12 @@ class StagingMap : public ResourceBase {
     return incomplete_.size();
   }
   void clear() {
-    std::vector<std::function<void()>> ready;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    detail::locked_then_fire(mu_, [&](detail::Fired& ready) {
       map_.clear();
       incomplete_.clear();
       bytes_ = 0;
       serve(ready);
-    }
-    for (auto& f : ready) f();
+    });
   }
 
  private:
@@ -241,7 +229,7 @@ class StagingMap : public ResourceBase {
 
   // Under the lock: admits the waiting puts that fit (in order) and answers the takes that
   // can be, until nothing moves; `ready` gets the callbacks to run after unlocking.
-  void serve(std::vector<std::function<void()>>& ready) {
+  void serve(detail::Fired& ready) {
     for (bool moved = true; moved;) {
       moved = false;
       for (auto it = puts_.begin(); it != puts_.end();) {

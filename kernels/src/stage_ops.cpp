@@ -47,13 +47,10 @@ class StagingBuffer : public ResourceBase {
   // Inserts `tuple` once it fits (at once when the area is unbounded); `done` runs once,
   // outside the lock.
   void put(Tuple tuple, std::uint64_t id, Put done) {
-    std::vector<std::function<void()>> ready;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    detail::locked_then_fire(mu_, [&](detail::Fired& ready) {
       puts_.push_back({id, std::move(tuple), std::move(done)});
       serve(ready);
-    }
-    for (auto& f : ready) f();
+    });
   }
 
   // Takes the front tuple (`peek`: copies tuple `index`) once there is one.
@@ -79,26 +76,20 @@ class StagingBuffer : public ResourceBase {
   }
 
   void clear() {
-    std::vector<std::function<void()>> ready;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    detail::locked_then_fire(mu_, [&](detail::Fired& ready) {
       buf_.clear();
       bytes_ = 0;
       serve(ready);
-    }
-    for (auto& f : ready) f();
+    });
   }
 
   // Puts a tuple a get took back at the front (the rollback of a failed step).
   void restore(Tuple tuple) {
-    std::vector<std::function<void()>> ready;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    detail::locked_then_fire(mu_, [&](detail::Fired& ready) {
       bytes_ += detail::staging_bytes(tuple);
       buf_.push_front(std::move(tuple));
       serve(ready);
-    }
-    for (auto& f : ready) f();
+    });
   }
 
  private:
@@ -114,13 +105,10 @@ class StagingBuffer : public ResourceBase {
   };
 
   void wait_for(std::uint64_t id, std::int64_t index, Got done) {
-    std::vector<std::function<void()>> ready;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    detail::locked_then_fire(mu_, [&](detail::Fired& ready) {
       takes_.push_back({id, index, std::move(done)});
       serve(ready);
-    }
-    for (auto& f : ready) f();
+    });
   }
 
   bool bounded() const { return capacity_ > 0 || memory_limit_ > 0; }
@@ -135,7 +123,7 @@ class StagingBuffer : public ResourceBase {
   // Under the lock: admits the waiting puts that fit (in order) and answers the takes that
   // can be (gets in order, peeks whose index exists), until nothing moves; `ready` gets the
   // callbacks to run after unlocking.
-  void serve(std::vector<std::function<void()>>& ready) {
+  void serve(detail::Fired& ready) {
     for (bool moved = true; moved;) {
       moved = false;
       for (auto it = puts_.begin(); it != puts_.end();) {

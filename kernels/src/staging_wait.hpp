@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -30,6 +32,30 @@ inline std::size_t staging_bytes(const std::vector<Tensor>& tuple) {
 inline std::uint64_t next_staging_wait_id() {
   static std::atomic<std::uint64_t> id{0};
   return ++id;
+}
+
+/// Callbacks an area queues while it holds its lock, to run once it has let go.
+using Fired = std::vector<std::function<void()>>;
+
+/// Runs `f(fire)` holding `mu`, then the callbacks `f` queued in `fire`, unlocked (a callback
+/// may call back into the area); returns what `f` returns.
+template <class F>
+auto locked_then_fire(std::mutex& mu, F&& f) {
+  Fired fire;
+  if constexpr (std::is_void_v<std::invoke_result_t<F&, Fired&>>) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      f(fire);
+    }
+    for (auto& g : fire) g();
+  } else {
+    auto result = [&] {
+      std::lock_guard<std::mutex> lock(mu);
+      return f(fire);
+    }();
+    for (auto& g : fire) g();
+    return result;
+  }
 }
 
 /// Under the area's lock: removes the waiting request `id` from `waits` (structs with `id` and

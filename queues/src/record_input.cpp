@@ -67,29 +67,23 @@ class RecordYielder : public std::enable_shared_from_this<RecordYielder> {
 
   // Stops the threads as soon as they can stop; pending takes end with Cancelled.
   void stop() {
-    std::vector<std::function<void()>> fire;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    detail::locked_then_fire(mu_, [&](detail::Fired& fire) {
       stop_ = true;
       buf_empty_.notify_all();
       buf_not_full_.notify_all();
       for (Take& t : takes_)
         fire.push_back([done = std::move(t.done)] { done(cancelled("RecordInput was closed")); });
       takes_.clear();
-    }
-    for (auto& f : fire) f();
+    });
   }
 
   // Takes `n` records once TensorFlow's YieldOne would have yielded them; `done` runs once,
   // outside the lock, on whichever thread served the take.
   void take(std::uint64_t id, std::int64_t n, Took done) {
-    std::vector<std::function<void()>> fire;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    detail::locked_then_fire(mu_, [&](detail::Fired& fire) {
       takes_.push_back({id, n, {}, std::move(done)});
       serve(fire);
-    }
-    for (auto& f : fire) f();
+    });
   }
 
   // Ends the waiting take `id` with `why`; the records it had go back where they were.
@@ -111,13 +105,10 @@ class RecordYielder : public std::enable_shared_from_this<RecordYielder> {
   // Puts the records of a run whose step failed back at the end of the buffer, to be yielded
   // next in the order they were.
   void restore(Records records) {
-    std::vector<std::function<void()>> fire;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    detail::locked_then_fire(mu_, [&](detail::Fired& fire) {
       put_back_locked(std::move(records));
       serve(fire);
-    }
-    for (auto& f : fire) f();
+    });
   }
 
   // Records in the buffer, for a stall report.
@@ -149,7 +140,7 @@ class RecordYielder : public std::enable_shared_from_this<RecordYielder> {
   }
 
   // Under the lock: YieldOne for the takes in order, while it could go on.
-  void serve(std::vector<std::function<void()>>& fire) {
+  void serve(detail::Fired& fire) {
     while (!takes_.empty() && buf_enough()) {
       Take& t = takes_.front();
       if (stop_ || !status_.ok()) {
@@ -175,7 +166,7 @@ class RecordYielder : public std::enable_shared_from_this<RecordYielder> {
   }
 
   // Notes `s`; whether the readers should stop (closed, or an error).
-  bool should_finish(const Status& s, std::vector<std::function<void()>>& fire) {
+  bool should_finish(const Status& s, detail::Fired& fire) {
     if (status_.ok() && !s.ok()) {
       status_ = s;
       serve(fire);
@@ -183,14 +174,8 @@ class RecordYielder : public std::enable_shared_from_this<RecordYielder> {
     return stop_ || !status_.ok();
   }
   bool should_finish(const Status& s) {
-    std::vector<std::function<void()>> fire;
-    bool finish;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      finish = should_finish(s, fire);
-    }
-    for (auto& f : fire) f();
-    return finish;
+    return detail::locked_then_fire(mu_,
+                                    [&](detail::Fired& fire) { return should_finish(s, fire); });
   }
 
   Status match_files(std::vector<std::string>* files) const {
@@ -241,9 +226,7 @@ class RecordYielder : public std::enable_shared_from_this<RecordYielder> {
         shards[static_cast<std::size_t>(i)].join();
         if (s.ok()) s = shard_status[static_cast<std::size_t>(i)];
       }
-      std::vector<std::function<void()>> fire;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
+      const bool finish = detail::locked_then_fire(mu_, [&](detail::Fired& fire) {
         // An epoch smaller than the buffer shrinks it to the epoch, as TensorFlow's does. An
         // epoch of no records ends the yielder (TensorFlow's would start epochs forever).
         if (added_in_epoch_ < opts_.bufsize)
@@ -251,21 +234,16 @@ class RecordYielder : public std::enable_shared_from_this<RecordYielder> {
         if (added_in_epoch_ == 0 && s.ok())
           s = Status(Code::out_of_range,
                      "RecordInput: the files at " + opts_.file_pattern + " hold no records");
-        if (should_finish(s, fire)) {
-          lock.unlock();
-          for (auto& f : fire) f();
-          break;
-        }
+        if (should_finish(s, fire)) return true;
         // The next epoch starts once the buffer is drained.
         epoch_end_ = true;
         serve(fire);
-        lock.unlock();
-        for (auto& f : fire) f();
-        fire.clear();
-        lock.lock();
-        buf_empty_.wait(lock, [this] { return buf_empty(); });
-        epoch_end_ = false;
-      }
+        return false;
+      });
+      if (finish) break;
+      std::unique_lock<std::mutex> lock(mu_);
+      buf_empty_.wait(lock, [this] { return buf_empty(); });
+      epoch_end_ = false;
     }
   }
 
