@@ -3,8 +3,9 @@
 // conditional_accumulator_base_op.h): the protocol both kinds share (accumulator.hpp), the
 // dense accumulator, and the CPU kernels of ConditionalAccumulator, AccumulatorApplyGradient,
 // AccumulatorTakeGradient, AccumulatorSetGlobalStep and AccumulatorNumAccumulated (the last
-// two serve sparse accumulators too). The sparse accumulator is in
-// sparse_accumulator_ops.cpp; the definitions (shape functions) and the graph API of
+// two serve sparse accumulators too) and of their resource-handle forms
+// (ResourceConditionalAccumulator, ResourceAccumulatorApplyGradient, ...). The sparse accumulator
+// is in sparse_accumulator_ops.cpp; the definitions (shape functions) and the graph API of
 // data_flow_ops.hpp are in ops/src/defs/accumulator_ops.cpp.
 #include <algorithm>
 #include <atomic>
@@ -379,6 +380,11 @@ void register_accumulator_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<TakeGradientOp>("AccumulatorTakeGradient", "CPU"));
   r.add(make_kernel_def<SetGlobalStepOp>("AccumulatorSetGlobalStep", "CPU"));
   r.add(make_kernel_def<NumAccumulatedOp>("AccumulatorNumAccumulated", "CPU"));
+  r.add(make_kernel_def<AccumulatorOp>("ResourceConditionalAccumulator", "CPU"));
+  r.add(make_kernel_def<ApplyGradientOp>("ResourceAccumulatorApplyGradient", "CPU"));
+  r.add(make_kernel_def<TakeGradientOp>("ResourceAccumulatorTakeGradient", "CPU"));
+  r.add(make_kernel_def<SetGlobalStepOp>("ResourceAccumulatorSetGlobalStep", "CPU"));
+  r.add(make_kernel_def<NumAccumulatedOp>("ResourceAccumulatorNumAccumulated", "CPU"));
 }
 
 }  // namespace detail

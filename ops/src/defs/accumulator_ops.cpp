@@ -41,8 +41,9 @@ ShapeFn handle_and_step(int inputs, const char* what) {
   };
 }
 
-// ConditionalAccumulator and SparseConditionalAccumulator: a handle; float dtypes only.
-Status infer_accumulator(InferenceContext& c) {
+// ConditionalAccumulator and SparseConditionalAccumulator: a Ref(string) handle,
+// ResourceConditionalAccumulator a resource handle; float dtypes only.
+Status infer_accumulator(InferenceContext& c, bool is_ref) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(0));
   DType t = DType::invalid;
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
@@ -54,9 +55,11 @@ Status infer_accumulator(InferenceContext& c) {
   if (reduction != "MEAN" && reduction != "SUM")
     return invalid_argument("Value for attr 'reduction_type' of \"" + reduction +
                             "\" is not in the list of allowed values: \"MEAN\", \"SUM\"");
-  c.add_output(DType::resource, PartialShape(Shape{}), /*is_ref=*/true);
+  c.add_output(DType::resource, PartialShape(Shape{}), is_ref);
   return {};
 }
+
+Status infer_ref_accumulator(InferenceContext& c) { return infer_accumulator(c, true); }
 
 Status infer_sparse_apply_gradient(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 5));
@@ -78,38 +81,44 @@ Status infer_sparse_take_gradient(InferenceContext& c) {
   return {};
 }
 
+Status infer_take_gradient(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 2));
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int32));
+  ACTORFLOW_RETURN_IF_ERROR(check_scalar(c, 1, "num_required"));
+  DType t = DType::invalid;
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+  // TensorFlow loses the shape here too; Python sets it from the accumulator's.
+  PartialShape shape;
+  c.get_attr("_shape", &shape);
+  c.add_output(t, shape);
+  return {};
+}
+
+Status infer_num_accumulated(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 1));
+  c.add_output(DType::int32, PartialShape(Shape{}));
+  return {};
+}
+
 }  // namespace
 
 void register_accumulator_ops(OpRegistry& r) {
-  r.add({"ConditionalAccumulator", infer_accumulator, true});
-  r.add({"SparseConditionalAccumulator", infer_accumulator, true});
+  r.add({"ConditionalAccumulator", infer_ref_accumulator, true});
+  r.add({"SparseConditionalAccumulator", infer_ref_accumulator, true});
   r.add({"SparseAccumulatorApplyGradient", infer_sparse_apply_gradient, true, {0}});
   r.add({"SparseAccumulatorTakeGradient", infer_sparse_take_gradient, true, {0}});
   r.add({"AccumulatorApplyGradient", handle_and_step(3, "local_step"), true, {0}});
-  r.add({"AccumulatorTakeGradient",
-         [](InferenceContext& c) -> Status {
-           ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 2));
-           ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int32));
-           ACTORFLOW_RETURN_IF_ERROR(check_scalar(c, 1, "num_required"));
-           DType t = DType::invalid;
-           ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
-           // TensorFlow loses the shape here too; Python sets it from the accumulator's.
-           PartialShape shape;
-           c.get_attr("_shape", &shape);
-           c.add_output(t, shape);
-           return {};
-         },
-         true,
-         {0}});
+  r.add({"AccumulatorTakeGradient", infer_take_gradient, true, {0}});
   r.add({"AccumulatorSetGlobalStep", handle_and_step(2, "new_global_step"), true, {0}});
-  r.add({"AccumulatorNumAccumulated",
-         [](InferenceContext& c) -> Status {
-           ACTORFLOW_RETURN_IF_ERROR(infer_handle_input(c, 1));
-           c.add_output(DType::int32, PartialShape(Shape{}));
-           return {};
-         },
-         true,
-         {0}});
+  r.add({"AccumulatorNumAccumulated", infer_num_accumulated, true, {0}});
+  // The resource-handle forms tf.compat.v1.ConditionalAccumulator builds (TensorFlow 2's
+  // Python, and so SyncReplicasOptimizer's graphs): the same kernels.
+  r.add({"ResourceConditionalAccumulator",
+         [](InferenceContext& c) { return infer_accumulator(c, false); }, true});
+  r.add({"ResourceAccumulatorApplyGradient", handle_and_step(3, "local_step"), true});
+  r.add({"ResourceAccumulatorTakeGradient", infer_take_gradient, true});
+  r.add({"ResourceAccumulatorSetGlobalStep", handle_and_step(2, "new_global_step"), true});
+  r.add({"ResourceAccumulatorNumAccumulated", infer_num_accumulated, true});
 }
 
 }  // namespace detail
