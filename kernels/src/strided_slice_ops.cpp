@@ -1,10 +1,12 @@
-// StridedSlice and StridedSliceGrad: CPU kernels. Registered from transform_ops.cpp; their
-// definitions (shape functions, graph-building functions) are in
+// StridedSlice and StridedSliceGrad, and the slice assignments StridedSliceAssign,
+// ResourceStridedSliceAssign and TensorStridedSliceUpdate: CPU kernels. Registered from
+// transform_ops.cpp; their definitions (shape functions, graph-building functions) are in
 // ops/src/defs/strided_slice_ops.cpp.
 //
-// Both kernels and the StridedSlice shape function share one validation, TensorFlow 1.x's
+// The kernels and the StridedSlice shape function share one validation, TensorFlow 1.x's
 // ValidateStridedSliceOp (actorflow/ops/detail/strided_slice_shapes.hpp). The kernels follow
-// tensorflow/core/kernels/strided_slice_op.cc; messages are TensorFlow's.
+// tensorflow/core/kernels/strided_slice_op.cc (and strided_slice_op.h's
+// StridedSliceAssignBCast for a value that broadcasts); messages are TensorFlow's.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -15,8 +17,10 @@
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/detail/strided_slice_shapes.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "actorflow/ops/resource.hpp"
 #include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
+#include "variable_inputs.hpp"
 
 namespace af {
 
@@ -190,6 +194,112 @@ class StridedSliceGradOp : public OpKernel {
   StridedSliceMasks masks_;
 };
 
+// -- the slice assignments ------------------------------------------------------------------
+
+// StridedSliceAssignBCast's IsValid: `value` aligned right against `final_dims`, each of its
+// dimensions equal or 1, and those it has beyond the slice's rank 1.
+bool broadcasts_to(const Shape& value, const std::vector<Index>& final_dims) {
+  const auto r = static_cast<Index>(final_dims.size());
+  const Index s = value.rank();
+  for (Index j = 0; j < s; ++j) {
+    const Index v = value.dim(static_cast<int>(j)), k = j - (s - r);
+    if (v != 1 && (k < 0 || v != final_dims[static_cast<std::size_t>(k)])) return false;
+  }
+  return true;
+}
+
+// For each element of the slice (row-major over `final_dims`), the element of `value` that
+// broadcasts to it.
+std::vector<Index> broadcast_sources(const Shape& value, const std::vector<Index>& final_dims) {
+  const auto r = static_cast<Index>(final_dims.size());
+  const Index s = value.rank();
+  const std::vector<Index> value_strides = row_major_strides(value);
+  std::vector<Index> steps(static_cast<std::size_t>(r), 0);
+  for (Index k = 0; k < r; ++k) {
+    const Index j = k + (s - r);
+    if (j >= 0 && value.dim(static_cast<int>(j)) != 1)
+      steps[static_cast<std::size_t>(k)] = value_strides[static_cast<std::size_t>(j)];
+  }
+  std::vector<Index> sources;
+  sources.reserve(static_cast<std::size_t>(Shape(final_dims).num_elements()));
+  if (r == 0) return {0};
+  for_each_strided(final_dims, steps, 0, [&](Index, Index from) { sources.push_back(from); });
+  return sources;
+}
+
+// Writes `value` into the slice of `lhs` the bounds and masks select (StridedSliceAssignOp
+// after it found its l-value). `writable()` makes `lhs` safe to write (a copy of a buffer a
+// reader still holds) once the checks passed.
+template <class Writable>
+Status assign_slice(OpKernelContext& ctx, const StridedSliceMasks& masks, Tensor& lhs,
+                    Writable&& writable) {
+  DenseSlice slice;
+  ACTORFLOW_RETURN_IF_ERROR(validate_strided_slice(&ctx.input(1), &ctx.input(2), ctx.input(3),
+                                                   dims_of(lhs.shape()), masks, &slice));
+  if (Shape(slice.processing_dims).num_elements() == 0) return {};
+  const Tensor& value = ctx.input(4);
+  if (!broadcasts_to(value.shape(), slice.final_dims))
+    return invalid_argument("Cannot broadcast input shape " + value.shape().to_string() +
+                            " into final shape " + Shape(slice.final_dims).to_string());
+  if (static_cast<int>(slice.processing_dims.size()) > kMaxProcessingDims)
+    return unimplemented("Unhandled input dimensions " +
+                         std::to_string(slice.processing_dims.size()));
+  writable();
+  const StridedBlock block = block_of(lhs.shape(), slice);
+  const bool same = value.num_elements() == Shape(slice.final_dims).num_elements();
+  const std::vector<Index> sources =
+      same ? std::vector<Index>{} : broadcast_sources(value.shape(), slice.final_dims);
+  visit_storage(lhs.dtype(), [&](auto tag) {
+    using E = decltype(tag);
+    const E* in = elements<E>(value);
+    E* o = elements<E>(lhs);
+    for_each_strided(block.dims, block.steps, block.start, [&](Index i, Index to) {
+      o[to] = in[same ? i : sources[static_cast<std::size_t>(i)]];
+    });
+  });
+  return {};
+}
+
+enum class SliceTarget { ref, resource, tensor };
+
+// StridedSliceAssign (a reference variable, output the reference), ResourceStridedSliceAssign
+// (a resource variable, no output) and TensorStridedSliceUpdate (a copy of the input).
+template <SliceTarget Target>
+class StridedSliceAssignOp : public detail::StatusKernel {
+ public:
+  explicit StridedSliceAssignOp(OpKernelConstruction& c)
+      : StatusKernel(c), masks_(strided_slice_masks(c.def)) {}
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    const DType t = ctx.input(4).dtype();
+    if constexpr (Target == SliceTarget::tensor) {
+      const Tensor& input = ctx.input(0);
+      Tensor out = input;
+      ACTORFLOW_RETURN_IF_ERROR(assign_slice(ctx, masks_, out, [&] { out = input.deep_copy(); }));
+      ctx.set_output(0, std::move(out));
+      return {};
+    } else {
+      std::vector<Var*> vars;
+      ACTORFLOW_RETURN_IF_ERROR(detail::variable_inputs(ctx, 1, t, false, &vars));
+      ACTORFLOW_RETURN_IF_ERROR(vars[0]->update([&](Tensor& lhs) -> Status {
+        if (lhs.dtype() != t)
+          return invalid_argument("l-value dtype " + std::string(data_type_string(lhs.dtype())) +
+                                  " does not match r-value dtype " +
+                                  std::string(data_type_string(t)));
+        return assign_slice(ctx, masks_, lhs, [&] {
+          if (!lhs.sole_owner()) lhs = lhs.deep_copy();
+        });
+      }));
+      if constexpr (Target == SliceTarget::ref) ctx.set_output(0, ctx.input(0));
+      return {};
+    }
+  }
+
+ private:
+  StridedSliceMasks masks_;
+};
+
 }  // namespace
 
 namespace detail {
@@ -199,6 +309,12 @@ void register_strided_slice_kernels(KernelRegistry& r) {
                                         {{"T", kValueTypes}, {"Index", kIndexTypes}}));
   r.add(make_kernel_def<StridedSliceGradOp>("StridedSliceGrad", "CPU",
                                             {{"T", kValueTypes}, {"Index", kIndexTypes}}));
+  r.add(make_kernel_def<StridedSliceAssignOp<SliceTarget::ref>>(
+      "StridedSliceAssign", "CPU", {{"T", kValueTypes}, {"Index", kIndexTypes}}));
+  r.add(make_kernel_def<StridedSliceAssignOp<SliceTarget::resource>>(
+      "ResourceStridedSliceAssign", "CPU", {{"T", kValueTypes}, {"Index", kIndexTypes}}));
+  r.add(make_kernel_def<StridedSliceAssignOp<SliceTarget::tensor>>(
+      "TensorStridedSliceUpdate", "CPU", {{"T", kValueTypes}, {"Index", kIndexTypes}}));
 }
 
 }  // namespace detail

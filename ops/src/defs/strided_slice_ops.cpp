@@ -1,6 +1,9 @@
-// StridedSlice and StridedSliceGrad: ops, shape functions and the graph-building functions
-// strided_slice and strided_slice_grad. Registered from transform_ops.cpp; their CPU kernels
-// are in kernels/src/strided_slice_ops.cpp.
+// StridedSlice and StridedSliceGrad, and the slice assignments StridedSliceAssign (a reference
+// variable), ResourceStridedSliceAssign (a resource variable) and TensorStridedSliceUpdate (a
+// copy of a tensor): ops, shape functions and the graph-building functions strided_slice,
+// strided_slice_grad, strided_slice_assign, resource_strided_slice_assign and
+// tensor_strided_slice_update. Registered from transform_ops.cpp; their CPU kernels are in
+// kernels/src/strided_slice_ops.cpp.
 //
 // The StridedSlice shape function and both kernels share one validation, TensorFlow 1.x's
 // ValidateStridedSliceOp (actorflow/ops/detail/strided_slice_shapes.hpp). The shape functions
@@ -120,6 +123,41 @@ Status infer_strided_slice_grad(InferenceContext& c) {
   return {};
 }
 
+// -- the slice assignments ------------------------------------------------------------------
+
+// op_def_library's check that `value` has the type T the op's first input fixed.
+Status check_value_type(const InferenceContext& c, DType t, const char* first) {
+  if (c.input_types[4] != t)
+    return invalid_argument("Input 'value' of '" + c.node.op + "' Op has type " +
+                            std::string(data_type_string(c.input_types[4])) +
+                            " that does not match type " + std::string(data_type_string(t)) +
+                            " of argument '" + first + "'.");
+  return {};
+}
+
+// StridedSliceAssign(ref, begin, end, strides, value) -> output_ref and
+// TensorStridedSliceUpdate(input, ...) -> output: UnchangedShape.
+Status infer_slice_update(InferenceContext& c, bool is_ref) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(5));
+  ACTORFLOW_RETURN_IF_ERROR(same_index_types(c, {"begin", "end", "strides"}, 1));
+  ACTORFLOW_RETURN_IF_ERROR(check_value_type(c, c.input_types[0], is_ref ? "ref" : "input"));
+  c.add_output(c.input_types[0], c.input_shapes[0], is_ref);
+  return {};
+}
+
+// ResourceStridedSliceAssign(ref: resource, begin, end, strides, value: T): NoOutputs.
+Status infer_resource_slice_assign(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(5));
+  if (c.input_types[0] != DType::resource)
+    return invalid_argument("Input 'ref' of '" + c.node.op + "' Op has type " +
+                            std::string(data_type_string(c.input_types[0])) +
+                            " that does not match expected type of resource.");
+  ACTORFLOW_RETURN_IF_ERROR(same_index_types(c, {"begin", "end", "strides"}, 1));
+  DType t = DType::invalid;
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("T", &t));
+  return check_value_type(c, t, "T");
+}
+
 // -- builder helpers -----------------------------------------------------------------------
 
 AttrMap strided_slice_attrs(DType t, DType index_type, const StridedSliceMasks& masks) {
@@ -139,6 +177,13 @@ namespace detail {
 void register_strided_slice_ops(OpRegistry& r) {
   r.add({"StridedSlice", infer_strided_slice});
   r.add({"StridedSliceGrad", infer_strided_slice_grad});
+  r.add({"StridedSliceAssign",
+         [](InferenceContext& c) { return infer_slice_update(c, true); },
+         true,
+         {0}});
+  r.add({"ResourceStridedSliceAssign", infer_resource_slice_assign, true, {0}});
+  r.add({"TensorStridedSliceUpdate",
+         [](InferenceContext& c) { return infer_slice_update(c, false); }});
 }
 
 }  // namespace detail
@@ -190,6 +235,41 @@ Output strided_slice_grad(const Output& shape, const Output& begin, const Output
       .create_op("StridedSliceGrad", {shape, begin, end, strides, dy},
                  strided_slice_attrs(dy.dtype(), shape.dtype(), masks),
                  name.empty() ? "StridedSliceGrad" : name)
+      .output(0);
+}
+
+namespace {
+
+// The ops of the slice assignments: (target, begin, end, strides, value) with T = value's
+// dtype.
+Operation slice_update(const char* op, const Output& target, const Output& begin, const Output& end,
+                       const Output& strides, const Output& value, const StridedSliceMasks& masks,
+                       std::string_view name) {
+  return target.graph().create_op(op, {target, begin, end, strides, value},
+                                  strided_slice_attrs(value.dtype(), begin.dtype(), masks),
+                                  name.empty() ? op : name);
+}
+
+}  // namespace
+
+Output strided_slice_assign(const Output& ref, const Output& begin, const Output& end,
+                            const Output& strides, const Output& value,
+                            const StridedSliceMasks& masks, std::string_view name) {
+  return slice_update("StridedSliceAssign", ref, begin, end, strides, value, masks, name).output(0);
+}
+
+Operation resource_strided_slice_assign(const Output& handle, const Output& begin,
+                                        const Output& end, const Output& strides,
+                                        const Output& value, const StridedSliceMasks& masks,
+                                        std::string_view name) {
+  return slice_update("ResourceStridedSliceAssign", handle, begin, end, strides, value, masks,
+                      name);
+}
+
+Output tensor_strided_slice_update(const Output& input, const Output& begin, const Output& end,
+                                   const Output& strides, const Output& value,
+                                   const StridedSliceMasks& masks, std::string_view name) {
+  return slice_update("TensorStridedSliceUpdate", input, begin, end, strides, value, masks, name)
       .output(0);
 }
 

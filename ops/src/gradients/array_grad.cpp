@@ -341,6 +341,24 @@ Grads strided_slice_grad_grad(const Operation& op, const Grads& g) {
   return {Output(), Output(), Output(), Output(), ddy};
 }
 
+// `_TensorStridedSliceUpdateGrad`: the input gets the gradient with the slice zeroed, the
+// value the gradient's slice summed over the axes it was broadcast along; the bounds none.
+Grads tensor_strided_slice_update_grad(const Operation& op, const Grads& g) {
+  Graph& gr = op.graph();
+  const Output begin = input(op, 1), end = input(op, 2), strides = input(op, 3);
+  const StridedSliceMasks masks = strided_slice_masks(op.node_def());
+  Output dy = af::strided_slice(g[0], begin, end, strides, masks, "StridedSlice");
+  Output dx =
+      af::tensor_strided_slice_update(g[0], begin, end, strides, zeros_like_op(dy, "zeros_like"),
+                                      masks, "TensorStridedSliceUpdate");
+  Output slice_shape = af::shape(dy, begin.dtype(), "Shape");
+  Output value_shape = af::shape(input(op, 4), begin.dtype(), "Shape_1");
+  Operation args = gr.create_op("BroadcastGradientArgs", {slice_shape, value_shape},
+                                {{"T", begin.dtype()}}, "BroadcastGradientArgs");
+  Output summed = sum_op(dy, args.output(1), true, "Sum");
+  return {dx, Output(), Output(), Output(), reshape_op(summed, value_shape, "Reshape")};
+}
+
 // `_PadGrad`: the slice of the gradient where the input lies.
 Grads pad_grad(const Operation& op, const Grads& g) {
   Graph& gr = op.graph();
@@ -496,6 +514,7 @@ void register_array_gradients(GradientRegistry& r) {
   r.add("Slice", slice_grad);
   r.add("StridedSlice", strided_slice_grad);
   r.add("StridedSliceGrad", strided_slice_grad_grad);
+  r.add("TensorStridedSliceUpdate", tensor_strided_slice_update_grad);
   r.add("Pad", pad_grad);
   // `_PadGrad` for PadV2: constant_values gets none either.
   r.add("PadV2", [](const Operation& op, const Grads& g) -> Grads {

@@ -128,6 +128,34 @@ Output strided_slice(const Output& input, const std::vector<std::int64_t>& begin
                      const std::vector<std::int64_t>& end, const std::vector<std::int64_t>& strides,
                      const StridedSliceMasks& masks = {}, std::string_view name = {});
 
+/// `ref[...].assign(value)` on a reference variable (TensorFlow 1.x's
+/// `gen_array_ops.strided_slice_assign`): op StridedSliceAssign (default name
+/// "StridedSliceAssign"), the elements of `ref` that `strided_slice(ref, begin, end, strides,
+/// masks)` would take set to `value`, in place under the variable's lock; the output is `ref`.
+/// `value` broadcasts to the slice's shape as TensorFlow 2's kernel allows (a scalar, `[1,
+/// n]` into `[m, n]`, leading 1s either side). Running fails as StridedSlice does, with
+/// InvalidArgument "Cannot broadcast input shape [3] into final shape [2]", and
+/// FailedPrecondition for an uninitialized variable; nothing is written then. An empty slice
+/// writes nothing and checks no value.
+Output strided_slice_assign(const Output& ref, const Output& begin, const Output& end,
+                            const Output& strides, const Output& value,
+                            const StridedSliceMasks& masks = {}, std::string_view name = {});
+/// `ResourceVariable.__getitem__(...).assign(value)`: op ResourceStridedSliceAssign (default
+/// name "ResourceStridedSliceAssign") on the resource variable `handle`, as
+/// `strided_slice_assign`; a variable of another dtype than `value` fails with "l-value dtype
+/// double does not match r-value dtype float".
+Operation resource_strided_slice_assign(const Output& handle, const Output& begin,
+                                        const Output& end, const Output& strides,
+                                        const Output& value, const StridedSliceMasks& masks = {},
+                                        std::string_view name = {});
+/// `tf.raw_ops.TensorStridedSliceUpdate`: op TensorStridedSliceUpdate (default name
+/// "TensorStridedSliceUpdate"), a copy of `input` with the slice set to `value`, as
+/// `strided_slice_assign` writes a variable. Differentiable in `input` (the gradient with
+/// the slice zeroed) and `value` (the gradient's slice, summed over what broadcast).
+Output tensor_strided_slice_update(const Output& input, const Output& begin, const Output& end,
+                                   const Output& strides, const Output& value,
+                                   const StridedSliceMasks& masks = {}, std::string_view name = {});
+
 /// `gen_array_ops.strided_slice_grad`: op StridedSliceGrad (default name "StridedSliceGrad"),
 /// the gradient of a StridedSlice of a tensor of shape `shape` (a vector of the bounds'
 /// dtype): zeros of that shape with `dy` placed where the slice took its elements. Running
