@@ -1,4 +1,4 @@
-// GatherNd, ScatterNd and TensorScatter{Update,Add,Sub,Max,Min}: CPU kernels with
+// GatherNd, ResourceGatherNd, ScatterNd and TensorScatter{Update,Add,Sub,Max,Min}: CPU kernels with
 // TensorFlow's checks and messages (gather_nd_op.cc, scatter_nd_op.cc). An index row of
 // `indices` (shape `batch + [K]`) names the slice `x[i0, ..., iK-1]` of `x.shape[K:]`. Their
 // definitions are in ops/src/defs/gather_nd_ops.cpp.
@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "actorflow/ops/kernel.hpp"
+#include "actorflow/ops/resource.hpp"
 #include "kernel_helpers.hpp"
 #include "scatter_nd_common.hpp"
 #include "standard_kernels.hpp"
+#include "variable_inputs.hpp"
 
 namespace af {
 
@@ -36,7 +38,38 @@ Status gather_nd_depth_error(Index k) {
       std::to_string(k));
 }
 
-// GatherNd(params, indices): output `indices.shape[:-1] + params.shape[K:]`.
+// DoGatherNd: output 0 is `indices.shape[:-1] + params.shape[K:]`, the slices the index rows
+// name; a bad row fails the kernel unless `ignore_bad` (its slice is then zeros).
+Status do_gather_nd(OpKernelContext& ctx, const Tensor& params, const Tensor& indices,
+                    bool ignore_bad, const std::string& node) {
+  if (params.rank() < 1) return invalid_argument("params must be at least a vector");
+  if (indices.rank() < 1) return invalid_argument("indices must be at least a vector");
+  const Index k = indices.shape().dim(indices.rank() - 1);
+  if (k > params.rank())
+    return invalid_argument("index innermost dimension length must be <= params rank; saw: " +
+                            std::to_string(k) + " vs. " + std::to_string(params.rank()));
+  std::vector<std::int64_t> dims = indices.shape().dims();
+  dims.pop_back();
+  for (int d = static_cast<int>(k); d < params.rank(); ++d) dims.push_back(params.shape().dim(d));
+  const IndexRows rows(indices, params.shape());
+  // DoGatherNd checks params and the depth only when there is something to gather.
+  if (rows.rows > 0 && params.num_elements() == 0)
+    return invalid_argument("Requested more than 0 entries, but params is empty.  Params shape: " +
+                            params.shape().to_string());
+  if (rows.rows > 0 && k > kMaxIndexDepth) return gather_nd_depth_error(k);
+  // The CPU functor goes on past a bad row and reports the last one.
+  if (rows.last_bad >= 0 && !ignore_bad)
+    return invalid_argument(rows.describe(indices, rows.last_bad) +
+                            " does not index into param shape " + params.shape().to_string() +
+                            ", node name: " + node);
+  Tensor& out = ctx.allocate_output(0, params.dtype(), Shape(std::move(dims)));
+  for (Index r = 0; r < rows.rows; ++r)
+    if (rows.offset(r) >= 0)
+      copy_elements(params, rows.offset(r) * rows.slice, out, r * rows.slice, rows.slice);
+  return {};
+}
+
+// GatherNd(params, indices).
 class GatherNdOp : public StatusKernel {
  public:
   GatherNdOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
@@ -45,38 +78,35 @@ class GatherNdOp : public StatusKernel {
 
  protected:
   Status run(OpKernelContext& ctx) override {
-    const Tensor& params = ctx.input(0);
-    const Tensor& indices = ctx.input(1);
-    if (params.rank() < 1) return invalid_argument("params must be at least a vector");
-    if (indices.rank() < 1) return invalid_argument("indices must be at least a vector");
-    const Index k = indices.shape().dim(indices.rank() - 1);
-    if (k > params.rank())
-      return invalid_argument("index innermost dimension length must be <= params rank; saw: " +
-                              std::to_string(k) + " vs. " + std::to_string(params.rank()));
-    std::vector<std::int64_t> dims = indices.shape().dims();
-    dims.pop_back();
-    for (int d = static_cast<int>(k); d < params.rank(); ++d) dims.push_back(params.shape().dim(d));
-    const IndexRows rows(indices, params.shape());
-    // DoGatherNd checks params and the depth only when there is something to gather.
-    if (rows.rows > 0 && params.num_elements() == 0)
-      return invalid_argument(
-          "Requested more than 0 entries, but params is empty.  Params shape: " +
-          params.shape().to_string());
-    if (rows.rows > 0 && k > kMaxIndexDepth) return gather_nd_depth_error(k);
-    // The CPU functor goes on past a bad row and reports the last one.
-    if (rows.last_bad >= 0 && !ignore_bad_)
-      return invalid_argument(rows.describe(indices, rows.last_bad) +
-                              " does not index into param shape " + params.shape().to_string() +
-                              ", node name: " + name());
-    Tensor& out = ctx.allocate_output(0, params.dtype(), Shape(std::move(dims)));
-    for (Index r = 0; r < rows.rows; ++r)
-      if (rows.offset(r) >= 0)
-        copy_elements(params, rows.offset(r) * rows.slice, out, r * rows.slice, rows.slice);
-    return {};
+    return do_gather_nd(ctx, ctx.input(0), ctx.input(1), ignore_bad_, name());
   }
 
  private:
   bool ignore_bad_ = false;
+};
+
+// ResourceGatherNd(resource, indices): GatherNd of the variable's value, read under its lock
+// (the gather works on that snapshot; a later write copies the buffer first).
+class ResourceGatherNdOp : public StatusKernel {
+ public:
+  ResourceGatherNdOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
+    *s = c.get_attr("dtype", &dtype_);
+  }
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    std::vector<Var*> vars;
+    ACTORFLOW_RETURN_IF_ERROR(detail::variable_inputs(ctx, 1, dtype_, true, &vars));
+    Tensor params;
+    ACTORFLOW_RETURN_IF_ERROR(vars[0]->update([&](Tensor& value) -> Status {
+      params = value;
+      return {};
+    }));
+    return do_gather_nd(ctx, params, ctx.input(1), false, name());
+  }
+
+ private:
+  DType dtype_ = DType::invalid;
 };
 
 // -- scatters -------------------------------------------------------------------------------
@@ -300,6 +330,8 @@ namespace detail {
 void register_gather_nd_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<GatherNdOp>("GatherNd", "CPU",
                                     {{"Tparams", kValueTypes}, {"Tindices", kIndexTypes}}));
+  r.add(make_kernel_def<ResourceGatherNdOp>("ResourceGatherNd", "CPU",
+                                            {{"dtype", kValueTypes}, {"Tindices", kIndexTypes}}));
   // TensorScatterUpdate only moves elements: one kernel serves every dtype.
   r.add(make_kernel_def<TensorScatterOp<Kind::update, std::uint8_t>>(
       "TensorScatterUpdate", "CPU", {{"T", kValueTypes}, {"Tindices", kIndexTypes}}));

@@ -269,6 +269,7 @@ void register_input_kernels(KernelRegistry& r) {
       {{"Tparams", kValueTypes}, {"Tindices", kIndexTypes}, {"Taxis", kIndexTypes}}));
   r.add(make_kernel_def<RandomShuffleOp>("RandomShuffle", "CPU", {{"T", kValueTypes}}));
   r.add(make_kernel_def<CountUpToOp>("CountUpTo", "CPU", {{"T", kIndexTypes}}));
+  r.add(make_kernel_def<CountUpToOp>("ResourceCountUpTo", "CPU", {{"T", kIndexTypes}}));
   r.add(make_kernel_def<SizeOp>("Size", "CPU", {{"T", kValueTypes}, {"out_type", kIndexTypes}}));
   r.add(make_kernel_def<ShapeOp>("Shape", "CPU", {{"T", kValueTypes}, {"out_type", kIndexTypes}}));
 }

@@ -149,12 +149,12 @@ std::vector<T> read_scalars(const OpKernelContext& ctx, const Layout& lay, Kind 
 
 /// The bound values' data for writing: a buffer still shared with a read in flight is copied
 /// first (copy on write); `d[i]` that of `values[i]`, null past them.
-template <class T>
-void writable_data(std::vector<Tensor*>& values, T* (&d)[3]) {
+template <class T, std::size_t N>
+void writable_data(std::vector<Tensor*>& values, T* (&d)[N]) {
   for (Tensor* v : values)
     if (!v->sole_owner()) *v = v->deep_copy();
-  d[0] = d[1] = d[2] = nullptr;
-  for (std::size_t i = 0; i < values.size() && i < 3; ++i) d[i] = values[i]->template data<T>();
+  for (std::size_t i = 0; i < N; ++i)
+    d[i] = i < values.size() ? values[i]->template data<T>() : nullptr;
 }
 
 /// An update kernel's compute: binds the variables behind the first `lay.refs` inputs
@@ -180,7 +180,7 @@ void compute_update(const OpKernel& op, OpKernelContext& ctx, const Layout& lay,
   if (!resource) ctx.set_output(0, ctx.input(0));
 }
 
-/// The update of `n` elements: `d[0]` the variable's, `d[1]`, `d[2]` the slots' (already
+/// The update of `n` elements: `d[0]` the variable's, `d[1]` to `d[3]` the slots' (already
 /// offset to the row), `g` the gradient's, `s` the T hyper-parameters in layout order; the
 /// functor of training_ops.cc (a SparseApply* kernel's row expression when `f.sparse`).
 /// AdagradDA's sparse update is the sparse kernels' own.
@@ -296,6 +296,19 @@ void update_span(T* const* d, const T* g, Index n, const std::vector<T>& s, cons
         var[i] -= lr * (base + sign_decay * sign_gm) * g[i];
       else
         var[i] -= lr * exp(base * sign_decay * sign_gm) * g[i];
+    }
+  } else if constexpr (K == Kind::adam_with_amsgrad) {
+    const T beta1_power = s[0], beta2_power = s[1], lr = s[2], beta1 = s[3], beta2 = s[4],
+            eps = s[5];
+    const T alpha = lr * sqrt(one - beta2_power) / (one - beta1_power);
+    T* m = d[1];
+    T* v = d[2];
+    T* vhat = d[3];
+    for (Index i = 0; i < n; ++i) {
+      m[i] += (g[i] - m[i]) * (one - beta1);
+      v[i] += (g[i] * g[i] - v[i]) * (one - beta2);
+      vhat[i] = std::max(vhat[i], v[i]);
+      var[i] -= (m[i] * alpha) / (sqrt(vhat[i]) + eps);
     }
   } else {  // KerasMomentum
     const T lr = s[0], momentum = s[1];

@@ -107,6 +107,17 @@ std::vector<Check> dense_checks(Kind k) {
               {C::same_shape, 1, "accum"},
               {C::grad_shape, 0, "grad"},
               {C::scalar, 1, "momentum is not a scalar: "}};
+    case Kind::adam_with_amsgrad:
+      return {{C::scalar, 0, "beta1_power is not a scalar: "},
+              {C::scalar, 1, "beta2_power is not a scalar: "},
+              {C::scalar, 2, "lr is not a scalar: "},
+              {C::scalar, 3, "beta1 is not a scalar: "},
+              {C::scalar, 4, "beta2 is not a scalar: "},
+              {C::scalar, 5, "epsilon is not a scalar: "},
+              {C::same_shape, 1, "m"},
+              {C::same_shape, 2, "v"},
+              {C::same_shape, 3, "vhat"},
+              {C::grad_shape, 0, "grad"}};
   }
   return {};
 }
@@ -148,16 +159,16 @@ class MoreApplyOp : public OpKernel {
       };
       std::vector<std::vector<T>> held;
       for (Tensor* v : values) held.push_back(steps(*v));
-      T* d[3] = {nullptr, nullptr, nullptr};
-      for (std::size_t i = 0; i < held.size() && i < 3; ++i) d[i] = held[i].data();
+      T* d[4] = {nullptr, nullptr, nullptr, nullptr};
+      for (std::size_t i = 0; i < held.size() && i < 4; ++i) d[i] = held[i].data();
       const std::vector<T> g = steps(grad);
       detail::more_optimizer::update_span<K, T>(d, g.data(), n, scalars, f);
-      S* out[3];
+      S* out[4];
       detail::more_optimizer::writable_data(values, out);
-      for (std::size_t k = 0; k < held.size() && k < 3; ++k)
+      for (std::size_t k = 0; k < held.size() && k < 4; ++k)
         for (Index i = 0; i < n; ++i) out[k][i] = S(held[k][static_cast<std::size_t>(i)]);
     } else {
-      T* d[3];
+      T* d[4];
       detail::more_optimizer::writable_data(values, d);
       detail::more_optimizer::update_span<K, T>(d, grad.data<T>(), n, scalars, f);
     }

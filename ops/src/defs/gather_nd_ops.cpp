@@ -33,15 +33,25 @@ PartialShape subshape(const PartialShape& s, Index begin, Index end) {
   return PartialShape(std::vector<std::int64_t>(s.dims().begin() + begin, s.dims().begin() + end));
 }
 
-// GatherNd(params, indices): indices.shape[:-1] + params.shape[K:].
+// GatherNd(params, indices) and ResourceGatherNd(resource, indices) (params: the variable's
+// shape, from the handle, and its attr dtype): indices.shape[:-1] + params.shape[K:].
 Status infer_gather_nd(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[1], "Tindices"));
-  const PartialShape& params = c.input_shapes[0];
+  const bool resource = c.node.op == "ResourceGatherNd";
+  if (resource && c.input_types[0] != DType::resource)
+    return invalid_argument("Input 'resource' of 'ResourceGatherNd' Op has type " +
+                            std::string(data_type_string(c.input_types[0])) +
+                            " that does not match expected type of resource.");
+  DType t = c.input_types[0];
+  if (resource) ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &t));
+  const PartialShape params =
+      !resource
+          ? c.input_shapes[0]
+          : (c.input_handle_shapes.empty() ? PartialShape::unknown() : c.input_handle_shapes[0]);
   const PartialShape& indices = c.input_shapes[1];
   ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(params, 1));
   ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(indices, 1));
-  const DType t = c.input_types[0];
   const Index k = indices.rank_known() ? indices.dim(indices.rank() - 1) : -1;
   if (!params.rank_known() || k < 0) {
     c.add_output(t, PartialShape::unknown());
@@ -156,6 +166,7 @@ namespace detail {
 
 void register_gather_nd_ops(OpRegistry& r) {
   r.add({"GatherNd", infer_gather_nd});
+  r.add({"ResourceGatherNd", infer_gather_nd, false, {0}});
   r.add({"ScatterNd", infer_scatter_nd});
   for (const char* type : {"TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
                            "TensorScatterMax", "TensorScatterMin"})

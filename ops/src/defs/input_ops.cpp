@@ -126,6 +126,16 @@ Status infer_count_up_to(InferenceContext& c) {
   DType t = DType::invalid;
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("T", &t));
   ACTORFLOW_RETURN_IF_ERROR(check_attr_type(t, "T", kIndexTypes, "int32, int64"));
+  if (c.node.op == "ResourceCountUpTo") {  // the variable behind the handle: a scalar
+    if (c.input_types[0] != DType::resource)
+      return invalid_argument("Input 'resource' of 'ResourceCountUpTo' Op has type " +
+                              std::string(dtype_name(c.input_types[0])) +
+                              " that does not match expected type of resource.");
+    if (!c.input_handle_shapes.empty())
+      ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_handle_shapes[0], 0));
+    c.add_output(t, PartialShape(std::vector<std::int64_t>{}));
+    return {};
+  }
   if (c.input_types[0] != t)
     return invalid_argument("Input 'ref' of 'CountUpTo' Op has type " +
                             std::string(dtype_name(c.input_types[0])) + " that does not match T " +
@@ -199,6 +209,7 @@ void register_input_ops(OpRegistry& r) {
   r.add({"GatherV2", infer_gather});
   r.add({"RandomShuffle", infer_unchanged, true});
   r.add({"CountUpTo", infer_count_up_to, true, {0}});
+  r.add({"ResourceCountUpTo", infer_count_up_to, true, {0}});
   r.add({"Size", infer_size});
   r.add({"Shape", infer_shape});
 }
@@ -284,7 +295,14 @@ Output count_up_to(const Output& ref, std::int64_t limit, std::string_view name)
 }
 
 Output count_up_to(const Variable& ref, std::int64_t limit, std::string_view name) {
-  return count_up_to(ref.ref(), limit, name);
+  if (!ref.is_resource()) return count_up_to(ref.ref(), limit, name);
+  // ResourceVariable.count_up_to.
+  auto colocate = ref.ref().graph().colocate_with(ref.ref().op());
+  return ref.ref()
+      .graph()
+      .create_op("ResourceCountUpTo", {ref.ref()}, {{"T", ref.dtype()}, {"limit", limit}},
+                 name.empty() ? "ResourceCountUpTo" : name)
+      .output(0);
 }
 
 namespace {

@@ -432,6 +432,17 @@ Operation resource_apply_keras_momentum(const Output& var, const Output& accum, 
                      {{"use_locking", use_locking}, {"use_nesterov", use_nesterov}}, name);
 }
 
+Operation resource_apply_adam_with_amsgrad(const Output& var, const Output& m, const Output& v,
+                                           const Output& vhat, const Output& beta1_power,
+                                           const Output& beta2_power, const Output& lr,
+                                           const Output& beta1, const Output& beta2,
+                                           const Output& epsilon, const Output& grad,
+                                           bool use_locking, std::string_view name) {
+  return resource_op("ResourceApplyAdamWithAmsgrad",
+                     {var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad},
+                     4, -1, locking(use_locking), name);
+}
+
 // -- ResourceSparseApply* --------------------------------------------------------------------
 
 Operation resource_sparse_apply_ftrl(const Output& var, const Output& accum, const Output& linear,

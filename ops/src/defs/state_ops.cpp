@@ -257,6 +257,15 @@ Output resource_gather(const Output& handle, const Output& indices, DType dtype,
       .output(0);
 }
 
+Output resource_gather_nd(const Output& handle, const Output& indices, DType dtype,
+                          std::string_view name) {
+  return handle.graph()
+      .create_op("ResourceGatherNd", {handle, indices},
+                 {{"dtype", dtype}, {"Tindices", indices.dtype()}},
+                 name.empty() ? "ResourceGatherNd" : name)
+      .output(0);
+}
+
 Output variable_shape(const Output& handle, DType out_type, std::string_view name) {
   Graph& g = handle.graph();
   const PartialShape declared = handle.node()->output_handle_shape(handle.index());

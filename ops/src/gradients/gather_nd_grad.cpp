@@ -1,6 +1,6 @@
-// Gradients of GatherNd, ScatterNd and TensorScatter{Update,Add,Sub,Max,Min} (TensorFlow's
-// array_grad.py). A GatherNd by one index per row ([N, 1] indices) gives IndexedSlices, as
-// TensorFlow's; the others are dense.
+// Gradients of GatherNd, ResourceGatherNd, ScatterNd and TensorScatter{Update,Add,Sub,Max,Min}
+// (TensorFlow's array_grad.py). A GatherNd by one index per row ([N, 1] indices) gives
+// IndexedSlices, as TensorFlow's; the others are dense.
 #include <string>
 #include <vector>
 
@@ -9,6 +9,7 @@
 #include "actorflow/ops/indexed_slices.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
+#include "actorflow/ops/resource_variable_ops.hpp"
 #include "gradient_helpers.hpp"
 
 namespace af::detail {
@@ -19,9 +20,12 @@ using Grads = std::vector<Output>;
 
 // _GatherNdGrad: IndexedSlices of the gradient's rows for [N, 1] indices, else the gradient
 // scattered back with ScatterNd (rows named twice add up).
+// _ResourceGatherNdGrad alike, the variable's shape read by VariableShape.
 std::vector<Gradient> gather_nd_grad(const Operation& op, const std::vector<Gradient>& g) {
   const Output ref = input(op, 0), indices = input(op, 1), grad = g[0].to_dense();
-  const Output ref_shape = shape(ref, indices.dtype(), "Shape");
+  const Output ref_shape = ref.dtype() == DType::resource
+                               ? variable_shape(ref, indices.dtype(), "VariableShape")
+                               : shape(ref, indices.dtype(), "Shape");
   const PartialShape& is = indices.shape();
   if (is.rank_known() && is.rank() == 2 && is.dim(1) == 1)
     return {IndexedSlices{grad, squeeze(indices, {-1}, "Squeeze"), ref_shape}, Gradient()};
@@ -48,6 +52,7 @@ Grads tensor_scatter_min_max_grad(const Operation& op, const Grads& g) {
 
 void register_gather_nd_gradients(GradientRegistry& r) {
   r.add_sparse("GatherNd", gather_nd_grad);
+  r.add_sparse("ResourceGatherNd", gather_nd_grad);
   // _ScatterNdGrad: the updates gather the output's gradient.
   r.add("ScatterNd", [](const Operation& op, const Grads& g) -> Grads {
     return {Output(), gather_nd(g[0], input(op, 0), "GatherNd"), Output()};

@@ -59,8 +59,8 @@ std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<O
 
 /// The gradients as `tf.gradients` returns them: as `gradients`, except that an x whose
 /// gradient is IndexedSlices gets them, not a dense tensor. Slices come from GatherV2 on a
-/// constant axis 0 and from ResourceGather, and pass through Identity, ReadVariableOp and
-/// Cast. Several gradients of one tensor that
+/// constant axis 0, ResourceGather and (Resource)GatherNd by one index per row, and pass
+/// through Identity, ReadVariableOp and Cast. Several gradients of one tensor that
 /// are all IndexedSlices are concatenated (`_AggregateIndexedSlicesGradients`: duplicate rows
 /// kept), never summed densely; with a dense one among them all are densified and summed, as
 /// TensorFlow 2's tf.compat.v1 does. Any other op's gradient function sees its output

@@ -187,6 +187,15 @@ Operation resource_apply_keras_momentum(const Output& var, const Output& accum, 
                                         const Output& grad, const Output& momentum,
                                         bool use_locking = false, bool use_nesterov = false,
                                         std::string_view name = {});
+/// Op ResourceApplyAdamWithAmsgrad (Keras' Adam with `amsgrad=True`): Adam's `m` and `v`
+/// updates, `vhat = max(vhat, v)`, `var -= lr * sqrt(1 - beta2_power) / (1 - beta1_power) *
+/// m / (sqrt(vhat) + epsilon)`. No ref-variable or sparse form (as in TensorFlow).
+Operation resource_apply_adam_with_amsgrad(const Output& var, const Output& m, const Output& v,
+                                           const Output& vhat, const Output& beta1_power,
+                                           const Output& beta2_power, const Output& lr,
+                                           const Output& beta1, const Output& beta2,
+                                           const Output& epsilon, const Output& grad,
+                                           bool use_locking = false, std::string_view name = {});
 /// Op ResourceSparseApplyFtrl.
 Operation resource_sparse_apply_ftrl(const Output& var, const Output& accum, const Output& linear,
                                      const Output& grad, const Output& indices, const Output& lr,

@@ -149,7 +149,9 @@ Output assign_sub(const Output& ref, const Output& delta, std::string_view name 
 /// before the increment. Once the value has reached `limit`, running the op fails with
 /// OutOfRange "Reached limit of <limit>" and leaves the variable unchanged; on an
 /// uninitialized variable it fails with FailedPrecondition. Throws InvalidArgumentError
-/// when `ref` is not a variable's reference output of int32 / int64, or not a scalar.
+/// when `ref` is not a variable's reference output of int32 / int64, or not a scalar. A
+/// resource variable (`ResourceVariable.count_up_to`) gets op ResourceCountUpTo (default
+/// name "ResourceCountUpTo"), which runs alike.
 Output count_up_to(const Variable& ref, std::int64_t limit, std::string_view name = {});
 /// As above on a variable's reference output.
 Output count_up_to(const Output& ref, std::int64_t limit, std::string_view name = {});

@@ -46,6 +46,13 @@ Operation assign_sub_variable_op(const Output& handle, const Output& delta,
 /// for a scalar variable, and "Trying to access resource NAME as float but it holds int32".
 Output resource_gather(const Output& handle, const Output& indices, DType dtype,
                        std::string_view name = {});
+/// Op ResourceGatherNd (`ResourceVariable.gather_nd`, what `tf.gather_nd` of a resource
+/// variable builds): `gather_nd` of the variable's value read under its lock, shape
+/// `indices.shape[:-1] + var.shape[indices.shape[-1]:]`. Fails as `gather_nd` ("indices[1] =
+/// [0, 4] does not index into param shape [2,3], node name: ...") and, before the first
+/// assignment, with NotFound as `resource_gather`.
+Output resource_gather_nd(const Output& handle, const Output& indices, DType dtype,
+                          std::string_view name = {});
 /// `resource_variable_ops.variable_shape`: the variable's shape as a vector of `out_type`
 /// (int32 or int64): a Const when the handle's declared shape is fully defined, as TensorFlow's
 /// Python returns, else op VariableShape (which fails with NotFound before the first

@@ -3,7 +3,8 @@
 // The names and input layouts of the update ops of TensorFlow 1.x's training_ops.cc that
 // training_layout.hpp does not cover: ApplyFtrl, ApplyFtrlV2, ApplyAdadelta,
 // ApplyProximalAdagrad, ApplyProximalGradientDescent, ApplyAdagradDA, ApplyAdagradV2,
-// ApplyAdaMax, ApplyAddSign, ApplyPowerSign and ResourceApplyKerasMomentum, with their
+// ApplyAdaMax, ApplyAddSign, ApplyPowerSign, ResourceApplyKerasMomentum and
+// ResourceApplyAdamWithAmsgrad, with their
 // Resource* and (Resource)SparseApply* twins. Shared by their definitions
 // (ops/src/defs/more_training_ops.cpp) and CPU kernels (kernels/src/more_training_ops.cpp,
 // kernels/src/more_sparse_training_ops.cpp).
@@ -29,7 +30,8 @@ enum class Kind {
   ada_max,
   add_sign,
   power_sign,
-  keras_momentum
+  keras_momentum,
+  adam_with_amsgrad
 };
 
 /// The dense op's input layout: reference inputs first, then the hyper-parameters of dtype T
@@ -58,6 +60,16 @@ inline Layout layout_of(Kind k) {
       return {2, {{2, "lr"}, {3, "logbase"}, {4, "sign_decay"}, {5, "beta"}}, 6, 7};
     case Kind::keras_momentum:
       return {2, {{2, "lr"}, {4, "momentum"}}, 3, 5};
+    case Kind::adam_with_amsgrad:
+      return {4,
+              {{4, "beta1_power"},
+               {5, "beta2_power"},
+               {6, "lr"},
+               {7, "beta1"},
+               {8, "beta2"},
+               {9, "epsilon"}},
+              10,
+              11};
   }
   return {1, {}, 1, 2};
 }
@@ -83,6 +95,7 @@ inline const char* ref_name(Kind k, int i) {
   static const char* const da[] = {"var", "gradient_accumulator", "gradient_squared_accumulator"};
   static const char* const m[] = {"var", "m"};
   static const char* const mv[] = {"var", "m", "v"};
+  static const char* const mvv[] = {"var", "m", "v", "vhat"};
   switch (k) {
     case Kind::ftrl:
     case Kind::ftrl_v2:
@@ -93,6 +106,8 @@ inline const char* ref_name(Kind k, int i) {
       return da[i];
     case Kind::ada_max:
       return mv[i];
+    case Kind::adam_with_amsgrad:
+      return mvv[i];
     case Kind::add_sign:
     case Kind::power_sign:
       return m[i];
@@ -129,6 +144,7 @@ inline constexpr OpForms kOpForms[] = {
     {Kind::add_sign, "ApplyAddSign", true, false},
     {Kind::power_sign, "ApplyPowerSign", true, false},
     {Kind::keras_momentum, "ApplyKerasMomentum", false, true},
+    {Kind::adam_with_amsgrad, "ApplyAdamWithAmsgrad", false, false},
 };
 
 /// True where the family of `k` has (Resource)SparseApply* forms.
