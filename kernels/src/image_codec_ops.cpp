@@ -433,6 +433,39 @@ class EncodeJpegOp : public StatusKernel {
   codec::CompressFlags flags_;
 };
 
+// EncodeJpegVariableQuality(images, quality): EncodeJpeg's default flags, the format from the
+// channels, the quality from a scalar input (tf.image.adjust_jpeg_quality).
+class EncodeJpegVariableQualityOp : public StatusKernel {
+ public:
+  using StatusKernel::StatusKernel;
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    const Tensor& image = ctx.input(0);
+    if (image.rank() != 3)
+      return invalid_argument("image must be 3-dimensional" + image.shape().to_string());
+    if (image.num_elements() >= std::numeric_limits<std::int32_t>::max())
+      return invalid_argument("Cannot encode images with >= max int32 elements");
+    const Tensor& quality = ctx.input(1);
+    if (quality.rank() != 0)
+      return invalid_argument("quality must be scalar: " + quality.shape().to_string());
+    codec::CompressFlags flags;
+    flags.quality = quality.scalar<std::int32_t>();
+    if (flags.quality < 0 || flags.quality > 100)
+      return invalid_argument("quality must be in [0,100], got " + std::to_string(flags.quality));
+    const auto depth = image.shape().dim(2);
+    if (depth != 1 && depth != 3)
+      return invalid_argument("image must have 1 or 3 channels, got " + image.shape().to_string());
+    flags.components = static_cast<int>(depth);
+    Tensor& out = ctx.allocate_output(0, DType::string, Shape{});
+    if (!codec::compress_jpeg(image.data<std::uint8_t>(), static_cast<int>(image.shape().dim(1)),
+                              static_cast<int>(image.shape().dim(0)), flags,
+                              &out.data<std::string>()[0]))
+      return internal("JPEG encoding failed");
+    return {};
+  }
+};
+
 // EncodePng(image; compression): each [height, width, channels] image of a uint8 batch as a
 // PNG string, the output of the batch's shape.
 class EncodePngOp : public StatusKernel {
@@ -529,6 +562,7 @@ void register_image_codec_kernels(KernelRegistry& r) {
        {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeBmp", "DecodeImage", "DecodeGif"})
     r.add(make_kernel_def<DecodeImageOp>(type, "CPU"));
   r.add(make_kernel_def<EncodeJpegOp>("EncodeJpeg", "CPU"));
+  r.add(make_kernel_def<EncodeJpegVariableQualityOp>("EncodeJpegVariableQuality", "CPU"));
   r.add(make_kernel_def<EncodePngOp>("EncodePng", "CPU", {{"T", {DType::uint8}}}));
   r.add(make_kernel_def<ExtractJpegShapeOp>("ExtractJpegShape", "CPU",
                                             {{"output_type", kIndexTypes}}));

@@ -1,10 +1,16 @@
 // DecodeCSV: CPU kernel, and CsvDecoder / CsvBatch (csv_decoder.hpp), which the kernel and
 // the reader actors use. The splitting and number parsing live in csv_parse.cpp; the op's
 // definition (shape function, builder decode_csv) is in ops/src/defs/parsing_ops.cpp.
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/type_resolver.h>
+#include <google/protobuf/util/type_resolver_util.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -14,7 +20,9 @@
 #include "actorflow/ops/detail/parsing_attrs.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/kernel.hpp"
+#include "actorflow/tf/example.pb.h"
 #include "csv_parse.hpp"
+#include "kernel_helpers.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -359,10 +367,45 @@ Status CsvBatch::decode(std::string_view record, std::int64_t r) {
   return {};
 }
 
+namespace {
+
+// DecodeJSONExample(json_examples): each string, an Example in protobuf's JSON mapping, as
+// the binary Example, by protobuf's JsonToBinaryStream over the generated tensorflow.Example
+// (TensorFlow's decode_json_example_op.cc).
+class DecodeJSONExampleOp : public detail::StatusKernel {
+ public:
+  explicit DecodeJSONExampleOp(OpKernelConstruction& c)
+      : StatusKernel(c),
+        resolver_(google::protobuf::util::NewTypeResolverForDescriptorPool(
+            "type.googleapis.com", tensorflow::Example::descriptor()->file()->pool())) {}
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    const Tensor& json = ctx.input(0);
+    Tensor& out = ctx.allocate_output(0, DType::string, json.shape());
+    const std::string* in = json.data<std::string>();
+    std::string* binary = out.data<std::string>();
+    for (std::int64_t i = 0; i < json.num_elements(); ++i) {
+      google::protobuf::io::ArrayInputStream stream(in[i].data(), static_cast<int>(in[i].size()));
+      google::protobuf::io::StringOutputStream sink(&binary[i]);
+      const auto s = google::protobuf::util::JsonToBinaryStream(
+          resolver_.get(), "type.googleapis.com/tensorflow.Example", &stream, &sink);
+      if (!s.ok()) return invalid_argument("Error while parsing JSON: " + std::string(s.message()));
+    }
+    return {};
+  }
+
+ private:
+  std::unique_ptr<google::protobuf::util::TypeResolver> resolver_;
+};
+
+}  // namespace
+
 namespace detail {
 
 void register_parsing_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<DecodeCSVOp>("DecodeCSV", "CPU"));
+  r.add(make_kernel_def<DecodeJSONExampleOp>("DecodeJSONExample", "CPU"));
 }
 
 }  // namespace detail

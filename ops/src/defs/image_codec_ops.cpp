@@ -91,9 +91,12 @@ Status infer_decode(InferenceContext& c) {
 }
 
 // EncodeImageShapeFn: a rank-3 uint8 image to a scalar string.
+// EncodeJpegVariableQuality also takes an int32 quality (its shape checked by the kernel).
 Status infer_encode_jpeg(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
+  const bool variable_quality = c.node.op == "EncodeJpegVariableQuality";
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(variable_quality ? 2 : 1));
   ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(0, DType::uint8));
+  if (variable_quality) ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, DType::int32));
   ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[0], 3));
   c.add_output(DType::string, PartialShape(std::vector<std::int64_t>{}));
   return {};
@@ -168,6 +171,7 @@ void register_image_codec_ops(OpRegistry& r) {
        {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeBmp", "DecodeImage"})
     r.add({type, infer_decode});
   r.add({"EncodeJpeg", infer_encode_jpeg});
+  r.add({"EncodeJpegVariableQuality", infer_encode_jpeg});
   r.add({"EncodePng", infer_encode_png});
   r.add({"ExtractJpegShape", infer_extract_jpeg_shape});
   r.add({"RGBToHSV", infer_colorspace});
@@ -260,6 +264,14 @@ Output encode_jpeg(const Output& image, const EncodeJpegOptions& o, std::string_
                   {"y_density", std::int64_t{o.y_density}},
                   {"xmp_metadata", o.xmp_metadata}},
                  op_name(name, "EncodeJpeg"))
+      .output(0);
+}
+
+Output encode_jpeg_variable_quality(const Output& images, const Output& quality,
+                                    std::string_view name) {
+  return images.graph()
+      .create_op("EncodeJpegVariableQuality", {images, quality}, {},
+                 op_name(name, "EncodeJpegVariableQuality"))
       .output(0);
 }
 

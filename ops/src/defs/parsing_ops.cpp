@@ -120,7 +120,16 @@ std::vector<Output> create_decode_csv(const Output& records, const std::vector<O
 
 namespace detail {
 
-void register_parsing_ops(OpRegistry& r) { r.add({"DecodeCSV", infer_decode_csv}); }
+void register_parsing_ops(OpRegistry& r) {
+  r.add({"DecodeCSV", infer_decode_csv});
+  // DecodeJSONExample(json_examples: string) -> binary_examples: UnchangedShape.
+  r.add({"DecodeJSONExample", [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(1));
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(0, DType::string));
+           c.add_output(DType::string, c.input_shapes[0]);
+           return {};
+         }});
+}
 
 }  // namespace detail
 
@@ -147,6 +156,13 @@ std::vector<Output> decode_csv(const Output& records, const std::vector<Output>&
   check_select_cols(options.select_cols, record_defaults.size());
   return create_decode_csv(records, record_defaults, options,
                            options.name.empty() ? "DecodeCSV" : options.name);
+}
+
+Output decode_json_example(const Output& json_examples, std::string_view name) {
+  return json_examples.graph()
+      .create_op("DecodeJSONExample", {json_examples}, {},
+                 name.empty() ? "DecodeJSONExample" : name)
+      .output(0);
 }
 
 }  // namespace af

@@ -105,6 +105,15 @@ struct EncodeJpegOptions {
 Output encode_jpeg(const Output& image, const EncodeJpegOptions& options = {},
                    std::string_view name = {});
 
+/// `gen_image_ops.encode_jpeg_variable_quality(images, quality)` (what
+/// `tf.image.adjust_jpeg_quality` encodes with): op EncodeJpegVariableQuality (default name
+/// "EncodeJpegVariableQuality"), a uint8 `[height, width, 1 or 3]` image as a scalar JPEG
+/// string at the int32 scalar `quality`, every other setting EncodeJpeg's default. Errors:
+/// "quality must be scalar: [2]", "quality must be in [0,100], got 101", "image must have 1 or
+/// 3 channels, got [2,2,4]".
+Output encode_jpeg_variable_quality(const Output& images, const Output& quality,
+                                    std::string_view name = {});
+
 /// `tf.io.encode_png(image, compression)`: op EncodePng (default name "EncodePng"), uint8
 /// `[..., height, width, channels]` (1 to 4 channels) to PNG strings of shape `[...]`, zlib
 /// level `compression` (-1 the default, 0 to 9). Errors: "image must have 1, 2, 3, or 4

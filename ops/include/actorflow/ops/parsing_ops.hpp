@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "actorflow/ops/graph.hpp"
@@ -57,5 +58,14 @@ std::vector<Output> decode_csv(const Output& records, const std::vector<Tensor>&
 /// at most one element); see the overload taking tensors.
 std::vector<Output> decode_csv(const Output& records, const std::vector<Output>& record_defaults,
                                const DecodeCSVOptions& options = {});
+
+/// `tf.io.decode_json_example(json_examples)`: op DecodeJSONExample (default name
+/// "DecodeJSONExample"), each string of `json_examples` (any shape), a tf.train.Example in
+/// protobuf's JSON mapping (`{"features": {"feature": {"x": {"floatList": {"value": [1]}}}}}`),
+/// as the serialized Example, the bytes TensorFlow's kernel writes (protobuf's
+/// JsonToBinaryStream: fields in the JSON's order, repeated numbers unpacked). Running it
+/// fails with InvalidArgument "Error while parsing JSON: ..." and protobuf's words for text
+/// that is not such an Example.
+Output decode_json_example(const Output& json_examples, std::string_view name = {});
 
 }  // namespace af

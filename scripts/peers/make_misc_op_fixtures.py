@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Writes tests/data/tf_misc_ops: a GraphDef (graph.pb) of single ops TensorFlow's Python
+builds that the other fixtures do not hold, DecodeJSONExample (tf.io.decode_json_example) and
+EncodeJpegVariableQuality (tf.image.adjust_jpeg_quality's encoder), with reference.json: what
+a sequence of session runs gave, values or errors, for tests/conformance/misc_op_test.cpp.
+Never a dependency of the build or the tests.
+
+  python scripts/peers/make_misc_op_fixtures.py [OUT_DIR]   # default tests/data/tf_misc_ops
+
+Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import tensorflow as tf  # noqa: E402
+
+from fixture_steps import fetch_names, run_steps  # noqa: E402
+
+tf1 = tf.compat.v1
+
+EXAMPLE = ('{"features": {"feature": {"age": {"int64List": {"value": [29, "-3"]}}, '
+           '"name": {"bytesList": {"value": ["YWJj", ""]}}, '
+           '"score": {"floatList": {"value": [0.5, -1.25, 1e10]}}}}}')
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    g = tf.Graph()
+    with g.as_default():
+        js = tf1.placeholder(tf.string, [None], name="json")
+        image = tf1.placeholder(tf.uint8, [None, None, None], name="image")
+        quality = tf1.placeholder(tf.int32, name="quality")
+        decoded = tf.io.decode_json_example(js, name="decode_json")
+        parsed = tf.io.parse_example(decoded, {
+            "age": tf.io.VarLenFeature(tf.int64),
+            "name": tf.io.VarLenFeature(tf.string),
+            "score": tf.io.VarLenFeature(tf.float32)})
+        jpeg = tf.raw_ops.EncodeJpegVariableQuality(images=image, quality=quality, name="jpeg")
+        # Binary strings travel as web-safe base64 (EncodeBase64 runs here too).
+        ops = {
+            "decode_json": tf.io.encode_base64(decoded, name="decode_json_b64"),
+            "parsed": [parsed["age"].values, parsed["name"].values, parsed["score"].values],
+            "jpeg": tf.io.encode_base64(jpeg, name="jpeg_b64"),
+            "jpeg_pixels": tf.io.decode_jpeg(jpeg, name="jpeg_pixels"),
+        }
+    gradient = [[[(x * 37 + y * 11 + c * 5) % 256 for c in range(3)] for x in range(9)]
+                for y in range(7)]
+    gray = [[[(x * y * 13) % 256] for x in range(5)] for y in range(4)]
+    plan = [
+        ("decode_json", {"json": [EXAMPLE, '{"features": {}}', "{}"]}),
+        ("parsed", {"json": [EXAMPLE, '{"features": {"feature": {"age": {"int64List": '
+                                      '{"value": [7]}}}}}']}),
+        ("decode_json", {"json": ['{"features": {"feature": {"x": {"floatList": 3}}}}']}),
+        ("decode_json", {"json": ['{"feature": {}}']}),
+        ("decode_json", {"json": ["not json"]}),
+        ("jpeg", {"image": gradient, "quality": 90}),
+        ("jpeg", {"image": gradient, "quality": 5}),
+        ("jpeg", {"image": gray, "quality": 100}),
+        ("jpeg_pixels", {"image": gradient, "quality": 30}),
+        ("jpeg", {"image": gradient, "quality": 101}),
+        ("jpeg", {"image": gradient, "quality": [50]}),
+        ("jpeg", {"image": [[[1, 2]]], "quality": 50}),
+    ]
+    with tf1.Session(graph=g) as sess:
+        steps = run_steps(sess, plan, ops, {"json": js, "image": image, "quality": quality})
+    # protobuf's own words after TensorFlow's differ between its versions (and abseil spaces
+    # them at random): the fixture keeps TensorFlow's prefix.
+    for step in steps:
+        if step.get("message", "").startswith("Error while parsing JSON:"):
+            step["message"] = "Error while parsing JSON:"
+    tf.io.write_graph(g.as_graph_def(), out, "graph.pb", as_text=False)
+    with open(os.path.join(out, "reference.json"), "w") as fh:
+        json.dump({"tensorflow": tf.__version__, "ops": fetch_names(ops), "steps": steps,
+                   "node_ops": sorted({n.op for n in g.as_graph_def().node})}, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "tests/data/tf_misc_ops")
