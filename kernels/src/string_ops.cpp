@@ -5,6 +5,9 @@
 // string_upper_op.cc, reduce_join_op.cc, base64_ops.cc and lib/strings/base64.cc). Their
 // definitions are in ops/src/defs/string_ops.cpp; AsString, StringToNumber and the hash buckets
 // are in string_conversion_ops.cpp, the regular expressions in regex_ops.cpp.
+#include <unicode/locid.h>
+#include <unicode/unistr.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -358,9 +361,9 @@ class StringStripOp : public OpKernel {
   }
 };
 
-// StringLower and StringUpper with encoding "": ASCII letters only (absl::AsciiStrToLower),
-// other bytes unchanged. TensorFlow's "utf-8" encoding maps with ICU, which actorflow does
-// not link: refused when the kernel is built.
+// StringLower and StringUpper: with encoding "", ASCII letters only (absl::AsciiStrToLower),
+// other bytes unchanged; with "utf-8", ICU's full case mapping of the string read as UTF-8
+// (malformed bytes become U+FFFD), as TensorFlow's kernels (string_lower_op.cc).
 class StringCaseOp : public OpKernel {
  public:
   StringCaseOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
@@ -368,28 +371,37 @@ class StringCaseOp : public OpKernel {
     std::string encoding;
     *s = c.get_attr("encoding", &encoding);
     if (!s->ok()) return;
-    if (encoding == "utf-8")
-      *s = unimplemented(c.def.op +
-                         " with encoding 'utf-8' (ICU case mapping) is not supported by "
-                         "actorflow; use encoding '' for ASCII case mapping");
-    else if (!encoding.empty())
+    utf8_ = encoding == "utf-8";
+    if (!utf8_ && !encoding.empty())
       *s = invalid_argument("only utf-8 or '' (no encoding) is supported, received " + encoding);
   }
   void compute(OpKernelContext& ctx) override {
     const Tensor& input = ctx.input(0);
     Tensor& out = ctx.allocate_output(0, DType::string, input.shape());
     for (Index i = 0; i < input.num_elements(); ++i) {
-      std::string s = input.data<std::string>()[i];
-      for (char& ch : s) {
+      const std::string& in = input.data<std::string>()[i];
+      std::string& o = out.data<std::string>()[i];
+      if (utf8_) {
+        icu::UnicodeString text(in.data(), static_cast<std::int32_t>(in.size()), "UTF-8");
+        // The root locale: no Turkish or Lithuanian rules whatever the process's locale.
+        if (upper_)
+          text.toUpper(icu::Locale::getRoot());
+        else
+          text.toLower(icu::Locale::getRoot());
+        text.toUTF8String(o);
+        continue;
+      }
+      o = in;
+      for (char& ch : o) {
         if (upper_ && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
         if (!upper_ && ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
       }
-      out.data<std::string>()[i] = std::move(s);
     }
   }
 
  private:
   bool upper_ = false;
+  bool utf8_ = false;
 };
 
 // -- ReduceJoin ---------------------------------------------------------------------------
@@ -573,9 +585,11 @@ class Base64Op : public StatusKernel {
 namespace detail {
 
 void register_string_ngrams_kernels(KernelRegistry& r);  // string_ngrams_ops.cpp
+void register_unicode_kernels(KernelRegistry& r);        // unicode_ops.cpp
 
 void register_string_kernels(KernelRegistry& r) {
   register_string_ngrams_kernels(r);
+  register_unicode_kernels(r);
   r.add(make_kernel_def<StringSplitOp>("StringSplit", "CPU"));
   r.add(make_kernel_def<StringSplitOp>("StringSplitV2", "CPU"));
   r.add(make_kernel_def<SubstrOp<std::int32_t>>("Substr", "CPU", {{"T", {DType::int32}}}));

@@ -210,9 +210,11 @@ Output string_op(const char* type, const std::vector<Output>& inputs, AttrMap at
 namespace detail {
 
 void register_string_ngrams_ops(OpRegistry& r);  // string_ngrams_ops.cpp
+void register_unicode_ops(OpRegistry& r);        // unicode_ops.cpp
 
 void register_string_ops(OpRegistry& r) {
   register_string_ngrams_ops(r);
+  register_unicode_ops(r);
   r.add({"StringSplit", infer_string_split});
   r.add({"StringSplitV2", infer_string_split});
   r.add({"Substr", infer_substr});

@@ -107,13 +107,15 @@ Output string_length(const Output& input, std::string_view unit = "BYTE",
 Output string_strip(const Output& input, std::string_view name = {});
 
 /// `tf.strings.lower(input, encoding)`: op StringLower (default name "StringLower"), ASCII
-/// letters lowered, other bytes kept. `encoding` "utf-8" (TensorFlow's ICU case mapping) fails
-/// the step with UnimplementedError; other values with InvalidArgumentError "only utf-8 or ''
-/// (no encoding) is supported, received latin1". Not differentiable.
+/// letters lowered, other bytes kept; with `encoding` "utf-8", ICU's full case mapping of the
+/// UTF-8 text, as TensorFlow's ("\xc3\x89COLE \xce\xa3\xce\x91\xce\xa3" to "\xc3\xa9cole
+/// \xcf\x83\xce\xb1\xcf\x82", a final sigma; malformed bytes become U+FFFD). Other values fail
+/// with InvalidArgumentError "only utf-8 or '' (no encoding) is supported, received latin1".
+/// Not differentiable.
 Output string_lower(const Output& input, std::string_view encoding = "",
                     std::string_view name = {});
 /// `tf.strings.upper(input, encoding)`: op StringUpper (default name "StringUpper"), as
-/// `string_lower` with ASCII letters raised.
+/// `string_lower` with letters raised ("stra\xc3\x9fe" to "STRASSE" with "utf-8").
 Output string_upper(const Output& input, std::string_view encoding = "",
                     std::string_view name = {});
 
@@ -250,5 +252,61 @@ Output unsorted_segment_join(const Output& inputs, const Output& segment_ids,
 Output unsorted_segment_join(const Output& inputs, const Output& segment_ids,
                              std::int32_t num_segments, const std::string& separator = {},
                              std::string_view name = {});
+
+/// The error handling of the Unicode ops (their attrs `errors`, `replacement_char`,
+/// `replace_control_characters`) and the splits' dtype of `unicode_decode`.
+struct UnicodeOptions {
+  /// "replace" (a malformed sequence, or a code point out of range, becomes
+  /// `replacement_char`), "ignore" (it is dropped) or "strict" (the op fails with "Invalid
+  /// formatting on input string", or in `unicode_encode` "Code point is out of range for
+  /// Unicode, or is a surrogate.").
+  std::string errors = "replace";
+  /// The code point that replaces what is malformed (0 to 0x10FFFF).
+  std::int64_t replacement_char = 0xFFFD;
+  /// Whether C0 control characters (U+0000 to U+001F) are treated as errors too (not
+  /// `unicode_encode`).
+  bool replace_control_characters = false;
+  /// `unicode_decode`'s row_splits dtype (int64, or int32).
+  DType splits_type = DType::int64;
+};
+
+/// What `unicode_decode` returns: a ragged tensor of code points, row `i` (input element `i`,
+/// flattened in row-major order) being `char_values[row_splits[i]:row_splits[i + 1]]`, and for
+/// `unicode_decode_with_offsets` each code point's byte offset in its string.
+struct UnicodeDecoded {
+  Output row_splits;           ///< `[input.size + 1]`, UnicodeOptions::splits_type
+  Output char_values;          ///< int32 code points
+  Output char_to_byte_starts;  ///< int64 (invalid for `unicode_decode`)
+};
+
+/// `tf.strings.unicode_decode`'s op: UnicodeDecode (default name "UnicodeDecode"), the code
+/// points of each string of `input` (any shape) in `input_encoding`, any name ICU's
+/// converters know ("UTF-8", "UTF-16-BE", "UTF-32-BE", "ISO-8859-1", "Shift_JIS", ...); a
+/// malformed sequence is one error per maximal subpart, as ICU reads it. Running fails with
+/// "Could not create converter for input encoding: X" for a name ICU does not know.
+UnicodeDecoded unicode_decode(const Output& input, std::string_view input_encoding,
+                              const UnicodeOptions& options = {}, std::string_view name = {});
+/// `tf.strings.unicode_decode_with_offsets`'s op: UnicodeDecodeWithOffsets (default name
+/// "UnicodeDecodeWithOffsets"), as `unicode_decode` with each code point's starting byte
+/// (int64; TensorFlow's kernel aborts its process for int32 splits, actorflow's runs).
+UnicodeDecoded unicode_decode_with_offsets(const Output& input, std::string_view input_encoding,
+                                           const UnicodeOptions& options = {},
+                                           std::string_view name = {});
+/// `tf.strings.unicode_encode`'s op: UnicodeEncode (default name "UnicodeEncode"), one string
+/// in `output_encoding` ("UTF-8", "UTF-16-BE" or "UTF-32-BE") per row of the ragged int32
+/// code points `values` split by `splits` (int32 or int64). Fails with TensorFlow's messages
+/// for splits that are empty, do not start at 0, do not end at `values`' length or go down.
+Output unicode_encode(const Output& values, const Output& splits, std::string_view output_encoding,
+                      const UnicodeOptions& options = {}, std::string_view name = {});
+/// `tf.strings.unicode_transcode`: op UnicodeTranscode (default name "UnicodeTranscode"),
+/// each string of `input` decoded from `input_encoding` (as `unicode_decode`) and written in
+/// `output_encoding` ("UTF-8", "UTF-16-BE" or "UTF-32-BE").
+Output unicode_transcode(const Output& input, std::string_view input_encoding,
+                         std::string_view output_encoding, const UnicodeOptions& options = {},
+                         std::string_view name = {});
+/// `tf.strings.unicode_script`: op UnicodeScript (default name "UnicodeScript"), ICU's
+/// UScriptCode of each int32 code point (25 Latin, 17 Han, 0 Common, 103 Unknown, ...), -1
+/// for a value that is no code point.
+Output unicode_script(const Output& input, std::string_view name = {});
 
 }  // namespace af
