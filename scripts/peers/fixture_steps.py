@@ -39,3 +39,15 @@ def fetch_names(ops):
     return {label: (op.name if isinstance(op, tf.Operation)
                     else [t.name for t in op] if isinstance(op, list) else [op.name])
             for label, op in ops.items()}
+
+
+def write_fixture(out, g, ops, steps, graph="graph.pb", reference="reference.json"):
+    """Writes the GraphDef of `g` to OUT/graph and OUT/reference: TensorFlow's version, each
+    label's fetch names, the steps and the op types the graph holds (what
+    tests/conformance/session_steps.hpp's replay_fixture reads)."""
+    import json
+    import os
+    tf.io.write_graph(g.as_graph_def(), out, graph, as_text=False)
+    with open(os.path.join(out, reference), "w") as fh:
+        json.dump({"tensorflow": tf.__version__, "ops": fetch_names(ops), "steps": steps,
+                   "node_ops": sorted({n.op for n in g.as_graph_def().node})}, fh, indent=1)

@@ -21,7 +21,6 @@ Never a dependency of the build or the tests.
 
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
-import json
 import os
 import sys
 
@@ -29,16 +28,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf  # noqa: E402
 
-from fixture_steps import fetch_names, run_steps  # noqa: E402
+from fixture_steps import run_steps, write_fixture  # noqa: E402
 
 tf1 = tf.compat.v1
-
-
-def write(out, stem, g, ops, steps):
-    tf.io.write_graph(g.as_graph_def(), out, stem + ".pb", as_text=False)
-    with open(os.path.join(out, stem + ".json"), "w") as fh:
-        json.dump({"tensorflow": tf.__version__, "ops": fetch_names(ops), "steps": steps,
-                   "node_ops": sorted({n.op for n in g.as_graph_def().node})}, fh, indent=1)
 
 
 def accumulators(out):
@@ -78,7 +70,7 @@ def accumulators(out):
     ]
     with tf1.Session(graph=g) as sess:
         steps = run_steps(sess, plan, ops, {"grad": grad, "step": step, "n": n})
-    write(out, "accumulators", g, ops, steps)
+    write_fixture(out, g, ops, steps, "accumulators.pb", "accumulators.json")
 
 
 def sync_replicas(out):
@@ -118,7 +110,7 @@ def sync_replicas(out):
     ]
     with tf1.Session(graph=g) as sess:
         steps = run_steps(sess, plan, ops, {"x": x, "y": y})
-    write(out, "sync_replicas", g, ops, steps)
+    write_fixture(out, g, ops, steps, "sync_replicas.pb", "sync_replicas.json")
 
 
 def main(out):

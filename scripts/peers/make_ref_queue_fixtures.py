@@ -11,7 +11,6 @@ or the tests.
 
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
-import json
 import os
 import sys
 
@@ -20,7 +19,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf  # noqa: E402
 from tensorflow.python.ops import gen_data_flow_ops as gen  # noqa: E402
 
-from fixture_steps import fetch_names, run_steps  # noqa: E402
+from fixture_steps import run_steps, write_fixture  # noqa: E402
 
 tf1 = tf.compat.v1
 
@@ -73,11 +72,7 @@ def main(out):
     ]
     with tf1.Session(graph=g) as sess:
         steps = run_steps(sess, plan, ops, feeds_of)
-    names = fetch_names(ops)
-    tf.io.write_graph(g.as_graph_def(), out, "graph.pb", as_text=False)
-    with open(os.path.join(out, "reference.json"), "w") as fh:
-        json.dump({"tensorflow": tf.__version__, "ops": names, "steps": steps,
-                   "node_ops": sorted({n.op for n in g.as_graph_def().node})}, fh, indent=1)
+    write_fixture(out, g, ops, steps)
     print("wrote %s" % out)
 
 

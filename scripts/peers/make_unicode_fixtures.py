@@ -15,7 +15,6 @@ encoding="utf-8" (ICU's case mapping) run on it too. Never a dependency of the b
 Needs tensorflow (a venv: python3 -m venv V; V/bin/pip install tensorflow-cpu).
 """
 import base64
-import json
 import os
 import sys
 
@@ -23,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import tensorflow as tf  # noqa: E402
 
-from fixture_steps import fetch_names, run_steps  # noqa: E402
+from fixture_steps import run_steps, write_fixture  # noqa: E402
 
 tf1 = tf.compat.v1
 raw = tf.raw_ops
@@ -139,10 +138,7 @@ def main(out):
     with tf1.Session(graph=g) as sess:
         steps = run_steps(sess, plan, ops, {"s": g.get_tensor_by_name("s:0"), "values": values,
                                             "splits": splits, "splits32": splits32})
-    tf.io.write_graph(g.as_graph_def(), out, "graph.pb", as_text=False)
-    with open(os.path.join(out, "reference.json"), "w") as fh:
-        json.dump({"tensorflow": tf.__version__, "ops": fetch_names(ops), "steps": steps,
-                   "node_ops": sorted({n.op for n in g.as_graph_def().node})}, fh, indent=1)
+    write_fixture(out, g, ops, steps)
 
 
 if __name__ == "__main__":

@@ -6,14 +6,11 @@
 #include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "session_steps.hpp"
-#include "test_paths.hpp"
 
 namespace {
 
@@ -47,15 +44,8 @@ BOOST_AUTO_TEST_SUITE(misc_op_test)
 // TensorFlow's graph: JSON Examples to the bytes TensorFlow wrote and back through
 // ParseExampleV2, JPEGs at several qualities to TensorFlow's bytes, and both ops' errors.
 BOOST_AUTO_TEST_CASE(tensorflows_misc_ops_give_its_values, *boost::unit_test::timeout(60)) {
-  const auto dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_misc_ops";
-  std::ifstream in(dir / "reference.json");
-  const nlohmann::json ref = nlohmann::json::parse(in);
-  af::Graph g;
-  af::import_graph_def(g, af::read_graph_def((dir / "graph.pb").string()), {.name = ""});
-  for (const char* op : {"DecodeJSONExample", "EncodeJpegVariableQuality"})
-    BOOST_TEST(ref["node_ops"].dump().find(std::string("\"") + op + "\"") != std::string::npos);
-  af::Session sess(g);
-  af::test::replay_steps(sess, g, ref, feed_of);
+  af::test::replay_fixture("tf_misc_ops", "graph.pb", "reference.json",
+                           {"DecodeJSONExample", "EncodeJpegVariableQuality"}, feed_of);
 }
 
 // The builders: a JSON Example decodes to the Example a parse reads back, and a JPEG encoded

@@ -45,15 +45,9 @@ BOOST_AUTO_TEST_SUITE(ref_queue_test)
 // TensorFlow's GraphDef of FIFOQueue, PaddingFIFOQueue and PriorityQueue with the first
 // enqueue, dequeue, size, close and is-closed ops gives TensorFlow's values and errors.
 BOOST_AUTO_TEST_CASE(tensorflows_ref_queues_give_its_values, *boost::unit_test::timeout(60)) {
-  const auto dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_ref_queues";
-  std::ifstream in(dir / "reference.json");
-  const nlohmann::json ref = nlohmann::json::parse(in);
-  af::Graph g;
-  af::import_graph_def(g, af::read_graph_def((dir / "graph.pb").string()), {.name = ""});
-  for (const char* op : {"FIFOQueue", "QueueEnqueueMany", "QueueDequeueUpTo", "QueueIsClosed"})
-    BOOST_TEST(ref["node_ops"].dump().find(std::string("\"") + op + "\"") != std::string::npos);
-  af::Session sess(g);
-  af::test::replay_steps(sess, g, ref, feed_of);
+  af::test::replay_fixture("tf_ref_queues", "graph.pb", "reference.json",
+                           {"FIFOQueue", "QueueEnqueueMany", "QueueDequeueUpTo", "QueueIsClosed"},
+                           feed_of);
 }
 
 // TextLineReader and WholeFileReader with ReaderRead, ReaderReadUpTo and the state ops, over

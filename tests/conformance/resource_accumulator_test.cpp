@@ -8,14 +8,11 @@
 #include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "session_steps.hpp"
-#include "test_paths.hpp"
 
 namespace {
 
@@ -33,18 +30,9 @@ Tensor feed_of(const std::string& name, const nlohmann::json& v) {
   return Tensor::from_vector(flat, Shape{static_cast<std::int64_t>(v.size()), 2});
 }
 
-// Imports `<stem>.pb`, checks it holds `ops` (TensorFlow built what the fixture says) and
-// replays `<stem>.json`'s session runs.
+// Replays the fixture `<stem>.pb` / `<stem>.json`, which must hold `ops`.
 void replay(const std::string& stem, const std::vector<std::string>& ops) {
-  const auto dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_accumulators";
-  std::ifstream in(dir / (stem + ".json"));
-  const nlohmann::json ref = nlohmann::json::parse(in);
-  af::Graph g;
-  af::import_graph_def(g, af::read_graph_def((dir / (stem + ".pb")).string()), {.name = ""});
-  for (const std::string& op : ops)
-    BOOST_TEST(ref["node_ops"].dump().find("\"" + op + "\"") != std::string::npos, op);
-  af::Session sess(g);
-  af::test::replay_steps(sess, g, ref, feed_of);
+  af::test::replay_fixture("tf_accumulators", stem + ".pb", stem + ".json", ops, feed_of);
 }
 
 }  // namespace

@@ -8,14 +8,11 @@
 #include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "session_steps.hpp"
-#include "test_paths.hpp"
 
 namespace {
 
@@ -48,16 +45,10 @@ BOOST_AUTO_TEST_SUITE(resource_op_test)
 // through UnsortedSegmentSum and ScatterNd), a GradientDescent step through each,
 // count_up_to to its limit, and AMSGrad steps (and a refused one), to TensorFlow's values.
 BOOST_AUTO_TEST_CASE(tensorflows_resource_ops_give_its_values, *boost::unit_test::timeout(60)) {
-  const auto dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_resource_ops";
-  std::ifstream in(dir / "reference.json");
-  const nlohmann::json ref = nlohmann::json::parse(in);
-  af::Graph g;
-  af::import_graph_def(g, af::read_graph_def((dir / "graph.pb").string()), {.name = ""});
-  for (const char* op :
-       {"ResourceGatherNd", "ResourceCountUpTo", "VariableShape", "ResourceApplyAdamWithAmsgrad"})
-    BOOST_TEST(ref["node_ops"].dump().find(std::string("\"") + op + "\"") != std::string::npos);
-  af::Session sess(g);
-  af::test::replay_steps(sess, g, ref, feed_of);
+  af::test::replay_fixture(
+      "tf_resource_ops", "graph.pb", "reference.json",
+      {"ResourceGatherNd", "ResourceCountUpTo", "VariableShape", "ResourceApplyAdamWithAmsgrad"},
+      feed_of);
 }
 
 // The builders: resource_gather_nd of a resource variable, its gradient as IndexedSlices

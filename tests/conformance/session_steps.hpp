@@ -5,6 +5,8 @@
 // and what TensorFlow gave, values or an error (its Python class and the kernel's words).
 #include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "op_fixture.hpp"
+#include "test_paths.hpp"
 
 namespace af::test {
 
@@ -64,6 +67,25 @@ inline void replay_steps(
       }
     }
   }
+}
+
+/// A fixture's graph and session runs (fixture_steps.py's write_fixture): imports
+/// `tests/data/<dir>/<graph>` (the GraphDef TensorFlow wrote), checks that `<reference>`'s
+/// "node_ops" hold each of `ops` (the graph is what the fixture says), and replays its runs in
+/// a fresh session (`replay_steps`).
+inline void replay_fixture(
+    const std::string& dir, const std::string& graph, const std::string& reference,
+    const std::vector<std::string>& ops,
+    const std::function<Tensor(const std::string&, const nlohmann::json&)>& feed_of) {
+  const auto base = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / dir;
+  std::ifstream in(base / reference);
+  const nlohmann::json ref = nlohmann::json::parse(in);
+  Graph g;
+  import_graph_def(g, read_graph_def((base / graph).string()), {.name = ""});
+  for (const std::string& op : ops)
+    BOOST_TEST(ref["node_ops"].dump().find("\"" + op + "\"") != std::string::npos, op);
+  Session sess(g);
+  replay_steps(sess, g, ref, feed_of);
 }
 
 }  // namespace af::test

@@ -8,14 +8,11 @@
 #include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "session_steps.hpp"
-#include "test_paths.hpp"
 
 namespace {
 
@@ -58,16 +55,9 @@ BOOST_AUTO_TEST_SUITE(slice_assign_test)
 // errors; a refused assignment leaves the variable as it was.
 BOOST_AUTO_TEST_CASE(tensorflows_slice_assignments_give_its_values,
                      *boost::unit_test::timeout(60)) {
-  const auto dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_slice_assign";
-  std::ifstream in(dir / "reference.json");
-  const nlohmann::json ref = nlohmann::json::parse(in);
-  af::Graph g;
-  af::import_graph_def(g, af::read_graph_def((dir / "graph.pb").string()), {.name = ""});
-  for (const char* op :
-       {"StridedSliceAssign", "ResourceStridedSliceAssign", "TensorStridedSliceUpdate"})
-    BOOST_TEST(ref["node_ops"].dump().find(std::string("\"") + op + "\"") != std::string::npos);
-  af::Session sess(g);
-  af::test::replay_steps(sess, g, ref, feed_of);
+  af::test::replay_fixture(
+      "tf_slice_assign", "graph.pb", "reference.json",
+      {"StridedSliceAssign", "ResourceStridedSliceAssign", "TensorStridedSliceUpdate"}, feed_of);
 }
 
 // The builders: a slice of a reference and of a resource variable assigned, a tensor updated,

@@ -7,14 +7,11 @@
 #include <actorflow/actorflow.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "session_steps.hpp"
-#include "test_paths.hpp"
 
 namespace {
 
@@ -38,16 +35,10 @@ BOOST_AUTO_TEST_SUITE(unicode_ops_test)
 // TensorFlow's graph of the Unicode ops gives TensorFlow's code points, offsets, bytes,
 // scripts and errors.
 BOOST_AUTO_TEST_CASE(tensorflows_unicode_ops_give_its_values, *boost::unit_test::timeout(60)) {
-  const auto dir = std::filesystem::path(ACTORFLOW_TEST_DATA_DIR) / "tf_unicode";
-  std::ifstream in(dir / "reference.json");
-  const nlohmann::json ref = nlohmann::json::parse(in);
-  af::Graph g;
-  af::import_graph_def(g, af::read_graph_def((dir / "graph.pb").string()), {.name = ""});
-  for (const char* op : {"UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
-                         "UnicodeTranscode", "UnicodeScript"})
-    BOOST_TEST(ref["node_ops"].dump().find(std::string("\"") + op + "\"") != std::string::npos);
-  af::Session sess(g);
-  af::test::replay_steps(sess, g, ref, feed_of);
+  af::test::replay_fixture("tf_unicode", "graph.pb", "reference.json",
+                           {"UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
+                            "UnicodeTranscode", "UnicodeScript", "StringLower"},
+                           feed_of);
 }
 
 // The builders: decode with offsets, encode back, transcode to UTF-16-BE and name scripts;
