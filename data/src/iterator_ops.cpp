@@ -2,10 +2,11 @@
 // (IteratorV2, Iterator, OneShotIterator), point it at a dataset (MakeIterator), take its
 // elements (IteratorGetNext, IteratorGetNextSync) and name it by a string handle
 // (IteratorToStringHandle, IteratorFromStringHandle, IteratorFromStringHandleV2); plus
-// DatasetToSingleElement and DatasetCardinality.
+// DatasetToSingleElement, DatasetCardinality and DatasetToTFRecord.
 #include <atomic>
 #include <mutex>
 
+#include "actorflow/queues/tf_record.hpp"
 #include "actorflow/tf/resource_handle.pb.h"
 #include "dataset_base.hpp"
 #include "dataset_registration.hpp"
@@ -359,6 +360,55 @@ class DatasetToSingleElementOp final : public StatusOpKernel {
   }
 };
 
+// DatasetToTFRecord(input_dataset, filename, compression_type): writes each element, one
+// scalar string, as a record of a TFRecord file (tf.data.experimental.TFRecordWriter). An
+// unknown compression writes none, as TensorFlow's RecordWriterOptions.
+class DatasetToTFRecordOp final : public StatusOpKernel {
+ public:
+  using StatusOpKernel::StatusOpKernel;
+  bool is_expensive(const OpKernelContext&) const override { return true; }
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    std::shared_ptr<const DatasetBase> dataset;
+    ACTORFLOW_RETURN_IF_ERROR(input_dataset(ctx, 0, &dataset));
+    for (int i : {1, 2})
+      if (ctx.input(i).dtype() != DType::string || ctx.input(i).rank() != 0)
+        return invalid_argument(std::string(i == 1 ? "filename" : "compression_type") +
+                                " must be a scalar");
+    const std::string filename = ctx.input(1).scalar<std::string>();
+    const std::string compression = ctx.input(2).scalar<std::string>();
+    if (dataset->dtypes() != std::vector<DType>{DType::string})
+      return invalid_argument(
+          "DatasetToTFRecord takes a dataset of scalar strings; its elements are " +
+          std::to_string(dataset->dtypes().size()) + " component(s)" +
+          (dataset->dtypes().empty() ? ""
+                                     : " of " + std::string(dtype_name(dataset->dtypes()[0]))));
+    TFRecordOptions options;
+    if (compression == "ZLIB") options.compression_type = TFRecordCompressionType::zlib;
+    if (compression == "GZIP") options.compression_type = TFRecordCompressionType::gzip;
+    try {
+      TFRecordWriter writer(filename, options);
+      auto it = dataset->make_iterator();
+      const IteratorEnv env = IteratorEnv::of(ctx);
+      std::vector<Tensor> element;
+      for (bool end = false;;) {
+        ACTORFLOW_RETURN_IF_ERROR(it->get_next(env, &element, &end));
+        if (end) break;
+        if (element.size() != 1 || element[0].rank() != 0)
+          return invalid_argument(
+              "DatasetToTFRecord takes scalar strings; an element has shape " +
+              (element.empty() ? std::string("[]") : element[0].shape().to_string()));
+        writer.write(element[0].scalar<std::string>());
+      }
+      writer.close();
+    } catch (const Error& e) {
+      return e.status();
+    }
+    return {};
+  }
+};
+
 class DatasetCardinalityOp final : public StatusOpKernel {
  public:
   using StatusOpKernel::StatusOpKernel;
@@ -417,6 +467,7 @@ void register_iterator_ops(OpRegistry& ops, KernelRegistry& kernels) {
            {}});
   ops.add({"IteratorGetNextSync", element_outputs, true, {}});
   ops.add({"DatasetToSingleElement", element_outputs, false, {}});
+  ops.add({"DatasetToTFRecord", [](InferenceContext&) { return Status{}; }, true, {}});
   ops.add({"DatasetCardinality",
            [](InferenceContext& c) { return scalar_output(c, DType::int64); },
            false,
@@ -435,6 +486,7 @@ void register_iterator_ops(OpRegistry& ops, KernelRegistry& kernels) {
   kernels.add(make_kernel_def<IteratorFromStringHandleOp>("IteratorFromStringHandleV2", "CPU"));
   kernels.add(make_kernel_def<DatasetToSingleElementOp>("DatasetToSingleElement", "CPU"));
   kernels.add(make_kernel_def<DatasetCardinalityOp>("DatasetCardinality", "CPU"));
+  kernels.add(make_kernel_def<DatasetToTFRecordOp>("DatasetToTFRecord", "CPU"));
 }
 
 }  // namespace af::data::detail

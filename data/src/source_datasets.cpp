@@ -1,7 +1,8 @@
 // The datasets that start a pipeline (TensorFlow's tensor_dataset_op.cc,
-// tensor_slice_dataset_op.cc, range_dataset_op.cc and reader_dataset_ops.cc): from tensors,
-// slices of tensors, a range, and the records of TFRecord, text and fixed-length files (read
-// with the reader actors' sources, on the thread that asks for the next element).
+// tensor_slice_dataset_op.cc, sparse_tensor_slice_dataset_op.cc, range_dataset_op.cc and
+// reader_dataset_ops.cc): from tensors, slices of tensors, rows of a SparseTensor, a range, and the
+// records of TFRecord, text and fixed-length files (read with the reader actors' sources, on the
+// thread that asks for the next element).
 #include <cstring>
 
 #include "dataset_base.hpp"
@@ -104,6 +105,99 @@ class TensorSliceDatasetOp final : public DatasetOpKernel {
     }
     if (components.empty()) return invalid_argument("TensorSliceDataset needs a component");
     *out = std::make_shared<TensorSliceDataset>(std::move(components), dtypes_, shapes_);
+    return {};
+  }
+};
+
+// -- SparseTensorSliceDataset: the rows of a SparseTensor -----------------------------------
+
+// Element i: the entries of row i (indices without their first coordinate, values, the dense
+// shape without its first dimension), as TensorFlow's sparse_tensor_slice_dataset_op.cc.
+class SparseTensorSliceDataset final : public DatasetBase {
+ public:
+  SparseTensorSliceDataset(Tensor indices, Tensor values, Tensor dense_shape)
+      : DatasetBase("SparseTensorSliceDataset", {DType::int64, values.dtype(), DType::int64},
+                    {PartialShape({-1, dense_shape.num_elements() - 1}), PartialShape({-1}),
+                     PartialShape({dense_shape.num_elements() - 1})}),
+        indices_(std::move(indices)),
+        values_(std::move(values)),
+        dense_shape_(std::move(dense_shape)) {}
+
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    struct It final : IteratorBase {
+      std::shared_ptr<const SparseTensorSliceDataset> ds;
+      std::int64_t row = 0;    // the next element
+      std::int64_t entry = 0;  // the first entry not yet taken
+      Status get_next(const IteratorEnv&, std::vector<Tensor>* out, bool* end) override {
+        *end = row >= ds->cardinality();
+        if (*end) return {};
+        const std::int64_t rank = ds->dense_shape_.num_elements();
+        const std::int64_t* idx = ds->indices_.data<std::int64_t>();
+        const std::int64_t n = ds->indices_.shape().dim(0);
+        std::int64_t last = entry;
+        while (last < n && idx[last * rank] == row) ++last;
+        Tensor indices(DType::int64, Shape{last - entry, rank - 1});
+        std::int64_t* o = indices.data<std::int64_t>();
+        for (std::int64_t e = entry; e < last; ++e)
+          for (std::int64_t d = 1; d < rank; ++d) *o++ = idx[e * rank + d];
+        Tensor values = ds->values_.slice_rows(entry, last);
+        Tensor shape(DType::int64, Shape{rank - 1});
+        std::copy(ds->dense_shape_.data<std::int64_t>() + 1,
+                  ds->dense_shape_.data<std::int64_t>() + rank, shape.data<std::int64_t>());
+        *out = {std::move(indices), std::move(values), std::move(shape)};
+        entry = last;
+        ++row;
+        return {};
+      }
+    };
+    auto it = std::make_unique<It>();
+    it->ds = std::static_pointer_cast<const SparseTensorSliceDataset>(self());
+    return it;
+  }
+  std::int64_t cardinality() const override { return dense_shape_.data<std::int64_t>()[0]; }
+
+ private:
+  Tensor indices_, values_, dense_shape_;
+};
+
+class SparseTensorSliceDatasetOp final : public StatusOpKernel {
+ public:
+  using StatusOpKernel::StatusOpKernel;
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    const Tensor& indices = ctx.input(0);
+    const Tensor& values = ctx.input(1);
+    const Tensor& shape = ctx.input(2);
+    if (indices.rank() != 2)
+      return invalid_argument("Input indices must be a matrix. Got: " +
+                              indices.shape().to_string());
+    if (values.rank() != 1)
+      return invalid_argument("Input values must be a vector. Got: " + values.shape().to_string());
+    if (shape.rank() != 1)
+      return invalid_argument("Input shape must be a vector. Got: " + shape.shape().to_string());
+    if (values.shape().dim(0) != indices.shape().dim(0))
+      return invalid_argument("Number of values must match first dimension of indices. Got " +
+                              std::to_string(values.shape().dim(0)) +
+                              " values, indices shape: " + indices.shape().to_string());
+    if (shape.shape().dim(0) != indices.shape().dim(1))
+      return invalid_argument("Number of dimensions must match second dimension of indices. Got " +
+                              std::to_string(shape.shape().dim(0)) +
+                              " dimensions, indices shape: " + indices.shape().to_string());
+    if (shape.num_elements() == 0)
+      return invalid_argument("The shape argument requires at least one element.");
+    const std::int64_t rank = shape.num_elements();
+    const std::int64_t* idx = indices.data<std::int64_t>();
+    std::int64_t previous = -1;
+    for (std::int64_t i = 0; i < indices.shape().dim(0); ++i) {
+      if (idx[i * rank] < previous)
+        return unimplemented(
+            "The SparseTensor must be ordered in the batch dimension; handling arbitrarily "
+            "ordered input is not currently supported.");
+      previous = idx[i * rank];
+    }
+    ctx.set_output(
+        0, dataset_tensor(std::make_shared<SparseTensorSliceDataset>(indices, values, shape)));
     return {};
   }
 };
@@ -339,6 +433,8 @@ void register_source_datasets(OpRegistry& ops, KernelRegistry& kernels) {
   kernels.add(make_kernel_def<TensorDatasetOp>("TensorDataset", "CPU"));
   kernels.add(make_kernel_def<TensorSliceDatasetOp>("TensorSliceDataset", "CPU"));
   kernels.add(make_kernel_def<RangeDatasetOp>("RangeDataset", "CPU"));
+  add_dataset_op(ops, "SparseTensorSliceDataset");
+  kernels.add(make_kernel_def<SparseTensorSliceDatasetOp>("SparseTensorSliceDataset", "CPU"));
   kernels.add(file_kernel<tf_record_reader>("TFRecordDataset"));
   kernels.add(file_kernel<tf_record_reader>("TFRecordDatasetV2"));
   kernels.add(file_kernel<text_line_reader>("TextLineDataset"));

@@ -593,6 +593,25 @@ def case_tf2_anonymous_iterators():
     return dict(next=f(), init=[], runs=2)
 
 
+def case_sparse_tensor_slices():
+    """tf.compat.v1's from_sparse_tensor_slices: the rows of a SparseTensor (SparseTensorSliceDataset),
+    rows without entries among them."""
+    sp = tf.SparseTensor([[0, 1], [2, 0], [2, 3], [3, 2]], [1.5, -2.0, 3.25, 4.0], [5, 4])
+    return one_shot(tf1.data.Dataset.from_sparse_tensor_slices(sp))
+
+
+def case_tfrecord_writer():
+    """tf.data.experimental.TFRecordWriter (DatasetToTFRecord) writes a GZIP file that a
+    TFRecordDataset then reads back."""
+    name = tf1.placeholder(tf.string, [], name="record_file")
+    records = Dataset.from_tensor_slices(tf.constant([b"first", b"", b"third\x00\xff"]))
+    write = tf.data.experimental.TFRecordWriter(name, "GZIP").write(records)
+    spec = initializable(tf.data.TFRecordDataset(name, "GZIP"),
+                         feeds=[Feed(name, None, temp="records")])
+    spec["init"] = [write] + spec["init"]
+    return spec
+
+
 CASES = [
     ("slices_map_filter_batch", case_slices_map_filter_batch),
     ("range_skip_take_repeat_batch", case_range_skip_take_repeat_batch),
@@ -652,6 +671,8 @@ CASES = [
     ("tf2_function_dataset", case_tf2_function_dataset),
     ("tf2_seed_generators", case_tf2_seed_generators),
     ("tf2_anonymous_iterators", case_tf2_anonymous_iterators),
+    ("sparse_tensor_slices", case_sparse_tensor_slices),
+    ("tfrecord_writer", case_tfrecord_writer),
 ]
 
 

@@ -203,7 +203,7 @@ BOOST_AUTO_TEST_SUITE(tf_data_test)
 BOOST_AUTO_TEST_CASE(the_fixtures_hold_what_these_tests_claim) {
   const Json ref = reference();
   BOOST_TEST(ref["tensorflow"].get<std::string>() == "2.21.0");
-  BOOST_TEST(ref["cases"].size() == 58u);
+  BOOST_TEST(ref["cases"].size() == 60u);
   for (const auto& [name, c] : ref["cases"].items()) {
     BOOST_TEST(!c["steps"].empty(), name);
     if (name == "tf2_anonymous_iterators") {
@@ -418,6 +418,17 @@ BOOST_AUTO_TEST_CASE(tensorflow2_seed_generators_and_memory_caches,
 BOOST_AUTO_TEST_CASE(tensorflow2_anonymous_iterators, *boost::unit_test::timeout(60)) {
   run_case("tf2_anonymous_iterators");
   run_case("tf2_anonymous_iterators", 1, true);
+}
+
+// tf.compat.v1's from_sparse_tensor_slices (SparseTensorSliceDataset): a SparseTensor's rows,
+// empty ones included.
+BOOST_AUTO_TEST_CASE(sparse_tensor_slice_dataset, *boost::unit_test::timeout(60)) {
+  run_case("sparse_tensor_slices");
+}
+
+// tf.data.experimental.TFRecordWriter (DatasetToTFRecord) writes a GZIP file, read back.
+BOOST_AUTO_TEST_CASE(dataset_written_to_tfrecord, *boost::unit_test::timeout(60)) {
+  run_case("tfrecord_writer");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
