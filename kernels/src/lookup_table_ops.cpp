@@ -84,7 +84,8 @@ Status table_with_signature(OpKernelContext& ctx, std::initializer_list<TableDTy
 class TableOp : public StatusKernel {
  public:
   TableOp(OpKernelConstruction& c, Status* s) : StatusKernel(c) {
-    spec_.op = c.def.op;
+    // The first forms (HashTable, ...: Ref(string) handles) make the V2 ones' tables.
+    spec_.op = c.def.op.ends_with("V2") ? c.def.op : c.def.op + "V2";
     *s = c.get_attr("key_dtype", &spec_.key_dtype);
     if (s->ok()) *s = c.get_attr("value_dtype", &spec_.value_dtype);
     c.get_attr("container", &container_);
@@ -286,6 +287,16 @@ void register_lookup_table_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<ExportOp>("LookupTableExportV2", "CPU"));
   r.add(make_kernel_def<InitializeTableOp>("InitializeTableV2", "CPU"));
   r.add(make_kernel_def<InitializeTableFromTextFileOp>("InitializeTableFromTextFileV2", "CPU"));
+  // The first forms, whose handles are Ref(string): the same kernels.
+  for (const char* op : {"HashTable", "MutableHashTable", "MutableHashTableOfTensors"})
+    r.add(make_kernel_def<TableOp>(op, "CPU"));
+  r.add(make_kernel_def<FindOp>("LookupTableFind", "CPU"));
+  r.add(make_kernel_def<InsertOp<false>>("LookupTableInsert", "CPU"));
+  r.add(make_kernel_def<InsertOp<true>>("LookupTableImport", "CPU"));
+  r.add(make_kernel_def<SizeOp>("LookupTableSize", "CPU"));
+  r.add(make_kernel_def<ExportOp>("LookupTableExport", "CPU"));
+  r.add(make_kernel_def<InitializeTableOp>("InitializeTable", "CPU"));
+  r.add(make_kernel_def<InitializeTableFromTextFileOp>("InitializeTableFromTextFile", "CPU"));
 }
 
 }  // namespace detail

@@ -15,6 +15,11 @@ namespace af {
 
 namespace {
 
+// The op's V2 name: TensorFlow's first table ops (HashTable, InitializeTable,
+// LookupTableFind, ...) take and give Ref(string) handles where the V2 ones use resources; here
+// both forms are the same op.
+std::string v2_op(const std::string& op) { return op.ends_with("V2") ? op : op + "V2"; }
+
 Status check_handle(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(0, DType::resource));
   return detail::with_rank(c.input_shapes[0], 0);
@@ -23,12 +28,13 @@ Status check_handle(InferenceContext& c) {
 // The value shape a table op records as its handle's data (TensorFlow's MutableHashTableShape
 // and MutableDenseHashTableShape; HashTableV2 records none).
 PartialShape table_value_shape(InferenceContext& c) {
-  if (c.node.op == "HashTableV2") return PartialShape::unknown();
-  if (c.node.op == "MutableDenseHashTableV2" &&
+  const std::string op = v2_op(c.node.op);
+  if (op == "HashTableV2") return PartialShape::unknown();
+  if (op == "MutableDenseHashTableV2" &&
       !(c.input_shapes[0].rank_known() && c.input_shapes[0].rank() == 0))
     return PartialShape::unknown();  // vector keys: the value shape alone says too little
   PartialShape value_shape(Shape{});
-  if (c.node.op != "MutableHashTableV2") c.get_attr("value_shape", &value_shape);
+  if (op != "MutableHashTableV2") c.get_attr("value_shape", &value_shape);
   return value_shape;
 }
 
@@ -38,14 +44,14 @@ Status infer_table(InferenceContext& c) {
   DType key = DType::invalid, value = DType::invalid;
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("key_dtype", &key));
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("value_dtype", &value));
-  if (c.node.op == "MutableDenseHashTableV2") {
+  if (v2_op(c.node.op) == "MutableDenseHashTableV2") {
     ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
     ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(0, key));
     ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(1, key));
   } else {
     ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(0));
   }
-  c.add_output(DType::resource, PartialShape(Shape{}));
+  c.add_output(DType::resource, PartialShape(Shape{}), !c.node.op.ends_with("V2"));
   c.output_handle_shapes = {table_value_shape(c)};
   return {};
 }
@@ -178,6 +184,17 @@ void register_lookup_ops(OpRegistry& r) {
   r.add({"LookupTableRemoveV2", infer_change, true});
   r.add({"LookupTableSizeV2", infer_size, true});
   r.add({"LookupTableExportV2", infer_export, true});
+  // The first forms (Ref(string) handles; MutableDenseHashTable's, which lacks deleted_key,
+  // TensorFlow no longer runs).
+  for (const char* op : {"HashTable", "MutableHashTable", "MutableHashTableOfTensors"})
+    r.add({op, infer_table, true});
+  r.add({"InitializeTable", infer_initialize, true, {0}});
+  r.add({"InitializeTableFromTextFile", infer_text_file_init, true, {0}});
+  r.add({"LookupTableFind", infer_find, true, {0}});
+  r.add({"LookupTableInsert", infer_change, true, {0}});
+  r.add({"LookupTableImport", infer_change, true, {0}});
+  r.add({"LookupTableSize", infer_size, true, {0}});
+  r.add({"LookupTableExport", infer_export, true, {0}});
 }
 
 }  // namespace detail
