@@ -352,6 +352,16 @@ inline StatelessKeyCounter generate_stateless_key(std::uint64_t seed0, std::uint
   return out;
 }
 
+/// GenerateKey with the seed check of every stateless V1 kernel: "seed must have shape [2],
+/// not [3]"; int32 seeds widen with their sign, as TensorFlow's static_cast<uint64>.
+inline Status key_from_seed(const Tensor& seed, StatelessKeyCounter* out) {
+  if (seed.rank() != 1 || seed.shape().dim(0) != 2)
+    return invalid_argument("seed must have shape [2], not " + seed.shape().to_string());
+  const std::vector<std::int64_t> s = index_values(seed);
+  *out = generate_stateless_key(static_cast<std::uint64_t>(s[0]), static_cast<std::uint64_t>(s[1]));
+  return {};
+}
+
 // -- the kernels' inputs ----------------------------------------------------------------------
 
 /// tensor::MakeShape: the output shape of a random op from `t`, a 1-D int32/int64 tensor.

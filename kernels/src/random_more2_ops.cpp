@@ -1,5 +1,6 @@
 // RandomGamma's derivative RandomGammaGrad (cwise_op_random_grad.cc), the Poisson samplers
-// RandomPoisson and RandomPoissonV2 (random_poisson_op.cc) and ParameterizedTruncatedNormal
+// RandomPoisson and RandomPoissonV2 (random_poisson_op.cc) and StatelessRandomPoisson
+// (stateless_random_ops.cc), and ParameterizedTruncatedNormal
 // (parameterized_truncated_normal_op.cc): CPU kernels with TensorFlow's checks and messages;
 // their definitions are in ops/src/defs/random_more2_ops.cpp.
 //
@@ -66,6 +67,68 @@ using RandomGammaGradOp = cwise::BinaryOp<GammaSampleDerAlphaFn, T>;
 // exp(-rate), rate >= 10 uses Hormann's transformed rejection (pairs of uniforms). Output i
 // draws from the generator skipped by 256 * i calls; uniforms come two per call, used last
 // first (TensorFlow's `uniform_result[--uniform_remaining]`).
+constexpr std::uint64_t kPoissonSamplesPerOutput = 256;
+
+// One sample for `rate` from the generator of its output (TensorFlow computes the per-rate
+// constants once per rate; the same values).
+template <class U>
+double poisson_draw(double rate, PhiloxRandom& gen) {
+  const auto highest = static_cast<double>(std::numeric_limits<U>::max());
+  std::array<double, 2> uniform_result{};
+  int uniform_remaining = 0;
+  auto uniform = [&] {
+    if (uniform_remaining == 0) {
+      uniform_remaining = 2;
+      uniform_result = PhiloxUniform<double>{}.draw(gen);
+    }
+    return uniform_result[static_cast<std::size_t>(--uniform_remaining)];
+  };
+  if (rate < 10) {
+    // Knuth: the least x with u_0 * ... * u_x <= exp(-rate) (0 for a rate <= 0).
+    const double exp_neg_rate = std::exp(-rate);
+    double prod = 1;
+    double x = 0;
+    while (true) {
+      prod = prod * uniform();
+      if (prod <= exp_neg_rate && x <= highest) return x;
+      x += 1;
+    }
+  }
+  // Hormann's transformed rejection, G(u) = (2a / (0.5 - |u|) + b) u + rate + 0.43.
+  const double log_rate = std::log(rate);
+  const double b = 0.931 + 2.53 * std::sqrt(rate);
+  const double a = -0.059 + 0.02483 * b;
+  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
+  while (true) {
+    double u = uniform();
+    u -= 0.5;
+    const double v = uniform();
+    const double u_shifted = 0.5 - std::fabs(u);
+    const double k = std::floor((2 * a / u_shifted + b) * u + rate + 0.43);
+    if (k > highest) continue;  // retried, as TensorFlow, rather than overflow U
+    if (u_shifted >= 0.07 && v <= 0.9277 - 3.6224 / (b - 2)) return k;
+    if (k < 0 || (u_shifted < 0.013 && v > u_shifted)) continue;
+    const double s = std::log(v * inv_alpha / (a / (u_shifted * u_shifted) + b));
+    const double t = -rate + k * log_rate - Eigen::numext::lgamma(k + 1);
+    if (s <= t) return k;
+  }
+}
+
+// PoissonFunctor: `samples` ([s..., r...]) filled with num_samples draws per rate from `rng`,
+// output i from the generator skipped by 256 * i calls.
+template <class T, class U>
+void poisson_fill(const PhiloxRandom& rng, const T* rate_flat, Index num_rate, Index num_samples,
+                  U* samples) {
+  for (Index output_idx = 0; output_idx < num_samples * num_rate; ++output_idx) {
+    const Index rate_idx = output_idx / num_samples;
+    const Index sample_idx = output_idx % num_samples;
+    PhiloxRandom gen = rng;
+    gen.skip(kPoissonSamplesPerOutput * static_cast<std::uint64_t>(output_idx));
+    samples[sample_idx * num_rate + rate_idx] =
+        static_cast<U>(poisson_draw<U>(static_cast<double>(rate_flat[rate_idx]), gen));
+  }
+}
+
 template <class T, class U>
 class RandomPoissonOp : public StatusKernel {
  public:
@@ -87,74 +150,48 @@ class RandomPoissonOp : public StatusKernel {
     if (num_samples == 0) return {};
     const Index num_rate = rate_t.num_elements();
     // ReserveRandomOutputs(num_samples * num_rate, 256).
-    PhiloxRandom rng = generator_.reserve_samples128(
-        static_cast<std::uint64_t>(num_samples * num_rate) * kReservedSamplesPerOutput);
-    const T* rate_flat = rate_t.data<T>();
-    U* samples = out.data<U>();
-    for (Index output_idx = 0; output_idx < num_samples * num_rate; ++output_idx) {
-      const Index rate_idx = output_idx / num_samples;
-      const Index sample_idx = output_idx % num_samples;
-      PhiloxRandom gen = rng;
-      gen.skip(kReservedSamplesPerOutput * static_cast<std::uint64_t>(output_idx));
-      samples[sample_idx * num_rate + rate_idx] =
-          static_cast<U>(draw(static_cast<double>(rate_flat[rate_idx]), gen));
-    }
+    const PhiloxRandom rng = generator_.reserve_samples128(
+        static_cast<std::uint64_t>(num_samples * num_rate) * kPoissonSamplesPerOutput);
+    poisson_fill(rng, rate_t.data<T>(), num_rate, num_samples, out.data<U>());
     return {};
   }
 
  private:
-  static constexpr std::uint64_t kReservedSamplesPerOutput = 256;
-
-  // One sample for `rate` from the generator of its output (TensorFlow computes the per-rate
-  // constants once per rate; the same values).
-  static double draw(double rate, PhiloxRandom& gen) {
-    const auto highest = static_cast<double>(std::numeric_limits<U>::max());
-    std::array<double, 2> uniform_result{};
-    int uniform_remaining = 0;
-    auto uniform = [&] {
-      if (uniform_remaining == 0) {
-        uniform_remaining = 2;
-        uniform_result = PhiloxUniform<double>{}.draw(gen);
-      }
-      return uniform_result[static_cast<std::size_t>(--uniform_remaining)];
-    };
-    if (rate < 10) {
-      // Knuth: the least x with u_0 * ... * u_x <= exp(-rate) (0 for a rate <= 0).
-      const double exp_neg_rate = std::exp(-rate);
-      double prod = 1;
-      double x = 0;
-      while (true) {
-        prod = prod * uniform();
-        if (prod <= exp_neg_rate && x <= highest) return x;
-        x += 1;
-      }
-    }
-    // Hormann's transformed rejection, G(u) = (2a / (0.5 - |u|) + b) u + rate + 0.43.
-    const double log_rate = std::log(rate);
-    const double b = 0.931 + 2.53 * std::sqrt(rate);
-    const double a = -0.059 + 0.02483 * b;
-    const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
-    while (true) {
-      double u = uniform();
-      u -= 0.5;
-      const double v = uniform();
-      const double u_shifted = 0.5 - std::fabs(u);
-      const double k = std::floor((2 * a / u_shifted + b) * u + rate + 0.43);
-      if (k > highest) continue;  // retried, as TensorFlow, rather than overflow U
-      if (u_shifted >= 0.07 && v <= 0.9277 - 3.6224 / (b - 2)) return k;
-      if (k < 0 || (u_shifted < 0.013 && v > u_shifted)) continue;
-      const double s = std::log(v * inv_alpha / (a / (u_shifted * u_shifted) + b));
-      const double t = -rate + k * log_rate - Eigen::numext::lgamma(k + 1);
-      if (s <= t) return k;
-    }
-  }
-
   detail::GuardedPhiloxRandom generator_;
 };
 
 // RandomPoisson: one type for the rate and the samples (attr dtype).
 template <class T>
 using RandomPoissonV1Op = RandomPoissonOp<T, T>;
+
+// StatelessRandomPoisson(shape, seed, lam) (stateless_random_ops.cc): samples of shape
+// `shape`, which must end with lam's shape, from the seed's generator, as RandomPoisson draws
+// (lam of attr Rtype, T here; the samples of attr dtype, U).
+template <class T, class U>
+class StatelessRandomPoissonOp : public StatusKernel {
+ public:
+  using StatusKernel::StatusKernel;
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    Shape shape;
+    ACTORFLOW_RETURN_IF_ERROR(shape_from_tensor(ctx.input(0), &shape));
+    detail::StatelessKeyCounter kc;
+    ACTORFLOW_RETURN_IF_ERROR(detail::key_from_seed(ctx.input(1), &kc));
+    Tensor& out = ctx.allocate_output(0, dtype_of_v<U>, shape);
+    if (shape.num_elements() == 0) return {};
+    const Tensor& rate_t = ctx.input(2);
+    const Shape& rate = rate_t.shape();
+    bool ends = rate.rank() <= shape.rank();
+    for (int i = 0; ends && i < rate.rank(); ++i)
+      ends = shape.dim(shape.rank() - rate.rank() + i) == rate.dim(i);
+    if (!ends) return invalid_argument("Shape passed in must end with broadcasted shape.");
+    const Index num_rate = rate_t.num_elements();
+    poisson_fill(kc.generator(), rate_t.data<T>(), num_rate, shape.num_elements() / num_rate,
+                 out.data<U>());
+    return {};
+  }
+};
 
 // -- ParameterizedTruncatedNormal --------------------------------------------------------------
 
@@ -337,6 +374,17 @@ void register_poisson_v2_all(KernelRegistry& r) {
   (register_poisson_v2<Ts, float, double, std::int32_t, std::int64_t>(r), ...);
 }
 
+// StatelessRandomPoisson for a lam of type T and samples of each of Us.
+template <class T, class... Us>
+void register_stateless_poisson(KernelRegistry& r) {
+  (r.add(make_kernel_def<StatelessRandomPoissonOp<T, Us>>("StatelessRandomPoisson", "CPU",
+                                                          {{"T", kIndexTypes},
+                                                           {"Tseed", kIndexTypes},
+                                                           {"Rtype", {dtype_of_v<T>}},
+                                                           {"dtype", {dtype_of_v<Us>}}})),
+   ...);
+}
+
 }  // namespace
 
 namespace detail {
@@ -346,6 +394,10 @@ void register_random_more2_kernels(KernelRegistry& r) {
   register_for_types_on<RandomPoissonV1Op, float, double>(r, "RandomPoisson", "dtype",
                                                           {{"S", kIndexTypes}});
   register_poisson_v2_all<float, double, std::int32_t, std::int64_t>(r);
+  register_stateless_poisson<float, float, double, std::int32_t, std::int64_t>(r);
+  register_stateless_poisson<double, float, double, std::int32_t, std::int64_t>(r);
+  register_stateless_poisson<std::int32_t, float, double, std::int32_t, std::int64_t>(r);
+  register_stateless_poisson<std::int64_t, float, double, std::int32_t, std::int64_t>(r);
   register_for_types_on<ParameterizedTruncatedNormalOp, float, double>(
       r, "ParameterizedTruncatedNormal", "dtype", {{"T", kIndexTypes}});
 }

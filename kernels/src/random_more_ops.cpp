@@ -4,8 +4,8 @@
 // (StatelessRandomUniformV2, StatelessRandomNormalV2, StatelessTruncatedNormalV2,
 // StatelessRandomUniformIntV2, StatelessRandomUniformFullIntV2) and the ops that make the key
 // and counter (StatelessRandomGetKeyCounterAlg, StatelessRandomGetKeyCounter,
-// StatelessRandomGetAlg), and the stateful RandomGamma. CPU kernels with TensorFlow's checks
-// and messages (stateless_random_ops.cc, stateless_random_ops_v2.cc,
+// StatelessRandomGetAlg), the stateful RandomGamma and StatelessRandomGammaV2/V3. CPU kernels with
+// TensorFlow's checks and messages (stateless_random_ops.cc, stateless_random_ops_v2.cc,
 // stateless_random_ops_v2_util.h, multinomial_op.cc, random_op.cc); their definitions are in
 // ops/src/defs/random_more_ops.cpp.
 //
@@ -33,6 +33,7 @@ namespace {
 
 using detail::Index;
 using detail::index_values;
+using detail::key_from_seed;
 using detail::kIndexTypes;
 using detail::PhiloxNormal;
 using detail::PhiloxTruncatedNormal;
@@ -50,17 +51,6 @@ constexpr std::int32_t kRngAlgAutoSelect = 3;
 // RNG_KEY_SIZE and RNG_MAX_COUNTER_SIZE: the lengths of the key and counter tensors.
 constexpr Index kRngKeySize = 1;
 constexpr Index kRngMaxCounterSize = 2;
-
-// GenerateKey with the seed check of every V1 kernel: "seed must have shape [2], not [3]".
-Status key_from_seed(const Tensor& seed, StatelessKeyCounter* out) {
-  if (seed.rank() != 1 || seed.shape().dim(0) != 2)
-    return invalid_argument("seed must have shape [2], not " + seed.shape().to_string());
-  const std::vector<std::int64_t> s = index_values(seed);
-  // int32 seeds widen with their sign, as TensorFlow's static_cast<uint64>.
-  *out = detail::generate_stateless_key(static_cast<std::uint64_t>(s[0]),
-                                        static_cast<std::uint64_t>(s[1]));
-  return {};
-}
 
 // GetKeyCounterAlgFromInputs: the algorithm (input `alg_at`, an int32 scalar; auto-select
 // means Philox) and CheckKeyCounterShape. TensorFlow asks for a counter of at least `alg`
@@ -271,15 +261,73 @@ class GetAlgOp : public OpKernel {
   }
 };
 
-// -- RandomGamma (random_op.cc RandomGammaOp) -------------------------------------------------
+// -- RandomGamma (random_op.cc RandomGammaOp), StatelessRandomGammaV2/V3 -----------------------
+
+// Each output reserves this many Philox calls: output i starts at the generator skipped by
+// 256 * i, so the values do not depend on TensorFlow's sharding.
+constexpr std::uint64_t kGammaSamplesPerOutput = 256;
+
+// One Gamma(alpha, 1) sample from the generator of its output: Marsaglia and Tsang's
+// transformation-rejection from double normals and uniforms; alpha < 1 boosted by one and
+// scaled by u^(1/alpha); alpha == 1 an exponential, -log1p(-u). Normals and uniforms come two
+// per call and are used last first, as TensorFlow's `result[--remaining]` (its SampleBuffer).
+double gamma_draw(double alpha, PhiloxRandom& gen) {
+  std::array<double, 2> uniform_result{}, norm_result{};
+  int uniform_remaining = 0, norm_remaining = 0;
+  auto uniform = [&] {
+    if (uniform_remaining == 0) {
+      uniform_remaining = 2;
+      uniform_result = detail::PhiloxUniform<double>{}.draw(gen);
+    }
+    return uniform_result[static_cast<std::size_t>(--uniform_remaining)];
+  };
+  if (alpha == 1.0) return -std::log1p(-uniform());
+  const bool alpha_less_than_one = alpha < 1;
+  const double d = alpha + (alpha_less_than_one ? 2.0 / 3 : -1.0 / 3);
+  const double c = 1.0 / 3 / std::sqrt(d);
+  while (true) {
+    if (norm_remaining == 0) {
+      norm_remaining = 2;
+      norm_result = detail::PhiloxNormal<double>{}.draw(gen);
+    }
+    const double x = norm_result[static_cast<std::size_t>(--norm_remaining)];
+    double v = 1 + c * x;
+    if (v <= 0) continue;
+    v = v * v * v;
+    const double u = uniform();
+    // The squeeze first, then the log test (TensorFlow's order of evaluation).
+    if ((u < 1 - 0.0331 * (x * x) * (x * x)) ||
+        (std::log(u) < 0.5 * x * x + d * (1 - v + std::log(v)))) {
+      double res = d * v;
+      if (alpha_less_than_one) res *= std::pow(uniform(), 1 / alpha);
+      return res;
+    }
+  }
+}
+
+// Fills `samples` ([s..., a...]) with samples_per_alpha draws per alpha from `rng`.
+template <class T>
+void gamma_fill(const PhiloxRandom& rng, const T* alpha_flat, Index num_alphas,
+                Index samples_per_alpha, T* samples) {
+  for (Index output_idx = 0; output_idx < samples_per_alpha * num_alphas; ++output_idx) {
+    const Index alpha_idx = output_idx / samples_per_alpha;
+    const Index sample_idx = output_idx % samples_per_alpha;
+    PhiloxRandom gen = rng;
+    gen.skip(kGammaSamplesPerOutput * static_cast<std::uint64_t>(output_idx));
+    // float16 and bfloat16 through float, as Eigen's conversions.
+    if constexpr (is_half_like_v<T>) {
+      const double sample =
+          gamma_draw(static_cast<double>(static_cast<float>(alpha_flat[alpha_idx])), gen);
+      samples[sample_idx * num_alphas + alpha_idx] = T(static_cast<float>(sample));
+    } else {
+      const double sample = gamma_draw(static_cast<double>(alpha_flat[alpha_idx]), gen);
+      samples[sample_idx * num_alphas + alpha_idx] = static_cast<T>(sample);
+    }
+  }
+}
 
 // RandomGamma(shape, alpha; seed, seed2): samples of shape `shape + alpha.shape`, output
-// [s..., a...] drawn with alpha[a] (Marsaglia and Tsang's transformation-rejection from
-// double normals and uniforms; alpha < 1 boosted by one and scaled by u^(1/alpha); alpha == 1
-// an exponential, -log1p(-u)). Each run reserves 256 Philox calls per output and output i
-// starts at the generator skipped by 256 * i, so the values do not depend on TensorFlow's
-// sharding. Normals and uniforms come two per call and are used last first, as TensorFlow's
-// `result[--remaining]`.
+// [s..., a...] drawn with alpha[a]; each run reserves 256 Philox calls per output.
 template <class T>
 class RandomGammaOp : public StatusKernel {
  public:
@@ -304,61 +352,64 @@ class RandomGammaOp : public StatusKernel {
     Tensor& out = ctx.allocate_output(0, dtype_of_v<T>, Shape(std::move(dims)));
     if (out.num_elements() == 0) return {};
     const Index num_alphas = alpha_t.num_elements();
-    PhiloxRandom rng = generator_.reserve_samples128(
-        static_cast<std::uint64_t>(samples_per_alpha * num_alphas) * kReservedSamplesPerOutput);
-    const T* alpha_flat = alpha_t.data<T>();
-    T* samples = out.data<T>();
-    for (Index output_idx = 0; output_idx < samples_per_alpha * num_alphas; ++output_idx) {
-      const Index alpha_idx = output_idx / samples_per_alpha;
-      const Index sample_idx = output_idx % samples_per_alpha;
-      PhiloxRandom gen = rng;
-      gen.skip(kReservedSamplesPerOutput * static_cast<std::uint64_t>(output_idx));
-      const double sample = draw(static_cast<double>(alpha_flat[alpha_idx]), gen);
-      samples[sample_idx * num_alphas + alpha_idx] = static_cast<T>(sample);
-    }
+    const PhiloxRandom rng = generator_.reserve_samples128(
+        static_cast<std::uint64_t>(samples_per_alpha * num_alphas) * kGammaSamplesPerOutput);
+    gamma_fill(rng, alpha_t.data<T>(), num_alphas, samples_per_alpha, out.data<T>());
     return {};
   }
 
  private:
-  static constexpr std::uint64_t kReservedSamplesPerOutput = 256;
-
-  // One sample for `alpha` from the generator of its output.
-  static double draw(double alpha, PhiloxRandom& gen) {
-    std::array<double, 2> uniform_result{}, norm_result{};
-    int uniform_remaining = 0, norm_remaining = 0;
-    auto uniform = [&] {
-      if (uniform_remaining == 0) {
-        uniform_remaining = 2;
-        uniform_result = detail::PhiloxUniform<double>{}.draw(gen);
-      }
-      return uniform_result[static_cast<std::size_t>(--uniform_remaining)];
-    };
-    if (alpha == 1.0) return -std::log1p(-uniform());
-    const bool alpha_less_than_one = alpha < 1;
-    const double d = alpha + (alpha_less_than_one ? 2.0 / 3 : -1.0 / 3);
-    const double c = 1.0 / 3 / std::sqrt(d);
-    while (true) {
-      if (norm_remaining == 0) {
-        norm_remaining = 2;
-        norm_result = detail::PhiloxNormal<double>{}.draw(gen);
-      }
-      const double x = norm_result[static_cast<std::size_t>(--norm_remaining)];
-      double v = 1 + c * x;
-      if (v <= 0) continue;
-      v = v * v * v;
-      const double u = uniform();
-      // The squeeze first, then the log test (TensorFlow's order of evaluation).
-      if ((u < 1 - 0.0331 * (x * x) * (x * x)) ||
-          (std::log(u) < 0.5 * x * x + d * (1 - v + std::log(v)))) {
-        double res = d * v;
-        if (alpha_less_than_one) res *= std::pow(uniform(), 1 / alpha);
-        return res;
-      }
-    }
-  }
-
   detail::GuardedPhiloxRandom generator_;
 };
+
+// StatelessRandomGammaV2(shape, seed, alpha) and StatelessRandomGammaV3(shape, key, counter,
+// alg, alpha) (stateless_random_gamma_op.cc): samples of shape `shape`, which must end with
+// alpha's shape, from the generator of the seed (or key and counter), as RandomGamma draws.
+template <class T, bool V3>
+class StatelessRandomGammaOp : public StatusKernel {
+ public:
+  using StatusKernel::StatusKernel;
+
+ protected:
+  Status run(OpKernelContext& ctx) override {
+    Shape shape;
+    ACTORFLOW_RETURN_IF_ERROR(shape_from_tensor(ctx.input(0), &shape));
+    StatelessKeyCounter kc;
+    if constexpr (V3) {
+      std::int32_t alg = 0;
+      ACTORFLOW_RETURN_IF_ERROR(key_counter_alg(ctx, 1, &kc, &alg));
+      ACTORFLOW_RETURN_IF_ERROR(check_philox(alg));
+    } else {
+      ACTORFLOW_RETURN_IF_ERROR(key_from_seed(ctx.input(1), &kc));
+    }
+    Tensor& out = ctx.allocate_output(0, dtype_of_v<T>, shape);
+    if (shape.num_elements() == 0) return {};
+    const Tensor& alpha_t = ctx.input(V3 ? 4 : 2);
+    if (!ends_with(shape, alpha_t.shape()))
+      return invalid_argument("Shape passed in must end with broadcasted shape.");
+    const Index num_alphas = alpha_t.num_elements();
+    if (num_alphas <= 0)
+      return invalid_argument("Input alpha should have non-zero element count, got: " +
+                              std::to_string(num_alphas));
+    gamma_fill(kc.generator(), alpha_t.data<T>(), num_alphas, shape.num_elements() / num_alphas,
+               out.data<T>());
+    return {};
+  }
+
+ private:
+  // TensorShapeUtils::EndsWith.
+  static bool ends_with(const Shape& shape, const Shape& suffix) {
+    if (suffix.rank() > shape.rank()) return false;
+    for (int i = 0; i < suffix.rank(); ++i)
+      if (shape.dim(shape.rank() - suffix.rank() + i) != suffix.dim(i)) return false;
+    return true;
+  }
+};
+
+template <class T>
+using StatelessGammaV2Op = StatelessRandomGammaOp<T, false>;
+template <class T>
+using StatelessGammaV3Op = StatelessRandomGammaOp<T, true>;
 
 template <class T>
 using UniformOp = StatelessRandomOp<UniformFill, T>;
@@ -403,6 +454,10 @@ void register_random_more_kernels(KernelRegistry& r) {
                                          {{"Tseed", kIndexTypes}}));
   r.add(make_kernel_def<GetAlgOp>("StatelessRandomGetAlg", "CPU", {}));
   register_for_types_on<RandomGammaOp, float, double>(r, "RandomGamma", "T", {{"S", kIndexTypes}});
+  register_for_types_on<StatelessGammaV2Op, float, double, half_t, bfloat16_t>(
+      r, "StatelessRandomGammaV2", "dtype", {{"T", kIndexTypes}, {"Tseed", kIndexTypes}});
+  register_for_types_on<StatelessGammaV3Op, float, double, half_t, bfloat16_t>(
+      r, "StatelessRandomGammaV3", "dtype", {{"shape_dtype", kIndexTypes}});
 }
 
 }  // namespace detail

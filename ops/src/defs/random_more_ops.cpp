@@ -1,6 +1,7 @@
 // The definitions of the stateless random ops (TensorFlow's stateless_random_ops.cc and
 // stateless_random_ops_v2.cc shape functions: StatelessShape, StatelessShapeV2, the
-// multinomial's and the key/counter ops'), RandomGamma's (random_ops.cc), and the builders
+// multinomial's and the key/counter ops', StatelessRandomGammaV2/V3's and
+// StatelessRandomPoisson's), RandomGamma's (random_ops.cc), and the builders
 // tf.random.stateless_uniform, stateless_normal, stateless_truncated_normal and
 // stateless_categorical (tf.random.gamma's is in random_more2_ops.cpp). Their CPU kernels are in
 // kernels/src/random_more_ops.cpp; the stateless ops are not differentiable
@@ -185,6 +186,40 @@ Status infer_random_gamma(InferenceContext& c) {
   return {};
 }
 
+// StatelessRandomGammaV2(shape: T, seed: Tseed, alpha: dtype), StatelessRandomGammaV3(shape:
+// shape_dtype, key, counter, alg, alpha: dtype) and StatelessRandomPoisson(shape: T, seed:
+// Tseed, lam: Rtype) -> dtype: the shape input's value (StatelessShape / StatelessShapeV2).
+Status infer_stateless_sampler(InferenceContext& c) {
+  const bool v3 = c.node.op == "StatelessRandomGammaV3";
+  const bool poisson = c.node.op == "StatelessRandomPoisson";
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(v3 ? 5 : 3));
+  DType dtype = DType::invalid;
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &dtype));
+  const std::vector<DType> numbers = {DType::float16, DType::float32, DType::float64, DType::int32,
+                                      DType::int64};
+  if (poisson) {
+    ACTORFLOW_RETURN_IF_ERROR(
+        check_attr_type(dtype, "dtype", numbers, "half, float, double, int32, int64"));
+    ACTORFLOW_RETURN_IF_ERROR(
+        check_attr_type(c.input_types[2], "Rtype", numbers, "half, float, double, int32, int64"));
+  } else {
+    ACTORFLOW_RETURN_IF_ERROR(
+        check_attr_type(dtype, "dtype", kStatelessFloatTypes, kStatelessFloatNames));
+    if (c.input_types[v3 ? 4 : 2] != dtype)
+      return invalid_argument(
+          cwise::fixed_type_mismatch_message(c.node.op, "alpha", c.input_types[v3 ? 4 : 2], dtype));
+  }
+  ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[0], v3 ? "shape_dtype" : "T"));
+  if (v3)
+    ACTORFLOW_RETURN_IF_ERROR(check_key_counter_alg(c));
+  else
+    ACTORFLOW_RETURN_IF_ERROR(check_seed(c, 1));
+  PartialShape shape;
+  ACTORFLOW_RETURN_IF_ERROR(detail::shape_from_shape_tensor(c, 0, &shape));
+  c.add_output(dtype, std::move(shape));
+  return {};
+}
+
 Status infer_get_alg(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(0));
   c.add_output(DType::int32, PartialShape(Shape{}));
@@ -281,6 +316,9 @@ void register_random_more_ops(OpRegistry& r) {
   r.add({"StatelessRandomGetKeyCounter", infer_get_key_counter});
   r.add({"StatelessRandomGetAlg", infer_get_alg, true});
   r.add({"RandomGamma", infer_random_gamma, true});
+  for (const char* type :
+       {"StatelessRandomGammaV2", "StatelessRandomGammaV3", "StatelessRandomPoisson"})
+    r.add({type, infer_stateless_sampler});
 }
 
 }  // namespace detail

@@ -5,8 +5,9 @@
 // ComputeAccidentalHits (candidate_sampling_ops.py). The key/counter ops
 // (StatelessRandomGetKeyCounterAlg, StatelessRandomGetKeyCounter, StatelessRandomGetAlg),
 // RandomPoisson, RandomPoissonV2 and RandomGammaGrad have no entry, as in TensorFlow, so a
-// gradient through them fails with "No gradient defined". RandomGamma's is random_grad.py's
-// _RandomGammaGrad.
+// gradient through them fails with "No gradient defined"; StatelessRandomPoisson is not
+// differentiable. RandomGamma's is random_grad.py's _RandomGammaGrad, StatelessRandomGammaV2's
+// and V3's its _StatelessGammaGradAlpha.
 #include <cstdint>
 #include <vector>
 
@@ -22,16 +23,22 @@ using Grads = std::vector<Output>;
 
 // _RandomGammaGrad: with alpha reshaped to [1] * num_sample_dimensions + alpha.shape
 // (add_leading_unit_dimensions), sum(grad * RandomGammaGrad(alpha, sample)) over the sample
-// dimensions; the shape input gets none. Built after the gradient arrives
-// (control_dependencies([grad])).
-Grads random_gamma_grad(const Operation& op, const Grads& g) {
+// dimensions; only alpha (input `alpha_at`) gets a gradient. Built after the gradient arrives
+// (control_dependencies([grad])). The stateless forms (_StatelessGammaGradAlpha): alpha is the
+// shape's tail, so the sample dimensions are shape's length less alpha's rank.
+Grads gamma_grad(const Operation& op, const Grads& g, int alpha_at) {
   Graph& gr = op.graph();
-  const Output shape = input(op, 0), alpha = input(op, 1), sample = op.output(0);
+  const Output shape = input(op, 0), alpha = input(op, alpha_at), sample = op.output(0);
+  const bool stateless = alpha_at > 1;
   auto deps = gr.control_dependencies({g[0].op()});
-  // array_ops.shape(shape)[0].
-  const Output num_sample_dimensions =
+  // array_ops.shape(shape)[0] (less array_ops.rank(alpha)).
+  Output num_sample_dimensions =
       strided_slice(shape_of(shape, "Shape"), {0}, {1}, {1},
                     StridedSliceMasks{.shrink_axis_mask = 1}, "strided_slice");
+  if (stateless)
+    num_sample_dimensions =
+        binary("Sub", num_sample_dimensions,
+               gr.create_op("Rank", {alpha}, {{"T", alpha.dtype()}}, "Rank").output(0), "sub");
   // array_ops.ones([num_sample_dimensions], dtype=int32): Fill "ones" of Pack "ones/packed".
   const std::string ones_name = gr.unique_name("ones");
   Output packed, one;
@@ -49,7 +56,10 @@ Grads random_gamma_grad(const Operation& op, const Grads& g) {
   const Output partial_a =
       binary("RandomGammaGrad", alpha_broadcastable, sample, "RandomGammaGrad");
   const Output weighted = binary("Mul", g[0], partial_a, "mul");
-  return {Output(), sum_op(weighted, range(num_sample_dimensions, "range"), false, "Sum")};
+  Grads out(static_cast<std::size_t>(alpha_at) + 1);  // alpha is the last input
+  out[static_cast<std::size_t>(alpha_at)] =
+      sum_op(weighted, range(num_sample_dimensions, "range"), false, "Sum");
+  return out;
 }
 
 }  // namespace
@@ -60,13 +70,17 @@ void register_random_more_gradients(GradientRegistry& r) {
         "StatelessRandomUniformInt", "StatelessRandomUniformFullInt", "StatelessMultinomial",
         "StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2",
         "StatelessRandomUniformIntV2", "StatelessRandomUniformFullIntV2",
-        "ParameterizedTruncatedNormal",
+        "ParameterizedTruncatedNormal", "StatelessRandomPoisson",
         // candidate_sampling_ops.py
         "UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
         "ThreadUnsafeUnigramCandidateSampler", "FixedUnigramCandidateSampler",
         "AllCandidateSampler", "ComputeAccidentalHits"})
     r.add_not_differentiable(type);
-  r.add("RandomGamma", random_gamma_grad);
+  r.add("RandomGamma", [](const Operation& op, const Grads& g) { return gamma_grad(op, g, 1); });
+  r.add("StatelessRandomGammaV2",
+        [](const Operation& op, const Grads& g) { return gamma_grad(op, g, 2); });
+  r.add("StatelessRandomGammaV3",
+        [](const Operation& op, const Grads& g) { return gamma_grad(op, g, 4); });
 }
 
 }  // namespace af::detail
