@@ -362,6 +362,18 @@ inline Status key_from_seed(const Tensor& seed, StatelessKeyCounter* out) {
   return {};
 }
 
+/// The stateless samplers' check of their parameter (StatelessRandomGammaV2/V3's alpha,
+/// StatelessRandomPoisson's lam): the samples' shape must end with the parameter's
+/// (TensorShapeUtils::EndsWith), else InvalidArgument "Shape passed in must end with
+/// broadcasted shape.".
+inline Status check_ends_with(const Shape& shape, const Shape& parameter) {
+  bool ends = parameter.rank() <= shape.rank();
+  for (int i = 0; ends && i < parameter.rank(); ++i)
+    ends = shape.dim(shape.rank() - parameter.rank() + i) == parameter.dim(i);
+  if (!ends) return invalid_argument("Shape passed in must end with broadcasted shape.");
+  return {};
+}
+
 // -- the kernels' inputs ----------------------------------------------------------------------
 
 /// tensor::MakeShape: the output shape of a random op from `t`, a 1-D int32/int64 tensor.

@@ -181,11 +181,7 @@ class StatelessRandomPoissonOp : public StatusKernel {
     Tensor& out = ctx.allocate_output(0, dtype_of_v<U>, shape);
     if (shape.num_elements() == 0) return {};
     const Tensor& rate_t = ctx.input(2);
-    const Shape& rate = rate_t.shape();
-    bool ends = rate.rank() <= shape.rank();
-    for (int i = 0; ends && i < rate.rank(); ++i)
-      ends = shape.dim(shape.rank() - rate.rank() + i) == rate.dim(i);
-    if (!ends) return invalid_argument("Shape passed in must end with broadcasted shape.");
+    ACTORFLOW_RETURN_IF_ERROR(detail::check_ends_with(shape, rate_t.shape()));
     const Index num_rate = rate_t.num_elements();
     poisson_fill(kc.generator(), rate_t.data<T>(), num_rate, shape.num_elements() / num_rate,
                  out.data<U>());

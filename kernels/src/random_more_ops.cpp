@@ -385,8 +385,7 @@ class StatelessRandomGammaOp : public StatusKernel {
     Tensor& out = ctx.allocate_output(0, dtype_of_v<T>, shape);
     if (shape.num_elements() == 0) return {};
     const Tensor& alpha_t = ctx.input(V3 ? 4 : 2);
-    if (!ends_with(shape, alpha_t.shape()))
-      return invalid_argument("Shape passed in must end with broadcasted shape.");
+    ACTORFLOW_RETURN_IF_ERROR(detail::check_ends_with(shape, alpha_t.shape()));
     const Index num_alphas = alpha_t.num_elements();
     if (num_alphas <= 0)
       return invalid_argument("Input alpha should have non-zero element count, got: " +
@@ -394,15 +393,6 @@ class StatelessRandomGammaOp : public StatusKernel {
     gamma_fill(kc.generator(), alpha_t.data<T>(), num_alphas, shape.num_elements() / num_alphas,
                out.data<T>());
     return {};
-  }
-
- private:
-  // TensorShapeUtils::EndsWith.
-  static bool ends_with(const Shape& shape, const Shape& suffix) {
-    if (suffix.rank() > shape.rank()) return false;
-    for (int i = 0; i < suffix.rank(); ++i)
-      if (shape.dim(shape.rank() - suffix.rank() + i) != suffix.dim(i)) return false;
-    return true;
   }
 };
 
