@@ -293,7 +293,10 @@ class VariableShapeOp : public OpKernel {
 
 namespace detail {
 
+void register_session_tensor_kernels(KernelRegistry& r);  // session_tensor_ops.cpp
+
 void register_state_kernels(KernelRegistry& r) {
+  register_session_tensor_kernels(r);
   r.add(make_kernel_def<VariableOp<false>>("VariableV2", "CPU", {{"dtype", kVariableTypes}}));
   r.add(make_kernel_def<AssignOp>("Assign", "CPU", {{"T", kVariableTypes}}));
   r.add(make_kernel_def<AssignUpdateOp<true>>("AssignAdd", "CPU", {{"T", kNumberTypes}}));

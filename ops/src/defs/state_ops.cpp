@@ -104,7 +104,10 @@ Output assign_like(const char* type, const char* default_name, const Output& ref
 
 namespace detail {
 
+void register_session_tensor_ops(OpRegistry& r);  // session_tensor_ops.cpp
+
 void register_state_ops(OpRegistry& r) {
+  register_session_tensor_ops(r);
   r.add({"VariableV2",
          [](InferenceContext& c) -> Status {
            DType t = DType::invalid;

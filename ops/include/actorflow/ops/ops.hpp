@@ -144,6 +144,21 @@ Output is_variable_initialized(const Output& ref, std::string_view name = {});
 Output assign_add(const Output& ref, const Output& delta, std::string_view name = {});
 /// `tf.assign_sub(ref, delta)`: op AssignSub; outputs the new value.
 Output assign_sub(const Output& ref, const Output& delta, std::string_view name = {});
+/// `tf.compat.v1.get_session_handle(value)`: op GetSessionHandle (default name
+/// "GetSessionHandle"), keeps `value` in the session, on the op's device, and outputs its
+/// handle, a string scalar "<node>;<id>;<device>" that later runs feed to
+/// `get_session_tensor` (the tensor is kept when the op runs, whether or not the run fetches
+/// the handle, which TensorFlow requires).
+Output get_session_handle(const Output& value, std::string_view name = {});
+/// `tf.compat.v1.get_session_tensor`'s op: GetSessionTensor (default name
+/// "GetSessionTensor"), the kept tensor the string scalar `handle` names, of `dtype`. Place
+/// it on the handle's device. InvalidArgument "The tensor with handle 'h' is not in the
+/// session store." for a handle the session does not hold (deleted, or another session's).
+Output get_session_tensor(const Output& handle, DType dtype, std::string_view name = {});
+/// `tf.compat.v1.delete_session_tensor`'s op: DeleteSessionTensor (default name
+/// "DeleteSessionTensor"), drops the kept tensor `handle` names; fails as
+/// `get_session_tensor` for an unknown handle.
+Operation delete_session_tensor(const Output& handle, std::string_view name = {});
 /// `tf.count_up_to(ref, limit)`: op CountUpTo (default name "CountUpTo", colocated with the
 /// variable) on a scalar int32 or int64 variable: increments it and outputs the value
 /// before the increment. Once the value has reached `limit`, running the op fails with
