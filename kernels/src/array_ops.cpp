@@ -148,20 +148,23 @@ class PackOp : public OpKernel {
 
 // -- ConcatV2 -----------------------------------------------------------------------------
 
+// ConcatV2(values..., axis) and TensorFlow's first Concat(concat_dim, values...).
 class ConcatOp : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  explicit ConcatOp(OpKernelConstruction& c) : OpKernel(c), v1_(c.def.op == "Concat") {}
 
   void compute(OpKernelContext& ctx) override {
     const int n = ctx.num_inputs() - 1;
+    const int first_value = v1_ ? 1 : 0;
+    const auto value = [&](int i) -> const Tensor& { return ctx.input(first_value + i); };
     if (n < 1)
       return ctx.fail(invalid_argument("ConcatV2 needs at least one value" + node_suffix(name())));
-    const Tensor& axis_tensor = ctx.input(n);
+    const Tensor& axis_tensor = ctx.input(v1_ ? 0 : n);
     if (axis_tensor.num_elements() != 1 || axis_tensor.rank() != 0)
       return ctx.fail(
           invalid_argument("Concat dim tensor should be a scalar integer, but got shape " +
                            axis_tensor.shape().to_string() + node_suffix(name())));
-    const Tensor& first = ctx.input(0);
+    const Tensor& first = value(0);
     const int rank = first.rank();
     Index axis = index_values(axis_tensor)[0];
     if (axis < -rank || axis >= rank)
@@ -173,7 +176,7 @@ class ConcatOp : public OpKernel {
     const int ax = static_cast<int>(axis);
     Index axis_total = 0;
     for (int i = 0; i < n; ++i) {
-      const Shape& s = ctx.input(i).shape();
+      const Shape& s = value(i).shape();
       if (s.rank() != rank)
         return ctx.fail(
             invalid_argument("ConcatOp : Ranks of all input tensors should match: shape[0] = " +
@@ -181,10 +184,10 @@ class ConcatOp : public OpKernel {
                              "] = " + s.to_string() + node_suffix(name())));
       for (int d = 0; d < rank; ++d)
         if (d != ax && s.dim(d) != first.shape().dim(d))
-          return ctx.fail(
-              invalid_argument("ConcatOp : Dimensions of inputs should match: shape[0] = " +
-                               first.shape().to_string() + " vs. shape[" + std::to_string(i) +
-                               "] = " + s.to_string() + node_suffix(name())));
+          return ctx.fail(invalid_argument(
+              "ConcatOp : Dimension " + std::to_string(d) +
+              " in both shapes must be equal: shape[0] = " + first.shape().to_string() +
+              " vs. shape[" + std::to_string(i) + "] = " + s.to_string() + node_suffix(name())));
       axis_total += s.dim(ax);
     }
     std::vector<std::int64_t> dims = first.shape().dims();
@@ -197,12 +200,15 @@ class ConcatOp : public OpKernel {
     for (Index b = 0; b < before; ++b) {
       Index offset = b * row;
       for (int i = 0; i < n; ++i) {
-        const Index slab = ctx.input(i).shape().dim(ax) * after;
-        copy_elements(ctx.input(i), b * slab, out, offset, slab);
+        const Index slab = value(i).shape().dim(ax) * after;
+        copy_elements(value(i), b * slab, out, offset, slab);
         offset += slab;
       }
     }
   }
+
+ private:
+  bool v1_;
 };
 
 // -- Fill ---------------------------------------------------------------------------------
@@ -457,6 +463,7 @@ void register_array_kernels(KernelRegistry& r) {
                                    {{"T", detail::kMovableTypes}, {"Tshape", kIndexTypes}}));
   r.add(make_kernel_def<PackOp>("Pack", "CPU", {{"T", detail::kMovableTypes}}));
   r.add(make_kernel_def<ConcatOp>("ConcatV2", "CPU", {{"T", kValueTypes}, {"Tidx", kIndexTypes}}));
+  r.add(make_kernel_def<ConcatOp>("Concat", "CPU", {{"T", kValueTypes}}));
   r.add(make_kernel_def<FillOp>("Fill", "CPU", {{"T", kValueTypes}, {"index_type", kIndexTypes}}));
   r.add(make_kernel_def<CastOp>("Cast", "CPU", {{"SrcT", kCastTypes}, {"DstT", kCastTypes}}));
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes tests/data/tf_misc_ops: a GraphDef (graph.pb) of single ops TensorFlow's Python
-builds that the other fixtures do not hold, DecodeJSONExample (tf.io.decode_json_example) and
-EncodeJpegVariableQuality (tf.image.adjust_jpeg_quality's encoder), with reference.json: what
+builds that the other fixtures do not hold, DecodeJSONExample (tf.io.decode_json_example),
+EncodeJpegVariableQuality (tf.image.adjust_jpeg_quality's encoder) and the first Concat (the
+dimension before the values, as GraphDefs before TensorFlow 1.0 hold it, with tf.gradients
+through it), with reference.json: what
 a sequence of session runs gave, values or errors, for tests/conformance/misc_op_test.cpp.
 Never a dependency of the build or the tests.
 
@@ -38,12 +40,19 @@ def main(out):
             "name": tf.io.VarLenFeature(tf.string),
             "score": tf.io.VarLenFeature(tf.float32)})
         jpeg = tf.raw_ops.EncodeJpegVariableQuality(images=image, quality=quality, name="jpeg")
+        cx = tf1.placeholder(tf.float32, [None, None], name="cx")
+        cy = tf1.placeholder(tf.float32, [None, None], name="cy")
+        dim = tf1.placeholder(tf.int32, [], name="dim")
+        joined = tf.raw_ops.Concat(concat_dim=dim, values=[cx, cy], name="concat_v1")
+        weights = tf.reshape(tf.range(tf.size(joined), dtype=tf.float32), tf.shape(joined))
         # Binary strings travel as web-safe base64 (EncodeBase64 runs here too).
         ops = {
             "decode_json": tf.io.encode_base64(decoded, name="decode_json_b64"),
             "parsed": [parsed["age"].values, parsed["name"].values, parsed["score"].values],
             "jpeg": tf.io.encode_base64(jpeg, name="jpeg_b64"),
             "jpeg_pixels": tf.io.decode_jpeg(jpeg, name="jpeg_pixels"),
+            "concat_v1": joined,
+            "concat_v1_grads": tf.gradients(tf.reduce_sum(joined * weights), [cx, cy]),
         }
     gradient = [[[(x * 37 + y * 11 + c * 5) % 256 for c in range(3)] for x in range(9)]
                 for y in range(7)]
@@ -62,9 +71,17 @@ def main(out):
         ("jpeg", {"image": gradient, "quality": 101}),
         ("jpeg", {"image": gradient, "quality": [50]}),
         ("jpeg", {"image": [[[1, 2]]], "quality": 50}),
+        ("concat_v1", {"cx": [[1, 2], [3, 4]], "cy": [[5, 6]], "dim": 0}),
+        ("concat_v1", {"cx": [[1, 2], [3, 4]], "cy": [[5], [6]], "dim": 1}),
+        ("concat_v1", {"cx": [[1, 2], [3, 4]], "cy": [[5], [6]], "dim": -1}),
+        ("concat_v1", {"cx": [[1, 2], [3, 4]], "cy": [[5, 6]], "dim": 1}),
+        ("concat_v1", {"cx": [[1, 2], [3, 4]], "cy": [[5, 6]], "dim": 2}),
+        ("concat_v1_grads", {"cx": [[1, 2], [3, 4]], "cy": [[5, 6]], "dim": 0}),
+        ("concat_v1_grads", {"cx": [[1, 2], [3, 4]], "cy": [[5], [6]], "dim": 1}),
     ]
     with tf1.Session(graph=g) as sess:
-        steps = run_steps(sess, plan, ops, {"json": js, "image": image, "quality": quality})
+        steps = run_steps(sess, plan, ops, {"json": js, "image": image, "quality": quality,
+                                            "cx": cx, "cy": cy, "dim": dim})
     # protobuf's own words after TensorFlow's differ between its versions (and abseil spaces
     # them at random): the fixture keeps TensorFlow's prefix.
     for step in steps:

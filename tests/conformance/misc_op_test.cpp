@@ -1,6 +1,7 @@
 // Single ops of TensorFlow's Python that the other fixtures do not hold: DecodeJSONExample
-// (tf.io.decode_json_example) and EncodeJpegVariableQuality (tf.image.adjust_jpeg_quality's
-// encoder). tests/data/tf_misc_ops (scripts/peers/make_misc_op_fixtures.py) is TensorFlow's
+// (tf.io.decode_json_example), EncodeJpegVariableQuality (tf.image.adjust_jpeg_quality's
+// encoder) and the first Concat (the dimension first, in GraphDefs before TensorFlow 1.0) with
+// its gradient. tests/data/tf_misc_ops (scripts/peers/make_misc_op_fixtures.py) is TensorFlow's
 // graph of them with the values (binary strings as web-safe base64) and errors a sequence of
 // session runs gave, imported and run here to them; the builders make the same ops.
 #include <actorflow/actorflow.hpp>
@@ -19,8 +20,17 @@ using af::Output;
 using af::Shape;
 using af::Tensor;
 
-// A feed of make_misc_op_fixtures.py: JSON strings, an image ([h, w, c] uint8) or a quality.
+// A feed of make_misc_op_fixtures.py: JSON strings, an image ([h, w, c] uint8), a quality,
+// a concat dimension or the float matrices cx and cy.
 Tensor feed_of(const std::string& name, const nlohmann::json& v) {
+  if (name == "dim") return Tensor(v.get<std::int32_t>());
+  if (name == "cx" || name == "cy") {
+    std::vector<float> flat;
+    for (const auto& row : v)
+      for (const auto& x : row) flat.push_back(x.get<float>());
+    return Tensor::from_vector(
+        flat, Shape{static_cast<std::int64_t>(v.size()), static_cast<std::int64_t>(v[0].size())});
+  }
   if (name == "json")
     return Tensor::from_vector(v.get<std::vector<std::string>>(),
                                Shape{static_cast<std::int64_t>(v.size())});
@@ -42,10 +52,11 @@ Tensor feed_of(const std::string& name, const nlohmann::json& v) {
 BOOST_AUTO_TEST_SUITE(misc_op_test)
 
 // TensorFlow's graph: JSON Examples to the bytes TensorFlow wrote and back through
-// ParseExampleV2, JPEGs at several qualities to TensorFlow's bytes, and both ops' errors.
+// ParseExampleV2, JPEGs at several qualities to TensorFlow's bytes, Concat along each
+// dimension with its gradients, and the ops' errors.
 BOOST_AUTO_TEST_CASE(tensorflows_misc_ops_give_its_values, *boost::unit_test::timeout(60)) {
   af::test::replay_fixture("tf_misc_ops", "graph.pb", "reference.json",
-                           {"DecodeJSONExample", "EncodeJpegVariableQuality"}, feed_of);
+                           {"DecodeJSONExample", "EncodeJpegVariableQuality", "Concat"}, feed_of);
 }
 
 // The builders: a JSON Example decodes to the Example a parse reads back, and a JPEG encoded

@@ -187,6 +187,29 @@ Status infer_concat(InferenceContext& c) {
   return {};
 }
 
+// TensorFlow's first Concat(concat_dim: int32, values...): ConcatV2's inference with the
+// dimension moved behind the values.
+Status infer_concat_v1(InferenceContext& c) {
+  if (c.num_inputs() < 2)
+    return invalid_argument("Concat needs a dimension and at least one value");
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_input_type(0, DType::int32));
+  InferenceContext rotated = c;
+  const auto rotate = [](auto& v) {
+    if (!v.empty()) std::rotate(v.begin(), v.begin() + 1, v.end());
+  };
+  rotate(rotated.input_types);
+  rotate(rotated.input_shapes);
+  rotate(rotated.input_is_ref);
+  rotate(rotated.input_values);
+  if (rotated.input_handle_shapes.size() == rotated.input_types.size())
+    rotate(rotated.input_handle_shapes);
+  ACTORFLOW_RETURN_IF_ERROR(infer_concat(rotated));
+  c.output_types = rotated.output_types;
+  c.output_shapes = rotated.output_shapes;
+  c.output_is_ref = rotated.output_is_ref;
+  return {};
+}
+
 // -- Fill ---------------------------------------------------------------------------------
 
 Status infer_fill(InferenceContext& c) {
@@ -312,6 +335,7 @@ void register_array_ops(OpRegistry& r) {
   r.add({"Reshape", infer_reshape});
   r.add({"Pack", infer_pack});
   r.add({"ConcatV2", infer_concat});
+  r.add({"Concat", infer_concat_v1});
   r.add({"Fill", infer_fill});
   r.add({"Cast", infer_cast});
 }

@@ -29,49 +29,56 @@ Output reshape_to_input(const Operation& op, const Output& grad) {
   return reshape_op(grad, shape_of(input(op, 0), "Shape"), "Reshape");
 }
 
+// `_ConcatGrad` of ConcatV2 (values, then the axis) and of TensorFlow's first Concat (the
+// dimension, then the values): a slice of the gradient per value; the axis gets none.
 Grads concat_grad(const Operation& op, const Grads& g) {
-  const int n = static_cast<int>(op.node()->inputs().size()) - 1;  // values, then axis
+  const int n = static_cast<int>(op.node()->inputs().size()) - 1;
+  const bool v1 = op.type() == "Concat";
+  const int first_value = v1 ? 1 : 0;
+  const auto value = [&](int i) { return input(op, first_value + i); };
   Grads out(static_cast<std::size_t>(n) + 1);
+  const auto grad_of = [&](int i) -> Output& {
+    return out[static_cast<std::size_t>(first_value + i)];
+  };
   if (n == 1) {
-    out[0] = g[0];
+    grad_of(0) = g[0];
     return out;
   }
   Graph& gr = op.graph();
-  auto axis = constant_ints(input(op, n));
-  const PartialShape& first = input(op, 0).shape();
+  auto axis = constant_ints(input(op, v1 ? 0 : n));
+  const PartialShape& first = value(0).shape();
   if (!axis || !first.rank_known())
-    throw UnimplementedError(unimplemented("gradient of ConcatV2 '" + op.name() +
+    throw UnimplementedError(unimplemented("gradient of " + op.type() + " '" + op.name() +
                                            "' with an axis or rank unknown while building"));
   const int rank = first.rank();
   const std::int64_t dim = ((*axis)[0] % rank + rank) % rank;
   bool known = true;
-  for (int i = 0; i < n; ++i) known = known && input(op, i).shape().fully_defined();
+  for (int i = 0; i < n; ++i) known = known && value(i).shape().fully_defined();
   if (known) {
     // Offsets known while building: one Slice per input with Const begin and size.
     std::int64_t offset = 0;
     for (int i = 0; i < n; ++i) {
-      const auto& dims = input(op, i).shape().dims();
+      const auto& dims = value(i).shape().dims();
       std::vector<std::int64_t> begin(static_cast<std::size_t>(rank), 0);
       begin[static_cast<std::size_t>(dim)] = offset;
       offset += dims[static_cast<std::size_t>(dim)];
       Output b = int_constant(gr, begin, "Const");
       Output s = int_constant(gr, dims, "Const");
-      out[static_cast<std::size_t>(i)] =
-          gr.create_op("Slice", {g[0], b, s}, {{"T", g[0].dtype()}, {"Index", DType::int32}},
-                       "Slice")
-              .output(0);
+      grad_of(i) = gr.create_op("Slice", {g[0], b, s},
+                                {{"T", g[0].dtype()}, {"Index", DType::int32}}, "Slice")
+                       .output(0);
     }
     return out;
   }
   std::vector<Output> shapes;
-  for (int i = 0; i < n; ++i) shapes.push_back(shape_of(input(op, i), "Shape"));
+  for (int i = 0; i < n; ++i) shapes.push_back(shape_of(value(i), "Shape"));
   Output concat_dim = gr.constant(Tensor(static_cast<std::int32_t>(dim)), "mod");
   std::vector<Output> offset_inputs{concat_dim};
   offset_inputs.insert(offset_inputs.end(), shapes.begin(), shapes.end());
   Operation offsets = gr.create_op("ConcatOffset", offset_inputs,
                                    {{"N", static_cast<std::int64_t>(n)}}, "ConcatOffset");
   for (int i = 0; i < n; ++i)
-    out[static_cast<std::size_t>(i)] =
+    grad_of(i) =
         gr.create_op("Slice", {g[0], offsets.output(i), shapes[static_cast<std::size_t>(i)]},
                      {{"T", g[0].dtype()}, {"Index", DType::int32}}, "Slice")
             .output(0);
@@ -484,6 +491,7 @@ void register_array_gradients(GradientRegistry& r) {
   r.add("Squeeze",
         [](const Operation& op, const Grads& g) -> Grads { return {reshape_to_input(op, g[0])}; });
   r.add("ConcatV2", concat_grad);
+  r.add("Concat", concat_grad);
   r.add("Pack", pack_grad);
   r.add("Unpack", unpack_grad);
   r.add("Split", split_grad);
