@@ -24,13 +24,13 @@
 #include <vector>
 
 #include "actorflow/ops/array_ops.hpp"
+#include "actorflow/ops/detail/file_system.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/op_registry.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/stall_watch.hpp"
 #include "actorflow/queues/queues.hpp"
-#include "matching_paths.hpp"
 #include "record_io.hpp"
 #include "staging_wait.hpp"
 #include "tf_hash.hpp"
