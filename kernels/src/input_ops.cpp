@@ -267,6 +267,9 @@ void register_input_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<GatherOp>(
       "GatherV2", "CPU",
       {{"Tparams", kValueTypes}, {"Tindices", kIndexTypes}, {"Taxis", kIndexTypes}}));
+  // The first Gather: no axis input, axis 0.
+  r.add(make_kernel_def<GatherOp>("Gather", "CPU",
+                                  {{"Tparams", kValueTypes}, {"Tindices", kIndexTypes}}));
   r.add(make_kernel_def<RandomShuffleOp>("RandomShuffle", "CPU", {{"T", kValueTypes}}));
   r.add(make_kernel_def<CountUpToOp>("CountUpTo", "CPU", {{"T", kIndexTypes}}));
   r.add(make_kernel_def<CountUpToOp>("ResourceCountUpTo", "CPU", {{"T", kIndexTypes}}));

@@ -145,8 +145,60 @@ class SplitVOp : public OpKernel {
   std::int64_t num_split_ = 1;
 };
 
-// ReverseV2(tensor, axis): the listed axes reversed. Adjacent dimensions that are all
-// reversed or all kept fold into one; the innermost kept run is copied whole.
+// `in` reversed along the dimensions `flip` marks (ReverseV2 and Reverse; rank at most 8).
+// Adjacent dimensions that are all reversed or all kept fold into one; the innermost kept run
+// is copied whole.
+StatusOr<Tensor> reverse_tensor(const Tensor& in, const std::vector<bool>& flip) {
+  const int rank = in.rank();
+  if (rank > 8) return unimplemented("reverse is not implemented for tensors of rank > 8.");
+  // Folded dimensions (size-1 dims dropped: reversing them changes nothing).
+  std::vector<Index> dims;
+  std::vector<bool> folded_flip;
+  for (int d = 0; d < rank; ++d) {
+    const Index size = in.shape().dim(d);
+    const bool f = flip[static_cast<std::size_t>(d)];
+    if (size == 1) continue;
+    if (!dims.empty() && folded_flip.back() == f) {
+      dims.back() *= size;
+    } else {
+      dims.push_back(size);
+      folded_flip.push_back(f);
+    }
+  }
+  Tensor out(in.dtype(), in.shape());
+  const Index n = in.num_elements();
+  if (n == 0 || std::find(folded_flip.begin(), folded_flip.end(), true) == folded_flip.end()) {
+    copy_elements(in, 0, out, 0, n);
+    return out;
+  }
+  // The innermost folded dimension is a run: copied whole when kept, element by element
+  // backwards when reversed.
+  const Index run = dims.back();
+  const bool run_flipped = folded_flip.back();
+  const int outer_rank = static_cast<int>(dims.size()) - 1;
+  std::vector<Index> coord(static_cast<std::size_t>(outer_rank), 0);
+  for (Index dst = 0; dst < n; dst += run) {
+    Index src = 0;
+    for (int d = 0; d < outer_rank; ++d) {
+      const auto u = static_cast<std::size_t>(d);
+      src = src * dims[u] + (folded_flip[u] ? dims[u] - 1 - coord[u] : coord[u]);
+    }
+    src *= run;
+    if (!run_flipped) {
+      copy_elements(in, src, out, dst, run);
+    } else {
+      for (Index k = 0; k < run; ++k) copy_elements(in, src + run - 1 - k, out, dst + k, 1);
+    }
+    for (int d = outer_rank - 1; d >= 0; --d) {
+      const auto u = static_cast<std::size_t>(d);
+      if (++coord[u] < dims[u]) break;
+      coord[u] = 0;
+    }
+  }
+  return out;
+}
+
+// ReverseV2(tensor, axis): the listed axes reversed.
 class ReverseV2Op : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -171,54 +223,33 @@ class ReverseV2Op : public OpKernel {
                                          " specified more than once." + node_suffix(name())));
       flip[static_cast<std::size_t>(a)] = true;
     }
-    if (rank > 8)
-      return ctx.fail(unimplemented("reverse is not implemented for tensors of rank > 8." +
-                                    node_suffix(name())));
-    // Folded dimensions (size-1 dims dropped: reversing them changes nothing).
-    std::vector<Index> dims;
-    std::vector<bool> folded_flip;
-    for (int d = 0; d < rank; ++d) {
-      const Index size = in.shape().dim(d);
-      const bool f = flip[static_cast<std::size_t>(d)];
-      if (size == 1) continue;
-      if (!dims.empty() && folded_flip.back() == f) {
-        dims.back() *= size;
-      } else {
-        dims.push_back(size);
-        folded_flip.push_back(f);
-      }
-    }
-    Tensor out(in.dtype(), in.shape());
-    const Index n = in.num_elements();
-    if (n == 0 || std::find(folded_flip.begin(), folded_flip.end(), true) == folded_flip.end()) {
-      copy_elements(in, 0, out, 0, n);
-      return ctx.set_output(0, std::move(out));
-    }
-    // The innermost folded dimension is a run: copied whole when kept, element by element
-    // backwards when reversed.
-    const Index run = dims.back();
-    const bool run_flipped = folded_flip.back();
-    const int outer_rank = static_cast<int>(dims.size()) - 1;
-    std::vector<Index> coord(static_cast<std::size_t>(outer_rank), 0);
-    for (Index dst = 0; dst < n; dst += run) {
-      Index src = 0;
-      for (int d = 0; d < outer_rank; ++d) {
-        const auto u = static_cast<std::size_t>(d);
-        src = src * dims[u] + (folded_flip[u] ? dims[u] - 1 - coord[u] : coord[u]);
-      }
-      src *= run;
-      if (!run_flipped) {
-        copy_elements(in, src, out, dst, run);
-      } else {
-        for (Index k = 0; k < run; ++k) copy_elements(in, src + run - 1 - k, out, dst + k, 1);
-      }
-      for (int d = outer_rank - 1; d >= 0; --d) {
-        const auto u = static_cast<std::size_t>(d);
-        if (++coord[u] < dims[u]) break;
-        coord[u] = 0;
-      }
-    }
-    ctx.set_output(0, std::move(out));
+    StatusOr<Tensor> out = reverse_tensor(in, flip);
+    if (!out.ok()) return ctx.fail(out.status().with_context(node_suffix(name())));
+    ctx.set_output(0, std::move(*out));
+  }
+};
+
+// The first Reverse: a bool per dimension (TensorFlow's ReverseOp; a scalar passes through).
+class ReverseOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void compute(OpKernelContext& ctx) override {
+    const Tensor& in = ctx.input(0);
+    const Tensor& dims = ctx.input(1);
+    if (in.rank() == 0) return ctx.set_output(0, in);
+    if (dims.rank() != 1)
+      return ctx.fail(invalid_argument("'dims' must be 1-dimension, not " +
+                                       std::to_string(dims.rank()) + node_suffix(name())));
+    if (dims.shape().dim(0) != in.rank())
+      return ctx.fail(invalid_argument(
+          "'dims' must have the same number of values as 'input' has dimensions. 'input' has " +
+          std::to_string(in.rank()) + "'dims' has " + std::to_string(dims.shape().dim(0)) +
+          " values" + node_suffix(name())));
+    std::vector<bool> flip(dims.data<bool>(), dims.data<bool>() + in.rank());
+    StatusOr<Tensor> out = reverse_tensor(in, flip);
+    if (!out.ok()) return ctx.fail(out.status().with_context(node_suffix(name())));
+    ctx.set_output(0, std::move(*out));
   }
 };
 
@@ -232,6 +263,7 @@ void register_split_kernels(KernelRegistry& r) {
       "SplitV", "CPU", {{"T", kValueTypes}, {"Tlen", {DType::int8, DType::int32, DType::int64}}}));
   r.add(make_kernel_def<ReverseV2Op>("ReverseV2", "CPU",
                                      {{"T", kValueTypes}, {"Tidx", kIndexTypes}}));
+  r.add(make_kernel_def<ReverseOp>("Reverse", "CPU", {{"T", kValueTypes}}));
 }
 
 }  // namespace detail

@@ -117,6 +117,24 @@ Status infer_gather(InferenceContext& c) {
   return {};
 }
 
+// Gather (the first form): axis 0, the output indices.shape + params.shape[1:].
+Status infer_gather_v1(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_attr_type(c.input_types[1], "Tindices", kIndexTypes, "int32, int64"));
+  const PartialShape& params = c.input_shapes[0];
+  const PartialShape& indices = c.input_shapes[1];
+  ACTORFLOW_RETURN_IF_ERROR(with_rank_at_least(params, 1));
+  if (!params.rank_known() || !indices.rank_known()) {
+    c.add_output(c.input_types[0], PartialShape::unknown());
+    return {};
+  }
+  std::vector<std::int64_t> dims(indices.dims().begin(), indices.dims().end());
+  dims.insert(dims.end(), params.dims().begin() + 1, params.dims().end());
+  c.add_output(c.input_types[0], PartialShape(std::move(dims)));
+  return {};
+}
+
 // -- CountUpTo ------------------------------------------------------------------------------
 
 Status infer_count_up_to(InferenceContext& c) {
@@ -207,6 +225,7 @@ namespace detail {
 void register_input_ops(OpRegistry& r) {
   r.add({"Range", infer_range});
   r.add({"GatherV2", infer_gather});
+  r.add({"Gather", infer_gather_v1});
   r.add({"RandomShuffle", infer_unchanged, true});
   r.add({"CountUpTo", infer_count_up_to, true, {0}});
   r.add({"ResourceCountUpTo", infer_count_up_to, true, {0}});

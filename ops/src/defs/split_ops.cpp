@@ -158,6 +158,24 @@ Status infer_reverse_v2(InferenceContext& c) {
   return {};
 }
 
+// Reverse (the first form): a bool per dimension of the input.
+Status infer_reverse(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+  if (c.input_types[1] != DType::boolean)
+    return invalid_argument("Reverse: dims must be bool, not " +
+                            std::string(dtype_name(c.input_types[1])));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[1], 1));
+  PartialShape in = c.input_shapes[0];
+  if (c.input_shapes[1].rank_known() && c.input_shapes[1].dim(0) >= 0)
+    ACTORFLOW_RETURN_IF_ERROR(with_rank(in, static_cast<int>(c.input_shapes[1].dim(0))));
+  if (in.rank_known() && in.rank() > 8)
+    return invalid_argument("reverse does not work on tensors with more than 8 dimensions");
+  if (!in.rank_known() && c.input_shapes[1].rank_known() && c.input_shapes[1].dim(0) >= 0)
+    in = PartialShape::unknown_of_rank(static_cast<int>(c.input_shapes[1].dim(0)));
+  c.add_output(c.input_types[0], in);
+  return {};
+}
+
 std::vector<Output> outputs_of(const Operation& op) {
   std::vector<Output> out;
   for (int i = 0; i < op.num_outputs(); ++i) out.push_back(op.output(i));
@@ -172,6 +190,7 @@ void register_split_ops(OpRegistry& r) {
   r.add({"Split", infer_split});
   r.add({"SplitV", infer_split_v});
   r.add({"ReverseV2", infer_reverse_v2});
+  r.add({"Reverse", infer_reverse});
 }
 
 }  // namespace detail

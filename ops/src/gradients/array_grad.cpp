@@ -505,6 +505,13 @@ void register_array_gradients(GradientRegistry& r) {
                 .output(0),
             Output()};
   });
+  // _ReverseGrad: the gradient reversed along the same dims.
+  r.add("Reverse", [](const Operation& op, const Grads& g) -> Grads {
+    return {op.graph()
+                .create_op("Reverse", {g[0], input(op, 1)}, {{"T", g[0].dtype()}}, "Reverse")
+                .output(0),
+            Output()};
+  });
   r.add("Transpose", transpose_grad);
   r.add("Tile", tile_grad);
   r.add("Select", select_grad);
@@ -512,6 +519,10 @@ void register_array_gradients(GradientRegistry& r) {
   r.add("BroadcastTo", broadcast_to_grad);
   r.add("PlaceholderWithDefault", [](const Operation&, const Grads& g) -> Grads { return {g[0]}; });
   r.add_sparse("GatherV2", gather_grad);
+  // _GatherGrad of the first Gather (axis 0): IndexedSlices of the gathered rows.
+  r.add_sparse("Gather", [](const Operation& op, const std::vector<Gradient>& g) {
+    return std::vector<Gradient>{gather_axis0_grad(op, g[0].to_dense()), Gradient()};
+  });
   r.add_sparse("ResourceGather", [](const Operation& op, const std::vector<Gradient>& g) {
     return std::vector<Gradient>{gather_axis0_grad(op, g[0].to_dense()), Gradient()};
   });
