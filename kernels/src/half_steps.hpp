@@ -54,6 +54,7 @@ struct HalfSteps {
   friend HalfSteps sqrt(HalfSteps a) { return of(std::sqrt(a.v)); }
   friend HalfSteps pow(HalfSteps a, HalfSteps b) { return of(std::pow(a.v, b.v)); }
   friend HalfSteps exp(HalfSteps a) { return of(std::exp(a.v)); }
+  friend HalfSteps log(HalfSteps a) { return of(std::log(a.v)); }
   friend HalfSteps abs(HalfSteps a) { return of(std::fabs(a.v)); }
 };
 

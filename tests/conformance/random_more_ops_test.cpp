@@ -270,6 +270,46 @@ BOOST_AUTO_TEST_CASE(stateless_ops_are_not_differentiable) {
   BOOST_TEST(float_bits(v[0]) == float_bits(v[1]), boost::test_tools::per_element());
 }
 
+// tf.random.stateless_binomial([4, 2], seed, counts=[10., 40.], probs=[0.3, 0.6]) and
+// tf.random.stateless_parameterized_truncated_normal([3], seed, 0., 1., -1., 2.) (float64
+// parameters) with seed [1, 2] in TensorFlow 2.21 under tf.compat.v1.
+BOOST_AUTO_TEST_CASE(binomial_and_truncated_normal_builders_make_tensorflows_graphs_and_values) {
+  af::Graph g;
+  const Output seed = vec<std::int64_t>(g, {1, 2}, "seed");
+  const Output counts = vec<float>(g, {10.0f, 40.0f}, "counts");
+  const Output probs = vec<float>(g, {0.3f, 0.6f}, "probs");
+  const Output b = af::stateless_random_binomial(af::Shape{4, 2}, seed, counts, probs);
+  BOOST_TEST(b.name() == "stateless_random_binomial/StatelessRandomBinomial:0");
+  BOOST_TEST(g.contains("stateless_random_binomial/shape"));
+  BOOST_TEST(b.dtype() == DType::int32);
+  BOOST_TEST(b.shape() == af::PartialShape({4, 2}));
+  const Output mean = g.constant(Tensor(0.0), "mean");
+  const Output stddev = g.constant(Tensor(1.0), "stddev");
+  const Output lo = g.constant(Tensor(-1.0), "lo");
+  const Output hi = g.constant(Tensor(2.0), "hi");
+  const Output t =
+      af::stateless_parameterized_truncated_normal(af::Shape{3}, seed, mean, stddev, lo, hi);
+  BOOST_TEST(t.name() ==
+             "stateless_parameterized_truncated_normal/StatelessParameterizedTruncatedNormal:0");
+  BOOST_TEST(t.dtype() == DType::float64);
+  BOOST_CHECK_THROW(
+      af::stateless_random_binomial(af::Shape{2}, seed, counts, probs, DType::boolean),
+      af::InvalidArgumentError);
+  refuses(
+      [&] {
+        af::stateless_parameterized_truncated_normal(af::Shape{2}, seed, vec<double>(g, {0.0, 1.0}),
+                                                     vec<double>(g, {1.0, 1.0, 1.0}), lo, hi);
+      },
+      "Dimensions must be equal, but are 2 and 3");
+  af::Session sess(g);
+  const auto v = sess.run({b, t});
+  BOOST_TEST(values<std::int32_t>(v[0]) == (std::vector<std::int32_t>{5, 27, 5, 21, 5, 24, 4, 24}),
+             boost::test_tools::per_element());
+  BOOST_TEST(double_bits(v[1]) == (std::vector<std::uint64_t>{
+                                      0xbfc23745fceed393, 0x3fe7b30df7adce2e, 0x3ff25d2c6f1a9e3a}),
+             boost::test_tools::per_element());
+}
+
 // tf.raw_ops.RandomGamma(shape=[4], alpha=tf.constant([0.5, 1.0, 2.5], tf.float64), seed=7,
 // seed2=11) in TensorFlow 2.21: output [4, 3], column j drawn with alpha[j].
 BOOST_AUTO_TEST_CASE(random_gamma_repeats_tensorflows_stream_for_seed_and_seed2) {

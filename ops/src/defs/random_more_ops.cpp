@@ -1,11 +1,13 @@
 // The definitions of the stateless random ops (TensorFlow's stateless_random_ops.cc and
 // stateless_random_ops_v2.cc shape functions: StatelessShape, StatelessShapeV2, the
-// multinomial's and the key/counter ops', StatelessRandomGammaV2/V3's and
-// StatelessRandomPoisson's), RandomGamma's (random_ops.cc), and the builders
-// tf.random.stateless_uniform, stateless_normal, stateless_truncated_normal and
-// stateless_categorical (tf.random.gamma's is in random_more2_ops.cpp). Their CPU kernels are in
-// kernels/src/random_more_ops.cpp; the stateless ops are not differentiable
-// (ops/src/gradients/random_more_grad.cpp).
+// multinomial's and the key/counter ops', StatelessRandomGammaV2/V3's, StatelessRandomPoisson's,
+// StatelessRandomBinomial's and StatelessParameterizedTruncatedNormal's), RandomGamma's
+// (random_ops.cc), and the builders tf.random.stateless_uniform, stateless_normal,
+// stateless_truncated_normal, stateless_categorical, stateless_binomial and
+// stateless_parameterized_truncated_normal (tf.random.gamma's is in random_more2_ops.cpp). Their
+// CPU kernels are in kernels/src/random_more_ops.cpp and, for the Poisson, binomial and
+// truncated normal samplers, kernels/src/random_more2_ops.cpp; the stateless ops are not
+// differentiable (ops/src/gradients/random_more_grad.cpp).
 #include "actorflow/ops/random_more_ops.hpp"
 
 #include <cstdint>
@@ -38,6 +40,14 @@ constexpr const char* kStatelessFloatNames = "half, bfloat16, float, double";
 // lacks; the CPU kernels take float, double and bfloat16).
 const std::vector<DType> kLogitTypes = {DType::float32, DType::int32,   DType::uint8,
                                         DType::int64,   DType::float64, DType::bfloat16};
+// StatelessRandomPoisson's Rtype and dtype, StatelessRandomBinomial's T and dtype.
+const std::vector<DType> kSampleTypes = {DType::float16, DType::float32, DType::float64,
+                                         DType::int32, DType::int64};
+constexpr const char* kSampleNames = "half, float, double, int32, int64";
+// StatelessParameterizedTruncatedNormal's dtype.
+const std::vector<DType> kStatelessTruncatedNormalTypes = {DType::float16, DType::float32,
+                                                           DType::float64};
+constexpr const char* kStatelessTruncatedNormalNames = "half, float, double";
 // RNG_KEY_SIZE, RNG_MAX_COUNTER_SIZE.
 constexpr Index kRngKeySize = 1;
 constexpr Index kRngMaxCounterSize = 2;
@@ -195,13 +205,10 @@ Status infer_stateless_sampler(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(v3 ? 5 : 3));
   DType dtype = DType::invalid;
   ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dtype", &dtype));
-  const std::vector<DType> numbers = {DType::float16, DType::float32, DType::float64, DType::int32,
-                                      DType::int64};
   if (poisson) {
+    ACTORFLOW_RETURN_IF_ERROR(check_attr_type(dtype, "dtype", kSampleTypes, kSampleNames));
     ACTORFLOW_RETURN_IF_ERROR(
-        check_attr_type(dtype, "dtype", numbers, "half, float, double, int32, int64"));
-    ACTORFLOW_RETURN_IF_ERROR(
-        check_attr_type(c.input_types[2], "Rtype", numbers, "half, float, double, int32, int64"));
+        check_attr_type(c.input_types[2], "Rtype", kSampleTypes, kSampleNames));
   } else {
     ACTORFLOW_RETURN_IF_ERROR(
         check_attr_type(dtype, "dtype", kStatelessFloatTypes, kStatelessFloatNames));
@@ -214,6 +221,56 @@ Status infer_stateless_sampler(InferenceContext& c) {
     ACTORFLOW_RETURN_IF_ERROR(check_key_counter_alg(c));
   else
     ACTORFLOW_RETURN_IF_ERROR(check_seed(c, 1));
+  PartialShape shape;
+  ACTORFLOW_RETURN_IF_ERROR(detail::shape_from_shape_tensor(c, 0, &shape));
+  c.add_output(dtype, std::move(shape));
+  return {};
+}
+
+// StatelessRandomBinomial(shape: S, seed: Tseed, counts: T, probs: T) -> dtype (StatelessShape):
+// T and dtype (default int64) among half, float, double, int32, int64.
+Status infer_stateless_binomial(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(4));
+  DType dtype = DType::int64;
+  c.get_attr("dtype", &dtype);
+  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(dtype, "dtype", kSampleTypes, kSampleNames));
+  if (c.input_types[3] != c.input_types[2])
+    return invalid_argument(cwise::type_mismatch_message(c.node.op, "probs", c.input_types[3],
+                                                         "counts", c.input_types[2]));
+  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[2], "T", kSampleTypes, kSampleNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[0], "S"));
+  ACTORFLOW_RETURN_IF_ERROR(check_seed(c, 1));
+  PartialShape shape;
+  ACTORFLOW_RETURN_IF_ERROR(detail::shape_from_shape_tensor(c, 0, &shape));
+  c.add_output(dtype, std::move(shape));
+  return {};
+}
+
+// StatelessParameterizedTruncatedNormal(shape: S, seed: Tseed, means, stddevs, minvals,
+// maxvals: dtype): the seed a vector of two, the parameters broadcasting together (means with
+// stddevs, minvals with that, maxvals with that: "Dimensions must be equal, but are 2 and 3"),
+// the output the shape input's value.
+Status infer_stateless_parameterized_truncated_normal(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(6));
+  const char* names[] = {"means", "stddevs", "minvals", "maxvals"};
+  const DType dtype = c.input_types[2];
+  for (std::size_t i = 3; i <= 5; ++i)
+    if (c.input_types[i] != dtype)
+      return invalid_argument(
+          cwise::type_mismatch_message(c.node.op, names[i - 2], c.input_types[i], "means", dtype));
+  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(dtype, "dtype", kStatelessTruncatedNormalTypes,
+                                            kStatelessTruncatedNormalNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_index_type(c.input_types[0], "S"));
+  ACTORFLOW_RETURN_IF_ERROR(check_seed(c, 1));
+  PartialShape parameters;
+  ACTORFLOW_RETURN_IF_ERROR(
+      cwise::broadcast_binary_shapes(c.input_shapes[2], c.input_shapes[3], &parameters));
+  for (std::size_t i = 4; i <= 5; ++i) {
+    PartialShape wider;
+    ACTORFLOW_RETURN_IF_ERROR(
+        cwise::broadcast_binary_shapes(c.input_shapes[i], parameters, &wider));
+    parameters = std::move(wider);
+  }
   PartialShape shape;
   ACTORFLOW_RETURN_IF_ERROR(detail::shape_from_shape_tensor(c, 0, &shape));
   c.add_output(dtype, std::move(shape));
@@ -319,6 +376,8 @@ void register_random_more_ops(OpRegistry& r) {
   for (const char* type :
        {"StatelessRandomGammaV2", "StatelessRandomGammaV3", "StatelessRandomPoisson"})
     r.add({type, infer_stateless_sampler});
+  r.add({"StatelessRandomBinomial", infer_stateless_binomial});
+  r.add({"StatelessParameterizedTruncatedNormal", infer_stateless_parameterized_truncated_normal});
 }
 
 }  // namespace detail
@@ -400,6 +459,39 @@ Output stateless_categorical(const Output& logits, std::int64_t num_samples, con
       .create_op("StatelessMultinomial", {logits, n, seed},
                  {{"T", logits.dtype()}, {"Tseed", seed.dtype()}, {"output_dtype", dtype}},
                  op_name + "/")
+      .output(0);
+}
+
+Output stateless_random_binomial(const Shape& shape, const Output& seed, const Output& counts,
+                                 const Output& probs, DType dtype, std::string_view name) {
+  check_dtype(dtype, kSampleTypes, "stateless_random_binomial",
+              "float16, float32, float64, int32 or int64");
+  Graph& g = seed.graph();
+  auto guard = g.name_scope(g.unique_name(name.empty() ? "stateless_random_binomial" : name) + "/");
+  const Output shape_t = g.constant(detail::index_tensor(shape.dims()), "shape");
+  return g
+      .create_op("StatelessRandomBinomial", {shape_t, seed, counts, probs},
+                 {{"S", shape_t.dtype()},
+                  {"Tseed", seed.dtype()},
+                  {"T", counts.dtype()},
+                  {"dtype", dtype}},
+                 "StatelessRandomBinomial")
+      .output(0);
+}
+
+Output stateless_parameterized_truncated_normal(const Shape& shape, const Output& seed,
+                                                const Output& means, const Output& stddevs,
+                                                const Output& minvals, const Output& maxvals,
+                                                std::string_view name) {
+  Graph& g = seed.graph();
+  auto guard = g.name_scope(
+      g.unique_name(name.empty() ? "stateless_parameterized_truncated_normal" : name) + "/");
+  const Output shape_t = g.constant(detail::index_tensor(shape.dims()), "shape");
+  return g
+      .create_op("StatelessParameterizedTruncatedNormal",
+                 {shape_t, seed, means, stddevs, minvals, maxvals},
+                 {{"S", shape_t.dtype()}, {"Tseed", seed.dtype()}, {"dtype", means.dtype()}},
+                 "StatelessParameterizedTruncatedNormal")
       .output(0);
 }
 

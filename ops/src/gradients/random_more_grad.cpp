@@ -4,10 +4,11 @@
 // ParameterizedTruncatedNormal too (random_ops.py), as are the candidate samplers and
 // ComputeAccidentalHits (candidate_sampling_ops.py). The key/counter ops
 // (StatelessRandomGetKeyCounterAlg, StatelessRandomGetKeyCounter, StatelessRandomGetAlg),
-// RandomPoisson, RandomPoissonV2 and RandomGammaGrad have no entry, as in TensorFlow, so a
-// gradient through them fails with "No gradient defined"; StatelessRandomPoisson is not
-// differentiable. RandomGamma's is random_grad.py's _RandomGammaGrad, StatelessRandomGammaV2's
-// and V3's its _StatelessGammaGradAlpha.
+// RandomPoisson, RandomPoissonV2, RandomGammaGrad and StatelessParameterizedTruncatedNormal have
+// no entry, as in TensorFlow, so a gradient through them fails with "No gradient defined";
+// StatelessRandomPoisson and StatelessRandomBinomial are not differentiable. RandomGamma's is
+// random_grad.py's _RandomGammaGrad, StatelessRandomGammaV2's and V3's its
+// _StatelessGammaGradAlpha.
 #include <cstdint>
 #include <vector>
 
@@ -70,7 +71,7 @@ void register_random_more_gradients(GradientRegistry& r) {
         "StatelessRandomUniformInt", "StatelessRandomUniformFullInt", "StatelessMultinomial",
         "StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2",
         "StatelessRandomUniformIntV2", "StatelessRandomUniformFullIntV2",
-        "ParameterizedTruncatedNormal", "StatelessRandomPoisson",
+        "ParameterizedTruncatedNormal", "StatelessRandomPoisson", "StatelessRandomBinomial",
         // candidate_sampling_ops.py
         "UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
         "ThreadUnsafeUnigramCandidateSampler", "FixedUnigramCandidateSampler",

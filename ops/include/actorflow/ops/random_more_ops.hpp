@@ -14,9 +14,10 @@
 /// (StatelessRandomUniformV2, ...) fill from them with algorithm 3 (auto-select, Philox on
 /// the CPU). TensorFlow's key and counter are uint64; actorflow carries them as int64
 /// tensors of the same bits. The stateless ops have no gradient (TensorFlow registers them
-/// not differentiable). Also the stateful samplers tf.random.gamma (RandomGamma, with its
-/// gradient RandomGammaGrad), tf.random.poisson (RandomPoissonV2) and
-/// ParameterizedTruncatedNormal, TensorFlow's values for the same (seed, seed2).
+/// not differentiable, StatelessParameterizedTruncatedNormal aside, which has no entry). Also the
+/// stateful samplers tf.random.gamma (RandomGamma, with its gradient RandomGammaGrad),
+/// tf.random.poisson (RandomPoissonV2) and ParameterizedTruncatedNormal, TensorFlow's values for
+/// the same (seed, seed2).
 namespace af {
 
 /// `tf.random.stateless_uniform(shape, seed, minval, maxval, dtype)` for a float `dtype`
@@ -74,6 +75,43 @@ Output stateless_truncated_normal(const Shape& shape, const Output& seed, DType 
 /// draws as a single shard, TensorFlow's choice for small batches.)
 Output stateless_categorical(const Output& logits, std::int64_t num_samples, const Output& seed,
                              DType dtype = int64, std::string_view name = {});
+
+/// `tf.random.stateless_binomial(shape, seed, counts, probs, output_dtype)`: samples of
+/// Binomial(counts, probs) of shape `shape`, which must end with the broadcast shape of `counts`
+/// and `probs` (one dtype: float16, float32 or float64; TensorFlow's CPU kernels take no other),
+/// sample [..., b] drawn with counts[b] and probs[b], as `dtype` (float16, float32, float64,
+/// int32 or int64). Op StatelessRandomBinomial under the scope (default
+/// "stateless_random_binomial") with the int32 Const "shape". TensorFlow's values bit for bit:
+/// each sample draws from its own stretch of the seed's Philox stream, by inversion where
+/// count * min(p, 1 - p) < 10 and by Hormann's BTRS otherwise; a count <= 0 or a prob <= 0
+/// gives 0, a prob >= 1 the count, a NaN prob NaN (0 for an integer `dtype`, where
+/// TensorFlow's value is undefined). Not differentiable (TensorFlow registers it so). Throws
+/// InvalidArgumentError for another `dtype` or mismatched `counts` and `probs` dtypes; running
+/// fails with "seed must have shape [2], not [3]", "counts and probs must have compatible batch
+/// dimensions: [2] vs. [3]" and "Shape passed in must end with broadcasted shape.". (A NaN or
+/// infinite count with a prob in (0, 1) never ends the draw, as in TensorFlow.)
+Output stateless_random_binomial(const Shape& shape, const Output& seed, const Output& counts,
+                                 const Output& probs, DType dtype = int32,
+                                 std::string_view name = {});
+
+/// `tf.random.stateless_parameterized_truncated_normal(shape, seed, means, stddevs, minvals,
+/// maxvals)`: normals of mean `means` and standard deviation `stddevs` kept in [minvals,
+/// maxvals], of shape `shape`, which must end with the broadcast shape of the four parameters
+/// (one dtype: float16, float32 or float64); sample [..., b] drawn with the parameters' b-th
+/// broadcast elements. Op StatelessParameterizedTruncatedNormal under the scope (default
+/// "stateless_parameterized_truncated_normal") with the int32 Const "shape". TensorFlow's values
+/// bit for bit while its CPU kernel draws in one shard (small outputs, up to some hundreds of
+/// elements): rejection from normals, from uniforms or from exponentials as the bounds lie,
+/// float16 computed with a rounding after every operation as Eigen::half. No gradient (as in
+/// TensorFlow: af::gradients through it throws NotFoundError). Building fails with "Dimensions
+/// must be equal, but are 2 and 3" for parameters that do not broadcast; running fails with
+/// InvalidArgument "Invalid parameters" unless stddevs > 0, minvals < maxvals and a bound is
+/// finite, "means, stddevs, minvals, maxvals must have compatible batch dimensions: [2] vs. [3]
+/// vs. [] vs. []" and "Shape passed in must end with broadcasted shape.".
+Output stateless_parameterized_truncated_normal(const Shape& shape, const Output& seed,
+                                                const Output& means, const Output& stddevs,
+                                                const Output& minvals, const Output& maxvals,
+                                                std::string_view name = {});
 
 /// What `stateless_random_get_key_counter` returns.
 struct StatelessKeyCounterOutputs {

@@ -106,6 +106,24 @@ inline Status check_binary_types(const InferenceContext& c, const char* first_ar
   return check_allowed_type(t, allowed);
 }
 
+/// TensorFlow's BroadcastBinaryOpOutputShapeFnHelper: the NumPy broadcast of `a` and `b`
+/// into `*out`, or InvalidArgument "Dimensions must be equal, but are 2 and 3" (else
+/// "Incompatible shapes: [2] vs. [3]").
+inline Status broadcast_binary_shapes(const PartialShape& a, const PartialShape& b,
+                                      PartialShape* out) {
+  if (broadcast_shapes(a, b, out).ok()) return {};
+  const int rank = std::max(a.rank(), b.rank());
+  for (int i = 0; i < rank; ++i) {
+    const std::int64_t da = i >= rank - a.rank() ? a.dim(i - (rank - a.rank())) : 1;
+    const std::int64_t db = i >= rank - b.rank() ? b.dim(i - (rank - b.rank())) : 1;
+    if (da > 1 && db > 1 && da != db)
+      return invalid_argument("Dimensions must be equal, but are " + std::to_string(da) + " and " +
+                              std::to_string(db));
+  }
+  return invalid_argument("Incompatible shapes: " + inference_shape_string(a) + " vs. " +
+                          inference_shape_string(b));
+}
+
 /// TensorFlow's BroadcastBinaryOpShapeFn for inputs `x` and `y` of one type T in `allowed`;
 /// the output has type `out_type` (T when `DType::invalid`).
 inline Status infer_binary(InferenceContext& c, const std::vector<DType>& allowed,
@@ -113,21 +131,8 @@ inline Status infer_binary(InferenceContext& c, const std::vector<DType>& allowe
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   ACTORFLOW_RETURN_IF_ERROR(check_binary_types(c, "x", "y", allowed));
   const DType t = c.input_types[0];
-  const PartialShape& a = c.input_shapes[0];
-  const PartialShape& b = c.input_shapes[1];
   PartialShape out;
-  if (!broadcast_shapes(a, b, &out).ok()) {
-    const int rank = std::max(a.rank(), b.rank());
-    for (int i = 0; i < rank; ++i) {
-      const std::int64_t da = i >= rank - a.rank() ? a.dim(i - (rank - a.rank())) : 1;
-      const std::int64_t db = i >= rank - b.rank() ? b.dim(i - (rank - b.rank())) : 1;
-      if (da > 1 && db > 1 && da != db)
-        return invalid_argument("Dimensions must be equal, but are " + std::to_string(da) +
-                                " and " + std::to_string(db));
-    }
-    return invalid_argument("Incompatible shapes: " + inference_shape_string(a) + " vs. " +
-                            inference_shape_string(b));
-  }
+  ACTORFLOW_RETURN_IF_ERROR(broadcast_binary_shapes(c.input_shapes[0], c.input_shapes[1], &out));
   c.add_output(out_type == DType::invalid ? t : out_type, out);
   return {};
 }
