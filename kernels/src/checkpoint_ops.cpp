@@ -1,5 +1,6 @@
 // SaveV2, RestoreV2 and MergeV2Checkpoints (TensorFlow's save_restore_v2_ops.cc): CPU
-// kernels. The files are tensor bundles. The ops' definitions (shape functions,
+// kernels. The files are tensor bundles; RestoreV2 reads V1 checkpoints too
+// (checkpoint_v1_ops.cpp). The ops' definitions (shape functions,
 // graph-building functions) are in ops/src/defs/checkpoint_ops.cpp.
 #define EIGEN_USE_THREADS
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "actorflow/ops/kernel.hpp"
 #include "actorflow/ops/tensor_bundle.hpp"
 #include "actorflow/ops/tensor_slice.hpp"
+#include "checkpoint_v1.hpp"
 #include "standard_kernels.hpp"
 
 namespace af {
@@ -120,14 +122,19 @@ class RestoreV2Op : public OpKernel {
     const std::string* slices = ctx.input(2).data<std::string>();
     const auto n = static_cast<std::size_t>(tensor_names.num_elements());
 
-    // TensorFlow falls back to the V1 format when there is no V2 index; actorflow reads
-    // V2 only, so the error is the V1 reader's for a missing file.
+    // As TensorFlow: a prefix without a V2 index is read as a V1 checkpoint (a file or a
+    // pattern of shard files), the tensors in the order given.
     std::error_code ec;
-    if (!std::filesystem::exists(bundle_index_filename(prefix), ec))
-      return not_found(
-          "Unsuccessful TensorSliceReader constructor: Failed to find any matching "
-          "files for " +
-          prefix);
+    if (!std::filesystem::exists(bundle_index_filename(prefix), ec)) {
+      TensorSliceReader v1(prefix);
+      ACTORFLOW_RETURN_IF_ERROR(v1.status());
+      for (std::size_t i = 0; i < n; ++i) {
+        StatusOr<Tensor> value = detail::restore_v1_tensor(v1, names[i], slices[i], dtypes_[i]);
+        if (!value.ok()) return value.status();
+        ctx.set_output(static_cast<int>(i), std::move(*value));
+      }
+      return {};
+    }
     BundleReader reader(prefix);
     ACTORFLOW_RETURN_IF_ERROR(reader.status());
 
@@ -241,6 +248,7 @@ void register_checkpoint_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<SaveV2Op>("SaveV2", "CPU"));
   r.add(make_kernel_def<RestoreV2Op>("RestoreV2", "CPU"));
   r.add(make_kernel_def<MergeV2CheckpointsOp>("MergeV2Checkpoints", "CPU"));
+  register_checkpoint_v1_kernels(r);
 }
 
 }  // namespace detail

@@ -1,4 +1,4 @@
-// tf.train.Saver for V2 checkpoints (saver.py: BaseSaverBuilder, Saver) and
+// tf.train.Saver for V2 and V1 checkpoints (saver.py: BaseSaverBuilder, Saver) and
 // checkpoint_management.py (the `checkpoint` state file, latest_checkpoint).
 #include "actorflow/train/saver.hpp"
 
@@ -9,16 +9,19 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
 #include "actorflow/formats/checkpoint_state.hpp"
+#include "actorflow/ops/detail/file_system.hpp"
 #include "actorflow/ops/device_spec.hpp"
 #include "actorflow/ops/io_ops.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
 #include "actorflow/ops/resource_variable_ops.hpp"
 #include "actorflow/ops/tensor_bundle.hpp"
+#include "actorflow/ops/tensor_slice_checkpoint.hpp"
 #include "actorflow/train/meta_graph.hpp"
 
 namespace af::train {
@@ -91,8 +94,19 @@ void update_checkpoint_state(const std::string& save_dir, const std::string& mod
 
 bool checkpoint_exists(const std::string& prefix) {
   std::error_code ec;
-  return fs::exists(bundle_index_filename(prefix), ec);
+  return fs::exists(bundle_index_filename(prefix), ec) || is_v1_checkpoint(prefix);
 }
+
+namespace {
+
+// meta_graph_filename: the checkpoint's name without a V1 shard pattern's
+// "-?????-of-0000N", then ".meta".
+std::string meta_graph_filename(const std::string& checkpoint) {
+  static const std::regex shard_suffix("-[\\d\\?]+-of-\\d+$");
+  return std::regex_replace(checkpoint, shard_suffix, "") + ".meta";
+}
+
+}  // namespace
 
 std::optional<std::string> latest_checkpoint(const std::string& checkpoint_dir,
                                              const std::string& latest_filename) {
@@ -103,10 +117,18 @@ std::optional<std::string> latest_checkpoint(const std::string& checkpoint_dir,
 }
 
 std::vector<std::pair<std::string, Shape>> list_variables(const std::string& prefix) {
-  BundleReader reader(prefix);
-  throw_if_error(reader.status());
+  std::vector<BundleEntryInfo> entries;
+  if (is_v1_checkpoint(prefix)) {
+    TensorSliceReader reader(prefix);
+    throw_if_error(reader.status());
+    entries = reader.entries();
+  } else {
+    BundleReader reader(prefix);
+    throw_if_error(reader.status());
+    entries = reader.entries();
+  }
   std::vector<std::pair<std::string, Shape>> out;
-  for (auto& e : reader.entries()) out.emplace_back(e.name, e.shape);
+  for (auto& e : entries) out.emplace_back(e.name, e.shape);
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.first < b.first; });
   return out;
 }
@@ -164,10 +186,12 @@ void Saver::adopt(const SaverDef& def) {
   options_.max_to_keep = def.max_to_keep;
   options_.keep_checkpoint_every_n_hours = def.keep_checkpoint_every_n_hours;
   options_.sharded = def.sharded;
-  if (def.version != 2)
-    throw InvalidArgumentError(
-        invalid_argument("SaverDef: checkpoint format version " + std::to_string(def.version) +
-                         " is not V2, the only one actorflow reads and writes"));
+  // LEGACY (0) graphs save as V1 does.
+  if (def.version < 0 || def.version > 2)
+    throw InvalidArgumentError(invalid_argument("SaverDef: checkpoint format version " +
+                                                std::to_string(def.version) +
+                                                " is neither V1 nor V2"));
+  options_.write_version = def.version == 2 ? 2 : 1;
   filename_ = g.output(def.filename_tensor_name);
   filename_name_ = filename_.name();
   save_tensor_ = g.output(def.save_tensor_name);
@@ -202,7 +226,7 @@ SaverDef Saver::saver_def() const {
   def.max_to_keep = options_.max_to_keep;
   def.sharded = options_.sharded;
   def.keep_checkpoint_every_n_hours = static_cast<float>(options_.keep_checkpoint_every_n_hours);
-  def.version = 2;
+  def.version = options_.write_version;
   return def;
 }
 
@@ -325,6 +349,22 @@ void Saver::build(Graph& g, std::vector<Saveable> named) {
       ++k;
     }
   };
+  // BaseSaverBuilder.sharded_filename: ShardedFilename(base, shard, num_shards), the shard
+  // number a Const `<op>/shard`.
+  auto sharded_filename = [&](const Output& base, std::int32_t shard, const Output& num_shards) {
+    const std::string op_scope = g.unique_name("ShardedFilename");
+    Output index;
+    {
+      auto in_scope = g.name_scope(op_scope + "/");
+      index = g.constant(Tensor(shard), "shard");
+    }
+    return g.create_op("ShardedFilename", {base, index, num_shards}, {}, op_scope + "/").output(0);
+  };
+  const bool v1 = options_.write_version != 2;
+  if (v1 && options_.write_version != 1)
+    throw InvalidArgumentError(invalid_argument("Saver: write_version " +
+                                                std::to_string(options_.write_version) +
+                                                " is neither 1 (V1) nor 2 (V2)"));
   auto save_group = [&](const Output& prefix, const std::vector<Saveable>& group) {
     std::vector<std::string> names, specs;
     std::vector<Output> tensors;
@@ -339,7 +379,8 @@ void Saver::build(Graph& g, std::vector<Saveable> named) {
       specs.push_back(spec);
       tensors.push_back(v.is_resource() ? v.value() : v.ref());
     }
-    return save_v2(prefix, names, tensors, "SaveV2", specs);
+    return v1 ? save_slices(prefix, names, specs, tensors, "save")
+              : save_v2(prefix, names, tensors, "SaveV2", specs);
   };
 
   if (!options_.sharded) {
@@ -349,6 +390,28 @@ void Saver::build(Graph& g, std::vector<Saveable> named) {
       save_tensor_ = identity(filename_, "control_dependency");
     }
     restore_group(groups.begin()->second);
+  } else if (v1) {
+    // _AddShardedSaveOps: each device's CPU writes `<prefix>-0000k-of-0000N`; the save
+    // returns the pattern of them all.
+    const Output num_shards =
+        g.constant(Tensor(static_cast<std::int32_t>(groups.size())), "num_shards");
+    std::vector<Operation> shard_saves;
+    std::int32_t shard = 0;
+    for (auto& [device, group] : groups) {
+      auto on_device = g.device(cpu_of(device));
+      const Output shard_file = sharded_filename(filename_, shard++, num_shards);
+      const Operation save = save_group(shard_file, group);
+      auto deps = g.control_dependencies({save});
+      shard_saves.push_back(identity(shard_file, "control_dependency").op());
+    }
+    {
+      auto deps = g.control_dependencies(shard_saves);
+      save_tensor_ = sharded_filespec(filename_, num_shards, "ShardedFilespec");
+    }
+    for (auto& [device, group] : groups) {
+      auto on_device = g.device(cpu_of(device));
+      restore_group(group);
+    }
   } else {
     // _AddShardedSaveOpsForV2, node for node: each shard's prefix is computed in the graph
     // from the one fed filename (`<prefix>_temp/part-0000k-of-0000N`; `.part` for s3://), each
@@ -372,15 +435,7 @@ void Saver::build(Graph& g, std::vector<Saveable> named) {
     for (auto& [device, group] : groups) {
       last_device = cpu_of(device);
       auto on_device = g.device(last_device);
-      const std::string op_scope = g.unique_name("ShardedFilename");
-      Output index;
-      {
-        auto in_scope = g.name_scope(op_scope + "/");
-        index = g.constant(Tensor(shard++), "shard");
-      }
-      const Output shard_prefix =
-          g.create_op("ShardedFilename", {temp_prefix, index, num_shards}, {}, op_scope + "/")
-              .output(0);
+      const Output shard_prefix = sharded_filename(temp_prefix, shard++, num_shards);
       prefixes.push_back(shard_prefix);
       const Operation save = save_group(shard_prefix, group);
       auto deps = g.control_dependencies({save});
@@ -442,7 +497,8 @@ std::string Saver::save(Session& sess, const std::string& save_path,
     update_checkpoint_state(parent.empty() ? std::string(".") : parent, model_path,
                             last_checkpoints(), latest_filename);
   }
-  if (write_meta_graph && graph_) export_meta_graph(*graph_, model_path + ".meta", {.saver = this});
+  if (write_meta_graph && graph_)
+    export_meta_graph(*graph_, meta_graph_filename(model_path), {.saver = this});
   return model_path;
 }
 
@@ -471,10 +527,17 @@ void Saver::record_and_prune(const std::string& path) {
           std::chrono::duration<double>(options_.keep_checkpoint_every_n_hours * 3600.0));
       continue;
     }
-    // remove_checkpoint: the index, every data shard and the meta graph.
+    // remove_checkpoint: the index, every data shard and the meta graph; a V1 checkpoint's
+    // files (all that its pattern matches) and meta graph.
     std::error_code ec;
+    fs::remove(meta_graph_filename(old), ec);
+    if (is_v1_checkpoint(old)) {
+      std::vector<std::string> files;
+      detail::matching_paths(old, &files);
+      for (const std::string& f : files) fs::remove(f, ec);
+      continue;
+    }
     fs::remove(bundle_index_filename(old), ec);
-    fs::remove(old + ".meta", ec);
     const fs::path dir =
         fs::path(old).parent_path().empty() ? fs::path(".") : fs::path(old).parent_path();
     const std::string data_prefix = fs::path(old).filename().string() + ".data-";

@@ -260,8 +260,9 @@ Status read_index(const std::string& filename, HeaderProto* header,
 }
 
 // TensorFlow's CheckVersions for the bundle header.
-Status check_versions(const HeaderProto& header) {
-  const tensorflow::VersionDef& h = header.version();
+Status check_versions(const HeaderProto& header) { return check_versions(header.version()); }
+
+Status check_versions(const tensorflow::VersionDef& h) {
   if (h.producer() < kTensorBundleMinProducer)
     return invalid_argument("Checkpoint producer version " + std::to_string(h.producer()) +
                             " below min producer " + std::to_string(kTensorBundleMinProducer) +

@@ -18,6 +18,10 @@
 #include "actorflow/ops/tensor_slice.hpp"
 #include "actorflow/tf/tensor_bundle.pb.h"
 
+namespace leveldb {
+class Status;
+}  // namespace leveldb
+
 namespace af::bundle_format {
 
 // The format version this code writes and reads (kTensorBundleVersion and friends).
@@ -88,8 +92,13 @@ Status write_index(const std::string& path, const std::string& header,
 /// Reads an index table's header and entries.
 Status read_index(const std::string& filename, HeaderProto* header,
                   std::vector<std::pair<std::string, std::string>>* entries);
-/// FailedPrecondition when the bundle's versions exclude this reader.
+/// InvalidArgument when the bundle's versions exclude this reader (TensorFlow's
+/// CheckVersions texts).
 Status check_versions(const HeaderProto& h);
+/// The same for the VersionDef of a V1 checkpoint file (the same version numbers).
+Status check_versions(const tensorflow::VersionDef& version);
+/// A LevelDB status as a Status: Corruption is DataLoss naming `filename`, NotFound NotFound.
+Status from_leveldb(const leveldb::Status& s, const std::string& filename);
 /// `v` as printf's "%08u".
 std::string printf_08u(std::uint32_t v);
 /// Reads `size` bytes at `offset` (retrying short reads); `got` is what was read.

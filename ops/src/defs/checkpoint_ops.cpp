@@ -1,6 +1,7 @@
-// SaveV2, RestoreV2 and MergeV2Checkpoints (TensorFlow's save_restore_v2_ops.cc): ops,
-// shape functions and graph-building functions. Their CPU kernels are in
-// kernels/src/checkpoint_ops.cpp.
+// SaveV2, RestoreV2 and MergeV2Checkpoints (TensorFlow's save_restore_v2_ops.cc), and the V1
+// checkpoint ops Save, SaveSlices, Restore, RestoreSlice and ShardedFilespec (io_ops.cc):
+// ops, shape functions and graph-building functions. Their CPU kernels are in
+// kernels/src/checkpoint_ops.cpp and kernels/src/checkpoint_v1_ops.cpp.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -91,6 +92,41 @@ Status infer_restore_v2(InferenceContext& c) {
   return {};
 }
 
+// Save(filename, tensor_names, data) and SaveSlices(filename, tensor_names,
+// shapes_and_slices, data): a scalar filename, one name (and spec) per tensor.
+Status infer_save_v1(InferenceContext& c, int fixed) {
+  if (c.num_inputs() < fixed + 1)
+    return invalid_argument(c.node.op + " needs a filename, tensor names and tensors");
+  ACTORFLOW_RETURN_IF_ERROR(expect_string_inputs(c, fixed));
+  ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[0], 0));
+  for (int i = 1; i < fixed; ++i) {
+    ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[static_cast<std::size_t>(i)], 1));
+    ACTORFLOW_RETURN_IF_ERROR(
+        with_value(c.input_shapes[static_cast<std::size_t>(i)], c.num_inputs() - fixed));
+  }
+  return {};
+}
+
+// Restore(file_pattern, tensor_name) and RestoreSlice(..., shape_and_slice): scalars in; the
+// stored shape out, or a constant spec's slice shape.
+Status infer_restore_v1(InferenceContext& c, int inputs) {
+  ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(inputs));
+  ACTORFLOW_RETURN_IF_ERROR(expect_string_inputs(c, inputs));
+  for (int i = 0; i < inputs; ++i)
+    ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[static_cast<std::size_t>(i)], 0));
+  DType dt = DType::invalid;
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("dt", &dt));
+  const Tensor* spec = inputs > 2 && c.input_values.size() > 2 ? c.input_values[2] : nullptr;
+  if (spec == nullptr || spec->num_elements() != 1 || spec->data<std::string>()[0].empty()) {
+    c.add_output(dt, PartialShape::unknown());
+    return {};
+  }
+  StatusOr<ShapeAndSlice> parsed = parse_shape_and_slice(spec->data<std::string>()[0]);
+  if (!parsed.ok()) return parsed.status();
+  c.add_output(dt, PartialShape(parsed->slice_shape));
+  return {};
+}
+
 Status infer_merge_v2_checkpoints(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
   ACTORFLOW_RETURN_IF_ERROR(expect_string_inputs(c, 2));
@@ -131,6 +167,17 @@ void register_checkpoint_ops(OpRegistry& r) {
   r.add({"SaveV2", infer_save_v2, /*stateful=*/true});
   r.add({"RestoreV2", infer_restore_v2, /*stateful=*/true});
   r.add({"MergeV2Checkpoints", infer_merge_v2_checkpoints, /*stateful=*/true});
+  r.add({"Save", [](InferenceContext& c) { return infer_save_v1(c, 2); }, /*stateful=*/true});
+  r.add({"SaveSlices", [](InferenceContext& c) { return infer_save_v1(c, 3); }, true});
+  r.add({"Restore", [](InferenceContext& c) { return infer_restore_v1(c, 2); }, true});
+  r.add({"RestoreSlice", [](InferenceContext& c) { return infer_restore_v1(c, 3); }, true});
+  r.add({"ShardedFilespec", [](InferenceContext& c) -> Status {
+           ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(2));
+           ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[0], 0));
+           ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[1], 0));
+           c.add_output(DType::string, PartialShape(std::vector<std::int64_t>{}));
+           return {};
+         }});
 }
 
 }  // namespace detail
@@ -174,6 +221,89 @@ Operation merge_v2_checkpoints(const Output& checkpoint_prefixes, const Output& 
   return checkpoint_prefixes.graph().create_op(
       "MergeV2Checkpoints", {checkpoint_prefixes, destination_prefix},
       {{"delete_old_dirs", delete_old_dirs}}, name.empty() ? "MergeV2Checkpoints" : name);
+}
+
+namespace {
+
+// Save (no specs) or SaveSlices: the names (and specs) as Consts under the op's name scope.
+Operation save_v1(const Output& filename, const std::vector<std::string>& tensor_names,
+                  const std::vector<std::string>* specs, const std::vector<Output>& tensors,
+                  std::string_view name) {
+  if (tensor_names.size() != tensors.size() || (specs && specs->size() != tensors.size()))
+    throw InvalidArgumentError(invalid_argument(
+        std::string(specs ? "save_slices" : "save") + ": " + std::to_string(tensor_names.size()) +
+        " tensor names" +
+        (specs ? ", " + std::to_string(specs->size()) + " shapes_and_slices" : "") + " but " +
+        std::to_string(tensors.size()) + " tensors"));
+  Graph& g = filename.graph();
+  const std::string op_name = g.unique_name(name);
+  std::vector<Output> inputs{filename};
+  {
+    auto scope = g.name_scope(op_name + "/");
+    inputs.push_back(string_vector(g, tensor_names, "tensor_names"));
+    if (specs) inputs.push_back(string_vector(g, *specs, "shapes_and_slices"));
+  }
+  std::vector<DType> types;
+  for (const Output& t : tensors) {
+    inputs.push_back(t);
+    types.push_back(t.dtype());
+  }
+  return g.create_op(specs ? "SaveSlices" : "Save", inputs, {{"T", types}}, op_name + "/");
+}
+
+}  // namespace
+
+Operation save(const Output& filename, const std::vector<std::string>& tensor_names,
+               const std::vector<Output>& tensors, std::string_view name) {
+  return save_v1(filename, tensor_names, nullptr, tensors, name.empty() ? "save" : name);
+}
+
+Operation save_slices(const Output& filename, const std::vector<std::string>& tensor_names,
+                      const std::vector<std::string>& shapes_and_slices,
+                      const std::vector<Output>& tensors, std::string_view name) {
+  return save_v1(filename, tensor_names, &shapes_and_slices, tensors,
+                 name.empty() ? "save_slices" : name);
+}
+
+Output restore(const Output& file_pattern, const std::string& tensor_name, DType dt,
+               int preferred_shard, std::string_view name) {
+  Graph& g = file_pattern.graph();
+  const std::string op_name = g.unique_name(name.empty() ? "Restore" : name);
+  Output tensor;
+  {
+    auto scope = g.name_scope(op_name + "/");
+    tensor = g.constant(Tensor(tensor_name), "tensor_name");
+  }
+  return g
+      .create_op("Restore", {file_pattern, tensor},
+                 {{"dt", dt}, {"preferred_shard", static_cast<std::int64_t>(preferred_shard)}},
+                 op_name + "/")
+      .output(0);
+}
+
+Output restore_slice(const Output& file_pattern, const std::string& tensor_name,
+                     const std::string& shape_and_slice, DType dt, int preferred_shard,
+                     std::string_view name) {
+  Graph& g = file_pattern.graph();
+  const std::string op_name = g.unique_name(name.empty() ? "RestoreSlice" : name);
+  Output tensor, spec;
+  {
+    auto scope = g.name_scope(op_name + "/");
+    tensor = g.constant(Tensor(tensor_name), "tensor_name");
+    spec = g.constant(Tensor(shape_and_slice), "shape_and_slice");
+  }
+  return g
+      .create_op("RestoreSlice", {file_pattern, tensor, spec},
+                 {{"dt", dt}, {"preferred_shard", static_cast<std::int64_t>(preferred_shard)}},
+                 op_name + "/")
+      .output(0);
+}
+
+Output sharded_filespec(const Output& basename, const Output& num_shards, std::string_view name) {
+  return basename.graph()
+      .create_op("ShardedFilespec", {basename, num_shards}, {},
+                 name.empty() ? "ShardedFilespec" : name)
+      .output(0);
 }
 
 }  // namespace af

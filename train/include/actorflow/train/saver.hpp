@@ -38,14 +38,17 @@ void update_checkpoint_state(const std::string& save_dir, const std::string& mod
                              const std::string& latest_filename = "checkpoint");
 
 /// The prefix of the latest checkpoint in `checkpoint_dir` (`tf.train.latest_checkpoint`),
-/// or nullopt when there is no state file or its model path has no `.index` file.
+/// or nullopt when there is no state file or its model path is no checkpoint (neither a
+/// `.index` file nor V1 files, see `checkpoint_exists`).
 std::optional<std::string> latest_checkpoint(const std::string& checkpoint_dir,
                                              const std::string& latest_filename = "checkpoint");
 
-/// True when `prefix.index` exists (`tf.train.checkpoint_exists` for V2 checkpoints).
+/// True when `prefix.index` exists (a V2 checkpoint) or some file matches `prefix` as a glob
+/// (a V1 checkpoint: its file, or its shards through `P-?????-of-0000N`), as
+/// `tf.train.checkpoint_exists`.
 bool checkpoint_exists(const std::string& prefix);
 
-/// The names, dtypes and shapes stored in a checkpoint (`tf.train.list_variables`), sorted
+/// The names and shapes stored in a checkpoint, V2 or V1 (`tf.train.list_variables`), sorted
 /// by name. Throws NotFoundError / DataLossError naming the file.
 std::vector<std::pair<std::string, Shape>> list_variables(const std::string& prefix);
 
@@ -67,16 +70,23 @@ struct SaverOptions {
   bool pad_step_number = false;
   /// The name scope of the save and restore ops.
   std::string name = "save";
+  /// The checkpoint format written (`write_version`): 2 (V2, tensor bundles) or 1 (V1, one
+  /// table file per shard, as `SaverDef.V1`; a sharded save returns the pattern
+  /// `<prefix>-?????-of-0000N`). Restores read either format whatever this says.
+  int write_version = 2;
 };
 
-/// Saves and restores variables and mutable lookup tables in TensorFlow's V2 checkpoint format
-/// (`tf.train.Saver`).
+/// Saves and restores variables and mutable lookup tables in TensorFlow's V2 checkpoint format,
+/// or its V1 format with `write_version = 1` (`tf.train.Saver`).
 ///
 /// The constructor builds the graph: a string placeholder `<name>/Const` for the prefix, a
 /// SaveV2 of the variables and tables sorted by name (a variable keyed by its op name, a table
-/// as `<table>-keys` and `<table>-values`), `<name>/control_dependency` returning the prefix,
-/// and `<name>/restore_all` (RestoreV2 then one Assign per variable and one
-/// `<table>_table_restore/LookupTableImportV2` per table).
+/// as `<table>-keys` and `<table>-values`; a SaveSlices `<name>/save` for V1),
+/// `<name>/control_dependency` returning the prefix, and `<name>/restore_all` (RestoreV2,
+/// which reads either format, then one Assign per variable and one
+/// `<table>_table_restore/LookupTableImportV2` per table). A sharded V1 Saver writes one
+/// file per device (`ShardedFilename`) and returns `<name>/ShardedFilespec`, the pattern of
+/// its files.
 /// Save and restore kernels run beside the variables. Checkpoints written here load in
 /// TensorFlow and the other way round. A save is atomic: a crash mid-save leaves the previous
 /// checkpoint readable.
@@ -117,16 +127,17 @@ class Saver {
                    const std::string& latest_filename = "checkpoint", bool write_state = true,
                    bool write_meta_graph = true);
 
-  /// Restores every variable from `save_path` (initialising them; no init op needed). Throws
-  /// InvalidArgumentError "The passed save_path is not a valid checkpoint: <path>" when
-  /// `<path>.index` does not exist; NotFoundError "Restoring from checkpoint failed. ...
-  /// Key <name> not found in checkpoint" for a missing variable; InvalidArgumentError for a
-  /// dtype or shape mismatch; DataLossError naming the file for a corrupt checkpoint.
+  /// Restores every variable from `save_path`, a V2 prefix or a V1 file or pattern
+  /// (initialising them; no init op needed). Throws InvalidArgumentError "The passed
+  /// save_path is not a valid checkpoint: <path>" when it is neither (`checkpoint_exists`);
+  /// NotFoundError "Restoring from checkpoint failed. ... Key <name> not found in checkpoint" for a
+  /// missing variable; InvalidArgumentError for a dtype or shape mismatch; DataLossError naming the
+  /// file for a corrupt checkpoint.
   void restore(Session& sess, const std::string& save_path);
 
   /// A Saver over save and restore ops already in `g` (`Saver(saver_def=...)`, what
   /// `import_meta_graph` returns). Throws NotFoundError naming an op the SaverDef names that
-  /// `g` lacks, and InvalidArgumentError for a checkpoint format other than V2.
+  /// `g` lacks, and InvalidArgumentError for a checkpoint format other than V1 and V2.
   static std::unique_ptr<Saver> from_saver_def(Graph& g, const SaverDef& def);
   /// This Saver as a SaverDef (`saver.as_saver_def()`): the names of its prefix tensor, save
   /// tensor and restore op, and its options.
