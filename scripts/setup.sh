@@ -5,7 +5,7 @@ packages=(build-essential cmake pkg-config ccache lld git
           libcaf-dev libasio-dev libboost-test-dev nlohmann-json3-dev libeigen3-dev
           libopenblas-dev libdnnl2 zlib1g-dev libssl-dev libleveldb-dev libcli11-dev
           libprotobuf-dev protobuf-compiler clang-format libfarmhash-dev libre2-dev
-          libjpeg62-turbo-dev libpng-dev libgif-dev libicu-dev
+          libjpeg62-turbo-dev libpng-dev libgif-dev libicu-dev liblmdb-dev
           dataset-fashion-mnist)
 missing=()
 for p in "${packages[@]}"; do

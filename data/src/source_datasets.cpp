@@ -1,8 +1,9 @@
 // The datasets that start a pipeline (TensorFlow's tensor_dataset_op.cc,
 // tensor_slice_dataset_op.cc, sparse_tensor_slice_dataset_op.cc, range_dataset_op.cc and
-// reader_dataset_ops.cc): from tensors, slices of tensors, rows of a SparseTensor, a range, and the
-// records of TFRecord, text and fixed-length files (read with the reader actors' sources, on the
-// thread that asks for the next element).
+// reader_dataset_ops.cc, lmdb_dataset_op.cc): from tensors, slices of tensors, rows of a
+// SparseTensor, a range, the records of TFRecord, text and fixed-length files and the entries of
+// LMDB databases (read with the reader actors' sources, on the thread that asks for the next
+// element).
 #include <cstring>
 
 #include "dataset_base.hpp"
@@ -274,13 +275,18 @@ class RangeDatasetOp final : public DatasetOpKernel {
 
 using SourceFactory = std::function<std::unique_ptr<af::detail::RecordSource>()>;
 
-/// The records of each file in turn, as one string scalar per element.
+/// The records of each file in turn, as one string scalar per element, or with `keys` as two:
+/// the record's key and its value (LMDBDataset).
 class RecordFileDataset final : public DatasetBase {
  public:
-  RecordFileDataset(std::string op, std::vector<std::string> files, SourceFactory make_source)
-      : DatasetBase(std::move(op), {DType::string}, {PartialShape(std::vector<std::int64_t>{})}),
+  RecordFileDataset(std::string op, std::vector<std::string> files, SourceFactory make_source,
+                    bool keys)
+      : DatasetBase(
+            std::move(op), std::vector<DType>(keys ? 2 : 1, DType::string),
+            std::vector<PartialShape>(keys ? 2 : 1, PartialShape(std::vector<std::int64_t>{}))),
         files_(std::move(files)),
-        make_source_(std::move(make_source)) {}
+        make_source_(std::move(make_source)),
+        keys_(keys) {}
 
   std::unique_ptr<IteratorBase> make_iterator() const override {
     struct It final : IteratorBase {
@@ -294,11 +300,17 @@ class RecordFileDataset final : public DatasetBase {
             ACTORFLOW_RETURN_IF_ERROR(fresh->open(ds->files_[file]));
             source = std::move(fresh);
           }
-          std::string_view value;
           bool produced = false, at_end = false;
-          ACTORFLOW_RETURN_IF_ERROR(source->read_view(&value, &produced, &at_end));
+          if (ds->keys_) {
+            std::string key, value;
+            ACTORFLOW_RETURN_IF_ERROR(source->read(&key, &value, &produced, &at_end));
+            if (produced) *out = {Tensor(std::move(key)), Tensor(std::move(value))};
+          } else {
+            std::string_view value;
+            ACTORFLOW_RETURN_IF_ERROR(source->read_view(&value, &produced, &at_end));
+            if (produced) *out = {Tensor(std::string(value))};
+          }
           if (produced) {
-            *out = {Tensor(std::string(value))};
             *end = false;
             return {};
           }
@@ -320,6 +332,7 @@ class RecordFileDataset final : public DatasetBase {
  private:
   std::vector<std::string> files_;
   SourceFactory make_source_;
+  bool keys_;
 };
 
 /// The file names of input 0: a string scalar or vector (TensorFlow: "`filenames` must be a
@@ -348,8 +361,8 @@ Status compression(const std::string& type) {
 class FileDatasetOp final : public StatusOpKernel {
  public:
   using Reader = std::function<Status(const OpKernelContext&, SourceFactory*)>;
-  FileDatasetOp(OpKernelConstruction& c, Reader reader)
-      : StatusOpKernel(c), op_(c.def.op), reader_(std::move(reader)) {}
+  FileDatasetOp(OpKernelConstruction& c, Reader reader, bool keys)
+      : StatusOpKernel(c), op_(c.def.op), reader_(std::move(reader)), keys_(keys) {}
 
  protected:
   Status run(OpKernelContext& ctx) override {
@@ -357,14 +370,15 @@ class FileDatasetOp final : public StatusOpKernel {
     ACTORFLOW_RETURN_IF_ERROR(file_names(ctx, &files));
     SourceFactory factory;
     ACTORFLOW_RETURN_IF_ERROR(reader_(ctx, &factory));
-    ctx.set_output(0, dataset_tensor(std::make_shared<RecordFileDataset>(op_, std::move(files),
-                                                                         std::move(factory))));
+    ctx.set_output(0, dataset_tensor(std::make_shared<RecordFileDataset>(
+                          op_, std::move(files), std::move(factory), keys_)));
     return {};
   }
 
  private:
   std::string op_;
   Reader reader_;
+  bool keys_;
 };
 
 Status tf_record_reader(const OpKernelContext& ctx, SourceFactory* out) {
@@ -412,13 +426,20 @@ Status fixed_length_reader(const OpKernelContext& ctx, SourceFactory* out) {
   return {};
 }
 
-template <Status (*Reader)(const OpKernelContext&, SourceFactory*)>
+// LMDBDataset(filenames): each database's keys and values (lmdb_dataset_op.cc; an empty
+// database is passed over, where TensorFlow's iterator loops on it forever).
+Status lmdb_reader(const OpKernelContext&, SourceFactory* out) {
+  *out = [] { return af::detail::make_lmdb_source(); };
+  return {};
+}
+
+template <Status (*Reader)(const OpKernelContext&, SourceFactory*), bool kKeys = false>
 KernelDef file_kernel(const std::string& op) {
   KernelDef d;
   d.op = op;
   d.device_type = "CPU";
   d.factory = [](OpKernelConstruction& c, Status*) -> std::unique_ptr<OpKernel> {
-    return std::make_unique<FileDatasetOp>(c, Reader);
+    return std::make_unique<FileDatasetOp>(c, Reader, kKeys);
   };
   return d;
 }
@@ -440,6 +461,10 @@ void register_source_datasets(OpRegistry& ops, KernelRegistry& kernels) {
   kernels.add(file_kernel<text_line_reader>("TextLineDataset"));
   kernels.add(file_kernel<fixed_length_reader>("FixedLengthRecordDataset"));
   kernels.add(file_kernel<fixed_length_reader>("FixedLengthRecordDatasetV2"));
+  for (const char* op : {"LMDBDataset", "ExperimentalLMDBDataset"}) {
+    add_dataset_op(ops, op);
+    kernels.add(file_kernel<lmdb_reader, true>(op));
+  }
 }
 
 }  // namespace af::data::detail

@@ -21,7 +21,7 @@ namespace {
 std::atomic<std::int64_t> g_unique_reader_ids{0};
 
 /// TextLineReaderV2 / FixedLengthRecordReaderV2 / TFRecordReaderV2 / WholeFileReaderV2 /
-/// IdentityReaderV2.
+/// IdentityReaderV2, their first forms, and LMDBReader (a first form only, as TensorFlow's).
 class ReaderOp : public OpKernel {
  public:
   ReaderOp(OpKernelConstruction& c, Status* s) : OpKernel(c) {
@@ -72,6 +72,8 @@ class ReaderOp : public OpKernel {
       make_ = [compression] { return make_tf_record_source(compression); };
     } else if (op == "IdentityReader") {
       make_ = [] { return make_identity_source(); };
+    } else if (op == "LMDBReader") {
+      make_ = [] { return make_lmdb_source(); };
     } else {
       make_ = [] { return make_whole_file_source(); };
     }
@@ -294,6 +296,10 @@ void register_reader_ops_and_kernels() {
       ops.add({op + v, infer_reader, true, {}});
       kernels.add(make_kernel_def<ReaderOp>(op + v, "CPU"));
     }
+    if (v.empty()) {
+      ops.add({"LMDBReader", infer_reader, true, {}});
+      kernels.add(make_kernel_def<ReaderOp>("LMDBReader", "CPU"));
+    }
     ops.add({"ReaderRead" + v,
              [](InferenceContext& c) {
                c.add_output(DType::string, PartialShape(Shape{}));
@@ -449,5 +455,8 @@ WholeFileReader::WholeFileReader(Graph& g, const WholeFileReaderOptions& o)
 
 IdentityReader::IdentityReader(Graph& g, const IdentityReaderOptions& o)
     : ReaderBase(g, "IdentityReaderV2", {}, o.name, o.shared_name) {}
+
+LMDBReader::LMDBReader(Graph& g, const LMDBReaderOptions& o)
+    : ReaderBase(g, "LMDBReader", {}, o.name, o.shared_name) {}
 
 }  // namespace af

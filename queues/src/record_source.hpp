@@ -76,6 +76,11 @@ std::unique_ptr<RecordSource> make_tf_record_source(std::string compression_type
 std::unique_ptr<RecordSource> make_whole_file_source();
 /// IdentityReader: each work unit is one record, the work string as key and value.
 std::unique_ptr<RecordSource> make_identity_source();
+/// LMDBReader's source (lmdb_source.cpp): each key and value of an LMDB database (a directory
+/// holding data.mdb, or the .mdb file itself) in key order, read-only and without locking.
+/// Errors: InvalidArgument "<LMDB's text> (LMDB file F)", e.g. "No such file or directory
+/// (LMDB file F)" and "MDB_INVALID: File is not an LMDB file (LMDB file F)".
+std::unique_ptr<RecordSource> make_lmdb_source();
 
 /// TensorFlow's ReaderBaseState proto (work_started = 1, work_finished = 2,
 /// num_records_produced = 3, current_work = 4), in protobuf wire format.

@@ -25,7 +25,8 @@ class ReaderBase {
 
   /// Reads the next record: (key, value) string scalars. Keys are `file:line` (1-based) for
   /// TextLineReader, `file:record` for FixedLengthRecordReader, `file:offset` for
-  /// TFRecordReader and the file name for WholeFileReader.
+  /// TFRecordReader, the file name for WholeFileReader and the database's key for
+  /// LMDBReader.
   std::pair<Output, Output> read(const QueueBase& queue, std::string_view name = {}) const;
   /// As above, taking work from the string queue `queue_ref`.
   std::pair<Output, Output> read(const Output& queue_ref, std::string_view name = {}) const;
@@ -146,6 +147,23 @@ class IdentityReader : public ReaderBase {
  public:
   /// Adds the reader op to `g`.
   explicit IdentityReader(Graph& g, const IdentityReaderOptions& options = {});
+};
+
+/// `tf.compat.v1.LMDBReader`: the key and value of each entry of an LMDB database, in key
+/// order; a work unit names the database's directory or its `.mdb` file.
+struct LMDBReaderOptions {
+  std::string name;         ///< the reader op's name (default: the op type)
+  std::string shared_name;  ///< readers with the same non-empty one share state; "" = per session
+};
+
+/// `tf.compat.v1.LMDBReader` (see LMDBReaderOptions): the op "LMDBReader" (TensorFlow has
+/// no V2 form of it). Keys are the database's keys. A file that is not an LMDB database fails
+/// the read with InvalidArgument "<LMDB's text> (LMDB file F)", where TensorFlow's reader
+/// aborts the process; the state cannot be serialized (Unimplemented, as TensorFlow).
+class LMDBReader : public ReaderBase {
+ public:
+  /// Adds the reader op to `g`.
+  explicit LMDBReader(Graph& g, const LMDBReaderOptions& options = {});
 };
 
 }  // namespace af
