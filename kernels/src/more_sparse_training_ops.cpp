@@ -12,6 +12,7 @@
 // A buffer still shared with a read in flight is copied before it is written.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -259,6 +260,11 @@ void register_sparse_apply(KernelRegistry& r, const char* type, bool ref_form = 
     };
     add(half_t{});
     add(bfloat16_t{});
+    // The complex types where TensorFlow's CPU kernels take them.
+    if constexpr (K == Kind::adadelta || K == Kind::adagrad_v2 || K == Kind::keras_momentum) {
+      add(std::complex<float>{});
+      add(std::complex<double>{});
+    }
   }
 }
 

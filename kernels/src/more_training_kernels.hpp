@@ -72,13 +72,16 @@ Status run_checks(const OpKernelContext& ctx, const Layout& lay, const std::vect
             c.arg < 0 ? lay.inputs - 1 : lay.scalars[static_cast<std::size_t>(c.arg)].first;
         const Tensor& t = ctx.input(input);
         bool ok = t.rank() == 0;
-        if (ok && c.req != Req::any) {
-          // float16 and bfloat16 compared in float.
-          using C = std::conditional_t<is_half_like_v<T>, float, T>;
-          const C v = static_cast<C>(t.data<T>()[0]);
-          ok = c.req == Req::positive       ? v > C(0)
-               : c.req == Req::non_negative ? v >= C(0)
-                                            : v <= C(0);
+        // float16 and bfloat16 compared in float; the complex kinds (Adadelta, AdagradV2,
+        // KerasMomentum) have no sign checks.
+        if constexpr (!is_complex_v<T>) {
+          if (ok && c.req != Req::any) {
+            using C = std::conditional_t<is_half_like_v<T>, float, T>;
+            const C v = static_cast<C>(t.data<T>()[0]);
+            ok = c.req == Req::positive       ? v > C(0)
+                 : c.req == Req::non_negative ? v >= C(0)
+                                              : v <= C(0);
+          }
         }
         if (!ok) return invalid_argument(std::string(c.text) + t.shape().to_string());
         break;

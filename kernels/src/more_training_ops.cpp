@@ -10,6 +10,7 @@
 //
 // A buffer still shared with a read in flight is copied before it is written (copy on
 // write); otherwise the update is in place.
+#include <complex>
 #include <string>
 #include <vector>
 
@@ -198,6 +199,11 @@ void register_apply(KernelRegistry& r, const char* type, bool ref_form = true) {
     };
     add(half_t{});
     if constexpr (K != Kind::ada_max) add(bfloat16_t{});
+    // The complex types where TensorFlow's CPU kernels take them.
+    if constexpr (K == Kind::adadelta || K == Kind::adagrad_v2 || K == Kind::keras_momentum) {
+      add(std::complex<float>{});
+      add(std::complex<double>{});
+    }
   }
 }
 

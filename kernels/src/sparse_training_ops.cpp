@@ -12,6 +12,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -238,7 +239,7 @@ void register_sparse_apply(KernelRegistry& r, const char* type) {
       resource, "CPU", {{"T", {DType::float32}}, {"Tindices", index_types}}));
   r.add(make_kernel_def<SparseApplyOp<K, double, true>>(
       resource, "CPU", {{"T", {DType::float64}}, {"Tindices", index_types}}));
-  // float16 and bfloat16 (RMSProp's: float16 only), as TensorFlow's.
+  // float16 and bfloat16 (RMSProp's: float16 only) and the complex types, as TensorFlow's.
   auto add = [&](auto tag) {
     using S = decltype(tag);
     r.add(make_kernel_def<SparseApplyOp<K, S, false>>(
@@ -248,6 +249,8 @@ void register_sparse_apply(KernelRegistry& r, const char* type) {
   };
   add(half_t{});
   if constexpr (K != Kind::rms_prop && K != Kind::centered_rms_prop) add(bfloat16_t{});
+  add(std::complex<float>{});
+  add(std::complex<double>{});
 }
 
 }  // namespace

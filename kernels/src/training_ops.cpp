@@ -13,6 +13,7 @@
 // buffer, so an update writes a new buffer and swaps it in (copy on write).
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -302,8 +303,9 @@ class ApplyOp : public OpKernel {
   bool update_slots_ = true;
 };
 
-// Apply<type> and ResourceApply<type> for float, double, float16 and bfloat16 (TensorFlow's
-// CPU kernels also take complex numbers).
+// Apply<type> and ResourceApply<type> for float, double, float16, bfloat16 and the complex
+// types, as TensorFlow's CPU kernels (complex updates: the same expressions in complex
+// arithmetic, principal square roots).
 template <Kind K>
 void register_apply_kernels(KernelRegistry& r, const char* type) {
   const std::string resource = std::string("Resource") + type;
@@ -316,6 +318,8 @@ void register_apply_kernels(KernelRegistry& r, const char* type) {
   add(double{});
   add(half_t{});
   add(bfloat16_t{});
+  add(std::complex<float>{});
+  add(std::complex<double>{});
 }
 
 }  // namespace
