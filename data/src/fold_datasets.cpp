@@ -1,6 +1,7 @@
 // Datasets and ops whose functions carry state or regroup elements (TensorFlow's
 // reduce_dataset_op.cc, scan_dataset_op.cc, take_while_dataset_op.cc,
-// group_by_window_dataset_op.cc and map_and_batch_dataset_op.cc).
+// group_by_window_dataset_op.cc, group_by_reducer_dataset_op.cc and
+// map_and_batch_dataset_op.cc).
 #include <map>
 
 #include "dataset_base.hpp"
@@ -402,6 +403,127 @@ class GroupByWindowDatasetOp final : public DatasetOpKernel {
   int num_key_args_ = 0, num_reduce_args_ = 0;
 };
 
+// -- GroupByReducerDataset ------------------------------------------------------------------
+
+struct ReducerFunctions {
+  std::shared_ptr<const CapturedFunction> key, init, reduce, finalize;
+};
+
+class GroupByReducerDataset final : public UnaryDataset {
+ public:
+  GroupByReducerDataset(std::string op, std::shared_ptr<const DatasetBase> input,
+                        ReducerFunctions f, std::vector<DType> dtypes,
+                        std::vector<PartialShape> shapes)
+      : UnaryDataset(std::move(op), std::move(input), std::move(dtypes), std::move(shapes)),
+        f_(std::move(f)) {}
+
+  // TensorFlow's GroupByReducerDatasetOp iterator: the first element waits for the whole
+  // input. Each input element's key_func gives its key; a key seen for the first time gets
+  // init_func(key) as its state, then reduce_func(state, element) is the key's new state. At
+  // the input's end each key's finalize_func(state) is one element, smallest key first (the
+  // order of TensorFlow's std::map). An error loses the element it came with (a failed
+  // reduce leaves the key's state as it was, a fresh key's being init_func's) and the next
+  // call goes on with the next element, or the next key when a finalize failed.
+  std::unique_ptr<IteratorBase> make_iterator() const override {
+    using States = std::map<std::int64_t, std::vector<Tensor>>;
+    struct It final : DatasetIterator<GroupByReducerDataset> {
+      using DatasetIterator::DatasetIterator;
+      std::unique_ptr<IteratorBase> input;
+      bool end_of_input = false;
+      States states;
+      States::const_iterator next_state;  // the next key to finalize, once end_of_input
+
+      Status fold_in(const IteratorEnv& env, std::vector<Tensor> element) {
+        std::vector<Tensor> key;
+        ACTORFLOW_RETURN_IF_ERROR(ds->f_.key->run(env, element, &key));
+        // TensorFlow checks the element count only: a key of shape [1] passes.
+        if (key.size() != 1 || key[0].dtype() != DType::int64 || key[0].num_elements() != 1)
+          return invalid_argument("`key_func` must return a scalar int64.");
+        const std::int64_t k = key[0].data<std::int64_t>()[0];
+        auto state = states.find(k);
+        if (state == states.end()) {
+          std::vector<Tensor> initial;
+          ACTORFLOW_RETURN_IF_ERROR(ds->f_.init->run(env, std::move(key), &initial));
+          state = states.emplace(k, std::move(initial)).first;
+        }
+        std::vector<Tensor> args = state->second;
+        args.insert(args.end(), element.begin(), element.end());
+        std::vector<Tensor> next;
+        ACTORFLOW_RETURN_IF_ERROR(ds->f_.reduce->run(env, std::move(args), &next));
+        state->second = std::move(next);
+        return {};
+      }
+
+      Status get_next(const IteratorEnv& env, std::vector<Tensor>* out, bool* end) override {
+        if (!input) input = ds->input().make_iterator();
+        while (!end_of_input) {
+          std::vector<Tensor> element;
+          bool input_end = false;
+          ACTORFLOW_RETURN_IF_ERROR(input->get_next(env, &element, &input_end));
+          if (input_end) {
+            end_of_input = true;
+            next_state = states.cbegin();
+            break;
+          }
+          ACTORFLOW_RETURN_IF_ERROR(fold_in(env, std::move(element)));
+        }
+        if (next_state == states.cend()) {
+          *end = true;
+          return {};
+        }
+        const std::vector<Tensor>& state = (next_state++)->second;
+        *end = false;
+        return ds->f_.finalize->run(env, state, out);
+      }
+    };
+    return std::make_unique<It>(*this);
+  }
+
+ private:
+  ReducerFunctions f_;
+};
+
+class GroupByReducerDatasetOp final : public DatasetOpKernel {
+ public:
+  GroupByReducerDatasetOp(OpKernelConstruction& c, Status* s)
+      : DatasetOpKernel(c, s), op_(c.def.op) {
+    key_ = function_attr(c, "key_func", s);
+    init_ = function_attr(c, "init_func", s);
+    reduce_ = function_attr(c, "reduce_func", s);
+    finalize_ = function_attr(c, "finalize_func", s);
+    num_key_args_ = list_length(c, "Tkey_func_other_arguments", s);
+    num_init_args_ = list_length(c, "Tinit_func_other_arguments", s);
+    num_reduce_args_ = list_length(c, "Treduce_func_other_arguments", s);
+  }
+
+ protected:
+  // Inputs: input_dataset, then the other arguments of key_func, init_func, reduce_func and
+  // finalize_func.
+  Status make(OpKernelContext& ctx, std::shared_ptr<const DatasetBase>* out) override {
+    std::shared_ptr<const DatasetBase> input;
+    ACTORFLOW_RETURN_IF_ERROR(input_dataset(ctx, 0, &input));
+    const int init_begin = 1 + num_key_args_;
+    const int reduce_begin = init_begin + num_init_args_;
+    const int finalize_begin = reduce_begin + num_reduce_args_;
+    if (finalize_begin > ctx.num_inputs())
+      return invalid_argument(op_ + " '" + ctx.node_name() + "' has " +
+                              std::to_string(ctx.num_inputs()) + " inputs; its attributes need " +
+                              std::to_string(finalize_begin) + " or more");
+    ReducerFunctions f{make_captured_function(ctx, key_, 1, init_begin),
+                       make_captured_function(ctx, init_, init_begin, reduce_begin),
+                       make_captured_function(ctx, reduce_, reduce_begin, finalize_begin),
+                       make_captured_function(ctx, finalize_, finalize_begin, ctx.num_inputs())};
+    *out = std::make_shared<GroupByReducerDataset>(op_, std::move(input), std::move(f), dtypes_,
+                                                   shapes_);
+    return {};
+  }
+
+ private:
+  std::string op_;
+  std::shared_ptr<const InstantiatedFunction> key_, init_, reduce_, finalize_;
+  int num_key_args_ = 0, num_init_args_ = 0, num_reduce_args_ = 0;
+};
+
 // -- MapAndBatchDataset: a map, then a batch ------------------------------------------------
 
 class MapAndBatchDatasetOp final : public DatasetOpKernel {
@@ -461,6 +583,10 @@ void register_fold_datasets(OpRegistry& ops, KernelRegistry& kernels) {
   for (const char* op : {"GroupByWindowDataset", "ExperimentalGroupByWindowDataset"}) {
     add_dataset_op(ops, op);
     kernels.add(make_kernel_def<GroupByWindowDatasetOp>(op, "CPU"));
+  }
+  for (const char* op : {"GroupByReducerDataset", "ExperimentalGroupByReducerDataset"}) {
+    add_dataset_op(ops, op);
+    kernels.add(make_kernel_def<GroupByReducerDatasetOp>(op, "CPU"));
   }
   for (const char* op : {"MapAndBatchDataset", "ExperimentalMapAndBatchDataset"}) {
     add_dataset_op(ops, op);

@@ -348,6 +348,66 @@ def case_bucket_by_sequence_length():
     return one_shot(ds)
 
 
+def reducer_pipeline(ds, key_func, init_func, reduce_func, finalize_func):
+    return ds.apply(tf.data.experimental.group_by_reducer(
+        key_func, tf.data.experimental.Reducer(init_func, reduce_func, finalize_func)))
+
+
+def case_group_by_reducer():
+    """Sum and count per parity; finalize_func gets the state's tuple as its arguments."""
+    return one_shot(reducer_pipeline(
+        Dataset.range(10), lambda x: x % 2, lambda k: (np.int64(0), np.int64(0)),
+        lambda state, x: (state[0] + x, state[1] + 1), lambda total, count: (total, count)))
+
+
+def case_group_by_reducer_key_order():
+    """Keys first seen out of order, negative ones among them: the groups come smallest key
+    first; init_func gets the key."""
+    ds = Dataset.from_tensor_slices(tf.constant([5, -3, 12, 7, -4, 0, 13, 4, -1], tf.int64))
+    return initializable(reducer_pipeline(
+        ds, lambda x: x // 3, lambda k: tf.strings.as_string(k * 100),
+        lambda s, x: tf.strings.join([s, tf.strings.as_string(x)], separator=","),
+        lambda s: (s, tf.strings.length(s))), reinit=True)
+
+
+def case_group_by_reducer_vector_state():
+    """A state that grows (its shape weakened to [None] by the Python side), finalized into
+    a dict."""
+    return one_shot(reducer_pipeline(
+        Dataset.range(1, 9), lambda x: 3 - x % 3, lambda k: (k, tf.zeros([0], tf.int64)),
+        lambda state, x: (state[0], tf.concat([state[1], [x * state[0]]], 0)),
+        lambda k, v: {"key": k, "values": v, "n": tf.size(v)}))
+
+
+def case_group_by_reducer_captured():
+    """Each of the four functions captures tensors of the graph (a fed placeholder among
+    them): the op's four other_arguments lists."""
+    modulus = tf1.placeholder(tf.int64, [], name="modulus")
+    offset = tf.constant(1000, tf.int64, name="offset")
+    scale = tf.constant([1.0, 10.0], tf.float32, name="scale")
+    ds = reducer_pipeline(
+        Dataset.range(8), lambda x: x % modulus,
+        lambda k: tf.cast(k + offset, tf.float32) * scale,
+        lambda s, x: s + tf.cast(x, tf.float32) * scale,
+        lambda s: s - scale * tf.cast(modulus, tf.float32))
+    return initializable(ds, feeds=[Feed(modulus, np.int64(3))])
+
+
+def case_group_by_reducer_bad_key():
+    """A key_func of unknown rank (Python's check passes it) returns a scalar, then a [1]
+    (one element: TensorFlow takes it), then a [2]: InvalidArgument, after the elements of
+    a good group_by_reducer before it."""
+    def sum_reducer(ds, key_func):
+        return reducer_pipeline(ds, key_func, lambda k: np.int64(0), lambda s, x: s + x,
+                                lambda s: s)
+
+    def key(x):
+        dims = tf.fill([tf.cast(x >= 2, tf.int32)], tf.cast(x // 2, tf.int32))
+        return tf.fill(dims, x % 2)
+    return one_shot(sum_reducer(Dataset.range(4), lambda x: x % 2).concatenate(
+        sum_reducer(Dataset.range(6), key)))
+
+
 def case_parallel_batch():
     return one_shot(Dataset.range(8).batch(3, num_parallel_calls=2, deterministic=True))
 
@@ -647,6 +707,11 @@ CASES = [
     ("window_stride_drop", case_window_stride_drop),
     ("group_by_window", case_group_by_window),
     ("bucket_by_sequence_length", case_bucket_by_sequence_length),
+    ("group_by_reducer", case_group_by_reducer),
+    ("group_by_reducer_key_order", case_group_by_reducer_key_order),
+    ("group_by_reducer_vector_state", case_group_by_reducer_vector_state),
+    ("group_by_reducer_captured", case_group_by_reducer_captured),
+    ("group_by_reducer_bad_key", case_group_by_reducer_bad_key),
     ("parallel_batch", case_parallel_batch),
     ("assert_cardinality", case_assert_cardinality),
     ("assert_cardinality_wrong", case_assert_cardinality_wrong),

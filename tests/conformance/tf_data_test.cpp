@@ -203,7 +203,7 @@ BOOST_AUTO_TEST_SUITE(tf_data_test)
 BOOST_AUTO_TEST_CASE(the_fixtures_hold_what_these_tests_claim) {
   const Json ref = reference();
   BOOST_TEST(ref["tensorflow"].get<std::string>() == "2.21.0");
-  BOOST_TEST(ref["cases"].size() == 60u);
+  BOOST_TEST(ref["cases"].size() == 65u);
   for (const auto& [name, c] : ref["cases"].items()) {
     BOOST_TEST(!c["steps"].empty(), name);
     if (name == "tf2_anonymous_iterators") {
@@ -212,7 +212,8 @@ BOOST_AUTO_TEST_CASE(the_fixtures_hold_what_these_tests_claim) {
       continue;
     }
     const std::string code = name == "assert_cardinality_wrong" ? "FailedPrecondition"
-                             : name == "parallel_map_error" || name == "csv_bad_record"
+                             : name == "parallel_map_error" || name == "csv_bad_record" ||
+                                     name == "group_by_reducer_bad_key"
                                  ? "InvalidArgument"
                                  : "OutOfRange";
     BOOST_TEST(c["end"]["code"].get<std::string>() == code, name);
@@ -302,6 +303,19 @@ BOOST_AUTO_TEST_CASE(windows_flattened_by_flat_map, *boost::unit_test::timeout(6
 BOOST_AUTO_TEST_CASE(group_by_window_and_buckets, *boost::unit_test::timeout(60)) {
   run_case("group_by_window");
   run_case("bucket_by_sequence_length");
+}
+// tf.data.experimental.group_by_reducer (ExperimentalGroupByReducerDataset): one state per
+// key, made by init_func(key) and folded by reduce_func; finalize_func's elements come
+// smallest key first once the input has ended; captured tensors for each of the four
+// functions; a key_func result of more than one element fails with TensorFlow's message.
+BOOST_AUTO_TEST_CASE(group_by_reducer_folds_each_key_and_emits_keys_in_order,
+                     *boost::unit_test::timeout(60)) {
+  run_case("group_by_reducer");
+  run_case("group_by_reducer_key_order", 2);
+  run_case("group_by_reducer_vector_state");
+  run_case("group_by_reducer_captured");
+  run_case("group_by_reducer_captured", 1, true);  // its four functions written back
+  run_case("group_by_reducer_bad_key");
 }
 BOOST_AUTO_TEST_CASE(parallel_batch, *boost::unit_test::timeout(60)) { run_case("parallel_batch"); }
 // Parallel map calls on threads of their own, and prefetch's thread: TensorFlow's order, and
