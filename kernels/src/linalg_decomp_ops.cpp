@@ -7,7 +7,8 @@
 // linalg_ops_common.cc's LinearAlgebraOp: each matrix of the batch (the leading dimensions)
 // on its own, row-major as TensorFlow maps them. float and double (TensorFlow's complex and
 // half kernels have no actorflow dtype). Their definitions are in
-// ops/src/defs/linalg_decomp_ops.cpp.
+// ops/src/defs/linalg_decomp_ops.cpp. Lu, Eig, MatrixLogarithm, CholeskyGrad and
+// BandedTriangularSolve are in linalg_more_ops.cpp, registered from here.
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
@@ -554,6 +555,7 @@ void register_linalg_decomp_kernels(KernelRegistry& r) {
   register_for_types<MatrixSquareRootOp, float, double>(r, "MatrixSquareRoot");
   register_for_types<TridiagonalSolveOp, float, double>(r, "TridiagonalSolve");
   register_for_types<TridiagonalMatMulOp, float, double>(r, "TridiagonalMatMul");
+  register_linalg_more_kernels(r);
 }
 
 }  // namespace detail

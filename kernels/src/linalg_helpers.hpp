@@ -1,10 +1,13 @@
 #pragma once
 
-// What the linear algebra kernels (linalg_ops.cpp, linalg_decomp_ops.cpp) share: row-major
-// Eigen views of a tensor's matrices, and linalg_ops_common.cc's LinearAlgebraOp: its view of
-// the inputs (AnalyzeInputs, ValidateSingleSquareMatrix) with its messages, and a kernel base
-// that analyzes them before its work. Private to the kernels module.
+// What the linear algebra kernels (linalg_ops.cpp, linalg_decomp_ops.cpp, linalg_more_ops.cpp)
+// share: row-major Eigen views of a tensor's matrices, linalg_ops_common.cc's LinearAlgebraOp
+// (its view of the inputs, AnalyzeInputs and ValidateSingleSquareMatrix, with its messages,
+// and a kernel base that analyzes them before its work) and MatMulBCast's broadcast of two
+// batches of matrices. Private to the kernels module.
 #include <Eigen/Core>
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -103,5 +106,41 @@ class LinearAlgebraKernel : public StatusKernel {
     return compute_matrices(ctx, in);
   }
 };
+
+/// MatMulBCast: the NumPy broadcast `*out` of the batch shapes `x` and `y` and, per output
+/// matrix in row-major order, the index of the matrix of x and of y it reads. False when
+/// they do not broadcast.
+inline bool broadcast_batches(const std::vector<std::int64_t>& x,
+                              const std::vector<std::int64_t>& y, std::vector<std::int64_t>* out,
+                              std::vector<Index>* x_index, std::vector<Index>* y_index) {
+  const std::size_t rank = std::max(x.size(), y.size());
+  out->assign(rank, 1);
+  std::vector<std::int64_t> xd(rank, 1), yd(rank, 1);
+  std::copy(x.begin(), x.end(), xd.begin() + static_cast<std::ptrdiff_t>(rank - x.size()));
+  std::copy(y.begin(), y.end(), yd.begin() + static_cast<std::ptrdiff_t>(rank - y.size()));
+  for (std::size_t i = 0; i < rank; ++i) {
+    if (xd[i] != yd[i] && xd[i] != 1 && yd[i] != 1) return false;
+    (*out)[i] = xd[i] == 1 ? yd[i] : xd[i];
+  }
+  Index total = 1;
+  for (auto d : *out) total *= d;
+  x_index->assign(static_cast<std::size_t>(total), 0);
+  y_index->assign(static_cast<std::size_t>(total), 0);
+  std::vector<Index> coord(rank, 0);
+  for (Index o = 0; o < total; ++o) {
+    Index xi = 0, yi = 0;
+    for (std::size_t i = 0; i < rank; ++i) {
+      xi = xi * xd[i] + (xd[i] == 1 ? 0 : coord[i]);
+      yi = yi * yd[i] + (yd[i] == 1 ? 0 : coord[i]);
+    }
+    (*x_index)[static_cast<std::size_t>(o)] = xi;
+    (*y_index)[static_cast<std::size_t>(o)] = yi;
+    for (std::size_t i = rank; i-- > 0;) {
+      if (++coord[i] < (*out)[i]) break;
+      coord[i] = 0;
+    }
+  }
+  return true;
+}
 
 }  // namespace af::detail

@@ -2,8 +2,9 @@
 // MatrixTriangularSolve: CPU kernels on Eigen with TensorFlow's checks and messages
 // (linalg_ops_common.cc, matrix_inverse_op.cc, determinant_op.cc, cholesky_op.cc,
 // matrix_solve_op.cc, matrix_triangular_solve_op_impl.h), each matrix of the batch (the
-// leading dimensions) on its own. float and double, as TensorFlow's real CPU kernels. Their
-// definitions are in ops/src/defs/linalg_ops.cpp.
+// leading dimensions) on its own. float and double, as TensorFlow's real CPU kernels, and
+// complex64 and complex128 for MatrixSolve (Eig's gradient solves with the eigenvectors).
+// Their definitions are in ops/src/defs/linalg_ops.cpp.
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <Eigen/LU>
@@ -22,6 +23,7 @@ namespace af {
 
 namespace {
 
+using detail::broadcast_batches;
 using detail::ConstMatrixMap;
 using detail::Index;
 using detail::LinearAlgebraKernel;
@@ -62,7 +64,8 @@ class AdjointLuKernel : public LinearAlgebraKernel<kInputs, kSquare> {
       lu->compute(a.adjoint());
     else
       lu->compute(a);
-    return lu->matrixLU().diagonal().cwiseAbs().minCoeff() > T(0);
+    using Real = typename Eigen::NumTraits<T>::Real;
+    return lu->matrixLU().diagonal().cwiseAbs().minCoeff() > Real(0);
   }
 
  private:
@@ -202,41 +205,6 @@ class MatrixSolveOp : public AdjointLuKernel<2, false> {
   }
 };
 
-// MatMulBCast: the broadcast of two batch shapes and, per output matrix, the matrix of x
-// and of y it reads. False when they do not broadcast.
-bool broadcast_batches(const std::vector<std::int64_t>& x, const std::vector<std::int64_t>& y,
-                       std::vector<std::int64_t>* out, std::vector<Index>* x_index,
-                       std::vector<Index>* y_index) {
-  const std::size_t rank = std::max(x.size(), y.size());
-  out->assign(rank, 1);
-  std::vector<std::int64_t> xd(rank, 1), yd(rank, 1);
-  std::copy(x.begin(), x.end(), xd.begin() + static_cast<std::ptrdiff_t>(rank - x.size()));
-  std::copy(y.begin(), y.end(), yd.begin() + static_cast<std::ptrdiff_t>(rank - y.size()));
-  for (std::size_t i = 0; i < rank; ++i) {
-    if (xd[i] != yd[i] && xd[i] != 1 && yd[i] != 1) return false;
-    (*out)[i] = xd[i] == 1 ? yd[i] : xd[i];
-  }
-  Index total = 1;
-  for (auto d : *out) total *= d;
-  x_index->assign(static_cast<std::size_t>(total), 0);
-  y_index->assign(static_cast<std::size_t>(total), 0);
-  std::vector<Index> coord(rank, 0);
-  for (Index o = 0; o < total; ++o) {
-    Index xi = 0, yi = 0;
-    for (std::size_t i = 0; i < rank; ++i) {
-      xi = xi * xd[i] + (xd[i] == 1 ? 0 : coord[i]);
-      yi = yi * yd[i] + (yd[i] == 1 ? 0 : coord[i]);
-    }
-    (*x_index)[static_cast<std::size_t>(o)] = xi;
-    (*y_index)[static_cast<std::size_t>(o)] = yi;
-    for (std::size_t i = rank; i-- > 0;) {
-      if (++coord[i] < (*out)[i]) break;
-      coord[i] = 0;
-    }
-  }
-  return true;
-}
-
 // MatrixTriangularSolve(matrix, rhs; lower, adjoint): X with T X = rhs for T the lower (or
 // upper) triangle of matrix (its adjoint with `adjoint`), the other triangle never read; the
 // batch dimensions broadcast. A zero on the diagonal gives infinities and NaN, as Eigen's
@@ -317,7 +285,7 @@ void register_linalg_kernels(KernelRegistry& r) {
   register_for_types<MatrixDeterminantOp, float, double>(r, "MatrixDeterminant");
   register_for_types<LogMatrixDeterminantOp, float, double>(r, "LogMatrixDeterminant");
   register_for_types<CholeskyOp, float, double>(r, "Cholesky");
-  register_for_types<MatrixSolveOp, float, double>(r, "MatrixSolve");
+  register_for_types<MatrixSolveOp, float, double, complex64_t, complex128_t>(r, "MatrixSolve");
   register_for_types<MatrixTriangularSolveOp, float, double>(r, "MatrixTriangularSolve");
 }
 

@@ -94,8 +94,10 @@ void register_stage_kernels(KernelRegistry& r);
 void register_misc_array_kernels(KernelRegistry& r);
 void register_audio_kernels(KernelRegistry& r);  // DecodeWav, EncodeWav, AudioSpectrogram, Mfcc
 // Qr, Svd, SelfAdjointEigV2, MatrixSolveLs, MatrixSquareRoot, TridiagonalSolve,
-// TridiagonalMatMul
+// TridiagonalMatMul; calls register_linalg_more_kernels
 void register_linalg_decomp_kernels(KernelRegistry& r);
+// Lu, Eig, MatrixLogarithm, CholeskyGrad, BandedTriangularSolve (linalg_more_ops.cpp)
+void register_linalg_more_kernels(KernelRegistry& r);
 // DecodeJpeg, DecodeAndCropJpeg, DecodePng, DecodeBmp, DecodeImage, EncodeJpeg, EncodePng,
 // ExtractJpegShape
 void register_image_codec_kernels(KernelRegistry& r);

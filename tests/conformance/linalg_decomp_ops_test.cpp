@@ -1,12 +1,15 @@
 // The decompositions and solvers of af::linalg (TensorFlow's tf.linalg.qr, svd, eigh,
-// eigvalsh, MatrixSolveLs, sqrtm and the compact tridiagonal ops) against values TensorFlow
-// 2.21 computes, with TensorFlow's build-time (shape function) and run-time (kernel)
-// messages. The fixture cases of scripts/peers/op_cases_linalg_decomp.py compare every op
-// and gradient with TensorFlow in bulk; these pin the builders and the errors.
+// eigvalsh, MatrixSolveLs, sqrtm, the compact tridiagonal ops, lu, eig, eigvals, logm,
+// banded_triangular_solve and the op CholeskyGrad) against values TensorFlow 2.21 computes,
+// with TensorFlow's build-time (shape function) and run-time (kernel) messages. The fixture
+// cases of scripts/peers/op_cases_linalg_decomp.py and op_cases_linalg_more.py compare every
+// op and gradient with TensorFlow in bulk; these pin the builders and the errors.
 #include <actorflow/actorflow.hpp>
+#include <actorflow/ops/complex_ops.hpp>
 #include <actorflow/ops/linalg_decomp_ops.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,6 +47,26 @@ Tensor ones(af::Shape shape) {
 
 bool has(const std::exception& e, const std::string& text) {
   return std::string(e.what()).find(text) != std::string::npos;
+}
+
+// A float64 Const of ones.
+Output ones_const(af::Graph& g, af::Shape shape, const char* name) {
+  return g.constant(ones(shape), name);
+}
+
+// The entries of a complex128 tensor.
+std::vector<std::complex<double>> complex_values(const Tensor& t) {
+  const auto* data = t.data<af::complex128_t>();
+  return {data, data + t.num_elements()};
+}
+
+void check_complex(const Tensor& t, const std::vector<std::complex<double>>& want,
+                   double tol = 1e-12) {
+  const auto got = complex_values(t);
+  BOOST_REQUIRE_EQUAL(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    BOOST_TEST(std::abs(got[i] - want[i]) <= tol * std::max(1.0, std::abs(want[i])),
+               "element " << i << ": " << got[i] << " vs " << want[i]);
 }
 
 }  // namespace
@@ -181,6 +204,205 @@ BOOST_AUTO_TEST_CASE(decompositions_refuse_as_tensorflow) {
       sess.run(ts, {{any, Tensor::from_vector(std::vector<double>(9, 0), af::Shape{3, 3})},
                     {rhs, ones({3, 1})}});
   BOOST_TEST(std::isnan(values(nan)[0]));
+}
+
+BOOST_AUTO_TEST_CASE(lu_eig_logm_and_banded_solve_builders_compute_tensorflows_values) {
+  af::Graph g;
+  const auto [lu, p] = linalg::lu(matrix64(g, {1, 2, 3, 4, 5, 6, 7, 8, 10}, {3, 3}, "a"));
+  BOOST_TEST(lu.name() == "Lu:0");
+  BOOST_TEST(p.dtype() == DType::int32);
+  BOOST_TEST(p.shape() == af::PartialShape({3}));
+  const Output p64 = linalg::lu(matrix64(g, {0, 1, 1, 0}, {2, 2}, "swap"), DType::int64).p;
+  BOOST_TEST(p64.dtype() == DType::int64);
+  // A real matrix: EigenSolver's order (the real Schur form's), a conjugate pair with the
+  // positive imaginary part first.
+  const auto [e, v] = linalg::eig(matrix64(g, {2, 1, 0, 3}, {2, 2}, "b"));
+  BOOST_TEST(e.name() == "Eig:0");
+  BOOST_TEST(e.dtype() == DType::complex128);
+  const Output pair = linalg::eigvals(matrix64(g, {1, -2, 1, 1}, {2, 2}, "c"));
+  const Output batch = g.placeholder(DType::float32, af::PartialShape({4, 3, 3}), "batch");
+  BOOST_TEST(linalg::eig(batch).v.shape() == af::PartialShape({4, 3, 3}));
+  BOOST_TEST(linalg::eig(batch).v.dtype() == DType::complex64);
+  BOOST_TEST(linalg::eigvals(batch).shape() == af::PartialShape({4, 3}));
+  BOOST_TEST(linalg::eigvals(batch).node()->output_shapes()[1] == af::PartialShape({0}));
+  const double e1 = std::exp(1.0);
+  const Output logm = linalg::matrix_logarithm(g.constant(
+      Tensor::from_vector(std::vector<af::complex128_t>{e1, 0, 0, e1 * e1}, af::Shape{2, 2}), "d"));
+  BOOST_TEST(logm.name() == "MatrixLogarithm:0");
+  const Output bands = matrix64(g, {2, 3, 4, 1, 2, 3}, {2, 3}, "bands");
+  const Output solved = linalg::banded_triangular_solve(bands, ones_const(g, {3, 1}, "rhs"));
+  BOOST_TEST(solved.name() == "banded_triangular_solve/BandedTriangularSolve:0");
+  const Output upper =
+      linalg::banded_triangular_solve(bands, ones_const(g, {3, 1}, "rhs2"), false, true);
+  const Output cgrad = linalg::cholesky_grad(matrix64(g, {2, 0, 1, 3}, {2, 2}, "l"),
+                                             matrix64(g, {1, 0, 2, 1}, {2, 2}, "grad"));
+  BOOST_TEST(cgrad.name() == "CholeskyGrad:0");
+  af::Session sess(g);
+  const auto out = sess.run({lu, p, p64, e, v, pair, logm, solved, upper, cgrad});
+  check_close(out[0], {7, 8, 10, 1.0 / 7, 6.0 / 7, 11.0 / 7, 4.0 / 7, 0.5, -0.5}, 1e-12);
+  BOOST_TEST(out[1].data<std::int32_t>()[0] == 2);
+  BOOST_TEST(out[1].data<std::int32_t>()[1] == 0);
+  BOOST_TEST(out[1].data<std::int32_t>()[2] == 1);
+  BOOST_TEST(out[2].data<std::int64_t>()[0] == 1);
+  check_complex(out[3], {2, 3});
+  // Unit eigenvectors (their signs are the decomposition's).
+  const auto vs = complex_values(out[4]);
+  const double h = std::sqrt(0.5);
+  const std::vector<double> moduli{1, h, 0, h};
+  for (std::size_t i = 0; i < vs.size(); ++i)
+    BOOST_TEST(std::abs(std::abs(vs[i]) - moduli[i]) < 1e-12);
+  check_complex(out[5], {{1, std::sqrt(2.0)}, {1, -std::sqrt(2.0)}});
+  check_complex(out[6], {1, 0, 0, 2}, 1e-12);
+  check_close(out[7], {0.5, 0, 0.25});
+  check_close(out[8], {1, -0.5, 5.0 / 6});
+  check_close(out[9], {1.0 / 24, 5.0 / 12, 5.0 / 12, 1.0 / 6}, 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(eig_and_banded_solve_gradients_build_and_lu_has_none) {
+  af::Graph g;
+  const Output x = matrix64(g, {1, 2, 3, 4}, {2, 2}, "x");
+  // The sum of the eigenvalues is the trace: its gradient is the identity, with v (grad_v
+  // zeros) and without (a second Eig in the gradient).
+  const Output trace_grad = af::gradients({af::reduce_sum(af::real(linalg::eigvals(x)))}, {x})[0];
+  const Output trace_grad_v = af::gradients({af::reduce_sum(af::real(linalg::eig(x).e))}, {x})[0];
+  BOOST_TEST(trace_grad.dtype() == DType::float64);
+  const Output bands = matrix64(g, {2, 3, 4, 1, 2, 3}, {2, 3}, "bands");
+  const Output rhs = matrix64(g, {1, 1, 1}, {3, 1}, "rhs");
+  const Output solved = linalg::banded_triangular_solve(bands, rhs);
+  const auto grads = af::gradients({af::reduce_sum(solved)}, {bands, rhs});
+  af::Session sess(g);
+  const auto out = sess.run({trace_grad, trace_grad_v, grads[0], grads[1]});
+  check_close(out[0], {1, 0, 0, 1}, 1e-9);
+  check_close(out[1], {1, 0, 0, 1}, 1e-9);
+  // TensorFlow's values (the first entry of each subdiagonal row is padding: 0).
+  check_close(out[2], {-0.20833333333333334, 0, -0.0625, 0, -0.04166666666666666, 0}, 1e-12);
+  check_close(out[3], {0.4166666666666667, 0.08333333333333333, 0.25}, 1e-12);
+  // As TensorFlow 2.21, Lu has no gradient.
+  const Output lu = linalg::lu(x).lu;
+  BOOST_CHECK_EXCEPTION(
+      af::gradients({af::reduce_sum(lu)}, {x}), af::NotFoundError,
+      [](const auto& e) { return has(e, "No gradient defined for operation 'Lu' (op type: Lu)"); });
+}
+
+BOOST_AUTO_TEST_CASE(lu_eig_logm_cholesky_grad_and_banded_solve_refuse_as_tensorflow) {
+  af::Graph g;
+  const Output rect = matrix64(g, std::vector<double>(6, 1), {2, 3}, "rect");
+  auto refuses = [](auto build, const std::string& message) {
+    try {
+      build();
+      BOOST_ERROR("no error; expected " << message);
+    } catch (const af::InvalidArgumentError& e) {
+      BOOST_TEST(has(e, message), e.what());
+    }
+  };
+  refuses([&] { linalg::lu(rect); }, "Dimensions must be equal, but are 2 and 3");
+  refuses([&] { linalg::lu(af::cast(rect, DType::int32)); },
+          "Value for attr 'T' of int32 is not in the list of allowed values: double, float, "
+          "half, complex64, complex128");
+  refuses(
+      [&] {
+        linalg::lu(matrix64(g, {1}, {1, 1}, "one"), DType::float32);
+      },
+      "Value for attr 'output_idx_type' of float is not in the list of allowed values: "
+      "int32, int64");
+  refuses([&] { linalg::eig(rect); }, "Dimensions must be equal, but are 2 and 3");
+  refuses([&] { linalg::eig(af::cast(rect, DType::int32)); },
+          "Value for attr 'T' of int32 is not in the list of allowed values: float, double, "
+          "complex64, complex128");
+  refuses(
+      [&] {
+        linalg::matrix_logarithm(matrix64(g, {1}, {1, 1}, "real"));
+      },
+      "Value for attr 'T' of double is not in the list of allowed values: complex64, "
+      "complex128");
+  refuses([&] { linalg::cholesky_grad(rect, rect); }, "Dimensions must be equal, but are 2 and 3");
+  refuses([&] { linalg::cholesky_grad(af::cast(rect, DType::float32), rect); },
+          "Input 'grad' of 'CholeskyGrad' Op has type");
+  refuses(
+      [&] {
+        linalg::banded_triangular_solve(matrix64(g, std::vector<double>(6, 1), {3, 2}, "tall"),
+                                        ones_const(g, {2, 1}, "r2"));
+      },
+      "Number of bands 3 cannot exceed the size of the matrix 2");
+  refuses(
+      [&] {
+        linalg::banded_triangular_solve(rect, ones_const(g, {4, 1}, "r4"));
+      },
+      "Dimensions must be equal, but are 3 and 4");
+  refuses(
+      [&] {
+        linalg::banded_triangular_solve(ones_const(g, {2, 2, 3}, "b223"),
+                                        ones_const(g, {3, 3, 1}, "r331"));
+      },
+      "Dimensions must be equal, but are 2 and 3");
+
+  const Output any = g.placeholder(DType::float64, af::PartialShape::unknown(), "any");
+  const Output other = g.placeholder(DType::float64, af::PartialShape::unknown(), "other");
+  const Output cplx = g.placeholder(DType::complex128, af::PartialShape::unknown(), "cplx");
+  af::Session sess(g);
+  auto fails = [&](const Output& y, af::FeedDict feeds, const std::string& message) {
+    try {
+      sess.run(y, feeds);
+      BOOST_ERROR("no error; expected " << message);
+    } catch (const af::InvalidArgumentError& e) {
+      BOOST_TEST(has(e, message), e.what());
+    }
+  };
+  const Output lu = linalg::lu(any).lu;
+  fails(lu, {{any, ones({3})}}, "Input tensor must have rank >= 2, got 1");
+  fails(lu, {{any, ones({2, 3})}}, "Input matrix must be square.");
+  // An exactly zero pivot in any matrix of the batch.
+  fails(
+      lu,
+      {{any, Tensor::from_vector(std::vector<double>{1, 0, 0, 1, 1, 2, 2, 4}, af::Shape{2, 2, 2})}},
+      "Input is not invertible.");
+  const Output eigenvalues = linalg::eig(any).e;
+  fails(eigenvalues, {{any, ones({2, 3})}}, "Input matrix must be square.");
+  fails(eigenvalues,
+        {{any, Tensor::from_vector(std::vector<double>{NAN, 1, 1, 1}, af::Shape{2, 2})}},
+        "Eigen decomposition was not successful. The input might not be valid.");
+  // A Tout that does not match the input's kernel fails as TensorFlow's allocation does.
+  const Output wrong_tout =
+      g.create_op("Eig", {any},
+                  {{"compute_v", true}, {"T", DType::float64}, {"Tout", DType::complex64}},
+                  "wrong_tout")
+          .output(0);
+  fails(wrong_tout, {{any, ones({2, 2})}}, "Invalid output dtype 8 vs 18");
+  fails(linalg::matrix_logarithm(cplx), {{cplx, Tensor(DType::complex128, af::Shape{2, 3})}},
+        "Input matrix must be square.");
+  const Output cg = linalg::cholesky_grad(any, other);
+  fails(cg, {{any, ones({3, 3})}, {other, ones({2, 2})}},
+        "Inputs (L and grad) must have the same shape.");
+  fails(cg, {{any, ones({3, 2})}, {other, ones({3, 2})}}, "Inputs must be a square matrices.");
+  fails(cg, {{any, ones({2, 3, 3})}, {other, ones({3, 3})}},
+        "All input tensors must have the same rank.");
+  fails(cg, {{any, ones({2, 3, 3})}, {other, ones({1, 3, 3})}},
+        "All input tensors must have the same outer dimensions.");
+  const Output bts = linalg::banded_triangular_solve(any, other);
+  fails(bts, {{any, ones({3})}, {other, ones({3, 1})}}, "In[0] ndims must be >= 2: 1");
+  fails(bts, {{any, ones({2, 0})}, {other, ones({0, 1})}},
+        "In[0] must not be an empty tensor: Tensor<type: double shape: [2,0] values: >");
+  fails(bts, {{any, ones({2, 3})}, {other, ones({3, 0})}},
+        "In[1] must not be an empty tensor: Tensor<type: double shape: [3,0] values: >");
+  fails(bts, {{any, ones({2, 3})}, {other, ones({4, 1})}},
+        "In[0] mismatch In[1] shape: 3 vs. 4: [2,3] [4,1] 1 0");
+  fails(bts, {{any, ones({2, 2, 3})}, {other, ones({3, 3, 1})}},
+        "In[0] and In[1] must have compatible batch dimensions: [2,2,3] vs. [3,3,1]");
+  fails(bts,
+        {{any, Tensor::from_vector(std::vector<double>{1, 0, 2, 1, 1, 1}, af::Shape{2, 3})},
+         {other, ones({3, 1})}},
+        "Input matrix is not invertible.");
+  // Only the first matrix's diagonal is checked: a zero in the second gives non-finite values.
+  const Tensor unchecked = sess.run(
+      bts, {{any, Tensor::from_vector(std::vector<double>{1, 1, 2, 1, 1, 1, 1, 0, 2, 1, 1, 1},
+                                      af::Shape{2, 2, 3})},
+            {other, ones({3, 1})}});
+  BOOST_TEST(!std::isfinite(values(unchecked)[4]));
+  // A singular matrix's logarithm: not finite, no error.
+  Tensor singular(DType::complex128, af::Shape{2, 2});
+  singular.data<af::complex128_t>()[3] = 1;
+  const Tensor log_singular = sess.run(linalg::matrix_logarithm(cplx), {{cplx, singular}});
+  BOOST_TEST(!std::isfinite(complex_values(log_singular)[0].real()));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,10 +1,12 @@
 // The definitions of Qr, Svd, SelfAdjointEigV2, MatrixSolveLs, MatrixSquareRoot,
-// TridiagonalSolve and TridiagonalMatMul (shape functions as TensorFlow's linalg_ops.cc:
-// QrShapeFn, SvdShapeFn, SelfAdjointEigV2ShapeFn, MatrixSolveShapeFn(square=false),
-// BatchUnchangedSquareShapeFn, TridiagonalSolveShapeFn, TridiagonalMatMulShapeFn) and the
-// builders of tf.linalg.qr, svd, eigh, eigvalsh, lstsq, sqrtm and the compact tridiagonal
-// ops. Their CPU kernels are in kernels/src/linalg_decomp_ops.cpp, their gradients in
-// ops/src/gradients/linalg_decomp_grad.cpp.
+// TridiagonalSolve, TridiagonalMatMul, Lu, Eig, MatrixLogarithm, CholeskyGrad and
+// BandedTriangularSolve (shape functions as TensorFlow's linalg_ops.cc: QrShapeFn,
+// SvdShapeFn, SelfAdjointEigV2ShapeFn, MatrixSolveShapeFn(square=false),
+// BatchUnchangedSquareShapeFn, TridiagonalSolveShapeFn, TridiagonalMatMulShapeFn, LuShapeFn,
+// BandedTriangularSolveShapeFn) and the builders of tf.linalg.qr, svd, eigh, eigvalsh, lstsq,
+// sqrtm, the compact tridiagonal ops, lu, eig, eigvals, logm and banded_triangular_solve.
+// Their CPU kernels are in kernels/src/linalg_decomp_ops.cpp and linalg_more_ops.cpp, their
+// gradients in ops/src/gradients/linalg_decomp_grad.cpp.
 #include "actorflow/ops/linalg_decomp_ops.hpp"
 
 #include <algorithm>
@@ -32,18 +34,42 @@ using detail::with_rank_at_least;
 const std::vector<DType> kDecompTypes = {DType::float64, DType::float32};
 constexpr const char* kDecompNames = "double, float, half, complex64, complex128";
 constexpr const char* kTridiagonalNames = "double, float, complex64, complex128";
+// Lu and BandedTriangularSolve: their OpDefs' list, half included (no CPU kernel takes it:
+// the node builds and is refused when the session places it, as in TensorFlow).
+const std::vector<DType> kLuTypes = {DType::float64, DType::float32, DType::float16,
+                                     DType::complex64, DType::complex128};
+const std::vector<DType> kEigTypes = {DType::float32, DType::float64, DType::complex64,
+                                      DType::complex128};
+constexpr const char* kEigNames = "float, double, complex64, complex128";
+const std::vector<DType> kComplexTypes = {DType::complex64, DType::complex128};
+constexpr const char* kComplexNames = "complex64, complex128";
+const std::vector<DType> kCholeskyGradTypes = {DType::float16, DType::float32, DType::float64};
+constexpr const char* kCholeskyGradNames = "half, float, double";
 
 // `inputs` inputs, the first args.size() of them all of input 0's type T (op_def_library's
-// message names the first that differs), T one of the allowed types.
-Status check_types(const InferenceContext& c, int inputs, std::initializer_list<const char*> args,
-                   const char* names) {
+// message names the first that differs), T one of `allowed` (TensorFlow's whole list `names`).
+Status check_types_in(const InferenceContext& c, int inputs,
+                      std::initializer_list<const char*> args, const std::vector<DType>& allowed,
+                      const char* names) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(inputs));
   const auto* arg = args.begin();
   for (int i = 1; i < static_cast<int>(args.size()); ++i)
     if (c.input_types[static_cast<std::size_t>(i)] != c.input_types[0])
       return invalid_argument(cwise::type_mismatch_message(
           c.node.op, arg[i], c.input_types[static_cast<std::size_t>(i)], arg[0], c.input_types[0]));
-  return detail::check_attr_type(c.input_types[0], "T", kDecompTypes, names);
+  return detail::check_attr_type(c.input_types[0], "T", allowed, names);
+}
+
+// check_types_in for the float and double decompositions.
+Status check_types(const InferenceContext& c, int inputs, std::initializer_list<const char*> args,
+                   const char* names) {
+  return check_types_in(c, inputs, args, kDecompTypes, names);
+}
+
+// The type attr `attr` of the node, or `fallback` (its OpDef default) where it has none.
+DType type_attr_or(const InferenceContext& c, const char* attr, DType fallback) {
+  const DType* t = c.node.attr<DType>(attr);
+  return t ? *t : fallback;
 }
 
 // The leading dimensions of `s` (rank >= 2 or unknown) and its two innermost ones (-1
@@ -213,6 +239,79 @@ Status infer_tridiagonal_matmul(InferenceContext& c) {
   return {};
 }
 
+// LuShapeFn: lu [..., N, N] and p [..., N] of type output_idx_type (int32 or int64).
+Status infer_lu(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(check_types_in(c, 1, {"input"}, kLuTypes, kDecompNames));
+  const DType idx = type_attr_or(c, "output_idx_type", DType::int32);
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_index_type(idx, "output_idx_type"));
+  MatrixShape in;
+  Index n = -1;
+  ACTORFLOW_RETURN_IF_ERROR(square(c.input_shapes[0], &in, &n));
+  c.add_output(c.input_types[0], append(in.batch, {n, n}));
+  c.add_output(idx, append(in.batch, {n}));
+  return {};
+}
+
+// Eig: SelfAdjointEigV2ShapeFn with the outputs of type Tout (complex64 or complex128).
+Status infer_eig(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(check_types_in(c, 1, {"input"}, kEigTypes, kEigNames));
+  DType out = DType::complex64;
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("Tout", &out));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_attr_type(out, "Tout", kComplexTypes, kComplexNames));
+  MatrixShape in;
+  Index n = -1;
+  ACTORFLOW_RETURN_IF_ERROR(square(c.input_shapes[0], &in, &n));
+  bool compute_v = true;
+  ACTORFLOW_RETURN_IF_ERROR(c.get_attr("compute_v", &compute_v));
+  c.add_output(out, append(in.batch, {n}));
+  c.add_output(out, compute_v ? append(in.batch, {n, n}) : PartialShape{0});
+  return {};
+}
+
+// BatchUnchangedSquareShapeFn of MatrixLogarithm (complex only).
+Status infer_matrix_logarithm(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(check_types_in(c, 1, {"input"}, kComplexTypes, kComplexNames));
+  MatrixShape in;
+  Index n = -1;
+  ACTORFLOW_RETURN_IF_ERROR(square(c.input_shapes[0], &in, &n));
+  c.add_output(c.input_types[0], append(in.batch, {n, n}));
+  return {};
+}
+
+// BatchUnchangedSquareShapeFn of CholeskyGrad: input 0's shape alone (l and grad of one
+// type; their shapes are compared when the kernel runs).
+Status infer_cholesky_grad(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(
+      check_types_in(c, 2, {"l", "grad"}, kCholeskyGradTypes, kCholeskyGradNames));
+  MatrixShape in;
+  Index n = -1;
+  ACTORFLOW_RETURN_IF_ERROR(square(c.input_shapes[0], &in, &n));
+  c.add_output(c.input_types[0], append(in.batch, {n, n}));
+  return {};
+}
+
+// BandedTriangularSolveShapeFn: bands [..., K, M] (0 < K <= M where known) and rhs [..., M,
+// N]; the batch dimensions broadcast; the output [..., M, N].
+Status infer_banded_triangular_solve(InferenceContext& c) {
+  ACTORFLOW_RETURN_IF_ERROR(check_types_in(c, 2, {"matrix", "rhs"}, kLuTypes, kDecompNames));
+  MatrixShape lhs, rhs;
+  ACTORFLOW_RETURN_IF_ERROR(matrix_shape(c.input_shapes[0], &lhs));
+  ACTORFLOW_RETURN_IF_ERROR(matrix_shape(c.input_shapes[1], &rhs));
+  const Index num_bands = lhs.rows;
+  if (num_bands == 0)
+    return invalid_argument("Number of bands must be positive, but is " +
+                            std::to_string(num_bands));
+  if (num_bands >= 0 && lhs.cols >= 0 && num_bands > lhs.cols)
+    return invalid_argument("Number of bands " + std::to_string(num_bands) +
+                            " cannot exceed the size of the matrix " + std::to_string(lhs.cols));
+  PartialShape batch;
+  ACTORFLOW_RETURN_IF_ERROR(cwise::broadcast_binary_shapes(lhs.batch, rhs.batch, &batch));
+  Index m = -1;
+  ACTORFLOW_RETURN_IF_ERROR(merge_dim(lhs.cols, rhs.rows, &m));
+  c.add_output(c.input_types[0], append(batch, {m, rhs.cols}));
+  return {};
+}
+
 // op_def_library's check that the inputs share type T.
 void check_same_type(const char* op, const char* first_arg, const Output& first, const char* arg,
                      const Output& other) {
@@ -240,6 +339,11 @@ void register_linalg_decomp_ops(OpRegistry& r) {
   r.add({"MatrixSquareRoot", infer_square_unchanged});
   r.add({"TridiagonalSolve", infer_tridiagonal_solve});
   r.add({"TridiagonalMatMul", infer_tridiagonal_matmul});
+  r.add({"Lu", infer_lu});
+  r.add({"Eig", infer_eig});
+  r.add({"MatrixLogarithm", infer_matrix_logarithm});
+  r.add({"CholeskyGrad", infer_cholesky_grad});
+  r.add({"BandedTriangularSolve", infer_banded_triangular_solve});
 }
 
 }  // namespace detail
@@ -318,6 +422,64 @@ Output tridiagonal_matmul(const Output& superdiag, const Output& maindiag, const
   return superdiag.graph()
       .create_op("TridiagonalMatMul", {superdiag, maindiag, subdiag, rhs},
                  {{"T", superdiag.dtype()}}, name.empty() ? "TridiagonalMatMul" : name)
+      .output(0);
+}
+
+LuOutputs lu(const Output& input, DType output_idx_type, std::string_view name) {
+  Operation op = input.graph().create_op(
+      "Lu", {input}, {{"T", input.dtype()}, {"output_idx_type", output_idx_type}},
+      name.empty() ? "Lu" : name);
+  return {op.output(0), op.output(1)};
+}
+
+namespace {
+
+// tf.linalg.eig's Tout: complex128 for float64 and complex128 input, else complex64.
+DType eig_output_type(DType t) {
+  return t == DType::float64 || t == DType::complex128 ? DType::complex128 : DType::complex64;
+}
+
+Operation eig_op(const Output& input, bool compute_v, std::string_view name) {
+  return input.graph().create_op(
+      "Eig", {input},
+      {{"compute_v", compute_v}, {"T", input.dtype()}, {"Tout", eig_output_type(input.dtype())}},
+      name.empty() ? "Eig" : name);
+}
+
+}  // namespace
+
+EigOutputs eig(const Output& input, std::string_view name) {
+  Operation op = eig_op(input, true, name);
+  return {op.output(0), op.output(1)};
+}
+
+Output eigvals(const Output& input, std::string_view name) {
+  return eig_op(input, false, name).output(0);
+}
+
+Output matrix_logarithm(const Output& input, std::string_view name) {
+  return input.graph()
+      .create_op("MatrixLogarithm", {input}, {{"T", input.dtype()}},
+                 name.empty() ? "MatrixLogarithm" : name)
+      .output(0);
+}
+
+Output cholesky_grad(const Output& l, const Output& grad, std::string_view name) {
+  check_same_type("CholeskyGrad", "l", l, "grad", grad);
+  return l.graph()
+      .create_op("CholeskyGrad", {l, grad}, {{"T", l.dtype()}},
+                 name.empty() ? "CholeskyGrad" : name)
+      .output(0);
+}
+
+Output banded_triangular_solve(const Output& bands, const Output& rhs, bool lower, bool adjoint,
+                               std::string_view name) {
+  check_same_type("BandedTriangularSolve", "matrix", bands, "rhs", rhs);
+  Graph& g = bands.graph();
+  return g
+      .create_op("BandedTriangularSolve", {bands, rhs},
+                 {{"lower", lower}, {"adjoint", adjoint}, {"T", bands.dtype()}},
+                 scoped_name(g, name, "banded_triangular_solve", "BandedTriangularSolve"))
       .output(0);
 }
 

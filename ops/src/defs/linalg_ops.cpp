@@ -32,6 +32,9 @@ struct LinalgTypes {
 };
 const LinalgTypes kInverseTypes{{DType::float64, DType::float32},
                                 "double, float, half, complex64, complex128"};
+// MatrixSolve takes complex too (Eig's gradient solves with complex eigenvectors).
+const LinalgTypes kSolveTypes{{DType::float64, DType::float32, DType::complex64, DType::complex128},
+                              "double, float, half, complex64, complex128"};
 const LinalgTypes kDeterminantTypes{{DType::float32, DType::float64},
                                     "half, float, double, complex64, complex128"};
 const LinalgTypes kTriangularTypes{{DType::bfloat16, DType::float64, DType::float32},
@@ -112,7 +115,7 @@ Status merge_rows(Index n, Index m, Index* rows) {
 Status infer_matrix_solve(InferenceContext& c) {
   PartialShape lhs_batch;
   Index n = -1;
-  ACTORFLOW_RETURN_IF_ERROR(solve_inputs(c, kInverseTypes, &lhs_batch, &n));
+  ACTORFLOW_RETURN_IF_ERROR(solve_inputs(c, kSolveTypes, &lhs_batch, &n));
   const PartialShape& rhs = c.input_shapes[1];
   PartialShape rhs_batch = PartialShape::unknown();
   Index m = -1, k = -1;

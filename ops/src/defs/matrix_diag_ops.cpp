@@ -359,6 +359,14 @@ Output scalar_of(Graph& g, DType dtype, double value, std::string_view name) {
       t = Tensor(DType::uint8, Shape{});
       t.data<std::uint8_t>()[0] = static_cast<std::uint8_t>(value);
       break;
+    case DType::complex64:  // the complex diagonals of Eig's gradient
+      t = Tensor(DType::complex64, Shape{});
+      t.data<complex64_t>()[0] = complex64_t(static_cast<float>(value), 0.0f);
+      break;
+    case DType::complex128:
+      t = Tensor(DType::complex128, Shape{});
+      t.data<complex128_t>()[0] = complex128_t(value, 0.0);
+      break;
     default:
       t = Tensor(static_cast<float>(value));
       break;

@@ -1,9 +1,11 @@
-// Gradients of Qr, Svd, SelfAdjointEigV2, MatrixSolveLs, MatrixSquareRoot, TridiagonalSolve
-// and TridiagonalMatMul, built of the ops TensorFlow's linalg_grad.py builds: math_ops.matmul
-// as MatMul for two matrices and BatchMatMulV2 otherwise (adjoints are transposes for the
-// real types, conj is the identity), `x[..., :, a:b]` as StridedSlice with an ellipsis,
-// matrix_diag / matrix_diag_part / matrix_set_diag as the V3 ops. Where Python needs the
-// matrix dimensions (or builds a tf.cond on them) they must be known statically here.
+// Gradients of Qr, Svd, SelfAdjointEigV2, MatrixSolveLs, MatrixSquareRoot, TridiagonalSolve,
+// TridiagonalMatMul, Eig and BandedTriangularSolve, built of the ops TensorFlow's
+// linalg_grad.py builds: math_ops.matmul as MatMul for two matrices and BatchMatMulV2
+// otherwise (adjoints are transposes for the real types, conj is the identity; complex
+// adjoints conjugate), `x[..., :, a:b]` as StridedSlice with an ellipsis, matrix_diag /
+// matrix_diag_part / matrix_set_diag as the V3 ops. Where Python needs the matrix dimensions
+// (or builds a tf.cond on them) they must be known statically here. Lu, MatrixLogarithm and
+// CholeskyGrad have no gradient, as in TensorFlow.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/batch_matmul_ops.hpp"
+#include "actorflow/ops/complex_ops.hpp"
 #include "actorflow/ops/detail/shape_util.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/linalg_decomp_ops.hpp"
@@ -355,6 +358,98 @@ Grads tridiagonal_solve_grad(const Operation& op, const Grads& g) {
   return {neg(matmul_three_diagonals(grad_rhs, x), "Neg"), grad_rhs};
 }
 
+// _EigGrad (Boeddeker et al., eq. 4.77; distinct eigenvalues only, repeated ones give
+// infinities or NaN): with the eigenvectors, V^{-H} (diag(grad_e) + conj(F) o (V^H grad_v -
+// V^H V diag(Re(V^H grad_v)))) V^H, F(i, j) = 1 / (e_j - e_i) off the diagonal; without,
+// V^{-H} diag(grad_e) V^H with V from a second Eig. Cast to the input's dtype (a real input
+// takes the real part).
+Grads eig_grad(const Operation& op, const Grads& g) {
+  const Output a = input(op, 0), grad_e = g[0];
+  Output grad_a;
+  if (bool_attr_or(op, "compute_v", true)) {
+    const Output e = op.output(0), v = op.output(1), grad_v = g[1];
+    const Output vt = adjoint(v, "Eig");
+    const Output f = conj(reciprocal_differences(e), "Conj");
+    const Output vgv = mm(vt, grad_v);
+    const Output diag_grad_part =
+        linalg::matrix_diag(linalg::matrix_diag_part(cast(real(vgv, "Real"), vgv.dtype(), "Cast")));
+    const Output mid =
+        add(linalg::matrix_diag(grad_e),
+            mul(f, sub(vgv, mm(mm(vt, v), diag_grad_part), "sub_1"), "mul_2"), "add_1");
+    grad_a = linalg::matrix_solve(vt, mm(mid, vt), false, "MatrixSolve");
+  } else {
+    const Output v = linalg::eig(a, "Eig").v;
+    const Output vt = adjoint(v, "Eig");
+    grad_a = linalg::matrix_solve(vt, mm(linalg::matrix_diag(grad_e), vt), false, "MatrixSolve");
+  }
+  return {cast(grad_a, a.dtype(), "Cast_1")};
+}
+
+// The k of _BandedTriangularSolveGrad's matrix_diag_part: (-(K - 1), 0) for lower bands,
+// (0, K - 1) for upper ones, K = bands.shape[-2]; a Const pair when K is known, else built
+// from the bands' Shape as Python builds it.
+Output band_diagonals(const Output& bands, bool lower) {
+  Graph& g = bands.graph();
+  const Index num_bands = static_dim(bands, 2);
+  if (num_bands >= 0)
+    return int_constant(g,
+                        lower ? std::vector<std::int64_t>{-(num_bands - 1), 0}
+                              : std::vector<std::int64_t>{0, num_bands - 1},
+                        "k");
+  const Output shape = shape_of(bands, "Shape");
+  const Output k = strided_slice(shape, std::vector<std::int64_t>{-2},
+                                 std::vector<std::int64_t>{-1}, std::vector<std::int64_t>{1},
+                                 StridedSliceMasks{.shrink_axis_mask = 1}, "strided_slice");
+  const Output far = sub(k, g.constant(Tensor(std::int32_t{1}), "sub/y"), "sub");
+  const Output zero = g.constant(Tensor(std::int32_t{0}), "zero");
+  return lower ? stack({neg(far, "Neg_1"), zero}, 0, "stack") : stack({zero, far}, 0, "stack");
+}
+
+// _BandedTriangularSolveGrad: a BandedTriangularSolve with the other adjoint for rhs; for
+// the bands, the bands of -grad_rhs X^H (-X grad_rhs^H with adjoint) read back with
+// matrix_diag_part (LEFT_RIGHT); each summed over the batch dimensions it was broadcast
+// along.
+Grads banded_triangular_solve_grad(const Operation& op, const Grads& g) {
+  const Output a = input(op, 0), b = input(op, 1), c = op.output(0);
+  const bool adj = bool_attr_or(op, "adjoint", false);
+  const bool lower = bool_attr_or(op, "lower", true);
+  Graph& gr = a.graph();
+  Output grad_b = linalg::banded_triangular_solve(a, g[0], lower, !adj);
+  Output grad_a =
+      adj ? neg(mm(c, grad_b, false, true), "Neg") : neg(mm(grad_b, c, false, true), "Neg");
+  const Output k = band_diagonals(a, lower);
+  {
+    const std::string diag_name = gr.unique_name("diag_part");
+    Output padding;
+    {
+      auto scope = gr.name_scope(diag_name + "/");
+      padding = scalar_like(grad_a, 0, "padding_value");
+    }
+    grad_a =
+        gr.create_op("MatrixDiagPartV3", {grad_a, k, padding},
+                     {{"T", grad_a.dtype()}, {"align", std::string("LEFT_RIGHT")}}, diag_name + "/")
+            .output(0);
+  }
+  const PartialShape& as = a.shape();
+  const PartialShape& bs = b.shape();
+  if (as.fully_defined() && bs.fully_defined() &&
+      std::vector<std::int64_t>(as.dims().begin(), as.dims().end() - 2) ==
+          std::vector<std::int64_t>(bs.dims().begin(), bs.dims().end() - 2))
+    return {grad_a, grad_b};
+  const Output a_shape = shape_of(a, "Shape_1"), b_shape = shape_of(b, "Shape_2");
+  auto batch_of = [](const Output& shape, const char* name) {
+    return strided_slice(shape, std::vector<std::int64_t>{0}, std::vector<std::int64_t>{-2},
+                         std::vector<std::int64_t>{1}, StridedSliceMasks{.begin_mask = 1}, name);
+  };
+  const Operation args =
+      gr.create_op("BroadcastGradientArgs",
+                   {batch_of(a_shape, "strided_slice_1"), batch_of(b_shape, "strided_slice_2")},
+                   {{"T", DType::int32}}, "BroadcastGradientArgs");
+  grad_a = reshape_op(sum_op(grad_a, args.output(0), false, "Sum"), a_shape, "Reshape");
+  grad_b = reshape_op(sum_op(grad_b, args.output(1), false, "Sum_1"), b_shape, "Reshape_1");
+  return {grad_a, grad_b};
+}
+
 }  // namespace
 
 void register_linalg_decomp_gradients(GradientRegistry& r) {
@@ -365,6 +460,8 @@ void register_linalg_decomp_gradients(GradientRegistry& r) {
   r.add("MatrixSquareRoot", matrix_square_root_grad);
   r.add("TridiagonalMatMul", tridiagonal_matmul_grad);
   r.add("TridiagonalSolve", tridiagonal_solve_grad);
+  r.add("Eig", eig_grad);
+  r.add("BandedTriangularSolve", banded_triangular_solve_grad);
 }
 
 }  // namespace af::detail

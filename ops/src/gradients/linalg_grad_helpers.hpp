@@ -1,14 +1,16 @@
 #pragma once
 
 // Building blocks of the linear algebra gradients (linalg_grad.cpp, linalg_decomp_grad.cpp):
-// math_ops.matmul and linalg.adjoint for the real types, as TensorFlow's linalg_grad.py
-// builds them. Private to the ops module.
+// math_ops.matmul and linalg.adjoint, as TensorFlow's linalg_grad.py builds them (a complex
+// adjoint conjugates). Private to the ops module.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "actorflow/ops/array_more_ops.hpp"
 #include "actorflow/ops/array_ops.hpp"
 #include "actorflow/ops/batch_matmul_ops.hpp"
+#include "actorflow/ops/complex_ops.hpp"
 #include "actorflow/ops/errors.hpp"
 #include "actorflow/ops/math_ops.hpp"
 #include "actorflow/ops/ops.hpp"
@@ -22,27 +24,33 @@ inline bool bool_attr_or(const Operation& op, const char* name, bool fallback) {
   return v ? *v : fallback;
 }
 
-/// math_ops.matmul with adjoints (transposes for the real types): MatMul `name` when both
-/// operands are statically matrices (rank 2), else BatchMatMulV2 `name`.
+/// math_ops.matmul with adjoints: MatMul `name` when both operands are statically matrices
+/// (rank 2), a complex operand taken as adjoint conjugated first (op Conj, as Python does),
+/// else BatchMatMulV2 `name` with adj_x / adj_y (which conjugate complex operands).
 inline Output mm(const Output& a, const Output& b, bool adj_a = false, bool adj_b = false,
                  const char* name = "MatMul") {
   const bool matrices = a.shape().rank_known() && a.shape().rank() == 2 && b.shape().rank_known() &&
                         b.shape().rank() == 2;
-  return matrices ? matmul(a, b, adj_a, adj_b, name) : batch_matmul(a, b, adj_a, adj_b, name);
+  if (!matrices) return batch_matmul(a, b, adj_a, adj_b, name);
+  const Output lhs = adj_a && is_complex(a.dtype()) ? conj(a) : a;
+  const Output rhs = adj_b && is_complex(b.dtype()) ? conj(b) : b;
+  return matmul(lhs, rhs, adj_a, adj_b, name);
 }
 
-/// linalg.adjoint of a real matrix batch: Transpose "transpose" swapping the two innermost
-/// dimensions. Of a known rank the permutation is a Const; of an unknown rank it is computed
-/// as Python's matrix_transpose computes it (Rank, Range, Stack and ConcatV2 beside it).
+/// linalg.adjoint of a matrix batch: Transpose "transpose" swapping the two innermost
+/// dimensions (ConjugateTranspose for the complex types). Of a known rank the permutation is
+/// a Const; of an unknown rank it is computed as Python's matrix_transpose computes it (Rank,
+/// Range, Stack and ConcatV2 beside it).
 inline Output adjoint(const Output& x) {
   Graph& g = x.graph();
+  const bool complex = is_complex(x.dtype());
   if (x.shape().rank_known()) {
     const int rank = x.shape().rank();
     std::vector<std::int64_t> perm;
     for (int i = 0; i < rank - 2; ++i) perm.push_back(i);
     perm.push_back(rank - 1);
     perm.push_back(rank - 2);
-    return transpose(x, perm, "transpose");
+    return complex ? conjugate_transpose(x, perm, "transpose") : transpose(x, perm, "transpose");
   }
   const Output r = rank(x, "Rank");
   const Output two = g.constant(Tensor(std::int32_t{2}), "sub/y");
@@ -50,7 +58,8 @@ inline Output adjoint(const Output& x) {
   const Output front = range(g.constant(Tensor(std::int32_t{0}), "range/start"), sub(r, two, "sub"),
                              g.constant(Tensor(std::int32_t{1}), "range/delta"), "range");
   const Output back = stack({sub(r, one, "sub_1"), sub(r, two, "sub_2")}, 0, "stack");
-  return transpose(x, concat({front, back}, 0, "concat"), "transpose");
+  const Output perm = concat({front, back}, 0, "concat");
+  return complex ? conjugate_transpose(x, perm, "transpose") : transpose(x, perm, "transpose");
 }
 
 /// adjoint(x) for the gradient of `what` where that needs the rank of `x` known: throws

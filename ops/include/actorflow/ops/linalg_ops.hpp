@@ -113,10 +113,10 @@ Output cholesky(const Output& input, std::string_view name = {});
 
 /// `tf.linalg.solve(matrix, rhs, adjoint)`: op MatrixSolve (default name "MatrixSolve"), X
 /// with matrix X = rhs (adjoint(matrix) X = rhs) per matrix of the batch; matrix [..., M,
-/// M], rhs [..., M, K] with the same leading dimensions. Errors: "Input matrix is not
-/// invertible.", "Input matrix and rhs are incompatible.", "All input tensors must have the
-/// same outer dimensions.". Gradient: MatrixSolve with the other adjoint for rhs, -grad_rhs
-/// X^H (or its adjoint) for matrix.
+/// M], rhs [..., M, K] with the same leading dimensions. float, double, complex64,
+/// complex128. Errors: "Input matrix is not invertible.", "Input matrix and rhs are
+/// incompatible.", "All input tensors must have the same outer dimensions.". Gradient:
+/// MatrixSolve with the other adjoint for rhs, -grad_rhs X^H (or its adjoint) for matrix.
 Output matrix_solve(const Output& matrix, const Output& rhs, bool adjoint = false,
                     std::string_view name = {});
 
