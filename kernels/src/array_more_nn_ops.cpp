@@ -438,17 +438,30 @@ void register_array_more_nn_kernels(KernelRegistry& r) {
   // transform_ops.cpp, nn_ops.cpp, nn_grad_ops.cpp, patches_pool_ops.cpp, conv3d_ops.cpp).
   register_on<AccumulateNV2Op>(r, "AccumulateNV2", real);
   register_on<ConjugateTransposeOp>(r, "ConjugateTranspose", kValueTypes, {{"Tperm", kIndexTypes}});
+  // BiasAddV1: every type of the BiasAdd kernel it delegates to (TF_CALL_NUMBER_TYPES).
   register_on<BiasAddV1Op>(
       r, "BiasAddV1",
-      {DType::float32, DType::float64, DType::bfloat16, DType::int32, DType::int64});
+      {DType::float32, DType::float64, DType::bfloat16, DType::float16, DType::int8, DType::int16,
+       DType::int32, DType::int64, DType::uint8, DType::uint16, DType::uint32, DType::uint64,
+       DType::complex64, DType::complex128});
   r.add(make_kernel_def<SparseMatMulOp>(
       "SparseMatMul", "CPU",
       {{"Ta", {DType::float32, DType::bfloat16}}, {"Tb", {DType::float32, DType::bfloat16}}}));
-  register_on<Conv3DBackpropV1Op<false>>(r, "Conv3DBackpropInput", floats);
-  register_on<Conv3DBackpropV1Op<true>>(r, "Conv3DBackpropFilter", floats);
-  register_on<MaxPoolV2Op>(r, "MaxPoolV2", floats);
-  register_on<MaxPoolGradV2Op<false>>(r, "MaxPoolGradV2", floats);
-  register_on<MaxPoolGradV2Op<true>>(r, "MaxPoolGradGradV2", real);
+  // float16 too: the V2 kernels they delegate to take it.
+  const std::vector<DType> conv3d = {DType::float32, DType::float64, DType::float16};
+  register_on<Conv3DBackpropV1Op<false>>(r, "Conv3DBackpropInput", conv3d);
+  register_on<Conv3DBackpropV1Op<true>>(r, "Conv3DBackpropFilter", conv3d);
+  // The types of the MaxPool, MaxPoolGrad and MaxPoolGradGrad kernels they delegate to.
+  register_on<MaxPoolV2Op>(r, "MaxPoolV2",
+                           {DType::float32, DType::float64, DType::int8, DType::int16, DType::int32,
+                            DType::int64, DType::uint8, DType::uint16});
+  const std::vector<DType> real_numbers = {
+      DType::float32, DType::float64, DType::int8,   DType::int16,  DType::int32,
+      DType::int64,   DType::uint8,   DType::uint16, DType::uint32, DType::uint64};
+  register_on<MaxPoolGradV2Op<false>>(r, "MaxPoolGradV2", real_numbers);
+  std::vector<DType> grad_grad = real_numbers;
+  grad_grad.push_back(DType::bfloat16);
+  register_on<MaxPoolGradV2Op<true>>(r, "MaxPoolGradGradV2", grad_grad);
   // float16 (and bfloat16) through the float kernels.
   register_via_float<MaxPoolV2Op>(r, "MaxPoolV2");
   register_via_float<MaxPoolGradV2Op<false>>(r, "MaxPoolGradV2");

@@ -604,7 +604,7 @@ void register_array_more_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<EmptyOp>("Empty", "CPU", {{"dtype", kValueTypes}}));
   r.add(make_kernel_def<ParallelConcatOp>("ParallelConcat", "CPU", {{"T", kValueTypes}}));
   r.add(make_kernel_def<GuaranteeConstOp>("GuaranteeConst", "CPU", {{"T", kMovableTypes}}));
-  register_real<CheckNumericsV2Op, float, double, bfloat16_t>(r, "CheckNumericsV2");
+  register_real<CheckNumericsV2Op, float, double, half_t, bfloat16_t>(r, "CheckNumericsV2");
 }
 
 }  // namespace detail

@@ -618,14 +618,14 @@ namespace detail {
 void register_image_box_kernels(KernelRegistry& r) {
   r.add(make_kernel_def<NonMaxSuppressionWithOverlapsOp>("NonMaxSuppressionWithOverlaps", "CPU"));
   r.add(make_kernel_def<CombinedNonMaxSuppressionOp>("CombinedNonMaxSuppression", "CPU"));
-  // TensorFlow's integral types (uint8, int8, int16, int32, int64) within actorflow's.
+  // TensorFlow's integral types (uint8, int8, int16, int32, int64).
   for (const char* op : {"SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2"})
-    register_on_t<StatefulSampleDistortedBoundingBoxOp, std::uint8_t, std::int32_t, std::int64_t>(
-        r, op);
-  register_on_t<StatelessSampleDistortedBoundingBoxOp, std::uint8_t, std::int32_t, std::int64_t>(
-      r, "StatelessSampleDistortedBoundingBox");
-  register_on_t<RandomCropOp, std::uint8_t, std::int32_t, std::int64_t, float, double>(
-      r, "RandomCrop");
+    register_on_t<StatefulSampleDistortedBoundingBoxOp, std::uint8_t, std::int8_t, std::int16_t,
+                  std::int32_t, std::int64_t>(r, op);
+  register_on_t<StatelessSampleDistortedBoundingBoxOp, std::uint8_t, std::int8_t, std::int16_t,
+                std::int32_t, std::int64_t>(r, "StatelessSampleDistortedBoundingBox");
+  register_on_t<RandomCropOp, std::uint8_t, std::int8_t, std::int16_t, std::int32_t, std::int64_t,
+                float, double>(r, "RandomCrop");
 }
 
 }  // namespace detail

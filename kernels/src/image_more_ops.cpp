@@ -595,9 +595,9 @@ void register_image_more_kernels(KernelRegistry& r) {
     register_on<DrawBoundingBoxesOp, float>(r, op, "T");
     register_via_float<half_t>(r, op, make_kernel_def<DrawBoundingBoxesOp<float>>("", "").factory);
   }
-  // uint8, int8, int16, int32, float, double in TensorFlow (int64 has none).
-  register_on<AdjustContrastOp, std::uint8_t, std::int32_t, float, double>(r, "AdjustContrast",
-                                                                           "T");
+  // uint8, int8, int16, int32, float, double, as TensorFlow's (int64 has none).
+  register_on<AdjustContrastOp, std::uint8_t, std::int8_t, std::int16_t, std::int32_t, float,
+              double>(r, "AdjustContrast", "T");
   r.add(make_kernel_def<ExtractGlimpseOp>("ExtractGlimpse", "CPU"));
   r.add(make_kernel_def<ExtractGlimpseOp>("ExtractGlimpseV2", "CPU"));
   for (const char* op : {"ImageProjectiveTransformV2", "ImageProjectiveTransformV3"}) {

@@ -4,6 +4,7 @@
 // MirrorPadGrad adds, and is registered for the number types as TensorFlow's CPU kernel is.
 // Their definitions are in ops/src/defs/pad_ops.cpp.
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -410,10 +411,18 @@ void register_pad_kernels(KernelRegistry& r) {
   };
   add_grad(float{});
   add_grad(double{});
+  add_grad(half_t{});
+  add_grad(bfloat16_t{});
+  add_grad(std::int8_t{});
+  add_grad(std::int16_t{});
   add_grad(std::int32_t{});
   add_grad(std::int64_t{});
   add_grad(std::uint8_t{});
-  add_grad(bfloat16_t{});
+  add_grad(std::uint16_t{});
+  add_grad(std::uint32_t{});
+  add_grad(std::uint64_t{});
+  add_grad(std::complex<float>{});
+  add_grad(std::complex<double>{});
 }
 
 }  // namespace detail

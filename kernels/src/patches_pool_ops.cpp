@@ -7,6 +7,7 @@
 // NHWC (NDHWC for volumes) only, as TensorFlow's CPU kernels. Loops are direct reference
 // loops in TensorFlow's visiting order, so that ties resolve as TensorFlow's do.
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -601,11 +602,13 @@ struct DilationKernel {
   using type = DilationOp<Kind, T>;
 };
 
-// The real types TensorFlow's CPU kernels register that actorflow has.
+// The real types TensorFlow's CPU kernels register (TF_CALL_REAL_NUMBER_TYPES but half,
+// which goes through float where TensorFlow's half kernels do).
 template <template <class> class Kernel>
 void register_real(KernelRegistry& r, const std::string& op) {
-  detail::register_for_types<Kernel, float, double, std::int32_t, std::int64_t, std::uint8_t,
-                             bfloat16_t>(r, op);
+  detail::register_for_types<Kernel, float, double, std::int8_t, std::int16_t, std::int32_t,
+                             std::int64_t, std::uint8_t, std::uint16_t, std::uint32_t,
+                             std::uint64_t, bfloat16_t>(r, op);
 }
 
 template <template <class> class Kernel, class... Ts>
@@ -619,7 +622,8 @@ void register_with_argmax(KernelRegistry& r, const std::string& op,
 template <template <class> class Kernel>
 void register_real_with_argmax(KernelRegistry& r, const std::string& op,
                                const std::vector<DType>& argmax_types) {
-  register_with_argmax<Kernel, float, double, std::int32_t, std::int64_t, std::uint8_t, bfloat16_t>(
+  register_with_argmax<Kernel, float, double, std::int8_t, std::int16_t, std::int32_t, std::int64_t,
+                       std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t, bfloat16_t>(
       r, op, argmax_types);
 }
 
@@ -630,6 +634,10 @@ namespace detail {
 void register_patches_pool_kernels(KernelRegistry& r) {
   register_real<ExtractPatchesOp>(r, "ExtractImagePatches");
   register_real<ExtractPatchesOp>(r, "ExtractVolumePatches");
+  // Patches are copies: float16 directly, and ExtractImagePatches' complex types.
+  detail::register_for_types<ExtractPatchesOp, half_t>(r, "ExtractVolumePatches");
+  detail::register_for_types<ExtractPatchesOp, half_t, std::complex<float>, std::complex<double>>(
+      r, "ExtractImagePatches");
   register_real<DilationKernel<DilationKind::forward>::type>(r, "Dilation2D");
   register_real<DilationKernel<DilationKind::backprop_input>::type>(r, "Dilation2DBackpropInput");
   register_real<DilationKernel<DilationKind::backprop_filter>::type>(r, "Dilation2DBackpropFilter");

@@ -427,14 +427,13 @@ class SetOperationOp : public StatusKernel {
 namespace detail {
 
 void register_set_kernels(KernelRegistry& r) {
-  // TensorFlow registers int8, int16, int32, int64, uint8, uint16 and string; actorflow has
-  // no int8, int16 or uint16.
-  register_for_types<SetSizeOp, std::int32_t, std::int64_t, std::uint8_t, std::string>(r,
-                                                                                       "SetSize");
+  // TensorFlow's types: int8, int16, int32, int64, uint8, uint16 and string.
+  register_for_types<SetSizeOp, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
+                     std::uint16_t, std::string>(r, "SetSize");
   for (const char* op :
        {"DenseToDenseSetOperation", "DenseToSparseSetOperation", "SparseToSparseSetOperation"})
-    register_for_types<SetOperationOp, std::int32_t, std::int64_t, std::uint8_t, std::string>(r,
-                                                                                              op);
+    register_for_types<SetOperationOp, std::int8_t, std::int16_t, std::int32_t, std::int64_t,
+                       std::uint8_t, std::uint16_t, std::string>(r, op);
 }
 
 }  // namespace detail

@@ -586,6 +586,85 @@ def build_sparse(b):
 
 
 
+def build_more_kernels(b):
+    """The dtypes of the pools, patches, dilations, MirrorPadGrad, BiasAddV1, CheckNumericsV2,
+    the set ops and the integer image ops that kernel_dtypes_peers.py found missing (not
+    AdjustContrast and the first Conv3DBackprop ops: TensorFlow 2 builds no graph of them)."""
+    rng = b.rng
+    e = {"exact": True, "grad": False}
+    x = np.array([[9, 3, 7, 0, 5], [1, 8, 2, 6, 4], [7, 7, 1, 9, 2], [3, 0, 6, 5, 8]])
+    for name, dt in (("int8", tf.int8), ("int16", tf.int16), ("uint16", tf.uint16),
+                     ("uint32", tf.uint32), ("uint64", tf.uint64)):
+        small = dt in (tf.int8, tf.int16, tf.uint16)
+        img = np.reshape(x, [1, 4, 5, 1])
+
+        def pool_ops(p, dt=dt, small=small):
+            pooled, argmax = tf.raw_ops.MaxPoolWithArgmax(input=p, ksize=[1, 2, 2, 1],
+                                                          strides=[1, 1, 1, 1], padding="VALID")
+            out = [pooled, argmax,
+                    tf.raw_ops.MaxPoolGradWithArgmax(input=p, grad=tf.ones([1, 3, 4, 1], dt),
+                                                     argmax=argmax, ksize=[1, 2, 2, 1],
+                                                     strides=[1, 1, 1, 1], padding="VALID"),
+                    tf.raw_ops.MaxPoolGradGrad(orig_input=p, orig_output=pooled, grad=p,
+                                               ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1],
+                                               padding="VALID"),
+                    tf.raw_ops.MaxPoolGradGradV2(orig_input=p, orig_output=pooled, grad=p,
+                                                 ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1],
+                                                 padding="VALID"),
+                    tf.raw_ops.MaxPoolGradV2(orig_input=p, orig_output=pooled,
+                                             grad=tf.ones([1, 3, 4, 1], dt), ksize=[1, 2, 2, 1],
+                                             strides=[1, 1, 1, 1], padding="VALID"),
+                    tf.raw_ops.Dilation2D(input=p, filter=tf.ones([2, 2, 1], dt),
+                                          strides=[1, 1, 1, 1], rates=[1, 1, 1, 1],
+                                          padding="VALID"),
+                    tf.raw_ops.Dilation2DBackpropInput(
+                        input=p, filter=tf.ones([2, 2, 1], dt), out_backprop=tf.ones([1, 3, 4, 1], dt),
+                        strides=[1, 1, 1, 1], rates=[1, 1, 1, 1], padding="VALID"),
+                    tf.raw_ops.Dilation2DBackpropFilter(
+                        input=p, filter=tf.ones([2, 2, 1], dt), out_backprop=tf.ones([1, 3, 4, 1], dt),
+                        strides=[1, 1, 1, 1], rates=[1, 1, 1, 1], padding="VALID"),
+                    tf.image.extract_patches(p, [1, 2, 2, 1], [1, 1, 2, 1], [1, 1, 1, 1], "VALID"),
+                    tf.raw_ops.ExtractVolumePatches(input=tf.reshape(p, [1, 1, 4, 5, 1]),
+                                                    ksizes=[1, 1, 2, 2, 1],
+                                                    strides=[1, 1, 1, 2, 1], padding="VALID"),
+                    tf.raw_ops.MirrorPadGrad(input=tf.reshape(p, [4, 5]), paddings=[[1, 1], [1, 1]],
+                                             mode="SYMMETRIC"),
+                    tf.raw_ops.BiasAddV1(value=tf.reshape(p, [4, 5]), bias=p[0, 0, :, 0])]
+            if small:
+                out += [tf.raw_ops.MaxPoolV2(input=p, ksize=[1, 2, 2, 1], strides=[1, 1, 1, 1],
+                                             padding="VALID")]
+            return out
+
+        b.case("PoolsMore_" + name, pool_ops, [(img, dt)], **e)
+        if dt in (tf.int8, tf.int16, tf.uint16):
+            sets = np.array([[1, 3, 5, 3], [2, 4, 4, 9]])
+            b.case("Sets_" + name,
+                   lambda p, q: [tf.sets.size(tf.sparse.from_dense(p)), tf.sets.intersection(p, q).values,
+                                 tf.sets.union(p, q).values, tf.sets.difference(p, q).values],
+                   [(sets, dt), (sets[::-1], dt)], **e)
+        if dt in (tf.int8, tf.int16):
+            b.case("ImageInts_" + name,
+                   lambda p, dt=dt: [
+                       tf.image.random_crop(tf.reshape(p, [4, 5, 1]), [2, 3, 1], seed=7),
+                       tf.raw_ops.StatelessSampleDistortedBoundingBox(
+                           image_size=tf.constant([40, 50, 3], dt),
+                           bounding_boxes=tf.constant([[[0.1, 0.2, 0.6, 0.7]]]),
+                           min_object_covered=0.1, seed=[3, 4])[0]],
+                   [(x, dt)], **e)
+    for name, dt, kw in (("c64", c64, {"exact": True}), ("f16", f16, {"tolerance": 2e-2, "atol": 2e-2})):
+        z = cplx(rng, (1, 4, 5, 1)) if dt == c64 else rng.uniform(-1, 1, size=(1, 4, 5, 1))
+        b.case("PatchesMore_" + name,
+               lambda p, dt=dt: [tf.image.extract_patches(p, [1, 2, 2, 1], [1, 1, 2, 1], [1, 1, 1, 1],
+                                                          "VALID"),
+                                 tf.raw_ops.MirrorPadGrad(input=tf.reshape(p, [4, 5]),
+                                                          paddings=[[1, 1], [0, 1]], mode="REFLECT"),
+                                 tf.raw_ops.BiasAddV1(value=tf.reshape(p, [4, 5]), bias=p[0, 0, :, 0])] +
+               ([tf.raw_ops.ExtractVolumePatches(input=tf.reshape(p, [1, 1, 4, 5, 1]),
+                                                 ksizes=[1, 1, 2, 2, 1], strides=[1, 1, 1, 2, 1],
+                                                 padding="VALID"),
+                 tf.raw_ops.CheckNumericsV2(tensor=p, message="fine")] if dt == f16 else []),
+               [(z, dt)], grad=False, **kw)
+
 def write_training(out):
     """OUT/training.pb and training.json: one step of ApplyAdam, ApplyGradientDescent,
     ApplyMomentum, ApplyFtrl, ApplyAdadelta, ApplyAddSign, SparseApply{Adagrad,Momentum,Ftrl,
@@ -706,6 +785,7 @@ def main(out):
         build_half_more(b)
         build_misc(b)
         build_sparse(b)
+        build_more_kernels(b)
     write_fixture(g, b, out)
     write_training(out)
     print("wrote %d cases to %s" % (len(b.cases), out))

@@ -15,6 +15,7 @@
 #include <boost/test/unit_test.hpp>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -192,6 +193,63 @@ BOOST_AUTO_TEST_CASE(split_v_takes_int8_sizes, *boost::unit_test::timeout(60)) {
     BOOST_TEST(parts[1].data<float>()[2] == 3.0f);
     BOOST_TEST(parts[2].data<float>()[1] == 5.0f);
   }
+}
+
+// The first Conv3DBackpropInput/Filter and AdjustContrast, which TensorFlow 2 builds no graph
+// of: float16 as the V2 ops compute it, and int8 and int16 images as int32 ones.
+BOOST_AUTO_TEST_CASE(first_conv3d_backprops_and_adjust_contrast_take_tensorflows_types,
+                     *boost::unit_test::timeout(60)) {
+  af::Graph g;
+  std::vector<af::half_t> vol, flt, dy;
+  for (int i = 0; i < 54; ++i) vol.emplace_back(static_cast<float>((i * 7) % 11) / 8.0f - 0.5f);
+  for (int i = 0; i < 32; ++i) flt.emplace_back(static_cast<float>((i * 5) % 9) / 16.0f - 0.25f);
+  for (int i = 0; i < 16; ++i) dy.emplace_back(static_cast<float>((i * 3) % 7) / 4.0f - 0.75f);
+  const Output v = g.constant(Tensor::from_vector(vol, Shape{1, 3, 3, 3, 2}));
+  const Output f = g.constant(Tensor::from_vector(flt, Shape{2, 2, 2, 2, 2}));
+  const Output d = g.constant(Tensor::from_vector(dy, Shape{1, 2, 2, 2, 2}));
+  const af::AttrMap attrs{{"T", DType::float16},
+                          {"strides", std::vector<std::int64_t>{1, 1, 1, 1, 1}},
+                          {"padding", std::string("VALID")}};
+  af::AttrMap input_attrs = attrs;
+  input_attrs["Tshape"] = DType::int32;
+  const Output in_v1 = g.create_op("Conv3DBackpropInput", {v, f, d}, attrs).output(0);
+  const Output in_v2 =
+      g.create_op("Conv3DBackpropInputV2",
+                  {g.constant(Tensor::from_vector(std::vector<std::int32_t>{1, 3, 3, 3, 2})), f, d},
+                  input_attrs)
+          .output(0);
+  const Output filter_v1 = g.create_op("Conv3DBackpropFilter", {v, f, d}, attrs).output(0);
+  const Output filter_v2 =
+      g.create_op("Conv3DBackpropFilterV2",
+                  {v, g.constant(Tensor::from_vector(std::vector<std::int32_t>{2, 2, 2, 2, 2})), d},
+                  attrs)
+          .output(0);
+  std::vector<Output> contrast;
+  for (DType t : {DType::int8, DType::int16, DType::int32}) {
+    Tensor pixels(t, Shape{1, 2, 3, 1});
+    const std::vector<double> values{9, -3, 7, 0, 5, 12};
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (t == DType::int8) pixels.data<std::int8_t>()[i] = static_cast<std::int8_t>(values[i]);
+      if (t == DType::int16) pixels.data<std::int16_t>()[i] = static_cast<std::int16_t>(values[i]);
+      if (t == DType::int32) pixels.data<std::int32_t>()[i] = static_cast<std::int32_t>(values[i]);
+    }
+    contrast.push_back(g.create_op("AdjustContrast",
+                                   {g.constant(pixels), g.constant(Tensor(1.5f)),
+                                    g.constant(Tensor(-4.0f)), g.constant(Tensor(10.0f))},
+                                   {{"T", t}})
+                           .output(0));
+  }
+  af::Session sess(g);
+  const auto out =
+      sess.run({in_v1, in_v2, filter_v1, filter_v2, contrast[0], contrast[1], contrast[2]});
+  BOOST_TEST(out[0].dtype() == DType::float16);
+  BOOST_TEST(out[0].shape() == out[1].shape());
+  BOOST_TEST(std::memcmp(out[0].raw_data(), out[1].raw_data(), out[0].total_bytes()) == 0);
+  BOOST_TEST(std::memcmp(out[2].raw_data(), out[3].raw_data(), out[2].total_bytes()) == 0);
+  BOOST_TEST(out[4].to_vector<float>() == out[6].to_vector<float>(),
+             boost::test_tools::per_element());
+  BOOST_TEST(out[5].to_vector<float>() == out[6].to_vector<float>(),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -29,7 +29,6 @@ using cwise::type_mismatch_message;
 using detail::check_attr_type;
 using detail::with_rank;
 using detail::array_more::check_list_of_one_type;
-using detail::array_more::kRealTypeNames;
 using detail::array_more::kRealTypes;
 using detail::array_more::make_op;
 
@@ -104,8 +103,7 @@ template <bool Filter>
 Status infer_conv3d_backprop_v1(InferenceContext& c) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(3));
   ACTORFLOW_RETURN_IF_ERROR(same_types(c, 0, 3, "input", {"filter", "out_backprop"}));
-  ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", {DType::float32, DType::float64},
-                                            "half, float, double"));
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[0], c.node.op));
   const PartialShape& out = c.input_shapes[Filter ? 1 : 0];
   ACTORFLOW_RETURN_IF_ERROR(with_rank(out, 5));
   c.add_output(c.input_types[0], out);
@@ -192,15 +190,12 @@ Status max_pool_v2_shape(InferenceContext& c, PartialShape* out) {
 
 // The types of the V2 pooling ops: the first `count` inputs of T (in `allowed`), then ksize
 // and strides of int32.
-Status check_pool_v2_types(const InferenceContext& c, int count, const std::vector<DType>& allowed,
-                           const char* allowed_names) {
+Status check_pool_v2_types(const InferenceContext& c, int count) {
   ACTORFLOW_RETURN_IF_ERROR(c.expect_inputs(count + 2));
   if (count == 3)
     ACTORFLOW_RETURN_IF_ERROR(same_types(c, 0, 3, "orig_input", {"orig_output", "grad"}));
-  if (c.input_types[0] == DType::float16)  // the half types, through the float kernels
-    ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[0], c.node.op));
-  else
-    ACTORFLOW_RETURN_IF_ERROR(check_attr_type(c.input_types[0], "T", allowed, allowed_names));
+  // The OpDef's types (the kernels take each of them that actorflow has).
+  ACTORFLOW_RETURN_IF_ERROR(detail::check_op_def_type(c.input_types[0], c.node.op));
   const char* names[] = {"ksize", "strides"};
   for (int i = 0; i < 2; ++i)
     if (c.input_types[static_cast<std::size_t>(count + i)] != DType::int32)
@@ -210,10 +205,7 @@ Status check_pool_v2_types(const InferenceContext& c, int count, const std::vect
 }
 
 Status infer_max_pool_v2(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(
-      check_pool_v2_types(c, 1, kRealTypes,
-                          "half, bfloat16, float, double, int32, int64, uint8, int16, int8, "
-                          "uint16, qint8"));
+  ACTORFLOW_RETURN_IF_ERROR(check_pool_v2_types(c, 1));
   PartialShape out;
   ACTORFLOW_RETURN_IF_ERROR(max_pool_v2_shape(c, &out));
   c.add_output(c.input_types[0], out);
@@ -222,7 +214,7 @@ Status infer_max_pool_v2(InferenceContext& c) {
 
 // MaxPoolGradV2: UnchangedShapeWithRank(c, 4) of orig_input.
 Status infer_max_pool_grad_v2(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(check_pool_v2_types(c, 3, kRealTypes, kRealTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_pool_v2_types(c, 3));
   ACTORFLOW_RETURN_IF_ERROR(with_rank(c.input_shapes[0], 4));
   c.add_output(c.input_types[0], c.input_shapes[0].rank_known() ? c.input_shapes[0]
                                                                 : PartialShape::unknown_of_rank(4));
@@ -232,7 +224,7 @@ Status infer_max_pool_grad_v2(InferenceContext& c) {
 // MaxPoolGradGradV2: MaxPoolV2Shape of orig_input, grad merging with orig_input and
 // orig_output with the output.
 Status infer_max_pool_grad_grad_v2(InferenceContext& c) {
-  ACTORFLOW_RETURN_IF_ERROR(check_pool_v2_types(c, 3, kRealTypes, kRealTypeNames));
+  ACTORFLOW_RETURN_IF_ERROR(check_pool_v2_types(c, 3));
   PartialShape out, unused;
   ACTORFLOW_RETURN_IF_ERROR(max_pool_v2_shape(c, &out));
   ACTORFLOW_RETURN_IF_ERROR(merge_shapes(c.input_shapes[0], c.input_shapes[2], &unused));

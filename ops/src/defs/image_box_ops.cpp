@@ -35,10 +35,11 @@ using detail::with_rank;
 using detail::imaging::fixed_input;
 
 // The integer types of the bounding box ops within actorflow's, and TensorFlow's list.
-const std::vector<DType> kBoxIntTypes = {DType::uint8, DType::int32, DType::int64};
+const std::vector<DType> kBoxIntTypes = {DType::uint8, DType::int8, DType::int16, DType::int32,
+                                         DType::int64};
 constexpr const char* kBoxIntTypeNames = "uint8, int8, int16, int32, int64";
-const std::vector<DType> kCropTypes = {DType::uint8, DType::int32, DType::int64, DType::float32,
-                                       DType::float64};
+const std::vector<DType> kCropTypes = {DType::uint8, DType::int8,    DType::int16,  DType::int32,
+                                       DType::int64, DType::float32, DType::float64};
 constexpr const char* kCropTypeNames = "uint8, int8, int16, int32, int64, float, double";
 
 // MakeDimForScalarInput: the value of the scalar Const at input `i`, else -1; "Dimension size,

@@ -41,7 +41,8 @@ using detail::imaging::set_output_to_sized_image;
 // The dtypes the ops take within actorflow's, and TensorFlow's lists as its errors name them.
 const std::vector<DType> kDrawTypes = {DType::float32, DType::float16};
 constexpr const char* kDrawTypeNames = "float, half";
-const std::vector<DType> kContrastTypes = {DType::uint8, DType::int32, DType::int64, DType::float32,
+const std::vector<DType> kContrastTypes = {DType::uint8,  DType::int8,  DType::int16,
+                                           DType::int32,  DType::int64, DType::float32,
                                            DType::float64};
 constexpr const char* kContrastTypeNames = "uint8, int8, int16, int32, int64, float, double";
 

@@ -35,7 +35,8 @@ using detail::with_rank_at_least;
 
 // The value types of the set kernels actorflow has (TensorFlow's list adds int8, int16 and
 // uint16, named in its message).
-const std::vector<DType> kSetTypes = {DType::int32, DType::int64, DType::uint8, DType::string};
+const std::vector<DType> kSetTypes = {DType::int8,  DType::int16,  DType::int32, DType::int64,
+                                      DType::uint8, DType::uint16, DType::string};
 const char* const kSetTypeNames = "int8, int16, int32, int64, uint8, uint16, string";
 // The weight / output types of the bincount and count ops.
 const std::vector<DType> kCountTypes = {DType::int32, DType::int64, DType::float32, DType::float64};

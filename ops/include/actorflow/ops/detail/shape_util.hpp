@@ -31,7 +31,8 @@ inline std::string inference_shape_string(const PartialShape& s) {
   return out + "]";
 }
 
-/// The values of an int32, int64 or uint8 tensor, widened (empty values for other dtypes).
+/// The values of an integer tensor (8 to 64 bits, signed or not), widened to int64 (uint64
+/// values above its range wrap); zeros for other dtypes.
 inline std::vector<std::int64_t> index_values(const Tensor& t) {
   std::vector<std::int64_t> out(static_cast<std::size_t>(t.num_elements()));
   switch (t.dtype()) {
@@ -43,6 +44,21 @@ inline std::vector<std::int64_t> index_values(const Tensor& t) {
       break;
     case DType::uint8:
       std::copy_n(t.data<std::uint8_t>(), out.size(), out.begin());
+      break;
+    case DType::int8:
+      std::copy_n(t.data<std::int8_t>(), out.size(), out.begin());
+      break;
+    case DType::int16:
+      std::copy_n(t.data<std::int16_t>(), out.size(), out.begin());
+      break;
+    case DType::uint16:
+      std::copy_n(t.data<std::uint16_t>(), out.size(), out.begin());
+      break;
+    case DType::uint32:
+      std::copy_n(t.data<std::uint32_t>(), out.size(), out.begin());
+      break;
+    case DType::uint64:
+      std::copy_n(t.data<std::uint64_t>(), out.size(), out.begin());
       break;
     default:
       break;
