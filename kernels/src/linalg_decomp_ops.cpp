@@ -34,6 +34,7 @@ namespace {
 using detail::ConstMatrixMap;
 using detail::Index;
 using detail::LinearAlgebraKernel;
+using detail::MatrixFunctionOp;
 using detail::MatrixInputs;
 using detail::MatrixMap;
 using detail::RowMatrix;
@@ -259,24 +260,14 @@ class MatrixSolveLsOp : public LinearAlgebraKernel<2> {
 // MatrixSquareRoot(input): the principal square root of each square matrix by Eigen's
 // MatrixFunctions (real Schur form); a matrix with negative real eigenvalues gives NaN, as
 // TensorFlow's kernel.
-template <class T>
-class MatrixSquareRootOp : public LinearAlgebraKernel<1, true> {
- public:
-  using LinearAlgebraKernel::LinearAlgebraKernel;
-
- protected:
-  Status compute_matrices(OpKernelContext& ctx, const MatrixInputs& in) override {
-    const Index n = in.rows[0];
-    const Tensor& input = ctx.input(0);
-    Tensor& out = ctx.allocate_output(0, input.dtype(), input.shape());
-    if (n == 0) return {};
-    for (Index b = 0; b < in.count; ++b) {
-      const RowMatrix<T> tmp = ConstMatrixMap<T>(input.data<T>() + b * n * n, n, n);
-      MatrixMap<T>(out.data<T>() + b * n * n, n, n) = tmp.sqrt();
-    }
-    return {};
+struct SquareRoot {
+  template <class M>
+  static auto apply(const M& m) {
+    return m.sqrt();
   }
 };
+template <class T>
+using MatrixSquareRootOp = MatrixFunctionOp<T, SquareRoot>;
 
 // TridiagonalSolve(diagonals, rhs; partial_pivoting, perturb_singular): X [..., M, K] with
 // T X = rhs for T given by diagonals [..., 3, M] (superdiagonal, diagonal, subdiagonal; the

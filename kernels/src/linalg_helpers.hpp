@@ -143,4 +143,26 @@ inline bool broadcast_batches(const std::vector<std::int64_t>& x,
   return true;
 }
 
+/// A kernel applying one function of square matrices to each matrix of its input (MatrixSquareRoot,
+/// MatrixLogarithm): `Fn::apply(m)` of each RowMatrix<T> `m`, for Eigen's MatrixFunctions,
+/// which the kernel's file includes.
+template <class T, class Fn>
+class MatrixFunctionOp : public LinearAlgebraKernel<1, true> {
+ public:
+  using LinearAlgebraKernel::LinearAlgebraKernel;
+
+ protected:
+  Status compute_matrices(OpKernelContext& ctx, const MatrixInputs& in) override {
+    const Index n = in.rows[0];
+    const Tensor& input = ctx.input(0);
+    Tensor& out = ctx.allocate_output(0, input.dtype(), input.shape());
+    if (n == 0) return {};
+    for (Index b = 0; b < in.count; ++b) {
+      const RowMatrix<T> tmp = ConstMatrixMap<T>(input.data<T>() + b * n * n, n, n);
+      MatrixMap<T>(out.data<T>() + b * n * n, n, n) = Fn::apply(tmp);
+    }
+    return {};
+  }
+};
+
 }  // namespace af::detail

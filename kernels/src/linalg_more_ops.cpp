@@ -27,6 +27,7 @@ using detail::broadcast_batches;
 using detail::ConstMatrixMap;
 using detail::Index;
 using detail::LinearAlgebraKernel;
+using detail::MatrixFunctionOp;
 using detail::MatrixInputs;
 using detail::MatrixMap;
 using detail::RowMatrix;
@@ -157,24 +158,14 @@ using EigFromOwnType = EigOp<T, T>;
 // MatrixLogarithm(input): the principal logarithm of each square complex matrix (Eigen's
 // MatrixFunctions: Schur decomposition and Parlett recurrence); a singular matrix gives NaN,
 // as TensorFlow's kernel.
-template <class T>
-class MatrixLogarithmOp : public LinearAlgebraKernel<1, true> {
- public:
-  using LinearAlgebraKernel::LinearAlgebraKernel;
-
- protected:
-  Status compute_matrices(OpKernelContext& ctx, const MatrixInputs& in) override {
-    const Index n = in.rows[0];
-    const Tensor& input = ctx.input(0);
-    Tensor& out = ctx.allocate_output(0, input.dtype(), input.shape());
-    if (n == 0) return {};
-    for (Index b = 0; b < in.count; ++b) {
-      const RowMatrix<T> tmp = ConstMatrixMap<T>(input.data<T>() + b * n * n, n, n);
-      MatrixMap<T>(out.data<T>() + b * n * n, n, n) = tmp.log();
-    }
-    return {};
+struct Logarithm {
+  template <class M>
+  static auto apply(const M& m) {
+    return m.log();
   }
 };
+template <class T>
+using MatrixLogarithmOp = MatrixFunctionOp<T, Logarithm>;
 
 // CholeskyGrad(l, grad): the symmetrized gradient with respect to A of a loss whose gradient
 // with respect to L = cholesky(A) is `grad`, both read from their lower triangles only

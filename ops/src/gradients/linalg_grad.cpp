@@ -173,25 +173,7 @@ Grads triangular_solve_grad(const Operation& op, const Grads& g) {
   Output grad_a = adj ? neg(mm(c, grad_b, false, true, "MatMul"), "Neg")
                       : neg(mm(grad_b, c, false, true, "MatMul"), "Neg");
   grad_a = lower ? linalg::band_part(grad_a, -1, 0) : linalg::band_part(grad_a, 0, -1);
-  const PartialShape& as = a.shape();
-  const PartialShape& bs = b.shape();
-  if (as.fully_defined() && bs.fully_defined() &&
-      std::vector<std::int64_t>(as.dims().begin(), as.dims().end() - 2) ==
-          std::vector<std::int64_t>(bs.dims().begin(), bs.dims().end() - 2))
-    return {grad_a, grad_b};
-  Graph& gr = a.graph();
-  const Output a_shape = shape_of(a, "Shape"), b_shape = shape_of(b, "Shape_1");
-  auto batch_of = [](const Output& shape, const char* name) {
-    return strided_slice(shape, std::vector<std::int64_t>{0}, std::vector<std::int64_t>{-2},
-                         std::vector<std::int64_t>{1}, StridedSliceMasks{.begin_mask = 1}, name);
-  };
-  const Operation args =
-      gr.create_op("BroadcastGradientArgs",
-                   {batch_of(a_shape, "strided_slice"), batch_of(b_shape, "strided_slice_1")},
-                   {{"T", DType::int32}}, "BroadcastGradientArgs");
-  grad_a = reshape_op(sum_op(grad_a, args.output(0), false, "Sum"), a_shape, "Reshape");
-  grad_b = reshape_op(sum_op(grad_b, args.output(1), false, "Sum_1"), b_shape, "Reshape_1");
-  return {grad_a, grad_b};
+  return sum_over_broadcast_batches(a, b, grad_a, grad_b, 0);
 }
 
 }  // namespace

@@ -71,4 +71,35 @@ inline Output adjoint(const Output& x, const char* what) {
   return adjoint(x);
 }
 
+/// The gradients `grad_a` and `grad_b` of a solve's matrix `a` and right-hand side `b`, each
+/// summed over the batch dimensions it was broadcast along and reshaped to its input
+/// (BroadcastGradientArgs of the batch shapes, as TensorFlow's solve gradients); unchanged when
+/// both batch shapes are known and equal. `first` numbers the nodes' names: Shape_<first>,
+/// Shape_<first + 1>, strided_slice_<first>, ... ("" for 0).
+inline std::vector<Output> sum_over_broadcast_batches(const Output& a, const Output& b,
+                                                      Output grad_a, Output grad_b, int first) {
+  const PartialShape& as = a.shape();
+  const PartialShape& bs = b.shape();
+  if (as.fully_defined() && bs.fully_defined() &&
+      std::vector<std::int64_t>(as.dims().begin(), as.dims().end() - 2) ==
+          std::vector<std::int64_t>(bs.dims().begin(), bs.dims().end() - 2))
+    return {grad_a, grad_b};
+  auto named = [](const char* base, int k) {
+    return k == 0 ? std::string(base) : std::string(base) + "_" + std::to_string(k);
+  };
+  auto batch_of = [](const Output& shape, const std::string& name) {
+    return strided_slice(shape, std::vector<std::int64_t>{0}, std::vector<std::int64_t>{-2},
+                         std::vector<std::int64_t>{1}, StridedSliceMasks{.begin_mask = 1}, name);
+  };
+  const Output a_shape = shape_of(a, named("Shape", first));
+  const Output b_shape = shape_of(b, named("Shape", first + 1));
+  const Operation args = a.graph().create_op("BroadcastGradientArgs",
+                                             {batch_of(a_shape, named("strided_slice", first)),
+                                              batch_of(b_shape, named("strided_slice", first + 1))},
+                                             {{"T", DType::int32}}, "BroadcastGradientArgs");
+  grad_a = reshape_op(sum_op(grad_a, args.output(0), false, "Sum"), a_shape, "Reshape");
+  grad_b = reshape_op(sum_op(grad_b, args.output(1), false, "Sum_1"), b_shape, "Reshape_1");
+  return {grad_a, grad_b};
+}
+
 }  // namespace af::detail
